@@ -1,0 +1,38 @@
+# Per-ISA translation units are named by suffix; each gets the flags of its instruction set and is
+# only ever called after runtime CPU detection (src/core/cpu_features.h).
+function(opsnn_apply_isa_flags)
+  foreach(src IN LISTS ARGN)
+    if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
+      if(src MATCHES "_avx512bf16\\.cpp$")
+        set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS
+          "-mavx512f;-mavx512bw;-mavx512vl;-mavx512dq;-mavx512bf16;-mfma;-mf16c")
+      elseif(src MATCHES "_avx512vnni\\.cpp$")
+        set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS
+          "-mavx512f;-mavx512bw;-mavx512vl;-mavx512dq;-mavx512vnni;-mfma;-mf16c")
+      elseif(src MATCHES "_avx512\\.cpp$")
+        set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS
+          "-mavx512f;-mavx512bw;-mavx512vl;-mavx512dq;-mfma;-mf16c")
+      elseif(src MATCHES "_avx2\\.cpp$")
+        set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS "-mavx2;-mfma;-mf16c")
+      endif()
+    endif()
+  endforeach()
+endfunction()
+
+# Sources that only exist for another architecture are dropped from the build.
+function(opsnn_filter_arch out_var)
+  set(kept)
+  foreach(src IN LISTS ARGN)
+    if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
+      if(src MATCHES "_neon\\.cpp$")
+        continue()
+      endif()
+    else()
+      if(src MATCHES "_(avx2|avx512|avx512bf16|avx512vnni)\\.cpp$")
+        continue()
+      endif()
+    endif()
+    list(APPEND kept ${src})
+  endforeach()
+  set(${out_var} ${kept} PARENT_SCOPE)
+endfunction()

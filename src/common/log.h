@@ -1,0 +1,22 @@
+// Logging that follows the vendor toolkit's variables:
+//   ASCEND_GLOBAL_LOG_LEVEL   0 debug, 1 info, 2 warning, 3 error (default), 4 null
+//   ASCEND_SLOG_PRINT_TO_STDOUT=1  print to stdout (otherwise stderr)
+//   OPSNN_LOG=debug|info|warning|error|off  overrides the level for OpsNN alone
+// The level is read once; logging below it costs one branch.
+#pragma once
+
+namespace opsnn {
+
+enum class LogLevel : int { kDebug = 0, kInfo = 1, kWarning = 2, kError = 3, kOff = 4 };
+
+LogLevel log_level();
+void log_message(LogLevel level, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+}  // namespace opsnn
+
+#define OPSNN_LOG(level, ...)                                                      \
+  do {                                                                             \
+    if (static_cast<int>(level) >= static_cast<int>(::opsnn::log_level()))         \
+      ::opsnn::log_message(level, __FILE__, __LINE__, __VA_ARGS__);                \
+  } while (0)

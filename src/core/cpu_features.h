@@ -1,0 +1,26 @@
+// CPU features detected once per process. OPSNN_MAX_ISA=portable|avx2|avx512|avx512bf16 caps
+// what is reported (tests and benchmarks use it to reach every kernel tier on one machine).
+#pragma once
+
+#include <cstddef>
+
+namespace opsnn::core {
+
+enum class Isa : int { kPortable = 0, kNeon = 1, kAvx2 = 2, kAvx512 = 3, kAvx512Bf16 = 4 };
+
+struct CpuFeatures {
+  bool avx2 = false, fma = false, f16c = false;
+  bool avx512f = false, avx512bw = false, avx512vl = false, avx512dq = false;
+  bool avx512_bf16 = false, avx512_vnni = false;
+  bool neon = false;
+  size_t l1d_bytes = 32 * 1024, l2_bytes = 512 * 1024, l3_bytes = 8 * 1024 * 1024;
+  Isa best = Isa::kPortable;  // the highest tier usable after the OPSNN_MAX_ISA cap
+};
+
+const CpuFeatures &cpu_features();
+const char *isa_name(Isa isa);
+
+// OPSNN_KERNELS=reference switches every op to its reference kernel.
+bool use_reference_kernels();
+
+}  // namespace opsnn::core
