@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# README command 1: build OpsNN (Release), install it into ./dist, then build the examples the
+# way an outside client does — against ./dist ONLY — and run them:
+#   examples/matmul_loop (the repeatable-executor demo, prints its timing table) and
+#   examples/add_basic; plus a find_package(OpsNN) consumer and a pkg-config consumer.
+# Works on a fresh Debian 12 (installs missing packages). Exits non-zero on any failure.
+#
+#   bash tools/main_job.sh              everything above
+#   bash tools/main_job.sh --deps-only  only install missing build packages
+#
+# Environment: BUILD_DIR (default build), DIST_DIR (default dist), JOBS (default nproc).
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+ROOT="$(pwd -P)"
+BUILD_DIR="${BUILD_DIR:-build}"
+DIST_DIR="${DIST_DIR:-dist}"
+EX_DIR="build-examples"
+JOBS="${JOBS:-$(nproc)}"
+
+say() { printf '\n==> %s\n' "$*"; }
+
+install_deps() {
+  local pkgs=(cmake ninja-build g++ libgtest-dev libbenchmark-dev pkg-config)
+  if ! command -v dpkg-query >/dev/null 2>&1; then
+    echo "main_job: not a Debian system; assuming ${pkgs[*]} are installed"
+    return 0
+  fi
+  local missing=() p
+  for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if ((${#missing[@]} == 0)); then
+    echo "main_job: build packages present"
+    return 0
+  fi
+  local sudo=()
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then sudo=(sudo); else
+      echo "main_job: missing packages (${missing[*]}) and not root, no sudo" >&2
+      return 1
+    fi
+  fi
+  say "installing ${missing[*]}"
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+install_deps
+if [ "${1:-}" = "--deps-only" ]; then exit 0; fi
+
+# ---- Build. A fresh build dir gets a lean configuration (no tests, no benchmarks); an existing
+# one (e.g. made by tools/run_tests.sh) is reused as it is configured.
+if [ -f "$BUILD_DIR/CMakeCache.txt" ]; then
+  say "configure $BUILD_DIR (existing)"
+  cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release
+else
+  say "configure $BUILD_DIR (Release)"
+  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DOPSNN_BUILD_TESTS=OFF -DOPSNN_BUILD_BENCH=OFF
+fi
+say "build"
+cmake --build "$BUILD_DIR" -j "$JOBS"
+
+# ---- Install into a clean tree.
+say "install into $DIST_DIR"
+rm -rf "$DIST_DIR"
+cmake --install "$BUILD_DIR" --prefix "$DIST_DIR" >"$BUILD_DIR/install.log"
+DIST="$(cd "$DIST_DIR" && pwd -P)"
+
+say "check the install tree"
+missing=0
+expect() { if [ ! -e "$DIST/$1" ]; then echo "  MISSING: $1"; missing=1; fi; }
+for f in include/acl/acl.h include/acl/acl_base.h include/acl/acl_rt.h \
+         include/aclnn/acl_meta.h include/aclnn/aclnn_base.h include/aclnnop/aclnn_util.h \
+         include/aclnnop/aclnn_mm.h include/aclnnop/aclnn_add.h \
+         include/aclnnop/level2/aclnn_mm.h include/aclnnop/level2/aclnn_add.h \
+         acllib/include/acl/acl.h set_env.sh \
+         lib64/cmake/OpsNN/OpsNNConfig.cmake lib64/cmake/OpsNN/OpsNNConfigVersion.cmake \
+         lib64/cmake/OpsNN/OpsNNTargets.cmake lib64/pkgconfig/opsnn.pc lib64/libopsnn.so; do
+  expect "$f"
+done
+for lib in opsnn ascendcl nnopbase opapi acl_op_compiler opapi_nn opapi_math runtime \
+           opapi_transformer opapi_cv; do
+  expect "lib64/lib$lib.so"
+done
+if [ "$missing" -ne 0 ]; then echo "main_job: install tree incomplete" >&2; exit 1; fi
+n_l2=$(find "$DIST/include/aclnnop/level2" -name '*.h' | wc -l)
+echo "  install tree complete ($n_l2 level2 headers; aliases -> $(readlink "$DIST/lib64/libascendcl.so"))"
+
+# ---- Examples, built from the install tree alone (1): CMake cache variable CANN_INSTALL_DIR.
+# The client environment is cleared of toolkit variables so only -DCANN_INSTALL_DIR counts.
+rm -rf "$EX_DIR"
+say "examples via -DCANN_INSTALL_DIR=$DIST"
+env -u ASCEND_TOOLKIT_HOME -u ASCEND_HOME -u ASCEND_HOME_PATH \
+  cmake -S examples -B "$EX_DIR/cache-var" -G Ninja -DCANN_INSTALL_DIR="$DIST"
+cmake --build "$EX_DIR/cache-var" -j "$JOBS"
+if readelf -d "$EX_DIR/cache-var/matmul_loop" | grep -q 'NEEDED.*libopsnn'; then
+  echo "  matmul_loop NEEDs: $(readelf -d "$EX_DIR/cache-var/matmul_loop" | grep -o 'lib[a-z_]*\.so[.0-9]*' | sort -u | tr '\n' ' ')"
+fi
+
+say "run examples/add_basic"
+"$EX_DIR/cache-var/add_basic"
+
+say "run examples/matmul_loop (the demo)"
+"$EX_DIR/cache-var/matmul_loop"
+
+# ---- (2): environment from set_env.sh (ASCEND_TOOLKIT_HOME, LD_LIBRARY_PATH, CMAKE_PREFIX_PATH,
+# PKG_CONFIG_PATH), in a subshell so this script's environment stays clean.
+say "examples via 'source $DIST_DIR/set_env.sh' (ASCEND_TOOLKIT_HOME), find_package, pkg-config"
+(
+  # shellcheck disable=SC1091
+  source "$DIST/set_env.sh"
+  [ "$ASCEND_TOOLKIT_HOME" = "$DIST" ] || { echo "set_env.sh: ASCEND_TOOLKIT_HOME=$ASCEND_TOOLKIT_HOME, want $DIST" >&2; exit 1; }
+  cmake -S examples -B "$EX_DIR/env" -G Ninja >/dev/null
+  cmake --build "$EX_DIR/env" -j "$JOBS"
+  "$EX_DIR/env/add_basic" >/dev/null
+  echo "  examples built from ASCEND_TOOLKIT_HOME: add_basic OK"
+
+  cmake -S examples/consumers -B "$EX_DIR/find-package" -G Ninja >/dev/null
+  cmake --build "$EX_DIR/find-package" -j "$JOBS"
+  "$EX_DIR/find-package/consumer" | sed 's/^/  find_package(OpsNN): /'
+
+  # shellcheck disable=SC2046
+  cc -std=c11 -Wall -Wextra -Werror examples/consumers/consumer.c \
+    $(pkg-config --cflags opsnn) $(pkg-config --libs opsnn) -o "$EX_DIR/pkgconfig-consumer"
+  "$EX_DIR/pkgconfig-consumer" | sed 's/^/  pkg-config opsnn: /'
+)
+
+say "main_job: OK (install tree $DIST_DIR/, examples built from it alone and passed)"
