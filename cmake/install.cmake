@@ -7,6 +7,7 @@
 #   <prefix>/lib64/libopsnn.so*                  the one real library
 #   <prefix>/lib64/lib{ascendcl,nnopbase,...}.so aliases (symlinks to the SONAME file)
 #   <prefix>/lib64/cmake/OpsNN/                  find_package(OpsNN) -> OpsNN::opsnn
+#   <prefix>/share/cmake/OpsNN/                  forwarders to it (searched on every distribution)
 #   <prefix>/lib64/pkgconfig/opsnn.pc            pkg-config --cflags --libs opsnn
 #   <prefix>/set_env.sh                          source it: ASCEND_TOOLKIT_HOME, LD_LIBRARY_PATH, ...
 #
@@ -32,8 +33,7 @@ set_target_properties(opsnn PROPERTIES INSTALL_RPATH "$ORIGIN")
 install(TARGETS opsnn EXPORT OpsNNTargets
   LIBRARY DESTINATION ${OPSNN_INSTALL_LIBDIR} NAMELINK_COMPONENT Runtime
   ARCHIVE DESTINATION ${OPSNN_INSTALL_LIBDIR}
-  RUNTIME DESTINATION bin
-  INCLUDES DESTINATION include)
+  RUNTIME DESTINATION bin)
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ DESTINATION include
   FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp")
@@ -45,6 +45,10 @@ install(CODE "set(OPSNN_ALIAS_LIBRARIES \"${OPSNN_ALIAS_LIBRARIES}\")")
 install(CODE "set(OPSNN_INSTALL_LIBDIR \"${OPSNN_INSTALL_LIBDIR}\")")
 install(CODE [[
   set(_root "$ENV{DESTDIR}${CMAKE_INSTALL_PREFIX}")
+  # Never write through a linked include tree (that would land in someone's source tree).
+  if(IS_SYMLINK "${_root}/include" OR IS_SYMLINK "${_root}/include/aclnnop")
+    message(FATAL_ERROR "${_root}/include is a symbolic link; refusing to write level2 headers into it")
+  endif()
 
   foreach(_name IN LISTS OPSNN_ALIAS_LIBRARIES)
     set(_link "${_root}/${OPSNN_INSTALL_LIBDIR}/lib${_name}.so")
@@ -89,6 +93,15 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/OpsNNConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/OpsNNConfig.cmake ${PROJECT_BINARY_DIR}/OpsNNConfigVersion.cmake
   DESTINATION ${OPSNN_INSTALL_CMAKEDIR})
+# Debian's CMake does not search lib64/ for packages: forwarders in share/cmake/OpsNN/ make
+# find_package(OpsNN) work with just <prefix> on CMAKE_PREFIX_PATH on every distribution.
+foreach(_f OpsNNConfig.cmake OpsNNConfigVersion.cmake)
+  file(CONFIGURE OUTPUT ${PROJECT_BINARY_DIR}/share-forward/${_f} @ONLY CONTENT [[
+# Forwards to the package in @OPSNN_INSTALL_CMAKEDIR@/.
+include("${CMAKE_CURRENT_LIST_DIR}/../../../@OPSNN_INSTALL_CMAKEDIR@/@_f@")
+]])
+  install(FILES ${PROJECT_BINARY_DIR}/share-forward/${_f} DESTINATION share/cmake/OpsNN)
+endforeach()
 
 # pkg-config (paths relative to the .pc file, so the tree stays relocatable).
 configure_file(${PROJECT_SOURCE_DIR}/cmake/opsnn.pc.in ${PROJECT_BINARY_DIR}/opsnn.pc @ONLY)
