@@ -12,7 +12,7 @@
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-ROOT="$(pwd -P)"
+
 BUILD_DIR="${BUILD_DIR:-build}"
 DIST_DIR="${DIST_DIR:-dist}"
 EX_DIR="build-examples"
@@ -65,12 +65,13 @@ cmake --build "$BUILD_DIR" -j "$JOBS"
 # ---- Install into a clean tree.
 say "install into $DIST_DIR"
 rm -rf "$DIST_DIR"
-cmake --install "$BUILD_DIR" --prefix "$DIST_DIR" >"$BUILD_DIR/install.log"
+mkdir -p "$DIST_DIR"
 DIST="$(cd "$DIST_DIR" && pwd -P)"
+cmake --install "$BUILD_DIR" --prefix "$DIST" >"$BUILD_DIR/install.log"
 
 say "check the install tree"
-missing=0
-expect() { if [ ! -e "$DIST/$1" ]; then echo "  MISSING: $1"; missing=1; fi; }
+incomplete=0
+expect() { if [ ! -e "$DIST/$1" ]; then echo "  MISSING: $1"; incomplete=1; fi; }
 for f in include/acl/acl.h include/acl/acl_base.h include/acl/acl_rt.h \
          include/aclnn/acl_meta.h include/aclnn/aclnn_base.h include/aclnnop/aclnn_util.h \
          include/aclnnop/aclnn_mm.h include/aclnnop/aclnn_add.h \
@@ -84,7 +85,7 @@ for lib in opsnn ascendcl nnopbase opapi acl_op_compiler opapi_nn opapi_math run
            opapi_transformer opapi_cv; do
   expect "lib64/lib$lib.so"
 done
-if [ "$missing" -ne 0 ]; then echo "main_job: install tree incomplete" >&2; exit 1; fi
+if [ "$incomplete" -ne 0 ]; then echo "main_job: install tree incomplete" >&2; exit 1; fi
 n_l2=$(find "$DIST/include/aclnnop/level2" -name '*.h' | wc -l)
 echo "  install tree complete ($n_l2 level2 headers; aliases -> $(readlink "$DIST/lib64/libascendcl.so"))"
 
