@@ -89,6 +89,20 @@ if [ "$incomplete" -ne 0 ]; then echo "main_job: install tree incomplete" >&2; e
 n_l2=$(find "$DIST/include/aclnnop/level2" -name '*.h' | wc -l)
 echo "  install tree complete ($n_l2 level2 headers; aliases -> $(readlink "$DIST/lib64/libascendcl.so"))"
 
+# Every installed header through the legacy paths: level2/ headers from the acllib/include
+# root, as C11 and C++17, warnings as errors.
+mkdir -p "$BUILD_DIR/install-check"
+tu="$BUILD_DIR/install-check/all_headers"
+{
+  echo '#include "acl/acl.h"'
+  for h in "$DIST"/include/aclnnop/level2/*.h; do echo "#include \"aclnnop/level2/$(basename "$h")\""; done
+  echo 'int main(void) { return 0; }'
+} >"$tu.c"
+cp "$tu.c" "$tu.cpp"
+cc -std=c11 -Wall -Wextra -Werror -I"$DIST/acllib/include" -c "$tu.c" -o "$tu.c.o"
+c++ -std=c++17 -Wall -Wextra -Werror -I"$DIST/acllib/include" -c "$tu.cpp" -o "$tu.cpp.o"
+echo "  level2 headers compile from acllib/include (C11, C++17, -Werror)"
+
 # ---- Examples, built from the install tree alone (1): CMake cache variable CANN_INSTALL_DIR.
 # The client environment is cleared of toolkit variables so only -DCANN_INSTALL_DIR counts.
 rm -rf "$EX_DIR"
