@@ -1,0 +1,68 @@
+// The executor recorded by phase 1 and launched by phase 2.
+//
+// It owns deep copies of every tensor descriptor the op received (clients destroy theirs right
+// after the call), a table of address slots that aclSet*TensorAddr re-points, the workspace size,
+// and the list of steps (kernel calls with parameters fixed in phase 1). Phase 2 snapshots the slot
+// addresses, so re-pointing a repeatable executor never affects launches already queued.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace opsnn::core {
+
+// What a step sees at run time.
+struct LaunchArgs {
+  void *const *addrs;  // per slot: the tensor's data address (storage start, before its offset)
+  char *workspace;     // the launch's workspace block (planned offsets inside)
+};
+
+// One recorded kernel call. Run on a stream worker; must not allocate or validate.
+class Step {
+ public:
+  virtual ~Step() = default;
+  // Returns 0, or a status code after opsnn::set_last_error (reported at the next synchronisation).
+  virtual int run(const LaunchArgs &args) const = 0;
+};
+
+// Address of the first element of a slot's view.
+inline char *view_base(const LaunchArgs &args, int slot, const aclTensor &desc, size_t elem_size) {
+  return static_cast<char *>(args.addrs[slot]) + desc.offset * static_cast<int64_t>(elem_size);
+}
+
+}  // namespace opsnn::core
+
+struct aclOpExecutor {
+  std::string api;                              // "aclnnAdd"
+  std::vector<aclTensor> slots;                 // deep copies; .data is the bound address
+  std::vector<int> input_index;                 // flat input index  -> slot (-1: tensor was null)
+  std::vector<int> output_index;                // flat output index -> slot (-1: tensor was null)
+  std::vector<std::pair<size_t, std::vector<int>>> lists;  // prototype position -> slots of a tensor list
+  std::vector<std::unique_ptr<opsnn::core::Step>> steps;
+  uint64_t workspace_size = 0;
+  bool repeatable = false;
+  std::atomic<int> refs{1};  // the owner's reference plus one per queued launch
+};
+
+namespace opsnn::core {
+
+// Live-executor registry: lets phase 2 and aclSet*TensorAddr reject a consumed or destroyed
+// executor with a message instead of touching freed memory.
+void register_executor(aclOpExecutor *ex);
+bool executor_is_live(const aclOpExecutor *ex);
+// Removes `ex` from the registry (launch of a single-use executor, or destroy) and drops the
+// owner's reference. Returns false if it was not live.
+bool retire_executor(aclOpExecutor *ex);
+// Drops one reference; deletes at zero.
+void release_executor(aclOpExecutor *ex);
+
+// Phase 2 of every op.
+int launch_executor(const char *api, void *workspace, uint64_t workspace_size, aclOpExecutor *ex,
+                    aclrtStream stream);
+
+}  // namespace opsnn::core

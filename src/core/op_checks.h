@@ -1,0 +1,39 @@
+// Phase-1 checks shared by every op. Each throws opsnn::Error (161001 / 161002) with a message
+// naming the argument; api_call() prefixes the API name.
+#pragma once
+
+#include <initializer_list>
+#include <string>
+
+#include "core/dtype.h"
+#include "core/tensor.h"
+#include "kernels/elementwise/elementwise.h"
+
+namespace opsnn::core {
+
+struct Shape {
+  int ndim = 0;
+  int64_t dims[kMaxDims] = {};
+  std::string str() const { return shape_string(dims, ndim); }
+  bool operator==(const Shape &o) const;
+  static Shape of(const aclTensor &t);
+};
+
+void check_not_null(const void *p, const char *name);
+// Non-null tensor with a dtype OpsNN supports and a plain (non-blocked) format.
+void check_tensor(const aclTensor *t, const char *name);
+// ... and its dtype is one of `allowed`.
+void check_dtype_in(const aclTensor *t, const char *name, std::initializer_list<aclDataType> allowed);
+void check_scalar(const aclScalar *s, const char *name);
+// The output may be written: no two of its elements share memory.
+void check_no_internal_overlap(const aclTensor &t, const char *name);
+void check_shape_equals(const aclTensor &t, const char *name, const Shape &expected);
+
+// Broadcast of two shapes (NumPy rules) or an error naming both arguments.
+Shape broadcast_shapes(const Shape &a, const char *a_name, const Shape &b, const char *b_name);
+// Element strides of `t` viewed as `shape` (right-aligned; 0 in broadcast dims).
+void broadcast_strides(const aclTensor &t, const Shape &shape, int64_t *strides);
+
+bool is_plain_format(aclFormat f);
+
+}  // namespace opsnn::core

@@ -1,0 +1,194 @@
+#include "core/tensor.h"
+
+#include <cstring>
+#include <string>
+
+#include "common/error.h"
+#include "common/half.h"
+#include "core/api_boundary.h"
+#include "core/dtype.h"
+
+using opsnn::core::kMaxDims;
+
+bool aclTensor::is_contiguous() const {
+  int64_t expected = 1;
+  for (int i = ndim - 1; i >= 0; --i) {
+    if (dims[i] != 1 && strides[i] != expected) return false;
+    expected *= dims[i];
+  }
+  return true;
+}
+
+bool aclScalar::is_floating() const { return opsnn::core::is_floating(dtype); }
+
+double aclScalar::to_double() const {
+  switch (dtype) {
+    case ACL_FLOAT: { float v; std::memcpy(&v, bytes, 4); return v; }
+    case ACL_DOUBLE: { double v; std::memcpy(&v, bytes, 8); return v; }
+    case ACL_FLOAT16: { uint16_t v; std::memcpy(&v, bytes, 2); return opsnn::half_to_float(v); }
+    case ACL_BF16: { uint16_t v; std::memcpy(&v, bytes, 2); return opsnn::bf16_to_float(v); }
+    case ACL_BOOL: return bytes[0] != 0 ? 1.0 : 0.0;
+    default: return static_cast<double>(to_int64());
+  }
+}
+
+int64_t aclScalar::to_int64() const {
+  switch (dtype) {
+    case ACL_INT8: { int8_t v; std::memcpy(&v, bytes, 1); return v; }
+    case ACL_UINT8: return bytes[0];
+    case ACL_INT16: { int16_t v; std::memcpy(&v, bytes, 2); return v; }
+    case ACL_UINT16: { uint16_t v; std::memcpy(&v, bytes, 2); return v; }
+    case ACL_INT32: { int32_t v; std::memcpy(&v, bytes, 4); return v; }
+    case ACL_UINT32: { uint32_t v; std::memcpy(&v, bytes, 4); return v; }
+    case ACL_INT64: { int64_t v; std::memcpy(&v, bytes, 8); return v; }
+    case ACL_UINT64: { uint64_t v; std::memcpy(&v, bytes, 8); return static_cast<int64_t>(v); }
+    case ACL_BOOL: return bytes[0] != 0;
+    default: {
+      double d = to_double();
+      if (d != d) return 0;
+      if (d >= 9.2233720368547758e18) return INT64_MAX;
+      if (d <= -9.2233720368547758e18) return INT64_MIN;
+      return static_cast<int64_t>(d);
+    }
+  }
+}
+
+bool aclScalar::to_bool() const {
+  return is_floating() ? to_double() != 0.0 : to_int64() != 0;
+}
+
+namespace opsnn::core {
+
+std::string shape_string(const int64_t *dims, int ndim) {
+  std::string s = "[";
+  for (int i = 0; i < ndim; ++i) {
+    if (i) s += ", ";
+    s += std::to_string(dims[i]);
+  }
+  return s + "]";
+}
+
+namespace {
+struct FormatName {
+  aclFormat f;
+  const char *name;
+};
+constexpr FormatName kFormats[] = {
+    {ACL_FORMAT_NCHW, "NCHW"}, {ACL_FORMAT_NHWC, "NHWC"}, {ACL_FORMAT_ND, "ND"},
+    {ACL_FORMAT_NC1HWC0, "NC1HWC0"}, {ACL_FORMAT_FRACTAL_Z, "FRACTAL_Z"},
+    {ACL_FORMAT_NC1HWC0_C04, "NC1HWC0_C04"}, {ACL_FORMAT_HWCN, "HWCN"}, {ACL_FORMAT_NDHWC, "NDHWC"},
+    {ACL_FORMAT_FRACTAL_NZ, "FRACTAL_NZ"}, {ACL_FORMAT_NCDHW, "NCDHW"},
+    {ACL_FORMAT_NDC1HWC0, "NDC1HWC0"}, {ACL_FRACTAL_Z_3D, "FRACTAL_Z_3D"}, {ACL_FORMAT_NC, "NC"},
+    {ACL_FORMAT_NCL, "NCL"}, {ACL_FORMAT_FRACTAL_NZ_C0_16, "FRACTAL_NZ_C0_16"},
+    {ACL_FORMAT_FRACTAL_NZ_C0_32, "FRACTAL_NZ_C0_32"}, {ACL_FORMAT_FRACTAL_NZ_C0_2, "FRACTAL_NZ_C0_2"},
+    {ACL_FORMAT_FRACTAL_NZ_C0_4, "FRACTAL_NZ_C0_4"}, {ACL_FORMAT_FRACTAL_NZ_C0_8, "FRACTAL_NZ_C0_8"},
+};
+}  // namespace
+
+bool format_is_known(aclFormat f) {
+  for (const auto &x : kFormats)
+    if (x.f == f) return true;
+  return false;
+}
+const char *format_name(aclFormat f) {
+  for (const auto &x : kFormats)
+    if (x.f == f) return x.name;
+  return "UNKNOWN";
+}
+
+void init_tensor(aclTensor *t, const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType,
+                 const int64_t *stride, int64_t offset, aclFormat format, const int64_t *storageDims,
+                 uint64_t storageDimsNum, void *tensorData) {
+  if (viewDimsNum > static_cast<uint64_t>(kMaxDims))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "viewDimsNum is %llu, more than the %d dims supported",
+                static_cast<unsigned long long>(viewDimsNum), kMaxDims);
+  if (storageDimsNum > static_cast<uint64_t>(kMaxDims))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "storageDimsNum is %llu, more than the %d dims supported",
+                static_cast<unsigned long long>(storageDimsNum), kMaxDims);
+  if (viewDimsNum > 0 && viewDims == nullptr)
+    throw_error(ACLNN_ERR_PARAM_NULLPTR, "viewDims is null while viewDimsNum is %llu",
+                static_cast<unsigned long long>(viewDimsNum));
+  if (storageDimsNum > 0 && storageDims == nullptr)
+    throw_error(ACLNN_ERR_PARAM_NULLPTR, "storageDims is null while storageDimsNum is %llu",
+                static_cast<unsigned long long>(storageDimsNum));
+  if (!dtype_is_known(dataType))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "dataType %d is not a known aclDataType", static_cast<int>(dataType));
+  if (!format_is_known(format))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "format %d is not a known aclFormat", static_cast<int>(format));
+  if (offset < 0)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "offset is %lld; it must be >= 0", static_cast<long long>(offset));
+
+  const int nd = static_cast<int>(viewDimsNum);
+  int64_t dims[kMaxDims], strides[kMaxDims];
+  bool empty = false;
+  for (int i = 0; i < nd; ++i) {
+    if (viewDims[i] < 0)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "viewDims[%d] is %lld; dims must be >= 0", i,
+                  static_cast<long long>(viewDims[i]));
+    dims[i] = viewDims[i];
+    empty |= dims[i] == 0;
+  }
+  if (stride) {
+    for (int i = 0; i < nd; ++i) {
+      if (stride[i] < 0)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "stride[%d] is %lld; negative strides are not supported", i,
+                    static_cast<long long>(stride[i]));
+      strides[i] = stride[i];
+    }
+  } else {
+    int64_t s = 1;
+    for (int i = nd - 1; i >= 0; --i) {
+      strides[i] = s;
+      s *= dims[i] > 0 ? dims[i] : 1;
+    }
+  }
+
+  // Elements the view can reach (exclusive end), and what the storage holds.
+  int64_t extent = 0;
+  if (!empty) {
+    __int128 last = offset;
+    for (int i = 0; i < nd; ++i) last += static_cast<__int128>(dims[i] - 1) * strides[i];
+    if (last >= (static_cast<__int128>(1) << 62))
+      throw_error(ACLNN_ERR_PARAM_INVALID, "the view %s with strides %s reaches beyond 2^62 elements",
+                  shape_string(dims, nd).c_str(), shape_string(strides, nd).c_str());
+    extent = static_cast<int64_t>(last) + 1;
+  }
+  int64_t sdims[kMaxDims];
+  int snd = static_cast<int>(storageDimsNum);
+  if (storageDims) {
+    __int128 storage_elems = 1;
+    for (int i = 0; i < snd; ++i) {
+      if (storageDims[i] < 0)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "storageDims[%d] is %lld; dims must be >= 0", i,
+                    static_cast<long long>(storageDims[i]));
+      sdims[i] = storageDims[i];
+      storage_elems *= sdims[i];
+      if (storage_elems > (static_cast<__int128>(1) << 62)) storage_elems = static_cast<__int128>(1) << 62;
+    }
+    if (!empty && storage_elems < extent)
+      throw_error(ACLNN_ERR_PARAM_INVALID,
+                  "the view (dims %s, strides %s, offset %lld) reaches element %lld, beyond the storage %s of %lld "
+                  "elements",
+                  shape_string(dims, nd).c_str(), shape_string(strides, nd).c_str(), static_cast<long long>(offset),
+                  static_cast<long long>(extent - 1), shape_string(sdims, snd).c_str(),
+                  static_cast<long long>(storage_elems));
+  } else {
+    // No storage shape given: the storage is exactly what the view reaches.
+    snd = 1;
+    sdims[0] = extent;
+  }
+
+  t->dtype = dataType;
+  t->format = format;
+  t->ndim = nd;
+  t->storage_ndim = snd;
+  for (int i = 0; i < nd; ++i) {
+    t->dims[i] = dims[i];
+    t->strides[i] = strides[i];
+  }
+  for (int i = 0; i < snd; ++i) t->storage_dims[i] = sdims[i];
+  t->offset = offset;
+  t->data = tensorData;
+}
+
+}  // namespace opsnn::core

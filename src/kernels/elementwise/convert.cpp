@@ -1,0 +1,146 @@
+#include "kernels/elementwise/convert.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "common/half.h"
+
+namespace opsnn::kernels {
+namespace {
+
+struct Half {
+  uint16_t bits;
+};
+struct BFloat {
+  uint16_t bits;
+};
+
+template <class S>
+inline S read(const char *p) {
+  S v;
+  std::memcpy(&v, p, sizeof(S));
+  return v;
+}
+template <class S>
+inline void write(char *p, S v) {
+  std::memcpy(p, &v, sizeof(S));
+}
+
+// Value of a storage element as a compute type.
+template <class T, class S>
+inline T to_compute(S v) {
+  if constexpr (std::is_same_v<S, Half>) {
+    return static_cast<T>(half_to_float(v.bits));
+  } else if constexpr (std::is_same_v<S, BFloat>) {
+    return static_cast<T>(bf16_to_float(v.bits));
+  } else if constexpr (std::is_same_v<S, bool>) {
+    return static_cast<T>(v ? 1 : 0);
+  } else if constexpr (std::is_integral_v<T> && std::is_floating_point_v<S>) {
+    // float storage into integer compute never happens for well-planned ops; keep it defined.
+    if (std::isnan(v)) return 0;
+    if (v >= 9.2233720368547758e18) return std::numeric_limits<int64_t>::max();
+    if (v <= -9.2233720368547758e18) return std::numeric_limits<int64_t>::min();
+    return static_cast<T>(v);
+  } else {
+    return static_cast<T>(v);
+  }
+}
+
+template <class T>
+inline int64_t float_to_int64(T v) {
+  if (std::isnan(v)) return 0;
+  if (v >= static_cast<T>(9.2233720368547758e18)) return std::numeric_limits<int64_t>::max();
+  if (v <= static_cast<T>(-9.2233720368547758e18)) return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(v);
+}
+
+// A compute value as a storage element.
+template <class S, class T>
+inline S from_compute(T v) {
+  if constexpr (std::is_same_v<S, Half>) {
+    return Half{float_to_half(static_cast<float>(v))};
+  } else if constexpr (std::is_same_v<S, BFloat>) {
+    return BFloat{float_to_bf16(static_cast<float>(v))};
+  } else if constexpr (std::is_same_v<S, bool>) {
+    return v != T(0);
+  } else if constexpr (std::is_integral_v<S>) {
+    int64_t i;
+    if constexpr (std::is_floating_point_v<T>) i = float_to_int64(v);
+    else i = static_cast<int64_t>(v);
+    return static_cast<S>(static_cast<std::make_unsigned_t<S>>(i));  // wrap-around, well defined
+  } else {
+    return static_cast<S>(v);
+  }
+}
+
+template <class T, class S>
+void load_typed(const char *src, int64_t stride, T *dst, int64_t n) {
+  if (stride == static_cast<int64_t>(sizeof(S))) {
+    for (int64_t i = 0; i < n; ++i) dst[i] = to_compute<T>(read<S>(src + i * static_cast<int64_t>(sizeof(S))));
+  } else {
+    for (int64_t i = 0; i < n; ++i) dst[i] = to_compute<T>(read<S>(src + i * stride));
+  }
+}
+
+template <class T, class S>
+void store_typed(const T *src, char *dst, int64_t stride, int64_t n) {
+  if (stride == static_cast<int64_t>(sizeof(S))) {
+    for (int64_t i = 0; i < n; ++i) write<S>(dst + i * static_cast<int64_t>(sizeof(S)), from_compute<S>(src[i]));
+  } else {
+    for (int64_t i = 0; i < n; ++i) write<S>(dst + i * stride, from_compute<S>(src[i]));
+  }
+}
+
+template <class Fn>
+void with_storage_type(aclDataType dt, Fn &&fn) {
+  switch (dt) {
+    case ACL_FLOAT: fn(float{}); break;
+    case ACL_DOUBLE: fn(double{}); break;
+    case ACL_FLOAT16: fn(Half{}); break;
+    case ACL_BF16: fn(BFloat{}); break;
+    case ACL_INT8: fn(int8_t{}); break;
+    case ACL_UINT8: fn(uint8_t{}); break;
+    case ACL_INT16: fn(int16_t{}); break;
+    case ACL_INT32: fn(int32_t{}); break;
+    case ACL_INT64: fn(int64_t{}); break;
+    case ACL_BOOL: fn(bool{}); break;
+    default: break;  // phase 1 only plans supported dtypes
+  }
+}
+
+}  // namespace
+
+template <class T>
+void load_as(aclDataType src_dtype, const char *src, int64_t stride_bytes, T *dst, int64_t n) {
+  with_storage_type(src_dtype, [&](auto s) { load_typed<T, decltype(s)>(src, stride_bytes, dst, n); });
+}
+
+template <class T>
+void store_from(const T *src, aclDataType dst_dtype, char *dst, int64_t stride_bytes, int64_t n,
+                aclDataType round_through) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (round_through == ACL_FLOAT16 || round_through == ACL_BF16) {
+      T tmp[256];
+      for (int64_t done = 0; done < n; done += 256) {
+        int64_t len = n - done < 256 ? n - done : 256;
+        for (int64_t i = 0; i < len; ++i) {
+          float f = static_cast<float>(src[done + i]);
+          tmp[i] = round_through == ACL_FLOAT16 ? half_to_float(float_to_half(f)) : bf16_to_float(float_to_bf16(f));
+        }
+        store_from(tmp, dst_dtype, dst + done * stride_bytes, stride_bytes, len, ACL_DT_UNDEFINED);
+      }
+      return;
+    }
+  }
+  with_storage_type(dst_dtype, [&](auto s) { store_typed<T, decltype(s)>(src, dst, stride_bytes, n); });
+}
+
+template void load_as<float>(aclDataType, const char *, int64_t, float *, int64_t);
+template void load_as<double>(aclDataType, const char *, int64_t, double *, int64_t);
+template void load_as<int64_t>(aclDataType, const char *, int64_t, int64_t *, int64_t);
+template void store_from<float>(const float *, aclDataType, char *, int64_t, int64_t, aclDataType);
+template void store_from<double>(const double *, aclDataType, char *, int64_t, int64_t, aclDataType);
+template void store_from<int64_t>(const int64_t *, aclDataType, char *, int64_t, int64_t, aclDataType);
+
+}  // namespace opsnn::kernels

@@ -1,0 +1,23 @@
+// Strided load/convert of any supported dtype into a contiguous compute-type buffer, and the
+// reverse store. These are the only dtype switches of the element-wise engine.
+#pragma once
+
+#include <cstdint>
+
+#include "acl/acl_base.h"
+
+namespace opsnn::kernels {
+
+// dst[i] = (T) src[i * stride_bytes], i < n. T is float, double or int64_t.
+template <class T>
+void load_as(aclDataType src_dtype, const char *src, int64_t stride_bytes, T *dst, int64_t n);
+
+// dst[i * stride_bytes] = (dst_dtype) src[i]. Float -> integer maps NaN to 0 and saturates to the
+// int64 range before wrapping to the narrower type; anything -> BOOL is (x != 0).
+// When round_through is FLOAT16 or BF16, values are first rounded to that precision (so that a
+// result promoted to half precision but written to a wider output matches half arithmetic).
+template <class T>
+void store_from(const T *src, aclDataType dst_dtype, char *dst, int64_t stride_bytes, int64_t n,
+                aclDataType round_through = ACL_DT_UNDEFINED);
+
+}  // namespace opsnn::kernels

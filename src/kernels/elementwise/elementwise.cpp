@@ -1,0 +1,137 @@
+#include "kernels/elementwise/elementwise.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/thread_pool.h"
+#include "kernels/elementwise/convert.h"
+
+namespace opsnn::kernels {
+namespace {
+
+constexpr int64_t kChunk = 512;             // elements per converted chunk (fits L1 with 4 operands)
+constexpr int64_t kTaskElements = 1 << 15;  // elements per parallel task
+
+aclDataType compute_dtype(core::ComputeType ct) {
+  switch (ct) {
+    case core::ComputeType::kFloat: return ACL_FLOAT;
+    case core::ComputeType::kDouble: return ACL_DOUBLE;
+    default: return ACL_INT64;
+  }
+}
+
+template <class T>
+void run_range(const ElementwiseLoop &loop, char *const *base, ContigKernel kernel, const OpScalars &s,
+               int64_t begin, int64_t end) {
+  const int nd = loop.ndim;
+  const int64_t inner = nd > 0 ? loop.shape[nd - 1] : 1;
+  const aclDataType cdt = compute_dtype(loop.compute);
+  const int64_t esize = sizeof(T);
+  alignas(64) T buf[kMaxOperands][kChunk];
+  const void *in_ptrs[kMaxOperands];
+
+  // Linear element index -> (outer multi-index, inner offset). Tasks cover [begin, end).
+  int64_t pos = begin;
+  while (pos < end) {
+    int64_t outer = pos / inner, j = pos % inner;
+    int64_t len_row = std::min(inner - j, end - pos);
+    char *ptr[kMaxOperands];
+    for (int op = 0; op < loop.nops; ++op) ptr[op] = base[op];
+    int64_t rem = outer;
+    for (int d = nd - 2; d >= 0; --d) {
+      int64_t idx = rem % loop.shape[d];
+      rem /= loop.shape[d];
+      for (int op = 0; op < loop.nops; ++op) ptr[op] += idx * loop.stride[op][d];
+    }
+    int64_t st[kMaxOperands];
+    for (int op = 0; op < loop.nops; ++op) {
+      st[op] = nd > 0 ? loop.stride[op][nd - 1] : 0;
+      ptr[op] += j * st[op];
+    }
+    for (int64_t c = 0; c < len_row; c += kChunk) {
+      const int64_t len = std::min(kChunk, len_row - c);
+      for (int op = 1; op < loop.nops; ++op) {
+        const char *p = ptr[op] + c * st[op];
+        if (loop.dtype[op] == cdt && st[op] == esize) {
+          in_ptrs[op - 1] = p;
+        } else if (st[op] == 0) {
+          T v;
+          load_as<T>(loop.dtype[op], p, 0, &v, 1);
+          std::fill_n(buf[op], len, v);
+          in_ptrs[op - 1] = buf[op];
+        } else {
+          load_as<T>(loop.dtype[op], p, st[op], buf[op], len);
+          in_ptrs[op - 1] = buf[op];
+        }
+      }
+      char *out = ptr[0] + c * st[0];
+      const bool direct = loop.dtype[0] == cdt && st[0] == esize && loop.round_through == ACL_DT_UNDEFINED;
+      void *out_buf = direct ? static_cast<void *>(out) : static_cast<void *>(buf[0]);
+      kernel(len, out_buf, in_ptrs, s);
+      if (!direct) store_from<T>(buf[0], loop.dtype[0], out, st[0], len, loop.round_through);
+    }
+    pos += len_row;
+  }
+}
+
+}  // namespace
+
+ElementwiseLoop plan_elementwise_loop(int ndim, const int64_t *out_shape, int nops,
+                                      const int64_t (*strides)[kMaxLoopDims], const aclDataType *dtypes,
+                                      core::ComputeType compute) {
+  ElementwiseLoop loop;
+  loop.nops = nops;
+  loop.compute = compute;
+  for (int op = 0; op < nops; ++op) loop.dtype[op] = dtypes[op];
+  loop.numel = 1;
+  for (int d = 0; d < ndim; ++d) loop.numel *= out_shape[d];
+
+  // Drop size-1 dims; order the rest by the output stride, largest outermost (stable).
+  int order[kMaxLoopDims], n = 0;
+  for (int d = 0; d < ndim; ++d)
+    if (out_shape[d] != 1) order[n++] = d;
+  std::stable_sort(order, order + n, [&](int a, int b) { return strides[0][a] > strides[0][b]; });
+
+  for (int k = 0; k < n; ++k) {
+    const int d = order[k];
+    const int64_t size = out_shape[d];
+    if (loop.ndim > 0) {
+      // Merge into the previous (outer) dim when every operand steps evenly across both.
+      const int prev = loop.ndim - 1;
+      bool mergeable = true;
+      for (int op = 0; op < nops; ++op) {
+        const size_t es = core::dtype_size(dtypes[op]);
+        if (loop.stride[op][prev] != strides[op][d] * static_cast<int64_t>(es) * size) mergeable = false;
+      }
+      if (mergeable) {
+        loop.shape[prev] *= size;
+        for (int op = 0; op < nops; ++op)
+          loop.stride[op][prev] = strides[op][d] * static_cast<int64_t>(core::dtype_size(dtypes[op]));
+        continue;
+      }
+    }
+    loop.shape[loop.ndim] = size;
+    for (int op = 0; op < nops; ++op)
+      loop.stride[op][loop.ndim] = strides[op][d] * static_cast<int64_t>(core::dtype_size(dtypes[op]));
+    ++loop.ndim;
+  }
+  return loop;
+}
+
+void run_elementwise(const ElementwiseLoop &loop, char *const *base, ContigKernel kernel, const OpScalars &s) {
+  if (loop.numel == 0) return;
+  auto body = [&](int64_t b, int64_t e) {
+    switch (loop.compute) {
+      case core::ComputeType::kFloat: run_range<float>(loop, base, kernel, s, b, e); break;
+      case core::ComputeType::kDouble: run_range<double>(loop, base, kernel, s, b, e); break;
+      case core::ComputeType::kInt64: run_range<int64_t>(loop, base, kernel, s, b, e); break;
+    }
+  };
+  if (loop.numel <= kTaskElements) {
+    body(0, loop.numel);
+    return;
+  }
+  core::parallel_for(loop.numel, kTaskElements, body);
+}
+
+}  // namespace opsnn::kernels

@@ -1,0 +1,47 @@
+// The element-wise engine: one loop planner (broadcasting, dimension reordering and merging,
+// decided in phase 1) and one runner that feeds contiguous compute-type chunks to an op's
+// contiguous kernel. Ops supply only that kernel (see ops.h).
+#pragma once
+
+#include <cstdint>
+
+#include "acl/acl_base.h"
+#include "core/dtype.h"
+
+namespace opsnn::kernels {
+
+constexpr int kMaxLoopDims = 8;
+constexpr int kMaxOperands = 4;  // output + up to 3 inputs
+
+// Scalar parameters of an op, already converted to each compute type in phase 1.
+struct OpScalars {
+  double f[3] = {0, 0, 0};
+  int64_t i[3] = {0, 0, 0};
+};
+
+// Kernel over contiguous compute-type buffers: out[k] = op(in0[k], in1[k], ...), k < n.
+// `in` holds pointers of the same compute type as `out`.
+using ContigKernel = void (*)(int64_t n, void *out, const void *const *in, const OpScalars &s);
+
+struct ElementwiseLoop {
+  int ndim = 0;                       // after merging; innermost last
+  int64_t shape[kMaxLoopDims] = {};
+  int nops = 0;                       // operand 0 is the output
+  aclDataType dtype[kMaxOperands] = {};
+  int64_t stride[kMaxOperands][kMaxLoopDims] = {};  // bytes
+  core::ComputeType compute = core::ComputeType::kFloat;
+  aclDataType round_through = ACL_DT_UNDEFINED;     // see store_from
+  int64_t numel = 0;
+};
+
+// Plans the loop. `out_shape`: the output shape; `strides[op]`: element strides of each operand
+// already broadcast to out_shape (0 where broadcast); `elem_size[op]` its element size.
+// Dimensions are reordered so the output's smallest stride is innermost, then merged.
+ElementwiseLoop plan_elementwise_loop(int ndim, const int64_t *out_shape, int nops,
+                                      const int64_t (*strides)[kMaxLoopDims], const aclDataType *dtypes,
+                                      core::ComputeType compute);
+
+// Runs the loop over operand base addresses (first element of each view), in parallel.
+void run_elementwise(const ElementwiseLoop &loop, char *const *base, ContigKernel kernel, const OpScalars &s);
+
+}  // namespace opsnn::kernels

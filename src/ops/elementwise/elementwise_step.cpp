@@ -1,0 +1,99 @@
+#include "ops/elementwise/elementwise_step.h"
+
+#include <cstring>
+
+#include "common/error.h"
+
+namespace opsnn::ops {
+namespace {
+
+using kernels::kMaxOperands;
+
+class ElementwiseStep final : public core::Step {
+ public:
+  kernels::ElementwiseLoop loop;
+  kernels::ContigKernel kernel = nullptr;
+  kernels::OpScalars scalars;
+  int slot[kMaxOperands] = {-1, -1, -1, -1};
+  int64_t offset_bytes[kMaxOperands] = {};
+  alignas(8) unsigned char constant[kMaxOperands][8] = {};  // scalar operands, in the compute type
+
+  int run(const core::LaunchArgs &args) const override {
+    char *base[kMaxOperands];
+    for (int op = 0; op < loop.nops; ++op) {
+      base[op] = slot[op] >= 0 ? static_cast<char *>(args.addrs[slot[op]]) + offset_bytes[op]
+                               : const_cast<char *>(reinterpret_cast<const char *>(constant[op]));
+    }
+    kernels::run_elementwise(loop, base, kernel, scalars);
+    return 0;
+  }
+};
+
+aclDataType compute_storage_dtype(core::ComputeType ct) {
+  switch (ct) {
+    case core::ComputeType::kFloat: return ACL_FLOAT;
+    case core::ComputeType::kDouble: return ACL_DOUBLE;
+    default: return ACL_INT64;
+  }
+}
+
+void store_constant(unsigned char *dst, core::ComputeType ct, const aclScalar *s) {
+  switch (ct) {
+    case core::ComputeType::kFloat: { float v = static_cast<float>(s->to_double()); std::memcpy(dst, &v, 4); break; }
+    case core::ComputeType::kDouble: { double v = s->to_double(); std::memcpy(dst, &v, 8); break; }
+    default: { int64_t v = s->to_int64(); std::memcpy(dst, &v, 8); break; }
+  }
+}
+
+}  // namespace
+
+void EwSpec::set_scalar(int k, const aclScalar *s) {
+  scalars.f[k] = s->to_double();
+  scalars.i[k] = s->to_int64();
+}
+void EwSpec::set_scalar(int k, double v) {
+  scalars.f[k] = v;
+  scalars.i[k] = static_cast<int64_t>(v);
+}
+
+void record_elementwise(core::OpBuilder &b, const EwSpec &spec, int out_slot, const std::vector<EwInput> &inputs) {
+  const aclTensor &out = b.tensor(out_slot);
+  core::check_no_internal_overlap(out, "the output");
+  const core::ComputeType ct = core::compute_type_of(spec.compute_dtype);
+  auto step = std::make_unique<ElementwiseStep>();
+  step->kernel = kernels::ew_kernel(spec.op, ct);
+  if (step->kernel == nullptr)
+    throw_error(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, "no %s kernel computes in %s", kernels::ew_op_name(spec.op),
+                core::dtype_name(spec.compute_dtype));
+  step->scalars = spec.scalars;
+
+  const core::Shape shape = core::Shape::of(out);
+  const int nops = 1 + static_cast<int>(inputs.size());
+  int64_t strides[kMaxOperands][kernels::kMaxLoopDims] = {};
+  aclDataType dtypes[kMaxOperands];
+  for (int d = 0; d < shape.ndim; ++d) strides[0][d] = out.strides[d];
+  dtypes[0] = out.dtype;
+  step->slot[0] = out_slot;
+  step->offset_bytes[0] = out.offset * static_cast<int64_t>(core::dtype_size(out.dtype));
+  for (int i = 0; i < static_cast<int>(inputs.size()); ++i) {
+    const EwInput &in = inputs[static_cast<size_t>(i)];
+    if (in.slot >= 0) {
+      const aclTensor &t = b.tensor(in.slot);
+      core::broadcast_strides(t, shape, strides[i + 1]);
+      dtypes[i + 1] = t.dtype;
+      step->slot[i + 1] = in.slot;
+      step->offset_bytes[i + 1] = t.offset * static_cast<int64_t>(core::dtype_size(t.dtype));
+    } else {
+      dtypes[i + 1] = compute_storage_dtype(ct);  // strides stay 0: broadcast constant
+      store_constant(step->constant[i + 1], ct, in.scalar);
+    }
+  }
+  step->loop = kernels::plan_elementwise_loop(shape.ndim, shape.dims, nops, strides, dtypes, ct);
+  // A result promoted to half precision but stored wider is rounded to half first (PyTorch order).
+  if ((spec.compute_dtype == ACL_FLOAT16 || spec.compute_dtype == ACL_BF16) && out.dtype != spec.compute_dtype)
+    step->loop.round_through = spec.compute_dtype;
+  if (out.numel() == 0) return;  // nothing to run
+  b.add_step<ElementwiseStep>(std::move(*step));
+}
+
+}  // namespace opsnn::ops
