@@ -4,6 +4,14 @@
 // Transposed or otherwise strided operands are described by their strides (row_stride,
 // col_stride), never copied first: the packing step reads them directly. A batch stride of 0
 // broadcasts an operand over the batch.
+//
+// Engine (see gemm_plan.cpp): A is packed into MR-row panels and B into NR-column panels (fp32,
+// converted from FLOAT16/BF16 and rounded to `input_rounding` on the way), a register-tiled
+// micro-kernel of the best ISA tier multiplies them, and an epilogue applies alpha/beta and
+// stores C in its dtype, rounding once. The work is split in phase 1 into independent
+// (batch, M-range, N-range) tasks; each C element is computed by exactly one task with the full
+// K loop in a fixed order and K blocking that does not depend on the thread count, so results are
+// bit-identical for any number of threads.
 #pragma once
 
 #include <cstddef>
@@ -30,27 +38,46 @@ struct GemmDesc {
   aclDataType input_rounding = ACL_FLOAT;
 };
 
+// Planning knobs for tests and benchmarks; the defaults are what the ops use.
+struct GemmOptions {
+  int kernel = -1;   // index into the kernel table (gemm_kernel_*); -1: best for cpu_features()
+  int threads = 0;   // maximum parallelism of gemm_run; 0: core::num_threads()
+};
+
 // Everything decided in phase 1: kernel, cache blocking, thread split, workspace layout.
 struct GemmPlan {
   GemmDesc desc;
-  int kernel = 0;                      // index into the engine's kernel table
-  int64_t mc = 0, nc = 0, kc = 0;      // cache blocking
+  int kernel = 0;                      // index into the engine's kernel table; -1: gemm_reference
+  int64_t mc = 0, nc = 0, kc = 0;      // cache blocking (kc: K block, balanced over K)
   int64_t mr = 0, nr = 0;              // register tile
+  int64_t m_task = 0, n_task = 0;      // extent of one task (multiples of mr / nr)
+  int64_t m_tasks = 0, n_tasks = 0;    // tasks per batch along M and N
   int64_t tasks = 0;                   // independent (batch, M-block, N-block) tasks
+  bool pack_b = true;    // false: fp32 B with unit column stride is read in place (small M)
+  bool c_direct = true;  // true: fp32 C with unit column stride accumulated in place;
+                         // false: per-thread fp32 tile buffer, one rounding epilogue per task
+  size_t a_pack_bytes = 0, b_pack_bytes = 0, c_buf_bytes = 0;  // per thread, 64-byte multiples
+  size_t thread_workspace_bytes = 0;
   size_t workspace_bytes = 0;          // packing buffers for all threads
-  int threads = 1;
+  int threads = 1;                     // maximum parallelism gemm_run uses
 };
 
 // Phase 1. Never fails for a valid desc (sizes >= 0, supported dtypes); returns false with
 // opsnn::set_last_error otherwise.
-bool gemm_plan(const GemmDesc &desc, GemmPlan *plan);
+bool gemm_plan(const GemmDesc &desc, GemmPlan *plan, const GemmOptions &options = {});
 
 // Phase 2. `workspace` has plan.workspace_bytes bytes (64-byte aligned). Results are bit-identical
-// for any thread count.
+// for any thread count. Never allocates.
 void gemm_run(const GemmPlan &plan, const void *a, const void *b, void *c, void *workspace);
 
 // Straightforward triple loop with fp32 accumulation in k order, used
 // by OPSNN_KERNELS=reference and as a test oracle for the blocked kernels.
 void gemm_reference(const GemmDesc &desc, const void *a, const void *b, void *c);
+
+// The micro-kernel table, for tests and benchmarks that reach every tier.
+int gemm_kernel_count();
+const char *gemm_kernel_name(int kernel);
+// True when this CPU can run the kernel (ignores the OPSNN_MAX_ISA cap).
+bool gemm_kernel_supported(int kernel);
 
 }  // namespace opsnn::kernels

@@ -1,0 +1,30 @@
+// Packing of GEMM operands into the fp32 panels the micro-kernels read.
+#pragma once
+
+#include <cstdint>
+
+#include "acl/acl_base.h"
+
+namespace opsnn::kernels::gemm_detail {
+
+// A strided 2-D view: element (w, p) lives at origin + w*sw + p*sp (in elements of `dtype`).
+// For A, w runs along M and p along K; for B, w runs along N and p along K.
+struct PackSrc {
+  const void *origin;
+  aclDataType dtype;
+  int64_t sw, sp;
+};
+
+// Packs `width` x `kc` elements into ceil(width / W) panels of W x kc floats:
+//   dst[q*W*kc + p*W + w'] = round(src(q*W + w', p)),   zero for q*W + w' >= width.
+// Converts FLOAT16/BF16 to float and rounds to `rounding` (ACL_FLOAT: unchanged). `f16c`: the CPU
+// has F16C (vector fp16 conversion).
+void pack_panels(const PackSrc &src, int64_t width, int64_t kc, int W, aclDataType rounding,
+                 bool f16c, float *dst);
+
+#if defined(__x86_64__)
+// n fp16 values to float with F16C (defined in gemm_pack_avx2.cpp).
+void f16_to_f32_f16c(const uint16_t *src, float *dst, int64_t n);
+#endif
+
+}  // namespace opsnn::kernels::gemm_detail

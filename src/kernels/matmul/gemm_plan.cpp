@@ -1,0 +1,205 @@
+// Phase 1 of the GEMM engine: kernel choice by ISA, cache blocking from the detected cache sizes,
+// and the split of the work into independent tasks.
+//
+// Loop structure of one task (gemm_run.cpp), GotoBLAS style:
+//   for jc in task N range, step nc          B block  kc x nc  (L3)
+//     for pc in K, step kc                   pack B block (or read fp32 B in place for small M)
+//       for ic in task M range, step mc      pack A block  mc x kc  (L2)
+//         for jr step nr, for ir step mr     micro-kernel; B panel kc x nr stays in L1
+// K blocking (kc) depends only on K and the cache sizes, and every C element is produced by one
+// task, so the arithmetic per element is independent of the thread count and of the task split.
+#include <algorithm>
+#include <string_view>
+
+#include "acl/acl_base.h"
+#include "aclnn/acl_meta.h"
+#include "common/error.h"
+#include "core/cpu_features.h"
+#include "core/thread_pool.h"
+#include "kernels/matmul/gemm.h"
+#include "kernels/matmul/ukernels.h"
+
+namespace opsnn::kernels {
+
+using namespace gemm_detail;
+
+namespace {
+
+// Below this many flops per thread, waking another thread costs more than it saves.
+constexpr int64_t kMinFlopsPerThread = int64_t{1} << 21;
+// At most this many rows of A: B is read in place (fp32, unit column stride) instead of packed,
+// since each packed B panel would be reused by at most a couple of micro-kernel calls.
+constexpr int64_t kSmallM = 16;
+
+struct KernelEntry {
+  const Ukernel &(*get)();
+};
+
+const KernelEntry kKernels[] = {
+    {&ukernel_portable_4x8},
+    {&ukernel_portable_4x16},
+#if defined(__x86_64__)
+    {&ukernel_avx2_6x16},
+    {&ukernel_avx512_12x32},
+#endif
+};
+constexpr int kKernelCount = static_cast<int>(sizeof(kKernels) / sizeof(kKernels[0]));
+
+bool isa_supported(core::Isa isa) {
+  const core::CpuFeatures &f = core::cpu_features();
+  switch (isa) {
+    case core::Isa::kPortable: return true;
+    case core::Isa::kNeon: return f.neon;
+    case core::Isa::kAvx2: return f.avx2 && f.fma && f.f16c;
+    case core::Isa::kAvx512:
+      return f.avx2 && f.fma && f.f16c && f.avx512f && f.avx512bw && f.avx512vl && f.avx512dq;
+    case core::Isa::kAvx512Bf16: return isa_supported(core::Isa::kAvx512) && f.avx512_bf16;
+  }
+  return false;
+}
+
+int best_kernel() {
+  auto find = [](const char *name) {
+    for (int i = 0; i < kKernelCount; ++i)
+      if (std::string_view(kKernels[i].get().name) == name) return i;
+    return 0;
+  };
+  switch (core::cpu_features().best) {
+    case core::Isa::kAvx512Bf16:
+    case core::Isa::kAvx512: return find("avx512_12x32");
+    case core::Isa::kAvx2: return find("avx2_6x16");
+    case core::Isa::kNeon: return find("portable_4x16");
+    case core::Isa::kPortable: break;
+  }
+#if defined(__x86_64__)
+  return find("portable_4x8");
+#else
+  return find("portable_4x16");
+#endif
+}
+
+bool valid_dtype(aclDataType t) { return t == ACL_FLOAT || t == ACL_FLOAT16 || t == ACL_BF16; }
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
+size_t bytes64(int64_t floats) { return static_cast<size_t>(round_up(floats * 4, 64)); }
+
+}  // namespace
+
+const Ukernel &gemm_detail::ukernel_by_index(int kernel) { return kKernels[kernel].get(); }
+
+int gemm_kernel_count() { return kKernelCount; }
+
+const char *gemm_kernel_name(int kernel) {
+  return kernel >= 0 && kernel < kKernelCount ? kKernels[kernel].get().name : "reference";
+}
+
+bool gemm_kernel_supported(int kernel) {
+  return kernel >= 0 && kernel < kKernelCount && isa_supported(kKernels[kernel].get().isa);
+}
+
+bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
+  if (plan == nullptr) {
+    set_last_error(ACLNN_ERR_PARAM_NULLPTR, "gemm_plan: plan is null");
+    return false;
+  }
+  if (d.batch < 0 || d.m < 0 || d.n < 0 || d.k < 0) {
+    fail(ACLNN_ERR_PARAM_INVALID, "gemm_plan: negative size (batch %lld, m %lld, n %lld, k %lld)",
+         static_cast<long long>(d.batch), static_cast<long long>(d.m), static_cast<long long>(d.n),
+         static_cast<long long>(d.k));
+    return false;
+  }
+  if (!valid_dtype(d.a.dtype) || !valid_dtype(d.b.dtype) || !valid_dtype(d.c.dtype) ||
+      !valid_dtype(d.input_rounding)) {
+    fail(ACLNN_ERR_PARAM_INVALID, "gemm_plan: unsupported dtype (a %d, b %d, c %d, rounding %d)",
+         static_cast<int>(d.a.dtype), static_cast<int>(d.b.dtype), static_cast<int>(d.c.dtype),
+         static_cast<int>(d.input_rounding));
+    return false;
+  }
+  if (options.kernel >= 0 && !gemm_kernel_supported(options.kernel)) {
+    fail(ACLNN_ERR_PARAM_INVALID, "gemm_plan: kernel %d is not available on this CPU", options.kernel);
+    return false;
+  }
+
+  GemmPlan p;
+  p.desc = d;
+  if (options.kernel < 0 && core::use_reference_kernels()) {
+    p.kernel = -1;  // gemm_reference, serial, no workspace
+    *plan = p;
+    return true;
+  }
+  p.kernel = options.kernel >= 0 ? options.kernel : best_kernel();
+  const Ukernel &uk = kKernels[p.kernel].get();
+  p.mr = uk.mr;
+  p.nr = uk.nr;
+
+  const core::CpuFeatures &f = core::cpu_features();
+  const int64_t l1 = static_cast<int64_t>(f.l1d_bytes);
+  const int64_t l2 = static_cast<int64_t>(f.l2_bytes);
+  const int64_t l3 = static_cast<int64_t>(f.l3_bytes);
+
+  // kc: a B micro-panel (kc x nr) fills about half of L1, next to the A micro-panel; K is then
+  // split into equal blocks (a multiple of 8) so no block is a small remainder.
+  const int64_t kc_max = std::clamp<int64_t>((l1 / 2) / (p.nr * 4) / 16 * 16, 128, 512);
+  if (d.k <= kc_max) {
+    p.kc = d.k;
+  } else {
+    const int64_t blocks = ceil_div(d.k, kc_max);
+    p.kc = std::min(round_up(ceil_div(d.k, blocks), 8), kc_max);
+  }
+  const int64_t kc_eff = std::max<int64_t>(p.kc, 1);
+  // mc: the packed A block (mc x kc) takes about half of L2.
+  p.mc = std::clamp<int64_t>((l2 / 2) / (kc_eff * 4) / p.mr * p.mr, p.mr, 1024 / p.mr * p.mr);
+  // nc: the packed B block (kc x nc) takes a quarter of L3.
+  p.nc = std::clamp<int64_t>((l3 / 4) / (kc_eff * 4) / p.nr * p.nr, p.nr, 4096 / p.nr * p.nr);
+
+  p.c_direct = d.c.dtype == ACL_FLOAT && d.c.col_stride == 1;
+  p.pack_b = !(d.b.dtype == ACL_FLOAT && d.b.col_stride == 1 && d.input_rounding == ACL_FLOAT &&
+               d.m <= kSmallM);
+  if (!p.c_direct) {
+    // The per-thread fp32 accumulation buffer covers one task: keep it L2-sized.
+    p.mc = std::min<int64_t>(p.mc, std::max<int64_t>(p.mr, 192 / p.mr * p.mr));
+    p.nc = std::min<int64_t>(p.nc, std::max<int64_t>(p.nr, 512 / p.nr * p.nr));
+  }
+
+  // Task split: start from one task per batch (or per buffer-sized tile), then halve the longer
+  // side until there is a task per thread.
+  const int64_t m_units = ceil_div(d.m, p.mr), n_units = ceil_div(d.n, p.nr);
+  int64_t mt = m_units, nt = n_units;  // units per task
+  if (!p.c_direct) {
+    mt = std::min(mt, p.mc / p.mr);
+    nt = std::min(nt, p.nc / p.nr);
+  }
+  const int threads = options.threads > 0 ? options.threads : core::num_threads();
+  const double flops = 2.0 * static_cast<double>(d.batch) * static_cast<double>(d.m) *
+                       static_cast<double>(d.n) * static_cast<double>(d.k);
+  const int64_t useful =
+      std::max<int64_t>(1, std::min<int64_t>(threads, static_cast<int64_t>(flops / kMinFlopsPerThread)));
+  auto count = [&] { return d.batch * ceil_div(m_units, std::max<int64_t>(mt, 1)) * ceil_div(n_units, std::max<int64_t>(nt, 1)); };
+  if (d.batch > 0 && d.m > 0 && d.n > 0) {
+    while (count() < useful) {
+      if (mt > 1 && mt * p.mr >= nt * p.nr) mt = ceil_div(mt, 2);
+      else if (nt > 1) nt = ceil_div(nt, 2);
+      else if (mt > 1) mt = ceil_div(mt, 2);
+      else break;
+    }
+    p.m_task = mt * p.mr;
+    p.n_task = nt * p.nr;
+    p.m_tasks = ceil_div(m_units, mt);
+    p.n_tasks = ceil_div(n_units, nt);
+    p.tasks = d.batch * p.m_tasks * p.n_tasks;
+  }
+  p.threads = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(useful, p.tasks)));
+
+  if (p.tasks > 0 && d.k > 0) {
+    p.a_pack_bytes = bytes64(std::min(p.mc, p.m_task) * p.kc);
+    p.b_pack_bytes = bytes64((p.pack_b ? std::min(p.nc, p.n_task) : p.nr) * p.kc);
+    p.c_buf_bytes = p.c_direct ? 0 : bytes64(p.m_task * p.n_task);
+    p.thread_workspace_bytes = p.a_pack_bytes + p.b_pack_bytes + p.c_buf_bytes;
+    p.workspace_bytes = p.thread_workspace_bytes * static_cast<size_t>(p.threads);
+  }
+  *plan = p;
+  return true;
+}
+
+}  // namespace opsnn::kernels

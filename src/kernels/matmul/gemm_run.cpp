@@ -1,0 +1,177 @@
+// Phase 2 of the GEMM engine: runs the tasks of a plan (see gemm_plan.cpp for the loop nest).
+#include <algorithm>
+
+#include "core/cpu_features.h"
+#include "core/thread_pool.h"
+#include "kernels/matmul/gemm.h"
+#include "kernels/matmul/gemm_elem.h"
+#include "kernels/matmul/gemm_pack.h"
+#include "kernels/matmul/ukernels.h"
+
+namespace opsnn::kernels {
+
+using namespace gemm_detail;
+
+namespace {
+
+struct Ctx {
+  const GemmPlan &plan;
+  const GemmDesc &d;
+  const Ukernel &uk;
+  const void *a, *b;
+  void *c;
+  bool f16c;
+};
+
+// C = beta * C (0 when beta == 0): the whole result when K == 0.
+void scale_c(const GemmDesc &d, void *c) {
+  for (int64_t bt = 0; bt < d.batch; ++bt) {
+    void *cb = offset_ptr(c, d.c.dtype, bt * d.c.batch_stride);
+    for (int64_t i = 0; i < d.m; ++i)
+      for (int64_t j = 0; j < d.n; ++j) {
+        const int64_t off = i * d.c.row_stride + j * d.c.col_stride;
+        store_elem(cb, d.c.dtype, off, d.beta == 0.0f ? 0.0f : d.beta * load_elem(cb, d.c.dtype, off));
+      }
+  }
+}
+
+// Adds the rows x cols corner of an MR x NR tile (row stride nr) into `c`, like the kernels do.
+void merge_tile(const float *tile, int64_t nr, int64_t rows, int64_t cols, float *c, int64_t ldc,
+                float alpha, float beta) {
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) {
+      float &dst = c[i * ldc + j];
+      dst = gemm_combine(tile[i * nr + j], alpha, beta, beta == 0.0f ? 0.0f : dst);
+    }
+}
+
+void run_task(const Ctx &x, int64_t task, char *ws) {
+  const GemmPlan &p = x.plan;
+  const GemmDesc &d = x.d;
+  const int64_t mr = p.mr, nr = p.nr;
+
+  const int64_t per_batch = p.m_tasks * p.n_tasks;
+  const int64_t bt = task / per_batch;
+  const int64_t mt = task % per_batch % p.m_tasks;
+  const int64_t nt = task % per_batch / p.m_tasks;
+  const int64_t m0 = mt * p.m_task, m1 = std::min(d.m, m0 + p.m_task);
+  const int64_t n0 = nt * p.n_task, n1 = std::min(d.n, n0 + p.n_task);
+
+  const void *ab = offset_ptr(x.a, d.a.dtype, bt * d.a.batch_stride);
+  const void *bb = offset_ptr(x.b, d.b.dtype, bt * d.b.batch_stride);
+  void *cb = offset_ptr(x.c, d.c.dtype, bt * d.c.batch_stride);
+
+  float *apack = reinterpret_cast<float *>(ws);
+  float *bpack = reinterpret_cast<float *>(ws + p.a_pack_bytes);
+  float *cbuf = reinterpret_cast<float *>(ws + p.a_pack_bytes + p.b_pack_bytes);
+  const int64_t ldbuf = p.n_task;
+  alignas(64) float tmp[kMaxMr * kMaxNr];
+
+  for (int64_t jc = n0; jc < n1; jc += p.nc) {
+    const int64_t ncb = std::min(p.nc, n1 - jc);
+    for (int64_t pc = 0; pc < d.k; pc += p.kc) {
+      const int64_t kcb = std::min(p.kc, d.k - pc);
+      const bool first = pc == 0;
+      // B block: packed, or in place (then only a ragged last panel is packed).
+      const float *b_inplace = nullptr;
+      int64_t edge_jr = -1;
+      if (p.pack_b) {
+        PackSrc src{offset_ptr(bb, d.b.dtype, pc * d.b.row_stride + jc * d.b.col_stride), d.b.dtype,
+                    d.b.col_stride, d.b.row_stride};
+        pack_panels(src, ncb, kcb, static_cast<int>(nr), d.input_rounding, x.f16c, bpack);
+      } else {
+        b_inplace = static_cast<const float *>(bb) + pc * d.b.row_stride + jc;
+        if (ncb % nr != 0) {
+          edge_jr = ncb / nr * nr;
+          PackSrc src{b_inplace + edge_jr, ACL_FLOAT, 1, d.b.row_stride};
+          pack_panels(src, ncb - edge_jr, kcb, static_cast<int>(nr), ACL_FLOAT, false, bpack);
+        }
+      }
+
+      for (int64_t ic = m0; ic < m1; ic += p.mc) {
+        const int64_t mcb = std::min(p.mc, m1 - ic);
+        PackSrc asrc{offset_ptr(ab, d.a.dtype, ic * d.a.row_stride + pc * d.a.col_stride), d.a.dtype,
+                     d.a.row_stride, d.a.col_stride};
+        pack_panels(asrc, mcb, kcb, static_cast<int>(mr), d.input_rounding, x.f16c, apack);
+
+        for (int64_t jr = 0; jr < ncb; jr += nr) {
+          const int64_t cols = std::min(nr, ncb - jr);
+          const float *bp;
+          int64_t ldb;
+          if (p.pack_b) {
+            bp = bpack + jr * kcb;
+            ldb = nr;
+          } else if (jr == edge_jr) {
+            bp = bpack;
+            ldb = nr;
+          } else {
+            bp = b_inplace + jr;
+            ldb = d.b.row_stride;
+          }
+          for (int64_t ir = 0; ir < mcb; ir += mr) {
+            const int64_t rows = std::min(mr, mcb - ir);
+            const float *ap = apack + ir * kcb;
+            float *cp;
+            int64_t ldc;
+            float alpha, beta;
+            if (p.c_direct) {
+              cp = static_cast<float *>(cb) + (ic + ir) * d.c.row_stride + (jc + jr);
+              ldc = d.c.row_stride;
+              alpha = d.alpha;
+              beta = first ? d.beta : 1.0f;
+            } else {
+              cp = cbuf + (ic + ir - m0) * ldbuf + (jc + jr - n0);
+              ldc = ldbuf;
+              alpha = 1.0f;
+              beta = first ? 0.0f : 1.0f;
+            }
+            const UkernelFn fn = x.uk.rows[rows];
+            if (cols == nr) {
+              fn(kcb, ap, bp, ldb, cp, ldc, alpha, beta);
+            } else {
+              fn(kcb, ap, bp, ldb, tmp, nr, 1.0f, 0.0f);
+              merge_tile(tmp, nr, rows, cols, cp, ldc, alpha, beta);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  if (!p.c_direct) {
+    // Epilogue: alpha/beta, dtype conversion (rounding once) and C's strides.
+    for (int64_t i = m0; i < m1; ++i) {
+      const float *row = cbuf + (i - m0) * ldbuf;
+      for (int64_t j = n0; j < n1; ++j) {
+        const int64_t off = i * d.c.row_stride + j * d.c.col_stride;
+        const float old = d.beta == 0.0f ? 0.0f : load_elem(cb, d.c.dtype, off);
+        store_elem(cb, d.c.dtype, off, gemm_combine(row[j - n0], d.alpha, d.beta, old));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void gemm_run(const GemmPlan &plan, const void *a, const void *b, void *c, void *workspace) {
+  const GemmDesc &d = plan.desc;
+  if (d.batch == 0 || d.m == 0 || d.n == 0) return;
+  if (plan.kernel < 0) return gemm_reference(d, a, b, c);
+  if (d.k == 0) return scale_c(d, c);
+
+  const int64_t workers = std::max<int64_t>(1, std::min<int64_t>(plan.threads, plan.tasks));
+  const Ctx x{plan, d, ukernel_by_index(plan.kernel), a, b, c, core::cpu_features().f16c};
+  auto worker = [&](int64_t w) {
+    char *ws = static_cast<char *>(workspace) + static_cast<size_t>(w) * plan.thread_workspace_bytes;
+    for (int64_t t = w; t < plan.tasks; t += workers) run_task(x, t, ws);
+  };
+  if (workers == 1) {
+    worker(0);
+  } else {
+    core::parallel_for(workers, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t w = begin; w < end; ++w) worker(w);
+    });
+  }
+}
+
+}  // namespace opsnn::kernels

@@ -1,0 +1,67 @@
+// AVX2/FMA micro-kernel, 6x16: 12 ymm accumulators, two B vectors per k step and one broadcast of
+// A per row (15 of the 16 ymm registers). Compiled with -mavx2 -mfma -mf16c; only called after
+// runtime detection (cpu_features().avx2/fma).
+#include <immintrin.h>
+
+#include <utility>
+
+#include "kernels/matmul/ukernels.h"
+
+namespace opsnn::kernels::gemm_detail {
+namespace {
+
+constexpr int kMr = 6;
+constexpr int kNr = 16;
+
+template <int ROWS>
+void ukernel(int64_t k, const float *a, const float *b, int64_t ldb, float *c, int64_t ldc,
+             float alpha, float beta) {
+  __m256 acc0[ROWS], acc1[ROWS];
+#pragma GCC unroll 16
+  for (int i = 0; i < ROWS; ++i) acc0[i] = acc1[i] = _mm256_setzero_ps();
+
+#pragma GCC unroll 4
+  for (int64_t p = 0; p < k; ++p) {
+    const __m256 b0 = _mm256_loadu_ps(b);
+    const __m256 b1 = _mm256_loadu_ps(b + 8);
+#pragma GCC unroll 16
+    for (int i = 0; i < ROWS; ++i) {
+      const __m256 ai = _mm256_broadcast_ss(a + i);
+      acc0[i] = _mm256_fmadd_ps(ai, b0, acc0[i]);
+      acc1[i] = _mm256_fmadd_ps(ai, b1, acc1[i]);
+    }
+    a += kMr;
+    b += ldb;
+  }
+
+  const __m256 va = _mm256_set1_ps(alpha);
+  if (beta == 0.0f) {
+#pragma GCC unroll 16
+    for (int i = 0; i < ROWS; ++i) {
+      _mm256_storeu_ps(c + i * ldc, _mm256_mul_ps(va, acc0[i]));
+      _mm256_storeu_ps(c + i * ldc + 8, _mm256_mul_ps(va, acc1[i]));
+    }
+  } else {
+    const __m256 vb = _mm256_set1_ps(beta);
+#pragma GCC unroll 16
+    for (int i = 0; i < ROWS; ++i) {
+      float *ci = c + i * ldc;
+      _mm256_storeu_ps(ci, _mm256_fmadd_ps(va, acc0[i], _mm256_mul_ps(vb, _mm256_loadu_ps(ci))));
+      _mm256_storeu_ps(ci + 8, _mm256_fmadd_ps(va, acc1[i], _mm256_mul_ps(vb, _mm256_loadu_ps(ci + 8))));
+    }
+  }
+}
+
+template <int... R>
+constexpr Ukernel make(std::integer_sequence<int, R...>) {
+  return Ukernel{"avx2_6x16", core::Isa::kAvx2, kMr, kNr, {nullptr, &ukernel<R + 1>...}};
+}
+
+}  // namespace
+
+const Ukernel &ukernel_avx2_6x16() {
+  static const Ukernel k = make(std::make_integer_sequence<int, kMr>{});
+  return k;
+}
+
+}  // namespace opsnn::kernels::gemm_detail

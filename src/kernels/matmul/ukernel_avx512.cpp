@@ -1,0 +1,67 @@
+// AVX-512 micro-kernel, 12x32: 24 zmm accumulators, two B vectors per k step and one broadcast of
+// A per row (27 of the 32 zmm registers). Same structure as the AVX2 6x16 kernel. Compiled with
+// AVX-512F/BW/VL/DQ; only called after runtime detection (cpu_features().avx512f etc.).
+#include <immintrin.h>
+
+#include <utility>
+
+#include "kernels/matmul/ukernels.h"
+
+namespace opsnn::kernels::gemm_detail {
+namespace {
+
+constexpr int kMr = 12;
+constexpr int kNr = 32;
+
+template <int ROWS>
+void ukernel(int64_t k, const float *a, const float *b, int64_t ldb, float *c, int64_t ldc,
+             float alpha, float beta) {
+  __m512 acc0[ROWS], acc1[ROWS];
+#pragma GCC unroll 16
+  for (int i = 0; i < ROWS; ++i) acc0[i] = acc1[i] = _mm512_setzero_ps();
+
+#pragma GCC unroll 4
+  for (int64_t p = 0; p < k; ++p) {
+    const __m512 b0 = _mm512_loadu_ps(b);
+    const __m512 b1 = _mm512_loadu_ps(b + 16);
+#pragma GCC unroll 16
+    for (int i = 0; i < ROWS; ++i) {
+      const __m512 ai = _mm512_set1_ps(a[i]);
+      acc0[i] = _mm512_fmadd_ps(ai, b0, acc0[i]);
+      acc1[i] = _mm512_fmadd_ps(ai, b1, acc1[i]);
+    }
+    a += kMr;
+    b += ldb;
+  }
+
+  const __m512 va = _mm512_set1_ps(alpha);
+  if (beta == 0.0f) {
+#pragma GCC unroll 16
+    for (int i = 0; i < ROWS; ++i) {
+      _mm512_storeu_ps(c + i * ldc, _mm512_mul_ps(va, acc0[i]));
+      _mm512_storeu_ps(c + i * ldc + 16, _mm512_mul_ps(va, acc1[i]));
+    }
+  } else {
+    const __m512 vb = _mm512_set1_ps(beta);
+#pragma GCC unroll 16
+    for (int i = 0; i < ROWS; ++i) {
+      float *ci = c + i * ldc;
+      _mm512_storeu_ps(ci, _mm512_fmadd_ps(va, acc0[i], _mm512_mul_ps(vb, _mm512_loadu_ps(ci))));
+      _mm512_storeu_ps(ci + 16, _mm512_fmadd_ps(va, acc1[i], _mm512_mul_ps(vb, _mm512_loadu_ps(ci + 16))));
+    }
+  }
+}
+
+template <int... R>
+constexpr Ukernel make(std::integer_sequence<int, R...>) {
+  return Ukernel{"avx512_12x32", core::Isa::kAvx512, kMr, kNr, {nullptr, &ukernel<R + 1>...}};
+}
+
+}  // namespace
+
+const Ukernel &ukernel_avx512_12x32() {
+  static const Ukernel k = make(std::make_integer_sequence<int, kMr>{});
+  return k;
+}
+
+}  // namespace opsnn::kernels::gemm_detail

@@ -1,0 +1,49 @@
+// Portable micro-kernels: plain C++ that compilers auto-vectorise for the baseline ISA (SSE2 on
+// x86-64, NEON on aarch64). Two shapes: 4x8 (fits 16 SSE registers) and 4x16 (fits NEON's 32).
+#include <utility>
+
+#include "kernels/matmul/ukernels.h"
+
+namespace opsnn::kernels::gemm_detail {
+namespace {
+
+template <int MR, int NR, int ROWS>
+void ukernel(int64_t k, const float *a, const float *b, int64_t ldb, float *c, int64_t ldc,
+             float alpha, float beta) {
+  float acc[ROWS][NR] = {};
+  for (int64_t p = 0; p < k; ++p) {
+    const float *bp = b + p * ldb;
+    const float *ap = a + p * MR;
+    for (int i = 0; i < ROWS; ++i) {
+      const float ai = ap[i];
+      for (int j = 0; j < NR; ++j) acc[i][j] += ai * bp[j];
+    }
+  }
+  for (int i = 0; i < ROWS; ++i) {
+    float *ci = c + i * ldc;
+    if (beta == 0.0f) {
+      for (int j = 0; j < NR; ++j) ci[j] = alpha * acc[i][j];
+    } else {
+      for (int j = 0; j < NR; ++j) ci[j] = gemm_combine(acc[i][j], alpha, beta, ci[j]);
+    }
+  }
+}
+
+template <int MR, int NR, int... R>
+constexpr Ukernel make(const char *name, std::integer_sequence<int, R...>) {
+  return Ukernel{name, core::Isa::kPortable, MR, NR, {nullptr, &ukernel<MR, NR, R + 1>...}};
+}
+
+}  // namespace
+
+const Ukernel &ukernel_portable_4x8() {
+  static const Ukernel k = make<4, 8>("portable_4x8", std::make_integer_sequence<int, 4>{});
+  return k;
+}
+
+const Ukernel &ukernel_portable_4x16() {
+  static const Ukernel k = make<4, 16>("portable_4x16", std::make_integer_sequence<int, 4>{});
+  return k;
+}
+
+}  // namespace opsnn::kernels::gemm_detail

@@ -1,0 +1,43 @@
+// GEMM micro-kernels. Each computes an MR x NR tile (or its first `rows` rows) of C from a packed
+// A panel and a B panel:
+//   acc[i][j] = sum_{p<k} a[p*MR + i] * b[p*ldb + j]        (p ascending, fp32)
+//   c[i*ldc + j] = beta == 0 ? alpha * acc : fma(alpha, acc, beta * c[i*ldc + j])
+// for i < rows, j < NR. With beta == 0, c is not read. k >= 1. `b` rows hold NR readable floats
+// (packed panels use ldb = NR; small-M plans pass B in place with its row stride).
+#pragma once
+
+#include <cstdint>
+
+#include "core/cpu_features.h"
+
+namespace opsnn::kernels::gemm_detail {
+
+using UkernelFn = void (*)(int64_t k, const float *a, const float *b, int64_t ldb, float *c,
+                           int64_t ldc, float alpha, float beta);
+
+constexpr int kMaxMr = 16;
+constexpr int kMaxNr = 32;
+
+struct Ukernel {
+  const char *name;
+  core::Isa isa;
+  int mr, nr;
+  UkernelFn rows[kMaxMr + 1];  // rows[r]: kernel for the first r rows of the tile, 1 <= r <= mr
+};
+
+const Ukernel &ukernel_portable_4x8();
+const Ukernel &ukernel_portable_4x16();
+#if defined(__x86_64__)
+const Ukernel &ukernel_avx2_6x16();
+const Ukernel &ukernel_avx512_12x32();
+#endif
+
+// Entry `kernel` of the engine's table (gemm_plan.cpp); 0 <= kernel < gemm_kernel_count().
+const Ukernel &ukernel_by_index(int kernel);
+
+// The epilogue of one element, shared by scalar edge paths so they match the vector kernels.
+inline float gemm_combine(float acc, float alpha, float beta, float old) {
+  return beta == 0.0f ? alpha * acc : __builtin_fmaf(alpha, acc, beta * old);
+}
+
+}  // namespace opsnn::kernels::gemm_detail

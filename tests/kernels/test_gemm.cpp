@@ -1,0 +1,510 @@
+// Tests of the internal GEMM engine (src/kernels/matmul) against a float64 reference.
+//
+// Acceptance (spec/precision.md), per output dtype with T = 2^-13 (fp32), 2^-10 (fp16), 2^-7 (bf16):
+//  * every case: the absolute bound |actual - golden| <= T * (|alpha| * sum_k |a_ik b_kj| +
+//    |beta * c_ij|) for each element. This is sound for fp32 accumulation (the error of a sum of
+//    K products is bounded relative to the sum of magnitudes), also when the result is a
+//    cancellation near zero, where a relative error is meaningless;
+//  * cases drawn with positive-mean inputs (no systematic cancellation) additionally meet the
+//    relative criteria MERE < T and MARE < 10 T with rel = |a - g| / (|g| + 1e-7).
+// The golden result uses the inputs as the engine sees them: converted from their dtype and, when
+// input_rounding is set, rounded to it (that rounding is the defined semantics, not an error).
+// C is poisoned with NaN (beta == 0) and guarded past its last element; every kernel tier this
+// CPU supports is tested; 1 vs 2 threads must give bit-identical results.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/half.h"
+#include "kernels/matmul/gemm.h"
+
+namespace opsnn::kernels {
+namespace {
+
+double tolerance(aclDataType t) {
+  switch (t) {
+    case ACL_FLOAT16: return std::ldexp(1.0, -10);
+    case ACL_BF16: return std::ldexp(1.0, -7);
+    default: return std::ldexp(1.0, -13);
+  }
+}
+int64_t esize(aclDataType t) { return t == ACL_FLOAT ? 4 : 2; }
+const char *dname(aclDataType t) {
+  return t == ACL_FLOAT ? "f32" : t == ACL_FLOAT16 ? "f16" : t == ACL_BF16 ? "bf16" : "?";
+}
+
+double to_double(aclDataType t, const uint8_t *p) {
+  uint16_t h;
+  float f;
+  switch (t) {
+    case ACL_FLOAT16: std::memcpy(&h, p, 2); return half_to_float(h);
+    case ACL_BF16: std::memcpy(&h, p, 2); return bf16_to_float(h);
+    default: std::memcpy(&f, p, 4); return f;
+  }
+}
+void from_float(aclDataType t, uint8_t *p, float v) {
+  uint16_t h;
+  switch (t) {
+    case ACL_FLOAT16: h = float_to_half(v); std::memcpy(p, &h, 2); break;
+    case ACL_BF16: h = float_to_bf16(v); std::memcpy(p, &h, 2); break;
+    default: std::memcpy(p, &v, 4); break;
+  }
+}
+double round_as(aclDataType r, double v) {
+  if (r == ACL_FLOAT16) return half_to_float(float_to_half(static_cast<float>(v)));
+  if (r == ACL_BF16) return bf16_to_float(float_to_bf16(static_cast<float>(v)));
+  return v;
+}
+
+constexpr size_t kGuardBytes = 256;
+constexpr uint8_t kGuardByte = 0xA5;
+
+// A strided matrix stack in a byte buffer with a guard zone after the last element.
+struct Mat {
+  aclDataType dtype = ACL_FLOAT;
+  int64_t batch = 1, rows = 0, cols = 0;
+  GemmOperand op;
+  std::vector<uint8_t> bytes;  // span + guard
+
+  size_t span_elems() const {
+    if (batch == 0 || rows == 0 || cols == 0) return 0;
+    return static_cast<size_t>((batch - 1) * op.batch_stride + (rows - 1) * op.row_stride +
+                               (cols - 1) * op.col_stride + 1);
+  }
+  void alloc(uint8_t fill) {
+    bytes.assign(span_elems() * esize(dtype) + kGuardBytes, fill);
+    std::memset(bytes.data() + span_elems() * esize(dtype), kGuardByte, kGuardBytes);
+  }
+  int64_t off(int64_t b, int64_t i, int64_t j) const {
+    return b * op.batch_stride + i * op.row_stride + j * op.col_stride;
+  }
+  uint8_t *at(int64_t b, int64_t i, int64_t j) { return bytes.data() + off(b, i, j) * esize(dtype); }
+  const uint8_t *at(int64_t b, int64_t i, int64_t j) const {
+    return bytes.data() + off(b, i, j) * esize(dtype);
+  }
+  double get(int64_t b, int64_t i, int64_t j) const { return to_double(dtype, at(b, i, j)); }
+  bool guard_intact() const {
+    for (size_t i = span_elems() * esize(dtype); i < bytes.size(); ++i)
+      if (bytes[i] != kGuardByte) return false;
+    return true;
+  }
+};
+
+enum class Layout { kRowMajor, kTransposed, kPadded, kStrided };
+
+// Storage strides for a rows x cols operand (batch_stride set by the caller when broadcasting).
+GemmOperand make_op(aclDataType t, int64_t batch, int64_t rows, int64_t cols, Layout layout, bool broadcast) {
+  GemmOperand op;
+  op.dtype = t;
+  int64_t mat = 0;
+  switch (layout) {
+    case Layout::kRowMajor: op.row_stride = cols; op.col_stride = 1; mat = rows * cols; break;
+    case Layout::kTransposed: op.row_stride = 1; op.col_stride = rows; mat = rows * cols; break;
+    case Layout::kPadded: op.row_stride = cols + 5; op.col_stride = 1; mat = rows * (cols + 5); break;
+    case Layout::kStrided:  // column stride 3, rows further apart, odd batch gap
+      op.row_stride = 3 * cols + 7; op.col_stride = 3; mat = rows * (3 * cols + 7); break;
+  }
+  op.batch_stride = broadcast ? 0 : mat + 11;
+  (void)batch;
+  return op;
+}
+
+struct Case {
+  int64_t batch = 1, m = 1, n = 1, k = 1;
+  aclDataType ta = ACL_FLOAT, tb = ACL_FLOAT, tc = ACL_FLOAT;
+  Layout la = Layout::kRowMajor, lb = Layout::kRowMajor, lc = Layout::kRowMajor;
+  bool bcast_a = false, bcast_b = false;
+  float alpha = 1.0f, beta = 0.0f;
+  aclDataType rounding = ACL_FLOAT;
+  bool positive_mean = false;  // draw inputs so that the relative criteria apply
+  uint32_t seed = 1;
+};
+
+std::string describe(const Case &c) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "batch=%lld m=%lld n=%lld k=%lld a=%s/%d b=%s/%d c=%s/%d bcast=%d%d alpha=%g beta=%g round=%s",
+                (long long)c.batch, (long long)c.m, (long long)c.n, (long long)c.k, dname(c.ta), (int)c.la,
+                dname(c.tb), (int)c.lb, dname(c.tc), (int)c.lc, c.bcast_a, c.bcast_b, c.alpha, c.beta,
+                dname(c.rounding));
+  return buf;
+}
+
+struct Problem {
+  Case cs;
+  GemmDesc desc;
+  Mat a, b, c, c_init;
+};
+
+void fill_random(Mat &m, std::mt19937 &rng, bool positive_mean) {
+  std::uniform_real_distribution<float> any(-1.0f, 1.0f), pos(0.1f, 1.0f), mostly(-0.2f, 1.0f);
+  for (int64_t bt = 0; bt < (m.op.batch_stride == 0 ? 1 : m.batch); ++bt)
+    for (int64_t i = 0; i < m.rows; ++i)
+      for (int64_t j = 0; j < m.cols; ++j) {
+        float v = positive_mean ? ((i + j) % 2 ? pos(rng) : mostly(rng)) : any(rng);
+        from_float(m.dtype, m.at(bt, i, j), v);
+      }
+}
+
+Problem make_problem(const Case &cs) {
+  Problem p;
+  p.cs = cs;
+  std::mt19937 rng(cs.seed);
+  p.a.dtype = cs.ta; p.a.batch = cs.batch; p.a.rows = cs.m; p.a.cols = cs.k;
+  p.a.op = make_op(cs.ta, cs.batch, cs.m, cs.k, cs.la, cs.bcast_a);
+  p.b.dtype = cs.tb; p.b.batch = cs.batch; p.b.rows = cs.k; p.b.cols = cs.n;
+  p.b.op = make_op(cs.tb, cs.batch, cs.k, cs.n, cs.lb, cs.bcast_b);
+  p.c.dtype = cs.tc; p.c.batch = cs.batch; p.c.rows = cs.m; p.c.cols = cs.n;
+  p.c.op = make_op(cs.tc, cs.batch, cs.m, cs.n, cs.lc, false);
+  p.a.alloc(0xFF);
+  p.b.alloc(0xFF);
+  p.c.alloc(0xFF);  // 0xFFFF... is a NaN in every float dtype: unwritten elements fail
+  fill_random(p.a, rng, cs.positive_mean);
+  fill_random(p.b, rng, cs.positive_mean);
+  if (cs.beta != 0.0f) fill_random(p.c, rng, cs.positive_mean);
+  p.c_init = p.c;
+  GemmDesc &d = p.desc;
+  d.batch = cs.batch; d.m = cs.m; d.n = cs.n; d.k = cs.k;
+  d.a = p.a.op; d.b = p.b.op; d.c = p.c.op;
+  d.alpha = cs.alpha; d.beta = cs.beta;
+  d.input_rounding = cs.rounding;
+  return p;
+}
+
+// Checks `c` (the engine's output for problem p) against the float64 golden result.
+void check(const Problem &p, const Mat &c, const std::string &what) {
+  const Case &cs = p.cs;
+  const double T = tolerance(cs.tc);
+  ASSERT_TRUE(c.guard_intact()) << what << ": write past the end of C";
+  double sum_rel = 0.0, max_rel = 0.0;
+  int64_t count = 0, bad = 0;
+  std::vector<double> ra(cs.k), rb(cs.k);
+  for (int64_t bt = 0; bt < cs.batch; ++bt) {
+    const int64_t ba = cs.bcast_a ? 0 : bt, bb = cs.bcast_b ? 0 : bt;
+    for (int64_t i = 0; i < cs.m; ++i) {
+      for (int64_t kk = 0; kk < cs.k; ++kk) ra[kk] = round_as(cs.rounding, p.a.get(ba, i, kk));
+      for (int64_t j = 0; j < cs.n; ++j) {
+        double g = 0.0, mag = 0.0;
+        for (int64_t kk = 0; kk < cs.k; ++kk) {
+          const double prod = ra[kk] * round_as(cs.rounding, p.b.get(bb, kk, j));
+          g += prod;
+          mag += std::fabs(prod);
+        }
+        const double old = cs.beta == 0.0f ? 0.0 : p.c_init.get(bt, i, j);
+        g = cs.alpha * g + cs.beta * old;
+        mag = std::fabs(cs.alpha) * mag + std::fabs(cs.beta * old);
+        const double act = c.get(bt, i, j);
+        const double err = std::fabs(act - g);
+        const bool ok = std::isfinite(act) && err <= T * mag + 1e-30;
+        if (!ok && ++bad <= 5)
+          ADD_FAILURE() << what << ": C[" << bt << "," << i << "," << j << "] = " << act << ", golden " << g
+                        << ", bound " << T * mag;
+        const double rel = err / (std::fabs(g) + 1e-7);
+        sum_rel += rel;
+        max_rel = std::max(max_rel, rel);
+        ++count;
+      }
+    }
+  }
+  EXPECT_EQ(bad, 0) << what << ": " << bad << " elements outside the absolute bound";
+  if (cs.positive_mean && count > 0) {
+    EXPECT_LT(sum_rel / count, T) << what << ": MERE";
+    EXPECT_LT(max_rel, 10 * T) << what << ": MARE";
+  }
+}
+
+// 64-byte aligned workspace with a guard after it.
+struct Workspace {
+  std::vector<uint8_t> raw;
+  uint8_t *ptr = nullptr;
+  size_t size = 0;
+  explicit Workspace(size_t bytes) : size(bytes) {
+    raw.assign(bytes + 64 + kGuardBytes, kGuardByte);
+    ptr = raw.data() + (64 - reinterpret_cast<uintptr_t>(raw.data()) % 64) % 64;
+  }
+  bool guard_intact() const {
+    for (size_t i = 0; i < kGuardBytes; ++i)
+      if (ptr[size + i] != kGuardByte) return false;
+    return true;
+  }
+};
+
+// Runs the engine on p with the given options; returns the output matrix.
+Mat run_engine(const Problem &p, const GemmOptions &opt) {
+  Mat c = p.c_init;
+  GemmPlan plan;
+  EXPECT_TRUE(gemm_plan(p.desc, &plan, opt));
+  Workspace ws(plan.workspace_bytes);
+  gemm_run(plan, p.a.bytes.data(), p.b.bytes.data(), c.bytes.data(), ws.ptr);
+  EXPECT_TRUE(ws.guard_intact()) << "workspace overrun";
+  return c;
+}
+
+void run_and_check(const Case &cs, int kernel) {
+  Problem p = make_problem(cs);
+  GemmOptions opt;
+  opt.kernel = kernel;
+  Mat c = run_engine(p, opt);
+  check(p, c, std::string(gemm_kernel_name(kernel)) + " " + describe(cs));
+}
+
+// ------------------------------------------------------------------------------------------------
+// Per-kernel tests: every tier of the table that this CPU can run.
+
+class GemmKernel : public ::testing::TestWithParam<int> {
+ protected:
+  void SetUp() override {
+    if (!gemm_kernel_supported(GetParam()))
+      GTEST_SKIP() << gemm_kernel_name(GetParam()) << " is not supported on this CPU";
+  }
+};
+
+TEST_P(GemmKernel, SmallAndOddSizes) {
+  const int64_t sizes[] = {1, 2, 3, 5, 7, 8, 13, 16, 17, 31, 33};
+  uint32_t seed = 10;
+  for (int64_t m : sizes)
+    for (int64_t n : sizes)
+      for (int64_t k : {1, 4, 9, 37}) {
+        Case cs;
+        cs.m = m; cs.n = n; cs.k = k;
+        cs.seed = seed++;
+        run_and_check(cs, GetParam());
+      }
+}
+
+TEST_P(GemmKernel, BlockedSizes) {
+  // Sizes crossing the K, M and N cache blocks, with primes and non-multiples of the tile.
+  const int64_t shapes[][3] = {{64, 64, 64},   {97, 131, 257},  {256, 300, 513}, {521, 67, 700},
+                               {13, 1031, 600}, {1, 517, 1300}, {16, 300, 1100}, {600, 40, 129},
+                               {200, 5000, 40}};
+  uint32_t seed = 100;
+  for (auto &s : shapes) {
+    Case cs;
+    cs.m = s[0]; cs.n = s[1]; cs.k = s[2];
+    cs.positive_mean = true;
+    cs.seed = seed++;
+    run_and_check(cs, GetParam());
+    cs.positive_mean = false;
+    cs.seed = seed++;
+    run_and_check(cs, GetParam());
+  }
+}
+
+TEST_P(GemmKernel, LongK) {
+  for (int64_t k : {2047, 4096, 8192}) {
+    Case cs;
+    cs.m = 23; cs.n = 37; cs.k = k;
+    cs.positive_mean = true;
+    cs.seed = static_cast<uint32_t>(k);
+    run_and_check(cs, GetParam());
+    cs.positive_mean = false;
+    cs.m = 3;  // small-M path (B read in place)
+    run_and_check(cs, GetParam());
+  }
+}
+
+TEST_P(GemmKernel, AllDtypeCombinations) {
+  const aclDataType types[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+  uint32_t seed = 200;
+  for (aclDataType ta : types)
+    for (aclDataType tb : types)
+      for (aclDataType tc : types)
+        for (auto shape : {std::array<int64_t, 3>{37, 29, 71}, std::array<int64_t, 3>{5, 150, 300},
+                           std::array<int64_t, 3>{130, 70, 600}}) {
+          Case cs;
+          cs.m = shape[0]; cs.n = shape[1]; cs.k = shape[2];
+          cs.ta = ta; cs.tb = tb; cs.tc = tc;
+          cs.positive_mean = true;
+          cs.seed = seed++;
+          run_and_check(cs, GetParam());
+        }
+}
+
+TEST_P(GemmKernel, LayoutsAndStrides) {
+  const Layout layouts[] = {Layout::kRowMajor, Layout::kTransposed, Layout::kPadded, Layout::kStrided};
+  uint32_t seed = 300;
+  for (Layout la : layouts)
+    for (Layout lb : layouts)
+      for (Layout lc : layouts)
+        for (auto shape : {std::array<int64_t, 3>{19, 45, 33}, std::array<int64_t, 3>{4, 70, 300}}) {
+          Case cs;
+          cs.m = shape[0]; cs.n = shape[1]; cs.k = shape[2];
+          cs.la = la; cs.lb = lb; cs.lc = lc;
+          cs.seed = seed++;
+          run_and_check(cs, GetParam());
+          cs.ta = cs.tb = ACL_FLOAT16;  // strided half-precision reads (F16C path when contiguous)
+          cs.tc = ACL_BF16;
+          run_and_check(cs, GetParam());
+        }
+}
+
+TEST_P(GemmKernel, BatchAndBroadcast) {
+  uint32_t seed = 400;
+  for (bool ba : {false, true})
+    for (bool bb : {false, true})
+      for (Layout lc : {Layout::kRowMajor, Layout::kPadded, Layout::kTransposed}) {
+        Case cs;
+        cs.batch = 3; cs.m = 21; cs.n = 35; cs.k = 300;
+        cs.bcast_a = ba; cs.bcast_b = bb; cs.lc = lc;
+        cs.seed = seed++;
+        run_and_check(cs, GetParam());
+        cs.m = 2;  // small-M path
+        run_and_check(cs, GetParam());
+      }
+}
+
+TEST_P(GemmKernel, AlphaBeta) {
+  uint32_t seed = 500;
+  for (aclDataType tc : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16})
+    for (auto ab : {std::array<float, 2>{0.5f, -1.25f}, std::array<float, 2>{-2.0f, 1.0f},
+                    std::array<float, 2>{1.0f, 0.75f}, std::array<float, 2>{0.0f, 2.0f},
+                    std::array<float, 2>{3.0f, 0.0f}})
+      for (int64_t k : {7, 700}) {
+        Case cs;
+        cs.m = 27; cs.n = 41; cs.k = k;
+        cs.tc = tc;
+        cs.alpha = ab[0]; cs.beta = ab[1];
+        cs.seed = seed++;
+        run_and_check(cs, GetParam());
+        cs.m = 1;
+        run_and_check(cs, GetParam());
+      }
+}
+
+TEST_P(GemmKernel, InputRounding) {
+  uint32_t seed = 600;
+  for (aclDataType r : {ACL_FLOAT16, ACL_BF16})
+    for (aclDataType tc : {ACL_FLOAT, ACL_FLOAT16})
+      for (int64_t m : {1, 33}) {
+        Case cs;
+        cs.m = m; cs.n = 50; cs.k = 400;
+        cs.rounding = r; cs.tc = tc;
+        cs.ta = ACL_FLOAT; cs.tb = m == 1 ? ACL_FLOAT : ACL_BF16;
+        cs.positive_mean = true;
+        cs.seed = seed++;
+        run_and_check(cs, GetParam());
+      }
+}
+
+TEST_P(GemmKernel, ZeroSizes) {
+  // K == 0: C = beta * C, or 0 when beta == 0 (C poisoned with NaN before).
+  for (float beta : {0.0f, 2.0f})
+    for (aclDataType tc : {ACL_FLOAT, ACL_FLOAT16}) {
+      Case cs;
+      cs.m = 9; cs.n = 17; cs.k = 0; cs.beta = beta; cs.tc = tc;
+      run_and_check(cs, GetParam());
+    }
+  // M, N or batch == 0: nothing is written.
+  for (auto s : {std::array<int64_t, 4>{1, 0, 5, 5}, std::array<int64_t, 4>{1, 5, 0, 5},
+                 std::array<int64_t, 4>{0, 5, 5, 5}}) {
+    Case cs;
+    cs.batch = s[0]; cs.m = s[1]; cs.n = s[2]; cs.k = s[3];
+    Problem p = make_problem(cs);
+    GemmOptions opt;
+    opt.kernel = GetParam();
+    Mat c = run_engine(p, opt);
+    EXPECT_EQ(c.bytes, p.c_init.bytes);
+  }
+}
+
+TEST_P(GemmKernel, BitIdenticalForOneAndTwoThreads) {
+  const Case cases[] = {
+      [] { Case c; c.m = 300; c.n = 260; c.k = 700; return c; }(),
+      [] { Case c; c.m = 4; c.n = 3000; c.k = 900; return c; }(),  // small M, B in place
+      [] { Case c; c.m = 190; c.n = 700; c.k = 600; c.tc = ACL_FLOAT16; c.beta = 0.5f; return c; }(),
+      [] { Case c; c.batch = 3; c.m = 70; c.n = 90; c.k = 520; c.lc = Layout::kTransposed; return c; }(),
+  };
+  for (const Case &cs : cases) {
+    Problem p = make_problem(cs);
+    GemmOptions one, two;
+    one.kernel = two.kernel = GetParam();
+    one.threads = 1;
+    two.threads = 2;
+    GemmPlan plan2;
+    ASSERT_TRUE(gemm_plan(p.desc, &plan2, two));
+    EXPECT_GE(plan2.tasks, 2) << describe(cs);
+    Mat c1 = run_engine(p, one);
+    Mat c2 = run_engine(p, two);
+    EXPECT_EQ(c1.bytes, c2.bytes) << describe(cs);
+    check(p, c2, describe(cs));
+  }
+}
+
+std::vector<int> all_kernels() {
+  std::vector<int> v;
+  for (int i = 0; i < gemm_kernel_count(); ++i) v.push_back(i);
+  return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllTiers, GemmKernel, ::testing::ValuesIn(all_kernels()),
+                         [](const ::testing::TestParamInfo<int> &info) {
+                           return std::string(gemm_kernel_name(info.param));
+                         });
+
+// ------------------------------------------------------------------------------------------------
+
+TEST(GemmReference, MatchesFloat64) {
+  uint32_t seed = 700;
+  for (aclDataType tc : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16})
+    for (auto shape : {std::array<int64_t, 3>{1, 1, 1}, std::array<int64_t, 3>{7, 13, 300},
+                       std::array<int64_t, 3>{20, 3, 0}}) {
+      Case cs;
+      cs.batch = 2; cs.m = shape[0]; cs.n = shape[1]; cs.k = shape[2];
+      cs.tc = tc; cs.tb = ACL_BF16; cs.lb = Layout::kTransposed; cs.bcast_a = true;
+      cs.alpha = 0.5f; cs.beta = tc == ACL_FLOAT ? 0.0f : 1.5f;
+      cs.seed = seed++;
+      Problem p = make_problem(cs);
+      Mat c = p.c_init;
+      gemm_reference(p.desc, p.a.bytes.data(), p.b.bytes.data(), c.bytes.data());
+      check(p, c, "reference " + describe(cs));
+    }
+}
+
+TEST(GemmPlan, RejectsInvalidDescriptions) {
+  GemmPlan plan;
+  GemmDesc d;
+  d.m = -1; d.n = 2; d.k = 2;
+  EXPECT_FALSE(gemm_plan(d, &plan));
+  d.m = 2;
+  d.a.dtype = ACL_INT32;
+  EXPECT_FALSE(gemm_plan(d, &plan));
+  d.a.dtype = ACL_FLOAT;
+  d.input_rounding = ACL_INT8;
+  EXPECT_FALSE(gemm_plan(d, &plan));
+  d.input_rounding = ACL_FLOAT;
+  GemmOptions bad;
+  bad.kernel = gemm_kernel_count();
+  EXPECT_FALSE(gemm_plan(d, &plan, bad));
+  EXPECT_TRUE(gemm_plan(d, &plan));
+}
+
+TEST(GemmPlan, BlockingIsSane) {
+  GemmDesc d;
+  d.m = 1024; d.n = 1024; d.k = 1024;
+  d.a.row_stride = d.b.row_stride = d.c.row_stride = 1024;
+  GemmPlan plan;
+  ASSERT_TRUE(gemm_plan(d, &plan));
+  if (plan.kernel < 0) GTEST_SKIP() << "OPSNN_KERNELS=reference";
+  EXPECT_GT(plan.kc, 0);
+  EXPECT_LE(plan.kc, d.k);
+  EXPECT_EQ(plan.mc % plan.mr, 0);
+  EXPECT_EQ(plan.nc % plan.nr, 0);
+  EXPECT_EQ(plan.m_task % plan.mr, 0);
+  EXPECT_EQ(plan.n_task % plan.nr, 0);
+  EXPECT_GE(plan.tasks, plan.threads);
+  EXPECT_EQ(plan.workspace_bytes, plan.thread_workspace_bytes * static_cast<size_t>(plan.threads));
+  std::printf("kernel %s mr %lld nr %lld kc %lld mc %lld nc %lld tasks %lld threads %d ws %zu\n",
+              gemm_kernel_name(plan.kernel), (long long)plan.mr, (long long)plan.nr, (long long)plan.kc,
+              (long long)plan.mc, (long long)plan.nc, (long long)plan.tasks, plan.threads,
+              plan.workspace_bytes);
+}
+
+}  // namespace
+}  // namespace opsnn::kernels
