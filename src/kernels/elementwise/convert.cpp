@@ -119,19 +119,21 @@ void load_as(aclDataType src_dtype, const char *src, int64_t stride_bytes, T *ds
 template <class T>
 void store_from(const T *src, aclDataType dst_dtype, char *dst, int64_t stride_bytes, int64_t n,
                 aclDataType round_through) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (round_through == ACL_FLOAT16 || round_through == ACL_BF16) {
-      T tmp[256];
-      for (int64_t done = 0; done < n; done += 256) {
-        int64_t len = n - done < 256 ? n - done : 256;
-        for (int64_t i = 0; i < len; ++i) {
-          float f = static_cast<float>(src[done + i]);
-          tmp[i] = round_through == ACL_FLOAT16 ? half_to_float(float_to_half(f)) : bf16_to_float(float_to_bf16(f));
-        }
-        store_from(tmp, dst_dtype, dst + done * stride_bytes, stride_bytes, len, ACL_DT_UNDEFINED);
-      }
-      return;
+  if (round_through != ACL_DT_UNDEFINED) {
+    // Store into the intermediate dtype and read back: the value is then exactly what arithmetic
+    // in that dtype would have produced (half rounding, integer wrap-around, bool).
+    alignas(8) unsigned char narrow[256 * 8];
+    T tmp[256];
+    for (int64_t done = 0; done < n; done += 256) {
+      const int64_t len = n - done < 256 ? n - done : 256;
+      with_storage_type(round_through, [&](auto s) {
+        using S = decltype(s);
+        store_typed<T, S>(src + done, reinterpret_cast<char *>(narrow), sizeof(S), len);
+        load_typed<T, S>(reinterpret_cast<const char *>(narrow), sizeof(S), tmp, len);
+      });
+      with_storage_type(dst_dtype, [&](auto s) { store_typed<T, decltype(s)>(tmp, dst + done * stride_bytes, stride_bytes, len); });
     }
+    return;
   }
   with_storage_type(dst_dtype, [&](auto s) { store_typed<T, decltype(s)>(src, dst, stride_bytes, n); });
 }

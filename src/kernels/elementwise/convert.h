@@ -14,8 +14,8 @@ void load_as(aclDataType src_dtype, const char *src, int64_t stride_bytes, T *ds
 
 // dst[i * stride_bytes] = (dst_dtype) src[i]. Float -> integer maps NaN to 0 and saturates to the
 // int64 range before wrapping to the narrower type; anything -> BOOL is (x != 0).
-// When round_through is FLOAT16 or BF16, values are first rounded to that precision (so that a
-// result promoted to half precision but written to a wider output matches half arithmetic).
+// When round_through is a dtype, values first pass through it (so a result promoted to FLOAT16,
+// INT8 or BOOL but written to a wider output equals arithmetic in the promoted dtype).
 template <class T>
 void store_from(const T *src, aclDataType dst_dtype, char *dst, int64_t stride_bytes, int64_t n,
                 aclDataType round_through = ACL_DT_UNDEFINED);

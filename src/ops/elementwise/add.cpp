@@ -11,7 +11,7 @@ OPSNN_BINARY_ARITH_OP(Add, EwOp::kAdd,
 OPSNN_BINARY_ARITH_OP(InplaceAdd, EwOp::kAdd,
                       (const aclTensor *selfRef, const aclTensor *other, const aclScalar *alpha, uint64_t *workspaceSize,
                        aclOpExecutor **executor),
-                      {.self = selfRef, .other = other, .alpha = alpha})
+                      {.self = selfRef, .other = other, .alpha = alpha, .inplace = true})
 OPSNN_BINARY_ARITH_OP(Adds, EwOp::kAdd,
                       (const aclTensor *self, const aclScalar *other, const aclScalar *alpha, aclTensor *out,
                        uint64_t *workspaceSize, aclOpExecutor **executor),
@@ -19,4 +19,4 @@ OPSNN_BINARY_ARITH_OP(Adds, EwOp::kAdd,
 OPSNN_BINARY_ARITH_OP(InplaceAdds, EwOp::kAdd,
                       (const aclTensor *selfRef, const aclScalar *other, const aclScalar *alpha, uint64_t *workspaceSize,
                        aclOpExecutor **executor),
-                      {.self = selfRef, .other_scalar = other, .alpha = alpha})
+                      {.self = selfRef, .other_scalar = other, .alpha = alpha, .inplace = true})

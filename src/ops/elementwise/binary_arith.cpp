@@ -10,7 +10,7 @@ using core::dtype_name;
 using kernels::EwOp;
 
 void binary_arith_phase1(core::OpBuilder &b, EwOp op, const BinaryArgs &args) {
-  const bool inplace = args.out == nullptr;
+  const bool inplace = args.inplace;
   const char *self_name = inplace ? "selfRef" : "self";
   core::check_tensor(args.self, self_name);
   if (args.other_scalar == nullptr) core::check_tensor(args.other, "other");

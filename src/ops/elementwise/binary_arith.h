@@ -12,7 +12,8 @@ struct BinaryArgs {
   const aclTensor *other = nullptr;         // tensor form, or
   const aclScalar *other_scalar = nullptr;  // scalar form ("...s" ops)
   const aclScalar *alpha = nullptr;         // Add/Sub only
-  const aclTensor *out = nullptr;           // null for the in-place forms (self is written)
+  const aclTensor *out = nullptr;           // the output (unused by the in-place forms)
+  bool inplace = false;                     // self is written
 };
 
 void binary_arith_phase1(core::OpBuilder &b, kernels::EwOp op, const BinaryArgs &args);

@@ -89,8 +89,9 @@ void record_elementwise(core::OpBuilder &b, const EwSpec &spec, int out_slot, co
     }
   }
   step->loop = kernels::plan_elementwise_loop(shape.ndim, shape.dims, nops, strides, dtypes, ct);
-  // A result promoted to half precision but stored wider is rounded to half first (PyTorch order).
-  if ((spec.compute_dtype == ACL_FLOAT16 || spec.compute_dtype == ACL_BF16) && out.dtype != spec.compute_dtype)
+  // A result whose dtype is narrower than its compute type, written to an output of another dtype,
+  // first takes the result dtype's value (half rounding, integer wrap, bool), as in PyTorch.
+  if (out.dtype != spec.compute_dtype && spec.compute_dtype != compute_storage_dtype(ct))
     step->loop.round_through = spec.compute_dtype;
   if (out.numel() == 0) return;  // nothing to run
   b.add_step<ElementwiseStep>(std::move(*step));

@@ -10,11 +10,11 @@ OPSNN_BINARY_ARITH_OP(Mul, EwOp::kMul,
                       {.self = self, .other = other, .out = out})
 OPSNN_BINARY_ARITH_OP(InplaceMul, EwOp::kMul,
                       (aclTensor *selfRef, const aclTensor *other, uint64_t *workspaceSize, aclOpExecutor **executor),
-                      {.self = selfRef, .other = other})
+                      {.self = selfRef, .other = other, .inplace = true})
 OPSNN_BINARY_ARITH_OP(Muls, EwOp::kMul,
                       (const aclTensor *self, const aclScalar *other, aclTensor *out, uint64_t *workspaceSize,
                        aclOpExecutor **executor),
                       {.self = self, .other_scalar = other, .out = out})
 OPSNN_BINARY_ARITH_OP(InplaceMuls, EwOp::kMul,
                       (aclTensor *selfRef, const aclScalar *other, uint64_t *workspaceSize, aclOpExecutor **executor),
-                      {.self = selfRef, .other_scalar = other})
+                      {.self = selfRef, .other_scalar = other, .inplace = true})

@@ -11,7 +11,7 @@ OPSNN_BINARY_ARITH_OP(Sub, EwOp::kSub,
 OPSNN_BINARY_ARITH_OP(InplaceSub, EwOp::kSub,
                       (aclTensor *selfRef, const aclTensor *other, const aclScalar *alpha, uint64_t *workspaceSize,
                        aclOpExecutor **executor),
-                      {.self = selfRef, .other = other, .alpha = alpha})
+                      {.self = selfRef, .other = other, .alpha = alpha, .inplace = true})
 OPSNN_BINARY_ARITH_OP(Subs, EwOp::kSub,
                       (const aclTensor *self, const aclScalar *other, const aclScalar *alpha, aclTensor *out,
                        uint64_t *workspaceSize, aclOpExecutor **executor),
@@ -19,4 +19,4 @@ OPSNN_BINARY_ARITH_OP(Subs, EwOp::kSub,
 OPSNN_BINARY_ARITH_OP(InplaceSubs, EwOp::kSub,
                       (aclTensor *selfRef, const aclScalar *other, const aclScalar *alpha, uint64_t *workspaceSize,
                        aclOpExecutor **executor),
-                      {.self = selfRef, .other_scalar = other, .alpha = alpha})
+                      {.self = selfRef, .other_scalar = other, .alpha = alpha, .inplace = true})
