@@ -1,0 +1,155 @@
+// Internal objects of the CPU device runtime: streams (in-order queues drained by one worker
+// thread each), events, capture models, devices. Shared by the src/runtime/*.cpp files only.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "runtime/runtime.h"
+
+namespace opsnn::rt {
+
+constexpr int kMaxDevices = 64;
+
+// Work captured between aclmdlRICaptureBegin and aclmdlRICaptureEnd; replayed by
+// aclmdlRIExecuteAsync as one queued item that runs every captured Work in order.
+struct Model {
+  int device = 0;
+  std::atomic<bool> capturing{true};  // cleared by aclmdlRICaptureEnd
+  std::vector<Work> works;
+};
+
+class Stream {
+ public:
+  Stream(uint64_t id, int device, uint32_t priority, uint32_t flags);
+  ~Stream();
+  Stream(const Stream &) = delete;
+  Stream &operator=(const Stream &) = delete;
+
+  // Appends work (or records it into the active capture). Cheap: one lock, no allocation in the
+  // steady state (ring buffer), a wake-up only when the worker sleeps.
+  void push(Work &&work);
+  // Waits until every item enqueued before the call has completed. timeout_ms < 0: no limit.
+  // Returns false on timeout. Never consumes the recorded error.
+  bool wait_idle(int64_t timeout_ms = -1);
+  bool idle() const { return completed.load() >= enqueued.load(); }
+  // Returns the first failure recorded since the last call (code 0 = none) and clears it.
+  int take_error(std::string *message);
+  // Stops the worker after it drained the queue and joins it.
+  void shutdown();
+  bool is_current_worker() const { return std::this_thread::get_id() == worker_id_; }
+
+  // Capture control (return false if the state does not allow the transition).
+  bool begin_capture(std::shared_ptr<Model> model);
+  std::shared_ptr<Model> end_capture();
+  std::shared_ptr<Model> active_capture();
+
+  const uint64_t id;
+  const int device;
+  const uint32_t priority;
+  const uint32_t flags;
+  std::atomic<uint64_t> enqueued{0};   // items handed to the worker so far
+  std::atomic<uint64_t> completed{0};  // items finished so far (strictly in order)
+
+ private:
+  void worker_loop();
+  void run_one(Work &work);
+
+  std::mutex mu_;
+  std::condition_variable cv_work_, cv_done_;
+  std::vector<Work> ring_;
+  uint64_t head_ = 0, tail_ = 0;
+  bool worker_sleeping_ = false, stop_ = false;
+  std::atomic<int> sync_waiters_{0};
+  int err_code_ = 0;
+  std::string err_msg_;
+  std::shared_ptr<Model> capture_;
+  std::thread worker_;
+  std::thread::id worker_id_;
+};
+
+struct Event {
+  explicit Event(uint32_t f) : flags(f) {}
+  const uint32_t flags;
+  std::mutex mu;
+  std::condition_variable cv;
+  uint64_t gen = 0;       // number of records issued
+  uint64_t done_gen = 0;  // highest record generation the stream has passed
+  uint64_t reset_at = 0;  // gen value at the last reset: gen == reset_at means "not recorded"
+  bool has_ts = false;
+  std::chrono::steady_clock::time_point ts;
+};
+
+struct Context {
+  int device = 0;
+};
+
+struct Device {
+  std::mutex mu;                 // guards streams and default_stream writes
+  std::vector<Stream *> streams;  // every live stream of this device
+  std::atomic<Stream *> default_stream{nullptr};
+};
+
+struct Runtime {
+  std::mutex init_mu;
+  std::atomic<bool> initialized{false};
+  bool explicit_init = false;  // aclInit called and not yet finalized
+  std::atomic<int> device_count{1};
+  size_t capacity_bytes = 0;  // per device, read at (re)initialisation
+
+  // Stream registry: handle validation and lifetime. Readers (enqueue) take it shared.
+  std::shared_mutex reg_mu;
+  std::unordered_map<Stream *, std::shared_ptr<Stream>> streams;
+  std::atomic<uint64_t> next_stream_id{1};
+
+  std::mutex ev_mu;
+  std::unordered_map<Event *, std::shared_ptr<Event>> events;
+
+  std::mutex model_mu;
+  std::unordered_map<Model *, std::shared_ptr<Model>> models;
+
+  std::mutex ctx_mu;
+  std::unordered_map<Context *, std::unique_ptr<Context>> contexts;
+  Context default_contexts[kMaxDevices];
+
+  Device devices[kMaxDevices];
+};
+
+// Intentionally leaked singleton: worker threads may outlive static destruction at exit.
+Runtime &runtime();
+
+// Current device of the calling thread (default 0). Does not validate.
+int current_device();
+void set_current_device(int device);
+bool valid_device(int device);
+
+// The stream a worker thread is draining (nullptr on other threads).
+Stream *current_worker_stream();
+
+// Creates a stream on `device`, registers it and starts its worker.
+Stream *create_stream(int device, uint32_t priority, uint32_t flags);
+// Removes from the registry and the device list, then drains and joins. False if unknown.
+bool destroy_stream(Stream *s);
+// Resolves a handle (nullptr = default stream of the current device, created lazily) and returns
+// a reference-holding pointer, or null with the error set (`api` names the caller).
+std::shared_ptr<Stream> acquire_stream(aclrtStream handle, const char *api, aclError *err);
+// Waits for every stream of `device` (-1 = all devices) to drain, skipping the caller's own
+// worker stream. Errors are not consumed.
+void wait_all_idle(int device);
+// Snapshot of all live streams of a device (-1 = all).
+std::vector<std::shared_ptr<Stream>> snapshot_streams(int device);
+
+// Memory (memory.cpp).
+void memory_collect_deferred();       // releases deferred frees whose streams have passed
+void memory_release_cached(int device);  // returns cached blocks to the system (-1 = all)
+size_t parse_size(const char *text, bool *ok);
+
+}  // namespace opsnn::rt

@@ -1,0 +1,409 @@
+// Streams: in-order queues, each drained by its own worker thread. Also the stream public API.
+#include <cstring>
+#include <exception>
+
+#include "common/error.h"
+#include "common/log.h"
+#include "runtime/runtime_impl.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define OPSNN_CPU_RELAX() _mm_pause()
+#elif defined(__aarch64__)
+#define OPSNN_CPU_RELAX() __asm__ __volatile__("yield")
+#else
+#define OPSNN_CPU_RELAX() ((void)0)
+#endif
+
+namespace opsnn::rt {
+namespace {
+thread_local Stream *tls_worker_stream = nullptr;
+constexpr size_t kInitialRing = 64;
+constexpr int kIdleSpins = 2000;  // brief spin before sleeping: back-to-back launches need no wake-up
+}  // namespace
+
+Stream *current_worker_stream() { return tls_worker_stream; }
+
+Stream::Stream(uint64_t id_, int device_, uint32_t priority_, uint32_t flags_)
+    : id(id_), device(device_), priority(priority_), flags(flags_), ring_(kInitialRing) {
+  worker_ = std::thread([this] { worker_loop(); });
+  worker_id_ = worker_.get_id();
+}
+
+Stream::~Stream() { shutdown(); }
+
+void Stream::push(Work &&work) {
+  std::unique_lock<std::mutex> lk(mu_);
+  if (capture_) {
+    capture_->works.push_back(std::move(work));
+    return;
+  }
+  if (tail_ - head_ == ring_.size()) {  // grow (rare): keep order head..tail
+    std::vector<Work> bigger(ring_.size() * 2);
+    const size_t mask = ring_.size() - 1;
+    for (uint64_t i = head_; i < tail_; ++i) bigger[i - head_] = std::move(ring_[i & mask]);
+    tail_ -= head_;
+    head_ = 0;
+    ring_.swap(bigger);
+  }
+  ring_[tail_ & (ring_.size() - 1)] = std::move(work);
+  ++tail_;
+  enqueued.fetch_add(1);
+  if (worker_sleeping_) {
+    worker_sleeping_ = false;
+    lk.unlock();
+    cv_work_.notify_one();
+  }
+}
+
+void Stream::run_one(Work &work) {
+  clear_last_error();
+  int rc = 0;
+  std::string msg;
+  try {
+    rc = work ? work() : 0;
+    if (rc != 0) msg = last_error_message();
+  } catch (const opsnn::Error &e) {
+    rc = e.code() ? e.code() : ACL_ERROR_RT_INTERNAL_ERROR;
+    msg = e.what();
+  } catch (const std::exception &e) {
+    rc = ACL_ERROR_RT_INTERNAL_ERROR;
+    msg = std::string("queued work threw an exception: ") + e.what();
+  } catch (...) {
+    rc = ACL_ERROR_RT_INTERNAL_ERROR;
+    msg = "queued work threw an unknown exception";
+  }
+  if (rc != 0) {
+    if (msg.empty()) msg = "queued work failed with status " + std::to_string(rc);
+    OPSNN_LOG(LogLevel::kError, "stream %p: %s (status %d)", static_cast<void *>(this), msg.c_str(), rc);
+    std::lock_guard<std::mutex> lk(mu_);
+    if (err_code_ == 0) {  // keep the first failure until the next synchronisation
+      err_code_ = rc;
+      err_msg_ = std::move(msg);
+    }
+  }
+}
+
+void Stream::worker_loop() {
+  tls_worker_stream = this;
+  for (;;) {
+    Work work;
+    {
+      std::unique_lock<std::mutex> lk(mu_);
+      if (head_ == tail_ && !stop_) {
+        lk.unlock();
+        for (int i = 0; i < kIdleSpins && enqueued.load(std::memory_order_acquire) ==
+                                               completed.load(std::memory_order_relaxed);
+             ++i)
+          OPSNN_CPU_RELAX();
+        lk.lock();
+        while (head_ == tail_ && !stop_) {
+          worker_sleeping_ = true;
+          cv_work_.wait(lk);
+        }
+        worker_sleeping_ = false;
+      }
+      if (head_ == tail_) break;  // stop requested and drained
+      const size_t slot = head_ & (ring_.size() - 1);
+      work = std::move(ring_[slot]);
+      ring_[slot] = nullptr;
+      ++head_;
+    }
+    run_one(work);
+    work = nullptr;  // release captured state before the item counts as completed
+    completed.fetch_add(1);
+    if (sync_waiters_.load() > 0) {
+      std::lock_guard<std::mutex> lk(mu_);
+      cv_done_.notify_all();
+    }
+  }
+  tls_worker_stream = nullptr;
+}
+
+bool Stream::wait_idle(int64_t timeout_ms) {
+  const uint64_t target = enqueued.load();
+  if (completed.load() >= target) return true;
+  if (is_current_worker()) return true;  // a host callback syncing its own stream: nothing to wait for
+  std::unique_lock<std::mutex> lk(mu_);
+  sync_waiters_.fetch_add(1);
+  bool ok = true;
+  auto done = [&] { return completed.load() >= target; };
+  if (timeout_ms < 0) {
+    cv_done_.wait(lk, done);
+  } else {
+    ok = cv_done_.wait_for(lk, std::chrono::milliseconds(timeout_ms), done);
+  }
+  sync_waiters_.fetch_sub(1);
+  return ok;
+}
+
+int Stream::take_error(std::string *message) {
+  std::lock_guard<std::mutex> lk(mu_);
+  int code = err_code_;
+  if (code != 0 && message) *message = std::move(err_msg_);
+  err_code_ = 0;
+  err_msg_.clear();
+  return code;
+}
+
+void Stream::shutdown() {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (!worker_.joinable()) return;
+    stop_ = true;
+  }
+  cv_work_.notify_one();
+  if (is_current_worker()) {
+    worker_.detach();  // cannot join ourselves; the loop exits after this item
+    return;
+  }
+  worker_.join();
+}
+
+bool Stream::begin_capture(std::shared_ptr<Model> model) {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (capture_) return false;
+  capture_ = std::move(model);
+  return true;
+}
+
+std::shared_ptr<Model> Stream::end_capture() {
+  std::lock_guard<std::mutex> lk(mu_);
+  std::shared_ptr<Model> m = std::move(capture_);
+  capture_.reset();
+  if (m) m->capturing = false;
+  return m;
+}
+
+std::shared_ptr<Model> Stream::active_capture() {
+  std::lock_guard<std::mutex> lk(mu_);
+  return capture_;
+}
+
+// ---- registry ------------------------------------------------------------------------------
+
+Stream *create_stream(int device, uint32_t priority, uint32_t flags) {
+  Runtime &r = runtime();
+  auto s = std::make_shared<Stream>(r.next_stream_id.fetch_add(1), device, priority, flags);
+  Stream *raw = s.get();
+  std::unique_lock<std::shared_mutex> lk(r.reg_mu);
+  r.streams.emplace(raw, std::move(s));
+  Device &d = r.devices[device];
+  std::lock_guard<std::mutex> dl(d.mu);
+  d.streams.push_back(raw);
+  return raw;
+}
+
+bool destroy_stream(Stream *s) {
+  Runtime &r = runtime();
+  std::shared_ptr<Stream> keep;
+  {
+    std::unique_lock<std::shared_mutex> lk(r.reg_mu);
+    auto it = r.streams.find(s);
+    if (it == r.streams.end()) return false;
+    keep = std::move(it->second);
+    r.streams.erase(it);
+    Device &d = r.devices[keep->device];
+    std::lock_guard<std::mutex> dl(d.mu);
+    for (size_t i = 0; i < d.streams.size(); ++i) {
+      if (d.streams[i] == s) {
+        d.streams.erase(d.streams.begin() + static_cast<long>(i));
+        break;
+      }
+    }
+    if (d.default_stream.load() == s) d.default_stream.store(nullptr);
+  }
+  keep->shutdown();  // drains the queue first
+  std::string msg;
+  if (int code = keep->take_error(&msg))
+    OPSNN_LOG(LogLevel::kWarning, "stream destroyed with an unreported failure (status %d): %s", code, msg.c_str());
+  keep.reset();
+  memory_collect_deferred();
+  return true;
+}
+
+std::shared_ptr<Stream> acquire_stream(aclrtStream handle, const char *api, aclError *err) {
+  ensure_initialized();
+  Runtime &r = runtime();
+  *err = ACL_SUCCESS;
+  if (handle != nullptr) {
+    std::shared_lock<std::shared_mutex> lk(r.reg_mu);
+    auto it = r.streams.find(static_cast<Stream *>(handle));
+    if (it != r.streams.end()) return it->second;
+    *err = fail(ACL_ERROR_INVALID_PARAM, "%s: stream %p is not a live stream (never created or already destroyed)",
+                api, handle);
+    return nullptr;
+  }
+  const int dev = current_device();
+  if (!valid_device(dev)) {
+    *err = fail(ACL_ERROR_RT_INVALID_DEVICEID, "%s: current device %d is invalid (device count %d)", api, dev,
+                r.device_count.load());
+    return nullptr;
+  }
+  Device &d = r.devices[dev];
+  {
+    std::shared_lock<std::shared_mutex> lk(r.reg_mu);
+    Stream *s = d.default_stream.load();
+    if (s) return r.streams.at(s);
+  }
+  std::lock_guard<std::mutex> create_lock(r.init_mu);  // serialises lazy creation
+  {
+    std::shared_lock<std::shared_mutex> lk(r.reg_mu);
+    Stream *s = d.default_stream.load();
+    if (s) return r.streams.at(s);
+  }
+  Stream *s = create_stream(dev, 0, 0);
+  std::shared_lock<std::shared_mutex> lk(r.reg_mu);
+  d.default_stream.store(s);
+  return r.streams.at(s);
+}
+
+aclError enqueue(aclrtStream stream, Work work) {
+  Runtime &r = runtime();
+  if (stream != nullptr && r.initialized.load(std::memory_order_acquire)) {
+    // Fast path: validate and push under the shared registry lock (destroy takes it exclusively).
+    std::shared_lock<std::shared_mutex> lk(r.reg_mu);
+    auto it = r.streams.find(static_cast<Stream *>(stream));
+    if (it == r.streams.end())
+      return fail(ACL_ERROR_INVALID_PARAM, "enqueue: stream %p is not a live stream (never created or already destroyed)",
+                  stream);
+    it->first->push(std::move(work));
+    return ACL_SUCCESS;
+  }
+  aclError err;
+  std::shared_ptr<Stream> s = acquire_stream(stream, "enqueue", &err);
+  if (!s) return err;
+  s->push(std::move(work));
+  return ACL_SUCCESS;
+}
+
+std::vector<std::shared_ptr<Stream>> snapshot_streams(int device) {
+  Runtime &r = runtime();
+  std::vector<std::shared_ptr<Stream>> out;
+  std::shared_lock<std::shared_mutex> lk(r.reg_mu);
+  for (auto &kv : r.streams)
+    if (device < 0 || kv.second->device == device) out.push_back(kv.second);
+  return out;
+}
+
+void wait_all_idle(int device) {
+  for (auto &s : snapshot_streams(device))
+    if (!s->is_current_worker()) s->wait_idle();
+}
+
+}  // namespace opsnn::rt
+
+using namespace opsnn;
+using namespace opsnn::rt;
+
+namespace {
+
+aclError sync_stream_impl(aclrtStream stream, int32_t timeout, const char *api) {
+  if (timeout < -1) return fail(ACL_ERROR_INVALID_PARAM, "%s: timeout %d is invalid (-1 = wait forever, or > 0 ms)", api, timeout);
+  aclError err;
+  std::shared_ptr<Stream> s = acquire_stream(stream, api, &err);
+  if (!s) return err;
+  if (!s->wait_idle(timeout <= 0 ? -1 : timeout))
+    return fail(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, "%s: stream %p did not finish within %d ms", api, stream, timeout);
+  memory_collect_deferred();
+  std::string msg;
+  if (int code = s->take_error(&msg)) {
+    set_last_error(code, std::move(msg));
+    return code;
+  }
+  return ACL_SUCCESS;
+}
+
+constexpr uint32_t kKnownStreamFlags = 0x3Fu;
+
+}  // namespace
+
+extern "C" {
+
+ACL_FUNC_VISIBILITY aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uint32_t flag) {
+  if (!stream) return fail(ACL_ERROR_INVALID_PARAM, "aclrtCreateStreamWithConfig: stream is null");
+  if (priority > 7)
+    return fail(ACL_ERROR_INVALID_PARAM, "aclrtCreateStreamWithConfig: priority %u is out of range [0, 7]", priority);
+  if (flag & ~kKnownStreamFlags)
+    return fail(ACL_ERROR_INVALID_PARAM, "aclrtCreateStreamWithConfig: flag 0x%x has unknown bits (known: 0x%x)", flag,
+                kKnownStreamFlags);
+  ensure_initialized();
+  const int dev = current_device();
+  if (!valid_device(dev))
+    return fail(ACL_ERROR_RT_INVALID_DEVICEID, "aclrtCreateStreamWithConfig: current device %d is invalid", dev);
+  *stream = create_stream(dev, priority, flag);
+  return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtCreateStream(aclrtStream *stream) {
+  if (!stream) return fail(ACL_ERROR_INVALID_PARAM, "aclrtCreateStream: stream is null");
+  return aclrtCreateStreamWithConfig(stream, 0, 0);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtDestroyStream(aclrtStream stream) {
+  if (!stream) return fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStream: stream is null");
+  {
+    aclError err;
+    std::shared_ptr<Stream> s = acquire_stream(stream, "aclrtDestroyStream", &err);
+    if (!s) return err;
+    if (s->active_capture())
+      return fail(ACL_ERROR_RT_STREAM_CAPTURED, "aclrtDestroyStream: stream %p is being captured (call aclmdlRICaptureEnd first)",
+                  stream);
+  }
+  if (!destroy_stream(static_cast<Stream *>(stream)))
+    return fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStream: stream %p is not a live stream", stream);
+  return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtDestroyStreamForce(aclrtStream stream) {
+  if (!stream) return fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStreamForce: stream is null");
+  if (!destroy_stream(static_cast<Stream *>(stream)))
+    return fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStreamForce: stream %p is not a live stream", stream);
+  return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStream(aclrtStream stream) {
+  return sync_stream_impl(stream, -1, "aclrtSynchronizeStream");
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout) {
+  return sync_stream_impl(stream, timeout, "aclrtSynchronizeStreamWithTimeout");
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status) {
+  if (!status) return fail(ACL_ERROR_INVALID_PARAM, "aclrtStreamQuery: status is null");
+  aclError err;
+  std::shared_ptr<Stream> s = acquire_stream(stream, "aclrtStreamQuery", &err);
+  if (!s) return err;
+  *status = s->idle() ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
+  return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, aclrtCallbackBlockType blockType,
+                                                 aclrtStream stream) {
+  if (!fn) return fail(ACL_ERROR_INVALID_PARAM, "aclrtLaunchCallback: fn is null");
+  if (blockType != ACL_CALLBACK_NO_BLOCK && blockType != ACL_CALLBACK_BLOCK)
+    return fail(ACL_ERROR_INVALID_PARAM, "aclrtLaunchCallback: blockType %d is invalid", static_cast<int>(blockType));
+  aclError err;
+  std::shared_ptr<Stream> s = acquire_stream(stream, "aclrtLaunchCallback", &err);
+  if (!s) return err;
+  s->push([fn, userData] {
+    fn(userData);
+    return 0;
+  });
+  return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args) {
+  if (!fn) return fail(ACL_ERROR_INVALID_PARAM, "aclrtLaunchHostFunc: fn is null");
+  aclError err;
+  std::shared_ptr<Stream> s = acquire_stream(stream, "aclrtLaunchHostFunc", &err);
+  if (!s) return err;
+  s->push([fn, args] {
+    fn(args);
+    return 0;
+  });
+  return ACL_SUCCESS;
+}
+
+}  // extern "C"
