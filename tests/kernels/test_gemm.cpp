@@ -283,7 +283,7 @@ TEST_P(GemmKernel, BlockedSizes) {
   // Sizes crossing the K, M and N cache blocks, with primes and non-multiples of the tile.
   const int64_t shapes[][3] = {{64, 64, 64},   {97, 131, 257},  {256, 300, 513}, {521, 67, 700},
                                {13, 1031, 600}, {1, 517, 1300}, {16, 300, 1100}, {600, 40, 129},
-                               {200, 5000, 40}};
+                               {200, 5000, 40}, {1, 9001, 33},  {4, 2500, 70}};
   uint32_t seed = 100;
   for (auto &s : shapes) {
     Case cs;
@@ -305,7 +305,7 @@ TEST_P(GemmKernel, LongK) {
     cs.seed = static_cast<uint32_t>(k);
     run_and_check(cs, GetParam());
     cs.positive_mean = false;
-    cs.m = 3;  // small-M path (B read in place)
+    cs.m = 3;  // streaming small-M kernel
     run_and_check(cs, GetParam());
   }
 }
@@ -355,7 +355,7 @@ TEST_P(GemmKernel, BatchAndBroadcast) {
         cs.bcast_a = ba; cs.bcast_b = bb; cs.lc = lc;
         cs.seed = seed++;
         run_and_check(cs, GetParam());
-        cs.m = 2;  // small-M path
+        cs.m = 2;  // streaming small-M kernel
         run_and_check(cs, GetParam());
       }
 }
@@ -417,7 +417,8 @@ TEST_P(GemmKernel, ZeroSizes) {
 TEST_P(GemmKernel, BitIdenticalForOneAndTwoThreads) {
   const Case cases[] = {
       [] { Case c; c.m = 300; c.n = 260; c.k = 700; return c; }(),
-      [] { Case c; c.m = 4; c.n = 3000; c.k = 900; return c; }(),  // small M, B in place
+      [] { Case c; c.m = 4; c.n = 3000; c.k = 900; return c; }(),   // streaming small-M kernel
+      [] { Case c; c.m = 12; c.n = 2000; c.k = 700; return c; }(),  // B read in place
       [] { Case c; c.m = 190; c.n = 700; c.k = 600; c.tc = ACL_FLOAT16; c.beta = 0.5f; return c; }(),
       [] { Case c; c.batch = 3; c.m = 70; c.n = 90; c.k = 520; c.lc = Layout::kTransposed; return c; }(),
   };

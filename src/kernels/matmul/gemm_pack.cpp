@@ -1,6 +1,7 @@
 // Packing: reads any strides and dtype, writes fp32 panels (zero-padded to the panel width).
 #include "kernels/matmul/gemm_pack.h"
 
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
 
@@ -31,50 +32,63 @@ inline float load<Bf16>(const Bf16 *p) {
   return bf16_to_float(p->bits);
 }
 
+// One source line of `n` elements to floats (contiguous source).
+template <typename T, Round R>
+inline void convert_line(const T *s, int64_t n, bool f16c, float *d) {
+  if constexpr (std::is_same_v<T, float> && R == Round::kNone) {
+    std::memcpy(d, s, static_cast<size_t>(n) * sizeof(float));
+    return;
+  }
+#if defined(__x86_64__)
+  if constexpr (std::is_same_v<T, uint16_t>) {
+    if (f16c) {
+      f16_to_f32_f16c(s, d, n);
+      if constexpr (R != Round::kNone)
+        for (int64_t w = 0; w < n; ++w) d[w] = round_to<R>(d[w]);
+      return;
+    }
+  }
+#endif
+  for (int64_t w = 0; w < n; ++w) d[w] = round_to<R>(load(s + w));
+}
+
 template <typename T, Round R>
 void pack(const T *origin, int64_t sw, int64_t sp, int64_t width, int64_t kc, int W, bool f16c,
           float *dst) {
-  for (int64_t w0 = 0; w0 < width; w0 += W) {
-    const int64_t ww = width - w0 < W ? width - w0 : W;
-    const T *src = origin + w0 * sw;
-    if (sw == 1) {
-      // Contiguous along the panel width (B row-major, A transposed): copy/convert rows.
-      for (int64_t p = 0; p < kc; ++p) {
-        const T *s = src + p * sp;
-        float *d = dst + p * W;
-        if constexpr (std::is_same_v<T, float> && R == Round::kNone) {
-          std::memcpy(d, s, static_cast<size_t>(ww) * sizeof(float));
-        } else {
-#if defined(__x86_64__)
-          if constexpr (std::is_same_v<T, uint16_t>) {
-            if (f16c) {
-              f16_to_f32_f16c(s, d, ww);
-              if constexpr (R != Round::kNone)
-                for (int64_t w = 0; w < ww; ++w) d[w] = round_to<R>(d[w]);
-              continue;
-            }
-          }
-#endif
-          for (int64_t w = 0; w < ww; ++w) d[w] = round_to<R>(load(s + w));
-        }
-        for (int64_t w = ww; w < W; ++w) d[w] = 0.0f;
+  const int64_t panels = (width + W - 1) / W;
+  const int64_t full = width / W;  // panels without padding
+  const int64_t panel_floats = static_cast<int64_t>(W) * kc;
+  if (sw == 1) {
+    // Contiguous along the panel width (B row-major, A transposed): walk each source line
+    // across all panels, so memory is read sequentially.
+    for (int64_t p = 0; p < kc; ++p) {
+      const T *s = origin + p * sp;
+      for (int64_t q = 0; q < full; ++q) convert_line<T, R>(s + q * W, W, f16c, dst + q * panel_floats + p * W);
+      if (full < panels) {
+        const int64_t rest = width - full * W;
+        float *d = dst + full * panel_floats + p * W;
+        convert_line<T, R>(s + full * W, rest, f16c, d);
+        for (int64_t w = rest; w < W; ++w) d[w] = 0.0f;
       }
-    } else {
-      // Strided along the width (A row-major, B transposed, or general): one source line at a
-      // time, contiguous along K when sp == 1.
-      for (int64_t w = 0; w < ww; ++w) {
-        const T *s = src + w * sw;
-        float *d = dst + w;
-        if (sp == 1) {
-          for (int64_t p = 0; p < kc; ++p) d[p * W] = round_to<R>(load(s + p));
-        } else {
-          for (int64_t p = 0; p < kc; ++p) d[p * W] = round_to<R>(load(s + p * sp));
-        }
-      }
-      for (int64_t w = ww; w < W; ++w)
-        for (int64_t p = 0; p < kc; ++p) dst[p * W + w] = 0.0f;
     }
-    dst += static_cast<int64_t>(W) * kc;
+    return;
+  }
+  // Strided along the width (A row-major, B transposed, or general): one source line at a time,
+  // contiguous along K when sp == 1.
+  for (int64_t q = 0; q < panels; ++q) {
+    const int64_t ww = std::min<int64_t>(W, width - q * W);
+    float *d0 = dst + q * panel_floats;
+    for (int64_t w = 0; w < ww; ++w) {
+      const T *s = origin + (q * W + w) * sw;
+      float *d = d0 + w;
+      if (sp == 1) {
+        for (int64_t p = 0; p < kc; ++p) d[p * W] = round_to<R>(load(s + p));
+      } else {
+        for (int64_t p = 0; p < kc; ++p) d[p * W] = round_to<R>(load(s + p * sp));
+      }
+    }
+    for (int64_t w = ww; w < W; ++w)
+      for (int64_t p = 0; p < kc; ++p) d0[p * W + w] = 0.0f;
   }
 }
 

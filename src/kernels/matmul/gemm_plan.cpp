@@ -27,8 +27,9 @@ namespace {
 
 // Below this many flops per thread, waking another thread costs more than it saves.
 constexpr int64_t kMinFlopsPerThread = int64_t{1} << 21;
-// At most this many rows of A: B is read in place (fp32, unit column stride) instead of packed,
-// since each packed B panel would be reused by at most a couple of micro-kernel calls.
+// At most this many rows of A (and more than kStreamMaxRows): B is read in place (fp32, unit
+// column stride) instead of packed, since each packed B panel would be reused by at most a
+// couple of micro-kernel calls.
 constexpr int64_t kSmallM = 16;
 
 struct KernelEntry {
@@ -153,10 +154,23 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
   // nc: the packed B block (kc x nc) takes a quarter of L3.
   p.nc = std::clamp<int64_t>((l3 / 4) / (kc_eff * 4) / p.nr * p.nr, p.nr, 4096 / p.nr * p.nr);
 
+  // When all of M fits one A block, each packed B block is used by one pass of micro-kernels
+  // only: keep it in L2 instead of L3.
+  if (d.m <= p.mc)
+    p.nc = std::min(p.nc, std::clamp<int64_t>((l2 / 2) / (kc_eff * 4) / p.nr * p.nr, p.nr, p.nc));
+
   p.c_direct = d.c.dtype == ACL_FLOAT && d.c.col_stride == 1;
+  p.stream = d.m <= kStreamMaxRows && d.b.dtype == ACL_FLOAT && d.b.col_stride == 1 &&
+             d.input_rounding == ACL_FLOAT;
+  if (p.stream) {
+    // One pass over all of K per group of columns; the fp32 accumulators (m x nc) stay in L1.
+    p.kc = d.k;
+    p.nc = std::clamp<int64_t>((l1 / 2) / (4 * std::max<int64_t>(d.m, 1)) / 16 * 16, 64, 4096);
+    p.c_direct = false;
+  }
   p.pack_b = !(d.b.dtype == ACL_FLOAT && d.b.col_stride == 1 && d.input_rounding == ACL_FLOAT &&
                d.m <= kSmallM);
-  if (!p.c_direct) {
+  if (!p.c_direct && !p.stream) {
     // The per-thread fp32 accumulation buffer covers one task: keep it L2-sized.
     p.mc = std::min<int64_t>(p.mc, std::max<int64_t>(p.mr, 192 / p.mr * p.mr));
     p.nc = std::min<int64_t>(p.nc, std::max<int64_t>(p.nr, 512 / p.nr * p.nr));
@@ -166,7 +180,7 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
   // side until there is a task per thread.
   const int64_t m_units = ceil_div(d.m, p.mr), n_units = ceil_div(d.n, p.nr);
   int64_t mt = m_units, nt = n_units;  // units per task
-  if (!p.c_direct) {
+  if (!p.c_direct && !p.stream) {
     mt = std::min(mt, p.mc / p.mr);
     nt = std::min(nt, p.nc / p.nr);
   }
@@ -192,9 +206,15 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
   p.threads = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(useful, p.tasks)));
 
   if (p.tasks > 0 && d.k > 0) {
-    p.a_pack_bytes = bytes64(std::min(p.mc, p.m_task) * p.kc);
-    p.b_pack_bytes = bytes64((p.pack_b ? std::min(p.nc, p.n_task) : p.nr) * p.kc);
-    p.c_buf_bytes = p.c_direct ? 0 : bytes64(p.m_task * p.n_task);
+    if (p.stream) {
+      p.pack_b = false;
+      p.a_pack_bytes = bytes64(p.mr * p.kc);
+      p.c_buf_bytes = bytes64(d.m * p.nc);
+    } else {
+      p.a_pack_bytes = bytes64(std::min(p.mc, p.m_task) * p.kc);
+      p.b_pack_bytes = bytes64((p.pack_b ? std::min(p.nc, p.n_task) : p.nr) * p.kc);
+      p.c_buf_bytes = p.c_direct ? 0 : bytes64(p.m_task * p.n_task);
+    }
     p.thread_workspace_bytes = p.a_pack_bytes + p.b_pack_bytes + p.c_buf_bytes;
     p.workspace_bytes = p.thread_workspace_bytes * static_cast<size_t>(p.threads);
   }

@@ -45,6 +45,39 @@ void merge_tile(const float *tile, int64_t nr, int64_t rows, int64_t cols, float
     }
 }
 
+// Epilogue of a block computed in an fp32 buffer: alpha/beta, C's dtype (rounding once) and strides.
+void store_block(const GemmDesc &d, void *cb, const float *buf, int64_t ldbuf, int64_t i0, int64_t i1,
+                 int64_t j0, int64_t j1) {
+  for (int64_t i = i0; i < i1; ++i) {
+    const float *row = buf + (i - i0) * ldbuf;
+    for (int64_t j = j0; j < j1; ++j) {
+      const int64_t off = i * d.c.row_stride + j * d.c.col_stride;
+      const float old = d.beta == 0.0f ? 0.0f : load_elem(cb, d.c.dtype, off);
+      store_elem(cb, d.c.dtype, off, gemm_combine(row[j - j0], d.alpha, d.beta, old));
+    }
+  }
+}
+
+// Small M: all rows of A against B streamed row by row, nc columns per pass.
+void run_stream_task(const Ctx &x, int64_t bt, int64_t n0, int64_t n1, char *ws) {
+  const GemmPlan &p = x.plan;
+  const GemmDesc &d = x.d;
+  const void *ab = offset_ptr(x.a, d.a.dtype, bt * d.a.batch_stride);
+  const float *bb = static_cast<const float *>(offset_ptr(x.b, d.b.dtype, bt * d.b.batch_stride));
+  void *cb = offset_ptr(x.c, d.c.dtype, bt * d.c.batch_stride);
+  float *apack = reinterpret_cast<float *>(ws);
+  float *acc = reinterpret_cast<float *>(ws + p.a_pack_bytes);
+  PackSrc asrc{ab, d.a.dtype, d.a.row_stride, d.a.col_stride};
+  pack_panels(asrc, d.m, d.k, static_cast<int>(p.mr), d.input_rounding, x.f16c, apack);
+  for (int64_t jc = n0; jc < n1; jc += p.nc) {
+    const int64_t w = std::min(p.nc, n1 - jc);
+    for (int64_t i = 0; i < d.m; ++i)
+      for (int64_t j = 0; j < w; ++j) acc[i * p.nc + j] = 0.0f;
+    x.uk.stream(static_cast<int>(d.m), d.k, apack, p.mr, bb + jc, d.b.row_stride, w, acc, p.nc);
+    store_block(d, cb, acc, p.nc, 0, d.m, jc, jc + w);
+  }
+}
+
 void run_task(const Ctx &x, int64_t task, char *ws) {
   const GemmPlan &p = x.plan;
   const GemmDesc &d = x.d;
@@ -56,6 +89,8 @@ void run_task(const Ctx &x, int64_t task, char *ws) {
   const int64_t nt = task % per_batch / p.m_tasks;
   const int64_t m0 = mt * p.m_task, m1 = std::min(d.m, m0 + p.m_task);
   const int64_t n0 = nt * p.n_task, n1 = std::min(d.n, n0 + p.n_task);
+
+  if (p.stream) return run_stream_task(x, bt, n0, n1, ws);
 
   const void *ab = offset_ptr(x.a, d.a.dtype, bt * d.a.batch_stride);
   const void *bb = offset_ptr(x.b, d.b.dtype, bt * d.b.batch_stride);
@@ -138,17 +173,7 @@ void run_task(const Ctx &x, int64_t task, char *ws) {
     }
   }
 
-  if (!p.c_direct) {
-    // Epilogue: alpha/beta, dtype conversion (rounding once) and C's strides.
-    for (int64_t i = m0; i < m1; ++i) {
-      const float *row = cbuf + (i - m0) * ldbuf;
-      for (int64_t j = n0; j < n1; ++j) {
-        const int64_t off = i * d.c.row_stride + j * d.c.col_stride;
-        const float old = d.beta == 0.0f ? 0.0f : load_elem(cb, d.c.dtype, off);
-        store_elem(cb, d.c.dtype, off, gemm_combine(row[j - n0], d.alpha, d.beta, old));
-      }
-    }
-  }
+  if (!p.c_direct) store_block(d, cb, cbuf, ldbuf, m0, m1, n0, n1);
 }
 
 }  // namespace

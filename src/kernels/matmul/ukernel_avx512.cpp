@@ -52,9 +52,54 @@ void ukernel(int64_t k, const float *a, const float *b, int64_t ldb, float *c, i
   }
 }
 
+template <int ROWS>
+void stream_rows(int64_t k, const float *a, int64_t lda_p, const float *b, int64_t ldb, int64_t width,
+                 float *acc, int64_t ldacc) {
+  const int64_t wv = width / 16 * 16;
+  for (int64_t p = 0; p < k; ++p) {
+    const float *bp = b + p * ldb;
+    __m512 ai[ROWS];
+#pragma GCC unroll 4
+    for (int i = 0; i < ROWS; ++i) ai[i] = _mm512_set1_ps(a[p * lda_p + i]);
+    int64_t j = 0;
+    for (; j + 2 * 16 <= wv; j += 2 * 16) {
+      const __m512 b0 = _mm512_loadu_ps(bp + j), b1 = _mm512_loadu_ps(bp + j + 16);
+#pragma GCC unroll 4
+      for (int i = 0; i < ROWS; ++i) {
+        float *ci = acc + i * ldacc + j;
+        _mm512_storeu_ps(ci, _mm512_fmadd_ps(ai[i], b0, _mm512_loadu_ps(ci)));
+        _mm512_storeu_ps(ci + 16, _mm512_fmadd_ps(ai[i], b1, _mm512_loadu_ps(ci + 16)));
+      }
+    }
+    for (; j < wv; j += 16) {
+      const __m512 b0 = _mm512_loadu_ps(bp + j);
+#pragma GCC unroll 4
+      for (int i = 0; i < ROWS; ++i) {
+        float *ci = acc + i * ldacc + j;
+        _mm512_storeu_ps(ci, _mm512_fmadd_ps(ai[i], b0, _mm512_loadu_ps(ci)));
+      }
+    }
+    for (; j < width; ++j)
+      for (int i = 0; i < ROWS; ++i) {
+        float &c = acc[i * ldacc + j];
+        c = __builtin_fmaf(a[p * lda_p + i], bp[j], c);
+      }
+  }
+}
+
+void stream(int rows, int64_t k, const float *a, int64_t lda_p, const float *b, int64_t ldb,
+            int64_t width, float *acc, int64_t ldacc) {
+  switch (rows) {
+    case 1: return stream_rows<1>(k, a, lda_p, b, ldb, width, acc, ldacc);
+    case 2: return stream_rows<2>(k, a, lda_p, b, ldb, width, acc, ldacc);
+    case 3: return stream_rows<3>(k, a, lda_p, b, ldb, width, acc, ldacc);
+    default: return stream_rows<4>(k, a, lda_p, b, ldb, width, acc, ldacc);
+  }
+}
+
 template <int... R>
 constexpr Ukernel make(std::integer_sequence<int, R...>) {
-  return Ukernel{"avx512_12x32", core::Isa::kAvx512, kMr, kNr, {nullptr, &ukernel<R + 1>...}};
+  return Ukernel{"avx512_12x32", core::Isa::kAvx512, kMr, kNr, {nullptr, &ukernel<R + 1>...}, &stream};
 }
 
 }  // namespace

@@ -29,9 +29,21 @@ void ukernel(int64_t k, const float *a, const float *b, int64_t ldb, float *c, i
   }
 }
 
+void stream(int rows, int64_t k, const float *a, int64_t lda_p, const float *b, int64_t ldb,
+            int64_t width, float *acc, int64_t ldacc) {
+  for (int64_t p = 0; p < k; ++p) {
+    const float *bp = b + p * ldb;
+    for (int i = 0; i < rows; ++i) {
+      const float ai = a[p * lda_p + i];
+      float *ci = acc + i * ldacc;
+      for (int64_t j = 0; j < width; ++j) ci[j] = __builtin_fmaf(ai, bp[j], ci[j]);
+    }
+  }
+}
+
 template <int MR, int NR, int... R>
 constexpr Ukernel make(const char *name, std::integer_sequence<int, R...>) {
-  return Ukernel{name, core::Isa::kPortable, MR, NR, {nullptr, &ukernel<MR, NR, R + 1>...}};
+  return Ukernel{name, core::Isa::kPortable, MR, NR, {nullptr, &ukernel<MR, NR, R + 1>...}, &stream};
 }
 
 }  // namespace

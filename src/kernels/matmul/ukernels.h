@@ -15,6 +15,14 @@ namespace opsnn::kernels::gemm_detail {
 using UkernelFn = void (*)(int64_t k, const float *a, const float *b, int64_t ldb, float *c,
                            int64_t ldc, float alpha, float beta);
 
+// Small-M streaming kernel: for i < rows (<= kStreamMaxRows), j < width:
+//   acc[i*ldacc + j] = fma(a[p*lda_p + i], b[p*ldb + j], acc[i*ldacc + j])   for p = 0 .. k-1 in order
+// It walks B one row at a time across `width` columns, so an in-place fp32 B (M = 1..4, the
+// matrix-vector case) is read sequentially instead of in NR-wide strips.
+using StreamFn = void (*)(int rows, int64_t k, const float *a, int64_t lda_p, const float *b,
+                          int64_t ldb, int64_t width, float *acc, int64_t ldacc);
+constexpr int kStreamMaxRows = 4;
+
 constexpr int kMaxMr = 16;
 constexpr int kMaxNr = 32;
 
@@ -23,6 +31,7 @@ struct Ukernel {
   core::Isa isa;
   int mr, nr;
   UkernelFn rows[kMaxMr + 1];  // rows[r]: kernel for the first r rows of the tile, 1 <= r <= mr
+  StreamFn stream;             // small-M kernel of the same ISA
 };
 
 const Ukernel &ukernel_portable_4x8();
