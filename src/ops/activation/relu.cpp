@@ -6,8 +6,7 @@
 using namespace opsnn;
 
 namespace {
-void relu_phase1(core::OpBuilder &b, const aclTensor *self, const aclTensor *out) {
-  const bool inplace = out == nullptr;
+void relu_phase1(core::OpBuilder &b, const aclTensor *self, const aclTensor *out, bool inplace) {
   const char *name = inplace ? "selfRef" : "self";
   if (inplace)
     core::check_dtype_in(self, name, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT8, ACL_INT32, ACL_INT64, ACL_UINT8});
@@ -32,7 +31,7 @@ void relu_phase1(core::OpBuilder &b, const aclTensor *self, const aclTensor *out
 extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnReluGetWorkspaceSize(const aclTensor *self, const aclTensor *out,
                                                                      uint64_t *workspaceSize,
                                                                      aclOpExecutor **executor) {
-  return core::phase1("aclnnRelu", workspaceSize, executor, [&](core::OpBuilder &b) { relu_phase1(b, self, out); });
+  return core::phase1("aclnnRelu", workspaceSize, executor, [&](core::OpBuilder &b) { relu_phase1(b, self, out, false); });
 }
 OPSNN_DEFINE_LAUNCH(Relu)
 
@@ -40,6 +39,6 @@ extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnInplaceReluGetWorkspaceSize(aclT
                                                                            uint64_t *workspaceSize,
                                                                            aclOpExecutor **executor) {
   return core::phase1("aclnnInplaceRelu", workspaceSize, executor,
-                      [&](core::OpBuilder &b) { relu_phase1(b, selfRef, nullptr); });
+                      [&](core::OpBuilder &b) { relu_phase1(b, selfRef, nullptr, true); });
 }
 OPSNN_DEFINE_LAUNCH(InplaceRelu)
