@@ -401,6 +401,10 @@ TEST_F(RuntimeTest, CaptureRecordsAndReplays) {
   aclmdlRICaptureMode mode = ACL_MODEL_RI_CAPTURE_MODE_RELAXED;
   ASSERT_ACL_OK(aclmdlRICaptureThreadExchangeMode(&mode));
   EXPECT_EQ(mode, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL);
+  ASSERT_ACL_OK(aclmdlRICaptureThreadExchangeMode(&mode));  // restore the thread's mode
+  EXPECT_EQ(mode, ACL_MODEL_RI_CAPTURE_MODE_RELAXED);
+  mode = static_cast<aclmdlRICaptureMode>(7);
+  EXPECT_ACL_ERROR(aclmdlRICaptureThreadExchangeMode(&mode), ACL_ERROR_INVALID_PARAM, "mode");
   ASSERT_ACL_OK(aclrtDestroyStream(s));
 }
 
