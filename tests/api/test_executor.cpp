@@ -1,0 +1,221 @@
+// The two-phase contract: single-use and repeatable executors, address re-binding (snapshotted at
+// launch), phase-2 validation, deep copies of descriptors, concurrent phase 1, several streams.
+#include <atomic>
+#include <thread>
+
+#include "aclnnop/aclnn_add.h"
+#include "aclnnop/aclnn_mm.h"
+#include "test_util.h"
+
+namespace opsnn::test {
+namespace {
+
+std::string last_msg() {
+  const char *m = aclGetRecentErrMsg();
+  return m ? m : "";
+}
+
+struct AddFixture : ::testing::Test {
+  DeviceTensor a{{16}, ACL_FLOAT}, b{{16}, ACL_FLOAT}, out{{16}, ACL_FLOAT};
+  float one_f = 1;
+  aclScalar *one = aclCreateScalar(&one_f, ACL_FLOAT);
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  void SetUp() override {
+    a.fill_random(-1, 1);
+    b.fill_random(-1, 1);
+  }
+  ~AddFixture() override { aclDestroyScalar(one); }
+  void expect_sum(const DeviceTensor &x, const DeviceTensor &y, const DeviceTensor &o) {
+    auto xv = x.values(), yv = y.values(), ov = o.values();
+    for (size_t i = 0; i < ov.size(); ++i) ASSERT_EQ(ov[i], static_cast<double>(static_cast<float>(xv[i] + yv[i]))) << i;
+  }
+};
+
+TEST_F(AddFixture, SingleUseExecutorIsConsumedByItsLaunch) {
+  ASSERT_EQ(aclnnAddGetWorkspaceSize(a, b, one, out, &ws, &ex), 0);
+  EXPECT_EQ(ws, 0u);
+  ASSERT_EQ(aclnnAdd(nullptr, 0, ex, nullptr), 0);
+  ASSERT_EQ(aclrtSynchronizeDevice(), 0);
+  expect_sum(a, b, out);
+  // Launching the consumed executor again is rejected with a message, not a crash.
+  EXPECT_TRUE(fails_with(aclnnAdd(nullptr, 0, ex, nullptr), ACLNN_ERR_PARAM_INVALID, {"aclnnAdd", "not live"}));
+  EXPECT_TRUE(fails_with(aclDestroyAclOpExecutor(ex), ACLNN_ERR_PARAM_INVALID, {"not live"}));
+  EXPECT_TRUE(fails_with(aclSetInputTensorAddr(ex, 0, a, a.data()), ACLNN_ERR_PARAM_INVALID, {"not live"}));
+}
+
+TEST_F(AddFixture, NullExecutorAndBadWorkspace) {
+  EXPECT_TRUE(fails_with(aclnnAdd(nullptr, 0, nullptr, nullptr), ACLNN_ERR_PARAM_NULLPTR, {"aclnnAdd", "executor"}));
+  EXPECT_TRUE(fails_with(aclSetAclOpExecutorRepeatable(nullptr), ACLNN_ERR_INNER_NULLPTR, {"executor"}));
+  EXPECT_TRUE(fails_with(aclDestroyAclOpExecutor(nullptr), ACLNN_ERR_INNER_NULLPTR, {"executor"}));
+  EXPECT_TRUE(fails_with(aclSetInputTensorAddr(nullptr, 0, a, nullptr), ACLNN_ERR_INNER_NULLPTR, {"executor"}));
+  EXPECT_TRUE(fails_with(AclSetOutputTensorAddr(nullptr, 0, a, nullptr), ACLNN_ERR_INNER_NULLPTR, {"executor"}));
+  EXPECT_TRUE(fails_with(aclSetDynamicInputTensorAddr(nullptr, 0, 0, nullptr, nullptr), ACLNN_ERR_INNER_NULLPTR, {"executor"}));
+
+  DeviceTensor x({128, 128}, ACL_FLOAT), y({128, 128}, ACL_FLOAT), z({128, 128}, ACL_FLOAT);
+  ASSERT_EQ(aclnnMmGetWorkspaceSize(x, y, z, 0, &ws, &ex), 0);
+  ASSERT_GT(ws, 0u) << "a 128^3 matmul packs its operands in the workspace";
+  ASSERT_EQ(aclSetAclOpExecutorRepeatable(ex), 0);
+  EXPECT_TRUE(fails_with(aclnnMm(nullptr, ws, ex, nullptr), ACLNN_ERR_PARAM_NULLPTR, {"aclnnMm", "workspace"}));
+  void *w = nullptr;
+  ASSERT_EQ(aclrtMalloc(&w, ws, ACL_MEM_MALLOC_HUGE_FIRST), 0);
+  EXPECT_TRUE(fails_with(aclnnMm(w, ws - 1, ex, nullptr), ACLNN_ERR_PARAM_INVALID, {"workspaceSize", "smaller"}));
+  EXPECT_EQ(aclnnMm(w, ws, ex, nullptr), 0);
+  EXPECT_EQ(aclrtSynchronizeDevice(), 0);
+  EXPECT_EQ(aclDestroyAclOpExecutor(ex), 0);
+  EXPECT_TRUE(fails_with(aclDestroyAclOpExecutor(ex), ACLNN_ERR_PARAM_INVALID, {"not live"}));
+  aclrtFree(w);
+}
+
+TEST_F(AddFixture, AddressIndicesFollowThePrototype) {
+  ASSERT_EQ(aclnnAddGetWorkspaceSize(a, b, one, out, &ws, &ex), 0);
+  ASSERT_EQ(aclSetAclOpExecutorRepeatable(ex), 0);
+  EXPECT_TRUE(fails_with(aclSetInputTensorAddr(ex, 2, a, a.data()), ACLNN_ERR_PARAM_INVALID, {"index 2", "out of range"}));
+  EXPECT_TRUE(fails_with(aclSetOutputTensorAddr(ex, 1, out, out.data()), ACLNN_ERR_PARAM_INVALID, {"index 1"}));
+  EXPECT_TRUE(fails_with(aclSetTensorAddr(ex, 3, out, out.data()), ACLNN_ERR_PARAM_INVALID, {"index 3"}));
+  EXPECT_TRUE(fails_with(aclSetDynamicInputTensorAddr(ex, 0, 0, nullptr, nullptr), ACLNN_ERR_PARAM_INVALID, {"irIndex 0"}));
+  // aclSetTensorAddr counts inputs then outputs; the capital-A aliases behave the same.
+  DeviceTensor out2({16}, ACL_FLOAT);
+  out2.poison();
+  EXPECT_EQ(aclSetTensorAddr(ex, 2, out2, out2.data()), 0);
+  EXPECT_EQ(AclSetInputTensorAddr(ex, 0, b, b.data()), 0);  // self := b
+  EXPECT_EQ(aclnnAdd(nullptr, 0, ex, nullptr), 0);
+  EXPECT_EQ(aclrtSynchronizeDevice(), 0);
+  expect_sum(b, b, out2);
+  EXPECT_EQ(aclDestroyAclOpExecutor(ex), 0);
+}
+
+TEST_F(AddFixture, RepeatableExecutorThousandLaunchesOverDifferentBuffers) {
+  // Each launch writes its own output buffer and reads one of several input buffers; all are queued
+  // before a single synchronisation, so the addresses must be captured at launch time.
+  constexpr int kLaunches = 1000, kInputs = 7;
+  std::vector<std::unique_ptr<DeviceTensor>> ins, outs;
+  for (int i = 0; i < kInputs; ++i) {
+    ins.push_back(std::make_unique<DeviceTensor>(std::vector<int64_t>{16}, ACL_FLOAT));
+    ins.back()->fill_random(-10, 10);
+  }
+  for (int i = 0; i < kLaunches; ++i) {
+    outs.push_back(std::make_unique<DeviceTensor>(std::vector<int64_t>{16}, ACL_FLOAT));
+    outs.back()->poison();
+  }
+  aclrtStream stream = nullptr;
+  ASSERT_EQ(aclrtCreateStream(&stream), 0);
+  ASSERT_EQ(aclnnAddGetWorkspaceSize(a, b, one, out, &ws, &ex), 0);
+  ASSERT_EQ(aclSetAclOpExecutorRepeatable(ex), 0);
+  for (int i = 0; i < kLaunches; ++i) {
+    ASSERT_EQ(aclSetInputTensorAddr(ex, 0, nullptr, ins[i % kInputs]->data()), 0);
+    ASSERT_EQ(aclSetInputTensorAddr(ex, 1, nullptr, ins[(i / kInputs) % kInputs]->data()), 0);
+    ASSERT_EQ(aclSetOutputTensorAddr(ex, 0, nullptr, outs[i]->data()), 0);
+    ASSERT_EQ(aclnnAdd(nullptr, 0, ex, stream), 0);
+  }
+  ASSERT_EQ(aclrtSynchronizeStream(stream), 0);
+  for (int i = 0; i < kLaunches; ++i) {
+    expect_sum(*ins[i % kInputs], *ins[(i / kInputs) % kInputs], *outs[i]);
+    if (HasFatalFailure()) return;
+  }
+  EXPECT_EQ(aclDestroyAclOpExecutor(ex), 0);
+  EXPECT_EQ(aclrtDestroyStream(stream), 0);
+}
+
+TEST_F(AddFixture, NullDataAtCreationAddressSetLater) {
+  int64_t dims[] = {16};
+  aclTensor *ta = aclCreateTensor(dims, 1, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, dims, 1, nullptr);
+  aclTensor *tb = aclCreateTensor(dims, 1, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, dims, 1, nullptr);
+  aclTensor *to = aclCreateTensor(dims, 1, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, dims, 1, nullptr);
+  ASSERT_EQ(aclnnAddGetWorkspaceSize(ta, tb, one, to, &ws, &ex), 0);
+  ASSERT_EQ(aclSetAclOpExecutorRepeatable(ex), 0);
+  EXPECT_TRUE(fails_with(aclnnAdd(nullptr, 0, ex, nullptr), ACLNN_ERR_PARAM_INVALID, {"no device address"}));
+  aclDestroyTensor(ta);  // the executor owns deep copies
+  aclDestroyTensor(tb);
+  aclDestroyTensor(to);
+  ASSERT_EQ(aclSetInputTensorAddr(ex, 0, nullptr, a.data()), 0);
+  ASSERT_EQ(aclSetInputTensorAddr(ex, 1, nullptr, b.data()), 0);
+  ASSERT_EQ(aclSetOutputTensorAddr(ex, 0, nullptr, out.data()), 0);
+  ASSERT_EQ(aclnnAdd(nullptr, 0, ex, nullptr), 0);
+  ASSERT_EQ(aclrtSynchronizeDevice(), 0);
+  expect_sum(a, b, out);
+  EXPECT_EQ(aclDestroyAclOpExecutor(ex), 0);
+}
+
+TEST(Executor, ClientFreesWorkspaceAndDescriptorsRightAfterLaunch) {
+  // The pattern of client memory pools: everything is handed back as soon as the launch returns.
+  constexpr int64_t n = 96;
+  DeviceTensor x({n, n}, ACL_FLOAT), y({n, n}, ACL_FLOAT), z({n, n}, ACL_FLOAT);
+  x.fill_random(-1, 1);
+  y.fill_random(-1, 1);
+  z.poison();
+  for (int rep = 0; rep < 20; ++rep) {
+    int64_t dims[] = {n, n};
+    aclTensor *tx = aclCreateTensor(dims, 2, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, dims, 2, x.data());
+    aclTensor *ty = aclCreateTensor(dims, 2, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, dims, 2, y.data());
+    aclTensor *tz = aclCreateTensor(dims, 2, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, dims, 2, z.data());
+    uint64_t ws = 0;
+    aclOpExecutor *ex = nullptr;
+    ASSERT_EQ(aclnnMmGetWorkspaceSize(tx, ty, tz, 0, &ws, &ex), 0);
+    aclDestroyTensor(tx);
+    aclDestroyTensor(ty);
+    aclDestroyTensor(tz);
+    void *w = nullptr;
+    if (ws) ASSERT_EQ(aclrtMalloc(&w, ws, ACL_MEM_MALLOC_HUGE_FIRST), 0);
+    ASSERT_EQ(aclnnMm(w, ws, ex, nullptr), 0);
+    if (w) ASSERT_EQ(aclrtFree(w), 0);  // queued work still uses it: the runtime defers the release
+  }
+  ASSERT_EQ(aclrtSynchronizeDevice(), 0);
+  auto xv = x.values(), yv = y.values(), zv = z.values();
+  for (int64_t i = 0; i < n; i += 17)
+    for (int64_t j = 0; j < n; j += 13) {
+      double s = 0;
+      for (int64_t k = 0; k < n; ++k) s += xv[i * n + k] * yv[k * n + j];
+      EXPECT_NEAR(zv[i * n + j], s, 1e-4);
+    }
+}
+
+TEST(Executor, PhaseOneFromSeveralThreadsOnSeveralStreams) {
+  constexpr int kThreads = 4, kIters = 150;
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([t, &failures] {
+      aclrtStream stream = nullptr;
+      if (aclrtCreateStream(&stream) != 0) { ++failures; return; }
+      DeviceTensor a({33}, ACL_FLOAT), b({33}, ACL_FLOAT), out({33}, ACL_FLOAT);
+      std::vector<double> av(33), bv(33);
+      for (int i = 0; i < 33; ++i) { av[i] = t * 100 + i; bv[i] = i * 0.5; }
+      a.set_values(av);
+      b.set_values(bv);
+      float alpha_f = static_cast<float>(t + 1);
+      for (int it = 0; it < kIters; ++it) {
+        aclScalar *alpha = aclCreateScalar(&alpha_f, ACL_FLOAT);
+        uint64_t ws = 0;
+        aclOpExecutor *ex = nullptr;
+        if (aclnnAddGetWorkspaceSize(a, b, alpha, out, &ws, &ex) != 0 || aclnnAdd(nullptr, 0, ex, stream) != 0) ++failures;
+        aclDestroyScalar(alpha);
+      }
+      if (aclrtSynchronizeStream(stream) != 0) ++failures;
+      auto ov = out.values();
+      for (int i = 0; i < 33; ++i)
+        if (ov[i] != static_cast<double>(static_cast<float>(av[i] + alpha_f * bv[i]))) ++failures;
+      aclrtDestroyStream(stream);
+    });
+  }
+  for (auto &th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+}
+
+TEST(Executor, LaunchOnInvalidStreamIsReportedAndNothingConsumed) {
+  DeviceTensor a({4}, ACL_FLOAT), out({4}, ACL_FLOAT);
+  float one = 1;
+  aclScalar *s = aclCreateScalar(&one, ACL_FLOAT);
+  uint64_t ws;
+  aclOpExecutor *ex;
+  ASSERT_EQ(aclnnAddsGetWorkspaceSize(a, s, s, out, &ws, &ex), 0);
+  int bogus = 0;
+  EXPECT_TRUE(fails_with(aclnnAdds(nullptr, 0, ex, &bogus), ACLNN_ERR_RUNTIME_ERROR, {"aclnnAdds", "stream"}));
+  // The executor was not consumed by the failed launch.
+  EXPECT_EQ(aclnnAdds(nullptr, 0, ex, nullptr), 0);
+  EXPECT_EQ(aclrtSynchronizeDevice(), 0);
+  aclDestroyScalar(s);
+}
+
+}  // namespace
+}  // namespace opsnn::test
