@@ -1,4 +1,6 @@
 // Events (ordering across streams, timing) and graph capture (aclmdlRI*).
+#include <cstring>
+
 #include "common/error.h"
 #include "runtime/runtime_impl.h"
 
@@ -254,10 +256,13 @@ ACL_FUNC_VISIBILITY aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *mo
 
 ACL_FUNC_VISIBILITY aclError aclmdlRICaptureThreadExchangeMode(aclmdlRICaptureMode *mode) {
   if (!mode) return fail(ACL_ERROR_INVALID_PARAM, "aclmdlRICaptureThreadExchangeMode: mode is null");
-  if (*mode < ACL_MODEL_RI_CAPTURE_MODE_GLOBAL || *mode > ACL_MODEL_RI_CAPTURE_MODE_RELAXED)
-    return fail(ACL_ERROR_INVALID_PARAM, "aclmdlRICaptureThreadExchangeMode: mode %d is invalid",
-                static_cast<int>(*mode));
-  std::swap(*mode, tls_capture_mode);
+  int requested;  // read as an int: a C caller may store any value in the enum object
+  std::memcpy(&requested, mode, sizeof requested);
+  if (requested < ACL_MODEL_RI_CAPTURE_MODE_GLOBAL || requested > ACL_MODEL_RI_CAPTURE_MODE_RELAXED)
+    return fail(ACL_ERROR_INVALID_PARAM, "aclmdlRICaptureThreadExchangeMode: mode %d is invalid", requested);
+  const aclmdlRICaptureMode previous = tls_capture_mode;
+  tls_capture_mode = static_cast<aclmdlRICaptureMode>(requested);
+  *mode = previous;
   return ACL_SUCCESS;
 }
 

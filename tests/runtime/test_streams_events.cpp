@@ -403,8 +403,10 @@ TEST_F(RuntimeTest, CaptureRecordsAndReplays) {
   EXPECT_EQ(mode, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL);
   ASSERT_ACL_OK(aclmdlRICaptureThreadExchangeMode(&mode));  // restore the thread's mode
   EXPECT_EQ(mode, ACL_MODEL_RI_CAPTURE_MODE_RELAXED);
-  mode = static_cast<aclmdlRICaptureMode>(7);
-  EXPECT_ACL_ERROR(aclmdlRICaptureThreadExchangeMode(&mode), ACL_ERROR_INVALID_PARAM, "mode");
+  int bad_mode = 7;  // what a C caller could pass; stored as an int to stay defined in C++
+  static_assert(sizeof(bad_mode) == sizeof(aclmdlRICaptureMode));
+  EXPECT_ACL_ERROR(aclmdlRICaptureThreadExchangeMode(reinterpret_cast<aclmdlRICaptureMode *>(&bad_mode)),
+                   ACL_ERROR_INVALID_PARAM, "mode");
   ASSERT_ACL_OK(aclrtDestroyStream(s));
 }
 
