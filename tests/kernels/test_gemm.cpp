@@ -418,7 +418,7 @@ TEST_P(GemmKernel, BitIdenticalForOneAndTwoThreads) {
   const Case cases[] = {
       [] { Case c; c.m = 300; c.n = 260; c.k = 700; return c; }(),
       [] { Case c; c.m = 4; c.n = 3000; c.k = 900; return c; }(),   // streaming small-M kernel
-      [] { Case c; c.m = 12; c.n = 2000; c.k = 700; return c; }(),  // B read in place
+      [] { Case c; c.m = 12; c.n = 2000; c.k = 700; return c; }(),  // small M, packed
       [] { Case c; c.m = 190; c.n = 700; c.k = 600; c.tc = ACL_FLOAT16; c.beta = 0.5f; return c; }(),
       [] { Case c; c.batch = 3; c.m = 70; c.n = 90; c.k = 520; c.lc = Layout::kTransposed; return c; }(),
   };

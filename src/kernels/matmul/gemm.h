@@ -55,7 +55,6 @@ struct GemmPlan {
   int64_t tasks = 0;                   // independent (batch, M-block, N-block) tasks
   bool stream = false;   // M <= 4 with fp32 B of unit column stride: the streaming kernel reads B
                          // row by row in place (nc = columns per pass, kc = k)
-  bool pack_b = true;    // false: fp32 B with unit column stride is read in place (small M)
   bool c_direct = true;  // true: fp32 C with unit column stride accumulated in place;
                          // false: per-thread fp32 tile buffer, one rounding epilogue per task
   size_t a_pack_bytes = 0, b_pack_bytes = 0, c_buf_bytes = 0;  // per thread, 64-byte multiples

@@ -36,7 +36,7 @@ inline float load<Bf16>(const Bf16 *p) {
 template <typename T, Round R>
 inline void convert_line(const T *s, int64_t n, bool f16c, float *d) {
   if constexpr (std::is_same_v<T, float> && R == Round::kNone) {
-    std::memcpy(d, s, static_cast<size_t>(n) * sizeof(float));
+    for (int64_t w = 0; w < n; ++w) d[w] = s[w];  // short lines: an inline loop beats memcpy calls
     return;
   }
 #if defined(__x86_64__)
@@ -50,6 +50,20 @@ inline void convert_line(const T *s, int64_t n, bool f16c, float *d) {
   }
 #endif
   for (int64_t w = 0; w < n; ++w) d[w] = round_to<R>(load(s + w));
+}
+
+// A full panel of W source lines (line w at s + w*sw, element p at + p*sp).
+template <typename T, Round R, int W>
+void pack_lines(const T *s, int64_t sw, int64_t sp, int64_t kc, float *d) {
+  const T *line[W];
+  for (int w = 0; w < W; ++w) line[w] = s + w * sw;
+  if (sp == 1) {
+    for (int64_t p = 0; p < kc; ++p, d += W)
+      for (int w = 0; w < W; ++w) d[w] = round_to<R>(load(line[w] + p));
+  } else {
+    for (int64_t p = 0; p < kc; ++p, d += W)
+      for (int w = 0; w < W; ++w) d[w] = round_to<R>(load(line[w] + p * sp));
+  }
 }
 
 template <typename T, Round R>
@@ -73,22 +87,28 @@ void pack(const T *origin, int64_t sw, int64_t sp, int64_t width, int64_t kc, in
     }
     return;
   }
-  // Strided along the width (A row-major, B transposed, or general): one source line at a time,
-  // contiguous along K when sp == 1.
+  // Strided along the width (A row-major, B transposed, or general). Each k step reads one
+  // element of each of the W source lines, so W lines stream concurrently (memory-level
+  // parallelism) and the panel is written sequentially.
   for (int64_t q = 0; q < panels; ++q) {
     const int64_t ww = std::min<int64_t>(W, width - q * W);
-    float *d0 = dst + q * panel_floats;
-    for (int64_t w = 0; w < ww; ++w) {
-      const T *s = origin + (q * W + w) * sw;
-      float *d = d0 + w;
-      if (sp == 1) {
-        for (int64_t p = 0; p < kc; ++p) d[p * W] = round_to<R>(load(s + p));
-      } else {
-        for (int64_t p = 0; p < kc; ++p) d[p * W] = round_to<R>(load(s + p * sp));
+    const T *s0 = origin + q * W * sw;
+    float *d = dst + q * panel_floats;
+    if (ww == W) {
+      switch (W) {
+        case 4: pack_lines<T, R, 4>(s0, sw, sp, kc, d); continue;
+        case 6: pack_lines<T, R, 6>(s0, sw, sp, kc, d); continue;
+        case 8: pack_lines<T, R, 8>(s0, sw, sp, kc, d); continue;
+        case 12: pack_lines<T, R, 12>(s0, sw, sp, kc, d); continue;
+        case 16: pack_lines<T, R, 16>(s0, sw, sp, kc, d); continue;
+        case 32: pack_lines<T, R, 32>(s0, sw, sp, kc, d); continue;
+        default: break;
       }
     }
-    for (int64_t w = ww; w < W; ++w)
-      for (int64_t p = 0; p < kc; ++p) d0[p * W + w] = 0.0f;
+    for (int64_t p = 0; p < kc; ++p, d += W) {
+      for (int64_t w = 0; w < ww; ++w) d[w] = round_to<R>(load(s0 + w * sw + p * sp));
+      for (int64_t w = ww; w < W; ++w) d[w] = 0.0f;
+    }
   }
 }
 

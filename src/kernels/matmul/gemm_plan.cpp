@@ -6,7 +6,9 @@
 //     for pc in K, step kc                   pack B block (or read fp32 B in place for small M)
 //       for ic in task M range, step mc      pack A block  mc x kc  (L2)
 //         for jr step nr, for ir step mr     micro-kernel; B panel kc x nr stays in L1
-// K blocking (kc) depends only on K and the cache sizes, and every C element is produced by one
+// M <= 4 with fp32 B (unit column stride) takes the streaming kernel instead: B is read in place
+// row by row, accumulators for nc columns stay in L1 (matrix-vector products are bound by
+// reading B once). K blocking (kc) depends only on K and the cache sizes, and every C element is produced by one
 // task, so the arithmetic per element is independent of the thread count and of the task split.
 #include <algorithm>
 #include <string_view>
@@ -27,10 +29,6 @@ namespace {
 
 // Below this many flops per thread, waking another thread costs more than it saves.
 constexpr int64_t kMinFlopsPerThread = int64_t{1} << 21;
-// At most this many rows of A (and more than kStreamMaxRows): B is read in place (fp32, unit
-// column stride) instead of packed, since each packed B panel would be reused by at most a
-// couple of micro-kernel calls.
-constexpr int64_t kSmallM = 16;
 
 struct KernelEntry {
   const Ukernel &(*get)();
@@ -154,11 +152,6 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
   // nc: the packed B block (kc x nc) takes a quarter of L3.
   p.nc = std::clamp<int64_t>((l3 / 4) / (kc_eff * 4) / p.nr * p.nr, p.nr, 4096 / p.nr * p.nr);
 
-  // When all of M fits one A block, each packed B block is used by one pass of micro-kernels
-  // only: keep it in L2 instead of L3.
-  if (d.m <= p.mc)
-    p.nc = std::min(p.nc, std::clamp<int64_t>((l2 / 2) / (kc_eff * 4) / p.nr * p.nr, p.nr, p.nc));
-
   p.c_direct = d.c.dtype == ACL_FLOAT && d.c.col_stride == 1;
   p.stream = d.m <= kStreamMaxRows && d.b.dtype == ACL_FLOAT && d.b.col_stride == 1 &&
              d.input_rounding == ACL_FLOAT;
@@ -168,8 +161,6 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
     p.nc = std::clamp<int64_t>((l1 / 2) / (4 * std::max<int64_t>(d.m, 1)) / 16 * 16, 64, 4096);
     p.c_direct = false;
   }
-  p.pack_b = !(d.b.dtype == ACL_FLOAT && d.b.col_stride == 1 && d.input_rounding == ACL_FLOAT &&
-               d.m <= kSmallM);
   if (!p.c_direct && !p.stream) {
     // The per-thread fp32 accumulation buffer covers one task: keep it L2-sized.
     p.mc = std::min<int64_t>(p.mc, std::max<int64_t>(p.mr, 192 / p.mr * p.mr));
@@ -207,12 +198,11 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
 
   if (p.tasks > 0 && d.k > 0) {
     if (p.stream) {
-      p.pack_b = false;
       p.a_pack_bytes = bytes64(p.mr * p.kc);
       p.c_buf_bytes = bytes64(d.m * p.nc);
     } else {
       p.a_pack_bytes = bytes64(std::min(p.mc, p.m_task) * p.kc);
-      p.b_pack_bytes = bytes64((p.pack_b ? std::min(p.nc, p.n_task) : p.nr) * p.kc);
+      p.b_pack_bytes = bytes64(std::min(p.nc, p.n_task) * p.kc);
       p.c_buf_bytes = p.c_direct ? 0 : bytes64(p.m_task * p.n_task);
     }
     p.thread_workspace_bytes = p.a_pack_bytes + p.b_pack_bytes + p.c_buf_bytes;

@@ -107,21 +107,9 @@ void run_task(const Ctx &x, int64_t task, char *ws) {
     for (int64_t pc = 0; pc < d.k; pc += p.kc) {
       const int64_t kcb = std::min(p.kc, d.k - pc);
       const bool first = pc == 0;
-      // B block: packed, or in place (then only a ragged last panel is packed).
-      const float *b_inplace = nullptr;
-      int64_t edge_jr = -1;
-      if (p.pack_b) {
-        PackSrc src{offset_ptr(bb, d.b.dtype, pc * d.b.row_stride + jc * d.b.col_stride), d.b.dtype,
-                    d.b.col_stride, d.b.row_stride};
-        pack_panels(src, ncb, kcb, static_cast<int>(nr), d.input_rounding, x.f16c, bpack);
-      } else {
-        b_inplace = static_cast<const float *>(bb) + pc * d.b.row_stride + jc;
-        if (ncb % nr != 0) {
-          edge_jr = ncb / nr * nr;
-          PackSrc src{b_inplace + edge_jr, ACL_FLOAT, 1, d.b.row_stride};
-          pack_panels(src, ncb - edge_jr, kcb, static_cast<int>(nr), ACL_FLOAT, false, bpack);
-        }
-      }
+      PackSrc bsrc{offset_ptr(bb, d.b.dtype, pc * d.b.row_stride + jc * d.b.col_stride), d.b.dtype,
+                   d.b.col_stride, d.b.row_stride};
+      pack_panels(bsrc, ncb, kcb, static_cast<int>(nr), d.input_rounding, x.f16c, bpack);
 
       for (int64_t ic = m0; ic < m1; ic += p.mc) {
         const int64_t mcb = std::min(p.mc, m1 - ic);
@@ -131,18 +119,7 @@ void run_task(const Ctx &x, int64_t task, char *ws) {
 
         for (int64_t jr = 0; jr < ncb; jr += nr) {
           const int64_t cols = std::min(nr, ncb - jr);
-          const float *bp;
-          int64_t ldb;
-          if (p.pack_b) {
-            bp = bpack + jr * kcb;
-            ldb = nr;
-          } else if (jr == edge_jr) {
-            bp = bpack;
-            ldb = nr;
-          } else {
-            bp = b_inplace + jr;
-            ldb = d.b.row_stride;
-          }
+          const float *bp = bpack + jr * kcb;
           for (int64_t ir = 0; ir < mcb; ir += mr) {
             const int64_t rows = std::min(mr, mcb - ir);
             const float *ap = apack + ir * kcb;
@@ -162,9 +139,9 @@ void run_task(const Ctx &x, int64_t task, char *ws) {
             }
             const UkernelFn fn = x.uk.rows[rows];
             if (cols == nr) {
-              fn(kcb, ap, bp, ldb, cp, ldc, alpha, beta);
+              fn(kcb, ap, bp, nr, cp, ldc, alpha, beta);
             } else {
-              fn(kcb, ap, bp, ldb, tmp, nr, 1.0f, 0.0f);
+              fn(kcb, ap, bp, nr, tmp, nr, 1.0f, 0.0f);
               merge_tile(tmp, nr, rows, cols, cp, ldc, alpha, beta);
             }
           }

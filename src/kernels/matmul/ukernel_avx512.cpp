@@ -18,7 +18,12 @@ void ukernel(int64_t k, const float *a, const float *b, int64_t ldb, float *c, i
              float alpha, float beta) {
   __m512 acc0[ROWS], acc1[ROWS];
 #pragma GCC unroll 16
-  for (int i = 0; i < ROWS; ++i) acc0[i] = acc1[i] = _mm512_setzero_ps();
+  for (int i = 0; i < ROWS; ++i) {
+    acc0[i] = acc1[i] = _mm512_setzero_ps();
+    // C is read and written only at the end: start fetching its lines now.
+    _mm_prefetch(reinterpret_cast<const char *>(c + i * ldc), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char *>(c + i * ldc + kNr - 1), _MM_HINT_T0);
+  }
 
 #pragma GCC unroll 4
   for (int64_t p = 0; p < k; ++p) {

@@ -3,7 +3,7 @@
 //   acc[i][j] = sum_{p<k} a[p*MR + i] * b[p*ldb + j]        (p ascending, fp32)
 //   c[i*ldc + j] = beta == 0 ? alpha * acc : fma(alpha, acc, beta * c[i*ldc + j])
 // for i < rows, j < NR. With beta == 0, c is not read. k >= 1. `b` rows hold NR readable floats
-// (packed panels use ldb = NR; small-M plans pass B in place with its row stride).
+// (the engine passes packed panels, ldb = NR).
 #pragma once
 
 #include <cstdint>
