@@ -21,8 +21,14 @@ Registry &registry() {
   return *r;
 }
 
-// Everything a queued launch needs, captured at launch time.
+// Everything a queued launch needs, captured at launch time. It holds a reference to the executor
+// for as long as the queued work exists, not just until it has run: graph capture may replay the
+// same work many times.
 struct LaunchRecord {
+  LaunchRecord(aclOpExecutor *e, char *ws) : ex(e), workspace(ws) {}
+  LaunchRecord(const LaunchRecord &) = delete;
+  LaunchRecord &operator=(const LaunchRecord &) = delete;
+  ~LaunchRecord() { release_executor(ex); }
   aclOpExecutor *ex;
   char *workspace;
   std::vector<void *> addrs;
@@ -70,34 +76,28 @@ int launch_executor(const char *api, void *workspace, uint64_t workspace_size, a
                 static_cast<unsigned long long>(workspace_size),
                 static_cast<unsigned long long>(ex->workspace_size));
 
-  auto *rec = new LaunchRecord{ex, static_cast<char *>(workspace), {}};
-  rec->addrs.resize(ex->slots.size());
   for (size_t i = 0; i < ex->slots.size(); ++i) {
     const aclTensor &t = ex->slots[i];
-    if (t.data == nullptr && t.numel() > 0) {
-      delete rec;
+    if (t.data == nullptr && t.numel() > 0)
       return fail(ACLNN_ERR_PARAM_INVALID, "%s: tensor slot %zu (dims %s) has no device address", api, i,
                   shape_string(t).c_str());
-    }
-    rec->addrs[i] = t.data;
   }
-
   ex->refs.fetch_add(1, std::memory_order_relaxed);
-  aclError rc = rt::enqueue(stream, [rec]() -> int {
+  auto rec = std::make_shared<LaunchRecord>(ex, static_cast<char *>(workspace));
+  rec->addrs.resize(ex->slots.size());
+  for (size_t i = 0; i < ex->slots.size(); ++i) rec->addrs[i] = ex->slots[i].data;
+
+  aclError rc = rt::enqueue(stream, [rec = std::move(rec)]() -> int {
     LaunchArgs args{rec->addrs.data(), rec->workspace};
-    int status = 0;
     for (const auto &step : rec->ex->steps) {
-      status = step->run(args);
-      if (status != 0) break;
+      const int status = step->run(args);
+      if (status != 0) return status;
     }
-    release_executor(rec->ex);
-    delete rec;
-    return status;
+    return 0;
   });
   if (rc != ACL_SUCCESS) {
-    // The queue refused the work (bad stream): nothing was consumed.
-    ex->refs.fetch_sub(1, std::memory_order_relaxed);
-    delete rec;
+    // The queue refused the work (bad stream): nothing was consumed (the record, dropped with the
+    // refused work, has returned its executor reference).
     std::string msg = last_error_message();
     return fail(ACLNN_ERR_RUNTIME_ERROR, "%s: launch failed: %s", api, msg.c_str());
   }
