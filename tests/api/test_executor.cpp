@@ -219,3 +219,36 @@ TEST(Executor, LaunchOnInvalidStreamIsReportedAndNothingConsumed) {
 
 }  // namespace
 }  // namespace opsnn::test
+
+namespace opsnn::test {
+namespace {
+
+TEST(Executor, CapturedLaunchesReplay) {
+  // A single-use launch captured into a graph can be replayed many times (the graph owns it).
+  DeviceTensor a({8}, ACL_FLOAT), out({8}, ACL_FLOAT);
+  a.set_values({1, 2, 3, 4, 5, 6, 7, 8});
+  out.set_values(std::vector<double>(8, 0.0));
+  float one_f = 1;
+  aclScalar *one = aclCreateScalar(&one_f, ACL_FLOAT);
+  aclrtStream stream = nullptr;
+  ASSERT_EQ(aclrtCreateStream(&stream), 0);
+  ASSERT_EQ(aclmdlRICaptureBegin(stream, ACL_MODEL_RI_CAPTURE_MODE_RELAXED), 0);
+  uint64_t ws;
+  aclOpExecutor *ex;
+  // out += a, captured once
+  ASSERT_EQ(aclnnInplaceAddGetWorkspaceSize(out, a, one, &ws, &ex), 0);
+  ASSERT_EQ(aclnnInplaceAdd(nullptr, 0, ex, stream), 0);
+  aclmdlRI model = nullptr;
+  ASSERT_EQ(aclmdlRICaptureEnd(stream, &model), 0);
+  ASSERT_EQ(aclrtSynchronizeStream(stream), 0);
+  EXPECT_EQ(out.values(), std::vector<double>(8, 0.0)) << "captured work must not run at capture time";
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(aclmdlRIExecuteAsync(model, stream), 0);
+  ASSERT_EQ(aclrtSynchronizeStream(stream), 0);
+  EXPECT_EQ(out.values(), (std::vector<double>{3, 6, 9, 12, 15, 18, 21, 24}));
+  EXPECT_EQ(aclmdlRIDestroy(model), 0);
+  EXPECT_EQ(aclrtDestroyStream(stream), 0);
+  aclDestroyScalar(one);
+}
+
+}  // namespace
+}  // namespace opsnn::test
