@@ -1,6 +1,7 @@
 #include "kernels/elementwise/ops.h"
 
 #include "core/cpu_features.h"
+#include "kernels/elementwise/functors/all.h"
 
 namespace opsnn::kernels {
 
@@ -10,24 +11,27 @@ ContigKernel ew_kernel_avx2(EwOp op, core::ComputeType ct);
 #endif
 
 const char *ew_op_name(EwOp op) {
-  static const char *const kNames[] = {"identity", "fill", "add", "sub", "mul", "div", "relu"};
-  static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<int>(EwOp::kCount));
+  static const char *const kNames[] = {
+#define OPSNN_EW(name, functor) #name,
+#include "kernels/elementwise/op_list.inc"
+#undef OPSNN_EW
+  };
+  static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(EwOp::kCount));
   return kNames[static_cast<int>(op)];
 }
 
 int ew_op_arity(EwOp op) {
-  switch (op) {
-    case EwOp::kFill: return 0;
-    case EwOp::kIdentity:
-    case EwOp::kRelu: return 1;
-    default: return 2;
-  }
+  static const int kArity[] = {
+#define OPSNN_EW(name, functor) functor::arity,
+#include "kernels/elementwise/op_list.inc"
+#undef OPSNN_EW
+  };
+  return kArity[static_cast<int>(op)];
 }
 
 ContigKernel ew_kernel(EwOp op, core::ComputeType ct) {
 #if defined(__x86_64__)
-  const auto &cpu = core::cpu_features();
-  if (!core::use_reference_kernels() && cpu.best >= core::Isa::kAvx2) return ew_kernel_avx2(op, ct);
+  if (!core::use_reference_kernels() && core::cpu_features().best >= core::Isa::kAvx2) return ew_kernel_avx2(op, ct);
 #endif
   return ew_kernel_portable(op, ct);
 }
