@@ -20,6 +20,7 @@ namespace {
 thread_local Stream *tls_worker_stream = nullptr;
 constexpr size_t kInitialRing = 64;
 constexpr int kIdleSpins = 2000;  // brief spin before sleeping: back-to-back launches need no wake-up
+constexpr int kSyncSpinMicros = 50;  // how long a synchronising host thread spins before sleeping
 }  // namespace
 
 Stream *current_worker_stream() { return tls_worker_stream; }
@@ -124,6 +125,16 @@ bool Stream::wait_idle(int64_t timeout_ms) {
   const uint64_t target = enqueued.load();
   if (completed.load() >= target) return true;
   if (is_current_worker()) return true;  // a host callback syncing its own stream: nothing to wait for
+  // Small kernels finish within microseconds, far sooner than a sleeping thread is woken: spin for
+  // a short, bounded time first.
+  {
+    const auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds(kSyncSpinMicros);
+    for (int i = 1;; ++i) {
+      if (completed.load(std::memory_order_acquire) >= target) return true;
+      OPSNN_CPU_RELAX();
+      if (i % 64 == 0 && std::chrono::steady_clock::now() > spin_until) break;
+    }
+  }
   std::unique_lock<std::mutex> lk(mu_);
   sync_waiters_.fetch_add(1);
   bool ok = true;
