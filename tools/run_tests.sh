@@ -15,17 +15,21 @@ start=$(date +%s)
 
 say() { printf '\n==> %s\n' "$*"; }
 
-# Sums "X tests failed out of Y" lines of the ctest logs given.
+# Adds up a ctest log: "X tests failed out of Y" and the tests reported ***Skipped (tests that
+# need an instruction set this CPU lacks).
 PASSED=0
 FAILED=0
+SKIPPED=0
 count_ctest() {
-  local line total failed
+  local line total failed skipped
   line=$(grep -E 'tests? failed out of [0-9]+' "$1" | tail -n 1 || true)
   if [ -z "$line" ]; then return 0; fi
   total=$(sed -E 's/.*out of ([0-9]+).*/\1/' <<<"$line")
   failed=$(sed -E 's/.*, ([0-9]+) tests? failed.*/\1/' <<<"$line")
-  PASSED=$((PASSED + total - failed))
+  skipped=$(grep -cE 'Test +#[0-9]+: .*\*\*\*Skipped' "$1" || true)
+  PASSED=$((PASSED + total - failed - skipped))
   FAILED=$((FAILED + failed))
+  SKIPPED=$((SKIPPED + skipped))
 }
 
 bash tools/main_job.sh --deps-only
@@ -73,4 +77,4 @@ PASSED=$((PASSED + 5))
 elapsed=$(( $(date +%s) - start ))
 echo
 echo "run_tests: all passed in ${elapsed}s (ctest Release + sanitizer suites + install tree & examples)"
-echo "summary: $PASSED passed, $FAILED failed"
+echo "summary: $PASSED passed, $FAILED failed, $SKIPPED skipped"
