@@ -88,6 +88,13 @@ OPSNN_VM_INLINE double horner(double x, const double (&c)[N]) {
 // ---------------------------------------------------------------------------------------------
 // exp family (float)
 
+// expm1(r) on |r| <= 0.35: Taylor to r^8 (truncation < 1e-9 relative)
+OPSNN_VM_INLINE float expm1_poly(float r) {
+  static constexpr float c[] = {1.0f / 2, 1.0f / 6, 1.0f / 24, 1.0f / 120, 1.0f / 720, 1.0f / 5040,
+                                1.0f / 40320};
+  return fmadd(r * r, horner(r, c), r);
+}
+
 // Reduced exponential of x + xlo = n ln2 + r, |r| <= ln2/2 (+ rounding): returns expm1(r) and n.
 // x must be exact and clamped to [-104, 89] (or NaN); xlo is a small addend (|xlo| < 2) kept
 // out of x so that exp(x + xlo) is accurate when x + xlo is not representable.
@@ -97,22 +104,23 @@ OPSNN_VM_INLINE float exp_reduce(float x, float xlo, uint32_t &n) {
   n = bits(t) - bits(kMagicF);  // low bits of t hold n (two's complement)
   float r = fmadd(nf, -kLn2HiF, x);
   r = fmadd(nf, -kLn2LoF, r) + xlo;
-  // expm1(r) on |r| <= 0.347: Taylor to r^8 (truncation < 1e-9 relative)
-  static constexpr float c[] = {1.0f / 2, 1.0f / 6, 1.0f / 24, 1.0f / 120, 1.0f / 720, 1.0f / 5040,
-                                1.0f / 40320};
-  const float p = horner(r, c);
-  return fmadd(r * r, p, r);
+  return expm1_poly(r);
+}
+
+// (1 + q) 2^n with two-step scaling: n in [-160, 131] gives gradual underflow and overflow to Inf.
+OPSNN_VM_INLINE float exp_scale(float q, uint32_t n) {
+  const uint32_t n1 = static_cast<uint32_t>(static_cast<int32_t>(n) >> 1);
+  const uint32_t n2 = n - n1;
+  return ((1.0f + q) * pow2i(n1)) * pow2i(n2);
 }
 
 // exp(x + xlo) with two-step scaling (gradual underflow into denormals, overflow to Inf).
 OPSNN_VM_INLINE float exp_dd(float x, float xlo) {
-  float xc = x > 89.0f ? 89.0f : x;
-  xc = xc < -104.0f ? -104.0f : xc;  // NaN passes through both
+  float xc = x > 90.0f ? 90.0f : x;
+  xc = xc < -110.0f ? -110.0f : xc;  // NaN passes through both
   uint32_t n;
   const float q = exp_reduce(xc, xlo, n);
-  const uint32_t n1 = static_cast<uint32_t>(static_cast<int32_t>(n) >> 1);
-  const uint32_t n2 = n - n1;
-  return ((1.0f + q) * pow2i(n1)) * pow2i(n2);
+  return exp_scale(q, n);
 }
 
 OPSNN_VM_INLINE float exp(float x) { return exp_dd(x, 0.0f); }
@@ -227,6 +235,232 @@ OPSNN_VM_INLINE float erfc(float x) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// more exponentials and logarithms (float)
+
+OPSNN_VM_INLINE float exp2(float x) {
+  float xc = x > 130.0f ? 130.0f : x;
+  xc = xc < -160.0f ? -160.0f : xc;
+  const float t = xc + kMagicF;
+  const uint32_t n = bits(t) - bits(kMagicF);
+  const float f = xc - (t - kMagicF);  // exact, |f| <= 1/2
+  const float r = fmadd(f, 0.693147182f, f * -1.90465430e-09f);
+  return exp_scale(expm1_poly(r), n);
+}
+
+OPSNN_VM_INLINE float log2(float x) {
+  float e;
+  const float l = log_reduce(x, e);
+  return log_specials(x, e + fmadd(l, 1.44269502f, l * 1.92596299e-08f));
+}
+
+OPSNN_VM_INLINE float log10(float x) {
+  float e;
+  const float l = log_reduce(x, e);
+  const float r = fmadd(e, 0.301025390625f,
+                        fmadd(e, 4.60503898e-06f, fmadd(l, 0.434294492f, l * -1.01030501e-08f)));
+  return log_specials(x, r);
+}
+
+// ---------------------------------------------------------------------------------------------
+// hyperbolic functions and their inverses (float)
+
+// exp(a)/2 for a >= 0 (or NaN), without overflowing before exp(a) itself would
+OPSNN_VM_INLINE float half_exp(float a) { return exp_dd(a, -0.693147182f); }
+
+OPSNN_VM_INLINE float sinh(float x) {
+  const float ax = fabs_(x);
+  const float z = x * x;
+  static constexpr float c[] = {1.0f / 6, 1.0f / 120, 1.0f / 5040, 1.0f / 362880, 1.0f / 39916800};
+  const float small = fmadd(x * z, horner(z, c), x);
+  const float h = half_exp(ax);
+  const float big = with_sign(h - 0.25f / h, x);
+  return ax < 1.0f ? small : big;
+}
+
+OPSNN_VM_INLINE float cosh(float x) {
+  const float h = half_exp(fabs_(x));
+  return h + 0.25f / h;
+}
+
+OPSNN_VM_INLINE float asinh(float x) {
+  const float ax = fabs_(x);
+  const float a2 = ax * ax;
+  const float small = log1p(ax + a2 / (1.0f + __builtin_sqrtf(1.0f + a2)));
+  const float big = log(ax) + 0.693147182f;
+  return with_sign(ax > 4096.0f ? big : small, x);
+}
+
+OPSNN_VM_INLINE float acosh(float x) {
+  const float d = x - 1.0f;
+  const float small = log1p(d + __builtin_sqrtf(d * (d + 2.0f)));
+  const float big = log(x) + 0.693147182f;
+  const float res = x > 4096.0f ? big : small;
+  return x < 1.0f ? kNanF : res;  // NaN stays NaN (comparison false, res NaN)
+}
+
+OPSNN_VM_INLINE float atanh(float x) {
+  const float ax = fabs_(x);
+  return with_sign(0.5f * log1p((2.0f * ax) / (1.0f - ax)), x);
+}
+
+// ---------------------------------------------------------------------------------------------
+// inverse trigonometric functions (float)
+
+constexpr float kPio2HiF = 1.57079637f;  // pi/2 = hi + lo
+constexpr float kPio2LoF = -4.37113900e-08f;
+constexpr float kPio4HiF = 0.785398185f;
+constexpr float kPio4LoF = -2.18556950e-08f;
+constexpr float kPiHiF = 3.14159274f;
+constexpr float kPiLoF = -8.74227800e-08f;
+
+// atan(z) for |z| <= tan(pi/8): z + z^3 P(z^2)
+OPSNN_VM_INLINE float atan_poly(float z) {
+  static constexpr float c[] = {-0.333333343f, 0.199999779f, -0.142841503f, 0.110713482f,
+                                -0.0862455294f, 0.0504782051f};
+  const float u = z * z;
+  return fmadd(z * u, horner(u, c), z);
+}
+
+// atan(y) for y in [0, 1] (or NaN)
+OPSNN_VM_INLINE float atan_unit(float y) {
+  const bool mid = y > 0.414213562f;
+  const float z = mid ? (y - 1.0f) / (y + 1.0f) : y;
+  const float p = atan_poly(z);
+  return mid ? kPio4HiF + (p + kPio4LoF) : p;
+}
+
+OPSNN_VM_INLINE float atan(float x) {
+  const float ax = fabs_(x);
+  const bool inv = ax > 1.0f;
+  const float a = atan_unit(inv ? 1.0f / ax : ax);  // atan(Inf) = pi/2 via 1/Inf = 0
+  return with_sign(inv ? kPio2HiF - (a - kPio2LoF) : a, x);
+}
+
+// atan2(y, x) with C/PyTorch special cases (signed zeros, infinities, NaN).
+OPSNN_VM_INLINE float atan2(float y, float x) {
+  const float ay = fabs_(y), ax = fabs_(x);
+  const bool swap = ay > ax;
+  const float num = swap ? ax : ay, den = swap ? ay : ax;
+  float z = num / den;
+  z = (den == 0.0f) ? 0.0f : z;               // both zero
+  z = (ay == kInfF && ax == kInfF) ? 1.0f : z;  // both infinite: pi/4 multiples
+  float a = atan_unit(z);
+  a = swap ? kPio2HiF - (a - kPio2LoF) : a;
+  a = (bits(x) >> 31) ? kPiHiF - (a - kPiLoF) : a;  // x < 0 or x == -0
+  a = (x != x || y != y) ? x + y : a;
+  return with_sign(a, y);
+}
+
+// asin(x) for |x| <= 1/2: x + x^3 P(x^2)
+OPSNN_VM_INLINE float asin_poly(float x) {
+  static constexpr float c[] = {0.166666672f, 0.074999921f, 0.0446476638f, 0.0302691385f,
+                                0.0236118175f, 0.0105744153f, 0.0309745409f};
+  const float u = x * x;
+  return fmadd(x * u, horner(u, c), x);
+}
+
+OPSNN_VM_INLINE float asin(float x) {
+  const float ax = fabs_(x);
+  const float s = __builtin_sqrtf(0.5f * (1.0f - ax));  // NaN for |x| > 1
+  const float big = kPio2HiF - (2.0f * asin_poly(s) - kPio2LoF);
+  return with_sign(ax <= 0.5f ? asin_poly(ax) : big, x);
+}
+
+OPSNN_VM_INLINE float acos(float x) {
+  const float ax = fabs_(x);
+  const float mid = kPio2HiF - (asin_poly(x) - kPio2LoF);
+  const float s = __builtin_sqrtf(0.5f * (1.0f - ax));
+  const float as = 2.0f * asin_poly(s);
+  const float big = x > 0.0f ? as : kPiHiF - (as - kPiLoF);
+  return ax <= 0.5f ? mid : big;
+}
+
+// ---------------------------------------------------------------------------------------------
+// trigonometric functions (float; reduction and polynomials in double)
+//
+// The reduction x = n pi/2 + r uses pi/2 in three parts (33 + 33 + 53 bits), exact for
+// |x| < 2^20. Larger finite arguments need more bits of pi: trig_needs_exact(x) tells the caller
+// (the element-wise kernel, for a whole chunk) to use trig_exact() instead.
+
+OPSNN_VM_INLINE bool trig_needs_exact(float x) {
+  const float ax = fabs_(x);
+  return ax >= 1048576.0f && ax <= 3.40282347e+38f;
+}
+
+OPSNN_VM_INLINE double trig_reduce(float x, uint32_t &q) {
+  const double xd = x;
+  constexpr double kMagicD = 0x1.8p52;
+  const double t = fmadd(xd, 0x1.45f306dc9c883p-1, kMagicD);
+  const double n = t - kMagicD;
+  q = static_cast<uint32_t>(bits(t)) & 3u;
+  double r = fmadd(n, -0x1.921fb54400000p+0, xd);
+  r = fmadd(n, -0x1.0b4611a600000p-34, r);
+  return fmadd(n, -0x1.3198a2e037073p-69, r);
+}
+
+// sin and cos of |r| <= pi/4 + eps: Taylor series (truncation < 1e-10 relative)
+OPSNN_VM_INLINE double sin_poly(double r) {
+  static constexpr double c[] = {-1.0 / 6, 1.0 / 120, -1.0 / 5040, 1.0 / 362880, -1.0 / 39916800};
+  const double z = r * r;
+  return fmadd(r * z, horner(z, c), r);
+}
+OPSNN_VM_INLINE double cos_poly(double r) {
+  static constexpr double c[] = {-1.0 / 2,     1.0 / 24,       -1.0 / 720,
+                                 1.0 / 40320, -1.0 / 3628800, 1.0 / 479001600};
+  const double z = r * r;
+  return fmadd(z, horner(z, c), 1.0);
+}
+
+OPSNN_VM_INLINE float sin(float x) {
+  uint32_t q;
+  const double r = trig_reduce(x, q);
+  const double s = sin_poly(r), c = cos_poly(r);
+  const double v = (q & 1u) ? c : s;
+  return static_cast<float>((q & 2u) ? -v : v);
+}
+
+OPSNN_VM_INLINE float cos(float x) {
+  uint32_t q;
+  const double r = trig_reduce(x, q);
+  const double s = sin_poly(r), c = cos_poly(r);
+  const double v = (q & 1u) ? s : c;
+  return static_cast<float>(((q + 1u) & 2u) ? -v : v);
+}
+
+OPSNN_VM_INLINE float tan(float x) {
+  uint32_t q;
+  const double r = trig_reduce(x, q);
+  const double s = sin_poly(r), c = cos_poly(r);
+  return static_cast<float>((q & 1u) ? -c / s : s / c);
+}
+
+// Arguments beyond the reduction's range (rare): libm in double, then rounded once.
+inline float sin_exact(float x) { return static_cast<float>(std::sin(static_cast<double>(x))); }
+inline float cos_exact(float x) { return static_cast<float>(std::cos(static_cast<double>(x))); }
+inline float tan_exact(float x) { return static_cast<float>(std::tan(static_cast<double>(x))); }
+
+// ---------------------------------------------------------------------------------------------
+// inverse error function (float): w = -log(1 - x^2); erfinv(x) = x P(w - 2.5) for w < 5,
+// x Q(sqrt(w) - 3) beyond (Giles' decomposition; our own fits).
+
+OPSNN_VM_INLINE float erfinv(float x) {
+  const float ax = fabs_(x);
+  const float w = -log((1.0f - ax) * (1.0f + ax));
+  static constexpr float c1[] = {1.50140941f,      0.24664028f,     -0.00417739293f,
+                                 -0.00125272642f,  0.000218349393f, -4.9724199e-06f,
+                                 -3.46398519e-06f, 4.68131361e-07f, 2.33359678e-08f,
+                                 -8.93192631e-09f};
+  static constexpr float c2[] = {2.83297682f,     1.00167501f,      0.00944550801f,
+                                 -0.00763771264f, 0.00568483304f,   -0.00359466369f,
+                                 0.00149132824f,  -6.34502212e-05f, -0.000315075886f,
+                                 0.000121222045f};
+  const float p1 = horner(w - 2.5f, c1);
+  const float p2 = horner(__builtin_sqrtf(w) - 3.0f, c2);
+  const float res = (w < 5.0f ? p1 : p2) * x;
+  return ax == 1.0f ? with_sign(kInfF, x) : res;
+}
+
+// ---------------------------------------------------------------------------------------------
 // double versions (not performance critical)
 
 OPSNN_VM_INLINE double exp(double x) { return std::exp(x); }
@@ -240,6 +474,54 @@ OPSNN_VM_INLINE double sigmoid(double x) {
 }
 OPSNN_VM_INLINE double erf(double x) { return std::erf(x); }
 OPSNN_VM_INLINE double erfc(double x) { return std::erfc(x); }
+
+OPSNN_VM_INLINE double exp2(double x) { return std::exp2(x); }
+OPSNN_VM_INLINE double log2(double x) { return std::log2(x); }
+OPSNN_VM_INLINE double log10(double x) { return std::log10(x); }
+OPSNN_VM_INLINE double sinh(double x) { return std::sinh(x); }
+OPSNN_VM_INLINE double cosh(double x) { return std::cosh(x); }
+OPSNN_VM_INLINE double asinh(double x) { return std::asinh(x); }
+OPSNN_VM_INLINE double acosh(double x) { return std::acosh(x); }
+OPSNN_VM_INLINE double atanh(double x) { return std::atanh(x); }
+OPSNN_VM_INLINE double atan(double x) { return std::atan(x); }
+OPSNN_VM_INLINE double atan2(double y, double x) { return std::atan2(y, x); }
+OPSNN_VM_INLINE double asin(double x) { return std::asin(x); }
+OPSNN_VM_INLINE double acos(double x) { return std::acos(x); }
+OPSNN_VM_INLINE double sin(double x) { return std::sin(x); }
+OPSNN_VM_INLINE double cos(double x) { return std::cos(x); }
+OPSNN_VM_INLINE double tan(double x) { return std::tan(x); }
+
+// erfinv in double: an initial guess (the float method evaluated in double, or the asymptotic
+// erfc(y) ~ exp(-y^2)/(y sqrt(pi)) in the far tail), then Newton steps on erf(y) = |x| written
+// as (1-|x|) - erfc(y) = 0 where |x| >= 1/2 so the tail keeps its relative precision.
+inline double erfinv(double x) {
+  const double ax = std::fabs(x);
+  if (!(ax < 1.0)) return ax == 1.0 ? std::copysign(HUGE_VAL, x) : std::numeric_limits<double>::quiet_NaN();
+  if (ax == 0.0) return x;
+  const double w = -std::log1p(-ax * ax);
+  static constexpr double c1[] = {1.50140941, 0.24664028, -0.00417739293, -0.00125272642,
+                                  0.000218349393, -4.9724199e-06, -3.46398519e-06,
+                                  4.68131361e-07, 2.33359678e-08, -8.93192631e-09};
+  static constexpr double c2[] = {2.83297682, 1.00167501, 0.00944550801, -0.00763771264,
+                                  0.00568483304, -0.00359466369, 0.00149132824, -6.34502212e-05,
+                                  -0.000315075886, 0.000121222045};
+  double y;
+  if (w < 5.0) {
+    y = horner(w - 2.5, c1) * ax;
+  } else if (w < 16.0) {
+    y = horner(std::sqrt(w) - 3.0, c2) * ax;
+  } else {
+    const double y0 = std::sqrt(w);
+    y = std::sqrt(w - std::log(y0 * 0.886226925452758));  // sqrt(pi)/2
+  }
+  const double tail = 1.0 - ax;  // exact for ax >= 1/2
+  for (int it = 0; it < 4; ++it) {
+    const double g = ax >= 0.5 ? tail - std::erfc(y) : std::erf(y) - ax;
+    const double d = 1.1283791670955126 * std::exp(-y * y);
+    y -= g / d;
+  }
+  return std::copysign(y, x);
+}
 
 }  // namespace
 }  // namespace opsnn::kernels::vmath
