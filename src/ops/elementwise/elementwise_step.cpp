@@ -16,13 +16,15 @@ class ElementwiseStep final : public core::Step {
   kernels::OpScalars scalars;
   int slot[kMaxOperands] = {-1, -1, -1, -1};
   int64_t offset_bytes[kMaxOperands] = {};
+  int64_t ws_offset[kMaxOperands] = {-1, -1, -1, -1};  // >= 0: operand in the workspace
   alignas(8) unsigned char constant[kMaxOperands][8] = {};  // scalar operands, in the compute type
 
   int run(const core::LaunchArgs &args) const override {
     char *base[kMaxOperands];
     for (int op = 0; op < loop.nops; ++op) {
-      base[op] = slot[op] >= 0 ? static_cast<char *>(args.addrs[slot[op]]) + offset_bytes[op]
-                               : const_cast<char *>(reinterpret_cast<const char *>(constant[op]));
+      base[op] = ws_offset[op] >= 0 ? args.workspace + ws_offset[op] + offset_bytes[op]
+                 : slot[op] >= 0    ? static_cast<char *>(args.addrs[slot[op]]) + offset_bytes[op]
+                                    : const_cast<char *>(reinterpret_cast<const char *>(constant[op]));
     }
     kernels::run_elementwise(loop, base, kernel, scalars);
     return 0;
@@ -56,8 +58,21 @@ void EwSpec::set_scalar(int k, double v) {
   scalars.i[k] = static_cast<int64_t>(v);
 }
 
+aclTensor narrow_view(const aclTensor &t, int dim, int64_t start, int64_t length, int64_t step) {
+  aclTensor v = t;
+  v.offset = t.offset + start * t.strides[dim];
+  v.dims[dim] = length;
+  v.strides[dim] = t.strides[dim] * step;
+  return v;
+}
+
 void record_elementwise(core::OpBuilder &b, const EwSpec &spec, int out_slot, const std::vector<EwInput> &inputs) {
-  const aclTensor &out = b.tensor(out_slot);
+  record_elementwise(b, spec, EwInput::tensor(out_slot), inputs);
+}
+
+void record_elementwise(core::OpBuilder &b, const EwSpec &spec, const EwInput &out_operand,
+                        const std::vector<EwInput> &inputs) {
+  const aclTensor &out = out_operand.has_view ? out_operand.view : b.tensor(out_operand.slot);
   core::check_no_internal_overlap(out, "the output");
   const core::ComputeType ct = core::compute_type_of(spec.compute_dtype);
   auto step = std::make_unique<ElementwiseStep>();
@@ -73,15 +88,17 @@ void record_elementwise(core::OpBuilder &b, const EwSpec &spec, int out_slot, co
   aclDataType dtypes[kMaxOperands];
   for (int d = 0; d < shape.ndim; ++d) strides[0][d] = out.strides[d];
   dtypes[0] = out.dtype;
-  step->slot[0] = out_slot;
+  step->slot[0] = out_operand.slot;
+  step->ws_offset[0] = out_operand.workspace_offset;
   step->offset_bytes[0] = out.offset * static_cast<int64_t>(core::dtype_size(out.dtype));
   for (int i = 0; i < static_cast<int>(inputs.size()); ++i) {
     const EwInput &in = inputs[static_cast<size_t>(i)];
-    if (in.slot >= 0) {
-      const aclTensor &t = b.tensor(in.slot);
+    if (in.is_tensor()) {
+      const aclTensor &t = in.has_view ? in.view : b.tensor(in.slot);
       core::broadcast_strides(t, shape, strides[i + 1]);
       dtypes[i + 1] = t.dtype;
       step->slot[i + 1] = in.slot;
+      step->ws_offset[i + 1] = in.workspace_offset;
       step->offset_bytes[i + 1] = t.offset * static_cast<int64_t>(core::dtype_size(t.dtype));
     } else {
       dtypes[i + 1] = compute_storage_dtype(ct);  // strides stay 0: broadcast constant

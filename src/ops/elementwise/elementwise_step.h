@@ -14,9 +14,31 @@ namespace opsnn::ops {
 struct EwInput {
   int slot = -1;                // tensor input, or
   const aclScalar *scalar = nullptr;  // a scalar value converted to the compute type
+  // Optional explicit view of the slot's tensor (dims, element strides, element offset from the
+  // slot's storage start), read instead of the registered descriptor: e.g. one half of a GLU input.
+  bool has_view = false;
+  aclTensor view{};
   static EwInput tensor(int s) { return EwInput{s, nullptr}; }
   static EwInput constant(const aclScalar *v) { return EwInput{-1, v}; }
+  static EwInput tensor_view(int s, const aclTensor &v) {
+    EwInput in{s, nullptr};
+    in.has_view = true;
+    in.view = v;
+    return in;
+  }
+  // A scratch operand in the launch's workspace at `offset` bytes (booked with
+  // b.book_workspace), described by `v` (dtype, dims, element strides; v.offset is added).
+  int64_t workspace_offset = -1;
+  static EwInput workspace(uint64_t offset, const aclTensor &v) {
+    EwInput in = tensor_view(-1, v);
+    in.workspace_offset = static_cast<int64_t>(offset);
+    return in;
+  }
+  bool is_tensor() const { return slot >= 0 || workspace_offset >= 0; }
 };
+
+// The sub-view t[..., start : start + length * step : step, ...] along `dim` (0 <= dim < t.ndim).
+aclTensor narrow_view(const aclTensor &t, int dim, int64_t start, int64_t length, int64_t step = 1);
 
 struct EwSpec {
   kernels::EwOp op = kernels::EwOp::kIdentity;
@@ -29,5 +51,7 @@ struct EwSpec {
 // Validates the output for writing, plans the loop over `out_slot` and `inputs`, and adds the step.
 // Throws 561003 when no kernel exists for the op in that compute type.
 void record_elementwise(core::OpBuilder &b, const EwSpec &spec, int out_slot, const std::vector<EwInput> &inputs);
+// The same, writing a view of a slot (EwInput::tensor_view) or a workspace operand.
+void record_elementwise(core::OpBuilder &b, const EwSpec &spec, const EwInput &out, const std::vector<EwInput> &inputs);
 
 }  // namespace opsnn::ops

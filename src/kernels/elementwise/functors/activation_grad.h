@@ -1,0 +1,209 @@
+// Activation gradient functors (the *Backward / *Grad ops). Unless noted, a = gradOutput and
+// b = the forward input x (or the forward result y where the name says so); the result is
+// gradInput. Comparisons are written as PyTorch's backward kernels write them, so NaN inputs take
+// the same branch as there.
+#pragma once
+
+#include "kernels/elementwise/functors/activation.h"
+#include "kernels/elementwise/functors/common.h"
+
+namespace opsnn::kernels {
+
+// d/dx gelu(x): erf form 0.5 erfc(-x/sqrt2) + x phi(x); tanh form with u = k (x + c x^3).
+template <class T> inline T gelu_erf_grad(T x) {
+  return T(0.5) * act_erfc(-x * T(0.7071067811865476)) + x * T(0.3989422804014327) * act_exp(T(-0.5) * x * x);
+}
+template <class T> inline T gelu_tanh_grad(T x) {
+  const T k = T(0.7978845608028654), c = T(0.044715);
+  const T x2 = x * x;
+  const T t = act_tanh(k * x * (T(1) + c * x2));
+  return T(0.5) * (T(1) + t) + T(0.5) * x * (T(1) - t * t) * k * (T(1) + T(3) * c * x2);
+}
+template <class T> inline T gelu_grad_mode(T x, T approximate) {
+  return approximate != T(0) ? gelu_tanh_grad(x) : gelu_erf_grad(x);
+}
+// d/dx x sigmoid(k x) = s + k x s (1 - s), s = sigmoid(k x).
+template <class T> inline T x_sigmoid_grad(T x, T k) {
+  const T s = act_sigmoid(k * x);
+  return s + k * x * s * (T(1) - s);
+}
+
+struct GeluBackwardOp : FloatOnly {  // s0 = approximate (0 erf, 1 tanh)
+  static constexpr int arity = 2;
+  template <class T> static T apply(T g, T x, T, const Scalars<T> &s) { return g * gelu_grad_mode(x, s.v[0]); }
+};
+struct FastGeluBackwardOp : FloatOnly {  // fast_gelu(x) = x sigmoid(1.702 x)
+  static constexpr int arity = 2;
+  template <class T> static T apply(T g, T x, T, const Scalars<T> &) { return g * x_sigmoid_grad(x, T(1.702)); }
+};
+struct SwishBackwardOp : FloatOnly {  // swish(x) = x sigmoid(s0 x); Silu: s0 = 1
+  static constexpr int arity = 2;
+  template <class T> static T apply(T g, T x, T, const Scalars<T> &s) { return g * x_sigmoid_grad(x, s.v[0]); }
+};
+struct ShrinkBackwardOp : FloatOnly {  // hard/soft shrink: 0 inside [-s0, s0], else g
+  static constexpr int arity = 2;
+  template <class T> static T apply(T g, T x, T, const Scalars<T> &s) {
+    return (x >= -s.v[0] && x <= s.v[0]) ? T(0) : g;
+  }
+};
+struct HardsigmoidBackwardOp : FloatOnly {
+  static constexpr int arity = 2;
+  template <class T> static T apply(T g, T x, T, const Scalars<T> &) {
+    return (x > T(-3) && x < T(3)) ? g / T(6) : T(0);
+  }
+};
+struct HardswishBackwardOp : FloatOnly {  // PyTorch's boundaries: x < -3 -> 0, x <= 3 -> g (x/3 + 1/2)
+  static constexpr int arity = 2;
+  template <class T> static T apply(T g, T x, T, const Scalars<T> &) {
+    return x < T(-3) ? T(0) : (x <= T(3) ? g * (x / T(3) + T(0.5)) : g);
+  }
+};
+struct HardswishBackwardV2Op : FloatOnly {  // x <= -3 -> 0, -3 < x < 3 -> g (x/3 + 1/2), x >= 3 -> g
+  static constexpr int arity = 2;
+  template <class T> static T apply(T g, T x, T, const Scalars<T> &) {
+    return x <= T(-3) ? T(0) : (x < T(3) ? g * (x / T(3) + T(0.5)) : g);
+  }
+};
+struct HardtanhBackwardOp : FloatOnly {  // s0 = min, s1 = max
+  static constexpr int arity = 2;
+  template <class T> static T apply(T g, T x, T, const Scalars<T> &s) {
+    return (x <= s.v[0] || x >= s.v[1]) ? T(0) : g;
+  }
+};
+struct LeakyReluBackwardOp : FloatOnly {  // s0 = negative slope; x may be the result when s0 >= 0
+  static constexpr int arity = 2;
+  template <class T> static T apply(T g, T x, T, const Scalars<T> &s) { return x > T(0) ? g : g * s.v[0]; }
+};
+struct LogSigmoidBackwardOp : FloatOnly {  // d/dx log sigmoid(x) = sigmoid(-x)
+  static constexpr int arity = 2;
+  template <class T> static T apply(T g, T x, T, const Scalars<T> &) { return g * act_sigmoid(-x); }
+};
+struct MishBackwardOp : FloatOnly {  // t = tanh(softplus(x)): t + x sigmoid(x) (1 - t^2)
+  static constexpr int arity = 2;
+  template <class T> static T apply(T g, T x, T, const Scalars<T> &) {
+    const T ax = x < T(0) ? -x : x;
+    const T sp = (x > T(0) ? x : T(0)) + act_log1p(act_exp(-ax));
+    const T t = act_tanh(sp);
+    return g * (t + x * act_sigmoid(x) * (T(1) - t * t));
+  }
+};
+struct SigmoidBackwardOp : FloatOnly {  // b = the forward result y: g y (1 - y)
+  static constexpr int arity = 2;
+  template <class T> static T apply(T g, T y, T, const Scalars<T> &) { return g * y * (T(1) - y); }
+};
+struct SoftplusBackwardOp : FloatOnly {  // s0 = beta, s1 = threshold
+  static constexpr int arity = 2;
+  template <class T> static T apply(T g, T x, T, const Scalars<T> &s) {
+    const T bx = x * s.v[0];
+    return bx > s.v[1] ? g : g * act_sigmoid(bx);
+  }
+};
+struct ThresholdBackwardOp : AnyType {  // s0 = threshold: x <= s0 ? 0 : g
+  static constexpr int arity = 2;
+  template <class T> static T apply(T g, T x, T, const Scalars<T> &s) { return x <= s.v[0] ? T(0) : g; }
+};
+struct EluBackwardOp : FloatOnly {  // from the input; s0 = alpha, s1 = scale, s2 = inputScale
+  static constexpr int arity = 2;
+  template <class T> static T apply(T g, T x, T, const Scalars<T> &s) {
+    return x <= T(0) ? g * s.v[2] * s.v[0] * s.v[1] * act_exp(x * s.v[2]) : g * s.v[1];
+  }
+};
+struct EluBackwardResultOp : FloatOnly {  // from the result y: y <= 0 ? g inputScale (y + alpha scale) : g scale
+  static constexpr int arity = 2;
+  template <class T> static T apply(T g, T y, T, const Scalars<T> &s) {
+    return y <= T(0) ? g * s.v[2] * (y + s.v[0] * s.v[1]) : g * s.v[1];
+  }
+};
+struct PreluBackwardInputOp : FloatOnly {  // c = the weight (broadcast): x > 0 ? g : w g
+  static constexpr int arity = 3;
+  template <class T> static T apply(T g, T x, T w, const Scalars<T> &) { return x > T(0) ? g : w * g; }
+};
+struct PreluBackwardWeightTermOp : FloatOnly {  // the summand of the weight gradient: x > 0 ? 0 : g x
+  static constexpr int arity = 2;
+  template <class T> static T apply(T g, T x, T, const Scalars<T> &) { return x > T(0) ? T(0) : g * x; }
+};
+
+// GLU family: a = the gradient of the output (one half's shape), b, c = the two halves of x.
+struct GluBackwardFirstOp : FloatOnly {  // glu = b * sigmoid(c): d/db = sigmoid(c)
+  static constexpr int arity = 3;
+  template <class T> static T apply(T g, T, T c, const Scalars<T> &) { return g * act_sigmoid(c); }
+};
+struct GluBackwardSecondOp : FloatOnly {  // d/dc = b sigmoid(c) (1 - sigmoid(c))
+  static constexpr int arity = 3;
+  template <class T> static T apply(T g, T b, T c, const Scalars<T> &) {
+    const T s = act_sigmoid(c);
+    return g * b * s * (T(1) - s);
+  }
+};
+struct GeluGateBackwardActOp : FloatOnly {  // out = lin * gelu(act): d/dact = lin gelu'(act); b = lin, c = act
+  static constexpr int arity = 3;
+  template <class T> static T apply(T g, T lin, T act, const Scalars<T> &s) {
+    return g * lin * gelu_grad_mode(act, s.v[0]);
+  }
+};
+struct SwiGluBackwardActOp : FloatOnly {  // out = silu(act) * lin: d/dact = lin silu'(act); b = act, c = lin
+  static constexpr int arity = 3;
+  template <class T> static T apply(T g, T act, T lin, const Scalars<T> &) {
+    return g * lin * x_sigmoid_grad(act, T(1));
+  }
+};
+struct SwiGluBackwardLinOp : FloatOnly {  // d/dlin = silu(act); b = act
+  static constexpr int arity = 3;
+  template <class T> static T apply(T g, T act, T, const Scalars<T> &) { return g * act * act_sigmoid(act); }
+};
+// Clipped SwiGLU: s0 = alpha, s1 = limit, s2 = bias; b = x0 (gate, clamped above), c = x1 (clamped
+// both ways). y = x0' sigmoid(alpha x0') (x1' + bias).
+struct ClippedSwigluBackwardX0Op : FloatOnly {
+  static constexpr int arity = 3;
+  template <class T> static T apply(T g, T x0, T x1, const Scalars<T> &s) {
+    const T l = s.v[1];
+    const T x0c = x0 < l ? x0 : l;
+    const T x1c = x1 < -l ? -l : (x1 > l ? l : x1);
+    const T sg = act_sigmoid(s.v[0] * x0c);
+    const T d = g * (x1c + s.v[2]) * sg * (T(1) + s.v[0] * x0c * (T(1) - sg));
+    return x0 <= l ? d : T(0);
+  }
+};
+struct ClippedSwigluBackwardX1Op : FloatOnly {
+  static constexpr int arity = 3;
+  template <class T> static T apply(T g, T x0, T x1, const Scalars<T> &s) {
+    const T l = s.v[1];
+    const T x0c = x0 < l ? x0 : l;
+    const T d = g * x0c * act_sigmoid(s.v[0] * x0c);
+    return (x1 >= -l && x1 <= l) ? d : T(0);
+  }
+};
+// SiTU GLU: s0 = beta, s1 = linearBeta; b = gate, c = up.
+// y = beta tanh(gate / beta) sigmoid(gate) * up',  up' = linearBeta > 0 ? lb tanh(up / lb) : up.
+struct SituGluBackwardGateOp : FloatOnly {
+  static constexpr int arity = 3;
+  template <class T> static T apply(T g, T gate, T up, const Scalars<T> &s) {
+    const T beta = s.v[0], lb = s.v[1];
+    const T upp = lb > T(0) ? lb * act_tanh(up / lb) : up;
+    const T t = act_tanh(gate / beta), sg = act_sigmoid(gate);
+    return g * upp * sg * ((T(1) - t * t) + beta * t * (T(1) - sg));
+  }
+};
+struct SituGluBackwardUpOp : FloatOnly {
+  static constexpr int arity = 3;
+  template <class T> static T apply(T g, T gate, T up, const Scalars<T> &s) {
+    const T beta = s.v[0], lb = s.v[1];
+    const T situ = beta * act_tanh(gate / beta) * act_sigmoid(gate);
+    const T tu = act_tanh(up / (lb > T(0) ? lb : T(1)));
+    return g * situ * (lb > T(0) ? T(1) - tu * tu : T(1));
+  }
+};
+// d loss / d target of BCE with logits: a = gradOutput * weight, b = x, c = posWeight, s0 = 1/N or 1:
+// a (pw softplus(-x) - softplus(x)) s0  (= -a x s0 for pw = 1).
+template <class T> inline T softplus_stable(T x) {
+  const T ax = x < T(0) ? -x : x;
+  return (x > T(0) ? x : T(0)) + act_log1p(act_exp(-ax));
+}
+struct BceWithLogitsTargetBackwardOp : FloatOnly {
+  static constexpr int arity = 3;
+  template <class T> static T apply(T gw, T x, T pw, const Scalars<T> &s) {
+    return gw * (pw * softplus_stable(-x) - softplus_stable(x)) * s.v[0];
+  }
+};
+
+}  // namespace opsnn::kernels

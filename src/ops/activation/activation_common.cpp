@@ -1,0 +1,65 @@
+#include "ops/activation/activation_common.h"
+
+#include "common/error.h"
+
+namespace opsnn::ops {
+
+void unary_activation_phase1(core::OpBuilder &b, const UnaryActArgs &a) {
+  const char *name = a.self_name ? a.self_name : a.inplace ? "selfRef" : "self";
+  core::check_dtype_in(a.self, name, a.dtypes);
+  if (!a.inplace) {
+    core::check_tensor(a.out, "out");
+    core::check_shape_equals(*a.out, "out", core::Shape::of(*a.self));
+    if (!core::can_cast(a.self->dtype, a.out->dtype))
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s dtype %s cannot be cast to out dtype %s", name,
+                  core::dtype_name(a.self->dtype), core::dtype_name(a.out->dtype));
+  }
+  const int in = a.inplace ? b.inout(a.self) : b.input(a.self);
+  const int o = a.inplace ? in : b.output(a.out);
+  EwSpec spec;
+  spec.op = a.op;
+  spec.compute_dtype = a.self->dtype;
+  for (int k = 0; k < a.nparams; ++k) spec.set_scalar(k, a.params[k]);
+  record_elementwise(b, spec, o, {EwInput::tensor(in)});
+}
+
+double scalar_param(const aclScalar *s, const char *name) {
+  core::check_scalar(s, name);
+  return s->to_double();
+}
+
+GluHalves glu_halves(const aclTensor *x, const char *x_name, int64_t dim, bool interleaved) {
+  const int nd = x->ndim;
+  if (nd == 0)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s must have at least one dimension to be split in halves", x_name);
+  if (dim < -nd || dim >= nd)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "dim %lld is out of range [%d, %d] for %s of shape %s",
+                static_cast<long long>(dim), -nd, nd - 1, x_name, core::shape_string(*x).c_str());
+  GluHalves h;
+  h.dim = static_cast<int>(dim < 0 ? dim + nd : dim);
+  const int64_t n = x->dims[h.dim];
+  if (n % 2 != 0)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s size %lld along dim %d is odd; it must split in two equal halves",
+                x_name, static_cast<long long>(n), h.dim);
+  const int64_t half = n / 2;
+  if (interleaved) {
+    h.first = narrow_view(*x, h.dim, 0, half, 2);
+    h.second = narrow_view(*x, h.dim, 1, half, 2);
+  } else {
+    h.first = narrow_view(*x, h.dim, 0, half);
+    h.second = narrow_view(*x, h.dim, half, half);
+  }
+  h.out_shape = core::Shape::of(*x);
+  h.out_shape.dims[h.dim] = half;
+  return h;
+}
+
+void check_glu_out(const aclTensor *out, const char *name, const aclTensor &x, const GluHalves &h) {
+  core::check_tensor(out, name);
+  core::check_shape_equals(*out, name, h.out_shape);
+  if (!core::is_floating(out->dtype) || !core::can_cast(x.dtype, out->dtype))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s dtype %s cannot hold the %s result", name, core::dtype_name(out->dtype),
+                core::dtype_name(x.dtype));
+}
+
+}  // namespace opsnn::ops

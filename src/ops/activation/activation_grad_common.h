@@ -1,0 +1,85 @@
+// Phase 1 shared by the activation gradient ops.
+//
+// grad_phase1: the "gradOutput + self (or result) -> gradInput" ops: dtype checks and promotion,
+// broadcasting (where the op allows it), the output checks, registration in prototype order and
+// one element-wise step.
+//
+// glu_grad_prepare: the GLU-family gradients, whose input x is split in two halves along `dim`
+// (or interleaved) and whose gradient is written half by half: checks, registration, and the
+// views of both halves of x and of the gradient (EwInput::tensor_view over the registered slots).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/op_builder.h"
+#include "kernels/elementwise/ops.h"
+#include "ops/elementwise/elementwise_step.h"
+
+namespace opsnn::ops {
+
+inline const std::vector<aclDataType> kGradFloatTypes = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+
+struct GradArgs {
+  const aclTensor *grad = nullptr;
+  const char *grad_name = "gradOutput";
+  const aclTensor *x = nullptr;  // the forward input or result
+  const char *x_name = "self";
+  // Tensor arguments between x and the output in the prototype (registered, checked for dtype, not read).
+  std::vector<std::pair<const aclTensor *, const char *>> extra = {};
+  const aclTensor *out = nullptr;
+  const char *out_name = "gradInput";
+  std::vector<aclDataType> dtypes = kGradFloatTypes;  // of grad and x (and the result)
+  bool broadcast = true;     // grad and x broadcast to the result shape; else their shapes are equal
+  bool same_dtype = false;   // grad and x have one dtype; else the result dtype is their promotion
+  bool out_same_dtype = false;  // out has the result dtype; else the result must cast to it
+};
+
+// Checks, registers and records `spec.op(grad, x)` (spec.compute_dtype is set here).
+void grad_phase1(core::OpBuilder &b, EwSpec spec, const GradArgs &a);
+
+// Checks shared by both: tensor not null, supported, dtype in the list.
+void check_grad_tensor(const aclTensor *t, const char *name, const std::vector<aclDataType> &dtypes);
+
+// Normalises dim into [0, ndim) or throws 161002 naming `dim`.
+int normalize_dim(int64_t dim, int ndim, const char *tensor_name);
+
+struct GluGradArgs {
+  const aclTensor *grad = nullptr;
+  const char *grad_name = "gradOutput";
+  const aclTensor *x = nullptr;
+  const char *x_name = "self";
+  const aclTensor *extra = nullptr;  // an input with grad's shape and x's dtype (GeGlu's gelu), or null
+  const char *extra_name = nullptr;
+  bool group_arg = false;                  // the prototype has ClippedSwigluGrad's groupIndexOptional
+  const aclTensor *group_index = nullptr;  // (INT64, 1-D; may be null)
+  const aclTensor *out = nullptr;
+  const char *out_name = "gradInput";
+  int64_t dim = -1;
+  bool interleaved = false;  // halves are the even / odd positions (ClippedSwiglu), else first / second
+  bool merge_tail = false;   // dims dim.. are flattened into one before splitting (ClippedSwiglu)
+  std::vector<aclDataType> dtypes = kGradFloatTypes;
+  int shape_error = ACLNN_ERR_PARAM_INVALID;  // status of a shape mismatch
+};
+
+struct GluGradPlan {
+  aclDataType dtype = ACL_FLOAT;
+  int grad_slot = -1, x_slot = -1, extra_slot = -1, group_slot = -1, out_slot = -1;
+  aclTensor grad, extra;             // (merged) descriptors of grad and extra
+  aclTensor x_half[2], out_half[2];  // the halves of x and of the gradient
+  aclTensor out_full;                // the whole gradient (merged like the halves)
+  int split_dim = 0;                 // in the (merged) descriptors
+  bool empty = false;
+};
+
+GluGradPlan glu_grad_prepare(core::OpBuilder &b, const GluGradArgs &a);
+
+// Records out_half[which] = op(grad, x_half[0], x_half[1]) (arity 3) in `plan.dtype`; with `swap`,
+// op(grad, x_half[1], x_half[0]).
+void glu_grad_record(core::OpBuilder &b, const GluGradPlan &plan, EwSpec spec, int which, bool swap = false);
+// Records out_half[which] = op(grad, extra) (arity 2; GeGlu's linear half: gradOutput * gelu).
+void glu_grad_record_with_extra(core::OpBuilder &b, const GluGradPlan &plan, EwSpec spec, int which);
+// ClippedSwigluGrad with groupIndex: zeroes the rows at and after sum(groupIndex) at run time.
+void glu_grad_zero_rows_after_groups(core::OpBuilder &b, const GluGradPlan &plan);
+
+}  // namespace opsnn::ops
