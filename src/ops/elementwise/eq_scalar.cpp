@@ -1,0 +1,14 @@
+// aclnnEqScalar, aclnnInplaceEqScalar: self eq scalar other (aclnnop/aclnn_eq_scalar.h).
+#include "aclnnop/aclnn_eq_scalar.h"
+#include "ops/elementwise/binary_arith.h"
+
+using opsnn::kernels::EwOp;
+using namespace opsnn::ops;
+
+OPSNN_BINARY_RULE_OP(EqScalar, rule_compare(EwOp::kEq),
+                     (const aclTensor *self, const aclScalar *other, aclTensor *out, uint64_t *workspaceSize,
+                      aclOpExecutor **executor),
+                     {.self = self, .other_scalar = other, .out = out})
+OPSNN_BINARY_RULE_OP(InplaceEqScalar, rule_compare(EwOp::kEq),
+                     (const aclTensor *selfRef, const aclScalar *other, uint64_t *workspaceSize, aclOpExecutor **executor),
+                     {.self = selfRef, .other_scalar = other, .inplace = true})

@@ -1,0 +1,14 @@
+// aclnnLeScalar, aclnnInplaceLeScalar: self le scalar other (aclnnop/aclnn_le_scalar.h).
+#include "aclnnop/aclnn_le_scalar.h"
+#include "ops/elementwise/binary_arith.h"
+
+using opsnn::kernels::EwOp;
+using namespace opsnn::ops;
+
+OPSNN_BINARY_RULE_OP(LeScalar, rule_compare(EwOp::kLe),
+                     (const aclTensor *self, const aclScalar *other, aclTensor *out, uint64_t *workspaceSize,
+                      aclOpExecutor **executor),
+                     {.self = self, .other_scalar = other, .out = out})
+OPSNN_BINARY_RULE_OP(InplaceLeScalar, rule_compare(EwOp::kLe),
+                     (aclTensor *selfRef, const aclScalar *other, uint64_t *workspaceSize, aclOpExecutor **executor),
+                     {.self = selfRef, .other_scalar = other, .inplace = true})

@@ -1,0 +1,32 @@
+// aclnnLerp, aclnnInplaceLerp (aclnnop/aclnn_lerp_tensor.h): self + weight * (end - self) with a
+// tensor weight; self, end and weight broadcast; floating dtypes only.
+#include "aclnnop/aclnn_lerp_tensor.h"
+#include "ops/elementwise/binary_arith.h"
+
+using opsnn::kernels::EwOp;
+using namespace opsnn::ops;
+
+namespace {
+void lerp(opsnn::core::OpBuilder &b, const aclTensor *self, const aclTensor *end, const aclTensor *weight,
+          const aclTensor *out, bool inplace) {
+  EwRule r{EwOp::kLerp};
+  r.bool_ok = r.integral_ok = false;
+  EwArgs a;
+  a.n_in = 3;
+  a.in[0] = EwOperand::t(self, inplace ? "selfRef" : "self");
+  a.in[1] = EwOperand::t(end, "end");
+  a.in[2] = EwOperand::t(weight, "weight");
+  a.out = out;
+  a.inplace = inplace;
+  ew_phase1(b, r, a);
+}
+}  // namespace
+
+OPSNN_EW_OP(Lerp,
+            (const aclTensor *self, const aclTensor *end, const aclTensor *weight, aclTensor *out,
+             uint64_t *workspaceSize, aclOpExecutor **executor),
+            { lerp(b, self, end, weight, out, false); })
+OPSNN_EW_OP(InplaceLerp,
+            (aclTensor *selfRef, const aclTensor *end, const aclTensor *weight, uint64_t *workspaceSize,
+             aclOpExecutor **executor),
+            { lerp(b, selfRef, end, weight, nullptr, true); })

@@ -1,0 +1,14 @@
+// aclnnLtTensor, aclnnInplaceLtTensor: self lt other, 1 / 0 in the output dtype (aclnnop/aclnn_lt_tensor.h).
+#include "aclnnop/aclnn_lt_tensor.h"
+#include "ops/elementwise/binary_arith.h"
+
+using opsnn::kernels::EwOp;
+using namespace opsnn::ops;
+
+OPSNN_BINARY_RULE_OP(LtTensor, rule_compare(EwOp::kLt),
+                     (const aclTensor *self, const aclTensor *other, aclTensor *out, uint64_t *workspaceSize,
+                      aclOpExecutor **executor),
+                     {.self = self, .other = other, .out = out})
+OPSNN_BINARY_RULE_OP(InplaceLtTensor, rule_compare(EwOp::kLt),
+                     (const aclTensor *selfRef, const aclTensor *other, uint64_t *workspaceSize, aclOpExecutor **executor),
+                     {.self = selfRef, .other = other, .inplace = true})

@@ -1,0 +1,14 @@
+// aclnnNeScalar, aclnnInplaceNeScalar: self ne scalar other (aclnnop/aclnn_ne_scalar.h).
+#include "aclnnop/aclnn_ne_scalar.h"
+#include "ops/elementwise/binary_arith.h"
+
+using opsnn::kernels::EwOp;
+using namespace opsnn::ops;
+
+OPSNN_BINARY_RULE_OP(NeScalar, rule_compare(EwOp::kNe),
+                     (const aclTensor *self, const aclScalar *other, aclTensor *out, uint64_t *workspaceSize,
+                      aclOpExecutor **executor),
+                     {.self = self, .other_scalar = other, .out = out})
+OPSNN_BINARY_RULE_OP(InplaceNeScalar, rule_compare(EwOp::kNe),
+                     (aclTensor *selfRef, const aclScalar *other, uint64_t *workspaceSize, aclOpExecutor **executor),
+                     {.self = selfRef, .other_scalar = other, .inplace = true})

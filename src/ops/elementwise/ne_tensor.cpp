@@ -1,0 +1,14 @@
+// aclnnNeTensor, aclnnInplaceNeTensor: self ne other, 1 / 0 in the output dtype (aclnnop/aclnn_ne_tensor.h).
+#include "aclnnop/aclnn_ne_tensor.h"
+#include "ops/elementwise/binary_arith.h"
+
+using opsnn::kernels::EwOp;
+using namespace opsnn::ops;
+
+OPSNN_BINARY_RULE_OP(NeTensor, rule_compare(EwOp::kNe),
+                     (const aclTensor *self, const aclTensor *other, aclTensor *out, uint64_t *workspaceSize,
+                      aclOpExecutor **executor),
+                     {.self = self, .other = other, .out = out})
+OPSNN_BINARY_RULE_OP(InplaceNeTensor, rule_compare(EwOp::kNe),
+                     (aclTensor *selfRef, const aclTensor *other, uint64_t *workspaceSize, aclOpExecutor **executor),
+                     {.self = selfRef, .other = other, .inplace = true})
