@@ -11,13 +11,15 @@ namespace opsnn::kernels {
 
 // d/dx gelu(x): erf form 0.5 erfc(-x/sqrt2) + x phi(x); tanh form with u = k (x + c x^3).
 template <class T> inline T gelu_erf_grad(T x) {
-  return T(0.5) * act_erfc(-x * T(0.7071067811865476)) + x * T(0.3989422804014327) * act_exp(T(-0.5) * x * x);
+  const T e = act_exp(T(-0.5) * x * x);  // 0 for large |x|: the x phi(x) term is then 0 (also at +-inf)
+  return T(0.5) * act_erfc(-x * T(0.7071067811865476)) + (e == T(0) ? T(0) : x * T(0.3989422804014327) * e);
 }
 template <class T> inline T gelu_tanh_grad(T x) {
   const T k = T(0.7978845608028654), c = T(0.044715);
   const T x2 = x * x;
   const T t = act_tanh(k * x * (T(1) + c * x2));
-  return T(0.5) * (T(1) + t) + T(0.5) * x * (T(1) - t * t) * k * (T(1) + T(3) * c * x2);
+  const T dt = T(1) - t * t;  // 0 once tanh saturates, also where x^2 overflows (no 0 * inf)
+  return T(0.5) * (T(1) + t) + (dt == T(0) ? T(0) : T(0.5) * x * dt * k * (T(1) + T(3) * c * x2));
 }
 template <class T> inline T gelu_grad_mode(T x, T approximate) {
   return approximate != T(0) ? gelu_tanh_grad(x) : gelu_erf_grad(x);
