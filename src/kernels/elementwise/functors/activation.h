@@ -80,11 +80,10 @@ struct HardsigmoidOp : AnyType {  // clamp(x / 6 + 1/2, 0, 1); integers: the tru
     }
   }
 };
-struct HardswishOp : FloatOnly {  // x * clamp(x + 3, 0, 6) / 6
+struct HardswishOp : FloatOnly {  // x <= -3 ? 0 : x >= 3 ? x : x (x + 3) / 6
   static constexpr int arity = 1;
   template <class T> static T apply(T a, T, T, const Scalars<T> &) {
-    const T r = a + T(3);
-    return a * (r < T(0) ? T(0) : (r > T(6) ? T(6) : r)) / T(6);
+    return a <= T(-3) ? T(0) : (a >= T(3) ? a : a * (a + T(3)) / T(6));  // 0 at -inf, x at +inf
   }
 };
 struct HardtanhOp : AnyType {  // clamp(x, s0, s1); NaN propagates
@@ -151,7 +150,7 @@ struct MishOp : FloatOnly {  // x tanh(softplus(x)) = x n / (n + 2), n = e^x (e^
   template <class T> static T apply(T a, T, T, const Scalars<T> &) {
     const T t = act_exp(a > T(20) ? T(20) : a);
     const T n = t * (t + T(2));
-    return a * n / (n + T(2));
+    return a * (n / (n + T(2)));
   }
 };
 struct SoftplusOp : FloatOnly {  // s0 = beta, s1 = threshold: beta x > threshold ? x : log1p(exp(beta x)) / beta
