@@ -20,6 +20,20 @@ void contig(int64_t n, void *out_v, const void *const *in, const OpScalars &s) {
     for (int64_t k = 0; k < n; ++k) out[k] = Op::apply(T(0), T(0), T(0), p);
   } else if constexpr (Op::arity == 1) {
     const T *a = static_cast<const T *>(in[0]);
+    // An op whose fast formula is not valid everywhere (e.g. sin of |x| >= 2^20) declares
+    // needs_exact(x) / apply_exact(x, s): a chunk holding such an element is computed element by
+    // element on the exact path (reading a[k] before writing out[k], so in-place is fine).
+    if constexpr (requires(T v) { Op::needs_exact(v); }) {
+      bool any = false;
+      for (int64_t k = 0; k < n; ++k) any |= Op::needs_exact(a[k]);
+      if (any) {
+        for (int64_t k = 0; k < n; ++k) {
+          const T x = a[k];
+          out[k] = Op::needs_exact(x) ? Op::apply_exact(x, p) : Op::apply(x, T(0), T(0), p);
+        }
+        return;
+      }
+    }
     for (int64_t k = 0; k < n; ++k) out[k] = Op::apply(a[k], T(0), T(0), p);
   } else if constexpr (Op::arity == 2) {
     const T *a = static_cast<const T *>(in[0]);

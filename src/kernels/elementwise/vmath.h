@@ -416,7 +416,8 @@ OPSNN_VM_INLINE float sin(float x) {
   const double r = trig_reduce(x, q);
   const double s = sin_poly(r), c = cos_poly(r);
   const double v = (q & 1u) ? c : s;
-  return static_cast<float>((q & 2u) ? -v : v);
+  const float res = static_cast<float>((q & 2u) ? -v : v);
+  return x == 0.0f ? x : res;  // sin(-0) = -0
 }
 
 OPSNN_VM_INLINE float cos(float x) {
@@ -431,7 +432,8 @@ OPSNN_VM_INLINE float tan(float x) {
   uint32_t q;
   const double r = trig_reduce(x, q);
   const double s = sin_poly(r), c = cos_poly(r);
-  return static_cast<float>((q & 1u) ? -c / s : s / c);
+  const float res = static_cast<float>((q & 1u) ? -c / s : s / c);
+  return x == 0.0f ? x : res;  // tan(-0) = -0
 }
 
 // Arguments beyond the reduction's range (rare): libm in double, then rounded once.

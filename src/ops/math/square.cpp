@@ -1,0 +1,23 @@
+// aclnnSquare (aclnnop/aclnn_square.h): x * x (integers wrap around).
+#include "aclnnop/aclnn_square.h"
+#include "ops/math/unary_math_common.h"
+
+using namespace opsnn;
+
+namespace {
+ops::UnaryMathArgs args(const aclTensor *self, const aclTensor *out, bool inplace) {
+  ops::UnaryMathArgs a;
+  a.op = kernels::EwOp::kSquare;
+  a.kind = ops::UnaryMathKind::kSameType;
+  a.allow_bool = false;
+  a.self = self;
+  a.out = out;
+  a.inplace = inplace;
+  a.self_name = inplace ? "self" : "self";
+  a.out_name = "out";
+  return a;
+}
+}  // namespace
+
+OPSNN_UNARY_MATH_OP(Square, (const aclTensor *self, aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor),
+                    { ops::unary_math_phase1(b, args(self, out, false)); })
