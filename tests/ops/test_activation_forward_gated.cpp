@@ -1,0 +1,319 @@
+// Forward activations with two inputs or split inputs: AddRelu, Prelu, Heaviside, RReluWithNoise
+// and the GLU family (Glu, SwiGlu, GeGlu, GeGluV3, GeluMul, FatreluMul, ClippedSwiglu(V2),
+// SituGlu), against float64 references built from the halves; strided inputs, odd sizes, errors.
+#include <cmath>
+#include <functional>
+#include <memory>
+
+#include "aclnnop/aclnn_add_relu.h"
+#include "aclnnop/aclnn_clipped_swiglu.h"
+#include "aclnnop/aclnn_clipped_swiglu_v2.h"
+#include "aclnnop/aclnn_fatrelu_mul.h"
+#include "aclnnop/aclnn_geglu.h"
+#include "aclnnop/aclnn_gelu_mul.h"
+#include "aclnnop/aclnn_glu.h"
+#include "aclnnop/aclnn_heaviside.h"
+#include "aclnnop/aclnn_prelu.h"
+#include "aclnnop/aclnn_rrelu_with_noise.h"
+#include "aclnnop/aclnn_situ_glu.h"
+#include "aclnnop/aclnn_swi_glu.h"
+#include "test_util.h"
+
+namespace opsnn::test {
+namespace {
+
+const double kPi = 3.14159265358979323846;
+double sigm(double x) { return 1 / (1 + std::exp(-x)); }
+double gelu(double x, int approx) {
+  return approx ? 0.5 * x * (1 + std::tanh(std::sqrt(2 / kPi) * (x + 0.044715 * x * x * x)))
+                : 0.5 * x * std::erfc(-x / std::sqrt(2.0));
+}
+
+// Golden of a gated op on x (shape, row-major values) split along dim: f(first, second) per
+// output element; interleaved takes even / odd elements instead of halves.
+std::vector<double> gated_ref(const std::vector<double> &x, const std::vector<int64_t> &shape, int dim,
+                              const std::function<double(double, double)> &f, bool interleaved = false) {
+  std::vector<int64_t> oshape = shape;
+  oshape[dim] /= 2;
+  const int64_t n = numel_of(oshape), half = oshape[dim];
+  std::vector<double> r(n);
+  for (int64_t i = 0; i < n; ++i) {
+    auto idx = unravel(i, oshape);
+    auto a = idx, b = idx;
+    a[dim] = interleaved ? 2 * idx[dim] : idx[dim];
+    b[dim] = interleaved ? 2 * idx[dim] + 1 : idx[dim] + half;
+    auto lin = [&](const std::vector<int64_t> &k) {
+      int64_t l = 0;
+      for (size_t d = 0; d < shape.size(); ++d) l = l * shape[d] + k[d];
+      return l;
+    };
+    r[i] = f(x[lin(a)], x[lin(b)]);
+  }
+  return r;
+}
+
+std::unique_ptr<DeviceTensor> transposed(const std::vector<int64_t> &shape, aclDataType dt) {
+  std::vector<int64_t> strides(shape.size());
+  int64_t acc = 1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    strides[i] = acc;
+    acc *= shape[i];
+  }
+  return std::make_unique<DeviceTensor>(shape, dt, strides, 3);
+}
+
+using GatedRun = std::function<int(aclTensor *x, int64_t dim, aclTensor *out)>;
+struct GatedCase {
+  const char *name;
+  GatedRun run;
+  std::function<double(double, double)> ref;
+  bool interleaved = false;
+  bool last_dim_only = false;
+};
+
+template <class P1, class P2>
+int run2(P1 p1, P2 p2) {
+  return run_op(p1, p2);
+}
+
+std::vector<GatedCase> gated_cases() {
+  std::vector<GatedCase> c;
+  c.push_back({"Glu", [](aclTensor *x, int64_t d, aclTensor *o) {
+                 return run2([&](uint64_t *w, aclOpExecutor **e) { return aclnnGluGetWorkspaceSize(x, d, o, w, e); }, aclnnGlu);
+               }, [](double a, double b) { return a * sigm(b); }});
+  c.push_back({"SwiGlu", [](aclTensor *x, int64_t d, aclTensor *o) {
+                 return run2([&](uint64_t *w, aclOpExecutor **e) { return aclnnSwiGluGetWorkspaceSize(x, d, o, w, e); }, aclnnSwiGlu);
+               }, [](double a, double b) { return a * sigm(a) * b; }});
+  for (int approx : {0, 1}) {
+    c.push_back({approx ? "GeluMul.tanh" : "GeluMul.none", [approx](aclTensor *x, int64_t, aclTensor *o) {
+                   char mode[8];
+                   std::snprintf(mode, sizeof(mode), "%s", approx ? "tanh" : "none");
+                   return run2([&](uint64_t *w, aclOpExecutor **e) { return aclnnGeluMulGetWorkspaceSize(x, mode, o, w, e); }, aclnnGeluMul);
+                 }, [approx](double a, double b) { return gelu(a, approx) * b; }, false, true});
+  }
+  c.push_back({"ClippedSwiglu", [](aclTensor *x, int64_t d, aclTensor *o) {
+                 return run2([&](uint64_t *w, aclOpExecutor **e) { return aclnnClippedSwigluGetWorkspaceSize(x, nullptr, d, 1.702, 1.5, 1.0, false, o, w, e); }, aclnnClippedSwiglu);
+               }, [](double a, double b) {
+                 a = std::fmin(a, 1.5);
+                 b = std::fmax(-1.5, std::fmin(b, 1.5));
+                 return a * sigm(1.702 * a) * (b + 1.0);
+               }});
+  c.push_back({"ClippedSwiglu.interleaved", [](aclTensor *x, int64_t d, aclTensor *o) {
+                 return run2([&](uint64_t *w, aclOpExecutor **e) { return aclnnClippedSwigluGetWorkspaceSize(x, nullptr, d, 1.702, 1.5, 1.0, true, o, w, e); }, aclnnClippedSwiglu);
+               }, [](double a, double b) {
+                 a = std::fmin(a, 1.5);
+                 b = std::fmax(-1.5, std::fmin(b, 1.5));
+                 return a * sigm(1.702 * a) * (b + 1.0);
+               }, true, true});
+  c.push_back({"ClippedSwigluV2.mode1", [](aclTensor *x, int64_t d, aclTensor *o) {
+                 return run2([&](uint64_t *w, aclOpExecutor **e) { return aclnnClippedSwigluV2GetWorkspaceSize(x, nullptr, d, 1.702, 1.5, 1.0, false, 1, o, w, e); }, aclnnClippedSwigluV2);
+               }, [](double a, double b) { return std::fmin(a * sigm(a), 1.5) * std::fmax(-1.5, std::fmin(b, 1.5)); }});
+  c.push_back({"SituGlu", [](aclTensor *x, int64_t d, aclTensor *o) {
+                 return run2([&](uint64_t *w, aclOpExecutor **e) { return aclnnSituGluGetWorkspaceSize(x, d, 1.5, 0.0, true, o, w, e); }, aclnnSituGlu);
+               }, [](double g, double u) { return 1.5 * std::tanh(g / 1.5) * sigm(g) * u; }});
+  c.push_back({"SituGlu.right.linear", [](aclTensor *x, int64_t d, aclTensor *o) {
+                 return run2([&](uint64_t *w, aclOpExecutor **e) { return aclnnSituGluGetWorkspaceSize(x, d, 1.5, 2.0, false, o, w, e); }, aclnnSituGlu);
+               }, [](double u, double g) { return 1.5 * std::tanh(g / 1.5) * sigm(g) * 2.0 * std::tanh(u / 2.0); }});
+  return c;
+}
+
+TEST(ActivationGated, EveryOpDtypeDimAndView) {
+  reseed_for_current_test();
+  const std::vector<int64_t> shape = {3, 6, 8};
+  for (const auto &c : gated_cases()) {
+    for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE}) {
+      for (int dim : {1, 2}) {
+        if (c.last_dim_only && dim != 2) continue;
+        SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt << " dim " << dim);
+        auto x = transposed(shape, dt);
+        x->fill_random(-4, 4);
+        auto oshape = shape;
+        oshape[dim] /= 2;
+        DeviceTensor out(oshape, dt);
+        out.poison();
+        ASSERT_EQ(c.run(*x, dim == 2 ? -1 : dim, out), 0) << aclGetRecentErrMsg();
+        auto gold = gated_ref(x->values(), shape, dim, c.ref, c.interleaved);
+        for (auto &g : gold) g = round_to(dt, g);
+        EXPECT_TRUE(meets_precision(dt, out.values(), gold));
+        EXPECT_TRUE(out.untouched_outside_view());
+      }
+    }
+  }
+}
+
+TEST(ActivationGated, OddSizeWrongOutAndDim) {
+  uint64_t ws;
+  aclOpExecutor *ex;
+  DeviceTensor x({4, 5}, ACL_FLOAT), o({4, 2}, ACL_FLOAT), o2({2, 5}, ACL_FLOAT), o3({4, 5}, ACL_FLOAT);
+  EXPECT_TRUE(fails_with(aclnnGluGetWorkspaceSize(x, -1, o, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"odd", "self"}));
+  EXPECT_TRUE(fails_with(aclnnSwiGluGetWorkspaceSize(x, 1, o, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"odd", "x"}));
+  EXPECT_TRUE(fails_with(aclnnGluGetWorkspaceSize(x, 2, o, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"dim", "out of range"}));
+  EXPECT_TRUE(fails_with(aclnnGluGetWorkspaceSize(x, 0, o3, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"out", "[2, 5]"}));
+  EXPECT_EQ(aclnnGluGetWorkspaceSize(x, 0, o2, &ws, &ex), 0);
+  aclDestroyAclOpExecutor(ex);
+  EXPECT_EQ(aclnnGluGetWorkspaceSize(nullptr, 0, o2, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR);
+  EXPECT_TRUE(fails_with(aclnnGeGluV3GetWorkspaceSize(x, 0, 2, true, o2, o2, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"approximate"}));
+  char bad[] = "fast";
+  DeviceTensor y({4, 6}, ACL_FLOAT), yo({4, 3}, ACL_FLOAT);
+  EXPECT_TRUE(fails_with(aclnnGeluMulGetWorkspaceSize(y, bad, yo, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"approximateOptional"}));
+  DeviceTensor gi({2}, ACL_INT64);
+  EXPECT_TRUE(fails_with(aclnnClippedSwigluV2GetWorkspaceSize(y, nullptr, -1, 1.7, 7, 1, false, 3, yo, &ws, &ex),
+                         ACLNN_ERR_PARAM_INVALID, {"clampMode"}));
+  DeviceTensor i32({4, 6}, ACL_INT32);
+  EXPECT_TRUE(fails_with(aclnnSwiGluGetWorkspaceSize(i32, -1, yo, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"x", "INT32"}));
+}
+
+TEST(ActivationGated, GeGluBothOutputsBothSides) {
+  reseed_for_current_test();
+  const std::vector<int64_t> shape = {4, 10};
+  for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}) {
+    for (int approx : {0, 1}) {
+      for (int v3left : {-1, 0, 1}) {  // -1: aclnnGeGlu (activates the second half)
+        SCOPED_TRACE(::testing::Message() << "dtype " << dt << " approx " << approx << " left " << v3left);
+        DeviceTensor x(shape, dt), out({4, 5}, dt), og({4, 5}, dt);
+        x.fill_random(-4, 4);
+        out.poison();
+        og.poison();
+        int st;
+        if (v3left < 0)
+          st = run_op([&](uint64_t *w, aclOpExecutor **e) { return aclnnGeGluGetWorkspaceSize(x, -1, approx, out, og, w, e); }, aclnnGeGlu);
+        else
+          st = run_op([&](uint64_t *w, aclOpExecutor **e) { return aclnnGeGluV3GetWorkspaceSize(x, 1, approx, v3left == 1, out, og, w, e); }, aclnnGeGluV3);
+        ASSERT_EQ(st, 0) << aclGetRecentErrMsg();
+        const bool left = v3left == 1;
+        auto g1 = gated_ref(x.values(), shape, 1, [&](double a, double b) { return left ? gelu(a, approx) * b : a * gelu(b, approx); });
+        auto g2 = gated_ref(x.values(), shape, 1, [&](double a, double b) { return gelu(left ? a : b, approx); });
+        for (auto &g : g1) g = round_to(dt, g);
+        for (auto &g : g2) g = round_to(dt, g);
+        EXPECT_TRUE(meets_precision(dt, out.values(), g1));
+        EXPECT_TRUE(meets_precision(dt, og.values(), g2));
+      }
+    }
+  }
+}
+
+TEST(ActivationGated, FatreluMul) {
+  reseed_for_current_test();
+  for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}) {
+    SCOPED_TRACE(::testing::Message() << "dtype " << dt);
+    auto x = transposed({5, 12}, dt);
+    x->fill_random(-2, 2);
+    DeviceTensor th({1}, dt), out({5, 6}, dt);
+    th.set_values({0.25});
+    out.poison();
+    ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return aclnnFatreluMulGetWorkspaceSize(*x, th, out, w, e); }, aclnnFatreluMul), 0)
+        << aclGetRecentErrMsg();
+    auto gold = gated_ref(x->values(), {5, 12}, 1, [](double a, double b) { return (a < 0.25 ? 0.0 : a) * b; });
+    for (auto &g : gold) g = round_to(dt, g);
+    EXPECT_TRUE(meets_precision(dt, out.values(), gold));
+  }
+  uint64_t ws;
+  aclOpExecutor *ex;
+  DeviceTensor x({2, 4}, ACL_FLOAT), th2({2}, ACL_FLOAT), o({2, 2}, ACL_FLOAT);
+  EXPECT_TRUE(fails_with(aclnnFatreluMulGetWorkspaceSize(x, th2, o, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"threshold"}));
+}
+
+TEST(ActivationBinary, AddReluBroadcastAlphaInplace) {
+  reseed_for_current_test();
+  for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_INT8}) {
+    SCOPED_TRACE(::testing::Message() << "dtype " << dt);
+    auto a = transposed({4, 3, 5}, dt);
+    DeviceTensor b({3, 1}, dt), out({4, 3, 5}, dt);
+    a->fill_random(-20, 20);
+    b.fill_random(-20, 20);
+    const bool fl = dt == ACL_FLOAT || dt == ACL_FLOAT16 || dt == ACL_BF16;
+    double alpha_v = fl ? 1.5 : 2;
+    float af = static_cast<float>(alpha_v);
+    int32_t ai = static_cast<int32_t>(alpha_v);
+    aclScalar *alpha = fl ? aclCreateScalar(&af, ACL_FLOAT) : aclCreateScalar(&ai, ACL_INT32);
+    out.poison();
+    ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return aclnnAddReluGetWorkspaceSize(*a, b, alpha, out, w, e); }, aclnnAddRelu), 0)
+        << aclGetRecentErrMsg();
+    auto av = a->values(), bv = b.values();
+    std::vector<double> gold(av.size());
+    for (size_t i = 0; i < av.size(); ++i) {
+      auto idx = unravel(static_cast<int64_t>(i), {4, 3, 5});
+      double r = av[i] + alpha_v * bv[broadcast_source(idx, {4, 3, 5}, {3, 1})];
+      if (dt == ACL_INT8) r = round_to(ACL_INT8, r);  // wraps in the result dtype before the relu
+      gold[i] = round_to(dt, r > 0 ? r : 0);
+    }
+    EXPECT_TRUE(meets_precision(dt, out.values(), gold));
+    ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return aclnnInplaceAddReluGetWorkspaceSize(*a, b, alpha, w, e); }, aclnnInplaceAddRelu), 0)
+        << aclGetRecentErrMsg();
+    EXPECT_TRUE(meets_precision(dt, a->values(), gold));
+    uint64_t ws;
+    aclOpExecutor *ex;
+    DeviceTensor small({3, 1}, dt);
+    EXPECT_TRUE(fails_with(aclnnInplaceAddReluGetWorkspaceSize(small, *a, alpha, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"selfRef"}));
+    aclDestroyScalar(alpha);
+  }
+}
+
+TEST(ActivationBinary, PreluChannelAndSingleWeight) {
+  reseed_for_current_test();
+  for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE}) {
+    for (int64_t nw : {1, 3}) {
+      SCOPED_TRACE(::testing::Message() << "dtype " << dt << " weights " << nw);
+      auto x = transposed({2, 3, 4}, dt);
+      x->fill_random(-3, 3);
+      DeviceTensor w({nw}, dt), out({2, 3, 4}, dt);
+      w.fill_random(0.1, 0.9);
+      out.poison();
+      ASSERT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **e) { return aclnnPreluGetWorkspaceSize(*x, w, out, ws, e); }, aclnnPrelu), 0)
+          << aclGetRecentErrMsg();
+      auto xv = x->values(), wv = w.values();
+      for (size_t i = 0; i < xv.size(); ++i) {
+        const double wt = wv[nw == 1 ? 0 : unravel(static_cast<int64_t>(i), {2, 3, 4})[1]];
+        xv[i] = round_to(dt, xv[i] > 0 ? xv[i] : wt * xv[i]);
+      }
+      EXPECT_TRUE(meets_precision(dt, out.values(), xv));
+    }
+  }
+  uint64_t ws;
+  aclOpExecutor *ex;
+  DeviceTensor x({2, 3, 4}, ACL_FLOAT), w2({2}, ACL_FLOAT), o({2, 3, 4}, ACL_FLOAT);
+  EXPECT_TRUE(fails_with(aclnnPreluGetWorkspaceSize(x, w2, o, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"weight", "channels"}));
+}
+
+TEST(ActivationBinary, HeavisideBroadcast) {
+  DeviceTensor x({2, 3}, ACL_FLOAT), v({3}, ACL_FLOAT), out({2, 3}, ACL_FLOAT);
+  x.set_values({-1, 0, 2, 0, NAN, -0.0});
+  v.set_values({5, 6, 7});
+  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return aclnnHeavisideGetWorkspaceSize(x, v, out, w, e); }, aclnnHeaviside), 0)
+      << aclGetRecentErrMsg();
+  EXPECT_EQ(out.values(), (std::vector<double>{0, 6, 1, 5, 0, 7}));
+  uint64_t ws;
+  aclOpExecutor *ex;
+  DeviceTensor v4({4}, ACL_FLOAT);
+  EXPECT_TRUE(fails_with(aclnnHeavisideGetWorkspaceSize(x, v4, out, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"input", "values"}));
+}
+
+TEST(ActivationBinary, RReluWithNoiseEvalAndTraining) {
+  reseed_for_current_test();
+  DeviceTensor x({3, 4}, ACL_FLOAT), noise({3, 4}, ACL_FLOAT), out({3, 4}, ACL_FLOAT);
+  x.fill_random(-2, 2);
+  noise.fill_random(0.1, 0.3);
+  float lo = 0.125f, hi = 0.375f;
+  aclScalar *l = aclCreateScalar(&lo, ACL_FLOAT), *h = aclCreateScalar(&hi, ACL_FLOAT);
+  for (bool training : {false, true}) {
+    SCOPED_TRACE(training);
+    out.poison();
+    ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return aclnnRReluWithNoiseGetWorkspaceSize(x, noise, l, h, training, 1, 0, out, w, e); },
+                     aclnnRReluWithNoise), 0)
+        << aclGetRecentErrMsg();
+    auto xv = x.values(), nv = noise.values();
+    for (size_t i = 0; i < xv.size(); ++i) xv[i] = xv[i] > 0 ? xv[i] : xv[i] * (training ? nv[i] : 0.25);
+    EXPECT_TRUE(meets_precision(ACL_FLOAT, out.values(), xv));
+  }
+  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return aclnnInplaceRReluWithNoiseGetWorkspaceSize(x, noise, l, h, false, 1, 0, w, e); },
+                   aclnnInplaceRReluWithNoise), 0);
+  uint64_t ws;
+  aclOpExecutor *ex;
+  DeviceTensor small({5}, ACL_FLOAT);
+  EXPECT_TRUE(fails_with(aclnnRReluWithNoiseGetWorkspaceSize(x, small, l, h, true, 1, 0, out, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"noise"}));
+  aclDestroyScalar(l);
+  aclDestroyScalar(h);
+}
+
+}  // namespace
+}  // namespace opsnn::test
