@@ -438,6 +438,209 @@ TEST_P(GemmKernel, BitIdenticalForOneAndTwoThreads) {
   }
 }
 
+// ------------------------------------------------------------------------------------------------
+// Fused epilogue: C = act(alpha * A@B + beta * D), D of any dtype and broadcast shape (full
+// matrix, row [N], column [M, 1], scalar, broadcast over the batch), or D the very view of C.
+
+enum class DShape { kFull, kRow, kColumn, kScalar, kAliasC };
+
+struct EpiCase {
+  int64_t batch = 1, m = 1, n = 1, k = 1;
+  aclDataType ta = ACL_FLOAT, tb = ACL_FLOAT, tc = ACL_FLOAT, td = ACL_FLOAT;
+  Layout lb = Layout::kRowMajor, lc = Layout::kRowMajor;
+  DShape dshape = DShape::kFull;
+  bool d_batch_bcast = false;
+  float alpha = 1.0f, beta = 1.0f;
+  GemmActivation act = GemmActivation::kNone;
+};
+
+std::string describe(const EpiCase &e) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "batch=%lld m=%lld n=%lld k=%lld a=%s b=%s/%d c=%s/%d d=%s shape=%d bb=%d alpha=%g beta=%g act=%d",
+                (long long)e.batch, (long long)e.m, (long long)e.n, (long long)e.k, dname(e.ta), dname(e.tb), (int)e.lb,
+                dname(e.tc), (int)e.lc, dname(e.td), (int)e.dshape, e.d_batch_bcast, e.alpha, e.beta, (int)e.act);
+  return buf;
+}
+
+double act_ref(double x, GemmActivation act) {
+  switch (act) {
+    case GemmActivation::kRelu: return x > 0 ? x : 0.0;
+    case GemmActivation::kGeluTanh: return 0.5 * x * (1.0 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+    case GemmActivation::kSilu: return x / (1.0 + std::exp(-x));
+    default: return x;
+  }
+}
+
+struct EpiProblem {
+  EpiCase e;
+  GemmDesc desc;
+  Mat a, b, c, dm;  // dm unused when D aliases C
+};
+
+EpiProblem make_epi_problem(const EpiCase &e, uint32_t seed) {
+  EpiProblem p;
+  p.e = e;
+  std::mt19937 rng(seed);
+  auto setup = [&](Mat &mt, aclDataType t, int64_t rows, int64_t cols, Layout l) {
+    mt.dtype = t; mt.batch = e.batch; mt.rows = rows; mt.cols = cols;
+    mt.op = make_op(t, e.batch, rows, cols, l, false);
+    mt.alloc(0xFF);
+  };
+  setup(p.a, e.ta, e.m, e.k, Layout::kRowMajor);
+  setup(p.b, e.tb, e.k, e.n, e.lb);
+  setup(p.c, e.tc, e.m, e.n, e.lc);
+  fill_random(p.a, rng, false);
+  fill_random(p.b, rng, false);
+  GemmDesc &d = p.desc;
+  d.batch = e.batch; d.m = e.m; d.n = e.n; d.k = e.k;
+  d.a = p.a.op; d.b = p.b.op; d.c = p.c.op;
+  d.alpha = e.alpha; d.beta = e.beta; d.activation = e.act;
+  d.has_d = true;
+  if (e.dshape == DShape::kAliasC) {
+    if (e.beta != 0.0f) fill_random(p.c, rng, false);  // else C keeps its NaN poison: must be ignored
+    d.d = d.c;
+    return p;
+  }
+  Mat &dm = p.dm;
+  dm.dtype = e.td; dm.batch = e.batch; dm.rows = e.m; dm.cols = e.n;
+  dm.op.dtype = e.td;
+  switch (e.dshape) {
+    case DShape::kFull: dm.op = make_op(e.td, e.batch, e.m, e.n, Layout::kPadded, false); break;
+    case DShape::kRow: dm.op.row_stride = 0; dm.op.col_stride = 1; dm.op.batch_stride = e.n + 3; break;
+    case DShape::kColumn: dm.op.row_stride = 2; dm.op.col_stride = 0; dm.op.batch_stride = 2 * e.m + 1; break;
+    default: dm.op.row_stride = 0; dm.op.col_stride = 0; dm.op.batch_stride = 1; break;
+  }
+  if (e.d_batch_bcast) dm.op.batch_stride = 0;
+  dm.alloc(0xFF);
+  if (e.beta != 0.0f) fill_random(dm, rng, false);  // beta == 0: D stays NaN and must be ignored
+  d.d = dm.op;
+  return p;
+}
+
+void check_epi(const EpiProblem &p, const Mat &c_init, const Mat &c, const std::string &what) {
+  const EpiCase &e = p.e;
+  const double T = tolerance(e.tc);
+  ASSERT_TRUE(c.guard_intact()) << what << ": write past the end of C";
+  int64_t bad = 0;
+  for (int64_t bt = 0; bt < e.batch; ++bt)
+    for (int64_t i = 0; i < e.m; ++i)
+      for (int64_t j = 0; j < e.n; ++j) {
+        double s = 0, mag = 0;
+        for (int64_t kk = 0; kk < e.k; ++kk) {
+          const double prod = p.a.get(bt, i, kk) * p.b.get(bt, kk, j);
+          s += prod;
+          mag += std::fabs(prod);
+        }
+        double old = 0;
+        if (e.beta != 0.0f) old = e.dshape == DShape::kAliasC ? c_init.get(bt, i, j) : p.dm.get(bt, i, j);
+        const double v = e.alpha * s + e.beta * old;
+        const double g = act_ref(v, e.act);
+        const double bound = 1.5 * T * (std::fabs(e.alpha) * mag + std::fabs(e.beta * old)) + 1e-6 * T;
+        const double act = c.get(bt, i, j);
+        if (!(std::isfinite(act) && std::fabs(act - g) <= bound) && ++bad <= 5)
+          ADD_FAILURE() << what << ": C[" << bt << "," << i << "," << j << "] = " << act << ", golden " << g
+                        << ", bound " << bound;
+      }
+  EXPECT_EQ(bad, 0) << what;
+}
+
+Mat run_epi_engine(const EpiProblem &p, const GemmOptions &opt) {
+  Mat c = p.c;
+  GemmPlan plan;
+  EXPECT_TRUE(gemm_plan(p.desc, &plan, opt));
+  Workspace ws(plan.workspace_bytes);
+  const void *dptr = p.e.dshape == DShape::kAliasC ? c.bytes.data() : p.dm.bytes.data();
+  gemm_run(plan, p.a.bytes.data(), p.b.bytes.data(), c.bytes.data(), ws.ptr, dptr);
+  EXPECT_TRUE(ws.guard_intact()) << "workspace overrun";
+  return c;
+}
+
+std::vector<EpiCase> epilogue_cases() {
+  std::vector<EpiCase> v;
+  const aclDataType types[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+  const DShape shapes[] = {DShape::kFull, DShape::kRow, DShape::kColumn, DShape::kScalar, DShape::kAliasC};
+  const GemmActivation acts[] = {GemmActivation::kNone, GemmActivation::kRelu, GemmActivation::kGeluTanh,
+                                 GemmActivation::kSilu};
+  const std::array<int64_t, 3> sizes[] = {{1, 1, 1}, {3, 37, 300}, {7, 13, 5}, {33, 17, 600}, {130, 70, 40}, {5, 9, 0}};
+  int i = 0;
+  for (auto sz : sizes)
+    for (DShape ds : shapes)
+      for (aclDataType tc : types) {
+        EpiCase e;
+        e.m = sz[0]; e.n = sz[1]; e.k = sz[2];
+        e.dshape = ds;
+        e.tc = tc;
+        e.td = ds == DShape::kAliasC ? tc : types[(i + 1) % 3];
+        e.ta = types[i % 3];
+        e.tb = i % 4 == 0 ? ACL_FLOAT16 : ACL_FLOAT;
+        e.lb = i % 3 == 0 ? Layout::kTransposed : Layout::kRowMajor;
+        e.lc = i % 5 == 0 ? Layout::kPadded : (i % 5 == 1 ? Layout::kTransposed : Layout::kRowMajor);
+        e.act = acts[i % 4];
+        e.alpha = i % 2 ? 0.75f : -1.5f;
+        e.beta = i % 7 == 3 ? 0.0f : (i % 2 ? 1.0f : -0.5f);
+        e.batch = i % 6 == 0 ? 2 : 1;
+        e.d_batch_bcast = e.batch > 1 && i % 4 == 0 && ds != DShape::kAliasC;
+        v.push_back(e);
+        ++i;
+      }
+  return v;
+}
+
+TEST_P(GemmKernel, EpilogueAddendAndActivation) {
+  uint32_t seed = 800;
+  for (const EpiCase &e : epilogue_cases()) {
+    EpiProblem p = make_epi_problem(e, seed++);
+    GemmOptions opt;
+    opt.kernel = GetParam();
+    Mat c = run_epi_engine(p, opt);
+    check_epi(p, p.c, c, std::string(gemm_kernel_name(GetParam())) + " " + describe(e));
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST_P(GemmKernel, EpilogueBitIdenticalForOneAndTwoThreads) {
+  EpiCase e;
+  e.m = 190; e.n = 300; e.k = 700; e.dshape = DShape::kRow; e.act = GemmActivation::kGeluTanh; e.beta = 0.5f;
+  for (DShape ds : {DShape::kRow, DShape::kAliasC})
+    for (aclDataType tc : {ACL_FLOAT, ACL_BF16}) {
+      e.dshape = ds;
+      e.tc = tc;
+      EpiProblem p = make_epi_problem(e, 900);
+      GemmOptions one, two;
+      one.kernel = two.kernel = GetParam();
+      one.threads = 1;
+      two.threads = 2;
+      Mat c1 = run_epi_engine(p, one), c2 = run_epi_engine(p, two);
+      EXPECT_EQ(c1.bytes, c2.bytes) << describe(e);
+      check_epi(p, p.c, c2, describe(e));
+    }
+}
+
+TEST(GemmReference, EpilogueAddendAndActivation) {
+  uint32_t seed = 1000;
+  for (const EpiCase &e : epilogue_cases()) {
+    EpiProblem p = make_epi_problem(e, seed++);
+    Mat c = p.c;
+    const void *dptr = e.dshape == DShape::kAliasC ? c.bytes.data() : p.dm.bytes.data();
+    gemm_reference(p.desc, p.a.bytes.data(), p.b.bytes.data(), c.bytes.data(), dptr);
+    check_epi(p, p.c, c, "reference " + describe(e));
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST(GemmPlan, RejectsInvalidEpilogue) {
+  GemmPlan plan;
+  GemmDesc d;
+  d.m = 2; d.n = 2; d.k = 2;
+  d.has_d = true;
+  d.d.dtype = ACL_INT32;
+  EXPECT_FALSE(gemm_plan(d, &plan));
+  d.d.dtype = ACL_BF16;
+  EXPECT_TRUE(gemm_plan(d, &plan));
+  d.activation = static_cast<GemmActivation>(9);
+  EXPECT_FALSE(gemm_plan(d, &plan));
+}
+
 std::vector<int> all_kernels() {
   std::vector<int> v;
   for (int i = 0; i < gemm_kernel_count(); ++i) v.push_back(i);

@@ -7,8 +7,8 @@
 //
 // Engine (see gemm_plan.cpp): A is packed into MR-row panels and B into NR-column panels (fp32,
 // converted from FLOAT16/BF16 and rounded to `input_rounding` on the way), a register-tiled
-// micro-kernel of the best ISA tier multiplies them, and an epilogue applies alpha/beta and
-// stores C in its dtype, rounding once. The work is split in phase 1 into independent
+// micro-kernel of the best ISA tier multiplies them, and an epilogue applies alpha/beta, the
+// optional addend D and activation, and stores C in its dtype, rounding once. The work is split in phase 1 into independent
 // (batch, M-range, N-range) tasks; each C element is computed by exactly one task with the full
 // K loop in a fixed order and K blocking that does not depend on the thread count, so results are
 // bit-identical for any number of threads.
@@ -28,11 +28,27 @@ struct GemmOperand {
   int64_t batch_stride = 0;       // elements between batches (0 = broadcast)
 };
 
+// Activation applied by the epilogue to alpha * A@B + beta * (D or C), before C is stored.
+enum class GemmActivation : int8_t {
+  kNone = 0,
+  kRelu,      // max(x, 0), NaN propagates
+  kGeluTanh,  // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+  kSilu,      // x * sigmoid(x)
+};
+
 struct GemmDesc {
   int64_t batch = 1, m = 0, n = 0, k = 0;
   GemmOperand a, b, c;
   float alpha = 1.0f;
-  float beta = 0.0f;  // 0: C is not read (may hold NaN garbage)
+  float beta = 0.0f;  // 0: the addend (D, or C) is not read (may hold NaN garbage)
+  // Optional addend D (rows along M, columns along N; any stride may be 0 to broadcast, e.g. a
+  // bias [N] is {row 0, col 1}, a column [M, 1] is {row s, col 0}). With has_d the epilogue computes
+  // C = act(alpha * A@B + beta * D) in the same pass that stores C, and C is only written; D may be
+  // the very same view as C (in-place forms), as each element of D is read before the same element
+  // of C is written. Without has_d, beta scales the old C as before.
+  bool has_d = false;
+  GemmOperand d;
+  GemmActivation activation = GemmActivation::kNone;
   // Inputs are rounded to this precision before multiplying (cubeMathType USE_FP16 on FLOAT
   // inputs rounds to ACL_FLOAT16); ACL_FLOAT keeps full fp32 accuracy. Accumulation is fp32.
   aclDataType input_rounding = ACL_FLOAT;
@@ -69,11 +85,13 @@ bool gemm_plan(const GemmDesc &desc, GemmPlan *plan, const GemmOptions &options 
 
 // Phase 2. `workspace` has plan.workspace_bytes bytes (64-byte aligned). Results are bit-identical
 // for any thread count. Never allocates.
-void gemm_run(const GemmPlan &plan, const void *a, const void *b, void *c, void *workspace);
+// `d` is the addend of a desc with has_d (ignored otherwise).
+void gemm_run(const GemmPlan &plan, const void *a, const void *b, void *c, void *workspace,
+              const void *d = nullptr);
 
 // Straightforward triple loop with fp32 accumulation in k order, used
 // by OPSNN_KERNELS=reference and as a test oracle for the blocked kernels.
-void gemm_reference(const GemmDesc &desc, const void *a, const void *b, void *c);
+void gemm_reference(const GemmDesc &desc, const void *a, const void *b, void *c, const void *d = nullptr);
 
 // The micro-kernel table, for tests and benchmarks that reach every tier.
 int gemm_kernel_count();

@@ -1,10 +1,12 @@
 // Scalar element access by dtype, shared by the reference GEMM and the epilogues.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include "acl/acl_base.h"
 #include "common/half.h"
+#include "kernels/matmul/gemm.h"
 
 namespace opsnn::kernels::gemm_detail {
 
@@ -32,6 +34,81 @@ inline float round_input(float v, aclDataType rounding) {
     case ACL_BF16: return bf16_to_float(float_to_bf16(v));
     default: return v;
   }
+}
+
+// Row segments of the epilogue: w elements from element offset `off` with stride `stride`. The
+// dtype switch is outside the loops, so the fp32 unit-stride cases vectorise.
+inline void load_row(const void *base, aclDataType t, int64_t off, int64_t stride, int64_t w, float *out) {
+  switch (t) {
+    case ACL_FLOAT16: {
+      const uint16_t *p = static_cast<const uint16_t *>(base) + off;
+      for (int64_t j = 0; j < w; ++j) out[j] = half_to_float(p[j * stride]);
+      break;
+    }
+    case ACL_BF16: {
+      const uint16_t *p = static_cast<const uint16_t *>(base) + off;
+      for (int64_t j = 0; j < w; ++j) out[j] = bf16_to_float(p[j * stride]);
+      break;
+    }
+    default: {
+      const float *p = static_cast<const float *>(base) + off;
+      if (stride == 1) {
+        for (int64_t j = 0; j < w; ++j) out[j] = p[j];
+      } else {
+        for (int64_t j = 0; j < w; ++j) out[j] = p[j * stride];
+      }
+    }
+  }
+}
+
+inline void store_row(void *base, aclDataType t, int64_t off, int64_t stride, int64_t w, const float *v) {
+  switch (t) {
+    case ACL_FLOAT16: {
+      uint16_t *p = static_cast<uint16_t *>(base) + off;
+      for (int64_t j = 0; j < w; ++j) p[j * stride] = float_to_half(v[j]);
+      break;
+    }
+    case ACL_BF16: {
+      uint16_t *p = static_cast<uint16_t *>(base) + off;
+      for (int64_t j = 0; j < w; ++j) p[j * stride] = float_to_bf16(v[j]);
+      break;
+    }
+    default: {
+      float *p = static_cast<float *>(base) + off;
+      if (stride == 1) {
+        for (int64_t j = 0; j < w; ++j) p[j] = v[j];
+      } else {
+        for (int64_t j = 0; j < w; ++j) p[j * stride] = v[j];
+      }
+    }
+  }
+}
+
+// The epilogue activations, in place over w floats (the switch outside the loop; each loop is a
+// plain element-wise expression a compiler can vectorise). GELU-tanh is written as
+// x * sigmoid(2u) = 0.5 x (1 + tanh(u)), which has no cancellation for x < 0.
+inline void gemm_activate_row(float *v, int64_t w, GemmActivation act) {
+  switch (act) {
+    case GemmActivation::kNone: break;
+    case GemmActivation::kRelu:
+      for (int64_t j = 0; j < w; ++j) v[j] = (v[j] > 0.0f || v[j] != v[j]) ? v[j] : 0.0f;
+      break;
+    case GemmActivation::kGeluTanh:
+      for (int64_t j = 0; j < w; ++j) {
+        const float x = v[j];
+        const float u = 0.7978845608028654f * (x + 0.044715f * x * x * x);
+        v[j] = x / (1.0f + std::exp(-2.0f * u));
+      }
+      break;
+    case GemmActivation::kSilu:
+      for (int64_t j = 0; j < w; ++j) v[j] = v[j] / (1.0f + std::exp(-v[j]));
+      break;
+  }
+}
+
+inline float gemm_activate(float x, GemmActivation act) {
+  gemm_activate_row(&x, 1, act);
+  return x;
 }
 
 inline const void *offset_ptr(const void *p, aclDataType t, int64_t elems) {

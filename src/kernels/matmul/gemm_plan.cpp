@@ -115,6 +115,14 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
          static_cast<int>(d.input_rounding));
     return false;
   }
+  if (d.has_d && !valid_dtype(d.d.dtype)) {
+    fail(ACLNN_ERR_PARAM_INVALID, "gemm_plan: unsupported addend dtype %d", static_cast<int>(d.d.dtype));
+    return false;
+  }
+  if (static_cast<int>(d.activation) < 0 || static_cast<int>(d.activation) > static_cast<int>(GemmActivation::kSilu)) {
+    fail(ACLNN_ERR_PARAM_INVALID, "gemm_plan: unknown activation %d", static_cast<int>(d.activation));
+    return false;
+  }
   if (options.kernel >= 0 && !gemm_kernel_supported(options.kernel)) {
     fail(ACLNN_ERR_PARAM_INVALID, "gemm_plan: kernel %d is not available on this CPU", options.kernel);
     return false;

@@ -7,11 +7,12 @@ namespace opsnn::kernels {
 
 using namespace gemm_detail;
 
-void gemm_reference(const GemmDesc &d, const void *a, const void *b, void *c) {
+void gemm_reference(const GemmDesc &d, const void *a, const void *b, void *c, const void *dp) {
   for (int64_t bt = 0; bt < d.batch; ++bt) {
     const void *ab = offset_ptr(a, d.a.dtype, bt * d.a.batch_stride);
     const void *bb = offset_ptr(b, d.b.dtype, bt * d.b.batch_stride);
     void *cb = offset_ptr(c, d.c.dtype, bt * d.c.batch_stride);
+    const void *db = d.has_d ? offset_ptr(dp, d.d.dtype, bt * d.d.batch_stride) : nullptr;
     for (int64_t i = 0; i < d.m; ++i) {
       for (int64_t j = 0; j < d.n; ++j) {
         float acc = 0.0f;
@@ -21,8 +22,11 @@ void gemm_reference(const GemmDesc &d, const void *a, const void *b, void *c) {
           acc += x * y;
         }
         const int64_t off = i * d.c.row_stride + j * d.c.col_stride;
-        const float old = d.beta == 0.0f ? 0.0f : load_elem(cb, d.c.dtype, off);
-        store_elem(cb, d.c.dtype, off, d.k == 0 ? d.beta * old : gemm_combine(acc, d.alpha, d.beta, old));
+        const float old = d.beta == 0.0f ? 0.0f
+                          : d.has_d      ? load_elem(db, d.d.dtype, i * d.d.row_stride + j * d.d.col_stride)
+                                         : load_elem(cb, d.c.dtype, off);
+        const float v = d.k == 0 ? d.beta * old : gemm_combine(acc, d.alpha, d.beta, old);
+        store_elem(cb, d.c.dtype, off, gemm_activate(v, d.activation));
       }
     }
   }

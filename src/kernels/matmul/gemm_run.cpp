@@ -21,17 +21,51 @@ struct Ctx {
   const void *a, *b;
   void *c;
   bool f16c;
+  const void *dp = nullptr;  // addend D (desc.has_d)
 };
 
-// C = beta * C (0 when beta == 0): the whole result when K == 0.
-void scale_c(const GemmDesc &d, void *c) {
+constexpr int64_t kEpilogueChunk = 64;  // >= kMaxNr
+
+// The epilogue of one row segment [i, j .. j + w), w <= kEpilogueChunk:
+//   C = act(alpha * acc + beta * (D or old C)), stored in C's dtype (rounding once).
+// acc == nullptr is a zero product (K == 0): C = act(beta * (D or C)), or act(0) when beta == 0.
+// The addend of an element is read before that element of C is written, so D may be C's view.
+void epilogue_row(const GemmDesc &d, const float *acc, int64_t w, int64_t i, int64_t j, void *cb, const void *db,
+                  GemmActivation act) {
+  float v[kEpilogueChunk];
+  const bool read = d.beta != 0.0f;
+  if (read) {
+    if (d.has_d)
+      load_row(db, d.d.dtype, i * d.d.row_stride + j * d.d.col_stride, d.d.col_stride, w, v);
+    else
+      load_row(cb, d.c.dtype, i * d.c.row_stride + j * d.c.col_stride, d.c.col_stride, w, v);
+  }
+  const float alpha = d.alpha, beta = d.beta;
+  if (acc != nullptr) {
+    if (read) {
+      for (int64_t t = 0; t < w; ++t) v[t] = __builtin_fmaf(alpha, acc[t], beta * v[t]);
+    } else {
+      for (int64_t t = 0; t < w; ++t) v[t] = alpha * acc[t];
+    }
+  } else {
+    if (read) {
+      for (int64_t t = 0; t < w; ++t) v[t] = beta * v[t];
+    } else {
+      for (int64_t t = 0; t < w; ++t) v[t] = 0.0f;
+    }
+  }
+  gemm_activate_row(v, w, act);
+  store_row(cb, d.c.dtype, i * d.c.row_stride + j * d.c.col_stride, d.c.col_stride, w, v);
+}
+
+// The whole result when K == 0: C = act(beta * (D or C)), or act(0) when beta == 0.
+void scale_c(const GemmDesc &d, void *c, const void *dptr) {
   for (int64_t bt = 0; bt < d.batch; ++bt) {
     void *cb = offset_ptr(c, d.c.dtype, bt * d.c.batch_stride);
+    const void *db = d.has_d ? offset_ptr(dptr, d.d.dtype, bt * d.d.batch_stride) : nullptr;
     for (int64_t i = 0; i < d.m; ++i)
-      for (int64_t j = 0; j < d.n; ++j) {
-        const int64_t off = i * d.c.row_stride + j * d.c.col_stride;
-        store_elem(cb, d.c.dtype, off, d.beta == 0.0f ? 0.0f : d.beta * load_elem(cb, d.c.dtype, off));
-      }
+      for (int64_t j = 0; j < d.n; j += kEpilogueChunk)
+        epilogue_row(d, nullptr, std::min(kEpilogueChunk, d.n - j), i, j, cb, db, d.activation);
   }
 }
 
@@ -45,17 +79,19 @@ void merge_tile(const float *tile, int64_t nr, int64_t rows, int64_t cols, float
     }
 }
 
-// Epilogue of a block computed in an fp32 buffer: alpha/beta, C's dtype (rounding once) and strides.
-void store_block(const GemmDesc &d, void *cb, const float *buf, int64_t ldbuf, int64_t i0, int64_t i1,
-                 int64_t j0, int64_t j1) {
+// Epilogue of a block computed in an fp32 buffer: alpha, beta * (D or C), activation, C's dtype
+// (rounding once) and strides.
+void store_block(const GemmDesc &d, void *cb, const void *db, const float *buf, int64_t ldbuf, int64_t i0,
+                 int64_t i1, int64_t j0, int64_t j1) {
   for (int64_t i = i0; i < i1; ++i) {
     const float *row = buf + (i - i0) * ldbuf;
-    for (int64_t j = j0; j < j1; ++j) {
-      const int64_t off = i * d.c.row_stride + j * d.c.col_stride;
-      const float old = d.beta == 0.0f ? 0.0f : load_elem(cb, d.c.dtype, off);
-      store_elem(cb, d.c.dtype, off, gemm_combine(row[j - j0], d.alpha, d.beta, old));
-    }
+    for (int64_t j = j0; j < j1; j += kEpilogueChunk)
+      epilogue_row(d, row + (j - j0), std::min(kEpilogueChunk, j1 - j), i, j, cb, db, d.activation);
   }
+}
+
+const void *addend_batch(const Ctx &x, int64_t bt) {
+  return x.d.has_d ? offset_ptr(x.dp, x.d.d.dtype, bt * x.d.d.batch_stride) : nullptr;
 }
 
 // Small M: all rows of A against B streamed row by row, nc columns per pass.
@@ -74,7 +110,7 @@ void run_stream_task(const Ctx &x, int64_t bt, int64_t n0, int64_t n1, char *ws)
     for (int64_t i = 0; i < d.m; ++i)
       for (int64_t j = 0; j < w; ++j) acc[i * p.nc + j] = 0.0f;
     x.uk.stream(static_cast<int>(d.m), d.k, apack, p.mr, bb + jc, d.b.row_stride, w, acc, p.nc);
-    store_block(d, cb, acc, p.nc, 0, d.m, jc, jc + w);
+    store_block(d, cb, addend_batch(x, bt), acc, p.nc, 0, d.m, jc, jc + w);
   }
 }
 
@@ -95,6 +131,7 @@ void run_task(const Ctx &x, int64_t task, char *ws) {
   const void *ab = offset_ptr(x.a, d.a.dtype, bt * d.a.batch_stride);
   const void *bb = offset_ptr(x.b, d.b.dtype, bt * d.b.batch_stride);
   void *cb = offset_ptr(x.c, d.c.dtype, bt * d.c.batch_stride);
+  const void *db = addend_batch(x, bt);
 
   float *apack = reinterpret_cast<float *>(ws);
   float *bpack = reinterpret_cast<float *>(ws + p.a_pack_bytes);
@@ -106,7 +143,7 @@ void run_task(const Ctx &x, int64_t task, char *ws) {
     const int64_t ncb = std::min(p.nc, n1 - jc);
     for (int64_t pc = 0; pc < d.k; pc += p.kc) {
       const int64_t kcb = std::min(p.kc, d.k - pc);
-      const bool first = pc == 0;
+      const bool first = pc == 0, last = pc + kcb >= d.k;
       PackSrc bsrc{offset_ptr(bb, d.b.dtype, pc * d.b.row_stride + jc * d.b.col_stride), d.b.dtype,
                    d.b.col_stride, d.b.row_stride};
       pack_panels(bsrc, ncb, kcb, static_cast<int>(nr), d.input_rounding, x.f16c, bpack);
@@ -127,6 +164,14 @@ void run_task(const Ctx &x, int64_t task, char *ws) {
             int64_t ldc;
             float alpha, beta;
             if (p.c_direct) {
+              if (first && d.has_d) {
+                // alpha * A@B + beta * D replaces C (D may be C itself): through the tile.
+                x.uk.rows[rows](kcb, ap, bp, nr, tmp, nr, 1.0f, 0.0f);
+                for (int64_t r = 0; r < rows; ++r)
+                  epilogue_row(d, tmp + r * nr, cols, ic + ir + r, jc + jr, cb, db,
+                               last ? d.activation : GemmActivation::kNone);
+                continue;
+              }
               cp = static_cast<float *>(cb) + (ic + ir) * d.c.row_stride + (jc + jr);
               ldc = d.c.row_stride;
               alpha = d.alpha;
@@ -144,25 +189,27 @@ void run_task(const Ctx &x, int64_t task, char *ws) {
               fn(kcb, ap, bp, nr, tmp, nr, 1.0f, 0.0f);
               merge_tile(tmp, nr, rows, cols, cp, ldc, alpha, beta);
             }
+            if (p.c_direct && last && d.activation != GemmActivation::kNone)
+              for (int64_t r = 0; r < rows; ++r) gemm_activate_row(cp + r * ldc, cols, d.activation);
           }
         }
       }
     }
   }
 
-  if (!p.c_direct) store_block(d, cb, cbuf, ldbuf, m0, m1, n0, n1);
+  if (!p.c_direct) store_block(d, cb, db, cbuf, ldbuf, m0, m1, n0, n1);
 }
 
 }  // namespace
 
-void gemm_run(const GemmPlan &plan, const void *a, const void *b, void *c, void *workspace) {
+void gemm_run(const GemmPlan &plan, const void *a, const void *b, void *c, void *workspace, const void *dp) {
   const GemmDesc &d = plan.desc;
   if (d.batch == 0 || d.m == 0 || d.n == 0) return;
-  if (plan.kernel < 0) return gemm_reference(d, a, b, c);
-  if (d.k == 0) return scale_c(d, c);
+  if (plan.kernel < 0) return gemm_reference(d, a, b, c, dp);
+  if (d.k == 0) return scale_c(d, c, dp);
 
   const int64_t workers = std::max<int64_t>(1, std::min<int64_t>(plan.threads, plan.tasks));
-  const Ctx x{plan, d, ukernel_by_index(plan.kernel), a, b, c, core::cpu_features().f16c};
+  const Ctx x{plan, d, ukernel_by_index(plan.kernel), a, b, c, core::cpu_features().f16c, dp};
   auto worker = [&](int64_t w) {
     char *ws = static_cast<char *>(workspace) + static_cast<size_t>(w) * plan.thread_workspace_bytes;
     for (int64_t t = w; t < plan.tasks; t += workers) run_task(x, t, ws);
