@@ -88,7 +88,8 @@ TEST_P(TernaryRandom, DtypesBroadcastStridedInplace) {
     const bool floats_only = k == T3::kAddcdiv || k == T3::kLerp || k == T3::kLerps;
     const bool scalar2 = k == T3::kLerps || k == T3::kClampScalar;  // third operand (and second for clamp) scalar
     Three sh = three_shapes();
-    if (inplace) { sh.s0 = sh.full; }
+    if (inplace || k == T3::kClampScalar) sh.s0 = sh.full;
+    if (k == T3::kLerps && !(sh.s1 == sh.full)) sh.s0 = sh.full;
     aclDataType t0 = pick(floats_only ? kFloats : kAll), t1 = pick(floats_only ? kFloats : kAll), t2 = pick(floats_only ? kFloats : kAll);
     if (k == T3::kAddcmul && (t0 == ACL_BOOL || t1 == ACL_BOOL || t2 == ACL_BOOL)) t0 = t1 = t2 = ACL_INT32;
     if (scalar2) t2 = pick({ACL_FLOAT, ACL_DOUBLE});
@@ -237,7 +238,7 @@ TEST(Ternary, LerpEndpointsAndErrors) {
   uint64_t ws = 0;
   aclOpExecutor *ex = nullptr;
   DeviceTensor i({3}, ACL_INT32);
-  EXPECT_TRUE(fails_with(aclnnLerpsGetWorkspaceSize(i, i, one, i, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"Lerp", "integer"}));
+  EXPECT_TRUE(fails_with(aclnnLerpsGetWorkspaceSize(i, i, one, i, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"Lerp", "floating", "INT32"}));
   EXPECT_TRUE(fails_with(aclnnLerpGetWorkspaceSize(a, b, nullptr, out, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {"weight"}));
   EXPECT_TRUE(fails_with(aclnnAddcdivGetWorkspaceSize(a, i, i, one, out, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"integer division", "addcdiv"}));
   EXPECT_TRUE(fails_with(aclnnAddcmulGetWorkspaceSize(i, i, i, one, i, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"value", "integral"}));

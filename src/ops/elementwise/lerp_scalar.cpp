@@ -1,12 +1,22 @@
 // aclnnLerps, aclnnInplaceLerps (aclnnop/aclnn_lerp_scalar.h): self + weight * (end - self) with
 // a scalar weight; floating dtypes only.
 #include "aclnnop/aclnn_lerp_scalar.h"
+#include "common/error.h"
+#include "core/dtype.h"
 #include "ops/elementwise/binary_arith.h"
 
 using opsnn::kernels::EwOp;
 using namespace opsnn::ops;
 
 namespace {
+// torch.lerp is defined for floating start and end tensors only (a float weight does not make
+// integer tensors floating).
+void check_floating_operands(const aclTensor *self, const aclTensor *end) {
+  for (const aclTensor *t : {self, end})
+    if (!opsnn::core::is_floating(t->dtype))
+      opsnn::throw_error(ACLNN_ERR_PARAM_INVALID, "Lerp is only defined for floating tensors, got %s %s",
+                         t == self ? "self" : "end", opsnn::core::dtype_name(t->dtype));
+}
 void lerps(opsnn::core::OpBuilder &b, const aclTensor *self, const aclTensor *end, const aclScalar *weight,
            const aclTensor *out, bool inplace) {
   EwRule r{EwOp::kLerp};
@@ -18,6 +28,7 @@ void lerps(opsnn::core::OpBuilder &b, const aclTensor *self, const aclTensor *en
   a.in[2] = EwOperand::s(weight, "weight");
   a.out = out;
   a.inplace = inplace;
+  a.check = [&](aclDataType) { check_floating_operands(self, end); };
   ew_phase1(b, r, a);
 }
 }  // namespace
