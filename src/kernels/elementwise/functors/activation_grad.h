@@ -4,20 +4,27 @@
 // the same branch as there.
 #pragma once
 
-#include "kernels/elementwise/functors/activation.h"
 #include "kernels/elementwise/functors/common.h"
+#include "kernels/elementwise/vmath.h"
 
 namespace opsnn::kernels {
 
+// Vectorisable transcendental functions (vmath: float polynomials, <cmath> for double).
+template <class T> inline T ag_exp(T x) { return vmath::exp(x); }
+template <class T> inline T ag_log1p(T x) { return vmath::log1p(x); }
+template <class T> inline T ag_tanh(T x) { return vmath::tanh(x); }
+template <class T> inline T ag_erfc(T x) { return vmath::erfc(x); }
+template <class T> inline T ag_sigmoid(T x) { return vmath::sigmoid(x); }
+
 // d/dx gelu(x): erf form 0.5 erfc(-x/sqrt2) + x phi(x); tanh form with u = k (x + c x^3).
 template <class T> inline T gelu_erf_grad(T x) {
-  const T e = act_exp(T(-0.5) * x * x);  // 0 for large |x|: the x phi(x) term is then 0 (also at +-inf)
-  return T(0.5) * act_erfc(-x * T(0.7071067811865476)) + (e == T(0) ? T(0) : x * T(0.3989422804014327) * e);
+  const T e = ag_exp(T(-0.5) * x * x);  // 0 for large |x|: the x phi(x) term is then 0 (also at +-inf)
+  return T(0.5) * ag_erfc(-x * T(0.7071067811865476)) + (e == T(0) ? T(0) : x * T(0.3989422804014327) * e);
 }
 template <class T> inline T gelu_tanh_grad(T x) {
   const T k = T(0.7978845608028654), c = T(0.044715);
   const T x2 = x * x;
-  const T t = act_tanh(k * x * (T(1) + c * x2));
+  const T t = ag_tanh(k * x * (T(1) + c * x2));
   const T dt = T(1) - t * t;  // 0 once tanh saturates, also where x^2 overflows (no 0 * inf)
   return T(0.5) * (T(1) + t) + (dt == T(0) ? T(0) : T(0.5) * x * dt * k * (T(1) + T(3) * c * x2));
 }
@@ -26,7 +33,7 @@ template <class T> inline T gelu_grad_mode(T x, T approximate) {
 }
 // d/dx x sigmoid(k x) = s + k x s (1 - s), s = sigmoid(k x).
 template <class T> inline T x_sigmoid_grad(T x, T k) {
-  const T s = act_sigmoid(k * x);
+  const T s = ag_sigmoid(k * x);
   return s + k * x * s * (T(1) - s);
 }
 
@@ -78,15 +85,15 @@ struct LeakyReluBackwardOp : FloatOnly {  // s0 = negative slope; x may be the r
 };
 struct LogSigmoidBackwardOp : FloatOnly {  // d/dx log sigmoid(x) = sigmoid(-x)
   static constexpr int arity = 2;
-  template <class T> static T apply(T g, T x, T, const Scalars<T> &) { return g * act_sigmoid(-x); }
+  template <class T> static T apply(T g, T x, T, const Scalars<T> &) { return g * ag_sigmoid(-x); }
 };
 struct MishBackwardOp : FloatOnly {  // t = tanh(softplus(x)): t + x sigmoid(x) (1 - t^2)
   static constexpr int arity = 2;
   template <class T> static T apply(T g, T x, T, const Scalars<T> &) {
     const T ax = x < T(0) ? -x : x;
-    const T sp = (x > T(0) ? x : T(0)) + act_log1p(act_exp(-ax));
-    const T t = act_tanh(sp);
-    return g * (t + x * act_sigmoid(x) * (T(1) - t * t));
+    const T sp = (x > T(0) ? x : T(0)) + ag_log1p(ag_exp(-ax));
+    const T t = ag_tanh(sp);
+    return g * (t + x * ag_sigmoid(x) * (T(1) - t * t));
   }
 };
 struct SigmoidBackwardOp : FloatOnly {  // b = the forward result y: g y (1 - y)
@@ -97,7 +104,7 @@ struct SoftplusBackwardOp : FloatOnly {  // s0 = beta, s1 = threshold
   static constexpr int arity = 2;
   template <class T> static T apply(T g, T x, T, const Scalars<T> &s) {
     const T bx = x * s.v[0];
-    return bx > s.v[1] ? g : g * act_sigmoid(bx);
+    return bx > s.v[1] ? g : g * ag_sigmoid(bx);
   }
 };
 struct ThresholdBackwardOp : AnyType {  // s0 = threshold: x <= s0 ? 0 : g
@@ -107,7 +114,7 @@ struct ThresholdBackwardOp : AnyType {  // s0 = threshold: x <= s0 ? 0 : g
 struct EluBackwardOp : FloatOnly {  // from the input; s0 = alpha, s1 = scale, s2 = inputScale
   static constexpr int arity = 2;
   template <class T> static T apply(T g, T x, T, const Scalars<T> &s) {
-    return x <= T(0) ? g * s.v[2] * s.v[0] * s.v[1] * act_exp(x * s.v[2]) : g * s.v[1];
+    return x <= T(0) ? g * s.v[2] * s.v[0] * s.v[1] * ag_exp(x * s.v[2]) : g * s.v[1];
   }
 };
 struct EluBackwardResultOp : FloatOnly {  // from the result y: y <= 0 ? g inputScale (y + alpha scale) : g scale
@@ -128,12 +135,12 @@ struct PreluBackwardWeightTermOp : FloatOnly {  // the summand of the weight gra
 // GLU family: a = the gradient of the output (one half's shape), b, c = the two halves of x.
 struct GluBackwardFirstOp : FloatOnly {  // glu = b * sigmoid(c): d/db = sigmoid(c)
   static constexpr int arity = 3;
-  template <class T> static T apply(T g, T, T c, const Scalars<T> &) { return g * act_sigmoid(c); }
+  template <class T> static T apply(T g, T, T c, const Scalars<T> &) { return g * ag_sigmoid(c); }
 };
 struct GluBackwardSecondOp : FloatOnly {  // d/dc = b sigmoid(c) (1 - sigmoid(c))
   static constexpr int arity = 3;
   template <class T> static T apply(T g, T b, T c, const Scalars<T> &) {
-    const T s = act_sigmoid(c);
+    const T s = ag_sigmoid(c);
     return g * b * s * (T(1) - s);
   }
 };
@@ -151,7 +158,7 @@ struct SwiGluBackwardActOp : FloatOnly {  // out = silu(act) * lin: d/dact = lin
 };
 struct SwiGluBackwardLinOp : FloatOnly {  // d/dlin = silu(act); b = act
   static constexpr int arity = 3;
-  template <class T> static T apply(T g, T act, T, const Scalars<T> &) { return g * act * act_sigmoid(act); }
+  template <class T> static T apply(T g, T act, T, const Scalars<T> &) { return g * act * ag_sigmoid(act); }
 };
 // Clipped SwiGLU: s0 = alpha, s1 = limit, s2 = bias; b = x0 (gate, clamped above), c = x1 (clamped
 // both ways). y = x0' sigmoid(alpha x0') (x1' + bias).
@@ -161,7 +168,7 @@ struct ClippedSwigluBackwardX0Op : FloatOnly {
     const T l = s.v[1];
     const T x0c = x0 < l ? x0 : l;
     const T x1c = x1 < -l ? -l : (x1 > l ? l : x1);
-    const T sg = act_sigmoid(s.v[0] * x0c);
+    const T sg = ag_sigmoid(s.v[0] * x0c);
     const T d = g * (x1c + s.v[2]) * sg * (T(1) + s.v[0] * x0c * (T(1) - sg));
     return x0 <= l ? d : T(0);
   }
@@ -171,7 +178,7 @@ struct ClippedSwigluBackwardX1Op : FloatOnly {
   template <class T> static T apply(T g, T x0, T x1, const Scalars<T> &s) {
     const T l = s.v[1];
     const T x0c = x0 < l ? x0 : l;
-    const T d = g * x0c * act_sigmoid(s.v[0] * x0c);
+    const T d = g * x0c * ag_sigmoid(s.v[0] * x0c);
     return (x1 >= -l && x1 <= l) ? d : T(0);
   }
 };
@@ -181,8 +188,8 @@ struct SituGluBackwardGateOp : FloatOnly {
   static constexpr int arity = 3;
   template <class T> static T apply(T g, T gate, T up, const Scalars<T> &s) {
     const T beta = s.v[0], lb = s.v[1];
-    const T upp = lb > T(0) ? lb * act_tanh(up / lb) : up;
-    const T t = act_tanh(gate / beta), sg = act_sigmoid(gate);
+    const T upp = lb > T(0) ? lb * ag_tanh(up / lb) : up;
+    const T t = ag_tanh(gate / beta), sg = ag_sigmoid(gate);
     return g * upp * sg * ((T(1) - t * t) + beta * t * (T(1) - sg));
   }
 };
@@ -190,8 +197,8 @@ struct SituGluBackwardUpOp : FloatOnly {
   static constexpr int arity = 3;
   template <class T> static T apply(T g, T gate, T up, const Scalars<T> &s) {
     const T beta = s.v[0], lb = s.v[1];
-    const T situ = beta * act_tanh(gate / beta) * act_sigmoid(gate);
-    const T tu = act_tanh(up / (lb > T(0) ? lb : T(1)));
+    const T situ = beta * ag_tanh(gate / beta) * ag_sigmoid(gate);
+    const T tu = ag_tanh(up / (lb > T(0) ? lb : T(1)));
     return g * situ * (lb > T(0) ? T(1) - tu * tu : T(1));
   }
 };
@@ -199,7 +206,7 @@ struct SituGluBackwardUpOp : FloatOnly {
 // a (pw softplus(-x) - softplus(x)) s0  (= -a x s0 for pw = 1).
 template <class T> inline T softplus_stable(T x) {
   const T ax = x < T(0) ? -x : x;
-  return (x > T(0) ? x : T(0)) + act_log1p(act_exp(-ax));
+  return (x > T(0) ? x : T(0)) + ag_log1p(ag_exp(-ax));
 }
 struct BceWithLogitsTargetBackwardOp : FloatOnly {
   static constexpr int arity = 3;
