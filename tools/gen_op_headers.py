@@ -15,6 +15,11 @@ HEADER_DIR = ROOT / "include" / "aclnnop"
 README = ROOT / "README.md"
 
 
+# Rows whose parameter field starts with this are one-shot functions (e.g.
+# aclnnCalculateMatmulWeightSizeV2): the rest of the field is the complete parameter list.
+ONESHOT = "oneshot:"
+
+
 def read_catalog():
     ops = []
     for line in CATALOG.read_text().splitlines():
@@ -43,6 +48,11 @@ def render_header(header, ops):
         "",
     ]
     for _, op, _, params in ops:
+        if params.startswith(ONESHOT):
+            # A one-shot function (no executor, no phase 2): the row gives its full parameter list.
+            out.append(f"ACLNN_API aclnnStatus aclnn{op}({params[len(ONESHOT):].strip()});")
+            out.append("")
+            continue
         out.append(f"ACLNN_API aclnnStatus aclnn{op}GetWorkspaceSize({params}, uint64_t *workspaceSize,")
         out.append(f"    aclOpExecutor **executor);")
         out.append(f"ACLNN_API aclnnStatus aclnn{op}(void *workspace, uint64_t workspaceSize, "
@@ -54,14 +64,17 @@ def render_header(header, ops):
 
 def render_table(ops):
     by_family = collections.OrderedDict()
-    for header, op, family, _ in ops:
+    for header, op, family, params in ops:
+        if params.startswith(ONESHOT):
+            continue  # helpers, not two-phase ops
         by_family.setdefault(family, []).append((op, header))
     rows = ["| family | ops (header) |", "|---|---|"]
     for family, items in by_family.items():
         cells = ", ".join(f"`aclnn{op}` ({header})" for op, header in items)
         rows.append(f"| {family} | {cells} |")
     rows.append("")
-    rows.append(f"{len(ops)} two-phase ops in total (generated from src/ops/catalog.txt).")
+    count = sum(1 for op in ops if not op[3].startswith(ONESHOT))
+    rows.append(f"{count} two-phase ops in total (generated from src/ops/catalog.txt).")
     return "\n".join(rows)
 
 

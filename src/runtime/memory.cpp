@@ -18,6 +18,7 @@
 
 #include "common/error.h"
 #include "common/log.h"
+#include "kernels/matmul/gemm.h"
 #include "runtime/runtime_impl.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -329,6 +330,7 @@ ACL_FUNC_VISIBILITY aclError aclrtFree(void *devPtr) {
                 "aclrtFree: devPtr %p is not a live device allocation (not from aclrtMalloc, or already freed)", devPtr);
   Block b = it->second;
   m.live.erase(it);
+  kernels::gemm_prepacked_b_forget(b.ptr, b.usable_bytes);  // a re-laid matmul weight stops being one
   if (marks.empty()) {
     to_cache_locked(m, b);
   } else {

@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "acl/acl_base.h"
 
@@ -52,12 +53,18 @@ struct GemmDesc {
   // Inputs are rounded to this precision before multiplying (cubeMathType USE_FP16 on FLOAT
   // inputs rounds to ACL_FLOAT16); ACL_FLOAT keeps full fp32 accuracy. Accumulation is fp32.
   aclDataType input_rounding = ACL_FLOAT;
+  // B is in the pre-packed weight layout of gemm_prepack_b (b.row_stride / b.col_stride ignored;
+  // b.dtype is the element type of the packed buffer, b.batch_stride as usual).
+  bool b_prepacked = false;
 };
 
 // Planning knobs for tests and benchmarks; the defaults are what the ops use.
 struct GemmOptions {
   int kernel = -1;   // index into the kernel table (gemm_kernel_*); -1: best for cpu_features()
   int threads = 0;   // maximum parallelism of gemm_run; 0: core::num_threads()
+  // Also plan for B being a registered pre-packed weight (see gemm_prepacked_b_registered); only
+  // taken while some weight has been pre-packed in this process.
+  bool detect_prepacked_b = true;
 };
 
 // Everything decided in phase 1: kernel, cache blocking, thread split, workspace layout.
@@ -69,6 +76,7 @@ struct GemmPlan {
   int64_t m_task = 0, n_task = 0;      // extent of one task (multiples of mr / nr)
   int64_t m_tasks = 0, n_tasks = 0;    // tasks per batch along M and N
   int64_t tasks = 0;                   // independent (batch, M-block, N-block) tasks
+  bool gemv_nt = false;  // M <= 4, fp32 B with unit row stride (B stored [N,K]): dot products
   bool stream = false;   // M <= 4 with fp32 B of unit column stride: the streaming kernel reads B
                          // row by row in place (nc = columns per pass, kc = k)
   bool c_direct = true;  // true: fp32 C with unit column stride accumulated in place;
@@ -77,6 +85,9 @@ struct GemmPlan {
   size_t thread_workspace_bytes = 0;
   size_t workspace_bytes = 0;          // packing buffers for all threads
   int threads = 1;                     // maximum parallelism gemm_run uses
+  // The plan gemm_run takes instead when B's address is a registered pre-packed weight of this
+  // shape and dtype (workspace_bytes covers both).
+  std::shared_ptr<const GemmPlan> prepacked_alt;
 };
 
 // Phase 1. Never fails for a valid desc (sizes >= 0, supported dtypes); returns false with
@@ -92,6 +103,31 @@ void gemm_run(const GemmPlan &plan, const void *a, const void *b, void *c, void 
 // Straightforward triple loop with fp32 accumulation in k order, used
 // by OPSNN_KERNELS=reference and as a test oracle for the blocked kernels.
 void gemm_reference(const GemmDesc &desc, const void *a, const void *b, void *c, const void *d = nullptr);
+
+// Pre-packed weight layout (aclnnTransMatmulWeight): B (K x N) as ceil(N/16) panels of 16
+// columns over all of K, element (p, j) at [(j/16)*16*K + p*16 + j%16], columns >= N zero, in B's
+// own dtype. Fits the vendor's documented size align(K,16)*align(N,16) elements. The engine reads
+// fp32 panels in place with a 16-wide micro-kernel (no packing at all) and converts others panel by
+// panel (sequential reads).
+constexpr int64_t kPrepackWidth = 16;
+inline int64_t gemm_prepacked_b_elems(int64_t k, int64_t n) {
+  return k * ((n + kPrepackWidth - 1) / kPrepackWidth * kPrepackWidth);
+}
+inline int64_t gemm_prepacked_offset(int64_t p, int64_t j, int64_t k) {
+  return (j / kPrepackWidth) * kPrepackWidth * k + p * kPrepackWidth + j % kPrepackWidth;
+}
+// Writes B (k x n; element (p, j) at src[p*b.row_stride + j*b.col_stride], dtype b.dtype) into
+// `dst` in the layout above (same dtype; dst must not overlap src).
+void gemm_prepack_b(const GemmOperand &b, int64_t k, int64_t n, const void *src, void *dst);
+
+// Registry of pre-packed weights, keyed by the buffer's address (aclnnTransMatmulWeight registers
+// when its kernel runs, aclrtFree forgets). gemm_plan adds a prepacked_alt plan while the registry
+// is in use; gemm_run looks B's address up (one atomic load when nothing was ever pre-packed).
+void gemm_prepacked_b_mark_in_use();
+void gemm_prepacked_b_register(const void *addr, int64_t k, int64_t n, aclDataType dtype);
+bool gemm_prepacked_b_registered(const void *addr, int64_t k, int64_t n, aclDataType dtype);
+void gemm_prepacked_b_forget(const void *base, size_t bytes);  // every entry inside [base, base+bytes)
+bool gemm_prepacked_b_in_use();
 
 // The micro-kernel table, for tests and benchmarks that reach every tier.
 int gemm_kernel_count();

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "common/half.h"
+#include "kernels/matmul/gemm.h"
 
 namespace opsnn::kernels::gemm_detail {
 namespace {
@@ -128,7 +129,59 @@ void pack_dtype(const PackSrc &s, int64_t width, int64_t kc, int W, aclDataType 
   }
 }
 
+template <typename T, Round R>
+void pack_prepacked_t(const T *P, int64_t k, int64_t col0, int64_t width, int64_t pc, int64_t kc, int W,
+                      bool f16c, float *dst) {
+  constexpr int64_t PW = 16;  // kPrepackWidth
+  const int64_t panels = (width + W - 1) / W;
+  for (int64_t q = 0; q < panels; ++q) {
+    float *dq = dst + q * W * kc;
+    const int64_t c0 = col0 + q * W;
+    const int64_t cend = std::min<int64_t>(c0 + W, col0 + width);
+    if (W == PW && c0 % PW == 0 && cend == c0 + PW) {
+      // One source panel, rows contiguous: a single sequential conversion.
+      convert_line<T, R>(P + c0 * k + pc * PW, kc * PW, f16c, dq);
+      continue;
+    }
+    for (int64_t p = 0; p < kc; ++p) {
+      float *d = dq + p * W;
+      int64_t c = c0;
+      while (c < cend) {
+        const int64_t len = std::min<int64_t>(PW - c % PW, cend - c);
+        convert_line<T, R>(P + (c / PW) * PW * k + (pc + p) * PW + c % PW, len, f16c, d + (c - c0));
+        c += len;
+      }
+      for (int64_t w = cend - c0; w < W; ++w) d[w] = 0.0f;
+    }
+  }
+}
+
+template <typename T>
+void pack_prepacked_dtype(const void *P, int64_t k, int64_t col0, int64_t width, int64_t pc, int64_t kc, int W,
+                          aclDataType rounding, bool f16c, float *dst) {
+  const T *o = static_cast<const T *>(P);
+  switch (rounding) {
+    case ACL_FLOAT16:
+      if constexpr (std::is_same_v<T, uint16_t>) return pack_prepacked_t<T, Round::kNone>(o, k, col0, width, pc, kc, W, f16c, dst);
+      else return pack_prepacked_t<T, Round::kF16>(o, k, col0, width, pc, kc, W, f16c, dst);
+    case ACL_BF16:
+      if constexpr (std::is_same_v<T, Bf16>) return pack_prepacked_t<T, Round::kNone>(o, k, col0, width, pc, kc, W, f16c, dst);
+      else return pack_prepacked_t<T, Round::kBf16>(o, k, col0, width, pc, kc, W, f16c, dst);
+    default:
+      return pack_prepacked_t<T, Round::kNone>(o, k, col0, width, pc, kc, W, f16c, dst);
+  }
+}
+
 }  // namespace
+
+void pack_prepacked(const void *packed, aclDataType dtype, int64_t k, int64_t col0, int64_t width,
+                    int64_t pc, int64_t kc, int W, aclDataType rounding, bool f16c, float *dst) {
+  switch (dtype) {
+    case ACL_FLOAT16: return pack_prepacked_dtype<uint16_t>(packed, k, col0, width, pc, kc, W, rounding, f16c, dst);
+    case ACL_BF16: return pack_prepacked_dtype<Bf16>(packed, k, col0, width, pc, kc, W, rounding, f16c, dst);
+    default: return pack_prepacked_dtype<float>(packed, k, col0, width, pc, kc, W, rounding, f16c, dst);
+  }
+}
 
 void pack_panels(const PackSrc &src, int64_t width, int64_t kc, int W, aclDataType rounding,
                  bool f16c, float *dst) {
@@ -140,3 +193,21 @@ void pack_panels(const PackSrc &src, int64_t width, int64_t kc, int W, aclDataTy
 }
 
 }  // namespace opsnn::kernels::gemm_detail
+
+namespace opsnn::kernels {
+
+void gemm_prepack_b(const GemmOperand &b, int64_t k, int64_t n, const void *src, void *dst) {
+  const size_t es = b.dtype == ACL_FLOAT ? 4 : 2;
+  const int64_t npad = (n + kPrepackWidth - 1) / kPrepackWidth * kPrepackWidth;
+  const char *s = static_cast<const char *>(src);
+  char *d = static_cast<char *>(dst);
+  for (int64_t p = 0; p < k; ++p)
+    for (int64_t j = 0; j < npad; ++j) {
+      char *to = d + static_cast<size_t>((j / kPrepackWidth) * kPrepackWidth * k + p * kPrepackWidth +
+                                         j % kPrepackWidth) * es;
+      if (j < n) std::memcpy(to, s + static_cast<size_t>(p * b.row_stride + j * b.col_stride) * es, es);
+      else std::memset(to, 0, es);
+    }
+}
+
+}  // namespace opsnn::kernels

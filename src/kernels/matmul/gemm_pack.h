@@ -22,6 +22,11 @@ struct PackSrc {
 void pack_panels(const PackSrc &src, int64_t width, int64_t kc, int W, aclDataType rounding,
                  bool f16c, float *dst);
 
+// Like pack_panels, for columns [col0, col0 + width) and rows [pc, pc + kc) of a B in the
+// pre-packed layout of gemm_prepack_b (`k` rows in total).
+void pack_prepacked(const void *packed, aclDataType dtype, int64_t k, int64_t col0, int64_t width,
+                    int64_t pc, int64_t kc, int W, aclDataType rounding, bool f16c, float *dst);
+
 #if defined(__x86_64__)
 // n fp16 values to float with F16C (defined in gemm_pack_avx2.cpp).
 void f16_to_f32_f16c(const uint16_t *src, float *dst, int64_t n);

@@ -130,6 +130,20 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
 
   GemmPlan p;
   p.desc = d;
+  if (options.detect_prepacked_b && !d.b_prepacked && d.b.batch_stride == 0 && gemm_prepacked_b_in_use()) {
+    GemmDesc d2 = d;
+    d2.b_prepacked = true;
+    GemmOptions o2 = options;
+    o2.detect_prepacked_b = false;
+    auto alt = std::make_shared<GemmPlan>();
+    if (!gemm_plan(d2, alt.get(), o2)) return false;
+    GemmOptions o1 = options;
+    o1.detect_prepacked_b = false;
+    if (!gemm_plan(d, plan, o1)) return false;
+    plan->workspace_bytes = std::max(plan->workspace_bytes, alt->workspace_bytes);
+    plan->prepacked_alt = std::move(alt);
+    return true;
+  }
   if (options.kernel < 0 && core::use_reference_kernels()) {
     p.kernel = -1;  // gemm_reference, serial, no workspace
     *plan = p;
@@ -162,14 +176,22 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
 
   p.c_direct = d.c.dtype == ACL_FLOAT && d.c.col_stride == 1;
   p.stream = d.m <= kStreamMaxRows && d.b.dtype == ACL_FLOAT && d.b.col_stride == 1 &&
-             d.input_rounding == ACL_FLOAT;
+             d.input_rounding == ACL_FLOAT && !d.b_prepacked;
+  p.gemv_nt = !p.stream && d.m <= kStreamMaxRows && d.b.dtype == ACL_FLOAT && d.b.row_stride == 1 &&
+              d.input_rounding == ACL_FLOAT && !d.b_prepacked && uk.dot != nullptr && d.k >= 16;
+  if (p.gemv_nt) {
+    // Dot products along contiguous rows of B; columns are stored in groups of nc.
+    p.kc = d.k;
+    p.nc = 256;
+    p.c_direct = false;
+  }
   if (p.stream) {
     // One pass over all of K per group of columns; the fp32 accumulators (m x nc) stay in L1.
     p.kc = d.k;
     p.nc = std::clamp<int64_t>((l1 / 2) / (4 * std::max<int64_t>(d.m, 1)) / 16 * 16, 64, 4096);
     p.c_direct = false;
   }
-  if (!p.c_direct && !p.stream) {
+  if (!p.c_direct && !p.stream && !p.gemv_nt) {
     // The per-thread fp32 accumulation buffer covers one task: keep it L2-sized.
     p.mc = std::min<int64_t>(p.mc, std::max<int64_t>(p.mr, 192 / p.mr * p.mr));
     p.nc = std::min<int64_t>(p.nc, std::max<int64_t>(p.nr, 512 / p.nr * p.nr));
@@ -179,7 +201,7 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
   // side until there is a task per thread.
   const int64_t m_units = ceil_div(d.m, p.mr), n_units = ceil_div(d.n, p.nr);
   int64_t mt = m_units, nt = n_units;  // units per task
-  if (!p.c_direct && !p.stream) {
+  if (!p.c_direct && !p.stream && !p.gemv_nt) {
     mt = std::min(mt, p.mc / p.mr);
     nt = std::min(nt, p.nc / p.nr);
   }
@@ -207,6 +229,9 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
   if (p.tasks > 0 && d.k > 0) {
     if (p.stream) {
       p.a_pack_bytes = bytes64(p.mr * p.kc);
+      p.c_buf_bytes = bytes64(d.m * p.nc);
+    } else if (p.gemv_nt) {
+      p.a_pack_bytes = bytes64(d.m * d.k);
       p.c_buf_bytes = bytes64(d.m * p.nc);
     } else {
       p.a_pack_bytes = bytes64(std::min(p.mc, p.m_task) * p.kc);

@@ -18,7 +18,7 @@ void gemm_reference(const GemmDesc &d, const void *a, const void *b, void *c, co
         float acc = 0.0f;
         for (int64_t p = 0; p < d.k; ++p) {
           const float x = round_input(load_elem(ab, d.a.dtype, i * d.a.row_stride + p * d.a.col_stride), d.input_rounding);
-          const float y = round_input(load_elem(bb, d.b.dtype, p * d.b.row_stride + j * d.b.col_stride), d.input_rounding);
+          const float y = round_input(load_elem(bb, d.b.dtype, d.b_prepacked ? gemm_prepacked_offset(p, j, d.k) : p * d.b.row_stride + j * d.b.col_stride), d.input_rounding);
           acc += x * y;
         }
         const int64_t off = i * d.c.row_stride + j * d.c.col_stride;

@@ -114,6 +114,34 @@ void run_stream_task(const Ctx &x, int64_t bt, int64_t n0, int64_t n1, char *ws)
   }
 }
 
+// Small M with B stored [N,K]: dot products over contiguous rows of A and B, nc columns per store.
+void run_gemv_nt_task(const Ctx &x, int64_t bt, int64_t n0, int64_t n1, char *ws) {
+  const GemmPlan &p = x.plan;
+  const GemmDesc &d = x.d;
+  const void *ab = offset_ptr(x.a, d.a.dtype, bt * d.a.batch_stride);
+  const float *bb = static_cast<const float *>(offset_ptr(x.b, d.b.dtype, bt * d.b.batch_stride));
+  void *cb = offset_ptr(x.c, d.c.dtype, bt * d.c.batch_stride);
+  const float *a;
+  int64_t lda;
+  if (d.a.dtype == ACL_FLOAT && d.a.col_stride == 1) {
+    a = static_cast<const float *>(ab);
+    lda = d.a.row_stride;
+  } else {
+    float *apack = reinterpret_cast<float *>(ws);
+    for (int64_t i = 0; i < d.m; ++i)
+      for (int64_t q = 0; q < d.k; ++q)
+        apack[i * d.k + q] = load_elem(ab, d.a.dtype, i * d.a.row_stride + q * d.a.col_stride);
+    a = apack;
+    lda = d.k;
+  }
+  float *acc = reinterpret_cast<float *>(ws + p.a_pack_bytes);
+  for (int64_t jc = n0; jc < n1; jc += p.nc) {
+    const int64_t w = std::min(p.nc, n1 - jc);
+    x.uk.dot(static_cast<int>(d.m), d.k, a, lda, bb + jc * d.b.col_stride, d.b.col_stride, w, acc, p.nc);
+    store_block(d, cb, addend_batch(x, bt), acc, p.nc, 0, d.m, jc, jc + w);
+  }
+}
+
 void run_task(const Ctx &x, int64_t task, char *ws) {
   const GemmPlan &p = x.plan;
   const GemmDesc &d = x.d;
@@ -127,6 +155,7 @@ void run_task(const Ctx &x, int64_t task, char *ws) {
   const int64_t n0 = nt * p.n_task, n1 = std::min(d.n, n0 + p.n_task);
 
   if (p.stream) return run_stream_task(x, bt, n0, n1, ws);
+  if (p.gemv_nt) return run_gemv_nt_task(x, bt, n0, n1, ws);
 
   const void *ab = offset_ptr(x.a, d.a.dtype, bt * d.a.batch_stride);
   const void *bb = offset_ptr(x.b, d.b.dtype, bt * d.b.batch_stride);
@@ -144,9 +173,17 @@ void run_task(const Ctx &x, int64_t task, char *ws) {
     for (int64_t pc = 0; pc < d.k; pc += p.kc) {
       const int64_t kcb = std::min(p.kc, d.k - pc);
       const bool first = pc == 0, last = pc + kcb >= d.k;
-      PackSrc bsrc{offset_ptr(bb, d.b.dtype, pc * d.b.row_stride + jc * d.b.col_stride), d.b.dtype,
-                   d.b.col_stride, d.b.row_stride};
-      pack_panels(bsrc, ncb, kcb, static_cast<int>(nr), d.input_rounding, x.f16c, bpack);
+      // Pre-packed fp32 weights in 16-wide panels are read in place by a 16-wide kernel.
+      const bool b_in_place = d.b_prepacked && nr == kPrepackWidth && d.b.dtype == ACL_FLOAT &&
+                              d.input_rounding == ACL_FLOAT;
+      if (d.b_prepacked && !b_in_place) {
+        pack_prepacked(bb, d.b.dtype, d.k, jc, ncb, pc, kcb, static_cast<int>(nr), d.input_rounding, x.f16c,
+                       bpack);
+      } else if (!d.b_prepacked) {
+        PackSrc bsrc{offset_ptr(bb, d.b.dtype, pc * d.b.row_stride + jc * d.b.col_stride), d.b.dtype,
+                     d.b.col_stride, d.b.row_stride};
+        pack_panels(bsrc, ncb, kcb, static_cast<int>(nr), d.input_rounding, x.f16c, bpack);
+      }
 
       for (int64_t ic = m0; ic < m1; ic += p.mc) {
         const int64_t mcb = std::min(p.mc, m1 - ic);
@@ -156,7 +193,8 @@ void run_task(const Ctx &x, int64_t task, char *ws) {
 
         for (int64_t jr = 0; jr < ncb; jr += nr) {
           const int64_t cols = std::min(nr, ncb - jr);
-          const float *bp = bpack + jr * kcb;
+          const float *bp = b_in_place ? static_cast<const float *>(bb) + (jc + jr) * d.k + pc * kPrepackWidth
+                                       : bpack + jr * kcb;
           for (int64_t ir = 0; ir < mcb; ir += mr) {
             const int64_t rows = std::min(mr, mcb - ir);
             const float *ap = apack + ir * kcb;
@@ -204,6 +242,8 @@ void run_task(const Ctx &x, int64_t task, char *ws) {
 
 void gemm_run(const GemmPlan &plan, const void *a, const void *b, void *c, void *workspace, const void *dp) {
   const GemmDesc &d = plan.desc;
+  if (plan.prepacked_alt && gemm_prepacked_b_registered(b, d.k, d.n, d.b.dtype))
+    return gemm_run(*plan.prepacked_alt, a, b, c, workspace, dp);
   if (d.batch == 0 || d.m == 0 || d.n == 0) return;
   if (plan.kernel < 0) return gemm_reference(d, a, b, c, dp);
   if (d.k == 0) return scale_c(d, c, dp);

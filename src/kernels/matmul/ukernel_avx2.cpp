@@ -57,57 +57,156 @@ void ukernel(int64_t k, const float *a, const float *b, int64_t ldb, float *c, i
   }
 }
 
-template <int ROWS>
+// KB rows of B per pass over the accumulators: each accumulator vector is loaded and stored once
+// per KB rows (not once per row), and KB rows of B stream concurrently. Per element the FMAs still
+// run in ascending p, so the result does not depend on KB.
+template <int ROWS, int KB>
+void stream_pass(const float *a, int64_t lda_p, const float *b, int64_t ldb, int64_t width, float *acc,
+                 int64_t ldacc) {
+  __m256 av[KB][ROWS];
+#pragma GCC unroll 8
+  for (int kk = 0; kk < KB; ++kk)
+#pragma GCC unroll 4
+    for (int i = 0; i < ROWS; ++i) av[kk][i] = _mm256_set1_ps(a[kk * lda_p + i]);
+  int64_t j = 0;
+  for (; j + 16 <= width; j += 16) {
+    __m256 c0[ROWS], c1[ROWS];
+#pragma GCC unroll 4
+    for (int i = 0; i < ROWS; ++i) {
+      c0[i] = _mm256_loadu_ps(acc + i * ldacc + j);
+      c1[i] = _mm256_loadu_ps(acc + i * ldacc + j + 8);
+    }
+#pragma GCC unroll 8
+    for (int kk = 0; kk < KB; ++kk) {
+      const __m256 b0 = _mm256_loadu_ps(b + kk * ldb + j), b1 = _mm256_loadu_ps(b + kk * ldb + j + 8);
+#pragma GCC unroll 4
+      for (int i = 0; i < ROWS; ++i) {
+        c0[i] = _mm256_fmadd_ps(av[kk][i], b0, c0[i]);
+        c1[i] = _mm256_fmadd_ps(av[kk][i], b1, c1[i]);
+      }
+    }
+#pragma GCC unroll 4
+    for (int i = 0; i < ROWS; ++i) {
+      _mm256_storeu_ps(acc + i * ldacc + j, c0[i]);
+      _mm256_storeu_ps(acc + i * ldacc + j + 8, c1[i]);
+    }
+  }
+  for (; j + 8 <= width; j += 8) {
+    __m256 c0[ROWS];
+#pragma GCC unroll 4
+    for (int i = 0; i < ROWS; ++i) c0[i] = _mm256_loadu_ps(acc + i * ldacc + j);
+#pragma GCC unroll 8
+    for (int kk = 0; kk < KB; ++kk) {
+      const __m256 b0 = _mm256_loadu_ps(b + kk * ldb + j);
+#pragma GCC unroll 4
+      for (int i = 0; i < ROWS; ++i) c0[i] = _mm256_fmadd_ps(av[kk][i], b0, c0[i]);
+    }
+#pragma GCC unroll 4
+    for (int i = 0; i < ROWS; ++i) _mm256_storeu_ps(acc + i * ldacc + j, c0[i]);
+  }
+  for (; j < width; ++j)
+    for (int i = 0; i < ROWS; ++i) {
+      float c = acc[i * ldacc + j];
+      for (int kk = 0; kk < KB; ++kk) c = __builtin_fmaf(a[kk * lda_p + i], b[kk * ldb + j], c);
+      acc[i * ldacc + j] = c;
+    }
+}
+
+template <int ROWS, int KB>
 void stream_rows(int64_t k, const float *a, int64_t lda_p, const float *b, int64_t ldb, int64_t width,
                  float *acc, int64_t ldacc) {
-  const int64_t wv = width / 8 * 8;
-  for (int64_t p = 0; p < k; ++p) {
-    const float *bp = b + p * ldb;
-    __m256 ai[ROWS];
-#pragma GCC unroll 4
-    for (int i = 0; i < ROWS; ++i) ai[i] = _mm256_set1_ps(a[p * lda_p + i]);
-    int64_t j = 0;
-    for (; j + 2 * 8 <= wv; j += 2 * 8) {
-      const __m256 b0 = _mm256_loadu_ps(bp + j), b1 = _mm256_loadu_ps(bp + j + 8);
-#pragma GCC unroll 4
-      for (int i = 0; i < ROWS; ++i) {
-        float *ci = acc + i * ldacc + j;
-        _mm256_storeu_ps(ci, _mm256_fmadd_ps(ai[i], b0, _mm256_loadu_ps(ci)));
-        _mm256_storeu_ps(ci + 8, _mm256_fmadd_ps(ai[i], b1, _mm256_loadu_ps(ci + 8)));
-      }
-    }
-    for (; j < wv; j += 8) {
-      const __m256 b0 = _mm256_loadu_ps(bp + j);
-#pragma GCC unroll 4
-      for (int i = 0; i < ROWS; ++i) {
-        float *ci = acc + i * ldacc + j;
-        _mm256_storeu_ps(ci, _mm256_fmadd_ps(ai[i], b0, _mm256_loadu_ps(ci)));
-      }
-    }
-    for (; j < width; ++j)
-      for (int i = 0; i < ROWS; ++i) {
-        float &c = acc[i * ldacc + j];
-        c = __builtin_fmaf(a[p * lda_p + i], bp[j], c);
-      }
-  }
+  int64_t p = 0;
+  for (; p + KB <= k; p += KB) stream_pass<ROWS, KB>(a + p * lda_p, lda_p, b + p * ldb, ldb, width, acc, ldacc);
+  for (; p < k; ++p) stream_pass<ROWS, 1>(a + p * lda_p, lda_p, b + p * ldb, ldb, width, acc, ldacc);
 }
 
 void stream(int rows, int64_t k, const float *a, int64_t lda_p, const float *b, int64_t ldb,
             int64_t width, float *acc, int64_t ldacc) {
   switch (rows) {
-    case 1: return stream_rows<1>(k, a, lda_p, b, ldb, width, acc, ldacc);
-    case 2: return stream_rows<2>(k, a, lda_p, b, ldb, width, acc, ldacc);
-    case 3: return stream_rows<3>(k, a, lda_p, b, ldb, width, acc, ldacc);
-    default: return stream_rows<4>(k, a, lda_p, b, ldb, width, acc, ldacc);
+    case 1: return stream_rows<1, 8>(k, a, lda_p, b, ldb, width, acc, ldacc);
+    case 2: return stream_rows<2, 4>(k, a, lda_p, b, ldb, width, acc, ldacc);
+    case 3: return stream_rows<3, 2>(k, a, lda_p, b, ldb, width, acc, ldacc);
+    default: return stream_rows<4, 2>(k, a, lda_p, b, ldb, width, acc, ldacc);
+  }
+}
+
+inline float hsum(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+// ROWS rows of A against JB rows of B: two accumulators per pair (even / odd 8-float chunks),
+// combined at the end, then the scalar tail in p order. The per-element arithmetic is the same
+// for every (ROWS, JB), so grouping never changes a result.
+template <int ROWS, int JB>
+void dot_block(int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb, float *c, int64_t ldc) {
+  __m256 s0[ROWS][JB], s1[ROWS][JB];
+#pragma GCC unroll 4
+  for (int i = 0; i < ROWS; ++i)
+#pragma GCC unroll 4
+    for (int j = 0; j < JB; ++j) s0[i][j] = s1[i][j] = _mm256_setzero_ps();
+  int64_t p = 0;
+  for (; p + 16 <= k; p += 16) {
+#pragma GCC unroll 4
+    for (int j = 0; j < JB; ++j) {
+      const __m256 b0 = _mm256_loadu_ps(b + j * ldb + p), b1 = _mm256_loadu_ps(b + j * ldb + p + 8);
+#pragma GCC unroll 4
+      for (int i = 0; i < ROWS; ++i) {
+        s0[i][j] = _mm256_fmadd_ps(_mm256_loadu_ps(a + i * lda + p), b0, s0[i][j]);
+        s1[i][j] = _mm256_fmadd_ps(_mm256_loadu_ps(a + i * lda + p + 8), b1, s1[i][j]);
+      }
+    }
+  }
+  if (p + 8 <= k) {
+#pragma GCC unroll 4
+    for (int j = 0; j < JB; ++j) {
+      const __m256 b0 = _mm256_loadu_ps(b + j * ldb + p);
+#pragma GCC unroll 4
+      for (int i = 0; i < ROWS; ++i) s0[i][j] = _mm256_fmadd_ps(_mm256_loadu_ps(a + i * lda + p), b0, s0[i][j]);
+    }
+    p += 8;
+  }
+#pragma GCC unroll 4
+  for (int i = 0; i < ROWS; ++i)
+#pragma GCC unroll 4
+    for (int j = 0; j < JB; ++j) {
+      float v = hsum(_mm256_add_ps(s0[i][j], s1[i][j]));
+      for (int64_t q = p; q < k; ++q) v = __builtin_fmaf(a[i * lda + q], b[j * ldb + q], v);
+      c[i * ldc + j] = v;
+    }
+}
+
+template <int ROWS, int JB>
+void dot_rows(int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb, int64_t cols, float *c,
+              int64_t ldc) {
+  int64_t j = 0;
+  for (; j + JB <= cols; j += JB) dot_block<ROWS, JB>(k, a, lda, b + j * ldb, ldb, c + j, ldc);
+  for (; j < cols; ++j) dot_block<ROWS, 1>(k, a, lda, b + j * ldb, ldb, c + j, ldc);
+}
+
+void dot(int rows, int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb, int64_t cols,
+         float *c, int64_t ldc) {
+  switch (rows) {
+    case 1: return dot_rows<1, 4>(k, a, lda, b, ldb, cols, c, ldc);
+    case 2: return dot_rows<2, 2>(k, a, lda, b, ldb, cols, c, ldc);
+    case 3: return dot_rows<3, 1>(k, a, lda, b, ldb, cols, c, ldc);
+    default: return dot_rows<4, 1>(k, a, lda, b, ldb, cols, c, ldc);
   }
 }
 
 template <int... R>
 constexpr Ukernel make(std::integer_sequence<int, R...>) {
-  return Ukernel{"avx2_6x16", core::Isa::kAvx2, kMr, kNr, {nullptr, &ukernel<R + 1>...}, &stream};
+  return Ukernel{"avx2_6x16", core::Isa::kAvx2, kMr, kNr, {nullptr, &ukernel<R + 1>...}, &stream, &dot};
 }
 
 }  // namespace
+
+void avx2_dot(int rows, int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb, int64_t cols,
+              float *c, int64_t ldc) {
+  dot(rows, k, a, lda, b, ldb, cols, c, ldc);
+}
 
 const Ukernel &ukernel_avx2_6x16() {
   static const Ukernel k = make(std::make_integer_sequence<int, kMr>{});

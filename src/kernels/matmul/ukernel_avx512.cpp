@@ -104,13 +104,13 @@ void stream(int rows, int64_t k, const float *a, int64_t lda_p, const float *b, 
 
 template <int... R>
 constexpr Ukernel make(std::integer_sequence<int, R...>) {
-  return Ukernel{"avx512_12x32", core::Isa::kAvx512, kMr, kNr, {nullptr, &ukernel<R + 1>...}, &stream};
+  return Ukernel{"avx512_12x32", core::Isa::kAvx512, kMr, kNr, {nullptr, &ukernel<R + 1>...}, &stream, &avx2_dot};
 }
 
 }  // namespace
 
 const Ukernel &ukernel_avx512_12x32() {
-  static const Ukernel k = make(std::make_integer_sequence<int, kMr>{});
+  static const Ukernel k = make(std::make_integer_sequence<int, kMr>{});  // constant-initialised
   return k;
 }
 

@@ -23,6 +23,13 @@ using StreamFn = void (*)(int rows, int64_t k, const float *a, int64_t lda_p, co
                           int64_t ldb, int64_t width, float *acc, int64_t ldacc);
 constexpr int kStreamMaxRows = 4;
 
+// Small-M kernel for B stored transposed ([N,K], unit stride along K): for i < rows (<= 4), j < cols:
+//   c[i*ldc + j] = sum_p a[i*lda + p] * b[j*ldb + p]
+// as dot products over contiguous rows (the summation order is fixed per element: it depends only
+// on k, never on which other rows or columns are computed alongside).
+using DotFn = void (*)(int rows, int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb,
+                       int64_t cols, float *c, int64_t ldc);
+
 constexpr int kMaxMr = 16;
 constexpr int kMaxNr = 32;
 
@@ -32,6 +39,7 @@ struct Ukernel {
   int mr, nr;
   UkernelFn rows[kMaxMr + 1];  // rows[r]: kernel for the first r rows of the tile, 1 <= r <= mr
   StreamFn stream;             // small-M kernel of the same ISA
+  DotFn dot = nullptr;         // small-M kernel for transposed B (null: use the packed path)
 };
 
 const Ukernel &ukernel_portable_4x8();
@@ -39,6 +47,9 @@ const Ukernel &ukernel_portable_4x16();
 #if defined(__x86_64__)
 const Ukernel &ukernel_avx2_6x16();
 const Ukernel &ukernel_avx512_12x32();
+// The AVX2 dot kernel, shared by the AVX-512 entry (every AVX-512 CPU has AVX2/FMA).
+void avx2_dot(int rows, int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb, int64_t cols,
+              float *c, int64_t ldc);
 #endif
 
 // Entry `kernel` of the engine's table (gemm_plan.cpp); 0 <= kernel < gemm_kernel_count().

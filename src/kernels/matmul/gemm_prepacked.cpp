@@ -1,0 +1,64 @@
+// Registry of pre-packed weights (aclnnTransMatmulWeight). A weight buffer re-laid into the
+// gemm_prepack_b layout is recorded by its address with the logical shape and dtype; GEMM launches
+// whose B address, K, N and dtype match read it as pre-packed. Entries live until the buffer is
+// freed (aclrtFree calls gemm_prepacked_b_forget) or re-packed.
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <mutex>
+
+#include "kernels/matmul/gemm.h"
+
+namespace opsnn::kernels {
+namespace {
+
+struct Entry {
+  int64_t k, n;
+  aclDataType dtype;
+};
+
+struct Registry {
+  std::mutex mu;
+  std::map<uintptr_t, Entry> entries;
+  std::atomic<bool> in_use{false};  // set once, never cleared: plans made later carry the alt plan
+  std::atomic<size_t> count{0};
+};
+
+Registry &registry() {
+  static Registry *r = new Registry;  // never destroyed: used from stream workers at exit
+  return *r;
+}
+
+}  // namespace
+
+void gemm_prepacked_b_mark_in_use() { registry().in_use.store(true, std::memory_order_release); }
+
+bool gemm_prepacked_b_in_use() { return registry().in_use.load(std::memory_order_acquire); }
+
+void gemm_prepacked_b_register(const void *addr, int64_t k, int64_t n, aclDataType dtype) {
+  Registry &r = registry();
+  r.in_use.store(true, std::memory_order_release);
+  std::lock_guard<std::mutex> lk(r.mu);
+  r.entries[reinterpret_cast<uintptr_t>(addr)] = Entry{k, n, dtype};
+  r.count.store(r.entries.size(), std::memory_order_release);
+}
+
+bool gemm_prepacked_b_registered(const void *addr, int64_t k, int64_t n, aclDataType dtype) {
+  Registry &r = registry();
+  if (r.count.load(std::memory_order_acquire) == 0) return false;
+  std::lock_guard<std::mutex> lk(r.mu);
+  auto it = r.entries.find(reinterpret_cast<uintptr_t>(addr));
+  return it != r.entries.end() && it->second.k == k && it->second.n == n && it->second.dtype == dtype;
+}
+
+void gemm_prepacked_b_forget(const void *base, size_t bytes) {
+  Registry &r = registry();
+  if (r.count.load(std::memory_order_acquire) == 0) return;
+  std::lock_guard<std::mutex> lk(r.mu);
+  const uintptr_t lo = reinterpret_cast<uintptr_t>(base);
+  auto it = r.entries.lower_bound(lo);
+  while (it != r.entries.end() && it->first < lo + bytes) it = r.entries.erase(it);
+  r.count.store(r.entries.size(), std::memory_order_release);
+}
+
+}  // namespace opsnn::kernels

@@ -1,0 +1,60 @@
+// Weight-quantised GEMM (aclnnWeightQuantBatchMatmulV2): y = x @ ((w + offset) * scale) + bias with
+// an INT8 or INT4 weight and per-tensor / per-channel / per-group (along K) scale and offset.
+//
+// Two paths, chosen by the op in phase 1:
+//  * small M (m <= kWqSmallM): the quantised weight is streamed once. The scale factors out of the
+//    K sum within a group,  sum_p x[p] * (w[p] + o) * s = s * (sum_p x[p] * w[p] + o * sum_p x[p]),
+//    so the inner loop is only int -> float and an FMA; the per-group fold happens once per group.
+//    Bound by reading the weight: INT4 moves a quarter of the bytes of an FLOAT16 weight.
+//  * larger M: the weight is dequantised (in fp32) into the GEMM engine's pre-packed layout in the
+//    workspace, and the engine multiplies (compute-bound; the dequantisation is O(K*N)).
+// Results do not depend on the thread count (columns are split, each element has one fixed order).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "acl/acl_base.h"
+
+namespace opsnn::kernels {
+
+constexpr int64_t kWqSmallM = 4;
+
+struct WqDesc {
+  int64_t m = 0, n = 0, k = 0;
+  aclDataType w_dtype = ACL_INT8;  // ACL_INT8, or ACL_INT4 (two per byte, low nibble first)
+  int64_t w_row = 0, w_col = 1;    // element strides along K and N (INT4: in nibbles)
+  aclDataType s_dtype = ACL_FLOAT16;
+  int64_t s_row = 0, s_col = 0;    // scale [group, n]; 0 strides broadcast (per-tensor)
+  bool has_offset = false;
+  aclDataType o_dtype = ACL_FLOAT16;
+  int64_t o_row = 0, o_col = 0;
+  int64_t group = 0;               // K rows per scale row (k for per-channel / per-tensor)
+};
+
+inline int64_t wq_groups(const WqDesc &d) { return d.group > 0 ? (d.k + d.group - 1) / d.group : 1; }
+
+// Workspace of the small-M path: x in fp32 [m][k] and the group sums of x [m][groups].
+size_t wq_small_m_workspace(const WqDesc &d);
+// Small-M path, phase 2. x: fp32-convertible rows (dtype x_dtype, element strides), y32: fp32
+// results [m][n] (ld = ldy). Uses up to `threads` threads (0: the pool's size).
+void wq_small_m_run(const WqDesc &d, aclDataType x_dtype, const void *x, int64_t x_row, int64_t x_col,
+                    const void *w, const void *scale, const void *offset, float *y32, int64_t ldy, void *workspace,
+                    int threads = 0);
+
+// Dequantises the whole weight into fp32 in the pre-packed layout (gemm_prepack_b; K x align(N,16)).
+void wq_dequant_prepacked(const WqDesc &d, const void *w, const void *scale, const void *offset, float *dst,
+                          int threads = 0);
+
+// The plain definition in float64 (tests): y64[i*n + j].
+void wq_reference(const WqDesc &d, aclDataType x_dtype, const void *x, int64_t x_row, int64_t x_col,
+                  const void *w, const void *scale, const void *offset, double *y64);
+
+namespace wq_detail {
+// Fast column-range kernels (AVX2). Return false when the layout is not covered (caller falls back).
+// acc: [m][n1-n0] fp32 result of the columns [n0, n1).
+bool wq_small_m_avx2(const WqDesc &d, const float *x, const float *xsum, const void *w, const void *scale,
+                     const void *offset, int64_t n0, int64_t n1, float *y32, int64_t ldy);
+}  // namespace wq_detail
+
+}  // namespace opsnn::kernels

@@ -1,0 +1,218 @@
+// AVX2/FMA kernels of the small-M weight-quantised GEMM (see wq_gemm.h for the formula). Compiled
+// with -mavx2 -mfma -mf16c; called only after runtime detection.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/matmul/gemm_elem.h"
+#include "kernels/matmul/wq_gemm.h"
+
+namespace opsnn::kernels::wq_detail {
+namespace {
+
+using gemm_detail::load_elem;
+
+// 16 consecutive weights starting at byte pointer `p` (INT8: 16 bytes; INT4: 8 bytes, element 0 in
+// the low nibble of byte 0) as two vectors of 8 floats.
+template <bool INT4>
+inline void load16(const uint8_t *p, __m256 &lo, __m256 &hi) {
+  __m128i b;
+  if constexpr (INT4) {
+    const __m128i raw = _mm_loadl_epi64(reinterpret_cast<const __m128i *>(p));
+    const __m128i m = _mm_set1_epi8(0x0F);
+    const __m128i l = _mm_and_si128(raw, m), h = _mm_and_si128(_mm_srli_epi16(raw, 4), m);
+    const __m128i eight = _mm_set1_epi8(8);
+    b = _mm_sub_epi8(_mm_xor_si128(_mm_unpacklo_epi8(l, h), eight), eight);  // signed nibbles in order
+  } else {
+    b = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
+  }
+  lo = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(b));
+  hi = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(b, 8)));
+}
+
+inline int scalar_w(bool int4, const uint8_t *w, int64_t e) {
+  if (!int4) return static_cast<int8_t>(w[e]);
+  const int nib = (e & 1) ? w[e >> 1] >> 4 : w[e >> 1] & 15;
+  return (nib ^ 8) - 8;
+}
+
+inline float hsum(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+constexpr int64_t kNc = 256;  // columns per accumulator block (M x 256 floats stay in L1)
+
+// Weight [K, N] with unit column stride: rows of the weight stream sequentially, KB rows per pass
+// over the accumulators. Per element: acc = fma(x[p], w[p], acc) in ascending p within a group, then
+// total = fma(scale, fma(offset, xsum, acc), total).
+template <int ROWS, bool INT4>
+void rows_kn(const WqDesc &d, const float *x, const float *xsum, const uint8_t *w, const void *scale,
+             const void *offset, int64_t n0, int64_t n1, float *y32, int64_t ldy) {
+  constexpr int KB = ROWS == 1 ? 4 : 2;
+  const int64_t G = wq_groups(d), gr = d.group > 0 ? d.group : d.k;
+  alignas(32) float acc[ROWS][kNc], total[ROWS][kNc], sv[kNc], ov[kNc];
+  auto row_ptr = [&](int64_t p, int64_t j) { return w + (INT4 ? (p * d.w_row + j) >> 1 : p * d.w_row + j); };
+  for (int64_t jc = n0; jc < n1; jc += kNc) {
+    const int64_t wd = std::min(kNc, n1 - jc), wv = wd / 16 * 16;
+    for (int i = 0; i < ROWS; ++i) std::fill(total[i], total[i] + wd, 0.0f);
+    for (int64_t g = 0; g < G; ++g) {
+      for (int i = 0; i < ROWS; ++i) std::fill(acc[i], acc[i] + wd, 0.0f);
+      const int64_t pe = std::min(d.k, (g + 1) * gr);
+      int64_t p = g * gr;
+      auto pass = [&](auto kbc) {
+        constexpr int NB = decltype(kbc)::value;
+        __m256 xb[NB][ROWS];
+        for (int kk = 0; kk < NB; ++kk)
+          for (int i = 0; i < ROWS; ++i) xb[kk][i] = _mm256_set1_ps(x[i * d.k + p + kk]);
+        for (int64_t j = 0; j < wv; j += 16) {
+          __m256 c0[ROWS], c1[ROWS];
+          for (int i = 0; i < ROWS; ++i) {
+            c0[i] = _mm256_load_ps(acc[i] + j);
+            c1[i] = _mm256_load_ps(acc[i] + j + 8);
+          }
+          for (int kk = 0; kk < NB; ++kk) {
+            __m256 lo, hi;
+            load16<INT4>(row_ptr(p + kk, jc + j), lo, hi);
+            for (int i = 0; i < ROWS; ++i) {
+              c0[i] = _mm256_fmadd_ps(xb[kk][i], lo, c0[i]);
+              c1[i] = _mm256_fmadd_ps(xb[kk][i], hi, c1[i]);
+            }
+          }
+          for (int i = 0; i < ROWS; ++i) {
+            _mm256_store_ps(acc[i] + j, c0[i]);
+            _mm256_store_ps(acc[i] + j + 8, c1[i]);
+          }
+        }
+        for (int64_t j = wv; j < wd; ++j)
+          for (int i = 0; i < ROWS; ++i) {
+            float c = acc[i][j];
+            for (int kk = 0; kk < NB; ++kk)
+              c = std::fma(x[i * d.k + p + kk],
+                           static_cast<float>(scalar_w(INT4, w, (p + kk) * d.w_row + jc + j)), c);
+            acc[i][j] = c;
+          }
+        p += NB;
+      };
+      while (p + KB <= pe) pass(std::integral_constant<int, KB>{});
+      while (p < pe) pass(std::integral_constant<int, 1>{});
+      // Fold the group: total = fma(s, fma(o, xsum, acc), total).
+      for (int64_t j = 0; j < wd; ++j) {
+        sv[j] = load_elem(scale, d.s_dtype, g * d.s_row + (jc + j) * d.s_col);
+        ov[j] = d.has_offset ? load_elem(offset, d.o_dtype, g * d.o_row + (jc + j) * d.o_col) : 0.0f;
+      }
+      for (int i = 0; i < ROWS; ++i) {
+        const float xs = xsum[i * G + g];
+        const __m256 vxs = _mm256_set1_ps(xs);
+        int64_t j = 0;
+        for (; j + 8 <= wd; j += 8) {
+          __m256 a = _mm256_load_ps(acc[i] + j);
+          if (d.has_offset) a = _mm256_fmadd_ps(_mm256_load_ps(ov + j), vxs, a);
+          _mm256_store_ps(total[i] + j, _mm256_fmadd_ps(_mm256_load_ps(sv + j), a, _mm256_load_ps(total[i] + j)));
+        }
+        for (; j < wd; ++j) {
+          float a = acc[i][j];
+          if (d.has_offset) a = std::fma(ov[j], xs, a);
+          total[i][j] = std::fma(sv[j], a, total[i][j]);
+        }
+      }
+    }
+    for (int i = 0; i < ROWS; ++i) std::copy(total[i], total[i] + wd, y32 + i * ldy + jc);
+  }
+}
+
+// Weight stored [N, K] (unit stride along K): dot products over contiguous weight rows, JB columns
+// at a time. Per element and group: a vector accumulator over 16-element steps and a scalar one for
+// the rest of the group; total_v = fma(s, acc_v, total_v), total_s = fma(s, fma(o, xsum, tail), total_s);
+// y = hsum(total_v) + total_s.
+template <int ROWS, int JB, bool INT4>
+void dot_cols(const WqDesc &d, const float *x, const float *xsum, const uint8_t *w, const void *scale,
+              const void *offset, int64_t j0, float *y32, int64_t ldy) {
+  const int64_t G = wq_groups(d), gr = d.group > 0 ? d.group : d.k;
+  __m256 tv[ROWS][JB];
+  float ts[ROWS][JB] = {};
+  for (int i = 0; i < ROWS; ++i)
+    for (int c = 0; c < JB; ++c) tv[i][c] = _mm256_setzero_ps();
+  for (int64_t g = 0; g < G; ++g) {
+    const int64_t pe = std::min(d.k, (g + 1) * gr);
+    int64_t p = g * gr;
+    __m256 av[ROWS][JB];
+    for (int i = 0; i < ROWS; ++i)
+      for (int c = 0; c < JB; ++c) av[i][c] = _mm256_setzero_ps();
+    for (; p + 16 <= pe; p += 16) {
+      __m256 xl[ROWS], xh[ROWS];
+      for (int i = 0; i < ROWS; ++i) {
+        xl[i] = _mm256_loadu_ps(x + i * d.k + p);
+        xh[i] = _mm256_loadu_ps(x + i * d.k + p + 8);
+      }
+      for (int c = 0; c < JB; ++c) {
+        const int64_t e = (j0 + c) * d.w_col + p;
+        __m256 lo, hi;
+        load16<INT4>(w + (INT4 ? e >> 1 : e), lo, hi);
+        for (int i = 0; i < ROWS; ++i) av[i][c] = _mm256_fmadd_ps(xh[i], hi, _mm256_fmadd_ps(xl[i], lo, av[i][c]));
+      }
+    }
+    for (int c = 0; c < JB; ++c) {
+      const int64_t j = j0 + c;
+      const float s = load_elem(scale, d.s_dtype, g * d.s_row + j * d.s_col);
+      const float o = d.has_offset ? load_elem(offset, d.o_dtype, g * d.o_row + j * d.o_col) : 0.0f;
+      const __m256 vs = _mm256_set1_ps(s);
+      for (int i = 0; i < ROWS; ++i) {
+        float tail = 0.0f;
+        for (int64_t q = p; q < pe; ++q)
+          tail = std::fma(x[i * d.k + q], static_cast<float>(scalar_w(INT4, w, j * d.w_col + q)), tail);
+        tv[i][c] = _mm256_fmadd_ps(vs, av[i][c], tv[i][c]);
+        ts[i][c] = std::fma(s, d.has_offset ? std::fma(o, xsum[i * G + g], tail) : tail, ts[i][c]);
+      }
+    }
+  }
+  for (int i = 0; i < ROWS; ++i)
+    for (int c = 0; c < JB; ++c) y32[i * ldy + j0 + c] = hsum(tv[i][c]) + ts[i][c];
+}
+
+template <int ROWS, int JB, bool INT4>
+void rows_nk(const WqDesc &d, const float *x, const float *xsum, const uint8_t *w, const void *scale,
+             const void *offset, int64_t n0, int64_t n1, float *y32, int64_t ldy) {
+  int64_t j = n0;
+  for (; j + JB <= n1; j += JB) dot_cols<ROWS, JB, INT4>(d, x, xsum, w, scale, offset, j, y32, ldy);
+  for (; j < n1; ++j) dot_cols<ROWS, 1, INT4>(d, x, xsum, w, scale, offset, j, y32, ldy);
+}
+
+template <bool INT4>
+bool dispatch(const WqDesc &d, const float *x, const float *xsum, const uint8_t *w, const void *scale,
+              const void *offset, int64_t n0, int64_t n1, float *y32, int64_t ldy) {
+  if (d.w_col == 1 && (!INT4 || (d.w_row % 2 == 0 && n0 % 2 == 0))) {
+    switch (d.m) {
+      case 1: rows_kn<1, INT4>(d, x, xsum, w, scale, offset, n0, n1, y32, ldy); return true;
+      case 2: rows_kn<2, INT4>(d, x, xsum, w, scale, offset, n0, n1, y32, ldy); return true;
+      case 3: rows_kn<3, INT4>(d, x, xsum, w, scale, offset, n0, n1, y32, ldy); return true;
+      case 4: rows_kn<4, INT4>(d, x, xsum, w, scale, offset, n0, n1, y32, ldy); return true;
+      default: return false;
+    }
+  }
+  if (d.w_row == 1 && (!INT4 || d.w_col % 2 == 0)) {
+    switch (d.m) {
+      case 1: rows_nk<1, 4, INT4>(d, x, xsum, w, scale, offset, n0, n1, y32, ldy); return true;
+      case 2: rows_nk<2, 2, INT4>(d, x, xsum, w, scale, offset, n0, n1, y32, ldy); return true;
+      case 3: rows_nk<3, 1, INT4>(d, x, xsum, w, scale, offset, n0, n1, y32, ldy); return true;
+      case 4: rows_nk<4, 1, INT4>(d, x, xsum, w, scale, offset, n0, n1, y32, ldy); return true;
+      default: return false;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool wq_small_m_avx2(const WqDesc &d, const float *x, const float *xsum, const void *w, const void *scale,
+                     const void *offset, int64_t n0, int64_t n1, float *y32, int64_t ldy) {
+  const auto *wb = static_cast<const uint8_t *>(w);
+  if (d.w_dtype == ACL_INT4) return dispatch<true>(d, x, xsum, wb, scale, offset, n0, n1, y32, ldy);
+  if (d.w_dtype == ACL_INT8) return dispatch<false>(d, x, xsum, wb, scale, offset, n0, n1, y32, ldy);
+  return false;
+}
+
+}  // namespace opsnn::kernels::wq_detail

@@ -1,0 +1,119 @@
+// aclnnTransMatmulWeight, aclnnCalculateMatmulWeightSize(V2) (aclnnop/aclnn_trans_matmul_weight.h).
+//
+// TransMatmulWeight re-lays a 2-D FLOAT / FLOAT16 / BF16 weight [K, N] in place into the GEMM
+// engine's pre-packed layout (kernels/matmul/gemm.h: 16-column panels over all of K, same dtype)
+// and registers the buffer address, so later matmul launches whose B is that address, with the
+// same K, N and dtype, skip packing. INT8 weights and weights of more than 2 dims keep their ND
+// layout (our kernels read those directly); the call is then a no-op. The buffer must hold
+// aclnnCalculateMatmulWeightSizeV2 elements; our layout needs K * align(N, 16), which fits.
+#include <cstring>
+
+#include "aclnnop/aclnn_trans_matmul_weight.h"
+#include "common/error.h"
+#include "core/dtype.h"
+#include "core/op_builder.h"
+#include "core/op_checks.h"
+#include "kernels/matmul/gemm.h"
+#include "kernels/matmul/gemm_elem.h"
+
+using namespace opsnn;
+
+namespace {
+
+class TransMatmulWeightStep final : public core::Step {
+ public:
+  int slot = -1;
+  int64_t offset_bytes = 0;
+  kernels::GemmOperand src;  // the logical [K, N] view (element strides)
+  int64_t k = 0, n = 0;
+  uint64_t workspace_offset = 0;
+
+  int run(const core::LaunchArgs &args) const override {
+    char *base = static_cast<char *>(args.addrs[slot]) + offset_bytes;
+    const size_t es = core::dtype_size(src.dtype);
+    // Copy the logical matrix out (contiguous), then write the packed layout over the buffer.
+    char *copy = args.workspace + workspace_offset;
+    for (int64_t p = 0; p < k; ++p)
+      for (int64_t j = 0; j < n; ++j)
+        std::memcpy(copy + static_cast<size_t>(p * n + j) * es,
+                    base + static_cast<size_t>(p * src.row_stride + j * src.col_stride) * es, es);
+    kernels::GemmOperand dense{src.dtype, n, 1, 0};
+    kernels::gemm_prepack_b(dense, k, n, copy, base);
+    kernels::gemm_prepacked_b_register(base, k, n, src.dtype);
+    return 0;
+  }
+};
+
+int64_t align_up(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
+
+uint64_t weight_size(const char *api, const aclIntArray *shape, aclDataType dtype) {
+  core::require_not_null(shape, "tensorShape");
+  const size_t nd = shape->values.size();
+  if (nd < 2 || nd > 6)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "tensorShape must have 2 to 6 dims; it has %zu", nd);
+  for (size_t i = 0; i < nd; ++i)
+    if (shape->values[i] < 0)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "tensorShape[%zu] is %lld; dims must be >= 0", i,
+                  static_cast<long long>(shape->values[i]));
+  int64_t inner_align;
+  switch (dtype) {
+    case ACL_FLOAT16:
+    case ACL_BF16:
+    case ACL_FLOAT: inner_align = 16; break;  // FLOAT: OpsNN extension, same formula
+    case ACL_INT8: inner_align = 32; break;
+    default:
+      throw_error(ACLNN_ERR_PARAM_INVALID, "dataType %s is not supported; expected FLOAT16, BF16 or INT8 (or FLOAT)",
+                  core::dtype_name(dtype));
+  }
+  (void)api;
+  int64_t batch = 1;
+  for (size_t i = 0; i + 2 < nd; ++i) batch *= shape->values[i];
+  const int64_t d0 = shape->values[nd - 2], d1 = shape->values[nd - 1];
+  return static_cast<uint64_t>(batch * align_up(d0, 16) * align_up(d1, inner_align));
+}
+
+}  // namespace
+
+extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnTransMatmulWeightGetWorkspaceSize(aclTensor *mmWeightRef,
+                                                                                 uint64_t *workspaceSize,
+                                                                                 aclOpExecutor **executor) {
+  return core::phase1("aclnnTransMatmulWeight", workspaceSize, executor, [&](core::OpBuilder &b) {
+    core::check_dtype_in(mmWeightRef, "mmWeightRef", {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT8});
+    if (mmWeightRef->ndim < 2 || mmWeightRef->ndim > 6)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "mmWeightRef must have 2 to 6 dims; it has shape %s",
+                  core::shape_string(*mmWeightRef).c_str());
+    const int slot = b.inout(mmWeightRef);
+    if (mmWeightRef->dtype == ACL_INT8 || mmWeightRef->ndim > 2 || mmWeightRef->numel() == 0) return;  // stays ND
+    kernels::gemm_prepacked_b_mark_in_use();  // matmuls planned from now on also plan for packed B
+    TransMatmulWeightStep &s = b.add_step<TransMatmulWeightStep>();
+    s.slot = slot;
+    s.offset_bytes = mmWeightRef->offset * static_cast<int64_t>(core::dtype_size(mmWeightRef->dtype));
+    s.k = mmWeightRef->dims[0];
+    s.n = mmWeightRef->dims[1];
+    s.src = {mmWeightRef->dtype, mmWeightRef->strides[0], mmWeightRef->strides[1], 0};
+    s.workspace_offset =
+        b.book_workspace(static_cast<uint64_t>(s.k * s.n) * core::dtype_size(mmWeightRef->dtype));
+  });
+}
+OPSNN_DEFINE_LAUNCH(TransMatmulWeight)
+
+extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnCalculateMatmulWeightSizeV2(const aclIntArray *tensorShape,
+                                                                           aclDataType dataType,
+                                                                           uint64_t *weightTensorSize) {
+  static const char *kApi = "aclnnCalculateMatmulWeightSizeV2";
+  return core::api_call(kApi, [&] {
+    core::require_not_null(weightTensorSize, "weightTensorSize");
+    *weightTensorSize = weight_size(kApi, tensorShape, dataType);
+    return ACLNN_SUCCESS;
+  });
+}
+
+extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnCalculateMatmulWeightSize(const aclIntArray *tensorShape,
+                                                                         uint64_t *weightTensorSize) {
+  static const char *kApi = "aclnnCalculateMatmulWeightSize";
+  return core::api_call(kApi, [&] {
+    core::require_not_null(weightTensorSize, "weightTensorSize");
+    *weightTensorSize = weight_size(kApi, tensorShape, ACL_FLOAT16);
+    return ACLNN_SUCCESS;
+  });
+}
