@@ -1,9 +1,14 @@
-// Phase 1 shared by Mm, BatchMatMul and Matmul: dtype and cubeMathType rules, torch.matmul shape
-// semantics (1-D operands, broadcast batch dims), and the recorded GEMM step, which reads
-// transposed or strided operands in place.
+// Phase 1 shared by the matmul family (Mm, BatchMatMul, Matmul, Addmm, Baddbmm, Addbmm, Addmv, Mv,
+// Dot, Gemm): dtype and cubeMathType rules, torch.matmul shape semantics, and the recorded GEMM
+// step, which reads transposed or strided operands in place and applies the addend (beta * self)
+// and scaling in the GEMM's own epilogue.
 #pragma once
 
+#include <vector>
+
 #include "core/op_builder.h"
+#include "core/op_checks.h"
+#include "kernels/matmul/gemm.h"
 
 namespace opsnn::ops {
 
@@ -15,5 +20,72 @@ enum class MatmulKind {
 
 void matmul_phase1(core::OpBuilder &b, MatmulKind kind, const aclTensor *self, const aclTensor *mat2,
                    const aclTensor *out, int8_t cube_math_type);
+
+// out = beta * self + alpha * (mat1 @ mat2): Addmm (2-D) and Baddbmm (`batched`: [B, M, K] @
+// [B, K, N], equal batch sizes). self broadcasts to the product's shape. out == nullptr: the in-place
+// form, self is selfRef and must have the product's shape. beta == 0 ignores self (NaN included).
+// `names` are the prototype's names of self, mat1, mat2.
+void addmm_phase1(core::OpBuilder &b, bool batched, const aclTensor *self, const aclTensor *mat1,
+                  const aclTensor *mat2, const aclScalar *beta, const aclScalar *alpha, const aclTensor *out,
+                  int8_t cube_math_type, const char *const names[3]);
+
+// ---- Pieces for the family's phase 1 ----
+
+// Non-null tensor of dtype FLOAT, FLOAT16 or BF16.
+void check_matmul_dtype(const aclTensor *t, const char *name);
+// cubeMathType is 0..4, and USE_FP16 (2) is not combined with BF16 inputs `a` / `b`.
+void check_cube_math_type(int8_t cube, aclDataType a, aclDataType b);
+// The GEMM's input rounding for cubeMathType: USE_FP16 on FLOAT x FLOAT rounds the inputs to fp16.
+aclDataType gemm_input_rounding(int8_t cube, aclDataType a, aclDataType b);
+// `t` has lo..hi dims, or an error "<name> must be N-D; it has shape [..]".
+void require_rank(const aclTensor *t, const char *name, int lo, int hi);
+// The inner (reduction) dims of the two operands agree.
+void check_inner_dims(const aclTensor *a, const char *a_name, int64_t ka, const aclTensor *b, const char *b_name,
+                      int64_t kb);
+// `t` broadcasts to `shape` (one-directional: the broadcast result is `shape` itself).
+void check_broadcasts_to(const aclTensor *t, const char *name, const core::Shape &shape);
+// A non-null aclScalar as float (alpha / beta).
+float scalar_value(const aclScalar *s, const char *name);
+core::Shape make_shape(std::initializer_list<int64_t> dims);
+
+// ---- Recording GEMMs over views ----
+
+enum GemmArg { kGemmA = 0, kGemmB = 1, kGemmC = 2, kGemmD = 3 };
+
+// Where an operand lives at run time: a registered tensor (its slot; offset_bytes is the view's
+// offset) or a scratch area of the workspace (slot -1, offset_bytes into the op's workspace).
+struct GemmOperandRef {
+  int slot = -1;
+  int64_t offset_bytes = 0;
+};
+
+// One planned GEMM (desc) plus an outer loop over operand batches that the GEMM's own batch
+// dimension does not cover. Outer iterations run in order, so an outer dim whose C stride is 0
+// accumulates into C (with beta = 1).
+struct GemmCall {
+  kernels::GemmDesc desc;
+  GemmOperandRef ref[4];
+  int outer_ndim = 0;
+  int64_t outer_shape[core::kMaxDims] = {};
+  int64_t outer_stride[4][core::kMaxDims] = {};  // bytes
+};
+
+// Binds operand `which` of `call` to the view of registered tensor `t` (slot): its dtype and
+// byte offset. Strides are set by the caller.
+void bind_tensor(GemmCall &call, int which, int slot, const aclTensor *t);
+// Binds operand `which` to fp32 scratch at `ws_offset` bytes of the op's workspace.
+void bind_scratch(GemmCall &call, int which, uint64_t ws_offset);
+
+// Batch dims: `shape` is the broadcast batch shape and strides[i] the element strides of operand i
+// over it (0 = broadcast; operands not in `used` are ignored). Size-1 dims are dropped and dims
+// whose strides nest for all operands merged; the innermost becomes the GEMM batch, the rest the
+// call's outer loop.
+void set_batch(GemmCall &call, const core::Shape &shape, const int64_t (*strides)[core::kMaxDims],
+               std::initializer_list<int> used);
+
+// Plans every call and records one step that runs them in order (they share one GEMM workspace,
+// booked after any scratch the caller booked before). Workspace scratch offsets in refs are
+// absolute offsets in the op's workspace.
+void record_gemms(core::OpBuilder &b, std::vector<GemmCall> calls);
 
 }  // namespace opsnn::ops
