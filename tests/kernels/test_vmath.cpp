@@ -53,7 +53,7 @@ const Fn kFns[] = {
     {"log1p", EwOp::kLog1p, [](double x) { return std::log1p(x); }, 4},
     {"sin", EwOp::kSin, [](double x) { return std::sin(x); }, 2},
     {"cos", EwOp::kCos, [](double x) { return std::cos(x); }, 2},
-    {"tan", EwOp::kTan, [](double x) { return std::tan(x); }, 2},
+    {"tan", EwOp::kTan, [](double x) { return std::tan(x); }, 4},
     {"asin", EwOp::kAsin, [](double x) { return std::asin(x); }, 4},
     {"acos", EwOp::kAcos, [](double x) { return std::acos(x); }, 3},
     {"atan", EwOp::kAtan, [](double x) { return std::atan(x); }, 4},

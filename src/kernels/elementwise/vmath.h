@@ -378,8 +378,8 @@ OPSNN_VM_INLINE float acos(float x) {
 // ---------------------------------------------------------------------------------------------
 // trigonometric functions (float; reduction and polynomials in double)
 //
-// The reduction x = n pi/2 + r uses pi/2 in three parts (33 + 33 + 53 bits), exact for
-// |x| < 2^20. Larger finite arguments need more bits of pi: trig_needs_exact(x) tells the caller
+// Without FMA the reduction x = n pi/2 + r runs in double with pi/2 in three parts
+// (33 + 33 + 53 bits), exact for |x| < 2^20; with FMA in float (below). Larger finite arguments need more bits of pi: trig_needs_exact(x) tells the caller
 // (the element-wise kernel, for a whole chunk) to use trig_exact() instead.
 
 OPSNN_VM_INLINE bool trig_needs_exact(float x) {
@@ -411,6 +411,55 @@ OPSNN_VM_INLINE double cos_poly(double r) {
   return fmadd(z, horner(z, c), 1.0);
 }
 
+#if defined(__FMA__)
+// With FMA the reduction runs in float: pi/2 = P1 + P2 + P3 (+ 1e-23); x - n P1 is exact (both
+// on the 2^-23 grid for |x| >= 1, the difference below 1), the next two steps round once each
+// relative to the (small) result, so r keeps ~1 ULP for |x| < 2^20. Polynomials in float.
+OPSNN_VM_INLINE float trig_reduce_f(float x, uint32_t &q) {
+  const float t = fmadd(x, 0.636619747f, kMagicF);
+  const float n = t - kMagicF;
+  q = (bits(t) - bits(kMagicF)) & 3u;
+  float r = fmadd(n, -1.57079637f, x);
+  r = fmadd(n, 4.37113883e-08f, r);
+  return fmadd(n, 1.71512451e-15f, r);
+}
+OPSNN_VM_INLINE float sin_poly_f(float r) {
+  static constexpr float c[] = {-1.0f / 6, 1.0f / 120, -1.0f / 5040, 1.0f / 362880};
+  const float z = r * r;
+  return fmadd(r * z, horner(z, c), r);
+}
+OPSNN_VM_INLINE float cos_poly_f(float r) {
+  static constexpr float c[] = {-1.0f / 2, 1.0f / 24, -1.0f / 720, 1.0f / 40320, -1.0f / 3628800};
+  const float z = r * r;
+  return fmadd(z, horner(z, c), 1.0f);
+}
+
+OPSNN_VM_INLINE float sin(float x) {
+  uint32_t q;
+  const float r = trig_reduce_f(x, q);
+  const float s = sin_poly_f(r), c = cos_poly_f(r);
+  const float v = (q & 1u) ? c : s;
+  const float res = (q & 2u) ? -v : v;
+  return x == 0.0f ? x : res;  // sin(-0) = -0
+}
+
+OPSNN_VM_INLINE float cos(float x) {
+  uint32_t q;
+  const float r = trig_reduce_f(x, q);
+  const float s = sin_poly_f(r), c = cos_poly_f(r);
+  const float v = (q & 1u) ? s : c;
+  return ((q + 1u) & 2u) ? -v : v;
+}
+
+OPSNN_VM_INLINE float tan(float x) {
+  uint32_t q;
+  const float r = trig_reduce_f(x, q);
+  const float s = sin_poly_f(r), c = cos_poly_f(r);
+  const float res = (q & 1u) ? -c / s : s / c;
+  return x == 0.0f ? x : res;  // tan(-0) = -0
+}
+#else
+// Without FMA: reduction and polynomials in double.
 OPSNN_VM_INLINE float sin(float x) {
   uint32_t q;
   const double r = trig_reduce(x, q);
@@ -435,6 +484,7 @@ OPSNN_VM_INLINE float tan(float x) {
   const float res = static_cast<float>((q & 1u) ? -c / s : s / c);
   return x == 0.0f ? x : res;  // tan(-0) = -0
 }
+#endif
 
 // Arguments beyond the reduction's range (rare): libm in double, then rounded once.
 inline float sin_exact(float x) { return static_cast<float>(std::sin(static_cast<double>(x))); }
