@@ -140,6 +140,25 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
     GemmOptions o1 = options;
     o1.detect_prepacked_b = false;
     if (!gemm_plan(d, plan, o1)) return false;
+    // Small M: the pre-packed plan follows the plain plan's summation order (bit-identical).
+    if (plan->kernel >= 0 && (plan->stream || plan->gemv_nt)) {
+      GemmPlan &q = *alt;
+      q.prepacked_small = plan->stream ? 1 : 2;
+      q.kc = d.k;
+      q.nc = 256;
+      q.c_direct = false;
+      q.m_task = plan->m_task;
+      q.n_task = plan->n_task;
+      q.m_tasks = plan->m_tasks;
+      q.n_tasks = plan->n_tasks;
+      q.tasks = plan->tasks;
+      q.threads = plan->threads;
+      q.a_pack_bytes = bytes64(d.m * d.k);
+      q.b_pack_bytes = 0;
+      q.c_buf_bytes = bytes64(d.m * (q.nc + kPrepackWidth));
+      q.thread_workspace_bytes = q.a_pack_bytes + q.c_buf_bytes;
+      q.workspace_bytes = q.thread_workspace_bytes * static_cast<size_t>(q.threads);
+    }
     plan->workspace_bytes = std::max(plan->workspace_bytes, alt->workspace_bytes);
     plan->prepacked_alt = std::move(alt);
     return true;

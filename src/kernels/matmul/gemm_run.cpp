@@ -6,6 +6,7 @@
 #include "kernels/matmul/gemm.h"
 #include "kernels/matmul/gemm_elem.h"
 #include "kernels/matmul/gemm_pack.h"
+#include "kernels/matmul/gemm_panel_impl.h"
 #include "kernels/matmul/ukernels.h"
 
 namespace opsnn::kernels {
@@ -142,6 +143,29 @@ void run_gemv_nt_task(const Ctx &x, int64_t bt, int64_t n0, int64_t n1, char *ws
   }
 }
 
+// Small M over a pre-packed B, in the summation order of the plain plan (plan.prepacked_small).
+void run_prepacked_small_task(const Ctx &x, int64_t bt, int64_t n0, int64_t n1, char *ws) {
+  const GemmPlan &p = x.plan;
+  const GemmDesc &d = x.d;
+  const void *ab = offset_ptr(x.a, d.a.dtype, bt * d.a.batch_stride);
+  const float *bb = static_cast<const float *>(offset_ptr(x.b, d.b.dtype, bt * d.b.batch_stride));
+  void *cb = offset_ptr(x.c, d.c.dtype, bt * d.c.batch_stride);
+  float *apack = reinterpret_cast<float *>(ws);
+  for (int64_t i = 0; i < d.m; ++i)
+    for (int64_t q = 0; q < d.k; ++q)
+      apack[i * d.k + q] = load_elem(ab, d.a.dtype, i * d.a.row_stride + q * d.a.col_stride);
+  float *acc = reinterpret_cast<float *>(ws + p.a_pack_bytes);
+  PanelFn fn = p.prepacked_small == 1 ? (x.uk.panel_stream ? x.uk.panel_stream : &panel_stream_generic)
+                                      : (x.uk.panel_dot ? x.uk.panel_dot : &panel_dot_generic);
+  const int64_t ldacc = p.nc + kPrepackWidth;  // a task may start inside a panel (nr = 8 kernels)
+  for (int64_t jc = n0; jc < n1; jc += p.nc) {
+    const int64_t w = std::min(p.nc, n1 - jc), j0 = jc / kPrepackWidth * kPrepackWidth;
+    fn(static_cast<int>(d.m), d.k, apack, d.k, bb + j0 * d.k, (jc + w - j0 + kPrepackWidth - 1) / kPrepackWidth,
+       acc, ldacc);
+    store_block(d, cb, addend_batch(x, bt), acc + (jc - j0), ldacc, 0, d.m, jc, jc + w);
+  }
+}
+
 void run_task(const Ctx &x, int64_t task, char *ws) {
   const GemmPlan &p = x.plan;
   const GemmDesc &d = x.d;
@@ -156,6 +180,7 @@ void run_task(const Ctx &x, int64_t task, char *ws) {
 
   if (p.stream) return run_stream_task(x, bt, n0, n1, ws);
   if (p.gemv_nt) return run_gemv_nt_task(x, bt, n0, n1, ws);
+  if (p.prepacked_small) return run_prepacked_small_task(x, bt, n0, n1, ws);
 
   const void *ab = offset_ptr(x.a, d.a.dtype, bt * d.a.batch_stride);
   const void *bb = offset_ptr(x.b, d.b.dtype, bt * d.b.batch_stride);
@@ -264,3 +289,16 @@ void gemm_run(const GemmPlan &plan, const void *a, const void *b, void *c, void 
 }
 
 }  // namespace opsnn::kernels
+
+namespace opsnn::kernels::gemm_detail {
+
+void panel_stream_generic(int rows, int64_t k, const float *a, int64_t lda, const float *panels, int64_t npanels,
+                          float *c, int64_t ldc) {
+  panel_impl::panel_stream(rows, k, a, lda, panels, npanels, c, ldc);
+}
+void panel_dot_generic(int rows, int64_t k, const float *a, int64_t lda, const float *panels, int64_t npanels,
+                       float *c, int64_t ldc) {
+  panel_impl::panel_dot(rows, k, a, lda, panels, npanels, c, ldc);
+}
+
+}  // namespace opsnn::kernels::gemm_detail

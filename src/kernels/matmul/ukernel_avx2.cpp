@@ -5,6 +5,7 @@
 
 #include <utility>
 
+#include "kernels/matmul/gemm_panel_impl.h"
 #include "kernels/matmul/ukernels.h"
 
 namespace opsnn::kernels::gemm_detail {
@@ -198,7 +199,7 @@ void dot(int rows, int64_t k, const float *a, int64_t lda, const float *b, int64
 
 template <int... R>
 constexpr Ukernel make(std::integer_sequence<int, R...>) {
-  return Ukernel{"avx2_6x16", core::Isa::kAvx2, kMr, kNr, {nullptr, &ukernel<R + 1>...}, &stream, &dot};
+  return Ukernel{"avx2_6x16", core::Isa::kAvx2, kMr, kNr, {nullptr, &ukernel<R + 1>...}, &stream, &dot, &panel_impl::panel_stream, &panel_impl::panel_dot};
 }
 
 }  // namespace

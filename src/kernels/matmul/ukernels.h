@@ -33,6 +33,20 @@ using DotFn = void (*)(int rows, int64_t k, const float *a, int64_t lda, const f
 constexpr int kMaxMr = 16;
 constexpr int kMaxNr = 32;
 
+// Small-M kernels over a pre-packed B (16-column panels over all of K, see gemm_prepack_b) that
+// reproduce, bit for bit, the arithmetic of the unpacked small-M paths, so a pre-packed weight gives
+// the same results as the plain one: for i < rows, columns [0, 16*npanels) of c (row stride ldc),
+// with a the fp32 rows of A (row stride lda):
+//  * PanelStream: c = fma chain over p ascending from 0, as StreamFn;
+//  * PanelDot: the summation order of DotFn (lanes p % 16 for p < k rounded down to 8, the hsum
+//    tree, then the remaining p in order).
+using PanelFn = void (*)(int rows, int64_t k, const float *a, int64_t lda, const float *panels, int64_t npanels,
+                         float *c, int64_t ldc);
+void panel_stream_generic(int rows, int64_t k, const float *a, int64_t lda, const float *panels, int64_t npanels,
+                          float *c, int64_t ldc);
+void panel_dot_generic(int rows, int64_t k, const float *a, int64_t lda, const float *panels, int64_t npanels,
+                       float *c, int64_t ldc);
+
 struct Ukernel {
   const char *name;
   core::Isa isa;
@@ -40,6 +54,8 @@ struct Ukernel {
   UkernelFn rows[kMaxMr + 1];  // rows[r]: kernel for the first r rows of the tile, 1 <= r <= mr
   StreamFn stream;             // small-M kernel of the same ISA
   DotFn dot = nullptr;         // small-M kernel for transposed B (null: use the packed path)
+  PanelFn panel_stream = nullptr;  // null: panel_stream_generic
+  PanelFn panel_dot = nullptr;     // null: panel_dot_generic
 };
 
 const Ukernel &ukernel_portable_4x8();
