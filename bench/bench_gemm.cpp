@@ -1,154 +1,480 @@
-// GEMM throughput: the OpsNN engine (gemm_plan once, gemm_run timed) against OpenBLAS
-// cblas_sgemm and oneDNN dnnl_sgemm when they are installed. Row-major fp32, C = A @ B.
-// Counter "GFLOPS" = 2*M*N*K / time.
+// Matmul benchmark: OpsNN's GEMM engine against OpenBLAS (cblas_sgemm) and oneDNN (dnnl_sgemm and
+// the matmul primitive with pre-packed weights) in the same run, at 1 and 2 threads, plus the
+// machine's FMA peak and read bandwidth, OpsNN's pre-packed-weight path, BF16, and the
+// weight-quantised (INT8 / INT4) small-M kernels against the FLOAT16 dense path.
 //
-// Threads: OpsNN uses OPSNN_NUM_THREADS (default: all cores), OpenBLAS OPENBLAS_NUM_THREADS,
-// oneDNN OMP_NUM_THREADS. Single-thread comparison:
-//   OPSNN_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 ./bench_gemm
-// The OpsNN_1T series always runs single-threaded (plan option), whatever the environment.
-#include <benchmark/benchmark.h>
+//   ./bench_gemm [--quick] [--reps N]
+//
+// Every number is the best of N repetitions (default 5) of a timed batch (>= 0.15 s), libraries
+// interleaved shape by shape, so background load hurts all of them alike. GFLOP/s = 2*M*N*K / time.
+// "vs best" is OpsNN (best of plain and pre-packed) / the best peer. Markdown tables on stdout.
+// (This program does not use Google Benchmark's runner: one table per section is what we compare.)
+#include <dlfcn.h>
+#include <immintrin.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
 #include <random>
+#include <string>
+#include <thread>
 #include <vector>
 
+#include "common/half.h"
 #include "core/cpu_features.h"
-#include "core/thread_pool.h"
 #include "kernels/matmul/gemm.h"
+#include "kernels/matmul/wq_gemm.h"
 
 #if defined(OPSNN_HAVE_OPENBLAS)
 #include <cblas.h>
+extern "C" void openblas_set_num_threads(int);
 #endif
 #if defined(OPSNN_HAVE_DNNL)
-#if __has_include(<oneapi/dnnl/dnnl.h>)
-#include <oneapi/dnnl/dnnl.h>
+#if __has_include(<oneapi/dnnl/dnnl.hpp>)
+#include <oneapi/dnnl/dnnl.hpp>
 #else
-#include <dnnl.h>
+#include <dnnl.hpp>
 #endif
 #endif
 
 namespace {
 
-using opsnn::kernels::GemmDesc;
-using opsnn::kernels::GemmOptions;
-using opsnn::kernels::GemmPlan;
+using namespace opsnn::kernels;
+using Clock = std::chrono::steady_clock;
 
-struct Operands {
-  std::vector<float> a, b, c;
-  Operands(int64_t m, int64_t n, int64_t k)
-      : a(static_cast<size_t>(m * k)), b(static_cast<size_t>(k * n)), c(static_cast<size_t>(m * n)) {
-    std::mt19937 rng(42);
-    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-    for (float &v : a) v = dist(rng);
-    for (float &v : b) v = dist(rng);
+int g_reps = 5;
+double g_batch_s = 0.15;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Best time per call over g_reps batches of calls (each batch >= g_batch_s).
+double best_time(const std::function<void()> &fn) {
+  fn();  // warm-up (page faults, packing buffers, JIT)
+  auto t0 = Clock::now();
+  fn();
+  const double once = std::max(seconds_since(t0), 1e-7);
+  const int64_t per_batch = std::max<int64_t>(1, static_cast<int64_t>(g_batch_s / once));
+  double best = once;
+  for (int r = 0; r < g_reps; ++r) {
+    t0 = Clock::now();
+    for (int64_t i = 0; i < per_batch; ++i) fn();
+    best = std::min(best, seconds_since(t0) / static_cast<double>(per_batch));
   }
-};
-
-void set_counters(benchmark::State &state, int64_t m, int64_t n, int64_t k) {
-  state.counters["GFLOPS"] = benchmark::Counter(2.0 * m * n * k * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  return best;
 }
 
-struct AlignedBuffer {
-  void *ptr = nullptr;
-  explicit AlignedBuffer(size_t bytes) {
-    if (bytes > 0) ptr = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+struct Aligned {
+  void *p = nullptr;
+  size_t bytes = 0;
+  explicit Aligned(size_t b) : bytes(b) {
+    p = std::aligned_alloc(64, std::max<size_t>(64, (b + 63) / 64 * 64));
+    std::memset(p, 0, std::max<size_t>(64, (b + 63) / 64 * 64));
   }
-  ~AlignedBuffer() { std::free(ptr); }
+  ~Aligned() { std::free(p); }
+  float *f() const { return static_cast<float *>(p); }
 };
 
-void run_opsnn(benchmark::State &state, int threads) {
-  const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
-  Operands x(m, n, k);
-  GemmDesc d;
-  d.m = m; d.n = n; d.k = k;
-  d.a.row_stride = k;
-  d.b.row_stride = n;
-  d.c.row_stride = n;
-  GemmOptions opt;
-  opt.threads = threads;
+void fill_f32(float *p, int64_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  for (int64_t i = 0; i < n; ++i) p[i] = d(rng);
+}
+
+// ---- machine probes --------------------------------------------------------------------------
+
+__attribute__((target("avx2,fma"))) double fma_loop(int64_t iters) {
+  __m256 a[12];
+  for (int i = 0; i < 12; ++i) a[i] = _mm256_set1_ps(1.0f + i * 1e-3f);
+  const __m256 m = _mm256_set1_ps(0.999999f), c = _mm256_set1_ps(1e-7f);
+  for (int64_t it = 0; it < iters; ++it)
+    for (int i = 0; i < 12; ++i) a[i] = _mm256_fmadd_ps(a[i], m, c);
+  __m256 s = a[0];
+  for (int i = 1; i < 12; ++i) s = _mm256_add_ps(s, a[i]);
+  float out[8];
+  _mm256_storeu_ps(out, s);
+  return out[0];
+}
+
+double fma_peak(int threads) {
+  const int64_t iters = 20'000'000;
+  std::vector<std::thread> ts;
+  std::atomic<int> ready{0};
+  auto t0 = Clock::now();
+  volatile double sink = 0;
+  for (int t = 0; t < threads; ++t)
+    ts.emplace_back([&] {
+      ready++;
+      while (ready.load() < threads) {
+      }
+      sink = sink + fma_loop(iters);
+    });
+  for (auto &t : ts) t.join();
+  return threads * static_cast<double>(iters) * 12 * 16 / seconds_since(t0) * 1e-9;
+}
+
+// Effective vCPUs: work done by `threads` spinning threads in 0.3 s relative to one thread.
+double cpu_availability(int threads) {
+  auto spin = [](double secs) {
+    int64_t n = 0;
+    const auto t0 = Clock::now();
+    volatile uint64_t x = 1;
+    while (seconds_since(t0) < secs)
+      for (int i = 0; i < 10000; ++i, ++n) x = x * 6364136223846793005ULL + 1;
+    return n;
+  };
+  const double one = static_cast<double>(spin(0.3));
+  std::vector<int64_t> counts(static_cast<size_t>(threads));
+  std::vector<std::thread> ts;
+  for (int t = 0; t < threads; ++t) ts.emplace_back([&, t] { counts[static_cast<size_t>(t)] = spin(0.3); });
+  for (auto &t : ts) t.join();
+  double sum = 0;
+  for (int64_t c : counts) sum += static_cast<double>(c);
+  return sum / one;
+}
+
+__attribute__((target("avx2,fma"))) float read_sum(const float *p, int64_t n) {
+  __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+  for (int64_t i = 0; i + 32 <= n; i += 32) {
+    s0 = _mm256_add_ps(s0, _mm256_load_ps(p + i));
+    s1 = _mm256_add_ps(s1, _mm256_load_ps(p + i + 8));
+    s2 = _mm256_add_ps(s2, _mm256_load_ps(p + i + 16));
+    s3 = _mm256_add_ps(s3, _mm256_load_ps(p + i + 24));
+  }
+  float out[8];
+  _mm256_storeu_ps(out, _mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
+  return out[0];
+}
+
+// Read bandwidth (GB/s) over a 256 MB array split between `threads` threads (what a GEMV needs).
+double read_bandwidth(int threads) {
+  const int64_t n = int64_t{64} << 20;
+  Aligned buf(static_cast<size_t>(n) * 4);
+  fill_f32(buf.f(), n, 1);
+  volatile float sink = 0;
+  auto run = [&] {
+    std::vector<std::thread> ts;
+    for (int t = 0; t < threads; ++t)
+      ts.emplace_back([&, t] { sink = sink + read_sum(buf.f() + n / threads * t, n / threads); });
+    for (auto &t : ts) t.join();
+  };
+  double best = 1e9;
+  for (int r = 0; r < std::max(3, g_reps); ++r) {
+    const auto t0 = Clock::now();
+    run();
+    best = std::min(best, seconds_since(t0));
+  }
+  return static_cast<double>(n) * 4 / best * 1e-9;
+}
+
+// ---- peers -----------------------------------------------------------------------------------
+
+void set_peer_threads(int threads) {
+#if defined(OPSNN_HAVE_OPENBLAS)
+  openblas_set_num_threads(threads);
+#endif
+  using OmpSet = void (*)(int);
+  if (auto f = reinterpret_cast<OmpSet>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"))) f(threads);
+}
+
+#if defined(OPSNN_HAVE_DNNL)
+// oneDNN matmul primitive with the weights reordered once into the layout it prefers.
+struct DnnlMatmul {
+  dnnl::engine eng{dnnl::engine::kind::cpu, 0};
+  dnnl::stream strm{eng};
+  dnnl::matmul prim;
+  dnnl::memory src, wei, dst;
+  bool ok = false;
+  DnnlMatmul(int64_t m, int64_t n, int64_t k, bool trans_b, dnnl::memory::data_type dt, const void *a_f32,
+             const void *b_f32) {
+    using tag = dnnl::memory::format_tag;
+    using dtt = dnnl::memory::data_type;
+    try {
+      dnnl::memory::desc a_md({m, k}, dt, tag::ab), b_any({k, n}, dt, tag::any), c_md({m, n}, dt, tag::ab);
+      auto pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(a_md, b_any, c_md), eng);
+      prim = dnnl::matmul(pd);
+      src = dnnl::memory(a_md, eng);
+      dst = dnnl::memory(c_md, eng);
+      wei = dnnl::memory(pd.weights_desc(), eng);
+      // Fill from the fp32 host matrices through reorders (handles bf16 conversion and layout).
+      dnnl::memory a32({{m, k}, dtt::f32, tag::ab}, eng, const_cast<void *>(a_f32));
+      dnnl::memory b32({{k, n}, dtt::f32, trans_b ? tag::ba : tag::ab}, eng, const_cast<void *>(b_f32));
+      dnnl::reorder(a32, src).execute(strm, a32, src);
+      dnnl::reorder(b32, wei).execute(strm, b32, wei);
+      strm.wait();
+      ok = true;
+    } catch (const dnnl::error &) {
+      ok = false;
+    }
+  }
+  void run() {
+    prim.execute(strm, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}});
+    strm.wait();
+  }
+};
+#endif
+
+// ---- OpsNN ----------------------------------------------------------------------------------
+
+struct OpsnnGemm {
   GemmPlan plan;
-  if (!opsnn::kernels::gemm_plan(d, &plan, opt)) {
-    state.SkipWithError("gemm_plan failed");
-    return;
+  std::unique_ptr<Aligned> ws;
+  bool ok = false;
+  OpsnnGemm(const GemmDesc &d, int threads) {
+    GemmOptions o;
+    o.threads = threads;
+    ok = gemm_plan(d, &plan, o);
+    ws = std::make_unique<Aligned>(plan.workspace_bytes);
   }
-  AlignedBuffer ws(plan.workspace_bytes);
-  for (auto _ : state) {
-    opsnn::kernels::gemm_run(plan, x.a.data(), x.b.data(), x.c.data(), ws.ptr);
-    benchmark::ClobberMemory();
-  }
-  state.SetLabel(opsnn::kernels::gemm_kernel_name(plan.kernel));
-  set_counters(state, m, n, k);
+  void run(const void *a, const void *b, void *c) { gemm_run(plan, a, b, c, ws->p); }
+};
+
+struct Row {
+  std::string shape;
+  int threads;
+  double ours = 0, ours_packed = 0, openblas = 0, dnnl_sgemm = 0, dnnl_matmul = 0;
+};
+
+std::string fmt(double v) {
+  if (v <= 0) return "–";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f", v);
+  return b;
 }
 
-void BM_OpsNN(benchmark::State &state) { run_opsnn(state, 0); }
-void BM_OpsNN_1T(benchmark::State &state) { run_opsnn(state, 1); }
+Row bench_f32(int64_t m, int64_t n, int64_t k, bool trans_b, int threads) {
+  Row r;
+  char name[96];
+  std::snprintf(name, sizeof name, "M%lld_N%lld_K%lld_%s", static_cast<long long>(m), static_cast<long long>(n),
+                static_cast<long long>(k), trans_b ? "NT" : "NN");
+  r.shape = name;
+  r.threads = threads;
+  const double flops = 2.0 * m * n * k;
+  Aligned a(static_cast<size_t>(m * k) * 4), b(static_cast<size_t>(k * n) * 4), c(static_cast<size_t>(m * n) * 4);
+  fill_f32(a.f(), m * k, 1);
+  fill_f32(b.f(), k * n, 2);  // [K,N] row-major, or [N,K] row-major for NT
+  set_peer_threads(threads);
 
+  GemmDesc d;
+  d.m = m;
+  d.n = n;
+  d.k = k;
+  d.a = {ACL_FLOAT, k, 1, 0};
+  d.b = trans_b ? GemmOperand{ACL_FLOAT, 1, k, 0} : GemmOperand{ACL_FLOAT, n, 1, 0};
+  d.c = {ACL_FLOAT, n, 1, 0};
+  {
+    OpsnnGemm g(d, threads);
+    r.ours = flops / best_time([&] { g.run(a.p, b.p, c.p); }) * 1e-9;
+  }
+  {
+    Aligned packed(static_cast<size_t>(gemm_prepacked_b_elems(k, n)) * 4);
+    gemm_prepack_b(d.b, k, n, b.p, packed.p);
+    gemm_prepacked_b_register(packed.p, k, n, ACL_FLOAT, d.b.row_stride, d.b.col_stride);
+    OpsnnGemm g(d, threads);
+    r.ours_packed = flops / best_time([&] { g.run(a.p, packed.p, c.p); }) * 1e-9;
+    gemm_prepacked_b_forget(packed.p, packed.bytes);
+  }
 #if defined(OPSNN_HAVE_OPENBLAS)
-void BM_OpenBLAS(benchmark::State &state) {
-  const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
-  Operands x(m, n, k);
-  for (auto _ : state) {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
-                static_cast<int>(k), 1.0f, x.a.data(), static_cast<int>(k), x.b.data(), static_cast<int>(n),
-                0.0f, x.c.data(), static_cast<int>(n));
-    benchmark::ClobberMemory();
-  }
-  set_counters(state, m, n, k);
-}
-#endif
-
-#if defined(OPSNN_HAVE_DNNL)
-void BM_oneDNN(benchmark::State &state) {
-  const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
-  Operands x(m, n, k);
-  for (auto _ : state) {
-    dnnl_sgemm('N', 'N', m, n, k, 1.0f, x.a.data(), k, x.b.data(), n, 0.0f, x.c.data(), n);
-    benchmark::ClobberMemory();
-  }
-  set_counters(state, m, n, k);
-}
-#endif
-
-void shapes(benchmark::internal::Benchmark *b) {
-  for (int64_t s : {64, 128, 256, 512, 1024, 2048}) b->Args({s, s, s});
-  for (int64_t m : {1, 16, 128}) {
-    b->Args({m, 4096, 4096});
-    b->Args({m, 768, 3072});
-  }
-  b->ArgNames({"M", "N", "K"})->Unit(benchmark::kMicrosecond)->UseRealTime();
-}
-
-BENCHMARK(BM_OpsNN)->Apply(shapes);
-BENCHMARK(BM_OpsNN_1T)->Apply(shapes);
-#if defined(OPSNN_HAVE_OPENBLAS)
-BENCHMARK(BM_OpenBLAS)->Apply(shapes);
+  r.openblas = flops / best_time([&] {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, static_cast<int>(m),
+                static_cast<int>(n), static_cast<int>(k), 1.0f, a.f(), static_cast<int>(k), b.f(),
+                static_cast<int>(trans_b ? k : n), 0.0f, c.f(), static_cast<int>(n));
+  }) * 1e-9;
 #endif
 #if defined(OPSNN_HAVE_DNNL)
-BENCHMARK(BM_oneDNN)->Apply(shapes);
+  r.dnnl_sgemm = flops / best_time([&] {
+    dnnl_sgemm('N', trans_b ? 'T' : 'N', m, n, k, 1.0f, a.f(), k, b.f(), trans_b ? k : n, 0.0f, c.f(), n);
+  }) * 1e-9;
+  {
+    DnnlMatmul mm(m, n, k, trans_b, dnnl::memory::data_type::f32, a.p, b.p);
+    if (mm.ok) r.dnnl_matmul = flops / best_time([&] { mm.run(); }) * 1e-9;
+  }
 #endif
+  return r;
+}
+
+void print_rows(const std::vector<Row> &rows) {
+  std::printf("| shape | thr | OpsNN | OpsNN pre-packed | OpenBLAS | dnnl_sgemm | oneDNN matmul pre-packed | OpsNN / best peer |\n");
+  std::printf("|---|---|---|---|---|---|---|---|\n");
+  for (const Row &r : rows) {
+    const double peer = std::max({r.openblas, r.dnnl_sgemm, r.dnnl_matmul});
+    const double ours = std::max(r.ours, r.ours_packed);
+    std::printf("| %s | %d | %s | %s | %s | %s | %s | %s |\n", r.shape.c_str(), r.threads, fmt(r.ours).c_str(),
+                fmt(r.ours_packed).c_str(), fmt(r.openblas).c_str(), fmt(r.dnnl_sgemm).c_str(),
+                fmt(r.dnnl_matmul).c_str(), peer > 0 ? (std::to_string(ours / peer).substr(0, 4) + "×").c_str() : "–");
+    std::fflush(stdout);
+  }
+}
+
+void bench_bf16(int64_t s, int threads) {
+  const double flops = 2.0 * s * s * s;
+  Aligned a32(static_cast<size_t>(s * s) * 4), b32(static_cast<size_t>(s * s) * 4);
+  fill_f32(a32.f(), s * s, 1);
+  fill_f32(b32.f(), s * s, 2);
+  Aligned a(static_cast<size_t>(s * s) * 2), b(static_cast<size_t>(s * s) * 2), c(static_cast<size_t>(s * s) * 2),
+      c32(static_cast<size_t>(s * s) * 4);
+  for (int64_t i = 0; i < s * s; ++i) {
+    static_cast<uint16_t *>(a.p)[i] = opsnn::float_to_bf16(a32.f()[i]);
+    static_cast<uint16_t *>(b.p)[i] = opsnn::float_to_bf16(b32.f()[i]);
+  }
+  GemmDesc d;
+  d.m = d.n = d.k = s;
+  d.a = {ACL_BF16, s, 1, 0};
+  d.b = {ACL_BF16, s, 1, 0};
+  d.c = {ACL_BF16, s, 1, 0};
+  OpsnnGemm g(d, threads);
+  const double ours = flops / best_time([&] { g.run(a.p, b.p, c.p); }) * 1e-9;
+  GemmDesc d32 = d;
+  d32.a.dtype = d32.b.dtype = d32.c.dtype = ACL_FLOAT;
+  OpsnnGemm g32(d32, threads);
+  const double ours32 = flops / best_time([&] { g32.run(a32.p, b32.p, c32.p); }) * 1e-9;
+  double peer = 0;
+  set_peer_threads(threads);
+#if defined(OPSNN_HAVE_DNNL)
+  DnnlMatmul mm(s, s, s, false, dnnl::memory::data_type::bf16, a32.p, b32.p);
+  if (mm.ok) peer = flops / best_time([&] { mm.run(); }) * 1e-9;
+#endif
+  std::printf("| M%lld_N%lld_K%lld | %d | %s | %s | %s |\n", static_cast<long long>(s), static_cast<long long>(s),
+              static_cast<long long>(s), threads, fmt(ours).c_str(), fmt(ours32).c_str(),
+              peer > 0 ? fmt(peer).c_str() : "n/a (no BF16 kernel on this CPU)");
+  std::fflush(stdout);
+}
+
+void bench_wq(int64_t m, int64_t n, int64_t k, int threads) {
+  std::mt19937 rng(3);
+  const double flops = 2.0 * m * n * k;
+  Aligned x(static_cast<size_t>(m * k) * 2), w8(static_cast<size_t>(k * n)), w4(static_cast<size_t>(k * n / 2)),
+      wf16(static_cast<size_t>(k * n) * 2), y(static_cast<size_t>(m * n) * 2), y32(static_cast<size_t>(m * n) * 4);
+  for (int64_t i = 0; i < m * k; ++i) static_cast<uint16_t *>(x.p)[i] = opsnn::float_to_half(0.5f);
+  for (size_t i = 0; i < w8.bytes; ++i) static_cast<uint8_t *>(w8.p)[i] = static_cast<uint8_t>(rng());
+  for (size_t i = 0; i < w4.bytes; ++i) static_cast<uint8_t *>(w4.p)[i] = static_cast<uint8_t>(rng());
+  for (int64_t i = 0; i < k * n; ++i) static_cast<uint16_t *>(wf16.p)[i] = opsnn::float_to_half(0.01f);
+  std::vector<uint16_t> scale(static_cast<size_t>(k / 128 * n), opsnn::float_to_half(0.01f));
+
+  // FLOAT16 dense: x[m,k] @ w[k,n] -> y, through the GEMM engine.
+  GemmDesc d;
+  d.m = m;
+  d.n = n;
+  d.k = k;
+  d.a = {ACL_FLOAT16, k, 1, 0};
+  d.b = {ACL_FLOAT16, n, 1, 0};
+  d.c = {ACL_FLOAT16, n, 1, 0};
+  OpsnnGemm dense(d, threads);
+  const double t_dense = best_time([&] { dense.run(x.p, wf16.p, y.p); });
+
+  auto wq_time = [&](aclDataType wt, int64_t group) {
+    WqDesc q;
+    q.m = m;
+    q.n = n;
+    q.k = k;
+    q.w_dtype = wt;
+    q.w_row = n;
+    q.w_col = 1;
+    q.s_dtype = ACL_FLOAT16;
+    q.group = group > 0 ? group : k;
+    q.s_row = group > 0 ? n : 0;
+    q.s_col = 1;
+    const void *w = wt == ACL_INT8 ? w8.p : w4.p;
+    if (m <= kWqSmallM) {
+      Aligned ws(wq_small_m_workspace(q));
+      return best_time([&] {
+        wq_small_m_run(q, ACL_FLOAT16, x.p, k, 1, w, scale.data(), nullptr, y32.f(), n, ws.p, threads);
+      });
+    }
+    GemmDesc g = d;
+    g.b = {ACL_FLOAT, 0, 0, 0};
+    g.b_prepacked = true;
+    GemmOptions o;
+    o.threads = threads;
+    o.detect_prepacked_b = false;
+    GemmPlan plan;
+    gemm_plan(g, &plan, o);
+    Aligned wf(static_cast<size_t>(gemm_prepacked_b_elems(k, n)) * 4), ws(plan.workspace_bytes);
+    return best_time([&] {
+      wq_dequant_prepacked(q, w, scale.data(), nullptr, wf.f(), threads);
+      gemm_run(plan, x.p, wf.p, y.p, ws.p);
+    });
+  };
+  const double t8 = wq_time(ACL_INT8, 0), t4 = wq_time(ACL_INT4, 0), t4g = wq_time(ACL_INT4, 128);
+  const double wbytes = static_cast<double>(k * n);
+  std::printf("| M%lld_N%lld_K%lld | %d | %.3f (%.1f GB/s) | %.3f (%.1f GB/s) | %.3f (%.1f GB/s) | %.3f | %.2f× | %.2f× |\n",
+              static_cast<long long>(m), static_cast<long long>(n), static_cast<long long>(k), threads, t_dense * 1e3,
+              2 * wbytes / t_dense * 1e-9, t8 * 1e3, wbytes / t8 * 1e-9, t4 * 1e3, wbytes / 2 / t4 * 1e-9, t4g * 1e3,
+              t_dense / t8, t_dense / t4);
+  (void)flops;
+  std::fflush(stdout);
+}
 
 }  // namespace
 
 int main(int argc, char **argv) {
+  bool quick = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--quick")) quick = true;
+    else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) g_reps = std::atoi(argv[++i]);
+  }
+  if (quick) {
+    g_reps = 2;
+    g_batch_s = 0.05;
+  }
   const auto &f = opsnn::core::cpu_features();
-  std::printf("OpsNN GEMM: isa %s, %d threads, L1d %zu KiB, L2 %zu KiB, L3 %zu KiB; peers:%s%s\n",
-              opsnn::core::isa_name(f.best), opsnn::core::num_threads(), f.l1d_bytes / 1024,
-              f.l2_bytes / 1024, f.l3_bytes / 1024,
+  std::printf("# OpsNN matmul benchmark\n\nisa %s, L1d %zu KiB, L2 %zu KiB, L3 %zu KiB; peers:%s%s; hardware threads %u\n\n",
+              opsnn::core::isa_name(f.best), f.l1d_bytes / 1024, f.l2_bytes / 1024, f.l3_bytes / 1024,
 #if defined(OPSNN_HAVE_OPENBLAS)
               " OpenBLAS",
 #else
               "",
 #endif
 #if defined(OPSNN_HAVE_DNNL)
-              " oneDNN"
+              " oneDNN",
 #else
-              ""
+              "",
 #endif
-  );
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
+              std::thread::hardware_concurrency());
+  std::FILE *la = std::fopen("/proc/loadavg", "r");
+  if (la) {
+    char buf[128] = {};
+    if (std::fgets(buf, sizeof buf, la)) std::printf("load average at start: %s\n", buf);
+    std::fclose(la);
+  }
+  const double avail2 = cpu_availability(2);
+  std::printf("CPU availability (2 spinning threads / 1): %.2f of 2%s\n\n", avail2,
+              avail2 < 1.8 ? "  ** WARNING: the second core is not fully available; 2-thread numbers are low **" : "");
+  const double p1 = fma_peak(1), p2 = fma_peak(2), bw1 = read_bandwidth(1), bw2 = read_bandwidth(2);
+  std::printf("| probe | 1 thr | 2 thr |\n|---|---|---|\n");
+  std::printf("| FP32 FMA peak (ymm), GFLOP/s | %.1f | %.1f |\n", p1, p2);
+  std::printf("| implied clock at 32 FLOP/cycle, GHz | %.2f | %.2f |\n", p1 / 32, p2 / 64);
+  std::printf("| read bandwidth (256 MB), GB/s | %.1f | %.1f |\n", bw1, bw2);
+  std::printf("| M=1 bandwidth bound, fp32 weights, GFLOP/s (= bw / 2 bytes per flop) | %.1f | %.1f |\n\n", bw1 / 2, bw2 / 2);
+
+  std::printf("## FLOAT32 GEMM, GFLOP/s\n\n");
+  std::vector<Row> rows;
+  std::vector<int64_t> squares = {64, 128, 256, 512, 1024, 2048};
+  for (int threads : {1, 2}) {
+    rows.clear();
+    for (int64_t s : squares) rows.push_back(bench_f32(s, s, s, false, threads));
+    for (int64_t m : {1, 16, 128})
+      for (auto nk : {std::pair<int64_t, int64_t>{4096, 4096}, {768, 3072}})
+        for (bool t : {false, true}) rows.push_back(bench_f32(m, nk.first, nk.second, t, threads));
+    std::printf("### %d thread%s\n\n", threads, threads > 1 ? "s" : "");
+    print_rows(rows);
+    std::printf("\n");
+  }
+
+  std::printf("## BF16 GEMM (BF16 in/out, fp32 accumulation), GFLOP/s\n\n");
+  std::printf("| shape | thr | OpsNN BF16 | OpsNN FLOAT32 | oneDNN matmul BF16 |\n|---|---|---|---|---|\n");
+  for (int threads : {1, 2})
+    for (int64_t s : {1024, 2048}) bench_bf16(s, threads);
+
+  std::printf("\n## Weight-quantised matmul (x FLOAT16, per-channel scale; INT4 g128 = per-group 128), ms (weight GB/s)\n\n");
+  std::printf("| shape | thr | FLOAT16 dense | INT8 | INT4 | INT4 g128 | INT8 speed-up | INT4 speed-up |\n");
+  std::printf("|---|---|---|---|---|---|---|---|\n");
+  for (int threads : {1, 2})
+    for (int64_t m : {1, 16}) bench_wq(m, 4096, 4096, threads);
   return 0;
 }

@@ -62,7 +62,7 @@ TEST_P(GemmPrepacked, BitIdenticalToPlainB) {
             fill(ACL_FLOAT, a.p, m * k, rng);
             fill(bt, b.p, k * n, rng);
             gemm_prepack_b(d.b, k, n, b.p, packed.p);
-            gemm_prepacked_b_register(packed.p, k, n, bt);
+            gemm_prepacked_b_register(packed.p, k, n, bt, d.b.row_stride, d.b.col_stride);
             std::vector<float> c_plain(static_cast<size_t>(m * n)), c1(c_plain.size()), c2(c_plain.size());
             for (int threads : {1, 2}) {
               GemmOptions opt;
@@ -86,13 +86,14 @@ INSTANTIATE_TEST_SUITE_P(AllTiers, GemmPrepacked, ::testing::Range(0, gemm_kerne
 
 TEST(GemmPrepackedRegistry, ForgetAndMismatch) {
   float buf[64];
-  gemm_prepacked_b_register(buf, 4, 16, ACL_FLOAT);
-  EXPECT_TRUE(gemm_prepacked_b_registered(buf, 4, 16, ACL_FLOAT));
-  EXPECT_FALSE(gemm_prepacked_b_registered(buf, 4, 15, ACL_FLOAT));
-  EXPECT_FALSE(gemm_prepacked_b_registered(buf, 4, 16, ACL_FLOAT16));
-  EXPECT_FALSE(gemm_prepacked_b_registered(buf + 1, 4, 16, ACL_FLOAT));
+  gemm_prepacked_b_register(buf, 4, 16, ACL_FLOAT, 16, 1);
+  EXPECT_TRUE(gemm_prepacked_b_registered(buf, 4, 16, ACL_FLOAT, 16, 1));
+  EXPECT_FALSE(gemm_prepacked_b_registered(buf, 4, 15, ACL_FLOAT, 16, 1));
+  EXPECT_FALSE(gemm_prepacked_b_registered(buf, 4, 16, ACL_FLOAT16, 16, 1));
+  EXPECT_FALSE(gemm_prepacked_b_registered(buf + 1, 4, 16, ACL_FLOAT, 16, 1));
+  EXPECT_FALSE(gemm_prepacked_b_registered(buf, 4, 16, ACL_FLOAT, 1, 4));  // the transposed view
   gemm_prepacked_b_forget(buf, sizeof(buf));
-  EXPECT_FALSE(gemm_prepacked_b_registered(buf, 4, 16, ACL_FLOAT));
+  EXPECT_FALSE(gemm_prepacked_b_registered(buf, 4, 16, ACL_FLOAT, 16, 1));
 }
 
 TEST(WqKernels, BitIdenticalForOneAndTwoThreads) {

@@ -127,8 +127,12 @@ void gemm_prepack_b(const GemmOperand &b, int64_t k, int64_t n, const void *src,
 // when its kernel runs, aclrtFree forgets). gemm_plan adds a prepacked_alt plan while the registry
 // is in use; gemm_run looks B's address up (one atomic load when nothing was ever pre-packed).
 void gemm_prepacked_b_mark_in_use();
-void gemm_prepacked_b_register(const void *addr, int64_t k, int64_t n, aclDataType dtype);
-bool gemm_prepacked_b_registered(const void *addr, int64_t k, int64_t n, aclDataType dtype);
+// An entry records the logical B (k x n) and the strides of the view that was packed, so only a
+// matmul reading the same view (not, e.g., its transpose over the same square buffer) matches.
+void gemm_prepacked_b_register(const void *addr, int64_t k, int64_t n, aclDataType dtype, int64_t row_stride,
+                               int64_t col_stride);
+bool gemm_prepacked_b_registered(const void *addr, int64_t k, int64_t n, aclDataType dtype, int64_t row_stride,
+                                 int64_t col_stride);
 void gemm_prepacked_b_forget(const void *base, size_t bytes);  // every entry inside [base, base+bytes)
 bool gemm_prepacked_b_in_use();
 

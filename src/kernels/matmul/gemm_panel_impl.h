@@ -1,6 +1,7 @@
 // Bodies of the pre-packed small-M kernels (see PanelFn in ukernels.h), written so the compiler
 // vectorises them across the 16 columns of a panel; included by the portable engine and by the
-// AVX2 unit (compiled with -mavx2 -mfma). Per element they perform exactly the scalar fma sequence
+// AVX2 unit (compiled with -mavx2 -mfma). `static`: each unit keeps its own copy (an inline
+// function would be merged across units by the linker, and the portable copy could win). Per element they perform exactly the scalar fma sequence
 // of the corresponding unpacked path, so the ISA does not change results.
 #pragma once
 
@@ -10,7 +11,7 @@ namespace opsnn::kernels::gemm_detail::panel_impl {
 
 constexpr int64_t kW = 16;  // kPrepackWidth
 
-inline void panel_stream(int rows, int64_t k, const float *a, int64_t lda, const float *panels, int64_t npanels,
+static inline void panel_stream(int rows, int64_t k, const float *a, int64_t lda, const float *panels, int64_t npanels,
                          float *c, int64_t ldc) {
   constexpr int64_t QB = 4;  // panels at once: 8 independent vector chains
   for (int64_t q0 = 0; q0 < npanels; q0 += QB) {
@@ -43,7 +44,7 @@ inline void panel_stream(int rows, int64_t k, const float *a, int64_t lda, const
   }
 }
 
-inline void panel_dot(int rows, int64_t k, const float *a, int64_t lda, const float *panels, int64_t npanels,
+static inline void panel_dot(int rows, int64_t k, const float *a, int64_t lda, const float *panels, int64_t npanels,
                       float *c, int64_t ldc) {
   const int64_t k16 = k / 16 * 16, k8 = k16 + (k - k16 >= 8 ? 8 : 0);
   for (int64_t q = 0; q < npanels; ++q) {

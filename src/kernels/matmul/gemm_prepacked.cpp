@@ -15,6 +15,7 @@ namespace {
 struct Entry {
   int64_t k, n;
   aclDataType dtype;
+  int64_t rs, cs;
 };
 
 struct Registry {
@@ -35,20 +36,26 @@ void gemm_prepacked_b_mark_in_use() { registry().in_use.store(true, std::memory_
 
 bool gemm_prepacked_b_in_use() { return registry().in_use.load(std::memory_order_acquire); }
 
-void gemm_prepacked_b_register(const void *addr, int64_t k, int64_t n, aclDataType dtype) {
+void gemm_prepacked_b_register(const void *addr, int64_t k, int64_t n, aclDataType dtype, int64_t row_stride,
+                               int64_t col_stride) {
   Registry &r = registry();
   r.in_use.store(true, std::memory_order_release);
   std::lock_guard<std::mutex> lk(r.mu);
-  r.entries[reinterpret_cast<uintptr_t>(addr)] = Entry{k, n, dtype};
+  r.entries[reinterpret_cast<uintptr_t>(addr)] = Entry{k, n, dtype, row_stride, col_stride};
   r.count.store(r.entries.size(), std::memory_order_release);
 }
 
-bool gemm_prepacked_b_registered(const void *addr, int64_t k, int64_t n, aclDataType dtype) {
+bool gemm_prepacked_b_registered(const void *addr, int64_t k, int64_t n, aclDataType dtype, int64_t row_stride,
+                                 int64_t col_stride) {
   Registry &r = registry();
   if (r.count.load(std::memory_order_acquire) == 0) return false;
   std::lock_guard<std::mutex> lk(r.mu);
   auto it = r.entries.find(reinterpret_cast<uintptr_t>(addr));
-  return it != r.entries.end() && it->second.k == k && it->second.n == n && it->second.dtype == dtype;
+  if (it == r.entries.end()) return false;
+  const Entry &e = it->second;
+  // Strides matter only along dims longer than 1.
+  const bool rs_ok = k <= 1 || e.rs == row_stride, cs_ok = n <= 1 || e.cs == col_stride;
+  return e.k == k && e.n == n && e.dtype == dtype && rs_ok && cs_ok;
 }
 
 void gemm_prepacked_b_forget(const void *base, size_t bytes) {

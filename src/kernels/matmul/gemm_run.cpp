@@ -267,7 +267,7 @@ void run_task(const Ctx &x, int64_t task, char *ws) {
 
 void gemm_run(const GemmPlan &plan, const void *a, const void *b, void *c, void *workspace, const void *dp) {
   const GemmDesc &d = plan.desc;
-  if (plan.prepacked_alt && gemm_prepacked_b_registered(b, d.k, d.n, d.b.dtype))
+  if (plan.prepacked_alt && gemm_prepacked_b_registered(b, d.k, d.n, d.b.dtype, d.b.row_stride, d.b.col_stride))
     return gemm_run(*plan.prepacked_alt, a, b, c, workspace, dp);
   if (d.batch == 0 || d.m == 0 || d.n == 0) return;
   if (plan.kernel < 0) return gemm_reference(d, a, b, c, dp);

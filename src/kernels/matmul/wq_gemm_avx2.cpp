@@ -4,14 +4,28 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
-#include "kernels/matmul/gemm_elem.h"
 #include "kernels/matmul/wq_gemm.h"
 
 namespace opsnn::kernels::wq_detail {
 namespace {
 
-using gemm_detail::load_elem;
+// Scale / offset element (FLOAT16 / BF16 / FLOAT). Local on purpose: shared inline helpers compiled
+// here with AVX2 flags could be picked by the linker for portable units too.
+float load_elem(const void *base, aclDataType t, int64_t off) {
+  const auto *h = static_cast<const uint16_t *>(base);
+  switch (t) {
+    case ACL_FLOAT16: return _cvtsh_ss(h[off]);
+    case ACL_BF16: {
+      const uint32_t bits = static_cast<uint32_t>(h[off]) << 16;
+      float f;
+      std::memcpy(&f, &bits, 4);
+      return f;
+    }
+    default: return static_cast<const float *>(base)[off];
+  }
+}
 
 // 16 consecutive weights starting at byte pointer `p` (INT8: 16 bytes; INT4: 8 bytes, element 0 in
 // the low nibble of byte 0) as two vectors of 8 floats.

@@ -39,7 +39,7 @@ class TransMatmulWeightStep final : public core::Step {
                     base + static_cast<size_t>(p * src.row_stride + j * src.col_stride) * es, es);
     kernels::GemmOperand dense{src.dtype, n, 1, 0};
     kernels::gemm_prepack_b(dense, k, n, copy, base);
-    kernels::gemm_prepacked_b_register(base, k, n, src.dtype);
+    kernels::gemm_prepacked_b_register(base, k, n, src.dtype, src.row_stride, src.col_stride);
     return 0;
   }
 };
