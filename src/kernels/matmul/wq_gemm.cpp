@@ -68,7 +68,7 @@ void wq_small_m_run(const WqDesc &d, aclDataType x_dtype, const void *x, int64_t
     }
   }
   const core::CpuFeatures &f = core::cpu_features();
-  const bool avx2 = f.avx2 && f.fma && f.f16c && core::cpu_features().best != core::Isa::kPortable;
+  const bool avx2 = f.avx2 && f.fma && f.f16c && f.best != core::Isa::kPortable;
   auto range = [&](int64_t n0, int64_t n1) {
 #if defined(__x86_64__)
     if (avx2 && wq_detail::wq_small_m_avx2(d, xf, xsum, w, scale, offset, n0, n1, y32, ldy)) return;
@@ -89,7 +89,12 @@ void wq_small_m_run(const WqDesc &d, aclDataType x_dtype, const void *x, int64_t
 void wq_dequant_prepacked(const WqDesc &d, const void *w, const void *scale, const void *offset, float *dst,
                           int threads) {
   const int64_t panels = (d.n + kPrepackWidth - 1) / kPrepackWidth, gr = group_rows(d);
+  const core::CpuFeatures &f = core::cpu_features();
+  const bool avx2 = f.avx2 && f.fma && f.f16c && f.best != core::Isa::kPortable;
   auto run = [&](int64_t q0, int64_t q1) {
+#if defined(__x86_64__)
+    if (avx2 && wq_detail::wq_dequant_panels_avx2(d, w, scale, offset, q0, q1, dst)) return;
+#endif
     for (int64_t q = q0; q < q1; ++q) {
       float *dq = dst + q * kPrepackWidth * d.k;
       for (int64_t p = 0; p < d.k; ++p) {

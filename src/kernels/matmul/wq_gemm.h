@@ -55,6 +55,9 @@ namespace wq_detail {
 // acc: [m][n1-n0] fp32 result of the columns [n0, n1).
 bool wq_small_m_avx2(const WqDesc &d, const float *x, const float *xsum, const void *w, const void *scale,
                      const void *offset, int64_t n0, int64_t n1, float *y32, int64_t ldy);
+// Dequantises panels [q0, q1) of the pre-packed layout; false when the layout is not covered.
+bool wq_dequant_panels_avx2(const WqDesc &d, const void *w, const void *scale, const void *offset, int64_t q0,
+                            int64_t q1, float *dst);
 }  // namespace wq_detail
 
 }  // namespace opsnn::kernels

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "kernels/matmul/wq_gemm.h"
 
@@ -58,7 +59,9 @@ inline float hsum(__m256 v) {
   return _mm_cvtss_f32(s);
 }
 
-constexpr int64_t kNc = 256;  // columns per accumulator block (M x 256 floats stay in L1)
+// Columns per accumulator block: long contiguous row segments of the weight (a narrow column strip
+// would jump a whole weight row, i.e. a page, every few cache lines and defeat the prefetchers).
+constexpr int64_t kNc = 2048;
 
 // Weight [K, N] with unit column stride: rows of the weight stream sequentially, KB rows per pass
 // over the accumulators. Per element: acc = fma(x[p], w[p], acc) in ascending p within a group, then
@@ -68,7 +71,15 @@ void rows_kn(const WqDesc &d, const float *x, const float *xsum, const uint8_t *
              const void *offset, int64_t n0, int64_t n1, float *y32, int64_t ldy) {
   constexpr int KB = ROWS == 1 ? 4 : 2;
   const int64_t G = wq_groups(d), gr = d.group > 0 ? d.group : d.k;
-  alignas(32) float acc[ROWS][kNc], total[ROWS][kNc], sv[kNc], ov[kNc];
+  thread_local std::vector<float> scratch;  // (2 * ROWS + 2) * kNc floats; too big for the stack
+  scratch.resize(static_cast<size_t>((2 * ROWS + 2) * kNc + 8));
+  float *base = reinterpret_cast<float *>((reinterpret_cast<uintptr_t>(scratch.data()) + 31) & ~uintptr_t{31});
+  float *acc[ROWS], *total[ROWS];
+  for (int i = 0; i < ROWS; ++i) {
+    acc[i] = base + i * kNc;
+    total[i] = base + (ROWS + i) * kNc;
+  }
+  float *sv = base + 2 * ROWS * kNc, *ov = sv + kNc;
   auto row_ptr = [&](int64_t p, int64_t j) { return w + (INT4 ? (p * d.w_row + j) >> 1 : p * d.w_row + j); };
   for (int64_t jc = n0; jc < n1; jc += kNc) {
     const int64_t wd = std::min(kNc, n1 - jc), wv = wd / 16 * 16;
@@ -220,6 +231,40 @@ bool dispatch(const WqDesc &d, const float *x, const float *xsum, const uint8_t 
 }
 
 }  // namespace
+
+bool wq_dequant_panels_avx2(const WqDesc &d, const void *w, const void *scale, const void *offset, int64_t q0,
+                            int64_t q1, float *dst) {
+  if (d.w_col != 1 || (d.w_dtype == ACL_INT4 && d.w_row % 2 != 0)) return false;
+  const bool int4 = d.w_dtype == ACL_INT4;
+  const auto *wb = static_cast<const uint8_t *>(w);
+  const int64_t gr = d.group > 0 ? d.group : d.k;
+  alignas(32) float sv[16], ov[16];
+  for (int64_t q = q0; q < q1; ++q) {
+    const int64_t j0 = q * 16, cols = std::min<int64_t>(16, d.n - j0);
+    float *dq = dst + q * 16 * d.k;
+    for (int64_t p = 0; p < d.k; ++p) {
+      if (p % gr == 0) {
+        const int64_t g = p / gr;
+        for (int64_t c = 0; c < 16; ++c) {
+          sv[c] = c < cols ? load_elem(scale, d.s_dtype, g * d.s_row + (j0 + c) * d.s_col) : 0.0f;
+          ov[c] = c < cols && d.has_offset ? load_elem(offset, d.o_dtype, g * d.o_row + (j0 + c) * d.o_col) : 0.0f;
+        }
+      }
+      if (cols == 16) {
+        const int64_t e = p * d.w_row + j0;
+        __m256 lo, hi;
+        if (int4) load16<true>(wb + (e >> 1), lo, hi);
+        else load16<false>(wb + e, lo, hi);
+        _mm256_storeu_ps(dq + p * 16, _mm256_mul_ps(_mm256_add_ps(lo, _mm256_load_ps(ov)), _mm256_load_ps(sv)));
+        _mm256_storeu_ps(dq + p * 16 + 8, _mm256_mul_ps(_mm256_add_ps(hi, _mm256_load_ps(ov + 8)), _mm256_load_ps(sv + 8)));
+      } else {
+        for (int64_t c = 0; c < 16; ++c)
+          dq[p * 16 + c] = c < cols ? (static_cast<float>(scalar_w(int4, wb, p * d.w_row + j0 + c)) + ov[c]) * sv[c] : 0.0f;
+      }
+    }
+  }
+  return true;
+}
 
 bool wq_small_m_avx2(const WqDesc &d, const float *x, const float *xsum, const void *w, const void *scale,
                      const void *offset, int64_t n0, int64_t n1, float *y32, int64_t ldy) {
