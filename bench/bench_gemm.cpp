@@ -3,7 +3,7 @@
 // machine's FMA peak and read bandwidth, OpsNN's pre-packed-weight path, BF16, and the
 // weight-quantised (INT8 / INT4) small-M kernels against the FLOAT16 dense path.
 //
-//   ./bench_gemm [--quick] [--reps N]
+//   ./bench_gemm [--quick] [--reps N] [--only f32|bf16|wq]
 //
 // Every number is the best of N repetitions (default 5) of a timed batch (>= 0.15 s), libraries
 // interleaved shape by shape, so background load hurts all of them alike. GFLOP/s = 2*M*N*K / time.
@@ -414,8 +414,10 @@ void bench_wq(int64_t m, int64_t n, int64_t k, int threads) {
 
 int main(int argc, char **argv) {
   bool quick = false;
+  std::string only;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) quick = true;
+    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) g_reps = std::atoi(argv[++i]);
   }
   if (quick) {
@@ -452,6 +454,8 @@ int main(int argc, char **argv) {
   std::printf("| read bandwidth (256 MB), GB/s | %.1f | %.1f |\n", bw1, bw2);
   std::printf("| M=1 bandwidth bound, fp32 weights, GFLOP/s (= bw / 2 bytes per flop) | %.1f | %.1f |\n\n", bw1 / 2, bw2 / 2);
 
+  auto want = [&](const char *sec) { return only.empty() || only == sec; };
+  if (want("f32")) {
   std::printf("## FLOAT32 GEMM, GFLOP/s\n\n");
   std::vector<Row> rows;
   std::vector<int64_t> squares = {64, 128, 256, 512, 1024, 2048};
@@ -466,15 +470,20 @@ int main(int argc, char **argv) {
     std::printf("\n");
   }
 
+  }
+  if (want("bf16")) {
   std::printf("## BF16 GEMM (BF16 in/out, fp32 accumulation), GFLOP/s\n\n");
   std::printf("| shape | thr | OpsNN BF16 | OpsNN FLOAT32 | oneDNN matmul BF16 |\n|---|---|---|---|---|\n");
   for (int threads : {1, 2})
     for (int64_t s : {1024, 2048}) bench_bf16(s, threads);
 
+  }
+  if (want("wq")) {
   std::printf("\n## Weight-quantised matmul (x FLOAT16, per-channel scale; INT4 g128 = per-group 128), ms (weight GB/s)\n\n");
   std::printf("| shape | thr | FLOAT16 dense | INT8 | INT4 | INT4 g128 | INT8 speed-up | INT4 speed-up |\n");
   std::printf("|---|---|---|---|---|---|---|---|\n");
   for (int threads : {1, 2})
     for (int64_t m : {1, 16}) bench_wq(m, 4096, 4096, threads);
+  }
   return 0;
 }
