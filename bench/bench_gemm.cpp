@@ -381,7 +381,7 @@ void bench_wq(int64_t m, int64_t n, int64_t k, int threads) {
     q.s_col = 1;
     const void *w = wt == ACL_INT8 ? w8.p : w4.p;
     if (m <= kWqSmallM) {
-      Aligned ws(wq_small_m_workspace(q));
+      Aligned ws(wq_small_m_workspace(q, threads));
       return best_time([&] {
         wq_small_m_run(q, ACL_FLOAT16, x.p, k, 1, w, scale.data(), nullptr, y32.f(), n, ws.p, threads);
       });

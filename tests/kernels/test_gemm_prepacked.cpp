@@ -125,7 +125,7 @@ TEST(WqKernels, BitIdenticalForOneAndTwoThreads) {
           fill(ACL_FLOAT16, x.data(), m * k, rng);
           fill(ACL_FLOAT16, s.data(), G * n, rng);
           fill(ACL_FLOAT16, o.data(), G * n, rng);
-          Buf ws(wq_small_m_workspace(d));
+          Buf ws(wq_small_m_workspace(d, 2));
           std::vector<float> y1(static_cast<size_t>(m * n)), y2(y1.size());
           wq_small_m_run(d, ACL_FLOAT16, x.data(), k, 1, w.data(), s.data(), o.data(), y1.data(), n, ws.p, 1);
           wq_small_m_run(d, ACL_FLOAT16, x.data(), k, 1, w.data(), s.data(), o.data(), y2.data(), n, ws.p, 2);

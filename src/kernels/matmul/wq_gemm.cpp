@@ -48,8 +48,9 @@ void small_m_generic(const WqDesc &d, const float *x, const float *xsum, const v
 
 }  // namespace
 
-size_t wq_small_m_workspace(const WqDesc &d) {
-  return static_cast<size_t>(d.m * d.k + d.m * wq_groups(d)) * sizeof(float) + 64;
+size_t wq_small_m_workspace(const WqDesc &d, int threads) {
+  const int64_t t = threads > 0 ? threads : core::num_threads();
+  return static_cast<size_t>(d.m * d.k + d.m * wq_groups(d) + 16 + t * kWqScratchFloats) * sizeof(float);
 }
 
 void wq_small_m_run(const WqDesc &d, aclDataType x_dtype, const void *x, int64_t x_row, int64_t x_col,
@@ -59,6 +60,7 @@ void wq_small_m_run(const WqDesc &d, aclDataType x_dtype, const void *x, int64_t
   const int64_t G = wq_groups(d), gr = group_rows(d);
   float *xf = static_cast<float *>(workspace);
   float *xsum = xf + d.m * d.k;
+  float *scratch = xsum + d.m * G + 16;
   for (int64_t i = 0; i < d.m; ++i) {
     for (int64_t p = 0; p < d.k; ++p) xf[i * d.k + p] = load_elem(x, x_dtype, i * x_row + p * x_col);
     for (int64_t g = 0; g < G; ++g) {
@@ -69,9 +71,13 @@ void wq_small_m_run(const WqDesc &d, aclDataType x_dtype, const void *x, int64_t
   }
   const core::CpuFeatures &f = core::cpu_features();
   const bool avx2 = f.avx2 && f.fma && f.f16c && f.best != core::Isa::kPortable;
-  auto range = [&](int64_t n0, int64_t n1) {
+  auto range = [&](int64_t task, int64_t n0, int64_t n1) {
 #if defined(__x86_64__)
-    if (avx2 && wq_detail::wq_small_m_avx2(d, xf, xsum, w, scale, offset, n0, n1, y32, ldy)) return;
+    if (avx2 &&
+        wq_detail::wq_small_m_avx2(d, xf, xsum, w, scale, offset, n0, n1, y32, ldy, scratch + task * kWqScratchFloats))
+      return;
+#else
+    (void)task;
 #endif
     small_m_generic(d, xf, xsum, w, scale, offset, n0, n1, y32, ldy);
   };
@@ -80,9 +86,10 @@ void wq_small_m_run(const WqDesc &d, aclDataType x_dtype, const void *x, int64_t
   const int64_t bytes = d.k * d.n * (d.w_dtype == ACL_INT8 ? 2 : 1) / 2;
   int64_t tasks = std::min<int64_t>(threads > 0 ? threads : core::num_threads(), chunks);
   if (bytes < (int64_t{1} << 16)) tasks = 1;
-  if (tasks <= 1) return range(0, d.n);
+  if (tasks <= 1) return range(0, 0, d.n);
   core::parallel_for(tasks, 1, [&](int64_t b, int64_t e) {
-    for (int64_t t = b; t < e; ++t) range(std::min(d.n, chunks * t / tasks * 64), std::min(d.n, chunks * (t + 1) / tasks * 64));
+    for (int64_t t = b; t < e; ++t)
+      range(t, std::min(d.n, chunks * t / tasks * 64), std::min(d.n, chunks * (t + 1) / tasks * 64));
   });
 }
 

@@ -34,10 +34,15 @@ struct WqDesc {
 
 inline int64_t wq_groups(const WqDesc &d) { return d.group > 0 ? (d.k + d.group - 1) / d.group : 1; }
 
-// Workspace of the small-M path: x in fp32 [m][k] and the group sums of x [m][groups].
-size_t wq_small_m_workspace(const WqDesc &d);
+// Per-thread scratch of the small-M kernels (accumulators of one column segment).
+constexpr int64_t kWqSegment = 2048;
+constexpr int64_t kWqScratchFloats = (2 * kWqSmallM + 2) * kWqSegment + 16;
+// Workspace of the small-M path for up to `threads` threads (0: the pool's size): x in fp32
+// [m][k], the group sums of x [m][groups], and the per-thread scratch.
+size_t wq_small_m_workspace(const WqDesc &d, int threads = 0);
 // Small-M path, phase 2. x: fp32-convertible rows (dtype x_dtype, element strides), y32: fp32
-// results [m][n] (ld = ldy). Uses up to `threads` threads (0: the pool's size).
+// results [m][n] (ld = ldy). Uses up to `threads` threads (0: the pool's size; the workspace
+// must have been sized for at least as many).
 void wq_small_m_run(const WqDesc &d, aclDataType x_dtype, const void *x, int64_t x_row, int64_t x_col,
                     const void *w, const void *scale, const void *offset, float *y32, int64_t ldy, void *workspace,
                     int threads = 0);
@@ -54,7 +59,7 @@ namespace wq_detail {
 // Fast column-range kernels (AVX2). Return false when the layout is not covered (caller falls back).
 // acc: [m][n1-n0] fp32 result of the columns [n0, n1).
 bool wq_small_m_avx2(const WqDesc &d, const float *x, const float *xsum, const void *w, const void *scale,
-                     const void *offset, int64_t n0, int64_t n1, float *y32, int64_t ldy);
+                     const void *offset, int64_t n0, int64_t n1, float *y32, int64_t ldy, float *scratch);
 // Dequantises panels [q0, q1) of the pre-packed layout; false when the layout is not covered.
 bool wq_dequant_panels_avx2(const WqDesc &d, const void *w, const void *scale, const void *offset, int64_t q0,
                             int64_t q1, float *dst);

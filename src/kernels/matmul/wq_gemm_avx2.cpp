@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <vector>
 
 #include "kernels/matmul/wq_gemm.h"
 
@@ -61,19 +60,18 @@ inline float hsum(__m256 v) {
 
 // Columns per accumulator block: long contiguous row segments of the weight (a narrow column strip
 // would jump a whole weight row, i.e. a page, every few cache lines and defeat the prefetchers).
-constexpr int64_t kNc = 2048;
+constexpr int64_t kNc = kWqSegment;
 
 // Weight [K, N] with unit column stride: rows of the weight stream sequentially, KB rows per pass
 // over the accumulators. Per element: acc = fma(x[p], w[p], acc) in ascending p within a group, then
 // total = fma(scale, fma(offset, xsum, acc), total).
 template <int ROWS, bool INT4>
 void rows_kn(const WqDesc &d, const float *x, const float *xsum, const uint8_t *w, const void *scale,
-             const void *offset, int64_t n0, int64_t n1, float *y32, int64_t ldy) {
+             const void *offset, int64_t n0, int64_t n1, float *y32, int64_t ldy, float *scratch) {
   constexpr int KB = ROWS == 1 ? 4 : 2;
   const int64_t G = wq_groups(d), gr = d.group > 0 ? d.group : d.k;
-  thread_local std::vector<float> scratch;  // (2 * ROWS + 2) * kNc floats; too big for the stack
-  scratch.resize(static_cast<size_t>((2 * ROWS + 2) * kNc + 8));
-  float *base = reinterpret_cast<float *>((reinterpret_cast<uintptr_t>(scratch.data()) + 31) & ~uintptr_t{31});
+  // (2 * ROWS + 2) * kNc floats of the caller's workspace (too big for the stack).
+  float *base = reinterpret_cast<float *>((reinterpret_cast<uintptr_t>(scratch) + 31) & ~uintptr_t{31});
   float *acc[ROWS], *total[ROWS];
   for (int i = 0; i < ROWS; ++i) {
     acc[i] = base + i * kNc;
@@ -208,13 +206,13 @@ void rows_nk(const WqDesc &d, const float *x, const float *xsum, const uint8_t *
 
 template <bool INT4>
 bool dispatch(const WqDesc &d, const float *x, const float *xsum, const uint8_t *w, const void *scale,
-              const void *offset, int64_t n0, int64_t n1, float *y32, int64_t ldy) {
+              const void *offset, int64_t n0, int64_t n1, float *y32, int64_t ldy, float *scratch) {
   if (d.w_col == 1 && (!INT4 || (d.w_row % 2 == 0 && n0 % 2 == 0))) {
     switch (d.m) {
-      case 1: rows_kn<1, INT4>(d, x, xsum, w, scale, offset, n0, n1, y32, ldy); return true;
-      case 2: rows_kn<2, INT4>(d, x, xsum, w, scale, offset, n0, n1, y32, ldy); return true;
-      case 3: rows_kn<3, INT4>(d, x, xsum, w, scale, offset, n0, n1, y32, ldy); return true;
-      case 4: rows_kn<4, INT4>(d, x, xsum, w, scale, offset, n0, n1, y32, ldy); return true;
+      case 1: rows_kn<1, INT4>(d, x, xsum, w, scale, offset, n0, n1, y32, ldy, scratch); return true;
+      case 2: rows_kn<2, INT4>(d, x, xsum, w, scale, offset, n0, n1, y32, ldy, scratch); return true;
+      case 3: rows_kn<3, INT4>(d, x, xsum, w, scale, offset, n0, n1, y32, ldy, scratch); return true;
+      case 4: rows_kn<4, INT4>(d, x, xsum, w, scale, offset, n0, n1, y32, ldy, scratch); return true;
       default: return false;
     }
   }
@@ -267,10 +265,10 @@ bool wq_dequant_panels_avx2(const WqDesc &d, const void *w, const void *scale, c
 }
 
 bool wq_small_m_avx2(const WqDesc &d, const float *x, const float *xsum, const void *w, const void *scale,
-                     const void *offset, int64_t n0, int64_t n1, float *y32, int64_t ldy) {
+                     const void *offset, int64_t n0, int64_t n1, float *y32, int64_t ldy, float *scratch) {
   const auto *wb = static_cast<const uint8_t *>(w);
-  if (d.w_dtype == ACL_INT4) return dispatch<true>(d, x, xsum, wb, scale, offset, n0, n1, y32, ldy);
-  if (d.w_dtype == ACL_INT8) return dispatch<false>(d, x, xsum, wb, scale, offset, n0, n1, y32, ldy);
+  if (d.w_dtype == ACL_INT4) return dispatch<true>(d, x, xsum, wb, scale, offset, n0, n1, y32, ldy, scratch);
+  if (d.w_dtype == ACL_INT8) return dispatch<false>(d, x, xsum, wb, scale, offset, n0, n1, y32, ldy, scratch);
   return false;
 }
 
