@@ -20,8 +20,7 @@ void geglu_backward_phase1(core::OpBuilder &b, const aclTensor *gradOutput, cons
   const int act = activateLeft ? 0 : 1, lin = 1 - act;
   ops::EwSpec lin_spec, act_spec;
   lin_spec.op = EwOp::kMul;
-  act_spec.op = EwOp::kGeluGateBackwardAct;
-  act_spec.set_scalar(0, static_cast<double>(approximate));
+  act_spec.op = approximate == 1 ? EwOp::kGeluTanhGateBackwardAct : EwOp::kGeluGateBackwardAct;
   ops::glu_grad_record_with_extra(b, plan, lin_spec, lin);
   ops::glu_grad_record(b, plan, act_spec, act, /*swap=*/activateLeft);  // operands (g, lin, act)
 }

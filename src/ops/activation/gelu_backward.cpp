@@ -12,7 +12,6 @@ extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnGeluBackwardGetWorkspaceSize(con
   return core::phase1("aclnnGeluBackward", workspaceSize, executor, [&](core::OpBuilder &b) {
     ops::EwSpec spec;
     spec.op = EwOp::kGeluBackward;
-    spec.set_scalar(0, 0.0);  // erf form
     ops::grad_phase1(b, spec, {.grad = gradOutput, .x = self, .out = gradInput});
   });
 }

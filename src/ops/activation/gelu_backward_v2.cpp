@@ -15,13 +15,11 @@ extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnGeluBackwardV2GetWorkspaceSize(c
                                                                                aclOpExecutor **executor) {
   return core::phase1("aclnnGeluBackwardV2", workspaceSize, executor, [&](core::OpBuilder &b) {
     core::check_not_null(approximate, "approximate");
-    double mode = 0;
-    if (std::strcmp(approximate, "tanh") == 0) mode = 1;
-    else if (std::strcmp(approximate, "none") != 0)
+    const bool tanh_form = std::strcmp(approximate, "tanh") == 0;
+    if (!tanh_form && std::strcmp(approximate, "none") != 0)
       throw_error(ACLNN_ERR_PARAM_INVALID, "approximate is \"%s\"; expected \"none\" or \"tanh\"", approximate);
     ops::EwSpec spec;
-    spec.op = EwOp::kGeluBackward;
-    spec.set_scalar(0, mode);
+    spec.op = tanh_form ? EwOp::kGeluTanhBackward : EwOp::kGeluBackward;
     ops::grad_phase1(b, spec, {.grad = gradOutput, .x = self, .out = gradInput});
   });
 }

@@ -28,18 +28,19 @@ template <class T> inline T gelu_tanh_grad(T x) {
   const T dt = T(1) - t * t;  // 0 once tanh saturates, also where x^2 overflows (no 0 * inf)
   return T(0.5) * (T(1) + t) + (dt == T(0) ? T(0) : T(0.5) * x * dt * k * (T(1) + T(3) * c * x2));
 }
-template <class T> inline T gelu_grad_mode(T x, T approximate) {
-  return approximate != T(0) ? gelu_tanh_grad(x) : gelu_erf_grad(x);
-}
 // d/dx x sigmoid(k x) = s + k x s (1 - s), s = sigmoid(k x).
 template <class T> inline T x_sigmoid_grad(T x, T k) {
   const T s = ag_sigmoid(k * x);
   return s + k * x * s * (T(1) - s);
 }
 
-struct GeluBackwardOp : FloatOnly {  // s0 = approximate (0 erf, 1 tanh)
+struct GeluBackwardOp : FloatOnly {  // erf form
   static constexpr int arity = 2;
-  template <class T> static T apply(T g, T x, T, const Scalars<T> &s) { return g * gelu_grad_mode(x, s.v[0]); }
+  template <class T> static T apply(T g, T x, T, const Scalars<T> &) { return g * gelu_erf_grad(x); }
+};
+struct GeluTanhBackwardOp : FloatOnly {  // tanh approximation
+  static constexpr int arity = 2;
+  template <class T> static T apply(T g, T x, T, const Scalars<T> &) { return g * gelu_tanh_grad(x); }
 };
 struct FastGeluBackwardOp : FloatOnly {  // fast_gelu(x) = x sigmoid(1.702 x)
   static constexpr int arity = 2;
@@ -146,9 +147,11 @@ struct GluBackwardSecondOp : FloatOnly {  // d/dc = b sigmoid(c) (1 - sigmoid(c)
 };
 struct GeluGateBackwardActOp : FloatOnly {  // out = lin * gelu(act): d/dact = lin gelu'(act); b = lin, c = act
   static constexpr int arity = 3;
-  template <class T> static T apply(T g, T lin, T act, const Scalars<T> &s) {
-    return g * lin * gelu_grad_mode(act, s.v[0]);
-  }
+  template <class T> static T apply(T g, T lin, T act, const Scalars<T> &) { return g * lin * gelu_erf_grad(act); }
+};
+struct GeluTanhGateBackwardActOp : FloatOnly {  // the same with gelu's tanh approximation
+  static constexpr int arity = 3;
+  template <class T> static T apply(T g, T lin, T act, const Scalars<T> &) { return g * lin * gelu_tanh_grad(act); }
 };
 struct SwiGluBackwardActOp : FloatOnly {  // out = silu(act) * lin: d/dact = lin silu'(act); b = act, c = lin
   static constexpr int arity = 3;
