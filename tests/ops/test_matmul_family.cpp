@@ -258,6 +258,69 @@ TEST(Addmm, BetaZeroIgnoresNaNInSelf) {
   }
 }
 
+TEST(Addmm, OutAliasesSelf) {
+  // out and self the same tensor (torch.addmm(x, a, b, out=x)): each element of self is read
+  // before the same element of out is written. Also Gemm with out == C.
+  for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16}) {
+    const int64_t M = 37, K = 300, N = 45;
+    auto mat1 = make_view({M, K}, dt), mat2 = make_view({K, N}, dt, true), x = make_view({M, N}, dt, false, true);
+    mat1->fill_random(-1, 1);
+    mat2->fill_random(-1, 1);
+    x->fill_random(-1, 1);
+    const auto xv = x->values();
+    Scalar a(1.5f), b(-0.5f);
+    ASSERT_EQ(RUN(aclnnAddmmGetWorkspaceSize(*x, *mat1, *mat2, b, a, *x, 0, ws, ex), aclnnAddmm), 0)
+        << aclGetRecentErrMsg();
+    auto av = mat1->values(), bv = mat2->values();
+    auto r = reference(
+        1, M, N, K, 1, 1.5, -0.5, [&](int64_t, int64_t, int64_t i, int64_t k) { return av[i * K + k]; },
+        [&](int64_t, int64_t, int64_t k, int64_t j) { return bv[k * N + j]; },
+        [&](int64_t, int64_t i, int64_t j) { return xv[i * N + j]; });
+    expect_close(*x, r);
+    const auto xv2 = x->values();
+    ASSERT_EQ(RUN(aclnnGemmGetWorkspaceSize(*mat1, *mat2, *x, 0.25f, 2.0f, 0, 0, *x, 0, ws, ex), aclnnGemm), 0)
+        << aclGetRecentErrMsg();
+    auto r2 = reference(
+        1, M, N, K, 1, 0.25, 2.0, [&](int64_t, int64_t, int64_t i, int64_t k) { return av[i * K + k]; },
+        [&](int64_t, int64_t, int64_t k, int64_t j) { return bv[k * N + j]; },
+        [&](int64_t, int64_t i, int64_t j) { return xv2[i * N + j]; });
+    expect_close(*x, r2);
+  }
+}
+
+TEST(Addmm, RepeatableExecutorRebinds) {
+  auto m1 = make_view({6, 5}, ACL_FLOAT), m2 = make_view({5, 4}, ACL_FLOAT), s = make_view({4}, ACL_FLOAT);
+  auto o1 = make_view({6, 4}, ACL_FLOAT), o2 = make_view({6, 4}, ACL_FLOAT), s2 = make_view({4}, ACL_FLOAT);
+  m1->fill_random(-1, 1);
+  m2->fill_random(-1, 1);
+  s->fill_random(-1, 1);
+  s2->fill_random(-1, 1);
+  Scalar a(1.0f), b(1.0f);
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  ASSERT_EQ(aclnnAddmmGetWorkspaceSize(*s, *m1, *m2, b, a, *o1, 0, &ws, &ex), 0);
+  ASSERT_EQ(aclSetAclOpExecutorRepeatable(ex), 0);
+  void *w = nullptr;
+  if (ws) ASSERT_EQ(aclrtMalloc(&w, ws, ACL_MEM_MALLOC_HUGE_FIRST), 0);
+  ASSERT_EQ(aclnnAddmm(w, ws, ex, nullptr), 0);
+  ASSERT_EQ(aclSetInputTensorAddr(ex, 0, *s2, s2->data()), 0);  // self is input 0
+  ASSERT_EQ(aclSetOutputTensorAddr(ex, 0, *o2, o2->data()), 0);
+  ASSERT_EQ(aclnnAddmm(w, ws, ex, nullptr), 0);
+  ASSERT_EQ(aclrtSynchronizeDevice(), 0);
+  auto av = m1->values(), bv = m2->values();
+  for (auto [self, out] : {std::pair{s.get(), o1.get()}, std::pair{s2.get(), o2.get()}}) {
+    auto sv = self->values(), ov = out->values();
+    for (int i = 0; i < 6; ++i)
+      for (int j = 0; j < 4; ++j) {
+        double acc = sv[j];
+        for (int k = 0; k < 5; ++k) acc += av[i * 5 + k] * bv[k * 4 + j];
+        EXPECT_NEAR(ov[i * 4 + j], acc, 1e-5);
+      }
+  }
+  EXPECT_EQ(aclDestroyAclOpExecutor(ex), 0);
+  if (w) aclrtFree(w);
+}
+
 // ---------------------------------------------------------------------------------------- Baddbmm
 
 TEST(Baddbmm, DtypesCubeTransposesBroadcasts) {
