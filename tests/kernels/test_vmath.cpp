@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels/elementwise/ops.h"
+#include "kernels/elementwise/vmath.h"
 
 namespace opsnn::kernels {
 ContigKernel ew_kernel_portable(EwOp op, core::ComputeType ct);
@@ -147,6 +148,49 @@ TEST(Vmath, AccuracySweepsBothIsas) {
     // far inside precision.md's FLOAT bound (MARE < 10 * 2^-13)
     EXPECT_LT(best.max_rel, 1e-6) << f.name;
   }
+}
+
+// Functions without an op of their own here (sigmoid, atan2), called directly: this unit is built
+// without ISA flags, so this is the portable code.
+TEST(Vmath, SigmoidAndAtan2Direct) {
+  const auto in = inputs();
+  double max_ulp = 0, max_rel = 0;
+  long bad = 0;
+  for (float x : in) {
+    const double want = 1.0 / (1.0 + std::exp(-static_cast<double>(x)));
+    const double got = kernels::vmath::sigmoid(x);
+    if (std::isnan(want) || std::isnan(got)) {
+      bad += std::isnan(want) != std::isnan(got);
+      continue;
+    }
+    max_ulp = std::max(max_ulp, std::fabs(got - want) / ulp_of(want));
+    max_rel = std::max(max_rel, std::fabs(got - want) / (std::fabs(want) + 1e-7));
+  }
+  std::printf("sigmoid %10.3f ULP %10.3g rel\n", max_ulp, max_rel);
+  EXPECT_EQ(bad, 0);
+  EXPECT_LE(max_ulp, 3);
+
+  double a2 = 0;
+  for (int i = 0; i < 1000000; ++i) {
+    const float y = static_cast<float>(std::ldexp(std::sin(i * 1.7), (i % 60) - 30));
+    const float x = static_cast<float>(std::ldexp(std::cos(i * 0.37), (i % 47) - 23));
+    const double want = std::atan2(static_cast<double>(y), static_cast<double>(x));
+    a2 = std::max(a2, std::fabs(kernels::vmath::atan2(y, x) - want) / ulp_of(want));
+  }
+  std::printf("atan2   %10.3f ULP\n", a2);
+  EXPECT_LE(a2, 3);
+  const float sp[] = {0.0f, -0.0f, 1.0f, -1.0f, INFINITY, -INFINITY, NAN, 1e-40f};
+  for (float y : sp)
+    for (float x : sp) {
+      const double want = std::atan2(static_cast<double>(y), static_cast<double>(x));
+      const float got = kernels::vmath::atan2(y, x);
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(got)) << y << " " << x;
+      } else {
+        EXPECT_LE(std::fabs(got - want), 2.5e-7 * std::fabs(want)) << y << " " << x;
+        EXPECT_EQ(std::signbit(got), std::signbit(want)) << y << " " << x;
+      }
+    }
 }
 
 TEST(Vmath, ErfinvDouble) {
