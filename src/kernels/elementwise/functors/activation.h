@@ -2,6 +2,7 @@
 #pragma once
 
 #include "kernels/elementwise/functors/common.h"
+#include "kernels/elementwise/vmath.h"
 
 namespace opsnn::kernels {
 
@@ -16,12 +17,12 @@ struct ReluOp : AnyType {  // max(a, 0); NaN propagates
 // ---- Forward activations (besides Relu). T is float or double; half types compute in float. ----
 // Transcendentals go through act_* so the whole family switches to the vectorisable versions in
 // one place.
-template <class T> inline T act_exp(T x) { return std::exp(x); }
-template <class T> inline T act_expm1(T x) { return std::expm1(x); }
-template <class T> inline T act_log1p(T x) { return std::log1p(x); }
-template <class T> inline T act_tanh(T x) { return std::tanh(x); }
-template <class T> inline T act_erfc(T x) { return std::erfc(x); }
-template <class T> inline T act_sigmoid(T x) { return T(1) / (T(1) + act_exp(-x)); }
+template <class T> inline T act_exp(T x) { return vmath::exp(x); }
+template <class T> inline T act_expm1(T x) { return vmath::expm1(x); }
+template <class T> inline T act_log1p(T x) { return vmath::log1p(x); }
+template <class T> inline T act_tanh(T x) { return vmath::tanh(x); }
+template <class T> inline T act_erfc(T x) { return vmath::erfc(x); }
+template <class T> inline T act_sigmoid(T x) { return vmath::sigmoid(x); }
 // x * sigmoid(k * x) without the cancellation of 1 + tanh: x / (1 + exp(-k x)).
 template <class T> inline T act_x_sigmoid(T x, T kx) { return x / (T(1) + act_exp(-kx)); }
 // GELU, tanh approximation: 0.5 x (1 + tanh(u)) = x * sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3).
