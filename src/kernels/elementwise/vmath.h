@@ -95,15 +95,23 @@ OPSNN_VM_INLINE float expm1_poly(float r) {
   return fmadd(r * r, horner(r, c), r);
 }
 
+// x clamped to [lo, hi] with NaN passing through (compiles to one min and one max).
+OPSNN_VM_INLINE float clamp_keep_nan(float x, float lo, float hi) {
+  const float y = hi < x ? hi : x;
+  return lo > y ? lo : y;
+}
+
 // Reduced exponential of x + xlo = n ln2 + r, |r| <= ln2/2 (+ rounding): returns expm1(r) and n.
-// x must be exact and clamped to [-104, 89] (or NaN); xlo is a small addend (|xlo| < 2) kept
+// x must be exact and clamped to [-110, 90] (or NaN); xlo is a small addend (|xlo| < 2) kept
 // out of x so that exp(x + xlo) is accurate when x + xlo is not representable.
+template <bool kHasLo>
 OPSNN_VM_INLINE float exp_reduce(float x, float xlo, uint32_t &n) {
-  const float t = fmadd(x + xlo, kLog2eF, kMagicF);
+  const float t = fmadd(kHasLo ? x + xlo : x, kLog2eF, kMagicF);
   const float nf = t - kMagicF;
   n = bits(t) - bits(kMagicF);  // low bits of t hold n (two's complement)
   float r = fmadd(nf, -kLn2HiF, x);
-  r = fmadd(nf, -kLn2LoF, r) + xlo;
+  r = fmadd(nf, -kLn2LoF, r);
+  if constexpr (kHasLo) r += xlo;
   return expm1_poly(r);
 }
 
@@ -116,20 +124,21 @@ OPSNN_VM_INLINE float exp_scale(float q, uint32_t n) {
 
 // exp(x + xlo) with two-step scaling (gradual underflow into denormals, overflow to Inf).
 OPSNN_VM_INLINE float exp_dd(float x, float xlo) {
-  float xc = x > 90.0f ? 90.0f : x;
-  xc = xc < -110.0f ? -110.0f : xc;  // NaN passes through both
   uint32_t n;
-  const float q = exp_reduce(xc, xlo, n);
+  const float q = exp_reduce<true>(clamp_keep_nan(x, -110.0f, 90.0f), xlo, n);
   return exp_scale(q, n);
 }
 
-OPSNN_VM_INLINE float exp(float x) { return exp_dd(x, 0.0f); }
+OPSNN_VM_INLINE float exp(float x) {
+  uint32_t n;
+  const float q = exp_reduce<false>(clamp_keep_nan(x, -110.0f, 90.0f), 0.0f, n);
+  return exp_scale(q, n);
+}
 
 OPSNN_VM_INLINE float expm1(float x) {
-  float xc = x > 89.0f ? 89.0f : x;
-  xc = xc < -30.0f ? -30.0f : xc;  // expm1(-30) rounds to -1
+  const float xc = clamp_keep_nan(x, -30.0f, 89.0f);  // expm1(-30) rounds to -1
   uint32_t n;
-  const float q = exp_reduce(xc, 0.0f, n);
+  const float q = exp_reduce<false>(xc, 0.0f, n);
   // 2^n (1 + q) - 1 = 2 (t q + (t - 1/2)) with t = 2^(n-1): exact scaling, no overflow of t
   const float t = pow2i(n - 1u);
   const float res = 2.0f * fmadd(t, q, t - 0.5f);
@@ -238,8 +247,7 @@ OPSNN_VM_INLINE float erfc(float x) {
 // more exponentials and logarithms (float)
 
 OPSNN_VM_INLINE float exp2(float x) {
-  float xc = x > 130.0f ? 130.0f : x;
-  xc = xc < -160.0f ? -160.0f : xc;
+  const float xc = clamp_keep_nan(x, -160.0f, 130.0f);
   const float t = xc + kMagicF;
   const uint32_t n = bits(t) - bits(kMagicF);
   const float f = xc - (t - kMagicF);  // exact, |f| <= 1/2
