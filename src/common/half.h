@@ -7,27 +7,27 @@
 
 namespace opsnn {
 
-inline uint32_t float_bits(float f) {
+static inline uint32_t float_bits(float f) {
   uint32_t u;
   std::memcpy(&u, &f, 4);
   return u;
 }
-inline float bits_float(uint32_t u) {
+static inline float bits_float(uint32_t u) {
   float f;
   std::memcpy(&f, &u, 4);
   return f;
 }
 
-inline float bf16_to_float(uint16_t h) { return bits_float(static_cast<uint32_t>(h) << 16); }
+static inline float bf16_to_float(uint16_t h) { return bits_float(static_cast<uint32_t>(h) << 16); }
 
-inline uint16_t float_to_bf16(float f) {
+static inline uint16_t float_to_bf16(float f) {
   uint32_t u = float_bits(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x40);  // quiet NaN
   u += 0x7fffu + ((u >> 16) & 1u);
   return static_cast<uint16_t>(u >> 16);
 }
 
-inline float half_to_float(uint16_t h) {
+static inline float half_to_float(uint16_t h) {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
   const uint32_t exp = (h >> 10) & 0x1fu;
   const uint32_t man = h & 0x3ffu;
@@ -41,7 +41,7 @@ inline float half_to_float(uint16_t h) {
   return bits_float(sign | ((exp + 112u) << 23) | (man << 13));
 }
 
-inline uint16_t float_to_half(float f) {
+static inline uint16_t float_to_half(float f) {
   uint32_t u = float_bits(f);
   const uint32_t sign = (u >> 16) & 0x8000u;
   u &= 0x7fffffffu;

@@ -123,7 +123,7 @@ void store_from(const T *src, aclDataType dst_dtype, char *dst, int64_t stride_b
     // Store into the intermediate dtype and read back: the value is then exactly what arithmetic
     // in that dtype would have produced (half rounding, integer wrap-around, bool).
     alignas(8) unsigned char narrow[256 * 8];
-    T tmp[256];
+    T tmp[256] = {};  // defined even for a dtype the switch does not know (never planned)
     for (int64_t done = 0; done < n; done += 256) {
       const int64_t len = n - done < 256 ? n - done : 256;
       with_storage_type(round_through, [&](auto s) {

@@ -10,9 +10,9 @@
 
 namespace opsnn::kernels::gemm_detail {
 
-inline int64_t dtype_bytes(aclDataType t) { return t == ACL_FLOAT ? 4 : 2; }
+static inline int64_t dtype_bytes(aclDataType t) { return t == ACL_FLOAT ? 4 : 2; }
 
-inline float load_elem(const void *base, aclDataType t, int64_t off) {
+static inline float load_elem(const void *base, aclDataType t, int64_t off) {
   switch (t) {
     case ACL_FLOAT16: return half_to_float(static_cast<const uint16_t *>(base)[off]);
     case ACL_BF16: return bf16_to_float(static_cast<const uint16_t *>(base)[off]);
@@ -20,7 +20,7 @@ inline float load_elem(const void *base, aclDataType t, int64_t off) {
   }
 }
 
-inline void store_elem(void *base, aclDataType t, int64_t off, float v) {
+static inline void store_elem(void *base, aclDataType t, int64_t off, float v) {
   switch (t) {
     case ACL_FLOAT16: static_cast<uint16_t *>(base)[off] = float_to_half(v); break;
     case ACL_BF16: static_cast<uint16_t *>(base)[off] = float_to_bf16(v); break;
@@ -28,7 +28,7 @@ inline void store_elem(void *base, aclDataType t, int64_t off, float v) {
   }
 }
 
-inline float round_input(float v, aclDataType rounding) {
+static inline float round_input(float v, aclDataType rounding) {
   switch (rounding) {
     case ACL_FLOAT16: return half_to_float(float_to_half(v));
     case ACL_BF16: return bf16_to_float(float_to_bf16(v));
@@ -38,7 +38,7 @@ inline float round_input(float v, aclDataType rounding) {
 
 // Row segments of the epilogue: w elements from element offset `off` with stride `stride`. The
 // dtype switch is outside the loops, so the fp32 unit-stride cases vectorise.
-inline void load_row(const void *base, aclDataType t, int64_t off, int64_t stride, int64_t w, float *out) {
+static inline void load_row(const void *base, aclDataType t, int64_t off, int64_t stride, int64_t w, float *out) {
   switch (t) {
     case ACL_FLOAT16: {
       const uint16_t *p = static_cast<const uint16_t *>(base) + off;
@@ -61,7 +61,7 @@ inline void load_row(const void *base, aclDataType t, int64_t off, int64_t strid
   }
 }
 
-inline void store_row(void *base, aclDataType t, int64_t off, int64_t stride, int64_t w, const float *v) {
+static inline void store_row(void *base, aclDataType t, int64_t off, int64_t stride, int64_t w, const float *v) {
   switch (t) {
     case ACL_FLOAT16: {
       uint16_t *p = static_cast<uint16_t *>(base) + off;
@@ -87,7 +87,7 @@ inline void store_row(void *base, aclDataType t, int64_t off, int64_t stride, in
 // The epilogue activations, in place over w floats (the switch outside the loop; each loop is a
 // plain element-wise expression a compiler can vectorise). GELU-tanh is written as
 // x * sigmoid(2u) = 0.5 x (1 + tanh(u)), which has no cancellation for x < 0.
-inline void gemm_activate_row(float *v, int64_t w, GemmActivation act) {
+static inline void gemm_activate_row(float *v, int64_t w, GemmActivation act) {
   switch (act) {
     case GemmActivation::kNone: break;
     case GemmActivation::kRelu:
@@ -106,15 +106,15 @@ inline void gemm_activate_row(float *v, int64_t w, GemmActivation act) {
   }
 }
 
-inline float gemm_activate(float x, GemmActivation act) {
+static inline float gemm_activate(float x, GemmActivation act) {
   gemm_activate_row(&x, 1, act);
   return x;
 }
 
-inline const void *offset_ptr(const void *p, aclDataType t, int64_t elems) {
+static inline const void *offset_ptr(const void *p, aclDataType t, int64_t elems) {
   return static_cast<const char *>(p) + elems * dtype_bytes(t);
 }
-inline void *offset_ptr(void *p, aclDataType t, int64_t elems) {
+static inline void *offset_ptr(void *p, aclDataType t, int64_t elems) {
   return static_cast<char *>(p) + elems * dtype_bytes(t);
 }
 

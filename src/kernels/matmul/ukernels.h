@@ -72,7 +72,7 @@ void avx2_dot(int rows, int64_t k, const float *a, int64_t lda, const float *b, 
 const Ukernel &ukernel_by_index(int kernel);
 
 // The epilogue of one element, shared by scalar edge paths so they match the vector kernels.
-inline float gemm_combine(float acc, float alpha, float beta, float old) {
+static inline float gemm_combine(float acc, float alpha, float beta, float old) {
   return beta == 0.0f ? alpha * acc : __builtin_fmaf(alpha, acc, beta * old);
 }
 

@@ -5,6 +5,9 @@
 #include "kernels/elementwise/vmath.h"
 
 namespace opsnn::kernels {
+// Internal linkage: every ISA translation unit (ops_portable.cpp, ops_avx2.cpp, ...) compiles its
+// own copy with its own flags; a shared inline copy could run AVX2 code on a CPU without it.
+namespace {
 
 struct ReluOp : AnyType {  // max(a, 0); NaN propagates
   static constexpr int arity = 1;
@@ -222,4 +225,5 @@ struct SituGluOp : FloatOnly {  // s0 beta, s1 linearBeta: beta tanh(g / beta) s
   }
 };
 
+}  // namespace
 }  // namespace opsnn::kernels

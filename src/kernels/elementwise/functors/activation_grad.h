@@ -8,6 +8,9 @@
 #include "kernels/elementwise/vmath.h"
 
 namespace opsnn::kernels {
+// Internal linkage: every ISA translation unit (ops_portable.cpp, ops_avx2.cpp, ...) compiles its
+// own copy with its own flags; a shared inline copy could run AVX2 code on a CPU without it.
+namespace {
 
 // Vectorisable transcendental functions (vmath: float polynomials, <cmath> for double).
 template <class T> inline T ag_exp(T x) { return vmath::exp(x); }
@@ -218,4 +221,5 @@ struct BceWithLogitsTargetBackwardOp : FloatOnly {
   }
 };
 
+}  // namespace
 }  // namespace opsnn::kernels

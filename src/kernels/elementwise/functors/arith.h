@@ -4,6 +4,9 @@
 #include "kernels/elementwise/functors/common.h"
 
 namespace opsnn::kernels {
+// Internal linkage: every ISA translation unit (ops_portable.cpp, ops_avx2.cpp, ...) compiles its
+// own copy with its own flags; a shared inline copy could run AVX2 code on a CPU without it.
+namespace {
 
 struct IdentityOp : AnyType {  // out = a
   static constexpr int arity = 1;
@@ -30,4 +33,5 @@ struct DivOp : FloatOnly {  // true division
   template <class T> static T apply(T a, T b, T, const Scalars<T> &) { return a / b; }
 };
 
+}  // namespace
 }  // namespace opsnn::kernels

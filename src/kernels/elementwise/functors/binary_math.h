@@ -6,6 +6,9 @@
 #include "kernels/elementwise/functors/common.h"
 
 namespace opsnn::kernels {
+// Internal linkage: every ISA translation unit (ops_portable.cpp, ops_avx2.cpp, ...) compiles its
+// own copy with its own flags; a shared inline copy could run AVX2 code on a CPU without it.
+namespace {
 
 // Divisor that is safe for the hardware division: 1 where b is 0 or -1 (those cases are
 // patched by the caller), b otherwise.
@@ -112,4 +115,5 @@ struct Atan2Op : FloatOnly {  // atan2(self, other): self is y, other is x
   template <class T> static T apply(T a, T b, T, const Scalars<T> &) { return std::atan2(a, b); }
 };
 
+}  // namespace
 }  // namespace opsnn::kernels

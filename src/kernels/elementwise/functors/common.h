@@ -16,6 +16,9 @@
 #include <type_traits>
 
 namespace opsnn::kernels {
+// Internal linkage: every ISA translation unit (ops_portable.cpp, ops_avx2.cpp, ...) compiles its
+// own copy with its own flags; a shared inline copy could run AVX2 code on a CPU without it.
+namespace {
 
 // The op's scalar parameters, converted to the compute type once per call.
 template <class T>
@@ -52,4 +55,5 @@ struct FloatOnly {
   static constexpr bool supports() { return is_float_v<T>; }
 };
 
+}  // namespace
 }  // namespace opsnn::kernels

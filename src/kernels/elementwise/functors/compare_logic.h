@@ -7,6 +7,9 @@
 #include "kernels/elementwise/functors/common.h"
 
 namespace opsnn::kernels {
+// Internal linkage: every ISA translation unit (ops_portable.cpp, ops_avx2.cpp, ...) compiles its
+// own copy with its own flags; a shared inline copy could run AVX2 code on a CPU without it.
+namespace {
 
 #define OPSNN_CMP_FUNCTOR(Name, expr)                                  \
   struct Name : AnyType {                                              \
@@ -87,4 +90,5 @@ struct IsFiniteOp : AnyType {
   }
 };
 
+}  // namespace
 }  // namespace opsnn::kernels

@@ -9,6 +9,9 @@
 #include "kernels/elementwise/vmath.h"
 
 namespace opsnn::kernels {
+// Internal linkage: every ISA translation unit (ops_portable.cpp, ops_avx2.cpp, ...) compiles its
+// own copy with its own flags; a shared inline copy could run AVX2 code on a CPU without it.
+namespace {
 
 #define OPSNN_FLOAT_UNARY(Name, expr)                                             \
   struct Name##Op : FloatOnly {                                                   \
@@ -117,4 +120,5 @@ struct RoundDecimalsOp : FloatOnly {
   }
 };
 
+}  // namespace
 }  // namespace opsnn::kernels

@@ -4,6 +4,9 @@
 #include "kernels/elementwise/functors/common.h"
 
 namespace opsnn::kernels {
+// Internal linkage: every ISA translation unit (ops_portable.cpp, ops_avx2.cpp, ...) compiles its
+// own copy with its own flags; a shared inline copy could run AVX2 code on a CPU without it.
+namespace {
 
 struct WhereOp : AnyType {  // c ? a : b  (operands: condition, self, other)
   static constexpr int arity = 3;
@@ -54,4 +57,5 @@ struct LerpOp : FloatOnly {
   }
 };
 
+}  // namespace
 }  // namespace opsnn::kernels
