@@ -8,6 +8,7 @@ namespace opsnn::kernels {
 ContigKernel ew_kernel_portable(EwOp op, core::ComputeType ct);
 #if defined(__x86_64__)
 ContigKernel ew_kernel_avx2(EwOp op, core::ComputeType ct);
+ContigKernel ew_kernel_avx512(EwOp op, core::ComputeType ct);
 #endif
 
 const char *ew_op_name(EwOp op) {
@@ -31,7 +32,11 @@ int ew_op_arity(EwOp op) {
 
 ContigKernel ew_kernel(EwOp op, core::ComputeType ct) {
 #if defined(__x86_64__)
-  if (!core::use_reference_kernels() && core::cpu_features().best >= core::Isa::kAvx2) return ew_kernel_avx2(op, ct);
+  if (!core::use_reference_kernels()) {
+    const core::Isa isa = core::cpu_features().best;
+    if (isa >= core::Isa::kAvx512) return ew_kernel_avx512(op, ct);
+    if (isa >= core::Isa::kAvx2) return ew_kernel_avx2(op, ct);
+  }
 #endif
   return ew_kernel_portable(op, ct);
 }
