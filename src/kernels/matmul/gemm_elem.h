@@ -7,6 +7,7 @@
 #include "acl/acl_base.h"
 #include "common/half.h"
 #include "kernels/matmul/gemm.h"
+#include "kernels/elementwise/functors/activation.h"
 
 namespace opsnn::kernels::gemm_detail {
 
@@ -85,8 +86,9 @@ static inline void store_row(void *base, aclDataType t, int64_t off, int64_t str
 }
 
 // The epilogue activations, in place over w floats (the switch outside the loop; each loop is a
-// plain element-wise expression a compiler can vectorise). GELU-tanh is written as
-// x * sigmoid(2u) = 0.5 x (1 + tanh(u)), which has no cancellation for x < 0.
+// plain element-wise expression a compiler can vectorise). The formulas are the element-wise
+// activation functors' own (functors/activation.h, on vmath), so a fused epilogue and a separate
+// activation op give the same values.
 static inline void gemm_activate_row(float *v, int64_t w, GemmActivation act) {
   switch (act) {
     case GemmActivation::kNone: break;
@@ -94,14 +96,10 @@ static inline void gemm_activate_row(float *v, int64_t w, GemmActivation act) {
       for (int64_t j = 0; j < w; ++j) v[j] = (v[j] > 0.0f || v[j] != v[j]) ? v[j] : 0.0f;
       break;
     case GemmActivation::kGeluTanh:
-      for (int64_t j = 0; j < w; ++j) {
-        const float x = v[j];
-        const float u = 0.7978845608028654f * (x + 0.044715f * x * x * x);
-        v[j] = x / (1.0f + std::exp(-2.0f * u));
-      }
+      for (int64_t j = 0; j < w; ++j) v[j] = gelu_tanh(v[j]);
       break;
     case GemmActivation::kSilu:
-      for (int64_t j = 0; j < w; ++j) v[j] = v[j] / (1.0f + std::exp(-v[j]));
+      for (int64_t j = 0; j < w; ++j) v[j] = act_x_sigmoid(v[j], v[j]);
       break;
   }
 }
