@@ -1,5 +1,7 @@
 // aclnnBitwiseOrTensor, aclnnInplaceBitwiseOrTensor: integers and BOOL (BOOL: the logical op) (aclnnop/aclnn_bitwise_or_tensor.h).
+// aclnnBitwiseOrScalar, aclnnInplaceBitwiseOrScalar: integers and BOOL (BOOL: the logical op) (aclnnop/aclnn_bitwise_or_scalar.h).
 #include "aclnnop/aclnn_bitwise_or_tensor.h"
+#include "aclnnop/aclnn_bitwise_or_scalar.h"
 #include "ops/elementwise/binary_arith.h"
 
 using opsnn::kernels::EwOp;
@@ -21,3 +23,10 @@ OPSNN_BINARY_RULE_OP(BitwiseOrTensor, bitwise_rule(),
 OPSNN_BINARY_RULE_OP(InplaceBitwiseOrTensor, bitwise_rule(),
                      (aclTensor *selfRef, const aclTensor *other, uint64_t *workspaceSize, aclOpExecutor **executor),
                      {.self = selfRef, .other = other, .inplace = true})
+OPSNN_BINARY_RULE_OP(BitwiseOrScalar, bitwise_rule(),
+                     (const aclTensor *self, const aclScalar *other, aclTensor *out, uint64_t *workspaceSize,
+                      aclOpExecutor **executor),
+                     {.self = self, .other_scalar = other, .out = out})
+OPSNN_BINARY_RULE_OP(InplaceBitwiseOrScalar, bitwise_rule(),
+                     (aclTensor *selfRef, const aclScalar *other, uint64_t *workspaceSize, aclOpExecutor **executor),
+                     {.self = selfRef, .other_scalar = other, .inplace = true})
