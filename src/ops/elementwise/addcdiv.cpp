@@ -12,15 +12,7 @@ using namespace opsnn::ops;
 namespace {
 void addcdiv(core::OpBuilder &b, const aclTensor *self, const aclTensor *t1, const aclTensor *t2,
              const aclScalar *value, const aclTensor *out, bool inplace) {
-  EwArgs a;
-  a.n_in = 3;
-  a.in[0] = EwOperand::t(self, inplace ? "selfRef" : "self");
-  a.in[1] = EwOperand::t(t1, "tensor1");
-  a.in[2] = EwOperand::t(t2, "tensor2");
-  a.param = value;
-  a.param_name = "value";
-  a.out = out;
-  a.inplace = inplace;
+  EwArgs a = self_value_pair_args(self, t1, t2, value, out, inplace);
   a.check = [&](aclDataType) {
     if (core::is_integral(t1->dtype, true) && core::is_integral(t2->dtype, true))
       throw_error(ACLNN_ERR_PARAM_INVALID,

@@ -8,15 +8,7 @@ using namespace opsnn::ops;
 namespace {
 void addcmul(opsnn::core::OpBuilder &b, const aclTensor *self, const aclTensor *t1, const aclTensor *t2,
              const aclScalar *value, const aclTensor *out, bool inplace) {
-  EwArgs a;
-  a.n_in = 3;
-  a.in[0] = EwOperand::t(self, inplace ? "selfRef" : "self");
-  a.in[1] = EwOperand::t(t1, "tensor1");
-  a.in[2] = EwOperand::t(t2, "tensor2");
-  a.param = value;
-  a.param_name = "value";
-  a.out = out;
-  a.inplace = inplace;
+  EwArgs a = self_value_pair_args(self, t1, t2, value, out, inplace);
   ew_phase1(b, EwRule{EwOp::kAddcmul}, a);
 }
 }  // namespace

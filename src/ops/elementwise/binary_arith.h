@@ -59,6 +59,21 @@ struct EwArgs {
 
 void ew_phase1(core::OpBuilder &b, const EwRule &rule, const EwArgs &args);
 
+// The arguments of the "self + value * f(tensor1, tensor2)" ops (Addcmul, Addcdiv).
+inline EwArgs self_value_pair_args(const aclTensor *self, const aclTensor *t1, const aclTensor *t2,
+                                   const aclScalar *value, const aclTensor *out, bool inplace) {
+  EwArgs a;
+  a.n_in = 3;
+  a.in[0] = EwOperand::t(self, inplace ? "selfRef" : "self");
+  a.in[1] = EwOperand::t(t1, "tensor1");
+  a.in[2] = EwOperand::t(t2, "tensor2");
+  a.param = value;
+  a.param_name = "value";
+  a.out = out;
+  a.inplace = inplace;
+  return a;
+}
+
 // ---- Add / Sub / Mul / Div (the arithmetic family's original interface) ----
 struct BinaryArgs {
   const aclTensor *self = nullptr;
