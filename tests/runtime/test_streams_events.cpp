@@ -383,6 +383,9 @@ TEST_F(RuntimeTest, CaptureRecordsAndReplays) {
   ASSERT_ACL_OK(aclmdlRICaptureGetInfo(s, &cs, &during));
   EXPECT_EQ(cs, ACL_MODEL_RI_CAPTURE_STATUS_NONE);
   ASSERT_ACL_OK(aclmdlRIExecuteAsync(model, s));
+  // Streams run concurrently: finish the first replay before the captured work (which appends to
+  // one unsynchronised vector) is replayed on another stream.
+  ASSERT_ACL_OK(aclrtSynchronizeStream(s));
   ASSERT_ACL_OK(aclmdlRIExecuteAsync(model, nullptr));  // replays on another stream too
   ASSERT_ACL_OK(aclrtSynchronizeStream(nullptr));
   ASSERT_ACL_OK(aclmdlRIExecute(model, -1));
