@@ -91,7 +91,10 @@ int launch_executor(const char *api, void *workspace, uint64_t workspace_size, a
     LaunchArgs args{rec->addrs.data(), rec->workspace};
     for (const auto &step : rec->ex->steps) {
       const int status = step->run(args);
-      if (status != 0) return status;
+      if (status != 0) {  // the step's message, prefixed with the op's name
+        set_last_error(status, rec->ex->api + ": " + last_error_message());
+        return status;
+      }
     }
     return 0;
   });

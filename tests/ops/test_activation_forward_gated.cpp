@@ -1,6 +1,8 @@
 // Forward activations with two inputs or split inputs: AddRelu, Prelu, Heaviside, RReluWithNoise
 // and the GLU family (Glu, SwiGlu, GeGlu, GeGluV3, GeluMul, FatreluMul, ClippedSwiglu(V2),
-// SituGlu), against float64 references built from the halves; strided inputs, odd sizes, errors.
+// SituGlu), against float64 references built from the halves; strided inputs, odd sizes, errors;
+// ClippedSwiglu(V2) with groupIndexOptional (rows at and after the sum are zero).
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <memory>
@@ -161,6 +163,116 @@ TEST(ActivationGated, OddSizeWrongOutAndDim) {
                          ACLNN_ERR_PARAM_INVALID, {"clampMode"}));
   DeviceTensor i32({4, 6}, ACL_INT32);
   EXPECT_TRUE(fails_with(aclnnSwiGluGetWorkspaceSize(i32, -1, yo, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"x", "INT32"}));
+}
+
+// ClippedSwiglu(V2) with groupIndexOptional: rows (indices of the dims before dim, row-major) below
+// sum(groupIndex) get the op, the rest zero; the sum is clamped to [0, rows] as the gradient does.
+double clipped_ref(double a, double b, int mode) {
+  if (mode == 1) return std::fmin(a * sigm(a), 1.5) * std::fmax(-1.5, std::fmin(b, 1.5));
+  a = std::fmin(a, 1.5);
+  b = std::fmax(-1.5, std::fmin(b, 1.5));
+  return a * sigm(1.702 * a) * (b + 1.0);
+}
+int run_clipped_grouped(aclTensor *x, aclTensor *gi, int64_t dim, bool interleaved, int mode, aclTensor *out) {
+  if (mode < 0)
+    return run_op([&](uint64_t *w, aclOpExecutor **e) {
+      return aclnnClippedSwigluGetWorkspaceSize(x, gi, dim, 1.702, 1.5, 1.0, interleaved, out, w, e);
+    }, aclnnClippedSwiglu);
+  return run_op([&](uint64_t *w, aclOpExecutor **e) {
+    return aclnnClippedSwigluV2GetWorkspaceSize(x, gi, dim, 1.702, 1.5, 1.0, interleaved, mode, out, w, e);
+  }, aclnnClippedSwigluV2);
+}
+std::vector<double> grouped_ref(const std::vector<double> &x, const std::vector<int64_t> &shape, int dim,
+                                bool interleaved, int mode, int64_t sum, aclDataType dt) {
+  auto gold = gated_ref(x, shape, dim, [mode](double a, double b) { return clipped_ref(a, b, mode); }, interleaved);
+  int64_t row_elems = 1, rows = 1;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (static_cast<int>(d) < dim) rows *= shape[d];
+    else row_elems *= static_cast<int>(d) == dim ? shape[d] / 2 : shape[d];
+  }
+  const int64_t valid = std::max<int64_t>(0, std::min(sum, rows));
+  for (size_t i = 0; i < gold.size(); ++i)
+    gold[i] = static_cast<int64_t>(i) / row_elems < valid ? round_to(dt, gold[i]) : 0.0;
+  return gold;
+}
+
+TEST(ActivationGated, ClippedSwigluGroupIndexEverySum) {
+  reseed_for_current_test();
+  // Two row dims (2 x 3 rows): every prefix length, past the end, and a negative sum.
+  const std::vector<int64_t> shape = {2, 3, 8};
+  DeviceTensor x(shape, ACL_FLOAT), out({2, 3, 4}, ACL_FLOAT), gi({3}, ACL_INT64);
+  x.fill_random(-4, 4);
+  for (int64_t sum : {0, 1, 2, 3, 4, 5, 6, 7, 100, -2}) {
+    for (bool interleaved : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << "sum " << sum << " interleaved " << interleaved);
+      gi.set_values({1, static_cast<double>(sum - 1), 0});
+      out.poison();
+      ASSERT_EQ(run_clipped_grouped(x, gi, -1, interleaved, -1, out), 0) << aclGetRecentErrMsg();
+      auto gold = grouped_ref(x.values(), shape, 2, interleaved, 0, sum, ACL_FLOAT);
+      auto o = out.values();
+      EXPECT_TRUE(meets_precision(ACL_FLOAT, o, gold));
+      for (size_t i = 0; i < o.size(); ++i)
+        if (gold[i] == 0.0) EXPECT_EQ(o[i], 0.0) << i;  // zeroed rows are exactly +0
+    }
+  }
+}
+
+TEST(ActivationGated, ClippedSwigluGroupIndexDtypesViewsDims) {
+  reseed_for_current_test();
+  const std::vector<int64_t> shape = {2, 4, 6};  // 1 row along dim 0, 2 along dim 1, 8 along dim 2
+  for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE}) {
+    for (int dim : {0, 1, 2}) {
+      for (int mode : {-1, 0, 1}) {  // -1: aclnnClippedSwiglu, else V2's clampMode
+        const bool interleaved = dim == 2 && mode != 0;
+        auto x = transposed(shape, dt);  // strided x
+        x->fill_random(-4, 4);
+        auto oshape = shape;
+        oshape[dim] /= 2;
+        // A strided out (transposed too) and a strided groupIndex.
+        auto out = transposed(oshape, dt);
+        DeviceTensor gi({2}, ACL_INT64, {2}, 1);
+        const int64_t rows = dim == 0 ? 1 : dim == 1 ? 2 : 8;
+        for (int64_t sum : {int64_t{0}, rows * 5 / 8, rows}) {
+          SCOPED_TRACE(::testing::Message() << "dtype " << dt << " dim " << dim << " mode " << mode << " sum " << sum);
+          gi.set_values({static_cast<double>(sum / 2), static_cast<double>(sum - sum / 2)});
+          out->poison();
+          ASSERT_EQ(run_clipped_grouped(*x, gi, dim, interleaved, mode, *out), 0) << aclGetRecentErrMsg();
+          EXPECT_TRUE(meets_precision(dt, out->values(), grouped_ref(x->values(), shape, dim, interleaved, mode < 0 ? 0 : mode, sum, dt)));
+          EXPECT_TRUE(out->untouched_outside_view());
+        }
+      }
+    }
+  }
+  // A FLOAT16 result written to a FLOAT out takes its FLOAT16 value first.
+  DeviceTensor xh({4, 8}, ACL_FLOAT16), of({4, 4}, ACL_FLOAT), gi({1}, ACL_INT64);
+  xh.fill_random(-4, 4);
+  gi.set_values({3});
+  of.poison();
+  ASSERT_EQ(run_clipped_grouped(xh, gi, -1, false, -1, of), 0) << aclGetRecentErrMsg();
+  auto o = of.values();
+  for (double v : o) EXPECT_EQ(v, round_to(ACL_FLOAT16, v));
+  EXPECT_TRUE(meets_precision(ACL_FLOAT16, o, grouped_ref(xh.values(), {4, 8}, 1, false, 0, 3, ACL_FLOAT16)));
+}
+
+TEST(ActivationGated, ClippedSwigluGroupIndexErrors) {
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  DeviceTensor x({4, 6}, ACL_FLOAT), out({4, 3}, ACL_FLOAT), i32({2}, ACL_INT32), two_d({2, 1}, ACL_INT64),
+      fl({2}, ACL_FLOAT);
+  EXPECT_TRUE(fails_with(aclnnClippedSwigluGetWorkspaceSize(x, i32, -1, 1.7, 7, 1, false, out, &ws, &ex),
+                         ACLNN_ERR_PARAM_INVALID, {"aclnnClippedSwiglu", "groupIndexOptional", "INT64", "INT32"}));
+  EXPECT_TRUE(fails_with(aclnnClippedSwigluGetWorkspaceSize(x, two_d, -1, 1.7, 7, 1, false, out, &ws, &ex),
+                         ACLNN_ERR_PARAM_INVALID, {"groupIndexOptional", "1-D", "2 dims"}));
+  EXPECT_TRUE(fails_with(aclnnClippedSwigluV2GetWorkspaceSize(x, fl, -1, 1.7, 7, 1, false, 0, out, &ws, &ex),
+                         ACLNN_ERR_PARAM_INVALID, {"aclnnClippedSwigluV2", "groupIndexOptional", "FLOAT"}));
+  // The other checks still apply with a group index.
+  DeviceTensor gi({1}, ACL_INT64), bad_out({4, 6}, ACL_FLOAT);
+  EXPECT_TRUE(fails_with(aclnnClippedSwigluGetWorkspaceSize(x, gi, -1, 1.7, 7, 1, false, bad_out, &ws, &ex),
+                         ACLNN_ERR_PARAM_INVALID, {"out"}));
+  EXPECT_TRUE(fails_with(aclnnClippedSwigluGetWorkspaceSize(x, gi, 2, 1.7, 7, 1, false, out, &ws, &ex),
+                         ACLNN_ERR_PARAM_INVALID, {"dim"}));
+  EXPECT_TRUE(fails_with(aclnnClippedSwigluGetWorkspaceSize(x, gi, -1, 1.7, 7, 1, false, nullptr, &ws, &ex),
+                         ACLNN_ERR_PARAM_NULLPTR, {"out"}));
 }
 
 TEST(ActivationGated, GeGluBothOutputsBothSides) {

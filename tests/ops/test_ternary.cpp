@@ -1,13 +1,15 @@
 // SWhere, the clamp family, Addcmul / Addcdiv, Lerp / Lerps, IsInf / IsPosInf / IsNegInf /
-// IsFinite and the in-place masked fills against a float64 reference: mixed dtypes, three-way
+// IsFinite / IsNan and the in-place masked fills against a float64 reference: mixed dtypes, three-way
 // broadcasting, strided views, in-place forms, special values and errors.
 #include <cmath>
+#include <cstring>
 
 #include "aclnnop/aclnn_addcdiv.h"
 #include "aclnnop/aclnn_addcmul.h"
 #include "aclnnop/aclnn_clamp.h"
 #include "aclnnop/aclnn_is_inf.h"
 #include "aclnnop/aclnn_isfinite.h"
+#include "aclnnop/aclnn_isnan.h"
 #include "aclnnop/aclnn_isneginf.h"
 #include "aclnnop/aclnn_isposinf.h"
 #include "aclnnop/aclnn_lerp_scalar.h"
@@ -294,6 +296,97 @@ TEST(Ternary, Classification) {
   EXPECT_TRUE(fails_with(aclnnIsInfGetWorkspaceSize(nullptr, o, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {"aclnnIsInf", "x"}));
   DeviceTensor small({3}, ACL_BOOL);
   EXPECT_TRUE(fails_with(aclnnIsFiniteGetWorkspaceSize(x, small, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"out", "[3]", "[6]"}));
+}
+
+// IsNan on raw bit patterns (quiet and signalling NaNs, any payload and sign, infinities, the
+// largest finite value, the smallest denormal), with the reference taken from the bits: exponent
+// all ones and a non-zero mantissa.
+struct FloatBits {
+  aclDataType dt;
+  int width, mant_bits;  // bits per element, mantissa bits
+  std::vector<uint64_t> bits;
+};
+std::vector<FloatBits> nan_patterns() {
+  return {
+      {ACL_FLOAT, 32, 23, {0x7fc00000, 0x7f800001, 0xffffffff, 0x7fbfffff, 0xffc00001, 0x7f800000, 0xff800000,
+                           0x7f7fffff, 0x00000001, 0x80000000}},
+      {ACL_FLOAT16, 16, 10, {0x7e00, 0x7c01, 0xffff, 0x7dff, 0xfe01, 0x7c00, 0xfc00, 0x7bff, 0x0001, 0x8000}},
+      {ACL_BF16, 16, 7, {0x7fc0, 0x7f81, 0xffff, 0x7fbf, 0xffc1, 0x7f80, 0xff80, 0x7f7f, 0x0001, 0x8000}},
+      {ACL_DOUBLE, 64, 52, {0x7ff8000000000000, 0x7ff0000000000001, 0xffffffffffffffff, 0x7ff7ffffffffffff,
+                            0xfff8000000000001, 0x7ff0000000000000, 0xfff0000000000000, 0x7fefffffffffffff, 0x1,
+                            0x8000000000000000}},
+  };
+}
+bool bits_are_nan(uint64_t b, int width, int mant_bits) {
+  const int exp_bits = width - 1 - mant_bits;
+  const uint64_t mant = b & ((uint64_t{1} << mant_bits) - 1);
+  const uint64_t exp = (b >> mant_bits) & ((uint64_t{1} << exp_bits) - 1);
+  return exp == (uint64_t{1} << exp_bits) - 1 && mant != 0;
+}
+void write_bits(const DeviceTensor &t, const std::vector<uint64_t> &bits, int width) {
+  std::vector<unsigned char> host(bits.size() * static_cast<size_t>(width / 8));
+  for (size_t i = 0; i < bits.size(); ++i) std::memcpy(&host[i * static_cast<size_t>(width / 8)], &bits[i], static_cast<size_t>(width / 8));
+  ASSERT_EQ(aclrtMemcpy(t.data(), host.size(), host.data(), host.size(), ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
+}
+
+TEST(Ternary, IsNanPayloadsSignsAndSpecials) {
+  for (const FloatBits &f : nan_patterns()) {
+    const int64_t n = static_cast<int64_t>(f.bits.size());
+    std::vector<double> want;
+    for (uint64_t b : f.bits) want.push_back(bits_are_nan(b, f.width, f.mant_bits) ? 1 : 0);
+    for (aclDataType out_t : {ACL_BOOL, ACL_FLOAT16, ACL_INT32}) {
+      SCOPED_TRACE(::testing::Message() << "dtype " << f.dt << " out " << out_t);
+      DeviceTensor x({n}, f.dt), out({n}, out_t);
+      write_bits(x, f.bits, f.width);
+      out.poison();
+      ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return aclnnIsNanGetWorkspaceSize(x, out, w, e); }, aclnnIsNan), 0)
+          << aclGetRecentErrMsg();
+      EXPECT_TRUE(same(out.values(), want));
+      EXPECT_TRUE(out.untouched_outside_view());
+    }
+  }
+}
+
+TEST(Ternary, IsNanDtypesViewsAndErrors) {
+  reseed_for_current_test();
+  for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8,
+                         ACL_BOOL}) {
+    SCOPED_TRACE(::testing::Message() << "dtype " << dt);
+    // A transposed view with an offset, and a long one (several parallel tasks) with NaNs sprinkled in.
+    DeviceTensor y({3, 4}, dt, {1, 3}, 2), yo({3, 4}, ACL_BOOL);
+    fill(y, dt, -3, 3);
+    if (is_float(dt)) y.set_values({NAN, 2, -NAN, -INFINITY, 0, INFINITY, 1e-3, NAN, -0.0, 5, -7, NAN});
+    auto yv = y.values();
+    yo.poison();
+    ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return aclnnIsNanGetWorkspaceSize(y, yo, w, e); }, aclnnIsNan), 0)
+        << aclGetRecentErrMsg();
+    std::vector<double> want;
+    for (double v : yv) want.push_back(std::isnan(v) ? 1 : 0);
+    EXPECT_TRUE(same(yo.values(), want));
+
+    const int64_t n = 100003;
+    DeviceTensor big({n}, dt), bo({n}, ACL_BOOL);
+    fill(big, dt, -100, 100);
+    auto bv = big.values();
+    if (is_float(dt))
+      for (int64_t i = 0; i < n; i += 97) bv[static_cast<size_t>(i)] = NAN;
+    big.set_values(bv);
+    bv = big.values();
+    bo.poison();
+    ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return aclnnIsNanGetWorkspaceSize(big, bo, w, e); }, aclnnIsNan), 0);
+    want.clear();
+    for (double v : bv) want.push_back(std::isnan(v) ? 1 : 0);
+    EXPECT_TRUE(same(bo.values(), want));
+  }
+  // Empty input.
+  DeviceTensor e0({0, 3}, ACL_FLOAT), eo({0, 3}, ACL_BOOL);
+  EXPECT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return aclnnIsNanGetWorkspaceSize(e0, eo, w, e); }, aclnnIsNan), 0);
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  DeviceTensor x({2, 3}, ACL_FLOAT), o({2, 3}, ACL_BOOL), small({3}, ACL_BOOL);
+  EXPECT_TRUE(fails_with(aclnnIsNanGetWorkspaceSize(nullptr, o, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {"aclnnIsNan", "self"}));
+  EXPECT_TRUE(fails_with(aclnnIsNanGetWorkspaceSize(x, nullptr, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {"aclnnIsNan", "out"}));
+  EXPECT_TRUE(fails_with(aclnnIsNanGetWorkspaceSize(x, small, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"out", "[3]", "[2, 3]"}));
 }
 
 TEST(Ternary, MaskedFill) {

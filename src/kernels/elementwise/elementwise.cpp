@@ -1,7 +1,9 @@
 #include "kernels/elementwise/elementwise.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <type_traits>
 
 #include "core/thread_pool.h"
 #include "kernels/elementwise/convert.h"
@@ -20,9 +22,16 @@ aclDataType compute_dtype(core::ComputeType ct) {
   }
 }
 
+// True when one of the n values is zero (a reduction GCC vectorises).
+inline bool any_zero(const int64_t *v, int64_t n) {
+  int64_t zeros = 0;
+  for (int64_t k = 0; k < n; ++k) zeros |= v[k] == 0 ? 1 : 0;
+  return zeros != 0;
+}
+
 template <class T>
 void run_range(const ElementwiseLoop &loop, char *const *base, ContigKernel kernel, const OpScalars &s,
-               int64_t begin, int64_t end) {
+               int64_t begin, int64_t end, std::atomic<bool> *zero_seen) {
   const int nd = loop.ndim;
   const int64_t inner = nd > 0 ? loop.shape[nd - 1] : 1;
   const aclDataType cdt = compute_dtype(loop.compute);
@@ -63,6 +72,10 @@ void run_range(const ElementwiseLoop &loop, char *const *base, ContigKernel kern
           load_as<T>(loop.dtype[op], p, st[op], buf[op], len);
           in_ptrs[op - 1] = buf[op];
         }
+      }
+      if constexpr (std::is_same_v<T, int64_t>) {  // float paths never check
+        if (loop.zero_check > 0 && any_zero(static_cast<const int64_t *>(in_ptrs[loop.zero_check - 1]), len))
+          zero_seen->store(true, std::memory_order_relaxed);
       }
       char *out = ptr[0] + c * st[0];
       const bool direct = loop.dtype[0] == cdt && st[0] == esize && loop.round_through == ACL_DT_UNDEFINED;
@@ -118,20 +131,19 @@ ElementwiseLoop plan_elementwise_loop(int ndim, const int64_t *out_shape, int no
   return loop;
 }
 
-void run_elementwise(const ElementwiseLoop &loop, char *const *base, ContigKernel kernel, const OpScalars &s) {
-  if (loop.numel == 0) return;
+bool run_elementwise(const ElementwiseLoop &loop, char *const *base, ContigKernel kernel, const OpScalars &s) {
+  if (loop.numel == 0) return false;
+  std::atomic<bool> zero_seen{false};
   auto body = [&](int64_t b, int64_t e) {
     switch (loop.compute) {
-      case core::ComputeType::kFloat: run_range<float>(loop, base, kernel, s, b, e); break;
-      case core::ComputeType::kDouble: run_range<double>(loop, base, kernel, s, b, e); break;
-      case core::ComputeType::kInt64: run_range<int64_t>(loop, base, kernel, s, b, e); break;
+      case core::ComputeType::kFloat: run_range<float>(loop, base, kernel, s, b, e, &zero_seen); break;
+      case core::ComputeType::kDouble: run_range<double>(loop, base, kernel, s, b, e, &zero_seen); break;
+      case core::ComputeType::kInt64: run_range<int64_t>(loop, base, kernel, s, b, e, &zero_seen); break;
     }
   };
-  if (loop.numel <= kTaskElements) {
-    body(0, loop.numel);
-    return;
-  }
-  core::parallel_for(loop.numel, kTaskElements, body);
+  if (loop.numel <= kTaskElements) body(0, loop.numel);
+  else core::parallel_for(loop.numel, kTaskElements, body);
+  return zero_seen.load(std::memory_order_relaxed);
 }
 
 }  // namespace opsnn::kernels

@@ -32,6 +32,9 @@ struct ElementwiseLoop {
   core::ComputeType compute = core::ComputeType::kFloat;
   aclDataType round_through = ACL_DT_UNDEFINED;     // see store_from
   int64_t numel = 0;
+  // >= 1: the operand (an input) whose zero elements run_elementwise reports, after loading it in
+  // the compute type: the divisor of an integer division (only integer compute types check).
+  int zero_check = -1;
 };
 
 // Plans the loop. `out_shape`: the output shape; `strides[op]`: element strides of each operand
@@ -42,6 +45,8 @@ ElementwiseLoop plan_elementwise_loop(int ndim, const int64_t *out_shape, int no
                                       core::ComputeType compute);
 
 // Runs the loop over operand base addresses (first element of each view), in parallel.
-void run_elementwise(const ElementwiseLoop &loop, char *const *base, ContigKernel kernel, const OpScalars &s);
+// Returns true when loop.zero_check names an operand that held a zero (integer division by zero);
+// every element is still computed (the op's functor defines the value of x / 0).
+bool run_elementwise(const ElementwiseLoop &loop, char *const *base, ContigKernel kernel, const OpScalars &s);
 
 }  // namespace opsnn::kernels

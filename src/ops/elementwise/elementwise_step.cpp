@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "common/error.h"
+#include "kernels/elementwise/ops.h"
 
 namespace opsnn::ops {
 namespace {
@@ -26,10 +27,23 @@ class ElementwiseStep final : public core::Step {
                  : slot[op] >= 0    ? static_cast<char *>(args.addrs[slot[op]]) + offset_bytes[op]
                                     : const_cast<char *>(reinterpret_cast<const char *>(constant[op]));
     }
-    kernels::run_elementwise(loop, base, kernel, scalars);
+    if (kernels::run_elementwise(loop, base, kernel, scalars)) {
+      // PyTorch raises ZeroDivisionError for an integer division by zero; a kernel cannot stop
+      // halfway, so every element was computed (x / 0 gives 0) and the launch reports the error
+      // at the next synchronisation (the executor prefixes the op's name).
+      return fail(ACLNN_ERR_INNER, "ZeroDivisionError: integer division by zero (%s with a zero divisor)",
+                  kernels::ew_op_name(op));
+    }
     return 0;
   }
+  kernels::EwOp op = kernels::EwOp::kIdentity;
 };
+
+// Integer divisions: the divisor (the functor's second operand) is checked for zeros at run time.
+bool is_integer_division(kernels::EwOp op) {
+  using kernels::EwOp;
+  return op == EwOp::kRemainder || op == EwOp::kFmod || op == EwOp::kDivTrunc || op == EwOp::kDivFloor;
+}
 
 aclDataType compute_storage_dtype(core::ComputeType ct) {
   switch (ct) {
@@ -106,6 +120,8 @@ void record_elementwise(core::OpBuilder &b, const EwSpec &spec, const EwInput &o
     }
   }
   step->loop = kernels::plan_elementwise_loop(shape.ndim, shape.dims, nops, strides, dtypes, ct);
+  step->op = spec.op;
+  if (ct == core::ComputeType::kInt64 && is_integer_division(spec.op) && nops >= 3) step->loop.zero_check = 2;
   // A result whose dtype is narrower than its compute type, written to an output of another dtype,
   // first takes the result dtype's value (half rounding, integer wrap, bool), as in PyTorch.
   if (out.dtype != spec.compute_dtype && spec.compute_dtype != compute_storage_dtype(ct))

@@ -1,6 +1,7 @@
 // Binary math functors: maximum / minimum, remainder / fmod, rounding divisions, pow, atan2.
-// Integer forms compute in int64 and wrap around; division by zero in an integer op gives 0
-// (PyTorch raises; a kernel cannot) and INT64_MIN / -1 wraps instead of trapping.
+// Integer forms compute in int64 and wrap around; INT64_MIN / -1 wraps instead of trapping. An
+// integer division by zero gives 0 here; the element-wise engine also finds the zero divisor
+// (ElementwiseLoop::zero_check) and the launch reports ZeroDivisionError, as PyTorch raises.
 #pragma once
 
 #include "kernels/elementwise/functors/common.h"

@@ -82,6 +82,13 @@ struct IsNegInfOp : AnyType {
     else return T(0);
   }
 };
+struct IsNanOp : AnyType {  // torch.isnan: NaN is the only value unequal to itself
+  static constexpr int arity = 1;
+  template <class T> static T apply(T a, T, T, const Scalars<T> &) {
+    if constexpr (is_float_v<T>) return a != a ? T(1) : T(0);
+    else return T(0);
+  }
+};
 struct IsFiniteOp : AnyType {
   static constexpr int arity = 1;
   template <class T> static T apply(T a, T, T, const Scalars<T> &) {
