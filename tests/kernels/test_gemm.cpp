@@ -327,6 +327,25 @@ TEST_P(GemmKernel, AllDtypeCombinations) {
         }
 }
 
+// M <= 4 reads B in place (streaming kernel for [K,N], dot products for [N,K]), widening FLOAT16 /
+// BF16 in registers: every B dtype, both layouts, widths and K that are not multiples of the vector.
+TEST_P(GemmKernel, SmallMEveryBDtype) {
+  uint32_t seed = 250;
+  for (aclDataType tb : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16})
+    for (Layout lb : {Layout::kRowMajor, Layout::kTransposed, Layout::kStrided})
+      for (int64_t m : {1, 2, 3, 4})
+        for (auto nk : {std::array<int64_t, 2>{1, 1}, std::array<int64_t, 2>{7, 15}, std::array<int64_t, 2>{45, 33},
+                        std::array<int64_t, 2>{300, 1031}}) {
+          Case cs;
+          cs.m = m; cs.n = nk[0]; cs.k = nk[1];
+          cs.ta = m == 2 ? ACL_FLOAT16 : ACL_FLOAT;
+          cs.tb = tb; cs.lb = lb;
+          cs.tc = m == 3 ? ACL_BF16 : ACL_FLOAT;
+          cs.seed = seed++;
+          run_and_check(cs, GetParam());
+        }
+}
+
 TEST_P(GemmKernel, LayoutsAndStrides) {
   const Layout layouts[] = {Layout::kRowMajor, Layout::kTransposed, Layout::kPadded, Layout::kStrided};
   uint32_t seed = 300;

@@ -55,9 +55,27 @@ inline void convert_line(const T *s, int64_t n, bool f16c, float *d) {
 
 // A full panel of W source lines (line w at s + w*sw, element p at + p*sp).
 template <typename T, Round R, int W>
-void pack_lines(const T *s, int64_t sw, int64_t sp, int64_t kc, float *d) {
+void pack_lines(const T *s, int64_t sw, int64_t sp, int64_t kc, bool f16c, float *d) {
   const T *line[W];
   for (int w = 0; w < W; ++w) line[w] = s + w * sw;
+#if defined(__x86_64__)
+  if constexpr (std::is_same_v<T, uint16_t>) {
+    if (f16c && sp == 1) {
+      // FLOAT16 lines (A row-major): widen a chunk of each line with F16C, then interleave.
+      constexpr int64_t kChunk = 64;
+      float buf[W][kChunk];
+      for (int64_t p0 = 0; p0 < kc; p0 += kChunk) {
+        const int64_t len = std::min(kChunk, kc - p0);
+        for (int w = 0; w < W; ++w) f16_to_f32_f16c(line[w] + p0, buf[w], len);
+        for (int64_t p = 0; p < len; ++p, d += W)
+          for (int w = 0; w < W; ++w) d[w] = round_to<R>(buf[w][p]);
+      }
+      return;
+    }
+  }
+#else
+  (void)f16c;
+#endif
   if (sp == 1) {
     for (int64_t p = 0; p < kc; ++p, d += W)
       for (int w = 0; w < W; ++w) d[w] = round_to<R>(load(line[w] + p));
@@ -97,12 +115,12 @@ void pack(const T *origin, int64_t sw, int64_t sp, int64_t width, int64_t kc, in
     float *d = dst + q * panel_floats;
     if (ww == W) {
       switch (W) {
-        case 4: pack_lines<T, R, 4>(s0, sw, sp, kc, d); continue;
-        case 6: pack_lines<T, R, 6>(s0, sw, sp, kc, d); continue;
-        case 8: pack_lines<T, R, 8>(s0, sw, sp, kc, d); continue;
-        case 12: pack_lines<T, R, 12>(s0, sw, sp, kc, d); continue;
-        case 16: pack_lines<T, R, 16>(s0, sw, sp, kc, d); continue;
-        case 32: pack_lines<T, R, 32>(s0, sw, sp, kc, d); continue;
+        case 4: pack_lines<T, R, 4>(s0, sw, sp, kc, f16c, d); continue;
+        case 6: pack_lines<T, R, 6>(s0, sw, sp, kc, f16c, d); continue;
+        case 8: pack_lines<T, R, 8>(s0, sw, sp, kc, f16c, d); continue;
+        case 12: pack_lines<T, R, 12>(s0, sw, sp, kc, f16c, d); continue;
+        case 16: pack_lines<T, R, 16>(s0, sw, sp, kc, f16c, d); continue;
+        case 32: pack_lines<T, R, 32>(s0, sw, sp, kc, f16c, d); continue;
         default: break;
       }
     }

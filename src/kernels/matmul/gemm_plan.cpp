@@ -6,7 +6,7 @@
 //     for pc in K, step kc                   pack B block (or read fp32 B in place for small M)
 //       for ic in task M range, step mc      pack A block  mc x kc  (L2)
 //         for jr step nr, for ir step mr     micro-kernel; B panel kc x nr stays in L1
-// M <= 4 with fp32 B (unit column stride) takes the streaming kernel instead: B is read in place
+// M <= 4 with B of unit column stride (fp32, or FLOAT16/BF16 widened in registers) takes the streaming kernel instead: B is read in place
 // row by row, accumulators for nc columns stay in L1 (matrix-vector products are bound by
 // reading B once). K blocking (kc) depends only on K and the cache sizes, and every C element is produced by one
 // task, so the arithmetic per element is independent of the thread count and of the task split.
@@ -154,9 +154,10 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
       q.tasks = plan->tasks;
       q.threads = plan->threads;
       q.a_pack_bytes = bytes64(d.m * d.k);
-      q.b_pack_bytes = 0;
+      // A FLOAT16/BF16 pre-packed weight is widened one 16-column panel at a time.
+      q.b_pack_bytes = d.b.dtype == ACL_FLOAT ? 0 : bytes64(d.k * kPrepackWidth);
       q.c_buf_bytes = bytes64(d.m * (q.nc + kPrepackWidth));
-      q.thread_workspace_bytes = q.a_pack_bytes + q.c_buf_bytes;
+      q.thread_workspace_bytes = q.a_pack_bytes + q.c_buf_bytes + q.b_pack_bytes;
       q.workspace_bytes = q.thread_workspace_bytes * static_cast<size_t>(q.threads);
     }
     plan->workspace_bytes = std::max(plan->workspace_bytes, alt->workspace_bytes);
@@ -194,10 +195,16 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
   p.nc = std::clamp<int64_t>((l3 / 4) / (kc_eff * 4) / p.nr * p.nr, p.nr, 4096 / p.nr * p.nr);
 
   p.c_direct = d.c.dtype == ACL_FLOAT && d.c.col_stride == 1;
-  p.stream = d.m <= kStreamMaxRows && d.b.dtype == ACL_FLOAT && d.b.col_stride == 1 &&
-             d.input_rounding == ACL_FLOAT && !d.b_prepacked;
-  p.gemv_nt = !p.stream && d.m <= kStreamMaxRows && d.b.dtype == ACL_FLOAT && d.b.row_stride == 1 &&
-              d.input_rounding == ACL_FLOAT && !d.b_prepacked && uk.dot != nullptr && d.k >= 16;
+  // B read in place by the small-M kernels: fp32, or FLOAT16/BF16 where the ISA has a widening kernel.
+  const bool b_stream_type = d.b.dtype == ACL_FLOAT || (d.b.dtype == ACL_FLOAT16 && uk.stream_f16 != nullptr) ||
+                             (d.b.dtype == ACL_BF16 && uk.stream_bf16 != nullptr);
+  const bool b_dot_type = d.b.dtype == ACL_FLOAT ? uk.dot != nullptr
+                          : d.b.dtype == ACL_FLOAT16 ? uk.dot_f16 != nullptr
+                                                     : uk.dot_bf16 != nullptr;
+  p.stream = d.m <= kStreamMaxRows && b_stream_type && d.b.col_stride == 1 && d.input_rounding == ACL_FLOAT &&
+             !d.b_prepacked;
+  p.gemv_nt = !p.stream && d.m <= kStreamMaxRows && b_dot_type && d.b.row_stride == 1 &&
+              d.input_rounding == ACL_FLOAT && !d.b_prepacked && d.k >= 16;
   if (p.gemv_nt) {
     // Dot products along contiguous rows of B; columns are stored in groups of nc.
     p.kc = d.k;

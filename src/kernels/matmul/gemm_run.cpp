@@ -100,17 +100,23 @@ void run_stream_task(const Ctx &x, int64_t bt, int64_t n0, int64_t n1, char *ws)
   const GemmPlan &p = x.plan;
   const GemmDesc &d = x.d;
   const void *ab = offset_ptr(x.a, d.a.dtype, bt * d.a.batch_stride);
-  const float *bb = static_cast<const float *>(offset_ptr(x.b, d.b.dtype, bt * d.b.batch_stride));
+  const void *bb = offset_ptr(x.b, d.b.dtype, bt * d.b.batch_stride);
   void *cb = offset_ptr(x.c, d.c.dtype, bt * d.c.batch_stride);
   float *apack = reinterpret_cast<float *>(ws);
   float *acc = reinterpret_cast<float *>(ws + p.a_pack_bytes);
   PackSrc asrc{ab, d.a.dtype, d.a.row_stride, d.a.col_stride};
   pack_panels(asrc, d.m, d.k, static_cast<int>(p.mr), d.input_rounding, x.f16c, apack);
+  const StreamHalfFn half = d.b.dtype == ACL_FLOAT16 ? x.uk.stream_f16 : x.uk.stream_bf16;
   for (int64_t jc = n0; jc < n1; jc += p.nc) {
     const int64_t w = std::min(p.nc, n1 - jc);
     for (int64_t i = 0; i < d.m; ++i)
       for (int64_t j = 0; j < w; ++j) acc[i * p.nc + j] = 0.0f;
-    x.uk.stream(static_cast<int>(d.m), d.k, apack, p.mr, bb + jc, d.b.row_stride, w, acc, p.nc);
+    if (d.b.dtype == ACL_FLOAT)
+      x.uk.stream(static_cast<int>(d.m), d.k, apack, p.mr, static_cast<const float *>(bb) + jc, d.b.row_stride, w,
+                  acc, p.nc);
+    else
+      half(static_cast<int>(d.m), d.k, apack, p.mr, static_cast<const uint16_t *>(bb) + jc, d.b.row_stride, w, acc,
+           p.nc);
     store_block(d, cb, addend_batch(x, bt), acc, p.nc, 0, d.m, jc, jc + w);
   }
 }
@@ -120,7 +126,7 @@ void run_gemv_nt_task(const Ctx &x, int64_t bt, int64_t n0, int64_t n1, char *ws
   const GemmPlan &p = x.plan;
   const GemmDesc &d = x.d;
   const void *ab = offset_ptr(x.a, d.a.dtype, bt * d.a.batch_stride);
-  const float *bb = static_cast<const float *>(offset_ptr(x.b, d.b.dtype, bt * d.b.batch_stride));
+  const void *bb = offset_ptr(x.b, d.b.dtype, bt * d.b.batch_stride);
   void *cb = offset_ptr(x.c, d.c.dtype, bt * d.c.batch_stride);
   const float *a;
   int64_t lda;
@@ -138,7 +144,13 @@ void run_gemv_nt_task(const Ctx &x, int64_t bt, int64_t n0, int64_t n1, char *ws
   float *acc = reinterpret_cast<float *>(ws + p.a_pack_bytes);
   for (int64_t jc = n0; jc < n1; jc += p.nc) {
     const int64_t w = std::min(p.nc, n1 - jc);
-    x.uk.dot(static_cast<int>(d.m), d.k, a, lda, bb + jc * d.b.col_stride, d.b.col_stride, w, acc, p.nc);
+    if (d.b.dtype == ACL_FLOAT)
+      x.uk.dot(static_cast<int>(d.m), d.k, a, lda, static_cast<const float *>(bb) + jc * d.b.col_stride,
+               d.b.col_stride, w, acc, p.nc);
+    else
+      (d.b.dtype == ACL_FLOAT16 ? x.uk.dot_f16 : x.uk.dot_bf16)(static_cast<int>(d.m), d.k, a, lda,
+                                                                 static_cast<const uint16_t *>(bb) + jc * d.b.col_stride,
+                                                                 d.b.col_stride, w, acc, p.nc);
     store_block(d, cb, addend_batch(x, bt), acc, p.nc, 0, d.m, jc, jc + w);
   }
 }
@@ -148,20 +160,30 @@ void run_prepacked_small_task(const Ctx &x, int64_t bt, int64_t n0, int64_t n1, 
   const GemmPlan &p = x.plan;
   const GemmDesc &d = x.d;
   const void *ab = offset_ptr(x.a, d.a.dtype, bt * d.a.batch_stride);
-  const float *bb = static_cast<const float *>(offset_ptr(x.b, d.b.dtype, bt * d.b.batch_stride));
+  const void *bb = offset_ptr(x.b, d.b.dtype, bt * d.b.batch_stride);
   void *cb = offset_ptr(x.c, d.c.dtype, bt * d.c.batch_stride);
   float *apack = reinterpret_cast<float *>(ws);
   for (int64_t i = 0; i < d.m; ++i)
     for (int64_t q = 0; q < d.k; ++q)
       apack[i * d.k + q] = load_elem(ab, d.a.dtype, i * d.a.row_stride + q * d.a.col_stride);
   float *acc = reinterpret_cast<float *>(ws + p.a_pack_bytes);
+  float *widened = reinterpret_cast<float *>(ws + p.a_pack_bytes + p.c_buf_bytes);  // half B: one panel
   PanelFn fn = p.prepacked_small == 1 ? (x.uk.panel_stream ? x.uk.panel_stream : &panel_stream_generic)
                                       : (x.uk.panel_dot ? x.uk.panel_dot : &panel_dot_generic);
   const int64_t ldacc = p.nc + kPrepackWidth;  // a task may start inside a panel (nr = 8 kernels)
   for (int64_t jc = n0; jc < n1; jc += p.nc) {
     const int64_t w = std::min(p.nc, n1 - jc), j0 = jc / kPrepackWidth * kPrepackWidth;
-    fn(static_cast<int>(d.m), d.k, apack, d.k, bb + j0 * d.k, (jc + w - j0 + kPrepackWidth - 1) / kPrepackWidth,
-       acc, ldacc);
+    const int64_t npanels = (jc + w - j0 + kPrepackWidth - 1) / kPrepackWidth;
+    if (d.b.dtype == ACL_FLOAT) {
+      fn(static_cast<int>(d.m), d.k, apack, d.k, static_cast<const float *>(bb) + j0 * d.k, npanels, acc, ldacc);
+    } else {
+      // Each element's arithmetic is per panel, so widening panel by panel keeps the plain plan's bits.
+      for (int64_t q = 0; q < npanels; ++q) {
+        pack_prepacked(bb, d.b.dtype, d.k, j0 + q * kPrepackWidth, kPrepackWidth, 0, d.k,
+                       static_cast<int>(kPrepackWidth), ACL_FLOAT, x.f16c, widened);
+        fn(static_cast<int>(d.m), d.k, apack, d.k, widened, 1, acc + q * kPrepackWidth, ldacc);
+      }
+    }
     store_block(d, cb, addend_batch(x, bt), acc + (jc - j0), ldacc, 0, d.m, jc, jc + w);
   }
 }

@@ -5,6 +5,7 @@
 
 #include <utility>
 
+#include "common/half.h"
 #include "kernels/matmul/gemm_panel_impl.h"
 #include "kernels/matmul/ukernels.h"
 
@@ -58,11 +59,31 @@ void ukernel(int64_t k, const float *a, const float *b, int64_t ldb, float *c, i
   }
 }
 
+// B element types of the small-M kernels: 8 elements widened to fp32 (exactly), or one.
+struct LoadF32 {
+  using T = float;
+  static __m256 v8(const float *p) { return _mm256_loadu_ps(p); }
+  static float one(const float *p) { return *p; }
+};
+struct LoadF16 {
+  using T = uint16_t;
+  static __m256 v8(const uint16_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p))); }
+  static float one(const uint16_t *p) { return half_to_float(*p); }
+};
+struct LoadBf16 {
+  using T = uint16_t;
+  static __m256 v8(const uint16_t *p) {
+    const __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p)));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
+  }
+  static float one(const uint16_t *p) { return bf16_to_float(*p); }
+};
+
 // KB rows of B per pass over the accumulators: each accumulator vector is loaded and stored once
 // per KB rows (not once per row), and KB rows of B stream concurrently. Per element the FMAs still
 // run in ascending p, so the result does not depend on KB.
-template <int ROWS, int KB>
-void stream_pass(const float *a, int64_t lda_p, const float *b, int64_t ldb, int64_t width, float *acc,
+template <class L, int ROWS, int KB>
+void stream_pass(const float *a, int64_t lda_p, const typename L::T *b, int64_t ldb, int64_t width, float *acc,
                  int64_t ldacc) {
   __m256 av[KB][ROWS];
 #pragma GCC unroll 8
@@ -79,7 +100,7 @@ void stream_pass(const float *a, int64_t lda_p, const float *b, int64_t ldb, int
     }
 #pragma GCC unroll 8
     for (int kk = 0; kk < KB; ++kk) {
-      const __m256 b0 = _mm256_loadu_ps(b + kk * ldb + j), b1 = _mm256_loadu_ps(b + kk * ldb + j + 8);
+      const __m256 b0 = L::v8(b + kk * ldb + j), b1 = L::v8(b + kk * ldb + j + 8);
 #pragma GCC unroll 4
       for (int i = 0; i < ROWS; ++i) {
         c0[i] = _mm256_fmadd_ps(av[kk][i], b0, c0[i]);
@@ -98,7 +119,7 @@ void stream_pass(const float *a, int64_t lda_p, const float *b, int64_t ldb, int
     for (int i = 0; i < ROWS; ++i) c0[i] = _mm256_loadu_ps(acc + i * ldacc + j);
 #pragma GCC unroll 8
     for (int kk = 0; kk < KB; ++kk) {
-      const __m256 b0 = _mm256_loadu_ps(b + kk * ldb + j);
+      const __m256 b0 = L::v8(b + kk * ldb + j);
 #pragma GCC unroll 4
       for (int i = 0; i < ROWS; ++i) c0[i] = _mm256_fmadd_ps(av[kk][i], b0, c0[i]);
     }
@@ -108,26 +129,27 @@ void stream_pass(const float *a, int64_t lda_p, const float *b, int64_t ldb, int
   for (; j < width; ++j)
     for (int i = 0; i < ROWS; ++i) {
       float c = acc[i * ldacc + j];
-      for (int kk = 0; kk < KB; ++kk) c = __builtin_fmaf(a[kk * lda_p + i], b[kk * ldb + j], c);
+      for (int kk = 0; kk < KB; ++kk) c = __builtin_fmaf(a[kk * lda_p + i], L::one(b + kk * ldb + j), c);
       acc[i * ldacc + j] = c;
     }
 }
 
-template <int ROWS, int KB>
-void stream_rows(int64_t k, const float *a, int64_t lda_p, const float *b, int64_t ldb, int64_t width,
+template <class L, int ROWS, int KB>
+void stream_rows(int64_t k, const float *a, int64_t lda_p, const typename L::T *b, int64_t ldb, int64_t width,
                  float *acc, int64_t ldacc) {
   int64_t p = 0;
-  for (; p + KB <= k; p += KB) stream_pass<ROWS, KB>(a + p * lda_p, lda_p, b + p * ldb, ldb, width, acc, ldacc);
-  for (; p < k; ++p) stream_pass<ROWS, 1>(a + p * lda_p, lda_p, b + p * ldb, ldb, width, acc, ldacc);
+  for (; p + KB <= k; p += KB) stream_pass<L, ROWS, KB>(a + p * lda_p, lda_p, b + p * ldb, ldb, width, acc, ldacc);
+  for (; p < k; ++p) stream_pass<L, ROWS, 1>(a + p * lda_p, lda_p, b + p * ldb, ldb, width, acc, ldacc);
 }
 
-void stream(int rows, int64_t k, const float *a, int64_t lda_p, const float *b, int64_t ldb,
+template <class L>
+void stream(int rows, int64_t k, const float *a, int64_t lda_p, const typename L::T *b, int64_t ldb,
             int64_t width, float *acc, int64_t ldacc) {
   switch (rows) {
-    case 1: return stream_rows<1, 8>(k, a, lda_p, b, ldb, width, acc, ldacc);
-    case 2: return stream_rows<2, 4>(k, a, lda_p, b, ldb, width, acc, ldacc);
-    case 3: return stream_rows<3, 2>(k, a, lda_p, b, ldb, width, acc, ldacc);
-    default: return stream_rows<4, 2>(k, a, lda_p, b, ldb, width, acc, ldacc);
+    case 1: return stream_rows<L, 1, 8>(k, a, lda_p, b, ldb, width, acc, ldacc);
+    case 2: return stream_rows<L, 2, 4>(k, a, lda_p, b, ldb, width, acc, ldacc);
+    case 3: return stream_rows<L, 3, 2>(k, a, lda_p, b, ldb, width, acc, ldacc);
+    default: return stream_rows<L, 4, 2>(k, a, lda_p, b, ldb, width, acc, ldacc);
   }
 }
 
@@ -141,8 +163,8 @@ inline float hsum(__m256 v) {
 // ROWS rows of A against JB rows of B: two accumulators per pair (even / odd 8-float chunks),
 // combined at the end, then the scalar tail in p order. The per-element arithmetic is the same
 // for every (ROWS, JB), so grouping never changes a result.
-template <int ROWS, int JB>
-void dot_block(int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb, float *c, int64_t ldc) {
+template <class L, int ROWS, int JB>
+void dot_block(int64_t k, const float *a, int64_t lda, const typename L::T *b, int64_t ldb, float *c, int64_t ldc) {
   __m256 s0[ROWS][JB], s1[ROWS][JB];
 #pragma GCC unroll 4
   for (int i = 0; i < ROWS; ++i)
@@ -152,7 +174,7 @@ void dot_block(int64_t k, const float *a, int64_t lda, const float *b, int64_t l
   for (; p + 16 <= k; p += 16) {
 #pragma GCC unroll 4
     for (int j = 0; j < JB; ++j) {
-      const __m256 b0 = _mm256_loadu_ps(b + j * ldb + p), b1 = _mm256_loadu_ps(b + j * ldb + p + 8);
+      const __m256 b0 = L::v8(b + j * ldb + p), b1 = L::v8(b + j * ldb + p + 8);
 #pragma GCC unroll 4
       for (int i = 0; i < ROWS; ++i) {
         s0[i][j] = _mm256_fmadd_ps(_mm256_loadu_ps(a + i * lda + p), b0, s0[i][j]);
@@ -163,7 +185,7 @@ void dot_block(int64_t k, const float *a, int64_t lda, const float *b, int64_t l
   if (p + 8 <= k) {
 #pragma GCC unroll 4
     for (int j = 0; j < JB; ++j) {
-      const __m256 b0 = _mm256_loadu_ps(b + j * ldb + p);
+      const __m256 b0 = L::v8(b + j * ldb + p);
 #pragma GCC unroll 4
       for (int i = 0; i < ROWS; ++i) s0[i][j] = _mm256_fmadd_ps(_mm256_loadu_ps(a + i * lda + p), b0, s0[i][j]);
     }
@@ -174,39 +196,60 @@ void dot_block(int64_t k, const float *a, int64_t lda, const float *b, int64_t l
 #pragma GCC unroll 4
     for (int j = 0; j < JB; ++j) {
       float v = hsum(_mm256_add_ps(s0[i][j], s1[i][j]));
-      for (int64_t q = p; q < k; ++q) v = __builtin_fmaf(a[i * lda + q], b[j * ldb + q], v);
+      for (int64_t q = p; q < k; ++q) v = __builtin_fmaf(a[i * lda + q], L::one(b + j * ldb + q), v);
       c[i * ldc + j] = v;
     }
 }
 
-template <int ROWS, int JB>
-void dot_rows(int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb, int64_t cols, float *c,
+template <class L, int ROWS, int JB>
+void dot_rows(int64_t k, const float *a, int64_t lda, const typename L::T *b, int64_t ldb, int64_t cols, float *c,
               int64_t ldc) {
   int64_t j = 0;
-  for (; j + JB <= cols; j += JB) dot_block<ROWS, JB>(k, a, lda, b + j * ldb, ldb, c + j, ldc);
-  for (; j < cols; ++j) dot_block<ROWS, 1>(k, a, lda, b + j * ldb, ldb, c + j, ldc);
+  for (; j + JB <= cols; j += JB) dot_block<L, ROWS, JB>(k, a, lda, b + j * ldb, ldb, c + j, ldc);
+  for (; j < cols; ++j) dot_block<L, ROWS, 1>(k, a, lda, b + j * ldb, ldb, c + j, ldc);
 }
 
-void dot(int rows, int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb, int64_t cols,
+template <class L>
+void dot(int rows, int64_t k, const float *a, int64_t lda, const typename L::T *b, int64_t ldb, int64_t cols,
          float *c, int64_t ldc) {
   switch (rows) {
-    case 1: return dot_rows<1, 4>(k, a, lda, b, ldb, cols, c, ldc);
-    case 2: return dot_rows<2, 2>(k, a, lda, b, ldb, cols, c, ldc);
-    case 3: return dot_rows<3, 1>(k, a, lda, b, ldb, cols, c, ldc);
-    default: return dot_rows<4, 1>(k, a, lda, b, ldb, cols, c, ldc);
+    case 1: return dot_rows<L, 1, 4>(k, a, lda, b, ldb, cols, c, ldc);
+    case 2: return dot_rows<L, 2, 2>(k, a, lda, b, ldb, cols, c, ldc);
+    case 3: return dot_rows<L, 3, 1>(k, a, lda, b, ldb, cols, c, ldc);
+    default: return dot_rows<L, 4, 1>(k, a, lda, b, ldb, cols, c, ldc);
   }
 }
 
 template <int... R>
 constexpr Ukernel make(std::integer_sequence<int, R...>) {
-  return Ukernel{"avx2_6x16", core::Isa::kAvx2, kMr, kNr, {nullptr, &ukernel<R + 1>...}, &stream, &dot, &panel_impl::panel_stream, &panel_impl::panel_dot};
+  return Ukernel{"avx2_6x16",          core::Isa::kAvx2,         kMr,
+                 kNr,                  {nullptr, &ukernel<R + 1>...},
+                 &stream<LoadF32>,     &dot<LoadF32>,            &panel_impl::panel_stream,
+                 &panel_impl::panel_dot, &stream<LoadF16>,       &stream<LoadBf16>,
+                 &dot<LoadF16>,        &dot<LoadBf16>};
 }
 
 }  // namespace
 
 void avx2_dot(int rows, int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb, int64_t cols,
               float *c, int64_t ldc) {
-  dot(rows, k, a, lda, b, ldb, cols, c, ldc);
+  dot<LoadF32>(rows, k, a, lda, b, ldb, cols, c, ldc);
+}
+void avx2_stream_f16(int rows, int64_t k, const float *a, int64_t lda_p, const uint16_t *b, int64_t ldb,
+                     int64_t width, float *acc, int64_t ldacc) {
+  stream<LoadF16>(rows, k, a, lda_p, b, ldb, width, acc, ldacc);
+}
+void avx2_stream_bf16(int rows, int64_t k, const float *a, int64_t lda_p, const uint16_t *b, int64_t ldb,
+                      int64_t width, float *acc, int64_t ldacc) {
+  stream<LoadBf16>(rows, k, a, lda_p, b, ldb, width, acc, ldacc);
+}
+void avx2_dot_f16(int rows, int64_t k, const float *a, int64_t lda, const uint16_t *b, int64_t ldb, int64_t cols,
+                  float *c, int64_t ldc) {
+  dot<LoadF16>(rows, k, a, lda, b, ldb, cols, c, ldc);
+}
+void avx2_dot_bf16(int rows, int64_t k, const float *a, int64_t lda, const uint16_t *b, int64_t ldb, int64_t cols,
+                   float *c, int64_t ldc) {
+  dot<LoadBf16>(rows, k, a, lda, b, ldb, cols, c, ldc);
 }
 
 const Ukernel &ukernel_avx2_6x16() {

@@ -104,7 +104,10 @@ void stream(int rows, int64_t k, const float *a, int64_t lda_p, const float *b, 
 
 template <int... R>
 constexpr Ukernel make(std::integer_sequence<int, R...>) {
-  return Ukernel{"avx512_12x32", core::Isa::kAvx512, kMr, kNr, {nullptr, &ukernel<R + 1>...}, &stream, &avx2_dot};
+  // The half-precision small-M kernels are the AVX2 ones (bound by reading B, not by the width).
+  return Ukernel{"avx512_12x32",   core::Isa::kAvx512, kMr, kNr, {nullptr, &ukernel<R + 1>...}, &stream,
+                 &avx2_dot,        nullptr,            nullptr,    &avx2_stream_f16,
+                 &avx2_stream_bf16, &avx2_dot_f16,     &avx2_dot_bf16};
 }
 
 }  // namespace

@@ -30,6 +30,15 @@ constexpr int kStreamMaxRows = 4;
 using DotFn = void (*)(int rows, int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb,
                        int64_t cols, float *c, int64_t ldc);
 
+// The same small-M kernels with B in FLOAT16 or BF16, read in place and widened to fp32 in
+// registers (exact), so the weight streams at half the bytes; per element the arithmetic is that of
+// StreamFn / DotFn on the widened values (a pre-packed half weight, widened panel by panel and fed
+// to the PanelFn kernels, gives the same bits).
+using StreamHalfFn = void (*)(int rows, int64_t k, const float *a, int64_t lda_p, const uint16_t *b, int64_t ldb,
+                              int64_t width, float *acc, int64_t ldacc);
+using DotHalfFn = void (*)(int rows, int64_t k, const float *a, int64_t lda, const uint16_t *b, int64_t ldb,
+                           int64_t cols, float *c, int64_t ldc);
+
 constexpr int kMaxMr = 16;
 constexpr int kMaxNr = 32;
 
@@ -56,6 +65,8 @@ struct Ukernel {
   DotFn dot = nullptr;         // small-M kernel for transposed B (null: use the packed path)
   PanelFn panel_stream = nullptr;  // null: panel_stream_generic
   PanelFn panel_dot = nullptr;     // null: panel_dot_generic
+  StreamHalfFn stream_f16 = nullptr, stream_bf16 = nullptr;  // null: half B takes the packed path
+  DotHalfFn dot_f16 = nullptr, dot_bf16 = nullptr;
 };
 
 const Ukernel &ukernel_portable_4x8();
@@ -66,6 +77,14 @@ const Ukernel &ukernel_avx512_12x32();
 // The AVX2 dot kernel, shared by the AVX-512 entry (every AVX-512 CPU has AVX2/FMA).
 void avx2_dot(int rows, int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb, int64_t cols,
               float *c, int64_t ldc);
+void avx2_stream_f16(int rows, int64_t k, const float *a, int64_t lda_p, const uint16_t *b, int64_t ldb,
+                     int64_t width, float *acc, int64_t ldacc);
+void avx2_stream_bf16(int rows, int64_t k, const float *a, int64_t lda_p, const uint16_t *b, int64_t ldb,
+                      int64_t width, float *acc, int64_t ldacc);
+void avx2_dot_f16(int rows, int64_t k, const float *a, int64_t lda, const uint16_t *b, int64_t ldb, int64_t cols,
+                  float *c, int64_t ldc);
+void avx2_dot_bf16(int rows, int64_t k, const float *a, int64_t lda, const uint16_t *b, int64_t ldb, int64_t cols,
+                   float *c, int64_t ldc);
 #endif
 
 // Entry `kernel` of the engine's table (gemm_plan.cpp); 0 <= kernel < gemm_kernel_count().
