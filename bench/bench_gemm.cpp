@@ -386,19 +386,14 @@ void bench_wq(int64_t m, int64_t n, int64_t k, int threads) {
         wq_small_m_run(q, ACL_FLOAT16, x.p, k, 1, w, scale.data(), nullptr, y32.f(), n, ws.p, threads);
       });
     }
-    GemmDesc g = d;
-    g.b = {ACL_FLOAT, 0, 0, 0};
-    g.b_prepacked = true;
-    GemmOptions o;
-    o.threads = threads;
-    o.detect_prepacked_b = false;
-    GemmPlan plan;
-    gemm_plan(g, &plan, o);
-    Aligned wf(static_cast<size_t>(gemm_prepacked_b_elems(k, n)) * 4), ws(plan.workspace_bytes);
-    return best_time([&] {
-      wq_dequant_prepacked(q, w, scale.data(), nullptr, wf.f(), threads);
-      gemm_run(plan, x.p, wf.p, y.p, ws.p);
-    });
+    WqFusedPlan plan;
+    wq_fused_plan(q, &plan, threads);
+    Aligned ws(plan.workspace_bytes);
+    WqOutput out;
+    out.y = y.p;
+    out.y_dtype = ACL_FLOAT16;
+    out.y_row = n;
+    return best_time([&] { wq_fused_run(plan, q, ACL_FLOAT16, x.p, k, 1, w, scale.data(), nullptr, out, ws.p); });
   };
   const double t8 = wq_time(ACL_INT8, 0), t4 = wq_time(ACL_INT4, 0), t4g = wq_time(ACL_INT4, 128);
   const double wbytes = static_cast<double>(k * n);

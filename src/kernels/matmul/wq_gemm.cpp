@@ -8,6 +8,8 @@
 #include "core/thread_pool.h"
 #include "kernels/matmul/gemm.h"
 #include "kernels/matmul/gemm_elem.h"
+#include "kernels/matmul/gemm_pack.h"
+#include "kernels/matmul/ukernels.h"
 
 namespace opsnn::kernels {
 
@@ -122,6 +124,134 @@ void wq_dequant_prepacked(const WqDesc &d, const void *w, const void *scale, con
   const int64_t t = std::min<int64_t>(threads > 0 ? threads : core::num_threads(), panels);
   if (t <= 1 || d.k * d.n < (int64_t{1} << 16)) return run(0, panels);
   core::parallel_for(panels, (panels + t - 1) / t, run);
+}
+
+namespace {
+
+bool use_avx2() {
+  const core::CpuFeatures &f = core::cpu_features();
+  return f.avx2 && f.fma && f.f16c && f.best != core::Isa::kPortable;
+}
+
+size_t align64(size_t b) { return (b + 63) / 64 * 64; }
+
+// Rows [p0, p0 + kc), columns [j0, j0 + W) of the dequantised weight into dst[(p - p0) * W + c].
+void dequant_block_generic(const WqDesc &d, const void *w, const void *scale, const void *offset, int64_t p0,
+                           int64_t kc, int64_t j0, int64_t W, float *dst) {
+  const int64_t gr = group_rows(d);
+  for (int64_t p = p0; p < p0 + kc; ++p) {
+    const int64_t g = p / gr;
+    for (int64_t c = 0; c < W; ++c) {
+      const int64_t j = j0 + c;
+      float v = 0.0f;
+      if (j < d.n) {
+        float x = static_cast<float>(load_w(d, w, p, j));
+        if (d.has_offset) x += load_elem(offset, d.o_dtype, g * d.o_row + j * d.o_col);
+        v = x * load_elem(scale, d.s_dtype, g * d.s_row + j * d.s_col);
+      }
+      dst[(p - p0) * W + c] = v;
+    }
+  }
+}
+
+}  // namespace
+
+bool wq_fused_plan(const WqDesc &d, WqFusedPlan *plan, int threads, int kernel) {
+  WqFusedPlan q;
+  // The engine's kernel for this CPU (and none when it runs reference kernels).
+  GemmDesc probe;
+  probe.m = probe.n = probe.k = 16;
+  probe.a = probe.b = probe.c = {ACL_FLOAT, 16, 1, 0};
+  GemmOptions o;
+  o.detect_prepacked_b = false;
+  o.threads = 1;
+  o.kernel = kernel;
+  GemmPlan gp;
+  if (!gemm_plan(probe, &gp, o) || gp.kernel < 0) return false;
+  const gemm_detail::Ukernel &uk = gemm_detail::ukernel_by_index(gp.kernel);
+  q.kernel = gp.kernel;
+  q.mr = uk.mr;
+  q.nr = uk.nr;
+  q.mc = std::min(std::max<int64_t>(kWqFusedMc / q.mr, 1) * q.mr, (d.m + q.mr - 1) / q.mr * q.mr);
+  q.nc = std::max<int64_t>(kWqFusedNc / q.nr, 1) * q.nr;
+  // K blocks of at most kWqFusedKc rows, balanced, a multiple of 8 (the transposed dequantiser
+  // works in 8-row tiles). Independent of the thread count, so results are too.
+  const int64_t nkb = std::max<int64_t>((d.k + kWqFusedKc - 1) / kWqFusedKc, 1);
+  q.kc = std::min(d.k, ((d.k + nkb - 1) / nkb + 7) / 8 * 8);
+  const int64_t panels = (d.n + q.nr - 1) / q.nr;
+  int64_t t = std::min<int64_t>(threads > 0 ? threads : core::num_threads(), panels);
+  if (d.m * d.n * d.k < (int64_t{1} << 18)) t = 1;
+  q.threads = static_cast<int>(std::max<int64_t>(t, 1));
+  q.a_bytes = align64(static_cast<size_t>(q.mc * d.k) * sizeof(float));
+  q.b_bytes = align64(static_cast<size_t>(q.kc * q.nr) * sizeof(float));
+  q.c_bytes = align64(static_cast<size_t>(q.mc * q.nc) * sizeof(float));
+  q.thread_bytes = q.a_bytes + q.b_bytes + q.c_bytes;
+  q.workspace_bytes = q.thread_bytes * static_cast<size_t>(q.threads);
+  *plan = q;
+  return true;
+}
+
+void wq_fused_run(const WqFusedPlan &plan, const WqDesc &d, aclDataType x_dtype, const void *x, int64_t x_row,
+                  int64_t x_col, const void *w, const void *scale, const void *offset, const WqOutput &out,
+                  void *workspace) {
+  const gemm_detail::Ukernel &uk = gemm_detail::ukernel_by_index(plan.kernel);
+  const bool avx2 = use_avx2();
+  const bool f16c = core::cpu_features().f16c;
+  const int64_t mr = plan.mr, nr = plan.nr, nc = plan.nc;
+  const int64_t panels = (d.n + nr - 1) / nr;
+  auto task = [&](int64_t t) {
+    char *ws = static_cast<char *>(workspace) + static_cast<size_t>(t) * plan.thread_bytes;
+    float *abuf = reinterpret_cast<float *>(ws);
+    float *bbuf = reinterpret_cast<float *>(ws + plan.a_bytes);
+    float *cbuf = reinterpret_cast<float *>(ws + plan.a_bytes + plan.b_bytes);
+    const int64_t n0 = panels * t / plan.threads * nr, n1 = std::min(d.n, panels * (t + 1) / plan.threads * nr);
+    for (int64_t i0 = 0; i0 < d.m; i0 += plan.mc) {
+      const int64_t mb = std::min(plan.mc, d.m - i0), tiles = (mb + mr - 1) / mr;
+      // x rows [i0, i0 + mb) over all of K, packed once: tile r at abuf + r*mr*k, row p at + p*mr.
+      gemm_detail::PackSrc src{gemm_detail::offset_ptr(x, x_dtype, i0 * x_row), x_dtype, x_row, x_col};
+      gemm_detail::pack_panels(src, mb, d.k, static_cast<int>(mr), ACL_FLOAT, f16c, abuf);
+      for (int64_t jc = n0; jc < n1; jc += nc) {
+        const int64_t wd = std::min(nc, n1 - jc);
+        for (int64_t pc = 0; pc < d.k; pc += plan.kc) {
+          const int64_t kb = std::min(plan.kc, d.k - pc);
+          const float beta = pc == 0 ? 0.0f : 1.0f;
+          for (int64_t jp = 0; jp < wd; jp += nr) {
+            bool done = false;
+#if defined(__x86_64__)
+            if (avx2) {
+              wq_detail::WqPrefetch pf;
+              pf.chunk_end = jc + wd;
+              if (pc + kb < d.k) {  // the next K block of this chunk
+                pf.next_rows = plan.kc;
+                pf.next_col = jc;
+              } else if (jc + wd < n1) {  // the first K block of the next chunk
+                pf.next_rows = -pc;
+                pf.next_col = jc + wd;
+              }
+              done = wq_detail::wq_dequant_block_avx2(d, w, scale, offset, pc, kb, jc + jp, nr, bbuf, pf);
+            }
+#endif
+            if (!done) dequant_block_generic(d, w, scale, offset, pc, kb, jc + jp, nr, bbuf);
+            for (int64_t r = 0; r < tiles; ++r) {
+              const int rows = static_cast<int>(std::min(mr, mb - r * mr));
+              uk.rows[rows](kb, abuf + r * mr * d.k + pc * mr, bbuf, nr, cbuf + r * mr * nc + jp, nc, 1.0f, beta);
+            }
+          }
+        }
+        // Epilogue: bias, round once into y.
+        for (int64_t i = 0; i < mb; ++i) {
+          float *c = cbuf + i * nc;
+          if (out.bias != nullptr)
+            for (int64_t j = 0; j < wd; ++j) c[j] += load_elem(out.bias, out.bias_dtype, (jc + j) * out.bias_stride);
+          gemm_detail::store_row(out.y, out.y_dtype, (i0 + i) * out.y_row + jc, 1, wd, c);
+        }
+      }
+    }
+  };
+  if (plan.threads <= 1) return task(0);
+  core::parallel_for(plan.threads, 1, [&](int64_t b, int64_t e) {
+    for (int64_t t = b; t < e; ++t) task(t);
+  });
 }
 
 void wq_reference(const WqDesc &d, aclDataType x_dtype, const void *x, int64_t x_row, int64_t x_col,

@@ -6,8 +6,14 @@
 //    K sum within a group,  sum_p x[p] * (w[p] + o) * s = s * (sum_p x[p] * w[p] + o * sum_p x[p]),
 //    so the inner loop is only int -> float and an FMA; the per-group fold happens once per group.
 //    Bound by reading the weight: INT4 moves a quarter of the bytes of an FLOAT16 weight.
-//  * larger M: the weight is dequantised (in fp32) into the GEMM engine's pre-packed layout in the
-//    workspace, and the engine multiplies (compute-bound; the dequantisation is O(K*N)).
+//  * larger M (fused, wq_fused_*): per thread's column range, in chunks of nc columns and blocks of
+//    kc rows of K, each kc x nr block of the weight is dequantised (fp32, scale and offset applied)
+//    into a small per-thread buffer and immediately multiplied by the GEMM engine's register-tiled
+//    micro-kernel over all rows of the M block (x packed once per M block); the K blocks accumulate
+//    in a per-thread fp32 chunk of C, and the epilogue adds the bias and stores y. The quantised
+//    weight is read once per M block (once for m <= kWqFusedMc) and never widened in memory.
+//  * fallback (the engine runs reference kernels): the weight is dequantised (in fp32) into the
+//    GEMM engine's pre-packed layout in the workspace, and the engine multiplies.
 // Results do not depend on the thread count (columns are split, each element has one fixed order).
 #pragma once
 
@@ -51,6 +57,33 @@ void wq_small_m_run(const WqDesc &d, aclDataType x_dtype, const void *x, int64_t
 void wq_dequant_prepacked(const WqDesc &d, const void *w, const void *scale, const void *offset, float *dst,
                           int threads = 0);
 
+// Fused path for m > kWqSmallM (see the top of this file). Planned in phase 1.
+constexpr int64_t kWqFusedMc = 96;   // rows of x per M block (rounded down to the kernel's mr)
+constexpr int64_t kWqFusedNc = 256;  // columns of C per chunk
+constexpr int64_t kWqFusedKc = 256;  // rows of K per block (balanced over K)
+struct WqFusedPlan {
+  int kernel = -1;                   // GEMM engine kernel (ukernel_by_index); -1: not available
+  int64_t mr = 0, nr = 0, mc = 0, nc = 0, kc = 0;
+  int threads = 1;                   // tasks (column ranges) the run splits into
+  size_t a_bytes = 0, b_bytes = 0, c_bytes = 0, thread_bytes = 0;
+  size_t workspace_bytes = 0;
+};
+// False when the engine has no micro-kernel to lend (reference kernels): use wq_dequant_prepacked
+// + gemm_run instead. `threads` 0: the pool's size; `kernel` >= 0: that engine kernel (tests).
+bool wq_fused_plan(const WqDesc &d, WqFusedPlan *plan, int threads = 0, int kernel = -1);
+// The output of the fused path: y[i*y_row + j] = round(acc + bias[j * bias_stride]).
+struct WqOutput {
+  void *y = nullptr;
+  aclDataType y_dtype = ACL_FLOAT16;
+  int64_t y_row = 0;
+  const void *bias = nullptr;        // null: no bias
+  aclDataType bias_dtype = ACL_FLOAT;
+  int64_t bias_stride = 1;
+};
+void wq_fused_run(const WqFusedPlan &plan, const WqDesc &d, aclDataType x_dtype, const void *x, int64_t x_row,
+                  int64_t x_col, const void *w, const void *scale, const void *offset, const WqOutput &out,
+                  void *workspace);
+
 // The plain definition in float64 (tests): y64[i*n + j].
 void wq_reference(const WqDesc &d, aclDataType x_dtype, const void *x, int64_t x_row, int64_t x_col,
                   const void *w, const void *scale, const void *offset, double *y64);
@@ -63,6 +96,17 @@ bool wq_small_m_avx2(const WqDesc &d, const float *x, const float *xsum, const v
 // Dequantises panels [q0, q1) of the pre-packed layout; false when the layout is not covered.
 bool wq_dequant_panels_avx2(const WqDesc &d, const void *w, const void *scale, const void *offset, int64_t q0,
                             int64_t q1, float *dst);
+// Software prefetch of the fused loop's next weight lines (weight [K, N] rows are read kc rows x one
+// cache line at a time, which the hardware prefetchers do not follow): a row's next line when it is
+// still inside the chunk's columns [.., chunk_end), else row p + next_rows at column next_col
+// (the next K block, or the next chunk); next_col < 0: no prefetch there.
+struct WqPrefetch {
+  int64_t chunk_end = 0, next_rows = 0, next_col = -1;
+};
+// Dequantises rows [p0, p0 + kc) and columns [j0, j0 + W) of the weight into dst[(p - p0) * W + c]
+// (zero for columns >= n), W a multiple of 16. False when the layout is not covered.
+bool wq_dequant_block_avx2(const WqDesc &d, const void *w, const void *scale, const void *offset, int64_t p0,
+                           int64_t kc, int64_t j0, int64_t W, float *dst, const WqPrefetch &pf);
 }  // namespace wq_detail
 
 }  // namespace opsnn::kernels

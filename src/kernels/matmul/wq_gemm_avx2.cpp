@@ -8,6 +8,10 @@
 
 #include "kernels/matmul/wq_gemm.h"
 
+#ifndef WQ_PF_HINT
+#define WQ_PF_HINT _MM_HINT_T0
+#endif
+
 namespace opsnn::kernels::wq_detail {
 namespace {
 
@@ -259,6 +263,165 @@ bool wq_dequant_panels_avx2(const WqDesc &d, const void *w, const void *scale, c
         for (int64_t c = 0; c < 16; ++c)
           dq[p * 16 + c] = c < cols ? (static_cast<float>(scalar_w(int4, wb, p * d.w_row + j0 + c)) + ov[c]) * sv[c] : 0.0f;
       }
+    }
+  }
+  return true;
+}
+
+namespace {
+
+// 16 scale (or offset) values of group g for columns [j, j + cols) into out (zero past cols).
+void load_group16(const void *base, aclDataType t, int64_t row, int64_t col, int64_t g, int64_t j, int64_t cols,
+                  float *out) {
+  const int64_t off = g * row + j * col;
+  if (cols == 16 && col == 1) {
+    switch (t) {
+      case ACL_FLOAT16: {
+        const auto *h = static_cast<const uint16_t *>(base) + off;
+        _mm256_store_ps(out, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(h))));
+        _mm256_store_ps(out + 8, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(h + 8))));
+        return;
+      }
+      case ACL_BF16: {
+        const auto *h = static_cast<const uint16_t *>(base) + off;
+        for (int c = 0; c < 16; c += 8) {
+          const __m256i v = _mm256_slli_epi32(
+              _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(h + c))), 16);
+          _mm256_store_ps(out + c, _mm256_castsi256_ps(v));
+        }
+        return;
+      }
+      default: {
+        const float *f = static_cast<const float *>(base) + off;
+        _mm256_store_ps(out, _mm256_loadu_ps(f));
+        _mm256_store_ps(out + 8, _mm256_loadu_ps(f + 8));
+        return;
+      }
+    }
+  }
+  for (int64_t c = 0; c < 16; ++c) out[c] = c < cols ? load_elem(base, t, g * row + (j + c) * col) : 0.0f;
+}
+
+inline void transpose8(__m256 r[8]) {
+  const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+  const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+  const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+  const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+  const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+  const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+  const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+  const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+  r[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
+  r[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
+  r[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
+  r[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
+  r[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
+  r[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
+  r[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
+  r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
+}
+
+// 8 consecutive weights along K of one column of a transposed ([N, K] storage) weight, as floats.
+template <bool INT4>
+inline __m256 load8_col(const uint8_t *w, int64_t e) {
+  __m128i b;
+  if constexpr (INT4) {
+    uint32_t v;
+    std::memcpy(&v, w + (e >> 1), 4);
+    const __m128i raw = _mm_cvtsi32_si128(static_cast<int>(v));
+    const __m128i m = _mm_set1_epi8(0x0F);
+    const __m128i l = _mm_and_si128(raw, m), h = _mm_and_si128(_mm_srli_epi16(raw, 4), m);
+    const __m128i eight = _mm_set1_epi8(8);
+    b = _mm_sub_epi8(_mm_xor_si128(_mm_unpacklo_epi8(l, h), eight), eight);
+  } else {
+    b = _mm_loadl_epi64(reinterpret_cast<const __m128i *>(w + e));
+  }
+  return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(b));
+}
+
+// Rows [p, pe) of a 16-column piece, weight [K, N] with unit column stride.
+template <bool INT4>
+void block_kn(const WqDesc &d, const uint8_t *wb, int64_t p, int64_t pe, int64_t p0, int64_t j, int64_t W,
+              const float *sv, const float *ov, float *dq, int64_t pf) {
+  const __m256 s0 = _mm256_load_ps(sv), s1 = _mm256_load_ps(sv + 8);
+  const __m256 o0 = _mm256_load_ps(ov), o1 = _mm256_load_ps(ov + 8);
+  const int64_t rb = INT4 ? d.w_row / 2 : d.w_row;  // bytes per weight row
+  const uint8_t *src = wb + (INT4 ? (p * d.w_row + j) >> 1 : p * d.w_row + j);
+  for (; p < pe; ++p, src += rb) {
+    if (pf) _mm_prefetch(reinterpret_cast<const char *>(src + pf), WQ_PF_HINT);
+    __m256 lo, hi;
+    load16<INT4>(src, lo, hi);
+    float *o = dq + (p - p0) * W;
+    _mm256_store_ps(o, _mm256_mul_ps(_mm256_add_ps(lo, o0), s0));
+    _mm256_store_ps(o + 8, _mm256_mul_ps(_mm256_add_ps(hi, o1), s1));
+  }
+}
+
+// Rows [p, pe) (p a multiple of 8 from p0, within one group) of a 16-column piece of a transposed
+// weight: 8 x 8 tiles converted along K and transposed in registers.
+template <bool INT4>
+void block_nk(const WqDesc &d, const uint8_t *wb, int64_t p, int64_t pe, int64_t p0, int64_t j, int64_t W,
+              const float *sv, const float *ov, float *dq) {
+  for (; p + 8 <= pe; p += 8)
+    for (int h = 0; h < 2; ++h) {
+      __m256 r[8];
+      for (int c = 0; c < 8; ++c) r[c] = load8_col<INT4>(wb, (j + h * 8 + c) * d.w_col + p);
+      transpose8(r);
+      const __m256 s = _mm256_load_ps(sv + h * 8), o = _mm256_load_ps(ov + h * 8);
+      for (int q = 0; q < 8; ++q) _mm256_store_ps(dq + (p + q - p0) * W + h * 8, _mm256_mul_ps(_mm256_add_ps(r[q], o), s));
+    }
+  for (; p < pe; ++p)
+    for (int c = 0; c < 16; ++c)
+      dq[(p - p0) * W + c] = (static_cast<float>(scalar_w(INT4, wb, (j + c) * d.w_col + p)) + ov[c]) * sv[c];
+}
+
+}  // namespace
+
+bool wq_dequant_block_avx2(const WqDesc &d, const void *w, const void *scale, const void *offset, int64_t p0,
+                           int64_t kc, int64_t j0, int64_t W, float *dst, const WqPrefetch &pf) {
+  const bool int4 = d.w_dtype == ACL_INT4;
+  const bool kn = d.w_col == 1 && (!int4 || (d.w_row % 2 == 0 && j0 % 2 == 0));
+  const bool nk = d.w_row == 1 && (!int4 || (d.w_col % 2 == 0 && p0 % 8 == 0));
+  if (W % 16 != 0 || (!kn && !nk) || (reinterpret_cast<uintptr_t>(dst) & 31) != 0) return false;
+  const auto *wb = static_cast<const uint8_t *>(w);
+  const int64_t gr = d.group > 0 ? d.group : d.k, pe = p0 + kc;
+  alignas(32) float sv[16], ov[16];
+  for (int64_t c0 = 0; c0 < W; c0 += 16) {
+    const int64_t j = j0 + c0, cols = std::clamp<int64_t>(d.n - j, 0, 16);
+    float *dq = dst + c0;
+    if (cols == 0) {
+      for (int64_t p = 0; p < kc; ++p) {
+        _mm256_store_ps(dq + p * W, _mm256_setzero_ps());
+        _mm256_store_ps(dq + p * W + 8, _mm256_setzero_ps());
+      }
+      continue;
+    }
+    for (int64_t p = p0; p < pe;) {
+      const int64_t g = p / gr, ge = std::min(pe, (g + 1) * gr);
+      load_group16(scale, d.s_dtype, d.s_row, d.s_col, g, j, cols, sv);
+      if (d.has_offset) load_group16(offset, d.o_dtype, d.o_row, d.o_col, g, j, cols, ov);
+      else std::fill(ov, ov + 16, 0.0f);
+      if (cols < 16) {
+        for (; p < ge; ++p)
+          for (int64_t c = 0; c < 16; ++c)
+            dq[(p - p0) * W + c] =
+                c < cols ? (static_cast<float>(scalar_w(int4, wb, p * d.w_row + (j + c) * d.w_col)) + ov[c]) * sv[c]
+                         : 0.0f;
+        continue;
+      }
+      if (kn) {
+        // Byte distance from this piece's rows to the line to prefetch (the same for every row).
+        const int64_t line = int4 ? 128 : 64;  // columns per cache line
+        int64_t delta = 0;                       // in nibbles for INT4
+        if (j + line < pf.chunk_end) delta = line;
+        else if (pf.next_col >= 0) delta = pf.next_rows * d.w_row + (pf.next_col - j);
+        if (int4) block_kn<true>(d, wb, p, ge, p0, j, W, sv, ov, dq, delta / 2);
+        else block_kn<false>(d, wb, p, ge, p0, j, W, sv, ov, dq, delta);
+      } else {
+        if (int4) block_nk<true>(d, wb, p, ge, p0, j, W, sv, ov, dq);
+        else block_nk<false>(d, wb, p, ge, p0, j, W, sv, ov, dq);
+      }
+      p = ge;
     }
   }
   return true;

@@ -6,6 +6,9 @@
 // dtype as x): per-tensor (1,) / (1, 1), per-channel (n,) / (1, n), or per-group
 // (ceil(k / antiquantGroupSize), n) with antiquantGroupSize a multiple of 32 in [32, k - 1].
 // bias (n,) / (1, n): FLOAT16 or FLOAT with FLOAT16 x, FLOAT or BF16 with BF16 x.
+// m <= kWqSmallM streams the quantised weight (wq_small_m_run); larger m runs the fused
+// dequantise-a-block-then-multiply loop (wq_fused_run; wq_gemm.h), or, when the GEMM engine runs
+// reference kernels, dequantises the whole weight into the workspace and calls the engine.
 // Output re-quantisation (quantScaleOptional, INT8 y) is not supported: its UINT64 encoding comes
 // from aclnnTransQuantParam, which OpsNN does not implement; such calls fail with 161002.
 #include <algorithm>
@@ -36,7 +39,9 @@ class WqStep final : public core::Step {
   aclDataType x_dtype = ACL_FLOAT16, y_dtype = ACL_FLOAT16, bias_dtype = ACL_FLOAT16;
   int64_t x_row = 0, x_col = 1, y_row = 0, bias_stride = 0;
   bool small = true;
-  kernels::GemmPlan plan;         // large M: x @ dequantised weight (+ bias as the addend)
+  bool fused = false;
+  kernels::WqFusedPlan fplan;     // larger M: dequantise blocks and multiply (see wq_gemm.h)
+  kernels::GemmPlan plan;         // fallback: x @ dequantised weight (+ bias as the addend)
   uint64_t ws_a = 0, ws_b = 0;    // workspace offsets: small: x fp32 + sums / y fp32; large: weight / GEMM
 
   static const char *ptr(const core::LaunchArgs &args, const Operand &o) {
@@ -56,6 +61,17 @@ class WqStep final : public core::Step {
           if (bp != nullptr) v += kernels::gemm_detail::load_elem(bp, bias_dtype, j * bias_stride);
           kernels::gemm_detail::store_elem(yp, y_dtype, i * y_row + j, v);
         }
+      return 0;
+    }
+    if (fused) {
+      kernels::WqOutput out;
+      out.y = yp;
+      out.y_dtype = y_dtype;
+      out.y_row = y_row;
+      out.bias = bp;
+      out.bias_dtype = bias_dtype;
+      out.bias_stride = bias_stride;
+      kernels::wq_fused_run(fplan, wq, x_dtype, xp, x_row, x_col, wp, sp, op, out, args.workspace + ws_a);
       return 0;
     }
     float *wf = reinterpret_cast<float *>(args.workspace + ws_a);
@@ -239,6 +255,9 @@ extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnWeightQuantBatchMatmulV2GetWorks
     if (st.small) {
       st.ws_a = b.book_workspace(kernels::wq_small_m_workspace(wq));
       st.ws_b = b.book_workspace(static_cast<uint64_t>(m * n) * sizeof(float));
+    } else if (kernels::wq_fused_plan(wq, &st.fplan)) {
+      st.fused = true;
+      st.ws_a = b.book_workspace(st.fplan.workspace_bytes);
     } else {
       kernels::GemmDesc d;
       d.m = m;

@@ -1,0 +1,130 @@
+// The fused weight-quantised path (m > kWqSmallM, wq_fused_*): every engine kernel tier this CPU
+// runs, INT8 / INT4, [k, n] and transposed weights, per-tensor / per-channel / per-group scales with
+// offsets, ragged m / n / k, several K blocks and M blocks; against the float64 definition
+// (wq_reference) with precision.md's absolute-bound variant, bit-identical for 1 and 2 threads,
+// the output poisoned before and guarded after.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "common/half.h"
+#include "kernels/matmul/gemm.h"
+#include "kernels/matmul/wq_gemm.h"
+
+namespace opsnn::kernels {
+namespace {
+
+struct Case {
+  aclDataType wt;
+  bool trans;
+  int64_t m, n, k, group;  // group 0: per-channel; -1: per-tensor
+  aclDataType xt;          // FLOAT16 or BF16 (x, scale, offset, y)
+  bool bias;
+};
+
+uint16_t to16(aclDataType t, float v) { return t == ACL_FLOAT16 ? float_to_half(v) : float_to_bf16(v); }
+double from16(aclDataType t, uint16_t v) { return t == ACL_FLOAT16 ? half_to_float(v) : bf16_to_float(v); }
+
+void run_case(const Case &c, int kernel, std::mt19937 &rng) {
+  SCOPED_TRACE(::testing::Message() << "kernel " << gemm_kernel_name(kernel) << " wt " << c.wt << " trans " << c.trans
+                                    << " m " << c.m << " n " << c.n << " k " << c.k << " group " << c.group << " xt "
+                                    << c.xt << " bias " << c.bias);
+  const int64_t m = c.m, n = c.n, k = c.k;
+  WqDesc d;
+  d.m = m;
+  d.n = n;
+  d.k = k;
+  d.w_dtype = c.wt;
+  d.w_row = c.trans ? 1 : n;
+  d.w_col = c.trans ? k : 1;
+  d.group = c.group > 0 ? c.group : k;
+  const int64_t G = wq_groups(d);
+  d.s_dtype = d.o_dtype = c.xt;
+  d.s_row = d.o_row = G > 1 ? n : 0;
+  d.s_col = d.o_col = c.group < 0 ? 0 : 1;
+  d.has_offset = true;
+  std::vector<uint8_t> w(static_cast<size_t>(k * n));
+  for (auto &v : w) v = static_cast<uint8_t>(rng());
+  std::uniform_real_distribution<float> ux(-1.0f, 1.0f), us(0.002f, 0.02f), uo(-4.0f, 4.0f);
+  std::vector<uint16_t> x(static_cast<size_t>(m * k)), s(static_cast<size_t>(G * n)), o(s.size()), b(n);
+  for (auto &v : x) v = to16(c.xt, ux(rng));
+  for (auto &v : s) v = to16(c.xt, us(rng));
+  for (auto &v : o) v = to16(c.xt, uo(rng));
+  for (auto &v : b) v = to16(c.xt, ux(rng));
+
+  std::vector<double> ref(static_cast<size_t>(m * n)), mag(ref.size());
+  wq_reference(d, c.xt, x.data(), k, 1, w.data(), s.data(), o.data(), ref.data());
+  // The magnitude sum_p |x_p * dequantised w_pj| of each element (precision.md's absolute bound).
+  auto wval = [&](int64_t p, int64_t j) {
+    const int64_t e = p * d.w_row + j * d.w_col;
+    if (c.wt == ACL_INT8) return static_cast<double>(static_cast<int8_t>(w[static_cast<size_t>(e)]));
+    const int nib = (e & 1) ? w[static_cast<size_t>(e / 2)] >> 4 : w[static_cast<size_t>(e / 2)] & 15;
+    return static_cast<double>((nib ^ 8) - 8);
+  };
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t p = 0; p < k; ++p) {
+      const size_t si = static_cast<size_t>((p / d.group) * d.s_row + j * d.s_col);
+      const double wd = std::fabs((wval(p, j) + from16(c.xt, o[si])) * from16(c.xt, s[si]));
+      for (int64_t i = 0; i < m; ++i)
+        mag[static_cast<size_t>(i * n + j)] += std::fabs(from16(c.xt, x[static_cast<size_t>(i * k + p)])) * wd;
+    }
+
+  WqOutput out;
+  out.y_dtype = c.xt;
+  out.y_row = n;
+  out.bias = c.bias ? b.data() : nullptr;
+  out.bias_dtype = c.xt;
+  std::vector<uint16_t> y1(static_cast<size_t>(m * n + 64), 0xFFFF), y2(y1.size(), 0xFFFF);
+  for (int threads : {1, 2}) {
+    WqFusedPlan plan;
+    ASSERT_TRUE(wq_fused_plan(d, &plan, threads, kernel));
+    std::vector<uint8_t> ws(plan.workspace_bytes + 64);
+    void *wsp = reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(ws.data()) + 63) & ~uintptr_t{63});
+    out.y = threads == 1 ? y1.data() : y2.data();
+    wq_fused_run(plan, d, c.xt, x.data(), k, 1, w.data(), s.data(), o.data(), out, wsp);
+  }
+  ASSERT_EQ(0, std::memcmp(y1.data(), y2.data(), y1.size() * 2)) << "1 vs 2 threads differ";
+  for (size_t i = static_cast<size_t>(m * n); i < y1.size(); ++i) ASSERT_EQ(y1[i], 0xFFFF) << "write past y";
+  const double T = c.xt == ACL_FLOAT16 ? 1.0 / 1024 : 1.0 / 128;
+  double sum = 0, worst = 0;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      const size_t e = static_cast<size_t>(i * n + j);
+      const double bj = c.bias ? from16(c.xt, b[static_cast<size_t>(j)]) : 0.0;
+      const double got = from16(c.xt, y1[e]);
+      ASSERT_FALSE(std::isnan(got)) << "y[" << i << "," << j << "] unwritten";
+      const double rel = std::fabs(got - (ref[e] + bj)) / (mag[e] + std::fabs(bj) + 1e-7);
+      sum += rel;
+      worst = std::max(worst, rel);
+    }
+  EXPECT_LT(sum / static_cast<double>(m * n), T);
+  EXPECT_LT(worst, 10 * T);
+}
+
+TEST(WqFused, AllKernelsLayoutsAndModes) {
+  std::mt19937 rng(11);
+  for (int kernel = 0; kernel < gemm_kernel_count(); ++kernel) {
+    if (!gemm_kernel_supported(kernel)) continue;
+    for (aclDataType wt : {ACL_INT8, ACL_INT4})
+      for (bool trans : {false, true}) {
+        run_case({wt, trans, 5, 50, 96, 0, ACL_FLOAT16, true}, kernel, rng);
+        run_case({wt, trans, 16, 300, 700, 64, ACL_FLOAT16, false}, kernel, rng);
+        run_case({wt, trans, 9, 130, 600, -1, ACL_BF16, true}, kernel, rng);
+        run_case({wt, trans, 7, 34, 1000, 128, ACL_BF16, true}, kernel, rng);
+      }
+  }
+}
+
+TEST(WqFused, SeveralMBlocksAndChunks) {
+  std::mt19937 rng(12);
+  // m > kWqFusedMc (two M blocks), n > kWqFusedNc (several chunks per thread), k > kWqFusedKc.
+  run_case({ACL_INT8, false, 130, 600, 520, 0, ACL_FLOAT16, true}, -1, rng);
+  run_case({ACL_INT4, true, 101, 530, 544, 32, ACL_FLOAT16, false}, -1, rng);
+}
+
+}  // namespace
+}  // namespace opsnn::kernels
