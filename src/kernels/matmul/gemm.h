@@ -82,6 +82,9 @@ struct GemmPlan {
   bool gemv_nt = false;  // M <= 4, fp32 B with unit row stride (B stored [N,K]): dot products
   bool stream = false;   // M <= 4 with fp32 B of unit column stride: the streaming kernel reads B
                          // row by row in place (nc = columns per pass, kc = k)
+  // Small M (few row tiles share each B panel): fp32 B of unit column stride is read in place by
+  // the micro-kernel (ldb = its row stride) instead of being packed; only a last partial panel is.
+  bool b_direct = false;
   bool c_direct = true;  // true: fp32 C with unit column stride accumulated in place;
                          // false: per-thread fp32 tile buffer, one rounding epilogue per task
   size_t a_pack_bytes = 0, b_pack_bytes = 0, c_buf_bytes = 0;  // per thread, 64-byte multiples

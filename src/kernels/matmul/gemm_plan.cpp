@@ -217,6 +217,10 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
     p.nc = std::clamp<int64_t>((l1 / 2) / (4 * std::max<int64_t>(d.m, 1)) / 16 * 16, 64, 4096);
     p.c_direct = false;
   }
+  // Up to 16 rows (3 row tiles) packing B costs more than it saves; from 48 rows strided in-place
+  // reads of a wide B lose (measured: M8 N1000 K1000 1.6x faster in place, M48 N4096 K4096 1.3x slower).
+  p.b_direct = !p.stream && !p.gemv_nt && !d.b_prepacked && d.b.dtype == ACL_FLOAT && d.b.col_stride == 1 &&
+               d.input_rounding == ACL_FLOAT && d.m <= 16;
   if (!p.c_direct && !p.stream && !p.gemv_nt) {
     // The per-thread fp32 accumulation buffer covers one task: keep it L2-sized.
     p.mc = std::min<int64_t>(p.mc, std::max<int64_t>(p.mr, 192 / p.mr * p.mr));
@@ -227,6 +231,10 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
   // side until there is a task per thread.
   const int64_t m_units = ceil_div(d.m, p.mr), n_units = ceil_div(d.n, p.nr);
   int64_t mt = m_units, nt = n_units;  // units per task
+  // Up to 16 rows (3 row tiles) packing B costs more than it saves; from 48 rows strided in-place
+  // reads of a wide B lose (measured: M8 N1000 K1000 1.6x faster in place, M48 N4096 K4096 1.3x slower).
+  p.b_direct = !p.stream && !p.gemv_nt && !d.b_prepacked && d.b.dtype == ACL_FLOAT && d.b.col_stride == 1 &&
+               d.input_rounding == ACL_FLOAT && d.m <= 16;
   if (!p.c_direct && !p.stream && !p.gemv_nt) {
     mt = std::min(mt, p.mc / p.mr);
     nt = std::min(nt, p.nc / p.nr);

@@ -223,9 +223,16 @@ void run_task(const Ctx &x, int64_t task, char *ws) {
       // Pre-packed fp32 weights in 16-wide panels are read in place by a 16-wide kernel.
       const bool b_in_place = d.b_prepacked && nr == kPrepackWidth && d.b.dtype == ACL_FLOAT &&
                               d.input_rounding == ACL_FLOAT;
+      const int64_t b_full = ncb / nr * nr;  // with b_direct: columns read in place
       if (d.b_prepacked && !b_in_place) {
         pack_prepacked(bb, d.b.dtype, d.k, jc, ncb, pc, kcb, static_cast<int>(nr), d.input_rounding, x.f16c,
                        bpack);
+      } else if (p.b_direct) {
+        if (b_full < ncb) {  // the last, partial panel is packed (zero-padded)
+          PackSrc bsrc{offset_ptr(bb, d.b.dtype, pc * d.b.row_stride + (jc + b_full) * d.b.col_stride), d.b.dtype,
+                       d.b.col_stride, d.b.row_stride};
+          pack_panels(bsrc, ncb - b_full, kcb, static_cast<int>(nr), d.input_rounding, x.f16c, bpack);
+        }
       } else if (!d.b_prepacked) {
         PackSrc bsrc{offset_ptr(bb, d.b.dtype, pc * d.b.row_stride + jc * d.b.col_stride), d.b.dtype,
                      d.b.col_stride, d.b.row_stride};
@@ -242,6 +249,15 @@ void run_task(const Ctx &x, int64_t task, char *ws) {
           const int64_t cols = std::min(nr, ncb - jr);
           const float *bp = b_in_place ? static_cast<const float *>(bb) + (jc + jr) * d.k + pc * kPrepackWidth
                                        : bpack + jr * kcb;
+          int64_t ldb = nr;
+          if (p.b_direct) {
+            if (jr < b_full) {
+              bp = static_cast<const float *>(bb) + pc * d.b.row_stride + jc + jr;
+              ldb = d.b.row_stride;
+            } else {
+              bp = bpack;
+            }
+          }
           for (int64_t ir = 0; ir < mcb; ir += mr) {
             const int64_t rows = std::min(mr, mcb - ir);
             const float *ap = apack + ir * kcb;
@@ -251,7 +267,7 @@ void run_task(const Ctx &x, int64_t task, char *ws) {
             if (p.c_direct) {
               if (first && d.has_d) {
                 // alpha * A@B + beta * D replaces C (D may be C itself): through the tile.
-                x.uk.rows[rows](kcb, ap, bp, nr, tmp, nr, 1.0f, 0.0f);
+                x.uk.rows[rows](kcb, ap, bp, ldb, tmp, nr, 1.0f, 0.0f);
                 for (int64_t r = 0; r < rows; ++r)
                   epilogue_row(d, tmp + r * nr, cols, ic + ir + r, jc + jr, cb, db,
                                last ? d.activation : GemmActivation::kNone);
@@ -269,9 +285,9 @@ void run_task(const Ctx &x, int64_t task, char *ws) {
             }
             const UkernelFn fn = x.uk.rows[rows];
             if (cols == nr) {
-              fn(kcb, ap, bp, nr, cp, ldc, alpha, beta);
+              fn(kcb, ap, bp, ldb, cp, ldc, alpha, beta);
             } else {
-              fn(kcb, ap, bp, nr, tmp, nr, 1.0f, 0.0f);
+              fn(kcb, ap, bp, ldb, tmp, nr, 1.0f, 0.0f);
               merge_tile(tmp, nr, rows, cols, cp, ldc, alpha, beta);
             }
             if (p.c_direct && last && d.activation != GemmActivation::kNone)

@@ -82,7 +82,7 @@ struct LoadBf16 {
 // KB rows of B per pass over the accumulators: each accumulator vector is loaded and stored once
 // per KB rows (not once per row), and KB rows of B stream concurrently. Per element the FMAs still
 // run in ascending p, so the result does not depend on KB.
-template <class L, int ROWS, int KB>
+template <class L, int ROWS, int KB, int JV>
 void stream_pass(const float *a, int64_t lda_p, const typename L::T *b, int64_t ldb, int64_t width, float *acc,
                  int64_t ldacc) {
   __m256 av[KB][ROWS];
@@ -91,27 +91,27 @@ void stream_pass(const float *a, int64_t lda_p, const typename L::T *b, int64_t 
 #pragma GCC unroll 4
     for (int i = 0; i < ROWS; ++i) av[kk][i] = _mm256_set1_ps(a[kk * lda_p + i]);
   int64_t j = 0;
-  for (; j + 16 <= width; j += 16) {
-    __m256 c0[ROWS], c1[ROWS];
+  // JV vectors of columns per step: ROWS * JV independent FMA chains hide the FMA latency.
+  for (; j + 8 * JV <= width; j += 8 * JV) {
+    __m256 c[ROWS][JV];
 #pragma GCC unroll 4
-    for (int i = 0; i < ROWS; ++i) {
-      c0[i] = _mm256_loadu_ps(acc + i * ldacc + j);
-      c1[i] = _mm256_loadu_ps(acc + i * ldacc + j + 8);
-    }
+    for (int i = 0; i < ROWS; ++i)
+#pragma GCC unroll 4
+      for (int v = 0; v < JV; ++v) c[i][v] = _mm256_loadu_ps(acc + i * ldacc + j + 8 * v);
 #pragma GCC unroll 8
     for (int kk = 0; kk < KB; ++kk) {
-      const __m256 b0 = L::v8(b + kk * ldb + j), b1 = L::v8(b + kk * ldb + j + 8);
+      __m256 bv[JV];
 #pragma GCC unroll 4
-      for (int i = 0; i < ROWS; ++i) {
-        c0[i] = _mm256_fmadd_ps(av[kk][i], b0, c0[i]);
-        c1[i] = _mm256_fmadd_ps(av[kk][i], b1, c1[i]);
-      }
+      for (int v = 0; v < JV; ++v) bv[v] = L::v8(b + kk * ldb + j + 8 * v);
+#pragma GCC unroll 4
+      for (int i = 0; i < ROWS; ++i)
+#pragma GCC unroll 4
+        for (int v = 0; v < JV; ++v) c[i][v] = _mm256_fmadd_ps(av[kk][i], bv[v], c[i][v]);
     }
 #pragma GCC unroll 4
-    for (int i = 0; i < ROWS; ++i) {
-      _mm256_storeu_ps(acc + i * ldacc + j, c0[i]);
-      _mm256_storeu_ps(acc + i * ldacc + j + 8, c1[i]);
-    }
+    for (int i = 0; i < ROWS; ++i)
+#pragma GCC unroll 4
+      for (int v = 0; v < JV; ++v) _mm256_storeu_ps(acc + i * ldacc + j + 8 * v, c[i][v]);
   }
   for (; j + 8 <= width; j += 8) {
     __m256 c0[ROWS];
@@ -134,22 +134,23 @@ void stream_pass(const float *a, int64_t lda_p, const typename L::T *b, int64_t 
     }
 }
 
-template <class L, int ROWS, int KB>
+template <class L, int ROWS, int KB, int JV>
 void stream_rows(int64_t k, const float *a, int64_t lda_p, const typename L::T *b, int64_t ldb, int64_t width,
                  float *acc, int64_t ldacc) {
   int64_t p = 0;
-  for (; p + KB <= k; p += KB) stream_pass<L, ROWS, KB>(a + p * lda_p, lda_p, b + p * ldb, ldb, width, acc, ldacc);
-  for (; p < k; ++p) stream_pass<L, ROWS, 1>(a + p * lda_p, lda_p, b + p * ldb, ldb, width, acc, ldacc);
+  for (; p + KB <= k; p += KB)
+    stream_pass<L, ROWS, KB, JV>(a + p * lda_p, lda_p, b + p * ldb, ldb, width, acc, ldacc);
+  for (; p < k; ++p) stream_pass<L, ROWS, 1, JV>(a + p * lda_p, lda_p, b + p * ldb, ldb, width, acc, ldacc);
 }
 
 template <class L>
 void stream(int rows, int64_t k, const float *a, int64_t lda_p, const typename L::T *b, int64_t ldb,
             int64_t width, float *acc, int64_t ldacc) {
   switch (rows) {
-    case 1: return stream_rows<L, 1, 8>(k, a, lda_p, b, ldb, width, acc, ldacc);
-    case 2: return stream_rows<L, 2, 4>(k, a, lda_p, b, ldb, width, acc, ldacc);
-    case 3: return stream_rows<L, 3, 2>(k, a, lda_p, b, ldb, width, acc, ldacc);
-    default: return stream_rows<L, 4, 2>(k, a, lda_p, b, ldb, width, acc, ldacc);
+    case 1: return stream_rows<L, 1, 8, 2>(k, a, lda_p, b, ldb, width, acc, ldacc);
+    case 2: return stream_rows<L, 2, 4, 2>(k, a, lda_p, b, ldb, width, acc, ldacc);
+    case 3: return stream_rows<L, 3, 2, 2>(k, a, lda_p, b, ldb, width, acc, ldacc);
+    default: return stream_rows<L, 4, 2, 2>(k, a, lda_p, b, ldb, width, acc, ldacc);
   }
 }
 
