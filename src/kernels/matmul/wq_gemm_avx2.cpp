@@ -66,13 +66,38 @@ inline float hsum(__m256 v) {
 // would jump a whole weight row, i.e. a page, every few cache lines and defeat the prefetchers).
 constexpr int64_t kNc = kWqSegment;
 
+// 16 consecutive weights of a [K, N] row as two vectors of 8 floats. INT8: columns in order.
+// INT4 (8 bytes): lo = the low nibbles (even columns), hi = the high nibbles (odd columns), each
+// with its sign bit flipped, i.e. u = w + 8 in [0, 15] (the caller folds the -8 into the offset).
+template <bool INT4>
+inline void load16_kn(const uint8_t *p, __m256 &lo, __m256 &hi) {
+  if constexpr (INT4) {
+    const __m256i b = _mm256_xor_si256(_mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(p))),
+                                       _mm256_set1_epi32(0x88));
+    lo = _mm256_cvtepi32_ps(_mm256_and_si256(b, _mm256_set1_epi32(0x0F)));
+    hi = _mm256_cvtepi32_ps(_mm256_srli_epi32(b, 4));
+  } else {
+    lo = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(p))));
+    hi = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(p + 8))));
+  }
+}
+
+// Where column j (of a segment) is kept in the accumulators: INT4 16-column pieces hold the even
+// columns in lanes 0..7 and the odd ones in lanes 8..15 (load16_kn); the scalar tail is in order.
+template <bool INT4>
+inline int64_t acc_pos(int64_t j, int64_t wv) {
+  if (!INT4 || j >= wv) return j;
+  return (j & ~int64_t{15}) + ((j & 1) << 3) + ((j & 15) >> 1);
+}
+
 // Weight [K, N] with unit column stride: rows of the weight stream sequentially, KB rows per pass
-// over the accumulators. Per element: acc = fma(x[p], w[p], acc) in ascending p within a group, then
-// total = fma(scale, fma(offset, xsum, acc), total).
+// over the accumulators. Per element: acc = fma(x[p], u[p], acc) in ascending p within a group (u:
+// the stored value, for INT4 vector columns w + 8), then total = fma(scale, fma(o', xsum, acc), total)
+// with o' = offset (INT4 vector columns: offset - 8).
 template <int ROWS, bool INT4>
 void rows_kn(const WqDesc &d, const float *x, const float *xsum, const uint8_t *w, const void *scale,
              const void *offset, int64_t n0, int64_t n1, float *y32, int64_t ldy, float *scratch) {
-  constexpr int KB = ROWS == 1 ? 4 : 2;
+  constexpr int KB = ROWS == 1 ? 8 : ROWS == 2 ? 4 : 2;
   const int64_t G = wq_groups(d), gr = d.group > 0 ? d.group : d.k;
   // (2 * ROWS + 2) * kNc floats of the caller's workspace (too big for the stack).
   float *base = reinterpret_cast<float *>((reinterpret_cast<uintptr_t>(scratch) + 31) & ~uintptr_t{31});
@@ -82,6 +107,7 @@ void rows_kn(const WqDesc &d, const float *x, const float *xsum, const uint8_t *
     total[i] = base + (ROWS + i) * kNc;
   }
   float *sv = base + 2 * ROWS * kNc, *ov = sv + kNc;
+  const bool fold = d.has_offset || INT4;
   auto row_ptr = [&](int64_t p, int64_t j) { return w + (INT4 ? (p * d.w_row + j) >> 1 : p * d.w_row + j); };
   for (int64_t jc = n0; jc < n1; jc += kNc) {
     const int64_t wd = std::min(kNc, n1 - jc), wv = wd / 16 * 16;
@@ -95,15 +121,18 @@ void rows_kn(const WqDesc &d, const float *x, const float *xsum, const uint8_t *
         __m256 xb[NB][ROWS];
         for (int kk = 0; kk < NB; ++kk)
           for (int i = 0; i < ROWS; ++i) xb[kk][i] = _mm256_set1_ps(x[i * d.k + p + kk]);
+        const uint8_t *src = row_ptr(p, jc);
+        const int64_t rb = INT4 ? d.w_row / 2 : d.w_row;
         for (int64_t j = 0; j < wv; j += 16) {
           __m256 c0[ROWS], c1[ROWS];
           for (int i = 0; i < ROWS; ++i) {
             c0[i] = _mm256_load_ps(acc[i] + j);
             c1[i] = _mm256_load_ps(acc[i] + j + 8);
           }
+          const uint8_t *sj = src + (INT4 ? j / 2 : j);
           for (int kk = 0; kk < NB; ++kk) {
             __m256 lo, hi;
-            load16<INT4>(row_ptr(p + kk, jc + j), lo, hi);
+            load16_kn<INT4>(sj + kk * rb, lo, hi);
             for (int i = 0; i < ROWS; ++i) {
               c0[i] = _mm256_fmadd_ps(xb[kk][i], lo, c0[i]);
               c1[i] = _mm256_fmadd_ps(xb[kk][i], hi, c1[i]);
@@ -126,10 +155,12 @@ void rows_kn(const WqDesc &d, const float *x, const float *xsum, const uint8_t *
       };
       while (p + KB <= pe) pass(std::integral_constant<int, KB>{});
       while (p < pe) pass(std::integral_constant<int, 1>{});
-      // Fold the group: total = fma(s, fma(o, xsum, acc), total).
+      // Fold the group: total = fma(s, fma(o', xsum, acc), total), s and o' at the accumulator positions.
       for (int64_t j = 0; j < wd; ++j) {
-        sv[j] = load_elem(scale, d.s_dtype, g * d.s_row + (jc + j) * d.s_col);
-        ov[j] = d.has_offset ? load_elem(offset, d.o_dtype, g * d.o_row + (jc + j) * d.o_col) : 0.0f;
+        const int64_t q = acc_pos<INT4>(j, wv);
+        sv[q] = load_elem(scale, d.s_dtype, g * d.s_row + (jc + j) * d.s_col);
+        ov[q] = (d.has_offset ? load_elem(offset, d.o_dtype, g * d.o_row + (jc + j) * d.o_col) : 0.0f) -
+                (INT4 && j < wv ? 8.0f : 0.0f);
       }
       for (int i = 0; i < ROWS; ++i) {
         const float xs = xsum[i * G + g];
@@ -137,17 +168,18 @@ void rows_kn(const WqDesc &d, const float *x, const float *xsum, const uint8_t *
         int64_t j = 0;
         for (; j + 8 <= wd; j += 8) {
           __m256 a = _mm256_load_ps(acc[i] + j);
-          if (d.has_offset) a = _mm256_fmadd_ps(_mm256_load_ps(ov + j), vxs, a);
+          if (fold) a = _mm256_fmadd_ps(_mm256_load_ps(ov + j), vxs, a);
           _mm256_store_ps(total[i] + j, _mm256_fmadd_ps(_mm256_load_ps(sv + j), a, _mm256_load_ps(total[i] + j)));
         }
         for (; j < wd; ++j) {
           float a = acc[i][j];
-          if (d.has_offset) a = std::fma(ov[j], xs, a);
+          if (fold) a = std::fma(ov[j], xs, a);
           total[i][j] = std::fma(sv[j], a, total[i][j]);
         }
       }
     }
-    for (int i = 0; i < ROWS; ++i) std::copy(total[i], total[i] + wd, y32 + i * ldy + jc);
+    for (int i = 0; i < ROWS; ++i)
+      for (int64_t j = 0; j < wd; ++j) y32[i * ldy + jc + j] = total[i][acc_pos<INT4>(j, wv)];
   }
 }
 
@@ -339,21 +371,32 @@ inline __m256 load8_col(const uint8_t *w, int64_t e) {
   return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(b));
 }
 
-// Rows [p, pe) of a 16-column piece, weight [K, N] with unit column stride.
+// Rows [p, pe) of a 16-column piece, weight [K, N] with unit column stride: v = fma(u, s, os) with
+// u the stored integer (INT4: the nibble with its sign bit flipped, u = w + 8 in [0, 15], and
+// os = (o - 8) * s; INT8: os = o * s).
 template <bool INT4>
 void block_kn(const WqDesc &d, const uint8_t *wb, int64_t p, int64_t pe, int64_t p0, int64_t j, int64_t W,
-              const float *sv, const float *ov, float *dq, int64_t pf) {
+              const float *sv, const float *osv, float *dq, int64_t pf) {
   const __m256 s0 = _mm256_load_ps(sv), s1 = _mm256_load_ps(sv + 8);
-  const __m256 o0 = _mm256_load_ps(ov), o1 = _mm256_load_ps(ov + 8);
+  const __m256 o0 = _mm256_load_ps(osv), o1 = _mm256_load_ps(osv + 8);
   const int64_t rb = INT4 ? d.w_row / 2 : d.w_row;  // bytes per weight row
   const uint8_t *src = wb + (INT4 ? (p * d.w_row + j) >> 1 : p * d.w_row + j);
+  const __m128i mask = _mm_set1_epi8(0x0F), flip = _mm_set1_epi8(static_cast<char>(0x88));
   for (; p < pe; ++p, src += rb) {
     if (pf) _mm_prefetch(reinterpret_cast<const char *>(src + pf), WQ_PF_HINT);
-    __m256 lo, hi;
-    load16<INT4>(src, lo, hi);
+    __m256i lo, hi;
+    if constexpr (INT4) {
+      const __m128i raw = _mm_xor_si128(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(src)), flip);
+      const __m128i b = _mm_unpacklo_epi8(_mm_and_si128(raw, mask), _mm_and_si128(_mm_srli_epi16(raw, 4), mask));
+      lo = _mm256_cvtepu8_epi32(b);
+      hi = _mm256_cvtepu8_epi32(_mm_srli_si128(b, 8));
+    } else {
+      lo = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(src)));
+      hi = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(src + 8)));
+    }
     float *o = dq + (p - p0) * W;
-    _mm256_store_ps(o, _mm256_mul_ps(_mm256_add_ps(lo, o0), s0));
-    _mm256_store_ps(o + 8, _mm256_mul_ps(_mm256_add_ps(hi, o1), s1));
+    _mm256_store_ps(o, _mm256_fmadd_ps(_mm256_cvtepi32_ps(lo), s0, o0));
+    _mm256_store_ps(o + 8, _mm256_fmadd_ps(_mm256_cvtepi32_ps(hi), s1, o1));
   }
 }
 
@@ -410,13 +453,15 @@ bool wq_dequant_block_avx2(const WqDesc &d, const void *w, const void *scale, co
         continue;
       }
       if (kn) {
+        alignas(32) float osv[16];
+        for (int c = 0; c < 16; ++c) osv[c] = (ov[c] - (int4 ? 8.0f : 0.0f)) * sv[c];
         // Byte distance from this piece's rows to the line to prefetch (the same for every row).
         const int64_t line = int4 ? 128 : 64;  // columns per cache line
         int64_t delta = 0;                       // in nibbles for INT4
         if (j + line < pf.chunk_end) delta = line;
         else if (pf.next_col >= 0) delta = pf.next_rows * d.w_row + (pf.next_col - j);
-        if (int4) block_kn<true>(d, wb, p, ge, p0, j, W, sv, ov, dq, delta / 2);
-        else block_kn<false>(d, wb, p, ge, p0, j, W, sv, ov, dq, delta);
+        if (int4) block_kn<true>(d, wb, p, ge, p0, j, W, sv, osv, dq, delta / 2);
+        else block_kn<false>(d, wb, p, ge, p0, j, W, sv, osv, dq, delta);
       } else {
         if (int4) block_nk<true>(d, wb, p, ge, p0, j, W, sv, ov, dq);
         else block_nk<false>(d, wb, p, ge, p0, j, W, sv, ov, dq);
