@@ -97,7 +97,7 @@ inline int64_t acc_pos(int64_t j, int64_t wv) {
 template <int ROWS, bool INT4>
 void rows_kn(const WqDesc &d, const float *x, const float *xsum, const uint8_t *w, const void *scale,
              const void *offset, int64_t n0, int64_t n1, float *y32, int64_t ldy, float *scratch) {
-  constexpr int KB = ROWS == 1 ? 8 : ROWS == 2 ? 4 : 2;
+  constexpr int KB = 8;  // rows of the weight per pass over the accumulators (8 sequential streams)
   const int64_t G = wq_groups(d), gr = d.group > 0 ? d.group : d.k;
   // (2 * ROWS + 2) * kNc floats of the caller's workspace (too big for the stack).
   float *base = reinterpret_cast<float *>((reinterpret_cast<uintptr_t>(scratch) + 31) & ~uintptr_t{31});
