@@ -4,7 +4,8 @@
 //   Phase2Sync/*    aclnnXxx + aclrtSynchronizeStream each call (launch + run + wait)
 //   OneShot/*       create tensors, phase 1, phase 2 (consumes the executor), destroy, every call;
 //                   synchronised every 256 calls
-// for aclnnAdd on 16 FLOAT elements and aclnnMm 64x64x64 FLOAT.
+// for aclnnAdd on 16 FLOAT elements and aclnnMm 64x64x64 FLOAT (plus the launch + run + sync of
+// Mm 128^3 and 256^3, which use both threads of the pool when there are two).
 #include <benchmark/benchmark.h>
 
 #include <vector>
@@ -55,8 +56,9 @@ struct AddOp {
   }
 };
 
+template <int64_t N>
 struct MmOp {
-  static constexpr int64_t n = 64;
+  static constexpr int64_t n = N;
   Buffers buf{n * n * 4, n * n * 4, n * n * 4};
   aclTensor *t[3] = {tensor({n, n}, buf.ptrs[0]), tensor({n, n}, buf.ptrs[1]), tensor({n, n}, buf.ptrs[2])};
   ~MmOp() {
@@ -156,10 +158,13 @@ BENCHMARK(Phase1<AddOp>)->Name("Phase1/Add16");
 BENCHMARK(Phase2Enqueue<AddOp>)->Name("Phase2Enqueue/Add16");
 BENCHMARK(Phase2Sync<AddOp>)->Name("Phase2Sync/Add16");
 BENCHMARK(OneShot<AddOp>)->Name("OneShot/Add16");
-BENCHMARK(Phase1<MmOp>)->Name("Phase1/Mm64");
-BENCHMARK(Phase2Enqueue<MmOp>)->Name("Phase2Enqueue/Mm64");
-BENCHMARK(Phase2Sync<MmOp>)->Name("Phase2Sync/Mm64");
-BENCHMARK(OneShot<MmOp>)->Name("OneShot/Mm64");
+BENCHMARK(Phase1<MmOp<64>>)->Name("Phase1/Mm64");
+BENCHMARK(Phase2Enqueue<MmOp<64>>)->Name("Phase2Enqueue/Mm64");
+BENCHMARK(Phase2Sync<MmOp<64>>)->Name("Phase2Sync/Mm64");
+BENCHMARK(OneShot<MmOp<64>>)->Name("OneShot/Mm64");
+// Through the op API at sizes where a second thread pays off only if waking it is cheap.
+BENCHMARK(Phase2Sync<MmOp<128>>)->Name("Phase2Sync/Mm128");
+BENCHMARK(Phase2Sync<MmOp<256>>)->Name("Phase2Sync/Mm256");
 
 }  // namespace
 

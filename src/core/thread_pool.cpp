@@ -2,6 +2,7 @@
 // stream's kernel holds it) or that is nested inside a pool task runs serially on its caller, so
 // the pool never deadlocks and never oversubscribes the cores.
 #include "core/thread_pool.h"
+#include "core/spin.h"
 
 #include <sched.h>
 #include <unistd.h>
@@ -43,25 +44,6 @@ int detect_threads() {
 // futex wake-up, which on a VM costs tens of microseconds.
 constexpr auto kWorkerSpin = std::chrono::microseconds(200);
 constexpr auto kCallerSpin = std::chrono::microseconds(2000);
-
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
-
-// Polls `ready` until it returns true or `limit` has passed (the clock is read every 64 polls).
-template <class Pred>
-bool spin_until(Pred ready, std::chrono::microseconds limit) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  for (int i = 1;; ++i) {
-    if (ready()) return true;
-    cpu_relax();
-    if (i % 64 == 0 && std::chrono::steady_clock::now() > deadline) return ready();
-  }
-}
 
 class Pool {
  public:

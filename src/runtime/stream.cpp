@@ -4,23 +4,18 @@
 
 #include "common/error.h"
 #include "common/log.h"
+#include "core/spin.h"
 #include "runtime/runtime_impl.h"
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define OPSNN_CPU_RELAX() _mm_pause()
-#elif defined(__aarch64__)
-#define OPSNN_CPU_RELAX() __asm__ __volatile__("yield")
-#else
-#define OPSNN_CPU_RELAX() ((void)0)
-#endif
 
 namespace opsnn::rt {
 namespace {
 thread_local Stream *tls_worker_stream = nullptr;
 constexpr size_t kInitialRing = 64;
-constexpr int kIdleSpins = 2000;  // brief spin before sleeping: back-to-back launches need no wake-up
-constexpr int kSyncSpinMicros = 50;  // how long a synchronising host thread spins before sleeping
+// Brief spins before sleeping (core/spin.h): back-to-back launches need no wake-up of the worker,
+// and a synchronisation that ends within microseconds none of the host thread.
+constexpr auto kIdleSpin = std::chrono::microseconds(50);
+constexpr auto kSyncSpin = std::chrono::microseconds(50);
 }  // namespace
 
 Stream *current_worker_stream() { return tls_worker_stream; }
@@ -93,10 +88,9 @@ void Stream::worker_loop() {
       std::unique_lock<std::mutex> lk(mu_);
       if (head_ == tail_ && !stop_) {
         lk.unlock();
-        for (int i = 0; i < kIdleSpins && enqueued.load(std::memory_order_acquire) ==
-                                               completed.load(std::memory_order_relaxed);
-             ++i)
-          OPSNN_CPU_RELAX();
+        core::spin_until(
+            [&] { return enqueued.load(std::memory_order_acquire) != completed.load(std::memory_order_relaxed); },
+            kIdleSpin);
         lk.lock();
         while (head_ == tail_ && !stop_) {
           worker_sleeping_ = true;
@@ -127,14 +121,7 @@ bool Stream::wait_idle(int64_t timeout_ms) {
   if (is_current_worker()) return true;  // a host callback syncing its own stream: nothing to wait for
   // Small kernels finish within microseconds, far sooner than a sleeping thread is woken: spin for
   // a short, bounded time first.
-  {
-    const auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds(kSyncSpinMicros);
-    for (int i = 1;; ++i) {
-      if (completed.load(std::memory_order_acquire) >= target) return true;
-      OPSNN_CPU_RELAX();
-      if (i % 64 == 0 && std::chrono::steady_clock::now() > spin_until) break;
-    }
-  }
+  if (core::spin_until([&] { return completed.load(std::memory_order_acquire) >= target; }, kSyncSpin)) return true;
   std::unique_lock<std::mutex> lk(mu_);
   sync_waiters_.fetch_add(1);
   bool ok = true;
