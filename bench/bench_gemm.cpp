@@ -380,7 +380,7 @@ void bench_wq(int64_t m, int64_t n, int64_t k, int threads) {
     q.s_row = group > 0 ? n : 0;
     q.s_col = 1;
     const void *w = wt == ACL_INT8 ? w8.p : w4.p;
-    if (m <= kWqSmallM) {
+    if (wq_stream_supported(q)) {
       Aligned ws(wq_small_m_workspace(q, threads));
       return best_time([&] {
         wq_small_m_run(q, ACL_FLOAT16, x.p, k, 1, w, scale.data(), nullptr, y32.f(), n, ws.p, threads);

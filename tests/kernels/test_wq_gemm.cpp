@@ -1,5 +1,6 @@
-// The fused weight-quantised path (m > kWqSmallM, wq_fused_*): every engine kernel tier this CPU
-// runs, INT8 / INT4, [k, n] and transposed weights, per-tensor / per-channel / per-group scales with
+// The weight-quantised paths for m > kWqSmallM: the fused path (wq_fused_*) with every engine
+// kernel tier this CPU runs, and the streaming path (wq_small_m_run) where wq_stream_supported;
+// INT8 / INT4, [k, n] and transposed weights, per-tensor / per-channel / per-group scales with
 // offsets, ragged m / n / k, several K blocks and M blocks; against the float64 definition
 // (wq_reference) with precision.md's absolute-bound variant, bit-identical for 1 and 2 threads,
 // the output poisoned before and guarded after.
@@ -73,6 +74,29 @@ void run_case(const Case &c, int kernel, std::mt19937 &rng) {
         mag[static_cast<size_t>(i * n + j)] += std::fabs(from16(c.xt, x[static_cast<size_t>(i * k + p)])) * wd;
     }
 
+  if (kernel == -2) {  // the streaming path: fp32 results, FLOAT32's threshold
+    if (!wq_stream_supported(d)) return;
+    std::vector<float> s1(static_cast<size_t>(m * n + 16), std::nanf("")), s2(s1.size(), std::nanf(""));
+    for (int threads : {1, 2}) {
+      std::vector<uint8_t> ws(wq_small_m_workspace(d, 2) + 64);
+      void *wsp = reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(ws.data()) + 63) & ~uintptr_t{63});
+      wq_small_m_run(d, c.xt, x.data(), k, 1, w.data(), s.data(), o.data(), threads == 1 ? s1.data() : s2.data(), n,
+                     wsp, threads);
+    }
+    ASSERT_EQ(0, std::memcmp(s1.data(), s2.data(), s1.size() * 4)) << "1 vs 2 threads differ";
+    for (size_t i = static_cast<size_t>(m * n); i < s1.size(); ++i) ASSERT_TRUE(std::isnan(s1[i])) << "write past y";
+    double sum = 0, worst = 0;
+    for (size_t e = 0; e < ref.size(); ++e) {
+      ASSERT_FALSE(std::isnan(s1[e])) << "y[" << e << "] unwritten";
+      const double rel = std::fabs(s1[e] - ref[e]) / (mag[e] + 1e-7);
+      sum += rel;
+      worst = std::max(worst, rel);
+    }
+    const double T = 1.0 / 8192;
+    EXPECT_LT(sum / static_cast<double>(ref.size()), T);
+    EXPECT_LT(worst, 10 * T);
+    return;
+  }
   WqOutput out;
   out.y_dtype = c.xt;
   out.y_row = n;
@@ -117,6 +141,17 @@ TEST(WqFused, AllKernelsLayoutsAndModes) {
         run_case({wt, trans, 7, 34, 1000, 128, ACL_BF16, true}, kernel, rng);
       }
   }
+}
+
+TEST(WqStream, UpToStreamMaxM) {
+  std::mt19937 rng(13);
+  for (aclDataType wt : {ACL_INT8, ACL_INT4})
+    for (int64_t m : {5, 8, 13, 16}) {
+      run_case({wt, false, m, 300, 520, 0, ACL_FLOAT16, false}, -2, rng);
+      run_case({wt, false, m, 200, 600, 32, ACL_BF16, false}, -2, rng);
+      run_case({wt, false, m, 70, 1000, 128, ACL_FLOAT16, false}, -2, rng);
+      run_case({wt, false, m, 130, 256, -1, ACL_BF16, false}, -2, rng);
+    }
 }
 
 TEST(WqFused, SeveralMBlocksAndChunks) {

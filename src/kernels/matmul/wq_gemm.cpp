@@ -52,7 +52,14 @@ void small_m_generic(const WqDesc &d, const float *x, const float *xsum, const v
 
 size_t wq_small_m_workspace(const WqDesc &d, int threads) {
   const int64_t t = threads > 0 ? threads : core::num_threads();
-  return static_cast<size_t>(d.m * d.k + d.m * wq_groups(d) + 16 + t * kWqScratchFloats) * sizeof(float);
+  return static_cast<size_t>(d.m * d.k + d.m * wq_groups(d) + 16 + t * wq_scratch_floats(d.m)) * sizeof(float);
+}
+
+bool wq_stream_supported(const WqDesc &d) {
+  if (d.m <= kWqSmallM) return true;
+  const core::CpuFeatures &f = core::cpu_features();
+  const bool avx2 = f.avx2 && f.fma && f.f16c && f.best != core::Isa::kPortable;
+  return avx2 && d.m <= kWqStreamMaxM && d.w_col == 1 && (d.w_dtype != ACL_INT4 || d.w_row % 2 == 0);
 }
 
 void wq_small_m_run(const WqDesc &d, aclDataType x_dtype, const void *x, int64_t x_row, int64_t x_col,
@@ -76,7 +83,7 @@ void wq_small_m_run(const WqDesc &d, aclDataType x_dtype, const void *x, int64_t
   auto range = [&](int64_t task, int64_t n0, int64_t n1) {
 #if defined(__x86_64__)
     if (avx2 &&
-        wq_detail::wq_small_m_avx2(d, xf, xsum, w, scale, offset, n0, n1, y32, ldy, scratch + task * kWqScratchFloats))
+        wq_detail::wq_small_m_avx2(d, xf, xsum, w, scale, offset, n0, n1, y32, ldy, scratch + task * wq_scratch_floats(d.m)))
       return;
 #else
     (void)task;

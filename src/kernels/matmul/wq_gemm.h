@@ -2,7 +2,8 @@
 // an INT8 or INT4 weight and per-tensor / per-channel / per-group (along K) scale and offset.
 //
 // Two paths, chosen by the op in phase 1:
-//  * small M (m <= kWqSmallM): the quantised weight is streamed once. The scale factors out of the
+//  * small M (m <= kWqSmallM, and up to kWqStreamMaxM for a [K, N] weight on AVX2): the quantised
+//    weight is streamed once. The scale factors out of the
 //    K sum within a group,  sum_p x[p] * (w[p] + o) * s = s * (sum_p x[p] * w[p] + o * sum_p x[p]),
 //    so the inner loop is only int -> float and an FMA; the per-group fold happens once per group.
 //    Bound by reading the weight: INT4 moves a quarter of the bytes of an FLOAT16 weight.
@@ -18,6 +19,7 @@
 #pragma once
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 
 #include "acl/acl_base.h"
@@ -40,10 +42,22 @@ struct WqDesc {
 
 inline int64_t wq_groups(const WqDesc &d) { return d.group > 0 ? (d.k + d.group - 1) / d.group : 1; }
 
-// Per-thread scratch of the small-M kernels (accumulators of one column segment).
+// The streaming path also serves m up to kWqStreamMaxM for a [K, N] weight on AVX2 (the weight
+// read once, all rows of x per pass in groups of 4; cheaper than dequantising blocks for the GEMM
+// micro-kernel while the weight read dominates): see wq_stream_supported.
+constexpr int64_t kWqStreamMaxM = 16;  // measured: faster than the fused path up to ~12, even at 16
+// Columns per accumulator segment: long contiguous row segments of the weight (a narrow column
+// strip would jump a whole weight row, i.e. a page, every few cache lines and defeat the
+// prefetchers), narrower for more rows so the accumulators stay in L2.
 constexpr int64_t kWqSegment = 2048;
-constexpr int64_t kWqScratchFloats = (2 * kWqSmallM + 2) * kWqSegment + 16;
-// Workspace of the small-M path for up to `threads` threads (0: the pool's size): x in fp32
+inline int64_t wq_segment(int64_t m) {
+  return m <= kWqSmallM ? kWqSegment : std::max<int64_t>(64, kWqSegment * kWqSmallM / m / 64 * 64);
+}
+// Per-thread scratch of the streaming kernels (accumulators of one column segment), in floats.
+inline int64_t wq_scratch_floats(int64_t m) { return (2 * std::max<int64_t>(m, 1) + 2) * wq_segment(m) + 16; }
+// True when m rows run on the streaming path (m <= kWqSmallM, or an AVX2 kernel covers the layout).
+bool wq_stream_supported(const WqDesc &d);
+// Workspace of the streaming path for up to `threads` threads (0: the pool's size): x in fp32
 // [m][k], the group sums of x [m][groups], and the per-thread scratch.
 size_t wq_small_m_workspace(const WqDesc &d, int threads = 0);
 // Small-M path, phase 2. x: fp32-convertible rows (dtype x_dtype, element strides), y32: fp32

@@ -62,10 +62,6 @@ inline float hsum(__m256 v) {
   return _mm_cvtss_f32(s);
 }
 
-// Columns per accumulator block: long contiguous row segments of the weight (a narrow column strip
-// would jump a whole weight row, i.e. a page, every few cache lines and defeat the prefetchers).
-constexpr int64_t kNc = kWqSegment;
-
 // 16 consecutive weights of a [K, N] row as two vectors of 8 floats. INT8: columns in order.
 // INT4 (8 bytes): lo = the low nibbles (even columns), hi = the high nibbles (odd columns), each
 // with its sign bit flipped, i.e. u = w + 8 in [0, 15] (the caller folds the -8 into the offset).
@@ -90,61 +86,84 @@ inline int64_t acc_pos(int64_t j, int64_t wv) {
   return (j & ~int64_t{15}) + ((j & 1) << 3) + ((j & 15) >> 1);
 }
 
+// One pass of rows_kn: NB weight rows from p over the vector columns [0, wv) of a segment, for the
+// x rows i0 .. i0 + R - 1 (accumulators in memory, loaded once per 16 columns per pass).
+template <int R, int NB, bool INT4>
+void kn_pass(const WqDesc &d, const float *x, const uint8_t *src, int64_t rb, int64_t p, int64_t i0, int64_t wv,
+             float *const *acc) {
+  __m256 xb[NB][R];
+  for (int kk = 0; kk < NB; ++kk)
+    for (int i = 0; i < R; ++i) xb[kk][i] = _mm256_set1_ps(x[(i0 + i) * d.k + p + kk]);
+  for (int64_t j = 0; j < wv; j += 16) {
+    __m256 c0[R], c1[R];
+    for (int i = 0; i < R; ++i) {
+      c0[i] = _mm256_load_ps(acc[i0 + i] + j);
+      c1[i] = _mm256_load_ps(acc[i0 + i] + j + 8);
+    }
+    const uint8_t *sj = src + (INT4 ? j / 2 : j);
+    for (int kk = 0; kk < NB; ++kk) {
+      __m256 lo, hi;
+      load16_kn<INT4>(sj + kk * rb, lo, hi);
+      for (int i = 0; i < R; ++i) {
+        c0[i] = _mm256_fmadd_ps(xb[kk][i], lo, c0[i]);
+        c1[i] = _mm256_fmadd_ps(xb[kk][i], hi, c1[i]);
+      }
+    }
+    for (int i = 0; i < R; ++i) {
+      _mm256_store_ps(acc[i0 + i] + j, c0[i]);
+      _mm256_store_ps(acc[i0 + i] + j + 8, c1[i]);
+    }
+  }
+}
+
+template <int NB, bool INT4>
+void kn_pass_rows(const WqDesc &d, const float *x, const uint8_t *src, int64_t rb, int64_t p, int64_t wv,
+                  float *const *acc) {
+  // Groups of up to 4 rows of x (8 accumulators; measured faster than 5 or 6): the weight rows of
+  // the pass (NB x the segment) are read from memory by the first group and from L1 by the others.
+  for (int64_t i0 = 0; i0 < d.m; i0 += 4) {
+    switch (std::min<int64_t>(4, d.m - i0)) {
+      case 1: kn_pass<1, NB, INT4>(d, x, src, rb, p, i0, wv, acc); break;
+      case 2: kn_pass<2, NB, INT4>(d, x, src, rb, p, i0, wv, acc); break;
+      case 3: kn_pass<3, NB, INT4>(d, x, src, rb, p, i0, wv, acc); break;
+      default: kn_pass<4, NB, INT4>(d, x, src, rb, p, i0, wv, acc); break;
+    }
+  }
+}
+
 // Weight [K, N] with unit column stride: rows of the weight stream sequentially, KB rows per pass
-// over the accumulators. Per element: acc = fma(x[p], u[p], acc) in ascending p within a group (u:
-// the stored value, for INT4 vector columns w + 8), then total = fma(scale, fma(o', xsum, acc), total)
-// with o' = offset (INT4 vector columns: offset - 8).
-template <int ROWS, bool INT4>
+// over the accumulators (all m rows of x per pass, so the weight is read from memory once). Per
+// element: acc = fma(x[p], u[p], acc) in ascending p within a group (u: the stored value, for INT4
+// vector columns w + 8), then total = fma(scale, fma(o', xsum, acc), total) with o' = offset (INT4
+// vector columns: offset - 8). Segment width: wq_segment(m).
+template <bool INT4>
 void rows_kn(const WqDesc &d, const float *x, const float *xsum, const uint8_t *w, const void *scale,
              const void *offset, int64_t n0, int64_t n1, float *y32, int64_t ldy, float *scratch) {
   constexpr int KB = 8;  // rows of the weight per pass over the accumulators (8 sequential streams)
-  const int64_t G = wq_groups(d), gr = d.group > 0 ? d.group : d.k;
-  // (2 * ROWS + 2) * kNc floats of the caller's workspace (too big for the stack).
+  const int64_t M = d.m, G = wq_groups(d), gr = d.group > 0 ? d.group : d.k, nc = wq_segment(M);
+  // (2 * m + 2) * nc floats of the caller's workspace.
   float *base = reinterpret_cast<float *>((reinterpret_cast<uintptr_t>(scratch) + 31) & ~uintptr_t{31});
-  float *acc[ROWS], *total[ROWS];
-  for (int i = 0; i < ROWS; ++i) {
-    acc[i] = base + i * kNc;
-    total[i] = base + (ROWS + i) * kNc;
+  float *acc[kWqStreamMaxM], *total[kWqStreamMaxM];
+  for (int64_t i = 0; i < M; ++i) {
+    acc[i] = base + i * nc;
+    total[i] = base + (M + i) * nc;
   }
-  float *sv = base + 2 * ROWS * kNc, *ov = sv + kNc;
+  float *sv = base + 2 * M * nc, *ov = sv + nc;
   const bool fold = d.has_offset || INT4;
+  const int64_t rb = INT4 ? d.w_row / 2 : d.w_row;
   auto row_ptr = [&](int64_t p, int64_t j) { return w + (INT4 ? (p * d.w_row + j) >> 1 : p * d.w_row + j); };
-  for (int64_t jc = n0; jc < n1; jc += kNc) {
-    const int64_t wd = std::min(kNc, n1 - jc), wv = wd / 16 * 16;
-    for (int i = 0; i < ROWS; ++i) std::fill(total[i], total[i] + wd, 0.0f);
+  for (int64_t jc = n0; jc < n1; jc += nc) {
+    const int64_t wd = std::min(nc, n1 - jc), wv = wd / 16 * 16;
+    for (int64_t i = 0; i < M; ++i) std::fill(total[i], total[i] + wd, 0.0f);
     for (int64_t g = 0; g < G; ++g) {
-      for (int i = 0; i < ROWS; ++i) std::fill(acc[i], acc[i] + wd, 0.0f);
+      for (int64_t i = 0; i < M; ++i) std::fill(acc[i], acc[i] + wd, 0.0f);
       const int64_t pe = std::min(d.k, (g + 1) * gr);
       int64_t p = g * gr;
       auto pass = [&](auto kbc) {
         constexpr int NB = decltype(kbc)::value;
-        __m256 xb[NB][ROWS];
-        for (int kk = 0; kk < NB; ++kk)
-          for (int i = 0; i < ROWS; ++i) xb[kk][i] = _mm256_set1_ps(x[i * d.k + p + kk]);
-        const uint8_t *src = row_ptr(p, jc);
-        const int64_t rb = INT4 ? d.w_row / 2 : d.w_row;
-        for (int64_t j = 0; j < wv; j += 16) {
-          __m256 c0[ROWS], c1[ROWS];
-          for (int i = 0; i < ROWS; ++i) {
-            c0[i] = _mm256_load_ps(acc[i] + j);
-            c1[i] = _mm256_load_ps(acc[i] + j + 8);
-          }
-          const uint8_t *sj = src + (INT4 ? j / 2 : j);
-          for (int kk = 0; kk < NB; ++kk) {
-            __m256 lo, hi;
-            load16_kn<INT4>(sj + kk * rb, lo, hi);
-            for (int i = 0; i < ROWS; ++i) {
-              c0[i] = _mm256_fmadd_ps(xb[kk][i], lo, c0[i]);
-              c1[i] = _mm256_fmadd_ps(xb[kk][i], hi, c1[i]);
-            }
-          }
-          for (int i = 0; i < ROWS; ++i) {
-            _mm256_store_ps(acc[i] + j, c0[i]);
-            _mm256_store_ps(acc[i] + j + 8, c1[i]);
-          }
-        }
+        kn_pass_rows<NB, INT4>(d, x, row_ptr(p, jc), rb, p, wv, acc);
         for (int64_t j = wv; j < wd; ++j)
-          for (int i = 0; i < ROWS; ++i) {
+          for (int64_t i = 0; i < M; ++i) {
             float c = acc[i][j];
             for (int kk = 0; kk < NB; ++kk)
               c = std::fma(x[i * d.k + p + kk],
@@ -162,7 +181,7 @@ void rows_kn(const WqDesc &d, const float *x, const float *xsum, const uint8_t *
         ov[q] = (d.has_offset ? load_elem(offset, d.o_dtype, g * d.o_row + (jc + j) * d.o_col) : 0.0f) -
                 (INT4 && j < wv ? 8.0f : 0.0f);
       }
-      for (int i = 0; i < ROWS; ++i) {
+      for (int64_t i = 0; i < M; ++i) {
         const float xs = xsum[i * G + g];
         const __m256 vxs = _mm256_set1_ps(xs);
         int64_t j = 0;
@@ -178,7 +197,7 @@ void rows_kn(const WqDesc &d, const float *x, const float *xsum, const uint8_t *
         }
       }
     }
-    for (int i = 0; i < ROWS; ++i)
+    for (int64_t i = 0; i < M; ++i)
       for (int64_t j = 0; j < wd; ++j) y32[i * ldy + jc + j] = total[i][acc_pos<INT4>(j, wv)];
   }
 }
@@ -244,13 +263,9 @@ template <bool INT4>
 bool dispatch(const WqDesc &d, const float *x, const float *xsum, const uint8_t *w, const void *scale,
               const void *offset, int64_t n0, int64_t n1, float *y32, int64_t ldy, float *scratch) {
   if (d.w_col == 1 && (!INT4 || (d.w_row % 2 == 0 && n0 % 2 == 0))) {
-    switch (d.m) {
-      case 1: rows_kn<1, INT4>(d, x, xsum, w, scale, offset, n0, n1, y32, ldy, scratch); return true;
-      case 2: rows_kn<2, INT4>(d, x, xsum, w, scale, offset, n0, n1, y32, ldy, scratch); return true;
-      case 3: rows_kn<3, INT4>(d, x, xsum, w, scale, offset, n0, n1, y32, ldy, scratch); return true;
-      case 4: rows_kn<4, INT4>(d, x, xsum, w, scale, offset, n0, n1, y32, ldy, scratch); return true;
-      default: return false;
-    }
+    if (d.m < 1 || d.m > kWqStreamMaxM) return false;
+    rows_kn<INT4>(d, x, xsum, w, scale, offset, n0, n1, y32, ldy, scratch);
+    return true;
   }
   if (d.w_row == 1 && (!INT4 || d.w_col % 2 == 0)) {
     switch (d.m) {

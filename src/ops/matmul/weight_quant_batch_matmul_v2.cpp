@@ -6,7 +6,8 @@
 // dtype as x): per-tensor (1,) / (1, 1), per-channel (n,) / (1, n), or per-group
 // (ceil(k / antiquantGroupSize), n) with antiquantGroupSize a multiple of 32 in [32, k - 1].
 // bias (n,) / (1, n): FLOAT16 or FLOAT with FLOAT16 x, FLOAT or BF16 with BF16 x.
-// m <= kWqSmallM streams the quantised weight (wq_small_m_run); larger m runs the fused
+// Small m streams the quantised weight (wq_small_m_run; m <= 4, or up to 16 for a [k, n] weight
+// on AVX2: wq_stream_supported); larger m runs the fused
 // dequantise-a-block-then-multiply loop (wq_fused_run; wq_gemm.h), or, when the GEMM engine runs
 // reference kernels, dequantises the whole weight into the workspace and calls the engine.
 // Output re-quantisation (quantScaleOptional, INT8 y) is not supported: its UINT64 encoding comes
@@ -251,7 +252,7 @@ extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnWeightQuantBatchMatmulV2GetWorks
     st.x_col = x->strides[x->ndim - 1];
     st.y_row = y->strides[y->ndim - 2];
     st.bias_stride = bias_stride;
-    st.small = m <= kernels::kWqSmallM;
+    st.small = kernels::wq_stream_supported(wq);
     if (st.small) {
       st.ws_a = b.book_workspace(kernels::wq_small_m_workspace(wq));
       st.ws_b = b.book_workspace(static_cast<uint64_t>(m * n) * sizeof(float));
