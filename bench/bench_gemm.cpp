@@ -478,7 +478,7 @@ int main(int argc, char **argv) {
   std::printf("| shape | thr | FLOAT16 dense | INT8 | INT4 | INT4 g128 | INT8 speed-up | INT4 speed-up |\n");
   std::printf("|---|---|---|---|---|---|---|---|\n");
   for (int threads : {1, 2})
-    for (int64_t m : {1, 16}) bench_wq(m, 4096, 4096, threads);
+    for (int64_t m : {1, 4, 16}) bench_wq(m, 4096, 4096, threads);
   }
   return 0;
 }
