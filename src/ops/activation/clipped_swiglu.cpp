@@ -5,7 +5,7 @@
 // groupIndexOptional (MoE): a 1-D INT64 tensor whose sum is the number of rows to process, a row
 // being one index of the dims before `dim`. The sum is read when the op runs (it lives in device
 // memory); a sum above the number of rows processes every row, a negative sum none, as
-// aclnnClippedSwigluGrad does. The vendor's aclnnClippedSwiglu page describes the filtering as
+// aclnnClippedSwigluGrad does (the vendor page asks for elements >= 0; values are not checked). The vendor's aclnnClippedSwiglu page describes the filtering as
 // x = x[:sum] but says nothing about the rows of y at and after the sum (y keeps the full shape);
 // OpsNN writes them as zero, like the gradient of those rows, so y never holds stale memory.
 #include "ops/activation/clipped_swiglu.h"
