@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "common/half.h"
+#include "core/cpu_features.h"
 #include "kernels/matmul/gemm.h"
 
 namespace opsnn::kernels::gemm_detail {
@@ -109,10 +110,26 @@ void pack(const T *origin, int64_t sw, int64_t sp, int64_t width, int64_t kc, in
   // Strided along the width (A row-major, B transposed, or general). Each k step reads one
   // element of each of the W source lines, so W lines stream concurrently (memory-level
   // parallelism) and the panel is written sequentially.
+#if defined(__x86_64__)
+  // fp32 lines contiguous along p: 8x8 register transposes (AVX2).
+  static const bool avx2 = [] {
+    const core::CpuFeatures &f = core::cpu_features();
+    return f.avx2 && f.fma && f.best != core::Isa::kPortable;
+  }();
+  constexpr bool plain_f32 = std::is_same_v<T, float> && R == Round::kNone;
+#endif
   for (int64_t q = 0; q < panels; ++q) {
     const int64_t ww = std::min<int64_t>(W, width - q * W);
     const T *s0 = origin + q * W * sw;
     float *d = dst + q * panel_floats;
+#if defined(__x86_64__)
+    if constexpr (plain_f32) {
+      if (avx2 && sp == 1 && ww == W && W >= 4 && kc >= 8) {  // W >= 4: see pack_lines_f32_avx2
+        pack_lines_f32_avx2(s0, sw, kc, W, d);
+        continue;
+      }
+    }
+#endif
     if (ww == W) {
       switch (W) {
         case 4: pack_lines<T, R, 4>(s0, sw, sp, kc, f16c, d); continue;
