@@ -217,10 +217,15 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
     p.nc = std::clamp<int64_t>((l1 / 2) / (4 * std::max<int64_t>(d.m, 1)) / 16 * 16, 64, 4096);
     p.c_direct = false;
   }
-  // Up to 16 rows (3 row tiles) packing B costs more than it saves; from 48 rows strided in-place
-  // reads of a wide B lose (measured: M8 N1000 K1000 1.6x faster in place, M48 N4096 K4096 1.3x slower).
+  // Up to 16 rows (3 row tiles) packing B costs more than it saves, when B is cache-resident and its
+  // row stride does not alias in the caches. Measured (1 thread): M16 N768 K3072 45 -> 61 GFLOP/s;
+  // but a row stride that is a multiple of 2 KiB (N = 1024, 4096) maps the strip of a B panel onto
+  // a few cache sets (M8 N1024 K1024 36 -> 21), and a B streamed from DRAM one line per row stalls
+  // (M16 N4096 K4096 47 -> 29): those are packed.
+  const int64_t b_row_bytes = d.b.row_stride * 4;
   p.b_direct = !p.stream && !p.gemv_nt && !d.b_prepacked && d.b.dtype == ACL_FLOAT && d.b.col_stride == 1 &&
-               d.input_rounding == ACL_FLOAT && d.m <= 16;
+               d.input_rounding == ACL_FLOAT && d.m <= 16 && b_row_bytes % 2048 != 0 &&
+               d.k * b_row_bytes <= l3 / 2;
   if (!p.c_direct && !p.stream && !p.gemv_nt) {
     // The per-thread fp32 accumulation buffer covers one task: keep it L2-sized.
     p.mc = std::min<int64_t>(p.mc, std::max<int64_t>(p.mr, 192 / p.mr * p.mr));
@@ -231,10 +236,6 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
   // side until there is a task per thread.
   const int64_t m_units = ceil_div(d.m, p.mr), n_units = ceil_div(d.n, p.nr);
   int64_t mt = m_units, nt = n_units;  // units per task
-  // Up to 16 rows (3 row tiles) packing B costs more than it saves; from 48 rows strided in-place
-  // reads of a wide B lose (measured: M8 N1000 K1000 1.6x faster in place, M48 N4096 K4096 1.3x slower).
-  p.b_direct = !p.stream && !p.gemv_nt && !d.b_prepacked && d.b.dtype == ACL_FLOAT && d.b.col_stride == 1 &&
-               d.input_rounding == ACL_FLOAT && d.m <= 16;
   if (!p.c_direct && !p.stream && !p.gemv_nt) {
     mt = std::min(mt, p.mc / p.mr);
     nt = std::min(nt, p.nc / p.nr);
