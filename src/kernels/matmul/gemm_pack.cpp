@@ -14,6 +14,17 @@ namespace {
 
 enum class Round { kNone, kF16, kBf16 };
 
+#if defined(__x86_64__)
+// The AVX2 packing helpers of gemm_pack_avx2.cpp may run (respects the OPSNN_MAX_ISA cap).
+bool have_avx2() {
+  static const bool ok = [] {
+    const core::CpuFeatures &f = core::cpu_features();
+    return f.avx2 && f.fma && f.f16c && f.best != core::Isa::kPortable;
+  }();
+  return ok;
+}
+#endif
+
 template <Round R>
 inline float round_to(float v) {
   if constexpr (R == Round::kF16) return half_to_float(float_to_half(v));
@@ -50,6 +61,9 @@ inline void convert_line(const T *s, int64_t n, bool f16c, float *d) {
       return;
     }
   }
+  if constexpr (std::is_same_v<T, Bf16> && R == Round::kNone) {
+    if (have_avx2()) return bf16_to_f32_avx2(reinterpret_cast<const uint16_t *>(s), d, n);
+  }
 #endif
   for (int64_t w = 0; w < n; ++w) d[w] = round_to<R>(load(s + w));
 }
@@ -60,23 +74,27 @@ void pack_lines(const T *s, int64_t sw, int64_t sp, int64_t kc, bool f16c, float
   const T *line[W];
   for (int w = 0; w < W; ++w) line[w] = s + w * sw;
 #if defined(__x86_64__)
-  if constexpr (std::is_same_v<T, uint16_t>) {
-    if (f16c && sp == 1) {
-      // FLOAT16 lines (A row-major): widen a chunk of each line with F16C, then interleave.
+  if constexpr (!std::is_same_v<T, float> && R == Round::kNone) {
+    if (sp == 1 && W >= 4 && have_avx2()) {
+      // FLOAT16 / BF16 lines (A row-major, B stored [N,K]): widen a chunk of each line, then
+      // interleave through the fp32 transposer.
       constexpr int64_t kChunk = 64;
-      float buf[W][kChunk];
+      alignas(32) float buf[W][kChunk];
       for (int64_t p0 = 0; p0 < kc; p0 += kChunk) {
         const int64_t len = std::min(kChunk, kc - p0);
-        for (int w = 0; w < W; ++w) f16_to_f32_f16c(line[w] + p0, buf[w], len);
-        for (int64_t p = 0; p < len; ++p, d += W)
-          for (int w = 0; w < W; ++w) d[w] = round_to<R>(buf[w][p]);
+        for (int w = 0; w < W; ++w) {
+          const uint16_t *src = reinterpret_cast<const uint16_t *>(line[w] + p0);
+          if constexpr (std::is_same_v<T, uint16_t>) f16_to_f32_f16c(src, buf[w], len);
+          else bf16_to_f32_avx2(src, buf[w], len);
+        }
+        pack_lines_f32_avx2(&buf[0][0], kChunk, len, W, d);
+        d += len * W;
       }
       return;
     }
   }
-#else
-  (void)f16c;
 #endif
+  (void)f16c;
   if (sp == 1) {
     for (int64_t p = 0; p < kc; ++p, d += W)
       for (int w = 0; w < W; ++w) d[w] = round_to<R>(load(line[w] + p));
@@ -112,10 +130,7 @@ void pack(const T *origin, int64_t sw, int64_t sp, int64_t width, int64_t kc, in
   // parallelism) and the panel is written sequentially.
 #if defined(__x86_64__)
   // fp32 lines contiguous along p: 8x8 register transposes (AVX2).
-  static const bool avx2 = [] {
-    const core::CpuFeatures &f = core::cpu_features();
-    return f.avx2 && f.fma && f.best != core::Isa::kPortable;
-  }();
+  const bool avx2 = have_avx2();
   constexpr bool plain_f32 = std::is_same_v<T, float> && R == Round::kNone;
 #endif
   for (int64_t q = 0; q < panels; ++q) {
