@@ -1,8 +1,10 @@
 // aclnnWeightQuantBatchMatmulV2 against a dequantise-then-multiply float64 reference: INT8 / INT4 /
 // INT32-packed INT4 weights, [k, n] and transposed views, per-tensor / per-channel / per-group
 // scales with and without offsets, bias, FLOAT16 / BF16, the small-M and the large-M path; and the
-// error paths. Accuracy: precision.md's absolute-bound variant (as in test_matmul.cpp):
-// rel_i = |actual - golden| / (sum_k |x_ik * w_kj| + 1e-7), MERE < T, MARE < 10 T.
+// error paths; the re-quantised INT8 output (quantScaleOptional / quantOffsetOptional). Accuracy:
+// precision.md's absolute-bound variant (as in test_matmul.cpp):
+// rel_i = |actual - golden| / (sum_k |x_ik * w_kj| + 1e-7), MERE < T, MARE < 10 T; INT8 outputs
+// exactly, except within the fp32 error bound of a rounding boundary (then +-1).
 #include <cmath>
 #include <cstring>
 
@@ -188,6 +190,119 @@ TEST_F(WeightQuantMatmul, BatchDimsAndOddSizes) {
   run_case({{1, 4096}, 300, ACL_FLOAT16, WType::kInt4, false, 3, 128, true, ACL_FLOAT16});
 }
 
+// y = sat_int8(round_half_even((x @ W + bias) * qs + qo)) with qs FLOAT or UINT64 / INT64 in
+// aclnnTransQuantParam's encoding, per-tensor or per-channel, with or without qo.
+void run_quant_case(int64_t m, int64_t k, int64_t n, WType wt, bool trans, aclDataType qs_dtype, bool per_channel,
+                    bool with_qoffset, aclDataType bias_dtype) {
+  SCOPED_TRACE(::testing::Message() << "m " << m << " k " << k << " n " << n << " wt " << int(wt) << " trans " << trans
+                                    << " qs " << qs_dtype << " per_channel " << per_channel << " qoffset "
+                                    << with_qoffset << " bias " << bias_dtype);
+  const aclDataType xt = ACL_FLOAT16;
+  DeviceTensor x({m, k}, xt);
+  x.fill_random(-1, 1);
+  QWeight w(k, n, wt, trans);
+  DeviceTensor scale({n}, xt);
+  scale.fill_random(0.002, 0.02);
+  std::unique_ptr<DeviceTensor> bias;
+  if (bias_dtype != ACL_DT_UNDEFINED) {
+    bias = std::make_unique<DeviceTensor>(std::vector<int64_t>{n}, bias_dtype);
+    bias->fill_random(-1, 1);
+  }
+  // The float64 result before quantisation and its magnitude.
+  const auto xv = x.values(), sv = scale.values();
+  std::vector<double> bv = bias ? bias->values() : std::vector<double>();
+  std::vector<double> v(static_cast<size_t>(m * n)), mag(v.size());
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double g = bias ? bv[static_cast<size_t>(j)] : 0.0, a = std::fabs(g);
+      for (int64_t p = 0; p < k; ++p) {
+        const double t = xv[static_cast<size_t>(i * k + p)] * w.values[static_cast<size_t>(p * n + j)] *
+                         sv[static_cast<size_t>(j)];
+        g += t;
+        a += std::fabs(t);
+      }
+      v[static_cast<size_t>(i * n + j)] = g;
+      mag[static_cast<size_t>(i * n + j)] = a;
+    }
+  // Quantisation scales: about 1.5 * 127 / the column's largest |v| (so some values saturate).
+  const int64_t qn = per_channel ? n : 1;
+  std::vector<float> qs(static_cast<size_t>(qn)), qo(static_cast<size_t>(qn));
+  std::uniform_real_distribution<float> jitter(0.8f, 1.2f), off(-6.0f, 6.0f);
+  for (int64_t j = 0; j < qn; ++j) {
+    double big = 1e-3;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t c = per_channel ? j : 0; c < (per_channel ? j + 1 : n); ++c)
+        big = std::max(big, std::fabs(v[static_cast<size_t>(i * n + c)]));
+    float sc = static_cast<float>(1.5 * 127.0 / big) * jitter(rng());
+    if (qs_dtype != ACL_FLOAT) {  // the encoding keeps the float's top 19 bits
+      uint32_t bits;
+      std::memcpy(&bits, &sc, 4);
+      bits &= 0xFFFFE000u;
+      std::memcpy(&sc, &bits, 4);
+    }
+    qs[static_cast<size_t>(j)] = sc;
+    qo[static_cast<size_t>(j)] = with_qoffset ? off(rng()) : 0.0f;
+  }
+  std::vector<int64_t> qshape = per_channel ? std::vector<int64_t>{1, n} : std::vector<int64_t>{1};
+  DeviceTensor qscale(qshape, qs_dtype), qoffset(qshape, ACL_FLOAT);
+  if (qs_dtype == ACL_FLOAT) {
+    ASSERT_EQ(aclrtMemcpy(qscale.data(), qs.size() * 4, qs.data(), qs.size() * 4, ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
+  } else {
+    std::vector<uint64_t> enc(qs.size());
+    for (size_t j = 0; j < qs.size(); ++j) {
+      uint32_t bits;
+      std::memcpy(&bits, &qs[j], 4);
+      enc[j] = static_cast<uint64_t>(bits) | (uint64_t{1} << 46);
+    }
+    ASSERT_EQ(aclrtMemcpy(qscale.data(), enc.size() * 8, enc.data(), enc.size() * 8, ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
+  }
+  ASSERT_EQ(aclrtMemcpy(qoffset.data(), qo.size() * 4, qo.data(), qo.size() * 4, ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
+  DeviceTensor y({m, n}, ACL_INT8);
+  y.poison();
+  ASSERT_EQ(run_op(
+                [&](uint64_t *ws, aclOpExecutor **e) {
+                  return aclnnWeightQuantBatchMatmulV2GetWorkspaceSize(
+                      x, w.t, scale, nullptr, qscale, with_qoffset ? qoffset.get() : nullptr,
+                      bias ? bias->get() : nullptr, 0, y, ws, e);
+                },
+                aclnnWeightQuantBatchMatmulV2),
+            0)
+      << aclGetRecentErrMsg();
+  const auto got = y.values();
+  int exact = 0, saturated = 0;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      const size_t e = static_cast<size_t>(i * n + j), qj = static_cast<size_t>(per_channel ? j : 0);
+      const double q = v[e] * qs[qj] + qo[qj];
+      const double want = std::min(127.0, std::max(-128.0, std::nearbyint(q)));
+      // fp32 error of the kernel's result, scaled: within it of a .5 boundary either side may come out.
+      const double err = 1e-5 * mag[e] * qs[qj] + 1e-6 * std::fabs(q);
+      const double frac = std::fabs(q - std::floor(q) - 0.5);
+      if (frac > err || want == 127.0 || want == -128.0) {
+        if (std::fabs(q) < 127.0 - err || std::fabs(q) > 129.0) {
+          ASSERT_EQ(got[e], want) << "y[" << i << "," << j << "] q " << q;
+          ++exact;
+        }
+      } else {
+        ASSERT_LE(std::fabs(got[e] - want), 1.0) << "y[" << i << "," << j << "] q " << q;
+      }
+      if (std::fabs(q) > 129.0) ++saturated;
+    }
+  EXPECT_GT(exact, m * n / 2);
+  EXPECT_GT(saturated, 0);
+  EXPECT_TRUE(y.untouched_outside_view());
+}
+
+TEST_F(WeightQuantMatmul, RequantisedInt8Output) {
+  // m 1 / 3: streaming path; 9 / 16: streaming ([k, n]) or fused (transposed); 40: fused.
+  for (int64_t m : {1, 3, 9, 16, 40})
+    for (bool trans : {false, true}) {
+      run_quant_case(m, 256, 48, WType::kInt8, trans, ACL_FLOAT, true, true, ACL_FLOAT16);
+      run_quant_case(m, 192, 34, WType::kInt4, trans, ACL_UINT64, true, false, ACL_DT_UNDEFINED);
+      run_quant_case(m, 128, 40, WType::kInt8, trans, ACL_INT64, false, true, ACL_FLOAT);
+    }
+}
+
 TEST_F(WeightQuantMatmul, Errors) {
   DeviceTensor x({4, 64}, ACL_FLOAT16), y({4, 32}, ACL_FLOAT16), s({32}, ACL_FLOAT16), sb({32}, ACL_BF16);
   DeviceTensor sg({2, 32}, ACL_FLOAT16), qs({32}, ACL_UINT64), yb({4, 33}, ACL_FLOAT16);
@@ -210,7 +325,14 @@ TEST_F(WeightQuantMatmul, Errors) {
   EXPECT_TRUE(fails_with(call(x, w.t, s, nullptr, nullptr, nullptr, 32, y), 161002, {"per-group"}));
   EXPECT_TRUE(fails_with(call(x, w.t, sg, nullptr, nullptr, nullptr, 0, y), 161002, {"per-channel"}));
   EXPECT_TRUE(fails_with(call(x, w.t, s, sg, nullptr, nullptr, 0, y), 161002, {"antiquantOffsetOptional"}));
-  EXPECT_TRUE(fails_with(call(x, w.t, s, nullptr, qs, nullptr, 0, y), 161002, {"quantScaleOptional", "not supported"}));
+  // With quantScaleOptional y must be INT8 (y here is FLOAT16), and the scale (1,) / (n,) / (1, n).
+  EXPECT_TRUE(fails_with(call(x, w.t, s, nullptr, qs, nullptr, 0, y), 161002, {"y", "INT8"}));
+  DeviceTensor y8({4, 32}, ACL_INT8), qs_bad({31}, ACL_UINT64), qs_f16({32}, ACL_FLOAT16);
+  EXPECT_TRUE(fails_with(call(x, w.t, s, nullptr, qs_bad, nullptr, 0, y8), 161002, {"quantScaleOptional"}));
+  EXPECT_TRUE(fails_with(call(x, w.t, s, nullptr, qs_f16, nullptr, 0, y8), 161002, {"quantScaleOptional"}));
+  EXPECT_EQ(call(x, w.t, s, nullptr, qs, nullptr, 0, y8), 0) << aclGetRecentErrMsg();
+  aclDestroyAclOpExecutor(ex);
+  ex = nullptr;
   EXPECT_TRUE(fails_with(call(x, w.t, s, nullptr, nullptr, yb, 0, y), 161002, {"biasOptional"}));
   EXPECT_TRUE(fails_with(call(x, x, s, nullptr, nullptr, nullptr, 0, y), 161002, {"weight", "INT8"}));
   EXPECT_TRUE(fails_with(call(y, w.t, s, nullptr, nullptr, nullptr, 0, y), 161002, {"reduce dims"}));

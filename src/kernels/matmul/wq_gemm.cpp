@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "core/cpu_features.h"
 #include "core/thread_pool.h"
@@ -245,13 +246,8 @@ void wq_fused_run(const WqFusedPlan &plan, const WqDesc &d, aclDataType x_dtype,
             }
           }
         }
-        // Epilogue: bias, round once into y.
-        for (int64_t i = 0; i < mb; ++i) {
-          float *c = cbuf + i * nc;
-          if (out.bias != nullptr)
-            for (int64_t j = 0; j < wd; ++j) c[j] += load_elem(out.bias, out.bias_dtype, (jc + j) * out.bias_stride);
-          gemm_detail::store_row(out.y, out.y_dtype, (i0 + i) * out.y_row + jc, 1, wd, c);
-        }
+        // Epilogue: bias, round once into y (or re-quantise).
+        for (int64_t i = 0; i < mb; ++i) wq_store_row(out, i0 + i, jc, wd, cbuf + i * nc);
       }
     }
   };
@@ -259,6 +255,37 @@ void wq_fused_run(const WqFusedPlan &plan, const WqDesc &d, aclDataType x_dtype,
   core::parallel_for(plan.threads, 1, [&](int64_t b, int64_t e) {
     for (int64_t t = b; t < e; ++t) task(t);
   });
+}
+
+float wq_quant_scale(const WqQuant &q, int64_t j) {
+  const int64_t e = j * q.scale_stride;
+  if (q.scale_dtype == ACL_FLOAT) return static_cast<const float *>(q.scale)[e];
+  const uint64_t bits = static_cast<const uint64_t *>(q.scale)[e];  // UINT64 / INT64: same bits
+  const uint32_t lo = static_cast<uint32_t>(bits);
+  float f;
+  std::memcpy(&f, &lo, 4);
+  return f;
+}
+
+int8_t wq_requant(float v, float s, float o) {
+  float q = std::fma(v, s, o);
+  if (std::isnan(q)) return 0;
+  q = std::min(127.0f, std::max(-128.0f, q));
+  return static_cast<int8_t>(std::nearbyint(q));  // the default rounding mode: half to even
+}
+
+void wq_store_row(const WqOutput &out, int64_t i, int64_t j0, int64_t w, float *v) {
+  if (out.bias != nullptr)
+    for (int64_t j = 0; j < w; ++j) v[j] += load_elem(out.bias, out.bias_dtype, (j0 + j) * out.bias_stride);
+  if (out.quant.scale == nullptr) {
+    gemm_detail::store_row(out.y, out.y_dtype, i * out.y_row + j0, 1, w, v);
+    return;
+  }
+  int8_t *y = static_cast<int8_t *>(out.y) + i * out.y_row + j0;
+  for (int64_t j = 0; j < w; ++j) {
+    const float o = out.quant.offset ? static_cast<const float *>(out.quant.offset)[(j0 + j) * out.quant.offset_stride] : 0.0f;
+    y[j] = wq_requant(v[j], wq_quant_scale(out.quant, j0 + j), o);
+  }
 }
 
 void wq_reference(const WqDesc &d, aclDataType x_dtype, const void *x, int64_t x_row, int64_t x_col,

@@ -86,14 +86,30 @@ struct WqFusedPlan {
 // + gemm_run instead. `threads` 0: the pool's size; `kernel` >= 0: that engine kernel (tests).
 bool wq_fused_plan(const WqDesc &d, WqFusedPlan *plan, int threads = 0, int kernel = -1);
 // The output of the fused path: y[i*y_row + j] = round(acc + bias[j * bias_stride]).
+// Output re-quantisation (quantScaleOptional / quantOffsetOptional): with v the result plus bias,
+//   y = saturate_int8(round_half_even(fma(v, s_j, o_j)))       (NaN -> 0)
+// s_j FLOAT, or UINT64 / INT64 in aclnnTransQuantParam's encoding (the float's bits in the low 32
+// bits); o_j FLOAT (0 without an offset). Strides 0 broadcast (per-tensor).
+struct WqQuant {
+  const void *scale = nullptr;       // null: no re-quantisation
+  aclDataType scale_dtype = ACL_FLOAT;
+  int64_t scale_stride = 0;
+  const void *offset = nullptr;
+  int64_t offset_stride = 0;
+};
+float wq_quant_scale(const WqQuant &q, int64_t j);
+int8_t wq_requant(float v, float s, float o);
 struct WqOutput {
   void *y = nullptr;
-  aclDataType y_dtype = ACL_FLOAT16;
+  aclDataType y_dtype = ACL_FLOAT16; // x's dtype, or ACL_INT8 with quant.scale
   int64_t y_row = 0;
   const void *bias = nullptr;        // null: no bias
   aclDataType bias_dtype = ACL_FLOAT;
   int64_t bias_stride = 1;
+  WqQuant quant;
 };
+// v[0, w) (fp32 results of row i, columns [j0, j0 + w); modified) plus the bias, into y.
+void wq_store_row(const WqOutput &out, int64_t i, int64_t j0, int64_t w, float *v);
 void wq_fused_run(const WqFusedPlan &plan, const WqDesc &d, aclDataType x_dtype, const void *x, int64_t x_row,
                   int64_t x_col, const void *w, const void *scale, const void *offset, const WqOutput &out,
                   void *workspace);

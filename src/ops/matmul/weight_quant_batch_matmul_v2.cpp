@@ -10,8 +10,12 @@
 // on AVX2: wq_stream_supported); larger m runs the fused
 // dequantise-a-block-then-multiply loop (wq_fused_run; wq_gemm.h), or, when the GEMM engine runs
 // reference kernels, dequantises the whole weight into the workspace and calls the engine.
-// Output re-quantisation (quantScaleOptional, INT8 y) is not supported: its UINT64 encoding comes
-// from aclnnTransQuantParam, which OpsNN does not implement; such calls fail with 161002.
+// Output re-quantisation: with quantScaleOptional, y is INT8 and
+//   y = saturate_int8(round_half_even((x @ ANTIQUANT(weight) + bias) * quantScale + quantOffset))
+// quantScaleOptional FLOAT, or UINT64 / INT64 as aclnnTransQuantParam encodes it (the float's bits,
+// low 13 mantissa bits cleared, in the low 32 bits; bit 46 set); quantOffsetOptional FLOAT; both
+// per-tensor (1,) or per-channel (n,) / (1, n). The rounding (half to even, NaN -> 0) and the
+// saturation are OpsNN's choice where the vendor documentation is silent.
 #include <algorithm>
 #include <memory>
 
@@ -36,7 +40,9 @@ struct Operand {
 class WqStep final : public core::Step {
  public:
   kernels::WqDesc wq;
-  Operand x, w, scale, offset, bias, y;
+  Operand x, w, scale, offset, bias, y, qscale, qoffset;
+  aclDataType qscale_dtype = ACL_FLOAT;
+  int64_t qscale_stride = 0, qoffset_stride = 0;
   aclDataType x_dtype = ACL_FLOAT16, y_dtype = ACL_FLOAT16, bias_dtype = ACL_FLOAT16;
   int64_t x_row = 0, x_col = 1, y_row = 0, bias_stride = 0;
   bool small = true;
@@ -44,40 +50,53 @@ class WqStep final : public core::Step {
   kernels::WqFusedPlan fplan;     // larger M: dequantise blocks and multiply (see wq_gemm.h)
   kernels::GemmPlan plan;         // fallback: x @ dequantised weight (+ bias as the addend)
   uint64_t ws_a = 0, ws_b = 0;    // workspace offsets: small: x fp32 + sums / y fp32; large: weight / GEMM
+  uint64_t ws_c = 0;              // fallback with re-quantisation: fp32 results
 
   static const char *ptr(const core::LaunchArgs &args, const Operand &o) {
     return o.slot < 0 ? nullptr : static_cast<const char *>(args.addrs[o.slot]) + o.offset_bytes;
+  }
+
+  kernels::WqOutput output(const core::LaunchArgs &args) const {
+    kernels::WqOutput out;
+    out.y = const_cast<char *>(ptr(args, y));
+    out.y_dtype = y_dtype;
+    out.y_row = y_row;
+    out.bias = ptr(args, bias);
+    out.bias_dtype = bias_dtype;
+    out.bias_stride = bias_stride;
+    out.quant.scale = ptr(args, qscale);
+    out.quant.scale_dtype = qscale_dtype;
+    out.quant.scale_stride = qscale_stride;
+    out.quant.offset = ptr(args, qoffset);
+    out.quant.offset_stride = qoffset_stride;
+    return out;
   }
 
   int run(const core::LaunchArgs &args) const override {
     const char *xp = ptr(args, x), *wp = ptr(args, w), *sp = ptr(args, scale), *op = ptr(args, offset),
                *bp = ptr(args, bias);
     char *yp = const_cast<char *>(ptr(args, y));
+    const kernels::WqOutput out = output(args);
     if (small) {
       float *y32 = reinterpret_cast<float *>(args.workspace + ws_b);
       kernels::wq_small_m_run(wq, x_dtype, xp, x_row, x_col, wp, sp, op, y32, wq.n, args.workspace + ws_a);
-      for (int64_t i = 0; i < wq.m; ++i)
-        for (int64_t j = 0; j < wq.n; ++j) {
-          float v = y32[i * wq.n + j];
-          if (bp != nullptr) v += kernels::gemm_detail::load_elem(bp, bias_dtype, j * bias_stride);
-          kernels::gemm_detail::store_elem(yp, y_dtype, i * y_row + j, v);
-        }
+      for (int64_t i = 0; i < wq.m; ++i) kernels::wq_store_row(out, i, 0, wq.n, y32 + i * wq.n);
       return 0;
     }
     if (fused) {
-      kernels::WqOutput out;
-      out.y = yp;
-      out.y_dtype = y_dtype;
-      out.y_row = y_row;
-      out.bias = bp;
-      out.bias_dtype = bias_dtype;
-      out.bias_stride = bias_stride;
       kernels::wq_fused_run(fplan, wq, x_dtype, xp, x_row, x_col, wp, sp, op, out, args.workspace + ws_a);
       return 0;
     }
     float *wf = reinterpret_cast<float *>(args.workspace + ws_a);
     kernels::wq_dequant_prepacked(wq, wp, sp, op, wf);
-    kernels::gemm_run(plan, xp, wf, yp, args.workspace + ws_b, bp);
+    if (out.quant.scale == nullptr) {
+      kernels::gemm_run(plan, xp, wf, yp, args.workspace + ws_b, bp);
+      return 0;
+    }
+    // Re-quantised output: the GEMM writes fp32 rows into the workspace, then bias and quantisation.
+    float *y32 = reinterpret_cast<float *>(args.workspace + ws_c);
+    kernels::gemm_run(plan, xp, wf, y32, args.workspace + ws_b);
+    for (int64_t i = 0; i < wq.m; ++i) kernels::wq_store_row(out, i, 0, wq.n, y32 + i * wq.n);
     return 0;
   }
 };
@@ -103,13 +122,20 @@ extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnWeightQuantBatchMatmulV2GetWorks
       throw_error(ACLNN_ERR_PARAM_INVALID, "weight must be in ND format (FRACTAL_NZ weights are not supported)");
     if (quantOffsetOptional != nullptr && quantScaleOptional == nullptr)
       throw_error(ACLNN_ERR_PARAM_INVALID, "quantOffsetOptional is given without quantScaleOptional");
-    if (quantScaleOptional != nullptr)
-      throw_error(ACLNN_ERR_PARAM_INVALID,
-                  "output quantisation (quantScaleOptional, INT8 y) is not supported by OpsNN; pass null and "
-                  "quantise the FLOAT16/BF16 result separately");
+    const bool quant = quantScaleOptional != nullptr;
+    if (quant) {
+      // UINT64 is no general OpsNN tensor dtype (core::check_dtype_in refuses it): checked here.
+      const aclDataType qd = quantScaleOptional->dtype;
+      if (qd != ACL_FLOAT && qd != ACL_UINT64 && qd != ACL_INT64)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "quantScaleOptional has dtype %s; expected FLOAT, UINT64 or INT64",
+                    core::dtype_name(qd));
+      if (!core::is_plain_format(quantScaleOptional->format))
+        throw_error(ACLNN_ERR_PARAM_INVALID, "quantScaleOptional must be in ND format");
+      if (quantOffsetOptional != nullptr) core::check_dtype_in(quantOffsetOptional, "quantOffsetOptional", {ACL_FLOAT});
+    }
     core::check_dtype_in(antiquantScale, "antiquantScale", {x->dtype});
     if (antiquantOffsetOptional != nullptr) core::check_dtype_in(antiquantOffsetOptional, "antiquantOffsetOptional", {x->dtype});
-    core::check_dtype_in(y, "y", {x->dtype});
+    core::check_dtype_in(y, "y", {quant ? ACL_INT8 : x->dtype});
     if (biasOptional != nullptr) {
       if (x->dtype == ACL_FLOAT16) core::check_dtype_in(biasOptional, "biasOptional", {ACL_FLOAT16, ACL_FLOAT});
       else core::check_dtype_in(biasOptional, "biasOptional", {ACL_FLOAT, ACL_BF16});
@@ -223,6 +249,19 @@ extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnWeightQuantBatchMatmulV2GetWorks
       bias_stride = bt->strides[bt->ndim - 1];
     }
 
+    // Output quantisation parameters: per-tensor (1,) / (1, 1) or per-channel (n,) / (1, n).
+    auto quant_stride = [&](const aclTensor *t, const char *name) -> int64_t {
+      if (is_per_tensor(t)) return 0;
+      const bool ok = (t->ndim == 1 && t->dims[0] == n) || (t->ndim == 2 && t->dims[0] == 1 && t->dims[1] == n);
+      if (!ok)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s %s must have shape (1,), (%lld,) or (1, %lld)", name,
+                    core::shape_string(*t).c_str(), static_cast<long long>(n), static_cast<long long>(n));
+      return t->strides[t->ndim - 1];
+    };
+    int64_t qscale_stride = 0, qoffset_stride = 0;
+    if (quant) qscale_stride = quant_stride(quantScaleOptional, "quantScaleOptional");
+    if (quant && quantOffsetOptional != nullptr) qoffset_stride = quant_stride(quantOffsetOptional, "quantOffsetOptional");
+
     auto step = std::make_unique<WqStep>();
     WqStep &st = *step;
     auto reg = [&](const aclTensor *t, Operand *o, int64_t offset_elems) {
@@ -238,8 +277,13 @@ extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnWeightQuantBatchMatmulV2GetWorks
     }
     reg(antiquantScale, &st.scale, s->offset);
     reg(antiquantOffsetOptional, &st.offset, antiquantOffsetOptional ? antiquantOffsetOptional->offset : 0);
-    b.input(quantScaleOptional);
-    b.input(quantOffsetOptional);
+    reg(quantScaleOptional, &st.qscale, quant ? quantScaleOptional->offset : 0);
+    reg(quantOffsetOptional, &st.qoffset, quantOffsetOptional ? quantOffsetOptional->offset : 0);
+    if (quant) {
+      st.qscale_dtype = quantScaleOptional->dtype;
+      st.qscale_stride = qscale_stride;
+      st.qoffset_stride = qoffset_stride;
+    }
     reg(biasOptional, &st.bias, biasOptional ? biasOptional->offset : 0);
     st.y.slot = b.output(y);
     st.y.offset_bytes = y->offset * core::dtype_size(y->dtype);
@@ -268,7 +312,8 @@ extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnWeightQuantBatchMatmulV2GetWorks
       d.b = {ACL_FLOAT, 0, 0, 0};
       d.b_prepacked = true;
       d.c = {y->dtype, st.y_row, 1, 0};
-      if (biasOptional != nullptr) {
+      if (quant) d.c = {ACL_FLOAT, n, 1, 0};  // fp32 rows in the workspace; bias and quantisation after
+      if (biasOptional != nullptr && !quant) {
         d.has_d = true;
         d.d = {biasOptional->dtype, 0, bias_stride, 0};
         d.beta = 1.0f;
@@ -279,6 +324,7 @@ extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnWeightQuantBatchMatmulV2GetWorks
         throw_error(ACLNN_ERR_INNER_TILING_ERROR, "GEMM planning failed: %s", last_error_message());
       st.ws_a = b.book_workspace(static_cast<uint64_t>(kernels::gemm_prepacked_b_elems(k, n)) * sizeof(float));
       st.ws_b = b.book_workspace(st.plan.workspace_bytes);
+      if (quant) st.ws_c = b.book_workspace(static_cast<uint64_t>(m * n) * sizeof(float));
     }
     b.add_step<WqStep>(std::move(st));
   });
