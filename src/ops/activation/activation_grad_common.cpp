@@ -60,12 +60,9 @@ class ZeroRowsAfterGroupsStep final : public core::Step {
   int row_dims = 0;
 
   int run(const core::LaunchArgs &args) const override {
-    const auto *gi = reinterpret_cast<const int64_t *>(core::view_base(args, group_slot, group, 8));
-    int64_t valid = 0;
-    for (int64_t i = 0; i < group.dims[0]; ++i) valid += gi[i * group.strides[0]];
+    const int64_t valid = group_index_rows(args, group_slot, group, out, row_dims);
     int64_t rows = 1;
     for (int d = 0; d < row_dims; ++d) rows *= out.dims[d];
-    if (valid < 0) valid = 0;
     const size_t es = core::dtype_size(out.dtype);
     char *base = core::view_base(args, out_slot, out, es);
     for (int64_t p = valid; p < rows; ++p) {
@@ -91,6 +88,16 @@ class ZeroRowsAfterGroupsStep final : public core::Step {
 };
 
 }  // namespace
+
+int64_t group_index_rows(const core::LaunchArgs &args, int group_slot, const aclTensor &group, const aclTensor &view,
+                         int row_dims) {
+  const auto *gi = reinterpret_cast<const int64_t *>(core::view_base(args, group_slot, group, 8));
+  int64_t sum = 0;
+  for (int64_t i = 0; i < group.dims[0]; ++i) sum += gi[i * group.strides[0]];
+  int64_t rows = 1;
+  for (int d = 0; d < row_dims; ++d) rows *= view.dims[d];
+  return sum < 0 ? 0 : sum > rows ? rows : sum;
+}
 
 void check_grad_tensor(const aclTensor *t, const char *name, const std::vector<aclDataType> &dtypes) {
   core::check_tensor(t, name);

@@ -79,6 +79,11 @@ GluGradPlan glu_grad_prepare(core::OpBuilder &b, const GluGradArgs &a);
 void glu_grad_record(core::OpBuilder &b, const GluGradPlan &plan, EwSpec spec, int which, bool swap = false);
 // Records out_half[which] = op(grad, extra) (arity 2; GeGlu's linear half: gradOutput * gelu).
 void glu_grad_record_with_extra(core::OpBuilder &b, const GluGradPlan &plan, EwSpec spec, int which);
+// The ClippedSwiglu family's groupIndex (1-D INT64, read at launch): sum(groupIndex) clamped to
+// [0, rows], rows being the product of view's dims [0, row_dims).
+int64_t group_index_rows(const core::LaunchArgs &args, int group_slot, const aclTensor &group, const aclTensor &view,
+                         int row_dims);
+
 // ClippedSwigluGrad with groupIndex: zeroes the rows at and after sum(groupIndex) at run time.
 void glu_grad_zero_rows_after_groups(core::OpBuilder &b, const GluGradPlan &plan);
 

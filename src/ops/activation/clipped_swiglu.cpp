@@ -15,6 +15,7 @@
 #include "core/executor.h"
 #include "kernels/elementwise/elementwise.h"
 #include "ops/activation/activation_common.h"
+#include "ops/activation/activation_grad_common.h"
 
 namespace opsnn::ops {
 
@@ -34,9 +35,7 @@ class GroupedClippedSwigluStep final : public core::Step {
   aclDataType round_through = ACL_DT_UNDEFINED;
 
   int run(const core::LaunchArgs &args) const override {
-    const auto *gi = reinterpret_cast<const int64_t *>(core::view_base(args, group_slot, group, 8));
-    int64_t valid = 0;
-    for (int64_t i = 0; i < group.dims[0]; ++i) valid += gi[i * group.strides[0]];
+    const int64_t valid = group_index_rows(args, group_slot, group, out, row_dims);
     int64_t rows = 1;
     for (int d = 0; d < row_dims; ++d) rows *= out.dims[d];
     if (valid <= 0) {
