@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "common/half.h"
+#include "kernels/matmul/avx2_transpose.h"
 #include "kernels/matmul/gemm_pack.h"
 
 namespace opsnn::kernels::gemm_detail {
@@ -27,29 +28,6 @@ void bf16_to_f32_avx2(const uint16_t *src, float *dst, int64_t n) {
   for (; i < n; ++i) dst[i] = bf16_to_float(src[i]);
 }
 
-namespace {
-
-inline void transpose8(__m256 r[8]) {
-  const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
-  const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
-  const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
-  const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
-  const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
-  const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
-  const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
-  const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-  r[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
-  r[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
-  r[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
-  r[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
-  r[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
-  r[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
-  r[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
-  r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
-}
-
-}  // namespace
-
 void pack_lines_f32_avx2(const float *s, int64_t sw, int64_t kc, int W, float *d) {
   const int full = W / 8, part = W % 8;  // groups of 8 lines, and the lines of a last partial group
   int64_t p = 0;
@@ -61,7 +39,7 @@ void pack_lines_f32_avx2(const float *s, int64_t sw, int64_t kc, int W, float *d
       // (or, for row 7, the next block), which is written afterwards. Masked stores are slow on AMD.
       const int g0 = full * 8;
       for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(s + (g0 + std::min(i, part - 1)) * sw + p);
-      transpose8(r);
+      avx2::transpose8(r);
       for (int i = 0; i < 7; ++i) _mm256_storeu_ps(dp + i * W + g0, r[i]);
       alignas(32) float last[8];
       _mm256_store_ps(last, r[7]);
@@ -69,7 +47,7 @@ void pack_lines_f32_avx2(const float *s, int64_t sw, int64_t kc, int W, float *d
     }
     for (int g = 0; g < full; ++g) {
       for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(s + (g * 8 + i) * sw + p);
-      transpose8(r);
+      avx2::transpose8(r);
       for (int i = 0; i < 8; ++i) _mm256_storeu_ps(dp + i * W + g * 8, r[i]);
     }
   }

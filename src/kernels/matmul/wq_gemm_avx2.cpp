@@ -6,11 +6,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "kernels/matmul/avx2_transpose.h"
 #include "kernels/matmul/wq_gemm.h"
-
-#ifndef WQ_PF_HINT
-#define WQ_PF_HINT _MM_HINT_T0
-#endif
 
 namespace opsnn::kernels::wq_detail {
 namespace {
@@ -349,24 +346,6 @@ void load_group16(const void *base, aclDataType t, int64_t row, int64_t col, int
   for (int64_t c = 0; c < 16; ++c) out[c] = c < cols ? load_elem(base, t, g * row + (j + c) * col) : 0.0f;
 }
 
-inline void transpose8(__m256 r[8]) {
-  const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
-  const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
-  const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
-  const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
-  const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
-  const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
-  const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
-  const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-  r[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
-  r[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
-  r[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
-  r[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
-  r[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
-  r[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
-  r[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
-  r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
-}
 
 // 8 consecutive weights along K of one column of a transposed ([N, K] storage) weight, as floats.
 template <bool INT4>
@@ -398,7 +377,7 @@ void block_kn(const WqDesc &d, const uint8_t *wb, int64_t p, int64_t pe, int64_t
   const uint8_t *src = wb + (INT4 ? (p * d.w_row + j) >> 1 : p * d.w_row + j);
   const __m128i mask = _mm_set1_epi8(0x0F), flip = _mm_set1_epi8(static_cast<char>(0x88));
   for (; p < pe; ++p, src += rb) {
-    if (pf) _mm_prefetch(reinterpret_cast<const char *>(src + pf), WQ_PF_HINT);
+    if (pf) _mm_prefetch(reinterpret_cast<const char *>(src + pf), _MM_HINT_T0);
     __m256i lo, hi;
     if constexpr (INT4) {
       const __m128i raw = _mm_xor_si128(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(src)), flip);
@@ -424,7 +403,7 @@ void block_nk(const WqDesc &d, const uint8_t *wb, int64_t p, int64_t pe, int64_t
     for (int h = 0; h < 2; ++h) {
       __m256 r[8];
       for (int c = 0; c < 8; ++c) r[c] = load8_col<INT4>(wb, (j + h * 8 + c) * d.w_col + p);
-      transpose8(r);
+      avx2::transpose8(r);
       const __m256 s = _mm256_load_ps(sv + h * 8), o = _mm256_load_ps(ov + h * 8);
       for (int q = 0; q < 8; ++q) _mm256_store_ps(dq + (p + q - p0) * W + h * 8, _mm256_mul_ps(_mm256_add_ps(r[q], o), s));
     }
