@@ -49,7 +49,10 @@ inline float load<Bf16>(const Bf16 *p) {
 template <typename T, Round R>
 inline void convert_line(const T *s, int64_t n, bool f16c, float *d) {
   if constexpr (std::is_same_v<T, float> && R == Round::kNone) {
-    for (int64_t w = 0; w < n; ++w) d[w] = s[w];  // short lines: an inline loop beats memcpy calls
+    // Short lines: fixed-size copies compile to a few vector moves (a loop becomes a memmove call).
+    if (n == 16) return static_cast<void>(std::memcpy(d, s, 16 * sizeof(float)));
+    if (n == 8) return static_cast<void>(std::memcpy(d, s, 8 * sizeof(float)));
+    for (int64_t w = 0; w < n; ++w) d[w] = s[w];
     return;
   }
 #if defined(__x86_64__)
