@@ -24,9 +24,9 @@ void contig(int64_t n, void *out_v, const void *const *in, const OpScalars &s) {
     // needs_exact(x) / apply_exact(x, s): a chunk holding such an element is computed element by
     // element on the exact path (reading a[k] before writing out[k], so in-place is fine).
     if constexpr (requires(T v) { Op::needs_exact(v); }) {
-      bool any = false;
-      for (int64_t k = 0; k < n; ++k) any |= Op::needs_exact(a[k]);
-      if (any) {
+      int any = 0;  // an int reduction, so the scan vectorises
+      for (int64_t k = 0; k < n; ++k) any |= static_cast<int>(Op::needs_exact(a[k]));
+      if (any != 0) {
         for (int64_t k = 0; k < n; ++k) {
           const T x = a[k];
           out[k] = Op::needs_exact(x) ? Op::apply_exact(x, p) : Op::apply(x, T(0), T(0), p);

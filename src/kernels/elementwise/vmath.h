@@ -390,9 +390,11 @@ OPSNN_VM_INLINE float acos(float x) {
 // (33 + 33 + 53 bits), exact for |x| < 2^20; with FMA in float (below). Larger finite arguments need more bits of pi: trig_needs_exact(x) tells the caller
 // (the element-wise kernel, for a whole chunk) to use trig_exact() instead.
 
+// 2^20 <= |x| <= FLT_MAX, as one unsigned compare on the bits (vectorises: the whole-chunk scan
+// written with two float compares and && stayed scalar and cost more than sin itself).
 OPSNN_VM_INLINE bool trig_needs_exact(float x) {
-  const float ax = fabs_(x);
-  return ax >= 1048576.0f && ax <= 3.40282347e+38f;
+  constexpr uint32_t kLo = 0x49800000u, kHi = 0x7f7fffffu;  // 2^20, FLT_MAX
+  return (bits(x) & 0x7fffffffu) - kLo <= kHi - kLo;
 }
 
 OPSNN_VM_INLINE double trig_reduce(float x, uint32_t &q) {
