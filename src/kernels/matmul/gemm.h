@@ -85,6 +85,9 @@ struct GemmPlan {
   // Small M (few row tiles share each B panel): fp32 B of unit column stride is read in place by
   // the micro-kernel (ldb = its row stride) instead of being packed; only a last partial panel is.
   bool b_direct = false;
+  // Small GEMMs (A within L2/8): fp32 A of unit column stride is read in place (ukernel
+  // rows_a_in_place) instead of being packed.
+  bool a_direct = false;
   bool c_direct = true;  // true: fp32 C with unit column stride accumulated in place;
                          // false: per-thread fp32 tile buffer, one rounding epilogue per task
   size_t a_pack_bytes = 0, b_pack_bytes = 0, c_buf_bytes = 0;  // per thread, 64-byte multiples

@@ -226,6 +226,10 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
   p.b_direct = !p.stream && !p.gemv_nt && !d.b_prepacked && d.b.dtype == ACL_FLOAT && d.b.col_stride == 1 &&
                d.input_rounding == ACL_FLOAT && d.m <= 16 && b_row_bytes % 2048 != 0 &&
                d.k * b_row_bytes <= l3 / 2;
+  // A small A (within L2/8) is read in place by the tile kernel: packing it cost ~10 % of a 64^3
+  // GEMM (64^3 1 thread: 60-70 -> 76-83 GFLOP/s; 128^3 79-83 -> 85-90; neutral from 256^3 on).
+  p.a_direct = !p.stream && !p.gemv_nt && uk.rows_a_in_place[1] != nullptr && d.a.dtype == ACL_FLOAT &&
+               d.a.col_stride == 1 && d.input_rounding == ACL_FLOAT && d.m * d.k * 4 <= l2 / 8;
   if (!p.c_direct && !p.stream && !p.gemv_nt) {
     // The per-thread fp32 accumulation buffer covers one task (192 x 1024 floats, 768 KiB): wider
     // than L2, but only a row tile of it is live at a time, and a wider task packs A fewer times

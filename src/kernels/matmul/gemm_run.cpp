@@ -243,7 +243,16 @@ void run_task(const Ctx &x, int64_t task, char *ws) {
         const int64_t mcb = std::min(p.mc, m1 - ic);
         PackSrc asrc{offset_ptr(ab, d.a.dtype, ic * d.a.row_stride + pc * d.a.col_stride), d.a.dtype,
                      d.a.row_stride, d.a.col_stride};
-        pack_panels(asrc, mcb, kcb, static_cast<int>(mr), d.input_rounding, x.f16c, apack);
+        if (!p.a_direct) pack_panels(asrc, mcb, kcb, static_cast<int>(mr), d.input_rounding, x.f16c, apack);
+        // The tile kernel over rows [ir, ir + rows) of this block, A packed or read in place.
+        auto tile = [&](int64_t ir, int64_t rows, const float *bp, int64_t ldb, float *c, int64_t ldc, float alpha,
+                        float beta) {
+          if (p.a_direct)
+            x.uk.rows_a_in_place[rows](kcb, static_cast<const float *>(asrc.origin) + ir * d.a.row_stride,
+                                       d.a.row_stride, bp, ldb, c, ldc, alpha, beta);
+          else
+            x.uk.rows[rows](kcb, apack + ir * kcb, bp, ldb, c, ldc, alpha, beta);
+        };
 
         for (int64_t jr = 0; jr < ncb; jr += nr) {
           const int64_t cols = std::min(nr, ncb - jr);
@@ -260,14 +269,13 @@ void run_task(const Ctx &x, int64_t task, char *ws) {
           }
           for (int64_t ir = 0; ir < mcb; ir += mr) {
             const int64_t rows = std::min(mr, mcb - ir);
-            const float *ap = apack + ir * kcb;
             float *cp;
             int64_t ldc;
             float alpha, beta;
             if (p.c_direct) {
               if (first && d.has_d) {
                 // alpha * A@B + beta * D replaces C (D may be C itself): through the tile.
-                x.uk.rows[rows](kcb, ap, bp, ldb, tmp, nr, 1.0f, 0.0f);
+                tile(ir, rows, bp, ldb, tmp, nr, 1.0f, 0.0f);
                 for (int64_t r = 0; r < rows; ++r)
                   epilogue_row(d, tmp + r * nr, cols, ic + ir + r, jc + jr, cb, db,
                                last ? d.activation : GemmActivation::kNone);
@@ -283,11 +291,10 @@ void run_task(const Ctx &x, int64_t task, char *ws) {
               alpha = 1.0f;
               beta = first ? 0.0f : 1.0f;
             }
-            const UkernelFn fn = x.uk.rows[rows];
             if (cols == nr) {
-              fn(kcb, ap, bp, ldb, cp, ldc, alpha, beta);
+              tile(ir, rows, bp, ldb, cp, ldc, alpha, beta);
             } else {
-              fn(kcb, ap, bp, ldb, tmp, nr, 1.0f, 0.0f);
+              tile(ir, rows, bp, ldb, tmp, nr, 1.0f, 0.0f);
               merge_tile(tmp, nr, rows, cols, cp, ldc, alpha, beta);
             }
             if (p.c_direct && last && d.activation != GemmActivation::kNone)

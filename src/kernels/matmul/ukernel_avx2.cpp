@@ -15,9 +15,10 @@ namespace {
 constexpr int kMr = 6;
 constexpr int kNr = 16;
 
-template <int ROWS>
-void ukernel(int64_t k, const float *a, const float *b, int64_t ldb, float *c, int64_t ldc,
-             float alpha, float beta) {
+// A_IN_PLACE: row i of A at a + i*lda, contiguous along k; else the packed panel a[p*kMr + i].
+template <int ROWS, bool A_IN_PLACE>
+inline void ukernel_body(int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb, float *c, int64_t ldc,
+                         float alpha, float beta) {
   __m256 acc0[ROWS], acc1[ROWS];
 #pragma GCC unroll 16
   for (int i = 0; i < ROWS; ++i) {
@@ -33,11 +34,11 @@ void ukernel(int64_t k, const float *a, const float *b, int64_t ldb, float *c, i
     const __m256 b1 = _mm256_loadu_ps(b + 8);
 #pragma GCC unroll 16
     for (int i = 0; i < ROWS; ++i) {
-      const __m256 ai = _mm256_broadcast_ss(a + i);
+      const __m256 ai = _mm256_broadcast_ss(A_IN_PLACE ? a + i * lda : a + i);
       acc0[i] = _mm256_fmadd_ps(ai, b0, acc0[i]);
       acc1[i] = _mm256_fmadd_ps(ai, b1, acc1[i]);
     }
-    a += kMr;
+    a += A_IN_PLACE ? 1 : kMr;
     b += ldb;
   }
 
@@ -57,6 +58,17 @@ void ukernel(int64_t k, const float *a, const float *b, int64_t ldb, float *c, i
       _mm256_storeu_ps(ci + 8, _mm256_fmadd_ps(va, acc1[i], _mm256_mul_ps(vb, _mm256_loadu_ps(ci + 8))));
     }
   }
+}
+
+template <int ROWS>
+void ukernel(int64_t k, const float *a, const float *b, int64_t ldb, float *c, int64_t ldc, float alpha,
+             float beta) {
+  ukernel_body<ROWS, false>(k, a, 0, b, ldb, c, ldc, alpha, beta);
+}
+template <int ROWS>
+void ukernel_a_in_place(int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb, float *c, int64_t ldc,
+                        float alpha, float beta) {
+  ukernel_body<ROWS, true>(k, a, lda, b, ldb, c, ldc, alpha, beta);
 }
 
 // B element types of the small-M kernels: 8 elements widened to fp32 (exactly), or one.
@@ -227,7 +239,8 @@ constexpr Ukernel make(std::integer_sequence<int, R...>) {
                  kNr,                  {nullptr, &ukernel<R + 1>...},
                  &stream<LoadF32>,     &dot<LoadF32>,            &panel_impl::panel_stream,
                  &panel_impl::panel_dot, &stream<LoadF16>,       &stream<LoadBf16>,
-                 &dot<LoadF16>,        &dot<LoadBf16>};
+                 &dot<LoadF16>,        &dot<LoadBf16>,
+                 {nullptr, &ukernel_a_in_place<R + 1>...}};
 }
 
 }  // namespace

@@ -14,6 +14,10 @@ namespace opsnn::kernels::gemm_detail {
 
 using UkernelFn = void (*)(int64_t k, const float *a, const float *b, int64_t ldb, float *c,
                            int64_t ldc, float alpha, float beta);
+// The same tile with A read in place: row i of the tile at a + i*lda, contiguous along k (fp32 A
+// with unit column stride; small GEMMs, where packing A costs more than the tile).
+using UkernelAFn = void (*)(int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb, float *c,
+                            int64_t ldc, float alpha, float beta);
 
 // Small-M streaming kernel: for i < rows (<= kStreamMaxRows), j < width:
 //   acc[i*ldacc + j] = fma(a[p*lda_p + i], b[p*ldb + j], acc[i*ldacc + j])   for p = 0 .. k-1 in order
@@ -67,6 +71,7 @@ struct Ukernel {
   PanelFn panel_dot = nullptr;     // null: panel_dot_generic
   StreamHalfFn stream_f16 = nullptr, stream_bf16 = nullptr;  // null: half B takes the packed path
   DotHalfFn dot_f16 = nullptr, dot_bf16 = nullptr;
+  UkernelAFn rows_a_in_place[kMaxMr + 1] = {};  // null: A is always packed
 };
 
 const Ukernel &ukernel_portable_4x8();
