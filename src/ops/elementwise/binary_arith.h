@@ -99,6 +99,13 @@ inline EwRule rule_compare(kernels::EwOp op) {
   r.round_scalars = true;
   return r;
 }
+// Bitwise and/or/xor: integers, and on BOOL the logical op.
+inline EwRule rule_bitwise(kernels::EwOp op, kernels::EwOp bool_op) {
+  EwRule r{op};
+  r.floating_ok = false;
+  r.bool_op = bool_op;
+  return r;
+}
 
 }  // namespace opsnn::ops
 
@@ -120,6 +127,18 @@ inline EwRule rule_compare(kernels::EwOp op) {
     });                                                                                               \
   }                                                                                                   \
   OPSNN_DEFINE_LAUNCH(Name)
+
+// aclnnName(self, other, out) and aclnnInplaceName(selfRef, other) with one rule. OTHER is aclTensor
+// or aclScalar (OTHER_FIELD: other / other_scalar); SELF_REF is the in-place operand's type as the
+// public prototype spells it (`aclTensor` or `const aclTensor`).
+#define OPSNN_BINARY_RULE_OUT_AND_INPLACE(Name, RULE, OTHER, OTHER_FIELD, SELF_REF)                      \
+  OPSNN_BINARY_RULE_OP(Name, RULE,                                                                    \
+                       (const aclTensor *self, const OTHER *other, aclTensor *out, uint64_t *workspaceSize, \
+                        aclOpExecutor **executor),                                                    \
+                       {.self = self, .OTHER_FIELD = other, .out = out})                              \
+  OPSNN_BINARY_RULE_OP(Inplace##Name, RULE,                                                           \
+                       (SELF_REF *selfRef, const OTHER *other, uint64_t *workspaceSize, aclOpExecutor **executor), \
+                       {.self = selfRef, .OTHER_FIELD = other, .inplace = true})
 
 // An op whose phase 1 is an arbitrary body using `b` (an OpBuilder) and the parameters.
 #define OPSNN_EW_OP(Name, PARAMS, BODY)                                                               \

@@ -8,25 +8,8 @@ using opsnn::kernels::EwOp;
 using namespace opsnn::ops;
 
 namespace {
-EwRule bitwise_rule() {
-  EwRule r{EwOp::kBitwiseAnd};
-  r.floating_ok = false;
-  r.bool_op = EwOp::kLogicalAnd;
-  return r;
-}
+const EwRule kRule = rule_bitwise(EwOp::kBitwiseAnd, EwOp::kLogicalAnd);
 }  // namespace
 
-OPSNN_BINARY_RULE_OP(BitwiseAndTensor, bitwise_rule(),
-                     (const aclTensor *self, const aclTensor *other, aclTensor *out, uint64_t *workspaceSize,
-                      aclOpExecutor **executor),
-                     {.self = self, .other = other, .out = out})
-OPSNN_BINARY_RULE_OP(InplaceBitwiseAndTensor, bitwise_rule(),
-                     (const aclTensor *selfRef, const aclTensor *other, uint64_t *workspaceSize, aclOpExecutor **executor),
-                     {.self = selfRef, .other = other, .inplace = true})
-OPSNN_BINARY_RULE_OP(BitwiseAndScalar, bitwise_rule(),
-                     (const aclTensor *self, const aclScalar *other, aclTensor *out, uint64_t *workspaceSize,
-                      aclOpExecutor **executor),
-                     {.self = self, .other_scalar = other, .out = out})
-OPSNN_BINARY_RULE_OP(InplaceBitwiseAndScalar, bitwise_rule(),
-                     (const aclTensor *selfRef, const aclScalar *other, uint64_t *workspaceSize, aclOpExecutor **executor),
-                     {.self = selfRef, .other_scalar = other, .inplace = true})
+OPSNN_BINARY_RULE_OUT_AND_INPLACE(BitwiseAndTensor, kRule, aclTensor, other, const aclTensor)
+OPSNN_BINARY_RULE_OUT_AND_INPLACE(BitwiseAndScalar, kRule, aclScalar, other_scalar, const aclTensor)

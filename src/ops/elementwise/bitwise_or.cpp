@@ -8,25 +8,8 @@ using opsnn::kernels::EwOp;
 using namespace opsnn::ops;
 
 namespace {
-EwRule bitwise_rule() {
-  EwRule r{EwOp::kBitwiseOr};
-  r.floating_ok = false;
-  r.bool_op = EwOp::kLogicalOr;
-  return r;
-}
+const EwRule kRule = rule_bitwise(EwOp::kBitwiseOr, EwOp::kLogicalOr);
 }  // namespace
 
-OPSNN_BINARY_RULE_OP(BitwiseOrTensor, bitwise_rule(),
-                     (const aclTensor *self, const aclTensor *other, aclTensor *out, uint64_t *workspaceSize,
-                      aclOpExecutor **executor),
-                     {.self = self, .other = other, .out = out})
-OPSNN_BINARY_RULE_OP(InplaceBitwiseOrTensor, bitwise_rule(),
-                     (aclTensor *selfRef, const aclTensor *other, uint64_t *workspaceSize, aclOpExecutor **executor),
-                     {.self = selfRef, .other = other, .inplace = true})
-OPSNN_BINARY_RULE_OP(BitwiseOrScalar, bitwise_rule(),
-                     (const aclTensor *self, const aclScalar *other, aclTensor *out, uint64_t *workspaceSize,
-                      aclOpExecutor **executor),
-                     {.self = self, .other_scalar = other, .out = out})
-OPSNN_BINARY_RULE_OP(InplaceBitwiseOrScalar, bitwise_rule(),
-                     (aclTensor *selfRef, const aclScalar *other, uint64_t *workspaceSize, aclOpExecutor **executor),
-                     {.self = selfRef, .other_scalar = other, .inplace = true})
+OPSNN_BINARY_RULE_OUT_AND_INPLACE(BitwiseOrTensor, kRule, aclTensor, other, aclTensor)
+OPSNN_BINARY_RULE_OUT_AND_INPLACE(BitwiseOrScalar, kRule, aclScalar, other_scalar, aclTensor)

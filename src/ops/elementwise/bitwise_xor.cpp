@@ -8,25 +8,8 @@ using opsnn::kernels::EwOp;
 using namespace opsnn::ops;
 
 namespace {
-EwRule bitwise_rule() {
-  EwRule r{EwOp::kBitwiseXor};
-  r.floating_ok = false;
-  r.bool_op = EwOp::kLogicalXor;
-  return r;
-}
+const EwRule kRule = rule_bitwise(EwOp::kBitwiseXor, EwOp::kLogicalXor);
 }  // namespace
 
-OPSNN_BINARY_RULE_OP(BitwiseXorTensor, bitwise_rule(),
-                     (const aclTensor *self, const aclTensor *other, aclTensor *out, uint64_t *workspaceSize,
-                      aclOpExecutor **executor),
-                     {.self = self, .other = other, .out = out})
-OPSNN_BINARY_RULE_OP(InplaceBitwiseXorTensor, bitwise_rule(),
-                     (aclTensor *selfRef, const aclTensor *other, uint64_t *workspaceSize, aclOpExecutor **executor),
-                     {.self = selfRef, .other = other, .inplace = true})
-OPSNN_BINARY_RULE_OP(BitwiseXorScalar, bitwise_rule(),
-                     (const aclTensor *self, const aclScalar *other, aclTensor *out, uint64_t *workspaceSize,
-                      aclOpExecutor **executor),
-                     {.self = self, .other_scalar = other, .out = out})
-OPSNN_BINARY_RULE_OP(InplaceBitwiseXorScalar, bitwise_rule(),
-                     (aclTensor *selfRef, const aclScalar *other, uint64_t *workspaceSize, aclOpExecutor **executor),
-                     {.self = selfRef, .other_scalar = other, .inplace = true})
+OPSNN_BINARY_RULE_OUT_AND_INPLACE(BitwiseXorTensor, kRule, aclTensor, other, aclTensor)
+OPSNN_BINARY_RULE_OUT_AND_INPLACE(BitwiseXorScalar, kRule, aclScalar, other_scalar, aclTensor)

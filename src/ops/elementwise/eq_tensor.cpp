@@ -5,10 +5,4 @@
 using opsnn::kernels::EwOp;
 using namespace opsnn::ops;
 
-OPSNN_BINARY_RULE_OP(EqTensor, rule_compare(EwOp::kEq),
-                     (const aclTensor *self, const aclTensor *other, aclTensor *out, uint64_t *workspaceSize,
-                      aclOpExecutor **executor),
-                     {.self = self, .other = other, .out = out})
-OPSNN_BINARY_RULE_OP(InplaceEqTensor, rule_compare(EwOp::kEq),
-                     (const aclTensor *selfRef, const aclTensor *other, uint64_t *workspaceSize, aclOpExecutor **executor),
-                     {.self = selfRef, .other = other, .inplace = true})
+OPSNN_BINARY_RULE_OUT_AND_INPLACE(EqTensor, rule_compare(EwOp::kEq), aclTensor, other, const aclTensor)

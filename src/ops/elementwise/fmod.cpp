@@ -17,17 +17,5 @@ EwRule fmod_rule() {
 }
 }  // namespace
 
-OPSNN_BINARY_RULE_OP(FmodTensor, fmod_rule(),
-                     (const aclTensor *self, const aclTensor *other, aclTensor *out, uint64_t *workspaceSize,
-                      aclOpExecutor **executor),
-                     {.self = self, .other = other, .out = out})
-OPSNN_BINARY_RULE_OP(InplaceFmodTensor, fmod_rule(),
-                     (aclTensor *selfRef, const aclTensor *other, uint64_t *workspaceSize, aclOpExecutor **executor),
-                     {.self = selfRef, .other = other, .inplace = true})
-OPSNN_BINARY_RULE_OP(FmodScalar, fmod_rule(),
-                     (const aclTensor *self, const aclScalar *other, aclTensor *out, uint64_t *workspaceSize,
-                      aclOpExecutor **executor),
-                     {.self = self, .other_scalar = other, .out = out})
-OPSNN_BINARY_RULE_OP(InplaceFmodScalar, fmod_rule(),
-                     (aclTensor *selfRef, const aclScalar *other, uint64_t *workspaceSize, aclOpExecutor **executor),
-                     {.self = selfRef, .other_scalar = other, .inplace = true})
+OPSNN_BINARY_RULE_OUT_AND_INPLACE(FmodTensor, fmod_rule(), aclTensor, other, aclTensor)
+OPSNN_BINARY_RULE_OUT_AND_INPLACE(FmodScalar, fmod_rule(), aclScalar, other_scalar, aclTensor)

@@ -5,10 +5,4 @@
 using opsnn::kernels::EwOp;
 using namespace opsnn::ops;
 
-OPSNN_BINARY_RULE_OP(GtScalar, rule_compare(EwOp::kGt),
-                     (const aclTensor *self, const aclScalar *other, aclTensor *out, uint64_t *workspaceSize,
-                      aclOpExecutor **executor),
-                     {.self = self, .other_scalar = other, .out = out})
-OPSNN_BINARY_RULE_OP(InplaceGtScalar, rule_compare(EwOp::kGt),
-                     (aclTensor *selfRef, const aclScalar *other, uint64_t *workspaceSize, aclOpExecutor **executor),
-                     {.self = selfRef, .other_scalar = other, .inplace = true})
+OPSNN_BINARY_RULE_OUT_AND_INPLACE(GtScalar, rule_compare(EwOp::kGt), aclScalar, other_scalar, aclTensor)

@@ -5,10 +5,4 @@
 using opsnn::kernels::EwOp;
 using namespace opsnn::ops;
 
-OPSNN_BINARY_RULE_OP(GtTensor, rule_compare(EwOp::kGt),
-                     (const aclTensor *self, const aclTensor *other, aclTensor *out, uint64_t *workspaceSize,
-                      aclOpExecutor **executor),
-                     {.self = self, .other = other, .out = out})
-OPSNN_BINARY_RULE_OP(InplaceGtTensor, rule_compare(EwOp::kGt),
-                     (const aclTensor *selfRef, const aclTensor *other, uint64_t *workspaceSize, aclOpExecutor **executor),
-                     {.self = selfRef, .other = other, .inplace = true})
+OPSNN_BINARY_RULE_OUT_AND_INPLACE(GtTensor, rule_compare(EwOp::kGt), aclTensor, other, const aclTensor)

@@ -5,10 +5,4 @@
 using opsnn::kernels::EwOp;
 using namespace opsnn::ops;
 
-OPSNN_BINARY_RULE_OP(LeTensor, rule_compare(EwOp::kLe),
-                     (const aclTensor *self, const aclTensor *other, aclTensor *out, uint64_t *workspaceSize,
-                      aclOpExecutor **executor),
-                     {.self = self, .other = other, .out = out})
-OPSNN_BINARY_RULE_OP(InplaceLeTensor, rule_compare(EwOp::kLe),
-                     (aclTensor *selfRef, const aclTensor *other, uint64_t *workspaceSize, aclOpExecutor **executor),
-                     {.self = selfRef, .other = other, .inplace = true})
+OPSNN_BINARY_RULE_OUT_AND_INPLACE(LeTensor, rule_compare(EwOp::kLe), aclTensor, other, aclTensor)

@@ -9,10 +9,4 @@ namespace {
 EwRule logical_rule() { return EwRule{EwOp::kLogicalAnd, EwResult::kBool}; }
 }  // namespace
 
-OPSNN_BINARY_RULE_OP(LogicalAnd, logical_rule(),
-                     (const aclTensor *self, const aclTensor *other, aclTensor *out, uint64_t *workspaceSize,
-                      aclOpExecutor **executor),
-                     {.self = self, .other = other, .out = out})
-OPSNN_BINARY_RULE_OP(InplaceLogicalAnd, logical_rule(),
-                     (aclTensor *selfRef, const aclTensor *other, uint64_t *workspaceSize, aclOpExecutor **executor),
-                     {.self = selfRef, .other = other, .inplace = true})
+OPSNN_BINARY_RULE_OUT_AND_INPLACE(LogicalAnd, logical_rule(), aclTensor, other, aclTensor)

@@ -9,10 +9,4 @@ namespace {
 EwRule logical_rule() { return EwRule{EwOp::kLogicalOr, EwResult::kBool}; }
 }  // namespace
 
-OPSNN_BINARY_RULE_OP(LogicalOr, logical_rule(),
-                     (const aclTensor *self, const aclTensor *other, aclTensor *out, uint64_t *workspaceSize,
-                      aclOpExecutor **executor),
-                     {.self = self, .other = other, .out = out})
-OPSNN_BINARY_RULE_OP(InplaceLogicalOr, logical_rule(),
-                     (aclTensor *selfRef, const aclTensor *other, uint64_t *workspaceSize, aclOpExecutor **executor),
-                     {.self = selfRef, .other = other, .inplace = true})
+OPSNN_BINARY_RULE_OUT_AND_INPLACE(LogicalOr, logical_rule(), aclTensor, other, aclTensor)

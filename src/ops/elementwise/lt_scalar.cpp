@@ -5,10 +5,4 @@
 using opsnn::kernels::EwOp;
 using namespace opsnn::ops;
 
-OPSNN_BINARY_RULE_OP(LtScalar, rule_compare(EwOp::kLt),
-                     (const aclTensor *self, const aclScalar *other, aclTensor *out, uint64_t *workspaceSize,
-                      aclOpExecutor **executor),
-                     {.self = self, .other_scalar = other, .out = out})
-OPSNN_BINARY_RULE_OP(InplaceLtScalar, rule_compare(EwOp::kLt),
-                     (const aclTensor *selfRef, const aclScalar *other, uint64_t *workspaceSize, aclOpExecutor **executor),
-                     {.self = selfRef, .other_scalar = other, .inplace = true})
+OPSNN_BINARY_RULE_OUT_AND_INPLACE(LtScalar, rule_compare(EwOp::kLt), aclScalar, other_scalar, const aclTensor)

@@ -5,10 +5,4 @@
 using opsnn::kernels::EwOp;
 using namespace opsnn::ops;
 
-OPSNN_BINARY_RULE_OP(LtTensor, rule_compare(EwOp::kLt),
-                     (const aclTensor *self, const aclTensor *other, aclTensor *out, uint64_t *workspaceSize,
-                      aclOpExecutor **executor),
-                     {.self = self, .other = other, .out = out})
-OPSNN_BINARY_RULE_OP(InplaceLtTensor, rule_compare(EwOp::kLt),
-                     (const aclTensor *selfRef, const aclTensor *other, uint64_t *workspaceSize, aclOpExecutor **executor),
-                     {.self = selfRef, .other = other, .inplace = true})
+OPSNN_BINARY_RULE_OUT_AND_INPLACE(LtTensor, rule_compare(EwOp::kLt), aclTensor, other, const aclTensor)

@@ -5,10 +5,4 @@
 using opsnn::kernels::EwOp;
 using namespace opsnn::ops;
 
-OPSNN_BINARY_RULE_OP(NeScalar, rule_compare(EwOp::kNe),
-                     (const aclTensor *self, const aclScalar *other, aclTensor *out, uint64_t *workspaceSize,
-                      aclOpExecutor **executor),
-                     {.self = self, .other_scalar = other, .out = out})
-OPSNN_BINARY_RULE_OP(InplaceNeScalar, rule_compare(EwOp::kNe),
-                     (aclTensor *selfRef, const aclScalar *other, uint64_t *workspaceSize, aclOpExecutor **executor),
-                     {.self = selfRef, .other_scalar = other, .inplace = true})
+OPSNN_BINARY_RULE_OUT_AND_INPLACE(NeScalar, rule_compare(EwOp::kNe), aclScalar, other_scalar, aclTensor)

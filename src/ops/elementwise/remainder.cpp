@@ -14,14 +14,8 @@ EwRule remainder_rule() {
 }
 }  // namespace
 
-OPSNN_BINARY_RULE_OP(RemainderTensorTensor, remainder_rule(),
-                     (const aclTensor *self, const aclTensor *other, aclTensor *out, uint64_t *workspaceSize,
-                      aclOpExecutor **executor),
-                     {.self = self, .other = other, .out = out})
-OPSNN_BINARY_RULE_OP(RemainderTensorScalar, remainder_rule(),
-                     (const aclTensor *self, const aclScalar *other, aclTensor *out, uint64_t *workspaceSize,
-                      aclOpExecutor **executor),
-                     {.self = self, .other_scalar = other, .out = out})
+OPSNN_BINARY_RULE_OUT_AND_INPLACE(RemainderTensorTensor, remainder_rule(), aclTensor, other, aclTensor)
+OPSNN_BINARY_RULE_OUT_AND_INPLACE(RemainderTensorScalar, remainder_rule(), aclScalar, other_scalar, aclTensor)
 OPSNN_EW_OP(RemainderScalarTensor,
             (const aclScalar *self, const aclTensor *other, aclTensor *out, uint64_t *workspaceSize,
              aclOpExecutor **executor),
@@ -33,9 +27,3 @@ OPSNN_EW_OP(RemainderScalarTensor,
               a.out = out;
               ew_phase1(b, remainder_rule(), a);
             })
-OPSNN_BINARY_RULE_OP(InplaceRemainderTensorTensor, remainder_rule(),
-                     (aclTensor *selfRef, const aclTensor *other, uint64_t *workspaceSize, aclOpExecutor **executor),
-                     {.self = selfRef, .other = other, .inplace = true})
-OPSNN_BINARY_RULE_OP(InplaceRemainderTensorScalar, remainder_rule(),
-                     (aclTensor *selfRef, const aclScalar *other, uint64_t *workspaceSize, aclOpExecutor **executor),
-                     {.self = selfRef, .other_scalar = other, .inplace = true})
