@@ -1,9 +1,14 @@
 # Per-ISA translation units are named by suffix; each gets the flags of its instruction set and is
 # only ever called after runtime CPU detection (src/core/cpu_features.h).
+# With OPSNN_EMULATE_AVX512 (a test build, see src/kernels/simd/avx512_intrinsics.h) the AVX-512
+# units are compiled for AVX2 with their intrinsics taken from SIMDe.
 function(opsnn_apply_isa_flags)
   foreach(src IN LISTS ARGN)
     if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
-      if(src MATCHES "_avx512bf16\\.cpp$")
+      if(OPSNN_EMULATE_AVX512 AND src MATCHES "_avx512(bf16|vnni)?\\.cpp$")
+        set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS
+          "-mavx2;-mfma;-mf16c;-Wno-psabi")
+      elseif(src MATCHES "_avx512bf16\\.cpp$")
         set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS
           "-mavx512f;-mavx512bw;-mavx512vl;-mavx512dq;-mavx512bf16;-mfma;-mf16c")
       elseif(src MATCHES "_avx512vnni\\.cpp$")

@@ -7,6 +7,7 @@
 #
 #   bash tools/main_job.sh              everything above
 #   bash tools/main_job.sh --deps-only  only install missing build packages
+#   bash tools/main_job.sh --test-deps  the same plus the test-only packages (SIMDe)
 #
 # Environment: BUILD_DIR (default build), DIST_DIR (default dist), JOBS (default nproc).
 set -euo pipefail
@@ -22,6 +23,8 @@ say() { printf '\n==> %s\n' "$*"; }
 
 install_deps() {
   local pkgs=(cmake ninja-build g++ libgtest-dev libbenchmark-dev pkg-config)
+  # SIMDe: only the test stage that runs the AVX-512 kernels emulated (tools/run_tests.sh) needs it.
+  if [ "${1:-}" = "--test-deps" ]; then pkgs+=(libsimde-dev); fi
   if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "main_job: not a Debian system; assuming ${pkgs[*]} are installed"
     return 0
@@ -46,8 +49,8 @@ install_deps() {
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
 
-install_deps
-if [ "${1:-}" = "--deps-only" ]; then exit 0; fi
+install_deps "${1:-}"
+if [ "${1:-}" = "--deps-only" ] || [ "${1:-}" = "--test-deps" ]; then exit 0; fi
 
 # ---- Build. A fresh build dir gets a lean configuration (no tests, no benchmarks); an existing
 # one (e.g. made by tools/run_tests.sh) is reused as it is configured.

@@ -2,9 +2,12 @@
 # README command 2 (and CI's, via .ci/run): the whole test suite.
 #   1. Release build with tests (build/), ctest
 #   2. sanitizer build (build-asan/: ASan + UBSan, core test suites), ctest
+#   2b. AVX-512 emulated build (build-avx512emu/: the AVX-512 kernels run through SIMDe on any
+#       AVX2 CPU; kernels + ops suites), ctest. Skipped where the CPU has no AVX2 (non-x86).
 #   3. tools/main_job.sh: install into dist/, build the examples from dist/ alone, run them
 # Installs missing Debian packages first. Exits non-zero on any failure.
-# Environment: JOBS (default nproc), OPSNN_SKIP_SANITIZE=1 skips step 2 (local use).
+# Environment: JOBS (default nproc), OPSNN_SKIP_SANITIZE=1 skips step 2, OPSNN_SKIP_EMULATED=1
+# skips step 2b (local use).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -32,7 +35,7 @@ count_ctest() {
   SKIPPED=$((SKIPPED + skipped))
 }
 
-bash tools/main_job.sh --deps-only
+bash tools/main_job.sh --test-deps
 
 # ---- 1. Release build and full test suite.
 say "configure build/ (Release, tests on)"
@@ -66,6 +69,23 @@ else
   say "sanitizer pass skipped (OPSNN_SKIP_SANITIZE=1)"
 fi
 
+# ---- 2b. AVX-512 kernels, emulated (they would otherwise only run on AVX-512 hardware).
+if [ "${OPSNN_SKIP_EMULATED:-0}" != "1" ] && grep -qw avx2 /proc/cpuinfo 2>/dev/null; then
+  say "configure build-avx512emu/ (Release, AVX-512 through SIMDe, kernels + ops suites)"
+  if [ -f build-avx512emu/CMakeCache.txt ]; then gen=(); else gen=(-G Ninja); fi
+  cmake -S . -B build-avx512emu "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DOPSNN_EMULATE_AVX512=ON \
+    -DOPSNN_BUILD_BENCH=OFF -DOPSNN_BUILD_TESTS=ON "-DOPSNN_TEST_SUITES=kernels;ops"
+  say "build build-avx512emu/"
+  cmake --build build-avx512emu -j "$JOBS"
+  say "ctest build-avx512emu/"
+  status=0
+  ctest --test-dir build-avx512emu --output-on-failure -j "$JOBS" 2>&1 | tee "$LOGS/ctest-avx512emu.log" || status=$?
+  count_ctest "$LOGS/ctest-avx512emu.log"
+  if [ "$status" -ne 0 ]; then echo "run_tests: AVX-512 emulated tests failed" >&2; echo "summary: $PASSED passed, $((FAILED > 0 ? FAILED : 1)) failed"; exit 1; fi
+else
+  say "AVX-512 emulated pass skipped"
+fi
+
 # ---- 3. Install tree + examples built from it alone (reuses build/).
 say "install + examples (tools/main_job.sh)"
 status=0
@@ -76,5 +96,5 @@ PASSED=$((PASSED + 5))
 
 elapsed=$(( $(date +%s) - start ))
 echo
-echo "run_tests: all passed in ${elapsed}s (ctest Release + sanitizer suites + install tree & examples)"
+echo "run_tests: all passed in ${elapsed}s (ctest Release + sanitizer suites + AVX-512 emulated + install tree & examples)"
 echo "summary: $PASSED passed, $FAILED failed, $SKIPPED skipped"

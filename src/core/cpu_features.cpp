@@ -90,6 +90,11 @@ void detect_x86(CpuFeatures *f) {
     }
   }
   if (!os_ymm) f->fma = f->f16c = false;
+#if defined(OPSNN_EMULATE_AVX512)
+  // Test build: the AVX-512 units are AVX2 code from SIMDe (kernels/simd/avx512_intrinsics.h).
+  if (f->avx2 && f->fma && f->f16c)
+    f->avx512f = f->avx512bw = f->avx512vl = f->avx512dq = f->avx512_bf16 = f->avx512_vnni = true;
+#endif
 
   bool caches = false;
   if (amd) {

@@ -1,7 +1,7 @@
 // AVX-512 micro-kernel, 12x32: 24 zmm accumulators, two B vectors per k step and one broadcast of
 // A per row (27 of the 32 zmm registers). Same structure as the AVX2 6x16 kernel. Compiled with
 // AVX-512F/BW/VL/DQ; only called after runtime detection (cpu_features().avx512f etc.).
-#include <immintrin.h>
+#include "kernels/simd/avx512_intrinsics.h"
 
 #include <utility>
 
