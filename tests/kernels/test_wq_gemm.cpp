@@ -25,6 +25,7 @@ struct Case {
   int64_t m, n, k, group;  // group 0: per-channel; -1: per-tensor
   aclDataType xt;          // FLOAT16 or BF16 (x, scale, offset, y)
   bool bias;
+  bool offset = true;      // antiquant offset given
 };
 
 uint16_t to16(aclDataType t, float v) { return t == ACL_FLOAT16 ? float_to_half(v) : float_to_bf16(v); }
@@ -47,7 +48,7 @@ void run_case(const Case &c, int kernel, std::mt19937 &rng) {
   d.s_dtype = d.o_dtype = c.xt;
   d.s_row = d.o_row = G > 1 ? n : 0;
   d.s_col = d.o_col = c.group < 0 ? 0 : 1;
-  d.has_offset = true;
+  d.has_offset = c.offset;
   std::vector<uint8_t> w(static_cast<size_t>(k * n));
   for (auto &v : w) v = static_cast<uint8_t>(rng());
   std::uniform_real_distribution<float> ux(-1.0f, 1.0f), us(0.002f, 0.02f), uo(-4.0f, 4.0f);
@@ -58,7 +59,7 @@ void run_case(const Case &c, int kernel, std::mt19937 &rng) {
   for (auto &v : b) v = to16(c.xt, ux(rng));
 
   std::vector<double> ref(static_cast<size_t>(m * n)), mag(ref.size());
-  wq_reference(d, c.xt, x.data(), k, 1, w.data(), s.data(), o.data(), ref.data());
+  wq_reference(d, c.xt, x.data(), k, 1, w.data(), s.data(), c.offset ? o.data() : nullptr, ref.data());
   // The magnitude sum_p |x_p * dequantised w_pj| of each element (precision.md's absolute bound).
   auto wval = [&](int64_t p, int64_t j) {
     const int64_t e = p * d.w_row + j * d.w_col;
@@ -69,7 +70,7 @@ void run_case(const Case &c, int kernel, std::mt19937 &rng) {
   for (int64_t j = 0; j < n; ++j)
     for (int64_t p = 0; p < k; ++p) {
       const size_t si = static_cast<size_t>((p / d.group) * d.s_row + j * d.s_col);
-      const double wd = std::fabs((wval(p, j) + from16(c.xt, o[si])) * from16(c.xt, s[si]));
+      const double wd = std::fabs((wval(p, j) + (c.offset ? from16(c.xt, o[si]) : 0.0)) * from16(c.xt, s[si]));
       for (int64_t i = 0; i < m; ++i)
         mag[static_cast<size_t>(i * n + j)] += std::fabs(from16(c.xt, x[static_cast<size_t>(i * k + p)])) * wd;
     }
@@ -80,7 +81,7 @@ void run_case(const Case &c, int kernel, std::mt19937 &rng) {
     for (int threads : {1, 2}) {
       std::vector<uint8_t> ws(wq_small_m_workspace(d, 2) + 64);
       void *wsp = reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(ws.data()) + 63) & ~uintptr_t{63});
-      wq_small_m_run(d, c.xt, x.data(), k, 1, w.data(), s.data(), o.data(), threads == 1 ? s1.data() : s2.data(), n,
+      wq_small_m_run(d, c.xt, x.data(), k, 1, w.data(), s.data(), c.offset ? o.data() : nullptr, threads == 1 ? s1.data() : s2.data(), n,
                      wsp, threads);
     }
     ASSERT_EQ(0, std::memcmp(s1.data(), s2.data(), s1.size() * 4)) << "1 vs 2 threads differ";
@@ -109,7 +110,7 @@ void run_case(const Case &c, int kernel, std::mt19937 &rng) {
     std::vector<uint8_t> ws(plan.workspace_bytes + 64);
     void *wsp = reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(ws.data()) + 63) & ~uintptr_t{63});
     out.y = threads == 1 ? y1.data() : y2.data();
-    wq_fused_run(plan, d, c.xt, x.data(), k, 1, w.data(), s.data(), o.data(), out, wsp);
+    wq_fused_run(plan, d, c.xt, x.data(), k, 1, w.data(), s.data(), c.offset ? o.data() : nullptr, out, wsp);
   }
   ASSERT_EQ(0, std::memcmp(y1.data(), y2.data(), y1.size() * 2)) << "1 vs 2 threads differ";
   for (size_t i = static_cast<size_t>(m * n); i < y1.size(); ++i) ASSERT_EQ(y1[i], 0xFFFF) << "write past y";
@@ -146,11 +147,29 @@ TEST(WqFused, AllKernelsLayoutsAndModes) {
 TEST(WqStream, UpToStreamMaxM) {
   std::mt19937 rng(13);
   for (aclDataType wt : {ACL_INT8, ACL_INT4})
-    for (int64_t m : {5, 8, 13, 16}) {
+    for (int64_t m : {1, 2, 4, 5, 8, 13, 16}) {
       run_case({wt, false, m, 300, 520, 0, ACL_FLOAT16, false}, -2, rng);
+      run_case({wt, false, m, 270, 256, 32, ACL_FLOAT16, false, false}, -2, rng);  // no offset
       run_case({wt, false, m, 200, 600, 32, ACL_BF16, false}, -2, rng);
       run_case({wt, false, m, 70, 1000, 128, ACL_FLOAT16, false}, -2, rng);
       run_case({wt, false, m, 130, 256, -1, ACL_BF16, false}, -2, rng);
+    }
+}
+
+// The decode case with the weight stored [n, k] (wq_stream_supported for m <= 4): small groups
+// (32, the clients' size), per-channel with K not a multiple of 16 (scalar group tails),
+// per-tensor, column counts that leave partial column blocks.
+TEST(WqStream, TransposedWeightSmallM) {
+  std::mt19937 rng(14);
+  for (aclDataType wt : {ACL_INT8, ACL_INT4})
+    for (int64_t m : {1, 2, 3, 4}) {
+      run_case({wt, true, m, 300, 512, 32, ACL_FLOAT16, false}, -2, rng);
+      run_case({wt, true, m, 77, 1000, 0, ACL_BF16, false}, -2, rng);
+      run_case({wt, true, m, 130, 258, 0, ACL_FLOAT16, false}, -2, rng);
+      run_case({wt, true, m, 41, 384, 128, ACL_BF16, false}, -2, rng);
+      run_case({wt, true, m, 19, 96, -1, ACL_FLOAT16, false}, -2, rng);
+      run_case({wt, true, m, 9, 7, 0, ACL_FLOAT16, false}, -2, rng);
+      run_case({wt, true, m, 260, 256, 32, ACL_FLOAT16, false, false}, -2, rng);  // no offset
     }
 }
 

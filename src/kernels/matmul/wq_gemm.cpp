@@ -51,9 +51,16 @@ void small_m_generic(const WqDesc &d, const float *x, const float *xsum, const v
 
 }  // namespace
 
+namespace {
+// A transposed ([N, K]) INT4 weight has even K in the low nibbles and odd K in the high ones: the
+// AVX2 kernel reads x split the same way (wq_detail::wq_split_pairs), in a copy of its own.
+bool wants_split_x(const WqDesc &d) { return d.w_dtype == ACL_INT4 && d.w_row == 1; }
+}  // namespace
+
 size_t wq_small_m_workspace(const WqDesc &d, int threads) {
   const int64_t t = threads > 0 ? threads : core::num_threads();
-  return static_cast<size_t>(d.m * d.k + d.m * wq_groups(d) + 16 + t * wq_scratch_floats(d.m)) * sizeof(float);
+  const int64_t xs = d.m * d.k * (wants_split_x(d) ? 2 : 1);
+  return static_cast<size_t>(xs + d.m * wq_groups(d) + 16 + t * wq_scratch_floats(d.m)) * sizeof(float);
 }
 
 bool wq_stream_supported(const WqDesc &d) {
@@ -69,7 +76,8 @@ void wq_small_m_run(const WqDesc &d, aclDataType x_dtype, const void *x, int64_t
   if (d.m == 0 || d.n == 0) return;
   const int64_t G = wq_groups(d), gr = group_rows(d);
   float *xf = static_cast<float *>(workspace);
-  float *xsum = xf + d.m * d.k;
+  float *xsplit = wants_split_x(d) ? xf + d.m * d.k : nullptr;
+  float *xsum = xf + d.m * d.k * (xsplit ? 2 : 1);
   float *scratch = xsum + d.m * G + 16;
   for (int64_t i = 0; i < d.m; ++i) {
     for (int64_t p = 0; p < d.k; ++p) xf[i * d.k + p] = load_elem(x, x_dtype, i * x_row + p * x_col);
@@ -81,10 +89,13 @@ void wq_small_m_run(const WqDesc &d, aclDataType x_dtype, const void *x, int64_t
   }
   const core::CpuFeatures &f = core::cpu_features();
   const bool avx2 = f.avx2 && f.fma && f.f16c && f.best != core::Isa::kPortable;
+#if defined(__x86_64__)
+  if (avx2 && xsplit != nullptr) wq_detail::wq_split_pairs(d, xf, xsplit);
+#endif
   auto range = [&](int64_t task, int64_t n0, int64_t n1) {
 #if defined(__x86_64__)
-    if (avx2 &&
-        wq_detail::wq_small_m_avx2(d, xf, xsum, w, scale, offset, n0, n1, y32, ldy, scratch + task * wq_scratch_floats(d.m)))
+    if (avx2 && wq_detail::wq_small_m_avx2(d, xf, xsplit, xsum, w, scale, offset, n0, n1, y32, ldy,
+                                           scratch + task * wq_scratch_floats(d.m)))
       return;
 #else
     (void)task;

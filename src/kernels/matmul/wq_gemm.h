@@ -120,9 +120,14 @@ void wq_reference(const WqDesc &d, aclDataType x_dtype, const void *x, int64_t x
 
 namespace wq_detail {
 // Fast column-range kernels (AVX2). Return false when the layout is not covered (caller falls back).
-// acc: [m][n1-n0] fp32 result of the columns [n0, n1).
-bool wq_small_m_avx2(const WqDesc &d, const float *x, const float *xsum, const void *w, const void *scale,
-                     const void *offset, int64_t n0, int64_t n1, float *y32, int64_t ldy, float *scratch);
+// acc: [m][n1-n0] fp32 result of the columns [n0, n1). xsplit: x as wq_split_pairs leaves it (INT4
+// weight stored [N, K]; null otherwise).
+bool wq_small_m_avx2(const WqDesc &d, const float *x, const float *xsplit, const float *xsum, const void *w,
+                     const void *scale, const void *offset, int64_t n0, int64_t n1, float *y32, int64_t ldy,
+                     float *scratch);
+// x [m][k] with every full 16-element step of every group split into its 8 even then 8 odd
+// elements (the order of the low and high nibbles of 8 weight bytes); the rest copied as is.
+void wq_split_pairs(const WqDesc &d, const float *x, float *xsplit);
 // Dequantises panels [q0, q1) of the pre-packed layout; false when the layout is not covered.
 bool wq_dequant_panels_avx2(const WqDesc &d, const void *w, const void *scale, const void *offset, int64_t q0,
                             int64_t q1, float *dst);

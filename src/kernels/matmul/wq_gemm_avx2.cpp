@@ -59,6 +59,43 @@ inline float hsum(__m256 v) {
   return _mm_cvtss_f32(s);
 }
 
+// Scale or offset of JB columns (element stride `stride`) as floats; one conversion for 8
+// contiguous FLOAT16 / BF16 / FLOAT values.
+template <int JB>
+inline void load_cols(const void *base, aclDataType t, int64_t off, int64_t stride, float *out) {
+  if (JB == 8 && stride == 1) {
+    const auto *h = static_cast<const uint16_t *>(base) + off;
+    switch (t) {
+      case ACL_FLOAT16:
+        _mm256_storeu_ps(out, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(h))));
+        return;
+      case ACL_BF16:
+        _mm256_storeu_ps(out, _mm256_castsi256_ps(_mm256_slli_epi32(
+                                  _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(h))), 16)));
+        return;
+      case ACL_FLOAT: _mm256_storeu_ps(out, _mm256_loadu_ps(static_cast<const float *>(base) + off)); return;
+      default: break;
+    }
+  }
+  for (int c = 0; c < JB; ++c) out[c] = load_elem(base, t, off + c * stride);
+}
+
+// Scale or offset of 16 columns at the accumulator positions of rows_kn (acc_pos: INT4 puts the
+// even columns in lanes 0..7 and the odd ones in 8..15).
+template <bool INT4>
+inline void load_cols16_kn(const void *base, aclDataType t, int64_t off, int64_t stride, float *out) {
+  load_cols<8>(base, t, off, stride, out);
+  load_cols<8>(base, t, off + 8 * stride, stride, out + 8);
+  if constexpr (INT4) {
+    const __m256 a = _mm256_loadu_ps(out), b = _mm256_loadu_ps(out + 8);
+    // Per 128-bit half: a0 a2 b0 b2 | a4 a6 b4 b6; then the 64-bit pairs into a0 a2 a4 a6 b0 b2 b4 b6.
+    const __m256d ev = _mm256_castps_pd(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)));
+    const __m256d od = _mm256_castps_pd(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1)));
+    _mm256_storeu_ps(out, _mm256_castpd_ps(_mm256_permute4x64_pd(ev, 0xD8)));
+    _mm256_storeu_ps(out + 8, _mm256_castpd_ps(_mm256_permute4x64_pd(od, 0xD8)));
+  }
+}
+
 // 16 consecutive weights of a [K, N] row as two vectors of 8 floats. INT8: columns in order.
 // INT4 (8 bytes): lo = the low nibbles (even columns), hi = the high nibbles (odd columns), each
 // with its sign bit flipped, i.e. u = w + 8 in [0, 15] (the caller folds the -8 into the offset).
@@ -152,6 +189,8 @@ void rows_kn(const WqDesc &d, const float *x, const float *xsum, const uint8_t *
   for (int64_t jc = n0; jc < n1; jc += nc) {
     const int64_t wd = std::min(nc, n1 - jc), wv = wd / 16 * 16;
     for (int64_t i = 0; i < M; ++i) std::fill(total[i], total[i] + wd, 0.0f);
+    if (!d.has_offset)  // o' = -8 for the INT4 vector columns, else 0, in every group
+      for (int64_t j = 0; j < wd; ++j) ov[j] = INT4 && j < wv ? -8.0f : 0.0f;
     for (int64_t g = 0; g < G; ++g) {
       for (int64_t i = 0; i < M; ++i) std::fill(acc[i], acc[i] + wd, 0.0f);
       const int64_t pe = std::min(d.k, (g + 1) * gr);
@@ -172,11 +211,18 @@ void rows_kn(const WqDesc &d, const float *x, const float *xsum, const uint8_t *
       while (p + KB <= pe) pass(std::integral_constant<int, KB>{});
       while (p < pe) pass(std::integral_constant<int, 1>{});
       // Fold the group: total = fma(s, fma(o', xsum, acc), total), s and o' at the accumulator positions.
-      for (int64_t j = 0; j < wd; ++j) {
-        const int64_t q = acc_pos<INT4>(j, wv);
-        sv[q] = load_elem(scale, d.s_dtype, g * d.s_row + (jc + j) * d.s_col);
-        ov[q] = (d.has_offset ? load_elem(offset, d.o_dtype, g * d.o_row + (jc + j) * d.o_col) : 0.0f) -
-                (INT4 && j < wv ? 8.0f : 0.0f);
+      for (int64_t j = 0; j < wv; j += 16) {
+        load_cols16_kn<INT4>(scale, d.s_dtype, g * d.s_row + (jc + j) * d.s_col, d.s_col, sv + j);
+        if (d.has_offset) {
+          load_cols16_kn<INT4>(offset, d.o_dtype, g * d.o_row + (jc + j) * d.o_col, d.o_col, ov + j);
+          if (INT4)
+            for (int h = 0; h < 16; h += 8)
+              _mm256_store_ps(ov + j + h, _mm256_sub_ps(_mm256_load_ps(ov + j + h), _mm256_set1_ps(8.0f)));
+        }
+      }
+      for (int64_t j = wv; j < wd; ++j) {
+        sv[j] = load_elem(scale, d.s_dtype, g * d.s_row + (jc + j) * d.s_col);
+        if (d.has_offset) ov[j] = load_elem(offset, d.o_dtype, g * d.o_row + (jc + j) * d.o_col);
       }
       for (int64_t i = 0; i < M; ++i) {
         const float xs = xsum[i * G + g];
@@ -199,77 +245,112 @@ void rows_kn(const WqDesc &d, const float *x, const float *xsum, const uint8_t *
   }
 }
 
-// Weight stored [N, K] (unit stride along K): dot products over contiguous weight rows, JB columns
-// at a time. Per element and group: a vector accumulator over 16-element steps and a scalar one for
-// the rest of the group; total_v = fma(s, acc_v, total_v), total_s = fma(s, fma(o, xsum, tail), total_s);
-// y = hsum(total_v) + total_s.
+// Weight stored [N, K] (unit stride along K): each column is a dot product over its contiguous
+// weight row; ROWS rows of x by JB columns at a time (ROWS * JB <= 8 vector accumulators). Per
+// element and group: acc = the group's full 16-element steps in 8 lanes (INT4: x split by
+// wq_split_pairs, the low nibbles against the even elements and the high ones against the odd, as
+// u = w + 8), then total_v = fma(s, acc, total_v); the group's scalar tail t (group rows not a
+// multiple of 16; INT4 also as u) and the offset term go to total_s = fma(s, fma(o', xsum, t),
+// total_s) with o' = offset (INT4: offset - 8). y = hsum(total_v) + total_s. The scale and offset
+// are read once per group for JB columns, so small groups (32) cost little.
 template <int ROWS, int JB, bool INT4>
-void dot_cols(const WqDesc &d, const float *x, const float *xsum, const uint8_t *w, const void *scale,
-              const void *offset, int64_t j0, float *y32, int64_t ldy) {
-  const int64_t G = wq_groups(d), gr = d.group > 0 ? d.group : d.k;
-  __m256 tv[ROWS][JB];
-  float ts[ROWS][JB] = {};
-  for (int i = 0; i < ROWS; ++i)
+void nk_cols(const WqDesc &d, const float *x, const float *xsum, const uint8_t *w, const void *scale,
+             const void *offset, int64_t j0, float *y32, int64_t ldy) {
+  const int64_t G = wq_groups(d), gr = d.group > 0 ? d.group : d.k, K = d.k;
+  const uint8_t *col[JB];
+  for (int c = 0; c < JB; ++c) col[c] = w + (INT4 ? (j0 + c) * d.w_col / 2 : (j0 + c) * d.w_col);
+  __m256 tv[ROWS][JB], ts[ROWS];
+  for (int i = 0; i < ROWS; ++i) {
+    ts[i] = _mm256_setzero_ps();
     for (int c = 0; c < JB; ++c) tv[i][c] = _mm256_setzero_ps();
+  }
+  alignas(32) float sg[8] = {}, og[8] = {}, tail[ROWS][8] = {};  // lanes >= JB stay 0
+  const __m256i nib = _mm256_set1_epi32(0x0F), flip = _mm256_set1_epi32(0x88);
+  const __m256 vo_const = _mm256_set1_ps(INT4 ? -8.0f : 0.0f);  // o' = offset - 8 for INT4
   for (int64_t g = 0; g < G; ++g) {
-    const int64_t pe = std::min(d.k, (g + 1) * gr);
-    int64_t p = g * gr;
-    __m256 av[ROWS][JB];
+    const int64_t p0 = g * gr, pe = std::min(K, p0 + gr), pv = p0 + (pe - p0) / 16 * 16;
+    __m256 acc[ROWS][JB];
     for (int i = 0; i < ROWS; ++i)
-      for (int c = 0; c < JB; ++c) av[i][c] = _mm256_setzero_ps();
-    for (; p + 16 <= pe; p += 16) {
+      for (int c = 0; c < JB; ++c) acc[i][c] = _mm256_setzero_ps();
+    for (int64_t p = p0; p < pv; p += 16) {
       __m256 xl[ROWS], xh[ROWS];
       for (int i = 0; i < ROWS; ++i) {
-        xl[i] = _mm256_loadu_ps(x + i * d.k + p);
-        xh[i] = _mm256_loadu_ps(x + i * d.k + p + 8);
+        xl[i] = _mm256_loadu_ps(x + i * K + p);
+        xh[i] = _mm256_loadu_ps(x + i * K + p + 8);
       }
       for (int c = 0; c < JB; ++c) {
-        const int64_t e = (j0 + c) * d.w_col + p;
         __m256 lo, hi;
-        load16<INT4>(w + (INT4 ? e >> 1 : e), lo, hi);
-        for (int i = 0; i < ROWS; ++i) av[i][c] = _mm256_fmadd_ps(xh[i], hi, _mm256_fmadd_ps(xl[i], lo, av[i][c]));
+        if constexpr (INT4) {
+          const __m256i b = _mm256_xor_si256(
+              _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(col[c] + p / 2))), flip);
+          lo = _mm256_cvtepi32_ps(_mm256_and_si256(b, nib));
+          hi = _mm256_cvtepi32_ps(_mm256_srli_epi32(b, 4));
+        } else {
+          lo = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(col[c] + p))));
+          hi = _mm256_cvtepi32_ps(
+              _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(col[c] + p + 8))));
+        }
+        for (int i = 0; i < ROWS; ++i) acc[i][c] = _mm256_fmadd_ps(xh[i], hi, _mm256_fmadd_ps(xl[i], lo, acc[i][c]));
       }
     }
-    for (int c = 0; c < JB; ++c) {
-      const int64_t j = j0 + c;
-      const float s = load_elem(scale, d.s_dtype, g * d.s_row + j * d.s_col);
-      const float o = d.has_offset ? load_elem(offset, d.o_dtype, g * d.o_row + j * d.o_col) : 0.0f;
-      const __m256 vs = _mm256_set1_ps(s);
-      for (int i = 0; i < ROWS; ++i) {
-        float tail = 0.0f;
-        for (int64_t q = p; q < pe; ++q)
-          tail = std::fma(x[i * d.k + q], static_cast<float>(scalar_w(INT4, w, j * d.w_col + q)), tail);
-        tv[i][c] = _mm256_fmadd_ps(vs, av[i][c], tv[i][c]);
-        ts[i][c] = std::fma(s, d.has_offset ? std::fma(o, xsum[i * G + g], tail) : tail, ts[i][c]);
-      }
+    load_cols<JB>(scale, d.s_dtype, g * d.s_row + j0 * d.s_col, d.s_col, sg);
+    __m256 vo = vo_const;
+    if (d.has_offset) {
+      load_cols<JB>(offset, d.o_dtype, g * d.o_row + j0 * d.o_col, d.o_col, og);
+      vo = _mm256_add_ps(_mm256_load_ps(og), vo_const);
+    }
+    const bool has_tail = pv < pe;
+    if (has_tail)
+      for (int i = 0; i < ROWS; ++i)
+        for (int c = 0; c < JB; ++c) {
+          float t = 0.0f;
+          for (int64_t q = pv; q < pe; ++q) {
+            const int u = INT4 ? ((q & 1) ? col[c][q >> 1] >> 4 : col[c][q >> 1] & 15) ^ 8
+                               : static_cast<int8_t>(col[c][q]);
+            t = std::fma(x[i * K + q], static_cast<float>(u), t);
+          }
+          tail[i][c] = t;
+        }
+    const __m256 vs = _mm256_load_ps(sg);
+    for (int i = 0; i < ROWS; ++i) {
+      for (int c = 0; c < JB; ++c) tv[i][c] = _mm256_fmadd_ps(_mm256_set1_ps(sg[c]), acc[i][c], tv[i][c]);
+      const __m256 t = has_tail ? _mm256_load_ps(tail[i]) : _mm256_setzero_ps();
+      ts[i] = _mm256_fmadd_ps(vs, _mm256_fmadd_ps(vo, _mm256_set1_ps(xsum[i * G + g]), t), ts[i]);
     }
   }
-  for (int i = 0; i < ROWS; ++i)
-    for (int c = 0; c < JB; ++c) y32[i * ldy + j0 + c] = hsum(tv[i][c]) + ts[i][c];
+  for (int i = 0; i < ROWS; ++i) {
+    alignas(32) float t8[8];
+    _mm256_store_ps(t8, ts[i]);
+    for (int c = 0; c < JB; ++c) y32[i * ldy + j0 + c] = hsum(tv[i][c]) + t8[c];
+  }
 }
 
 template <int ROWS, int JB, bool INT4>
 void rows_nk(const WqDesc &d, const float *x, const float *xsum, const uint8_t *w, const void *scale,
              const void *offset, int64_t n0, int64_t n1, float *y32, int64_t ldy) {
   int64_t j = n0;
-  for (; j + JB <= n1; j += JB) dot_cols<ROWS, JB, INT4>(d, x, xsum, w, scale, offset, j, y32, ldy);
-  for (; j < n1; ++j) dot_cols<ROWS, 1, INT4>(d, x, xsum, w, scale, offset, j, y32, ldy);
+  for (; j + JB <= n1; j += JB) nk_cols<ROWS, JB, INT4>(d, x, xsum, w, scale, offset, j, y32, ldy);
+  for (; j < n1; ++j) nk_cols<ROWS, 1, INT4>(d, x, xsum, w, scale, offset, j, y32, ldy);
 }
 
 template <bool INT4>
-bool dispatch(const WqDesc &d, const float *x, const float *xsum, const uint8_t *w, const void *scale,
-              const void *offset, int64_t n0, int64_t n1, float *y32, int64_t ldy, float *scratch) {
+bool dispatch(const WqDesc &d, const float *x, const float *xsplit, const float *xsum, const uint8_t *w,
+              const void *scale, const void *offset, int64_t n0, int64_t n1, float *y32, int64_t ldy,
+              float *scratch) {
   if (d.w_col == 1 && (!INT4 || (d.w_row % 2 == 0 && n0 % 2 == 0))) {
     if (d.m < 1 || d.m > kWqStreamMaxM) return false;
     rows_kn<INT4>(d, x, xsum, w, scale, offset, n0, n1, y32, ldy, scratch);
     return true;
   }
-  if (d.w_row == 1 && (!INT4 || d.w_col % 2 == 0)) {
+  // INT4: every column and every group starts on a whole byte.
+  const int64_t gr = d.group > 0 ? d.group : d.k;
+  if (d.w_row == 1 && (!INT4 || (xsplit != nullptr && d.w_col % 2 == 0 && (gr % 2 == 0 || gr >= d.k)))) {
+    const float *xs = INT4 ? xsplit : x;
     switch (d.m) {
-      case 1: rows_nk<1, 4, INT4>(d, x, xsum, w, scale, offset, n0, n1, y32, ldy); return true;
-      case 2: rows_nk<2, 2, INT4>(d, x, xsum, w, scale, offset, n0, n1, y32, ldy); return true;
-      case 3: rows_nk<3, 1, INT4>(d, x, xsum, w, scale, offset, n0, n1, y32, ldy); return true;
-      case 4: rows_nk<4, 1, INT4>(d, x, xsum, w, scale, offset, n0, n1, y32, ldy); return true;
+      case 1: rows_nk<1, 8, INT4>(d, xs, xsum, w, scale, offset, n0, n1, y32, ldy); return true;
+      case 2: rows_nk<2, 4, INT4>(d, xs, xsum, w, scale, offset, n0, n1, y32, ldy); return true;
+      case 3: rows_nk<3, 2, INT4>(d, xs, xsum, w, scale, offset, n0, n1, y32, ldy); return true;
+      case 4: rows_nk<4, 2, INT4>(d, xs, xsum, w, scale, offset, n0, n1, y32, ldy); return true;
       default: return false;
     }
   }
@@ -466,12 +547,30 @@ bool wq_dequant_block_avx2(const WqDesc &d, const void *w, const void *scale, co
   return true;
 }
 
-bool wq_small_m_avx2(const WqDesc &d, const float *x, const float *xsum, const void *w, const void *scale,
-                     const void *offset, int64_t n0, int64_t n1, float *y32, int64_t ldy, float *scratch) {
+bool wq_small_m_avx2(const WqDesc &d, const float *x, const float *xsplit, const float *xsum, const void *w,
+                     const void *scale, const void *offset, int64_t n0, int64_t n1, float *y32, int64_t ldy,
+                     float *scratch) {
   const auto *wb = static_cast<const uint8_t *>(w);
-  if (d.w_dtype == ACL_INT4) return dispatch<true>(d, x, xsum, wb, scale, offset, n0, n1, y32, ldy, scratch);
-  if (d.w_dtype == ACL_INT8) return dispatch<false>(d, x, xsum, wb, scale, offset, n0, n1, y32, ldy, scratch);
+  if (d.w_dtype == ACL_INT4) return dispatch<true>(d, x, xsplit, xsum, wb, scale, offset, n0, n1, y32, ldy, scratch);
+  if (d.w_dtype == ACL_INT8) return dispatch<false>(d, x, xsplit, xsum, wb, scale, offset, n0, n1, y32, ldy, scratch);
   return false;
+}
+
+void wq_split_pairs(const WqDesc &d, const float *x, float *xsplit) {
+  const int64_t G = wq_groups(d), gr = d.group > 0 ? d.group : d.k, K = d.k;
+  for (int64_t i = 0; i < d.m; ++i) {
+    const float *xi = x + i * K;
+    float *oi = xsplit + i * K;
+    std::copy(xi, xi + K, oi);
+    for (int64_t g = 0; g < G; ++g) {
+      const int64_t p0 = g * gr, pv = p0 + (std::min(K, p0 + gr) - p0) / 16 * 16;
+      for (int64_t p = p0; p < pv; p += 16)
+        for (int t = 0; t < 8; ++t) {
+          oi[p + t] = xi[p + 2 * t];
+          oi[p + 8 + t] = xi[p + 2 * t + 1];
+        }
+    }
+  }
 }
 
 }  // namespace opsnn::kernels::wq_detail
