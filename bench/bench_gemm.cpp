@@ -354,7 +354,7 @@ void bench_wq(int64_t m, int64_t n, int64_t k, int threads) {
   for (size_t i = 0; i < w8.bytes; ++i) static_cast<uint8_t *>(w8.p)[i] = static_cast<uint8_t>(rng());
   for (size_t i = 0; i < w4.bytes; ++i) static_cast<uint8_t *>(w4.p)[i] = static_cast<uint8_t>(rng());
   for (int64_t i = 0; i < k * n; ++i) static_cast<uint16_t *>(wf16.p)[i] = opsnn::float_to_half(0.01f);
-  std::vector<uint16_t> scale(static_cast<size_t>(k / 128 * n), opsnn::float_to_half(0.01f));
+  std::vector<uint16_t> scale(static_cast<size_t>(k / 32 * n), opsnn::float_to_half(0.01f));
 
   // FLOAT16 dense: x[m,k] @ w[k,n] -> y, through the GEMM engine.
   GemmDesc d;
@@ -367,14 +367,15 @@ void bench_wq(int64_t m, int64_t n, int64_t k, int threads) {
   OpsnnGemm dense(d, threads);
   const double t_dense = best_time([&] { dense.run(x.p, wf16.p, y.p); });
 
-  auto wq_time = [&](aclDataType wt, int64_t group) {
+  // trans: the weight stored [n, k] (nn.Linear's layout, the clients' case), else [k, n].
+  auto wq_time = [&](aclDataType wt, int64_t group, bool trans = false) {
     WqDesc q;
     q.m = m;
     q.n = n;
     q.k = k;
     q.w_dtype = wt;
-    q.w_row = n;
-    q.w_col = 1;
+    q.w_row = trans ? 1 : n;
+    q.w_col = trans ? k : 1;
     q.s_dtype = ACL_FLOAT16;
     q.group = group > 0 ? group : k;
     q.s_row = group > 0 ? n : 0;
@@ -396,11 +397,13 @@ void bench_wq(int64_t m, int64_t n, int64_t k, int threads) {
     return best_time([&] { wq_fused_run(plan, q, ACL_FLOAT16, x.p, k, 1, w, scale.data(), nullptr, out, ws.p); });
   };
   const double t8 = wq_time(ACL_INT8, 0), t4 = wq_time(ACL_INT4, 0), t4g = wq_time(ACL_INT4, 128);
+  const double t4nk = wq_time(ACL_INT4, 32, true);
   const double wbytes = static_cast<double>(k * n);
-  std::printf("| M%lld_N%lld_K%lld | %d | %.3f (%.1f GB/s) | %.3f (%.1f GB/s) | %.3f (%.1f GB/s) | %.3f | %.2f× | %.2f× |\n",
+  std::printf("| M%lld_N%lld_K%lld | %d | %.3f (%.1f GB/s) | %.3f (%.1f GB/s) | %.3f (%.1f GB/s) | %.3f | %.3f | %.2f× | "
+              "%.2f× | %.2f× |\n",
               static_cast<long long>(m), static_cast<long long>(n), static_cast<long long>(k), threads, t_dense * 1e3,
               2 * wbytes / t_dense * 1e-9, t8 * 1e3, wbytes / t8 * 1e-9, t4 * 1e3, wbytes / 2 / t4 * 1e-9, t4g * 1e3,
-              t_dense / t8, t_dense / t4);
+              t4nk * 1e3, t_dense / t8, t_dense / t4, t_dense / t4nk);
   (void)flops;
   std::fflush(stdout);
 }
@@ -474,9 +477,11 @@ int main(int argc, char **argv) {
 
   }
   if (want("wq")) {
-  std::printf("\n## Weight-quantised matmul (x FLOAT16, per-channel scale; INT4 g128 = per-group 128), ms (weight GB/s)\n\n");
-  std::printf("| shape | thr | FLOAT16 dense | INT8 | INT4 | INT4 g128 | INT8 speed-up | INT4 speed-up |\n");
-  std::printf("|---|---|---|---|---|---|---|---|\n");
+  std::printf("\n## Weight-quantised matmul (x FLOAT16, weight [k, n], per-channel scale; INT4 g128 = per-group 128;\n"
+              "## INT4 [n,k] g32 = weight stored [n, k] with groups of 32, the clients' layout), ms (weight GB/s)\n\n");
+  std::printf("| shape | thr | FLOAT16 dense | INT8 | INT4 | INT4 g128 | INT4 [n,k] g32 | INT8 speed-up | INT4 speed-up "
+              "| INT4 [n,k] g32 speed-up |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
   for (int threads : {1, 2})
     for (int64_t m : {1, 4, 16}) bench_wq(m, 4096, 4096, threads);
   }
