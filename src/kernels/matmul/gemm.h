@@ -6,7 +6,8 @@
 // broadcasts an operand over the batch.
 //
 // Engine (see gemm_plan.cpp): A is packed into MR-row panels and B into NR-column panels (fp32,
-// converted from FLOAT16/BF16 and rounded to `input_rounding` on the way), a register-tiled
+// converted from FLOAT16/BF16 and rounded to `input_rounding` on the way; BF16 x BF16 on
+// AVX512_BF16 keeps bf16 k-pairs for vdpbf16ps, GemmPlan::bf16_dot), a register-tiled
 // micro-kernel of the best ISA tier multiplies them, and an epilogue applies alpha/beta, the
 // optional addend D and activation, and stores C in its dtype, rounding once. The work is split in phase 1 into independent
 // (batch, M-range, N-range) tasks; each C element is computed by exactly one task with the full
@@ -88,6 +89,9 @@ struct GemmPlan {
   // Small GEMMs (A within L2/8): fp32 A of unit column stride is read in place (ukernel
   // rows_a_in_place) instead of being packed.
   bool a_direct = false;
+  // BF16 x BF16 on a tier with vdpbf16ps tiles (avx512bf16_12x32): A and B packed as bf16 k-pairs,
+  // Ukernel::rows_bf16 (pairwise fp32 accumulation, see ukernel_avx512bf16.cpp).
+  bool bf16_dot = false;
   bool c_direct = true;  // true: fp32 C with unit column stride accumulated in place;
                          // false: per-thread fp32 tile buffer, one rounding epilogue per task
   size_t a_pack_bytes = 0, b_pack_bytes = 0, c_buf_bytes = 0;  // per thread, 64-byte multiples

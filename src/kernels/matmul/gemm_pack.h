@@ -27,6 +27,16 @@ void pack_panels(const PackSrc &src, int64_t width, int64_t kc, int W, aclDataTy
 void pack_prepacked(const void *packed, aclDataType dtype, int64_t k, int64_t col0, int64_t width,
                     int64_t pc, int64_t kc, int W, aclDataType rounding, bool f16c, float *dst);
 
+// Packs a BF16 view into the k-pair panels of Ukernel::rows_bf16 (bits copied, no conversion):
+// ceil(width / W) panels of W x kp 32-bit units, kp = ceil(kc / 2),
+//   dst[q*W*kp + p2*W + w'] = bits(src(q*W + w', 2*p2)) | bits(src(q*W + w', 2*p2 + 1)) << 16,
+// zero for q*W + w' >= width and for the padding position 2*p2 + 1 == kc of an odd kc.
+void pack_pairs_bf16(const PackSrc &src, int64_t width, int64_t kc, int W, uint32_t *dst);
+// The same for columns [col0, col0 + width) and rows [pc, pc + kc) of a BF16 B in the pre-packed
+// layout of gemm_prepack_b (`k` rows in total).
+void pack_pairs_bf16_prepacked(const void *packed, int64_t k, int64_t col0, int64_t width, int64_t pc, int64_t kc,
+                               int W, uint32_t *dst);
+
 #if defined(__x86_64__)
 // n fp16 values to float with F16C (defined in gemm_pack_avx2.cpp).
 void f16_to_f32_f16c(const uint16_t *src, float *dst, int64_t n);

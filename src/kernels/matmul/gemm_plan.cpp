@@ -43,6 +43,7 @@ const KernelEntry kKernels[] = {
 #if defined(__x86_64__)
     {&ukernel_avx2_6x16},
     {&ukernel_avx512_12x32},
+    {&ukernel_avx512bf16_12x32},
 #endif
 };
 constexpr int kKernelCount = static_cast<int>(sizeof(kKernels) / sizeof(kKernels[0]));
@@ -67,7 +68,7 @@ int best_kernel() {
     return 0;
   };
   switch (core::cpu_features().best) {
-    case core::Isa::kAvx512Bf16:
+    case core::Isa::kAvx512Bf16: return find("avx512bf16_12x32");
     case core::Isa::kAvx512: return find("avx512_12x32");
     case core::Isa::kAvx2: return find("avx2_6x16");
     case core::Isa::kNeon: return find("portable_4x16");
@@ -147,6 +148,7 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
     if (plan->kernel >= 0 && (plan->stream || plan->gemv_nt)) {
       GemmPlan &q = *alt;
       q.prepacked_small = plan->stream ? 1 : 2;
+      q.bf16_dot = false;
       q.kc = d.k;
       q.nc = 256;
       q.c_direct = false;
@@ -177,6 +179,15 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
   p.mr = uk.mr;
   p.nr = uk.nr;
 
+  // BF16 x BF16 on a tier with vdpbf16ps tiles: A and B are packed as bf16 k-pairs (Ukernel::rows_bf16),
+  // half the bytes of fp32 panels. Rounding to BF16 leaves BF16 inputs as they are; any other rounding
+  // keeps the fp32 path. M <= 4 keeps the streaming / dot kernels (bound by reading B, which they do
+  // in place): bf16_dot is dropped below when those are chosen. A pre-packed B is paired too, so it
+  // gives the same bits as the plain B.
+  p.bf16_dot = uk.rows_bf16[1] != nullptr && d.a.dtype == ACL_BF16 && d.b.dtype == ACL_BF16 &&
+               (d.input_rounding == ACL_FLOAT || d.input_rounding == ACL_BF16);
+  const int64_t esize = p.bf16_dot ? 2 : 4;  // bytes of a packed element
+
   const core::CpuFeatures &f = core::cpu_features();
   const int64_t l1 = static_cast<int64_t>(f.l1d_bytes);
   const int64_t l2 = static_cast<int64_t>(f.l2_bytes);
@@ -184,7 +195,8 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
 
   // kc: a B micro-panel (kc x nr) fills about half of L1, next to the A micro-panel; K is then
   // split into equal blocks (a multiple of 8) so no block is a small remainder.
-  const int64_t kc_max = std::clamp<int64_t>((l1 / 2) / (p.nr * 4) / 16 * 16, 128, 512);
+  // (A multiple of 8 also keeps the k-pairs of bf16_dot inside a block.)
+  const int64_t kc_max = std::clamp<int64_t>((l1 / 2) / (p.nr * esize) / 16 * 16, 128, 512);
   if (d.k <= kc_max) {
     p.kc = d.k;
   } else {
@@ -193,9 +205,9 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
   }
   const int64_t kc_eff = std::max<int64_t>(p.kc, 1);
   // mc: the packed A block (mc x kc) takes about half of L2.
-  p.mc = std::clamp<int64_t>((l2 / 2) / (kc_eff * 4) / p.mr * p.mr, p.mr, 1024 / p.mr * p.mr);
+  p.mc = std::clamp<int64_t>((l2 / 2) / (kc_eff * esize) / p.mr * p.mr, p.mr, 1024 / p.mr * p.mr);
   // nc: the packed B block (kc x nc) takes a quarter of L3.
-  p.nc = std::clamp<int64_t>((l3 / 4) / (kc_eff * 4) / p.nr * p.nr, p.nr, 4096 / p.nr * p.nr);
+  p.nc = std::clamp<int64_t>((l3 / 4) / (kc_eff * esize) / p.nr * p.nr, p.nr, 4096 / p.nr * p.nr);
 
   p.c_direct = d.c.dtype == ACL_FLOAT && d.c.col_stride == 1;
   // B read in place by the small-M kernels: fp32, or FLOAT16/BF16 where the ISA has a widening kernel.
@@ -208,6 +220,7 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
              !d.b_prepacked;
   p.gemv_nt = !p.stream && d.m <= kStreamMaxRows && b_dot_type && d.b.row_stride == 1 &&
               d.input_rounding == ACL_FLOAT && !d.b_prepacked && d.k >= 16;
+  if (p.stream || p.gemv_nt) p.bf16_dot = false;
   if (p.gemv_nt) {
     // Dot products along contiguous rows of B; columns are stored in groups of nc.
     p.kc = d.k;
@@ -278,8 +291,9 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
       p.a_pack_bytes = bytes64(d.m * d.k);
       p.c_buf_bytes = bytes64(d.m * p.nc);
     } else {
-      p.a_pack_bytes = bytes64(std::min(p.mc, p.m_task) * p.kc);
-      p.b_pack_bytes = bytes64(std::min(p.nc, p.n_task) * p.kc);
+      const int64_t ksteps = p.bf16_dot ? ceil_div(p.kc, 2) : p.kc;  // 4-byte units per panel row
+      p.a_pack_bytes = bytes64(std::min(p.mc, p.m_task) * ksteps);
+      p.b_pack_bytes = bytes64(std::min(p.nc, p.n_task) * ksteps);
       p.c_buf_bytes = p.c_direct ? 0 : bytes64(p.m_task * p.n_task);
     }
     p.thread_workspace_bytes = p.a_pack_bytes + p.b_pack_bytes + p.c_buf_bytes;

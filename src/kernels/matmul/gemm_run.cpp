@@ -220,11 +220,15 @@ void run_task(const Ctx &x, int64_t task, char *ws) {
     for (int64_t pc = 0; pc < d.k; pc += p.kc) {
       const int64_t kcb = std::min(p.kc, d.k - pc);
       const bool first = pc == 0, last = pc + kcb >= d.k;
+      // Steps per packed panel row: K, or k-pairs (4-byte units either way) with bf16_dot.
+      const int64_t ks = p.bf16_dot ? (kcb + 1) / 2 : kcb;
       // Pre-packed fp32 weights in 16-wide panels are read in place by a 16-wide kernel.
       const bool b_in_place = d.b_prepacked && nr == kPrepackWidth && d.b.dtype == ACL_FLOAT &&
                               d.input_rounding == ACL_FLOAT;
       const int64_t b_full = ncb / nr * nr;  // with b_direct: columns read in place
-      if (d.b_prepacked && !b_in_place) {
+      if (d.b_prepacked && p.bf16_dot) {
+        pack_pairs_bf16_prepacked(bb, d.k, jc, ncb, pc, kcb, static_cast<int>(nr), reinterpret_cast<uint32_t *>(bpack));
+      } else if (d.b_prepacked && !b_in_place) {
         pack_prepacked(bb, d.b.dtype, d.k, jc, ncb, pc, kcb, static_cast<int>(nr), d.input_rounding, x.f16c,
                        bpack);
       } else if (p.b_direct) {
@@ -233,6 +237,10 @@ void run_task(const Ctx &x, int64_t task, char *ws) {
                        d.b.col_stride, d.b.row_stride};
           pack_panels(bsrc, ncb - b_full, kcb, static_cast<int>(nr), d.input_rounding, x.f16c, bpack);
         }
+      } else if (p.bf16_dot) {
+        PackSrc bsrc{offset_ptr(bb, d.b.dtype, pc * d.b.row_stride + jc * d.b.col_stride), d.b.dtype,
+                     d.b.col_stride, d.b.row_stride};
+        pack_pairs_bf16(bsrc, ncb, kcb, static_cast<int>(nr), reinterpret_cast<uint32_t *>(bpack));
       } else if (!d.b_prepacked) {
         PackSrc bsrc{offset_ptr(bb, d.b.dtype, pc * d.b.row_stride + jc * d.b.col_stride), d.b.dtype,
                      d.b.col_stride, d.b.row_stride};
@@ -243,11 +251,17 @@ void run_task(const Ctx &x, int64_t task, char *ws) {
         const int64_t mcb = std::min(p.mc, m1 - ic);
         PackSrc asrc{offset_ptr(ab, d.a.dtype, ic * d.a.row_stride + pc * d.a.col_stride), d.a.dtype,
                      d.a.row_stride, d.a.col_stride};
-        if (!p.a_direct) pack_panels(asrc, mcb, kcb, static_cast<int>(mr), d.input_rounding, x.f16c, apack);
+        if (p.bf16_dot)
+          pack_pairs_bf16(asrc, mcb, kcb, static_cast<int>(mr), reinterpret_cast<uint32_t *>(apack));
+        else if (!p.a_direct)
+          pack_panels(asrc, mcb, kcb, static_cast<int>(mr), d.input_rounding, x.f16c, apack);
         // The tile kernel over rows [ir, ir + rows) of this block, A packed or read in place.
         auto tile = [&](int64_t ir, int64_t rows, const float *bp, int64_t ldb, float *c, int64_t ldc, float alpha,
                         float beta) {
-          if (p.a_direct)
+          if (p.bf16_dot)
+            x.uk.rows_bf16[rows](ks, reinterpret_cast<const uint32_t *>(apack) + ir * ks,
+                                 reinterpret_cast<const uint32_t *>(bp), c, ldc, alpha, beta);
+          else if (p.a_direct)
             x.uk.rows_a_in_place[rows](kcb, static_cast<const float *>(asrc.origin) + ir * d.a.row_stride,
                                        d.a.row_stride, bp, ldb, c, ldc, alpha, beta);
           else
@@ -257,7 +271,7 @@ void run_task(const Ctx &x, int64_t task, char *ws) {
         for (int64_t jr = 0; jr < ncb; jr += nr) {
           const int64_t cols = std::min(nr, ncb - jr);
           const float *bp = b_in_place ? static_cast<const float *>(bb) + (jc + jr) * d.k + pc * kPrepackWidth
-                                       : bpack + jr * kcb;
+                                       : bpack + jr * ks;
           int64_t ldb = nr;
           if (p.b_direct) {
             if (jr < b_full) {

@@ -18,6 +18,12 @@ using UkernelFn = void (*)(int64_t k, const float *a, const float *b, int64_t ld
 // with unit column stride; small GEMMs, where packing A costs more than the tile).
 using UkernelAFn = void (*)(int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb, float *c,
                             int64_t ldc, float alpha, float beta);
+// BF16 x BF16 tile (AVX512_BF16 vdpbf16ps) over k-pair panels (pack_pairs_bf16): a[p2*MR + i] holds the
+// bf16 bits of A(i, 2*p2) (low half) and A(i, 2*p2 + 1) (high half), b[p2*NR + j] those of B(2*p2, j)
+// and B(2*p2 + 1, j); kp >= 1 pairs (an odd K is padded with zero). fp32 accumulators, two products
+// per step, and the c / alpha / beta conventions of UkernelFn (ldb = NR).
+using UkernelBf16Fn = void (*)(int64_t kp, const uint32_t *a, const uint32_t *b, float *c, int64_t ldc, float alpha,
+                               float beta);
 
 // Small-M streaming kernel: for i < rows (<= kStreamMaxRows), j < width:
 //   acc[i*ldacc + j] = fma(a[p*lda_p + i], b[p*ldb + j], acc[i*ldacc + j])   for p = 0 .. k-1 in order
@@ -72,6 +78,7 @@ struct Ukernel {
   StreamHalfFn stream_f16 = nullptr, stream_bf16 = nullptr;  // null: half B takes the packed path
   DotHalfFn dot_f16 = nullptr, dot_bf16 = nullptr;
   UkernelAFn rows_a_in_place[kMaxMr + 1] = {};  // null: A is always packed
+  UkernelBf16Fn rows_bf16[kMaxMr + 1] = {};     // BF16 x BF16 k-pair tiles, same mr x nr; null: none
 };
 
 const Ukernel &ukernel_portable_4x8();
@@ -79,6 +86,8 @@ const Ukernel &ukernel_portable_4x16();
 #if defined(__x86_64__)
 const Ukernel &ukernel_avx2_6x16();
 const Ukernel &ukernel_avx512_12x32();
+// The AVX-512 entry plus the BF16 x BF16 vdpbf16ps tiles (ukernel_avx512bf16.cpp).
+const Ukernel &ukernel_avx512bf16_12x32();
 // The AVX2 dot kernel, shared by the AVX-512 entry (every AVX-512 CPU has AVX2/FMA).
 void avx2_dot(int rows, int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb, int64_t cols,
               float *c, int64_t ldc);

@@ -1,0 +1,94 @@
+// AVX512_BF16 micro-kernel for BF16 x BF16 GEMMs, 12x32 over k-pair panels (UkernelBf16Fn): per pair
+// step two B vectors (32 columns x 2 bf16) and one 32-bit broadcast of A per row feed 24 vdpbf16ps
+// into 24 zmm fp32 accumulators. vdpbf16ps peaks at twice the fp32 FMA rate on Zen 4, and the packed
+// operands take half the bytes of fp32 panels.
+//
+// Numerics: a product of two bf16 is exact in fp32 (8-bit significands) unless it leaves fp32's
+// range; each vdpbf16ps adds two products to the accumulator, so the summation is pairwise and results
+// differ from the fp32 path within rounding. The hardware treats bf16 denormal inputs as zero and
+// flushes denormal results (DAZ / FTZ regardless of MXCSR). The K order per element is fixed, so
+// results are the same for any thread count.
+//
+// The table entry is the AVX-512 one (every fp32 / FLOAT16 / mixed GEMM runs as there) plus these
+// tiles; gemm_plan picks them only when A and B are both BF16.
+#include "kernels/simd/avx512_intrinsics.h"
+
+#include <cstring>
+#include <utility>
+
+#include "kernels/matmul/ukernels.h"
+
+namespace opsnn::kernels::gemm_detail {
+namespace {
+
+constexpr int kMr = 12;
+constexpr int kNr = 32;
+
+// The bits of a vector as 32 bf16 (__m512bh is a distinct vector type natively and in SIMDe).
+inline __m512bh as_bh(__m512i v) {
+  __m512bh r;
+  std::memcpy(&r, &v, sizeof r);
+  return r;
+}
+
+template <int ROWS>
+void ukernel_bf16(int64_t kp, const uint32_t *a, const uint32_t *b, float *c, int64_t ldc, float alpha, float beta) {
+  __m512 acc0[ROWS], acc1[ROWS];
+#pragma GCC unroll 16
+  for (int i = 0; i < ROWS; ++i) {
+    acc0[i] = acc1[i] = _mm512_setzero_ps();
+    // C is read and written only at the end: start fetching its lines now.
+    _mm_prefetch(reinterpret_cast<const char *>(c + i * ldc), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char *>(c + i * ldc + kNr - 1), _MM_HINT_T0);
+  }
+
+#pragma GCC unroll 4
+  for (int64_t p = 0; p < kp; ++p) {
+    const __m512bh b0 = as_bh(_mm512_loadu_si512(b));
+    const __m512bh b1 = as_bh(_mm512_loadu_si512(b + 16));
+#pragma GCC unroll 16
+    for (int i = 0; i < ROWS; ++i) {
+      const __m512bh ai = as_bh(_mm512_set1_epi32(static_cast<int>(a[i])));
+      acc0[i] = _mm512_dpbf16_ps(acc0[i], ai, b0);
+      acc1[i] = _mm512_dpbf16_ps(acc1[i], ai, b1);
+    }
+    a += kMr;
+    b += kNr;
+  }
+
+  const __m512 va = _mm512_set1_ps(alpha);
+  if (beta == 0.0f) {
+#pragma GCC unroll 16
+    for (int i = 0; i < ROWS; ++i) {
+      _mm512_storeu_ps(c + i * ldc, _mm512_mul_ps(va, acc0[i]));
+      _mm512_storeu_ps(c + i * ldc + 16, _mm512_mul_ps(va, acc1[i]));
+    }
+  } else {
+    const __m512 vb = _mm512_set1_ps(beta);
+#pragma GCC unroll 16
+    for (int i = 0; i < ROWS; ++i) {
+      float *ci = c + i * ldc;
+      _mm512_storeu_ps(ci, _mm512_fmadd_ps(va, acc0[i], _mm512_mul_ps(vb, _mm512_loadu_ps(ci))));
+      _mm512_storeu_ps(ci + 16, _mm512_fmadd_ps(va, acc1[i], _mm512_mul_ps(vb, _mm512_loadu_ps(ci + 16))));
+    }
+  }
+}
+
+template <int... R>
+Ukernel make(std::integer_sequence<int, R...>) {
+  Ukernel u = ukernel_avx512_12x32();
+  u.name = "avx512bf16_12x32";
+  u.isa = core::Isa::kAvx512Bf16;
+  const UkernelBf16Fn tiles[] = {&ukernel_bf16<R + 1>...};
+  for (int r = 1; r <= kMr; ++r) u.rows_bf16[r] = tiles[r - 1];
+  return u;
+}
+
+}  // namespace
+
+const Ukernel &ukernel_avx512bf16_12x32() {
+  static const Ukernel k = make(std::make_integer_sequence<int, kMr>{});
+  return k;
+}
+
+}  // namespace opsnn::kernels::gemm_detail
