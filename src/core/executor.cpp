@@ -83,7 +83,10 @@ int launch_executor(const char *api, void *workspace, uint64_t workspace_size, a
                   shape_string(t).c_str());
   }
   ex->refs.fetch_add(1, std::memory_order_relaxed);
-  auto rec = std::make_shared<LaunchRecord>(ex, static_cast<char *>(workspace));
+  char *ws = static_cast<char *>(workspace);
+  if (ex->workspace_size > 0)  // round up inside the kWorkspaceSlack spare bytes
+    ws += (64 - reinterpret_cast<uintptr_t>(ws) % 64) % 64;
+  auto rec = std::make_shared<LaunchRecord>(ex, ws);
   rec->addrs.resize(ex->slots.size());
   for (size_t i = 0; i < ex->slots.size(); ++i) rec->addrs[i] = ex->slots[i].data;
 

@@ -19,8 +19,13 @@ namespace opsnn::core {
 // What a step sees at run time.
 struct LaunchArgs {
   void *const *addrs;  // per slot: the tensor's data address (storage start, before its offset)
-  char *workspace;     // the launch's workspace block (planned offsets inside)
+  char *workspace;     // the launch's workspace block (planned offsets inside), 64-byte aligned
 };
+
+// A non-zero workspace size reported by phase 1 includes this many spare bytes, so phase 2 can
+// round the client's pointer up to 64 bytes (a client may carve the workspace out of a larger block
+// at any offset; the kernels' packing buffers want whole cache lines).
+constexpr uint64_t kWorkspaceSlack = 64;
 
 // One recorded kernel call. Run on a stream worker; must not allocate or validate.
 class Step {

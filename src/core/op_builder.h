@@ -77,8 +77,9 @@ int phase1(const char *api, uint64_t *workspace_size, aclOpExecutor **executor, 
     ex->api = api;
     OpBuilder builder(ex.get());
     body(builder);
-    // Round the workspace so clients' allocators and our kernels see aligned tails.
-    if (ex->workspace_size > 0) ex->workspace_size = (ex->workspace_size + 63) / 64 * 64;
+    // Round the workspace so clients' allocators and our kernels see aligned tails, plus
+    // kWorkspaceSlack bytes so the launch can align any client pointer (launch_executor).
+    if (ex->workspace_size > 0) ex->workspace_size = (ex->workspace_size + 63) / 64 * 64 + kWorkspaceSlack;
     *workspace_size = ex->workspace_size;
     *executor = ex.release();
     register_executor(*executor);

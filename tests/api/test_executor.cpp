@@ -1,6 +1,7 @@
 // The two-phase contract: single-use and repeatable executors, address re-binding (snapshotted at
 // launch), phase-2 validation, deep copies of descriptors, concurrent phase 1, several streams.
 #include <atomic>
+#include <memory>
 #include <thread>
 
 #include "aclnnop/aclnn_add.h"
@@ -65,6 +66,30 @@ TEST_F(AddFixture, NullExecutorAndBadWorkspace) {
   EXPECT_EQ(aclDestroyAclOpExecutor(ex), 0);
   EXPECT_TRUE(fails_with(aclDestroyAclOpExecutor(ex), ACLNN_ERR_PARAM_INVALID, {"not live"}));
   aclrtFree(w);
+}
+
+// Clients may carve the workspace out of a larger block at any offset: the launch must not depend on
+// the pointer's alignment (our kernels use aligned vector loads on their packing buffers).
+TEST(Executor, WorkspaceAtAnyAlignmentGivesTheSameBits) {
+  DeviceTensor x({130, 257}, ACL_FLOAT), y({257, 96}, ACL_FLOAT), z({130, 96}, ACL_FLOAT);
+  x.fill_random(-1, 1);
+  y.fill_random(-1, 1);
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  ASSERT_EQ(aclnnMmGetWorkspaceSize(x, y, z, 0, &ws, &ex), 0);
+  ASSERT_GT(ws, 0u);
+  ASSERT_EQ(aclSetAclOpExecutorRepeatable(ex), 0);
+  std::vector<double> first;
+  for (size_t offset : {0, 4, 8, 12, 32, 60, 64, 100}) {
+    SCOPED_TRACE(offset);
+    // Exactly ws bytes after the pointer, so a write past them shows under AddressSanitizer.
+    std::unique_ptr<char[]> block(new char[offset + ws]);
+    ASSERT_EQ(aclnnMm(block.get() + offset, ws, ex, nullptr), 0) << last_msg();
+    ASSERT_EQ(aclrtSynchronizeDevice(), 0) << last_msg();
+    if (first.empty()) first = z.values();
+    else EXPECT_EQ(z.values(), first);
+  }
+  EXPECT_EQ(aclDestroyAclOpExecutor(ex), 0);
 }
 
 TEST_F(AddFixture, AddressIndicesFollowThePrototype) {
