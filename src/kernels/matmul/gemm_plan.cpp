@@ -11,6 +11,7 @@
 // reading B once). K blocking (kc) depends only on K and the cache sizes, and every C element is produced by one
 // task, so the arithmetic per element is independent of the thread count and of the task split.
 #include <algorithm>
+#include <iterator>
 #include <string_view>
 
 #include "acl/acl_base.h"
@@ -88,6 +89,19 @@ int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
 size_t bytes64(int64_t floats) { return static_cast<size_t>(round_up(floats * 4, 64)); }
 
 }  // namespace
+
+#if defined(__x86_64__)
+const Ukernel &gemm_detail::ukernel_avx512bf16_12x32() {
+  static const Ukernel k = [] {
+    Ukernel u = ukernel_avx512_12x32();
+    u.name = "avx512bf16_12x32";
+    u.isa = core::Isa::kAvx512Bf16;
+    std::copy(std::begin(kAvx512Bf16Tiles), std::end(kAvx512Bf16Tiles), u.rows_bf16);
+    return u;
+  }();
+  return k;
+}
+#endif
 
 const Ukernel &gemm_detail::ukernel_by_index(int kernel) { return kKernels[kernel].get(); }
 

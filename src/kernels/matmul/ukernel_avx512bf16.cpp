@@ -9,12 +9,11 @@
 // flushes denormal results (DAZ / FTZ regardless of MXCSR). The K order per element is fixed, so
 // results are the same for any thread count.
 //
-// The table entry is the AVX-512 one (every fp32 / FLOAT16 / mixed GEMM runs as there) plus these
-// tiles; gemm_plan picks them only when A and B are both BF16.
+// The table entry avx512bf16_12x32 is the AVX-512 one (every fp32 / FLOAT16 / mixed GEMM runs as
+// there) plus these tiles; gemm_plan picks them only when A and B are both BF16.
 #include "kernels/simd/avx512_intrinsics.h"
 
 #include <cstring>
-#include <utility>
 
 #include "kernels/matmul/ukernels.h"
 
@@ -74,21 +73,14 @@ void ukernel_bf16(int64_t kp, const uint32_t *a, const uint32_t *b, float *c, in
   }
 }
 
-template <int... R>
-Ukernel make(std::integer_sequence<int, R...>) {
-  Ukernel u = ukernel_avx512_12x32();
-  u.name = "avx512bf16_12x32";
-  u.isa = core::Isa::kAvx512Bf16;
-  const UkernelBf16Fn tiles[] = {&ukernel_bf16<R + 1>...};
-  for (int r = 1; r <= kMr; ++r) u.rows_bf16[r] = tiles[r - 1];
-  return u;
-}
-
 }  // namespace
 
-const Ukernel &ukernel_avx512bf16_12x32() {
-  static const Ukernel k = make(std::make_integer_sequence<int, kMr>{});
-  return k;
-}
+// Constant-initialised (no code of this unit runs before CPU detection); gemm_plan.cpp assembles
+// the table entry from it.
+constinit const UkernelBf16Fn kAvx512Bf16Tiles[kMaxMr + 1] = {
+    nullptr,           &ukernel_bf16<1>,  &ukernel_bf16<2>,  &ukernel_bf16<3>, &ukernel_bf16<4>,
+    &ukernel_bf16<5>,  &ukernel_bf16<6>,  &ukernel_bf16<7>,  &ukernel_bf16<8>, &ukernel_bf16<9>,
+    &ukernel_bf16<10>, &ukernel_bf16<11>, &ukernel_bf16<12>};
+static_assert(kMr == 12);
 
 }  // namespace opsnn::kernels::gemm_detail

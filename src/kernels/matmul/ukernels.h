@@ -86,7 +86,10 @@ const Ukernel &ukernel_portable_4x16();
 #if defined(__x86_64__)
 const Ukernel &ukernel_avx2_6x16();
 const Ukernel &ukernel_avx512_12x32();
-// The AVX-512 entry plus the BF16 x BF16 vdpbf16ps tiles (ukernel_avx512bf16.cpp).
+// The AVX-512 entry plus the BF16 x BF16 vdpbf16ps tiles of ukernel_avx512bf16.cpp (rows 1..12).
+// Assembled in gemm_plan.cpp, a baseline unit: code of an AVX-512 unit must not run before CPU
+// detection, and even a struct copy there uses zmm moves.
+extern const UkernelBf16Fn kAvx512Bf16Tiles[kMaxMr + 1];
 const Ukernel &ukernel_avx512bf16_12x32();
 // The AVX2 dot kernel, shared by the AVX-512 entry (every AVX-512 CPU has AVX2/FMA).
 void avx2_dot(int rows, int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb, int64_t cols,
