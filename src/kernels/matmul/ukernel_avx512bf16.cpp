@@ -15,6 +15,7 @@
 
 #include <cstring>
 
+#include "kernels/matmul/avx512_tile.h"
 #include "kernels/matmul/ukernels.h"
 
 namespace opsnn::kernels::gemm_detail {
@@ -34,12 +35,8 @@ template <int ROWS>
 void ukernel_bf16(int64_t kp, const uint32_t *a, const uint32_t *b, float *c, int64_t ldc, float alpha, float beta) {
   __m512 acc0[ROWS], acc1[ROWS];
 #pragma GCC unroll 16
-  for (int i = 0; i < ROWS; ++i) {
-    acc0[i] = acc1[i] = _mm512_setzero_ps();
-    // C is read and written only at the end: start fetching its lines now.
-    _mm_prefetch(reinterpret_cast<const char *>(c + i * ldc), _MM_HINT_T0);
-    _mm_prefetch(reinterpret_cast<const char *>(c + i * ldc + kNr - 1), _MM_HINT_T0);
-  }
+  for (int i = 0; i < ROWS; ++i) acc0[i] = acc1[i] = _mm512_setzero_ps();
+  avx512_tile_prefetch_c<ROWS>(c, ldc);
 
 #pragma GCC unroll 4
   for (int64_t p = 0; p < kp; ++p) {
@@ -55,22 +52,7 @@ void ukernel_bf16(int64_t kp, const uint32_t *a, const uint32_t *b, float *c, in
     b += kNr;
   }
 
-  const __m512 va = _mm512_set1_ps(alpha);
-  if (beta == 0.0f) {
-#pragma GCC unroll 16
-    for (int i = 0; i < ROWS; ++i) {
-      _mm512_storeu_ps(c + i * ldc, _mm512_mul_ps(va, acc0[i]));
-      _mm512_storeu_ps(c + i * ldc + 16, _mm512_mul_ps(va, acc1[i]));
-    }
-  } else {
-    const __m512 vb = _mm512_set1_ps(beta);
-#pragma GCC unroll 16
-    for (int i = 0; i < ROWS; ++i) {
-      float *ci = c + i * ldc;
-      _mm512_storeu_ps(ci, _mm512_fmadd_ps(va, acc0[i], _mm512_mul_ps(vb, _mm512_loadu_ps(ci))));
-      _mm512_storeu_ps(ci + 16, _mm512_fmadd_ps(va, acc1[i], _mm512_mul_ps(vb, _mm512_loadu_ps(ci + 16))));
-    }
-  }
+  avx512_tile_store<ROWS>(acc0, acc1, c, ldc, alpha, beta);
 }
 
 }  // namespace
