@@ -23,97 +23,22 @@
 #include <vector>
 
 #include "common/half.h"
+#include "gemm_test_support.h"
 #include "kernels/matmul/gemm.h"
 
 namespace opsnn::kernels {
 namespace {
 
-double tolerance(aclDataType t) {
-  switch (t) {
-    case ACL_FLOAT16: return std::ldexp(1.0, -10);
-    case ACL_BF16: return std::ldexp(1.0, -7);
-    default: return std::ldexp(1.0, -13);
-  }
-}
-int64_t esize(aclDataType t) { return t == ACL_FLOAT ? 4 : 2; }
+using namespace gemm_test;
+
 const char *dname(aclDataType t) {
   return t == ACL_FLOAT ? "f32" : t == ACL_FLOAT16 ? "f16" : t == ACL_BF16 ? "bf16" : "?";
 }
 
-double to_double(aclDataType t, const uint8_t *p) {
-  uint16_t h;
-  float f;
-  switch (t) {
-    case ACL_FLOAT16: std::memcpy(&h, p, 2); return half_to_float(h);
-    case ACL_BF16: std::memcpy(&h, p, 2); return bf16_to_float(h);
-    default: std::memcpy(&f, p, 4); return f;
-  }
-}
-void from_float(aclDataType t, uint8_t *p, float v) {
-  uint16_t h;
-  switch (t) {
-    case ACL_FLOAT16: h = float_to_half(v); std::memcpy(p, &h, 2); break;
-    case ACL_BF16: h = float_to_bf16(v); std::memcpy(p, &h, 2); break;
-    default: std::memcpy(p, &v, 4); break;
-  }
-}
 double round_as(aclDataType r, double v) {
   if (r == ACL_FLOAT16) return half_to_float(float_to_half(static_cast<float>(v)));
   if (r == ACL_BF16) return bf16_to_float(float_to_bf16(static_cast<float>(v)));
   return v;
-}
-
-constexpr size_t kGuardBytes = 256;
-constexpr uint8_t kGuardByte = 0xA5;
-
-// A strided matrix stack in a byte buffer with a guard zone after the last element.
-struct Mat {
-  aclDataType dtype = ACL_FLOAT;
-  int64_t batch = 1, rows = 0, cols = 0;
-  GemmOperand op;
-  std::vector<uint8_t> bytes;  // span + guard
-
-  size_t span_elems() const {
-    if (batch == 0 || rows == 0 || cols == 0) return 0;
-    return static_cast<size_t>((batch - 1) * op.batch_stride + (rows - 1) * op.row_stride +
-                               (cols - 1) * op.col_stride + 1);
-  }
-  void alloc(uint8_t fill) {
-    bytes.assign(span_elems() * esize(dtype) + kGuardBytes, fill);
-    std::memset(bytes.data() + span_elems() * esize(dtype), kGuardByte, kGuardBytes);
-  }
-  int64_t off(int64_t b, int64_t i, int64_t j) const {
-    return b * op.batch_stride + i * op.row_stride + j * op.col_stride;
-  }
-  uint8_t *at(int64_t b, int64_t i, int64_t j) { return bytes.data() + off(b, i, j) * esize(dtype); }
-  const uint8_t *at(int64_t b, int64_t i, int64_t j) const {
-    return bytes.data() + off(b, i, j) * esize(dtype);
-  }
-  double get(int64_t b, int64_t i, int64_t j) const { return to_double(dtype, at(b, i, j)); }
-  bool guard_intact() const {
-    for (size_t i = span_elems() * esize(dtype); i < bytes.size(); ++i)
-      if (bytes[i] != kGuardByte) return false;
-    return true;
-  }
-};
-
-enum class Layout { kRowMajor, kTransposed, kPadded, kStrided };
-
-// Storage strides for a rows x cols operand (batch_stride set by the caller when broadcasting).
-GemmOperand make_op(aclDataType t, int64_t batch, int64_t rows, int64_t cols, Layout layout, bool broadcast) {
-  GemmOperand op;
-  op.dtype = t;
-  int64_t mat = 0;
-  switch (layout) {
-    case Layout::kRowMajor: op.row_stride = cols; op.col_stride = 1; mat = rows * cols; break;
-    case Layout::kTransposed: op.row_stride = 1; op.col_stride = rows; mat = rows * cols; break;
-    case Layout::kPadded: op.row_stride = cols + 5; op.col_stride = 1; mat = rows * (cols + 5); break;
-    case Layout::kStrided:  // column stride 3, rows further apart, odd batch gap
-      op.row_stride = 3 * cols + 7; op.col_stride = 3; mat = rows * (3 * cols + 7); break;
-  }
-  op.batch_stride = broadcast ? 0 : mat + 11;
-  (void)batch;
-  return op;
 }
 
 struct Case {
@@ -158,11 +83,11 @@ Problem make_problem(const Case &cs) {
   p.cs = cs;
   std::mt19937 rng(cs.seed);
   p.a.dtype = cs.ta; p.a.batch = cs.batch; p.a.rows = cs.m; p.a.cols = cs.k;
-  p.a.op = make_op(cs.ta, cs.batch, cs.m, cs.k, cs.la, cs.bcast_a);
+  p.a.op = make_op(cs.ta, cs.m, cs.k, cs.la, cs.bcast_a);
   p.b.dtype = cs.tb; p.b.batch = cs.batch; p.b.rows = cs.k; p.b.cols = cs.n;
-  p.b.op = make_op(cs.tb, cs.batch, cs.k, cs.n, cs.lb, cs.bcast_b);
+  p.b.op = make_op(cs.tb, cs.k, cs.n, cs.lb, cs.bcast_b);
   p.c.dtype = cs.tc; p.c.batch = cs.batch; p.c.rows = cs.m; p.c.cols = cs.n;
-  p.c.op = make_op(cs.tc, cs.batch, cs.m, cs.n, cs.lc, false);
+  p.c.op = make_op(cs.tc, cs.m, cs.n, cs.lc, false);
   p.a.alloc(0xFF);
   p.b.alloc(0xFF);
   p.c.alloc(0xFF);  // 0xFFFF... is a NaN in every float dtype: unwritten elements fail
@@ -221,20 +146,6 @@ void check(const Problem &p, const Mat &c, const std::string &what) {
 }
 
 // 64-byte aligned workspace with a guard after it.
-struct Workspace {
-  std::vector<uint8_t> raw;
-  uint8_t *ptr = nullptr;
-  size_t size = 0;
-  explicit Workspace(size_t bytes) : size(bytes) {
-    raw.assign(bytes + 64 + kGuardBytes, kGuardByte);
-    ptr = raw.data() + (64 - reinterpret_cast<uintptr_t>(raw.data()) % 64) % 64;
-  }
-  bool guard_intact() const {
-    for (size_t i = 0; i < kGuardBytes; ++i)
-      if (ptr[size + i] != kGuardByte) return false;
-    return true;
-  }
-};
 
 // Runs the engine on p with the given options; returns the output matrix.
 Mat run_engine(const Problem &p, const GemmOptions &opt) {
@@ -481,14 +392,6 @@ std::string describe(const EpiCase &e) {
   return buf;
 }
 
-double act_ref(double x, GemmActivation act) {
-  switch (act) {
-    case GemmActivation::kRelu: return x > 0 ? x : 0.0;
-    case GemmActivation::kGeluTanh: return 0.5 * x * (1.0 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
-    case GemmActivation::kSilu: return x / (1.0 + std::exp(-x));
-    default: return x;
-  }
-}
 
 struct EpiProblem {
   EpiCase e;
@@ -502,7 +405,7 @@ EpiProblem make_epi_problem(const EpiCase &e, uint32_t seed) {
   std::mt19937 rng(seed);
   auto setup = [&](Mat &mt, aclDataType t, int64_t rows, int64_t cols, Layout l) {
     mt.dtype = t; mt.batch = e.batch; mt.rows = rows; mt.cols = cols;
-    mt.op = make_op(t, e.batch, rows, cols, l, false);
+    mt.op = make_op(t, rows, cols, l, false);
     mt.alloc(0xFF);
   };
   setup(p.a, e.ta, e.m, e.k, Layout::kRowMajor);
@@ -524,7 +427,7 @@ EpiProblem make_epi_problem(const EpiCase &e, uint32_t seed) {
   dm.dtype = e.td; dm.batch = e.batch; dm.rows = e.m; dm.cols = e.n;
   dm.op.dtype = e.td;
   switch (e.dshape) {
-    case DShape::kFull: dm.op = make_op(e.td, e.batch, e.m, e.n, Layout::kPadded, false); break;
+    case DShape::kFull: dm.op = make_op(e.td, e.m, e.n, Layout::kPadded, false); break;
     case DShape::kRow: dm.op.row_stride = 0; dm.op.col_stride = 1; dm.op.batch_stride = e.n + 3; break;
     case DShape::kColumn: dm.op.row_stride = 2; dm.op.col_stride = 0; dm.op.batch_stride = 2 * e.m + 1; break;
     default: dm.op.row_stride = 0; dm.op.col_stride = 0; dm.op.batch_stride = 1; break;

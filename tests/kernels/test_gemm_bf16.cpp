@@ -17,10 +17,13 @@
 
 #include "common/half.h"
 #include "core/cpu_features.h"
+#include "gemm_test_support.h"
 #include "kernels/matmul/gemm.h"
 
 namespace opsnn::kernels {
 namespace {
+
+using namespace gemm_test;
 
 int bf16_kernel() {
   for (int i = 0; i < gemm_kernel_count(); ++i)
@@ -28,61 +31,15 @@ int bf16_kernel() {
   return -1;
 }
 
-int64_t esize(aclDataType t) { return t == ACL_FLOAT ? 4 : 2; }
-
-double tolerance(aclDataType t) {
-  return std::ldexp(1.0, t == ACL_FLOAT16 ? -10 : t == ACL_BF16 ? -7 : -13);
-}
-
-// A strided matrix stack (element (b, i, j) at b*bs + i*rs + j*cs) with a guard after its span.
-struct Mat {
-  GemmOperand op;
-  int64_t batch = 1, rows = 0, cols = 0;
-  std::vector<uint8_t> bytes;
-
-  int64_t off(int64_t b, int64_t i, int64_t j) const {
-    return (op.batch_stride == 0 ? 0 : b) * op.batch_stride + i * op.row_stride + j * op.col_stride;
-  }
-  size_t span() const { return static_cast<size_t>(off(batch - 1, rows - 1, cols - 1) + 1); }
-  double get(int64_t b, int64_t i, int64_t j) const {
-    const uint8_t *p = bytes.data() + off(b, i, j) * esize(op.dtype);
-    uint16_t h;
-    float f;
-    if (op.dtype == ACL_FLOAT) {
-      std::memcpy(&f, p, 4);
-      return f;
-    }
-    std::memcpy(&h, p, 2);
-    return op.dtype == ACL_BF16 ? bf16_to_float(h) : half_to_float(h);
-  }
-  void set(int64_t b, int64_t i, int64_t j, float v) {
-    uint8_t *p = bytes.data() + off(b, i, j) * esize(op.dtype);
-    const uint16_t h = op.dtype == ACL_BF16 ? float_to_bf16(v) : float_to_half(v);
-    if (op.dtype == ACL_FLOAT) std::memcpy(p, &v, 4);
-    else std::memcpy(p, &h, 2);
-  }
-  bool guard_intact() const {
-    return std::all_of(bytes.begin() + static_cast<int64_t>(span() * esize(op.dtype)), bytes.end(),
-                       [](uint8_t v) { return v == 0xA5; });
-  }
-};
-
-enum class Layout { kRowMajor, kTransposed, kPadded, kStrided };
-
 // rows x cols operand; 0xFF fill (NaN in every float dtype) so an unwritten element fails.
 Mat make_mat(aclDataType t, int64_t batch, int64_t rows, int64_t cols, Layout l, bool bcast) {
   Mat m;
-  m.batch = batch; m.rows = rows; m.cols = cols;
-  m.op.dtype = t;
-  switch (l) {
-    case Layout::kRowMajor: m.op.row_stride = cols; m.op.col_stride = 1; break;
-    case Layout::kTransposed: m.op.row_stride = 1; m.op.col_stride = rows; break;
-    case Layout::kPadded: m.op.row_stride = cols + 5; m.op.col_stride = 1; break;
-    case Layout::kStrided: m.op.row_stride = 3 * cols + 7; m.op.col_stride = 3; break;
-  }
-  m.op.batch_stride = bcast ? 0 : m.off(0, rows - 1, cols - 1) + 11;
-  m.bytes.assign(m.span() * esize(t), 0xFF);
-  m.bytes.resize(m.bytes.size() + 256, 0xA5);
+  m.dtype = t;
+  m.batch = batch;
+  m.rows = rows;
+  m.cols = cols;
+  m.op = make_op(t, rows, cols, l, bcast);
+  m.alloc(0xFF);
   return m;
 }
 
@@ -155,23 +112,12 @@ Mat run(const Problem &p, const GemmOptions &opt, GemmPlan *plan_out = nullptr) 
   Mat c = p.c;
   GemmPlan plan;
   EXPECT_TRUE(gemm_plan(p.desc, &plan, opt));
-  std::vector<uint8_t> ws(plan.workspace_bytes + 64 + 256, 0xA5);
-  uint8_t *w = ws.data() + (64 - reinterpret_cast<uintptr_t>(ws.data()) % 64) % 64;
+  Workspace ws(plan.workspace_bytes);
   const void *dp = p.cs.dshape == DShape::kAliasC ? c.bytes.data() : p.d.bytes.data();
-  gemm_run(plan, p.a.bytes.data(), p.b.bytes.data(), c.bytes.data(), w, dp);
-  EXPECT_TRUE(std::all_of(w + plan.workspace_bytes, w + plan.workspace_bytes + 256, [](uint8_t v) { return v == 0xA5; }))
-      << "workspace overrun";
+  gemm_run(plan, p.a.bytes.data(), p.b.bytes.data(), c.bytes.data(), ws.ptr, dp);
+  EXPECT_TRUE(ws.guard_intact()) << "workspace overrun";
   if (plan_out) *plan_out = plan;
   return c;
-}
-
-double act_ref(double x, GemmActivation act) {
-  switch (act) {
-    case GemmActivation::kRelu: return x > 0 ? x : 0.0;
-    case GemmActivation::kGeluTanh: return 0.5 * x * (1.0 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
-    case GemmActivation::kSilu: return x / (1.0 + std::exp(-x));
-    default: return x;
-  }
 }
 
 void check(const Problem &p, const Mat &c, const std::string &what) {
