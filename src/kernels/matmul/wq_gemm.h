@@ -125,8 +125,9 @@ namespace wq_detail {
 bool wq_small_m_avx2(const WqDesc &d, const float *x, const float *xsplit, const float *xsum, const void *w,
                      const void *scale, const void *offset, int64_t n0, int64_t n1, float *y32, int64_t ldy,
                      float *scratch);
-// x [m][k] with every full 16-element step of every group split into its 8 even then 8 odd
-// elements (the order of the low and high nibbles of 8 weight bytes); the rest copied as is.
+// x [m][k] with every full 16-element step of every group split into its 8 even elements xe and
+// then the 8 values xo - 16 xe of the odd ones (the low and high nibbles of 8 weight bytes, see
+// nk_cols in wq_gemm_avx2.cpp); the rest copied as is.
 void wq_split_pairs(const WqDesc &d, const float *x, float *xsplit);
 // Dequantises panels [q0, q1) of the pre-packed layout; false when the layout is not covered.
 bool wq_dequant_panels_avx2(const WqDesc &d, const void *w, const void *scale, const void *offset, int64_t q0,

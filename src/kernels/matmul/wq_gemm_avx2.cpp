@@ -247,9 +247,9 @@ void rows_kn(const WqDesc &d, const float *x, const float *xsum, const uint8_t *
 
 // Weight stored [N, K] (unit stride along K): each column is a dot product over its contiguous
 // weight row; ROWS rows of x by JB columns at a time (ROWS * JB <= 8 vector accumulators). Per
-// element and group: acc = the group's full 16-element steps in 8 lanes (INT4: x split by
-// wq_split_pairs, the low nibbles against the even elements and the high ones against the odd, as
-// u = w + 8), then total_v = fma(s, acc, total_v); the group's scalar tail t (group rows not a
+// element and group: acc = the group's full 16-element steps in 8 lanes (INT4, with u = w + 8:
+// u_lo xe + u_hi xo computed as b' xe + u_hi (xo - 16 xe), b' = 16 u_hi + u_lo the sign-flipped
+// byte, x split that way by wq_split_pairs; one masking op less per 16 weights), then total_v = fma(s, acc, total_v); the group's scalar tail t (group rows not a
 // multiple of 16; INT4 also as u) and the offset term go to total_s = fma(s, fma(o', xsum, t),
 // total_s) with o' = offset (INT4: offset - 8). y = hsum(total_v) + total_s. The scale and offset
 // are read once per group for JB columns, so small groups (32) cost little.
@@ -265,7 +265,7 @@ void nk_cols(const WqDesc &d, const float *x, const float *xsum, const uint8_t *
     for (int c = 0; c < JB; ++c) tv[i][c] = _mm256_setzero_ps();
   }
   alignas(32) float sg[8] = {}, og[8] = {}, tail[ROWS][8] = {};  // lanes >= JB stay 0
-  const __m256i nib = _mm256_set1_epi32(0x0F), flip = _mm256_set1_epi32(0x88);
+  const __m256i flip = _mm256_set1_epi32(0x88);
   const __m256 vo_const = _mm256_set1_ps(INT4 ? -8.0f : 0.0f);  // o' = offset - 8 for INT4
   for (int64_t g = 0; g < G; ++g) {
     const int64_t p0 = g * gr, pe = std::min(K, p0 + gr), pv = p0 + (pe - p0) / 16 * 16;
@@ -283,7 +283,9 @@ void nk_cols(const WqDesc &d, const float *x, const float *xsum, const uint8_t *
         if constexpr (INT4) {
           const __m256i b = _mm256_xor_si256(
               _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(col[c] + p / 2))), flip);
-          lo = _mm256_cvtepi32_ps(_mm256_and_si256(b, nib));
+          // The whole flipped byte b' = 16 u_hi + u_lo against the even x, and u_hi against
+          // (odd x - 16 even x): u_lo xe + u_hi xo without masking out u_lo.
+          lo = _mm256_cvtepi32_ps(b);
           hi = _mm256_cvtepi32_ps(_mm256_srli_epi32(b, 4));
         } else {
           lo = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(col[c] + p))));
@@ -567,7 +569,7 @@ void wq_split_pairs(const WqDesc &d, const float *x, float *xsplit) {
       for (int64_t p = p0; p < pv; p += 16)
         for (int t = 0; t < 8; ++t) {
           oi[p + t] = xi[p + 2 * t];
-          oi[p + 8 + t] = xi[p + 2 * t + 1];
+          oi[p + 8 + t] = std::fma(-16.0f, xi[p + 2 * t], xi[p + 2 * t + 1]);
         }
     }
   }
