@@ -85,6 +85,23 @@ struct Mat {
   }
 };
 
+// The float64 golden value of C[bt, i, j] = act(alpha * sum_q A[bt, i, q] B[bt, q, j] + beta * old)
+// and the bound of its error under precision.md's absolute criterion with the output threshold T:
+// 1.5 T (|alpha| sum_q |A B| + |beta old|), plus a tiny floor for exact zeros.
+struct Golden {
+  double value, bound;
+};
+inline Golden golden_element(const Mat &a, const Mat &b, int64_t bt, int64_t i, int64_t j, int64_t k, double alpha,
+                             double beta, double old, GemmActivation act, double T) {
+  double s = 0, mag = 0;
+  for (int64_t q = 0; q < k; ++q) {
+    const double prod = a.get(bt, i, q) * b.get(bt, q, j);
+    s += prod;
+    mag += std::fabs(prod);
+  }
+  return {act_ref(alpha * s + beta * old, act), 1.5 * T * (std::fabs(alpha) * mag + std::fabs(beta * old)) + 1e-6 * T};
+}
+
 // A 64-byte aligned workspace of `bytes` with a guard zone after it.
 struct Workspace {
   std::vector<uint8_t> raw;

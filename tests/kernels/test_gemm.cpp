@@ -447,17 +447,9 @@ void check_epi(const EpiProblem &p, const Mat &c_init, const Mat &c, const std::
   for (int64_t bt = 0; bt < e.batch; ++bt)
     for (int64_t i = 0; i < e.m; ++i)
       for (int64_t j = 0; j < e.n; ++j) {
-        double s = 0, mag = 0;
-        for (int64_t kk = 0; kk < e.k; ++kk) {
-          const double prod = p.a.get(bt, i, kk) * p.b.get(bt, kk, j);
-          s += prod;
-          mag += std::fabs(prod);
-        }
         double old = 0;
         if (e.beta != 0.0f) old = e.dshape == DShape::kAliasC ? c_init.get(bt, i, j) : p.dm.get(bt, i, j);
-        const double v = e.alpha * s + e.beta * old;
-        const double g = act_ref(v, e.act);
-        const double bound = 1.5 * T * (std::fabs(e.alpha) * mag + std::fabs(e.beta * old)) + 1e-6 * T;
+        const auto [g, bound] = golden_element(p.a, p.b, bt, i, j, e.k, e.alpha, e.beta, old, e.act, T);
         const double act = c.get(bt, i, j);
         if (!(std::isfinite(act) && std::fabs(act - g) <= bound) && ++bad <= 5)
           ADD_FAILURE() << what << ": C[" << bt << "," << i << "," << j << "] = " << act << ", golden " << g

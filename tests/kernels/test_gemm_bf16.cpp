@@ -129,17 +129,10 @@ void check(const Problem &p, const Mat &c, const std::string &what) {
   for (int64_t bt = 0; bt < cs.batch; ++bt)
     for (int64_t i = 0; i < cs.m; ++i)
       for (int64_t j = 0; j < cs.n; ++j) {
-        double s = 0, mag = 0;
-        for (int64_t q = 0; q < cs.k; ++q) {
-          const double prod = p.a.get(bt, i, q) * p.b.get(bt, q, j);
-          s += prod;
-          mag += std::fabs(prod);
-        }
         double old = 0;
         if (cs.beta != 0.0f) old = cs.dshape == DShape::kNone || cs.dshape == DShape::kAliasC ? p.c.get(bt, i, j)
                                                                                             : p.d.get(bt, i, j);
-        const double g = act_ref(cs.alpha * s + cs.beta * old, cs.act);
-        const double bound = 1.5 * T * (std::fabs(cs.alpha) * mag + std::fabs(cs.beta * old)) + 1e-6 * T;
+        const auto [g, bound] = golden_element(p.a, p.b, bt, i, j, cs.k, cs.alpha, cs.beta, old, cs.act, T);
         const double v = c.get(bt, i, j), err = std::fabs(v - g);
         if (!(std::isfinite(v) && err <= bound) && ++bad <= 5)
           ADD_FAILURE() << what << ": C[" << bt << "," << i << "," << j << "] = " << v << ", golden " << g
