@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -171,6 +172,63 @@ TEST(WqStream, TransposedWeightSmallM) {
       run_case({wt, true, m, 9, 7, 0, ACL_FLOAT16, false}, -2, rng);
       run_case({wt, true, m, 260, 256, 32, ACL_FLOAT16, false, false}, -2, rng);  // no offset
     }
+}
+
+// Infinite and NaN activations: the streaming path follows the definition, sum x * ((w + o) * s):
+// +-inf where it gives +-inf (the factored fast formula would give inf - inf = NaN), NaN where it
+// gives NaN, and rows without specials stay exact to the usual bound.
+TEST(WqStream, NonFiniteActivationsFollowTheDefinition) {
+  std::mt19937 rng(15);
+  const float inf = std::numeric_limits<float>::infinity();
+  for (aclDataType wt : {ACL_INT8, ACL_INT4})
+    for (bool trans : {false, true})
+      for (int64_t m : {1, 4}) {
+        SCOPED_TRACE(::testing::Message() << "wt " << wt << " trans " << trans << " m " << m);
+        const int64_t n = 40, k = 64;
+        WqDesc d;
+        d.m = m;
+        d.n = n;
+        d.k = k;
+        d.w_dtype = wt;
+        d.w_row = trans ? 1 : n;
+        d.w_col = trans ? k : 1;
+        d.group = 32;
+        d.s_dtype = d.o_dtype = ACL_FLOAT16;
+        d.s_row = d.o_row = n;
+        d.s_col = d.o_col = 1;
+        d.has_offset = true;
+        std::vector<uint8_t> w(static_cast<size_t>(k * n));
+        for (auto &v : w) v = static_cast<uint8_t>(rng());
+        std::uniform_real_distribution<float> ux(-1.0f, 1.0f), us(0.002f, 0.02f);
+        std::vector<uint16_t> x(static_cast<size_t>(m * k)), s(static_cast<size_t>(2 * n)),
+            o(s.size(), float_to_half(0.5f));  // w + 0.5 is never 0: one infinite term gives +-inf
+        for (auto &v : x) v = float_to_half(ux(rng));
+        for (auto &v : s) v = float_to_half(us(rng));
+        x[5] = float_to_half(inf);  // row 0: one +inf
+        if (m == 4) {               // row 1 finite; row 2: -inf and +inf; row 3: a NaN
+          x[2 * k + 3] = float_to_half(-inf);
+          x[2 * k + 40] = float_to_half(inf);
+          x[3 * k + 10] = float_to_half(std::nanf(""));
+        }
+        std::vector<double> ref(static_cast<size_t>(m * n));
+        wq_reference(d, ACL_FLOAT16, x.data(), k, 1, w.data(), s.data(), o.data(), ref.data());
+        std::vector<float> y(static_cast<size_t>(m * n));
+        std::vector<uint8_t> ws(wq_small_m_workspace(d, 1) + 64);
+        void *wsp = ws.data() + (64 - reinterpret_cast<uintptr_t>(ws.data()) % 64) % 64;
+        wq_small_m_run(d, ACL_FLOAT16, x.data(), k, 1, w.data(), s.data(), o.data(), y.data(), n, wsp, 1);
+        int64_t infinite = 0;
+        for (size_t e = 0; e < ref.size(); ++e) {
+          if (std::isnan(ref[e])) {
+            EXPECT_TRUE(std::isnan(y[e])) << "y[" << e << "] = " << y[e] << ", definition NaN";
+          } else if (std::isinf(ref[e])) {
+            ++infinite;
+            EXPECT_EQ(static_cast<double>(y[e]), ref[e]) << "y[" << e << "]";
+          } else {
+            EXPECT_NEAR(y[e], ref[e], 1e-3 * (1.0 + std::fabs(ref[e]))) << "y[" << e << "]";
+          }
+        }
+        EXPECT_GE(infinite, n) << "row 0 is infinite in every column";
+      }
 }
 
 TEST(WqFused, SeveralMBlocksAndChunks) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "core/cpu_features.h"
 #include "core/thread_pool.h"
@@ -55,6 +56,25 @@ namespace {
 // A transposed ([N, K]) INT4 weight has even K in the low nibbles and odd K in the high ones: the
 // AVX2 kernel reads x split the same way (wq_detail::wq_split_pairs), in a copy of its own.
 bool wants_split_x(const WqDesc &d) { return d.w_dtype == ACL_INT4 && d.w_row == 1; }
+// y by the definition, element by element: sum_p x_p * ((w_pj + o) * s). Taken when x holds an
+// infinity or NaN: the factored formula of the fast paths, s * (sum x u + o' sum x), would turn an
+// infinite product into inf - inf = NaN where the definition gives +-inf.
+void small_m_definition(const WqDesc &d, const float *x, const void *w, const void *scale, const void *offset,
+                        int64_t n0, int64_t n1, float *y32, int64_t ldy) {
+  const int64_t gr = group_rows(d);
+  for (int64_t i = 0; i < d.m; ++i)
+    for (int64_t j = n0; j < n1; ++j) {
+      float acc = 0.0f;
+      for (int64_t p = 0; p < d.k; ++p) {
+        const int64_t g = p / gr;
+        float wv = static_cast<float>(load_w(d, w, p, j));
+        if (d.has_offset) wv += load_elem(offset, d.o_dtype, g * d.o_row + j * d.o_col);
+        acc = std::fma(x[i * d.k + p], wv * load_elem(scale, d.s_dtype, g * d.s_row + j * d.s_col), acc);
+      }
+      y32[i * ldy + j] = acc;
+    }
+}
+
 }  // namespace
 
 size_t wq_small_m_workspace(const WqDesc &d, int threads) {
@@ -79,8 +99,13 @@ void wq_small_m_run(const WqDesc &d, aclDataType x_dtype, const void *x, int64_t
   float *xsplit = wants_split_x(d) ? xf + d.m * d.k : nullptr;
   float *xsum = xf + d.m * d.k * (xsplit ? 2 : 1);
   float *scratch = xsum + d.m * G + 16;
+  bool finite = true;
   for (int64_t i = 0; i < d.m; ++i) {
-    for (int64_t p = 0; p < d.k; ++p) xf[i * d.k + p] = load_elem(x, x_dtype, i * x_row + p * x_col);
+    for (int64_t p = 0; p < d.k; ++p) {
+      const float v = load_elem(x, x_dtype, i * x_row + p * x_col);
+      finite &= std::fabs(v) <= std::numeric_limits<float>::max();
+      xf[i * d.k + p] = v;
+    }
     for (int64_t g = 0; g < G; ++g) {
       float s = 0.0f;
       for (int64_t p = g * gr; p < std::min(d.k, (g + 1) * gr); ++p) s += xf[i * d.k + p];
@@ -93,6 +118,7 @@ void wq_small_m_run(const WqDesc &d, aclDataType x_dtype, const void *x, int64_t
   if (avx2 && xsplit != nullptr) wq_detail::wq_split_pairs(d, xf, xsplit);
 #endif
   auto range = [&](int64_t task, int64_t n0, int64_t n1) {
+    if (!finite) return small_m_definition(d, xf, w, scale, offset, n0, n1, y32, ldy);
 #if defined(__x86_64__)
     if (avx2 && wq_detail::wq_small_m_avx2(d, xf, xsplit, xsum, w, scale, offset, n0, n1, y32, ldy,
                                            scratch + task * wq_scratch_floats(d.m)))

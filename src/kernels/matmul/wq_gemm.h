@@ -6,7 +6,9 @@
 //    weight is streamed once. The scale factors out of the
 //    K sum within a group,  sum_p x[p] * (w[p] + o) * s = s * (sum_p x[p] * w[p] + o * sum_p x[p]),
 //    so the inner loop is only int -> float and an FMA; the per-group fold happens once per group.
-//    Bound by reading the weight: INT4 moves a quarter of the bytes of an FLOAT16 weight.
+//    Bound by reading the weight: INT4 moves a quarter of the bytes of an FLOAT16 weight. When x
+//    holds an infinity or NaN the factored form would give inf - inf, so those calls follow the
+//    definition element by element instead (slow, exact in special values).
 //  * larger M (fused, wq_fused_*): per thread's column range, in chunks of nc columns and blocks of
 //    kc rows of K, each kc x nr block of the weight is dequantised (fp32, scale and offset applied)
 //    into a small per-thread buffer and immediately multiplied by the GEMM engine's register-tiled
