@@ -185,18 +185,9 @@ TEST(WqStream, NonFiniteActivationsFollowTheDefinition) {
       for (int64_t m : {1, 4}) {
         SCOPED_TRACE(::testing::Message() << "wt " << wt << " trans " << trans << " m " << m);
         const int64_t n = 40, k = 64;
-        WqDesc d;
-        d.m = m;
-        d.n = n;
-        d.k = k;
-        d.w_dtype = wt;
-        d.w_row = trans ? 1 : n;
-        d.w_col = trans ? k : 1;
-        d.group = 32;
-        d.s_dtype = d.o_dtype = ACL_FLOAT16;
-        d.s_row = d.o_row = n;
-        d.s_col = d.o_col = 1;
-        d.has_offset = true;
+        const WqDesc d{.m = m, .n = n, .k = k, .w_dtype = wt, .w_row = trans ? 1 : n, .w_col = trans ? k : 1,
+                       .s_dtype = ACL_FLOAT16, .s_row = n, .s_col = 1, .has_offset = true,
+                       .o_dtype = ACL_FLOAT16, .o_row = n, .o_col = 1, .group = 32};
         std::vector<uint8_t> w(static_cast<size_t>(k * n));
         for (auto &v : w) v = static_cast<uint8_t>(rng());
         std::uniform_real_distribution<float> ux(-1.0f, 1.0f), us(0.002f, 0.02f);
