@@ -29,6 +29,20 @@ inline int load_w(const WqDesc &d, const void *w, int64_t p, int64_t j) {
 
 int64_t group_rows(const WqDesc &d) { return d.group > 0 ? d.group : std::max<int64_t>(d.k, 1); }
 
+// The AVX2 kernels of wq_gemm_avx2.cpp may run (and the dispatch has not been capped below them).
+bool use_avx2() {
+  const core::CpuFeatures &f = core::cpu_features();
+  return f.avx2 && f.fma && f.f16c && f.best != core::Isa::kPortable;
+}
+
+// The dequantised weight (w + offset) * scale of element (p, j) in fp32 (j < n).
+inline float dequant(const WqDesc &d, const void *w, const void *scale, const void *offset, int64_t p, int64_t j) {
+  const int64_t g = p / group_rows(d);
+  float v = static_cast<float>(load_w(d, w, p, j));
+  if (d.has_offset) v += load_elem(offset, d.o_dtype, g * d.o_row + j * d.o_col);
+  return v * load_elem(scale, d.s_dtype, g * d.s_row + j * d.s_col);
+}
+
 // The small-M formula for columns [n0, n1), element by element (the AVX2 kernel follows the same
 // per-element sequence of roundings).
 void small_m_generic(const WqDesc &d, const float *x, const float *xsum, const void *w, const void *scale,
@@ -61,16 +75,10 @@ bool wants_split_x(const WqDesc &d) { return d.w_dtype == ACL_INT4 && d.w_row ==
 // infinite product into inf - inf = NaN where the definition gives +-inf.
 void small_m_definition(const WqDesc &d, const float *x, const void *w, const void *scale, const void *offset,
                         int64_t n0, int64_t n1, float *y32, int64_t ldy) {
-  const int64_t gr = group_rows(d);
   for (int64_t i = 0; i < d.m; ++i)
     for (int64_t j = n0; j < n1; ++j) {
       float acc = 0.0f;
-      for (int64_t p = 0; p < d.k; ++p) {
-        const int64_t g = p / gr;
-        float wv = static_cast<float>(load_w(d, w, p, j));
-        if (d.has_offset) wv += load_elem(offset, d.o_dtype, g * d.o_row + j * d.o_col);
-        acc = std::fma(x[i * d.k + p], wv * load_elem(scale, d.s_dtype, g * d.s_row + j * d.s_col), acc);
-      }
+      for (int64_t p = 0; p < d.k; ++p) acc = std::fma(x[i * d.k + p], dequant(d, w, scale, offset, p, j), acc);
       y32[i * ldy + j] = acc;
     }
 }
@@ -85,9 +93,7 @@ size_t wq_small_m_workspace(const WqDesc &d, int threads) {
 
 bool wq_stream_supported(const WqDesc &d) {
   if (d.m <= kWqSmallM) return true;
-  const core::CpuFeatures &f = core::cpu_features();
-  const bool avx2 = f.avx2 && f.fma && f.f16c && f.best != core::Isa::kPortable;
-  return avx2 && d.m <= kWqStreamMaxM && d.w_col == 1 && (d.w_dtype != ACL_INT4 || d.w_row % 2 == 0);
+  return use_avx2() && d.m <= kWqStreamMaxM && d.w_col == 1 && (d.w_dtype != ACL_INT4 || d.w_row % 2 == 0);
 }
 
 void wq_small_m_run(const WqDesc &d, aclDataType x_dtype, const void *x, int64_t x_row, int64_t x_col,
@@ -112,8 +118,7 @@ void wq_small_m_run(const WqDesc &d, aclDataType x_dtype, const void *x, int64_t
       xsum[i * G + g] = s;
     }
   }
-  const core::CpuFeatures &f = core::cpu_features();
-  const bool avx2 = f.avx2 && f.fma && f.f16c && f.best != core::Isa::kPortable;
+  const bool avx2 = use_avx2();
 #if defined(__x86_64__)
   if (avx2 && xsplit != nullptr) wq_detail::wq_split_pairs(d, xf, xsplit);
 #endif
@@ -142,28 +147,19 @@ void wq_small_m_run(const WqDesc &d, aclDataType x_dtype, const void *x, int64_t
 
 void wq_dequant_prepacked(const WqDesc &d, const void *w, const void *scale, const void *offset, float *dst,
                           int threads) {
-  const int64_t panels = (d.n + kPrepackWidth - 1) / kPrepackWidth, gr = group_rows(d);
-  const core::CpuFeatures &f = core::cpu_features();
-  const bool avx2 = f.avx2 && f.fma && f.f16c && f.best != core::Isa::kPortable;
+  const int64_t panels = (d.n + kPrepackWidth - 1) / kPrepackWidth;
+  const bool avx2 = use_avx2();
   auto run = [&](int64_t q0, int64_t q1) {
 #if defined(__x86_64__)
     if (avx2 && wq_detail::wq_dequant_panels_avx2(d, w, scale, offset, q0, q1, dst)) return;
 #endif
     for (int64_t q = q0; q < q1; ++q) {
       float *dq = dst + q * kPrepackWidth * d.k;
-      for (int64_t p = 0; p < d.k; ++p) {
-        const int64_t g = p / gr;
+      for (int64_t p = 0; p < d.k; ++p)
         for (int64_t c = 0; c < kPrepackWidth; ++c) {
           const int64_t j = q * kPrepackWidth + c;
-          float v = 0.0f;
-          if (j < d.n) {
-            float x = static_cast<float>(load_w(d, w, p, j));
-            if (d.has_offset) x += load_elem(offset, d.o_dtype, g * d.o_row + j * d.o_col);
-            v = x * load_elem(scale, d.s_dtype, g * d.s_row + j * d.s_col);
-          }
-          dq[p * kPrepackWidth + c] = v;
+          dq[p * kPrepackWidth + c] = j < d.n ? dequant(d, w, scale, offset, p, j) : 0.0f;
         }
-      }
     }
   };
   const int64_t t = std::min<int64_t>(threads > 0 ? threads : core::num_threads(), panels);
@@ -173,30 +169,16 @@ void wq_dequant_prepacked(const WqDesc &d, const void *w, const void *scale, con
 
 namespace {
 
-bool use_avx2() {
-  const core::CpuFeatures &f = core::cpu_features();
-  return f.avx2 && f.fma && f.f16c && f.best != core::Isa::kPortable;
-}
-
 size_t align64(size_t b) { return (b + 63) / 64 * 64; }
 
 // Rows [p0, p0 + kc), columns [j0, j0 + W) of the dequantised weight into dst[(p - p0) * W + c].
 void dequant_block_generic(const WqDesc &d, const void *w, const void *scale, const void *offset, int64_t p0,
                            int64_t kc, int64_t j0, int64_t W, float *dst) {
-  const int64_t gr = group_rows(d);
-  for (int64_t p = p0; p < p0 + kc; ++p) {
-    const int64_t g = p / gr;
+  for (int64_t p = p0; p < p0 + kc; ++p)
     for (int64_t c = 0; c < W; ++c) {
       const int64_t j = j0 + c;
-      float v = 0.0f;
-      if (j < d.n) {
-        float x = static_cast<float>(load_w(d, w, p, j));
-        if (d.has_offset) x += load_elem(offset, d.o_dtype, g * d.o_row + j * d.o_col);
-        v = x * load_elem(scale, d.s_dtype, g * d.s_row + j * d.s_col);
-      }
-      dst[(p - p0) * W + c] = v;
+      dst[(p - p0) * W + c] = j < d.n ? dequant(d, w, scale, offset, p, j) : 0.0f;
     }
-  }
 }
 
 }  // namespace
