@@ -2,9 +2,13 @@
 // buffers with a guard zone, operand layouts, the precision.md thresholds and the float64 epilogue.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "common/half.h"
@@ -101,6 +105,34 @@ inline Golden golden_element(const Mat &a, const Mat &b, int64_t bt, int64_t i, 
   }
   return {act_ref(alpha * s + beta * old, act), 1.5 * T * (std::fabs(alpha) * mag + std::fabs(beta * old)) + 1e-6 * T};
 }
+
+// precision.md's acceptance over the elements of one result: each |actual - golden| within its
+// bound (a non-finite actual fails), and, for inputs drawn with a positive mean, MERE < T and
+// MARE < 10 T with rel = |actual - golden| / (|golden| + 1e-7). The first 5 failures are reported.
+struct Acceptance {
+  std::string what;
+  double T;
+  int64_t bad = 0, count = 0;
+  double sum_rel = 0, max_rel = 0;
+
+  void add(int64_t bt, int64_t i, int64_t j, double actual, double golden, double bound) {
+    const double err = std::fabs(actual - golden);
+    if (!(std::isfinite(actual) && err <= bound) && ++bad <= 5)
+      ADD_FAILURE() << what << ": C[" << bt << "," << i << "," << j << "] = " << actual << ", golden " << golden
+                    << ", bound " << bound;
+    const double rel = err / (std::fabs(golden) + 1e-7);
+    sum_rel += rel;
+    max_rel = std::max(max_rel, rel);
+    ++count;
+  }
+  void finish(bool positive_mean) const {
+    EXPECT_EQ(bad, 0) << what << ": " << bad << " elements outside the absolute bound";
+    if (positive_mean && count > 0) {
+      EXPECT_LT(sum_rel / count, T) << what << ": MERE";
+      EXPECT_LT(max_rel, 10 * T) << what << ": MARE";
+    }
+  }
+};
 
 // A 64-byte aligned workspace of `bytes` with a guard zone after it.
 struct Workspace {
