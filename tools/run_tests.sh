@@ -41,7 +41,7 @@ bash tools/main_job.sh --test-deps
 say "configure build/ (Release, tests on)"
 if [ -f build/CMakeCache.txt ]; then gen=(); else gen=(-G Ninja); fi
 cmake -S . -B build "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DOPSNN_BUILD_TESTS=ON \
-  -DOPSNN_SANITIZE=OFF -DOPSNN_CORE_TESTS_ONLY=OFF
+  -DOPSNN_SANITIZE=OFF "-DOPSNN_TEST_SUITES="
 say "build build/"
 cmake --build build -j "$JOBS"
 say "ctest build/"
@@ -55,7 +55,7 @@ if [ "${OPSNN_SKIP_SANITIZE:-0}" != "1" ]; then
   say "configure build-asan/ (RelWithDebInfo, ASan+UBSan, core tests)"
   if [ -f build-asan/CMakeCache.txt ]; then gen=(); else gen=(-G Ninja); fi
   cmake -S . -B build-asan "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPSNN_SANITIZE=ON \
-    -DOPSNN_CORE_TESTS_ONLY=ON -DOPSNN_BUILD_BENCH=OFF -DOPSNN_BUILD_TESTS=ON
+    "-DOPSNN_TEST_SUITES=runtime;api;core;ops" -DOPSNN_BUILD_BENCH=OFF -DOPSNN_BUILD_TESTS=ON
   say "build build-asan/"
   cmake --build build-asan -j "$JOBS"
   say "ctest build-asan/"
