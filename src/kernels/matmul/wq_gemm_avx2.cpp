@@ -229,7 +229,7 @@ void rows_kn(const WqDesc &d, const float *x, const float *xsum, const uint8_t *
       for (int64_t i = 0; i < M; ++i) {
         const float xs = xsum[i * G + g];
         const __m256 vxs = _mm256_set1_ps(xs);
-        if (INT4)  // even lanes: acc_even + 16 acc_odd -> acc_even (load16_kn)
+        if constexpr (INT4)  // even lanes: acc_even + 16 acc_odd -> acc_even (load16_kn)
           for (int64_t j = 0; j < wv; j += 16)
             _mm256_store_ps(acc[i] + j, _mm256_fnmadd_ps(_mm256_set1_ps(16.0f), _mm256_load_ps(acc[i] + j + 8),
                                                          _mm256_load_ps(acc[i] + j)));
@@ -252,13 +252,14 @@ void rows_kn(const WqDesc &d, const float *x, const float *xsum, const uint8_t *
 }
 
 // Weight stored [N, K] (unit stride along K): each column is a dot product over its contiguous
-// weight row; ROWS rows of x by JB columns at a time (ROWS x JB vector accumulators). Per
-// element and group: acc = the group's full 16-element steps in 8 lanes (INT4, with u = w + 8:
+// weight row; ROWS rows of x by JB columns at a time (ROWS x JB vector accumulators). Per element
+// and group: acc = the group's full 16-element steps in 8 lanes (INT4, with u = w + 8:
 // u_lo xe + u_hi xo computed as b' xe + u_hi (xo - 16 xe), b' = 16 u_hi + u_lo the sign-flipped
-// byte, x split that way by wq_split_pairs; one masking op less per 16 weights), then total_v = fma(s, acc, total_v); the group's scalar tail t (group rows not a
-// multiple of 16; INT4 also as u) and the offset term go to total_s = fma(s, fma(o', xsum, t),
-// total_s) with o' = offset (INT4: offset - 8). y = hsum(total_v) + total_s. The scale and offset
-// are read once per group for JB columns, so small groups (32) cost little.
+// byte, x split that way by wq_split_pairs; one masking op less per 16 weights), then
+// total_v = fma(s, acc, total_v); the group's scalar tail t (group rows not a multiple of 16; INT4
+// also as u) and the offset term go to total_s = fma(s, fma(o', xsum, t), total_s) with o' = offset
+// (INT4: offset - 8). y = hsum(total_v) + total_s. Scales and offsets are read as vectors of JB
+// columns once per group, so small groups (32) cost little.
 template <int ROWS, int JB, bool INT4>
 void nk_cols(const WqDesc &d, const float *x, const float *xsum, const uint8_t *w, const void *scale,
              const void *offset, int64_t j0, float *y32, int64_t ldy) {
