@@ -1,0 +1,313 @@
+// Int8 GEMM driver (igemm.h): kernel tier choice and blocking in phase 1, packing and the task loop
+// in phase 2, plus the portable tiles and the element-by-element definition.
+//
+// Blocking per task (an MT x NT block of C, tasks split over threads round-robin): for each K block
+// of kc elements, B's kc x NT block is packed once (a kc x nr micro-panel stays in L1 while every
+// row panel of A passes over it), then A in sub-blocks of mc rows (L2); the tiles accumulate int32
+// into the task's C block, which goes to the caller's callback after the last K block.
+#include "kernels/matmul/igemm.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "aclnn/acl_meta.h"
+#include "common/error.h"
+#include "core/cpu_features.h"
+#include "core/thread_pool.h"
+#include "kernels/matmul/igemm_tiles.h"
+
+namespace opsnn::kernels {
+namespace {
+
+using igemm_detail::IgemmTiles;
+
+// ---- Portable tiles: 4 x 8 over int16 pairs ----
+
+template <int ROWS>
+void tile_portable(int64_t groups, const uint32_t *a, const uint32_t *b, int32_t *c, int64_t ldc, bool accumulate) {
+  constexpr int kMr = 4, kNr = 8;
+  uint32_t acc[ROWS][kNr] = {};  // unsigned: the wrap-around the SIMD tiles have, without UB
+  for (int64_t g = 0; g < groups; ++g) {
+    for (int i = 0; i < ROWS; ++i) {
+      const int32_t a0 = static_cast<int16_t>(a[i] & 0xFFFF), a1 = static_cast<int16_t>(a[i] >> 16);
+      for (int j = 0; j < kNr; ++j) {
+        const int32_t b0 = static_cast<int16_t>(b[j] & 0xFFFF), b1 = static_cast<int16_t>(b[j] >> 16);
+        acc[i][j] += static_cast<uint32_t>(a0 * b0 + a1 * b1);
+      }
+    }
+    a += kMr;
+    b += kNr;
+  }
+  for (int i = 0; i < ROWS; ++i)
+    for (int j = 0; j < kNr; ++j) {
+      uint32_t v = acc[i][j];
+      if (accumulate) v += static_cast<uint32_t>(c[i * ldc + j]);
+      c[i * ldc + j] = static_cast<int32_t>(v);
+    }
+}
+
+}  // namespace
+
+namespace igemm_detail {
+constexpr IgemmTiles kIgemmPortableTiles = {
+    4, 8, 2, {nullptr, &tile_portable<1>, &tile_portable<2>, &tile_portable<3>, &tile_portable<4>}};
+}  // namespace igemm_detail
+
+namespace {
+
+const IgemmTiles &tiles_of(IgemmKernel k) {
+  switch (k) {
+#if defined(__x86_64__) || defined(_M_X64)
+    case IgemmKernel::kAvx2: return igemm_detail::kIgemmAvx2Tiles;
+    case IgemmKernel::kAvx512Vnni: return igemm_detail::kIgemmAvx512VnniTiles;
+#endif
+    default: return igemm_detail::kIgemmPortableTiles;
+  }
+}
+
+constexpr int64_t kKc = 512;      // K elements per block: a kc x nr B micro-panel is 16 KB
+constexpr int64_t kNt = 256;      // columns per task (B block kc x NT: 128..256 KB, in L2)
+constexpr int64_t kMt = 384;      // rows per task (the int32 C block)
+constexpr int64_t kMcPanels = 16; // A sub-block: 16 row panels (96 / 192 rows)
+
+int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+int64_t div_up(int64_t v, int64_t m) { return (v + m - 1) / m; }
+size_t align64(size_t v) { return (v + 63) / 64 * 64; }
+
+// ---- Packing (reads any strides) ----
+
+inline uint32_t pair_word(int8_t lo, int8_t hi) {
+  return static_cast<uint16_t>(static_cast<int16_t>(lo)) | static_cast<uint32_t>(static_cast<uint16_t>(hi)) << 16;
+}
+
+// A rows [0, rows) x k [k0, k0 + kc) of A (already offset to the first row) into panels of mr_max.
+void pack_a(const IgemmTiles &t, const int8_t *a, int64_t rs, int64_t cs, int64_t rows, int64_t k0, int64_t kc,
+            uint32_t *dst) {
+  const int64_t groups = div_up(kc, t.kgroup);
+  for (int64_t r0 = 0; r0 < rows; r0 += t.mr_max) {
+    for (int i = 0; i < t.mr_max; ++i) {
+      const int64_t r = r0 + i;
+      const int8_t *row = a + r * rs + k0 * cs;
+      uint32_t *out = dst + i;
+      if (r >= rows) {
+        const uint32_t pad = t.kgroup == 4 ? 0x80808080u : 0u;
+        for (int64_t g = 0; g < groups; ++g) out[g * t.mr_max] = pad;
+        continue;
+      }
+      if (t.kgroup == 2) {
+        const int64_t full = kc / 2;
+        for (int64_t g = 0; g < full; ++g) out[g * t.mr_max] = pair_word(row[2 * g * cs], row[(2 * g + 1) * cs]);
+        if (kc % 2) out[full * t.mr_max] = pair_word(row[(kc - 1) * cs], 0);
+      } else {
+        for (int64_t g = 0; g < groups; ++g) {
+          uint32_t w = 0;
+          for (int q = 0; q < 4; ++q) {
+            const int64_t p = 4 * g + q;
+            const uint8_t v = p < kc ? static_cast<uint8_t>(row[p * cs] ^ 0x80) : 0x80;
+            w |= static_cast<uint32_t>(v) << (8 * q);
+          }
+          out[g * t.mr_max] = w;
+        }
+      }
+    }
+    dst += groups * t.mr_max;
+  }
+}
+
+// B k [k0, k0 + kc) x columns [0, cols) (already offset to the first column) into panels of nr;
+// quads also add each column's sum over these k to colsum[j].
+void pack_b(const IgemmTiles &t, const int8_t *b, int64_t rs, int64_t cs, int64_t cols, int64_t k0, int64_t kc,
+            uint32_t *dst, int32_t *colsum) {
+  const int64_t groups = div_up(kc, t.kgroup);
+  const int nr = t.nr;
+  for (int64_t c0 = 0; c0 < cols; c0 += nr) {
+    const int64_t w = std::min<int64_t>(nr, cols - c0);
+    for (int64_t g = 0; g < groups; ++g) {
+      uint32_t *out = dst + g * nr;
+      const int64_t p0 = k0 + g * t.kgroup;
+      const int64_t kn = std::min<int64_t>(t.kgroup, k0 + kc - p0);
+      const int8_t *rows[4];
+      for (int q = 0; q < 4; ++q) rows[q] = b + (p0 + std::min<int64_t>(q, kn - 1)) * rs + c0 * cs;
+      if (t.kgroup == 2) {
+        for (int64_t j = 0; j < w; ++j) out[j] = pair_word(rows[0][j * cs], kn > 1 ? rows[1][j * cs] : 0);
+      } else {
+        for (int64_t j = 0; j < w; ++j) {
+          uint32_t word = 0;
+          int32_t s = 0;
+          for (int q = 0; q < 4; ++q) {
+            const int8_t v = q < kn ? rows[q][j * cs] : 0;
+            s += v;
+            word |= static_cast<uint32_t>(static_cast<uint8_t>(v)) << (8 * q);
+          }
+          out[j] = word;
+          colsum[c0 + j] += s;
+        }
+      }
+      for (int64_t j = w; j < nr; ++j) out[j] = 0;
+    }
+    dst += groups * nr;
+  }
+}
+
+struct Scratch {
+  uint32_t *a, *b;
+  int32_t *c, *colsum;
+};
+
+Scratch scratch_of(const IgemmPlan &p, void *workspace, int t) {
+  const IgemmTiles &tl = tiles_of(p.kernel);
+  const int64_t groups = div_up(std::min(p.d.k, kKc), tl.kgroup);
+  char *base = static_cast<char *>(workspace) + static_cast<size_t>(t) * p.thread_bytes;
+  Scratch s;
+  s.a = reinterpret_cast<uint32_t *>(base);
+  base += align64(static_cast<size_t>(p.mc) * groups * 4);
+  s.b = reinterpret_cast<uint32_t *>(base);
+  base += align64(static_cast<size_t>(round_up(p.nc, tl.nr)) * groups * 4);
+  s.c = reinterpret_cast<int32_t *>(base);
+  base += align64(static_cast<size_t>(round_up(p.mt, tl.mr_max)) * round_up(p.nc, tl.nr) * 4);
+  s.colsum = reinterpret_cast<int32_t *>(base);
+  return s;
+}
+
+}  // namespace
+
+const char *igemm_kernel_name(IgemmKernel k) {
+  switch (k) {
+    case IgemmKernel::kPortable: return "portable_4x8";
+    case IgemmKernel::kAvx2: return "avx2_6x16";
+    case IgemmKernel::kAvx512Vnni: return "avx512vnni_12x32";
+  }
+  return "?";
+}
+
+bool igemm_kernel_available(IgemmKernel k) {
+  const core::CpuFeatures &f = core::cpu_features();
+  switch (k) {
+    case IgemmKernel::kPortable: return true;
+#if defined(__x86_64__) || defined(_M_X64)
+    case IgemmKernel::kAvx2: return static_cast<int>(f.best) >= static_cast<int>(core::Isa::kAvx2);
+    case IgemmKernel::kAvx512Vnni:
+      return static_cast<int>(f.best) >= static_cast<int>(core::Isa::kAvx512) && f.avx512_vnni;
+#endif
+    default: return false;
+  }
+}
+
+bool igemm_plan(const IgemmDesc &d, IgemmPlan *plan, int threads, int kernel) {
+  if (d.batch <= 0 || d.m <= 0 || d.n <= 0 || d.k <= 0) {
+    set_last_error(ACLNN_ERR_PARAM_INVALID, "igemm: empty sizes");
+    return false;
+  }
+  if (d.k > kIgemmMaxK) {
+    set_last_error(ACLNN_ERR_PARAM_INVALID, "igemm: k " + std::to_string(d.k) + " exceeds the exact int32 range");
+    return false;
+  }
+  IgemmPlan p;
+  p.d = d;
+  if (kernel >= 0) {
+    if (kernel >= kIgemmKernelCount || !igemm_kernel_available(static_cast<IgemmKernel>(kernel))) {
+      set_last_error(ACLNN_ERR_PARAM_INVALID, "igemm: kernel not available on this CPU");
+      return false;
+    }
+    p.kernel = static_cast<IgemmKernel>(kernel);
+  } else if (!core::use_reference_kernels()) {
+    for (int k = kIgemmKernelCount - 1; k > 0; --k)
+      if (igemm_kernel_available(static_cast<IgemmKernel>(k))) {
+        p.kernel = static_cast<IgemmKernel>(k);
+        break;
+      }
+  }
+  const IgemmTiles &t = tiles_of(p.kernel);
+  p.mr = t.mr_max;
+  p.nr = t.nr;
+  p.kgroup = t.kgroup;
+  p.threads = threads > 0 ? threads : core::num_threads();
+
+  // Task blocks: as large as the caches allow, then split until every thread has work.
+  int64_t mt = std::min(round_up(d.m, p.mr), round_up(kMt, p.mr));
+  int64_t nt = std::min(round_up(d.n, p.nr), kNt);
+  auto count = [&] { return d.batch * div_up(d.m, mt) * div_up(d.n, nt); };
+  while (count() < p.threads) {
+    if (nt > p.nr && (nt >= mt || mt <= p.mr)) nt = round_up(div_up(nt, 2), p.nr);
+    else if (mt > p.mr) mt = round_up(div_up(mt, 2), p.mr);
+    else break;
+  }
+  p.mt = mt;
+  p.nc = nt;
+  p.mc = std::min(mt, p.mr * kMcPanels);
+  p.m_blocks = div_up(d.m, mt);
+  p.n_blocks = div_up(d.n, nt);
+  p.tasks = d.batch * p.m_blocks * p.n_blocks;
+  p.threads = static_cast<int>(std::min<int64_t>(p.threads, p.tasks));
+
+  const int64_t groups = div_up(std::min(d.k, kKc), p.kgroup);
+  p.thread_bytes = align64(static_cast<size_t>(p.mc) * groups * 4) +
+                   align64(static_cast<size_t>(round_up(nt, p.nr)) * groups * 4) +
+                   align64(static_cast<size_t>(round_up(mt, p.mr)) * round_up(nt, p.nr) * 4) +
+                   align64(static_cast<size_t>(round_up(nt, p.nr)) * 4);
+  p.workspace_bytes = p.thread_bytes * static_cast<size_t>(p.threads);
+  *plan = p;
+  return true;
+}
+
+void igemm_run(const IgemmPlan &p, const int8_t *a, const int8_t *b, void *workspace, IgemmBlockFn fn, void *ctx) {
+  const IgemmTiles &t = tiles_of(p.kernel);
+  const IgemmDesc &d = p.d;
+  const int64_t kblocks = div_up(d.k, kKc);
+  const int64_t kc_even = round_up(div_up(d.k, kblocks), p.kgroup);  // balanced K blocks
+  const int64_t ldc = round_up(p.nc, p.nr);
+
+  auto run_task = [&](int64_t task, const Scratch &s) {
+    const int64_t nb = task % p.n_blocks, mb = (task / p.n_blocks) % p.m_blocks, bi = task / (p.n_blocks * p.m_blocks);
+    const int64_t i0 = mb * p.mt, j0 = nb * p.nc;
+    const int64_t rows = std::min(p.mt, d.m - i0), cols = std::min(p.nc, d.n - j0);
+    const int8_t *ab = a + bi * d.a_batch + i0 * d.a_row;
+    const int8_t *bb = b + bi * d.b_batch + j0 * d.b_col;
+    if (t.kgroup == 4) std::memset(s.colsum, 0, static_cast<size_t>(round_up(cols, p.nr)) * 4);
+    for (int64_t k0 = 0; k0 < d.k; k0 += kc_even) {
+      const int64_t kc = std::min(kc_even, d.k - k0);
+      const int64_t groups = div_up(kc, p.kgroup);
+      pack_b(t, bb, d.b_row, d.b_col, cols, k0, kc, s.b, s.colsum);
+      for (int64_t r0 = 0; r0 < rows; r0 += p.mc) {
+        const int64_t rn = std::min(p.mc, rows - r0);
+        pack_a(t, ab + r0 * d.a_row, d.a_row, d.a_col, rn, k0, kc, s.a);
+        for (int64_t c0 = 0; c0 < cols; c0 += p.nr) {
+          const uint32_t *bp = s.b + (c0 / p.nr) * groups * p.nr;
+          for (int64_t q = 0; q < rn; q += p.mr) {
+            const int r = static_cast<int>(std::min<int64_t>(p.mr, rn - q));
+            t.tile[r](groups, s.a + (q / p.mr) * groups * p.mr, bp, s.c + (r0 + q) * ldc + c0, ldc, k0 > 0);
+          }
+        }
+      }
+    }
+    if (t.kgroup == 4)  // remove the +128 bias of A: acc -= 128 * sum_p B[p][j] (wrapping)
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < cols; ++j) {
+          int32_t &v = s.c[i * ldc + j];
+          v = static_cast<int32_t>(static_cast<uint32_t>(v) - (static_cast<uint32_t>(s.colsum[j]) << 7));
+        }
+    fn(ctx, bi, i0, j0, rows, cols, s.c, ldc);
+  };
+
+  core::parallel_for(p.threads, 1, [&](int64_t t0, int64_t t1) {
+    for (int64_t th = t0; th < t1; ++th) {
+      const Scratch s = scratch_of(p, workspace, static_cast<int>(th));
+      for (int64_t task = th; task < p.tasks; task += p.threads) run_task(task, s);
+    }
+  });
+}
+
+void igemm_reference(const IgemmDesc &d, const int8_t *a, const int8_t *b, int64_t *c) {
+  for (int64_t bi = 0; bi < d.batch; ++bi)
+    for (int64_t i = 0; i < d.m; ++i)
+      for (int64_t j = 0; j < d.n; ++j) {
+        int64_t acc = 0;
+        for (int64_t p = 0; p < d.k; ++p)
+          acc += static_cast<int64_t>(a[bi * d.a_batch + i * d.a_row + p * d.a_col]) *
+                 b[bi * d.b_batch + p * d.b_row + j * d.b_col];
+        c[(bi * d.m + i) * d.n + j] = acc;
+      }
+}
+
+}  // namespace opsnn::kernels
