@@ -11,6 +11,7 @@
 #include "kernels/matmul/gemm.h"
 #include "kernels/matmul/gemm_elem.h"
 #include "kernels/matmul/gemm_pack.h"
+#include "kernels/matmul/requant.h"
 #include "kernels/matmul/ukernels.h"
 
 namespace opsnn::kernels {
@@ -286,12 +287,7 @@ float wq_quant_scale(const WqQuant &q, int64_t j) {
   return f;
 }
 
-int8_t wq_requant(float v, float s, float o) {
-  float q = std::fma(v, s, o);
-  if (std::isnan(q)) return 0;
-  q = std::min(127.0f, std::max(-128.0f, q));
-  return static_cast<int8_t>(std::nearbyint(q));  // the default rounding mode: half to even
-}
+int8_t wq_requant(float v, float s, float o) { return requant_int8(std::fma(v, s, o)); }
 
 void wq_store_row(const WqOutput &out, int64_t i, int64_t j0, int64_t w, float *v) {
   if (out.bias != nullptr)

@@ -1,0 +1,70 @@
+#include "kernels/matmul/qmm_epilogue.h"
+
+#include <cstring>
+
+#include "common/half.h"
+#include "kernels/matmul/gemm_elem.h"
+#include "kernels/matmul/requant.h"
+
+namespace opsnn::kernels {
+
+namespace {
+constexpr int64_t kChunk = 256;  // fp32 values on the stack per pass over a row segment
+}
+
+void qmm_epilogue_row(const QmmEpilogue &e, const int32_t *acc, int64_t j0, int64_t w, float pertoken, void *dst,
+                      int64_t dst_stride) {
+  float v[kChunk];
+  int8_t q[kChunk];
+  for (int64_t c0 = 0; c0 < w; c0 += kChunk) {
+    const int64_t cw = w - c0 < kChunk ? w - c0 : kChunk;
+    const int32_t *a = acc + c0;
+    const float *s = e.scale + j0 + c0;
+    if (e.bias_i32 != nullptr) {
+      const int32_t *bi = e.bias_i32 + j0 + c0;
+      // The sum in double is exact (|acc + bias| < 2^33); one rounding to fp32.
+      for (int64_t c = 0; c < cw; ++c)
+        v[c] = static_cast<float>(static_cast<double>(a[c]) + static_cast<double>(bi[c])) * s[c];
+    } else {
+      for (int64_t c = 0; c < cw; ++c) v[c] = static_cast<float>(a[c]) * s[c];
+    }
+    if (pertoken != 1.0f)
+      for (int64_t c = 0; c < cw; ++c) v[c] *= pertoken;
+    if (e.bias_f != nullptr) {
+      const float *bf = e.bias_f + j0 + c0;
+      for (int64_t c = 0; c < cw; ++c) v[c] += bf[c];
+    }
+    if (e.out_dtype != ACL_INT8) {
+      gemm_detail::store_row(dst, e.out_dtype, c0 * dst_stride, dst_stride, cw, v);
+      continue;
+    }
+    if (e.offset != nullptr) {
+      const float *o = e.offset + j0 + c0;
+      for (int64_t c = 0; c < cw; ++c) q[c] = requant_int8(v[c] + o[c]);
+    } else {
+      for (int64_t c = 0; c < cw; ++c) q[c] = requant_int8(v[c]);
+    }
+    int8_t *y = static_cast<int8_t *>(dst) + c0 * dst_stride;
+    if (dst_stride == 1) {
+      std::memcpy(y, q, static_cast<size_t>(cw));
+    } else {
+      for (int64_t c = 0; c < cw; ++c) y[c * dst_stride] = q[c];
+    }
+  }
+}
+
+void qmm_decode_floats(const void *src, aclDataType dtype, int64_t count, int64_t stride, int64_t n, float *dst) {
+  if (count == 1) stride = 0;
+  if (dtype == ACL_UINT64 || dtype == ACL_INT64) {
+    const uint64_t *p = static_cast<const uint64_t *>(src);
+    for (int64_t j = 0; j < n; ++j) dst[j] = bits_float(static_cast<uint32_t>(p[j * stride]));
+    return;
+  }
+  gemm_detail::load_row(src, dtype, 0, stride, n, dst);
+}
+
+void qmm_decode_int32(const int32_t *src, int64_t stride, int64_t n, int32_t *dst) {
+  for (int64_t j = 0; j < n; ++j) dst[j] = src[j * stride];
+}
+
+}  // namespace opsnn::kernels

@@ -1,0 +1,38 @@
+// The dequantising epilogue of the int8 GEMM (aclnnQuantMatmulV3/V4): one row segment of exact
+// int32 products in, one row segment of the output out. Per element (fp32 arithmetic, rounded once
+// to the output dtype at the end):
+//   v = float(acc + bias_i32[j]) * scale[j] * pertoken      (the sum acc + bias exact, then one rounding)
+//   v = v + bias_f[j]                                         (a floating bias, after the scale)
+//   out INT8:          requant_int8(v + offset[j])            (requant.h: half to even, saturate, NaN -> 0)
+//   out FLOAT16/BF16:  v rounded to nearest even
+// The per-column parameters are decoded once per launch into plain fp32 / int32 vectors of n
+// elements (qmm_decode_*), so the row loops have no dtype switch and no strides and vectorise.
+#pragma once
+
+#include <cstdint>
+
+#include "acl/acl_base.h"
+
+namespace opsnn::kernels {
+
+struct QmmEpilogue {
+  const float *scale = nullptr;     // [n]
+  const float *offset = nullptr;    // [n] or null (INT8 out only)
+  const int32_t *bias_i32 = nullptr;  // [n] of this row's batch, or null
+  const float *bias_f = nullptr;      // [n] of this row's batch, or null
+  aclDataType out_dtype = ACL_INT8;   // ACL_INT8, ACL_FLOAT16 or ACL_BF16
+};
+
+// acc[0, w): the exact sums of one row, columns j0 .. j0 + w; `pertoken` the row's factor (1 without
+// one). Writes w elements to dst (the output element of column j0) with element stride `dst_stride`.
+void qmm_epilogue_row(const QmmEpilogue &e, const int32_t *acc, int64_t j0, int64_t w, float pertoken, void *dst,
+                      int64_t dst_stride);
+
+// n fp32 values from `count` (1: broadcast, or n) elements of src with element stride `stride`.
+// dtype: ACL_FLOAT, ACL_FLOAT16, ACL_BF16, or ACL_UINT64 / ACL_INT64 in aclnnTransQuantParam's
+// encoding (the fp32 scale's bits in the low 32 bits; the offset bits 37..45 are ignored).
+void qmm_decode_floats(const void *src, aclDataType dtype, int64_t count, int64_t stride, int64_t n, float *dst);
+// n int32 values from src (INT32, element stride `stride`).
+void qmm_decode_int32(const int32_t *src, int64_t stride, int64_t n, int32_t *dst);
+
+}  // namespace opsnn::kernels
