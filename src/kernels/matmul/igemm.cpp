@@ -22,6 +22,11 @@ namespace {
 
 using igemm_detail::IgemmTiles;
 
+// Two int8 as the int16 pair of a 32-bit word (low half first), for vpmaddwd.
+inline uint32_t pair_word(int8_t lo, int8_t hi) {
+  return static_cast<uint16_t>(static_cast<int16_t>(lo)) | static_cast<uint32_t>(static_cast<uint16_t>(hi)) << 16;
+}
+
 // ---- Portable tiles: 4 x 8 over int16 pairs ----
 
 template <int ROWS>
@@ -51,7 +56,43 @@ void tile_portable(int64_t groups, const uint32_t *a, const uint32_t *b, int32_t
 
 namespace igemm_detail {
 constexpr IgemmTiles kIgemmPortableTiles = {
-    4, 8, 2, {nullptr, &tile_portable<1>, &tile_portable<2>, &tile_portable<3>, &tile_portable<4>}};
+    4, 8, 2, {nullptr, &tile_portable<1>, &tile_portable<2>, &tile_portable<3>, &tile_portable<4>}, nullptr, nullptr};
+
+void pack_b_groups(const IgemmTiles &t, const int8_t *b, int64_t rs, int64_t cs, int64_t c0, int64_t w, int64_t k0,
+                   int64_t kc, int64_t g0, int64_t g1, uint32_t *panel, int32_t *colsum) {
+  const int nr = t.nr;
+  for (int64_t g = g0; g < g1; ++g) {
+    uint32_t *out = panel + g * nr;
+    const int64_t p0 = k0 + g * t.kgroup;
+    const int64_t kn = std::min<int64_t>(t.kgroup, k0 + kc - p0);  // valid k of this group
+    const int8_t *rows[4];
+    for (int q = 0; q < 4; ++q) rows[q] = b + (p0 + std::min<int64_t>(q, kn - 1)) * rs + c0 * cs;
+    if (t.kgroup == 2) {
+      for (int64_t j = 0; j < w; ++j) out[j] = pair_word(rows[0][j * cs], kn > 1 ? rows[1][j * cs] : 0);
+    } else {
+      for (int64_t j = 0; j < w; ++j) {
+        uint32_t word = 0;
+        int32_t sum = 0;
+        for (int q = 0; q < 4; ++q) {
+          const int8_t v = q < kn ? rows[q][j * cs] : 0;
+          sum += v;
+          word |= static_cast<uint32_t>(static_cast<uint8_t>(v)) << (8 * q);
+        }
+        out[j] = word;
+        colsum[c0 + j] += sum;
+      }
+    }
+    for (int64_t j = w; j < nr; ++j) out[j] = 0;
+  }
+}
+
+void pack_b_generic(const IgemmTiles &t, const int8_t *b, int64_t rs, int64_t cs, int64_t cols, int64_t k0,
+                    int64_t kc, uint32_t *dst, int32_t *colsum) {
+  const int64_t groups = (kc + t.kgroup - 1) / t.kgroup;
+  for (int64_t c0 = 0; c0 < cols; c0 += t.nr, dst += groups * t.nr)
+    pack_b_groups(t, b, rs, cs, c0, std::min<int64_t>(t.nr, cols - c0), k0, kc, 0, groups, dst, colsum);
+}
+
 }  // namespace igemm_detail
 
 namespace {
@@ -70,16 +111,13 @@ constexpr int64_t kKc = 512;      // K elements per block: a kc x nr B micro-pan
 constexpr int64_t kNt = 256;      // columns per task (B block kc x NT: 128..256 KB, in L2)
 constexpr int64_t kMt = 384;      // rows per task (the int32 C block)
 constexpr int64_t kMcPanels = 16; // A sub-block: 16 row panels (96 / 192 rows)
+constexpr int64_t kDotCols = 256; // columns per task of the small-M dot path
 
 int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 int64_t div_up(int64_t v, int64_t m) { return (v + m - 1) / m; }
 size_t align64(size_t v) { return (v + 63) / 64 * 64; }
 
 // ---- Packing (reads any strides) ----
-
-inline uint32_t pair_word(int8_t lo, int8_t hi) {
-  return static_cast<uint16_t>(static_cast<int16_t>(lo)) | static_cast<uint32_t>(static_cast<uint16_t>(hi)) << 16;
-}
 
 // A rows [0, rows) x k [k0, k0 + kc) of A (already offset to the first row) into panels of mr_max.
 void pack_a(const IgemmTiles &t, const int8_t *a, int64_t rs, int64_t cs, int64_t rows, int64_t k0, int64_t kc,
@@ -112,41 +150,6 @@ void pack_a(const IgemmTiles &t, const int8_t *a, int64_t rs, int64_t cs, int64_
       }
     }
     dst += groups * t.mr_max;
-  }
-}
-
-// B k [k0, k0 + kc) x columns [0, cols) (already offset to the first column) into panels of nr;
-// quads also add each column's sum over these k to colsum[j].
-void pack_b(const IgemmTiles &t, const int8_t *b, int64_t rs, int64_t cs, int64_t cols, int64_t k0, int64_t kc,
-            uint32_t *dst, int32_t *colsum) {
-  const int64_t groups = div_up(kc, t.kgroup);
-  const int nr = t.nr;
-  for (int64_t c0 = 0; c0 < cols; c0 += nr) {
-    const int64_t w = std::min<int64_t>(nr, cols - c0);
-    for (int64_t g = 0; g < groups; ++g) {
-      uint32_t *out = dst + g * nr;
-      const int64_t p0 = k0 + g * t.kgroup;
-      const int64_t kn = std::min<int64_t>(t.kgroup, k0 + kc - p0);
-      const int8_t *rows[4];
-      for (int q = 0; q < 4; ++q) rows[q] = b + (p0 + std::min<int64_t>(q, kn - 1)) * rs + c0 * cs;
-      if (t.kgroup == 2) {
-        for (int64_t j = 0; j < w; ++j) out[j] = pair_word(rows[0][j * cs], kn > 1 ? rows[1][j * cs] : 0);
-      } else {
-        for (int64_t j = 0; j < w; ++j) {
-          uint32_t word = 0;
-          int32_t s = 0;
-          for (int q = 0; q < 4; ++q) {
-            const int8_t v = q < kn ? rows[q][j * cs] : 0;
-            s += v;
-            word |= static_cast<uint32_t>(static_cast<uint8_t>(v)) << (8 * q);
-          }
-          out[j] = word;
-          colsum[c0 + j] += s;
-        }
-      }
-      for (int64_t j = w; j < nr; ++j) out[j] = 0;
-    }
-    dst += groups * nr;
   }
 }
 
@@ -224,6 +227,22 @@ bool igemm_plan(const IgemmDesc &d, IgemmPlan *plan, int threads, int kernel) {
   p.kgroup = t.kgroup;
   p.threads = threads > 0 ? threads : core::num_threads();
 
+  if (t.dot != nullptr && d.m <= igemm_detail::kDotMaxRows && d.b_row == 1) {
+    // Column ranges of kDotCols (fewer when that leaves a thread idle); A copied per task.
+    p.dot = true;
+    p.mt = d.m;
+    p.nc = std::min(d.n, kDotCols);
+    while (p.nc > 16 && d.batch * div_up(d.n, p.nc) < 4 * p.threads) p.nc = round_up(div_up(p.nc, 2), 4);
+    p.m_blocks = 1;
+    p.n_blocks = div_up(d.n, p.nc);
+    p.tasks = d.batch * p.n_blocks;
+    p.threads = static_cast<int>(std::min<int64_t>(p.threads, p.tasks));
+    p.thread_bytes = align64(static_cast<size_t>(d.m) * round_up(d.k, 64)) + align64(static_cast<size_t>(d.m) * p.nc * 4);
+    p.workspace_bytes = p.thread_bytes * static_cast<size_t>(p.threads);
+    *plan = p;
+    return true;
+  }
+
   // Task blocks: as large as the caches allow, then split until every thread has work.
   int64_t mt = std::min(round_up(d.m, p.mr), round_up(kMt, p.mr));
   int64_t nt = std::min(round_up(d.n, p.nr), kNt);
@@ -251,9 +270,47 @@ bool igemm_plan(const IgemmDesc &d, IgemmPlan *plan, int threads, int kernel) {
   return true;
 }
 
+namespace {
+
+// The small-M dot path: per task, A's rows (contiguous, zero-padded) and one column range.
+void run_dot(const IgemmPlan &p, const IgemmTiles &t, const int8_t *a, const int8_t *b, void *workspace,
+             IgemmBlockFn fn, void *ctx) {
+  const IgemmDesc &d = p.d;
+  const int64_t lda = round_up(d.k, 64);
+  core::parallel_for(p.threads, 1, [&](int64_t t0, int64_t t1) {
+    for (int64_t th = t0; th < t1; ++th) {
+      int8_t *as = static_cast<int8_t *>(workspace) + static_cast<size_t>(th) * p.thread_bytes;
+      int32_t *cs = reinterpret_cast<int32_t *>(as + align64(static_cast<size_t>(d.m) * lda));
+      int64_t copied = -1;  // batch whose A rows are in `as`
+      for (int64_t task = th; task < p.tasks; task += p.threads) {
+        const int64_t bi = task / p.n_blocks, j0 = (task % p.n_blocks) * p.nc;
+        const int64_t cols = std::min(p.nc, d.n - j0);
+        if (copied != bi) {
+          for (int64_t i = 0; i < d.m; ++i) {
+            const int8_t *src = a + bi * d.a_batch + i * d.a_row;
+            int8_t *dst = as + i * lda;
+            if (d.a_col == 1) std::memcpy(dst, src, static_cast<size_t>(d.k));
+            else for (int64_t q = 0; q < d.k; ++q) dst[q] = src[q * d.a_col];
+            std::memset(dst + d.k, 0, static_cast<size_t>(lda - d.k));
+          }
+          copied = bi;
+        }
+        t.dot(static_cast<int>(d.m), d.k, as, lda, b + bi * d.b_batch + j0 * d.b_col, d.b_col, cols, cs, p.nc);
+        fn(ctx, bi, 0, j0, d.m, cols, cs, p.nc);
+      }
+    }
+  });
+}
+
+}  // namespace
+
 void igemm_run(const IgemmPlan &p, const int8_t *a, const int8_t *b, void *workspace, IgemmBlockFn fn, void *ctx) {
   const IgemmTiles &t = tiles_of(p.kernel);
   const IgemmDesc &d = p.d;
+  if (p.dot) {
+    run_dot(p, t, a, b, workspace, fn, ctx);
+    return;
+  }
   const int64_t kblocks = div_up(d.k, kKc);
   const int64_t kc_even = round_up(div_up(d.k, kblocks), p.kgroup);  // balanced K blocks
   const int64_t ldc = round_up(p.nc, p.nr);
@@ -268,7 +325,7 @@ void igemm_run(const IgemmPlan &p, const int8_t *a, const int8_t *b, void *works
     for (int64_t k0 = 0; k0 < d.k; k0 += kc_even) {
       const int64_t kc = std::min(kc_even, d.k - k0);
       const int64_t groups = div_up(kc, p.kgroup);
-      pack_b(t, bb, d.b_row, d.b_col, cols, k0, kc, s.b, s.colsum);
+      (t.pack_b ? t.pack_b : &igemm_detail::pack_b_generic)(t, bb, d.b_row, d.b_col, cols, k0, kc, s.b, s.colsum);
       for (int64_t r0 = 0; r0 < rows; r0 += p.mc) {
         const int64_t rn = std::min(p.mc, rows - r0);
         pack_a(t, ab + r0 * d.a_row, d.a_row, d.a_col, rn, k0, kc, s.a);

@@ -5,6 +5,9 @@
 // int16 when packed.
 #include <immintrin.h>
 
+#include <algorithm>
+
+#include "kernels/matmul/avx2_transpose.h"
 #include "kernels/matmul/igemm_tiles.h"
 
 namespace opsnn::kernels::igemm_detail {
@@ -43,10 +46,152 @@ void tile_avx2(int64_t groups, const uint32_t *a, const uint32_t *b, int32_t *c,
   }
 }
 
+// ---- Packing B ----
+
+inline __m256i load16_i16(const int8_t *p) {  // 16 int8 -> 16 int16
+  return _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p)));
+}
+inline void store8(uint32_t *p, __m256i v) { _mm256_storeu_si256(reinterpret_cast<__m256i *>(p), v); }
+// Sums of the four int8 of each 32-bit word.
+inline __m256i quad_sums(__m256i v) {
+  return _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_set1_epi8(1), v), _mm256_set1_epi16(1));
+}
+inline void add_colsum(int32_t *cs, __m256i v) {
+  __m256i *p = reinterpret_cast<__m256i *>(cs);
+  _mm256_storeu_si256(p, _mm256_add_epi32(_mm256_loadu_si256(p), quad_sums(v)));
+}
+// 8 x 8 transpose of 32-bit words (r[i]: row i in, column i out).
+inline void transpose8_words(__m256i r[8]) {
+  __m256 f[8];
+  for (int i = 0; i < 8; ++i) f[i] = _mm256_castsi256_ps(r[i]);
+  avx2::transpose8(f);
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_castps_si256(f[i]);
+}
+
+// [K, N] rows (unit column stride): groups [0, full) of a whole panel.
+void pack_rows(const IgemmTiles &t, const int8_t *b, int64_t rs, int64_t k0, int64_t full, uint32_t *panel,
+               int32_t *colsum) {
+  if (t.kgroup == 2) {
+    for (int64_t g = 0; g < full; ++g) {
+      const int8_t *r0 = b + (k0 + 2 * g) * rs;
+      const __m256i x0 = load16_i16(r0), x1 = load16_i16(r0 + rs);
+      const __m256i lo = _mm256_unpacklo_epi16(x0, x1), hi = _mm256_unpackhi_epi16(x0, x1);
+      store8(panel + g * 16, _mm256_permute2x128_si256(lo, hi, 0x20));
+      store8(panel + g * 16 + 8, _mm256_permute2x128_si256(lo, hi, 0x31));
+    }
+    return;
+  }
+  __m256i sum[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
+  for (int64_t g = 0; g < full; ++g) {  // 32 columns x 4 rows -> 32 quads
+    const int8_t *r0 = b + (k0 + 4 * g) * rs;
+    const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(r0));
+    const __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(r0 + rs));
+    const __m256i x2 = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(r0 + 2 * rs));
+    const __m256i x3 = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(r0 + 3 * rs));
+    const __m256i t0 = _mm256_unpacklo_epi8(x0, x1), t1 = _mm256_unpackhi_epi8(x0, x1);
+    const __m256i t2 = _mm256_unpacklo_epi8(x2, x3), t3 = _mm256_unpackhi_epi8(x2, x3);
+    const __m256i q0 = _mm256_unpacklo_epi16(t0, t2), q1 = _mm256_unpackhi_epi16(t0, t2);
+    const __m256i q2 = _mm256_unpacklo_epi16(t1, t3), q3 = _mm256_unpackhi_epi16(t1, t3);
+    const __m256i o[4] = {_mm256_permute2x128_si256(q0, q1, 0x20), _mm256_permute2x128_si256(q2, q3, 0x20),
+                          _mm256_permute2x128_si256(q0, q1, 0x31), _mm256_permute2x128_si256(q2, q3, 0x31)};
+    for (int v = 0; v < 4; ++v) {
+      store8(panel + g * 32 + 8 * v, o[v]);
+      sum[v] = _mm256_add_epi32(sum[v], quad_sums(o[v]));
+    }
+  }
+  for (int v = 0; v < 4; ++v) {
+    __m256i *p = reinterpret_cast<__m256i *>(colsum + 8 * v);
+    _mm256_storeu_si256(p, _mm256_add_epi32(_mm256_loadu_si256(p), sum[v]));
+  }
+}
+
+// [N, K] columns (unit row stride): groups [0, full8) (a multiple of 8) of a whole panel, 8 columns
+// x 8 groups at a time through a word transpose.
+void pack_cols(const IgemmTiles &t, const int8_t *b, int64_t cs, int64_t k0, int64_t full8, uint32_t *panel,
+               int32_t *colsum) {
+  for (int j0 = 0; j0 < t.nr; j0 += 8)
+    for (int64_t g0 = 0; g0 < full8; g0 += 8) {
+      __m256i r[8];
+      for (int j = 0; j < 8; ++j) {
+        const int8_t *src = b + (j0 + j) * cs + k0 + g0 * t.kgroup;
+        r[j] = t.kgroup == 2 ? load16_i16(src) : _mm256_loadu_si256(reinterpret_cast<const __m256i *>(src));
+      }
+      transpose8_words(r);  // r[g]: group g0 + g of columns j0 .. j0 + 7
+      for (int g = 0; g < 8; ++g) {
+        store8(panel + (g0 + g) * t.nr + j0, r[g]);
+        if (t.kgroup == 4) add_colsum(colsum + j0, r[g]);
+      }
+    }
+}
+
+// ---- Small-M dot products, B [N, K] ----
+
+inline int32_t hsum(__m256i v) {
+  const __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  const __m128i t = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
+  return _mm_cvtsi128_si32(_mm_add_epi32(t, _mm_shuffle_epi32(t, 0xB1)));
+}
+
+// ROWS rows of A against COLS columns of B at a time, 16 k per step widened to int16 for vpmaddwd.
+template <int ROWS, int COLS>
+void dot_block(int64_t k, const int8_t *a, int64_t lda, const int8_t *b, int64_t ldb, int32_t *c, int64_t ldc) {
+  __m256i acc[ROWS][COLS];
+  for (int i = 0; i < ROWS; ++i)
+    for (int q = 0; q < COLS; ++q) acc[i][q] = _mm256_setzero_si256();
+  const int64_t kv = k / 16 * 16;
+  for (int64_t p = 0; p < kv; p += 16) {
+    __m256i bv[COLS];
+    for (int q = 0; q < COLS; ++q) bv[q] = load16_i16(b + q * ldb + p);
+    for (int i = 0; i < ROWS; ++i) {
+      const __m256i av = load16_i16(a + i * lda + p);
+      for (int q = 0; q < COLS; ++q) acc[i][q] = _mm256_add_epi32(acc[i][q], _mm256_madd_epi16(av, bv[q]));
+    }
+  }
+  for (int i = 0; i < ROWS; ++i)
+    for (int q = 0; q < COLS; ++q) c[i * ldc + q] = dot_tail(hsum(acc[i][q]), a + i * lda, b + q * ldb, kv, k);
+}
+
+template <int ROWS>
+void dot_rows(int64_t k, const int8_t *a, int64_t lda, const int8_t *b, int64_t ldb, int64_t cols, int32_t *c,
+              int64_t ldc) {
+  constexpr int kCols = ROWS <= 2 ? 4 : 2;  // accumulators + B vectors within 16 ymm
+  int64_t j = 0;
+  for (; j + kCols <= cols; j += kCols) dot_block<ROWS, kCols>(k, a, lda, b + j * ldb, ldb, c + j, ldc);
+  for (; j < cols; ++j) dot_block<ROWS, 1>(k, a, lda, b + j * ldb, ldb, c + j, ldc);
+}
+
+void dot_avx2(int rows, int64_t k, const int8_t *a, int64_t lda, const int8_t *b, int64_t ldb, int64_t cols,
+              int32_t *c, int64_t ldc) {
+  switch (rows) {
+    case 1: dot_rows<1>(k, a, lda, b, ldb, cols, c, ldc); break;
+    case 2: dot_rows<2>(k, a, lda, b, ldb, cols, c, ldc); break;
+    case 3: dot_rows<3>(k, a, lda, b, ldb, cols, c, ldc); break;
+    default: dot_rows<4>(k, a, lda, b, ldb, cols, c, ldc); break;
+  }
+}
+
 }  // namespace
+
+void pack_b_avx2(const IgemmTiles &t, const int8_t *b, int64_t rs, int64_t cs, int64_t cols, int64_t k0, int64_t kc,
+                 uint32_t *dst, int32_t *colsum) {
+  const int64_t groups = (kc + t.kgroup - 1) / t.kgroup, full = kc / t.kgroup;
+  for (int64_t c0 = 0; c0 < cols; c0 += t.nr, dst += groups * t.nr) {
+    const int64_t w = std::min<int64_t>(t.nr, cols - c0);
+    int64_t done = 0;
+    if (w == t.nr && cs == 1) {
+      pack_rows(t, b + c0, rs, k0, full, dst, colsum + c0);
+      done = full;
+    } else if (w == t.nr && rs == 1) {
+      done = full / 8 * 8;
+      pack_cols(t, b + c0 * cs, cs, k0, done, dst, colsum + c0);
+    }
+    pack_b_groups(t, b, rs, cs, c0, w, k0, kc, done, groups, dst, colsum);
+  }
+}
 
 constexpr IgemmTiles kIgemmAvx2Tiles = {
     kMr, kNr, 2,
-    {nullptr, &tile_avx2<1>, &tile_avx2<2>, &tile_avx2<3>, &tile_avx2<4>, &tile_avx2<5>, &tile_avx2<6>}};
+    {nullptr, &tile_avx2<1>, &tile_avx2<2>, &tile_avx2<3>, &tile_avx2<4>, &tile_avx2<5>, &tile_avx2<6>},
+    &pack_b_avx2, &dot_avx2};
 
 }  // namespace opsnn::kernels::igemm_detail

@@ -45,11 +45,68 @@ void tile_vnni(int64_t groups, const uint32_t *a, const uint32_t *b, int32_t *c,
   }
 }
 
+inline int32_t hsum(__m512i v) {
+  const __m256i h = _mm256_add_epi32(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
+  const __m128i s = _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+  const __m128i t = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
+  return _mm_cvtsi128_si32(_mm_add_epi32(t, _mm_shuffle_epi32(t, 0xB1)));
+}
+
+// Small-M dot products, B [N, K]: 64 k per step; A biased to unsigned on the fly, and each column's
+// sum (for removing the bias) taken by one more vpdpbusd against ones.
+template <int ROWS, int COLS>
+void dot_block(int64_t k, const int8_t *a, int64_t lda, const int8_t *b, int64_t ldb, int32_t *c, int64_t ldc) {
+  __m512i acc[ROWS][COLS], sum[COLS];
+  for (int q = 0; q < COLS; ++q) {
+    sum[q] = _mm512_setzero_si512();
+    for (int i = 0; i < ROWS; ++i) acc[i][q] = _mm512_setzero_si512();
+  }
+  const __m512i bias = _mm512_set1_epi8(static_cast<char>(0x80)), ones = _mm512_set1_epi8(1);
+  const int64_t kv = k / 64 * 64;
+  for (int64_t p = 0; p < kv; p += 64) {
+    __m512i bv[COLS];
+    for (int q = 0; q < COLS; ++q) {
+      bv[q] = _mm512_loadu_si512(b + q * ldb + p);
+      sum[q] = _mm512_dpbusd_epi32(sum[q], ones, bv[q]);
+    }
+    for (int i = 0; i < ROWS; ++i) {
+      const __m512i av = _mm512_xor_si512(_mm512_loadu_si512(a + i * lda + p), bias);
+      for (int q = 0; q < COLS; ++q) acc[i][q] = _mm512_dpbusd_epi32(acc[i][q], av, bv[q]);
+    }
+  }
+  for (int q = 0; q < COLS; ++q) {
+    const __m512i corr = _mm512_slli_epi32(sum[q], 7);
+    for (int i = 0; i < ROWS; ++i)
+      c[i * ldc + q] =
+          dot_tail(hsum(_mm512_sub_epi32(acc[i][q], corr)), a + i * lda, b + q * ldb, kv, k);
+  }
+}
+
+template <int ROWS>
+void dot_rows(int64_t k, const int8_t *a, int64_t lda, const int8_t *b, int64_t ldb, int64_t cols, int32_t *c,
+              int64_t ldc) {
+  constexpr int kCols = 4;
+  int64_t j = 0;
+  for (; j + kCols <= cols; j += kCols) dot_block<ROWS, kCols>(k, a, lda, b + j * ldb, ldb, c + j, ldc);
+  for (; j < cols; ++j) dot_block<ROWS, 1>(k, a, lda, b + j * ldb, ldb, c + j, ldc);
+}
+
+void dot_vnni(int rows, int64_t k, const int8_t *a, int64_t lda, const int8_t *b, int64_t ldb, int64_t cols,
+              int32_t *c, int64_t ldc) {
+  switch (rows) {
+    case 1: dot_rows<1>(k, a, lda, b, ldb, cols, c, ldc); break;
+    case 2: dot_rows<2>(k, a, lda, b, ldb, cols, c, ldc); break;
+    case 3: dot_rows<3>(k, a, lda, b, ldb, cols, c, ldc); break;
+    default: dot_rows<4>(k, a, lda, b, ldb, cols, c, ldc); break;
+  }
+}
+
 }  // namespace
 
 constexpr IgemmTiles kIgemmAvx512VnniTiles = {
     kMr, kNr, 4,
     {nullptr, &tile_vnni<1>, &tile_vnni<2>, &tile_vnni<3>, &tile_vnni<4>, &tile_vnni<5>, &tile_vnni<6>,
-     &tile_vnni<7>, &tile_vnni<8>, &tile_vnni<9>, &tile_vnni<10>, &tile_vnni<11>, &tile_vnni<12>}};
+     &tile_vnni<7>, &tile_vnni<8>, &tile_vnni<9>, &tile_vnni<10>, &tile_vnni<11>, &tile_vnni<12>},
+    &pack_b_avx2, &dot_vnni};
 
 }  // namespace opsnn::kernels::igemm_detail

@@ -20,12 +20,48 @@ using IgemmTileFn = void (*)(int64_t groups, const uint32_t *a, const uint32_t *
 
 constexpr int kMaxRows = 12;
 
+struct IgemmTiles;
+// Packs B's k [k0, k0 + kc) x columns [0, cols) (b already offset to the first column; element
+// strides rs along K, cs along N) into panels of nr; with kgroup 4 also adds each column's sum over
+// these k to colsum[j].
+using IgemmPackBFn = void (*)(const IgemmTiles &t, const int8_t *b, int64_t rs, int64_t cs, int64_t cols,
+                              int64_t k0, int64_t kc, uint32_t *dst, int32_t *colsum);
+
+// Small M with B stored [N, K] (unit stride along K; the usual weight layout): dot products along
+// K, B read once in place, no packing. c[i * ldc + j] = sum_p a[i * lda + p] * b[j * ldb + p] for
+// i < rows (<= kDotMaxRows), j < cols; a holds int8 rows zero-padded to a multiple of 64.
+constexpr int kDotMaxRows = 4;
+using IgemmDotFn = void (*)(int rows, int64_t k, const int8_t *a, int64_t lda, const int8_t *b, int64_t ldb,
+                            int64_t cols, int32_t *c, int64_t ldc);
+
 struct IgemmTiles {
   int mr_max;
   int nr;
   int kgroup;
   IgemmTileFn tile[kMaxRows + 1];  // tile[r]: r rows (1 <= r <= mr_max), null elsewhere
+  IgemmPackBFn pack_b;             // null: pack_b_generic
+  IgemmDotFn dot;                  // null: small M runs the tiles too
 };
+
+// Any strides, one element at a time: groups [g0, g1) of the panel at `panel` whose first column is
+// b's column c0, with w <= nr valid columns (the rest zero).
+void pack_b_groups(const IgemmTiles &t, const int8_t *b, int64_t rs, int64_t cs, int64_t c0, int64_t w,
+                   int64_t k0, int64_t kc, int64_t g0, int64_t g1, uint32_t *panel, int32_t *colsum);
+void pack_b_generic(const IgemmTiles &t, const int8_t *b, int64_t rs, int64_t cs, int64_t cols, int64_t k0,
+                    int64_t kc, uint32_t *dst, int32_t *colsum);
+#if defined(__x86_64__) || defined(_M_X64)
+// AVX2 packing of unit-stride rows ([K, N]) or columns ([N, K]); other layouts and edges go to
+// pack_b_groups. Serves the AVX2 and the VNNI tables (every VNNI CPU has AVX2).
+void pack_b_avx2(const IgemmTiles &t, const int8_t *b, int64_t rs, int64_t cs, int64_t cols, int64_t k0,
+                 int64_t kc, uint32_t *dst, int32_t *colsum);
+#endif
+// The K tail of the dot kernels, one element at a time (wrapping int32 like the vector lanes):
+// c += sum over p in [p0, k) of a[p] * b[p].
+inline int32_t dot_tail(int32_t c, const int8_t *a, const int8_t *b, int64_t p0, int64_t k) {
+  uint32_t acc = static_cast<uint32_t>(c);
+  for (int64_t p = p0; p < k; ++p) acc += static_cast<uint32_t>(static_cast<int32_t>(a[p]) * b[p]);
+  return static_cast<int32_t>(acc);
+}
 
 extern const IgemmTiles kIgemmPortableTiles;
 #if defined(__x86_64__) || defined(_M_X64)
