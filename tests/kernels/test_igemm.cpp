@@ -142,29 +142,35 @@ TEST(Igemm, ExtremeValuesAndLongK) {
   }
 }
 
-// m <= 4 with B stored [N, K]: the dot-product path (on AVX2 / VNNI), K tails of every length
-// around the 16- and 64-wide steps, column counts around the 2- and 4-column blocks.
-TEST(Igemm, SmallMDotPath) {
+// m <= 4: the dot-product path for B stored [N, K] and the streaming path for B stored [K, N]
+// (AVX2 / VNNI), K tails around the 16- and 64-wide steps and odd K (a single last row), column
+// counts around the 2- / 4-column blocks and the 16-column groups, several column tasks.
+TEST(Igemm, SmallMPaths) {
   std::mt19937 rng(5);
   for (int kernel : available_kernels())
-    for (int64_t m : {1, 2, 3, 4})
-      for (int64_t k : {1, 15, 16, 17, 63, 64, 65, 130, 1000})
-        for (int64_t n : {1, 3, 6, 37}) run_case({1, m, n, k, false, true}, kernel, 1 + (k % 2), rng);
-  for (int kernel : available_kernels()) {
-    run_case({3, 2, 45, 200, true, true, 2, true}, kernel, 2, rng);   // strided A, broadcast B
-    run_case({2, 4, 600, 777, false, true, 1, false, 1}, kernel, 2, rng);
-    run_case({1, 1, 513, 4096, false, true, 1, false, 2}, kernel, 2, rng);
+    for (bool tb : {true, false})
+      for (int64_t m : {1, 2, 3, 4})
+        for (int64_t k : {1, 15, 16, 17, 63, 64, 65, 257, 1001})
+          for (int64_t n : {1, 3, 6, 17, 37}) run_case({1, m, n, k, false, tb}, kernel, 1 + (k % 2), rng);
+  for (int kernel : available_kernels())
+    for (bool tb : {true, false}) {
+      run_case({3, 2, 45, 200, true, tb, 2, true}, kernel, 2, rng);  // strided A, broadcast B
+      run_case({2, 4, 600, 777, false, tb, 1, false, 1}, kernel, 2, rng);
+      run_case({1, 1, 4133, 300, false, tb, 1, false, 2}, kernel, 2, rng);
+      run_case({1, 3, 2100, 515, false, tb, 1, false, 0}, kernel, 1, rng);
+    }
+  for (bool tb : {true, false}) {
+    IgemmDesc d;
+    d.m = 3;
+    d.n = 100;
+    d.k = 64;
+    d.a_row = 64;
+    d.b_row = tb ? 1 : 100;
+    d.b_col = tb ? 64 : 1;
+    IgemmPlan p;
+    ASSERT_TRUE(igemm_plan(d, &p));
+    EXPECT_EQ(p.dot, p.kernel != IgemmKernel::kPortable);
   }
-  IgemmDesc d;
-  d.m = 3;
-  d.n = 100;
-  d.k = 64;
-  d.a_row = 64;
-  d.b_row = 1;
-  d.b_col = 64;
-  IgemmPlan p;
-  ASSERT_TRUE(igemm_plan(d, &p));
-  EXPECT_EQ(p.dot, p.kernel != IgemmKernel::kPortable);
 }
 
 TEST(Igemm, PlanRejectsBadSizes) {

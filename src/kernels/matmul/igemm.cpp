@@ -56,7 +56,7 @@ void tile_portable(int64_t groups, const uint32_t *a, const uint32_t *b, int32_t
 
 namespace igemm_detail {
 constexpr IgemmTiles kIgemmPortableTiles = {
-    4, 8, 2, {nullptr, &tile_portable<1>, &tile_portable<2>, &tile_portable<3>, &tile_portable<4>}, nullptr, nullptr};
+    4, 8, 2, {nullptr, &tile_portable<1>, &tile_portable<2>, &tile_portable<3>, &tile_portable<4>}, nullptr, nullptr, nullptr};
 
 void pack_b_groups(const IgemmTiles &t, const int8_t *b, int64_t rs, int64_t cs, int64_t c0, int64_t w, int64_t k0,
                    int64_t kc, int64_t g0, int64_t g1, uint32_t *panel, int32_t *colsum) {
@@ -111,7 +111,8 @@ constexpr int64_t kKc = 512;      // K elements per block: a kc x nr B micro-pan
 constexpr int64_t kNt = 256;      // columns per task (B block kc x NT: 128..256 KB, in L2)
 constexpr int64_t kMt = 384;      // rows per task (the int32 C block)
 constexpr int64_t kMcPanels = 16; // A sub-block: 16 row panels (96 / 192 rows)
-constexpr int64_t kDotCols = 256; // columns per task of the small-M dot path
+constexpr int64_t kDotCols = 256;     // columns per task of the small-M dot path
+constexpr int64_t kStreamCols = 2048; // and of the small-M stream path
 
 int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 int64_t div_up(int64_t v, int64_t m) { return (v + m - 1) / m; }
@@ -227,12 +228,16 @@ bool igemm_plan(const IgemmDesc &d, IgemmPlan *plan, int threads, int kernel) {
   p.kgroup = t.kgroup;
   p.threads = threads > 0 ? threads : core::num_threads();
 
-  if (t.dot != nullptr && d.m <= igemm_detail::kDotMaxRows && d.b_row == 1) {
-    // Column ranges of kDotCols (fewer when that leaves a thread idle); A copied per task.
+  const bool dot = t.dot != nullptr && d.b_row == 1, stream = t.stream != nullptr && d.b_col == 1 && !dot;
+  if ((dot || stream) && d.m <= igemm_detail::kDotMaxRows) {
+    // Column ranges of kDotCols (narrower until every thread has a few); A copied per batch.
     p.dot = true;
     p.mt = d.m;
-    p.nc = std::min(d.n, kDotCols);
-    while (p.nc > 16 && d.batch * div_up(d.n, p.nc) < 4 * p.threads) p.nc = round_up(div_up(p.nc, 2), 4);
+    // Stream: long row segments (each row of a wide [K, N] weight is a new page, which the hardware
+    // prefetchers do not enter); dot: several tasks per thread for balance.
+    const int64_t want = dot ? 4 * p.threads : p.threads;
+    p.nc = std::min(d.n, dot ? kDotCols : kStreamCols);
+    while (p.nc > 64 && d.batch * div_up(d.n, p.nc) < want) p.nc = round_up(div_up(p.nc, 2), 16);
     p.m_blocks = 1;
     p.n_blocks = div_up(d.n, p.nc);
     p.tasks = d.batch * p.n_blocks;
@@ -272,7 +277,8 @@ bool igemm_plan(const IgemmDesc &d, IgemmPlan *plan, int threads, int kernel) {
 
 namespace {
 
-// The small-M dot path: per task, A's rows (contiguous, zero-padded) and one column range.
+// The small-M paths (dot for B [N, K], stream for B [K, N]): per task, A's rows (contiguous,
+// zero-padded) and one column range.
 void run_dot(const IgemmPlan &p, const IgemmTiles &t, const int8_t *a, const int8_t *b, void *workspace,
              IgemmBlockFn fn, void *ctx) {
   const IgemmDesc &d = p.d;
@@ -295,7 +301,9 @@ void run_dot(const IgemmPlan &p, const IgemmTiles &t, const int8_t *a, const int
           }
           copied = bi;
         }
-        t.dot(static_cast<int>(d.m), d.k, as, lda, b + bi * d.b_batch + j0 * d.b_col, d.b_col, cols, cs, p.nc);
+        const int8_t *bb = b + bi * d.b_batch + j0 * d.b_col;
+        if (d.b_row == 1) t.dot(static_cast<int>(d.m), d.k, as, lda, bb, d.b_col, cols, cs, p.nc);
+        else t.stream(static_cast<int>(d.m), d.k, as, lda, bb, d.b_row, cols, cs, p.nc);
         fn(ctx, bi, 0, j0, d.m, cols, cs, p.nc);
       }
     }

@@ -4,8 +4,9 @@
 // Knows nothing of aclTensor; the dequantising epilogue (scales, bias, output dtype) belongs to the
 // caller, which receives finished int32 blocks.
 //
-// Small M (m <= 4) with B stored [N, K] (unit stride along K, the usual weight layout) on AVX2 /
-// VNNI: dot products along K read B once in place (tasks: batch x column ranges).
+// Small M (m <= 4) on AVX2 / VNNI reads B once in place (tasks: batch x column ranges): B stored
+// [N, K] (unit stride along K, the usual weight layout) by dot products along K, B stored [K, N]
+// (unit stride along N) streamed row pair by row pair in column strips.
 // Engine otherwise: per task (batch, M block, N block) A and B are packed into k-groups (AVX2 and portable:
 // int16 pairs for vpmaddwd; AVX512-VNNI: quads for vpdpbusd, A biased to unsigned by +128 and the
 // bias removed with B's column sums) and a register-tiled micro-kernel accumulates int32 over the
@@ -39,7 +40,7 @@ struct IgemmPlan {
   int64_t mr = 0, nr = 0, kgroup = 0;  // tile and k-group (2: int16 pairs, 4: VNNI quads)
   int64_t mt = 0, nc = 0;              // C block of one task (multiples of mr / nr, except the edges)
   int64_t mc = 0;                      // rows of A packed at a time (sub-block of mt)
-  bool dot = false;                    // small M with B [N, K]: dot products, B read in place (nc columns a task)
+  bool dot = false;                    // small M (dot / stream kernels, B read in place; nc columns a task)
   int64_t m_blocks = 0, n_blocks = 0, tasks = 0;
   size_t thread_bytes = 0;             // per-thread scratch (packed A, packed B, int32 block, sums)
   int threads = 1;

@@ -170,7 +170,85 @@ void dot_avx2(int rows, int64_t k, const int8_t *a, int64_t lda, const int8_t *b
   }
 }
 
+// ---- Small-M streaming, B [K, N] ----
+
+constexpr int64_t kStreamKb = 256;  // rows of B per block (the pair words of A for them on the stack)
+constexpr int64_t kStreamPairs = 4; // row pairs per pass over the columns
+
+// Every pass reads kStreamPairs row pairs of B across all `cols` (long sequential row segments: a
+// wide [K, N] weight starts each row on a new page and at the same cache sets, so narrow column
+// strips going down K would thrash the caches), accumulating into c. Unpacking rows p and p+1
+// interleaves columns within 128-bit lanes, so c holds each 16 columns as {0-3, 8-11, 4-7, 12-15}
+// until the end, when one lane swap restores the order.
+template <int ROWS>
+void stream_rows(int64_t k, const int8_t *a, int64_t lda, const int8_t *b, int64_t ldb, int64_t cols, int32_t *c,
+                 int64_t ldc) {
+  uint32_t ap[ROWS][kStreamKb / 2];
+  const int64_t full = cols / 16 * 16;
+  for (int i = 0; i < ROWS; ++i)
+    for (int64_t j = 0; j < full; ++j) c[i * ldc + j] = 0;
+  for (int64_t k0 = 0; k0 < k; k0 += kStreamKb) {
+    const int64_t kb = std::min(kStreamKb, k - k0), np = (kb + 1) / 2;
+    for (int i = 0; i < ROWS; ++i)
+      for (int64_t p = 0; p < np; ++p) {
+        const int8_t lo = a[i * lda + k0 + 2 * p], hi = 2 * p + 1 < kb ? a[i * lda + k0 + 2 * p + 1] : 0;
+        ap[i][p] = static_cast<uint16_t>(static_cast<int16_t>(lo)) |
+                   static_cast<uint32_t>(static_cast<uint16_t>(static_cast<int16_t>(hi))) << 16;
+      }
+    for (int64_t p0 = 0; p0 < np; p0 += kStreamPairs) {
+      const int64_t pn = std::min(kStreamPairs, np - p0);
+      const int8_t *rows = b + (k0 + 2 * p0) * ldb;
+      const int64_t valid_rows = std::min<int64_t>(2 * pn, kb - 2 * p0);  // an odd K leaves a single row
+      for (int64_t j = 0; j < full; j += 16) {
+        __m256i acc[ROWS][2];
+        for (int i = 0; i < ROWS; ++i) {
+          acc[i][0] = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(c + i * ldc + j));
+          acc[i][1] = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(c + i * ldc + j + 8));
+        }
+        for (int64_t q = 0; q < pn; ++q) {
+          const int8_t *r = rows + 2 * q * ldb + j;
+          const __m256i e = load16_i16(r);
+          const __m256i o = 2 * q + 1 < valid_rows ? load16_i16(r + ldb) : _mm256_setzero_si256();
+          const __m256i x0 = _mm256_unpacklo_epi16(e, o), x1 = _mm256_unpackhi_epi16(e, o);
+          for (int i = 0; i < ROWS; ++i) {
+            const __m256i ai = _mm256_set1_epi32(static_cast<int>(ap[i][p0 + q]));
+            acc[i][0] = _mm256_add_epi32(acc[i][0], _mm256_madd_epi16(ai, x0));
+            acc[i][1] = _mm256_add_epi32(acc[i][1], _mm256_madd_epi16(ai, x1));
+          }
+        }
+        for (int i = 0; i < ROWS; ++i) {
+          _mm256_storeu_si256(reinterpret_cast<__m256i *>(c + i * ldc + j), acc[i][0]);
+          _mm256_storeu_si256(reinterpret_cast<__m256i *>(c + i * ldc + j + 8), acc[i][1]);
+        }
+      }
+    }
+  }
+  for (int i = 0; i < ROWS; ++i)
+    for (int64_t j = 0; j < full; j += 16) {
+      __m256i *v = reinterpret_cast<__m256i *>(c + i * ldc + j);
+      const __m256i x = _mm256_loadu_si256(v), y = _mm256_loadu_si256(v + 1);
+      _mm256_storeu_si256(v, _mm256_permute2x128_si256(x, y, 0x20));
+      _mm256_storeu_si256(v + 1, _mm256_permute2x128_si256(x, y, 0x31));
+    }
+  for (int i = 0; i < ROWS; ++i)  // columns past the last 16
+    for (int64_t j = full; j < cols; ++j) {
+      uint32_t acc = 0;
+      for (int64_t p = 0; p < k; ++p) acc += static_cast<uint32_t>(static_cast<int32_t>(a[i * lda + p]) * b[p * ldb + j]);
+      c[i * ldc + j] = static_cast<int32_t>(acc);
+    }
+}
+
 }  // namespace
+
+void stream_avx2(int rows, int64_t k, const int8_t *a, int64_t lda, const int8_t *b, int64_t ldb, int64_t cols,
+                 int32_t *c, int64_t ldc) {
+  switch (rows) {
+    case 1: stream_rows<1>(k, a, lda, b, ldb, cols, c, ldc); break;
+    case 2: stream_rows<2>(k, a, lda, b, ldb, cols, c, ldc); break;
+    case 3: stream_rows<3>(k, a, lda, b, ldb, cols, c, ldc); break;
+    default: stream_rows<4>(k, a, lda, b, ldb, cols, c, ldc); break;
+  }
+}
 
 void pack_b_avx2(const IgemmTiles &t, const int8_t *b, int64_t rs, int64_t cs, int64_t cols, int64_t k0, int64_t kc,
                  uint32_t *dst, int32_t *colsum) {
@@ -192,6 +270,6 @@ void pack_b_avx2(const IgemmTiles &t, const int8_t *b, int64_t rs, int64_t cs, i
 constexpr IgemmTiles kIgemmAvx2Tiles = {
     kMr, kNr, 2,
     {nullptr, &tile_avx2<1>, &tile_avx2<2>, &tile_avx2<3>, &tile_avx2<4>, &tile_avx2<5>, &tile_avx2<6>},
-    &pack_b_avx2, &dot_avx2};
+    &pack_b_avx2, &dot_avx2, &stream_avx2};
 
 }  // namespace opsnn::kernels::igemm_detail

@@ -34,6 +34,10 @@ constexpr int kDotMaxRows = 4;
 using IgemmDotFn = void (*)(int rows, int64_t k, const int8_t *a, int64_t lda, const int8_t *b, int64_t ldb,
                             int64_t cols, int32_t *c, int64_t ldc);
 
+// Small M with B stored [K, N] (unit stride along N): B streamed row pair by row pair in column
+// strips, widened in registers; same contract as IgemmDotFn with b[p * ldb + j].
+using IgemmStreamFn = IgemmDotFn;
+
 struct IgemmTiles {
   int mr_max;
   int nr;
@@ -41,6 +45,7 @@ struct IgemmTiles {
   IgemmTileFn tile[kMaxRows + 1];  // tile[r]: r rows (1 <= r <= mr_max), null elsewhere
   IgemmPackBFn pack_b;             // null: pack_b_generic
   IgemmDotFn dot;                  // null: small M runs the tiles too
+  IgemmStreamFn stream;            // null: small M with B [K, N] runs the tiles
 };
 
 // Any strides, one element at a time: groups [g0, g1) of the panel at `panel` whose first column is
@@ -54,6 +59,9 @@ void pack_b_generic(const IgemmTiles &t, const int8_t *b, int64_t rs, int64_t cs
 // pack_b_groups. Serves the AVX2 and the VNNI tables (every VNNI CPU has AVX2).
 void pack_b_avx2(const IgemmTiles &t, const int8_t *b, int64_t rs, int64_t cs, int64_t cols, int64_t k0,
                  int64_t kc, uint32_t *dst, int32_t *colsum);
+// AVX2 small-M streaming over B [K, N] (serves the VNNI table as well).
+void stream_avx2(int rows, int64_t k, const int8_t *a, int64_t lda, const int8_t *b, int64_t ldb, int64_t cols,
+                 int32_t *c, int64_t ldc);
 #endif
 // The K tail of the dot kernels, one element at a time (wrapping int32 like the vector lanes):
 // c += sum over p in [p0, k) of a[p] * b[p].
