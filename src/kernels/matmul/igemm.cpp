@@ -56,7 +56,38 @@ void tile_portable(int64_t groups, const uint32_t *a, const uint32_t *b, int32_t
 
 namespace igemm_detail {
 constexpr IgemmTiles kIgemmPortableTiles = {
-    4, 8, 2, {nullptr, &tile_portable<1>, &tile_portable<2>, &tile_portable<3>, &tile_portable<4>}, nullptr, nullptr, nullptr};
+    4, 8, 2, {nullptr, &tile_portable<1>, &tile_portable<2>, &tile_portable<3>, &tile_portable<4>}, nullptr, nullptr, nullptr, nullptr};
+
+void pack_a_groups(const IgemmTiles &t, const int8_t *a, int64_t rs, int64_t cs, int64_t rows, int64_t k0,
+                   int64_t kc, int64_t g0, int64_t g1, uint32_t *panel) {
+  for (int i = 0; i < t.mr_max; ++i) {
+    const int8_t *row = a + i * rs + k0 * cs;
+    uint32_t *out = panel + i;
+    for (int64_t g = g0; g < g1; ++g) {
+      if (i >= rows) {  // padding rows: zero (their results are never stored)
+        out[g * t.mr_max] = t.kgroup == 4 ? 0x80808080u : 0u;
+      } else if (t.kgroup == 2) {
+        const int64_t p = 2 * g;
+        out[g * t.mr_max] = pair_word(row[p * cs], p + 1 < kc ? row[(p + 1) * cs] : 0);
+      } else {
+        uint32_t w = 0;
+        for (int q = 0; q < 4; ++q) {
+          const int64_t p = 4 * g + q;
+          const uint8_t v = p < kc ? static_cast<uint8_t>(row[p * cs] ^ 0x80) : 0x80;
+          w |= static_cast<uint32_t>(v) << (8 * q);
+        }
+        out[g * t.mr_max] = w;
+      }
+    }
+  }
+}
+
+void pack_a_generic(const IgemmTiles &t, const int8_t *a, int64_t rs, int64_t cs, int64_t rows, int64_t k0,
+                    int64_t kc, uint32_t *dst) {
+  const int64_t groups = (kc + t.kgroup - 1) / t.kgroup;
+  for (int64_t r0 = 0; r0 < rows; r0 += t.mr_max, dst += groups * t.mr_max)
+    pack_a_groups(t, a + r0 * rs, rs, cs, std::min<int64_t>(t.mr_max, rows - r0), k0, kc, 0, groups, dst);
+}
 
 void pack_b_groups(const IgemmTiles &t, const int8_t *b, int64_t rs, int64_t cs, int64_t c0, int64_t w, int64_t k0,
                    int64_t kc, int64_t g0, int64_t g1, uint32_t *panel, int32_t *colsum) {
@@ -119,40 +150,6 @@ int64_t div_up(int64_t v, int64_t m) { return (v + m - 1) / m; }
 size_t align64(size_t v) { return (v + 63) / 64 * 64; }
 
 // ---- Packing (reads any strides) ----
-
-// A rows [0, rows) x k [k0, k0 + kc) of A (already offset to the first row) into panels of mr_max.
-void pack_a(const IgemmTiles &t, const int8_t *a, int64_t rs, int64_t cs, int64_t rows, int64_t k0, int64_t kc,
-            uint32_t *dst) {
-  const int64_t groups = div_up(kc, t.kgroup);
-  for (int64_t r0 = 0; r0 < rows; r0 += t.mr_max) {
-    for (int i = 0; i < t.mr_max; ++i) {
-      const int64_t r = r0 + i;
-      const int8_t *row = a + r * rs + k0 * cs;
-      uint32_t *out = dst + i;
-      if (r >= rows) {
-        const uint32_t pad = t.kgroup == 4 ? 0x80808080u : 0u;
-        for (int64_t g = 0; g < groups; ++g) out[g * t.mr_max] = pad;
-        continue;
-      }
-      if (t.kgroup == 2) {
-        const int64_t full = kc / 2;
-        for (int64_t g = 0; g < full; ++g) out[g * t.mr_max] = pair_word(row[2 * g * cs], row[(2 * g + 1) * cs]);
-        if (kc % 2) out[full * t.mr_max] = pair_word(row[(kc - 1) * cs], 0);
-      } else {
-        for (int64_t g = 0; g < groups; ++g) {
-          uint32_t w = 0;
-          for (int q = 0; q < 4; ++q) {
-            const int64_t p = 4 * g + q;
-            const uint8_t v = p < kc ? static_cast<uint8_t>(row[p * cs] ^ 0x80) : 0x80;
-            w |= static_cast<uint32_t>(v) << (8 * q);
-          }
-          out[g * t.mr_max] = w;
-        }
-      }
-    }
-    dst += groups * t.mr_max;
-  }
-}
 
 struct Scratch {
   uint32_t *a, *b;
@@ -336,7 +333,7 @@ void igemm_run(const IgemmPlan &p, const int8_t *a, const int8_t *b, void *works
       (t.pack_b ? t.pack_b : &igemm_detail::pack_b_generic)(t, bb, d.b_row, d.b_col, cols, k0, kc, s.b, s.colsum);
       for (int64_t r0 = 0; r0 < rows; r0 += p.mc) {
         const int64_t rn = std::min(p.mc, rows - r0);
-        pack_a(t, ab + r0 * d.a_row, d.a_row, d.a_col, rn, k0, kc, s.a);
+        (t.pack_a ? t.pack_a : &igemm_detail::pack_a_generic)(t, ab + r0 * d.a_row, d.a_row, d.a_col, rn, k0, kc, s.a);
         for (int64_t c0 = 0; c0 < cols; c0 += p.nr) {
           const uint32_t *bp = s.b + (c0 / p.nr) * groups * p.nr;
           for (int64_t q = 0; q < rn; q += p.mr) {

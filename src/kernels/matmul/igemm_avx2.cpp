@@ -240,6 +240,36 @@ void stream_rows(int64_t k, const int8_t *a, int64_t lda, const int8_t *b, int64
 
 }  // namespace
 
+void pack_a_avx2(const IgemmTiles &t, const int8_t *a, int64_t rs, int64_t cs, int64_t rows, int64_t k0, int64_t kc,
+                 uint32_t *dst) {
+  const int64_t groups = (kc + t.kgroup - 1) / t.kgroup, chunked = kc / t.kgroup / 8 * 8;
+  const __m256i bias = _mm256_set1_epi8(static_cast<char>(0x80));
+  for (int64_t r0 = 0; r0 < rows; r0 += t.mr_max, dst += groups * t.mr_max) {
+    const int64_t rn = std::min<int64_t>(t.mr_max, rows - r0);
+    const int8_t *ap = a + r0 * rs;
+    int64_t done = 0;
+    if (cs == 1 && rn == t.mr_max) {
+      for (int64_t g0 = 0; g0 < chunked; g0 += 8)
+        for (int s0 = 0; s0 < t.mr_max; s0 += 8) {  // rows s0 .. s0 + 7 of the panel
+          const int n = std::min(8, t.mr_max - s0);
+          __m256i r[8];
+          for (int i = 0; i < 8; ++i) {
+            const int8_t *src = ap + (s0 + i) * rs + k0 + g0 * t.kgroup;
+            if (i >= n) r[i] = _mm256_setzero_si256();
+            else if (t.kgroup == 2) r[i] = load16_i16(src);
+            else r[i] = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(src)), bias);
+          }
+          transpose8_words(r);  // r[g]: group g0 + g of the 8 rows
+          const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+          for (int g = 0; g < 8; ++g)
+            _mm256_maskstore_epi32(reinterpret_cast<int *>(dst + (g0 + g) * t.mr_max + s0), mask, r[g]);
+        }
+      done = chunked;
+    }
+    pack_a_groups(t, ap, rs, cs, rn, k0, kc, done, groups, dst);
+  }
+}
+
 void stream_avx2(int rows, int64_t k, const int8_t *a, int64_t lda, const int8_t *b, int64_t ldb, int64_t cols,
                  int32_t *c, int64_t ldc) {
   switch (rows) {
@@ -270,6 +300,6 @@ void pack_b_avx2(const IgemmTiles &t, const int8_t *b, int64_t rs, int64_t cs, i
 constexpr IgemmTiles kIgemmAvx2Tiles = {
     kMr, kNr, 2,
     {nullptr, &tile_avx2<1>, &tile_avx2<2>, &tile_avx2<3>, &tile_avx2<4>, &tile_avx2<5>, &tile_avx2<6>},
-    &pack_b_avx2, &dot_avx2, &stream_avx2};
+    &pack_b_avx2, &dot_avx2, &stream_avx2, &pack_a_avx2};
 
 }  // namespace opsnn::kernels::igemm_detail

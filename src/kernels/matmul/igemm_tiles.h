@@ -24,6 +24,10 @@ struct IgemmTiles;
 // Packs B's k [k0, k0 + kc) x columns [0, cols) (b already offset to the first column; element
 // strides rs along K, cs along N) into panels of nr; with kgroup 4 also adds each column's sum over
 // these k to colsum[j].
+// Packs A's rows [0, rows) (a already offset to the first row) x k [k0, k0 + kc) into panels of
+// mr_max rows.
+using IgemmPackAFn = void (*)(const IgemmTiles &t, const int8_t *a, int64_t rs, int64_t cs, int64_t rows, int64_t k0,
+                              int64_t kc, uint32_t *dst);
 using IgemmPackBFn = void (*)(const IgemmTiles &t, const int8_t *b, int64_t rs, int64_t cs, int64_t cols,
                               int64_t k0, int64_t kc, uint32_t *dst, int32_t *colsum);
 
@@ -46,10 +50,16 @@ struct IgemmTiles {
   IgemmPackBFn pack_b;             // null: pack_b_generic
   IgemmDotFn dot;                  // null: small M runs the tiles too
   IgemmStreamFn stream;            // null: small M with B [K, N] runs the tiles
+  IgemmPackAFn pack_a;             // null: pack_a_generic
 };
 
 // Any strides, one element at a time: groups [g0, g1) of the panel at `panel` whose first column is
 // b's column c0, with w <= nr valid columns (the rest zero).
+// One A panel (rows <= mr_max valid rows, the rest zero), groups [g0, g1), any strides.
+void pack_a_groups(const IgemmTiles &t, const int8_t *a, int64_t rs, int64_t cs, int64_t rows, int64_t k0,
+                   int64_t kc, int64_t g0, int64_t g1, uint32_t *panel);
+void pack_a_generic(const IgemmTiles &t, const int8_t *a, int64_t rs, int64_t cs, int64_t rows, int64_t k0,
+                    int64_t kc, uint32_t *dst);
 void pack_b_groups(const IgemmTiles &t, const int8_t *b, int64_t rs, int64_t cs, int64_t c0, int64_t w,
                    int64_t k0, int64_t kc, int64_t g0, int64_t g1, uint32_t *panel, int32_t *colsum);
 void pack_b_generic(const IgemmTiles &t, const int8_t *b, int64_t rs, int64_t cs, int64_t cols, int64_t k0,
@@ -59,6 +69,9 @@ void pack_b_generic(const IgemmTiles &t, const int8_t *b, int64_t rs, int64_t cs
 // pack_b_groups. Serves the AVX2 and the VNNI tables (every VNNI CPU has AVX2).
 void pack_b_avx2(const IgemmTiles &t, const int8_t *b, int64_t rs, int64_t cs, int64_t cols, int64_t k0,
                  int64_t kc, uint32_t *dst, int32_t *colsum);
+// AVX2 packing of row-major A (unit column stride) in 8-group chunks through word transposes.
+void pack_a_avx2(const IgemmTiles &t, const int8_t *a, int64_t rs, int64_t cs, int64_t rows, int64_t k0, int64_t kc,
+                 uint32_t *dst);
 // AVX2 small-M streaming over B [K, N] (serves the VNNI table as well).
 void stream_avx2(int rows, int64_t k, const int8_t *a, int64_t lda, const int8_t *b, int64_t ldb, int64_t cols,
                  int32_t *c, int64_t ldc);
