@@ -1,9 +1,10 @@
 // Matmul benchmark: OpsNN's GEMM engine against OpenBLAS (cblas_sgemm) and oneDNN (dnnl_sgemm and
 // the matmul primitive with pre-packed weights) in the same run, at 1 and 2 threads, plus the
 // machine's FMA peak and read bandwidth, OpsNN's pre-packed-weight path, BF16, and the
-// weight-quantised (INT8 / INT4) small-M kernels against the FLOAT16 dense path.
+// weight-quantised (INT8 / INT4) small-M kernels against the FLOAT16 dense path, and the int8 GEMM
+// engine (igemm, with a per-column dequantising epilogue to fp32) against oneDNN's int8 matmul.
 //
-//   ./bench_gemm [--quick] [--reps N] [--only f32|bf16|wq]
+//   ./bench_gemm [--quick] [--reps N] [--only f32|bf16|wq|int8]
 //
 // Every number is the best of N repetitions (default 5) of a timed batch (>= 0.15 s), libraries
 // interleaved shape by shape, so background load hurts all of them alike. GFLOP/s = 2*M*N*K / time.
@@ -22,6 +23,7 @@
 #include <functional>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -29,6 +31,7 @@
 #include "common/half.h"
 #include "core/cpu_features.h"
 #include "kernels/matmul/gemm.h"
+#include "kernels/matmul/igemm.h"
 #include "kernels/matmul/wq_gemm.h"
 
 #if defined(OPSNN_HAVE_OPENBLAS)
@@ -408,6 +411,222 @@ void bench_wq(int64_t m, int64_t n, int64_t k, int threads) {
   std::fflush(stdout);
 }
 
+// ---- INT8 GEMM ----------------------------------------------------------------------------------
+
+#if defined(OPSNN_HAVE_DNNL)
+// oneDNN int8 matmul to an f32 dst with per-column output scales fixed at creation; the s8 weights
+// reordered once, outside timing, into the layout the primitive picks (format `any`). Src variants:
+//   kS8:   s8 src: the same problem as ours.
+//   kU8Zp: u8 src holding the values + 128, src zero point 128: the same problem again.
+//   kU8:   u8 src holding the values + 128, no zero point: an unsigned-activation problem with the
+//          same work (oneDNN's cheapest int8 path), timed but not compared.
+enum class DnnlSrc { kS8, kU8Zp, kU8 };
+
+struct DnnlInt8Matmul {
+  dnnl::engine eng{dnnl::engine::kind::cpu, 0};
+  dnnl::stream strm{eng};
+  dnnl::matmul prim;
+  dnnl::memory src, wei, dst;
+  std::string impl;  // the primitive's implementation name
+  bool ok = false;
+  DnnlInt8Matmul(int64_t m, int64_t n, int64_t k, bool trans_b, const int8_t *a, const int8_t *b,
+                 const std::vector<float> &scale, DnnlSrc kind) {
+    using tag = dnnl::memory::format_tag;
+    using dt = dnnl::memory::data_type;
+    try {
+      const bool u8 = kind != DnnlSrc::kS8;
+      dnnl::memory::desc a_md({m, k}, u8 ? dt::u8 : dt::s8, tag::ab), b_any({k, n}, dt::s8, tag::any),
+          c_md({m, n}, dt::f32, tag::ab);
+      dnnl::primitive_attr attr;
+      attr.set_output_scales(2, scale);
+      if (kind == DnnlSrc::kU8Zp) attr.set_zero_points(DNNL_ARG_SRC, 0, {128});
+      auto pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(a_md, b_any, c_md), attr, eng);
+      prim = dnnl::matmul(pd);
+      src = dnnl::memory(a_md, eng);
+      dst = dnnl::memory(c_md, eng);
+      wei = dnnl::memory(pd.weights_desc(), eng);
+      auto *s = static_cast<uint8_t *>(src.get_data_handle());
+      for (int64_t i = 0; i < m * k; ++i) s[i] = static_cast<uint8_t>(static_cast<int>(a[i]) + (u8 ? 128 : 0));
+      dnnl::memory b8({{k, n}, dt::s8, trans_b ? tag::ba : tag::ab}, eng, const_cast<int8_t *>(b));
+      dnnl::reorder(b8, wei).execute(strm, b8, wei);
+      strm.wait();
+      impl = pd.impl_info_str();
+      ok = true;
+    } catch (const dnnl::error &) {
+      ok = false;
+    }
+  }
+  void run() {
+    prim.execute(strm, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}});
+    strm.wait();
+  }
+  const float *out() const { return static_cast<const float *>(dst.get_data_handle()); }
+};
+#endif
+
+// The caller's epilogue: each finished int32 block to fp32 times the column's scale.
+struct DequantCtx {
+  float *c;
+  int64_t ldc;
+  const float *scale;
+};
+
+void dequant_block(void *ctx, int64_t, int64_t i0, int64_t j0, int64_t rows, int64_t cols, const int32_t *acc,
+                   int64_t ldacc) {
+  const auto &x = *static_cast<const DequantCtx *>(ctx);
+  const float *__restrict sc = x.scale + j0;
+  for (int64_t r = 0; r < rows; ++r) {
+    const int32_t *__restrict s = acc + r * ldacc;
+    float *__restrict d = x.c + (i0 + r) * x.ldc + j0;
+    for (int64_t c = 0; c < cols; ++c) d[c] = static_cast<float>(s[c]) * sc[c];
+  }
+}
+
+struct Int8Row {
+  std::string shape;
+  int threads;
+  double ours = 0, dnnl_s8 = 0, dnnl_u8zp = 0, dnnl_u8 = 0, ours_f32 = 0;
+};
+
+std::set<std::string> g_int8_impls, g_igemm_kernels;
+std::vector<std::string> g_int8_warnings;
+
+// Exact comparison (both sides scale an exact integer sum once in fp32); "" when equal.
+std::string int8_mismatch(const float *ours, const float *theirs, int64_t m, int64_t n, const float *scale) {
+  int64_t bad = 0;
+  double worst = 0;  // in accumulator units (difference / the column's scale)
+  for (int64_t i = 0; i < m * n; ++i)
+    if (ours[i] != theirs[i]) {
+      ++bad;
+      worst = std::max(worst, std::fabs(static_cast<double>(ours[i]) - theirs[i]) / scale[i % n]);
+    }
+  if (bad == 0) return "";
+  char w[160];
+  std::snprintf(w, sizeof w, "%lld of %lld outputs differ (worst by %.3g accumulator units)", static_cast<long long>(bad),
+                static_cast<long long>(m * n), worst);
+  return w;
+}
+
+// Operands: A full-range int8; B in [-64, 63] when `weights7` (see the section heading), else full range.
+void fill_int8(int8_t *a, int64_t na, int8_t *b, int64_t nb, std::vector<float> *scale, bool weights7) {
+  std::mt19937 rng(5);
+  for (int64_t i = 0; i < na; ++i) a[i] = static_cast<int8_t>(static_cast<int>(rng() % 256) - 128);
+  for (int64_t i = 0; i < nb; ++i)
+    b[i] = static_cast<int8_t>(weights7 ? static_cast<int>(rng() % 128) - 64 : static_cast<int>(rng() % 256) - 128);
+  std::uniform_real_distribution<float> sd(1e-4f, 1e-2f);
+  for (float &v : *scale) v = sd(rng);
+}
+
+IgemmDesc int8_desc(int64_t m, int64_t n, int64_t k, bool trans_b) {
+  IgemmDesc d;
+  d.m = m;
+  d.n = n;
+  d.k = k;
+  d.a_row = k;
+  d.a_col = 1;
+  d.b_row = trans_b ? 1 : n;  // B [k, n] read in place: row-major [K, N], or the transposed view of [N, K]
+  d.b_col = trans_b ? k : 1;
+  return d;
+}
+
+Int8Row bench_int8(int64_t m, int64_t n, int64_t k, bool trans_b, int threads) {
+  Int8Row r;
+  char name[96];
+  std::snprintf(name, sizeof name, "M%lld_N%lld_K%lld_%s", static_cast<long long>(m), static_cast<long long>(n),
+                static_cast<long long>(k), trans_b ? "NT" : "NN");
+  r.shape = name;
+  r.threads = threads;
+  const double ops = 2.0 * m * n * k;
+  Aligned a(static_cast<size_t>(m * k)), b(static_cast<size_t>(k * n)), c(static_cast<size_t>(m * n) * 4);
+  auto *a8 = static_cast<int8_t *>(a.p), *b8 = static_cast<int8_t *>(b.p);
+  std::vector<float> scale(static_cast<size_t>(n));
+  fill_int8(a8, m * k, b8, k * n, &scale, true);
+  set_peer_threads(threads);
+
+  IgemmPlan plan;
+  if (!igemm_plan(int8_desc(m, n, k, trans_b), &plan, threads)) {
+    g_int8_warnings.push_back(r.shape + ": igemm_plan failed");
+    return r;
+  }
+  g_igemm_kernels.insert(igemm_kernel_name(plan.kernel));
+  Aligned ws(plan.workspace_bytes);
+  DequantCtx ctx{c.f(), n, scale.data()};
+  auto ours = [&] { igemm_run(plan, a8, b8, ws.p, dequant_block, &ctx); };
+  r.ours = ops / best_time(ours) * 1e-9;
+
+#if defined(OPSNN_HAVE_DNNL)
+  for (DnnlSrc kind : {DnnlSrc::kS8, DnnlSrc::kU8Zp, DnnlSrc::kU8}) {
+    DnnlInt8Matmul mm(m, n, k, trans_b, a8, b8, scale, kind);
+    if (!mm.ok) continue;
+    const char *label = kind == DnnlSrc::kS8 ? "s8 src" : kind == DnnlSrc::kU8Zp ? "u8 src + zero point" : "u8 src";
+    g_int8_impls.insert(mm.impl + " (" + label + ")");
+    if (kind != DnnlSrc::kU8 && threads == 1) {  // correctness once per shape, outside timing
+      ours();
+      mm.run();
+      const std::string w = int8_mismatch(c.f(), mm.out(), m, n, scale.data());
+      if (!w.empty()) g_int8_warnings.push_back(r.shape + " vs oneDNN " + label + ": " + w);
+    }
+    const double v = ops / best_time([&] { mm.run(); }) * 1e-9;
+    (kind == DnnlSrc::kS8 ? r.dnnl_s8 : kind == DnnlSrc::kU8Zp ? r.dnnl_u8zp : r.dnnl_u8) = v;
+  }
+#endif
+
+  {
+    Aligned af(static_cast<size_t>(m * k) * 4), bf(static_cast<size_t>(k * n) * 4);
+    fill_f32(af.f(), m * k, 1);
+    fill_f32(bf.f(), k * n, 2);
+    GemmDesc g;
+    g.m = m;
+    g.n = n;
+    g.k = k;
+    g.a = {ACL_FLOAT, k, 1, 0};
+    g.b = trans_b ? GemmOperand{ACL_FLOAT, 1, k, 0} : GemmOperand{ACL_FLOAT, n, 1, 0};
+    g.c = {ACL_FLOAT, n, 1, 0};
+    OpsnnGemm f32(g, threads);
+    if (f32.ok) r.ours_f32 = ops / best_time([&] { f32.run(af.p, bf.p, c.p); }) * 1e-9;
+  }
+  return r;
+}
+
+void print_int8_row(const Int8Row &r) {
+  char ratio[32] = "–";
+  const double peer = std::max({r.dnnl_s8, r.dnnl_u8zp, r.dnnl_u8});
+  if (r.ours > 0 && peer > 0) std::snprintf(ratio, sizeof ratio, "%.2f×", r.ours / peer);
+  std::printf("| %s | %d | %s | %s | %s | %s | %s | %s |\n", r.shape.c_str(), r.threads, fmt(r.ours).c_str(),
+              fmt(r.dnnl_s8).c_str(), fmt(r.dnnl_u8zp).c_str(), fmt(r.dnnl_u8).c_str(), fmt(r.ours_f32).c_str(), ratio);
+  std::fflush(stdout);
+}
+
+// Full-range weights, once: OpsNN and oneDNN (s8 src) against the int64 definition, output scale 1.
+void int8_full_range_check() {
+  const int64_t m = 16, n = 768, k = 3072;
+  std::vector<int8_t> a(static_cast<size_t>(m * k)), b(static_cast<size_t>(k * n));
+  std::vector<float> scale(static_cast<size_t>(n)), ours(static_cast<size_t>(m * n)), ref(static_cast<size_t>(m * n));
+  fill_int8(a.data(), m * k, b.data(), k * n, &scale, false);
+  std::fill(scale.begin(), scale.end(), 1.0f);
+  const IgemmDesc d = int8_desc(m, n, k, false);
+  std::vector<int64_t> exact(static_cast<size_t>(m * n));
+  igemm_reference(d, a.data(), b.data(), exact.data());
+  for (size_t i = 0; i < exact.size(); ++i) ref[i] = static_cast<float>(exact[i]);
+  IgemmPlan plan;
+  igemm_plan(d, &plan, 1);
+  Aligned ws(plan.workspace_bytes);
+  DequantCtx ctx{ours.data(), n, scale.data()};
+  igemm_run(plan, a.data(), b.data(), ws.p, dequant_block, &ctx);
+  std::string w = int8_mismatch(ours.data(), ref.data(), m, n, scale.data());
+  std::printf("Full-range int8 weights, M16_N768_K3072 against the int64 definition: OpsNN %s", w.empty() ? "exact" : w.c_str());
+#if defined(OPSNN_HAVE_DNNL)
+  set_peer_threads(1);
+  DnnlInt8Matmul mm(m, n, k, false, a.data(), b.data(), scale, DnnlSrc::kS8);
+  if (mm.ok) {
+    mm.run();
+    w = int8_mismatch(mm.out(), ref.data(), m, n, scale.data());
+    std::printf("; oneDNN s8 src %s", w.empty() ? "exact" : w.c_str());
+  }
+#endif
+  std::printf("\n\n");
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -484,6 +703,38 @@ int main(int argc, char **argv) {
   std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
   for (int threads : {1, 2})
     for (int64_t m : {1, 4, 16}) bench_wq(m, 4096, 4096, threads);
+  }
+  if (want("int8")) {
+  std::printf("\n## INT8 GEMM (int8 A [M,K] x int8 B, exact int32 sums, per-column scale to FLOAT32 C), GOP/s = 2*M*N*K / time\n\n"
+              "NN: B [K,N] row-major; NT: B stored [N,K] (read in place as the transposed view). oneDNN: matmul primitive,\n"
+              "weights pre-packed, per-column output scales; s8 src = the same problem; u8 src + zero point = the same problem\n"
+              "(values + 128, zero point 128); u8 src = unsigned activations without zero point (same work, not compared).\n"
+              "OpsNN / best oneDNN is against the fastest of the three. OpsNN FP32: the FLOAT32 engine on the same shape.\n"
+              "B holds 7-bit values ([-64, 63], A is full range) so that oneDNN's results are exact on CPUs without VNNI\n"
+              "(its int16 pair sums saturate with full-range weights, see the check below); the timings do not depend on the values.\n\n");
+  int8_full_range_check();
+  for (int threads : {1, 2}) {
+    std::printf("### %d thread%s\n\n", threads, threads > 1 ? "s" : "");
+    std::printf("| shape | thr | OpsNN int8 GOP/s | oneDNN s8 src GOP/s | oneDNN u8 src + zp GOP/s | oneDNN u8 src GOP/s "
+                "| OpsNN FP32 GFLOP/s | OpsNN int8 / best oneDNN |\n");
+    std::printf("|---|---|---|---|---|---|---|---|\n");
+    for (int64_t s : {256, 512, 1024, 2048}) print_int8_row(bench_int8(s, s, s, false, threads));
+    for (int64_t m : {1, 16, 128})
+      for (auto nk : {std::pair<int64_t, int64_t>{4096, 4096}, {768, 3072}})
+        for (bool t : {false, true}) print_int8_row(bench_int8(m, nk.first, nk.second, t, threads));
+    std::printf("\n");
+  }
+  std::string kernels;
+  for (const std::string &s : g_igemm_kernels) kernels += (kernels.empty() ? "" : ", ") + s;
+  std::printf("OpsNN igemm kernel: %s\n", kernels.c_str());
+#if defined(OPSNN_HAVE_DNNL)
+  if (g_int8_impls.empty()) std::printf("oneDNN int8 matmul: no implementation on this CPU\n");
+  for (const std::string &s : g_int8_impls) std::printf("oneDNN int8 matmul implementation: %s\n", s.c_str());
+  if (g_int8_warnings.empty()) std::printf("correctness: every shape agrees exactly with oneDNN s8 and u8 + zero point (1 thread)\n");
+#else
+  std::printf("oneDNN int8 matmul: not built (oneDNN not found)\n");
+#endif
+  for (const std::string &w : g_int8_warnings) std::printf("** WARNING: %s **\n", w.c_str());
   }
   return 0;
 }
