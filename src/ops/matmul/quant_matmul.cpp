@@ -30,7 +30,6 @@
 // fp32 / int32 vectors in the workspace, then each finished int32 block of the GEMM goes through the
 // epilogue straight into out.
 #include <algorithm>
-#include <memory>
 
 #include "aclnnop/aclnn_quant_matmul_v3.h"
 #include "aclnnop/aclnn_quant_matmul_v4.h"
@@ -235,8 +234,7 @@ int quant_matmul_phase1(const char *api, const aclTensor *x1, const aclTensor *x
                   static_cast<long long>(batch), static_cast<long long>(m), static_cast<long long>(k),
                   static_cast<long long>(n));
 
-    auto step = std::make_unique<QmmStep>();
-    QmmStep &st = *step;
+    QmmStep &st = b.add_step<QmmStep>();
     st.m0 = m;
     st.n = n;
     vector_shape(scale, "scale", n, &st.scale_count, &st.scale_stride);
@@ -339,7 +337,6 @@ int quant_matmul_phase1(const char *api, const aclTensor *x1, const aclTensor *x
     st.ws_scale = b.book_workspace(static_cast<uint64_t>(n) * sizeof(float));
     if (offset != nullptr) st.ws_offset = b.book_workspace(static_cast<uint64_t>(n) * sizeof(float));
     if (bias != nullptr) st.ws_bias = b.book_workspace(static_cast<uint64_t>(st.bias_batches * n) * 4);
-    b.add_step<QmmStep>(std::move(st));
   });
 }
 

@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <memory>
 
 #include "aclnnop/aclnn_trans_quant_param_v2.h"
 #include "common/error.h"
@@ -80,8 +79,7 @@ extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnTransQuantParamV2GetWorkspaceSiz
       throw_error(ACLNN_ERR_PARAM_INVALID, "out has dtype %s; expected UINT64 or INT64", core::dtype_name(out->dtype));
     if (!core::is_plain_format(out->format)) throw_error(ACLNN_ERR_PARAM_INVALID, "out must be in a plain format (ND)");
 
-    auto step = std::make_unique<TransQuantParamStep>();
-    TransQuantParamStep &st = *step;
+    TransQuantParamStep &st = b.add_step<TransQuantParamStep>();
     int64_t ns = 0, no = 1;
     param_shape(scale, "scale", &ns, &st.scale_stride);
     if (offset != nullptr) param_shape(offset, "offset", &no, &st.offset_stride);
@@ -106,7 +104,6 @@ extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnTransQuantParamV2GetWorkspaceSiz
     if (offset != nullptr) st.offset_off = offset->offset * 4;
     st.out_slot = b.output(out);
     st.out_off = out->offset * 8;
-    b.add_step<TransQuantParamStep>(std::move(st));
   });
 }
 OPSNN_DEFINE_LAUNCH(TransQuantParamV2)
