@@ -250,12 +250,16 @@ std::string fmt(double v) {
   return b;
 }
 
-Row bench_f32(int64_t m, int64_t n, int64_t k, bool trans_b, int threads) {
-  Row r;
+std::string shape_name(int64_t m, int64_t n, int64_t k, bool trans_b) {
   char name[96];
   std::snprintf(name, sizeof name, "M%lld_N%lld_K%lld_%s", static_cast<long long>(m), static_cast<long long>(n),
                 static_cast<long long>(k), trans_b ? "NT" : "NN");
-  r.shape = name;
+  return name;
+}
+
+Row bench_f32(int64_t m, int64_t n, int64_t k, bool trans_b, int threads) {
+  Row r;
+  r.shape = shape_name(m, n, k, trans_b);
   r.threads = threads;
   const double flops = 2.0 * m * n * k;
   Aligned a(static_cast<size_t>(m * k) * 4), b(static_cast<size_t>(k * n) * 4), c(static_cast<size_t>(m * n) * 4);
@@ -531,10 +535,7 @@ IgemmDesc int8_desc(int64_t m, int64_t n, int64_t k, bool trans_b) {
 
 Int8Row bench_int8(int64_t m, int64_t n, int64_t k, bool trans_b, int threads) {
   Int8Row r;
-  char name[96];
-  std::snprintf(name, sizeof name, "M%lld_N%lld_K%lld_%s", static_cast<long long>(m), static_cast<long long>(n),
-                static_cast<long long>(k), trans_b ? "NT" : "NN");
-  r.shape = name;
+  r.shape = shape_name(m, n, k, trans_b);
   r.threads = threads;
   const double ops = 2.0 * m * n * k;
   Aligned a(static_cast<size_t>(m * k)), b(static_cast<size_t>(k * n)), c(static_cast<size_t>(m * n) * 4);

@@ -162,12 +162,7 @@ void dot_rows(int64_t k, const int8_t *a, int64_t lda, const int8_t *b, int64_t 
 
 void dot_avx2(int rows, int64_t k, const int8_t *a, int64_t lda, const int8_t *b, int64_t ldb, int64_t cols,
               int32_t *c, int64_t ldc) {
-  switch (rows) {
-    case 1: dot_rows<1>(k, a, lda, b, ldb, cols, c, ldc); break;
-    case 2: dot_rows<2>(k, a, lda, b, ldb, cols, c, ldc); break;
-    case 3: dot_rows<3>(k, a, lda, b, ldb, cols, c, ldc); break;
-    default: dot_rows<4>(k, a, lda, b, ldb, cols, c, ldc); break;
-  }
+  with_rows(rows, [&](auto r) { dot_rows<decltype(r)::value>(k, a, lda, b, ldb, cols, c, ldc); });
 }
 
 // ---- Small-M streaming, B [K, N] ----
@@ -272,12 +267,7 @@ void pack_a_avx2(const IgemmTiles &t, const int8_t *a, int64_t rs, int64_t cs, i
 
 void stream_avx2(int rows, int64_t k, const int8_t *a, int64_t lda, const int8_t *b, int64_t ldb, int64_t cols,
                  int32_t *c, int64_t ldc) {
-  switch (rows) {
-    case 1: stream_rows<1>(k, a, lda, b, ldb, cols, c, ldc); break;
-    case 2: stream_rows<2>(k, a, lda, b, ldb, cols, c, ldc); break;
-    case 3: stream_rows<3>(k, a, lda, b, ldb, cols, c, ldc); break;
-    default: stream_rows<4>(k, a, lda, b, ldb, cols, c, ldc); break;
-  }
+  with_rows(rows, [&](auto r) { stream_rows<decltype(r)::value>(k, a, lda, b, ldb, cols, c, ldc); });
 }
 
 void pack_b_avx2(const IgemmTiles &t, const int8_t *b, int64_t rs, int64_t cs, int64_t cols, int64_t k0, int64_t kc,

@@ -45,11 +45,14 @@ void tile_vnni(int64_t groups, const uint32_t *a, const uint32_t *b, int32_t *c,
   }
 }
 
-inline int32_t hsum(__m512i v) {
-  const __m256i h = _mm256_add_epi32(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
-  const __m128i s = _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
-  const __m128i t = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
-  return _mm_cvtsi128_si32(_mm_add_epi32(t, _mm_shuffle_epi32(t, 0xB1)));
+// Wrapping sum of the 16 lanes (through memory: it runs once per result, and GCC 12's extract /
+// shift intrinsics warn about their undefined pass-through operand).
+inline uint32_t hsum(__m512i v) {
+  alignas(64) uint32_t lanes[16];
+  _mm512_store_si512(lanes, v);
+  uint32_t s = 0;
+  for (uint32_t x : lanes) s += x;
+  return s;
 }
 
 // Small-M dot products, B [N, K]: 64 k per step; A biased to unsigned on the fly, and each column's
@@ -75,10 +78,9 @@ void dot_block(int64_t k, const int8_t *a, int64_t lda, const int8_t *b, int64_t
     }
   }
   for (int q = 0; q < COLS; ++q) {
-    const __m512i corr = _mm512_slli_epi32(sum[q], 7);
+    const uint32_t corr = hsum(sum[q]) << 7;  // the +128 bias of A times the column's sum
     for (int i = 0; i < ROWS; ++i)
-      c[i * ldc + q] =
-          dot_tail(hsum(_mm512_sub_epi32(acc[i][q], corr)), a + i * lda, b + q * ldb, kv, k);
+      c[i * ldc + q] = dot_tail(static_cast<int32_t>(hsum(acc[i][q]) - corr), a + i * lda, b + q * ldb, kv, k);
   }
 }
 
@@ -93,12 +95,7 @@ void dot_rows(int64_t k, const int8_t *a, int64_t lda, const int8_t *b, int64_t 
 
 void dot_vnni(int rows, int64_t k, const int8_t *a, int64_t lda, const int8_t *b, int64_t ldb, int64_t cols,
               int32_t *c, int64_t ldc) {
-  switch (rows) {
-    case 1: dot_rows<1>(k, a, lda, b, ldb, cols, c, ldc); break;
-    case 2: dot_rows<2>(k, a, lda, b, ldb, cols, c, ldc); break;
-    case 3: dot_rows<3>(k, a, lda, b, ldb, cols, c, ldc); break;
-    default: dot_rows<4>(k, a, lda, b, ldb, cols, c, ldc); break;
-  }
+  with_rows(rows, [&](auto r) { dot_rows<decltype(r)::value>(k, a, lda, b, ldb, cols, c, ldc); });
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 namespace opsnn::kernels::igemm_detail {
 
@@ -19,6 +20,19 @@ using IgemmTileFn = void (*)(int64_t groups, const uint32_t *a, const uint32_t *
                              bool accumulate);
 
 constexpr int kMaxRows = 12;
+constexpr int kDotMaxRows = 4;  // rows of the small-M kernels (dot / stream)
+
+// f(std::integral_constant<int, r>{}) for r = rows, 1 <= rows <= kDotMaxRows: dispatches a runtime
+// row count to a kernel template.
+template <class F>
+inline void with_rows(int rows, F &&f) {
+  switch (rows) {
+    case 1: f(std::integral_constant<int, 1>{}); break;
+    case 2: f(std::integral_constant<int, 2>{}); break;
+    case 3: f(std::integral_constant<int, 3>{}); break;
+    default: f(std::integral_constant<int, 4>{}); break;
+  }
+}
 
 struct IgemmTiles;
 // Packs B's k [k0, k0 + kc) x columns [0, cols) (b already offset to the first column; element
@@ -34,7 +48,6 @@ using IgemmPackBFn = void (*)(const IgemmTiles &t, const int8_t *b, int64_t rs, 
 // Small M with B stored [N, K] (unit stride along K; the usual weight layout): dot products along
 // K, B read once in place, no packing. c[i * ldc + j] = sum_p a[i * lda + p] * b[j * ldb + p] for
 // i < rows (<= kDotMaxRows), j < cols; a holds int8 rows zero-padded to a multiple of 64.
-constexpr int kDotMaxRows = 4;
 using IgemmDotFn = void (*)(int rows, int64_t k, const int8_t *a, int64_t lda, const int8_t *b, int64_t ldb,
                             int64_t cols, int32_t *c, int64_t ldc);
 
