@@ -68,40 +68,41 @@ inline void transpose8_words(__m256i r[8]) {
   for (int i = 0; i < 8; ++i) r[i] = _mm256_castps_si256(f[i]);
 }
 
-// [K, N] rows (unit column stride): groups [0, full) of a whole panel.
-void pack_rows(const IgemmTiles &t, const int8_t *b, int64_t rs, int64_t k0, int64_t full, uint32_t *panel,
-               int32_t *colsum) {
-  if (t.kgroup == 2) {
-    for (int64_t g = 0; g < full; ++g) {
-      const int8_t *r0 = b + (k0 + 2 * g) * rs;
-      const __m256i x0 = load16_i16(r0), x1 = load16_i16(r0 + rs);
-      const __m256i lo = _mm256_unpacklo_epi16(x0, x1), hi = _mm256_unpackhi_epi16(x0, x1);
-      store8(panel + g * 16, _mm256_permute2x128_si256(lo, hi, 0x20));
-      store8(panel + g * 16 + 8, _mm256_permute2x128_si256(lo, hi, 0x31));
+// [K, N] rows (unit column stride): groups [0, full) of `panels` whole panels (panel p at
+// dst + p * pstride). Groups go outermost so each row of B is read as one sequential segment
+// across the panels: for a wide B every row starts a new page at the same cache sets, so walking
+// one panel down K would read 16 / 32 bytes per row and miss on every one.
+void pack_rows(const IgemmTiles &t, const int8_t *b, int64_t rs, int64_t k0, int64_t full, int64_t panels,
+               int64_t pstride, uint32_t *dst, int32_t *colsum) {
+  for (int64_t g = 0; g < full; ++g) {
+    const int8_t *r0 = b + (k0 + g * t.kgroup) * rs;
+    if (t.kgroup == 2) {
+      for (int64_t q = 0; q < panels; ++q) {
+        const __m256i x0 = load16_i16(r0 + 16 * q), x1 = load16_i16(r0 + rs + 16 * q);
+        const __m256i lo = _mm256_unpacklo_epi16(x0, x1), hi = _mm256_unpackhi_epi16(x0, x1);
+        uint32_t *out = dst + q * pstride + g * 16;
+        store8(out, _mm256_permute2x128_si256(lo, hi, 0x20));
+        store8(out + 8, _mm256_permute2x128_si256(lo, hi, 0x31));
+      }
+      continue;
     }
-    return;
-  }
-  __m256i sum[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
-  for (int64_t g = 0; g < full; ++g) {  // 32 columns x 4 rows -> 32 quads
-    const int8_t *r0 = b + (k0 + 4 * g) * rs;
-    const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(r0));
-    const __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(r0 + rs));
-    const __m256i x2 = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(r0 + 2 * rs));
-    const __m256i x3 = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(r0 + 3 * rs));
-    const __m256i t0 = _mm256_unpacklo_epi8(x0, x1), t1 = _mm256_unpackhi_epi8(x0, x1);
-    const __m256i t2 = _mm256_unpacklo_epi8(x2, x3), t3 = _mm256_unpackhi_epi8(x2, x3);
-    const __m256i q0 = _mm256_unpacklo_epi16(t0, t2), q1 = _mm256_unpackhi_epi16(t0, t2);
-    const __m256i q2 = _mm256_unpacklo_epi16(t1, t3), q3 = _mm256_unpackhi_epi16(t1, t3);
-    const __m256i o[4] = {_mm256_permute2x128_si256(q0, q1, 0x20), _mm256_permute2x128_si256(q2, q3, 0x20),
-                          _mm256_permute2x128_si256(q0, q1, 0x31), _mm256_permute2x128_si256(q2, q3, 0x31)};
-    for (int v = 0; v < 4; ++v) {
-      store8(panel + g * 32 + 8 * v, o[v]);
-      sum[v] = _mm256_add_epi32(sum[v], quad_sums(o[v]));
+    for (int64_t q = 0; q < panels; ++q) {  // 32 columns x 4 rows -> 32 quads
+      const int8_t *r = r0 + 32 * q;
+      const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(r));
+      const __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(r + rs));
+      const __m256i x2 = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(r + 2 * rs));
+      const __m256i x3 = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(r + 3 * rs));
+      const __m256i t0 = _mm256_unpacklo_epi8(x0, x1), t1 = _mm256_unpackhi_epi8(x0, x1);
+      const __m256i t2 = _mm256_unpacklo_epi8(x2, x3), t3 = _mm256_unpackhi_epi8(x2, x3);
+      const __m256i q0 = _mm256_unpacklo_epi16(t0, t2), q1 = _mm256_unpackhi_epi16(t0, t2);
+      const __m256i q2 = _mm256_unpacklo_epi16(t1, t3), q3 = _mm256_unpackhi_epi16(t1, t3);
+      const __m256i o[4] = {_mm256_permute2x128_si256(q0, q1, 0x20), _mm256_permute2x128_si256(q2, q3, 0x20),
+                            _mm256_permute2x128_si256(q0, q1, 0x31), _mm256_permute2x128_si256(q2, q3, 0x31)};
+      for (int v = 0; v < 4; ++v) {
+        store8(dst + q * pstride + g * 32 + 8 * v, o[v]);
+        add_colsum(colsum + 32 * q + 8 * v, o[v]);
+      }
     }
-  }
-  for (int v = 0; v < 4; ++v) {
-    __m256i *p = reinterpret_cast<__m256i *>(colsum + 8 * v);
-    _mm256_storeu_si256(p, _mm256_add_epi32(_mm256_loadu_si256(p), sum[v]));
   }
 }
 
@@ -273,11 +274,12 @@ void stream_avx2(int rows, int64_t k, const int8_t *a, int64_t lda, const int8_t
 void pack_b_avx2(const IgemmTiles &t, const int8_t *b, int64_t rs, int64_t cs, int64_t cols, int64_t k0, int64_t kc,
                  uint32_t *dst, int32_t *colsum) {
   const int64_t groups = (kc + t.kgroup - 1) / t.kgroup, full = kc / t.kgroup;
+  const int64_t whole = cols / t.nr;  // panels with nr valid columns
+  if (cs == 1) pack_rows(t, b, rs, k0, full, whole, groups * t.nr, dst, colsum);
   for (int64_t c0 = 0; c0 < cols; c0 += t.nr, dst += groups * t.nr) {
     const int64_t w = std::min<int64_t>(t.nr, cols - c0);
     int64_t done = 0;
     if (w == t.nr && cs == 1) {
-      pack_rows(t, b + c0, rs, k0, full, dst, colsum + c0);
       done = full;
     } else if (w == t.nr && rs == 1) {
       done = full / 8 * 8;
