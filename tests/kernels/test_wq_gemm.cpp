@@ -222,6 +222,67 @@ TEST(WqStream, NonFiniteActivationsFollowTheDefinition) {
       }
 }
 
+// The fused path (larger m) multiplies x by the dequantised weight, term by term like the
+// definition: +-inf activations give +-inf, +inf and -inf in one row NaN, a NaN NaN; the other rows
+// keep the usual bound. Every engine kernel tier this CPU runs, INT8 / INT4, [k, n] / [n, k].
+TEST(WqFused, NonFiniteActivationsFollowTheDefinition) {
+  std::mt19937 rng(16);
+  const float inf = std::numeric_limits<float>::infinity();
+  const int64_t m = 20, n = 40, k = 96;
+  for (int kernel = 0; kernel < gemm_kernel_count(); ++kernel) {
+    if (!gemm_kernel_supported(kernel)) continue;
+    for (aclDataType wt : {ACL_INT8, ACL_INT4})
+      for (bool trans : {false, true}) {
+        SCOPED_TRACE(::testing::Message() << gemm_kernel_name(kernel) << " wt " << wt << " trans " << trans);
+        const WqDesc d{.m = m, .n = n, .k = k, .w_dtype = wt, .w_row = trans ? 1 : n, .w_col = trans ? k : 1,
+                       .s_dtype = ACL_FLOAT16, .s_row = n, .s_col = 1, .has_offset = true,
+                       .o_dtype = ACL_FLOAT16, .o_row = n, .o_col = 1, .group = 32};
+        std::vector<uint8_t> w(static_cast<size_t>(k * n));
+        for (auto &v : w) v = static_cast<uint8_t>(rng());
+        std::uniform_real_distribution<float> ux(-1.0f, 1.0f), us(0.002f, 0.02f);
+        std::vector<uint16_t> x(static_cast<size_t>(m * k)), s(static_cast<size_t>(3 * n)),
+            o(s.size(), float_to_half(0.5f));  // w + 0.5 is never 0: one infinite term gives +-inf
+        for (auto &v : x) v = float_to_half(ux(rng));
+        for (auto &v : s) v = float_to_half(us(rng));
+        x[5] = float_to_half(inf);               // row 0: one +inf
+        x[7 * k + 3] = float_to_half(-inf);      // row 7: -inf and +inf
+        x[7 * k + 40] = float_to_half(inf);
+        x[13 * k + 10] = float_to_half(std::nanf(""));  // row 13: a NaN
+        x[19 * k + 95] = float_to_half(-inf);    // row 19 (the last M tile's edge): -inf
+        std::vector<double> ref(static_cast<size_t>(m * n));
+        wq_reference(d, ACL_FLOAT16, x.data(), k, 1, w.data(), s.data(), o.data(), ref.data());
+        WqFusedPlan plan;
+        ASSERT_TRUE(wq_fused_plan(d, &plan, 2, kernel));
+        std::vector<uint8_t> ws(plan.workspace_bytes + 64);
+        void *wsp = reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(ws.data()) + 63) & ~uintptr_t{63});
+        std::vector<uint16_t> y(static_cast<size_t>(m * n));
+        WqOutput out;
+        out.y = y.data();
+        out.y_dtype = ACL_FLOAT16;
+        out.y_row = n;
+        wq_fused_run(plan, d, ACL_FLOAT16, x.data(), k, 1, w.data(), s.data(), o.data(), out, wsp);
+        int64_t infinite = 0, nans = 0;
+        for (size_t e = 0; e < ref.size(); ++e) {
+          const double got = half_to_float(y[e]);
+          if (std::isnan(ref[e])) {
+            ++nans;
+            EXPECT_TRUE(std::isnan(got)) << "y[" << e << "] = " << got << ", definition NaN";
+          } else if (std::isinf(ref[e])) {
+            ++infinite;
+            EXPECT_EQ(got, ref[e]) << "y[" << e << "]";
+          } else {
+            EXPECT_NEAR(got, ref[e], 2e-3 * (1.0 + std::fabs(ref[e]))) << "y[" << e << "]";
+          }
+        }
+        // Rows 0 and 19 are infinite and row 13 NaN in every column; row 7 is NaN where its two
+        // infinite terms have opposite signs (the weight's sign decides), else infinite.
+        EXPECT_EQ(infinite + nans, 4 * n);
+        EXPECT_GE(infinite, 2 * n);
+        EXPECT_GE(nans, n);
+      }
+  }
+}
+
 TEST(WqFused, SeveralMBlocksAndChunks) {
   std::mt19937 rng(12);
   // m > kWqFusedMc (two M blocks), n > kWqFusedNc (several chunks per thread), k > kWqFusedKc.
