@@ -56,7 +56,8 @@ void tile_portable(int64_t groups, const uint32_t *a, const uint32_t *b, int32_t
 
 namespace igemm_detail {
 constexpr IgemmTiles kIgemmPortableTiles = {
-    4, 8, 2, {nullptr, &tile_portable<1>, &tile_portable<2>, &tile_portable<3>, &tile_portable<4>}, nullptr, nullptr, nullptr, nullptr};
+    4, 8, 2, {nullptr, &tile_portable<1>, &tile_portable<2>, &tile_portable<3>, &tile_portable<4>},
+    nullptr, nullptr, nullptr, nullptr};
 
 void pack_a_groups(const IgemmTiles &t, const int8_t *a, int64_t rs, int64_t cs, int64_t rows, int64_t k0,
                    int64_t kc, int64_t g0, int64_t g1, uint32_t *panel) {
@@ -239,7 +240,8 @@ bool igemm_plan(const IgemmDesc &d, IgemmPlan *plan, int threads, int kernel) {
     p.n_blocks = div_up(d.n, p.nc);
     p.tasks = d.batch * p.n_blocks;
     p.threads = static_cast<int>(std::min<int64_t>(p.threads, p.tasks));
-    p.thread_bytes = align64(static_cast<size_t>(d.m) * round_up(d.k, 64)) + align64(static_cast<size_t>(d.m) * p.nc * 4);
+    p.thread_bytes =
+        align64(static_cast<size_t>(d.m) * round_up(d.k, 64)) + align64(static_cast<size_t>(d.m) * p.nc * 4);
     p.workspace_bytes = p.thread_bytes * static_cast<size_t>(p.threads);
     *plan = p;
     return true;

@@ -3,6 +3,9 @@
 // summed into an int32 lane) and vpaddd into 12 ymm accumulators. AVX2 has no int8 dot-product
 // instruction that cannot saturate (vpmaddubsw saturates to int16), so the operands are widened to
 // int16 when packed.
+// Also here (AVX2 code the VNNI table shares): the packers of row-major A and of B in either
+// layout, and the small-M kernels that read B in place (dot products for [N, K], a row-pair stream
+// for [K, N]).
 #include <immintrin.h>
 
 #include <algorithm>
@@ -229,7 +232,8 @@ void stream_rows(int64_t k, const int8_t *a, int64_t lda, const int8_t *b, int64
   for (int i = 0; i < ROWS; ++i)  // columns past the last 16
     for (int64_t j = full; j < cols; ++j) {
       uint32_t acc = 0;
-      for (int64_t p = 0; p < k; ++p) acc += static_cast<uint32_t>(static_cast<int32_t>(a[i * lda + p]) * b[p * ldb + j]);
+      for (int64_t p = 0; p < k; ++p)
+        acc += static_cast<uint32_t>(static_cast<int32_t>(a[i * lda + p]) * b[p * ldb + j]);
       c[i * ldc + j] = static_cast<int32_t>(acc);
     }
 }
