@@ -250,8 +250,14 @@ bool igemm_plan(const IgemmDesc &d, IgemmPlan *plan, int threads, int kernel) {
   // Task blocks: as large as the caches allow, then split until every thread has work.
   int64_t mt = std::min(round_up(d.m, p.mr), round_up(kMt, p.mr));
   int64_t nt = std::min(round_up(d.n, p.nr), kNt);
+  // The results are exact whatever the split, so the split only serves balance: more, smaller
+  // tasks until the threads' shares differ by at most 1/8 (e.g. 3 tasks on 2 threads become 6).
   auto count = [&] { return d.batch * div_up(d.m, mt) * div_up(d.n, nt); };
-  while (count() < p.threads) {
+  auto unbalanced = [&] {
+    const int64_t c = count(), th = p.threads;
+    return c < th || (div_up(c, th) * th - c) * 8 > c;
+  };
+  while (unbalanced() && count() < 16 * p.threads) {
     if (nt > p.nr && (nt >= mt || mt <= p.mr)) nt = round_up(div_up(nt, 2), p.nr);
     else if (mt > p.mr) mt = round_up(div_up(mt, 2), p.mr);
     else break;
