@@ -28,8 +28,11 @@
 #include <thread>
 #include <vector>
 
+#include "acl/acl.h"
+#include "aclnnop/aclnn_quant_matmul_v4.h"
 #include "common/half.h"
 #include "core/cpu_features.h"
+#include "core/thread_pool.h"
 #include "kernels/matmul/gemm.h"
 #include "kernels/matmul/igemm.h"
 #include "kernels/matmul/wq_gemm.h"
@@ -489,8 +492,50 @@ void dequant_block(void *ctx, int64_t, int64_t i0, int64_t j0, int64_t rows, int
 struct Int8Row {
   std::string shape;
   int threads;
-  double ours = 0, dnnl_s8 = 0, dnnl_u8zp = 0, dnnl_u8 = 0, ours_f32 = 0;
+  double ours = 0, dnnl_s8 = 0, dnnl_u8zp = 0, dnnl_u8 = 0, ours_f32 = 0, op = 0;
 };
+
+// The public op on the same operands: aclnnQuantMatmulV4 (FLOAT scale per column, FLOAT16 out) on a
+// repeatable executor, phase 2 + stream synchronisation per call. The op runs on the process's
+// thread pool (OPSNN_NUM_THREADS), so it is timed only in the rows with that many threads.
+double quant_matmul_op_gops(int64_t m, int64_t n, int64_t k, bool trans_b, const int8_t *a, const int8_t *b,
+                            const float *scale) {
+  static aclrtStream stream = [] {
+    aclInit(nullptr);
+    aclrtSetDevice(0);
+    aclrtStream st = nullptr;
+    aclrtCreateStream(&st);
+    return st;
+  }();
+  auto tensor = [](std::initializer_list<int64_t> shape, aclDataType dt, const void *data) {
+    const std::vector<int64_t> dims(shape);
+    std::vector<int64_t> strides(dims.size());
+    int64_t stride = 1;
+    for (size_t i = dims.size(); i-- > 0;) {
+      strides[i] = stride;
+      stride *= dims[i];
+    }
+    return aclCreateTensor(dims.data(), dims.size(), dt, strides.data(), 0, ACL_FORMAT_ND, dims.data(), dims.size(),
+                           const_cast<void *>(data));
+  };
+  Aligned out(static_cast<size_t>(m * n) * 2);
+  aclTensor *x1 = tensor({m, k}, ACL_INT8, a), *x2 = trans_b ? tensor({n, k}, ACL_INT8, b) : tensor({k, n}, ACL_INT8, b),
+            *sc = tensor({n}, ACL_FLOAT, scale), *y = tensor({m, n}, ACL_FLOAT16, out.p);
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  double gops = 0;
+  if (aclnnQuantMatmulV4GetWorkspaceSize(x1, x2, sc, nullptr, nullptr, nullptr, false, trans_b, y, &ws, &ex) == 0) {
+    aclSetAclOpExecutorRepeatable(ex);
+    Aligned w(ws);
+    gops = 2.0 * m * n * k / best_time([&] {
+      aclnnQuantMatmulV4(w.p, ws, ex, stream);
+      aclrtSynchronizeStream(stream);
+    }) * 1e-9;
+    aclDestroyAclOpExecutor(ex);
+  }
+  for (aclTensor *t : {x1, x2, sc, y}) aclDestroyTensor(t);
+  return gops;
+}
 
 std::set<std::string> g_int8_impls, g_igemm_kernels;
 std::vector<std::string> g_int8_warnings;
@@ -554,6 +599,7 @@ Int8Row bench_int8(int64_t m, int64_t n, int64_t k, bool trans_b, int threads) {
   DequantCtx ctx{c.f(), n, scale.data()};
   auto ours = [&] { igemm_run(plan, a8, b8, ws.p, dequant_block, &ctx); };
   r.ours = ops / best_time(ours) * 1e-9;
+  if (threads == opsnn::core::num_threads()) r.op = quant_matmul_op_gops(m, n, k, trans_b, a8, b8, scale.data());
 
 #if defined(OPSNN_HAVE_DNNL)
   for (DnnlSrc kind : {DnnlSrc::kS8, DnnlSrc::kU8Zp, DnnlSrc::kU8}) {
@@ -593,8 +639,9 @@ void print_int8_row(const Int8Row &r) {
   char ratio[32] = "–";
   const double peer = std::max({r.dnnl_s8, r.dnnl_u8zp, r.dnnl_u8});
   if (r.ours > 0 && peer > 0) std::snprintf(ratio, sizeof ratio, "%.2f×", r.ours / peer);
-  std::printf("| %s | %d | %s | %s | %s | %s | %s | %s |\n", r.shape.c_str(), r.threads, fmt(r.ours).c_str(),
-              fmt(r.dnnl_s8).c_str(), fmt(r.dnnl_u8zp).c_str(), fmt(r.dnnl_u8).c_str(), fmt(r.ours_f32).c_str(), ratio);
+  std::printf("| %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", r.shape.c_str(), r.threads, fmt(r.ours).c_str(),
+              fmt(r.op).c_str(), fmt(r.dnnl_s8).c_str(), fmt(r.dnnl_u8zp).c_str(), fmt(r.dnnl_u8).c_str(),
+              fmt(r.ours_f32).c_str(), ratio);
   std::fflush(stdout);
 }
 
@@ -711,14 +758,16 @@ int main(int argc, char **argv) {
               "weights pre-packed, per-column output scales; s8 src = the same problem; u8 src + zero point = the same problem\n"
               "(values + 128, zero point 128); u8 src = unsigned activations without zero point (same work, not compared).\n"
               "OpsNN / best oneDNN is against the fastest of the three. OpsNN FP32: the FLOAT32 engine on the same shape.\n"
+              "OpsNN QuantMatmulV4 op: the public op (FLOAT16 out, phase 2 + synchronise), in the rows whose thread count is\n"
+              "the pool's (OPSNN_NUM_THREADS).\n"
               "B holds 7-bit values ([-64, 63], A is full range) so that oneDNN's results are exact on CPUs without VNNI\n"
               "(its int16 pair sums saturate with full-range weights, see the check below); the timings do not depend on the values.\n\n");
   int8_full_range_check();
   for (int threads : {1, 2}) {
     std::printf("### %d thread%s\n\n", threads, threads > 1 ? "s" : "");
-    std::printf("| shape | thr | OpsNN int8 GOP/s | oneDNN s8 src GOP/s | oneDNN u8 src + zp GOP/s | oneDNN u8 src GOP/s "
-                "| OpsNN FP32 GFLOP/s | OpsNN int8 / best oneDNN |\n");
-    std::printf("|---|---|---|---|---|---|---|---|\n");
+    std::printf("| shape | thr | OpsNN int8 GOP/s | OpsNN QuantMatmulV4 op | oneDNN s8 src GOP/s | oneDNN u8 src + zp GOP/s "
+                "| oneDNN u8 src GOP/s | OpsNN FP32 GFLOP/s | OpsNN int8 / best oneDNN |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|\n");
     for (int64_t s : {256, 512, 1024, 2048}) print_int8_row(bench_int8(s, s, s, false, threads));
     for (int64_t m : {1, 16, 128})
       for (auto nk : {std::pair<int64_t, int64_t>{4096, 4096}, {768, 3072}})
