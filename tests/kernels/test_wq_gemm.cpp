@@ -174,6 +174,31 @@ TEST(WqStream, TransposedWeightSmallM) {
     }
 }
 
+// Operands for the non-finite tests: FLOAT16 x in [-1, 1] (the caller plants the specials), a
+// random INT8 / INT4 weight [k, n] (or its transposed view), per-group-32 scales and offsets 0.5
+// (w + 0.5 is never 0, so one infinite term gives +-inf).
+struct NonFiniteCase {
+  WqDesc d;
+  std::vector<uint8_t> w;
+  std::vector<uint16_t> x, s, o;
+};
+
+NonFiniteCase nonfinite_case(aclDataType wt, bool trans, int64_t m, int64_t n, int64_t k, std::mt19937 &rng) {
+  NonFiniteCase c;
+  c.d = WqDesc{.m = m, .n = n, .k = k, .w_dtype = wt, .w_row = trans ? 1 : n, .w_col = trans ? k : 1,
+               .s_dtype = ACL_FLOAT16, .s_row = n, .s_col = 1, .has_offset = true,
+               .o_dtype = ACL_FLOAT16, .o_row = n, .o_col = 1, .group = 32};
+  c.w.resize(static_cast<size_t>(k * n));
+  for (auto &v : c.w) v = static_cast<uint8_t>(rng());
+  std::uniform_real_distribution<float> ux(-1.0f, 1.0f), us(0.002f, 0.02f);
+  c.x.resize(static_cast<size_t>(m * k));
+  c.s.resize(static_cast<size_t>(wq_groups(c.d) * n));
+  c.o.assign(c.s.size(), float_to_half(0.5f));
+  for (auto &v : c.x) v = float_to_half(ux(rng));
+  for (auto &v : c.s) v = float_to_half(us(rng));
+  return c;
+}
+
 // Infinite and NaN activations: the streaming path follows the definition, sum x * ((w + o) * s):
 // +-inf where it gives +-inf (the factored fast formula would give inf - inf = NaN), NaN where it
 // gives NaN, and rows without specials stay exact to the usual bound.
@@ -185,16 +210,10 @@ TEST(WqStream, NonFiniteActivationsFollowTheDefinition) {
       for (int64_t m : {1, 4}) {
         SCOPED_TRACE(::testing::Message() << "wt " << wt << " trans " << trans << " m " << m);
         const int64_t n = 40, k = 64;
-        const WqDesc d{.m = m, .n = n, .k = k, .w_dtype = wt, .w_row = trans ? 1 : n, .w_col = trans ? k : 1,
-                       .s_dtype = ACL_FLOAT16, .s_row = n, .s_col = 1, .has_offset = true,
-                       .o_dtype = ACL_FLOAT16, .o_row = n, .o_col = 1, .group = 32};
-        std::vector<uint8_t> w(static_cast<size_t>(k * n));
-        for (auto &v : w) v = static_cast<uint8_t>(rng());
-        std::uniform_real_distribution<float> ux(-1.0f, 1.0f), us(0.002f, 0.02f);
-        std::vector<uint16_t> x(static_cast<size_t>(m * k)), s(static_cast<size_t>(2 * n)),
-            o(s.size(), float_to_half(0.5f));  // w + 0.5 is never 0: one infinite term gives +-inf
-        for (auto &v : x) v = float_to_half(ux(rng));
-        for (auto &v : s) v = float_to_half(us(rng));
+        NonFiniteCase c = nonfinite_case(wt, trans, m, n, k, rng);
+        const WqDesc &d = c.d;
+        std::vector<uint8_t> &w = c.w;
+        std::vector<uint16_t> &x = c.x, &s = c.s, &o = c.o;
         x[5] = float_to_half(inf);  // row 0: one +inf
         if (m == 4) {               // row 1 finite; row 2: -inf and +inf; row 3: a NaN
           x[2 * k + 3] = float_to_half(-inf);
@@ -234,16 +253,10 @@ TEST(WqFused, NonFiniteActivationsFollowTheDefinition) {
     for (aclDataType wt : {ACL_INT8, ACL_INT4})
       for (bool trans : {false, true}) {
         SCOPED_TRACE(::testing::Message() << gemm_kernel_name(kernel) << " wt " << wt << " trans " << trans);
-        const WqDesc d{.m = m, .n = n, .k = k, .w_dtype = wt, .w_row = trans ? 1 : n, .w_col = trans ? k : 1,
-                       .s_dtype = ACL_FLOAT16, .s_row = n, .s_col = 1, .has_offset = true,
-                       .o_dtype = ACL_FLOAT16, .o_row = n, .o_col = 1, .group = 32};
-        std::vector<uint8_t> w(static_cast<size_t>(k * n));
-        for (auto &v : w) v = static_cast<uint8_t>(rng());
-        std::uniform_real_distribution<float> ux(-1.0f, 1.0f), us(0.002f, 0.02f);
-        std::vector<uint16_t> x(static_cast<size_t>(m * k)), s(static_cast<size_t>(3 * n)),
-            o(s.size(), float_to_half(0.5f));  // w + 0.5 is never 0: one infinite term gives +-inf
-        for (auto &v : x) v = float_to_half(ux(rng));
-        for (auto &v : s) v = float_to_half(us(rng));
+        NonFiniteCase c = nonfinite_case(wt, trans, m, n, k, rng);
+        const WqDesc &d = c.d;
+        std::vector<uint8_t> &w = c.w;
+        std::vector<uint16_t> &x = c.x, &s = c.s, &o = c.o;
         x[5] = float_to_half(inf);               // row 0: one +inf
         x[7 * k + 3] = float_to_half(-inf);      // row 7: -inf and +inf
         x[7 * k + 40] = float_to_half(inf);
