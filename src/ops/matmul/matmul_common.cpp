@@ -136,31 +136,36 @@ void bind_scratch(GemmCall &call, int which, uint64_t ws_offset) {
   if (which == kGemmD) call.desc.has_d = true;
 }
 
-void set_batch(GemmCall &call, const Shape &shape, const int64_t (*strides)[kMaxDims], std::initializer_list<int> used) {
-  int nb = 0;
-  int64_t mshape[kMaxDims], mstride[4][kMaxDims] = {};
+MergedBatch merge_batch_dims(const Shape &shape, const int64_t (*strides)[kMaxDims], std::initializer_list<int> used) {
+  MergedBatch m;
   for (int d = 0; d < shape.ndim; ++d) {
     if (shape.dims[d] == 1) continue;
-    if (nb > 0) {
+    if (m.ndim > 0) {
       bool nest = true;
-      for (int i : used) nest &= mstride[i][nb - 1] == strides[i][d] * shape.dims[d];
+      for (int i : used) nest &= m.strides[i][m.ndim - 1] == strides[i][d] * shape.dims[d];
       if (nest) {
-        mshape[nb - 1] *= shape.dims[d];
-        for (int i : used) mstride[i][nb - 1] = strides[i][d];
+        m.dims[m.ndim - 1] *= shape.dims[d];
+        for (int i : used) m.strides[i][m.ndim - 1] = strides[i][d];
         continue;
       }
     }
-    mshape[nb] = shape.dims[d];
-    for (int i : used) mstride[i][nb] = strides[i][d];
-    ++nb;
+    m.dims[m.ndim] = shape.dims[d];
+    for (int i : used) m.strides[i][m.ndim] = strides[i][d];
+    ++m.ndim;
   }
-  call.desc.batch = nb > 0 ? mshape[nb - 1] : 1;
-  for (int i : used) operand(call.desc, i).batch_stride = nb > 0 ? mstride[i][nb - 1] : 0;
+  return m;
+}
+
+void set_batch(GemmCall &call, const Shape &shape, const int64_t (*strides)[kMaxDims], std::initializer_list<int> used) {
+  const MergedBatch mb = merge_batch_dims(shape, strides, used);
+  const int nb = mb.ndim;
+  call.desc.batch = nb > 0 ? mb.dims[nb - 1] : 1;
+  for (int i : used) operand(call.desc, i).batch_stride = nb > 0 ? mb.strides[i][nb - 1] : 0;
   call.outer_ndim = nb > 0 ? nb - 1 : 0;
   for (int d = 0; d + 1 < nb; ++d) {
-    call.outer_shape[d] = mshape[d];
+    call.outer_shape[d] = mb.dims[d];
     for (int i : used)
-      call.outer_stride[i][d] = mstride[i][d] * static_cast<int64_t>(core::dtype_size(operand(call.desc, i).dtype));
+      call.outer_stride[i][d] = mb.strides[i][d] * static_cast<int64_t>(core::dtype_size(operand(call.desc, i).dtype));
   }
 }
 

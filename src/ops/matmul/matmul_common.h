@@ -76,6 +76,17 @@ void bind_tensor(GemmCall &call, int which, int slot, const aclTensor *t);
 // Binds operand `which` to fp32 scratch at `ws_offset` bytes of the op's workspace.
 void bind_scratch(GemmCall &call, int which, uint64_t ws_offset);
 
+// Batch dims merged over several operands: `shape` is the broadcast batch shape and strides[i] the
+// element strides of operand i over it (operands not in `used` are ignored). Size-1 dims are dropped
+// and neighbours whose strides nest for every used operand are merged (outermost first).
+struct MergedBatch {
+  int ndim = 0;
+  int64_t dims[core::kMaxDims] = {};
+  int64_t strides[4][core::kMaxDims] = {};
+};
+MergedBatch merge_batch_dims(const core::Shape &shape, const int64_t (*strides)[core::kMaxDims],
+                             std::initializer_list<int> used);
+
 // Batch dims: `shape` is the broadcast batch shape and strides[i] the element strides of operand i
 // over it (0 = broadcast; operands not in `used` are ignored). Size-1 dims are dropped and dims
 // whose strides nest for all operands merged; the innermost becomes the GEMM batch, the rest the

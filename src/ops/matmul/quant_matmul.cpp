@@ -39,6 +39,7 @@
 #include "core/op_checks.h"
 #include "kernels/matmul/igemm.h"
 #include "kernels/matmul/qmm_epilogue.h"
+#include "ops/matmul/matmul_common.h"
 
 using namespace opsnn;
 
@@ -285,24 +286,12 @@ int quant_matmul_phase1(const char *api, const aclTensor *x1, const aclTensor *x
     }
 
     // Batch dims of x1 and x2 over the broadcast shape: drop size 1, merge neighbours that nest.
-    int64_t sa[core::kMaxDims], sb[core::kMaxDims];
-    core::broadcast_strides(*x1, oshape, sa);
-    core::broadcast_strides(*x2, oshape, sb);
-    int nd = 0;
-    int64_t dd[kMaxBatchDims], da[kMaxBatchDims], db[kMaxBatchDims];
-    for (int i = 0; i < bshape.ndim; ++i) {
-      if (bshape.dims[i] == 1) continue;
-      if (nd > 0 && da[nd - 1] == sa[i] * bshape.dims[i] && db[nd - 1] == sb[i] * bshape.dims[i]) {
-        dd[nd - 1] *= bshape.dims[i];
-        da[nd - 1] = sa[i];
-        db[nd - 1] = sb[i];
-        continue;
-      }
-      dd[nd] = bshape.dims[i];
-      da[nd] = sa[i];
-      db[nd] = sb[i];
-      ++nd;
-    }
+    int64_t bstrides[2][core::kMaxDims];
+    core::broadcast_strides(*x1, oshape, bstrides[0]);
+    core::broadcast_strides(*x2, oshape, bstrides[1]);
+    const ops::MergedBatch mb = ops::merge_batch_dims(bshape, bstrides, {0, 1});
+    const int nd = mb.ndim;
+    const int64_t *dd = mb.dims, *da = mb.strides[0], *db = mb.strides[1];
     kernels::IgemmDesc d;
     d.m = m;
     d.n = n;
