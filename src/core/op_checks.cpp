@@ -48,8 +48,16 @@ void check_tensor(const aclTensor *t, const char *name) {
 }
 
 void check_dtype_in(const aclTensor *t, const char *name, std::initializer_list<aclDataType> allowed) {
+  check_not_null(t, name);
+  // A dtype the op lists is one it handles, even outside OpsNN's general tensor dtypes (the UINT64 /
+  // INT64 words of aclnnTransQuantParam); the format check applies either way.
+  if (std::find(allowed.begin(), allowed.end(), t->dtype) != allowed.end()) {
+    if (!is_plain_format(t->format))
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has format %s; this op accepts plain formats (ND, NCHW, ...)", name,
+                  format_name(t->format));
+    return;
+  }
   check_tensor(t, name);
-  if (std::find(allowed.begin(), allowed.end(), t->dtype) != allowed.end()) return;
   std::string list;
   for (aclDataType dt : allowed) list += std::string(list.empty() ? "" : ", ") + dtype_name(dt);
   throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; expected one of %s", name, dtype_name(t->dtype), list.c_str());

@@ -22,7 +22,8 @@ struct Shape {
 void check_not_null(const void *p, const char *name);
 // Non-null tensor with a dtype OpsNN supports and a plain (non-blocked) format.
 void check_tensor(const aclTensor *t, const char *name);
-// ... and its dtype is one of `allowed`.
+// Non-null, plain format, and its dtype one of `allowed` (which may name dtypes check_tensor refuses,
+// e.g. the UINT64 / INT64 words of aclnnTransQuantParam).
 void check_dtype_in(const aclTensor *t, const char *name, std::initializer_list<aclDataType> allowed);
 void check_scalar(const aclScalar *s, const char *name);
 // The output may be written: no two of its elements share memory.

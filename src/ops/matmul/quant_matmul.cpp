@@ -181,13 +181,7 @@ int quant_matmul_phase1(const char *api, const aclTensor *x1, const aclTensor *x
     core::check_not_null(out, "out");
     core::check_dtype_in(x1, "x1", {ACL_INT8});
     core::check_dtype_in(x2, "x2", {ACL_INT8});
-    // UINT64 is no general OpsNN tensor dtype (core::check_dtype_in refuses it): checked here.
-    if (scale->dtype != ACL_UINT64 && scale->dtype != ACL_INT64 && scale->dtype != ACL_FLOAT &&
-        scale->dtype != ACL_BF16)
-      throw_error(ACLNN_ERR_PARAM_INVALID, "scale has dtype %s; expected UINT64, INT64, FLOAT or BF16",
-                  core::dtype_name(scale->dtype));
-    if (!core::is_plain_format(scale->format))
-      throw_error(ACLNN_ERR_PARAM_INVALID, "scale must be in a plain format (ND)");
+    core::check_dtype_in(scale, "scale", {ACL_UINT64, ACL_INT64, ACL_FLOAT, ACL_BF16});
     if (offset != nullptr) core::check_dtype_in(offset, "offset", {ACL_FLOAT});
     if (pertoken != nullptr) core::check_dtype_in(pertoken, "pertokenScaleOptional", {ACL_FLOAT});
     if (bias != nullptr) core::check_dtype_in(bias, "bias", {ACL_INT32, ACL_FLOAT, ACL_FLOAT16, ACL_BF16});

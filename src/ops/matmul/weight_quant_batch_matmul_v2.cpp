@@ -124,13 +124,7 @@ extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnWeightQuantBatchMatmulV2GetWorks
       throw_error(ACLNN_ERR_PARAM_INVALID, "quantOffsetOptional is given without quantScaleOptional");
     const bool quant = quantScaleOptional != nullptr;
     if (quant) {
-      // UINT64 is no general OpsNN tensor dtype (core::check_dtype_in refuses it): checked here.
-      const aclDataType qd = quantScaleOptional->dtype;
-      if (qd != ACL_FLOAT && qd != ACL_UINT64 && qd != ACL_INT64)
-        throw_error(ACLNN_ERR_PARAM_INVALID, "quantScaleOptional has dtype %s; expected FLOAT, UINT64 or INT64",
-                    core::dtype_name(qd));
-      if (!core::is_plain_format(quantScaleOptional->format))
-        throw_error(ACLNN_ERR_PARAM_INVALID, "quantScaleOptional must be in ND format");
+      core::check_dtype_in(quantScaleOptional, "quantScaleOptional", {ACL_FLOAT, ACL_UINT64, ACL_INT64});
       if (quantOffsetOptional != nullptr) core::check_dtype_in(quantOffsetOptional, "quantOffsetOptional", {ACL_FLOAT});
     }
     core::check_dtype_in(antiquantScale, "antiquantScale", {x->dtype});

@@ -74,10 +74,7 @@ extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnTransQuantParamV2GetWorkspaceSiz
     core::check_not_null(out, "out");
     core::check_dtype_in(scale, "scale", {ACL_FLOAT});
     if (offset != nullptr) core::check_dtype_in(offset, "offset", {ACL_FLOAT});
-    // UINT64 is no general OpsNN tensor dtype (core::check_dtype_in refuses it): checked here.
-    if (out->dtype != ACL_UINT64 && out->dtype != ACL_INT64)
-      throw_error(ACLNN_ERR_PARAM_INVALID, "out has dtype %s; expected UINT64 or INT64", core::dtype_name(out->dtype));
-    if (!core::is_plain_format(out->format)) throw_error(ACLNN_ERR_PARAM_INVALID, "out must be in a plain format (ND)");
+    core::check_dtype_in(out, "out", {ACL_UINT64, ACL_INT64});
 
     TransQuantParamStep &st = b.add_step<TransQuantParamStep>();
     int64_t ns = 0, no = 1;
