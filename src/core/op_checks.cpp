@@ -75,7 +75,10 @@ void check_no_internal_overlap(const aclTensor &t, const char *name) {
   int idx[kMaxDims], n = 0;
   for (int i = 0; i < t.ndim; ++i)
     if (t.dims[i] > 1) idx[n++] = i;
-  std::sort(idx, idx + n, [&](int a, int b) { return t.strides[a] < t.strides[b]; });
+  // At most kMaxDims entries: an insertion sort (std::sort's 16-element threshold also trips
+  // GCC 12's -Warray-bounds on an 8-element array).
+  for (int i = 1; i < n; ++i)
+    for (int j = i; j > 0 && t.strides[idx[j]] < t.strides[idx[j - 1]]; --j) std::swap(idx[j], idx[j - 1]);
   int64_t reach = 0;  // max element offset reachable by the inner dims
   for (int k = 0; k < n; ++k) {
     const int d = idx[k];

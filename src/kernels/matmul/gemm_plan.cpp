@@ -45,6 +45,8 @@ const KernelEntry kKernels[] = {
     {&ukernel_avx2_6x16},
     {&ukernel_avx512_12x32},
     {&ukernel_avx512bf16_12x32},
+#elif defined(__aarch64__)
+    {&ukernel_neon_6x16},
 #endif
 };
 constexpr int kKernelCount = static_cast<int>(sizeof(kKernels) / sizeof(kKernels[0]));
@@ -72,7 +74,7 @@ int best_kernel() {
     case core::Isa::kAvx512Bf16: return find("avx512bf16_12x32");
     case core::Isa::kAvx512: return find("avx512_12x32");
     case core::Isa::kAvx2: return find("avx2_6x16");
-    case core::Isa::kNeon: return find("portable_4x16");
+    case core::Isa::kNeon: return find("neon_6x16");
     case core::Isa::kPortable: break;
   }
 #if defined(__x86_64__)

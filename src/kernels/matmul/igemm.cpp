@@ -184,7 +184,7 @@ const char *igemm_kernel_name(IgemmKernel k) {
 }
 
 bool igemm_kernel_available(IgemmKernel k) {
-  const core::CpuFeatures &f = core::cpu_features();
+  [[maybe_unused]] const core::CpuFeatures &f = core::cpu_features();
   switch (k) {
     case IgemmKernel::kPortable: return true;
 #if defined(__x86_64__) || defined(_M_X64)

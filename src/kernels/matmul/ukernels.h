@@ -103,6 +103,9 @@ void avx2_dot_f16(int rows, int64_t k, const float *a, int64_t lda, const uint16
 void avx2_dot_bf16(int rows, int64_t k, const float *a, int64_t lda, const uint16_t *b, int64_t ldb, int64_t cols,
                    float *c, int64_t ldc);
 #endif
+#if defined(__aarch64__)
+const Ukernel &ukernel_neon_6x16();
+#endif
 
 // Entry `kernel` of the engine's table (gemm_plan.cpp); 0 <= kernel < gemm_kernel_count().
 const Ukernel &ukernel_by_index(int kernel);

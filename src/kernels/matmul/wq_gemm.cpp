@@ -105,7 +105,7 @@ void wq_small_m_run(const WqDesc &d, aclDataType x_dtype, const void *x, int64_t
   float *xf = static_cast<float *>(workspace);
   float *xsplit = wants_split_x(d) ? xf + d.m * d.k : nullptr;
   float *xsum = xf + d.m * d.k * (xsplit ? 2 : 1);
-  float *scratch = xsum + d.m * G + 16;
+  [[maybe_unused]] float *scratch = xsum + d.m * G + 16;
   bool finite = true;
   for (int64_t i = 0; i < d.m; ++i) {
     for (int64_t p = 0; p < d.k; ++p) {
@@ -119,7 +119,7 @@ void wq_small_m_run(const WqDesc &d, aclDataType x_dtype, const void *x, int64_t
       xsum[i * G + g] = s;
     }
   }
-  const bool avx2 = use_avx2();
+  [[maybe_unused]] const bool avx2 = use_avx2();
 #if defined(__x86_64__)
   if (avx2 && xsplit != nullptr) wq_detail::wq_split_pairs(d, xf, xsplit);
 #endif
@@ -149,7 +149,7 @@ void wq_small_m_run(const WqDesc &d, aclDataType x_dtype, const void *x, int64_t
 void wq_dequant_prepacked(const WqDesc &d, const void *w, const void *scale, const void *offset, float *dst,
                           int threads) {
   const int64_t panels = (d.n + kPrepackWidth - 1) / kPrepackWidth;
-  const bool avx2 = use_avx2();
+  [[maybe_unused]] const bool avx2 = use_avx2();
   auto run = [&](int64_t q0, int64_t q1) {
 #if defined(__x86_64__)
     if (avx2 && wq_detail::wq_dequant_panels_avx2(d, w, scale, offset, q0, q1, dst)) return;
@@ -223,7 +223,7 @@ void wq_fused_run(const WqFusedPlan &plan, const WqDesc &d, aclDataType x_dtype,
                   int64_t x_col, const void *w, const void *scale, const void *offset, const WqOutput &out,
                   void *workspace) {
   const gemm_detail::Ukernel &uk = gemm_detail::ukernel_by_index(plan.kernel);
-  const bool avx2 = use_avx2();
+  [[maybe_unused]] const bool avx2 = use_avx2();
   const bool f16c = core::cpu_features().f16c;
   const int64_t mr = plan.mr, nr = plan.nr, nc = plan.nc;
   const int64_t panels = (d.n + nr - 1) / nr;
