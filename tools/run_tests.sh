@@ -4,10 +4,12 @@
 #   2. sanitizer build (build-asan/: ASan + UBSan, core test suites), ctest
 #   2b. AVX-512 emulated build (build-avx512emu/: the AVX-512 kernels run through SIMDe on any
 #       AVX2 CPU; kernels + ops suites), ctest. Skipped where the CPU has no AVX2 (non-x86).
+#   2c. aarch64 cross build (build-arm64/: NEON kernels; runtime, api, core, kernels and ops
+#       suites), ctest through qemu-aarch64. x86-64 hosts only.
 #   3. tools/main_job.sh: install into dist/, build the examples from dist/ alone, run them
 # Installs missing Debian packages first. Exits non-zero on any failure.
 # Environment: JOBS (default nproc), OPSNN_SKIP_SANITIZE=1 skips step 2, OPSNN_SKIP_EMULATED=1
-# skips step 2b (local use).
+# skips step 2b, OPSNN_SKIP_ARM64=1 step 2c (local use).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -86,6 +88,26 @@ else
   say "AVX-512 emulated pass skipped"
 fi
 
+# ---- 2c. aarch64: cross build, every test suite run through qemu-user. Checks the NEON kernels
+# and the portable paths an Arm machine takes (no Arm hardware needed; timings mean nothing there).
+if [ "${OPSNN_SKIP_ARM64:-0}" != "1" ] && [ "$(uname -m)" = "x86_64" ] && command -v aarch64-linux-gnu-g++ >/dev/null &&
+  command -v qemu-aarch64 >/dev/null; then
+  say "configure build-arm64/ (Release, aarch64 cross build, tests through qemu-aarch64)"
+  if [ -f build-arm64/CMakeCache.txt ]; then gen=(); else gen=(-G Ninja); fi
+  cmake -S . -B build-arm64 "${gen[@]}" -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake \
+    -DCMAKE_BUILD_TYPE=Release -DOPSNN_BUILD_BENCH=OFF -DOPSNN_BUILD_TESTS=ON \
+    "-DOPSNN_TEST_SUITES=runtime;api;core;kernels;ops"
+  say "build build-arm64/"
+  cmake --build build-arm64 -j "$JOBS"
+  say "ctest build-arm64/ (qemu-aarch64)"
+  status=0
+  ctest --test-dir build-arm64 --output-on-failure -j "$JOBS" --timeout 1500 2>&1 | tee "$LOGS/ctest-arm64.log" || status=$?
+  count_ctest "$LOGS/ctest-arm64.log"
+  if [ "$status" -ne 0 ]; then echo "run_tests: aarch64 tests failed" >&2; echo "summary: $PASSED passed, $((FAILED > 0 ? FAILED : 1)) failed"; exit 1; fi
+else
+  say "aarch64 pass skipped"
+fi
+
 # ---- 3. Install tree + examples built from it alone (reuses build/).
 say "install + examples (tools/main_job.sh)"
 status=0
@@ -96,5 +118,5 @@ PASSED=$((PASSED + 5))
 
 elapsed=$(( $(date +%s) - start ))
 echo
-echo "run_tests: all passed in ${elapsed}s (ctest Release + sanitizer suites + AVX-512 emulated + install tree & examples)"
+echo "run_tests: all passed in ${elapsed}s (ctest Release + sanitizer suites + AVX-512 emulated + aarch64 under qemu + install tree & examples)"
 echo "summary: $PASSED passed, $FAILED failed, $SKIPPED skipped"

@@ -120,6 +120,7 @@ void wq_small_m_run(const WqDesc &d, aclDataType x_dtype, const void *x, int64_t
     }
   }
   [[maybe_unused]] const bool avx2 = use_avx2();
+  [[maybe_unused]] const bool neon = core::cpu_features().best == core::Isa::kNeon;
 #if defined(__x86_64__)
   if (avx2 && xsplit != nullptr) wq_detail::wq_split_pairs(d, xf, xsplit);
 #endif
@@ -127,6 +128,10 @@ void wq_small_m_run(const WqDesc &d, aclDataType x_dtype, const void *x, int64_t
     if (!finite) return small_m_definition(d, xf, w, scale, offset, n0, n1, y32, ldy);
 #if defined(__x86_64__)
     if (avx2 && wq_detail::wq_small_m_avx2(d, xf, xsplit, xsum, w, scale, offset, n0, n1, y32, ldy,
+                                           scratch + task * wq_scratch_floats(d.m)))
+      return;
+#elif defined(__aarch64__)
+    if (neon && wq_detail::wq_small_m_neon(d, xf, xsum, w, scale, offset, n0, n1, y32, ldy,
                                            scratch + task * wq_scratch_floats(d.m)))
       return;
 #else
