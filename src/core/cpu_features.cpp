@@ -1,6 +1,6 @@
 // CPU feature detection: cpuid/xgetbv on x86-64 (including the OS's support of the AVX and
 // AVX-512 register state), cache sizes from cpuid (leaf 4 on Intel, 0x8000001D on AMD) or
-// sysconf, NEON on aarch64. Detected once per process; OPSNN_MAX_ISA caps the reported tier.
+// sysconf, NEON and DotProd (auxv) on aarch64. Detected once per process; OPSNN_MAX_ISA caps the reported tier.
 #include "core/cpu_features.h"
 
 #include <unistd.h>
@@ -14,6 +14,8 @@
 #if defined(__x86_64__) || defined(_M_X64)
 #include <cpuid.h>
 #define OPSNN_X86 1
+#elif defined(__aarch64__)
+#include <sys/auxv.h>
 #endif
 
 namespace opsnn::core {
@@ -150,6 +152,7 @@ CpuFeatures detect() {
   if (best == Isa::kAvx512 && f.avx512_bf16) best = Isa::kAvx512Bf16;
 #elif defined(__aarch64__)
   f.neon = true;
+  f.dotprod = (getauxval(AT_HWCAP) & (1UL << 20)) != 0;  // HWCAP_ASIMDDP
   Isa best = Isa::kNeon;
 #else
   Isa best = Isa::kPortable;

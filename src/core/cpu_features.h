@@ -13,6 +13,7 @@ struct CpuFeatures {
   bool avx512f = false, avx512bw = false, avx512vl = false, avx512dq = false;
   bool avx512_bf16 = false, avx512_vnni = false;
   bool neon = false;
+  bool dotprod = false;  // AArch64 SDOT/UDOT (ARMv8.2 DotProd, HWCAP_ASIMDDP)
   size_t l1d_bytes = 32 * 1024, l2_bytes = 512 * 1024, l3_bytes = 8 * 1024 * 1024;
   Isa best = Isa::kPortable;  // the highest tier usable after the OPSNN_MAX_ISA cap
 };

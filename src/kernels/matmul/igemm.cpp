@@ -66,7 +66,7 @@ void pack_a_groups(const IgemmTiles &t, const int8_t *a, int64_t rs, int64_t cs,
     uint32_t *out = panel + i;
     for (int64_t g = g0; g < g1; ++g) {
       if (i >= rows) {  // padding rows: zero (their results are never stored)
-        out[g * t.mr_max] = t.kgroup == 4 ? 0x80808080u : 0u;
+        out[g * t.mr_max] = t.a_biased ? 0x80808080u : 0u;
       } else if (t.kgroup == 2) {
         const int64_t p = 2 * g;
         out[g * t.mr_max] = pair_word(row[p * cs], p + 1 < kc ? row[(p + 1) * cs] : 0);
@@ -74,7 +74,8 @@ void pack_a_groups(const IgemmTiles &t, const int8_t *a, int64_t rs, int64_t cs,
         uint32_t w = 0;
         for (int q = 0; q < 4; ++q) {
           const int64_t p = 4 * g + q;
-          const uint8_t v = p < kc ? static_cast<uint8_t>(row[p * cs] ^ 0x80) : 0x80;
+          const uint8_t bias = t.a_biased ? 0x80 : 0;
+          const uint8_t v = p < kc ? static_cast<uint8_t>(row[p * cs] ^ bias) : bias;
           w |= static_cast<uint32_t>(v) << (8 * q);
         }
         out[g * t.mr_max] = w;
@@ -111,7 +112,7 @@ void pack_b_groups(const IgemmTiles &t, const int8_t *b, int64_t rs, int64_t cs,
           word |= static_cast<uint32_t>(static_cast<uint8_t>(v)) << (8 * q);
         }
         out[j] = word;
-        colsum[c0 + j] += sum;
+        if (t.a_biased) colsum[c0 + j] += sum;
       }
     }
     for (int64_t j = w; j < nr; ++j) out[j] = 0;
@@ -134,6 +135,8 @@ const IgemmTiles &tiles_of(IgemmKernel k) {
 #if defined(__x86_64__) || defined(_M_X64)
     case IgemmKernel::kAvx2: return igemm_detail::kIgemmAvx2Tiles;
     case IgemmKernel::kAvx512Vnni: return igemm_detail::kIgemmAvx512VnniTiles;
+#elif defined(__aarch64__)
+    case IgemmKernel::kNeonDot: return igemm_detail::kIgemmNeonDotTiles;
 #endif
     default: return igemm_detail::kIgemmPortableTiles;
   }
@@ -179,6 +182,7 @@ const char *igemm_kernel_name(IgemmKernel k) {
     case IgemmKernel::kPortable: return "portable_4x8";
     case IgemmKernel::kAvx2: return "avx2_6x16";
     case IgemmKernel::kAvx512Vnni: return "avx512vnni_12x32";
+    case IgemmKernel::kNeonDot: return "neondot_6x16";
   }
   return "?";
 }
@@ -191,6 +195,8 @@ bool igemm_kernel_available(IgemmKernel k) {
     case IgemmKernel::kAvx2: return static_cast<int>(f.best) >= static_cast<int>(core::Isa::kAvx2);
     case IgemmKernel::kAvx512Vnni:
       return static_cast<int>(f.best) >= static_cast<int>(core::Isa::kAvx512) && f.avx512_vnni;
+#elif defined(__aarch64__)
+    case IgemmKernel::kNeonDot: return f.best == core::Isa::kNeon && f.dotprod;
 #endif
     default: return false;
   }
@@ -334,7 +340,7 @@ void igemm_run(const IgemmPlan &p, const int8_t *a, const int8_t *b, void *works
     const int64_t rows = std::min(p.mt, d.m - i0), cols = std::min(p.nc, d.n - j0);
     const int8_t *ab = a + bi * d.a_batch + i0 * d.a_row;
     const int8_t *bb = b + bi * d.b_batch + j0 * d.b_col;
-    if (t.kgroup == 4) std::memset(s.colsum, 0, static_cast<size_t>(round_up(cols, p.nr)) * 4);
+    if (t.a_biased) std::memset(s.colsum, 0, static_cast<size_t>(round_up(cols, p.nr)) * 4);
     for (int64_t k0 = 0; k0 < d.k; k0 += kc_even) {
       const int64_t kc = std::min(kc_even, d.k - k0);
       const int64_t groups = div_up(kc, p.kgroup);
@@ -351,7 +357,7 @@ void igemm_run(const IgemmPlan &p, const int8_t *a, const int8_t *b, void *works
         }
       }
     }
-    if (t.kgroup == 4)  // remove the +128 bias of A: acc -= 128 * sum_p B[p][j] (wrapping)
+    if (t.a_biased)  // remove the +128 bias of A: acc -= 128 * sum_p B[p][j] (wrapping)
       for (int64_t i = 0; i < rows; ++i)
         for (int64_t j = 0; j < cols; ++j) {
           int32_t &v = s.c[i * ldc + j];

@@ -9,7 +9,7 @@
 // (unit stride along N) streamed row pair by row pair in column strips.
 // Engine otherwise: per task (batch, M block, N block) A and B are packed into k-groups (AVX2 and portable:
 // int16 pairs for vpmaddwd; AVX512-VNNI: quads for vpdpbusd, A biased to unsigned by +128 and the
-// bias removed with B's column sums) and a register-tiled micro-kernel accumulates int32 over the
+// bias removed with B's column sums; AArch64 DotProd: signed quads for sdot) and a register-tiled micro-kernel accumulates int32 over the
 // whole K; then the block goes to the caller's callback. Transposed or strided A/B are read in
 // place by the packing step (element strides; batch stride 0 broadcasts).
 #pragma once
@@ -28,8 +28,8 @@ struct IgemmDesc {
   int64_t b_row = 0, b_col = 1, b_batch = 0;  // B [k, n]
 };
 
-enum class IgemmKernel : int { kPortable = 0, kAvx2 = 1, kAvx512Vnni = 2 };
-constexpr int kIgemmKernelCount = 3;
+enum class IgemmKernel : int { kPortable = 0, kAvx2 = 1, kAvx512Vnni = 2, kNeonDot = 3 };
+constexpr int kIgemmKernelCount = 4;
 const char *igemm_kernel_name(IgemmKernel k);
 // True when this CPU (after the OPSNN_MAX_ISA cap) runs kernel `k`.
 bool igemm_kernel_available(IgemmKernel k);
@@ -37,7 +37,7 @@ bool igemm_kernel_available(IgemmKernel k);
 struct IgemmPlan {
   IgemmDesc d;
   IgemmKernel kernel = IgemmKernel::kPortable;
-  int64_t mr = 0, nr = 0, kgroup = 0;  // tile and k-group (2: int16 pairs, 4: VNNI quads)
+  int64_t mr = 0, nr = 0, kgroup = 0;  // tile and k-group (2: int16 pairs, 4: byte quads)
   int64_t mt = 0, nc = 0;              // C block of one task (multiples of mr / nr, except the edges)
   int64_t mc = 0;                      // rows of A packed at a time (sub-block of mt)
   bool dot = false;                    // small M (dot / stream kernels, B read in place; nc columns a task)

@@ -123,7 +123,7 @@ void pack_cols(const IgemmTiles &t, const int8_t *b, int64_t cs, int64_t k0, int
       transpose8_words(r);  // r[g]: group g0 + g of columns j0 .. j0 + 7
       for (int g = 0; g < 8; ++g) {
         store8(panel + (g0 + g) * t.nr + j0, r[g]);
-        if (t.kgroup == 4) add_colsum(colsum + j0, r[g]);
+        if (t.a_biased) add_colsum(colsum + j0, r[g]);
       }
     }
 }

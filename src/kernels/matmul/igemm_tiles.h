@@ -5,8 +5,10 @@
 //   A panel: a[g * mr_max + i], i < mr_max (rows past the edge hold zeros)
 //   B panel: b[g * nr + j], j < nr (columns past the edge hold zeros)
 // kgroup 2 (portable, AVX2): a word is two int16 (k = 2g low half, 2g + 1 high half), for vpmaddwd.
-// kgroup 4 (AVX512-VNNI): four bytes, k = 4g + t in byte t; A as unsigned (a + 128, i.e. a ^ 0x80,
-// padding k with 0x80 = zero), B signed; the driver subtracts 128 * (column sum of B).
+// kgroup 4: four bytes, k = 4g + t in byte t, B signed. With a_biased (AVX512-VNNI, whose vpdpbusd
+// multiplies unsigned by signed bytes) A is stored unsigned (a + 128, i.e. a ^ 0x80, padding k with
+// 0x80 = zero) and the driver subtracts 128 * (column sum of B); otherwise (AArch64 sdot) A is
+// signed too.
 // A tile: c[i * ldc + j] (+)= sum over g of the word products, for i < ROWS, j < nr; the int32
 // arithmetic wraps (exact whenever the true sum fits).
 #pragma once
@@ -64,6 +66,7 @@ struct IgemmTiles {
   IgemmDotFn dot;                  // null: small M runs the tiles too
   IgemmStreamFn stream;            // null: small M with B [K, N] runs the tiles
   IgemmPackAFn pack_a;             // null: pack_a_generic
+  bool a_biased = false;           // kgroup 4 with A packed as a + 128 (see above)
 };
 
 // Any strides, one element at a time: groups [g0, g1) of the panel at `panel` whose first column is
@@ -101,6 +104,8 @@ extern const IgemmTiles kIgemmPortableTiles;
 #if defined(__x86_64__) || defined(_M_X64)
 extern const IgemmTiles kIgemmAvx2Tiles;
 extern const IgemmTiles kIgemmAvx512VnniTiles;
+#elif defined(__aarch64__)
+extern const IgemmTiles kIgemmNeonDotTiles;
 #endif
 
 }  // namespace opsnn::kernels::igemm_detail
