@@ -11,7 +11,11 @@
 // "vs best" is OpsNN (best of plain and pre-packed) / the best peer. Markdown tables on stdout.
 // (This program does not use Google Benchmark's runner: one table per section is what we compare.)
 #include <dlfcn.h>
+#if defined(__x86_64__)
 #include <immintrin.h>
+#else
+#include <arm_neon.h>
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -94,6 +98,8 @@ void fill_f32(float *p, int64_t n, uint32_t seed) {
 
 // ---- machine probes --------------------------------------------------------------------------
 
+// 12 independent FMA chains of 8 floats (192 flops per iteration on either ISA).
+#if defined(__x86_64__)
 __attribute__((target("avx2,fma"))) double fma_loop(int64_t iters) {
   __m256 a[12];
   for (int i = 0; i < 12; ++i) a[i] = _mm256_set1_ps(1.0f + i * 1e-3f);
@@ -106,6 +112,18 @@ __attribute__((target("avx2,fma"))) double fma_loop(int64_t iters) {
   _mm256_storeu_ps(out, s);
   return out[0];
 }
+#else
+double fma_loop(int64_t iters) {
+  float32x4_t a[24];
+  for (int i = 0; i < 24; ++i) a[i] = vdupq_n_f32(1.0f + i * 1e-3f);
+  const float32x4_t m = vdupq_n_f32(0.999999f), c = vdupq_n_f32(1e-7f);
+  for (int64_t it = 0; it < iters; ++it)
+    for (int i = 0; i < 24; ++i) a[i] = vfmaq_f32(c, a[i], m);
+  float32x4_t s = a[0];
+  for (int i = 1; i < 24; ++i) s = vaddq_f32(s, a[i]);
+  return vgetq_lane_f32(s, 0);
+}
+#endif
 
 double fma_peak(int threads) {
   const int64_t iters = 20'000'000;
@@ -144,6 +162,7 @@ double cpu_availability(int threads) {
   return sum / one;
 }
 
+#if defined(__x86_64__)
 __attribute__((target("avx2,fma"))) float read_sum(const float *p, int64_t n) {
   __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
   for (int64_t i = 0; i + 32 <= n; i += 32) {
@@ -156,6 +175,16 @@ __attribute__((target("avx2,fma"))) float read_sum(const float *p, int64_t n) {
   _mm256_storeu_ps(out, _mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
   return out[0];
 }
+#else
+float read_sum(const float *p, int64_t n) {
+  float32x4_t s[8];
+  for (auto &v : s) v = vdupq_n_f32(0.0f);
+  for (int64_t i = 0; i + 32 <= n; i += 32)
+    for (int v = 0; v < 8; ++v) s[v] = vaddq_f32(s[v], vld1q_f32(p + i + 4 * v));
+  for (int v = 1; v < 8; ++v) s[0] = vaddq_f32(s[0], s[v]);
+  return vgetq_lane_f32(s[0], 0);
+}
+#endif
 
 // Read bandwidth (GB/s) over a 256 MB array split between `threads` threads (what a GEMV needs).
 double read_bandwidth(int threads) {
