@@ -2,7 +2,8 @@
 // vectors (4 columns x 4 int8 each) and the 6 rows' A words in one q and one d register feed 24
 // sdot (four exact s8 x s8 products summed into an int32 lane) into 24 accumulators: 16
 // multiply-adds per instruction. Signed x signed, so A needs no bias (IgemmTiles::a_biased false).
-// Also the small-M dot kernel for B [N, K] (16 k per sdot, B read in place).
+// Also the small-M kernels that read B in place: dot products for B [N, K] (16 k per sdot) and a
+// four-row stream for B [K, N].
 //
 // Compiled with -march=armv8.2-a+dotprod; constant-initialised table, no code of this unit runs
 // before CPU detection (CpuFeatures::dotprod).
@@ -92,11 +93,61 @@ void dot_sdot(int rows, int64_t k, const int8_t *a, int64_t lda, const int8_t *b
   with_rows(rows, [&](auto r) { dot_rows<decltype(r)::value>(k, a, lda, b, ldb, cols, c, ldc); });
 }
 
+// Small-M stream, B [K, N] (unit stride along N): four rows of B at a time, 16 columns interleaved
+// into 4-byte column quads in registers (two rounds of zips), one sdot per 4 columns and row of A;
+// int32 accumulators in c (the task's columns, L1 / L2). The last k % 4 rows one element at a time.
+template <int ROWS>
+void stream_rows(int64_t k, const int8_t *a, int64_t lda, const int8_t *b, int64_t ldb, int64_t cols, int32_t *c,
+                 int64_t ldc) {
+  for (int i = 0; i < ROWS; ++i)
+    for (int64_t j = 0; j < cols; ++j) c[i * ldc + j] = 0;
+  const int64_t kq = k / 4 * 4, cv = cols / 16 * 16;
+  for (int64_t p = 0; p < kq; p += 4) {
+    int8x16_t aw[ROWS];
+    for (int i = 0; i < ROWS; ++i) {
+      uint32_t word;
+      __builtin_memcpy(&word, a + i * lda + p, 4);
+      aw[i] = vreinterpretq_s8_u32(vdupq_n_u32(word));
+    }
+    const int8_t *r0 = b + p * ldb, *r1 = r0 + ldb, *r2 = r1 + ldb, *r3 = r2 + ldb;
+    for (int64_t j = 0; j < cv; j += 16) {
+      const int8x16_t x0 = vld1q_s8(r0 + j), x1 = vld1q_s8(r1 + j), x2 = vld1q_s8(r2 + j), x3 = vld1q_s8(r3 + j);
+      const int16x8_t lo01 = vreinterpretq_s16_s8(vzip1q_s8(x0, x1)), hi01 = vreinterpretq_s16_s8(vzip2q_s8(x0, x1));
+      const int16x8_t lo23 = vreinterpretq_s16_s8(vzip1q_s8(x2, x3)), hi23 = vreinterpretq_s16_s8(vzip2q_s8(x2, x3));
+      const int8x16_t q[4] = {vreinterpretq_s8_s16(vzip1q_s16(lo01, lo23)), vreinterpretq_s8_s16(vzip2q_s16(lo01, lo23)),
+                              vreinterpretq_s8_s16(vzip1q_s16(hi01, hi23)), vreinterpretq_s8_s16(vzip2q_s16(hi01, hi23))};
+      for (int i = 0; i < ROWS; ++i) {
+        int32_t *ci = c + i * ldc + j;
+        for (int v = 0; v < 4; ++v) vst1q_s32(ci + 4 * v, vdotq_s32(vld1q_s32(ci + 4 * v), q[v], aw[i]));
+      }
+    }
+    for (int64_t j = cv; j < cols; ++j)
+      for (int i = 0; i < ROWS; ++i) {
+        const int8_t *ai = a + i * lda + p;
+        uint32_t acc = static_cast<uint32_t>(c[i * ldc + j]);
+        acc += static_cast<uint32_t>(ai[0] * r0[j] + ai[1] * r1[j] + ai[2] * r2[j] + ai[3] * r3[j]);
+        c[i * ldc + j] = static_cast<int32_t>(acc);
+      }
+  }
+  for (int64_t p = kq; p < k; ++p)
+    for (int i = 0; i < ROWS; ++i)
+      for (int64_t j = 0; j < cols; ++j) {
+        uint32_t acc = static_cast<uint32_t>(c[i * ldc + j]);
+        acc += static_cast<uint32_t>(static_cast<int32_t>(a[i * lda + p]) * b[p * ldb + j]);
+        c[i * ldc + j] = static_cast<int32_t>(acc);
+      }
+}
+
+void stream_sdot(int rows, int64_t k, const int8_t *a, int64_t lda, const int8_t *b, int64_t ldb, int64_t cols,
+                 int32_t *c, int64_t ldc) {
+  with_rows(rows, [&](auto r) { stream_rows<decltype(r)::value>(k, a, lda, b, ldb, cols, c, ldc); });
+}
+
 }  // namespace
 
 constexpr IgemmTiles kIgemmNeonDotTiles = {
     kMr, kNr, 4,
     {nullptr, &tile_sdot<1>, &tile_sdot<2>, &tile_sdot<3>, &tile_sdot<4>, &tile_sdot<5>, &tile_sdot<6>},
-    nullptr, &dot_sdot, nullptr, nullptr, false};
+    nullptr, &dot_sdot, &stream_sdot, nullptr, false};
 
 }  // namespace opsnn::kernels::igemm_detail
