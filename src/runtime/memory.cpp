@@ -94,6 +94,8 @@ void system_free(void *p, size_t class_bytes) {
 }
 
 void to_cache_locked(MemState &m, const Block &b) {
+  // A re-laid matmul weight stops being one only now: work queued before aclrtFree still reads it.
+  kernels::gemm_prepacked_b_forget(b.ptr, b.usable_bytes);
   DeviceMem &d = m.dev[b.device];
   d.in_use -= b.class_bytes;
   d.cached += b.class_bytes;
@@ -330,7 +332,6 @@ ACL_FUNC_VISIBILITY aclError aclrtFree(void *devPtr) {
                 "aclrtFree: devPtr %p is not a live device allocation (not from aclrtMalloc, or already freed)", devPtr);
   Block b = it->second;
   m.live.erase(it);
-  kernels::gemm_prepacked_b_forget(b.ptr, b.usable_bytes);  // a re-laid matmul weight stops being one
   if (marks.empty()) {
     to_cache_locked(m, b);
   } else {
@@ -394,6 +395,19 @@ ACL_FUNC_VISIBILITY aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, si
   return ACL_SUCCESS;
 }
 
+// The bytes a copy or memset writes, when it runs: a pre-packed matmul weight there is plain data
+// afterwards.
+static void overwrite(void *dst, const void *src, size_t count) {
+  if (count == 0) return;
+  kernels::gemm_prepacked_b_overwritten(dst, count);
+  std::memmove(dst, src, count);
+}
+static void fill(void *dst, int32_t value, size_t count) {
+  if (count == 0) return;
+  kernels::gemm_prepacked_b_overwritten(dst, count);
+  std::memset(dst, value, count);
+}
+
 static aclError check_copy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
                            const char *api) {
   if (!dst) return fail(ACL_ERROR_INVALID_PARAM, "%s: dst is null", api);
@@ -409,7 +423,7 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void *dst, size_t destMax, const void *
   if (aclError rc = check_copy(dst, destMax, src, count, kind, "aclrtMemcpy")) return rc;
   ensure_initialized();
   wait_all_idle(-1);  // ordered after all queued work (simplest correct rule)
-  if (count) std::memmove(dst, src, count);
+  overwrite(dst, src, count);
   return ACL_SUCCESS;
 }
 
@@ -420,7 +434,7 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsync(void *dst, size_t destMax, const v
   std::shared_ptr<Stream> s = acquire_stream(stream, "aclrtMemcpyAsync", &err);
   if (!s) return err;
   s->push([dst, src, count] {
-    if (count) std::memmove(dst, src, count);
+    overwrite(dst, src, count);
     return 0;
   });
   return ACL_SUCCESS;
@@ -439,6 +453,7 @@ static aclError check_copy2d(void *dst, size_t dpitch, const void *src, size_t s
 }
 
 static void copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height) {
+  kernels::gemm_prepacked_b_overwritten(dst, (height - 1) * dpitch + width);
   for (size_t r = 0; r < height; ++r)
     std::memmove(static_cast<char *>(dst) + r * dpitch, static_cast<const char *>(src) + r * spitch, width);
 }
@@ -472,7 +487,7 @@ ACL_FUNC_VISIBILITY aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t 
     return fail(ACL_ERROR_INVALID_PARAM, "aclrtMemset: count %zu is larger than maxCount %zu", count, maxCount);
   ensure_initialized();
   wait_all_idle(-1);
-  if (count) std::memset(devPtr, value, count);
+  fill(devPtr, value, count);
   return ACL_SUCCESS;
 }
 
@@ -485,7 +500,7 @@ ACL_FUNC_VISIBILITY aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int
   std::shared_ptr<Stream> s = acquire_stream(stream, "aclrtMemsetAsync", &err);
   if (!s) return err;
   s->push([devPtr, value, count] {
-    if (count) std::memset(devPtr, value, count);
+    fill(devPtr, value, count);
     return 0;
   });
   return ACL_SUCCESS;

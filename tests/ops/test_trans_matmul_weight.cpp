@@ -1,7 +1,8 @@
 // aclnnCalculateMatmulWeightSize(V2) and aclnnTransMatmulWeight: the documented sizes, and matmuls
 // on a re-laid weight give bit-identical results to the plain weight (small-M and blocked paths,
 // both weight layouts, FLOAT / FLOAT16 / BF16), including repeatable executors re-pointed between a
-// plain and a pre-packed weight; aclrtFree forgets a pre-packed buffer.
+// plain and a pre-packed weight; a runtime copy or memset into a pre-packed buffer makes it plain
+// data again, in stream order.
 #include <cstring>
 
 #include "aclnnop/aclnn_matmul.h"
@@ -104,6 +105,98 @@ TEST(TransMatmulWeight, RepeatableExecutorRepointedBetweenPlainAndPacked) {
   for (size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a[i], b[i]) << i;
   aclDestroyAclOpExecutor(ex);
   if (wsp) aclrtFree(wsp);
+}
+
+// A weight re-laid by TransMatmulWeight and then overwritten through the runtime (new plain values
+// copied in, whole or in part) is read as plain again, and matmuls queued before the copy still see
+// the packed weight. `fresh` holds the same plain values in an ordinary buffer: bits must match it.
+TEST(TransMatmulWeight, RuntimeCopiesIntoAPackedWeightMakeItPlain) {
+  reseed_for_current_test();
+  const int64_t m = 3, k = 48, n = 40;
+  const int64_t cap = static_cast<int64_t>(size_v2({k, n}, ACL_FLOAT16));
+  DeviceTensor x({m, k}, ACL_FLOAT), w({k, n}, ACL_FLOAT, {n, 1}, 0, cap), fresh({k, n}, ACL_FLOAT);
+  x.fill_random(-1, 1);
+  auto mm = [&](DeviceTensor &b, DeviceTensor &o, aclrtStream st = nullptr) {
+    return run_op([&](uint64_t *sz, aclOpExecutor **e) { return aclnnMmGetWorkspaceSize(x, b, o, 0, sz, e); },
+                  aclnnMm, st);
+  };
+  auto pack = [&] {
+    return run_op([&](uint64_t *sz, aclOpExecutor **e) { return aclnnTransMatmulWeightGetWorkspaceSize(w, sz, e); },
+                  aclnnTransMatmulWeight);
+  };
+  auto same = [](DeviceTensor &a, DeviceTensor &b) {
+    const auto va = a.values(), vb = b.values();
+    for (size_t i = 0; i < va.size(); ++i)
+      if (std::memcmp(&va[i], &vb[i], sizeof(double)) != 0) return false;
+    return true;
+  };
+  std::vector<float> host(static_cast<size_t>(cap), 0.0f);
+  auto new_values = [&](uint32_t seed) {  // plain row-major k x n into host[] and into fresh
+    std::vector<double> v(static_cast<size_t>(k * n));
+    for (size_t i = 0; i < v.size(); ++i) v[i] = host[i] = static_cast<float>(((i * 2654435761u + seed) % 2001) / 1000.0 - 1.0);
+    fresh.set_values(v);
+  };
+  DeviceTensor got({m, n}, ACL_FLOAT), want({m, n}, ACL_FLOAT);
+
+  // 1. aclrtMemcpy of the whole buffer.
+  new_values(1);
+  ASSERT_EQ(aclrtMemcpy(w.data(), cap * 4, host.data(), cap * 4, ACL_MEMCPY_HOST_TO_DEVICE), 0);
+  ASSERT_EQ(pack(), 0) << aclGetRecentErrMsg();
+  new_values(2);
+  ASSERT_EQ(aclrtMemcpy(w.data(), cap * 4, host.data(), cap * 4, ACL_MEMCPY_HOST_TO_DEVICE), 0);
+  ASSERT_EQ(mm(w, got), 0);
+  ASSERT_EQ(mm(fresh, want), 0);
+  EXPECT_TRUE(same(got, want)) << "after aclrtMemcpy";
+
+  // 2. One copy into the middle of the buffer (not at its start): from then on the buffer is read
+  // plain, whatever it holds (here half packed layout, half new values).
+  ASSERT_EQ(pack(), 0);
+  new_values(5);
+  const size_t off = static_cast<size_t>(k / 2 * n);
+  ASSERT_EQ(aclrtMemcpy(static_cast<float *>(w.data()) + off, (cap - off) * 4, host.data() + off, 4 * n,
+                        ACL_MEMCPY_HOST_TO_DEVICE), 0);
+  fresh.set_values(w.values());  // the plain reading of w's bytes
+  ASSERT_EQ(mm(w, got), 0);
+  ASSERT_EQ(mm(fresh, want), 0);
+  EXPECT_TRUE(same(got, want)) << "after a partial aclrtMemcpy";
+  new_values(2);
+  ASSERT_EQ(aclrtMemcpy(w.data(), cap * 4, host.data(), cap * 4, ACL_MEMCPY_HOST_TO_DEVICE), 0);
+
+  // 3. Stream order: Mm on the packed weight, then aclrtMemcpyAsync of new plain values, then Mm,
+  // all queued on one stream before anything runs.
+  ASSERT_EQ(pack(), 0);
+  DeviceTensor before({m, n}, ACL_FLOAT), before_want({m, n}, ACL_FLOAT);
+  ASSERT_EQ(mm(fresh, before_want), 0);  // the packed weight holds seed 2's values
+  aclrtStream st = nullptr;
+  ASSERT_EQ(aclrtCreateStream(&st), 0);
+  ASSERT_EQ(mm(w, before, st), 0);
+  new_values(3);
+  ASSERT_EQ(aclrtMemcpyAsync(w.data(), cap * 4, host.data(), cap * 4, ACL_MEMCPY_HOST_TO_DEVICE, st), 0);
+  ASSERT_EQ(mm(w, got, st), 0);
+  ASSERT_EQ(aclrtSynchronizeStream(st), 0);
+  ASSERT_EQ(aclrtDestroyStream(st), 0);
+  ASSERT_EQ(mm(fresh, want), 0);
+  EXPECT_TRUE(same(before, before_want)) << "the matmul queued before the copy";
+  EXPECT_TRUE(same(got, want)) << "after aclrtMemcpyAsync";
+
+  // 4. aclrtMemcpy2d over the weight's rows.
+  ASSERT_EQ(pack(), 0);
+  new_values(4);
+  ASSERT_EQ(aclrtMemcpy2d(w.data(), n * 4, host.data(), n * 4, n * 4, k, ACL_MEMCPY_HOST_TO_DEVICE), 0);
+  ASSERT_EQ(mm(w, got), 0);
+  ASSERT_EQ(mm(fresh, want), 0);
+  EXPECT_TRUE(same(got, want)) << "after aclrtMemcpy2d";
+
+  // 5. aclrtMemsetAsync over a few rows in the middle (the rest keeps the packed layout's bytes).
+  ASSERT_EQ(pack(), 0);
+  ASSERT_EQ(aclrtCreateStream(&st), 0);
+  ASSERT_EQ(aclrtMemsetAsync(static_cast<float *>(w.data()) + 5 * n, (cap - 5 * n) * 4, 0, 3 * n * 4, st), 0);
+  ASSERT_EQ(aclrtSynchronizeStream(st), 0);
+  ASSERT_EQ(aclrtDestroyStream(st), 0);
+  fresh.set_values(w.values());
+  ASSERT_EQ(mm(w, got), 0);
+  ASSERT_EQ(mm(fresh, want), 0);
+  EXPECT_TRUE(same(got, want)) << "after aclrtMemsetAsync";
 }
 
 TEST(TransMatmulWeight, NoOpForInt8AndErrors) {

@@ -134,7 +134,8 @@ inline int64_t gemm_prepacked_offset(int64_t p, int64_t j, int64_t k) {
 void gemm_prepack_b(const GemmOperand &b, int64_t k, int64_t n, const void *src, void *dst);
 
 // Registry of pre-packed weights, keyed by the buffer's address (aclnnTransMatmulWeight registers
-// when its kernel runs, aclrtFree forgets). gemm_plan adds a prepacked_alt plan while the registry
+// when its kernel runs; runtime copies / memsets into it and the return of its allocation to the
+// allocator's cache forget it). gemm_plan adds a prepacked_alt plan while the registry
 // is in use; gemm_run looks B's address up (one atomic load when nothing was ever pre-packed).
 void gemm_prepacked_b_mark_in_use();
 // An entry records the logical B (k x n) and the strides of the view that was packed, so only a
@@ -144,6 +145,9 @@ void gemm_prepacked_b_register(const void *addr, int64_t k, int64_t n, aclDataTy
 bool gemm_prepacked_b_registered(const void *addr, int64_t k, int64_t n, aclDataType dtype, int64_t row_stride,
                                  int64_t col_stride);
 void gemm_prepacked_b_forget(const void *base, size_t bytes);  // every entry inside [base, base+bytes)
+// Every entry whose packed extent overlaps [base, base + bytes): the weight was overwritten (runtime
+// copies and memsets call this when they execute, in stream order).
+void gemm_prepacked_b_overwritten(const void *base, size_t bytes);
 bool gemm_prepacked_b_in_use();
 
 // The micro-kernel table, for tests and benchmarks that reach every tier.

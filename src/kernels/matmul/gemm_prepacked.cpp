@@ -1,7 +1,8 @@
 // Registry of pre-packed weights (aclnnTransMatmulWeight). A weight buffer re-laid into the
 // gemm_prepack_b layout is recorded by its address with the logical shape and dtype; GEMM launches
 // whose B address, K, N and dtype match read it as pre-packed. Entries live until the buffer is
-// freed (aclrtFree calls gemm_prepacked_b_forget) or re-packed.
+// re-packed, written by a runtime copy or memset (gemm_prepacked_b_overwritten, in stream order), or
+// its allocation returns to the allocator's cache (gemm_prepacked_b_forget).
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -16,6 +17,7 @@ struct Entry {
   int64_t k, n;
   aclDataType dtype;
   int64_t rs, cs;
+  size_t bytes;  // extent of the packed layout
 };
 
 struct Registry {
@@ -41,7 +43,9 @@ void gemm_prepacked_b_register(const void *addr, int64_t k, int64_t n, aclDataTy
   Registry &r = registry();
   r.in_use.store(true, std::memory_order_release);
   std::lock_guard<std::mutex> lk(r.mu);
-  r.entries[reinterpret_cast<uintptr_t>(addr)] = Entry{k, n, dtype, row_stride, col_stride};
+  const size_t esize = dtype == ACL_FLOAT ? 4 : 2;  // FLOAT, FLOAT16 or BF16
+  r.entries[reinterpret_cast<uintptr_t>(addr)] =
+      Entry{k, n, dtype, row_stride, col_stride, static_cast<size_t>(gemm_prepacked_b_elems(k, n)) * esize};
   r.count.store(r.entries.size(), std::memory_order_release);
 }
 
@@ -56,6 +60,18 @@ bool gemm_prepacked_b_registered(const void *addr, int64_t k, int64_t n, aclData
   // Strides matter only along dims longer than 1.
   const bool rs_ok = k <= 1 || e.rs == row_stride, cs_ok = n <= 1 || e.cs == col_stride;
   return e.k == k && e.n == n && e.dtype == dtype && rs_ok && cs_ok;
+}
+
+void gemm_prepacked_b_overwritten(const void *base, size_t bytes) {
+  Registry &r = registry();
+  if (r.count.load(std::memory_order_acquire) == 0 || bytes == 0) return;
+  std::lock_guard<std::mutex> lk(r.mu);
+  const uintptr_t lo = reinterpret_cast<uintptr_t>(base), hi = lo + bytes;
+  for (auto it = r.entries.begin(); it != r.entries.end() && it->first < hi;) {
+    if (it->first + it->second.bytes > lo) it = r.entries.erase(it);
+    else ++it;
+  }
+  r.count.store(r.entries.size(), std::memory_order_release);
 }
 
 void gemm_prepacked_b_forget(const void *base, size_t bytes) {
