@@ -139,6 +139,7 @@ TEST(Igemm, ExtremeValuesAndLongK) {
     // The largest K: |sum| = 128 * 128 * 131071 still fits in int32.
     run_case({1, 1, 3, kIgemmMaxK, false, false, 1, false, 1}, kernel, 1, rng);
     run_case({1, 3, 5, 70001, true, true, 1, false, 0}, kernel, 2, rng);
+    run_case({1, 16, 40, 70001, false, false, 1, false, 1}, kernel, 1, rng);  // the 5..16-row stream
   }
 }
 
@@ -152,6 +153,14 @@ TEST(Igemm, SmallMPaths) {
       for (int64_t m : {1, 2, 3, 4})
         for (int64_t k : {1, 15, 16, 17, 63, 64, 65, 257, 1001})
           for (int64_t n : {1, 3, 6, 17, 37}) run_case({1, m, n, k, false, tb}, kernel, 1 + (k % 2), rng);
+  // 5..16 rows with B [K, N]: the stream of the AVX2 / VNNI tiers (row pairs shared by every row of
+  // A in a pass, short last passes, columns past the last 16), the tiles elsewhere.
+  for (int kernel : available_kernels())
+    for (int64_t m : {5, 7, 8, 12, 16})
+      for (int64_t k : {1, 2, 7, 16, 17, 257, 1001})
+        for (int64_t n : {1, 17, 37, 600}) run_case({1, m, n, k, false, false}, kernel, 1 + (m % 2), rng);
+  for (int kernel : available_kernels())
+    run_case({3, 9, 45, 200, true, false, 2, true}, kernel, 2, rng);  // strided A, broadcast B, 9 rows
   for (int kernel : available_kernels())
     for (bool tb : {true, false}) {
       run_case({3, 2, 45, 200, true, tb, 2, true}, kernel, 2, rng);  // strided A, broadcast B
@@ -170,6 +179,12 @@ TEST(Igemm, SmallMPaths) {
     IgemmPlan p;
     ASSERT_TRUE(igemm_plan(d, &p));
     EXPECT_EQ(p.dot, p.kernel != IgemmKernel::kPortable);
+    d.m = 16;
+    d.a_row = 64;
+    ASSERT_TRUE(igemm_plan(d, &p));
+    const bool x86_simd = p.kernel == IgemmKernel::kAvx2 || p.kernel == IgemmKernel::kAvx512Vnni;
+    EXPECT_EQ(p.dot, x86_simd && !tb) << "16 rows: streamed only for B [K, N] on AVX2 / VNNI";
+    d.m = 3;
   }
 }
 

@@ -4,9 +4,10 @@
 // Knows nothing of aclTensor; the dequantising epilogue (scales, bias, output dtype) belongs to the
 // caller, which receives finished int32 blocks.
 //
-// Small M (m <= 4) on AVX2 / VNNI reads B once in place (tasks: batch x column ranges): B stored
-// [N, K] (unit stride along K, the usual weight layout) by dot products along K, B stored [K, N]
-// (unit stride along N) streamed row pair by row pair in column strips.
+// Small M on the SIMD tiers reads B once in place (tasks: batch x column ranges): B stored [N, K]
+// (unit stride along K, the usual weight layout) by dot products along K for m <= 4, B stored
+// [K, N] (unit stride along N) streamed in column strips for m <= 4, and on AVX2 / VNNI up to
+// m = 16.
 // Engine otherwise: per task (batch, M block, N block) A and B are packed into k-groups (AVX2 and portable:
 // int16 pairs for vpmaddwd; AVX512-VNNI: quads for vpdpbusd, A biased to unsigned by +128 and the
 // bias removed with B's column sums; AArch64 DotProd: signed quads for sdot) and a register-tiled micro-kernel accumulates int32 over the

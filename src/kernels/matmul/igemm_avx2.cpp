@@ -238,6 +238,71 @@ void stream_rows(int64_t k, const int8_t *a, int64_t lda, const int8_t *b, int64
     }
 }
 
+// The same stream for 5..kStreamMaxRows rows of A: the row pairs of a pass are widened and
+// interleaved once per 16 columns and kept in registers while every row of A passes over them
+// (its two accumulator vectors loaded and stored once per pass), so B is still read once.
+void stream_rows_many(int rows, int64_t k, const int8_t *a, int64_t lda, const int8_t *b, int64_t ldb, int64_t cols,
+                      int32_t *c, int64_t ldc) {
+  uint32_t ap[kStreamMaxRows][kStreamKb / 2];
+  const int64_t full = cols / 16 * 16;
+  for (int i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < full; ++j) c[i * ldc + j] = 0;
+  for (int64_t k0 = 0; k0 < k; k0 += kStreamKb) {
+    const int64_t kb = std::min(kStreamKb, k - k0), np = (kb + 1) / 2;
+    for (int i = 0; i < rows; ++i)
+      for (int64_t p = 0; p < np; ++p) {
+        const int8_t lo = a[i * lda + k0 + 2 * p], hi = 2 * p + 1 < kb ? a[i * lda + k0 + 2 * p + 1] : 0;
+        ap[i][p] = static_cast<uint16_t>(static_cast<int16_t>(lo)) |
+                   static_cast<uint32_t>(static_cast<uint16_t>(static_cast<int16_t>(hi))) << 16;
+      }
+    for (int64_t p0 = 0; p0 < np; p0 += kStreamPairs) {
+      const int64_t pn = std::min(kStreamPairs, np - p0);
+      const int8_t *rows_b = b + (k0 + 2 * p0) * ldb;
+      const int64_t valid_rows = std::min<int64_t>(2 * pn, kb - 2 * p0);
+      for (int64_t j = 0; j < full; j += 16) {
+        __m256i x0[kStreamPairs], x1[kStreamPairs];
+        for (int64_t q = 0; q < kStreamPairs; ++q) {
+          if (q < pn) {
+            const int8_t *r = rows_b + 2 * q * ldb + j;
+            const __m256i e = load16_i16(r);
+            const __m256i o = 2 * q + 1 < valid_rows ? load16_i16(r + ldb) : _mm256_setzero_si256();
+            x0[q] = _mm256_unpacklo_epi16(e, o);
+            x1[q] = _mm256_unpackhi_epi16(e, o);
+          } else {
+            x0[q] = x1[q] = _mm256_setzero_si256();  // a short last pass multiplies zeros
+          }
+        }
+        for (int i = 0; i < rows; ++i) {
+          __m256i *ci = reinterpret_cast<__m256i *>(c + i * ldc + j);
+          __m256i acc0 = _mm256_loadu_si256(ci), acc1 = _mm256_loadu_si256(ci + 1);
+          const uint32_t *api = ap[i] + p0;
+          for (int64_t q = 0; q < kStreamPairs; ++q) {
+            const __m256i ai = _mm256_set1_epi32(static_cast<int>(q < pn ? api[q] : 0));
+            acc0 = _mm256_add_epi32(acc0, _mm256_madd_epi16(ai, x0[q]));
+            acc1 = _mm256_add_epi32(acc1, _mm256_madd_epi16(ai, x1[q]));
+          }
+          _mm256_storeu_si256(ci, acc0);
+          _mm256_storeu_si256(ci + 1, acc1);
+        }
+      }
+    }
+  }
+  for (int i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < full; j += 16) {
+      __m256i *v = reinterpret_cast<__m256i *>(c + i * ldc + j);
+      const __m256i x = _mm256_loadu_si256(v), y = _mm256_loadu_si256(v + 1);
+      _mm256_storeu_si256(v, _mm256_permute2x128_si256(x, y, 0x20));
+      _mm256_storeu_si256(v + 1, _mm256_permute2x128_si256(x, y, 0x31));
+    }
+  for (int i = 0; i < rows; ++i)  // columns past the last 16
+    for (int64_t j = full; j < cols; ++j) {
+      uint32_t acc = 0;
+      for (int64_t p = 0; p < k; ++p)
+        acc += static_cast<uint32_t>(static_cast<int32_t>(a[i * lda + p]) * b[p * ldb + j]);
+      c[i * ldc + j] = static_cast<int32_t>(acc);
+    }
+}
+
 }  // namespace
 
 void pack_a_avx2(const IgemmTiles &t, const int8_t *a, int64_t rs, int64_t cs, int64_t rows, int64_t k0, int64_t kc,
@@ -257,7 +322,8 @@ void pack_a_avx2(const IgemmTiles &t, const int8_t *a, int64_t rs, int64_t cs, i
             const int8_t *src = ap + (s0 + i) * rs + k0 + g0 * t.kgroup;
             if (i >= n) r[i] = _mm256_setzero_si256();
             else if (t.kgroup == 2) r[i] = load16_i16(src);
-            else r[i] = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(src)), bias);
+            else if (t.a_biased) r[i] = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(src)), bias);
+            else r[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(src));
           }
           transpose8_words(r);  // r[g]: group g0 + g of the 8 rows
           const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
@@ -272,6 +338,7 @@ void pack_a_avx2(const IgemmTiles &t, const int8_t *a, int64_t rs, int64_t cs, i
 
 void stream_avx2(int rows, int64_t k, const int8_t *a, int64_t lda, const int8_t *b, int64_t ldb, int64_t cols,
                  int32_t *c, int64_t ldc) {
+  if (rows > kDotMaxRows) return stream_rows_many(rows, k, a, lda, b, ldb, cols, c, ldc);
   with_rows(rows, [&](auto r) { stream_rows<decltype(r)::value>(k, a, lda, b, ldb, cols, c, ldc); });
 }
 
@@ -296,6 +363,6 @@ void pack_b_avx2(const IgemmTiles &t, const int8_t *b, int64_t rs, int64_t cs, i
 constexpr IgemmTiles kIgemmAvx2Tiles = {
     kMr, kNr, 2,
     {nullptr, &tile_avx2<1>, &tile_avx2<2>, &tile_avx2<3>, &tile_avx2<4>, &tile_avx2<5>, &tile_avx2<6>},
-    &pack_b_avx2, &dot_avx2, &stream_avx2, &pack_a_avx2};
+    &pack_b_avx2, &dot_avx2, &stream_avx2, &pack_a_avx2, false, kStreamMaxRows};
 
 }  // namespace opsnn::kernels::igemm_detail

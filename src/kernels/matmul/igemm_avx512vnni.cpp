@@ -104,6 +104,6 @@ constexpr IgemmTiles kIgemmAvx512VnniTiles = {
     kMr, kNr, 4,
     {nullptr, &tile_vnni<1>, &tile_vnni<2>, &tile_vnni<3>, &tile_vnni<4>, &tile_vnni<5>, &tile_vnni<6>,
      &tile_vnni<7>, &tile_vnni<8>, &tile_vnni<9>, &tile_vnni<10>, &tile_vnni<11>, &tile_vnni<12>},
-    &pack_b_avx2, &dot_vnni, &stream_avx2, &pack_a_avx2, true};
+    &pack_b_avx2, &dot_vnni, &stream_avx2, &pack_a_avx2, true, kStreamMaxRows};
 
 }  // namespace opsnn::kernels::igemm_detail

@@ -22,7 +22,8 @@ using IgemmTileFn = void (*)(int64_t groups, const uint32_t *a, const uint32_t *
                              bool accumulate);
 
 constexpr int kMaxRows = 12;
-constexpr int kDotMaxRows = 4;  // rows of the small-M kernels (dot / stream)
+constexpr int kDotMaxRows = 4;  // rows of the small-M kernels (dot; stream by default)
+constexpr int kStreamMaxRows = 16;  // most rows a stream kernel can take (IgemmTiles::stream_max_rows)
 
 // f(std::integral_constant<int, r>{}) for r = rows, 1 <= rows <= kDotMaxRows: dispatches a runtime
 // row count to a kernel template.
@@ -54,7 +55,8 @@ using IgemmDotFn = void (*)(int rows, int64_t k, const int8_t *a, int64_t lda, c
                             int64_t cols, int32_t *c, int64_t ldc);
 
 // Small M with B stored [K, N] (unit stride along N): B streamed row pair by row pair in column
-// strips, widened in registers; same contract as IgemmDotFn with b[p * ldb + j].
+// strips, widened in registers; same contract as IgemmDotFn with b[p * ldb + j], for
+// rows <= IgemmTiles::stream_max_rows.
 using IgemmStreamFn = IgemmDotFn;
 
 struct IgemmTiles {
@@ -67,6 +69,7 @@ struct IgemmTiles {
   IgemmStreamFn stream;            // null: small M with B [K, N] runs the tiles
   IgemmPackAFn pack_a;             // null: pack_a_generic
   bool a_biased = false;           // kgroup 4 with A packed as a + 128 (see above)
+  int stream_max_rows = kDotMaxRows;  // rows the stream kernel takes (<= kStreamMaxRows)
 };
 
 // Any strides, one element at a time: groups [g0, g1) of the panel at `panel` whose first column is
