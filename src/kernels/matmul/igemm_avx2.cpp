@@ -155,24 +155,50 @@ void dot_block(int64_t k, const int8_t *a, int64_t lda, const int8_t *b, int64_t
     for (int q = 0; q < COLS; ++q) c[i * ldc + q] = dot_tail(hsum(acc[i][q]), a + i * lda, b + q * ldb, kv, k);
 }
 
-template <int ROWS>
-void dot_rows(int64_t k, const int8_t *a, int64_t lda, const int8_t *b, int64_t ldb, int64_t cols, int32_t *c,
-              int64_t ldc) {
-  constexpr int kCols = ROWS <= 2 ? 4 : 2;  // accumulators + B vectors within 16 ymm
-  int64_t j = 0;
-  for (; j + kCols <= cols; j += kCols) dot_block<ROWS, kCols>(k, a, lda, b + j * ldb, ldb, c + j, ldc);
-  for (; j < cols; ++j) dot_block<ROWS, 1>(k, a, lda, b + j * ldb, ldb, c + j, ldc);
-}
-
 void dot_avx2(int rows, int64_t k, const int8_t *a, int64_t lda, const int8_t *b, int64_t ldb, int64_t cols,
               int32_t *c, int64_t ldc) {
-  with_rows(rows, [&](auto r) { dot_rows<decltype(r)::value>(k, a, lda, b, ldb, cols, c, ldc); });
+  // Rows 3-4: two columns at a time keep the accumulators and B vectors within 16 ymm.
+  dot_columns<4, 2>(rows, cols, [&](auto r, auto q, int64_t j) {
+    dot_block<decltype(r)::value, decltype(q)::value>(k, a, lda, b + j * ldb, ldb, c + j, ldc);
+  });
 }
 
 // ---- Small-M streaming, B [K, N] ----
 
 constexpr int64_t kStreamKb = 256;  // rows of B per block (the pair words of A for them on the stack)
 constexpr int64_t kStreamPairs = 4; // row pairs per pass over the columns
+
+// The pair words of A's k [k0, k0 + kb) for `rows` rows (an odd kb pads the last pair with zero).
+void pair_words(int rows, const int8_t *a, int64_t lda, int64_t k0, int64_t kb, uint32_t (*ap)[kStreamKb / 2]) {
+  const int64_t np = (kb + 1) / 2;
+  for (int i = 0; i < rows; ++i)
+    for (int64_t p = 0; p < np; ++p) {
+      const int8_t lo = a[i * lda + k0 + 2 * p], hi = 2 * p + 1 < kb ? a[i * lda + k0 + 2 * p + 1] : 0;
+      ap[i][p] = static_cast<uint16_t>(static_cast<int16_t>(lo)) |
+                 static_cast<uint32_t>(static_cast<uint16_t>(static_cast<int16_t>(hi))) << 16;
+    }
+}
+
+// The end of a stream: each 16 columns back in order from {0-3, 8-11, 4-7, 12-15}, and the columns
+// past the last 16 one element at a time.
+void finish_stream(int rows, int64_t k, const int8_t *a, int64_t lda, const int8_t *b, int64_t ldb, int64_t cols,
+                   int32_t *c, int64_t ldc) {
+  const int64_t full = cols / 16 * 16;
+  for (int i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < full; j += 16) {
+      __m256i *v = reinterpret_cast<__m256i *>(c + i * ldc + j);
+      const __m256i x = _mm256_loadu_si256(v), y = _mm256_loadu_si256(v + 1);
+      _mm256_storeu_si256(v, _mm256_permute2x128_si256(x, y, 0x20));
+      _mm256_storeu_si256(v + 1, _mm256_permute2x128_si256(x, y, 0x31));
+    }
+  for (int i = 0; i < rows; ++i)
+    for (int64_t j = full; j < cols; ++j) {
+      uint32_t acc = 0;
+      for (int64_t p = 0; p < k; ++p)
+        acc += static_cast<uint32_t>(static_cast<int32_t>(a[i * lda + p]) * b[p * ldb + j]);
+      c[i * ldc + j] = static_cast<int32_t>(acc);
+    }
+}
 
 // Every pass reads kStreamPairs row pairs of B across all `cols` (long sequential row segments: a
 // wide [K, N] weight starts each row on a new page and at the same cache sets, so narrow column
@@ -188,12 +214,7 @@ void stream_rows(int64_t k, const int8_t *a, int64_t lda, const int8_t *b, int64
     for (int64_t j = 0; j < full; ++j) c[i * ldc + j] = 0;
   for (int64_t k0 = 0; k0 < k; k0 += kStreamKb) {
     const int64_t kb = std::min(kStreamKb, k - k0), np = (kb + 1) / 2;
-    for (int i = 0; i < ROWS; ++i)
-      for (int64_t p = 0; p < np; ++p) {
-        const int8_t lo = a[i * lda + k0 + 2 * p], hi = 2 * p + 1 < kb ? a[i * lda + k0 + 2 * p + 1] : 0;
-        ap[i][p] = static_cast<uint16_t>(static_cast<int16_t>(lo)) |
-                   static_cast<uint32_t>(static_cast<uint16_t>(static_cast<int16_t>(hi))) << 16;
-      }
+    pair_words(ROWS, a, lda, k0, kb, ap);
     for (int64_t p0 = 0; p0 < np; p0 += kStreamPairs) {
       const int64_t pn = std::min(kStreamPairs, np - p0);
       const int8_t *rows = b + (k0 + 2 * p0) * ldb;
@@ -222,20 +243,7 @@ void stream_rows(int64_t k, const int8_t *a, int64_t lda, const int8_t *b, int64
       }
     }
   }
-  for (int i = 0; i < ROWS; ++i)
-    for (int64_t j = 0; j < full; j += 16) {
-      __m256i *v = reinterpret_cast<__m256i *>(c + i * ldc + j);
-      const __m256i x = _mm256_loadu_si256(v), y = _mm256_loadu_si256(v + 1);
-      _mm256_storeu_si256(v, _mm256_permute2x128_si256(x, y, 0x20));
-      _mm256_storeu_si256(v + 1, _mm256_permute2x128_si256(x, y, 0x31));
-    }
-  for (int i = 0; i < ROWS; ++i)  // columns past the last 16
-    for (int64_t j = full; j < cols; ++j) {
-      uint32_t acc = 0;
-      for (int64_t p = 0; p < k; ++p)
-        acc += static_cast<uint32_t>(static_cast<int32_t>(a[i * lda + p]) * b[p * ldb + j]);
-      c[i * ldc + j] = static_cast<int32_t>(acc);
-    }
+  finish_stream(ROWS, k, a, lda, b, ldb, cols, c, ldc);
 }
 
 // The same stream for 5..kStreamMaxRows rows of A: the row pairs of a pass are widened and
@@ -249,12 +257,7 @@ void stream_rows_many(int rows, int64_t k, const int8_t *a, int64_t lda, const i
     for (int64_t j = 0; j < full; ++j) c[i * ldc + j] = 0;
   for (int64_t k0 = 0; k0 < k; k0 += kStreamKb) {
     const int64_t kb = std::min(kStreamKb, k - k0), np = (kb + 1) / 2;
-    for (int i = 0; i < rows; ++i)
-      for (int64_t p = 0; p < np; ++p) {
-        const int8_t lo = a[i * lda + k0 + 2 * p], hi = 2 * p + 1 < kb ? a[i * lda + k0 + 2 * p + 1] : 0;
-        ap[i][p] = static_cast<uint16_t>(static_cast<int16_t>(lo)) |
-                   static_cast<uint32_t>(static_cast<uint16_t>(static_cast<int16_t>(hi))) << 16;
-      }
+    pair_words(rows, a, lda, k0, kb, ap);
     for (int64_t p0 = 0; p0 < np; p0 += kStreamPairs) {
       const int64_t pn = std::min(kStreamPairs, np - p0);
       const int8_t *rows_b = b + (k0 + 2 * p0) * ldb;
@@ -287,20 +290,7 @@ void stream_rows_many(int rows, int64_t k, const int8_t *a, int64_t lda, const i
       }
     }
   }
-  for (int i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < full; j += 16) {
-      __m256i *v = reinterpret_cast<__m256i *>(c + i * ldc + j);
-      const __m256i x = _mm256_loadu_si256(v), y = _mm256_loadu_si256(v + 1);
-      _mm256_storeu_si256(v, _mm256_permute2x128_si256(x, y, 0x20));
-      _mm256_storeu_si256(v + 1, _mm256_permute2x128_si256(x, y, 0x31));
-    }
-  for (int i = 0; i < rows; ++i)  // columns past the last 16
-    for (int64_t j = full; j < cols; ++j) {
-      uint32_t acc = 0;
-      for (int64_t p = 0; p < k; ++p)
-        acc += static_cast<uint32_t>(static_cast<int32_t>(a[i * lda + p]) * b[p * ldb + j]);
-      c[i * ldc + j] = static_cast<int32_t>(acc);
-    }
+  finish_stream(rows, k, a, lda, b, ldb, cols, c, ldc);
 }
 
 }  // namespace

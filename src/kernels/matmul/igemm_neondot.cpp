@@ -79,18 +79,11 @@ void dot_block(int64_t k, const int8_t *a, int64_t lda, const int8_t *b, int64_t
     }
 }
 
-template <int ROWS>
-void dot_rows(int64_t k, const int8_t *a, int64_t lda, const int8_t *b, int64_t ldb, int64_t cols, int32_t *c,
-              int64_t ldc) {
-  constexpr int kCols = 4;
-  int64_t j = 0;
-  for (; j + kCols <= cols; j += kCols) dot_block<ROWS, kCols>(k, a, lda, b + j * ldb, ldb, c + j, ldc);
-  for (; j < cols; ++j) dot_block<ROWS, 1>(k, a, lda, b + j * ldb, ldb, c + j, ldc);
-}
-
 void dot_sdot(int rows, int64_t k, const int8_t *a, int64_t lda, const int8_t *b, int64_t ldb, int64_t cols,
               int32_t *c, int64_t ldc) {
-  with_rows(rows, [&](auto r) { dot_rows<decltype(r)::value>(k, a, lda, b, ldb, cols, c, ldc); });
+  dot_columns<4, 4>(rows, cols, [&](auto r, auto q, int64_t j) {
+    dot_block<decltype(r)::value, decltype(q)::value>(k, a, lda, b + j * ldb, ldb, c + j, ldc);
+  });
 }
 
 // Small-M stream, B [K, N] (unit stride along N): four rows of B at a time, 16 columns interleaved

@@ -37,6 +37,19 @@ inline void with_rows(int rows, F &&f) {
   }
 }
 
+// The dispatch of the small-M dot kernels: f(rows_c, cols_c, j) for column blocks starting at j,
+// WIDE_1_2 (rows 1-2) or WIDE_3_4 (rows 3-4) columns at a time, then single columns; rows_c and
+// cols_c are std::integral_constant (the kernel's accumulator grid).
+template <int WIDE_1_2, int WIDE_3_4, class F>
+inline void dot_columns(int rows, int64_t cols, F &&f) {
+  with_rows(rows, [&](auto r) {
+    constexpr int kWide = decltype(r)::value <= 2 ? WIDE_1_2 : WIDE_3_4;
+    int64_t j = 0;
+    for (; j + kWide <= cols; j += kWide) f(r, std::integral_constant<int, kWide>{}, j);
+    for (; j < cols; ++j) f(r, std::integral_constant<int, 1>{}, j);
+  });
+}
+
 struct IgemmTiles;
 // Packs B's k [k0, k0 + kc) x columns [0, cols) (b already offset to the first column; element
 // strides rs along K, cs along N) into panels of nr; with kgroup 4 also adds each column's sum over
