@@ -14,7 +14,7 @@
 #if defined(__x86_64__) || defined(_M_X64)
 #include <cpuid.h>
 #define OPSNN_X86 1
-#elif defined(__aarch64__)
+#elif defined(__aarch64__) && defined(__linux__)
 #include <sys/auxv.h>
 #endif
 
@@ -152,7 +152,9 @@ CpuFeatures detect() {
   if (best == Isa::kAvx512 && f.avx512_bf16) best = Isa::kAvx512Bf16;
 #elif defined(__aarch64__)
   f.neon = true;
+#if defined(__linux__)
   f.dotprod = (getauxval(AT_HWCAP) & (1UL << 20)) != 0;  // HWCAP_ASIMDDP
+#endif
   Isa best = Isa::kNeon;
 #else
   Isa best = Isa::kPortable;

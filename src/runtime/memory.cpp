@@ -453,7 +453,11 @@ static aclError check_copy2d(void *dst, size_t dpitch, const void *src, size_t s
 }
 
 static void copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height) {
-  kernels::gemm_prepacked_b_overwritten(dst, (height - 1) * dpitch + width);
+  // Only the rows written (a weight may sit in the pitch padding between them).
+  if (dpitch == width) kernels::gemm_prepacked_b_overwritten(dst, height * width);
+  else
+    for (size_t r = 0; r < height; ++r)
+      kernels::gemm_prepacked_b_overwritten(static_cast<char *>(dst) + r * dpitch, width);
   for (size_t r = 0; r < height; ++r)
     std::memmove(static_cast<char *>(dst) + r * dpitch, static_cast<const char *>(src) + r * spitch, width);
 }

@@ -197,6 +197,21 @@ TEST(TransMatmulWeight, RuntimeCopiesIntoAPackedWeightMakeItPlain) {
   ASSERT_EQ(mm(w, got), 0);
   ASSERT_EQ(mm(fresh, want), 0);
   EXPECT_TRUE(same(got, want)) << "after aclrtMemsetAsync";
+
+  // 6. A 2-D copy writes only its rows: a weight lying in the pitch padding between two rows stays
+  // packed (rows of 16 floats at storage elements [0, 16) and [16 + cap, 32 + cap); the weight's
+  // packed extent is [16, 16 + cap)).
+  DeviceTensor wv({k, n}, ACL_FLOAT, {n, 1}, 16, 32 + cap);
+  new_values(6);
+  wv.set_values(fresh.values());
+  ASSERT_EQ(run_op([&](uint64_t *sz, aclOpExecutor **e) { return aclnnTransMatmulWeightGetWorkspaceSize(wv, sz, e); },
+                   aclnnTransMatmulWeight),
+            0);
+  std::vector<float> rows(32, 0.5f);
+  ASSERT_EQ(aclrtMemcpy2d(wv.data(), (16 + cap) * 4, rows.data(), 64, 64, 2, ACL_MEMCPY_HOST_TO_DEVICE), 0);
+  ASSERT_EQ(mm(wv, got), 0);
+  ASSERT_EQ(mm(fresh, want), 0);
+  EXPECT_TRUE(same(got, want)) << "a weight between the rows of an aclrtMemcpy2d";
 }
 
 TEST(TransMatmulWeight, NoOpForInt8AndErrors) {

@@ -1,6 +1,6 @@
 // Bodies of the pre-packed small-M kernels (see PanelFn in ukernels.h), written so the compiler
-// vectorises them across the 16 columns of a panel; included by the portable engine and by the
-// AVX2 unit (compiled with -mavx2 -mfma). `static`: each unit keeps its own copy (an inline
+// vectorises them across the 16 columns of a panel; included by the portable engine, the AVX2 unit
+// (compiled with -mavx2 -mfma) and the NEON unit. `static`: each unit keeps its own copy (an inline
 // function would be merged across units by the linker, and the portable copy could win). Per element they perform exactly the scalar fma sequence
 // of the corresponding unpacked path, so the ISA does not change results.
 #pragma once

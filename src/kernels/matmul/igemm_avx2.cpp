@@ -103,7 +103,7 @@ void pack_rows(const IgemmTiles &t, const int8_t *b, int64_t rs, int64_t k0, int
                             _mm256_permute2x128_si256(q0, q1, 0x31), _mm256_permute2x128_si256(q2, q3, 0x31)};
       for (int v = 0; v < 4; ++v) {
         store8(dst + q * pstride + g * 32 + 8 * v, o[v]);
-        add_colsum(colsum + 32 * q + 8 * v, o[v]);
+        if (t.a_biased) add_colsum(colsum + 32 * q + 8 * v, o[v]);
       }
     }
   }

@@ -52,7 +52,7 @@ inline void dot_columns(int rows, int64_t cols, F &&f) {
 
 struct IgemmTiles;
 // Packs B's k [k0, k0 + kc) x columns [0, cols) (b already offset to the first column; element
-// strides rs along K, cs along N) into panels of nr; with kgroup 4 also adds each column's sum over
+// strides rs along K, cs along N) into panels of nr; with a_biased also adds each column's sum over
 // these k to colsum[j].
 // Packs A's rows [0, rows) (a already offset to the first row) x k [k0, k0 + kc) into panels of
 // mr_max rows.
