@@ -229,6 +229,7 @@ void wq_fused_run(const WqFusedPlan &plan, const WqDesc &d, aclDataType x_dtype,
                   void *workspace) {
   const gemm_detail::Ukernel &uk = gemm_detail::ukernel_by_index(plan.kernel);
   [[maybe_unused]] const bool avx2 = use_avx2();
+  [[maybe_unused]] const bool neon = core::cpu_features().best == core::Isa::kNeon;
   const bool f16c = core::cpu_features().f16c;
   const int64_t mr = plan.mr, nr = plan.nr, nc = plan.nc;
   const int64_t panels = (d.n + nr - 1) / nr;
@@ -263,6 +264,8 @@ void wq_fused_run(const WqFusedPlan &plan, const WqDesc &d, aclDataType x_dtype,
               }
               done = wq_detail::wq_dequant_block_avx2(d, w, scale, offset, pc, kb, jc + jp, nr, bbuf, pf);
             }
+#elif defined(__aarch64__)
+            if (neon) done = wq_detail::wq_dequant_block_neon(d, w, scale, offset, pc, kb, jc + jp, nr, bbuf);
 #endif
             if (!done) dequant_block_generic(d, w, scale, offset, pc, kb, jc + jp, nr, bbuf);
             for (int64_t r = 0; r < tiles; ++r) {

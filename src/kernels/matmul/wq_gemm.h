@@ -131,6 +131,10 @@ bool wq_small_m_avx2(const WqDesc &d, const float *x, const float *xsplit, const
 // group's sum in vector lanes. False when the layout is not covered.
 bool wq_small_m_neon(const WqDesc &d, const float *x, const float *xsum, const void *w, const void *scale,
                      const void *offset, int64_t n0, int64_t n1, float *y32, int64_t ldy, float *scratch);
+// NEON dequantisation of a weight block for the fused path (wq_dequant_block_avx2's contract; the
+// per-element rounding of the generic dequant). False when the layout is not covered.
+bool wq_dequant_block_neon(const WqDesc &d, const void *w, const void *scale, const void *offset, int64_t p0,
+                           int64_t kc, int64_t j0, int64_t W, float *dst);
 // x [m][k] with every full 16-element step of every group split into its 8 even elements xe and
 // then the 8 values xo - 16 xe of the odd ones (the low and high nibbles of 8 weight bytes, see
 // nk_cols in wq_gemm_avx2.cpp); the rest copied as is.

@@ -182,7 +182,91 @@ bool dispatch(const WqDesc &d, const float *x, const float *xsum, const uint8_t 
   return false;
 }
 
+// Dequantised values (w + o) * s of one weight vector (small_m_generic's dequant: add, then
+// multiply, two roundings).
+inline float32x4_t dequant4(float32x4_t w, float o, float s) { return vmulq_n_f32(vaddq_f32(w, vdupq_n_f32(o)), s); }
+
+// 4 x 4 transpose: r[i] holds element i of each input.
+inline void transpose4(float32x4_t (&v)[4]) {
+  const float32x4_t t0 = vtrn1q_f32(v[0], v[1]), t1 = vtrn2q_f32(v[0], v[1]);
+  const float32x4_t t2 = vtrn1q_f32(v[2], v[3]), t3 = vtrn2q_f32(v[2], v[3]);
+  v[0] = vreinterpretq_f32_f64(vtrn1q_f64(vreinterpretq_f64_f32(t0), vreinterpretq_f64_f32(t2)));
+  v[1] = vreinterpretq_f32_f64(vtrn1q_f64(vreinterpretq_f64_f32(t1), vreinterpretq_f64_f32(t3)));
+  v[2] = vreinterpretq_f32_f64(vtrn2q_f64(vreinterpretq_f64_f32(t0), vreinterpretq_f64_f32(t2)));
+  v[3] = vreinterpretq_f32_f64(vtrn2q_f64(vreinterpretq_f64_f32(t1), vreinterpretq_f64_f32(t3)));
+}
+
+// Rows [p, pe) of one group and 16 full columns from j of the weight into dq (row stride W).
+template <bool INT4>
+void dequant_piece(const WqDesc &d, const uint8_t *wb, int64_t p, int64_t pe, int64_t p0, int64_t j, int64_t W,
+                   const float *sv, const float *ov, float *dq) {
+  if (d.w_col == 1) {  // [K, N]: each row's 16 columns are contiguous
+    for (; p < pe; ++p) {
+      float32x4_t v[4];
+      decode16<INT4>(wb + (INT4 ? (p * d.w_row + j) >> 1 : p * d.w_row + j), v);
+      float *o = dq + (p - p0) * W;
+      for (int l = 0; l < 4; ++l)
+        vst1q_f32(o + 4 * l, vmulq_f32(vaddq_f32(v[l], vld1q_f32(ov + 4 * l)), vld1q_f32(sv + 4 * l)));
+    }
+    return;
+  }
+  // [N, K]: each column's weights are contiguous along K; 16 of them per column, 4 x 4 transposes.
+  for (; p + 16 <= pe; p += 16)
+    for (int c0 = 0; c0 < 16; c0 += 4) {
+      float32x4_t col[4][4];  // col[c][t]: column c0 + c, k p + 4t .. p + 4t + 3
+      for (int c = 0; c < 4; ++c) {
+        const int64_t e = (j + c0 + c) * d.w_col + p;
+        decode16<INT4>(wb + (INT4 ? e >> 1 : e), col[c]);
+        for (int t = 0; t < 4; ++t) col[c][t] = dequant4(col[c][t], ov[c0 + c], sv[c0 + c]);
+      }
+      for (int t = 0; t < 4; ++t) {
+        float32x4_t r[4] = {col[0][t], col[1][t], col[2][t], col[3][t]};
+        transpose4(r);  // r[q]: k = p + 4t + q, columns c0 .. c0 + 3
+        for (int q = 0; q < 4; ++q) vst1q_f32(dq + (p + 4 * t + q - p0) * W + c0, r[q]);
+      }
+    }
+  for (; p < pe; ++p)
+    for (int c = 0; c < 16; ++c)
+      dq[(p - p0) * W + c] = (static_cast<float>(scalar_w(INT4, wb, (j + c) * d.w_col + p)) + ov[c]) * sv[c];
+}
+
 }  // namespace
+
+bool wq_dequant_block_neon(const WqDesc &d, const void *w, const void *scale, const void *offset, int64_t p0,
+                           int64_t kc, int64_t j0, int64_t W, float *dst) {
+  const bool int4 = d.w_dtype == ACL_INT4;
+  const int64_t gr = d.group > 0 ? d.group : d.k;
+  // INT4: every 16-weight vector starts on a whole byte.
+  const bool kn = d.w_col == 1 && (!int4 || (d.w_row % 2 == 0 && j0 % 2 == 0));
+  const bool nk = d.w_row == 1 && (!int4 || (d.w_col % 2 == 0 && p0 % 2 == 0 && (gr % 2 == 0 || gr >= d.k)));
+  if (W % 16 != 0 || (!kn && !nk)) return false;
+  const auto *wb = static_cast<const uint8_t *>(w);
+  const int64_t pe = p0 + kc;
+  float sv[16], ov[16];
+  for (int64_t c0 = 0; c0 < W; c0 += 16) {
+    const int64_t j = j0 + c0, cols = std::clamp<int64_t>(d.n - j, 0, 16);
+    float *dq = dst + c0;
+    for (int64_t p = p0; p < pe;) {
+      const int64_t g = p / gr, ge = std::min(pe, (g + 1) * gr);
+      for (int64_t c = 0; c < 16; ++c) {
+        sv[c] = c < cols ? load_elem(scale, d.s_dtype, g * d.s_row + (j + c) * d.s_col) : 0.0f;
+        ov[c] = c < cols && d.has_offset ? load_elem(offset, d.o_dtype, g * d.o_row + (j + c) * d.o_col) : 0.0f;
+      }
+      if (cols < 16) {  // the last columns (zero past n), one element at a time
+        for (; p < ge; ++p)
+          for (int64_t c = 0; c < 16; ++c)
+            dq[(p - p0) * W + c] =
+                c < cols ? (static_cast<float>(scalar_w(int4, wb, p * d.w_row + (j + c) * d.w_col)) + ov[c]) * sv[c]
+                         : 0.0f;
+        continue;
+      }
+      if (int4) dequant_piece<true>(d, wb, p, ge, p0, j, W, sv, ov, dq);
+      else dequant_piece<false>(d, wb, p, ge, p0, j, W, sv, ov, dq);
+      p = ge;
+    }
+  }
+  return true;
+}
 
 bool wq_small_m_neon(const WqDesc &d, const float *x, const float *xsum, const void *w, const void *scale,
                      const void *offset, int64_t n0, int64_t n1, float *y32, int64_t ldy, float *scratch) {
