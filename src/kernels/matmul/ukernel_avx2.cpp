@@ -7,6 +7,7 @@
 
 #include "common/half.h"
 #include "kernels/matmul/gemm_panel_impl.h"
+#include "kernels/matmul/small_m_dispatch.h"
 #include "kernels/matmul/ukernels.h"
 
 namespace opsnn::kernels::gemm_detail {
@@ -158,12 +159,9 @@ void stream_rows(int64_t k, const float *a, int64_t lda_p, const typename L::T *
 template <class L>
 void stream(int rows, int64_t k, const float *a, int64_t lda_p, const typename L::T *b, int64_t ldb,
             int64_t width, float *acc, int64_t ldacc) {
-  switch (rows) {
-    case 1: return stream_rows<L, 1, 8, 2>(k, a, lda_p, b, ldb, width, acc, ldacc);
-    case 2: return stream_rows<L, 2, 4, 2>(k, a, lda_p, b, ldb, width, acc, ldacc);
-    case 3: return stream_rows<L, 3, 2, 2>(k, a, lda_p, b, ldb, width, acc, ldacc);
-    default: return stream_rows<L, 4, 2, 2>(k, a, lda_p, b, ldb, width, acc, ldacc);
-  }
+  stream_dispatch(rows, [&](auto r, auto kb) {
+    stream_rows<L, decltype(r)::value, decltype(kb)::value, 2>(k, a, lda_p, b, ldb, width, acc, ldacc);
+  });
 }
 
 inline float hsum(__m256 v) {
@@ -214,23 +212,12 @@ void dot_block(int64_t k, const float *a, int64_t lda, const typename L::T *b, i
     }
 }
 
-template <class L, int ROWS, int JB>
-void dot_rows(int64_t k, const float *a, int64_t lda, const typename L::T *b, int64_t ldb, int64_t cols, float *c,
-              int64_t ldc) {
-  int64_t j = 0;
-  for (; j + JB <= cols; j += JB) dot_block<L, ROWS, JB>(k, a, lda, b + j * ldb, ldb, c + j, ldc);
-  for (; j < cols; ++j) dot_block<L, ROWS, 1>(k, a, lda, b + j * ldb, ldb, c + j, ldc);
-}
-
 template <class L>
 void dot(int rows, int64_t k, const float *a, int64_t lda, const typename L::T *b, int64_t ldb, int64_t cols,
          float *c, int64_t ldc) {
-  switch (rows) {
-    case 1: return dot_rows<L, 1, 4>(k, a, lda, b, ldb, cols, c, ldc);
-    case 2: return dot_rows<L, 2, 2>(k, a, lda, b, ldb, cols, c, ldc);
-    case 3: return dot_rows<L, 3, 1>(k, a, lda, b, ldb, cols, c, ldc);
-    default: return dot_rows<L, 4, 1>(k, a, lda, b, ldb, cols, c, ldc);
-  }
+  dot_dispatch(rows, cols, [&](auto r, auto jb, int64_t j) {
+    dot_block<L, decltype(r)::value, decltype(jb)::value>(k, a, lda, b + j * ldb, ldb, c + j, ldc);
+  });
 }
 
 template <int... R>
