@@ -36,6 +36,9 @@ bool use_avx2() {
   return f.avx2 && f.fma && f.f16c && f.best != core::Isa::kPortable;
 }
 
+// The NEON kernels of wq_gemm_neon.cpp may run (aarch64, not capped to the portable tier).
+bool use_neon() { return core::cpu_features().best == core::Isa::kNeon; }
+
 // The dequantised weight (w + offset) * scale of element (p, j) in fp32 (j < n).
 inline float dequant(const WqDesc &d, const void *w, const void *scale, const void *offset, int64_t p, int64_t j) {
   const int64_t g = p / group_rows(d);
@@ -70,7 +73,14 @@ void small_m_generic(const WqDesc &d, const float *x, const float *xsum, const v
 namespace {
 // A transposed ([N, K]) INT4 weight has even K in the low nibbles and odd K in the high ones: the
 // AVX2 kernel reads x split the same way (wq_detail::wq_split_pairs), in a copy of its own.
-bool wants_split_x(const WqDesc &d) { return d.w_dtype == ACL_INT4 && d.w_row == 1; }
+bool wants_split_x(const WqDesc &d) {
+#if defined(__x86_64__)
+  return d.w_dtype == ACL_INT4 && d.w_row == 1;
+#else
+  (void)d;
+  return false;  // only the AVX2 kernel reads the split copy
+#endif
+}
 // y by the definition, element by element: sum_p x_p * ((w_pj + o) * s). Taken when x holds an
 // infinity or NaN: the factored formula of the fast paths, s * (sum x u + o' sum x), would turn an
 // infinite product into inf - inf = NaN where the definition gives +-inf.
@@ -120,7 +130,7 @@ void wq_small_m_run(const WqDesc &d, aclDataType x_dtype, const void *x, int64_t
     }
   }
   [[maybe_unused]] const bool avx2 = use_avx2();
-  [[maybe_unused]] const bool neon = core::cpu_features().best == core::Isa::kNeon;
+  [[maybe_unused]] const bool neon = use_neon();
 #if defined(__x86_64__)
   if (avx2 && xsplit != nullptr) wq_detail::wq_split_pairs(d, xf, xsplit);
 #endif
@@ -229,7 +239,7 @@ void wq_fused_run(const WqFusedPlan &plan, const WqDesc &d, aclDataType x_dtype,
                   void *workspace) {
   const gemm_detail::Ukernel &uk = gemm_detail::ukernel_by_index(plan.kernel);
   [[maybe_unused]] const bool avx2 = use_avx2();
-  [[maybe_unused]] const bool neon = core::cpu_features().best == core::Isa::kNeon;
+  [[maybe_unused]] const bool neon = use_neon();
   const bool f16c = core::cpu_features().f16c;
   const int64_t mr = plan.mr, nr = plan.nr, nc = plan.nc;
   const int64_t panels = (d.n + nr - 1) / nr;
