@@ -708,11 +708,12 @@ void int8_full_range_check() {
 
 int main(int argc, char **argv) {
   bool quick = false;
-  std::string only;
+  std::string only, shape_filter;  // --shape S: only the FLOAT32 rows whose name contains S
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) quick = true;
     else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) g_reps = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--shape") && i + 1 < argc) shape_filter = argv[++i];
   }
   if (quick) {
     g_reps = 2;
@@ -755,10 +756,13 @@ int main(int argc, char **argv) {
   std::vector<int64_t> squares = {64, 128, 256, 512, 1024, 2048};
   for (int threads : {1, 2}) {
     rows.clear();
-    for (int64_t s : squares) rows.push_back(bench_f32(s, s, s, false, threads));
+    auto add = [&](int64_t m, int64_t n, int64_t k, bool t) {
+      if (shape_name(m, n, k, t).find(shape_filter) != std::string::npos) rows.push_back(bench_f32(m, n, k, t, threads));
+    };
+    for (int64_t s : squares) add(s, s, s, false);
     for (int64_t m : {1, 16, 128})
       for (auto nk : {std::pair<int64_t, int64_t>{4096, 4096}, {768, 3072}})
-        for (bool t : {false, true}) rows.push_back(bench_f32(m, nk.first, nk.second, t, threads));
+        for (bool t : {false, true}) add(m, nk.first, nk.second, t);
     std::printf("### %d thread%s\n\n", threads, threads > 1 ? "s" : "");
     print_rows(rows);
     std::printf("\n");

@@ -12,14 +12,16 @@ template <int V>
 using IntC = std::integral_constant<int, V>;
 
 // f(rows_c, kb_c): the stream kernel for `rows` rows with kb_c rows of B per pass over the
-// accumulators (fewer for more rows: the A values of a pass live in registers).
+// accumulators. More rows of B per pass halve the accumulator loads and stores, which bound 3 and 4
+// rows (AVX2, 1 thread, rows 2 / 3 / 4 from 4 / 2 / 2 to 8 / 8 / 4: N = K = 4096 3: 19 -> 24-27,
+// 4: 22 -> 27-30 GFLOP/s; N 768 K 3072 3: 34 -> 42, 4: 30 -> 39; 2 rows unchanged).
 template <class F>
 inline void stream_dispatch(int rows, F &&f) {
   switch (rows) {
     case 1: return f(IntC<1>{}, IntC<8>{});
-    case 2: return f(IntC<2>{}, IntC<4>{});
-    case 3: return f(IntC<3>{}, IntC<2>{});
-    default: return f(IntC<4>{}, IntC<2>{});
+    case 2: return f(IntC<2>{}, IntC<8>{});
+    case 3: return f(IntC<3>{}, IntC<8>{});
+    default: return f(IntC<4>{}, IntC<4>{});
   }
 }
 
