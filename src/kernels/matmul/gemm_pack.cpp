@@ -114,15 +114,22 @@ void pack(const T *origin, int64_t sw, int64_t sp, int64_t width, int64_t kc, in
   const int64_t full = width / W;  // panels without padding
   const int64_t panel_floats = static_cast<int64_t>(W) * kc;
   if (sw == 1) {
-    // Contiguous along the panel width (B row-major, A transposed): walk each source line
-    // across all panels, so memory is read sequentially.
-    for (int64_t p = 0; p < kc; ++p) {
-      const T *s = origin + p * sp;
-      for (int64_t q = 0; q < full; ++q) convert_line<T, R>(s + q * W, W, f16c, dst + q * panel_floats + p * W);
-      if (full < panels) {
-        const int64_t rest = width - full * W;
+    // Contiguous along the panel width (B row-major, A transposed): walk 8 source lines at once
+    // across all panels, so memory is read sequentially in 8 streams and each panel receives 8
+    // rows in one run (one line at a time across all panels: 64 MB of B in 5.0-6.3 ms, 8 lines:
+    // 4.0-5.0 ms).
+    constexpr int64_t kLines = 8;
+    for (int64_t p0 = 0; p0 < kc; p0 += kLines) {
+      const int64_t lines = std::min(kLines, kc - p0);
+      for (int64_t q = 0; q < full; ++q)
+        for (int64_t p = p0; p < p0 + lines; ++p)
+          convert_line<T, R>(origin + p * sp + q * W, W, f16c, dst + q * panel_floats + p * W);
+    }
+    if (full < panels) {
+      const int64_t rest = width - full * W;
+      for (int64_t p = 0; p < kc; ++p) {
         float *d = dst + full * panel_floats + p * W;
-        convert_line<T, R>(s + full * W, rest, f16c, d);
+        convert_line<T, R>(origin + p * sp + full * W, rest, f16c, d);
         for (int64_t w = rest; w < W; ++w) d[w] = 0.0f;
       }
     }
