@@ -7,6 +7,7 @@
 #include "common/error.h"
 #include "core/api_boundary.h"
 #include "core/dtype.h"
+#include "kernels/matmul/gemm.h"
 #include "runtime/runtime.h"
 
 namespace opsnn::core {
@@ -33,6 +34,15 @@ struct LaunchRecord {
   char *workspace;
   std::vector<void *> addrs;
 };
+
+void forget_prepacked_outputs(const aclOpExecutor &ex, const LaunchArgs &args) {
+  for (int slot : ex.output_index) {
+    if (slot < 0) continue;
+    const aclTensor &t = ex.slots[static_cast<size_t>(slot)];
+    const size_t es = dtype_size(t.dtype);
+    kernels::gemm_prepacked_b_view_written(view_base(args, slot, t, es), t.ndim, t.dims, t.strides, es);
+  }
+}
 
 }  // namespace
 
@@ -92,6 +102,9 @@ int launch_executor(const char *api, void *workspace, uint64_t workspace_size, a
 
   aclError rc = rt::enqueue(stream, [rec = std::move(rec)]() -> int {
     LaunchArgs args{rec->addrs.data(), rec->workspace};
+    // Outputs written over a pre-packed weight make it plain data again; before the steps, so
+    // aclnnTransMatmulWeight (whose output is the weight) registers its new layout afterwards.
+    if (kernels::gemm_prepacked_b_in_use()) forget_prepacked_outputs(*rec->ex, args);
     for (const auto &step : rec->ex->steps) {
       const int status = step->run(args);
       if (status != 0) {  // the step's message, prefixed with the op's name

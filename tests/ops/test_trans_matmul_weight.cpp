@@ -5,6 +5,8 @@
 // data again, in stream order.
 #include <cstring>
 
+#include "aclnnop/aclnn_copy.h"
+#include "aclnnop/aclnn_fill_scalar.h"
 #include "aclnnop/aclnn_matmul.h"
 #include "aclnnop/aclnn_mm.h"
 #include "aclnnop/aclnn_trans_matmul_weight.h"
@@ -212,6 +214,91 @@ TEST(TransMatmulWeight, RuntimeCopiesIntoAPackedWeightMakeItPlain) {
   ASSERT_EQ(mm(wv, got), 0);
   ASSERT_EQ(mm(fresh, want), 0);
   EXPECT_TRUE(same(got, want)) << "a weight between the rows of an aclrtMemcpy2d";
+}
+
+// An op whose output is written over a pre-packed weight (aclnnInplaceCopy of new plain values,
+// aclnnInplaceFillScalar over a few of its rows) makes it plain again, when the op runs: a matmul
+// queued before it still sees the packed weight. An output view whose bounding range covers the
+// packed extent without any of its elements touching it leaves the weight packed.
+TEST(TransMatmulWeight, OpOutputsOverAPackedWeightMakeItPlain) {
+  reseed_for_current_test();
+  const int64_t m = 3, k = 40, n = 24;
+  const int64_t cap = static_cast<int64_t>(size_v2({k, n}, ACL_FLOAT16));
+  DeviceTensor x({m, k}, ACL_FLOAT), w({k, n}, ACL_FLOAT, {n, 1}, 0, cap), fresh({k, n}, ACL_FLOAT),
+      src({k, n}, ACL_FLOAT);
+  x.fill_random(-1, 1);
+  auto mm = [&](DeviceTensor &b, DeviceTensor &o, aclrtStream st = nullptr) {
+    return run_op([&](uint64_t *sz, aclOpExecutor **e) { return aclnnMmGetWorkspaceSize(x, b, o, 0, sz, e); },
+                  aclnnMm, st);
+  };
+  auto pack = [&](DeviceTensor &t) {
+    return run_op([&](uint64_t *sz, aclOpExecutor **e) { return aclnnTransMatmulWeightGetWorkspaceSize(t, sz, e); },
+                  aclnnTransMatmulWeight);
+  };
+  auto same = [](DeviceTensor &a, DeviceTensor &b) {
+    const auto va = a.values(), vb = b.values();
+    for (size_t i = 0; i < va.size(); ++i)
+      if (std::memcmp(&va[i], &vb[i], sizeof(double)) != 0) return false;
+    return true;
+  };
+  DeviceTensor got({m, n}, ACL_FLOAT), want({m, n}, ACL_FLOAT), before({m, n}, ACL_FLOAT),
+      before_want({m, n}, ACL_FLOAT);
+
+  // 1. aclnnInplaceCopy of new plain values over the whole packed weight, queued on one stream after
+  //    a matmul that must still read the packed layout.
+  fresh.fill_random(-1, 1);
+  w.set_values(fresh.values());
+  ASSERT_EQ(pack(w), 0) << aclGetRecentErrMsg();
+  ASSERT_EQ(mm(fresh, before_want), 0);
+  src.fill_random(-1, 1);
+  aclrtStream st = nullptr;
+  ASSERT_EQ(aclrtCreateStream(&st), 0);
+  ASSERT_EQ(mm(w, before, st), 0);
+  ASSERT_EQ(run_op([&](uint64_t *sz, aclOpExecutor **e) { return aclnnInplaceCopyGetWorkspaceSize(w, src, sz, e); },
+                   aclnnInplaceCopy, st),
+            0)
+      << aclGetRecentErrMsg();
+  ASSERT_EQ(mm(w, got, st), 0);
+  ASSERT_EQ(aclrtSynchronizeStream(st), 0);
+  ASSERT_EQ(aclrtDestroyStream(st), 0);
+  ASSERT_EQ(mm(src, want), 0);
+  EXPECT_TRUE(same(before, before_want)) << "the matmul queued before the copy op";
+  EXPECT_TRUE(same(got, want)) << "after aclnnInplaceCopy";
+
+  // 2. aclnnInplaceFillScalar over rows 5..7 of the buffer (a [3, n] view into it): the rest keeps
+  //    the packed layout's bytes, and the buffer is read plain from then on.
+  w.set_values(fresh.values());
+  ASSERT_EQ(pack(w), 0);
+  float half_value = 0.5f;
+  aclScalar *half = aclCreateScalar(&half_value, ACL_FLOAT);
+  auto fill = [&](std::vector<int64_t> dims, std::vector<int64_t> strides, int64_t offset, void *base,
+                  int64_t storage) {
+    aclTensor *t = aclCreateTensor(dims.data(), dims.size(), ACL_FLOAT, strides.data(), offset, ACL_FORMAT_ND,
+                                   &storage, 1, base);
+    const int rc = run_op(
+        [&](uint64_t *sz, aclOpExecutor **e) { return aclnnInplaceFillScalarGetWorkspaceSize(t, half, sz, e); },
+        aclnnInplaceFillScalar);
+    aclDestroyTensor(t);
+    return rc;
+  };
+  ASSERT_EQ(fill({3, n}, {n, 1}, 5 * n, w.data(), cap), 0) << aclGetRecentErrMsg();
+  fresh.set_values(w.values());  // the plain reading of w's bytes
+  ASSERT_EQ(mm(w, got), 0);
+  ASSERT_EQ(mm(fresh, want), 0);
+  EXPECT_TRUE(same(got, want)) << "after aclnnInplaceFillScalar over three rows";
+
+  // 3. Two elements written just before and just after the packed extent (storage elements
+  //    [16, 16 + k * align(n, 16))): the weight between them stays packed.
+  const int64_t extent = k * ((n + 15) / 16 * 16), storage = 32 + cap;
+  DeviceTensor wv({k, n}, ACL_FLOAT, {n, 1}, 16, storage);
+  fresh.fill_random(-1, 1);
+  wv.set_values(fresh.values());
+  ASSERT_EQ(pack(wv), 0);
+  ASSERT_EQ(fill({2}, {extent + 1}, 15, wv.data(), storage), 0) << aclGetRecentErrMsg();
+  ASSERT_EQ(mm(wv, got), 0);
+  ASSERT_EQ(mm(fresh, want), 0);
+  EXPECT_TRUE(same(got, want)) << "an output view around the packed extent, touching none of it";
+  aclDestroyScalar(half);
 }
 
 TEST(TransMatmulWeight, NoOpForInt8AndErrors) {

@@ -148,6 +148,12 @@ void gemm_prepacked_b_forget(const void *base, size_t bytes);  // every entry in
 // Every entry whose packed extent overlaps [base, base + bytes): the weight was overwritten (runtime
 // copies and memsets call this when they execute, in stream order).
 void gemm_prepacked_b_overwritten(const void *base, size_t bytes);
+// An op's output view was written (the executor calls this for every output when a launch runs,
+// before its steps): forgets every entry that one of the view's elements overlaps. `base` is the
+// first view element; dims / strides in elements of `esize` bytes. Elements are tested exactly (a
+// strided view that passes over a packed weight without touching it keeps the weight registered).
+void gemm_prepacked_b_view_written(const void *base, int ndim, const int64_t *dims, const int64_t *strides,
+                                   size_t esize);
 bool gemm_prepacked_b_in_use();
 
 // The micro-kernel table, for tests and benchmarks that reach every tier.

@@ -1,8 +1,9 @@
 // Registry of pre-packed weights (aclnnTransMatmulWeight). A weight buffer re-laid into the
 // gemm_prepack_b layout is recorded by its address with the logical shape and dtype; GEMM launches
 // whose B address, K, N and dtype match read it as pre-packed. Entries live until the buffer is
-// re-packed, written by a runtime copy or memset (gemm_prepacked_b_overwritten, in stream order), or
-// its allocation returns to the allocator's cache (gemm_prepacked_b_forget).
+// re-packed, written by a runtime copy or memset (gemm_prepacked_b_overwritten, in stream order) or
+// by an op's output (gemm_prepacked_b_view_written, when the launch runs), or its allocation returns
+// to the allocator's cache (gemm_prepacked_b_forget).
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -69,6 +70,63 @@ void gemm_prepacked_b_overwritten(const void *base, size_t bytes) {
   const uintptr_t lo = reinterpret_cast<uintptr_t>(base), hi = lo + bytes;
   for (auto it = r.entries.begin(); it != r.entries.end() && it->first < hi;) {
     if (it->first + it->second.bytes > lo) it = r.entries.erase(it);
+    else ++it;
+  }
+  r.count.store(r.entries.size(), std::memory_order_release);
+}
+
+namespace {
+
+// Whether some element of the view (first element at `base`) overlaps [lo, hi): walks the runs
+// along the last dim (one range when it is unit-strided, else element by element).
+bool view_overlaps(uintptr_t base, int ndim, const int64_t *dims, const int64_t *strides, size_t esize, uintptr_t lo,
+                   uintptr_t hi) {
+  auto hit = [&](intptr_t first, intptr_t last_end) {  // bytes [first, last_end) relative to base
+    return base + first < hi && base + last_end > lo;
+  };
+  if (ndim == 0) return hit(0, static_cast<intptr_t>(esize));
+  const int last = ndim - 1;
+  const intptr_t es = static_cast<intptr_t>(esize);
+  const intptr_t step = static_cast<intptr_t>(strides[last]) * es;
+  const int64_t len = dims[last];
+  int64_t idx[8] = {};  // kMaxDims
+  while (true) {
+    intptr_t off = 0;
+    for (int d = 0; d < last; ++d) off += static_cast<intptr_t>(idx[d] * strides[d]) * es;
+    if (step == es || len == 1) {
+      if (hit(off, off + len * es)) return true;
+    } else {
+      for (int64_t i = 0; i < len; ++i)
+        if (hit(off + i * step, off + i * step + es)) return true;
+    }
+    int d = last - 1;
+    for (; d >= 0; --d) {
+      if (++idx[d] < dims[d]) break;
+      idx[d] = 0;
+    }
+    if (d < 0) return false;
+  }
+}
+
+}  // namespace
+
+void gemm_prepacked_b_view_written(const void *base, int ndim, const int64_t *dims, const int64_t *strides,
+                                   size_t esize) {
+  Registry &r = registry();
+  if (r.count.load(std::memory_order_acquire) == 0 || esize == 0 || ndim < 0 || ndim > 8) return;
+  // Bounding byte range of the view (strides may be negative or zero).
+  intptr_t lo_off = 0, hi_off = static_cast<intptr_t>(esize);
+  for (int d = 0; d < ndim; ++d) {
+    if (dims[d] == 0) return;  // empty view: nothing written
+    const intptr_t span = static_cast<intptr_t>((dims[d] - 1) * strides[d]) * static_cast<intptr_t>(esize);
+    if (span < 0) lo_off += span;
+    else hi_off += span;
+  }
+  const uintptr_t b = reinterpret_cast<uintptr_t>(base), lo = b + lo_off, hi = b + hi_off;
+  std::lock_guard<std::mutex> lk(r.mu);
+  for (auto it = r.entries.begin(); it != r.entries.end() && it->first < hi;) {
+    const uintptr_t e_lo = it->first, e_hi = it->first + it->second.bytes;
+    if (e_hi > lo && view_overlaps(b, ndim, dims, strides, esize, e_lo, e_hi)) it = r.entries.erase(it);
     else ++it;
   }
   r.count.store(r.entries.size(), std::memory_order_release);
