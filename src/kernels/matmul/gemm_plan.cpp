@@ -283,10 +283,13 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
                        static_cast<double>(d.n) * static_cast<double>(d.k);
   const int64_t useful =
       std::max<int64_t>(1, std::min<int64_t>(threads, static_cast<int64_t>(flops / kMinFlopsPerThread)));
+  // With A read in place, splitting N leaves nothing packed twice (an M split packs all of B in
+  // every task): 2 threads, 64^3 139 -> 152 GFLOP/s, 128^3 174 -> 182.
+  const bool n_first = p.a_direct;
   auto count = [&] { return d.batch * ceil_div(m_units, std::max<int64_t>(mt, 1)) * ceil_div(n_units, std::max<int64_t>(nt, 1)); };
   if (d.batch > 0 && d.m > 0 && d.n > 0) {
     while (count() < useful) {
-      if (mt > 1 && mt * p.mr >= nt * p.nr) mt = ceil_div(mt, 2);
+      if (mt > 1 && mt * p.mr >= nt * p.nr && !(n_first && nt > 1)) mt = ceil_div(mt, 2);
       else if (nt > 1) nt = ceil_div(nt, 2);
       else if (mt > 1) mt = ceil_div(mt, 2);
       else break;
