@@ -228,7 +228,7 @@ TEST_P(GemmKernel, SmallMEveryBDtype) {
   uint32_t seed = 250;
   for (aclDataType tb : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16})
     for (Layout lb : {Layout::kRowMajor, Layout::kTransposed, Layout::kStrided})
-      for (int64_t m : {1, 2, 3, 4})
+      for (int64_t m : {1, 2, 3, 4, 5, 8})
         for (auto nk : {std::array<int64_t, 2>{1, 1}, std::array<int64_t, 2>{7, 15}, std::array<int64_t, 2>{45, 33},
                         std::array<int64_t, 2>{300, 1031}}) {
           Case cs;

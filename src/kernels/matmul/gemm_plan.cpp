@@ -234,13 +234,16 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
                                                      : uk.dot_bf16 != nullptr;
   p.stream = d.m <= kStreamMaxRows && b_stream_type && d.b.col_stride == 1 && d.input_rounding == ACL_FLOAT &&
              !d.b_prepacked;
-  p.gemv_nt = !p.stream && d.m <= kStreamMaxRows && b_dot_type && d.b.row_stride == 1 &&
+  p.gemv_nt = !p.stream && d.m <= kDotMaxRows && b_dot_type && d.b.row_stride == 1 &&
               d.input_rounding == ACL_FLOAT && !d.b_prepacked && d.k >= 16;
   if (p.stream || p.gemv_nt) p.bf16_dot = false;
   if (p.gemv_nt) {
-    // Dot products along contiguous rows of B; columns are stored in groups of nc.
+    // Dot products along contiguous rows of B; columns are stored in groups of nc. Beyond 4 rows
+    // each group of 4 rows passes over the nc rows of B, which then stay in L2.
     p.kc = d.k;
-    p.nc = 256;
+    p.nc = d.m <= 4 ? 256
+                    : std::clamp<int64_t>((l2 / 2) / (d.k * (d.b.dtype == ACL_FLOAT ? 4 : 2)) / 16 * 16,
+                                          16, 256);
     p.c_direct = false;
   }
   if (p.stream) {
