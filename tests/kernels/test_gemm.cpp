@@ -352,6 +352,38 @@ TEST_P(GemmKernel, BitIdenticalForOneAndTwoThreads) {
   }
 }
 
+// A large B stored [N,K] with few rows of A is packed over all of K per column block (b_full_k);
+// a shrunk L3 reaches that plan with small matrices. Same per-element order as the K-blocked
+// packing, so identical bits, at 1 and 2 threads, FLOAT / FLOAT16 B, ragged N and K.
+TEST_P(GemmKernel, FullKPackingBitIdenticalToBlockedPacking) {
+  uint32_t seed = 900;
+  for (aclDataType tb : {ACL_FLOAT, ACL_FLOAT16})
+    for (auto mnk : {std::array<int64_t, 3>{12, 40, 700}, std::array<int64_t, 3>{16, 100, 1031},
+                     std::array<int64_t, 3>{9, 17, 1100}}) {
+      Case cs;
+      cs.m = mnk[0]; cs.n = mnk[1]; cs.k = mnk[2];
+      cs.tb = tb; cs.lb = Layout::kTransposed;
+      cs.seed = seed++;
+      Problem p = make_problem(cs);
+      GemmOptions blocked, full_k;
+      blocked.kernel = full_k.kernel = GetParam();
+      full_k.l3_bytes = 16 * 1024;  // every B here (>= 40 x 700 x 2 bytes) is then "beyond L3 / 2"
+      GemmPlan plan_b, plan_f;
+      ASSERT_TRUE(gemm_plan(p.desc, &plan_b, blocked));
+      ASSERT_TRUE(gemm_plan(p.desc, &plan_f, full_k));
+      if (plan_f.kernel < 0) GTEST_SKIP() << "reference kernels";
+      EXPECT_FALSE(plan_b.b_full_k) << describe(cs);
+      ASSERT_TRUE(plan_f.b_full_k) << describe(cs);
+      const Mat c_b = run_engine(p, blocked);
+      for (int threads : {1, 2}) {
+        full_k.threads = threads;
+        const Mat c_f = run_engine(p, full_k);
+        EXPECT_EQ(c_b.bytes, c_f.bytes) << describe(cs) << " threads " << threads;
+        check(p, c_f, describe(cs));
+      }
+    }
+}
+
 // ------------------------------------------------------------------------------------------------
 // Fused epilogue: C = act(alpha * A@B + beta * D), D of any dtype and broadcast shape (full
 // matrix, row [N], column [M, 1], scalar, broadcast over the batch), or D the very view of C.

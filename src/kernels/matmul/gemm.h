@@ -66,6 +66,9 @@ struct GemmOptions {
   // Also plan for B being a registered pre-packed weight (see gemm_prepacked_b_registered); only
   // taken while some weight has been pre-packed in this process.
   bool detect_prepacked_b = true;
+  // L3 size the blocking assumes; 0: detected. Tests shrink it to reach the large-B plans
+  // (b_full_k) with small matrices.
+  int64_t l3_bytes = 0;
 };
 
 // Everything decided in phase 1: kernel, cache blocking, thread split, workspace layout.
@@ -86,6 +89,10 @@ struct GemmPlan {
   // Small M (few row tiles share each B panel): fp32 B of unit column stride is read in place by
   // the micro-kernel (ldb = its row stride) instead of being packed; only a last partial panel is.
   bool b_direct = false;
+  // Small M (<= 16) with a large B (beyond L3/2) stored [N,K]: each column block is packed over
+  // all of K at once (panel q at q * nr * k), so every row of B is read as one long run instead of
+  // kc-sized pieces; nc is capped so the block stays within L3/4.
+  bool b_full_k = false;
   // Small GEMMs (A within L2/8): fp32 A of unit column stride is read in place (ukernel
   // rows_a_in_place) instead of being packed.
   bool a_direct = false;

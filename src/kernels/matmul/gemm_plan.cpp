@@ -207,7 +207,7 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
   const core::CpuFeatures &f = core::cpu_features();
   const int64_t l1 = static_cast<int64_t>(f.l1d_bytes);
   const int64_t l2 = static_cast<int64_t>(f.l2_bytes);
-  const int64_t l3 = static_cast<int64_t>(f.l3_bytes);
+  const int64_t l3 = options.l3_bytes > 0 ? options.l3_bytes : static_cast<int64_t>(f.l3_bytes);
 
   // kc: a B micro-panel (kc x nr) fills about half of L1, next to the A micro-panel; K is then
   // split into equal blocks (a multiple of 8) so no block is a small remainder.
@@ -265,6 +265,13 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
   // GEMM (64^3 1 thread: 60-70 -> 76-83 GFLOP/s; 128^3 79-83 -> 85-90; neutral from 256^3 on).
   p.a_direct = !p.stream && !p.gemv_nt && uk.rows_a_in_place[1] != nullptr && d.a.dtype == ACL_FLOAT &&
                d.a.col_stride == 1 && d.input_rounding == ACL_FLOAT && d.m * d.k * 4 <= l2 / 8;
+  // Packing a B [N,K] in kc-sized pieces of each row read it at ~8 GB/s; whole rows are read at
+  // ~12 (N = K = 4096). With few rows of A the repacking of A per column block costs little.
+  // Measured, 1 thread, NT N = K = 4096: M 12 25-31 -> 32-36 GFLOP/s, M 16 32-36 -> 34-41; a B
+  // within L3 (N 768 K 3072) is better packed per K block (its block then stays in L2).
+  p.b_full_k = !p.stream && !p.gemv_nt && !p.b_direct && !d.b_prepacked && !p.bf16_dot && d.b.row_stride == 1 &&
+               d.k > p.kc && d.m <= 16 && d.k * d.n * (d.b.dtype == ACL_FLOAT ? 4 : 2) > l3 / 2;
+  if (p.b_full_k) p.nc = std::min(p.nc, std::max<int64_t>(p.nr, (l3 / 4) / (d.k * esize) / p.nr * p.nr));
   if (!p.c_direct && !p.stream && !p.gemv_nt) {
     // The per-thread fp32 accumulation buffer covers one task (192 x 1024 floats, 768 KiB): wider
     // than L2, but only a row tile of it is live at a time, and a wider task packs A fewer times
@@ -315,7 +322,7 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
     } else {
       const int64_t ksteps = p.bf16_dot ? ceil_div(p.kc, 2) : p.kc;  // 4-byte units per panel row
       p.a_pack_bytes = bytes64(std::min(p.mc, p.m_task) * ksteps);
-      p.b_pack_bytes = bytes64(std::min(p.nc, p.n_task) * ksteps);
+      p.b_pack_bytes = bytes64(std::min(p.nc, p.n_task) * (p.b_full_k ? d.k : ksteps));
       p.c_buf_bytes = p.c_direct ? 0 : bytes64(p.m_task * p.n_task);
     }
     p.thread_workspace_bytes = p.a_pack_bytes + p.b_pack_bytes + p.c_buf_bytes;

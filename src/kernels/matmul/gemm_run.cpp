@@ -220,6 +220,10 @@ void run_task(const Ctx &x, int64_t task, char *ws) {
 
   for (int64_t jc = n0; jc < n1; jc += p.nc) {
     const int64_t ncb = std::min(p.nc, n1 - jc);
+    if (p.b_full_k) {
+      PackSrc bsrc{offset_ptr(bb, d.b.dtype, jc * d.b.col_stride), d.b.dtype, d.b.col_stride, d.b.row_stride};
+      pack_panels(bsrc, ncb, d.k, static_cast<int>(nr), d.input_rounding, x.f16c, bpack);
+    }
     for (int64_t pc = 0; pc < d.k; pc += p.kc) {
       const int64_t kcb = std::min(p.kc, d.k - pc);
       const bool first = pc == 0, last = pc + kcb >= d.k;
@@ -244,7 +248,7 @@ void run_task(const Ctx &x, int64_t task, char *ws) {
         PackSrc bsrc{offset_ptr(bb, d.b.dtype, pc * d.b.row_stride + jc * d.b.col_stride), d.b.dtype,
                      d.b.col_stride, d.b.row_stride};
         pack_pairs_bf16(bsrc, ncb, kcb, static_cast<int>(nr), reinterpret_cast<uint32_t *>(bpack));
-      } else if (!d.b_prepacked) {
+      } else if (!d.b_prepacked && !p.b_full_k) {
         PackSrc bsrc{offset_ptr(bb, d.b.dtype, pc * d.b.row_stride + jc * d.b.col_stride), d.b.dtype,
                      d.b.col_stride, d.b.row_stride};
         pack_panels(bsrc, ncb, kcb, static_cast<int>(nr), d.input_rounding, x.f16c, bpack);
@@ -273,8 +277,9 @@ void run_task(const Ctx &x, int64_t task, char *ws) {
 
         for (int64_t jr = 0; jr < ncb; jr += nr) {
           const int64_t cols = std::min(nr, ncb - jr);
-          const float *bp = b_in_place ? static_cast<const float *>(bb) + (jc + jr) * d.k + pc * kPrepackWidth
-                                       : bpack + jr * ks;
+          const float *bp = b_in_place   ? static_cast<const float *>(bb) + (jc + jr) * d.k + pc * kPrepackWidth
+                            : p.b_full_k ? bpack + jr * d.k + pc * nr
+                                         : bpack + jr * ks;
           int64_t ldb = nr;
           if (p.b_direct) {
             if (jr < b_full) {
