@@ -8,7 +8,7 @@
 //         for jr step nr, for ir step mr     micro-kernel; B panel kc x nr stays in L1
 // M <= 4 with B of unit column stride (fp32, or FLOAT16/BF16 widened in registers) takes the streaming kernel instead: B is read in place
 // row by row, accumulators for nc columns stay in L1 (matrix-vector products are bound by
-// reading B once). K blocking (kc) depends only on K and the cache sizes, and every C element is produced by one
+// reading B once); M <= 8 with B of unit row stride ([N,K]) takes dot products over its rows. K blocking (kc) depends only on K and the cache sizes, and every C element is produced by one
 // task, so the arithmetic per element is independent of the thread count and of the task split.
 #include <algorithm>
 #include <iterator>
@@ -197,7 +197,7 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
 
   // BF16 x BF16 on a tier with vdpbf16ps tiles: A and B are packed as bf16 k-pairs (Ukernel::rows_bf16),
   // half the bytes of fp32 panels. Rounding to BF16 leaves BF16 inputs as they are; any other rounding
-  // keeps the fp32 path. M <= 4 keeps the streaming / dot kernels (bound by reading B, which they do
+  // keeps the fp32 path. Small M keeps the streaming / dot kernels (bound by reading B, which they do
   // in place): bf16_dot is dropped below when those are chosen. A pre-packed B is paired too, so it
   // gives the same bits as the plain B.
   p.bf16_dot = uk.rows_bf16[1] != nullptr && d.a.dtype == ACL_BF16 && d.b.dtype == ACL_BF16 &&
