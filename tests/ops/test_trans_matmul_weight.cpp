@@ -1,8 +1,8 @@
 // aclnnCalculateMatmulWeightSize(V2) and aclnnTransMatmulWeight: the documented sizes, and matmuls
 // on a re-laid weight give bit-identical results to the plain weight (small-M and blocked paths,
 // both weight layouts, FLOAT / FLOAT16 / BF16), including repeatable executors re-pointed between a
-// plain and a pre-packed weight; a runtime copy or memset into a pre-packed buffer makes it plain
-// data again, in stream order.
+// plain and a pre-packed weight; a runtime copy or memset into a pre-packed buffer, or an op's
+// output written over it, makes it plain data again, in stream order.
 #include <cstring>
 
 #include "aclnnop/aclnn_copy.h"
@@ -22,6 +22,23 @@ uint64_t size_v2(std::vector<int64_t> shape, aclDataType dt, int *status = nullp
   if (status) *status = st;
   aclDestroyIntArray(a);
   return n;
+}
+
+// Mm(x, b) -> out, queued on `st` (nullptr: the default stream, synchronised by run_op).
+int run_mm(DeviceTensor &x, DeviceTensor &b, DeviceTensor &out, aclrtStream st = nullptr) {
+  return run_op([&](uint64_t *sz, aclOpExecutor **e) { return aclnnMmGetWorkspaceSize(x, b, out, 0, sz, e); },
+                aclnnMm, st);
+}
+
+int trans_weight(DeviceTensor &w) {
+  return run_op([&](uint64_t *sz, aclOpExecutor **e) { return aclnnTransMatmulWeightGetWorkspaceSize(w, sz, e); },
+                aclnnTransMatmulWeight);
+}
+
+// Bit-identical values (compared as the doubles DeviceTensor::values returns).
+bool same_bits(const DeviceTensor &a, const DeviceTensor &b) {
+  const auto va = a.values(), vb = b.values();
+  return va.size() == vb.size() && std::memcmp(va.data(), vb.data(), va.size() * sizeof(double)) == 0;
 }
 
 TEST(CalculateMatmulWeightSize, DocumentedFormula) {
@@ -118,20 +135,9 @@ TEST(TransMatmulWeight, RuntimeCopiesIntoAPackedWeightMakeItPlain) {
   const int64_t cap = static_cast<int64_t>(size_v2({k, n}, ACL_FLOAT16));
   DeviceTensor x({m, k}, ACL_FLOAT), w({k, n}, ACL_FLOAT, {n, 1}, 0, cap), fresh({k, n}, ACL_FLOAT);
   x.fill_random(-1, 1);
-  auto mm = [&](DeviceTensor &b, DeviceTensor &o, aclrtStream st = nullptr) {
-    return run_op([&](uint64_t *sz, aclOpExecutor **e) { return aclnnMmGetWorkspaceSize(x, b, o, 0, sz, e); },
-                  aclnnMm, st);
-  };
-  auto pack = [&] {
-    return run_op([&](uint64_t *sz, aclOpExecutor **e) { return aclnnTransMatmulWeightGetWorkspaceSize(w, sz, e); },
-                  aclnnTransMatmulWeight);
-  };
-  auto same = [](DeviceTensor &a, DeviceTensor &b) {
-    const auto va = a.values(), vb = b.values();
-    for (size_t i = 0; i < va.size(); ++i)
-      if (std::memcmp(&va[i], &vb[i], sizeof(double)) != 0) return false;
-    return true;
-  };
+  auto mm = [&](DeviceTensor &b, DeviceTensor &o, aclrtStream st = nullptr) { return run_mm(x, b, o, st); };
+  auto pack = [&] { return trans_weight(w); };
+  auto same = same_bits;
   std::vector<float> host(static_cast<size_t>(cap), 0.0f);
   auto new_values = [&](uint32_t seed) {  // plain row-major k x n into host[] and into fresh
     std::vector<double> v(static_cast<size_t>(k * n));
@@ -206,9 +212,7 @@ TEST(TransMatmulWeight, RuntimeCopiesIntoAPackedWeightMakeItPlain) {
   DeviceTensor wv({k, n}, ACL_FLOAT, {n, 1}, 16, 32 + cap);
   new_values(6);
   wv.set_values(fresh.values());
-  ASSERT_EQ(run_op([&](uint64_t *sz, aclOpExecutor **e) { return aclnnTransMatmulWeightGetWorkspaceSize(wv, sz, e); },
-                   aclnnTransMatmulWeight),
-            0);
+  ASSERT_EQ(trans_weight(wv), 0);
   std::vector<float> rows(32, 0.5f);
   ASSERT_EQ(aclrtMemcpy2d(wv.data(), (16 + cap) * 4, rows.data(), 64, 64, 2, ACL_MEMCPY_HOST_TO_DEVICE), 0);
   ASSERT_EQ(mm(wv, got), 0);
@@ -227,20 +231,9 @@ TEST(TransMatmulWeight, OpOutputsOverAPackedWeightMakeItPlain) {
   DeviceTensor x({m, k}, ACL_FLOAT), w({k, n}, ACL_FLOAT, {n, 1}, 0, cap), fresh({k, n}, ACL_FLOAT),
       src({k, n}, ACL_FLOAT);
   x.fill_random(-1, 1);
-  auto mm = [&](DeviceTensor &b, DeviceTensor &o, aclrtStream st = nullptr) {
-    return run_op([&](uint64_t *sz, aclOpExecutor **e) { return aclnnMmGetWorkspaceSize(x, b, o, 0, sz, e); },
-                  aclnnMm, st);
-  };
-  auto pack = [&](DeviceTensor &t) {
-    return run_op([&](uint64_t *sz, aclOpExecutor **e) { return aclnnTransMatmulWeightGetWorkspaceSize(t, sz, e); },
-                  aclnnTransMatmulWeight);
-  };
-  auto same = [](DeviceTensor &a, DeviceTensor &b) {
-    const auto va = a.values(), vb = b.values();
-    for (size_t i = 0; i < va.size(); ++i)
-      if (std::memcmp(&va[i], &vb[i], sizeof(double)) != 0) return false;
-    return true;
-  };
+  auto mm = [&](DeviceTensor &b, DeviceTensor &o, aclrtStream st = nullptr) { return run_mm(x, b, o, st); };
+  auto pack = trans_weight;
+  auto same = same_bits;
   DeviceTensor got({m, n}, ACL_FLOAT), want({m, n}, ACL_FLOAT), before({m, n}, ACL_FLOAT),
       before_want({m, n}, ACL_FLOAT);
 
