@@ -8,7 +8,8 @@
 //         for jr step nr, for ir step mr     micro-kernel; B panel kc x nr stays in L1
 // M <= 4 with B of unit column stride (fp32, or FLOAT16/BF16 widened in registers) takes the streaming kernel instead: B is read in place
 // row by row, accumulators for nc columns stay in L1 (matrix-vector products are bound by
-// reading B once); M <= 8 with B of unit row stride ([N,K]) takes dot products over its rows. K blocking (kc) depends only on K and the cache sizes, and every C element is produced by one
+// reading B once); M <= 8 with B of unit row stride ([N,K]) takes dot products over its rows.
+// K blocking (kc) depends only on K and the cache sizes, and every C element is produced by one
 // task, so the arithmetic per element is independent of the thread count and of the task split.
 #include <algorithm>
 #include <iterator>
