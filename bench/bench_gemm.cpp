@@ -760,7 +760,8 @@ int main(int argc, char **argv) {
       if (shape_name(m, n, k, t).find(shape_filter) != std::string::npos) rows.push_back(bench_f32(m, n, k, t, threads));
     };
     for (int64_t s : squares) add(s, s, s, false);
-    for (int64_t m : {1, 16, 128})
+    // M 4 and 8: decode batches between the M = 1 and 16.
+    for (int64_t m : {1, 4, 8, 16, 128})
       for (auto nk : {std::pair<int64_t, int64_t>{4096, 4096}, {768, 3072}})
         for (bool t : {false, true}) add(m, nk.first, nk.second, t);
     std::printf("### %d thread%s\n\n", threads, threads > 1 ? "s" : "");
