@@ -235,7 +235,9 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
                                                      : uk.dot_bf16 != nullptr;
   p.stream = d.m <= kStreamMaxRows && b_stream_type && d.b.col_stride == 1 && d.input_rounding == ACL_FLOAT &&
              !d.b_prepacked;
-  p.gemv_nt = !p.stream && d.m <= kDotMaxRows && b_dot_type && d.b.row_stride == 1 &&
+  // Beyond 4 rows the BF16 x BF16 tiles (vdpbf16ps), where the tier has them, keep the rows.
+  const int64_t dot_max_rows = p.bf16_dot ? kStreamMaxRows : kDotMaxRows;
+  p.gemv_nt = !p.stream && d.m <= dot_max_rows && b_dot_type && d.b.row_stride == 1 &&
               d.input_rounding == ACL_FLOAT && !d.b_prepacked && d.k >= 16;
   if (p.stream || p.gemv_nt) p.bf16_dot = false;
   if (p.gemv_nt) {

@@ -8,6 +8,7 @@
 #include "kernels/matmul/igemm.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -147,6 +148,7 @@ constexpr int64_t kNt = 256;      // columns per task (B block kc x NT: 128..256
 constexpr int64_t kMt = 384;      // rows per task (the int32 C block)
 constexpr int64_t kMcPanels = 16; // A sub-block: 16 row panels (96 / 192 rows)
 constexpr int64_t kDotCols = 256;     // columns per task of the small-M dot path
+static const int64_t kDotPlanRows = getenv("IDOT") ? atoi(getenv("IDOT")) : 4;  // EXPERIMENT
 constexpr int64_t kStreamCols = 2048; // and of the small-M stream path
 
 int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
@@ -236,12 +238,13 @@ bool igemm_plan(const IgemmDesc &d, IgemmPlan *plan, int threads, int kernel) {
   // Up to 16 rows a [K, N] B is streamed where the tier can: packing it costs about as much as the
   // multiplications at these sizes (AVX2, 1 thread, N = K = 4096: m = 5 4.1 -> 2.0 ms, m = 8
   // 5.2 -> 3.2, m = 16 7.0 -> 5.7 through the tiles vs the stream).
-  if ((dot && d.m <= igemm_detail::kDotMaxRows) || (stream && d.m <= t.stream_max_rows)) {
+  if ((dot && d.m <= kDotPlanRows) || (stream && d.m <= t.stream_max_rows)) {
     p.dot = true;
     p.mt = d.m;
     if (dot) {
       // Column ranges of kDotCols, narrower until every thread has a few; A copied per batch.
       p.nc = std::min(d.n, kDotCols);
+      if (d.m > igemm_detail::kDotMaxRows && getenv("IDOTNC")) p.nc = std::min(p.nc, (int64_t)atoi(getenv("IDOTNC")));
       while (p.nc > 64 && d.batch * div_up(d.n, p.nc) < 4 * p.threads) p.nc = round_up(div_up(p.nc, 2), 16);
     } else {
       // Long row segments (each row of a wide [K, N] weight is a new page, which the hardware
@@ -324,7 +327,10 @@ void run_dot(const IgemmPlan &p, const IgemmTiles &t, const int8_t *a, const int
           copied = bi;
         }
         const int8_t *bb = b + bi * d.b_batch + j0 * d.b_col;
-        if (d.b_row == 1) t.dot(static_cast<int>(d.m), d.k, as, lda, bb, d.b_col, cols, cs, p.nc);
+        if (d.b_row == 1)
+          for (int64_t i0 = 0; i0 < d.m; i0 += igemm_detail::kDotMaxRows)
+            t.dot(static_cast<int>(std::min<int64_t>(igemm_detail::kDotMaxRows, d.m - i0)), d.k, as + i0 * lda, lda, bb,
+                  d.b_col, cols, cs + i0 * p.nc, p.nc);
         else t.stream(static_cast<int>(d.m), d.k, as, lda, bb, d.b_row, cols, cs, p.nc);
         fn(ctx, bi, 0, j0, d.m, cols, cs, p.nc);
       }
