@@ -154,11 +154,13 @@ TEST(Igemm, SmallMPaths) {
         for (int64_t k : {1, 15, 16, 17, 63, 64, 65, 257, 1001})
           for (int64_t n : {1, 3, 6, 17, 37}) run_case({1, m, n, k, false, tb}, kernel, 1 + (k % 2), rng);
   // 5..16 rows with B [K, N]: the stream of the AVX2 / VNNI tiers (row pairs shared by every row of
-  // A in a pass, short last passes, columns past the last 16), the tiles elsewhere.
+  // A in a pass, short last passes, columns past the last 16), the tiles elsewhere. With B [N, K]:
+  // the dot path in groups of 4 rows up to 8 rows, the tiles beyond.
   for (int kernel : available_kernels())
-    for (int64_t m : {5, 7, 8, 12, 16})
-      for (int64_t k : {1, 2, 7, 16, 17, 257, 1001})
-        for (int64_t n : {1, 17, 37, 600}) run_case({1, m, n, k, false, false}, kernel, 1 + (m % 2), rng);
+    for (bool tb : {false, true})
+      for (int64_t m : {5, 7, 8, 12, 16})
+        for (int64_t k : {1, 2, 7, 16, 17, 257, 1001})
+          for (int64_t n : {1, 17, 37, 600}) run_case({1, m, n, k, false, tb}, kernel, 1 + (m % 2), rng);
   for (int kernel : available_kernels())
     run_case({3, 9, 45, 200, true, false, 2, true}, kernel, 2, rng);  // strided A, broadcast B, 9 rows
   for (int kernel : available_kernels())

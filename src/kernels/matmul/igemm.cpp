@@ -8,7 +8,6 @@
 #include "kernels/matmul/igemm.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -148,7 +147,10 @@ constexpr int64_t kNt = 256;      // columns per task (B block kc x NT: 128..256
 constexpr int64_t kMt = 384;      // rows per task (the int32 C block)
 constexpr int64_t kMcPanels = 16; // A sub-block: 16 row panels (96 / 192 rows)
 constexpr int64_t kDotCols = 256;     // columns per task of the small-M dot path
-static const int64_t kDotPlanRows = getenv("IDOT") ? atoi(getenv("IDOT")) : 4;  // EXPERIMENT
+// Rows of A the dot path takes (B [N, K] read in place), in groups of kDotMaxRows per kernel call:
+// up to 8 rows that beats packing B for the tiles (AVX2, 1 thread, N = K = 4096: m = 5 3.8 ->
+// 2.3-2.8 ms, m = 8 6.4 -> 3.9-5.0).
+constexpr int64_t kDotPlanRows = 8;
 constexpr int64_t kStreamCols = 2048; // and of the small-M stream path
 
 int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
@@ -235,6 +237,7 @@ bool igemm_plan(const IgemmDesc &d, IgemmPlan *plan, int threads, int kernel) {
   p.threads = threads > 0 ? threads : core::num_threads();
 
   const bool dot = t.dot != nullptr && d.b_row == 1, stream = t.stream != nullptr && d.b_col == 1 && !dot;
+  const int64_t l2_half = static_cast<int64_t>(core::cpu_features().l2_bytes / 2);
   // Up to 16 rows a [K, N] B is streamed where the tier can: packing it costs about as much as the
   // multiplications at these sizes (AVX2, 1 thread, N = K = 4096: m = 5 4.1 -> 2.0 ms, m = 8
   // 5.2 -> 3.2, m = 16 7.0 -> 5.7 through the tiles vs the stream).
@@ -244,7 +247,9 @@ bool igemm_plan(const IgemmDesc &d, IgemmPlan *plan, int threads, int kernel) {
     if (dot) {
       // Column ranges of kDotCols, narrower until every thread has a few; A copied per batch.
       p.nc = std::min(d.n, kDotCols);
-      if (d.m > igemm_detail::kDotMaxRows && getenv("IDOTNC")) p.nc = std::min(p.nc, (int64_t)atoi(getenv("IDOTNC")));
+      // Several row groups pass over a task's B rows: keep those within L2/2.
+      if (d.m > igemm_detail::kDotMaxRows)
+        p.nc = std::min(p.nc, std::max<int64_t>(64, l2_half / std::max<int64_t>(d.k, 1) / 16 * 16));
       while (p.nc > 64 && d.batch * div_up(d.n, p.nc) < 4 * p.threads) p.nc = round_up(div_up(p.nc, 2), 16);
     } else {
       // Long row segments (each row of a wide [K, N] weight is a new page, which the hardware
