@@ -80,16 +80,16 @@ struct GemmPlan {
   int64_t m_task = 0, n_task = 0;      // extent of one task (multiples of mr / nr)
   int64_t m_tasks = 0, n_tasks = 0;    // tasks per batch along M and N
   int64_t tasks = 0;                   // independent (batch, M-block, N-block) tasks
-  // With b_prepacked and a small-M plan (stream M <= 4, dot M <= 8): reproduce the unpacked plan's
-  // small-M order (1: stream, 2: dot), so a pre-packed weight gives bit-identical results.
+  // With b_prepacked and M <= 4: reproduce the unpacked plan's small-M order (1: stream, 2: dot),
+  // so a pre-packed weight gives bit-identical results.
   int prepacked_small = 0;
-  bool gemv_nt = false;  // M <= 8 (kDotMaxRows), B with unit row stride (B stored [N,K]): dot products
+  bool gemv_nt = false;  // M <= 4, B with unit row stride (B stored [N,K]): dot products
   bool stream = false;   // M <= 4 with fp32 B of unit column stride: the streaming kernel reads B
                          // row by row in place (nc = columns per pass, kc = k)
   // Small M (few row tiles share each B panel): fp32 B of unit column stride is read in place by
   // the micro-kernel (ldb = its row stride) instead of being packed; only a last partial panel is.
   bool b_direct = false;
-  // Small M (<= 16) with a large B (beyond L3/2) stored [N,K]: each column block is packed over
+  // Small M (5..16) with a large B (beyond L3/2) stored [N,K]: each column block is packed over
   // all of K at once (panel q at q * nr * k), so every row of B is read as one long run instead of
   // kc-sized pieces; nc is capped so the block stays within L3/4.
   bool b_full_k = false;

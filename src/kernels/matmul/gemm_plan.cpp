@@ -8,7 +8,7 @@
 //         for jr step nr, for ir step mr     micro-kernel; B panel kc x nr stays in L1
 // M <= 4 with B of unit column stride (fp32, or FLOAT16/BF16 widened in registers) takes the streaming kernel instead: B is read in place
 // row by row, accumulators for nc columns stay in L1 (matrix-vector products are bound by
-// reading B once); M <= 8 with B of unit row stride ([N,K]) takes dot products over its rows.
+// reading B once); M <= 4 with B of unit row stride ([N,K]) takes dot products over its rows.
 // K blocking (kc) depends only on K and the cache sizes, and every C element is produced by one
 // task, so the arithmetic per element is independent of the thread count and of the task split.
 #include <algorithm>
@@ -198,7 +198,7 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
 
   // BF16 x BF16 on a tier with vdpbf16ps tiles: A and B are packed as bf16 k-pairs (Ukernel::rows_bf16),
   // half the bytes of fp32 panels. Rounding to BF16 leaves BF16 inputs as they are; any other rounding
-  // keeps the fp32 path. Small M keeps the streaming / dot kernels (bound by reading B, which they do
+  // keeps the fp32 path. M <= 4 keeps the streaming / dot kernels (bound by reading B, which they do
   // in place): bf16_dot is dropped below when those are chosen. A pre-packed B is paired too, so it
   // gives the same bits as the plain B.
   p.bf16_dot = uk.rows_bf16[1] != nullptr && d.a.dtype == ACL_BF16 && d.b.dtype == ACL_BF16 &&
@@ -235,18 +235,16 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
                                                      : uk.dot_bf16 != nullptr;
   p.stream = d.m <= kStreamMaxRows && b_stream_type && d.b.col_stride == 1 && d.input_rounding == ACL_FLOAT &&
              !d.b_prepacked;
-  // Beyond 4 rows the BF16 x BF16 tiles (vdpbf16ps), where the tier has them, keep the rows.
-  const int64_t dot_max_rows = p.bf16_dot ? kStreamMaxRows : kDotMaxRows;
-  p.gemv_nt = !p.stream && d.m <= dot_max_rows && b_dot_type && d.b.row_stride == 1 &&
+  // Dot products up to 4 rows only: from 5 rows on, packing B for the tiles is slower for a plain
+  // B [N,K] than dot products over its rows, but a pre-packed weight must reproduce the plain plan's
+  // order, and the tiles read its panels in place at 2x the speed of the panel dot kernel.
+  p.gemv_nt = !p.stream && d.m <= kStreamMaxRows && b_dot_type && d.b.row_stride == 1 &&
               d.input_rounding == ACL_FLOAT && !d.b_prepacked && d.k >= 16;
   if (p.stream || p.gemv_nt) p.bf16_dot = false;
   if (p.gemv_nt) {
-    // Dot products along contiguous rows of B; columns are stored in groups of nc. Beyond 4 rows
-    // each group of 4 rows passes over the nc rows of B, which then stay in L2.
+    // Dot products along contiguous rows of B; columns are stored in groups of nc.
     p.kc = d.k;
-    p.nc = d.m <= 4 ? 256
-                    : std::clamp<int64_t>((l2 / 2) / (d.k * (d.b.dtype == ACL_FLOAT ? 4 : 2)) / 16 * 16,
-                                          16, 256);
+    p.nc = 256;
     p.c_direct = false;
   }
   if (p.stream) {

@@ -144,16 +144,13 @@ void run_gemv_nt_task(const Ctx &x, int64_t bt, int64_t n0, int64_t n1, char *ws
   float *acc = reinterpret_cast<float *>(ws + p.a_pack_bytes);
   for (int64_t jc = n0; jc < n1; jc += p.nc) {
     const int64_t w = std::min(p.nc, n1 - jc);
-    for (int64_t i0 = 0; i0 < d.m; i0 += 4) {  // a DotFn takes up to 4 rows
-      const int rows = static_cast<int>(std::min<int64_t>(4, d.m - i0));
-      if (d.b.dtype == ACL_FLOAT)
-        x.uk.dot(rows, d.k, a + i0 * lda, lda, static_cast<const float *>(bb) + jc * d.b.col_stride, d.b.col_stride,
-                 w, acc + i0 * p.nc, p.nc);
-      else
-        (d.b.dtype == ACL_FLOAT16 ? x.uk.dot_f16 : x.uk.dot_bf16)(
-            rows, d.k, a + i0 * lda, lda, static_cast<const uint16_t *>(bb) + jc * d.b.col_stride, d.b.col_stride, w,
-            acc + i0 * p.nc, p.nc);
-    }
+    if (d.b.dtype == ACL_FLOAT)
+      x.uk.dot(static_cast<int>(d.m), d.k, a, lda, static_cast<const float *>(bb) + jc * d.b.col_stride,
+               d.b.col_stride, w, acc, p.nc);
+    else
+      (d.b.dtype == ACL_FLOAT16 ? x.uk.dot_f16 : x.uk.dot_bf16)(static_cast<int>(d.m), d.k, a, lda,
+                                                                 static_cast<const uint16_t *>(bb) + jc * d.b.col_stride,
+                                                                 d.b.col_stride, w, acc, p.nc);
     store_block(d, cb, addend_batch(x, bt), acc, p.nc, 0, d.m, jc, jc + w);
   }
 }

@@ -33,11 +33,6 @@ using StreamFn = void (*)(int rows, int64_t k, const float *a, int64_t lda_p, co
                           int64_t ldb, int64_t width, float *acc, int64_t ldacc);
 constexpr int kStreamMaxRows = 4;
 
-// Rows of A taken by the dot-product plan (gemv_nt), in groups of at most 4 per DotFn call: up to
-// 8 rows, B [N,K] read in place beats packing it (transposed) for the tiles (N = K = 4096, 1 thread:
-// M 5 14 -> 22 GFLOP/s, M 8 20 -> 25); from 12 rows on the tiles win.
-constexpr int kDotMaxRows = 8;
-
 // Small-M kernel for B stored transposed ([N,K], unit stride along K): for i < rows (<= 4), j < cols:
 //   c[i*ldc + j] = sum_p a[i*lda + p] * b[j*ldb + p]
 // as dot products over contiguous rows (the summation order is fixed per element: it depends only
