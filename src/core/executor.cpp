@@ -103,8 +103,9 @@ int launch_executor(const char *api, void *workspace, uint64_t workspace_size, a
   aclError rc = rt::enqueue(stream, [rec = std::move(rec)]() -> int {
     LaunchArgs args{rec->addrs.data(), rec->workspace};
     // Outputs written over a pre-packed weight make it plain data again; before the steps, so
-    // aclnnTransMatmulWeight (whose output is the weight) registers its new layout afterwards.
-    if (kernels::gemm_prepacked_b_in_use()) forget_prepacked_outputs(*rec->ex, args);
+    // aclnnTransMatmulWeight (whose output is the weight) registers its new layout afterwards. An
+    // executor without steps writes nothing (e.g. TransMatmulWeight left an INT8 or 3-D view as is).
+    if (!rec->ex->steps.empty() && kernels::gemm_prepacked_b_in_use()) forget_prepacked_outputs(*rec->ex, args);
     for (const auto &step : rec->ex->steps) {
       const int status = step->run(args);
       if (status != 0) {  // the step's message, prefixed with the op's name

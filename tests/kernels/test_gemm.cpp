@@ -358,8 +358,8 @@ TEST_P(GemmKernel, BitIdenticalForOneAndTwoThreads) {
 TEST_P(GemmKernel, FullKPackingBitIdenticalToBlockedPacking) {
   uint32_t seed = 900;
   for (aclDataType tb : {ACL_FLOAT, ACL_FLOAT16})
-    for (auto mnk : {std::array<int64_t, 3>{12, 40, 700}, std::array<int64_t, 3>{16, 100, 1031},
-                     std::array<int64_t, 3>{9, 17, 1100}}) {
+    for (auto mnk : {std::array<int64_t, 3>{12, 420, 700}, std::array<int64_t, 3>{16, 450, 1031},
+                     std::array<int64_t, 3>{9, 417, 1100}}) {
       Case cs;
       cs.m = mnk[0]; cs.n = mnk[1]; cs.k = mnk[2];
       cs.tb = tb; cs.lb = Layout::kTransposed;
@@ -367,13 +367,16 @@ TEST_P(GemmKernel, FullKPackingBitIdenticalToBlockedPacking) {
       Problem p = make_problem(cs);
       GemmOptions blocked, full_k;
       blocked.kernel = full_k.kernel = GetParam();
-      full_k.l3_bytes = 16 * 1024;  // every B here (>= 40 x 700 x 2 bytes) is then "beyond L3 / 2"
+      blocked.l3_bytes = int64_t{1} << 30;  // B well within L3: K-blocked packing
       GemmPlan plan_b, plan_f;
       ASSERT_TRUE(gemm_plan(p.desc, &plan_b, blocked));
+      if (plan_b.kernel < 0) GTEST_SKIP() << "reference kernels";
+      // L3/4 = three panels over all of K (nc = 3 nr), and B (n * k, n >= 417) beyond L3/2.
+      full_k.l3_bytes = 12 * plan_b.nr * cs.k * 4;
       ASSERT_TRUE(gemm_plan(p.desc, &plan_f, full_k));
-      if (plan_f.kernel < 0) GTEST_SKIP() << "reference kernels";
       EXPECT_FALSE(plan_b.b_full_k) << describe(cs);
       ASSERT_TRUE(plan_f.b_full_k) << describe(cs);
+      ASSERT_GT(plan_f.nc, plan_f.nr) << describe(cs);  // several panels per packed block
       const Mat c_b = run_engine(p, blocked);
       for (int threads : {1, 2}) {
         full_k.threads = threads;

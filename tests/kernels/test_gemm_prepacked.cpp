@@ -64,20 +64,28 @@ TEST_P(GemmPrepacked, BitIdenticalToPlainB) {
             gemm_prepack_b(d.b, k, n, b.p, packed.p);
             gemm_prepacked_b_register(packed.p, k, n, bt, d.b.row_stride, d.b.col_stride);
             std::vector<float> c_plain(static_cast<size_t>(m * n)), c1(c_plain.size()), c2(c_plain.size());
-            for (int threads : {1, 2}) {
-              GemmOptions opt;
-              opt.kernel = kernel;
-              opt.threads = threads;
-              GemmPlan plan;
-              ASSERT_TRUE(gemm_plan(d, &plan, opt));
-              ASSERT_TRUE(plan.prepacked_alt != nullptr);
-              Buf ws(plan.workspace_bytes);
-              if (threads == 1) gemm_run(plan, a.p, b.p, c_plain.data(), ws.p);
-              gemm_run(plan, a.p, packed.p, (threads == 1 ? c1 : c2).data(), ws.p);
+            // The detected L3, and (B [N,K] with 5..16 rows) one small enough that a large-enough
+            // B takes the full-K packing (GemmPlan::b_full_k) in the plain plan.
+            std::vector<int64_t> l3s = {0};
+            if (trans && m > 4) l3s.push_back(16 * 16 * k);
+            for (int64_t l3 : l3s) {
+              for (int threads : {1, 2}) {
+                GemmOptions opt;
+                opt.kernel = kernel;
+                opt.threads = threads;
+                opt.l3_bytes = l3;
+                GemmPlan plan;
+                ASSERT_TRUE(gemm_plan(d, &plan, opt));
+                ASSERT_TRUE(plan.prepacked_alt != nullptr);
+                Buf ws(plan.workspace_bytes);
+                if (threads == 1) gemm_run(plan, a.p, b.p, c_plain.data(), ws.p);
+                gemm_run(plan, a.p, packed.p, (threads == 1 ? c1 : c2).data(), ws.p);
+              }
+              SCOPED_TRACE(::testing::Message() << "l3 " << l3);
+              ASSERT_EQ(0, std::memcmp(c_plain.data(), c1.data(), c1.size() * 4)) << "pre-packed != plain";
+              ASSERT_EQ(0, std::memcmp(c1.data(), c2.data(), c1.size() * 4)) << "1 vs 2 threads";
             }
             gemm_prepacked_b_forget(packed.p, 1);
-            ASSERT_EQ(0, std::memcmp(c_plain.data(), c1.data(), c1.size() * 4)) << "pre-packed != plain";
-            ASSERT_EQ(0, std::memcmp(c1.data(), c2.data(), c1.size() * 4)) << "1 vs 2 threads";
           }
 }
 

@@ -291,6 +291,18 @@ TEST(TransMatmulWeight, OpOutputsOverAPackedWeightMakeItPlain) {
   ASSERT_EQ(mm(wv, got), 0);
   ASSERT_EQ(mm(fresh, want), 0);
   EXPECT_TRUE(same(got, want)) << "an output view around the packed extent, touching none of it";
+
+  // 4. TransMatmulWeight on a 3-D [1, k, n] view of the packed buffer leaves it as it is (no step
+  //    runs, so nothing is written and the weight stays packed).
+  const int64_t dims3[3] = {1, k, n}, strides3[3] = {k * n, n, 1};
+  aclTensor *w3 = aclCreateTensor(dims3, 3, ACL_FLOAT, strides3, 16, ACL_FORMAT_ND, &storage, 1, wv.data());
+  ASSERT_EQ(run_op([&](uint64_t *sz, aclOpExecutor **e) { return aclnnTransMatmulWeightGetWorkspaceSize(w3, sz, e); },
+                   aclnnTransMatmulWeight),
+            0)
+      << aclGetRecentErrMsg();
+  aclDestroyTensor(w3);
+  ASSERT_EQ(mm(wv, got), 0);
+  EXPECT_TRUE(same(got, want)) << "after a no-op TransMatmulWeight on a 3-D view of the packed buffer";
   aclDestroyScalar(half);
 }
 

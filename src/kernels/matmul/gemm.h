@@ -89,9 +89,10 @@ struct GemmPlan {
   // Small M (few row tiles share each B panel): fp32 B of unit column stride is read in place by
   // the micro-kernel (ldb = its row stride) instead of being packed; only a last partial panel is.
   bool b_direct = false;
-  // Small M (5..16) with a large B (beyond L3/2) stored [N,K]: each column block is packed over
-  // all of K at once (panel q at q * nr * k), so every row of B is read as one long run instead of
-  // kc-sized pieces; nc is capped so the block stays within L3/4.
+  // M <= 16 (outside the dot plan) with a large B (beyond L3/2) stored [N,K]: each column block is
+  // packed over all of K at once (panel q at q * nr * k), so every row of B is read as one long run
+  // instead of kc-sized pieces; nc is capped so the block stays within L3/4 (not taken when one
+  // panel over all of K would not fit there).
   bool b_full_k = false;
   // Small GEMMs (A within L2/8): fp32 A of unit column stride is read in place (ukernel
   // rows_a_in_place) instead of being packed.

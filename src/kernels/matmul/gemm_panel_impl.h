@@ -47,8 +47,8 @@ static inline void panel_stream(int rows, int64_t k, const float *a, int64_t lda
 // Dot-kernel order over k-major panels: part[l] holds lane l (k = l mod 16) of the dot kernel's two
 // accumulators, for the 16 columns. QB panels are read at once: one sequential stream per panel
 // keeps more lines in flight than one panel after another (M = 1, N = K = 4096 from DRAM, 1 thread:
-// 3.9 -> 2.6 ms). With several rows, K is walked in chunks so that the QB panel chunks stay in L2
-// while every row passes over them.
+// 3.9 -> 2.6 ms). With several rows, K is walked in chunks (QB x 1024 k x 64 bytes = 256 KiB) so
+// that every row passes over the same chunk while it is still in L2 (or L3 on a small L2).
 static inline void panel_dot(int rows, int64_t k, const float *a, int64_t lda, const float *panels, int64_t npanels,
                       float *c, int64_t ldc) {
   constexpr int64_t QB = 4, kRowsMax = 4, kChunk = 1024;  // kChunk: a multiple of 16

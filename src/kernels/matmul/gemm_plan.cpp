@@ -2,7 +2,7 @@
 // and the split of the work into independent tasks.
 //
 // Loop structure of one task (gemm_run.cpp), GotoBLAS style:
-//   for jc in task N range, step nc          B block  kc x nc  (L3)
+//   for jc in task N range, step nc          B block  kc x nc  (L3); with b_full_k: pack k x nc here
 //     for pc in K, step kc                   pack B block (or read fp32 B in place for small M)
 //       for ic in task M range, step mc      pack A block  mc x kc  (L2)
 //         for jr step nr, for ir step mr     micro-kernel; B panel kc x nr stays in L1
@@ -271,7 +271,8 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
   // Measured, 1 thread, NT N = K = 4096: M 12 25-31 -> 32-36 GFLOP/s, M 16 32-36 -> 34-41; a B
   // within L3 (N 768 K 3072) is better packed per K block (its block then stays in L2).
   p.b_full_k = !p.stream && !p.gemv_nt && !p.b_direct && !d.b_prepacked && !p.bf16_dot && d.b.row_stride == 1 &&
-               d.k > p.kc && d.m <= 16 && d.k * d.n * (d.b.dtype == ACL_FLOAT ? 4 : 2) > l3 / 2;
+               d.k > p.kc && d.m <= 16 && d.k * d.n * (d.b.dtype == ACL_FLOAT ? 4 : 2) > l3 / 2 &&
+               p.nr * d.k * esize <= l3 / 4;
   if (p.b_full_k) p.nc = std::min(p.nc, std::max<int64_t>(p.nr, (l3 / 4) / (d.k * esize) / p.nr * p.nr));
   if (!p.c_direct && !p.stream && !p.gemv_nt) {
     // The per-thread fp32 accumulation buffer covers one task (192 x 1024 floats, 768 KiB): wider

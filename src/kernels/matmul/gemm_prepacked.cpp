@@ -4,6 +4,7 @@
 // re-packed, written by a runtime copy or memset (gemm_prepacked_b_overwritten, in stream order) or
 // by an op's output (gemm_prepacked_b_view_written, when the launch runs), or its allocation returns
 // to the allocator's cache (gemm_prepacked_b_forget).
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -96,8 +97,10 @@ bool view_overlaps(uintptr_t base, int ndim, const int64_t *dims, const int64_t 
     if (step == es || len == 1) {
       if (hit(off, off + len * es)) return true;
     } else {
-      for (int64_t i = 0; i < len; ++i)
-        if (hit(off + i * step, off + i * step + es)) return true;
+      const intptr_t span = (len - 1) * step;  // the run's bounding range first
+      if (hit(std::min<intptr_t>(off, off + span), std::max<intptr_t>(off, off + span) + es))
+        for (int64_t i = 0; i < len; ++i)
+          if (hit(off + i * step, off + i * step + es)) return true;
     }
     int d = last - 1;
     for (; d >= 0; --d) {

@@ -5,7 +5,7 @@
 // caller, which receives finished int32 blocks.
 //
 // Small M on the SIMD tiers reads B once in place (tasks: batch x column ranges): B stored [N, K]
-// (unit stride along K, the usual weight layout) by dot products along K for m <= 4, B stored
+// (unit stride along K, the usual weight layout) by dot products along K for m <= 8, B stored
 // [K, N] (unit stride along N) streamed in column strips for m <= 4, and on AVX2 / VNNI up to
 // m = 16.
 // Engine otherwise: per task (batch, M block, N block) A and B are packed into k-groups (AVX2 and portable:
