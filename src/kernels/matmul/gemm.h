@@ -84,6 +84,7 @@ struct GemmPlan {
   // so a pre-packed weight gives bit-identical results.
   int prepacked_small = 0;
   bool gemv_nt = false;  // M <= 4, B with unit row stride (B stored [N,K]): dot products
+  bool dot_k_chunked = false;  // gemv_nt with 3-4 rows and a cache-resident fp32 B: Ukernel::dot_k_chunked
   bool stream = false;   // M <= 4 with fp32 B of unit column stride: the streaming kernel reads B
                          // row by row in place (nc = columns per pass, kc = k)
   // Small M (few row tiles share each B panel): fp32 B of unit column stride is read in place by

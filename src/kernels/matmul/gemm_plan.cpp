@@ -242,10 +242,13 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
               d.input_rounding == ACL_FLOAT && !d.b_prepacked && d.k >= 16;
   if (p.stream || p.gemv_nt) p.bf16_dot = false;
   if (p.gemv_nt) {
-    // Dot products along contiguous rows of B; columns are stored in groups of nc.
+    // Dot products along contiguous rows of B; columns are stored in groups of nc. With 3-4 rows
+    // and B in cache, K in chunks (see dot_chunked in ukernel_avx2.cpp); from DRAM whole rows.
     p.kc = d.k;
     p.nc = 256;
     p.c_direct = false;
+    p.dot_k_chunked = uk.dot_k_chunked != nullptr && d.b.dtype == ACL_FLOAT && d.m >= 3 &&
+                      d.k * d.n * 4 <= l3 / 2;
   }
   if (p.stream) {
     // One pass over all of K per group of columns; the fp32 accumulators (m x nc) stay in L1.

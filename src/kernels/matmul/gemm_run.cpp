@@ -145,8 +145,9 @@ void run_gemv_nt_task(const Ctx &x, int64_t bt, int64_t n0, int64_t n1, char *ws
   for (int64_t jc = n0; jc < n1; jc += p.nc) {
     const int64_t w = std::min(p.nc, n1 - jc);
     if (d.b.dtype == ACL_FLOAT)
-      x.uk.dot(static_cast<int>(d.m), d.k, a, lda, static_cast<const float *>(bb) + jc * d.b.col_stride,
-               d.b.col_stride, w, acc, p.nc);
+      (p.dot_k_chunked ? x.uk.dot_k_chunked : x.uk.dot)(static_cast<int>(d.m), d.k, a, lda,
+                                                        static_cast<const float *>(bb) + jc * d.b.col_stride,
+                                                        d.b.col_stride, w, acc, p.nc);
     else
       (d.b.dtype == ACL_FLOAT16 ? x.uk.dot_f16 : x.uk.dot_bf16)(static_cast<int>(d.m), d.k, a, lda,
                                                                  static_cast<const uint16_t *>(bb) + jc * d.b.col_stride,

@@ -79,6 +79,9 @@ struct Ukernel {
   DotHalfFn dot_f16 = nullptr, dot_bf16 = nullptr;
   UkernelAFn rows_a_in_place[kMaxMr + 1] = {};  // null: A is always packed
   UkernelBf16Fn rows_bf16[kMaxMr + 1] = {};     // BF16 x BF16 k-pair tiles, same mr x nr; null: none
+  // `dot` walking K in chunks that keep 3-4 rows of A in L1 across a block of columns (same bits as
+  // `dot`); gemm_plan takes it for a cache-resident fp32 B (GemmPlan::dot_k_chunked). null: none.
+  DotFn dot_k_chunked = nullptr;
 };
 
 const Ukernel &ukernel_portable_4x8();
