@@ -173,61 +173,15 @@ inline float hsum(__m256 v) {
   return _mm_cvtss_f32(s);
 }
 
-// ROWS rows of A against JB rows of B: two accumulators per pair (even / odd 8-float chunks),
-// combined at the end, then the scalar tail in p order. The per-element arithmetic is the same
-// for every (ROWS, JB), so grouping never changes a result.
+// The dot kernel's order: ROWS rows of A against JB rows of B, two accumulators per pair (even /
+// odd 8-float chunks) over the 16-k steps, then dot_finish. The per-element arithmetic is the same
+// for every (ROWS, JB) and for any cut of the steps into ranges, so neither grouping nor K chunks
+// change a result.
+//
+// The 16-k steps in [p0, p1), carrying the pairs' accumulators in `state` ([(j * ROWS + i) * 2 + {0, 1}]).
 template <class L, int ROWS, int JB>
-void dot_block(int64_t k, const float *a, int64_t lda, const typename L::T *b, int64_t ldb, float *c, int64_t ldc) {
-  __m256 s0[ROWS][JB], s1[ROWS][JB];
-#pragma GCC unroll 4
-  for (int i = 0; i < ROWS; ++i)
-#pragma GCC unroll 4
-    for (int j = 0; j < JB; ++j) s0[i][j] = s1[i][j] = _mm256_setzero_ps();
-  int64_t p = 0;
-  for (; p + 16 <= k; p += 16) {
-#pragma GCC unroll 4
-    for (int j = 0; j < JB; ++j) {
-      const __m256 b0 = L::v8(b + j * ldb + p), b1 = L::v8(b + j * ldb + p + 8);
-#pragma GCC unroll 4
-      for (int i = 0; i < ROWS; ++i) {
-        s0[i][j] = _mm256_fmadd_ps(_mm256_loadu_ps(a + i * lda + p), b0, s0[i][j]);
-        s1[i][j] = _mm256_fmadd_ps(_mm256_loadu_ps(a + i * lda + p + 8), b1, s1[i][j]);
-      }
-    }
-  }
-  if (p + 8 <= k) {
-#pragma GCC unroll 4
-    for (int j = 0; j < JB; ++j) {
-      const __m256 b0 = L::v8(b + j * ldb + p);
-#pragma GCC unroll 4
-      for (int i = 0; i < ROWS; ++i) s0[i][j] = _mm256_fmadd_ps(_mm256_loadu_ps(a + i * lda + p), b0, s0[i][j]);
-    }
-    p += 8;
-  }
-#pragma GCC unroll 4
-  for (int i = 0; i < ROWS; ++i)
-#pragma GCC unroll 4
-    for (int j = 0; j < JB; ++j) {
-      float v = hsum(_mm256_add_ps(s0[i][j], s1[i][j]));
-      for (int64_t q = p; q < k; ++q) v = __builtin_fmaf(a[i * lda + q], L::one(b + j * ldb + q), v);
-      c[i * ldc + j] = v;
-    }
-}
-
-template <class L>
-void dot(int rows, int64_t k, const float *a, int64_t lda, const typename L::T *b, int64_t ldb, int64_t cols,
-         float *c, int64_t ldc) {
-  dot_dispatch(rows, cols, [&](auto r, auto jb, int64_t j) {
-    dot_block<L, decltype(r)::value, decltype(jb)::value>(k, a, lda, b + j * ldb, ldb, c + j, ldc);
-  });
-}
-
-// dot_block over the whole 16-k steps in [p0, p1) only, its two accumulators per (row, column)
-// kept in `state` (state[(j * ROWS + i) * 2 + {0, 1}]) between calls: the same FMA sequence per
-// element as dot_block, walked in K chunks.
-template <class L, int ROWS, int JB>
-void dot_block_range(int64_t p0, int64_t p1, const float *a, int64_t lda, const typename L::T *b, int64_t ldb,
-                     __m256 *state) {
+inline void dot_steps(int64_t p0, int64_t p1, const float *a, int64_t lda, const typename L::T *b, int64_t ldb,
+                      __m256 *state) {
   __m256 s0[ROWS][JB], s1[ROWS][JB];
 #pragma GCC unroll 4
   for (int i = 0; i < ROWS; ++i)
@@ -256,6 +210,41 @@ void dot_block_range(int64_t p0, int64_t p1, const float *a, int64_t lda, const 
     }
 }
 
+// The end of one pair (row ai, column bj) after the steps up to k16 = k / 16 * 16: an 8-wide step
+// into the first accumulator, the reduction, then the scalar tail in p order.
+template <class L>
+inline float dot_finish(int64_t k, const float *ai, const typename L::T *bj, __m256 s0, __m256 s1) {
+  int64_t p = k / 16 * 16;
+  if (p + 8 <= k) {
+    s0 = _mm256_fmadd_ps(_mm256_loadu_ps(ai + p), L::v8(bj + p), s0);
+    p += 8;
+  }
+  float v = hsum(_mm256_add_ps(s0, s1));
+  for (; p < k; ++p) v = __builtin_fmaf(ai[p], L::one(bj + p), v);
+  return v;
+}
+
+template <class L, int ROWS, int JB>
+void dot_block(int64_t k, const float *a, int64_t lda, const typename L::T *b, int64_t ldb, float *c, int64_t ldc) {
+  __m256 state[ROWS * JB * 2];
+#pragma GCC unroll 16
+  for (int e = 0; e < ROWS * JB * 2; ++e) state[e] = _mm256_setzero_ps();
+  dot_steps<L, ROWS, JB>(0, k / 16 * 16, a, lda, b, ldb, state);
+#pragma GCC unroll 4
+  for (int i = 0; i < ROWS; ++i)
+#pragma GCC unroll 4
+    for (int j = 0; j < JB; ++j)
+      c[i * ldc + j] = dot_finish<L>(k, a + i * lda, b + j * ldb, state[(j * ROWS + i) * 2], state[(j * ROWS + i) * 2 + 1]);
+}
+
+template <class L>
+void dot(int rows, int64_t k, const float *a, int64_t lda, const typename L::T *b, int64_t ldb, int64_t cols,
+         float *c, int64_t ldc) {
+  dot_dispatch(rows, cols, [&](auto r, auto jb, int64_t j) {
+    dot_block<L, decltype(r)::value, decltype(jb)::value>(k, a, lda, b + j * ldb, ldb, c + j, ldc);
+  });
+}
+
 // Several rows of A over a long K: A's rows would stream from L2 once per column, so K is walked in
 // chunks that keep the rows' chunk in L1 across a block of columns. Bits as dot_block: the chunks
 // only cut the same 16-k steps into ranges. Measured (1 thread, NT, K 3072, N 768): 3 rows 35 -> 42
@@ -276,26 +265,14 @@ void dot_chunked(int rows, int64_t k, const float *a, int64_t lda, const typenam
     for (int64_t p0 = 0; p0 < k16; p0 += kDotKChunk) {
       const int64_t p1 = std::min(k16, p0 + kDotKChunk);
       dot_dispatch(rows, cb, [&](auto r, auto jb, int64_t j) {
-        dot_block_range<L, decltype(r)::value, decltype(jb)::value>(p0, p1, a, lda, b + (j0 + j) * ldb, ldb,
-                                                                  state + j * rows * 2);
+        dot_steps<L, decltype(r)::value, decltype(jb)::value>(p0, p1, a, lda, b + (j0 + j) * ldb, ldb,
+                                                            state + j * rows * 2);
       });
     }
-    // dot_block's end: the 8-wide step into the first accumulator, the reduction, the scalar tail.
-    for (int64_t j = 0; j < cb; ++j) {
-      const typename L::T *bj = b + (j0 + j) * ldb;
-      for (int i = 0; i < rows; ++i) {
-        __m256 s0 = state[(j * rows + i) * 2];
-        const __m256 s1 = state[(j * rows + i) * 2 + 1];
-        int64_t p = k16;
-        if (p + 8 <= k) {
-          s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i * lda + p), L::v8(bj + p), s0);
-          p += 8;
-        }
-        float v = hsum(_mm256_add_ps(s0, s1));
-        for (int64_t q = p; q < k; ++q) v = __builtin_fmaf(a[i * lda + q], L::one(bj + q), v);
-        c[i * ldc + j0 + j] = v;
-      }
-    }
+    for (int64_t j = 0; j < cb; ++j)
+      for (int i = 0; i < rows; ++i)
+        c[i * ldc + j0 + j] = dot_finish<L>(k, a + i * lda, b + (j0 + j) * ldb, state[(j * rows + i) * 2],
+                                            state[(j * rows + i) * 2 + 1]);
   }
 }
 
