@@ -23,7 +23,7 @@ JOBS="${JOBS:-$(nproc)}"
 say() { printf '\n==> %s\n' "$*"; }
 
 install_deps() {
-  local pkgs=(cmake ninja-build g++ libgtest-dev libbenchmark-dev pkg-config)
+  local pkgs=(cmake ninja-build g++ python3 libgtest-dev libbenchmark-dev pkg-config)
   # SIMDe: only the test stage that runs the AVX-512 kernels emulated (tools/run_tests.sh) needs it.
   # The aarch64 cross compiler, qemu-user and GoogleTest's sources: the aarch64 stage (x86-64 hosts).
   if [ "${1:-}" = "--test-deps" ]; then

@@ -27,6 +27,22 @@ inline bool is_integral(aclDataType dt, bool include_bool) {
 }
 ComputeType compute_type_of(aclDataType dt);
 
+// double -> int64 without undefined behaviour: NaN gives 0, out-of-range values saturate (the rule
+// for scalar parameters converted to an integer compute type, and for aclScalar::to_int64).
+inline int64_t saturate_to_int64(double v) {
+  if (v != v) return 0;
+  if (v >= 9.2233720368547758e18) return INT64_MAX;
+  if (v <= -9.2233720368547758e18) return INT64_MIN;
+  return static_cast<int64_t>(v);
+}
+
+// A set of dtypes as a bit mask (the op tables' dtype rules): bit `dt` for every enum value 0..63.
+using DtypeMask = uint64_t;
+constexpr DtypeMask dtype_bit(aclDataType dt) {
+  return dt >= 0 && dt < 64 ? DtypeMask{1} << static_cast<int>(dt) : 0;
+}
+constexpr bool dtype_in(aclDataType dt, DtypeMask m) { return (dtype_bit(dt) & m) != 0; }
+
 // torch.promote_types over the supported dtypes; ACL_DT_UNDEFINED where there is no promotion.
 aclDataType promote_types(aclDataType a, aclDataType b);
 // torch.can_cast: no floating -> integral, no non-bool -> bool.

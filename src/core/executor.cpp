@@ -7,7 +7,6 @@
 #include "common/error.h"
 #include "core/api_boundary.h"
 #include "core/dtype.h"
-#include "kernels/matmul/gemm.h"
 #include "runtime/runtime.h"
 
 namespace opsnn::core {
@@ -35,12 +34,13 @@ struct LaunchRecord {
   std::vector<void *> addrs;
 };
 
-void forget_prepacked_outputs(const aclOpExecutor &ex, const LaunchArgs &args) {
+// Tells the runtime's memory observer which views the launch writes.
+void notify_outputs_written(const rt::MemoryObserver &o, const aclOpExecutor &ex, const LaunchArgs &args) {
   for (int slot : ex.output_index) {
     if (slot < 0) continue;
     const aclTensor &t = ex.slots[static_cast<size_t>(slot)];
     const size_t es = dtype_size(t.dtype);
-    kernels::gemm_prepacked_b_view_written(view_base(args, slot, t, es), t.ndim, t.dims, t.strides, es);
+    o.view_written(view_base(args, slot, t, es), t.ndim, t.dims, t.strides, es);
   }
 }
 
@@ -78,6 +78,11 @@ int launch_executor(const char *api, void *workspace, uint64_t workspace_size, a
   if (!executor_is_live(ex))
     return fail(ACLNN_ERR_PARAM_INVALID,
                 "%s: executor is not live (a single-use executor was already launched, or it was destroyed)", api);
+  // An executor runs only through its own op's launch (a Mul executor given to aclnnAdd would run
+  // silently otherwise).
+  if (ex->api != api)
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: the executor was made by %sGetWorkspaceSize; launch it with %s", api,
+                ex->api.c_str(), ex->api.c_str());
   if (ex->workspace_size > 0 && workspace == nullptr)
     return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: workspace is null but the executor needs %llu bytes", api,
                 static_cast<unsigned long long>(ex->workspace_size));
@@ -102,10 +107,12 @@ int launch_executor(const char *api, void *workspace, uint64_t workspace_size, a
 
   aclError rc = rt::enqueue(stream, [rec = std::move(rec)]() -> int {
     LaunchArgs args{rec->addrs.data(), rec->workspace};
-    // Outputs written over a pre-packed weight make it plain data again; before the steps, so
-    // aclnnTransMatmulWeight (whose output is the weight) registers its new layout afterwards. An
-    // executor without steps writes nothing (e.g. TransMatmulWeight left an INT8 or 3-D view as is).
-    if (!rec->ex->steps.empty() && kernels::gemm_prepacked_b_in_use()) forget_prepacked_outputs(*rec->ex, args);
+    // The memory observer hears of the outputs before the steps run (e.g. an output written over
+    // a pre-packed weight makes it plain data again, and aclnnTransMatmulWeight, whose output is
+    // the weight, registers its new layout afterwards). An executor without steps writes nothing
+    // (e.g. TransMatmulWeight left an INT8 or 3-D view as is).
+    if (!rec->ex->steps.empty())
+      if (const rt::MemoryObserver *o = rt::memory_observer()) notify_outputs_written(*o, *rec->ex, args);
     for (const auto &step : rec->ex->steps) {
       const int status = step->run(args);
       if (status != 0) {  // the step's message, prefixed with the op's name
@@ -151,6 +158,19 @@ namespace {
 
 enum class IndexKind { kInput, kOutput, kAny };
 
+// Re-points a slot once the view is known to fit the device allocation `addr` lies in (the check
+// phase 1 made for the address it was given); a failed check leaves the old address.
+aclnnStatus bind_slot(const char *api, aclOpExecutor *ex, size_t slot, void *addr) {
+  return api_call(api, [&] {
+    aclTensor t = ex->slots[slot];
+    t.data = addr;
+    const std::string what = "tensor slot " + std::to_string(slot) + " of " + ex->api;
+    check_view_within_allocation(t, what.c_str());
+    ex->slots[slot].data = addr;
+    return ACLNN_SUCCESS;
+  });
+}
+
 aclnnStatus set_addr(const char *api, aclOpExecutor *ex, size_t index, IndexKind kind, void *addr) {
   if (!ex) return fail(ACLNN_ERR_INNER_NULLPTR, "%s: executor is null", api);
   if (!executor_is_live(ex)) return fail(ACLNN_ERR_PARAM_INVALID, "%s: executor is not live", api);
@@ -166,8 +186,7 @@ aclnnStatus set_addr(const char *api, aclOpExecutor *ex, size_t index, IndexKind
   if (slot < 0)
     return fail(ACLNN_ERR_PARAM_INVALID, "%s: tensor %zu of %s was null in phase 1; it has no address to set", api,
                 index, ex->api.c_str());
-  ex->slots[static_cast<size_t>(slot)].data = addr;
-  return ACLNN_SUCCESS;
+  return bind_slot(api, ex, static_cast<size_t>(slot), addr);
 }
 
 aclnnStatus set_dynamic_addr(const char *api, aclOpExecutor *ex, size_t ir_index, size_t relative, void *addr) {
@@ -178,8 +197,7 @@ aclnnStatus set_dynamic_addr(const char *api, aclOpExecutor *ex, size_t ir_index
     if (relative >= slots.size())
       return fail(ACLNN_ERR_PARAM_INVALID, "%s: relativeIndex %zu is out of range; the tensor list at irIndex %zu has %zu tensors",
                   api, relative, ir_index, slots.size());
-    ex->slots[static_cast<size_t>(slots[relative])].data = addr;
-    return ACLNN_SUCCESS;
+    return bind_slot(api, ex, static_cast<size_t>(slots[relative]), addr);
   }
   return fail(ACLNN_ERR_PARAM_INVALID, "%s: irIndex %zu is not a tensor-list parameter of %s", api, ir_index,
               ex->api.c_str());

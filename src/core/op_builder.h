@@ -12,10 +12,12 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <utility>
 
 #include "core/api_boundary.h"
 #include "core/executor.h"
+#include "core/op_checks.h"
 
 namespace opsnn::core {
 
@@ -24,11 +26,11 @@ class OpBuilder {
   explicit OpBuilder(aclOpExecutor *ex) : ex_(ex) {}
 
   // Registers a tensor argument; returns its slot, or -1 for a null (optional) tensor.
-  int input(const aclTensor *t) { return add(t, &ex_->input_index); }
-  int output(const aclTensor *t) { return add(t, &ex_->output_index); }
+  int input(const aclTensor *t) { return add(t, &ex_->input_index, kRead); }
+  int output(const aclTensor *t) { return add(t, &ex_->output_index, kWrite); }
   // An in-place tensor (selfRef): input index and output index share one slot.
   int inout(const aclTensor *t) {
-    int slot = add(t, &ex_->input_index);
+    int slot = add(t, &ex_->input_index, kRead | kWrite);
     ex_->output_index.push_back(slot);
     return slot;
   }
@@ -54,16 +56,43 @@ class OpBuilder {
   }
 
  private:
-  int add(const aclTensor *t, std::vector<int> *index) {
+  enum : unsigned { kRead = 1, kWrite = 2 };
+
+  int add(const aclTensor *t, std::vector<int> *index, unsigned access) {
     if (t == nullptr) {
       index->push_back(-1);
       return -1;
     }
+    // The view must fit its device allocation (the bound storageDims does not give, see
+    // check_view_within_allocation); an address bound later is checked when it is set.
+    const std::string what = (index == &ex_->input_index ? "input tensor " : "output tensor ") +
+                             std::to_string(index->size());
+    check_view_within_allocation(*t, what.c_str());
+    check_no_partial_overlap(*t, access, what);
     ex_->slots.push_back(*t);
+    access_.push_back(access);
     int slot = static_cast<int>(ex_->slots.size() - 1);
     index->push_back(slot);
     return slot;
   }
+
+  // A tensor written by the op must not partially overlap one it reads (it would read elements
+  // already written): 161002, as PyTorch refuses it. The exact same view (in place) is fine.
+  void check_no_partial_overlap(const aclTensor &t, unsigned access, const std::string &what) const {
+    for (size_t s = 0; s < ex_->slots.size(); ++s) {
+      if (!((access & kWrite) && (access_[s] & kRead)) && !((access & kRead) && (access_[s] & kWrite))) continue;
+      if (memory_overlap(t, ex_->slots[s]) == Overlap::kPartial)
+        throw_error(ACLNN_ERR_PARAM_INVALID,
+                    "%s (dims %s, strides %s, offset %lld) partially overlaps the memory of tensor slot %zu (dims %s, "
+                    "strides %s, offset %lld), which the op %s; use separate memory or exactly the same view",
+                    what.c_str(), shape_string(t).c_str(), shape_string(t.strides, t.ndim).c_str(),
+                    static_cast<long long>(t.offset), s, shape_string(ex_->slots[s]).c_str(),
+                    shape_string(ex_->slots[s].strides, ex_->slots[s].ndim).c_str(),
+                    static_cast<long long>(ex_->slots[s].offset), (access & kWrite) ? "reads" : "writes");
+    }
+  }
+
+  std::vector<unsigned> access_;  // per slot: kRead / kWrite
 
   aclOpExecutor *ex_;
 };

@@ -47,26 +47,53 @@ void check_tensor(const aclTensor *t, const char *name) {
                 format_name(t->format));
 }
 
-void check_dtype_in(const aclTensor *t, const char *name, std::initializer_list<aclDataType> allowed) {
+namespace {
+// `listed`: the op lists t's dtype (even outside OpsNN's general tensor dtypes, e.g. the UINT64 /
+// INT64 words of aclnnTransQuantParam); the format check applies either way. `expected` lists
+// the accepted dtypes for the message.
+template <class ExpectedList>
+void check_listed_dtype(const aclTensor *t, const char *name, bool listed, ExpectedList &&expected) {
   check_not_null(t, name);
-  // A dtype the op lists is one it handles, even outside OpsNN's general tensor dtypes (the UINT64 /
-  // INT64 words of aclnnTransQuantParam); the format check applies either way.
-  if (std::find(allowed.begin(), allowed.end(), t->dtype) != allowed.end()) {
+  if (listed) {
     if (!is_plain_format(t->format))
       throw_error(ACLNN_ERR_PARAM_INVALID, "%s has format %s; this op accepts plain formats (ND, NCHW, ...)", name,
                   format_name(t->format));
     return;
   }
   check_tensor(t, name);
-  std::string list;
-  for (aclDataType dt : allowed) list += std::string(list.empty() ? "" : ", ") + dtype_name(dt);
+  const std::string list = expected();
   throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; expected one of %s", name, dtype_name(t->dtype), list.c_str());
+}
+}  // namespace
+
+void check_dtype_in(const aclTensor *t, const char *name, std::initializer_list<aclDataType> allowed) {
+  const bool listed = t != nullptr && std::find(allowed.begin(), allowed.end(), t->dtype) != allowed.end();
+  check_listed_dtype(t, name, listed, [&] {
+    std::string list;
+    for (aclDataType dt : allowed) list += std::string(list.empty() ? "" : ", ") + dtype_name(dt);
+    return list;
+  });
+}
+
+void check_dtype_in(const aclTensor *t, const char *name, DtypeMask allowed) {
+  check_listed_dtype(t, name, t != nullptr && dtype_in(t->dtype, allowed), [&] {
+    std::string list;
+    for (int dt = 0; dt < 64; ++dt)
+      if (dtype_in(static_cast<aclDataType>(dt), allowed))
+        list += std::string(list.empty() ? "" : ", ") + dtype_name(static_cast<aclDataType>(dt));
+    return list;
+  });
 }
 
 void check_scalar(const aclScalar *s, const char *name) {
   check_not_null(s, name);
   if (!dtype_is_supported(s->dtype) && s->dtype != ACL_UINT16 && s->dtype != ACL_UINT32 && s->dtype != ACL_UINT64)
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s, which OpsNN does not support", name, dtype_name(s->dtype));
+}
+
+double scalar_value(const aclScalar *s, const char *name) {
+  check_scalar(s, name);
+  return s->to_double();
 }
 
 void check_no_internal_overlap(const aclTensor &t, const char *name) {
@@ -88,6 +115,51 @@ void check_no_internal_overlap(const aclTensor &t, const char *name) {
                   shape_string(t).c_str(), shape_string(t.strides, t.ndim).c_str());
     reach += t.strides[d] * (t.dims[d] - 1);
   }
+}
+
+namespace {
+// Byte range [begin, end) a view reaches, relative to its data pointer.
+void byte_range(const aclTensor &t, __int128 *begin, __int128 *end) {
+  __int128 last = t.offset;
+  for (int i = 0; i < t.ndim; ++i) last += static_cast<__int128>(t.dims[i] - 1) * t.strides[i];
+  if (t.dtype == ACL_INT4) {  // two elements a byte
+    *begin = t.offset / 2;
+    *end = (last + 2) / 2;
+    return;
+  }
+  const __int128 es = static_cast<__int128>(dtype_size(t.dtype) > 0 ? dtype_size(t.dtype) : 1);
+  *begin = t.offset * es;
+  *end = (last + 1) * es;
+}
+// Its elements fill its range exactly, each once (a permuted contiguous layout).
+bool dense(const aclTensor &t) {
+  int64_t expected = 1;
+  bool used[kMaxDims] = {};
+  for (int k = 0; k < t.ndim; ++k) {  // find the dim of the next stride, innermost first
+    int best = -1;
+    for (int i = 0; i < t.ndim; ++i)
+      if (!used[i] && t.dims[i] > 1 && (best < 0 || t.strides[i] < t.strides[best])) best = i;
+    if (best < 0) return true;
+    used[best] = true;
+    if (t.strides[best] != expected) return false;
+    expected *= t.dims[best];
+  }
+  return true;
+}
+}  // namespace
+
+Overlap memory_overlap(const aclTensor &a, const aclTensor &b) {
+  if (a.data == nullptr || b.data == nullptr || a.numel() == 0 || b.numel() == 0) return Overlap::kNone;
+  __int128 ab, ae, bb, be;
+  byte_range(a, &ab, &ae);
+  byte_range(b, &bb, &be);
+  const __int128 pa = reinterpret_cast<uintptr_t>(a.data), pb = reinterpret_cast<uintptr_t>(b.data);
+  ab += pa, ae += pa, bb += pb, be += pb;
+  if (ae <= bb || be <= ab) return Overlap::kNone;
+  bool same = ab == bb && a.ndim == b.ndim && dtype_size(a.dtype) == dtype_size(b.dtype);
+  for (int i = 0; same && i < a.ndim; ++i) same = a.dims[i] == b.dims[i] && a.strides[i] == b.strides[i];
+  if (same) return Overlap::kFull;
+  return dense(a) && dense(b) ? Overlap::kPartial : Overlap::kTooHard;
 }
 
 void check_shape_equals(const aclTensor &t, const char *name, const Shape &expected) {

@@ -7,7 +7,6 @@
 
 #include "core/dtype.h"
 #include "core/tensor.h"
-#include "kernels/elementwise/elementwise.h"
 
 namespace opsnn::core {
 
@@ -25,10 +24,21 @@ void check_tensor(const aclTensor *t, const char *name);
 // Non-null, plain format, and its dtype one of `allowed` (which may name dtypes check_tensor refuses,
 // e.g. the UINT64 / INT64 words of aclnnTransQuantParam).
 void check_dtype_in(const aclTensor *t, const char *name, std::initializer_list<aclDataType> allowed);
+// The same with the allowed dtypes as a mask (the op tables' form).
+void check_dtype_in(const aclTensor *t, const char *name, DtypeMask allowed);
 void check_scalar(const aclScalar *s, const char *name);
+// A required scalar's value as double (check_scalar first).
+double scalar_value(const aclScalar *s, const char *name);
 // The output may be written: no two of its elements share memory.
 void check_no_internal_overlap(const aclTensor &t, const char *name);
 void check_shape_equals(const aclTensor &t, const char *name, const Shape &expected);
+
+// How the memory of two views relates (PyTorch's rule for inputs against outputs): kFull = the
+// same view; kPartial = both dense and their byte ranges intersect otherwise (an op would read
+// elements it already wrote); kTooHard = sparse strided views whose ranges interleave (allowed, as
+// in PyTorch). Views with unknown (null) addresses or no elements do not overlap.
+enum class Overlap { kNone, kFull, kPartial, kTooHard };
+Overlap memory_overlap(const aclTensor &a, const aclTensor &b);
 
 // Broadcast of two shapes (NumPy rules) or an error naming both arguments.
 Shape broadcast_shapes(const Shape &a, const char *a_name, const Shape &b, const char *b_name);

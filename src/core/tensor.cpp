@@ -7,6 +7,7 @@
 #include "common/half.h"
 #include "core/api_boundary.h"
 #include "core/dtype.h"
+#include "runtime/runtime.h"
 
 using opsnn::core::kMaxDims;
 
@@ -43,13 +44,7 @@ int64_t aclScalar::to_int64() const {
     case ACL_INT64: { int64_t v; std::memcpy(&v, bytes, 8); return v; }
     case ACL_UINT64: { uint64_t v; std::memcpy(&v, bytes, 8); return static_cast<int64_t>(v); }
     case ACL_BOOL: return bytes[0] != 0;
-    default: {
-      double d = to_double();
-      if (d != d) return 0;
-      if (d >= 9.2233720368547758e18) return INT64_MAX;
-      if (d <= -9.2233720368547758e18) return INT64_MIN;
-      return static_cast<int64_t>(d);
-    }
+    default: return opsnn::core::saturate_to_int64(to_double());
   }
 }
 
@@ -128,6 +123,17 @@ void init_tensor(aclTensor *t, const int64_t *viewDims, uint64_t viewDimsNum, ac
     dims[i] = viewDims[i];
     empty |= dims[i] == 0;
   }
+  // Checked size arithmetic: every element count, stride and extent below stays under 2^62, so
+  // no product or sum of them wraps (a wrapped numel made [2^32, 2^32] look empty).
+  {
+    __int128 numel = 1;
+    for (int i = 0; i < nd; ++i) {
+      numel *= dims[i];
+      if (numel >= (static_cast<__int128>(1) << 62))
+        throw_error(ACLNN_ERR_PARAM_INVALID, "viewDims %s hold 2^62 elements or more",
+                    shape_string(dims, nd).c_str());
+    }
+  }
   if (stride) {
     for (int i = 0; i < nd; ++i) {
       if (stride[i] < 0)
@@ -143,6 +149,16 @@ void init_tensor(aclTensor *t, const int64_t *viewDims, uint64_t viewDimsNum, ac
     }
   }
 
+  // Offsets and strides in bytes stay below 2^62 even where they reach no element (empty views,
+  // size-1 dims), so no kernel's pointer arithmetic on them can wrap.
+  const __int128 es = static_cast<__int128>(dtype_size(dataType) > 0 ? dtype_size(dataType) : 1);
+  if (offset * es >= (static_cast<__int128>(1) << 62))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "offset %lld is too large (2^62 bytes or more)", static_cast<long long>(offset));
+  for (int i = 0; i < nd; ++i)
+    if (strides[i] * es >= (static_cast<__int128>(1) << 62))
+      throw_error(ACLNN_ERR_PARAM_INVALID, "stride[%d] is %lld, too large (2^62 bytes or more)", i,
+                  static_cast<long long>(strides[i]));
+
   // Elements the view can reach (exclusive end), and what the storage holds.
   int64_t extent = 0;
   if (!empty) {
@@ -153,25 +169,17 @@ void init_tensor(aclTensor *t, const int64_t *viewDims, uint64_t viewDimsNum, ac
                   shape_string(dims, nd).c_str(), shape_string(strides, nd).c_str());
     extent = static_cast<int64_t>(last) + 1;
   }
+  // The storage shape is recorded for aclGetStorageShape, not used as a bound: the view may reach
+  // past it (check_view_within_allocation holds the real bound).
   int64_t sdims[kMaxDims];
   int snd = static_cast<int>(storageDimsNum);
   if (storageDims) {
-    __int128 storage_elems = 1;
     for (int i = 0; i < snd; ++i) {
       if (storageDims[i] < 0)
         throw_error(ACLNN_ERR_PARAM_INVALID, "storageDims[%d] is %lld; dims must be >= 0", i,
                     static_cast<long long>(storageDims[i]));
       sdims[i] = storageDims[i];
-      storage_elems *= sdims[i];
-      if (storage_elems > (static_cast<__int128>(1) << 62)) storage_elems = static_cast<__int128>(1) << 62;
     }
-    if (!empty && storage_elems < extent)
-      throw_error(ACLNN_ERR_PARAM_INVALID,
-                  "the view (dims %s, strides %s, offset %lld) reaches element %lld, beyond the storage %s of %lld "
-                  "elements",
-                  shape_string(dims, nd).c_str(), shape_string(strides, nd).c_str(), static_cast<long long>(offset),
-                  static_cast<long long>(extent - 1), shape_string(sdims, snd).c_str(),
-                  static_cast<long long>(storage_elems));
   } else {
     // No storage shape given: the storage is exactly what the view reaches.
     snd = 1;
@@ -189,6 +197,28 @@ void init_tensor(aclTensor *t, const int64_t *viewDims, uint64_t viewDimsNum, ac
   for (int i = 0; i < snd; ++i) t->storage_dims[i] = sdims[i];
   t->offset = offset;
   t->data = tensorData;
+}
+
+void check_view_within_allocation(const aclTensor &t, const char *what) {
+  if (t.data == nullptr || t.numel() == 0) return;
+  const void *base = nullptr;
+  size_t bytes = 0;
+  if (!rt::find_device_allocation(t.data, &base, &bytes)) return;
+  __int128 last = t.offset;
+  for (int i = 0; i < t.ndim; ++i) last += static_cast<__int128>(t.dims[i] - 1) * t.strides[i];
+  // INT4 packs two elements a byte (low nibble first).
+  const __int128 view_bytes = t.dtype == ACL_INT4 ? (last + 2) / 2 : (last + 1) * dtype_size(t.dtype);
+  const __int128 start = static_cast<const char *>(t.data) - static_cast<const char *>(base);
+  const __int128 end = start + view_bytes;  // bytes from the allocation's start
+  if (end <= static_cast<__int128>(bytes)) return;
+  throw_error(ACLNN_ERR_PARAM_INVALID,
+              "%s (dims %s, strides %s, offset %lld, %s) at %p reaches byte %lld of its device allocation at %p, "
+              "which has %zu bytes",
+              what, shape_string(t).c_str(), shape_string(t.strides, t.ndim).c_str(), static_cast<long long>(t.offset),
+              dtype_name(t.dtype), t.data, static_cast<long long>(end > (static_cast<__int128>(1) << 62)
+                                                                      ? (static_cast<__int128>(1) << 62)
+                                                                      : end),
+              base, bytes);
 }
 
 }  // namespace opsnn::core

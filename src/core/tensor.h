@@ -69,6 +69,13 @@ void init_tensor(aclTensor *t, const int64_t *viewDims, uint64_t viewDimsNum, ac
 std::string shape_string(const int64_t *dims, int ndim);
 inline std::string shape_string(const aclTensor &t) { return shape_string(t.dims, t.ndim); }
 
+// The real bound of a view: when `t.data` lies in a live device allocation, every element the view
+// reaches (from offset to its last element) must lie inside that allocation; otherwise throws
+// 161002 naming `what`. A view may reach past its storageDims (clients describe the storage as the
+// view's extent and add an offset; the vendor accepts that). Addresses outside any device
+// allocation (host memory, null) are not checked.
+void check_view_within_allocation(const aclTensor &t, const char *what);
+
 bool format_is_known(aclFormat f);
 const char *format_name(aclFormat f);
 

@@ -1,6 +1,7 @@
 // aclCreate* / aclDestroy* / aclGet* of aclnn/acl_meta.h.
 #include <cstring>
 #include <memory>
+#include <type_traits>
 
 #include "core/api_boundary.h"
 #include "core/dtype.h"
@@ -88,8 +89,20 @@ template <class Array, class T>
 static Array *create_array(const char *api, const T *value, uint64_t size) {
   return create_or_null<Array>(api, [&] {
     if (size > 0) require_not_null(value, "value");
+    // value + size must not wrap (and a copy of more than 2^31 elements is no argument list).
+    if (size > (uint64_t{1} << 31))
+      throw_error(ACLNN_ERR_PARAM_INVALID, "size %llu is too large (at most 2^31 elements)",
+                  static_cast<unsigned long long>(size));
     auto a = new Array;
-    a->values.assign(value, value + size);
+    if constexpr (std::is_same_v<T, bool>) {
+      // Read each bool as its byte: any non-zero byte is true (a byte other than 0 / 1 read as
+      // `bool` would be undefined behaviour).
+      const auto *bytes = reinterpret_cast<const unsigned char *>(value);
+      a->values.resize(size);
+      for (uint64_t i = 0; i < size; ++i) a->values[i] = bytes[i] != 0;
+    } else {
+      a->values.assign(value, value + size);
+    }
     return a;
   });
 }
@@ -107,6 +120,9 @@ OPSNN_API aclBoolArray *aclCreateBoolArray(const bool *value, uint64_t size) {
 OPSNN_API aclTensorList *aclCreateTensorList(const aclTensor *const *value, uint64_t size) {
   return create_or_null<aclTensorList>("aclCreateTensorList", [&] {
     if (size > 0) require_not_null(value, "value");
+    if (size > (uint64_t{1} << 31))
+      throw_error(ACLNN_ERR_PARAM_INVALID, "size %llu is too large (at most 2^31 elements)",
+                  static_cast<unsigned long long>(size));
     for (uint64_t i = 0; i < size; ++i)
       if (value[i] == nullptr) throw_error(ACLNN_ERR_PARAM_NULLPTR, "value[%llu] is null", (unsigned long long)i);
     auto l = new aclTensorList;
@@ -118,6 +134,9 @@ OPSNN_API aclTensorList *aclCreateTensorList(const aclTensor *const *value, uint
 OPSNN_API aclScalarList *aclCreateScalarList(const aclScalar *const *value, uint64_t size) {
   return create_or_null<aclScalarList>("aclCreateScalarList", [&] {
     if (size > 0) require_not_null(value, "value");
+    if (size > (uint64_t{1} << 31))
+      throw_error(ACLNN_ERR_PARAM_INVALID, "size %llu is too large (at most 2^31 elements)",
+                  static_cast<unsigned long long>(size));
     for (uint64_t i = 0; i < size; ++i)
       if (value[i] == nullptr) throw_error(ACLNN_ERR_PARAM_NULLPTR, "value[%llu] is null", (unsigned long long)i);
     auto l = new aclScalarList;

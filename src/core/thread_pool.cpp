@@ -2,7 +2,7 @@
 // stream's kernel holds it) or that is nested inside a pool task runs serially on its caller, so
 // the pool never deadlocks and never oversubscribes the cores.
 #include "core/thread_pool.h"
-#include "core/spin.h"
+#include "common/spin.h"
 
 #include <sched.h>
 #include <unistd.h>

@@ -10,6 +10,7 @@
 // cache is released first, and the request fails with ACL_ERROR_RT_MEMORY_ALLOCATION when
 // in_use + size still exceeds the capacity.
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -18,7 +19,6 @@
 
 #include "common/error.h"
 #include "common/log.h"
-#include "kernels/matmul/gemm.h"
 #include "runtime/runtime_impl.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -86,16 +86,26 @@ size_t class_of(size_t bytes) {
   return bytes <= kSmallLimit ? round_up(bytes, kSmallQuantum) : round_up(bytes, kLargeQuantum);
 }
 
-size_t alignment_of(size_t class_bytes) { return class_bytes >= kLargeQuantum ? 4096 : 64; }
+// Clients' allocators carve device blocks assuming at least 128-byte alignment (one aborts
+// otherwise); the vendor's allocations are 512-byte aligned, and so are ours (small classes are
+// multiples of 512, as aligned_alloc requires).
+constexpr size_t kDeviceAlignment = 512;
+size_t alignment_of(size_t class_bytes) { return class_bytes >= kLargeQuantum ? 4096 : kDeviceAlignment; }
 
 void system_free(void *p, size_t class_bytes) {
   OPSNN_UNPOISON(p, class_bytes);
   std::free(p);
 }
 
+std::atomic<const MemoryObserver *> g_observer{nullptr};
+
+void notify_written(const void *base, size_t bytes) {
+  if (const MemoryObserver *o = g_observer.load(std::memory_order_acquire)) o->range_written(base, bytes);
+}
+
 void to_cache_locked(MemState &m, const Block &b) {
-  // A re-laid matmul weight stops being one only now: work queued before aclrtFree still reads it.
-  kernels::gemm_prepacked_b_forget(b.ptr, b.usable_bytes);
+  // Observers learn of the release only now: work queued before aclrtFree may still read the block.
+  if (const MemoryObserver *o = g_observer.load(std::memory_order_acquire)) o->freed(b.ptr, b.usable_bytes);
   DeviceMem &d = m.dev[b.device];
   d.in_use -= b.class_bytes;
   d.cached += b.class_bytes;
@@ -245,6 +255,9 @@ bool valid_kind(aclrtMemcpyKind kind) { return kind >= ACL_MEMCPY_HOST_TO_HOST &
 
 }  // namespace
 
+void set_memory_observer(const MemoryObserver *observer) { g_observer.store(observer, std::memory_order_release); }
+const MemoryObserver *memory_observer() { return g_observer.load(std::memory_order_acquire); }
+
 void memory_collect_deferred() {
   MemState &m = mem();
   std::lock_guard<std::mutex> lk(m.mu);
@@ -280,7 +293,7 @@ size_t parse_size(const char *text, bool *ok) {
   return static_cast<size_t>(v * mul);
 }
 
-bool is_live_device_range(const void *ptr, size_t bytes) {
+bool find_device_allocation(const void *ptr, const void **base, size_t *bytes) {
   if (!ptr) return false;
   MemState &m = mem();
   const uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
@@ -288,10 +301,18 @@ bool is_live_device_range(const void *ptr, size_t bytes) {
   auto it = m.live.upper_bound(p);
   if (it == m.live.begin()) return false;
   --it;
-  const uintptr_t base = it->first;
-  const size_t len = it->second.usable_bytes;
-  if (p < base || p - base > len) return false;
-  return bytes <= len - (p - base);
+  if (p - it->first >= it->second.usable_bytes) return false;
+  *base = it->second.ptr;
+  *bytes = it->second.usable_bytes;
+  return true;
+}
+
+bool is_live_device_range(const void *ptr, size_t bytes) {
+  const void *base = nullptr;
+  size_t len = 0;
+  if (!find_device_allocation(ptr, &base, &len)) return false;
+  const size_t at = static_cast<size_t>(static_cast<const char *>(ptr) - static_cast<const char *>(base));
+  return bytes <= len - at;
 }
 
 }  // namespace opsnn::rt
@@ -346,8 +367,9 @@ ACL_FUNC_VISIBILITY aclError aclrtFree(void *devPtr) {
 ACL_FUNC_VISIBILITY aclError aclrtMallocHost(void **hostPtr, size_t size) {
   if (!hostPtr) return fail(ACL_ERROR_INVALID_PARAM, "aclrtMallocHost: hostPtr is null");
   if (size == 0) return fail(ACL_ERROR_INVALID_PARAM, "aclrtMallocHost: size is 0");
-  const size_t bytes = round_up(size, 64);
-  void *p = std::aligned_alloc(64, bytes);
+  if (size > (size_t{1} << 60)) return fail(ACL_ERROR_BAD_ALLOC, "aclrtMallocHost: size %zu is too large", size);
+  const size_t bytes = round_up(size, kDeviceAlignment);
+  void *p = std::aligned_alloc(kDeviceAlignment, bytes);
   if (!p) return fail(ACL_ERROR_BAD_ALLOC, "aclrtMallocHost: the system refused %zu bytes", size);
   MemState &m = mem();
   std::lock_guard<std::mutex> lk(m.mu);
@@ -395,17 +417,30 @@ ACL_FUNC_VISIBILITY aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, si
   return ACL_SUCCESS;
 }
 
-// The bytes a copy or memset writes, when it runs: a pre-packed matmul weight there is plain data
-// afterwards.
+// The bytes a copy or memset writes, when it runs (the memory observer hears of them: e.g. a
+// pre-packed matmul weight there is plain data afterwards).
 static void overwrite(void *dst, const void *src, size_t count) {
   if (count == 0) return;
-  kernels::gemm_prepacked_b_overwritten(dst, count);
+  notify_written(dst, count);
   std::memmove(dst, src, count);
 }
 static void fill(void *dst, int32_t value, size_t count) {
   if (count == 0) return;
-  kernels::gemm_prepacked_b_overwritten(dst, count);
+  notify_written(dst, count);
   std::memset(dst, value, count);
+}
+
+// A range starting inside a device allocation must end inside it (destMax is the caller's word;
+// the allocation is the runtime's). Host memory is not checked.
+static aclError check_in_allocation(const void *p, size_t bytes, const char *api, const char *what) {
+  const void *base = nullptr;
+  size_t len = 0;
+  if (bytes == 0 || !find_device_allocation(p, &base, &len)) return ACL_SUCCESS;
+  const size_t at = static_cast<size_t>(static_cast<const char *>(p) - static_cast<const char *>(base));
+  if (bytes <= len - at) return ACL_SUCCESS;
+  return fail(ACL_ERROR_INVALID_PARAM,
+              "%s: %s %p + %zu bytes runs past the end of its device allocation (%p, %zu bytes; %zu left from %s)", api,
+              what, p, bytes, base, len, len - at, what);
 }
 
 static aclError check_copy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
@@ -415,6 +450,8 @@ static aclError check_copy(void *dst, size_t destMax, const void *src, size_t co
   if (count > destMax)
     return fail(ACL_ERROR_INVALID_PARAM, "%s: count %zu is larger than destMax %zu", api, count, destMax);
   if (!valid_kind(kind)) return fail(ACL_ERROR_INVALID_PARAM, "%s: kind %d is invalid", api, static_cast<int>(kind));
+  if (aclError rc = check_in_allocation(dst, count, api, "dst")) return rc;
+  if (aclError rc = check_in_allocation(src, count, api, "src")) return rc;
   return ACL_SUCCESS;
 }
 
@@ -449,15 +486,18 @@ static aclError check_copy2d(void *dst, size_t dpitch, const void *src, size_t s
   if (width == 0 || height == 0)
     return fail(ACL_ERROR_INVALID_PARAM, "%s: width (%zu) and height (%zu) must be > 0", api, width, height);
   if (!valid_kind(kind)) return fail(ACL_ERROR_INVALID_PARAM, "%s: kind %d is invalid", api, static_cast<int>(kind));
+  if (height > (SIZE_MAX - width) / std::max(dpitch, spitch))
+    return fail(ACL_ERROR_INVALID_PARAM, "%s: height %zu x pitch overflows", api, height);
+  if (aclError rc = check_in_allocation(dst, (height - 1) * dpitch + width, api, "dst")) return rc;
+  if (aclError rc = check_in_allocation(src, (height - 1) * spitch + width, api, "src")) return rc;
   return ACL_SUCCESS;
 }
 
 static void copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height) {
   // Only the rows written (a weight may sit in the pitch padding between them).
-  if (dpitch == width) kernels::gemm_prepacked_b_overwritten(dst, height * width);
+  if (dpitch == width) notify_written(dst, height * width);
   else
-    for (size_t r = 0; r < height; ++r)
-      kernels::gemm_prepacked_b_overwritten(static_cast<char *>(dst) + r * dpitch, width);
+    for (size_t r = 0; r < height; ++r) notify_written(static_cast<char *>(dst) + r * dpitch, width);
   for (size_t r = 0; r < height; ++r)
     std::memmove(static_cast<char *>(dst) + r * dpitch, static_cast<const char *>(src) + r * spitch, width);
 }
@@ -489,6 +529,7 @@ ACL_FUNC_VISIBILITY aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t 
   if (!devPtr) return fail(ACL_ERROR_INVALID_PARAM, "aclrtMemset: devPtr is null");
   if (count > maxCount)
     return fail(ACL_ERROR_INVALID_PARAM, "aclrtMemset: count %zu is larger than maxCount %zu", count, maxCount);
+  if (aclError rc = check_in_allocation(devPtr, count, "aclrtMemset", "devPtr")) return rc;
   ensure_initialized();
   wait_all_idle(-1);
   fill(devPtr, value, count);
@@ -500,6 +541,7 @@ ACL_FUNC_VISIBILITY aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int
   if (!devPtr) return fail(ACL_ERROR_INVALID_PARAM, "aclrtMemsetAsync: devPtr is null");
   if (count > maxCount)
     return fail(ACL_ERROR_INVALID_PARAM, "aclrtMemsetAsync: count %zu is larger than maxCount %zu", count, maxCount);
+  if (aclError rc = check_in_allocation(devPtr, count, "aclrtMemsetAsync", "devPtr")) return rc;
   aclError err;
   std::shared_ptr<Stream> s = acquire_stream(stream, "aclrtMemsetAsync", &err);
   if (!s) return err;

@@ -28,4 +28,21 @@ void ensure_initialized();
 // verify that tensor addresses lie inside live allocations.
 bool is_live_device_range(const void *ptr, size_t bytes);
 
+// The live device allocation (aclrtMalloc*) containing `ptr`: its start and the bytes a caller may
+// touch from there. False for any other address (host memory, a freed block, nullptr).
+bool find_device_allocation(const void *ptr, const void **base, size_t *bytes);
+
+// An observer of device memory being overwritten or released, told in stream order (when the copy,
+// memset or launch runs). Layers above the runtime register one (the GEMM's registry of pre-packed
+// weights forgets a weight written over); the runtime knows nothing of them. One observer; until
+// one is set, every notification costs one atomic load.
+struct MemoryObserver {
+  void (*range_written)(const void *base, size_t bytes);  // aclrtMemcpy* / aclrtMemset* wrote these bytes
+  // An op's output view was written: first element `base`, dims / strides in elements of `esize` bytes.
+  void (*view_written)(const void *base, int ndim, const int64_t *dims, const int64_t *strides, size_t esize);
+  void (*freed)(const void *base, size_t bytes);  // a freed block returned to the allocator's cache
+};
+void set_memory_observer(const MemoryObserver *observer);
+const MemoryObserver *memory_observer();
+
 }  // namespace opsnn::rt

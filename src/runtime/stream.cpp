@@ -4,7 +4,7 @@
 
 #include "common/error.h"
 #include "common/log.h"
-#include "core/spin.h"
+#include "common/spin.h"
 #include "runtime/runtime_impl.h"
 
 
@@ -12,7 +12,7 @@ namespace opsnn::rt {
 namespace {
 thread_local Stream *tls_worker_stream = nullptr;
 constexpr size_t kInitialRing = 64;
-// Spins before sleeping (core/spin.h; after the first microseconds a spinning thread yields, so
+// Spins before sleeping (common/spin.h; after the first microseconds a spinning thread yields, so
 // it costs other runnable threads little): launches less than 200 us apart need no wake-up of the
 // worker, and a synchronisation that ends within 1 ms none of the host thread (a futex wake-up
 // costs tens of microseconds here: with a 50 us sync spin, Abs on 1M floats ran at 38 GB/s, with
@@ -91,7 +91,7 @@ void Stream::worker_loop() {
       std::unique_lock<std::mutex> lk(mu_);
       if (head_ == tail_ && !stop_) {
         lk.unlock();
-        core::spin_until(
+        spin_until(
             [&] { return enqueued.load(std::memory_order_acquire) != completed.load(std::memory_order_relaxed); },
             kIdleSpin);
         lk.lock();
@@ -124,7 +124,7 @@ bool Stream::wait_idle(int64_t timeout_ms) {
   if (is_current_worker()) return true;  // a host callback syncing its own stream: nothing to wait for
   // Small kernels finish within microseconds, far sooner than a sleeping thread is woken: spin for
   // a short, bounded time first.
-  if (core::spin_until([&] { return completed.load(std::memory_order_acquire) >= target; }, kSyncSpin)) return true;
+  if (spin_until([&] { return completed.load(std::memory_order_acquire) >= target; }, kSyncSpin)) return true;
   std::unique_lock<std::mutex> lk(mu_);
   sync_waiters_.fetch_add(1);
   bool ok = true;

@@ -45,6 +45,23 @@ TEST_F(AddFixture, SingleUseExecutorIsConsumedByItsLaunch) {
   EXPECT_TRUE(fails_with(aclSetInputTensorAddr(ex, 0, a, a.data()), ACLNN_ERR_PARAM_INVALID, {"not live"}));
 }
 
+// Hardening #18 C.9: an executor launched through another op's launch function is rejected (and
+// stays usable by its own launch).
+TEST_F(AddFixture, ExecutorOfAnotherOpIsRejected) {
+  ASSERT_EQ(aclnnAddGetWorkspaceSize(a, b, one, out, &ws, &ex), 0);
+  EXPECT_TRUE(fails_with(aclnnMm(nullptr, 0, ex, nullptr), ACLNN_ERR_PARAM_INVALID,
+                         {"aclnnMm", "aclnnAddGetWorkspaceSize"}));
+  ASSERT_EQ(aclnnAdd(nullptr, 0, ex, nullptr), 0) << "the refused launch consumed nothing";
+  ASSERT_EQ(aclrtSynchronizeDevice(), 0);
+  expect_sum(a, b, out);
+  DeviceTensor x({8, 8}, ACL_FLOAT), y({8, 8}, ACL_FLOAT), z({8, 8}, ACL_FLOAT);
+  aclOpExecutor *mm = nullptr;
+  ASSERT_EQ(aclnnMmGetWorkspaceSize(x, y, z, 0, &ws, &mm), 0);
+  std::vector<char> w(ws + 64);
+  EXPECT_TRUE(fails_with(aclnnAdd(w.data(), ws, mm, nullptr), ACLNN_ERR_PARAM_INVALID, {"aclnnAdd", "aclnnMm"}));
+  EXPECT_EQ(aclDestroyAclOpExecutor(mm), 0);
+}
+
 TEST_F(AddFixture, NullExecutorAndBadWorkspace) {
   EXPECT_TRUE(fails_with(aclnnAdd(nullptr, 0, nullptr, nullptr), ACLNN_ERR_PARAM_NULLPTR, {"aclnnAdd", "executor"}));
   EXPECT_TRUE(fails_with(aclSetAclOpExecutorRepeatable(nullptr), ACLNN_ERR_INNER_NULLPTR, {"executor"}));
@@ -160,6 +177,84 @@ TEST_F(AddFixture, NullDataAtCreationAddressSetLater) {
   ASSERT_EQ(aclrtSynchronizeDevice(), 0);
   expect_sum(a, b, out);
   EXPECT_EQ(aclDestroyAclOpExecutor(ex), 0);
+}
+
+// Hardening #18 A.2: a view may reach past its storageDims (the client describes the storage as
+// the view's extent and adds an offset); the real bound is the device allocation the data lies
+// in, checked in phase 1 and again when an address is bound later. Host memory is not checked.
+TEST(Executor, ViewsMayReachPastStorageDimsButNotPastTheirAllocation) {
+  constexpr int64_t kN = 16, kOffset = 5;
+  void *buf = nullptr;
+  ASSERT_EQ(aclrtMalloc(&buf, (kN + kOffset) * sizeof(float), ACL_MEM_MALLOC_HUGE_FIRST), 0);
+  std::vector<float> host(kN + kOffset);
+  for (size_t i = 0; i < host.size(); ++i) host[i] = static_cast<float>(i);
+  ASSERT_EQ(aclrtMemcpy(buf, host.size() * 4, host.data(), host.size() * 4, ACL_MEMCPY_HOST_TO_DEVICE), 0);
+  int64_t dims[] = {kN}, strides[] = {1}, storage[] = {kN};
+  // The client's pattern: storageDims = the view's extent, non-zero offset.
+  aclTensor *x = aclCreateTensor(dims, 1, ACL_FLOAT, strides, kOffset, ACL_FORMAT_ND, storage, 1, buf);
+  ASSERT_NE(x, nullptr) << last_msg();
+  int64_t *sd = nullptr;
+  uint64_t sn = 0;
+  ASSERT_EQ(aclGetStorageShape(x, &sd, &sn), 0);
+  ASSERT_EQ(sn, 1u);
+  EXPECT_EQ(sd[0], kN);  // reported as given
+  delete[] sd;
+  DeviceTensor out({kN}, ACL_FLOAT);
+  float one_f = 1;
+  aclScalar *one = aclCreateScalar(&one_f, ACL_FLOAT);
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return aclnnAddGetWorkspaceSize(x, x, one, out, w, e); },
+                   [&](void *w, uint64_t n, aclOpExecutor *e, aclrtStream st) { return aclnnAdd(w, n, e, st); }),
+            0)
+      << last_msg();
+  const auto got = out.values();
+  for (int64_t i = 0; i < kN; ++i) ASSERT_EQ(got[static_cast<size_t>(i)], 2.0 * static_cast<double>(i + kOffset)) << i;
+
+  // One element more than the allocation holds (its usable bytes include the API's 32-byte
+  // rounding and padding): a 161002 naming the tensor and the allocation.
+  void *small = nullptr;
+  ASSERT_EQ(aclrtMalloc(&small, 64, ACL_MEM_MALLOC_HUGE_FIRST), 0);
+  int64_t big_dims[] = {1024};
+  aclTensor *over = aclCreateTensor(big_dims, 1, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, big_dims, 1, small);
+  ASSERT_NE(over, nullptr) << last_msg();
+  DeviceTensor big_in({1024}, ACL_FLOAT), big_out({1024}, ACL_FLOAT);
+  EXPECT_TRUE(fails_with(aclnnAddGetWorkspaceSize(over, big_in, one, big_out, &ws, &ex), ACLNN_ERR_PARAM_INVALID,
+                         {"aclnnAdd", "input tensor 0", "device allocation", "[1024]"}));
+  EXPECT_TRUE(fails_with(aclnnAddGetWorkspaceSize(big_in, big_in, one, over, &ws, &ex), ACLNN_ERR_PARAM_INVALID,
+                         {"output tensor 0", "device allocation"}));
+  // An offset into the middle of an allocation counts from the allocation's start.
+  aclTensor *shifted = aclCreateTensor(dims, 1, ACL_FLOAT, strides, kOffset + 100, ACL_FORMAT_ND, storage, 1, buf);
+  EXPECT_TRUE(fails_with(aclnnAddGetWorkspaceSize(shifted, x, one, out, &ws, &ex), ACLNN_ERR_PARAM_INVALID,
+                         {"input tensor 0", "device allocation"}))
+      << "the view ends 100 floats past the 21 of the allocation (+ API padding)";
+
+  // An address bound later is checked when it is set; a refused address leaves the old one.
+  ASSERT_EQ(aclnnAddGetWorkspaceSize(x, x, one, out, &ws, &ex), 0);
+  ASSERT_EQ(aclSetAclOpExecutorRepeatable(ex), 0);
+  aclTensor *wide = aclCreateTensor(big_dims, 1, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, big_dims, 1, nullptr);
+  DeviceTensor wa({1024}, ACL_FLOAT), wb({1024}, ACL_FLOAT);
+  aclOpExecutor *ex2 = nullptr;
+  ASSERT_EQ(aclnnAddGetWorkspaceSize(wide, wide, one, wb, &ws, &ex2), 0) << last_msg();
+  ASSERT_EQ(aclSetAclOpExecutorRepeatable(ex2), 0);
+  EXPECT_TRUE(fails_with(aclSetInputTensorAddr(ex2, 0, nullptr, small), ACLNN_ERR_PARAM_INVALID,
+                         {"aclSetInputTensorAddr", "device allocation"}));
+  EXPECT_TRUE(fails_with(aclSetTensorAddr(ex2, 2, nullptr, small), ACLNN_ERR_PARAM_INVALID, {"device allocation"}));
+  EXPECT_TRUE(fails_with(aclnnAdd(nullptr, 0, ex2, nullptr), ACLNN_ERR_PARAM_INVALID, {"no device address"}))
+      << "the refused address was not bound";
+  EXPECT_EQ(aclSetInputTensorAddr(ex2, 0, nullptr, wa.data()), 0) << last_msg();
+  // Host memory is outside every device allocation: not checked (documented).
+  std::vector<float> host_big(1024, 1.0f);
+  EXPECT_EQ(aclSetInputTensorAddr(ex2, 1, nullptr, host_big.data()), 0) << last_msg();
+  EXPECT_EQ(aclDestroyAclOpExecutor(ex2), 0);
+  EXPECT_EQ(aclDestroyAclOpExecutor(ex), 0);
+  aclDestroyTensor(wide);
+  aclDestroyTensor(shifted);
+  aclDestroyTensor(over);
+  aclDestroyTensor(x);
+  aclDestroyScalar(one);
+  ASSERT_EQ(aclrtFree(small), 0);
+  ASSERT_EQ(aclrtFree(buf), 0);
 }
 
 TEST(Executor, ClientFreesWorkspaceAndDescriptorsRightAfterLaunch) {

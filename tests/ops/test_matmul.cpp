@@ -155,10 +155,26 @@ TEST(Matmul, MmShapesDtypesTransposes) {
     c.b_trans = coin(rng());
     c.padded = coin(rng());
     c.cube = static_cast<int8_t>(iter % 5);
-    if (c.cube == 2 && (c.a_t == ACL_BF16 || c.b_t == ACL_BF16)) c.cube = 0;
     run_matmul_case(c);
     if (HasFatalFailure()) return;
   }
+}
+
+// cubeMathType is a permission to lower precision, never a gate (hardening #18 A.3): the LLM
+// client runs every BF16 matmul with USE_FP16 (2); each mode must run with every dtype pair and
+// stay within the precision standard (BF16 products, FP32 accumulation for BF16 operands).
+TEST(Matmul, EveryCubeMathTypeRunsWithEveryDtype) {
+  reseed_for_current_test();
+  const aclDataType dts[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+  for (int8_t cube = 0; cube <= 4; ++cube)
+    for (aclDataType ta : dts)
+      for (aclDataType tb : dts) {
+        MatmulCase c{Kind::kMm, {9, 37}, {37, 21}, ta, tb, ta == tb ? ta : ACL_FLOAT};
+        c.cube = cube;
+        c.b_trans = cube % 2 == 1;  // the clients' weights arrive as transposed views
+        run_matmul_case(c);
+        if (HasFatalFailure()) return;
+      }
 }
 
 TEST(Matmul, LongReductions) {
@@ -269,7 +285,10 @@ TEST(MatmulErrors, RanksShapesDtypesCubeMathType) {
   EXPECT_TRUE(fails_with(aclnnBatchMatMulGetWorkspaceSize(a, b, out, 0, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"self", "3-D"}));
   EXPECT_TRUE(fails_with(aclnnMmGetWorkspaceSize(a, b, out, 5, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"cubeMathType", "5"}));
   EXPECT_TRUE(fails_with(aclnnMmGetWorkspaceSize(a, b, out, -1, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"cubeMathType"}));
-  EXPECT_TRUE(fails_with(aclnnMmGetWorkspaceSize(a, bf, out, 2, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"USE_FP16", "BF16"}));
+  // Matmul is documented for 1-D to 6-D operands (hardening #18 C.10).
+  DeviceTensor a7({1, 1, 1, 1, 1, 4, 3}, ACL_FLOAT), o7({1, 1, 1, 1, 1, 4, 2}, ACL_FLOAT);
+  EXPECT_TRUE(fails_with(aclnnMatmulGetWorkspaceSize(a7, b, o7, 0, &ws, &ex), ACLNN_ERR_PARAM_INVALID,
+                         {"aclnnMatmul", "self", "1 to 6 dims"}));
   DeviceTensor ba({2, 4, 3}, ACL_FLOAT), bb({3, 3, 2}, ACL_FLOAT), bo({2, 4, 2}, ACL_FLOAT);
   EXPECT_TRUE(fails_with(aclnnBatchMatMulGetWorkspaceSize(ba, bb, bo, 0, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"broadcast"}));
 }

@@ -320,6 +320,30 @@ TEST(TransMatmulWeight, NoOpForInt8AndErrors) {
   DeviceTensor v({32}, ACL_FLOAT), i32({4, 4}, ACL_INT32);
   EXPECT_TRUE(fails_with(aclnnTransMatmulWeightGetWorkspaceSize(v, &ws, &ex), 161002, {"mmWeightRef", "2 to 6"}));
   EXPECT_TRUE(fails_with(aclnnTransMatmulWeightGetWorkspaceSize(i32, &ws, &ex), 161002, {"mmWeightRef"}));
+  // Hardening #18 B.4: a storage of the view's size cannot hold the packed layout (K * align(N, 16)):
+  // a 161002 giving the size needed, not a heap overflow.
+  DeviceTensor h({33, 65}, ACL_FLOAT16);
+  EXPECT_TRUE(fails_with(aclnnTransMatmulWeightGetWorkspaceSize(h, &ws, &ex), 161002,
+                         {"mmWeightRef", "2145", "2640", "aclnnCalculateMatmulWeightSizeV2"}));
+  // ... nor a storage described large enough over a device allocation that is not.
+  void *small = nullptr;
+  ASSERT_EQ(aclrtMalloc(&small, 33 * 65 * 2, ACL_MEM_MALLOC_HUGE_FIRST), 0);
+  const int64_t dims[2] = {33, 65}, storage = 33 * 80;
+  aclTensor *t = aclCreateTensor(dims, 2, ACL_FLOAT16, nullptr, 0, ACL_FORMAT_ND, &storage, 1, small);
+  EXPECT_TRUE(fails_with(aclnnTransMatmulWeightGetWorkspaceSize(t, &ws, &ex), 161002, {"packed extent", "allocation"}));
+  aclDestroyTensor(t);
+  ASSERT_EQ(aclrtFree(small), 0);
+}
+
+// Hardening #18 B.5: sizes that wrap are errors, never a wrapped answer.
+TEST(CalculateMatmulWeightSize, HugeShapesAreErrors) {
+  int st = 0;
+  size_v2({int64_t{1} << 40, int64_t{1} << 40}, ACL_FLOAT16, &st);
+  EXPECT_TRUE(fails_with(st, 161002, {"tensorShape", "2^62"}));
+  size_v2({int64_t{1} << 62, int64_t{1} << 62, 4, 4}, ACL_INT8, &st);
+  EXPECT_TRUE(fails_with(st, 161002, {"tensorShape", "2^62"}));
+  EXPECT_EQ(size_v2({int64_t{1} << 20, 16}, ACL_FLOAT16, &st), (uint64_t{1} << 20) * 16u);
+  EXPECT_EQ(st, 0);
 }
 
 }  // namespace

@@ -36,10 +36,33 @@ void reinit_with_env(const char *name, const char *value) {
 }
 }  // namespace
 
+// Every device and host allocation is at least 512-byte aligned, whatever its size and however
+// many are live at once (hardening #18 A.1: a client's allocator aborts below 128 bytes).
+TEST_F(RuntimeTest, EveryAllocationIs512ByteAligned) {
+  std::vector<void *> blocks;
+  for (size_t size : {size_t{1}, size_t{31}, size_t{100}, size_t{512}, size_t{513}, size_t{1000}, size_t{4096},
+                      size_t{65536} + 7, size_t{1} << 20, (size_t{1} << 20) + 1, size_t{3} << 20}) {
+    for (int rep = 0; rep < 3; ++rep) {
+      void *p = nullptr;
+      ASSERT_ACL_OK(aclrtMalloc(&p, size, ACL_MEM_MALLOC_HUGE_FIRST));
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 512, 0u) << "aclrtMalloc(" << size << ")";
+      blocks.push_back(p);
+      ASSERT_ACL_OK(aclrtMallocAlign32(&p, size, ACL_MEM_MALLOC_NORMAL_ONLY));
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 512, 0u) << "aclrtMallocAlign32(" << size << ")";
+      blocks.push_back(p);
+    }
+    void *h = nullptr;
+    ASSERT_ACL_OK(aclrtMallocHost(&h, size));
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(h) % 512, 0u) << "aclrtMallocHost(" << size << ")";
+    ASSERT_ACL_OK(aclrtFreeHost(h));
+  }
+  for (void *p : blocks) ASSERT_ACL_OK(aclrtFree(p));
+}
+
 TEST_F(RuntimeTest, MallocAlignmentAndLiveRanges) {
   void *p = nullptr;
   ASSERT_ACL_OK(aclrtMalloc(&p, 1000, ACL_MEM_MALLOC_HUGE_FIRST));
-  EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 64, 0u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 512, 0u);
   EXPECT_TRUE(opsnn::rt::is_live_device_range(p, 1000));
   EXPECT_TRUE(opsnn::rt::is_live_device_range(static_cast<char *>(p) + 500, 500));
   EXPECT_TRUE(opsnn::rt::is_live_device_range(p, 1024 + 32));  // rounded to 32 B plus 32 B padding
@@ -52,7 +75,7 @@ TEST_F(RuntimeTest, MallocAlignmentAndLiveRanges) {
   for (auto policy : {ACL_MEM_MALLOC_HUGE_ONLY, ACL_MEM_MALLOC_NORMAL_ONLY, ACL_MEM_MALLOC_HUGE_FIRST_P2P,
                       ACL_MEM_MALLOC_HUGE_ONLY_P2P, ACL_MEM_MALLOC_NORMAL_ONLY_P2P}) {
     ASSERT_ACL_OK(aclrtMalloc(&p, 3 << 20, policy));
-    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 64, 0u);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 512, 0u);
     ASSERT_ACL_OK(aclrtFree(p));
   }
   ASSERT_ACL_OK(aclrtMallocAlign32(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST));
@@ -84,6 +107,39 @@ TEST_F(RuntimeTest, MallocErrors) {
   EXPECT_ACL_ERROR(aclrtGetMemInfo(static_cast<aclrtMemAttr>(99), &f, &t), ACL_ERROR_INVALID_PARAM, "attr");
   aclrtMallocConfig bad{nullptr, 2};
   EXPECT_ACL_ERROR(aclrtMallocWithCfg(&p, 16, ACL_MEM_MALLOC_HUGE_FIRST, &bad), ACL_ERROR_INVALID_PARAM, "attrs");
+  // Sizes that would wrap (hardening #18 B.5) are refused, not served with a tiny block.
+  EXPECT_ACL_ERROR(aclrtMallocHost(&p, SIZE_MAX - 16), ACL_ERROR_BAD_ALLOC, "too large");
+  EXPECT_ACL_ERROR(aclrtMalloc(&p, SIZE_MAX - 16, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_RT_MEMORY_ALLOCATION,
+                   "too large");
+}
+
+// Hardening #18 C.12: copies and memsets are checked against the device allocations they touch,
+// whatever destMax / maxCount say; host memory is not checked.
+TEST_F(RuntimeTest, CopiesAreCheckedAgainstTheAllocations) {
+  void *d = nullptr, *e = nullptr;
+  ASSERT_ACL_OK(aclrtMalloc(&d, 1000, ACL_MEM_MALLOC_HUGE_FIRST));  // 1056 usable bytes (API padding)
+  ASSERT_ACL_OK(aclrtMalloc(&e, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
+  std::vector<char> host(8192, 3);
+  char *dc = static_cast<char *>(d);
+  EXPECT_ACL_ERROR(aclrtMemcpy(dc, 8192, host.data(), 2000, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_INVALID_PARAM,
+                   "dst");
+  EXPECT_ACL_ERROR(aclrtMemcpy(dc + 1000, 8192, host.data(), 100, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_INVALID_PARAM,
+                   "device allocation");
+  EXPECT_ACL_ERROR(aclrtMemcpy(host.data(), 8192, dc, 2000, ACL_MEMCPY_DEVICE_TO_HOST), ACL_ERROR_INVALID_PARAM,
+                   "src");
+  EXPECT_ACL_ERROR(aclrtMemcpy(e, 4096, d, 2000, ACL_MEMCPY_DEVICE_TO_DEVICE), ACL_ERROR_INVALID_PARAM, "src");
+  EXPECT_ACL_ERROR(aclrtMemset(d, 8192, 0, 2000), ACL_ERROR_INVALID_PARAM, "devPtr");
+  EXPECT_ACL_ERROR(aclrtMemsetAsync(d, 8192, 0, 2000, nullptr), ACL_ERROR_INVALID_PARAM, "devPtr");
+  EXPECT_ACL_ERROR(aclrtMemcpy2d(d, 100, host.data(), 100, 100, 11, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_INVALID_PARAM,
+                   "dst");
+  EXPECT_ACL_ERROR(aclrtMemcpyAsync(dc + 8, 2000, host.data(), 1100, ACL_MEMCPY_HOST_TO_DEVICE, nullptr),
+                   ACL_ERROR_INVALID_PARAM, "dst");
+  // Within bounds: fine, including the padding the API adds.
+  ASSERT_ACL_OK(aclrtMemcpy(dc, 1056, host.data(), 1056, ACL_MEMCPY_HOST_TO_DEVICE));
+  ASSERT_ACL_OK(aclrtMemcpy2d(d, 100, host.data(), 100, 100, 10, ACL_MEMCPY_HOST_TO_DEVICE));
+  ASSERT_ACL_OK(aclrtMemcpy(host.data(), 8192, host.data() + 4096, 4096, ACL_MEMCPY_HOST_TO_HOST));
+  ASSERT_ACL_OK(aclrtFree(d));
+  ASSERT_ACL_OK(aclrtFree(e));
 }
 
 TEST_F(RuntimeTest, PoolReusesFreedBlocks) {
@@ -215,7 +271,7 @@ TEST_F(RuntimeTest, Memset) {
 TEST_F(RuntimeTest, HostMemory) {
   void *h = nullptr;
   ASSERT_ACL_OK(aclrtMallocHost(&h, 1000));
-  EXPECT_EQ(reinterpret_cast<uintptr_t>(h) % 64, 0u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(h) % 512, 0u);
   std::memset(h, 1, 1000);
   EXPECT_ACL_ERROR(aclrtFree(h), ACL_ERROR_INVALID_PARAM, "aclrtFree");  // host memory is not device memory
   ASSERT_ACL_OK(aclrtFreeHost(h));

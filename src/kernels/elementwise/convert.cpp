@@ -15,6 +15,11 @@ struct Half {
 struct BFloat {
   uint16_t bits;
 };
+// A BOOL element is read as its byte: any non-zero byte is true (loading a byte other than 0 / 1
+// as `bool` would be undefined behaviour).
+struct BoolByte {
+  uint8_t byte;
+};
 
 template <class S>
 inline S read(const char *p) {
@@ -34,8 +39,8 @@ inline T to_compute(S v) {
     return static_cast<T>(half_to_float(v.bits));
   } else if constexpr (std::is_same_v<S, BFloat>) {
     return static_cast<T>(bf16_to_float(v.bits));
-  } else if constexpr (std::is_same_v<S, bool>) {
-    return static_cast<T>(v ? 1 : 0);
+  } else if constexpr (std::is_same_v<S, BoolByte>) {
+    return static_cast<T>(v.byte != 0 ? 1 : 0);
   } else if constexpr (std::is_integral_v<T> && std::is_floating_point_v<S>) {
     // float storage into integer compute never happens for well-planned ops; keep it defined.
     if (std::isnan(v)) return 0;
@@ -62,8 +67,8 @@ inline S from_compute(T v) {
     return Half{float_to_half(static_cast<float>(v))};
   } else if constexpr (std::is_same_v<S, BFloat>) {
     return BFloat{float_to_bf16(static_cast<float>(v))};
-  } else if constexpr (std::is_same_v<S, bool>) {
-    return v != T(0);
+  } else if constexpr (std::is_same_v<S, BoolByte>) {
+    return BoolByte{static_cast<uint8_t>(v != T(0) ? 1 : 0)};
   } else if constexpr (std::is_integral_v<S>) {
     int64_t i;
     if constexpr (std::is_floating_point_v<T>) i = float_to_int64(v);
@@ -104,7 +109,7 @@ void with_storage_type(aclDataType dt, Fn &&fn) {
     case ACL_INT16: fn(int16_t{}); break;
     case ACL_INT32: fn(int32_t{}); break;
     case ACL_INT64: fn(int64_t{}); break;
-    case ACL_BOOL: fn(bool{}); break;
+    case ACL_BOOL: fn(BoolByte{}); break;
     default: break;  // phase 1 only plans supported dtypes
   }
 }

@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "kernels/matmul/gemm.h"
+#include "runtime/runtime.h"
 
 namespace opsnn::kernels {
 namespace {
@@ -36,14 +37,23 @@ Registry &registry() {
 
 }  // namespace
 
-void gemm_prepacked_b_mark_in_use() { registry().in_use.store(true, std::memory_order_release); }
+namespace {
+// The registry listens to the runtime's memory notifications once anything may be pre-packed.
+const rt::MemoryObserver kObserver{gemm_prepacked_b_overwritten, gemm_prepacked_b_view_written,
+                                   gemm_prepacked_b_forget};
+}  // namespace
+
+void gemm_prepacked_b_mark_in_use() {
+  registry().in_use.store(true, std::memory_order_release);
+  rt::set_memory_observer(&kObserver);
+}
 
 bool gemm_prepacked_b_in_use() { return registry().in_use.load(std::memory_order_acquire); }
 
 void gemm_prepacked_b_register(const void *addr, int64_t k, int64_t n, aclDataType dtype, int64_t row_stride,
                                int64_t col_stride) {
   Registry &r = registry();
-  r.in_use.store(true, std::memory_order_release);
+  gemm_prepacked_b_mark_in_use();
   std::lock_guard<std::mutex> lk(r.mu);
   const size_t esize = dtype == ACL_FLOAT ? 4 : 2;  // FLOAT, FLOAT16 or BF16
   r.entries[reinterpret_cast<uintptr_t>(addr)] =

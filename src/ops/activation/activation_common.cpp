@@ -4,30 +4,6 @@
 
 namespace opsnn::ops {
 
-void unary_activation_phase1(core::OpBuilder &b, const UnaryActArgs &a) {
-  const char *name = a.self_name ? a.self_name : a.inplace ? "selfRef" : "self";
-  core::check_dtype_in(a.self, name, a.dtypes);
-  if (!a.inplace) {
-    core::check_tensor(a.out, "out");
-    core::check_shape_equals(*a.out, "out", core::Shape::of(*a.self));
-    if (!core::can_cast(a.self->dtype, a.out->dtype))
-      throw_error(ACLNN_ERR_PARAM_INVALID, "%s dtype %s cannot be cast to out dtype %s", name,
-                  core::dtype_name(a.self->dtype), core::dtype_name(a.out->dtype));
-  }
-  const int in = a.inplace ? b.inout(a.self) : b.input(a.self);
-  const int o = a.inplace ? in : b.output(a.out);
-  EwSpec spec;
-  spec.op = a.op;
-  spec.compute_dtype = a.self->dtype;
-  for (int k = 0; k < a.nparams; ++k) spec.set_scalar(k, a.params[k]);
-  record_elementwise(b, spec, o, {EwInput::tensor(in)});
-}
-
-double scalar_param(const aclScalar *s, const char *name) {
-  core::check_scalar(s, name);
-  return s->to_double();
-}
-
 GluHalves glu_halves(const aclTensor *x, const char *x_name, int64_t dim, bool interleaved) {
   const int nd = x->ndim;
   if (nd == 0)

@@ -1,5 +1,5 @@
-// Phase 1 shared by the element-wise activations: the unary form (self -> out, or in place on
-// selfRef) and the gated (GLU) form that splits its input in two halves along a dimension.
+// Phase 1 pieces shared by the gated (GLU) activations, which split their input in two halves
+// along a dimension. (The unary activations are table-driven: unary_activation.ops.)
 #pragma once
 
 #include <initializer_list>
@@ -14,24 +14,6 @@ namespace opsnn::ops {
 inline constexpr std::initializer_list<aclDataType> kActFloatTypes = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 inline constexpr std::initializer_list<aclDataType> kActFloatDoubleTypes = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16,
                                                                             ACL_DOUBLE};
-
-struct UnaryActArgs {
-  kernels::EwOp op;
-  const aclTensor *self = nullptr;
-  const aclTensor *out = nullptr;  // unused in place
-  bool inplace = false;
-  std::initializer_list<aclDataType> dtypes = kActFloatTypes;
-  int nparams = 0;
-  double params[3] = {0, 0, 0};  // the functor's s0..s2
-  const char *self_name = nullptr;  // default "self" / "selfRef"
-};
-
-// Checks self / out (non-null, dtype in `dtypes`, out of self's shape and a dtype self's result
-// can be cast to), registers them in prototype order and records one element-wise step.
-void unary_activation_phase1(core::OpBuilder &b, const UnaryActArgs &args);
-
-// A required aclScalar's value as double (161001 when null).
-double scalar_param(const aclScalar *s, const char *name);
 
 // The two halves of `x` along `dim` (front/back, or even/odd when `interleaved`): checks the
 // dimension range and that its size is even (161002), and gives the output shape.

@@ -15,7 +15,7 @@ void rrelu_phase1(core::OpBuilder &b, const aclTensor *self, const aclTensor *no
   const char *self_name = inplace ? "selfRef" : "self";
   core::check_dtype_in(self, self_name, ops::kActFloatDoubleTypes);
   core::check_dtype_in(noise, "noise", ops::kActFloatDoubleTypes);
-  const double lo = ops::scalar_param(lower, "lower"), hi = ops::scalar_param(upper, "upper");
+  const double lo = core::scalar_value(lower, "lower"), hi = core::scalar_value(upper, "upper");
   if (noise->numel() < self->numel())
     throw_error(ACLNN_ERR_PARAM_INVALID, "noise %s has fewer elements than %s %s", core::shape_string(*noise).c_str(),
                 self_name, core::shape_string(*self).c_str());

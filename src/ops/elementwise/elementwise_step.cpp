@@ -69,7 +69,7 @@ void EwSpec::set_scalar(int k, const aclScalar *s) {
 }
 void EwSpec::set_scalar(int k, double v) {
   scalars.f[k] = v;
-  scalars.i[k] = static_cast<int64_t>(v);
+  scalars.i[k] = core::saturate_to_int64(v);
 }
 
 aclTensor narrow_view(const aclTensor &t, int dim, int64_t start, int64_t length, int64_t step) {

@@ -19,7 +19,7 @@ void addbmm_phase1(core::OpBuilder &b, const aclTensor *self, const char *self_n
   ops::check_matmul_dtype(batch2, "batch2");
   if (!inplace) ops::check_matmul_dtype(out, "out");
   const float beta_v = ops::scalar_value(beta, "beta"), alpha_v = ops::scalar_value(alpha, "alpha");
-  ops::check_cube_math_type(cube, batch1->dtype, batch2->dtype);
+  ops::check_cube_math_type(cube);
   ops::require_rank(batch1, "batch1", 3, 3);
   ops::require_rank(batch2, "batch2", 3, 3);
   if (batch1->dims[0] != batch2->dims[0])

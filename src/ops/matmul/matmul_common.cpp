@@ -69,14 +69,15 @@ void check_matmul_dtype(const aclTensor *t, const char *name) {
   core::check_dtype_in(t, name, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16});
 }
 
-void check_cube_math_type(int8_t cube, aclDataType a, aclDataType b) {
+void check_cube_math_type(int8_t cube) {
   if (cube < 0 || cube > 4)
     throw_error(ACLNN_ERR_PARAM_INVALID,
                 "cubeMathType is %d; expected 0 (KEEP_DTYPE), 1 (ALLOW_FP32_DOWN_PRECISION), 2 (USE_FP16), "
                 "3 (USE_HF32) or 4 (USE_FP32_ADD)",
                 static_cast<int>(cube));
-  if (cube == 2 && (a == ACL_BF16 || b == ACL_BF16))
-    throw_error(ACLNN_ERR_PARAM_INVALID, "cubeMathType USE_FP16 (2) cannot be used with BF16 inputs");
+  // Every mode is a permission to compute less precisely, never a requirement: USE_FP16 with a BF16
+  // operand runs BF16 products with FP32 accumulation (at least as precise as FP16 products, and
+  // without FP16's range loss), as the clients' BF16 matmuls expect (gemm_input_rounding).
 }
 
 aclDataType gemm_input_rounding(int8_t cube, aclDataType a, aclDataType b) {
@@ -194,12 +195,13 @@ void matmul_phase1(core::OpBuilder &b, MatmulKind kind, const aclTensor *self, c
   check_matmul_dtype(self, "self");
   check_matmul_dtype(mat2, "mat2");
   check_matmul_dtype(out, "out");
-  check_cube_math_type(cube_math_type, self->dtype, mat2->dtype);
+  check_cube_math_type(cube_math_type);
 
   switch (kind) {
     case MatmulKind::kMm: require_rank(self, "self", 2, 2); require_rank(mat2, "mat2", 2, 2); break;
     case MatmulKind::kBatchMatMul: require_rank(self, "self", 3, 3); require_rank(mat2, "mat2", 3, 3); break;
-    case MatmulKind::kMatmul: require_rank(self, "self", 1, kMaxDims); require_rank(mat2, "mat2", 1, kMaxDims); break;
+    // Documented for 1-D to 6-D operands (the batch dims of 8-D descriptors are not).
+    case MatmulKind::kMatmul: require_rank(self, "self", 1, 6); require_rank(mat2, "mat2", 1, 6); break;
   }
 
   // torch.matmul shapes: a 1-D left operand is a row [1, K], a 1-D right operand a column [K, 1];
@@ -269,7 +271,7 @@ void addmm_phase1(core::OpBuilder &b, bool batched, const aclTensor *self, const
   check_matmul_dtype(mat2, names[2]);
   if (!inplace) check_matmul_dtype(out, "out");
   const float beta_v = scalar_value(beta, "beta"), alpha_v = scalar_value(alpha, "alpha");
-  check_cube_math_type(cube_math_type, mat1->dtype, mat2->dtype);
+  check_cube_math_type(cube_math_type);
   const int r = batched ? 3 : 2;
   require_rank(mat1, names[1], r, r);
   require_rank(mat2, names[2], r, r);

@@ -34,7 +34,7 @@ void addmm_phase1(core::OpBuilder &b, bool batched, const aclTensor *self, const
 // Non-null tensor of dtype FLOAT, FLOAT16 or BF16.
 void check_matmul_dtype(const aclTensor *t, const char *name);
 // cubeMathType is 0..4, and USE_FP16 (2) is not combined with BF16 inputs `a` / `b`.
-void check_cube_math_type(int8_t cube, aclDataType a, aclDataType b);
+void check_cube_math_type(int8_t cube);
 // The GEMM's input rounding for cubeMathType: USE_FP16 on FLOAT x FLOAT rounds the inputs to fp16.
 aclDataType gemm_input_rounding(int8_t cube, aclDataType a, aclDataType b);
 // `t` has lo..hi dims, or an error "<name> must be N-D; it has shape [..]".

@@ -25,7 +25,7 @@ void mv_phase1(core::OpBuilder &b, const aclTensor *addend, const aclTensor *mat
     alpha_v = ops::scalar_value(alpha, "alpha");
     beta_v = ops::scalar_value(beta, "beta");
   }
-  ops::check_cube_math_type(cube, mat->dtype, vec->dtype);
+  ops::check_cube_math_type(cube);
   ops::require_rank(mat, mat_name, 2, 2);
   ops::require_rank(vec, "vec", 1, 1);
   const int64_t n = mat->dims[0], m = mat->dims[1];

@@ -6,6 +6,7 @@
 // same K, N and dtype, skip packing. INT8 weights and weights of more than 2 dims keep their ND
 // layout (our kernels read those directly); the call is then a no-op. The buffer must hold
 // aclnnCalculateMatmulWeightSizeV2 elements; our layout needs K * align(N, 16), which fits.
+#include <algorithm>
 #include <cstring>
 
 #include "aclnnop/aclnn_trans_matmul_weight.h"
@@ -66,10 +67,15 @@ uint64_t weight_size(const char *api, const aclIntArray *shape, aclDataType dtyp
                   core::dtype_name(dtype));
   }
   (void)api;
-  int64_t batch = 1;
-  for (size_t i = 0; i + 2 < nd; ++i) batch *= shape->values[i];
+  // Checked: a size of 2^62 elements or more is an error, never a wrapped (e.g. 0) answer.
+  __int128 elems = 1;
+  for (size_t i = 0; i + 2 < nd; ++i) elems = std::min<__int128>(elems * shape->values[i], __int128{1} << 62);
   const int64_t d0 = shape->values[nd - 2], d1 = shape->values[nd - 1];
-  return static_cast<uint64_t>(batch * align_up(d0, 16) * align_up(d1, inner_align));
+  elems = std::min<__int128>(elems * align_up(std::min<int64_t>(d0, int64_t{1} << 62), 16), __int128{1} << 62);
+  elems = std::min<__int128>(elems * align_up(std::min<int64_t>(d1, int64_t{1} << 62), inner_align), __int128{1} << 62);
+  if (elems >= (__int128{1} << 62))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "tensorShape holds 2^62 elements or more once aligned");
+  return static_cast<uint64_t>(elems);
 }
 
 }  // namespace
@@ -93,6 +99,24 @@ extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnTransMatmulWeightGetWorkspaceSiz
     s.src = {mmWeightRef->dtype, mmWeightRef->strides[0], mmWeightRef->strides[1], 0};
     s.workspace_offset =
         b.book_workspace(static_cast<uint64_t>(s.k * s.n) * core::dtype_size(mmWeightRef->dtype));
+    // The packed layout covers K * align(N, 16) elements from the view's first element: the
+    // described storage (and the device allocation, checked below) must hold them.
+    const __int128 packed_end = static_cast<__int128>(mmWeightRef->offset) + static_cast<__int128>(s.k) * align_up(s.n, 16);
+    __int128 storage = 1;
+    for (int i = 0; i < mmWeightRef->storage_ndim; ++i) storage *= mmWeightRef->storage_dims[i];
+    if (storage < packed_end)
+      throw_error(ACLNN_ERR_PARAM_INVALID,
+                  "mmWeightRef's storage %s holds %lld elements; the packed weight [%lld, %lld] needs %lld from the "
+                  "storage start (offset %lld + K * align(N, 16); aclnnCalculateMatmulWeightSizeV2 gives the size to "
+                  "allocate)",
+                  core::shape_string(mmWeightRef->storage_dims, mmWeightRef->storage_ndim).c_str(),
+                  static_cast<long long>(storage), static_cast<long long>(s.k), static_cast<long long>(s.n),
+                  static_cast<long long>(packed_end), static_cast<long long>(mmWeightRef->offset));
+    aclTensor packed = *mmWeightRef;  // the packed extent as a flat view, against the allocation
+    packed.ndim = 1;
+    packed.dims[0] = static_cast<int64_t>(packed_end - mmWeightRef->offset);
+    packed.strides[0] = 1;
+    core::check_view_within_allocation(packed, "mmWeightRef (packed extent)");
   });
 }
 OPSNN_DEFINE_LAUNCH(TransMatmulWeight)

@@ -73,6 +73,14 @@ struct LogSigmoidOp : FloatOnly {  // min(x, 0) - log1p(exp(-|x|))
     return m - act_log1p(act_exp(-ab));
   }
 };
+struct LogitOp : FloatOnly {  // log(z / (1 - z)), z = clamp(x, s0, 1 - s0) when s0 >= 0 (else z = x)
+  static constexpr int arity = 1;
+  template <class T> static T apply(T a, T, T, const Scalars<T> &s) {
+    const T lo = s.v[0], hi = T(1) - s.v[0];
+    const T z = s.v[0] < T(0) ? a : (a < lo ? lo : (a > hi ? hi : a));
+    return vmath::log(z / (T(1) - z));
+  }
+};
 struct HardsigmoidOp : AnyType {  // clamp(x / 6 + 1/2, 0, 1); integers: the truncated value
   static constexpr int arity = 1;
   template <class T> static T apply(T a, T, T, const Scalars<T> &) {

@@ -6,7 +6,7 @@
 #include <chrono>
 #include <thread>
 
-namespace opsnn::core {
+namespace opsnn {
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -34,4 +34,4 @@ bool spin_until(Pred ready, std::chrono::microseconds limit) {
   }
 }
 
-}  // namespace opsnn::core
+}  // namespace opsnn
