@@ -7,18 +7,18 @@
 #include "common/error.h"
 #include "core/api_boundary.h"
 #include "core/dtype.h"
+#include "core/handle_table.h"
 #include "runtime/runtime.h"
 
 namespace opsnn::core {
 namespace {
 
-struct Registry {
-  std::mutex mu;
-  std::unordered_set<const aclOpExecutor *> live;
-};
-Registry &registry() {
-  static Registry *r = new Registry;  // never destroyed: executors may be released during exit
-  return *r;
+// Live executors by handle (generation-tagged, core/handle_table.h): phase 2 and aclSet*TensorAddr
+// reject a consumed or destroyed executor with a message instead of touching freed memory, even
+// when a new executor sits at the old one's address.
+HandleTable<aclOpExecutor> &registry() {
+  static auto *t = new HandleTable<aclOpExecutor>;  // never destroyed: executors may be released during exit
+  return *t;
 }
 
 // Everything a queued launch needs, captured at launch time. It holds a reference to the executor
@@ -46,24 +46,17 @@ void notify_outputs_written(const rt::MemoryObserver &o, const aclOpExecutor &ex
 
 }  // namespace
 
-void register_executor(aclOpExecutor *ex) {
-  Registry &r = registry();
-  std::lock_guard<std::mutex> lock(r.mu);
-  r.live.insert(ex);
+aclOpExecutor *register_executor(aclOpExecutor *ex) {
+  return reinterpret_cast<aclOpExecutor *>(registry().insert(ex));
 }
 
-bool executor_is_live(const aclOpExecutor *ex) {
-  Registry &r = registry();
-  std::lock_guard<std::mutex> lock(r.mu);
-  return r.live.count(ex) != 0;
+aclOpExecutor *resolve_executor(const aclOpExecutor *handle) {
+  return registry().lookup(reinterpret_cast<uintptr_t>(handle));
 }
 
-bool retire_executor(aclOpExecutor *ex) {
-  {
-    Registry &r = registry();
-    std::lock_guard<std::mutex> lock(r.mu);
-    if (r.live.erase(ex) == 0) return false;
-  }
+bool retire_executor(const aclOpExecutor *handle) {
+  aclOpExecutor *ex = registry().remove(reinterpret_cast<uintptr_t>(handle));
+  if (ex == nullptr) return false;
   release_executor(ex);
   return true;
 }
@@ -72,10 +65,11 @@ void release_executor(aclOpExecutor *ex) {
   if (ex->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete ex;
 }
 
-int launch_executor(const char *api, void *workspace, uint64_t workspace_size, aclOpExecutor *ex,
+int launch_executor(const char *api, void *workspace, uint64_t workspace_size, aclOpExecutor *handle,
                     aclrtStream stream) {
-  if (ex == nullptr) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: executor is null", api);
-  if (!executor_is_live(ex))
+  if (handle == nullptr) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: executor is null", api);
+  aclOpExecutor *ex = resolve_executor(handle);
+  if (ex == nullptr)
     return fail(ACLNN_ERR_PARAM_INVALID,
                 "%s: executor is not live (a single-use executor was already launched, or it was destroyed)", api);
   // An executor runs only through its own op's launch (a Mul executor given to aclnnAdd would run
@@ -128,7 +122,7 @@ int launch_executor(const char *api, void *workspace, uint64_t workspace_size, a
     std::string msg = last_error_message();
     return fail(ACLNN_ERR_RUNTIME_ERROR, "%s: launch failed: %s", api, msg.c_str());
   }
-  if (!ex->repeatable) retire_executor(ex);  // single use: the launch consumes it
+  if (!ex->repeatable) retire_executor(handle);  // single use: the launch consumes it
   return ACLNN_SUCCESS;
 }
 
@@ -141,9 +135,9 @@ using namespace opsnn::core;
 
 OPSNN_API aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor) {
   if (!executor) return fail(ACLNN_ERR_INNER_NULLPTR, "aclSetAclOpExecutorRepeatable: executor is null");
-  if (!executor_is_live(executor))
-    return fail(ACLNN_ERR_PARAM_INVALID, "aclSetAclOpExecutorRepeatable: executor is not live");
-  executor->repeatable = true;
+  aclOpExecutor *ex = resolve_executor(executor);
+  if (!ex) return fail(ACLNN_ERR_PARAM_INVALID, "aclSetAclOpExecutorRepeatable: executor is not live");
+  ex->repeatable = true;
   return ACLNN_SUCCESS;
 }
 
@@ -171,9 +165,10 @@ aclnnStatus bind_slot(const char *api, aclOpExecutor *ex, size_t slot, void *add
   });
 }
 
-aclnnStatus set_addr(const char *api, aclOpExecutor *ex, size_t index, IndexKind kind, void *addr) {
-  if (!ex) return fail(ACLNN_ERR_INNER_NULLPTR, "%s: executor is null", api);
-  if (!executor_is_live(ex)) return fail(ACLNN_ERR_PARAM_INVALID, "%s: executor is not live", api);
+aclnnStatus set_addr(const char *api, aclOpExecutor *handle, size_t index, IndexKind kind, void *addr) {
+  if (!handle) return fail(ACLNN_ERR_INNER_NULLPTR, "%s: executor is null", api);
+  aclOpExecutor *ex = resolve_executor(handle);
+  if (!ex) return fail(ACLNN_ERR_PARAM_INVALID, "%s: executor is not live", api);
   const size_t n_in = ex->input_index.size(), n_out = ex->output_index.size();
   int slot = -1;
   size_t limit = kind == IndexKind::kInput ? n_in : kind == IndexKind::kOutput ? n_out : n_in + n_out;
@@ -189,9 +184,10 @@ aclnnStatus set_addr(const char *api, aclOpExecutor *ex, size_t index, IndexKind
   return bind_slot(api, ex, static_cast<size_t>(slot), addr);
 }
 
-aclnnStatus set_dynamic_addr(const char *api, aclOpExecutor *ex, size_t ir_index, size_t relative, void *addr) {
-  if (!ex) return fail(ACLNN_ERR_INNER_NULLPTR, "%s: executor is null", api);
-  if (!executor_is_live(ex)) return fail(ACLNN_ERR_PARAM_INVALID, "%s: executor is not live", api);
+aclnnStatus set_dynamic_addr(const char *api, aclOpExecutor *handle, size_t ir_index, size_t relative, void *addr) {
+  if (!handle) return fail(ACLNN_ERR_INNER_NULLPTR, "%s: executor is null", api);
+  aclOpExecutor *ex = resolve_executor(handle);
+  if (!ex) return fail(ACLNN_ERR_PARAM_INVALID, "%s: executor is not live", api);
   for (auto &[pos, slots] : ex->lists) {
     if (pos != ir_index) continue;
     if (relative >= slots.size())

@@ -56,13 +56,15 @@ struct aclOpExecutor {
 
 namespace opsnn::core {
 
-// Live-executor registry: lets phase 2 and aclSet*TensorAddr reject a consumed or destroyed
-// executor with a message instead of touching freed memory.
-void register_executor(aclOpExecutor *ex);
-bool executor_is_live(const aclOpExecutor *ex);
-// Removes `ex` from the registry (launch of a single-use executor, or destroy) and drops the
-// owner's reference. Returns false if it was not live.
-bool retire_executor(aclOpExecutor *ex);
+// Live-executor registry. Clients hold handles, not addresses: register_executor returns the
+// generation-tagged handle phase 1 gives out (an opaque aclOpExecutor *, core/handle_table.h), and
+// every API taking an executor resolves it first, so a consumed, destroyed or reused handle is
+// rejected with a message instead of touching freed memory or another executor.
+aclOpExecutor *register_executor(aclOpExecutor *ex);
+aclOpExecutor *resolve_executor(const aclOpExecutor *handle);  // nullptr when not live
+// Ends `handle` (launch of a single-use executor, or destroy) and drops the owner's reference.
+// Returns false if it was not live.
+bool retire_executor(const aclOpExecutor *handle);
 // Drops one reference; deletes at zero.
 void release_executor(aclOpExecutor *ex);
 

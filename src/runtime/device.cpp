@@ -48,12 +48,12 @@ size_t read_capacity() {
 
 // Stops every stream (drained first) and releases cached memory; the runtime can start again.
 void teardown_locked(Runtime &r) {
-  std::vector<Stream *> all;
+  std::vector<uintptr_t> all;
   {
     std::shared_lock<std::shared_mutex> lk(r.reg_mu);
     for (auto &kv : r.streams) all.push_back(kv.first);
   }
-  for (Stream *s : all) destroy_stream(s);
+  for (uintptr_t key : all) destroy_stream(key);
   memory_collect_deferred();
   memory_release_cached(-1);
   r.initialized.store(false, std::memory_order_release);
@@ -167,7 +167,7 @@ static aclError reset_device(int32_t deviceId, const char *api) {
   Runtime &r = runtime();
   wait_all_idle(deviceId);
   Stream *def = r.devices[deviceId].default_stream.load();
-  if (def && !(current_worker_stream() == def)) destroy_stream(def);
+  if (def && !(current_worker_stream() == def)) destroy_stream(stream_key(def));
   memory_collect_deferred();
   return ACL_SUCCESS;
 }

@@ -10,7 +10,7 @@ namespace {
 std::shared_ptr<Event> find_event(aclrtEvent handle) {
   Runtime &r = runtime();
   std::lock_guard<std::mutex> lk(r.ev_mu);
-  auto it = r.events.find(static_cast<Event *>(handle));
+  auto it = r.events.find(reinterpret_cast<uintptr_t>(handle));
   return it == r.events.end() ? nullptr : it->second;
 }
 
@@ -40,11 +40,11 @@ ACL_FUNC_VISIBILITY aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_
     return fail(ACL_ERROR_INVALID_PARAM, "aclrtCreateEventWithFlag: flag 0x%x has unknown bits", flag);
   ensure_initialized();
   auto e = std::make_shared<Event>(flag);
-  Event *raw = e.get();
   Runtime &r = runtime();
   std::lock_guard<std::mutex> lk(r.ev_mu);
-  r.events.emplace(raw, std::move(e));
-  *event = raw;
+  const uintptr_t handle = static_cast<uintptr_t>(r.next_event_id++) << 4;
+  r.events.emplace(handle, std::move(e));
+  *event = reinterpret_cast<aclrtEvent>(handle);
   return ACL_SUCCESS;
 }
 
@@ -63,7 +63,7 @@ ACL_FUNC_VISIBILITY aclError aclrtDestroyEvent(aclrtEvent event) {
   Runtime &r = runtime();
   std::lock_guard<std::mutex> lk(r.ev_mu);
   // Queued records/waits hold their own reference, so the object outlives pending work.
-  if (r.events.erase(static_cast<Event *>(event)) == 0)
+  if (r.events.erase(reinterpret_cast<uintptr_t>(event)) == 0)
     return fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyEvent: event %p is not a live event", event);
   return ACL_SUCCESS;
 }

@@ -105,13 +105,18 @@ struct Runtime {
   std::atomic<int> device_count{1};
   size_t capacity_bytes = 0;  // per device, read at (re)initialisation
 
-  // Stream registry: handle validation and lifetime. Readers (enqueue) take it shared.
+  // Stream registry: handle validation and lifetime. Readers (enqueue) take it shared. Keyed by
+  // the handle clients hold (stream_handle: from the stream's id, never reused), not by address,
+  // so a destroyed stream's handle never matches a later stream at the same address.
   std::shared_mutex reg_mu;
-  std::unordered_map<Stream *, std::shared_ptr<Stream>> streams;
+  std::unordered_map<uintptr_t, std::shared_ptr<Stream>> streams;
   std::atomic<uint64_t> next_stream_id{1};
 
+  // Events by handle: a counter value (shifted), never an address and never reused, so a
+  // destroyed event's handle never matches a later event.
   std::mutex ev_mu;
-  std::unordered_map<Event *, std::shared_ptr<Event>> events;
+  std::unordered_map<uintptr_t, std::shared_ptr<Event>> events;
+  uint64_t next_event_id = 1;  // guarded by ev_mu
 
   std::mutex model_mu;
   std::unordered_map<Model *, std::shared_ptr<Model>> models;
@@ -136,8 +141,11 @@ Stream *current_worker_stream();
 
 // Creates a stream on `device`, registers it and starts its worker.
 Stream *create_stream(int device, uint32_t priority, uint32_t flags);
+// The opaque handle of a stream (its id, shifted: never an address, never reused, never null).
+inline uintptr_t stream_key(const Stream *s) { return static_cast<uintptr_t>(s->id) << 4; }
+inline aclrtStream stream_handle(const Stream *s) { return reinterpret_cast<aclrtStream>(stream_key(s)); }
 // Removes from the registry and the device list, then drains and joins. False if unknown.
-bool destroy_stream(Stream *s);
+bool destroy_stream(uintptr_t key);  // by stream_key; false when not live
 // Resolves a handle (nullptr = default stream of the current device, created lazily) and returns
 // a reference-holding pointer, or null with the error set (`api` names the caller).
 std::shared_ptr<Stream> acquire_stream(aclrtStream handle, const char *api, aclError *err);

@@ -188,21 +188,22 @@ Stream *create_stream(int device, uint32_t priority, uint32_t flags) {
   auto s = std::make_shared<Stream>(r.next_stream_id.fetch_add(1), device, priority, flags);
   Stream *raw = s.get();
   std::unique_lock<std::shared_mutex> lk(r.reg_mu);
-  r.streams.emplace(raw, std::move(s));
+  r.streams.emplace(stream_key(raw), std::move(s));
   Device &d = r.devices[device];
   std::lock_guard<std::mutex> dl(d.mu);
   d.streams.push_back(raw);
   return raw;
 }
 
-bool destroy_stream(Stream *s) {
+bool destroy_stream(uintptr_t key) {
   Runtime &r = runtime();
   std::shared_ptr<Stream> keep;
   {
     std::unique_lock<std::shared_mutex> lk(r.reg_mu);
-    auto it = r.streams.find(s);
+    auto it = r.streams.find(key);
     if (it == r.streams.end()) return false;
     keep = std::move(it->second);
+    Stream *s = keep.get();
     r.streams.erase(it);
     Device &d = r.devices[keep->device];
     std::lock_guard<std::mutex> dl(d.mu);
@@ -229,7 +230,7 @@ std::shared_ptr<Stream> acquire_stream(aclrtStream handle, const char *api, aclE
   *err = ACL_SUCCESS;
   if (handle != nullptr) {
     std::shared_lock<std::shared_mutex> lk(r.reg_mu);
-    auto it = r.streams.find(static_cast<Stream *>(handle));
+    auto it = r.streams.find(reinterpret_cast<uintptr_t>(handle));
     if (it != r.streams.end()) return it->second;
     *err = fail(ACL_ERROR_INVALID_PARAM, "%s: stream %p is not a live stream (never created or already destroyed)",
                 api, handle);
@@ -245,18 +246,18 @@ std::shared_ptr<Stream> acquire_stream(aclrtStream handle, const char *api, aclE
   {
     std::shared_lock<std::shared_mutex> lk(r.reg_mu);
     Stream *s = d.default_stream.load();
-    if (s) return r.streams.at(s);
+    if (s) return r.streams.at(stream_key(s));
   }
   std::lock_guard<std::mutex> create_lock(r.init_mu);  // serialises lazy creation
   {
     std::shared_lock<std::shared_mutex> lk(r.reg_mu);
     Stream *s = d.default_stream.load();
-    if (s) return r.streams.at(s);
+    if (s) return r.streams.at(stream_key(s));
   }
   Stream *s = create_stream(dev, 0, 0);
   std::shared_lock<std::shared_mutex> lk(r.reg_mu);
   d.default_stream.store(s);
-  return r.streams.at(s);
+  return r.streams.at(stream_key(s));
 }
 
 aclError enqueue(aclrtStream stream, Work work) {
@@ -264,11 +265,11 @@ aclError enqueue(aclrtStream stream, Work work) {
   if (stream != nullptr && r.initialized.load(std::memory_order_acquire)) {
     // Fast path: validate and push under the shared registry lock (destroy takes it exclusively).
     std::shared_lock<std::shared_mutex> lk(r.reg_mu);
-    auto it = r.streams.find(static_cast<Stream *>(stream));
+    auto it = r.streams.find(reinterpret_cast<uintptr_t>(stream));
     if (it == r.streams.end())
       return fail(ACL_ERROR_INVALID_PARAM, "enqueue: stream %p is not a live stream (never created or already destroyed)",
                   stream);
-    it->first->push(std::move(work));
+    it->second->push(std::move(work));
     return ACL_SUCCESS;
   }
   aclError err;
@@ -332,7 +333,7 @@ ACL_FUNC_VISIBILITY aclError aclrtCreateStreamWithConfig(aclrtStream *stream, ui
   const int dev = current_device();
   if (!valid_device(dev))
     return fail(ACL_ERROR_RT_INVALID_DEVICEID, "aclrtCreateStreamWithConfig: current device %d is invalid", dev);
-  *stream = create_stream(dev, priority, flag);
+  *stream = stream_handle(create_stream(dev, priority, flag));
   return ACL_SUCCESS;
 }
 
@@ -351,14 +352,14 @@ ACL_FUNC_VISIBILITY aclError aclrtDestroyStream(aclrtStream stream) {
       return fail(ACL_ERROR_RT_STREAM_CAPTURED, "aclrtDestroyStream: stream %p is being captured (call aclmdlRICaptureEnd first)",
                   stream);
   }
-  if (!destroy_stream(static_cast<Stream *>(stream)))
+  if (!destroy_stream(reinterpret_cast<uintptr_t>(stream)))
     return fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStream: stream %p is not a live stream", stream);
   return ACL_SUCCESS;
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtDestroyStreamForce(aclrtStream stream) {
   if (!stream) return fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStreamForce: stream is null");
-  if (!destroy_stream(static_cast<Stream *>(stream)))
+  if (!destroy_stream(reinterpret_cast<uintptr_t>(stream)))
     return fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStreamForce: stream %p is not a live stream", stream);
   return ACL_SUCCESS;
 }

@@ -62,6 +62,41 @@ TEST_F(AddFixture, ExecutorOfAnotherOpIsRejected) {
   EXPECT_EQ(aclDestroyAclOpExecutor(mm), 0);
 }
 
+// Hardening #18 C.11: a destroyed (or consumed) executor's handle stays dead even when the next
+// executor is allocated at the same address; handles are generation-tagged, not addresses.
+TEST_F(AddFixture, StaleExecutorHandlesNeverMatchALaterExecutor) {
+  std::vector<aclOpExecutor *> stale;
+  for (int i = 0; i < 50; ++i) {
+    aclOpExecutor *e = nullptr;
+    ASSERT_EQ(aclnnAddGetWorkspaceSize(a, b, one, out, &ws, &e), 0);
+    for (aclOpExecutor *old : stale) ASSERT_NE(old, e) << "a handle was issued twice";
+    if (i % 2 == 0) {
+      ASSERT_EQ(aclDestroyAclOpExecutor(e), 0);
+    } else {
+      ASSERT_EQ(aclnnAdd(nullptr, 0, e, nullptr), 0);  // a single-use executor: consumed by its launch
+    }
+    stale.push_back(e);
+  }
+  ASSERT_EQ(aclrtSynchronizeDevice(), 0);
+  aclOpExecutor *live = nullptr;
+  ASSERT_EQ(aclnnAddGetWorkspaceSize(a, b, one, out, &ws, &live), 0);
+  for (aclOpExecutor *old : stale) {
+    EXPECT_TRUE(fails_with(aclnnAdd(nullptr, 0, old, nullptr), ACLNN_ERR_PARAM_INVALID, {"not live"}));
+    EXPECT_TRUE(fails_with(aclSetInputTensorAddr(old, 0, nullptr, a.data()), ACLNN_ERR_PARAM_INVALID, {"not live"}));
+    EXPECT_TRUE(fails_with(aclSetAclOpExecutorRepeatable(old), ACLNN_ERR_PARAM_INVALID, {"not live"}));
+    EXPECT_TRUE(fails_with(aclDestroyAclOpExecutor(old), ACLNN_ERR_PARAM_INVALID, {"not live"}));
+  }
+  // Values that were never handles.
+  int local = 0;
+  EXPECT_TRUE(fails_with(aclnnAdd(nullptr, 0, reinterpret_cast<aclOpExecutor *>(&local), nullptr),
+                         ACLNN_ERR_PARAM_INVALID, {"not live"}));
+  EXPECT_TRUE(fails_with(aclDestroyAclOpExecutor(reinterpret_cast<aclOpExecutor *>(uintptr_t{0xFFFFFFFFFFFFFFFF})),
+                         ACLNN_ERR_PARAM_INVALID, {"not live"}));
+  ASSERT_EQ(aclnnAdd(nullptr, 0, live, nullptr), 0) << "the live executor still runs";
+  ASSERT_EQ(aclrtSynchronizeDevice(), 0);
+  expect_sum(a, b, out);
+}
+
 TEST_F(AddFixture, NullExecutorAndBadWorkspace) {
   EXPECT_TRUE(fails_with(aclnnAdd(nullptr, 0, nullptr, nullptr), ACLNN_ERR_PARAM_NULLPTR, {"aclnnAdd", "executor"}));
   EXPECT_TRUE(fails_with(aclSetAclOpExecutorRepeatable(nullptr), ACLNN_ERR_INNER_NULLPTR, {"executor"}));

@@ -428,3 +428,39 @@ TEST_F(RuntimeTest, EnqueueIsCheap) {
   EXPECT_LT(ns, 20000.0);  // loose bound (sanitizer builds); the target is well under 1 us
   ASSERT_ACL_OK(aclrtDestroyStream(s));
 }
+
+// Hardening #18 C.11: stream and event handles are never reused, so a destroyed one stays dead
+// even when the allocator places a new object at the old address.
+TEST_F(RuntimeTest, StaleStreamAndEventHandlesStayDead) {
+  std::vector<aclrtStream> streams;
+  std::vector<aclrtEvent> events;
+  for (int i = 0; i < 20; ++i) {
+    aclrtStream s = nullptr;
+    aclrtEvent e = nullptr;
+    ASSERT_ACL_OK(aclrtCreateStream(&s));
+    ASSERT_ACL_OK(aclrtCreateEvent(&e));
+    for (aclrtStream old : streams) ASSERT_NE(old, s) << "a stream handle was issued twice";
+    for (aclrtEvent old : events) ASSERT_NE(old, e) << "an event handle was issued twice";
+    ASSERT_ACL_OK(aclrtDestroyStream(s));
+    ASSERT_ACL_OK(aclrtDestroyEvent(e));
+    streams.push_back(s);
+    events.push_back(e);
+  }
+  aclrtStream live = nullptr;
+  aclrtEvent live_ev = nullptr;
+  ASSERT_ACL_OK(aclrtCreateStream(&live));
+  ASSERT_ACL_OK(aclrtCreateEvent(&live_ev));
+  for (aclrtStream old : streams) {
+    EXPECT_ACL_ERROR(aclrtSynchronizeStream(old), ACL_ERROR_INVALID_PARAM, "not a live stream");
+    EXPECT_ACL_ERROR(aclrtDestroyStream(old), ACL_ERROR_INVALID_PARAM, "not a live stream");
+    EXPECT_ACL_ERROR(aclrtRecordEvent(live_ev, old), ACL_ERROR_INVALID_PARAM, "not a live stream");
+  }
+  for (aclrtEvent old : events) {
+    EXPECT_ACL_ERROR(aclrtRecordEvent(old, live), ACL_ERROR_INVALID_PARAM, "not a live event");
+    EXPECT_ACL_ERROR(aclrtDestroyEvent(old), ACL_ERROR_INVALID_PARAM, "not a live event");
+  }
+  ASSERT_ACL_OK(aclrtRecordEvent(live_ev, live));
+  ASSERT_ACL_OK(aclrtSynchronizeEvent(live_ev));
+  ASSERT_ACL_OK(aclrtDestroyEvent(live_ev));
+  ASSERT_ACL_OK(aclrtDestroyStream(live));
+}
