@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # README command 2 (and CI's, via .ci/run): the whole test suite.
 #   1. Release build with tests (build/), ctest
-#   2. sanitizer build (build-asan/: ASan + UBSan, core test suites), ctest
+#   2. sanitizer build (build-asan/: ASan + UBSan, core test suites), ctest in the checked mode
 #   2b. AVX-512 emulated build (build-avx512emu/: the AVX-512 kernels run through SIMDe on any
 #       AVX2 CPU; kernels + ops suites), ctest. Skipped where the CPU has no AVX2 (non-x86).
 #   2c. aarch64 cross build (build-arm64/: NEON kernels; runtime, api, core, kernels and ops
@@ -62,7 +62,9 @@ if [ "${OPSNN_SKIP_SANITIZE:-0}" != "1" ]; then
   cmake --build build-asan -j "$JOBS"
   say "ctest build-asan/"
   status=0
-  ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" \
+  # OPSNN_CHECKED=1: exact-size device allocations with poisoned guard zones, no block reuse,
+  # every launch's tensors checked against live allocations (README, "Environment variables").
+  OPSNN_CHECKED=1 ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" \
   UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
     ctest --test-dir build-asan --output-on-failure -j "$JOBS" 2>&1 | tee "$LOGS/ctest-asan.log" || status=$?
   count_ctest "$LOGS/ctest-asan.log"

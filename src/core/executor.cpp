@@ -34,6 +34,28 @@ struct LaunchRecord {
   std::vector<void *> addrs;
 };
 
+// Checked mode (OPSNN_CHECKED=1): every tensor lies in a live device allocation when it is
+// launched: host memory and freed blocks are reported with the op, the slot and the address.
+int check_slots_in_live_allocations(const char *api, const aclOpExecutor &ex) {
+  for (size_t i = 0; i < ex.slots.size(); ++i) {
+    const aclTensor &t = ex.slots[i];
+    if (t.data == nullptr || t.numel() == 0) continue;
+    const void *base = nullptr;
+    size_t bytes = 0;
+    if (!rt::find_device_allocation(t.data, &base, &bytes))
+      return fail(ACLNN_ERR_PARAM_INVALID,
+                  "%s: checked mode: tensor slot %zu (dims %s) at %p is not in a live device allocation (host memory, "
+                  "or an aclrtMalloc block already freed)",
+                  api, i, shape_string(t).c_str(), t.data);
+    const int rc = api_call(api, [&] {
+      check_view_within_allocation(t, ("tensor slot " + std::to_string(i)).c_str());
+      return 0;
+    });
+    if (rc != 0) return rc;
+  }
+  return 0;
+}
+
 // Tells the runtime's memory observer which views the launch writes.
 void notify_outputs_written(const rt::MemoryObserver &o, const aclOpExecutor &ex, const LaunchArgs &args) {
   for (int slot : ex.output_index) {
@@ -91,6 +113,8 @@ int launch_executor(const char *api, void *workspace, uint64_t workspace_size, a
       return fail(ACLNN_ERR_PARAM_INVALID, "%s: tensor slot %zu (dims %s) has no device address", api, i,
                   shape_string(t).c_str());
   }
+  if (rt::checked_mode())
+    if (int rc = check_slots_in_live_allocations(api, *ex)) return rc;
   ex->refs.fetch_add(1, std::memory_order_relaxed);
   char *ws = static_cast<char *>(workspace);
   if (ex->workspace_size > 0)  // round up inside the kWorkspaceSlack spare bytes

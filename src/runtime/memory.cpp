@@ -82,6 +82,11 @@ MemState &mem() {
 
 size_t round_up(size_t v, size_t q) { return (v + q - 1) / q * q; }
 
+std::atomic<int> g_checked{-1};  // -1: not read yet
+
+// Checked mode: the poisoned bytes after every allocation.
+constexpr size_t kGuardBytes = 512;
+
 size_t class_of(size_t bytes) {
   return bytes <= kSmallLimit ? round_up(bytes, kSmallQuantum) : round_up(bytes, kLargeQuantum);
 }
@@ -108,6 +113,10 @@ void to_cache_locked(MemState &m, const Block &b) {
   if (const MemoryObserver *o = g_observer.load(std::memory_order_acquire)) o->freed(b.ptr, b.usable_bytes);
   DeviceMem &d = m.dev[b.device];
   d.in_use -= b.class_bytes;
+  if (checked_mode()) {  // straight back to the system: ASan's quarantine reports later uses
+    system_free(b.ptr, b.class_bytes);
+    return;
+  }
   d.cached += b.class_bytes;
   OPSNN_POISON(b.ptr, b.class_bytes);
   d.bins[b.class_bytes].push_back(b.ptr);
@@ -190,8 +199,10 @@ aclError device_malloc(void **devPtr, size_t size, uint32_t policy, int device, 
     return fail(ACL_ERROR_RT_INVALID_DEVICEID, "%s: device %d is invalid (device count %d)", api, device,
                 r.device_count.load());
   if (size > (size_t{1} << 60)) return fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: size %zu is too large", api, size);
-  const size_t usable = round_up(size, 32) + padding;
-  const size_t cls = class_of(usable);
+  // Checked mode: exactly the requested bytes, then a guard zone; never served from the cache.
+  const bool checked = checked_mode();
+  const size_t usable = checked ? size : round_up(size, 32) + padding;
+  const size_t cls = checked ? round_up(usable + kGuardBytes, kDeviceAlignment) : class_of(usable);
   const size_t capacity = r.capacity_bytes;
   MemState &m = mem();
   DeviceMem &d = m.dev[device];
@@ -230,6 +241,7 @@ aclError device_malloc(void **devPtr, size_t size, uint32_t policy, int device, 
   }
   if (!p) return fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of device memory on device %d", api, device);
   OPSNN_UNPOISON(p, cls);
+  if (checked) OPSNN_POISON(static_cast<char *>(p) + usable, cls - usable);
   {
     std::lock_guard<std::mutex> lk(m.mu);
     d.in_use += cls;
@@ -254,6 +266,17 @@ int malloc_config_device(aclrtMallocConfig *cfg, int fallback, bool *ok) {
 bool valid_kind(aclrtMemcpyKind kind) { return kind >= ACL_MEMCPY_HOST_TO_HOST && kind <= ACL_MEMCPY_DEFAULT; }
 
 }  // namespace
+
+bool checked_mode() {
+  int v = g_checked.load(std::memory_order_acquire);
+  if (v < 0) {
+    const char *env = std::getenv("OPSNN_CHECKED");
+    v = env != nullptr && env[0] != '\0' && std::strcmp(env, "0") != 0 ? 1 : 0;
+    g_checked.store(v, std::memory_order_release);
+  }
+  return v == 1;
+}
+void set_checked_mode_for_testing(bool on) { g_checked.store(on ? 1 : 0, std::memory_order_release); }
 
 void set_memory_observer(const MemoryObserver *observer) { g_observer.store(observer, std::memory_order_release); }
 const MemoryObserver *memory_observer() { return g_observer.load(std::memory_order_acquire); }

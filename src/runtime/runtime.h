@@ -32,6 +32,14 @@ bool is_live_device_range(const void *ptr, size_t bytes);
 // touch from there. False for any other address (host memory, a freed block, nullptr).
 bool find_device_allocation(const void *ptr, const void **base, size_t *bytes);
 
+// OPSNN_CHECKED=1: the checked mode that names memory bugs (documented in README): device
+// allocations are exactly the requested size, followed by a poisoned guard zone (AddressSanitizer
+// builds report an access there) and never reused from a cache (ASan's quarantine reports a use
+// after free); every launch checks each tensor against a live allocation, so host pointers and
+// freed blocks are reported with the op. Read once per process.
+bool checked_mode();
+void set_checked_mode_for_testing(bool on);
+
 // An observer of device memory being overwritten or released, told in stream order (when the copy,
 // memset or launch runs). Layers above the runtime register one (the GEMM's registry of pre-packed
 // weights forgets a weight written over); the runtime knows nothing of them. One observer; until

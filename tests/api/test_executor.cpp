@@ -6,6 +6,7 @@
 
 #include "aclnnop/aclnn_add.h"
 #include "aclnnop/aclnn_mm.h"
+#include "runtime/runtime.h"
 #include "test_util.h"
 
 namespace opsnn::test {
@@ -290,6 +291,36 @@ TEST(Executor, ViewsMayReachPastStorageDimsButNotPastTheirAllocation) {
   aclDestroyScalar(one);
   ASSERT_EQ(aclrtFree(small), 0);
   ASSERT_EQ(aclrtFree(buf), 0);
+}
+
+// Hardening #18 D: in the checked mode every launch checks its tensors against live device
+// allocations: host memory and freed blocks are reported with the op and the slot.
+TEST(Executor, CheckedModeReportsHostAndFreedMemoryAtLaunch) {
+  const bool was = opsnn::rt::checked_mode();
+  opsnn::rt::set_checked_mode_for_testing(true);
+  DeviceTensor a({16}, ACL_FLOAT), out({16}, ACL_FLOAT);
+  a.fill_random(-1, 1);
+  float one_f = 1;
+  aclScalar *one = aclCreateScalar(&one_f, ACL_FLOAT);
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  ASSERT_EQ(aclnnAddGetWorkspaceSize(a, a, one, out, &ws, &ex), 0);
+  ASSERT_EQ(aclSetAclOpExecutorRepeatable(ex), 0);
+  ASSERT_EQ(aclnnAdd(nullptr, 0, ex, nullptr), 0) << last_msg();
+  std::vector<float> host(16, 1.0f);
+  ASSERT_EQ(aclSetInputTensorAddr(ex, 1, nullptr, host.data()), 0);
+  EXPECT_TRUE(fails_with(aclnnAdd(nullptr, 0, ex, nullptr), ACLNN_ERR_PARAM_INVALID,
+                         {"aclnnAdd", "checked mode", "slot 1", "not in a live device allocation"}));
+  void *gone = nullptr;
+  ASSERT_EQ(aclrtMalloc(&gone, 64, ACL_MEM_MALLOC_HUGE_FIRST), 0);
+  ASSERT_EQ(aclSetInputTensorAddr(ex, 1, nullptr, gone), 0);
+  ASSERT_EQ(aclrtSynchronizeDevice(), 0);
+  ASSERT_EQ(aclrtFree(gone), 0);
+  EXPECT_TRUE(fails_with(aclnnAdd(nullptr, 0, ex, nullptr), ACLNN_ERR_PARAM_INVALID,
+                         {"aclnnAdd", "checked mode", "already freed"}));
+  EXPECT_EQ(aclDestroyAclOpExecutor(ex), 0);
+  aclDestroyScalar(one);
+  opsnn::rt::set_checked_mode_for_testing(was);
 }
 
 TEST(Executor, ClientFreesWorkspaceAndDescriptorsRightAfterLaunch) {

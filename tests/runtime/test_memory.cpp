@@ -34,6 +34,13 @@ void reinit_with_env(const char *name, const char *value) {
   aclFinalize();
   aclInit(nullptr);
 }
+// These tests check the normal mode's rounding, padding and caching; under OPSNN_CHECKED=1 (CI's
+// sanitizer stage) they switch the checked mode off for their duration.
+struct NormalMode {
+  bool was = opsnn::rt::checked_mode();
+  NormalMode() { opsnn::rt::set_checked_mode_for_testing(false); }
+  ~NormalMode() { opsnn::rt::set_checked_mode_for_testing(was); }
+};
 }  // namespace
 
 // Every device and host allocation is at least 512-byte aligned, whatever its size and however
@@ -60,6 +67,7 @@ TEST_F(RuntimeTest, EveryAllocationIs512ByteAligned) {
 }
 
 TEST_F(RuntimeTest, MallocAlignmentAndLiveRanges) {
+  NormalMode normal;
   void *p = nullptr;
   ASSERT_ACL_OK(aclrtMalloc(&p, 1000, ACL_MEM_MALLOC_HUGE_FIRST));
   EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 512, 0u);
@@ -116,6 +124,7 @@ TEST_F(RuntimeTest, MallocErrors) {
 // Hardening #18 C.12: copies and memsets are checked against the device allocations they touch,
 // whatever destMax / maxCount say; host memory is not checked.
 TEST_F(RuntimeTest, CopiesAreCheckedAgainstTheAllocations) {
+  NormalMode normal;
   void *d = nullptr, *e = nullptr;
   ASSERT_ACL_OK(aclrtMalloc(&d, 1000, ACL_MEM_MALLOC_HUGE_FIRST));  // 1056 usable bytes (API padding)
   ASSERT_ACL_OK(aclrtMalloc(&e, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
@@ -143,6 +152,7 @@ TEST_F(RuntimeTest, CopiesAreCheckedAgainstTheAllocations) {
 }
 
 TEST_F(RuntimeTest, PoolReusesFreedBlocks) {
+  NormalMode normal;
   void *a = nullptr, *b = nullptr;
   ASSERT_ACL_OK(aclrtMalloc(&a, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
   ASSERT_ACL_OK(aclrtFree(a));
@@ -375,4 +385,22 @@ TEST(RuntimeParse, SizesWithSuffixes) {
   EXPECT_FALSE(ok);
   opsnn::rt::parse_size("", &ok);
   EXPECT_FALSE(ok);
+}
+
+// Hardening #18 D: in the checked mode (OPSNN_CHECKED=1) a device allocation is exactly the
+// requested size (an access past it falls into a poisoned guard zone that AddressSanitizer reports)
+// and freed blocks are never reused from the cache.
+TEST_F(RuntimeTest, CheckedModeAllocationsAreExactAndNotReused) {
+  const bool was = opsnn::rt::checked_mode();
+  opsnn::rt::set_checked_mode_for_testing(true);
+  void *p = nullptr;
+  ASSERT_ACL_OK(aclrtMalloc(&p, 100, ACL_MEM_MALLOC_HUGE_FIRST));
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 512, 0u);
+  EXPECT_TRUE(opsnn::rt::is_live_device_range(p, 100));
+  EXPECT_FALSE(opsnn::rt::is_live_device_range(p, 101)) << "no rounding or API padding in the checked mode";
+  EXPECT_ACL_ERROR(aclrtMemset(p, 200, 0, 101), ACL_ERROR_INVALID_PARAM, "devPtr");
+  ASSERT_ACL_OK(aclrtMemset(p, 100, 0, 100));
+  ASSERT_ACL_OK(aclrtFree(p));
+  EXPECT_FALSE(opsnn::rt::is_live_device_range(p, 1));
+  opsnn::rt::set_checked_mode_for_testing(was);
 }
