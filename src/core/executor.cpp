@@ -7,6 +7,7 @@
 #include "common/error.h"
 #include "core/api_boundary.h"
 #include "core/dtype.h"
+#include "core/verbose.h"
 #include "kernels/matmul/gemm.h"
 #include "runtime/runtime.h"
 
@@ -106,6 +107,7 @@ int launch_executor(const char *api, void *workspace, uint64_t workspace_size, a
     // aclnnTransMatmulWeight (whose output is the weight) registers its new layout afterwards. An
     // executor without steps writes nothing (e.g. TransMatmulWeight left an INT8 or 3-D view as is).
     if (!rec->ex->steps.empty() && kernels::gemm_prepacked_b_in_use()) forget_prepacked_outputs(*rec->ex, args);
+    const long long t0 = rec->ex->trace ? verbose_now_ns() : 0;  // verbose mode: the exec line
     for (const auto &step : rec->ex->steps) {
       const int status = step->run(args);
       if (status != 0) {  // the step's message, prefixed with the op's name
@@ -113,6 +115,7 @@ int launch_executor(const char *api, void *workspace, uint64_t workspace_size, a
         return status;
       }
     }
+    if (rec->ex->trace) verbose_exec(*rec->ex, verbose_now_ns() - t0);
     return 0;
   });
   if (rc != ACL_SUCCESS) {
