@@ -16,6 +16,7 @@
 #include "aclnnop/aclnn_weight_quant_batch_matmul_v2.h"
 #include "core/cpu_features.h"
 #include "core/verbose.h"
+#include "kernels/matmul/gemm.h"
 #include "test_util.h"
 
 namespace opsnn::test {
@@ -88,6 +89,7 @@ class Verbose : public ::testing::Test {
     reseed_for_current_test();
     was_on_ = core::verbose_on();
     core::set_verbose_for_testing(true, &lines_);
+    env(nullptr, nullptr);  // the expectations start from no cap and the fast kernels
   }
   void TearDown() override {
     core::set_verbose_for_testing(was_on_, nullptr);
@@ -105,7 +107,16 @@ class Verbose : public ::testing::Test {
     b.fill_random(-1, 1);
     EXPECT_EQ(0, run_op([&](uint64_t *w, aclOpExecutor **e) { return aclnnMmGetWorkspaceSize(a, b, out, 0, w, e); },
                         aclnnMm));
-    return two_lines("aclnnMm");
+    auto r = two_lines("aclnnMm");
+    // Once a weight was pre-packed in this process (another test of this binary), every GEMM with one
+    // B matrix also plans for a pre-packed B: "|prepacked_b=<tier>/<path>" follows; compared apart.
+    for (Line *l : {&r.first, &r.second}) {
+      std::string &impl = l->kv["impl"];
+      const size_t bar = impl.find("|prepacked_b=");
+      EXPECT_EQ(bar != std::string::npos, kernels::gemm_prepacked_b_in_use()) << impl;
+      if (bar != std::string::npos) impl.resize(bar);
+    }
+    return r;
   }
 
   std::pair<Line, Line> add(int64_t n) {
@@ -356,6 +367,26 @@ TEST_F(Verbose, WeightQuantPathsAreReported) {
       EXPECT_TRUE(has(rejections(p.kv["rejected"]), "stream: M=40 > 16")) << p.kv["rejected"];
     }
   }
+}
+
+// Once anything was pre-packed, a GEMM over one B matrix carries a plan for a pre-packed B too
+// (gemm_run takes it when B's address is registered): the line names both.
+TEST_F(Verbose, MmNamesThePrepackedAlternative) {
+  kernels::gemm_prepacked_b_mark_in_use();
+  auto [p, e] = mm(2, 64, 48, ACL_FLOAT);  // checks the suffix and strips it
+  EXPECT_NE(p.kv["impl"].find("/stream"), std::string::npos) << p.kv["impl"];
+  lines_.clear();
+  DeviceTensor a({2, 64}, ACL_FLOAT), b({64, 48}, ACL_FLOAT), out({2, 48}, ACL_FLOAT);
+  a.fill_random(-1, 1);
+  b.fill_random(-1, 1);
+  ASSERT_EQ(0, run_op([&](uint64_t *w, aclOpExecutor **ex) { return aclnnMmGetWorkspaceSize(a, b, out, 0, w, ex); },
+                      aclnnMm));
+  const std::string impl = two_lines("aclnnMm").first.kv["impl"];
+  const size_t bar = impl.find("|prepacked_b=");
+  ASSERT_NE(bar, std::string::npos) << impl;
+  // Small M: the pre-packed plan follows the plain plan's order over the panels, on the same tier.
+  const std::string tier = impl.substr(5, impl.find('/') - 5);
+  EXPECT_EQ(impl.substr(bar), "|prepacked_b=" + tier + "/panel_stream") << impl;
 }
 
 TEST_F(Verbose, OffPrintsNothing) {
