@@ -63,11 +63,11 @@ const char *reference_rejection();
 // other one is rejected (it should accept everything).
 template <class Desc>
 int choose(const Impl<Desc> *list, int n, const Desc &d, ImplTrace *trace) {
+  const char *reference = reference_rejection();
   for (int i = 0; i + 1 < n; ++i) {
     const Impl<Desc> &c = list[i];
     if (c.isa != kNoIsa) {
-      const char *no = reference_rejection();
-      if (no == nullptr) no = isa_rejection(static_cast<Isa>(c.isa));
+      const char *no = reference != nullptr ? reference : isa_rejection(static_cast<Isa>(c.isa));
       if (no != nullptr) {
         if (trace != nullptr) trace->add(c.name, no);
         continue;

@@ -81,7 +81,7 @@ long long verbose_now_ns() {
       .count();
 }
 
-Phase1Trace *current_phase1_trace() { return verbose_on() ? t_current : nullptr; }
+Phase1Trace *phase1_trace_on_this_thread() { return t_current; }
 
 void record_choice(const std::string &choice, const ImplTrace *trace) {
   Phase1Trace *t = current_phase1_trace();

@@ -40,7 +40,8 @@ struct Phase1Trace {
 };
 
 // The trace of the phase 1 running on this thread, or null (verbose mode off, or no phase 1).
-Phase1Trace *current_phase1_trace();
+Phase1Trace *phase1_trace_on_this_thread();
+inline Phase1Trace *current_phase1_trace() { return verbose_on() ? phase1_trace_on_this_thread() : nullptr; }
 // An engine's choice: `choice` is "<engine>:<name>", `trace` its rejections (may be null).
 // No-op without a current phase-1 trace.
 void record_choice(const std::string &choice, const ImplTrace *trace);
