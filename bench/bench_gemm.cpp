@@ -423,7 +423,8 @@ void bench_wq(int64_t m, int64_t n, int64_t k, int threads) {
     if (wq_stream_supported(q)) {
       Aligned ws(wq_small_m_workspace(q, threads));
       return best_time([&] {
-        wq_small_m_run(q, ACL_FLOAT16, x.p, k, 1, w, scale.data(), nullptr, y32.f(), n, ws.p, threads);
+        wq_small_m_run(q, ACL_FLOAT16, x.p, k, 1, w, scale.data(), nullptr, y32.f(), n, ws.p, wq_choose(q, false).simd,
+                       threads);
       });
     }
     WqFusedPlan plan;

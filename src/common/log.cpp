@@ -103,4 +103,11 @@ void log_message(LogLevel level, const char *file, int line, const char *fmt, ..
   std::fflush(cfg.out);
 }
 
+void log_write_line(const char *text) {
+  const LogConfig &cfg = config();
+  std::string line = std::string(text) + "\n";
+  std::fputs(line.c_str(), cfg.out);
+  std::fflush(cfg.out);
+}
+
 }  // namespace opsnn

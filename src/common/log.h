@@ -12,6 +12,9 @@ enum class LogLevel : int { kDebug = 0, kInfo = 1, kWarning = 2, kError = 3, kOf
 LogLevel log_level();
 void log_message(LogLevel level, const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+// Writes `text` and a newline to the log's stream (stderr, or stdout with
+// ASCEND_SLOG_PRINT_TO_STDOUT=1) in one write, whatever the level (the verbose lines).
+void log_write_line(const char *text);
 
 }  // namespace opsnn
 

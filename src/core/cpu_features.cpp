@@ -141,7 +141,7 @@ Isa parse_cap(const char *s, Isa fallback) {
   return fallback;
 }
 
-CpuFeatures detect() {
+CpuFeatures detect(const char *max_isa) {
   CpuFeatures f;
   detect_sysconf_caches(&f);
 #if OPSNN_X86
@@ -164,7 +164,8 @@ CpuFeatures detect() {
   if (f.l2_bytes < f.l1d_bytes) f.l2_bytes = 512 * 1024;
   if (f.l3_bytes < f.l2_bytes) f.l3_bytes = f.l2_bytes;
 
-  const Isa cap = parse_cap(std::getenv("OPSNN_MAX_ISA"), best);
+  f.detected = best;
+  const Isa cap = parse_cap(max_isa, best);
   // NEON and the x86 tiers are not ordered against each other: capping x86 at "neon" (or Arm at
   // any x86 tier below it) leaves the portable kernels.
   if (static_cast<int>(cap) < static_cast<int>(best)) best = cap == Isa::kNeon ? Isa::kPortable : cap;
@@ -172,12 +173,20 @@ CpuFeatures detect() {
   return f;
 }
 
+CpuFeatures &features() {
+  static CpuFeatures f = detect(std::getenv("OPSNN_MAX_ISA"));
+  return f;
+}
+
+bool reference_from(const char *s) { return s != nullptr && std::strcmp(s, "reference") == 0; }
+bool &reference_flag() {
+  static bool reference = reference_from(std::getenv("OPSNN_KERNELS"));
+  return reference;
+}
+
 }  // namespace
 
-const CpuFeatures &cpu_features() {
-  static const CpuFeatures features = detect();
-  return features;
-}
+const CpuFeatures &cpu_features() { return features(); }
 
 const char *isa_name(Isa isa) {
   switch (isa) {
@@ -190,12 +199,11 @@ const char *isa_name(Isa isa) {
   return "unknown";
 }
 
-bool use_reference_kernels() {
-  static const bool reference = [] {
-    const char *s = std::getenv("OPSNN_KERNELS");
-    return s != nullptr && std::strcmp(s, "reference") == 0;
-  }();
-  return reference;
+bool use_reference_kernels() { return reference_flag(); }
+
+void reset_kernel_env_for_testing(const char *max_isa, const char *kernels) {
+  features() = detect(max_isa);
+  reference_flag() = reference_from(kernels);
 }
 
 }  // namespace opsnn::core

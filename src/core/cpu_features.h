@@ -15,7 +15,8 @@ struct CpuFeatures {
   bool neon = false;
   bool dotprod = false;  // AArch64 SDOT/UDOT (ARMv8.2 DotProd, HWCAP_ASIMDDP)
   size_t l1d_bytes = 32 * 1024, l2_bytes = 512 * 1024, l3_bytes = 8 * 1024 * 1024;
-  Isa best = Isa::kPortable;  // the highest tier usable after the OPSNN_MAX_ISA cap
+  Isa best = Isa::kPortable;      // the highest tier usable after the OPSNN_MAX_ISA cap
+  Isa detected = Isa::kPortable;  // the highest tier this CPU runs (before the cap)
 };
 
 const CpuFeatures &cpu_features();
@@ -23,5 +24,10 @@ const char *isa_name(Isa isa);
 
 // OPSNN_KERNELS=reference switches every op to its reference kernel.
 bool use_reference_kernels();
+
+// Tests: re-reads the two variables as if the environment held `max_isa` / `kernels` (nullptr:
+// unset), so one process can reach every tier's choice. Not thread-safe: call only while no
+// phase 1 or kernel runs.
+void reset_kernel_env_for_testing(const char *max_isa, const char *kernels);
 
 }  // namespace opsnn::core

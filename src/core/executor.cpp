@@ -8,6 +8,7 @@
 #include "core/api_boundary.h"
 #include "core/dtype.h"
 #include "core/handle_table.h"
+#include "core/verbose.h"
 #include "runtime/runtime.h"
 
 namespace opsnn::core {
@@ -131,6 +132,7 @@ int launch_executor(const char *api, void *workspace, uint64_t workspace_size, a
     // (e.g. TransMatmulWeight left an INT8 or 3-D view as is).
     if (!rec->ex->steps.empty())
       if (const rt::MemoryObserver *o = rt::memory_observer()) notify_outputs_written(*o, *rec->ex, args);
+    const long long t0 = rec->ex->trace ? verbose_now_ns() : 0;  // verbose mode: the exec line
     for (const auto &step : rec->ex->steps) {
       const int status = step->run(args);
       if (status != 0) {  // the step's message, prefixed with the op's name
@@ -138,6 +140,7 @@ int launch_executor(const char *api, void *workspace, uint64_t workspace_size, a
         return status;
       }
     }
+    if (rec->ex->trace) verbose_exec(*rec->ex, verbose_now_ns() - t0);
     return 0;
   });
   if (rc != ACL_SUCCESS) {

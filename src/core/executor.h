@@ -16,6 +16,8 @@
 
 namespace opsnn::core {
 
+struct Phase1Trace;  // core/verbose.h
+
 // What a step sees at run time.
 struct LaunchArgs {
   void *const *addrs;  // per slot: the tensor's data address (storage start, before its offset)
@@ -51,6 +53,8 @@ struct aclOpExecutor {
   std::vector<std::unique_ptr<opsnn::core::Step>> steps;
   uint64_t workspace_size = 0;
   bool repeatable = false;
+  // Verbose mode only (core/verbose.h): the implementations phase 1 chose, for the exec lines.
+  std::shared_ptr<opsnn::core::Phase1Trace> trace;
   std::atomic<int> refs{1};  // the owner's reference plus one per queued launch
 };
 

@@ -18,6 +18,7 @@
 #include "core/api_boundary.h"
 #include "core/executor.h"
 #include "core/op_checks.h"
+#include "core/verbose.h"
 
 namespace opsnn::core {
 
@@ -105,11 +106,13 @@ int phase1(const char *api, uint64_t *workspace_size, aclOpExecutor **executor, 
     auto ex = std::make_unique<aclOpExecutor>();
     ex->api = api;
     OpBuilder builder(ex.get());
+    Phase1Scope verbose(ex.get());  // verbose mode: records the engines' choices, prints the line
     body(builder);
     // Round the workspace so clients' allocators and our kernels see aligned tails, plus
     // kWorkspaceSlack bytes so the launch can align any client pointer (launch_executor).
     if (ex->workspace_size > 0) ex->workspace_size = (ex->workspace_size + 63) / 64 * 64 + kWorkspaceSlack;
     *workspace_size = ex->workspace_size;
+    verbose.done();
     *executor = register_executor(ex.release());  // the client gets a handle, not the address
     return ACLNN_SUCCESS;
   });

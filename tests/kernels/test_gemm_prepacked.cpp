@@ -135,8 +135,10 @@ TEST(WqKernels, BitIdenticalForOneAndTwoThreads) {
           fill(ACL_FLOAT16, o.data(), G * n, rng);
           Buf ws(wq_small_m_workspace(d, 2));
           std::vector<float> y1(static_cast<size_t>(m * n)), y2(y1.size());
-          wq_small_m_run(d, ACL_FLOAT16, x.data(), k, 1, w.data(), s.data(), o.data(), y1.data(), n, ws.p, 1);
-          wq_small_m_run(d, ACL_FLOAT16, x.data(), k, 1, w.data(), s.data(), o.data(), y2.data(), n, ws.p, 2);
+          wq_small_m_run(d, ACL_FLOAT16, x.data(), k, 1, w.data(), s.data(), o.data(), y1.data(), n, ws.p,
+                         wq_choose(d, false).simd, 1);
+          wq_small_m_run(d, ACL_FLOAT16, x.data(), k, 1, w.data(), s.data(), o.data(), y2.data(), n, ws.p,
+                         wq_choose(d, false).simd, 2);
           ASSERT_EQ(0, std::memcmp(y1.data(), y2.data(), y1.size() * 4)) << wt << " trans " << trans << " m " << m;
           // Against the float64 definition (absolute bound: products of magnitude <= 128 * 4 * 1).
           std::vector<double> ref(y1.size());

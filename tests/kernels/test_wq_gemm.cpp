@@ -83,7 +83,7 @@ void run_case(const Case &c, int kernel, std::mt19937 &rng) {
       std::vector<uint8_t> ws(wq_small_m_workspace(d, 2) + 64);
       void *wsp = reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(ws.data()) + 63) & ~uintptr_t{63});
       wq_small_m_run(d, c.xt, x.data(), k, 1, w.data(), s.data(), c.offset ? o.data() : nullptr, threads == 1 ? s1.data() : s2.data(), n,
-                     wsp, threads);
+                     wsp, wq_choose(d, false).simd, threads);
     }
     ASSERT_EQ(0, std::memcmp(s1.data(), s2.data(), s1.size() * 4)) << "1 vs 2 threads differ";
     for (size_t i = static_cast<size_t>(m * n); i < s1.size(); ++i) ASSERT_TRUE(std::isnan(s1[i])) << "write past y";
@@ -225,7 +225,8 @@ TEST(WqStream, NonFiniteActivationsFollowTheDefinition) {
         std::vector<float> y(static_cast<size_t>(m * n));
         std::vector<uint8_t> ws(wq_small_m_workspace(d, 1) + 64);
         void *wsp = ws.data() + (64 - reinterpret_cast<uintptr_t>(ws.data()) % 64) % 64;
-        wq_small_m_run(d, ACL_FLOAT16, x.data(), k, 1, w.data(), s.data(), o.data(), y.data(), n, wsp, 1);
+        wq_small_m_run(d, ACL_FLOAT16, x.data(), k, 1, w.data(), s.data(), o.data(), y.data(), n, wsp,
+                       wq_choose(d, false).simd, 1);
         int64_t infinite = 0;
         for (size_t e = 0; e < ref.size(); ++e) {
           if (std::isnan(ref[e])) {

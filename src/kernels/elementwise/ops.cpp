@@ -1,6 +1,10 @@
 #include "kernels/elementwise/ops.h"
 
+#include <string>
+
 #include "core/cpu_features.h"
+#include "core/impl_list.h"
+#include "core/verbose.h"
 #include "kernels/elementwise/functors/all.h"
 
 namespace opsnn::kernels {
@@ -30,15 +34,46 @@ int ew_op_arity(EwOp op) {
   return kArity[static_cast<int>(op)];
 }
 
-ContigKernel ew_kernel(EwOp op, core::ComputeType ct) {
+namespace {
+
+struct EwKey {
+  EwOp op;
+  core::ComputeType ct;
+};
+
+// The tiers, best first (the same functors compiled per ISA); the portable build is the reference.
+const core::Impl<EwKey> kEwTiers[] = {
 #if defined(__x86_64__)
-  if (!core::use_reference_kernels()) {
-    const core::Isa isa = core::cpu_features().best;
-    if (isa >= core::Isa::kAvx512) return ew_kernel_avx512(op, ct);
-    if (isa >= core::Isa::kAvx2) return ew_kernel_avx2(op, ct);
-  }
+    {"avx512", static_cast<int>(core::Isa::kAvx512), nullptr},
+    {"avx2", static_cast<int>(core::Isa::kAvx2), nullptr},
 #endif
-  return ew_kernel_portable(op, ct);
+    {"portable", static_cast<int>(core::Isa::kPortable), nullptr},
+};
+ContigKernel (*const kEwKernels[])(EwOp, core::ComputeType) = {
+#if defined(__x86_64__)
+    &ew_kernel_avx512,
+    &ew_kernel_avx2,
+#endif
+    &ew_kernel_portable,
+};
+
+const char *compute_name(core::ComputeType ct) {
+  return ct == core::ComputeType::kFloat ? "float" : ct == core::ComputeType::kDouble ? "double" : "int64";
+}
+
+}  // namespace
+
+bool ew_op_defined(EwOp op, core::ComputeType ct) { return ew_kernel_portable(op, ct) != nullptr; }
+
+ContigKernel ew_kernel(EwOp op, core::ComputeType ct) {
+  const EwKey key{op, ct};
+  core::Phase1Trace *pt = core::current_phase1_trace();
+  if (pt == nullptr) return kEwKernels[core::choose(kEwTiers, key, nullptr)](op, ct);
+  core::ImplTrace trace;
+  const int i = core::choose(kEwTiers, key, &trace);
+  core::record_choice(std::string("elementwise:") + kEwTiers[i].name + "/" + ew_op_name(op) + "/" + compute_name(ct),
+                      &trace);
+  return kEwKernels[i](op, ct);
 }
 
 }  // namespace opsnn::kernels

@@ -20,5 +20,8 @@ int ew_op_arity(EwOp op);
 // The kernel for `op` in compute type `ct`, or nullptr when the op is not defined there (e.g.
 // Div on integers). The best ISA variant available; the portable one under OPSNN_KERNELS=reference.
 ContigKernel ew_kernel(EwOp op, core::ComputeType ct);
+// Whether `op` is defined in compute type `ct` at all (every tier compiles the same functors);
+// records nothing (phase-1 dtype checks ask this before choosing).
+bool ew_op_defined(EwOp op, core::ComputeType ct);
 
 }  // namespace opsnn::kernels

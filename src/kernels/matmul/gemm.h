@@ -69,9 +69,13 @@ struct GemmOptions {
   // L3 size the blocking assumes; 0: detected. Tests shrink it to reach the large-B plans
   // (b_full_k) with small matrices.
   int64_t l3_bytes = 0;
+  // Report the choice to the current phase 1's verbose trace (core/verbose.h); false for plans
+  // that only probe the engine.
+  bool record = true;
 };
 
-// Everything decided in phase 1: kernel, cache blocking, thread split, workspace layout.
+// Everything decided in phase 1: kernel, cache blocking, thread split, workspace layout. The kernel
+// tier and the path are chosen from ordered candidate lists (core/impl_list.h, gemm_plan.cpp).
 struct GemmPlan {
   GemmDesc desc;
   int kernel = 0;                      // index into the engine's kernel table; -1: gemm_reference
@@ -101,6 +105,7 @@ struct GemmPlan {
   // BF16 x BF16 on a tier with vdpbf16ps tiles (avx512bf16_12x32): A and B packed as bf16 k-pairs,
   // Ukernel::rows_bf16 (pairwise fp32 accumulation, see ukernel_avx512bf16.cpp).
   bool bf16_dot = false;
+  bool pack_simd = false;  // the packing routines may use their AVX2 / F16C helpers (OPSNN_MAX_ISA >= avx2)
   bool c_direct = true;  // true: fp32 C with unit column stride accumulated in place;
                          // false: per-thread fp32 tile buffer, one rounding epilogue per task
   size_t a_pack_bytes = 0, b_pack_bytes = 0, c_buf_bytes = 0;  // per thread, 64-byte multiples

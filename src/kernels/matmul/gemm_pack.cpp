@@ -6,24 +6,12 @@
 #include <type_traits>
 
 #include "common/half.h"
-#include "core/cpu_features.h"
 #include "kernels/matmul/gemm.h"
 
 namespace opsnn::kernels::gemm_detail {
 namespace {
 
 enum class Round { kNone, kF16, kBf16 };
-
-#if defined(__x86_64__)
-// The AVX2 packing helpers of gemm_pack_avx2.cpp may run (respects the OPSNN_MAX_ISA cap).
-bool have_avx2() {
-  static const bool ok = [] {
-    const core::CpuFeatures &f = core::cpu_features();
-    return f.avx2 && f.fma && f.f16c && f.best != core::Isa::kPortable;
-  }();
-  return ok;
-}
-#endif
 
 template <Round R>
 inline float round_to(float v) {
@@ -47,7 +35,7 @@ inline float load<Bf16>(const Bf16 *p) {
 
 // One source line of `n` elements to floats (contiguous source).
 template <typename T, Round R>
-inline void convert_line(const T *s, int64_t n, bool f16c, float *d) {
+inline void convert_line(const T *s, int64_t n, bool simd, float *d) {
   if constexpr (std::is_same_v<T, float> && R == Round::kNone) {
     // Short lines: fixed-size copies compile to a few vector moves (a loop becomes a memmove call).
     if (n == 16) return static_cast<void>(std::memcpy(d, s, 16 * sizeof(float)));
@@ -57,7 +45,7 @@ inline void convert_line(const T *s, int64_t n, bool f16c, float *d) {
   }
 #if defined(__x86_64__)
   if constexpr (std::is_same_v<T, uint16_t>) {
-    if (f16c) {
+    if (simd) {
       f16_to_f32_f16c(s, d, n);
       if constexpr (R != Round::kNone)
         for (int64_t w = 0; w < n; ++w) d[w] = round_to<R>(d[w]);
@@ -65,7 +53,7 @@ inline void convert_line(const T *s, int64_t n, bool f16c, float *d) {
     }
   }
   if constexpr (std::is_same_v<T, Bf16> && R == Round::kNone) {
-    if (have_avx2()) return bf16_to_f32_avx2(reinterpret_cast<const uint16_t *>(s), d, n);
+    if (simd) return bf16_to_f32_avx2(reinterpret_cast<const uint16_t *>(s), d, n);
   }
 #endif
   for (int64_t w = 0; w < n; ++w) d[w] = round_to<R>(load(s + w));
@@ -73,12 +61,12 @@ inline void convert_line(const T *s, int64_t n, bool f16c, float *d) {
 
 // A full panel of W source lines (line w at s + w*sw, element p at + p*sp).
 template <typename T, Round R, int W>
-void pack_lines(const T *s, int64_t sw, int64_t sp, int64_t kc, bool f16c, float *d) {
+void pack_lines(const T *s, int64_t sw, int64_t sp, int64_t kc, bool simd, float *d) {
   const T *line[W];
   for (int w = 0; w < W; ++w) line[w] = s + w * sw;
 #if defined(__x86_64__)
   if constexpr (!std::is_same_v<T, float> && R == Round::kNone) {
-    if (sp == 1 && W >= 4 && have_avx2()) {
+    if (sp == 1 && W >= 4 && simd) {
       // FLOAT16 / BF16 lines (A row-major, B stored [N,K]): widen a chunk of each line, then
       // interleave through the fp32 transposer.
       constexpr int64_t kChunk = 64;
@@ -97,7 +85,7 @@ void pack_lines(const T *s, int64_t sw, int64_t sp, int64_t kc, bool f16c, float
     }
   }
 #endif
-  (void)f16c;
+  (void)simd;
   if (sp == 1) {
     for (int64_t p = 0; p < kc; ++p, d += W)
       for (int w = 0; w < W; ++w) d[w] = round_to<R>(load(line[w] + p));
@@ -108,7 +96,7 @@ void pack_lines(const T *s, int64_t sw, int64_t sp, int64_t kc, bool f16c, float
 }
 
 template <typename T, Round R>
-void pack(const T *origin, int64_t sw, int64_t sp, int64_t width, int64_t kc, int W, bool f16c,
+void pack(const T *origin, int64_t sw, int64_t sp, int64_t width, int64_t kc, int W, bool simd,
           float *dst) {
   const int64_t panels = (width + W - 1) / W;
   const int64_t full = width / W;  // panels without padding
@@ -123,13 +111,13 @@ void pack(const T *origin, int64_t sw, int64_t sp, int64_t width, int64_t kc, in
       const int64_t lines = std::min(kLines, kc - p0);
       for (int64_t q = 0; q < full; ++q)
         for (int64_t p = p0; p < p0 + lines; ++p)
-          convert_line<T, R>(origin + p * sp + q * W, W, f16c, dst + q * panel_floats + p * W);
+          convert_line<T, R>(origin + p * sp + q * W, W, simd, dst + q * panel_floats + p * W);
     }
     if (full < panels) {
       const int64_t rest = width - full * W;
       for (int64_t p = 0; p < kc; ++p) {
         float *d = dst + full * panel_floats + p * W;
-        convert_line<T, R>(origin + p * sp + full * W, rest, f16c, d);
+        convert_line<T, R>(origin + p * sp + full * W, rest, simd, d);
         for (int64_t w = rest; w < W; ++w) d[w] = 0.0f;
       }
     }
@@ -140,7 +128,7 @@ void pack(const T *origin, int64_t sw, int64_t sp, int64_t width, int64_t kc, in
   // parallelism) and the panel is written sequentially.
 #if defined(__x86_64__)
   // fp32 lines contiguous along p: 8x8 register transposes (AVX2).
-  const bool avx2 = have_avx2();
+  const bool avx2 = simd;
   constexpr bool plain_f32 = std::is_same_v<T, float> && R == Round::kNone;
 #endif
   for (int64_t q = 0; q < panels; ++q) {
@@ -157,12 +145,12 @@ void pack(const T *origin, int64_t sw, int64_t sp, int64_t width, int64_t kc, in
 #endif
     if (ww == W) {
       switch (W) {
-        case 4: pack_lines<T, R, 4>(s0, sw, sp, kc, f16c, d); continue;
-        case 6: pack_lines<T, R, 6>(s0, sw, sp, kc, f16c, d); continue;
-        case 8: pack_lines<T, R, 8>(s0, sw, sp, kc, f16c, d); continue;
-        case 12: pack_lines<T, R, 12>(s0, sw, sp, kc, f16c, d); continue;
-        case 16: pack_lines<T, R, 16>(s0, sw, sp, kc, f16c, d); continue;
-        case 32: pack_lines<T, R, 32>(s0, sw, sp, kc, f16c, d); continue;
+        case 4: pack_lines<T, R, 4>(s0, sw, sp, kc, simd, d); continue;
+        case 6: pack_lines<T, R, 6>(s0, sw, sp, kc, simd, d); continue;
+        case 8: pack_lines<T, R, 8>(s0, sw, sp, kc, simd, d); continue;
+        case 12: pack_lines<T, R, 12>(s0, sw, sp, kc, simd, d); continue;
+        case 16: pack_lines<T, R, 16>(s0, sw, sp, kc, simd, d); continue;
+        case 32: pack_lines<T, R, 32>(s0, sw, sp, kc, simd, d); continue;
         default: break;
       }
     }
@@ -174,24 +162,24 @@ void pack(const T *origin, int64_t sw, int64_t sp, int64_t width, int64_t kc, in
 }
 
 template <typename T>
-void pack_dtype(const PackSrc &s, int64_t width, int64_t kc, int W, aclDataType rounding, bool f16c,
+void pack_dtype(const PackSrc &s, int64_t width, int64_t kc, int W, aclDataType rounding, bool simd,
                 float *dst) {
   const T *o = static_cast<const T *>(s.origin);
   switch (rounding) {
     case ACL_FLOAT16:
-      if constexpr (std::is_same_v<T, uint16_t>) return pack<T, Round::kNone>(o, s.sw, s.sp, width, kc, W, f16c, dst);
-      else return pack<T, Round::kF16>(o, s.sw, s.sp, width, kc, W, f16c, dst);
+      if constexpr (std::is_same_v<T, uint16_t>) return pack<T, Round::kNone>(o, s.sw, s.sp, width, kc, W, simd, dst);
+      else return pack<T, Round::kF16>(o, s.sw, s.sp, width, kc, W, simd, dst);
     case ACL_BF16:
-      if constexpr (std::is_same_v<T, Bf16>) return pack<T, Round::kNone>(o, s.sw, s.sp, width, kc, W, f16c, dst);
-      else return pack<T, Round::kBf16>(o, s.sw, s.sp, width, kc, W, f16c, dst);
+      if constexpr (std::is_same_v<T, Bf16>) return pack<T, Round::kNone>(o, s.sw, s.sp, width, kc, W, simd, dst);
+      else return pack<T, Round::kBf16>(o, s.sw, s.sp, width, kc, W, simd, dst);
     default:
-      return pack<T, Round::kNone>(o, s.sw, s.sp, width, kc, W, f16c, dst);
+      return pack<T, Round::kNone>(o, s.sw, s.sp, width, kc, W, simd, dst);
   }
 }
 
 template <typename T, Round R>
 void pack_prepacked_t(const T *P, int64_t k, int64_t col0, int64_t width, int64_t pc, int64_t kc, int W,
-                      bool f16c, float *dst) {
+                      bool simd, float *dst) {
   constexpr int64_t PW = 16;  // kPrepackWidth
   const int64_t panels = (width + W - 1) / W;
   for (int64_t q = 0; q < panels; ++q) {
@@ -200,7 +188,7 @@ void pack_prepacked_t(const T *P, int64_t k, int64_t col0, int64_t width, int64_
     const int64_t cend = std::min<int64_t>(c0 + W, col0 + width);
     if (W == PW && c0 % PW == 0 && cend == c0 + PW) {
       // One source panel, rows contiguous: a single sequential conversion.
-      convert_line<T, R>(P + c0 * k + pc * PW, kc * PW, f16c, dq);
+      convert_line<T, R>(P + c0 * k + pc * PW, kc * PW, simd, dq);
       continue;
     }
     for (int64_t p = 0; p < kc; ++p) {
@@ -208,7 +196,7 @@ void pack_prepacked_t(const T *P, int64_t k, int64_t col0, int64_t width, int64_
       int64_t c = c0;
       while (c < cend) {
         const int64_t len = std::min<int64_t>(PW - c % PW, cend - c);
-        convert_line<T, R>(P + (c / PW) * PW * k + (pc + p) * PW + c % PW, len, f16c, d + (c - c0));
+        convert_line<T, R>(P + (c / PW) * PW * k + (pc + p) * PW + c % PW, len, simd, d + (c - c0));
         c += len;
       }
       for (int64_t w = cend - c0; w < W; ++w) d[w] = 0.0f;
@@ -218,37 +206,37 @@ void pack_prepacked_t(const T *P, int64_t k, int64_t col0, int64_t width, int64_
 
 template <typename T>
 void pack_prepacked_dtype(const void *P, int64_t k, int64_t col0, int64_t width, int64_t pc, int64_t kc, int W,
-                          aclDataType rounding, bool f16c, float *dst) {
+                          aclDataType rounding, bool simd, float *dst) {
   const T *o = static_cast<const T *>(P);
   switch (rounding) {
     case ACL_FLOAT16:
-      if constexpr (std::is_same_v<T, uint16_t>) return pack_prepacked_t<T, Round::kNone>(o, k, col0, width, pc, kc, W, f16c, dst);
-      else return pack_prepacked_t<T, Round::kF16>(o, k, col0, width, pc, kc, W, f16c, dst);
+      if constexpr (std::is_same_v<T, uint16_t>) return pack_prepacked_t<T, Round::kNone>(o, k, col0, width, pc, kc, W, simd, dst);
+      else return pack_prepacked_t<T, Round::kF16>(o, k, col0, width, pc, kc, W, simd, dst);
     case ACL_BF16:
-      if constexpr (std::is_same_v<T, Bf16>) return pack_prepacked_t<T, Round::kNone>(o, k, col0, width, pc, kc, W, f16c, dst);
-      else return pack_prepacked_t<T, Round::kBf16>(o, k, col0, width, pc, kc, W, f16c, dst);
+      if constexpr (std::is_same_v<T, Bf16>) return pack_prepacked_t<T, Round::kNone>(o, k, col0, width, pc, kc, W, simd, dst);
+      else return pack_prepacked_t<T, Round::kBf16>(o, k, col0, width, pc, kc, W, simd, dst);
     default:
-      return pack_prepacked_t<T, Round::kNone>(o, k, col0, width, pc, kc, W, f16c, dst);
+      return pack_prepacked_t<T, Round::kNone>(o, k, col0, width, pc, kc, W, simd, dst);
   }
 }
 
 }  // namespace
 
 void pack_prepacked(const void *packed, aclDataType dtype, int64_t k, int64_t col0, int64_t width,
-                    int64_t pc, int64_t kc, int W, aclDataType rounding, bool f16c, float *dst) {
+                    int64_t pc, int64_t kc, int W, aclDataType rounding, bool simd, float *dst) {
   switch (dtype) {
-    case ACL_FLOAT16: return pack_prepacked_dtype<uint16_t>(packed, k, col0, width, pc, kc, W, rounding, f16c, dst);
-    case ACL_BF16: return pack_prepacked_dtype<Bf16>(packed, k, col0, width, pc, kc, W, rounding, f16c, dst);
-    default: return pack_prepacked_dtype<float>(packed, k, col0, width, pc, kc, W, rounding, f16c, dst);
+    case ACL_FLOAT16: return pack_prepacked_dtype<uint16_t>(packed, k, col0, width, pc, kc, W, rounding, simd, dst);
+    case ACL_BF16: return pack_prepacked_dtype<Bf16>(packed, k, col0, width, pc, kc, W, rounding, simd, dst);
+    default: return pack_prepacked_dtype<float>(packed, k, col0, width, pc, kc, W, rounding, simd, dst);
   }
 }
 
 void pack_panels(const PackSrc &src, int64_t width, int64_t kc, int W, aclDataType rounding,
-                 bool f16c, float *dst) {
+                 bool simd, float *dst) {
   switch (src.dtype) {
-    case ACL_FLOAT16: return pack_dtype<uint16_t>(src, width, kc, W, rounding, f16c, dst);
-    case ACL_BF16: return pack_dtype<Bf16>(src, width, kc, W, rounding, f16c, dst);
-    default: return pack_dtype<float>(src, width, kc, W, rounding, f16c, dst);
+    case ACL_FLOAT16: return pack_dtype<uint16_t>(src, width, kc, W, rounding, simd, dst);
+    case ACL_BF16: return pack_dtype<Bf16>(src, width, kc, W, rounding, simd, dst);
+    default: return pack_dtype<float>(src, width, kc, W, rounding, simd, dst);
   }
 }
 

@@ -17,15 +17,15 @@ struct PackSrc {
 
 // Packs `width` x `kc` elements into ceil(width / W) panels of W x kc floats:
 //   dst[q*W*kc + p*W + w'] = round(src(q*W + w', p)),   zero for q*W + w' >= width.
-// Converts FLOAT16/BF16 to float and rounds to `rounding` (ACL_FLOAT: unchanged). `f16c`: the CPU
-// has F16C (vector fp16 conversion).
+// Converts FLOAT16/BF16 to float and rounds to `rounding` (ACL_FLOAT: unchanged). `simd`: the AVX2 / F16C helpers
+// may run (GemmPlan::pack_simd, decided in phase 1).
 void pack_panels(const PackSrc &src, int64_t width, int64_t kc, int W, aclDataType rounding,
-                 bool f16c, float *dst);
+                 bool simd, float *dst);
 
 // Like pack_panels, for columns [col0, col0 + width) and rows [pc, pc + kc) of a B in the
 // pre-packed layout of gemm_prepack_b (`k` rows in total).
 void pack_prepacked(const void *packed, aclDataType dtype, int64_t k, int64_t col0, int64_t width,
-                    int64_t pc, int64_t kc, int W, aclDataType rounding, bool f16c, float *dst);
+                    int64_t pc, int64_t kc, int W, aclDataType rounding, bool simd, float *dst);
 
 // Packs a BF16 view into the k-pair panels of Ukernel::rows_bf16 (bits copied, no conversion):
 // ceil(width / W) panels of W x kp 32-bit units, kp = ceil(kc / 2),

@@ -19,7 +19,9 @@
 #include "aclnn/acl_meta.h"
 #include "common/error.h"
 #include "core/cpu_features.h"
+#include "core/impl_list.h"
 #include "core/thread_pool.h"
+#include "core/verbose.h"
 #include "kernels/matmul/gemm.h"
 #include "kernels/matmul/ukernels.h"
 
@@ -65,25 +67,135 @@ bool isa_supported(core::Isa isa) {
   return false;
 }
 
-int best_kernel() {
-  auto find = [](const char *name) {
-    for (int i = 0; i < kKernelCount; ++i)
-      if (std::string_view(kKernels[i].get().name) == name) return i;
-    return 0;
-  };
-  switch (core::cpu_features().best) {
-    case core::Isa::kAvx512Bf16: return find("avx512bf16_12x32");
-    case core::Isa::kAvx512: return find("avx512_12x32");
-    case core::Isa::kAvx2: return find("avx2_6x16");
-    case core::Isa::kNeon: return find("neon_6x16");
-    case core::Isa::kPortable: break;
-  }
+// The tiers, best first, ending in the reference (gemm_reference); kTierKernel maps each to its
+// entry of kKernels (-1: the reference). A tier's fp32 tiles serve every dtype; the AVX512_BF16 entry
+// only adds the BF16 x BF16 tiles, so it is taken for those alone (its other kernels are the
+// AVX-512 entry's).
 #if defined(__x86_64__)
-  return find("portable_4x8");
-#else
-  return find("portable_4x16");
-#endif
+bool bf16_pairs_ok(const GemmDesc &d, const core::Why &why) {
+  if (d.a.dtype != ACL_BF16 || d.b.dtype != ACL_BF16) return why("inputs are not BF16 x BF16");
+  if (d.input_rounding != ACL_FLOAT && d.input_rounding != ACL_BF16) return why("inputs rounded to FLOAT16");
+  return true;
 }
+const core::Impl<GemmDesc> kTiers[] = {
+    {"avx512bf16_12x32", static_cast<int>(core::Isa::kAvx512Bf16), &bf16_pairs_ok},
+    {"avx512_12x32", static_cast<int>(core::Isa::kAvx512), nullptr},
+    {"avx2_6x16", static_cast<int>(core::Isa::kAvx2), nullptr},
+    {"portable_4x8", static_cast<int>(core::Isa::kPortable), nullptr},
+    {"reference", static_cast<int>(core::Isa::kPortable), nullptr},
+};
+const int kTierKernel[] = {4, 3, 2, 0, -1};
+#elif defined(__aarch64__)
+const core::Impl<GemmDesc> kTiers[] = {
+    {"neon_6x16", static_cast<int>(core::Isa::kNeon), nullptr},
+    {"portable_4x16", static_cast<int>(core::Isa::kPortable), nullptr},
+    {"reference", static_cast<int>(core::Isa::kPortable), nullptr},
+};
+const int kTierKernel[] = {2, 1, -1};
+#else
+const core::Impl<GemmDesc> kTiers[] = {
+    {"portable_4x16", static_cast<int>(core::Isa::kPortable), nullptr},
+    {"reference", static_cast<int>(core::Isa::kPortable), nullptr},
+};
+const int kTierKernel[] = {1, -1};
+#endif
+static_assert(sizeof(kTiers) / sizeof(kTiers[0]) == sizeof(kTierKernel) / sizeof(kTierKernel[0]));
+
+// What the path and variant lists below decide on.
+struct PathCtx {
+  const GemmDesc &d;
+  const Ukernel &uk;
+  bool b_stream_type, b_dot_type;  // the tier has small-M kernels reading B's dtype in place
+  bool bf16_dot;                   // the tiles take BF16 k-pairs
+  int64_t kc, nr, esize, l2, l3;
+};
+
+// The paths, in order: B streamed row by row (M <= 4, B [K, N]), dot products over rows of B
+// (M <= 4, B [N, K]), the packed register tiles.
+bool small_m_common(const PathCtx &c, const core::Why &why) {
+  if (c.d.b_prepacked) return why("B is pre-packed");
+  if (c.d.m > kStreamMaxRows) return why("M=%lld > %d", static_cast<long long>(c.d.m), kStreamMaxRows);
+  if (c.d.input_rounding != ACL_FLOAT) return why("inputs rounded to %s", c.d.input_rounding == ACL_BF16 ? "BF16" : "FLOAT16");
+  return true;
+}
+const char *b_dtype_name(const GemmDesc &d) {
+  return d.b.dtype == ACL_FLOAT ? "FLOAT" : d.b.dtype == ACL_FLOAT16 ? "FLOAT16" : "BF16";
+}
+const core::Impl<PathCtx> kPaths[] = {
+    {"stream", core::kNoIsa,
+     [](const PathCtx &c, const core::Why &why) {
+       if (!small_m_common(c, why)) return false;
+       if (c.d.b.col_stride != 1)
+         return why("B column stride %lld != 1", static_cast<long long>(c.d.b.col_stride));
+       if (!c.b_stream_type) return why("no %s B stream kernel on %s", b_dtype_name(c.d), c.uk.name);
+       return true;
+     }},
+    {"dot", core::kNoIsa,
+     [](const PathCtx &c, const core::Why &why) {
+       if (!small_m_common(c, why)) return false;
+       if (c.d.b.row_stride != 1) return why("B row stride %lld != 1", static_cast<long long>(c.d.b.row_stride));
+       if (!c.b_dot_type) return why("no %s B dot kernel on %s", b_dtype_name(c.d), c.uk.name);
+       if (c.d.k < 16) return why("K=%lld < 16", static_cast<long long>(c.d.k));
+       return true;
+     }},
+    {"tiles", core::kNoIsa, nullptr},
+};
+enum { kPathStream = 0, kPathDot = 1, kPathTiles = 2 };
+
+// How the tiles read B: in place (b_direct), packed over all of K per column block (b_full_k), or
+// packed per K block.
+// Up to 16 rows (3 row tiles) packing B costs more than it saves, when B is cache-resident and its
+// row stride does not alias in the caches. Measured (1 thread): M16 N768 K3072 45 -> 61 GFLOP/s;
+// but a row stride that is a multiple of 2 KiB (N = 1024, 4096) maps the strip of a B panel onto
+// a few cache sets (M8 N1024 K1024 36 -> 21), and a B streamed from DRAM one line per row stalls
+// (M16 N4096 K4096 47 -> 29): those are packed.
+// Packing a B [N,K] in kc-sized pieces of each row read it at ~8 GB/s; whole rows are read at
+// ~12 (N = K = 4096). With few rows of A the repacking of A per column block costs little.
+// Measured, 1 thread, NT N = K = 4096: M 12 25-31 -> 32-36 GFLOP/s, M 16 32-36 -> 34-41; a B
+// within L3 (N 768 K 3072) is better packed per K block (its block then stays in L2).
+const core::Impl<PathCtx> kBReads[] = {
+    {"b_direct", core::kNoIsa,
+     [](const PathCtx &c, const core::Why &why) {
+       const GemmDesc &d = c.d;
+       if (d.b_prepacked) return why("B is pre-packed");
+       if (d.m > 16) return why("M=%lld > 16", static_cast<long long>(d.m));
+       if (d.b.dtype != ACL_FLOAT || d.input_rounding != ACL_FLOAT) return why("B is not FLOAT (unrounded)");
+       if (d.b.col_stride != 1) return why("B column stride %lld != 1", static_cast<long long>(d.b.col_stride));
+       const int64_t b_row_bytes = d.b.row_stride * 4;
+       if (b_row_bytes % 2048 == 0) return why("B row stride a multiple of 2 KiB");
+       if (d.k * b_row_bytes > c.l3 / 2) return why("B beyond L3/2");
+       return true;
+     }},
+    {"b_full_k", core::kNoIsa,
+     [](const PathCtx &c, const core::Why &why) {
+       const GemmDesc &d = c.d;
+       if (d.b_prepacked) return why("B is pre-packed");
+       if (d.m > 16) return why("M=%lld > 16", static_cast<long long>(d.m));
+       if (c.bf16_dot) return why("BF16 k-pairs");
+       if (d.b.row_stride != 1) return why("B row stride %lld != 1", static_cast<long long>(d.b.row_stride));
+       if (d.k <= c.kc) return why("K=%lld fits one K block", static_cast<long long>(d.k));
+       if (d.k * d.n * (d.b.dtype == ACL_FLOAT ? 4 : 2) <= c.l3 / 2) return why("B within L3/2");
+       if (c.nr * d.k * c.esize > c.l3 / 4) return why("a panel over all of K exceeds L3/4");
+       return true;
+     }},
+    {"b_packed", core::kNoIsa, nullptr},
+};
+enum { kBDirect = 0, kBFullK = 1 };
+
+// A small A (within L2/8) is read in place by the tile kernel: packing it cost ~10 % of a 64^3
+// GEMM (64^3 1 thread: 60-70 -> 76-83 GFLOP/s; 128^3 79-83 -> 85-90; neutral from 256^3 on).
+const core::Impl<PathCtx> kAReads[] = {
+    {"a_direct", core::kNoIsa,
+     [](const PathCtx &c, const core::Why &why) {
+       const GemmDesc &d = c.d;
+       if (c.uk.rows_a_in_place[1] == nullptr) return why("no in-place A tiles on %s", c.uk.name);
+       if (d.a.dtype != ACL_FLOAT || d.input_rounding != ACL_FLOAT) return why("A is not FLOAT (unrounded)");
+       if (d.a.col_stride != 1) return why("A column stride %lld != 1", static_cast<long long>(d.a.col_stride));
+       if (d.m * d.k * 4 > c.l2 / 8) return why("A beyond L2/8");
+       return true;
+     }},
+    {"a_packed", core::kNoIsa, nullptr},
+};
 
 bool valid_dtype(aclDataType t) { return t == ACL_FLOAT || t == ACL_FLOAT16 || t == ACL_BF16; }
 
@@ -118,7 +230,12 @@ bool gemm_kernel_supported(int kernel) {
   return kernel >= 0 && kernel < kKernelCount && isa_supported(kKernels[kernel].get().isa);
 }
 
-bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
+namespace {
+
+// `trace`: the rejections (null: not traced); `impl`: receives "<tier>/<path>[+<variant>...]"
+// (null: not wanted).
+bool plan_gemm(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options, core::ImplTrace *trace,
+               std::string *impl) {
   if (plan == nullptr) {
     set_last_error(ACLNN_ERR_PARAM_NULLPTR, "gemm_plan: plan is null");
     return false;
@@ -157,10 +274,11 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
     GemmOptions o2 = options;
     o2.detect_prepacked_b = false;
     auto alt = std::make_shared<GemmPlan>();
-    if (!gemm_plan(d2, alt.get(), o2)) return false;
+    std::string alt_impl;
+    if (!plan_gemm(d2, alt.get(), o2, nullptr, impl ? &alt_impl : nullptr)) return false;
     GemmOptions o1 = options;
     o1.detect_prepacked_b = false;
-    if (!gemm_plan(d, plan, o1)) return false;
+    if (!plan_gemm(d, plan, o1, trace, impl)) return false;
     // Small M: the pre-packed plan follows the plain plan's summation order (bit-identical).
     if (plan->kernel >= 0 && (plan->stream || plan->gemv_nt)) {
       GemmPlan &q = *alt;
@@ -181,20 +299,31 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
       q.c_buf_bytes = bytes64(d.m * (q.nc + kPrepackWidth));
       q.thread_workspace_bytes = q.a_pack_bytes + q.c_buf_bytes + q.b_pack_bytes;
       q.workspace_bytes = q.thread_workspace_bytes * static_cast<size_t>(q.threads);
+      if (impl) alt_impl = std::string(gemm_kernel_name(q.kernel)) + (plan->stream ? "/panel_stream" : "/panel_dot");
     }
+    if (impl) *impl += "|prepacked_b=" + alt_impl;  // taken at launch when B is a registered pre-packed weight
     plan->workspace_bytes = std::max(plan->workspace_bytes, alt->workspace_bytes);
     plan->prepacked_alt = std::move(alt);
     return true;
   }
-  if (options.kernel < 0 && core::use_reference_kernels()) {
-    p.kernel = -1;  // gemm_reference, serial, no workspace
-    *plan = p;
-    return true;
+  // The tier: forced by the options (tests), else the first of kTiers that accepts the desc.
+  if (options.kernel >= 0) {
+    p.kernel = options.kernel;
+  } else {
+    p.kernel = kTierKernel[core::choose(kTiers, d, trace)];
+    if (p.kernel < 0) {  // gemm_reference, serial, no workspace
+      if (impl) *impl = "reference";
+      *plan = p;
+      return true;
+    }
   }
-  p.kernel = options.kernel >= 0 ? options.kernel : best_kernel();
   const Ukernel &uk = kKernels[p.kernel].get();
   p.mr = uk.mr;
   p.nr = uk.nr;
+  // The packing routines' AVX2 / F16C helpers (decided here, not at launch).
+#if defined(__x86_64__)
+  p.pack_simd = core::isa_rejection(core::Isa::kAvx2) == nullptr;
+#endif
 
   // BF16 x BF16 on a tier with vdpbf16ps tiles: A and B are packed as bf16 k-pairs (Ukernel::rows_bf16),
   // half the bytes of fp32 panels. Rounding to BF16 leaves BF16 inputs as they are; any other rounding
@@ -233,13 +362,13 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
   const bool b_dot_type = d.b.dtype == ACL_FLOAT ? uk.dot != nullptr
                           : d.b.dtype == ACL_FLOAT16 ? uk.dot_f16 != nullptr
                                                      : uk.dot_bf16 != nullptr;
-  p.stream = d.m <= kStreamMaxRows && b_stream_type && d.b.col_stride == 1 && d.input_rounding == ACL_FLOAT &&
-             !d.b_prepacked;
+  PathCtx ctx{d, uk, b_stream_type, b_dot_type, p.bf16_dot, p.kc, p.nr, esize, l2, l3};
   // Dot products up to 4 rows only: from 5 rows on, packing B for the tiles is slower for a plain
   // B [N,K] than dot products over its rows, but a pre-packed weight must reproduce the plain plan's
   // order, and the tiles read its panels in place at 2x the speed of the panel dot kernel.
-  p.gemv_nt = !p.stream && d.m <= kStreamMaxRows && b_dot_type && d.b.row_stride == 1 &&
-              d.input_rounding == ACL_FLOAT && !d.b_prepacked && d.k >= 16;
+  const int path = core::choose(kPaths, ctx, trace);
+  p.stream = path == kPathStream;
+  p.gemv_nt = path == kPathDot;
   if (p.stream || p.gemv_nt) p.bf16_dot = false;
   if (p.gemv_nt) {
     // Dot products along contiguous rows of B; columns are stored in groups of nc. With 3-4 rows
@@ -256,26 +385,21 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
     p.nc = std::clamp<int64_t>((l1 / 2) / (4 * std::max<int64_t>(d.m, 1)) / 16 * 16, 64, 4096);
     p.c_direct = false;
   }
-  // Up to 16 rows (3 row tiles) packing B costs more than it saves, when B is cache-resident and its
-  // row stride does not alias in the caches. Measured (1 thread): M16 N768 K3072 45 -> 61 GFLOP/s;
-  // but a row stride that is a multiple of 2 KiB (N = 1024, 4096) maps the strip of a B panel onto
-  // a few cache sets (M8 N1024 K1024 36 -> 21), and a B streamed from DRAM one line per row stalls
-  // (M16 N4096 K4096 47 -> 29): those are packed.
-  const int64_t b_row_bytes = d.b.row_stride * 4;
-  p.b_direct = !p.stream && !p.gemv_nt && !d.b_prepacked && d.b.dtype == ACL_FLOAT && d.b.col_stride == 1 &&
-               d.input_rounding == ACL_FLOAT && d.m <= 16 && b_row_bytes % 2048 != 0 &&
-               d.k * b_row_bytes <= l3 / 2;
-  // A small A (within L2/8) is read in place by the tile kernel: packing it cost ~10 % of a 64^3
-  // GEMM (64^3 1 thread: 60-70 -> 76-83 GFLOP/s; 128^3 79-83 -> 85-90; neutral from 256^3 on).
-  p.a_direct = !p.stream && !p.gemv_nt && uk.rows_a_in_place[1] != nullptr && d.a.dtype == ACL_FLOAT &&
-               d.a.col_stride == 1 && d.input_rounding == ACL_FLOAT && d.m * d.k * 4 <= l2 / 8;
-  // Packing a B [N,K] in kc-sized pieces of each row read it at ~8 GB/s; whole rows are read at
-  // ~12 (N = K = 4096). With few rows of A the repacking of A per column block costs little.
-  // Measured, 1 thread, NT N = K = 4096: M 12 25-31 -> 32-36 GFLOP/s, M 16 32-36 -> 34-41; a B
-  // within L3 (N 768 K 3072) is better packed per K block (its block then stays in L2).
-  p.b_full_k = !p.stream && !p.gemv_nt && !p.b_direct && !d.b_prepacked && !p.bf16_dot && d.b.row_stride == 1 &&
-               d.k > p.kc && d.m <= 16 && d.k * d.n * (d.b.dtype == ACL_FLOAT ? 4 : 2) > l3 / 2 &&
-               p.nr * d.k * esize <= l3 / 4;
+  if (path == kPathTiles) {
+    const int b_read = core::choose(kBReads, ctx, trace);
+    p.b_direct = b_read == kBDirect;
+    p.b_full_k = b_read == kBFullK;
+    p.a_direct = core::choose(kAReads, ctx, trace) == 0;
+  }
+  if (impl) {
+    *impl = std::string(uk.name) + "/" + kPaths[path].name;
+    if (p.dot_k_chunked) *impl += "+k_chunked";
+    if (p.bf16_dot) *impl += "+bf16_pairs";
+    if (d.b_prepacked && path == kPathTiles) *impl += "+b_prepacked";
+    if (p.b_direct) *impl += "+b_direct";
+    if (p.b_full_k) *impl += "+b_full_k";
+    if (p.a_direct) *impl += "+a_direct";
+  }
   if (p.b_full_k) p.nc = std::min(p.nc, std::max<int64_t>(p.nr, (l3 / 4) / (d.k * esize) / p.nr * p.nr));
   if (!p.c_direct && !p.stream && !p.gemv_nt) {
     // The per-thread fp32 accumulation buffer covers one task (192 x 1024 floats, 768 KiB): wider
@@ -334,6 +458,17 @@ bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
     p.workspace_bytes = p.thread_workspace_bytes * static_cast<size_t>(p.threads);
   }
   *plan = p;
+  return true;
+}
+
+}  // namespace
+
+bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
+  if (!options.record || core::current_phase1_trace() == nullptr) return plan_gemm(d, plan, options, nullptr, nullptr);
+  core::ImplTrace trace;
+  std::string impl;
+  if (!plan_gemm(d, plan, options, &trace, &impl)) return false;
+  core::record_choice("gemm:" + impl, &trace);
   return true;
 }
 

@@ -1,7 +1,6 @@
 // Phase 2 of the GEMM engine: runs the tasks of a plan (see gemm_plan.cpp for the loop nest).
 #include <algorithm>
 
-#include "core/cpu_features.h"
 #include "core/thread_pool.h"
 #include "kernels/matmul/gemm.h"
 #include "kernels/matmul/gemm_elem.h"
@@ -21,7 +20,7 @@ struct Ctx {
   const Ukernel &uk;
   const void *a, *b;
   void *c;
-  bool f16c;
+  bool simd;  // plan.pack_simd
   const void *dp = nullptr;  // addend D (desc.has_d)
 };
 
@@ -105,7 +104,7 @@ void run_stream_task(const Ctx &x, int64_t bt, int64_t n0, int64_t n1, char *ws)
   float *apack = reinterpret_cast<float *>(ws);
   float *acc = reinterpret_cast<float *>(ws + p.a_pack_bytes);
   PackSrc asrc{ab, d.a.dtype, d.a.row_stride, d.a.col_stride};
-  pack_panels(asrc, d.m, d.k, static_cast<int>(p.mr), d.input_rounding, x.f16c, apack);
+  pack_panels(asrc, d.m, d.k, static_cast<int>(p.mr), d.input_rounding, x.simd, apack);
   const StreamHalfFn half = d.b.dtype == ACL_FLOAT16 ? x.uk.stream_f16 : x.uk.stream_bf16;
   for (int64_t jc = n0; jc < n1; jc += p.nc) {
     const int64_t w = std::min(p.nc, n1 - jc);
@@ -181,7 +180,7 @@ void run_prepacked_small_task(const Ctx &x, int64_t bt, int64_t n0, int64_t n1, 
       // Each element's arithmetic is per panel, so widening panel by panel keeps the plain plan's bits.
       for (int64_t q = 0; q < npanels; ++q) {
         pack_prepacked(bb, d.b.dtype, d.k, j0 + q * kPrepackWidth, kPrepackWidth, 0, d.k,
-                       static_cast<int>(kPrepackWidth), ACL_FLOAT, x.f16c, widened);
+                       static_cast<int>(kPrepackWidth), ACL_FLOAT, x.simd, widened);
         fn(static_cast<int>(d.m), d.k, apack, d.k, widened, 1, acc + q * kPrepackWidth, ldacc);
       }
     }
@@ -220,7 +219,7 @@ void run_task(const Ctx &x, int64_t task, char *ws) {
     const int64_t ncb = std::min(p.nc, n1 - jc);
     if (p.b_full_k) {
       PackSrc bsrc{offset_ptr(bb, d.b.dtype, jc * d.b.col_stride), d.b.dtype, d.b.col_stride, d.b.row_stride};
-      pack_panels(bsrc, ncb, d.k, static_cast<int>(nr), d.input_rounding, x.f16c, bpack);
+      pack_panels(bsrc, ncb, d.k, static_cast<int>(nr), d.input_rounding, x.simd, bpack);
     }
     for (int64_t pc = 0; pc < d.k; pc += p.kc) {
       const int64_t kcb = std::min(p.kc, d.k - pc);
@@ -234,13 +233,13 @@ void run_task(const Ctx &x, int64_t task, char *ws) {
       if (d.b_prepacked && p.bf16_dot) {
         pack_pairs_bf16_prepacked(bb, d.k, jc, ncb, pc, kcb, static_cast<int>(nr), reinterpret_cast<uint32_t *>(bpack));
       } else if (d.b_prepacked && !b_in_place) {
-        pack_prepacked(bb, d.b.dtype, d.k, jc, ncb, pc, kcb, static_cast<int>(nr), d.input_rounding, x.f16c,
+        pack_prepacked(bb, d.b.dtype, d.k, jc, ncb, pc, kcb, static_cast<int>(nr), d.input_rounding, x.simd,
                        bpack);
       } else if (p.b_direct) {
         if (b_full < ncb) {  // the last, partial panel is packed (zero-padded)
           PackSrc bsrc{offset_ptr(bb, d.b.dtype, pc * d.b.row_stride + (jc + b_full) * d.b.col_stride), d.b.dtype,
                        d.b.col_stride, d.b.row_stride};
-          pack_panels(bsrc, ncb - b_full, kcb, static_cast<int>(nr), d.input_rounding, x.f16c, bpack);
+          pack_panels(bsrc, ncb - b_full, kcb, static_cast<int>(nr), d.input_rounding, x.simd, bpack);
         }
       } else if (p.bf16_dot) {
         PackSrc bsrc{offset_ptr(bb, d.b.dtype, pc * d.b.row_stride + jc * d.b.col_stride), d.b.dtype,
@@ -249,7 +248,7 @@ void run_task(const Ctx &x, int64_t task, char *ws) {
       } else if (!d.b_prepacked && !p.b_full_k) {
         PackSrc bsrc{offset_ptr(bb, d.b.dtype, pc * d.b.row_stride + jc * d.b.col_stride), d.b.dtype,
                      d.b.col_stride, d.b.row_stride};
-        pack_panels(bsrc, ncb, kcb, static_cast<int>(nr), d.input_rounding, x.f16c, bpack);
+        pack_panels(bsrc, ncb, kcb, static_cast<int>(nr), d.input_rounding, x.simd, bpack);
       }
 
       for (int64_t ic = m0; ic < m1; ic += p.mc) {
@@ -259,7 +258,7 @@ void run_task(const Ctx &x, int64_t task, char *ws) {
         if (p.bf16_dot)
           pack_pairs_bf16(asrc, mcb, kcb, static_cast<int>(mr), reinterpret_cast<uint32_t *>(apack));
         else if (!p.a_direct)
-          pack_panels(asrc, mcb, kcb, static_cast<int>(mr), d.input_rounding, x.f16c, apack);
+          pack_panels(asrc, mcb, kcb, static_cast<int>(mr), d.input_rounding, x.simd, apack);
         // The tile kernel over rows [ir, ir + rows) of this block, A packed or read in place.
         auto tile = [&](int64_t ir, int64_t rows, const float *bp, int64_t ldb, float *c, int64_t ldc, float alpha,
                         float beta) {
@@ -339,7 +338,7 @@ void gemm_run(const GemmPlan &plan, const void *a, const void *b, void *c, void 
   if (d.k == 0) return scale_c(d, c, dp);
 
   const int64_t workers = std::max<int64_t>(1, std::min<int64_t>(plan.threads, plan.tasks));
-  const Ctx x{plan, d, ukernel_by_index(plan.kernel), a, b, c, core::cpu_features().f16c, dp};
+  const Ctx x{plan, d, ukernel_by_index(plan.kernel), a, b, c, plan.pack_simd, dp};
   auto worker = [&](int64_t w) {
     char *ws = static_cast<char *>(workspace) + static_cast<size_t>(w) * plan.thread_workspace_bytes;
     for (int64_t t = w; t < plan.tasks; t += workers) run_task(x, t, ws);

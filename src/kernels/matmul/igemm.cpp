@@ -14,7 +14,9 @@
 #include "aclnn/acl_meta.h"
 #include "common/error.h"
 #include "core/cpu_features.h"
+#include "core/impl_list.h"
 #include "core/thread_pool.h"
+#include "core/verbose.h"
 #include "kernels/matmul/igemm_tiles.h"
 
 namespace opsnn::kernels {
@@ -206,7 +208,59 @@ bool igemm_kernel_available(IgemmKernel k) {
   }
 }
 
-bool igemm_plan(const IgemmDesc &d, IgemmPlan *plan, int threads, int kernel) {
+namespace {
+
+// The tiers, best first; the last (portable tiles) is what OPSNN_KERNELS=reference runs.
+#if defined(__x86_64__) || defined(_M_X64)
+const core::Impl<IgemmDesc> kIgemmTiers[] = {
+    {"avx512vnni_12x32", static_cast<int>(core::Isa::kAvx512),
+     [](const IgemmDesc &, const core::Why &why) { return core::cpu_features().avx512_vnni || why("CPU has no avx512_vnni"); }},
+    {"avx2_6x16", static_cast<int>(core::Isa::kAvx2), nullptr},
+    {"portable_4x8", static_cast<int>(core::Isa::kPortable), nullptr},
+};
+const IgemmKernel kIgemmTierKernel[] = {IgemmKernel::kAvx512Vnni, IgemmKernel::kAvx2, IgemmKernel::kPortable};
+#elif defined(__aarch64__)
+const core::Impl<IgemmDesc> kIgemmTiers[] = {
+    {"neondot_6x16", static_cast<int>(core::Isa::kNeon),
+     [](const IgemmDesc &, const core::Why &why) { return core::cpu_features().dotprod || why("CPU has no dotprod"); }},
+    {"portable_4x8", static_cast<int>(core::Isa::kPortable), nullptr},
+};
+const IgemmKernel kIgemmTierKernel[] = {IgemmKernel::kNeonDot, IgemmKernel::kPortable};
+#else
+const core::Impl<IgemmDesc> kIgemmTiers[] = {
+    {"portable_4x8", static_cast<int>(core::Isa::kPortable), nullptr},
+};
+const IgemmKernel kIgemmTierKernel[] = {IgemmKernel::kPortable};
+#endif
+
+// The paths: small M reads B in place (dot products along K for B [N, K], up to kDotPlanRows rows;
+// B [K, N] streamed, up to the tier's stream_max_rows), else the packed tiles.
+struct IgemmPathCtx {
+  const IgemmDesc &d;
+  const IgemmTiles &t;
+  const char *tier;
+};
+const core::Impl<IgemmPathCtx> kIgemmPaths[] = {
+    {"dot", core::kNoIsa,
+     [](const IgemmPathCtx &c, const core::Why &why) {
+       if (c.t.dot == nullptr) return why("no dot kernel on %s", c.tier);
+       if (c.d.b_row != 1) return why("B row stride %lld != 1", static_cast<long long>(c.d.b_row));
+       if (c.d.m > kDotPlanRows) return why("M=%lld > %lld", static_cast<long long>(c.d.m), static_cast<long long>(kDotPlanRows));
+       return true;
+     }},
+    {"stream", core::kNoIsa,
+     [](const IgemmPathCtx &c, const core::Why &why) {
+       if (c.t.stream == nullptr) return why("no stream kernel on %s", c.tier);
+       if (c.d.b_col != 1) return why("B column stride %lld != 1", static_cast<long long>(c.d.b_col));
+       if (c.t.dot != nullptr && c.d.b_row == 1) return why("B [N K] goes to dot");
+       if (c.d.m > c.t.stream_max_rows) return why("M=%lld > %d", static_cast<long long>(c.d.m), c.t.stream_max_rows);
+       return true;
+     }},
+    {"tiles", core::kNoIsa, nullptr},
+};
+
+bool plan_igemm(const IgemmDesc &d, IgemmPlan *plan, int threads, int kernel, core::ImplTrace *trace,
+                std::string *impl) {
   if (d.batch <= 0 || d.m <= 0 || d.n <= 0 || d.k <= 0) {
     set_last_error(ACLNN_ERR_PARAM_INVALID, "igemm: empty sizes");
     return false;
@@ -223,12 +277,8 @@ bool igemm_plan(const IgemmDesc &d, IgemmPlan *plan, int threads, int kernel) {
       return false;
     }
     p.kernel = static_cast<IgemmKernel>(kernel);
-  } else if (!core::use_reference_kernels()) {
-    for (int k = kIgemmKernelCount - 1; k > 0; --k)
-      if (igemm_kernel_available(static_cast<IgemmKernel>(k))) {
-        p.kernel = static_cast<IgemmKernel>(k);
-        break;
-      }
+  } else {
+    p.kernel = kIgemmTierKernel[core::choose(kIgemmTiers, d, trace)];
   }
   const IgemmTiles &t = tiles_of(p.kernel);
   p.mr = t.mr_max;
@@ -236,12 +286,14 @@ bool igemm_plan(const IgemmDesc &d, IgemmPlan *plan, int threads, int kernel) {
   p.kgroup = t.kgroup;
   p.threads = threads > 0 ? threads : core::num_threads();
 
-  const bool dot = t.dot != nullptr && d.b_row == 1, stream = t.stream != nullptr && d.b_col == 1 && !dot;
+  const int path = core::choose(kIgemmPaths, IgemmPathCtx{d, t, igemm_kernel_name(p.kernel)}, trace);
+  if (impl) *impl = std::string(igemm_kernel_name(p.kernel)) + "/" + kIgemmPaths[path].name;
+  const bool dot = path == 0;
   const int64_t l2_half = static_cast<int64_t>(core::cpu_features().l2_bytes / 2);
   // Up to 16 rows a [K, N] B is streamed where the tier can: packing it costs about as much as the
   // multiplications at these sizes (AVX2, 1 thread, N = K = 4096: m = 5 4.1 -> 2.0 ms, m = 8
   // 5.2 -> 3.2, m = 16 7.0 -> 5.7 through the tiles vs the stream).
-  if ((dot && d.m <= kDotPlanRows) || (stream && d.m <= t.stream_max_rows)) {
+  if (path != 2) {
     p.dot = true;
     p.mt = d.m;
     if (dot) {
@@ -302,6 +354,17 @@ bool igemm_plan(const IgemmDesc &d, IgemmPlan *plan, int threads, int kernel) {
                    align64(static_cast<size_t>(round_up(nt, p.nr)) * 4);
   p.workspace_bytes = p.thread_bytes * static_cast<size_t>(p.threads);
   *plan = p;
+  return true;
+}
+
+}  // namespace
+
+bool igemm_plan(const IgemmDesc &d, IgemmPlan *plan, int threads, int kernel) {
+  if (core::current_phase1_trace() == nullptr) return plan_igemm(d, plan, threads, kernel, nullptr, nullptr);
+  core::ImplTrace trace;
+  std::string impl;
+  if (!plan_igemm(d, plan, threads, kernel, &trace, &impl)) return false;
+  core::record_choice("igemm:" + impl, &trace);
   return true;
 }
 

@@ -7,7 +7,9 @@
 #include <limits>
 
 #include "core/cpu_features.h"
+#include "core/impl_list.h"
 #include "core/thread_pool.h"
+#include "core/verbose.h"
 #include "kernels/matmul/gemm.h"
 #include "kernels/matmul/gemm_elem.h"
 #include "kernels/matmul/gemm_pack.h"
@@ -30,14 +32,41 @@ inline int load_w(const WqDesc &d, const void *w, int64_t p, int64_t j) {
 
 int64_t group_rows(const WqDesc &d) { return d.group > 0 ? d.group : std::max<int64_t>(d.k, 1); }
 
-// The AVX2 kernels of wq_gemm_avx2.cpp may run (and the dispatch has not been capped below them).
-bool use_avx2() {
-  const core::CpuFeatures &f = core::cpu_features();
-  return f.avx2 && f.fma && f.f16c && f.best != core::Isa::kPortable;
+// The paths, in order (wq_gemm.h): stream the quantised weight (m <= kWqSmallM; up to kWqStreamMaxM
+// for a [K, N] weight where the AVX2 kernels run), dequantise blocks for the GEMM engine's tiles,
+// and the reference: dequantise the whole weight, then the GEMM engine (its reference kernel).
+bool stream_ok(const WqDesc &d, const core::Why &why) {
+  if (d.m <= kWqSmallM) return true;
+  if (d.m > kWqStreamMaxM) return why("M=%lld > %lld", static_cast<long long>(d.m), static_cast<long long>(kWqStreamMaxM));
+#if defined(__x86_64__)
+  if (core::isa_rejection(core::Isa::kAvx2) != nullptr)
+    return why("M=%lld > %lld without avx2", static_cast<long long>(d.m), static_cast<long long>(kWqSmallM));
+  if (d.w_col != 1) return why("M=%lld > %lld and the weight is not [K N]", static_cast<long long>(d.m),
+                               static_cast<long long>(kWqSmallM));
+  if (d.w_dtype == ACL_INT4 && d.w_row % 2 != 0) return why("INT4 weight rows not byte-aligned");
+  return true;
+#else
+  return why("M=%lld > %lld", static_cast<long long>(d.m), static_cast<long long>(kWqSmallM));
+#endif
 }
-
-// The NEON kernels of wq_gemm_neon.cpp may run (aarch64, not capped to the portable tier).
-bool use_neon() { return core::cpu_features().best == core::Isa::kNeon; }
+const core::Impl<WqDesc> kWqPaths[] = {
+    {"stream", static_cast<int>(core::Isa::kPortable), &stream_ok},
+    {"fused", static_cast<int>(core::Isa::kPortable), nullptr},
+    {"dequant_gemm", static_cast<int>(core::Isa::kPortable), nullptr},
+};
+// The SIMD helpers of every path (wq_gemm_avx2.cpp, wq_gemm_neon.cpp), best first.
+const core::Impl<WqDesc> kWqSimd[] = {
+#if defined(__x86_64__)
+    {"avx2", static_cast<int>(core::Isa::kAvx2), nullptr},
+#elif defined(__aarch64__)
+    {"neon", static_cast<int>(core::Isa::kNeon), nullptr},
+#endif
+    {"portable", static_cast<int>(core::Isa::kPortable), nullptr},
+};
+WqSimd simd_of(const char *name) {
+  return name[0] == 'a' ? WqSimd::kAvx2 : name[0] == 'n' ? WqSimd::kNeon : WqSimd::kNone;
+}
+WqSimd choose_simd(const WqDesc &d, core::ImplTrace *trace) { return simd_of(kWqSimd[core::choose(kWqSimd, d, trace)].name); }
 
 // The dequantised weight (w + offset) * scale of element (p, j) in fp32 (j < n).
 inline float dequant(const WqDesc &d, const void *w, const void *scale, const void *offset, int64_t p, int64_t j) {
@@ -102,14 +131,23 @@ size_t wq_small_m_workspace(const WqDesc &d, int threads) {
   return static_cast<size_t>(xs + d.m * wq_groups(d) + 16 + t * wq_scratch_floats(d.m)) * sizeof(float);
 }
 
-bool wq_stream_supported(const WqDesc &d) {
-  if (d.m <= kWqSmallM) return true;
-  return use_avx2() && d.m <= kWqStreamMaxM && d.w_col == 1 && (d.w_dtype != ACL_INT4 || d.w_row % 2 == 0);
+WqChoice wq_choose(const WqDesc &d, bool record) {
+  core::ImplTrace trace;
+  core::ImplTrace *t = record && core::current_phase1_trace() != nullptr ? &trace : nullptr;
+  WqChoice c;
+  const int path = core::choose(kWqPaths, d, t);
+  c.path = static_cast<WqPath>(path);
+  const int simd = core::choose(kWqSimd, d, t);
+  c.simd = simd_of(kWqSimd[simd].name);
+  if (t != nullptr) core::record_choice(std::string("wq:") + kWqPaths[path].name + "/" + kWqSimd[simd].name, t);
+  return c;
 }
+
+bool wq_stream_supported(const WqDesc &d) { return wq_choose(d, false).path == WqPath::kStream; }
 
 void wq_small_m_run(const WqDesc &d, aclDataType x_dtype, const void *x, int64_t x_row, int64_t x_col,
                     const void *w, const void *scale, const void *offset, float *y32, int64_t ldy, void *workspace,
-                    int threads) {
+                    WqSimd simd, int threads) {
   if (d.m == 0 || d.n == 0) return;
   const int64_t G = wq_groups(d), gr = group_rows(d);
   float *xf = static_cast<float *>(workspace);
@@ -129,8 +167,8 @@ void wq_small_m_run(const WqDesc &d, aclDataType x_dtype, const void *x, int64_t
       xsum[i * G + g] = s;
     }
   }
-  [[maybe_unused]] const bool avx2 = use_avx2();
-  [[maybe_unused]] const bool neon = use_neon();
+  [[maybe_unused]] const bool avx2 = simd == WqSimd::kAvx2;
+  [[maybe_unused]] const bool neon = simd == WqSimd::kNeon;
 #if defined(__x86_64__)
   if (avx2 && xsplit != nullptr) wq_detail::wq_split_pairs(d, xf, xsplit);
 #endif
@@ -162,9 +200,9 @@ void wq_small_m_run(const WqDesc &d, aclDataType x_dtype, const void *x, int64_t
 }
 
 void wq_dequant_prepacked(const WqDesc &d, const void *w, const void *scale, const void *offset, float *dst,
-                          int threads) {
+                          WqSimd simd, int threads) {
   const int64_t panels = (d.n + kPrepackWidth - 1) / kPrepackWidth;
-  [[maybe_unused]] const bool avx2 = use_avx2();
+  [[maybe_unused]] const bool avx2 = simd == WqSimd::kAvx2;
   auto run = [&](int64_t q0, int64_t q1) {
 #if defined(__x86_64__)
     if (avx2 && wq_detail::wq_dequant_panels_avx2(d, w, scale, offset, q0, q1, dst)) return;
@@ -209,10 +247,13 @@ bool wq_fused_plan(const WqDesc &d, WqFusedPlan *plan, int threads, int kernel) 
   o.detect_prepacked_b = false;
   o.threads = 1;
   o.kernel = kernel;
+  o.record = false;  // a probe (the op reports wq_choose's choice)
   GemmPlan gp;
   if (!gemm_plan(probe, &gp, o) || gp.kernel < 0) return false;
   const gemm_detail::Ukernel &uk = gemm_detail::ukernel_by_index(gp.kernel);
   q.kernel = gp.kernel;
+  q.simd = choose_simd(d, nullptr);
+  q.pack_simd = gp.pack_simd;
   q.mr = uk.mr;
   q.nr = uk.nr;
   q.mc = std::min(std::max<int64_t>(kWqFusedMc / q.mr, 1) * q.mr, (d.m + q.mr - 1) / q.mr * q.mr);
@@ -238,9 +279,8 @@ void wq_fused_run(const WqFusedPlan &plan, const WqDesc &d, aclDataType x_dtype,
                   int64_t x_col, const void *w, const void *scale, const void *offset, const WqOutput &out,
                   void *workspace) {
   const gemm_detail::Ukernel &uk = gemm_detail::ukernel_by_index(plan.kernel);
-  [[maybe_unused]] const bool avx2 = use_avx2();
-  [[maybe_unused]] const bool neon = use_neon();
-  const bool f16c = core::cpu_features().f16c;
+  [[maybe_unused]] const bool avx2 = plan.simd == WqSimd::kAvx2;
+  [[maybe_unused]] const bool neon = plan.simd == WqSimd::kNeon;
   const int64_t mr = plan.mr, nr = plan.nr, nc = plan.nc;
   const int64_t panels = (d.n + nr - 1) / nr;
   auto task = [&](int64_t t) {
@@ -253,7 +293,7 @@ void wq_fused_run(const WqFusedPlan &plan, const WqDesc &d, aclDataType x_dtype,
       const int64_t mb = std::min(plan.mc, d.m - i0), tiles = (mb + mr - 1) / mr;
       // x rows [i0, i0 + mb) over all of K, packed once: tile r at abuf + r*mr*k, row p at + p*mr.
       gemm_detail::PackSrc src{gemm_detail::offset_ptr(x, x_dtype, i0 * x_row), x_dtype, x_row, x_col};
-      gemm_detail::pack_panels(src, mb, d.k, static_cast<int>(mr), ACL_FLOAT, f16c, abuf);
+      gemm_detail::pack_panels(src, mb, d.k, static_cast<int>(mr), ACL_FLOAT, plan.pack_simd, abuf);
       for (int64_t jc = n0; jc < n1; jc += nc) {
         const int64_t wd = std::min(nc, n1 - jc);
         for (int64_t pc = 0; pc < d.k; pc += plan.kc) {

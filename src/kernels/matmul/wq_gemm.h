@@ -1,7 +1,8 @@
 // Weight-quantised GEMM (aclnnWeightQuantBatchMatmulV2): y = x @ ((w + offset) * scale) + bias with
 // an INT8 or INT4 weight and per-tensor / per-channel / per-group (along K) scale and offset.
 //
-// Two paths, chosen by the op in phase 1:
+// Three paths, chosen in phase 1 by wq_choose from an ordered list (core/impl_list.h), each with
+// the SIMD helpers (AVX2, NEON or none) chosen there too:
 //  * small M (m <= kWqSmallM, and up to kWqStreamMaxM for a [K, N] weight on AVX2): the quantised
 //    weight is streamed once. The scale factors out of the
 //    K sum within a group,  sum_p x[p] * (w[p] + o) * s = s * (sum_p x[p] * w[p] + o * sum_p x[p]),
@@ -42,6 +43,18 @@ struct WqDesc {
   int64_t group = 0;               // K rows per scale row (k for per-channel / per-tensor)
 };
 
+// The implementation, decided in phase 1 (wq_choose): the path, then the SIMD helpers it runs
+// (the last of both lists is the reference: OPSNN_KERNELS=reference leads to kDequantGemm/kNone).
+enum class WqPath : int8_t { kStream = 0, kFused = 1, kDequantGemm = 2 };
+enum class WqSimd : int8_t { kAvx2 = 0, kNeon = 1, kNone = 2 };
+struct WqChoice {
+  WqPath path = WqPath::kDequantGemm;
+  WqSimd simd = WqSimd::kNone;
+};
+// Evaluates the lists for `d`; reports "wq:<path>/<simd>" and the rejections to the current
+// phase 1's verbose trace when `record`.
+WqChoice wq_choose(const WqDesc &d, bool record = true);
+
 inline int64_t wq_groups(const WqDesc &d) { return d.group > 0 ? (d.k + d.group - 1) / d.group : 1; }
 
 // The streaming path also serves m up to kWqStreamMaxM for a [K, N] weight on AVX2 (the weight
@@ -57,21 +70,22 @@ inline int64_t wq_segment(int64_t m) {
 }
 // Per-thread scratch of the streaming kernels (accumulators of one column segment), in floats.
 inline int64_t wq_scratch_floats(int64_t m) { return (2 * std::max<int64_t>(m, 1) + 2) * wq_segment(m) + 16; }
-// True when m rows run on the streaming path (m <= kWqSmallM, or an AVX2 kernel covers the layout).
+// True when m rows run on the streaming path (m <= kWqSmallM, or an AVX2 kernel covers the layout):
+// wq_choose(d, false).path == WqPath::kStream.
 bool wq_stream_supported(const WqDesc &d);
 // Workspace of the streaming path for up to `threads` threads (0: the pool's size): x in fp32
 // [m][k], the group sums of x [m][groups], and the per-thread scratch.
 size_t wq_small_m_workspace(const WqDesc &d, int threads = 0);
 // Small-M path, phase 2. x: fp32-convertible rows (dtype x_dtype, element strides), y32: fp32
-// results [m][n] (ld = ldy). Uses up to `threads` threads (0: the pool's size; the workspace
-// must have been sized for at least as many).
+// results [m][n] (ld = ldy). `simd`: wq_choose's. Uses up to `threads` threads (0: the pool's
+// size; the workspace must have been sized for at least as many).
 void wq_small_m_run(const WqDesc &d, aclDataType x_dtype, const void *x, int64_t x_row, int64_t x_col,
                     const void *w, const void *scale, const void *offset, float *y32, int64_t ldy, void *workspace,
-                    int threads = 0);
+                    WqSimd simd, int threads = 0);
 
 // Dequantises the whole weight into fp32 in the pre-packed layout (gemm_prepack_b; K x align(N,16)).
 void wq_dequant_prepacked(const WqDesc &d, const void *w, const void *scale, const void *offset, float *dst,
-                          int threads = 0);
+                          WqSimd simd, int threads = 0);
 
 // Fused path for m > kWqSmallM (see the top of this file). Planned in phase 1.
 constexpr int64_t kWqFusedMc = 96;   // rows of x per M block (rounded down to the kernel's mr)
@@ -79,6 +93,8 @@ constexpr int64_t kWqFusedNc = 256;  // columns of C per chunk
 constexpr int64_t kWqFusedKc = 256;  // rows of K per block (balanced over K)
 struct WqFusedPlan {
   int kernel = -1;                   // GEMM engine kernel (ukernel_by_index); -1: not available
+  WqSimd simd = WqSimd::kNone;       // the block dequantiser (wq_choose's SIMD list)
+  bool pack_simd = false;            // GemmPlan::pack_simd of the engine's plan (packing x)
   int64_t mr = 0, nr = 0, mc = 0, nc = 0, kc = 0;
   int threads = 1;                   // tasks (column ranges) the run splits into
   size_t a_bytes = 0, b_bytes = 0, c_bytes = 0, thread_bytes = 0;

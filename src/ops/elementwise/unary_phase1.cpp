@@ -29,7 +29,7 @@ void unary_phase1(core::OpBuilder &b, const UnaryCall &c) {
       throw_error(ACLNN_ERR_PARAM_INVALID, "the %s result cannot be cast to %s dtype %s", core::dtype_name(result_dt),
                   c.out_name, core::dtype_name(c.out->dtype));
   }
-  if (kernels::ew_kernel(c.kernel, core::compute_type_of(compute)) == nullptr)
+  if (!kernels::ew_op_defined(c.kernel, core::compute_type_of(compute)))
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s, which %s does not compute", c.self_name,
                 core::dtype_name(in_dt), kernels::ew_op_name(c.kernel));
 

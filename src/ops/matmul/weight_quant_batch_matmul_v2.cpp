@@ -6,10 +6,10 @@
 // dtype as x): per-tensor (1,) / (1, 1), per-channel (n,) / (1, n), or per-group
 // (ceil(k / antiquantGroupSize), n) with antiquantGroupSize a multiple of 32 in [32, k - 1].
 // bias (n,) / (1, n): FLOAT16 or FLOAT with FLOAT16 x, FLOAT or BF16 with BF16 x.
-// Small m streams the quantised weight (wq_small_m_run; m <= 4, or up to 16 for a [k, n] weight
-// on AVX2: wq_stream_supported); larger m runs the fused
-// dequantise-a-block-then-multiply loop (wq_fused_run; wq_gemm.h), or, when the GEMM engine runs
-// reference kernels, dequantises the whole weight into the workspace and calls the engine.
+// Phase 1 chooses the path (wq_choose, wq_gemm.h): small m streams the quantised weight
+// (wq_small_m_run; m <= 4, or up to 16 for a [k, n] weight on AVX2); larger m runs the fused
+// dequantise-a-block-then-multiply loop (wq_fused_run), and the reference (OPSNN_KERNELS=reference)
+// dequantises the whole weight into the workspace and calls the GEMM engine.
 // Output re-quantisation: with quantScaleOptional, y is INT8 and
 //   y = saturate_int8(round_half_even((x @ ANTIQUANT(weight) + bias) * quantScale + quantOffset))
 // quantScaleOptional FLOAT, or UINT64 / INT64 as aclnnTransQuantParam encodes it (the float's bits,
@@ -47,6 +47,7 @@ class WqStep final : public core::Step {
   int64_t x_row = 0, x_col = 1, y_row = 0, bias_stride = 0;
   bool small = true;
   bool fused = false;
+  kernels::WqSimd simd = kernels::WqSimd::kNone;  // chosen in phase 1 (wq_choose)
   kernels::WqFusedPlan fplan;     // larger M: dequantise blocks and multiply (see wq_gemm.h)
   kernels::GemmPlan plan;         // fallback: x @ dequantised weight (+ bias as the addend)
   uint64_t ws_a = 0, ws_b = 0;    // workspace offsets: small: x fp32 + sums / y fp32; large: weight / GEMM
@@ -79,7 +80,7 @@ class WqStep final : public core::Step {
     const kernels::WqOutput out = output(args);
     if (small) {
       float *y32 = reinterpret_cast<float *>(args.workspace + ws_b);
-      kernels::wq_small_m_run(wq, x_dtype, xp, x_row, x_col, wp, sp, op, y32, wq.n, args.workspace + ws_a);
+      kernels::wq_small_m_run(wq, x_dtype, xp, x_row, x_col, wp, sp, op, y32, wq.n, args.workspace + ws_a, simd);
       for (int64_t i = 0; i < wq.m; ++i) kernels::wq_store_row(out, i, 0, wq.n, y32 + i * wq.n);
       return 0;
     }
@@ -88,7 +89,7 @@ class WqStep final : public core::Step {
       return 0;
     }
     float *wf = reinterpret_cast<float *>(args.workspace + ws_a);
-    kernels::wq_dequant_prepacked(wq, wp, sp, op, wf);
+    kernels::wq_dequant_prepacked(wq, wp, sp, op, wf, simd);
     if (out.quant.scale == nullptr) {
       kernels::gemm_run(plan, xp, wf, yp, args.workspace + ws_b, bp);
       return 0;
@@ -290,11 +291,15 @@ extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnWeightQuantBatchMatmulV2GetWorks
     st.x_col = x->strides[x->ndim - 1];
     st.y_row = y->strides[y->ndim - 2];
     st.bias_stride = bias_stride;
-    st.small = kernels::wq_stream_supported(wq);
+    const kernels::WqChoice choice = kernels::wq_choose(wq);
+    st.small = choice.path == kernels::WqPath::kStream;
+    st.simd = choice.simd;
     if (st.small) {
       st.ws_a = b.book_workspace(kernels::wq_small_m_workspace(wq));
       st.ws_b = b.book_workspace(static_cast<uint64_t>(m * n) * sizeof(float));
-    } else if (kernels::wq_fused_plan(wq, &st.fplan)) {
+    } else if (choice.path == kernels::WqPath::kFused) {
+      if (!kernels::wq_fused_plan(wq, &st.fplan))
+        throw_error(ACLNN_ERR_INNER_TILING_ERROR, "weight-quant planning failed: %s", last_error_message());
       st.fused = true;
       st.ws_a = b.book_workspace(st.fplan.workspace_bytes);
     } else {

@@ -1,0 +1,81 @@
+// Verbose mode (in the style of oneDNN's ONEDNN_VERBOSE): one line per phase 1 and one per launch.
+//
+// On with OPSNN_VERBOSE=1, or when the log level is debug (OPSNN_LOG=debug, or
+// ASCEND_GLOBAL_LOG_LEVEL=0 unless OPSNN_LOG says otherwise); OPSNN_VERBOSE=0 turns it off. Read
+// once. Lines go to the log's stream (stderr; stdout with ASCEND_SLOG_PRINT_TO_STDOUT=1):
+//
+//   opsnn_verbose,phase1,<api>,impl=<choices>,rejected=[<rejections>],in=<tensors>,out=<tensors>,time_us=<t>
+//   opsnn_verbose,exec,<api>,impl=<choices>,time_us=<t>
+//
+//   <choices>     the implementation each engine chose in this phase 1, ';'-separated, each
+//                 "<engine>:<name>" (e.g. gemm:avx512_12x32/tiles+a_direct), "-" if none
+//   <rejections>  "<candidate>: <reason>" for every candidate tried before a chosen one, "; "-separated
+//   <tensors>     the registered tensors in prototype order, ';'-separated, each
+//                 DTYPE[d0xd1x..]{s0xs1x..} (element strides; +offset when non-zero), "null" for
+//                 an absent optional tensor, "-" for none
+//   time_us       phase 1: the whole GetWorkspaceSize; exec: the op's steps when the stream ran them
+//
+// Fields never contain ','. With verbose mode off, phase 1 and the launch pay one branch each.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+struct aclOpExecutor;
+
+namespace opsnn::core {
+
+struct ImplTrace;
+
+extern bool g_verbose;
+inline bool verbose_on() { return g_verbose; }
+
+// What phase 1 recorded for the verbose lines (kept by the executor while verbose mode is on).
+struct Phase1Trace {
+  std::vector<std::string> choices;   // "<engine>:<name>"
+  std::string rejected;               // all rejections, "; "-separated
+  std::string impl;                   // choices joined (what the exec line prints)
+  long long start_ns = 0;
+};
+
+// The trace of the phase 1 running on this thread, or null (verbose mode off, or no phase 1).
+Phase1Trace *phase1_trace_on_this_thread();
+inline Phase1Trace *current_phase1_trace() { return verbose_on() ? phase1_trace_on_this_thread() : nullptr; }
+// An engine's choice: `choice` is "<engine>:<name>", `trace` its rejections (may be null).
+// No-op without a current phase-1 trace.
+void record_choice(const std::string &choice, const ImplTrace *trace);
+
+// Brackets the body of core::phase1 (op_builder.h).
+class Phase1Scope {
+ public:
+  explicit Phase1Scope(aclOpExecutor *ex) : ex_(verbose_on() ? ex : nullptr) {
+    if (ex_ != nullptr) begin();
+  }
+  ~Phase1Scope() {
+    if (ex_ != nullptr) end();
+  }
+  // Phase 1 succeeded: prints its line (and keeps the trace in the executor for the exec lines).
+  void done() {
+    if (ex_ != nullptr) print();
+  }
+  Phase1Scope(const Phase1Scope &) = delete;
+  Phase1Scope &operator=(const Phase1Scope &) = delete;
+
+ private:
+  void begin();
+  void end();
+  void print();
+  aclOpExecutor *ex_;
+  Phase1Trace *saved_ = nullptr;
+};
+
+long long verbose_now_ns();
+// The exec line of a launch whose steps took `ns`.
+void verbose_exec(const aclOpExecutor &ex, long long ns);
+
+// Tests: turns verbose mode on or off; with `sink`, lines are appended there (no newline) instead
+// of being written to the log stream. Not thread-safe: call while nothing runs.
+void set_verbose_for_testing(bool on, std::vector<std::string> *sink);
+
+}  // namespace opsnn::core
