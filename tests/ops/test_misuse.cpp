@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "aclnnop/aclnn_add.h"
+#include "aclnnop/aclnn_cast.h"
 #include "aclnnop/aclnn_copy.h"
 #include "aclnnop/aclnn_exp.h"
 #include "aclnnop/aclnn_hardtanh.h"
@@ -55,6 +56,28 @@ TEST(Misuse, NonFiniteScalarsOnIntegerComputeSaturate) {
       << aclGetRecentErrMsg();
   EXPECT_EQ(out.values(), (std::vector<double>{5, 5, 5, 3, 2000000000}));  // threshold NaN -> 0
   for (aclScalar *s : {ninf, pinf, nan, five}) aclDestroyScalar(s);
+}
+
+// B.7: float -> integer Cast of NaN / +-inf / out-of-range values is defined (no UB): NaN -> 0,
+// saturation to int64, then wrap-around into the target width (docs/ARCHITECTURE.md).
+TEST(Misuse, CastOfNonFiniteFloatsToIntegersIsDefined) {
+  DeviceTensor x({5}, ACL_FLOAT), o32({5}, ACL_INT32), o64({5}, ACL_INT64);
+  x.set_values({NAN, INFINITY, -INFINITY, 1e20, -3.75});
+  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return aclnnCastGetWorkspaceSize(x, ACL_INT64, o64, w, e); },
+                   aclnnCast),
+            0)
+      << aclGetRecentErrMsg();
+  const auto *v64 = static_cast<const int64_t *>(o64.data());
+  EXPECT_EQ(v64[0], 0);
+  EXPECT_EQ(v64[1], std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(v64[2], std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(v64[3], std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(v64[4], -3);
+  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return aclnnCastGetWorkspaceSize(x, ACL_INT32, o32, w, e); },
+                   aclnnCast),
+            0)
+      << aclGetRecentErrMsg();
+  EXPECT_EQ(o32.values(), (std::vector<double>{0, -1, 0, -1, -3}));  // the low 32 bits of the int64
 }
 
 // C.8: an output that partially overlaps an input (out = self shifted by one element, InplaceCopy
