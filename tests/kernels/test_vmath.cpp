@@ -12,6 +12,7 @@
 
 #include "kernels/elementwise/ops.h"
 #include "kernels/elementwise/vmath.h"
+#include "float64_refs.h"
 
 namespace opsnn::kernels {
 ContigKernel ew_kernel_portable(EwOp op, core::ComputeType ct);
@@ -22,20 +23,7 @@ namespace {
 
 using kernels::EwOp;
 
-double erfinv_ref(double x) {
-  if (std::isnan(x) || std::fabs(x) > 1) return NAN;
-  if (std::fabs(x) == 1) return std::copysign(INFINITY, x);
-  if (x == 0) return x;
-  long double ax = std::fabs(x), w = -logl((1 - ax) * (1 + ax));
-  long double y = w < 1 ? ax * 0.886L : sqrtl(w) * 0.9L;
-  for (int i = 0; i < 100; ++i) {
-    long double g = ax > 0.5L ? (1 - ax) - erfcl(y) : erfl(y) - ax;
-    long double dy = g / (1.1283791670955125739L * expl(-y * y));
-    y -= dy;
-    if (fabsl(dy) <= 1e-19L * fabsl(y)) break;
-  }
-  return static_cast<double>(std::copysign(y, static_cast<long double>(x)));
-}
+using refs::erfinv_ref;
 
 struct Fn {
   const char *name;

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "op_table_refs.h"
+#include "float64_refs.h"
 #include "test_util.h"
 
 namespace opsnn::test {

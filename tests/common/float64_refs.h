@@ -1,5 +1,6 @@
-// Float64 helpers the op tables' `ref` expressions use (src/ops/*/*.ops). Independent of the
-// kernels: plain <cmath> in double (long double where double is not enough).
+// Float64 reference helpers shared by the tests (the op tables' `ref` expressions in
+// src/ops/<family>/<table>.ops, the vmath accuracy test). Independent of the kernels: plain <cmath>
+// in double (long double where double is not enough).
 #pragma once
 
 #include <cmath>
