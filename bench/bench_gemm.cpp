@@ -266,6 +266,9 @@ int kernel_index(const char *name) {
 // The lower tiers, timed in the same run as the default one (only on CPUs with a higher tier;
 // -1 hides the column's values).
 int g_avx2_kernel = -1, g_avx512_kernel = -1;
+// OPSNN_BENCH_L3_KB: the L3 size our GEMM plans assume (GemmOptions::l3_bytes), to see what the
+// detected size (CPUID; a VM may report the whole socket's) does to the plan. Unset: detected.
+int64_t g_l3_bytes = 0;
 
 struct OpsnnGemm {
   GemmPlan plan;
@@ -275,6 +278,7 @@ struct OpsnnGemm {
     GemmOptions o;
     o.threads = threads;
     o.kernel = kernel;
+    o.l3_bytes = g_l3_bytes;
     ok = gemm_plan(d, &plan, o);
     ws = std::make_unique<Aligned>(plan.workspace_bytes);
   }
@@ -789,6 +793,8 @@ int main(int argc, char **argv) {
   std::printf("| read bandwidth (256 MB), GB/s | %.1f | %.1f |\n", bw1, bw2);
   std::printf("| M=1 bandwidth bound, fp32 weights, GFLOP/s (= bw / 2 bytes per flop) | %.1f | %.1f |\n\n", bw1 / 2, bw2 / 2);
 
+  if (const char *l3 = std::getenv("OPSNN_BENCH_L3_KB")) g_l3_bytes = std::atoll(l3) * 1024;
+  if (g_l3_bytes > 0) std::printf("GEMM plans assume an L3 of %lld KiB (OPSNN_BENCH_L3_KB)\n", static_cast<long long>(g_l3_bytes / 1024));
   if (f.best != opsnn::core::Isa::kAvx2) g_avx2_kernel = kernel_index("avx2_6x16");
   if (f.best == opsnn::core::Isa::kAvx512Bf16) g_avx512_kernel = kernel_index("avx512_12x32");
   std::printf("same-run lower tiers: AVX2 %s, AVX-512 fp32 tile for BF16 %s\n\n", g_avx2_kernel >= 0 ? "yes" : "no",
