@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/matmul/avx512_tile.h"
 #include "kernels/matmul/igemm_tiles.h"
 
 namespace opsnn::kernels::igemm_detail {
@@ -79,16 +80,18 @@ void dot_block(int64_t k, const int8_t *a, int64_t lda, const uint32_t *corr, co
     for (int i = 0; i < ROWS; ++i) acc[i][q] = _mm512_setzero_si512();
   const __m512i bias = _mm512_set1_epi8(static_cast<char>(0x80));
   const int64_t kv = k / 64 * 64;
-  auto step = [&](int64_t p, __mmask64 m) {
+  auto step = [&](int64_t p, int64_t n) {  // n = 64: a whole step; else its first n k
     __m512i bv[COLS];
-    for (int q = 0; q < COLS; ++q) bv[q] = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, b + q * ldb + p), bias);
+    for (int q = 0; q < COLS; ++q)
+      bv[q] = _mm512_xor_si512(n == 64 ? _mm512_loadu_si512(b + q * ldb + p) : gemm_detail::avx512_load_prefix_epi8(b + q * ldb + p, n),
+                               bias);
     for (int i = 0; i < ROWS; ++i) {
       const __m512i av = _mm512_loadu_si512(a + i * lda + p);
       for (int q = 0; q < COLS; ++q) acc[i][q] = _mm512_dpbusd_epi32(acc[i][q], bv[q], av);
     }
   };
-  for (int64_t p = 0; p < kv; p += 64) step(p, ~__mmask64(0));
-  if (kv < k) step(kv, (~__mmask64(0)) >> (64 - (k - kv)));
+  for (int64_t p = 0; p < kv; p += 64) step(p, 64);
+  if (kv < k) step(kv, k - kv);
   for (int q = 0; q < COLS; ++q)
     for (int i = 0; i < ROWS; ++i) c[i * ldc + q] = static_cast<int32_t>(hsum(acc[i][q]) - corr[i]);
 }
@@ -122,7 +125,6 @@ void stream_vnni(int rows, int64_t k, const int8_t *a, int64_t lda, const int8_t
   alignas(64) uint32_t aq[kStreamMaxRows][kStreamKb / 4];
   alignas(64) int32_t tail[kStreamMaxRows][64];
   const int64_t full = cols / 64 * 64, rest = cols - full;
-  const __mmask64 tail_mask = rest ? (~__mmask64(0)) >> (64 - rest) : 0;
   const __m512i bias = _mm512_set1_epi8(static_cast<char>(0x80));
   for (int i = 0; i < rows; ++i) {
     for (int64_t j = 0; j < full; ++j) c[i * ldc + j] = 0;
@@ -141,13 +143,15 @@ void stream_vnni(int rows, int64_t k, const int8_t *a, int64_t lda, const int8_t
       const int qn = static_cast<int>(std::min<int64_t>(kPassQuads, nq - q0));
       const int64_t valid = std::min<int64_t>(4 * qn, kb - 4 * q0);  // rows of B in this pass
       const int8_t *rows_b = b + (k0 + 4 * q0) * ldb;
-      auto strip = [&](int64_t j, __mmask64 m, int32_t *const *acc_row) {
+      auto strip = [&](int64_t j, int64_t width, int32_t *const *acc_row) {  // width 64, or the tail
         __m512i qv[kPassQuads][4];
         for (int q = 0; q < kPassQuads; ++q) {
           if (q >= qn) break;
           __m512i r[4];
           for (int t = 0; t < 4; ++t)
-            r[t] = 4 * q + t < valid ? _mm512_maskz_loadu_epi8(m, rows_b + (4 * q + t) * ldb + j) : _mm512_setzero_si512();
+            r[t] = 4 * q + t >= valid ? _mm512_setzero_si512()
+                   : width == 64    ? _mm512_loadu_si512(rows_b + (4 * q + t) * ldb + j)
+                                    : gemm_detail::avx512_load_prefix_epi8(rows_b + (4 * q + t) * ldb + j, width);
           const __m512i t0 = _mm512_unpacklo_epi8(r[0], r[1]), t1 = _mm512_unpackhi_epi8(r[0], r[1]);
           const __m512i t2 = _mm512_unpacklo_epi8(r[2], r[3]), t3 = _mm512_unpackhi_epi8(r[2], r[3]);
           qv[q][0] = _mm512_xor_si512(_mm512_unpacklo_epi16(t0, t2), bias);
@@ -186,11 +190,11 @@ void stream_vnni(int rows, int64_t k, const int8_t *a, int64_t lda, const int8_t
       int32_t *acc_row[kStreamMaxRows];
       for (int64_t j = 0; j < full; j += 64) {
         for (int i = 0; i < rows; ++i) acc_row[i] = c + i * ldc + j;
-        strip(j, ~__mmask64(0), acc_row);
+        strip(j, 64, acc_row);
       }
       if (rest) {
         for (int i = 0; i < rows; ++i) acc_row[i] = tail[i];
-        strip(full, tail_mask, acc_row);
+        strip(full, rest, acc_row);
       }
     }
   }

@@ -89,19 +89,18 @@ void stream_pass(const float *a, int64_t lda_p, const float *b, int64_t ldb, int
       _mm512_storeu_ps(acc + i * ldacc + j + 16, c1[i]);
     }
   }
-  if (j < width) {  // 1..31 columns: masked
-    const int64_t r = width - j;
-    const __mmask16 m0 = r >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << r) - 1);
-    const __mmask16 m1 = r <= 16 ? __mmask16(0) : __mmask16((1u << (r - 16)) - 1);
+  if (j < width) {  // 1..31 columns: the first n0 / n1 lanes of the two vectors
+    const int64_t n0 = std::min<int64_t>(width - j, 16), n1 = width - j - n0;
     __m512 c0[ROWS], c1[ROWS];
 #pragma GCC unroll 4
     for (int i = 0; i < ROWS; ++i) {
-      c0[i] = _mm512_maskz_loadu_ps(m0, acc + i * ldacc + j);
-      c1[i] = _mm512_maskz_loadu_ps(m1, acc + i * ldacc + j + 16);
+      c0[i] = avx512_load_prefix_ps(acc + i * ldacc + j, n0);
+      c1[i] = avx512_load_prefix_ps(acc + i * ldacc + j + 16, n1);
     }
 #pragma GCC unroll 8
     for (int kk = 0; kk < KB; ++kk) {
-      const __m512 b0 = _mm512_maskz_loadu_ps(m0, b + kk * ldb + j), b1 = _mm512_maskz_loadu_ps(m1, b + kk * ldb + j + 16);
+      const __m512 b0 = avx512_load_prefix_ps(b + kk * ldb + j, n0);
+      const __m512 b1 = avx512_load_prefix_ps(b + kk * ldb + j + 16, n1);
 #pragma GCC unroll 4
       for (int i = 0; i < ROWS; ++i) {
         c0[i] = _mm512_fmadd_ps(av[kk][i], b0, c0[i]);
@@ -110,8 +109,8 @@ void stream_pass(const float *a, int64_t lda_p, const float *b, int64_t ldb, int
     }
 #pragma GCC unroll 4
     for (int i = 0; i < ROWS; ++i) {
-      _mm512_mask_storeu_ps(acc + i * ldacc + j, m0, c0[i]);
-      _mm512_mask_storeu_ps(acc + i * ldacc + j + 16, m1, c1[i]);
+      avx512_store_prefix_ps(acc + i * ldacc + j, n0, c0[i]);
+      avx512_store_prefix_ps(acc + i * ldacc + j + 16, n1, c1[i]);
     }
   }
 }
