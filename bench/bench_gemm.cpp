@@ -4,13 +4,14 @@
 // weight-quantised (INT8 / INT4) small-M kernels against the FLOAT16 dense path, and the int8 GEMM
 // engine (igemm, with a per-column dequantising epilogue to fp32) against oneDNN's int8 matmul.
 //
-//   ./bench_gemm [--quick] [--reps N] [--only f32|bf16|wq|int8]
+//   ./bench_gemm [--quick] [--reps N] [--only f32|bf16|wq|int8] [--shape S] [--cpu-time]
 //
 // Every number is the best of N repetitions (default 5) of a timed batch (>= 0.15 s), libraries
 // interleaved shape by shape, so background load hurts all of them alike. GFLOP/s = 2*M*N*K / time.
 // "vs best" is OpsNN (best of plain and pre-packed) / the best peer. Markdown tables on stdout.
 // (This program does not use Google Benchmark's runner: one table per section is what we compare.)
 #include <dlfcn.h>
+#include <time.h>
 #if defined(__x86_64__)
 #include <immintrin.h>
 #else
@@ -63,18 +64,35 @@ double g_batch_s = 0.15;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
+// --cpu-time: time the calls by the process's CPU time instead of the wall clock, and run the
+// 1-thread rows only. On a VM whose cores other tenants take (the availability probe far below
+// 2), wall-clock times then measure the scheduler; CPU time still counts the cycles the 1-thread
+// calls ran (peers included: with one thread they run on the calling thread), though not the
+// cache and memory traffic of the other tenants.
+bool g_cpu_time = false;
+std::vector<int> g_thread_counts = {1, 2};
+
+double now_s() {
+  if (g_cpu_time) {
+    timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+  }
+  return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+}
+
 // Best time per call over g_reps batches of calls (each batch >= g_batch_s).
 double best_time(const std::function<void()> &fn) {
   fn();  // warm-up (page faults, packing buffers, JIT)
-  auto t0 = Clock::now();
+  double t0 = now_s();
   fn();
-  const double once = std::max(seconds_since(t0), 1e-7);
+  const double once = std::max(now_s() - t0, 1e-7);
   const int64_t per_batch = std::max<int64_t>(1, static_cast<int64_t>(g_batch_s / once));
   double best = once;
   for (int r = 0; r < g_reps; ++r) {
-    t0 = Clock::now();
+    t0 = now_s();
     for (int64_t i = 0; i < per_batch; ++i) fn();
-    best = std::min(best, seconds_since(t0) / static_cast<double>(per_batch));
+    best = std::min(best, (now_s() - t0) / static_cast<double>(per_batch));
   }
   return best;
 }
@@ -256,13 +274,29 @@ struct DnnlMatmul {
 
 // ---- OpsNN ----------------------------------------------------------------------------------
 
+// Index of the micro-kernel table entry `name` when this CPU runs it, else -1.
+int kernel_index(const char *name) {
+  for (int i = 0; i < gemm_kernel_count(); ++i)
+    if (!std::strcmp(gemm_kernel_name(i), name)) return gemm_kernel_supported(i) ? i : -1;
+  return -1;
+}
+
+// The lower tiers, timed in the same run as the default one (only on CPUs with a higher tier;
+// -1 hides the column's values).
+int g_avx2_kernel = -1, g_avx512_kernel = -1;
+// OPSNN_BENCH_L3_KB: the L3 size our GEMM plans assume (GemmOptions::l3_bytes), to see what the
+// detected size (CPUID; a VM may report the whole socket's) does to the plan. Unset: detected.
+int64_t g_l3_bytes = 0;
+
 struct OpsnnGemm {
   GemmPlan plan;
   std::unique_ptr<Aligned> ws;
   bool ok = false;
-  OpsnnGemm(const GemmDesc &d, int threads) {
+  OpsnnGemm(const GemmDesc &d, int threads, int kernel = -1) {
     GemmOptions o;
     o.threads = threads;
+    o.kernel = kernel;
+    o.l3_bytes = g_l3_bytes;
     ok = gemm_plan(d, &plan, o);
     ws = std::make_unique<Aligned>(plan.workspace_bytes);
   }
@@ -272,7 +306,7 @@ struct OpsnnGemm {
 struct Row {
   std::string shape;
   int threads;
-  double ours = 0, ours_packed = 0, openblas = 0, dnnl_sgemm = 0, dnnl_matmul = 0;
+  double ours = 0, ours_packed = 0, openblas = 0, dnnl_sgemm = 0, dnnl_matmul = 0, ours_avx2 = 0;
 };
 
 std::string fmt(double v) {
@@ -310,6 +344,10 @@ Row bench_f32(int64_t m, int64_t n, int64_t k, bool trans_b, int threads) {
     OpsnnGemm g(d, threads);
     r.ours = flops / best_time([&] { g.run(a.p, b.p, c.p); }) * 1e-9;
   }
+  if (g_avx2_kernel >= 0) {
+    OpsnnGemm g(d, threads, g_avx2_kernel);
+    if (g.ok) r.ours_avx2 = flops / best_time([&] { g.run(a.p, b.p, c.p); }) * 1e-9;
+  }
   {
     Aligned packed(static_cast<size_t>(gemm_prepacked_b_elems(k, n)) * 4);
     gemm_prepack_b(d.b, k, n, b.p, packed.p);
@@ -338,36 +376,50 @@ Row bench_f32(int64_t m, int64_t n, int64_t k, bool trans_b, int threads) {
 }
 
 void print_rows(const std::vector<Row> &rows) {
-  std::printf("| shape | thr | OpsNN | OpsNN pre-packed | OpenBLAS | dnnl_sgemm | oneDNN matmul pre-packed | OpsNN / best peer |\n");
-  std::printf("|---|---|---|---|---|---|---|---|\n");
+  std::printf("| shape | thr | OpsNN | OpsNN pre-packed | OpsNN AVX2 tier | OpenBLAS | dnnl_sgemm | oneDNN matmul pre-packed "
+              "| OpsNN / best peer | OpsNN / AVX2 tier |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
   for (const Row &r : rows) {
     const double peer = std::max({r.openblas, r.dnnl_sgemm, r.dnnl_matmul});
     const double ours = std::max(r.ours, r.ours_packed);
-    std::printf("| %s | %d | %s | %s | %s | %s | %s | %s |\n", r.shape.c_str(), r.threads, fmt(r.ours).c_str(),
-                fmt(r.ours_packed).c_str(), fmt(r.openblas).c_str(), fmt(r.dnnl_sgemm).c_str(),
-                fmt(r.dnnl_matmul).c_str(), peer > 0 ? (std::to_string(ours / peer).substr(0, 4) + "×").c_str() : "–");
+    std::printf("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.shape.c_str(), r.threads, fmt(r.ours).c_str(),
+                fmt(r.ours_packed).c_str(), fmt(r.ours_avx2).c_str(), fmt(r.openblas).c_str(), fmt(r.dnnl_sgemm).c_str(),
+                fmt(r.dnnl_matmul).c_str(), peer > 0 ? (std::to_string(ours / peer).substr(0, 4) + "×").c_str() : "–",
+                r.ours_avx2 > 0 ? (std::to_string(r.ours / r.ours_avx2).substr(0, 4) + "×").c_str() : "–");
     std::fflush(stdout);
   }
 }
 
-void bench_bf16(int64_t s, int threads) {
-  const double flops = 2.0 * s * s * s;
-  Aligned a32(static_cast<size_t>(s * s) * 4), b32(static_cast<size_t>(s * s) * 4);
-  fill_f32(a32.f(), s * s, 1);
-  fill_f32(b32.f(), s * s, 2);
-  Aligned a(static_cast<size_t>(s * s) * 2), b(static_cast<size_t>(s * s) * 2), c(static_cast<size_t>(s * s) * 2),
-      c32(static_cast<size_t>(s * s) * 4);
-  for (int64_t i = 0; i < s * s; ++i) {
-    static_cast<uint16_t *>(a.p)[i] = opsnn::float_to_bf16(a32.f()[i]);
-    static_cast<uint16_t *>(b.p)[i] = opsnn::float_to_bf16(b32.f()[i]);
-  }
+// BF16 x BF16 -> BF16, A [M, K] and B [K, N] row-major: the default tier (AVX512_BF16: vdpbf16ps on
+// k-pair panels), the AVX-512 fp32 tile and the AVX2 tile (both widen the bf16 operands to fp32
+// while packing) in the same run, the FLOAT32 engine on the same shape, and oneDNN's bf16 matmul.
+void bench_bf16(int64_t m, int64_t n, int64_t k, int threads) {
+  const double flops = 2.0 * m * n * k;
+  Aligned a32(static_cast<size_t>(m * k) * 4), b32(static_cast<size_t>(k * n) * 4);
+  fill_f32(a32.f(), m * k, 1);
+  fill_f32(b32.f(), k * n, 2);
+  Aligned a(static_cast<size_t>(m * k) * 2), b(static_cast<size_t>(k * n) * 2), c(static_cast<size_t>(m * n) * 2),
+      c32(static_cast<size_t>(m * n) * 4);
+  for (int64_t i = 0; i < m * k; ++i) static_cast<uint16_t *>(a.p)[i] = opsnn::float_to_bf16(a32.f()[i]);
+  for (int64_t i = 0; i < k * n; ++i) static_cast<uint16_t *>(b.p)[i] = opsnn::float_to_bf16(b32.f()[i]);
   GemmDesc d;
-  d.m = d.n = d.k = s;
-  d.a = {ACL_BF16, s, 1, 0};
-  d.b = {ACL_BF16, s, 1, 0};
-  d.c = {ACL_BF16, s, 1, 0};
+  d.m = m;
+  d.n = n;
+  d.k = k;
+  d.a = {ACL_BF16, k, 1, 0};
+  d.b = {ACL_BF16, n, 1, 0};
+  d.c = {ACL_BF16, n, 1, 0};
   OpsnnGemm g(d, threads);
   const double ours = flops / best_time([&] { g.run(a.p, b.p, c.p); }) * 1e-9;
+  double ours512 = 0, ours_avx2 = 0;
+  if (g_avx512_kernel >= 0 && g_avx512_kernel != g.plan.kernel) {
+    OpsnnGemm g5(d, threads, g_avx512_kernel);
+    if (g5.ok) ours512 = flops / best_time([&] { g5.run(a.p, b.p, c.p); }) * 1e-9;
+  }
+  if (g_avx2_kernel >= 0) {
+    OpsnnGemm g2(d, threads, g_avx2_kernel);
+    if (g2.ok) ours_avx2 = flops / best_time([&] { g2.run(a.p, b.p, c.p); }) * 1e-9;
+  }
   GemmDesc d32 = d;
   d32.a.dtype = d32.b.dtype = d32.c.dtype = ACL_FLOAT;
   OpsnnGemm g32(d32, threads);
@@ -375,12 +427,15 @@ void bench_bf16(int64_t s, int threads) {
   double peer = 0;
   set_peer_threads(threads);
 #if defined(OPSNN_HAVE_DNNL)
-  DnnlMatmul mm(s, s, s, false, dnnl::memory::data_type::bf16, a32.p, b32.p);
+  DnnlMatmul mm(m, n, k, false, dnnl::memory::data_type::bf16, a32.p, b32.p);
   if (mm.ok) peer = flops / best_time([&] { mm.run(); }) * 1e-9;
 #endif
-  std::printf("| M%lld_N%lld_K%lld | %d | %s | %s | %s |\n", static_cast<long long>(s), static_cast<long long>(s),
-              static_cast<long long>(s), threads, fmt(ours).c_str(), fmt(ours32).c_str(),
-              peer > 0 ? fmt(peer).c_str() : "n/a (no BF16 kernel on this CPU)");
+  char ratio[32] = "–";
+  if (peer > 0) std::snprintf(ratio, sizeof ratio, "%.2f×", ours / peer);
+  std::printf("| M%lld_N%lld_K%lld | %d | %s | %s | %s | %s | %s | %s |\n", static_cast<long long>(m),
+              static_cast<long long>(n), static_cast<long long>(k), threads, fmt(ours).c_str(), fmt(ours512).c_str(),
+              fmt(ours_avx2).c_str(), fmt(ours32).c_str(), peer > 0 ? fmt(peer).c_str() : "n/a (no BF16 kernel on this CPU)",
+              ratio);
   std::fflush(stdout);
 }
 
@@ -522,7 +577,7 @@ void dequant_block(void *ctx, int64_t, int64_t i0, int64_t j0, int64_t rows, int
 struct Int8Row {
   std::string shape;
   int threads;
-  double ours = 0, dnnl_s8 = 0, dnnl_u8zp = 0, dnnl_u8 = 0, ours_f32 = 0, op = 0;
+  double ours = 0, dnnl_s8 = 0, dnnl_u8zp = 0, dnnl_u8 = 0, ours_f32 = 0, op = 0, ours_avx2 = 0;
 };
 
 // The public op on the same operands: aclnnQuantMatmulV4 (FLOAT scale per column, FLOAT16 out) on a
@@ -629,6 +684,13 @@ Int8Row bench_int8(int64_t m, int64_t n, int64_t k, bool trans_b, int threads) {
   DequantCtx ctx{c.f(), n, scale.data()};
   auto ours = [&] { igemm_run(plan, a8, b8, ws.p, dequant_block, &ctx); };
   r.ours = ops / best_time(ours) * 1e-9;
+  if (plan.kernel != IgemmKernel::kAvx2 && igemm_kernel_available(IgemmKernel::kAvx2)) {
+    IgemmPlan p2;
+    if (igemm_plan(int8_desc(m, n, k, trans_b), &p2, threads, static_cast<int>(IgemmKernel::kAvx2))) {
+      Aligned ws2(p2.workspace_bytes);
+      r.ours_avx2 = ops / best_time([&] { igemm_run(p2, a8, b8, ws2.p, dequant_block, &ctx); }) * 1e-9;
+    }
+  }
   if (threads == opsnn::core::num_threads()) r.op = quant_matmul_op_gops(m, n, k, trans_b, a8, b8, scale.data());
 
 #if defined(OPSNN_HAVE_DNNL)
@@ -669,9 +731,9 @@ void print_int8_row(const Int8Row &r) {
   char ratio[32] = "–";
   const double peer = std::max({r.dnnl_s8, r.dnnl_u8zp, r.dnnl_u8});
   if (r.ours > 0 && peer > 0) std::snprintf(ratio, sizeof ratio, "%.2f×", r.ours / peer);
-  std::printf("| %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", r.shape.c_str(), r.threads, fmt(r.ours).c_str(),
-              fmt(r.op).c_str(), fmt(r.dnnl_s8).c_str(), fmt(r.dnnl_u8zp).c_str(), fmt(r.dnnl_u8).c_str(),
-              fmt(r.ours_f32).c_str(), ratio);
+  std::printf("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.shape.c_str(), r.threads, fmt(r.ours).c_str(),
+              fmt(r.op).c_str(), fmt(r.ours_avx2).c_str(), fmt(r.dnnl_s8).c_str(), fmt(r.dnnl_u8zp).c_str(),
+              fmt(r.dnnl_u8).c_str(), fmt(r.ours_f32).c_str(), ratio);
   std::fflush(stdout);
 }
 
@@ -715,7 +777,9 @@ int main(int argc, char **argv) {
     else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) g_reps = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--shape") && i + 1 < argc) shape_filter = argv[++i];
+    else if (!std::strcmp(argv[i], "--cpu-time")) g_cpu_time = true;
   }
+  if (g_cpu_time) g_thread_counts = {1};
   if (quick) {
     g_reps = 2;
     g_batch_s = 0.05;
@@ -750,12 +814,19 @@ int main(int argc, char **argv) {
   std::printf("| read bandwidth (256 MB), GB/s | %.1f | %.1f |\n", bw1, bw2);
   std::printf("| M=1 bandwidth bound, fp32 weights, GFLOP/s (= bw / 2 bytes per flop) | %.1f | %.1f |\n\n", bw1 / 2, bw2 / 2);
 
+  if (const char *l3 = std::getenv("OPSNN_BENCH_L3_KB")) g_l3_bytes = std::atoll(l3) * 1024;
+  if (g_l3_bytes > 0) std::printf("GEMM plans assume an L3 of %lld KiB (OPSNN_BENCH_L3_KB)\n", static_cast<long long>(g_l3_bytes / 1024));
+  if (f.best != opsnn::core::Isa::kAvx2) g_avx2_kernel = kernel_index("avx2_6x16");
+  if (f.best == opsnn::core::Isa::kAvx512Bf16) g_avx512_kernel = kernel_index("avx512_12x32");
+  std::printf("same-run lower tiers: AVX2 %s, AVX-512 fp32 tile for BF16 %s\n\n", g_avx2_kernel >= 0 ? "yes" : "no",
+              g_avx512_kernel >= 0 ? "yes" : "no");
+  if (g_cpu_time) std::printf("timing: process CPU time (--cpu-time), 1-thread rows only\n\n");
   auto want = [&](const char *sec) { return only.empty() || only == sec; };
   if (want("f32")) {
   std::printf("## FLOAT32 GEMM, GFLOP/s\n\n");
   std::vector<Row> rows;
   std::vector<int64_t> squares = {64, 128, 256, 512, 1024, 2048};
-  for (int threads : {1, 2}) {
+  for (int threads : g_thread_counts) {
     rows.clear();
     auto add = [&](int64_t m, int64_t n, int64_t k, bool t) {
       if (shape_name(m, n, k, t).find(shape_filter) != std::string::npos) rows.push_back(bench_f32(m, n, k, t, threads));
@@ -773,9 +844,15 @@ int main(int argc, char **argv) {
   }
   if (want("bf16")) {
   std::printf("## BF16 GEMM (BF16 in/out, fp32 accumulation), GFLOP/s\n\n");
-  std::printf("| shape | thr | OpsNN BF16 | OpsNN FLOAT32 | oneDNN matmul BF16 |\n|---|---|---|---|---|\n");
-  for (int threads : {1, 2})
-    for (int64_t s : {1024, 2048}) bench_bf16(s, threads);
+  std::printf("OpsNN BF16: the default tier (%s); AVX-512 fp32 tile / AVX2 tile: the same BF16 GEMM on the lower tiers\n"
+              "(operands widened to fp32 while packing), timed in the same run.\n\n",
+              g_avx512_kernel >= 0 ? "AVX512_BF16 vdpbf16ps tiles where the CPU has them" : "no AVX-512 here");
+  std::printf("| shape | thr | OpsNN BF16 | OpsNN BF16, AVX-512 fp32 tile | OpsNN BF16, AVX2 tile | OpsNN FLOAT32 "
+              "| oneDNN matmul BF16 | OpsNN BF16 / oneDNN |\n|---|---|---|---|---|---|---|---|\n");
+  for (int threads : g_thread_counts) {
+    for (int64_t s : {256, 512, 1024, 2048}) bench_bf16(s, s, s, threads);
+    for (int64_t m : {16, 128}) bench_bf16(m, 4096, 4096, threads);
+  }
 
   }
   if (want("wq")) {
@@ -784,7 +861,7 @@ int main(int argc, char **argv) {
   std::printf("| shape | thr | FLOAT16 dense | INT8 | INT4 | INT4 g128 | INT4 [n,k] g32 | INT8 speed-up | INT4 speed-up "
               "| INT4 [n,k] g32 speed-up |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
-  for (int threads : {1, 2})
+  for (int threads : g_thread_counts)
     for (int64_t m : {1, 4, 16}) bench_wq(m, 4096, 4096, threads);
   }
   if (want("int8")) {
@@ -798,11 +875,11 @@ int main(int argc, char **argv) {
               "B holds 7-bit values ([-64, 63], A is full range) so that oneDNN's results are exact on CPUs without VNNI\n"
               "(its int16 pair sums saturate with full-range weights, see the check below); the timings do not depend on the values.\n\n");
   int8_full_range_check();
-  for (int threads : {1, 2}) {
+  for (int threads : g_thread_counts) {
     std::printf("### %d thread%s\n\n", threads, threads > 1 ? "s" : "");
-    std::printf("| shape | thr | OpsNN int8 GOP/s | OpsNN QuantMatmulV4 op | oneDNN s8 src GOP/s | oneDNN u8 src + zp GOP/s "
-                "| oneDNN u8 src GOP/s | OpsNN FP32 GFLOP/s | OpsNN int8 / best oneDNN |\n");
-    std::printf("|---|---|---|---|---|---|---|---|---|\n");
+    std::printf("| shape | thr | OpsNN int8 GOP/s | OpsNN QuantMatmulV4 op | OpsNN int8 AVX2 tier | oneDNN s8 src GOP/s "
+                "| oneDNN u8 src + zp GOP/s | oneDNN u8 src GOP/s | OpsNN FP32 GFLOP/s | OpsNN int8 / best oneDNN |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
     for (int64_t s : {256, 512, 1024, 2048}) print_int8_row(bench_int8(s, s, s, false, threads));
     for (int64_t m : {1, 16, 128})
       for (auto nk : {std::pair<int64_t, int64_t>{4096, 4096}, {768, 3072}})

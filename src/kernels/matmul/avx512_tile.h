@@ -3,10 +3,42 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include "kernels/simd/avx512_intrinsics.h"
 
 namespace opsnn::kernels::gemm_detail {
+
+// The first n elements of a vector from / to memory, the rest zero on load and untouched on store
+// (0 <= n <= the vector's width): masked loads and stores on the hardware; through a buffer in the
+// SIMDe build, whose version has no masked loads or stores.
+inline __m512i avx512_load_prefix_epi8(const void *p, int64_t n) {
+#if defined(OPSNN_EMULATE_AVX512)
+  alignas(64) uint8_t buf[64] = {};
+  std::memcpy(buf, p, static_cast<size_t>(n));
+  return _mm512_load_si512(buf);
+#else
+  return _mm512_maskz_loadu_epi8(n >= 64 ? ~__mmask64(0) : (__mmask64(1) << n) - 1, p);
+#endif
+}
+inline __m512 avx512_load_prefix_ps(const float *p, int64_t n) {
+#if defined(OPSNN_EMULATE_AVX512)
+  alignas(64) float buf[16] = {};
+  std::memcpy(buf, p, static_cast<size_t>(n) * sizeof(float));
+  return _mm512_load_ps(buf);
+#else
+  return _mm512_maskz_loadu_ps(static_cast<__mmask16>(n >= 16 ? 0xFFFFu : (1u << n) - 1), p);
+#endif
+}
+inline void avx512_store_prefix_ps(float *p, int64_t n, __m512 v) {
+#if defined(OPSNN_EMULATE_AVX512)
+  alignas(64) float buf[16];
+  _mm512_store_ps(buf, v);
+  std::memcpy(p, buf, static_cast<size_t>(n) * sizeof(float));
+#else
+  _mm512_mask_storeu_ps(p, static_cast<__mmask16>(n >= 16 ? 0xFFFFu : (1u << n) - 1), v);
+#endif
+}
 
 // C is read and written only at the end of the tile: start fetching its lines now.
 template <int ROWS>
