@@ -159,7 +159,8 @@ const core::Impl<PathCtx> kBReads[] = {
        const GemmDesc &d = c.d;
        if (d.b_prepacked) return why("B is pre-packed");
        if (d.m > 16) return why("M=%lld > 16", static_cast<long long>(d.m));
-       if (d.b.dtype != ACL_FLOAT || d.input_rounding != ACL_FLOAT) return why("B is not FLOAT (unrounded)");
+       if (d.b.dtype != ACL_FLOAT) return why("B is %s", b_dtype_name(d));
+       if (d.input_rounding != ACL_FLOAT) return why("inputs rounded to %s", d.input_rounding == ACL_BF16 ? "BF16" : "FLOAT16");
        if (d.b.col_stride != 1) return why("B column stride %lld != 1", static_cast<long long>(d.b.col_stride));
        const int64_t b_row_bytes = d.b.row_stride * 4;
        if (b_row_bytes % 2048 == 0) return why("B row stride a multiple of 2 KiB");
@@ -189,7 +190,8 @@ const core::Impl<PathCtx> kAReads[] = {
      [](const PathCtx &c, const core::Why &why) {
        const GemmDesc &d = c.d;
        if (c.uk.rows_a_in_place[1] == nullptr) return why("no in-place A tiles on %s", c.uk.name);
-       if (d.a.dtype != ACL_FLOAT || d.input_rounding != ACL_FLOAT) return why("A is not FLOAT (unrounded)");
+       if (d.a.dtype != ACL_FLOAT) return why("A is %s", d.a.dtype == ACL_FLOAT16 ? "FLOAT16" : "BF16");
+       if (d.input_rounding != ACL_FLOAT) return why("inputs rounded to %s", d.input_rounding == ACL_BF16 ? "BF16" : "FLOAT16");
        if (d.a.col_stride != 1) return why("A column stride %lld != 1", static_cast<long long>(d.a.col_stride));
        if (d.m * d.k * 4 > c.l2 / 8) return why("A beyond L2/8");
        return true;
