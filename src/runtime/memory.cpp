@@ -203,6 +203,7 @@ aclError device_malloc(void **devPtr, size_t size, uint32_t policy, int device, 
   const bool checked = checked_mode();
   const size_t usable = checked ? size : round_up(size, 32) + padding;
   const size_t cls = checked ? round_up(usable + kGuardBytes, kDeviceAlignment) : class_of(usable);
+  const size_t align = checked ? kDeviceAlignment : alignment_of(cls);  // cls is a multiple of it
   const size_t capacity = r.capacity_bytes;
   MemState &m = mem();
   DeviceMem &d = m.dev[device];
@@ -230,10 +231,10 @@ aclError device_malloc(void **devPtr, size_t size, uint32_t policy, int device, 
                   api, device, size, cls, d.in_use, capacity);
     }
     if (d.in_use + d.cached + cls > capacity) release_cached_locked(m, device);
-    p = std::aligned_alloc(alignment_of(cls), cls);
+    p = std::aligned_alloc(align, cls);
     if (!p && d.cached > 0) {
       release_cached_locked(m, device);
-      p = std::aligned_alloc(alignment_of(cls), cls);
+      p = std::aligned_alloc(align, cls);
     }
     if (!p)
       return fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: the system refused %zu bytes for device %d", api, cls, device);

@@ -167,6 +167,7 @@ TEST_F(RuntimeTest, PoolReusesFreedBlocks) {
 }
 
 TEST_F(RuntimeTest, MemInfoIsTruthful) {
+  NormalMode normal;  // the accounting of size classes
   size_t f0 = 0, total = 0;
   ASSERT_ACL_OK(aclrtGetMemInfo(ACL_HBM_MEM, &f0, &total));
   EXPECT_GT(total, 0u);
@@ -289,6 +290,7 @@ TEST_F(RuntimeTest, HostMemory) {
 }
 
 TEST_F(RuntimeTest, CapacityLimitFromEnvironment) {
+  NormalMode normal;  // the accounting of size classes
   reinit_with_env("OPSNN_DEVICE_MEMORY", "64M");
   ASSERT_ACL_OK(aclrtSetDevice(0));
   size_t f = 0, t = 0;
@@ -326,6 +328,7 @@ TEST_F(RuntimeTest, CapacityLimitFromEnvironment) {
 }
 
 TEST_F(RuntimeTest, SeveralDevicesHaveTheirOwnMemoryAndStreams) {
+  NormalMode normal;  // the accounting of size classes
   reinit_with_env("OPSNN_DEVICE_COUNT", "2");
   uint32_t n = 0;
   ASSERT_ACL_OK(aclrtGetDeviceCount(&n));
