@@ -142,9 +142,15 @@ void init_tensor(aclTensor *t, const int64_t *viewDims, uint64_t viewDimsNum, ac
       strides[i] = stride[i];
     }
   } else {
-    int64_t s = 1;
+    // Contiguous strides skip size-0 dims (as for a non-empty view), so an empty view's element
+    // count says nothing about them: [0, 2^62, 256] would need a stride of 2^70.
+    __int128 s = 1;
     for (int i = nd - 1; i >= 0; --i) {
-      strides[i] = s;
+      if (s >= (static_cast<__int128>(1) << 62))
+        throw_error(ACLNN_ERR_PARAM_INVALID,
+                    "viewDims %s: the contiguous stride of dim %d is 2^62 elements or more (give strides)",
+                    shape_string(dims, nd).c_str(), i);
+      strides[i] = static_cast<int64_t>(s);
       s *= dims[i] > 0 ? dims[i] : 1;
     }
   }

@@ -97,6 +97,9 @@ TEST(TensorApi, InvalidDescriptorsReturnNullWithMessage) {
       {"numel wraps", {int64_t{1} << 32, int64_t{1} << 32}, {}, {1}, ACL_FLOAT, ACL_FORMAT_ND, 0, "2^62 elements"},
       {"default strides overflow", {int64_t{1} << 21, 4, int64_t{1} << 21, int64_t{1} << 21}, {}, {1}, ACL_FLOAT,
        ACL_FORMAT_ND, 0, "2^62 elements"},
+      // empty, so numel is 0, but the contiguous stride of dim 0 would be (2^63 - 1) * 256
+      {"default strides of an empty view overflow", {0, INT64_MAX, 256}, {}, {1}, ACL_FLOAT, ACL_FORMAT_ND, 0,
+       "contiguous stride of dim 0"},
       {"huge offset on an empty view", {0, 3}, {}, {1}, ACL_FLOAT, ACL_FORMAT_ND, int64_t{1980000000000000000}, "offset"},
       {"huge stride on a size-1 dim", {1, 3}, {int64_t{1} << 61, 1}, {3}, ACL_FLOAT, ACL_FORMAT_ND, 0, "stride[0]"},
       {"unknown dtype", {2}, {}, {2}, static_cast<aclDataType>(5), ACL_FORMAT_ND, 0, "dataType 5"},
