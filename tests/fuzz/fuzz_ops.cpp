@@ -485,6 +485,18 @@ struct Ctx {
       if (d.null_tensor) continue;
       void *data = d.null_data ? nullptr : bufs[d.buffer].host;
       if (!d.null_data && !bufs[d.buffer].ok) launchable = false;
+      if (std::getenv("FUZZ_OPS_VERBOSE")) {
+        std::fprintf(stderr, "fuzz_ops: tensor dtype %d fmt %d dims [", int(d.dt), int(d.fmt));
+        for (int i = 0; i < d.nd; ++i) std::fprintf(stderr, "%s%lld", i ? ", " : "", (long long)d.dims[i]);
+        std::fprintf(stderr, "] strides ");
+        if (d.has_strides)
+          for (int i = 0; i < d.nd; ++i) std::fprintf(stderr, "%s%lld", i ? ", " : "[", (long long)d.strides[i]);
+        std::fprintf(stderr, "%s offset %lld storage ", d.has_strides ? (d.nd ? "]" : "[]") : "-", (long long)d.offset);
+        if (d.has_storage)
+          for (int i = 0; i < d.snd; ++i) std::fprintf(stderr, "%s%lld", i ? ", " : "[", (long long)d.sdims[i]);
+        std::fprintf(stderr, "%s data %p (buffer %d, %zu bytes)\n", d.has_storage ? (d.snd ? "]" : "[]") : "-", data,
+                     d.buffer, d.buffer >= 0 ? bufs[d.buffer].bytes : size_t(0));
+      }
       d.t = aclCreateTensor(d.dims, uint64_t(d.nd), d.dt, d.has_strides ? d.strides : nullptr, d.offset, d.fmt,
                             d.has_storage ? d.sdims : nullptr, uint64_t(d.snd), data);
       if (!d.t) {
