@@ -102,8 +102,9 @@ if [ "${OPSNN_SKIP_FUZZ:-0}" != "1" ] && [ "$(uname -m)" = "x86_64" ] && command
     build-fuzz/tests/fuzz/opsnn_fuzz_ops build-fuzz/corpus-work tests/fuzz/corpus \
     -max_total_time="$fuzz_time" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
     -artifact_prefix=build-fuzz/artifacts/ >"$LOGS/fuzz.log" 2>&1 || status=$?
-  # libFuzzer's progress lines (NEW, REDUCE, pulse) stay in the log; the rest is shown.
-  grep -v -E '^#[0-9]+ +(NEW|REDUCE|pulse)' "$LOGS/fuzz.log" | tail -n 80
+  # libFuzzer's progress lines (NEW, REDUCE, pulse, NEW_FUNC) and its recommended dictionary stay in
+  # the log; the rest (start, findings, final stats) is shown.
+  grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)|^[[:space:]]+NEW_FUNC|^".*" # Uses: [0-9]+$|^###### ' "$LOGS/fuzz.log" | tail -n 80
   if [ "$status" -ne 0 ] || ! grep -q '^stat::number_of_executed_units' "$LOGS/fuzz.log"; then
     echo "run_tests: the fuzzer found a failure (log: $LOGS/fuzz.log, input: build-fuzz/artifacts/)" >&2
     echo "summary: $PASSED passed, $((FAILED + 1)) failed"

@@ -18,7 +18,8 @@
 //   op        u8   index into kOps (mod the count)
 //   mode      u8   bit0: make the executor repeatable and launch twice; bit1: first launch with a
 //                  workspace one byte short (must fail cleanly); bit2: buffers from aclrtMalloc
-//                  (device memory, exact size) instead of malloc
+//                  (device memory, exact size) instead of malloc; bit3: first launch through
+//                  another op's phase 2 (must fail cleanly)
 //   fill      u8   buffer contents: byte i of every buffer is (i * (2 * fill + 1) + fill) mod 256
 //   pool      4 x u8   dim values (mod 20) that dims refer to, so shapes can agree across tensors
 //   then, per argument of the op in prototype order:
@@ -756,6 +757,13 @@ void launch(Ctx &c, Phase2 p2, aclOpExecutor *ex, uint64_t ws, uint8_t mode) {
   if (ws > 0 && !wbuf) return;
   const bool repeatable = mode & 1;
   if (repeatable) check_status("aclSetAclOpExecutorRepeatable", aclSetAclOpExecutorRepeatable(ex));
+  if (mode & 8) {
+    // Another op's phase 2: must be refused (and leave the executor usable).
+    const Phase2 other = p2 == aclnnMul ? Phase2(aclnnAdd) : Phase2(aclnnMul);
+    const aclnnStatus st = other(wbuf, ws, ex, g_stream);
+    check_status(c.op, st);
+    if (st == 0) fail("another op's phase 2 accepted the executor", c.op, st);
+  }
   if ((mode & 2) && ws > 0) {
     // One byte short: must be refused (and the executor stays usable for the real launch).
     const aclnnStatus st = p2(wbuf, ws - 1, ex, g_stream);
