@@ -104,6 +104,19 @@ def seeds():
                                     T([2], "FLOAT16"), NULL_T, NULL_T, T([2], "FLOAT16"), I(0), T([0, 2], "FLOAT16"))
     yield "wqbmm_int4", seed("wqbmm", wq, T([0, 1], "BF16"), T([1, 2], "INT4"), T([2], "BF16"), NULL_T, NULL_T,
                              NULL_T, NULL_T, I(0), T([0, 2], "BF16"))
+    # larger M (the fused dequantising path), per-group scales, transposed weight
+    yield "wqbmm_int8_m9_fused", seed("wqbmm", (9, 8, 4, 1), T([0, 1], "FLOAT16"), T([1, 2], "INT8"), T([2], "FLOAT16"),
+                                      NULL_T, NULL_T, NULL_T, NULL_T, I(0), T([0, 2], "FLOAT16"))
+    # k = 64 and group size 32 come from the special values (dim byte 0xEA = 64, attribute byte 0xE8 = 32)
+    yield "wqbmm_int4_group", seed("wqbmm", (17, 16, 2, 8), T([0, 0xEA], "BF16"), T([0xEA, 3], "INT4"),
+                                   T([2, 3], "BF16"), NULL_T, NULL_T, NULL_T, NULL_T, b"\xe8", T([0, 3], "BF16"))
+    yield "wqbmm_transposed_weight", seed("wqbmm", (3, 16, 8, 1), T([0, 1], "FLOAT16"), T([1, 2], "INT8", STRIDED),
+                                          T([2], "FLOAT16"), T([2], "FLOAT16"), NULL_T, NULL_T, NULL_T, I(0),
+                                          T([0, 2], "FLOAT16"))
+    yield "wqbmm_requant_int8", seed("wqbmm", wq, T([0, 1], "FLOAT16"), T([1, 2], "INT8"), T([2], "FLOAT16"), NULL_T,
+                                     T([2], "UINT64"), NULL_T, NULL_T, I(0), T([0, 2], "INT8"))
+    yield "qmm_v4_m12_transposed", seed("qmm_v4", (12, 16, 8, 1), T([0, 1], "INT8"), T([2, 1], "INT8"), T([2], "BF16"),
+                                        NULL_T, NULL_T, NULL_T, b"\x02", T([0, 2], "BF16"))
     yield "qmm_v4_bf16", seed("qmm_v4", wq, T([0, 1], "INT8"), T([1, 2], "INT8"), T([2], "BF16"), NULL_T, NULL_T,
                               NULL_T, b"\x00", T([0, 2], "BF16"))
     yield "qmm_v4_uint64_scale_int8", seed("qmm_v4", wq, T([0, 1], "INT8"), T([1, 2], "INT8"), T([2], "UINT64"),
