@@ -8,7 +8,7 @@
 #   bash tools/main_job.sh              everything above
 #   bash tools/main_job.sh --deps-only  only install missing build packages
 #   bash tools/main_job.sh --test-deps  the same plus the test-only packages (SIMDe, the aarch64
-#                                       cross compiler and qemu-user)
+#                                       cross compiler and qemu-user, clang-14 + libclang-rt-14-dev)
 #
 # Environment: BUILD_DIR (default build), DIST_DIR (default dist), JOBS (default nproc).
 set -euo pipefail
@@ -26,9 +26,10 @@ install_deps() {
   local pkgs=(cmake ninja-build g++ python3 libgtest-dev libbenchmark-dev pkg-config)
   # SIMDe: only the test stage that runs the AVX-512 kernels emulated (tools/run_tests.sh) needs it.
   # The aarch64 cross compiler, qemu-user and GoogleTest's sources: the aarch64 stage (x86-64 hosts).
+  # clang-14 and its runtime libraries (libFuzzer, ASan, UBSan): the fuzzing stage (x86-64 hosts).
   if [ "${1:-}" = "--test-deps" ]; then
     pkgs+=(libsimde-dev googletest)
-    if [ "$(uname -m)" = "x86_64" ]; then pkgs+=(g++-aarch64-linux-gnu qemu-user); fi
+    if [ "$(uname -m)" = "x86_64" ]; then pkgs+=(g++-aarch64-linux-gnu qemu-user clang-14 libclang-rt-14-dev); fi
   fi
   if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "main_job: not a Debian system; assuming ${pkgs[*]} are installed"

@@ -4,12 +4,16 @@
 #   2. sanitizer build (build-asan/: ASan + UBSan, core test suites), ctest in the checked mode
 #   2b. AVX-512 emulated build (build-avx512emu/: the AVX-512 kernels run through SIMDe on any
 #       AVX2 CPU; kernels + ops suites), ctest. Skipped where the CPU has no AVX2 (non-x86).
+#   2a. libFuzzer (build-fuzz/: clang-14, ASan+UBSan, tests/fuzz/fuzz_ops.cpp): the seed corpus
+#       tests/fuzz/corpus/ then OPSNN_FUZZ_TIME seconds (default 90) of fuzzing; any crash, sanitizer
+#       report, timeout (10 s per input) or leak fails the run. x86-64 hosts with clang-14 only.
 #   2c. aarch64 cross build (build-arm64/: NEON kernels; runtime, api, core, kernels and ops
 #       suites), ctest through qemu-aarch64. x86-64 hosts only.
 #   3. tools/main_job.sh: install into dist/, build the examples from dist/ alone, run them
 # Installs missing Debian packages first. Exits non-zero on any failure.
 # Environment: JOBS (default nproc), OPSNN_SKIP_SANITIZE=1 skips step 2, OPSNN_SKIP_EMULATED=1
-# skips step 2b, OPSNN_SKIP_ARM64=1 step 2c (local use).
+# skips step 2b, OPSNN_SKIP_ARM64=1 step 2c, OPSNN_SKIP_FUZZ=1 step 2a (local use); OPSNN_FUZZ_TIME
+# (seconds, default 90) bounds the fuzzing of step 2a.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -73,6 +77,47 @@ else
   say "sanitizer pass skipped (OPSNN_SKIP_SANITIZE=1)"
 fi
 
+# ---- 2a. libFuzzer: random descriptors / scalars / attributes through both phases of ~30 ops
+# (tests/fuzz/fuzz_ops.cpp), every host buffer exactly as large as described, under ASan+UBSan.
+# Runs the kept corpus first (seeds and past findings: a regression fails here), then fuzzes for a
+# bounded time. New inputs go to build-fuzz/corpus-work/ (not committed); findings to
+# build-fuzz/artifacts/ (add them to tests/fuzz/corpus/ once fixed).
+if [ "${OPSNN_SKIP_FUZZ:-0}" != "1" ] && [ "$(uname -m)" = "x86_64" ] && command -v clang++-14 >/dev/null; then
+  say "configure build-fuzz/ (clang-14, libFuzzer + ASan + UBSan)"
+  launcher=()
+  if command -v ccache >/dev/null; then
+    launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  fi
+  if [ -f build-fuzz/CMakeCache.txt ]; then gen=(); else gen=(-G Ninja); fi
+  CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DOPSNN_FUZZ=ON -DOPSNN_BUILD_BENCH=OFF "${launcher[@]}"
+  say "build build-fuzz/ (the fuzz target only)"
+  fuzz_build_start=$(date +%s)
+  cmake --build build-fuzz -j "$JOBS" --target opsnn_fuzz_ops
+  echo "  built in $(( $(date +%s) - fuzz_build_start ))s"
+  fuzz_time="${OPSNN_FUZZ_TIME:-90}"
+  say "fuzz: tests/fuzz/corpus/ then ${fuzz_time}s (build-fuzz/tests/fuzz/opsnn_fuzz_ops)"
+  mkdir -p build-fuzz/corpus-work build-fuzz/artifacts
+  status=0
+  ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" \
+  UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
+    build-fuzz/tests/fuzz/opsnn_fuzz_ops build-fuzz/corpus-work tests/fuzz/corpus \
+    -max_total_time="$fuzz_time" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
+    -artifact_prefix=build-fuzz/artifacts/ >"$LOGS/fuzz.log" 2>&1 || status=$?
+  # libFuzzer's progress lines (NEW, REDUCE, pulse, NEW_FUNC) and its recommended dictionary stay in
+  # the log; the rest (start, findings, final stats) is shown.
+  grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)|^[[:space:]]+NEW_FUNC|^".*" # Uses: [0-9]+$|^###### ' "$LOGS/fuzz.log" | tail -n 80
+  if [ "$status" -ne 0 ] || ! grep -q '^stat::number_of_executed_units' "$LOGS/fuzz.log"; then
+    echo "run_tests: the fuzzer found a failure (log: $LOGS/fuzz.log, input: build-fuzz/artifacts/)" >&2
+    echo "summary: $PASSED passed, $((FAILED + 1)) failed"
+    exit 1
+  fi
+  echo "  fuzz: $(grep '^stat::number_of_executed_units' "$LOGS/fuzz.log" | awk '{print $2}') inputs run, no finding"
+  PASSED=$((PASSED + 1))
+else
+  say "fuzz pass skipped (OPSNN_SKIP_FUZZ=1, not x86-64, or no clang++-14)"
+fi
+
 # ---- 2b. AVX-512 kernels, emulated (they would otherwise only run on AVX-512 hardware).
 if [ "${OPSNN_SKIP_EMULATED:-0}" != "1" ] && grep -qw avx2 /proc/cpuinfo 2>/dev/null; then
   say "configure build-avx512emu/ (Release, AVX-512 through SIMDe, kernels + ops suites)"
@@ -127,5 +172,5 @@ PASSED=$((PASSED + 5))
 
 elapsed=$(( $(date +%s) - start ))
 echo
-echo "run_tests: all passed in ${elapsed}s (ctest Release + sanitizer suites + AVX-512 emulated + aarch64 under qemu + install tree & examples)"
+echo "run_tests: all passed in ${elapsed}s (ctest Release + sanitizer suites + fuzzing + AVX-512 emulated + aarch64 under qemu + install tree & examples)"
 echo "summary: $PASSED passed, $FAILED failed, $SKIPPED skipped"

@@ -123,15 +123,18 @@ void init_tensor(aclTensor *t, const int64_t *viewDims, uint64_t viewDimsNum, ac
     dims[i] = viewDims[i];
     empty |= dims[i] == 0;
   }
-  // Checked size arithmetic: every element count, stride and extent below stays under 2^62, so
-  // no product or sum of them wraps (a wrapped numel made [2^32, 2^32] look empty).
+  // Checked size arithmetic: every element count, stride and extent below stays under 2^62 (extents
+  // in bytes), so no product or sum of them wraps (a wrapped numel made [2^32, 2^32] look empty).
+  // An empty view is checked as if its size-0 dims were 1: its other dims still enter the
+  // arithmetic of phase 1 (contiguous strides, loop plans merging dims, size x stride), so
+  // [0, 2^62] with strides [1, 1] or [0, 2^40, 2^40] are refused like their non-empty versions.
   {
     __int128 numel = 1;
     for (int i = 0; i < nd; ++i) {
-      numel *= dims[i];
+      numel *= dims[i] > 0 ? dims[i] : 1;
       if (numel >= (static_cast<__int128>(1) << 62))
-        throw_error(ACLNN_ERR_PARAM_INVALID, "viewDims %s hold 2^62 elements or more",
-                    shape_string(dims, nd).c_str());
+        throw_error(ACLNN_ERR_PARAM_INVALID, "viewDims %s hold 2^62 elements or more%s",
+                    shape_string(dims, nd).c_str(), empty ? " (size-0 dims counted as 1)" : "");
     }
   }
   if (stride) {
@@ -142,7 +145,7 @@ void init_tensor(aclTensor *t, const int64_t *viewDims, uint64_t viewDimsNum, ac
       strides[i] = stride[i];
     }
   } else {
-    int64_t s = 1;
+    int64_t s = 1;  // < 2^62: the product of the dims (size-0 counted as 1) is
     for (int i = nd - 1; i >= 0; --i) {
       strides[i] = s;
       s *= dims[i] > 0 ? dims[i] : 1;
@@ -159,15 +162,18 @@ void init_tensor(aclTensor *t, const int64_t *viewDims, uint64_t viewDimsNum, ac
       throw_error(ACLNN_ERR_PARAM_INVALID, "stride[%d] is %lld, too large (2^62 bytes or more)", i,
                   static_cast<long long>(strides[i]));
 
-  // Elements the view can reach (exclusive end), and what the storage holds.
+  // Elements the view can reach (exclusive end; 0 for an empty view), and what the storage holds.
+  // The reach is bounded in bytes for empty views too (size-0 dims counted as 1).
   int64_t extent = 0;
-  if (!empty) {
+  {
     __int128 last = offset;
-    for (int i = 0; i < nd; ++i) last += static_cast<__int128>(dims[i] - 1) * strides[i];
-    if (last >= (static_cast<__int128>(1) << 62))
-      throw_error(ACLNN_ERR_PARAM_INVALID, "the view %s with strides %s reaches beyond 2^62 elements",
-                  shape_string(dims, nd).c_str(), shape_string(strides, nd).c_str());
-    extent = static_cast<int64_t>(last) + 1;
+    for (int i = 0; i < nd; ++i)
+      if (dims[i] > 0) last += static_cast<__int128>(dims[i] - 1) * strides[i];
+    if ((last + 1) * es >= (static_cast<__int128>(1) << 62))
+      throw_error(ACLNN_ERR_PARAM_INVALID, "the view %s with strides %s reaches 2^62 bytes or more%s",
+                  shape_string(dims, nd).c_str(), shape_string(strides, nd).c_str(),
+                  empty ? " (size-0 dims counted as 1)" : "");
+    if (!empty) extent = static_cast<int64_t>(last) + 1;
   }
   // The storage shape is recorded for aclGetStorageShape, not used as a bound: the view may reach
   // past it (check_view_within_allocation holds the real bound).

@@ -97,6 +97,18 @@ TEST(TensorApi, InvalidDescriptorsReturnNullWithMessage) {
       {"numel wraps", {int64_t{1} << 32, int64_t{1} << 32}, {}, {1}, ACL_FLOAT, ACL_FORMAT_ND, 0, "2^62 elements"},
       {"default strides overflow", {int64_t{1} << 21, 4, int64_t{1} << 21, int64_t{1} << 21}, {}, {1}, ACL_FLOAT,
        ACL_FORMAT_ND, 0, "2^62 elements"},
+      // Empty views are checked as if their size-0 dims were 1 (their numel is 0, but the other
+      // dims enter contiguous strides and loop plans): the contiguous stride of dim 0 here would be
+      // (2^63 - 1) * 256; [0, 2^61] x 2 bytes with unit strides spans 2^62 bytes (the fuzzer's
+      // [0, 2^62] made a loop plan merging the dims compute 2 * 2^62); [0, 2^40, 2^40] with zero strides merged to 2^80.
+      {"default strides of an empty view overflow", {0, INT64_MAX, 256}, {}, {1}, ACL_FLOAT, ACL_FORMAT_ND, 0,
+       "(size-0 dims counted as 1)"},
+      {"empty view spanning 2^62 bytes", {0, int64_t{1} << 61}, {1, 1}, {1}, ACL_INT16, ACL_FORMAT_ND, 0,
+       "2^62 bytes or more (size-0 dims counted as 1)"},
+      {"empty view with 2^80 broadcast elements", {0, int64_t{1} << 40, int64_t{1} << 40}, {0, 0, 0}, {1}, ACL_FLOAT,
+       ACL_FORMAT_ND, 0, "2^62 elements or more (size-0 dims counted as 1)"},
+      {"view spanning 2^62 bytes of DOUBLE", {int64_t{1} << 59}, {1}, {1}, ACL_DOUBLE, ACL_FORMAT_ND, 0,
+       "2^62 bytes or more"},
       {"huge offset on an empty view", {0, 3}, {}, {1}, ACL_FLOAT, ACL_FORMAT_ND, int64_t{1980000000000000000}, "offset"},
       {"huge stride on a size-1 dim", {1, 3}, {int64_t{1} << 61, 1}, {3}, ACL_FLOAT, ACL_FORMAT_ND, 0, "stride[0]"},
       {"unknown dtype", {2}, {}, {2}, static_cast<aclDataType>(5), ACL_FORMAT_ND, 0, "dataType 5"},

@@ -1,0 +1,830 @@
+// libFuzzer target: random descriptors, scalars and attributes for a spread of ops, both phases.
+//
+// Property checked on every input (abort = a finding):
+//   - no crash, no ASan / UBSan report (the build: OPSNN_FUZZ=ON, tools/run_tests.sh stage 2d);
+//   - no access outside the larger of a tensor's described storage and its view's extent: every
+//     host buffer is malloc'ed with exactly that many bytes, so ASan sees one byte more;
+//   - the workspace is exactly the size phase 1 asked for (malloc'ed, so ASan sees past it);
+//   - every status is in the documented set (0, 161001, 161002, 361001, 561xxx) and every failing
+//     call (aclCreateTensor / aclCreateScalar returning null included) leaves a non-empty
+//     aclGetRecentErrMsg();
+//   - no hang: libFuzzer's -timeout. The fuzzer bounds the work it asks for (see kMaxElems):
+//     phase 1 always runs; phase 2 runs only when phase 1 succeeded AND the descriptors describe
+//     little work (element counts, and for the matmul family element counts times the largest
+//     dim) and small buffers. A slow input is therefore the library's doing, not the fuzzer's.
+//
+// Input format (tests/fuzz/make_corpus.py writes seeds in it). Bytes are read front to back; a
+// missing byte reads as 0, and 0 always means the common case (so short inputs are valid):
+//   op        u8   index into kOps (mod the count)
+//   mode      u8   bit0: make the executor repeatable and launch twice; bit1: first launch with a
+//                  workspace one byte short (must fail cleanly); bit2: buffers from aclrtMalloc
+//                  (device memory, exact size) instead of malloc; bit3: first launch through
+//                  another op's phase 2 (must fail cleanly)
+//   fill      u8   buffer contents: byte i of every buffer is (i * (2 * fill + 1) + fill) mod 256
+//   pool      4 x u8   dim values (mod 20) that dims refer to, so shapes can agree across tensors
+//   then, per argument of the op in prototype order:
+//   tensor    flags u8: bits0-1 strides (0 none = contiguous, 1 explicit contiguous, 2 last two
+//                  dims transposed, 3 one stride per dim from the stream), bits2-3 storage dims
+//                  (0 none, 1 [view extent], 2 ndim + dims from the stream, 3 [view extent +- k]),
+//                  bit4 offset from the stream, bit5 format from the stream (else ND), bits6-7:
+//                  1 = share the buffer of an earlier tensor (index from the stream), 2 = data
+//                  pointer null, 3 = null tensor
+//              dtype u8 (0 = the role's usual dtype, else kDtypes[(b-1) % n]: every enum value and
+//                  invalid ones), ndim u8 (0 = the role's usual ndim, else (b-1) % 10: 0..9),
+//              dims u8 each (b < 0xE0: pool[b % 4], else kSpecial: 0, 1, 2^31, 2^32, 2^62, ...),
+//              then what the flags ask for (strides, storage dims, offset, format, alias index).
+//   scalar    dtype u8 (0xFF = null, 0 = the role's dtype, else kDtypes), mode u8 (value: small
+//                  int from the next byte, NaN, +-inf, special doubles, 8 raw bytes, special int64s)
+//   int attr  u8 (b < 0xE0: b % 16 as 0..11, -4..-1, else kSpecial), or 8 raw bytes where the op says so
+#include <acl/acl.h>
+#include <aclnnop/aclnn_add.h>
+#include <aclnnop/aclnn_addmm.h>
+#include <aclnnop/aclnn_batch_matmul.h>
+#include <aclnnop/aclnn_cast.h>
+#include <aclnnop/aclnn_clamp.h>
+#include <aclnnop/aclnn_copy.h>
+#include <aclnnop/aclnn_div.h>
+#include <aclnnop/aclnn_eq_tensor.h>
+#include <aclnnop/aclnn_exp.h>
+#include <aclnnop/aclnn_fill_scalar.h>
+#include <aclnnop/aclnn_gelu_backward.h>
+#include <aclnnop/aclnn_gelu_v2.h>
+#include <aclnnop/aclnn_glu.h>
+#include <aclnnop/aclnn_leaky_relu.h>
+#include <aclnnop/aclnn_masked_fill_scalar.h>
+#include <aclnnop/aclnn_matmul.h>
+#include <aclnnop/aclnn_maximum.h>
+#include <aclnnop/aclnn_mm.h>
+#include <aclnnop/aclnn_mul.h>
+#include <aclnnop/aclnn_pow.h>
+#include <aclnnop/aclnn_quant_matmul_v4.h>
+#include <aclnnop/aclnn_remainder.h>
+#include <aclnnop/aclnn_round.h>
+#include <aclnnop/aclnn_s_where.h>
+#include <aclnnop/aclnn_softplus.h>
+#include <aclnnop/aclnn_swi_glu.h>
+#include <aclnnop/aclnn_trans_matmul_weight.h>
+#include <aclnnop/aclnn_trans_quant_param_v2.h>
+#include <aclnnop/aclnn_weight_quant_batch_matmul_v2.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+namespace {
+
+// ---- bounds on the work one input may ask of phase 2 (see the header comment).
+constexpr int64_t kMaxElems = int64_t{1} << 18;       // sum of the numel of all tensors
+constexpr int64_t kMaxMatmulWork = int64_t{1} << 22;  // matmul family: that sum x the largest dim
+constexpr int64_t kMaxBufferBytes = int64_t{1} << 20; // one tensor's buffer
+constexpr uint64_t kMaxWorkspace = uint64_t{1} << 26;
+
+aclrtStream g_stream = nullptr;
+
+[[noreturn]] void fail(const char *what, const char *op, long long code) {
+  std::fprintf(stderr, "fuzz_ops: PROPERTY VIOLATED: %s (op %s, status %lld)\n", what, op, code);
+  std::abort();
+}
+
+bool documented_status(long long s) {
+  return s == 0 || s == ACLNN_ERR_PARAM_NULLPTR || s == ACLNN_ERR_PARAM_INVALID || s == ACLNN_ERR_RUNTIME_ERROR ||
+         (s >= 561000 && s <= 561999);
+}
+
+// A failing call must say why.
+void check_failure_message(const char *op, long long status) {
+  const char *m = aclGetRecentErrMsg();
+  if (m == nullptr || m[0] == '\0') fail("failing call left no aclGetRecentErrMsg()", op, status);
+}
+
+void check_status(const char *op, long long status) {
+  if (!documented_status(status)) fail("status outside the documented set", op, status);
+  if (status != 0) check_failure_message(op, status);
+}
+
+const aclDataType kDtypes[] = {
+    ACL_FLOAT,        ACL_FLOAT16,       ACL_BF16,          ACL_DOUBLE,         ACL_INT8,
+    ACL_UINT8,        ACL_INT16,         ACL_UINT16,        ACL_INT32,          ACL_UINT32,
+    ACL_INT64,        ACL_UINT64,        ACL_BOOL,          ACL_INT4,           ACL_STRING,
+    ACL_COMPLEX64,    ACL_COMPLEX128,    ACL_UINT1,         ACL_COMPLEX32,      ACL_HIFLOAT8,
+    ACL_FLOAT8_E5M2,  ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E8M0,   ACL_FLOAT6_E3M2,    ACL_FLOAT6_E2M3,
+    ACL_FLOAT4_E2M1,  ACL_FLOAT4_E1M2,   ACL_DT_UNDEFINED,  aclDataType(5),     aclDataType(14),
+    aclDataType(15),  aclDataType(18),   aclDataType(26),   aclDataType(28),    aclDataType(31),
+    aclDataType(42),  aclDataType(255),  aclDataType(INT32_MIN), aclDataType(INT32_MAX)};
+constexpr int kNumDtypes = sizeof(kDtypes) / sizeof(kDtypes[0]);
+
+const aclFormat kFormats[] = {ACL_FORMAT_ND,         ACL_FORMAT_NCHW,       ACL_FORMAT_NHWC,  ACL_FORMAT_NC1HWC0,
+                              ACL_FORMAT_FRACTAL_Z,  ACL_FORMAT_HWCN,       ACL_FORMAT_NDHWC, ACL_FORMAT_FRACTAL_NZ,
+                              ACL_FORMAT_NCDHW,      ACL_FORMAT_NC,         ACL_FORMAT_NCL,   ACL_FORMAT_UNDEFINED,
+                              aclFormat(5),          aclFormat(100),        aclFormat(-7)};
+constexpr int kNumFormats = sizeof(kFormats) / sizeof(kFormats[0]);
+
+// 32 special int64 values for dims, strides, offsets and attributes.
+const int64_t kSpecial[32] = {0,
+                              1,
+                              2,
+                              3,
+                              15,
+                              16,
+                              17,
+                              31,
+                              32,
+                              33,
+                              64,
+                              255,
+                              256,
+                              4095,
+                              65536,
+                              int64_t{1} << 20,
+                              (int64_t{1} << 31) - 1,
+                              int64_t{1} << 31,
+                              int64_t{1} << 32,
+                              (int64_t{1} << 32) + 1,
+                              int64_t{1} << 40,
+                              int64_t{1} << 61,
+                              (int64_t{1} << 62) - 1,
+                              int64_t{1} << 62,
+                              std::numeric_limits<int64_t>::max(),
+                              std::numeric_limits<int64_t>::max() / 3,
+                              -1,
+                              -2,
+                              std::numeric_limits<int32_t>::min(),
+                              std::numeric_limits<int64_t>::min(),
+                              -(int64_t{1} << 32),
+                              9};
+
+// Bits per element of the dtypes whose size is unambiguous; 0 = unknown here (no launch).
+int dtype_bits(aclDataType dt) {
+  switch (dt) {
+    case ACL_FLOAT: case ACL_INT32: case ACL_UINT32: case ACL_COMPLEX32: return 32;
+    case ACL_FLOAT16: case ACL_BF16: case ACL_INT16: case ACL_UINT16: return 16;
+    case ACL_INT8: case ACL_UINT8: case ACL_BOOL: case ACL_HIFLOAT8: case ACL_FLOAT8_E5M2:
+    case ACL_FLOAT8_E4M3FN: case ACL_FLOAT8_E8M0: return 8;
+    case ACL_INT64: case ACL_UINT64: case ACL_DOUBLE: case ACL_COMPLEX64: return 64;
+    case ACL_COMPLEX128: return 128;
+    case ACL_INT4: return 4;
+    default: return 0;
+  }
+}
+
+struct Reader {
+  const uint8_t *p;
+  size_t n, i = 0;
+  uint8_t u8() { return i < n ? p[i++] : 0; }
+  uint64_t u64() {
+    uint64_t v = 0;
+    for (int k = 0; k < 8; ++k) v |= uint64_t(u8()) << (8 * k);
+    return v;
+  }
+};
+
+struct Desc {
+  bool null_tensor = false, null_data = false;
+  aclDataType dt = ACL_FLOAT;
+  int nd = 0;
+  int64_t dims[9] = {}, strides[9] = {};
+  bool has_strides = false;
+  int64_t offset = 0;
+  aclFormat fmt = ACL_FORMAT_ND;
+  int snd = 0;
+  int64_t sdims[9] = {};
+  bool has_storage = false;
+  int alias = -1;       // index of the earlier tensor whose buffer this one shares
+  __int128 need = 0;    // bytes: max(described storage, view extent); -1 = not computable
+  int buffer = -1;      // index into Ctx::buffers
+  aclTensor *t = nullptr;
+};
+
+struct Scal {
+  bool null = false;
+  aclDataType dt = ACL_FLOAT;
+  alignas(16) unsigned char value[16] = {};
+  aclScalar *s = nullptr;
+};
+
+struct Buffer {
+  __int128 need = 0;
+  void *host = nullptr;  // malloc'ed (or aclrtMalloc'ed in device mode), exactly `bytes`
+  size_t bytes = 0;
+  bool ok = true;        // allocated with the size every member needs
+};
+
+uint16_t float_to_half_bits(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  const uint32_t sign = (x >> 16) & 0x8000u;
+  const uint32_t ax = x & 0x7fffffffu;
+  if (ax > 0x7f800000u) return uint16_t(sign | 0x7e00u);
+  if (ax >= 0x477ff000u) return uint16_t(sign | 0x7c00u);  // >= 65520 (and inf)
+  if (ax < 0x38800000u) {                                  // subnormal or zero in half
+    float a;
+    std::memcpy(&a, &ax, 4);
+    return uint16_t(sign | uint32_t(a * 16777216.0f));     // a / 2^-24, truncated
+  }
+  return uint16_t(sign | ((ax - 0x38000000u) >> 13));
+}
+
+int64_t double_to_i64_saturated(double d) {
+  if (std::isnan(d)) return 0;
+  if (d >= 9223372036854775807.0) return std::numeric_limits<int64_t>::max();
+  if (d <= -9223372036854775808.0) return std::numeric_limits<int64_t>::min();
+  return int64_t(d);
+}
+
+struct Ctx {
+  Reader r;
+  int64_t pool[4] = {};
+  bool device_mem = false;
+  uint8_t fill = 0;
+  std::vector<Desc> ts;
+  std::vector<Scal> ss;
+  std::vector<Buffer> bufs;
+  bool launchable = true;
+  bool matmul = false;
+  const char *op = "?";
+
+  int64_t dim() {
+    const uint8_t b = r.u8();
+    return b < 0xE0 ? pool[b & 3] : kSpecial[b - 0xE0];
+  }
+  int64_t i64() {
+    const uint8_t b = r.u8();
+    const int v = b % 16;
+    return b < 0xE0 ? (v < 12 ? v : v - 16) : kSpecial[b - 0xE0];
+  }
+  aclDataType dtype(aclDataType def) {
+    const uint8_t b = r.u8();
+    return b == 0 ? def : kDtypes[(b - 1) % kNumDtypes];
+  }
+
+  int tensor(aclDataType def_dt, int def_nd) {
+    Desc d;
+    const uint8_t flags = r.u8();
+    d.dt = dtype(def_dt);
+    const uint8_t nb = r.u8();
+    d.nd = nb == 0 ? def_nd : (nb - 1) % 10;
+    for (int i = 0; i < d.nd; ++i) d.dims[i] = dim();
+    // Contiguous strides, saturated (only to describe; huge dims are rejected by the library).
+    int64_t contig[9];
+    {
+      __int128 s = 1;
+      for (int i = d.nd - 1; i >= 0; --i) {
+        contig[i] = s > (__int128(1) << 62) ? (int64_t(1) << 62) : int64_t(s);
+        s *= d.dims[i] > 0 ? d.dims[i] : 1;
+        if (s > (__int128(1) << 63)) s = __int128(1) << 63;
+      }
+    }
+    switch (flags & 3) {
+      case 0: break;
+      case 1:
+        d.has_strides = true;
+        for (int i = 0; i < d.nd; ++i) d.strides[i] = contig[i];
+        break;
+      case 2:
+        d.has_strides = true;
+        for (int i = 0; i < d.nd; ++i) d.strides[i] = contig[i];
+        if (d.nd >= 2) {  // a transposed matrix: [.., a, b] with strides [.., 1, a]
+          d.strides[d.nd - 1] = d.dims[d.nd - 2] > 0 ? d.dims[d.nd - 2] : 1;
+          d.strides[d.nd - 2] = 1;
+          __int128 s = __int128(d.dims[d.nd - 1] > 0 ? d.dims[d.nd - 1] : 1) * d.strides[d.nd - 1];
+          if (s > (__int128(1) << 63)) s = __int128(1) << 63;
+          for (int i = d.nd - 3; i >= 0; --i) {
+            d.strides[i] = s > (__int128(1) << 62) ? (int64_t(1) << 62) : int64_t(s);
+            s *= d.dims[i] > 0 ? d.dims[i] : 1;
+            if (s > (__int128(1) << 63)) s = __int128(1) << 63;
+          }
+        }
+        break;
+      case 3:
+        d.has_strides = true;
+        for (int i = 0; i < d.nd; ++i) {
+          const uint8_t b = r.u8();
+          if (b < 0x80) {  // 0 (broadcast), 1x, 2x, 3x the contiguous stride
+            const __int128 v = __int128(contig[i]) * (b % 4);
+            d.strides[i] = v > std::numeric_limits<int64_t>::max() ? std::numeric_limits<int64_t>::max() : int64_t(v);
+          }
+          else if (b < 0xE0) d.strides[i] = int64_t(b % 10);
+          else d.strides[i] = kSpecial[b - 0xE0];
+        }
+        break;
+    }
+    const int storage_mode = (flags >> 2) & 3;
+    if (storage_mode == 2) {
+      d.has_storage = true;
+      d.snd = r.u8() % 10;
+      for (int i = 0; i < d.snd; ++i) d.sdims[i] = dim();
+    }
+    if (flags & 0x10) {
+      const uint8_t b = r.u8();
+      d.offset = b < 0xE0 ? int64_t(b % 16) : kSpecial[b - 0xE0];
+    }
+    if (flags & 0x20) d.fmt = kFormats[r.u8() % kNumFormats];
+    switch (flags >> 6) {
+      case 1:
+        if (!ts.empty()) d.alias = int(r.u8() % ts.size());
+        break;
+      case 2: d.null_data = true; break;
+      case 3: d.null_tensor = true; break;
+    }
+    // Bytes the view reaches, and the described storage.
+    const __int128 kHuge = __int128(1) << 63;  // saturation: products of two stay in __int128
+    const int bits = dtype_bits(d.dt);
+    __int128 view_elems = 0;
+    bool bad = d.offset < 0;
+    bool empty = false;
+    for (int i = 0; i < d.nd; ++i) {
+      if (d.dims[i] < 0) bad = true;
+      if (d.dims[i] == 0) empty = true;
+    }
+    if (!bad && !empty) {
+      __int128 last = d.offset;
+      for (int i = 0; i < d.nd; ++i) {
+        const int64_t s = d.has_strides ? d.strides[i] : contig[i];
+        if (s < 0) {
+          bad = true;
+          break;
+        }
+        last += __int128(d.dims[i] - 1) * s;
+        if (last > kHuge) last = kHuge;
+      }
+      view_elems = last + 1;
+    }
+    if (storage_mode == 1 || storage_mode == 3) {
+      d.has_storage = true;
+      d.snd = 1;
+      __int128 e = view_elems;
+      if (storage_mode == 3) e += int64_t(r.u8() % 8) - 4;
+      if (e < 0) e = 0;
+      d.sdims[0] = e > (__int128(1) << 62) ? (int64_t(1) << 62) : int64_t(e);
+    }
+    __int128 storage_elems = 0;
+    if (d.has_storage) {
+      storage_elems = 1;
+      for (int i = 0; i < d.snd; ++i) {
+        if (d.sdims[i] < 0) bad = true;
+        storage_elems *= d.sdims[i] < 0 ? 0 : d.sdims[i];
+        if (storage_elems > kHuge) storage_elems = kHuge;
+      }
+    }
+    const __int128 elems = view_elems > storage_elems ? view_elems : storage_elems;
+    if (bad || bits == 0) d.need = -1;
+    else d.need = (elems * bits + 7) / 8;
+    ts.push_back(d);
+    return int(ts.size()) - 1;
+  }
+
+  int scalar(aclDataType def_dt) {
+    Scal s;
+    const uint8_t b = r.u8();
+    if (b == 0xFF) s.null = true;
+    s.dt = b == 0 ? def_dt : kDtypes[(b - 1) % kNumDtypes];
+    double d = 0;
+    uint64_t raw = 0;
+    bool use_raw = false;
+    static const double kDoubles[16] = {1e300, -1e300, 9223372036854775808.0, -9223372036854775808.0,
+                                        18446744073709551616.0, 65504.0, 65520.0, 3.4028234663852886e38,
+                                        3.5e38, 1.401298464324817e-45, 2147483648.0, -2147483649.0,
+                                        0.5, -0.0, 255.5, 1e-310};
+    switch (r.u8() % 8) {
+      case 0: d = double(int8_t(r.u8())); break;
+      case 1: d = std::numeric_limits<double>::quiet_NaN(); break;
+      case 2: d = std::numeric_limits<double>::infinity(); break;
+      case 3: d = -std::numeric_limits<double>::infinity(); break;
+      case 4: d = kDoubles[r.u8() % 16]; break;
+      case 5: raw = r.u64(); use_raw = true; break;
+      case 6: {
+        const int64_t v = kSpecial[r.u8() % 32];
+        d = double(v);
+        raw = uint64_t(v);
+        use_raw = true;
+        // integer dtypes take the exact int64 bits; floating ones the double
+        if (dtype_bits(s.dt) == 0 || s.dt == ACL_FLOAT || s.dt == ACL_DOUBLE || s.dt == ACL_FLOAT16 ||
+            s.dt == ACL_BF16 || s.dt == ACL_COMPLEX64 || s.dt == ACL_COMPLEX128)
+          use_raw = false;
+        break;
+      }
+      default: d = double(r.u8()) / 16.0; break;
+    }
+    if (use_raw) {
+      std::memcpy(s.value, &raw, 8);
+    } else {
+      const float f = std::isnan(d) ? std::numeric_limits<float>::quiet_NaN()
+                      : d > 3.4028234663852886e38 ? std::numeric_limits<float>::infinity()
+                      : d < -3.4028234663852886e38 ? -std::numeric_limits<float>::infinity()
+                                                   : float(d);
+      const int64_t i = double_to_i64_saturated(d);
+      switch (s.dt) {
+        case ACL_FLOAT: std::memcpy(s.value, &f, 4); break;
+        case ACL_DOUBLE: std::memcpy(s.value, &d, 8); break;
+        case ACL_COMPLEX64: std::memcpy(s.value, &f, 4); break;
+        case ACL_COMPLEX128: std::memcpy(s.value, &d, 8); break;
+        case ACL_FLOAT16: {
+          const uint16_t h = float_to_half_bits(f);
+          std::memcpy(s.value, &h, 2);
+          break;
+        }
+        case ACL_BF16: {
+          uint32_t x;
+          std::memcpy(&x, &f, 4);
+          const uint16_t h = uint16_t(x >> 16);
+          std::memcpy(s.value, &h, 2);
+          break;
+        }
+        case ACL_BOOL: s.value[0] = i != 0; break;
+        default: std::memcpy(s.value, &i, 8); break;  // little-endian: narrower ints take the low bytes
+      }
+    }
+    ss.push_back(s);
+    return int(ss.size()) - 1;
+  }
+
+  // Allocates the buffers and creates the ACL objects; decides whether phase 2 may run.
+  void materialize() {
+    for (Desc &d : ts) {
+      if (d.null_tensor || d.null_data) continue;
+      if (d.alias >= 0 && ts[d.alias].buffer >= 0) {
+        d.buffer = ts[d.alias].buffer;
+        Buffer &b = bufs[d.buffer];
+        if (d.need < 0 || b.need < 0) b.need = -1;
+        else if (d.need > b.need) b.need = d.need;
+      } else {
+        bufs.push_back(Buffer{d.need});
+        d.buffer = int(bufs.size()) - 1;
+      }
+    }
+    for (Buffer &b : bufs) {
+      b.ok = b.need >= 0 && b.need <= kMaxBufferBytes;
+      b.bytes = b.ok ? size_t(b.need) : 1;  // a 1-byte stand-in: phase 1 never reads data
+      if (device_mem && b.ok && b.bytes > 0) {
+        if (aclrtMalloc(&b.host, b.bytes, ACL_MEM_MALLOC_NORMAL_ONLY) != ACL_SUCCESS) b.host = nullptr;
+      } else {
+        b.host = std::malloc(b.bytes > 0 ? b.bytes : 1);
+      }
+      if (!b.host) {
+        b.ok = false;
+        b.host = std::malloc(1);
+        b.bytes = 1;
+        b.need = -1;
+      }
+      // Contents from the fill byte (all byte patterns: NaN, inf, denormals, BOOL bytes > 1, ...).
+      if (b.ok && b.bytes > 0) {
+        unsigned char pattern[256];
+        for (size_t i = 0; i < 256; ++i) pattern[i] = (unsigned char)(i * (2u * fill + 1u) + fill);
+        std::vector<unsigned char> staging(device_mem ? b.bytes : 0);
+        unsigned char *dst = device_mem ? staging.data() : static_cast<unsigned char *>(b.host);
+        for (size_t i = 0; i < b.bytes; i += 256) std::memcpy(dst + i, pattern, b.bytes - i < 256 ? b.bytes - i : 256);
+        if (device_mem) aclrtMemcpy(b.host, b.bytes, dst, b.bytes, ACL_MEMCPY_HOST_TO_DEVICE);
+      }
+    }
+    __int128 elems = 0;
+    int64_t maxdim = 0;
+    for (Desc &d : ts) {
+      if (d.null_tensor) continue;
+      void *data = d.null_data ? nullptr : bufs[d.buffer].host;
+      if (!d.null_data && !bufs[d.buffer].ok) launchable = false;
+      if (std::getenv("FUZZ_OPS_VERBOSE")) {
+        std::fprintf(stderr, "fuzz_ops: tensor dtype %d fmt %d dims [", int(d.dt), int(d.fmt));
+        for (int i = 0; i < d.nd; ++i) std::fprintf(stderr, "%s%lld", i ? ", " : "", (long long)d.dims[i]);
+        std::fprintf(stderr, "] strides ");
+        if (d.has_strides)
+          for (int i = 0; i < d.nd; ++i) std::fprintf(stderr, "%s%lld", i ? ", " : "[", (long long)d.strides[i]);
+        std::fprintf(stderr, "%s offset %lld storage ", d.has_strides ? (d.nd ? "]" : "[]") : "-", (long long)d.offset);
+        if (d.has_storage)
+          for (int i = 0; i < d.snd; ++i) std::fprintf(stderr, "%s%lld", i ? ", " : "[", (long long)d.sdims[i]);
+        std::fprintf(stderr, "%s data %p (buffer %d, %zu bytes)\n", d.has_storage ? (d.snd ? "]" : "[]") : "-", data,
+                     d.buffer, d.buffer >= 0 ? bufs[d.buffer].bytes : size_t(0));
+      }
+      d.t = aclCreateTensor(d.dims, uint64_t(d.nd), d.dt, d.has_strides ? d.strides : nullptr, d.offset, d.fmt,
+                            d.has_storage ? d.sdims : nullptr, uint64_t(d.snd), data);
+      if (!d.t) {
+        check_failure_message("aclCreateTensor", -1);
+        continue;
+      }
+      __int128 n = 1;
+      for (int i = 0; i < d.nd; ++i) {
+        n *= d.dims[i];
+        if (n > (__int128(1) << 62)) n = __int128(1) << 62;
+        if (d.dims[i] > maxdim) maxdim = d.dims[i];
+      }
+      elems += n;
+      // A null data pointer on a non-empty tensor is still launched: phase 2 must refuse it.
+    }
+    if (elems > kMaxElems) launchable = false;
+    else if (matmul && elems * (__int128(maxdim) + 1) > kMaxMatmulWork) launchable = false;
+    for (Scal &s : ss) {
+      if (s.null) continue;
+      s.s = aclCreateScalar(s.value, s.dt);
+      if (!s.s) check_failure_message("aclCreateScalar", -1);
+    }
+  }
+
+  aclTensor *T(int i) { return ts[i].t; }
+  aclScalar *S(int i) { return ss[i].s; }
+
+  void destroy() {
+    for (Desc &d : ts)
+      if (d.t) check_status("aclDestroyTensor", aclDestroyTensor(d.t));
+    for (Scal &s : ss)
+      if (s.s) check_status("aclDestroyScalar", aclDestroyScalar(s.s));
+    for (Buffer &b : bufs) {
+      if (device_mem && b.ok && b.bytes > 0) aclrtFree(b.host);
+      else std::free(b.host);
+    }
+  }
+};
+
+using Phase2 = aclnnStatus (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
+using OpFn = aclnnStatus (*)(Ctx &, uint64_t *, aclOpExecutor **, Phase2 *);
+
+#define P1(name, ...)           \
+  (c.op = "aclnn" #name,        \
+   *p2 = aclnn##name,           \
+   aclnn##name##GetWorkspaceSize(__VA_ARGS__, ws, ex))
+
+constexpr aclDataType F = ACL_FLOAT;
+constexpr aclDataType I8 = ACL_INT8;
+
+aclnnStatus op_exp(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(F, 2), o = c.tensor(F, 2);
+  c.materialize();
+  return P1(Exp, c.T(a), c.T(o));
+}
+aclnnStatus op_inplace_exp(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(F, 2);
+  c.materialize();
+  return P1(InplaceExp, c.T(a));
+}
+aclnnStatus op_gelu_v2(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(F, 2);
+  int64_t approx = c.i64();
+  int o = c.tensor(F, 2);
+  c.materialize();
+  return P1(GeluV2, c.T(a), approx, c.T(o));
+}
+aclnnStatus op_softplus(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(F, 2), beta = c.scalar(F), thr = c.scalar(F), o = c.tensor(F, 2);
+  c.materialize();
+  return P1(Softplus, c.T(a), c.S(beta), c.S(thr), c.T(o));
+}
+aclnnStatus op_add(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(F, 2), b = c.tensor(F, 2), alpha = c.scalar(F), o = c.tensor(F, 2);
+  c.materialize();
+  return P1(Add, c.T(a), c.T(b), c.S(alpha), c.T(o));
+}
+aclnnStatus op_inplace_add(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(F, 2), b = c.tensor(F, 2), alpha = c.scalar(F);
+  c.materialize();
+  return P1(InplaceAdd, c.T(a), c.T(b), c.S(alpha));
+}
+aclnnStatus op_mul(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(F, 2), b = c.tensor(F, 2), o = c.tensor(F, 2);
+  c.materialize();
+  return P1(Mul, c.T(a), c.T(b), c.T(o));
+}
+aclnnStatus op_divs(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(F, 2), s = c.scalar(F), o = c.tensor(F, 2);
+  c.materialize();
+  return P1(Divs, c.T(a), c.S(s), c.T(o));
+}
+aclnnStatus op_divmod(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(ACL_INT32, 2), b = c.tensor(ACL_INT32, 2);
+  int mode = int(c.i64());
+  int o = c.tensor(ACL_INT32, 2);
+  c.materialize();
+  return P1(DivMod, c.T(a), c.T(b), mode, c.T(o));
+}
+aclnnStatus op_eq(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(F, 2), b = c.tensor(F, 2), o = c.tensor(ACL_BOOL, 2);
+  c.materialize();
+  return P1(EqTensor, c.T(a), c.T(b), c.T(o));
+}
+aclnnStatus op_maximum(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(F, 2), b = c.tensor(F, 2), o = c.tensor(F, 2);
+  c.materialize();
+  return P1(Maximum, c.T(a), c.T(b), c.T(o));
+}
+aclnnStatus op_remainder(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(ACL_INT64, 2), b = c.tensor(ACL_INT64, 2), o = c.tensor(ACL_INT64, 2);
+  c.materialize();
+  return P1(RemainderTensorTensor, c.T(a), c.T(b), c.T(o));
+}
+aclnnStatus op_pow(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(ACL_INT32, 2), e = c.scalar(ACL_INT64), o = c.tensor(ACL_INT32, 2);
+  c.materialize();
+  return P1(PowTensorScalar, c.T(a), c.S(e), c.T(o));
+}
+aclnnStatus op_cast(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(F, 2);
+  aclDataType to = c.dtype(ACL_INT8);
+  int o = c.tensor(ACL_INT8, 2);
+  c.materialize();
+  return P1(Cast, c.T(a), to, c.T(o));
+}
+aclnnStatus op_copy(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(F, 2), b = c.tensor(ACL_FLOAT16, 2);
+  c.materialize();
+  return P1(InplaceCopy, c.T(a), c.T(b));
+}
+aclnnStatus op_fill(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(ACL_INT16, 2), v = c.scalar(F);
+  c.materialize();
+  return P1(InplaceFillScalar, c.T(a), c.S(v));
+}
+aclnnStatus op_clamp(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(F, 2), lo = c.scalar(F), hi = c.scalar(F), o = c.tensor(F, 2);
+  c.materialize();
+  return P1(Clamp, c.T(a), c.S(lo), c.S(hi), c.T(o));
+}
+aclnnStatus op_where(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int cond = c.tensor(ACL_BOOL, 2), a = c.tensor(F, 2), b = c.tensor(F, 2), o = c.tensor(F, 2);
+  c.materialize();
+  return P1(SWhere, c.T(cond), c.T(a), c.T(b), c.T(o));
+}
+aclnnStatus op_masked_fill(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(F, 2), m = c.tensor(ACL_BOOL, 2), v = c.scalar(F);
+  c.materialize();
+  return P1(InplaceMaskedFillScalar, c.T(a), c.T(m), c.S(v));
+}
+aclnnStatus op_round_decimals(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(F, 2);
+  int64_t dec = c.i64();
+  int o = c.tensor(F, 2);
+  c.materialize();
+  return P1(RoundDecimals, c.T(a), dec, c.T(o));
+}
+aclnnStatus op_leaky_relu(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(ACL_BF16, 2), s = c.scalar(F);
+  c.materialize();
+  return P1(InplaceLeakyRelu, c.T(a), c.S(s));
+}
+aclnnStatus op_gelu_backward(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int g = c.tensor(F, 2), a = c.tensor(F, 2), o = c.tensor(F, 2);
+  c.materialize();
+  return P1(GeluBackward, c.T(g), c.T(a), c.T(o));
+}
+aclnnStatus op_swiglu(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(F, 2);
+  int64_t dim = c.i64();
+  int o = c.tensor(F, 2);
+  c.materialize();
+  return P1(SwiGlu, c.T(a), dim, c.T(o));
+}
+aclnnStatus op_glu(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(ACL_FLOAT16, 3);
+  int64_t dim = c.i64();
+  int o = c.tensor(ACL_FLOAT16, 3);
+  c.materialize();
+  return P1(Glu, c.T(a), dim, c.T(o));
+}
+// ---- matmul family (work bounded by elements x the largest dim)
+aclnnStatus op_mm(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  c.matmul = true;
+  int a = c.tensor(F, 2), b = c.tensor(F, 2), o = c.tensor(F, 2);
+  int8_t cube = int8_t(c.i64());
+  c.materialize();
+  return P1(Mm, c.T(a), c.T(b), c.T(o), cube);
+}
+aclnnStatus op_matmul(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  c.matmul = true;
+  int a = c.tensor(ACL_FLOAT16, 3), b = c.tensor(ACL_FLOAT16, 2), o = c.tensor(ACL_FLOAT16, 3);
+  int8_t cube = int8_t(c.i64());
+  c.materialize();
+  return P1(Matmul, c.T(a), c.T(b), c.T(o), cube);
+}
+aclnnStatus op_addmm(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  c.matmul = true;
+  int s = c.tensor(F, 1), a = c.tensor(F, 2), b = c.tensor(F, 2), beta = c.scalar(F), alpha = c.scalar(F),
+      o = c.tensor(F, 2);
+  int8_t cube = int8_t(c.i64());
+  c.materialize();
+  return P1(Addmm, c.T(s), c.T(a), c.T(b), c.S(beta), c.S(alpha), c.T(o), cube);
+}
+aclnnStatus op_bmm(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  c.matmul = true;
+  int a = c.tensor(ACL_BF16, 3), b = c.tensor(ACL_BF16, 3), o = c.tensor(ACL_BF16, 3);
+  int8_t cube = int8_t(c.i64());
+  c.materialize();
+  return P1(BatchMatMul, c.T(a), c.T(b), c.T(o), cube);
+}
+aclnnStatus op_trans_weight(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  c.matmul = true;
+  int w = c.tensor(ACL_FLOAT16, 2);
+  c.materialize();
+  return P1(TransMatmulWeight, c.T(w));
+}
+aclnnStatus op_wqbmm(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  c.matmul = true;
+  int x = c.tensor(ACL_FLOAT16, 2), w = c.tensor(I8, 2), sc = c.tensor(ACL_FLOAT16, 1), off = c.tensor(ACL_FLOAT16, 1),
+      qs = c.tensor(ACL_UINT64, 1), qo = c.tensor(F, 1), bias = c.tensor(ACL_FLOAT16, 1);
+  int group = int(c.i64());
+  int y = c.tensor(ACL_FLOAT16, 2);
+  c.materialize();
+  return P1(WeightQuantBatchMatmulV2, c.T(x), c.T(w), c.T(sc), c.T(off), c.T(qs), c.T(qo), c.T(bias), group,
+            c.T(y));
+}
+aclnnStatus op_qmm_v4(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  c.matmul = true;
+  int x1 = c.tensor(I8, 2), x2 = c.tensor(I8, 2), sc = c.tensor(F, 1), off = c.tensor(F, 1), pt = c.tensor(F, 1),
+      bias = c.tensor(ACL_INT32, 1);
+  const uint8_t t = c.r.u8();
+  int o = c.tensor(ACL_FLOAT16, 2);
+  c.materialize();
+  return P1(QuantMatmulV4, c.T(x1), c.T(x2), c.T(sc), c.T(off), c.T(pt), c.T(bias), (t & 1) != 0, (t & 2) != 0,
+            c.T(o));
+}
+aclnnStatus op_trans_quant_param(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int sc = c.tensor(F, 1), off = c.tensor(F, 1), o = c.tensor(ACL_UINT64, 1);
+  c.materialize();
+  return P1(TransQuantParamV2, c.T(sc), c.T(off), c.T(o));
+}
+
+const OpFn kOps[] = {op_exp,      op_inplace_exp, op_gelu_v2,   op_softplus,       op_add,
+                     op_inplace_add, op_mul,      op_divs,      op_divmod,         op_eq,
+                     op_maximum,  op_remainder,   op_pow,       op_cast,           op_copy,
+                     op_fill,     op_clamp,       op_where,     op_masked_fill,    op_round_decimals,
+                     op_leaky_relu, op_gelu_backward, op_swiglu, op_glu,           op_mm,
+                     op_matmul,   op_addmm,       op_bmm,       op_trans_weight,   op_wqbmm,
+                     op_qmm_v4,   op_trans_quant_param};
+constexpr int kNumOps = sizeof(kOps) / sizeof(kOps[0]);
+
+void launch(Ctx &c, Phase2 p2, aclOpExecutor *ex, uint64_t ws, uint8_t mode) {
+  // The workspace: exactly the size phase 1 asked for (ASan sees a byte past it).
+  void *wbuf = ws > 0 ? std::malloc(ws) : nullptr;
+  if (ws > 0 && !wbuf) return;
+  const bool repeatable = mode & 1;
+  if (repeatable) check_status("aclSetAclOpExecutorRepeatable", aclSetAclOpExecutorRepeatable(ex));
+  if (mode & 8) {
+    // Another op's phase 2: must be refused (and leave the executor usable).
+    const Phase2 other = p2 == aclnnMul ? Phase2(aclnnAdd) : Phase2(aclnnMul);
+    const aclnnStatus st = other(wbuf, ws, ex, g_stream);
+    check_status(c.op, st);
+    if (st == 0) fail("another op's phase 2 accepted the executor", c.op, st);
+  }
+  if ((mode & 2) && ws > 0) {
+    // One byte short: must be refused (and the executor stays usable for the real launch).
+    const aclnnStatus st = p2(wbuf, ws - 1, ex, g_stream);
+    check_status(c.op, st);
+    if (st == 0) fail("phase 2 accepted a workspace smaller than phase 1 asked for", c.op, st);
+  }
+  for (int round = 0; round < (repeatable ? 2 : 1); ++round) {
+    const aclnnStatus st = p2(wbuf, ws, ex, g_stream);
+    check_status(c.op, st);
+    const aclError se = aclrtSynchronizeStream(g_stream);
+    check_status("aclrtSynchronizeStream", se);
+    if (std::getenv("FUZZ_OPS_VERBOSE"))
+      std::fprintf(stderr, "fuzz_ops:   phase 2 -> %d, synchronize -> %d\n", int(st), int(se));
+    if (st != 0) break;
+  }
+  if (repeatable) check_status("aclDestroyAclOpExecutor", aclDestroyAclOpExecutor(ex));
+  std::free(wbuf);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int *, char ***) {
+  // One compute thread unless told otherwise: inputs per second count most on CI's 2 cores (the
+  // thread split is planned in phase 1 for any count; OPSNN_NUM_THREADS=2 fuzzes parallel runs).
+  setenv("OPSNN_NUM_THREADS", "1", 0);
+  setenv("OPSNN_LOG", "off", 0);
+  if (aclInit(nullptr) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS ||
+      aclrtCreateStream(&g_stream) != ACL_SUCCESS) {
+    std::fprintf(stderr, "fuzz_ops: runtime set-up failed: %s\n", aclGetRecentErrMsg());
+    std::abort();
+  }
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  Ctx c;
+  c.r = Reader{data, size, 0};
+  const OpFn op = kOps[c.r.u8() % kNumOps];
+  const uint8_t mode = c.r.u8();
+  c.device_mem = (mode & 4) != 0;
+  c.fill = c.r.u8();
+  for (int64_t &p : c.pool) p = c.r.u8() % 20;
+
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  Phase2 p2 = nullptr;
+  const aclnnStatus st = op(c, &ws, &ex, &p2);
+  check_status(c.op, st);
+  static const bool verbose = std::getenv("FUZZ_OPS_VERBOSE") != nullptr;
+  if (verbose)
+    std::fprintf(stderr, "fuzz_ops: %s phase 1 -> %d%s%s (workspace %llu, %s)\n", c.op, int(st), st ? ": " : "",
+                 st ? aclGetRecentErrMsg() : "", (unsigned long long)ws,
+                 st == 0 && c.launchable && ws <= kMaxWorkspace ? "launched" : "not launched");
+  if (st == 0) {
+    if (ex == nullptr) fail("phase 1 succeeded without an executor", c.op, st);
+    if (c.launchable && ws <= kMaxWorkspace) {
+      launch(c, p2, ex, ws, mode);
+    } else {
+      check_status("aclDestroyAclOpExecutor", aclDestroyAclOpExecutor(ex));
+    }
+  }
+  c.destroy();
+  return 0;
+}

@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""Writes the hand-made seeds of tests/fuzz/corpus/ (the input format is described at the top of
+tests/fuzz/fuzz_ops.cpp). Each seed reaches the success path of one op (phase 1 accepts, phase 2
+runs) in a plain or a strided / broadcast / other-dtype form; libFuzzer mutates from there.
+Inputs kept from fuzzing runs (regress-*: each once found a bug) live next to them and are not written
+here.  Usage: python3 tests/fuzz/make_corpus.py [out_dir]"""
+import os
+import sys
+
+DTYPES = ["FLOAT", "FLOAT16", "BF16", "DOUBLE", "INT8", "UINT8", "INT16", "UINT16", "INT32", "UINT32",
+          "INT64", "UINT64", "BOOL", "INT4"]  # the first entries of kDtypes, same order
+
+OPS = ["exp", "inplace_exp", "gelu_v2", "softplus", "add", "inplace_add", "mul", "divs", "divmod", "eq",
+       "maximum", "remainder", "pow", "cast", "copy", "fill", "clamp", "where", "masked_fill",
+       "round_decimals", "leaky_relu", "gelu_backward", "swiglu", "glu", "mm", "matmul", "addmm", "bmm",
+       "trans_weight", "wqbmm", "qmm_v4", "trans_quant_param"]  # kOps, same order
+
+
+def dt(name):
+    return 0 if name is None else DTYPES.index(name) + 1
+
+
+def T(dims, dtype=None, flags=0, extra=()):
+    """A tensor: dims are pool indices (0..3); extra = the bytes the flags ask for."""
+    return bytes([flags, dt(dtype), len(dims) + 1] + list(dims) + list(extra))
+
+
+NULL_T = bytes([0xC0, 0, 1])  # a null (optional) tensor
+
+
+def S(value=1, dtype=None):
+    """A scalar with a small integer value."""
+    return bytes([dt(dtype), 0, value & 0xFF])
+
+
+def S16(value16, dtype=None):
+    """A scalar with value value16 / 16 (mode 7)."""
+    return bytes([dt(dtype), 7, value16])
+
+
+def I(v):
+    return bytes([v if v >= 0 else 16 + v])
+
+
+def seed(op, pool, *args, mode=0, fill=0x3c):
+    return bytes([OPS.index(op), mode, fill] + list(pool)) + b"".join(args)
+
+
+STRIDED = 2      # flags: last two dims transposed
+OFFSET = 0x10    # flags: offset byte follows the dims
+
+
+def seeds():
+    p = (3, 4, 2, 1)  # pool: dims 3, 4, 2, 1 (index 3 broadcasts)
+    yield "exp_f32", seed("exp", p, T([0, 1]), T([0, 1]))
+    yield "exp_f16_transposed", seed("exp", p, T([0, 1], "FLOAT16", STRIDED), T([0, 1], "FLOAT16"))
+    yield "exp_int_to_float", seed("exp", p, T([0, 1], "INT32"), T([0, 1], "FLOAT"))
+    yield "inplace_exp_bf16", seed("inplace_exp", p, T([0, 1], "BF16"))
+    yield "gelu_v2_tanh", seed("gelu_v2", p, T([0, 1]), I(1), T([0, 1]))
+    yield "softplus", seed("softplus", p, T([0, 1]), S(1), S(20), T([0, 1]))
+    yield "add_broadcast", seed("add", p, T([0, 1]), T([1]), S(2), T([0, 1]))
+    yield "add_int_alpha", seed("add", p, T([0, 1], "INT32"), T([3, 1], "INT32"), S(3, "INT64"), T([0, 1], "INT32"))
+    yield "add_offset_storage", seed("add", p, T([0, 1], None, OFFSET | 0x04, [5]), T([0, 1]), S(1), T([0, 1]))
+    yield "inplace_add", seed("inplace_add", p, T([0, 1], "FLOAT16"), T([0, 1], "FLOAT16"), S(1))
+    yield "mul_double", seed("mul", p, T([0, 1], "DOUBLE"), T([0, 1], "DOUBLE"), T([0, 1], "DOUBLE"))
+    yield "mul_bool", seed("mul", p, T([0, 1], "BOOL"), T([0, 1], "BOOL"), T([0, 1], "BOOL"))
+    yield "divs", seed("divs", p, T([0, 1]), S(3), T([0, 1]))
+    yield "divmod_floor", seed("divmod", p, T([0, 1], "INT32"), T([0, 1], "INT32"), I(2), T([0, 1], "INT32"))
+    yield "eq_tensor", seed("eq", p, T([0, 1]), T([0, 1]), T([0, 1], "BOOL"))
+    yield "maximum_uint8", seed("maximum", p, T([0, 1], "UINT8"), T([0, 1], "UINT8"), T([0, 1], "UINT8"))
+    yield "remainder_int64", seed("remainder", p, T([0, 1], "INT64"), T([0, 1], "INT64"), T([0, 1], "INT64"))
+    yield "remainder_by_zero", seed("remainder", p, T([0, 1], "INT64"), T([0, 1], "INT64"), T([0, 1], "INT64"), fill=0)
+    yield "pow_int", seed("pow", p, T([0, 1], "INT32"), S(2, "INT64"), T([0, 1], "INT32"))
+    yield "cast_f32_i8", seed("cast", p, T([0, 1]), bytes([dt("INT8")]), T([0, 1], "INT8"))
+    yield "cast_f16_bool", seed("cast", p, T([0, 1], "FLOAT16"), bytes([dt("BOOL")]), T([0, 1], "BOOL"))
+    yield "copy_transposed", seed("copy", p, T([0, 1], None, STRIDED), T([0, 1], "FLOAT16"))
+    yield "fill_int16", seed("fill", p, T([0, 1], "INT16"), S(7))
+    yield "clamp", seed("clamp", p, T([0, 1]), S(-1), S(1), T([0, 1]))
+    yield "where", seed("where", p, T([0, 1], "BOOL"), T([0, 1]), T([1]), T([0, 1]))
+    yield "masked_fill", seed("masked_fill", p, T([0, 1]), T([1], "BOOL"), S(5))
+    yield "round_decimals", seed("round_decimals", p, T([0, 1]), I(2), T([0, 1]))
+    yield "leaky_relu_bf16", seed("leaky_relu", p, T([0, 1], "BF16"), S16(2))
+    yield "gelu_backward", seed("gelu_backward", p, T([0, 1]), T([0, 1]), T([0, 1]))
+    q = (3, 4, 2, 1)
+    yield "swiglu_last", seed("swiglu", q, T([0, 1]), I(-1), T([0, 2]))
+    yield "glu_f16", seed("glu", q, T([0, 1, 1], "FLOAT16"), I(1), T([0, 2, 1], "FLOAT16"))
+    m = (5, 7, 6, 1)  # M, K, N
+    yield "mm_f32", seed("mm", m, T([0, 1]), T([1, 2]), T([0, 2]), I(1))
+    yield "mm_transposed_b", seed("mm", m, T([0, 1]), T([1, 2], None, STRIDED), T([0, 2]), I(1))
+    yield "mm_f16", seed("mm", m, T([0, 1], "FLOAT16"), T([1, 2], "FLOAT16"), T([0, 2], "FLOAT16"), I(1))
+    yield "matmul_3d_2d", seed("matmul", m, T([3, 0, 1], "FLOAT16"), T([1, 2], "FLOAT16"), T([3, 0, 2], "FLOAT16"), I(1))
+    yield "matmul_1d", seed("matmul", m, T([1]), T([1, 2]), T([2]), I(1))
+    yield "addmm_bias", seed("addmm", m, T([2]), T([0, 1]), T([1, 2]), S(1), S(1), T([0, 2]), I(1))
+    yield "bmm_bf16", seed("bmm", m, T([3, 0, 1], "BF16"), T([3, 1, 2], "BF16"), T([3, 0, 2], "BF16"), I(1))
+    w = (16, 8, 2, 1)  # K, N; storage [K, align(N, 16)] = [16, 16] (storage mode 2: 2 dims, pool[0] twice)
+    yield "trans_weight_f16", seed("trans_weight", w, T([0, 1], "FLOAT16", 0x08, [2, 0, 0]))
+    yield "trans_weight_f32", seed("trans_weight", w, T([0, 1], "FLOAT", 0x08, [2, 0, 0]))
+    # pre-packed weight then used by a matmul at (likely) the same host address: the registry
+    yield "trans_weight_exact", seed("trans_weight", (16, 16, 2, 1), T([0, 1], "FLOAT16"))
+    wq = (2, 8, 4, 1)  # M, K, N
+    yield "wqbmm_int8", seed("wqbmm", wq, T([0, 1], "FLOAT16"), T([1, 2], "INT8"), T([2], "FLOAT16"), NULL_T, NULL_T,
+                             NULL_T, NULL_T, I(0), T([0, 2], "FLOAT16"))
+    yield "wqbmm_offset_bias", seed("wqbmm", wq, T([0, 1], "FLOAT16"), T([1, 2], "INT8"), T([2], "FLOAT16"),
+                                    T([2], "FLOAT16"), NULL_T, NULL_T, T([2], "FLOAT16"), I(0), T([0, 2], "FLOAT16"))
+    yield "wqbmm_int4", seed("wqbmm", wq, T([0, 1], "BF16"), T([1, 2], "INT4"), T([2], "BF16"), NULL_T, NULL_T,
+                             NULL_T, NULL_T, I(0), T([0, 2], "BF16"))
+    # larger M (the fused dequantising path), per-group scales, transposed weight
+    yield "wqbmm_int8_m9_fused", seed("wqbmm", (9, 8, 4, 1), T([0, 1], "FLOAT16"), T([1, 2], "INT8"), T([2], "FLOAT16"),
+                                      NULL_T, NULL_T, NULL_T, NULL_T, I(0), T([0, 2], "FLOAT16"))
+    # k = 64 and group size 32 come from the special values (dim byte 0xEA = 64, attribute byte 0xE8 = 32)
+    yield "wqbmm_int4_group", seed("wqbmm", (17, 16, 2, 8), T([0, 0xEA], "BF16"), T([0xEA, 3], "INT4"),
+                                   T([2, 3], "BF16"), NULL_T, NULL_T, NULL_T, NULL_T, b"\xe8", T([0, 3], "BF16"))
+    yield "wqbmm_transposed_weight", seed("wqbmm", (3, 16, 8, 1), T([0, 1], "FLOAT16"), T([1, 2], "INT8", STRIDED),
+                                          T([2], "FLOAT16"), T([2], "FLOAT16"), NULL_T, NULL_T, NULL_T, I(0),
+                                          T([0, 2], "FLOAT16"))
+    yield "wqbmm_requant_int8", seed("wqbmm", wq, T([0, 1], "FLOAT16"), T([1, 2], "INT8"), T([2], "FLOAT16"), NULL_T,
+                                     T([2], "UINT64"), NULL_T, NULL_T, I(0), T([0, 2], "INT8"))
+    yield "qmm_v4_m12_transposed", seed("qmm_v4", (12, 16, 8, 1), T([0, 1], "INT8"), T([2, 1], "INT8"), T([2], "BF16"),
+                                        NULL_T, NULL_T, NULL_T, b"\x02", T([0, 2], "BF16"))
+    yield "qmm_v4_bf16", seed("qmm_v4", wq, T([0, 1], "INT8"), T([1, 2], "INT8"), T([2], "BF16"), NULL_T, NULL_T,
+                              NULL_T, b"\x00", T([0, 2], "BF16"))
+    yield "qmm_v4_uint64_scale_int8", seed("qmm_v4", wq, T([0, 1], "INT8"), T([1, 2], "INT8"), T([2], "UINT64"),
+                                           NULL_T, NULL_T, T([2], "INT32"), b"\x00", T([0, 2], "INT8"))
+    yield "qmm_v4_pertoken_f16", seed("qmm_v4", wq, T([0, 1], "INT8"), T([1, 2], "INT8"), T([2], "FLOAT"), NULL_T,
+                                      T([0], "FLOAT"), NULL_T, b"\x00", T([0, 2], "FLOAT16"))
+    yield "trans_quant_param", seed("trans_quant_param", wq, T([2]), NULL_T, T([2], "UINT64"))
+    yield "trans_quant_param_int64", seed("trans_quant_param", wq, T([2]), T([2]), T([2], "INT64"))
+    # device memory, repeatable executor, a workspace one byte short
+    yield "mm_device_repeatable", seed("mm", m, T([0, 1]), T([1, 2]), T([0, 2]), I(1), mode=1 | 2 | 4)
+    yield "add_device", seed("add", p, T([0, 1]), T([1]), S(2), T([0, 1]), mode=4)
+    yield "mul_wrong_launch_first", seed("mul", p, T([0, 1]), T([0, 1]), T([0, 1]), mode=8)
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
+    os.makedirs(out, exist_ok=True)
+    n = 0
+    for name, data in seeds():
+        with open(os.path.join(out, "seed-" + name), "wb") as f:
+            f.write(data)
+        n += 1
+    print(f"make_corpus: {n} seeds in {out}")
+
+
+if __name__ == "__main__":
+    main()
