@@ -13,7 +13,8 @@
 # Installs missing Debian packages first. Exits non-zero on any failure.
 # Environment: JOBS (default nproc), OPSNN_SKIP_SANITIZE=1 skips step 2, OPSNN_SKIP_EMULATED=1
 # skips step 2b, OPSNN_SKIP_ARM64=1 step 2c, OPSNN_SKIP_FUZZ=1 step 2a (local use); OPSNN_FUZZ_TIME
-# (seconds, default 90) bounds the fuzzing of step 2a.
+# (seconds, default 90) bounds the fuzzing of step 2a; OPSNN_FUZZ_SEED (default 1) fixes its random
+# seed, so CI explores the same inputs each run (set another seed locally to explore more).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -102,7 +103,7 @@ if [ "${OPSNN_SKIP_FUZZ:-0}" != "1" ] && [ "$(uname -m)" = "x86_64" ] && command
   ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" \
   UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
     build-fuzz/tests/fuzz/opsnn_fuzz_ops build-fuzz/corpus-work tests/fuzz/corpus \
-    -max_total_time="$fuzz_time" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
+    -max_total_time="$fuzz_time" -seed="${OPSNN_FUZZ_SEED:-1}" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
     -artifact_prefix=build-fuzz/artifacts/ >"$LOGS/fuzz.log" 2>&1 || status=$?
   # libFuzzer's progress lines (NEW, REDUCE, pulse, NEW_FUNC) and its recommended dictionary stay in
   # the log; the rest (start, findings, final stats) is shown.
