@@ -125,7 +125,7 @@ int launch_executor(const char *api, void *workspace, uint64_t workspace_size, a
   for (size_t i = 0; i < ex->slots.size(); ++i) rec->addrs[i] = ex->slots[i].data;
 
   aclError rc = rt::enqueue(stream, [rec = std::move(rec)]() -> int {
-    LaunchArgs args{rec->addrs.data(), rec->workspace};
+    LaunchArgs args{rec->addrs.data(), rec->workspace, rec->ex->workspace.offsets()};
     // The memory observer hears of the outputs before the steps run (e.g. an output written over
     // a pre-packed weight makes it plain data again, and aclnnTransMatmulWeight, whose output is
     // the weight, registers its new layout afterwards). An executor without steps writes nothing

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "core/workspace.h"
 
 namespace opsnn::core {
 
@@ -20,8 +21,11 @@ struct Phase1Trace;  // core/verbose.h
 
 // What a step sees at run time.
 struct LaunchArgs {
-  void *const *addrs;  // per slot: the tensor's data address (storage start, before its offset)
-  char *workspace;     // the launch's workspace block (planned offsets inside), 64-byte aligned
+  void *const *addrs;         // per slot: the tensor's data address (storage start, before its offset)
+  char *workspace;            // the launch's workspace block, 64-byte aligned
+  const uint64_t *ws_offsets;  // by workspace key (the executor's WorkspacePlan)
+  // The address of a block booked in phase 1 (OpBuilder::book).
+  char *get(WsKey k) const { return workspace + ws_offsets[k.id]; }
 };
 
 // A non-zero workspace size reported by phase 1 includes this many spare bytes, so phase 2 can
@@ -51,7 +55,8 @@ struct aclOpExecutor {
   std::vector<int> output_index;                // flat output index -> slot (-1: tensor was null)
   std::vector<std::pair<size_t, std::vector<int>>> lists;  // prototype position -> slots of a tensor list
   std::vector<std::unique_ptr<opsnn::core::Step>> steps;
-  uint64_t workspace_size = 0;
+  opsnn::core::WorkspacePlan workspace;       // the blocks phase 1 booked, by key
+  uint64_t workspace_size = 0;                  // what phase 1 reported (the plan, rounded, + slack)
   bool repeatable = false;
   // Verbose mode only (core/verbose.h): the implementations phase 1 chose, for the exec lines.
   std::shared_ptr<opsnn::core::Phase1Trace> trace;

@@ -41,11 +41,12 @@ class OpBuilder {
   // The executor's copy of a registered tensor.
   const aclTensor &tensor(int slot) const { return ex_->slots[static_cast<size_t>(slot)]; }
 
-  // Books `bytes` of workspace; returns the offset (aligned to `align`).
-  uint64_t book_workspace(uint64_t bytes, uint64_t align = 64) {
-    uint64_t off = (ex_->workspace_size + align - 1) / align * align;
-    ex_->workspace_size = off + bytes;
-    return off;
+  // Books a named block of `bytes` of workspace (aligned to `align`); a step keeps the key and
+  // reads the block's address in phase 2 with LaunchArgs::get(key).
+  WsKey book(const char *name, uint64_t bytes, uint64_t align = 64) {
+    const WsKey k = ex_->workspace.book(name, bytes, align);
+    ex_->workspace_size = ex_->workspace.size();
+    return k;
   }
 
   template <class S, class... Args>

@@ -4,6 +4,9 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
 
 namespace opsnn::test::refs {
 
@@ -37,6 +40,86 @@ inline double erfinv_ref(double x) {
     if (fabsl(dy) <= 1e-19L * fabsl(y)) break;
   }
   return static_cast<double>(std::copysign(y, static_cast<long double>(x)));
+}
+
+// Reductions over the values of one output, in the row-major order of the reduced dims (PyTorch's
+// definitions; long double sums). kind: a ReduceTableCase kind. Returns {result, second result}:
+// the index of max/min (first occurrence, first NaN), the mean of var_mean / std_mean.
+struct ReduceRef {
+  double v0 = 0, v1 = 0;
+};
+inline ReduceRef reduce_ref(const std::string &kind, const std::vector<double> &x, double p, double correction,
+                            bool integral) {
+  const auto n = static_cast<int64_t>(x.size());
+  ReduceRef r;
+  auto sum_of = [&](auto f) {
+    long double s = 0;
+    for (double v : x) s += f(v);
+    return static_cast<double>(s);
+  };
+  if (kind == "sum") {
+    if (integral) {  // wrapping int64 arithmetic, as the integer reduction
+      uint64_t s = 0;
+      for (double v : x) s += static_cast<uint64_t>(static_cast<int64_t>(v));
+      r.v0 = static_cast<double>(static_cast<int64_t>(s));
+    } else {
+      r.v0 = sum_of([](double v) { return static_cast<long double>(v); });
+    }
+  } else if (kind == "mean") {
+    r.v0 = sum_of([](double v) { return static_cast<long double>(v); }) / static_cast<double>(n);
+  } else if (kind == "prod") {
+    if (integral) {
+      uint64_t s = 1;
+      for (double v : x) s *= static_cast<uint64_t>(static_cast<int64_t>(v));
+      r.v0 = static_cast<double>(static_cast<int64_t>(s));
+    } else {
+      long double s = 1;
+      for (double v : x) s *= v;
+      r.v0 = static_cast<double>(s);
+    }
+  } else if (kind == "max" || kind == "min" || kind == "argmax" || kind == "argmin") {
+    const bool mx = kind == "max" || kind == "argmax";
+    int64_t best = 0;
+    for (int64_t i = 1; i < n; ++i) {
+      if (std::isnan(x[best])) break;
+      if (std::isnan(x[i]) || (mx ? x[i] > x[best] : x[i] < x[best])) best = i;
+    }
+    r.v0 = n > 0 ? x[best] : 0;
+    r.v1 = static_cast<double>(best);
+    if (kind == "argmax" || kind == "argmin") r.v0 = r.v1;
+  } else if (kind == "all") {
+    r.v0 = 1;
+    for (double v : x) r.v0 = r.v0 != 0 && v != 0 ? 1 : 0;
+  } else if (kind == "any") {
+    for (double v : x) r.v0 = r.v0 != 0 || v != 0 ? 1 : 0;
+  } else if (kind == "count_nonzero") {
+    for (double v : x) r.v0 += v != 0 ? 1 : 0;
+  } else if (kind == "norm") {
+    if (p == 0) {
+      r.v0 = sum_of([](double v) { return v != 0 ? 1.0L : 0.0L; });
+    } else if (std::isinf(p)) {
+      r.v0 = p > 0 ? -INFINITY : INFINITY;
+      for (double v : x) r.v0 = std::isnan(v) || std::isnan(r.v0) ? NAN : p > 0 ? std::fmax(r.v0, std::fabs(v))
+                                                                              : std::fmin(r.v0, std::fabs(v));
+    } else {
+      r.v0 = std::pow(sum_of([&](double v) { return powl(fabsl(v), p); }), 1.0 / p);
+    }
+  } else if (kind == "logsumexp") {
+    double m = -INFINITY;
+    for (double v : x) m = std::isnan(v) || std::isnan(m) ? NAN : std::fmax(m, v);
+    if (std::isnan(m) || std::isinf(m)) r.v0 = m;
+    else r.v0 = m + std::log(sum_of([&](double v) { return expl(static_cast<long double>(v) - m); }));
+  } else {  // var, std, var_mean, std_mean: two passes in long double
+    long double mean = 0, m2 = 0;
+    for (double v : x) mean += v;
+    mean /= n;
+    for (double v : x) m2 += (v - mean) * (v - mean);
+    const double dof = std::fmax(static_cast<double>(n) - correction, 0.0);
+    const double var = static_cast<double>(m2) / dof;
+    r.v0 = kind == "std" || kind == "std_mean" ? std::sqrt(var) : var;
+    r.v1 = n > 0 ? static_cast<double>(mean) : NAN;
+  }
+  return r;
 }
 
 }  // namespace opsnn::test::refs

@@ -65,7 +65,7 @@ void bce_target_backward_phase1(core::OpBuilder &b, const aclTensor *gradOutput,
       tmp.strides[d] = s;
       s *= tmp.dims[d];
     }
-    const uint64_t off = b.book_workspace(static_cast<uint64_t>(n) * sizeof(float));
+    const core::WsKey off = b.book("bce_target_backward.grad_weight", static_cast<uint64_t>(n) * sizeof(float));
     ops::EwSpec mul;
     mul.op = EwOp::kMul;
     mul.compute_dtype = ACL_FLOAT;

@@ -1,66 +1,20 @@
 // aclnnPreluBackward: gradInput = self > 0 ? gradOutput : weight * gradOutput (weight per channel, dim 1,
 // or a single value), gradWeight[c] = sum over every element of channel c of (self > 0 ? 0 : gradOutput * self).
 //
-// The weight gradient is a reduction. It is computed deterministically (bit-identical for any thread
-// count): the summands are written in double to the workspace, then each channel is cut into fixed
-// blocks of kBlock elements whose partial sums (in order) are computed in parallel, and the partials
-// of a channel are added in block order.
-#include <algorithm>
+// The weight gradient is a reduction: the summands are written in double to the workspace, then
+// reduced by the reduction engine (deterministic for any thread count).
 #include <vector>
 
 #include "aclnnop/aclnn_prelu_backward.h"
 #include "common/error.h"
 #include "core/op_checks.h"
-#include "core/thread_pool.h"
-#include "kernels/elementwise/convert.h"
 #include "ops/activation/activation_grad_common.h"
+#include "ops/reduction/reduce_step.h"
 
 using namespace opsnn;
 using kernels::EwOp;
 
 namespace {
-
-constexpr int64_t kBlock = 16384;
-
-class PreluWeightReduceStep final : public core::Step {
- public:
-  uint64_t terms_offset = 0, partial_offset = 0;  // workspace: [outer, C, inner] doubles, [C, nblocks] doubles
-  int64_t outer = 1, channels = 1, inner = 1, nblocks = 0;
-  int out_slot = -1;
-  aclTensor out;  // gradWeight; element c at c * out_stride
-  int64_t out_stride = 1;
-
-  int run(const core::LaunchArgs &args) const override {
-    const int64_t per_channel = outer * inner;
-    const auto *terms = reinterpret_cast<const double *>(args.workspace + terms_offset);
-    auto *partial = reinterpret_cast<double *>(args.workspace + partial_offset);
-    if (per_channel > 0) {
-      core::parallel_for(channels * nblocks, 1, [&](int64_t begin, int64_t end) {
-        for (int64_t t = begin; t < end; ++t) {
-          const int64_t c = t / nblocks, blk = t % nblocks;
-          const int64_t j0 = blk * kBlock, j1 = std::min(per_channel, j0 + kBlock);
-          double acc = 0;
-          for (int64_t j = j0; j < j1;) {  // j = o * inner + i, walked one inner row piece at a time
-            const int64_t o = j / inner, i = j % inner;
-            const int64_t n = std::min(j1 - j, inner - i);
-            const double *p = terms + (o * channels + c) * inner + i;
-            for (int64_t k = 0; k < n; ++k) acc += p[k];
-            j += n;
-          }
-          partial[t] = acc;
-        }
-      });
-    }
-    const size_t es = core::dtype_size(out.dtype);
-    char *base = core::view_base(args, out_slot, out, es);
-    for (int64_t c = 0; c < channels; ++c) {
-      double sum = 0;
-      for (int64_t blk = 0; blk < nblocks; ++blk) sum += partial[c * nblocks + blk];
-      kernels::store_from<double>(&sum, out.dtype, base + c * out_stride * static_cast<int64_t>(es), 0, 1);
-    }
-    return 0;
-  }
-};
 
 // The element stride of a tensor holding `n` elements along one dim (others of size 1).
 int64_t single_dim_stride(const aclTensor &t) {
@@ -118,23 +72,9 @@ void prelu_backward_phase1(core::OpBuilder &b, const aclTensor *gradOutput, cons
   ops::record_elementwise(b, in_spec, gi,
                           {ops::EwInput::tensor(g), ops::EwInput::tensor(x), ops::EwInput::tensor_view(w, wv)});
 
-  // gradWeight: summands (double, contiguous [outer, C, inner]) then the ordered reduction.
+  // gradWeight: the summands (double, contiguous, self's shape) reduced over every dim but the
+  // channel dim (every dim for a single weight).
   const int64_t n = self->numel();
-  int64_t outer = 1, inner = 1;
-  if (c_used > 1) {
-    outer = self->dims[0];
-    for (int d = 2; d < self->ndim; ++d) inner *= self->dims[d];
-  } else {
-    inner = n;
-  }
-  auto step = std::make_unique<PreluWeightReduceStep>();
-  step->outer = outer;
-  step->channels = c_used;
-  step->inner = inner;
-  step->nblocks = (outer * inner + kBlock - 1) / kBlock;
-  step->terms_offset = b.book_workspace(static_cast<uint64_t>(n) * sizeof(double));
-  step->partial_offset = b.book_workspace(static_cast<uint64_t>(c_used * std::max<int64_t>(step->nblocks, 1)) *
-                                          sizeof(double));
   aclTensor terms = *self;
   terms.dtype = ACL_DOUBLE;
   terms.offset = 0;
@@ -143,15 +83,23 @@ void prelu_backward_phase1(core::OpBuilder &b, const aclTensor *gradOutput, cons
     terms.strides[d] = s;
     s *= terms.dims[d];
   }
+  const core::WsKey terms_ws = b.book("prelu_backward.terms", static_cast<uint64_t>(n) * sizeof(double));
   ops::EwSpec term_spec;
   term_spec.op = EwOp::kPreluBackwardWeightTerm;
   term_spec.compute_dtype = ACL_DOUBLE;
-  ops::record_elementwise(b, term_spec, ops::EwInput::workspace(step->terms_offset, terms),
+  ops::record_elementwise(b, term_spec, ops::EwInput::workspace(terms_ws, terms),
                           {ops::EwInput::tensor(g), ops::EwInput::tensor(x)});
-  step->out_slot = gw;
-  step->out = b.tensor(gw);
-  step->out_stride = single_dim_stride(b.tensor(gw));
-  b.add_step<PreluWeightReduceStep>(std::move(*step));
+  uint32_t mask = 0;
+  for (int d = 0; d < self->ndim; ++d)
+    if (c_used == 1 || d != 1) mask |= 1u << d;
+  aclTensor gw_view = b.tensor(gw);  // gradWeight as [C], or as a single value
+  gw_view.ndim = c_used > 1 ? 1 : 0;
+  gw_view.dims[0] = channels;
+  gw_view.strides[0] = single_dim_stride(b.tensor(gw));
+  ops::ReduceSpec sum;
+  sum.op = kernels::ReduceOp::kSum;
+  ops::record_reduction(b, sum, ops::EwInput::workspace(terms_ws, terms), mask, false,
+                        {ops::EwInput::tensor_view(gw, gw_view)});
 }
 
 }  // namespace

@@ -17,13 +17,13 @@ class ElementwiseStep final : public core::Step {
   kernels::OpScalars scalars;
   int slot[kMaxOperands] = {-1, -1, -1, -1};
   int64_t offset_bytes[kMaxOperands] = {};
-  int64_t ws_offset[kMaxOperands] = {-1, -1, -1, -1};  // >= 0: operand in the workspace
+  core::WsKey ws[kMaxOperands];  // booked: the operand is a workspace block
   alignas(8) unsigned char constant[kMaxOperands][8] = {};  // scalar operands, in the compute type
 
   int run(const core::LaunchArgs &args) const override {
     char *base[kMaxOperands];
     for (int op = 0; op < loop.nops; ++op) {
-      base[op] = ws_offset[op] >= 0 ? args.workspace + ws_offset[op] + offset_bytes[op]
+      base[op] = ws[op].booked() ? args.get(ws[op]) + offset_bytes[op]
                  : slot[op] >= 0    ? static_cast<char *>(args.addrs[slot[op]]) + offset_bytes[op]
                                     : const_cast<char *>(reinterpret_cast<const char *>(constant[op]));
     }
@@ -103,7 +103,7 @@ void record_elementwise(core::OpBuilder &b, const EwSpec &spec, const EwInput &o
   for (int d = 0; d < shape.ndim; ++d) strides[0][d] = out.strides[d];
   dtypes[0] = out.dtype;
   step->slot[0] = out_operand.slot;
-  step->ws_offset[0] = out_operand.workspace_offset;
+  step->ws[0] = out_operand.ws;
   step->offset_bytes[0] = out.offset * static_cast<int64_t>(core::dtype_size(out.dtype));
   for (int i = 0; i < static_cast<int>(inputs.size()); ++i) {
     const EwInput &in = inputs[static_cast<size_t>(i)];
@@ -112,7 +112,7 @@ void record_elementwise(core::OpBuilder &b, const EwSpec &spec, const EwInput &o
       core::broadcast_strides(t, shape, strides[i + 1]);
       dtypes[i + 1] = t.dtype;
       step->slot[i + 1] = in.slot;
-      step->ws_offset[i + 1] = in.workspace_offset;
+      step->ws[i + 1] = in.ws;
       step->offset_bytes[i + 1] = t.offset * static_cast<int64_t>(core::dtype_size(t.dtype));
     } else {
       dtypes[i + 1] = compute_storage_dtype(ct);  // strides stay 0: broadcast constant

@@ -18,23 +18,31 @@ struct EwInput {
   // slot's storage start), read instead of the registered descriptor: e.g. one half of a GLU input.
   bool has_view = false;
   aclTensor view{};
-  static EwInput tensor(int s) { return EwInput{s, nullptr}; }
-  static EwInput constant(const aclScalar *v) { return EwInput{-1, v}; }
+  static EwInput tensor(int s) {
+    EwInput in;
+    in.slot = s;
+    return in;
+  }
+  static EwInput constant(const aclScalar *v) {
+    EwInput in;
+    in.scalar = v;
+    return in;
+  }
   static EwInput tensor_view(int s, const aclTensor &v) {
-    EwInput in{s, nullptr};
+    EwInput in = tensor(s);
     in.has_view = true;
     in.view = v;
     return in;
   }
-  // A scratch operand in the launch's workspace at `offset` bytes (booked with
-  // b.book_workspace), described by `v` (dtype, dims, element strides; v.offset is added).
-  int64_t workspace_offset = -1;
-  static EwInput workspace(uint64_t offset, const aclTensor &v) {
+  // A scratch operand in the workspace block `key` (booked with b.book), described by `v` (dtype,
+  // dims, element strides; v.offset is added).
+  core::WsKey ws;
+  static EwInput workspace(core::WsKey key, const aclTensor &v) {
     EwInput in = tensor_view(-1, v);
-    in.workspace_offset = static_cast<int64_t>(offset);
+    in.ws = key;
     return in;
   }
-  bool is_tensor() const { return slot >= 0 || workspace_offset >= 0; }
+  bool is_tensor() const { return slot >= 0 || ws.booked(); }
 };
 
 // The sub-view t[..., start : start + length * step : step, ...] along `dim` (0 <= dim < t.ndim).

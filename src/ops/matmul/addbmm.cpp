@@ -89,7 +89,7 @@ void addbmm_phase1(core::OpBuilder &b, const aclTensor *self, const char *self_n
     const bool direct = c->dtype == ACL_FLOAT;
     ops::GemmCall acc = base;  // the accumulator: C, or fp32 scratch [M, N]
     if (!direct) {
-      ops::bind_scratch(acc, ops::kGemmC, b.book_workspace(static_cast<uint64_t>(M * N) * 4));
+      ops::bind_scratch(acc, ops::kGemmC, b.book("addbmm.accumulator", static_cast<uint64_t>(M * N) * 4));
       acc.desc.c.row_stride = N;
       acc.desc.c.col_stride = 1;
     }
@@ -117,7 +117,7 @@ void addbmm_phase1(core::OpBuilder &b, const aclTensor *self, const char *self_n
     if (!direct) {  // the last term adds the accumulator and rounds once into out
       ops::GemmCall last = at_batch(base, B - 1);
       last.desc.beta = 1.0f;
-      ops::bind_scratch(last, ops::kGemmD, static_cast<uint64_t>(acc.ref[ops::kGemmC].offset_bytes));
+      ops::bind_scratch(last, ops::kGemmD, acc.ref[ops::kGemmC].ws);
       last.desc.d.row_stride = N;
       last.desc.d.col_stride = 1;
       calls.push_back(last);

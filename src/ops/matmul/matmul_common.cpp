@@ -26,14 +26,14 @@ class GemmStep final : public core::Step {
     int64_t outer_stride[4][kMaxDims] = {};  // bytes
   };
   std::vector<Call> calls;
-  uint64_t workspace_offset = 0;
+  core::WsKey scratch;  // the GEMM's packing buffers
 
   int run(const core::LaunchArgs &args) const override {
     for (const Call &c : calls) {
       char *base[4] = {};
       for (int i = 0; i < 4; ++i) {
         if (i == kGemmD && !c.plan.desc.has_d) continue;
-        char *p = c.ref[i].slot >= 0 ? static_cast<char *>(args.addrs[c.ref[i].slot]) : args.workspace;
+        char *p = c.ref[i].slot >= 0 ? static_cast<char *>(args.addrs[c.ref[i].slot]) : args.get(c.ref[i].ws);
         base[i] = p == nullptr ? nullptr : p + c.ref[i].offset_bytes;
       }
       int64_t outer = 1;
@@ -47,7 +47,7 @@ class GemmStep final : public core::Step {
           for (int i = 0; i < 4; ++i)
             if (p[i] != nullptr) p[i] += idx * c.outer_stride[i][d];
         }
-        kernels::gemm_run(c.plan, p[0], p[1], p[2], args.workspace + workspace_offset, p[3]);
+        kernels::gemm_run(c.plan, p[0], p[1], p[2], args.get(scratch), p[3]);
       }
     }
     return 0;
@@ -130,9 +130,10 @@ void bind_tensor(GemmCall &call, int which, int slot, const aclTensor *t) {
   if (which == kGemmD) call.desc.has_d = true;
 }
 
-void bind_scratch(GemmCall &call, int which, uint64_t ws_offset) {
+void bind_scratch(GemmCall &call, int which, core::WsKey ws) {
   call.ref[which].slot = -1;
-  call.ref[which].offset_bytes = static_cast<int64_t>(ws_offset);
+  call.ref[which].ws = ws;
+  call.ref[which].offset_bytes = 0;
   operand(call.desc, which).dtype = ACL_FLOAT;
   if (which == kGemmD) call.desc.has_d = true;
 }
@@ -186,7 +187,7 @@ void record_gemms(core::OpBuilder &b, std::vector<GemmCall> calls) {
     }
     step->calls.push_back(sc);
   }
-  step->workspace_offset = b.book_workspace(ws);
+  step->scratch = b.book("gemm.scratch", ws);
   b.add_step<GemmStep>(std::move(*step));
 }
 

@@ -53,9 +53,10 @@ core::Shape make_shape(std::initializer_list<int64_t> dims);
 enum GemmArg { kGemmA = 0, kGemmB = 1, kGemmC = 2, kGemmD = 3 };
 
 // Where an operand lives at run time: a registered tensor (its slot; offset_bytes is the view's
-// offset) or a scratch area of the workspace (slot -1, offset_bytes into the op's workspace).
+// offset) or a scratch block of the workspace (slot -1, its key; offset_bytes from the block).
 struct GemmOperandRef {
   int slot = -1;
+  core::WsKey ws;
   int64_t offset_bytes = 0;
 };
 
@@ -73,8 +74,8 @@ struct GemmCall {
 // Binds operand `which` of `call` to the view of registered tensor `t` (slot): its dtype and
 // byte offset. Strides are set by the caller.
 void bind_tensor(GemmCall &call, int which, int slot, const aclTensor *t);
-// Binds operand `which` to fp32 scratch at `ws_offset` bytes of the op's workspace.
-void bind_scratch(GemmCall &call, int which, uint64_t ws_offset);
+// Binds operand `which` to the fp32 scratch block `ws` of the op's workspace.
+void bind_scratch(GemmCall &call, int which, core::WsKey ws);
 
 // Batch dims merged over several operands: `shape` is the broadcast batch shape and strides[i] the
 // element strides of operand i over it (operands not in `used` are ignored). Size-1 dims are dropped

@@ -70,7 +70,7 @@ class QmmStep final : public core::Step {
   aclDataType scale_dtype = ACL_FLOAT, bias_dtype = ACL_FLOAT;
   int64_t scale_count = 1, scale_stride = 0, offset_count = 1, offset_stride = 0, pertoken_stride = 0;
   int64_t bias_batches = 0, bias_col = 0, bias_bstride = 0;  // bias_batches 0: no bias
-  uint64_t ws_gemm = 0, ws_scale = 0, ws_offset = 0, ws_bias = 0;
+  core::WsKey ws_gemm, ws_scale, ws_offset, ws_bias;
 
   struct Ctx {
     const QmmStep *st;
@@ -116,11 +116,11 @@ class QmmStep final : public core::Step {
     Ctx c{};
     c.st = this;
     c.out = const_cast<char *>(ptr(args, out));
-    float *sv = reinterpret_cast<float *>(args.workspace + ws_scale);
+    float *sv = reinterpret_cast<float *>(args.get(ws_scale));
     kernels::qmm_decode_floats(ptr(args, scale), scale_dtype, scale_count, scale_stride, n, sv);
     c.scale = sv;
     if (offset.slot >= 0) {
-      float *ov = reinterpret_cast<float *>(args.workspace + ws_offset);
+      float *ov = reinterpret_cast<float *>(args.get(ws_offset));
       kernels::qmm_decode_floats(ptr(args, offset), ACL_FLOAT, offset_count, offset_stride, n, ov);
       c.offset = ov;
     }
@@ -132,12 +132,12 @@ class QmmStep final : public core::Step {
         const char *src = bp + g * bias_bstride * esize;
         if (bias_dtype == ACL_INT32)
           kernels::qmm_decode_int32(reinterpret_cast<const int32_t *>(src), bias_col, n,
-                                    reinterpret_cast<int32_t *>(args.workspace + ws_bias) + g * n);
+                                    reinterpret_cast<int32_t *>(args.get(ws_bias)) + g * n);
         else
           kernels::qmm_decode_floats(src, bias_dtype, n, bias_col, n,
-                                     reinterpret_cast<float *>(args.workspace + ws_bias) + g * n);
+                                     reinterpret_cast<float *>(args.get(ws_bias)) + g * n);
       }
-      c.bias = args.workspace + ws_bias;
+      c.bias = args.get(ws_bias);
     }
     const int8_t *a = reinterpret_cast<const int8_t *>(ptr(args, x1));
     const int8_t *b = reinterpret_cast<const int8_t *>(ptr(args, x2));
@@ -152,7 +152,7 @@ class QmmStep final : public core::Step {
         boff += idx * outer_b[d];
       }
       c.flat_base = o * inner;
-      kernels::igemm_run(plan, a + aoff, b + boff, args.workspace + ws_gemm, &QmmStep::block, &c);
+      kernels::igemm_run(plan, a + aoff, b + boff, args.get(ws_gemm), &QmmStep::block, &c);
     }
     return 0;
   }
@@ -316,10 +316,10 @@ int quant_matmul_phase1(const char *api, const aclTensor *x1, const aclTensor *x
     }
     if (!kernels::igemm_plan(d, &st.plan))
       throw_error(ACLNN_ERR_INNER_TILING_ERROR, "int8 GEMM planning failed: %s", last_error_message());
-    st.ws_gemm = b.book_workspace(st.plan.workspace_bytes);
-    st.ws_scale = b.book_workspace(static_cast<uint64_t>(n) * sizeof(float));
-    if (offset != nullptr) st.ws_offset = b.book_workspace(static_cast<uint64_t>(n) * sizeof(float));
-    if (bias != nullptr) st.ws_bias = b.book_workspace(static_cast<uint64_t>(st.bias_batches * n) * 4);
+    st.ws_gemm = b.book("igemm.scratch", st.plan.workspace_bytes);
+    st.ws_scale = b.book("qmm.scale_fp32", static_cast<uint64_t>(n) * sizeof(float));
+    if (offset != nullptr) st.ws_offset = b.book("qmm.offset_fp32", static_cast<uint64_t>(n) * sizeof(float));
+    if (bias != nullptr) st.ws_bias = b.book("qmm.bias", static_cast<uint64_t>(st.bias_batches * n) * 4);
   });
 }
 

@@ -27,13 +27,13 @@ class TransMatmulWeightStep final : public core::Step {
   int64_t offset_bytes = 0;
   kernels::GemmOperand src;  // the logical [K, N] view (element strides)
   int64_t k = 0, n = 0;
-  uint64_t workspace_offset = 0;
+  core::WsKey copy_ws;  // the source copied aside (the packing writes over it)
 
   int run(const core::LaunchArgs &args) const override {
     char *base = static_cast<char *>(args.addrs[slot]) + offset_bytes;
     const size_t es = core::dtype_size(src.dtype);
     // Copy the logical matrix out (contiguous), then write the packed layout over the buffer.
-    char *copy = args.workspace + workspace_offset;
+    char *copy = args.get(copy_ws);
     for (int64_t p = 0; p < k; ++p)
       for (int64_t j = 0; j < n; ++j)
         std::memcpy(copy + static_cast<size_t>(p * n + j) * es,
@@ -97,8 +97,8 @@ extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnTransMatmulWeightGetWorkspaceSiz
     s.k = mmWeightRef->dims[0];
     s.n = mmWeightRef->dims[1];
     s.src = {mmWeightRef->dtype, mmWeightRef->strides[0], mmWeightRef->strides[1], 0};
-    s.workspace_offset =
-        b.book_workspace(static_cast<uint64_t>(s.k * s.n) * core::dtype_size(mmWeightRef->dtype));
+    s.copy_ws =
+        b.book("trans_weight.copy", static_cast<uint64_t>(s.k * s.n) * core::dtype_size(mmWeightRef->dtype));
     // The packed layout covers K * align(N, 16) elements from the view's first element: the
     // described storage (and the device allocation, checked below) must hold them.
     const __int128 packed_end = static_cast<__int128>(mmWeightRef->offset) + static_cast<__int128>(s.k) * align_up(s.n, 16);

@@ -50,8 +50,8 @@ class WqStep final : public core::Step {
   kernels::WqSimd simd = kernels::WqSimd::kNone;  // chosen in phase 1 (wq_choose)
   kernels::WqFusedPlan fplan;     // larger M: dequantise blocks and multiply (see wq_gemm.h)
   kernels::GemmPlan plan;         // fallback: x @ dequantised weight (+ bias as the addend)
-  uint64_t ws_a = 0, ws_b = 0;    // workspace offsets: small: x fp32 + sums / y fp32; large: weight / GEMM
-  uint64_t ws_c = 0;              // fallback with re-quantisation: fp32 results
+  core::WsKey ws_a, ws_b;         // workspace blocks: small: x fp32 + sums / y fp32; large: weight / GEMM
+  core::WsKey ws_c;               // fallback with re-quantisation: fp32 results
 
   static const char *ptr(const core::LaunchArgs &args, const Operand &o) {
     return o.slot < 0 ? nullptr : static_cast<const char *>(args.addrs[o.slot]) + o.offset_bytes;
@@ -79,24 +79,24 @@ class WqStep final : public core::Step {
     char *yp = const_cast<char *>(ptr(args, y));
     const kernels::WqOutput out = output(args);
     if (small) {
-      float *y32 = reinterpret_cast<float *>(args.workspace + ws_b);
-      kernels::wq_small_m_run(wq, x_dtype, xp, x_row, x_col, wp, sp, op, y32, wq.n, args.workspace + ws_a, simd);
+      float *y32 = reinterpret_cast<float *>(args.get(ws_b));
+      kernels::wq_small_m_run(wq, x_dtype, xp, x_row, x_col, wp, sp, op, y32, wq.n, args.get(ws_a), simd);
       for (int64_t i = 0; i < wq.m; ++i) kernels::wq_store_row(out, i, 0, wq.n, y32 + i * wq.n);
       return 0;
     }
     if (fused) {
-      kernels::wq_fused_run(fplan, wq, x_dtype, xp, x_row, x_col, wp, sp, op, out, args.workspace + ws_a);
+      kernels::wq_fused_run(fplan, wq, x_dtype, xp, x_row, x_col, wp, sp, op, out, args.get(ws_a));
       return 0;
     }
-    float *wf = reinterpret_cast<float *>(args.workspace + ws_a);
+    float *wf = reinterpret_cast<float *>(args.get(ws_a));
     kernels::wq_dequant_prepacked(wq, wp, sp, op, wf, simd);
     if (out.quant.scale == nullptr) {
-      kernels::gemm_run(plan, xp, wf, yp, args.workspace + ws_b, bp);
+      kernels::gemm_run(plan, xp, wf, yp, args.get(ws_b), bp);
       return 0;
     }
     // Re-quantised output: the GEMM writes fp32 rows into the workspace, then bias and quantisation.
-    float *y32 = reinterpret_cast<float *>(args.workspace + ws_c);
-    kernels::gemm_run(plan, xp, wf, y32, args.workspace + ws_b);
+    float *y32 = reinterpret_cast<float *>(args.get(ws_c));
+    kernels::gemm_run(plan, xp, wf, y32, args.get(ws_b));
     for (int64_t i = 0; i < wq.m; ++i) kernels::wq_store_row(out, i, 0, wq.n, y32 + i * wq.n);
     return 0;
   }
@@ -295,13 +295,13 @@ extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnWeightQuantBatchMatmulV2GetWorks
     st.small = choice.path == kernels::WqPath::kStream;
     st.simd = choice.simd;
     if (st.small) {
-      st.ws_a = b.book_workspace(kernels::wq_small_m_workspace(wq));
-      st.ws_b = b.book_workspace(static_cast<uint64_t>(m * n) * sizeof(float));
+      st.ws_a = b.book("wq.small_m_scratch", kernels::wq_small_m_workspace(wq));
+      st.ws_b = b.book("wq.y_fp32", static_cast<uint64_t>(m * n) * sizeof(float));
     } else if (choice.path == kernels::WqPath::kFused) {
       if (!kernels::wq_fused_plan(wq, &st.fplan))
         throw_error(ACLNN_ERR_INNER_TILING_ERROR, "weight-quant planning failed: %s", last_error_message());
       st.fused = true;
-      st.ws_a = b.book_workspace(st.fplan.workspace_bytes);
+      st.ws_a = b.book("wq.fused_scratch", st.fplan.workspace_bytes);
     } else {
       kernels::GemmDesc d;
       d.m = m;
@@ -321,9 +321,9 @@ extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnWeightQuantBatchMatmulV2GetWorks
       opt.detect_prepacked_b = false;
       if (!kernels::gemm_plan(d, &st.plan, opt))
         throw_error(ACLNN_ERR_INNER_TILING_ERROR, "GEMM planning failed: %s", last_error_message());
-      st.ws_a = b.book_workspace(static_cast<uint64_t>(kernels::gemm_prepacked_b_elems(k, n)) * sizeof(float));
-      st.ws_b = b.book_workspace(st.plan.workspace_bytes);
-      if (quant) st.ws_c = b.book_workspace(static_cast<uint64_t>(m * n) * sizeof(float));
+      st.ws_a = b.book("wq.weight_fp32", static_cast<uint64_t>(kernels::gemm_prepacked_b_elems(k, n)) * sizeof(float));
+      st.ws_b = b.book("gemm.scratch", st.plan.workspace_bytes);
+      if (quant) st.ws_c = b.book("wq.y_fp32", static_cast<uint64_t>(m * n) * sizeof(float));
     }
     b.add_step<WqStep>(std::move(st));
   });

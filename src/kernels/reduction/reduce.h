@@ -1,0 +1,72 @@
+// The reduction engine: one loop planner (coalesces kept and reduced dims, chooses the inner loop
+// by stride, fixes the split of long reductions into blocks) and one runner that feeds contiguous
+// compute-type chunks to an op's reducer. Results do not depend on the thread count: the blocks
+// are fixed in phase 1 and their partial results are combined in block order.
+#pragma once
+
+#include <cstdint>
+
+#include "acl/acl_base.h"
+#include "core/dtype.h"
+#include "kernels/elementwise/elementwise.h"  // kMaxLoopDims
+
+namespace opsnn::kernels {
+
+enum class ReduceOp : uint8_t {
+  kSum, kMean, kProd,
+  kMax, kMin,            // one output: the values; two outputs: values and indices (first occurrence)
+  kArgMax, kArgMin,      // the index only
+  kAll, kAny, kCountNonzero,
+  kNorm,                 // params.p: 0 (count), 1, 2, +-inf, or any other p
+  kLogSumExp,
+  kVar, kStd,            // params.correction
+  kVarMean, kStdMean,    // two outputs: var (std) and mean
+};
+const char *reduce_op_name(ReduceOp op);
+// Whether the op's result is an index (ArgMax) or carries one (Max/Min with two outputs).
+bool reduce_op_indexes(ReduceOp op, int nout);
+
+struct ReduceParams {
+  double p = 2;           // kNorm
+  double correction = 1;  // kVar..kStdMean: divisor max(N - correction, 0)
+};
+
+struct ReduceLoop {
+  ReduceOp op = ReduceOp::kSum;
+  ReduceParams params;
+  core::ComputeType compute = core::ComputeType::kDouble;  // kDouble or kInt64
+  aclDataType in_dtype = ACL_FLOAT;
+  int nout = 1;
+  aclDataType out_dtype[2] = {ACL_FLOAT, ACL_FLOAT};
+  // Kept dims (the outputs), outermost first; strides in bytes.
+  int nkept = 0;
+  int64_t kept_shape[kMaxLoopDims] = {};
+  int64_t in_kept[kMaxLoopDims] = {};
+  int64_t out_kept[2][kMaxLoopDims] = {};
+  // Reduced dims, outermost first; input strides in bytes.
+  int nred = 0;
+  int64_t red_shape[kMaxLoopDims] = {};
+  int64_t in_red[kMaxLoopDims] = {};
+  int64_t out_numel = 1, red_numel = 1;
+  // Column mode: the input's fastest dim is kept, so a task reduces `tile` neighbouring outputs at
+  // once, one input row per reduced index. Row mode: each output reduces a contiguous-ish row.
+  bool column = false;
+  int64_t tile = 1;
+  int64_t block = 1, nblocks = 1;  // the reduced range split into fixed blocks of `block` elements
+  uint64_t partial_bytes() const;  // workspace for the blocks' partial results (0 if one block)
+};
+
+// Plans the loop. `shape`/`in_strides` (elements): the input view; `reduce_mask`: bit d set when
+// dim d is reduced; `out_strides[k][d]` (elements): output k's stride for input dim d (ignored for
+// reduced dims). Index ops keep the reduced dims in logical order (the index is the position in
+// the row-major order of the reduced dims).
+ReduceLoop plan_reduction(ReduceOp op, const ReduceParams &params, int ndim, const int64_t *shape,
+                          const int64_t *in_strides, aclDataType in_dtype, uint32_t reduce_mask, int nout,
+                          const int64_t (*out_strides)[kMaxLoopDims], const aclDataType *out_dtypes,
+                          core::ComputeType compute);
+
+// Runs the loop: `in` is the input's first element, out[k] output k's first element, `partials` the
+// workspace block of loop.partial_bytes() (may be null when 0).
+void run_reduction(const ReduceLoop &loop, const char *in, char *const *out, void *partials);
+
+}  // namespace opsnn::kernels

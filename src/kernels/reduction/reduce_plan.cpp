@@ -1,0 +1,119 @@
+#include <algorithm>
+#include <cstdlib>
+
+#include "kernels/reduction/reduce.h"
+#include "kernels/reduction/reducers.h"
+
+namespace opsnn::kernels {
+namespace {
+
+constexpr int64_t kBlock = 1 << 15;      // reduced elements per block when a reduction is split
+constexpr int64_t kMinOutputTasks = 16;  // below this many output tasks, long reductions are split
+constexpr int64_t kColumnTile = 64;      // outputs one column-mode task reduces together
+
+}  // namespace
+
+const char *reduce_op_name(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::kSum: return "sum";
+    case ReduceOp::kMean: return "mean";
+    case ReduceOp::kProd: return "prod";
+    case ReduceOp::kMax: return "max";
+    case ReduceOp::kMin: return "min";
+    case ReduceOp::kArgMax: return "argmax";
+    case ReduceOp::kArgMin: return "argmin";
+    case ReduceOp::kAll: return "all";
+    case ReduceOp::kAny: return "any";
+    case ReduceOp::kCountNonzero: return "count_nonzero";
+    case ReduceOp::kNorm: return "norm";
+    case ReduceOp::kLogSumExp: return "logsumexp";
+    case ReduceOp::kVar: return "var";
+    case ReduceOp::kStd: return "std";
+    case ReduceOp::kVarMean: return "var_mean";
+    case ReduceOp::kStdMean: return "std_mean";
+  }
+  return "?";
+}
+
+bool reduce_op_indexes(ReduceOp op, int nout) {
+  return op == ReduceOp::kArgMax || op == ReduceOp::kArgMin ||
+         ((op == ReduceOp::kMax || op == ReduceOp::kMin) && nout == 2);
+}
+
+uint64_t ReduceLoop::partial_bytes() const {
+  if (nblocks <= 1) return 0;
+  return static_cast<uint64_t>(out_numel) * static_cast<uint64_t>(nblocks) * sizeof(reduce_detail::Acc<double>);
+}
+
+ReduceLoop plan_reduction(ReduceOp op, const ReduceParams &params, int ndim, const int64_t *shape,
+                          const int64_t *in_strides, aclDataType in_dtype, uint32_t reduce_mask, int nout,
+                          const int64_t (*out_strides)[kMaxLoopDims], const aclDataType *out_dtypes,
+                          core::ComputeType compute) {
+  ReduceLoop L;
+  L.op = op;
+  L.params = params;
+  L.compute = compute;
+  L.in_dtype = in_dtype;
+  L.nout = nout;
+  for (int k = 0; k < nout; ++k) L.out_dtype[k] = out_dtypes[k];
+  const int64_t ies = static_cast<int64_t>(core::dtype_size(in_dtype));
+  int64_t oes[2] = {1, 1};
+  for (int k = 0; k < nout; ++k) oes[k] = static_cast<int64_t>(core::dtype_size(out_dtypes[k]));
+
+  int kept[kMaxLoopDims], red[kMaxLoopDims], nk = 0, nr = 0;
+  for (int d = 0; d < ndim; ++d) {
+    if (reduce_mask >> d & 1u) {
+      L.red_numel *= shape[d];
+      if (shape[d] != 1) red[nr++] = d;
+    } else {
+      L.out_numel *= shape[d];
+      if (shape[d] != 1) kept[nk++] = d;
+    }
+  }
+  // Kept dims: the first output's largest stride outermost, so outputs are written in order.
+  std::stable_sort(kept, kept + nk, [&](int a, int b) { return std::llabs(out_strides[0][a]) > std::llabs(out_strides[0][b]); });
+  // Reduced dims: the input's largest stride outermost, except for index results (their index
+  // counts the reduced dims in logical order).
+  if (!reduce_op_indexes(op, nout))
+    std::stable_sort(red, red + nr, [&](int a, int b) { return std::llabs(in_strides[a]) > std::llabs(in_strides[b]); });
+
+  for (int i = 0; i < nk; ++i) {  // merge a dim into the previous one when every operand steps evenly
+    const int d = kept[i];
+    const int prev = L.nkept - 1;
+    bool merge = prev >= 0 && L.in_kept[prev] == in_strides[d] * ies * shape[d];
+    for (int k = 0; k < nout && merge; ++k) merge = L.out_kept[k][prev] == out_strides[k][d] * oes[k] * shape[d];
+    const int at = merge ? prev : L.nkept++;
+    L.kept_shape[at] = merge ? L.kept_shape[at] * shape[d] : shape[d];
+    L.in_kept[at] = in_strides[d] * ies;
+    for (int k = 0; k < nout; ++k) L.out_kept[k][at] = out_strides[k][d] * oes[k];
+  }
+  for (int i = 0; i < nr; ++i) {
+    const int d = red[i];
+    const int prev = L.nred - 1;
+    const bool merge = prev >= 0 && L.in_red[prev] == in_strides[d] * ies * shape[d];
+    const int at = merge ? prev : L.nred++;
+    L.red_shape[at] = merge ? L.red_shape[at] * shape[d] : shape[d];
+    L.in_red[at] = in_strides[d] * ies;
+  }
+
+  // Column mode when the input's fastest dim is a kept one: a task then reads rows of neighbouring
+  // outputs (vectorised across outputs) instead of strided single elements.
+  L.column = L.nkept > 0 && (L.nred == 0 || std::llabs(L.in_kept[L.nkept - 1]) < std::llabs(L.in_red[L.nred - 1]));
+  int64_t output_tasks = L.out_numel;
+  if (L.column) {
+    const int64_t last = L.kept_shape[L.nkept - 1];
+    L.tile = std::min(kColumnTile, last);
+    output_tasks = L.out_numel / last * ((last + L.tile - 1) / L.tile);
+  }
+  // A long reduction feeding few outputs is split into fixed blocks (depending on the shape only,
+  // never on the thread count), so it can run in parallel and still give the same bits.
+  L.block = std::max<int64_t>(L.red_numel, 1);
+  L.nblocks = 1;
+  if (output_tasks < kMinOutputTasks && L.red_numel > kBlock) {
+    L.block = kBlock;
+    L.nblocks = (L.red_numel + kBlock - 1) / kBlock;
+  }
+  return L;
+}
+
+}  // namespace opsnn::kernels

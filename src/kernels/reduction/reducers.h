@@ -1,0 +1,276 @@
+// The reducers of the reduction engine: each one folds contiguous compute-type chunks into an
+// accumulator (row: one output; col: `n` neighbouring outputs for one reduced index), merges the
+// accumulators of two consecutive blocks (earlier first) and finishes one or two results.
+// T is double, or int64_t for integral inputs of sums, products, extrema, indices and predicates
+// (wrapping arithmetic, as PyTorch's integer reductions).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "kernels/reduction/reduce.h"
+
+namespace opsnn::kernels::reduce_detail {
+
+template <class T>
+struct Acc {
+  T v;        // sum / product / extremum / running max / shift
+  T s1, s2;   // second and third moments (var), sum of exponentials (logsumexp)
+  int64_t n;  // element count (var), index (arg), flags (logsumexp)
+};
+static_assert(sizeof(Acc<double>) == 32 && sizeof(Acc<int64_t>) == 32);
+
+constexpr int kLanes = 8;  // independent partial sums of a row chunk (fixed: results never depend on it)
+
+template <class T>
+inline T wrap_add(T a, T b) {
+  if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+  else return a + b;
+}
+template <class T>
+inline T wrap_mul(T a, T b) {
+  if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+  else return a * b;
+}
+template <class T>
+inline bool is_nan(T x) {
+  if constexpr (std::is_integral_v<T>) return false;
+  else return x != x;
+}
+
+// Element transforms of the sum-like reducers.
+struct Identity { template <class T> T operator()(T x) const { return x; } };
+struct Abs { double operator()(double x) const { return std::fabs(x); } };
+struct Square { double operator()(double x) const { return x * x; } };
+struct NonZero { template <class T> T operator()(T x) const { return x != 0 ? T(1) : T(0); } };
+struct IsZero { template <class T> T operator()(T x) const { return x == 0 ? T(1) : T(0); } };  // NaN: not zero
+struct PowAbs {
+  double p;
+  double operator()(double x) const { return std::pow(std::fabs(x), p); }
+};
+
+// What a sum-like reduction's total becomes.
+enum class SumFinish { kValue, kMean, kSqrt, kRoot, kIsZero, kNonZero };
+
+template <class T, class Tr, SumFinish F>
+struct SumReducer {
+  Tr tr;
+  double p = 1;  // kRoot: the norm's p
+  void init(Acc<T> &a) const { a = Acc<T>{T(0), T(0), T(0), 0}; }
+  void row(Acc<T> &a, const T *x, int64_t n, int64_t) const {
+    T lane[kLanes] = {};
+    int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes)
+      for (int k = 0; k < kLanes; ++k) lane[k] = wrap_add(lane[k], tr(x[i + k]));
+    for (int k = 0; i < n; ++i, ++k) lane[k] = wrap_add(lane[k], tr(x[i]));
+    T s = lane[0];
+    for (int k = 1; k < kLanes; ++k) s = wrap_add(s, lane[k]);
+    a.v = wrap_add(a.v, s);
+  }
+  void col(Acc<T> *a, const T *x, int64_t n, int64_t) const {
+    for (int64_t j = 0; j < n; ++j) a[j].v = wrap_add(a[j].v, tr(x[j]));
+  }
+  void merge(Acc<T> &a, const Acc<T> &b) const { a.v = wrap_add(a.v, b.v); }
+  void finish(const Acc<T> &a, int64_t count, T *res) const {
+    switch (F) {
+      case SumFinish::kValue: res[0] = a.v; break;
+      case SumFinish::kMean: res[0] = static_cast<T>(static_cast<double>(a.v) / static_cast<double>(count)); break;
+      case SumFinish::kSqrt: res[0] = static_cast<T>(std::sqrt(static_cast<double>(a.v))); break;
+      case SumFinish::kRoot: res[0] = static_cast<T>(std::pow(static_cast<double>(a.v), 1.0 / p)); break;
+      case SumFinish::kIsZero: res[0] = a.v == 0 ? T(1) : T(0); break;
+      case SumFinish::kNonZero: res[0] = a.v != 0 ? T(1) : T(0); break;
+    }
+  }
+};
+
+template <class T>
+struct ProdReducer {
+  void init(Acc<T> &a) const { a = Acc<T>{T(1), T(0), T(0), 0}; }
+  void row(Acc<T> &a, const T *x, int64_t n, int64_t) const {
+    for (int64_t i = 0; i < n; ++i) a.v = wrap_mul(a.v, x[i]);
+  }
+  void col(Acc<T> *a, const T *x, int64_t n, int64_t) const {
+    for (int64_t j = 0; j < n; ++j) a[j].v = wrap_mul(a[j].v, x[j]);
+  }
+  void merge(Acc<T> &a, const Acc<T> &b) const { a.v = wrap_mul(a.v, b.v); }
+  void finish(const Acc<T> &a, int64_t, T *res) const { res[0] = a.v; }
+};
+
+// max / min of tr(x), NaN winning (PyTorch's amax / amin / inf-norms).
+template <class T, bool kMax, class Tr = Identity>
+struct ExtremumReducer {
+  Tr tr;
+  static T worst() {
+    if constexpr (std::is_integral_v<T>) return kMax ? std::numeric_limits<T>::min() : std::numeric_limits<T>::max();
+    else return kMax ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+  }
+  static T pick(T v, T x) { return (is_nan(x) || (kMax ? x > v : x < v)) ? x : v; }  // v NaN stays
+  void init(Acc<T> &a) const { a = Acc<T>{worst(), T(0), T(0), 0}; }
+  void row(Acc<T> &a, const T *x, int64_t n, int64_t) const {
+    T lane[kLanes];
+    for (T &l : lane) l = worst();
+    int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes)
+      for (int k = 0; k < kLanes; ++k) lane[k] = pick(lane[k], tr(x[i + k]));
+    for (int k = 0; i < n; ++i, ++k) lane[k] = pick(lane[k], tr(x[i]));
+    for (T l : lane) a.v = pick(a.v, l);
+  }
+  void col(Acc<T> *a, const T *x, int64_t n, int64_t) const {
+    for (int64_t j = 0; j < n; ++j) a[j].v = pick(a[j].v, tr(x[j]));
+  }
+  void merge(Acc<T> &a, const Acc<T> &b) const { a.v = pick(a.v, b.v); }
+  void finish(const Acc<T> &a, int64_t, T *res) const { res[0] = a.v; }
+};
+
+// The extremum and the index of its first occurrence (the first NaN, if any): argmax / max.dim.
+// res[0] the value, res[1] the index; kIndexOnly puts the index in res[0].
+template <class T, bool kMax, bool kIndexOnly>
+struct ArgReducer {
+  // x replaces the best value v (met earlier) when it is strictly better, or the first NaN.
+  static bool better(T x, T v) { return !is_nan(v) && (is_nan(x) || (kMax ? x > v : x < v)); }
+  void init(Acc<T> &a) const { a = Acc<T>{T(0), T(0), T(0), -1}; }
+  void row(Acc<T> &a, const T *x, int64_t n, int64_t r0) const {
+    for (int64_t i = 0; i < n; ++i)
+      if (a.n < 0 || better(x[i], a.v)) {
+        a.v = x[i];
+        a.n = r0 + i;
+      }
+  }
+  void col(Acc<T> *a, const T *x, int64_t n, int64_t r) const {
+    for (int64_t j = 0; j < n; ++j)
+      if (a[j].n < 0 || better(x[j], a[j].v)) {
+        a[j].v = x[j];
+        a[j].n = r;
+      }
+  }
+  void merge(Acc<T> &a, const Acc<T> &b) const {
+    if (b.n >= 0 && (a.n < 0 || better(b.v, a.v))) a = b;
+  }
+  void finish(const Acc<T> &a, int64_t, T *res) const {
+    const int64_t idx = a.n < 0 ? 0 : a.n;
+    if (kIndexOnly) {
+      res[0] = static_cast<T>(idx);
+    } else {
+      res[0] = a.v;
+      res[1] = static_cast<T>(idx);
+    }
+  }
+};
+
+// log(sum(exp(x))) as a running (max, sum of exp(x - max)) pair; n's bits flag a NaN (1) and +inf (2).
+struct LogSumExpReducer {
+  static void add_pair(Acc<double> &a, double m, double s) {
+    if (m == -INFINITY) return;
+    if (m > a.v) {
+      a.s1 = a.s1 * std::exp(a.v - m) + s;
+      a.v = m;
+    } else {
+      a.s1 += s * std::exp(m - a.v);
+    }
+  }
+  void init(Acc<double> &a) const { a = Acc<double>{-INFINITY, 0, 0, 0}; }
+  void row(Acc<double> &a, const double *x, int64_t n, int64_t) const {
+    double m = -INFINITY;
+    for (int64_t i = 0; i < n; ++i) {
+      if (x[i] != x[i]) a.n |= 1;
+      else if (x[i] == INFINITY) a.n |= 2;
+      else if (x[i] > m) m = x[i];
+    }
+    if (m == -INFINITY) return;
+    double s = 0;
+    for (int64_t i = 0; i < n; ++i)
+      if (x[i] == x[i] && x[i] != INFINITY) s += std::exp(x[i] - m);
+    add_pair(a, m, s);
+  }
+  void col(Acc<double> *a, const double *x, int64_t n, int64_t) const {
+    for (int64_t j = 0; j < n; ++j) {
+      const double v = x[j];
+      if (v != v) a[j].n |= 1;
+      else if (v == INFINITY) a[j].n |= 2;
+      else add_pair(a[j], v, 1.0);
+    }
+  }
+  void merge(Acc<double> &a, const Acc<double> &b) const {
+    a.n |= b.n;
+    add_pair(a, b.v, b.s1);
+  }
+  void finish(const Acc<double> &a, int64_t, double *res) const {
+    res[0] = (a.n & 1) ? NAN : (a.n & 2) ? INFINITY : a.v == -INFINITY ? -INFINITY : a.v + std::log(a.s1);
+  }
+};
+
+// Variance from shifted sums (shift = the block's first element; sums in double), blocks merged
+// with Chan's formula. res[0] var (or std), res[1] the mean.
+template <bool kStd>
+struct VarReducer {
+  double correction = 1;
+  // An infinite shift would turn every difference into NaN (the mean of [-inf, -inf] is -inf).
+  static double shift_for(double x) { return std::isfinite(x) ? x : 0.0; }
+  void init(Acc<double> &a) const { a = Acc<double>{0, 0, 0, 0}; }
+  void row(Acc<double> &a, const double *x, int64_t n, int64_t) const {
+    if (n == 0) return;
+    if (a.n == 0) a.v = shift_for(x[0]);
+    double l1[kLanes] = {}, l2[kLanes] = {};
+    int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes)
+      for (int k = 0; k < kLanes; ++k) {
+        const double d = x[i + k] - a.v;
+        l1[k] += d;
+        l2[k] += d * d;
+      }
+    for (int k = 0; i < n; ++i, ++k) {
+      const double d = x[i] - a.v;
+      l1[k] += d;
+      l2[k] += d * d;
+    }
+    for (int k = 0; k < kLanes; ++k) {
+      a.s1 += l1[k];
+      a.s2 += l2[k];
+    }
+    a.n += n;
+  }
+  void col(Acc<double> *a, const double *x, int64_t n, int64_t) const {
+    for (int64_t j = 0; j < n; ++j) {
+      if (a[j].n == 0) a[j].v = shift_for(x[j]);
+      const double d = x[j] - a[j].v;
+      a[j].s1 += d;
+      a[j].s2 += d * d;
+      a[j].n += 1;
+    }
+  }
+  static void moments(const Acc<double> &a, double *mean, double *m2) {
+    const double n = static_cast<double>(a.n);
+    *mean = a.v + a.s1 / n;
+    *m2 = a.s2 - a.s1 * a.s1 / n;
+    if (*m2 < 0) *m2 = 0;  // rounding
+  }
+  void merge(Acc<double> &a, const Acc<double> &b) const {
+    if (b.n == 0) return;
+    if (a.n == 0) {
+      a = b;
+      return;
+    }
+    double ma, m2a, mb, m2b;
+    moments(a, &ma, &m2a);
+    moments(b, &mb, &m2b);
+    const double na = static_cast<double>(a.n), nb = static_cast<double>(b.n), n = na + nb;
+    if (!std::isfinite(ma) || !std::isfinite(mb)) {  // an infinity (or NaN) decides the mean; var is NaN
+      a = Acc<double>{ma + mb, 0, NAN, a.n + b.n};
+      return;
+    }
+    const double delta = mb - ma;
+    a = Acc<double>{ma + delta * nb / n, 0, m2a + m2b + delta * delta * na * nb / n, a.n + b.n};
+  }
+  void finish(const Acc<double> &a, int64_t, double *res) const {
+    double mean = NAN, m2 = NAN;
+    if (a.n > 0) moments(a, &mean, &m2);
+    const double dof = std::fmax(static_cast<double>(a.n) - correction, 0.0);
+    const double var = m2 / dof;
+    res[0] = kStd ? std::sqrt(var) : var;
+    res[1] = mean;
+  }
+};
+
+}  // namespace opsnn::kernels::reduce_detail

@@ -1,0 +1,92 @@
+#include "ops/reduction/reduce_step.h"
+
+#include <string>
+
+#include "common/error.h"
+#include "core/impl_list.h"
+#include "core/verbose.h"
+
+namespace opsnn::ops {
+namespace {
+
+// Where an operand is at run time: a slot's storage or a workspace block, plus a byte offset.
+struct OperandRef {
+  int slot = -1;
+  core::WsKey ws;
+  int64_t offset_bytes = 0;
+  char *address(const core::LaunchArgs &args) const {
+    return (ws.booked() ? args.get(ws) : static_cast<char *>(args.addrs[slot])) + offset_bytes;
+  }
+};
+
+class ReduceStep final : public core::Step {
+ public:
+  kernels::ReduceLoop loop;
+  OperandRef in, out[2];
+  core::WsKey partials;
+
+  int run(const core::LaunchArgs &args) const override {
+    char *outs[2] = {out[0].address(args), loop.nout > 1 ? out[1].address(args) : nullptr};
+    kernels::run_reduction(loop, in.address(args), outs, partials.booked() ? args.get(partials) : nullptr);
+    return 0;
+  }
+};
+
+OperandRef operand_ref(const EwInput &e, const aclTensor &view) {
+  OperandRef r;
+  r.slot = e.slot;
+  r.ws = e.ws;
+  r.offset_bytes = view.offset * static_cast<int64_t>(core::dtype_size(view.dtype));
+  return r;
+}
+
+// The loop's two variants, as an ordered implementation list: column mode (vectorised across
+// neighbouring outputs) needs the input's fastest dim to be a kept one; row mode takes the rest.
+const core::Impl<kernels::ReduceLoop> kReduceModes[] = {
+    {"column", core::kNoIsa,
+     [](const kernels::ReduceLoop &l, const core::Why &why) {
+       return l.column || why("the input's fastest dim is reduced");
+     }},
+    {"row", core::kNoIsa, nullptr},
+};
+
+}  // namespace
+
+void record_reduction(core::OpBuilder &b, const ReduceSpec &spec, const EwInput &in_operand, uint32_t mask,
+                      bool keepdim, const std::vector<EwInput> &outs) {
+  const aclTensor &in = in_operand.has_view ? in_operand.view : b.tensor(in_operand.slot);
+  const int nout = static_cast<int>(outs.size());
+  int64_t out_strides[2][kernels::kMaxLoopDims] = {};
+  aclDataType out_dtypes[2] = {ACL_FLOAT, ACL_FLOAT};
+  auto step = std::make_unique<ReduceStep>();
+  for (int k = 0; k < nout; ++k) {
+    const aclTensor &o = outs[k].has_view ? outs[k].view : b.tensor(outs[k].slot);
+    core::check_no_internal_overlap(o, k == 0 ? "the output" : "the second output");
+    out_dtypes[k] = o.dtype;
+    step->out[k] = operand_ref(outs[k], o);
+    // Output strides over the input's dims: kept dims in order; reduced dims (removed, or of size
+    // 1 with keepdim) never move the output.
+    int od = 0;
+    for (int d = 0; d < in.ndim; ++d) {
+      const bool reduced = mask >> d & 1u;
+      if (!reduced) out_strides[k][d] = o.ndim > 0 ? o.strides[od] : 0;
+      if (!reduced || keepdim) ++od;
+    }
+  }
+  step->in = operand_ref(in_operand, in);
+  step->loop = kernels::plan_reduction(spec.op, spec.params, in.ndim, in.dims, in.strides, in.dtype, mask, nout,
+                                       out_strides, out_dtypes, spec.compute);
+  if (core::current_phase1_trace() != nullptr) {  // verbose mode: the mode taken and why not the other
+    core::ImplTrace trace;
+    const int mode = core::choose(kReduceModes, step->loop, &trace);
+    core::record_choice(std::string("reduce:") + kReduceModes[mode].name + "/" + kernels::reduce_op_name(spec.op) +
+                            (spec.compute == core::ComputeType::kInt64 ? "/int64" : "/double") +
+                            "/blocks=" + std::to_string(step->loop.nblocks),
+                        &trace);
+  }
+  if (const uint64_t bytes = step->loop.partial_bytes()) step->partials = b.book("reduce.partials", bytes);
+  if (step->loop.out_numel == 0) return;
+  b.add_step<ReduceStep>(std::move(*step));
+}
+
+}  // namespace opsnn::ops

@@ -1,0 +1,409 @@
+// The test harness of the table-driven reductions (src/ops/reduction/reduction.ops): every op and
+// sample of its parameters runs the same suites, registered from the table by tools/gen_ops.py
+// --tests (reduce_table_cases.inc in the build tree):
+//   - every accepted dtype on random shapes (0-d to 4-d), random dim sets (negative dims too),
+//     keepdim on and off, contiguous and permuted + offset input views, against the float64
+//     reference (tests/common/float64_refs.h reduce_ref) with the precision standard;
+//   - long reductions split into blocks (row and column mode), and their bit-identical repeat;
+//   - special values (NaN, +-Inf) and empty tensors (the op's identity, or its documented error);
+//   - errors with their code and the argument named: null tensors, dims out of range or repeated,
+//     a wrong output shape or dtype, an input dtype outside the rule.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "float64_refs.h"
+#include "test_util.h"
+
+namespace opsnn::test {
+namespace {
+
+struct ReduceArgs {
+  aclTensor *self = nullptr;
+  aclIntArray *dims = nullptr;
+  int64_t dim = 0;
+  bool keepdim = false;
+  aclDataType dtype = ACL_DT_UNDEFINED;
+  aclScalar *p = nullptr;
+  int64_t correction = 1;
+  bool unbiased = true;
+  aclTensor *out[2] = {nullptr, nullptr};
+};
+
+using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
+
+struct ReduceTableCase {
+  std::string name, api, kind, dims_kind, self_name;
+  std::vector<aclDataType> dtypes;
+  std::vector<std::string> results;  // per output: same / dtype / float / bool / index / int64
+  bool has_keepdim = false, null_dims_all = false, nonempty = false;
+  double p = 2, correction = 1;
+  int (*phase1)(const ReduceArgs &, uint64_t *, aclOpExecutor **) = nullptr;
+  Launch launch = nullptr;
+};
+void PrintTo(const ReduceTableCase &c, std::ostream *os) { *os << c.name; }
+
+#include "reduce_table_cases.inc"
+
+const std::vector<ReduceTableCase> &all_cases() {
+  static const std::vector<ReduceTableCase> c = reduce_table_cases();
+  return c;
+}
+
+bool is_float(aclDataType dt) { return dt == ACL_FLOAT || dt == ACL_FLOAT16 || dt == ACL_BF16 || dt == ACL_DOUBLE; }
+
+// The dtype of output k for input dtype `in` (for `dtype` results: the dtype argument passed).
+aclDataType out_dtype(const ReduceTableCase &c, int k, aclDataType in) {
+  const std::string &r = c.results[static_cast<size_t>(k)];
+  if (r == "same") return in;
+  if (r == "dtype") return is_float(in) ? in : ACL_INT64;
+  if (r == "float") return is_float(in) ? in : ACL_FLOAT;
+  if (r == "bool") return ACL_BOOL;
+  return ACL_INT64;  // index, int64
+}
+
+double wrap_to(aclDataType dt, double v) {
+  if (is_float(dt)) return round_to(dt, v);
+  const auto i = static_cast<int64_t>(v);
+  switch (dt) {
+    case ACL_INT8: return static_cast<int8_t>(i);
+    case ACL_INT16: return static_cast<int16_t>(i);
+    case ACL_INT32: return static_cast<int32_t>(i);
+    case ACL_UINT8: return static_cast<uint8_t>(i);
+    case ACL_BOOL: return i != 0;
+    default: return static_cast<double>(i);
+  }
+}
+
+// The call's arguments, owning the host objects (dim list, p scalar).
+struct Call {
+  ReduceArgs a;
+  std::vector<int64_t> dims;
+  float p = 2;
+  Call(const ReduceTableCase &c, aclTensor *self, std::vector<int64_t> d, bool keepdim, aclTensor *o0, aclTensor *o1,
+       aclDataType dtype)
+      : dims(std::move(d)) {
+    a.self = self;
+    a.dims = aclCreateIntArray(dims.data(), dims.size());
+    a.dim = dims.empty() ? 0 : dims[0];
+    a.keepdim = keepdim;
+    a.dtype = dtype;
+    p = static_cast<float>(c.p);
+    a.p = aclCreateScalar(&p, ACL_FLOAT);
+    a.correction = static_cast<int64_t>(c.correction);
+    a.unbiased = c.correction != 0;
+    a.out[0] = o0;
+    a.out[1] = o1;
+  }
+  ~Call() {
+    aclDestroyIntArray(a.dims);
+    aclDestroyScalar(a.p);
+  }
+  Call(const Call &) = delete;
+  Call &operator=(const Call &) = delete;
+};
+
+// The reduced-dim mask and the output shape of a call.
+uint32_t mask_of(const ReduceTableCase &c, int nd, const std::vector<int64_t> &dims) {
+  if (c.dims_kind == "all" || (c.dims_kind == "list" && dims.empty())) return nd == 0 ? 0 : (1u << nd) - 1;
+  uint32_t m = 0;
+  for (int64_t d : dims)
+    if (nd > 0) m |= 1u << (d < 0 ? d + nd : d);
+  return m;
+}
+std::vector<int64_t> out_shape(const std::vector<int64_t> &shape, uint32_t mask, bool keepdim) {
+  std::vector<int64_t> s;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (mask >> d & 1u) {
+      if (keepdim) s.push_back(1);
+    } else {
+      s.push_back(shape[d]);
+    }
+  }
+  return s;
+}
+
+// Golden outputs: for each output element, reduce_ref over its reduced elements in row-major order.
+std::vector<std::vector<double>> golden(const ReduceTableCase &c, const std::vector<int64_t> &shape,
+                                        const std::vector<double> &x, uint32_t mask, aclDataType in_dt) {
+  std::vector<int64_t> kept, red;
+  for (size_t d = 0; d < shape.size(); ++d) (mask >> d & 1u ? red : kept).push_back(shape[d]);
+  const int64_t nk = numel_of(kept), nr = numel_of(red);
+  const auto strides = contiguous_strides(shape);
+  std::vector<std::vector<double>> g(2, std::vector<double>(static_cast<size_t>(nk)));
+  const bool integral = !is_float(out_dtype(c, 0, in_dt)) && !is_float(in_dt);
+  for (int64_t o = 0; o < nk; ++o) {
+    const auto ki = unravel(o, kept);
+    std::vector<double> vals;
+    for (int64_t r = 0; r < nr; ++r) {
+      const auto ri = unravel(r, red);
+      int64_t lin = 0;
+      size_t k = 0, j = 0;
+      for (size_t d = 0; d < shape.size(); ++d) lin += strides[d] * (mask >> d & 1u ? ri[j++] : ki[k++]);
+      vals.push_back(x[static_cast<size_t>(lin)]);
+    }
+    const refs::ReduceRef r = refs::reduce_ref(c.kind, vals, c.p, c.correction, integral);
+    g[0][static_cast<size_t>(o)] = r.v0;
+    g[1][static_cast<size_t>(o)] = r.v1;
+  }
+  return g;
+}
+
+std::pair<double, double> input_range(const ReduceTableCase &c, aclDataType dt) {
+  if (dt == ACL_BOOL) return {0, 1};
+  if (c.kind == "prod") return is_float(dt) ? std::pair{0.6, 1.4} : std::pair{-3.0, 3.0};
+  if (!is_float(dt)) return {dt == ACL_UINT8 ? 0.0 : -100.0, 100.0};
+  return {-4, 4};
+}
+
+// Runs one call on `in` and checks every output against the float64 reference.
+void check_call(const ReduceTableCase &c, DeviceTensor &in, const std::vector<int64_t> &dims, bool keepdim) {
+  const aclDataType dt = in.dtype();
+  const uint32_t mask = mask_of(c, static_cast<int>(in.shape().size()), dims);
+  const auto oshape = out_shape(in.shape(), mask, keepdim);
+  const int nout = static_cast<int>(c.results.size());
+  DeviceTensor o0(oshape, out_dtype(c, 0, dt)), o1(oshape, out_dtype(c, nout - 1, dt));
+  o0.poison();
+  o1.poison();
+  Call call(c, in, dims, keepdim, o0, nout > 1 ? o1.get() : nullptr, out_dtype(c, 0, dt));
+  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(call.a, w, e); }, c.launch), 0)
+      << aclGetRecentErrMsg();
+  const auto g = golden(c, in.shape(), in.values(), mask, dt);
+  DeviceTensor *outs[2] = {&o0, &o1};
+  for (int k = 0; k < nout; ++k) {
+    const aclDataType odt = outs[k]->dtype();
+    std::vector<double> want = g[static_cast<size_t>(k)];
+    for (double &v : want) v = wrap_to(odt, v);
+    EXPECT_TRUE(meets_precision(odt, outs[k]->values(), want)) << "output " << k;
+    EXPECT_TRUE(outs[k]->untouched_outside_view());
+  }
+}
+
+// A random call: shape, dims (as the op takes them) and keepdim.
+struct RandomCall {
+  std::vector<int64_t> shape, dims;
+  bool keepdim;
+};
+RandomCall random_call(const ReduceTableCase &c) {
+  auto &g = rng();
+  RandomCall r;
+  const int nd = static_cast<int>(g() % 5);
+  for (int d = 0; d < nd; ++d) r.shape.push_back(1 + static_cast<int64_t>(g() % 6));
+  r.keepdim = c.has_keepdim && (g() & 1);
+  const int64_t span = std::max(nd, 1);
+  if (c.dims_kind == "one") {
+    const int64_t d = static_cast<int64_t>(g() % static_cast<uint64_t>(span));
+    r.dims.push_back(g() & 1 ? d - span : d);
+  } else if (c.dims_kind == "list") {
+    for (int d = 0; d < nd; ++d)
+      if (g() % 3 == 0) r.dims.push_back(g() & 1 ? d - nd : d);
+    std::shuffle(r.dims.begin(), r.dims.end(), g);
+  }
+  return r;
+}
+
+class OpTableReduce : public ::testing::TestWithParam<ReduceTableCase> {};
+
+TEST_P(OpTableReduce, EveryDtypeRandomShapesAndDims) {
+  reseed_for_current_test();
+  const ReduceTableCase &c = GetParam();
+  for (aclDataType dt : c.dtypes) {
+    const auto [lo, hi] = input_range(c, dt);
+    for (int t = 0; t < 6; ++t) {
+      const RandomCall r = random_call(c);
+      SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt << " shape " << ::testing::PrintToString(r.shape)
+                                        << " dims " << ::testing::PrintToString(r.dims) << " keepdim " << r.keepdim);
+      DeviceTensor in(r.shape, dt);
+      in.fill_random(lo, hi);
+      check_call(c, in, r.dims, r.keepdim);
+    }
+  }
+}
+
+TEST_P(OpTableReduce, PermutedOffsetViews) {
+  reseed_for_current_test();
+  const ReduceTableCase &c = GetParam();
+  const aclDataType dt = c.dtypes.front();
+  const auto [lo, hi] = input_range(c, dt);
+  // [5, 7, 9] stored as [9, 5, 7] (dim order 2, 0, 1) after 3 padding elements.
+  const std::vector<int64_t> shape = {5, 7, 9}, strides = {7, 1, 35};
+  for (int t = 0; t < 4; ++t) {
+    RandomCall r = random_call(c);
+    if (c.dims_kind == "one") r.dims = {static_cast<int64_t>(t % 3)};
+    if (c.dims_kind == "list") r.dims = t == 0 ? std::vector<int64_t>{0} : t == 1 ? std::vector<int64_t>{2, 0}
+                                      : t == 2 ? std::vector<int64_t>{-2} : std::vector<int64_t>{};
+    SCOPED_TRACE(::testing::Message() << c.name << " dims " << ::testing::PrintToString(r.dims));
+    DeviceTensor in(shape, dt, strides, 3, 3 + 5 * 7 * 9 + 4);
+    in.fill_random(lo, hi);
+    check_call(c, in, r.dims, r.keepdim);
+  }
+}
+
+// Long rows and long columns: reductions split into fixed blocks, combined in order; a repeat
+// gives the same bits.
+TEST_P(OpTableReduce, LongReductionsInBlocks) {
+  reseed_for_current_test();
+  const ReduceTableCase &c = GetParam();
+  const aclDataType dt = c.dtypes.front();
+  const auto [lo, hi] = input_range(c, dt);
+  if (c.kind == "prod") return;  // a product of 10^5 factors only over/underflows
+  for (const auto &shape : {std::vector<int64_t>{2, 100003}, std::vector<int64_t>{100003, 3}}) {
+    const int64_t dim = shape[0] == 2 ? 1 : 0;
+    if (c.dims_kind == "all") {
+      DeviceTensor in(shape, dt);
+      in.fill_random(lo, hi);
+      check_call(c, in, {}, false);
+      continue;
+    }
+    SCOPED_TRACE(::testing::Message() << c.name << " shape " << ::testing::PrintToString(shape));
+    DeviceTensor in(shape, dt);
+    in.fill_random(lo, hi);
+    check_call(c, in, {dim}, false);
+    // Bit-identical repeat.
+    const std::vector<int64_t> oshape = {shape[1 - dim]};
+    const int last = static_cast<int>(c.results.size()) - 1;
+    DeviceTensor a(oshape, out_dtype(c, 0, dt)), b(oshape, out_dtype(c, 0, dt)), s0(oshape, out_dtype(c, last, dt)),
+        s1(oshape, out_dtype(c, last, dt));
+    const bool two = c.results.size() > 1;
+    Call ca(c, in, {dim}, false, a, two ? s0.get() : nullptr, out_dtype(c, 0, dt));
+    Call cb(c, in, {dim}, false, b, two ? s1.get() : nullptr, out_dtype(c, 0, dt));
+    ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(ca.a, w, e); }, c.launch), 0);
+    ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(cb.a, w, e); }, c.launch), 0);
+    EXPECT_EQ(a.values(), b.values());
+  }
+}
+
+TEST_P(OpTableReduce, SpecialValues) {
+  const ReduceTableCase &c = GetParam();
+  const aclDataType dt = ACL_FLOAT;
+  if (std::find(c.dtypes.begin(), c.dtypes.end(), dt) == c.dtypes.end()) return;
+  // Rows: NaN inside, +inf inside, -inf inside, +inf and -inf, all -inf, zeros with a -0.
+  const std::vector<std::vector<double>> rows = {{1, NAN, 2, -3}, {1, INFINITY, 2, -3}, {1, -INFINITY, 2, -3},
+                                                 {INFINITY, 1, -INFINITY, 0}, {-INFINITY, -INFINITY, -INFINITY, -INFINITY},
+                                                 {0, -0.0, 0, 0}};
+  for (const auto &row : rows) {
+    SCOPED_TRACE(::testing::Message() << c.name << " row " << ::testing::PrintToString(row));
+    DeviceTensor in({1, 4}, dt);
+    in.set_values(row);
+    check_call(c, in, c.dims_kind == "all" ? std::vector<int64_t>{} : std::vector<int64_t>{1}, false);
+  }
+}
+
+TEST_P(OpTableReduce, EmptyTensors) {
+  const ReduceTableCase &c = GetParam();
+  const aclDataType dt = c.dtypes.front();
+  // Reducing the non-empty dim of a [0, 4] tensor: an empty output, never an error.
+  if (c.dims_kind != "all") {
+    DeviceTensor in({0, 4}, dt);
+    check_call(c, in, {1}, false);
+  }
+  // Reducing the empty dim: the identity (sum 0, prod 1, all true, any false, mean / var NaN, ...),
+  // or 161002 for the ops without one (extrema and their indices).
+  const bool all = c.dims_kind == "all";
+  const std::vector<int64_t> red = all ? std::vector<int64_t>{} : std::vector<int64_t>{0};
+  DeviceTensor in({0, 4}, dt);
+  if (c.nonempty) {
+    const std::vector<int64_t> oshape = all ? std::vector<int64_t>{} : std::vector<int64_t>{4};
+    DeviceTensor o0(oshape, out_dtype(c, 0, dt)), o1(oshape, out_dtype(c, 1 % c.results.size(), dt));
+    Call call(c, in, red, false, o0, c.results.size() > 1 ? o1.get() : nullptr, out_dtype(c, 0, dt));
+    uint64_t ws = 0;
+    aclOpExecutor *ex = nullptr;
+    EXPECT_TRUE(fails_with(c.phase1(call.a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {c.api.c_str(), "size 0"}));
+    return;
+  }
+  if (c.kind == "norm" && std::isinf(c.p)) {  // undefined: rejected
+    DeviceTensor o({4}, out_dtype(c, 0, dt));
+    Call call(c, in, red, false, o, nullptr, out_dtype(c, 0, dt));
+    uint64_t ws = 0;
+    aclOpExecutor *ex = nullptr;
+    EXPECT_TRUE(fails_with(c.phase1(call.a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {c.api.c_str(), "empty"}));
+    return;
+  }
+  check_call(c, in, red, false);
+}
+
+TEST_P(OpTableReduce, ErrorsNameTheArgument) {
+  const ReduceTableCase &c = GetParam();
+  const aclDataType dt = c.dtypes.front();
+  const int nout = static_cast<int>(c.results.size());
+  DeviceTensor in({3, 4}, dt);
+  const bool all = c.dims_kind == "all";
+  const std::vector<int64_t> oshape = all ? std::vector<int64_t>{} : std::vector<int64_t>{3};
+  DeviceTensor o0(oshape, out_dtype(c, 0, dt)), o1(oshape, out_dtype(c, nout - 1, dt));
+  aclTensor *second = nout > 1 ? o1.get() : nullptr;
+  const std::vector<int64_t> dims = all ? std::vector<int64_t>{} : std::vector<int64_t>{1};
+  const char *api = c.api.c_str();
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  {  // the good call passes (so every failure below is the one argument's fault)
+    Call call(c, in, dims, false, o0, second, out_dtype(c, 0, dt));
+    ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(call.a, w, e); }, c.launch), 0)
+        << aclGetRecentErrMsg();
+  }
+  {
+    Call call(c, nullptr, dims, false, o0, second, out_dtype(c, 0, dt));
+    EXPECT_TRUE(fails_with(c.phase1(call.a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, c.self_name.c_str()}));
+  }
+  {
+    Call call(c, in, dims, false, nullptr, second, out_dtype(c, 0, dt));
+    EXPECT_TRUE(fails_with(c.phase1(call.a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api}));
+  }
+  if (!all) {
+    Call range(c, in, {2}, false, o0, second, out_dtype(c, 0, dt));
+    EXPECT_TRUE(fails_with(c.phase1(range.a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "out of range"}));
+    Call range_neg(c, in, {-3}, false, o0, second, out_dtype(c, 0, dt));
+    EXPECT_TRUE(fails_with(c.phase1(range_neg.a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "out of range"}));
+  }
+  if (c.dims_kind == "list") {
+    DeviceTensor full({}, out_dtype(c, 0, dt)), full1({}, out_dtype(c, nout - 1, dt));
+    Call dup(c, in, {1, -1}, false, full, nout > 1 ? full1.get() : nullptr, out_dtype(c, 0, dt));
+    EXPECT_TRUE(fails_with(c.phase1(dup.a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "more than once"}));
+    ReduceArgs null_dims;
+    Call good(c, in, {}, false, full, nout > 1 ? full1.get() : nullptr, out_dtype(c, 0, dt));
+    null_dims = good.a;
+    null_dims.dims = nullptr;
+    if (c.null_dims_all)
+      EXPECT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(null_dims, w, e); }, c.launch), 0);
+    else
+      EXPECT_TRUE(fails_with(c.phase1(null_dims, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api}));
+  }
+  {  // a wrong output shape
+    DeviceTensor bad({5}, out_dtype(c, 0, dt));
+    Call call(c, in, dims, false, bad, second, out_dtype(c, 0, dt));
+    EXPECT_TRUE(fails_with(c.phase1(call.a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "[5]"}));
+  }
+  {  // a wrong output dtype
+    const std::string &r = c.results[0];
+    const aclDataType good = out_dtype(c, 0, dt);
+    const aclDataType bad = r == "float" ? ACL_INT32 : r == "bool" ? ACL_INT32 : r == "index" || r == "int64" ? ACL_FLOAT
+                            : good == ACL_DOUBLE ? ACL_FLOAT : ACL_DOUBLE;
+    DeviceTensor o(oshape, bad);
+    // `dtype` results: the dtype argument stays right, the output disagrees with it.
+    Call call(c, in, dims, false, o, second, good);
+    EXPECT_TRUE(fails_with(c.phase1(call.a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "dtype"}));
+  }
+  // Input dtypes outside the rule.
+  for (aclDataType bad : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64,
+                          ACL_UINT8, ACL_BOOL}) {
+    if (std::find(c.dtypes.begin(), c.dtypes.end(), bad) != c.dtypes.end()) continue;
+    SCOPED_TRACE(::testing::Message() << "dtype " << bad);
+    DeviceTensor b({3, 4}, bad);
+    DeviceTensor bo(oshape, out_dtype(c, 0, bad)), bo1(oshape, out_dtype(c, nout - 1, bad));
+    Call call(c, b, dims, false, bo, nout > 1 ? bo1.get() : nullptr, out_dtype(c, 0, bad));
+    EXPECT_TRUE(fails_with(c.phase1(call.a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "dtype"}));
+  }
+}
+
+std::string case_name(const ::testing::TestParamInfo<ReduceTableCase> &i) {
+  std::string s;
+  for (char ch : i.param.name) s += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+  return s;
+}
+
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableReduce, ::testing::ValuesIn(all_cases()), case_name);
+
+}  // namespace
+}  // namespace opsnn::test
