@@ -122,4 +122,70 @@ inline ReduceRef reduce_ref(const std::string &kind, const std::vector<double> &
   return r;
 }
 
+// Dim-wise ops over one line x (and x2, the second input), as PyTorch defines them. Returns the
+// values line and the indices line (sort, topk: the first k; kthvalue, median: one element).
+// Sorting is stable with NaN the largest value; written as an insertion sort, independent of the
+// library's std::stable_sort.
+struct DimwiseRef {
+  std::vector<double> v0, v1;
+};
+inline std::vector<int64_t> stable_order_ref(const std::vector<double> &x, bool descending) {
+  auto before = [&](double a, double b) {
+    if (descending) return std::isnan(a) ? !std::isnan(b) : (!std::isnan(b) && a > b);
+    return std::isnan(b) ? !std::isnan(a) : (!std::isnan(a) && a < b);
+  };
+  std::vector<int64_t> order;
+  for (int64_t i = 0; i < static_cast<int64_t>(x.size()); ++i) {
+    size_t at = order.size();
+    while (at > 0 && before(x[static_cast<size_t>(i)], x[static_cast<size_t>(order[at - 1])])) --at;
+    order.insert(order.begin() + static_cast<std::ptrdiff_t>(at), i);
+  }
+  return order;
+}
+inline DimwiseRef dimwise_ref(const std::string &kind, const std::vector<double> &x, const std::vector<double> &x2,
+                              int64_t k, bool descending, bool integral) {
+  DimwiseRef r;
+  const size_t n = x.size();
+  if (kind == "softmax" || kind == "log_softmax") {
+    long double m = -INFINITY, s = 0;
+    for (double v : x) m = std::isnan(v) || std::isnan(static_cast<double>(m)) ? NAN : std::fmax(m, v);
+    for (double v : x) s += expl(v - m);
+    for (double v : x) r.v0.push_back(kind == "softmax" ? static_cast<double>(expl(v - m) / s)
+                                                          : static_cast<double>(v - m - logl(s)));
+  } else if (kind == "softmax_backward") {
+    long double dot = 0;
+    for (size_t i = 0; i < n; ++i) dot += static_cast<long double>(x[i]) * x2[i];
+    for (size_t i = 0; i < n; ++i) r.v0.push_back(static_cast<double>(x2[i] * (x[i] - dot)));
+  } else if (kind == "log_softmax_backward") {
+    long double sum = 0;
+    for (double v : x) sum += v;
+    for (size_t i = 0; i < n; ++i) r.v0.push_back(static_cast<double>(x[i] - expl(x2[i]) * sum));
+  } else if (kind == "cumsum") {
+    long double s = 0;
+    uint64_t si = 0;
+    for (double v : x) {
+      s += v;
+      si += static_cast<uint64_t>(static_cast<int64_t>(v));
+      r.v0.push_back(integral ? static_cast<double>(static_cast<int64_t>(si)) : static_cast<double>(s));
+    }
+  } else if (kind == "sort" || kind == "topk") {
+    const auto order = stable_order_ref(x, descending);
+    const size_t m = kind == "topk" ? static_cast<size_t>(k) : n;
+    for (size_t i = 0; i < m; ++i) {
+      r.v0.push_back(x[static_cast<size_t>(order[i])]);
+      r.v1.push_back(static_cast<double>(order[i]));
+    }
+  } else {  // kthvalue, median, nanmedian: one element of the ascending order
+    const auto order = stable_order_ref(x, false);
+    size_t valid = 0;
+    for (double v : x) valid += std::isnan(v) ? 0 : 1;
+    size_t pick = kind == "kthvalue" ? static_cast<size_t>(k - 1)
+                  : kind == "median" && valid < n ? valid
+                  : valid > 0 ? (valid - 1) / 2 : 0;
+    r.v0.push_back(x[static_cast<size_t>(order[pick])]);
+    r.v1.push_back(static_cast<double>(order[pick]));
+  }
+  return r;
+}
+
 }  // namespace opsnn::test::refs

@@ -1,0 +1,191 @@
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <type_traits>
+
+#include "core/thread_pool.h"
+#include "kernels/dimwise/dimwise.h"
+#include "kernels/elementwise/convert.h"
+
+namespace opsnn::kernels {
+namespace {
+
+template <class T>
+bool is_nan(T x) {
+  if constexpr (std::is_integral_v<T>) return false;
+  else return x != x;
+}
+
+// Sorting order with NaN as the largest value (PyTorch): ascending puts NaNs last, descending first.
+template <class T>
+bool before(T a, T b, bool descending) {
+  if (descending) return is_nan(a) ? !is_nan(b) : (!is_nan(b) && a > b);
+  return is_nan(b) ? !is_nan(a) : (!is_nan(a) && a < b);
+}
+
+// idx[0..n) ordered by x (stable: ties keep their positions).
+template <class T>
+void sort_indices(const T *x, int64_t n, bool descending, int64_t *idx) {
+  std::iota(idx, idx + n, int64_t{0});
+  std::stable_sort(idx, idx + n, [&](int64_t a, int64_t b) { return before(x[a], x[b], descending); });
+}
+
+// One line: x (and x2, the second input) of n elements in, y0 / y1 (indices as T) out.
+template <class T>
+void line(const DimwiseLoop &L, const T *x, const T *x2, int64_t n, T *y0, T *y1, int64_t *idx) {
+  switch (L.op) {
+    case DimwiseOp::kSoftmax: case DimwiseOp::kLogSoftmax: {
+      if constexpr (std::is_floating_point_v<T>) {
+        T m = -INFINITY;
+        for (int64_t i = 0; i < n; ++i) m = (is_nan(x[i]) || x[i] > m) && !is_nan(m) ? x[i] : m;
+        T s = 0;
+        for (int64_t i = 0; i < n; ++i) s += std::exp(x[i] - m);
+        if (L.op == DimwiseOp::kSoftmax) {
+          const T inv = 1 / s;
+          for (int64_t i = 0; i < n; ++i) y0[i] = std::exp(x[i] - m) * inv;
+        } else {
+          const T ls = std::log(s);
+          for (int64_t i = 0; i < n; ++i) y0[i] = x[i] - m - ls;
+        }
+      }
+      return;
+    }
+    case DimwiseOp::kSoftmaxBackward: {  // x = gradOutput, x2 = softmax output
+      T dot = 0;
+      for (int64_t i = 0; i < n; ++i) dot += x[i] * x2[i];
+      for (int64_t i = 0; i < n; ++i) y0[i] = x2[i] * (x[i] - dot);
+      return;
+    }
+    case DimwiseOp::kLogSoftmaxBackward: {  // x = gradOutput, x2 = log-softmax output
+      if constexpr (std::is_floating_point_v<T>) {
+        T sum = 0;
+        for (int64_t i = 0; i < n; ++i) sum += x[i];
+        for (int64_t i = 0; i < n; ++i) y0[i] = x[i] - std::exp(x2[i]) * sum;
+      }
+      return;
+    }
+    case DimwiseOp::kCumsum: case DimwiseOp::kCumprod: {
+      const bool sum = L.op == DimwiseOp::kCumsum;
+      T acc = sum ? T(0) : T(1);
+      for (int64_t i = 0; i < n; ++i) {
+        if constexpr (std::is_integral_v<T>) {  // wrapping, as PyTorch's integer cumsum
+          acc = static_cast<T>(sum ? static_cast<uint64_t>(acc) + static_cast<uint64_t>(x[i])
+                                   : static_cast<uint64_t>(acc) * static_cast<uint64_t>(x[i]));
+        } else {
+          acc = sum ? acc + x[i] : acc * x[i];
+        }
+        y0[i] = acc;
+      }
+      return;
+    }
+    case DimwiseOp::kSort: case DimwiseOp::kTopk: {
+      sort_indices(x, n, L.params.descending, idx);
+      for (int64_t i = 0; i < L.out_len; ++i) {
+        y0[i] = x[idx[i]];
+        y1[i] = static_cast<T>(idx[i]);
+      }
+      return;
+    }
+    case DimwiseOp::kKthvalue: case DimwiseOp::kMedian: case DimwiseOp::kNanMedian: {
+      sort_indices(x, n, false, idx);
+      int64_t pick = 0;
+      if (L.op == DimwiseOp::kKthvalue) {
+        pick = L.params.k - 1;
+      } else {
+        int64_t valid = n;  // NaNs sort last
+        while (valid > 0 && is_nan(x[idx[valid - 1]])) --valid;
+        if (L.op == DimwiseOp::kMedian && valid < n) pick = valid;  // any NaN: the (first) NaN
+        else pick = valid > 0 ? (valid - 1) / 2 : 0;
+      }
+      y0[0] = n > 0 ? x[idx[pick]] : T(0);
+      y1[0] = static_cast<T>(n > 0 ? idx[pick] : 0);  // (all NaN: nanmedian gives the first NaN)
+      return;
+    }
+  }
+}
+
+template <class T>
+aclDataType storage_of() {
+  return std::is_integral_v<T> ? ACL_INT64 : ACL_DOUBLE;
+}
+
+template <class T>
+void run_lines(const DimwiseLoop &L, const char *const *in, char *const *out, char *scratch, int64_t l0, int64_t l1) {
+  T *buf_in[2] = {reinterpret_cast<T *>(scratch), reinterpret_cast<T *>(scratch) + L.len};
+  T *y0 = buf_in[1] + L.len, *y1 = y0 + L.len;
+  auto *idx = reinterpret_cast<int64_t *>(y1 + L.len);
+  const int64_t inner = L.nline > 0 ? L.line_shape[L.nline - 1] : 1;
+  for (int64_t l = l0; l < l1; ++l) {
+    int64_t in_off[2] = {0, 0}, out_off[2] = {0, 0};
+    int64_t rem = l;
+    for (int d = L.nouter - 1; d >= 0; --d) {
+      const int64_t i = rem % L.outer_shape[d];
+      rem /= L.outer_shape[d];
+      for (int k = 0; k < L.nin; ++k) in_off[k] += i * L.in_outer[k][d];
+      for (int k = 0; k < L.nout; ++k) out_off[k] += i * L.out_outer[k][d];
+    }
+    // Gather each input line, one innermost run of the line dims at a time.
+    for (int k = 0; k < L.nin; ++k) {
+      for (int64_t r = 0; r < L.len; r += inner) {
+        int64_t off = in_off[k], q = r / inner;
+        for (int d = L.nline - 2; d >= 0; --d) {
+          off += (q % L.line_shape[d]) * L.in_line[k][d];
+          q /= L.line_shape[d];
+        }
+        load_as<T>(L.in_dtype[k], in[k] + off, L.nline > 0 ? L.in_line[k][L.nline - 1] : 0, buf_in[k] + r,
+                   std::min(inner, L.len));
+      }
+    }
+    line<T>(L, buf_in[0], buf_in[1], L.len, y0, y1, idx);
+    T *ys[3] = {y0, y1, nullptr};
+    for (int k = 0; k < L.nout; ++k)
+      store_from<T>(ys[k + L.out_first], L.out_dtype[k], out[k] + out_off[k], L.out_step[k], L.out_len);
+  }
+}
+
+}  // namespace
+
+const char *dimwise_op_name(DimwiseOp op) {
+  switch (op) {
+    case DimwiseOp::kSoftmax: return "softmax";
+    case DimwiseOp::kLogSoftmax: return "log_softmax";
+    case DimwiseOp::kSoftmaxBackward: return "softmax_backward";
+    case DimwiseOp::kLogSoftmaxBackward: return "log_softmax_backward";
+    case DimwiseOp::kCumsum: return "cumsum";
+    case DimwiseOp::kCumprod: return "cumprod";
+    case DimwiseOp::kSort: return "sort";
+    case DimwiseOp::kTopk: return "topk";
+    case DimwiseOp::kKthvalue: return "kthvalue";
+    case DimwiseOp::kMedian: return "median";
+    case DimwiseOp::kNanMedian: return "nanmedian";
+  }
+  return "?";
+}
+
+void finish_dimwise_plan(DimwiseLoop &L, int max_tasks) {
+  L.len = 1;
+  for (int d = 0; d < L.nline; ++d) L.len *= L.line_shape[d];
+  L.lines = 1;
+  for (int d = 0; d < L.nouter; ++d) L.lines *= L.outer_shape[d];
+  // Scratch per task: two input lines, two output lines, the sort's indices (8-byte elements).
+  L.scratch_bytes_per_task = static_cast<uint64_t>(std::max<int64_t>(L.len, 1)) * 5 * 8;
+  L.tasks = std::max<int64_t>(1, std::min<int64_t>(L.lines, max_tasks));
+}
+
+void run_dimwise(const DimwiseLoop &L, const char *const *in, char *const *out, void *workspace) {
+  if (L.lines == 0 || (L.out_len == 0 && L.len == 0)) return;
+  auto *ws = static_cast<char *>(workspace);
+  auto body = [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t l0 = L.lines * t / L.tasks, l1 = L.lines * (t + 1) / L.tasks;
+      char *scratch = ws + t * static_cast<int64_t>(L.scratch_bytes_per_task);
+      if (L.compute == core::ComputeType::kInt64) run_lines<int64_t>(L, in, out, scratch, l0, l1);
+      else run_lines<double>(L, in, out, scratch, l0, l1);
+    }
+  };
+  if (L.tasks == 1) body(0, 1);
+  else core::parallel_for(L.tasks, 1, body);
+}
+
+}  // namespace opsnn::kernels

@@ -1,0 +1,164 @@
+#include "ops/dimwise/dimwise_phase1.h"
+
+#include <memory>
+#include <string>
+
+#include "common/error.h"
+#include "core/op_checks.h"
+#include "core/thread_pool.h"
+#include "core/verbose.h"
+
+namespace opsnn::ops {
+namespace {
+
+using kernels::DimwiseOp;
+
+class DimwiseStep final : public core::Step {
+ public:
+  kernels::DimwiseLoop loop;
+  int in_slot[2] = {-1, -1}, out_slot[2] = {-1, -1};
+  int64_t in_off[2] = {}, out_off[2] = {};  // bytes: the views' offsets
+  core::WsKey scratch;
+
+  int run(const core::LaunchArgs &args) const override {
+    const char *in[2] = {};
+    char *out[2] = {};
+    for (int k = 0; k < loop.nin; ++k) in[k] = static_cast<const char *>(args.addrs[in_slot[k]]) + in_off[k];
+    for (int k = 0; k < loop.nout; ++k) out[k] = static_cast<char *>(args.addrs[out_slot[k]]) + out_off[k];
+    kernels::run_dimwise(loop, in, out, args.get(scratch));
+    return 0;
+  }
+};
+
+bool integral_capable(DimwiseOp op) {
+  return op == DimwiseOp::kCumsum || op == DimwiseOp::kCumprod || op == DimwiseOp::kSort || op == DimwiseOp::kTopk ||
+         op == DimwiseOp::kKthvalue || op == DimwiseOp::kMedian || op == DimwiseOp::kNanMedian;
+}
+
+void check_out_dtype(const DimwiseCall &c, int k, DimwiseResult r) {
+  const aclDataType dt = c.out[k]->dtype;
+  const aclDataType want = r == DimwiseResult::kSame ? c.in[0]->dtype : r == DimwiseResult::kDtypeArg ? c.dtype : ACL_INT64;
+  if (dt != want)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must be %s (%s)", c.out_name[k], core::dtype_name(dt),
+                core::dtype_name(want),
+                r == DimwiseResult::kSame ? "the input's dtype" : r == DimwiseResult::kDtypeArg ? "the dtype argument"
+                                                                                                : "indices");
+}
+
+}  // namespace
+
+void dimwise_phase1(core::OpBuilder &b, const DimwiseRule &rule, const DimwiseCall &c) {
+  for (int k = 0; k < rule.nin; ++k) core::check_tensor(c.in[k], c.in_name[k]);
+  for (int k = 0; k < rule.nout; ++k) core::check_tensor(c.out[k], c.out_name[k]);
+  const aclTensor &x = *c.in[0];
+  for (int k = 0; k < rule.nin; ++k) core::check_dtype_in(c.in[k], c.in_name[k], rule.dtypes);
+  if (rule.nin == 2) core::check_shape_equals(*c.in[1], c.in_name[1], core::Shape::of(x));
+  if (rule.result[0] == DimwiseResult::kDtypeArg &&
+      (!core::dtype_in(c.dtype, rule.dtypes) || !core::can_cast(x.dtype, c.dtype)))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "dtype %s is not a result dtype for %s of dtype %s", core::dtype_name(c.dtype),
+                c.in_name[0], core::dtype_name(x.dtype));
+  for (int k = 0; k < rule.nout; ++k) check_out_dtype(c, k, rule.result[k]);
+
+  // The dim (a 0-d tensor is one line of one element along dim 0 or -1).
+  const int nd = x.ndim;
+  const int64_t span = nd == 0 ? 1 : nd;
+  int dim = 0;
+  if (rule.shape != DimwiseShape::kAll) {
+    if (c.dim < -span || c.dim >= span)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "dim %lld is out of range [%lld, %lld] for %s with %d dims",
+                  static_cast<long long>(c.dim), static_cast<long long>(-span), static_cast<long long>(span - 1),
+                  c.in_name[0], nd);
+    dim = static_cast<int>(c.dim < 0 ? c.dim + span : c.dim);
+  }
+  const int64_t len = rule.shape == DimwiseShape::kAll ? x.numel() : nd == 0 ? 1 : x.dims[dim];
+  const int64_t k = c.params.k;
+  if (rule.shape == DimwiseShape::kTopk && (k < 0 || k > len))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "k = %lld is out of range [0, %lld] (the size of dim %d)",
+                static_cast<long long>(k), static_cast<long long>(len), dim);
+  if (rule.op == DimwiseOp::kKthvalue && (k < 1 || k > len))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "k = %lld is out of range [1, %lld] (the size of dim %d)",
+                static_cast<long long>(k), static_cast<long long>(len), dim);
+  const bool one_result = rule.shape == DimwiseShape::kReduced || rule.shape == DimwiseShape::kAll;
+  int64_t lines = 1;  // every result needs a non-empty line
+  for (int d = 0; d < nd; ++d)
+    if (rule.shape != DimwiseShape::kAll && d != dim) lines *= x.dims[d];
+  if (one_result && len == 0 && lines > 0)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s: cannot select from an empty dim (shape %s)", c.in_name[0],
+                core::shape_string(x).c_str());
+
+  // Output shape.
+  core::Shape expect;
+  if (rule.shape != DimwiseShape::kAll) {
+    for (int d = 0; d < nd; ++d) {
+      if (d != dim) expect.dims[expect.ndim++] = x.dims[d];
+      else if (rule.shape == DimwiseShape::kFull) expect.dims[expect.ndim++] = x.dims[d];
+      else if (rule.shape == DimwiseShape::kTopk) expect.dims[expect.ndim++] = k;
+      else if (c.keepdim) expect.dims[expect.ndim++] = 1;
+    }
+  }
+  for (int o = 0; o < rule.nout; ++o) {
+    const aclTensor &t = *c.out[o];
+    const bool scalar_as_1 = expect.ndim == 0 && t.ndim == 1 && t.dims[0] == 1;
+    if (!scalar_as_1) core::check_shape_equals(t, c.out_name[o], expect);
+    core::check_no_internal_overlap(t, c.out_name[o]);
+  }
+
+  // Registration in prototype order, then the loop.
+  auto step = std::make_unique<DimwiseStep>();
+  kernels::DimwiseLoop &L = step->loop;
+  L.op = rule.op;
+  L.params = c.params;
+  L.nin = rule.nin;
+  L.nout = rule.nout;
+  L.out_first = rule.out_first;
+  const aclDataType value_dtype = rule.result[0] == DimwiseResult::kDtypeArg ? c.dtype : x.dtype;
+  L.compute = integral_capable(rule.op) && !core::is_floating(value_dtype) && !core::is_floating(x.dtype)
+                  ? core::ComputeType::kInt64
+                  : core::ComputeType::kDouble;
+  for (int i = 0; i < rule.nin; ++i) {
+    const aclTensor &t = *c.in[i];
+    step->in_slot[i] = b.input(&t);
+    L.in_dtype[i] = t.dtype;
+    step->in_off[i] = t.offset * static_cast<int64_t>(core::dtype_size(t.dtype));
+  }
+  for (int o = 0; o < rule.nout; ++o) {
+    const aclTensor &t = *c.out[o];
+    step->out_slot[o] = b.output(&t);
+    L.out_dtype[o] = t.dtype;
+    step->out_off[o] = t.offset * static_cast<int64_t>(core::dtype_size(t.dtype));
+  }
+  for (int d = 0; d < nd; ++d) {
+    const bool on_line = rule.shape == DimwiseShape::kAll || d == dim;
+    if (on_line) {
+      L.line_shape[L.nline] = x.dims[d];
+      for (int i = 0; i < rule.nin; ++i)
+        L.in_line[i][L.nline] = c.in[i]->strides[d] * static_cast<int64_t>(core::dtype_size(c.in[i]->dtype));
+      ++L.nline;
+      continue;
+    }
+    L.outer_shape[L.nouter] = x.dims[d];
+    for (int i = 0; i < rule.nin; ++i)
+      L.in_outer[i][L.nouter] = c.in[i]->strides[d] * static_cast<int64_t>(core::dtype_size(c.in[i]->dtype));
+    // The output dim of input dim d: the same index unless the line dim was removed before it.
+    const int od = (rule.shape == DimwiseShape::kReduced && !c.keepdim && d > dim) ? d - 1 : d;
+    for (int o = 0; o < rule.nout; ++o)
+      L.out_outer[o][L.nouter] = c.out[o]->strides[od] * static_cast<int64_t>(core::dtype_size(c.out[o]->dtype));
+    ++L.nouter;
+  }
+  L.out_len = rule.shape == DimwiseShape::kFull ? len : rule.shape == DimwiseShape::kTopk ? k : 1;
+  for (int o = 0; o < rule.nout; ++o)
+    L.out_step[o] = (L.out_len > 1 && nd > 0)
+                        ? c.out[o]->strides[dim] * static_cast<int64_t>(core::dtype_size(c.out[o]->dtype))
+                        : 0;
+  kernels::finish_dimwise_plan(L, core::num_threads());
+  if (core::current_phase1_trace() != nullptr)
+    core::record_choice(std::string("dimwise:") + kernels::dimwise_op_name(rule.op) +
+                            (L.compute == core::ComputeType::kInt64 ? "/int64" : "/double") + "/tasks=" +
+                            std::to_string(L.tasks),
+                        nullptr);
+  if (L.lines == 0 || L.out_len == 0) return;
+  step->scratch = b.book("dimwise.scratch", L.workspace_bytes());
+  b.add_step<DimwiseStep>(std::move(*step));
+}
+
+}  // namespace opsnn::ops

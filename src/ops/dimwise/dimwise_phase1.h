@@ -1,0 +1,48 @@
+// The phase 1 of every table-driven dim-wise op (src/ops/dimwise/dimwise.ops): softmax and its
+// gradients, cumulative sums, sort, top-k, k-th value, median. The entry points are generated from
+// the table (tools/gen_ops.py --entry); each fills a DimwiseCall from its row and its arguments.
+#pragma once
+
+#include "core/dtype.h"
+#include "core/op_builder.h"
+#include "kernels/dimwise/dimwise.h"
+
+namespace opsnn::ops {
+
+enum class DimwiseResult : uint8_t {
+  kSame,      // the first input's dtype
+  kDtypeArg,  // the op's aclDataType parameter
+  kInt64,     // INT64 (indices)
+};
+
+// The output line along the dim.
+enum class DimwiseShape : uint8_t {
+  kFull,     // as long as the input's (softmax, cumsum, sort)
+  kTopk,     // k long (topk)
+  kReduced,  // one element: the dim removed, or kept as 1 with keepdim (kthvalue, median.dim)
+  kAll,      // every dim flattened into one line, a single result (median)
+};
+
+struct DimwiseRule {
+  kernels::DimwiseOp op;
+  core::DtypeMask dtypes;  // accepted input dtypes
+  int nin, nout;
+  int out_first;  // output k is the line's result out_first + k
+  DimwiseResult result[2];
+  DimwiseShape shape;
+};
+
+struct DimwiseCall {
+  const aclTensor *in[2] = {nullptr, nullptr};
+  const char *in_name[2] = {"self", "output"};
+  int64_t dim = 0;
+  bool keepdim = false;
+  aclDataType dtype = ACL_DT_UNDEFINED;
+  kernels::DimwiseParams params;
+  const aclTensor *out[2] = {nullptr, nullptr};
+  const char *out_name[2] = {"out", "indicesOut"};
+};
+
+void dimwise_phase1(core::OpBuilder &b, const DimwiseRule &rule, const DimwiseCall &c);
+
+}  // namespace opsnn::ops
