@@ -56,10 +56,11 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import gen_ops_dimwise  # noqa: E402  (the dim-wise family)
 import gen_ops_reduce  # noqa: E402  (the reduction family)
+import gen_ops_rows  # noqa: E402  (the row family: norms, row losses)
 
 # Families with a generator module of their own: phase1 kind -> module (resolve, render_entry,
 # render_tests, *_KEYS).
-FAMILY_MODULES = {"reduce": gen_ops_reduce, "dimwise": gen_ops_dimwise}
+FAMILY_MODULES = {"reduce": gen_ops_reduce, "dimwise": gen_ops_dimwise, "rows": gen_ops_rows}
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "src" / "ops" / "catalog.txt"
@@ -173,7 +174,7 @@ def read_table(path):
         if op is None:
             raise TableError(f"{where}: an indented line before the first op")
         key, _, value = body.strip().partition(" ")
-        if key not in OP_KEYS | gen_ops_reduce.REDUCE_KEYS | gen_ops_dimwise.DIMWISE_KEYS:
+        if key not in OP_KEYS | gen_ops_reduce.REDUCE_KEYS | gen_ops_dimwise.DIMWISE_KEYS | gen_ops_rows.ROWS_KEYS:
             raise TableError(f"{where}: unknown key '{key}' (known: {', '.join(sorted(OP_KEYS))})")
         op.keys[key].append(value.strip())
     for k in ("family", "phase1"):

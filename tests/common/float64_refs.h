@@ -188,4 +188,51 @@ inline DimwiseRef dimwise_ref(const std::string &kind, const std::vector<double>
   return r;
 }
 
+// Row ops over one row x (x2: the added input or the labels; gamma / beta: the row's parameters,
+// empty when absent): layer / RMS norm (biased variance, rstd = 1 / sqrt(var + eps)) and the
+// softmax cross-entropy. Returns y (or backprop), mean (or the loss), rstd and the summed input.
+struct RowRef {
+  std::vector<double> y, xsum;
+  double mean = 0, rstd = 0;
+};
+inline RowRef row_ref(const std::string &kind, std::vector<double> x, const std::vector<double> &x2,
+                      const std::vector<double> &gamma, const std::vector<double> &beta, double eps, bool gemma,
+                      bool silu) {
+  RowRef r;
+  const size_t n = x.size();
+  if (kind == "softmax_cross_entropy") {
+    long double m = -INFINITY, s = 0, loss = 0;
+    for (double v : x) m = std::fmax(m, v);
+    for (double v : x) s += expl(v - m);
+    for (size_t i = 0; i < n; ++i) {
+      loss -= x2[i] * (x[i] - m - logl(s));
+      r.y.push_back(static_cast<double>(expl(x[i] - m) / s - x2[i]));
+    }
+    r.mean = static_cast<double>(loss);
+    return r;
+  }
+  if (!x2.empty()) {
+    for (size_t i = 0; i < n; ++i) x[i] += x2[i];
+    r.xsum = x;
+  }
+  long double mean = 0, var = 0;
+  if (kind != "rms_norm") {
+    for (double v : x) mean += v;
+    mean /= n;
+  }
+  for (double v : x) var += (v - mean) * (v - mean);
+  var /= n;
+  const long double rstd = 1 / sqrtl(var + eps);
+  for (size_t i = 0; i < n; ++i) {
+    long double y = (x[i] - mean) * rstd;
+    if (!gamma.empty()) y *= gemma ? 1 + gamma[i] : gamma[i];
+    if (!beta.empty()) y += beta[i];
+    if (silu) y = y / (1 + expl(-y));
+    r.y.push_back(static_cast<double>(y));
+  }
+  r.mean = static_cast<double>(mean);
+  r.rstd = static_cast<double>(rstd);
+  return r;
+}
+
 }  // namespace opsnn::test::refs

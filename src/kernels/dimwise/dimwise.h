@@ -13,20 +13,31 @@
 
 namespace opsnn::kernels {
 
+constexpr int kDimwiseMaxIo = 4;  // inputs, and outputs, of one line op
+
 enum class DimwiseOp : uint8_t {
   kSoftmax, kLogSoftmax,                  // in: self
   kSoftmaxBackward, kLogSoftmaxBackward,  // in: gradOutput, output
   kCumsum, kCumprod,
-  kSort,      // values, indices (params: descending, stable)
-  kTopk,      // k values, indices (largest, sorted)
+  kSort,      // results: values, indices (params: descending)
+  kTopk,      // the first k of the sort
   kKthvalue,  // one value and its index (k, 1-based)
   kMedian, kNanMedian,  // one value and its index
+  kNormalize,  // layer / RMS / group norm of the line; results: y, mean, rstd, the summed input
+  kSoftmaxCrossEntropy,  // in: features, labels; results: loss (one), backprop
 };
 const char *dimwise_op_name(DimwiseOp op);
 
 struct DimwiseParams {
   int64_t k = 1;
   bool descending = false;  // kSort; kTopk: largest
+  // kNormalize: y = act((x - mean) * rstd * (gamma (+1 for Gemma)) + beta), rstd = 1 / sqrt(var + eps)
+  double eps = 1e-5;
+  bool rms = false;         // RMS norm: mean taken as 0, var = mean(x^2)
+  bool add_input = false;   // x = in[0] + in[1] first (AddRmsNorm); its value is result 3
+  bool gemma = false;       // scale by (1 + gamma)
+  bool silu = false;        // y = silu(y) (GroupNormSilu)
+  int gamma_in = -1, beta_in = -1;  // input index of gamma / beta (broadcast along the outer dims), -1: none
 };
 
 struct DimwiseLoop {
@@ -34,20 +45,21 @@ struct DimwiseLoop {
   DimwiseParams params;
   core::ComputeType compute = core::ComputeType::kDouble;  // kDouble, or kInt64 for integer cumsum / sort
   int nin = 1, nout = 1;
-  int out_first = 0;  // output k is the line's result out_first + k (Argsort: 1, the indices)
-  aclDataType in_dtype[2] = {}, out_dtype[2] = {};
-  // Lines: one per element of the outer dims (coalesced); byte strides.
+  aclDataType in_dtype[kDimwiseMaxIo] = {}, out_dtype[kDimwiseMaxIo] = {};
+  int out_src[kDimwiseMaxIo] = {0, 1, 2, 3};  // output k is the line's result out_src[k]
+  // Lines: one per element of the outer dims; byte strides (0 where an input is broadcast).
   int nouter = 0;
   int64_t outer_shape[kMaxLoopDims] = {};
-  int64_t in_outer[2][kMaxLoopDims] = {}, out_outer[2][kMaxLoopDims] = {};
+  int64_t in_outer[kDimwiseMaxIo][kMaxLoopDims] = {}, out_outer[kDimwiseMaxIo][kMaxLoopDims] = {};
   int64_t lines = 1;
-  // The line: its dims in row-major order (one, or all for a flattened median), input byte strides.
+  // The line: its dims in row-major order, byte strides of each input and of each full-length
+  // output along them.
   int nline = 0;
   int64_t line_shape[kMaxLoopDims] = {};
-  int64_t in_line[2][kMaxLoopDims] = {};
-  int64_t len = 1;       // input line length
-  int64_t out_len = 1;   // output line length: len, k, or 1
-  int64_t out_step[2] = {};  // output byte stride along the output line
+  int64_t in_line[kDimwiseMaxIo][kMaxLoopDims] = {};
+  int64_t out_line[kDimwiseMaxIo][kMaxLoopDims] = {};
+  int64_t len = 1;                         // input line length
+  int64_t out_len[kDimwiseMaxIo] = {1, 1, 1, 1};  // per output: len (along the line), k (topk: one line dim) or 1
   int64_t tasks = 1;         // lines are cut into this many ranges, each with its own scratch
   uint64_t scratch_bytes_per_task = 0;
   uint64_t workspace_bytes() const { return static_cast<uint64_t>(tasks) * scratch_bytes_per_task; }

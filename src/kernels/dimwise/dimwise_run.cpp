@@ -31,10 +31,61 @@ void sort_indices(const T *x, int64_t n, bool descending, int64_t *idx) {
   std::stable_sort(idx, idx + n, [&](int64_t a, int64_t b) { return before(x[a], x[b], descending); });
 }
 
-// One line: x (and x2, the second input) of n elements in, y0 / y1 (indices as T) out.
+// Normalisation of one line (layer / RMS / group norm): results y, mean, rstd, and the summed input.
 template <class T>
-void line(const DimwiseLoop &L, const T *x, const T *x2, int64_t n, T *y0, T *y1, int64_t *idx) {
+void normalize(const DimwiseParams &p, T *const *x, int64_t n, T *const *res) {
+  if constexpr (std::is_floating_point_v<T>) {
+    T *v = x[0];
+    if (p.add_input) {
+      for (int64_t i = 0; i < n; ++i) res[3][i] = v[i] + x[1][i];
+      v = res[3];
+    }
+    T mean = 0;
+    if (!p.rms) {
+      for (int64_t i = 0; i < n; ++i) mean += v[i];
+      mean /= static_cast<T>(n);
+    }
+    T var = 0;
+    for (int64_t i = 0; i < n; ++i) var += (v[i] - mean) * (v[i] - mean);
+    var /= static_cast<T>(n);
+    const T rstd = 1 / std::sqrt(var + static_cast<T>(p.eps));
+    const T *gamma = p.gamma_in >= 0 ? x[p.gamma_in] : nullptr;
+    const T *beta = p.beta_in >= 0 ? x[p.beta_in] : nullptr;
+    for (int64_t i = 0; i < n; ++i) {
+      T y = (v[i] - mean) * rstd;
+      if (gamma != nullptr) y *= p.gemma ? 1 + gamma[i] : gamma[i];
+      if (beta != nullptr) y += beta[i];
+      if (p.silu) y = y / (1 + std::exp(-y));
+      res[0][i] = y;
+    }
+    res[1][0] = mean;
+    res[2][0] = rstd;
+  }
+}
+
+// One line: x[k] the n elements of input k; res[k] result k (indices as T).
+template <class T>
+void line(const DimwiseLoop &L, T *const *xs, int64_t n, T *const *res, int64_t *idx) {
+  const T *x = xs[0], *x2 = xs[1];
+  T *y0 = res[0], *y1 = res[1];
   switch (L.op) {
+    case DimwiseOp::kNormalize: normalize(L.params, xs, n, res); return;
+    case DimwiseOp::kSoftmaxCrossEntropy: {  // loss = -sum(labels * log_softmax), backprop = softmax - labels
+      if constexpr (std::is_floating_point_v<T>) {
+        T m = -INFINITY;
+        for (int64_t i = 0; i < n; ++i) m = (is_nan(x[i]) || x[i] > m) && !is_nan(m) ? x[i] : m;
+        T s = 0;
+        for (int64_t i = 0; i < n; ++i) s += std::exp(x[i] - m);
+        const T ls = std::log(s);
+        T loss = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          loss -= x2[i] * (x[i] - m - ls);
+          y1[i] = std::exp(x[i] - m) / s - x2[i];
+        }
+        y0[0] = loss;
+      }
+      return;
+    }
     case DimwiseOp::kSoftmax: case DimwiseOp::kLogSoftmax: {
       if constexpr (std::is_floating_point_v<T>) {
         T m = -INFINITY;
@@ -81,7 +132,7 @@ void line(const DimwiseLoop &L, const T *x, const T *x2, int64_t n, T *y0, T *y1
     }
     case DimwiseOp::kSort: case DimwiseOp::kTopk: {
       sort_indices(x, n, L.params.descending, idx);
-      for (int64_t i = 0; i < L.out_len; ++i) {
+      for (int64_t i = 0; i < L.out_len[0]; ++i) {
         y0[i] = x[idx[i]];
         y1[i] = static_cast<T>(idx[i]);
       }
@@ -110,14 +161,27 @@ aclDataType storage_of() {
   return std::is_integral_v<T> ? ACL_INT64 : ACL_DOUBLE;
 }
 
+// Byte offset of line element r (row-major over the line dims) for strides `st`.
+inline int64_t line_offset(const DimwiseLoop &L, const int64_t *st, int64_t r) {
+  int64_t off = 0;
+  for (int d = L.nline - 1; d >= 0; --d) {
+    off += (r % L.line_shape[d]) * st[d];
+    r /= L.line_shape[d];
+  }
+  return off;
+}
+
 template <class T>
 void run_lines(const DimwiseLoop &L, const char *const *in, char *const *out, char *scratch, int64_t l0, int64_t l1) {
-  T *buf_in[2] = {reinterpret_cast<T *>(scratch), reinterpret_cast<T *>(scratch) + L.len};
-  T *y0 = buf_in[1] + L.len, *y1 = y0 + L.len;
-  auto *idx = reinterpret_cast<int64_t *>(y1 + L.len);
+  // Scratch: one line per input, one per result, the sort's indices.
+  T *xs[kDimwiseMaxIo] = {}, *res[kDimwiseMaxIo] = {};
+  T *p = reinterpret_cast<T *>(scratch);
+  for (int k = 0; k < L.nin; ++k, p += L.len) xs[k] = p;
+  for (int k = 0; k < kDimwiseMaxIo; ++k, p += L.len) res[k] = p;
+  auto *idx = reinterpret_cast<int64_t *>(p);
   const int64_t inner = L.nline > 0 ? L.line_shape[L.nline - 1] : 1;
   for (int64_t l = l0; l < l1; ++l) {
-    int64_t in_off[2] = {0, 0}, out_off[2] = {0, 0};
+    int64_t in_off[kDimwiseMaxIo] = {}, out_off[kDimwiseMaxIo] = {};
     int64_t rem = l;
     for (int d = L.nouter - 1; d >= 0; --d) {
       const int64_t i = rem % L.outer_shape[d];
@@ -127,20 +191,23 @@ void run_lines(const DimwiseLoop &L, const char *const *in, char *const *out, ch
     }
     // Gather each input line, one innermost run of the line dims at a time.
     for (int k = 0; k < L.nin; ++k) {
-      for (int64_t r = 0; r < L.len; r += inner) {
-        int64_t off = in_off[k], q = r / inner;
-        for (int d = L.nline - 2; d >= 0; --d) {
-          off += (q % L.line_shape[d]) * L.in_line[k][d];
-          q /= L.line_shape[d];
-        }
-        load_as<T>(L.in_dtype[k], in[k] + off, L.nline > 0 ? L.in_line[k][L.nline - 1] : 0, buf_in[k] + r,
-                   std::min(inner, L.len));
+      const int64_t st = L.nline > 0 ? L.in_line[k][L.nline - 1] : 0;
+      for (int64_t r = 0; r < L.len; r += inner)
+        load_as<T>(L.in_dtype[k], in[k] + in_off[k] + line_offset(L, L.in_line[k], r), st, xs[k] + r, inner);
+    }
+    line<T>(L, xs, L.len, res, idx);
+    // Scatter: full-length results along the line dims; top-k along its one dim; single results.
+    for (int k = 0; k < L.nout; ++k) {
+      const T *y = res[L.out_src[k]];
+      char *base = out[k] + out_off[k];
+      const int64_t st = L.nline > 0 ? L.out_line[k][L.nline - 1] : 0;
+      if (L.out_len[k] == L.len && L.len > 1) {
+        for (int64_t r = 0; r < L.len; r += inner)
+          store_from<T>(y + r, L.out_dtype[k], base + line_offset(L, L.out_line[k], r), st, inner);
+      } else {
+        store_from<T>(y, L.out_dtype[k], base, st, L.out_len[k]);
       }
     }
-    line<T>(L, buf_in[0], buf_in[1], L.len, y0, y1, idx);
-    T *ys[3] = {y0, y1, nullptr};
-    for (int k = 0; k < L.nout; ++k)
-      store_from<T>(ys[k + L.out_first], L.out_dtype[k], out[k] + out_off[k], L.out_step[k], L.out_len);
   }
 }
 
@@ -159,6 +226,8 @@ const char *dimwise_op_name(DimwiseOp op) {
     case DimwiseOp::kKthvalue: return "kthvalue";
     case DimwiseOp::kMedian: return "median";
     case DimwiseOp::kNanMedian: return "nanmedian";
+    case DimwiseOp::kNormalize: return "normalize";
+    case DimwiseOp::kSoftmaxCrossEntropy: return "softmax_cross_entropy";
   }
   return "?";
 }
@@ -168,13 +237,13 @@ void finish_dimwise_plan(DimwiseLoop &L, int max_tasks) {
   for (int d = 0; d < L.nline; ++d) L.len *= L.line_shape[d];
   L.lines = 1;
   for (int d = 0; d < L.nouter; ++d) L.lines *= L.outer_shape[d];
-  // Scratch per task: two input lines, two output lines, the sort's indices (8-byte elements).
-  L.scratch_bytes_per_task = static_cast<uint64_t>(std::max<int64_t>(L.len, 1)) * 5 * 8;
+  // Scratch per task: a line per input and per result, the sort's indices (8-byte elements).
+  L.scratch_bytes_per_task = static_cast<uint64_t>(std::max<int64_t>(L.len, 1)) * (L.nin + kDimwiseMaxIo + 1) * 8;
   L.tasks = std::max<int64_t>(1, std::min<int64_t>(L.lines, max_tasks));
 }
 
 void run_dimwise(const DimwiseLoop &L, const char *const *in, char *const *out, void *workspace) {
-  if (L.lines == 0 || (L.out_len == 0 && L.len == 0)) return;
+  if (L.lines == 0) return;
   auto *ws = static_cast<char *>(workspace);
   auto body = [&](int64_t t0, int64_t t1) {
     for (int64_t t = t0; t < t1; ++t) {

@@ -13,16 +13,18 @@ namespace {
 
 using kernels::DimwiseOp;
 
+using kernels::kDimwiseMaxIo;
+
 class DimwiseStep final : public core::Step {
  public:
   kernels::DimwiseLoop loop;
-  int in_slot[2] = {-1, -1}, out_slot[2] = {-1, -1};
-  int64_t in_off[2] = {}, out_off[2] = {};  // bytes: the views' offsets
+  int in_slot[kDimwiseMaxIo] = {-1, -1, -1, -1}, out_slot[kDimwiseMaxIo] = {-1, -1, -1, -1};
+  int64_t in_off[kDimwiseMaxIo] = {}, out_off[kDimwiseMaxIo] = {};  // bytes: the views' offsets
   core::WsKey scratch;
 
   int run(const core::LaunchArgs &args) const override {
-    const char *in[2] = {};
-    char *out[2] = {};
+    const char *in[kDimwiseMaxIo] = {};
+    char *out[kDimwiseMaxIo] = {};
     for (int k = 0; k < loop.nin; ++k) in[k] = static_cast<const char *>(args.addrs[in_slot[k]]) + in_off[k];
     for (int k = 0; k < loop.nout; ++k) out[k] = static_cast<char *>(args.addrs[out_slot[k]]) + out_off[k];
     kernels::run_dimwise(loop, in, out, args.get(scratch));
@@ -46,6 +48,31 @@ void check_out_dtype(const DimwiseCall &c, int k, DimwiseResult r) {
 }
 
 }  // namespace
+
+void record_dimwise(core::OpBuilder &b, kernels::DimwiseLoop loop, const DimwiseOperand *in,
+                    const DimwiseOperand *out) {
+  auto step = std::make_unique<DimwiseStep>();
+  for (int k = 0; k < loop.nin; ++k) {
+    step->in_slot[k] = in[k].slot;
+    step->in_off[k] = in[k].offset_bytes;
+  }
+  for (int k = 0; k < loop.nout; ++k) {
+    step->out_slot[k] = out[k].slot;
+    step->out_off[k] = out[k].offset_bytes;
+  }
+  kernels::finish_dimwise_plan(loop, core::num_threads());
+  if (core::current_phase1_trace() != nullptr)
+    core::record_choice(std::string("dimwise:") + kernels::dimwise_op_name(loop.op) +
+                            (loop.compute == core::ComputeType::kInt64 ? "/int64" : "/double") + "/tasks=" +
+                            std::to_string(loop.tasks),
+                        nullptr);
+  int64_t written = 0;
+  for (int k = 0; k < loop.nout; ++k) written += loop.out_len[k];
+  if (loop.lines == 0 || written == 0) return;
+  step->loop = loop;
+  step->scratch = b.book("dimwise.scratch", loop.workspace_bytes());
+  b.add_step<DimwiseStep>(std::move(*step));
+}
 
 void dimwise_phase1(core::OpBuilder &b, const DimwiseRule &rule, const DimwiseCall &c) {
   for (int k = 0; k < rule.nin; ++k) core::check_tensor(c.in[k], c.in_name[k]);
@@ -104,28 +131,26 @@ void dimwise_phase1(core::OpBuilder &b, const DimwiseRule &rule, const DimwiseCa
   }
 
   // Registration in prototype order, then the loop.
-  auto step = std::make_unique<DimwiseStep>();
-  kernels::DimwiseLoop &L = step->loop;
+  kernels::DimwiseLoop L;
+  DimwiseOperand ins[kDimwiseMaxIo], outs[kDimwiseMaxIo];
   L.op = rule.op;
   L.params = c.params;
   L.nin = rule.nin;
   L.nout = rule.nout;
-  L.out_first = rule.out_first;
+  for (int o = 0; o < rule.nout; ++o) L.out_src[o] = rule.out_first + o;
   const aclDataType value_dtype = rule.result[0] == DimwiseResult::kDtypeArg ? c.dtype : x.dtype;
   L.compute = integral_capable(rule.op) && !core::is_floating(value_dtype) && !core::is_floating(x.dtype)
                   ? core::ComputeType::kInt64
                   : core::ComputeType::kDouble;
   for (int i = 0; i < rule.nin; ++i) {
     const aclTensor &t = *c.in[i];
-    step->in_slot[i] = b.input(&t);
+    ins[i] = {b.input(&t), t.offset * static_cast<int64_t>(core::dtype_size(t.dtype))};
     L.in_dtype[i] = t.dtype;
-    step->in_off[i] = t.offset * static_cast<int64_t>(core::dtype_size(t.dtype));
   }
   for (int o = 0; o < rule.nout; ++o) {
     const aclTensor &t = *c.out[o];
-    step->out_slot[o] = b.output(&t);
+    outs[o] = {b.output(&t), t.offset * static_cast<int64_t>(core::dtype_size(t.dtype))};
     L.out_dtype[o] = t.dtype;
-    step->out_off[o] = t.offset * static_cast<int64_t>(core::dtype_size(t.dtype));
   }
   for (int d = 0; d < nd; ++d) {
     const bool on_line = rule.shape == DimwiseShape::kAll || d == dim;
@@ -145,20 +170,12 @@ void dimwise_phase1(core::OpBuilder &b, const DimwiseRule &rule, const DimwiseCa
       L.out_outer[o][L.nouter] = c.out[o]->strides[od] * static_cast<int64_t>(core::dtype_size(c.out[o]->dtype));
     ++L.nouter;
   }
-  L.out_len = rule.shape == DimwiseShape::kFull ? len : rule.shape == DimwiseShape::kTopk ? k : 1;
-  for (int o = 0; o < rule.nout; ++o)
-    L.out_step[o] = (L.out_len > 1 && nd > 0)
-                        ? c.out[o]->strides[dim] * static_cast<int64_t>(core::dtype_size(c.out[o]->dtype))
-                        : 0;
-  kernels::finish_dimwise_plan(L, core::num_threads());
-  if (core::current_phase1_trace() != nullptr)
-    core::record_choice(std::string("dimwise:") + kernels::dimwise_op_name(rule.op) +
-                            (L.compute == core::ComputeType::kInt64 ? "/int64" : "/double") + "/tasks=" +
-                            std::to_string(L.tasks),
-                        nullptr);
-  if (L.lines == 0 || L.out_len == 0) return;
-  step->scratch = b.book("dimwise.scratch", L.workspace_bytes());
-  b.add_step<DimwiseStep>(std::move(*step));
+  for (int o = 0; o < rule.nout; ++o) {
+    L.out_len[o] = rule.shape == DimwiseShape::kFull ? len : rule.shape == DimwiseShape::kTopk ? k : 1;
+    if (L.out_len[o] > 1 && nd > 0)  // one line dim
+      L.out_line[o][0] = c.out[o]->strides[dim] * static_cast<int64_t>(core::dtype_size(c.out[o]->dtype));
+  }
+  record_dimwise(b, L, ins, outs);
 }
 
 }  // namespace opsnn::ops

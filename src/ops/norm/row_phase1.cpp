@@ -1,0 +1,245 @@
+#include "ops/norm/row_phase1.h"
+
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "core/op_checks.h"
+#include "kernels/dimwise/dimwise.h"
+#include "ops/dimwise/dimwise_phase1.h"
+
+namespace opsnn::ops {
+namespace {
+
+using kernels::DimwiseLoop;
+
+int64_t bytes(const aclTensor &t, int64_t elems) { return elems * static_cast<int64_t>(core::dtype_size(t.dtype)); }
+
+// The row geometry of x as outer dims x line dims, expressed per operand by strides over them.
+struct Rows {
+  std::vector<int64_t> outer, line;  // shapes
+};
+
+// An operand's element strides over the (outer, line) dims.
+struct OperandStrides {
+  std::vector<int64_t> outer, line;
+};
+
+void check_floating_param(const aclTensor *t, const char *name, aclDataType x_dtype) {
+  if (t->dtype != x_dtype && t->dtype != ACL_FLOAT)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must be the input's dtype %s or FLOAT", name,
+                core::dtype_name(t->dtype), core::dtype_name(x_dtype));
+}
+
+}  // namespace
+
+void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
+  // Null checks in prototype order: inputs, parameters, outputs.
+  core::check_tensor(c.x, c.x_name);
+  if (c.add) core::check_tensor(c.x2, c.x2_name);
+  if (c.has_gamma && (c.gamma != nullptr || !c.gamma_optional)) core::check_tensor(c.gamma, c.gamma_name);
+  if (c.has_beta && (c.beta != nullptr || !c.beta_optional)) core::check_tensor(c.beta, c.beta_name);
+  if (rule.kind == RowKind::kLayerNorm) core::check_not_null(c.normalized_shape, "normalizedShape");
+  core::check_tensor(c.y, c.y_name);
+  if (c.has_mean && (c.mean != nullptr || !c.mean_optional)) core::check_tensor(c.mean, c.mean_name);
+  if (c.has_rstd && (c.rstd != nullptr || !c.rstd_optional)) core::check_tensor(c.rstd, c.rstd_name);
+  if (c.add && rule.kind != RowKind::kSoftmaxCrossEntropy) core::check_tensor(c.xsum, c.xsum_name);
+
+  const aclTensor &x = *c.x;
+  core::check_dtype_in(c.x, c.x_name, rule.dtypes);
+  const core::Shape xs = core::Shape::of(x);
+  if (c.add) {
+    if (c.x2->dtype != x.dtype)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must have %s's dtype %s", c.x2_name,
+                  core::dtype_name(c.x2->dtype), c.x_name, core::dtype_name(x.dtype));
+    core::check_shape_equals(*c.x2, c.x2_name, xs);
+  }
+  const int nd = x.ndim;
+
+  // Rows: outer dims [0, split) and line dims [split, nd) of x, or the group split.
+  Rows rows;
+  OperandStrides xst;
+  int split = 0;
+  switch (rule.kind) {
+    case RowKind::kLayerNorm: case RowKind::kRmsNorm: case RowKind::kSoftmaxCrossEntropy: {
+      int k = 1;
+      if (rule.kind == RowKind::kLayerNorm) {
+        k = static_cast<int>(c.normalized_shape->values.size());
+        if (k < 1 || k > nd)
+          throw_error(ACLNN_ERR_PARAM_INVALID, "normalizedShape has %d dims; it must have 1 to %d (%s has %d dims)", k,
+                      nd, c.x_name, nd);
+        for (int i = 0; i < k; ++i)
+          if (c.normalized_shape->values[static_cast<size_t>(i)] != x.dims[nd - k + i])
+            throw_error(ACLNN_ERR_PARAM_INVALID, "normalizedShape %s does not match the trailing dims of %s %s",
+                        core::shape_string(c.normalized_shape->values.data(), k).c_str(), c.x_name,
+                        core::shape_string(x).c_str());
+      } else if (rule.kind == RowKind::kRmsNorm) {
+        k = c.gamma->ndim;
+        if (k < 1 || k > nd)
+          throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; it must have 1 to %d (the normalised trailing dims of %s)",
+                      c.gamma_name, k, nd, c.x_name);
+      } else if (nd != 2) {
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be 2-D [N, C], got %s", c.x_name, core::shape_string(x).c_str());
+      }
+      split = nd - k;
+      for (int d = 0; d < nd; ++d) (d < split ? rows.outer : rows.line).push_back(x.dims[d]);
+      for (int d = 0; d < nd; ++d) (d < split ? xst.outer : xst.line).push_back(x.strides[d]);
+      break;
+    }
+    case RowKind::kGroupNorm: {
+      if (nd < 2) throw_error(ACLNN_ERR_PARAM_INVALID, "%s must have at least 2 dims [N, C, ...], got %s", c.x_name,
+                              core::shape_string(x).c_str());
+      int64_t n = c.n, ch = c.c, hxw = c.hxw;
+      int64_t spatial = 1;
+      for (int d = 2; d < nd; ++d) spatial *= x.dims[d];
+      if (rule.shape_from_input) {
+        n = x.dims[0];
+        ch = x.dims[1];
+        hxw = spatial;
+      }
+      if (x.dims[0] != n || x.dims[1] != ch || spatial != hxw)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "N = %lld, C = %lld, HxW = %lld do not describe %s of shape %s",
+                    static_cast<long long>(n), static_cast<long long>(ch), static_cast<long long>(hxw), c.x_name,
+                    core::shape_string(x).c_str());
+      if (c.group <= 0 || ch % c.group != 0)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "group = %lld must be positive and divide C = %lld",
+                    static_cast<long long>(c.group), static_cast<long long>(ch));
+      const int64_t cg = ch / c.group;
+      rows.outer = {n, c.group};
+      rows.line.push_back(cg);
+      xst.outer = {x.strides[0], x.strides[1] * cg};
+      xst.line.push_back(x.strides[1]);
+      for (int d = 2; d < nd; ++d) {
+        rows.line.push_back(x.dims[d]);
+        xst.line.push_back(x.strides[d]);
+      }
+      break;
+    }
+  }
+
+  // Parameters: gamma / beta over the line (layer / RMS norm: the trailing dims; group norm: [C]).
+  auto param_strides = [&](const aclTensor *t, const char *name) {
+    check_floating_param(t, name, x.dtype);
+    OperandStrides s;
+    s.outer.assign(rows.outer.size(), 0);
+    s.line.assign(rows.line.size(), 0);
+    if (rule.kind == RowKind::kGroupNorm) {
+      if (t->ndim != 1 || t->dims[0] != x.dims[1])
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; it must be [C] = [%lld]", name,
+                    core::shape_string(*t).c_str(), static_cast<long long>(x.dims[1]));
+      s.outer[1] = t->strides[0] * (x.dims[1] / c.group);
+      s.line[0] = t->strides[0];
+      return s;
+    }
+    core::Shape want;
+    for (int64_t d : rows.line) want.dims[want.ndim++] = d;
+    core::check_shape_equals(*t, name, want);
+    for (size_t d = 0; d < rows.line.size(); ++d) s.line[d] = t->strides[d];
+    return s;
+  };
+  // Per-row statistics: x's shape with the line dims as 1 (group norm: [N, group]).
+  core::Shape stat_shape;
+  if (rule.kind == RowKind::kGroupNorm) {
+    stat_shape.dims[stat_shape.ndim++] = rows.outer[0];
+    stat_shape.dims[stat_shape.ndim++] = rows.outer[1];
+  } else if (rule.kind == RowKind::kSoftmaxCrossEntropy) {
+    stat_shape.dims[stat_shape.ndim++] = x.dims[0];
+  } else {
+    for (int d = 0; d < nd; ++d) stat_shape.dims[stat_shape.ndim++] = d < split ? x.dims[d] : 1;
+  }
+  auto stat_strides = [&](const aclTensor *t, const char *name) {
+    core::check_shape_equals(*t, name, stat_shape);
+    const bool ok = rule.stat_dtypes != 0 ? core::dtype_in(t->dtype, rule.stat_dtypes)
+                                          : (t->dtype == x.dtype || t->dtype == ACL_FLOAT);
+    if (!ok)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must be %s", name, core::dtype_name(t->dtype),
+                  rule.stat_dtypes != 0 ? "FLOAT" : "the input's dtype or FLOAT");
+    OperandStrides s;  // the stats' leading dims are the outer dims
+    for (size_t d = 0; d < rows.outer.size(); ++d) s.outer.push_back(t->strides[d]);
+    return s;
+  };
+  auto element_strides = [&](const aclTensor *t, const char *name) {  // an output shaped like x
+    if (t->dtype != x.dtype)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must have %s's dtype %s", name,
+                  core::dtype_name(t->dtype), c.x_name, core::dtype_name(x.dtype));
+    core::check_shape_equals(*t, name, xs);
+    core::check_no_internal_overlap(*t, name);
+    OperandStrides s;
+    if (rule.kind == RowKind::kGroupNorm) {
+      const int64_t cg = x.dims[1] / c.group;
+      s.outer = {t->strides[0], t->strides[1] * cg};
+      s.line.push_back(t->strides[1]);
+      for (int d = 2; d < nd; ++d) s.line.push_back(t->strides[d]);
+    } else {
+      for (int d = 0; d < nd; ++d) (d < split ? s.outer : s.line).push_back(t->strides[d]);
+    }
+    return s;
+  };
+
+  // The loop: inputs x (, x2), gamma, beta; outputs y, mean, rstd, xsum (those given).
+  DimwiseLoop L;
+  L.op = rule.kind == RowKind::kSoftmaxCrossEntropy ? kernels::DimwiseOp::kSoftmaxCrossEntropy
+                                                    : kernels::DimwiseOp::kNormalize;
+  L.params.eps = c.eps;
+  L.params.rms = rule.kind == RowKind::kRmsNorm;
+  L.params.gemma = rule.gemma;
+  L.params.silu = c.activate >= 0 ? c.activate != 0 : rule.silu;
+  L.params.add_input = c.add && rule.kind != RowKind::kSoftmaxCrossEntropy;
+  L.nouter = static_cast<int>(rows.outer.size());
+  L.nline = static_cast<int>(rows.line.size());
+  if (L.nouter > kernels::kMaxLoopDims || L.nline > kernels::kMaxLoopDims)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has too many dims", c.x_name);
+  for (int d = 0; d < L.nouter; ++d) L.outer_shape[d] = rows.outer[static_cast<size_t>(d)];
+  for (int d = 0; d < L.nline; ++d) L.line_shape[d] = rows.line[static_cast<size_t>(d)];
+
+  DimwiseOperand ins[kernels::kDimwiseMaxIo], outs[kernels::kDimwiseMaxIo];
+  auto add_in = [&](const aclTensor *t, const OperandStrides &s) {
+    const int k = L.nin++;
+    ins[k] = {b.input(t), bytes(*t, t->offset)};
+    L.in_dtype[k] = t->dtype;
+    for (int d = 0; d < L.nouter; ++d) L.in_outer[k][d] = bytes(*t, s.outer[static_cast<size_t>(d)]);
+    for (int d = 0; d < L.nline; ++d) L.in_line[k][d] = bytes(*t, s.line[static_cast<size_t>(d)]);
+    return k;
+  };
+  L.nin = 0;
+  add_in(c.x, xst);
+  if (c.add) add_in(c.x2, element_strides(c.x2, c.x2_name));
+  if (c.gamma != nullptr) L.params.gamma_in = add_in(c.gamma, param_strides(c.gamma, c.gamma_name));
+  if (c.beta != nullptr) L.params.beta_in = add_in(c.beta, param_strides(c.beta, c.beta_name));
+
+  // Outputs in prototype order: y, then the per-row ones, then xsum (loss: loss, then backprop).
+  L.nout = 0;
+  auto add_out = [&](const aclTensor *t, const OperandStrides &s, int src, bool per_row) {
+    const int k = L.nout++;
+    outs[k] = {b.output(t), bytes(*t, t->offset)};
+    L.out_dtype[k] = t->dtype;
+    L.out_src[k] = src;
+    L.out_len[k] = per_row ? 1 : -1;  // -1: the line's length, set below
+    for (int d = 0; d < L.nouter; ++d) L.out_outer[k][d] = bytes(*t, s.outer[static_cast<size_t>(d)]);
+    for (int d = 0; d < L.nline && !per_row; ++d) L.out_line[k][d] = bytes(*t, s.line[static_cast<size_t>(d)]);
+  };
+  if (rule.kind == RowKind::kSoftmaxCrossEntropy) {
+    add_out(c.mean, stat_strides(c.mean, c.mean_name), 0, true);      // loss
+    add_out(c.y, element_strides(c.y, c.y_name), 1, false);          // backprop
+  } else {
+    add_out(c.y, element_strides(c.y, c.y_name), 0, false);
+    if (c.mean != nullptr) add_out(c.mean, stat_strides(c.mean, c.mean_name), 1, true);
+    if (c.rstd != nullptr) add_out(c.rstd, stat_strides(c.rstd, c.rstd_name), 2, true);
+    if (c.add) add_out(c.xsum, element_strides(c.xsum, c.xsum_name), 3, false);
+  }
+  int64_t len = 1;
+  for (int64_t d : rows.line) len *= d;
+  for (int k = 0; k < L.nout; ++k)
+    if (L.out_len[k] < 0) L.out_len[k] = len;
+  if (len == 0 && core::Shape::of(x).ndim > 0 && x.numel() == 0) {
+    int64_t nrows = 1;
+    for (int64_t d : rows.outer) nrows *= d;
+    if (nrows > 0)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has empty rows (shape %s): their statistics are undefined", c.x_name,
+                  core::shape_string(x).c_str());
+  }
+  L.compute = core::ComputeType::kDouble;
+  record_dimwise(b, L, ins, outs);
+}
+
+}  // namespace opsnn::ops

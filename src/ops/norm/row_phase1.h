@@ -1,0 +1,49 @@
+// The phase 1 of the table-driven row ops (src/ops/norm/norm.ops, src/ops/loss/row_losses.ops):
+// ops that normalise or reduce each row of a tensor and write per-element and per-row results —
+// layer / RMS / group norm (with their add, Gemma and SiLU variants) and the softmax cross-entropy
+// loss. Rows are lines of the dim-wise engine (kernels/dimwise): trailing dims (layer / RMS norm,
+// the class dim of a loss) or a channel group with its spatial dims (group norm), with the
+// per-element parameters (gamma, beta) broadcast along the rows.
+#pragma once
+
+#include "core/dtype.h"
+#include "core/op_builder.h"
+
+namespace opsnn::ops {
+
+enum class RowKind : uint8_t {
+  kLayerNorm,            // rows: the trailing normalizedShape dims (or gamma's dims with gamma_dims)
+  kRmsNorm,              // rows: the trailing gamma.ndim dims; mean taken as 0
+  kGroupNorm,            // rows: one group of channels of one sample, with the spatial dims
+  kSoftmaxCrossEntropy,  // rows: the last dim of [N, C] features and labels
+};
+
+struct RowRule {
+  RowKind kind;
+  core::DtypeMask dtypes;     // accepted x dtypes
+  bool gemma;                 // scale by (1 + gamma)
+  bool silu;                  // y = silu(y) (or as the activate attribute says, when the op has one)
+  bool shape_from_input;      // group norm: N, C, HxW from self's shape (GroupNormSilu)
+  core::DtypeMask stat_dtypes;  // accepted mean / rstd dtypes (0: x's dtype or FLOAT)
+};
+
+struct RowCall {
+  const aclTensor *x = nullptr, *x2 = nullptr, *gamma = nullptr, *beta = nullptr;
+  const char *x_name = "x", *x2_name = "x2", *gamma_name = "gamma", *beta_name = "beta";
+  bool gamma_optional = false, beta_optional = false;
+  bool add = false;  // x2 is added to x first (x2 is a second input)
+  const aclIntArray *normalized_shape = nullptr;  // kLayerNorm
+  double eps = 1e-5;
+  int64_t n = 0, c = 0, hxw = 0, group = 1;  // kGroupNorm
+  int activate = -1;  // -1: the rule's silu; else the activateSilu attribute
+  // Outputs: y (per element), mean and rstd (per row), the sum x + x2 (per element).
+  const aclTensor *y = nullptr, *mean = nullptr, *rstd = nullptr, *xsum = nullptr;
+  const char *y_name = "yOut", *mean_name = "meanOut", *rstd_name = "rstdOut", *xsum_name = "xOut";
+  // The prototype has these parameters / outputs (the loss is `mean`).
+  bool has_gamma = false, has_beta = false, has_mean = false, has_rstd = false;
+  bool mean_optional = false, rstd_optional = false;
+};
+
+void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c);
+
+}  // namespace opsnn::ops

@@ -1,0 +1,322 @@
+// The test harness of the table-driven row ops (src/ops/norm/norm.ops, src/ops/loss/row_losses.ops):
+// every op and sample runs the same suites, registered from the tables by tools/gen_ops.py --tests
+// (rows_table_cases.inc in the build tree):
+//   - every accepted dtype on random shapes and normalised dims (layer / RMS norm: 1 to all dims;
+//     group norm: N, C = group x channels, 0 to 2 spatial dims), with and without the optional
+//     parameters and outputs, gamma / beta in the input's dtype and in FLOAT, against the float64
+//     reference (tests/common/float64_refs.h row_ref) with the precision standard;
+//   - permuted + offset input views and strided outputs;
+//   - errors with their code and the argument named.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "float64_refs.h"
+#include "test_util.h"
+
+namespace opsnn::test {
+namespace {
+
+struct RowArgs {
+  aclTensor *x = nullptr, *x2 = nullptr, *gamma = nullptr, *beta = nullptr;
+  aclIntArray *normalized_shape = nullptr;
+  double eps = 1e-5;
+  int64_t n = 0, c = 0, hxw = 0, group = 1;
+  bool activate = true;
+  aclTensor *y = nullptr, *mean = nullptr, *rstd = nullptr, *xsum = nullptr;
+};
+
+using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
+
+struct RowTableCase {
+  std::string name, api, kind, x_name;
+  std::vector<aclDataType> dtypes;
+  std::vector<std::string> roles, optional;
+  bool gemma = false, silu = false, stat_float = false;
+  double eps = 1e-5;
+  int64_t group = 2;
+  int (*phase1)(const RowArgs &, uint64_t *, aclOpExecutor **) = nullptr;
+  Launch launch = nullptr;
+  bool has(const char *r) const { return std::find(roles.begin(), roles.end(), r) != roles.end(); }
+  bool is_optional(const char *r) const { return std::find(optional.begin(), optional.end(), r) != optional.end(); }
+};
+void PrintTo(const RowTableCase &c, std::ostream *os) { *os << c.name; }
+
+#include "rows_table_cases.inc"
+
+const std::vector<RowTableCase> &all_cases() {
+  static const std::vector<RowTableCase> c = row_table_cases();
+  return c;
+}
+
+using Tensor = std::unique_ptr<DeviceTensor>;
+
+// One call's tensors and shapes.
+struct Problem {
+  std::vector<int64_t> shape, param_shape, stat_shape;
+  int64_t rows = 1, row_len = 1, group = 1, cg = 1, hxw = 1;  // group norm: channels per group, spatial size
+  int k = 1;                                                   // normalised trailing dims
+  Tensor x, x2, gamma, beta, y, mean, rstd, xsum;
+  std::vector<int64_t> normalized;
+  aclIntArray *ns = nullptr;
+  ~Problem() { aclDestroyIntArray(ns); }
+};
+
+bool want(const RowTableCase &c, const char *role, bool with_optional) {
+  return c.has(role) && (with_optional || !c.is_optional(role));
+}
+
+// Builds a random problem; `permuted` makes x a permuted + offset view and y strided.
+std::unique_ptr<Problem> make_problem(const RowTableCase &c, aclDataType dt, bool with_optional, bool param_float,
+                                      bool permuted) {
+  auto &g = rng();
+  auto p = std::make_unique<Problem>();
+  if (c.kind == "group_norm") {
+    p->group = c.group;
+    p->cg = 1 + static_cast<int64_t>(g() % 3);
+    p->shape = {1 + static_cast<int64_t>(g() % 3), p->group * p->cg};
+    const int spatial = static_cast<int>(g() % 3);
+    for (int i = 0; i < spatial; ++i) p->shape.push_back(1 + static_cast<int64_t>(g() % 4));
+    for (size_t d = 2; d < p->shape.size(); ++d) p->hxw *= p->shape[d];
+    p->param_shape = {p->shape[1]};
+    p->stat_shape = {p->shape[0], p->group};
+  } else if (c.kind == "softmax_cross_entropy") {
+    p->shape = {1 + static_cast<int64_t>(g() % 5), 1 + static_cast<int64_t>(g() % 40)};
+    p->stat_shape = {p->shape[0]};
+  } else {
+    const int nd = 1 + static_cast<int>(g() % 4);
+    for (int d = 0; d < nd; ++d) p->shape.push_back(1 + static_cast<int64_t>(g() % 7));
+    p->shape.back() += static_cast<int64_t>(g() % 40);
+    p->k = 1 + static_cast<int>(g() % static_cast<uint64_t>(nd));
+    for (int d = 0; d < nd; ++d) p->stat_shape.push_back(d < nd - p->k ? p->shape[static_cast<size_t>(d)] : 1);
+    p->param_shape.assign(p->shape.end() - p->k, p->shape.end());
+    p->normalized = p->param_shape;
+    p->ns = aclCreateIntArray(p->normalized.data(), p->normalized.size());
+  }
+  if (permuted && p->shape.size() >= 2) {  // x: the last two dims swapped in memory, after 2 spare elements
+    std::vector<int64_t> st = contiguous_strides(p->shape);
+    const size_t a = p->shape.size() - 2, b = a + 1;
+    std::vector<int64_t> swapped = p->shape;
+    std::swap(swapped[a], swapped[b]);
+    const auto sst = contiguous_strides(swapped);
+    st = sst;
+    std::swap(st[a], st[b]);
+    p->x = std::make_unique<DeviceTensor>(p->shape, dt, st, 2, numel_of(p->shape) + 2);
+    auto yst = contiguous_strides(p->shape);
+    for (auto &s : yst) s *= 2;
+    p->y = std::make_unique<DeviceTensor>(p->shape, dt, yst, 1, numel_of(p->shape) * 2 + 1);
+  } else {
+    p->x = std::make_unique<DeviceTensor>(p->shape, dt);
+    p->y = std::make_unique<DeviceTensor>(p->shape, dt);
+  }
+  p->x->fill_random(-3, 3);
+  if (c.has("x2")) {
+    p->x2 = std::make_unique<DeviceTensor>(p->shape, dt);
+    p->x2->fill_random(c.kind == "softmax_cross_entropy" ? 0 : -1, 1);
+  }
+  const aclDataType pdt = param_float ? ACL_FLOAT : dt;
+  if (want(c, "gamma", with_optional)) {
+    p->gamma = std::make_unique<DeviceTensor>(p->param_shape, pdt);
+    p->gamma->fill_random(-2, 2);
+  }
+  if (want(c, "beta", with_optional)) {
+    p->beta = std::make_unique<DeviceTensor>(p->param_shape, pdt);
+    p->beta->fill_random(-1, 1);
+  }
+  const aclDataType sdt = c.stat_float ? ACL_FLOAT : dt;
+  if (want(c, "mean", with_optional)) p->mean = std::make_unique<DeviceTensor>(p->stat_shape, sdt);
+  if (want(c, "rstd", with_optional)) p->rstd = std::make_unique<DeviceTensor>(p->stat_shape, sdt);
+  if (c.has("xsum")) p->xsum = std::make_unique<DeviceTensor>(p->shape, dt);
+  for (Tensor *t : {&p->y, &p->mean, &p->rstd, &p->xsum})
+    if (*t) (*t)->poison();
+  return p;
+}
+
+RowArgs args_of(const RowTableCase &c, const Problem &p) {
+  RowArgs a;
+  auto get = [](const Tensor &t) { return t ? t->get() : nullptr; };
+  a.x = get(p.x);
+  a.x2 = get(p.x2);
+  a.gamma = get(p.gamma);
+  a.beta = get(p.beta);
+  a.normalized_shape = p.ns;
+  a.eps = c.eps;
+  a.n = p.shape[0];
+  a.c = p.shape.size() > 1 ? p.shape[1] : 1;
+  a.hxw = p.hxw;
+  a.group = p.group;
+  a.activate = true;
+  a.y = get(p.y);
+  a.mean = get(p.mean);
+  a.rstd = get(p.rstd);
+  a.xsum = get(p.xsum);
+  return a;
+}
+
+// The reference, row by row; outputs compared with the precision standard.
+void check_problem(const RowTableCase &c, Problem &p) {
+  const RowArgs a = args_of(c, p);
+  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
+      << aclGetRecentErrMsg();
+  const auto x = p.x->values();
+  const auto x2 = p.x2 ? p.x2->values() : std::vector<double>{};
+  const auto gamma = p.gamma ? p.gamma->values() : std::vector<double>{};
+  const auto beta = p.beta ? p.beta->values() : std::vector<double>{};
+  const int64_t total = numel_of(p.shape);
+  std::vector<double> y(static_cast<size_t>(total)), xsum(y.size());
+  std::vector<double> mean, rstd;
+  // Rows: group norm: (n, g) over (channels of g) x spatial; else the trailing k dims (loss: 1).
+  const bool group = c.kind == "group_norm";
+  const int64_t row_len = group ? p.cg * p.hxw : numel_of(p.param_shape.empty() ? std::vector<int64_t>{p.shape.back()}
+                                                                                 : p.param_shape);
+  const int64_t nrows = total / std::max<int64_t>(row_len, 1);
+  for (int64_t r = 0; r < nrows; ++r) {
+    std::vector<double> rx, rx2, rg, rb;
+    std::vector<int64_t> pos;
+    for (int64_t j = 0; j < row_len; ++j) {
+      // group norm rows are contiguous in [N, C, spatial] order too: (n, g) then channel-in-group, spatial
+      const int64_t i = r * row_len + j;
+      pos.push_back(i);
+      rx.push_back(x[static_cast<size_t>(i)]);
+      if (!x2.empty()) rx2.push_back(x2[static_cast<size_t>(i)]);
+      const int64_t param = group ? (r % p.group) * p.cg + j / p.hxw : j;
+      if (!gamma.empty()) rg.push_back(gamma[static_cast<size_t>(param)]);
+      if (!beta.empty()) rb.push_back(beta[static_cast<size_t>(param)]);
+    }
+    const refs::RowRef ref = refs::row_ref(c.kind, rx, rx2, rg, rb, c.eps, c.gemma, c.silu);
+    for (size_t j = 0; j < pos.size(); ++j) {
+      y[static_cast<size_t>(pos[j])] = ref.y[j];
+      if (!ref.xsum.empty()) xsum[static_cast<size_t>(pos[j])] = ref.xsum[j];
+    }
+    mean.push_back(ref.mean);
+    rstd.push_back(ref.rstd);
+  }
+  auto compare = [](const Tensor &t, std::vector<double> want, const char *what) {
+    if (!t) return;
+    for (double &v : want) v = round_to(t->dtype(), v);
+    EXPECT_TRUE(meets_precision(t->dtype(), t->values(), want)) << what;
+    EXPECT_TRUE(t->untouched_outside_view()) << what;
+  };
+  compare(p.y, y, "y");
+  compare(p.mean, mean, "mean");
+  compare(p.rstd, rstd, "rstd");
+  compare(p.xsum, xsum, "xsum");
+}
+
+class OpTableRows : public ::testing::TestWithParam<RowTableCase> {};
+
+TEST_P(OpTableRows, EveryDtypeRandomShapes) {
+  reseed_for_current_test();
+  const RowTableCase &c = GetParam();
+  for (aclDataType dt : c.dtypes) {
+    for (int t = 0; t < 6; ++t) {
+      const bool with_optional = t % 2 == 0, param_float = t % 3 == 1;
+      auto p = make_problem(c, dt, with_optional, param_float, false);
+      SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt << " shape " << ::testing::PrintToString(p->shape)
+                                        << " k " << p->k << " optional " << with_optional << " FLOAT params "
+                                        << param_float);
+      check_problem(c, *p);
+    }
+  }
+}
+
+TEST_P(OpTableRows, PermutedInputStridedOutput) {
+  reseed_for_current_test();
+  const RowTableCase &c = GetParam();
+  for (int t = 0; t < 4; ++t) {
+    auto p = make_problem(c, c.dtypes.front(), true, false, true);
+    SCOPED_TRACE(::testing::Message() << c.name << " shape " << ::testing::PrintToString(p->shape) << " k " << p->k);
+    check_problem(c, *p);
+  }
+}
+
+TEST_P(OpTableRows, ErrorsNameTheArgument) {
+  reseed_for_current_test();
+  const RowTableCase &c = GetParam();
+  const aclDataType dt = c.dtypes.front();
+  auto p = make_problem(c, dt, true, false, false);
+  const char *api = c.api.c_str();
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  {
+    const RowArgs a = args_of(c, *p);
+    ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
+        << aclGetRecentErrMsg();
+  }
+  {
+    RowArgs a = args_of(c, *p);
+    a.x = nullptr;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, c.x_name.c_str()}));
+  }
+  {
+    RowArgs a = args_of(c, *p);
+    a.y = nullptr;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api}));
+  }
+  if (c.has("gamma") && !c.is_optional("gamma")) {
+    RowArgs a = args_of(c, *p);
+    a.gamma = nullptr;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api}));
+  }
+  {  // a wrong output shape
+    DeviceTensor bad({97}, dt);
+    RowArgs a = args_of(c, *p);
+    a.y = bad;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "[97]"}));
+  }
+  if (p->gamma) {  // a wrong parameter shape
+    DeviceTensor bad({97}, dt);
+    RowArgs a = args_of(c, *p);
+    a.gamma = bad;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "[97]"}));
+  }
+  if (p->rstd) {  // a per-row output of the wrong shape
+    DeviceTensor bad({97}, p->rstd->dtype());
+    RowArgs a = args_of(c, *p);
+    a.rstd = bad;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "[97]"}));
+  }
+  if (c.stat_float && p->rstd) {  // RMS norm's rstd is FLOAT only
+    DeviceTensor bad(p->stat_shape, ACL_DOUBLE);
+    RowArgs a = args_of(c, *p);
+    a.rstd = bad;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "dtype"}));
+  }
+  if (c.kind == "layer_norm") {  // normalizedShape not matching the trailing dims
+    std::vector<int64_t> wrong = p->normalized;
+    wrong.back() += 1;
+    aclIntArray *ns = aclCreateIntArray(wrong.data(), wrong.size());
+    RowArgs a = args_of(c, *p);
+    a.normalized_shape = ns;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "normalizedShape"}));
+    a.normalized_shape = nullptr;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, "normalizedShape"}));
+    aclDestroyIntArray(ns);
+  }
+  if (c.kind == "group_norm") {  // a group count that does not divide C
+    RowArgs a = args_of(c, *p);
+    a.group = p->shape[1] + 1;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "group"}));
+  }
+  for (aclDataType bad : {ACL_INT8, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL}) {
+    SCOPED_TRACE(::testing::Message() << "dtype " << bad);
+    DeviceTensor b(p->shape, bad);
+    RowArgs a = args_of(c, *p);
+    a.x = b;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "dtype"}));
+  }
+}
+
+std::string case_name(const ::testing::TestParamInfo<RowTableCase> &i) {
+  std::string s;
+  for (char ch : i.param.name) s += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+  return s;
+}
+
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableRows, ::testing::ValuesIn(all_cases()), case_name);
+
+}  // namespace
+}  // namespace opsnn::test
