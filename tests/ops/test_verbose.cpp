@@ -13,6 +13,8 @@
 #include "aclnnop/aclnn_add.h"
 #include "aclnnop/aclnn_mm.h"
 #include "aclnnop/aclnn_quant_matmul_v3.h"
+#include "aclnnop/aclnn_reduce_sum.h"
+#include "aclnnop/aclnn_softmax.h"
 #include "aclnnop/aclnn_weight_quant_batch_matmul_v2.h"
 #include "core/cpu_features.h"
 #include "core/verbose.h"
@@ -387,6 +389,42 @@ TEST_F(Verbose, MmNamesThePrepackedAlternative) {
   // Small M: the pre-packed plan follows the plain plan's order over the panels, on the same tier.
   const std::string tier = impl.substr(5, impl.find('/') - 5);
   EXPECT_EQ(impl.substr(bar), "|prepacked_b=" + tier + "/panel_stream") << impl;
+}
+
+// The reduction engine's two modes: column (the input's fastest dim is kept) and row, whose line
+// names why column mode was not taken; a long reduction into one value is split into blocks.
+TEST_F(Verbose, ReduceSumNamesItsModeAndBlocks) {
+  auto reduce = [&](std::vector<int64_t> shape, std::vector<int64_t> dims, std::vector<int64_t> out_shape) {
+    lines_.clear();
+    DeviceTensor x(shape, ACL_FLOAT), out(out_shape, ACL_FLOAT);
+    x.fill_random(-1, 1);
+    aclIntArray *d = aclCreateIntArray(dims.data(), dims.size());
+    EXPECT_EQ(0, run_op([&](uint64_t *w, aclOpExecutor **e) {
+                 return aclnnReduceSumGetWorkspaceSize(x, d, false, ACL_FLOAT, out, w, e);
+               }, aclnnReduceSum));
+    aclDestroyIntArray(d);
+    return two_lines("aclnnReduceSum");
+  };
+  auto [p0, e0] = reduce({64, 33}, {0}, {33});
+  EXPECT_EQ(p0.kv["impl"], "reduce:column/sum/double/blocks=1");
+  EXPECT_EQ(p0.kv["rejected"], "[]");
+  EXPECT_EQ(e0.kv["impl"], p0.kv["impl"]);
+  auto [p1, e1] = reduce({64, 33}, {1}, {64});
+  EXPECT_EQ(p1.kv["impl"], "reduce:row/sum/double/blocks=1");
+  EXPECT_TRUE(has(rejections(p1.kv["rejected"]), "column: the input's fastest dim is reduced")) << p1.kv["rejected"];
+  auto [p2, e2] = reduce({100000}, {}, {});
+  EXPECT_EQ(p2.kv["impl"], "reduce:row/sum/double/blocks=4");
+}
+
+TEST_F(Verbose, SoftmaxNamesTheDimwiseEngine) {
+  lines_.clear();
+  DeviceTensor x({3, 17}, ACL_FLOAT16), out({3, 17}, ACL_FLOAT16);
+  x.fill_random(-1, 1);
+  ASSERT_EQ(0, run_op([&](uint64_t *w, aclOpExecutor **e) { return aclnnSoftmaxGetWorkspaceSize(x, 1, out, w, e); },
+                      aclnnSoftmax));
+  auto [p, e] = two_lines("aclnnSoftmax");
+  EXPECT_EQ(p.kv["impl"].rfind("dimwise:softmax/double/tasks=", 0), 0u) << p.kv["impl"];
+  EXPECT_EQ(p.kv["in"], "FLOAT16[3x17]{17x1}");
 }
 
 TEST_F(Verbose, OffPrintsNothing) {
