@@ -39,7 +39,7 @@ inline int64_t saturate_to_int64(double v) {
 // A set of dtypes as a bit mask (the op tables' dtype rules): bit `dt` for every enum value 0..63.
 using DtypeMask = uint64_t;
 constexpr DtypeMask dtype_bit(aclDataType dt) {
-  return dt >= 0 && dt < 64 ? DtypeMask{1} << static_cast<int>(dt) : 0;
+  return static_cast<int>(dt) >= 0 && static_cast<int>(dt) < 64 ? DtypeMask{1} << static_cast<int>(dt) : 0;
 }
 constexpr bool dtype_in(aclDataType dt, DtypeMask m) { return (dtype_bit(dt) & m) != 0; }
 

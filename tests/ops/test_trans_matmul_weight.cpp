@@ -10,6 +10,8 @@
 #include "aclnnop/aclnn_matmul.h"
 #include "aclnnop/aclnn_mm.h"
 #include "aclnnop/aclnn_trans_matmul_weight.h"
+#include "kernels/matmul/gemm.h"
+#include "runtime/runtime.h"
 #include "test_util.h"
 
 namespace opsnn::test {
@@ -95,6 +97,41 @@ TEST(TransMatmulWeight, MatmulsBitIdenticalToPlainWeight) {
     for (bool trans : {false, true})
       for (int64_t m : {1, 3, 4, 7, 64})
         for (auto kn : {std::pair<int64_t, int64_t>{16, 16}, {33, 50}, {300, 17}, {520, 100}}) check_case(m, kn.first, kn.second, dt, trans);
+}
+
+// A weight in host memory (not an aclrtMalloc block) is left plain: the runtime cannot hear when it
+// is freed and its address reused, so it is never registered as pre-packed (a stale entry would make
+// the next plain weight at that address read as packed).
+TEST(TransMatmulWeight, HostMemoryWeightStaysPlain) {
+  reseed_for_current_test();
+  // Host pointers are refused at launch in the checked mode (OPSNN_CHECKED=1); this is the normal mode's rule.
+  struct NormalMode {
+    bool was = rt::checked_mode();
+    NormalMode() { rt::set_checked_mode_for_testing(false); }
+    ~NormalMode() { rt::set_checked_mode_for_testing(was); }
+  } normal_mode;
+  const int64_t m = 3, k = 40, n = 24;
+  const int64_t cap = static_cast<int64_t>(size_v2({k, n}, ACL_FLOAT16));
+  std::vector<float> host(static_cast<size_t>(cap));
+  for (size_t i = 0; i < host.size(); ++i) host[i] = static_cast<float>(((i * 2654435761u) % 2001) / 1000.0 - 1.0);
+  const std::vector<float> before = host;
+  int64_t shape[2] = {k, n}, strides[2] = {n, 1}, storage = cap;
+  aclTensor *w = aclCreateTensor(shape, 2, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, &storage, 1, host.data());
+  ASSERT_EQ(run_op([&](uint64_t *s, aclOpExecutor **e) { return aclnnTransMatmulWeightGetWorkspaceSize(w, s, e); },
+                   aclnnTransMatmulWeight),
+            0)
+      << aclGetRecentErrMsg();
+  EXPECT_EQ(host, before) << "the host weight was re-laid";
+  EXPECT_FALSE(kernels::gemm_prepacked_b_registered(host.data(), k, n, ACL_FLOAT, n, 1));
+  // Mm over it equals Mm over the same values in device memory.
+  DeviceTensor x({m, k}, ACL_FLOAT), dev({k, n}, ACL_FLOAT), o1({m, n}, ACL_FLOAT), o2({m, n}, ACL_FLOAT);
+  x.fill_random(-1, 1);
+  std::vector<double> plain(host.begin(), host.begin() + k * n);
+  dev.set_values(plain);
+  ASSERT_EQ(run_op([&](uint64_t *s, aclOpExecutor **e) { return aclnnMmGetWorkspaceSize(x, w, o1, 0, s, e); }, aclnnMm), 0);
+  ASSERT_EQ(run_op([&](uint64_t *s, aclOpExecutor **e) { return aclnnMmGetWorkspaceSize(x, dev, o2, 0, s, e); }, aclnnMm), 0);
+  EXPECT_EQ(o1.values(), o2.values());
+  aclDestroyTensor(w);
 }
 
 TEST(TransMatmulWeight, RepeatableExecutorRepointedBetweenPlainAndPacked) {

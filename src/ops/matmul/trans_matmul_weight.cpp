@@ -16,6 +16,7 @@
 #include "core/op_checks.h"
 #include "kernels/matmul/gemm.h"
 #include "kernels/matmul/gemm_elem.h"
+#include "runtime/runtime.h"
 
 using namespace opsnn;
 
@@ -31,6 +32,13 @@ class TransMatmulWeightStep final : public core::Step {
 
   int run(const core::LaunchArgs &args) const override {
     char *base = static_cast<char *>(args.addrs[slot]) + offset_bytes;
+    // Only device allocations are re-laid: the runtime hears when they are written, copied over
+    // or freed, which ends the registry's entry. Host memory (allowed for tensors) can be freed
+    // and reused behind our back, and a stale entry would make a later plain weight at the same
+    // address read as packed: such a weight stays plain (the GEMM reads it as it is, same results).
+    const void *alloc = nullptr;
+    size_t alloc_bytes = 0;
+    if (!rt::find_device_allocation(base, &alloc, &alloc_bytes)) return 0;
     const size_t es = core::dtype_size(src.dtype);
     // Copy the logical matrix out (contiguous), then write the packed layout over the buffer.
     char *copy = args.get(copy_ws);
