@@ -17,13 +17,13 @@ meanOut(Optional) / loss, rstdOut(Optional), xOut; implMode is accepted and igno
 
 ROWS_KEYS = {"rows", "gemma", "silu", "shape_from_input", "stat_dtypes", "sample", "header", "dtypes", "backward"}
 KINDS = {"kLayerNorm": "layer_norm", "kRmsNorm": "rms_norm", "kGroupNorm": "group_norm",
-         "kSoftmaxCrossEntropy": "softmax_cross_entropy"}
+         "kSoftmaxCrossEntropy": "softmax_cross_entropy", "kRope": "rope"}
 TENSOR_ROLES = {"x": "x", "x1": "x", "input": "x", "self": "x", "features": "x", "x2": "x2", "labels": "x2",
                 "gamma": "gamma", "weight": "gamma", "weightOptional": "gamma", "beta": "beta", "bias": "beta",
-                "biasOptional": "beta", "yOut": "y", "out": "y", "backprop": "y", "meanOut": "mean",
+                "biasOptional": "beta", "cos": "cos", "sin": "sin", "yOut": "y", "out": "y", "backprop": "y", "meanOut": "mean",
                 "meanOutOptional": "mean", "loss": "mean", "rstdOut": "rstd", "rstdOutOptional": "rstd", "xOut": "xsum"}
 VALUE_ROLES = {"epsilon": "eps", "eps": "eps", "normalizedShape": "normalized_shape", "N": "n", "C": "c",
-               "HxW": "hxw", "group": "group", "activateSilu": "activate", "implMode": "ignored"}
+               "HxW": "hxw", "group": "group", "activateSilu": "activate", "mode": "mode", "implMode": "ignored"}
 
 
 def resolve(g, table, op):
@@ -78,7 +78,7 @@ def render_entry(g, table):
                  f'  return ::opsnn::core::phase1("aclnn{op.name}", workspaceSize, executor, '
                  "[&](::opsnn::core::OpBuilder &b) {",
                  "    ::opsnn::ops::RowCall c;"]
-        for role in ("x", "x2", "gamma", "beta", "y", "mean", "rstd", "xsum"):
+        for role in ("x", "x2", "gamma", "beta", "cos", "sin", "y", "mean", "rstd", "xsum"):
             if role in r:
                 p = r[role]
                 lines += [f"    c.{role} = {p.name};", f'    c.{role}_name = "{p.name}";']
@@ -89,7 +89,7 @@ def render_entry(g, table):
         for role in ("gamma", "beta", "mean", "rstd"):
             if role in r:
                 lines.append(f"    c.has_{role} = true;")
-        for role in ("eps", "normalized_shape", "n", "c", "hxw", "group"):
+        for role in ("eps", "normalized_shape", "n", "c", "hxw", "group", "mode"):
             if role in r:
                 lines.append(f"    c.{role} = {r[role].name};")
         if "activate" in r:
@@ -106,7 +106,8 @@ def render_tests(g, tables):
     for h in dict.fromkeys(op.header for t in tables for op in t.ops):
         out.append(f'#include "aclnnop/{h}"')
     out += ["", "inline std::vector<RowTableCase> row_table_cases() {", "  std::vector<RowTableCase> v;"]
-    arg = {"x": "a.x", "x2": "a.x2", "gamma": "a.gamma", "beta": "a.beta", "y": "a.y", "mean": "a.mean",
+    arg = {"x": "a.x", "x2": "a.x2", "gamma": "a.gamma", "beta": "a.beta", "cos": "a.cos", "sin": "a.sin",
+           "mode": "a.mode", "y": "a.y", "mean": "a.mean",
            "rstd": "a.rstd", "xsum": "a.xsum", "eps": "a.eps", "normalized_shape": "a.normalized_shape", "n": "a.n",
            "c": "a.c", "hxw": "a.hxw", "group": "a.group", "activate": "a.activate", "ignored": "0"}
     for t in tables:
@@ -125,6 +126,7 @@ def render_tests(g, tables):
                         f"    c.silu = {str(op.flags['silu']).lower()};",
                         f"    c.stat_float = {str(op.stat_dtypes == ['FLOAT']).lower()};",
                         f"    c.eps = {sample.get('eps', '1e-5')};", f"    c.group = {sample.get('group', '2')};",
+                        f"    c.mode = {sample.get('mode', '0')};",
                         f'    c.x_name = "{op.roles["x"].name}";',
                         "    c.phase1 = [](const RowArgs &a, uint64_t *ws, aclOpExecutor **ex) {",
                         f"      return aclnn{op.name}GetWorkspaceSize({args}, ws, ex);", "    };",

@@ -188,6 +188,18 @@ inline DimwiseRef dimwise_ref(const std::string &kind, const std::vector<double>
   return r;
 }
 
+// Rotary position embedding of one row: mode 0 rotate_half (cat(-x2, x1)), mode 1 interleaved pairs.
+inline std::vector<double> rope_ref(const std::vector<double> &x, const std::vector<double> &cs,
+                                    const std::vector<double> &sn, int64_t mode) {
+  const size_t n = x.size(), h = n / 2;
+  std::vector<double> y(n);
+  for (size_t i = 0; i < n; ++i) {
+    const double rot = mode == 0 ? (i < h ? -x[i + h] : x[i - h]) : (i % 2 == 0 ? -x[i + 1] : x[i - 1]);
+    y[i] = static_cast<double>(static_cast<long double>(x[i]) * cs[i] + static_cast<long double>(rot) * sn[i]);
+  }
+  return y;
+}
+
 // Row ops over one row x (x2: the added input or the labels; gamma / beta: the row's parameters,
 // empty when absent): layer / RMS norm (biased variance, rstd = 1 / sqrt(var + eps)) and the
 // softmax cross-entropy. Returns y (or backprop), mean (or the loss), rstd and the summed input.

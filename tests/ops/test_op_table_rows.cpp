@@ -21,7 +21,8 @@ namespace opsnn::test {
 namespace {
 
 struct RowArgs {
-  aclTensor *x = nullptr, *x2 = nullptr, *gamma = nullptr, *beta = nullptr;
+  aclTensor *x = nullptr, *x2 = nullptr, *gamma = nullptr, *beta = nullptr, *cos = nullptr, *sin = nullptr;
+  int64_t mode = 0;
   aclIntArray *normalized_shape = nullptr;
   double eps = 1e-5;
   int64_t n = 0, c = 0, hxw = 0, group = 1;
@@ -38,6 +39,7 @@ struct RowTableCase {
   bool gemma = false, silu = false, stat_float = false;
   double eps = 1e-5;
   int64_t group = 2;
+  int64_t mode = 0;
   int (*phase1)(const RowArgs &, uint64_t *, aclOpExecutor **) = nullptr;
   Launch launch = nullptr;
   bool has(const char *r) const { return std::find(roles.begin(), roles.end(), r) != roles.end(); }
@@ -59,7 +61,8 @@ struct Problem {
   std::vector<int64_t> shape, param_shape, stat_shape;
   int64_t rows = 1, row_len = 1, group = 1, cg = 1, hxw = 1;  // group norm: channels per group, spatial size
   int k = 1;                                                   // normalised trailing dims
-  Tensor x, x2, gamma, beta, y, mean, rstd, xsum;
+  Tensor x, x2, gamma, beta, y, mean, rstd, xsum, cos, sin;
+  std::vector<int64_t> cs_shape;  // RoPE: cos / sin, broadcast to x
   std::vector<int64_t> normalized;
   aclIntArray *ns = nullptr;
   ~Problem() { aclDestroyIntArray(ns); }
@@ -83,6 +86,11 @@ std::unique_ptr<Problem> make_problem(const RowTableCase &c, aclDataType dt, boo
     for (size_t d = 2; d < p->shape.size(); ++d) p->hxw *= p->shape[d];
     p->param_shape = {p->shape[1]};
     p->stat_shape = {p->shape[0], p->group};
+  } else if (c.kind == "rope") {
+    const int nd = 1 + static_cast<int>(g() % 4);
+    for (int d = 0; d < nd; ++d) p->shape.push_back(1 + static_cast<int64_t>(g() % 5));
+    p->shape.back() = 2 * (1 + static_cast<int64_t>(g() % 12));
+    for (int d = 0; d < nd; ++d) p->cs_shape.push_back(d == nd - 1 || (g() & 1) ? p->shape[static_cast<size_t>(d)] : 1);
   } else if (c.kind == "softmax_cross_entropy") {
     p->shape = {1 + static_cast<int64_t>(g() % 5), 1 + static_cast<int64_t>(g() % 40)};
     p->stat_shape = {p->shape[0]};
@@ -113,6 +121,12 @@ std::unique_ptr<Problem> make_problem(const RowTableCase &c, aclDataType dt, boo
     p->y = std::make_unique<DeviceTensor>(p->shape, dt);
   }
   p->x->fill_random(-3, 3);
+  if (c.kind == "rope") {
+    p->cos = std::make_unique<DeviceTensor>(p->cs_shape, dt);
+    p->sin = std::make_unique<DeviceTensor>(p->cs_shape, dt);
+    p->cos->fill_random(-1, 1);
+    p->sin->fill_random(-1, 1);
+  }
   if (c.has("x2")) {
     p->x2 = std::make_unique<DeviceTensor>(p->shape, dt);
     p->x2->fill_random(c.kind == "softmax_cross_entropy" ? 0 : -1, 1);
@@ -142,6 +156,9 @@ RowArgs args_of(const RowTableCase &c, const Problem &p) {
   a.x2 = get(p.x2);
   a.gamma = get(p.gamma);
   a.beta = get(p.beta);
+  a.cos = get(p.cos);
+  a.sin = get(p.sin);
+  a.mode = c.mode;
   a.normalized_shape = p.ns;
   a.eps = c.eps;
   a.n = p.shape[0];
@@ -162,6 +179,25 @@ void check_problem(const RowTableCase &c, Problem &p) {
   ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
       << aclGetRecentErrMsg();
   const auto x = p.x->values();
+  if (c.kind == "rope") {  // row by row over the last dim, cos / sin read through the broadcast
+    const auto cs = p.cos->values(), sn = p.sin->values();
+    const int64_t d = p.shape.back(), total = numel_of(p.shape);
+    std::vector<double> y;
+    for (int64_t r = 0; r < total / d; ++r) {
+      std::vector<double> rx, rc, rs;
+      for (int64_t j = 0; j < d; ++j) {
+        const int64_t i = r * d + j;
+        const int64_t src = broadcast_source(unravel(i, p.shape), p.shape, p.cs_shape);
+        rx.push_back(x[static_cast<size_t>(i)]);
+        rc.push_back(cs[static_cast<size_t>(src)]);
+        rs.push_back(sn[static_cast<size_t>(src)]);
+      }
+      for (double v : refs::rope_ref(rx, rc, rs, c.mode)) y.push_back(round_to(p.y->dtype(), v));
+    }
+    EXPECT_TRUE(meets_precision(p.y->dtype(), p.y->values(), y));
+    EXPECT_TRUE(p.y->untouched_outside_view());
+    return;
+  }
   const auto x2 = p.x2 ? p.x2->values() : std::vector<double>{};
   const auto gamma = p.gamma ? p.gamma->values() : std::vector<double>{};
   const auto beta = p.beta ? p.beta->values() : std::vector<double>{};
@@ -295,6 +331,24 @@ TEST_P(OpTableRows, ErrorsNameTheArgument) {
     a.normalized_shape = nullptr;
     EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, "normalizedShape"}));
     aclDestroyIntArray(ns);
+  }
+  if (c.kind == "rope") {  // unsupported modes, an odd last dim, cos that does not broadcast
+    RowArgs a = args_of(c, *p);
+    a.mode = 2;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "mode 2"}));
+    DeviceTensor odd({3, 5}, dt), odd_out({3, 5}, dt), odd_cs({1, 5}, dt);
+    a = args_of(c, *p);
+    a.x = odd;
+    a.y = odd_out;
+    a.cos = a.sin = odd_cs;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "even"}));
+    DeviceTensor bad_cs({97}, dt);
+    a = args_of(c, *p);
+    a.cos = bad_cs;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "cos"}));
+    a = args_of(c, *p);
+    a.sin = nullptr;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, "sin"}));
   }
   if (c.kind == "group_norm") {  // a group count that does not divide C
     RowArgs a = args_of(c, *p);

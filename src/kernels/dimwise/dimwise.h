@@ -25,6 +25,7 @@ enum class DimwiseOp : uint8_t {
   kMedian, kNanMedian,  // one value and its index
   kNormalize,  // layer / RMS / group norm of the line; results: y, mean, rstd, the summed input
   kSoftmaxCrossEntropy,  // in: features, labels; results: loss (one), backprop
+  kRope,                 // in: x, cos, sin; y = x * cos + rotate(x) * sin (params.k: 0 half, 1 interleave)
 };
 const char *dimwise_op_name(DimwiseOp op);
 

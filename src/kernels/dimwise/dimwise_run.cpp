@@ -70,6 +70,22 @@ void line(const DimwiseLoop &L, T *const *xs, int64_t n, T *const *res, int64_t 
   T *y0 = res[0], *y1 = res[1];
   switch (L.op) {
     case DimwiseOp::kNormalize: normalize(L.params, xs, n, res); return;
+    case DimwiseOp::kRope: {  // rotate: half mode cat(-x2, x1); interleave mode pairs (a, b) -> (-b, a)
+      const T *cs = xs[1], *sn = xs[2];
+      if (L.params.k == 0) {
+        const int64_t h = n / 2;
+        for (int64_t i = 0; i < h; ++i) {
+          y0[i] = x[i] * cs[i] - x[i + h] * sn[i];
+          y0[i + h] = x[i + h] * cs[i + h] + x[i] * sn[i + h];
+        }
+      } else {
+        for (int64_t i = 0; i + 1 < n; i += 2) {
+          y0[i] = x[i] * cs[i] - x[i + 1] * sn[i];
+          y0[i + 1] = x[i + 1] * cs[i + 1] + x[i] * sn[i + 1];
+        }
+      }
+      return;
+    }
     case DimwiseOp::kSoftmaxCrossEntropy: {  // loss = -sum(labels * log_softmax), backprop = softmax - labels
       if constexpr (std::is_floating_point_v<T>) {
         T m = -INFINITY;
@@ -228,6 +244,7 @@ const char *dimwise_op_name(DimwiseOp op) {
     case DimwiseOp::kNanMedian: return "nanmedian";
     case DimwiseOp::kNormalize: return "normalize";
     case DimwiseOp::kSoftmaxCrossEntropy: return "softmax_cross_entropy";
+    case DimwiseOp::kRope: return "rope";
   }
   return "?";
 }

@@ -40,6 +40,10 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
   if (c.has_gamma && (c.gamma != nullptr || !c.gamma_optional)) core::check_tensor(c.gamma, c.gamma_name);
   if (c.has_beta && (c.beta != nullptr || !c.beta_optional)) core::check_tensor(c.beta, c.beta_name);
   if (rule.kind == RowKind::kLayerNorm) core::check_not_null(c.normalized_shape, "normalizedShape");
+  if (rule.kind == RowKind::kRope) {
+    core::check_tensor(c.cos, c.cos_name);
+    core::check_tensor(c.sin, c.sin_name);
+  }
   core::check_tensor(c.y, c.y_name);
   if (c.has_mean && (c.mean != nullptr || !c.mean_optional)) core::check_tensor(c.mean, c.mean_name);
   if (c.has_rstd && (c.rstd != nullptr || !c.rstd_optional)) core::check_tensor(c.rstd, c.rstd_name);
@@ -61,7 +65,7 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
   OperandStrides xst;
   int split = 0;
   switch (rule.kind) {
-    case RowKind::kLayerNorm: case RowKind::kRmsNorm: case RowKind::kSoftmaxCrossEntropy: {
+    case RowKind::kLayerNorm: case RowKind::kRmsNorm: case RowKind::kSoftmaxCrossEntropy: case RowKind::kRope: {
       int k = 1;
       if (rule.kind == RowKind::kLayerNorm) {
         k = static_cast<int>(c.normalized_shape->values.size());
@@ -78,6 +82,14 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
         if (k < 1 || k > nd)
           throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; it must have 1 to %d (the normalised trailing dims of %s)",
                       c.gamma_name, k, nd, c.x_name);
+      } else if (rule.kind == RowKind::kRope) {
+        if (nd < 1 || x.dims[nd - 1] % 2 != 0)
+          throw_error(ACLNN_ERR_PARAM_INVALID, "%s must have an even last dim (pairs rotate), got shape %s", c.x_name,
+                      core::shape_string(x).c_str());
+        if (c.mode != 0 && c.mode != 1)
+          throw_error(ACLNN_ERR_PARAM_INVALID,
+                      "mode %lld is not supported: 0 (half, rotate_half) and 1 (interleave) are implemented",
+                      static_cast<long long>(c.mode));
       } else if (nd != 2) {
         throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be 2-D [N, C], got %s", c.x_name, core::shape_string(x).c_str());
       }
@@ -185,6 +197,10 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
   L.params.gemma = rule.gemma;
   L.params.silu = c.activate >= 0 ? c.activate != 0 : rule.silu;
   L.params.add_input = c.add && rule.kind != RowKind::kSoftmaxCrossEntropy;
+  if (rule.kind == RowKind::kRope) {
+    L.op = kernels::DimwiseOp::kRope;
+    L.params.k = c.mode;
+  }
   L.nouter = static_cast<int>(rows.outer.size());
   L.nline = static_cast<int>(rows.line.size());
   if (L.nouter > kernels::kMaxLoopDims || L.nline > kernels::kMaxLoopDims)
@@ -204,6 +220,25 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
   L.nin = 0;
   add_in(c.x, xst);
   if (c.add) add_in(c.x2, element_strides(c.x2, c.x2_name));
+  // RoPE's cos / sin: x's dtype, broadcast to x's shape (the last dim in full).
+  auto broadcast_input = [&](const aclTensor *t, const char *name) {
+    if (t->dtype != x.dtype)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must have %s's dtype %s", name,
+                  core::dtype_name(t->dtype), c.x_name, core::dtype_name(x.dtype));
+    if (t->ndim < 1 || t->dims[t->ndim - 1] != x.dims[nd - 1] ||
+        !(core::broadcast_shapes(core::Shape::of(*t), name, xs, c.x_name) == xs))
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s of shape %s does not broadcast to %s of shape %s (the last dim in full)",
+                  name, core::shape_string(*t).c_str(), c.x_name, core::shape_string(x).c_str());
+    int64_t st[core::kMaxDims];
+    core::broadcast_strides(*t, xs, st);
+    OperandStrides s;
+    for (int d = 0; d < nd; ++d) (d < split ? s.outer : s.line).push_back(st[d]);
+    return s;
+  };
+  if (rule.kind == RowKind::kRope) {
+    add_in(c.cos, broadcast_input(c.cos, c.cos_name));
+    add_in(c.sin, broadcast_input(c.sin, c.sin_name));
+  }
   if (c.gamma != nullptr) L.params.gamma_in = add_in(c.gamma, param_strides(c.gamma, c.gamma_name));
   if (c.beta != nullptr) L.params.beta_in = add_in(c.beta, param_strides(c.beta, c.beta_name));
 

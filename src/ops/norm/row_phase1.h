@@ -16,6 +16,7 @@ enum class RowKind : uint8_t {
   kRmsNorm,              // rows: the trailing gamma.ndim dims; mean taken as 0
   kGroupNorm,            // rows: one group of channels of one sample, with the spatial dims
   kSoftmaxCrossEntropy,  // rows: the last dim of [N, C] features and labels
+  kRope,                 // rows: the last dim of x; cos / sin broadcast to x (rotary position embedding)
 };
 
 struct RowRule {
@@ -36,6 +37,9 @@ struct RowCall {
   double eps = 1e-5;
   int64_t n = 0, c = 0, hxw = 0, group = 1;  // kGroupNorm
   int activate = -1;  // -1: the rule's silu; else the activateSilu attribute
+  const aclTensor *cos = nullptr, *sin = nullptr;  // kRope
+  const char *cos_name = "cos", *sin_name = "sin";
+  int64_t mode = 0;  // kRope: 0 half, 1 interleave
   // Outputs: y (per element), mean and rstd (per row), the sum x + x2 (per element).
   const aclTensor *y = nullptr, *mean = nullptr, *rstd = nullptr, *xsum = nullptr;
   const char *y_name = "yOut", *mean_name = "meanOut", *rstd_name = "rstdOut", *xsum_name = "xOut";
