@@ -11,6 +11,10 @@
 #include "core/dtype.h"
 #include "kernels/elementwise/elementwise.h"  // kMaxLoopDims
 
+namespace opsnn::core {
+struct ImplTrace;
+}
+
 namespace opsnn::kernels {
 
 constexpr int kDimwiseMaxIo = 4;  // inputs, and outputs, of one line op
@@ -61,10 +65,15 @@ struct DimwiseLoop {
   int64_t out_line[kDimwiseMaxIo][kMaxLoopDims] = {};
   int64_t len = 1;                         // input line length
   int64_t out_len[kDimwiseMaxIo] = {1, 1, 1, 1};  // per output: len (along the line), k (topk: one line dim) or 1
+  int tier = 0;              // the kernels' ISA tier (choose_dimwise_tier)
   int64_t tasks = 1;         // lines are cut into this many ranges, each with its own scratch
   uint64_t scratch_bytes_per_task = 0;
   uint64_t workspace_bytes() const { return static_cast<uint64_t>(tasks) * scratch_bytes_per_task; }
 };
+
+// Chooses the ISA tier of the line kernels (best first, OPSNN_MAX_ISA / OPSNN_KERNELS honoured);
+// returns its name; rejections go to `trace` (may be null).
+const char *choose_dimwise_tier(DimwiseLoop &loop, core::ImplTrace *trace);
 
 // Finishes the plan whose shape fields the caller filled: line length, scratch, task count.
 void finish_dimwise_plan(DimwiseLoop &loop, int max_tasks);

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "common/error.h"
+#include "core/impl_list.h"
 #include "core/op_checks.h"
 #include "core/thread_pool.h"
 #include "core/verbose.h"
@@ -61,11 +62,16 @@ void record_dimwise(core::OpBuilder &b, kernels::DimwiseLoop loop, const Dimwise
     step->out_off[k] = out[k].offset_bytes;
   }
   kernels::finish_dimwise_plan(loop, core::num_threads());
-  if (core::current_phase1_trace() != nullptr)
-    core::record_choice(std::string("dimwise:") + kernels::dimwise_op_name(loop.op) +
-                            (loop.compute == core::ComputeType::kInt64 ? "/int64" : "/double") + "/tasks=" +
+  core::ImplTrace trace;
+  const bool traced = core::current_phase1_trace() != nullptr;
+  const char *tier = kernels::choose_dimwise_tier(loop, traced ? &trace : nullptr);
+  if (traced)
+    core::record_choice(std::string("dimwise:") + tier + "/" + kernels::dimwise_op_name(loop.op) +
+                            (loop.compute == core::ComputeType::kInt64   ? "/int64"
+                             : loop.compute == core::ComputeType::kFloat ? "/float"
+                                                                         : "/double") + "/tasks=" +
                             std::to_string(loop.tasks),
-                        nullptr);
+                        &trace);
   int64_t written = 0;
   for (int k = 0; k < loop.nout; ++k) written += loop.out_len[k];
   if (loop.lines == 0 || written == 0) return;
@@ -139,9 +145,14 @@ void dimwise_phase1(core::OpBuilder &b, const DimwiseRule &rule, const DimwiseCa
   L.nout = rule.nout;
   for (int o = 0; o < rule.nout; ++o) L.out_src[o] = rule.out_first + o;
   const aclDataType value_dtype = rule.result[0] == DimwiseResult::kDtypeArg ? c.dtype : x.dtype;
+  // Softmax of FLOAT / FLOAT16 / BF16 computes in float (DOUBLE in double); integers of cumsum,
+  // sort and selection in int64; the rest in double (the gradients subtract nearly equal terms,
+  // cumsum adds long prefixes: double keeps them within the precision standard).
+  const bool float_natured = rule.op == DimwiseOp::kSoftmax || rule.op == DimwiseOp::kLogSoftmax;
   L.compute = integral_capable(rule.op) && !core::is_floating(value_dtype) && !core::is_floating(x.dtype)
                   ? core::ComputeType::kInt64
-                  : core::ComputeType::kDouble;
+              : float_natured && x.dtype != ACL_DOUBLE ? core::ComputeType::kFloat
+                                                       : core::ComputeType::kDouble;
   for (int i = 0; i < rule.nin; ++i) {
     const aclTensor &t = *c.in[i];
     ins[i] = {b.input(&t), t.offset * static_cast<int64_t>(core::dtype_size(t.dtype))};

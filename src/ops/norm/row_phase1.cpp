@@ -273,7 +273,7 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
       throw_error(ACLNN_ERR_PARAM_INVALID, "%s has empty rows (shape %s): their statistics are undefined", c.x_name,
                   core::shape_string(x).c_str());
   }
-  L.compute = core::ComputeType::kDouble;
+  L.compute = x.dtype == ACL_DOUBLE ? core::ComputeType::kDouble : core::ComputeType::kFloat;  // float32 accumulation
   record_dimwise(b, L, ins, outs);
 }
 

@@ -1,0 +1,313 @@
+// The dim-wise line kernels, compiled once per ISA (dimwise_lines_<tier>.cpp include this header
+// with their own flags; the tier is chosen in phase 1, kernels/dimwise/dimwise.h). Internal
+// linkage: each unit keeps its own copy, so no AVX code reaches the portable build.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <type_traits>
+
+#include "kernels/dimwise/dimwise.h"
+#include "kernels/elementwise/convert.h"
+#include "kernels/elementwise/vmath.h"
+
+namespace opsnn::kernels::dimwise_impl {
+namespace {
+
+
+template <class T>
+bool is_nan(T x) {
+  if constexpr (std::is_integral_v<T>) return false;
+  else return x != x;
+}
+
+// Sorting order with NaN as the largest value (PyTorch): ascending puts NaNs last, descending first.
+template <class T>
+bool before(T a, T b, bool descending) {
+  if (descending) return is_nan(a) ? !is_nan(b) : (!is_nan(b) && a > b);
+  return is_nan(b) ? !is_nan(a) : (!is_nan(a) && a < b);
+}
+
+// idx[0..n) ordered by x (stable: ties keep their positions).
+template <class T>
+void sort_indices(const T *x, int64_t n, bool descending, int64_t *idx) {
+  std::iota(idx, idx + n, int64_t{0});
+  std::stable_sort(idx, idx + n, [&](int64_t a, int64_t b) { return before(x[a], x[b], descending); });
+}
+
+// Row arithmetic written for GCC to vectorise (lanes of independent partial results, combined in a
+// fixed order: results never depend on the thread count). FLOAT / FLOAT16 / BF16 lines compute in
+// float (vmath's vectorisable exp / log), DOUBLE lines in double.
+constexpr int kLanes = 16;
+
+template <class T>
+OPSNN_VM_INLINE T ex(T x) {
+  if constexpr (std::is_same_v<T, float>) return vmath::exp(x);
+  else return std::exp(x);
+}
+template <class T>
+OPSNN_VM_INLINE T lg(T x) {
+  if constexpr (std::is_same_v<T, float>) return vmath::log(x);
+  else return std::log(x);
+}
+
+// sum of f(i) over [0, n)
+template <class T, class F>
+OPSNN_VM_INLINE T lane_sum(int64_t n, F f) {
+  T lane[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int k = 0; k < kLanes; ++k) lane[k] += f(i + k);
+  for (int k = 0; i < n; ++i, ++k) lane[k] += f(i);
+  T s = 0;
+  for (T l : lane) s += l;
+  return s;
+}
+
+// max of x, NaN winning
+template <class T>
+OPSNN_VM_INLINE T lane_max(const T *x, int64_t n) {
+  T lane[kLanes];
+  for (T &l : lane) l = -std::numeric_limits<T>::infinity();
+  auto pick = [](T m, T v) { return (v > m || v != v) ? v : m; };
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int k = 0; k < kLanes; ++k) lane[k] = pick(lane[k], x[i + k]);
+  for (int k = 0; i < n; ++i, ++k) lane[k] = pick(lane[k], x[i]);
+  T m = lane[0];
+  for (int k = 1; k < kLanes; ++k) m = (m != m) ? m : pick(m, lane[k]);
+  return m;
+}
+
+// Normalisation of one line (layer / RMS / group norm): results y, mean, rstd, and the summed input.
+template <class T>
+void normalize(const DimwiseParams &p, T *const *x, int64_t n, T *const *res) {
+  if constexpr (std::is_floating_point_v<T>) {
+    const T *v = x[0];
+    if (p.add_input) {
+      const T *a = x[0], *b = x[1];
+      T *sum = res[3];
+      for (int64_t i = 0; i < n; ++i) sum[i] = a[i] + b[i];
+      v = sum;
+    }
+    const T mean = p.rms ? T(0) : lane_sum<T>(n, [&](int64_t i) { return v[i]; }) / static_cast<T>(n);
+    const T var = lane_sum<T>(n, [&](int64_t i) { return (v[i] - mean) * (v[i] - mean); }) / static_cast<T>(n);
+    const T rstd = 1 / std::sqrt(var + static_cast<T>(p.eps));
+    const T *gamma = p.gamma_in >= 0 ? x[p.gamma_in] : nullptr;
+    const T *beta = p.beta_in >= 0 ? x[p.beta_in] : nullptr;
+    T *y = res[0];
+    for (int64_t i = 0; i < n; ++i) y[i] = (v[i] - mean) * rstd;
+    if (gamma != nullptr) {
+      if (p.gemma) for (int64_t i = 0; i < n; ++i) y[i] *= 1 + gamma[i];
+      else for (int64_t i = 0; i < n; ++i) y[i] *= gamma[i];
+    }
+    if (beta != nullptr)
+      for (int64_t i = 0; i < n; ++i) y[i] += beta[i];
+    if (p.silu)
+      for (int64_t i = 0; i < n; ++i) y[i] = y[i] / (1 + ex(-y[i]));
+    res[1][0] = mean;
+    res[2][0] = rstd;
+  }
+}
+
+// One line: x[k] the n elements of input k; res[k] result k (indices as T).
+template <class T>
+void line(const DimwiseLoop &L, T *const *xs, int64_t n, T *const *res, int64_t *idx) {
+  const T *x = xs[0], *x2 = xs[1];
+  T *y0 = res[0], *y1 = res[1];
+  switch (L.op) {
+    case DimwiseOp::kNormalize: normalize(L.params, xs, n, res); return;
+    case DimwiseOp::kRope: {  // rotate: half mode cat(-x2, x1); interleave mode pairs (a, b) -> (-b, a)
+      const T *cs = xs[1], *sn = xs[2];
+      if (L.params.k == 0) {
+        const int64_t h = n / 2;
+        for (int64_t i = 0; i < h; ++i) {
+          y0[i] = x[i] * cs[i] - x[i + h] * sn[i];
+          y0[i + h] = x[i + h] * cs[i + h] + x[i] * sn[i + h];
+        }
+      } else {
+        for (int64_t i = 0; i + 1 < n; i += 2) {
+          y0[i] = x[i] * cs[i] - x[i + 1] * sn[i];
+          y0[i + 1] = x[i + 1] * cs[i + 1] + x[i] * sn[i + 1];
+        }
+      }
+      return;
+    }
+    case DimwiseOp::kSoftmaxCrossEntropy: {  // loss = -sum(labels * log_softmax), backprop = softmax - labels
+      if constexpr (std::is_floating_point_v<T>) {
+        const T m = lane_max(x, n);
+        for (int64_t i = 0; i < n; ++i) y1[i] = ex(x[i] - m);
+        const T s = lane_sum<T>(n, [&](int64_t i) { return y1[i]; });
+        const T ls = lg(s), inv = 1 / s;
+        y0[0] = -lane_sum<T>(n, [&](int64_t i) { return x2[i] * (x[i] - m - ls); });
+        for (int64_t i = 0; i < n; ++i) y1[i] = y1[i] * inv - x2[i];
+      }
+      return;
+    }
+    case DimwiseOp::kSoftmax: case DimwiseOp::kLogSoftmax: {
+      if constexpr (std::is_floating_point_v<T>) {
+        const T m = lane_max(x, n);
+        for (int64_t i = 0; i < n; ++i) y0[i] = ex(x[i] - m);
+        const T s = lane_sum<T>(n, [&](int64_t i) { return y0[i]; });
+        if (L.op == DimwiseOp::kSoftmax) {
+          const T inv = 1 / s;
+          for (int64_t i = 0; i < n; ++i) y0[i] *= inv;
+        } else {
+          const T ls = lg(s);
+          for (int64_t i = 0; i < n; ++i) y0[i] = x[i] - m - ls;
+        }
+      }
+      return;
+    }
+    case DimwiseOp::kSoftmaxBackward: {  // x = gradOutput, x2 = softmax output
+      const T dot = lane_sum<T>(n, [&](int64_t i) { return x[i] * x2[i]; });
+      for (int64_t i = 0; i < n; ++i) y0[i] = x2[i] * (x[i] - dot);
+      return;
+    }
+    case DimwiseOp::kLogSoftmaxBackward: {  // x = gradOutput, x2 = log-softmax output
+      if constexpr (std::is_floating_point_v<T>) {
+        const T sum = lane_sum<T>(n, [&](int64_t i) { return x[i]; });
+        for (int64_t i = 0; i < n; ++i) y0[i] = x[i] - ex(x2[i]) * sum;
+      }
+      return;
+    }
+    case DimwiseOp::kCumsum: case DimwiseOp::kCumprod: {
+      const bool sum = L.op == DimwiseOp::kCumsum;
+      T acc = sum ? T(0) : T(1);
+      for (int64_t i = 0; i < n; ++i) {
+        if constexpr (std::is_integral_v<T>) {  // wrapping, as PyTorch's integer cumsum
+          acc = static_cast<T>(sum ? static_cast<uint64_t>(acc) + static_cast<uint64_t>(x[i])
+                                   : static_cast<uint64_t>(acc) * static_cast<uint64_t>(x[i]));
+        } else {
+          acc = sum ? acc + x[i] : acc * x[i];
+        }
+        y0[i] = acc;
+      }
+      return;
+    }
+    case DimwiseOp::kSort: case DimwiseOp::kTopk: {
+      sort_indices(x, n, L.params.descending, idx);
+      for (int64_t i = 0; i < L.out_len[0]; ++i) {
+        y0[i] = x[idx[i]];
+        y1[i] = static_cast<T>(idx[i]);
+      }
+      return;
+    }
+    case DimwiseOp::kKthvalue: case DimwiseOp::kMedian: case DimwiseOp::kNanMedian: {
+      sort_indices(x, n, false, idx);
+      int64_t pick = 0;
+      if (L.op == DimwiseOp::kKthvalue) {
+        pick = L.params.k - 1;
+      } else {
+        int64_t valid = n;  // NaNs sort last
+        while (valid > 0 && is_nan(x[idx[valid - 1]])) --valid;
+        if (L.op == DimwiseOp::kMedian && valid < n) pick = valid;  // any NaN: the (first) NaN
+        else pick = valid > 0 ? (valid - 1) / 2 : 0;
+      }
+      y0[0] = n > 0 ? x[idx[pick]] : T(0);
+      y1[0] = static_cast<T>(n > 0 ? idx[pick] : 0);  // (all NaN: nanmedian gives the first NaN)
+      return;
+    }
+  }
+}
+
+template <class T>
+aclDataType storage_of() {
+  return std::is_integral_v<T> ? ACL_INT64 : ACL_DOUBLE;
+}
+
+// Byte offset of line element r (row-major over the line dims) for strides `st`.
+inline int64_t line_offset(const DimwiseLoop &L, const int64_t *st, int64_t r) {
+  int64_t off = 0;
+  for (int d = L.nline - 1; d >= 0; --d) {
+    off += (r % L.line_shape[d]) * st[d];
+    r /= L.line_shape[d];
+  }
+  return off;
+}
+
+template <class T>
+void run_lines(const DimwiseLoop &L, const char *const *in, char *const *out, char *scratch, int64_t l0, int64_t l1) {
+  // Scratch: one line per input, one per result, the sort's indices.
+  T *scratch_in[kDimwiseMaxIo] = {}, *scratch_res[kDimwiseMaxIo] = {};
+  T *p = reinterpret_cast<T *>(scratch);
+  for (int k = 0; k < L.nin; ++k, p += L.len) scratch_in[k] = p;
+  for (int k = 0; k < kDimwiseMaxIo; ++k, p += L.len) scratch_res[k] = p;
+  auto *idx = reinterpret_cast<int64_t *>(p + (p - reinterpret_cast<T *>(scratch)) % 2);  // 8-byte aligned
+  const int64_t inner = L.nline > 0 ? L.line_shape[L.nline - 1] : 1;
+  // Lines that already are contiguous compute-type memory are used in place (no gather / scatter):
+  // an input read directly; a full-length output written directly unless it overlaps an input line.
+  const int64_t es = static_cast<int64_t>(sizeof(T));
+  auto dense = [&](aclDataType dt, const int64_t *st) { return dt == storage_of<T>() && L.nline == 1 && st[0] == es; };
+  bool direct_in[kDimwiseMaxIo] = {}, direct_out[kDimwiseMaxIo] = {};
+  for (int k = 0; k < L.nin; ++k) direct_in[k] = dense(L.in_dtype[k], L.in_line[k]);
+  for (int k = 0; k < L.nout; ++k) direct_out[k] = L.out_len[k] == L.len && dense(L.out_dtype[k], L.out_line[k]);
+  T *xs[kDimwiseMaxIo] = {}, *res[kDimwiseMaxIo] = {};
+  for (int64_t l = l0; l < l1; ++l) {
+    int64_t in_off[kDimwiseMaxIo] = {}, out_off[kDimwiseMaxIo] = {};
+    int64_t rem = l;
+    for (int d = L.nouter - 1; d >= 0; --d) {
+      const int64_t i = rem % L.outer_shape[d];
+      rem /= L.outer_shape[d];
+      for (int k = 0; k < L.nin; ++k) in_off[k] += i * L.in_outer[k][d];
+      for (int k = 0; k < L.nout; ++k) out_off[k] += i * L.out_outer[k][d];
+    }
+    // Gather each input line, one innermost run of the line dims at a time.
+    for (int k = 0; k < L.nin; ++k) {
+      const char *src = in[k] + in_off[k];
+      if (direct_in[k]) {
+        xs[k] = const_cast<T *>(reinterpret_cast<const T *>(src));
+        continue;
+      }
+      xs[k] = scratch_in[k];
+      const int64_t st = L.nline > 0 ? L.in_line[k][L.nline - 1] : 0;
+      for (int64_t r = 0; r < L.len; r += inner)
+        load_as<T>(L.in_dtype[k], src + line_offset(L, L.in_line[k], r), st, xs[k] + r, inner);
+    }
+    for (int k = 0; k < kDimwiseMaxIo; ++k) res[k] = scratch_res[k];
+    bool wrote[kDimwiseMaxIo] = {};
+    for (int k = 0; k < L.nout; ++k) {
+      if (!direct_out[k]) continue;
+      const char *lo = out[k] + out_off[k], *hi = lo + L.len * es;
+      bool overlaps = false;
+      for (int i = 0; i < L.nin; ++i) {
+        const char *a = in[i] + in_off[i];
+        overlaps = overlaps || (a < hi && a + L.len * es > lo) || !direct_in[i];  // strided inputs: be safe
+      }
+      if (overlaps) continue;
+      res[L.out_src[k]] = reinterpret_cast<T *>(out[k] + out_off[k]);
+      wrote[k] = true;
+    }
+    line<T>(L, xs, L.len, res, idx);
+    // Scatter: full-length results along the line dims; top-k along its one dim; single results.
+    for (int k = 0; k < L.nout; ++k) {
+      if (wrote[k]) continue;
+      const T *y = res[L.out_src[k]];
+      char *base = out[k] + out_off[k];
+      const int64_t st = L.nline > 0 ? L.out_line[k][L.nline - 1] : 0;
+      if (L.out_len[k] == L.len && L.len > 1) {
+        for (int64_t r = 0; r < L.len; r += inner)
+          store_from<T>(y + r, L.out_dtype[k], base + line_offset(L, L.out_line[k], r), st, inner);
+      } else {
+        store_from<T>(y, L.out_dtype[k], base, st, L.out_len[k]);
+      }
+    }
+  }
+}
+
+
+// Lines [l0, l1) of the loop in the compute type.
+inline void run_lines_any(const DimwiseLoop &L, const char *const *in, char *const *out, char *scratch, int64_t l0,
+                          int64_t l1) {
+  switch (L.compute) {
+    case core::ComputeType::kInt64: run_lines<int64_t>(L, in, out, scratch, l0, l1); break;
+    case core::ComputeType::kFloat: run_lines<float>(L, in, out, scratch, l0, l1); break;
+    default: run_lines<double>(L, in, out, scratch, l0, l1); break;
+  }
+}
+
+}  // namespace
+}  // namespace opsnn::kernels::dimwise_impl
