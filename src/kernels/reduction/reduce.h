@@ -10,6 +10,10 @@
 #include "core/dtype.h"
 #include "kernels/elementwise/elementwise.h"  // kMaxLoopDims
 
+namespace opsnn::core {
+struct ImplTrace;
+}
+
 namespace opsnn::kernels {
 
 enum class ReduceOp : uint8_t {
@@ -53,6 +57,7 @@ struct ReduceLoop {
   bool column = false;
   int64_t tile = 1;
   int64_t block = 1, nblocks = 1;  // the reduced range split into fixed blocks of `block` elements
+  int tier = 0;                    // the runner's ISA tier (choose_reduce_tier)
   uint64_t partial_bytes() const;  // workspace for the blocks' partial results (0 if one block)
 };
 
@@ -64,6 +69,10 @@ ReduceLoop plan_reduction(ReduceOp op, const ReduceParams &params, int ndim, con
                           const int64_t *in_strides, aclDataType in_dtype, uint32_t reduce_mask, int nout,
                           const int64_t (*out_strides)[kMaxLoopDims], const aclDataType *out_dtypes,
                           core::ComputeType compute);
+
+// Chooses the runner's ISA tier (best first; OPSNN_MAX_ISA / OPSNN_KERNELS honoured); returns its
+// name; rejections go to `trace` (may be null).
+const char *choose_reduce_tier(ReduceLoop &loop, core::ImplTrace *trace);
 
 // Runs the loop: `in` is the input's first element, out[k] output k's first element, `partials` the
 // workspace block of loop.partial_bytes() (may be null when 0).

@@ -1,240 +1,42 @@
-#include <algorithm>
-#include <cstring>
-#include <limits>
-
-#include "core/thread_pool.h"
-#include "kernels/elementwise/convert.h"
+#include "core/impl_list.h"
 #include "kernels/reduction/reduce.h"
-#include "kernels/reduction/reducers.h"
 
 namespace opsnn::kernels {
+
+// The per-ISA builds of the runner (reduce_run_<tier>.cpp).
+void reduce_run_portable(const ReduceLoop &loop, const char *in, char *const *out, void *partials);
+#if defined(__x86_64__)
+void reduce_run_avx2(const ReduceLoop &loop, const char *in, char *const *out, void *partials);
+void reduce_run_avx512(const ReduceLoop &loop, const char *in, char *const *out, void *partials);
+#endif
+
 namespace {
 
-using reduce_detail::Acc;
-
-constexpr int64_t kChunk = 512;              // elements converted at a time (row mode)
-constexpr int64_t kTaskElements = 1 << 15;   // input elements per parallel task, at least
-constexpr int64_t kMaxTile = 64;             // column mode: outputs per task (plan's tile)
-
-// Byte offsets of linear index `i` over dims [0, nd) of `shape` (row-major), for up to 3 operands.
-struct Walker {
-  int nd;
-  const int64_t *shape;
-  const int64_t *stride[3];
-  int nops;
-  void offsets(int64_t i, int64_t *off) const {
-    for (int k = 0; k < nops; ++k) off[k] = 0;
-    for (int d = nd - 1; d >= 0; --d) {
-      const int64_t idx = i % shape[d];
-      i /= shape[d];
-      for (int k = 0; k < nops; ++k) off[k] += idx * stride[k][d];
-    }
-  }
+// The tiers, best first; the portable build is the reference.
+const core::Impl<ReduceLoop> kReduceTiers[] = {
+#if defined(__x86_64__)
+    {"avx512", static_cast<int>(core::Isa::kAvx512), nullptr},
+    {"avx2", static_cast<int>(core::Isa::kAvx2), nullptr},
+#endif
+    {"portable", static_cast<int>(core::Isa::kPortable), nullptr},
 };
-
-template <class T>
-aclDataType storage_of() {
-  return std::is_integral_v<T> ? ACL_INT64 : ACL_DOUBLE;
-}
-
-// Loads n elements at byte stride `st` as T: the source itself when it already is contiguous T.
-template <class T>
-const T *load(const ReduceLoop &L, const char *p, int64_t st, T *buf, int64_t n) {
-  if (L.in_dtype == storage_of<T>() && st == static_cast<int64_t>(sizeof(T))) return reinterpret_cast<const T *>(p);
-  load_as<T>(L.in_dtype, p, st, buf, n);
-  return buf;
-}
-
-template <class T, class R>
-class Runner {
- public:
-  Runner(const ReduceLoop &L, const R &r, const char *in, char *const *out, Acc<T> *partials)
-      : L_(L), r_(r), in_(in), out_(out), partials_(partials) {}
-
-  void run() {
-    if (L_.out_numel == 0) return;
-    const int64_t per_item = std::max<int64_t>(std::min(L_.block, L_.red_numel), 1) * (L_.column ? L_.tile : 1);
-    const int64_t grain = std::max<int64_t>(1, kTaskElements / per_item);
-    const int64_t items = output_items() * L_.nblocks;
-    auto body = [&](int64_t b, int64_t e) {
-      for (int64_t it = b; it < e; ++it) L_.column ? column_item(it) : row_item(it);
-    };
-    if (items <= grain) body(0, items);
-    else core::parallel_for(items, grain, body);
-    if (L_.nblocks > 1) {
-      auto fin = [&](int64_t b, int64_t e) {
-        for (int64_t o = b; o < e; ++o) {
-          Acc<T> a = partials_[o * L_.nblocks];
-          for (int64_t k = 1; k < L_.nblocks; ++k) r_.merge(a, partials_[o * L_.nblocks + k]);
-          store(o, 1, &a, -1);
-        }
-      };
-      fin(0, L_.out_numel);
-    }
-  }
-
- private:
-  int64_t output_items() const {
-    if (!L_.column) return L_.out_numel;
-    const int64_t last = L_.kept_shape[L_.nkept - 1];
-    return L_.out_numel / last * ((last + L_.tile - 1) / L_.tile);
-  }
-
-  // Input and output byte offsets of output `o` (linear over the kept dims).
-  void kept_offsets(int64_t o, int64_t *off) const {
-    Walker w{L_.nkept, L_.kept_shape, {L_.in_kept, L_.out_kept[0], L_.out_kept[1]}, 1 + L_.nout};
-    w.offsets(o, off);
-  }
-
-  // Finishes `n` accumulators of consecutive outputs o, o+1, ... (neighbours along the innermost
-  // kept dim when n > 1) and writes their results; or, for block >= 0 of a split reduction, keeps
-  // them as that block's partials.
-  void store(int64_t o, int64_t n, const Acc<T> *acc, int64_t block) {
-    if (block >= 0) {  // one block of a split reduction: its partial results, merged later
-      for (int64_t j = 0; j < n; ++j) partials_[(o + j) * L_.nblocks + block] = acc[j];
-      return;
-    }
-    int64_t off[3];
-    kept_offsets(o, off);
-    T res[2][kMaxTile];
-    for (int64_t j = 0; j < n; ++j) {
-      T r[2] = {T(0), T(0)};
-      r_.finish(acc[j], L_.red_numel, r);
-      res[0][j] = r[0];
-      res[1][j] = r[1];
-    }
-    for (int k = 0; k < L_.nout; ++k) {
-      const int64_t st = L_.nkept > 0 ? L_.out_kept[k][L_.nkept - 1] : 0;
-      store_from<T>(res[k], L_.out_dtype[k], out_[k] + off[k + 1], st, n);
-    }
-  }
-
-  void row_item(int64_t item) {
-    const int64_t o = item / L_.nblocks, blk = item % L_.nblocks;
-    int64_t off[3];
-    kept_offsets(o, off);
-    const char *base = in_ + off[0];
-    Acc<T> a;
-    r_.init(a);
-    const int64_t r0 = blk * L_.block, r1 = std::min(L_.red_numel, r0 + L_.block);
-    const int64_t inner = L_.nred > 0 ? L_.red_shape[L_.nred - 1] : 1;
-    const int64_t st = L_.nred > 0 ? L_.in_red[L_.nred - 1] : 0;
-    Walker outer{L_.nred - 1, L_.red_shape, {L_.in_red}, 1};
-    alignas(64) T buf[kChunk];
-    for (int64_t r = r0; r < r1;) {
-      const int64_t i = r % inner;
-      int64_t roff = 0;
-      if (L_.nred > 1) outer.offsets(r / inner, &roff);
-      const int64_t len = std::min(inner - i, r1 - r);
-      const char *p = base + roff + i * st;
-      for (int64_t c = 0; c < len; c += kChunk) {
-        const int64_t n = std::min(kChunk, len - c);
-        r_.row(a, load<T>(L_, p + c * st, st, buf, n), n, r + c);
-      }
-      r += len;
-    }
-    store(o, 1, &a, L_.nblocks > 1 ? blk : -1);
-  }
-
-  void column_item(int64_t item) {
-    const int64_t tile_item = item / L_.nblocks, blk = item % L_.nblocks;
-    const int64_t last = L_.kept_shape[L_.nkept - 1];
-    const int64_t tiles_per_row = (last + L_.tile - 1) / L_.tile;
-    const int64_t o = tile_item / tiles_per_row * last + tile_item % tiles_per_row * L_.tile;
-    const int64_t n = std::min(L_.tile, last - (o % last));
-    int64_t off[3];
-    kept_offsets(o, off);
-    const char *base = in_ + off[0];
-    const int64_t st = L_.in_kept[L_.nkept - 1];
-    Acc<T> acc[kMaxTile];
-    for (int64_t j = 0; j < n; ++j) r_.init(acc[j]);
-    const int64_t r0 = blk * L_.block, r1 = std::min(L_.red_numel, r0 + L_.block);
-    // The reduced multi-index advances like an odometer (no division per row).
-    int64_t idx[kMaxLoopDims] = {};
-    int64_t roff = 0;
-    if (r0 < r1) {  // (an empty reduced dim has no position to start from)
-      Walker w{L_.nred, L_.red_shape, {L_.in_red}, 1};
-      int64_t rem = r0;
-      for (int d = L_.nred - 1; d >= 0; --d) {
-        idx[d] = rem % L_.red_shape[d];
-        rem /= L_.red_shape[d];
-      }
-      w.offsets(r0, &roff);
-    }
-    alignas(64) T buf[kMaxTile];
-    for (int64_t r = r0; r < r1; ++r) {
-      r_.col(acc, load<T>(L_, base + roff, st, buf, n), n, r);
-      for (int d = L_.nred - 1; d >= 0; --d) {
-        roff += L_.in_red[d];
-        if (++idx[d] < L_.red_shape[d]) break;
-        roff -= L_.in_red[d] * L_.red_shape[d];
-        idx[d] = 0;
-      }
-    }
-    store(o, n, acc, L_.nblocks > 1 ? blk : -1);
-  }
-
-  const ReduceLoop &L_;
-  const R &r_;
-  const char *in_;
-  char *const *out_;
-  Acc<T> *partials_;
+void (*const kReduceRuns[])(const ReduceLoop &, const char *, char *const *, void *) = {
+#if defined(__x86_64__)
+    &reduce_run_avx512,
+    &reduce_run_avx2,
+#endif
+    &reduce_run_portable,
 };
-
-template <class T, class R>
-void go(const ReduceLoop &L, const R &r, const char *in, char *const *out, void *partials) {
-  Runner<T, R>(L, r, in, out, static_cast<Acc<T> *>(partials)).run();
-}
-
-using namespace reduce_detail;
-
-// Integral or floating: the reducers valid in both.
-template <class T>
-void run_typed(const ReduceLoop &L, const char *in, char *const *out, void *ws) {
-  switch (L.op) {
-    case ReduceOp::kSum: return go<T>(L, SumReducer<T, Identity, SumFinish::kValue>{}, in, out, ws);
-    case ReduceOp::kProd: return go<T>(L, ProdReducer<T>{}, in, out, ws);
-    case ReduceOp::kMax:
-      if (L.nout == 2) return go<T>(L, ArgReducer<T, true, false>{}, in, out, ws);
-      return go<T>(L, ExtremumReducer<T, true>{}, in, out, ws);
-    case ReduceOp::kMin:
-      if (L.nout == 2) return go<T>(L, ArgReducer<T, false, false>{}, in, out, ws);
-      return go<T>(L, ExtremumReducer<T, false>{}, in, out, ws);
-    case ReduceOp::kArgMax: return go<T>(L, ArgReducer<T, true, true>{}, in, out, ws);
-    case ReduceOp::kArgMin: return go<T>(L, ArgReducer<T, false, true>{}, in, out, ws);
-    case ReduceOp::kAll: return go<T>(L, SumReducer<T, IsZero, SumFinish::kIsZero>{}, in, out, ws);
-    case ReduceOp::kAny: return go<T>(L, SumReducer<T, NonZero, SumFinish::kNonZero>{}, in, out, ws);
-    case ReduceOp::kCountNonzero: return go<T>(L, SumReducer<T, NonZero, SumFinish::kValue>{}, in, out, ws);
-    default: break;
-  }
-  if constexpr (std::is_same_v<T, double>) {
-    switch (L.op) {
-      case ReduceOp::kMean: return go<T>(L, SumReducer<T, Identity, SumFinish::kMean>{}, in, out, ws);
-      case ReduceOp::kLogSumExp: return go<T>(L, LogSumExpReducer{}, in, out, ws);
-      case ReduceOp::kVar: case ReduceOp::kVarMean:
-        return go<T>(L, VarReducer<false>{L.params.correction}, in, out, ws);
-      case ReduceOp::kStd: case ReduceOp::kStdMean:
-        return go<T>(L, VarReducer<true>{L.params.correction}, in, out, ws);
-      case ReduceOp::kNorm: {
-        const double p = L.params.p;
-        if (p == 0) return go<T>(L, SumReducer<T, NonZero, SumFinish::kValue>{}, in, out, ws);
-        if (p == 1) return go<T>(L, SumReducer<T, Abs, SumFinish::kValue>{}, in, out, ws);
-        if (p == 2) return go<T>(L, SumReducer<T, Square, SumFinish::kSqrt>{}, in, out, ws);
-        if (p == INFINITY) return go<T>(L, ExtremumReducer<T, true, Abs>{}, in, out, ws);
-        if (p == -INFINITY) return go<T>(L, ExtremumReducer<T, false, Abs>{}, in, out, ws);
-        SumReducer<T, PowAbs, SumFinish::kRoot> r{PowAbs{p}, p};
-        return go<T>(L, r, in, out, ws);
-      }
-      default: break;
-    }
-  }
-}
 
 }  // namespace
 
+const char *choose_reduce_tier(ReduceLoop &loop, core::ImplTrace *trace) {
+  loop.tier = core::choose(kReduceTiers, loop, trace);
+  return kReduceTiers[loop.tier].name;
+}
+
 void run_reduction(const ReduceLoop &loop, const char *in, char *const *out, void *partials) {
-  if (loop.compute == core::ComputeType::kInt64) run_typed<int64_t>(loop, in, out, partials);
-  else run_typed<double>(loop, in, out, partials);
+  kReduceRuns[loop.tier](loop, in, out, partials);
 }
 
 }  // namespace opsnn::kernels

@@ -73,6 +73,25 @@ struct SumReducer {
     for (int64_t j = 0; j < n; ++j) a[j].v = wrap_add(a[j].v, tr(x[j]));
   }
   void merge(Acc<T> &a, const Acc<T> &b) const { a.v = wrap_add(a.v, b.v); }
+  // FLOAT input read in place (no conversion pass): a chunk (<= 512 elements) summed in float
+  // lanes, then added in double — blocked accumulation, within the precision standard.
+  void row_f32(Acc<T> &a, const float *x, int64_t n) const
+    requires(std::is_same_v<T, double> && std::is_same_v<Tr, Identity>)
+  {
+    float lane[2 * kLanes] = {};
+    int64_t i = 0;
+    for (; i + 2 * kLanes <= n; i += 2 * kLanes)
+      for (int k = 0; k < 2 * kLanes; ++k) lane[k] += x[i + k];
+    for (int k = 0; i < n; ++i, ++k) lane[k] += x[i];
+    double s = 0;
+    for (float l : lane) s += l;
+    a.v += s;
+  }
+  void col_f32(double *v, const float *x, int64_t n) const
+    requires(std::is_same_v<T, double> && std::is_same_v<Tr, Identity>)
+  {
+    for (int64_t j = 0; j < n; ++j) v[j] += x[j];
+  }
   void finish(const Acc<T> &a, int64_t count, T *res) const {
     switch (F) {
       case SumFinish::kValue: res[0] = a.v; break;
@@ -121,6 +140,25 @@ struct ExtremumReducer {
     for (int64_t j = 0; j < n; ++j) a[j].v = pick(a[j].v, tr(x[j]));
   }
   void merge(Acc<T> &a, const Acc<T> &b) const { a.v = pick(a.v, b.v); }
+  // FLOAT input read in place: the extremum of floats is exact in float.
+  void row_f32(Acc<T> &a, const float *x, int64_t n) const
+    requires(std::is_same_v<T, double> && std::is_same_v<Tr, Identity>)
+  {
+    const float w = kMax ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity();
+    float lane[2 * kLanes];
+    for (float &l : lane) l = w;
+    auto pickf = [](float v, float y) { return (y != y || (kMax ? y > v : y < v)) ? y : v; };
+    int64_t i = 0;
+    for (; i + 2 * kLanes <= n; i += 2 * kLanes)
+      for (int k = 0; k < 2 * kLanes; ++k) lane[k] = pickf(lane[k], x[i + k]);
+    for (int k = 0; i < n; ++i, ++k) lane[k] = pickf(lane[k], x[i]);
+    for (float l : lane) a.v = pick(a.v, static_cast<double>(l));
+  }
+  void col_f32(double *v, const float *x, int64_t n) const
+    requires(std::is_same_v<T, double> && std::is_same_v<Tr, Identity>)
+  {
+    for (int64_t j = 0; j < n; ++j) v[j] = pick(v[j], static_cast<double>(x[j]));
+  }
   void finish(const Acc<T> &a, int64_t, T *res) const { res[0] = a.v; }
 };
 

@@ -76,10 +76,15 @@ void record_reduction(core::OpBuilder &b, const ReduceSpec &spec, const EwInput 
   step->in = operand_ref(in_operand, in);
   step->loop = kernels::plan_reduction(spec.op, spec.params, in.ndim, in.dims, in.strides, in.dtype, mask, nout,
                                        out_strides, out_dtypes, spec.compute);
-  if (core::current_phase1_trace() != nullptr) {  // verbose mode: the mode taken and why not the other
+  core::ImplTrace tier_trace;
+  const bool traced = core::current_phase1_trace() != nullptr;
+  const char *tier = kernels::choose_reduce_tier(step->loop, traced ? &tier_trace : nullptr);
+  if (traced) {  // verbose mode: the tier and the mode taken, and why not the others
     core::ImplTrace trace;
     const int mode = core::choose(kReduceModes, step->loop, &trace);
-    core::record_choice(std::string("reduce:") + kReduceModes[mode].name + "/" + kernels::reduce_op_name(spec.op) +
+    if (!tier_trace.rejected.empty()) trace.rejected = tier_trace.rejected + (trace.rejected.empty() ? "" : "; ") + trace.rejected;
+    core::record_choice(std::string("reduce:") + tier + "/" + kReduceModes[mode].name + "/" +
+                            kernels::reduce_op_name(spec.op) +
                             (spec.compute == core::ComputeType::kInt64 ? "/int64" : "/double") +
                             "/blocks=" + std::to_string(step->loop.nblocks),
                         &trace);
