@@ -165,17 +165,19 @@ def read_table(path):
         if op is None:
             raise TableError(f"{where}: an indented line before the first op")
         key, _, value = body.strip().partition(" ")
-        if key not in OP_KEYS:
-            raise TableError(f"{where}: unknown key '{key}' (known: {', '.join(sorted(OP_KEYS))})")
+        known = NARY_KEYS if table.settings.get("phase1") == "nary" else OP_KEYS
+        if key not in known:
+            raise TableError(f"{where}: unknown key '{key}' (known: {', '.join(sorted(known))})")
         op.keys[key].append(value.strip())
     for k in ("family", "phase1"):
         if k not in table.settings:
             raise TableError(f"{path.relative_to(ROOT)}: missing '{k}'")
-    if table.settings["phase1"] != "unary":
+    resolvers = {"unary": resolve_unary, "nary": resolve_nary}
+    if table.settings["phase1"] not in resolvers:
         raise TableError(f"{path.relative_to(ROOT)}: unknown phase1 '{table.settings['phase1']}'")
     functors = ew_functor_names()
     for op in table.ops:
-        resolve_unary(table, op, functors)
+        resolvers[table.settings["phase1"]](table, op, functors)
     return table
 
 
@@ -312,6 +314,285 @@ def all_tables():
 
 
 # ---------------------------------------------------------------------------------------------
+# The n-ary element-wise family (`phase1 nary`, ops/elementwise/nary_phase1.h): operands are the
+# tensor and scalar parameters in prototype order, except the output (the tensor named `out`, or
+# the last tensor) and the scalar `param` (the functor's s0: alpha, value). Rules apply to the
+# promoted dtype of the operands (torch.result_type).
+
+NARY_KEYS = {"inplace", "header", "kernel", "dtypes", "inplace_dtypes", "result", "bool_op", "round_scalars",
+             "param", "operand", "check", "order", "compute", "backward", "ref", "ref_bool", "domain", "nonzero", "sample",
+             "reject", "special_tol", "signed_zero", "special"}
+NARY_RESULTS = {"promoted": "kPromoted", "float": "kFloating", "bool": "kBool"}
+
+
+def nary_rule(op, kernel, mods, where):
+    """One EwRule of a row: (kernel, result, promoted dtypes) with a kernel choice's @modifiers."""
+    result, dtypes = op.result, list(op.dtypes)
+    for m in mods:
+        if m in NARY_RESULTS:
+            result = m
+        elif m == "nobool":
+            dtypes = [d for d in dtypes if d != "BOOL"]
+        else:
+            raise TableError(f"{where}: unknown kernel modifier '@{m}' (float, promoted, bool, nobool)")
+    return {"kernel": kernel, "result": result, "dtypes": dtypes}
+
+
+def resolve_nary(table, op, functors):
+    w = op.where
+    op.header = one(op, "header", f"aclnn_{snake(op.name)}.h")
+    tensors = [p for p in op.params if p.kind == "tensor"]
+    outs = [p for p in tensors if p.name == "out"] or tensors[-1:]
+    if not outs:
+        raise TableError(f"{w}: no output tensor")
+    op.output = outs[0]
+    op.param = one(op, "param")
+    if op.param and op.param not in [p.name for p in op.params if p.kind == "scalar"]:
+        raise TableError(f"{w}: param '{op.param}' is not a scalar parameter")
+    op.operands = [p for p in op.params if p.kind in ("tensor", "scalar") and p.name not in (op.output.name, op.param)]
+    if not 1 <= len(op.operands) <= 3:
+        raise TableError(f"{w}: an n-ary op takes one to three operands")
+    if not any(p.kind == "tensor" for p in op.operands):
+        raise TableError(f"{w}: at least one operand must be a tensor")
+    op.attrs = [p for p in op.params if p.kind == "attr"]
+    if any(p.kind == "other" for p in op.params):
+        raise TableError(f"{w}: parameter types the n-ary phase 1 cannot take")
+    op.dtypes = dtype_list(one(op, "dtypes", "real_bool"), w)
+    op.result = one(op, "result", "promoted")
+    if op.result not in NARY_RESULTS:
+        raise TableError(f"{w}: result must be one of {', '.join(NARY_RESULTS)}")
+    op.bool_op = one(op, "bool_op")
+    op.round_scalars = one(op, "round_scalars", "no") == "yes"
+    kernel = one(op, "kernel")
+    if not kernel:
+        raise TableError(f"{w}: missing 'kernel'")
+    op.kernel_attr = None
+    if ":" in kernel:  # attr: V=kX[@mod...] ...
+        attr, _, choices = kernel.partition(":")
+        op.kernel_attr = attr.strip()
+        if op.kernel_attr not in [p.name for p in op.attrs]:
+            raise TableError(f"{w}: kernel chosen by '{op.kernel_attr}', which is not an attribute parameter")
+        op.rules = {}
+        for c in choices.split():
+            v, _, spec = c.partition("=")
+            k, *mods = spec.split("@")
+            op.rules[v] = nary_rule(op, k, mods, w)
+    else:
+        k, *mods = kernel.split("@")
+        op.rules = {None: nary_rule(op, k, mods, w)}
+    for r in op.rules.values():
+        for k in [r["kernel"]] + ([op.bool_op] if op.bool_op else []):
+            if k not in functors:
+                raise TableError(f"{w}: '{k}' is not an element-wise functor (kernels/elementwise/lists/*.inc)")
+    # Operand properties: `operand NAME nopromote` / `operand NAME dtypes D ...`.
+    op.operand_dtypes, op.nopromote = {}, set()
+    names = [p.name for p in op.operands]
+    for line in op.keys.get("operand", []):
+        name, _, rest = line.partition(" ")
+        if name not in names:
+            raise TableError(f"{w}: '{name}' is not an operand")
+        words = rest.split()
+        if words[:1] == ["nopromote"]:
+            op.nopromote.add(name)
+            words = words[1:]
+        if words[:1] == ["dtypes"]:
+            op.operand_dtypes[name] = dtype_list(" ".join(words[1:]), w)
+        elif words:
+            raise TableError(f"{w}: operand {name}: expected 'nopromote' and/or 'dtypes D ...'")
+    op.check = one(op, "check")
+    order = one(op, "order")
+    op.order = [int(i) for i in order.split()] if order else list(range(len(op.operands)))
+    if sorted(op.order) != list(range(len(op.operands))):
+        raise TableError(f"{w}: order must permute the operand indices")
+    op.compute_self = one(op, "compute") == "self"
+    op.inplace = None
+    ip = one(op, "inplace")
+    if ip:
+        name, ptext, params = parse_signature(ip, w)
+        ops_ip = [p for p in params if p.kind in ("tensor", "scalar") and p.name != op.param]
+        if [p.kind for p in ops_ip] != [p.kind for p in op.operands] or \
+                [(p.name, p.kind) for p in params if p.kind == "attr" or p.name == op.param] != \
+                [(p.name, p.kind) for p in op.params if p.kind == "attr" or p.name == op.param]:
+            raise TableError(f"{w}: the in-place twin's parameters differ from the op's")
+        op.inplace = (name, ptext, params, ops_ip)
+    idt = one(op, "inplace_dtypes")
+    op.inplace_dtypes = dtype_list(idt, w) if idt else (
+        [d for d in op.dtypes if d in FLOATING] if op.result == "float" else list(op.dtypes))
+    op.backward = one(op, "backward")
+    op.ref = one(op, "ref")
+    if not op.ref:
+        raise TableError(f"{w}: missing 'ref' (the float64 reference the tests use)")
+    op.ref_bool = one(op, "ref_bool")
+    op.domains = {}
+    for d in op.keys.get("domain", []) or ["-6 6"]:
+        words = d.split()
+        targets = names if len(words) == 2 else [words[0]]
+        for t in targets:
+            op.domains[t] = (float(words[-2]), float(words[-1]))
+    for t in names:
+        op.domains.setdefault(t, (-6.0, 6.0))
+    op.nonzero = set(" ".join(op.keys.get("nonzero", [])).split())
+    values = [p for p in op.params if p.kind in ("scalar", "attr") and p.name != op.output.name]
+    op.samples = [parse_values(s, w) for s in op.keys.get("sample", [])] or [{}]
+    for s in op.samples:
+        for p in values:
+            if p.name not in s:
+                raise TableError(f"{w}: sample lacks a value for '{p.name}'")
+    op.rejects = []
+    for r in op.keys.get("reject", []):
+        vals, _, word = r.partition(";")
+        op.rejects.append((parse_values(vals, w), word.strip()))
+    op.special_tol = float(one(op, "special_tol", table.settings.get("special_tol", "1e-5")))
+    op.signed_zero = one(op, "signed_zero", table.settings.get("signed_zero", "no")) == "yes"
+    op.special = one(op, "special", "yes") == "yes"
+    op.family = table.settings["family"]
+
+
+def render_nary_entry(table):
+    src = table.path.relative_to(ROOT)
+    out = [f"// Generated by tools/gen_ops.py from {src}; do not edit.",
+           f"// The phase-1 / launch pairs of the {table.settings['family']} table, over ops::nary_phase1.",
+           '#include "ops/elementwise/nary_phase1.h"']
+    for h in dict.fromkeys(op.header for op in table.ops):
+        out.append(f'#include "aclnnop/{h}"')
+    out += ["", "using opsnn::core::dtype_bit;", "using opsnn::kernels::EwOp;", "using opsnn::ops::EwResult;",
+            "", "namespace {"]
+    for op in table.ops:
+        bool_op = f"EwOp::{op.bool_op}" if op.bool_op else "EwOp::kCount"
+        for v, r in op.rules.items():
+            out.append(f"const ::opsnn::ops::EwRule {nary_rule_name(op, v)}{{EwOp::{r['kernel']}, "
+                       f"EwResult::{NARY_RESULTS[r['result']]}, {mask(r['dtypes'])}, {bool_op}, "
+                       f"{'true' if op.round_scalars else 'false'}}};")
+    out += ["}  // namespace", ""]
+    for op in table.ops:
+        out += render_nary_pair(op, op.name, op.params_text, op.params, op.operands, False)
+        if op.inplace:
+            name, ptext, params, operands = op.inplace
+            out += render_nary_pair(op, name, ptext, params, operands, True)
+    return "\n".join(out) + "\n"
+
+
+def nary_rule_name(op, v):
+    return f"k{op.name}Rule" + (f"_{v}" if v is not None else "")
+
+
+def render_nary_pair(op, name, ptext, params, operands, inplace):
+    lines = [f'extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnn{name}GetWorkspaceSize({ptext},',
+             "    uint64_t *workspaceSize, aclOpExecutor **executor) {",
+             f'  return ::opsnn::core::phase1("aclnn{name}", workspaceSize, executor, [&](::opsnn::core::OpBuilder &b) {{']
+    if op.kernel_attr:
+        a = op.kernel_attr
+        conds = " else ".join(f"if ({a} == {v}) rule = &{nary_rule_name(op, v)};" for v in op.rules)
+        lines.append("    const ::opsnn::ops::EwRule *rule = nullptr;")
+        lines.append(f"    {conds}")
+        lines.append(f'    else ::opsnn::throw_error(ACLNN_ERR_PARAM_INVALID, "{a} must be one of '
+                     f'{", ".join(op.rules)}, got %lld", static_cast<long long>({a}));')
+    else:
+        lines.append(f"    const ::opsnn::ops::EwRule *rule = &{nary_rule_name(op, None)};")
+    lines.append("    ::opsnn::ops::EwArgs a;")
+    lines.append(f"    a.n_in = {len(operands)};")
+    for i, (p, tp) in enumerate(zip(operands, op.operands)):
+        lines.append(f'    a.in[{i}] = ::opsnn::ops::EwOperand::{"s" if p.kind == "scalar" else "t"}({p.name}, "{p.name}");')
+        if tp.name in op.nopromote:
+            lines.append(f"    a.in[{i}].promotes = false;")
+        if tp.name in op.operand_dtypes:
+            lines.append(f"    a.in[{i}].dtypes = {mask(op.operand_dtypes[tp.name])};")
+    if op.order != list(range(len(operands))):
+        lines += [f"    a.order[{k}] = {i};" for k, i in enumerate(op.order)]
+    if op.param:
+        lines += [f"    a.param = {op.param};", f'    a.param_name = "{op.param}";']
+    if inplace:
+        lines.append("    a.inplace = true;")
+    else:
+        lines += [f"    a.out = {op.output.name};", f'    a.out_name = "{op.output.name}";']
+    if op.compute_self:
+        lines.append("    a.compute_in_self = true;")
+    if op.check:
+        lines.append(f"    a.check = ::opsnn::ops::ew_checks::{op.check};")
+    lines += ["    ::opsnn::ops::nary_phase1(b, *rule, a);", "  });", "}", f"OPSNN_DEFINE_LAUNCH({name})", ""]
+    return lines
+
+
+def nary_sample_call(op, api, params, sample, out):
+    """The call of `api` with the harness's operands: t[i] / s[i] by parameter index, attributes
+    from the sample."""
+    args, idx = [], 0
+    for p in params:
+        if p.kind == "tensor" and p.name == op.output.name:
+            args.append(out)
+            continue
+        if p.kind == "attr":
+            args.append(sample[p.name])
+        else:
+            args.append(f"{'t' if p.kind == 'tensor' else 's'}[{idx}]")
+        idx += 1
+    return f"{api}GetWorkspaceSize({', '.join(args)}, ws, ex)"
+
+
+def render_nary_tests(tables):
+    out = ["// Generated by tools/gen_ops.py from the op tables; do not edit.",
+           "// One NaryTableCase per `phase1 nary` table op and sample (tests/ops/test_op_table_nary.cpp runs them)."]
+    ops = [op for t in tables if t.settings["phase1"] == "nary" for op in t.ops]
+    for h in dict.fromkeys(op.header for op in ops):
+        out.append(f'#include "aclnnop/{h}"')
+    out += ["", "inline std::vector<NaryTableCase> nary_table_cases() {", "  std::vector<NaryTableCase> v;"]
+    for op in ops:
+        for si, sample in enumerate(op.samples):
+            out += render_nary_case(op, sample, si)
+    out += ["  return v;", "}", ""]
+    return "\n".join(out)
+
+
+def render_nary_case(op, sample, si):
+    label = op.name + ("[" + ",".join(f"{k}={v}" for k, v in sample.items()) + "]" if sample else "")
+    rule = op.rules[sample.get(op.kernel_attr) if op.kernel_attr else None]
+    lines = ["  {", "    NaryTableCase c;", f'    c.name = "{label}";', f'    c.api = "aclnn{op.name}";']
+    args = [p for p in op.params if p.name != op.output.name]
+    binds = []
+    for i, p in enumerate(args):
+        if p.kind == "attr":
+            kind, val = "kAttr", sample[p.name]
+        elif p.name == op.param:
+            kind, val = "kParam", sample[p.name]
+        else:
+            kind, val = ("kScalar", sample[p.name]) if p.kind == "scalar" else ("kTensor", "0")
+        lo, hi = op.domains.get(p.name, (0.0, 0.0))
+        dts = ", ".join(cxx_dtype(d) for d in op.operand_dtypes.get(p.name, []))
+        lines.append(f'    c.args.push_back({{"{p.name}", NaryArg::{kind}, {val}, {lo!r}, {hi!r}, '
+                     f"{'true' if p.name in op.nonzero else 'false'}, "
+                     f"{'false' if p.name in op.nopromote else 'true'}, {{{dts}}}}});")
+        binds.append(f"const double {p.name} = v[{i}];")
+    bind = " ".join(binds) + " " + " ".join(f"(void){p.name};" for p in args)
+    lines += [f"    c.dtypes = {{{', '.join(cxx_dtype(d) for d in rule['dtypes'])}}};",
+              f"    c.result = NaryResult::{NARY_RESULTS[rule['result']]};",
+              f"    c.compute_self = {'true' if op.compute_self else 'false'};",
+              f"    c.special = {'true' if op.special else 'false'};",
+              f"    c.special_tol = {op.special_tol!r}; c.signed_zero = {'true' if op.signed_zero else 'false'};",
+              f"    c.ref = [](const double *v) {{ {bind} return static_cast<double>({op.ref}); }};",
+              *([f"    c.ref_bool = [](const double *v) {{ {bind} return static_cast<double>({op.ref_bool}); }};"]
+                if op.ref_bool else []),
+              "    c.phase1 = [](aclTensor *const *t, aclScalar *const *s, aclTensor *out, uint64_t *ws, aclOpExecutor **ex) {",
+              f"      (void)t; (void)s; return {nary_sample_call(op, 'aclnn' + op.name, op.params, sample, 'out')};",
+              "    };", f"    c.launch = aclnn{op.name};"]
+    if op.inplace:
+        name, _, params, operands = op.inplace
+        lines += [f"    c.inplace_dtypes = {{{', '.join(cxx_dtype(d) for d in op.inplace_dtypes if d in rule['dtypes'])}}};",
+                  f'    c.inplace_name = "{operands[0].name}";',
+                  "    c.inplace_phase1 = [](aclTensor *const *t, aclScalar *const *s, aclTensor *, uint64_t *ws, aclOpExecutor **ex) {",
+                  f"      (void)t; (void)s; return {nary_sample_call(op, 'aclnn' + name, params, sample, '')};",
+                  "    };", f"    c.inplace_launch = aclnn{name};"]
+    if si == 0:
+        for vals, word in op.rejects:
+            bad = dict(op.samples[0])
+            bad.update(vals)
+            lines += ["    c.rejects.push_back({" + f'"{word}", ' +
+                      "[](aclTensor *const *t, aclScalar *const *s, aclTensor *out, uint64_t *ws, aclOpExecutor **ex) {" +
+                      f" (void)t; (void)s; return {nary_sample_call(op, 'aclnn' + op.name, op.params, bad, 'out')}; }}}});"]
+    lines += ["    v.push_back(std::move(c));", "  }"]
+    return lines
+
+
+# ---------------------------------------------------------------------------------------------
 # Headers, README table, coverage doc
 
 
@@ -383,6 +664,11 @@ def render_table(ops):
     return "\n".join(rows)
 
 
+RESULT_DOC = {("unary", "float"): "FLOAT for integers", ("unary", "same"): "self's dtype",
+              ("nary", "promoted"): "promoted dtype", ("nary", "float"): "promoted; FLOAT for integers",
+              ("nary", "bool"): "BOOL"}
+
+
 def render_ops_doc(tables, catalog):
     out = ["# Operator coverage", "",
            "Generated by `tools/gen_ops.py` from the op tables; do not edit. Table-driven ops list the",
@@ -393,7 +679,7 @@ def render_ops_doc(tables, catalog):
     for t in tables:
         for op in t.ops:
             ip = f"`aclnn{op.inplace[0]}`: {' '.join(op.inplace_dtypes)}" if op.inplace else "—"
-            res = "FLOAT for integers" if op.result == "float" else "self's dtype"
+            res = RESULT_DOC[(t.settings["phase1"], op.result)]
             bw = f"`aclnn{op.backward}`" if op.backward else "—"
             out.append(f"| `aclnn{op.name}` | {op.family} | {' '.join(op.dtypes)} | {ip} | {res} | {bw} | "
                        f"{t.path.relative_to(ROOT)} |")
@@ -599,10 +885,16 @@ def main():
     try:
         if "--entry" in sys.argv:
             i = sys.argv.index("--entry")
-            write_if_changed(sys.argv[i + 2], render_entry(read_table(pathlib.Path(sys.argv[i + 1]).resolve())))
+            table = read_table(pathlib.Path(sys.argv[i + 1]).resolve())
+            render = render_nary_entry if table.settings["phase1"] == "nary" else render_entry
+            write_if_changed(sys.argv[i + 2], render(table))
             return 0
         if "--tests" in sys.argv:
-            write_if_changed(sys.argv[sys.argv.index("--tests") + 1], render_tests(all_tables()))
+            unary = [t for t in all_tables() if t.settings["phase1"] == "unary"]
+            write_if_changed(sys.argv[sys.argv.index("--tests") + 1], render_tests(unary))
+            return 0
+        if "--nary-tests" in sys.argv:
+            write_if_changed(sys.argv[sys.argv.index("--nary-tests") + 1], render_nary_tests(all_tables()))
             return 0
         tables = all_tables()
     except TableError as e:

@@ -6,7 +6,7 @@
 #include "aclnnop/aclnn_masked_fill_tensor.h"
 #include "common/error.h"
 #include "core/op_checks.h"
-#include "ops/elementwise/binary_arith.h"
+#include "ops/elementwise/nary_phase1.h"
 
 using opsnn::kernels::EwOp;
 using namespace opsnn;
@@ -28,23 +28,34 @@ void masked_fill(core::OpBuilder &b, aclTensor *selfRef, const aclTensor *mask, 
   a.order[2] = 0;
   a.inplace = true;
   a.compute_in_self = true;
-  ew_phase1(b, EwRule{EwOp::kWhere}, a);
+  nary_phase1(b, EwRule{EwOp::kWhere}, a);
 }
 }  // namespace
 
-OPSNN_EW_OP(InplaceMaskedFillScalar,
-            (aclTensor *selfRef, const aclTensor *mask, const aclScalar *value, uint64_t *workspaceSize,
-             aclOpExecutor **executor),
-            { masked_fill(b, selfRef, mask, EwOperand::s(value, "value")); })
-OPSNN_EW_OP(InplaceMaskedFillTensor,
-            (aclTensor *selfRef, const aclTensor *mask, const aclTensor *value, uint64_t *workspaceSize,
-             aclOpExecutor **executor),
-            {
-              core::check_tensor(selfRef, "selfRef");
-              core::check_dtype_in(mask, "mask", {ACL_BOOL});
-              core::check_tensor(value, "value");
-              if (value->ndim != 0)
-                throw_error(ACLNN_ERR_PARAM_INVALID, "value must be a 0-dim tensor, got shape %s",
-                            core::shape_string(*value).c_str());
-              masked_fill(b, selfRef, mask, EwOperand::t(value, "value"));
-            })
+extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnInplaceMaskedFillScalarGetWorkspaceSize(aclTensor *selfRef,
+                                                                                        const aclTensor *mask,
+                                                                                        const aclScalar *value,
+                                                                                        uint64_t *workspaceSize,
+                                                                                        aclOpExecutor **executor) {
+  return core::phase1("aclnnInplaceMaskedFillScalar", workspaceSize, executor, [&](core::OpBuilder &b) {
+    masked_fill(b, selfRef, mask, EwOperand::s(value, "value"));
+  });
+}
+OPSNN_DEFINE_LAUNCH(InplaceMaskedFillScalar)
+
+extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnInplaceMaskedFillTensorGetWorkspaceSize(aclTensor *selfRef,
+                                                                                        const aclTensor *mask,
+                                                                                        const aclTensor *value,
+                                                                                        uint64_t *workspaceSize,
+                                                                                        aclOpExecutor **executor) {
+  return core::phase1("aclnnInplaceMaskedFillTensor", workspaceSize, executor, [&](core::OpBuilder &b) {
+    core::check_tensor(selfRef, "selfRef");
+    core::check_dtype_in(mask, "mask", {ACL_BOOL});
+    core::check_tensor(value, "value");
+    if (value->ndim != 0)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "value must be a 0-dim tensor, got shape %s",
+                  core::shape_string(*value).c_str());
+    masked_fill(b, selfRef, mask, EwOperand::t(value, "value"));
+  });
+}
+OPSNN_DEFINE_LAUNCH(InplaceMaskedFillTensor)
