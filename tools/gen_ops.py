@@ -321,7 +321,7 @@ def all_tables():
 
 NARY_KEYS = {"inplace", "header", "kernel", "dtypes", "inplace_dtypes", "result", "bool_op", "round_scalars",
              "param", "operand", "check", "order", "compute", "backward", "ref", "ref_bool", "domain", "nonzero", "sample",
-             "reject", "special_tol", "signed_zero", "special"}
+             "reject", "special_tol", "signed_zero", "special", "special_limit"}
 NARY_RESULTS = {"promoted": "kPromoted", "float": "kFloating", "bool": "kBool"}
 
 
@@ -445,6 +445,7 @@ def resolve_nary(table, op, functors):
     op.special_tol = float(one(op, "special_tol", table.settings.get("special_tol", "1e-5")))
     op.signed_zero = one(op, "signed_zero", table.settings.get("signed_zero", "no")) == "yes"
     op.special = one(op, "special", "yes") == "yes"
+    op.special_limit = one(op, "special_limit")
     op.family = table.settings["family"]
 
 
@@ -567,6 +568,7 @@ def render_nary_case(op, sample, si):
               f"    c.result = NaryResult::{NARY_RESULTS[rule['result']]};",
               f"    c.compute_self = {'true' if op.compute_self else 'false'};",
               f"    c.special = {'true' if op.special else 'false'};",
+              *([f"    c.special_limit = {op.special_limit};"] if op.special_limit else []),
               f"    c.special_tol = {op.special_tol!r}; c.signed_zero = {'true' if op.signed_zero else 'false'};",
               f"    c.ref = [](const double *v) {{ {bind} return static_cast<double>({op.ref}); }};",
               *([f"    c.ref_bool = [](const double *v) {{ {bind} return static_cast<double>({op.ref_bool}); }};"]
@@ -576,7 +578,8 @@ def render_nary_case(op, sample, si):
               "    };", f"    c.launch = aclnn{op.name};"]
     if op.inplace:
         name, _, params, operands = op.inplace
-        lines += [f"    c.inplace_dtypes = {{{', '.join(cxx_dtype(d) for d in op.inplace_dtypes if d in rule['dtypes'])}}};",
+        ipd = [d for d in op.inplace_dtypes if d in rule["dtypes"] and (rule["result"] != "float" or d in FLOATING)]
+        lines += [f"    c.inplace_dtypes = {{{', '.join(cxx_dtype(d) for d in ipd)}}};",
                   f'    c.inplace_name = "{operands[0].name}";',
                   "    c.inplace_phase1 = [](aclTensor *const *t, aclScalar *const *s, aclTensor *, uint64_t *ws, aclOpExecutor **ex) {",
                   f"      (void)t; (void)s; return {nary_sample_call(op, 'aclnn' + name, params, sample, '')};",
