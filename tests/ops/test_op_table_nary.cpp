@@ -6,7 +6,8 @@
 //     contiguous, transposed + offset, padded, broadcast, stride-0, 0-d, 0-d-with-dims and size-1
 //     views, against the row's float64 reference, with the precision standard;
 //   - type promotion: every pair of operand dtypes (tensors with dims, a 0-d tensor, scalars of
-//     each category) against an independent torch.result_type, accepted or rejected by the rule;
+//     each category) against an independent torch.result_type (ew_test_common.h), accepted or
+//     rejected by the rule;
 //   - a wider output dtype than the result (the conversion on store);
 //   - the in-place twin on a strided view with broadcast operands, over its dtypes;
 //   - special values (NaN, +-Inf, +-0, denormals, extremes; every pair for two tensor operands)
@@ -25,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "ew_test_common.h"
 #include "float64_refs.h"
 #include "op_table_harness.h"
 #include "test_util.h"
@@ -88,52 +90,6 @@ const std::vector<NaryTableCase> &all_cases() {
   static const std::vector<NaryTableCase> c = nary_table_cases();
   return c;
 }
-
-// ---------------------------------------------------------------- torch.result_type, independently
-
-int category(aclDataType dt) { return dt == ACL_BOOL ? 0 : is_float(dt) ? 2 : 1; }
-
-// torch.promote_types, by rules (not the library's table).
-aclDataType promote(aclDataType a, aclDataType b) {
-  if (a == ACL_DT_UNDEFINED) return b;
-  if (b == ACL_DT_UNDEFINED || a == b) return a;
-  if (a == ACL_BOOL) return b;
-  if (b == ACL_BOOL) return a;
-  if (is_float(a) || is_float(b)) {
-    if (!is_float(a)) return b;
-    if (!is_float(b)) return a;
-    if (a == ACL_DOUBLE || b == ACL_DOUBLE) return ACL_DOUBLE;
-    return ACL_FLOAT;  // FLOAT with a half type, or FLOAT16 with BF16
-  }
-  auto bits = [](aclDataType d) {
-    return d == ACL_INT8 || d == ACL_UINT8 ? 8 : d == ACL_INT16 ? 16 : d == ACL_INT32 ? 32 : 64;
-  };
-  if ((a == ACL_UINT8) != (b == ACL_UINT8)) {
-    const aclDataType s = a == ACL_UINT8 ? b : a;
-    return bits(s) > 8 ? s : ACL_INT16;
-  }
-  return bits(a) >= bits(b) ? a : b;
-}
-
-// PyTorch's combination of the priority classes: a lower class only matters when of a higher
-// category (floating wins; BOOL takes anything; integers take floating).
-aclDataType combine(aclDataType higher, aclDataType lower) {
-  if (higher == ACL_DT_UNDEFINED) return lower;
-  if (lower == ACL_DT_UNDEFINED || is_float(higher)) return higher;
-  if (higher == ACL_BOOL || is_float(lower)) return promote(higher, lower);
-  return higher;
-}
-
-// Tensors with dims, then 0-d tensors, then scalars (a floating scalar counts as FLOAT, an
-// integer one as INT64).
-struct ResultTypeOf {
-  aclDataType dim = ACL_DT_UNDEFINED, zero = ACL_DT_UNDEFINED, wrapped = ACL_DT_UNDEFINED;
-  void tensor(aclDataType dt, size_t rank) { (rank ? dim : zero) = promote(rank ? dim : zero, dt); }
-  void scalar(aclDataType dt) {
-    wrapped = promote(wrapped, dt == ACL_BOOL ? ACL_BOOL : is_float(dt) ? ACL_FLOAT : ACL_INT64);
-  }
-  aclDataType get() const { return combine(dim, combine(zero, wrapped)); }
-};
 
 // ---------------------------------------------------------------- one call's operands
 
@@ -215,17 +171,14 @@ class Call {
 
   // torch.result_type of the promoting operands (self's dtype for the masked fills).
   aclDataType promoted() const {
-    ResultTypeOf rt;
+    if (c_.compute_self) return dts_[first_tensor()];
+    std::vector<std::pair<aclDataType, int>> ops;
     for (size_t i = 0; i < c_.args.size(); ++i) {
       const NaryArg &a = c_.args[i];
       if (!a.promotes || a.kind == NaryArg::kParam || a.kind == NaryArg::kAttr) continue;
-      if (a.tensor()) rt.tensor(dts_[i], t_[i]->shape().size());
-      else rt.scalar(dts_[i]);
+      ops.push_back({dts_[i], a.tensor() ? static_cast<int>(t_[i]->shape().size()) : -1});
     }
-    if (c_.compute_self)
-      for (size_t i = 0; i < c_.args.size(); ++i)
-        if (a_tensor(i)) return dts_[i];
-    return rt.get();
+    return ew::result_type(ops);
   }
   aclDataType result() const {
     const aclDataType p = promoted();
@@ -270,7 +223,11 @@ class Call {
   }
 
  private:
-  bool a_tensor(size_t i) const { return c_.args[i].tensor(); }
+  size_t first_tensor() const {
+    size_t i = 0;
+    while (!c_.args[i].tensor()) ++i;
+    return i;
+  }
   const NaryTableCase &c_;
   std::vector<aclDataType> dts_;
   std::vector<std::unique_ptr<DeviceTensor>> t_;
