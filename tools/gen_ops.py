@@ -11,7 +11,8 @@ Outputs
   README.md                the op table between <!-- ops-table:begin/end -->
   docs/OPS.md              the coverage table: every API, its dtypes, in-place and backward twins
   --entry T OUT.cpp        the extern "C" phase-1 / launch pairs of table T (written at build time)
-  --tests OUT.inc          the test registration of every table op (written at build time)
+  --tests OUT.inc          the test registration of every `phase1 unary` op (written at build time)
+  --nary-tests OUT.inc     the same for every `phase1 nary` op
 
 Usage: tools/gen_ops.py            # rewrite headers, README table, docs/OPS.md
        tools/gen_ops.py --check    # exit 1 if any of them is out of date (a test runs this)
@@ -20,7 +21,8 @@ Usage: tools/gen_ops.py            # rewrite headers, README table, docs/OPS.md
 
 Op table format (one file per family and phase 1; `#` starts a comment):
   family NAME               the family (README / OPS.md grouping)
-  phase1 unary              the family phase 1 the rows use (the only one so far: unary element-wise)
+  phase1 unary|nary         the family phase 1 the rows use: unary element-wise (below), or the n-ary
+                            element-wise one (binary / ternary ops, see "n-ary tables" further down)
   special_tol X             default relative tolerance of the special-value test (FLOAT)
   signed_zero yes|no        default: the special-value test checks the sign of zero results
 
@@ -47,6 +49,38 @@ Op table format (one file per family and phase 1; `#` starts a comment):
       sample   a=V b=V      parameter values for the tests (one line per sample; null = nullptr)
       reject   a=V ; WORD   parameter values phase 1 must reject (161002, message containing WORD)
       special_tol / signed_zero   per-op overrides
+
+n-ary tables (`phase1 nary`, ops/elementwise/nary_phase1.h): the operands are the tensor and
+scalar parameters in prototype order, except the output (the tensor named `out`, else the last
+tensor) and the `param` scalar; every rule applies to the operands' promoted dtype
+(torch.result_type: tensors with dims, then 0-d tensors, then scalars by category). Keys:
+      inplace  InplaceName(<C parameters>)   its in-place twin (writes the first operand)
+      header   aclnn_x.h    default aclnn_<snake_case(Name)>.h
+      kernel   kOp          the functor, or `attr: 0=kA 1=kB@float ...` chosen by an integer
+                            attribute; a choice's @float / @bool / @promoted sets its result,
+                            @nobool drops BOOL from its dtypes
+      dtypes   D ...        the promoted dtypes the op takes (default real_bool; others: 161002
+                            naming the operands, as is a promoted dtype no kernel computes)
+      result   promoted|float|bool   the promoted dtype; FLOAT for integers / BOOL; BOOL computed
+                            in the promoted dtype (default promoted)
+      bool_op  kOp          the functor used when the promoted dtype is BOOL (bitwise -> logical)
+      round_scalars yes     scalar operands take their value in the promoted dtype first
+      param    name         the scalar parameter that is the functor's s0 (alpha, value), not an
+                            operand; a fractional / BOOL value is checked against the result
+      operand  name [nopromote] [dtypes D ...]   an operand left out of the promotion (condition,
+                            mask) and / or with its own accepted dtypes (161002 naming it)
+      check    fn           an op-specific check, ops::ew_checks::fn(args, promoted)
+      inplace_dtypes D ...  for the in-place twin (default: dtypes; floating ones for result float)
+      backward Name         the backward twin (coverage table)
+      ref      EXPR         float64 reference, a C++ expression of the parameters' names
+      ref_bool EXPR         the reference when the op computes in BOOL (BitwiseNot)
+      domain   [name] LO HI input range of the random tests (all operands, or the named one)
+      nonzero  name ...     operands whose random values avoid 0 (integer division)
+      sample   a=V ...      values of the scalars and attributes (one line per sample)
+      reject   a=V ; WORD   attribute values phase 1 must reject (161002, message containing WORD)
+      special no            no special-value test; special_limit X: leave out finite specials
+                            beyond X (intermediate overflow in the compute dtype)
+      special_tol / signed_zero   as for unary tables
 """
 import collections
 import pathlib
@@ -320,7 +354,7 @@ def all_tables():
 # promoted dtype of the operands (torch.result_type).
 
 NARY_KEYS = {"inplace", "header", "kernel", "dtypes", "inplace_dtypes", "result", "bool_op", "round_scalars",
-             "param", "operand", "check", "order", "compute", "backward", "ref", "ref_bool", "domain", "nonzero", "sample",
+             "param", "operand", "check", "backward", "ref", "ref_bool", "domain", "nonzero", "sample",
              "reject", "special_tol", "signed_zero", "special", "special_limit"}
 NARY_RESULTS = {"promoted": "kPromoted", "float": "kFloating", "bool": "kBool"}
 
@@ -400,11 +434,6 @@ def resolve_nary(table, op, functors):
         elif words:
             raise TableError(f"{w}: operand {name}: expected 'nopromote' and/or 'dtypes D ...'")
     op.check = one(op, "check")
-    order = one(op, "order")
-    op.order = [int(i) for i in order.split()] if order else list(range(len(op.operands)))
-    if sorted(op.order) != list(range(len(op.operands))):
-        raise TableError(f"{w}: order must permute the operand indices")
-    op.compute_self = one(op, "compute") == "self"
     op.inplace = None
     ip = one(op, "inplace")
     if ip:
@@ -498,16 +527,12 @@ def render_nary_pair(op, name, ptext, params, operands, inplace):
             lines.append(f"    a.in[{i}].promotes = false;")
         if tp.name in op.operand_dtypes:
             lines.append(f"    a.in[{i}].dtypes = {mask(op.operand_dtypes[tp.name])};")
-    if op.order != list(range(len(operands))):
-        lines += [f"    a.order[{k}] = {i};" for k, i in enumerate(op.order)]
     if op.param:
         lines += [f"    a.param = {op.param};", f'    a.param_name = "{op.param}";']
     if inplace:
         lines.append("    a.inplace = true;")
     else:
         lines += [f"    a.out = {op.output.name};", f'    a.out_name = "{op.output.name}";']
-    if op.compute_self:
-        lines.append("    a.compute_in_self = true;")
     if op.check:
         lines.append(f"    a.check = ::opsnn::ops::ew_checks::{op.check};")
     lines += ["    ::opsnn::ops::nary_phase1(b, *rule, a);", "  });", "}", f"OPSNN_DEFINE_LAUNCH({name})", ""]
@@ -566,7 +591,6 @@ def render_nary_case(op, sample, si):
     bind = " ".join(binds) + " " + " ".join(f"(void){p.name};" for p in args)
     lines += [f"    c.dtypes = {{{', '.join(cxx_dtype(d) for d in rule['dtypes'])}}};",
               f"    c.result = NaryResult::{NARY_RESULTS[rule['result']]};",
-              f"    c.compute_self = {'true' if op.compute_self else 'false'};",
               f"    c.special = {'true' if op.special else 'false'};",
               *([f"    c.special_limit = {op.special_limit};"] if op.special_limit else []),
               f"    c.special_tol = {op.special_tol!r}; c.signed_zero = {'true' if op.signed_zero else 'false'};",

@@ -68,7 +68,6 @@ struct NaryTableCase {
   std::vector<NaryArg> args;
   std::vector<aclDataType> dtypes, inplace_dtypes;
   NaryResult result = NaryResult::kPromoted;
-  bool compute_self = false;
   bool special = true;
   double special_limit = INFINITY;  // finite special values beyond it are left out (intermediate overflow)
   double special_tol = 1e-5;
@@ -169,9 +168,8 @@ class Call {
   aclScalar *const *scalars() const { return s_.data(); }
   const std::vector<int64_t> &out_shape() const { return out_shape_; }
 
-  // torch.result_type of the promoting operands (self's dtype for the masked fills).
+  // torch.result_type of the promoting operands.
   aclDataType promoted() const {
-    if (c_.compute_self) return dts_[first_tensor()];
     std::vector<std::pair<aclDataType, int>> ops;
     for (size_t i = 0; i < c_.args.size(); ++i) {
       const NaryArg &a = c_.args[i];
@@ -223,11 +221,6 @@ class Call {
   }
 
  private:
-  size_t first_tensor() const {
-    size_t i = 0;
-    while (!c_.args[i].tensor()) ++i;
-    return i;
-  }
   const NaryTableCase &c_;
   std::vector<aclDataType> dts_;
   std::vector<std::unique_ptr<DeviceTensor>> t_;
@@ -314,13 +307,21 @@ TEST_P(OpTableNary, EveryDtypeOnEveryLayout) {
 
 // Every pair of dtypes for the first two promoting operands (the third takes the first's), with
 // dims, or the first a 0-d tensor; scalars of every category.
-TEST_P(OpTableNary, TypePromotion) {
-  reseed_for_current_test();
-  const NaryTableCase &c = GetParam();
+// The promoting operands (tensors and operand scalars) of a case.
+std::vector<size_t> promoting(const NaryTableCase &c) {
   std::vector<size_t> prom;
   for (size_t i = 0; i < c.args.size(); ++i)
     if (c.args[i].promotes && (c.args[i].tensor() || c.args[i].kind == NaryArg::kScalar)) prom.push_back(i);
-  if (prom.size() < 2) GTEST_SKIP() << "one promoting operand";
+  return prom;
+}
+
+// The cases with two or more promoting operands.
+class OpTableNaryPromotion : public ::testing::TestWithParam<NaryTableCase> {};
+
+TEST_P(OpTableNaryPromotion, TypePromotion) {
+  reseed_for_current_test();
+  const NaryTableCase &c = GetParam();
+  const std::vector<size_t> prom = promoting(c);
   const std::vector<aclDataType> scalar_dts = {ACL_BOOL, ACL_INT64, ACL_FLOAT, ACL_DOUBLE};
   auto choices = [&](size_t i) {
     return c.args[i].tensor() ? std::vector<aclDataType>(std::begin(kAllDtypes), std::end(kAllDtypes)) : scalar_dts;
@@ -530,15 +531,19 @@ TEST_P(OpTableNary, ErrorsNameTheArgument) {
   }
 }
 
-std::vector<NaryTableCase> inplace_cases() {
+std::vector<NaryTableCase> cases_where(bool (*pred)(const NaryTableCase &)) {
   std::vector<NaryTableCase> v;
   for (const auto &c : all_cases())
-    if (c.inplace_phase1) v.push_back(c);
+    if (pred(c)) v.push_back(c);
   return v;
 }
 
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableNary, ::testing::ValuesIn(all_cases()), harness::case_name<NaryTableCase>);
-INSTANTIATE_TEST_SUITE_P(Tables, OpTableNaryInPlace, ::testing::ValuesIn(inplace_cases()),
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableNaryPromotion,
+                         ::testing::ValuesIn(cases_where([](const NaryTableCase &c) { return promoting(c).size() >= 2; })),
+                         harness::case_name<NaryTableCase>);
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableNaryInPlace,
+                         ::testing::ValuesIn(cases_where([](const NaryTableCase &c) { return c.inplace_phase1 != nullptr; })),
                          harness::case_name<NaryTableCase>);
 
 }  // namespace
