@@ -357,6 +357,9 @@ NARY_KEYS = {"inplace", "header", "kernel", "dtypes", "inplace_dtypes", "result"
              "param", "operand", "check", "backward", "ref", "ref_bool", "domain", "nonzero", "sample",
              "reject", "special_tol", "signed_zero", "special", "special_limit"}
 NARY_RESULTS = {"promoted": "kPromoted", "float": "kFloating", "bool": "kBool"}
+# The harness's phase-1 signature (tests/ops/test_op_table_nary.cpp, NaryPhase1).
+NARY_SIGNATURE = ("[[maybe_unused]] aclTensor *const *t, [[maybe_unused]] aclScalar *const *s, "
+                  "[[maybe_unused]] aclTensor *out, uint64_t *ws, aclOpExecutor **ex")
 
 
 def nary_rule(op, kernel, mods, where):
@@ -597,24 +600,20 @@ def render_nary_case(op, sample, si):
               f"    c.ref = [](const double *v) {{ {bind} return static_cast<double>({op.ref}); }};",
               *([f"    c.ref_bool = [](const double *v) {{ {bind} return static_cast<double>({op.ref_bool}); }};"]
                 if op.ref_bool else []),
-              "    c.phase1 = [](aclTensor *const *t, aclScalar *const *s, aclTensor *out, uint64_t *ws, aclOpExecutor **ex) {",
-              f"      (void)t; (void)s; return {nary_sample_call(op, 'aclnn' + op.name, op.params, sample, 'out')};",
+              f"    c.phase1 = []({NARY_SIGNATURE}) {{",
+              f"      return {nary_sample_call(op, 'aclnn' + op.name, op.params, sample, 'out')};",
               "    };", f"    c.launch = aclnn{op.name};"]
     if op.inplace:
         name, _, params, operands = op.inplace
         ipd = [d for d in op.inplace_dtypes if d in rule["dtypes"] and (rule["result"] != "float" or d in FLOATING)]
         lines += [f"    c.inplace_dtypes = {{{', '.join(cxx_dtype(d) for d in ipd)}}};",
                   f'    c.inplace_name = "{operands[0].name}";',
-                  "    c.inplace_phase1 = [](aclTensor *const *t, aclScalar *const *s, aclTensor *, uint64_t *ws, aclOpExecutor **ex) {",
-                  f"      (void)t; (void)s; return {nary_sample_call(op, 'aclnn' + name, params, sample, '')};",
+                  f"    c.inplace_phase1 = []({NARY_SIGNATURE}) {{",
+                  f"      return {nary_sample_call(op, 'aclnn' + name, params, sample, '')};",
                   "    };", f"    c.inplace_launch = aclnn{name};"]
     if si == 0:
-        for vals, word in op.rejects:
-            bad = dict(op.samples[0])
-            bad.update(vals)
-            lines += ["    c.rejects.push_back({" + f'"{word}", ' +
-                      "[](aclTensor *const *t, aclScalar *const *s, aclTensor *out, uint64_t *ws, aclOpExecutor **ex) {" +
-                      f" (void)t; (void)s; return {nary_sample_call(op, 'aclnn' + op.name, op.params, bad, 'out')}; }}}});"]
+        lines += reject_lines(op, NARY_SIGNATURE,
+                              lambda bad: nary_sample_call(op, 'aclnn' + op.name, op.params, bad, 'out'))
     lines += ["    v.push_back(std::move(c));", "  }"]
     return lines
 
@@ -847,6 +846,17 @@ def sample_args(op, params, sample, tensors):
     return ", ".join(args)
 
 
+def reject_lines(op, signature, call):
+    """The registration of the rows' rejected parameter values: one lambda per `reject`, with the
+    first sample's values but those rejected; `call(values)` is the phase-1 call expression."""
+    lines = []
+    for vals, word in op.rejects:
+        bad = dict(op.samples[0])
+        bad.update(vals)
+        lines.append("    c.rejects.push_back({" + f'"{word}", [](' + signature + ") { return " + call(bad) + "; }});")
+    return lines
+
+
 def render_case(op, sample, si):
     label = op.name + ("[" + ",".join(f"{k}={v}" for k, v in sample.items()) + "]" if sample else "")
     binds = []
@@ -887,12 +897,8 @@ def render_case(op, sample, si):
                 lines += ["    c.null_params.push_back({" + f'"{p.name}", ' +
                           "[](aclTensor *self, aclTensor *out, uint64_t *ws, aclOpExecutor **ex) {" +
                           f" return aclnn{op.name}GetWorkspaceSize({sample_args(op, op.params, null, ins)}, ws, ex); }}}});"]
-        for vals, word in op.rejects:
-            bad = dict(op.samples[0])
-            bad.update(vals)
-            lines += ["    c.rejects.push_back({" + f'"{word}", ' +
-                      "[](aclTensor *self, aclTensor *out, uint64_t *ws, aclOpExecutor **ex) {" +
-                      f" return aclnn{op.name}GetWorkspaceSize({sample_args(op, op.params, bad, ins)}, ws, ex); }}}});"]
+        lines += reject_lines(op, "aclTensor *self, aclTensor *out, uint64_t *ws, aclOpExecutor **ex",
+                              lambda bad: f"aclnn{op.name}GetWorkspaceSize({sample_args(op, op.params, bad, ins)}, ws, ex)")
     lines += ["    v.push_back(std::move(c));", "  }"]
     return lines
 
