@@ -244,6 +244,16 @@ def parse_values(text, where):
     return vals
 
 
+def read_rejects_and_special(table, op):
+    """The keys every table's tests share: rejected values, the special-value tolerance and sign."""
+    op.rejects = []
+    for r in op.keys.get("reject", []):
+        vals, _, word = r.partition(";")
+        op.rejects.append((parse_values(vals, op.where), word.strip()))
+    op.special_tol = float(one(op, "special_tol", table.settings.get("special_tol", "1e-5")))
+    op.signed_zero = one(op, "signed_zero", table.settings.get("signed_zero", "no")) == "yes"
+
+
 def resolve_unary(table, op, functors):
     w = op.where
     tensors = [p for p in op.params if p.kind == "tensor"]
@@ -332,12 +342,7 @@ def resolve_unary(table, op, functors):
         for p in op.args:
             if p.name not in s and p.name not in op.defaults:
                 raise TableError(f"{w}: sample lacks a value for '{p.name}'")
-    op.rejects = []
-    for r in op.keys.get("reject", []):
-        vals, _, word = r.partition(";")
-        op.rejects.append((parse_values(vals, w), word.strip()))
-    op.special_tol = float(one(op, "special_tol", table.settings.get("special_tol", "1e-5")))
-    op.signed_zero = one(op, "signed_zero", table.settings.get("signed_zero", "no")) == "yes"
+    read_rejects_and_special(table, op)
     op.family = table.settings["family"]
     if not op.ref:
         raise TableError(f"{w}: missing 'ref' (the float64 reference the tests use)")
@@ -470,12 +475,7 @@ def resolve_nary(table, op, functors):
         for p in values:
             if p.name not in s:
                 raise TableError(f"{w}: sample lacks a value for '{p.name}'")
-    op.rejects = []
-    for r in op.keys.get("reject", []):
-        vals, _, word = r.partition(";")
-        op.rejects.append((parse_values(vals, w), word.strip()))
-    op.special_tol = float(one(op, "special_tol", table.settings.get("special_tol", "1e-5")))
-    op.signed_zero = one(op, "signed_zero", table.settings.get("signed_zero", "no")) == "yes"
+    read_rejects_and_special(table, op)
     op.special = one(op, "special", "yes") == "yes"
     op.special_limit = one(op, "special_limit")
     op.family = table.settings["family"]
