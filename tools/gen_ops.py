@@ -57,8 +57,10 @@ tensor) and the `param` scalar; every rule applies to the operands' promoted dty
       inplace  InplaceName(<C parameters>)   its in-place twin (writes the first operand)
       header   aclnn_x.h    default aclnn_<snake_case(Name)>.h
       kernel   kOp          the functor, or `attr: 0=kA 1=kB@float ...` chosen by an integer
-                            attribute; a choice's @float / @bool / @promoted sets its result,
-                            @nobool drops BOOL from its dtypes
+                            attribute, or `present: a+b=kA a=kB b=kC` chosen by the optional
+                            operands given (the first choice whose operands are all non-null;
+                            none: 161001 naming them); a choice's @float / @bool / @promoted sets
+                            its result, @nobool drops BOOL from its dtypes
       dtypes   D ...        the promoted dtypes the op takes (default real_bool; others: 161002
                             naming the operands, as is a promoted dtype no kernel computes)
       result   promoted|float|bool   the promoted dtype; FLOAT for integers / BOOL; BOOL computed
@@ -67,16 +69,19 @@ tensor) and the `param` scalar; every rule applies to the operands' promoted dty
       round_scalars yes     scalar operands take their value in the promoted dtype first
       param    name         the scalar parameter that is the functor's s0 (alpha, value), not an
                             operand; a fractional / BOOL value is checked against the result
-      operand  name [nopromote] [dtypes D ...]   an operand left out of the promotion (condition,
-                            mask) and / or with its own accepted dtypes (161002 naming it)
+      operand  name [optional] [nopromote] [dtypes D ...]   an operand that may be null (then left
+                            out; `kernel present:`), left out of the promotion (condition, mask),
+                            and / or with its own accepted dtypes (161002 naming it)
       check    fn           an op-specific check, ops::ew_checks::fn(args, promoted)
       inplace_dtypes D ...  for the in-place twin (default: dtypes; floating ones for result float)
       backward Name         the backward twin (coverage table)
-      ref      EXPR         float64 reference, a C++ expression of the parameters' names
+      ref      EXPR         float64 reference, a C++ expression of the parameters' names (and
+                            has_NAME for an optional operand: given in this sample)
       ref_bool EXPR         the reference when the op computes in BOOL (BitwiseNot)
       domain   [name] LO HI input range of the random tests (all operands, or the named one)
       nonzero  name ...     operands whose random values avoid 0 (integer division)
-      sample   a=V ...      values of the scalars and attributes (one line per sample)
+      sample   a=V ...      values of the scalars and attributes (one line per sample); NAME=null
+                            leaves an optional operand out
       reject   a=V ; WORD   attribute values phase 1 must reject (161002, message containing WORD)
       special no            no special-value test; special_limit X: leave out finite specials
                             beyond X (intermediate overflow in the compute dtype)
@@ -408,11 +413,12 @@ def resolve_nary(table, op, functors):
     kernel = one(op, "kernel")
     if not kernel:
         raise TableError(f"{w}: missing 'kernel'")
-    op.kernel_attr = None
-    if ":" in kernel:  # attr: V=kX[@mod...] ...
+    op.kernel_attr, op.presence = None, False
+    if ":" in kernel:  # attr: V=kX[@mod...] ...  or  present: a+b=kX a=kY ...
         attr, _, choices = kernel.partition(":")
-        op.kernel_attr = attr.strip()
-        if op.kernel_attr not in [p.name for p in op.attrs]:
+        op.presence = attr.strip() == "present"
+        op.kernel_attr = None if op.presence else attr.strip()
+        if op.kernel_attr and op.kernel_attr not in [p.name for p in op.attrs]:
             raise TableError(f"{w}: kernel chosen by '{op.kernel_attr}', which is not an attribute parameter")
         op.rules = {}
         for c in choices.split():
@@ -426,21 +432,30 @@ def resolve_nary(table, op, functors):
         for k in [r["kernel"]] + ([op.bool_op] if op.bool_op else []):
             if k not in functors:
                 raise TableError(f"{w}: '{k}' is not an element-wise functor (kernels/elementwise/lists/*.inc)")
-    # Operand properties: `operand NAME nopromote` / `operand NAME dtypes D ...`.
-    op.operand_dtypes, op.nopromote = {}, set()
+    # Operand properties: `operand NAME [optional] [nopromote] [dtypes D ...]`.
+    op.operand_dtypes, op.nopromote, op.optional = {}, set(), []
     names = [p.name for p in op.operands]
     for line in op.keys.get("operand", []):
         name, _, rest = line.partition(" ")
         if name not in names:
             raise TableError(f"{w}: '{name}' is not an operand")
         words = rest.split()
+        if words[:1] == ["optional"]:
+            op.optional.append(name)
+            words = words[1:]
         if words[:1] == ["nopromote"]:
             op.nopromote.add(name)
             words = words[1:]
         if words[:1] == ["dtypes"]:
             op.operand_dtypes[name] = dtype_list(" ".join(words[1:]), w)
         elif words:
-            raise TableError(f"{w}: operand {name}: expected 'nopromote' and/or 'dtypes D ...'")
+            raise TableError(f"{w}: operand {name}: expected [optional] [nopromote] [dtypes D ...]")
+    if op.presence:
+        for v in op.rules:
+            if not set(v.split("+")) <= set(op.optional):
+                raise TableError(f"{w}: kernel choice '{v}' names operands not declared optional")
+    elif op.optional:
+        raise TableError(f"{w}: optional operands need a kernel chosen by `present:`")
     op.check = one(op, "check")
     op.inplace = None
     ip = one(op, "inplace")
@@ -485,7 +500,7 @@ def render_nary_entry(table):
     src = table.path.relative_to(ROOT)
     out = [f"// Generated by tools/gen_ops.py from {src}; do not edit.",
            f"// The phase-1 / launch pairs of the {table.settings['family']} table, over ops::nary_phase1.",
-           '#include "ops/elementwise/nary_phase1.h"']
+           '#include "core/op_checks.h"', '#include "ops/elementwise/nary_phase1.h"']
     for h in dict.fromkeys(op.header for op in table.ops):
         out.append(f'#include "aclnnop/{h}"')
     out += ["", "using opsnn::core::dtype_bit;", "using opsnn::kernels::EwOp;", "using opsnn::ops::EwResult;",
@@ -506,7 +521,7 @@ def render_nary_entry(table):
 
 
 def nary_rule_name(op, v):
-    return f"k{op.name}Rule" + (f"_{v}" if v is not None else "")
+    return f"k{op.name}Rule" + (f"_{list(op.rules).index(v)}" if v is not None else "")
 
 
 def render_nary_pair(op, name, ptext, params, operands, inplace):
@@ -520,6 +535,19 @@ def render_nary_pair(op, name, ptext, params, operands, inplace):
         lines.append(f"    {conds}")
         lines.append(f'    else ::opsnn::throw_error(ACLNN_ERR_PARAM_INVALID, "{a} must be one of '
                      f'{", ".join(op.rules)}, got %lld", static_cast<long long>({a}));')
+    elif op.presence:
+        conds = " else ".join(f"if ({' && '.join(v.split('+'))}) rule = &{nary_rule_name(op, v)};" for v in op.rules)
+        lines.append("    const ::opsnn::ops::EwRule *rule = nullptr;")
+        lines.append(f"    {conds}")
+        # None given: the operands before them are checked first (prototype order), then 161001.
+        first = min(op.operands.index(next(p for p in op.operands if p.name == n)) for n in op.optional)
+        lines.append("    if (!rule) {")
+        for p, tp in zip(operands[:first], op.operands[:first]):
+            lines.append(f'      ::opsnn::core::check_{"scalar" if p.kind == "scalar" else "tensor"}({p.name}, "{p.name}");')
+        names = " and ".join(op.optional)
+        lines.append(f'      ::opsnn::throw_error(ACLNN_ERR_PARAM_NULLPTR, "{names} are {"both" if len(op.optional) == 2 else "all"} '
+                     f'null; at least one is required");')
+        lines.append("    }")
     else:
         lines.append(f"    const ::opsnn::ops::EwRule *rule = &{nary_rule_name(op, None)};")
     lines.append("    ::opsnn::ops::EwArgs a;")
@@ -528,6 +556,8 @@ def render_nary_pair(op, name, ptext, params, operands, inplace):
         lines.append(f'    a.in[{i}] = ::opsnn::ops::EwOperand::{"s" if p.kind == "scalar" else "t"}({p.name}, "{p.name}");')
         if tp.name in op.nopromote:
             lines.append(f"    a.in[{i}].promotes = false;")
+        if tp.name in op.optional:
+            lines.append(f"    a.in[{i}].optional = true;")
         if tp.name in op.operand_dtypes:
             lines.append(f"    a.in[{i}].dtypes = {mask(op.operand_dtypes[tp.name])};")
     if op.param:
@@ -552,6 +582,8 @@ def nary_sample_call(op, api, params, sample, out):
             continue
         if p.kind == "attr":
             args.append(sample[p.name])
+        elif sample.get(p.name) == "null":
+            args.append("nullptr")
         else:
             args.append(f"{'t' if p.kind == 'tensor' else 's'}[{idx}]")
         idx += 1
@@ -572,26 +604,43 @@ def render_nary_tests(tables):
     return "\n".join(out)
 
 
+def nary_sample_rule(op, sample):
+    """The key of the rule a sample's call uses: its attribute value, or the first kernel choice
+    whose optional operands the sample gives."""
+    if op.kernel_attr:
+        return sample[op.kernel_attr]
+    if op.presence:
+        given = {n for n in op.optional if sample.get(n) != "null"}
+        return next(v for v in op.rules if set(v.split("+")) <= given)
+    return None
+
+
 def render_nary_case(op, sample, si):
     label = op.name + ("[" + ",".join(f"{k}={v}" for k, v in sample.items()) + "]" if sample else "")
-    rule = op.rules[sample.get(op.kernel_attr) if op.kernel_attr else None]
+    rule = op.rules[nary_sample_rule(op, sample)]
     lines = ["  {", "    NaryTableCase c;", f'    c.name = "{label}";', f'    c.api = "aclnn{op.name}";']
     args = [p for p in op.params if p.name != op.output.name]
     binds = []
     for i, p in enumerate(args):
+        absent = sample.get(p.name) == "null"
         if p.kind == "attr":
             kind, val = "kAttr", sample[p.name]
         elif p.name == op.param:
             kind, val = "kParam", sample[p.name]
         else:
-            kind, val = ("kScalar", sample[p.name]) if p.kind == "scalar" else ("kTensor", "0")
+            kind, val = ("kScalar", sample[p.name]) if p.kind == "scalar" and not absent else (
+                "kScalar" if p.kind == "scalar" else "kTensor", "0")
         lo, hi = op.domains.get(p.name, (0.0, 0.0))
         dts = ", ".join(cxx_dtype(d) for d in op.operand_dtypes.get(p.name, []))
+        b = lambda f: "true" if f else "false"
         lines.append(f'    c.args.push_back({{"{p.name}", NaryArg::{kind}, {val}, {lo!r}, {hi!r}, '
-                     f"{'true' if p.name in op.nonzero else 'false'}, "
-                     f"{'false' if p.name in op.nopromote else 'true'}, {{{dts}}}}});")
+                     f"{b(p.name in op.nonzero)}, {b(p.name not in op.nopromote)}, {{{dts}}}, "
+                     f"{b(p.name in op.optional)}, {b(absent)}}});")
         binds.append(f"const double {p.name} = v[{i}];")
-    bind = " ".join(binds) + " " + " ".join(f"(void){p.name};" for p in args)
+        if p.name in op.optional:
+            binds.append(f"const bool has_{p.name} = {b(not absent)};")
+    bind = " ".join(binds) + " " + " ".join(f"(void){p.name};" for p in args) + \
+        "".join(f" (void)has_{n};" for n in op.optional)
     lines += [f"    c.dtypes = {{{', '.join(cxx_dtype(d) for d in rule['dtypes'])}}};",
               f"    c.result = NaryResult::{NARY_RESULTS[rule['result']]};",
               f"    c.special = {'true' if op.special else 'false'};",
@@ -611,6 +660,10 @@ def render_nary_case(op, sample, si):
                   f"    c.inplace_phase1 = []({NARY_SIGNATURE}) {{",
                   f"      return {nary_sample_call(op, 'aclnn' + name, params, sample, '')};",
                   "    };", f"    c.inplace_launch = aclnn{name};"]
+    if si == 0 and op.optional:
+        none = dict(sample, **{n: "null" for n in op.optional})
+        lines += [f'    c.none_given = {{"{", ".join(op.optional)}", []({NARY_SIGNATURE}) {{ return '
+                  f"{nary_sample_call(op, 'aclnn' + op.name, op.params, none, 'out')}; }}}};"]
     if si == 0:
         lines += reject_lines(op, NARY_SIGNATURE,
                               lambda bad: nary_sample_call(op, 'aclnn' + op.name, op.params, bad, 'out'))

@@ -47,6 +47,8 @@ inline double minimum(double a, double b) { return std::isnan(a) || std::isnan(b
 // clamp with one bound: NaN in the input or the bound propagates.
 inline double clamp_min(double x, double lo) { return maximum(x, lo); }
 inline double clamp_max(double x, double hi) { return minimum(x, hi); }
+// Both bounds (an absent one as -inf / +inf): min > max gives max.
+inline double clamp(double x, double lo, double hi) { return minimum(maximum(x, lo), hi); }
 // Python modulo: the result has the sign of the divisor.
 inline double remainder(double a, double b) {
   double m = std::fmod(a, b);

@@ -13,7 +13,8 @@
 //   - special values (NaN, +-Inf, +-0, denormals, extremes; every pair for two tensor operands)
 //     in FLOAT and DOUBLE;
 //   - zero-size tensors;
-//   - errors, each with its code and the argument named: null tensors and scalars, a wrong output
+//   - errors, each with its code and the argument named: null tensors and scalars (all the
+//     optional operands null), a wrong output
 //     shape, operands that do not broadcast, an in-place operand the broadcast would grow, every
 //     dtype outside the rule (and outside an operand's own list), an output dtype the result
 //     cannot be cast to, a fractional parameter for an integral result, and the rows' rejected
@@ -51,8 +52,11 @@ struct NaryArg {
   bool nonzero;    // tensors: no zero values (integer division)
   bool promotes;   // takes part in the result dtype
   std::vector<aclDataType> dtypes;  // the operand's own dtype list (empty: any)
-  bool tensor() const { return kind == kTensor; }
-  bool scalar() const { return kind == kScalar || kind == kParam; }
+  bool optional;   // may be null (the kernel follows the operands given)
+  bool absent;     // null in this case
+  bool tensor() const { return kind == kTensor && !absent; }
+  bool scalar() const { return (kind == kScalar || kind == kParam) && !absent; }
+  bool operand() const { return tensor() || (kind == kScalar && !absent); }  // takes part in the op's operands
 };
 
 // Tensors and scalars by parameter index (null where the parameter is of the other kind).
@@ -60,7 +64,7 @@ using NaryPhase1 = int (*)(aclTensor *const *t, aclScalar *const *s, aclTensor *
 
 struct NaryParamCall {
   std::string what;  // the word the message contains
-  NaryPhase1 phase1;
+  NaryPhase1 phase1 = nullptr;
 };
 
 struct NaryTableCase {
@@ -79,6 +83,7 @@ struct NaryTableCase {
   NaryPhase1 inplace_phase1 = nullptr;  // `out` unused
   Launch inplace_launch = nullptr;
   std::vector<NaryParamCall> rejects;
+  NaryParamCall none_given;  // every optional operand null (161001 naming them); phase1 null: no optional ones
 };
 
 void PrintTo(const NaryTableCase &c, std::ostream *os) { *os << c.name; }
@@ -173,7 +178,7 @@ class Call {
     std::vector<std::pair<aclDataType, int>> ops;
     for (size_t i = 0; i < c_.args.size(); ++i) {
       const NaryArg &a = c_.args[i];
-      if (!a.promotes || a.kind == NaryArg::kParam || a.kind == NaryArg::kAttr) continue;
+      if (!a.promotes || !a.operand()) continue;
       ops.push_back({dts_[i], a.tensor() ? static_cast<int>(t_[i]->shape().size()) : -1});
     }
     return ew::result_type(ops);
@@ -311,7 +316,7 @@ TEST_P(OpTableNary, EveryDtypeOnEveryLayout) {
 std::vector<size_t> promoting(const NaryTableCase &c) {
   std::vector<size_t> prom;
   for (size_t i = 0; i < c.args.size(); ++i)
-    if (c.args[i].promotes && (c.args[i].tensor() || c.args[i].kind == NaryArg::kScalar)) prom.push_back(i);
+    if (c.args[i].promotes && c.args[i].operand()) prom.push_back(i);
   return prom;
 }
 
@@ -451,9 +456,9 @@ TEST_P(OpTableNary, ErrorsNameTheArgument) {
   Call call(c, dtypes_for(c, dt), views_for(c, {{{4}}}));
   const aclDataType res = call.result();
   DeviceTensor out({4}, res), out5({5}, res);
-  // Null tensors and scalars, each named.
+  // Null tensors and scalars, each named; all the optional operands null.
   for (size_t i = 0; i < c.args.size(); ++i) {
-    if (c.args[i].kind == NaryArg::kAttr) continue;
+    if (c.args[i].kind == NaryArg::kAttr || c.args[i].optional) continue;
     std::vector<aclTensor *> t(call.tensors(), call.tensors() + c.args.size());
     std::vector<aclScalar *> s(call.scalars(), call.scalars() + c.args.size());
     t[i] = nullptr;
@@ -461,6 +466,12 @@ TEST_P(OpTableNary, ErrorsNameTheArgument) {
     SCOPED_TRACE(c.args[i].name);
     EXPECT_TRUE(fails_with(c.phase1(t.data(), s.data(), out, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR,
                            {api, c.args[i].name.c_str()}));
+  }
+  if (c.none_given.phase1) {
+    const int st = c.none_given.phase1(call.tensors(), call.scalars(), out, &ws, &ex);
+    EXPECT_TRUE(fails_with(st, ACLNN_ERR_PARAM_NULLPTR, {api}));
+    for (size_t i = 0; i < c.args.size(); ++i)  // the message names every optional operand
+      if (c.args[i].optional) EXPECT_NE(std::string(aclGetRecentErrMsg()).find(c.args[i].name), std::string::npos);
   }
   EXPECT_TRUE(fails_with(call.phase1(nullptr, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, "out"}));
   EXPECT_TRUE(fails_with(call.phase1(out5, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "out", "[5]", "[4]"}));
