@@ -159,10 +159,14 @@ class Call {
       const NaryArg &a = c_.args[i];
       const auto [lo, hi] = harness::dtype_range(a.lo, a.hi, dts_[i]);
       t_[i]->fill_random(lo, hi);
-      if (a.nonzero) {
+      // BOOL results (comparisons): values on a 0.5 grid, so that ties occur in every dtype.
+      const bool grid = c_.result == NaryResult::kBool && is_float(dts_[i]);
+      if (a.nonzero || grid) {
         auto v = t_[i]->values();
-        for (auto &x : v)
-          if (x == 0) x = 1;
+        for (auto &x : v) {
+          if (grid) x = std::round(x * 2) / 2;
+          if (a.nonzero && x == 0) x = 1;
+        }
         t_[i]->set_values(v);
       }
     }
