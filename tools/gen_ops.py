@@ -364,7 +364,7 @@ def all_tables():
 # promoted dtype of the operands (torch.result_type).
 
 NARY_KEYS = {"inplace", "header", "kernel", "dtypes", "inplace_dtypes", "result", "bool_op", "round_scalars",
-             "param", "operand", "check", "backward", "ref", "ref_bool", "domain", "nonzero", "sample",
+             "param", "operand", "check", "order", "compute", "backward", "ref", "ref_bool", "domain", "nonzero", "sample",
              "reject", "special_tol", "signed_zero", "special", "special_limit"}
 NARY_RESULTS = {"promoted": "kPromoted", "float": "kFloating", "bool": "kBool"}
 # The harness's phase-1 signature (tests/ops/test_op_table_nary.cpp, NaryPhase1).
@@ -389,10 +389,13 @@ def resolve_nary(table, op, functors):
     w = op.where
     op.header = one(op, "header", f"aclnn_{snake(op.name)}.h")
     tensors = [p for p in op.params if p.kind == "tensor"]
-    outs = [p for p in tensors if p.name == "out"] or tensors[-1:]
-    if not outs:
-        raise TableError(f"{w}: no output tensor")
-    op.output = outs[0]
+    outs = [p for p in tensors if p.name == "out"]
+    # An `Inplace...` op without an `out` is in place only (the masked fills): it writes its first
+    # operand and has no twin.
+    op.inplace_only = not outs and op.name.startswith("Inplace")
+    if not outs and not op.inplace_only:
+        outs = tensors[-1:]
+    op.output = outs[0] if outs else Param("aclTensor *", "", "tensor")  # nameless: no parameter
     op.param = one(op, "param")
     if op.param and op.param not in [p.name for p in op.params if p.kind == "scalar"]:
         raise TableError(f"{w}: param '{op.param}' is not a scalar parameter")
@@ -432,8 +435,8 @@ def resolve_nary(table, op, functors):
         for k in [r["kernel"]] + ([op.bool_op] if op.bool_op else []):
             if k not in functors:
                 raise TableError(f"{w}: '{k}' is not an element-wise functor (kernels/elementwise/lists/*.inc)")
-    # Operand properties: `operand NAME [optional] [nopromote] [dtypes D ...]`.
-    op.operand_dtypes, op.nopromote, op.optional = {}, set(), []
+    # Operand properties: `operand NAME [optional] [nopromote] [zerodim] [dtypes D ...]`.
+    op.operand_dtypes, op.nopromote, op.optional, op.zerodim = {}, set(), [], set()
     names = [p.name for p in op.operands]
     for line in op.keys.get("operand", []):
         name, _, rest = line.partition(" ")
@@ -446,10 +449,13 @@ def resolve_nary(table, op, functors):
         if words[:1] == ["nopromote"]:
             op.nopromote.add(name)
             words = words[1:]
+        if words[:1] == ["zerodim"]:
+            op.zerodim.add(name)
+            words = words[1:]
         if words[:1] == ["dtypes"]:
             op.operand_dtypes[name] = dtype_list(" ".join(words[1:]), w)
         elif words:
-            raise TableError(f"{w}: operand {name}: expected [optional] [nopromote] [dtypes D ...]")
+            raise TableError(f"{w}: operand {name}: expected [optional] [nopromote] [zerodim] [dtypes D ...]")
     if op.presence:
         for v in op.rules:
             if not set(v.split("+")) <= set(op.optional):
@@ -457,7 +463,14 @@ def resolve_nary(table, op, functors):
     elif op.optional:
         raise TableError(f"{w}: optional operands need a kernel chosen by `present:`")
     op.check = one(op, "check")
+    order = one(op, "order")
+    op.order = [int(i) for i in order.split()] if order else list(range(len(op.operands)))
+    if sorted(op.order) != list(range(len(op.operands))):
+        raise TableError(f"{w}: order must permute the operand indices")
+    op.compute_self = one(op, "compute") == "self"
     op.inplace = None
+    if op.inplace_only and one(op, "inplace"):
+        raise TableError(f"{w}: an in-place-only op has no in-place twin")
     ip = one(op, "inplace")
     if ip:
         name, ptext, params = parse_signature(ip, w)
@@ -513,7 +526,7 @@ def render_nary_entry(table):
                        f"{'true' if op.round_scalars else 'false'}}};")
     out += ["}  // namespace", ""]
     for op in table.ops:
-        out += render_nary_pair(op, op.name, op.params_text, op.params, op.operands, False)
+        out += render_nary_pair(op, op.name, op.params_text, op.params, op.operands, op.inplace_only)
         if op.inplace:
             name, ptext, params, operands = op.inplace
             out += render_nary_pair(op, name, ptext, params, operands, True)
@@ -558,8 +571,14 @@ def render_nary_pair(op, name, ptext, params, operands, inplace):
             lines.append(f"    a.in[{i}].promotes = false;")
         if tp.name in op.optional:
             lines.append(f"    a.in[{i}].optional = true;")
+        if tp.name in op.zerodim:
+            lines.append(f"    a.in[{i}].zero_dim = true;")
         if tp.name in op.operand_dtypes:
             lines.append(f"    a.in[{i}].dtypes = {mask(op.operand_dtypes[tp.name])};")
+    if op.order != list(range(len(operands))):
+        lines += [f"    a.order[{k}] = {i};" for k, i in enumerate(op.order)]
+    if op.compute_self:
+        lines.append("    a.compute_in_self = true;")
     if op.param:
         lines += [f"    a.param = {op.param};", f'    a.param_name = "{op.param}";']
     if inplace:
@@ -635,7 +654,7 @@ def render_nary_case(op, sample, si):
         b = lambda f: "true" if f else "false"
         lines.append(f'    c.args.push_back({{"{p.name}", NaryArg::{kind}, {val}, {lo!r}, {hi!r}, '
                      f"{b(p.name in op.nonzero)}, {b(p.name not in op.nopromote)}, {{{dts}}}, "
-                     f"{b(p.name in op.optional)}, {b(absent)}}});")
+                     f"{b(p.name in op.optional)}, {b(absent)}, {b(p.name in op.zerodim)}}});")
         binds.append(f"const double {p.name} = v[{i}];")
         if p.name in op.optional:
             binds.append(f"const bool has_{p.name} = {b(not absent)};")
@@ -649,11 +668,13 @@ def render_nary_case(op, sample, si):
               f"    c.ref = [](const double *v) {{ {bind} return static_cast<double>({op.ref}); }};",
               *([f"    c.ref_bool = [](const double *v) {{ {bind} return static_cast<double>({op.ref_bool}); }};"]
                 if op.ref_bool else []),
-              f"    c.phase1 = []({NARY_SIGNATURE}) {{",
-              f"      return {nary_sample_call(op, 'aclnn' + op.name, op.params, sample, 'out')};",
-              "    };", f"    c.launch = aclnn{op.name};"]
-    if op.inplace:
-        name, _, params, operands = op.inplace
+              f"    c.compute_self = {'true' if op.compute_self else 'false'};"]
+    if not op.inplace_only:
+        lines += [f"    c.phase1 = []({NARY_SIGNATURE}) {{",
+                  f"      return {nary_sample_call(op, 'aclnn' + op.name, op.params, sample, 'out')};",
+                  "    };", f"    c.launch = aclnn{op.name};"]
+    if op.inplace or op.inplace_only:
+        name, _, params, operands = op.inplace or (op.name, op.params_text, op.params, op.operands)
         ipd = [d for d in op.inplace_dtypes if d in rule["dtypes"] and (rule["result"] != "float" or d in FLOATING)]
         lines += [f"    c.inplace_dtypes = {{{', '.join(cxx_dtype(d) for d in ipd)}}};",
                   f'    c.inplace_name = "{operands[0].name}";',

@@ -54,6 +54,7 @@ struct NaryArg {
   std::vector<aclDataType> dtypes;  // the operand's own dtype list (empty: any)
   bool optional;   // may be null (the kernel follows the operands given)
   bool absent;     // null in this case
+  bool zero_dim;   // a 0-dim tensor
   bool tensor() const { return kind == kTensor && !absent; }
   bool scalar() const { return (kind == kScalar || kind == kParam) && !absent; }
   bool operand() const { return tensor() || (kind == kScalar && !absent); }  // takes part in the op's operands
@@ -72,15 +73,16 @@ struct NaryTableCase {
   std::vector<NaryArg> args;
   std::vector<aclDataType> dtypes, inplace_dtypes;
   NaryResult result = NaryResult::kPromoted;
+  bool compute_self = false;  // computes in the first operand's dtype (masked fill)
   bool special = true;
   double special_limit = INFINITY;  // finite special values beyond it are left out (intermediate overflow)
   double special_tol = 1e-5;
   bool signed_zero = false;
   double (*ref)(const double *v) = nullptr;       // v: every argument's value, by parameter index
   double (*ref_bool)(const double *v) = nullptr;  // the reference when the op computes in BOOL
-  NaryPhase1 phase1 = nullptr;
+  NaryPhase1 phase1 = nullptr;  // null: the op is in place only
   Launch launch = nullptr;
-  NaryPhase1 inplace_phase1 = nullptr;  // `out` unused
+  NaryPhase1 inplace_phase1 = nullptr;  // the in-place twin (or the op itself); `out` unused
   Launch inplace_launch = nullptr;
   std::vector<NaryParamCall> rejects;
   NaryParamCall none_given;  // every optional operand null (161001 naming them); phase1 null: no optional ones
@@ -177,8 +179,11 @@ class Call {
   aclScalar *const *scalars() const { return s_.data(); }
   const std::vector<int64_t> &out_shape() const { return out_shape_; }
 
-  // torch.result_type of the promoting operands.
+  // torch.result_type of the promoting operands (the first operand's dtype for the masked fills).
   aclDataType promoted() const {
+    if (c_.compute_self)
+      for (size_t i = 0; i < c_.args.size(); ++i)
+        if (c_.args[i].tensor()) return dts_[i];
     std::vector<std::pair<aclDataType, int>> ops;
     for (size_t i = 0; i < c_.args.size(); ++i) {
       const NaryArg &a = c_.args[i];
@@ -255,7 +260,7 @@ std::vector<View> views_for(const NaryTableCase &c, const std::vector<View> &per
   std::vector<View> v(c.args.size());
   size_t k = 0;
   for (size_t i = 0; i < c.args.size(); ++i)
-    if (c.args[i].tensor()) v[i] = per_tensor[std::min(k++, per_tensor.size() - 1)];
+    if (c.args[i].tensor()) v[i] = c.args[i].zero_dim ? View{{}} : per_tensor[std::min(k++, per_tensor.size() - 1)];
   return v;
 }
 
@@ -525,23 +530,56 @@ TEST_P(OpTableNary, ErrorsNameTheArgument) {
     EXPECT_TRUE(fails_with(p.phase1(call.tensors(), call.scalars(), out, &ws, &ex), ACLNN_ERR_PARAM_INVALID,
                            {api, p.what.c_str()}));
   }
-  if (c.inplace_phase1) {
-    const char *ip = c.inplace_name.c_str();
-    const size_t self = first_tensor(c);
+}
+
+// The in-place twin's errors (and those of the ops that are in place only).
+TEST_P(OpTableNaryInPlace, InPlaceErrorsNameTheArgument) {
+  const NaryTableCase &c = GetParam();
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  const char *ip = c.inplace_name.c_str();
+  const aclDataType dt = c.inplace_dtypes.front();
+  Call call(c, dtypes_for(c, dt), views_for(c, {{{4}}}));
+  // Null tensors and scalars, each named (the in-place operand by its twin's name).
+  for (size_t i = 0; i < c.args.size(); ++i) {
+    if (c.args[i].kind == NaryArg::kAttr || c.args[i].optional) continue;
     std::vector<aclTensor *> t(call.tensors(), call.tensors() + c.args.size());
-    t[self] = nullptr;
-    EXPECT_TRUE(fails_with(c.inplace_phase1(t.data(), call.scalars(), nullptr, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {ip}));
-    // The broadcast would grow the in-place operand.
-    if (tensor_count(c) >= 2) {
-      Call grow(c, dtypes_for(c, dt), views_for(c, {{{1, 4}}, {{3, 4}}}));
-      EXPECT_TRUE(fails_with(grow.inplace_phase1(&ws, &ex), ACLNN_ERR_PARAM_INVALID, {ip, "grow"}));
-    }
-    // Every dtype outside the in-place rule (outside the op's rule, or a result it cannot hold).
+    std::vector<aclScalar *> s(call.scalars(), call.scalars() + c.args.size());
+    t[i] = nullptr;
+    s[i] = nullptr;
+    SCOPED_TRACE(c.args[i].name);
+    EXPECT_TRUE(fails_with(c.inplace_phase1(t.data(), s.data(), nullptr, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR,
+                           {i == first_tensor(c) ? ip : c.args[i].name.c_str()}));
+  }
+  // The broadcast would grow the in-place operand.
+  if (tensor_count(c) >= 2) {
+    Call grow(c, dtypes_for(c, dt), views_for(c, {{{1, 4}}, {{3, 4}}}));
+    EXPECT_TRUE(fails_with(grow.inplace_phase1(&ws, &ex), ACLNN_ERR_PARAM_INVALID, {ip, "grow"}));
+  }
+  // Every dtype outside the in-place rule (outside the op's rule, or a result it cannot hold).
+  for (aclDataType bad : kAllDtypes) {
+    if (std::find(c.inplace_dtypes.begin(), c.inplace_dtypes.end(), bad) != c.inplace_dtypes.end()) continue;
+    Call b(c, dtypes_for(c, bad), views_for(c, {{{4}}}));
+    SCOPED_TRACE(::testing::Message() << "in place, dtype " << bad);
+    EXPECT_TRUE(fails_with(b.inplace_phase1(&ws, &ex), ACLNN_ERR_PARAM_INVALID, {ip}));
+  }
+  // An operand outside its own dtype list; a 0-dim operand with dims.
+  for (size_t i = 0; i < c.args.size(); ++i) {
+    if (!c.args[i].tensor()) continue;
     for (aclDataType bad : kAllDtypes) {
-      if (std::find(c.inplace_dtypes.begin(), c.inplace_dtypes.end(), bad) != c.inplace_dtypes.end()) continue;
-      Call b(c, dtypes_for(c, bad), views_for(c, {{{4}}}));
-      SCOPED_TRACE(::testing::Message() << "in place, dtype " << bad);
-      EXPECT_TRUE(fails_with(b.inplace_phase1(&ws, &ex), ACLNN_ERR_PARAM_INVALID, {ip}));
+      const auto &l = c.args[i].dtypes;
+      if (l.empty() || std::find(l.begin(), l.end(), bad) != l.end()) continue;
+      auto dts = dtypes_for(c, dt);
+      dts[i] = bad;
+      Call b(c, dts, views_for(c, {{{4}}}));
+      SCOPED_TRACE(::testing::Message() << c.args[i].name << " dtype " << bad);
+      EXPECT_TRUE(fails_with(b.inplace_phase1(&ws, &ex), ACLNN_ERR_PARAM_INVALID, {c.args[i].name.c_str(), "dtype"}));
+    }
+    if (c.args[i].zero_dim) {
+      auto views = views_for(c, {{{4}}});
+      views[i] = View{{1}};
+      Call b(c, dtypes_for(c, dt), views);
+      EXPECT_TRUE(fails_with(b.inplace_phase1(&ws, &ex), ACLNN_ERR_PARAM_INVALID, {c.args[i].name.c_str(), "0-dim"}));
     }
   }
 }
@@ -553,9 +591,12 @@ std::vector<NaryTableCase> cases_where(bool (*pred)(const NaryTableCase &)) {
   return v;
 }
 
-INSTANTIATE_TEST_SUITE_P(Tables, OpTableNary, ::testing::ValuesIn(all_cases()), harness::case_name<NaryTableCase>);
-INSTANTIATE_TEST_SUITE_P(Tables, OpTableNaryPromotion,
-                         ::testing::ValuesIn(cases_where([](const NaryTableCase &c) { return promoting(c).size() >= 2; })),
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableNary,
+                         ::testing::ValuesIn(cases_where([](const NaryTableCase &c) { return c.phase1 != nullptr; })),
+                         harness::case_name<NaryTableCase>);
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableNaryPromotion, ::testing::ValuesIn(cases_where([](const NaryTableCase &c) {
+                           return c.phase1 != nullptr && promoting(c).size() >= 2;
+                         })),
                          harness::case_name<NaryTableCase>);
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableNaryInPlace,
                          ::testing::ValuesIn(cases_where([](const NaryTableCase &c) { return c.inplace_phase1 != nullptr; })),

@@ -41,6 +41,9 @@ void nary_phase1(core::OpBuilder &b, const EwRule &rule, const EwArgs &args) {
     if (o.is_scalar) core::check_scalar(o.scalar, o.name);
     else if (o.dtypes == kEwAllDtypes) core::check_tensor(o.tensor, o.name);
     else core::check_dtype_in(o.tensor, o.name, o.dtypes);
+    if (o.zero_dim && !o.is_scalar && o.tensor->ndim != 0)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be a 0-dim tensor, got shape %s", o.name,
+                  core::shape_string(*o.tensor).c_str());
   }
   if (args.param_name) core::check_scalar(args.param, args.param_name);
   if (!args.inplace) core::check_tensor(args.out, args.out_name);
