@@ -52,7 +52,8 @@ Op table format (one file per family and phase 1; `#` starts a comment):
 
 n-ary tables (`phase1 nary`, ops/elementwise/nary_phase1.h): the operands are the tensor and
 scalar parameters in prototype order, except the output (the tensor named `out`, else the last
-tensor) and the `param` scalar; every rule applies to the operands' promoted dtype
+tensor; an `Inplace...` op without `out` is in place only and writes its first operand) and the
+`param` scalar; every rule applies to the operands' promoted dtype
 (torch.result_type: tensors with dims, then 0-d tensors, then scalars by category). Keys:
       inplace  InplaceName(<C parameters>)   its in-place twin (writes the first operand)
       header   aclnn_x.h    default aclnn_<snake_case(Name)>.h
@@ -69,10 +70,13 @@ tensor) and the `param` scalar; every rule applies to the operands' promoted dty
       round_scalars yes     scalar operands take their value in the promoted dtype first
       param    name         the scalar parameter that is the functor's s0 (alpha, value), not an
                             operand; a fractional / BOOL value is checked against the result
-      operand  name [optional] [nopromote] [dtypes D ...]   an operand that may be null (then left
-                            out; `kernel present:`), left out of the promotion (condition, mask),
-                            and / or with its own accepted dtypes (161002 naming it)
+      operand  name [optional] [nopromote] [zerodim] [dtypes D ...]   an operand that may be null
+                            (then left out; `kernel present:`), left out of the promotion
+                            (condition, mask), that must be 0-dim, and / or with its own accepted
+                            dtypes (161002 naming it)
       check    fn           an op-specific check, ops::ew_checks::fn(args, promoted)
+      order    i j k        the functor's operand order (default prototype order)
+      compute  self         compute in the first operand's dtype, not the promoted one (masked fill)
       inplace_dtypes D ...  for the in-place twin (default: dtypes; floating ones for result float)
       backward Name         the backward twin (coverage table)
       ref      EXPR         float64 reference, a C++ expression of the parameters' names (and
