@@ -456,6 +456,24 @@ TEST_P(OpTableNary, ZeroSize) {
   }
 }
 
+// Each tensor and scalar argument null in turn (not the optional ones): a 161001 naming it, the
+// first tensor by `first_name` when given.
+void expect_nulls_named(const NaryTableCase &c, const Call &call, NaryPhase1 phase1, aclTensor *out,
+                        const char *first_name) {
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  for (size_t i = 0; i < c.args.size(); ++i) {
+    if (c.args[i].kind == NaryArg::kAttr || c.args[i].optional) continue;
+    std::vector<aclTensor *> t(call.tensors(), call.tensors() + c.args.size());
+    std::vector<aclScalar *> s(call.scalars(), call.scalars() + c.args.size());
+    t[i] = nullptr;
+    s[i] = nullptr;
+    SCOPED_TRACE(c.args[i].name);
+    const char *name = first_name && i == first_tensor(c) ? first_name : c.args[i].name.c_str();
+    EXPECT_TRUE(fails_with(phase1(t.data(), s.data(), out, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {name}));
+  }
+}
+
 TEST_P(OpTableNary, ErrorsNameTheArgument) {
   const NaryTableCase &c = GetParam();
   uint64_t ws = 0;
@@ -466,16 +484,7 @@ TEST_P(OpTableNary, ErrorsNameTheArgument) {
   const aclDataType res = call.result();
   DeviceTensor out({4}, res), out5({5}, res);
   // Null tensors and scalars, each named; all the optional operands null.
-  for (size_t i = 0; i < c.args.size(); ++i) {
-    if (c.args[i].kind == NaryArg::kAttr || c.args[i].optional) continue;
-    std::vector<aclTensor *> t(call.tensors(), call.tensors() + c.args.size());
-    std::vector<aclScalar *> s(call.scalars(), call.scalars() + c.args.size());
-    t[i] = nullptr;
-    s[i] = nullptr;
-    SCOPED_TRACE(c.args[i].name);
-    EXPECT_TRUE(fails_with(c.phase1(t.data(), s.data(), out, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR,
-                           {api, c.args[i].name.c_str()}));
-  }
+  expect_nulls_named(c, call, c.phase1, out, nullptr);
   if (c.none_given.phase1) {
     const int st = c.none_given.phase1(call.tensors(), call.scalars(), out, &ws, &ex);
     EXPECT_TRUE(fails_with(st, ACLNN_ERR_PARAM_NULLPTR, {api}));
@@ -541,16 +550,7 @@ TEST_P(OpTableNaryInPlace, InPlaceErrorsNameTheArgument) {
   const aclDataType dt = c.inplace_dtypes.front();
   Call call(c, dtypes_for(c, dt), views_for(c, {{{4}}}));
   // Null tensors and scalars, each named (the in-place operand by its twin's name).
-  for (size_t i = 0; i < c.args.size(); ++i) {
-    if (c.args[i].kind == NaryArg::kAttr || c.args[i].optional) continue;
-    std::vector<aclTensor *> t(call.tensors(), call.tensors() + c.args.size());
-    std::vector<aclScalar *> s(call.scalars(), call.scalars() + c.args.size());
-    t[i] = nullptr;
-    s[i] = nullptr;
-    SCOPED_TRACE(c.args[i].name);
-    EXPECT_TRUE(fails_with(c.inplace_phase1(t.data(), s.data(), nullptr, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR,
-                           {i == first_tensor(c) ? ip : c.args[i].name.c_str()}));
-  }
+  expect_nulls_named(c, call, c.inplace_phase1, nullptr, ip);
   // The broadcast would grow the in-place operand.
   if (tensor_count(c) >= 2) {
     Call grow(c, dtypes_for(c, dt), views_for(c, {{{1, 4}}, {{3, 4}}}));
