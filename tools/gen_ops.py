@@ -11,7 +11,8 @@ Outputs
   README.md                the op table between <!-- ops-table:begin/end -->
   docs/OPS.md              the coverage table: every API, its dtypes, in-place and backward twins
   --entry T OUT.cpp        the extern "C" phase-1 / launch pairs of table T (written at build time)
-  --tests OUT.inc          the test registration of every table op (written at build time)
+  --tests OUT.inc          the test registration of every `phase1 unary` op (written at build time)
+  --nary-tests OUT.inc     the same for every `phase1 nary` op
 
 Usage: tools/gen_ops.py            # rewrite headers, README table, docs/OPS.md
        tools/gen_ops.py --check    # exit 1 if any of them is out of date (a test runs this)
@@ -20,7 +21,8 @@ Usage: tools/gen_ops.py            # rewrite headers, README table, docs/OPS.md
 
 Op table format (one file per family and phase 1; `#` starts a comment):
   family NAME               the family (README / OPS.md grouping)
-  phase1 unary              the family phase 1 the rows use (the only one so far: unary element-wise)
+  phase1 unary|nary         the family phase 1 the rows use: unary element-wise (below), or the n-ary
+                            element-wise one (binary / ternary ops, see "n-ary tables" further down)
   special_tol X             default relative tolerance of the special-value test (FLOAT)
   signed_zero yes|no        default: the special-value test checks the sign of zero results
 
@@ -47,6 +49,47 @@ Op table format (one file per family and phase 1; `#` starts a comment):
       sample   a=V b=V      parameter values for the tests (one line per sample; null = nullptr)
       reject   a=V ; WORD   parameter values phase 1 must reject (161002, message containing WORD)
       special_tol / signed_zero   per-op overrides
+
+n-ary tables (`phase1 nary`, ops/elementwise/nary_phase1.h): the operands are the tensor and
+scalar parameters in prototype order, except the output (the tensor named `out`, else the last
+tensor; an `Inplace...` op without `out` is in place only and writes its first operand) and the
+`param` scalar; every rule applies to the operands' promoted dtype
+(torch.result_type: tensors with dims, then 0-d tensors, then scalars by category). Keys:
+      inplace  InplaceName(<C parameters>)   its in-place twin (writes the first operand)
+      header   aclnn_x.h    default aclnn_<snake_case(Name)>.h
+      kernel   kOp          the functor, or `attr: 0=kA 1=kB@float ...` chosen by an integer
+                            attribute, or `present: a+b=kA a=kB b=kC` chosen by the optional
+                            operands given (the first choice whose operands are all non-null;
+                            none: 161001 naming them); a choice's @float / @bool / @promoted sets
+                            its result, @nobool drops BOOL from its dtypes
+      dtypes   D ...        the promoted dtypes the op takes (default real_bool; others: 161002
+                            naming the operands, as is a promoted dtype no kernel computes)
+      result   promoted|float|bool   the promoted dtype; FLOAT for integers / BOOL; BOOL computed
+                            in the promoted dtype (default promoted)
+      bool_op  kOp          the functor used when the promoted dtype is BOOL (bitwise -> logical)
+      round_scalars yes     scalar operands take their value in the promoted dtype first
+      param    name         the scalar parameter that is the functor's s0 (alpha, value), not an
+                            operand; a fractional / BOOL value is checked against the result
+      operand  name [optional] [nopromote] [zerodim] [dtypes D ...]   an operand that may be null
+                            (then left out; `kernel present:`), left out of the promotion
+                            (condition, mask), that must be 0-dim, and / or with its own accepted
+                            dtypes (161002 naming it)
+      check    fn           an op-specific check, ops::ew_checks::fn(args, promoted)
+      order    i j k        the functor's operand order (default prototype order)
+      compute  self         compute in the first operand's dtype, not the promoted one (masked fill)
+      inplace_dtypes D ...  for the in-place twin (default: dtypes; floating ones for result float)
+      backward Name         the backward twin (coverage table)
+      ref      EXPR         float64 reference, a C++ expression of the parameters' names (and
+                            has_NAME for an optional operand: given in this sample)
+      ref_bool EXPR         the reference when the op computes in BOOL (BitwiseNot)
+      domain   [name] LO HI input range of the random tests (all operands, or the named one)
+      nonzero  name ...     operands whose random values avoid 0 (integer division)
+      sample   a=V ...      values of the scalars and attributes (one line per sample); NAME=null
+                            leaves an optional operand out
+      reject   a=V ; WORD   attribute values phase 1 must reject (161002, message containing WORD)
+      special no            no special-value test; special_limit X: leave out finite specials
+                            beyond X (intermediate overflow in the compute dtype)
+      special_tol / signed_zero   as for unary tables
 """
 import collections
 import pathlib
@@ -174,8 +217,11 @@ def read_table(path):
         if op is None:
             raise TableError(f"{where}: an indented line before the first op")
         key, _, value = body.strip().partition(" ")
-        if key not in OP_KEYS | gen_ops_reduce.REDUCE_KEYS | gen_ops_dimwise.DIMWISE_KEYS | gen_ops_rows.ROWS_KEYS:
-            raise TableError(f"{where}: unknown key '{key}' (known: {', '.join(sorted(OP_KEYS))})")
+        known = {"nary": NARY_KEYS, "unary": OP_KEYS}.get(
+            table.settings.get("phase1"),
+            gen_ops_reduce.REDUCE_KEYS | gen_ops_dimwise.DIMWISE_KEYS | gen_ops_rows.ROWS_KEYS)
+        if key not in known:
+            raise TableError(f"{where}: unknown key '{key}' (known: {', '.join(sorted(known))})")
         op.keys[key].append(value.strip())
     for k in ("family", "phase1"):
         if k not in table.settings:
@@ -185,14 +231,12 @@ def read_table(path):
         for op in table.ops:
             FAMILY_MODULES[kind].resolve(sys.modules[__name__], table, op)
         return table
-    if kind != "unary":
+    resolvers = {"unary": resolve_unary, "nary": resolve_nary}
+    if kind not in resolvers:
         raise TableError(f"{path.relative_to(ROOT)}: unknown phase1 '{kind}'")
     functors = ew_functor_names()
     for op in table.ops:
-        for k in op.keys:
-            if k not in OP_KEYS:
-                raise TableError(f"{op.where}: unknown key '{k}' (known: {', '.join(sorted(OP_KEYS))})")
-        resolve_unary(table, op, functors)
+        resolvers[kind](table, op, functors)
     return table
 
 
@@ -223,6 +267,16 @@ def parse_values(text, where):
             raise TableError(f"{where}: expected name=value, got '{item}'")
         vals[k] = v
     return vals
+
+
+def read_rejects_and_special(table, op):
+    """The keys every table's tests share: rejected values, the special-value tolerance and sign."""
+    op.rejects = []
+    for r in op.keys.get("reject", []):
+        vals, _, word = r.partition(";")
+        op.rejects.append((parse_values(vals, op.where), word.strip()))
+    op.special_tol = float(one(op, "special_tol", table.settings.get("special_tol", "1e-5")))
+    op.signed_zero = one(op, "signed_zero", table.settings.get("signed_zero", "no")) == "yes"
 
 
 def resolve_unary(table, op, functors):
@@ -313,12 +367,7 @@ def resolve_unary(table, op, functors):
         for p in op.args:
             if p.name not in s and p.name not in op.defaults:
                 raise TableError(f"{w}: sample lacks a value for '{p.name}'")
-    op.rejects = []
-    for r in op.keys.get("reject", []):
-        vals, _, word = r.partition(";")
-        op.rejects.append((parse_values(vals, w), word.strip()))
-    op.special_tol = float(one(op, "special_tol", table.settings.get("special_tol", "1e-5")))
-    op.signed_zero = one(op, "signed_zero", table.settings.get("signed_zero", "no")) == "yes"
+    read_rejects_and_special(table, op)
     op.family = table.settings["family"]
     if not op.ref:
         raise TableError(f"{w}: missing 'ref' (the float64 reference the tests use)")
@@ -326,6 +375,341 @@ def resolve_unary(table, op, functors):
 
 def all_tables():
     return [read_table(p) for p in sorted((ROOT / "src" / "ops").glob("*/*.ops"))]
+
+
+# ---------------------------------------------------------------------------------------------
+# The n-ary element-wise family (`phase1 nary`, ops/elementwise/nary_phase1.h): operands are the
+# tensor and scalar parameters in prototype order, except the output (the tensor named `out`, or
+# the last tensor) and the scalar `param` (the functor's s0: alpha, value). Rules apply to the
+# promoted dtype of the operands (torch.result_type).
+
+NARY_KEYS = {"inplace", "header", "kernel", "dtypes", "inplace_dtypes", "result", "bool_op", "round_scalars",
+             "param", "operand", "check", "order", "compute", "backward", "ref", "ref_bool", "domain", "nonzero", "sample",
+             "reject", "special_tol", "signed_zero", "special", "special_limit"}
+NARY_RESULTS = {"promoted": "kPromoted", "float": "kFloating", "bool": "kBool"}
+# The harness's phase-1 signature (tests/ops/test_op_table_nary.cpp, NaryPhase1).
+NARY_SIGNATURE = ("[[maybe_unused]] aclTensor *const *t, [[maybe_unused]] aclScalar *const *s, "
+                  "[[maybe_unused]] aclTensor *out, uint64_t *ws, aclOpExecutor **ex")
+
+
+def nary_rule(op, kernel, mods, where):
+    """One EwRule of a row: (kernel, result, promoted dtypes) with a kernel choice's @modifiers."""
+    result, dtypes = op.result, list(op.dtypes)
+    for m in mods:
+        if m in NARY_RESULTS:
+            result = m
+        elif m == "nobool":
+            dtypes = [d for d in dtypes if d != "BOOL"]
+        else:
+            raise TableError(f"{where}: unknown kernel modifier '@{m}' (float, promoted, bool, nobool)")
+    return {"kernel": kernel, "result": result, "dtypes": dtypes}
+
+
+def resolve_nary(table, op, functors):
+    w = op.where
+    op.header = one(op, "header", f"aclnn_{snake(op.name)}.h")
+    tensors = [p for p in op.params if p.kind == "tensor"]
+    outs = [p for p in tensors if p.name == "out"]
+    # An `Inplace...` op without an `out` is in place only (the masked fills): it writes its first
+    # operand and has no twin.
+    op.inplace_only = not outs and op.name.startswith("Inplace")
+    if not outs and not op.inplace_only:
+        outs = tensors[-1:]
+    op.output = outs[0] if outs else Param("aclTensor *", "", "tensor")  # nameless: no parameter
+    op.param = one(op, "param")
+    if op.param and op.param not in [p.name for p in op.params if p.kind == "scalar"]:
+        raise TableError(f"{w}: param '{op.param}' is not a scalar parameter")
+    op.operands = [p for p in op.params if p.kind in ("tensor", "scalar") and p.name not in (op.output.name, op.param)]
+    if not 1 <= len(op.operands) <= 3:
+        raise TableError(f"{w}: an n-ary op takes one to three operands")
+    if not any(p.kind == "tensor" for p in op.operands):
+        raise TableError(f"{w}: at least one operand must be a tensor")
+    op.attrs = [p for p in op.params if p.kind == "attr"]
+    if any(p.kind == "other" for p in op.params):
+        raise TableError(f"{w}: parameter types the n-ary phase 1 cannot take")
+    op.dtypes = dtype_list(one(op, "dtypes", "real_bool"), w)
+    op.result = one(op, "result", "promoted")
+    if op.result not in NARY_RESULTS:
+        raise TableError(f"{w}: result must be one of {', '.join(NARY_RESULTS)}")
+    op.bool_op = one(op, "bool_op")
+    op.round_scalars = one(op, "round_scalars", "no") == "yes"
+    kernel = one(op, "kernel")
+    if not kernel:
+        raise TableError(f"{w}: missing 'kernel'")
+    op.kernel_attr, op.presence = None, False
+    if ":" in kernel:  # attr: V=kX[@mod...] ...  or  present: a+b=kX a=kY ...
+        attr, _, choices = kernel.partition(":")
+        op.presence = attr.strip() == "present"
+        op.kernel_attr = None if op.presence else attr.strip()
+        if op.kernel_attr and op.kernel_attr not in [p.name for p in op.attrs]:
+            raise TableError(f"{w}: kernel chosen by '{op.kernel_attr}', which is not an attribute parameter")
+        op.rules = {}
+        for c in choices.split():
+            v, _, spec = c.partition("=")
+            k, *mods = spec.split("@")
+            op.rules[v] = nary_rule(op, k, mods, w)
+    else:
+        k, *mods = kernel.split("@")
+        op.rules = {None: nary_rule(op, k, mods, w)}
+    for r in op.rules.values():
+        for k in [r["kernel"]] + ([op.bool_op] if op.bool_op else []):
+            if k not in functors:
+                raise TableError(f"{w}: '{k}' is not an element-wise functor (kernels/elementwise/lists/*.inc)")
+    # Operand properties: `operand NAME [optional] [nopromote] [zerodim] [dtypes D ...]`.
+    op.operand_dtypes, op.nopromote, op.optional, op.zerodim = {}, set(), [], set()
+    names = [p.name for p in op.operands]
+    for line in op.keys.get("operand", []):
+        name, _, rest = line.partition(" ")
+        if name not in names:
+            raise TableError(f"{w}: '{name}' is not an operand")
+        words = rest.split()
+        if words[:1] == ["optional"]:
+            op.optional.append(name)
+            words = words[1:]
+        if words[:1] == ["nopromote"]:
+            op.nopromote.add(name)
+            words = words[1:]
+        if words[:1] == ["zerodim"]:
+            op.zerodim.add(name)
+            words = words[1:]
+        if words[:1] == ["dtypes"]:
+            op.operand_dtypes[name] = dtype_list(" ".join(words[1:]), w)
+        elif words:
+            raise TableError(f"{w}: operand {name}: expected [optional] [nopromote] [zerodim] [dtypes D ...]")
+    if op.presence:
+        for v in op.rules:
+            if not set(v.split("+")) <= set(op.optional):
+                raise TableError(f"{w}: kernel choice '{v}' names operands not declared optional")
+    elif op.optional:
+        raise TableError(f"{w}: optional operands need a kernel chosen by `present:`")
+    op.check = one(op, "check")
+    order = one(op, "order")
+    op.order = [int(i) for i in order.split()] if order else list(range(len(op.operands)))
+    if sorted(op.order) != list(range(len(op.operands))):
+        raise TableError(f"{w}: order must permute the operand indices")
+    op.compute_self = one(op, "compute") == "self"
+    op.inplace = None
+    if op.inplace_only and one(op, "inplace"):
+        raise TableError(f"{w}: an in-place-only op has no in-place twin")
+    ip = one(op, "inplace")
+    if ip:
+        name, ptext, params = parse_signature(ip, w)
+        ops_ip = [p for p in params if p.kind in ("tensor", "scalar") and p.name != op.param]
+        if [p.kind for p in ops_ip] != [p.kind for p in op.operands] or \
+                [(p.name, p.kind) for p in params if p.kind == "attr" or p.name == op.param] != \
+                [(p.name, p.kind) for p in op.params if p.kind == "attr" or p.name == op.param]:
+            raise TableError(f"{w}: the in-place twin's parameters differ from the op's")
+        op.inplace = (name, ptext, params, ops_ip)
+    idt = one(op, "inplace_dtypes")
+    op.inplace_dtypes = dtype_list(idt, w) if idt else (
+        [d for d in op.dtypes if d in FLOATING] if op.result == "float" else list(op.dtypes))
+    op.backward = one(op, "backward")
+    op.ref = one(op, "ref")
+    if not op.ref:
+        raise TableError(f"{w}: missing 'ref' (the float64 reference the tests use)")
+    op.ref_bool = one(op, "ref_bool")
+    op.domains = {}
+    for d in op.keys.get("domain", []) or ["-6 6"]:
+        words = d.split()
+        targets = names if len(words) == 2 else [words[0]]
+        for t in targets:
+            op.domains[t] = (float(words[-2]), float(words[-1]))
+    for t in names:
+        op.domains.setdefault(t, (-6.0, 6.0))
+    op.nonzero = set(" ".join(op.keys.get("nonzero", [])).split())
+    values = [p for p in op.params if p.kind in ("scalar", "attr") and p.name != op.output.name]
+    op.samples = [parse_values(s, w) for s in op.keys.get("sample", [])] or [{}]
+    for s in op.samples:
+        for p in values:
+            if p.name not in s:
+                raise TableError(f"{w}: sample lacks a value for '{p.name}'")
+    read_rejects_and_special(table, op)
+    op.special = one(op, "special", "yes") == "yes"
+    op.special_limit = one(op, "special_limit")
+    op.family = table.settings["family"]
+
+
+def render_nary_entry(table):
+    src = table.path.relative_to(ROOT)
+    out = [f"// Generated by tools/gen_ops.py from {src}; do not edit.",
+           f"// The phase-1 / launch pairs of the {table.settings['family']} table, over ops::nary_phase1.",
+           '#include "core/op_checks.h"', '#include "ops/elementwise/nary_phase1.h"']
+    for h in dict.fromkeys(op.header for op in table.ops):
+        out.append(f'#include "aclnnop/{h}"')
+    out += ["", "using opsnn::core::dtype_bit;", "using opsnn::kernels::EwOp;", "using opsnn::ops::EwResult;",
+            "", "namespace {"]
+    for op in table.ops:
+        bool_op = f"EwOp::{op.bool_op}" if op.bool_op else "EwOp::kCount"
+        for v, r in op.rules.items():
+            out.append(f"const ::opsnn::ops::EwRule {nary_rule_name(op, v)}{{EwOp::{r['kernel']}, "
+                       f"EwResult::{NARY_RESULTS[r['result']]}, {mask(r['dtypes'])}, {bool_op}, "
+                       f"{'true' if op.round_scalars else 'false'}}};")
+    out += ["}  // namespace", ""]
+    for op in table.ops:
+        out += render_nary_pair(op, op.name, op.params_text, op.params, op.operands, op.inplace_only)
+        if op.inplace:
+            name, ptext, params, operands = op.inplace
+            out += render_nary_pair(op, name, ptext, params, operands, True)
+    return "\n".join(out) + "\n"
+
+
+def nary_rule_name(op, v):
+    return f"k{op.name}Rule" + (f"_{list(op.rules).index(v)}" if v is not None else "")
+
+
+def render_nary_pair(op, name, ptext, params, operands, inplace):
+    lines = [f'extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnn{name}GetWorkspaceSize({ptext},',
+             "    uint64_t *workspaceSize, aclOpExecutor **executor) {",
+             f'  return ::opsnn::core::phase1("aclnn{name}", workspaceSize, executor, [&](::opsnn::core::OpBuilder &b) {{']
+    if op.kernel_attr:
+        a = op.kernel_attr
+        conds = " else ".join(f"if ({a} == {v}) rule = &{nary_rule_name(op, v)};" for v in op.rules)
+        lines.append("    const ::opsnn::ops::EwRule *rule = nullptr;")
+        lines.append(f"    {conds}")
+        lines.append(f'    else ::opsnn::throw_error(ACLNN_ERR_PARAM_INVALID, "{a} must be one of '
+                     f'{", ".join(op.rules)}, got %lld", static_cast<long long>({a}));')
+    elif op.presence:
+        conds = " else ".join(f"if ({' && '.join(v.split('+'))}) rule = &{nary_rule_name(op, v)};" for v in op.rules)
+        lines.append("    const ::opsnn::ops::EwRule *rule = nullptr;")
+        lines.append(f"    {conds}")
+        # None given: the operands before them are checked first (prototype order), then 161001.
+        first = min(op.operands.index(next(p for p in op.operands if p.name == n)) for n in op.optional)
+        lines.append("    if (!rule) {")
+        for p, tp in zip(operands[:first], op.operands[:first]):
+            lines.append(f'      ::opsnn::core::check_{"scalar" if p.kind == "scalar" else "tensor"}({p.name}, "{p.name}");')
+        names = " and ".join(op.optional)
+        lines.append(f'      ::opsnn::throw_error(ACLNN_ERR_PARAM_NULLPTR, "{names} are {"both" if len(op.optional) == 2 else "all"} '
+                     f'null; at least one is required");')
+        lines.append("    }")
+    else:
+        lines.append(f"    const ::opsnn::ops::EwRule *rule = &{nary_rule_name(op, None)};")
+    lines.append("    ::opsnn::ops::EwArgs a;")
+    lines.append(f"    a.n_in = {len(operands)};")
+    for i, (p, tp) in enumerate(zip(operands, op.operands)):
+        lines.append(f'    a.in[{i}] = ::opsnn::ops::EwOperand::{"s" if p.kind == "scalar" else "t"}({p.name}, "{p.name}");')
+        if tp.name in op.nopromote:
+            lines.append(f"    a.in[{i}].promotes = false;")
+        if tp.name in op.optional:
+            lines.append(f"    a.in[{i}].optional = true;")
+        if tp.name in op.zerodim:
+            lines.append(f"    a.in[{i}].zero_dim = true;")
+        if tp.name in op.operand_dtypes:
+            lines.append(f"    a.in[{i}].dtypes = {mask(op.operand_dtypes[tp.name])};")
+    if op.order != list(range(len(operands))):
+        lines += [f"    a.order[{k}] = {i};" for k, i in enumerate(op.order)]
+    if op.compute_self:
+        lines.append("    a.compute_in_self = true;")
+    if op.param:
+        lines += [f"    a.param = {op.param};", f'    a.param_name = "{op.param}";']
+    if inplace:
+        lines.append("    a.inplace = true;")
+    else:
+        lines += [f"    a.out = {op.output.name};", f'    a.out_name = "{op.output.name}";']
+    if op.check:
+        lines.append(f"    a.check = ::opsnn::ops::ew_checks::{op.check};")
+    lines += ["    ::opsnn::ops::nary_phase1(b, *rule, a);", "  });", "}", f"OPSNN_DEFINE_LAUNCH({name})", ""]
+    return lines
+
+
+def nary_sample_call(op, api, params, sample, out):
+    """The call of `api` with the harness's operands: t[i] / s[i] by parameter index, attributes
+    from the sample."""
+    args, idx = [], 0
+    for p in params:
+        if p.kind == "tensor" and p.name == op.output.name:
+            args.append(out)
+            continue
+        if p.kind == "attr":
+            args.append(sample[p.name])
+        elif sample.get(p.name) == "null":
+            args.append("nullptr")
+        else:
+            args.append(f"{'t' if p.kind == 'tensor' else 's'}[{idx}]")
+        idx += 1
+    return f"{api}GetWorkspaceSize({', '.join(args)}, ws, ex)"
+
+
+def render_nary_tests(tables):
+    out = ["// Generated by tools/gen_ops.py from the op tables; do not edit.",
+           "// One NaryTableCase per `phase1 nary` table op and sample (tests/ops/test_op_table_nary.cpp runs them)."]
+    ops = [op for t in tables if t.settings["phase1"] == "nary" for op in t.ops]
+    for h in dict.fromkeys(op.header for op in ops):
+        out.append(f'#include "aclnnop/{h}"')
+    out += ["", "inline std::vector<NaryTableCase> nary_table_cases() {", "  std::vector<NaryTableCase> v;"]
+    for op in ops:
+        for si, sample in enumerate(op.samples):
+            out += render_nary_case(op, sample, si)
+    out += ["  return v;", "}", ""]
+    return "\n".join(out)
+
+
+def nary_sample_rule(op, sample):
+    """The key of the rule a sample's call uses: its attribute value, or the first kernel choice
+    whose optional operands the sample gives."""
+    if op.kernel_attr:
+        return sample[op.kernel_attr]
+    if op.presence:
+        given = {n for n in op.optional if sample.get(n) != "null"}
+        return next(v for v in op.rules if set(v.split("+")) <= given)
+    return None
+
+
+def render_nary_case(op, sample, si):
+    label = op.name + ("[" + ",".join(f"{k}={v}" for k, v in sample.items()) + "]" if sample else "")
+    rule = op.rules[nary_sample_rule(op, sample)]
+    lines = ["  {", "    NaryTableCase c;", f'    c.name = "{label}";', f'    c.api = "aclnn{op.name}";']
+    args = [p for p in op.params if p.name != op.output.name]
+    binds = []
+    for i, p in enumerate(args):
+        absent = sample.get(p.name) == "null"
+        if p.kind == "attr":
+            kind, val = "kAttr", sample[p.name]
+        elif p.name == op.param:
+            kind, val = "kParam", sample[p.name]
+        else:
+            kind, val = ("kScalar", sample[p.name]) if p.kind == "scalar" and not absent else (
+                "kScalar" if p.kind == "scalar" else "kTensor", "0")
+        lo, hi = op.domains.get(p.name, (0.0, 0.0))
+        dts = ", ".join(cxx_dtype(d) for d in op.operand_dtypes.get(p.name, []))
+        b = lambda f: "true" if f else "false"
+        lines.append(f'    c.args.push_back({{"{p.name}", NaryArg::{kind}, {val}, {lo!r}, {hi!r}, '
+                     f"{b(p.name in op.nonzero)}, {b(p.name not in op.nopromote)}, {{{dts}}}, "
+                     f"{b(p.name in op.optional)}, {b(absent)}, {b(p.name in op.zerodim)}}});")
+        binds.append(f"const double {p.name} = v[{i}];")
+        if p.name in op.optional:
+            binds.append(f"const bool has_{p.name} = {b(not absent)};")
+    bind = " ".join(binds) + " " + " ".join(f"(void){p.name};" for p in args) + \
+        "".join(f" (void)has_{n};" for n in op.optional)
+    lines += [f"    c.dtypes = {{{', '.join(cxx_dtype(d) for d in rule['dtypes'])}}};",
+              f"    c.result = NaryResult::{NARY_RESULTS[rule['result']]};",
+              f"    c.special = {'true' if op.special else 'false'};",
+              *([f"    c.special_limit = {op.special_limit};"] if op.special_limit else []),
+              f"    c.special_tol = {op.special_tol!r}; c.signed_zero = {'true' if op.signed_zero else 'false'};",
+              f"    c.ref = [](const double *v) {{ {bind} return static_cast<double>({op.ref}); }};",
+              *([f"    c.ref_bool = [](const double *v) {{ {bind} return static_cast<double>({op.ref_bool}); }};"]
+                if op.ref_bool else []),
+              f"    c.compute_self = {'true' if op.compute_self else 'false'};"]
+    if not op.inplace_only:
+        lines += [f"    c.phase1 = []({NARY_SIGNATURE}) {{",
+                  f"      return {nary_sample_call(op, 'aclnn' + op.name, op.params, sample, 'out')};",
+                  "    };", f"    c.launch = aclnn{op.name};"]
+    if op.inplace or op.inplace_only:
+        name, _, params, operands = op.inplace or (op.name, op.params_text, op.params, op.operands)
+        ipd = [d for d in op.inplace_dtypes if d in rule["dtypes"] and (rule["result"] != "float" or d in FLOATING)]
+        lines += [f"    c.inplace_dtypes = {{{', '.join(cxx_dtype(d) for d in ipd)}}};",
+                  f'    c.inplace_name = "{operands[0].name}";',
+                  f"    c.inplace_phase1 = []({NARY_SIGNATURE}) {{",
+                  f"      return {nary_sample_call(op, 'aclnn' + name, params, sample, '')};",
+                  "    };", f"    c.inplace_launch = aclnn{name};"]
+    if si == 0 and op.optional:
+        none = dict(sample, **{n: "null" for n in op.optional})
+        lines += [f'    c.none_given = {{"{", ".join(op.optional)}", []({NARY_SIGNATURE}) {{ return '
+                  f"{nary_sample_call(op, 'aclnn' + op.name, op.params, none, 'out')}; }}}};"]
+    if si == 0:
+        lines += reject_lines(op, NARY_SIGNATURE,
+                              lambda bad: nary_sample_call(op, 'aclnn' + op.name, op.params, bad, 'out'))
+    lines += ["    v.push_back(std::move(c));", "  }"]
+    return lines
 
 
 # ---------------------------------------------------------------------------------------------
@@ -400,6 +784,11 @@ def render_table(ops):
     return "\n".join(rows)
 
 
+RESULT_DOC = {("unary", "float"): "FLOAT for integers", ("unary", "same"): "self's dtype",
+              ("nary", "promoted"): "promoted dtype", ("nary", "float"): "promoted; FLOAT for integers",
+              ("nary", "bool"): "BOOL"}
+
+
 def render_ops_doc(tables, catalog):
     out = ["# Operator coverage", "",
            "Generated by `tools/gen_ops.py` from the op tables; do not edit. Table-driven ops list the",
@@ -410,7 +799,7 @@ def render_ops_doc(tables, catalog):
     for t in tables:
         for op in t.ops:
             ip = f"`aclnn{op.inplace[0]}`: {' '.join(op.inplace_dtypes)}" if op.inplace else "—"
-            res = ("FLOAT for integers" if op.result == "float" else "self's dtype") if not hasattr(op, "results") \
+            res = RESULT_DOC[(t.settings["phase1"], op.result)] if t.settings["phase1"] in ("unary", "nary") \
                 else " + ".join(op.results)
             bw = f"`aclnn{op.backward}`" if op.backward else "—"
             out.append(f"| `aclnn{op.name}` | {op.family} | {' '.join(op.dtypes)} | {ip} | {res} | {bw} | "
@@ -555,6 +944,17 @@ def sample_args(op, params, sample, tensors):
     return ", ".join(args)
 
 
+def reject_lines(op, signature, call):
+    """The registration of the rows' rejected parameter values: one lambda per `reject`, with the
+    first sample's values but those rejected; `call(values)` is the phase-1 call expression."""
+    lines = []
+    for vals, word in op.rejects:
+        bad = dict(op.samples[0])
+        bad.update(vals)
+        lines.append("    c.rejects.push_back({" + f'"{word}", [](' + signature + ") { return " + call(bad) + "; }});")
+    return lines
+
+
 def render_case(op, sample, si):
     label = op.name + ("[" + ",".join(f"{k}={v}" for k, v in sample.items()) + "]" if sample else "")
     binds = []
@@ -595,12 +995,8 @@ def render_case(op, sample, si):
                 lines += ["    c.null_params.push_back({" + f'"{p.name}", ' +
                           "[](aclTensor *self, aclTensor *out, uint64_t *ws, aclOpExecutor **ex) {" +
                           f" return aclnn{op.name}GetWorkspaceSize({sample_args(op, op.params, null, ins)}, ws, ex); }}}});"]
-        for vals, word in op.rejects:
-            bad = dict(op.samples[0])
-            bad.update(vals)
-            lines += ["    c.rejects.push_back({" + f'"{word}", ' +
-                      "[](aclTensor *self, aclTensor *out, uint64_t *ws, aclOpExecutor **ex) {" +
-                      f" return aclnn{op.name}GetWorkspaceSize({sample_args(op, op.params, bad, ins)}, ws, ex); }}}});"]
+        lines += reject_lines(op, "aclTensor *self, aclTensor *out, uint64_t *ws, aclOpExecutor **ex",
+                              lambda bad: f"aclnn{op.name}GetWorkspaceSize({sample_args(op, op.params, bad, ins)}, ws, ex)")
     lines += ["    v.push_back(std::move(c));", "  }"]
     return lines
 
@@ -620,16 +1016,21 @@ def main():
     try:
         if "--entry" in sys.argv:
             i = sys.argv.index("--entry")
-            write_if_changed(sys.argv[i + 2], render_entry(read_table(pathlib.Path(sys.argv[i + 1]).resolve())))
+            table = read_table(pathlib.Path(sys.argv[i + 1]).resolve())
+            render = render_nary_entry if table.settings["phase1"] == "nary" else render_entry
+            write_if_changed(sys.argv[i + 2], render(table))
             return 0
         if "--tests" in sys.argv:
             out = pathlib.Path(sys.argv[sys.argv.index("--tests") + 1])
             tables = all_tables()
-            write_if_changed(out, render_tests(tables))
+            write_if_changed(out, render_tests([t for t in tables if t.settings["phase1"] == "unary"]))
             for kind, module in FAMILY_MODULES.items():  # <kind>_table_cases.inc beside it
                 family_tables = [t for t in tables if t.settings["phase1"] == kind]
                 write_if_changed(out.parent / f"{kind}_table_cases.inc",
                                  module.render_tests(sys.modules[__name__], family_tables))
+            return 0
+        if "--nary-tests" in sys.argv:
+            write_if_changed(sys.argv[sys.argv.index("--nary-tests") + 1], render_nary_tests(all_tables()))
             return 0
         tables = all_tables()
     except TableError as e:

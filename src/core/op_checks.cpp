@@ -75,14 +75,16 @@ void check_dtype_in(const aclTensor *t, const char *name, std::initializer_list<
   });
 }
 
+std::string dtype_list(DtypeMask m) {
+  std::string list;
+  for (int dt = 0; dt < 64; ++dt)
+    if (dtype_in(static_cast<aclDataType>(dt), m))
+      list += std::string(list.empty() ? "" : ", ") + dtype_name(static_cast<aclDataType>(dt));
+  return list;
+}
+
 void check_dtype_in(const aclTensor *t, const char *name, DtypeMask allowed) {
-  check_listed_dtype(t, name, t != nullptr && dtype_in(t->dtype, allowed), [&] {
-    std::string list;
-    for (int dt = 0; dt < 64; ++dt)
-      if (dtype_in(static_cast<aclDataType>(dt), allowed))
-        list += std::string(list.empty() ? "" : ", ") + dtype_name(static_cast<aclDataType>(dt));
-    return list;
-  });
+  check_listed_dtype(t, name, t != nullptr && dtype_in(t->dtype, allowed), [&] { return dtype_list(allowed); });
 }
 
 void check_scalar(const aclScalar *s, const char *name) {

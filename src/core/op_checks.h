@@ -26,6 +26,8 @@ void check_tensor(const aclTensor *t, const char *name);
 void check_dtype_in(const aclTensor *t, const char *name, std::initializer_list<aclDataType> allowed);
 // The same with the allowed dtypes as a mask (the op tables' form).
 void check_dtype_in(const aclTensor *t, const char *name, DtypeMask allowed);
+// The dtypes of a mask, comma-separated (for messages).
+std::string dtype_list(DtypeMask m);
 void check_scalar(const aclScalar *s, const char *name);
 // A required scalar's value as double (check_scalar first).
 double scalar_value(const aclScalar *s, const char *name);

@@ -247,4 +247,48 @@ inline RowRef row_ref(const std::string &kind, std::vector<double> x, const std:
   return r;
 }
 
+// ---- the n-ary element-wise tables (src/ops/elementwise/*.ops), PyTorch's CPU semantics ----
+
+// torch.maximum / minimum: NaN propagates.
+inline double maximum(double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : a > b ? a : b; }
+inline double minimum(double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : a < b ? a : b; }
+// clamp with one bound: NaN in the input or the bound propagates.
+inline double clamp_min(double x, double lo) { return maximum(x, lo); }
+inline double clamp_max(double x, double hi) { return minimum(x, hi); }
+// Both bounds (an absent one as -inf / +inf): min > max gives max.
+inline double clamp(double x, double lo, double hi) { return minimum(maximum(x, lo), hi); }
+// Python modulo: the result has the sign of the divisor.
+inline double remainder(double a, double b) {
+  double m = std::fmod(a, b);
+  if (m != 0 && (b < 0) != (m < 0)) m += b;
+  return m;
+}
+// Division rounded toward -inf, as PyTorch computes it (exact for whole quotients).
+inline double div_floor(double a, double b) {
+  if (b == 0) return a / b;
+  const double mod = std::fmod(a, b);
+  double div = (a - mod) / b;
+  if (mod != 0 && (b < 0) != (mod < 0)) div -= 1;
+  if (div == 0) return std::copysign(0.0, a / b);
+  double f = std::floor(div);
+  if (div - f > 0.5) f += 1;
+  return f;
+}
+// self + weight * (end - self), in the two forms PyTorch uses for accuracy at both ends.
+inline double lerp(double self, double end, double weight) {
+  return std::fabs(weight) < 0.5 ? self + weight * (end - self) : end - (end - self) * (1 - weight);
+}
+// Bitwise ops on integer values (two's complement; BOOL values are 0 / 1).
+inline double bitwise_and(double a, double b) {
+  return static_cast<double>(static_cast<long long>(a) & static_cast<long long>(b));
+}
+inline double bitwise_or(double a, double b) {
+  return static_cast<double>(static_cast<long long>(a) | static_cast<long long>(b));
+}
+inline double bitwise_xor(double a, double b) {
+  return static_cast<double>(static_cast<long long>(a) ^ static_cast<long long>(b));
+}
+// ~x on integers; the BOOL case (logical not) is the harness's.
+inline double bitwise_not(double x) { return static_cast<double>(~static_cast<long long>(x)); }
+
 }  // namespace opsnn::test::refs

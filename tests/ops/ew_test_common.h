@@ -1,6 +1,6 @@
-// Shared helpers of the element-wise op tests (test_binary_math.cpp, test_ternary.cpp): PyTorch
-// type promotion written independently of the library (by rules, not its table), random shapes
-// with broadcasting, strided views.
+// Shared helpers of the element-wise op tests (test_op_table_nary.cpp, test_binary_math.cpp,
+// test_ternary.cpp): PyTorch type promotion written independently of the library (by rules, not
+// its table), random shapes with broadcasting, strided views.
 #pragma once
 
 #include <algorithm>
@@ -9,11 +9,12 @@
 #include <random>
 #include <vector>
 
+#include "op_table_harness.h"
 #include "test_util.h"
 
 namespace opsnn::test::ew {
 
-inline bool is_float(aclDataType dt) { return dt == ACL_FLOAT || dt == ACL_FLOAT16 || dt == ACL_BF16 || dt == ACL_DOUBLE; }
+using harness::is_float;
 inline int category(aclDataType dt) { return dt == ACL_BOOL ? 0 : is_float(dt) ? 2 : 1; }
 
 inline aclDataType promote(aclDataType a, aclDataType b) {

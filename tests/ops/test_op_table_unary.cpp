@@ -20,11 +20,19 @@
 #include <vector>
 
 #include "float64_refs.h"
+#include "op_table_harness.h"
 #include "test_util.h"
 
 namespace opsnn::test {
 namespace {
 
+using harness::case_name;
+using harness::is_float;
+using harness::kAllDtypes;
+using harness::kSpecials;
+using harness::Launch;
+using harness::same_special;
+using harness::wrap_to;
 using refs::erfinv_ref;
 using refs::gelu_erf;
 using refs::gelu_tanh;
@@ -35,7 +43,6 @@ using refs::sigm;
 
 using Phase1 = int (*)(aclTensor *self, aclTensor *out, uint64_t *, aclOpExecutor **);
 using Inplace1 = int (*)(aclTensor *self, uint64_t *, aclOpExecutor **);
-using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
 
 struct ParamCall {
   std::string what;  // the argument name (null parameters) or the word the message contains (rejects)
@@ -82,20 +89,6 @@ const std::vector<UnaryTableCase> &all_cases() {
   return c;
 }
 
-bool is_float(aclDataType dt) { return dt == ACL_FLOAT || dt == ACL_FLOAT16 || dt == ACL_BF16 || dt == ACL_DOUBLE; }
-
-// An integer result in the dtype (the kernels compute integers in int64 and wrap on store).
-double wrap_to(aclDataType dt, double v) {
-  const int64_t i = static_cast<int64_t>(v);
-  switch (dt) {
-    case ACL_INT8: return static_cast<int8_t>(i);
-    case ACL_INT16: return static_cast<int16_t>(i);
-    case ACL_INT32: return static_cast<int32_t>(i);
-    case ACL_UINT8: return static_cast<uint8_t>(i);
-    case ACL_BOOL: return i != 0;
-    default: return static_cast<double>(i);
-  }
-}
 
 // The dtype the op returns for input dtype `in`, and the golden value as that output holds it.
 aclDataType result_dtype(const UnaryTableCase &c, aclDataType in) {
@@ -112,13 +105,7 @@ double golden(const UnaryTableCase &c, aclDataType in, aclDataType out, double x
 
 // Random input range of dtype `dt` within the row's domain (integers: whole numbers in it).
 std::pair<double, double> input_range(const UnaryTableCase &c, aclDataType dt) {
-  if (is_float(dt)) return {c.lo, c.hi};
-  double lo = std::max(c.lo, dt == ACL_UINT8 || dt == ACL_BOOL ? 0.0 : -100.0);
-  double hi = std::min(c.hi, dt == ACL_BOOL ? 1.0 : 100.0);
-  lo = std::ceil(lo);
-  hi = std::floor(hi);
-  if (hi < lo) hi = lo;
-  return {lo, hi};
+  return harness::dtype_range(c.lo, c.hi, dt);
 }
 
 struct Layout {
@@ -204,18 +191,6 @@ TEST_P(OpTableUnaryInPlace, InPlaceOnStridedViews) {
   }
 }
 
-const double kSpecials[] = {NAN,   INFINITY, -INFINITY, 0.0,   -0.0,  1e-45, -1e-45, 1e-40, -3e-39, 1e-20,
-                            -1e-8, 0.5,      -0.5,      1.0,   -1.0,  1.5,   -2.5,   2.0,   10.0,   -10.0,
-                            60.0,  -60.0,    88.5,      -87.0, -150., 1e6,   -3e7,   1e30,  -1e38,  3.4e38};
-
-bool same_special(double got, double want, double tol, bool signed_zero) {
-  if (std::isnan(want)) return std::isnan(got);
-  if (std::isinf(want)) return got == want;
-  if (std::isnan(got) || std::isinf(got)) return false;
-  if (want == 0) return got == 0 && (!signed_zero || std::signbit(got) == std::signbit(want));
-  return std::fabs(got - want) <= tol * std::fabs(want) || std::fabs(got - want) < 1e-37;  // denormal results
-}
-
 TEST_P(OpTableUnary, SpecialValues) {
   const UnaryTableCase &c = GetParam();
   for (aclDataType dt : {ACL_FLOAT, ACL_DOUBLE}) {
@@ -260,8 +235,7 @@ TEST_P(OpTableUnary, ErrorsNameTheArgument) {
   EXPECT_TRUE(fails_with(c.phase1(in, nullptr, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, c.out_name.c_str()}));
   EXPECT_TRUE(fails_with(c.phase1(in, out5, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, c.out_name.c_str(), "[5]", "[4]"}));
   // Every dtype outside the rule, named in the message.
-  for (aclDataType bad : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64,
-                          ACL_UINT8, ACL_BOOL}) {
+  for (aclDataType bad : kAllDtypes) {
     if (std::find(c.dtypes.begin(), c.dtypes.end(), bad) != c.dtypes.end()) continue;
     DeviceTensor b({4}, bad), bo({4}, bad);
     SCOPED_TRACE(::testing::Message() << "dtype " << bad);
@@ -282,8 +256,7 @@ TEST_P(OpTableUnary, ErrorsNameTheArgument) {
   }
   if (c.inplace_phase1) {
     EXPECT_TRUE(fails_with(c.inplace_phase1(nullptr, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {c.inplace_name.c_str()}));
-    for (aclDataType bad : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64,
-                            ACL_UINT8, ACL_BOOL}) {
+    for (aclDataType bad : kAllDtypes) {
       if (std::find(c.inplace_dtypes.begin(), c.inplace_dtypes.end(), bad) != c.inplace_dtypes.end()) continue;
       DeviceTensor b({4}, bad);
       SCOPED_TRACE(::testing::Message() << "in place, dtype " << bad);
@@ -299,14 +272,8 @@ std::vector<UnaryTableCase> inplace_cases() {
   return v;
 }
 
-std::string case_name(const ::testing::TestParamInfo<UnaryTableCase> &i) {
-  std::string s;
-  for (char ch : i.param.name) s += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
-  return s;
-}
-
-INSTANTIATE_TEST_SUITE_P(Tables, OpTableUnary, ::testing::ValuesIn(all_cases()), case_name);
-INSTANTIATE_TEST_SUITE_P(Tables, OpTableUnaryInPlace, ::testing::ValuesIn(inplace_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableUnary, ::testing::ValuesIn(all_cases()), case_name<UnaryTableCase>);
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableUnaryInPlace, ::testing::ValuesIn(inplace_cases()), case_name<UnaryTableCase>);
 
 }  // namespace
 }  // namespace opsnn::test

@@ -2,7 +2,7 @@
 // Add's type promotion and broadcasting.
 #include "aclnnop/aclnn_add_relu.h"
 #include "core/op_checks.h"
-#include "ops/elementwise/binary_arith.h"
+#include "ops/elementwise/nary_phase1.h"
 
 using opsnn::kernels::EwOp;
 
@@ -21,7 +21,7 @@ void add_relu_phase1(opsnn::core::OpBuilder &b, const aclTensor *self, const acl
   a.param_name = "alpha";
   a.out = out;
   a.inplace = inplace;
-  opsnn::ops::ew_phase1(b, opsnn::ops::EwRule{EwOp::kAddRelu}, a);
+  opsnn::ops::nary_phase1(b, opsnn::ops::EwRule{EwOp::kAddRelu}, a);
 }
 }  // namespace
 

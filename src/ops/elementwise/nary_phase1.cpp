@@ -1,4 +1,4 @@
-#include "ops/elementwise/binary_arith.h"
+#include "ops/elementwise/nary_phase1.h"
 
 #include <cstring>
 #include <string>
@@ -30,19 +30,23 @@ aclScalar rounded_scalar(const aclScalar &s, aclDataType dt) {
 
 }  // namespace
 
-void ew_phase1(core::OpBuilder &b, const EwRule &rule, const EwArgs &args) {
+void nary_phase1(core::OpBuilder &b, const EwRule &rule, const EwArgs &args) {
   const int n = args.n_in;
-  const char *written_name = args.inplace ? args.in[0].name : "out";
+  const char *written_name = args.inplace ? args.in[0].name : args.out_name;
 
   // 1. Null and dtype/format checks, in prototype order.
   for (int i = 0; i < n; ++i) {
     const EwOperand &o = args.in[i];
     if (o.optional && !present(o)) continue;
     if (o.is_scalar) core::check_scalar(o.scalar, o.name);
-    else core::check_tensor(o.tensor, o.name);
+    else if (o.dtypes == kEwAllDtypes) core::check_tensor(o.tensor, o.name);
+    else core::check_dtype_in(o.tensor, o.name, o.dtypes);
+    if (o.zero_dim && !o.is_scalar && o.tensor->ndim != 0)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be a 0-dim tensor, got shape %s", o.name,
+                  core::shape_string(*o.tensor).c_str());
   }
   if (args.param_name) core::check_scalar(args.param, args.param_name);
-  if (!args.inplace) core::check_tensor(args.out, "out");
+  if (!args.inplace) core::check_tensor(args.out, args.out_name);
 
   // 2. Result dtype (torch.result_type over the promoting operands), then the op's rule.
   core::ResultType rt;
@@ -60,18 +64,10 @@ void ew_phase1(core::OpBuilder &b, const EwRule &rule, const EwArgs &args) {
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s have no common dtype", operand_list.c_str());
   EwOp op = rule.op;
   const char *op_name = kernels::ew_op_name(rule.op);
-  if (promoted == ACL_BOOL) {
-    if (rule.bool_op != EwOp::kCount) op = rule.bool_op;
-    else if (!rule.bool_ok)
-      throw_error(ACLNN_ERR_PARAM_INVALID, "%s is not defined for BOOL operands: %s promote to BOOL", op_name,
-                  operand_list.c_str());
-  } else if (core::is_integral(promoted, false) && !rule.integral_ok) {
-    throw_error(ACLNN_ERR_PARAM_INVALID, "%s is not defined for integer operands: %s promote to %s", op_name,
-                operand_list.c_str(), dtype_name(promoted));
-  } else if (core::is_floating(promoted) && !rule.floating_ok) {
-    throw_error(ACLNN_ERR_PARAM_INVALID, "%s is only defined for integer and BOOL operands: %s promote to %s",
-                op_name, operand_list.c_str(), dtype_name(promoted));
-  }
+  if (!core::dtype_in(promoted, rule.dtypes))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "the promoted dtype of %s is %s, which %s does not take (it takes %s)",
+                operand_list.c_str(), dtype_name(promoted), op_name, core::dtype_list(rule.dtypes).c_str());
+  if (promoted == ACL_BOOL && rule.bool_op != EwOp::kCount) op = rule.bool_op;
   aclDataType result = promoted;
   if (rule.result == EwResult::kBool) result = ACL_BOOL;
   else if (rule.result == EwResult::kFloating && core::is_integral(promoted, true)) result = ACL_FLOAT;
@@ -84,7 +80,10 @@ void ew_phase1(core::OpBuilder &b, const EwRule &rule, const EwArgs &args) {
       throw_error(ACLNN_ERR_PARAM_INVALID, "%s is a floating-point scalar but the result dtype %s is integral",
                   args.param_name, dtype_name(compute));
   }
-  if (args.check) args.check(promoted);
+  if (args.check) args.check(args, promoted);
+  if (!kernels::ew_op_defined(op, core::compute_type_of(compute)))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "the promoted dtype of %s is %s, which %s does not compute", operand_list.c_str(),
+                dtype_name(compute), kernels::ew_op_name(op));
 
   // 3. Shapes: broadcast the tensor operands; the written tensor must already have that shape.
   core::Shape shape;
@@ -141,41 +140,24 @@ void ew_phase1(core::OpBuilder &b, const EwRule &rule, const EwArgs &args) {
   record_elementwise(b, spec, out_slot, inputs);
 }
 
-void binary_rule_phase1(core::OpBuilder &b, const EwRule &rule, const BinaryArgs &args) {
-  EwArgs a;
-  a.n_in = 2;
-  a.in[0] = EwOperand::t(args.self, args.inplace ? "selfRef" : "self");
-  a.in[1] = args.other ? EwOperand::t(args.other, "other") : EwOperand::s(args.other_scalar, "other");
-  a.out = args.out;
-  a.inplace = args.inplace;
-  ew_phase1(b, rule, a);
+namespace ew_checks {
+
+void pow_integer_exponent(const EwArgs &args, aclDataType promoted) {
+  const aclScalar *exponent = args.in[1].scalar;
+  if (core::is_integral(promoted, true) && !exponent->is_floating() && exponent->to_int64() < 0)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "integers to negative integer powers are not allowed (%s %s, %s %lld)",
+                args.in[0].name, dtype_name(args.in[0].tensor->dtype), args.in[1].name,
+                static_cast<long long>(exponent->to_int64()));
 }
 
-void unary_rule_phase1(core::OpBuilder &b, const EwRule &rule, const aclTensor *self, const aclTensor *out,
-                       bool inplace, const char *self_name) {
-  EwArgs a;
-  a.n_in = 1;
-  a.in[0] = EwOperand::t(self, self_name ? self_name : inplace ? "selfRef" : "self");
-  a.out = out;
-  a.inplace = inplace;
-  ew_phase1(b, rule, a);
+void addcdiv_integer_division(const EwArgs &args, aclDataType) {
+  const aclTensor *t1 = args.in[1].tensor, *t2 = args.in[2].tensor;
+  if (core::is_integral(t1->dtype, true) && core::is_integral(t2->dtype, true))
+    throw_error(ACLNN_ERR_PARAM_INVALID,
+                "integer division with addcdiv is not supported (%s %s, %s %s); use a floating dtype",
+                args.in[1].name, dtype_name(t1->dtype), args.in[2].name, dtype_name(t2->dtype));
 }
 
-void binary_arith_phase1(core::OpBuilder &b, EwOp op, const BinaryArgs &args) {
-  EwRule rule{op};
-  if (op == EwOp::kSub) rule.bool_ok = false;  // use a logical op for booleans
-  if (op == EwOp::kDiv) rule.result = EwResult::kFloating;  // true division
-  EwArgs a;
-  a.n_in = 2;
-  a.in[0] = EwOperand::t(args.self, args.inplace ? "selfRef" : "self");
-  a.in[1] = args.other ? EwOperand::t(args.other, "other") : EwOperand::s(args.other_scalar, "other");
-  if (op == EwOp::kAdd || op == EwOp::kSub) {
-    a.param = args.alpha;
-    a.param_name = "alpha";
-  }
-  a.out = args.out;
-  a.inplace = args.inplace;
-  ew_phase1(b, rule, a);
-}
+}  // namespace ew_checks
 
 }  // namespace opsnn::ops
