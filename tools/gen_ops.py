@@ -99,11 +99,12 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import gen_ops_dimwise  # noqa: E402  (the dim-wise family)
 import gen_ops_reduce  # noqa: E402  (the reduction family)
+import gen_ops_ploss  # noqa: E402  (the point-wise loss family)
 import gen_ops_rows  # noqa: E402  (the row family: norms, row losses)
 
 # Families with a generator module of their own: phase1 kind -> module (resolve, render_entry,
 # render_tests, *_KEYS).
-FAMILY_MODULES = {"reduce": gen_ops_reduce, "dimwise": gen_ops_dimwise, "rows": gen_ops_rows}
+FAMILY_MODULES = {"reduce": gen_ops_reduce, "dimwise": gen_ops_dimwise, "rows": gen_ops_rows, "ploss": gen_ops_ploss}
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "src" / "ops" / "catalog.txt"
@@ -219,7 +220,7 @@ def read_table(path):
         key, _, value = body.strip().partition(" ")
         known = {"nary": NARY_KEYS, "unary": OP_KEYS}.get(
             table.settings.get("phase1"),
-            gen_ops_reduce.REDUCE_KEYS | gen_ops_dimwise.DIMWISE_KEYS | gen_ops_rows.ROWS_KEYS)
+            gen_ops_reduce.REDUCE_KEYS | gen_ops_dimwise.DIMWISE_KEYS | gen_ops_rows.ROWS_KEYS | gen_ops_ploss.PLOSS_KEYS)
         if key not in known:
             raise TableError(f"{where}: unknown key '{key}' (known: {', '.join(sorted(known))})")
         op.keys[key].append(value.strip())

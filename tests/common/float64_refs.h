@@ -291,4 +291,22 @@ inline double bitwise_xor(double a, double b) {
 // ~x on integers; the BOOL case (logical not) is the harness's.
 inline double bitwise_not(double x) { return static_cast<double>(~static_cast<long long>(x)); }
 
+// Point-wise loss terms (x = self, y = target) and their derivatives in x, as PyTorch defines them.
+inline double ploss_term(const std::string &kind, double x, double y, double beta) {
+  const long double d = static_cast<long double>(x) - y, ad = fabsl(d);
+  if (kind == "mse") return static_cast<double>(d * d);
+  if (kind == "l1") return static_cast<double>(ad);
+  if (kind == "smooth_l1") return static_cast<double>(ad < beta ? 0.5L * d * d / beta : ad - 0.5L * beta);
+  return static_cast<double>(log1pl(expl(-static_cast<long double>(y) * x)));  // soft_margin
+}
+inline double ploss_grad(const std::string &kind, double x, double y, double beta) {
+  const long double d = static_cast<long double>(x) - y, ad = fabsl(d);
+  const double sign = d > 0 ? 1 : d < 0 ? -1 : 0;
+  if (kind == "mse") return static_cast<double>(2 * d);
+  if (kind == "l1") return sign;
+  if (kind == "smooth_l1") return ad < beta ? static_cast<double>(d / beta) : sign;
+  const long double z = -static_cast<long double>(y) * x;  // soft_margin: -y sigmoid(-y x)
+  return static_cast<double>(-y / (1 + expl(-z)));
+}
+
 }  // namespace opsnn::test::refs

@@ -1,0 +1,58 @@
+// Point-wise loss terms and their gradients (MSE, L1, smooth L1, soft margin), as PyTorch defines
+// them. Forward: a = self, b = target, s0 = beta. Gradients: a = gradOutput, b = self, c = target,
+// s0 = beta, s1 = the reduction's scale (1 / N for mean, else 1).
+#pragma once
+
+#include "kernels/elementwise/functors/activation.h"
+#include "kernels/elementwise/functors/common.h"
+
+namespace opsnn::kernels {
+// Internal linkage: every ISA translation unit compiles its own copy with its own flags.
+namespace {
+
+template <class T> inline T loss_sign(T d) { return d > T(0) ? T(1) : (d < T(0) ? T(-1) : d); }  // NaN stays
+
+struct MseTermOp : FloatOnly {
+  static constexpr int arity = 2;
+  template <class T> static T apply(T a, T b, T, const Scalars<T> &) { return (a - b) * (a - b); }
+};
+struct L1TermOp : FloatOnly {
+  static constexpr int arity = 2;
+  template <class T> static T apply(T a, T b, T, const Scalars<T> &) { return a > b ? a - b : b - a; }
+};
+struct SmoothL1TermOp : FloatOnly {  // |d| < beta ? 0.5 d^2 / beta : |d| - 0.5 beta   (beta = 0: |d|)
+  static constexpr int arity = 2;
+  template <class T> static T apply(T a, T b, T, const Scalars<T> &s) {
+    const T d = a > b ? a - b : b - a, beta = s.v[0];
+    return d < beta ? T(0.5) * d * d / beta : d - T(0.5) * beta;
+  }
+};
+struct SoftMarginTermOp : FloatOnly {  // log(1 + exp(-b a)), without overflow
+  static constexpr int arity = 2;
+  template <class T> static T apply(T a, T b, T, const Scalars<T> &) {
+    const T z = -b * a, az = z > T(0) ? z : -z;
+    return (z > T(0) ? z : T(0)) + act_log1p(act_exp(-az));
+  }
+};
+struct MseGradOp : FloatOnly {
+  static constexpr int arity = 3;
+  template <class T> static T apply(T g, T x, T y, const Scalars<T> &s) { return T(2) * (x - y) * g * s.v[1]; }
+};
+struct L1GradOp : FloatOnly {
+  static constexpr int arity = 3;
+  template <class T> static T apply(T g, T x, T y, const Scalars<T> &s) { return loss_sign(x - y) * g * s.v[1]; }
+};
+struct SmoothL1GradOp : FloatOnly {
+  static constexpr int arity = 3;
+  template <class T> static T apply(T g, T x, T y, const Scalars<T> &s) {
+    const T d = x - y, ad = d > T(0) ? d : -d, beta = s.v[0];
+    return (ad < beta ? d / beta : loss_sign(d)) * g * s.v[1];
+  }
+};
+struct SoftMarginGradOp : FloatOnly {  // -y sigmoid(-y x)
+  static constexpr int arity = 3;
+  template <class T> static T apply(T g, T x, T y, const Scalars<T> &s) { return -y * act_sigmoid(-y * x) * g * s.v[1]; }
+};
+
+}  // namespace
+}  // namespace opsnn::kernels

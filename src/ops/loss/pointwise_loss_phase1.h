@@ -1,0 +1,32 @@
+// The phase 1 of the table-driven point-wise losses (src/ops/loss/pointwise_losses.ops): an
+// element-wise term of (self, target) reduced by `reduction` (0 none, 1 mean, 2 sum), and their
+// gradients (gradOutput times the term's derivative, scaled by 1 / N for mean). The term runs on
+// the element-wise engine (kernels/elementwise/functors/loss.h), the reduction on the reduction
+// engine over the terms kept in the workspace (double).
+#pragma once
+
+#include "core/dtype.h"
+#include "core/op_builder.h"
+#include "kernels/elementwise/ops.h"
+
+namespace opsnn::ops {
+
+struct PointwiseLossRule {
+  kernels::EwOp op;        // the term (forward) or its gradient (backward)
+  bool backward;           // inputs: gradOutput, self, target
+  core::DtypeMask dtypes;  // accepted self / target dtypes
+};
+
+struct PointwiseLossCall {
+  const aclTensor *grad = nullptr, *self = nullptr, *target = nullptr;
+  const char *grad_name = "gradOutput", *self_name = "self", *target_name = "target";
+  int64_t reduction = 1;
+  double beta = 1.0;  // smooth L1
+  bool has_beta = false;
+  const aclTensor *out = nullptr;
+  const char *out_name = "out";
+};
+
+void pointwise_loss_phase1(core::OpBuilder &b, const PointwiseLossRule &rule, const PointwiseLossCall &c);
+
+}  // namespace opsnn::ops
