@@ -1,0 +1,510 @@
+#include "ops/layout/layout_phase1.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "common/error.h"
+#include "core/op_checks.h"
+#include "ops/copy/copy_common.h"
+#include "ops/elementwise/elementwise_step.h"
+#include "ops/layout/layout_steps.h"
+
+namespace opsnn::ops {
+namespace {
+
+using core::Shape;
+
+// A dim argument in [-nd, nd) (a 0-d tensor takes 0 and -1), as a non-negative index.
+int64_t wrap_dim(int64_t d, int nd, const char *name) {
+  const int64_t span = nd == 0 ? 1 : nd;
+  if (d < -span || d >= span)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s: dim %lld is out of range [%lld, %lld] for a tensor with %d dims", name,
+                static_cast<long long>(d), static_cast<long long>(-span), static_cast<long long>(span - 1), nd);
+  return d < 0 ? d + span : d;
+}
+
+// A list of distinct dims of a tensor with nd dims, wrapped.
+std::vector<int> dim_list(const std::vector<int64_t> &dims, int nd, const char *name) {
+  std::vector<int> out;
+  uint32_t seen = 0;
+  for (int64_t d : dims) {
+    const int w = static_cast<int>(wrap_dim(d, nd, name));
+    if (seen >> w & 1u)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s: dim %d appears more than once", name, w);
+    seen |= 1u << w;
+    out.push_back(w);
+  }
+  return out;
+}
+
+Shape shape_of(const aclTensor &t) { return Shape::of(t); }
+
+// A contiguous descriptor of `dtype` and `shape` at element offset 0 (a workspace operand).
+aclTensor contiguous_desc(aclDataType dtype, const Shape &shape) {
+  aclTensor t;
+  t.dtype = dtype;
+  t.ndim = shape.ndim;
+  int64_t acc = 1;
+  for (int d = shape.ndim - 1; d >= 0; --d) {
+    t.dims[d] = shape.dims[d];
+    t.strides[d] = acc;
+    acc *= std::max<int64_t>(shape.dims[d], 1);
+  }
+  return t;
+}
+
+// dst = src (same shape), converting dtypes; nothing to record for an empty view.
+void copy(core::OpBuilder &b, const EwInput &dst, const EwInput &src) {
+  if (dst.view.numel() == 0) return;
+  EwSpec spec;
+  spec.op = kernels::EwOp::kIdentity;
+  spec.compute_dtype = conversion_compute_dtype(src.view.dtype, dst.view.dtype);
+  record_elementwise(b, spec, dst, {src});
+}
+void copy_views(core::OpBuilder &b, int out_slot, const aclTensor &out_view, int in_slot, const aclTensor &in_view) {
+  copy(b, EwInput::tensor_view(out_slot, out_view), EwInput::tensor_view(in_slot, in_view));
+}
+
+void fill_view(core::OpBuilder &b, int out_slot, const aclTensor &view, const aclScalar *value) {
+  if (view.numel() == 0) return;
+  EwSpec spec;
+  spec.op = kernels::EwOp::kFill;
+  spec.compute_dtype = conversion_compute_dtype(value->dtype, view.dtype);
+  spec.set_scalar(0, value);
+  record_elementwise(b, spec, EwInput::tensor_view(out_slot, view), {});
+}
+
+const std::vector<int64_t> &int_list(const LayoutCall &c, int k) {
+  core::check_not_null(c.arr[k], c.arr_name[k]);
+  return c.arr[k]->values;
+}
+
+// Registers self and out (in prototype order), checks out's shape; returns {in, out} slots.
+std::pair<int, int> register_self_out(core::OpBuilder &b, const LayoutCall &c, const Shape &expect) {
+  core::check_shape_equals(*c.out, c.out_name, expect);
+  if (c.inplace) {
+    const int s = b.inout(c.self);
+    return {s, s};
+  }
+  const int in = b.input(c.self);
+  return {in, b.output(c.out)};
+}
+
+// The output is a view of self copied as it is (permute, slice, flip).
+void copy_view_of_self(core::OpBuilder &b, const LayoutCall &c, const aclTensor &view) {
+  const auto [in, out] = register_self_out(b, c, shape_of(view));
+  copy_views(b, out, b.tensor(out), in, view);
+}
+
+void plan_permute(core::OpBuilder &b, const LayoutCall &c) {
+  const aclTensor &self = *c.self;
+  const auto &dims = int_list(c, 0);
+  if (static_cast<int>(dims.size()) != self.ndim)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %zu entries; it needs one per dim of %s (%d)", c.arr_name[0],
+                dims.size(), c.self_name, self.ndim);
+  const std::vector<int> perm = dim_list(dims, self.ndim, c.arr_name[0]);
+  aclTensor v = self;
+  for (int i = 0; i < self.ndim; ++i) {
+    v.dims[i] = self.dims[perm[static_cast<size_t>(i)]];
+    v.strides[i] = self.strides[perm[static_cast<size_t>(i)]];
+  }
+  copy_view_of_self(b, c, v);
+}
+
+void plan_slice(core::OpBuilder &b, const LayoutCall &c) {
+  const aclTensor &self = *c.self;
+  if (self.ndim == 0) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is 0-d; a slice needs a dim", c.self_name);
+  const int d = static_cast<int>(wrap_dim(c.i[0], self.ndim, c.i_name[0]));
+  const int64_t step = c.i[3];
+  if (step <= 0)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be positive, got %lld", c.i_name[3], static_cast<long long>(step));
+  const int64_t n = self.dims[d];
+  int64_t start = c.i[1], end = c.i[2];
+  if (start < 0) start += n;
+  if (end < 0) end += n;
+  start = std::clamp<int64_t>(start, 0, n);
+  end = std::clamp<int64_t>(end, start, n);
+  copy_view_of_self(b, c, narrow_view(self, d, start, (end - start + step - 1) / step, step));
+}
+
+void plan_flip(core::OpBuilder &b, const LayoutCall &c) {
+  const aclTensor &self = *c.self;
+  aclTensor v = self;
+  for (int d : dim_list(int_list(c, 0), self.ndim, c.arr_name[0])) {
+    if (self.ndim == 0 || self.dims[d] == 0) continue;
+    v.offset += (self.dims[d] - 1) * self.strides[d];
+    v.strides[d] = -self.strides[d];
+  }
+  copy_view_of_self(b, c, v);
+}
+
+void plan_cat(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall &c) {
+  const auto &ts = c.list->tensors;
+  if (ts.empty()) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is empty", c.list_name);
+  aclDataType result = ACL_DT_UNDEFINED;
+  const aclTensor *ref = nullptr;
+  size_t ref_index = 0;
+  for (size_t k = 0; k < ts.size(); ++k) {
+    if (ts[k] == nullptr) throw_error(ACLNN_ERR_PARAM_NULLPTR, "%s[%zu] is null", c.list_name, k);
+    const std::string name = std::string(c.list_name) + "[" + std::to_string(k) + "]";
+    core::check_dtype_in(ts[k], name.c_str(), rule.dtypes);
+    result = result == ACL_DT_UNDEFINED ? ts[k]->dtype : core::promote_types(result, ts[k]->dtype);
+    // As in PyTorch, 1-D empty tensors take no part in the shape checks (legacy behaviour).
+    if (ref == nullptr && !(ts[k]->ndim == 1 && ts[k]->dims[0] == 0)) {
+      ref = ts[k];
+      ref_index = k;
+    }
+  }
+  if (ref == nullptr) ref = ts[0];
+  if (ref->ndim == 0)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s[%zu] is 0-d; zero-dimensional tensors cannot be concatenated",
+                c.list_name, ref_index);
+  const int d = static_cast<int>(wrap_dim(c.i[0], ref->ndim, c.i_name[0]));
+  Shape expect = shape_of(*ref);
+  expect.dims[d] = 0;
+  for (size_t k = 0; k < ts.size(); ++k) {
+    const aclTensor &t = *ts[k];
+    if (t.ndim == 1 && t.dims[0] == 0 && ref->ndim != 1) continue;
+    bool same = t.ndim == ref->ndim;
+    for (int i = 0; same && i < t.ndim; ++i) same = i == d || t.dims[i] == ref->dims[i];
+    if (!same)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s[%zu] has shape %s; it must match %s[%zu]'s shape %s except in dim %d",
+                  c.list_name, k, core::shape_string(t).c_str(), c.list_name, ref_index,
+                  core::shape_string(*ref).c_str(), d);
+    expect.dims[d] += t.dims[d];
+  }
+  if (!core::can_cast(result, c.out->dtype))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; the result dtype %s cannot be cast to it", c.out_name,
+                core::dtype_name(c.out->dtype), core::dtype_name(result));
+  core::check_shape_equals(*c.out, c.out_name, expect);
+  const std::vector<int> slots = b.input_list(0, c.list);
+  const int out = b.output(c.out);
+  int64_t offset = 0;
+  for (size_t k = 0; k < ts.size(); ++k) {
+    const aclTensor &t = b.tensor(slots[k]);
+    if (t.ndim == 1 && t.dims[0] == 0 && ref->ndim != 1) continue;
+    copy_views(b, out, narrow_view(b.tensor(out), d, offset, t.dims[d]), slots[k], t);
+    offset += t.dims[d];
+  }
+}
+
+void plan_constant_pad(core::OpBuilder &b, const LayoutCall &c) {
+  const aclTensor &self = *c.self;
+  const auto &pad = int_list(c, 0);
+  core::check_scalar(c.s[0], c.s_name[0]);
+  if (pad.size() % 2 != 0 || static_cast<int>(pad.size() / 2) > self.ndim)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %zu entries; it needs an even count of at most 2 * %d (self's dims)",
+                c.arr_name[0], pad.size(), self.ndim);
+  Shape expect = shape_of(self);
+  int64_t before[core::kMaxDims] = {};
+  for (size_t k = 0; k < pad.size() / 2; ++k) {
+    const int d = self.ndim - 1 - static_cast<int>(k);
+    before[d] = pad[2 * k];
+    expect.dims[d] = self.dims[d] + pad[2 * k] + pad[2 * k + 1];
+    if (expect.dims[d] < 0)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s: dim %d of size %lld padded by (%lld, %lld) has a negative size",
+                  c.arr_name[0], d, static_cast<long long>(self.dims[d]), static_cast<long long>(pad[2 * k]),
+                  static_cast<long long>(pad[2 * k + 1]));
+  }
+  const auto [in, out] = register_self_out(b, c, expect);
+  fill_view(b, out, b.tensor(out), c.s[0]);
+  aclTensor iv = b.tensor(in), ov = b.tensor(out);
+  for (int d = 0; d < self.ndim; ++d) {
+    const int64_t lo = std::max<int64_t>(0, -before[d]);
+    const int64_t hi = std::min<int64_t>(self.dims[d], expect.dims[d] - before[d]);
+    if (hi <= lo) return;  // no element of self survives
+    iv = narrow_view(iv, d, lo, hi - lo);
+    ov = narrow_view(ov, d, lo + before[d], hi - lo);
+  }
+  copy_views(b, out, ov, in, iv);
+}
+
+// Reflection and replication pads of the last rule.pad_dims dims: per padded dim, three blocks
+// (left, self, right) that read self with step -1 (reflection) or 0 (replication); every
+// combination of blocks is one copy.
+void plan_edge_pad(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall &c) {
+  const aclTensor &self = *c.self;
+  const int pd = rule.pad_dims;
+  const bool reflect = rule.kind == LayoutKind::kReflectionPad;
+  if (self.ndim != pd + 1 && self.ndim != pd + 2)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; it needs %d or %d", c.self_name, self.ndim, pd + 1, pd + 2);
+  const auto &pad = int_list(c, 0);
+  if (static_cast<int>(pad.size()) != 2 * pd)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %zu entries; it needs %d", c.arr_name[0], pad.size(), 2 * pd);
+  struct Block {
+    int64_t out_start, len, in_start, in_step;
+  };
+  std::vector<std::vector<Block>> blocks(static_cast<size_t>(pd));
+  Shape expect = shape_of(self);
+  for (int k = 0; k < pd; ++k) {
+    const int d = self.ndim - 1 - k;
+    const int64_t n = self.dims[d], l = pad[2 * static_cast<size_t>(k)], r = pad[2 * static_cast<size_t>(k) + 1];
+    const bool bad = l < 0 || r < 0 || (reflect ? (l >= n || r >= n) && (l > 0 || r > 0) : n == 0 && (l > 0 || r > 0));
+    if (bad)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s: (%lld, %lld) for dim %d of size %lld; each must be %s", c.arr_name[0],
+                  static_cast<long long>(l), static_cast<long long>(r), d, static_cast<long long>(n),
+                  reflect ? "non-negative and smaller than the dim's size" : "non-negative (and 0 for an empty dim)");
+    expect.dims[d] = n + l + r;
+    blocks[static_cast<size_t>(k)] = {{0, l, reflect ? l : 0, reflect ? -1 : 0},
+                                      {l, n, 0, 1},
+                                      {l + n, r, reflect ? n - 2 : n - 1, reflect ? -1 : 0}};
+  }
+  const auto [in, out] = register_self_out(b, c, expect);
+  int pick[3] = {0, 0, 0};
+  for (;;) {
+    aclTensor iv = b.tensor(in), ov = b.tensor(out);
+    for (int k = 0; k < pd; ++k) {
+      const int d = self.ndim - 1 - k;
+      const Block &bl = blocks[static_cast<size_t>(k)][static_cast<size_t>(pick[k])];
+      iv = narrow_view(iv, d, bl.in_start, bl.len, bl.in_step);
+      ov = narrow_view(ov, d, bl.out_start, bl.len);
+    }
+    copy_views(b, out, ov, in, iv);
+    int k = 0;
+    while (k < pd && ++pick[k] == 3) pick[k++] = 0;
+    if (k == pd) break;
+  }
+}
+
+void plan_triangle(core::OpBuilder &b, const LayoutCall &c, bool lower) {
+  if (c.self->ndim < 2)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; %s needs at least 2", c.self_name, c.self->ndim,
+                lower ? "tril" : "triu");
+  const auto [in, out] = register_self_out(b, c, shape_of(*c.self));
+  if (c.self->numel() > 0) record_triangle(b, in, out, lower, c.i[0]);
+}
+
+void plan_roll(core::OpBuilder &b, const LayoutCall &c) {
+  const aclTensor &self = *c.self;
+  const auto &shifts = int_list(c, 0);
+  const auto &dims = int_list(c, 1);
+  if (dims.empty() && shifts.size() != 1)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %zu entries; without %s it needs exactly 1", c.arr_name[0],
+                shifts.size(), c.arr_name[1]);
+  if (!dims.empty() && shifts.size() != dims.size())
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %zu entries and %s %zu; they must have the same length",
+                c.arr_name[0], shifts.size(), c.arr_name[1], dims.size());
+  int64_t shift[core::kMaxDims] = {};
+  for (size_t k = 0; k < dims.size(); ++k) {
+    const int64_t d = wrap_dim(dims[k], self.ndim, c.arr_name[1]);
+    if (self.ndim > 0) shift[d] += shifts[k];
+  }
+  const auto [in, out] = register_self_out(b, c, shape_of(self));
+  const int64_t numel = self.numel();
+  if (numel == 0) return;
+  auto mod = [](int64_t a, int64_t n) { return ((a % n) + n) % n; };
+  if (dims.empty()) {
+    // The flattened roll: self -> a contiguous block, rolled into a second one, copied to out.
+    const int64_t s = mod(shifts[0], numel);
+    const uint64_t bytes = static_cast<uint64_t>(numel) * core::dtype_size(self.dtype);
+    const aclTensor flat = contiguous_desc(self.dtype, Shape{1, {numel}});
+    const aclTensor full = contiguous_desc(self.dtype, shape_of(self));
+    const core::WsKey a = b.book("roll_input", bytes), r = b.book("roll_output", bytes);
+    copy(b, EwInput::workspace(a, full), EwInput::tensor_view(in, b.tensor(in)));
+    copy(b, EwInput::workspace(r, narrow_view(flat, 0, s, numel - s)),
+         EwInput::workspace(a, narrow_view(flat, 0, 0, numel - s)));
+    copy(b, EwInput::workspace(r, narrow_view(flat, 0, 0, s)), EwInput::workspace(a, narrow_view(flat, 0, numel - s, s)));
+    copy(b, EwInput::tensor_view(out, b.tensor(out)), EwInput::workspace(r, full));
+    return;
+  }
+  // Per rolled dim two blocks: out[s:] = in[:n-s] and out[:s] = in[n-s:].
+  std::vector<int> rolled;
+  for (int d = 0; d < self.ndim; ++d)
+    if (mod(shift[d], self.dims[d]) != 0) rolled.push_back(d);
+  for (uint32_t combo = 0; combo < (1u << rolled.size()); ++combo) {
+    aclTensor iv = b.tensor(in), ov = b.tensor(out);
+    for (size_t k = 0; k < rolled.size(); ++k) {
+      const int d = rolled[k];
+      const int64_t n = self.dims[d], s = mod(shift[d], n);
+      if (combo >> k & 1u) {
+        iv = narrow_view(iv, d, n - s, s);
+        ov = narrow_view(ov, d, 0, s);
+      } else {
+        iv = narrow_view(iv, d, 0, n - s);
+        ov = narrow_view(ov, d, s, n - s);
+      }
+    }
+    copy_views(b, out, ov, in, iv);
+  }
+}
+
+void plan_repeat(core::OpBuilder &b, const LayoutCall &c) {
+  const aclTensor &self = *c.self;
+  const auto &reps = int_list(c, 0);
+  if (static_cast<int>(reps.size()) < self.ndim || reps.size() > static_cast<size_t>(core::kMaxDims))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %zu entries; it needs at least %s's %d dims and at most %d",
+                c.arr_name[0], reps.size(), c.self_name, self.ndim, core::kMaxDims);
+  const int nd = static_cast<int>(reps.size()), extra = nd - self.ndim;
+  Shape expect;
+  expect.ndim = nd;
+  for (int k = 0; k < nd; ++k) {
+    if (reps[static_cast<size_t>(k)] < 0)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s: entry %d is %lld; repeats must be non-negative", c.arr_name[0], k,
+                  static_cast<long long>(reps[static_cast<size_t>(k)]));
+    expect.dims[k] = reps[static_cast<size_t>(k)] * (k < extra ? 1 : self.dims[k - extra]);
+  }
+  const auto [in, out] = register_self_out(b, c, expect);
+  if (c.out->numel() == 0) return;
+  // Each out dim k of size r * s is the loop pair (r: out stride s * os, in stride 0) x
+  // (s: os, is); pairs with r or s equal to 1 are one loop. Beyond 8 loops, the outermost repeat
+  // loops run as separate copies.
+  struct Loop {
+    int64_t size, os, is;
+    int dim;  // out dim
+    bool repeat;
+  };
+  std::vector<Loop> loops;
+  const aclTensor &o = b.tensor(out);
+  for (int k = 0; k < nd; ++k) {
+    const int64_t r = reps[static_cast<size_t>(k)], s = k < extra ? 1 : self.dims[k - extra];
+    const int64_t is = k < extra ? 0 : self.strides[k - extra];
+    if (s == 1) loops.push_back({r, o.strides[k], 0, k, true});
+    else if (r == 1) loops.push_back({s, o.strides[k], is, k, false});
+    else {
+      loops.push_back({r, o.strides[k] * s, 0, k, true});
+      loops.push_back({s, o.strides[k], is, k, false});
+    }
+  }
+  std::vector<Loop> outer;  // run as separate copies
+  while (static_cast<int>(loops.size()) > core::kMaxDims) {
+    const auto it = std::find_if(loops.begin(), loops.end(), [](const Loop &l) { return l.repeat; });
+    outer.push_back(*it);
+    loops.erase(it);
+  }
+  aclTensor ov = o, iv = b.tensor(in);
+  ov.ndim = iv.ndim = static_cast<int>(loops.size());
+  for (size_t k = 0; k < loops.size(); ++k) {
+    ov.dims[k] = iv.dims[k] = loops[k].size;
+    ov.strides[k] = loops[k].os;
+    iv.strides[k] = loops[k].is;
+  }
+  std::vector<int64_t> idx(outer.size(), 0);
+  for (;;) {
+    aclTensor v = ov;
+    for (size_t k = 0; k < outer.size(); ++k) v.offset += idx[k] * outer[k].os;
+    copy_views(b, out, v, in, iv);
+    size_t k = 0;
+    while (k < outer.size() && ++idx[k] == outer[k].size) idx[k++] = 0;
+    if (k == outer.size()) break;
+  }
+}
+
+// RepeatInterleaveIntWithDim (i = repeats, dim, outputSize) and RepeatInterleaveInt (i = repeats,
+// outputSize: self flattened).
+void plan_repeat_interleave(core::OpBuilder &b, const LayoutCall &c) {
+  const aclTensor &self = *c.self;
+  const bool with_dim = std::strcmp(c.i_name[1], "dim") == 0;
+  const int64_t r = c.i[0], output_size = with_dim ? c.i[2] : c.i[1];
+  const char *size_name = with_dim ? c.i_name[2] : c.i_name[1];
+  if (r < 0)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be non-negative, got %lld", c.i_name[0], static_cast<long long>(r));
+  if (self.ndim >= core::kMaxDims)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; at most %d are supported", c.self_name, self.ndim,
+                core::kMaxDims - 1);
+  const int d = with_dim && self.ndim > 0 ? static_cast<int>(wrap_dim(c.i[1], self.ndim, c.i_name[1])) : -1;
+  if (with_dim && self.ndim == 0) wrap_dim(c.i[1], 0, c.i_name[1]);
+  Shape expect = shape_of(self);
+  if (d >= 0) expect.dims[d] *= r;
+  else expect = Shape{1, {self.numel() * r}};
+  const int64_t length = d >= 0 ? expect.dims[d] : expect.dims[0];
+  if (output_size != length)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s is %lld; the repeated length is %lld", size_name,
+                static_cast<long long>(output_size), static_cast<long long>(length));
+  const auto [in, out] = register_self_out(b, c, expect);
+  if (length == 0) return;
+  // out viewed with a repeat dim of size r (in stride 0) after dim d (or after every dim of the
+  // flattened self).
+  const aclTensor &o = b.tensor(out);
+  aclTensor iv = b.tensor(in), ov = o;
+  const int at = d >= 0 ? d + 1 : self.ndim;
+  for (int k = self.ndim; k > at; --k) {
+    iv.dims[k] = iv.dims[k - 1];
+    iv.strides[k] = iv.strides[k - 1];
+  }
+  iv.ndim = self.ndim + 1;
+  iv.dims[at] = r;
+  iv.strides[at] = 0;
+  ov.ndim = iv.ndim;
+  if (d >= 0) {
+    for (int k = 0; k < iv.ndim; ++k) {
+      const int src = k < at ? k : k == at ? d : k - 1;
+      ov.dims[k] = iv.dims[k];
+      ov.strides[k] = o.strides[src] * (k == d ? r : 1);
+    }
+  } else {
+    int64_t acc = o.strides[0];
+    for (int k = iv.ndim - 1; k >= 0; --k) {
+      ov.dims[k] = iv.dims[k];
+      ov.strides[k] = acc;
+      acc *= iv.dims[k];
+    }
+  }
+  copy_views(b, out, ov, in, iv);
+}
+
+void plan_arange(core::OpBuilder &b, const LayoutCall &c) {
+  for (int k = 0; k < 3; ++k) core::check_scalar(c.s[k], c.s_name[k]);
+  const bool integral = !c.s[0]->is_floating() && !c.s[1]->is_floating() && !c.s[2]->is_floating();
+  const double start = c.s[0]->to_double(), end = c.s[1]->to_double(), step = c.s[2]->to_double();
+  if (step == 0 || std::isnan(step))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be non-zero, got %g", c.s_name[2], step);
+  if (!std::isfinite(start) || !std::isfinite(end))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s and %s must be finite, got %g and %g", c.s_name[0], c.s_name[1], start,
+                end);
+  if ((step > 0 && end < start) || (step < 0 && end > start))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s %g has the wrong sign for the range from %s %g to %s %g", c.s_name[2],
+                step, c.s_name[0], start, c.s_name[1], end);
+  int64_t n;
+  if (integral) {
+    const int64_t s = c.s[0]->to_int64(), e = c.s[1]->to_int64(), st = c.s[2]->to_int64();
+    n = st > 0 ? (e - s + st - 1) / st : (s - e + (-st) - 1) / (-st);
+  } else {
+    n = static_cast<int64_t>(std::ceil((end - start) / step));
+  }
+  core::check_shape_equals(*c.out, c.out_name, Shape{1, {n}});
+  const int out = b.output(c.out);
+  if (n > 0) record_arange(b, out, start, step, c.s[0]->to_int64(), c.s[2]->to_int64());
+}
+
+}  // namespace
+
+void layout_phase1(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall &c) {
+  const LayoutKind k = rule.kind;
+  // Null checks in prototype order: input, parameters, output.
+  if (k == LayoutKind::kCat) core::check_not_null(c.list, c.list_name);
+  else if (k != LayoutKind::kArange) core::check_tensor(c.self, c.self_name);
+  for (int i = 0; i < 2; ++i)
+    if (c.arr_name[i][0] != '\0') core::check_not_null(c.arr[i], c.arr_name[i]);
+  for (int i = 0; i < 3; ++i)
+    if (c.s_name[i][0] != '\0') core::check_scalar(c.s[i], c.s_name[i]);
+  core::check_tensor(c.out, c.out_name);
+  if (k == LayoutKind::kArange) {
+    core::check_dtype_in(c.out, c.out_name, rule.dtypes);
+  } else if (k != LayoutKind::kCat) {
+    core::check_dtype_in(c.self, c.self_name, rule.dtypes);
+    const bool ok = rule.out_castable ? core::can_cast(c.self->dtype, c.out->dtype) : c.out->dtype == c.self->dtype;
+    if (!ok)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must %s %s's dtype %s", c.out_name,
+                  core::dtype_name(c.out->dtype), rule.out_castable ? "be castable from" : "have", c.self_name,
+                  core::dtype_name(c.self->dtype));
+  }
+  switch (k) {
+    case LayoutKind::kPermute: return plan_permute(b, c);
+    case LayoutKind::kCat: return plan_cat(b, rule, c);
+    case LayoutKind::kSlice: return plan_slice(b, c);
+    case LayoutKind::kConstantPad: return plan_constant_pad(b, c);
+    case LayoutKind::kReflectionPad:
+    case LayoutKind::kReplicationPad: return plan_edge_pad(b, rule, c);
+    case LayoutKind::kTril: return plan_triangle(b, c, true);
+    case LayoutKind::kTriu: return plan_triangle(b, c, false);
+    case LayoutKind::kRoll: return plan_roll(b, c);
+    case LayoutKind::kRepeat: return plan_repeat(b, c);
+    case LayoutKind::kRepeatInterleave: return plan_repeat_interleave(b, c);
+    case LayoutKind::kFlip: return plan_flip(b, c);
+    case LayoutKind::kArange: return plan_arange(b, c);
+  }
+}
+
+}  // namespace opsnn::ops

@@ -1,0 +1,55 @@
+// The phase 1 of every table-driven copy / layout op (src/ops/layout/layout.ops): the output is a
+// view-and-copy plan over the input (permute, slice, flip, pads, roll, repeat, cat), or one of the
+// small layout steps (tril / triu, arange). The entry points are generated from the table
+// (tools/gen_ops.py --entry); each fills a LayoutCall from its arguments in prototype order.
+#pragma once
+
+#include "core/dtype.h"
+#include "core/op_builder.h"
+
+namespace opsnn::ops {
+
+enum class LayoutKind : uint8_t {
+  kPermute,
+  kCat,
+  kSlice,
+  kConstantPad,
+  kReflectionPad,
+  kReplicationPad,
+  kTril,
+  kTriu,
+  kRoll,
+  kRepeat,
+  kRepeatInterleave,
+  kFlip,
+  kArange,
+};
+
+struct LayoutRule {
+  LayoutKind kind;
+  core::DtypeMask dtypes;  // accepted input dtypes (arange: output dtypes)
+  bool out_castable;       // the output may have any dtype the input casts to (else the same)
+  int pad_dims;            // reflection / replication pads: the padded trailing dims
+};
+
+// The arguments by role; arr / i / s hold the op's int lists, int64 and scalar parameters in
+// prototype order (their meaning is the kind's).
+struct LayoutCall {
+  const aclTensor *self = nullptr;
+  const char *self_name = "self";
+  const aclTensorList *list = nullptr;
+  const char *list_name = "tensors";
+  const aclTensor *out = nullptr;
+  const char *out_name = "out";
+  bool inplace = false;  // out is self (registered once, read and written)
+  const aclIntArray *arr[2] = {nullptr, nullptr};
+  const char *arr_name[2] = {"", ""};
+  int64_t i[4] = {0, 0, 0, 0};
+  const char *i_name[4] = {"", "", "", ""};
+  const aclScalar *s[3] = {nullptr, nullptr, nullptr};
+  const char *s_name[3] = {"", "", ""};
+};
+
+void layout_phase1(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall &c);
+
+}  // namespace opsnn::ops

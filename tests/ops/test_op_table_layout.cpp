@@ -1,0 +1,474 @@
+// The test harness of the table-driven copy / layout ops (src/ops/layout/layout.ops): every op and
+// sample of its parameters (tools/gen_ops.py --tests writes layout_table_cases.inc) runs the same
+// suites against an exact reference (data movement: an index map from each output element to its
+// input element or fill value, computed here in float64):
+//   - every accepted dtype, contiguous input and output;
+//   - strided views: inputs stored in reversed dim order after an offset, outputs with padded rows
+//     after an offset (nothing outside the output view is written), a wider output dtype where
+//     the row allows one;
+//   - the in-place twin on a strided view;
+//   - empty tensors (the rows' samples with size-0 dims);
+//   - errors with their code and the argument named: each null tensor / list / scalar, a wrong
+//     output shape or dtype, input dtypes outside the rule, and the rows' rejected parameters.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/tensor.h"
+#include "test_util.h"
+
+namespace opsnn::test {
+namespace {
+
+struct LayoutSample {
+  std::vector<int64_t> shape;                // self
+  std::vector<std::vector<int64_t>> shapes;  // a tensor list's elements
+  std::vector<std::vector<int64_t>> arr;     // int-list parameters in prototype order
+  std::vector<int64_t> ints;                 // int64_t parameters
+  std::vector<double> scalars;               // aclScalar parameters
+};
+
+struct LayoutArgs {
+  aclTensor *self = nullptr;
+  aclTensorList *list = nullptr;
+  aclIntArray *arr[2] = {nullptr, nullptr};
+  int64_t i[4] = {0, 0, 0, 0};
+  aclScalar *s[3] = {nullptr, nullptr, nullptr};
+  aclTensor *out = nullptr;
+};
+
+using Phase1 = int (*)(const LayoutArgs &, uint64_t *, aclOpExecutor **);
+using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
+
+struct LayoutTableCase {
+  std::string name, api, kind, self_name, out_name;
+  int pad_dims = 0;
+  std::vector<aclDataType> dtypes;
+  bool out_castable = false;
+  std::vector<std::string> arr_names, s_names;
+  LayoutSample sample;
+  Phase1 phase1 = nullptr, inplace_phase1 = nullptr;
+  Launch launch = nullptr, inplace_launch = nullptr;
+  std::vector<std::pair<std::string, LayoutSample>> rejects;
+};
+void PrintTo(const LayoutTableCase &c, std::ostream *os) { *os << c.name; }
+
+#include "layout_table_cases.inc"
+
+const std::vector<LayoutTableCase> &all_cases() {
+  static const std::vector<LayoutTableCase> c = layout_table_cases();
+  return c;
+}
+
+bool is_float(aclDataType dt) { return dt == ACL_FLOAT || dt == ACL_FLOAT16 || dt == ACL_BF16 || dt == ACL_DOUBLE; }
+
+int64_t wrap(int64_t d, size_t nd) { return d < 0 ? d + static_cast<int64_t>(std::max<size_t>(nd, 1)) : d; }
+int64_t pmod(int64_t a, int64_t n) { return ((a % n) + n) % n; }
+int64_t linear(const std::vector<int64_t> &idx, const std::vector<int64_t> &shape) {
+  int64_t l = 0;
+  for (size_t d = 0; d < shape.size(); ++d) l = l * shape[d] + idx[d];
+  return l;
+}
+
+// The expected output of a valid sample: its shape and row-major values. `in` holds self's values
+// (or the list elements') in row-major order.
+struct Expected {
+  std::vector<int64_t> shape;
+  std::vector<double> values;
+};
+Expected reference(const LayoutTableCase &c, const LayoutSample &s, const std::vector<std::vector<double>> &in,
+                   aclDataType out_dt) {
+  const std::string &k = c.kind;
+  const std::vector<int64_t> &x = s.shape;
+  const size_t nd = x.size();
+  Expected e;
+  e.shape = x;
+  // Source of output element o: {tensor, linear index}, or tensor -1 and a value.
+  std::function<std::pair<int, double>(const std::vector<int64_t> &, int64_t)> src;
+  auto from = [&](const std::vector<int64_t> &idx) { return std::pair<int, double>{0, linear(idx, x)}; };
+  if (k == "permute") {
+    for (size_t i = 0; i < nd; ++i) e.shape[i] = x[static_cast<size_t>(wrap(s.arr[0][i], nd))];
+    src = [&](const std::vector<int64_t> &o, int64_t) {
+      std::vector<int64_t> idx(nd);
+      for (size_t i = 0; i < nd; ++i) idx[static_cast<size_t>(wrap(s.arr[0][i], nd))] = o[i];
+      return from(idx);
+    };
+  } else if (k == "cat") {
+    std::vector<size_t> used;
+    for (size_t t = 0; t < s.shapes.size(); ++t)
+      if (!(s.shapes[t].size() == 1 && s.shapes[t][0] == 0)) used.push_back(t);
+    if (used.empty()) used.push_back(0);
+    e.shape = s.shapes[used[0]];
+    const size_t d = static_cast<size_t>(wrap(s.ints[0], e.shape.size()));
+    e.shape[d] = 0;
+    for (size_t t : used) e.shape[d] += s.shapes[t][d];
+    src = [&, used, d](const std::vector<int64_t> &o, int64_t) {
+      std::vector<int64_t> idx = o;
+      for (size_t t : used) {
+        if (idx[d] < s.shapes[t][d]) return std::pair<int, double>{static_cast<int>(t), linear(idx, s.shapes[t])};
+        idx[d] -= s.shapes[t][d];
+      }
+      return std::pair<int, double>{-1, 0};
+    };
+  } else if (k == "slice") {
+    const size_t d = static_cast<size_t>(wrap(s.ints[0], nd));
+    const int64_t n = x[d], step = s.ints[3];
+    int64_t start = s.ints[1] < 0 ? s.ints[1] + n : s.ints[1], end = s.ints[2] < 0 ? s.ints[2] + n : s.ints[2];
+    start = std::clamp<int64_t>(start, 0, n);
+    end = std::clamp<int64_t>(end, start, n);
+    e.shape[d] = (end - start + step - 1) / step;
+    src = [&, d, start, step](const std::vector<int64_t> &o, int64_t) {
+      std::vector<int64_t> idx = o;
+      idx[d] = start + o[d] * step;
+      return from(idx);
+    };
+  } else if (k == "constant_pad") {
+    std::vector<int64_t> before(nd, 0);
+    for (size_t p = 0; p < s.arr[0].size() / 2; ++p) {
+      const size_t d = nd - 1 - p;
+      before[d] = s.arr[0][2 * p];
+      e.shape[d] = x[d] + s.arr[0][2 * p] + s.arr[0][2 * p + 1];
+    }
+    const double value = round_to(out_dt, s.scalars[0]);
+    src = [&, before, value](const std::vector<int64_t> &o, int64_t) {
+      std::vector<int64_t> idx(nd);
+      for (size_t d = 0; d < nd; ++d) {
+        idx[d] = o[d] - before[d];
+        if (idx[d] < 0 || idx[d] >= x[d]) return std::pair<int, double>{-1, value};
+      }
+      return from(idx);
+    };
+  } else if (k == "reflection_pad" || k == "replication_pad") {
+    const bool reflect = k == "reflection_pad";
+    for (int p = 0; p < c.pad_dims; ++p) {
+      const size_t d = nd - 1 - static_cast<size_t>(p);
+      e.shape[d] = x[d] + s.arr[0][2 * static_cast<size_t>(p)] + s.arr[0][2 * static_cast<size_t>(p) + 1];
+    }
+    src = [&, reflect](const std::vector<int64_t> &o, int64_t) {
+      std::vector<int64_t> idx = o;
+      for (int p = 0; p < c.pad_dims; ++p) {
+        const size_t d = nd - 1 - static_cast<size_t>(p);
+        const int64_t n = x[d];
+        int64_t i = o[d] - s.arr[0][2 * static_cast<size_t>(p)];
+        if (reflect) {
+          if (i < 0) i = -i;
+          if (i >= n) i = 2 * (n - 1) - i;
+        } else {
+          i = std::clamp<int64_t>(i, 0, n - 1);
+        }
+        idx[d] = i;
+      }
+      return from(idx);
+    };
+  } else if (k == "tril" || k == "triu") {
+    const bool lower = k == "tril";
+    src = [&, lower](const std::vector<int64_t> &o, int64_t) {
+      const int64_t t = o[nd - 1] - o[nd - 2];
+      const bool keep = lower ? t <= s.ints[0] : t >= s.ints[0];
+      return keep ? from(o) : std::pair<int, double>{-1, 0};
+    };
+  } else if (k == "roll") {
+    const int64_t numel = numel_of(x);
+    std::vector<int64_t> shift(nd, 0);
+    for (size_t j = 0; j < s.arr[1].size(); ++j) shift[static_cast<size_t>(wrap(s.arr[1][j], nd))] += s.arr[0][j];
+    const bool flat = s.arr[1].empty();
+    src = [&, shift, flat, numel](const std::vector<int64_t> &o, int64_t lin) {
+      if (flat) return std::pair<int, double>{0, static_cast<double>(pmod(lin - s.arr[0][0], numel))};
+      std::vector<int64_t> idx(nd);
+      for (size_t d = 0; d < nd; ++d) idx[d] = pmod(o[d] - shift[d], x[d]);
+      return from(idx);
+    };
+  } else if (k == "repeat") {
+    const auto &r = s.arr[0];
+    const size_t extra = r.size() - nd;
+    e.shape.assign(r.size(), 0);
+    for (size_t d = 0; d < r.size(); ++d) e.shape[d] = r[d] * (d < extra ? 1 : x[d - extra]);
+    src = [&, extra](const std::vector<int64_t> &o, int64_t) {
+      std::vector<int64_t> idx(nd);
+      for (size_t d = 0; d < nd; ++d) idx[d] = o[d + extra] % x[d];
+      return from(idx);
+    };
+  } else if (k == "repeat_interleave") {
+    const int64_t r = s.ints[0];
+    const bool with_dim = s.ints.size() == 3;
+    if (!with_dim) e.shape = {numel_of(x) * r};
+    const size_t d = with_dim ? static_cast<size_t>(wrap(s.ints[1], nd)) : 0;
+    if (with_dim) e.shape[d] *= r;
+    src = [&, r, with_dim, d](const std::vector<int64_t> &o, int64_t lin) {
+      if (!with_dim) return std::pair<int, double>{0, static_cast<double>(lin / r)};
+      std::vector<int64_t> idx = o;
+      idx[d] = o[d] / r;
+      return from(idx);
+    };
+  } else if (k == "flip") {
+    std::vector<bool> flipped(nd, false);
+    for (int64_t d : s.arr[0]) flipped[static_cast<size_t>(wrap(d, nd))] = true;
+    src = [&, flipped](const std::vector<int64_t> &o, int64_t) {
+      std::vector<int64_t> idx = o;
+      for (size_t d = 0; d < nd; ++d)
+        if (flipped[d]) idx[d] = x[d] - 1 - o[d];
+      return from(idx);
+    };
+  } else if (k == "arange") {
+    const double start = s.scalars[0], end = s.scalars[1], step = s.scalars[2];
+    e.shape = {static_cast<int64_t>(std::ceil((end - start) / step))};
+    src = [start, step, out_dt](const std::vector<int64_t> &, int64_t lin) {
+      return std::pair<int, double>{-1, round_to(out_dt, start + static_cast<double>(lin) * step)};
+    };
+  } else {
+    ADD_FAILURE() << "no reference for kind " << k;
+    return e;
+  }
+  const int64_t n = numel_of(e.shape);
+  for (int64_t lin = 0; lin < n; ++lin) {
+    const auto [t, v] = src(unravel(lin, e.shape), lin);
+    e.values.push_back(t < 0 ? v : round_to(out_dt, in[static_cast<size_t>(t)][static_cast<size_t>(v)]));
+  }
+  return e;
+}
+
+std::pair<double, double> value_range(aclDataType dt) {
+  if (dt == ACL_BOOL) return {0, 1};
+  if (dt == ACL_UINT8) return {0, 250};
+  return {-120, 120};
+}
+
+// A view of `shape` stored in reversed dim order after an offset of 3 elements.
+std::unique_ptr<DeviceTensor> strided_input(const std::vector<int64_t> &shape, aclDataType dt) {
+  std::vector<int64_t> strides(shape.size());
+  int64_t acc = 1;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    strides[d] = acc;
+    acc *= std::max<int64_t>(shape[d], 1);
+  }
+  return std::make_unique<DeviceTensor>(shape, dt, strides, 3, 3 + acc + 2);
+}
+// A view of `shape` with rows padded by 2 elements after an offset of 5 elements.
+std::unique_ptr<DeviceTensor> padded_output(const std::vector<int64_t> &shape, aclDataType dt) {
+  std::vector<int64_t> strides(shape.size());
+  int64_t acc = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    strides[d] = acc;
+    acc *= std::max<int64_t>(shape[d], 1) + (d + 1 == shape.size() ? 2 : 0);
+  }
+  return std::make_unique<DeviceTensor>(shape, dt, strides, 5, 5 + acc + 1);
+}
+
+// The call's arguments, owning the host objects (int lists, scalars, the tensor list).
+struct Call {
+  LayoutArgs a;
+  std::vector<double> scalar_values;
+  Call(const LayoutTableCase &c, const LayoutSample &s, aclTensor *self, const std::vector<aclTensor *> &list,
+       aclTensor *out) {
+    a.self = self;
+    a.out = out;
+    if (!s.shapes.empty()) {
+      std::vector<aclTensor *> copies;
+      for (aclTensor *t : list)
+        copies.push_back(aclCreateTensor(t->dims, static_cast<uint64_t>(t->ndim), t->dtype, t->strides, t->offset,
+                                         t->format, t->storage_dims, static_cast<uint64_t>(t->storage_ndim), t->data));
+      a.list = aclCreateTensorList(copies.data(), copies.size());
+    }
+    for (size_t k = 0; k < s.arr.size() && k < 2; ++k) a.arr[k] = aclCreateIntArray(s.arr[k].data(), s.arr[k].size());
+    for (size_t k = 0; k < s.ints.size() && k < 4; ++k) a.i[k] = s.ints[k];
+    scalar_values = s.scalars;
+    const bool integral = std::all_of(s.scalars.begin(), s.scalars.end(), [](double v) { return v == std::round(v); });
+    for (size_t k = 0; k < s.scalars.size() && k < 3; ++k) {
+      if (integral) {
+        int64_t v = static_cast<int64_t>(s.scalars[k]);
+        a.s[k] = aclCreateScalar(&v, ACL_INT64);
+      } else {
+        a.s[k] = aclCreateScalar(&scalar_values[k], ACL_DOUBLE);
+      }
+    }
+    (void)c;
+  }
+  ~Call() {
+    if (a.list) aclDestroyTensorList(a.list);
+    for (auto *p : a.arr)
+      if (p) aclDestroyIntArray(p);
+    for (auto *p : a.s)
+      if (p) aclDestroyScalar(p);
+  }
+  Call(const Call &) = delete;
+  Call &operator=(const Call &) = delete;
+};
+
+// Inputs of a sample (self, or the list elements), random, contiguous or strided.
+struct Inputs {
+  std::vector<std::unique_ptr<DeviceTensor>> t;
+  std::vector<aclTensor *> list;
+  aclTensor *self = nullptr;
+  std::vector<std::vector<double>> values;
+  Inputs(const LayoutTableCase &c, const LayoutSample &s, aclDataType dt, bool strided) {
+    const auto [lo, hi] = value_range(dt);
+    std::vector<std::vector<int64_t>> shapes = s.shapes;
+    const bool has_self = c.kind != "arange" && s.shapes.empty();
+    if (has_self) shapes = {s.shape};
+    for (const auto &sh : shapes) {
+      t.push_back(strided ? strided_input(sh, dt) : std::make_unique<DeviceTensor>(sh, dt));
+      t.back()->fill_random(lo, hi);
+      values.push_back(t.back()->values());
+      list.push_back(t.back()->get());
+    }
+    if (has_self) self = t[0]->get();
+  }
+};
+
+// Runs one valid sample and compares exactly.
+void check_sample(const LayoutTableCase &c, const LayoutSample &s, aclDataType in_dt, aclDataType out_dt,
+                  bool strided) {
+  Inputs in(c, s, in_dt, strided);
+  const Expected e = reference(c, s, in.values, out_dt);
+  auto out = strided ? padded_output(e.shape, out_dt) : std::make_unique<DeviceTensor>(e.shape, out_dt);
+  out->poison();
+  Call call(c, s, in.self, in.list, *out);
+  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **x) { return c.phase1(call.a, w, x); }, c.launch), 0)
+      << aclGetRecentErrMsg();
+  EXPECT_EQ(out->values(), e.values);
+  EXPECT_TRUE(out->untouched_outside_view());
+}
+
+aclDataType input_dtype(const LayoutTableCase &c) { return c.kind == "arange" ? ACL_FLOAT : c.dtypes.front(); }
+
+class OpTableLayout : public ::testing::TestWithParam<LayoutTableCase> {};
+
+TEST_P(OpTableLayout, EveryDtypeContiguous) {
+  reseed_for_current_test();
+  const LayoutTableCase &c = GetParam();
+  for (aclDataType dt : c.dtypes) {
+    SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt);
+    check_sample(c, c.sample, c.kind == "arange" ? ACL_FLOAT : dt, dt, false);
+  }
+}
+
+TEST_P(OpTableLayout, StridedViews) {
+  reseed_for_current_test();
+  const LayoutTableCase &c = GetParam();
+  for (aclDataType dt : {ACL_FLOAT16, ACL_INT64, ACL_BOOL}) {
+    if (std::find(c.dtypes.begin(), c.dtypes.end(), dt) == c.dtypes.end()) continue;
+    SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt);
+    check_sample(c, c.sample, c.kind == "arange" ? ACL_FLOAT : dt, dt, true);
+  }
+  if (c.out_castable) {  // a wider output dtype
+    SCOPED_TRACE(::testing::Message() << c.name << " FLOAT16 into FLOAT");
+    check_sample(c, c.sample, ACL_FLOAT16, ACL_FLOAT, true);
+  }
+}
+
+// The in-place twins (the rows with one).
+class OpTableLayoutInPlace : public ::testing::TestWithParam<LayoutTableCase> {};
+const std::vector<LayoutTableCase> &inplace_cases() {
+  static const std::vector<LayoutTableCase> c = [] {
+    std::vector<LayoutTableCase> v;
+    for (const auto &x : all_cases())
+      if (x.inplace_phase1 != nullptr) v.push_back(x);
+    return v;
+  }();
+  return c;
+}
+
+TEST_P(OpTableLayoutInPlace, OnStridedView) {
+  reseed_for_current_test();
+  const LayoutTableCase &c = GetParam();
+  for (aclDataType dt : c.dtypes) {
+    SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt);
+    Inputs in(c, c.sample, dt, true);
+    const Expected e = reference(c, c.sample, in.values, dt);
+    Call call(c, c.sample, in.self, {}, nullptr);
+    ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **x) { return c.inplace_phase1(call.a, w, x); }, c.inplace_launch),
+              0)
+        << aclGetRecentErrMsg();
+    EXPECT_EQ(in.t[0]->values(), e.values);
+    EXPECT_TRUE(in.t[0]->untouched_outside_view());
+  }
+}
+
+TEST_P(OpTableLayout, ErrorsNameTheArgument) {
+  const LayoutTableCase &c = GetParam();
+  const aclDataType dt = input_dtype(c);
+  const aclDataType odt = c.dtypes.front();
+  const char *api = c.api.c_str();
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  Inputs in(c, c.sample, dt, false);
+  const Expected e = reference(c, c.sample, in.values, odt);
+  DeviceTensor out(e.shape, odt);
+  if (c.kind != "arange") {  // the input, null
+    Call call(c, c.sample, nullptr, in.list, out);
+    if (call.a.list) {
+      aclDestroyTensorList(call.a.list);
+      call.a.list = nullptr;
+    }
+    const std::string name = c.sample.shapes.empty() ? c.self_name : "tensors";
+    EXPECT_TRUE(fails_with(c.phase1(call.a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, name.c_str()}));
+  }
+  {  // the output, null
+    Call call(c, c.sample, in.self, in.list, nullptr);
+    EXPECT_TRUE(fails_with(c.phase1(call.a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, c.out_name.c_str()}));
+  }
+  for (size_t k = 0; k < c.arr_names.size(); ++k) {  // each int list, null
+    Call call(c, c.sample, in.self, in.list, out);
+    aclDestroyIntArray(call.a.arr[k]);
+    call.a.arr[k] = nullptr;
+    EXPECT_TRUE(fails_with(c.phase1(call.a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, c.arr_names[k].c_str()}));
+  }
+  for (size_t k = 0; k < c.s_names.size(); ++k) {  // each scalar, null
+    Call call(c, c.sample, in.self, in.list, out);
+    aclDestroyScalar(call.a.s[k]);
+    call.a.s[k] = nullptr;
+    EXPECT_TRUE(fails_with(c.phase1(call.a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, c.s_names[k].c_str()}));
+  }
+  {  // a wrong output shape
+    std::vector<int64_t> bad = e.shape;
+    if (bad.empty()) bad = {2};
+    else bad[0] += 1;
+    DeviceTensor o(bad, odt);
+    Call call(c, c.sample, in.self, in.list, o);
+    EXPECT_TRUE(fails_with(c.phase1(call.a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, c.out_name.c_str()}));
+  }
+  if (c.kind != "arange") {  // a wrong output dtype
+    const aclDataType bad = c.out_castable ? (is_float(dt) ? ACL_INT32 : ACL_BOOL) : (dt == ACL_DOUBLE ? ACL_FLOAT : ACL_DOUBLE);
+    if (!(c.out_castable && dt == ACL_BOOL)) {
+      DeviceTensor o(e.shape, bad);
+      Call call(c, c.sample, in.self, in.list, o);
+      EXPECT_TRUE(fails_with(c.phase1(call.a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "dtype"}));
+    }
+  }
+  // Input (arange: output) dtypes outside the rule.
+  for (aclDataType bad : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64,
+                          ACL_UINT8, ACL_BOOL}) {
+    if (std::find(c.dtypes.begin(), c.dtypes.end(), bad) != c.dtypes.end()) continue;
+    SCOPED_TRACE(::testing::Message() << "dtype " << bad);
+    Inputs bin(c, c.sample, c.kind == "arange" ? ACL_FLOAT : bad, false);
+    DeviceTensor o(e.shape, bad);
+    Call call(c, c.sample, bin.self, bin.list, o);
+    EXPECT_TRUE(fails_with(c.phase1(call.a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "dtype"}));
+  }
+  // The rows' rejected parameters (the output gets the input's shape: the parameters are at fault).
+  for (const auto &[word, s] : c.rejects) {
+    SCOPED_TRACE(::testing::Message() << "reject " << word);
+    Inputs rin(c, s, dt, false);
+    DeviceTensor o(s.shape.empty() && !s.shapes.empty() ? s.shapes[0] : s.shape, odt);
+    Call call(c, s, rin.self, rin.list, o);
+    EXPECT_TRUE(fails_with(c.phase1(call.a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, word.c_str()}));
+  }
+}
+
+std::string case_name(const ::testing::TestParamInfo<LayoutTableCase> &i) {
+  std::string s;
+  for (char ch : i.param.name) s += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+  return s;
+}
+
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableLayout, ::testing::ValuesIn(all_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableLayoutInPlace, ::testing::ValuesIn(inplace_cases()), case_name);
+
+}  // namespace
+}  // namespace opsnn::test
