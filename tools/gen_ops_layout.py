@@ -3,14 +3,18 @@
 
 Row format (besides the common `header`, `dtypes`, `inplace`, `backward`):
   kind      permute | cat | slice | constant_pad | reflection_pad | replication_pad | tril | triu |
-            roll | repeat | repeat_interleave | flip | arange     the plan (ops::LayoutKind)
+            roll | repeat | repeat_interleave | flip | arange | gather | index_select | index_copy |
+            index_fill | repeat_interleave_tensor                    the plan (ops::LayoutKind)
   pad_dims  N               the padded trailing dims of a reflection / replication pad
   out_dtype same|castable   the output has the input's dtype (default), or any dtype it casts to
   sample    a=V ...         one test call: shape=[2,3] (self), shapes=[2,3]/[4,3] (a tensor list),
-                            [..] for an int list, numbers for int64_t and aclScalar parameters
+                            [..] for an int list, numbers for int64_t and aclScalar parameters; an
+                            index tensor: its values index=[0,2] (index_shape=[..] when not 1-D), a
+                            source tensor: its shape
   reject    a=V ... ; WORD  a call phase 1 must refuse (161002, message containing WORD)
 Parameter roles come from the prototype, in order: the first aclTensor is the input (none for
-arange), an aclTensorList the inputs, the last aclTensor the output; aclIntArray, int64_t and
+arange), an aclTensorList the inputs, the last aclTensor the output, tensors between them the
+index (or repeats) and the source; aclIntArray, int64_t and
 aclScalar parameters fill the LayoutCall's arr / i / s slots in prototype order.
 """
 import re
@@ -19,7 +23,8 @@ LAYOUT_KEYS = {"kind", "pad_dims", "out_dtype", "sample", "reject", "header", "d
 KINDS = {"permute": "kPermute", "cat": "kCat", "slice": "kSlice", "constant_pad": "kConstantPad",
          "reflection_pad": "kReflectionPad", "replication_pad": "kReplicationPad", "tril": "kTril", "triu": "kTriu",
          "roll": "kRoll", "repeat": "kRepeat", "repeat_interleave": "kRepeatInterleave", "flip": "kFlip",
-         "arange": "kArange"}
+         "arange": "kArange", "gather": "kGather", "index_select": "kIndexSelect", "index_copy": "kIndexCopy",
+         "index_fill": "kIndexFill", "repeat_interleave_tensor": "kRepeatInterleaveTensor"}
 NO_INPUT = {"arange"}
 
 
@@ -32,11 +37,17 @@ def roles(g, op, params, where):
     r, counts = {}, {"arr": 0, "i": 0, "s": 0}
     tensors = [p for p in params if p.kind == "tensor"]
     has_list = any(base_type(p.ctype) == "aclTensorList*" for p in params)
+    first_is_input = op.kind not in NO_INPUT and not has_list
+    middle = tensors[1 if first_is_input else 0:-1]
+    if len(middle) > 2:
+        raise g.TableError(f"{where}: at most two tensors between the input and the output")
     for p in params:
         t = base_type(p.ctype)
         if p.kind == "tensor":
-            first_is_input = op.kind not in NO_INPUT and not has_list and p is tensors[0]
-            r[p.name] = ("self", 0) if first_is_input else ("out", 0)
+            if p in middle:
+                r[p.name] = (("index", "source")[middle.index(p)], 0)
+            else:
+                r[p.name] = ("self", 0) if first_is_input and p is tensors[0] else ("out", 0)
             continue
         slot = {"aclTensorList*": "list", "aclIntArray*": "arr", "int64_t": "i", "aclScalar*": "s"}.get(t)
         if slot is None:
@@ -78,8 +89,8 @@ def resolve(g, table, op):
     if ip:
         name, ptext, params = g.parse_signature(ip, w)
         ts = [p for p in params if p.kind == "tensor"]
-        if len(ts) != 1:
-            raise g.TableError(f"{w}: the in-place twin takes exactly one tensor")
+        if not ts or any(t.name not in op.roles or op.roles[t.name][0] not in ("index", "source") for t in ts[1:]):
+            raise g.TableError(f"{w}: the in-place twin takes selfRef and the op's other input tensors")
         if [(p.name, p.kind) for p in params if p.kind != "tensor"] != \
                 [(p.name, p.kind) for p in op.params if p.kind != "tensor"]:
             raise g.TableError(f"{w}: the in-place twin's parameters differ from the op's")
@@ -94,7 +105,7 @@ def resolve(g, table, op):
         op.rejects.append((g.parse_values(vals, w), word.strip()))
     for s in op.samples + [v for v, _ in op.rejects]:
         for k in s:
-            if k not in op.roles and k not in ("shape", "shapes"):
+            if k not in op.roles and k not in ("shape", "shapes") and not k.endswith("_shape"):
                 raise g.TableError(f"{w}: sample value '{k}' names no parameter")
     op.backward = g.one(op, "backward")
     op.result = "same"
@@ -134,7 +145,7 @@ def entry_pair(op, name, ptext, params, inplace_tensor):
                       f'    c.out_name = "{p.name}";', "    c.inplace = true;"]
             continue
         role, k = op.roles[p.name]
-        if role in ("self", "out", "list"):
+        if role in ("self", "out", "list", "index", "source"):
             lines += [f"    c.{role} = {p.name};", f'    c.{role}_name = "{p.name}";']
         else:
             lines += [f"    c.{role}[{k}] = {p.name};", f'    c.{role}_name[{k}] = "{p.name}";']
@@ -165,10 +176,18 @@ def sample_literal(op, s):
         elif role == "s":
             scal[k] = v or "0"
     shape = list_literal(s["shape"]) if "shape" in s else "{}"
+    index = source = index_shape = "{}"
+    for p in op.params:
+        role = op.roles[p.name][0]
+        if role in ("index", "self") and p.name in s:  # values of an index (or repeats) tensor
+            index = list_literal(s[p.name])
+            index_shape = list_literal(s.get(p.name + "_shape", f"[{len(s[p.name].strip('[]').split(',')) if s[p.name].strip('[]') else 0}]"))
+        elif role == "source" and p.name in s:
+            source = list_literal(s[p.name])
     shapes = "{" + ", ".join(list_literal(x) for x in s["shapes"].split("/")) + "}" if "shapes" in s else "{}"
     arrs = "{" + ", ".join(arr[k] for k in sorted(arr)) + "}"
     return (f"LayoutSample{{{shape}, {shapes}, {arrs}, {{{', '.join(ints[k] for k in sorted(ints))}}}, "
-            f"{{{', '.join(scal[k] for k in sorted(scal))}}}}}")
+            f"{{{', '.join(scal[k] for k in sorted(scal))}}}, {index}, {index_shape}, {source}}}")
 
 
 def call_args(op, params, inplace_tensor=None):
@@ -178,7 +197,8 @@ def call_args(op, params, inplace_tensor=None):
             args.append("a.self")
             continue
         role, k = op.roles[p.name]
-        args.append({"self": "a.self", "out": "a.out", "list": "a.list"}.get(role, f"a.{role}[{k}]"))
+        args.append({"self": "a.self", "out": "a.out", "list": "a.list", "index": "a.index",
+                     "source": "a.source"}.get(role, f"a.{role}[{k}]"))
     return ", ".join(args)
 
 
@@ -190,7 +210,7 @@ def render_tests(g, tables):
     out += ["", "inline std::vector<LayoutTableCase> layout_table_cases() {", "  std::vector<LayoutTableCase> v;"]
     for t in tables:
         for op in t.ops:
-            names = {"arr": {}, "i": {}, "s": {}}
+            names = {"arr": {}, "i": {}, "s": {}, "index": {}, "source": {}}
             for p in op.params:
                 role, k = op.roles[p.name]
                 if role in names:
@@ -204,6 +224,8 @@ def render_tests(g, tables):
                          f'    c.self_name = "{op.input.name}";', f'    c.out_name = "{op.output.name}";',
                          f"    c.arr_names = {{{', '.join(chr(34) + names['arr'][k] + chr(34) for k in sorted(names['arr']))}}};",
                          f"    c.s_names = {{{', '.join(chr(34) + names['s'][k] + chr(34) for k in sorted(names['s']))}}};",
+                         f"    c.index_name = \"{names['index'].get(0, '')}\";",
+                         f"    c.source_name = \"{names['source'].get(0, '')}\";",
                          f"    c.sample = {sample_literal(op, sample)};",
                          "    c.phase1 = [](const LayoutArgs &a, uint64_t *ws, aclOpExecutor **ex) {",
                          f"      return aclnn{op.name}GetWorkspaceSize({call_args(op, op.params)}, ws, ex);", "    };",

@@ -32,6 +32,9 @@ struct LayoutSample {
   std::vector<std::vector<int64_t>> arr;     // int-list parameters in prototype order
   std::vector<int64_t> ints;                 // int64_t parameters
   std::vector<double> scalars;               // aclScalar parameters
+  std::vector<int64_t> index;                // an index (or repeats) tensor's values
+  std::vector<int64_t> index_shape;
+  std::vector<int64_t> source_shape;         // a source tensor's shape
 };
 
 struct LayoutArgs {
@@ -41,6 +44,8 @@ struct LayoutArgs {
   int64_t i[4] = {0, 0, 0, 0};
   aclScalar *s[3] = {nullptr, nullptr, nullptr};
   aclTensor *out = nullptr;
+  aclTensor *index = nullptr;
+  aclTensor *source = nullptr;
 };
 
 using Phase1 = int (*)(const LayoutArgs &, uint64_t *, aclOpExecutor **);
@@ -52,6 +57,7 @@ struct LayoutTableCase {
   std::vector<aclDataType> dtypes;
   bool out_castable = false;
   std::vector<std::string> arr_names, s_names;
+  std::string index_name, source_name;  // "" when the op has none
   LayoutSample sample;
   Phase1 phase1 = nullptr, inplace_phase1 = nullptr;
   Launch launch = nullptr, inplace_launch = nullptr;
@@ -215,6 +221,54 @@ Expected reference(const LayoutTableCase &c, const LayoutSample &s, const std::v
         if (flipped[d]) idx[d] = x[d] - 1 - o[d];
       return from(idx);
     };
+  } else if (k == "gather" || k == "index_select") {
+    const size_t d = s.ints.empty() ? 0 : static_cast<size_t>(wrap(s.ints[0], nd));
+    const std::vector<int64_t> ishape = k == "gather" ? s.index_shape : std::vector<int64_t>{numel_of(s.index_shape)};
+    e.shape.assign(x.begin(), x.begin() + static_cast<long>(d));
+    e.shape.insert(e.shape.end(), ishape.begin(), ishape.end());
+    e.shape.insert(e.shape.end(), x.begin() + static_cast<long>(d) + 1, x.end());
+    src = [&, d, ishape](const std::vector<int64_t> &o, int64_t) {
+      std::vector<int64_t> idx(o.begin(), o.begin() + static_cast<long>(d));
+      const std::vector<int64_t> pos(o.begin() + static_cast<long>(d), o.begin() + static_cast<long>(d + ishape.size()));
+      idx.push_back(s.index[static_cast<size_t>(linear(pos, ishape))]);
+      idx.insert(idx.end(), o.begin() + static_cast<long>(d + ishape.size()), o.end());
+      return from(idx);
+    };
+  } else if (k == "index_copy" || k == "index_fill") {
+    // out = self, then the slabs at the indices written (index_copy: source's slabs in order).
+    const size_t d = static_cast<size_t>(wrap(s.ints[0], nd));
+    std::vector<std::pair<int, double>> map(static_cast<size_t>(numel_of(x)));
+    for (size_t l = 0; l < map.size(); ++l) map[l] = {0, static_cast<double>(l)};
+    const auto &targets = k == "index_copy" ? s.index : s.arr[0];
+    for (size_t j = 0; j < targets.size(); ++j) {
+      const int64_t t = targets[j] < 0 ? targets[j] + x[d] : targets[j];
+      for (size_t l = 0; l < map.size(); ++l) {
+        std::vector<int64_t> o = unravel(static_cast<int64_t>(l), x);
+        if (o[d] != t) continue;
+        o[d] = static_cast<int64_t>(j);
+        map[l] = k == "index_copy" ? std::pair<int, double>{1, static_cast<double>(linear(o, s.source_shape))}
+                                   : std::pair<int, double>{-1, round_to(out_dt, s.scalars[0])};
+      }
+    }
+    src = [map](const std::vector<int64_t> &, int64_t lin) { return map[static_cast<size_t>(lin)]; };
+  } else if (k == "repeat_interleave_tensor") {
+    const bool indices_only = c.index_name.empty(), with_dim = !indices_only && s.ints.size() == 2;
+    const int64_t out_size = s.ints.back();
+    std::vector<int64_t> map;
+    const int64_t sources = indices_only ? numel_of(x) : with_dim ? x[static_cast<size_t>(wrap(s.ints[0], nd))]
+                                                                  : numel_of(x);
+    for (int64_t i = 0; i < (indices_only ? static_cast<int64_t>(s.index.size()) : sources); ++i)
+      for (int64_t r = 0; r < s.index[s.index.size() == 1 ? 0 : static_cast<size_t>(i)]; ++r) map.push_back(i);
+    const size_t d = with_dim ? static_cast<size_t>(wrap(s.ints[0], nd)) : 0;
+    if (with_dim) e.shape[d] = out_size;
+    else e.shape = {out_size};
+    src = [&, map, d, with_dim, indices_only](const std::vector<int64_t> &o, int64_t lin) {
+      if (indices_only) return std::pair<int, double>{-1, static_cast<double>(map[static_cast<size_t>(lin)])};
+      if (!with_dim) return std::pair<int, double>{0, static_cast<double>(map[static_cast<size_t>(lin)])};
+      std::vector<int64_t> idx = o;
+      idx[d] = map[static_cast<size_t>(o[d])];
+      return from(idx);
+    };
   } else if (k == "arange") {
     const double start = s.scalars[0], end = s.scalars[1], step = s.scalars[2];
     e.shape = {static_cast<int64_t>(std::ceil((end - start) / step))};
@@ -265,9 +319,11 @@ struct Call {
   LayoutArgs a;
   std::vector<double> scalar_values;
   Call(const LayoutTableCase &c, const LayoutSample &s, aclTensor *self, const std::vector<aclTensor *> &list,
-       aclTensor *out) {
+       aclTensor *out, aclTensor *index = nullptr, aclTensor *source = nullptr) {
     a.self = self;
     a.out = out;
+    a.index = index;
+    a.source = source;
     if (!s.shapes.empty()) {
       std::vector<aclTensor *> copies;
       for (aclTensor *t : list)
@@ -306,7 +362,8 @@ struct Inputs {
   std::vector<aclTensor *> list;
   aclTensor *self = nullptr;
   std::vector<std::vector<double>> values;
-  Inputs(const LayoutTableCase &c, const LayoutSample &s, aclDataType dt, bool strided) {
+  Inputs(const LayoutTableCase &c, const LayoutSample &s, aclDataType dt, bool strided,
+         aclDataType index_dtype = ACL_INT64) {
     const auto [lo, hi] = value_range(dt);
     std::vector<std::vector<int64_t>> shapes = s.shapes;
     const bool has_self = c.kind != "arange" && s.shapes.empty();
@@ -318,17 +375,34 @@ struct Inputs {
       list.push_back(t.back()->get());
     }
     if (has_self) self = t[0]->get();
+    if (c.kind == "repeat_interleave_tensor" && c.index_name.empty()) {  // self holds the repeats
+      t[0]->set_values(std::vector<double>(s.index.begin(), s.index.end()));
+      values[0] = t[0]->values();
+    }
+    if (!c.index_name.empty()) {
+      index_t = std::make_unique<DeviceTensor>(s.index_shape, index_dtype);
+      index_t->set_values(std::vector<double>(s.index.begin(), s.index.end()));
+      index = index_t->get();
+    }
+    if (!c.source_name.empty()) {
+      source_t = strided ? strided_input(s.source_shape, dt) : std::make_unique<DeviceTensor>(s.source_shape, dt);
+      source_t->fill_random(lo, hi);
+      values.push_back(source_t->values());
+      source = source_t->get();
+    }
   }
+  std::unique_ptr<DeviceTensor> index_t, source_t;
+  aclTensor *index = nullptr, *source = nullptr;
 };
 
 // Runs one valid sample and compares exactly.
 void check_sample(const LayoutTableCase &c, const LayoutSample &s, aclDataType in_dt, aclDataType out_dt,
                   bool strided) {
-  Inputs in(c, s, in_dt, strided);
+  Inputs in(c, s, in_dt, strided, strided ? ACL_INT32 : ACL_INT64);
   const Expected e = reference(c, s, in.values, out_dt);
   auto out = strided ? padded_output(e.shape, out_dt) : std::make_unique<DeviceTensor>(e.shape, out_dt);
   out->poison();
-  Call call(c, s, in.self, in.list, *out);
+  Call call(c, s, in.self, in.list, *out, in.index, in.source);
   ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **x) { return c.phase1(call.a, w, x); }, c.launch), 0)
       << aclGetRecentErrMsg();
   EXPECT_EQ(out->values(), e.values);
@@ -381,7 +455,7 @@ TEST_P(OpTableLayoutInPlace, OnStridedView) {
     SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt);
     Inputs in(c, c.sample, dt, true);
     const Expected e = reference(c, c.sample, in.values, dt);
-    Call call(c, c.sample, in.self, {}, nullptr);
+    Call call(c, c.sample, in.self, {}, nullptr, in.index, in.source);
     ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **x) { return c.inplace_phase1(call.a, w, x); }, c.inplace_launch),
               0)
         << aclGetRecentErrMsg();
@@ -401,7 +475,7 @@ TEST_P(OpTableLayout, ErrorsNameTheArgument) {
   const Expected e = reference(c, c.sample, in.values, odt);
   DeviceTensor out(e.shape, odt);
   if (c.kind != "arange") {  // the input, null
-    Call call(c, c.sample, nullptr, in.list, out);
+    Call call(c, c.sample, nullptr, in.list, out, in.index, in.source);
     if (call.a.list) {
       aclDestroyTensorList(call.a.list);
       call.a.list = nullptr;
@@ -410,17 +484,28 @@ TEST_P(OpTableLayout, ErrorsNameTheArgument) {
     EXPECT_TRUE(fails_with(c.phase1(call.a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, name.c_str()}));
   }
   {  // the output, null
-    Call call(c, c.sample, in.self, in.list, nullptr);
+    Call call(c, c.sample, in.self, in.list, nullptr, in.index, in.source);
     EXPECT_TRUE(fails_with(c.phase1(call.a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, c.out_name.c_str()}));
   }
+  if (!c.index_name.empty()) {  // the index, null and of a floating dtype
+    Call call(c, c.sample, in.self, in.list, out, nullptr, in.source);
+    EXPECT_TRUE(fails_with(c.phase1(call.a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, c.index_name.c_str()}));
+    DeviceTensor fidx(c.sample.index_shape, ACL_FLOAT);
+    Call fcall(c, c.sample, in.self, in.list, out, fidx, in.source);
+    EXPECT_TRUE(fails_with(c.phase1(fcall.a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, c.index_name.c_str()}));
+  }
+  if (!c.source_name.empty()) {  // the source, null
+    Call call(c, c.sample, in.self, in.list, out, in.index, nullptr);
+    EXPECT_TRUE(fails_with(c.phase1(call.a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, c.source_name.c_str()}));
+  }
   for (size_t k = 0; k < c.arr_names.size(); ++k) {  // each int list, null
-    Call call(c, c.sample, in.self, in.list, out);
+    Call call(c, c.sample, in.self, in.list, out, in.index, in.source);
     aclDestroyIntArray(call.a.arr[k]);
     call.a.arr[k] = nullptr;
     EXPECT_TRUE(fails_with(c.phase1(call.a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, c.arr_names[k].c_str()}));
   }
   for (size_t k = 0; k < c.s_names.size(); ++k) {  // each scalar, null
-    Call call(c, c.sample, in.self, in.list, out);
+    Call call(c, c.sample, in.self, in.list, out, in.index, in.source);
     aclDestroyScalar(call.a.s[k]);
     call.a.s[k] = nullptr;
     EXPECT_TRUE(fails_with(c.phase1(call.a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, c.s_names[k].c_str()}));
@@ -430,14 +515,14 @@ TEST_P(OpTableLayout, ErrorsNameTheArgument) {
     if (bad.empty()) bad = {2};
     else bad[0] += 1;
     DeviceTensor o(bad, odt);
-    Call call(c, c.sample, in.self, in.list, o);
+    Call call(c, c.sample, in.self, in.list, o, in.index, in.source);
     EXPECT_TRUE(fails_with(c.phase1(call.a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, c.out_name.c_str()}));
   }
   if (c.kind != "arange") {  // a wrong output dtype
     const aclDataType bad = c.out_castable ? (is_float(dt) ? ACL_INT32 : ACL_BOOL) : (dt == ACL_DOUBLE ? ACL_FLOAT : ACL_DOUBLE);
     if (!(c.out_castable && dt == ACL_BOOL)) {
       DeviceTensor o(e.shape, bad);
-      Call call(c, c.sample, in.self, in.list, o);
+      Call call(c, c.sample, in.self, in.list, o, in.index, in.source);
       EXPECT_TRUE(fails_with(c.phase1(call.a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "dtype"}));
     }
   }
@@ -448,7 +533,7 @@ TEST_P(OpTableLayout, ErrorsNameTheArgument) {
     SCOPED_TRACE(::testing::Message() << "dtype " << bad);
     Inputs bin(c, c.sample, c.kind == "arange" ? ACL_FLOAT : bad, false);
     DeviceTensor o(e.shape, bad);
-    Call call(c, c.sample, bin.self, bin.list, o);
+    Call call(c, c.sample, bin.self, bin.list, o, bin.index, bin.source);
     EXPECT_TRUE(fails_with(c.phase1(call.a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "dtype"}));
   }
   // The rows' rejected parameters (the output gets the input's shape: the parameters are at fault).
@@ -456,8 +541,32 @@ TEST_P(OpTableLayout, ErrorsNameTheArgument) {
     SCOPED_TRACE(::testing::Message() << "reject " << word);
     Inputs rin(c, s, dt, false);
     DeviceTensor o(s.shape.empty() && !s.shapes.empty() ? s.shapes[0] : s.shape, odt);
-    Call call(c, s, rin.self, rin.list, o);
+    Call call(c, s, rin.self, rin.list, o, rin.index, rin.source);
     EXPECT_TRUE(fails_with(c.phase1(call.a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, word.c_str()}));
+  }
+}
+
+// Device indices out of range (and negative repeats) fail the launch with 161002, never reading or
+// writing outside the tensors.
+TEST_P(OpTableLayout, IndexValuesCheckedAtLaunch) {
+  const LayoutTableCase &c = GetParam();
+  const bool repeats = c.kind == "repeat_interleave_tensor";
+  if ((c.index_name.empty() && !repeats) || c.sample.index.empty()) return;
+  const aclDataType dt = c.dtypes.front();
+  LayoutSample s = c.sample;
+  const int64_t d = s.ints.empty() || repeats ? 0 : wrap(s.ints[0], s.shape.size());
+  const int64_t bound = s.shape.empty() ? 1 : s.shape[static_cast<size_t>(d)];
+  for (int64_t bad : repeats ? std::vector<int64_t>{-1} : std::vector<int64_t>{bound, -1}) {
+    SCOPED_TRACE(::testing::Message() << c.name << " index value " << bad);
+    s.index.back() = bad;
+    Inputs in(c, s, dt, false);
+    const Expected e = reference(c, c.sample, Inputs(c, c.sample, dt, false).values, dt);
+    DeviceTensor out(e.shape, dt);
+    out.poison();
+    Call call(c, s, in.self, in.list, out, in.index, in.source);
+    const int rc = run_op([&](uint64_t *w, aclOpExecutor **x) { return c.phase1(call.a, w, x); }, c.launch);
+    EXPECT_EQ(rc, ACLNN_ERR_PARAM_INVALID) << aclGetRecentErrMsg();
+    EXPECT_TRUE(out.untouched_outside_view());
   }
 }
 

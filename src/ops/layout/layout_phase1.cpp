@@ -468,6 +468,192 @@ void plan_arange(core::OpBuilder &b, const LayoutCall &c) {
   if (n > 0) record_arange(b, out, start, step, c.s[0]->to_int64(), c.s[2]->to_int64());
 }
 
+// An index (or repeats) tensor: INT32 or INT64 with at most `max_ndim` dims.
+void check_index(const aclTensor *t, const char *name, int max_ndim) {
+  core::check_dtype_in(t, name, {ACL_INT32, ACL_INT64});
+  if (t->ndim > max_ndim)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; it must have at most %d", name, t->ndim, max_ndim);
+}
+
+// The slab of `src` without dim d, and the matching dims of dst (dst's dims [d, d + skip) are the
+// positions).
+void set_slab(IndexPlan &p, const aclTensor &src, const aclTensor &dst, int d, int skip) {
+  p.slab_ndim = 0;
+  for (int k = 0; k < src.ndim; ++k) {
+    if (k == d) continue;
+    p.slab_dims[p.slab_ndim] = src.dims[k];
+    p.slab_src[p.slab_ndim] = src.strides[k];
+    p.slab_dst[p.slab_ndim] = dst.strides[k < d ? k : k - 1 + skip];
+    ++p.slab_ndim;
+  }
+}
+
+// GatherV2 / Embedding (kGather) and IndexSelect.
+void plan_gather(core::OpBuilder &b, const LayoutCall &c, bool select) {
+  const aclTensor &self = *c.self;
+  const bool embedding = c.i_name[0][0] == '\0';
+  if (embedding ? self.ndim != 2 : self.ndim == 0)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; it must have %s", c.self_name, self.ndim,
+                embedding ? "2" : "at least 1");
+  const int d = embedding ? 0 : static_cast<int>(wrap_dim(c.i[0], self.ndim, c.i_name[0]));
+  const aclTensor &index = *c.index;
+  check_index(&index, c.index_name, select ? 1 : core::kMaxDims);
+  const int nidx = select ? 1 : index.ndim;
+  if (self.ndim - 1 + nidx > core::kMaxDims)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "the result would have %d dims; at most %d are supported",
+                self.ndim - 1 + nidx, core::kMaxDims);
+  Shape expect;
+  for (int k = 0; k < d; ++k) expect.dims[expect.ndim++] = self.dims[k];
+  if (select) expect.dims[expect.ndim++] = index.numel();
+  else
+    for (int k = 0; k < index.ndim; ++k) expect.dims[expect.ndim++] = index.dims[k];
+  for (int k = d + 1; k < self.ndim; ++k) expect.dims[expect.ndim++] = self.dims[k];
+  core::check_shape_equals(*c.out, c.out_name, expect);
+  const int in = b.input(c.self), ix = b.input(c.index), out = b.output(c.out);
+  IndexPlan p;
+  p.src_slot = in;
+  p.dst_slot = out;
+  p.index_slot = ix;
+  p.src = b.tensor(in);
+  p.dst = b.tensor(out);
+  p.index = b.tensor(ix);
+  p.index_name = c.index_name;
+  p.pos_ndim = nidx;
+  for (int k = 0; k < nidx; ++k) {
+    p.pos_dims[k] = expect.dims[d + k];
+    p.pos_strides[k] = p.dst.strides[d + k];
+  }
+  p.val_stride = self.strides[d];
+  p.bound = self.dims[d];
+  set_slab(p, p.src, p.dst, d, nidx);
+  record_index_copy(b, p);
+}
+
+void plan_index_copy(core::OpBuilder &b, const LayoutCall &c) {
+  const aclTensor &self = *c.self, &source = *c.source;
+  if (self.ndim == 0) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is 0-d; index_copy needs a dim", c.self_name);
+  const int d = static_cast<int>(wrap_dim(c.i[0], self.ndim, c.i_name[0]));
+  check_index(c.index, c.index_name, 1);
+  core::check_tensor(c.source, c.source_name);
+  if (source.dtype != self.dtype)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must have %s's dtype %s", c.source_name,
+                core::dtype_name(source.dtype), c.self_name, core::dtype_name(self.dtype));
+  Shape want = shape_of(self);
+  want.dims[d] = c.index->numel();
+  core::check_shape_equals(source, c.source_name, want);
+  int in = -1, out = -1;
+  if (c.inplace) in = out = b.inout(c.self);
+  else {
+    core::check_shape_equals(*c.out, c.out_name, shape_of(self));
+    in = b.input(c.self);
+  }
+  const int ix = b.input(c.index), src = b.input(c.source);
+  if (!c.inplace) {
+    out = b.output(c.out);
+    copy_views(b, out, b.tensor(out), in, b.tensor(in));
+  }
+  IndexPlan p;
+  p.scatter = true;
+  p.src_slot = src;
+  p.dst_slot = out;
+  p.index_slot = ix;
+  p.src = b.tensor(src);
+  p.dst = b.tensor(out);
+  p.index = b.tensor(ix);
+  p.index_name = c.index_name;
+  p.pos_ndim = 1;
+  p.pos_dims[0] = source.dims[d];
+  p.pos_strides[0] = source.strides[d];
+  p.val_stride = p.dst.strides[d];
+  p.bound = self.dims[d];
+  set_slab(p, p.src, p.dst, d, 1);
+  record_index_copy(b, p);
+}
+
+void plan_index_fill(core::OpBuilder &b, const LayoutCall &c) {
+  const aclTensor &self = *c.self;
+  if (self.ndim == 0) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is 0-d; index_fill needs a dim", c.self_name);
+  const int d = static_cast<int>(wrap_dim(c.i[0], self.ndim, c.i_name[0]));
+  const int64_t n = self.dims[d];
+  for (int64_t v : int_list(c, 0))
+    if (v < -n || v >= n)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s: %lld is out of range [%lld, %lld) for dim %d", c.arr_name[0],
+                  static_cast<long long>(v), static_cast<long long>(-n), static_cast<long long>(n), d);
+  core::check_scalar(c.s[0], c.s_name[0]);
+  const auto [in, out] = register_self_out(b, c, shape_of(self));
+  if (!c.inplace) copy_views(b, out, b.tensor(out), in, b.tensor(in));
+  for (int64_t v : c.arr[0]->values) fill_view(b, out, narrow_view(b.tensor(out), d, v < 0 ? v + n : v, 1), c.s[0]);
+}
+
+// RepeatInterleave (repeats a tensor; self flattened), RepeatInterleaveWithDim and
+// RepeatInterleaveTensor (self is the repeats; out the expanded indices).
+void plan_repeat_interleave_tensor(core::OpBuilder &b, const LayoutCall &c) {
+  const bool indices_only = c.index_name[0] == '\0';
+  const bool with_dim = !indices_only && std::strcmp(c.i_name[0], "dim") == 0;
+  const int64_t output_size = with_dim ? c.i[1] : c.i[0];
+  const char *size_name = with_dim ? c.i_name[1] : c.i_name[0];
+  if (output_size < 0)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be non-negative, got %lld", size_name,
+                static_cast<long long>(output_size));
+  const aclTensor &self = *c.self;
+  const aclTensor &reps = indices_only ? self : *c.index;
+  const char *reps_name = indices_only ? c.self_name : c.index_name;
+  check_index(&reps, reps_name, 1);
+  IndexPlan p;
+  p.repeats = true;
+  p.index_name = reps_name;
+  if (indices_only) {
+    if (reps.ndim != 1) throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; it must be 1-D", reps_name, reps.ndim);
+    core::check_shape_equals(*c.out, c.out_name, Shape{1, {output_size}});
+    const int in = b.input(c.self), out = b.output(c.out);
+    p.map_only = true;
+    p.index_slot = in;
+    p.index = b.tensor(in);
+    p.dst_slot = out;
+    p.dst = b.tensor(out);
+    p.bound = reps.numel();
+    p.pos_ndim = 1;
+    p.pos_dims[0] = output_size;
+    record_index_copy(b, p);
+    return;
+  }
+  const int d = with_dim ? static_cast<int>(wrap_dim(c.i[0], self.ndim, c.i_name[0])) : 0;
+  if (with_dim && self.ndim == 0)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s is 0-d; repeat_interleave with a dim needs one", c.self_name);
+  const int64_t sources = with_dim ? self.dims[d] : self.numel();
+  if (reps.numel() != 1 && reps.numel() != sources)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %lld entries; it needs 1 or %lld (%s)", reps_name,
+                static_cast<long long>(reps.numel()), static_cast<long long>(sources),
+                with_dim ? "the dim's size" : "self's element count");
+  Shape expect = with_dim ? shape_of(self) : Shape{1, {output_size}};
+  expect.dims[d] = output_size;
+  core::check_shape_equals(*c.out, c.out_name, expect);
+  const int in = b.input(c.self), ix = b.input(c.index), out = b.output(c.out);
+  p.index_slot = ix;
+  p.index = b.tensor(ix);
+  p.dst_slot = out;
+  p.dst = b.tensor(out);
+  p.bound = sources;
+  p.pos_ndim = 1;
+  p.pos_dims[0] = output_size;
+  p.pos_strides[0] = p.dst.strides[d];
+  if (with_dim) {
+    p.src_slot = in;
+    p.src = b.tensor(in);
+    p.val_stride = self.strides[d];
+    set_slab(p, p.src, p.dst, d, 1);
+  } else {
+    // Flattened: self copied to a contiguous block, gathered one element at a time.
+    p.src = contiguous_desc(self.dtype, shape_of(self));
+    p.src_ws = b.book("repeat_interleave.self",
+                      static_cast<uint64_t>(std::max<int64_t>(sources, 1)) * core::dtype_size(self.dtype));
+    copy(b, EwInput::workspace(p.src_ws, p.src), EwInput::tensor_view(in, b.tensor(in)));
+    p.val_stride = 1;
+    p.slab_ndim = 0;
+  }
+  record_index_copy(b, p);
+}
+
 }  // namespace
 
 void layout_phase1(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall &c) {
@@ -475,6 +661,8 @@ void layout_phase1(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall 
   // Null checks in prototype order: input, parameters, output.
   if (k == LayoutKind::kCat) core::check_not_null(c.list, c.list_name);
   else if (k != LayoutKind::kArange) core::check_tensor(c.self, c.self_name);
+  if (c.index_name[0] != '\0') core::check_not_null(c.index, c.index_name);
+  if (c.source_name[0] != '\0') core::check_not_null(c.source, c.source_name);
   for (int i = 0; i < 2; ++i)
     if (c.arr_name[i][0] != '\0') core::check_not_null(c.arr[i], c.arr_name[i]);
   for (int i = 0; i < 3; ++i)
@@ -504,6 +692,11 @@ void layout_phase1(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall 
     case LayoutKind::kRepeatInterleave: return plan_repeat_interleave(b, c);
     case LayoutKind::kFlip: return plan_flip(b, c);
     case LayoutKind::kArange: return plan_arange(b, c);
+    case LayoutKind::kGather: return plan_gather(b, c, false);
+    case LayoutKind::kIndexSelect: return plan_gather(b, c, true);
+    case LayoutKind::kIndexCopy: return plan_index_copy(b, c);
+    case LayoutKind::kIndexFill: return plan_index_fill(b, c);
+    case LayoutKind::kRepeatInterleaveTensor: return plan_repeat_interleave_tensor(b, c);
   }
 }
 

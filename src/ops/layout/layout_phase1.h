@@ -1,6 +1,6 @@
 // The phase 1 of every table-driven copy / layout op (src/ops/layout/layout.ops): the output is a
 // view-and-copy plan over the input (permute, slice, flip, pads, roll, repeat, cat), or one of the
-// small layout steps (tril / triu, arange). The entry points are generated from the table
+// small layout steps (tril / triu, arange, the index step of the gathers and scatters). The entry points are generated from the table
 // (tools/gen_ops.py --entry); each fills a LayoutCall from its arguments in prototype order.
 #pragma once
 
@@ -23,6 +23,11 @@ enum class LayoutKind : uint8_t {
   kRepeatInterleave,
   kFlip,
   kArange,
+  kGather,        // GatherV2 (index of any rank replaces dim), Embedding (dim 0)
+  kIndexSelect,   // index 0-d or 1-d: dim's length becomes the index's
+  kIndexCopy,     // out = self; out[..., index[k], ...] = source[..., k, ...]
+  kIndexFill,     // out = self; out[..., i, ...] = value for the host indices i
+  kRepeatInterleaveTensor,  // repeats a device tensor (with or without dim; or alone: the indices)
 };
 
 struct LayoutRule {
@@ -42,6 +47,10 @@ struct LayoutCall {
   const aclTensor *out = nullptr;
   const char *out_name = "out";
   bool inplace = false;  // out is self (registered once, read and written)
+  const aclTensor *index = nullptr;  // index ops: the index (repeat_interleave: the repeats)
+  const char *index_name = "";  // "" when the op has no index tensor
+  const aclTensor *source = nullptr;  // index_copy: the source
+  const char *source_name = "";
   const aclIntArray *arr[2] = {nullptr, nullptr};
   const char *arr_name[2] = {"", ""};
   int64_t i[4] = {0, 0, 0, 0};

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "common/error.h"
 #include "core/dtype.h"
 #include "core/thread_pool.h"
 #include "kernels/elementwise/convert.h"
@@ -99,7 +100,142 @@ class ArangeStep final : public core::Step {
   }
 };
 
+// Copies one slab of es-byte elements (row-major over dims; contiguous inner rows by memcpy).
+void copy_slab(const IndexPlan &p, const char *src, char *dst, size_t es) {
+  const int nd = p.slab_ndim;
+  if (nd == 0) {
+    std::memcpy(dst, src, es);
+    return;
+  }
+  const int64_t inner = p.slab_dims[nd - 1];
+  const int64_t is = p.slab_src[nd - 1] * static_cast<int64_t>(es), os = p.slab_dst[nd - 1] * static_cast<int64_t>(es);
+  const bool rows = is == static_cast<int64_t>(es) && os == static_cast<int64_t>(es);
+  int64_t outer = 1;
+  for (int d = 0; d < nd - 1; ++d) outer *= p.slab_dims[d];
+  for (int64_t o = 0; o < outer; ++o) {
+    int64_t so = 0, doff = 0, rem = o;
+    for (int d = nd - 2; d >= 0; --d) {
+      const int64_t i = rem % p.slab_dims[d];
+      rem /= p.slab_dims[d];
+      so += i * p.slab_src[d];
+      doff += i * p.slab_dst[d];
+    }
+    const char *s = src + so * static_cast<int64_t>(es);
+    char *d = dst + doff * static_cast<int64_t>(es);
+    if (rows) {
+      std::memcpy(d, s, static_cast<size_t>(inner) * es);
+    } else {
+      for (int64_t j = 0; j < inner; ++j) std::memcpy(d + j * os, s + j * is, es);
+    }
+  }
+}
+
+class IndexStep final : public core::Step {
+ public:
+  IndexPlan p;
+
+  int64_t positions() const {
+    int64_t n = 1;
+    for (int d = 0; d < p.pos_ndim; ++d) n *= p.pos_dims[d];
+    return n;
+  }
+  // The k-th index value (row-major over the index's dims).
+  int64_t index_at(const char *base, int64_t k) const {
+    int64_t off = 0;
+    for (int d = p.index.ndim - 1; d >= 0; --d) {
+      off += (k % p.index.dims[d]) * p.index.strides[d];
+      k /= p.index.dims[d];
+    }
+    if (p.index.dtype == ACL_INT32) {
+      int32_t v;
+      std::memcpy(&v, base + off * 4, 4);
+      return v;
+    }
+    int64_t v;
+    std::memcpy(&v, base + off * 8, 8);
+    return v;
+  }
+  // Expands the repeat counts into map (its length must be exactly n).
+  int expand_repeats(const char *rep, int64_t *map, int64_t n) const {
+    const int64_t count = p.index.numel();
+    int64_t total = 0;
+    for (int64_t i = 0; i < p.bound; ++i) {
+      const int64_t r = index_at(rep, count == 1 ? 0 : i);
+      if (r < 0)
+        return fail(ACLNN_ERR_PARAM_INVALID, "%s: entry %lld is %lld; repeats must be non-negative", p.index_name,
+                    static_cast<long long>(count == 1 ? 0 : i), static_cast<long long>(r));
+      if (r > n - total)
+        return fail(ACLNN_ERR_PARAM_INVALID, "%s sum to more than outputSize %lld", p.index_name,
+                    static_cast<long long>(n));
+      for (int64_t j = 0; j < r; ++j) map[total + j] = i;
+      total += r;
+    }
+    if (total != n)
+      return fail(ACLNN_ERR_PARAM_INVALID, "%s sum to %lld; outputSize is %lld", p.index_name,
+                  static_cast<long long>(total), static_cast<long long>(n));
+    return 0;
+  }
+
+  int run(const core::LaunchArgs &args) const override {
+    const int64_t n = positions();
+    const char *ix = p.index_slot >= 0 ? core::view_base(args, p.index_slot, p.index, core::dtype_size(p.index.dtype))
+                                       : nullptr;
+    const int64_t *map = nullptr;
+    if (p.repeats) {
+      auto *m = reinterpret_cast<int64_t *>(args.get(p.map));
+      if (const int rc = expand_repeats(ix, m, n)) return rc;
+      map = m;
+      if (p.map_only) {
+        const size_t es = core::dtype_size(p.dst.dtype);
+        kernels::store_from<int64_t>(m, p.dst.dtype, core::view_base(args, p.dst_slot, p.dst, es),
+                                     p.dst.strides[0] * static_cast<int64_t>(es), n);
+        return 0;
+      }
+    } else {
+      for (int64_t k = 0; k < n; ++k) {
+        const int64_t v = index_at(ix, k);
+        if (v < 0 || v >= p.bound)
+          return fail(ACLNN_ERR_PARAM_INVALID, "%s: value %lld at position %lld is out of range [0, %lld)", p.index_name,
+                      static_cast<long long>(v), static_cast<long long>(k), static_cast<long long>(p.bound));
+      }
+    }
+    const size_t es = core::dtype_size(p.dst.dtype);
+    const char *src = p.src_ws.booked() ? args.get(p.src_ws) : core::view_base(args, p.src_slot, p.src, es);
+    char *dst = core::view_base(args, p.dst_slot, p.dst, es);
+    auto body = [&](int64_t k0, int64_t k1) {
+      for (int64_t k = k0; k < k1; ++k) {
+        const int64_t v = map ? map[k] : index_at(ix, k);
+        int64_t pos = 0, rem = k;
+        for (int d = p.pos_ndim - 1; d >= 0; --d) {
+          pos += (rem % p.pos_dims[d]) * p.pos_strides[d];
+          rem /= p.pos_dims[d];
+        }
+        const int64_t e = static_cast<int64_t>(es);
+        if (p.scatter) copy_slab(p, src + pos * e, dst + v * p.val_stride * e, es);
+        else copy_slab(p, src + v * p.val_stride * e, dst + pos * e, es);
+      }
+    };
+    int64_t slab = 1;
+    for (int d = 0; d < p.slab_ndim; ++d) slab *= p.slab_dims[d];
+    const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 15) / std::max<int64_t>(slab, 1));
+    // Scatters run in order (a repeated index: the last write wins); gathers in parallel.
+    if (p.scatter || n <= grain) body(0, n);
+    else core::parallel_for(n, grain, body);
+    return 0;
+  }
+};
+
 }  // namespace
+
+void record_index_copy(core::OpBuilder &b, const IndexPlan &plan) {
+  auto &s = b.add_step<IndexStep>();
+  s.p = plan;
+  if (plan.repeats) {
+    int64_t n = 1;
+    for (int d = 0; d < plan.pos_ndim; ++d) n *= plan.pos_dims[d];
+    s.p.map = b.book("repeat_interleave.map", static_cast<uint64_t>(std::max<int64_t>(n, 1)) * sizeof(int64_t));
+  }
+}
 
 void record_triangle(core::OpBuilder &b, int in_slot, int out_slot, bool lower, int64_t diagonal) {
   auto &s = b.add_step<TriangleStep>();

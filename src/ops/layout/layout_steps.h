@@ -15,3 +15,36 @@ void record_triangle(core::OpBuilder &b, int in_slot, int out_slot, bool lower, 
 void record_arange(core::OpBuilder &b, int out_slot, double start, double step, int64_t istart, int64_t istep);
 
 }  // namespace opsnn::ops
+
+namespace opsnn::ops {
+
+// The index step: slabs (every dim but one) copied by index. For each position k (row-major over
+// pos_dims) the value v = index[k] (checked in [0, bound) at launch: 161002 otherwise):
+//   gather:  dst[pos(k)] <- src[v * val_stride]   (GatherV2, IndexSelect, Embedding, repeat_interleave)
+//   scatter: dst[v * val_stride] <- src[pos(k)]   (IndexCopy)
+// Offsets are in elements from each view's first element; a slab is `slab_ndim` dims with their
+// own strides on each side. With `repeats`, the index slot holds repeat counts (one, broadcast, or
+// one per source position) expanded at launch into the booked map (they must sum to the position
+// count); with map_only the expanded indices are the output (RepeatInterleaveTensor).
+struct IndexPlan {
+  bool scatter = false;
+  int src_slot = -1, dst_slot = -1, index_slot = -1;
+  core::WsKey src_ws;  // src is this workspace block (a contiguous copy) instead of a slot
+  aclTensor src{}, dst{}, index{};
+  int pos_ndim = 0;
+  int64_t pos_dims[core::kMaxDims] = {};
+  int64_t pos_strides[core::kMaxDims] = {};  // in dst (gather) or src (scatter)
+  int64_t val_stride = 0;                    // in src (gather) or dst (scatter)
+  int64_t bound = 0;
+  int slab_ndim = 0;
+  int64_t slab_dims[core::kMaxDims] = {};
+  int64_t slab_src[core::kMaxDims] = {};
+  int64_t slab_dst[core::kMaxDims] = {};
+  const char *index_name = "index";
+  bool repeats = false;
+  bool map_only = false;
+  core::WsKey map;  // repeats: booked by record_index_copy
+};
+void record_index_copy(core::OpBuilder &b, const IndexPlan &plan);
+
+}  // namespace opsnn::ops
