@@ -3,8 +3,8 @@
 
 Row format (besides the common `header`, `dtypes`, `inplace`, `backward`):
   kind      permute | cat | slice | constant_pad | reflection_pad | replication_pad | tril | triu |
-            roll | repeat | repeat_interleave | flip | arange | gather | index_select | index_copy |
-            index_fill | repeat_interleave_tensor                    the plan (ops::LayoutKind)
+            roll | repeat | repeat_interleave | flip | arange | linspace | stack | gather | index_select |
+            index_copy | index_fill | repeat_interleave_tensor       the plan (ops::LayoutKind)
   pad_dims  N               the padded trailing dims of a reflection / replication pad
   out_dtype same|castable   the output has the input's dtype (default), or any dtype it casts to
   sample    a=V ...         one test call: shape=[2,3] (self), shapes=[2,3]/[4,3] (a tensor list),
@@ -13,7 +13,7 @@ Row format (besides the common `header`, `dtypes`, `inplace`, `backward`):
                             source tensor: its shape
   reject    a=V ... ; WORD  a call phase 1 must refuse (161002, message containing WORD)
 Parameter roles come from the prototype, in order: the first aclTensor is the input (none for
-arange), an aclTensorList the inputs, the last aclTensor the output, tensors between them the
+arange, linspace), an aclTensorList the inputs, the last aclTensor the output, tensors between them the
 index (or repeats) and the source; aclIntArray, int64_t and
 aclScalar parameters fill the LayoutCall's arr / i / s slots in prototype order.
 """
@@ -24,8 +24,9 @@ KINDS = {"permute": "kPermute", "cat": "kCat", "slice": "kSlice", "constant_pad"
          "reflection_pad": "kReflectionPad", "replication_pad": "kReplicationPad", "tril": "kTril", "triu": "kTriu",
          "roll": "kRoll", "repeat": "kRepeat", "repeat_interleave": "kRepeatInterleave", "flip": "kFlip",
          "arange": "kArange", "gather": "kGather", "index_select": "kIndexSelect", "index_copy": "kIndexCopy",
-         "index_fill": "kIndexFill", "repeat_interleave_tensor": "kRepeatInterleaveTensor"}
-NO_INPUT = {"arange"}
+         "index_fill": "kIndexFill", "repeat_interleave_tensor": "kRepeatInterleaveTensor", "stack": "kStack",
+         "linspace": "kLinspace"}
+NO_INPUT = {"arange", "linspace"}
 
 
 def base_type(ctype):
@@ -184,7 +185,8 @@ def sample_literal(op, s):
             index_shape = list_literal(s.get(p.name + "_shape", f"[{len(s[p.name].strip('[]').split(',')) if s[p.name].strip('[]') else 0}]"))
         elif role == "source" and p.name in s:
             source = list_literal(s[p.name])
-    shapes = "{" + ", ".join(list_literal(x) for x in s["shapes"].split("/")) + "}" if "shapes" in s else "{}"
+    shapes = "{" + ", ".join("std::vector<int64_t>" + list_literal(x) for x in s["shapes"].split("/")) + "}" \
+        if "shapes" in s else "{}"
     arrs = "{" + ", ".join(arr[k] for k in sorted(arr)) + "}"
     return (f"LayoutSample{{{shape}, {shapes}, {arrs}, {{{', '.join(ints[k] for k in sorted(ints))}}}, "
             f"{{{', '.join(scal[k] for k in sorted(scal))}}}, {index}, {index_shape}, {source}}}")

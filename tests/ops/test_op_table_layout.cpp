@@ -74,6 +74,9 @@ const std::vector<LayoutTableCase> &all_cases() {
 
 bool is_float(aclDataType dt) { return dt == ACL_FLOAT || dt == ACL_FLOAT16 || dt == ACL_BF16 || dt == ACL_DOUBLE; }
 
+// The ops without an input tensor (their dtype rule is the output's).
+bool no_input(const LayoutTableCase &c) { return c.kind == "arange" || c.kind == "linspace"; }
+
 int64_t wrap(int64_t d, size_t nd) { return d < 0 ? d + static_cast<int64_t>(std::max<size_t>(nd, 1)) : d; }
 int64_t pmod(int64_t a, int64_t n) { return ((a % n) + n) % n; }
 int64_t linear(const std::vector<int64_t> &idx, const std::vector<int64_t> &shape) {
@@ -269,6 +272,24 @@ Expected reference(const LayoutTableCase &c, const LayoutSample &s, const std::v
       idx[d] = map[static_cast<size_t>(o[d])];
       return from(idx);
     };
+  } else if (k == "stack") {
+    e.shape = s.shapes[0];
+    const size_t d = static_cast<size_t>(wrap(s.ints[0], e.shape.size() + 1));
+    e.shape.insert(e.shape.begin() + static_cast<long>(d), static_cast<int64_t>(s.shapes.size()));
+    src = [&, d](const std::vector<int64_t> &o, int64_t) {
+      std::vector<int64_t> idx = o;
+      idx.erase(idx.begin() + static_cast<long>(d));
+      return std::pair<int, double>{static_cast<int>(o[d]), static_cast<double>(linear(idx, s.shapes[0]))};
+    };
+  } else if (k == "linspace") {
+    const double start = s.scalars[0], end = s.scalars[1];
+    const int64_t n = s.ints[0];
+    const double step = n > 1 ? (end - start) / static_cast<double>(n - 1) : 0;
+    e.shape = {n};
+    src = [=](const std::vector<int64_t> &, int64_t i) {
+      const double v = i >= n / 2 ? end - step * static_cast<double>(n - i - 1) : start + static_cast<double>(i) * step;
+      return std::pair<int, double>{-1, round_to(out_dt, v)};
+    };
   } else if (k == "arange") {
     const double start = s.scalars[0], end = s.scalars[1], step = s.scalars[2];
     e.shape = {static_cast<int64_t>(std::ceil((end - start) / step))};
@@ -366,7 +387,7 @@ struct Inputs {
          aclDataType index_dtype = ACL_INT64) {
     const auto [lo, hi] = value_range(dt);
     std::vector<std::vector<int64_t>> shapes = s.shapes;
-    const bool has_self = c.kind != "arange" && s.shapes.empty();
+    const bool has_self = !no_input(c) && s.shapes.empty();
     if (has_self) shapes = {s.shape};
     for (const auto &sh : shapes) {
       t.push_back(strided ? strided_input(sh, dt) : std::make_unique<DeviceTensor>(sh, dt));
@@ -409,7 +430,7 @@ void check_sample(const LayoutTableCase &c, const LayoutSample &s, aclDataType i
   EXPECT_TRUE(out->untouched_outside_view());
 }
 
-aclDataType input_dtype(const LayoutTableCase &c) { return c.kind == "arange" ? ACL_FLOAT : c.dtypes.front(); }
+aclDataType input_dtype(const LayoutTableCase &c) { return no_input(c) ? ACL_FLOAT : c.dtypes.front(); }
 
 class OpTableLayout : public ::testing::TestWithParam<LayoutTableCase> {};
 
@@ -418,7 +439,7 @@ TEST_P(OpTableLayout, EveryDtypeContiguous) {
   const LayoutTableCase &c = GetParam();
   for (aclDataType dt : c.dtypes) {
     SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt);
-    check_sample(c, c.sample, c.kind == "arange" ? ACL_FLOAT : dt, dt, false);
+    check_sample(c, c.sample, no_input(c) ? ACL_FLOAT : dt, dt, false);
   }
 }
 
@@ -428,7 +449,7 @@ TEST_P(OpTableLayout, StridedViews) {
   for (aclDataType dt : {ACL_FLOAT16, ACL_INT64, ACL_BOOL}) {
     if (std::find(c.dtypes.begin(), c.dtypes.end(), dt) == c.dtypes.end()) continue;
     SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt);
-    check_sample(c, c.sample, c.kind == "arange" ? ACL_FLOAT : dt, dt, true);
+    check_sample(c, c.sample, no_input(c) ? ACL_FLOAT : dt, dt, true);
   }
   if (c.out_castable) {  // a wider output dtype
     SCOPED_TRACE(::testing::Message() << c.name << " FLOAT16 into FLOAT");
@@ -474,7 +495,7 @@ TEST_P(OpTableLayout, ErrorsNameTheArgument) {
   Inputs in(c, c.sample, dt, false);
   const Expected e = reference(c, c.sample, in.values, odt);
   DeviceTensor out(e.shape, odt);
-  if (c.kind != "arange") {  // the input, null
+  if (!no_input(c)) {  // the input, null
     Call call(c, c.sample, nullptr, in.list, out, in.index, in.source);
     if (call.a.list) {
       aclDestroyTensorList(call.a.list);
@@ -518,7 +539,7 @@ TEST_P(OpTableLayout, ErrorsNameTheArgument) {
     Call call(c, c.sample, in.self, in.list, o, in.index, in.source);
     EXPECT_TRUE(fails_with(c.phase1(call.a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, c.out_name.c_str()}));
   }
-  if (c.kind != "arange") {  // a wrong output dtype
+  if (!no_input(c)) {  // a wrong output dtype
     const aclDataType bad = c.out_castable ? (is_float(dt) ? ACL_INT32 : ACL_BOOL) : (dt == ACL_DOUBLE ? ACL_FLOAT : ACL_DOUBLE);
     if (!(c.out_castable && dt == ACL_BOOL)) {
       DeviceTensor o(e.shape, bad);
@@ -531,7 +552,7 @@ TEST_P(OpTableLayout, ErrorsNameTheArgument) {
                           ACL_UINT8, ACL_BOOL}) {
     if (std::find(c.dtypes.begin(), c.dtypes.end(), bad) != c.dtypes.end()) continue;
     SCOPED_TRACE(::testing::Message() << "dtype " << bad);
-    Inputs bin(c, c.sample, c.kind == "arange" ? ACL_FLOAT : bad, false);
+    Inputs bin(c, c.sample, no_input(c) ? ACL_FLOAT : bad, false);
     DeviceTensor o(e.shape, bad);
     Call call(c, c.sample, bin.self, bin.list, o, bin.index, bin.source);
     EXPECT_TRUE(fails_with(c.phase1(call.a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "dtype"}));

@@ -444,6 +444,58 @@ void plan_repeat_interleave(core::OpBuilder &b, const LayoutCall &c) {
   copy_views(b, out, ov, in, iv);
 }
 
+// t with dim d removed at index k (a slice of out for one stacked input).
+aclTensor select_view(const aclTensor &t, int d, int64_t k) {
+  aclTensor v = t;
+  v.offset += k * t.strides[d];
+  for (int i = d; i + 1 < t.ndim; ++i) {
+    v.dims[i] = t.dims[i + 1];
+    v.strides[i] = t.strides[i + 1];
+  }
+  --v.ndim;
+  return v;
+}
+
+void plan_stack(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall &c) {
+  const auto &ts = c.list->tensors;
+  if (ts.empty()) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is empty", c.list_name);
+  aclDataType result = ACL_DT_UNDEFINED;
+  for (size_t k = 0; k < ts.size(); ++k) {
+    if (ts[k] == nullptr) throw_error(ACLNN_ERR_PARAM_NULLPTR, "%s[%zu] is null", c.list_name, k);
+    const std::string name = std::string(c.list_name) + "[" + std::to_string(k) + "]";
+    core::check_dtype_in(ts[k], name.c_str(), rule.dtypes);
+    result = result == ACL_DT_UNDEFINED ? ts[k]->dtype : core::promote_types(result, ts[k]->dtype);
+    if (!(shape_of(*ts[k]) == shape_of(*ts[0])))
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; every tensor must have %s[0]'s shape %s", name.c_str(),
+                  core::shape_string(*ts[k]).c_str(), c.list_name, core::shape_string(*ts[0]).c_str());
+  }
+  const int nd = ts[0]->ndim;
+  if (nd >= core::kMaxDims)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s[0] has %d dims; at most %d can be stacked", c.list_name, nd,
+                core::kMaxDims - 1);
+  const int d = static_cast<int>(wrap_dim(c.i[0], nd + 1, c.i_name[0]));
+  if (!core::can_cast(result, c.out->dtype))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; the result dtype %s cannot be cast to it", c.out_name,
+                core::dtype_name(c.out->dtype), core::dtype_name(result));
+  Shape expect;
+  expect.ndim = nd + 1;
+  for (int i = 0, j = 0; i <= nd; ++i) expect.dims[i] = i == d ? static_cast<int64_t>(ts.size()) : ts[0]->dims[j++];
+  core::check_shape_equals(*c.out, c.out_name, expect);
+  const std::vector<int> slots = b.input_list(0, c.list);
+  const int out = b.output(c.out);
+  for (size_t k = 0; k < ts.size(); ++k)
+    copy_views(b, out, select_view(b.tensor(out), d, static_cast<int64_t>(k)), slots[k], b.tensor(slots[k]));
+}
+
+void plan_linspace(core::OpBuilder &b, const LayoutCall &c) {
+  const int64_t steps = c.i[0];
+  if (steps < 0)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be non-negative, got %lld", c.i_name[0], static_cast<long long>(steps));
+  core::check_shape_equals(*c.out, c.out_name, Shape{1, {steps}});
+  const int out = b.output(c.out);
+  if (steps > 0) record_linspace(b, out, c.s[0]->to_double(), c.s[1]->to_double());
+}
+
 void plan_arange(core::OpBuilder &b, const LayoutCall &c) {
   for (int k = 0; k < 3; ++k) core::check_scalar(c.s[k], c.s_name[k]);
   const bool integral = !c.s[0]->is_floating() && !c.s[1]->is_floating() && !c.s[2]->is_floating();
@@ -659,8 +711,9 @@ void plan_repeat_interleave_tensor(core::OpBuilder &b, const LayoutCall &c) {
 void layout_phase1(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall &c) {
   const LayoutKind k = rule.kind;
   // Null checks in prototype order: input, parameters, output.
-  if (k == LayoutKind::kCat) core::check_not_null(c.list, c.list_name);
-  else if (k != LayoutKind::kArange) core::check_tensor(c.self, c.self_name);
+  const bool no_input = k == LayoutKind::kArange || k == LayoutKind::kLinspace;
+  if (k == LayoutKind::kCat || k == LayoutKind::kStack) core::check_not_null(c.list, c.list_name);
+  else if (!no_input) core::check_tensor(c.self, c.self_name);
   if (c.index_name[0] != '\0') core::check_not_null(c.index, c.index_name);
   if (c.source_name[0] != '\0') core::check_not_null(c.source, c.source_name);
   for (int i = 0; i < 2; ++i)
@@ -668,9 +721,9 @@ void layout_phase1(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall 
   for (int i = 0; i < 3; ++i)
     if (c.s_name[i][0] != '\0') core::check_scalar(c.s[i], c.s_name[i]);
   core::check_tensor(c.out, c.out_name);
-  if (k == LayoutKind::kArange) {
+  if (no_input) {
     core::check_dtype_in(c.out, c.out_name, rule.dtypes);
-  } else if (k != LayoutKind::kCat) {
+  } else if (k != LayoutKind::kCat && k != LayoutKind::kStack) {
     core::check_dtype_in(c.self, c.self_name, rule.dtypes);
     const bool ok = rule.out_castable ? core::can_cast(c.self->dtype, c.out->dtype) : c.out->dtype == c.self->dtype;
     if (!ok)
@@ -692,6 +745,8 @@ void layout_phase1(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall 
     case LayoutKind::kRepeatInterleave: return plan_repeat_interleave(b, c);
     case LayoutKind::kFlip: return plan_flip(b, c);
     case LayoutKind::kArange: return plan_arange(b, c);
+    case LayoutKind::kLinspace: return plan_linspace(b, c);
+    case LayoutKind::kStack: return plan_stack(b, rule, c);
     case LayoutKind::kGather: return plan_gather(b, c, false);
     case LayoutKind::kIndexSelect: return plan_gather(b, c, true);
     case LayoutKind::kIndexCopy: return plan_index_copy(b, c);

@@ -1,6 +1,6 @@
 // The phase 1 of every table-driven copy / layout op (src/ops/layout/layout.ops): the output is a
 // view-and-copy plan over the input (permute, slice, flip, pads, roll, repeat, cat), or one of the
-// small layout steps (tril / triu, arange, the index step of the gathers and scatters). The entry points are generated from the table
+// small layout steps (tril / triu, arange / linspace, the index step of the gathers and scatters). The entry points are generated from the table
 // (tools/gen_ops.py --entry); each fills a LayoutCall from its arguments in prototype order.
 #pragma once
 
@@ -23,6 +23,8 @@ enum class LayoutKind : uint8_t {
   kRepeatInterleave,
   kFlip,
   kArange,
+  kLinspace,
+  kStack,
   kGather,        // GatherV2 (index of any rank replaces dim), Embedding (dim 0)
   kIndexSelect,   // index 0-d or 1-d: dim's length becomes the index's
   kIndexCopy,     // out = self; out[..., index[k], ...] = source[..., k, ...]

@@ -76,7 +76,8 @@ class ArangeStep final : public core::Step {
   aclTensor out{};
   int out_slot = -1;
   bool integral = false;
-  double start = 0, step = 1;
+  bool linspace = false;  // values from both ends (end used after the middle)
+  double start = 0, step = 1, end = 0;
   int64_t istart = 0, istep = 1;
 
   int run(const core::LaunchArgs &args) const override {
@@ -92,7 +93,11 @@ class ArangeStep final : public core::Step {
         kernels::store_from<int64_t>(buf, out.dtype, dst + k0 * stride, stride, len);
       } else {
         double buf[kChunk];
-        for (int64_t k = 0; k < len; ++k) buf[k] = start + static_cast<double>(k0 + k) * step;
+        for (int64_t k = 0; k < len; ++k) {
+          const int64_t i = k0 + k;
+          buf[k] = linspace && i >= n / 2 ? end - step * static_cast<double>(n - i - 1)
+                                          : start + static_cast<double>(i) * step;
+        }
         kernels::store_from<double>(buf, out.dtype, dst + k0 * stride, stride, len);
       }
     }
@@ -256,6 +261,17 @@ void record_arange(core::OpBuilder &b, int out_slot, double start, double step, 
   s.step = step;
   s.istart = istart;
   s.istep = istep;
+}
+
+void record_linspace(core::OpBuilder &b, int out_slot, double start, double end) {
+  auto &s = b.add_step<ArangeStep>();
+  s.out = b.tensor(out_slot);
+  s.out_slot = out_slot;
+  s.linspace = true;
+  s.start = start;
+  s.end = end;
+  const int64_t n = s.out.dims[0];
+  s.step = n > 1 ? (end - start) / static_cast<double>(n - 1) : 0;
 }
 
 }  // namespace opsnn::ops

@@ -13,6 +13,9 @@ void record_triangle(core::OpBuilder &b, int in_slot, int out_slot, bool lower, 
 // out[k] = start + k * step for the 1-D view out (computed in INT64 for integer outputs, else DOUBLE,
 // then converted to out's dtype).
 void record_arange(core::OpBuilder &b, int out_slot, double start, double step, int64_t istart, int64_t istep);
+// out[k] = linspace(start, end, n)[k] as PyTorch computes it (from start up to the middle, from end
+// after it), in DOUBLE, converted to out's dtype.
+void record_linspace(core::OpBuilder &b, int out_slot, double start, double end);
 
 }  // namespace opsnn::ops
 
