@@ -3,7 +3,7 @@
 
 Row format (besides the common `header`, `dtypes`, `inplace`, `backward`):
   kind      permute | cat | slice | constant_pad | reflection_pad | replication_pad | tril | triu |
-            roll | repeat | repeat_interleave | flip | arange | linspace | stack | gather | index_select |
+            roll | repeat | repeat_interleave | flip | arange | linspace | eye | stack | gather | index_select |
             index_copy | index_fill | repeat_interleave_tensor       the plan (ops::LayoutKind)
   pad_dims  N               the padded trailing dims of a reflection / replication pad
   out_dtype same|castable   the output has the input's dtype (default), or any dtype it casts to
@@ -13,7 +13,7 @@ Row format (besides the common `header`, `dtypes`, `inplace`, `backward`):
                             source tensor: its shape
   reject    a=V ... ; WORD  a call phase 1 must refuse (161002, message containing WORD)
 Parameter roles come from the prototype, in order: the first aclTensor is the input (none for
-arange, linspace), an aclTensorList the inputs, the last aclTensor the output, tensors between them the
+arange, linspace, eye), an aclTensorList the inputs, the last aclTensor the output, tensors between them the
 index (or repeats) and the source; aclIntArray, int64_t and
 aclScalar parameters fill the LayoutCall's arr / i / s slots in prototype order.
 """
@@ -25,8 +25,8 @@ KINDS = {"permute": "kPermute", "cat": "kCat", "slice": "kSlice", "constant_pad"
          "roll": "kRoll", "repeat": "kRepeat", "repeat_interleave": "kRepeatInterleave", "flip": "kFlip",
          "arange": "kArange", "gather": "kGather", "index_select": "kIndexSelect", "index_copy": "kIndexCopy",
          "index_fill": "kIndexFill", "repeat_interleave_tensor": "kRepeatInterleaveTensor", "stack": "kStack",
-         "linspace": "kLinspace"}
-NO_INPUT = {"arange", "linspace"}
+         "linspace": "kLinspace", "eye": "kEye"}
+NO_INPUT = {"arange", "linspace", "eye"}
 
 
 def base_type(ctype):

@@ -75,7 +75,7 @@ const std::vector<LayoutTableCase> &all_cases() {
 bool is_float(aclDataType dt) { return dt == ACL_FLOAT || dt == ACL_FLOAT16 || dt == ACL_BF16 || dt == ACL_DOUBLE; }
 
 // The ops without an input tensor (their dtype rule is the output's).
-bool no_input(const LayoutTableCase &c) { return c.kind == "arange" || c.kind == "linspace"; }
+bool no_input(const LayoutTableCase &c) { return c.kind == "arange" || c.kind == "linspace" || c.kind == "eye"; }
 
 int64_t wrap(int64_t d, size_t nd) { return d < 0 ? d + static_cast<int64_t>(std::max<size_t>(nd, 1)) : d; }
 int64_t pmod(int64_t a, int64_t n) { return ((a % n) + n) % n; }
@@ -281,6 +281,9 @@ Expected reference(const LayoutTableCase &c, const LayoutSample &s, const std::v
       idx.erase(idx.begin() + static_cast<long>(d));
       return std::pair<int, double>{static_cast<int>(o[d]), static_cast<double>(linear(idx, s.shapes[0]))};
     };
+  } else if (k == "eye") {
+    e.shape = {s.ints[0], s.ints[1]};
+    src = [](const std::vector<int64_t> &o, int64_t) { return std::pair<int, double>{-1, o[0] == o[1] ? 1.0 : 0.0}; };
   } else if (k == "linspace") {
     const double start = s.scalars[0], end = s.scalars[1];
     const int64_t n = s.ints[0];

@@ -67,12 +67,14 @@ void copy_views(core::OpBuilder &b, int out_slot, const aclTensor &out_view, int
   copy(b, EwInput::tensor_view(out_slot, out_view), EwInput::tensor_view(in_slot, in_view));
 }
 
-void fill_view(core::OpBuilder &b, int out_slot, const aclTensor &view, const aclScalar *value) {
+// Fills a view of a slot with `value`, or (null) with the number `number`.
+void fill_view(core::OpBuilder &b, int out_slot, const aclTensor &view, const aclScalar *value, double number = 0) {
   if (view.numel() == 0) return;
   EwSpec spec;
   spec.op = kernels::EwOp::kFill;
-  spec.compute_dtype = conversion_compute_dtype(value->dtype, view.dtype);
-  spec.set_scalar(0, value);
+  spec.compute_dtype = conversion_compute_dtype(value ? value->dtype : view.dtype, view.dtype);
+  if (value) spec.set_scalar(0, value);
+  else spec.set_scalar(0, number);
   record_elementwise(b, spec, EwInput::tensor_view(out_slot, view), {});
 }
 
@@ -140,17 +142,29 @@ void plan_flip(core::OpBuilder &b, const LayoutCall &c) {
   copy_view_of_self(b, c, v);
 }
 
-void plan_cat(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall &c) {
+// A tensor list's elements (non-empty list, no null element, dtypes in the rule, out castable
+// from their promoted dtype).
+void check_list(const LayoutRule &rule, const LayoutCall &c) {
   const auto &ts = c.list->tensors;
   if (ts.empty()) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is empty", c.list_name);
   aclDataType result = ACL_DT_UNDEFINED;
-  const aclTensor *ref = nullptr;
-  size_t ref_index = 0;
   for (size_t k = 0; k < ts.size(); ++k) {
     if (ts[k] == nullptr) throw_error(ACLNN_ERR_PARAM_NULLPTR, "%s[%zu] is null", c.list_name, k);
     const std::string name = std::string(c.list_name) + "[" + std::to_string(k) + "]";
     core::check_dtype_in(ts[k], name.c_str(), rule.dtypes);
     result = result == ACL_DT_UNDEFINED ? ts[k]->dtype : core::promote_types(result, ts[k]->dtype);
+  }
+  if (!core::can_cast(result, c.out->dtype))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; the result dtype %s cannot be cast to it", c.out_name,
+                core::dtype_name(c.out->dtype), core::dtype_name(result));
+}
+
+void plan_cat(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall &c) {
+  check_list(rule, c);
+  const auto &ts = c.list->tensors;
+  const aclTensor *ref = nullptr;
+  size_t ref_index = 0;
+  for (size_t k = 0; k < ts.size(); ++k) {
     // As in PyTorch, 1-D empty tensors take no part in the shape checks (legacy behaviour).
     if (ref == nullptr && !(ts[k]->ndim == 1 && ts[k]->dims[0] == 0)) {
       ref = ts[k];
@@ -175,9 +189,6 @@ void plan_cat(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall &c) {
                   core::shape_string(*ref).c_str(), d);
     expect.dims[d] += t.dims[d];
   }
-  if (!core::can_cast(result, c.out->dtype))
-    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; the result dtype %s cannot be cast to it", c.out_name,
-                core::dtype_name(c.out->dtype), core::dtype_name(result));
   core::check_shape_equals(*c.out, c.out_name, expect);
   const std::vector<int> slots = b.input_list(0, c.list);
   const int out = b.output(c.out);
@@ -457,26 +468,17 @@ aclTensor select_view(const aclTensor &t, int d, int64_t k) {
 }
 
 void plan_stack(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall &c) {
+  check_list(rule, c);
   const auto &ts = c.list->tensors;
-  if (ts.empty()) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is empty", c.list_name);
-  aclDataType result = ACL_DT_UNDEFINED;
-  for (size_t k = 0; k < ts.size(); ++k) {
-    if (ts[k] == nullptr) throw_error(ACLNN_ERR_PARAM_NULLPTR, "%s[%zu] is null", c.list_name, k);
-    const std::string name = std::string(c.list_name) + "[" + std::to_string(k) + "]";
-    core::check_dtype_in(ts[k], name.c_str(), rule.dtypes);
-    result = result == ACL_DT_UNDEFINED ? ts[k]->dtype : core::promote_types(result, ts[k]->dtype);
+  for (size_t k = 1; k < ts.size(); ++k)
     if (!(shape_of(*ts[k]) == shape_of(*ts[0])))
-      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; every tensor must have %s[0]'s shape %s", name.c_str(),
-                  core::shape_string(*ts[k]).c_str(), c.list_name, core::shape_string(*ts[0]).c_str());
-  }
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s[%zu] has shape %s; every tensor must have %s[0]'s shape %s",
+                  c.list_name, k, core::shape_string(*ts[k]).c_str(), c.list_name, core::shape_string(*ts[0]).c_str());
   const int nd = ts[0]->ndim;
   if (nd >= core::kMaxDims)
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s[0] has %d dims; at most %d can be stacked", c.list_name, nd,
                 core::kMaxDims - 1);
   const int d = static_cast<int>(wrap_dim(c.i[0], nd + 1, c.i_name[0]));
-  if (!core::can_cast(result, c.out->dtype))
-    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; the result dtype %s cannot be cast to it", c.out_name,
-                core::dtype_name(c.out->dtype), core::dtype_name(result));
   Shape expect;
   expect.ndim = nd + 1;
   for (int i = 0, j = 0; i <= nd; ++i) expect.dims[i] = i == d ? static_cast<int64_t>(ts.size()) : ts[0]->dims[j++];
@@ -485,6 +487,22 @@ void plan_stack(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall &c)
   const int out = b.output(c.out);
   for (size_t k = 0; k < ts.size(); ++k)
     copy_views(b, out, select_view(b.tensor(out), d, static_cast<int64_t>(k)), slots[k], b.tensor(slots[k]));
+}
+
+void plan_eye(core::OpBuilder &b, const LayoutCall &c) {
+  for (int k = 0; k < 2; ++k)
+    if (c.i[k] < 0)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be non-negative, got %lld", c.i_name[k],
+                  static_cast<long long>(c.i[k]));
+  core::check_shape_equals(*c.out, c.out_name, Shape{2, {c.i[0], c.i[1]}});
+  const int out = b.output(c.out);
+  const aclTensor &o = b.tensor(out);
+  fill_view(b, out, o, nullptr, 0);
+  aclTensor diag = o;
+  diag.ndim = 1;
+  diag.dims[0] = std::min(c.i[0], c.i[1]);
+  diag.strides[0] = o.strides[0] + o.strides[1];
+  fill_view(b, out, diag, nullptr, 1);
 }
 
 void plan_linspace(core::OpBuilder &b, const LayoutCall &c) {
@@ -540,6 +558,19 @@ void set_slab(IndexPlan &p, const aclTensor &src, const aclTensor &dst, int d, i
   }
 }
 
+// An index step's plan over registered slots (src -1: set later).
+IndexPlan index_plan(core::OpBuilder &b, int src, int dst, int index, const char *index_name) {
+  IndexPlan p;
+  p.src_slot = src;
+  p.dst_slot = dst;
+  p.index_slot = index;
+  if (src >= 0) p.src = b.tensor(src);
+  p.dst = b.tensor(dst);
+  p.index = b.tensor(index);
+  p.index_name = index_name;
+  return p;
+}
+
 // GatherV2 / Embedding (kGather) and IndexSelect.
 void plan_gather(core::OpBuilder &b, const LayoutCall &c, bool select) {
   const aclTensor &self = *c.self;
@@ -562,14 +593,7 @@ void plan_gather(core::OpBuilder &b, const LayoutCall &c, bool select) {
   for (int k = d + 1; k < self.ndim; ++k) expect.dims[expect.ndim++] = self.dims[k];
   core::check_shape_equals(*c.out, c.out_name, expect);
   const int in = b.input(c.self), ix = b.input(c.index), out = b.output(c.out);
-  IndexPlan p;
-  p.src_slot = in;
-  p.dst_slot = out;
-  p.index_slot = ix;
-  p.src = b.tensor(in);
-  p.dst = b.tensor(out);
-  p.index = b.tensor(ix);
-  p.index_name = c.index_name;
+  IndexPlan p = index_plan(b, in, out, ix, c.index_name);
   p.pos_ndim = nidx;
   for (int k = 0; k < nidx; ++k) {
     p.pos_dims[k] = expect.dims[d + k];
@@ -604,15 +628,8 @@ void plan_index_copy(core::OpBuilder &b, const LayoutCall &c) {
     out = b.output(c.out);
     copy_views(b, out, b.tensor(out), in, b.tensor(in));
   }
-  IndexPlan p;
+  IndexPlan p = index_plan(b, src, out, ix, c.index_name);
   p.scatter = true;
-  p.src_slot = src;
-  p.dst_slot = out;
-  p.index_slot = ix;
-  p.src = b.tensor(src);
-  p.dst = b.tensor(out);
-  p.index = b.tensor(ix);
-  p.index_name = c.index_name;
   p.pos_ndim = 1;
   p.pos_dims[0] = source.dims[d];
   p.pos_strides[0] = source.strides[d];
@@ -651,18 +668,12 @@ void plan_repeat_interleave_tensor(core::OpBuilder &b, const LayoutCall &c) {
   const aclTensor &reps = indices_only ? self : *c.index;
   const char *reps_name = indices_only ? c.self_name : c.index_name;
   check_index(&reps, reps_name, 1);
-  IndexPlan p;
-  p.repeats = true;
-  p.index_name = reps_name;
   if (indices_only) {
     if (reps.ndim != 1) throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; it must be 1-D", reps_name, reps.ndim);
     core::check_shape_equals(*c.out, c.out_name, Shape{1, {output_size}});
     const int in = b.input(c.self), out = b.output(c.out);
-    p.map_only = true;
-    p.index_slot = in;
-    p.index = b.tensor(in);
-    p.dst_slot = out;
-    p.dst = b.tensor(out);
+    IndexPlan p = index_plan(b, -1, out, in, reps_name);
+    p.repeats = p.map_only = true;
     p.bound = reps.numel();
     p.pos_ndim = 1;
     p.pos_dims[0] = output_size;
@@ -681,17 +692,13 @@ void plan_repeat_interleave_tensor(core::OpBuilder &b, const LayoutCall &c) {
   expect.dims[d] = output_size;
   core::check_shape_equals(*c.out, c.out_name, expect);
   const int in = b.input(c.self), ix = b.input(c.index), out = b.output(c.out);
-  p.index_slot = ix;
-  p.index = b.tensor(ix);
-  p.dst_slot = out;
-  p.dst = b.tensor(out);
+  IndexPlan p = index_plan(b, with_dim ? in : -1, out, ix, reps_name);
+  p.repeats = true;
   p.bound = sources;
   p.pos_ndim = 1;
   p.pos_dims[0] = output_size;
   p.pos_strides[0] = p.dst.strides[d];
   if (with_dim) {
-    p.src_slot = in;
-    p.src = b.tensor(in);
     p.val_stride = self.strides[d];
     set_slab(p, p.src, p.dst, d, 1);
   } else {
@@ -711,7 +718,7 @@ void plan_repeat_interleave_tensor(core::OpBuilder &b, const LayoutCall &c) {
 void layout_phase1(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall &c) {
   const LayoutKind k = rule.kind;
   // Null checks in prototype order: input, parameters, output.
-  const bool no_input = k == LayoutKind::kArange || k == LayoutKind::kLinspace;
+  const bool no_input = k == LayoutKind::kArange || k == LayoutKind::kLinspace || k == LayoutKind::kEye;
   if (k == LayoutKind::kCat || k == LayoutKind::kStack) core::check_not_null(c.list, c.list_name);
   else if (!no_input) core::check_tensor(c.self, c.self_name);
   if (c.index_name[0] != '\0') core::check_not_null(c.index, c.index_name);
@@ -746,6 +753,7 @@ void layout_phase1(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall 
     case LayoutKind::kFlip: return plan_flip(b, c);
     case LayoutKind::kArange: return plan_arange(b, c);
     case LayoutKind::kLinspace: return plan_linspace(b, c);
+    case LayoutKind::kEye: return plan_eye(b, c);
     case LayoutKind::kStack: return plan_stack(b, rule, c);
     case LayoutKind::kGather: return plan_gather(b, c, false);
     case LayoutKind::kIndexSelect: return plan_gather(b, c, true);

@@ -24,6 +24,7 @@ enum class LayoutKind : uint8_t {
   kFlip,
   kArange,
   kLinspace,
+  kEye,
   kStack,
   kGather,        // GatherV2 (index of any rank replaces dim), Embedding (dim 0)
   kIndexSelect,   // index 0-d or 1-d: dim's length becomes the index's
