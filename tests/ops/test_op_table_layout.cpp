@@ -242,7 +242,7 @@ Expected reference(const LayoutTableCase &c, const LayoutSample &s, const std::v
     const size_t d = static_cast<size_t>(wrap(s.ints[0], nd));
     std::vector<std::pair<int, double>> map(static_cast<size_t>(numel_of(x)));
     for (size_t l = 0; l < map.size(); ++l) map[l] = {0, static_cast<double>(l)};
-    const auto &targets = k == "index_copy" ? s.index : s.arr[0];
+    const auto &targets = k == "index_copy" || !c.index_name.empty() ? s.index : s.arr[0];
     for (size_t j = 0; j < targets.size(); ++j) {
       const int64_t t = targets[j] < 0 ? targets[j] + x[d] : targets[j];
       for (size_t l = 0; l < map.size(); ++l) {
@@ -280,6 +280,17 @@ Expected reference(const LayoutTableCase &c, const LayoutSample &s, const std::v
       std::vector<int64_t> idx = o;
       idx.erase(idx.begin() + static_cast<long>(d));
       return std::pair<int, double>{static_cast<int>(o[d]), static_cast<double>(linear(idx, s.shapes[0]))};
+    };
+  } else if (k == "gather_elements" || k == "take") {
+    e.shape = s.index_shape;
+    const bool take = k == "take";
+    const size_t d = take ? 0 : static_cast<size_t>(wrap(s.ints[0], nd));
+    src = [&, take, d](const std::vector<int64_t> &o, int64_t lin) {
+      const int64_t v = s.index[static_cast<size_t>(lin)];
+      if (take) return std::pair<int, double>{0, static_cast<double>(v < 0 ? v + numel_of(x) : v)};
+      std::vector<int64_t> idx = o;
+      idx[d] = v;
+      return from(idx);
     };
   } else if (k == "eye") {
     e.shape = {s.ints[0], s.ints[1]};
@@ -579,8 +590,9 @@ TEST_P(OpTableLayout, IndexValuesCheckedAtLaunch) {
   const aclDataType dt = c.dtypes.front();
   LayoutSample s = c.sample;
   const int64_t d = s.ints.empty() || repeats ? 0 : wrap(s.ints[0], s.shape.size());
-  const int64_t bound = s.shape.empty() ? 1 : s.shape[static_cast<size_t>(d)];
-  for (int64_t bad : repeats ? std::vector<int64_t>{-1} : std::vector<int64_t>{bound, -1}) {
+  const int64_t bound = c.kind == "take" || s.shape.empty() ? numel_of(s.shape) : s.shape[static_cast<size_t>(d)];
+  const bool wraps = c.kind == "take" || c.kind == "index_fill";  // negative indices count from the end
+  for (int64_t bad : repeats ? std::vector<int64_t>{-1} : std::vector<int64_t>{bound, wraps ? -bound - 1 : -1}) {
     SCOPED_TRACE(::testing::Message() << c.name << " index value " << bad);
     s.index.back() = bad;
     Inputs in(c, s, dt, false);

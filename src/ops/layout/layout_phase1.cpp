@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "kernels/elementwise/convert.h"
 #include "core/op_checks.h"
 #include "ops/copy/copy_common.h"
 #include "ops/elementwise/elementwise_step.h"
@@ -654,6 +655,89 @@ void plan_index_fill(core::OpBuilder &b, const LayoutCall &c) {
   for (int64_t v : c.arr[0]->values) fill_view(b, out, narrow_view(b.tensor(out), d, v < 0 ? v + n : v, 1), c.s[0]);
 }
 
+// IndexFill / InplaceIndexFill: the indices are a device tensor, scattered slabs of one constant.
+void plan_index_fill_tensor(core::OpBuilder &b, const LayoutCall &c) {
+  const aclTensor &self = *c.self;
+  if (self.ndim == 0) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is 0-d; index_fill needs a dim", c.self_name);
+  const int d = static_cast<int>(wrap_dim(c.i[0], self.ndim, c.i_name[0]));
+  check_index(c.index, c.index_name, 1);
+  core::check_scalar(c.s[0], c.s_name[0]);
+  int in = -1, out = -1;
+  if (c.inplace) in = out = b.inout(c.self);
+  else {
+    core::check_shape_equals(*c.out, c.out_name, shape_of(self));
+    in = b.input(c.self);
+  }
+  const int ix = b.input(c.index);
+  if (!c.inplace) {
+    out = b.output(c.out);
+    copy_views(b, out, b.tensor(out), in, b.tensor(in));
+  }
+  IndexPlan p = index_plan(b, -1, out, ix, c.index_name);
+  p.scatter = p.src_constant = p.wrap_negative = true;
+  const aclDataType dt = p.dst.dtype;
+  if (core::is_floating(dt)) {
+    const double v = c.s[0]->to_double();
+    kernels::store_from<double>(&v, dt, reinterpret_cast<char *>(p.constant), 0, 1);
+  } else {
+    const int64_t v = c.s[0]->to_int64();
+    kernels::store_from<int64_t>(&v, dt, reinterpret_cast<char *>(p.constant), 0, 1);
+  }
+  p.pos_ndim = 1;
+  p.pos_dims[0] = c.index->numel();
+  p.val_stride = p.dst.strides[d];
+  p.bound = self.dims[d];
+  set_slab(p, p.dst, p.dst, d, 1);
+  for (int k = 0; k < p.slab_ndim; ++k) p.slab_src[k] = 0;
+  record_index_copy(b, p);
+}
+
+// self as a contiguous workspace copy (the flattened ops gather single elements from it).
+void flat_source(core::OpBuilder &b, IndexPlan &p, int in, const char *name) {
+  const aclTensor &self = b.tensor(in);
+  p.src = contiguous_desc(self.dtype, shape_of(self));
+  p.src_ws = b.book(name, static_cast<uint64_t>(std::max<int64_t>(self.numel(), 1)) * core::dtype_size(self.dtype));
+  copy(b, EwInput::workspace(p.src_ws, p.src), EwInput::tensor_view(in, self));
+  p.val_stride = 1;
+  p.slab_ndim = 0;
+}
+
+// torch.gather (kGatherElements) and torch.take: one element per index value; out has the index's
+// shape.
+void plan_gather_elements(core::OpBuilder &b, const LayoutCall &c, bool take) {
+  const aclTensor &self = *c.self, &index = *c.index;
+  check_index(&index, c.index_name, core::kMaxDims);
+  int d = 0;
+  if (!take) {
+    if (self.ndim == 0) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is 0-d; gather needs a dim", c.self_name);
+    d = static_cast<int>(wrap_dim(c.i[0], self.ndim, c.i_name[0]));
+    bool fits = index.ndim == self.ndim;
+    for (int k = 0; fits && k < self.ndim; ++k) fits = k == d || index.dims[k] <= self.dims[k];
+    if (!fits)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; it needs %s's %d dims, none larger than %s %s except dim %d",
+                  c.index_name, core::shape_string(index).c_str(), c.self_name, self.ndim, c.self_name,
+                  core::shape_string(self).c_str(), d);
+  }
+  core::check_shape_equals(*c.out, c.out_name, shape_of(index));
+  const int in = b.input(c.self), ix = b.input(c.index), out = b.output(c.out);
+  IndexPlan p = index_plan(b, take ? -1 : in, out, ix, c.index_name);
+  p.pos_ndim = index.ndim;
+  for (int k = 0; k < index.ndim; ++k) {
+    p.pos_dims[k] = index.dims[k];
+    p.pos_strides[k] = p.dst.strides[k];
+    p.pos_src_strides[k] = take || k == d ? 0 : self.strides[k];
+  }
+  if (take) {
+    flat_source(b, p, in, "take.self");
+    p.bound = self.numel();
+    p.wrap_negative = true;
+  } else {
+    p.val_stride = self.strides[d];
+    p.bound = self.dims[d];
+  }
+  record_index_copy(b, p);
+}
+
 // RepeatInterleave (repeats a tensor; self flattened), RepeatInterleaveWithDim and
 // RepeatInterleaveTensor (self is the repeats; out the expanded indices).
 void plan_repeat_interleave_tensor(core::OpBuilder &b, const LayoutCall &c) {
@@ -702,13 +786,7 @@ void plan_repeat_interleave_tensor(core::OpBuilder &b, const LayoutCall &c) {
     p.val_stride = self.strides[d];
     set_slab(p, p.src, p.dst, d, 1);
   } else {
-    // Flattened: self copied to a contiguous block, gathered one element at a time.
-    p.src = contiguous_desc(self.dtype, shape_of(self));
-    p.src_ws = b.book("repeat_interleave.self",
-                      static_cast<uint64_t>(std::max<int64_t>(sources, 1)) * core::dtype_size(self.dtype));
-    copy(b, EwInput::workspace(p.src_ws, p.src), EwInput::tensor_view(in, b.tensor(in)));
-    p.val_stride = 1;
-    p.slab_ndim = 0;
+    flat_source(b, p, in, "repeat_interleave.self");  // flattened: one element at a time
   }
   record_index_copy(b, p);
 }
@@ -758,7 +836,9 @@ void layout_phase1(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall 
     case LayoutKind::kGather: return plan_gather(b, c, false);
     case LayoutKind::kIndexSelect: return plan_gather(b, c, true);
     case LayoutKind::kIndexCopy: return plan_index_copy(b, c);
-    case LayoutKind::kIndexFill: return plan_index_fill(b, c);
+    case LayoutKind::kIndexFill: return c.index_name[0] ? plan_index_fill_tensor(b, c) : plan_index_fill(b, c);
+    case LayoutKind::kGatherElements: return plan_gather_elements(b, c, false);
+    case LayoutKind::kTake: return plan_gather_elements(b, c, true);
     case LayoutKind::kRepeatInterleaveTensor: return plan_repeat_interleave_tensor(b, c);
   }
 }

@@ -197,27 +197,34 @@ class IndexStep final : public core::Step {
         return 0;
       }
     } else {
+      const int64_t lo = p.wrap_negative ? -p.bound : 0;
       for (int64_t k = 0; k < n; ++k) {
         const int64_t v = index_at(ix, k);
-        if (v < 0 || v >= p.bound)
-          return fail(ACLNN_ERR_PARAM_INVALID, "%s: value %lld at position %lld is out of range [0, %lld)", p.index_name,
-                      static_cast<long long>(v), static_cast<long long>(k), static_cast<long long>(p.bound));
+        if (v < lo || v >= p.bound)
+          return fail(ACLNN_ERR_PARAM_INVALID, "%s: value %lld at position %lld is out of range [%lld, %lld)",
+                      p.index_name, static_cast<long long>(v), static_cast<long long>(k), static_cast<long long>(lo),
+                      static_cast<long long>(p.bound));
       }
     }
     const size_t es = core::dtype_size(p.dst.dtype);
-    const char *src = p.src_ws.booked() ? args.get(p.src_ws) : core::view_base(args, p.src_slot, p.src, es);
+    const char *src = p.src_constant        ? reinterpret_cast<const char *>(p.constant)
+                      : p.src_ws.booked() ? args.get(p.src_ws)
+                                          : core::view_base(args, p.src_slot, p.src, es);
     char *dst = core::view_base(args, p.dst_slot, p.dst, es);
     auto body = [&](int64_t k0, int64_t k1) {
       for (int64_t k = k0; k < k1; ++k) {
-        const int64_t v = map ? map[k] : index_at(ix, k);
-        int64_t pos = 0, rem = k;
+        int64_t v = map ? map[k] : index_at(ix, k);
+        if (v < 0) v += p.bound;  // wrap_negative (checked above)
+        int64_t pos = 0, pos_src = 0, rem = k;
         for (int d = p.pos_ndim - 1; d >= 0; --d) {
-          pos += (rem % p.pos_dims[d]) * p.pos_strides[d];
+          const int64_t i = rem % p.pos_dims[d];
+          pos += i * p.pos_strides[d];
+          pos_src += i * p.pos_src_strides[d];
           rem /= p.pos_dims[d];
         }
         const int64_t e = static_cast<int64_t>(es);
-        if (p.scatter) copy_slab(p, src + pos * e, dst + v * p.val_stride * e, es);
-        else copy_slab(p, src + v * p.val_stride * e, dst + pos * e, es);
+        if (p.scatter) copy_slab(p, p.src_constant ? src : src + pos * e, dst + v * p.val_stride * e, es);
+        else copy_slab(p, src + (v * p.val_stride + pos_src) * e, dst + pos * e, es);
       }
     };
     int64_t slab = 1;
