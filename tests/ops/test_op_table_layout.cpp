@@ -237,6 +237,35 @@ Expected reference(const LayoutTableCase &c, const LayoutSample &s, const std::v
       idx.insert(idx.end(), o.begin() + static_cast<long>(d + ishape.size()), o.end());
       return from(idx);
     };
+  } else if (k == "scatter" || k == "index_add") {
+    // Sequential in index order: out = self, then each position combined (rounded to out's dtype).
+    const size_t d = static_cast<size_t>(wrap(s.ints[0], nd));
+    e.values = in[0];
+    for (double &v : e.values) v = round_to(out_dt, v);
+    const bool has_src = !c.source_name.empty();
+    const int64_t reduce = k == "index_add" ? 1 : s.ints.size() > 1 ? s.ints[1] : 1;
+    const double alpha = k == "index_add" ? s.scalars[0] : 1;
+    auto combine = [&](size_t at, double v) {
+      double &o = e.values[at];
+      o = round_to(out_dt, reduce == 0 ? v : reduce == 1 ? o + alpha * v : o * v);
+    };
+    if (k == "scatter") {
+      for (int64_t lin = 0; lin < numel_of(s.index_shape); ++lin) {
+        std::vector<int64_t> m = unravel(lin, s.index_shape), t = m;
+        t[d] = s.index[static_cast<size_t>(lin)];
+        combine(static_cast<size_t>(linear(t, x)),
+                has_src ? in[1][static_cast<size_t>(linear(m, s.source_shape))] : s.scalars[0]);
+      }
+    } else {
+      for (size_t j = 0; j < s.index.size(); ++j)
+        for (int64_t l = 0; l < numel_of(x); ++l) {
+          std::vector<int64_t> o = unravel(l, x);
+          if (o[d] != s.index[j]) continue;
+          o[d] = static_cast<int64_t>(j);
+          combine(static_cast<size_t>(l), in[1][static_cast<size_t>(linear(o, s.source_shape))]);
+        }
+    }
+    return e;
   } else if (k == "index_copy" || k == "index_fill") {
     // out = self, then the slabs at the indices written (index_copy: source's slabs in order).
     const size_t d = static_cast<size_t>(wrap(s.ints[0], nd));

@@ -606,37 +606,100 @@ void plan_gather(core::OpBuilder &b, const LayoutCall &c, bool select) {
   record_index_copy(b, p);
 }
 
-void plan_index_copy(core::OpBuilder &b, const LayoutCall &c) {
-  const aclTensor &self = *c.self, &source = *c.source;
-  if (self.ndim == 0) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is 0-d; index_copy needs a dim", c.self_name);
-  const int d = static_cast<int>(wrap_dim(c.i[0], self.ndim, c.i_name[0]));
-  check_index(c.index, c.index_name, 1);
-  core::check_tensor(c.source, c.source_name);
-  if (source.dtype != self.dtype)
+// The scatters into self's copy (or selfRef): checks what they share, registers self, index,
+// source and out in prototype order (out = self first), and returns the plan writing out.
+IndexPlan scatter_plan(core::OpBuilder &b, const LayoutCall &c, int *d, int max_index_ndim, const char *what) {
+  const aclTensor &self = *c.self;
+  if (self.ndim == 0) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is 0-d; %s needs a dim", c.self_name, what);
+  *d = static_cast<int>(wrap_dim(c.i[0], self.ndim, c.i_name[0]));
+  check_index(c.index, c.index_name, max_index_ndim);
+  if (c.source != nullptr && c.source->dtype != self.dtype)
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must have %s's dtype %s", c.source_name,
-                core::dtype_name(source.dtype), c.self_name, core::dtype_name(self.dtype));
-  Shape want = shape_of(self);
-  want.dims[d] = c.index->numel();
-  core::check_shape_equals(source, c.source_name, want);
-  int in = -1, out = -1;
+                core::dtype_name(c.source->dtype), c.self_name, core::dtype_name(self.dtype));
+  if (c.s_name[0][0] != '\0') core::check_scalar(c.s[0], c.s_name[0]);
+  int in = -1, out = -1, src = -1;
   if (c.inplace) in = out = b.inout(c.self);
   else {
     core::check_shape_equals(*c.out, c.out_name, shape_of(self));
     in = b.input(c.self);
   }
-  const int ix = b.input(c.index), src = b.input(c.source);
+  const int ix = b.input(c.index);
+  if (c.source != nullptr) src = b.input(c.source);
   if (!c.inplace) {
     out = b.output(c.out);
     copy_views(b, out, b.tensor(out), in, b.tensor(in));
   }
   IndexPlan p = index_plan(b, src, out, ix, c.index_name);
   p.scatter = true;
+  p.bound = self.dims[*d];
+  p.val_stride = p.dst.strides[*d];
+  return p;
+}
+
+// The scalar as one element of the plan's dst dtype (the scattered constant).
+void set_constant(IndexPlan &p, const aclScalar *value) {
+  p.src_constant = true;
+  const aclDataType dt = p.dst.dtype;
+  if (core::is_floating(dt)) {
+    const double v = value->to_double();
+    kernels::store_from<double>(&v, dt, reinterpret_cast<char *>(p.constant), 0, 1);
+  } else {
+    const int64_t v = value->to_int64();
+    kernels::store_from<int64_t>(&v, dt, reinterpret_cast<char *>(p.constant), 0, 1);
+  }
+}
+
+// IndexCopy (replace) and IndexAdd (dst + alpha * source): source's slabs along dim, one per index.
+void plan_index_copy(core::OpBuilder &b, const LayoutCall &c, bool add) {
+  core::check_tensor(c.source, c.source_name);
+  int d = 0;
+  if (c.self->ndim > 0) {
+    d = static_cast<int>(wrap_dim(c.i[0], c.self->ndim, c.i_name[0]));
+    Shape want = shape_of(*c.self);
+    want.dims[d] = c.index->numel();
+    core::check_shape_equals(*c.source, c.source_name, want);
+  }
+  IndexPlan p = scatter_plan(b, c, &d, 1, add ? "index_add" : "index_copy");
+  if (add) {
+    p.combine = IndexPlan::Combine::kAdd;
+    p.alpha = c.s[0]->to_double();
+  }
   p.pos_ndim = 1;
-  p.pos_dims[0] = source.dims[d];
-  p.pos_strides[0] = source.strides[d];
-  p.val_stride = p.dst.strides[d];
-  p.bound = self.dims[d];
+  p.pos_dims[0] = c.source->dims[d];
+  p.pos_strides[0] = c.source->strides[d];
   set_slab(p, p.src, p.dst, d, 1);
+  record_index_copy(b, p);
+}
+
+// Scatter / ScatterAdd / ScatterValue (torch.scatter with reduce 0 replace, 1 add, 2 multiply): one
+// element per index position, at the position with dim replaced by the index value.
+void plan_scatter(core::OpBuilder &b, const LayoutCall &c) {
+  const bool has_reduce = c.i_name[1][0] != '\0';
+  const int64_t reduce = has_reduce ? c.i[1] : 1;
+  if (reduce < 0 || reduce > 2)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be 0 (replace), 1 (add) or 2 (multiply), got %lld", c.i_name[1],
+                static_cast<long long>(reduce));
+  if (c.source_name[0] != '\0') core::check_tensor(c.source, c.source_name);
+  const aclTensor &self = *c.self, &index = *c.index;
+  const int dd = self.ndim > 0 ? static_cast<int>(wrap_dim(c.i[0], self.ndim, c.i_name[0])) : 0;
+  bool fits = index.ndim == self.ndim && (c.source == nullptr || c.source->ndim == self.ndim);
+  for (int k = 0; fits && k < index.ndim; ++k)
+    fits = (k == dd || index.dims[k] <= self.dims[k]) && (c.source == nullptr || index.dims[k] <= c.source->dims[k]);
+  if (!fits)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; it needs %s's %d dims, none larger than %s's%s%s",
+                c.index_name, core::shape_string(index).c_str(), c.self_name, self.ndim, c.source ? c.source_name : "",
+                c.source ? " nor " : "", c.self_name);
+  int d = 0;
+  IndexPlan p = scatter_plan(b, c, &d, core::kMaxDims, "scatter");
+  p.combine = reduce == 0 ? IndexPlan::Combine::kReplace : reduce == 1 ? IndexPlan::Combine::kAdd
+                                                                        : IndexPlan::Combine::kMul;
+  if (c.source == nullptr) set_constant(p, c.s[0]);
+  p.pos_ndim = index.ndim;
+  for (int k = 0; k < index.ndim; ++k) {
+    p.pos_dims[k] = index.dims[k];
+    p.pos_strides[k] = c.source ? c.source->strides[k] : 0;
+    p.pos_val_strides[k] = k == d ? 0 : p.dst.strides[k];
+  }
   record_index_copy(b, p);
 }
 
@@ -657,36 +720,12 @@ void plan_index_fill(core::OpBuilder &b, const LayoutCall &c) {
 
 // IndexFill / InplaceIndexFill: the indices are a device tensor, scattered slabs of one constant.
 void plan_index_fill_tensor(core::OpBuilder &b, const LayoutCall &c) {
-  const aclTensor &self = *c.self;
-  if (self.ndim == 0) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is 0-d; index_fill needs a dim", c.self_name);
-  const int d = static_cast<int>(wrap_dim(c.i[0], self.ndim, c.i_name[0]));
-  check_index(c.index, c.index_name, 1);
-  core::check_scalar(c.s[0], c.s_name[0]);
-  int in = -1, out = -1;
-  if (c.inplace) in = out = b.inout(c.self);
-  else {
-    core::check_shape_equals(*c.out, c.out_name, shape_of(self));
-    in = b.input(c.self);
-  }
-  const int ix = b.input(c.index);
-  if (!c.inplace) {
-    out = b.output(c.out);
-    copy_views(b, out, b.tensor(out), in, b.tensor(in));
-  }
-  IndexPlan p = index_plan(b, -1, out, ix, c.index_name);
-  p.scatter = p.src_constant = p.wrap_negative = true;
-  const aclDataType dt = p.dst.dtype;
-  if (core::is_floating(dt)) {
-    const double v = c.s[0]->to_double();
-    kernels::store_from<double>(&v, dt, reinterpret_cast<char *>(p.constant), 0, 1);
-  } else {
-    const int64_t v = c.s[0]->to_int64();
-    kernels::store_from<int64_t>(&v, dt, reinterpret_cast<char *>(p.constant), 0, 1);
-  }
+  int d = 0;
+  IndexPlan p = scatter_plan(b, c, &d, 1, "index_fill");
+  set_constant(p, c.s[0]);
+  p.wrap_negative = true;
   p.pos_ndim = 1;
   p.pos_dims[0] = c.index->numel();
-  p.val_stride = p.dst.strides[d];
-  p.bound = self.dims[d];
   set_slab(p, p.dst, p.dst, d, 1);
   for (int k = 0; k < p.slab_ndim; ++k) p.slab_src[k] = 0;
   record_index_copy(b, p);
@@ -725,7 +764,7 @@ void plan_gather_elements(core::OpBuilder &b, const LayoutCall &c, bool take) {
   for (int k = 0; k < index.ndim; ++k) {
     p.pos_dims[k] = index.dims[k];
     p.pos_strides[k] = p.dst.strides[k];
-    p.pos_src_strides[k] = take || k == d ? 0 : self.strides[k];
+    p.pos_val_strides[k] = take || k == d ? 0 : self.strides[k];
   }
   if (take) {
     flat_source(b, p, in, "take.self");
@@ -835,7 +874,9 @@ void layout_phase1(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall 
     case LayoutKind::kStack: return plan_stack(b, rule, c);
     case LayoutKind::kGather: return plan_gather(b, c, false);
     case LayoutKind::kIndexSelect: return plan_gather(b, c, true);
-    case LayoutKind::kIndexCopy: return plan_index_copy(b, c);
+    case LayoutKind::kIndexCopy: return plan_index_copy(b, c, false);
+    case LayoutKind::kIndexAdd: return plan_index_copy(b, c, true);
+    case LayoutKind::kScatter: return plan_scatter(b, c);
     case LayoutKind::kIndexFill: return c.index_name[0] ? plan_index_fill_tensor(b, c) : plan_index_fill(b, c);
     case LayoutKind::kGatherElements: return plan_gather_elements(b, c, false);
     case LayoutKind::kTake: return plan_gather_elements(b, c, true);

@@ -29,6 +29,8 @@ enum class LayoutKind : uint8_t {
   kGather,        // GatherV2 (index of any rank replaces dim), Embedding (dim 0)
   kIndexSelect,   // index 0-d or 1-d: dim's length becomes the index's
   kIndexCopy,     // out = self; out[..., index[k], ...] = source[..., k, ...]
+  kIndexAdd,      // out = self; out[..., index[k], ...] += alpha * source[..., k, ...]
+  kScatter,       // torch.scatter (reduce 0 / 1 / 2: replace / add / multiply) of src or a value
   kIndexFill,     // out = self; out[..., i, ...] = value for the indices i (host list or device tensor)
   kGatherElements,  // torch.gather: out[..., k, ...] = self[..., index[..., k, ...], ...] along dim
   kTake,          // out = self.flatten()[index] (negative indices count from the end)

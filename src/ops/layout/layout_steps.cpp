@@ -105,8 +105,37 @@ class ArangeStep final : public core::Step {
   }
 };
 
+// dst = dst + alpha * src or dst * src for one element, computed in T (INT64 for integers and BOOL,
+// DOUBLE for floating dtypes) and stored back in dst's dtype.
+template <class T>
+void combine_one(const IndexPlan &p, const char *src, char *dst) {
+  T a, b;
+  kernels::load_as<T>(p.dst.dtype, dst, 0, &a, 1);
+  kernels::load_as<T>(p.dst.dtype, src, 0, &b, 1);
+  const T r = p.combine == IndexPlan::Combine::kMul ? a * b : a + static_cast<T>(p.alpha) * b;
+  kernels::store_from<T>(&r, p.dst.dtype, dst, 0, 1);
+}
+void combine_slab(const IndexPlan &p, const char *src, char *dst, size_t es) {
+  int64_t n = 1;
+  for (int d = 0; d < p.slab_ndim; ++d) n *= p.slab_dims[d];
+  const bool floating = core::is_floating(p.dst.dtype);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t so = 0, doff = 0, rem = i;
+    for (int d = p.slab_ndim - 1; d >= 0; --d) {
+      so += (rem % p.slab_dims[d]) * p.slab_src[d];
+      doff += (rem % p.slab_dims[d]) * p.slab_dst[d];
+      rem /= p.slab_dims[d];
+    }
+    const char *s = src + so * static_cast<int64_t>(es);
+    char *d = dst + doff * static_cast<int64_t>(es);
+    if (floating) combine_one<double>(p, s, d);
+    else combine_one<int64_t>(p, s, d);
+  }
+}
+
 // Copies one slab of es-byte elements (row-major over dims; contiguous inner rows by memcpy).
 void copy_slab(const IndexPlan &p, const char *src, char *dst, size_t es) {
+  if (p.combine != IndexPlan::Combine::kReplace) return combine_slab(p, src, dst, es);
   const int nd = p.slab_ndim;
   if (nd == 0) {
     std::memcpy(dst, src, es);
@@ -215,16 +244,17 @@ class IndexStep final : public core::Step {
       for (int64_t k = k0; k < k1; ++k) {
         int64_t v = map ? map[k] : index_at(ix, k);
         if (v < 0) v += p.bound;  // wrap_negative (checked above)
-        int64_t pos = 0, pos_src = 0, rem = k;
+        int64_t pos = 0, pos_val = 0, rem = k;
         for (int d = p.pos_ndim - 1; d >= 0; --d) {
           const int64_t i = rem % p.pos_dims[d];
           pos += i * p.pos_strides[d];
-          pos_src += i * p.pos_src_strides[d];
+          pos_val += i * p.pos_val_strides[d];
           rem /= p.pos_dims[d];
         }
         const int64_t e = static_cast<int64_t>(es);
-        if (p.scatter) copy_slab(p, p.src_constant ? src : src + pos * e, dst + v * p.val_stride * e, es);
-        else copy_slab(p, src + (v * p.val_stride + pos_src) * e, dst + pos * e, es);
+        const int64_t at = (v * p.val_stride + pos_val) * e;
+        if (p.scatter) copy_slab(p, p.src_constant ? src : src + pos * e, dst + at, es);
+        else copy_slab(p, src + at, dst + pos * e, es);
       }
     };
     int64_t slab = 1;

@@ -23,9 +23,10 @@ namespace opsnn::ops {
 
 // The index step: slabs (every dim but one) copied by index. For each position k (row-major over
 // pos_dims) the value v = index[k] (checked in [0, bound) at launch: 161002 otherwise):
-//   gather:  dst[pos(k)] <- src[v * val_stride + pos_src(k)]   (GatherV2, IndexSelect, Embedding,
+//   gather:  dst[pos(k)] <- src[v * val_stride + pos_val(k)]   (GatherV2, IndexSelect, Embedding,
 //            Gather, Take, repeat_interleave)
-//   scatter: dst[v * val_stride] <- src[pos(k)]   (IndexCopy, IndexFill)
+//   scatter: dst[v * val_stride + pos_val(k)] <- src[pos(k)]   (IndexCopy, IndexFill, Scatter*, IndexAdd)
+// where a scatter may combine instead of replace: dst = dst + alpha * src, or dst * src.
 // Offsets are in elements from each view's first element; a slab is `slab_ndim` dims with their
 // own strides on each side. With `repeats`, the index slot holds repeat counts (one, broadcast, or
 // one per source position) expanded at launch into the booked map (they must sum to the position
@@ -38,7 +39,7 @@ struct IndexPlan {
   int pos_ndim = 0;
   int64_t pos_dims[core::kMaxDims] = {};
   int64_t pos_strides[core::kMaxDims] = {};  // in dst (gather) or src (scatter)
-  int64_t pos_src_strides[core::kMaxDims] = {};  // gather: src also moves with the position (torch.gather)
+  int64_t pos_val_strides[core::kMaxDims] = {};  // the indexed side also moves with the position (gather / scatter)
   int64_t val_stride = 0;                    // in src (gather) or dst (scatter)
   int64_t bound = 0;
   int slab_ndim = 0;
@@ -48,6 +49,8 @@ struct IndexPlan {
   const char *index_name = "index";
   bool wrap_negative = false;  // values in [-bound, 0) count from the end
   bool src_constant = false;   // src is `constant` (one element of dst's dtype, every slab stride 0)
+  enum class Combine : uint8_t { kReplace, kAdd, kMul } combine = Combine::kReplace;  // scatter only
+  double alpha = 1;  // kAdd: dst + alpha * src
   alignas(8) unsigned char constant[8] = {};
   bool repeats = false;
   bool map_only = false;
