@@ -65,6 +65,7 @@ void copy(core::OpBuilder &b, const EwInput &dst, const EwInput &src) {
   record_elementwise(b, spec, dst, {src});
 }
 void copy_views(core::OpBuilder &b, int out_slot, const aclTensor &out_view, int in_slot, const aclTensor &in_view) {
+  if (record_blocked_copy(b, out_slot, out_view, in_slot, in_view)) return;  // transposes, in tiles
   copy(b, EwInput::tensor_view(out_slot, out_view), EwInput::tensor_view(in_slot, in_view));
 }
 

@@ -1,10 +1,12 @@
 #include "ops/layout/layout_steps.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "common/error.h"
 #include "core/dtype.h"
+#include "core/op_checks.h"
 #include "core/thread_pool.h"
 #include "kernels/elementwise/convert.h"
 
@@ -267,7 +269,107 @@ class IndexStep final : public core::Step {
   }
 };
 
+// Copy in tiles over two loop dims: a (the output's innermost) and b (the input's innermost).
+class BlockedCopyStep final : public core::Step {
+ public:
+  aclTensor out{}, in{};  // the slots' views (for their offsets and dtype)
+  int out_slot = -1, in_slot = -1;
+  int ndim = 0;  // loop dims (merged, size > 1); a and b among them
+  int64_t size[core::kMaxDims] = {}, os[core::kMaxDims] = {}, is[core::kMaxDims] = {};  // elements
+  int a = 0, b = 0;
+
+  // One tile: rows along b (the input's unit-stride dim) read into registers' worth of a, written
+  // along a (the output's rows).
+  template <class T>
+  void tile(const char *src0, char *dst0, int64_t a0, int64_t a1, int64_t b0, int64_t b1) const {
+    const T *src = reinterpret_cast<const T *>(src0);
+    T *dst = reinterpret_cast<T *>(dst0);
+    const int64_t osa = os[a], osb = os[b], isa = is[a], isb = is[b];
+    for (int64_t j = b0; j < b1; ++j) {
+      const T *s = src + j * isb;
+      T *d = dst + j * osb;
+      for (int64_t i = a0; i < a1; ++i) d[i * osa] = s[i * isa];
+    }
+  }
+
+  int run(const core::LaunchArgs &args) const override {
+    constexpr int64_t kTile = 32;
+    const size_t es = core::dtype_size(out.dtype);
+    const char *src = core::view_base(args, in_slot, in, es);
+    char *dst = core::view_base(args, out_slot, out, es);
+    const int64_t ta = (size[a] + kTile - 1) / kTile, tb = (size[b] + kTile - 1) / kTile;
+    int64_t outer = 1;
+    for (int d = 0; d < ndim; ++d)
+      if (d != a && d != b) outer *= size[d];
+    auto body = [&](int64_t t0, int64_t t1) {
+      for (int64_t t = t0; t < t1; ++t) {
+        int64_t rem = t / (ta * tb), so = 0, doff = 0;
+        for (int d = ndim - 1; d >= 0; --d) {
+          if (d == a || d == b) continue;
+          so += (rem % size[d]) * is[d];
+          doff += (rem % size[d]) * os[d];
+          rem /= size[d];
+        }
+        const int64_t ia = (t % (ta * tb)) / tb, ib = t % tb;
+        const int64_t a0 = ia * kTile, a1 = std::min(size[a], a0 + kTile);
+        const int64_t b0 = ib * kTile, b1 = std::min(size[b], b0 + kTile);
+        const char *s = src + so * static_cast<int64_t>(es);
+        char *d = dst + doff * static_cast<int64_t>(es);
+        switch (es) {
+          case 1: tile<uint8_t>(s, d, a0, a1, b0, b1); break;
+          case 2: tile<uint16_t>(s, d, a0, a1, b0, b1); break;
+          case 4: tile<uint32_t>(s, d, a0, a1, b0, b1); break;
+          default: tile<uint64_t>(s, d, a0, a1, b0, b1); break;
+        }
+      }
+    };
+    const int64_t tiles = outer * ta * tb;
+    if (tiles <= 4) body(0, tiles);
+    else core::parallel_for(tiles, 4, body);
+    return 0;
+  }
+};
+
 }  // namespace
+
+bool record_blocked_copy(core::OpBuilder &b, int out_slot, const aclTensor &out_view, int in_slot,
+                         const aclTensor &in_view) {
+  if (out_view.dtype != in_view.dtype || out_view.numel() == 0) return false;
+  // Loop dims: size > 1, ordered by the output stride (largest outermost), merged where both sides
+  // step evenly.
+  int order[core::kMaxDims], n = 0;
+  for (int d = 0; d < out_view.ndim; ++d)
+    if (out_view.dims[d] > 1) order[n++] = d;
+  std::stable_sort(order, order + n, [&](int x, int y) { return out_view.strides[x] > out_view.strides[y]; });
+  BlockedCopyStep s;
+  for (int k = 0; k < n; ++k) {
+    const int d = order[k];
+    const int64_t sz = out_view.dims[d], o = out_view.strides[d], i = in_view.strides[d];
+    if (s.ndim > 0 && s.os[s.ndim - 1] == o * sz && s.is[s.ndim - 1] == i * sz) {
+      s.size[s.ndim - 1] *= sz;
+      s.os[s.ndim - 1] = o;
+      s.is[s.ndim - 1] = i;
+      continue;
+    }
+    s.size[s.ndim] = sz;
+    s.os[s.ndim] = o;
+    s.is[s.ndim] = i;
+    ++s.ndim;
+  }
+  if (s.ndim < 2) return false;
+  core::check_no_internal_overlap(out_view, "the output");
+  s.a = s.ndim - 1;
+  s.b = 0;
+  for (int d = 1; d < s.ndim - 1; ++d)
+    if (std::abs(s.is[d]) < std::abs(s.is[s.b])) s.b = d;
+  if (std::abs(s.is[s.a]) <= 1 || std::abs(s.is[s.b]) >= std::abs(s.is[s.a])) return false;
+  s.out = out_view;
+  s.in = in_view;
+  s.out_slot = out_slot;
+  s.in_slot = in_slot;
+  b.add_step<BlockedCopyStep>(std::move(s));
+  return true;
+}
 
 void record_index_copy(core::OpBuilder &b, const IndexPlan &plan) {
   auto &s = b.add_step<IndexStep>();

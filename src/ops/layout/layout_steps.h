@@ -10,6 +10,13 @@ namespace opsnn::ops {
 // the same dtype and shape (they may be the same view: in place).
 void record_triangle(core::OpBuilder &b, int in_slot, int out_slot, bool lower, int64_t diagonal);
 
+// A same-dtype copy out_view <- in_view (views of slots) whose input runs along another dim than the
+// output's innermost one (a transpose-like permute): recorded as a copy in 2-D tiles (each tile
+// read along the input's unit-stride dim and written along the output's), and true; false (nothing
+// recorded) when the input already runs along the output's rows (the element-wise engine's case).
+bool record_blocked_copy(core::OpBuilder &b, int out_slot, const aclTensor &out_view, int in_slot,
+                         const aclTensor &in_view);
+
 // out[k] = start + k * step for the 1-D view out (computed in INT64 for integer outputs, else DOUBLE,
 // then converted to out's dtype).
 void record_arange(core::OpBuilder &b, int out_slot, double start, double step, int64_t istart, int64_t istep);
