@@ -4,7 +4,8 @@
 Row format (besides the common `header`, `dtypes`, `inplace`, `backward`):
   kind      permute | cat | slice | constant_pad | reflection_pad | replication_pad | tril | triu |
             roll | repeat | repeat_interleave | flip | arange | linspace | eye | stack | gather | index_select |
-            index_copy | index_add | index_fill | repeat_interleave_tensor | gather_elements | take | scatter
+            index_copy | index_add | index_fill | repeat_interleave_tensor | repeat_interleave_grad |
+            gather_elements | take | scatter
                                                                      the plan (ops::LayoutKind)
   pad_dims  N               the padded trailing dims of a reflection / replication pad
   out_dtype same|castable   the output has the input's dtype (default), or any dtype it casts to
@@ -27,7 +28,7 @@ KINDS = {"permute": "kPermute", "cat": "kCat", "slice": "kSlice", "constant_pad"
          "arange": "kArange", "gather": "kGather", "index_select": "kIndexSelect", "index_copy": "kIndexCopy",
          "index_fill": "kIndexFill", "repeat_interleave_tensor": "kRepeatInterleaveTensor", "stack": "kStack",
          "linspace": "kLinspace", "eye": "kEye", "gather_elements": "kGatherElements", "take": "kTake",
-         "index_add": "kIndexAdd", "scatter": "kScatter"}
+         "index_add": "kIndexAdd", "scatter": "kScatter", "repeat_interleave_grad": "kRepeatInterleaveGrad"}
 NO_INPUT = {"arange", "linspace", "eye"}
 
 

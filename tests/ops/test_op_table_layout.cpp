@@ -266,6 +266,22 @@ Expected reference(const LayoutTableCase &c, const LayoutSample &s, const std::v
         }
     }
     return e;
+  } else if (k == "repeat_interleave_grad") {
+    // out = 0, then each yGrad element added into the slab its axis position repeats.
+    const size_t d = static_cast<size_t>(wrap(s.ints[0], nd));
+    const int64_t sources = s.index.size() > 1 ? static_cast<int64_t>(s.index.size()) : x[d] / s.index[0];
+    std::vector<int64_t> map;
+    for (int64_t i = 0; i < sources; ++i)
+      for (int64_t r = 0; r < s.index[s.index.size() == 1 ? 0 : static_cast<size_t>(i)]; ++r) map.push_back(i);
+    e.shape[d] = sources;
+    e.values.assign(static_cast<size_t>(numel_of(e.shape)), 0.0);
+    for (int64_t l = 0; l < numel_of(x); ++l) {
+      std::vector<int64_t> t = unravel(l, x);
+      t[d] = map[static_cast<size_t>(t[d])];
+      double &o = e.values[static_cast<size_t>(linear(t, e.shape))];
+      o = round_to(out_dt, o + in[0][static_cast<size_t>(l)]);
+    }
+    return e;
   } else if (k == "index_copy" || k == "index_fill") {
     // out = self, then the slabs at the indices written (index_copy: source's slabs in order).
     const size_t d = static_cast<size_t>(wrap(s.ints[0], nd));

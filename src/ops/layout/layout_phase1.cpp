@@ -831,6 +831,36 @@ void plan_repeat_interleave_tensor(core::OpBuilder &b, const LayoutCall &c) {
   record_index_copy(b, p);
 }
 
+// RepeatInterleaveGrad: out = 0, then yGrad's slabs along axis added into the slab they repeat
+// (the repeats expanded at launch; they must sum to yGrad's length along axis).
+void plan_repeat_interleave_grad(core::OpBuilder &b, const LayoutCall &c) {
+  const aclTensor &grad = *c.self, &reps = *c.index;
+  if (grad.ndim == 0) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is 0-d; it needs the repeated axis", c.self_name);
+  const int d = static_cast<int>(wrap_dim(c.i[0], grad.ndim, c.i_name[0]));
+  check_index(&reps, c.index_name, 1);
+  if (c.out->ndim != grad.ndim)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; it needs %s's %d", c.out_name, c.out->ndim, c.self_name,
+                grad.ndim);
+  Shape expect = shape_of(grad);
+  expect.dims[d] = c.out->dims[d];
+  core::check_shape_equals(*c.out, c.out_name, expect);
+  if (reps.numel() != 1 && reps.numel() != expect.dims[d])
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %lld entries; it needs 1 or %lld (%s's size along the axis)",
+                c.index_name, static_cast<long long>(reps.numel()), static_cast<long long>(expect.dims[d]), c.out_name);
+  const int in = b.input(c.self), ix = b.input(c.index), out = b.output(c.out);
+  fill_view(b, out, b.tensor(out), nullptr, 0);
+  IndexPlan p = index_plan(b, in, out, ix, c.index_name);
+  p.scatter = p.repeats = true;
+  p.combine = IndexPlan::Combine::kAdd;
+  p.bound = expect.dims[d];
+  p.val_stride = p.dst.strides[d];
+  p.pos_ndim = 1;
+  p.pos_dims[0] = grad.dims[d];
+  p.pos_strides[0] = grad.strides[d];
+  set_slab(p, p.src, p.dst, d, 1);
+  record_index_copy(b, p);
+}
+
 }  // namespace
 
 void layout_phase1(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall &c) {
@@ -882,6 +912,7 @@ void layout_phase1(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall 
     case LayoutKind::kGatherElements: return plan_gather_elements(b, c, false);
     case LayoutKind::kTake: return plan_gather_elements(b, c, true);
     case LayoutKind::kRepeatInterleaveTensor: return plan_repeat_interleave_tensor(b, c);
+    case LayoutKind::kRepeatInterleaveGrad: return plan_repeat_interleave_grad(b, c);
   }
 }
 

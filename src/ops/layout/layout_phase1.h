@@ -35,6 +35,7 @@ enum class LayoutKind : uint8_t {
   kGatherElements,  // torch.gather: out[..., k, ...] = self[..., index[..., k, ...], ...] along dim
   kTake,          // out = self.flatten()[index] (negative indices count from the end)
   kRepeatInterleaveTensor,  // repeats a device tensor (with or without dim; or alone: the indices)
+  kRepeatInterleaveGrad,    // out[..., i, ...] = sum of yGrad's slabs repeated from i (repeats on device)
 };
 
 struct LayoutRule {
