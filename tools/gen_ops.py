@@ -350,7 +350,7 @@ def table_entries(tables):
         for op in t.ops:
             rows.append((op.header, op.name, op.family, op.params_text))
             if op.inplace:
-                rows.append((op.header, op.inplace[0], op.family, op.inplace[1]))
+                rows.append((getattr(op, "inplace_header", op.header), op.inplace[0], op.family, op.inplace[1]))
     return rows
 
 

@@ -282,6 +282,35 @@ Expected reference(const LayoutTableCase &c, const LayoutSample &s, const std::v
       o = round_to(out_dt, o + in[0][static_cast<size_t>(l)]);
     }
     return e;
+  } else if (k == "gather_nd" || k == "scatter_nd") {
+    // Position p of indices [p..., K] addresses self[indices[p, :], r...]; r runs over self's dims from K.
+    const size_t kk = static_cast<size_t>(s.index_shape.back());
+    const std::vector<int64_t> pos_shape(s.index_shape.begin(), s.index_shape.end() - 1);
+    const std::vector<int64_t> rest(x.begin() + static_cast<long>(kk), x.end());
+    std::vector<int64_t> both = pos_shape;
+    both.insert(both.end(), rest.begin(), rest.end());
+    auto self_index = [&s, &x, kk, pos_shape, both](int64_t lin) {  // self's linear index of both's element lin
+      const std::vector<int64_t> o = unravel(lin, both);
+      std::vector<int64_t> idx;
+      const int64_t pl = linear(std::vector<int64_t>(o.begin(), o.begin() + static_cast<long>(pos_shape.size())), pos_shape);
+      for (size_t j = 0; j < kk; ++j) {
+        const int64_t v = s.index[static_cast<size_t>(pl) * kk + j];
+        idx.push_back(v < 0 ? v + x[j] : v);
+      }
+      idx.insert(idx.end(), o.begin() + static_cast<long>(pos_shape.size()), o.end());
+      return linear(idx, x);
+    };
+    if (k == "gather_nd") {
+      e.shape = both;
+      src = [self_index](const std::vector<int64_t> &, int64_t lin) {
+        return std::pair<int, double>{0, static_cast<double>(self_index(lin))};
+      };
+    } else {
+      e.values = in[0];
+      for (int64_t lin = 0; lin < numel_of(both); ++lin)
+        e.values[static_cast<size_t>(self_index(lin))] = in[1][static_cast<size_t>(lin)];
+      return e;
+    }
   } else if (k == "index_copy" || k == "index_fill") {
     // out = self, then the slabs at the indices written (index_copy: source's slabs in order).
     const size_t d = static_cast<size_t>(wrap(s.ints[0], nd));
@@ -636,8 +665,10 @@ TEST_P(OpTableLayout, IndexValuesCheckedAtLaunch) {
   LayoutSample s = c.sample;
   const int64_t d = s.ints.empty() || repeats ? 0 : wrap(s.ints[0], s.shape.size());
   const int64_t bound = c.kind == "take" || s.shape.empty() ? numel_of(s.shape) : s.shape[static_cast<size_t>(d)];
-  const bool wraps = c.kind == "take" || c.kind == "index_fill";  // negative indices count from the end
-  for (int64_t bad : repeats ? std::vector<int64_t>{-1} : std::vector<int64_t>{bound, wraps ? -bound - 1 : -1}) {
+  const bool wraps = c.kind == "take" || c.kind == "index_fill" || c.kind == "gather_nd";  // may count from the end
+  const bool nd = c.kind == "gather_nd" || c.kind == "scatter_nd";  // any value beyond every dim will do
+  const int64_t big = nd ? 1000 : bound;
+  for (int64_t bad : repeats ? std::vector<int64_t>{-1} : std::vector<int64_t>{big, wraps ? -big - 1 : -1}) {
     SCOPED_TRACE(::testing::Message() << c.name << " index value " << bad);
     s.index.back() = bad;
     Inputs in(c, s, dt, false);

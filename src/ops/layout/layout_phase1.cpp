@@ -607,17 +607,13 @@ void plan_gather(core::OpBuilder &b, const LayoutCall &c, bool select) {
   record_index_copy(b, p);
 }
 
-// The scatters into self's copy (or selfRef): checks what they share, registers self, index,
-// source and out in prototype order (out = self first), and returns the plan writing out.
-IndexPlan scatter_plan(core::OpBuilder &b, const LayoutCall &c, int *d, int max_index_ndim, const char *what) {
+// The scatters into self's copy (or selfRef): registers self, index, source and out in prototype
+// order (out = self first) and returns the plan writing out (no dim yet).
+IndexPlan register_scatter(core::OpBuilder &b, const LayoutCall &c) {
   const aclTensor &self = *c.self;
-  if (self.ndim == 0) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is 0-d; %s needs a dim", c.self_name, what);
-  *d = static_cast<int>(wrap_dim(c.i[0], self.ndim, c.i_name[0]));
-  check_index(c.index, c.index_name, max_index_ndim);
   if (c.source != nullptr && c.source->dtype != self.dtype)
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must have %s's dtype %s", c.source_name,
                 core::dtype_name(c.source->dtype), c.self_name, core::dtype_name(self.dtype));
-  if (c.s_name[0][0] != '\0') core::check_scalar(c.s[0], c.s_name[0]);
   int in = -1, out = -1, src = -1;
   if (c.inplace) in = out = b.inout(c.self);
   else {
@@ -632,9 +628,80 @@ IndexPlan scatter_plan(core::OpBuilder &b, const LayoutCall &c, int *d, int max_
   }
   IndexPlan p = index_plan(b, src, out, ix, c.index_name);
   p.scatter = true;
+  return p;
+}
+
+// The scatters along a dim: checks what they share and returns the plan (bound and stride of dim).
+IndexPlan scatter_plan(core::OpBuilder &b, const LayoutCall &c, int *d, int max_index_ndim, const char *what) {
+  const aclTensor &self = *c.self;
+  if (self.ndim == 0) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is 0-d; %s needs a dim", c.self_name, what);
+  *d = static_cast<int>(wrap_dim(c.i[0], self.ndim, c.i_name[0]));
+  check_index(c.index, c.index_name, max_index_ndim);
+  if (c.s_name[0][0] != '\0') core::check_scalar(c.s[0], c.s_name[0]);
+  IndexPlan p = register_scatter(b, c);
   p.bound = self.dims[*d];
   p.val_stride = p.dst.strides[*d];
   return p;
+}
+
+// GatherNd / ScatterNd: indices [p..., K] address self's first K dims; the slabs are self's others.
+// Returns K; `rest` gets indices.shape[:-1] + self.shape[K:] (the output / the updates' shape).
+int nd_index(const LayoutCall &c, Shape *rest) {
+  const aclTensor &self = *c.self, &index = *c.index;
+  check_index(&index, c.index_name, core::kMaxDims);
+  const int k = index.ndim > 0 ? static_cast<int>(index.dims[index.ndim - 1]) : 0;
+  if (index.ndim == 0 || k < 1 || k > self.ndim)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; its last dim must be in [1, %d] (%s's dims)",
+                c.index_name, core::shape_string(index).c_str(), self.ndim, c.self_name);
+  if (index.ndim - 1 + self.ndim - k > core::kMaxDims)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "the result would have more than %d dims", core::kMaxDims);
+  *rest = Shape{};
+  for (int j = 0; j + 1 < index.ndim; ++j) rest->dims[rest->ndim++] = index.dims[j];
+  for (int j = k; j < self.ndim; ++j) rest->dims[rest->ndim++] = self.dims[j];
+  return k;
+}
+
+// The n-d plan's positions (indices.shape[:-1], stepping `pos` in the positional tensor) and slabs
+// (self's dims from K: `indexed` is the tensor the index values address, `other` the other one).
+void set_nd(IndexPlan &p, const aclTensor &index, int k, const aclTensor &indexed, const aclTensor &other) {
+  const int np = index.ndim - 1;
+  p.nd_k = k;
+  for (int j = 0; j < k; ++j) {
+    p.nd_bounds[j] = indexed.dims[j];
+    p.nd_strides[j] = indexed.strides[j];
+  }
+  p.pos_ndim = np;
+  for (int j = 0; j < np; ++j) {
+    p.pos_dims[j] = index.dims[j];
+    p.pos_strides[j] = other.strides[j];
+  }
+  p.slab_ndim = 0;
+  for (int j = k; j < indexed.ndim; ++j, ++p.slab_ndim) {
+    p.slab_dims[p.slab_ndim] = indexed.dims[j];
+    const int64_t si = indexed.strides[j], so = other.strides[np + j - k];
+    p.slab_src[p.slab_ndim] = p.scatter ? so : si;
+    p.slab_dst[p.slab_ndim] = p.scatter ? si : so;
+  }
+}
+
+void plan_gather_nd(core::OpBuilder &b, const LayoutCall &c) {
+  Shape expect;
+  const int k = nd_index(c, &expect);
+  core::check_shape_equals(*c.out, c.out_name, expect);
+  const int in = b.input(c.self), ix = b.input(c.index), out = b.output(c.out);
+  IndexPlan p = index_plan(b, in, out, ix, c.index_name);
+  p.wrap_negative = c.i[0] != 0;  // negativeIndexSupport
+  set_nd(p, p.index, k, p.src, p.dst);
+  record_index_copy(b, p);
+}
+
+void plan_scatter_nd(core::OpBuilder &b, const LayoutCall &c) {
+  Shape want;
+  const int k = nd_index(c, &want);
+  core::check_shape_equals(*c.source, c.source_name, want);
+  IndexPlan p = register_scatter(b, c);
+  set_nd(p, p.index, k, p.dst, p.src);
+  record_index_copy(b, p);
 }
 
 // The scalar as one element of the plan's dst dtype (the scattered constant).
@@ -913,6 +980,8 @@ void layout_phase1(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall 
     case LayoutKind::kTake: return plan_gather_elements(b, c, true);
     case LayoutKind::kRepeatInterleaveTensor: return plan_repeat_interleave_tensor(b, c);
     case LayoutKind::kRepeatInterleaveGrad: return plan_repeat_interleave_grad(b, c);
+    case LayoutKind::kGatherNd: return plan_gather_nd(b, c);
+    case LayoutKind::kScatterNd: return plan_scatter_nd(b, c);
   }
 }
 

@@ -36,6 +36,8 @@ enum class LayoutKind : uint8_t {
   kTake,          // out = self.flatten()[index] (negative indices count from the end)
   kRepeatInterleaveTensor,  // repeats a device tensor (with or without dim; or alone: the indices)
   kRepeatInterleaveGrad,    // out[..., i, ...] = sum of yGrad's slabs repeated from i (repeats on device)
+  kGatherNd,      // out[p..., r...] = self[indices[p..., :], r...]
+  kScatterNd,     // out = data; out[indices[p..., :], r...] = updates[p..., r...]
 };
 
 struct LayoutRule {

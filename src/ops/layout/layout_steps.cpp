@@ -228,13 +228,15 @@ class IndexStep final : public core::Step {
         return 0;
       }
     } else {
-      const int64_t lo = p.wrap_negative ? -p.bound : 0;
-      for (int64_t k = 0; k < n; ++k) {
+      const int kk = std::max(p.nd_k, 1);
+      for (int64_t k = 0; k < n * kk; ++k) {
         const int64_t v = index_at(ix, k);
-        if (v < lo || v >= p.bound)
+        const int64_t bound = p.nd_k > 0 ? p.nd_bounds[k % kk] : p.bound;
+        const int64_t low = p.wrap_negative ? -bound : 0;
+        if (v < low || v >= bound)
           return fail(ACLNN_ERR_PARAM_INVALID, "%s: value %lld at position %lld is out of range [%lld, %lld)",
-                      p.index_name, static_cast<long long>(v), static_cast<long long>(k), static_cast<long long>(lo),
-                      static_cast<long long>(p.bound));
+                      p.index_name, static_cast<long long>(v), static_cast<long long>(k / kk),
+                      static_cast<long long>(low), static_cast<long long>(bound));
       }
     }
     const size_t es = core::dtype_size(p.dst.dtype);
@@ -244,8 +246,18 @@ class IndexStep final : public core::Step {
     char *dst = core::view_base(args, p.dst_slot, p.dst, es);
     auto body = [&](int64_t k0, int64_t k1) {
       for (int64_t k = k0; k < k1; ++k) {
-        int64_t v = map ? map[k] : index_at(ix, k);
-        if (v < 0) v += p.bound;  // wrap_negative (checked above)
+        int64_t off = 0;  // v * val_stride, or the n-d index's offset
+        if (p.nd_k > 0) {
+          for (int j = 0; j < p.nd_k; ++j) {
+            int64_t v = index_at(ix, k * p.nd_k + j);
+            if (v < 0) v += p.nd_bounds[j];  // wrap_negative (checked above)
+            off += v * p.nd_strides[j];
+          }
+        } else {
+          int64_t v = map ? map[k] : index_at(ix, k);
+          if (v < 0) v += p.bound;  // wrap_negative (checked above)
+          off = v * p.val_stride;
+        }
         int64_t pos = 0, pos_val = 0, rem = k;
         for (int d = p.pos_ndim - 1; d >= 0; --d) {
           const int64_t i = rem % p.pos_dims[d];
@@ -254,7 +266,7 @@ class IndexStep final : public core::Step {
           rem /= p.pos_dims[d];
         }
         const int64_t e = static_cast<int64_t>(es);
-        const int64_t at = (v * p.val_stride + pos_val) * e;
+        const int64_t at = (off + pos_val) * e;
         if (p.scatter) copy_slab(p, p.src_constant ? src : src + pos * e, dst + at, es);
         else copy_slab(p, src + at, dst + pos * e, es);
       }

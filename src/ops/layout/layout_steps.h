@@ -33,6 +33,7 @@ namespace opsnn::ops {
 //   gather:  dst[pos(k)] <- src[v * val_stride + pos_val(k)]   (GatherV2, IndexSelect, Embedding,
 //            Gather, Take, repeat_interleave)
 //   scatter: dst[v * val_stride + pos_val(k)] <- src[pos(k)]   (IndexCopy, IndexFill, Scatter*, IndexAdd)
+// (GatherNd / ScatterNd: v * val_stride is the sum over the position's nd_k index values).
 // where a scatter may combine instead of replace: dst = dst + alpha * src, or dst * src.
 // Offsets are in elements from each view's first element; a slab is `slab_ndim` dims with their
 // own strides on each side. With `repeats`, the index slot holds repeat counts (one, broadcast, or
@@ -49,6 +50,11 @@ struct IndexPlan {
   int64_t pos_val_strides[core::kMaxDims] = {};  // the indexed side also moves with the position (gather / scatter)
   int64_t val_stride = 0;                    // in src (gather) or dst (scatter)
   int64_t bound = 0;
+  // GatherNd / ScatterNd: each position reads nd_k index values (the index's last dim), value j in
+  // [0, nd_bounds[j]) stepping nd_strides[j]; the position count is the index's numel / nd_k.
+  int nd_k = 0;
+  int64_t nd_bounds[core::kMaxDims] = {};
+  int64_t nd_strides[core::kMaxDims] = {};
   int slab_ndim = 0;
   int64_t slab_dims[core::kMaxDims] = {};
   int64_t slab_src[core::kMaxDims] = {};
