@@ -5,7 +5,7 @@ Row format (besides the common `header`, `dtypes`, `inplace`, `backward`):
   kind      permute | cat | slice | constant_pad | reflection_pad | replication_pad | tril | triu |
             roll | repeat | repeat_interleave | flip | arange | linspace | eye | stack | gather | index_select |
             index_copy | index_add | index_fill | repeat_interleave_tensor | repeat_interleave_grad |
-            gather_elements | take | scatter | gather_nd | scatter_nd
+            gather_elements | take | scatter | gather_nd | scatter_nd | index_tensors
                                                                      the plan (ops::LayoutKind)
   pad_dims  N               the padded trailing dims of a reflection / replication pad
   out_dtype same|castable   the output has the input's dtype (default), or any dtype it casts to
@@ -13,7 +13,8 @@ Row format (besides the common `header`, `dtypes`, `inplace`, `backward`):
   sample    a=V ...         one test call: shape=[2,3] (self), shapes=[2,3]/[4,3] (a tensor list),
                             [..] for an int list, numbers for int64_t and aclScalar parameters; an
                             index tensor: its values index=[0,2] (index_shape=[..] when not 1-D), a
-                            source tensor: its shape
+                            source tensor: its shape; a list of index tensors: indices=[0,2]/[1,1]
+                            (indices_shape=[2]/[2] when not 1-D)
   reject    a=V ... ; WORD  a call phase 1 must refuse (161002, message containing WORD)
 Parameter roles come from the prototype, in order: the first aclTensor is the input (none for
 arange, linspace, eye), an aclTensorList the inputs, the last aclTensor the output, tensors between them the
@@ -31,7 +32,8 @@ KINDS = {"permute": "kPermute", "cat": "kCat", "slice": "kSlice", "constant_pad"
          "index_fill": "kIndexFill", "repeat_interleave_tensor": "kRepeatInterleaveTensor", "stack": "kStack",
          "linspace": "kLinspace", "eye": "kEye", "gather_elements": "kGatherElements", "take": "kTake",
          "index_add": "kIndexAdd", "scatter": "kScatter", "repeat_interleave_grad": "kRepeatInterleaveGrad",
-         "gather_nd": "kGatherNd", "scatter_nd": "kScatterNd"}
+         "gather_nd": "kGatherNd", "scatter_nd": "kScatterNd",
+         "index_tensors": "kIndexTensors"}
 NO_INPUT = {"arange", "linspace", "eye"}
 
 
@@ -44,7 +46,8 @@ def roles(g, op, params, where):
     r, counts = {}, {"arr": 0, "i": 0, "s": 0}
     tensors = [p for p in params if p.kind == "tensor"]
     has_list = any(base_type(p.ctype) == "aclTensorList*" for p in params)
-    first_is_input = op.kind not in NO_INPUT and not has_list
+    first_is_input = op.kind not in NO_INPUT and (
+        not has_list or op.params.index(tensors[0]) < [base_type(p.ctype) for p in params].index("aclTensorList*"))
     middle = tensors[1 if first_is_input else 0:-1]
     if len(middle) > 2:
         raise g.TableError(f"{where}: at most two tensors between the input and the output")
@@ -184,7 +187,7 @@ def sample_literal(op, s):
         elif role == "s":
             scal[k] = v or "0"
     shape = list_literal(s["shape"]) if "shape" in s else "{}"
-    index = source = index_shape = "{}"
+    index = source = index_shape = index_lists = index_list_shapes = "{}"
     for p in op.params:
         role = op.roles[p.name][0]
         if role in ("index", "self") and p.name in s:  # values of an index (or repeats) tensor
@@ -192,11 +195,18 @@ def sample_literal(op, s):
             index_shape = list_literal(s.get(p.name + "_shape", f"[{len(s[p.name].strip('[]').split(',')) if s[p.name].strip('[]') else 0}]"))
         elif role == "source" and p.name in s:
             source = list_literal(s[p.name])
+        elif role == "list" and p.name in s:  # index tensors: values (and shapes)
+            vals = s[p.name].split("/")
+            shapes = s.get(p.name + "_shape", "/".join(f"[{len(v.strip('[]').split(',')) if v.strip('[]') else 0}]"
+                                                       for v in vals)).split("/")
+            index_lists = "{" + ", ".join("std::vector<int64_t>" + list_literal(v) for v in vals) + "}"
+            index_list_shapes = "{" + ", ".join("std::vector<int64_t>" + list_literal(v) for v in shapes) + "}"
     shapes = "{" + ", ".join("std::vector<int64_t>" + list_literal(x) for x in s["shapes"].split("/")) + "}" \
         if "shapes" in s else "{}"
     arrs = "{" + ", ".join(arr[k] for k in sorted(arr)) + "}"
     return (f"LayoutSample{{{shape}, {shapes}, {arrs}, {{{', '.join(ints[k] for k in sorted(ints))}}}, "
-            f"{{{', '.join(scal[k] for k in sorted(scal))}}}, {index}, {index_shape}, {source}}}")
+            f"{{{', '.join(scal[k] for k in sorted(scal))}}}, {index}, {index_shape}, {source}, {index_lists}, "
+            f"{index_list_shapes}}}")
 
 
 def call_args(op, params, inplace_tensor=None):

@@ -35,6 +35,8 @@ struct LayoutSample {
   std::vector<int64_t> index;                // an index (or repeats) tensor's values
   std::vector<int64_t> index_shape;
   std::vector<int64_t> source_shape;         // a source tensor's shape
+  std::vector<std::vector<int64_t>> index_lists;        // a list of index tensors: values
+  std::vector<std::vector<int64_t>> index_list_shapes;  // and shapes
 };
 
 struct LayoutArgs {
@@ -282,6 +284,29 @@ Expected reference(const LayoutTableCase &c, const LayoutSample &s, const std::v
       o = round_to(out_dt, o + in[0][static_cast<size_t>(l)]);
     }
     return e;
+  } else if (k == "index_tensors") {
+    // out[p..., r...] = self[i_0[p], ..., i_{K-1}[p], r...], the index tensors broadcast to p's shape.
+    std::vector<int64_t> bshape;
+    for (const auto &sh : s.index_list_shapes) {
+      if (sh.size() > bshape.size()) bshape.insert(bshape.begin(), sh.size() - bshape.size(), 1);
+      for (size_t j = 0; j < sh.size(); ++j) {
+        int64_t &b = bshape[bshape.size() - sh.size() + j];
+        if (b == 1) b = sh[j];
+      }
+    }
+    const size_t kk = s.index_lists.size();
+    e.shape = bshape;
+    e.shape.insert(e.shape.end(), x.begin() + static_cast<long>(kk), x.end());
+    src = [&, bshape, kk](const std::vector<int64_t> &o, int64_t) {
+      const std::vector<int64_t> pos(o.begin(), o.begin() + static_cast<long>(bshape.size()));
+      std::vector<int64_t> idx;
+      for (size_t j = 0; j < kk; ++j) {
+        const int64_t v = s.index_lists[j][static_cast<size_t>(broadcast_source(pos, bshape, s.index_list_shapes[j]))];
+        idx.push_back(v < 0 ? v + x[j] : v);
+      }
+      idx.insert(idx.end(), o.begin() + static_cast<long>(bshape.size()), o.end());
+      return from(idx);
+    };
   } else if (k == "gather_nd" || k == "scatter_nd") {
     // Position p of indices [p..., K] addresses self[indices[p, :], r...]; r runs over self's dims from K.
     const size_t kk = static_cast<size_t>(s.index_shape.back());
@@ -433,7 +458,7 @@ struct Call {
     a.out = out;
     a.index = index;
     a.source = source;
-    if (!s.shapes.empty()) {
+    if (!s.shapes.empty() || !s.index_lists.empty()) {
       std::vector<aclTensor *> copies;
       for (aclTensor *t : list)
         copies.push_back(aclCreateTensor(t->dims, static_cast<uint64_t>(t->ndim), t->dtype, t->strides, t->offset,
@@ -484,6 +509,12 @@ struct Inputs {
       list.push_back(t.back()->get());
     }
     if (has_self) self = t[0]->get();
+    if (has_self) list.clear();
+    for (size_t j = 0; j < s.index_lists.size(); ++j) {  // index tensors (INT64, or index_dtype strided)
+      index_list_t.push_back(std::make_unique<DeviceTensor>(s.index_list_shapes[j], index_dtype));
+      index_list_t.back()->set_values(std::vector<double>(s.index_lists[j].begin(), s.index_lists[j].end()));
+      list.push_back(index_list_t.back()->get());
+    }
     if (c.kind == "repeat_interleave_tensor" && c.index_name.empty()) {  // self holds the repeats
       t[0]->set_values(std::vector<double>(s.index.begin(), s.index.end()));
       values[0] = t[0]->values();
@@ -501,6 +532,7 @@ struct Inputs {
     }
   }
   std::unique_ptr<DeviceTensor> index_t, source_t;
+  std::vector<std::unique_ptr<DeviceTensor>> index_list_t;
   aclTensor *index = nullptr, *source = nullptr;
 };
 
@@ -603,6 +635,12 @@ TEST_P(OpTableLayout, ErrorsNameTheArgument) {
     Call fcall(c, c.sample, in.self, in.list, out, fidx, in.source);
     EXPECT_TRUE(fails_with(c.phase1(fcall.a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, c.index_name.c_str()}));
   }
+  if (!c.sample.index_lists.empty()) {  // the list of index tensors, null
+    Call call(c, c.sample, in.self, in.list, out, in.index, in.source);
+    aclDestroyTensorList(call.a.list);
+    call.a.list = nullptr;
+    EXPECT_TRUE(fails_with(c.phase1(call.a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, "indices"}));
+  }
   if (!c.source_name.empty()) {  // the source, null
     Call call(c, c.sample, in.self, in.list, out, in.index, nullptr);
     EXPECT_TRUE(fails_with(c.phase1(call.a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, c.source_name.c_str()}));
@@ -660,6 +698,21 @@ TEST_P(OpTableLayout, ErrorsNameTheArgument) {
 TEST_P(OpTableLayout, IndexValuesCheckedAtLaunch) {
   const LayoutTableCase &c = GetParam();
   const bool repeats = c.kind == "repeat_interleave_tensor";
+  if (!c.sample.index_lists.empty() && !c.sample.index_lists[0].empty()) {  // a list of index tensors
+    for (int64_t bad : {1000, -1000}) {
+      LayoutSample s = c.sample;
+      s.index_lists[0].back() = bad;
+      Inputs in(c, s, c.dtypes.front(), false);
+      const Expected e = reference(c, c.sample, Inputs(c, c.sample, c.dtypes.front(), false).values, c.dtypes.front());
+      DeviceTensor out(e.shape, c.dtypes.front());
+      out.poison();
+      Call call(c, s, in.self, in.list, out);
+      EXPECT_EQ(run_op([&](uint64_t *w, aclOpExecutor **x) { return c.phase1(call.a, w, x); }, c.launch),
+                ACLNN_ERR_PARAM_INVALID) << bad;
+      EXPECT_TRUE(out.untouched_outside_view());
+    }
+    return;
+  }
   if ((c.index_name.empty() && !repeats) || c.sample.index.empty()) return;
   const aclDataType dt = c.dtypes.front();
   LayoutSample s = c.sample;

@@ -695,6 +695,52 @@ void plan_gather_nd(core::OpBuilder &b, const LayoutCall &c) {
   record_index_copy(b, p);
 }
 
+// aclnnIndex: the K index tensors (broadcast together) address self's first K dims; they are
+// stacked into an INT64 workspace block [broadcast shape..., K] and gathered as by GatherNd.
+void plan_index_tensors(core::OpBuilder &b, const LayoutCall &c) {
+  const aclTensor &self = *c.self;
+  const auto &ts = c.list->tensors;
+  const int k = static_cast<int>(ts.size());
+  if (k == 0 || k > self.ndim)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d tensors; it needs 1 to %d (%s's dims)", c.list_name, k, self.ndim,
+                c.self_name);
+  Shape bshape;
+  for (int j = 0; j < k; ++j) {
+    const std::string name = std::string(c.list_name) + "[" + std::to_string(j) + "]";
+    if (ts[static_cast<size_t>(j)] == nullptr) throw_error(ACLNN_ERR_PARAM_NULLPTR, "%s is null", name.c_str());
+    check_index(ts[static_cast<size_t>(j)], name.c_str(), core::kMaxDims);
+    bshape = j == 0 ? shape_of(*ts[0])
+                    : core::broadcast_shapes(bshape, c.list_name, shape_of(*ts[static_cast<size_t>(j)]), name.c_str());
+  }
+  if (bshape.ndim + 1 > core::kMaxDims || bshape.ndim + self.ndim - k > core::kMaxDims)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s: the result would have more than %d dims", c.list_name, core::kMaxDims);
+  Shape expect = bshape;
+  for (int j = k; j < self.ndim; ++j) expect.dims[expect.ndim++] = self.dims[j];
+  core::check_shape_equals(*c.out, c.out_name, expect);
+  const int in = b.input(c.self);
+  const std::vector<int> slots = b.input_list(1, c.list);
+  const int out = b.output(c.out);
+  Shape stacked = bshape;
+  stacked.dims[stacked.ndim++] = k;
+  IndexPlan p;
+  p.src_slot = in;
+  p.src = b.tensor(in);
+  p.dst_slot = out;
+  p.dst = b.tensor(out);
+  p.index = contiguous_desc(ACL_INT64, stacked);
+  p.index_name = c.list_name;
+  p.index_ws = b.book("index.indices", static_cast<uint64_t>(std::max<int64_t>(p.index.numel(), 1)) * 8);
+  for (int j = 0; j < k; ++j) {  // component j of every position: the index tensor broadcast, as INT64
+    aclTensor col = narrow_view(p.index, bshape.ndim, j, 1);
+    col.ndim = bshape.ndim;
+    copy(b, EwInput::workspace(p.index_ws, col), EwInput::tensor_view(slots[static_cast<size_t>(j)],
+                                                                     b.tensor(slots[static_cast<size_t>(j)])));
+  }
+  p.wrap_negative = true;
+  set_nd(p, p.index, k, p.src, p.dst);
+  record_index_copy(b, p);
+}
+
 void plan_scatter_nd(core::OpBuilder &b, const LayoutCall &c) {
   Shape want;
   const int k = nd_index(c, &want);
@@ -936,6 +982,7 @@ void layout_phase1(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall 
   const bool no_input = k == LayoutKind::kArange || k == LayoutKind::kLinspace || k == LayoutKind::kEye;
   if (k == LayoutKind::kCat || k == LayoutKind::kStack) core::check_not_null(c.list, c.list_name);
   else if (!no_input) core::check_tensor(c.self, c.self_name);
+  if (k == LayoutKind::kIndexTensors) core::check_not_null(c.list, c.list_name);
   if (c.index_name[0] != '\0') core::check_not_null(c.index, c.index_name);
   if (c.source_name[0] != '\0') core::check_not_null(c.source, c.source_name);
   for (int i = 0; i < 2; ++i)
@@ -982,6 +1029,7 @@ void layout_phase1(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall 
     case LayoutKind::kRepeatInterleaveGrad: return plan_repeat_interleave_grad(b, c);
     case LayoutKind::kGatherNd: return plan_gather_nd(b, c);
     case LayoutKind::kScatterNd: return plan_scatter_nd(b, c);
+    case LayoutKind::kIndexTensors: return plan_index_tensors(b, c);
   }
 }
 

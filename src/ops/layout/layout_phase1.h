@@ -38,6 +38,7 @@ enum class LayoutKind : uint8_t {
   kRepeatInterleaveGrad,    // out[..., i, ...] = sum of yGrad's slabs repeated from i (repeats on device)
   kGatherNd,      // out[p..., r...] = self[indices[p..., :], r...]
   kScatterNd,     // out = data; out[indices[p..., :], r...] = updates[p..., r...]
+  kIndexTensors,  // aclnnIndex: out = self[indices[0], ..., indices[K-1]] (broadcast index tensors)
 };
 
 struct LayoutRule {

@@ -214,8 +214,9 @@ class IndexStep final : public core::Step {
 
   int run(const core::LaunchArgs &args) const override {
     const int64_t n = positions();
-    const char *ix = p.index_slot >= 0 ? core::view_base(args, p.index_slot, p.index, core::dtype_size(p.index.dtype))
-                                       : nullptr;
+    const char *ix = p.index_ws.booked()  ? args.get(p.index_ws)
+                     : p.index_slot >= 0 ? core::view_base(args, p.index_slot, p.index, core::dtype_size(p.index.dtype))
+                                         : nullptr;
     const int64_t *map = nullptr;
     if (p.repeats) {
       auto *m = reinterpret_cast<int64_t *>(args.get(p.map));

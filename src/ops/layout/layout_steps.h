@@ -42,7 +42,8 @@ namespace opsnn::ops {
 struct IndexPlan {
   bool scatter = false;
   int src_slot = -1, dst_slot = -1, index_slot = -1;
-  core::WsKey src_ws;  // src is this workspace block (a contiguous copy) instead of a slot
+  core::WsKey src_ws;    // src is this workspace block (a contiguous copy) instead of a slot
+  core::WsKey index_ws;  // the index is this workspace block (described by `index`) instead of a slot
   aclTensor src{}, dst{}, index{};
   int pos_ndim = 0;
   int64_t pos_dims[core::kMaxDims] = {};
