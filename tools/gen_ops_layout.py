@@ -5,11 +5,12 @@ Row format (besides the common `header`, `dtypes`, `inplace`, `backward`):
   kind      permute | cat | slice | constant_pad | reflection_pad | replication_pad | tril | triu |
             roll | repeat | repeat_interleave | flip | arange | linspace | eye | stack | gather | index_select |
             index_copy | index_add | index_fill | repeat_interleave_tensor | repeat_interleave_grad |
-            gather_elements | take | scatter | gather_nd | scatter_nd | index_tensors
+            gather_elements | take | scatter | gather_nd | scatter_nd | index_tensors | index_put | put
                                                                      the plan (ops::LayoutKind)
   pad_dims  N               the padded trailing dims of a reflection / replication pad
   out_dtype same|castable   the output has the input's dtype (default), or any dtype it casts to
   inplace_header aclnn_x.h  the in-place twin's header when it is not the op's
+  output    none            the op is in place only: its first tensor is read and written (no output)
   sample    a=V ...         one test call: shape=[2,3] (self), shapes=[2,3]/[4,3] (a tensor list),
                             [..] for an int list, numbers for int64_t and aclScalar parameters; an
                             index tensor: its values index=[0,2] (index_shape=[..] when not 1-D), a
@@ -24,7 +25,7 @@ aclScalar parameters fill the LayoutCall's arr / i / s slots in prototype order 
 import re
 
 LAYOUT_KEYS = {"kind", "pad_dims", "out_dtype", "sample", "reject", "header", "dtypes", "inplace", "inplace_header",
-               "backward"}
+               "output", "backward"}
 KINDS = {"permute": "kPermute", "cat": "kCat", "slice": "kSlice", "constant_pad": "kConstantPad",
          "reflection_pad": "kReflectionPad", "replication_pad": "kReplicationPad", "tril": "kTril", "triu": "kTriu",
          "roll": "kRoll", "repeat": "kRepeat", "repeat_interleave": "kRepeatInterleave", "flip": "kFlip",
@@ -33,7 +34,7 @@ KINDS = {"permute": "kPermute", "cat": "kCat", "slice": "kSlice", "constant_pad"
          "linspace": "kLinspace", "eye": "kEye", "gather_elements": "kGatherElements", "take": "kTake",
          "index_add": "kIndexAdd", "scatter": "kScatter", "repeat_interleave_grad": "kRepeatInterleaveGrad",
          "gather_nd": "kGatherNd", "scatter_nd": "kScatterNd",
-         "index_tensors": "kIndexTensors"}
+         "index_tensors": "kIndexTensors", "index_put": "kIndexPut", "put": "kPut"}
 NO_INPUT = {"arange", "linspace", "eye"}
 
 
@@ -48,14 +49,15 @@ def roles(g, op, params, where):
     has_list = any(base_type(p.ctype) == "aclTensorList*" for p in params)
     first_is_input = op.kind not in NO_INPUT and (
         not has_list or op.params.index(tensors[0]) < [base_type(p.ctype) for p in params].index("aclTensorList*"))
-    middle = tensors[1 if first_is_input else 0:-1]
-    if len(middle) > 2:
-        raise g.TableError(f"{where}: at most two tensors between the input and the output")
+    middle = tensors[1 if first_is_input else 0:None if op.no_output else -1]
+    kinds = ["index" if re.search("ind|repeats", p.name, re.I) else "source" for p in middle]
+    if len(set(kinds)) != len(kinds):
+        raise g.TableError(f"{where}: at most one index tensor and one source tensor besides the input and output")
     for p in params:
         t = base_type(p.ctype)
         if p.kind == "tensor":
             if p in middle:
-                r[p.name] = (("index", "source")[middle.index(p)], 0)
+                r[p.name] = (kinds[middle.index(p)], 0)
             else:
                 r[p.name] = ("self", 0) if first_is_input and p is tensors[0] else ("out", 0)
             continue
@@ -81,9 +83,10 @@ def resolve(g, table, op):
     op.kind = g.one(op, "kind")
     if op.kind not in KINDS:
         raise g.TableError(f"{w}: kind must be one of {', '.join(KINDS)}")
+    op.no_output = g.one(op, "output", "yes") == "none"
     op.roles = roles(g, op, op.params, w)
     tensors = [p for p in op.params if p.kind == "tensor"]
-    op.output = tensors[-1]
+    op.output = tensors[0] if op.no_output else tensors[-1]
     op.input = tensors[0] if op.roles[tensors[0].name][0] == "self" else op.output
     op.extra_output = None
     op.header = g.one(op, "header", f"aclnn_{g.snake(op.name)}.h")
@@ -137,7 +140,7 @@ def render_entry(g, table):
                    f"{g.mask(op.dtypes)}, {str(op.out_dtype == 'castable').lower()}, {op.pad_dims}}};")
     out += ["}  // namespace", ""]
     for op in table.ops:
-        out += entry_pair(op, op.name, op.params_text, op.params, None)
+        out += entry_pair(op, op.name, op.params_text, op.params, op.input if op.no_output else None)
         if op.inplace:
             name, ptext, params, t = op.inplace
             out += entry_pair(op, name, ptext, params, t)
@@ -246,11 +249,14 @@ def render_tests(g, tables):
                          f"    c.index_name = \"{names['index'].get(0, '')}\";",
                          f"    c.source_name = \"{names['source'].get(0, '')}\";",
                          f"    c.sample = {sample_literal(op, sample)};",
-                         "    c.phase1 = [](const LayoutArgs &a, uint64_t *ws, aclOpExecutor **ex) {",
-                         f"      return aclnn{op.name}GetWorkspaceSize({call_args(op, op.params)}, ws, ex);", "    };",
-                         f"    c.launch = aclnn{op.name};"]
-                if op.inplace:
-                    name, _, params, tensor = op.inplace
+                         ]
+                if not op.no_output:
+                    lines += ["    c.phase1 = [](const LayoutArgs &a, uint64_t *ws, aclOpExecutor **ex) {",
+                              f"      return aclnn{op.name}GetWorkspaceSize({call_args(op, op.params)}, ws, ex);",
+                              "    };", f"    c.launch = aclnn{op.name};"]
+                twin = (op.name, None, op.params, op.input) if op.no_output else op.inplace
+                if twin:
+                    name, _, params, tensor = twin
                     lines += ["    c.inplace_phase1 = [](const LayoutArgs &a, uint64_t *ws, aclOpExecutor **ex) {",
                               f"      return aclnn{name}GetWorkspaceSize({call_args(op, params, tensor)}, ws, ex);",
                               "    };", f"    c.inplace_launch = aclnn{name};"]

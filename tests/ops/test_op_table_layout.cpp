@@ -284,6 +284,37 @@ Expected reference(const LayoutTableCase &c, const LayoutSample &s, const std::v
       o = round_to(out_dt, o + in[0][static_cast<size_t>(l)]);
     }
     return e;
+  } else if (k == "put" || k == "index_put") {
+    // In order: selfRef[target of each source element] = (or +=) the element (a repeated target: the
+    // last write wins).
+    const bool add = s.ints[0] != 0;
+    e.values = in[0];
+    auto put = [&](int64_t at, double v) {
+      double &o = e.values[static_cast<size_t>(at)];
+      o = round_to(out_dt, add ? o + v : v);
+    };
+    if (k == "put") {
+      for (size_t j = 0; j < s.index.size(); ++j)
+        put(s.index[j] < 0 ? s.index[j] + numel_of(x) : s.index[j], in[1][j]);
+      return e;
+    }
+    std::vector<int64_t> bshape;
+    for (const auto &sh : s.index_list_shapes) bshape = sh.size() > bshape.size() ? sh : bshape;
+    const size_t kk = s.index_lists.size();
+    std::vector<int64_t> both = bshape;
+    both.insert(both.end(), x.begin() + static_cast<long>(kk), x.end());
+    for (int64_t lin = 0; lin < numel_of(both); ++lin) {
+      const std::vector<int64_t> o = unravel(lin, both);
+      const std::vector<int64_t> pos(o.begin(), o.begin() + static_cast<long>(bshape.size()));
+      std::vector<int64_t> idx;
+      for (size_t j = 0; j < kk; ++j) {
+        const int64_t v = s.index_lists[j][static_cast<size_t>(broadcast_source(pos, bshape, s.index_list_shapes[j]))];
+        idx.push_back(v < 0 ? v + x[j] : v);
+      }
+      idx.insert(idx.end(), o.begin() + static_cast<long>(bshape.size()), o.end());
+      put(linear(idx, x), in[1][static_cast<size_t>(broadcast_source(o, both, s.source_shape))]);
+    }
+    return e;
   } else if (k == "index_tensors") {
     // out[p..., r...] = self[i_0[p], ..., i_{K-1}[p], r...], the index tensors broadcast to p's shape.
     std::vector<int64_t> bshape;
@@ -596,7 +627,7 @@ TEST_P(OpTableLayoutInPlace, OnStridedView) {
     SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt);
     Inputs in(c, c.sample, dt, true);
     const Expected e = reference(c, c.sample, in.values, dt);
-    Call call(c, c.sample, in.self, {}, nullptr, in.index, in.source);
+    Call call(c, c.sample, in.self, in.list, nullptr, in.index, in.source);
     ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **x) { return c.inplace_phase1(call.a, w, x); }, c.inplace_launch),
               0)
         << aclGetRecentErrMsg();
@@ -735,13 +766,71 @@ TEST_P(OpTableLayout, IndexValuesCheckedAtLaunch) {
   }
 }
 
+// The in-place-only ops (no out-of-place form to run the suites above): their errors, with the code
+// and the argument named, and their device indices checked at launch.
+TEST_P(OpTableLayoutInPlace, InPlaceOnlyErrors) {
+  const LayoutTableCase &c = GetParam();
+  if (c.phase1 != nullptr) return;  // covered by OpTableLayout
+  const aclDataType dt = c.dtypes.front();
+  const char *api = c.api.c_str();
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  Inputs in(c, c.sample, dt, false);
+  auto fails = [&](const LayoutArgs &a, int code, const char *word) {
+    return fails_with(c.inplace_phase1(a, &ws, &ex), code, {api, word});
+  };
+  {
+    Call call(c, c.sample, nullptr, in.list, nullptr, in.index, in.source);
+    EXPECT_TRUE(fails(call.a, ACLNN_ERR_PARAM_NULLPTR, c.self_name.c_str()));
+  }
+  if (!c.index_name.empty()) {
+    Call call(c, c.sample, in.self, in.list, nullptr, nullptr, in.source);
+    EXPECT_TRUE(fails(call.a, ACLNN_ERR_PARAM_NULLPTR, c.index_name.c_str()));
+  }
+  if (!c.source_name.empty()) {
+    Call call(c, c.sample, in.self, in.list, nullptr, in.index, nullptr);
+    EXPECT_TRUE(fails(call.a, ACLNN_ERR_PARAM_NULLPTR, c.source_name.c_str()));
+  }
+  if (!c.sample.index_lists.empty()) {
+    Call call(c, c.sample, in.self, in.list, nullptr, in.index, in.source);
+    aclDestroyTensorList(call.a.list);
+    call.a.list = nullptr;
+    EXPECT_TRUE(fails(call.a, ACLNN_ERR_PARAM_NULLPTR, "indices"));
+  }
+  for (const auto &[word, s] : c.rejects) {
+    SCOPED_TRACE(::testing::Message() << "reject " << word);
+    Inputs rin(c, s, dt, false);
+    Call call(c, s, rin.self, rin.list, nullptr, rin.index, rin.source);
+    EXPECT_TRUE(fails(call.a, ACLNN_ERR_PARAM_INVALID, word.c_str()));
+  }
+  LayoutSample s = c.sample;  // an index out of range fails the launch, nothing written
+  auto &v = s.index_lists.empty() ? s.index : s.index_lists[0];
+  if (v.empty()) return;
+  v.back() = 1000;
+  Inputs bad(c, s, dt, false);
+  Call call(c, s, bad.self, bad.list, nullptr, bad.index, bad.source);
+  EXPECT_EQ(run_op([&](uint64_t *w, aclOpExecutor **x) { return c.inplace_phase1(call.a, w, x); }, c.inplace_launch),
+            ACLNN_ERR_PARAM_INVALID);
+  EXPECT_TRUE(bad.t[0]->untouched_outside_view());
+}
+
 std::string case_name(const ::testing::TestParamInfo<LayoutTableCase> &i) {
   std::string s;
   for (char ch : i.param.name) s += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
   return s;
 }
 
-INSTANTIATE_TEST_SUITE_P(Tables, OpTableLayout, ::testing::ValuesIn(all_cases()), case_name);
+const std::vector<LayoutTableCase> &main_cases() {  // the ops with an output (not in place only)
+  static const std::vector<LayoutTableCase> c = [] {
+    std::vector<LayoutTableCase> v;
+    for (const auto &x : all_cases())
+      if (x.phase1 != nullptr) v.push_back(x);
+    return v;
+  }();
+  return c;
+}
+
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableLayout, ::testing::ValuesIn(main_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableLayoutInPlace, ::testing::ValuesIn(inplace_cases()), case_name);
 
 }  // namespace

@@ -695,50 +695,126 @@ void plan_gather_nd(core::OpBuilder &b, const LayoutCall &c) {
   record_index_copy(b, p);
 }
 
-// aclnnIndex: the K index tensors (broadcast together) address self's first K dims; they are
-// stacked into an INT64 workspace block [broadcast shape..., K] and gathered as by GatherNd.
-void plan_index_tensors(core::OpBuilder &b, const LayoutCall &c) {
-  const aclTensor &self = *c.self;
+// The K index tensors of aclnnIndex / IndexPutImpl (broadcast together) address self's first K
+// dims: checked, their broadcast shape returned in `bshape`, and stacked (once their slots are
+// registered) by stack_indices into an INT64 workspace block [bshape..., K], the plan's index.
+int check_index_list(const LayoutCall &c, Shape *bshape) {
   const auto &ts = c.list->tensors;
   const int k = static_cast<int>(ts.size());
-  if (k == 0 || k > self.ndim)
-    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d tensors; it needs 1 to %d (%s's dims)", c.list_name, k, self.ndim,
-                c.self_name);
-  Shape bshape;
+  if (k == 0 || k > c.self->ndim)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d tensors; it needs 1 to %d (%s's dims)", c.list_name, k,
+                c.self->ndim, c.self_name);
   for (int j = 0; j < k; ++j) {
     const std::string name = std::string(c.list_name) + "[" + std::to_string(j) + "]";
     if (ts[static_cast<size_t>(j)] == nullptr) throw_error(ACLNN_ERR_PARAM_NULLPTR, "%s is null", name.c_str());
     check_index(ts[static_cast<size_t>(j)], name.c_str(), core::kMaxDims);
-    bshape = j == 0 ? shape_of(*ts[0])
-                    : core::broadcast_shapes(bshape, c.list_name, shape_of(*ts[static_cast<size_t>(j)]), name.c_str());
+    *bshape = j == 0 ? shape_of(*ts[0])
+                     : core::broadcast_shapes(*bshape, c.list_name, shape_of(*ts[static_cast<size_t>(j)]), name.c_str());
   }
-  if (bshape.ndim + 1 > core::kMaxDims || bshape.ndim + self.ndim - k > core::kMaxDims)
+  if (bshape->ndim + 1 > core::kMaxDims || bshape->ndim + c.self->ndim - k > core::kMaxDims)
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s: the result would have more than %d dims", c.list_name, core::kMaxDims);
-  Shape expect = bshape;
-  for (int j = k; j < self.ndim; ++j) expect.dims[expect.ndim++] = self.dims[j];
-  core::check_shape_equals(*c.out, c.out_name, expect);
-  const int in = b.input(c.self);
-  const std::vector<int> slots = b.input_list(1, c.list);
-  const int out = b.output(c.out);
+  return k;
+}
+void stack_indices(core::OpBuilder &b, const LayoutCall &c, const std::vector<int> &slots, const Shape &bshape,
+                   IndexPlan &p) {
+  const int k = static_cast<int>(slots.size());
   Shape stacked = bshape;
   stacked.dims[stacked.ndim++] = k;
-  IndexPlan p;
-  p.src_slot = in;
-  p.src = b.tensor(in);
-  p.dst_slot = out;
-  p.dst = b.tensor(out);
   p.index = contiguous_desc(ACL_INT64, stacked);
+  p.index_slot = -1;
   p.index_name = c.list_name;
   p.index_ws = b.book("index.indices", static_cast<uint64_t>(std::max<int64_t>(p.index.numel(), 1)) * 8);
   for (int j = 0; j < k; ++j) {  // component j of every position: the index tensor broadcast, as INT64
     aclTensor col = narrow_view(p.index, bshape.ndim, j, 1);
     col.ndim = bshape.ndim;
-    copy(b, EwInput::workspace(p.index_ws, col), EwInput::tensor_view(slots[static_cast<size_t>(j)],
-                                                                     b.tensor(slots[static_cast<size_t>(j)])));
+    const int slot = slots[static_cast<size_t>(j)];
+    copy(b, EwInput::workspace(p.index_ws, col), EwInput::tensor_view(slot, b.tensor(slot)));
   }
   p.wrap_negative = true;
+}
+
+// aclnnIndex: gathered as by GatherNd from the stacked indices.
+void plan_index_tensors(core::OpBuilder &b, const LayoutCall &c) {
+  Shape bshape;
+  const int k = check_index_list(c, &bshape);
+  Shape expect = bshape;
+  for (int j = k; j < c.self->ndim; ++j) expect.dims[expect.ndim++] = c.self->dims[j];
+  core::check_shape_equals(*c.out, c.out_name, expect);
+  const int in = b.input(c.self);
+  const std::vector<int> slots = b.input_list(1, c.list);
+  const int out = b.output(c.out);
+  IndexPlan p;
+  p.src_slot = in;
+  p.src = b.tensor(in);
+  p.dst_slot = out;
+  p.dst = b.tensor(out);
+  stack_indices(b, c, slots, bshape, p);
   set_nd(p, p.index, k, p.src, p.dst);
   record_index_copy(b, p);
+}
+
+// IndexPutImpl: selfRef[indices...] = values (accumulate: +=), values broadcast to the indexed shape;
+// scattered as by ScatterNd from the stacked indices (in order: a repeated index's last write wins).
+void plan_index_put(core::OpBuilder &b, const LayoutCall &c) {
+  Shape bshape;
+  const int k = check_index_list(c, &bshape);
+  const aclTensor &values = *c.source;
+  if (values.dtype != c.self->dtype)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must have %s's dtype %s", c.source_name,
+                core::dtype_name(values.dtype), c.self_name, core::dtype_name(c.self->dtype));
+  Shape want = bshape;
+  for (int j = k; j < c.self->ndim; ++j) want.dims[want.ndim++] = c.self->dims[j];
+  if (!(core::broadcast_shapes(want, "the indexed shape", shape_of(values), c.source_name) == want))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; it must broadcast to the indexed shape %s", c.source_name,
+                core::shape_string(values).c_str(), want.str().c_str());
+  const int s = b.inout(c.self);
+  const std::vector<int> slots = b.input_list(1, c.list);
+  const int v = b.input(c.source);
+  IndexPlan p;
+  p.scatter = true;
+  p.dst_slot = s;
+  p.dst = b.tensor(s);
+  p.src_slot = v;
+  p.src = b.tensor(v);  // viewed with values broadcast to the indexed shape
+  p.src.ndim = want.ndim;
+  for (int j = 0; j < want.ndim; ++j) p.src.dims[j] = want.dims[j];
+  core::broadcast_strides(values, want, p.src.strides);
+  stack_indices(b, c, slots, bshape, p);
+  if (c.i[0] != 0) p.combine = IndexPlan::Combine::kAdd;  // accumulate
+  set_nd(p, p.index, k, p.dst, p.src);
+  record_index_copy(b, p);
+}
+
+void flat_source(core::OpBuilder &b, IndexPlan &p, int in, const char *name);
+
+// InplacePut: selfRef and source flattened (contiguous workspace copies), the put scattered into
+// self's copy, which is copied back.
+void plan_put(core::OpBuilder &b, const LayoutCall &c) {
+  check_index(c.index, c.index_name, core::kMaxDims);
+  if (c.source->numel() != c.index->numel())
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %lld elements; it needs one per %s element (%lld)", c.source_name,
+                static_cast<long long>(c.source->numel()), c.index_name, static_cast<long long>(c.index->numel()));
+  IndexPlan p = register_scatter(b, c);
+  const aclTensor self = p.dst;
+  const aclTensor flat = contiguous_desc(self.dtype, shape_of(self));
+  const core::WsKey ws = b.book("put.self", static_cast<uint64_t>(std::max<int64_t>(self.numel(), 1)) *
+                                                core::dtype_size(self.dtype));
+  copy(b, EwInput::workspace(ws, flat), EwInput::tensor_view(p.dst_slot, self));
+  p.dst = contiguous_desc(self.dtype, Shape{1, {self.numel()}});
+  p.dst_ws = ws;
+  flat_source(b, p, p.src_slot, "put.source");
+  const Shape ishape = shape_of(*c.index);
+  const aclTensor iflat = contiguous_desc(ACL_INT64, ishape);  // position k: the k-th source element
+  p.pos_ndim = ishape.ndim;
+  for (int j = 0; j < ishape.ndim; ++j) {
+    p.pos_dims[j] = ishape.dims[j];
+    p.pos_strides[j] = iflat.strides[j];
+  }
+  p.bound = self.numel();
+  p.wrap_negative = true;
+  if (c.i[0] != 0) p.combine = IndexPlan::Combine::kAdd;  // accumulate
+  record_index_copy(b, p);
+  copy(b, EwInput::tensor_view(p.dst_slot, self), EwInput::workspace(ws, flat));
 }
 
 void plan_scatter_nd(core::OpBuilder &b, const LayoutCall &c) {
@@ -982,7 +1058,7 @@ void layout_phase1(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall 
   const bool no_input = k == LayoutKind::kArange || k == LayoutKind::kLinspace || k == LayoutKind::kEye;
   if (k == LayoutKind::kCat || k == LayoutKind::kStack) core::check_not_null(c.list, c.list_name);
   else if (!no_input) core::check_tensor(c.self, c.self_name);
-  if (k == LayoutKind::kIndexTensors) core::check_not_null(c.list, c.list_name);
+  if (k == LayoutKind::kIndexTensors || k == LayoutKind::kIndexPut) core::check_not_null(c.list, c.list_name);
   if (c.index_name[0] != '\0') core::check_not_null(c.index, c.index_name);
   if (c.source_name[0] != '\0') core::check_not_null(c.source, c.source_name);
   for (int i = 0; i < 2; ++i)
@@ -1030,6 +1106,8 @@ void layout_phase1(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall 
     case LayoutKind::kGatherNd: return plan_gather_nd(b, c);
     case LayoutKind::kScatterNd: return plan_scatter_nd(b, c);
     case LayoutKind::kIndexTensors: return plan_index_tensors(b, c);
+    case LayoutKind::kIndexPut: return plan_index_put(b, c);
+    case LayoutKind::kPut: return plan_put(b, c);
   }
 }
 

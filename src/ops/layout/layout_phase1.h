@@ -39,6 +39,8 @@ enum class LayoutKind : uint8_t {
   kGatherNd,      // out[p..., r...] = self[indices[p..., :], r...]
   kScatterNd,     // out = data; out[indices[p..., :], r...] = updates[p..., r...]
   kIndexTensors,  // aclnnIndex: out = self[indices[0], ..., indices[K-1]] (broadcast index tensors)
+  kIndexPut,      // IndexPutImpl: selfRef[indices[0], ..., indices[K-1]] = (or +=) values (broadcast)
+  kPut,           // InplacePut: selfRef.flatten()[index] = (or +=) source.flatten()
 };
 
 struct LayoutRule {

@@ -244,7 +244,7 @@ class IndexStep final : public core::Step {
     const char *src = p.src_constant        ? reinterpret_cast<const char *>(p.constant)
                       : p.src_ws.booked() ? args.get(p.src_ws)
                                           : core::view_base(args, p.src_slot, p.src, es);
-    char *dst = core::view_base(args, p.dst_slot, p.dst, es);
+    char *dst = p.dst_ws.booked() ? args.get(p.dst_ws) : core::view_base(args, p.dst_slot, p.dst, es);
     auto body = [&](int64_t k0, int64_t k1) {
       for (int64_t k = k0; k < k1; ++k) {
         int64_t off = 0;  // v * val_stride, or the n-d index's offset

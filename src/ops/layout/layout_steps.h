@@ -44,6 +44,7 @@ struct IndexPlan {
   int src_slot = -1, dst_slot = -1, index_slot = -1;
   core::WsKey src_ws;    // src is this workspace block (a contiguous copy) instead of a slot
   core::WsKey index_ws;  // the index is this workspace block (described by `index`) instead of a slot
+  core::WsKey dst_ws;    // dst is this workspace block (described by `dst`) instead of a slot
   aclTensor src{}, dst{}, index{};
   int pos_ndim = 0;
   int64_t pos_dims[core::kMaxDims] = {};
