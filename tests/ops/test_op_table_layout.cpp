@@ -87,6 +87,30 @@ int64_t linear(const std::vector<int64_t> &idx, const std::vector<int64_t> &shap
   return l;
 }
 
+// A list of index tensors: their broadcast shape, and self's linear index of element o of
+// [broadcast shape..., self's dims after the indexed ones] (negative indices count from the end).
+std::vector<int64_t> index_list_shape(const LayoutSample &s) {
+  std::vector<int64_t> b;
+  for (const auto &sh : s.index_list_shapes) {
+    if (sh.size() > b.size()) b.insert(b.begin(), sh.size() - b.size(), 1);
+    for (size_t j = 0; j < sh.size(); ++j) {
+      int64_t &d = b[b.size() - sh.size() + j];
+      if (d == 1) d = sh[j];
+    }
+  }
+  return b;
+}
+int64_t indexed_element(const LayoutSample &s, const std::vector<int64_t> &bshape, const std::vector<int64_t> &o) {
+  const std::vector<int64_t> pos(o.begin(), o.begin() + static_cast<long>(bshape.size()));
+  std::vector<int64_t> idx;
+  for (size_t j = 0; j < s.index_lists.size(); ++j) {
+    const int64_t v = s.index_lists[j][static_cast<size_t>(broadcast_source(pos, bshape, s.index_list_shapes[j]))];
+    idx.push_back(v < 0 ? v + s.shape[j] : v);
+  }
+  idx.insert(idx.end(), o.begin() + static_cast<long>(bshape.size()), o.end());
+  return linear(idx, s.shape);
+}
+
 // The expected output of a valid sample: its shape and row-major values. `in` holds self's values
 // (or the list elements') in row-major order.
 struct Expected {
@@ -298,45 +322,21 @@ Expected reference(const LayoutTableCase &c, const LayoutSample &s, const std::v
         put(s.index[j] < 0 ? s.index[j] + numel_of(x) : s.index[j], in[1][j]);
       return e;
     }
-    std::vector<int64_t> bshape;
-    for (const auto &sh : s.index_list_shapes) bshape = sh.size() > bshape.size() ? sh : bshape;
-    const size_t kk = s.index_lists.size();
+    const std::vector<int64_t> bshape = index_list_shape(s);
     std::vector<int64_t> both = bshape;
-    both.insert(both.end(), x.begin() + static_cast<long>(kk), x.end());
+    both.insert(both.end(), x.begin() + static_cast<long>(s.index_lists.size()), x.end());
     for (int64_t lin = 0; lin < numel_of(both); ++lin) {
       const std::vector<int64_t> o = unravel(lin, both);
-      const std::vector<int64_t> pos(o.begin(), o.begin() + static_cast<long>(bshape.size()));
-      std::vector<int64_t> idx;
-      for (size_t j = 0; j < kk; ++j) {
-        const int64_t v = s.index_lists[j][static_cast<size_t>(broadcast_source(pos, bshape, s.index_list_shapes[j]))];
-        idx.push_back(v < 0 ? v + x[j] : v);
-      }
-      idx.insert(idx.end(), o.begin() + static_cast<long>(bshape.size()), o.end());
-      put(linear(idx, x), in[1][static_cast<size_t>(broadcast_source(o, both, s.source_shape))]);
+      put(indexed_element(s, bshape, o), in[1][static_cast<size_t>(broadcast_source(o, both, s.source_shape))]);
     }
     return e;
   } else if (k == "index_tensors") {
     // out[p..., r...] = self[i_0[p], ..., i_{K-1}[p], r...], the index tensors broadcast to p's shape.
-    std::vector<int64_t> bshape;
-    for (const auto &sh : s.index_list_shapes) {
-      if (sh.size() > bshape.size()) bshape.insert(bshape.begin(), sh.size() - bshape.size(), 1);
-      for (size_t j = 0; j < sh.size(); ++j) {
-        int64_t &b = bshape[bshape.size() - sh.size() + j];
-        if (b == 1) b = sh[j];
-      }
-    }
-    const size_t kk = s.index_lists.size();
+    const std::vector<int64_t> bshape = index_list_shape(s);
     e.shape = bshape;
-    e.shape.insert(e.shape.end(), x.begin() + static_cast<long>(kk), x.end());
-    src = [&, bshape, kk](const std::vector<int64_t> &o, int64_t) {
-      const std::vector<int64_t> pos(o.begin(), o.begin() + static_cast<long>(bshape.size()));
-      std::vector<int64_t> idx;
-      for (size_t j = 0; j < kk; ++j) {
-        const int64_t v = s.index_lists[j][static_cast<size_t>(broadcast_source(pos, bshape, s.index_list_shapes[j]))];
-        idx.push_back(v < 0 ? v + x[j] : v);
-      }
-      idx.insert(idx.end(), o.begin() + static_cast<long>(bshape.size()), o.end());
-      return from(idx);
+    e.shape.insert(e.shape.end(), x.begin() + static_cast<long>(s.index_lists.size()), x.end());
+    src = [&s, bshape](const std::vector<int64_t> &o, int64_t) {
+      return std::pair<int, double>{0, static_cast<double>(indexed_element(s, bshape, o))};
     };
   } else if (k == "gather_nd" || k == "scatter_nd") {
     // Position p of indices [p..., K] addresses self[indices[p, :], r...]; r runs over self's dims from K.
