@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
 
 #include "common/error.h"
 #include "core/dtype.h"
@@ -297,6 +300,33 @@ class BlockedCopyStep final : public core::Step {
   void tile(const char *src0, char *dst0, int64_t a0, int64_t a1, int64_t b0, int64_t b1) const {
     const T *src = reinterpret_cast<const T *>(src0);
     T *dst = reinterpret_cast<T *>(dst0);
+    const int64_t osa = os[a], osb = os[b], isa = is[a], isb = is[b];
+#if defined(__SSE2__)
+    if constexpr (sizeof(T) == 4) {
+      if (osa == 1 && isb == 1) {  // 4 x 4 blocks through registers, the edges below
+        const int64_t a4 = a0 + (a1 - a0) / 4 * 4, b4 = b0 + (b1 - b0) / 4 * 4;
+        for (int64_t i = a0; i < a4; i += 4)
+          for (int64_t j = b0; j < b4; j += 4) {
+            const float *s = reinterpret_cast<const float *>(src) + i * isa + j;
+            __m128 r0 = _mm_loadu_ps(s), r1 = _mm_loadu_ps(s + isa), r2 = _mm_loadu_ps(s + 2 * isa),
+                   r3 = _mm_loadu_ps(s + 3 * isa);
+            _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+            float *d = reinterpret_cast<float *>(dst) + j * osb + i;
+            _mm_storeu_ps(d, r0);
+            _mm_storeu_ps(d + osb, r1);
+            _mm_storeu_ps(d + 2 * osb, r2);
+            _mm_storeu_ps(d + 3 * osb, r3);
+          }
+        tile_scalar(src, dst, a4, a1, b0, b1);
+        tile_scalar(src, dst, a0, a4, b4, b1);
+        return;
+      }
+    }
+#endif
+    tile_scalar(src, dst, a0, a1, b0, b1);
+  }
+  template <class T>
+  void tile_scalar(const T *src, T *dst, int64_t a0, int64_t a1, int64_t b0, int64_t b1) const {
     const int64_t osa = os[a], osb = os[b], isa = is[a], isb = is[b];
     for (int64_t j = b0; j < b1; ++j) {
       const T *s = src + j * isb;
