@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <numeric>
@@ -236,7 +237,8 @@ void run_lines(const DimwiseLoop &L, const char *const *in, char *const *out, ch
   T *p = reinterpret_cast<T *>(scratch);
   for (int k = 0; k < L.nin; ++k, p += L.len) scratch_in[k] = p;
   for (int k = 0; k < kDimwiseMaxIo; ++k, p += L.len) scratch_res[k] = p;
-  auto *idx = reinterpret_cast<int64_t *>(p + (p - reinterpret_cast<T *>(scratch)) % 2);  // 8-byte aligned
+  // The indices: the next 8-byte boundary (float lines may end at 4 mod 8); within the scratch.
+  auto *idx = reinterpret_cast<int64_t *>((reinterpret_cast<uintptr_t>(p) + 7) & ~uintptr_t{7});
   const int64_t inner = L.nline > 0 ? L.line_shape[L.nline - 1] : 1;
   // Lines that already are contiguous compute-type memory are used in place (no gather / scatter):
   // an input read directly; a full-length output written directly unless it overlaps an input line.

@@ -1,0 +1,459 @@
+#include "ops/layout/layout_steps.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
+
+#include "common/error.h"
+#include "core/dtype.h"
+#include "core/op_checks.h"
+#include "core/thread_pool.h"
+#include "kernels/elementwise/convert.h"
+
+namespace opsnn::ops {
+namespace {
+
+// Element offset of row `row` (a linear index over every dim but the last) of view `t`.
+int64_t row_offset(const aclTensor &t, int64_t row) {
+  int64_t off = 0;
+  for (int d = t.ndim - 2; d >= 0; --d) {
+    off += (row % t.dims[d]) * t.strides[d];
+    row /= t.dims[d];
+  }
+  return off;
+}
+
+template <size_t N>
+void copy_or_zero(char *dst, int64_t dst_stride, const char *src, int64_t src_stride, int64_t begin, int64_t end,
+                  int64_t cols) {
+  static const unsigned char zero[8] = {};
+  for (int64_t j = 0; j < cols; ++j) {
+    const bool keep = j >= begin && j < end;
+    std::memcpy(dst + j * dst_stride, keep ? src + j * src_stride : reinterpret_cast<const char *>(zero), N);
+  }
+}
+
+class TriangleStep final : public core::Step {
+ public:
+  aclTensor in{}, out{};
+  int in_slot = -1, out_slot = -1;
+  bool lower = true;
+  int64_t diagonal = 0;
+
+  int run(const core::LaunchArgs &args) const override {
+    const size_t es = core::dtype_size(out.dtype);
+    const char *src = core::view_base(args, in_slot, in, es);
+    char *dst = core::view_base(args, out_slot, out, es);
+    const int64_t rows_per_matrix = out.dims[out.ndim - 2], cols = out.dims[out.ndim - 1];
+    int64_t rows = 1;
+    for (int d = 0; d < out.ndim - 1; ++d) rows *= out.dims[d];
+    const int64_t ss = in.strides[in.ndim - 1] * static_cast<int64_t>(es);
+    const int64_t ds = out.strides[out.ndim - 1] * static_cast<int64_t>(es);
+    auto body = [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const int64_t i = r % rows_per_matrix;
+        // tril keeps j <= i + diagonal; triu keeps j >= i + diagonal.
+        const int64_t edge = i + diagonal;
+        const int64_t begin = lower ? 0 : std::clamp<int64_t>(edge, 0, cols);
+        const int64_t end = lower ? std::clamp<int64_t>(edge + 1, 0, cols) : cols;
+        const char *s = src + row_offset(in, r) * static_cast<int64_t>(es);
+        char *d = dst + row_offset(out, r) * static_cast<int64_t>(es);
+        switch (es) {
+          case 1: copy_or_zero<1>(d, ds, s, ss, begin, end, cols); break;
+          case 2: copy_or_zero<2>(d, ds, s, ss, begin, end, cols); break;
+          case 4: copy_or_zero<4>(d, ds, s, ss, begin, end, cols); break;
+          default: copy_or_zero<8>(d, ds, s, ss, begin, end, cols); break;
+        }
+      }
+    };
+    const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 15) / std::max<int64_t>(cols, 1));
+    if (rows <= grain) body(0, rows);
+    else core::parallel_for(rows, grain, body);
+    return 0;
+  }
+};
+
+class ArangeStep final : public core::Step {
+ public:
+  aclTensor out{};
+  int out_slot = -1;
+  bool integral = false;
+  bool linspace = false;  // values from both ends (end used after the middle)
+  double start = 0, step = 1, end = 0;
+  int64_t istart = 0, istep = 1;
+
+  int run(const core::LaunchArgs &args) const override {
+    const size_t es = core::dtype_size(out.dtype);
+    char *dst = core::view_base(args, out_slot, out, es);
+    const int64_t n = out.dims[0], stride = out.strides[0] * static_cast<int64_t>(es);
+    constexpr int64_t kChunk = 512;
+    for (int64_t k0 = 0; k0 < n; k0 += kChunk) {
+      const int64_t len = std::min(kChunk, n - k0);
+      if (integral) {
+        int64_t buf[kChunk];
+        for (int64_t k = 0; k < len; ++k) buf[k] = istart + (k0 + k) * istep;
+        kernels::store_from<int64_t>(buf, out.dtype, dst + k0 * stride, stride, len);
+      } else {
+        double buf[kChunk];
+        for (int64_t k = 0; k < len; ++k) {
+          const int64_t i = k0 + k;
+          buf[k] = linspace && i >= n / 2 ? end - step * static_cast<double>(n - i - 1)
+                                          : start + static_cast<double>(i) * step;
+        }
+        kernels::store_from<double>(buf, out.dtype, dst + k0 * stride, stride, len);
+      }
+    }
+    return 0;
+  }
+};
+
+// dst = dst + alpha * src or dst * src for one element, computed in T (INT64 for integers and BOOL,
+// DOUBLE for floating dtypes) and stored back in dst's dtype.
+template <class T>
+void combine_one(const IndexPlan &p, const char *src, char *dst) {
+  T a, b;
+  kernels::load_as<T>(p.dst.dtype, dst, 0, &a, 1);
+  kernels::load_as<T>(p.dst.dtype, src, 0, &b, 1);
+  const T r = p.combine == IndexPlan::Combine::kMul ? a * b : a + static_cast<T>(p.alpha) * b;
+  kernels::store_from<T>(&r, p.dst.dtype, dst, 0, 1);
+}
+void combine_slab(const IndexPlan &p, const char *src, char *dst, size_t es) {
+  int64_t n = 1;
+  for (int d = 0; d < p.slab_ndim; ++d) n *= p.slab_dims[d];
+  const bool floating = core::is_floating(p.dst.dtype);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t so = 0, doff = 0, rem = i;
+    for (int d = p.slab_ndim - 1; d >= 0; --d) {
+      so += (rem % p.slab_dims[d]) * p.slab_src[d];
+      doff += (rem % p.slab_dims[d]) * p.slab_dst[d];
+      rem /= p.slab_dims[d];
+    }
+    const char *s = src + so * static_cast<int64_t>(es);
+    char *d = dst + doff * static_cast<int64_t>(es);
+    if (floating) combine_one<double>(p, s, d);
+    else combine_one<int64_t>(p, s, d);
+  }
+}
+
+// Copies one slab of es-byte elements (row-major over dims; contiguous inner rows by memcpy).
+void copy_slab(const IndexPlan &p, const char *src, char *dst, size_t es) {
+  if (p.combine != IndexPlan::Combine::kReplace) return combine_slab(p, src, dst, es);
+  const int nd = p.slab_ndim;
+  if (nd == 0) {
+    std::memcpy(dst, src, es);
+    return;
+  }
+  const int64_t inner = p.slab_dims[nd - 1];
+  const int64_t is = p.slab_src[nd - 1] * static_cast<int64_t>(es), os = p.slab_dst[nd - 1] * static_cast<int64_t>(es);
+  const bool rows = is == static_cast<int64_t>(es) && os == static_cast<int64_t>(es);
+  int64_t outer = 1;
+  for (int d = 0; d < nd - 1; ++d) outer *= p.slab_dims[d];
+  for (int64_t o = 0; o < outer; ++o) {
+    int64_t so = 0, doff = 0, rem = o;
+    for (int d = nd - 2; d >= 0; --d) {
+      const int64_t i = rem % p.slab_dims[d];
+      rem /= p.slab_dims[d];
+      so += i * p.slab_src[d];
+      doff += i * p.slab_dst[d];
+    }
+    const char *s = src + so * static_cast<int64_t>(es);
+    char *d = dst + doff * static_cast<int64_t>(es);
+    if (rows) {
+      std::memcpy(d, s, static_cast<size_t>(inner) * es);
+    } else {
+      for (int64_t j = 0; j < inner; ++j) std::memcpy(d + j * os, s + j * is, es);
+    }
+  }
+}
+
+class IndexStep final : public core::Step {
+ public:
+  IndexPlan p;
+
+  int64_t positions() const {
+    int64_t n = 1;
+    for (int d = 0; d < p.pos_ndim; ++d) n *= p.pos_dims[d];
+    return n;
+  }
+  // The k-th index value (row-major over the index's dims).
+  int64_t index_at(const char *base, int64_t k) const {
+    int64_t off = 0;
+    for (int d = p.index.ndim - 1; d >= 0; --d) {
+      off += (k % p.index.dims[d]) * p.index.strides[d];
+      k /= p.index.dims[d];
+    }
+    if (p.index.dtype == ACL_INT32) {
+      int32_t v;
+      std::memcpy(&v, base + off * 4, 4);
+      return v;
+    }
+    int64_t v;
+    std::memcpy(&v, base + off * 8, 8);
+    return v;
+  }
+  // Expands the repeat counts into map (its length must be exactly n).
+  int expand_repeats(const char *rep, int64_t *map, int64_t n) const {
+    const int64_t count = p.index.numel();
+    int64_t total = 0;
+    for (int64_t i = 0; i < p.bound; ++i) {
+      const int64_t r = index_at(rep, count == 1 ? 0 : i);
+      if (r < 0)
+        return fail(ACLNN_ERR_PARAM_INVALID, "%s: entry %lld is %lld; repeats must be non-negative", p.index_name,
+                    static_cast<long long>(count == 1 ? 0 : i), static_cast<long long>(r));
+      if (r > n - total)
+        return fail(ACLNN_ERR_PARAM_INVALID, "%s sum to more than outputSize %lld", p.index_name,
+                    static_cast<long long>(n));
+      for (int64_t j = 0; j < r; ++j) map[total + j] = i;
+      total += r;
+    }
+    if (total != n)
+      return fail(ACLNN_ERR_PARAM_INVALID, "%s sum to %lld; outputSize is %lld", p.index_name,
+                  static_cast<long long>(total), static_cast<long long>(n));
+    return 0;
+  }
+
+  int run(const core::LaunchArgs &args) const override {
+    const int64_t n = positions();
+    const char *ix = p.index_ws.booked()  ? args.get(p.index_ws)
+                     : p.index_slot >= 0 ? core::view_base(args, p.index_slot, p.index, core::dtype_size(p.index.dtype))
+                                         : nullptr;
+    const int64_t *map = nullptr;
+    if (p.repeats) {
+      auto *m = reinterpret_cast<int64_t *>(args.get(p.map));
+      if (const int rc = expand_repeats(ix, m, n)) return rc;
+      map = m;
+      if (p.map_only) {
+        const size_t es = core::dtype_size(p.dst.dtype);
+        kernels::store_from<int64_t>(m, p.dst.dtype, core::view_base(args, p.dst_slot, p.dst, es),
+                                     p.dst.strides[0] * static_cast<int64_t>(es), n);
+        return 0;
+      }
+    } else {
+      const int kk = std::max(p.nd_k, 1);
+      for (int64_t k = 0; k < n * kk; ++k) {
+        const int64_t v = index_at(ix, k);
+        const int64_t bound = p.nd_k > 0 ? p.nd_bounds[k % kk] : p.bound;
+        const int64_t low = p.wrap_negative ? -bound : 0;
+        if (v < low || v >= bound)
+          return fail(ACLNN_ERR_PARAM_INVALID, "%s: value %lld at position %lld is out of range [%lld, %lld)",
+                      p.index_name, static_cast<long long>(v), static_cast<long long>(k / kk),
+                      static_cast<long long>(low), static_cast<long long>(bound));
+      }
+    }
+    const size_t es = core::dtype_size(p.dst.dtype);
+    const char *src = p.src_constant        ? reinterpret_cast<const char *>(p.constant)
+                      : p.src_ws.booked() ? args.get(p.src_ws)
+                                          : core::view_base(args, p.src_slot, p.src, es);
+    char *dst = p.dst_ws.booked() ? args.get(p.dst_ws) : core::view_base(args, p.dst_slot, p.dst, es);
+    auto body = [&](int64_t k0, int64_t k1) {
+      for (int64_t k = k0; k < k1; ++k) {
+        int64_t off = 0;  // v * val_stride, or the n-d index's offset
+        if (p.nd_k > 0) {
+          for (int j = 0; j < p.nd_k; ++j) {
+            int64_t v = index_at(ix, k * p.nd_k + j);
+            if (v < 0) v += p.nd_bounds[j];  // wrap_negative (checked above)
+            off += v * p.nd_strides[j];
+          }
+        } else {
+          int64_t v = map ? map[k] : index_at(ix, k);
+          if (v < 0) v += p.bound;  // wrap_negative (checked above)
+          off = v * p.val_stride;
+        }
+        int64_t pos = 0, pos_val = 0, rem = k;
+        for (int d = p.pos_ndim - 1; d >= 0; --d) {
+          const int64_t i = rem % p.pos_dims[d];
+          pos += i * p.pos_strides[d];
+          pos_val += i * p.pos_val_strides[d];
+          rem /= p.pos_dims[d];
+        }
+        const int64_t e = static_cast<int64_t>(es);
+        const int64_t at = (off + pos_val) * e;
+        if (p.scatter) copy_slab(p, p.src_constant ? src : src + pos * e, dst + at, es);
+        else copy_slab(p, src + at, dst + pos * e, es);
+      }
+    };
+    int64_t slab = 1;
+    for (int d = 0; d < p.slab_ndim; ++d) slab *= p.slab_dims[d];
+    const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 15) / std::max<int64_t>(slab, 1));
+    // Scatters run in order (a repeated index: the last write wins); gathers in parallel.
+    if (p.scatter || n <= grain) body(0, n);
+    else core::parallel_for(n, grain, body);
+    return 0;
+  }
+};
+
+// Copy in tiles over two loop dims: a (the output's innermost) and b (the input's innermost).
+class BlockedCopyStep final : public core::Step {
+ public:
+  aclTensor out{}, in{};  // the slots' views (for their offsets and dtype)
+  int out_slot = -1, in_slot = -1;
+  int ndim = 0;  // loop dims (merged, size > 1); a and b among them
+  int64_t size[core::kMaxDims] = {}, os[core::kMaxDims] = {}, is[core::kMaxDims] = {};  // elements
+  int a = 0, b = 0;
+
+  // One tile: rows along b (the input's unit-stride dim) read into registers' worth of a, written
+  // along a (the output's rows).
+  template <class T>
+  void tile(const char *src0, char *dst0, int64_t a0, int64_t a1, int64_t b0, int64_t b1) const {
+    const T *src = reinterpret_cast<const T *>(src0);
+    T *dst = reinterpret_cast<T *>(dst0);
+    const int64_t osa = os[a], osb = os[b], isa = is[a], isb = is[b];
+#if defined(__SSE2__)
+    if constexpr (sizeof(T) == 4) {
+      if (osa == 1 && isb == 1) {  // 4 x 4 blocks through registers, the edges below
+        const int64_t a4 = a0 + (a1 - a0) / 4 * 4, b4 = b0 + (b1 - b0) / 4 * 4;
+        for (int64_t i = a0; i < a4; i += 4)
+          for (int64_t j = b0; j < b4; j += 4) {
+            const float *s = reinterpret_cast<const float *>(src) + i * isa + j;
+            __m128 r0 = _mm_loadu_ps(s), r1 = _mm_loadu_ps(s + isa), r2 = _mm_loadu_ps(s + 2 * isa),
+                   r3 = _mm_loadu_ps(s + 3 * isa);
+            _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+            float *d = reinterpret_cast<float *>(dst) + j * osb + i;
+            _mm_storeu_ps(d, r0);
+            _mm_storeu_ps(d + osb, r1);
+            _mm_storeu_ps(d + 2 * osb, r2);
+            _mm_storeu_ps(d + 3 * osb, r3);
+          }
+        tile_scalar(src, dst, a4, a1, b0, b1);
+        tile_scalar(src, dst, a0, a4, b4, b1);
+        return;
+      }
+    }
+#endif
+    tile_scalar(src, dst, a0, a1, b0, b1);
+  }
+  template <class T>
+  void tile_scalar(const T *src, T *dst, int64_t a0, int64_t a1, int64_t b0, int64_t b1) const {
+    const int64_t osa = os[a], osb = os[b], isa = is[a], isb = is[b];
+    for (int64_t j = b0; j < b1; ++j) {
+      const T *s = src + j * isb;
+      T *d = dst + j * osb;
+      for (int64_t i = a0; i < a1; ++i) d[i * osa] = s[i * isa];
+    }
+  }
+
+  int run(const core::LaunchArgs &args) const override {
+    constexpr int64_t kTile = 32;
+    const size_t es = core::dtype_size(out.dtype);
+    const char *src = core::view_base(args, in_slot, in, es);
+    char *dst = core::view_base(args, out_slot, out, es);
+    const int64_t ta = (size[a] + kTile - 1) / kTile, tb = (size[b] + kTile - 1) / kTile;
+    int64_t outer = 1;
+    for (int d = 0; d < ndim; ++d)
+      if (d != a && d != b) outer *= size[d];
+    auto body = [&](int64_t t0, int64_t t1) {
+      for (int64_t t = t0; t < t1; ++t) {
+        int64_t rem = t / (ta * tb), so = 0, doff = 0;
+        for (int d = ndim - 1; d >= 0; --d) {
+          if (d == a || d == b) continue;
+          so += (rem % size[d]) * is[d];
+          doff += (rem % size[d]) * os[d];
+          rem /= size[d];
+        }
+        const int64_t ia = (t % (ta * tb)) / tb, ib = t % tb;
+        const int64_t a0 = ia * kTile, a1 = std::min(size[a], a0 + kTile);
+        const int64_t b0 = ib * kTile, b1 = std::min(size[b], b0 + kTile);
+        const char *s = src + so * static_cast<int64_t>(es);
+        char *d = dst + doff * static_cast<int64_t>(es);
+        switch (es) {
+          case 1: tile<uint8_t>(s, d, a0, a1, b0, b1); break;
+          case 2: tile<uint16_t>(s, d, a0, a1, b0, b1); break;
+          case 4: tile<uint32_t>(s, d, a0, a1, b0, b1); break;
+          default: tile<uint64_t>(s, d, a0, a1, b0, b1); break;
+        }
+      }
+    };
+    const int64_t tiles = outer * ta * tb;
+    if (tiles <= 4) body(0, tiles);
+    else core::parallel_for(tiles, 4, body);
+    return 0;
+  }
+};
+
+}  // namespace
+
+bool record_blocked_copy(core::OpBuilder &b, int out_slot, const aclTensor &out_view, int in_slot,
+                         const aclTensor &in_view) {
+  if (out_view.dtype != in_view.dtype || out_view.numel() == 0) return false;
+  // Loop dims: size > 1, ordered by the output stride (largest outermost), merged where both sides
+  // step evenly.
+  int order[core::kMaxDims], n = 0;
+  for (int d = 0; d < out_view.ndim; ++d)
+    if (out_view.dims[d] > 1) order[n++] = d;
+  std::stable_sort(order, order + n, [&](int x, int y) { return out_view.strides[x] > out_view.strides[y]; });
+  BlockedCopyStep s;
+  for (int k = 0; k < n; ++k) {
+    const int d = order[k];
+    const int64_t sz = out_view.dims[d], o = out_view.strides[d], i = in_view.strides[d];
+    if (s.ndim > 0 && s.os[s.ndim - 1] == o * sz && s.is[s.ndim - 1] == i * sz) {
+      s.size[s.ndim - 1] *= sz;
+      s.os[s.ndim - 1] = o;
+      s.is[s.ndim - 1] = i;
+      continue;
+    }
+    s.size[s.ndim] = sz;
+    s.os[s.ndim] = o;
+    s.is[s.ndim] = i;
+    ++s.ndim;
+  }
+  if (s.ndim < 2) return false;
+  core::check_no_internal_overlap(out_view, "the output");
+  s.a = s.ndim - 1;
+  s.b = 0;
+  for (int d = 1; d < s.ndim - 1; ++d)
+    if (std::abs(s.is[d]) < std::abs(s.is[s.b])) s.b = d;
+  if (std::abs(s.is[s.a]) <= 1 || std::abs(s.is[s.b]) >= std::abs(s.is[s.a])) return false;
+  s.out = out_view;
+  s.in = in_view;
+  s.out_slot = out_slot;
+  s.in_slot = in_slot;
+  b.add_step<BlockedCopyStep>(std::move(s));
+  return true;
+}
+
+void record_index_copy(core::OpBuilder &b, const IndexPlan &plan) {
+  auto &s = b.add_step<IndexStep>();
+  s.p = plan;
+  if (plan.repeats) {
+    int64_t n = 1;
+    for (int d = 0; d < plan.pos_ndim; ++d) n *= plan.pos_dims[d];
+    s.p.map = b.book("repeat_interleave.map", static_cast<uint64_t>(std::max<int64_t>(n, 1)) * sizeof(int64_t));
+  }
+}
+
+void record_triangle(core::OpBuilder &b, int in_slot, int out_slot, bool lower, int64_t diagonal) {
+  auto &s = b.add_step<TriangleStep>();
+  s.in = b.tensor(in_slot);
+  s.out = b.tensor(out_slot);
+  s.in_slot = in_slot;
+  s.out_slot = out_slot;
+  s.lower = lower;
+  s.diagonal = diagonal;
+}
+
+void record_arange(core::OpBuilder &b, int out_slot, double start, double step, int64_t istart, int64_t istep) {
+  auto &s = b.add_step<ArangeStep>();
+  s.out = b.tensor(out_slot);
+  s.out_slot = out_slot;
+  s.integral = !core::is_floating(s.out.dtype);
+  s.start = start;
+  s.step = step;
+  s.istart = istart;
+  s.istep = istep;
+}
+
+void record_linspace(core::OpBuilder &b, int out_slot, double start, double end) {
+  auto &s = b.add_step<ArangeStep>();
+  s.out = b.tensor(out_slot);
+  s.out_slot = out_slot;
+  s.linspace = true;
+  s.start = start;
+  s.end = end;
+  const int64_t n = s.out.dims[0];
+  s.step = n > 1 ? (end - start) / static_cast<double>(n - 1) : 0;
+}
+
+}  // namespace opsnn::ops
