@@ -494,11 +494,10 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsync(void *dst, size_t destMax, const v
   aclError err;
   std::shared_ptr<Stream> s = acquire_stream(stream, "aclrtMemcpyAsync", &err);
   if (!s) return err;
-  s->push([dst, src, count] {
+  return s->push([dst, src, count] {
     overwrite(dst, src, count);
     return 0;
   });
-  return ACL_SUCCESS;
 }
 
 static aclError check_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
@@ -542,11 +541,10 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const 
   aclError err;
   std::shared_ptr<Stream> s = acquire_stream(stream, "aclrtMemcpy2dAsync", &err);
   if (!s) return err;
-  s->push([=] {
+  return s->push([=] {
     copy2d(dst, dpitch, src, spitch, width, height);
     return 0;
   });
-  return ACL_SUCCESS;
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count) {
@@ -569,11 +567,10 @@ ACL_FUNC_VISIBILITY aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int
   aclError err;
   std::shared_ptr<Stream> s = acquire_stream(stream, "aclrtMemsetAsync", &err);
   if (!s) return err;
-  s->push([devPtr, value, count] {
+  return s->push([devPtr, value, count] {
     fill(devPtr, value, count);
     return 0;
   });
-  return ACL_SUCCESS;
 }
 
 // ---- virtual memory: not supported on the CPU device --------------------------------------
