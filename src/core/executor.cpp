@@ -24,13 +24,15 @@ HandleTable<aclOpExecutor> &registry() {
 }
 
 // Everything a queued launch needs, captured at launch time, in the bytes of a runtime Task (no
-// heap allocation): the executor, with a reference held for as long as the task exists (graph
-// capture may replay it many times), the aligned workspace, and a snapshot of the slot addresses
-// (inline up to kInlineSlots, else a heap array).
+// heap allocation): the executor - with a reference held for as long as a stored task exists
+// (graph capture may replay it many times; an inline run needs none: it ends before the launch
+// returns) -, the aligned workspace, and a snapshot of the slot addresses (inline up to
+// kInlineSlots, else a heap array).
 struct LaunchBytes {
-  static constexpr size_t kInlineSlots = (rt::Task::kBytes - 2 * sizeof(void *)) / sizeof(void *);
+  static constexpr size_t kInlineSlots = (rt::Task::kBytes - 3 * sizeof(void *)) / sizeof(void *);
   aclOpExecutor *ex;
   char *workspace;
+  uint64_t kept;              // 1 once the runtime stored the task (it then holds a reference)
   void *addrs[kInlineSlots];  // or addrs[0] = the heap array (void **) of a larger executor
 };
 static_assert(sizeof(LaunchBytes) <= rt::Task::kBytes);
@@ -145,12 +147,11 @@ int launch_executor(const char *api, void *workspace, uint64_t workspace_size, a
   }
   if (rt::checked_mode())
     if (int rc = check_slots_in_live_allocations(api, *ex)) return rc;
-  ex->refs.fetch_add(1, std::memory_order_relaxed);
   char *ws = static_cast<char *>(workspace);
   if (ex->workspace_size > 0)  // round up inside the kWorkspaceSlack spare bytes
     ws += (64 - reinterpret_cast<uintptr_t>(ws) % 64) % 64;
   rt::Task task;
-  LaunchBytes &lb = *new (task.bytes) LaunchBytes{ex, ws, {}};
+  LaunchBytes &lb = *new (task.bytes) LaunchBytes{ex, ws, 0, {}};
   void **addrs = lb.addrs;
   if (heap_addrs(*ex)) {
     addrs = new void *[ex->slots.size()];
@@ -158,10 +159,15 @@ int launch_executor(const char *api, void *workspace, uint64_t workspace_size, a
   }
   for (size_t i = 0; i < ex->slots.size(); ++i) addrs[i] = ex->slots[i].data;
   task.run = &run_launch;
+  task.keep = [](rt::Task &t) {
+    LaunchBytes &b = launch_bytes(t);
+    b.ex->refs.fetch_add(1, std::memory_order_relaxed);
+    b.kept = 1;
+  };
   task.drop = [](rt::Task &t) {
     LaunchBytes &b = launch_bytes(t);
     if (heap_addrs(*b.ex)) delete[] static_cast<void **>(b.addrs[0]);
-    release_executor(b.ex);
+    if (b.kept) release_executor(b.ex);
   };
 
   // An idle stream may run it right here (rt::enqueue_task, OPSNN_LAUNCH_INLINE).

@@ -73,6 +73,7 @@ struct MemState {
   std::map<uintptr_t, Block> live;  // ordered: range lookups for is_live_device_range
   DeviceMem dev[kMaxDevices];
   std::unordered_map<void *, size_t> host;  // aclrtMallocHost blocks
+  std::atomic<size_t> pending_frees{0};      // deferred frees of every device (read without mu)
 };
 
 MemState &mem() {
@@ -177,6 +178,7 @@ void collect_deferred_locked(MemState &m) {
         to_cache_locked(m, p.block);
         d.pending[i] = std::move(d.pending.back());
         d.pending.pop_back();
+        m.pending_frees.fetch_sub(1, std::memory_order_relaxed);
       } else {
         ++i;
       }
@@ -284,6 +286,7 @@ const MemoryObserver *memory_observer() { return g_observer.load(std::memory_ord
 
 void memory_collect_deferred() {
   MemState &m = mem();
+  if (m.pending_frees.load(std::memory_order_relaxed) == 0) return;  // the synchronisation's common case
   std::lock_guard<std::mutex> lk(m.mu);
   collect_deferred_locked(m);
 }
@@ -383,6 +386,7 @@ ACL_FUNC_VISIBILITY aclError aclrtFree(void *devPtr) {
     // Queued work may still use the block: it returns to the pool once every stream that was
     // busy at this moment has completed past its current enqueue position.
     m.dev[b.device].pending.push_back(PendingFree{b, std::move(marks)});
+    m.pending_frees.fetch_add(1, std::memory_order_relaxed);
   }
   collect_deferred_locked(m);
   return ACL_SUCCESS;

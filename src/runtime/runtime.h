@@ -23,10 +23,13 @@ aclError enqueue(aclrtStream stream, Work work);
 // A queued item that needs no heap allocation: a function and the bytes it reads, copied into the
 // stream's ring (so the bytes must be trivially relocatable: pointers, counts, plain values).
 // `run` may be called several times (graph replay) or not at all (a stream destroyed with the
-// item captured); `drop` (may be null) releases what the bytes hold, exactly once.
+// item captured); `keep` (may be null) is called when the runtime stores the task for later (queue
+// or capture, not an inline run): it takes the references a stored task needs; `drop` (may be
+// null) releases what the bytes hold, exactly once, whichever way the task went.
 struct Task {
-  static constexpr size_t kBytes = 112;
+  static constexpr size_t kBytes = 104;
   int (*run)(const Task &) = nullptr;
+  void (*keep)(Task &) = nullptr;
   void (*drop)(Task &) = nullptr;
   alignas(8) unsigned char bytes[kBytes];
 };

@@ -80,6 +80,7 @@ class Stream {
   const int device;
   const uint32_t priority;
   const uint32_t flags;
+  std::atomic<bool> live{true};  // cleared by destroy_stream before the worker stops
   alignas(64) std::atomic<uint64_t> enqueued{0};   // tickets handed out (queued or run inline)
   alignas(64) std::atomic<uint64_t> completed{0};  // items finished so far (strictly in order)
 
@@ -183,6 +184,10 @@ bool destroy_stream(uintptr_t key);  // by stream_key; false when not live
 // Resolves a handle (nullptr = default stream of the current device, created lazily) and returns
 // a reference-holding pointer, or null with the error set (`api` names the caller).
 std::shared_ptr<Stream> acquire_stream(aclrtStream handle, const char *api, aclError *err);
+// The same for the hot paths (launch, synchronise): a non-null handle the calling thread used last
+// resolves from a thread-local cache (no lock, no reference count); the pointer stays valid until
+// this thread resolves another stream. Null with the error set, as acquire_stream.
+Stream *resolve_stream(aclrtStream handle, const char *api, aclError *err);
 // Waits for every stream of `device` (-1 = all devices) to drain, skipping the caller's own
 // worker stream. Errors are not consumed.
 void wait_all_idle(int device);

@@ -103,6 +103,7 @@ aclError Stream::push_task(Task &task, bool may_inline) {
   if (capturing_.load(std::memory_order_acquire)) {
     std::lock_guard<std::mutex> lk(mu_);
     if (capture_) {  // recorded, not run: the model owns the task from now on
+      if (task.keep) task.keep(task);
       capture_->works.push_back(task);
       capture_->launches_only = capture_->launches_only && may_inline;
       return ACL_SUCCESS;
@@ -124,6 +125,7 @@ aclError Stream::push_task(Task &task, bool may_inline) {
     const uint64_t seq = c.seq.load(std::memory_order_acquire);
     if (seq == t) {
       if (!enqueued.compare_exchange_weak(t, t + 1, std::memory_order_relaxed)) continue;
+      if (task.keep) task.keep(task);
       c.task = task;
       // seq_cst: ordered before the load of worker_sleeping_ (the worker stores that flag, then
       // looks at the cell: one of the two sees the other).
@@ -295,6 +297,7 @@ bool destroy_stream(uintptr_t key) {
     auto it = r.streams.find(key);
     if (it == r.streams.end()) return false;
     keep = std::move(it->second);
+    keep->live.store(false, std::memory_order_release);
     Stream *s = keep.get();
     r.streams.erase(it);
     Device &d = r.devices[keep->device];
@@ -352,19 +355,37 @@ std::shared_ptr<Stream> acquire_stream(aclrtStream handle, const char *api, aclE
   return r.streams.at(stream_key(s));
 }
 
-aclError enqueue_task(aclrtStream stream, Task &task, bool may_inline) {
-  Runtime &r = runtime();
-  if (stream != nullptr && r.initialized.load(std::memory_order_acquire)) {
-    // Fast path: validate and push under the shared registry lock (destroy takes it exclusively).
-    std::shared_lock<std::shared_mutex> lk(r.reg_mu);
-    auto it = r.streams.find(reinterpret_cast<uintptr_t>(stream));
-    if (it != r.streams.end()) return it->second->push_task(task, may_inline);
-    drop_task(task);
-    return fail(ACL_ERROR_INVALID_PARAM, "enqueue: stream %p is not a live stream (never created or already destroyed)",
-                stream);
+Stream *resolve_stream(aclrtStream handle, const char *api, aclError *err) {
+  // The last stream this thread resolved by handle. Holding a reference keeps the object valid;
+  // `live` tells a destroyed stream (whose handle is never reused) from a live one.
+  struct Cache {
+    uintptr_t key = 0;
+    std::shared_ptr<Stream> stream;
+  };
+  static thread_local Cache cache;
+  const uintptr_t key = reinterpret_cast<uintptr_t>(handle);
+  if (key != 0 && key == cache.key && cache.stream->live.load(std::memory_order_acquire)) {
+    *err = ACL_SUCCESS;
+    return cache.stream.get();
   }
+  std::shared_ptr<Stream> s = acquire_stream(handle, api, err);
+  if (!s || key == 0) {
+    // The default stream depends on the current device: not cached; the registry keeps it alive
+    // until destroy_stream, which waits for work already pushed.
+    if (!s) return nullptr;
+    Stream *raw = s.get();
+    cache.key = 0;
+    cache.stream = std::move(s);  // keeps the default stream valid for this call
+    return raw;
+  }
+  cache.key = key;
+  cache.stream = std::move(s);
+  return cache.stream.get();
+}
+
+aclError enqueue_task(aclrtStream stream, Task &task, bool may_inline) {
   aclError err;
-  std::shared_ptr<Stream> s = acquire_stream(stream, "enqueue", &err);
+  Stream *s = resolve_stream(stream, "enqueue", &err);
   if (!s) {
     drop_task(task);
     return err;
@@ -401,7 +422,7 @@ namespace {
 aclError sync_stream_impl(aclrtStream stream, int32_t timeout, const char *api) {
   if (timeout < -1) return fail(ACL_ERROR_INVALID_PARAM, "%s: timeout %d is invalid (-1 = wait forever, or > 0 ms)", api, timeout);
   aclError err;
-  std::shared_ptr<Stream> s = acquire_stream(stream, api, &err);
+  Stream *s = resolve_stream(stream, api, &err);
   if (!s) return err;
   if (!s->wait_idle(timeout <= 0 ? -1 : timeout))
     return fail(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, "%s: stream %p did not finish within %d ms", api, stream, timeout);
