@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "common/error.h"
+#include "common/thread_cache.h"
 #include "core/api_boundary.h"
 #include "core/dtype.h"
 #include "core/handle_table.h"
@@ -115,8 +116,37 @@ bool retire_executor(const aclOpExecutor *handle) {
   return true;
 }
 
+using ExecutorCache = ThreadCache<aclOpExecutor, 16>;
+
+aclOpExecutor *new_executor() {
+  if (aclOpExecutor *ex = ExecutorCache::take()) return ex;
+  auto *ex = new aclOpExecutor;
+  ex->slots.reserve(4);  // most ops: no reallocation while phase 1 registers tensors
+  ex->input_index.reserve(4);
+  ex->output_index.reserve(2);
+  ex->steps.reserve(2);
+  return ex;
+}
+
 void release_executor(aclOpExecutor *ex) {
-  if (ex->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete ex;
+  if (ex->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  // Back to the state of a new executor, whatever fields it has (destroyed and constructed
+  // again), keeping only the memory of its vectors.
+  auto slots = std::move(ex->slots);
+  auto inputs = std::move(ex->input_index);
+  auto outputs = std::move(ex->output_index);
+  auto steps = std::move(ex->steps);
+  slots.clear();
+  inputs.clear();
+  outputs.clear();
+  steps.clear();
+  ex->~aclOpExecutor();
+  new (ex) aclOpExecutor;
+  ex->slots = std::move(slots);
+  ex->input_index = std::move(inputs);
+  ex->output_index = std::move(outputs);
+  ex->steps = std::move(steps);
+  if (!ExecutorCache::give(ex)) delete ex;
 }
 
 int launch_executor(const char *api, void *workspace, uint64_t workspace_size, aclOpExecutor *handle,

@@ -74,6 +74,7 @@ struct MemState {
   DeviceMem dev[kMaxDevices];
   std::unordered_map<void *, size_t> host;  // aclrtMallocHost blocks
   std::atomic<size_t> pending_frees{0};      // deferred frees of every device (read without mu)
+  std::atomic<uint64_t> free_epoch{0};       // aclrtFree calls so far (find_device_allocation)
 };
 
 MemState &mem() {
@@ -324,6 +325,22 @@ bool find_device_allocation(const void *ptr, const void **base, size_t *bytes) {
   if (!ptr) return false;
   MemState &m = mem();
   const uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
+  // Phase 1 looks up every tensor it registers: the blocks this thread found last are kept, valid
+  // as long as no block has been freed since (free_epoch), which spares the lock in the common case.
+  struct Found {
+    uintptr_t start = 0;
+    size_t bytes = 0;
+    uint64_t epoch = ~uint64_t{0};
+  };
+  static thread_local Found found[4];
+  static thread_local unsigned next_found = 0;
+  const uint64_t epoch = m.free_epoch.load(std::memory_order_acquire);
+  for (const Found &f : found)
+    if (f.epoch == epoch && p - f.start < f.bytes) {
+      *base = reinterpret_cast<const void *>(f.start);
+      *bytes = f.bytes;
+      return true;
+    }
   std::lock_guard<std::mutex> lk(m.mu);
   auto it = m.live.upper_bound(p);
   if (it == m.live.begin()) return false;
@@ -331,6 +348,7 @@ bool find_device_allocation(const void *ptr, const void **base, size_t *bytes) {
   if (p - it->first >= it->second.usable_bytes) return false;
   *base = it->second.ptr;
   *bytes = it->second.usable_bytes;
+  found[next_found++ % 4] = Found{it->first, it->second.usable_bytes, m.free_epoch.load(std::memory_order_relaxed)};
   return true;
 }
 
@@ -379,6 +397,7 @@ ACL_FUNC_VISIBILITY aclError aclrtFree(void *devPtr) {
     return fail(ACL_ERROR_INVALID_PARAM,
                 "aclrtFree: devPtr %p is not a live device allocation (not from aclrtMalloc, or already freed)", devPtr);
   Block b = it->second;
+  m.free_epoch.fetch_add(1, std::memory_order_acq_rel);  // before the block can be reused
   m.live.erase(it);
   if (marks.empty()) {
     to_cache_locked(m, b);
