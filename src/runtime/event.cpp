@@ -90,7 +90,7 @@ ACL_FUNC_VISIBILITY aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stre
     }
     e->cv.notify_all();
     return 0;
-  });
+  }, /*may_inline=*/true);  // never blocks: an idle stream may run it right here
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream) {
@@ -105,7 +105,7 @@ ACL_FUNC_VISIBILITY aclError aclrtResetEvent(aclrtEvent event, aclrtStream strea
       e->has_ts = false;
     }
     return 0;
-  });
+  }, /*may_inline=*/true);  // never blocks: an idle stream may run it right here
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event) {

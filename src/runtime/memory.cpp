@@ -520,7 +520,7 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsync(void *dst, size_t destMax, const v
   return s->push([dst, src, count] {
     overwrite(dst, src, count);
     return 0;
-  });
+  }, /*may_inline=*/true);  // never blocks: an idle stream may run it right here
 }
 
 static aclError check_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
@@ -567,7 +567,7 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const 
   return s->push([=] {
     copy2d(dst, dpitch, src, spitch, width, height);
     return 0;
-  });
+  }, /*may_inline=*/true);  // never blocks: an idle stream may run it right here
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count) {
@@ -593,7 +593,7 @@ ACL_FUNC_VISIBILITY aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int
   return s->push([devPtr, value, count] {
     fill(devPtr, value, count);
     return 0;
-  });
+  }, /*may_inline=*/true);  // never blocks: an idle stream may run it right here
 }
 
 // ---- virtual memory: not supported on the CPU device --------------------------------------

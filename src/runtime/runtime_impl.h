@@ -57,7 +57,9 @@ class Stream {
   // Appends work (or records it into the active capture). ACL_SUCCESS, or
   // ACL_ERROR_RT_STREAM_TASK_FULL (with a message) when the ring is full and the caller is this
   // stream's own worker (a host callback flooding its own stream: it cannot wait for itself).
-  aclError push(Work &&work);
+  // `may_inline`: the work never blocks (an event record, a copy), so an idle stream may run it on
+  // the calling thread like a launch.
+  aclError push(Work &&work, bool may_inline = false);
   // The same for a Task; runs it on the calling thread instead when `may_inline`, the inline
   // policy is on and the stream is idle. Ownership of the task's bytes passes to the stream.
   aclError push_task(Task &task, bool may_inline);

@@ -94,9 +94,9 @@ Stream::~Stream() {
   }
 }
 
-aclError Stream::push(Work &&work) {
+aclError Stream::push(Work &&work, bool may_inline) {
   Task t = work_task(std::move(work));
-  return push_task(t, false);
+  return push_task(t, may_inline);
 }
 
 aclError Stream::push_task(Task &task, bool may_inline) {

@@ -46,31 +46,39 @@ void ew_phase1(core::OpBuilder &b, const EwRule &rule, const EwArgs &args) {
 
   // 2. Result dtype (torch.result_type over the promoting operands), then the op's rule.
   core::ResultType rt;
-  std::string operand_list;
   for (int i = 0; i < n; ++i) {
     const EwOperand &o = args.in[i];
     if (!present(o) || !o.promotes) continue;
     if (o.is_scalar) rt.add_scalar(o.scalar->dtype);
     else rt.add_tensor(o.tensor->dtype, o.tensor->ndim);
-    if (!operand_list.empty()) operand_list += ", ";
-    operand_list += std::string(o.name) + " (" + dtype_name(dtype_of(o)) + ")";
   }
+  // For the messages only: built when one is thrown (phase 1 of a one-shot client is hot).
+  auto operand_list = [&] {
+    std::string list;
+    for (int i = 0; i < n; ++i) {
+      const EwOperand &o = args.in[i];
+      if (!present(o) || !o.promotes) continue;
+      if (!list.empty()) list += ", ";
+      list += std::string(o.name) + " (" + dtype_name(dtype_of(o)) + ")";
+    }
+    return list;
+  };
   const aclDataType promoted = args.compute_in_self ? args.in[0].tensor->dtype : rt.get();
   if (promoted == ACL_DT_UNDEFINED)
-    throw_error(ACLNN_ERR_PARAM_INVALID, "%s have no common dtype", operand_list.c_str());
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s have no common dtype", operand_list().c_str());
   EwOp op = rule.op;
   const char *op_name = kernels::ew_op_name(rule.op);
   if (promoted == ACL_BOOL) {
     if (rule.bool_op != EwOp::kCount) op = rule.bool_op;
     else if (!rule.bool_ok)
       throw_error(ACLNN_ERR_PARAM_INVALID, "%s is not defined for BOOL operands: %s promote to BOOL", op_name,
-                  operand_list.c_str());
+                  operand_list().c_str());
   } else if (core::is_integral(promoted, false) && !rule.integral_ok) {
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s is not defined for integer operands: %s promote to %s", op_name,
-                operand_list.c_str(), dtype_name(promoted));
+                operand_list().c_str(), dtype_name(promoted));
   } else if (core::is_floating(promoted) && !rule.floating_ok) {
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s is only defined for integer and BOOL operands: %s promote to %s",
-                op_name, operand_list.c_str(), dtype_name(promoted));
+                op_name, operand_list().c_str(), dtype_name(promoted));
   }
   aclDataType result = promoted;
   if (rule.result == EwResult::kBool) result = ACL_BOOL;
