@@ -65,20 +65,38 @@ aclError launch(aclrtStream s, Probe *p, int value) {
   return enqueue_task(s, t, /*may_inline=*/true);
 }
 
-// Restores the environment's inline policy when a test ends.
-struct InlinePolicy {
-  explicit InlinePolicy(int mode) { opsnn::rt::set_inline_launch_for_testing(mode); }
-  ~InlinePolicy() { opsnn::rt::set_inline_launch_for_testing(-1); }
-};
+// Queues host work that holds the stream until `release` (then logs -1 into `p`, if given).
+aclError hold_until(aclrtStream s, std::atomic<bool> &release, Probe *p = nullptr) {
+  return enqueue(s, [&release, p] {
+    while (!release.load()) std::this_thread::sleep_for(1ms);
+    if (p) {
+      std::lock_guard<std::mutex> lk(p->mu);
+      p->log.push_back(-1);
+      p->threads.push_back(std::this_thread::get_id());
+    }
+    return 0;
+  });
+}
 
-class LaunchPathTest : public RuntimeTest {};
+// Each test starts with the inline policy on and a fresh stream `s` (destroyed at the end unless
+// the test did it and cleared `s`).
+class LaunchPathTest : public RuntimeTest {
+ protected:
+  void SetUp() override {
+    RuntimeTest::SetUp();
+    opsnn::rt::set_inline_launch_for_testing(1);
+    ASSERT_ACL_OK(aclrtCreateStream(&s));
+  }
+  void TearDown() override {
+    if (s) EXPECT_EQ(aclrtDestroyStream(s), ACL_SUCCESS);
+    opsnn::rt::set_inline_launch_for_testing(-1);
+  }
+  aclrtStream s = nullptr;
+};
 
 }  // namespace
 
 TEST_F(LaunchPathTest, IdleStreamRunsALaunchOnTheCallingThreadWithoutKeepingIt) {
-  InlinePolicy policy(1);
-  aclrtStream s;
-  ASSERT_ACL_OK(aclrtCreateStream(&s));
   Probe p;
   ASSERT_ACL_OK(aclrtSynchronizeStream(s));
   ASSERT_ACL_OK(launch(s, &p, 1));  // idle stream: inline
@@ -90,14 +108,11 @@ TEST_F(LaunchPathTest, IdleStreamRunsALaunchOnTheCallingThreadWithoutKeepingIt) 
   aclrtStreamStatus st;
   ASSERT_ACL_OK(aclrtStreamQuery(s, &st));
   EXPECT_EQ(st, ACL_STREAM_STATUS_COMPLETE);
-  ASSERT_ACL_OK(aclrtDestroyStream(s));
 }
 
 TEST_F(LaunchPathTest, PolicyOffQueuesEveryLaunch) {
-  InlinePolicy policy(0);
+  opsnn::rt::set_inline_launch_for_testing(0);
   EXPECT_FALSE(opsnn::rt::inline_launch_enabled());
-  aclrtStream s;
-  ASSERT_ACL_OK(aclrtCreateStream(&s));
   Probe p;
   for (int i = 0; i < 100; ++i) ASSERT_ACL_OK(launch(s, &p, i));
   ASSERT_ACL_OK(aclrtSynchronizeStream(s));
@@ -108,22 +123,12 @@ TEST_F(LaunchPathTest, PolicyOffQueuesEveryLaunch) {
   }
   EXPECT_EQ(p.keeps.load(), 100);
   EXPECT_EQ(p.drops.load(), 100);
-  ASSERT_ACL_OK(aclrtDestroyStream(s));
 }
 
 TEST_F(LaunchPathTest, LaunchBehindQueuedWorkIsQueuedAndRunsAfterIt) {
-  InlinePolicy policy(1);
-  aclrtStream s;
-  ASSERT_ACL_OK(aclrtCreateStream(&s));
   Probe p;
   std::atomic<bool> release{false};
-  ASSERT_ACL_OK(enqueue(s, [&] {
-    while (!release.load()) std::this_thread::sleep_for(1ms);
-    std::lock_guard<std::mutex> lk(p.mu);
-    p.log.push_back(-1);
-    p.threads.push_back(std::this_thread::get_id());
-    return 0;
-  }));
+  ASSERT_ACL_OK(hold_until(s, release, &p));
   ASSERT_ACL_OK(launch(s, &p, 1));  // the stream is busy: queued, must not run yet
   std::this_thread::sleep_for(5ms);
   EXPECT_EQ(p.runs.load(), 0);
@@ -134,17 +139,15 @@ TEST_F(LaunchPathTest, LaunchBehindQueuedWorkIsQueuedAndRunsAfterIt) {
   EXPECT_EQ(p.log[1], 1);
   EXPECT_EQ(p.keeps.load(), 1);
   EXPECT_EQ(p.drops.load(), 1);
-  ASSERT_ACL_OK(aclrtDestroyStream(s));
 }
 
 // Inline and queued launches, host work with random delays, on three streams: each stream's log
 // is exactly its push order.
 TEST_F(LaunchPathTest, InlineAndQueuedMixKeepsEveryStreamsOrder) {
-  InlinePolicy policy(1);
   constexpr int kStreams = 3, kItems = 3000;
-  aclrtStream s[kStreams];
+  aclrtStream streams[kStreams];
   Probe p[kStreams];
-  for (auto &x : s) ASSERT_ACL_OK(aclrtCreateStream(&x));
+  for (auto &x : streams) ASSERT_ACL_OK(aclrtCreateStream(&x));
   std::mt19937 rng(7);
   int next[kStreams] = {};
   for (int i = 0; i < kItems; ++i) {
@@ -153,31 +156,30 @@ TEST_F(LaunchPathTest, InlineAndQueuedMixKeepsEveryStreamsOrder) {
     if (r == 0) {  // host work that takes a while: later launches queue behind it
       const int v = next[k]++;
       Probe *probe = &p[k];
-      ASSERT_ACL_OK(enqueue(s[k], [probe, v] {
+      ASSERT_ACL_OK(enqueue(streams[k], [probe, v] {
         std::this_thread::sleep_for(std::chrono::microseconds(50));
         std::lock_guard<std::mutex> lk(probe->mu);
         probe->log.push_back(v);
         return 0;
       }));
     } else if (r == 1) {
-      ASSERT_ACL_OK(aclrtSynchronizeStream(s[k]));  // idle again: the next launch may run inline
+      ASSERT_ACL_OK(aclrtSynchronizeStream(streams[k]));  // idle again: the next launch may run inline
     } else {
-      ASSERT_ACL_OK(launch(s[k], &p[k], next[k]++));
+      ASSERT_ACL_OK(launch(streams[k], &p[k], next[k]++));
     }
   }
   for (int k = 0; k < kStreams; ++k) {
-    ASSERT_ACL_OK(aclrtSynchronizeStream(s[k]));
+    ASSERT_ACL_OK(aclrtSynchronizeStream(streams[k]));
     ASSERT_EQ(p[k].log.size(), static_cast<size_t>(next[k]));
     for (int i = 0; i < next[k]; ++i) ASSERT_EQ(p[k].log[i], i) << "stream " << k;
     EXPECT_EQ(p[k].drops.load(), p[k].runs.load());
   }
-  for (auto &x : s) ASSERT_ACL_OK(aclrtDestroyStream(x));
+  for (auto &x : streams) ASSERT_ACL_OK(aclrtDestroyStream(x));
 }
 
 // A chain A -> B -> C through events, with random delays on A and B: C's launch (inline when its
 // stream looks idle) must still wait for the event, so it sees both earlier steps.
 TEST_F(LaunchPathTest, EventChainsOrderInlineLaunchesAcrossStreams) {
-  InlinePolicy policy(1);
   aclrtStream a, b, c;
   ASSERT_ACL_OK(aclrtCreateStream(&a));
   ASSERT_ACL_OK(aclrtCreateStream(&b));
@@ -236,9 +238,6 @@ TEST_F(LaunchPathTest, EventChainsOrderInlineLaunchesAcrossStreams) {
 // Four host threads launch onto one stream (inline or queued, whichever the moment allows) and
 // synchronise it: nothing is lost, each thread's own launches keep their order.
 TEST_F(LaunchPathTest, SeveralHostThreadsLaunchAndSynchroniseOneStream) {
-  InlinePolicy policy(1);
-  aclrtStream s;
-  ASSERT_ACL_OK(aclrtCreateStream(&s));
   constexpr int kThreads = 4, kPer = 2000;
   Probe p;
   std::atomic<int> failures{0};
@@ -263,21 +262,14 @@ TEST_F(LaunchPathTest, SeveralHostThreadsLaunchAndSynchroniseOneStream) {
   }
   EXPECT_EQ(p.drops.load(), kThreads * kPer);
   EXPECT_EQ(p.keeps.load() <= p.drops.load(), true);
-  ASSERT_ACL_OK(aclrtDestroyStream(s));
 }
 
 // Destroying a stream with work queued runs it all, in order, and drops every task once; more
 // items than the ring holds make the producer wait for room.
 TEST_F(LaunchPathTest, DestroyWithQueuedWorkRunsAndDropsEverything) {
-  InlinePolicy policy(1);
-  aclrtStream s;
-  ASSERT_ACL_OK(aclrtCreateStream(&s));
   Probe p;
   std::atomic<bool> release{false};
-  ASSERT_ACL_OK(enqueue(s, [&] {
-    while (!release.load()) std::this_thread::sleep_for(1ms);
-    return 0;
-  }));
+  ASSERT_ACL_OK(hold_until(s, release));
   std::thread releaser([&] {
     std::this_thread::sleep_for(20ms);
     release = true;
@@ -285,6 +277,7 @@ TEST_F(LaunchPathTest, DestroyWithQueuedWorkRunsAndDropsEverything) {
   constexpr int kN = 5000;  // > the ring's 1024 cells
   for (int i = 0; i < kN; ++i) ASSERT_ACL_OK(launch(s, &p, i));
   ASSERT_ACL_OK(aclrtDestroyStream(s));
+  s = nullptr;
   releaser.join();
   ASSERT_EQ(p.log.size(), static_cast<size_t>(kN));
   for (int i = 0; i < kN; ++i) ASSERT_EQ(p.log[i], i);
@@ -295,8 +288,6 @@ TEST_F(LaunchPathTest, DestroyWithQueuedWorkRunsAndDropsEverything) {
 // A host callback flooding its own stream cannot wait for room (it is the consumer): refused with
 // ACL_ERROR_RT_STREAM_TASK_FULL instead of a deadlock; what was accepted runs.
 TEST_F(LaunchPathTest, OwnWorkerFloodingItsStreamIsRefusedNotDeadlocked) {
-  aclrtStream s;
-  ASSERT_ACL_OK(aclrtCreateStream(&s));
   std::atomic<int> accepted{0}, refused{0}, ran{0};
   ASSERT_ACL_OK(enqueue(s, [&] {
     for (int i = 0; i < 3000; ++i) {
@@ -311,15 +302,11 @@ TEST_F(LaunchPathTest, OwnWorkerFloodingItsStreamIsRefusedNotDeadlocked) {
   EXPECT_GT(refused.load(), 0);
   EXPECT_EQ(accepted.load() + refused.load(), 3000);
   EXPECT_EQ(ran.load(), accepted.load());
-  ASSERT_ACL_OK(aclrtDestroyStream(s));
 }
 
 // Captured launches are kept once, replayed (inline on an idle stream: the model holds launches
 // only), and dropped once with the model.
 TEST_F(LaunchPathTest, CapturedTasksAreKeptReplayedAndDroppedOnce) {
-  InlinePolicy policy(1);
-  aclrtStream s;
-  ASSERT_ACL_OK(aclrtCreateStream(&s));
   Probe p;
   ASSERT_ACL_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
   for (int i = 0; i < 3; ++i) ASSERT_ACL_OK(launch(s, &p, i));
@@ -334,14 +321,10 @@ TEST_F(LaunchPathTest, CapturedTasksAreKeptReplayedAndDroppedOnce) {
   EXPECT_EQ(p.drops.load(), 0);
   ASSERT_ACL_OK(aclmdlRIDestroy(model));
   EXPECT_EQ(p.drops.load(), 3);
-  ASSERT_ACL_OK(aclrtDestroyStream(s));
 }
 
 // A failing inline launch is reported like a queued one: at the next synchronisation.
 TEST_F(LaunchPathTest, InlineFailureIsReportedAtSynchronisation) {
-  InlinePolicy policy(1);
-  aclrtStream s;
-  ASSERT_ACL_OK(aclrtCreateStream(&s));
   ASSERT_ACL_OK(aclrtSynchronizeStream(s));
   Task t;
   t.run = [](const Task &) {
@@ -351,5 +334,4 @@ TEST_F(LaunchPathTest, InlineFailureIsReportedAtSynchronisation) {
   ASSERT_ACL_OK(enqueue_task(s, t, true));
   EXPECT_ACL_ERROR(aclrtSynchronizeStream(s), ACL_ERROR_RT_INTERNAL_ERROR, "inline probe failed");
   ASSERT_ACL_OK(aclrtSynchronizeStream(s));  // reported once
-  ASSERT_ACL_OK(aclrtDestroyStream(s));
 }
