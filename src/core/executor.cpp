@@ -119,7 +119,7 @@ bool retire_executor(const aclOpExecutor *handle) {
 using ExecutorCache = ThreadCache<aclOpExecutor, 16>;
 
 aclOpExecutor *new_executor() {
-  if (aclOpExecutor *ex = ExecutorCache::take()) return ex;
+  if (aclOpExecutor *ex = rt::checked_mode() ? nullptr : ExecutorCache::take()) return ex;
   auto *ex = new aclOpExecutor;
   ex->slots.reserve(4);  // most ops: no reallocation while phase 1 registers tensors
   ex->input_index.reserve(4);
@@ -130,6 +130,10 @@ aclOpExecutor *new_executor() {
 
 void release_executor(aclOpExecutor *ex) {
   if (ex->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  if (rt::checked_mode()) {  // every executor freed: AddressSanitizer sees any use after its end
+    delete ex;
+    return;
+  }
   // Back to the state of a new executor, whatever fields it has (destroyed and constructed
   // again), keeping only the memory of its vectors.
   auto slots = std::move(ex->slots);

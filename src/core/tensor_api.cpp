@@ -7,6 +7,7 @@
 #include "core/api_boundary.h"
 #include "core/dtype.h"
 #include "core/tensor.h"
+#include "runtime/runtime.h"
 
 using namespace opsnn;
 using namespace opsnn::core;
@@ -34,13 +35,15 @@ aclnnStatus destroy(const T *p) {
 }
 
 // Tensor descriptors and scalars are created and destroyed around every call by one-shot clients:
-// they come from a per-thread cache (common/thread_cache.h), reset to a new object's state.
+// they come from a per-thread cache (common/thread_cache.h), reset to a new object's state. Not
+// in the checked mode, where every destroy frees (AddressSanitizer then reports a descriptor used
+// or destroyed after its destroy).
 using TensorCache = ThreadCache<aclTensor, 64>;
 using ScalarCache = ThreadCache<aclScalar, 16>;
 
 template <class Cache, class T>
 T *take_cached() {
-  T *p = Cache::take();
+  T *p = rt::checked_mode() ? nullptr : Cache::take();
   if (!p) return new T;
   *p = T{};
   return p;
@@ -48,7 +51,7 @@ T *take_cached() {
 
 template <class Cache, class T>
 aclnnStatus destroy_cached(const T *p) {
-  if (p && !Cache::give(const_cast<T *>(p))) delete p;
+  if (p && (rt::checked_mode() || !Cache::give(const_cast<T *>(p)))) delete p;
   return ACLNN_SUCCESS;
 }
 
