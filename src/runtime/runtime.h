@@ -36,7 +36,9 @@ struct Task {
 
 // Launch policy (OPSNN_LAUNCH_INLINE, read once; docs/ARCHITECTURE.md "Launch path"):
 //   1 (default): a launch runs on the calling thread when its stream is idle (nothing queued or
-//                running, not capturing) - stream order and event order are those of the queue;
+//                running, not capturing) and is the stream this thread pushed to last (a thread
+//                alternating between streams gets them to run side by side) - stream order and
+//                event order are those of the queue;
 //   0:           every launch is queued for the stream's worker thread.
 bool inline_launch_enabled();
 void set_inline_launch_for_testing(int mode);  // 0, 1, or -1 = back to the environment

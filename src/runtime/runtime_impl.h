@@ -45,8 +45,9 @@ int run_task(const Task &task);
 // a push claims a ticket with one compare-and-swap, writes the cell and publishes it; no heap
 // allocation, no mutex, and no futex wake-up unless the worker went to sleep (it spins for
 // kIdleSpin first). An idle stream may instead run a launch on the calling thread (push_task,
-// inline policy): the caller claims the next ticket only when every earlier one has completed,
-// so the worker (and any later push) waits behind it exactly as behind a queued item.
+// inline policy, when the thread pushed to this stream last): the caller claims the next ticket
+// only when every earlier one has completed, so the worker (and any later push) waits behind it
+// exactly as behind a queued item.
 class Stream {
  public:
   Stream(uint64_t id, int device, uint32_t priority, uint32_t flags);

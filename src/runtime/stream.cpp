@@ -109,8 +109,13 @@ aclError Stream::push_task(Task &task, bool may_inline) {
       return ACL_SUCCESS;
     }
   }
+  // A thread that alternates between streams wants them to run side by side: only a push to the
+  // stream this thread pushed to last may run inline.
+  static thread_local uint64_t last_stream = 0;
+  const bool same_stream = last_stream == id;
+  last_stream = id;
   uint64_t t = enqueued.load(std::memory_order_acquire);
-  if (may_inline && completed.load(std::memory_order_acquire) == t && inline_launch_enabled() &&
+  if (may_inline && same_stream && completed.load(std::memory_order_acquire) == t && inline_launch_enabled() &&
       enqueued.compare_exchange_strong(t, t + 1, std::memory_order_acq_rel)) {
     // Every earlier item has completed and ticket t is ours: nothing can run before or beside it
     // on this stream (the worker waits for cell t, later pushes queue behind it).

@@ -97,14 +97,27 @@ class LaunchPathTest : public RuntimeTest {
 }  // namespace
 
 TEST_F(LaunchPathTest, IdleStreamRunsALaunchOnTheCallingThreadWithoutKeepingIt) {
-  Probe p;
+  Probe first, p;
+  ASSERT_ACL_OK(launch(s, &first, 0));  // the first push of this thread to s: queued
   ASSERT_ACL_OK(aclrtSynchronizeStream(s));
-  ASSERT_ACL_OK(launch(s, &p, 1));  // idle stream: inline
+  EXPECT_EQ(first.keeps.load(), 1);
+  ASSERT_ACL_OK(launch(s, &p, 1));  // idle stream, pushed to last: inline
   EXPECT_EQ(p.runs.load(), 1);       // done before the launch returned
   ASSERT_EQ(p.threads.size(), 1u);
   EXPECT_EQ(p.threads[0], std::this_thread::get_id());
   EXPECT_EQ(p.keeps.load(), 0);  // never stored
   EXPECT_EQ(p.drops.load(), 1);
+  // A thread alternating between streams queues (the streams then run side by side).
+  aclrtStream other;
+  ASSERT_ACL_OK(aclrtCreateStream(&other));
+  Probe q;
+  ASSERT_ACL_OK(aclrtSynchronizeStream(other));
+  ASSERT_ACL_OK(launch(other, &q, 0));
+  ASSERT_ACL_OK(launch(s, &q, 1));
+  ASSERT_ACL_OK(aclrtSynchronizeStream(other));
+  ASSERT_ACL_OK(aclrtSynchronizeStream(s));
+  EXPECT_EQ(q.keeps.load(), 2);
+  ASSERT_ACL_OK(aclrtDestroyStream(other));
   aclrtStreamStatus st;
   ASSERT_ACL_OK(aclrtStreamQuery(s, &st));
   EXPECT_EQ(st, ACL_STREAM_STATUS_COMPLETE);
@@ -325,6 +338,8 @@ TEST_F(LaunchPathTest, CapturedTasksAreKeptReplayedAndDroppedOnce) {
 
 // A failing inline launch is reported like a queued one: at the next synchronisation.
 TEST_F(LaunchPathTest, InlineFailureIsReportedAtSynchronisation) {
+  Probe p;
+  ASSERT_ACL_OK(launch(s, &p, 0));  // s becomes the stream this thread pushed to last
   ASSERT_ACL_OK(aclrtSynchronizeStream(s));
   Task t;
   t.run = [](const Task &) {
