@@ -280,8 +280,8 @@ ACL_FUNC_VISIBILITY aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream 
   if (m->capturing)
     return fail(ACL_ERROR_RT_MODEL_CAPTURED, "aclmdlRIExecuteAsync: modelRI %p is still being captured", modelRI);
   // One queued item replays the whole model; the first failure is the item's failure. A model of
-  // launches only may run inline like a launch (one holding event work is always queued: a
-  // captured event wait must not block the host thread).
+  // items that never block (launches, event records, copies) may run inline like a launch; one
+  // holding an event wait or a host callback is always queued (it must not block the host thread).
   Task t = work_task([m] {
     int first = 0;
     std::string first_msg;
@@ -296,7 +296,7 @@ ACL_FUNC_VISIBILITY aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream 
     if (first != 0) set_last_error(first, std::move(first_msg));
     return first;
   });
-  return s->push_task(t, m->launches_only);
+  return s->push_task(t, m->never_blocks);
 }
 
 ACL_FUNC_VISIBILITY aclError aclmdlRIExecute(aclmdlRI modelRI, int32_t timeout) {

@@ -32,7 +32,7 @@ struct Model {
   int device = 0;
   std::atomic<bool> capturing{true};  // cleared by aclmdlRICaptureEnd
   std::vector<Task> works;            // owned: dropped with the model
-  bool launches_only = true;          // every captured item was a launch (may run inline)
+  bool never_blocks = true;           // every captured item may run inline (launches, records, copies)
 };
 
 // A Work wrapped as a Task (the std::function lives on the heap: not for the launch path).

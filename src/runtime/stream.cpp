@@ -105,7 +105,7 @@ aclError Stream::push_task(Task &task, bool may_inline) {
     if (capture_) {  // recorded, not run: the model owns the task from now on
       if (task.keep) task.keep(task);
       capture_->works.push_back(task);
-      capture_->launches_only = capture_->launches_only && may_inline;
+      capture_->never_blocks = capture_->never_blocks && may_inline;
       return ACL_SUCCESS;
     }
   }
