@@ -2,9 +2,11 @@
 
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <unordered_set>
 
 #include "common/error.h"
+#include "common/thread_cache.h"
 #include "core/api_boundary.h"
 #include "core/dtype.h"
 #include "core/handle_table.h"
@@ -22,18 +24,25 @@ HandleTable<aclOpExecutor> &registry() {
   return *t;
 }
 
-// Everything a queued launch needs, captured at launch time. It holds a reference to the executor
-// for as long as the queued work exists, not just until it has run: graph capture may replay the
-// same work many times.
-struct LaunchRecord {
-  LaunchRecord(aclOpExecutor *e, char *ws) : ex(e), workspace(ws) {}
-  LaunchRecord(const LaunchRecord &) = delete;
-  LaunchRecord &operator=(const LaunchRecord &) = delete;
-  ~LaunchRecord() { release_executor(ex); }
+// Everything a queued launch needs, captured at launch time, in the bytes of a runtime Task (no
+// heap allocation): the executor - with a reference held for as long as a stored task exists
+// (graph capture may replay it many times; an inline run needs none: it ends before the launch
+// returns) -, the aligned workspace, and a snapshot of the slot addresses (inline up to
+// kInlineSlots, else a heap array).
+struct LaunchBytes {
+  static constexpr size_t kInlineSlots = (rt::Task::kBytes - 3 * sizeof(void *)) / sizeof(void *);
   aclOpExecutor *ex;
   char *workspace;
-  std::vector<void *> addrs;
+  uint64_t kept;              // 1 once the runtime stored the task (it then holds a reference)
+  void *addrs[kInlineSlots];  // or addrs[0] = the heap array (void **) of a larger executor
 };
+static_assert(sizeof(LaunchBytes) <= rt::Task::kBytes);
+
+LaunchBytes &launch_bytes(rt::Task &t) { return *std::launder(reinterpret_cast<LaunchBytes *>(t.bytes)); }
+const LaunchBytes &launch_bytes(const rt::Task &t) {
+  return *std::launder(reinterpret_cast<const LaunchBytes *>(t.bytes));
+}
+bool heap_addrs(const aclOpExecutor &ex) { return ex.slots.size() > LaunchBytes::kInlineSlots; }
 
 // Checked mode (OPSNN_CHECKED=1): every tensor lies in a live device allocation when it is
 // launched: host memory and freed blocks are reported with the op, the slot and the address.
@@ -67,6 +76,29 @@ void notify_outputs_written(const rt::MemoryObserver &o, const aclOpExecutor &ex
   }
 }
 
+// Runs a launch task (on the stream's worker, on the launching thread, or in a graph replay).
+int run_launch(const rt::Task &task) {
+  const LaunchBytes &b = launch_bytes(task);
+  const aclOpExecutor &ex = *b.ex;
+  LaunchArgs args{heap_addrs(ex) ? static_cast<void *const *>(b.addrs[0]) : b.addrs, b.workspace, ex.workspace.offsets()};
+  // The memory observer hears of the outputs before the steps run (e.g. an output written over
+  // a pre-packed weight makes it plain data again, and aclnnTransMatmulWeight, whose output is
+  // the weight, registers its new layout afterwards). An executor without steps writes nothing
+  // (e.g. TransMatmulWeight left an INT8 or 3-D view as is).
+  if (!ex.steps.empty())
+    if (const rt::MemoryObserver *o = rt::memory_observer()) notify_outputs_written(*o, ex, args);
+  const long long t0 = ex.trace ? verbose_now_ns() : 0;  // verbose mode: the exec line
+  for (const auto &step : ex.steps) {
+    const int status = step->run(args);
+    if (status != 0) {  // the step's message, prefixed with the op's name
+      set_last_error(status, ex.api + ": " + last_error_message());
+      return status;
+    }
+  }
+  if (ex.trace) verbose_exec(ex, verbose_now_ns() - t0);
+  return 0;
+}
+
 }  // namespace
 
 aclOpExecutor *register_executor(aclOpExecutor *ex) {
@@ -84,8 +116,41 @@ bool retire_executor(const aclOpExecutor *handle) {
   return true;
 }
 
+using ExecutorCache = ThreadCache<aclOpExecutor, 16>;
+
+aclOpExecutor *new_executor() {
+  if (aclOpExecutor *ex = rt::checked_mode() ? nullptr : ExecutorCache::take()) return ex;
+  auto *ex = new aclOpExecutor;
+  ex->slots.reserve(4);  // most ops: no reallocation while phase 1 registers tensors
+  ex->input_index.reserve(4);
+  ex->output_index.reserve(2);
+  ex->steps.reserve(2);
+  return ex;
+}
+
 void release_executor(aclOpExecutor *ex) {
-  if (ex->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete ex;
+  if (ex->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  if (rt::checked_mode()) {  // every executor freed: AddressSanitizer sees any use after its end
+    delete ex;
+    return;
+  }
+  // Back to the state of a new executor, whatever fields it has (destroyed and constructed
+  // again), keeping only the memory of its vectors.
+  auto slots = std::move(ex->slots);
+  auto inputs = std::move(ex->input_index);
+  auto outputs = std::move(ex->output_index);
+  auto steps = std::move(ex->steps);
+  slots.clear();
+  inputs.clear();
+  outputs.clear();
+  steps.clear();
+  ex->~aclOpExecutor();
+  new (ex) aclOpExecutor;
+  ex->slots = std::move(slots);
+  ex->input_index = std::move(inputs);
+  ex->output_index = std::move(outputs);
+  ex->steps = std::move(steps);
+  if (!ExecutorCache::give(ex)) delete ex;
 }
 
 int launch_executor(const char *api, void *workspace, uint64_t workspace_size, aclOpExecutor *handle,
@@ -116,35 +181,32 @@ int launch_executor(const char *api, void *workspace, uint64_t workspace_size, a
   }
   if (rt::checked_mode())
     if (int rc = check_slots_in_live_allocations(api, *ex)) return rc;
-  ex->refs.fetch_add(1, std::memory_order_relaxed);
   char *ws = static_cast<char *>(workspace);
   if (ex->workspace_size > 0)  // round up inside the kWorkspaceSlack spare bytes
     ws += (64 - reinterpret_cast<uintptr_t>(ws) % 64) % 64;
-  auto rec = std::make_shared<LaunchRecord>(ex, ws);
-  rec->addrs.resize(ex->slots.size());
-  for (size_t i = 0; i < ex->slots.size(); ++i) rec->addrs[i] = ex->slots[i].data;
+  rt::Task task;
+  LaunchBytes &lb = *new (task.bytes) LaunchBytes{ex, ws, 0, {}};
+  void **addrs = lb.addrs;
+  if (heap_addrs(*ex)) {
+    addrs = new void *[ex->slots.size()];
+    lb.addrs[0] = addrs;
+  }
+  for (size_t i = 0; i < ex->slots.size(); ++i) addrs[i] = ex->slots[i].data;
+  task.run = &run_launch;
+  task.keep = [](rt::Task &t) {
+    LaunchBytes &b = launch_bytes(t);
+    b.ex->refs.fetch_add(1, std::memory_order_relaxed);
+    b.kept = 1;
+  };
+  task.drop = [](rt::Task &t) {
+    LaunchBytes &b = launch_bytes(t);
+    if (heap_addrs(*b.ex)) delete[] static_cast<void **>(b.addrs[0]);
+    if (b.kept) release_executor(b.ex);
+  };
 
-  aclError rc = rt::enqueue(stream, [rec = std::move(rec)]() -> int {
-    LaunchArgs args{rec->addrs.data(), rec->workspace, rec->ex->workspace.offsets()};
-    // The memory observer hears of the outputs before the steps run (e.g. an output written over
-    // a pre-packed weight makes it plain data again, and aclnnTransMatmulWeight, whose output is
-    // the weight, registers its new layout afterwards). An executor without steps writes nothing
-    // (e.g. TransMatmulWeight left an INT8 or 3-D view as is).
-    if (!rec->ex->steps.empty())
-      if (const rt::MemoryObserver *o = rt::memory_observer()) notify_outputs_written(*o, *rec->ex, args);
-    const long long t0 = rec->ex->trace ? verbose_now_ns() : 0;  // verbose mode: the exec line
-    for (const auto &step : rec->ex->steps) {
-      const int status = step->run(args);
-      if (status != 0) {  // the step's message, prefixed with the op's name
-        set_last_error(status, rec->ex->api + ": " + last_error_message());
-        return status;
-      }
-    }
-    if (rec->ex->trace) verbose_exec(*rec->ex, verbose_now_ns() - t0);
-    return 0;
-  });
-  if (rc != ACL_SUCCESS) {
-    // The queue refused the work (bad stream): nothing was consumed (the record, dropped with the
+  // An idle stream may run it right here (rt::enqueue_task, OPSNN_LAUNCH_INLINE).
+  if (rt::enqueue_task(stream, task, /*may_inline=*/true) != ACL_SUCCESS) {
+    // The queue refused the work (bad stream): nothing was consumed (the task, dropped with the
     // refused work, has returned its executor reference).
     std::string msg = last_error_message();
     return fail(ACLNN_ERR_RUNTIME_ERROR, "%s: launch failed: %s", api, msg.c_str());

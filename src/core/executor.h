@@ -74,7 +74,9 @@ aclOpExecutor *resolve_executor(const aclOpExecutor *handle);  // nullptr when n
 // Ends `handle` (launch of a single-use executor, or destroy) and drops the owner's reference.
 // Returns false if it was not live.
 bool retire_executor(const aclOpExecutor *handle);
-// Drops one reference; deletes at zero.
+// A new, empty executor (recycled from a per-thread cache when possible: release_executor).
+aclOpExecutor *new_executor();
+// Drops one reference; at zero the executor is reset and cached, or deleted.
 void release_executor(aclOpExecutor *ex);
 
 // Phase 2 of every op.

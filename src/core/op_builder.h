@@ -104,7 +104,7 @@ int phase1(const char *api, uint64_t *workspace_size, aclOpExecutor **executor, 
   return api_call(api, [&] {
     require_not_null(workspace_size, "workspaceSize");
     require_not_null(executor, "executor");
-    auto ex = std::make_unique<aclOpExecutor>();
+    std::unique_ptr<aclOpExecutor> ex(new_executor());
     ex->api = api;
     OpBuilder builder(ex.get());
     Phase1Scope verbose(ex.get());  // verbose mode: records the engines' choices, prints the line

@@ -3,9 +3,11 @@
 #include <memory>
 #include <type_traits>
 
+#include "common/thread_cache.h"
 #include "core/api_boundary.h"
 #include "core/dtype.h"
 #include "core/tensor.h"
+#include "runtime/runtime.h"
 
 using namespace opsnn;
 using namespace opsnn::core;
@@ -32,6 +34,27 @@ aclnnStatus destroy(const T *p) {
   return ACLNN_SUCCESS;
 }
 
+// Tensor descriptors and scalars are created and destroyed around every call by one-shot clients:
+// they come from a per-thread cache (common/thread_cache.h), reset to a new object's state. Not
+// in the checked mode, where every destroy frees (AddressSanitizer then reports a descriptor used
+// or destroyed after its destroy).
+using TensorCache = ThreadCache<aclTensor, 64>;
+using ScalarCache = ThreadCache<aclScalar, 16>;
+
+template <class Cache, class T>
+T *take_cached() {
+  T *p = rt::checked_mode() ? nullptr : Cache::take();
+  if (!p) return new T;
+  *p = T{};
+  return p;
+}
+
+template <class Cache, class T>
+aclnnStatus destroy_cached(const T *p) {
+  if (p && (rt::checked_mode() || !Cache::give(const_cast<T *>(p)))) delete p;
+  return ACLNN_SUCCESS;
+}
+
 aclnnStatus copy_dims_out(const char *api, const int64_t *src, int n, int64_t **out, uint64_t *num) {
   return api_call(api, [&] {
     require_not_null(out, "the output array pointer");
@@ -49,7 +72,7 @@ OPSNN_API aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsN
                                      const int64_t *stride, int64_t offset, aclFormat format,
                                      const int64_t *storageDims, uint64_t storageDimsNum, void *tensorData) {
   return create_or_null<aclTensor>("aclCreateTensor", [&] {
-    auto t = std::make_unique<aclTensor>();
+    std::unique_ptr<aclTensor> t(take_cached<TensorCache, aclTensor>());
     init_tensor(t.get(), viewDims, viewDimsNum, dataType, stride, offset, format, storageDims, storageDimsNum,
                 tensorData);
     return t.release();
@@ -78,7 +101,7 @@ OPSNN_API aclScalar *aclCreateScalar(void *value, aclDataType dataType) {
     if (!dtype_is_supported(dataType) && dataType != ACL_UINT16 && dataType != ACL_UINT32 &&
         dataType != ACL_UINT64)
       throw_error(ACLNN_ERR_PARAM_INVALID, "dataType %s is not supported for scalars", dtype_name(dataType));
-    auto s = new aclScalar;
+    auto s = take_cached<ScalarCache, aclScalar>();
     s->dtype = dataType;
     std::memcpy(s->bytes, value, size);
     return s;
@@ -145,8 +168,8 @@ OPSNN_API aclScalarList *aclCreateScalarList(const aclScalar *const *value, uint
   });
 }
 
-OPSNN_API aclnnStatus aclDestroyTensor(const aclTensor *tensor) { return destroy(tensor); }
-OPSNN_API aclnnStatus aclDestroyScalar(const aclScalar *scalar) { return destroy(scalar); }
+OPSNN_API aclnnStatus aclDestroyTensor(const aclTensor *tensor) { return destroy_cached<TensorCache>(tensor); }
+OPSNN_API aclnnStatus aclDestroyScalar(const aclScalar *scalar) { return destroy_cached<ScalarCache>(scalar); }
 OPSNN_API aclnnStatus aclDestroyIntArray(const aclIntArray *array) { return destroy(array); }
 OPSNN_API aclnnStatus aclDestroyFloatArray(const aclFloatArray *array) {
   return destroy(array);

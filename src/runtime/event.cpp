@@ -79,7 +79,7 @@ ACL_FUNC_VISIBILITY aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stre
     g = ++e->gen;
   }
   // Inside a capture the record runs at each replay; it then stamps the time again.
-  s->push([e, g] {
+  return s->push([e, g] {
     {
       std::lock_guard<std::mutex> lk(e->mu);
       if (g >= e->done_gen) {
@@ -90,8 +90,7 @@ ACL_FUNC_VISIBILITY aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stre
     }
     e->cv.notify_all();
     return 0;
-  });
-  return ACL_SUCCESS;
+  }, /*may_inline=*/true);  // never blocks: an idle stream may run it right here
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream) {
@@ -99,15 +98,14 @@ ACL_FUNC_VISIBILITY aclError aclrtResetEvent(aclrtEvent event, aclrtStream strea
   aclError err;
   std::shared_ptr<Stream> s = acquire_stream(stream, "aclrtResetEvent", &err);
   if (!s) return err;
-  s->push([e] {
+  return s->push([e] {
     std::lock_guard<std::mutex> lk(e->mu);
     if (e->done_gen >= e->gen) {  // no record pending: back to "not recorded"
       e->reset_at = e->gen;
       e->has_ts = false;
     }
     return 0;
-  });
-  return ACL_SUCCESS;
+  }, /*may_inline=*/true);  // never blocks: an idle stream may run it right here
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event) {
@@ -121,12 +119,11 @@ ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent
     if (event_complete_locked(*e)) return ACL_SUCCESS;  // nothing to wait for
     g = e->gen;
   }
-  s->push([e, g] {
+  return s->push([e, g] {
     std::unique_lock<std::mutex> lk(e->mu);
     e->cv.wait(lk, [&] { return e->done_gen >= g; });
     return 0;
   });
-  return ACL_SUCCESS;
 }
 
 static aclError sync_event(aclrtEvent event, int32_t timeout, const char *api) {
@@ -282,25 +279,15 @@ ACL_FUNC_VISIBILITY aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream 
   if (!s) return err;
   if (m->capturing)
     return fail(ACL_ERROR_RT_MODEL_CAPTURED, "aclmdlRIExecuteAsync: modelRI %p is still being captured", modelRI);
-  // One queued item replays the whole model; the first failure is the item's failure.
-  s->push([m] {
+  // One queued item replays the whole model; the first failure is the item's failure. A model of
+  // items that never block (launches, event records, copies) may run inline like a launch; one
+  // holding an event wait or a host callback is always queued (it must not block the host thread).
+  Task t = work_task([m] {
     int first = 0;
     std::string first_msg;
-    for (Work &w : m->works) {
+    for (const Task &w : m->works) {
       clear_last_error();
-      int rc;
-      try {
-        rc = w ? w() : 0;
-      } catch (const opsnn::Error &e) {
-        rc = e.code() ? e.code() : ACL_ERROR_RT_INTERNAL_ERROR;
-        set_last_error(rc, e.what());
-      } catch (const std::exception &e) {
-        rc = ACL_ERROR_RT_INTERNAL_ERROR;
-        set_last_error(rc, std::string("captured work threw an exception: ") + e.what());
-      } catch (...) {
-        rc = ACL_ERROR_RT_INTERNAL_ERROR;
-        set_last_error(rc, "captured work threw an unknown exception");
-      }
+      const int rc = run_task(w);
       if (rc != 0 && first == 0) {
         first = rc;
         first_msg = last_error_message();
@@ -309,7 +296,7 @@ ACL_FUNC_VISIBILITY aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream 
     if (first != 0) set_last_error(first, std::move(first_msg));
     return first;
   });
-  return ACL_SUCCESS;
+  return s->push_task(t, m->never_blocks);
 }
 
 ACL_FUNC_VISIBILITY aclError aclmdlRIExecute(aclmdlRI modelRI, int32_t timeout) {

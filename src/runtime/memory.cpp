@@ -73,6 +73,8 @@ struct MemState {
   std::map<uintptr_t, Block> live;  // ordered: range lookups for is_live_device_range
   DeviceMem dev[kMaxDevices];
   std::unordered_map<void *, size_t> host;  // aclrtMallocHost blocks
+  std::atomic<size_t> pending_frees{0};      // deferred frees of every device (read without mu)
+  std::atomic<uint64_t> free_epoch{0};       // aclrtFree calls so far (find_device_allocation)
 };
 
 MemState &mem() {
@@ -177,6 +179,7 @@ void collect_deferred_locked(MemState &m) {
         to_cache_locked(m, p.block);
         d.pending[i] = std::move(d.pending.back());
         d.pending.pop_back();
+        m.pending_frees.fetch_sub(1, std::memory_order_relaxed);
       } else {
         ++i;
       }
@@ -284,6 +287,7 @@ const MemoryObserver *memory_observer() { return g_observer.load(std::memory_ord
 
 void memory_collect_deferred() {
   MemState &m = mem();
+  if (m.pending_frees.load(std::memory_order_relaxed) == 0) return;  // the synchronisation's common case
   std::lock_guard<std::mutex> lk(m.mu);
   collect_deferred_locked(m);
 }
@@ -321,6 +325,22 @@ bool find_device_allocation(const void *ptr, const void **base, size_t *bytes) {
   if (!ptr) return false;
   MemState &m = mem();
   const uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
+  // Phase 1 looks up every tensor it registers: the blocks this thread found last are kept, valid
+  // as long as no block has been freed since (free_epoch), which spares the lock in the common case.
+  struct Found {
+    uintptr_t start = 0;
+    size_t bytes = 0;
+    uint64_t epoch = ~uint64_t{0};
+  };
+  static thread_local Found found[4];
+  static thread_local unsigned next_found = 0;
+  const uint64_t epoch = m.free_epoch.load(std::memory_order_acquire);
+  for (const Found &f : found)
+    if (f.epoch == epoch && p - f.start < f.bytes) {
+      *base = reinterpret_cast<const void *>(f.start);
+      *bytes = f.bytes;
+      return true;
+    }
   std::lock_guard<std::mutex> lk(m.mu);
   auto it = m.live.upper_bound(p);
   if (it == m.live.begin()) return false;
@@ -328,6 +348,7 @@ bool find_device_allocation(const void *ptr, const void **base, size_t *bytes) {
   if (p - it->first >= it->second.usable_bytes) return false;
   *base = it->second.ptr;
   *bytes = it->second.usable_bytes;
+  found[next_found++ % 4] = Found{it->first, it->second.usable_bytes, m.free_epoch.load(std::memory_order_relaxed)};
   return true;
 }
 
@@ -376,6 +397,7 @@ ACL_FUNC_VISIBILITY aclError aclrtFree(void *devPtr) {
     return fail(ACL_ERROR_INVALID_PARAM,
                 "aclrtFree: devPtr %p is not a live device allocation (not from aclrtMalloc, or already freed)", devPtr);
   Block b = it->second;
+  m.free_epoch.fetch_add(1, std::memory_order_acq_rel);  // before the block can be reused
   m.live.erase(it);
   if (marks.empty()) {
     to_cache_locked(m, b);
@@ -383,6 +405,7 @@ ACL_FUNC_VISIBILITY aclError aclrtFree(void *devPtr) {
     // Queued work may still use the block: it returns to the pool once every stream that was
     // busy at this moment has completed past its current enqueue position.
     m.dev[b.device].pending.push_back(PendingFree{b, std::move(marks)});
+    m.pending_frees.fetch_add(1, std::memory_order_relaxed);
   }
   collect_deferred_locked(m);
   return ACL_SUCCESS;
@@ -494,11 +517,10 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsync(void *dst, size_t destMax, const v
   aclError err;
   std::shared_ptr<Stream> s = acquire_stream(stream, "aclrtMemcpyAsync", &err);
   if (!s) return err;
-  s->push([dst, src, count] {
+  return s->push([dst, src, count] {
     overwrite(dst, src, count);
     return 0;
-  });
-  return ACL_SUCCESS;
+  }, /*may_inline=*/true);  // never blocks: an idle stream may run it right here
 }
 
 static aclError check_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
@@ -542,11 +564,10 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const 
   aclError err;
   std::shared_ptr<Stream> s = acquire_stream(stream, "aclrtMemcpy2dAsync", &err);
   if (!s) return err;
-  s->push([=] {
+  return s->push([=] {
     copy2d(dst, dpitch, src, spitch, width, height);
     return 0;
-  });
-  return ACL_SUCCESS;
+  }, /*may_inline=*/true);  // never blocks: an idle stream may run it right here
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count) {
@@ -569,11 +590,10 @@ ACL_FUNC_VISIBILITY aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int
   aclError err;
   std::shared_ptr<Stream> s = acquire_stream(stream, "aclrtMemsetAsync", &err);
   if (!s) return err;
-  s->push([devPtr, value, count] {
+  return s->push([devPtr, value, count] {
     fill(devPtr, value, count);
     return 0;
-  });
-  return ACL_SUCCESS;
+  }, /*may_inline=*/true);  // never blocks: an idle stream may run it right here
 }
 
 // ---- virtual memory: not supported on the CPU device --------------------------------------

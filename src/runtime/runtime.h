@@ -20,6 +20,34 @@ using Work = std::function<int()>;
 // Returns ACL_SUCCESS, or ACL_ERROR_INVALID_PARAM / ACL_ERROR_RT_* with a message for a bad handle.
 aclError enqueue(aclrtStream stream, Work work);
 
+// A queued item that needs no heap allocation: a function and the bytes it reads, copied into the
+// stream's ring (so the bytes must be trivially relocatable: pointers, counts, plain values).
+// `run` may be called several times (graph replay) or not at all (a stream destroyed with the
+// item captured); `keep` (may be null) is called when the runtime stores the task for later (queue
+// or capture, not an inline run): it takes the references a stored task needs; `drop` (may be
+// null) releases what the bytes hold, exactly once, whichever way the task went.
+struct Task {
+  static constexpr size_t kBytes = 104;
+  int (*run)(const Task &) = nullptr;
+  void (*keep)(Task &) = nullptr;
+  void (*drop)(Task &) = nullptr;
+  alignas(8) unsigned char bytes[kBytes];
+};
+
+// Launch policy (OPSNN_LAUNCH_INLINE, read once; docs/ARCHITECTURE.md "Launch path"):
+//   1 (default): a launch runs on the calling thread when its stream is idle (nothing queued or
+//                running, not capturing) and is the stream this thread pushed to last (a thread
+//                alternating between streams gets them to run side by side) - stream order and
+//                event order are those of the queue;
+//   0:           every launch is queued for the stream's worker thread.
+bool inline_launch_enabled();
+void set_inline_launch_for_testing(int mode);  // 0, 1, or -1 = back to the environment
+
+// Appends `task` (ownership of its bytes passes to the stream, also on failure: then it is
+// dropped). With `may_inline` and the inline policy on, an idle stream runs it on the calling
+// thread before returning; its failure is then reported like a queued one (at synchronisation).
+aclError enqueue_task(aclrtStream stream, Task &task, bool may_inline);
+
 // True when the runtime is usable (aclInit or aclrtSetDevice has run, or is implied).
 // Launching without aclInit still works: the runtime initialises itself on first use.
 void ensure_initialized();

@@ -22,11 +22,32 @@ constexpr int kMaxDevices = 64;
 // Work captured between aclmdlRICaptureBegin and aclmdlRICaptureEnd; replayed by
 // aclmdlRIExecuteAsync as one queued item that runs every captured Work in order.
 struct Model {
+  Model() = default;
+  Model(const Model &) = delete;
+  Model &operator=(const Model &) = delete;
+  ~Model() {
+    for (Task &t : works)
+      if (t.drop) t.drop(t);
+  }
   int device = 0;
   std::atomic<bool> capturing{true};  // cleared by aclmdlRICaptureEnd
-  std::vector<Work> works;
+  std::vector<Task> works;            // owned: dropped with the model
+  bool never_blocks = true;           // every captured item may run inline (launches, records, copies)
 };
 
+// A Work wrapped as a Task (the std::function lives on the heap: not for the launch path).
+Task work_task(Work &&work);
+// Runs a task, catching exceptions: 0, or a status with the thread's last error set.
+int run_task(const Task &task);
+
+// A stream: an in-order queue drained by one worker thread. The queue is a bounded ring of
+// Tasks with a sequence number per cell (lock-free for any number of producers; one consumer):
+// a push claims a ticket with one compare-and-swap, writes the cell and publishes it; no heap
+// allocation, no mutex, and no futex wake-up unless the worker went to sleep (it spins for
+// kIdleSpin first). An idle stream may instead run a launch on the calling thread (push_task,
+// inline policy, when the thread pushed to this stream last): the caller claims the next ticket
+// only when every earlier one has completed, so the worker (and any later push) waits behind it
+// exactly as behind a queued item.
 class Stream {
  public:
   Stream(uint64_t id, int device, uint32_t priority, uint32_t flags);
@@ -34,9 +55,15 @@ class Stream {
   Stream(const Stream &) = delete;
   Stream &operator=(const Stream &) = delete;
 
-  // Appends work (or records it into the active capture). Cheap: one lock, no allocation in the
-  // steady state (ring buffer), a wake-up only when the worker sleeps.
-  void push(Work &&work);
+  // Appends work (or records it into the active capture). ACL_SUCCESS, or
+  // ACL_ERROR_RT_STREAM_TASK_FULL (with a message) when the ring is full and the caller is this
+  // stream's own worker (a host callback flooding its own stream: it cannot wait for itself).
+  // `may_inline`: the work never blocks (an event record, a copy), so an idle stream may run it on
+  // the calling thread like a launch.
+  aclError push(Work &&work, bool may_inline = false);
+  // The same for a Task; runs it on the calling thread instead when `may_inline`, the inline
+  // policy is on and the stream is idle. Ownership of the task's bytes passes to the stream.
+  aclError push_task(Task &task, bool may_inline);
   // Waits until every item enqueued before the call has completed. timeout_ms < 0: no limit.
   // Returns false on timeout. Never consumes the recorded error.
   bool wait_idle(int64_t timeout_ms = -1);
@@ -56,19 +83,30 @@ class Stream {
   const int device;
   const uint32_t priority;
   const uint32_t flags;
-  std::atomic<uint64_t> enqueued{0};   // items handed to the worker so far
-  std::atomic<uint64_t> completed{0};  // items finished so far (strictly in order)
+  std::atomic<bool> live{true};  // cleared by destroy_stream before the worker stops
+  alignas(64) std::atomic<uint64_t> enqueued{0};   // tickets handed out (queued or run inline)
+  alignas(64) std::atomic<uint64_t> completed{0};  // items finished so far (strictly in order)
 
  private:
-  void worker_loop();
-  void run_one(Work &work);
+  static constexpr size_t kRing = 1024;  // cells; a full ring makes producers wait
+  struct alignas(64) Cell {
+    std::atomic<uint64_t> seq;  // == ticket: free for it; ticket + 1: published; + kRing: next lap
+    Task task;
+  };
 
-  std::mutex mu_;
-  std::condition_variable cv_work_, cv_done_;
-  std::vector<Work> ring_;
-  uint64_t head_ = 0, tail_ = 0;
-  bool worker_sleeping_ = false, stop_ = false;
+  void worker_loop();
+  void run_one(Task &task);
+  bool cell_ready() const;  // the next item to run is published
+  void finish(uint64_t ticket);  // ticket done: free its cell, count it, wake waiters
+  void wake_worker();
+
+  std::unique_ptr<Cell[]> ring_;
+  std::atomic<bool> capturing_{false};
+  std::atomic<bool> worker_sleeping_{false};
+  std::atomic<bool> stop_{false};
   std::atomic<int> sync_waiters_{0};
+  std::mutex mu_;  // sleeping / waking, the recorded error, the capture
+  std::condition_variable cv_work_, cv_done_;
   int err_code_ = 0;
   std::string err_msg_;
   std::shared_ptr<Model> capture_;
@@ -149,6 +187,10 @@ bool destroy_stream(uintptr_t key);  // by stream_key; false when not live
 // Resolves a handle (nullptr = default stream of the current device, created lazily) and returns
 // a reference-holding pointer, or null with the error set (`api` names the caller).
 std::shared_ptr<Stream> acquire_stream(aclrtStream handle, const char *api, aclError *err);
+// The same for the hot paths (launch, synchronise): a non-null handle the calling thread used last
+// resolves from a thread-local cache (no lock, no reference count); the pointer stays valid until
+// this thread resolves another stream. Null with the error set, as acquire_stream.
+Stream *resolve_stream(aclrtStream handle, const char *api, aclError *err);
 // Waits for every stream of `device` (-1 = all devices) to drain, skipping the caller's own
 // worker stream. Errors are not consumed.
 void wait_all_idle(int device);

@@ -1,4 +1,5 @@
 // Streams: in-order queues, each drained by its own worker thread. Also the stream public API.
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 
@@ -11,7 +12,6 @@
 namespace opsnn::rt {
 namespace {
 thread_local Stream *tls_worker_stream = nullptr;
-constexpr size_t kInitialRing = 64;
 // Spins before sleeping (common/spin.h; after the first microseconds a spinning thread yields, so
 // it costs other runnable threads little): launches less than 200 us apart need no wake-up of the
 // worker, and a synchronisation that ends within 1 ms none of the host thread (a futex wake-up
@@ -19,60 +19,166 @@ constexpr size_t kInitialRing = 64;
 // 1 ms at 52-57).
 constexpr auto kIdleSpin = std::chrono::microseconds(200);
 constexpr auto kSyncSpin = std::chrono::microseconds(1000);
+
+std::atomic<int> inline_override{-1};
+
+int inline_from_env() {
+  static const int mode = [] {
+    const char *v = std::getenv("OPSNN_LAUNCH_INLINE");
+    return v && v[0] == '0' && v[1] == 0 ? 0 : 1;
+  }();
+  return mode;
+}
+
+Work *task_work(const Task &t) {
+  Work *w;
+  std::memcpy(&w, t.bytes, sizeof w);
+  return w;
+}
+
+void drop_task(Task &t) {
+  if (t.drop) t.drop(t);
+  t.drop = nullptr;
+}
 }  // namespace
+
+bool inline_launch_enabled() {
+  const int o = inline_override.load(std::memory_order_relaxed);
+  return (o >= 0 ? o : inline_from_env()) != 0;
+}
+void set_inline_launch_for_testing(int mode) { inline_override.store(mode); }
+
+Task work_task(Work &&work) {
+  Task t;
+  Work *w = new Work(std::move(work));
+  std::memcpy(t.bytes, &w, sizeof w);
+  t.run = [](const Task &self) {
+    Work *f = task_work(self);
+    return *f ? (*f)() : 0;
+  };
+  t.drop = [](Task &self) { delete task_work(self); };
+  return t;
+}
+
+int run_task(const Task &task) {
+  try {
+    return task.run ? task.run(task) : 0;
+  } catch (const opsnn::Error &e) {
+    const int rc = e.code() ? e.code() : ACL_ERROR_RT_INTERNAL_ERROR;
+    set_last_error(rc, e.what());
+    return rc;
+  } catch (const std::exception &e) {
+    set_last_error(ACL_ERROR_RT_INTERNAL_ERROR, std::string("queued work threw an exception: ") + e.what());
+    return ACL_ERROR_RT_INTERNAL_ERROR;
+  } catch (...) {
+    set_last_error(ACL_ERROR_RT_INTERNAL_ERROR, "queued work threw an unknown exception");
+    return ACL_ERROR_RT_INTERNAL_ERROR;
+  }
+}
 
 Stream *current_worker_stream() { return tls_worker_stream; }
 
 Stream::Stream(uint64_t id_, int device_, uint32_t priority_, uint32_t flags_)
-    : id(id_), device(device_), priority(priority_), flags(flags_), ring_(kInitialRing) {
+    : id(id_), device(device_), priority(priority_), flags(flags_), ring_(new Cell[kRing]) {
+  for (size_t i = 0; i < kRing; ++i) ring_[i].seq.store(i, std::memory_order_relaxed);
   worker_ = std::thread([this] { worker_loop(); });
   worker_id_ = worker_.get_id();
 }
 
-Stream::~Stream() { shutdown(); }
-
-void Stream::push(Work &&work) {
-  std::unique_lock<std::mutex> lk(mu_);
-  if (capture_) {
-    capture_->works.push_back(std::move(work));
-    return;
-  }
-  if (tail_ - head_ == ring_.size()) {  // grow (rare): keep order head..tail
-    std::vector<Work> bigger(ring_.size() * 2);
-    const size_t mask = ring_.size() - 1;
-    for (uint64_t i = head_; i < tail_; ++i) bigger[i - head_] = std::move(ring_[i & mask]);
-    tail_ -= head_;
-    head_ = 0;
-    ring_.swap(bigger);
-  }
-  ring_[tail_ & (ring_.size() - 1)] = std::move(work);
-  ++tail_;
-  enqueued.fetch_add(1);
-  if (worker_sleeping_) {
-    worker_sleeping_ = false;
-    lk.unlock();
-    cv_work_.notify_one();
+Stream::~Stream() {
+  shutdown();
+  // Items never run (pushed after the worker stopped) still hold what their bytes own.
+  for (uint64_t t = completed.load(); t < enqueued.load(); ++t) {
+    Cell &c = ring_[t % kRing];
+    if (c.seq.load() == t + 1) drop_task(c.task);
   }
 }
 
-void Stream::run_one(Work &work) {
-  clear_last_error();
-  int rc = 0;
-  std::string msg;
-  try {
-    rc = work ? work() : 0;
-    if (rc != 0) msg = last_error_message();
-  } catch (const opsnn::Error &e) {
-    rc = e.code() ? e.code() : ACL_ERROR_RT_INTERNAL_ERROR;
-    msg = e.what();
-  } catch (const std::exception &e) {
-    rc = ACL_ERROR_RT_INTERNAL_ERROR;
-    msg = std::string("queued work threw an exception: ") + e.what();
-  } catch (...) {
-    rc = ACL_ERROR_RT_INTERNAL_ERROR;
-    msg = "queued work threw an unknown exception";
+aclError Stream::push(Work &&work, bool may_inline) {
+  Task t = work_task(std::move(work));
+  return push_task(t, may_inline);
+}
+
+aclError Stream::push_task(Task &task, bool may_inline) {
+  if (capturing_.load(std::memory_order_acquire)) {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (capture_) {  // recorded, not run: the model owns the task from now on
+      if (task.keep) task.keep(task);
+      capture_->works.push_back(task);
+      capture_->never_blocks = capture_->never_blocks && may_inline;
+      return ACL_SUCCESS;
+    }
   }
+  // A thread that alternates between streams wants them to run side by side: only a push to the
+  // stream this thread pushed to last may run inline.
+  static thread_local uint64_t last_stream = 0;
+  const bool same_stream = last_stream == id;
+  last_stream = id;
+  uint64_t t = enqueued.load(std::memory_order_acquire);
+  if (may_inline && same_stream && completed.load(std::memory_order_acquire) == t && inline_launch_enabled() &&
+      enqueued.compare_exchange_strong(t, t + 1, std::memory_order_acq_rel)) {
+    // Every earlier item has completed and ticket t is ours: nothing can run before or beside it
+    // on this stream (the worker waits for cell t, later pushes queue behind it).
+    run_one(task);
+    drop_task(task);
+    finish(t);
+    return ACL_SUCCESS;
+  }
+  for (int spins = 0;; ++spins) {
+    t = enqueued.load(std::memory_order_relaxed);
+    Cell &c = ring_[t % kRing];
+    const uint64_t seq = c.seq.load(std::memory_order_acquire);
+    if (seq == t) {
+      if (!enqueued.compare_exchange_weak(t, t + 1, std::memory_order_relaxed)) continue;
+      if (task.keep) task.keep(task);
+      c.task = task;
+      // seq_cst: ordered before the load of worker_sleeping_ (the worker stores that flag, then
+      // looks at the cell: one of the two sees the other).
+      c.seq.store(t + 1, std::memory_order_seq_cst);
+      if (worker_sleeping_.load(std::memory_order_seq_cst)) wake_worker();
+      return ACL_SUCCESS;
+    }
+    if (seq < t) {  // full: the cell still holds ticket t - kRing
+      if (is_current_worker()) {
+        drop_task(task);
+        return fail(ACL_ERROR_RT_STREAM_TASK_FULL,
+                    "stream %p: %zu items are queued and the stream's own worker (a host callback) enqueues more",
+                    static_cast<void *>(this), kRing);
+      }
+      if (worker_sleeping_.load(std::memory_order_seq_cst)) wake_worker();
+      if (spins < 64) cpu_relax();
+      else std::this_thread::yield();
+    }
+  }
+}
+
+void Stream::wake_worker() {
+  std::lock_guard<std::mutex> lk(mu_);
+  cv_work_.notify_one();
+}
+
+bool Stream::cell_ready() const {
+  const uint64_t h = completed.load(std::memory_order_seq_cst);
+  return ring_[h % kRing].seq.load(std::memory_order_seq_cst) == h + 1;
+}
+
+void Stream::finish(uint64_t ticket) {
+  ring_[ticket % kRing].seq.store(ticket + kRing, std::memory_order_release);
+  completed.store(ticket + 1, std::memory_order_seq_cst);
+  if (sync_waiters_.load(std::memory_order_seq_cst) > 0) {
+    std::lock_guard<std::mutex> lk(mu_);
+    cv_done_.notify_all();
+  }
+  // An inline item may have kept the worker from the next one until it fell asleep.
+  if (worker_sleeping_.load(std::memory_order_seq_cst) && enqueued.load(std::memory_order_seq_cst) > ticket + 1)
+    wake_worker();
+}
+
+void Stream::run_one(Task &task) {
+  clear_last_error();
+  const int rc = run_task(task);
   if (rc != 0) {
+    std::string msg = last_error_message();
     if (msg.empty()) msg = "queued work failed with status " + std::to_string(rc);
     OPSNN_LOG(LogLevel::kError, "stream %p: %s (status %d)", static_cast<void *>(this), msg.c_str(), rc);
     std::lock_guard<std::mutex> lk(mu_);
@@ -86,34 +192,25 @@ void Stream::run_one(Work &work) {
 void Stream::worker_loop() {
   tls_worker_stream = this;
   for (;;) {
-    Work work;
-    {
-      std::unique_lock<std::mutex> lk(mu_);
-      if (head_ == tail_ && !stop_) {
-        lk.unlock();
-        spin_until(
-            [&] { return enqueued.load(std::memory_order_acquire) != completed.load(std::memory_order_relaxed); },
-            kIdleSpin);
-        lk.lock();
-        while (head_ == tail_ && !stop_) {
-          worker_sleeping_ = true;
-          cv_work_.wait(lk);
-        }
-        worker_sleeping_ = false;
-      }
-      if (head_ == tail_) break;  // stop requested and drained
-      const size_t slot = head_ & (ring_.size() - 1);
-      work = std::move(ring_[slot]);
-      ring_[slot] = nullptr;
-      ++head_;
+    const uint64_t h = completed.load(std::memory_order_acquire);
+    Cell &c = ring_[h % kRing];
+    if (c.seq.load(std::memory_order_acquire) == h + 1) {
+      run_one(c.task);
+      drop_task(c.task);  // release captured state before the item counts as completed
+      finish(h);
+      continue;
     }
-    run_one(work);
-    work = nullptr;  // release captured state before the item counts as completed
-    completed.fetch_add(1);
-    if (sync_waiters_.load() > 0) {
-      std::lock_guard<std::mutex> lk(mu_);
-      cv_done_.notify_all();
+    if (stop_.load(std::memory_order_acquire)) {
+      if (enqueued.load(std::memory_order_acquire) == h) break;  // stop requested and drained
+      std::this_thread::yield();  // an item is being written or runs inline
+      continue;
     }
+    auto ready = [&] { return cell_ready() || stop_.load(std::memory_order_acquire); };
+    if (spin_until(ready, kIdleSpin)) continue;
+    std::unique_lock<std::mutex> lk(mu_);
+    worker_sleeping_.store(true, std::memory_order_seq_cst);
+    while (!ready()) cv_work_.wait(lk);
+    worker_sleeping_.store(false, std::memory_order_relaxed);
   }
   tls_worker_stream = nullptr;
 }
@@ -151,9 +248,9 @@ void Stream::shutdown() {
   {
     std::lock_guard<std::mutex> lk(mu_);
     if (!worker_.joinable()) return;
-    stop_ = true;
+    stop_.store(true, std::memory_order_seq_cst);
+    cv_work_.notify_one();
   }
-  cv_work_.notify_one();
   if (is_current_worker()) {
     worker_.detach();  // cannot join ourselves; the loop exits after this item
     return;
@@ -165,6 +262,7 @@ bool Stream::begin_capture(std::shared_ptr<Model> model) {
   std::lock_guard<std::mutex> lk(mu_);
   if (capture_) return false;
   capture_ = std::move(model);
+  capturing_.store(true, std::memory_order_release);
   return true;
 }
 
@@ -172,6 +270,7 @@ std::shared_ptr<Model> Stream::end_capture() {
   std::lock_guard<std::mutex> lk(mu_);
   std::shared_ptr<Model> m = std::move(capture_);
   capture_.reset();
+  capturing_.store(false, std::memory_order_release);
   if (m) m->capturing = false;
   return m;
 }
@@ -203,6 +302,7 @@ bool destroy_stream(uintptr_t key) {
     auto it = r.streams.find(key);
     if (it == r.streams.end()) return false;
     keep = std::move(it->second);
+    keep->live.store(false, std::memory_order_release);
     Stream *s = keep.get();
     r.streams.erase(it);
     Device &d = r.devices[keep->device];
@@ -260,23 +360,47 @@ std::shared_ptr<Stream> acquire_stream(aclrtStream handle, const char *api, aclE
   return r.streams.at(stream_key(s));
 }
 
-aclError enqueue(aclrtStream stream, Work work) {
-  Runtime &r = runtime();
-  if (stream != nullptr && r.initialized.load(std::memory_order_acquire)) {
-    // Fast path: validate and push under the shared registry lock (destroy takes it exclusively).
-    std::shared_lock<std::shared_mutex> lk(r.reg_mu);
-    auto it = r.streams.find(reinterpret_cast<uintptr_t>(stream));
-    if (it == r.streams.end())
-      return fail(ACL_ERROR_INVALID_PARAM, "enqueue: stream %p is not a live stream (never created or already destroyed)",
-                  stream);
-    it->second->push(std::move(work));
-    return ACL_SUCCESS;
+Stream *resolve_stream(aclrtStream handle, const char *api, aclError *err) {
+  // The last stream this thread resolved by handle. Holding a reference keeps the object valid;
+  // `live` tells a destroyed stream (whose handle is never reused) from a live one.
+  struct Cache {
+    uintptr_t key = 0;
+    std::shared_ptr<Stream> stream;
+  };
+  static thread_local Cache cache;
+  const uintptr_t key = reinterpret_cast<uintptr_t>(handle);
+  if (key != 0 && key == cache.key && cache.stream->live.load(std::memory_order_acquire)) {
+    *err = ACL_SUCCESS;
+    return cache.stream.get();
   }
+  std::shared_ptr<Stream> s = acquire_stream(handle, api, err);
+  if (!s || key == 0) {
+    // The default stream depends on the current device: not cached; the registry keeps it alive
+    // until destroy_stream, which waits for work already pushed.
+    if (!s) return nullptr;
+    Stream *raw = s.get();
+    cache.key = 0;
+    cache.stream = std::move(s);  // keeps the default stream valid for this call
+    return raw;
+  }
+  cache.key = key;
+  cache.stream = std::move(s);
+  return cache.stream.get();
+}
+
+aclError enqueue_task(aclrtStream stream, Task &task, bool may_inline) {
   aclError err;
-  std::shared_ptr<Stream> s = acquire_stream(stream, "enqueue", &err);
-  if (!s) return err;
-  s->push(std::move(work));
-  return ACL_SUCCESS;
+  Stream *s = resolve_stream(stream, "enqueue", &err);
+  if (!s) {
+    drop_task(task);
+    return err;
+  }
+  return s->push_task(task, may_inline);
+}
+
+aclError enqueue(aclrtStream stream, Work work) {
+  Task t = work_task(std::move(work));
+  return enqueue_task(stream, t, false);
 }
 
 std::vector<std::shared_ptr<Stream>> snapshot_streams(int device) {
@@ -303,7 +427,7 @@ namespace {
 aclError sync_stream_impl(aclrtStream stream, int32_t timeout, const char *api) {
   if (timeout < -1) return fail(ACL_ERROR_INVALID_PARAM, "%s: timeout %d is invalid (-1 = wait forever, or > 0 ms)", api, timeout);
   aclError err;
-  std::shared_ptr<Stream> s = acquire_stream(stream, api, &err);
+  Stream *s = resolve_stream(stream, api, &err);
   if (!s) return err;
   if (!s->wait_idle(timeout <= 0 ? -1 : timeout))
     return fail(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, "%s: stream %p did not finish within %d ms", api, stream, timeout);
@@ -389,11 +513,10 @@ ACL_FUNC_VISIBILITY aclError aclrtLaunchCallback(aclrtCallback fn, void *userDat
   aclError err;
   std::shared_ptr<Stream> s = acquire_stream(stream, "aclrtLaunchCallback", &err);
   if (!s) return err;
-  s->push([fn, userData] {
+  return s->push([fn, userData] {
     fn(userData);
     return 0;
   });
-  return ACL_SUCCESS;
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args) {
@@ -401,11 +524,10 @@ ACL_FUNC_VISIBILITY aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFu
   aclError err;
   std::shared_ptr<Stream> s = acquire_stream(stream, "aclrtLaunchHostFunc", &err);
   if (!s) return err;
-  s->push([fn, args] {
+  return s->push([fn, args] {
     fn(args);
     return 0;
   });
-  return ACL_SUCCESS;
 }
 
 }  // extern "C"

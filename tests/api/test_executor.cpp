@@ -1,7 +1,9 @@
 // The two-phase contract: single-use and repeatable executors, address re-binding (snapshotted at
 // launch), phase-2 validation, deep copies of descriptors, concurrent phase 1, several streams.
 #include <atomic>
+#include <chrono>
 #include <memory>
+#include <random>
 #include <thread>
 
 #include "aclnnop/aclnn_add.h"
@@ -434,6 +436,67 @@ TEST(Executor, CapturedLaunchesReplay) {
   EXPECT_EQ(aclmdlRIDestroy(model), 0);
   EXPECT_EQ(aclrtDestroyStream(stream), 0);
   aclDestroyScalar(one);
+}
+
+// Two streams ping-pong through events (A: x += 1, record; B: wait, y += x, record; A waits for B
+// before its next add), with one-shot executors and random host delays, under both launch
+// policies: a launch that finds its stream idle runs inline, one behind a delay or an event wait
+// is queued; y = 1 + 2 + ... + N only if every launch kept stream and event order.
+TEST(Executor, InlineAndQueuedLaunchesKeepEventOrderAcrossStreams) {
+  for (int mode : {1, 0}) {
+    opsnn::rt::set_inline_launch_for_testing(mode);
+    DeviceTensor ones({8}, ACL_FLOAT), x({8}, ACL_FLOAT), y({8}, ACL_FLOAT);
+    ones.set_values(std::vector<double>(8, 1.0));
+    x.set_values(std::vector<double>(8, 0.0));
+    y.set_values(std::vector<double>(8, 0.0));
+    float one_f = 1;
+    aclrtStream sa, sb;
+    ASSERT_EQ(aclrtCreateStream(&sa), 0);
+    ASSERT_EQ(aclrtCreateStream(&sb), 0);
+    aclrtEvent ea, eb;
+    ASSERT_EQ(aclrtCreateEvent(&ea), 0);
+    ASSERT_EQ(aclrtCreateEvent(&eb), 0);
+    static std::atomic<unsigned> delay_us{0};
+    auto delay = [](void *) { std::this_thread::sleep_for(std::chrono::microseconds(delay_us.load() % 300)); };
+    auto inplace_add = [&](DeviceTensor &self, DeviceTensor &other, aclrtStream st) {
+      aclScalar *alpha = aclCreateScalar(&one_f, ACL_FLOAT);  // the client pattern: all made per call
+      const int64_t dims[1] = {8};
+      auto desc = [&](DeviceTensor &t) {
+        return aclCreateTensor(dims, 1, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, dims, 1, t.data());
+      };
+      aclTensor *t0 = desc(self), *t1 = desc(other);
+      uint64_t ws = 0;
+      aclOpExecutor *ex = nullptr;
+      int rc = aclnnInplaceAddGetWorkspaceSize(t0, t1, alpha, &ws, &ex);
+      aclDestroyTensor(t0);
+      aclDestroyTensor(t1);
+      aclDestroyScalar(alpha);
+      return rc ? rc : aclnnInplaceAdd(nullptr, 0, ex, st);
+    };
+    constexpr int kRounds = 60;
+    std::mt19937 rng(5);
+    for (int k = 0; k < kRounds; ++k) {
+      if (k > 0) ASSERT_EQ(aclrtStreamWaitEvent(sa, eb), 0);
+      if (rng() % 3 == 0) {
+        delay_us = rng();
+        ASSERT_EQ(aclrtLaunchHostFunc(sa, delay, nullptr), 0);
+      }
+      ASSERT_EQ(inplace_add(x, ones, sa), 0) << last_msg();
+      ASSERT_EQ(aclrtRecordEvent(ea, sa), 0);
+      ASSERT_EQ(aclrtStreamWaitEvent(sb, ea), 0);
+      if (rng() % 3 == 0) ASSERT_EQ(aclrtLaunchHostFunc(sb, delay, nullptr), 0);
+      ASSERT_EQ(inplace_add(y, x, sb), 0) << last_msg();
+      ASSERT_EQ(aclrtRecordEvent(eb, sb), 0);
+      if (rng() % 8 == 0) ASSERT_EQ(aclrtSynchronizeStream(sa), 0);
+    }
+    ASSERT_EQ(aclrtSynchronizeStream(sb), 0);
+    ASSERT_EQ(aclrtSynchronizeStream(sa), 0);
+    EXPECT_EQ(x.values(), std::vector<double>(8, kRounds)) << "policy " << mode;
+    EXPECT_EQ(y.values(), std::vector<double>(8, kRounds * (kRounds + 1) / 2)) << "policy " << mode;
+    for (aclrtEvent e : {ea, eb}) EXPECT_EQ(aclrtDestroyEvent(e), 0);
+    for (aclrtStream st : {sa, sb}) EXPECT_EQ(aclrtDestroyStream(st), 0);
+  }
+  opsnn::rt::set_inline_launch_for_testing(-1);
 }
 
 }  // namespace

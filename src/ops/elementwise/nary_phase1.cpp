@@ -50,23 +50,31 @@ void nary_phase1(core::OpBuilder &b, const EwRule &rule, const EwArgs &args) {
 
   // 2. Result dtype (torch.result_type over the promoting operands), then the op's rule.
   core::ResultType rt;
-  std::string operand_list;
   for (int i = 0; i < n; ++i) {
     const EwOperand &o = args.in[i];
     if (!present(o) || !o.promotes) continue;
     if (o.is_scalar) rt.add_scalar(o.scalar->dtype);
     else rt.add_tensor(o.tensor->dtype, o.tensor->ndim);
-    if (!operand_list.empty()) operand_list += ", ";
-    operand_list += std::string(o.name) + " (" + dtype_name(dtype_of(o)) + ")";
   }
+  // For the messages only: built when one is thrown (phase 1 of a one-shot client is hot).
+  auto operand_list = [&] {
+    std::string list;
+    for (int i = 0; i < n; ++i) {
+      const EwOperand &o = args.in[i];
+      if (!present(o) || !o.promotes) continue;
+      if (!list.empty()) list += ", ";
+      list += std::string(o.name) + " (" + dtype_name(dtype_of(o)) + ")";
+    }
+    return list;
+  };
   const aclDataType promoted = args.compute_in_self ? args.in[0].tensor->dtype : rt.get();
   if (promoted == ACL_DT_UNDEFINED)
-    throw_error(ACLNN_ERR_PARAM_INVALID, "%s have no common dtype", operand_list.c_str());
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s have no common dtype", operand_list().c_str());
   EwOp op = rule.op;
   const char *op_name = kernels::ew_op_name(rule.op);
   if (!core::dtype_in(promoted, rule.dtypes))
     throw_error(ACLNN_ERR_PARAM_INVALID, "the promoted dtype of %s is %s, which %s does not take (it takes %s)",
-                operand_list.c_str(), dtype_name(promoted), op_name, core::dtype_list(rule.dtypes).c_str());
+                operand_list().c_str(), dtype_name(promoted), op_name, core::dtype_list(rule.dtypes).c_str());
   if (promoted == ACL_BOOL && rule.bool_op != EwOp::kCount) op = rule.bool_op;
   aclDataType result = promoted;
   if (rule.result == EwResult::kBool) result = ACL_BOOL;
@@ -82,7 +90,7 @@ void nary_phase1(core::OpBuilder &b, const EwRule &rule, const EwArgs &args) {
   }
   if (args.check) args.check(args, promoted);
   if (!kernels::ew_op_defined(op, core::compute_type_of(compute)))
-    throw_error(ACLNN_ERR_PARAM_INVALID, "the promoted dtype of %s is %s, which %s does not compute", operand_list.c_str(),
+    throw_error(ACLNN_ERR_PARAM_INVALID, "the promoted dtype of %s is %s, which %s does not compute", operand_list().c_str(),
                 dtype_name(compute), kernels::ew_op_name(op));
 
   // 3. Shapes: broadcast the tensor operands; the written tensor must already have that shape.
