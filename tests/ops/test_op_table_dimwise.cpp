@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "float64_refs.h"
+#include "op_table_harness.h"
 #include "test_util.h"
 
 namespace opsnn::test {
@@ -49,7 +50,7 @@ const std::vector<DimwiseTableCase> &all_cases() {
   return c;
 }
 
-bool is_float(aclDataType dt) { return dt == ACL_FLOAT || dt == ACL_FLOAT16 || dt == ACL_BF16 || dt == ACL_DOUBLE; }
+using harness::is_float;
 
 aclDataType out_dtype(const DimwiseTableCase &c, int k, aclDataType in) {
   const std::string &r = c.results[static_cast<size_t>(k)];
@@ -60,15 +61,7 @@ aclDataType out_dtype(const DimwiseTableCase &c, int k, aclDataType in) {
 
 double as_stored(aclDataType dt, double v) {
   if (is_float(dt)) return round_to(dt, v);
-  const auto i = static_cast<int64_t>(v);
-  switch (dt) {
-    case ACL_INT8: return static_cast<int8_t>(i);
-    case ACL_INT16: return static_cast<int16_t>(i);
-    case ACL_INT32: return static_cast<int32_t>(i);
-    case ACL_UINT8: return static_cast<uint8_t>(i);
-    case ACL_BOOL: return i != 0;
-    default: return static_cast<double>(i);
-  }
+  return harness::wrap_to(dt, v);
 }
 
 // The shapes of one call: input, output, and which dims form the line.
@@ -381,13 +374,7 @@ TEST_P(OpTableDimwise, ErrorsNameTheArgument) {
   }
 }
 
-std::string case_name(const ::testing::TestParamInfo<DimwiseTableCase> &i) {
-  std::string s;
-  for (char ch : i.param.name) s += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
-  return s;
-}
-
-INSTANTIATE_TEST_SUITE_P(Tables, OpTableDimwise, ::testing::ValuesIn(all_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableDimwise, ::testing::ValuesIn(all_cases()), harness::case_name<DimwiseTableCase>);
 
 }  // namespace
 }  // namespace opsnn::test

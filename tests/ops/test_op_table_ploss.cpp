@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "float64_refs.h"
+#include "op_table_harness.h"
 #include "test_util.h"
 
 namespace opsnn::test {
@@ -164,13 +165,7 @@ TEST_P(OpTablePloss, ErrorsNameTheArgument) {
   }
 }
 
-std::string case_name(const ::testing::TestParamInfo<PlossTableCase> &i) {
-  std::string s;
-  for (char ch : i.param.name) s += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
-  return s;
-}
-
-INSTANTIATE_TEST_SUITE_P(Tables, OpTablePloss, ::testing::ValuesIn(all_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Tables, OpTablePloss, ::testing::ValuesIn(all_cases()), harness::case_name<PlossTableCase>);
 
 }  // namespace
 }  // namespace opsnn::test

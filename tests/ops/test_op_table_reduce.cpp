@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "float64_refs.h"
+#include "op_table_harness.h"
 #include "test_util.h"
 
 namespace opsnn::test {
@@ -53,7 +54,7 @@ const std::vector<ReduceTableCase> &all_cases() {
   return c;
 }
 
-bool is_float(aclDataType dt) { return dt == ACL_FLOAT || dt == ACL_FLOAT16 || dt == ACL_BF16 || dt == ACL_DOUBLE; }
+using harness::is_float;
 
 // The dtype of output k for input dtype `in` (for `dtype` results: the dtype argument passed).
 aclDataType out_dtype(const ReduceTableCase &c, int k, aclDataType in) {
@@ -67,15 +68,7 @@ aclDataType out_dtype(const ReduceTableCase &c, int k, aclDataType in) {
 
 double wrap_to(aclDataType dt, double v) {
   if (is_float(dt)) return round_to(dt, v);
-  const auto i = static_cast<int64_t>(v);
-  switch (dt) {
-    case ACL_INT8: return static_cast<int8_t>(i);
-    case ACL_INT16: return static_cast<int16_t>(i);
-    case ACL_INT32: return static_cast<int32_t>(i);
-    case ACL_UINT8: return static_cast<uint8_t>(i);
-    case ACL_BOOL: return i != 0;
-    default: return static_cast<double>(i);
-  }
+  return harness::wrap_to(dt, v);
 }
 
 // The call's arguments, owning the host objects (dim list, p scalar).
@@ -397,13 +390,7 @@ TEST_P(OpTableReduce, ErrorsNameTheArgument) {
   }
 }
 
-std::string case_name(const ::testing::TestParamInfo<ReduceTableCase> &i) {
-  std::string s;
-  for (char ch : i.param.name) s += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
-  return s;
-}
-
-INSTANTIATE_TEST_SUITE_P(Tables, OpTableReduce, ::testing::ValuesIn(all_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableReduce, ::testing::ValuesIn(all_cases()), harness::case_name<ReduceTableCase>);
 
 }  // namespace
 }  // namespace opsnn::test

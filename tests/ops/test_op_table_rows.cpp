@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "float64_refs.h"
+#include "op_table_harness.h"
 #include "test_util.h"
 
 namespace opsnn::test {
@@ -364,13 +365,7 @@ TEST_P(OpTableRows, ErrorsNameTheArgument) {
   }
 }
 
-std::string case_name(const ::testing::TestParamInfo<RowTableCase> &i) {
-  std::string s;
-  for (char ch : i.param.name) s += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
-  return s;
-}
-
-INSTANTIATE_TEST_SUITE_P(Tables, OpTableRows, ::testing::ValuesIn(all_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableRows, ::testing::ValuesIn(all_cases()), harness::case_name<RowTableCase>);
 
 }  // namespace
 }  // namespace opsnn::test
