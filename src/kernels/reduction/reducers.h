@@ -144,15 +144,28 @@ struct ExtremumReducer {
   void row_f32(Acc<T> &a, const float *x, int64_t n) const
     requires(std::is_same_v<T, double> && std::is_same_v<Tr, Identity>)
   {
+    // Plain max / min lanes (they vectorise) and a NaN flag per lane: any NaN makes the result NaN.
     const float w = kMax ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity();
     float lane[2 * kLanes];
+    int nan[2 * kLanes] = {};
     for (float &l : lane) l = w;
-    auto pickf = [](float v, float y) { return (y != y || (kMax ? y > v : y < v)) ? y : v; };
     int64_t i = 0;
     for (; i + 2 * kLanes <= n; i += 2 * kLanes)
-      for (int k = 0; k < 2 * kLanes; ++k) lane[k] = pickf(lane[k], x[i + k]);
-    for (int k = 0; i < n; ++i, ++k) lane[k] = pickf(lane[k], x[i]);
-    for (float l : lane) a.v = pick(a.v, static_cast<double>(l));
+      for (int k = 0; k < 2 * kLanes; ++k) {
+        const float y = x[i + k];
+        lane[k] = (kMax ? y > lane[k] : y < lane[k]) ? y : lane[k];
+        nan[k] |= y != y;
+      }
+    for (int k = 0; i < n; ++i, ++k) {
+      lane[k] = (kMax ? x[i] > lane[k] : x[i] < lane[k]) ? x[i] : lane[k];
+      nan[k] |= x[i] != x[i];
+    }
+    int any_nan = 0;
+    for (int k = 0; k < 2 * kLanes; ++k) {
+      any_nan |= nan[k];
+      a.v = pick(a.v, static_cast<double>(lane[k]));
+    }
+    if (any_nan) a.v = std::numeric_limits<double>::quiet_NaN();
   }
   void col_f32(double *v, const float *x, int64_t n) const
     requires(std::is_same_v<T, double> && std::is_same_v<Tr, Identity>)
