@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "op_table_harness.h"
 #include "test_util.h"
 
 namespace opsnn::test {
@@ -70,7 +71,7 @@ void PrintTo(const LayoutTableCase &c, std::ostream *os) { *os << c.name; }
 #include "layout_table_cases.inc"
 
 const std::vector<LayoutTableCase> &all_cases() {
-  static const std::vector<LayoutTableCase> c = layout_table_cases();
+  static const std::vector<LayoutTableCase> c = harness::sampled(layout_table_cases());
   return c;
 }
 
