@@ -121,8 +121,14 @@ int launch_executor(const char *api, void *workspace, uint64_t workspace_size, a
   if (ex->workspace_size > 0)  // round up inside the kWorkspaceSlack spare bytes
     ws += (64 - reinterpret_cast<uintptr_t>(ws) % 64) % 64;
   auto rec = std::make_shared<LaunchRecord>(ex, ws);
+  // Only an empty tensor may have a null data pointer (checked above). Its data is never read or
+  // written, but steps still compute its view's address (base + offset, a row's start), and
+  // arithmetic on a null pointer is undefined: such a slot is bound to a dummy address instead
+  // (found by tests/fuzz: an empty input with an offset feeding a reduction's non-empty output).
+  alignas(64) static char empty_tensor_data[64];
   rec->addrs.resize(ex->slots.size());
-  for (size_t i = 0; i < ex->slots.size(); ++i) rec->addrs[i] = ex->slots[i].data;
+  for (size_t i = 0; i < ex->slots.size(); ++i)
+    rec->addrs[i] = ex->slots[i].data != nullptr ? ex->slots[i].data : empty_tensor_data;
 
   aclError rc = rt::enqueue(stream, [rec = std::move(rec)]() -> int {
     LaunchArgs args{rec->addrs.data(), rec->workspace, rec->ex->workspace.offsets()};
