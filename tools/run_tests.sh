@@ -82,7 +82,7 @@ else
   say "sanitizer pass skipped (OPSNN_SKIP_SANITIZE=1)"
 fi
 
-# ---- 2a. libFuzzer: random descriptors / scalars / attributes through both phases of ~30 ops
+# ---- 2a. libFuzzer: random descriptors / scalars / attributes through both phases of 46 ops
 # (tests/fuzz/fuzz_ops.cpp), every host buffer exactly as large as described, under ASan+UBSan.
 # Runs the kept corpus first (seeds and past findings: a regression fails here), then fuzzes for a
 # bounded time. New inputs go to build-fuzz/corpus-work/ (not committed); findings to

@@ -191,7 +191,13 @@ int launch_executor(const char *api, void *workspace, uint64_t workspace_size, a
     addrs = new void *[ex->slots.size()];
     lb.addrs[0] = addrs;
   }
-  for (size_t i = 0; i < ex->slots.size(); ++i) addrs[i] = ex->slots[i].data;
+  // Only an empty tensor may have a null data pointer (checked above). Its data is never read or
+  // written, but steps still compute its view's address (base + offset, a row's start), and
+  // arithmetic on a null pointer is undefined: such a slot is bound to a dummy address instead
+  // (found by tests/fuzz: an empty input with an offset feeding a reduction's non-empty output).
+  alignas(64) static char empty_tensor_data[64];
+  for (size_t i = 0; i < ex->slots.size(); ++i)
+    addrs[i] = ex->slots[i].data != nullptr ? ex->slots[i].data : empty_tensor_data;
   task.run = &run_launch;
   task.keep = [](rt::Task &t) {
     LaunchBytes &b = launch_bytes(t);

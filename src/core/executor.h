@@ -21,7 +21,8 @@ struct Phase1Trace;  // core/verbose.h
 
 // What a step sees at run time.
 struct LaunchArgs {
-  void *const *addrs;         // per slot: the tensor's data address (storage start, before its offset)
+  void *const *addrs;         // per slot: the tensor's data address (storage start, before its offset;
+                              // never null: an empty tensor without data has a dummy address)
   char *workspace;            // the launch's workspace block, 64-byte aligned
   const uint64_t *ws_offsets;  // by workspace key (the executor's WorkspacePlan)
   // The address of a block booked in phase 1 (OpBuilder::book).

@@ -36,13 +36,21 @@
 //   scalar    dtype u8 (0xFF = null, 0 = the role's dtype, else kDtypes), mode u8 (value: small
 //                  int from the next byte, NaN, +-inf, special doubles, 8 raw bytes, special int64s)
 //   int attr  u8 (b < 0xE0: b % 16 as 0..11, -4..-1, else kSpecial), or 8 raw bytes where the op says so
+//   int array count u8 (0 = the role's usual array, 0xFF = null, else (b-1) % 9 elements: 0 = empty
+//                  .. 8), then per element u8: as an int attr (so duplicates, negative and huge
+//                  values), except 0xD0..0xDF = pool[b % 4] (to agree with a shape)
+//   bool attrs u8  one byte per op, read where its first bool argument is; bit i = the i-th bool
+//                  argument in prototype order
+//   double attr u8 (0 = the role's usual value, else kDoubles[b % 16], NaN, +-inf, 0, -1)
 #include <acl/acl.h>
 #include <aclnnop/aclnn_add.h>
 #include <aclnnop/aclnn_addmm.h>
+#include <aclnnop/aclnn_argmax.h>
 #include <aclnnop/aclnn_batch_matmul.h>
 #include <aclnnop/aclnn_cast.h>
 #include <aclnnop/aclnn_clamp.h>
 #include <aclnnop/aclnn_copy.h>
+#include <aclnnop/aclnn_cumsum.h>
 #include <aclnnop/aclnn_div.h>
 #include <aclnnop/aclnn_eq_tensor.h>
 #include <aclnnop/aclnn_exp.h>
@@ -50,21 +58,33 @@
 #include <aclnnop/aclnn_gelu_backward.h>
 #include <aclnnop/aclnn_gelu_v2.h>
 #include <aclnnop/aclnn_glu.h>
+#include <aclnnop/aclnn_group_norm.h>
+#include <aclnnop/aclnn_layer_norm.h>
 #include <aclnnop/aclnn_leaky_relu.h>
 #include <aclnnop/aclnn_masked_fill_scalar.h>
 #include <aclnnop/aclnn_matmul.h>
+#include <aclnnop/aclnn_max_dim.h>
 #include <aclnnop/aclnn_maximum.h>
+#include <aclnnop/aclnn_median.h>
 #include <aclnnop/aclnn_mm.h>
 #include <aclnnop/aclnn_mul.h>
+#include <aclnnop/aclnn_norm.h>
 #include <aclnnop/aclnn_pow.h>
 #include <aclnnop/aclnn_quant_matmul_v4.h>
+#include <aclnnop/aclnn_reduce_sum.h>
 #include <aclnnop/aclnn_remainder.h>
+#include <aclnnop/aclnn_rms_norm.h>
 #include <aclnnop/aclnn_round.h>
 #include <aclnnop/aclnn_s_where.h>
+#include <aclnnop/aclnn_softmax.h>
+#include <aclnnop/aclnn_softmax_cross_entropy_with_logits.h>
 #include <aclnnop/aclnn_softplus.h>
+#include <aclnnop/aclnn_sort.h>
 #include <aclnnop/aclnn_swi_glu.h>
+#include <aclnnop/aclnn_topk.h>
 #include <aclnnop/aclnn_trans_matmul_weight.h>
 #include <aclnnop/aclnn_trans_quant_param_v2.h>
+#include <aclnnop/aclnn_var.h>
 #include <aclnnop/aclnn_weight_quant_batch_matmul_v2.h>
 
 #include <cmath>
@@ -72,6 +92,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <vector>
 
@@ -157,6 +178,12 @@ const int64_t kSpecial[32] = {0,
                               -(int64_t{1} << 32),
                               9};
 
+// Special doubles for scalars and double attributes.
+const double kDoubles[16] = {1e300, -1e300, 9223372036854775808.0, -9223372036854775808.0,
+                             18446744073709551616.0, 65504.0, 65520.0, 3.4028234663852886e38,
+                             3.5e38, 1.401298464324817e-45, 2147483648.0, -2147483649.0,
+                             0.5, -0.0, 255.5, 1e-310};
+
 // Bits per element of the dtypes whose size is unambiguous; 0 = unknown here (no launch).
 int dtype_bits(aclDataType dt) {
   switch (dt) {
@@ -206,6 +233,12 @@ struct Scal {
   aclScalar *s = nullptr;
 };
 
+struct IntArr {
+  bool null = false;
+  std::vector<int64_t> v;
+  aclIntArray *a = nullptr;
+};
+
 struct Buffer {
   __int128 need = 0;
   void *host = nullptr;  // malloc'ed (or aclrtMalloc'ed in device mode), exactly `bytes`
@@ -242,6 +275,7 @@ struct Ctx {
   uint8_t fill = 0;
   std::vector<Desc> ts;
   std::vector<Scal> ss;
+  std::vector<IntArr> as;
   std::vector<Buffer> bufs;
   bool launchable = true;
   bool matmul = false;
@@ -251,10 +285,43 @@ struct Ctx {
     const uint8_t b = r.u8();
     return b < 0xE0 ? pool[b & 3] : kSpecial[b - 0xE0];
   }
-  int64_t i64() {
-    const uint8_t b = r.u8();
+  static int64_t attr(uint8_t b) {
     const int v = b % 16;
     return b < 0xE0 ? (v < 12 ? v : v - 16) : kSpecial[b - 0xE0];
+  }
+  int64_t i64() { return attr(r.u8()); }
+  // One byte of bool arguments: bit i = the i-th bool of the op.
+  uint8_t bools() { return r.u8(); }
+  double f64(double def) {
+    const uint8_t b = r.u8();
+    if (b == 0) return def;
+    switch ((b - 1) % 21) {
+      case 16: return std::numeric_limits<double>::quiet_NaN();
+      case 17: return std::numeric_limits<double>::infinity();
+      case 18: return -std::numeric_limits<double>::infinity();
+      case 19: return 0.0;
+      case 20: return -1.0;
+      default: return kDoubles[(b - 1) % 21];
+    }
+  }
+  // An aclIntArray argument (dims, normalizedShape): the role's usual values, null, or 0..8
+  // elements, each an int attribute or a pool dim.
+  int intarray(std::initializer_list<int64_t> def) {
+    IntArr a;
+    const uint8_t b = r.u8();
+    if (b == 0) {
+      a.v.assign(def);
+    } else if (b == 0xFF) {
+      a.null = true;
+    } else {
+      const int n = (b - 1) % 9;
+      for (int i = 0; i < n; ++i) {
+        const uint8_t e = r.u8();
+        a.v.push_back(e >= 0xD0 && e < 0xE0 ? pool[e & 3] : attr(e));
+      }
+    }
+    as.push_back(a);
+    return int(as.size()) - 1;
   }
   aclDataType dtype(aclDataType def) {
     const uint8_t b = r.u8();
@@ -385,10 +452,6 @@ struct Ctx {
     double d = 0;
     uint64_t raw = 0;
     bool use_raw = false;
-    static const double kDoubles[16] = {1e300, -1e300, 9223372036854775808.0, -9223372036854775808.0,
-                                        18446744073709551616.0, 65504.0, 65520.0, 3.4028234663852886e38,
-                                        3.5e38, 1.401298464324817e-45, 2147483648.0, -2147483649.0,
-                                        0.5, -0.0, 255.5, 1e-310};
     switch (r.u8() % 8) {
       case 0: d = double(int8_t(r.u8())); break;
       case 1: d = std::numeric_limits<double>::quiet_NaN(); break;
@@ -520,16 +583,24 @@ struct Ctx {
       s.s = aclCreateScalar(s.value, s.dt);
       if (!s.s) check_failure_message("aclCreateScalar", -1);
     }
+    for (IntArr &a : as) {
+      if (a.null) continue;
+      a.a = aclCreateIntArray(a.v.data(), uint64_t(a.v.size()));
+      if (!a.a) check_failure_message("aclCreateIntArray", -1);
+    }
   }
 
   aclTensor *T(int i) { return ts[i].t; }
   aclScalar *S(int i) { return ss[i].s; }
+  aclIntArray *A(int i) { return as[i].a; }
 
   void destroy() {
     for (Desc &d : ts)
       if (d.t) check_status("aclDestroyTensor", aclDestroyTensor(d.t));
     for (Scal &s : ss)
       if (s.s) check_status("aclDestroyScalar", aclDestroyScalar(s.s));
+    for (IntArr &a : as)
+      if (a.a) check_status("aclDestroyIntArray", aclDestroyIntArray(a.a));
     for (Buffer &b : bufs) {
       if (device_mem && b.ok && b.bytes > 0) aclrtFree(b.host);
       else std::free(b.host);
@@ -742,13 +813,125 @@ aclnnStatus op_trans_quant_param(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase
   return P1(TransQuantParamV2, c.T(sc), c.T(off), c.T(o));
 }
 
+// ---- reductions (aclIntArray dims, keepdim, dtype)
+aclnnStatus op_reduce_sum(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(F, 3), dims = c.intarray({1});
+  const uint8_t b = c.bools();
+  aclDataType dt = c.dtype(F);
+  int o = c.tensor(F, 2);
+  c.materialize();
+  return P1(ReduceSum, c.T(a), c.A(dims), (b & 1) != 0, dt, c.T(o));
+}
+aclnnStatus op_argmax(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(F, 2);
+  int64_t dim = c.i64();
+  const uint8_t b = c.bools();
+  int o = c.tensor(ACL_INT64, 1);
+  c.materialize();
+  return P1(ArgMax, c.T(a), dim, (b & 1) != 0, c.T(o));
+}
+aclnnStatus op_var_correction(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(F, 2), dims = c.intarray({-1});
+  int64_t corr = c.i64();
+  const uint8_t b = c.bools();
+  int o = c.tensor(F, 1);
+  c.materialize();
+  return P1(VarCorrection, c.T(a), c.A(dims), corr, (b & 1) != 0, c.T(o));
+}
+aclnnStatus op_norm(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(F, 2), pv = c.scalar(F), dims = c.intarray({-1});
+  const uint8_t b = c.bools();
+  int o = c.tensor(F, 1);
+  c.materialize();
+  return P1(Norm, c.T(a), c.S(pv), c.A(dims), (b & 1) != 0, c.T(o));
+}
+aclnnStatus op_max_dim(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(F, 2);
+  int64_t dim = c.i64();
+  const uint8_t b = c.bools();
+  int o = c.tensor(F, 1), idx = c.tensor(ACL_INT64, 1);
+  c.materialize();
+  return P1(MaxDim, c.T(a), dim, (b & 1) != 0, c.T(o), c.T(idx));
+}
+// ---- dim-wise ops
+aclnnStatus op_softmax(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(F, 2);
+  int64_t dim = c.i64();
+  int o = c.tensor(F, 2);
+  c.materialize();
+  return P1(Softmax, c.T(a), dim, c.T(o));
+}
+aclnnStatus op_cumsum(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(F, 2);
+  int64_t dim = c.i64();
+  aclDataType dt = c.dtype(F);
+  int o = c.tensor(F, 2);
+  c.materialize();
+  return P1(Cumsum, c.T(a), dim, dt, c.T(o));
+}
+aclnnStatus op_sort(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(F, 2);
+  const uint8_t b = c.bools();
+  int64_t dim = c.i64();
+  int v = c.tensor(F, 2), idx = c.tensor(ACL_INT64, 2);
+  c.materialize();
+  return P1(Sort, c.T(a), (b & 1) != 0, dim, (b & 2) != 0, c.T(v), c.T(idx));
+}
+aclnnStatus op_topk(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(F, 2);
+  int64_t k = c.i64(), dim = c.i64();
+  const uint8_t b = c.bools();
+  int v = c.tensor(F, 2), idx = c.tensor(ACL_INT64, 2);
+  c.materialize();
+  return P1(Topk, c.T(a), k, dim, (b & 1) != 0, (b & 2) != 0, c.T(v), c.T(idx));
+}
+aclnnStatus op_median_dim(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(F, 2);
+  int64_t dim = c.i64();
+  const uint8_t b = c.bools();
+  int v = c.tensor(F, 1), idx = c.tensor(ACL_INT64, 1);
+  c.materialize();
+  return P1(MedianDim, c.T(a), dim, (b & 1) != 0, c.T(v), c.T(idx));
+}
+// ---- row ops (normalisations, optional tensors)
+aclnnStatus op_layer_norm(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(F, 2), shape = c.intarray({c.pool[1]}), w = c.tensor(F, 1), bias = c.tensor(F, 1);
+  double eps = c.f64(1e-5);
+  int o = c.tensor(F, 2), mean = c.tensor(F, 2), rstd = c.tensor(F, 2);
+  c.materialize();
+  return P1(LayerNorm, c.T(a), c.A(shape), c.T(w), c.T(bias), eps, c.T(o), c.T(mean), c.T(rstd));
+}
+aclnnStatus op_rms_norm(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor(F, 2), g = c.tensor(F, 1);
+  double eps = c.f64(1e-6);
+  int y = c.tensor(F, 2), rstd = c.tensor(F, 2);
+  c.materialize();
+  return P1(RmsNorm, c.T(x), c.T(g), eps, c.T(y), c.T(rstd));
+}
+aclnnStatus op_group_norm(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor(F, 3), g = c.tensor(F, 1), beta = c.tensor(F, 1);
+  int64_t n = c.i64(), ch = c.i64(), hxw = c.i64(), group = c.i64();
+  double eps = c.f64(1e-5);
+  int o = c.tensor(F, 3), mean = c.tensor(F, 2), rstd = c.tensor(F, 2);
+  c.materialize();
+  return P1(GroupNorm, c.T(x), c.T(g), c.T(beta), n, ch, hxw, group, eps, c.T(o), c.T(mean), c.T(rstd));
+}
+aclnnStatus op_softmax_ce(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int f = c.tensor(F, 2), l = c.tensor(F, 2), loss = c.tensor(F, 1), bp = c.tensor(F, 2);
+  c.materialize();
+  return P1(SoftmaxCrossEntropyWithLogits, c.T(f), c.T(l), c.T(loss), c.T(bp));
+}
+
 const OpFn kOps[] = {op_exp,      op_inplace_exp, op_gelu_v2,   op_softplus,       op_add,
                      op_inplace_add, op_mul,      op_divs,      op_divmod,         op_eq,
                      op_maximum,  op_remainder,   op_pow,       op_cast,           op_copy,
                      op_fill,     op_clamp,       op_where,     op_masked_fill,    op_round_decimals,
                      op_leaky_relu, op_gelu_backward, op_swiglu, op_glu,           op_mm,
                      op_matmul,   op_addmm,       op_bmm,       op_trans_weight,   op_wqbmm,
-                     op_qmm_v4,   op_trans_quant_param};
+                     op_qmm_v4,   op_trans_quant_param,
+                     op_reduce_sum, op_argmax,    op_var_correction, op_norm,       op_max_dim,
+                     op_softmax,  op_cumsum,      op_sort,      op_topk,           op_median_dim,
+                     op_layer_norm, op_rms_norm,  op_group_norm, op_softmax_ce};
 constexpr int kNumOps = sizeof(kOps) / sizeof(kOps[0]);
 
 void launch(Ctx &c, Phase2 p2, aclOpExecutor *ex, uint64_t ws, uint8_t mode) {

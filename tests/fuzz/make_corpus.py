@@ -13,7 +13,10 @@ DTYPES = ["FLOAT", "FLOAT16", "BF16", "DOUBLE", "INT8", "UINT8", "INT16", "UINT1
 OPS = ["exp", "inplace_exp", "gelu_v2", "softplus", "add", "inplace_add", "mul", "divs", "divmod", "eq",
        "maximum", "remainder", "pow", "cast", "copy", "fill", "clamp", "where", "masked_fill",
        "round_decimals", "leaky_relu", "gelu_backward", "swiglu", "glu", "mm", "matmul", "addmm", "bmm",
-       "trans_weight", "wqbmm", "qmm_v4", "trans_quant_param"]  # kOps, same order
+       "trans_weight", "wqbmm", "qmm_v4", "trans_quant_param",
+       "reduce_sum", "argmax", "var_correction", "norm", "max_dim",
+       "softmax", "cumsum", "sort", "topk", "median_dim",
+       "layer_norm", "rms_norm", "group_norm", "softmax_ce"]  # kOps, same order
 
 
 def dt(name):
@@ -40,6 +43,23 @@ def S16(value16, dtype=None):
 
 def I(v):
     return bytes([v if v >= 0 else 16 + v])
+
+
+def A(values):
+    """An aclIntArray: ints 0..11 / -4..-1 as attributes, ("pool", i) = pool[i]."""
+    out = [len(values) + 1]
+    for v in values:
+        out.append(0xD0 + v[1] if isinstance(v, tuple) else (v if v >= 0 else 16 + v))
+    return bytes(out)
+
+
+NULL_A = b"\xff"  # a null aclIntArray
+DEFAULT = b"\x00"  # the role's usual value (int array, double, dtype)
+
+
+def B(*bits):
+    """The bool arguments of an op, in prototype order."""
+    return bytes([sum(1 << i for i, b in enumerate(bits) if b)])
 
 
 def seed(op, pool, *args, mode=0, fill=0x3c):
@@ -125,6 +145,33 @@ def seeds():
                                       T([0], "FLOAT"), NULL_T, b"\x00", T([0, 2], "FLOAT16"))
     yield "trans_quant_param", seed("trans_quant_param", wq, T([2]), NULL_T, T([2], "UINT64"))
     yield "trans_quant_param_int64", seed("trans_quant_param", wq, T([2]), T([2]), T([2], "INT64"))
+    r = (3, 4, 2, 1)  # reductions / dim-wise / row ops: [3, 4] (and [3, 4, 2]) inputs
+    yield "reduce_sum_dim1", seed("reduce_sum", r, T([0, 1, 2]), A([1]), B(False), DEFAULT, T([0, 2]))
+    yield "reduce_sum_all_keepdim", seed("reduce_sum", r, T([0, 1, 2]), A([]), B(True), DEFAULT, T([3, 3, 3]))
+    yield "reduce_sum_f16_to_f32", seed("reduce_sum", r, T([0, 1, 2], "FLOAT16", STRIDED), A([0, -1]), B(False),
+                                        bytes([dt("FLOAT")]), T([1], "FLOAT"))
+    yield "argmax", seed("argmax", r, T([0, 1]), I(1), B(False), T([0], "INT64"))
+    yield "var_correction", seed("var_correction", r, T([0, 1]), A([1]), I(1), B(False), T([0]))
+    yield "norm_p2", seed("norm", r, T([0, 1]), S(2), A([1]), B(False), T([0]))
+    yield "norm_inf_keepdim", seed("norm", r, T([0, 1]), bytes([0, 2]), A([0]), B(True), T([3, 1]))
+    yield "max_dim", seed("max_dim", r, T([0, 1]), I(1), B(False), T([0]), T([0], "INT64"))
+    yield "softmax_last", seed("softmax", r, T([0, 1]), I(-1), T([0, 1]))
+    yield "softmax_dim0_f16", seed("softmax", r, T([0, 1], "FLOAT16", STRIDED), I(0), T([0, 1], "FLOAT16"))
+    yield "cumsum_int_to_int64", seed("cumsum", r, T([0, 1], "INT32"), I(1), bytes([dt("INT64")]), T([0, 1], "INT64"))
+    yield "sort_stable_desc", seed("sort", r, T([0, 1]), B(True, True), I(-1), T([0, 1]), T([0, 1], "INT64"))
+    yield "topk", seed("topk", r, T([0, 1]), I(2), I(1), B(True, True), T([0, 2]), T([0, 2], "INT64"))
+    yield "median_dim", seed("median_dim", r, T([0, 1]), I(1), B(False), T([0]), T([0], "INT64"))
+    yield "layer_norm", seed("layer_norm", r, T([0, 1]), DEFAULT, T([1]), T([1]), DEFAULT, T([0, 1]), T([0, 3]),
+                             T([0, 3]))
+    yield "layer_norm_no_optionals", seed("layer_norm", r, T([0, 1, 2]), A([("pool", 1), ("pool", 2)]), NULL_T,
+                                          NULL_T, DEFAULT, T([0, 1, 2]), NULL_T, NULL_T)
+    yield "rms_norm", seed("rms_norm", r, T([0, 1]), T([1]), DEFAULT, T([0, 1]), T([0, 3]))
+    yield "rms_norm_bf16", seed("rms_norm", r, T([0, 1], "BF16"), T([1], "BF16"), DEFAULT, T([0, 1], "BF16"),
+                                T([0, 3], "FLOAT"))
+    # N = 3, C = 4, HxW = 2, group = 2 (= pool[2])
+    yield "group_norm", seed("group_norm", r, T([0, 1, 2]), T([1]), T([1]), I(3), I(4), I(2), I(2), DEFAULT,
+                             T([0, 1, 2]), T([0, 2]), T([0, 2]))
+    yield "softmax_ce", seed("softmax_ce", r, T([0, 1]), T([0, 1]), T([0]), T([0, 1]))
     # device memory, repeatable executor, a workspace one byte short
     yield "mm_device_repeatable", seed("mm", m, T([0, 1]), T([1, 2]), T([0, 2]), I(1), mode=1 | 2 | 4)
     yield "add_device", seed("add", p, T([0, 1]), T([1]), S(2), T([0, 1]), mode=4)

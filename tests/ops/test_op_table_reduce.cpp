@@ -292,6 +292,11 @@ TEST_P(OpTableReduce, EmptyTensors) {
   if (c.dims_kind != "all") {
     DeviceTensor in({0, 4}, dt);
     check_call(c, in, {1}, false);
+    // The empty dim kept and fastest (column mode's shape), the reduced one of size 1: found by
+    // tests/fuzz (a division by zero planning the column tile).
+    DeviceTensor in10({1, 0}, dt);
+    check_call(c, in10, {0}, false);
+    if (c.has_keepdim) check_call(c, in10, {0}, true);
   }
   // Reducing the empty dim: the identity (sum 0, prod 1, all true, any false, mean / var NaN, ...),
   // or 161002 for the ops without one (extrema and their indices).
@@ -316,6 +321,19 @@ TEST_P(OpTableReduce, EmptyTensors) {
     return;
   }
   check_call(c, in, red, false);
+  // The same input with no data behind it (allowed: it is never read) and a view offset: the
+  // launch must not do arithmetic on the null pointer (found by tests/fuzz under UBSan).
+  const int64_t dims[2] = {0, 4}, strides[2] = {4, 1};
+  aclTensor *nodata = aclCreateTensor(dims, 2, dt, strides, 6, ACL_FORMAT_ND, nullptr, 0, nullptr);
+  ASSERT_NE(nodata, nullptr) << aclGetRecentErrMsg();
+  const std::vector<int64_t> oshape = all ? std::vector<int64_t>{} : std::vector<int64_t>{4};
+  DeviceTensor o0(oshape, out_dtype(c, 0, dt)), o1(oshape, out_dtype(c, 1 % c.results.size(), dt));
+  {
+    Call call(c, nodata, red, false, o0, c.results.size() > 1 ? o1.get() : nullptr, out_dtype(c, 0, dt));
+    EXPECT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(call.a, w, e); }, c.launch), 0)
+        << aclGetRecentErrMsg();
+  }
+  aclDestroyTensor(nodata);
 }
 
 TEST_P(OpTableReduce, ErrorsNameTheArgument) {

@@ -3,7 +3,9 @@
 // both weight layouts, FLOAT / FLOAT16 / BF16), including repeatable executors re-pointed between a
 // plain and a pre-packed weight; a runtime copy or memset into a pre-packed buffer, or an op's
 // output written over it, makes it plain data again, in stream order.
+#include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "aclnnop/aclnn_copy.h"
 #include "aclnnop/aclnn_fill_scalar.h"
@@ -370,6 +372,15 @@ TEST(TransMatmulWeight, NoOpForInt8AndErrors) {
   EXPECT_TRUE(fails_with(aclnnTransMatmulWeightGetWorkspaceSize(t, &ws, &ex), 161002, {"packed extent", "allocation"}));
   aclDestroyTensor(t);
   ASSERT_EQ(aclrtFree(small), 0);
+  // Storage dims whose product overflows even 128 bits (they are recorded, not bounded): large
+  // enough, never an overflow in the check (found by tests/fuzz under UBSan).
+  std::vector<float> host(16 * 16);
+  const int64_t wdims[2] = {16, 16}, huge[3] = {INT64_MAX, INT64_MAX, INT64_MAX};
+  aclTensor *hw = aclCreateTensor(wdims, 2, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, huge, 3, host.data());
+  ASSERT_NE(hw, nullptr) << aclGetRecentErrMsg();
+  ASSERT_EQ(aclnnTransMatmulWeightGetWorkspaceSize(hw, &ws, &ex), 0) << aclGetRecentErrMsg();
+  EXPECT_EQ(aclDestroyAclOpExecutor(ex), 0);
+  aclDestroyTensor(hw);
 }
 
 // Hardening #18 B.5: sizes that wrap are errors, never a wrapped answer.

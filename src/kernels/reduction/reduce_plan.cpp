@@ -97,8 +97,10 @@ ReduceLoop plan_reduction(ReduceOp op, const ReduceParams &params, int ndim, con
   }
 
   // Column mode when the input's fastest dim is a kept one: a task then reads rows of neighbouring
-  // outputs (vectorised across outputs) instead of strided single elements.
-  L.column = L.nkept > 0 && (L.nred == 0 || std::llabs(L.in_kept[L.nkept - 1]) < std::llabs(L.in_red[L.nred - 1]));
+  // outputs (vectorised across outputs) instead of strided single elements. An empty output (a
+  // kept dim of size 0) is no column: nothing runs (the caller records no step), and its tile would be 0.
+  L.column = L.out_numel > 0 && L.nkept > 0 &&
+             (L.nred == 0 || std::llabs(L.in_kept[L.nkept - 1]) < std::llabs(L.in_red[L.nred - 1]));
   int64_t output_tasks = L.out_numel;
   if (L.column) {
     const int64_t last = L.kept_shape[L.nkept - 1];

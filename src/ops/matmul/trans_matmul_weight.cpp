@@ -110,8 +110,14 @@ extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnTransMatmulWeightGetWorkspaceSiz
     // The packed layout covers K * align(N, 16) elements from the view's first element: the
     // described storage (and the device allocation, checked below) must hold them.
     const __int128 packed_end = static_cast<__int128>(mmWeightRef->offset) + static_cast<__int128>(s.k) * align_up(s.n, 16);
+    // The storage dims are only recorded (never bounded), so their product saturates: kCap is more
+    // than any packed_end, and storage * dim stays in range.
+    constexpr __int128 kCap = static_cast<__int128>(1) << 126;
     __int128 storage = 1;
-    for (int i = 0; i < mmWeightRef->storage_ndim; ++i) storage *= mmWeightRef->storage_dims[i];
+    for (int i = 0; i < mmWeightRef->storage_ndim; ++i) {
+      const int64_t d = mmWeightRef->storage_dims[i];  // >= 0 (aclCreateTensor)
+      storage = d != 0 && storage > kCap / d ? kCap : storage * d;
+    }
     if (storage < packed_end)
       throw_error(ACLNN_ERR_PARAM_INVALID,
                   "mmWeightRef's storage %s holds %lld elements; the packed weight [%lld, %lld] needs %lld from the "
