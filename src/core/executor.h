@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/dtype.h"
 #include "core/tensor.h"
 #include "core/workspace.h"
 
@@ -40,6 +41,20 @@ class Step {
   virtual ~Step() = default;
   // Returns 0, or a status code after opsnn::set_last_error (reported at the next synchronisation).
   virtual int run(const LaunchArgs &args) const = 0;
+};
+
+// Where a step's operand is at run time: a registered tensor's slot, or a workspace block (slot
+// -1, its key), plus the byte offset of the operand's first element (a view's offset).
+struct OperandRef {
+  int slot = -1;
+  WsKey ws;
+  int64_t offset_bytes = 0;
+  static OperandRef of_slot(int s, const aclTensor &view) {
+    return OperandRef{s, WsKey{}, view.offset * static_cast<int64_t>(dtype_size(view.dtype))};
+  }
+  char *address(const LaunchArgs &args) const {
+    return (slot >= 0 ? static_cast<char *>(args.addrs[slot]) : args.get(ws)) + offset_bytes;
+  }
 };
 
 // Address of the first element of a slot's view.

@@ -164,6 +164,24 @@ Overlap memory_overlap(const aclTensor &a, const aclTensor &b) {
   return dense(a) && dense(b) ? Overlap::kPartial : Overlap::kTooHard;
 }
 
+void set_contiguous(aclTensor &t, const Shape &shape) {
+  t.ndim = shape.ndim;
+  int64_t st = 1;
+  for (int d = shape.ndim - 1; d >= 0; --d) {
+    t.dims[d] = shape.dims[d];
+    t.strides[d] = st;
+    st *= shape.dims[d];
+  }
+}
+
+int wrap_dim(int64_t dim, int ndim, const char *what) {
+  const int64_t span = ndim == 0 ? 1 : ndim;
+  if (dim < -span || dim >= span)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s: dim %lld is out of range [%lld, %lld] for a tensor with %d dims", what,
+                static_cast<long long>(dim), static_cast<long long>(-span), static_cast<long long>(span - 1), ndim);
+  return static_cast<int>(dim < 0 ? dim + span : dim);
+}
+
 void check_shape_equals(const aclTensor &t, const char *name, const Shape &expected) {
   if (!(Shape::of(t) == expected))
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; expected %s", name, shape_string(t).c_str(),

@@ -18,6 +18,9 @@ struct Shape {
   static Shape of(const aclTensor &t);
 };
 
+// Gives `t` the dims of `shape` with row-major (contiguous) element strides; offset unchanged.
+void set_contiguous(aclTensor &t, const Shape &shape);
+
 void check_not_null(const void *p, const char *name);
 // Non-null tensor with a dtype OpsNN supports and a plain (non-blocked) format.
 void check_tensor(const aclTensor *t, const char *name);
@@ -34,6 +37,9 @@ double scalar_value(const aclScalar *s, const char *name);
 // The output may be written: no two of its elements share memory.
 void check_no_internal_overlap(const aclTensor &t, const char *name);
 void check_shape_equals(const aclTensor &t, const char *name, const Shape &expected);
+// A dim argument `dim` of a tensor with `ndim` dims, in [-ndim, ndim) (a 0-d tensor takes 0 and
+// -1), as a non-negative index; 161002 naming `what` (the argument, or the tensor) otherwise.
+int wrap_dim(int64_t dim, int ndim, const char *what);
 
 // How the memory of two views relates (PyTorch's rule for inputs against outputs): kFull = the
 // same view; kPartial = both dense and their byte ranges intersect otherwise (an op would read

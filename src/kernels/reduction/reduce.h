@@ -30,6 +30,9 @@ const char *reduce_op_name(ReduceOp op);
 // Whether the op's result is an index (ArgMax) or carries one (Max/Min with two outputs).
 bool reduce_op_indexes(ReduceOp op, int nout);
 
+// Column mode reduces at most this many neighbouring outputs per task (the planner's tile).
+constexpr int64_t kReduceColumnTile = 64;
+
 struct ReduceParams {
   double p = 2;           // kNorm
   double correction = 1;  // kVar..kStdMean: divisor max(N - correction, 0)

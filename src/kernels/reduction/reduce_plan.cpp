@@ -9,7 +9,6 @@ namespace {
 
 constexpr int64_t kBlock = 1 << 15;      // reduced elements per block when a reduction is split
 constexpr int64_t kMinOutputTasks = 16;  // below this many output tasks, long reductions are split
-constexpr int64_t kColumnTile = 64;      // outputs one column-mode task reduces together
 
 }  // namespace
 
@@ -104,7 +103,7 @@ ReduceLoop plan_reduction(ReduceOp op, const ReduceParams &params, int ndim, con
   int64_t output_tasks = L.out_numel;
   if (L.column) {
     const int64_t last = L.kept_shape[L.nkept - 1];
-    L.tile = std::min(kColumnTile, last);
+    L.tile = std::min(kReduceColumnTile, last);
     output_tasks = L.out_numel / last * ((last + L.tile - 1) / L.tile);
   }
   // A long reduction feeding few outputs is split into fixed blocks (depending on the shape only,

@@ -20,7 +20,6 @@ using reduce_detail::Acc;
 
 constexpr int64_t kChunk = 512;              // elements converted at a time (row mode)
 constexpr int64_t kTaskElements = 1 << 15;   // input elements per parallel task, at least
-constexpr int64_t kMaxTile = 64;             // column mode: outputs per task (plan's tile)
 
 // Byte offsets of linear index `i` over dims [0, nd) of `shape` (row-major), for up to 3 operands.
 struct Walker {
@@ -102,7 +101,7 @@ class Runner {
     }
     int64_t off[3];
     kept_offsets(o, off);
-    T res[2][kMaxTile];
+    T res[2][kReduceColumnTile];
     for (int64_t j = 0; j < n; ++j) {
       T r[2] = {T(0), T(0)};
       r_.finish(acc[j], L_.red_numel, r);
@@ -158,7 +157,7 @@ class Runner {
     kept_offsets(o, off);
     const char *base = in_ + off[0];
     const int64_t st = L_.in_kept[L_.nkept - 1];
-    Acc<T> acc[kMaxTile];
+    Acc<T> acc[kReduceColumnTile];
     for (int64_t j = 0; j < n; ++j) r_.init(acc[j]);
     const int64_t r0 = blk * L_.block, r1 = std::min(L_.red_numel, r0 + L_.block);
     // The reduced multi-index advances like an odometer (no division per row).
@@ -173,10 +172,10 @@ class Runner {
       }
       w.offsets(r0, &roff);
     }
-    alignas(64) T buf[kMaxTile];
+    alignas(64) T buf[kReduceColumnTile];
     if constexpr (requires { r_.col_f32(static_cast<double *>(nullptr), static_cast<const float *>(nullptr), n); }) {
       if (L_.in_dtype == ACL_FLOAT && st == 4) {  // FLOAT rows read in place into contiguous values
-        alignas(64) double v[kMaxTile];
+        alignas(64) double v[kReduceColumnTile];
         for (int64_t j = 0; j < n; ++j) v[j] = acc[j].v;
         for (int64_t r = r0; r < r1; ++r) {
           r_.col_f32(v, reinterpret_cast<const float *>(base + roff), n);

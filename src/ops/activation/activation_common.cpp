@@ -8,11 +8,8 @@ GluHalves glu_halves(const aclTensor *x, const char *x_name, int64_t dim, bool i
   const int nd = x->ndim;
   if (nd == 0)
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s must have at least one dimension to be split in halves", x_name);
-  if (dim < -nd || dim >= nd)
-    throw_error(ACLNN_ERR_PARAM_INVALID, "dim %lld is out of range [%d, %d] for %s of shape %s",
-                static_cast<long long>(dim), -nd, nd - 1, x_name, core::shape_string(*x).c_str());
   GluHalves h;
-  h.dim = static_cast<int>(dim < 0 ? dim + nd : dim);
+  h.dim = core::wrap_dim(dim, nd, "dim");
   const int64_t n = x->dims[h.dim];
   if (n % 2 != 0)
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s size %lld along dim %d is odd; it must split in two equal halves",

@@ -106,15 +106,6 @@ void check_grad_tensor(const aclTensor *t, const char *name, const std::vector<a
                 dtype_list(dtypes).c_str());
 }
 
-int normalize_dim(int64_t dim, int ndim, const char *tensor_name) {
-  const int64_t n = ndim > 0 ? ndim : 1;
-  if (dim < -n || dim >= n)
-    throw_error(ACLNN_ERR_PARAM_INVALID, "dim %lld is out of range [%lld, %lld] for %s of %d dims",
-                static_cast<long long>(dim), static_cast<long long>(-n), static_cast<long long>(n - 1), tensor_name,
-                ndim);
-  return static_cast<int>(dim < 0 ? dim + n : dim);
-}
-
 void grad_phase1(core::OpBuilder &b, EwSpec spec, const GradArgs &a) {
   core::check_tensor(a.grad, a.grad_name);
   core::check_tensor(a.x, a.x_name);
@@ -193,7 +184,7 @@ GluGradPlan glu_grad_prepare(core::OpBuilder &b, const GluGradArgs &a) {
   }
 
   if (a.x->ndim == 0) throw_error(ACLNN_ERR_PARAM_INVALID, "%s must have at least one dimension", a.x_name);
-  const int dim = normalize_dim(a.dim, a.x->ndim, a.x_name);
+  const int dim = core::wrap_dim(a.dim, a.x->ndim, "dim");
   if (a.x->dims[dim] % 2 != 0)
     throw_error(a.shape_error, "%s has size %lld in dim %d, which is not even", a.x_name,
                 static_cast<long long>(a.x->dims[dim]), dim);

@@ -41,8 +41,6 @@ void grad_phase1(core::OpBuilder &b, EwSpec spec, const GradArgs &a);
 // Checks shared by both: tensor not null, supported, dtype in the list.
 void check_grad_tensor(const aclTensor *t, const char *name, const std::vector<aclDataType> &dtypes);
 
-// Normalises dim into [0, ndim) or throws 161002 naming `dim`.
-int normalize_dim(int64_t dim, int ndim, const char *tensor_name);
 
 struct GluGradArgs {
   const aclTensor *grad = nullptr;

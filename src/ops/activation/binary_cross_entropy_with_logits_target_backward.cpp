@@ -57,21 +57,13 @@ void bce_target_backward_phase1(core::OpBuilder &b, const aclTensor *gradOutput,
   const int64_t n = self->numel();
   ops::EwInput gw = ops::EwInput::tensor(g);
   if (weight && n > 0) {  // gradOutput * weight, in float (or double), contiguous in the workspace
-    aclTensor tmp = *self;
-    tmp.dtype = ACL_FLOAT;
-    tmp.offset = 0;
-    int64_t s = 1;
-    for (int d = tmp.ndim - 1; d >= 0; --d) {
-      tmp.strides[d] = s;
-      s *= tmp.dims[d];
-    }
-    const core::WsKey off = b.book("bce_target_backward.grad_weight", static_cast<uint64_t>(n) * sizeof(float));
+    const ops::EwInput tmp =
+        ops::EwInput::scratch(b, "bce_target_backward.grad_weight", core::Shape::of(*self), ACL_FLOAT);
     ops::EwSpec mul;
     mul.op = EwOp::kMul;
     mul.compute_dtype = ACL_FLOAT;
-    ops::record_elementwise(b, mul, ops::EwInput::workspace(off, tmp),
-                            {ops::EwInput::tensor(g), ops::EwInput::tensor(w)});
-    gw = ops::EwInput::workspace(off, tmp);
+    ops::record_elementwise(b, mul, tmp, {ops::EwInput::tensor(g), ops::EwInput::tensor(w)});
+    gw = tmp;
   }
   aclScalar one;
   one.dtype = ACL_DOUBLE;

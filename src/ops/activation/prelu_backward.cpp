@@ -74,20 +74,11 @@ void prelu_backward_phase1(core::OpBuilder &b, const aclTensor *gradOutput, cons
 
   // gradWeight: the summands (double, contiguous, self's shape) reduced over every dim but the
   // channel dim (every dim for a single weight).
-  const int64_t n = self->numel();
-  aclTensor terms = *self;
-  terms.dtype = ACL_DOUBLE;
-  terms.offset = 0;
-  int64_t s = 1;
-  for (int d = terms.ndim - 1; d >= 0; --d) {
-    terms.strides[d] = s;
-    s *= terms.dims[d];
-  }
-  const core::WsKey terms_ws = b.book("prelu_backward.terms", static_cast<uint64_t>(n) * sizeof(double));
+  const ops::EwInput terms = ops::EwInput::scratch(b, "prelu_backward.terms", xs, ACL_DOUBLE);
   ops::EwSpec term_spec;
   term_spec.op = EwOp::kPreluBackwardWeightTerm;
   term_spec.compute_dtype = ACL_DOUBLE;
-  ops::record_elementwise(b, term_spec, ops::EwInput::workspace(terms_ws, terms),
+  ops::record_elementwise(b, term_spec, terms,
                           {ops::EwInput::tensor(g), ops::EwInput::tensor(x)});
   uint32_t mask = 0;
   for (int d = 0; d < self->ndim; ++d)
@@ -98,7 +89,7 @@ void prelu_backward_phase1(core::OpBuilder &b, const aclTensor *gradOutput, cons
   gw_view.strides[0] = single_dim_stride(b.tensor(gw));
   ops::ReduceSpec sum;
   sum.op = kernels::ReduceOp::kSum;
-  ops::record_reduction(b, sum, ops::EwInput::workspace(terms_ws, terms), mask, false,
+  ops::record_reduction(b, sum, terms, mask, false,
                         {ops::EwInput::tensor_view(gw, gw_view)});
 }
 

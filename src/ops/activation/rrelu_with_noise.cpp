@@ -41,15 +41,7 @@ void rrelu_phase1(core::OpBuilder &b, const aclTensor *self, const aclTensor *no
   }
   // noise read in self's shape: itself, or its first numel(self) elements in row-major order.
   aclTensor nv = b.tensor(n);
-  if (!(core::Shape::of(*noise) == core::Shape::of(*self))) {
-    nv.ndim = self->ndim;
-    int64_t st = 1;
-    for (int d = self->ndim - 1; d >= 0; --d) {
-      nv.dims[d] = self->dims[d];
-      nv.strides[d] = st;
-      st *= self->dims[d];
-    }
-  }
+  if (!(core::Shape::of(*noise) == core::Shape::of(*self))) core::set_contiguous(nv, core::Shape::of(*self));
   spec.op = EwOp::kRReluNoise;
   ops::record_elementwise(b, spec, o, {ops::EwInput::tensor(x), ops::EwInput::tensor_view(n, nv)});
 }

@@ -19,16 +19,15 @@ using kernels::kDimwiseMaxIo;
 class DimwiseStep final : public core::Step {
  public:
   kernels::DimwiseLoop loop;
-  int in_slot[kDimwiseMaxIo] = {-1, -1, -1, -1}, out_slot[kDimwiseMaxIo] = {-1, -1, -1, -1};
-  int64_t in_off[kDimwiseMaxIo] = {}, out_off[kDimwiseMaxIo] = {};  // bytes: the views' offsets
+  core::OperandRef in[kDimwiseMaxIo], out[kDimwiseMaxIo];
   core::WsKey scratch;
 
   int run(const core::LaunchArgs &args) const override {
-    const char *in[kDimwiseMaxIo] = {};
-    char *out[kDimwiseMaxIo] = {};
-    for (int k = 0; k < loop.nin; ++k) in[k] = static_cast<const char *>(args.addrs[in_slot[k]]) + in_off[k];
-    for (int k = 0; k < loop.nout; ++k) out[k] = static_cast<char *>(args.addrs[out_slot[k]]) + out_off[k];
-    kernels::run_dimwise(loop, in, out, args.get(scratch));
+    const char *ins[kDimwiseMaxIo] = {};
+    char *outs[kDimwiseMaxIo] = {};
+    for (int k = 0; k < loop.nin; ++k) ins[k] = in[k].address(args);
+    for (int k = 0; k < loop.nout; ++k) outs[k] = out[k].address(args);
+    kernels::run_dimwise(loop, ins, outs, args.get(scratch));
     return 0;
   }
 };
@@ -53,14 +52,8 @@ void check_out_dtype(const DimwiseCall &c, int k, DimwiseResult r) {
 void record_dimwise(core::OpBuilder &b, kernels::DimwiseLoop loop, const DimwiseOperand *in,
                     const DimwiseOperand *out) {
   auto step = std::make_unique<DimwiseStep>();
-  for (int k = 0; k < loop.nin; ++k) {
-    step->in_slot[k] = in[k].slot;
-    step->in_off[k] = in[k].offset_bytes;
-  }
-  for (int k = 0; k < loop.nout; ++k) {
-    step->out_slot[k] = out[k].slot;
-    step->out_off[k] = out[k].offset_bytes;
-  }
+  for (int k = 0; k < loop.nin; ++k) step->in[k] = in[k];
+  for (int k = 0; k < loop.nout; ++k) step->out[k] = out[k];
   kernels::finish_dimwise_plan(loop, core::num_threads());
   core::ImplTrace trace;
   const bool traced = core::current_phase1_trace() != nullptr;
@@ -94,15 +87,7 @@ void dimwise_phase1(core::OpBuilder &b, const DimwiseRule &rule, const DimwiseCa
 
   // The dim (a 0-d tensor is one line of one element along dim 0 or -1).
   const int nd = x.ndim;
-  const int64_t span = nd == 0 ? 1 : nd;
-  int dim = 0;
-  if (rule.shape != DimwiseShape::kAll) {
-    if (c.dim < -span || c.dim >= span)
-      throw_error(ACLNN_ERR_PARAM_INVALID, "dim %lld is out of range [%lld, %lld] for %s with %d dims",
-                  static_cast<long long>(c.dim), static_cast<long long>(-span), static_cast<long long>(span - 1),
-                  c.in_name[0], nd);
-    dim = static_cast<int>(c.dim < 0 ? c.dim + span : c.dim);
-  }
+  const int dim = rule.shape != DimwiseShape::kAll ? core::wrap_dim(c.dim, nd, "dim") : 0;
   const int64_t len = rule.shape == DimwiseShape::kAll ? x.numel() : nd == 0 ? 1 : x.dims[dim];
   const int64_t k = c.params.k;
   if (rule.shape == DimwiseShape::kTopk && (k < 0 || k > len))
@@ -155,12 +140,12 @@ void dimwise_phase1(core::OpBuilder &b, const DimwiseRule &rule, const DimwiseCa
                                                        : core::ComputeType::kDouble;
   for (int i = 0; i < rule.nin; ++i) {
     const aclTensor &t = *c.in[i];
-    ins[i] = {b.input(&t), t.offset * static_cast<int64_t>(core::dtype_size(t.dtype))};
+    ins[i] = core::OperandRef::of_slot(b.input(&t), t);
     L.in_dtype[i] = t.dtype;
   }
   for (int o = 0; o < rule.nout; ++o) {
     const aclTensor &t = *c.out[o];
-    outs[o] = {b.output(&t), t.offset * static_cast<int64_t>(core::dtype_size(t.dtype))};
+    outs[o] = core::OperandRef::of_slot(b.output(&t), t);
     L.out_dtype[o] = t.dtype;
   }
   for (int d = 0; d < nd; ++d) {

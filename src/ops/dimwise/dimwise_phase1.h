@@ -45,11 +45,8 @@ struct DimwiseCall {
 
 void dimwise_phase1(core::OpBuilder &b, const DimwiseRule &rule, const DimwiseCall &c);
 
-// A registered tensor operand of a dim-wise step: its slot and its view's byte offset.
-struct DimwiseOperand {
-  int slot = -1;
-  int64_t offset_bytes = 0;
-};
+// A registered tensor operand of a dim-wise step.
+using DimwiseOperand = core::OperandRef;
 // Finishes `loop` (whose shape, strides, dtypes and params the caller set) and records its step,
 // with the scratch booked as workspace. Shared by the families built on the dim-wise engine.
 void record_dimwise(core::OpBuilder &b, kernels::DimwiseLoop loop, const DimwiseOperand *in, const DimwiseOperand *out);

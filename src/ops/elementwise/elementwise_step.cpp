@@ -15,17 +15,15 @@ class ElementwiseStep final : public core::Step {
   kernels::ElementwiseLoop loop;
   kernels::ContigKernel kernel = nullptr;
   kernels::OpScalars scalars;
-  int slot[kMaxOperands] = {-1, -1, -1, -1};
-  int64_t offset_bytes[kMaxOperands] = {};
-  core::WsKey ws[kMaxOperands];  // booked: the operand is a workspace block
+  core::OperandRef ref[kMaxOperands];  // neither a slot nor a workspace block: a constant
   alignas(8) unsigned char constant[kMaxOperands][8] = {};  // scalar operands, in the compute type
 
   int run(const core::LaunchArgs &args) const override {
     char *base[kMaxOperands];
     for (int op = 0; op < loop.nops; ++op) {
-      base[op] = ws[op].booked() ? args.get(ws[op]) + offset_bytes[op]
-                 : slot[op] >= 0    ? static_cast<char *>(args.addrs[slot[op]]) + offset_bytes[op]
-                                    : const_cast<char *>(reinterpret_cast<const char *>(constant[op]));
+      base[op] = ref[op].slot >= 0 || ref[op].ws.booked()
+                     ? ref[op].address(args)
+                     : const_cast<char *>(reinterpret_cast<const char *>(constant[op]));
     }
     if (kernels::run_elementwise(loop, base, kernel, scalars)) {
       // PyTorch raises ZeroDivisionError for an integer division by zero; a kernel cannot stop
@@ -63,6 +61,12 @@ void store_constant(unsigned char *dst, core::ComputeType ct, const aclScalar *s
 
 }  // namespace
 
+core::OperandRef operand_ref(const EwInput &e, const aclTensor &view) {
+  core::OperandRef r = core::OperandRef::of_slot(e.slot, view);
+  r.ws = e.ws;
+  return r;
+}
+
 void EwSpec::set_scalar(int k, const aclScalar *s) {
   scalars.f[k] = s->to_double();
   scalars.i[k] = s->to_int64();
@@ -70,6 +74,16 @@ void EwSpec::set_scalar(int k, const aclScalar *s) {
 void EwSpec::set_scalar(int k, double v) {
   scalars.f[k] = v;
   scalars.i[k] = core::saturate_to_int64(v);
+}
+
+EwInput EwInput::scratch(core::OpBuilder &b, const char *name, const core::Shape &shape, aclDataType dt) {
+  aclTensor v{};
+  v.dtype = dt;
+  v.offset = 0;
+  core::set_contiguous(v, shape);
+  int64_t n = 1;
+  for (int d = 0; d < shape.ndim; ++d) n *= shape.dims[d];
+  return workspace(b.book(name, static_cast<uint64_t>(n) * core::dtype_size(dt)), v);
 }
 
 aclTensor narrow_view(const aclTensor &t, int dim, int64_t start, int64_t length, int64_t step) {
@@ -102,18 +116,14 @@ void record_elementwise(core::OpBuilder &b, const EwSpec &spec, const EwInput &o
   aclDataType dtypes[kMaxOperands];
   for (int d = 0; d < shape.ndim; ++d) strides[0][d] = out.strides[d];
   dtypes[0] = out.dtype;
-  step->slot[0] = out_operand.slot;
-  step->ws[0] = out_operand.ws;
-  step->offset_bytes[0] = out.offset * static_cast<int64_t>(core::dtype_size(out.dtype));
+  step->ref[0] = operand_ref(out_operand, out);
   for (int i = 0; i < static_cast<int>(inputs.size()); ++i) {
     const EwInput &in = inputs[static_cast<size_t>(i)];
     if (in.is_tensor()) {
       const aclTensor &t = in.has_view ? in.view : b.tensor(in.slot);
       core::broadcast_strides(t, shape, strides[i + 1]);
       dtypes[i + 1] = t.dtype;
-      step->slot[i + 1] = in.slot;
-      step->ws[i + 1] = in.ws;
-      step->offset_bytes[i + 1] = t.offset * static_cast<int64_t>(core::dtype_size(t.dtype));
+      step->ref[i + 1] = operand_ref(in, t);
     } else {
       dtypes[i + 1] = compute_storage_dtype(ct);  // strides stay 0: broadcast constant
       store_constant(step->constant[i + 1], ct, in.scalar);

@@ -42,8 +42,13 @@ struct EwInput {
     in.ws = key;
     return in;
   }
+  // A contiguous scratch tensor of `shape` in `dt`, booked in the workspace as `name`.
+  static EwInput scratch(core::OpBuilder &b, const char *name, const core::Shape &shape, aclDataType dt);
   bool is_tensor() const { return slot >= 0 || ws.booked(); }
 };
+
+// Where the operand `e` (described by `view`) is at run time.
+core::OperandRef operand_ref(const EwInput &e, const aclTensor &view);
 
 // The sub-view t[..., start : start + length * step : step, ...] along `dim` (0 <= dim < t.ndim).
 aclTensor narrow_view(const aclTensor &t, int dim, int64_t start, int64_t length, int64_t step = 1);

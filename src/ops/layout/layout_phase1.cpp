@@ -17,14 +17,7 @@ namespace {
 
 using core::Shape;
 
-// A dim argument in [-nd, nd) (a 0-d tensor takes 0 and -1), as a non-negative index.
-int64_t wrap_dim(int64_t d, int nd, const char *name) {
-  const int64_t span = nd == 0 ? 1 : nd;
-  if (d < -span || d >= span)
-    throw_error(ACLNN_ERR_PARAM_INVALID, "%s: dim %lld is out of range [%lld, %lld] for a tensor with %d dims", name,
-                static_cast<long long>(d), static_cast<long long>(-span), static_cast<long long>(span - 1), nd);
-  return d < 0 ? d + span : d;
-}
+using core::wrap_dim;
 
 // A list of distinct dims of a tensor with nd dims, wrapped.
 std::vector<int> dim_list(const std::vector<int64_t> &dims, int nd, const char *name) {

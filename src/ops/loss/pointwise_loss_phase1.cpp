@@ -13,20 +13,6 @@ constexpr int64_t kNone = 0, kMean = 1, kSum = 2;
 // A [1] or 0-d tensor (the reduced loss, or its gradient).
 bool single(const aclTensor &t) { return t.ndim == 0 || (t.ndim == 1 && t.dims[0] == 1); }
 
-aclTensor contiguous_like(const core::Shape &s, aclDataType dt) {
-  aclTensor t{};
-  t.dtype = dt;
-  t.ndim = s.ndim;
-  int64_t st = 1;
-  for (int d = s.ndim - 1; d >= 0; --d) {
-    t.dims[d] = s.dims[d];
-    t.strides[d] = st;
-    st *= s.dims[d];
-  }
-  t.offset = 0;
-  return t;
-}
-
 }  // namespace
 
 void pointwise_loss_phase1(core::OpBuilder &b, const PointwiseLossRule &rule, const PointwiseLossCall &c) {
@@ -91,17 +77,16 @@ void pointwise_loss_phase1(core::OpBuilder &b, const PointwiseLossRule &rule, co
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be 0-d or [1] for reduction %lld, got shape %s", c.out_name,
                 static_cast<long long>(c.reduction), core::shape_string(*c.out).c_str());
   // The terms in double in the workspace, then their sum or mean into out.
-  const aclTensor terms = contiguous_like(shape, ACL_DOUBLE);
-  const core::WsKey ws = b.book("loss.terms", static_cast<uint64_t>(n) * sizeof(double));
+  const EwInput terms = EwInput::scratch(b, "loss.terms", shape, ACL_DOUBLE);
   spec.compute_dtype = compute == ACL_DOUBLE ? ACL_DOUBLE : ACL_FLOAT;  // terms unrounded (FLOAT16 / BF16 too)
-  record_elementwise(b, spec, EwInput::workspace(ws, terms), {EwInput::tensor(s), EwInput::tensor(t)});
+  record_elementwise(b, spec, terms, {EwInput::tensor(s), EwInput::tensor(t)});
   ReduceSpec red;
   red.op = c.reduction == kMean ? kernels::ReduceOp::kMean : kernels::ReduceOp::kSum;
   uint32_t mask = 0;
   for (int d = 0; d < shape.ndim; ++d) mask |= 1u << d;
   aclTensor ov = b.tensor(o);
   ov.ndim = 0;
-  record_reduction(b, red, EwInput::workspace(ws, terms), mask, false, {EwInput::tensor_view(o, ov)});
+  record_reduction(b, red, terms, mask, false, {EwInput::tensor_view(o, ov)});
 }
 
 }  // namespace opsnn::ops

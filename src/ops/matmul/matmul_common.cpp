@@ -33,8 +33,7 @@ class GemmStep final : public core::Step {
       char *base[4] = {};
       for (int i = 0; i < 4; ++i) {
         if (i == kGemmD && !c.plan.desc.has_d) continue;
-        char *p = c.ref[i].slot >= 0 ? static_cast<char *>(args.addrs[c.ref[i].slot]) : args.get(c.ref[i].ws);
-        base[i] = p == nullptr ? nullptr : p + c.ref[i].offset_bytes;
+        base[i] = c.ref[i].address(args);
       }
       int64_t outer = 1;
       for (int d = 0; d < c.outer_ndim; ++d) outer *= c.outer_shape[d];

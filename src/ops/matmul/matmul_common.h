@@ -54,11 +54,7 @@ enum GemmArg { kGemmA = 0, kGemmB = 1, kGemmC = 2, kGemmD = 3 };
 
 // Where an operand lives at run time: a registered tensor (its slot; offset_bytes is the view's
 // offset) or a scratch block of the workspace (slot -1, its key; offset_bytes from the block).
-struct GemmOperandRef {
-  int slot = -1;
-  core::WsKey ws;
-  int64_t offset_bytes = 0;
-};
+using GemmOperandRef = core::OperandRef;
 
 // One planned GEMM (desc) plus an outer loop over operand batches that the GEMM's own batch
 // dimension does not cover. Outer iterations run in order, so an outer dim whose C stride is 0

@@ -211,7 +211,7 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
   DimwiseOperand ins[kernels::kDimwiseMaxIo], outs[kernels::kDimwiseMaxIo];
   auto add_in = [&](const aclTensor *t, const OperandStrides &s) {
     const int k = L.nin++;
-    ins[k] = {b.input(t), bytes(*t, t->offset)};
+    ins[k] = core::OperandRef::of_slot(b.input(t), *t);
     L.in_dtype[k] = t->dtype;
     for (int d = 0; d < L.nouter; ++d) L.in_outer[k][d] = bytes(*t, s.outer[static_cast<size_t>(d)]);
     for (int d = 0; d < L.nline; ++d) L.in_line[k][d] = bytes(*t, s.line[static_cast<size_t>(d)]);
@@ -246,7 +246,7 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
   L.nout = 0;
   auto add_out = [&](const aclTensor *t, const OperandStrides &s, int src, bool per_row) {
     const int k = L.nout++;
-    outs[k] = {b.output(t), bytes(*t, t->offset)};
+    outs[k] = core::OperandRef::of_slot(b.output(t), *t);
     L.out_dtype[k] = t->dtype;
     L.out_src[k] = src;
     L.out_len[k] = per_row ? 1 : -1;  // -1: the line's length, set below

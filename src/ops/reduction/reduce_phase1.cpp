@@ -29,15 +29,10 @@ uint32_t reduce_mask(const ReduceCall &c, bool null_dims_all) {
       list = c.dims->values;
       break;
   }
-  const int64_t span = nd == 0 ? 1 : nd;
   uint32_t mask = 0;
   for (int64_t d : list) {
-    if (d < -span || d >= span)
-      throw_error(ACLNN_ERR_PARAM_INVALID, "%s: dim %lld is out of range [%lld, %lld] for self with %d dims",
-                  c.dims_name, static_cast<long long>(d), static_cast<long long>(-span),
-                  static_cast<long long>(span - 1), nd);
+    const int n = core::wrap_dim(d, nd, c.dims_name);
     if (nd == 0) continue;
-    const int64_t n = d < 0 ? d + nd : d;
     if (mask >> n & 1u)
       throw_error(ACLNN_ERR_PARAM_INVALID, "%s: dim %lld appears more than once", c.dims_name,
                   static_cast<long long>(n));

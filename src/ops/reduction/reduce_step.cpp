@@ -9,15 +9,7 @@
 namespace opsnn::ops {
 namespace {
 
-// Where an operand is at run time: a slot's storage or a workspace block, plus a byte offset.
-struct OperandRef {
-  int slot = -1;
-  core::WsKey ws;
-  int64_t offset_bytes = 0;
-  char *address(const core::LaunchArgs &args) const {
-    return (ws.booked() ? args.get(ws) : static_cast<char *>(args.addrs[slot])) + offset_bytes;
-  }
-};
+using core::OperandRef;
 
 class ReduceStep final : public core::Step {
  public:
@@ -31,14 +23,6 @@ class ReduceStep final : public core::Step {
     return 0;
   }
 };
-
-OperandRef operand_ref(const EwInput &e, const aclTensor &view) {
-  OperandRef r;
-  r.slot = e.slot;
-  r.ws = e.ws;
-  r.offset_bytes = view.offset * static_cast<int64_t>(core::dtype_size(view.dtype));
-  return r;
-}
 
 // The loop's two variants, as an ordered implementation list: column mode (vectorised across
 // neighbouring outputs) needs the input's fastest dim to be a kept one; row mode takes the rest.
