@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "bench_env.h"
 #include "aclnnop/aclnn_abs.h"
 #include "aclnnop/aclnn_add.h"
 #include "aclnnop/aclnn_copy.h"
@@ -23,18 +24,8 @@
 
 namespace {
 
-struct Env {
-  aclrtStream stream = nullptr;
-  Env() {
-    aclInit(nullptr);
-    aclrtSetDevice(0);
-    aclrtCreateStream(&stream);
-  }
-};
-Env &env() {
-  static Env e;
-  return e;
-}
+using opsnn::bench::Env;
+using opsnn::bench::env;
 
 struct Buf {
   void *p = nullptr;

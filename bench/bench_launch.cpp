@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "bench_env.h"
 #include "aclnnop/aclnn_add.h"
 #include "aclnnop/aclnn_mm.h"
 #include "runtime/runtime.h"
@@ -107,18 +108,8 @@ struct MmOp {
   }
 };
 
-struct Env {
-  aclrtStream stream = nullptr;
-  Env() {
-    aclInit(nullptr);
-    aclrtSetDevice(0);
-    aclrtCreateStream(&stream);
-  }
-};
-Env &env() {
-  static Env e;
-  return e;
-}
+using opsnn::bench::Env;
+using opsnn::bench::env;
 
 template <class Op>
 void Phase1(benchmark::State &state) {

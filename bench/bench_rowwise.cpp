@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "bench_env.h"
 #include "aclnnop/aclnn_amax.h"
 #include "aclnnop/aclnn_argmax.h"
 #include "aclnnop/aclnn_cumsum.h"
@@ -25,18 +26,8 @@
 
 namespace {
 
-struct Env {
-  aclrtStream stream = nullptr;
-  Env() {
-    aclInit(nullptr);
-    aclrtSetDevice(0);
-    aclrtCreateStream(&stream);
-  }
-};
-Env &env() {
-  static Env e;
-  return e;
-}
+using opsnn::bench::Env;
+using opsnn::bench::env;
 
 // A device tensor of `shape` (FLOAT unless told), filled with a fixed pseudo-random pattern.
 struct T {
