@@ -98,16 +98,14 @@ import re
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-import gen_ops_dimwise  # noqa: E402  (the dim-wise family)
-import gen_ops_reduce  # noqa: E402  (the reduction family)
-import gen_ops_layout  # noqa: E402  (the copy / layout family)
-import gen_ops_ploss  # noqa: E402  (the point-wise loss family)
-import gen_ops_rows  # noqa: E402  (the row family: norms, row losses)
+# Families with a generator module of their own: every tools/gen_ops_<kind>.py is the module of
+# the tables whose `phase1` is <kind> (it defines resolve, render_entry, render_tests and
+# <KIND>_KEYS); adding a family is adding its module.
+import importlib  # noqa: E402
 
-# Families with a generator module of their own: phase1 kind -> module (resolve, render_entry,
-# render_tests, *_KEYS).
-FAMILY_MODULES = {"reduce": gen_ops_reduce, "dimwise": gen_ops_dimwise, "rows": gen_ops_rows, "ploss": gen_ops_ploss,
-                  "layout": gen_ops_layout}
+FAMILY_MODULES = {m.stem[len("gen_ops_"):]: importlib.import_module(m.stem)
+                  for m in sorted(pathlib.Path(__file__).resolve().parent.glob("gen_ops_*.py"))}
+FAMILY_KEYS = set().union(*(getattr(m, f"{k.upper()}_KEYS") for k, m in FAMILY_MODULES.items()))
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "src" / "ops" / "catalog.txt"
@@ -223,8 +221,7 @@ def read_table(path):
         key, _, value = body.strip().partition(" ")
         known = {"nary": NARY_KEYS, "unary": OP_KEYS}.get(
             table.settings.get("phase1"),
-            gen_ops_reduce.REDUCE_KEYS | gen_ops_dimwise.DIMWISE_KEYS | gen_ops_rows.ROWS_KEYS | gen_ops_ploss.PLOSS_KEYS
-            | gen_ops_layout.LAYOUT_KEYS)
+            FAMILY_KEYS)
         if key not in known:
             raise TableError(f"{where}: unknown key '{key}' (known: {', '.join(sorted(known))})")
         op.keys[key].append(value.strip())

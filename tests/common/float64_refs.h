@@ -3,6 +3,7 @@
 // in double (long double where double is not enough).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -307,6 +308,83 @@ inline double ploss_grad(const std::string &kind, double x, double y, double bet
   if (kind == "smooth_l1") return ad < beta ? static_cast<double>(d / beta) : sign;
   const long double z = -static_cast<long double>(y) * x;  // soft_margin: -y sigmoid(-y x)
   return static_cast<double>(-y / (1 + expl(-z)));
+}
+
+// Class-index losses (torch.nn.functional.nll_loss / cross_entropy with class-index targets).
+// lp holds [n, c, inner] row-major log-probabilities; weight is empty (all 1) or c values.
+struct ClossRef {
+  std::vector<double> out;  // per position (reduction none) or the one reduced value
+  double total = 0;         // summed weight of the counted targets
+};
+inline std::vector<double> log_softmax_rows_ref(const std::vector<double> &x, int64_t n, int64_t c) {
+  std::vector<double> y(x.size());
+  for (int64_t i = 0; i < n; ++i) {
+    long double m = -INFINITY, s = 0;
+    for (int64_t j = 0; j < c; ++j) m = std::max<long double>(m, x[static_cast<size_t>(i * c + j)]);
+    for (int64_t j = 0; j < c; ++j) s += expl(x[static_cast<size_t>(i * c + j)] - m);
+    for (int64_t j = 0; j < c; ++j) y[static_cast<size_t>(i * c + j)] = static_cast<double>(x[static_cast<size_t>(i * c + j)] - m - logl(s));
+  }
+  return y;
+}
+inline ClossRef closs_forward_ref(const std::vector<double> &lp, int64_t n, int64_t c, int64_t inner,
+                                  const std::vector<int64_t> &target, const std::vector<double> &weight,
+                                  int reduction, int64_t ignore, double smoothing) {
+  auto w = [&](int64_t k) { return weight.empty() ? 1.0L : static_cast<long double>(weight[static_cast<size_t>(k)]); };
+  ClossRef r;
+  long double sum = 0, total = 0;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t q = 0; q < inner; ++q) {
+      const int64_t t = target[static_cast<size_t>(i * inner + q)];
+      long double l = 0;
+      if (t != ignore) {
+        auto at = [&](int64_t k) { return static_cast<long double>(lp[static_cast<size_t>((i * c + k) * inner + q)]); };
+        long double smooth = 0;
+        for (int64_t k = 0; k < c; ++k) smooth -= w(k) * at(k);
+        l = (1 - smoothing) * -w(t) * at(t) + smoothing / c * smooth;
+        total += w(t);
+      }
+      sum += l;
+      if (reduction == 0) r.out.push_back(static_cast<double>(l));
+    }
+  if (reduction == 1) r.out.push_back(static_cast<double>(sum / total));
+  if (reduction == 2) r.out.push_back(static_cast<double>(sum));
+  r.total = static_cast<double>(total);
+  return r;
+}
+// The gradient with respect to the NLL input (nll) or the cross-entropy logits (softmax of lp
+// against the smoothed, weighted target distribution); g has one value per position or one.
+inline std::vector<double> closs_grad_ref(bool cross_entropy, const std::vector<double> &lp, int64_t n, int64_t c,
+                                          int64_t inner, const std::vector<int64_t> &target,
+                                          const std::vector<double> &weight, const std::vector<double> &g,
+                                          int reduction, int64_t ignore, double smoothing, double total_in) {
+  auto w = [&](int64_t k) { return weight.empty() ? 1.0L : static_cast<long double>(weight[static_cast<size_t>(k)]); };
+  long double total = 0;
+  for (int64_t t : target)
+    if (t != ignore) total += w(t);
+  if (!cross_entropy) total = total_in;
+  std::vector<double> out(lp.size(), 0.0);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t q = 0; q < inner; ++q) {
+      const int64_t t = target[static_cast<size_t>(i * inner + q)];
+      if (t == ignore) continue;
+      long double gi = g[g.size() == 1 ? 0 : static_cast<size_t>(i * inner + q)];
+      if (reduction == 1) gi /= total;
+      auto idx = [&](int64_t k) { return static_cast<size_t>((i * c + k) * inner + q); };
+      if (!cross_entropy) {
+        out[idx(t)] = static_cast<double>(-w(t) * gi);
+        continue;
+      }
+      long double z = 0, qsum = 0;
+      for (int64_t k = 0; k < c; ++k) z += expl(lp[idx(k)]);
+      std::vector<long double> qd(static_cast<size_t>(c));
+      for (int64_t k = 0; k < c; ++k) {
+        qd[static_cast<size_t>(k)] = smoothing / c * w(k) + (k == t ? (1 - smoothing) * w(t) : 0);
+        qsum += qd[static_cast<size_t>(k)];
+      }
+      for (int64_t k = 0; k < c; ++k)
+        out[idx(k)] = static_cast<double>(gi * (expl(lp[idx(k)]) / z * qsum - qd[static_cast<size_t>(k)]));
+    }
+  return out;
 }
 
 }  // namespace opsnn::test::refs

@@ -1,0 +1,84 @@
+"""The class-index loss family of the op factory (found by tools/gen_ops.py as the module of
+`phase1 closs`): rows become ops::class_loss_phase1 entry points (src/ops/loss/class_loss_phase1.h)
+and ClossTableCase registrations (tests/ops/test_op_table_closs.cpp).
+
+Row format (besides the common `header`, `dtypes`, `backward`):
+  loss     kNll | kNllBackward | kCrossEntropy | kCrossEntropyGrad
+  self_ndim N           self has exactly N dims (default: 1 or 2, [C] or [N, C])
+  targets  D ...        accepted target dtypes (default INT64 INT32 UINT8)
+Parameter roles come from the names (see ROLES); the tests know each role by the same name.
+"""
+
+CLOSS_KEYS = {"loss", "self_ndim", "targets", "header", "dtypes", "backward"}
+KINDS = {"kNll": "nll", "kNllBackward": "nll_backward", "kCrossEntropy": "cross_entropy",
+         "kCrossEntropyGrad": "cross_entropy_grad"}
+ROLES = {"gradOutput": "grad", "gradLoss": "grad", "self": "self", "input": "self", "logProb": "self",
+         "target": "target", "weight": "weight", "weightOptional": "weight", "totalWeight": "total",
+         "totalWeightOut": "total", "out": "out", "lossOut": "out", "logProbOut": "log_prob", "zlossOut": "zloss",
+         "lseForZlossOut": "lse_out", "gradZlossOptional": "grad_zloss", "lseForZlossOptional": "lse_in",
+         "reduction": "reduction", "reductionOptional": "reduction_text", "ignoreIndex": "ignore_index",
+         "labelSmoothing": "smoothing", "lseSquareScaleForZloss": "zloss_scale", "returnZloss": "return_zloss"}
+TENSOR_ROLES = {"grad", "self", "target", "weight", "total", "out", "log_prob", "zloss", "lse_out", "grad_zloss",
+                "lse_in"}
+
+
+def resolve(g, table, op):
+    w = op.where
+    for k in op.keys:
+        if k not in CLOSS_KEYS:
+            raise g.TableError(f"{w}: key '{k}' is not one of a class-index loss row's ({', '.join(sorted(CLOSS_KEYS))})")
+    op.roles = {}
+    for p in op.params:
+        role = ROLES.get(p.name)
+        if role is None:
+            raise g.TableError(f"{w}: parameter '{p.name}' has no role in a class-index loss")
+        op.roles[role] = p
+    for need in ("self", "target", "out"):
+        if need not in op.roles:
+            raise g.TableError(f"{w}: a class-index loss needs a '{need}' parameter")
+    op.loss = g.one(op, "loss")
+    if op.loss not in KINDS:
+        raise g.TableError(f"{w}: loss must be one of {', '.join(KINDS)}")
+    op.self_ndim = int(g.one(op, "self_ndim", "0"))
+    op.header = g.one(op, "header", f"aclnn_{g.snake(op.name)}.h")
+    op.dtypes = g.dtype_list(g.one(op, "dtypes", "floating"), w)
+    op.targets = g.dtype_list(g.one(op, "targets", "INT64 INT32 UINT8"), w)
+    op.backward = g.one(op, "backward")
+    op.input, op.output, op.extra_output, op.inplace = op.roles["self"], op.roles["out"], None, None
+    op.result = "same"
+    op.results = ["same"]
+    op.family = table.settings["family"]
+
+
+def render_entry(g, table):
+    out = g.family_entry_head(table, "class_loss_phase1", "ops/loss/class_loss_phase1.h",
+                              ["opsnn::core::dtype_bit", "opsnn::ops::ClassLossKind"])
+    for op in table.ops:
+        out.append(f"const ::opsnn::ops::ClassLossRule k{op.name}Rule = {{ClassLossKind::{op.loss}, {op.self_ndim}, "
+                   f"{g.mask(op.dtypes)}, {g.mask(op.targets)}}};")
+    out += ["}  // namespace", ""]
+    for op in table.ops:
+        lines = g.family_entry_open(op, "::opsnn::ops::ClassLossCall")
+        for role, p in op.roles.items():
+            if role in TENSOR_ROLES:
+                lines += [f"    c.{role} = {p.name};", f'    c.{role}_name = "{p.name}";']
+            elif role == "reduction_text":
+                lines += [f"    c.reduction_text = {p.name};", "    c.reduction_is_text = true;"]
+            else:
+                lines.append(f"    c.{role} = {p.name};")
+        out += lines + g.family_entry_close(op, "class_loss_phase1")
+    return "\n".join(out) + "\n"
+
+
+def render_tests(g, tables):
+    out = g.family_tests_head(tables, "class-index loss", "ClossTableCase", "closs_table_cases")
+    for t in tables:
+        for op in t.ops:
+            role_of = {p.name: k for k, p in op.roles.items()}
+            args = ", ".join(f"a.{role_of[p.name]}" for p in op.params)
+            fields = [f'c.kind = "{KINDS[op.loss]}";', f"c.self_ndim = {op.self_ndim};",
+                      f"c.dtypes = {{{', '.join(g.cxx_dtype(d) for d in op.dtypes)}}};",
+                      f"c.targets = {{{', '.join(g.cxx_dtype(d) for d in op.targets)}}};",
+                      f"c.text_reduction = {str('reduction_text' in op.roles).lower()};"]
+            out += g.family_case(op, {}, "ClossTableCase", fields, "ClossArgs", args)
+    return "\n".join(out + ["  return v;", "}", ""])
