@@ -5,13 +5,14 @@ registrations (tests/ops/test_op_table_ploss.cpp).
 Row format (besides the common `header`, `dtypes`, `backward`):
   loss     kMseTerm           the element-wise functor: the term, or for a gradient op its derivative
   ref      NAME               the tests' float64 reference (tests/common/float64_refs.h ploss_ref)
+  batchmean yes               reduction 3 (batchmean: divided by self's dim 0) is accepted
 Parameter roles come from the names: gradOutput / gradOut (a gradient op), self, target,
-reduction, beta; the output is the last tensor.
+reduction, beta, logTarget; the output is the last tensor.
 """
 
-PLOSS_KEYS = {"loss", "ref", "header", "dtypes", "backward", "sample"}
+PLOSS_KEYS = {"loss", "ref", "header", "dtypes", "backward", "sample", "batchmean"}
 ROLES = {"gradOutput": "grad", "gradOut": "grad", "self": "self", "target": "target", "reduction": "reduction",
-         "beta": "beta"}
+         "beta": "beta", "logTarget": "log_target"}
 
 
 def resolve(g, table, op):
@@ -38,6 +39,7 @@ def resolve(g, table, op):
     op.dtypes = g.dtype_list(g.one(op, "dtypes", "floating"), w)
     op.backward = g.one(op, "backward")
     op.samples = [g.parse_values(s, w) for s in op.keys.get("sample", [])] or [{}]
+    op.batchmean = g.one(op, "batchmean", "no") == "yes"
     op.input, op.output, op.extra_output, op.inplace = op.roles["self"], op.roles["out"], None, None
     op.result = "float"
     op.results = ["float"]
@@ -49,7 +51,7 @@ def render_entry(g, table):
                               ["opsnn::core::dtype_bit", "opsnn::kernels::EwOp"])
     for op in table.ops:
         out.append(f"const ::opsnn::ops::PointwiseLossRule k{op.name}Rule = {{EwOp::{op.loss}, "
-                   f"{str('grad' in op.roles).lower()}, {g.mask(op.dtypes)}}};")
+                   f"{str('grad' in op.roles).lower()}, {g.mask(op.dtypes)}, {str(op.batchmean).lower()}}};")
     out += ["}  // namespace", ""]
     for op in table.ops:
         r = op.roles
@@ -60,6 +62,8 @@ def render_entry(g, table):
         lines.append(f"    c.reduction = {r['reduction'].name};")
         if "beta" in r:
             lines += [f"    c.beta = {r['beta'].name};", "    c.has_beta = true;"]
+        if "log_target" in r:
+            lines.append(f"    c.log_target = {r['log_target'].name};")
         out += lines + g.family_entry_close(op, "pointwise_loss_phase1")
     return "\n".join(out) + "\n"
 
@@ -68,7 +72,7 @@ def render_entry(g, table):
 def render_tests(g, tables):
     out = g.family_tests_head(tables, "point-wise loss", "PlossTableCase", "ploss_table_cases")
     arg = {"grad": "a.grad", "self": "a.self", "target": "a.target", "out": "a.out", "reduction": "a.reduction",
-           "beta": "a.beta"}
+           "beta": "a.beta", "log_target": "a.log_target"}
     for t in tables:
         for op in t.ops:
             role_of = {p.name: k for k, p in op.roles.items()}
@@ -76,6 +80,8 @@ def render_tests(g, tables):
             for sample in op.samples:
                 fields = [f'c.ref = "{op.ref}";', f"c.backward = {str('grad' in op.roles).lower()};",
                           f"c.dtypes = {{{', '.join(g.cxx_dtype(d) for d in op.dtypes)}}};",
-                          f"c.beta = {sample.get('beta', '1.0')};"]
+                          f"c.beta = {sample.get('beta', '1.0')};",
+                          f"c.log_target = {sample.get('logTarget', 'false')};",
+                          f"c.batchmean = {str(op.batchmean).lower()};"]
                 out += g.family_case(op, sample, "PlossTableCase", fields, "PlossArgs", args)
     return "\n".join(out + ["  return v;", "}", ""])

@@ -300,7 +300,13 @@ inline double ploss_term(const std::string &kind, double x, double y, double bet
   if (kind == "smooth_l1") return static_cast<double>(ad < beta ? 0.5L * d * d / beta : ad - 0.5L * beta);
   return static_cast<double>(log1pl(expl(-static_cast<long double>(y) * x)));  // soft_margin
 }
+// The derivative of the term with respect to self (for kl_div_target: to the target); `beta` is
+// smooth L1's beta, or KL's logTarget (0 / 1).
 inline double ploss_grad(const std::string &kind, double x, double y, double beta) {
+  if (kind == "kl_div") return beta != 0 ? -std::exp(y) : (y > 0 ? -y : 0.0);
+  if (kind == "kl_div_target")
+    return beta != 0 ? static_cast<double>(expl(y) * (static_cast<long double>(y) + 1 - x))
+                     : (y == 0 ? 0.0 : static_cast<double>(logl(y) + 1 - x));
   const long double d = static_cast<long double>(x) - y, ad = fabsl(d);
   const double sign = d > 0 ? 1 : d < 0 ? -1 : 0;
   if (kind == "mse") return static_cast<double>(2 * d);

@@ -23,6 +23,7 @@ struct PlossArgs {
   aclTensor *grad = nullptr, *self = nullptr, *target = nullptr, *out = nullptr;
   int64_t reduction = 1;
   float beta = 1.0f;
+  bool log_target = false;
 };
 
 using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
@@ -32,6 +33,8 @@ struct PlossTableCase {
   bool backward = false;
   std::vector<aclDataType> dtypes;
   float beta = 1.0f;
+  bool log_target = false;  // KL divergence's logTarget
+  bool batchmean = false;   // reduction 3 accepted
   int (*phase1)(const PlossArgs &, uint64_t *, aclOpExecutor **) = nullptr;
   Launch launch = nullptr;
 };
@@ -51,7 +54,10 @@ void check(const PlossTableCase &c, aclDataType dt, int64_t reduction, const std
                                     << ::testing::PrintToString(shape) << " target " << ::testing::PrintToString(tshape));
   DeviceTensor x(shape, dt), y(tshape, dt);
   x.fill_random(-3, 3);
-  y.fill_random(c.ref == "soft_margin" ? -1 : -3, c.ref == "soft_margin" ? 1 : 3);
+  const bool kl = c.ref.rfind("kl_div", 0) == 0;
+  if (kl && !c.log_target) y.fill_random(0, 2);  // probabilities (log of a negative target is NaN)
+  else y.fill_random(c.ref == "soft_margin" ? -1 : -3, c.ref == "soft_margin" ? 1 : 3);
+  const double param = kl ? (c.log_target ? 1.0 : 0.0) : c.beta;
   const std::vector<int64_t> single = {};
   const bool reduced = reduction != 0;
   DeviceTensor g(reduced ? single : shape, dt);
@@ -65,6 +71,7 @@ void check(const PlossTableCase &c, aclDataType dt, int64_t reduction, const std
   a.out = out;
   a.reduction = reduction;
   a.beta = c.beta;
+  a.log_target = c.log_target;
   ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
       << aclGetRecentErrMsg();
   const auto xv = x.values(), yv = y.values(), gv = g.values();
@@ -76,12 +83,13 @@ void check(const PlossTableCase &c, aclDataType dt, int64_t reduction, const std
     const double yi = yv[static_cast<size_t>(broadcast_source(unravel(i, shape), shape, tshape))];
     if (c.backward) {
       const double gi = reduced ? gv[0] : gv[static_cast<size_t>(i)];
-      const double scale = reduction == 1 ? 1.0 / static_cast<double>(n) : 1.0;
-      want.push_back(round_to(dt, refs::ploss_grad(c.ref, xi, yi, c.beta) * gi * scale));
+      const double batch = shape.empty() ? 1.0 : static_cast<double>(shape[0]);
+      const double scale = reduction == 1 ? 1.0 / static_cast<double>(n) : reduction == 3 ? 1.0 / batch : 1.0;
+      want.push_back(round_to(dt, refs::ploss_grad(c.ref, xi, yi, param) * gi * scale));
     } else if (!reduced) {
-      want.push_back(round_to(dt, refs::ploss_term(c.ref, xi, yi, c.beta)));
+      want.push_back(round_to(dt, refs::ploss_term(c.ref, xi, yi, param)));
     } else {
-      total += refs::ploss_term(c.ref, xi, yi, c.beta);
+      total += refs::ploss_term(c.ref, xi, yi, param);
     }
   }
   if (!c.backward && reduced)
@@ -97,8 +105,8 @@ TEST_P(OpTablePloss, EveryDtypeAndReduction) {
   const PlossTableCase &c = GetParam();
   auto &r = rng();
   for (aclDataType dt : c.dtypes)
-    for (int64_t reduction : {0, 1, 2})
-      for (int t = 0; t < 3; ++t) {
+    for (int64_t reduction : {0, 1, 2, 3})
+      for (int t = 0; t < 3 && (reduction < 3 || c.batchmean); ++t) {
         std::vector<int64_t> shape;
         const int nd = static_cast<int>(r() % 4);
         for (int d = 0; d < nd; ++d) shape.push_back(1 + static_cast<int64_t>(r() % 7));
@@ -128,6 +136,7 @@ TEST_P(OpTablePloss, ErrorsNameTheArgument) {
   good.out = out;
   good.reduction = 1;
   good.beta = c.beta;
+  good.log_target = c.log_target;
   const char *api = c.api.c_str();
   uint64_t ws = 0;
   aclOpExecutor *ex = nullptr;
@@ -140,7 +149,7 @@ TEST_P(OpTablePloss, ErrorsNameTheArgument) {
   a.target = nullptr;
   EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, "target"}));
   a = good;
-  a.reduction = 3;
+  a.reduction = c.batchmean ? 4 : 3;
   EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "reduction"}));
   DeviceTensor bad_out({7}, dt);
   a = good;

@@ -8,7 +8,7 @@
 namespace opsnn::ops {
 namespace {
 
-constexpr int64_t kNone = 0, kMean = 1, kSum = 2;
+constexpr int64_t kNone = 0, kMean = 1, kSum = 2, kBatchMean = 3;
 
 // A [1] or 0-d tensor (the reduced loss, or its gradient).
 bool single(const aclTensor &t) { return t.ndim == 0 || (t.ndim == 1 && t.dims[0] == 1); }
@@ -23,9 +23,13 @@ void pointwise_loss_phase1(core::OpBuilder &b, const PointwiseLossRule &rule, co
   core::check_dtype_in(c.self, c.self_name, rule.dtypes);
   core::check_dtype_in(c.target, c.target_name, rule.dtypes);
   if (rule.backward) core::check_dtype_in(c.grad, c.grad_name, rule.dtypes);
-  if (c.reduction != kNone && c.reduction != kMean && c.reduction != kSum)
-    throw_error(ACLNN_ERR_PARAM_INVALID, "reduction must be 0 (none), 1 (mean) or 2 (sum), got %lld",
+  if (c.reduction != kNone && c.reduction != kMean && c.reduction != kSum &&
+      !(rule.batchmean && c.reduction == kBatchMean))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "reduction must be 0 (none), 1 (mean)%s 2 (sum)%s, got %lld",
+                rule.batchmean ? "," : " or", rule.batchmean ? " or 3 (batchmean)" : "",
                 static_cast<long long>(c.reduction));
+  if (!rule.backward && c.reduction == kBatchMean)  // no forward row takes it: its scale is not planned here
+    throw_error(ACLNN_ERR_PARAM_INVALID, "reduction 3 (batchmean) is not supported by this op");
   if (c.has_beta && !(c.beta >= 0))
     throw_error(ACLNN_ERR_PARAM_INVALID, "beta must be >= 0, got %g", c.beta);
   core::ResultType rt;
@@ -44,7 +48,7 @@ void pointwise_loss_phase1(core::OpBuilder &b, const PointwiseLossRule &rule, co
   EwSpec spec;
   spec.op = rule.op;
   spec.compute_dtype = compute;
-  spec.set_scalar(0, c.beta);
+  spec.set_scalar(0, c.has_beta ? c.beta : c.log_target ? 1.0 : 0.0);
   if (rule.backward) {
     // gradInput = gradOutput * d(term)/d(self) (/ N for mean); gradOutput has the loss's shape.
     if (c.reduction == kNone) {
@@ -56,7 +60,10 @@ void pointwise_loss_phase1(core::OpBuilder &b, const PointwiseLossRule &rule, co
                   core::shape_string(*c.grad).c_str());
     }
     core::check_shape_equals(*c.out, c.out_name, shape);
-    spec.set_scalar(1, c.reduction == kMean && n > 0 ? 1.0 / static_cast<double>(n) : 1.0);
+    const int64_t batch = c.self->ndim > 0 ? c.self->dims[0] : 1;
+    spec.set_scalar(1, c.reduction == kMean && n > 0            ? 1.0 / static_cast<double>(n)
+                       : c.reduction == kBatchMean && batch > 0 ? 1.0 / static_cast<double>(batch)
+                                                                : 1.0);
     const int g = b.input(c.grad), s = b.input(c.self), t = b.input(c.target), o = b.output(c.out);
     EwInput gin = EwInput::tensor(g);
     if (c.reduction != kNone) {  // the single gradient, broadcast (stride 0) to every element

@@ -1,5 +1,6 @@
 // The phase 1 of the table-driven point-wise losses (src/ops/loss/pointwise_losses.ops): an
-// element-wise term of (self, target) reduced by `reduction` (0 none, 1 mean, 2 sum), and their
+// element-wise term of (self, target) reduced by `reduction` (0 none, 1 mean, 2 sum, 3 batchmean
+// where the row allows it: the sum divided by self's dim 0), and their
 // gradients (gradOutput times the term's derivative, scaled by 1 / N for mean). The term runs on
 // the element-wise engine (kernels/elementwise/functors/loss.h), the reduction on the reduction
 // engine over the terms kept in the workspace (double).
@@ -15,6 +16,7 @@ struct PointwiseLossRule {
   kernels::EwOp op;        // the term (forward) or its gradient (backward)
   bool backward;           // inputs: gradOutput, self, target
   core::DtypeMask dtypes;  // accepted self / target dtypes
+  bool batchmean;          // reduction 3 (batchmean: the sum over the batch, dim 0) accepted
 };
 
 struct PointwiseLossCall {
@@ -23,6 +25,7 @@ struct PointwiseLossCall {
   int64_t reduction = 1;
   double beta = 1.0;  // smooth L1
   bool has_beta = false;
+  bool log_target = false;  // KL divergence: the target holds log-probabilities (the functor's s0)
   const aclTensor *out = nullptr;
   const char *out_name = "out";
 };

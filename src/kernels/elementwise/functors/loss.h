@@ -1,6 +1,7 @@
-// Point-wise loss terms and their gradients (MSE, L1, smooth L1, soft margin), as PyTorch defines
-// them. Forward: a = self, b = target, s0 = beta. Gradients: a = gradOutput, b = self, c = target,
-// s0 = beta, s1 = the reduction's scale (1 / N for mean, else 1).
+// Point-wise loss terms and their gradients (MSE, L1, smooth L1, soft margin, KL divergence), as
+// PyTorch defines them. Forward: a = self, b = target, s0 = beta. Gradients: a = gradOutput,
+// b = self, c = target, s0 = beta (KL: logTarget as 0 / 1), s1 = the reduction's scale (1 / N for
+// mean, 1 / batch for batchmean, else 1).
 #pragma once
 
 #include "kernels/elementwise/functors/activation.h"
@@ -52,6 +53,24 @@ struct SmoothL1GradOp : FloatOnly {
 struct SoftMarginGradOp : FloatOnly {  // -y sigmoid(-y x)
   static constexpr int arity = 3;
   template <class T> static T apply(T g, T x, T y, const Scalars<T> &s) { return -y * act_sigmoid(-y * x) * g * s.v[1]; }
+};
+
+// KL divergence (the gradients of PyTorch's kl_div_backward / kl_div_target_backward ops):
+// d/dself = -(logTarget ? exp(t) : (t > 0 ? t : 0)); d/dtarget = logTarget ? exp(t) (t + 1 - x)
+// : (t == 0 ? 0 : log(t) + 1 - x).
+struct KlDivGradOp : FloatOnly {
+  static constexpr int arity = 3;
+  template <class T> static T apply(T g, T x, T t, const Scalars<T> &s) {
+    const T d = s.v[0] != T(0) ? -act_exp(t) : (t > T(0) ? -t : T(0));
+    return d * g * s.v[1];
+  }
+};
+struct KlDivTargetGradOp : FloatOnly {
+  static constexpr int arity = 3;
+  template <class T> static T apply(T g, T x, T t, const Scalars<T> &s) {
+    const T d = s.v[0] != T(0) ? act_exp(t) * (t + T(1) - x) : (t == T(0) ? T(0) : vmath::log(t) + T(1) - x);
+    return d * g * s.v[1];
+  }
 };
 
 }  // namespace
