@@ -6,13 +6,16 @@ Row format (besides the common `header`, `dtypes`, `backward`):
   loss     kMseTerm           the element-wise functor: the term, or for a gradient op its derivative
   ref      NAME               the tests' float64 reference (tests/common/float64_refs.h ploss_ref)
   batchmean yes               reduction 3 (batchmean: divided by self's dim 0) is accepted
+  weighted yes                the loss takes weight / posWeight: `loss` is the term (or derivative)
+                              of (self, target, posWeight), multiplied by the weight in a second pass
 Parameter roles come from the names: gradOutput / gradOut (a gradient op), self, target,
-reduction, beta, logTarget; the output is the last tensor.
+reduction, beta, logTarget, weight(Optional), posWeightOptional; the output is the last tensor.
 """
 
-PLOSS_KEYS = {"loss", "ref", "header", "dtypes", "backward", "sample", "batchmean"}
+PLOSS_KEYS = {"loss", "ref", "header", "dtypes", "backward", "sample", "batchmean", "weighted"}
 ROLES = {"gradOutput": "grad", "gradOut": "grad", "self": "self", "target": "target", "reduction": "reduction",
-         "beta": "beta", "logTarget": "log_target"}
+         "beta": "beta", "logTarget": "log_target",
+         "weight": "weight", "weightOptional": "weight", "posWeightOptional": "pos_weight"}
 
 
 def resolve(g, table, op):
@@ -40,6 +43,9 @@ def resolve(g, table, op):
     op.backward = g.one(op, "backward")
     op.samples = [g.parse_values(s, w) for s in op.keys.get("sample", [])] or [{}]
     op.batchmean = g.one(op, "batchmean", "no") == "yes"
+    op.weighted = g.one(op, "weighted", "no") == "yes"
+    if ("weight" in op.roles or "pos_weight" in op.roles) != op.weighted:
+        raise g.TableError(f"{w}: 'weighted yes' goes with a weight / posWeight parameter")
     op.input, op.output, op.extra_output, op.inplace = op.roles["self"], op.roles["out"], None, None
     op.result = "float"
     op.results = ["float"]
@@ -51,17 +57,20 @@ def render_entry(g, table):
                               ["opsnn::core::dtype_bit", "opsnn::kernels::EwOp"])
     for op in table.ops:
         out.append(f"const ::opsnn::ops::PointwiseLossRule k{op.name}Rule = {{EwOp::{op.loss}, "
-                   f"{str('grad' in op.roles).lower()}, {g.mask(op.dtypes)}, {str(op.batchmean).lower()}}};")
+                   f"{str('grad' in op.roles).lower()}, {g.mask(op.dtypes)}, {str(op.batchmean).lower()}, {str(op.weighted).lower()}}};")
     out += ["}  // namespace", ""]
     for op in table.ops:
         r = op.roles
         lines = g.family_entry_open(op, "::opsnn::ops::PointwiseLossCall")
-        for role in ("grad", "self", "target", "out"):
+        for role in ("grad", "self", "target", "weight", "pos_weight", "out"):
             if role in r:
                 lines += [f"    c.{role} = {r[role].name};", f'    c.{role}_name = "{r[role].name}";']
         lines.append(f"    c.reduction = {r['reduction'].name};")
         if "beta" in r:
             lines += [f"    c.beta = {r['beta'].name};", "    c.has_beta = true;"]
+        for role in ("weight", "pos_weight"):
+            if role in r:
+                lines.append(f"    c.has_{role} = true;")
         if "log_target" in r:
             lines.append(f"    c.log_target = {r['log_target'].name};")
         out += lines + g.family_entry_close(op, "pointwise_loss_phase1")
@@ -72,7 +81,8 @@ def render_entry(g, table):
 def render_tests(g, tables):
     out = g.family_tests_head(tables, "point-wise loss", "PlossTableCase", "ploss_table_cases")
     arg = {"grad": "a.grad", "self": "a.self", "target": "a.target", "out": "a.out", "reduction": "a.reduction",
-           "beta": "a.beta", "log_target": "a.log_target"}
+           "beta": "a.beta", "log_target": "a.log_target",
+           "weight": "a.weight", "pos_weight": "a.pos_weight"}
     for t in tables:
         for op in t.ops:
             role_of = {p.name: k for k, p in op.roles.items()}
@@ -82,6 +92,8 @@ def render_tests(g, tables):
                           f"c.dtypes = {{{', '.join(g.cxx_dtype(d) for d in op.dtypes)}}};",
                           f"c.beta = {sample.get('beta', '1.0')};",
                           f"c.log_target = {sample.get('logTarget', 'false')};",
-                          f"c.batchmean = {str(op.batchmean).lower()};"]
+                          f"c.batchmean = {str(op.batchmean).lower()};",
+                          f"c.has_weight = {str('weight' in op.roles).lower()};",
+                          f"c.has_pos_weight = {str('pos_weight' in op.roles).lower()};"]
                 out += g.family_case(op, sample, "PlossTableCase", fields, "PlossArgs", args)
     return "\n".join(out + ["  return v;", "}", ""])

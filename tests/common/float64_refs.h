@@ -293,7 +293,15 @@ inline double bitwise_xor(double a, double b) {
 inline double bitwise_not(double x) { return static_cast<double>(~static_cast<long long>(x)); }
 
 // Point-wise loss terms (x = self, y = target) and their derivatives in x, as PyTorch defines them.
-inline double ploss_term(const std::string &kind, double x, double y, double beta) {
+// pw: binary cross-entropy with logits' posWeight.
+inline long double softplus_ref(long double v) { return v > 0 ? v + log1pl(expl(-v)) : log1pl(expl(v)); }
+inline double ploss_term(const std::string &kind, double x, double y, double beta, double pw = 1.0) {
+  if (kind == "bce")
+    return static_cast<double>(-(y * std::max(logl(x), -100.0L) + (1 - static_cast<long double>(y)) *
+                                                                       std::max(logl(1 - static_cast<long double>(x)), -100.0L)));
+  if (kind == "bce_logits")  // -(pw y log sigmoid(x) + (1 - y) log(1 - sigmoid(x)))
+    return static_cast<double>(pw * y * softplus_ref(-static_cast<long double>(x)) +
+                               (1 - static_cast<long double>(y)) * softplus_ref(x));
   const long double d = static_cast<long double>(x) - y, ad = fabsl(d);
   if (kind == "mse") return static_cast<double>(d * d);
   if (kind == "l1") return static_cast<double>(ad);
@@ -302,7 +310,14 @@ inline double ploss_term(const std::string &kind, double x, double y, double bet
 }
 // The derivative of the term with respect to self (for kl_div_target: to the target); `beta` is
 // smooth L1's beta, or KL's logTarget (0 / 1).
-inline double ploss_grad(const std::string &kind, double x, double y, double beta) {
+inline double ploss_grad(const std::string &kind, double x, double y, double beta, double pw = 1.0) {
+  if (kind == "bce")
+    return static_cast<double>((static_cast<long double>(x) - y) /
+                               std::max((1 - static_cast<long double>(x)) * x, 1e-12L));
+  if (kind == "bce_logits") {
+    const long double sig = 1 / (1 + expl(-static_cast<long double>(x)));
+    return static_cast<double>(-pw * y * (1 - sig) + (1 - static_cast<long double>(y)) * sig);
+  }
   if (kind == "kl_div") return beta != 0 ? -std::exp(y) : (y > 0 ? -y : 0.0);
   if (kind == "kl_div_target")
     return beta != 0 ? static_cast<double>(expl(y) * (static_cast<long double>(y) + 1 - x))

@@ -20,7 +20,8 @@ namespace opsnn::test {
 namespace {
 
 struct PlossArgs {
-  aclTensor *grad = nullptr, *self = nullptr, *target = nullptr, *out = nullptr;
+  aclTensor *grad = nullptr, *self = nullptr, *target = nullptr, *out = nullptr, *weight = nullptr,
+            *pos_weight = nullptr;
   int64_t reduction = 1;
   float beta = 1.0f;
   bool log_target = false;
@@ -35,6 +36,7 @@ struct PlossTableCase {
   float beta = 1.0f;
   bool log_target = false;  // KL divergence's logTarget
   bool batchmean = false;   // reduction 3 accepted
+  bool has_weight = false, has_pos_weight = false;  // the prototype has weight / posWeight
   int (*phase1)(const PlossArgs &, uint64_t *, aclOpExecutor **) = nullptr;
   Launch launch = nullptr;
 };
@@ -47,15 +49,19 @@ const std::vector<PlossTableCase> &all_cases() {
   return c;
 }
 
-// Runs one call and checks it: self of `shape`, target of `tshape` (broadcast to it).
+// Runs one call and checks it: self of `shape`, target of `tshape` (broadcast to it); with
+// `weighted`, the weight and posWeight the prototype has, over self's last dim (broadcast).
 void check(const PlossTableCase &c, aclDataType dt, int64_t reduction, const std::vector<int64_t> &shape,
-           const std::vector<int64_t> &tshape) {
+           const std::vector<int64_t> &tshape, bool weighted = false) {
   SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt << " reduction " << reduction << " shape "
-                                    << ::testing::PrintToString(shape) << " target " << ::testing::PrintToString(tshape));
+                                    << ::testing::PrintToString(shape) << " target " << ::testing::PrintToString(tshape)
+                                    << (weighted ? " weighted" : ""));
   DeviceTensor x(shape, dt), y(tshape, dt);
   x.fill_random(-3, 3);
   const bool kl = c.ref.rfind("kl_div", 0) == 0;
-  if (kl && !c.log_target) y.fill_random(0, 2);  // probabilities (log of a negative target is NaN)
+  if (c.ref == "bce") x.fill_random(0.02, 0.98);  // probabilities
+  if (c.ref == "bce" || c.ref == "bce_logits") y.fill_random(0, 1);
+  else if (kl && !c.log_target) y.fill_random(0, 2);  // probabilities (log of a negative target is NaN)
   else y.fill_random(c.ref == "soft_margin" ? -1 : -3, c.ref == "soft_margin" ? 1 : 3);
   const double param = kl ? (c.log_target ? 1.0 : 0.0) : c.beta;
   const std::vector<int64_t> single = {};
@@ -72,6 +78,13 @@ void check(const PlossTableCase &c, aclDataType dt, int64_t reduction, const std
   a.reduction = reduction;
   a.beta = c.beta;
   a.log_target = c.log_target;
+  const std::vector<int64_t> wshape = shape.empty() ? std::vector<int64_t>{} : std::vector<int64_t>{shape.back()};
+  DeviceTensor w(wshape, dt), pw(wshape, dt);
+  w.fill_random(0.2, 2);
+  pw.fill_random(0.5, 3);
+  if (weighted && c.has_weight) a.weight = w;
+  if (weighted && c.has_pos_weight) a.pos_weight = pw;
+  const auto wv = w.values(), pwv = pw.values();
   ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
       << aclGetRecentErrMsg();
   const auto xv = x.values(), yv = y.values(), gv = g.values();
@@ -81,15 +94,17 @@ void check(const PlossTableCase &c, aclDataType dt, int64_t reduction, const std
   for (int64_t i = 0; i < n; ++i) {
     const double xi = xv[static_cast<size_t>(i)];
     const double yi = yv[static_cast<size_t>(broadcast_source(unravel(i, shape), shape, tshape))];
+    const size_t last = shape.empty() ? 0 : static_cast<size_t>(i % shape.back());
+    const double wi = a.weight ? wv[last] : 1.0, pwi = a.pos_weight ? pwv[last] : 1.0;
     if (c.backward) {
       const double gi = reduced ? gv[0] : gv[static_cast<size_t>(i)];
       const double batch = shape.empty() ? 1.0 : static_cast<double>(shape[0]);
       const double scale = reduction == 1 ? 1.0 / static_cast<double>(n) : reduction == 3 ? 1.0 / batch : 1.0;
-      want.push_back(round_to(dt, refs::ploss_grad(c.ref, xi, yi, param) * gi * scale));
+      want.push_back(round_to(dt, refs::ploss_grad(c.ref, xi, yi, param, pwi) * wi * gi * scale));
     } else if (!reduced) {
-      want.push_back(round_to(dt, refs::ploss_term(c.ref, xi, yi, param)));
+      want.push_back(round_to(dt, refs::ploss_term(c.ref, xi, yi, param, pwi) * wi));
     } else {
-      total += refs::ploss_term(c.ref, xi, yi, param);
+      total += static_cast<long double>(refs::ploss_term(c.ref, xi, yi, param, pwi)) * wi;
     }
   }
   if (!c.backward && reduced)
@@ -112,7 +127,7 @@ TEST_P(OpTablePloss, EveryDtypeAndReduction) {
         for (int d = 0; d < nd; ++d) shape.push_back(1 + static_cast<int64_t>(r() % 7));
         std::vector<int64_t> tshape = shape;
         if (t == 2 && nd > 0) tshape[0] = 1;  // target broadcast along dim 0
-        check(c, dt, reduction, shape, tshape);
+        check(c, dt, reduction, shape, tshape, t == 1 && nd > 0);
       }
   check(c, c.dtypes.front(), 1, {3, 40000}, {3, 40000});  // a long mean (split reduction)
 }

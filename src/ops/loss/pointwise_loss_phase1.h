@@ -17,11 +17,18 @@ struct PointwiseLossRule {
   bool backward;           // inputs: gradOutput, self, target
   core::DtypeMask dtypes;  // accepted self / target dtypes
   bool batchmean;          // reduction 3 (batchmean: the sum over the batch, dim 0) accepted
+  // The row takes weight / posWeight (binary cross-entropy): `op` is the term (forward) or its
+  // derivative (backward) of (self, target, posWeight or 1), written to the workspace; a second
+  // pass multiplies by the weight (and the gradient and the reduction's scale).
+  bool weighted;
 };
 
 struct PointwiseLossCall {
   const aclTensor *grad = nullptr, *self = nullptr, *target = nullptr;
   const char *grad_name = "gradOutput", *self_name = "self", *target_name = "target";
+  const aclTensor *weight = nullptr, *pos_weight = nullptr;  // optional; broadcast to the loss's shape
+  const char *weight_name = "weight", *pos_weight_name = "posWeightOptional";
+  bool has_weight = false, has_pos_weight = false;  // the prototype has these parameters
   int64_t reduction = 1;
   double beta = 1.0;  // smooth L1
   bool has_beta = false;

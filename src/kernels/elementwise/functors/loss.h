@@ -73,5 +73,46 @@ struct KlDivTargetGradOp : FloatOnly {
   }
 };
 
+// Binary cross-entropy, for the weighted losses (ops::pointwise_loss_phase1 multiplies by the
+// weight, the gradient and the reduction's scale in a second pass, LossProductOp): a = self,
+// b = target, c = posWeight (1 without one). BCE clamps each log at -100 and divides its
+// derivative by max((1 - x) x, 1e-12), as PyTorch does; with logits the loss is
+// (1 - y) x + (1 + (pw - 1) y) (log1p(exp(-|x|)) + max(-x, 0)).
+struct BceTermOp : FloatOnly {
+  static constexpr int arity = 2;
+  template <class T> static T apply(T x, T y, T, const Scalars<T> &) {
+    T lx = vmath::log(x), l1x = vmath::log(T(1) - x);
+    lx = lx < T(-100) ? T(-100) : lx;  // also maps log(0) = -inf; NaN stays NaN
+    l1x = l1x < T(-100) ? T(-100) : l1x;
+    return -(y * lx + (T(1) - y) * l1x);
+  }
+};
+struct BceDerivOp : FloatOnly {
+  static constexpr int arity = 2;
+  template <class T> static T apply(T x, T y, T, const Scalars<T> &) {
+    const T d = (T(1) - x) * x;
+    return (x - y) / (d > T(1e-12) ? d : T(1e-12));
+  }
+};
+struct BceLogitsTermOp : FloatOnly {
+  static constexpr int arity = 3;
+  template <class T> static T apply(T x, T y, T pw, const Scalars<T> &) {
+    const T ax = x < T(0) ? -x : x, mx = x < T(0) ? -x : T(0);
+    return (T(1) - y) * x + (T(1) + (pw - T(1)) * y) * (act_log1p(act_exp(-ax)) + mx);
+  }
+};
+struct BceLogitsDerivOp : FloatOnly {  // (pw y + 1 - y) sigmoid(x) - pw y
+  static constexpr int arity = 3;
+  template <class T> static T apply(T x, T y, T pw, const Scalars<T> &) {
+    const T py = pw * y;
+    return (py + T(1) - y) * act_sigmoid(x) - py;
+  }
+};
+// The second pass of the weighted losses: a b c s0.
+struct LossProductOp : FloatOnly {
+  static constexpr int arity = 3;
+  template <class T> static T apply(T a, T b, T c, const Scalars<T> &s) { return a * b * c * s.v[0]; }
+};
+
 }  // namespace
 }  // namespace opsnn::kernels
