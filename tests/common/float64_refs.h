@@ -314,6 +314,8 @@ inline double ploss_grad(const std::string &kind, double x, double y, double bet
   if (kind == "bce")
     return static_cast<double>((static_cast<long double>(x) - y) /
                                std::max((1 - static_cast<long double>(x)) * x, 1e-12L));
+  if (kind == "bce_logits_target")  // d/dy
+    return static_cast<double>(pw * softplus_ref(-static_cast<long double>(x)) - softplus_ref(x));
   if (kind == "bce_logits") {
     const long double sig = 1 / (1 + expl(-static_cast<long double>(x)));
     return static_cast<double>(-pw * y * (1 - sig) + (1 - static_cast<long double>(y)) * sig);

@@ -208,18 +208,5 @@ struct SituGluBackwardUpOp : FloatOnly {
     return g * situ * (lb > T(0) ? T(1) - tu * tu : T(1));
   }
 };
-// d loss / d target of BCE with logits: a = gradOutput * weight, b = x, c = posWeight, s0 = 1/N or 1:
-// a (pw softplus(-x) - softplus(x)) s0  (= -a x s0 for pw = 1).
-template <class T> inline T softplus_stable(T x) {
-  const T ax = x < T(0) ? -x : x;
-  return (x > T(0) ? x : T(0)) + ag_log1p(ag_exp(-ax));
-}
-struct BceWithLogitsTargetBackwardOp : FloatOnly {
-  static constexpr int arity = 3;
-  template <class T> static T apply(T gw, T x, T pw, const Scalars<T> &s) {
-    return gw * (pw * softplus_stable(-x) - softplus_stable(x)) * s.v[0];
-  }
-};
-
 }  // namespace
 }  // namespace opsnn::kernels

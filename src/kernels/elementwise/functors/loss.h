@@ -108,6 +108,13 @@ struct BceLogitsDerivOp : FloatOnly {  // (pw y + 1 - y) sigmoid(x) - pw y
     return (py + T(1) - y) * act_sigmoid(x) - py;
   }
 };
+struct BceLogitsTargetDerivOp : FloatOnly {  // d/dy: pw softplus(-x) - softplus(x)
+  static constexpr int arity = 3;
+  template <class T> static T apply(T x, T, T pw, const Scalars<T> &) {
+    const T ax = x < T(0) ? -x : x, sp = act_log1p(act_exp(-ax));  // softplus(x) = max(x, 0) + sp
+    return pw * ((x < T(0) ? -x : T(0)) + sp) - ((x > T(0) ? x : T(0)) + sp);
+  }
+};
 // The second pass of the weighted losses: a b c s0.
 struct LossProductOp : FloatOnly {
   static constexpr int arity = 3;
