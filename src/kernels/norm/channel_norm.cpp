@@ -1,0 +1,194 @@
+#include "kernels/norm/channel_norm.h"
+
+#include <cmath>
+
+#include "core/dtype.h"
+#include "core/thread_pool.h"
+#include "kernels/elementwise/convert.h"
+
+namespace opsnn::kernels {
+namespace {
+
+int64_t esize(aclDataType dt) { return static_cast<int64_t>(core::dtype_size(dt)); }
+
+double vload(const ChanNormPlan &P, const ChanNormArgs &a, int k, int64_t c, int64_t g = 0) {
+  double v;
+  const ChanVector &d = P.vec[k];
+  load_as<double>(d.dtype, a.vec[k] + (c * d.stride + g * d.row) * esize(d.dtype), 0, &v, 1);
+  return v;
+}
+
+void vstore(const ChanNormPlan &P, const ChanNormArgs &a, int k, int64_t c, double v) {
+  if (!P.has[k]) return;
+  const ChanVector &d = P.vec[k];
+  store_from<double>(&v, d.dtype, a.vec[k] + c * d.stride * esize(d.dtype), 0, 1);
+}
+
+// Calls fn(xoff, dyoff, yoff, n) for each line (the innermost position dim) of channel c, with the
+// element offsets of the line's first element in x, dy and y.
+template <class Fn>
+void for_lines(const ChanNormPlan &P, int64_t c, Fn &&fn) {
+  if (P.m == 0) return;
+  const int last = P.npos - 1;
+  int64_t idx[kMaxLoopDims] = {};
+  int64_t xo = c * P.x.chan, go = c * P.dy.chan, yo = c * P.y.chan;
+  const int64_t lines = P.m / P.line;
+  for (int64_t l = 0; l < lines; ++l) {
+    fn(xo, go, yo);
+    for (int d = last - 1; d >= 0; --d) {
+      xo += P.x.pos[d];
+      go += P.dy.pos[d];
+      yo += P.y.pos[d];
+      if (++idx[d] < P.pos_shape[d]) break;
+      xo -= P.x.pos[d] * P.pos_shape[d];
+      go -= P.dy.pos[d] * P.pos_shape[d];
+      yo -= P.y.pos[d] * P.pos_shape[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+void load_line(const ChanTensor &t, const char *base, int64_t off, int64_t stride, double *buf, int64_t n) {
+  const int64_t es = esize(t.dtype);
+  load_as<double>(t.dtype, base + off * es, stride * es, buf, n);
+}
+
+void channel(const ChanNormPlan &P, const ChanNormArgs &a, int64_t c, double *buf) {
+  const int64_t L = P.line, M = P.m;
+  const int last = P.npos - 1;
+  double *xb = buf, *gb = buf + L, *yb = buf + 2 * L;
+  const int64_t xs = last >= 0 ? P.x.pos[last] : 0, gs = last >= 0 ? P.dy.pos[last] : 0,
+                ys = last >= 0 ? P.y.pos[last] : 0;
+  const double md = static_cast<double>(M);
+
+  if (P.mode == ChanNormMode::kGather) {
+    long double n = 0, s = 0;
+    for (int64_t g = 0; g < P.groups; ++g) {
+      const double cnt = vload(P, a, kCounts, 0, g);
+      n += cnt;
+      s += static_cast<long double>(cnt) * vload(P, a, kMeanIn, c, g);
+    }
+    const long double mean = s / n;
+    long double q = 0;
+    for (int64_t g = 0; g < P.groups; ++g) {
+      const long double cnt = vload(P, a, kCounts, 0, g), mg = vload(P, a, kMeanIn, c, g),
+                        ig = vload(P, a, kInvstdIn, c, g);
+      q += cnt * (1 / (ig * ig) - P.eps + (mg - mean) * (mg - mean));
+    }
+    const double var = static_cast<double>(q / n);
+    vstore(P, a, kMeanOut, c, static_cast<double>(mean));
+    vstore(P, a, kInvstdOut, c, 1 / std::sqrt(var + P.eps));
+    if (P.update_running) {
+      const double nd = static_cast<double>(n);
+      vstore(P, a, kRunMean, c, (1 - P.momentum) * vload(P, a, kRunMean, c) + P.momentum * static_cast<double>(mean));
+      vstore(P, a, kRunVar, c, (1 - P.momentum) * vload(P, a, kRunVar, c) + P.momentum * var * nd / (nd - 1));
+    }
+    return;
+  }
+  if (P.mode == ChanNormMode::kSums) {
+    double s = 0, q = 0;
+    for_lines(P, c, [&](int64_t xo, int64_t, int64_t) {
+      load_line(P.x, a.x, xo, xs, xb, L);
+      for (int64_t i = 0; i < L; ++i) {
+        s += xb[i];
+        q += xb[i] * xb[i];
+      }
+    });
+    vstore(P, a, kSumOut, c, s);
+    vstore(P, a, kSqSumOut, c, q);
+    return;
+  }
+
+  // Statistics.
+  double mean = 0, invstd = 0, var = 0;
+  if (P.stats == ChanNormPlan::Stats::kFromData) {
+    double s = 0;
+    for_lines(P, c, [&](int64_t xo, int64_t, int64_t) {
+      load_line(P.x, a.x, xo, xs, xb, L);
+      for (int64_t i = 0; i < L; ++i) s += xb[i];
+    });
+    mean = s / md;
+    double q = 0;
+    for_lines(P, c, [&](int64_t xo, int64_t, int64_t) {
+      load_line(P.x, a.x, xo, xs, xb, L);
+      for (int64_t i = 0; i < L; ++i) q += (xb[i] - mean) * (xb[i] - mean);
+    });
+    var = q / md;
+    invstd = 1 / std::sqrt(var + P.eps);
+  } else if (P.stats == ChanNormPlan::Stats::kGiven) {
+    mean = vload(P, a, kMeanIn, c);
+    invstd = vload(P, a, kInvstdIn, c);
+  } else {
+    mean = vload(P, a, kRunMean, c);
+    invstd = 1 / std::sqrt(vload(P, a, kRunVar, c) + P.eps);
+  }
+  const double w = P.has[kWeight] ? vload(P, a, kWeight, c) : 1.0;
+
+  if (P.mode == ChanNormMode::kForward) {
+    const double b = P.has[kBias] ? vload(P, a, kBias, c) : 0.0, scale = invstd * w, shift = b - mean * scale;
+    const int64_t yes = esize(P.y.dtype);
+    for_lines(P, c, [&](int64_t xo, int64_t, int64_t yo) {
+      load_line(P.x, a.x, xo, xs, xb, L);
+      for (int64_t i = 0; i < L; ++i) yb[i] = xb[i] * scale + shift;
+      store_from<double>(yb, P.y.dtype, a.y + yo * yes, ys * yes, L);
+    });
+    vstore(P, a, kMeanOut, c, mean);
+    vstore(P, a, kInvstdOut, c, invstd);
+    if (P.update_running) {
+      vstore(P, a, kRunMean, c, (1 - P.momentum) * vload(P, a, kRunMean, c) + P.momentum * mean);
+      vstore(P, a, kRunVar, c, (1 - P.momentum) * vload(P, a, kRunVar, c) + P.momentum * var * md / (md - 1));
+    }
+    return;
+  }
+
+  // Gradients: the sums over (dy, x), or the given ones.
+  double sdy = 0, sdyx = 0, count = md;
+  if (P.mode == ChanNormMode::kElemtBackward) {
+    sdy = vload(P, a, kSumDyIn, c);
+    sdyx = vload(P, a, kSumDyXmuIn, c);
+    count = 0;
+    for (int64_t g = 0; g < P.groups; ++g) count += vload(P, a, kCounts, 0, g);
+  } else {
+    for_lines(P, c, [&](int64_t xo, int64_t go, int64_t) {
+      load_line(P.x, a.x, xo, xs, xb, L);
+      load_line(P.dy, a.dy, go, gs, gb, L);
+      for (int64_t i = 0; i < L; ++i) {
+        sdy += gb[i];
+        sdyx += gb[i] * (xb[i] - mean);
+      }
+    });
+    vstore(P, a, kSumDyOut, c, sdy);
+    vstore(P, a, kSumDyXmuOut, c, sdyx);
+    vstore(P, a, kGradWeight, c, sdyx * invstd);
+    vstore(P, a, kGradBias, c, sdy);
+  }
+  if (!P.has_y) return;
+  const bool train = P.mode == ChanNormMode::kElemtBackward || P.training_grad;
+  const double k = invstd * w, mdy = sdy / count, proj = sdyx / count * invstd * invstd;
+  const int64_t yes = esize(P.y.dtype);
+  for_lines(P, c, [&](int64_t xo, int64_t go, int64_t yo) {
+    load_line(P.dy, a.dy, go, gs, gb, L);
+    if (train) {
+      load_line(P.x, a.x, xo, xs, xb, L);
+      for (int64_t i = 0; i < L; ++i) yb[i] = (gb[i] - mdy - (xb[i] - mean) * proj) * k;
+    } else {
+      for (int64_t i = 0; i < L; ++i) yb[i] = gb[i] * k;
+    }
+    store_from<double>(yb, P.y.dtype, a.y + yo * yes, ys * yes, L);
+  });
+}
+
+}  // namespace
+
+void chan_norm_run(const ChanNormPlan &P, const ChanNormArgs &a) {
+  auto *ws = static_cast<double *>(a.workspace);
+  const int64_t C = P.channels;
+  core::parallel_for(P.tasks, 1, [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      double *buf = ws + t * 3 * P.line;
+      for (int64_t c = C * t / P.tasks; c < C * (t + 1) / P.tasks; ++c) channel(P, a, c, buf);
+    }
+  });
+}
+
+}  // namespace opsnn::kernels

@@ -1,0 +1,177 @@
+#include "ops/norm/channel_norm_phase1.h"
+
+#include <algorithm>
+
+#include "common/error.h"
+#include "core/op_checks.h"
+#include "core/thread_pool.h"
+
+namespace opsnn::ops {
+namespace {
+
+using kernels::ChanNormMode;
+using kernels::ChanNormPlan;
+
+struct ChanNormStep final : core::Step {
+  ChanNormPlan plan;
+  core::OperandRef x, dy, y, vec[kernels::kChanVecCount];
+  core::WsKey ws;
+  int run(const core::LaunchArgs &args) const override {
+    kernels::ChanNormArgs a;
+    if (x.slot >= 0) a.x = x.address(args);
+    if (dy.slot >= 0) a.dy = dy.address(args);
+    if (y.slot >= 0) a.y = y.address(args);
+    for (int k = 0; k < kernels::kChanVecCount; ++k)
+      if (vec[k].slot >= 0) a.vec[k] = vec[k].address(args);
+    a.workspace = args.get(ws);
+    kernels::chan_norm_run(plan, a);
+    return 0;
+  }
+};
+
+bool mask_bit(const aclBoolArray *m, size_t i) { return m == nullptr || (i < m->values.size() && m->values[i]); }
+
+}  // namespace
+
+void chan_norm_phase1(core::OpBuilder &b, const ChanNormRule &rule, const ChanNormCall &c) {
+  using kernels::ChanVec;
+  const bool backward = rule.mode == ChanNormMode::kBackward;
+  if (c.output_mask != nullptr && c.output_mask->values.size() != 3)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "outputMask must hold 3 values (gradInput, gradWeight, gradBias), got %zu",
+                c.output_mask->values.size());
+  // Which outputs are wanted, and which inputs the chosen formula needs.
+  auto wanted = [&](const ChanNormArg &a) {
+    if (a.access != ChanNormArg::kOut) return true;
+    if (a.role == ChanNormArg::kY) return !backward || (mask_bit(c.output_mask, 0) && c.input_g);
+    if (a.role == kernels::kGradWeight) return mask_bit(c.output_mask, 1) && c.weight_g;
+    if (a.role == kernels::kGradBias) return mask_bit(c.output_mask, 2) && c.bias_g;
+    if (a.role == kernels::kSumDyOut || a.role == kernels::kSumDyXmuOut) return c.input_g;
+    return true;
+  };
+  const bool eval = !c.training && (rule.mode == ChanNormMode::kForward || backward);
+  auto required = [&](const ChanNormArg &a) {
+    if (a.role == kernels::kRunMean || a.role == kernels::kRunVar) return eval;
+    if (backward && (a.role == kernels::kMeanIn || a.role == kernels::kInvstdIn)) return !eval;
+    if (a.access == ChanNormArg::kOut) return wanted(a) && !a.optional;
+    return !a.optional;
+  };
+  const aclTensor *x = nullptr;
+  for (const ChanNormArg &a : c.args) {
+    if (a.t == nullptr) {
+      if (required(a)) core::check_not_null(a.t, a.name);
+      continue;
+    }
+    core::check_dtype_in(a.t, a.name, rule.dtypes);
+    if (a.role == ChanNormArg::kX) x = a.t;
+  }
+
+  // Shapes: x is [N, C, ...] (or channels last); per-element operands have x's shape, per-channel
+  // ones C elements ([G, C] / G for the gather's statistics and counts).
+  ChanNormPlan P;
+  P.mode = rule.mode;
+  int cdim = 1;
+  int64_t C = 0, groups = 0;
+  if (x != nullptr) {
+    if (x->ndim < 2)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s must have at least 2 dims ([N, C, ...]), got shape %s", c.args[0].name,
+                  core::shape_string(*x).c_str());
+    if (x->ndim > kernels::kMaxLoopDims)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has too many dims (%d)", c.args[0].name, x->ndim);
+    cdim = (x->format == ACL_FORMAT_NHWC || x->format == ACL_FORMAT_NDHWC) ? x->ndim - 1 : 1;
+    C = x->dims[cdim];
+  }
+  for (const ChanNormArg &a : c.args) {
+    if (a.t == nullptr || a.role < 0 || x == nullptr) continue;
+    const bool per_group = rule.mode == ChanNormMode::kGather && (a.role == kernels::kMeanIn || a.role == kernels::kInvstdIn);
+    if (a.role == kernels::kCounts) {
+      if (a.t->ndim != 1)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be 1-d (one count per group), got shape %s", a.name,
+                    core::shape_string(*a.t).c_str());
+      if (groups == 0) groups = a.t->dims[0];
+    } else if (per_group) {
+      if (a.t->ndim != 2 || a.t->dims[1] != C)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be [G, %lld] (per-group statistics), got shape %s", a.name,
+                    static_cast<long long>(C), core::shape_string(*a.t).c_str());
+    } else if (!(a.t->ndim == 1 && a.t->dims[0] == C)) {
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be [%lld] (one value per channel), got shape %s", a.name,
+                  static_cast<long long>(C), core::shape_string(*a.t).c_str());
+    }
+  }
+  for (const ChanNormArg &a : c.args) {
+    if (rule.mode == ChanNormMode::kGather && a.t != nullptr && (a.role == kernels::kMeanIn || a.role == kernels::kInvstdIn) &&
+        a.t->dims[0] != groups)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %lld groups; counts has %lld", a.name,
+                  static_cast<long long>(a.t->dims[0]), static_cast<long long>(groups));
+    if (a.t != nullptr && a.role < 0 && a.role != ChanNormArg::kX)
+      core::check_shape_equals(*a.t, a.name, core::Shape::of(*x));
+  }
+  if (!(c.eps >= 0)) throw_error(ACLNN_ERR_PARAM_INVALID, "eps must be >= 0, got %g", c.eps);
+
+  // Registration in prototype order: the inputs (and updated tensors), then the outputs.
+  int slot[32];
+  const size_t nargs = c.args.size();
+  if (nargs > 32) throw_error(ACLNN_ERR_PARAM_INVALID, "too many tensor arguments");
+  for (size_t i = 0; i < nargs; ++i) {
+    const ChanNormArg &a = c.args[i];
+    if (a.access == ChanNormArg::kOut) continue;
+    slot[i] = a.access == ChanNormArg::kInOut && a.t != nullptr ? b.inout(a.t) : b.input(a.t);
+  }
+  for (size_t i = 0; i < nargs; ++i)
+    if (c.args[i].access == ChanNormArg::kOut) slot[i] = wanted(c.args[i]) ? b.output(c.args[i].t) : b.output(nullptr);
+
+  auto &st = b.add_step<ChanNormStep>();
+  P.channels = C;
+  P.eps = c.eps;
+  P.momentum = c.momentum;
+  P.groups = groups;
+  bool given = false;  // the op takes the statistics as inputs (BatchNormElemt)
+  for (const ChanNormArg &a : c.args) given = given || (a.role == kernels::kMeanIn && rule.mode == ChanNormMode::kForward);
+  P.stats = rule.mode == ChanNormMode::kForward && c.training && !given ? ChanNormPlan::Stats::kFromData
+            : eval                                            ? ChanNormPlan::Stats::kRunning
+                                                              : ChanNormPlan::Stats::kGiven;
+  P.training_grad = !eval;
+  for (size_t i = 0; i < nargs; ++i) {
+    const ChanNormArg &a = c.args[i];
+    if (slot[i] < 0) continue;
+    const aclTensor &t = b.tensor(slot[i]);
+    const core::OperandRef ref = core::OperandRef::of_slot(slot[i], t);
+    if (a.role >= 0) {
+      st.vec[a.role] = ref;
+      P.has[a.role] = true;
+      P.vec[a.role].dtype = t.dtype;
+      P.vec[a.role].stride = t.strides[t.ndim - 1];
+      P.vec[a.role].row = t.ndim == 2 ? t.strides[0] : 0;
+      if (a.role == kernels::kCounts) {  // counts: one per group, read as [G] rows
+        P.vec[a.role].row = t.strides[0];
+        P.vec[a.role].stride = 0;
+      }
+      continue;
+    }
+    kernels::ChanTensor &ct = a.role == ChanNormArg::kX ? P.x : a.role == ChanNormArg::kDy ? P.dy : P.y;
+    (a.role == ChanNormArg::kX ? st.x : a.role == ChanNormArg::kDy ? st.dy : st.y) = ref;
+    ct.dtype = t.dtype;
+    ct.chan = t.strides[cdim];
+    for (int d = 0, k = 0; d < t.ndim; ++d)
+      if (d != cdim) ct.pos[k++] = t.strides[d];
+    if (a.role == ChanNormArg::kDy) P.has_dy = true;
+    if (a.role == ChanNormArg::kY) P.has_y = true;
+  }
+  // Running statistics are updated by a training forward pass (and the gather) when given.
+  P.update_running = (P.stats == ChanNormPlan::Stats::kFromData && rule.mode == ChanNormMode::kForward) ||
+                     rule.mode == ChanNormMode::kGather;
+  P.update_running = P.update_running && P.has[kernels::kRunMean] && P.has[kernels::kRunVar];
+  if (P.has[kernels::kRunMean] != P.has[kernels::kRunVar])
+    throw_error(ACLNN_ERR_PARAM_INVALID, "runningMean and runningVar must both be given or both be null");
+  if (x != nullptr) {
+    P.m = 1;
+    for (int d = 0; d < x->ndim; ++d)
+      if (d != cdim) P.pos_shape[P.npos++] = x->dims[d];
+    for (int d = 0; d < P.npos; ++d) P.m *= P.pos_shape[d];
+    P.line = P.npos > 0 ? std::max<int64_t>(1, P.pos_shape[P.npos - 1]) : 1;
+  }
+  P.tasks = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(C, core::num_threads())));
+  st.plan = P;
+  st.ws = b.book("channel_norm.lines", P.workspace_bytes());
+}
+
+}  // namespace opsnn::ops
