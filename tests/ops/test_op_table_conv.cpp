@@ -562,5 +562,156 @@ TEST_P(OpTableConv, ErrorsNameTheArgument) {
 
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableConv, ::testing::ValuesIn(all_cases()), harness::case_name<ConvTableCase>);
 
+// ---- Specific cases the table harness does not express ----
+
+// An NHWC / NDHWC descriptor over a DeviceTensor whose dims are already in that order.
+aclTensor *with_format(const DeviceTensor &t, aclFormat f) {
+  const int64_t storage = t.numel();
+  return aclCreateTensor(t.shape().data(), t.shape().size(), t.dtype(), t.strides().data(), 0, f, &storage, 1,
+                         t.data());
+}
+
+// [N, spatial..., C] values -> [N, C, spatial...]
+std::vector<double> channels_last_to_first(const std::vector<double> &v, int64_t n, int64_t c, int64_t sp) {
+  std::vector<double> r(v.size());
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t x = 0; x < sp; ++x)
+      for (int64_t ch = 0; ch < c; ++ch) r[static_cast<size_t>((i * c + ch) * sp + x)] = v[static_cast<size_t>((i * sp + x) * c + ch)];
+  return r;
+}
+
+TEST(ConvFormats, ChannelsLastFormatsReadTheirDimsInThatOrder) {
+  reseed_for_current_test();
+  for (int nsp : {2, 3}) {
+    refs::ConvRefGeom g;
+    g.n = 2;
+    g.cbig = 6;
+    g.csmall = 4;
+    g.groups = 2;
+    for (int j = 3 - nsp; j < 3; ++j) {
+      g.big[j] = 5 + j;
+      g.k[j] = 3;
+      g.p[j] = 1;
+      g.s[j] = j == 2 ? 2 : 1;
+      g.small[j] = (g.big[j] + 2 * g.p[j] - g.k[j]) / g.s[j] + 1;
+    }
+    const aclFormat f = nsp == 2 ? ACL_FORMAT_NHWC : ACL_FORMAT_NDHWC;
+    std::vector<int64_t> xs{g.n}, ws{g.csmall}, ys{g.n}, k, s, pd, dl, op;
+    for (int j = 3 - nsp; j < 3; ++j) {
+      xs.push_back(g.big[j]);
+      ws.push_back(g.k[j]);
+      ys.push_back(g.small[j]);
+      k.push_back(g.k[j]);
+      s.push_back(g.s[j]);
+      pd.push_back(g.p[j]);
+      dl.push_back(1);
+      op.push_back(0);
+    }
+    xs.push_back(g.cbig);
+    ws.push_back(g.cbig / g.groups);
+    ys.push_back(g.csmall);
+    DeviceTensor x(xs, ACL_FLOAT), w(ws, ACL_FLOAT), y(ys, ACL_FLOAT), bias({g.csmall}, ACL_FLOAT);
+    x.fill_random(-2, 2);
+    w.fill_random(-1, 1);
+    bias.fill_random(-1, 1);
+    y.poison();
+    aclTensor *xt = with_format(x, f), *wt = with_format(w, f), *yt = with_format(y, f);
+    IntArray sa(s), pa(pd), da(dl), oa(op);
+    ASSERT_EQ(run_op([&](uint64_t *ws_, aclOpExecutor **e) {
+                return aclnnConvolutionGetWorkspaceSize(xt, wt, bias, sa.a, pa.a, da.a, false, oa.a, g.groups, yt, 0,
+                                                        ws_, e);
+              },
+              aclnnConvolution),
+              0)
+        << aclGetRecentErrMsg();
+    const int64_t bsp = g.big[0] * g.big[1] * g.big[2], ssp = g.small[0] * g.small[1] * g.small[2];
+    const int64_t kp = g.k[0] * g.k[1] * g.k[2];
+    refs::ConvRefOut r = refs::conv_ref_small(g, channels_last_to_first(x.values(), g.n, g.cbig, bsp),
+                                              channels_last_to_first(w.values(), g.csmall, g.cbig / g.groups, kp),
+                                              bias.values());
+    EXPECT_TRUE(meets_bound(ACL_FLOAT, channels_last_to_first(y.values(), g.n, g.csmall, ssp), r)) << nsp;
+    aclDestroyTensor(xt);
+    aclDestroyTensor(wt);
+    aclDestroyTensor(yt);
+  }
+}
+
+// A ResNet-like 3x3 layer (several GEMM tiles along every dim) in each dtype, forward and backward.
+TEST(ConvShapes, ResNetLikeLayerForwardAndBackward) {
+  reseed_for_current_test();
+  for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}) {
+    refs::ConvRefGeom g;
+    g.n = 2;
+    g.cbig = 24;
+    g.csmall = 40;
+    for (int j = 1; j < 3; ++j) {
+      g.big[j] = 14;
+      g.k[j] = 3;
+      g.p[j] = 1;
+      g.small[j] = 14;
+    }
+    DeviceTensor x({g.n, g.cbig, 14, 14}, dt), w({g.csmall, g.cbig, 3, 3}, dt), bias({g.csmall}, dt);
+    DeviceTensor y({g.n, g.csmall, 14, 14}, dt), dy({g.n, g.csmall, 14, 14}, dt);
+    DeviceTensor dx({g.n, g.cbig, 14, 14}, dt), dw({g.csmall, g.cbig, 3, 3}, dt), db({g.csmall}, dt);
+    x.fill_random(-2, 2);
+    w.fill_random(-1, 1);
+    bias.fill_random(-1, 1);
+    dy.fill_random(-1, 1);
+    for (DeviceTensor *t : {&y, &dx, &dw, &db}) t->poison();
+    IntArray one({1, 1}), zero({0, 0}), bs({g.csmall});
+    ASSERT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **e) {
+                return aclnnConvolutionGetWorkspaceSize(x, w, bias, one.a, one.a, one.a, false, zero.a, 1, y, 0, ws, e);
+              },
+              aclnnConvolution),
+              0)
+        << aclGetRecentErrMsg();
+    bool mask[3] = {true, true, true};
+    aclBoolArray *m = aclCreateBoolArray(mask, 3);
+    ASSERT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **e) {
+                return aclnnConvolutionBackwardGetWorkspaceSize(dy, x, w, bs.a, one.a, one.a, one.a, false, zero.a, 1,
+                                                                m, 0, dx, dw, db, ws, e);
+              },
+              aclnnConvolutionBackward),
+              0)
+        << aclGetRecentErrMsg();
+    aclDestroyBoolArray(m);
+    auto rounded = [&](refs::ConvRefOut r) {
+      for (double &v : r.value) v = round_to(dt, v);
+      return r;
+    };
+    EXPECT_TRUE(meets_bound(dt, y.values(), rounded(refs::conv_ref_small(g, x.values(), w.values(), bias.values()))));
+    EXPECT_TRUE(meets_bound(dt, dx.values(), rounded(refs::conv_ref_big(g, dy.values(), w.values(), {}))));
+    EXPECT_TRUE(meets_bound(dt, dw.values(), rounded(refs::conv_ref_weight(g, dy.values(), x.values()))));
+  }
+}
+
+// Empty batches: nothing to compute, gradients of the weight and bias are zero.
+TEST(ConvShapes, EmptyBatch) {
+  DeviceTensor x({0, 3, 5, 5}, ACL_FLOAT), w({4, 3, 3, 3}, ACL_FLOAT), y({0, 4, 3, 3}, ACL_FLOAT);
+  DeviceTensor dx({0, 3, 5, 5}, ACL_FLOAT), dw({4, 3, 3, 3}, ACL_FLOAT), db({4}, ACL_FLOAT);
+  w.fill_random(-1, 1);
+  dw.poison();
+  db.poison();
+  IntArray one({1, 1}), zero({0, 0}), bs({4});
+  EXPECT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **e) {
+              return aclnnConvolutionGetWorkspaceSize(x, w, nullptr, one.a, zero.a, one.a, false, zero.a, 1, y, 0, ws, e);
+            },
+            aclnnConvolution),
+            0)
+      << aclGetRecentErrMsg();
+  bool mask[3] = {true, true, true};
+  aclBoolArray *m = aclCreateBoolArray(mask, 3);
+  EXPECT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **e) {
+              return aclnnConvolutionBackwardGetWorkspaceSize(y, x, w, bs.a, one.a, zero.a, one.a, false, zero.a, 1, m, 0,
+                                                              dx, dw, db, ws, e);
+            },
+            aclnnConvolutionBackward),
+            0)
+      << aclGetRecentErrMsg();
+  aclDestroyBoolArray(m);
+  for (double v : dw.values()) EXPECT_EQ(v, 0.0);
+  for (double v : db.values()) EXPECT_EQ(v, 0.0);
+}
+
 }  // namespace
 }  // namespace opsnn::test
