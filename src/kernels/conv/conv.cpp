@@ -88,6 +88,58 @@ void conv_put(aclDataType dt, char *p, float v) {
   }
 }
 
+// A row of n elements (stride in elements) converted to / from fp32, the dtype switch hoisted.
+static void load_row(aclDataType dt, const char *src, int64_t stride, int64_t n, float *dst) {
+  switch (dt) {
+    case ACL_FLOAT: {
+      const float *p = reinterpret_cast<const float *>(src);
+      if (stride == 1) {
+        std::memcpy(dst, p, static_cast<size_t>(n) * 4);
+      } else {
+        for (int64_t i = 0; i < n; ++i) dst[i] = p[i * stride];
+      }
+      break;
+    }
+    case ACL_FLOAT16: {
+      const uint16_t *p = reinterpret_cast<const uint16_t *>(src);
+      for (int64_t i = 0; i < n; ++i) dst[i] = half_to_float(p[i * stride]);
+      break;
+    }
+    case ACL_BF16: {
+      const uint16_t *p = reinterpret_cast<const uint16_t *>(src);
+      for (int64_t i = 0; i < n; ++i) dst[i] = bf16_to_float(p[i * stride]);
+      break;
+    }
+    default:
+      for (int64_t i = 0; i < n; ++i) dst[i] = conv_load(dt, src + static_cast<int64_t>(esize_of(dt)) * i * stride);
+  }
+}
+static void store_row(aclDataType dt, const float *src, int64_t n, char *dst, int64_t stride) {
+  switch (dt) {
+    case ACL_FLOAT: {
+      float *p = reinterpret_cast<float *>(dst);
+      if (stride == 1) {
+        std::memcpy(p, src, static_cast<size_t>(n) * 4);
+      } else {
+        for (int64_t i = 0; i < n; ++i) p[i * stride] = src[i];
+      }
+      break;
+    }
+    case ACL_FLOAT16: {
+      uint16_t *p = reinterpret_cast<uint16_t *>(dst);
+      for (int64_t i = 0; i < n; ++i) p[i * stride] = float_to_half(src[i]);
+      break;
+    }
+    case ACL_BF16: {
+      uint16_t *p = reinterpret_cast<uint16_t *>(dst);
+      for (int64_t i = 0; i < n; ++i) p[i * stride] = float_to_bf16(src[i]);
+      break;
+    }
+    default:
+      for (int64_t i = 0; i < n; ++i) conv_put(dt, dst + static_cast<int64_t>(esize_of(dt)) * i * stride, src[i]);
+  }
+}
+
 void conv_im2col(const ConvGeom &g, const ConvImage &src, int64_t C, int64_t l0, int64_t len, char *dst, int64_t ld) {
   if (esize_of(src.dtype) == 4)
     im2col_t<uint32_t>(g, src, C, l0, len, reinterpret_cast<uint32_t *>(dst), ld);
@@ -154,8 +206,12 @@ void conv_store(const float *acc, int64_t C, const int64_t dims[3], const ConvIm
         for (int64_t x1 = 0; x1 < dims[1]; ++x1) {
           char *o = base + static_cast<int64_t>(es) * (c * dst.sc + x0 * dst.ss[0] + x1 * dst.ss[1]);
           const float *ar = a + (x0 * dims[1] + x1) * dims[2];
-          for (int64_t x2 = 0; x2 < dims[2]; ++x2)
-            conv_put(dst.dtype, o + static_cast<int64_t>(es) * x2 * dst.ss[2], ar[x2] + b);
+          float buf[256];
+          for (int64_t x2 = 0; x2 < dims[2]; x2 += 256) {
+            const int64_t n2 = std::min<int64_t>(256, dims[2] - x2);
+            for (int64_t i = 0; i < n2; ++i) buf[i] = ar[x2 + i] + b;
+            store_row(dst.dtype, buf, n2, o + static_cast<int64_t>(es) * x2 * dst.ss[2], dst.ss[2]);
+          }
         }
     }
   });
@@ -218,7 +274,7 @@ static void padded_extent(const ConvGeom &g, int64_t e[3]) {
 int64_t conv_depthwise_scratch_floats(const ConvGeom &g) {
   int64_t e[3];
   padded_extent(g, e);
-  return e[0] * e[1] * e[2] + g.small[2] + 16;
+  return e[0] * e[1] * e[2] + g.small[2] + g.kprod() + 16;
 }
 
 void conv_depthwise(const DepthwiseArgs &a, float *scratch, int threads) {
@@ -239,6 +295,8 @@ void conv_depthwise(const DepthwiseArgs &a, float *scratch, int threads) {
         const int64_t n = it / a.c_in, ci = it % a.c_in;
         // The zero-padded input plane.
         const char *in = a.in.base + ies * (n * a.in_sn + ci * a.in.sc);
+        const int64_t lo2 = std::min<int64_t>(g.p[2], e[2]);
+        const int64_t cnt2 = std::max<int64_t>(0, std::min<int64_t>(g.big[2], e[2] - g.p[2]));
         for (int64_t x0 = 0; x0 < e[0]; ++x0)
           for (int64_t x1 = 0; x1 < e[1]; ++x1) {
             float *row = pad + (x0 * e[1] + x1) * e[2];
@@ -247,27 +305,32 @@ void conv_depthwise(const DepthwiseArgs &a, float *scratch, int threads) {
               std::fill(row, row + e[2], 0.0f);
               continue;
             }
-            const char *irow = in + ies * (i0d * a.in.ss[0] + i1d * a.in.ss[1]);
-            for (int64_t x2 = 0; x2 < e[2]; ++x2) {
-              const int64_t i2 = x2 - g.p[2];
-              row[x2] = (i2 < 0 || i2 >= g.big[2]) ? 0.0f : conv_load(a.in.dtype, irow + ies * i2 * a.in.ss[2]);
-            }
+            std::fill(row, row + lo2, 0.0f);
+            load_row(a.in.dtype, in + ies * (i0d * a.in.ss[0] + i1d * a.in.ss[1]), a.in.ss[2], cnt2, row + lo2);
+            std::fill(row + lo2 + cnt2, row + e[2], 0.0f);
           }
         for (int64_t m = 0; m < a.mult; ++m) {
           const int64_t co = ci * a.mult + m;
           const float b = a.bias != nullptr ? conv_load(a.bias_dtype, a.bias + bes * co * a.bias_s) : 0.0f;
           const char *w = a.w + wes * co * a.w_s0;
+          float *wf = acc + g.small[2];  // the channel's taps in fp32
+          for (int64_t k0 = 0; k0 < g.k[0]; ++k0)
+            for (int64_t k1 = 0; k1 < g.k[1]; ++k1)
+              for (int64_t k2 = 0; k2 < g.k[2]; ++k2)
+                wf[(k0 * g.k[1] + k1) * g.k[2] + k2] =
+                    conv_load(a.w_dtype, w + wes * (k0 * a.w_ss[0] + k1 * a.w_ss[1] + k2 * a.w_ss[2]));
           char *out = a.out_base + oes * (n * a.out_sn + co * a.out.sc);
+          const int64_t s2 = g.s[2], n2 = g.small[2];
           for (int64_t o0 = 0; o0 < g.small[0]; ++o0)
             for (int64_t o1 = 0; o1 < g.small[1]; ++o1) {
-              for (int64_t o2 = 0; o2 < g.small[2]; ++o2) acc[o2] = 0.0f;
+              for (int64_t o2 = 0; o2 < n2; ++o2) acc[o2] = 0.0f;
               for (int64_t k0 = 0; k0 < g.k[0]; ++k0)
                 for (int64_t k1 = 0; k1 < g.k[1]; ++k1) {
                   const float *prow = pad + ((o0 * g.s[0] + k0 * g.d[0]) * e[1] + o1 * g.s[1] + k1 * g.d[1]) * e[2];
+                  const float *wk = wf + (k0 * g.k[1] + k1) * g.k[2];
                   for (int64_t k2 = 0; k2 < g.k[2]; ++k2) {
-                    const float wv = conv_load(a.w_dtype, w + wes * (k0 * a.w_ss[0] + k1 * a.w_ss[1] + k2 * a.w_ss[2]));
+                    const float wv = wk[k2];
                     const float *src = prow + k2 * g.d[2];
-                    const int64_t s2 = g.s[2], n2 = g.small[2];
                     if (s2 == 1) {
                       for (int64_t o2 = 0; o2 < n2; ++o2) acc[o2] += wv * src[o2];
                     } else {
@@ -275,9 +338,8 @@ void conv_depthwise(const DepthwiseArgs &a, float *scratch, int threads) {
                     }
                   }
                 }
-              char *orow = out + oes * (o0 * a.out.ss[0] + o1 * a.out.ss[1]);
-              for (int64_t o2 = 0; o2 < g.small[2]; ++o2)
-                conv_put(a.out.dtype, orow + oes * o2 * a.out.ss[2], acc[o2] + b);
+              for (int64_t o2 = 0; o2 < n2; ++o2) acc[o2] += b;
+              store_row(a.out.dtype, acc, n2, out + oes * (o0 * a.out.ss[0] + o1 * a.out.ss[1]), a.out.ss[2]);
             }
         }
       }
