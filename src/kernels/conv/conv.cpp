@@ -217,6 +217,19 @@ void conv_store(const float *acc, int64_t C, const int64_t dims[3], const ConvIm
   });
 }
 
+void conv_fill_rows(char *dst, aclDataType dt, int64_t rows, int64_t cols, int64_t rs, int64_t cs, const char *bias,
+                    aclDataType bias_dtype, int64_t bs) {
+  const int64_t es = static_cast<int64_t>(esize_of(dt)), bes = static_cast<int64_t>(esize_of(bias_dtype));
+  for (int64_t r = 0; r < rows; ++r) {
+    float buf[256];
+    const float b = conv_load(bias_dtype, bias + bes * r * bs);
+    for (int i = 0; i < 256; ++i) buf[i] = b;
+    char *row = dst + es * r * rs;
+    for (int64_t c = 0; c < cols; c += 256)
+      store_row(dt, buf, std::min<int64_t>(256, cols - c), row + es * c * cs, cs);
+  }
+}
+
 namespace {
 template <class Fn>
 void for_each_index(int ndim, const int64_t *dims, const int64_t *strides, Fn fn) {

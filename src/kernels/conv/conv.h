@@ -47,6 +47,11 @@ void conv_gather(const char *src, size_t esize, int64_t rows, int64_t cols, int6
 void conv_store(const float *acc, int64_t C, const int64_t dims[3], const ConvImage &dst, const char *bias,
                 aclDataType bias_dtype, int64_t bs);
 
+// Fills a strided [rows, cols] block with bias[r] (bias in any float dtype, stride bs), in dst's
+// dtype: the bias a GEMM with beta = 1 then adds its product to.
+void conv_fill_rows(char *dst, aclDataType dt, int64_t rows, int64_t cols, int64_t rs, int64_t cs, const char *bias,
+                    aclDataType bias_dtype, int64_t bs);
+
 // Copies an N-D strided tensor of float dtype into a dense fp32 buffer (row-major) / back.
 void conv_to_float(const char *src, aclDataType dt, int ndim, const int64_t *dims, const int64_t *strides, float *dst);
 void conv_from_float(const float *src, int ndim, const int64_t *dims, const int64_t *strides, aclDataType dt,

@@ -227,6 +227,7 @@ class ConvGemmStep final : public core::Step {
   Weight w;
   Bias bias;                 // forward: small-side channels; data: big-side channels
   bool pack_w = false;       // weight gathered to dense fp32 first
+  bool bias_prefill = false;  // forward: the tile is filled with the bias, the GEMM adds to it (beta = 1)
   int64_t w_row = 0, w_j = 0;  // strides of the (possibly packed) weight: [C_small, j]
   aclDataType w_dt = ACL_FLOAT;
   // Small-side tiles: flat (tiles over the flattened spatial index) or row by row.
@@ -269,7 +270,10 @@ class ConvGemmStep final : public core::Step {
               case Mode::kForward: {
                 kernels::conv_im2col(g, big_img, cbg, l0, len, colp, lt);
                 const char *d = biasp != nullptr ? biasp + esz(bias.dt) * gi * csg * bias.stride : nullptr;
-                kernels::gemm_run(plan, w_g, colp, tile, sc, d);
+                if (bias_prefill)
+                  kernels::conv_fill_rows(tile, small.dt, csg, len, small.sc, flat ? fs : small.ss[2], d, bias.dt,
+                                          bias.stride);
+                kernels::gemm_run(plan, w_g, colp, tile, sc, bias_prefill ? nullptr : d);
                 break;
               }
               case Mode::kData:
@@ -422,9 +426,11 @@ kernels::GemmDesc forward_desc(const ConvGemmStep &s, int64_t len) {
   d.b = {s.big.dt, s.lt, 1, 0};
   d.c = {s.small.dt, s.small.sc, s.flat ? s.fs : s.small.ss[2], 0};
   if (s.bias.present()) {
-    d.has_d = true;
     d.beta = 1.0f;
-    d.d = {s.bias.dt, s.bias.stride, 0, 0};
+    if (!s.bias_prefill) {
+      d.has_d = true;
+      d.d = {s.bias.dt, s.bias.stride, 0, 0};
+    }
   }
   return d;
 }
@@ -455,6 +461,39 @@ kernels::GemmDesc wgrad_desc(const ConvGemmStep &s, int64_t len) {
 ConvDesc desc_of(Mode mode, const Problem &p, const Side &big, const Side &small, int64_t cbg, int64_t csg) {
   return ConvDesc{mode, p.g, p.groups, cbg, csg, big.flat_stride() >= 0, small.flat_stride() >= 0, false};
 }
+
+// The bias is written first and the GEMM adds its product (beta = 1) when that rounds no
+// differently: the output is FLOAT or has the bias's dtype (the bias is then exact in it). The
+// GEMM's addend epilogue (D) is the general way, slower on the engine's direct-C path.
+bool prefill_bias(const Bias &bias, const Side &out) {
+  return bias.present() && (out.dt == ACL_FLOAT || out.dt == bias.dt);
+}
+
+// Fills a registered side's channels with the bias (before a GEMM step that adds to it).
+class BiasFillStep final : public core::Step {
+ public:
+  Side out;
+  Bias bias;
+  int run(const core::LaunchArgs &args) const override {
+    char *o = out.ref.address(args);
+    const char *bp = bias.ref.address(args);
+    const int64_t es = esz(out.dt), sp = out.sp[0] * out.sp[1] * out.sp[2];
+    const int64_t fs = out.flat_stride();
+    core::parallel_for(out.n, 1, [&](int64_t n0, int64_t n1) {
+      for (int64_t n = n0; n < n1; ++n) {
+        if (fs >= 0) {
+          kernels::conv_fill_rows(o + es * n * out.sn, out.dt, out.c, sp, out.sc, fs, bp, bias.dt, bias.stride);
+          continue;
+        }
+        for (int64_t x0 = 0; x0 < out.sp[0]; ++x0)
+          for (int64_t x1 = 0; x1 < out.sp[1]; ++x1)
+            kernels::conv_fill_rows(o + es * (n * out.sn + x0 * out.ss[0] + x1 * out.ss[1]), out.dt, out.c, out.sp[2],
+                                    out.sc, out.ss[2], bp, bias.dt, bias.stride);
+      }
+    });
+    return 0;
+  }
+};
 
 // small = W @ im2col(big) (+ bias).
 void record_forward(core::OpBuilder &b, const Problem &p, const Side &big, const Side &small, const Weight &w,
@@ -499,7 +538,13 @@ void record_forward(core::OpBuilder &b, const Problem &p, const Side &big, const
     gd.a = {w.dt, w.strides[0], w.strides[1], 0};
     gd.b = {big.dt, big.sc, big.flat_stride(), big.sn};
     gd.c = {small.dt, small.sc, small.flat_stride(), small.sn};
-    if (bias.present()) {
+    if (prefill_bias(bias, small)) {
+      BiasFillStep fill;
+      fill.out = small;
+      fill.bias = bias;
+      b.add_step<BiasFillStep>(std::move(fill));
+      gd.beta = 1.0f;
+    } else if (bias.present()) {
       call.ref[kGemmD] = bias.ref;
       gd.has_d = true;
       gd.beta = 1.0f;
@@ -518,6 +563,7 @@ void record_forward(core::OpBuilder &b, const Problem &p, const Side &big, const
   }
   auto s = std::make_unique<ConvGemmStep>();
   s->mode = Mode::kForward;
+  s->bias_prefill = prefill_bias(bias, small);
   s->g = p.g;
   s->groups = p.groups;
   s->csg = csg;
@@ -552,7 +598,13 @@ void record_data(core::OpBuilder &b, const Problem &p, const Side &big, const Si
     gd.a = {w.dt, w.strides[1], w.strides[0], 0};
     gd.b = {small.dt, small.sc, small.flat_stride(), small.sn};
     gd.c = {big.dt, big.sc, big.flat_stride(), big.sn};
-    if (bias.present()) {
+    if (prefill_bias(bias, big)) {
+      BiasFillStep fill;
+      fill.out = big;
+      fill.bias = bias;
+      b.add_step<BiasFillStep>(std::move(fill));
+      gd.beta = 1.0f;
+    } else if (bias.present()) {
       call.ref[kGemmD] = bias.ref;
       gd.has_d = true;
       gd.beta = 1.0f;
