@@ -82,7 +82,11 @@ struct DepthwiseArgs {
   char *out_base = nullptr;
 };
 int64_t conv_depthwise_scratch_floats(const ConvGeom &g);
-void conv_depthwise(const DepthwiseArgs &a, float *scratch, int threads);
+// One per ISA tier (the x86-64 ones exist only there); phase 1 chooses.
+void conv_depthwise_portable(const DepthwiseArgs &a, float *scratch, int threads);
+void conv_depthwise_avx2(const DepthwiseArgs &a, float *scratch, int threads);
+void conv_depthwise_avx512(const DepthwiseArgs &a, float *scratch, int threads);
+using DepthwiseFn = void (*)(const DepthwiseArgs &, float *, int);
 
 float conv_load(aclDataType dt, const char *p);
 void conv_put(aclDataType dt, char *p, float v);

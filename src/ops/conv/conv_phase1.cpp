@@ -197,6 +197,20 @@ const core::Impl<ConvDesc> kForwardImpls[] = {
     {"im2col_gemm", core::kNoIsa, nullptr},
 };
 
+// The direct depthwise kernel's ISA tiers (the same source auto-vectorised per unit), best first.
+#if defined(__x86_64__)
+const core::Impl<int> kDepthwiseTiers[] = {
+    {"avx512", static_cast<int>(core::Isa::kAvx512), nullptr},
+    {"avx2", static_cast<int>(core::Isa::kAvx2), nullptr},
+    {"portable", static_cast<int>(core::Isa::kPortable), nullptr},
+};
+const kernels::DepthwiseFn kDepthwiseFns[] = {kernels::conv_depthwise_avx512, kernels::conv_depthwise_avx2,
+                                              kernels::conv_depthwise_portable};
+#else
+const core::Impl<int> kDepthwiseTiers[] = {{"portable", static_cast<int>(core::Isa::kPortable), nullptr}};
+const kernels::DepthwiseFn kDepthwiseFns[] = {kernels::conv_depthwise_portable};
+#endif
+
 void record(const char *engine, const char *name, const core::ImplTrace *trace) {
   if (core::current_phase1_trace() != nullptr) core::record_choice(std::string("conv:") + engine + "/" + name, trace);
 }
@@ -306,6 +320,7 @@ class ConvGemmStep final : public core::Step {
 
 class DepthwiseStep final : public core::Step {
  public:
+  kernels::DepthwiseFn fn = nullptr;
   kernels::DepthwiseArgs a;
   Side big, small;
   Weight w;
@@ -319,7 +334,7 @@ class DepthwiseStep final : public core::Step {
     x.out_base = small.ref.address(args);
     x.w = w.ref.address(args);
     x.bias = bias.present() ? bias.ref.address(args) : nullptr;
-    kernels::conv_depthwise(x, reinterpret_cast<float *>(args.get(scratch)), threads);
+    fn(x, reinterpret_cast<float *>(args.get(scratch)), threads);
     return 0;
   }
 };
@@ -502,8 +517,13 @@ void record_forward(core::OpBuilder &b, const Problem &p, const Side &big, const
   const int64_t cbg = big.c / p.groups, csg = small.c / p.groups;
   const ConvDesc d = desc_of(Mode::kForward, p, big, small, cbg, csg);
   const int impl = choose_impl(d, "forward");
-  if (impl == 0) {  // depthwise_direct
+  if (impl == 0) {  // depthwise_direct, in the best ISA tier
     DepthwiseStep s;
+    core::ImplTrace trace;
+    const bool traced = core::current_phase1_trace() != nullptr;
+    const int tier = core::choose(kDepthwiseTiers, 0, traced ? &trace : nullptr);
+    record("depthwise", kDepthwiseTiers[tier].name, traced ? &trace : nullptr);
+    s.fn = kDepthwiseFns[tier];
     s.a.g = p.g;
     s.a.n = big.n;
     s.a.c_in = big.c;
