@@ -494,6 +494,10 @@ TEST_P(OpTableConv, ErrorsNameTheArgument) {
     a = args_of(c, *p);
     a.dilation = zero.a;
     EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "dilation"}));
+    IntArray huge(std::vector<int64_t>(p->p.size(), int64_t{1} << 40));
+    a = args_of(c, *p);
+    a.padding = huge.a;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "padding", "2^31"}));
     IntArray three({1, 1, 1, 1});
     a = args_of(c, *p);
     a.stride = three.a;

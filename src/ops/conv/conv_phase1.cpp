@@ -712,6 +712,12 @@ void set_params(Problem &p, int nsp, const std::vector<int64_t> &k, const std::v
     if (dil[static_cast<size_t>(i)] <= 0)
       throw_error(ACLNN_ERR_PARAM_INVALID, "dilation must be positive, got %s",
                   shape_string(dil.data(), nsp).c_str());
+    constexpr int64_t kMaxParam = int64_t{1} << 31;  // keeps every size computation below far from overflow
+    if (s[static_cast<size_t>(i)] > kMaxParam || pad[static_cast<size_t>(i)] > kMaxParam ||
+        dil[static_cast<size_t>(i)] > kMaxParam)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "stride %s, padding %s or dilation %s has a value above 2^31",
+                  shape_string(s.data(), nsp).c_str(), shape_string(pad.data(), nsp).c_str(),
+                  shape_string(dil.data(), nsp).c_str());
     p.g.k[j] = k[static_cast<size_t>(i)];
     p.g.s[j] = s[static_cast<size_t>(i)];
     p.g.p[j] = pad[static_cast<size_t>(i)];
@@ -722,7 +728,9 @@ void set_params(Problem &p, int nsp, const std::vector<int64_t> &k, const std::v
 // The small side of a convolution from its big side.
 void infer_small(Problem &p, const char *input_name) {
   for (int j = 3 - p.nsp; j < 3; ++j) {
-    const int64_t span = p.g.big[j] + 2 * p.g.p[j] - p.g.d[j] * (p.g.k[j] - 1) - 1;
+    const __int128 span128 = static_cast<__int128>(p.g.big[j]) + 2 * static_cast<__int128>(p.g.p[j]) -
+                             static_cast<__int128>(p.g.d[j]) * (p.g.k[j] - 1) - 1;
+    const int64_t span = span128 < 0 ? -1 : static_cast<int64_t>(std::min<__int128>(span128, int64_t{1} << 62));
     if (span < 0)
       throw_error(ACLNN_ERR_PARAM_INVALID,
                   "the kernel (size %lld, dilation %lld) is larger than %s's padded size %lld: the output size "
@@ -839,7 +847,11 @@ ConvShapes conv_shapes(const aclTensor *input, const char *in_name, const aclTen
                     "outputPadding %s must be non-negative and smaller than either stride or dilation",
                     shape_string(op.data(), nsp).c_str());
       p.g.small[j] = li.dims[2 + j];
-      p.g.big[j] = (p.g.small[j] - 1) * p.g.s[j] - 2 * p.g.p[j] + p.g.d[j] * (p.g.k[j] - 1) + o + 1;
+      const __int128 big = static_cast<__int128>(p.g.small[j] - 1) * p.g.s[j] - 2 * static_cast<__int128>(p.g.p[j]) +
+                           static_cast<__int128>(p.g.d[j]) * (p.g.k[j] - 1) + o + 1;
+      if (big > (static_cast<__int128>(1) << 62))
+        throw_error(ACLNN_ERR_PARAM_INVALID, "the transposed convolution's output size is too large");
+      p.g.big[j] = static_cast<int64_t>(big);
       if (p.g.big[j] <= 0)
         throw_error(ACLNN_ERR_PARAM_INVALID, "the transposed convolution's output size %lld is not positive",
                     static_cast<long long>(p.g.big[j]));
