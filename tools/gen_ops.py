@@ -23,7 +23,7 @@ Op table format (one file per family and phase 1; `#` starts a comment):
   family NAME               the family (README / OPS.md grouping)
   phase1 KIND               the family phase 1 the rows use: unary element-wise (this format), nary
                             (binary / ternary ops, see "n-ary tables" further down), or a family
-                            module's: reduce, dimwise, rows, ploss, layout (tools/gen_ops_<kind>.py)
+                            module's: reduce, dimwise, rows, ploss, layout, conv (tools/gen_ops_<kind>.py)
   special_tol X             default relative tolerance of the special-value test (FLOAT)
   signed_zero yes|no        default: the special-value test checks the sign of zero results
 

@@ -410,4 +410,101 @@ inline std::vector<double> closs_grad_ref(bool cross_entropy, const std::vector<
   return out;
 }
 
+// Direct convolution in float64 (torch.nn.functional.conv{1,2,3}d / conv_transpose{1,2,3}d), written
+// from the definition: out[n, co, o] = sum over ci of the group and kernel offsets t of
+// w[co, ci, t] * in[n, ci, o * stride - padding + t * dilation] (positions outside the input are 0).
+// Dense row-major tensors with 3 spatial dims (leading ones of size 1): "big" is a convolution's
+// input (a transposed convolution's output), "small" its output; w is [C_small, C_big / groups, k].
+// Each result comes with its magnitude (the sum of |terms|), the scale of its rounding error.
+struct ConvRefGeom {
+  int64_t n = 1, cbig = 1, csmall = 1, groups = 1;
+  int64_t big[3] = {1, 1, 1}, small[3] = {1, 1, 1}, k[3] = {1, 1, 1};
+  int64_t s[3] = {1, 1, 1}, p[3] = {0, 0, 0}, d[3] = {1, 1, 1};
+};
+struct ConvRefOut {
+  std::vector<double> value, magnitude;
+};
+// fn(small_index, big_index, weight_index) for every product of the convolution.
+template <class Fn>
+void conv_ref_terms(const ConvRefGeom &g, Fn fn) {
+  const int64_t cbg = g.cbig / g.groups, csg = g.csmall / g.groups;
+  const int64_t bn = g.big[0] * g.big[1] * g.big[2], sn = g.small[0] * g.small[1] * g.small[2];
+  const int64_t kn = g.k[0] * g.k[1] * g.k[2];
+  for (int64_t n = 0; n < g.n; ++n)
+    for (int64_t co = 0; co < g.csmall; ++co)
+      for (int64_t o0 = 0; o0 < g.small[0]; ++o0)
+        for (int64_t o1 = 0; o1 < g.small[1]; ++o1)
+          for (int64_t o2 = 0; o2 < g.small[2]; ++o2) {
+            const int64_t si = (n * g.csmall + co) * sn + (o0 * g.small[1] + o1) * g.small[2] + o2;
+            const int64_t grp = co / csg;
+            for (int64_t cl = 0; cl < cbg; ++cl) {
+              const int64_t ci = grp * cbg + cl;
+              for (int64_t t0 = 0; t0 < g.k[0]; ++t0)
+                for (int64_t t1 = 0; t1 < g.k[1]; ++t1)
+                  for (int64_t t2 = 0; t2 < g.k[2]; ++t2) {
+                    const int64_t i0 = o0 * g.s[0] - g.p[0] + t0 * g.d[0];
+                    const int64_t i1 = o1 * g.s[1] - g.p[1] + t1 * g.d[1];
+                    const int64_t i2 = o2 * g.s[2] - g.p[2] + t2 * g.d[2];
+                    if (i0 < 0 || i0 >= g.big[0] || i1 < 0 || i1 >= g.big[1] || i2 < 0 || i2 >= g.big[2]) continue;
+                    const int64_t bi = (n * g.cbig + ci) * bn + (i0 * g.big[1] + i1) * g.big[2] + i2;
+                    const int64_t wi = (co * cbg + cl) * kn + (t0 * g.k[1] + t1) * g.k[2] + t2;
+                    fn(si, bi, wi);
+                  }
+            }
+          }
+}
+// small = conv(big, w) + bias[small channel]   (a convolution; a transposed one's input gradient)
+inline ConvRefOut conv_ref_small(const ConvRefGeom &g, const std::vector<double> &big, const std::vector<double> &w,
+                                 const std::vector<double> &bias) {
+  const int64_t sn = g.small[0] * g.small[1] * g.small[2];
+  ConvRefOut r;
+  r.value.assign(static_cast<size_t>(g.n * g.csmall * sn), 0.0);
+  r.magnitude = r.value;
+  if (!bias.empty())
+    for (size_t i = 0; i < r.value.size(); ++i) {
+      const double b = bias[static_cast<size_t>((static_cast<int64_t>(i) / sn) % g.csmall)];
+      r.value[i] = b;
+      r.magnitude[i] = std::fabs(b);
+    }
+  conv_ref_terms(g, [&](int64_t si, int64_t bi, int64_t wi) {
+    const double t = w[static_cast<size_t>(wi)] * big[static_cast<size_t>(bi)];
+    r.value[static_cast<size_t>(si)] += t;
+    r.magnitude[static_cast<size_t>(si)] += std::fabs(t);
+  });
+  return r;
+}
+// big = conv_transpose(small, w) + bias[big channel]   (a transposed convolution; a convolution's input gradient)
+inline ConvRefOut conv_ref_big(const ConvRefGeom &g, const std::vector<double> &small, const std::vector<double> &w,
+                               const std::vector<double> &bias) {
+  const int64_t bn = g.big[0] * g.big[1] * g.big[2];
+  ConvRefOut r;
+  r.value.assign(static_cast<size_t>(g.n * g.cbig * bn), 0.0);
+  r.magnitude = r.value;
+  if (!bias.empty())
+    for (size_t i = 0; i < r.value.size(); ++i) {
+      const double b = bias[static_cast<size_t>((static_cast<int64_t>(i) / bn) % g.cbig)];
+      r.value[i] = b;
+      r.magnitude[i] = std::fabs(b);
+    }
+  conv_ref_terms(g, [&](int64_t si, int64_t bi, int64_t wi) {
+    const double t = w[static_cast<size_t>(wi)] * small[static_cast<size_t>(si)];
+    r.value[static_cast<size_t>(bi)] += t;
+    r.magnitude[static_cast<size_t>(bi)] += std::fabs(t);
+  });
+  return r;
+}
+// The weight gradient: dw = sum over n and positions of small x big.
+inline ConvRefOut conv_ref_weight(const ConvRefGeom &g, const std::vector<double> &small,
+                                  const std::vector<double> &big) {
+  ConvRefOut r;
+  r.value.assign(static_cast<size_t>(g.csmall * (g.cbig / g.groups) * g.k[0] * g.k[1] * g.k[2]), 0.0);
+  r.magnitude = r.value;
+  conv_ref_terms(g, [&](int64_t si, int64_t bi, int64_t wi) {
+    const double t = small[static_cast<size_t>(si)] * big[static_cast<size_t>(bi)];
+    r.value[static_cast<size_t>(wi)] += t;
+    r.magnitude[static_cast<size_t>(wi)] += std::fabs(t);
+  });
+  return r;
+}
+
 }  // namespace opsnn::test::refs

@@ -1,0 +1,290 @@
+// Convolution benchmark: aclnnConvolution (fp32, NCHW, a repeatable executor: launch + stream
+// synchronisation per call) against oneDNN's convolution primitive in the same run, on the
+// ResNet-50 layer shapes and a MobileNet depthwise layer at batch 1 and 8. oneDNN runs twice: with
+// the layouts it chooses (format_tag::any; inputs reordered once, outside the timing) and on plain
+// NCHW / OIHW tensors.
+//
+//   OPSNN_NUM_THREADS=1 ./bench_conv [--reps N] [--quick]
+//   OPSNN_NUM_THREADS=2 ./bench_conv
+//   OPSNN_NUM_THREADS=1 ./bench_conv --cpu-time    (process CPU time: for a loaded machine)
+//
+// Both libraries use the same thread count (OpsNN's pool size; oneDNN through omp_set_num_threads).
+// Every number is the best of N repetitions (default 5) of a timed batch (>= 0.2 s), the libraries
+// interleaved shape by shape. GFLOP/s = 2 * N * C_out * H_out * W_out * C_in/groups * kH * kW /
+// time. "ratio" = the best oneDNN time / OpsNN's time (> 1: OpsNN is faster). Markdown on stdout.
+// (The timing loop is our own, as in bench_gemm: one table is what we compare.)
+#include <dlfcn.h>
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+#include "aclnnop/aclnn_convolution.h"
+#include "bench_env.h"
+#include "core/cpu_features.h"
+#include "core/thread_pool.h"
+
+#if defined(OPSNN_HAVE_DNNL)
+#if __has_include(<oneapi/dnnl/dnnl.hpp>)
+#include <oneapi/dnnl/dnnl.hpp>
+#else
+#include <dnnl.hpp>
+#endif
+#endif
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+int g_reps = 5;
+double g_batch_s = 0.2;
+
+struct Shape {
+  const char *name;
+  int64_t cin, h, w, cout, k, s, p, groups;
+};
+
+const Shape kShapes[] = {
+    {"conv1 3x224x224->64 k7 s2 p3", 3, 224, 224, 64, 7, 2, 3, 1},
+    {"64x56x56->64 k3 p1", 64, 56, 56, 64, 3, 1, 1, 1},
+    {"256x56x56->64 k1", 256, 56, 56, 64, 1, 1, 0, 1},
+    {"512x28x28->128 k1", 512, 28, 28, 128, 1, 1, 0, 1},
+    {"256x14x14->256 k3 p1", 256, 14, 14, 256, 3, 1, 1, 1},
+    {"dw 32x112x112 k3 p1", 32, 112, 112, 32, 3, 1, 1, 32},
+};
+
+int64_t out_dim(int64_t in, const Shape &s) { return (in + 2 * s.p - s.k) / s.s + 1; }
+
+// --cpu-time: the process's CPU time instead of the wall clock (meaningful with 1 thread on a
+// loaded machine: other tenants' time is not counted).
+bool g_cpu_time = false;
+double now_s() {
+  if (g_cpu_time) {
+    timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+  }
+  return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+}
+
+// Best time of one call, in seconds.
+double time_call(const std::function<void()> &fn) {
+  fn();  // warm-up
+  int iters = 1;
+  for (;;) {
+    const double t0 = now_s();
+    for (int i = 0; i < iters; ++i) fn();
+    const double t = now_s() - t0;
+    if (t >= g_batch_s || iters >= (1 << 20)) break;
+    iters *= 2;
+  }
+  double best = 1e30;
+  for (int r = 0; r < g_reps; ++r) {
+    const double t0 = now_s();
+    for (int i = 0; i < iters; ++i) fn();
+    best = std::min(best, (now_s() - t0) / iters);
+  }
+  return best;
+}
+
+std::vector<float> random_values(size_t n, uint64_t seed) {
+  std::mt19937_64 g(seed);
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float &x : v) x = d(g);
+  return v;
+}
+
+// ---- OpsNN ----
+
+struct Ours {
+  void *x = nullptr, *w = nullptr, *b = nullptr, *y = nullptr, *ws = nullptr;
+  aclTensor *xt = nullptr, *wt = nullptr, *bt = nullptr, *yt = nullptr;
+  aclIntArray *stride = nullptr, *pad = nullptr, *dil = nullptr, *op = nullptr;
+  aclOpExecutor *ex = nullptr;
+  uint64_t ws_size = 0;
+  std::string impl;
+
+  static aclTensor *tensor(std::vector<int64_t> dims, void *data) {
+    std::vector<int64_t> st(dims.size());
+    int64_t s = 1;
+    for (size_t i = dims.size(); i-- > 0;) {
+      st[i] = s;
+      s *= dims[i];
+    }
+    return aclCreateTensor(dims.data(), dims.size(), ACL_FLOAT, st.data(), 0, ACL_FORMAT_NCHW, &s, 1, data);
+  }
+  Ours(const Shape &sh, int64_t n, const std::vector<float> &xv, const std::vector<float> &wv,
+       const std::vector<float> &bv) {
+    const int64_t ho = out_dim(sh.h, sh), wo = out_dim(sh.w, sh);
+    auto alloc = [](void **p, const std::vector<float> &v, size_t n_) {
+      aclrtMalloc(p, n_ * 4, ACL_MEM_MALLOC_HUGE_FIRST);
+      if (!v.empty()) aclrtMemcpy(*p, n_ * 4, v.data(), n_ * 4, ACL_MEMCPY_HOST_TO_DEVICE);
+    };
+    alloc(&x, xv, xv.size());
+    alloc(&w, wv, wv.size());
+    alloc(&b, bv, bv.size());
+    alloc(&y, {}, static_cast<size_t>(n * sh.cout * ho * wo));
+    xt = tensor({n, sh.cin, sh.h, sh.w}, x);
+    wt = tensor({sh.cout, sh.cin / sh.groups, sh.k, sh.k}, w);
+    bt = tensor({sh.cout}, b);
+    yt = tensor({n, sh.cout, ho, wo}, y);
+    const int64_t s2[2] = {sh.s, sh.s}, p2[2] = {sh.p, sh.p}, one[2] = {1, 1}, zero[2] = {0, 0};
+    stride = aclCreateIntArray(s2, 2);
+    pad = aclCreateIntArray(p2, 2);
+    dil = aclCreateIntArray(one, 2);
+    op = aclCreateIntArray(zero, 2);
+    if (aclnnConvolutionGetWorkspaceSize(xt, wt, bt, stride, pad, dil, false, op, sh.groups, yt, 0, &ws_size, &ex) != 0) {
+      std::fprintf(stderr, "phase 1 failed: %s\n", aclGetRecentErrMsg());
+      std::exit(1);
+    }
+    aclSetAclOpExecutorRepeatable(ex);
+    if (ws_size > 0) aclrtMalloc(&ws, ws_size, ACL_MEM_MALLOC_HUGE_FIRST);
+  }
+  void run() {
+    aclnnConvolution(ws, ws_size, ex, opsnn::bench::env().stream);
+    aclrtSynchronizeStream(opsnn::bench::env().stream);
+  }
+  std::vector<float> result(size_t n) {
+    std::vector<float> r(n);
+    aclrtMemcpy(r.data(), n * 4, y, n * 4, ACL_MEMCPY_DEVICE_TO_HOST);
+    return r;
+  }
+  ~Ours() {
+    aclDestroyAclOpExecutor(ex);
+    for (aclTensor *t : {xt, wt, bt, yt}) aclDestroyTensor(t);
+    for (aclIntArray *a : {stride, pad, dil, op}) aclDestroyIntArray(a);
+    for (void *p : {x, w, b, y, ws})
+      if (p != nullptr) aclrtFree(p);
+  }
+};
+
+#if defined(OPSNN_HAVE_DNNL)
+// oneDNN's forward-inference convolution; `any`: the layouts it prefers (inputs reordered once).
+struct Dnnl {
+  dnnl::engine eng{dnnl::engine::kind::cpu, 0};
+  dnnl::stream strm{eng};
+  dnnl::convolution_forward prim;
+  dnnl::memory src, wei, bias, dst, user_dst;
+  bool ok = false;
+  std::vector<float> dst_nchw;
+
+  Dnnl(const Shape &sh, int64_t n, std::vector<float> &xv, std::vector<float> &wv, std::vector<float> &bv, bool any) {
+    using tag = dnnl::memory::format_tag;
+    using dt = dnnl::memory::data_type;
+    const int64_t ho = out_dim(sh.h, sh), wo = out_dim(sh.w, sh);
+    const dnnl::memory::dims xd{n, sh.cin, sh.h, sh.w}, yd{n, sh.cout, ho, wo}, bd{sh.cout};
+    const bool grouped = sh.groups > 1;
+    const dnnl::memory::dims wd = grouped ? dnnl::memory::dims{sh.groups, sh.cout / sh.groups, sh.cin / sh.groups, sh.k, sh.k}
+                                          : dnnl::memory::dims{sh.cout, sh.cin, sh.k, sh.k};
+    const tag wtag = grouped ? tag::goihw : tag::oihw;
+    try {
+      const dnnl::memory::desc src_md(xd, dt::f32, any ? tag::any : tag::nchw);
+      const dnnl::memory::desc wei_md(wd, dt::f32, any ? tag::any : wtag);
+      const dnnl::memory::desc dst_md(yd, dt::f32, any ? tag::any : tag::nchw);
+      const dnnl::memory::desc bias_md(bd, dt::f32, tag::x);
+      dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                        src_md, wei_md, bias_md, dst_md, {sh.s, sh.s}, {sh.p, sh.p}, {sh.p, sh.p});
+      dnnl::convolution_forward::primitive_desc pd(d, eng);
+      prim = dnnl::convolution_forward(pd);
+      dnnl::memory user_src({xd, dt::f32, tag::nchw}, eng, xv.data());
+      dnnl::memory user_wei({wd, dt::f32, wtag}, eng, wv.data());
+      src = dnnl::memory(pd.src_desc(), eng);
+      wei = dnnl::memory(pd.weights_desc(), eng);
+      dnnl::reorder(user_src, src).execute(strm, user_src, src);
+      dnnl::reorder(user_wei, wei).execute(strm, user_wei, wei);
+      bias = dnnl::memory(bias_md, eng, bv.data());
+      dst = dnnl::memory(pd.dst_desc(), eng);
+      dst_nchw.resize(static_cast<size_t>(n * sh.cout * ho * wo));
+      user_dst = dnnl::memory({yd, dt::f32, tag::nchw}, eng, dst_nchw.data());
+      strm.wait();
+      ok = true;
+    } catch (const dnnl::error &e) {
+      std::fprintf(stderr, "oneDNN: %s\n", e.what());
+    }
+  }
+  void run() {
+    prim.execute(strm, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_BIAS, bias}, {DNNL_ARG_DST, dst}});
+    strm.wait();
+  }
+  const std::vector<float> &result() {
+    dnnl::reorder(dst, user_dst).execute(strm, dst, user_dst);
+    strm.wait();
+    return dst_nchw;
+  }
+};
+#endif
+
+void set_peer_threads(int threads) {
+  using OmpSet = void (*)(int);
+  if (auto f = reinterpret_cast<OmpSet>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"))) f(threads);
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  bool quick = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) g_reps = std::atoi(argv[++i]);
+    if (!std::strcmp(argv[i], "--cpu-time")) g_cpu_time = true;
+    if (!std::strcmp(argv[i], "--quick")) {
+      quick = true;
+      g_reps = 2;
+      g_batch_s = 0.05;
+    }
+  }
+  opsnn::bench::env();
+  const int threads = opsnn::core::num_threads();
+  set_peer_threads(threads);
+  const auto &f = opsnn::core::cpu_features();
+  std::printf("# bench_conv: fp32 NCHW, %d thread(s), %s; CPU ISA: avx2=%d avx512f=%d avx512_bf16=%d avx512_vnni=%d\n\n",
+              threads, g_cpu_time ? "process CPU time" : "wall clock", f.avx2, f.avx512f, f.avx512_bf16, f.avx512_vnni);
+#if defined(OPSNN_HAVE_DNNL)
+  std::printf("| layer | batch | OpsNN ms | OpsNN GFLOP/s | oneDNN any ms | oneDNN NCHW ms | ratio (best oneDNN / OpsNN) | max |diff| |\n");
+  std::printf("|---|---|---|---|---|---|---|---|\n");
+#else
+  std::printf("| layer | batch | OpsNN ms | OpsNN GFLOP/s |\n|---|---|---|---|\n");
+#endif
+  for (const Shape &sh : kShapes) {
+    for (int64_t n : {int64_t{1}, int64_t{8}}) {
+      if (quick && n == 8) continue;
+      const int64_t ho = out_dim(sh.h, sh), wo = out_dim(sh.w, sh);
+      auto xv = random_values(static_cast<size_t>(n * sh.cin * sh.h * sh.w), 1);
+      auto wv = random_values(static_cast<size_t>(sh.cout * (sh.cin / sh.groups) * sh.k * sh.k), 2);
+      auto bv = random_values(static_cast<size_t>(sh.cout), 3);
+      const double flops = 2.0 * static_cast<double>(n * sh.cout * ho * wo) * static_cast<double>(sh.cin / sh.groups) *
+                           static_cast<double>(sh.k * sh.k);
+      Ours ours(sh, n, xv, wv, bv);
+      const double t_ours = time_call([&] { ours.run(); });
+#if defined(OPSNN_HAVE_DNNL)
+      Dnnl any(sh, n, xv, wv, bv, true), plain(sh, n, xv, wv, bv, false);
+      const double t_any = any.ok ? time_call([&] { any.run(); }) : 0;
+      const double t_plain = plain.ok ? time_call([&] { plain.run(); }) : 0;
+      double best = 1e30;
+      if (any.ok) best = std::min(best, t_any);
+      if (plain.ok) best = std::min(best, t_plain);
+      double diff = 0;
+      if (plain.ok) {
+        const auto mine = ours.result(static_cast<size_t>(n * sh.cout * ho * wo));
+        const auto &theirs = plain.result();
+        for (size_t i = 0; i < mine.size(); ++i) diff = std::max(diff, static_cast<double>(std::fabs(mine[i] - theirs[i])));
+      }
+      std::printf("| %s | %lld | %.3f | %.1f | %.3f | %.3f | %.2f | %.1e |\n", sh.name, static_cast<long long>(n),
+                  t_ours * 1e3, flops / t_ours * 1e-9, t_any * 1e3, t_plain * 1e3, best / t_ours, diff);
+#else
+      std::printf("| %s | %lld | %.3f | %.1f |\n", sh.name, static_cast<long long>(n), t_ours * 1e3,
+                  flops / t_ours * 1e-9);
+#endif
+      std::fflush(stdout);
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,8 @@
+// The direct depthwise kernel compiled for AVX2 (auto-vectorised; chosen in phase 1).
+#include "kernels/conv/conv_depthwise_impl.h"
+
+namespace opsnn::kernels {
+
+void conv_depthwise_avx2(const DepthwiseArgs &a, float *scratch, int threads) { depthwise_body(a, scratch, threads); }
+
+}  // namespace opsnn::kernels

@@ -1,0 +1,721 @@
+// The test harness of the table-driven convolution ops (src/ops/conv/conv.ops): every op and sample
+// runs the same suites, registered from the table by tools/gen_ops.py --tests (conv_table_cases.inc
+// in the build tree):
+//   - every accepted dtype on random geometries (1-D / 2-D / 3-D, channel counts 1..4 per group,
+//     groups 1..3 and depthwise, kernels 1..4, strides 1..3, paddings 0..2, dilations 1..2,
+//     transposed with output padding, with and without bias; the backward op with random output
+//     masks) against the float64 direct convolution of tests/common/float64_refs.h;
+//   - the shapes that take each implementation (1x1 GEMM, depthwise, several column tiles);
+//   - channels-last + offset input views and outputs with padded rows (strided, not flattenable);
+//   - errors with their code and the argument named.
+// Accuracy: precision.md's absolute-bound variant, as a dot product's relative error is unbounded
+// near zero: rel_i = |actual - golden| / (sum of |terms| + 1e-7), MERE < T and MARE < 10 T.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <ostream>
+#include <sstream>
+#include <cstdlib>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "float64_refs.h"
+#include "op_table_harness.h"
+#include "test_util.h"
+
+namespace opsnn::test {
+namespace {
+
+struct ConvArgs {
+  aclTensor *input = nullptr, *weight = nullptr, *bias = nullptr, *output = nullptr;
+  aclTensor *grad_output = nullptr, *grad_input = nullptr, *grad_weight = nullptr, *grad_bias = nullptr;
+  aclIntArray *stride = nullptr, *padding = nullptr, *dilation = nullptr, *output_padding = nullptr;
+  aclIntArray *kernel_size = nullptr, *bias_sizes = nullptr;
+  aclBoolArray *output_mask = nullptr;
+  bool transposed = false;
+  int64_t groups = 1, pad = 0;
+  int8_t cube_math_type = 0;
+};
+
+using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
+
+struct ConvTableCase {
+  std::string name, api, kind;
+  std::vector<aclDataType> dtypes;
+  int cube = 0;
+  bool transposed = false;
+  std::vector<std::pair<std::string, std::string>> names;  // role -> prototype name
+  int (*phase1)(const ConvArgs &, uint64_t *, aclOpExecutor **) = nullptr;
+  Launch launch = nullptr;
+  std::string name_of(const std::string &role) const {
+    for (const auto &p : names)
+      if (p.first == role) return p.second;
+    return role;
+  }
+  bool has(const std::string &role) const {
+    for (const auto &p : names)
+      if (p.first == role) return true;
+    return false;
+  }
+};
+void PrintTo(const ConvTableCase &c, std::ostream *os) { *os << c.name; }
+
+#include "conv_table_cases.inc"
+
+const std::vector<ConvTableCase> &all_cases() {
+  static const std::vector<ConvTableCase> c = harness::sampled(conv_table_cases());
+  return c;
+}
+
+using Tensor = std::unique_ptr<DeviceTensor>;
+enum class Layout { kContiguous, kChannelsLast, kPaddedRows };
+
+int64_t rnd(int64_t lo, int64_t hi) { return lo + static_cast<int64_t>(rng()() % static_cast<uint64_t>(hi - lo + 1)); }
+
+// A tensor of logical `shape` laid out as `layout` says: channels-last memory (dim 1 innermost) after
+// 3 spare elements, or rows padded by 2 elements after 1 spare element.
+Tensor make_tensor(const std::vector<int64_t> &shape, aclDataType dt, Layout layout) {
+  if (layout == Layout::kContiguous || shape.size() < 2) return std::make_unique<DeviceTensor>(shape, dt);
+  if (layout == Layout::kChannelsLast) {
+    std::vector<size_t> perm;  // memory order: 0, 2, 3, ..., 1
+    perm.push_back(0);
+    for (size_t i = 2; i < shape.size(); ++i) perm.push_back(i);
+    perm.push_back(1);
+    std::vector<int64_t> mshape;
+    for (size_t p : perm) mshape.push_back(shape[p]);
+    const auto ms = contiguous_strides(mshape);
+    std::vector<int64_t> st(shape.size());
+    for (size_t i = 0; i < perm.size(); ++i) st[perm[i]] = ms[i];
+    return std::make_unique<DeviceTensor>(shape, dt, st, 3, numel_of(shape) + 3);
+  }
+  std::vector<int64_t> padded = shape;
+  padded.back() += 2;
+  return std::make_unique<DeviceTensor>(shape, dt, contiguous_strides(padded), 1, numel_of(padded) + 1);
+}
+
+struct IntArray {
+  aclIntArray *a = nullptr;
+  explicit IntArray(const std::vector<int64_t> &v) : a(aclCreateIntArray(v.data(), v.size())) {}
+  ~IntArray() { aclDestroyIntArray(a); }
+};
+
+// One random problem in the op's terms.
+struct Problem {
+  refs::ConvRefGeom g;
+  int nsp = 2;
+  bool transposed = false, with_bias = true;
+  bool mask[3] = {true, true, true};
+  std::vector<int64_t> k, s, p, d, op;
+  Tensor input, weight, bias, output, grad_output, grad_input, grad_weight, grad_bias;
+  std::unique_ptr<IntArray> stride, padding, dilation, output_padding, kernel_size, bias_sizes;
+  aclBoolArray *output_mask = nullptr;
+  ~Problem() {
+    if (output_mask != nullptr) aclDestroyBoolArray(output_mask);
+  }
+  std::vector<int64_t> big_sp() const { return std::vector<int64_t>(g.big + 3 - nsp, g.big + 3); }
+  std::vector<int64_t> small_sp() const { return std::vector<int64_t>(g.small + 3 - nsp, g.small + 3); }
+};
+
+std::vector<int64_t> cat(std::vector<int64_t> a, const std::vector<int64_t> &b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// Random geometry: the kind fixes the spatial rank and whether groups are depthwise.
+void random_geometry(Problem &p, const std::string &kind, bool transposed, int shape_kind) {
+  refs::ConvRefGeom &g = p.g;
+  p.nsp = kind == "tbc" || kind == "tbc_backward" ? 1 : kind == "depthwise2d" || kind == "im2col" ? 2
+                                                                                   : static_cast<int>(rnd(1, 3));
+  p.transposed = transposed;
+  const bool tbc = kind == "tbc" || kind == "tbc_backward";
+  for (int attempt = 0;; ++attempt) {
+    g = refs::ConvRefGeom{};
+    g.n = tbc ? rnd(1, 3) : rnd(1, 2);
+    const bool depthwise = kind == "depthwise2d" || (!tbc && kind != "im2col" && shape_kind == 2);
+    g.groups = depthwise ? rnd(2, 5) : (tbc || kind == "im2col" ? 1 : rnd(1, 3));
+    const int64_t cin_g = depthwise ? 1 : rnd(1, 4), cout_g = rnd(1, depthwise ? 2 : 4);
+    p.k.clear(); p.s.clear(); p.p.clear(); p.d.clear(); p.op.clear();
+    bool ok = true;
+    for (int i = 0; i < p.nsp; ++i) {
+      const int j = 3 - p.nsp + i;
+      const bool unit = shape_kind == 1;  // 1x1, stride 1, no padding
+      g.k[j] = unit ? 1 : rnd(1, p.nsp == 3 ? 3 : 4);
+      g.s[j] = unit || tbc ? 1 : rnd(1, 3);
+      g.p[j] = unit ? 0 : rnd(0, 2);
+      g.d[j] = unit || tbc ? 1 : rnd(1, 2);
+      const int64_t span = g.d[j] * (g.k[j] - 1) + 1;
+      if (!transposed) {
+        g.big[j] = std::max<int64_t>(1, span - 2 * g.p[j]) + rnd(0, p.nsp == 3 ? 3 : 6);
+        if (g.big[j] + 2 * g.p[j] - span < 0) ok = false;
+        else g.small[j] = (g.big[j] + 2 * g.p[j] - span) / g.s[j] + 1;
+        p.op.push_back(0);
+      } else {
+        g.small[j] = rnd(1, 5);
+        const int64_t o = rnd(0, std::max(g.s[j], g.d[j]) - 1);
+        g.big[j] = (g.small[j] - 1) * g.s[j] - 2 * g.p[j] + span + o;
+        if (g.big[j] <= 0) ok = false;
+        p.op.push_back(o);
+      }
+      p.k.push_back(g.k[j]); p.s.push_back(g.s[j]); p.p.push_back(g.p[j]); p.d.push_back(g.d[j]);
+    }
+    if (!ok) continue;
+    // Channels: big side = the convolution's input; weight [C_small, C_big / groups, k].
+    g.cbig = cin_g * g.groups;
+    g.csmall = cout_g * g.groups;
+    break;
+  }
+}
+
+// The logical (NC + spatial) tensors as dense float64 arrays in the reference's layout.
+std::vector<double> tbc_to_ncl(const std::vector<double> &v, int64_t T, int64_t B, int64_t C) {
+  std::vector<double> r(v.size());
+  for (int64_t t = 0; t < T; ++t)
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t c = 0; c < C; ++c) r[static_cast<size_t>((b * C + c) * T + t)] = v[static_cast<size_t>((t * B + b) * C + c)];
+  return r;
+}
+std::vector<double> ncl_to_tbc(const std::vector<double> &v, int64_t T, int64_t B, int64_t C) {
+  std::vector<double> r(v.size());
+  for (int64_t t = 0; t < T; ++t)
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t c = 0; c < C; ++c) r[static_cast<size_t>((t * B + b) * C + c)] = v[static_cast<size_t>((b * C + c) * T + t)];
+  return r;
+}
+// [K, C_in, C_out] <-> [C_out, C_in, K]
+std::vector<double> kio_to_oik(const std::vector<double> &v, int64_t K, int64_t I, int64_t O) {
+  std::vector<double> r(v.size());
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t i = 0; i < I; ++i)
+      for (int64_t o = 0; o < O; ++o) r[static_cast<size_t>((o * I + i) * K + k)] = v[static_cast<size_t>((k * I + i) * O + o)];
+  return r;
+}
+std::vector<double> oik_to_kio(const std::vector<double> &v, int64_t K, int64_t I, int64_t O) {
+  std::vector<double> r(v.size());
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t i = 0; i < I; ++i)
+      for (int64_t o = 0; o < O; ++o) r[static_cast<size_t>((k * I + i) * O + o)] = v[static_cast<size_t>((o * I + i) * K + k)];
+  return r;
+}
+
+// Builds the tensors of a problem (random inputs, poisoned outputs).
+std::unique_ptr<Problem> make_problem(const ConvTableCase &c, aclDataType dt, int shape_kind, Layout in_layout,
+                                      Layout out_layout) {
+  auto p = std::make_unique<Problem>();
+  const bool transposed = c.transposed && (c.kind == "convolution" || c.kind == "convolution_backward");
+  random_geometry(*p, c.kind, transposed, shape_kind);
+  const refs::ConvRefGeom &g = p->g;
+  p->with_bias = c.kind == "tbc" || c.kind == "tbc_backward" || rng()() % 4 != 0;
+  const int64_t cin = transposed ? g.csmall : g.cbig, cout = transposed ? g.cbig : g.csmall;
+  const std::vector<int64_t> in_sp = transposed ? p->small_sp() : p->big_sp();
+  const std::vector<int64_t> out_sp = transposed ? p->big_sp() : p->small_sp();
+  const std::vector<int64_t> wk = p->k;
+  std::vector<int64_t> in_shape = cat({g.n, cin}, in_sp), out_shape = cat({g.n, cout}, out_sp);
+  std::vector<int64_t> w_shape = cat({g.csmall, g.cbig / g.groups}, wk);
+  if (c.kind == "tbc" || c.kind == "tbc_backward") {
+    in_shape = {g.big[2], g.n, g.cbig};
+    out_shape = {g.small[2], g.n, g.csmall};
+    w_shape = {g.k[2], g.cbig, g.csmall};
+  }
+  p->input = make_tensor(in_shape, dt, in_layout);
+  p->input->fill_random(-2, 2);
+  p->weight = make_tensor(w_shape, dt, in_layout);
+  p->weight->fill_random(-1, 1);
+  if (p->with_bias) {
+    p->bias = std::make_unique<DeviceTensor>(std::vector<int64_t>{cout}, dt);
+    p->bias->fill_random(-1, 1);
+  }
+  p->stride = std::make_unique<IntArray>(p->s);
+  p->padding = std::make_unique<IntArray>(p->p);
+  p->dilation = std::make_unique<IntArray>(p->d);
+  p->output_padding = std::make_unique<IntArray>(p->op);
+  p->kernel_size = std::make_unique<IntArray>(p->k);
+  p->bias_sizes = std::make_unique<IntArray>(std::vector<int64_t>{cout});
+  if (c.kind == "im2col") {
+    const int64_t L = g.small[1] * g.small[2], kc = g.cbig * g.k[1] * g.k[2];
+    const bool batched = rng()() % 2 == 0;
+    in_shape = batched ? std::vector<int64_t>{g.n, g.cbig, g.big[1], g.big[2]}
+                       : std::vector<int64_t>{g.cbig, g.big[1], g.big[2]};
+    p->input = make_tensor(in_shape, dt, in_layout);
+    p->input->fill_random(-2, 2);
+    p->output = make_tensor(batched ? std::vector<int64_t>{g.n, kc, L} : std::vector<int64_t>{kc, L}, dt, out_layout);
+    p->output->poison();
+    if (!batched) p->g.n = 1;
+    return p;
+  }
+  if (c.kind == "convolution_backward" || c.kind == "tbc_backward") {
+    p->grad_output = make_tensor(out_shape, dt, in_layout);
+    p->grad_output->fill_random(-1, 1);
+    if (c.kind == "convolution_backward") {
+      const uint64_t m = 1 + rng()() % 7;
+      for (int i = 0; i < 3; ++i) p->mask[i] = (m >> i) & 1;
+    }
+    bool mk[3] = {p->mask[0], p->mask[1], p->mask[2]};
+    p->output_mask = aclCreateBoolArray(mk, 3);
+    if (p->mask[0]) p->grad_input = make_tensor(in_shape, dt, out_layout);
+    if (p->mask[1]) p->grad_weight = make_tensor(w_shape, dt, out_layout);
+    if (p->mask[2]) p->grad_bias = std::make_unique<DeviceTensor>(std::vector<int64_t>{cout}, dt);
+    for (Tensor *t : {&p->grad_input, &p->grad_weight, &p->grad_bias})
+      if (*t) (*t)->poison();
+    return p;
+  }
+  p->output = make_tensor(out_shape, dt, out_layout);
+  p->output->poison();
+  return p;
+}
+
+ConvArgs args_of(const ConvTableCase &c, const Problem &p) {
+  ConvArgs a;
+  auto get = [](const Tensor &t) { return t ? t->get() : nullptr; };
+  a.input = get(p.input);
+  a.weight = get(p.weight);
+  a.bias = get(p.bias);
+  a.output = get(p.output);
+  a.grad_output = get(p.grad_output);
+  a.grad_input = get(p.grad_input);
+  a.grad_weight = get(p.grad_weight);
+  a.grad_bias = get(p.grad_bias);
+  a.stride = p.stride->a;
+  a.padding = p.padding->a;
+  a.dilation = p.dilation->a;
+  a.output_padding = p.output_padding->a;
+  a.kernel_size = p.kernel_size->a;
+  a.bias_sizes = p.bias_sizes->a;
+  a.output_mask = p.output_mask;
+  a.transposed = p.transposed;
+  a.groups = p.g.groups;
+  a.pad = p.g.p[2];
+  a.cube_math_type = static_cast<int8_t>(c.cube);
+  return a;
+}
+
+::testing::AssertionResult meets_bound(aclDataType dt, const std::vector<double> &actual, const refs::ConvRefOut &ref) {
+  if (actual.size() != ref.value.size()) return ::testing::AssertionFailure() << "size " << actual.size();
+  const double T = precision_threshold(dt);
+  double sum = 0, worst = 0;
+  size_t at = 0;
+  for (size_t i = 0; i < actual.size(); ++i) {
+    const double rel = std::isnan(actual[i]) ? INFINITY : std::fabs(actual[i] - ref.value[i]) / (ref.magnitude[i] + 1e-7);
+    sum += rel;
+    if (!(rel <= worst)) {
+      worst = rel;
+      at = i;
+    }
+  }
+  const double mere = actual.empty() ? 0 : sum / static_cast<double>(actual.size());
+  if (mere < T && worst < 10 * T) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "MERE " << mere << " MARE " << worst << " (T " << T << ") at " << at
+                                       << ": got " << actual[at] << " want " << ref.value[at];
+}
+
+void check_problem(const ConvTableCase &c, Problem &p) {
+  const ConvArgs a = args_of(c, p);
+  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
+      << aclGetRecentErrMsg();
+  const refs::ConvRefGeom &g = p.g;
+  const bool tbc = c.kind == "tbc" || c.kind == "tbc_backward";
+  std::vector<double> x = p.input->values(), w = p.weight->values();
+  if (tbc) {
+    x = tbc_to_ncl(x, g.big[2], g.n, g.cbig);
+    w = kio_to_oik(w, g.k[2], g.cbig, g.csmall);
+  }
+  const std::vector<double> bias = p.bias ? p.bias->values() : std::vector<double>{};
+  auto compare = [&](const Tensor &t, refs::ConvRefOut ref, const char *what) {
+    for (double &v : ref.value) v = round_to(t->dtype(), v);
+    EXPECT_TRUE(meets_bound(t->dtype(), t->values(), ref)) << what;
+    EXPECT_TRUE(t->untouched_outside_view()) << what;
+  };
+  if (c.kind == "im2col") {  // exact: out[n, (c, kh, kw), l] = padded input at the window position
+    std::vector<double> want;
+    const auto xs = p.input->values();
+    for (int64_t n = 0; n < g.n; ++n)
+      for (int64_t ch = 0; ch < g.cbig; ++ch)
+        for (int64_t t1 = 0; t1 < g.k[1]; ++t1)
+          for (int64_t t2 = 0; t2 < g.k[2]; ++t2)
+            for (int64_t o1 = 0; o1 < g.small[1]; ++o1)
+              for (int64_t o2 = 0; o2 < g.small[2]; ++o2) {
+                const int64_t i1 = o1 * g.s[1] - g.p[1] + t1 * g.d[1], i2 = o2 * g.s[2] - g.p[2] + t2 * g.d[2];
+                const bool in = i1 >= 0 && i1 < g.big[1] && i2 >= 0 && i2 < g.big[2];
+                want.push_back(in ? xs[static_cast<size_t>(((n * g.cbig + ch) * g.big[1] + i1) * g.big[2] + i2)] : 0.0);
+              }
+    EXPECT_EQ(p.output->values(), want);
+    EXPECT_TRUE(p.output->untouched_outside_view());
+    return;
+  }
+  if (c.kind == "convolution" || c.kind == "depthwise2d" || c.kind == "tbc") {
+    if (!p.transposed) {
+      refs::ConvRefOut r = refs::conv_ref_small(g, x, w, bias);
+      if (tbc) {
+        r.value = ncl_to_tbc(r.value, g.small[2], g.n, g.csmall);
+        r.magnitude = ncl_to_tbc(r.magnitude, g.small[2], g.n, g.csmall);
+      }
+      compare(p.output, r, "output");
+    } else {
+      compare(p.output, refs::conv_ref_big(g, x, w, bias), "output");
+    }
+    return;
+  }
+  // Backward: gradOutput is on the small side of a convolution, the big side of a transposed one.
+  std::vector<double> dy = p.grad_output->values();
+  if (tbc) dy = tbc_to_ncl(dy, g.small[2], g.n, g.csmall);
+  if (p.grad_input) {
+    refs::ConvRefOut r = p.transposed ? refs::conv_ref_small(g, dy, w, {}) : refs::conv_ref_big(g, dy, w, {});
+    if (tbc) {
+      r.value = ncl_to_tbc(r.value, g.big[2], g.n, g.cbig);
+      r.magnitude = ncl_to_tbc(r.magnitude, g.big[2], g.n, g.cbig);
+    }
+    compare(p.grad_input, r, "gradInput");
+  }
+  if (p.grad_weight) {
+    refs::ConvRefOut r = p.transposed ? refs::conv_ref_weight(g, x, dy) : refs::conv_ref_weight(g, dy, x);
+    if (tbc) {
+      r.value = oik_to_kio(r.value, g.k[2], g.cbig, g.csmall);
+      r.magnitude = oik_to_kio(r.magnitude, g.k[2], g.cbig, g.csmall);
+    }
+    compare(p.grad_weight, r, "gradWeight");
+  }
+  if (p.grad_bias) {
+    const int64_t cout = p.grad_bias->numel();
+    const int64_t per = static_cast<int64_t>(dy.size()) / (g.n * cout);
+    refs::ConvRefOut r;
+    r.value.assign(static_cast<size_t>(cout), 0.0);
+    r.magnitude = r.value;
+    for (int64_t n = 0; n < g.n; ++n)
+      for (int64_t ch = 0; ch < cout; ++ch)
+        for (int64_t i = 0; i < per; ++i) {
+          const double v = dy[static_cast<size_t>((n * cout + ch) * per + i)];
+          r.value[static_cast<size_t>(ch)] += v;
+          r.magnitude[static_cast<size_t>(ch)] += std::fabs(v);
+        }
+    compare(p.grad_bias, r, "gradBias");
+  }
+}
+
+std::string describe(const Problem &p) {
+  std::ostringstream os;
+  const auto &g = p.g;
+  os << "n " << g.n << " cbig " << g.cbig << " csmall " << g.csmall << " groups " << g.groups << " big "
+     << ::testing::PrintToString(p.big_sp()) << " small " << ::testing::PrintToString(p.small_sp()) << " k "
+     << ::testing::PrintToString(p.k) << " s " << ::testing::PrintToString(p.s) << " p "
+     << ::testing::PrintToString(p.p) << " d " << ::testing::PrintToString(p.d) << " op "
+     << ::testing::PrintToString(p.op) << " bias " << p.with_bias << " mask " << p.mask[0] << p.mask[1] << p.mask[2];
+  return os.str();
+}
+
+// A column budget of a few hundred bytes: many column tiles, with a shorter last one.
+struct SmallColumnTiles {
+  SmallColumnTiles() { setenv("OPSNN_CONV_COLUMN_BYTES", "600", 1); }
+  ~SmallColumnTiles() { unsetenv("OPSNN_CONV_COLUMN_BYTES"); }
+};
+
+class OpTableConv : public ::testing::TestWithParam<ConvTableCase> {};
+
+TEST_P(OpTableConv, EveryDtypeRandomGeometry) {
+  reseed_for_current_test();
+  const ConvTableCase &c = GetParam();
+  for (aclDataType dt : c.dtypes) {
+    for (int t = 0; t < 8; ++t) {
+      auto p = make_problem(c, dt, t % 3 == 2 ? 2 : 0, Layout::kContiguous, Layout::kContiguous);
+      SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt << " " << describe(*p));
+      check_problem(c, *p);
+    }
+  }
+}
+
+TEST_P(OpTableConv, EachImplementation) {  // 1x1 GEMM, depthwise, several column tiles
+  reseed_for_current_test();
+  const ConvTableCase &c = GetParam();
+  for (int shape_kind : {1, 2, 3}) {
+    auto p = make_problem(c, ACL_FLOAT, shape_kind, Layout::kContiguous, Layout::kContiguous);
+    SCOPED_TRACE(::testing::Message() << c.name << " shape kind " << shape_kind << " " << describe(*p));
+    if (shape_kind == 3) {
+      SmallColumnTiles tiles;
+      check_problem(c, *p);
+    } else {
+      check_problem(c, *p);
+    }
+  }
+}
+
+TEST_P(OpTableConv, StridedViews) {
+  reseed_for_current_test();
+  const ConvTableCase &c = GetParam();
+  for (int t = 0; t < 6; ++t) {
+    const Layout in = t % 2 == 0 ? Layout::kChannelsLast : Layout::kPaddedRows;
+    const Layout out = t % 3 == 0 ? Layout::kChannelsLast : Layout::kPaddedRows;
+    auto p = make_problem(c, t < 3 ? ACL_FLOAT : c.dtypes.back(), t % 3, in, out);
+    SCOPED_TRACE(::testing::Message() << c.name << " layouts " << static_cast<int>(in) << "/" << static_cast<int>(out)
+                                      << " " << describe(*p));
+    SmallColumnTiles tiles;
+    check_problem(c, *p);
+  }
+}
+
+TEST_P(OpTableConv, ErrorsNameTheArgument) {
+  reseed_for_current_test();
+  const ConvTableCase &c = GetParam();
+  const aclDataType dt = c.dtypes.front();
+  auto p = make_problem(c, dt, 0, Layout::kContiguous, Layout::kContiguous);
+  const char *api = c.api.c_str();
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  auto fails = [&](const ConvArgs &a, int code, std::initializer_list<const char *> words) {
+    return fails_with(c.phase1(a, &ws, &ex), code, words);
+  };
+  // Null tensors and arrays: 161001 naming them.
+  for (const char *role : {"input", "weight", "output", "grad_output"}) {
+    if (!c.has(role)) continue;
+    ConvArgs a = args_of(c, *p);
+    if (std::string(role) == "input") a.input = nullptr;
+    if (std::string(role) == "weight") a.weight = nullptr;
+    if (std::string(role) == "output") a.output = nullptr;
+    if (std::string(role) == "grad_output") a.grad_output = nullptr;
+    const std::string name = c.name_of(role);
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, name.c_str()})) << role;
+  }
+  if (c.has("stride")) {
+    ConvArgs a = args_of(c, *p);
+    a.stride = nullptr;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, "stride"}));
+  }
+  const std::string in_name = c.name_of("input");
+  if (c.kind == "tbc" || c.kind == "tbc_backward") {
+    ConvArgs a = args_of(c, *p);
+    a.pad = -1;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "pad"}));
+  } else {
+    IntArray neg(std::vector<int64_t>(p->p.size(), -1)), zero(std::vector<int64_t>(p->p.size(), 0));
+    ConvArgs a = args_of(c, *p);
+    a.padding = neg.a;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "padding"}));
+    a = args_of(c, *p);
+    a.stride = zero.a;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "stride"}));
+    a = args_of(c, *p);
+    a.dilation = zero.a;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "dilation"}));
+    IntArray huge(std::vector<int64_t>(p->p.size(), int64_t{1} << 40));
+    a = args_of(c, *p);
+    a.padding = huge.a;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "padding", "2^31"}));
+    IntArray three({1, 1, 1, 1});
+    a = args_of(c, *p);
+    a.stride = three.a;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "stride"}));
+  }
+  if (c.kind == "convolution" || c.kind == "convolution_backward") {
+    ConvArgs a = args_of(c, *p);
+    a.groups = p->g.groups + 7;  // does not divide the channels
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "groups"}));
+    a.groups = 0;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "groups"}));
+    if (!p->transposed) {  // a kernel larger than the padded input
+      IntArray big_dil(std::vector<int64_t>(p->d.size(), 1000));
+      a = args_of(c, *p);
+      a.dilation = big_dil.a;
+      bool any_k = false;
+      for (int64_t k : p->k) any_k |= k > 1;
+      if (any_k) EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "kernel"}));
+    } else {  // output padding not smaller than stride or dilation
+      IntArray big_op(std::vector<int64_t>(p->op.size(), 9));
+      a = args_of(c, *p);
+      a.output_padding = big_op.a;
+      EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "outputPadding"}));
+    }
+  }
+  if (c.kind == "convolution" || c.kind == "depthwise2d" || c.kind == "tbc" || c.kind == "im2col") {
+    DeviceTensor bad({97}, dt);
+    ConvArgs a = args_of(c, *p);
+    a.output = bad;
+    const std::string out = c.name_of("output");
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, out.c_str(), "[97]"}));
+  }
+  if (c.has("weight")) {  // a weight whose channels do not match
+    std::vector<int64_t> ws_shape = p->weight->shape();
+    ws_shape[c.kind == "tbc" || c.kind == "tbc_backward" ? 1 : (p->transposed ? 0 : 1)] += 1;
+    if (c.kind == "depthwise2d") ws_shape = {p->weight->shape()[0] + 1, 1, ws_shape[2], ws_shape[3]};
+    DeviceTensor bad(ws_shape, dt);
+    ConvArgs a = args_of(c, *p);
+    a.weight = bad;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "weight"}));
+  }
+  if (c.has("cube_math_type")) {
+    ConvArgs a = args_of(c, *p);
+    a.cube_math_type = 9;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "cubeMathType"}));
+  }
+  for (aclDataType bad : {ACL_INT8, ACL_INT32, ACL_DOUBLE, ACL_BOOL}) {
+    SCOPED_TRACE(::testing::Message() << "dtype " << bad);
+    DeviceTensor b(p->input->shape(), bad);
+    ConvArgs a = args_of(c, *p);
+    a.input = b;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, in_name.c_str(), "dtype"}));
+  }
+  if (c.kind == "convolution_backward") {  // the outputMask's tensors
+    bool all[3] = {true, true, true};
+    aclBoolArray *m = aclCreateBoolArray(all, 3);
+    ConvArgs a = args_of(c, *p);
+    a.output_mask = m;
+    a.grad_input = nullptr;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, "gradInput"}));
+    a.output_mask = nullptr;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, "outputMask"}));
+    aclDestroyBoolArray(m);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableConv, ::testing::ValuesIn(all_cases()), harness::case_name<ConvTableCase>);
+
+// ---- Specific cases the table harness does not express ----
+
+// An NHWC / NDHWC descriptor over a DeviceTensor whose dims are already in that order.
+aclTensor *with_format(const DeviceTensor &t, aclFormat f) {
+  const int64_t storage = t.numel();
+  return aclCreateTensor(t.shape().data(), t.shape().size(), t.dtype(), t.strides().data(), 0, f, &storage, 1,
+                         t.data());
+}
+
+// [N, spatial..., C] values -> [N, C, spatial...]
+std::vector<double> channels_last_to_first(const std::vector<double> &v, int64_t n, int64_t c, int64_t sp) {
+  std::vector<double> r(v.size());
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t x = 0; x < sp; ++x)
+      for (int64_t ch = 0; ch < c; ++ch) r[static_cast<size_t>((i * c + ch) * sp + x)] = v[static_cast<size_t>((i * sp + x) * c + ch)];
+  return r;
+}
+
+TEST(ConvFormats, ChannelsLastFormatsReadTheirDimsInThatOrder) {
+  reseed_for_current_test();
+  for (int nsp : {2, 3}) {
+    refs::ConvRefGeom g;
+    g.n = 2;
+    g.cbig = 6;
+    g.csmall = 4;
+    g.groups = 2;
+    for (int j = 3 - nsp; j < 3; ++j) {
+      g.big[j] = 5 + j;
+      g.k[j] = 3;
+      g.p[j] = 1;
+      g.s[j] = j == 2 ? 2 : 1;
+      g.small[j] = (g.big[j] + 2 * g.p[j] - g.k[j]) / g.s[j] + 1;
+    }
+    const aclFormat f = nsp == 2 ? ACL_FORMAT_NHWC : ACL_FORMAT_NDHWC;
+    std::vector<int64_t> xs{g.n}, ws{g.csmall}, ys{g.n}, k, s, pd, dl, op;
+    for (int j = 3 - nsp; j < 3; ++j) {
+      xs.push_back(g.big[j]);
+      ws.push_back(g.k[j]);
+      ys.push_back(g.small[j]);
+      k.push_back(g.k[j]);
+      s.push_back(g.s[j]);
+      pd.push_back(g.p[j]);
+      dl.push_back(1);
+      op.push_back(0);
+    }
+    xs.push_back(g.cbig);
+    ws.push_back(g.cbig / g.groups);
+    ys.push_back(g.csmall);
+    DeviceTensor x(xs, ACL_FLOAT), w(ws, ACL_FLOAT), y(ys, ACL_FLOAT), bias({g.csmall}, ACL_FLOAT);
+    x.fill_random(-2, 2);
+    w.fill_random(-1, 1);
+    bias.fill_random(-1, 1);
+    y.poison();
+    aclTensor *xt = with_format(x, f), *wt = with_format(w, f), *yt = with_format(y, f);
+    IntArray sa(s), pa(pd), da(dl), oa(op);
+    ASSERT_EQ(run_op([&](uint64_t *ws_, aclOpExecutor **e) {
+                return aclnnConvolutionGetWorkspaceSize(xt, wt, bias, sa.a, pa.a, da.a, false, oa.a, g.groups, yt, 0,
+                                                        ws_, e);
+              },
+              aclnnConvolution),
+              0)
+        << aclGetRecentErrMsg();
+    const int64_t bsp = g.big[0] * g.big[1] * g.big[2], ssp = g.small[0] * g.small[1] * g.small[2];
+    const int64_t kp = g.k[0] * g.k[1] * g.k[2];
+    refs::ConvRefOut r = refs::conv_ref_small(g, channels_last_to_first(x.values(), g.n, g.cbig, bsp),
+                                              channels_last_to_first(w.values(), g.csmall, g.cbig / g.groups, kp),
+                                              bias.values());
+    EXPECT_TRUE(meets_bound(ACL_FLOAT, channels_last_to_first(y.values(), g.n, g.csmall, ssp), r)) << nsp;
+    aclDestroyTensor(xt);
+    aclDestroyTensor(wt);
+    aclDestroyTensor(yt);
+  }
+}
+
+// A ResNet-like 3x3 layer (several GEMM tiles along every dim) in each dtype, forward and backward.
+TEST(ConvShapes, ResNetLikeLayerForwardAndBackward) {
+  reseed_for_current_test();
+  for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}) {
+    refs::ConvRefGeom g;
+    g.n = 2;
+    g.cbig = 24;
+    g.csmall = 40;
+    for (int j = 1; j < 3; ++j) {
+      g.big[j] = 14;
+      g.k[j] = 3;
+      g.p[j] = 1;
+      g.small[j] = 14;
+    }
+    DeviceTensor x({g.n, g.cbig, 14, 14}, dt), w({g.csmall, g.cbig, 3, 3}, dt), bias({g.csmall}, dt);
+    DeviceTensor y({g.n, g.csmall, 14, 14}, dt), dy({g.n, g.csmall, 14, 14}, dt);
+    DeviceTensor dx({g.n, g.cbig, 14, 14}, dt), dw({g.csmall, g.cbig, 3, 3}, dt), db({g.csmall}, dt);
+    x.fill_random(-2, 2);
+    w.fill_random(-1, 1);
+    bias.fill_random(-1, 1);
+    dy.fill_random(-1, 1);
+    for (DeviceTensor *t : {&y, &dx, &dw, &db}) t->poison();
+    IntArray one({1, 1}), zero({0, 0}), bs({g.csmall});
+    ASSERT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **e) {
+                return aclnnConvolutionGetWorkspaceSize(x, w, bias, one.a, one.a, one.a, false, zero.a, 1, y, 0, ws, e);
+              },
+              aclnnConvolution),
+              0)
+        << aclGetRecentErrMsg();
+    bool mask[3] = {true, true, true};
+    aclBoolArray *m = aclCreateBoolArray(mask, 3);
+    ASSERT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **e) {
+                return aclnnConvolutionBackwardGetWorkspaceSize(dy, x, w, bs.a, one.a, one.a, one.a, false, zero.a, 1,
+                                                                m, 0, dx, dw, db, ws, e);
+              },
+              aclnnConvolutionBackward),
+              0)
+        << aclGetRecentErrMsg();
+    aclDestroyBoolArray(m);
+    auto rounded = [&](refs::ConvRefOut r) {
+      for (double &v : r.value) v = round_to(dt, v);
+      return r;
+    };
+    EXPECT_TRUE(meets_bound(dt, y.values(), rounded(refs::conv_ref_small(g, x.values(), w.values(), bias.values()))));
+    EXPECT_TRUE(meets_bound(dt, dx.values(), rounded(refs::conv_ref_big(g, dy.values(), w.values(), {}))));
+    EXPECT_TRUE(meets_bound(dt, dw.values(), rounded(refs::conv_ref_weight(g, dy.values(), x.values()))));
+  }
+}
+
+// Empty batches: nothing to compute, gradients of the weight and bias are zero.
+TEST(ConvShapes, EmptyBatch) {
+  DeviceTensor x({0, 3, 5, 5}, ACL_FLOAT), w({4, 3, 3, 3}, ACL_FLOAT), y({0, 4, 3, 3}, ACL_FLOAT);
+  DeviceTensor dx({0, 3, 5, 5}, ACL_FLOAT), dw({4, 3, 3, 3}, ACL_FLOAT), db({4}, ACL_FLOAT);
+  w.fill_random(-1, 1);
+  dw.poison();
+  db.poison();
+  IntArray one({1, 1}), zero({0, 0}), bs({4});
+  EXPECT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **e) {
+              return aclnnConvolutionGetWorkspaceSize(x, w, nullptr, one.a, zero.a, one.a, false, zero.a, 1, y, 0, ws, e);
+            },
+            aclnnConvolution),
+            0)
+      << aclGetRecentErrMsg();
+  bool mask[3] = {true, true, true};
+  aclBoolArray *m = aclCreateBoolArray(mask, 3);
+  EXPECT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **e) {
+              return aclnnConvolutionBackwardGetWorkspaceSize(y, x, w, bs.a, one.a, zero.a, one.a, false, zero.a, 1, m, 0,
+                                                              dx, dw, db, ws, e);
+            },
+            aclnnConvolutionBackward),
+            0)
+      << aclGetRecentErrMsg();
+  aclDestroyBoolArray(m);
+  for (double v : dw.values()) EXPECT_EQ(v, 0.0);
+  for (double v : db.values()) EXPECT_EQ(v, 0.0);
+}
+
+}  // namespace
+}  // namespace opsnn::test
