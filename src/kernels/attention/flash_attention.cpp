@@ -1,0 +1,334 @@
+#include "kernels/attention/flash_attention.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "aclnn/aclnn_base.h"
+#include "common/error.h"
+#include "core/dtype.h"
+#include "core/impl_list.h"
+#include "core/thread_pool.h"
+#include "core/verbose.h"
+#include "kernels/attention/attention_rows.h"
+#include "kernels/elementwise/convert.h"
+
+namespace opsnn::kernels {
+namespace {
+
+constexpr int64_t kQueryBlock = 64;    // query rows per prefill task
+constexpr int64_t kKeyBlock = 256;     // keys per block (prefill)
+constexpr int64_t kDecodeKeyBlock = 512;
+
+size_t bytes64(size_t n) { return (n + 63) / 64 * 64; }
+
+// The paths, best first; the last one (every shape) is also what OPSNN_KERNELS=reference runs (its
+// GEMMs then plan the reference kernel).
+struct PathCtx {
+  const AttnDesc &d;
+};
+const core::Impl<PathCtx> kRowTiers[] = {
+#if defined(__x86_64__)
+    {"avx512", static_cast<int>(core::Isa::kAvx512), nullptr},
+    {"avx2", static_cast<int>(core::Isa::kAvx2), nullptr},
+#endif
+    {"portable", core::kNoIsa, nullptr},
+};
+const AttnRowFns &(*const kRowFns[])() = {
+#if defined(__x86_64__)
+    &attn_rows_avx512,
+    &attn_rows_avx2,
+#endif
+    &attn_rows_portable,
+};
+const core::Impl<PathCtx> kPaths[] = {
+    {"decode_rows", core::kNoIsa,
+     [](const PathCtx &c, const core::Why &why) {
+       if (c.d.sq != 1) return why("Sq=%lld > 1", static_cast<long long>(c.d.sq));
+       if (c.d.heads == c.d.kv_heads) return why("no grouped query heads");
+       return true;
+     }},
+    {"flash", core::kNoIsa, nullptr},
+};
+
+// The visible key range [lo, hi) of query row i of batch b (before the explicit mask).
+inline void key_range(const AttnDesc &d, int64_t b, int64_t i, int64_t *lo, int64_t *hi) {
+  const int64_t kv = d.kv_len[static_cast<size_t>(b)], off = kv - d.q_len[static_cast<size_t>(b)];
+  int64_t l = 0, h = kv;
+  switch (d.sparse) {
+    case AttnSparse::kDefault:
+      if (d.band) {
+        l = std::max(l, i - d.pre_tokens);
+        h = std::min(h, i + d.next_tokens + 1);
+      }
+      break;
+    case AttnSparse::kAllMask: break;
+    case AttnSparse::kLeftUp: h = std::min(h, i + 1); break;
+    case AttnSparse::kRightDown: h = std::min(h, i + off + 1); break;
+    case AttnSparse::kBand:
+      l = std::max(l, i + off - d.pre_tokens);
+      h = std::min(h, i + off + d.next_tokens + 1);
+      break;
+  }
+  *lo = std::max<int64_t>(l, 0);
+  *hi = std::min(h, kv);
+}
+
+struct Scratch {
+  float *q, *s, *o, *m, *l, *row;
+  char *gemm;
+};
+
+Scratch carve(const AttnPlan &p, char *base) {
+  const int64_t R = p.rows_max, D = p.desc.dim, KB = p.k_block;
+  Scratch s;
+  char *c = base;
+  auto take = [&](size_t bytes) {
+    char *r = c;
+    c += bytes64(bytes);
+    return r;
+  };
+  s.q = reinterpret_cast<float *>(take(sizeof(float) * R * D));
+  s.s = reinterpret_cast<float *>(take(sizeof(float) * R * KB));
+  s.o = reinterpret_cast<float *>(take(sizeof(float) * R * D));
+  s.m = reinterpret_cast<float *>(take(sizeof(float) * R));
+  s.l = reinterpret_cast<float *>(take(sizeof(float) * R));
+  s.row = reinterpret_cast<float *>(take(sizeof(float) * KB));
+  s.gemm = c;
+  return s;
+}
+
+size_t scratch_bytes_before_gemm(int64_t R, int64_t D, int64_t KB) {
+  return bytes64(4 * R * D) + bytes64(4 * R * KB) + bytes64(4 * R * D) + 2 * bytes64(4 * R) + bytes64(4 * KB);
+}
+
+struct RunCtx {
+  const AttnPlan &p;
+  const char *q, *k, *v, *mask, *pse;
+  char *out;
+  float *lse;
+};
+
+void write_padding(const RunCtx &x, const AttnPlan::Task &t, const Scratch &s) {
+  const AttnDesc &d = x.p.desc;
+  const size_t osz = core::dtype_size(d.out.dtype);
+  std::fill(s.o, s.o + d.dim, 0.0f);
+  for (int64_t r = 0; r < t.rows; ++r) {
+    const int64_t h = x.p.group_rows ? t.h + r : t.h, i = x.p.group_rows ? t.q0 : t.q0 + r;
+    char *o = x.out + (t.b * d.out.b + h * d.out.n + i * d.out.s) * static_cast<int64_t>(osz);
+    store_from<float>(s.o, d.out.dtype, o, d.out.d * static_cast<int64_t>(osz), d.dim);
+    if (x.lse != nullptr) x.lse[t.b * d.lse.b + h * d.lse.n + i * d.lse.s] = std::numeric_limits<float>::infinity();
+  }
+}
+
+void run_task(const RunCtx &x, const AttnPlan::Task &t, const Scratch &s) {
+  const AttnPlan &p = x.p;
+  const AttnDesc &d = p.desc;
+  const AttnRowFns &R = *p.rows;
+  if (t.pad) return write_padding(x, t, s);
+  const int64_t RM = p.rows_max, D = d.dim, KB = p.k_block;
+  const size_t qsz = core::dtype_size(d.q.dtype), ksz = core::dtype_size(d.k.dtype), vsz = core::dtype_size(d.v.dtype);
+  const size_t osz = core::dtype_size(d.out.dtype);
+  int64_t lo[512], hi[512];  // rows_max <= 512 (checked in the plan)
+  int64_t task_lo = std::numeric_limits<int64_t>::max(), task_hi = 0;
+  for (int64_t r = 0; r < RM; ++r) {
+    float *qr = s.q + r * D;
+    s.m[r] = -std::numeric_limits<float>::infinity();
+    s.l[r] = 0.0f;
+    std::fill(s.o + r * D, s.o + (r + 1) * D, 0.0f);
+    if (r >= t.rows) {
+      std::fill(qr, qr + D, 0.0f);
+      lo[r] = hi[r] = 0;
+      continue;
+    }
+    const int64_t h = p.group_rows ? t.h + r : t.h, i = p.group_rows ? t.q0 : t.q0 + r;
+    load_as<float>(d.q.dtype, x.q + (t.b * d.q.b + h * d.q.n + i * d.q.s) * static_cast<int64_t>(qsz),
+                   d.q.d * static_cast<int64_t>(qsz), qr, D);
+    R.scale(qr, D, d.scale);
+    key_range(d, t.b, i, &lo[r], &hi[r]);
+    if (hi[r] > lo[r]) {
+      task_lo = std::min(task_lo, lo[r]);
+      task_hi = std::max(task_hi, hi[r]);
+    }
+  }
+  const int64_t kv_len = d.kv_len[static_cast<size_t>(t.b)];
+  const char *kbase = x.k + (t.b * d.k.b + t.kvh * d.k.n) * static_cast<int64_t>(ksz);
+  const char *vbase = x.v + (t.b * d.v.b + t.kvh * d.v.n) * static_cast<int64_t>(vsz);
+  for (int64_t j0 = task_hi > task_lo ? task_lo / KB * KB : task_hi; j0 < task_hi; j0 += KB) {
+    const int64_t n = std::min(KB, kv_len - j0);
+    const AttnPlan::Gemm *g = nullptr;
+    for (const auto &e : p.gemms)
+      if (e.n == n) g = &e;
+    gemm_run(g->qk, s.q, kbase + j0 * d.k.s * static_cast<int64_t>(ksz), s.s, s.gemm);
+    for (int64_t r = 0; r < RM; ++r) {
+      float *row = s.s + r * KB;
+      if (r >= t.rows || hi[r] <= j0 || lo[r] >= j0 + n) {  // nothing visible in this block
+        std::fill(row, row + n, 0.0f);
+        continue;
+      }
+      const int64_t h = p.group_rows ? t.h + r : t.h, i = p.group_rows ? t.q0 : t.q0 + r;
+      if (d.has_pse) {
+        const size_t psz = core::dtype_size(d.pse.dtype);
+        load_as<float>(d.pse.dtype,
+                       x.pse + (t.b * d.pse.b + h * d.pse.n + i * d.pse.s + j0 * d.pse.d) * static_cast<int64_t>(psz),
+                       d.pse.d * static_cast<int64_t>(psz), s.row, n);
+        R.add(row, s.row, n);
+      }
+      const int64_t vlo = std::max<int64_t>(lo[r] - j0, 0), vhi = std::min<int64_t>(hi[r] - j0, n);
+      const unsigned char *mrow =
+          d.has_mask ? reinterpret_cast<const unsigned char *>(x.mask) + t.b * d.mask.b + h * d.mask.n + i * d.mask.s +
+                           j0 * d.mask.d
+                     : nullptr;
+      const float mx = R.mask_max(row, n, vlo, vhi, mrow, d.mask.d);
+      float &m = s.m[r];
+      const float m_new = std::max(m, mx);
+      if (m_new == -std::numeric_limits<float>::infinity()) {  // every key so far masked
+        std::fill(row, row + n, 0.0f);
+        continue;
+      }
+      const float corr = m == -std::numeric_limits<float>::infinity() ? 0.0f : R.exp1(m - m_new);
+      const float sum = R.exp_sum(row, n, m_new);
+      s.l[r] = s.l[r] * corr + sum;
+      m = m_new;
+      if (corr != 1.0f) R.scale(s.o + r * D, D, corr);
+    }
+    gemm_run(g->pv, s.s, vbase + j0 * d.v.s * static_cast<int64_t>(vsz), s.o, s.gemm);
+  }
+  for (int64_t r = 0; r < t.rows; ++r) {
+    const int64_t h = p.group_rows ? t.h + r : t.h, i = p.group_rows ? t.q0 : t.q0 + r;
+    float *orow = s.o + r * D;
+    const float l = s.l[r];
+    if (l > 0)
+      R.scale(orow, D, 1.0f / l);
+    else
+      std::fill(orow, orow + D, 0.0f);  // every key masked out: 0
+    char *o = x.out + (t.b * d.out.b + h * d.out.n + i * d.out.s) * static_cast<int64_t>(osz);
+    store_from<float>(orow, d.out.dtype, o, d.out.d * static_cast<int64_t>(osz), D);
+    if (x.lse != nullptr)
+      x.lse[t.b * d.lse.b + h * d.lse.n + i * d.lse.s] =
+          l > 0 ? s.m[r] + std::log(l) : std::numeric_limits<float>::infinity();
+  }
+}
+
+}  // namespace
+
+bool flash_attention_plan(const AttnDesc &desc, AttnPlan *plan) {
+  AttnPlan &p = *plan;
+  p = AttnPlan{};
+  p.desc = desc;
+  const AttnDesc &d = p.desc;
+  core::ImplTrace trace;
+  const bool traced = core::current_phase1_trace() != nullptr;
+  const int path = core::choose(kPaths, PathCtx{d}, traced ? &trace : nullptr);
+  const int tier = core::choose(kRowTiers, PathCtx{d}, traced ? &trace : nullptr);
+  p.rows = &kRowFns[tier]();
+  if (traced) core::record_choice(std::string("attention:") + kPaths[path].name + "/" + kRowTiers[tier].name, &trace);
+  const int64_t group = d.kv_heads > 0 ? d.heads / d.kv_heads : 1;
+  p.group_rows = path == 0;
+  p.q_block = p.group_rows ? 1 : kQueryBlock;
+  p.rows_max = p.group_rows ? group : std::min<int64_t>(kQueryBlock, std::max<int64_t>(d.sq, 1));
+  if (p.rows_max > 512) {
+    fail(ACLNN_ERR_PARAM_INVALID, "attention: %lld query heads per KV head (at most 512)",
+         static_cast<long long>(p.rows_max));
+    return false;
+  }
+  int64_t max_kv = 0;
+  for (int64_t b = 0; b < d.batch; ++b) max_kv = std::max(max_kv, d.kv_len[static_cast<size_t>(b)]);
+  p.k_block = std::max<int64_t>(1, std::min<int64_t>(p.group_rows ? kDecodeKeyBlock : kKeyBlock, max_kv));
+
+  for (int64_t b = 0; b < d.batch; ++b) {
+    const int64_t ql = d.q_len[static_cast<size_t>(b)];
+    for (int64_t kvh = 0; kvh < d.kv_heads; ++kvh) {
+      if (p.group_rows) {
+        p.tasks.push_back({b, kvh, kvh * group, 0, group, ql == 0});
+        continue;
+      }
+      for (int64_t h = kvh * group; h < (kvh + 1) * group; ++h) {
+        for (int64_t q0 = 0; q0 < ql; q0 += p.q_block)
+          p.tasks.push_back({b, kvh, h, q0, std::min(p.q_block, ql - q0), false});
+        for (int64_t q0 = ql; q0 < d.sq; q0 += p.q_block)  // padding rows: 0 (lse +inf)
+          p.tasks.push_back({b, kvh, h, q0, std::min(p.q_block, d.sq - q0), true});
+      }
+    }
+  }
+  // Causal tasks late in the sequence do the most work: start them first.
+  std::stable_sort(p.tasks.begin(), p.tasks.end(),
+                   [](const AttnPlan::Task &a, const AttnPlan::Task &b) { return a.q0 > b.q0; });
+
+  // One GEMM pair per key-block width that occurs (KB, and each batch's tail).
+  std::vector<int64_t> widths;
+  for (int64_t b = 0; b < d.batch; ++b) {
+    const int64_t kv = d.kv_len[static_cast<size_t>(b)];
+    if (kv == 0 || d.q_len[static_cast<size_t>(b)] == 0) continue;
+    widths.push_back(std::min(p.k_block, kv));
+    if (kv > p.k_block && kv % p.k_block != 0) widths.push_back(kv % p.k_block);
+  }
+  std::sort(widths.begin(), widths.end());
+  widths.erase(std::unique(widths.begin(), widths.end()), widths.end());
+  size_t gemm_ws = 0;
+  const int64_t R = p.rows_max, D = d.dim, KB = p.k_block;
+  for (size_t wi = 0; wi < widths.size(); ++wi) {
+    const int64_t n = widths[wi];
+    AttnPlan::Gemm g;
+    g.m = R;
+    g.n = n;
+    GemmOptions opt;
+    opt.threads = 1;
+    opt.detect_prepacked_b = false;
+    opt.record = wi + 1 == widths.size();  // the widest (full) block's choices go to the trace
+    GemmDesc qk;
+    qk.m = R;
+    qk.n = n;
+    qk.k = D;
+    qk.a = {ACL_FLOAT, D, 1, 0};
+    qk.b = {d.k.dtype, d.k.d, d.k.s, 0};
+    qk.c = {ACL_FLOAT, KB, 1, 0};
+    if (!gemm_plan(qk, &g.qk, opt)) return false;
+    GemmDesc pv;
+    pv.m = R;
+    pv.n = D;
+    pv.k = n;
+    pv.a = {ACL_FLOAT, KB, 1, 0};
+    pv.b = {d.v.dtype, d.v.s, d.v.d, 0};
+    pv.c = {ACL_FLOAT, D, 1, 0};
+    pv.beta = 1.0f;
+    if (!gemm_plan(pv, &g.pv, opt)) return false;
+    gemm_ws = std::max({gemm_ws, g.qk.workspace_bytes, g.pv.workspace_bytes});
+    p.gemms.push_back(std::move(g));
+  }
+  p.worker_bytes = scratch_bytes_before_gemm(R, D, KB) + bytes64(gemm_ws);
+  p.workers = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(core::num_threads(), p.tasks.size())));
+  p.workspace_bytes = p.tasks.empty() ? 0 : p.worker_bytes * static_cast<size_t>(p.workers);
+  return true;
+}
+
+void flash_attention_run(const AttnPlan &plan, const void *q, const void *k, const void *v, const void *mask,
+                         const void *pse, void *out, float *lse, void *workspace) {
+  if (plan.tasks.empty()) return;
+  const RunCtx x{plan,
+                 static_cast<const char *>(q),
+                 static_cast<const char *>(k),
+                 static_cast<const char *>(v),
+                 static_cast<const char *>(mask),
+                 static_cast<const char *>(pse),
+                 static_cast<char *>(out),
+                 lse};
+  const int64_t ntasks = static_cast<int64_t>(plan.tasks.size());
+  std::atomic<int64_t> next{0};  // dynamic scheduling: tasks are independent, results do not depend on it
+  auto worker = [&](int64_t w) {
+    const Scratch s = carve(plan, static_cast<char *>(workspace) + static_cast<size_t>(w) * plan.worker_bytes);
+    for (int64_t t = next.fetch_add(1); t < ntasks; t = next.fetch_add(1)) run_task(x, plan.tasks[static_cast<size_t>(t)], s);
+  };
+  if (plan.workers == 1) {
+    worker(0);
+  } else {
+    core::parallel_for(plan.workers, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t w = begin; w < end; ++w) worker(w);
+    });
+  }
+}
+
+}  // namespace opsnn::kernels
