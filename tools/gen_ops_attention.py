@@ -3,7 +3,8 @@
 (tests/ops/test_op_table_attention.cpp).
 
 Row format (besides the common `header`, `dtypes`, `backward`):
-  kind     flash              the kernel: flash (fused attention, kernels/attention/flash_attention.h)
+  kind     flash|trisolve     the kernel: flash (fused attention, kernels/attention/flash_attention.h) or
+                              trisolve (batched triangular solve, kernels/attention/trisolve.h)
   decode   yes                Sq = 1 is the incremental (decode) branch: preTokens / nextTokens do not
                               apply in sparse mode 0 (FusedInferAttentionScoreV2)
   sample   a=V ...            parameter values for the registered case (none: one case)
@@ -20,8 +21,10 @@ ROLES = {"query": "query", "key": "key", "value": "value", "pseShift": "pse", "a
          "scaleValue": "scale", "preTokens": "pre_tokens", "nextTokens": "next_tokens",
          "inputLayout": "layout", "numKeyValueHeads": "num_kv_heads", "sparseMode": "sparse_mode",
          "innerPrecise": "inner_precise", "softmaxLseFlag": "lse_flag", "attentionOut": "out",
-         "softmaxLse": "lse"}
-KINDS = {"flash": "kFlash"}
+         "softmaxLse": "lse", "self": "self", "A": "a", "upper": "upper", "transpose": "transpose",
+         "unitriangular": "unit", "xOut": "x_out", "mOut": "m_out"}
+KINDS = {"flash": "kFlash", "trisolve": "kTriSolve"}
+REQUIRED = {"flash": ("query", "key", "value", "out", "num_heads", "layout"), "trisolve": ("self", "a", "x_out", "m_out")}
 
 
 def base_type(ctype):
@@ -46,18 +49,21 @@ def resolve(g, table, op):
             op.unsupported.append(p)
         elif t not in ("int64_t", "bool", "double"):
             raise g.TableError(f"{w}: parameter '{p.name}' has no role in an attention op")
-    for need in ("query", "key", "value", "out", "num_heads", "layout"):
+    for need in REQUIRED[op.kind]:
         if need not in op.roles:
             raise g.TableError(f"{w}: an attention op needs a '{need}' parameter")
-    op.key_list = base_type(op.roles["key"].ctype) == "aclTensorList*"
+    op.key_list = "key" in op.roles and base_type(op.roles["key"].ctype) == "aclTensorList*"
     op.decode = g.one(op, "decode", "no") == "yes"
     op.header = g.one(op, "header", f"aclnn_{g.snake(op.name)}.h")
     op.dtypes = g.dtype_list(g.one(op, "dtypes", "act"), w)
     op.backward = g.one(op, "backward")
     op.samples = [g.parse_values(s, w) for s in op.keys.get("sample", [])] or [{}]
-    op.input, op.output, op.extra_output, op.inplace = op.roles["query"], op.roles["out"], None, None
+    flash = op.kind == "flash"
+    op.input, op.output = (op.roles["query"], op.roles["out"]) if flash else (op.roles["self"], op.roles["x_out"])
+    op.extra_output, op.inplace = None, None
     op.result = "same"
-    op.results = ["query's dtype"] + (["FLOAT lse"] if "lse" in op.roles else [])
+    op.results = (["query's dtype"] + (["FLOAT lse"] if "lse" in op.roles else [])) if flash else \
+        ["X: self's dtype", "M: A's copy"]
     op.family = table.settings["family"]
 
 
@@ -104,7 +110,7 @@ def render_tests(g, tables):
                 else:
                     args.append("0")
             for sample in op.samples:
-                fields = [f"c.dtypes = {{{', '.join(g.cxx_dtype(d) for d in op.dtypes)}}};",
+                fields = [f"c.trisolve = {str(op.kind == 'trisolve').lower()};", f"c.dtypes = {{{', '.join(g.cxx_dtype(d) for d in op.dtypes)}}};",
                           f"c.key_list = {str(op.key_list).lower()};",
                           f"c.has_lse = {str('lse' in op.roles).lower()};",
                           f"c.decode = {str(op.decode).lower()};",

@@ -368,4 +368,21 @@ void attention_ref(const AttnRefProblem &p, Q q, K k, V v, M masked, P pse, std:
   }
 }
 
+// Triangular solve op(A) x = b by substitution in long double, op(A)(i, j) = a(i, j) (or a(j, i)
+// with transpose), the triangle that op(A) has (upper XOR transpose: upper), unit diagonal optional.
+template <class A, class B>
+std::vector<double> trisolve_ref(int64_t m, int64_t k, A a, B b, bool upper, bool transpose, bool unit) {
+  std::vector<long double> x(static_cast<size_t>(m * k));
+  auto op = [&](int64_t i, int64_t j) { return static_cast<long double>(transpose ? a(j, i) : a(i, j)); };
+  const bool up = upper != transpose;
+  for (int64_t c = 0; c < k; ++c)
+    for (int64_t s = 0; s < m; ++s) {
+      const int64_t i = up ? m - 1 - s : s;
+      long double v = b(i, c);
+      for (int64_t j = up ? i + 1 : 0; j < (up ? m : i); ++j) v -= op(i, j) * x[static_cast<size_t>(j * k + c)];
+      x[static_cast<size_t>(i * k + c)] = unit ? v : v / op(i, i);
+    }
+  return std::vector<double>(x.begin(), x.end());
+}
+
 }  // namespace opsnn::test::refs

@@ -39,6 +39,9 @@ struct AttnArgs {
   aclTensor *bogus_tensor = nullptr;
   aclIntArray *bogus_array = nullptr;
   aclTensorList *bogus_list = nullptr;
+  // TriangularSolve.
+  aclTensor *self = nullptr, *a = nullptr, *x_out = nullptr, *m_out = nullptr;
+  bool upper = true, transpose = false, unit = false;
 };
 
 using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
@@ -46,7 +49,7 @@ using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
 struct AttnTableCase {
   std::string name, api;
   std::vector<aclDataType> dtypes;
-  bool key_list = false, has_lse = false, decode = false;
+  bool trisolve = false, key_list = false, has_lse = false, decode = false;
   std::vector<std::string> unsupported;
   int (*phase1)(const AttnArgs &, uint64_t *, aclOpExecutor **) = nullptr;
   Launch launch = nullptr;
@@ -55,9 +58,11 @@ void PrintTo(const AttnTableCase &c, std::ostream *os) { *os << c.name; }
 
 #include "attention_table_cases.inc"
 
-const std::vector<AttnTableCase> &all_cases() {
-  static const std::vector<AttnTableCase> c = harness::sampled(attn_table_cases());
-  return c;
+std::vector<AttnTableCase> cases_of(bool trisolve) {
+  std::vector<AttnTableCase> v;
+  for (const AttnTableCase &c : harness::sampled(attn_table_cases()))
+    if (c.trisolve == trisolve) v.push_back(c);
+  return v;
 }
 
 enum class MaskShape { kNone, kSS, kB1SS, k1SS, kBNSS, kBS };
@@ -569,8 +574,217 @@ TEST_P(OpTableAttention, ErrorsNameTheArgument) {
   aclDestroyIntArray(arr);
 }
 
-INSTANTIATE_TEST_SUITE_P(Tables, OpTableAttention, ::testing::ValuesIn(all_cases()),
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableAttention, ::testing::ValuesIn(cases_of(false)),
                          harness::case_name<AttnTableCase>);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OpTableAttention);
+
+// ---- TriangularSolve (kind trisolve)
+
+// A of shape `ashape` (last two dims m x m): the used triangle well conditioned (off-diagonal
+// small, |diagonal| in [1, 2] with random signs), the other triangle 1e30 (never read; copied to M).
+void fill_triangular(DeviceTensor &t, int64_t m, bool upper) {
+  const int64_t n = t.numel();
+  std::vector<double> v(static_cast<size_t>(n));
+  std::uniform_real_distribution<double> off(-1.0, 1.0), diag(1.0, 2.0);
+  for (int64_t e = 0; e < n; ++e) {
+    const int64_t i = (e / m) % m, j = e % m;
+    if (i == j)
+      v[static_cast<size_t>(e)] = diag(rng()) * (rng()() % 2 ? 1 : -1);
+    else if ((j > i) == upper)
+      v[static_cast<size_t>(e)] = off(rng()) / static_cast<double>(m);
+    else
+      v[static_cast<size_t>(e)] = 1e30;
+  }
+  t.set_values(v);
+}
+
+struct SolveProblem {
+  aclDataType dt = ACL_FLOAT;
+  std::vector<int64_t> ashape, bshape;
+  bool upper = true, transpose = false, unit = false, b_transposed = false;
+};
+
+void check_solve(const AttnTableCase &c, const SolveProblem &p) {
+  SCOPED_TRACE(::testing::Message() << c.name << " dt " << p.dt << " A " << ::testing::PrintToString(p.ashape) << " B "
+                                    << ::testing::PrintToString(p.bshape) << " upper " << p.upper << " transpose "
+                                    << p.transpose << " unit " << p.unit << " B transposed " << p.b_transposed);
+  const int64_t m = p.ashape.back(), k = p.bshape.back();
+  const size_t na = p.ashape.size() - 2, nbd = p.bshape.size() - 2, nb = std::max(na, nbd);
+  std::vector<int64_t> batch(nb);
+  for (size_t i = 0; i < nb; ++i) {
+    const int64_t da = i + na >= nb ? p.ashape[i + na - nb] : 1, db = i + nbd >= nb ? p.bshape[i + nbd - nb] : 1;
+    batch[i] = da == 1 ? db : da;
+  }
+  DeviceTensor A(p.ashape, p.dt);
+  fill_triangular(A, m, p.upper);
+  std::unique_ptr<DeviceTensor> B;
+  if (p.b_transposed) {  // a [.., k, m] storage read as [.., m, k]
+    std::vector<int64_t> stored = p.bshape;
+    std::swap(stored[stored.size() - 1], stored[stored.size() - 2]);
+    std::vector<int64_t> st = contiguous_strides(stored);
+    std::swap(st[st.size() - 1], st[st.size() - 2]);
+    B = std::make_unique<DeviceTensor>(p.bshape, p.dt, st, 3, 3 + numel_of(p.bshape) + 1);
+  } else {
+    B = std::make_unique<DeviceTensor>(p.bshape, p.dt);
+  }
+  B->fill_random(-2, 2);
+  std::vector<int64_t> xshape = batch, mshape = batch;
+  xshape.push_back(m);
+  xshape.push_back(k);
+  mshape.push_back(m);
+  mshape.push_back(m);
+  DeviceTensor X(xshape, p.dt), M(mshape, p.dt);
+  X.poison();
+  M.poison();
+  AttnArgs a;
+  a.self = *B;
+  a.a = A;
+  a.x_out = X;
+  a.m_out = M;
+  a.upper = p.upper;
+  a.transpose = p.transpose;
+  a.unit = p.unit;
+  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
+      << aclGetRecentErrMsg();
+  const auto av = A.values(), bv = B->values(), xv = X.values(), mv = M.values();
+  const int64_t batches = m == 0 ? 0 : numel_of(batch);
+  std::vector<double> want_x, got_x, want_m;
+  for (int64_t bi = 0; bi < batches; ++bi) {
+    std::vector<int64_t> idx = unravel(bi, batch);
+    std::vector<int64_t> ai = idx, bidx = idx;
+    ai.push_back(0);
+    ai.push_back(0);
+    bidx.push_back(0);
+    bidx.push_back(0);
+    std::vector<int64_t> full_a = batch, full_b = batch;
+    full_a.push_back(m);
+    full_a.push_back(m);
+    full_b.push_back(m);
+    full_b.push_back(k);
+    const int64_t a0 = broadcast_source(ai, full_a, p.ashape), b0 = broadcast_source(bidx, full_b, p.bshape);
+    auto at = [&](int64_t i, int64_t j) { return av[static_cast<size_t>(a0 + i * m + j)]; };
+    auto bt = [&](int64_t i, int64_t j) { return bv[static_cast<size_t>(b0 + i * k + j)]; };
+    const auto x = refs::trisolve_ref(m, k, at, bt, p.upper, p.transpose, p.unit);
+    for (double e : x) want_x.push_back(round_to(p.dt, e));
+    for (int64_t i = 0; i < m * m; ++i) want_m.push_back(av[static_cast<size_t>(a0 + i)]);
+  }
+  double xmax = 0;
+  for (double e : want_x) xmax = std::max(xmax, std::fabs(e));
+  const double T = precision_threshold(p.dt);
+  double sum = 0, worst = 0;
+  for (size_t i = 0; i < want_x.size(); ++i) {
+    ASSERT_FALSE(std::isnan(xv[i])) << i;
+    const double rel = std::fabs(xv[i] - want_x[i]) / std::max({std::fabs(want_x[i]), xmax, 1e-300});
+    sum += rel;
+    worst = std::max(worst, rel);
+  }
+  if (!want_x.empty()) {
+    EXPECT_LT(sum / static_cast<double>(want_x.size()), T);
+    EXPECT_LT(worst, 10 * T);
+  }
+  EXPECT_EQ(mv, want_m);
+  EXPECT_TRUE(X.untouched_outside_view());
+  EXPECT_TRUE(M.untouched_outside_view());
+}
+
+class OpTableTriSolve : public ::testing::TestWithParam<AttnTableCase> {};
+
+TEST_P(OpTableTriSolve, EveryFlagDtypeAndBatch) {
+  reseed_for_current_test();
+  const AttnTableCase &c = GetParam();
+  auto &r = rng();
+  for (aclDataType dt : c.dtypes)
+    for (int flags = 0; flags < 8; ++flags) {
+      SolveProblem p;
+      p.dt = dt;
+      p.upper = flags & 1;
+      p.transpose = flags & 2;
+      p.unit = flags & 4;
+      const int64_t m = 1 + static_cast<int64_t>(r() % 24), k = 1 + static_cast<int64_t>(r() % 80);
+      p.ashape = {m, m};
+      p.bshape = {m, k};
+      check_solve(c, p);
+      p.ashape = {2, 1, m, m};  // broadcast batches
+      p.bshape = {3, m, k};
+      p.b_transposed = flags & 1;
+      check_solve(c, p);
+    }
+  SolveProblem big;  // several column blocks, a longer substitution
+  big.ashape = {150, 150};
+  big.bshape = {150, 200};
+  big.upper = false;
+  check_solve(c, big);
+}
+
+TEST_P(OpTableTriSolve, EmptyShapes) {
+  const AttnTableCase &c = GetParam();
+  SolveProblem p;
+  p.ashape = {0, 0};
+  p.bshape = {0, 3};
+  check_solve(c, p);
+  p.ashape = {3, 3};
+  p.bshape = {3, 0};
+  check_solve(c, p);
+  p.ashape = {0, 3, 3};
+  p.bshape = {3, 2};
+  check_solve(c, p);
+}
+
+TEST_P(OpTableTriSolve, ErrorsNameTheArgument) {
+  const AttnTableCase &c = GetParam();
+  const char *api = c.api.c_str();
+  DeviceTensor A({4, 4}, ACL_FLOAT), B({4, 3}, ACL_FLOAT), X({4, 3}, ACL_FLOAT), M({4, 4}, ACL_FLOAT);
+  fill_triangular(A, 4, true);
+  B.fill_random(-1, 1);
+  AttnArgs good;
+  good.self = B;
+  good.a = A;
+  good.x_out = X;
+  good.m_out = M;
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(good, w, e); }, c.launch), 0)
+      << aclGetRecentErrMsg();
+  for (aclTensor *AttnArgs::*f : {&AttnArgs::self, &AttnArgs::a, &AttnArgs::x_out, &AttnArgs::m_out}) {
+    AttnArgs a = good;
+    a.*f = nullptr;
+    EXPECT_EQ(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR);
+  }
+  AttnArgs a = good;
+  a.self = nullptr;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, "self"}));
+  a = good;
+  a.m_out = nullptr;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, "mOut"}));
+  DeviceTensor rect({4, 5}, ACL_FLOAT), rows({5, 3}, ACL_FLOAT), badx({4, 4}, ACL_FLOAT), bm({2, 4, 4}, ACL_FLOAT),
+      bb({3, 4, 3}, ACL_FLOAT), half({4, 3}, ACL_FLOAT16), dbl({4, 4}, ACL_DOUBLE), ints({4, 3}, ACL_INT32);
+  a = good;
+  a.a = rect;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "A", "square"}));
+  a = good;
+  a.self = rows;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "self", "rows"}));
+  a = good;
+  a.x_out = badx;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "xOut"}));
+  a = good;
+  a.a = bm;
+  a.self = bb;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "broadcast"}));
+  a = good;
+  a.self = half;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "self", "dtype"}));
+  a = good;
+  a.self = ints;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "self", "dtype"}));
+  a = good;
+  a.a = dbl;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "A", "dtype"}));
+}
+
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableTriSolve, ::testing::ValuesIn(cases_of(true)),
+                         harness::case_name<AttnTableCase>);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OpTableTriSolve);
 
 }  // namespace
 }  // namespace opsnn::test

@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "core/op_checks.h"
 #include "kernels/attention/flash_attention.h"
+#include "kernels/attention/trisolve.h"
 
 namespace opsnn::ops {
 namespace {
@@ -146,9 +147,104 @@ class AttentionStep : public core::Step {
   std::vector<int64_t> off_;  // byte offsets of the views' first elements
 };
 
+class TriSolveStep : public core::Step {
+ public:
+  TriSolveStep(kernels::TriSolvePlan plan, int a, int b, int x, int m, core::WsKey ws, std::vector<int64_t> off)
+      : plan_(std::move(plan)), a_(a), b_(b), x_(x), m_(m), ws_(ws), off_(std::move(off)) {}
+  int run(const core::LaunchArgs &la) const override {
+    auto at = [&](int slot, size_t i) -> char * { return static_cast<char *>(la.addrs[slot]) + off_[i]; };
+    kernels::trisolve_run(plan_, at(a_, 0), at(b_, 1), at(x_, 2), at(m_, 3),
+                          plan_.workspace_bytes > 0 ? la.get(ws_) : nullptr);
+    return 0;
+  }
+
+ private:
+  kernels::TriSolvePlan plan_;
+  int a_, b_, x_, m_;
+  core::WsKey ws_;
+  std::vector<int64_t> off_;
+};
+
+// torch.triangular_solve(self, A, upper, transpose, unitriangular) -> (xOut, mOut).
+void trisolve_phase1(core::OpBuilder &b, const AttentionRule &rule, const AttentionCall &c) {
+  core::check_tensor(c.self, c.self_name);
+  core::check_tensor(c.a, c.a_name);
+  core::check_tensor(c.x_out, c.x_out_name);
+  core::check_tensor(c.m_out, c.m_out_name);
+  core::check_dtype_in(c.self, c.self_name, rule.dtypes);
+  for (auto [t, name] : {std::pair{c.a, c.a_name}, std::pair{c.x_out, c.x_out_name}, std::pair{c.m_out, c.m_out_name}})
+    if (t->dtype != c.self->dtype)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; expected self's %s", name, core::dtype_name(t->dtype),
+                  core::dtype_name(c.self->dtype));
+  const aclTensor &B = *c.self, &A = *c.a;
+  if (B.ndim < 2) throw_error(ACLNN_ERR_PARAM_INVALID, "%s must have at least 2 dims, got shape %s", c.self_name, core::shape_string(B).c_str());
+  if (A.ndim < 2) throw_error(ACLNN_ERR_PARAM_INVALID, "%s must have at least 2 dims, got shape %s", c.a_name, core::shape_string(A).c_str());
+  const int64_t m = A.dims[A.ndim - 1];
+  if (A.dims[A.ndim - 2] != m)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be square in its last two dims, got shape %s", c.a_name,
+                core::shape_string(A).c_str());
+  if (B.dims[B.ndim - 2] != m)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %lld rows (shape %s); A is %lld x %lld", c.self_name,
+                static_cast<long long>(B.dims[B.ndim - 2]), core::shape_string(B).c_str(), static_cast<long long>(m),
+                static_cast<long long>(m));
+  const int64_t k = B.dims[B.ndim - 1];
+  // Broadcast batch dims (aligned from the right).
+  const int nb = std::max(A.ndim, B.ndim) - 2;
+  kernels::TriSolveDesc d;
+  d.dtype = B.dtype;
+  d.m = m;
+  d.k = k;
+  d.upper = c.upper;
+  d.transpose = c.transpose;
+  d.unit = c.unit;
+  core::Shape xs, ms;
+  xs.ndim = ms.ndim = nb + 2;
+  for (int i = 0; i < nb; ++i) {
+    const int ia = i - (nb - (A.ndim - 2)), ib = i - (nb - (B.ndim - 2));
+    const int64_t da = ia >= 0 ? A.dims[ia] : 1, db = ib >= 0 ? B.dims[ib] : 1;
+    if (da != db && da != 1 && db != 1)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "the batch dims of %s %s and %s %s do not broadcast", c.self_name,
+                  core::shape_string(B).c_str(), c.a_name, core::shape_string(A).c_str());
+    const int64_t n = da == 1 ? db : da;
+    xs.dims[i] = ms.dims[i] = n;
+    d.batch_dims.push_back(n);
+    d.a_bs.push_back(ia >= 0 && da != 1 ? A.strides[ia] : 0);
+    d.b_bs.push_back(ib >= 0 && db != 1 ? B.strides[ib] : 0);
+  }
+  xs.dims[nb] = m;
+  xs.dims[nb + 1] = k;
+  ms.dims[nb] = ms.dims[nb + 1] = m;
+  core::check_shape_equals(*c.x_out, c.x_out_name, xs);
+  core::check_shape_equals(*c.m_out, c.m_out_name, ms);
+  for (int i = 0; i < nb; ++i) {
+    d.x_bs.push_back(c.x_out->strides[i]);
+    d.m_bs.push_back(c.m_out->strides[i]);
+  }
+  d.a_rs = A.strides[A.ndim - 2];
+  d.a_cs = A.strides[A.ndim - 1];
+  d.b_rs = B.strides[B.ndim - 2];
+  d.b_cs = B.strides[B.ndim - 1];
+  d.x_rs = c.x_out->strides[nb];
+  d.x_cs = c.x_out->strides[nb + 1];
+  d.mo_rs = c.m_out->strides[nb];
+  d.mo_cs = c.m_out->strides[nb + 1];
+  const int bs = b.input(c.self), as = b.input(c.a), xo = b.output(c.x_out), mo = b.output(c.m_out);
+  if (c.x_out->numel() == 0 && c.m_out->numel() == 0) return;
+  kernels::TriSolvePlan plan;
+  kernels::trisolve_plan(d, &plan);
+  core::WsKey ws{};
+  if (plan.workspace_bytes > 0) ws = b.book("trisolve.columns", plan.workspace_bytes);
+  auto off = [&](int slot) {
+    const aclTensor &t = b.tensor(slot);
+    return t.offset * static_cast<int64_t>(core::dtype_size(t.dtype));
+  };
+  b.add_step<TriSolveStep>(std::move(plan), as, bs, xo, mo, ws, std::vector<int64_t>{off(as), off(bs), off(xo), off(mo)});
+}
+
 }  // namespace
 
 void attention_phase1(core::OpBuilder &b, const AttentionRule &rule, AttentionCall &c) {
+  if (rule.kind == AttentionKind::kTriSolve) return trisolve_phase1(b, rule, c);
   // Presence, in prototype order.
   core::check_tensor(c.query, c.query_name);
   const aclTensor *key = single_tensor(c.key, c.key_list, c.key_name);

@@ -1,6 +1,6 @@
 // The phase 1 of the table-driven attention family (src/ops/attention/attention.ops):
 // FusedInferAttentionScoreV2 and PromptFlashAttentionV3 on the flash-attention kernel
-// (kernels/attention/flash_attention.h). Checks every argument (161001 for a missing one,
+// (kernels/attention/flash_attention.h), TriangularSolve on kernels/attention/trisolve.h. Checks every argument (161001 for a missing one,
 // 161002 naming the argument otherwise), reads the layout into [B, N, S, D] strides, the masks
 // and the actual lengths, plans the kernel and records one step.
 #pragma once
@@ -13,7 +13,7 @@
 
 namespace opsnn::ops {
 
-enum class AttentionKind { kFlash };
+enum class AttentionKind { kFlash, kTriSolve };
 
 struct AttentionRule {
   AttentionKind kind;
@@ -45,6 +45,10 @@ struct AttentionCall {
   const aclTensor *out = nullptr, *lse = nullptr;
   const char *out_name = "attentionOut", *lse_name = "softmaxLse";
   bool key_list = false;  // set by the entry (the prototype's key is an aclTensorList)
+  // TriangularSolve.
+  const aclTensor *self = nullptr, *a = nullptr, *x_out = nullptr, *m_out = nullptr;
+  const char *self_name = "self", *a_name = "A", *x_out_name = "xOut", *m_out_name = "mOut";
+  bool upper = true, transpose = false, unit = false;
 };
 
 void attention_phase1(core::OpBuilder &b, const AttentionRule &rule, AttentionCall &c);
