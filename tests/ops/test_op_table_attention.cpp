@@ -35,6 +35,8 @@ struct AttnArgs {
   double scale = 1.0;
   char *layout = nullptr;
   bool lse_flag = false;
+  aclTensor *block_table = nullptr;  // paged KV
+  int64_t block_size = 0;
   std::string bogus;  // the unsupported argument passed non-null (error tests)
   aclTensor *bogus_tensor = nullptr;
   aclIntArray *bogus_array = nullptr;
@@ -49,7 +51,7 @@ using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
 struct AttnTableCase {
   std::string name, api;
   std::vector<aclDataType> dtypes;
-  bool trisolve = false, key_list = false, has_lse = false, decode = false;
+  bool trisolve = false, key_list = false, has_lse = false, decode = false, paged = false;
   std::vector<std::string> unsupported;
   int (*phase1)(const AttnArgs &, uint64_t *, aclOpExecutor **) = nullptr;
   Launch launch = nullptr;
@@ -458,6 +460,150 @@ TEST_P(OpTableAttention, ThreadCountInvariant) {
   const auto first = call->out->values();
   ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(call->a, w, e); }, c.launch), 0);
   EXPECT_EQ(first, call->out->values());
+}
+
+// Paged KV (blockTable / blockSize): the logical K / V of each batch scattered over the pages of
+// a cache ([blocks, blockSize, Nkv * D] with BSH, [blocks, Nkv, blockSize, D] with BNSD) in a random
+// order; cache rows no sequence uses hold NaN (never read).
+void check_paged(const AttnTableCase &c, const std::string &layout, aclDataType dt, int64_t sq, int64_t bs,
+                 std::vector<int64_t> kv_len, int sparse) {
+  SCOPED_TRACE(::testing::Message() << c.name << " paged " << layout << " dt " << dt << " Sq " << sq << " block "
+                                    << bs << " kv " << ::testing::PrintToString(kv_len) << " sparse " << sparse);
+  const int64_t B = static_cast<int64_t>(kv_len.size()), N = 8, Nkv = 2, D = 32;
+  int64_t max_kv = 0;
+  for (int64_t l : kv_len) max_kv = std::max(max_kv, l);
+  const int64_t max_blocks = (max_kv + bs - 1) / bs + 1, num_blocks = B * max_blocks + 3, skv = max_blocks * bs;
+  // Page i of batch b -> a distinct random cache block.
+  std::vector<int64_t> perm(static_cast<size_t>(num_blocks));
+  for (int64_t i = 0; i < num_blocks; ++i) perm[static_cast<size_t>(i)] = i;
+  std::shuffle(perm.begin(), perm.end(), rng());
+  std::vector<double> table(static_cast<size_t>(B * max_blocks));
+  for (int64_t i = 0; i < B * max_blocks; ++i) table[static_cast<size_t>(i)] = static_cast<double>(perm[static_cast<size_t>(i)]);
+  const bool bsh = layout == "BSH";
+  const std::vector<int64_t> cshape = bsh ? std::vector<int64_t>{num_blocks, bs, Nkv * D}
+                                          : std::vector<int64_t>{num_blocks, Nkv, bs, D};
+  DeviceTensor kc(cshape, dt), vc(cshape, dt), tab({B, max_blocks}, ACL_INT32);
+  tab.set_values(table);
+  std::uniform_real_distribution<double> U(-1, 1);
+  // Logical values [B, Nkv, skv, D] and their cache positions.
+  std::vector<double> kl(static_cast<size_t>(B * Nkv * skv * D)), vl(kl.size());
+  std::vector<double> kcv(static_cast<size_t>(numel_of(cshape)), NAN), vcv(kcv.size(), NAN);
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < Nkv; ++h)
+      for (int64_t j = 0; j < kv_len[static_cast<size_t>(b)]; ++j)
+        for (int64_t e = 0; e < D; ++e) {
+          const size_t li = static_cast<size_t>(((b * Nkv + h) * skv + j) * D + e);
+          kl[li] = round_to(dt, 2 * U(rng()));
+          vl[li] = round_to(dt, U(rng()));
+          const int64_t blk = perm[static_cast<size_t>(b * max_blocks + j / bs)], r = j % bs;
+          const size_t ci = static_cast<size_t>(bsh ? (blk * bs + r) * Nkv * D + h * D + e : ((blk * Nkv + h) * bs + r) * D + e);
+          kcv[ci] = kl[li];
+          vcv[ci] = vl[li];
+        }
+  kc.set_values(kcv);
+  vc.set_values(vcv);
+  DeviceTensor q(layout_shape(layout, B, N, sq, D), dt), out(layout_shape(layout, B, N, sq, D), dt);
+  q.fill_random(-2, 2);
+  out.poison();
+  AttnArgs a;
+  a.query = q;
+  a.out = out;
+  a.key_list = list_of(kc);
+  a.value_list = list_of(vc);
+  a.block_table = tab;
+  a.block_size = bs;
+  a.act_kv = aclCreateIntArray(kv_len.data(), kv_len.size());
+  a.num_heads = N;
+  a.num_kv_heads = Nkv;
+  a.scale = 0.2;
+  a.sparse_mode = sparse;
+  std::string ls = layout;
+  a.layout = ls.data();
+  const int rc = run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch);
+  aclDestroyTensorList(a.key_list);
+  aclDestroyTensorList(a.value_list);
+  aclDestroyIntArray(a.act_kv);
+  ASSERT_EQ(rc, 0) << aclGetRecentErrMsg();
+  refs::AttnRefProblem rp;
+  rp.B = B;
+  rp.N = N;
+  rp.Nkv = Nkv;
+  rp.Sq = sq;
+  rp.Skv = skv;
+  rp.D = D;
+  rp.scale = 0.2;
+  rp.sparse = sparse;
+  rp.band = !(c.decode && sq == 1);
+  rp.kv_len = kv_len;
+  const auto qv = q.values();
+  std::vector<double> want, want_lse;
+  refs::attention_ref(
+      rp, [&](int64_t b, int64_t n, int64_t s, int64_t e) { return qv[static_cast<size_t>(layout_index(layout, N, sq, D, b, n, s, e))]; },
+      [&](int64_t b, int64_t n, int64_t j, int64_t e) { return kl[static_cast<size_t>(((b * Nkv + n) * skv + j) * D + e)]; },
+      [&](int64_t b, int64_t n, int64_t j, int64_t e) { return vl[static_cast<size_t>(((b * Nkv + n) * skv + j) * D + e)]; },
+      [](int64_t, int64_t, int64_t, int64_t) { return false; }, [](int64_t, int64_t, int64_t, int64_t) { return 0.0; },
+      &want, &want_lse);
+  const auto got = out.values();
+  const double T = precision_threshold(dt);
+  double sum = 0, worst = 0;
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t i = 0; i < sq; ++i)
+        for (int64_t e = 0; e < D; ++e) {
+          const double g = round_to(dt, want[static_cast<size_t>(((b * N + n) * sq + i) * D + e)]);
+          const double x = got[static_cast<size_t>(layout_index(layout, N, sq, D, b, n, i, e))];
+          ASSERT_FALSE(std::isnan(x)) << b << " " << n << " " << i << " " << e;
+          const double rel = std::fabs(x - g) / std::max(std::fabs(g), 1.0);
+          sum += rel;
+          worst = std::max(worst, rel);
+        }
+  EXPECT_LT(sum / static_cast<double>(got.size()), T);
+  EXPECT_LT(worst, 10 * T);
+}
+
+TEST_P(OpTableAttention, PagedKvCache) {
+  reseed_for_current_test();
+  const AttnTableCase &c = GetParam();
+  if (!c.paged) GTEST_SKIP() << c.api << " has no block table";
+  for (aclDataType dt : c.dtypes) {
+    check_paged(c, "BSH", dt, 1, 16, {37, 70}, 0);  // decode, small pages, several per key block
+    check_paged(c, "BNSD", dt, 1, 128, {300, 129}, 0);
+  }
+  check_paged(c, "BNSD", ACL_FLOAT, 5, 32, {90, 40}, 3);  // prefill over a paged cache, causal
+  // A table entry outside the cache: the launch fails with 161002.
+  {
+    DeviceTensor q({1, 2, 1, 16}, ACL_FLOAT), out({1, 2, 1, 16}, ACL_FLOAT), kc({2, 2, 16, 16}, ACL_FLOAT),
+        vc({2, 2, 16, 16}, ACL_FLOAT), tab({1, 2}, ACL_INT32);
+    q.fill_random(-1, 1);
+    kc.fill_random(-1, 1);
+    vc.fill_random(-1, 1);
+    tab.set_values({1, 7});
+    const int64_t len[] = {20};
+    AttnArgs a;
+    a.query = q;
+    a.out = out;
+    a.key_list = list_of(kc);
+    a.value_list = list_of(vc);
+    a.block_table = tab;
+    a.block_size = 16;
+    a.act_kv = aclCreateIntArray(len, 1);
+    a.num_heads = 2;
+    char bnsd[] = "BNSD";
+    a.layout = bnsd;
+    EXPECT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch),
+              ACLNN_ERR_PARAM_INVALID);
+    EXPECT_NE(std::string(aclGetRecentErrMsg()).find("blockTable"), std::string::npos) << aclGetRecentErrMsg();
+    a.block_size = 0;
+    uint64_t ws = 0;
+    aclOpExecutor *ex = nullptr;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"blockSize"}));
+    a.block_size = 16;
+    aclDestroyIntArray(a.act_kv);
+    a.act_kv = nullptr;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"actualSeqLengthsKv"}));
+    aclDestroyTensorList(a.key_list);
+    aclDestroyTensorList(a.value_list);
+  }
 }
 
 TEST_P(OpTableAttention, ErrorsNameTheArgument) {

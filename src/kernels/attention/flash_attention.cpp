@@ -110,6 +110,7 @@ struct RunCtx {
   const char *q, *k, *v, *mask, *pse;
   char *out;
   float *lse;
+  const int32_t *table;
 };
 
 void write_padding(const RunCtx &x, const AttnPlan::Task &t, const Scratch &s) {
@@ -155,14 +156,24 @@ void run_task(const RunCtx &x, const AttnPlan::Task &t, const Scratch &s) {
     }
   }
   const int64_t kv_len = d.kv_len[static_cast<size_t>(t.b)];
-  const char *kbase = x.k + (t.b * d.k.b + t.kvh * d.k.n) * static_cast<int64_t>(ksz);
-  const char *vbase = x.v + (t.b * d.v.b + t.kvh * d.v.n) * static_cast<int64_t>(vsz);
+  // Key j's row: a page of the block table (paged KV), or the batch's own rows.
+  const int64_t seg = d.paged ? d.block_size : KB;
+  auto page_base = [&](const AttnOperand &o, const char *base, size_t esz, int64_t j) -> const char * {
+    if (!d.paged) return base + (t.b * o.b + t.kvh * o.n + j * o.s) * static_cast<int64_t>(esz);
+    const int64_t blk = x.table[t.b * d.table_b + (j / d.block_size) * d.table_c];
+    return base + (blk * o.b + t.kvh * o.n + (j % d.block_size) * o.s) * static_cast<int64_t>(esz);
+  };
+  auto plan_for = [&](int64_t w) {
+    for (const auto &e : p.gemms)
+      if (e.n == w) return &e;
+    return static_cast<const AttnPlan::Gemm *>(nullptr);
+  };
   for (int64_t j0 = task_hi > task_lo ? task_lo / KB * KB : task_hi; j0 < task_hi; j0 += KB) {
     const int64_t n = std::min(KB, kv_len - j0);
-    const AttnPlan::Gemm *g = nullptr;
-    for (const auto &e : p.gemms)
-      if (e.n == n) g = &e;
-    gemm_run(g->qk, s.q, kbase + j0 * d.k.s * static_cast<int64_t>(ksz), s.s, s.gemm);
+    for (int64_t js = j0; js < j0 + n; js += seg) {  // S = Q.K^T, one GEMM per page (or the whole block)
+      const int64_t w = std::min(seg, j0 + n - js);
+      gemm_run(plan_for(w)->qk, s.q, page_base(d.k, x.k, ksz, js), s.s + (js - j0), s.gemm);
+    }
     for (int64_t r = 0; r < RM; ++r) {
       float *row = s.s + r * KB;
       if (r >= t.rows || hi[r] <= j0 || lo[r] >= j0 + n) {  // nothing visible in this block
@@ -195,7 +206,10 @@ void run_task(const RunCtx &x, const AttnPlan::Task &t, const Scratch &s) {
       m = m_new;
       if (corr != 1.0f) R.scale(s.o + r * D, D, corr);
     }
-    gemm_run(g->pv, s.s, vbase + j0 * d.v.s * static_cast<int64_t>(vsz), s.o, s.gemm);
+    for (int64_t js = j0; js < j0 + n; js += seg) {  // O += P.V
+      const int64_t w = std::min(seg, j0 + n - js);
+      gemm_run(plan_for(w)->pv, s.s + (js - j0), page_base(d.v, x.v, vsz, js), s.o, s.gemm);
+    }
   }
   for (int64_t r = 0; r < t.rows; ++r) {
     const int64_t h = p.group_rows ? t.h + r : t.h, i = p.group_rows ? t.q0 : t.q0 + r;
@@ -238,6 +252,8 @@ bool flash_attention_plan(const AttnDesc &desc, AttnPlan *plan) {
   int64_t max_kv = 0;
   for (int64_t b = 0; b < d.batch; ++b) max_kv = std::max(max_kv, d.kv_len[static_cast<size_t>(b)]);
   p.k_block = std::max<int64_t>(1, std::min<int64_t>(p.group_rows ? kDecodeKeyBlock : kKeyBlock, max_kv));
+  if (d.paged)  // whole pages per key block
+    p.k_block = (std::max<int64_t>(p.k_block, d.block_size) + d.block_size - 1) / d.block_size * d.block_size;
 
   for (int64_t b = 0; b < d.batch; ++b) {
     const int64_t ql = d.q_len[static_cast<size_t>(b)];
@@ -263,8 +279,9 @@ bool flash_attention_plan(const AttnDesc &desc, AttnPlan *plan) {
   for (int64_t b = 0; b < d.batch; ++b) {
     const int64_t kv = d.kv_len[static_cast<size_t>(b)];
     if (kv == 0 || d.q_len[static_cast<size_t>(b)] == 0) continue;
-    widths.push_back(std::min(p.k_block, kv));
-    if (kv > p.k_block && kv % p.k_block != 0) widths.push_back(kv % p.k_block);
+    const int64_t seg = d.paged ? d.block_size : p.k_block;  // the GEMMs' key widths: whole segments and tails
+    widths.push_back(std::min(seg, kv));
+    if (kv > seg && kv % seg != 0) widths.push_back(kv % seg);
   }
   std::sort(widths.begin(), widths.end());
   widths.erase(std::unique(widths.begin(), widths.end()), widths.end());
@@ -305,9 +322,22 @@ bool flash_attention_plan(const AttnDesc &desc, AttnPlan *plan) {
   return true;
 }
 
-void flash_attention_run(const AttnPlan &plan, const void *q, const void *k, const void *v, const void *mask,
-                         const void *pse, void *out, float *lse, void *workspace) {
-  if (plan.tasks.empty()) return;
+int flash_attention_run(const AttnPlan &plan, const void *q, const void *k, const void *v, const void *mask,
+                        const void *pse, void *out, float *lse, const int32_t *block_table, void *workspace) {
+  if (plan.tasks.empty()) return 0;
+  const AttnDesc &d = plan.desc;
+  if (d.paged) {  // every page a batch reads must name a block of the cache
+    for (int64_t b = 0; b < d.batch; ++b) {
+      const int64_t pages = (d.kv_len[static_cast<size_t>(b)] + d.block_size - 1) / d.block_size;
+      for (int64_t i = 0; i < pages; ++i) {
+        const int64_t blk = block_table[b * d.table_b + i * d.table_c];
+        if (blk < 0 || blk >= d.num_blocks)
+          return fail(ACLNN_ERR_PARAM_INVALID, "blockTable[%lld][%lld] = %lld is outside [0, %lld)",
+                      static_cast<long long>(b), static_cast<long long>(i), static_cast<long long>(blk),
+                      static_cast<long long>(d.num_blocks));
+      }
+    }
+  }
   const RunCtx x{plan,
                  static_cast<const char *>(q),
                  static_cast<const char *>(k),
@@ -315,7 +345,8 @@ void flash_attention_run(const AttnPlan &plan, const void *q, const void *k, con
                  static_cast<const char *>(mask),
                  static_cast<const char *>(pse),
                  static_cast<char *>(out),
-                 lse};
+                 lse,
+                 block_table};
   const int64_t ntasks = static_cast<int64_t>(plan.tasks.size());
   std::atomic<int64_t> next{0};  // dynamic scheduling: tasks are independent, results do not depend on it
   auto worker = [&](int64_t w) {
@@ -329,6 +360,7 @@ void flash_attention_run(const AttnPlan &plan, const void *q, const void *k, con
       for (int64_t w = begin; w < end; ++w) worker(w);
     });
   }
+  return 0;
 }
 
 }  // namespace opsnn::kernels

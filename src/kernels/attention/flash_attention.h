@@ -50,6 +50,10 @@ struct AttnDesc {
   int64_t pre_tokens = 0, next_tokens = 0;  // clamped to +-2^40
   bool band = true;        // kDefault: the pre / next band applies (not in the decode branch)
   std::vector<int64_t> q_len, kv_len;  // per batch (actual lengths; rows / keys beyond are padding)
+  // Paged KV: key j of batch b is row j % block_size of cache block table[b][j / block_size]; k / v
+  // strides: b = between blocks, s = between rows of a block. The table is INT32 [B, max blocks].
+  bool paged = false;
+  int64_t block_size = 0, num_blocks = 0, table_b = 0, table_c = 0;
 };
 
 struct AttnPlan {
@@ -76,8 +80,9 @@ struct AttnPlan {
 // Records the choice ("attention:decode_rows" / "attention:flash") in the verbose trace.
 bool flash_attention_plan(const AttnDesc &desc, AttnPlan *plan);
 
-// Phase 2. Pointers are the first elements of the views (lse / mask / pse may be null when absent).
-void flash_attention_run(const AttnPlan &plan, const void *q, const void *k, const void *v, const void *mask,
-                         const void *pse, void *out, float *lse, void *workspace);
+// Phase 2. Pointers are the first elements of the views (lse / mask / pse / block_table may be null
+// when absent). Returns 0, or 161002 (set_last_error) for a block-table entry outside the cache.
+int flash_attention_run(const AttnPlan &plan, const void *q, const void *k, const void *v, const void *mask,
+                        const void *pse, void *out, float *lse, const int32_t *block_table, void *workspace);
 
 }  // namespace opsnn::kernels

@@ -126,23 +126,23 @@ AttnOperand broadcast_view(const aclTensor &t, const char *name, const Dims &q, 
 
 class AttentionStep : public core::Step {
  public:
-  AttentionStep(kernels::AttnPlan plan, int q, int k, int v, int mask, int pse, int out, int lse,
+  AttentionStep(kernels::AttnPlan plan, int q, int k, int v, int mask, int pse, int out, int lse, int table,
                 core::WsKey ws, std::vector<int64_t> offsets)
-      : plan_(std::move(plan)), q_(q), k_(k), v_(v), mask_(mask), pse_(pse), out_(out), lse_(lse), ws_(ws),
-        off_(std::move(offsets)) {}
+      : plan_(std::move(plan)), q_(q), k_(k), v_(v), mask_(mask), pse_(pse), out_(out), lse_(lse), table_(table),
+        ws_(ws), off_(std::move(offsets)) {}
   int run(const core::LaunchArgs &a) const override {
     auto at = [&](int slot, size_t i) -> char * {
       return slot < 0 ? nullptr : static_cast<char *>(a.addrs[slot]) + off_[i];
     };
-    kernels::flash_attention_run(plan_, at(q_, 0), at(k_, 1), at(v_, 2), at(mask_, 3), at(pse_, 4), at(out_, 5),
-                                 reinterpret_cast<float *>(at(lse_, 6)),
-                                 plan_.workspace_bytes > 0 ? a.get(ws_) : nullptr);
-    return 0;
+    return kernels::flash_attention_run(plan_, at(q_, 0), at(k_, 1), at(v_, 2), at(mask_, 3), at(pse_, 4),
+                                        at(out_, 5), reinterpret_cast<float *>(at(lse_, 6)),
+                                        reinterpret_cast<const int32_t *>(at(table_, 7)),
+                                        plan_.workspace_bytes > 0 ? a.get(ws_) : nullptr);
   }
 
  private:
   kernels::AttnPlan plan_;
-  int q_, k_, v_, mask_, pse_, out_, lse_;
+  int q_, k_, v_, mask_, pse_, out_, lse_, table_;
   core::WsKey ws_;
   std::vector<int64_t> off_;  // byte offsets of the views' first elements
 };
@@ -252,10 +252,10 @@ void attention_phase1(core::OpBuilder &b, const AttentionRule &rule, AttentionCa
   core::check_tensor(c.out, c.out_name);
   core::check_not_null(c.layout, "inputLayout");
   for (const Unsupported &u : c.unsupported)
-    if (u.arg != nullptr)
+    if (u.arg != nullptr && !u.handled)
       throw_error(ACLNN_ERR_PARAM_INVALID,
-                  "%s is not supported on the CPU (quantisation, antiquant, paged KV, padding and shared-prefix "
-                  "inputs are refused); pass nullptr",
+                  "%s is not supported on the CPU (quantisation, antiquant, padding and shared-prefix inputs are "
+                  "refused); pass nullptr",
                   u.name);
   const bool want_lse = c.lse_flag;
   if (want_lse) core::check_tensor(c.lse, c.lse_name);
@@ -287,20 +287,63 @@ void attention_phase1(core::OpBuilder &b, const AttentionRule &rule, AttentionCa
 
   kernels::AttnDesc d;
   const Dims q = read_layout(*c.query, c.query_name, layout, c.num_heads, &d.q);
-  const Dims k = read_layout(*key, c.key_name, layout, kv_heads, &d.k);
-  const Dims v = read_layout(*value, c.value_name, layout, kv_heads, &d.v);
+  const bool paged = c.block_table != nullptr;
+  Dims k{};
+  if (paged) {
+    // Paged KV: the cache is [blocks, blockSize, Nkv * D] or [blocks, Nkv, blockSize, D]; the table
+    // INT32 [B, max blocks per sequence]; the logical KV length is max blocks * blockSize.
+    core::check_dtype_in(c.block_table, c.block_table_name, {ACL_INT32});
+    const aclTensor &t = *c.block_table;
+    if (t.ndim != 2 || t.dims[0] != c.query->dims[0])
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be [B, max blocks] with B = %lld, got shape %s",
+                  c.block_table_name, static_cast<long long>(c.query->dims[0]), core::shape_string(t).c_str());
+    if (c.block_size <= 0)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "blockSize must be > 0 with %s, got %lld", c.block_table_name,
+                  static_cast<long long>(c.block_size));
+    if (c.act_kv == nullptr)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s is required with %s (paged KV)", c.act_kv_name, c.block_table_name);
+    const aclTensor &kc = *key;
+    const int64_t bs = c.block_size;
+    if (kc.ndim == 3 && kc.dims[1] == bs && kc.dims[2] % kv_heads == 0) {
+      const int64_t dd = kc.dims[2] / kv_heads;
+      d.k = {kc.dtype, kc.strides[0], dd * kc.strides[2], kc.strides[1], kc.strides[2]};
+      k = {kc.dims[0], kv_heads, t.dims[1] * bs, dd};
+    } else if (kc.ndim == 4 && kc.dims[1] == kv_heads && kc.dims[2] == bs) {
+      d.k = {kc.dtype, kc.strides[0], kc.strides[1], kc.strides[2], kc.strides[3]};
+      k = {kc.dims[0], kv_heads, t.dims[1] * bs, kc.dims[3]};
+    } else {
+      throw_error(ACLNN_ERR_PARAM_INVALID,
+                  "%s (paged cache) has shape %s; expected [blocks, %lld, %lld * D] or [blocks, %lld, %lld, D]",
+                  c.key_name, core::shape_string(kc).c_str(), static_cast<long long>(bs),
+                  static_cast<long long>(kv_heads), static_cast<long long>(kv_heads), static_cast<long long>(bs));
+    }
+    const aclTensor &vc = *value;
+    d.v = vc.ndim == 3 ? AttnOperand{vc.dtype, vc.strides[0], k.d * vc.strides[2], vc.strides[1], vc.strides[2]}
+                       : AttnOperand{vc.dtype, vc.strides[0], vc.strides[1], vc.strides[2], vc.strides[3]};
+    d.paged = true;
+    d.block_size = bs;
+    d.num_blocks = kc.dims[0];
+    d.table_b = t.strides[0];
+    d.table_c = t.strides[1];
+    if (k.d != q.d)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s (paged cache) of shape %s has head dim %lld; the query's is %lld",
+                  c.key_name, core::shape_string(kc).c_str(), static_cast<long long>(k.d),
+                  static_cast<long long>(q.d));
+  } else {
+    k = read_layout(*key, c.key_name, layout, kv_heads, &d.k);
+    read_layout(*value, c.value_name, layout, kv_heads, &d.v);
+  }
   if (!core::Shape::of(*c.out).operator==(core::Shape::of(*c.query)))
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; expected the query's %s", c.out_name,
                 core::shape_string(*c.out).c_str(), core::shape_string(*c.query).c_str());
   read_layout(*c.out, c.out_name, layout, c.num_heads, &d.out);
-  if (k.b != q.b || k.d != q.d)
+  if (!paged && (k.b != q.b || k.d != q.d))
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s of shape %s does not match the query %s (batch %lld, head dim %lld)",
                 c.key_name, core::shape_string(*key).c_str(), core::shape_string(*c.query).c_str(),
                 static_cast<long long>(q.b), static_cast<long long>(q.d));
   if (!(core::Shape::of(*value) == core::Shape::of(*key)))
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; expected the key's %s", c.value_name,
                 core::shape_string(*value).c_str(), core::shape_string(*key).c_str());
-  (void)v;
   d.batch = q.b;
   d.heads = q.n;
   d.kv_heads = kv_heads;
@@ -368,8 +411,12 @@ void attention_phase1(core::OpBuilder &b, const AttentionRule &rule, AttentionCa
   }
   const int ps = b.input(c.pse);
   const int ms = b.input(c.mask);
+  int table_slot = -1;
   for (const Unsupported &u : c.unsupported)
-    if (u.tensor) b.input(nullptr);
+    if (u.tensor) {
+      const int slot = b.input(u.handled ? static_cast<const aclTensor *>(u.arg) : nullptr);
+      if (u.handled) table_slot = slot;
+    }
   const int os = b.output(c.out);
   int lse_slot = -1;
   if (c.lse != nullptr || want_lse) lse_slot = b.output(c.lse);
@@ -385,8 +432,9 @@ void attention_phase1(core::OpBuilder &b, const AttentionRule &rule, AttentionCa
     const aclTensor &t = b.tensor(slot);
     return t.offset * static_cast<int64_t>(core::dtype_size(t.dtype));
   };
-  b.add_step<AttentionStep>(std::move(plan), qs, ks, vs, mask_used ? ms : -1, ps, os, lse_slot, ws,
-                            std::vector<int64_t>{off(qs), off(ks), off(vs), off(ms), off(ps), off(os), off(lse_slot)});
+  b.add_step<AttentionStep>(
+      std::move(plan), qs, ks, vs, mask_used ? ms : -1, ps, os, lse_slot, table_slot, ws,
+      std::vector<int64_t>{off(qs), off(ks), off(vs), off(ms), off(ps), off(os), off(lse_slot), off(table_slot)});
 }
 
 }  // namespace opsnn::ops

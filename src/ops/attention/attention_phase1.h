@@ -24,7 +24,8 @@ struct AttentionRule {
 struct Unsupported {
   const void *arg;
   const char *name;
-  bool tensor;  // an aclTensor (registered as an absent input), not an int array
+  bool tensor;   // an aclTensor (registered in its place), not an int array
+  bool handled;  // supported after all (the block table): not refused
 };
 
 struct AttentionCall {
@@ -36,7 +37,10 @@ struct AttentionCall {
   const char *pse_name = "pseShift", *mask_name = "attenMask";
   const aclIntArray *act_q = nullptr, *act_kv = nullptr;
   const char *act_q_name = "actualSeqLengths", *act_kv_name = "actualSeqLengthsKv";
-  std::vector<Unsupported> unsupported;
+  std::vector<Unsupported> unsupported;  // the optional inputs after the mask, in prototype order
+  const aclTensor *block_table = nullptr;  // paged KV (INT32 [B, max blocks per sequence])
+  const char *block_table_name = "blockTable";
+  int64_t block_size = 0;
   int64_t num_heads = 0, pre_tokens = 2147483647, next_tokens = 2147483647, num_kv_heads = 0, sparse_mode = 0,
           inner_precise = 0;
   double scale = 1.0;
