@@ -3,8 +3,10 @@
 (tests/ops/test_op_table_attention.cpp).
 
 Row format (besides the common `header`, `dtypes`, `backward`):
-  kind     flash|trisolve     the kernel: flash (fused attention, kernels/attention/flash_attention.h) or
-                              trisolve (batched triangular solve, kernels/attention/trisolve.h)
+  kind     K                  the kernel: flash (fused attention, kernels/attention/flash_attention.h),
+                              trisolve (batched triangular solve, kernels/attention/trisolve.h) or
+                              masked_softmax (ScaledMaskedSoftmax and, with a gradOutput, its
+                              gradient: kernels/attention/masked_softmax.h)
   decode   yes                Sq = 1 is the incremental (decode) branch: preTokens / nextTokens do not
                               apply in sparse mode 0 (FusedInferAttentionScoreV2)
   sample   a=V ...            parameter values for the registered case (none: one case)
@@ -22,9 +24,11 @@ ROLES = {"query": "query", "key": "key", "value": "value", "pseShift": "pse", "a
          "inputLayout": "layout", "numKeyValueHeads": "num_kv_heads", "sparseMode": "sparse_mode",
          "innerPrecise": "inner_precise", "softmaxLseFlag": "lse_flag", "attentionOut": "out",
          "softmaxLse": "lse", "blockTable": "block_table", "blockSize": "block_size", "self": "self", "A": "a", "upper": "upper", "transpose": "transpose",
-         "unitriangular": "unit", "xOut": "x_out", "mOut": "m_out"}
-KINDS = {"flash": "kFlash", "trisolve": "kTriSolve"}
-REQUIRED = {"flash": ("query", "key", "value", "out", "num_heads", "layout"), "trisolve": ("self", "a", "x_out", "m_out")}
+         "unitriangular": "unit", "xOut": "x_out", "mOut": "m_out", "x": "x", "y": "y", "gradOutput": "grad",
+         "out": "out", "scale": "scale", "mask": "mask", "fixedTriuMask": "triu", "fixTriuMask": "triu"}
+KINDS = {"flash": "kFlash", "trisolve": "kTriSolve", "masked_softmax": "kMaskedSoftmax"}
+REQUIRED = {"flash": ("query", "key", "value", "out", "num_heads", "layout"), "trisolve": ("self", "a", "x_out", "m_out"),
+            "masked_softmax": ("y",)}
 
 
 def base_type(ctype):
@@ -59,11 +63,15 @@ def resolve(g, table, op):
     op.backward = g.one(op, "backward")
     op.samples = [g.parse_values(s, w) for s in op.keys.get("sample", [])] or [{}]
     flash = op.kind == "flash"
-    op.input, op.output = (op.roles["query"], op.roles["out"]) if flash else (op.roles["self"], op.roles["x_out"])
+    if op.kind == "masked_softmax":
+        grad = "grad" in op.roles
+        op.input, op.output = (op.roles["grad"], op.roles["out"]) if grad else (op.roles["x"], op.roles["y"])
+    else:
+        op.input, op.output = (op.roles["query"], op.roles["out"]) if flash else (op.roles["self"], op.roles["x_out"])
     op.extra_output, op.inplace = None, None
     op.result = "same"
     op.results = (["query's dtype"] + (["FLOAT lse"] if "lse" in op.roles else [])) if flash else \
-        ["X: self's dtype", "M: A's copy"]
+        ["X: self's dtype", "M: A's copy"] if op.kind == "trisolve" else ["the input's dtype"]
     op.family = table.settings["family"]
 
 
@@ -77,6 +85,8 @@ def render_entry(g, table):
     for op in table.ops:
         lines = g.family_entry_open(op, "::opsnn::ops::AttentionCall")
         lines.append(f"    c.key_list = {str(op.key_list).lower()};")
+        if "grad" in op.roles:
+            lines.append("    c.backward = true;")
         # Prototype order: the phase 1 registers the tensors in this order.
         for p in op.params:
             role = next((r for r, q in op.roles.items() if q is p), None)
@@ -112,7 +122,9 @@ def render_tests(g, tables):
                 else:
                     args.append("0")
             for sample in op.samples:
-                fields = [f"c.trisolve = {str(op.kind == 'trisolve').lower()};", f"c.dtypes = {{{', '.join(g.cxx_dtype(d) for d in op.dtypes)}}};",
+                fields = [f"c.trisolve = {str(op.kind == 'trisolve').lower()};",
+                          f"c.masked_softmax = {str(op.kind == 'masked_softmax').lower()};",
+                          f"c.backward = {str('grad' in op.roles).lower()};", f"c.dtypes = {{{', '.join(g.cxx_dtype(d) for d in op.dtypes)}}};",
                           f"c.key_list = {str(op.key_list).lower()};",
                           f"c.has_lse = {str('lse' in op.roles).lower()};",
                           f"c.decode = {str(op.decode).lower()};",

@@ -44,6 +44,9 @@ struct AttnArgs {
   // TriangularSolve.
   aclTensor *self = nullptr, *a = nullptr, *x_out = nullptr, *m_out = nullptr;
   bool upper = true, transpose = false, unit = false;
+  // ScaledMaskedSoftmax (+Backward).
+  aclTensor *x = nullptr, *y = nullptr, *grad = nullptr;
+  bool triu = false;
 };
 
 using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
@@ -51,7 +54,7 @@ using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
 struct AttnTableCase {
   std::string name, api;
   std::vector<aclDataType> dtypes;
-  bool trisolve = false, key_list = false, has_lse = false, decode = false, paged = false;
+  bool trisolve = false, masked_softmax = false, backward = false, key_list = false, has_lse = false, decode = false, paged = false;
   std::vector<std::string> unsupported;
   int (*phase1)(const AttnArgs &, uint64_t *, aclOpExecutor **) = nullptr;
   Launch launch = nullptr;
@@ -60,11 +63,39 @@ void PrintTo(const AttnTableCase &c, std::ostream *os) { *os << c.name; }
 
 #include "attention_table_cases.inc"
 
-std::vector<AttnTableCase> cases_of(bool trisolve) {
+enum class Kind { kFlash, kTriSolve, kMaskedSoftmax };
+std::vector<AttnTableCase> cases_of(Kind k) {
   std::vector<AttnTableCase> v;
-  for (const AttnTableCase &c : harness::sampled(attn_table_cases()))
-    if (c.trisolve == trisolve) v.push_back(c);
+  for (const AttnTableCase &c : harness::sampled(attn_table_cases())) {
+    const Kind ck = c.trisolve ? Kind::kTriSolve : c.masked_softmax ? Kind::kMaskedSoftmax : Kind::kFlash;
+    if (ck == k) v.push_back(c);
+  }
   return v;
+}
+
+// precision.md's MERE / MARE with the relative error taken on the scale max(|golden|, max|golden|)
+// where an element can be a small difference of larger terms.
+::testing::AssertionResult close_on_scale(aclDataType dt, const std::vector<double> &got,
+                                          const std::vector<double> &want) {
+  if (got.size() != want.size()) return ::testing::AssertionFailure() << "sizes differ";
+  double mx = 0;
+  for (double w : want) mx = std::max(mx, std::fabs(w));
+  const double T = precision_threshold(dt);
+  double sum = 0, worst = 0;
+  size_t wi = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (std::isnan(got[i]) != std::isnan(want[i])) return ::testing::AssertionFailure() << "NaN at " << i;
+    const double rel = std::fabs(got[i] - want[i]) / std::max({std::fabs(want[i]), mx, 1e-300});
+    sum += rel;
+    if (rel > worst) {
+      worst = rel;
+      wi = i;
+    }
+  }
+  if (!got.empty() && (sum / static_cast<double>(got.size()) >= T || worst >= 10 * T))
+    return ::testing::AssertionFailure() << "mean rel " << sum / static_cast<double>(got.size()) << " max rel " << worst
+                                         << " at " << wi << ": " << got[wi] << " vs " << want[wi];
+  return ::testing::AssertionSuccess();
 }
 
 enum class MaskShape { kNone, kSS, kB1SS, k1SS, kBNSS, kBS };
@@ -720,7 +751,7 @@ TEST_P(OpTableAttention, ErrorsNameTheArgument) {
   aclDestroyIntArray(arr);
 }
 
-INSTANTIATE_TEST_SUITE_P(Tables, OpTableAttention, ::testing::ValuesIn(cases_of(false)),
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableAttention, ::testing::ValuesIn(cases_of(Kind::kFlash)),
                          harness::case_name<AttnTableCase>);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OpTableAttention);
 
@@ -928,9 +959,166 @@ TEST_P(OpTableTriSolve, ErrorsNameTheArgument) {
   EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "A", "dtype"}));
 }
 
-INSTANTIATE_TEST_SUITE_P(Tables, OpTableTriSolve, ::testing::ValuesIn(cases_of(true)),
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableTriSolve, ::testing::ValuesIn(cases_of(Kind::kTriSolve)),
                          harness::case_name<AttnTableCase>);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OpTableTriSolve);
+
+// ---- ScaledMaskedSoftmax (+Backward) (kind masked_softmax)
+
+enum class SmMask { kNone, k11, kB1, kBN, kTriu };
+
+void check_masked_softmax(const AttnTableCase &c, aclDataType dt, std::vector<int64_t> shape, SmMask mk, double scale,
+                          bool strided, double rate = 0.3) {
+  SCOPED_TRACE(::testing::Message() << c.name << " dt " << dt << " shape " << ::testing::PrintToString(shape)
+                                    << " mask " << static_cast<int>(mk) << " scale " << scale << " strided " << strided);
+  const int64_t B = shape[0], N = shape[1], S1 = shape[2], S2 = shape[3];
+  auto make4 = [&](bool st) {
+    if (!st) return std::make_unique<DeviceTensor>(shape, dt);
+    // [B, N, S1, S2] read from a [B, N, S2, S1] storage (last two dims transposed).
+    std::vector<int64_t> cs = contiguous_strides({B, N, S2, S1});
+    return std::make_unique<DeviceTensor>(shape, dt, std::vector<int64_t>{cs[0], cs[1], 1, S1}, 2,
+                                          2 + numel_of(shape) + 1);
+  };
+  auto in = make4(strided), out = make4(false), yin = make4(strided);
+  in->fill_random(-4, 4);
+  out->poison();
+  std::vector<int64_t> ms;
+  if (mk == SmMask::k11) ms = {1, 1, S1, S2};
+  if (mk == SmMask::kB1) ms = {B, 1, S1, S2};
+  if (mk == SmMask::kBN) ms = shape;
+  std::unique_ptr<DeviceTensor> mask;
+  std::vector<double> mv;
+  if (!ms.empty()) {
+    mask = std::make_unique<DeviceTensor>(ms, ACL_BOOL);
+    mv.resize(static_cast<size_t>(numel_of(ms)));
+    std::bernoulli_distribution coin(rate);
+    for (double &e : mv) e = coin(rng()) ? 1 : 0;
+    mask->set_values(mv);
+  }
+  auto masked = [&](int64_t b, int64_t n, int64_t i, int64_t j) {
+    if (mk == SmMask::kTriu) return j > i;
+    if (ms.empty()) return false;
+    const int64_t bb = ms[0] == 1 ? 0 : b, nn = ms[1] == 1 ? 0 : n;
+    return mv[static_cast<size_t>(((bb * ms[1] + nn) * S1 + i) * S2 + j)] != 0;
+  };
+  const auto xv = in->values();
+  std::vector<double> yv(xv.size()), want(xv.size());
+  for (int64_t r = 0; r < B * N * S1; ++r) {  // y = softmax(masked_fill(scale x, mask, -10000)), in double
+    const int64_t i = r % S1, n = (r / S1) % N, b = r / S1 / N;
+    double mx = -INFINITY, sum = 0;
+    std::vector<double> z(static_cast<size_t>(S2));
+    for (int64_t j = 0; j < S2; ++j) {
+      z[static_cast<size_t>(j)] = masked(b, n, i, j) ? -10000.0 : scale * xv[static_cast<size_t>(r * S2 + j)];
+      mx = std::max(mx, z[static_cast<size_t>(j)]);
+    }
+    for (double e : z) sum += std::exp(e - mx);
+    for (int64_t j = 0; j < S2; ++j) yv[static_cast<size_t>(r * S2 + j)] = std::exp(z[static_cast<size_t>(j)] - mx) / sum;
+  }
+  AttnArgs a;
+  a.mask = mask ? mask->get() : nullptr;
+  a.scale = scale;
+  a.triu = mk == SmMask::kTriu;
+  if (!c.backward) {
+    a.x = *in;
+    a.y = *out;
+    for (size_t i = 0; i < yv.size(); ++i) want[i] = round_to(dt, yv[i]);
+  } else {
+    std::vector<double> yr(yv.size());
+    for (size_t i = 0; i < yv.size(); ++i) yr[i] = round_to(dt, yv[i]);
+    yin->set_values(yr);
+    for (int64_t r = 0; r < B * N * S1; ++r) {  // dx = masked ? 0 : scale y (dy - sum(dy y))
+      const int64_t i = r % S1, n = (r / S1) % N, b = r / S1 / N;
+      long double dot = 0;
+      for (int64_t j = 0; j < S2; ++j) dot += static_cast<long double>(xv[static_cast<size_t>(r * S2 + j)]) * yr[static_cast<size_t>(r * S2 + j)];
+      for (int64_t j = 0; j < S2; ++j) {
+        const size_t e = static_cast<size_t>(r * S2 + j);
+        want[e] = masked(b, n, i, j) ? 0.0 : round_to(dt, static_cast<double>(scale * yr[e] * (xv[e] - dot)));
+      }
+    }
+    a.grad = *in;
+    a.y = *yin;
+    a.out = *out;
+  }
+  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
+      << aclGetRecentErrMsg();
+  EXPECT_TRUE(c.backward ? close_on_scale(dt, out->values(), want) : meets_precision(dt, out->values(), want));
+  EXPECT_TRUE(out->untouched_outside_view());
+}
+
+class OpTableMaskedSoftmax : public ::testing::TestWithParam<AttnTableCase> {};
+
+TEST_P(OpTableMaskedSoftmax, DtypesMasksAndViews) {
+  reseed_for_current_test();
+  const AttnTableCase &c = GetParam();
+  auto &r = rng();
+  for (aclDataType dt : c.dtypes)
+    for (SmMask mk : {SmMask::kNone, SmMask::k11, SmMask::kB1, SmMask::kBN, SmMask::kTriu}) {
+      std::vector<int64_t> shape = {1 + static_cast<int64_t>(r() % 2), 1 + static_cast<int64_t>(r() % 3),
+                                    1 + static_cast<int64_t>(r() % 9), 1 + static_cast<int64_t>(r() % 40)};
+      check_masked_softmax(c, dt, shape, mk, 0.7, mk == SmMask::kB1);
+    }
+  check_masked_softmax(c, ACL_FLOAT, {2, 2, 3, 2000}, SmMask::k11, 1.5, false);  // long rows
+  check_masked_softmax(c, ACL_FLOAT, {1, 2, 4, 9}, SmMask::kBN, 1.0, false, 1.0);  // every key masked
+}
+
+TEST_P(OpTableMaskedSoftmax, EmptyAndErrors) {
+  const AttnTableCase &c = GetParam();
+  check_masked_softmax(c, ACL_FLOAT, {2, 0, 3, 4}, SmMask::kNone, 1.0, false);
+  const char *api = c.api.c_str();
+  DeviceTensor x({1, 2, 3, 4}, ACL_FLOAT), y({1, 2, 3, 4}, ACL_FLOAT), o({1, 2, 3, 4}, ACL_FLOAT),
+      bad({1, 2, 3, 5}, ACL_FLOAT), three({2, 3, 4}, ACL_FLOAT), m({1, 1, 3, 4}, ACL_BOOL), mbad({1, 3, 3, 4}, ACL_BOOL),
+      mint({1, 1, 3, 4}, ACL_INT8), ints({1, 2, 3, 4}, ACL_INT32);
+  x.fill_random(-1, 1);
+  y.fill_random(0, 1);
+  AttnArgs good;
+  good.mask = m;
+  good.scale = 1.0;
+  if (c.backward) {
+    good.grad = x;
+    good.y = y;
+    good.out = o;
+  } else {
+    good.x = x;
+    good.y = o;
+  }
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(good, w, e); }, c.launch), 0)
+      << aclGetRecentErrMsg();
+  aclTensor *AttnArgs::*in = c.backward ? &AttnArgs::grad : &AttnArgs::x;
+  aclTensor *AttnArgs::*out = c.backward ? &AttnArgs::out : &AttnArgs::y;
+  const char *in_name = c.backward ? "gradOutput" : "x", *out_name = c.backward ? "out" : "y";
+  AttnArgs a = good;
+  a.*in = nullptr;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, in_name}));
+  a = good;
+  a.*out = nullptr;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, out_name}));
+  a = good;
+  a.*out = bad;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, out_name}));
+  a = good;
+  a.*in = three;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, in_name, "4-D"}));
+  a = good;
+  a.*in = ints;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, in_name, "dtype"}));
+  a = good;
+  a.mask = mbad;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "mask"}));
+  a = good;
+  a.mask = mint;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "mask"}));
+  if (c.backward) {
+    a = good;
+    a.y = nullptr;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, "y"}));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableMaskedSoftmax, ::testing::ValuesIn(cases_of(Kind::kMaskedSoftmax)),
+                         harness::case_name<AttnTableCase>);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OpTableMaskedSoftmax);
 
 }  // namespace
 }  // namespace opsnn::test

@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "core/op_checks.h"
 #include "kernels/attention/flash_attention.h"
+#include "kernels/attention/masked_softmax.h"
 #include "kernels/attention/trisolve.h"
 
 namespace opsnn::ops {
@@ -241,10 +242,106 @@ void trisolve_phase1(core::OpBuilder &b, const AttentionRule &rule, const Attent
   b.add_step<TriSolveStep>(std::move(plan), as, bs, xo, mo, ws, std::vector<int64_t>{off(as), off(bs), off(xo), off(mo)});
 }
 
+class MaskedSoftmaxStep : public core::Step {
+ public:
+  MaskedSoftmaxStep(kernels::MaskedSoftmaxPlan plan, int in, int in2, int mask, int out, core::WsKey ws,
+                    std::vector<int64_t> off)
+      : plan_(std::move(plan)), in_(in), in2_(in2), mask_(mask), out_(out), ws_(ws), off_(std::move(off)) {}
+  int run(const core::LaunchArgs &la) const override {
+    auto at = [&](int slot, size_t i) -> char * {
+      return slot < 0 ? nullptr : static_cast<char *>(la.addrs[slot]) + off_[i];
+    };
+    kernels::masked_softmax_run(plan_, at(in_, 0), at(in2_, 1), at(mask_, 2), at(out_, 3),
+                                plan_.workspace_bytes > 0 ? la.get(ws_) : nullptr);
+    return 0;
+  }
+
+ private:
+  kernels::MaskedSoftmaxPlan plan_;
+  int in_, in2_, mask_, out_;
+  core::WsKey ws_;
+  std::vector<int64_t> off_;
+};
+
+// ScaledMaskedSoftmax (x, mask, scale, fixedTriuMask, y) and its backward (gradOutput, y, mask,
+// scale, fixTriuMask, out).
+void masked_softmax_phase1(core::OpBuilder &b, const AttentionRule &rule, const AttentionCall &c) {
+  const bool bwd = c.backward;
+  const aclTensor *in = bwd ? c.grad : c.x;
+  const char *in_name = bwd ? c.grad_name : c.x_name;
+  const aclTensor *out = bwd ? c.out : c.y;
+  const char *out_name = bwd ? c.out_name : c.y_name;
+  core::check_tensor(in, in_name);
+  if (bwd) core::check_tensor(c.y, c.y_name);
+  core::check_tensor(out, out_name);
+  core::check_dtype_in(in, in_name, rule.dtypes);
+  const std::vector<std::pair<const aclTensor *, const char *>> same =
+      bwd ? std::vector<std::pair<const aclTensor *, const char *>>{{c.y, c.y_name}, {out, out_name}}
+          : std::vector<std::pair<const aclTensor *, const char *>>{{out, out_name}};
+  for (auto [t, name] : same)
+    if (t->dtype != in->dtype)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; expected %s's %s", name, core::dtype_name(t->dtype),
+                  in_name, core::dtype_name(in->dtype));
+  if (in->ndim != 4)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be 4-D [B, N, S1, S2], got shape %s", in_name,
+                core::shape_string(*in).c_str());
+  const core::Shape shape = core::Shape::of(*in);
+  if (bwd) core::check_shape_equals(*c.y, c.y_name, shape);
+  core::check_shape_equals(*out, out_name, shape);
+  if (!std::isfinite(c.scale)) throw_error(ACLNN_ERR_PARAM_INVALID, "scale must be finite, got %g", c.scale);
+  kernels::MaskedSoftmaxDesc d;
+  d.backward = bwd;
+  for (int i = 0; i < 4; ++i) {
+    d.dims[i] = in->dims[i];
+    d.in.st[i] = in->strides[i];
+    d.out.st[i] = out->strides[i];
+    if (bwd) d.in2.st[i] = c.y->strides[i];
+  }
+  d.in.dtype = in->dtype;
+  d.out.dtype = out->dtype;
+  if (bwd) d.in2.dtype = c.y->dtype;
+  d.scale = static_cast<float>(c.scale);
+  d.triu = c.triu;
+  if (c.mask != nullptr && !c.triu) {
+    core::check_dtype_in(c.mask, c.mask_name, {ACL_BOOL});
+    const aclTensor &m = *c.mask;
+    bool ok = m.ndim == 4 && m.dims[2] == d.dims[2] && m.dims[3] == d.dims[3];
+    for (int i = 0; ok && i < 2; ++i) ok = m.dims[i] == d.dims[i] || m.dims[i] == 1;
+    if (!ok)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; expected [B|1, N|1, S1, S2] broadcasting to %s",
+                  c.mask_name, core::shape_string(m).c_str(), shape.str().c_str());
+    d.has_mask = true;
+    d.mask.dtype = ACL_BOOL;
+    for (int i = 0; i < 4; ++i) d.mask.st[i] = m.dims[i] == 1 && i < 2 ? 0 : m.strides[i];
+  }
+  int s_in, s_y = -1;
+  if (bwd) {
+    s_in = b.input(in);
+    s_y = b.input(c.y);
+  } else {
+    s_in = b.input(in);
+  }
+  const int s_mask = b.input(c.mask);
+  const int s_out = b.output(out);
+  if (out->numel() == 0) return;
+  kernels::MaskedSoftmaxPlan plan;
+  kernels::masked_softmax_plan(d, &plan);
+  core::WsKey ws{};
+  if (plan.workspace_bytes > 0) ws = b.book("masked_softmax.rows", plan.workspace_bytes);
+  auto off = [&](int slot) -> int64_t {
+    if (slot < 0) return 0;
+    const aclTensor &t = b.tensor(slot);
+    return t.offset * static_cast<int64_t>(core::dtype_size(t.dtype));
+  };
+  b.add_step<MaskedSoftmaxStep>(std::move(plan), s_in, s_y, d.has_mask ? s_mask : -1, s_out, ws,
+                                std::vector<int64_t>{off(s_in), off(s_y), off(s_mask), off(s_out)});
+}
+
 }  // namespace
 
 void attention_phase1(core::OpBuilder &b, const AttentionRule &rule, AttentionCall &c) {
   if (rule.kind == AttentionKind::kTriSolve) return trisolve_phase1(b, rule, c);
+  if (rule.kind == AttentionKind::kMaskedSoftmax) return masked_softmax_phase1(b, rule, c);
   // Presence, in prototype order.
   core::check_tensor(c.query, c.query_name);
   const aclTensor *key = single_tensor(c.key, c.key_list, c.key_name);

@@ -13,7 +13,7 @@
 
 namespace opsnn::ops {
 
-enum class AttentionKind { kFlash, kTriSolve };
+enum class AttentionKind { kFlash, kTriSolve, kMaskedSoftmax };
 
 struct AttentionRule {
   AttentionKind kind;
@@ -53,6 +53,11 @@ struct AttentionCall {
   const aclTensor *self = nullptr, *a = nullptr, *x_out = nullptr, *m_out = nullptr;
   const char *self_name = "self", *a_name = "A", *x_out_name = "xOut", *m_out_name = "mOut";
   bool upper = true, transpose = false, unit = false;
+  // ScaledMaskedSoftmax (+Backward: grad given; y is then an input).
+  const aclTensor *x = nullptr, *y = nullptr, *grad = nullptr;
+  const char *x_name = "x", *y_name = "y", *grad_name = "gradOutput";
+  bool triu = false;
+  bool backward = false;  // set by the entry (the prototype has a gradOutput)
 };
 
 void attention_phase1(core::OpBuilder &b, const AttentionRule &rule, AttentionCall &c);
