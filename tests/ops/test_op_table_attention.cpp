@@ -886,9 +886,20 @@ TEST_P(OpTableTriSolve, EveryFlagDtypeAndBatch) {
       p.b_transposed = flags & 1;
       check_solve(c, p);
     }
-  SolveProblem big;  // several column blocks, a longer substitution
-  big.ashape = {150, 150};
-  big.bshape = {150, 200};
+  for (int flags = 0; flags < 8; ++flags) {  // FLOAT m >= 128: the blocked path (GEMM updates), two column blocks
+    SolveProblem big;
+    big.upper = flags & 1;
+    big.transpose = flags & 2;
+    big.unit = flags & 4;
+    big.ashape = {150, 150};
+    big.bshape = {150, 300};
+    big.b_transposed = flags == 5;
+    check_solve(c, big);
+  }
+  SolveProblem big;  // DOUBLE, batched, longer substitution on the direct path
+  big.dt = ACL_DOUBLE;
+  big.ashape = {2, 140, 140};
+  big.bshape = {140, 70};
   big.upper = false;
   check_solve(c, big);
 }
