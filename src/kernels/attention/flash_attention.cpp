@@ -19,7 +19,9 @@
 namespace opsnn::kernels {
 namespace {
 
-constexpr int64_t kQueryBlock = 64;    // query rows per prefill task
+constexpr int64_t kTaskRows = 128;     // query rows per prefill task (heads x positions)
+constexpr int64_t kMinQueryBlock = 16;  // query positions per prefill task, at least
+constexpr int64_t kMaxTaskRows = 512;
 constexpr int64_t kKeyBlock = 256;     // keys per block (prefill)
 constexpr int64_t kDecodeKeyBlock = 512;
 
@@ -113,12 +115,19 @@ struct RunCtx {
   const int32_t *table;
 };
 
+// Row r of a task: query head t.h + r / t.rows, query position t.q0 + r % t.rows.
+inline void row_of(const AttnPlan::Task &t, int64_t r, int64_t *h, int64_t *i) {
+  *h = t.h + r / t.rows;
+  *i = t.q0 + r % t.rows;
+}
+
 void write_padding(const RunCtx &x, const AttnPlan::Task &t, const Scratch &s) {
   const AttnDesc &d = x.p.desc;
   const size_t osz = core::dtype_size(d.out.dtype);
   std::fill(s.o, s.o + d.dim, 0.0f);
-  for (int64_t r = 0; r < t.rows; ++r) {
-    const int64_t h = x.p.group_rows ? t.h + r : t.h, i = x.p.group_rows ? t.q0 : t.q0 + r;
+  for (int64_t r = 0; r < t.nh * t.rows; ++r) {
+    int64_t h, i;
+    row_of(t, r, &h, &i);
     char *o = x.out + (t.b * d.out.b + h * d.out.n + i * d.out.s) * static_cast<int64_t>(osz);
     store_from<float>(s.o, d.out.dtype, o, d.out.d * static_cast<int64_t>(osz), d.dim);
     if (x.lse != nullptr) x.lse[t.b * d.lse.b + h * d.lse.n + i * d.lse.s] = std::numeric_limits<float>::infinity();
@@ -134,18 +143,20 @@ void run_task(const RunCtx &x, const AttnPlan::Task &t, const Scratch &s) {
   const size_t qsz = core::dtype_size(d.q.dtype), ksz = core::dtype_size(d.k.dtype), vsz = core::dtype_size(d.v.dtype);
   const size_t osz = core::dtype_size(d.out.dtype);
   int64_t lo[512], hi[512];  // rows_max <= 512 (checked in the plan)
+  const int64_t nrows = t.nh * t.rows;
   int64_t task_lo = std::numeric_limits<int64_t>::max(), task_hi = 0;
   for (int64_t r = 0; r < RM; ++r) {
     float *qr = s.q + r * D;
     s.m[r] = -std::numeric_limits<float>::infinity();
     s.l[r] = 0.0f;
     std::fill(s.o + r * D, s.o + (r + 1) * D, 0.0f);
-    if (r >= t.rows) {
+    if (r >= nrows) {
       std::fill(qr, qr + D, 0.0f);
       lo[r] = hi[r] = 0;
       continue;
     }
-    const int64_t h = p.group_rows ? t.h + r : t.h, i = p.group_rows ? t.q0 : t.q0 + r;
+    int64_t h, i;
+    row_of(t, r, &h, &i);
     load_as<float>(d.q.dtype, x.q + (t.b * d.q.b + h * d.q.n + i * d.q.s) * static_cast<int64_t>(qsz),
                    d.q.d * static_cast<int64_t>(qsz), qr, D);
     R.scale(qr, D, d.scale);
@@ -176,11 +187,12 @@ void run_task(const RunCtx &x, const AttnPlan::Task &t, const Scratch &s) {
     }
     for (int64_t r = 0; r < RM; ++r) {
       float *row = s.s + r * KB;
-      if (r >= t.rows || hi[r] <= j0 || lo[r] >= j0 + n) {  // nothing visible in this block
+      if (r >= nrows || hi[r] <= j0 || lo[r] >= j0 + n) {  // nothing visible in this block
         std::fill(row, row + n, 0.0f);
         continue;
       }
-      const int64_t h = p.group_rows ? t.h + r : t.h, i = p.group_rows ? t.q0 : t.q0 + r;
+      int64_t h, i;
+      row_of(t, r, &h, &i);
       if (d.has_pse) {
         const size_t psz = core::dtype_size(d.pse.dtype);
         load_as<float>(d.pse.dtype,
@@ -211,8 +223,9 @@ void run_task(const RunCtx &x, const AttnPlan::Task &t, const Scratch &s) {
       gemm_run(plan_for(w)->pv, s.s + (js - j0), page_base(d.v, x.v, vsz, js), s.o, s.gemm);
     }
   }
-  for (int64_t r = 0; r < t.rows; ++r) {
-    const int64_t h = p.group_rows ? t.h + r : t.h, i = p.group_rows ? t.q0 : t.q0 + r;
+  for (int64_t r = 0; r < nrows; ++r) {
+    int64_t h, i;
+    row_of(t, r, &h, &i);
     float *orow = s.o + r * D;
     const float l = s.l[r];
     if (l > 0)
@@ -242,11 +255,22 @@ bool flash_attention_plan(const AttnDesc &desc, AttnPlan *plan) {
   if (traced) core::record_choice(std::string("attention:") + kPaths[path].name + "/" + kRowTiers[tier].name, &trace);
   const int64_t group = d.kv_heads > 0 ? d.heads / d.kv_heads : 1;
   p.group_rows = path == 0;
-  p.q_block = p.group_rows ? 1 : kQueryBlock;
-  p.rows_max = p.group_rows ? group : std::min<int64_t>(kQueryBlock, std::max<int64_t>(d.sq, 1));
-  if (p.rows_max > 512) {
-    fail(ACLNN_ERR_PARAM_INVALID, "attention: %lld query heads per KV head (at most 512)",
-         static_cast<long long>(p.rows_max));
+  // The rows of a task: every query head of a KV head (they read the same K / V blocks, so each
+  // block is packed once for all of them) times a block of query positions, about kTaskRows rows.
+  int64_t heads_per_task = group;
+  if (p.group_rows) {
+    p.q_block = 1;
+  } else {
+    p.q_block = std::min<int64_t>(std::max<int64_t>(kMinQueryBlock, kTaskRows / group), std::max<int64_t>(d.sq, 1));
+    if (group * p.q_block > kMaxTaskRows) {  // too many heads for one tile: one head per task
+      heads_per_task = 1;
+      p.q_block = std::min<int64_t>(kTaskRows, std::max<int64_t>(d.sq, 1));
+    }
+  }
+  p.rows_max = heads_per_task * p.q_block;
+  if (p.rows_max > kMaxTaskRows) {
+    fail(ACLNN_ERR_PARAM_INVALID, "attention: %lld query heads per KV head (at most %lld)",
+         static_cast<long long>(p.rows_max), static_cast<long long>(kMaxTaskRows));
     return false;
   }
   int64_t max_kv = 0;
@@ -259,14 +283,14 @@ bool flash_attention_plan(const AttnDesc &desc, AttnPlan *plan) {
     const int64_t ql = d.q_len[static_cast<size_t>(b)];
     for (int64_t kvh = 0; kvh < d.kv_heads; ++kvh) {
       if (p.group_rows) {
-        p.tasks.push_back({b, kvh, kvh * group, 0, group, ql == 0});
+        p.tasks.push_back({b, kvh, kvh * group, group, 0, 1, ql == 0});
         continue;
       }
-      for (int64_t h = kvh * group; h < (kvh + 1) * group; ++h) {
+      for (int64_t h = kvh * group; h < (kvh + 1) * group; h += heads_per_task) {
         for (int64_t q0 = 0; q0 < ql; q0 += p.q_block)
-          p.tasks.push_back({b, kvh, h, q0, std::min(p.q_block, ql - q0), false});
+          p.tasks.push_back({b, kvh, h, heads_per_task, q0, std::min(p.q_block, ql - q0), false});
         for (int64_t q0 = ql; q0 < d.sq; q0 += p.q_block)  // padding rows: 0 (lse +inf)
-          p.tasks.push_back({b, kvh, h, q0, std::min(p.q_block, d.sq - q0), true});
+          p.tasks.push_back({b, kvh, h, heads_per_task, q0, std::min(p.q_block, d.sq - q0), true});
       }
     }
   }

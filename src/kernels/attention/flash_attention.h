@@ -59,11 +59,11 @@ struct AttnDesc {
 struct AttnPlan {
   AttnDesc desc;
   const AttnRowFns *rows = nullptr;  // the row operations' ISA tier
-  bool group_rows = false;  // Sq == 1: the rows of a task are the query heads sharing a KV head
+  bool group_rows = false;  // decode (Sq == 1): a task's rows are the query heads sharing a KV head
   int64_t q_block = 0, k_block = 0, rows_max = 0;
   struct Task {
-    int64_t b, kvh, h, q0, rows;  // h: the (first) query head; q0: the first query row
-    bool pad;                     // rows beyond the actual query length: written 0 (lse +inf)
+    int64_t b, kvh, h, nh, q0, rows;  // query heads [h, h + nh) x positions [q0, q0 + rows)
+    bool pad;                         // rows beyond the actual query length: written 0 (lse +inf)
   };
   std::vector<Task> tasks;
   struct Gemm {
