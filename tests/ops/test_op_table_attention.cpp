@@ -378,6 +378,17 @@ TEST_P(OpTableAttention, PrefillAcrossKeyBlocks) {
   p.sparse = 3;  // causal, right-down
   p.dt = c.dtypes.front();
   check(c, p);
+  Problem wide;  // 64 query heads on one KV head: one head per task (a group would exceed 512 rows)
+  wide.N = 64;
+  wide.Nkv = 1;
+  wide.Sq = 20;
+  wide.Skv = 40;
+  wide.D = 8;
+  wide.sparse = 2;
+  check(c, wide);
+  wide.Sq = 1;  // decode: the 64 heads are the rows of one task
+  wide.sparse = 0;
+  check(c, wide);
 }
 
 TEST_P(OpTableAttention, MasksAndSparseModes) {
