@@ -101,7 +101,7 @@ std::vector<AttnTableCase> cases_of(Kind k) {
 enum class MaskShape { kNone, kSS, kB1SS, k1SS, kBNSS, kBS };
 
 struct Problem {
-  std::string layout = "BNSD";
+  std::string layout = "BNSD";  // also "BNSD_BSND": BNSD inputs, BSND output
   aclDataType dt = ACL_FLOAT;
   int64_t B = 1, N = 2, Nkv = 2, Sq = 5, Skv = 7, D = 16;
   double scale = 0.25;
@@ -123,15 +123,19 @@ std::ostream &operator<<(std::ostream &os, const Problem &p) {
 
 std::vector<int64_t> layout_shape(const std::string &l, int64_t B, int64_t N, int64_t S, int64_t D) {
   if (l == "BSH") return {B, S, N * D};
-  if (l == "BSND") return {B, S, N, D};
+  if (l == "BSND" || l == "_BSND") return {B, S, N, D};
   return {B, N, S, D};
 }
 // Row-major index of element (b, n, s, d) in the layout's shape.
 int64_t layout_index(const std::string &l, int64_t N, int64_t S, int64_t D, int64_t b, int64_t n, int64_t s,
                      int64_t d) {
-  if (l == "BSH" || l == "BSND") return ((b * S + s) * N + n) * D + d;
+  if (l == "BSH" || l == "BSND" || l == "_BSND") return ((b * S + s) * N + n) * D + d;
   return ((b * N + n) * S + s) * D + d;
 }
+
+// The inputs' and the output's layout of an inputLayout string ("_BSND": BSND, the output of BNSD_BSND).
+std::string in_layout(const std::string &l) { return l == "BNSD_BSND" ? "BNSD" : l; }
+std::string out_layout(const std::string &l) { return l == "BNSD_BSND" ? "_BSND" : l; }
 
 std::unique_ptr<DeviceTensor> make(const std::vector<int64_t> &shape, aclDataType dt, bool strided) {
   if (!strided) return std::make_unique<DeviceTensor>(shape, dt);
@@ -164,10 +168,10 @@ std::unique_ptr<Call> build(const AttnTableCase &c, const Problem &p) {
   auto call = std::make_unique<Call>();
   Call &x = *call;
   x.layout = p.layout;
-  x.q = make(layout_shape(p.layout, p.B, p.N, p.Sq, p.D), p.dt, p.strided);
-  x.k = make(layout_shape(p.layout, p.B, p.Nkv, p.Skv, p.D), p.dt, p.strided);
-  x.v = make(layout_shape(p.layout, p.B, p.Nkv, p.Skv, p.D), p.dt, p.strided);
-  x.out = make(layout_shape(p.layout, p.B, p.N, p.Sq, p.D), p.dt, p.strided);
+  x.q = make(layout_shape(in_layout(p.layout), p.B, p.N, p.Sq, p.D), p.dt, p.strided);
+  x.k = make(layout_shape(in_layout(p.layout), p.B, p.Nkv, p.Skv, p.D), p.dt, p.strided);
+  x.v = make(layout_shape(in_layout(p.layout), p.B, p.Nkv, p.Skv, p.D), p.dt, p.strided);
+  x.out = make(layout_shape(out_layout(p.layout), p.B, p.N, p.Sq, p.D), p.dt, p.strided);
   x.q->fill_random(-2, 2);
   x.k->fill_random(-2, 2);
   x.v->fill_random(-1, 1);
@@ -247,7 +251,7 @@ void check(const AttnTableCase &c, const Problem &p) {
     if (!p.q_len.empty()) rp.q_len.push_back(p.q_len[p.q_len.size() == 1 ? 0 : b]);
     if (!p.kv_len.empty()) rp.kv_len.push_back(p.kv_len[p.kv_len.size() == 1 ? 0 : b]);
   }
-  const std::string &L = p.layout;
+  const std::string L = in_layout(p.layout), LO = out_layout(p.layout);
   auto q = [&](int64_t b, int64_t n, int64_t s, int64_t d) {
     return qv[static_cast<size_t>(layout_index(L, p.N, p.Sq, p.D, b, n, s, d))];
   };
@@ -285,7 +289,7 @@ void check(const AttnTableCase &c, const Problem &p) {
       for (int64_t i = 0; i < p.Sq; ++i)
         for (int64_t d = 0; d < p.D; ++d) {
           const double g = round_to(p.dt, want[static_cast<size_t>(((b * p.N + n) * p.Sq + i) * p.D + d)]);
-          const double a = got[static_cast<size_t>(layout_index(L, p.N, p.Sq, p.D, b, n, i, d))];
+          const double a = got[static_cast<size_t>(layout_index(LO, p.N, p.Sq, p.D, b, n, i, d))];
           ASSERT_FALSE(std::isnan(a)) << "NaN at b " << b << " n " << n << " i " << i << " d " << d;
           const double rel = std::fabs(a - g) / std::max({std::fabs(g), vmax, 1e-7});
           sum_rel += rel;
@@ -321,7 +325,7 @@ TEST_P(OpTableAttention, LayoutsDtypesAndHeads) {
   const AttnTableCase &c = GetParam();
   auto &r = rng();
   for (aclDataType dt : c.dtypes)
-    for (const char *layout : {"BSH", "BSND", "BNSD"})
+    for (const char *layout : {"BSH", "BSND", "BNSD", "BNSD_BSND"})
       for (int t = 0; t < 2; ++t) {
         Problem p;
         p.layout = layout;

@@ -365,16 +365,20 @@ void attention_phase1(core::OpBuilder &b, const AttentionRule &rule, AttentionCa
                   core::dtype_name(t->dtype), core::dtype_name(c.query->dtype));
 
   // Layout and heads.
-  Layout layout;
+  // The inputs' layout, and the output's (BNSD_BSND: BNSD in, BSND out).
+  Layout layout, out_layout;
   const std::string ls = c.layout;
   if (ls == "BSH")
-    layout = Layout::kBSH;
+    layout = out_layout = Layout::kBSH;
   else if (ls == "BSND")
-    layout = Layout::kBSND;
+    layout = out_layout = Layout::kBSND;
   else if (ls == "BNSD")
-    layout = Layout::kBNSD;
+    layout = out_layout = Layout::kBNSD;
+  else if (ls == "BNSD_BSND")
+    layout = Layout::kBNSD, out_layout = Layout::kBSND;
   else
-    throw_error(ACLNN_ERR_PARAM_INVALID, "inputLayout \"%s\" is not supported (BSH, BSND or BNSD)", c.layout);
+    throw_error(ACLNN_ERR_PARAM_INVALID, "inputLayout \"%s\" is not supported (BSH, BSND, BNSD or BNSD_BSND)",
+                c.layout);
   if (c.num_heads <= 0)
     throw_error(ACLNN_ERR_PARAM_INVALID, "numHeads must be > 0, got %lld", static_cast<long long>(c.num_heads));
   const int64_t kv_heads = c.num_kv_heads == 0 ? c.num_heads : c.num_kv_heads;
@@ -430,10 +434,12 @@ void attention_phase1(core::OpBuilder &b, const AttentionRule &rule, AttentionCa
     k = read_layout(*key, c.key_name, layout, kv_heads, &d.k);
     read_layout(*value, c.value_name, layout, kv_heads, &d.v);
   }
-  if (!core::Shape::of(*c.out).operator==(core::Shape::of(*c.query)))
-    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; expected the query's %s", c.out_name,
-                core::shape_string(*c.out).c_str(), core::shape_string(*c.query).c_str());
-  read_layout(*c.out, c.out_name, layout, c.num_heads, &d.out);
+  core::Shape want_out = core::Shape::of(*c.query);
+  if (out_layout != layout) want_out = core::Shape{4, {q.b, q.s, q.n, q.d}};  // BNSD_BSND
+  if (!(core::Shape::of(*c.out) == want_out))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; expected %s", c.out_name,
+                core::shape_string(*c.out).c_str(), want_out.str().c_str());
+  read_layout(*c.out, c.out_name, out_layout, c.num_heads, &d.out);
   if (!paged && (k.b != q.b || k.d != q.d))
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s of shape %s does not match the query %s (batch %lld, head dim %lld)",
                 c.key_name, core::shape_string(*key).c_str(), core::shape_string(*c.query).c_str(),
