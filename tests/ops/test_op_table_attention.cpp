@@ -17,7 +17,9 @@
 #include <string>
 #include <vector>
 
+#include "core/cpu_features.h"
 #include "core/tensor.h"
+#include "kernels/attention/flash_attention.h"
 #include "float64_refs.h"
 #include "op_table_harness.h"
 #include "test_util.h"
@@ -491,7 +493,9 @@ TEST_P(OpTableAttention, EmptyShapes) {
   check(c, p);
 }
 
-TEST_P(OpTableAttention, ThreadCountInvariant) {
+TEST_P(OpTableAttention, KernelTiersAndReference) {
+  // Every row-operation tier (OPSNN_MAX_ISA) and OPSNN_KERNELS=reference (portable rows, reference
+  // GEMMs) against the float64 reference, and a repeat launch bit for bit.
   reseed_for_current_test();
   const AttnTableCase &c = GetParam();
   Problem p;
@@ -501,11 +505,63 @@ TEST_P(OpTableAttention, ThreadCountInvariant) {
   p.Skv = 300;
   p.D = 32;
   p.sparse = 2;
+  p.mask = MaskShape::kNone;
+  for (auto [isa, kernels] : {std::pair<const char *, const char *>{"avx2", nullptr}, {"portable", nullptr},
+                              {nullptr, "reference"}}) {
+    SCOPED_TRACE(::testing::Message() << "OPSNN_MAX_ISA=" << (isa ? isa : "-") << " OPSNN_KERNELS="
+                                      << (kernels ? kernels : "-"));
+    core::reset_kernel_env_for_testing(isa, kernels);
+    check(c, p);
+    Problem d = p;  // decode rows
+    d.Sq = 1;
+    check(c, d);
+  }
+  core::reset_kernel_env_for_testing(std::getenv("OPSNN_MAX_ISA"), std::getenv("OPSNN_KERNELS"));
   auto call = build(c, p);
   ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(call->a, w, e); }, c.launch), 0);
   const auto first = call->out->values();
   ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(call->a, w, e); }, c.launch), 0);
   EXPECT_EQ(first, call->out->values());
+}
+
+// Results do not depend on the number of workers (each row is one task's, in a fixed key order):
+// the kernel run directly with 1 and 2 workers, bit for bit.
+TEST(AttentionKernel, WorkerCountInvariant) {
+  reseed_for_current_test();
+  const int64_t B = 2, N = 4, Nkv = 2, Sq = 50, Skv = 333, D = 24;
+  std::vector<float> q(static_cast<size_t>(B * N * Sq * D)), k(static_cast<size_t>(B * Nkv * Skv * D)), v(k.size());
+  std::uniform_real_distribution<float> U(-1, 1);
+  for (auto *vec : {&q, &k, &v})
+    for (float &e : *vec) e = U(rng());
+  kernels::AttnDesc d;
+  d.batch = B;
+  d.heads = N;
+  d.kv_heads = Nkv;
+  d.sq = Sq;
+  d.skv = Skv;
+  d.dim = D;
+  d.q = {ACL_FLOAT, N * Sq * D, Sq * D, D, 1};
+  d.k = d.v = {ACL_FLOAT, Nkv * Skv * D, Skv * D, D, 1};
+  d.out = d.q;
+  d.scale = 0.3f;
+  d.sparse = kernels::AttnSparse::kRightDown;
+  d.q_len = {Sq, 31};
+  d.kv_len = {Skv, 200};
+  kernels::AttnPlan plan;
+  ASSERT_TRUE(kernels::flash_attention_plan(d, &plan));
+  std::vector<std::vector<float>> outs;
+  for (int workers : {1, 2}) {
+    kernels::AttnPlan pw = plan;
+    pw.workers = workers;
+    std::vector<char> ws(pw.worker_bytes * static_cast<size_t>(workers) + 64);
+    void *wsp = reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(ws.data()) + 63) / 64 * 64);
+    std::vector<float> out(q.size(), -1.0f);
+    ASSERT_EQ(kernels::flash_attention_run(pw, q.data(), k.data(), v.data(), nullptr, nullptr, out.data(), nullptr,
+                                           nullptr, wsp),
+              0);
+    outs.push_back(out);
+  }
+  EXPECT_EQ(outs[0], outs[1]);
 }
 
 // Paged KV (blockTable / blockSize): the logical K / V of each batch scattered over the pages of
