@@ -19,7 +19,7 @@
 namespace opsnn::kernels {
 namespace {
 
-constexpr int64_t kTaskRows = 128;     // query rows per prefill task (heads x positions)
+constexpr int64_t kTaskRows = 256;     // query rows per prefill task (heads x positions)
 constexpr int64_t kMinQueryBlock = 16;  // query positions per prefill task, at least
 constexpr int64_t kMaxTaskRows = 512;
 constexpr int64_t kKeyBlock = 256;     // keys per block (prefill)
