@@ -23,7 +23,8 @@ Op table format (one file per family and phase 1; `#` starts a comment):
   family NAME               the family (README / OPS.md grouping)
   phase1 KIND               the family phase 1 the rows use: unary element-wise (this format), nary
                             (binary / ternary ops, see "n-ary tables" further down), or a family
-                            module's: reduce, dimwise, rows, ploss, layout, conv (tools/gen_ops_<kind>.py)
+                            module's: any tools/gen_ops_<kind>.py (reduce, dimwise, rows, ploss, closs,
+                            cnorm, layout, conv, pool, attention, ...)
   special_tol X             default relative tolerance of the special-value test (FLOAT)
   signed_zero yes|no        default: the special-value test checks the sign of zero results
 
@@ -99,13 +100,13 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 # Families with a generator module of their own: every tools/gen_ops_<kind>.py is the module of
-# the tables whose `phase1` is <kind> (it defines resolve, render_entry, render_tests and
-# <KIND>_KEYS); adding a family is adding its module.
+# the tables whose `phase1` is <kind> (it defines resolve, render_entry, render_tests and its
+# row keys as a set named *_KEYS); adding a family is adding its module.
 import importlib  # noqa: E402
 
 FAMILY_MODULES = {m.stem[len("gen_ops_"):]: importlib.import_module(m.stem)
                   for m in sorted(pathlib.Path(__file__).resolve().parent.glob("gen_ops_*.py"))}
-FAMILY_KEYS = set().union(*(getattr(m, f"{k.upper()}_KEYS") for k, m in FAMILY_MODULES.items()))
+FAMILY_KEYS = set().union(*(v for m in FAMILY_MODULES.values() for n, v in vars(m).items() if n.endswith("_KEYS")))
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "src" / "ops" / "catalog.txt"

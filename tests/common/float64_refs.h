@@ -507,4 +507,79 @@ inline ConvRefOut conv_ref_weight(const ConvRefGeom &g, const std::vector<double
   return r;
 }
 
+// Attention, naively: out[b, n, i] = softmax_j(scale * q_i . k_j + pse[b, n, i, j], masked) . v_j
+// in double, over [B, N, S, D] accessors (GQA: query head n reads KV head n / (N / Nkv)). Key j is
+// visible to query row i of batch b when j < kv_len[b], the row is not padding (i < q_len[b]),
+// the explicit mask (sparse modes 0 and 1) is 0 there, and the sparse mode allows it: 0 with
+// `band`: i - pre <= j <= i + next; 2: j <= i; 3: j <= i + off; 4: i + off - pre <= j <= i + off +
+// next (off = kv_len - q_len). Rows with nothing visible (and padding rows) give 0 and lse +inf.
+struct AttnRefProblem {
+  int64_t B = 1, N = 1, Nkv = 1, Sq = 1, Skv = 1, D = 1;
+  double scale = 1;
+  int sparse = 0;
+  int64_t pre = 2147483647, next = 2147483647;
+  bool band = true;
+  std::vector<int64_t> q_len, kv_len;  // empty: full lengths
+};
+template <class Q, class K, class V, class M, class P>
+void attention_ref(const AttnRefProblem &p, Q q, K k, V v, M masked, P pse, std::vector<double> *out,
+                   std::vector<double> *lse) {
+  out->assign(static_cast<size_t>(p.B * p.N * p.Sq * p.D), 0.0);
+  lse->assign(static_cast<size_t>(p.B * p.N * p.Sq), INFINITY);
+  const int64_t g = p.N / p.Nkv;
+  std::vector<double> s(static_cast<size_t>(p.Skv));
+  std::vector<char> vis(static_cast<size_t>(p.Skv));
+  for (int64_t b = 0; b < p.B; ++b) {
+    const int64_t ql = p.q_len.empty() ? p.Sq : p.q_len[static_cast<size_t>(b)];
+    const int64_t kl = p.kv_len.empty() ? p.Skv : p.kv_len[static_cast<size_t>(b)];
+    const int64_t off = kl - ql;
+    for (int64_t n = 0; n < p.N; ++n)
+      for (int64_t i = 0; i < ql; ++i) {
+        double mx = -INFINITY;
+        for (int64_t j = 0; j < kl; ++j) {
+          bool ok = true;
+          if (p.sparse == 0 && p.band) ok = j >= i - p.pre && j <= i + p.next;
+          if (p.sparse == 2) ok = j <= i;
+          if (p.sparse == 3) ok = j <= i + off;
+          if (p.sparse == 4) ok = j >= i + off - p.pre && j <= i + off + p.next;
+          if ((p.sparse == 0 || p.sparse == 1) && masked(b, n, i, j)) ok = false;
+          vis[static_cast<size_t>(j)] = ok;
+          if (!ok) continue;
+          double dot = 0;
+          for (int64_t e = 0; e < p.D; ++e) dot += q(b, n, i, e) * k(b, n / g, j, e);
+          s[static_cast<size_t>(j)] = p.scale * dot + pse(b, n, i, j);
+          mx = std::max(mx, s[static_cast<size_t>(j)]);
+        }
+        if (mx == -INFINITY) continue;
+        double sum = 0;
+        for (int64_t j = 0; j < kl; ++j)
+          if (vis[static_cast<size_t>(j)]) sum += std::exp(s[static_cast<size_t>(j)] - mx);
+        (*lse)[static_cast<size_t>((b * p.N + n) * p.Sq + i)] = mx + std::log(sum);
+        for (int64_t e = 0; e < p.D; ++e) {
+          double acc = 0;
+          for (int64_t j = 0; j < kl; ++j)
+            if (vis[static_cast<size_t>(j)]) acc += std::exp(s[static_cast<size_t>(j)] - mx) * v(b, n / g, j, e);
+          (*out)[static_cast<size_t>(((b * p.N + n) * p.Sq + i) * p.D + e)] = acc / sum;
+        }
+      }
+  }
+}
+
+// Triangular solve op(A) x = b by substitution in long double, op(A)(i, j) = a(i, j) (or a(j, i)
+// with transpose), the triangle that op(A) has (upper XOR transpose: upper), unit diagonal optional.
+template <class A, class B>
+std::vector<double> trisolve_ref(int64_t m, int64_t k, A a, B b, bool upper, bool transpose, bool unit) {
+  std::vector<long double> x(static_cast<size_t>(m * k));
+  auto op = [&](int64_t i, int64_t j) { return static_cast<long double>(transpose ? a(j, i) : a(i, j)); };
+  const bool up = upper != transpose;
+  for (int64_t c = 0; c < k; ++c)
+    for (int64_t s = 0; s < m; ++s) {
+      const int64_t i = up ? m - 1 - s : s;
+      long double v = b(i, c);
+      for (int64_t j = up ? i + 1 : 0; j < (up ? m : i); ++j) v -= op(i, j) * x[static_cast<size_t>(j * k + c)];
+      x[static_cast<size_t>(i * k + c)] = unit ? v : v / op(i, i);
+    }
+  return std::vector<double>(x.begin(), x.end());
+}
+
 }  // namespace opsnn::test::refs

@@ -1,0 +1,112 @@
+// Fused attention through the public API (aclnnFusedInferAttentionScoreV2, BNSD, FLOAT / BF16):
+// phase 2 + synchronize on a repeatable executor (phase 1 outside the timing). The cases match
+// bench/compare_attention_torch.py (PyTorch 1.13's softmax(q k^T * scale) v composite, no SDPA);
+// bench/compare_attention.sh runs both and prints the ratios.
+//   Prefill<S>: B = 1, 32 query heads on 8 KV heads, Sq = Skv = S, D = 128 (no mask);
+//   Prefill<S>Causal: the same with sparse mode 3 (causal); Decode4096: Sq = 1, Skv = 4096.
+// Counters: GFLOP/s (4 Sq Skv D N multiply-adds counted as 2 flops each, causal halved), the
+// workspace (MB), and for decode the KV bytes read per second (GB/s).
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+#include <vector>
+
+#include "acl/acl.h"
+#include "aclnnop/aclnn_fused_infer_attention_score_v2.h"
+#include "bench_env.h"
+#include "common/half.h"
+
+namespace {
+
+using opsnn::bench::env;
+
+struct T {
+  void *p = nullptr;
+  aclTensor *t = nullptr;
+  T(std::vector<int64_t> shape, aclDataType dt) {
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    const size_t es = aclDataTypeSize(dt);
+    aclrtMalloc(&p, static_cast<size_t>(n) * es + 64, ACL_MEM_MALLOC_HUGE_FIRST);
+    std::vector<unsigned char> h(static_cast<size_t>(n) * es);
+    uint32_t s = 12345;
+    for (int64_t i = 0; i < n; ++i) {
+      s = s * 1664525u + 1013904223u;
+      const float v = static_cast<float>(s >> 8) / static_cast<float>(1 << 24) * 2.0f - 1.0f;
+      if (dt == ACL_FLOAT) {
+        std::memcpy(&h[static_cast<size_t>(i) * 4], &v, 4);
+      } else {
+        const uint16_t b = dt == ACL_BF16 ? opsnn::float_to_bf16(v) : opsnn::float_to_half(v);
+        std::memcpy(&h[static_cast<size_t>(i) * 2], &b, 2);
+      }
+    }
+    aclrtMemcpy(p, h.size(), h.data(), h.size(), ACL_MEMCPY_HOST_TO_DEVICE);
+    std::vector<int64_t> st(shape.size(), 1);
+    for (int d = static_cast<int>(shape.size()) - 2; d >= 0; --d) st[d] = st[d + 1] * shape[d + 1];
+    t = aclCreateTensor(shape.data(), shape.size(), dt, st.data(), 0, ACL_FORMAT_ND, shape.data(), shape.size(), p);
+  }
+  ~T() {
+    aclDestroyTensor(t);
+    aclrtFree(p);
+  }
+};
+
+void attention(benchmark::State &state, int64_t sq, int64_t skv, bool causal, aclDataType dt) {
+  constexpr int64_t N = 32, NKV = 8, D = 128;
+  T q({1, N, sq, D}, dt), k({1, NKV, skv, D}, dt), v({1, NKV, skv, D}, dt), o({1, N, sq, D}, dt);
+  aclTensor *kc = aclCreateTensor(std::vector<int64_t>{1, NKV, skv, D}.data(), 4, dt,
+                                  std::vector<int64_t>{NKV * skv * D, skv * D, D, 1}.data(), 0, ACL_FORMAT_ND,
+                                  std::vector<int64_t>{1, NKV, skv, D}.data(), 4, k.p);
+  aclTensor *vc = aclCreateTensor(std::vector<int64_t>{1, NKV, skv, D}.data(), 4, dt,
+                                  std::vector<int64_t>{NKV * skv * D, skv * D, D, 1}.data(), 0, ACL_FORMAT_ND,
+                                  std::vector<int64_t>{1, NKV, skv, D}.data(), 4, v.p);
+  aclTensorList *kl = aclCreateTensorList(&kc, 1), *vl = aclCreateTensorList(&vc, 1);
+  char layout[] = "BNSD";
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  if (aclnnFusedInferAttentionScoreV2GetWorkspaceSize(
+          q.t, kl, vl, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+          nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, N,
+          1.0 / 11.313708498984761, 2147483647, causal ? 0 : 2147483647, layout, NKV, causal ? 3 : 0, 0, 0, 0,
+          false, 0, 0, o.t, nullptr, &ws, &ex) != 0) {
+    state.SkipWithError(aclGetRecentErrMsg());
+    return;
+  }
+  aclSetAclOpExecutorRepeatable(ex);
+  void *w = nullptr;
+  if (ws > 0) aclrtMalloc(&w, ws, ACL_MEM_MALLOC_HUGE_FIRST);
+  for (auto _ : state) {
+    aclnnFusedInferAttentionScoreV2(w, ws, ex, env().stream);
+    aclrtSynchronizeStream(env().stream);
+  }
+  const double flops = 4.0 * static_cast<double>(sq) * static_cast<double>(skv) * D * N * (causal ? 0.5 : 1.0);
+  state.counters["GFLOP/s"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["ws_MB"] = static_cast<double>(ws) / 1e6;
+  // Every case has every counter (the CSV reporter requires it): 0 where it does not apply.
+  state.counters["KV_GB/s"] = benchmark::Counter(sq == 1 ? 2.0 * NKV * skv * D * aclDataTypeSize(dt) * 1e-9 : 0.0,
+                                                 benchmark::Counter::kIsIterationInvariantRate);
+  aclDestroyAclOpExecutor(ex);
+  if (w != nullptr) aclrtFree(w);
+  aclDestroyTensorList(kl);
+  aclDestroyTensorList(vl);
+}
+
+void Prefill512(benchmark::State &s) { attention(s, 512, 512, false, ACL_FLOAT); }
+void Prefill2048(benchmark::State &s) { attention(s, 2048, 2048, false, ACL_FLOAT); }
+void Prefill2048Causal(benchmark::State &s) { attention(s, 2048, 2048, true, ACL_FLOAT); }
+void Decode4096(benchmark::State &s) { attention(s, 1, 4096, false, ACL_FLOAT); }
+void Prefill2048Bf16(benchmark::State &s) { attention(s, 2048, 2048, false, ACL_BF16); }
+void Decode4096Bf16(benchmark::State &s) { attention(s, 1, 4096, false, ACL_BF16); }
+void Decode4096F16(benchmark::State &s) { attention(s, 1, 4096, false, ACL_FLOAT16); }
+
+BENCHMARK(Prefill512)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(0.5);
+BENCHMARK(Prefill2048)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+BENCHMARK(Prefill2048Causal)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+BENCHMARK(Decode4096)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(0.5);
+BENCHMARK(Prefill2048Bf16)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+BENCHMARK(Decode4096Bf16)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(0.5);
+BENCHMARK(Decode4096F16)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(0.5);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,27 @@
+// The row operations of the flash-attention kernel (online softmax over one key block), compiled
+// once per ISA tier (attention_rows_<tier>.cpp from attention_rows_impl.h, chosen in phase 1 from
+// an ordered list: avx512, avx2, portable).
+#pragma once
+
+#include <cstdint>
+
+namespace opsnn::kernels {
+
+struct AttnRowFns {
+  void (*scale)(float *x, int64_t n, float s);                       // x *= s
+  void (*add)(float *x, const float *y, int64_t n);                  // x += y
+  // Masks row[j] (-inf) outside [lo, hi) and where mask[j * mask_stride] != 0 (mask may be null);
+  // returns the row's max (-inf when all masked).
+  float (*mask_max)(float *row, int64_t n, int64_t lo, int64_t hi, const unsigned char *mask, int64_t mask_stride);
+  // row[j] = exp(row[j] - m); returns the sum (fp32, fixed order).
+  float (*exp_sum)(float *row, int64_t n, float m);
+  float (*exp1)(float x);
+};
+
+const AttnRowFns &attn_rows_portable();
+#if defined(__x86_64__)
+const AttnRowFns &attn_rows_avx2();
+const AttnRowFns &attn_rows_avx512();
+#endif
+
+}  // namespace opsnn::kernels

@@ -1,0 +1,390 @@
+#include "kernels/attention/flash_attention.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "aclnn/aclnn_base.h"
+#include "common/error.h"
+#include "core/dtype.h"
+#include "core/impl_list.h"
+#include "core/thread_pool.h"
+#include "core/verbose.h"
+#include "kernels/attention/attention_rows.h"
+#include "kernels/elementwise/convert.h"
+
+namespace opsnn::kernels {
+namespace {
+
+constexpr int64_t kTaskRows = 256;     // query rows per prefill task (heads x positions)
+constexpr int64_t kMinQueryBlock = 16;  // query positions per prefill task, at least
+constexpr int64_t kMaxTaskRows = 512;
+constexpr int64_t kKeyBlock = 256;     // keys per block (prefill)
+constexpr int64_t kDecodeKeyBlock = 512;
+
+size_t bytes64(size_t n) { return (n + 63) / 64 * 64; }
+
+// The paths, best first; the last one (every shape) is also what OPSNN_KERNELS=reference runs (its
+// GEMMs then plan the reference kernel).
+struct PathCtx {
+  const AttnDesc &d;
+};
+const core::Impl<PathCtx> kRowTiers[] = {
+#if defined(__x86_64__)
+    {"avx512", static_cast<int>(core::Isa::kAvx512), nullptr},
+    {"avx2", static_cast<int>(core::Isa::kAvx2), nullptr},
+#endif
+    {"portable", core::kNoIsa, nullptr},
+};
+const AttnRowFns &(*const kRowFns[])() = {
+#if defined(__x86_64__)
+    &attn_rows_avx512,
+    &attn_rows_avx2,
+#endif
+    &attn_rows_portable,
+};
+const core::Impl<PathCtx> kPaths[] = {
+    {"decode_rows", core::kNoIsa,
+     [](const PathCtx &c, const core::Why &why) {
+       if (c.d.sq != 1) return why("Sq=%lld > 1", static_cast<long long>(c.d.sq));
+       if (c.d.heads == c.d.kv_heads) return why("no grouped query heads");
+       return true;
+     }},
+    {"flash", core::kNoIsa, nullptr},
+};
+
+// The visible key range [lo, hi) of query row i of batch b (before the explicit mask).
+inline void key_range(const AttnDesc &d, int64_t b, int64_t i, int64_t *lo, int64_t *hi) {
+  const int64_t kv = d.kv_len[static_cast<size_t>(b)], off = kv - d.q_len[static_cast<size_t>(b)];
+  int64_t l = 0, h = kv;
+  switch (d.sparse) {
+    case AttnSparse::kDefault:
+      if (d.band) {
+        l = std::max(l, i - d.pre_tokens);
+        h = std::min(h, i + d.next_tokens + 1);
+      }
+      break;
+    case AttnSparse::kAllMask: break;
+    case AttnSparse::kLeftUp: h = std::min(h, i + 1); break;
+    case AttnSparse::kRightDown: h = std::min(h, i + off + 1); break;
+    case AttnSparse::kBand:
+      l = std::max(l, i + off - d.pre_tokens);
+      h = std::min(h, i + off + d.next_tokens + 1);
+      break;
+  }
+  *lo = std::max<int64_t>(l, 0);
+  *hi = std::min(h, kv);
+}
+
+struct Scratch {
+  float *q, *s, *o, *m, *l, *row;
+  char *gemm;
+};
+
+Scratch carve(const AttnPlan &p, char *base) {
+  const int64_t R = p.rows_max, D = p.desc.dim, KB = p.k_block;
+  Scratch s;
+  char *c = base;
+  auto take = [&](size_t bytes) {
+    char *r = c;
+    c += bytes64(bytes);
+    return r;
+  };
+  s.q = reinterpret_cast<float *>(take(sizeof(float) * R * D));
+  s.s = reinterpret_cast<float *>(take(sizeof(float) * R * KB));
+  s.o = reinterpret_cast<float *>(take(sizeof(float) * R * D));
+  s.m = reinterpret_cast<float *>(take(sizeof(float) * R));
+  s.l = reinterpret_cast<float *>(take(sizeof(float) * R));
+  s.row = reinterpret_cast<float *>(take(sizeof(float) * KB));
+  s.gemm = c;
+  return s;
+}
+
+size_t scratch_bytes_before_gemm(int64_t R, int64_t D, int64_t KB) {
+  return bytes64(4 * R * D) + bytes64(4 * R * KB) + bytes64(4 * R * D) + 2 * bytes64(4 * R) + bytes64(4 * KB);
+}
+
+struct RunCtx {
+  const AttnPlan &p;
+  const char *q, *k, *v, *mask, *pse;
+  char *out;
+  float *lse;
+  const int32_t *table;
+};
+
+// Row r of a task: query head t.h + r / t.rows, query position t.q0 + r % t.rows.
+inline void row_of(const AttnPlan::Task &t, int64_t r, int64_t *h, int64_t *i) {
+  *h = t.h + r / t.rows;
+  *i = t.q0 + r % t.rows;
+}
+
+void write_padding(const RunCtx &x, const AttnPlan::Task &t, const Scratch &s) {
+  const AttnDesc &d = x.p.desc;
+  const size_t osz = core::dtype_size(d.out.dtype);
+  std::fill(s.o, s.o + d.dim, 0.0f);
+  for (int64_t r = 0; r < t.nh * t.rows; ++r) {
+    int64_t h, i;
+    row_of(t, r, &h, &i);
+    char *o = x.out + (t.b * d.out.b + h * d.out.n + i * d.out.s) * static_cast<int64_t>(osz);
+    store_from<float>(s.o, d.out.dtype, o, d.out.d * static_cast<int64_t>(osz), d.dim);
+    if (x.lse != nullptr) x.lse[t.b * d.lse.b + h * d.lse.n + i * d.lse.s] = std::numeric_limits<float>::infinity();
+  }
+}
+
+void run_task(const RunCtx &x, const AttnPlan::Task &t, const Scratch &s) {
+  const AttnPlan &p = x.p;
+  const AttnDesc &d = p.desc;
+  const AttnRowFns &R = *p.rows;
+  if (t.pad) return write_padding(x, t, s);
+  const int64_t RM = p.rows_max, D = d.dim, KB = p.k_block;
+  const size_t qsz = core::dtype_size(d.q.dtype), ksz = core::dtype_size(d.k.dtype), vsz = core::dtype_size(d.v.dtype);
+  const size_t osz = core::dtype_size(d.out.dtype);
+  int64_t lo[512], hi[512];  // rows_max <= 512 (checked in the plan)
+  const int64_t nrows = t.nh * t.rows;
+  int64_t task_lo = std::numeric_limits<int64_t>::max(), task_hi = 0;
+  for (int64_t r = 0; r < RM; ++r) {
+    float *qr = s.q + r * D;
+    s.m[r] = -std::numeric_limits<float>::infinity();
+    s.l[r] = 0.0f;
+    std::fill(s.o + r * D, s.o + (r + 1) * D, 0.0f);
+    if (r >= nrows) {
+      std::fill(qr, qr + D, 0.0f);
+      lo[r] = hi[r] = 0;
+      continue;
+    }
+    int64_t h, i;
+    row_of(t, r, &h, &i);
+    load_as<float>(d.q.dtype, x.q + (t.b * d.q.b + h * d.q.n + i * d.q.s) * static_cast<int64_t>(qsz),
+                   d.q.d * static_cast<int64_t>(qsz), qr, D);
+    R.scale(qr, D, d.scale);
+    key_range(d, t.b, i, &lo[r], &hi[r]);
+    if (hi[r] > lo[r]) {
+      task_lo = std::min(task_lo, lo[r]);
+      task_hi = std::max(task_hi, hi[r]);
+    }
+  }
+  const int64_t kv_len = d.kv_len[static_cast<size_t>(t.b)];
+  // Key j's row: a page of the block table (paged KV), or the batch's own rows.
+  const int64_t seg = d.paged ? d.block_size : KB;
+  auto page_base = [&](const AttnOperand &o, const char *base, size_t esz, int64_t j) -> const char * {
+    if (!d.paged) return base + (t.b * o.b + t.kvh * o.n + j * o.s) * static_cast<int64_t>(esz);
+    const int64_t blk = x.table[t.b * d.table_b + (j / d.block_size) * d.table_c];
+    return base + (blk * o.b + t.kvh * o.n + (j % d.block_size) * o.s) * static_cast<int64_t>(esz);
+  };
+  auto plan_for = [&](int64_t w) {
+    for (const auto &e : p.gemms)
+      if (e.n == w) return &e;
+    return static_cast<const AttnPlan::Gemm *>(nullptr);
+  };
+  for (int64_t j0 = task_hi > task_lo ? task_lo / KB * KB : task_hi; j0 < task_hi; j0 += KB) {
+    const int64_t n = std::min(KB, kv_len - j0);
+    for (int64_t js = j0; js < j0 + n; js += seg) {  // S = Q.K^T, one GEMM per page (or the whole block)
+      const int64_t w = std::min(seg, j0 + n - js);
+      gemm_run(plan_for(w)->qk, s.q, page_base(d.k, x.k, ksz, js), s.s + (js - j0), s.gemm);
+    }
+    for (int64_t r = 0; r < RM; ++r) {
+      float *row = s.s + r * KB;
+      if (r >= nrows || hi[r] <= j0 || lo[r] >= j0 + n) {  // nothing visible in this block
+        std::fill(row, row + n, 0.0f);
+        continue;
+      }
+      int64_t h, i;
+      row_of(t, r, &h, &i);
+      if (d.has_pse) {
+        const size_t psz = core::dtype_size(d.pse.dtype);
+        load_as<float>(d.pse.dtype,
+                       x.pse + (t.b * d.pse.b + h * d.pse.n + i * d.pse.s + j0 * d.pse.d) * static_cast<int64_t>(psz),
+                       d.pse.d * static_cast<int64_t>(psz), s.row, n);
+        R.add(row, s.row, n);
+      }
+      const int64_t vlo = std::max<int64_t>(lo[r] - j0, 0), vhi = std::min<int64_t>(hi[r] - j0, n);
+      const unsigned char *mrow =
+          d.has_mask ? reinterpret_cast<const unsigned char *>(x.mask) + t.b * d.mask.b + h * d.mask.n + i * d.mask.s +
+                           j0 * d.mask.d
+                     : nullptr;
+      const float mx = R.mask_max(row, n, vlo, vhi, mrow, d.mask.d);
+      float &m = s.m[r];
+      const float m_new = std::max(m, mx);
+      if (m_new == -std::numeric_limits<float>::infinity()) {  // every key so far masked
+        std::fill(row, row + n, 0.0f);
+        continue;
+      }
+      const float corr = m == -std::numeric_limits<float>::infinity() ? 0.0f : R.exp1(m - m_new);
+      const float sum = R.exp_sum(row, n, m_new);
+      s.l[r] = s.l[r] * corr + sum;
+      m = m_new;
+      if (corr != 1.0f) R.scale(s.o + r * D, D, corr);
+    }
+    for (int64_t js = j0; js < j0 + n; js += seg) {  // O += P.V
+      const int64_t w = std::min(seg, j0 + n - js);
+      gemm_run(plan_for(w)->pv, s.s + (js - j0), page_base(d.v, x.v, vsz, js), s.o, s.gemm);
+    }
+  }
+  for (int64_t r = 0; r < nrows; ++r) {
+    int64_t h, i;
+    row_of(t, r, &h, &i);
+    float *orow = s.o + r * D;
+    const float l = s.l[r];
+    if (l > 0)
+      R.scale(orow, D, 1.0f / l);
+    else
+      std::fill(orow, orow + D, 0.0f);  // every key masked out: 0
+    char *o = x.out + (t.b * d.out.b + h * d.out.n + i * d.out.s) * static_cast<int64_t>(osz);
+    store_from<float>(orow, d.out.dtype, o, d.out.d * static_cast<int64_t>(osz), D);
+    if (x.lse != nullptr)
+      x.lse[t.b * d.lse.b + h * d.lse.n + i * d.lse.s] =
+          l > 0 ? s.m[r] + std::log(l) : std::numeric_limits<float>::infinity();
+  }
+}
+
+}  // namespace
+
+bool flash_attention_plan(const AttnDesc &desc, AttnPlan *plan) {
+  AttnPlan &p = *plan;
+  p = AttnPlan{};
+  p.desc = desc;
+  const AttnDesc &d = p.desc;
+  core::ImplTrace trace;
+  const bool traced = core::current_phase1_trace() != nullptr;
+  const int path = core::choose(kPaths, PathCtx{d}, traced ? &trace : nullptr);
+  const int tier = core::choose(kRowTiers, PathCtx{d}, traced ? &trace : nullptr);
+  p.rows = &kRowFns[tier]();
+  if (traced) core::record_choice(std::string("attention:") + kPaths[path].name + "/" + kRowTiers[tier].name, &trace);
+  const int64_t group = d.kv_heads > 0 ? d.heads / d.kv_heads : 1;
+  p.group_rows = path == 0;
+  // The rows of a task: every query head of a KV head (they read the same K / V blocks, so each
+  // block is packed once for all of them) times a block of query positions, about kTaskRows rows.
+  int64_t heads_per_task = group;
+  if (p.group_rows) {
+    p.q_block = 1;
+  } else {
+    p.q_block = std::min<int64_t>(std::max<int64_t>(kMinQueryBlock, kTaskRows / group), std::max<int64_t>(d.sq, 1));
+    if (group * p.q_block > kMaxTaskRows) {  // too many heads for one tile: one head per task
+      heads_per_task = 1;
+      p.q_block = std::min<int64_t>(kTaskRows, std::max<int64_t>(d.sq, 1));
+    }
+  }
+  p.rows_max = heads_per_task * p.q_block;
+  if (p.rows_max > kMaxTaskRows) {
+    fail(ACLNN_ERR_PARAM_INVALID, "attention: %lld query heads per KV head (at most %lld)",
+         static_cast<long long>(p.rows_max), static_cast<long long>(kMaxTaskRows));
+    return false;
+  }
+  int64_t max_kv = 0;
+  for (int64_t b = 0; b < d.batch; ++b) max_kv = std::max(max_kv, d.kv_len[static_cast<size_t>(b)]);
+  p.k_block = std::max<int64_t>(1, std::min<int64_t>(p.group_rows ? kDecodeKeyBlock : kKeyBlock, max_kv));
+  if (d.paged)  // whole pages per key block
+    p.k_block = (std::max<int64_t>(p.k_block, d.block_size) + d.block_size - 1) / d.block_size * d.block_size;
+
+  for (int64_t b = 0; b < d.batch; ++b) {
+    const int64_t ql = d.q_len[static_cast<size_t>(b)];
+    for (int64_t kvh = 0; kvh < d.kv_heads; ++kvh) {
+      if (p.group_rows) {
+        p.tasks.push_back({b, kvh, kvh * group, group, 0, 1, ql == 0});
+        continue;
+      }
+      for (int64_t h = kvh * group; h < (kvh + 1) * group; h += heads_per_task) {
+        for (int64_t q0 = 0; q0 < ql; q0 += p.q_block)
+          p.tasks.push_back({b, kvh, h, heads_per_task, q0, std::min(p.q_block, ql - q0), false});
+        for (int64_t q0 = ql; q0 < d.sq; q0 += p.q_block)  // padding rows: 0 (lse +inf)
+          p.tasks.push_back({b, kvh, h, heads_per_task, q0, std::min(p.q_block, d.sq - q0), true});
+      }
+    }
+  }
+  // Causal tasks late in the sequence do the most work: start them first.
+  std::stable_sort(p.tasks.begin(), p.tasks.end(),
+                   [](const AttnPlan::Task &a, const AttnPlan::Task &b) { return a.q0 > b.q0; });
+
+  // One GEMM pair per key-block width that occurs (KB, and each batch's tail).
+  std::vector<int64_t> widths;
+  for (int64_t b = 0; b < d.batch; ++b) {
+    const int64_t kv = d.kv_len[static_cast<size_t>(b)];
+    if (kv == 0 || d.q_len[static_cast<size_t>(b)] == 0) continue;
+    const int64_t seg = d.paged ? d.block_size : p.k_block;  // the GEMMs' key widths: whole segments and tails
+    widths.push_back(std::min(seg, kv));
+    if (kv > seg && kv % seg != 0) widths.push_back(kv % seg);
+  }
+  std::sort(widths.begin(), widths.end());
+  widths.erase(std::unique(widths.begin(), widths.end()), widths.end());
+  size_t gemm_ws = 0;
+  const int64_t R = p.rows_max, D = d.dim, KB = p.k_block;
+  for (size_t wi = 0; wi < widths.size(); ++wi) {
+    const int64_t n = widths[wi];
+    AttnPlan::Gemm g;
+    g.m = R;
+    g.n = n;
+    GemmOptions opt;
+    opt.threads = 1;
+    opt.detect_prepacked_b = false;
+    opt.record = wi + 1 == widths.size();  // the widest (full) block's choices go to the trace
+    GemmDesc qk;
+    qk.m = R;
+    qk.n = n;
+    qk.k = D;
+    qk.a = {ACL_FLOAT, D, 1, 0};
+    qk.b = {d.k.dtype, d.k.d, d.k.s, 0};
+    qk.c = {ACL_FLOAT, KB, 1, 0};
+    if (!gemm_plan(qk, &g.qk, opt)) return false;
+    GemmDesc pv;
+    pv.m = R;
+    pv.n = D;
+    pv.k = n;
+    pv.a = {ACL_FLOAT, KB, 1, 0};
+    pv.b = {d.v.dtype, d.v.s, d.v.d, 0};
+    pv.c = {ACL_FLOAT, D, 1, 0};
+    pv.beta = 1.0f;
+    if (!gemm_plan(pv, &g.pv, opt)) return false;
+    gemm_ws = std::max({gemm_ws, g.qk.workspace_bytes, g.pv.workspace_bytes});
+    p.gemms.push_back(std::move(g));
+  }
+  p.worker_bytes = scratch_bytes_before_gemm(R, D, KB) + bytes64(gemm_ws);
+  p.workers = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(core::num_threads(), p.tasks.size())));
+  p.workspace_bytes = p.tasks.empty() ? 0 : p.worker_bytes * static_cast<size_t>(p.workers);
+  return true;
+}
+
+int flash_attention_run(const AttnPlan &plan, const void *q, const void *k, const void *v, const void *mask,
+                        const void *pse, void *out, float *lse, const int32_t *block_table, void *workspace) {
+  if (plan.tasks.empty()) return 0;
+  const AttnDesc &d = plan.desc;
+  if (d.paged) {  // every page a batch reads must name a block of the cache
+    for (int64_t b = 0; b < d.batch; ++b) {
+      const int64_t pages = (d.kv_len[static_cast<size_t>(b)] + d.block_size - 1) / d.block_size;
+      for (int64_t i = 0; i < pages; ++i) {
+        const int64_t blk = block_table[b * d.table_b + i * d.table_c];
+        if (blk < 0 || blk >= d.num_blocks)
+          return fail(ACLNN_ERR_PARAM_INVALID, "blockTable[%lld][%lld] = %lld is outside [0, %lld)",
+                      static_cast<long long>(b), static_cast<long long>(i), static_cast<long long>(blk),
+                      static_cast<long long>(d.num_blocks));
+      }
+    }
+  }
+  const RunCtx x{plan,
+                 static_cast<const char *>(q),
+                 static_cast<const char *>(k),
+                 static_cast<const char *>(v),
+                 static_cast<const char *>(mask),
+                 static_cast<const char *>(pse),
+                 static_cast<char *>(out),
+                 lse,
+                 block_table};
+  const int64_t ntasks = static_cast<int64_t>(plan.tasks.size());
+  std::atomic<int64_t> next{0};  // dynamic scheduling: tasks are independent, results do not depend on it
+  auto worker = [&](int64_t w) {
+    const Scratch s = carve(plan, static_cast<char *>(workspace) + static_cast<size_t>(w) * plan.worker_bytes);
+    for (int64_t t = next.fetch_add(1); t < ntasks; t = next.fetch_add(1)) run_task(x, plan.tasks[static_cast<size_t>(t)], s);
+  };
+  if (plan.workers == 1) {
+    worker(0);
+  } else {
+    core::parallel_for(plan.workers, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t w = begin; w < end; ++w) worker(w);
+    });
+  }
+  return 0;
+}
+
+}  // namespace opsnn::kernels
