@@ -1,4 +1,4 @@
-// Addmm / InplaceAddmm, Baddbmm / InplaceBaddbmm, Addbmm / InplaceAddbmm, Addmv, Mv, Dot and Gemm
+// Addmm / InplaceAddmm, Baddbmm / InplaceBaddbmm, Addbmm / InplaceAddbmm, Addmv, Mv, Dot, Ger and Gemm
 // against a float64 reference: dtypes (incl. FLOAT16 x FLOAT), cubeMathType, transposed and padded
 // views, every broadcast shape of the addend, sizes 1 / primes / non-multiples of the vector width,
 // alpha and beta (beta = 0 ignores NaN in self, as in PyTorch), and every error path.
@@ -16,6 +16,7 @@
 #include "aclnnop/aclnn_baddbmm.h"
 #include "aclnnop/aclnn_dot.h"
 #include "aclnnop/aclnn_gemm.h"
+#include "aclnnop/aclnn_ger.h"
 #include "aclnnop/aclnn_mv.h"
 #include "test_util.h"
 
@@ -492,6 +493,41 @@ TEST(Dot, DtypesSizesStrides) {
       expect_close(*out, r);
       if (HasFatalFailure()) return;
     }
+}
+
+// -------------------------------------------------------------------------------------------- Ger
+
+TEST(Ger, DtypesSizesStrides) {
+  reseed_for_current_test();
+  for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16})
+    for (int64_t n : {0, 1, 3, 17, 64})
+      for (int64_t m : {1, 5, 33}) {
+        SCOPED_TRACE(::testing::Message() << "dtype " << dt << " n " << n << " m " << m);
+        auto x = n % 2 ? std::make_unique<DeviceTensor>(Shape{n}, dt, Shape{3}, 1) : make_view({n}, dt);
+        auto y = make_view({m}, dt);
+        auto out = make_view({n, m}, dt, /*transposed=*/m % 2 == 1);
+        x->fill_random(-1, 1);
+        y->fill_random(-1, 1);
+        out->poison();
+        ASSERT_EQ(RUN(aclnnGerGetWorkspaceSize(*x, *y, *out, ws, ex), aclnnGer), 0) << aclGetRecentErrMsg();
+        auto xv = x->values(), yv = y->values();
+        auto r = reference(
+            1, n, m, 1, 1, 1.0, 0.0, [&](int64_t, int64_t, int64_t i, int64_t) { return xv[i]; },
+            [&](int64_t, int64_t, int64_t, int64_t j) { return yv[j]; }, [](int64_t, int64_t, int64_t) { return 0.0; });
+        expect_close(*out, r);
+        if (HasFatalFailure()) return;
+      }
+}
+
+TEST(Ger, Errors) {
+  DeviceTensor x({3}, ACL_FLOAT), y({4}, ACL_FLOAT), out({3, 4}, ACL_FLOAT), bad({4, 3}, ACL_FLOAT), x2({3, 1}, ACL_FLOAT),
+      xi({3}, ACL_INT32);
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  EXPECT_TRUE(fails_with(aclnnGerGetWorkspaceSize(nullptr, y, out, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {"aclnnGer", "self"}));
+  EXPECT_TRUE(fails_with(aclnnGerGetWorkspaceSize(x, y, bad, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"out", "[4, 3]"}));
+  EXPECT_TRUE(fails_with(aclnnGerGetWorkspaceSize(x2, y, out, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"self"}));
+  EXPECT_TRUE(fails_with(aclnnGerGetWorkspaceSize(xi, y, out, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"INT32"}));
 }
 
 // ------------------------------------------------------------------------------------------- Gemm
