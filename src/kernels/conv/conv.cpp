@@ -125,21 +125,6 @@ void conv_col2im(const ConvGeom &g, const float *col, int64_t ld, int64_t C, int
   });
 }
 
-void conv_gather(const char *src, size_t esize, int64_t rows, int64_t cols, int64_t rs, int64_t cs, char *dst) {
-  core::parallel_for(rows, 16, [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r) {
-      char *o = dst + static_cast<size_t>(r * cols) * esize;
-      const char *in = src + static_cast<int64_t>(esize) * r * rs;
-      if (cs == 1) {
-        std::memcpy(o, in, static_cast<size_t>(cols) * esize);
-      } else {
-        for (int64_t c = 0; c < cols; ++c)
-          std::memcpy(o + static_cast<size_t>(c) * esize, in + static_cast<int64_t>(esize) * c * cs, esize);
-      }
-    }
-  });
-}
-
 void conv_store(const float *acc, int64_t C, const int64_t dims[3], const ConvImage &dst, const char *bias,
                 aclDataType bias_dtype, int64_t bs) {
   const size_t es = esize_of(dst.dtype), bes = esize_of(bias_dtype);

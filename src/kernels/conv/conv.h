@@ -38,10 +38,6 @@ void conv_im2col(const ConvGeom &g, const ConvImage &src, int64_t C, int64_t l0,
 // columns [l0, l0 + len) of col (fp32, col[j * ld + (l - l0)]). Parallel over channels.
 void conv_col2im(const ConvGeom &g, const float *col, int64_t ld, int64_t C, int64_t l0, int64_t len, float *acc);
 
-// Gathers a [rows, cols] strided block (element (r, c) at src + (r*rs + c*cs) * esize) densely
-// into dst (row-major, same dtype).
-void conv_gather(const char *src, size_t esize, int64_t rows, int64_t cols, int64_t rs, int64_t cs, char *dst);
-
 // Writes fp32 acc (C planes of n values) + bias[c] (optional, any float dtype, stride bs) to a
 // strided image (dst's dtype, rounding once). n is the flattened extent of the dims `dims`.
 void conv_store(const float *acc, int64_t C, const int64_t dims[3], const ConvImage &dst, const char *bias,

@@ -170,7 +170,6 @@ struct ConvDesc {
   ConvGeom g;
   int64_t groups, cbg, csg;
   bool big_flat, small_flat;
-  bool channels_last;
 };
 
 bool unit_geometry(const ConvGeom &g) {
@@ -474,7 +473,7 @@ kernels::GemmDesc wgrad_desc(const ConvGemmStep &s, int64_t len) {
 }
 
 ConvDesc desc_of(Mode mode, const Problem &p, const Side &big, const Side &small, int64_t cbg, int64_t csg) {
-  return ConvDesc{mode, p.g, p.groups, cbg, csg, big.flat_stride() >= 0, small.flat_stride() >= 0, false};
+  return ConvDesc{mode, p.g, p.groups, cbg, csg, big.flat_stride() >= 0, small.flat_stride() >= 0};
 }
 
 // The bias is written first and the GEMM adds its product (beta = 1) when that rounds no
