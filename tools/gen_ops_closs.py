@@ -24,15 +24,8 @@ TENSOR_ROLES = {"grad", "self", "target", "weight", "total", "out", "log_prob", 
 
 def resolve(g, table, op):
     w = op.where
-    for k in op.keys:
-        if k not in CLOSS_KEYS:
-            raise g.TableError(f"{w}: key '{k}' is not one of a class-index loss row's ({', '.join(sorted(CLOSS_KEYS))})")
-    op.roles = {}
-    for p in op.params:
-        role = ROLES.get(p.name)
-        if role is None:
-            raise g.TableError(f"{w}: parameter '{p.name}' has no role in a class-index loss")
-        op.roles[role] = p
+    g.family_resolve_common(table, op, CLOSS_KEYS, "a class-index loss")
+    op.roles = g.roles_by_name(op, ROLES, "a class-index loss")
     for need in ("self", "target", "out"):
         if need not in op.roles:
             raise g.TableError(f"{w}: a class-index loss needs a '{need}' parameter")
@@ -40,14 +33,8 @@ def resolve(g, table, op):
     if op.loss not in KINDS:
         raise g.TableError(f"{w}: loss must be one of {', '.join(KINDS)}")
     op.self_ndim = int(g.one(op, "self_ndim", "0"))
-    op.header = g.one(op, "header", f"aclnn_{g.snake(op.name)}.h")
-    op.dtypes = g.dtype_list(g.one(op, "dtypes", "floating"), w)
     op.targets = g.dtype_list(g.one(op, "targets", "INT64 INT32 UINT8"), w)
-    op.backward = g.one(op, "backward")
-    op.input, op.output, op.extra_output, op.inplace = op.roles["self"], op.roles["out"], None, None
-    op.result = "same"
-    op.results = ["same"]
-    op.family = table.settings["family"]
+    op.input, op.output = op.roles["self"], op.roles["out"]
 
 
 def render_entry(g, table):
@@ -74,11 +61,9 @@ def render_tests(g, tables):
     out = g.family_tests_head(tables, "class-index loss", "ClossTableCase", "closs_table_cases")
     for t in tables:
         for op in t.ops:
-            role_of = {p.name: k for k, p in op.roles.items()}
-            args = ", ".join(f"a.{role_of[p.name]}" for p in op.params)
             fields = [f'c.kind = "{KINDS[op.loss]}";', f"c.self_ndim = {op.self_ndim};",
                       f"c.dtypes = {{{', '.join(g.cxx_dtype(d) for d in op.dtypes)}}};",
                       f"c.targets = {{{', '.join(g.cxx_dtype(d) for d in op.targets)}}};",
                       f"c.text_reduction = {str('reduction_text' in op.roles).lower()};"]
-            out += g.family_case(op, {}, "ClossTableCase", fields, "ClossArgs", args)
+            out += g.family_case(op, {}, "ClossTableCase", fields, "ClossArgs", g.role_args(op))
     return "\n".join(out + ["  return v;", "}", ""])

@@ -22,9 +22,7 @@ ATTRS = {"training": "training", "momentum": "momentum", "eps": "eps", "outputMa
 
 def resolve(g, table, op):
     w = op.where
-    for k in op.keys:
-        if k not in CNORM_KEYS:
-            raise g.TableError(f"{w}: key '{k}' is not one of a batch-norm row's ({', '.join(sorted(CNORM_KEYS))})")
+    g.family_resolve_common(table, op, CNORM_KEYS, "a batch-norm")
     op.mode = g.one(op, "mode")
     if op.mode not in MODES:
         raise g.TableError(f"{w}: mode must be one of {', '.join(MODES)}")
@@ -50,16 +48,9 @@ def resolve(g, table, op):
             raise g.TableError(f"{w}: parameter '{p.name}' has no role in a batch-norm op")
     if roles:
         raise g.TableError(f"{w}: 'tensors' names unknown parameters {', '.join(roles)}")
-    op.header = g.one(op, "header", f"aclnn_{g.snake(op.name)}.h")
-    op.dtypes = g.dtype_list(g.one(op, "dtypes", "floating"), w)
-    op.backward = g.one(op, "backward")
     x = [a for a in op.args if a[1] == "x"]
     op.input = next(p for p in op.params if p.name == x[0][0]) if x else op.params[0]
     op.output = op.params[-1]
-    op.extra_output, op.inplace = None, None
-    op.result = "same"
-    op.results = ["same"]
-    op.family = table.settings["family"]
 
 
 def role_expr(role):

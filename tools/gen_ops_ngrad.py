@@ -18,26 +18,12 @@ TENSORS = {"dy", "x", "mean", "rstd", "gamma", "beta", "dx", "dgamma", "dbeta"}
 
 
 def resolve(g, table, op):
-    w = op.where
-    for k in op.keys:
-        if k not in NGRAD_KEYS:
-            raise g.TableError(f"{w}: key '{k}' is not one of a norm-gradient row's ({', '.join(sorted(NGRAD_KEYS))})")
-    op.roles = {}
-    for p in op.params:
-        role = ROLES.get(p.name)
-        if role is None:
-            raise g.TableError(f"{w}: parameter '{p.name}' has no role in a norm gradient")
-        op.roles[role] = p
+    g.family_resolve_common(table, op, NGRAD_KEYS, "a norm-gradient")
+    op.roles = g.roles_by_name(op, ROLES, "a norm gradient")
     op.grad = g.one(op, "grad")
     if op.grad not in KINDS:
-        raise g.TableError(f"{w}: grad must be one of {', '.join(KINDS)}")
-    op.header = g.one(op, "header", f"aclnn_{g.snake(op.name)}.h")
-    op.dtypes = g.dtype_list(g.one(op, "dtypes", "floating"), w)
-    op.backward = g.one(op, "backward")
-    op.input, op.output, op.extra_output, op.inplace = op.roles["x"], op.roles["dx"], None, None
-    op.result = "same"
-    op.results = ["same"]
-    op.family = table.settings["family"]
+        raise g.TableError(f"{op.where}: grad must be one of {', '.join(KINDS)}")
+    op.input, op.output = op.roles["x"], op.roles["dx"]
 
 
 def render_entry(g, table):
@@ -65,11 +51,9 @@ def render_tests(g, tables):
     out = g.family_tests_head(tables, "norm-gradient", "NgradTableCase", "ngrad_table_cases")
     for t in tables:
         for op in t.ops:
-            role_of = {p.name: k for k, p in op.roles.items()}
-            args = ", ".join(f"a.{role_of[p.name]}" for p in op.params)
             fields = [f'c.kind = "{KINDS[op.grad]}";', f"c.dtypes = {{{', '.join(g.cxx_dtype(d) for d in op.dtypes)}}};",
                       f"c.gamma_optional = {str(op.roles['gamma'].name.endswith('Optional')).lower()};",
                       f"c.has_dbeta = {str('dbeta' in op.roles).lower()};",
                       f"c.has_mask = {str('output_mask' in op.roles).lower()};"]
-            out += g.family_case(op, {}, "NgradTableCase", fields, "NgradArgs", args)
+            out += g.family_case(op, {}, "NgradTableCase", fields, "NgradArgs", g.role_args(op))
     return "\n".join(out + ["  return v;", "}", ""])

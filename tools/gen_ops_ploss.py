@@ -20,9 +20,7 @@ ROLES = {"gradOutput": "grad", "gradOut": "grad", "self": "self", "target": "tar
 
 def resolve(g, table, op):
     w = op.where
-    for k in op.keys:
-        if k not in PLOSS_KEYS:
-            raise g.TableError(f"{w}: key '{k}' is not one of a point-wise loss row's ({', '.join(sorted(PLOSS_KEYS))})")
+    g.family_resolve_common(table, op, PLOSS_KEYS, "a point-wise loss")
     tensors = [p for p in op.params if p.kind == "tensor"]
     op.roles = {"out": tensors[-1]}
     for p in op.params:
@@ -38,18 +36,14 @@ def resolve(g, table, op):
     op.ref = g.one(op, "ref")
     if not op.ref:
         raise g.TableError(f"{w}: missing 'ref'")
-    op.header = g.one(op, "header", f"aclnn_{g.snake(op.name)}.h")
-    op.dtypes = g.dtype_list(g.one(op, "dtypes", "floating"), w)
-    op.backward = g.one(op, "backward")
     op.samples = [g.parse_values(s, w) for s in op.keys.get("sample", [])] or [{}]
     op.batchmean = g.one(op, "batchmean", "no") == "yes"
     op.weighted = g.one(op, "weighted", "no") == "yes"
     if ("weight" in op.roles or "pos_weight" in op.roles) != op.weighted:
         raise g.TableError(f"{w}: 'weighted yes' goes with a weight / posWeight parameter")
-    op.input, op.output, op.extra_output, op.inplace = op.roles["self"], op.roles["out"], None, None
+    op.input, op.output = op.roles["self"], op.roles["out"]
     op.result = "float"
     op.results = ["float"]
-    op.family = table.settings["family"]
 
 
 def render_entry(g, table):

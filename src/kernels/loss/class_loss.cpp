@@ -127,9 +127,7 @@ int class_loss_run(const ClassLossPlan &P, const ClassLossArgs &a) {
         if (P.reduction == 0) store1(term, P.out_dtype, a.out, it.o);
       }
     };
-    core::parallel_for(P.tasks, 1, [&](int64_t t0, int64_t t1) {
-      for (int64_t t = t0; t < t1; ++t) body(t);
-    });
+    core::parallel_tasks(P.tasks, body);
     if (P.reduction != 0) {
       double s = 0;
       for (int64_t p = 0; p < N; ++p) s += terms[p];
@@ -166,9 +164,7 @@ int class_loss_run(const ClassLossPlan &P, const ClassLossArgs &a) {
       store_line(P, buf, a.out, it.o);
     }
   };
-  core::parallel_for(P.tasks, 1, [&](int64_t t0, int64_t t1) {
-    for (int64_t t = t0; t < t1; ++t) body(t);
-  });
+  core::parallel_tasks(P.tasks, body);
   return 0;
 }
 

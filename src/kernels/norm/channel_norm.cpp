@@ -183,11 +183,9 @@ void channel(const ChanNormPlan &P, const ChanNormArgs &a, int64_t c, double *bu
 void chan_norm_run(const ChanNormPlan &P, const ChanNormArgs &a) {
   auto *ws = static_cast<double *>(a.workspace);
   const int64_t C = P.channels;
-  core::parallel_for(P.tasks, 1, [&](int64_t t0, int64_t t1) {
-    for (int64_t t = t0; t < t1; ++t) {
-      double *buf = ws + t * 3 * P.line;
-      for (int64_t c = C * t / P.tasks; c < C * (t + 1) / P.tasks; ++c) channel(P, a, c, buf);
-    }
+  core::parallel_tasks(P.tasks, [&](int64_t t) {
+    double *buf = ws + t * 3 * P.line;
+    for (int64_t c = C * t / P.tasks; c < C * (t + 1) / P.tasks; ++c) channel(P, a, c, buf);
   });
 }
 

@@ -107,9 +107,7 @@ void norm_grad_run(const NormGradPlan &P, const NormGradArgs &a) {
       for (int64_t i = 0; i < L; ++i, o.next()) store(P.dx.dtype, a.dx, oo + o.dx, rstd * (gg[i] - m1 - xh[i] * m2));
     }
   };
-  core::parallel_for(P.tasks, 1, [&](int64_t t0, int64_t t1) {
-    for (int64_t t = t0; t < t1; ++t) task(t);
-  });
+  core::parallel_tasks(P.tasks, task);
   if (!acc) return;
   // Partials summed in task order, then stored with the outputs' strides.
   for (int64_t k = 0; k < A; ++k) {
