@@ -23,7 +23,7 @@ Op table format (one file per family and phase 1; `#` starts a comment):
   family NAME               the family (README / OPS.md grouping)
   phase1 KIND               the family phase 1 the rows use: unary element-wise (this format), nary
                             (binary / ternary ops, see "n-ary tables" further down), or a family
-                            module's: reduce, dimwise, rows, ploss, layout (tools/gen_ops_<kind>.py)
+                            module's: reduce, dimwise, rows, ploss, layout, pool (tools/gen_ops_<kind>.py)
   special_tol X             default relative tolerance of the special-value test (FLOAT)
   signed_zero yes|no        default: the special-value test checks the sign of zero results
 
@@ -103,11 +103,12 @@ import gen_ops_reduce  # noqa: E402  (the reduction family)
 import gen_ops_layout  # noqa: E402  (the copy / layout family)
 import gen_ops_ploss  # noqa: E402  (the point-wise loss family)
 import gen_ops_rows  # noqa: E402  (the row family: norms, row losses)
+import gen_ops_pool  # noqa: E402  (the pooling / resize family)
 
 # Families with a generator module of their own: phase1 kind -> module (resolve, render_entry,
 # render_tests, *_KEYS).
 FAMILY_MODULES = {"reduce": gen_ops_reduce, "dimwise": gen_ops_dimwise, "rows": gen_ops_rows, "ploss": gen_ops_ploss,
-                  "layout": gen_ops_layout}
+                  "layout": gen_ops_layout, "pool": gen_ops_pool}
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "src" / "ops" / "catalog.txt"
@@ -224,7 +225,7 @@ def read_table(path):
         known = {"nary": NARY_KEYS, "unary": OP_KEYS}.get(
             table.settings.get("phase1"),
             gen_ops_reduce.REDUCE_KEYS | gen_ops_dimwise.DIMWISE_KEYS | gen_ops_rows.ROWS_KEYS | gen_ops_ploss.PLOSS_KEYS
-            | gen_ops_layout.LAYOUT_KEYS)
+            | gen_ops_layout.LAYOUT_KEYS | gen_ops_pool.POOL_KEYS)
         if key not in known:
             raise TableError(f"{where}: unknown key '{key}' (known: {', '.join(sorted(known))})")
         op.keys[key].append(value.strip())

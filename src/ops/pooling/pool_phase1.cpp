@@ -1,0 +1,417 @@
+#include "ops/pooling/pool_phase1.h"
+
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "core/impl_list.h"
+#include "core/op_checks.h"
+#include "core/verbose.h"
+#include "kernels/pooling/pool.h"
+
+namespace opsnn::ops {
+namespace {
+
+using kernels::PoolAxis;
+using kernels::PoolPlan;
+using kernels::PoolView;
+
+bool is_forward(PoolKind k) {
+  return k == PoolKind::kAvg || k == PoolKind::kMax || k == PoolKind::kMaxIndices || k == PoolKind::kAdaptiveAvg ||
+         k == PoolKind::kAdaptiveMax || k == PoolKind::kNearest;
+}
+bool is_backward(PoolKind k) {
+  return k == PoolKind::kAvgBackward || k == PoolKind::kMaxIndicesBackward || k == PoolKind::kAdaptiveAvgBackward ||
+         k == PoolKind::kAdaptiveMaxBackward || k == PoolKind::kUnpoolBackward;
+}
+bool reads_indices(PoolKind k) {
+  return k == PoolKind::kMaxIndicesBackward || k == PoolKind::kAdaptiveMaxBackward || k == PoolKind::kUnpool ||
+         k == PoolKind::kUnpoolBackward;
+}
+bool writes_indices(PoolKind k) { return k == PoolKind::kMaxIndices || k == PoolKind::kAdaptiveMax; }
+bool regular_windows(PoolKind k) {
+  return k == PoolKind::kAvg || k == PoolKind::kMax || k == PoolKind::kMaxIndices || k == PoolKind::kAvgBackward ||
+         k == PoolKind::kMaxIndicesBackward;
+}
+bool is_avg(PoolKind k) { return k == PoolKind::kAvg || k == PoolKind::kAvgBackward; }
+
+// A tensor's logical (n, c, d, h, w) dims and element strides: NCHW-like (ND, NCHW, NCL, NCDHW)
+// or channels-last when its format says so (NHWC with 2 spatial dims, NDHWC with 3); without the
+// batch dim (spatial + 1 dims) n = 1.
+struct Logical {
+  PoolView v;
+  bool batched = true, channels_last = false;
+};
+
+Logical logical(const aclTensor &t, const char *name, int nsp) {
+  if (t.ndim != nsp + 2 && t.ndim != nsp + 1)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s must have %d or %d dims ([N,] C, %s), got shape %s", name, nsp + 1,
+                nsp + 2, nsp == 3 ? "D, H, W" : "H, W", core::shape_string(t).c_str());
+  Logical l;
+  l.v.dtype = t.dtype;
+  l.batched = t.ndim == nsp + 2;
+  l.channels_last = (t.format == ACL_FORMAT_NHWC && nsp == 2) || (t.format == ACL_FORMAT_NDHWC && nsp == 3);
+  const int b = l.batched ? 1 : 0;
+  if (l.batched) {
+    l.v.dims[0] = t.dims[0];
+    l.v.st[0] = t.strides[0];
+  }
+  const int cdim = l.channels_last ? b + nsp : b;
+  const int sp0 = l.channels_last ? b : b + 1;
+  l.v.dims[1] = t.dims[cdim];
+  l.v.st[1] = t.strides[cdim];
+  for (int i = 0; i < nsp; ++i) {
+    l.v.dims[2 + 3 - nsp + i] = t.dims[sp0 + i];
+    l.v.st[2 + 3 - nsp + i] = t.strides[sp0 + i];
+  }
+  return l;
+}
+
+// The dims a tensor like `like` (same format and batching) has for logical dims `dims`.
+std::vector<int64_t> physical_dims(const Logical &like, const int64_t *dims, int nsp) {
+  std::vector<int64_t> out;
+  if (like.batched) out.push_back(dims[0]);
+  if (!like.channels_last) out.push_back(dims[1]);
+  for (int i = 0; i < nsp; ++i) out.push_back(dims[2 + 3 - nsp + i]);
+  if (like.channels_last) out.push_back(dims[1]);
+  return out;
+}
+
+// `t` has the logical dims `dims` (in its own format, with `like`'s batching).
+void check_dims(const aclTensor &t, const char *name, const Logical &like, const int64_t *dims, int nsp) {
+  const std::vector<int64_t> want = physical_dims(like, dims, nsp);
+  bool ok = t.ndim == static_cast<int>(want.size());
+  Logical lt;
+  if (ok) {
+    lt = logical(t, name, nsp);
+    for (int i = 0; i < 5; ++i) ok = ok && lt.v.dims[i] == dims[i];
+  }
+  if (!ok)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; expected %s", name, core::shape_string(t).c_str(),
+                core::shape_string(want.data(), static_cast<int>(want.size())).c_str());
+}
+
+// An int array of `nsp` values: `n` values given, or one for every dim, or (allow_empty) none ->
+// `dflt`.
+std::vector<int64_t> expand(const aclIntArray *a, const char *name, int nsp, bool allow_empty,
+                            const std::vector<int64_t> &dflt) {
+  const size_t n = a->values.size();
+  if (n == 0 && allow_empty) return dflt;
+  if (n == 1) return std::vector<int64_t>(static_cast<size_t>(nsp), a->values[0]);
+  if (n == static_cast<size_t>(nsp)) return a->values;
+  throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %zu values; it must have 1%s or %d", name, n,
+              allow_empty ? ", 0" : "", nsp);
+}
+
+int64_t pool_out_size(int64_t in, int64_t k, int64_t pb, int64_t pe, int64_t s, int64_t d, bool ceil_mode) {
+  const int64_t num = in + pb + pe - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
+  int64_t out = (num >= 0 ? num / s : -((-num + s - 1) / s)) + 1;
+  if (ceil_mode && (out - 1) * s >= in + pb) --out;
+  return out;
+}
+
+struct Geometry {
+  std::vector<int64_t> k, s, pb, pe, d;
+};
+
+Geometry regular_geometry(const PoolRule &rule, const PoolCall &c) {
+  const int nsp = rule.spatial;
+  Geometry g;
+  g.k = expand(c.kernel, c.kernel_name, nsp, false, {});
+  g.s = expand(c.stride, c.stride_name, nsp, true, g.k);
+  if (rule.onnx_pads) {  // aclnnMaxPool: [], [p], [ph, pw] (both sides) or [top, left, bottom, right]
+    const auto &p = c.padding->values;
+    if (p.size() == 4) {
+      g.pb = {p[0], p[1]};
+      g.pe = {p[2], p[3]};
+    } else {
+      g.pb = expand(c.padding, c.padding_name, nsp, true, std::vector<int64_t>(static_cast<size_t>(nsp), 0));
+      g.pe = g.pb;
+    }
+    const auto &dl = c.dilation->values;
+    g.d = dl.size() == 4 ? std::vector<int64_t>{dl[0], dl[1]}
+                         : expand(c.dilation, c.dilation_name, nsp, true, std::vector<int64_t>(static_cast<size_t>(nsp), 1));
+  } else {
+    g.pb = expand(c.padding, c.padding_name, nsp, false, {});
+    g.pe = g.pb;
+    g.d = c.has_dilation ? expand(c.dilation, c.dilation_name, nsp, false, {})
+                         : std::vector<int64_t>(static_cast<size_t>(nsp), 1);
+  }
+  for (int i = 0; i < nsp; ++i) {
+    const size_t u = static_cast<size_t>(i);
+    if (g.k[u] <= 0)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be positive, got %s", c.kernel_name,
+                  core::shape_string(g.k.data(), nsp).c_str());
+    if (g.s[u] <= 0)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be positive, got %s", c.stride_name,
+                  core::shape_string(g.s.data(), nsp).c_str());
+    if (g.d[u] <= 0)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be positive, got %s", c.dilation_name,
+                  core::shape_string(g.d.data(), nsp).c_str());
+    if (g.pb[u] < 0 || g.pe[u] < 0)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s must not be negative", c.padding_name);
+    if (g.pb[u] > g.k[u] / 2 || g.pe[u] > g.k[u] / 2)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be at most half of %s (pad %lld, kernel %lld)", c.padding_name,
+                  c.kernel_name, static_cast<long long>(std::max(g.pb[u], g.pe[u])), static_cast<long long>(g.k[u]));
+  }
+  return g;
+}
+
+// Where an operand lives at launch: its slot (in place when FLOAT and dense in the layout) or a
+// staging block of the workspace.
+struct Operand {
+  int slot = -1;
+  PoolView v;
+  int64_t offset_bytes = 0;
+  bool direct = false;
+  core::WsKey ws;
+  char *base(const core::LaunchArgs &a) const { return static_cast<char *>(a.addrs[slot]) + offset_bytes; }
+  template <class T>
+  T *buffer(const core::LaunchArgs &a) const {
+    return reinterpret_cast<T *>(direct ? base(a) : a.get(ws));
+  }
+};
+
+struct PoolStep final : core::Step {
+  PoolKind kind = PoolKind::kAvg;
+  PoolPlan plan;
+  Operand src, index, dst, dst_index;
+  kernels::IndexMove move = kernels::IndexMove::kScatterAdd;
+  int64_t planes = 0, src_plane = 0, dst_plane = 0;
+  const char *index_name = "indices";
+
+  int run(const core::LaunchArgs &a) const override {
+    float *in = src.buffer<float>(a);
+    if (!src.direct) kernels::pool_load(src.v, src.base(a), plan.cl, in);
+    float *out = dst.buffer<float>(a);
+    if (reads_indices(kind)) {
+      int64_t *ix = index.buffer<int64_t>(a);
+      kernels::pool_load_index(index.v, index.base(a), ix);
+      int64_t bad = 0, bound = 0;
+      if (!kernels::pool_index_move(move, planes, src_plane, dst_plane, in, ix, out, &bad, &bound))
+        return fail(ACLNN_ERR_PARAM_INVALID, "%s holds %lld, outside [0, %lld) (a position in a plane)", index_name,
+                    static_cast<long long>(bad), static_cast<long long>(bound));
+    } else if (is_forward(kind)) {
+      int64_t *ix = dst_index.slot >= 0 ? dst_index.buffer<int64_t>(a) : nullptr;
+      kernels::pool_forward(plan, in, out, ix);
+      if (ix != nullptr) kernels::pool_store_index(dst_index.v, ix, plan.cl, dst_index.base(a));
+    } else {
+      kernels::pool_avg_backward(plan, in, out);
+    }
+    if (!dst.direct) kernels::pool_store(dst.v, out, plan.cl, dst.base(a));
+    return 0;
+  }
+};
+
+int64_t numel5(const int64_t *d) { return d[0] * d[1] * d[2] * d[3] * d[4]; }
+
+Operand float_operand(core::OpBuilder &b, int slot, const Logical &l, bool cl, const char *ws_name, bool may_direct) {
+  Operand o;
+  o.slot = slot;
+  o.v = l.v;
+  const aclTensor &t = b.tensor(slot);
+  o.offset_bytes = t.offset * static_cast<int64_t>(core::dtype_size(t.dtype));
+  o.direct = may_direct && kernels::pool_view_dense(o.v, cl);
+  if (!o.direct) o.ws = b.book(ws_name, static_cast<uint64_t>(numel5(o.v.dims)) * sizeof(float));
+  return o;
+}
+
+Operand index_operand(core::OpBuilder &b, int slot, const Logical &l, const char *ws_name) {
+  Operand o;
+  o.slot = slot;
+  o.v = l.v;
+  const aclTensor &t = b.tensor(slot);
+  o.offset_bytes = t.offset * static_cast<int64_t>(core::dtype_size(t.dtype));
+  o.ws = b.book(ws_name, static_cast<uint64_t>(numel5(o.v.dims)) * sizeof(int64_t));
+  return o;
+}
+
+void check_same_dtype(const aclTensor *t, const char *name, const aclTensor *self, const char *self_name) {
+  if (t->dtype != self->dtype)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must have %s's dtype %s", name,
+                core::dtype_name(t->dtype), self_name, core::dtype_name(self->dtype));
+}
+
+}  // namespace
+
+void pool_phase1(core::OpBuilder &b, const PoolRule &rule, const PoolCall &c) {
+  const PoolKind kind = rule.kind;
+  const int nsp = rule.spatial;
+  const bool unpool = kind == PoolKind::kUnpool || kind == PoolKind::kUnpoolBackward;
+  // Null checks in prototype order.
+  if (is_backward(kind)) core::check_tensor(c.grad, c.grad_name);
+  core::check_tensor(c.self, c.self_name);
+  if (reads_indices(kind)) core::check_not_null(c.indices, c.indices_name);
+  if (unpool && c.has_output_size) core::check_not_null(c.output_size, c.output_size_name);
+  if (c.has_kernel) core::check_not_null(c.kernel, c.kernel_name);
+  if (c.has_stride) core::check_not_null(c.stride, c.stride_name);
+  if (c.has_padding) core::check_not_null(c.padding, c.padding_name);
+  if (c.has_dilation) core::check_not_null(c.dilation, c.dilation_name);
+  if (!unpool && c.has_output_size) core::check_not_null(c.output_size, c.output_size_name);
+  core::check_tensor(c.out, c.out_name);
+  if (writes_indices(kind)) core::check_not_null(c.out_indices, c.out_indices_name);
+
+  // Dtypes: self in the rule, gradOutput and the output like self, indices INT32 / INT64.
+  core::check_dtype_in(c.self, c.self_name, rule.dtypes);
+  if (is_backward(kind)) check_same_dtype(c.grad, c.grad_name, c.self, c.self_name);
+  check_same_dtype(c.out, c.out_name, c.self, c.self_name);
+  if (reads_indices(kind)) core::check_dtype_in(c.indices, c.indices_name, {ACL_INT32, ACL_INT64});
+  if (writes_indices(kind)) core::check_dtype_in(c.out_indices, c.out_indices_name, {ACL_INT32, ACL_INT64});
+
+  const Logical ls = logical(*c.self, c.self_name, nsp);
+  const int64_t *sd = ls.v.dims;
+  for (int i = 5 - nsp; i < 5; ++i)
+    if (sd[i] <= 0 && !unpool)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; its spatial dims must not be empty", c.self_name,
+                  core::shape_string(*c.self).c_str());
+  if (rule.onnx_pads && c.auto_pad != 0)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "autoPad %lld is not supported: only 0 (NOTSET, explicit pads) is",
+                static_cast<long long>(c.auto_pad));
+  if (is_avg(kind) && c.divisor_override < 0)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "divisorOverride %lld must be >= 0 (0: divide by the window size)",
+                static_cast<long long>(c.divisor_override));
+
+  // The forward op's input (in) and output (out) logical dims, and the windows.
+  int64_t in5[5], out5[5];
+  for (int i = 0; i < 5; ++i) in5[i] = out5[i] = sd[i];
+  PoolPlan plan;
+  plan.n = sd[0];
+  plan.c = sd[1];
+  for (auto &a : plan.ax) a = kernels::pool_axis_unit();
+  if (regular_windows(kind)) {
+    const Geometry g = regular_geometry(rule, c);
+    for (int i = 0; i < nsp; ++i) {
+      const size_t u = static_cast<size_t>(i);
+      const int ax = 3 - nsp + i;
+      const int64_t o = pool_out_size(sd[2 + ax], g.k[u], g.pb[u], g.pe[u], g.s[u], g.d[u], c.ceil_mode);
+      if (o <= 0)
+        throw_error(ACLNN_ERR_PARAM_INVALID,
+                    "the output size %lld of spatial dim %d is not positive (input %lld, %s %lld, %s %lld, %s %lld, "
+                    "%s %lld)",
+                    static_cast<long long>(o), i, static_cast<long long>(sd[2 + ax]), c.kernel_name,
+                    static_cast<long long>(g.k[u]), c.stride_name, static_cast<long long>(g.s[u]), c.padding_name,
+                    static_cast<long long>(g.pb[u]), c.dilation_name, static_cast<long long>(g.d[u]));
+      out5[2 + ax] = o;
+      plan.ax[ax] = kernels::pool_axis_regular(sd[2 + ax], o, g.k[u], g.s[u], g.pb[u], g.pe[u], g.d[u]);
+    }
+  } else if (kind == PoolKind::kAdaptiveAvg || kind == PoolKind::kAdaptiveMax || kind == PoolKind::kNearest ||
+             unpool) {
+    const std::vector<int64_t> os = expand(c.output_size, c.output_size_name, nsp, false, {});
+    for (int i = 0; i < nsp; ++i) {
+      const size_t u = static_cast<size_t>(i);
+      const int ax = 3 - nsp + i;
+      if (os[u] <= 0)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be positive, got %s", c.output_size_name,
+                    core::shape_string(os.data(), nsp).c_str());
+      out5[2 + ax] = os[u];
+      plan.ax[ax] = kind == PoolKind::kNearest ? kernels::pool_axis_nearest(sd[2 + ax], os[u])
+                                               : kernels::pool_axis_adaptive(sd[2 + ax], os[u]);
+    }
+  } else {  // adaptive backward: the windows from self and gradOutput
+    const Logical lg = logical(*c.grad, c.grad_name, nsp);
+    for (int i = 0; i < nsp; ++i) {
+      const int ax = 3 - nsp + i;
+      const int64_t o = lg.v.dims[2 + ax];
+      if (o <= 0)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; its spatial dims must not be empty", c.grad_name,
+                    core::shape_string(*c.grad).c_str());
+      out5[2 + ax] = o;
+      plan.ax[ax] = kernels::pool_axis_adaptive(sd[2 + ax], o);
+    }
+  }
+  if (unpool && c.has_stride) {  // MaxUnpool3d: stride and padding are only checked (as in PyTorch)
+    const std::vector<int64_t> st = expand(c.stride, c.stride_name, nsp, false, {});
+    const std::vector<int64_t> pd = expand(c.padding, c.padding_name, nsp, false, {});
+    for (int i = 0; i < nsp; ++i) {
+      if (st[static_cast<size_t>(i)] <= 0)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be positive, got %s", c.stride_name,
+                    core::shape_string(st.data(), nsp).c_str());
+      if (pd[static_cast<size_t>(i)] < 0)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s must not be negative, got %s", c.padding_name,
+                    core::shape_string(pd.data(), nsp).c_str());
+    }
+  }
+
+  // Shapes of the other tensors.
+  if (is_forward(kind)) {
+    check_dims(*c.out, c.out_name, ls, out5, nsp);
+    if (writes_indices(kind)) check_dims(*c.out_indices, c.out_indices_name, ls, out5, nsp);
+  } else if (kind == PoolKind::kUnpool) {
+    check_dims(*c.indices, c.indices_name, ls, in5, nsp);
+    check_dims(*c.out, c.out_name, ls, out5, nsp);
+  } else if (kind == PoolKind::kUnpoolBackward) {
+    check_dims(*c.grad, c.grad_name, ls, out5, nsp);
+    check_dims(*c.indices, c.indices_name, ls, in5, nsp);
+    check_dims(*c.out, c.out_name, ls, in5, nsp);
+  } else {
+    check_dims(*c.grad, c.grad_name, ls, out5, nsp);
+    if (reads_indices(kind)) check_dims(*c.indices, c.indices_name, ls, out5, nsp);
+    check_dims(*c.out, c.out_name, ls, in5, nsp);
+  }
+  core::check_no_internal_overlap(*c.out, c.out_name);
+  if (writes_indices(kind)) core::check_no_internal_overlap(*c.out_indices, c.out_indices_name);
+
+  // Registration in prototype order.
+  const int grad_slot = is_backward(kind) ? b.input(c.grad) : -1;
+  const int self_slot = b.input(c.self);
+  const int index_slot = reads_indices(kind) ? b.input(c.indices) : -1;
+  const int out_slot = b.output(c.out);
+  const int oidx_slot = writes_indices(kind) ? b.output(c.out_indices) : -1;
+  if (numel5(in5) == 0 || numel5(out5) == 0) return;  // nothing to compute
+
+  // Layout: channels-last when self's channels are its unit-stride dim (NHWC format or a
+  // channels-last view); index scatters and gathers run planar.
+  const bool index_move = reads_indices(kind);
+  plan.cl = !index_move && sd[1] > 1 && ls.v.st[1] == 1 && (sd[2] * sd[3] * sd[4]) > 1;
+  plan.reduce = (is_avg(kind) || kind == PoolKind::kAdaptiveAvg || kind == PoolKind::kAdaptiveAvgBackward)
+                    ? kernels::PoolReduce::kAvg
+                    : kernels::PoolReduce::kMax;
+  plan.with_index = writes_indices(kind);
+  plan.count_include_pad = kind == PoolKind::kAvg || kind == PoolKind::kAvgBackward ? c.count_include_pad : false;
+  plan.divisor_override = is_avg(kind) ? c.divisor_override : 0;
+
+  auto &s = b.add_step<PoolStep>();
+  s.kind = kind;
+  const Logical lo = logical(*c.out, c.out_name, nsp);
+  if (is_forward(kind)) {
+    s.src = float_operand(b, self_slot, ls, plan.cl, "pool.in", true);
+    s.dst = float_operand(b, out_slot, lo, plan.cl, "pool.out", true);
+    if (oidx_slot >= 0)
+      s.dst_index = index_operand(b, oidx_slot, logical(*c.out_indices, c.out_indices_name, nsp), "pool.indices");
+  } else if (kind == PoolKind::kUnpool) {
+    s.src = float_operand(b, self_slot, ls, false, "pool.self", true);
+    s.dst = float_operand(b, out_slot, lo, false, "pool.out", true);
+  } else {
+    s.src = float_operand(b, grad_slot, logical(*c.grad, c.grad_name, nsp), plan.cl, "pool.grad", true);
+    s.dst = float_operand(b, out_slot, lo, plan.cl, "pool.out", true);
+  }
+  if (kind == PoolKind::kUnpool) {  // src: self, dst: out (outputSize); scatter assign
+    s.index = index_operand(b, index_slot, logical(*c.indices, c.indices_name, nsp), "pool.indices");
+    s.move = kernels::IndexMove::kScatterAssign;
+    s.src_plane = sd[2] * sd[3] * sd[4];
+    s.dst_plane = out5[2] * out5[3] * out5[4];
+  } else if (kind == PoolKind::kUnpoolBackward) {  // src: gradOutput (outputSize), dst: self-shaped; gather
+    s.index = index_operand(b, index_slot, logical(*c.indices, c.indices_name, nsp), "pool.indices");
+    s.move = kernels::IndexMove::kGather;
+    s.src_plane = out5[2] * out5[3] * out5[4];
+    s.dst_plane = sd[2] * sd[3] * sd[4];
+  } else if (index_move) {  // max backward: src gradOutput, dst gradInput; scatter add
+    s.index = index_operand(b, index_slot, logical(*c.indices, c.indices_name, nsp), "pool.indices");
+    s.move = kernels::IndexMove::kScatterAdd;
+    s.src_plane = out5[2] * out5[3] * out5[4];
+    s.dst_plane = sd[2] * sd[3] * sd[4];
+  }
+  s.planes = sd[0] * sd[1];
+  s.index_name = c.indices_name;
+  if (!index_move) {
+    core::ImplTrace trace;
+    const bool traced = core::current_phase1_trace() != nullptr;
+    const char *name = kernels::choose_pool_kernel(plan, is_backward(kind), traced ? &trace : nullptr);
+    if (traced) core::record_choice(std::string("pool:") + name, &trace);
+  } else if (core::current_phase1_trace() != nullptr) {
+    core::record_choice("pool:index_move", nullptr);
+  }
+  s.plan = std::move(plan);
+}
+
+}  // namespace opsnn::ops
