@@ -4,7 +4,8 @@ registrations (tests/ops/test_op_table_pool.cpp).
 
 Row format (besides the common `header`, `dtypes`, `backward`):
   pool      kAvg | kMax | kMaxIndices | kAdaptiveAvg | kAdaptiveMax | kNearest | kAvgBackward |
-            kMaxIndicesBackward | kAdaptiveAvgBackward | kAdaptiveMaxBackward | kUnpool | kUnpoolBackward
+            kMaxIndicesBackward | kAdaptiveAvgBackward | kAdaptiveMaxBackward | kUnpool | kUnpoolBackward |
+            kMaxMask | kMaxMaskBackward (the mask layout: src/ops/pooling/pool_phase1.h)
   spatial   2 | 3             spatial dims (inputs: spatial + 2 dims, or + 1 without the batch dim)
   onnx_pads yes               aclnnMaxPool's pads (1, 2 or 4 values), int64 ceilMode and autoPad
 Parameter roles come from the names: self, gradOutput, indices (an input when const, else the
@@ -15,7 +16,8 @@ countIncludePad, divisorOverride, autoPad; cubeMathType is accepted and ignored 
 
 POOL_KEYS = {"pool", "spatial", "onnx_pads", "header", "dtypes", "backward"}
 KINDS = ["kAvg", "kMax", "kMaxIndices", "kAdaptiveAvg", "kAdaptiveMax", "kNearest", "kAvgBackward",
-         "kMaxIndicesBackward", "kAdaptiveAvgBackward", "kAdaptiveMaxBackward", "kUnpool", "kUnpoolBackward"]
+         "kMaxIndicesBackward", "kAdaptiveAvgBackward", "kAdaptiveMaxBackward", "kUnpool", "kUnpoolBackward",
+         "kMaxMask", "kMaxMaskBackward"]
 TENSOR_ROLES = {"self": "self", "gradOutput": "grad", "indicesOut": "out_indices", "out": "out", "outputOut": "out",
                 "gradInput": "out", "output": "out", "outRef": "out"}
 ARRAY_ROLES = {"kernelSize": "kernel", "kernelShape": "kernel", "strides": "stride", "stride": "stride",

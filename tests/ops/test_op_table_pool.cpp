@@ -61,13 +61,15 @@ const std::vector<PoolTableCase> &all_cases() {
   return c;
 }
 
+bool is_mask(const std::string &k) { return k == "kMaxMask" || k == "kMaxMaskBackward"; }
 bool is_regular(const std::string &k) {
-  return k == "kAvg" || k == "kMax" || k == "kMaxIndices" || k == "kAvgBackward" || k == "kMaxIndicesBackward";
+  return k == "kAvg" || k == "kMax" || k == "kMaxIndices" || k == "kAvgBackward" || k == "kMaxIndicesBackward" ||
+         is_mask(k);
 }
 bool is_avg(const std::string &k) { return k == "kAvg" || k == "kAvgBackward"; }
 bool is_forward(const std::string &k) {
   return k == "kAvg" || k == "kMax" || k == "kMaxIndices" || k == "kAdaptiveAvg" || k == "kAdaptiveMax" ||
-         k == "kNearest";
+         k == "kNearest" || k == "kMaxMask";
 }
 bool is_unpool(const std::string &k) { return k == "kUnpool" || k == "kUnpoolBackward"; }
 
@@ -174,6 +176,7 @@ struct Problem {
   aclDataType dt = ACL_FLOAT, idt = ACL_INT64;
   std::unique_ptr<T5> self, grad, indices, out, out_indices;
   std::vector<aclIntArray *> arrays;
+  std::vector<int64_t> mask_pos;  // MaxPool2dWithMaskBackward: the position each output's mask marks (-1: none)
   ~Problem() {
     for (auto *a : arrays) aclDestroyIntArray(a);
   }
@@ -280,6 +283,33 @@ std::unique_ptr<T5> tensor_of(const Problem &p, bool out_side, aclDataType dt, L
   return make_t5(l5, p.nsp, p.batched, dt, lay);
 }
 
+// aclnnMaxPool2dWithMask's mask (src/ops/pooling/pool_phase1.h): [N,] C, kH * kW, width bytes.
+int64_t mask_width(const Problem &p) { return ((p.g.out[1] * p.g.out[2] + 15) / 16 + 1) * 32; }
+std::unique_ptr<T5> mask_tensor(const Problem &p) {
+  const int64_t l5[5] = {p.n, p.c, 1, p.g.k[1] * p.g.k[2], mask_width(p)};
+  return make_t5(l5, 2, p.batched, ACL_INT8, Layout::kContig);
+}
+// The input position of kernel offset (kh, kw) of output (oh, ow), or -1 outside the input.
+int64_t mask_position(const Problem &p, int64_t oh, int64_t ow, int64_t kh, int64_t kw) {
+  const auto &g = p.g;
+  const int64_t ih = oh * g.s[1] - g.pl[1] + kh * g.d[1], iw = ow * g.s[2] - g.pl[2] + kw * g.d[2];
+  return ih < 0 || ih >= g.in[1] || iw < 0 || iw >= g.in[2] ? -1 : ih * g.in[2] + iw;
+}
+// The expected mask of flat maximum positions `idx` (one per output, planar).
+std::vector<double> mask_of(const Problem &p, const std::vector<double> &idx) {
+  const int64_t kk = p.g.k[1] * p.g.k[2], w = mask_width(p), outp = p.g.out_plane();
+  std::vector<double> m(static_cast<size_t>(p.planes() * kk * w), 0);
+  for (int64_t pl = 0; pl < p.planes(); ++pl)
+    for (int64_t o = 0; o < outp; ++o)
+      for (int64_t k = 0; k < kk; ++k)
+        if (mask_position(p, o / p.g.out[2], o % p.g.out[2], k / p.g.k[2], k % p.g.k[2]) ==
+            static_cast<int64_t>(idx[static_cast<size_t>(pl * outp + o)])) {
+          m[static_cast<size_t>((pl * kk + k) * w + 2 * o)] = m[static_cast<size_t>((pl * kk + k) * w + 2 * o + 1)] = 1;
+          break;
+        }
+  return m;
+}
+
 // The tensors (random contents; outputs poisoned).
 void make_tensors(const PoolTableCase &c, Problem &p, Layout in_lay, Layout out_lay, bool with_nan) {
   const std::string &k = c.kind;
@@ -297,7 +327,28 @@ void make_tensors(const PoolTableCase &c, Problem &p, Layout in_lay, Layout out_
     p.grad->dev->fill_random(-2, 2);
   }
   const Layout ol = in_lay == Layout::kClFormat ? Layout::kClFormat : out_lay;
-  if (c.has("indices")) {  // input indices: forward-output-sized (max backward) or self-sized (unpool)
+  if (k == "kMaxMaskBackward") {  // a random marked kernel position (inside the input) per output, or none
+    p.indices = mask_tensor(p);
+    const int64_t kk = p.g.k[1] * p.g.k[2], w = mask_width(p), outp = p.g.out_plane();
+    std::vector<double> m(static_cast<size_t>(p.planes() * kk * w), 0);
+    for (int64_t pl = 0; pl < p.planes(); ++pl)
+      for (int64_t o = 0; o < outp; ++o) {
+        std::vector<std::pair<int64_t, int64_t>> valid;  // (k, position)
+        for (int64_t kq = 0; kq < kk; ++kq) {
+          const int64_t pos = mask_position(p, o / p.g.out[2], o % p.g.out[2], kq / p.g.k[2], kq % p.g.k[2]);
+          if (pos >= 0) valid.push_back({kq, pos});
+        }
+        if (valid.empty() || rng()() % 8 == 0) {
+          p.mask_pos.push_back(-1);
+          continue;
+        }
+        const auto pick = valid[rng()() % valid.size()];
+        p.mask_pos.push_back(pick.second);
+        m[static_cast<size_t>((pl * kk + pick.first) * w + 2 * o)] = 1;
+        m[static_cast<size_t>((pl * kk + pick.first) * w + 2 * o + 1)] = 1;
+      }
+    p.indices->set_planar(m);
+  } else if (c.has("indices")) {  // input indices: forward-output-sized (max backward) or self-sized (unpool)
     const bool self_sized = is_unpool(k);
     p.indices = tensor_of(p, !self_sized, p.idt, ol == Layout::kPadded ? Layout::kContig : ol);
     const int64_t inp = p.g.in_plane(), outp = p.g.out_plane();
@@ -319,7 +370,10 @@ void make_tensors(const PoolTableCase &c, Problem &p, Layout in_lay, Layout out_
   const bool out_side = is_forward(k) || k == "kUnpool";
   p.out = tensor_of(p, out_side, p.dt, ol);
   p.out->dev->poison();
-  if (c.has("out_indices")) {
+  if (k == "kMaxMask") {
+    p.out_indices = mask_tensor(p);
+    p.out_indices->dev->poison();
+  } else if (c.has("out_indices")) {
     p.out_indices = tensor_of(p, true, p.idt, ol);
     p.out_indices->dev->poison();
   }
@@ -393,6 +447,18 @@ void check_problem(const PoolTableCase &c, Problem &p) {
     want = refs::pool_avg_backward_ref(p.g, p.win, planes, p.grad->planar());
     mag = refs::pool_avg_backward_ref(p.g, p.win, planes, absv(p.grad->planar()));
     sums = true;
+  } else if (k == "kMaxMaskBackward") {
+    const auto gv = p.grad->planar();
+    want.assign(static_cast<size_t>(planes * inp), 0);
+    mag = want;
+    for (int64_t pl = 0; pl < planes; ++pl)
+      for (int64_t o = 0; o < outp; ++o) {
+        const int64_t pos = p.mask_pos[static_cast<size_t>(pl * outp + o)];
+        if (pos < 0) continue;
+        want[static_cast<size_t>(pl * inp + pos)] += gv[static_cast<size_t>(pl * outp + o)];
+        mag[static_cast<size_t>(pl * inp + pos)] += std::fabs(gv[static_cast<size_t>(pl * outp + o)]);
+      }
+    sums = true;
   } else if (k == "kMaxIndicesBackward" || k == "kAdaptiveMaxBackward") {
     want = refs::pool_scatter_ref(planes, outp, inp, p.grad->planar(), p.indices->planar(), true);
     mag = refs::pool_scatter_ref(planes, outp, inp, absv(p.grad->planar()), p.indices->planar(), true);
@@ -422,6 +488,7 @@ void check_problem(const PoolTableCase &c, Problem &p) {
   for (auto &v : want) v = round_to(p.dt, v);
   EXPECT_TRUE(meets_precision(p.dt, p.out->planar(), want));
   EXPECT_TRUE(p.out->dev->untouched_outside_view());
+  if (k == "kMaxMask") want_idx = mask_of(p, want_idx);
   if (p.out_indices) {
     EXPECT_EQ(p.out_indices->planar(), want_idx);
     EXPECT_TRUE(p.out_indices->dev->untouched_outside_view());
@@ -444,7 +511,7 @@ TEST_P(OpTablePool, StridedViewsAndFormats) {
   reseed_for_current_test();
   const PoolTableCase &c = GetParam();
   const Layout ins[] = {Layout::kClView, Layout::kTransposed, Layout::kClFormat};
-  for (int t = 0; t < 18; ++t) {
+  for (int t = 0; t < 16; ++t) {
     const Layout in = ins[t % 3];
     const Layout out = t % 2 == 0 ? Layout::kPadded : Layout::kContig;
     auto p = make_problem(c, c.dtypes[static_cast<size_t>(t) % c.dtypes.size()], in, out);
@@ -461,6 +528,34 @@ TEST_P(OpTablePool, NanPropagates) {
     auto p = make_problem(c, ACL_FLOAT, t % 2 ? Layout::kClView : Layout::kContig, Layout::kContig, true);
     check_problem(c, *p);
   }
+}
+
+// Ties (values from {0, 1} in every dtype): the index is the first maximum of the window.
+TEST_P(OpTablePool, TiesKeepTheFirstIndex) {
+  const PoolTableCase &c = GetParam();
+  if (!c.has("out_indices")) GTEST_SKIP() << "ops writing indices only";
+  reseed_for_current_test();
+  for (aclDataType dt : c.dtypes)
+    for (int t = 0; t < 4; ++t) {
+      auto p = make_problem(c, dt, t % 2 ? Layout::kClView : Layout::kContig, Layout::kContig);
+      auto v = p->self->planar();
+      for (auto &x : v) x = static_cast<double>(rng()() % 2);
+      p->self->set_planar(v);
+      check_problem(c, *p);
+    }
+}
+
+// An empty batch: phase 1 and the launch succeed and write nothing.
+TEST_P(OpTablePool, EmptyBatch) {
+  reseed_for_current_test();
+  const PoolTableCase &c = GetParam();
+  auto p = std::make_unique<Problem>();
+  p->dt = c.dtypes.front();
+  random_geometry(c, *p);
+  p->batched = true;
+  p->n = 0;
+  make_tensors(c, *p, Layout::kContig, Layout::kContig, false);
+  check_problem(c, *p);
 }
 
 TEST_P(OpTablePool, ErrorsNameTheArgument) {
@@ -565,6 +660,12 @@ TEST_P(OpTablePool, ErrorsNameTheArgument) {
     a.self = b->get();
     expect_fail(a, ACLNN_ERR_PARAM_INVALID, c.name_of("self"));
   }
+  if (is_mask(c.kind)) {  // a mask of the wrong shape
+    DeviceTensor bad({97}, ACL_INT8);
+    PoolArgs a = args_of(c, *p);
+    (c.kind == "kMaxMask" ? a.out_indices : a.indices) = bad;
+    expect_fail(a, ACLNN_ERR_PARAM_INVALID, "mask");
+  }
   if (c.has("indices") || c.has("out_indices")) {  // FLOAT indices
     const bool in_idx = c.has("indices");
     auto b = tensor_of(*p, in_idx ? !is_unpool(c.kind) : true, ACL_FLOAT, Layout::kContig);
@@ -578,7 +679,7 @@ TEST_P(OpTablePool, ErrorsNameTheArgument) {
     a.self = bad;
     expect_fail(a, ACLNN_ERR_PARAM_INVALID, c.name_of("self"));
   }
-  if (c.has("indices")) {  // an index outside the plane: 161002 at launch
+  if (c.has("indices") && !is_mask(c.kind)) {  // an index outside the plane: 161002 at launch
     auto v = p->indices->planar();
     v[0] = 1e6;
     p->indices->set_planar(v);

@@ -1,11 +1,14 @@
 #include "ops/pooling/pool_phase1.h"
 
+#include <atomic>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "common/error.h"
 #include "core/impl_list.h"
 #include "core/op_checks.h"
+#include "core/thread_pool.h"
 #include "core/verbose.h"
 #include "kernels/pooling/pool.h"
 
@@ -18,20 +21,23 @@ using kernels::PoolView;
 
 bool is_forward(PoolKind k) {
   return k == PoolKind::kAvg || k == PoolKind::kMax || k == PoolKind::kMaxIndices || k == PoolKind::kAdaptiveAvg ||
-         k == PoolKind::kAdaptiveMax || k == PoolKind::kNearest;
+         k == PoolKind::kAdaptiveMax || k == PoolKind::kNearest || k == PoolKind::kMaxMask;
 }
 bool is_backward(PoolKind k) {
   return k == PoolKind::kAvgBackward || k == PoolKind::kMaxIndicesBackward || k == PoolKind::kAdaptiveAvgBackward ||
-         k == PoolKind::kAdaptiveMaxBackward || k == PoolKind::kUnpoolBackward;
+         k == PoolKind::kAdaptiveMaxBackward || k == PoolKind::kUnpoolBackward || k == PoolKind::kMaxMaskBackward;
 }
 bool reads_indices(PoolKind k) {
   return k == PoolKind::kMaxIndicesBackward || k == PoolKind::kAdaptiveMaxBackward || k == PoolKind::kUnpool ||
-         k == PoolKind::kUnpoolBackward;
+         k == PoolKind::kUnpoolBackward || k == PoolKind::kMaxMaskBackward;
 }
-bool writes_indices(PoolKind k) { return k == PoolKind::kMaxIndices || k == PoolKind::kAdaptiveMax; }
+bool writes_indices(PoolKind k) {
+  return k == PoolKind::kMaxIndices || k == PoolKind::kAdaptiveMax || k == PoolKind::kMaxMask;
+}
+bool is_mask(PoolKind k) { return k == PoolKind::kMaxMask || k == PoolKind::kMaxMaskBackward; }
 bool regular_windows(PoolKind k) {
   return k == PoolKind::kAvg || k == PoolKind::kMax || k == PoolKind::kMaxIndices || k == PoolKind::kAvgBackward ||
-         k == PoolKind::kMaxIndicesBackward;
+         k == PoolKind::kMaxIndicesBackward || is_mask(k);
 }
 bool is_avg(PoolKind k) { return k == PoolKind::kAvg || k == PoolKind::kAvgBackward; }
 
@@ -172,6 +178,78 @@ struct Operand {
   }
 };
 
+// The mask of aclnnMaxPool2dWithMask (pool_phase1.h): its view and the window geometry.
+struct MaskGeom {
+  int slot = -1;
+  aclDataType dtype = ACL_INT8;
+  int64_t offset = 0;        // elements
+  int64_t st[4] = {};        // n, c, k, byte
+  int64_t kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1;
+  int64_t hi = 1, wi = 1, ho = 1, wo = 1, width = 0;
+};
+
+// Some position of the window of output o lies inside the input.
+bool window_inside(int64_t o, int64_t s, int64_t pad, int64_t k, int64_t d, int64_t in) {
+  for (int64_t j = 0; j < k; ++j) {
+    const int64_t x = o * s - pad + j * d;
+    if (x >= 0 && x < in) return true;
+  }
+  return false;
+}
+
+// Forward: flat indices (planar) -> mask bytes.
+void write_mask(const MaskGeom &m, int64_t n, int64_t c, const int64_t *idx, char *base) {
+  auto *b = reinterpret_cast<int8_t *>(base) + m.offset;
+  const int64_t kk = m.kh * m.kw, outp = m.ho * m.wo;
+  core::parallel_for(n * c, 1, [&](int64_t b0, int64_t b1) {
+    for (int64_t pl = b0; pl < b1; ++pl) {
+      int8_t *plane = b + (pl / c) * m.st[0] + (pl % c) * m.st[1];
+      for (int64_t k = 0; k < kk; ++k)
+        for (int64_t w = 0; w < m.width; ++w) plane[k * m.st[2] + w * m.st[3]] = 0;
+      for (int64_t p = 0; p < outp; ++p) {
+        const int64_t oh = p / m.wo, ow = p % m.wo;
+        if (!window_inside(oh, m.sh, m.ph, m.kh, m.dh, m.hi) || !window_inside(ow, m.sw, m.pw, m.kw, m.dw, m.wi))
+          continue;  // a window wholly in the padding marks nothing
+        const int64_t f = idx[pl * outp + p], ih = f / m.wi, iw = f % m.wi;
+        const int64_t kh = (ih - (oh * m.sh - m.ph)) / m.dh, kw = (iw - (ow * m.sw - m.pw)) / m.dw;
+        if (kh < 0 || kh >= m.kh || kw < 0 || kw >= m.kw) continue;
+        int8_t *row = plane + (kh * m.kw + kw) * m.st[2];
+        row[2 * p * m.st[3]] = 1;
+        row[(2 * p + 1) * m.st[3]] = 1;
+      }
+    }
+  });
+}
+
+// Backward: gradInput (planar, overwritten) from gradOutput and the mask; false on a position
+// outside the input.
+bool mask_backward(const MaskGeom &m, int64_t n, int64_t c, const float *gout, const char *base, float *gin) {
+  const auto *b = reinterpret_cast<const int8_t *>(base) + m.offset;
+  const int64_t kk = m.kh * m.kw, outp = m.ho * m.wo, inp = m.hi * m.wi;
+  std::atomic<bool> ok{true};
+  core::parallel_for(n * c, 1, [&](int64_t b0, int64_t b1) {
+    for (int64_t pl = b0; pl < b1; ++pl) {
+      const int8_t *plane = b + (pl / c) * m.st[0] + (pl % c) * m.st[1];
+      float *gi = gin + pl * inp;
+      std::memset(gi, 0, static_cast<size_t>(inp) * sizeof(float));
+      for (int64_t p = 0; p < outp; ++p) {
+        const int64_t oh = p / m.wo, ow = p % m.wo;
+        for (int64_t k = 0; k < kk; ++k) {
+          if (plane[k * m.st[2] + 2 * p * m.st[3]] == 0) continue;
+          const int64_t ih = oh * m.sh - m.ph + (k / m.kw) * m.dh, iw = ow * m.sw - m.pw + (k % m.kw) * m.dw;
+          if (ih < 0 || ih >= m.hi || iw < 0 || iw >= m.wi) {
+            ok.store(false, std::memory_order_relaxed);
+          } else {
+            gi[ih * m.wi + iw] += gout[pl * outp + p];
+          }
+          break;
+        }
+      }
+    }
+  });
+  return ok.load();
+}
+
 struct PoolStep final : core::Step {
   PoolKind kind = PoolKind::kAvg;
   PoolPlan plan;
@@ -179,12 +257,16 @@ struct PoolStep final : core::Step {
   kernels::IndexMove move = kernels::IndexMove::kScatterAdd;
   int64_t planes = 0, src_plane = 0, dst_plane = 0;
   const char *index_name = "indices";
+  MaskGeom mask;
 
   int run(const core::LaunchArgs &a) const override {
     float *in = src.buffer<float>(a);
     if (!src.direct) kernels::pool_load(src.v, src.base(a), plan.cl, in);
     float *out = dst.buffer<float>(a);
-    if (reads_indices(kind)) {
+    if (kind == PoolKind::kMaxMaskBackward) {
+      if (!mask_backward(mask, plan.n, plan.c, in, static_cast<char *>(a.addrs[mask.slot]), out))
+        return fail(ACLNN_ERR_PARAM_INVALID, "%s marks a kernel position outside the input", index_name);
+    } else if (reads_indices(kind)) {
       int64_t *ix = index.buffer<int64_t>(a);
       kernels::pool_load_index(index.v, index.base(a), ix);
       int64_t bad = 0, bound = 0;
@@ -194,7 +276,8 @@ struct PoolStep final : core::Step {
     } else if (is_forward(kind)) {
       int64_t *ix = dst_index.slot >= 0 ? dst_index.buffer<int64_t>(a) : nullptr;
       kernels::pool_forward(plan, in, out, ix);
-      if (ix != nullptr) kernels::pool_store_index(dst_index.v, ix, plan.cl, dst_index.base(a));
+      if (kind == PoolKind::kMaxMask) write_mask(mask, plan.n, plan.c, ix, static_cast<char *>(a.addrs[mask.slot]));
+      else if (ix != nullptr) kernels::pool_store_index(dst_index.v, ix, plan.cl, dst_index.base(a));
     } else {
       kernels::pool_avg_backward(plan, in, out);
     }
@@ -234,6 +317,8 @@ void check_same_dtype(const aclTensor *t, const char *name, const aclTensor *sel
 
 }  // namespace
 
+int64_t pool_mask_width(int64_t out_h, int64_t out_w) { return ((out_h * out_w + 15) / 16 + 1) * 32; }
+
 void pool_phase1(core::OpBuilder &b, const PoolRule &rule, const PoolCall &c) {
   const PoolKind kind = rule.kind;
   const int nsp = rule.spatial;
@@ -255,8 +340,13 @@ void pool_phase1(core::OpBuilder &b, const PoolRule &rule, const PoolCall &c) {
   core::check_dtype_in(c.self, c.self_name, rule.dtypes);
   if (is_backward(kind)) check_same_dtype(c.grad, c.grad_name, c.self, c.self_name);
   check_same_dtype(c.out, c.out_name, c.self, c.self_name);
-  if (reads_indices(kind)) core::check_dtype_in(c.indices, c.indices_name, {ACL_INT32, ACL_INT64});
-  if (writes_indices(kind)) core::check_dtype_in(c.out_indices, c.out_indices_name, {ACL_INT32, ACL_INT64});
+  if (is_mask(kind)) {
+    core::check_dtype_in(kind == PoolKind::kMaxMask ? c.out_indices : c.indices,
+                         kind == PoolKind::kMaxMask ? c.out_indices_name : c.indices_name, {ACL_INT8, ACL_UINT8});
+  } else {
+    if (reads_indices(kind)) core::check_dtype_in(c.indices, c.indices_name, {ACL_INT32, ACL_INT64});
+    if (writes_indices(kind)) core::check_dtype_in(c.out_indices, c.out_indices_name, {ACL_INT32, ACL_INT64});
+  }
 
   const Logical ls = logical(*c.self, c.self_name, nsp);
   const int64_t *sd = ls.v.dims;
@@ -333,9 +423,37 @@ void pool_phase1(core::OpBuilder &b, const PoolRule &rule, const PoolCall &c) {
   }
 
   // Shapes of the other tensors.
-  if (is_forward(kind)) {
+  MaskGeom mg;
+  if (is_mask(kind)) {
+    const Geometry g = regular_geometry(rule, c);
+    mg.kh = g.k[0], mg.kw = g.k[1], mg.sh = g.s[0], mg.sw = g.s[1], mg.ph = g.pb[0], mg.pw = g.pb[1];
+    mg.dh = g.d[0], mg.dw = g.d[1], mg.hi = sd[3], mg.wi = sd[4], mg.ho = out5[3], mg.wo = out5[4];
+    mg.width = pool_mask_width(mg.ho, mg.wo);
+    const aclTensor *mt = kind == PoolKind::kMaxMask ? c.out_indices : c.indices;
+    const char *mname = kind == PoolKind::kMaxMask ? c.out_indices_name : c.indices_name;
+    std::vector<int64_t> want;
+    if (ls.batched) want.push_back(sd[0]);
+    want.insert(want.end(), {sd[1], mg.kh * mg.kw, mg.width});
+    bool ok = mt->ndim == static_cast<int>(want.size());
+    for (int i = 0; ok && i < mt->ndim; ++i) ok = mt->dims[i] == want[static_cast<size_t>(i)];
+    if (!ok)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; expected %s (the mask: [N,] C, kH * kW, "
+                  "(ceil(Hout * Wout / 16) + 1) * 32)", mname, core::shape_string(*mt).c_str(),
+                  core::shape_string(want.data(), static_cast<int>(want.size())).c_str());
+    const int b0 = ls.batched ? 1 : 0;
+    mg.st[0] = ls.batched ? mt->strides[0] : 0;
+    mg.st[1] = mt->strides[b0];
+    mg.st[2] = mt->strides[b0 + 1];
+    mg.st[3] = mt->strides[b0 + 2];
+    mg.offset = mt->offset;
+    mg.dtype = mt->dtype;
+  }
+  if (kind == PoolKind::kMaxMaskBackward) {
+    check_dims(*c.grad, c.grad_name, ls, out5, nsp);
+    check_dims(*c.out, c.out_name, ls, in5, nsp);
+  } else if (is_forward(kind)) {
     check_dims(*c.out, c.out_name, ls, out5, nsp);
-    if (writes_indices(kind)) check_dims(*c.out_indices, c.out_indices_name, ls, out5, nsp);
+    if (writes_indices(kind) && !is_mask(kind)) check_dims(*c.out_indices, c.out_indices_name, ls, out5, nsp);
   } else if (kind == PoolKind::kUnpool) {
     check_dims(*c.indices, c.indices_name, ls, in5, nsp);
     check_dims(*c.out, c.out_name, ls, out5, nsp);
@@ -361,8 +479,8 @@ void pool_phase1(core::OpBuilder &b, const PoolRule &rule, const PoolCall &c) {
 
   // Layout: channels-last when self's channels are its unit-stride dim (NHWC format or a
   // channels-last view); index scatters and gathers run planar.
-  const bool index_move = reads_indices(kind);
-  plan.cl = !index_move && sd[1] > 1 && ls.v.st[1] == 1 && (sd[2] * sd[3] * sd[4]) > 1;
+  const bool index_move = reads_indices(kind) && kind != PoolKind::kMaxMaskBackward;
+  plan.cl = !index_move && !is_mask(kind) && sd[1] > 1 && ls.v.st[1] == 1 && (sd[2] * sd[3] * sd[4]) > 1;
   plan.reduce = (is_avg(kind) || kind == PoolKind::kAdaptiveAvg || kind == PoolKind::kAdaptiveAvgBackward)
                     ? kernels::PoolReduce::kAvg
                     : kernels::PoolReduce::kMax;
@@ -376,8 +494,13 @@ void pool_phase1(core::OpBuilder &b, const PoolRule &rule, const PoolCall &c) {
   if (is_forward(kind)) {
     s.src = float_operand(b, self_slot, ls, plan.cl, "pool.in", true);
     s.dst = float_operand(b, out_slot, lo, plan.cl, "pool.out", true);
-    if (oidx_slot >= 0)
+    if (kind == PoolKind::kMaxMask) {
+      const int64_t l5[5] = {out5[0], out5[1], 1, out5[3], out5[4]};
+      s.dst_index.slot = oidx_slot;
+      s.dst_index.ws = b.book("pool.indices", static_cast<uint64_t>(numel5(l5)) * sizeof(int64_t));
+    } else if (oidx_slot >= 0) {
       s.dst_index = index_operand(b, oidx_slot, logical(*c.out_indices, c.out_indices_name, nsp), "pool.indices");
+    }
   } else if (kind == PoolKind::kUnpool) {
     s.src = float_operand(b, self_slot, ls, false, "pool.self", true);
     s.dst = float_operand(b, out_slot, lo, false, "pool.out", true);
@@ -402,7 +525,11 @@ void pool_phase1(core::OpBuilder &b, const PoolRule &rule, const PoolCall &c) {
     s.dst_plane = sd[2] * sd[3] * sd[4];
   }
   s.planes = sd[0] * sd[1];
-  s.index_name = c.indices_name;
+  s.index_name = kind == PoolKind::kMaxMask ? c.out_indices_name : c.indices_name;
+  if (is_mask(kind)) {
+    mg.slot = kind == PoolKind::kMaxMask ? oidx_slot : index_slot;
+    s.mask = mg;
+  }
   if (!index_move) {
     core::ImplTrace trace;
     const bool traced = core::current_phase1_trace() != nullptr;

@@ -24,7 +24,17 @@ enum class PoolKind : uint8_t {
   kAdaptiveMaxBackward,  // gradInput[indices] += gradOutput
   kUnpool,               // out = 0; out[indices] = self (outputSize spatial dims)
   kUnpoolBackward,       // out = gradOutput[indices] (self's shape)
+  kMaxMask,              // out, mask = max_pool(self); the mask marks each output's kernel position
+  kMaxMaskBackward,      // gradInput[the position the mask marks] += gradOutput
 };
+
+// The mask of aclnnMaxPool2dWithMask (our layout; the vendor's is device-specific): INT8 (or UINT8)
+// [N, C, kH * kW, (ceil(Hout * Wout / 16) + 1) * 32] (no N without the batch dim). Row k of a plane
+// holds two bytes per output p = oh * Wout + ow: both 1 when the maximum of output p is at kernel
+// offset k = kh * kW + kw (the position PyTorch's index names), else 0; bytes past 2 * Hout * Wout
+// are 0. The backward adds gradOutput[p] at the position of the first row whose byte 2 p is
+// non-zero (none: nothing).
+int64_t pool_mask_width(int64_t out_h, int64_t out_w);
 
 struct PoolRule {
   PoolKind kind;
