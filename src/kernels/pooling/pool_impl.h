@@ -52,6 +52,14 @@ void forward_planar(const PoolPlan &p, const float *in, float *out, int64_t *idx
       for (int64_t oh = 0; oh < H.out; ++oh) {
         float *__restrict orow = out + pl * opn + (od * H.out + oh) * Wo;
         int64_t *__restrict xrow = kIdx ? idx + pl * opn + (od * H.out + oh) * Wo : nullptr;
+        if constexpr (!kAvg && !kIdx) {
+          if (p.w_gather && D.cnt[od] == 1 && H.cnt[oh] == 1) {  // a one-position window: a plain gather
+            const float *__restrict row = ipl + (int64_t{D.lo[od]} * Hi + H.lo[oh]) * Wi;
+            const int32_t *__restrict lo = W.lo.data();
+            for (int64_t ow = 0; ow < Wo; ++ow) orow[ow] = row[lo[ow]];
+            continue;
+          }
+        }
         for (int64_t ow = 0; ow < Wo; ++ow) orow[ow] = init;
         if constexpr (kIdx) {
           const int64_t first = (int64_t{D.lo[od]} * Hi + H.lo[oh]) * Wi;
@@ -63,8 +71,8 @@ void forward_planar(const PoolPlan &p, const float *in, float *out, int64_t *idx
             const int64_t ih = H.lo[oh] + kh * H.step;
             const int64_t base = (id * Hi + ih) * Wi;
             const float *__restrict row = ipl + base;
-            // Border outputs (and every output without the fast path): per-output window tables.
-            for (int64_t ow = 0; ow < Wo; ++ow) {
+            // Border outputs (and every output without the fast paths): per-output window tables.
+            for (int64_t ow = p.w_gather ? Wo : 0; ow < Wo; ++ow) {
               if (ow == i0) ow = i1;
               if (ow >= Wo) break;
               const int64_t lo = W.lo[ow], n = W.cnt[ow];
@@ -72,6 +80,14 @@ void forward_planar(const PoolPlan &p, const float *in, float *out, int64_t *idx
                 const int64_t iw = lo + kw * W.step;
                 update<kAvg, kIdx>(orow[ow], kIdx ? xrow[ow] : dummy, row[iw], base + iw);
               }
+            }
+            if (p.w_gather) {  // one position per W window (nearest resize): a gather along the row
+              const int32_t *__restrict lo = W.lo.data();
+              for (int64_t ow = 0; ow < Wo; ++ow) {
+                if constexpr (kIdx) update<kAvg, kIdx>(orow[ow], xrow[ow], row[lo[ow]], base + lo[ow]);
+                else update<kAvg, kIdx>(orow[ow], dummy, row[lo[ow]], 0);
+              }
+              continue;
             }
             if (i0 < i1) {  // the interior: whole windows, iw = ow * stride + kw * step - pad
               const int64_t s = W.stride;

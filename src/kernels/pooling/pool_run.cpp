@@ -41,6 +41,12 @@ const core::Impl<PoolPlan> kPlanarPaths[] = {
        if (w.int_hi - w.int_lo < 4) return why("W interior of %lld outputs < 4", static_cast<long long>(w.int_hi - w.int_lo));
        return true;
      }},
+    {"nchw_w_gather", core::kNoIsa,
+     [](const PoolPlan &p, const core::Why &why) {
+       for (int32_t c : p.ax[2].cnt)
+         if (c != 1) return why("W windows of %d positions", static_cast<int>(c));
+       return true;
+     }},
     {"nchw_windows", core::kNoIsa, nullptr},
 };
 
@@ -184,10 +190,11 @@ const char *choose_pool_kernel(PoolPlan &p, bool backward, core::ImplTrace *trac
   p.tier = core::choose(kPoolTiers, p, trace);
   static thread_local char name[64];
   const char *path = "nhwc_channels";
-  p.w_interior = false;
+  p.w_interior = p.w_gather = false;
   if (!p.cl) {
     const int i = core::choose(kPlanarPaths, p, trace);
     p.w_interior = i == 0;
+    p.w_gather = i == 1;
     path = kPlanarPaths[i].name;
   }
   std::snprintf(name, sizeof name, "%s/%s", kPoolTiers[p.tier].name, path);
