@@ -99,7 +99,7 @@ void pool_load(const PoolView &v, const char *base, bool cl, float *dense);
 void pool_store(const PoolView &v, const float *dense, bool cl, char *base);
 void pool_load_index(const PoolView &v, const char *base, int64_t *dense);  // planar
 void pool_store_index(const PoolView &v, const int64_t *dense, bool cl, char *base);
-// The view is FLOAT and its strides are the dense layout's (usable in place).
-bool pool_view_dense(const PoolView &v, bool cl);
+// The view is FLOAT (INT64 with `index`) and its strides are the dense layout's (usable in place).
+bool pool_view_dense(const PoolView &v, bool cl, bool index = false);
 
 }  // namespace opsnn::kernels

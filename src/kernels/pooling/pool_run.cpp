@@ -257,8 +257,8 @@ bool pool_index_move(IndexMove m, int64_t planes, int64_t src_plane, int64_t dst
   return ok.load();
 }
 
-bool pool_view_dense(const PoolView &v, bool cl) {
-  if (v.dtype != ACL_FLOAT) return false;
+bool pool_view_dense(const PoolView &v, bool cl, bool index) {
+  if (v.dtype != (index ? ACL_INT64 : ACL_FLOAT)) return false;
   static const int kPlanar[5] = {0, 1, 2, 3, 4}, kCl[5] = {0, 2, 3, 4, 1};
   const int *order = cl ? kCl : kPlanar;
   int64_t expect = 1;

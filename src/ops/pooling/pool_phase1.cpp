@@ -268,7 +268,7 @@ struct PoolStep final : core::Step {
         return fail(ACLNN_ERR_PARAM_INVALID, "%s marks a kernel position outside the input", index_name);
     } else if (reads_indices(kind)) {
       int64_t *ix = index.buffer<int64_t>(a);
-      kernels::pool_load_index(index.v, index.base(a), ix);
+      if (!index.direct) kernels::pool_load_index(index.v, index.base(a), ix);
       int64_t bad = 0, bound = 0;
       if (!kernels::pool_index_move(move, planes, src_plane, dst_plane, in, ix, out, &bad, &bound))
         return fail(ACLNN_ERR_PARAM_INVALID, "%s holds %lld, outside [0, %lld) (a position in a plane)", index_name,
@@ -277,7 +277,7 @@ struct PoolStep final : core::Step {
       int64_t *ix = dst_index.slot >= 0 ? dst_index.buffer<int64_t>(a) : nullptr;
       kernels::pool_forward(plan, in, out, ix);
       if (kind == PoolKind::kMaxMask) write_mask(mask, plan.n, plan.c, ix, static_cast<char *>(a.addrs[mask.slot]));
-      else if (ix != nullptr) kernels::pool_store_index(dst_index.v, ix, plan.cl, dst_index.base(a));
+      else if (ix != nullptr && !dst_index.direct) kernels::pool_store_index(dst_index.v, ix, plan.cl, dst_index.base(a));
     } else {
       kernels::pool_avg_backward(plan, in, out);
     }
@@ -299,13 +299,14 @@ Operand float_operand(core::OpBuilder &b, int slot, const Logical &l, bool cl, c
   return o;
 }
 
-Operand index_operand(core::OpBuilder &b, int slot, const Logical &l, const char *ws_name) {
+Operand index_operand(core::OpBuilder &b, int slot, const Logical &l, bool cl, const char *ws_name) {
   Operand o;
   o.slot = slot;
   o.v = l.v;
   const aclTensor &t = b.tensor(slot);
   o.offset_bytes = t.offset * static_cast<int64_t>(core::dtype_size(t.dtype));
-  o.ws = b.book(ws_name, static_cast<uint64_t>(numel5(o.v.dims)) * sizeof(int64_t));
+  o.direct = kernels::pool_view_dense(o.v, cl, true);  // INT64, dense: read / written in place
+  if (!o.direct) o.ws = b.book(ws_name, static_cast<uint64_t>(numel5(o.v.dims)) * sizeof(int64_t));
   return o;
 }
 
@@ -499,7 +500,8 @@ void pool_phase1(core::OpBuilder &b, const PoolRule &rule, const PoolCall &c) {
       s.dst_index.slot = oidx_slot;
       s.dst_index.ws = b.book("pool.indices", static_cast<uint64_t>(numel5(l5)) * sizeof(int64_t));
     } else if (oidx_slot >= 0) {
-      s.dst_index = index_operand(b, oidx_slot, logical(*c.out_indices, c.out_indices_name, nsp), "pool.indices");
+      s.dst_index = index_operand(b, oidx_slot, logical(*c.out_indices, c.out_indices_name, nsp), plan.cl,
+                                  "pool.indices");
     }
   } else if (kind == PoolKind::kUnpool) {
     s.src = float_operand(b, self_slot, ls, false, "pool.self", true);
@@ -509,17 +511,17 @@ void pool_phase1(core::OpBuilder &b, const PoolRule &rule, const PoolCall &c) {
     s.dst = float_operand(b, out_slot, lo, plan.cl, "pool.out", true);
   }
   if (kind == PoolKind::kUnpool) {  // src: self, dst: out (outputSize); scatter assign
-    s.index = index_operand(b, index_slot, logical(*c.indices, c.indices_name, nsp), "pool.indices");
+    s.index = index_operand(b, index_slot, logical(*c.indices, c.indices_name, nsp), false, "pool.indices");
     s.move = kernels::IndexMove::kScatterAssign;
     s.src_plane = sd[2] * sd[3] * sd[4];
     s.dst_plane = out5[2] * out5[3] * out5[4];
   } else if (kind == PoolKind::kUnpoolBackward) {  // src: gradOutput (outputSize), dst: self-shaped; gather
-    s.index = index_operand(b, index_slot, logical(*c.indices, c.indices_name, nsp), "pool.indices");
+    s.index = index_operand(b, index_slot, logical(*c.indices, c.indices_name, nsp), false, "pool.indices");
     s.move = kernels::IndexMove::kGather;
     s.src_plane = out5[2] * out5[3] * out5[4];
     s.dst_plane = sd[2] * sd[3] * sd[4];
   } else if (index_move) {  // max backward: src gradOutput, dst gradInput; scatter add
-    s.index = index_operand(b, index_slot, logical(*c.indices, c.indices_name, nsp), "pool.indices");
+    s.index = index_operand(b, index_slot, logical(*c.indices, c.indices_name, nsp), false, "pool.indices");
     s.move = kernels::IndexMove::kScatterAdd;
     s.src_plane = out5[2] * out5[3] * out5[4];
     s.dst_plane = sd[2] * sd[3] * sd[4];
