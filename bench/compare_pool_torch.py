@@ -14,7 +14,7 @@ if "OPSNN_NUM_THREADS" in os.environ:
     torch.set_num_threads(int(os.environ["OPSNN_NUM_THREADS"]))
 
 
-def ms_per_call(fn, min_time=0.5):
+def ms_per_call(fn, min_time=float(os.environ.get("COMPARE_MIN_TIME", "0.5"))):
     fn()
     start = time.perf_counter()
     reps = 0

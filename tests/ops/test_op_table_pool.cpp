@@ -267,9 +267,10 @@ void random_geometry(const PoolTableCase &c, Problem &p) {
       p.stride.push_back(rnd(1, 2));
       p.padding.push_back(rnd(0, 1));
     }
-  } else {  // adaptive
+  } else {  // adaptive (one case in four global: every output size 1)
+    const bool global = rng()() % 4 == 0;
     for (int a = 3 - nsp; a < 3; ++a) {
-      p.g.out[a] = rnd(1, p.g.in[a] + 3);
+      p.g.out[a] = global ? 1 : rnd(1, p.g.in[a] + 3);
       p.output_size.push_back(p.g.out[a]);
     }
     p.win = refs::PoolWin::kAdaptive;

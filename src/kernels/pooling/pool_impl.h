@@ -38,6 +38,29 @@ void update(float &a, int64_t &x, float v, int64_t pos) {
   }
 }
 
+// One window covering the whole plane (global average / max, no index): 16 lanes over the
+// contiguous plane, combined in a fixed order.
+template <bool kAvg>
+void forward_global(const PoolPlan &p, const float *in, float *out, int64_t b0, int64_t b1) {
+  const int64_t ip = p.in_plane();
+  constexpr int kL = 16;
+  const float init = kAvg ? 0.0f : -std::numeric_limits<float>::infinity();
+  int64_t dummy = 0;
+  for (int64_t pl = b0; pl < b1; ++pl) {
+    const float *__restrict x = in + pl * ip;
+    float acc[kL];
+    for (int j = 0; j < kL; ++j) acc[j] = init;
+    int64_t i = 0;
+    for (; i + kL <= ip; i += kL)
+      for (int j = 0; j < kL; ++j) update<kAvg, false>(acc[j], dummy, x[i + j], 0);
+    for (int j = 0; i < ip; ++i, ++j) update<kAvg, false>(acc[j], dummy, x[i], 0);
+    for (int w = kL / 2; w > 0; w /= 2)
+      for (int j = 0; j < w; ++j) update<kAvg, false>(acc[j], dummy, acc[j + w], 0);
+    if constexpr (kAvg) acc[0] /= static_cast<float>(divisor(p, 0, 0, 0));
+    out[pl] = acc[0];
+  }
+}
+
 template <bool kAvg, bool kIdx>
 void forward_planar(const PoolPlan &p, const float *in, float *out, int64_t *idx, int64_t b0, int64_t b1) {
   const PoolAxis &D = p.ax[0], &H = p.ax[1], &W = p.ax[2];
@@ -109,8 +132,16 @@ void forward_planar(const PoolPlan &p, const float *in, float *out, int64_t *idx
             }
           }
         }
-        if constexpr (kAvg) {
-          for (int64_t ow = 0; ow < Wo; ++ow) orow[ow] /= static_cast<float>(divisor(p, od, oh, ow));
+        if constexpr (kAvg) {  // the divisor: override, or the D x H factor times W's per-output count
+          if (p.divisor_override != 0) {
+            const float dv = static_cast<float>(p.divisor_override);
+            for (int64_t ow = 0; ow < Wo; ++ow) orow[ow] /= dv;
+          } else {
+            const bool inc = p.count_include_pad;
+            const int32_t dh = inc ? D.pcnt[od] * H.pcnt[oh] : D.cnt[od] * H.cnt[oh];
+            const int32_t *__restrict wf = inc ? W.pcnt.data() : W.cnt.data();
+            for (int64_t ow = 0; ow < Wo; ++ow) orow[ow] /= static_cast<float>(dh * wf[ow]);
+          }
         }
       }
     }
@@ -167,6 +198,9 @@ void forward(const PoolPlan &p, const float *in, float *out, int64_t *idx, int64
     if (avg) forward_cl<true, false>(p, in, out, idx, b0, b1);
     else if (p.with_index) forward_cl<false, true>(p, in, out, idx, b0, b1);
     else forward_cl<false, false>(p, in, out, idx, b0, b1);
+  } else if (p.global) {
+    if (avg) forward_global<true>(p, in, out, b0, b1);
+    else forward_global<false>(p, in, out, b0, b1);
   } else {
     if (avg) forward_planar<true, false>(p, in, out, idx, b0, b1);
     else if (p.with_index) forward_planar<false, true>(p, in, out, idx, b0, b1);

@@ -34,6 +34,14 @@ PoolTierKernels tier_kernels(int tier) {
 
 // The paths of planar buffers, best first; the last (per-output window tables) takes everything.
 const core::Impl<PoolPlan> kPlanarPaths[] = {
+    {"nchw_global", core::kNoIsa,
+     [](const PoolPlan &p, const core::Why &why) {
+       if (p.with_index) return why("indices wanted");
+       for (const auto &a : p.ax)
+         if (a.out != 1 || a.lo[0] != 0 || a.cnt[0] != a.in || (a.in > 1 && a.step != 1))
+           return why("not one window over the whole plane");
+       return true;
+     }},
     {"nchw_w_interior", core::kNoIsa,
      [](const PoolPlan &p, const core::Why &why) {
        const PoolAxis &w = p.ax[2];
@@ -45,6 +53,18 @@ const core::Impl<PoolPlan> kPlanarPaths[] = {
      [](const PoolPlan &p, const core::Why &why) {
        for (int32_t c : p.ax[2].cnt)
          if (c != 1) return why("W windows of %d positions", static_cast<int>(c));
+       return true;
+     }},
+    {"nchw_windows", core::kNoIsa, nullptr},
+};
+
+// The average gradient's planar paths (the forward's global and gather paths have no backward twin).
+const core::Impl<PoolPlan> kPlanarBackwardPaths[] = {
+    {"nchw_w_interior", core::kNoIsa,
+     [](const PoolPlan &p, const core::Why &why) {
+       const PoolAxis &w = p.ax[2];
+       if (!w.regular) return why("W windows are not regular (adaptive or resize)");
+       if (w.int_hi - w.int_lo < 4) return why("W interior of %lld outputs < 4", static_cast<long long>(w.int_hi - w.int_lo));
        return true;
      }},
     {"nchw_windows", core::kNoIsa, nullptr},
@@ -190,15 +210,19 @@ const char *choose_pool_kernel(PoolPlan &p, bool backward, core::ImplTrace *trac
   p.tier = core::choose(kPoolTiers, p, trace);
   static thread_local char name[64];
   const char *path = "nhwc_channels";
-  p.w_interior = p.w_gather = false;
-  if (!p.cl) {
-    const int i = core::choose(kPlanarPaths, p, trace);
+  p.w_interior = p.w_gather = p.global = false;
+  if (!p.cl && backward) {
+    const int i = core::choose(kPlanarBackwardPaths, p, trace);
     p.w_interior = i == 0;
-    p.w_gather = i == 1;
+    path = kPlanarBackwardPaths[i].name;
+  } else if (!p.cl) {
+    const int i = core::choose(kPlanarPaths, p, trace);
+    p.global = i == 0;
+    p.w_interior = i == 1;
+    p.w_gather = i == 2;
     path = kPlanarPaths[i].name;
   }
   std::snprintf(name, sizeof name, "%s/%s", kPoolTiers[p.tier].name, path);
-  (void)backward;
   return name;
 }
 
