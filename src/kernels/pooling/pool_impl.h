@@ -158,6 +158,13 @@ void forward_cl(const PoolPlan &p, const float *in, float *out, int64_t *idx, in
     for (int64_t ow = 0; ow < W.out; ++ow) {
       float *__restrict o = out + (r * W.out + ow) * C;
       int64_t *__restrict x = kIdx ? idx + (r * W.out + ow) * C : nullptr;
+      if constexpr (!kAvg && !kIdx) {
+        if (D.cnt[od] == 1 && H.cnt[oh] == 1 && W.cnt[ow] == 1) {  // one position (nearest): a copy
+          const float *__restrict src = in + ((n * Di + D.lo[od]) * Hi * Wi + int64_t{H.lo[oh]} * Wi + W.lo[ow]) * C;
+          for (int64_t c = 0; c < C; ++c) o[c] = src[c];
+          continue;
+        }
+      }
       for (int64_t c = 0; c < C; ++c) o[c] = init;
       if constexpr (kIdx) {
         const int64_t first = (int64_t{D.lo[od]} * Hi + H.lo[oh]) * Wi + W.lo[ow];
