@@ -521,9 +521,20 @@ TEST_P(OpTablePool, StridedViewsAndFormats) {
   }
 }
 
-TEST_P(OpTablePool, NanPropagates) {
+// The forward ops, and those writing indices (the suites below run only on them).
+std::vector<PoolTableCase> cases_where(bool (*keep)(const PoolTableCase &)) {
+  std::vector<PoolTableCase> v;
+  for (const auto &c : all_cases())
+    if (keep(c)) v.push_back(c);
+  return v;
+}
+class OpTablePoolForward : public ::testing::TestWithParam<PoolTableCase> {};
+class OpTablePoolIndices : public ::testing::TestWithParam<PoolTableCase> {};
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OpTablePoolForward);  // a sample (OPSNN_TABLE_SAMPLE) may hold none
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OpTablePoolIndices);
+
+TEST_P(OpTablePoolForward, NanPropagates) {
   const PoolTableCase &c = GetParam();
-  if (!is_forward(c.kind)) GTEST_SKIP() << "forward ops only";
   reseed_for_current_test();
   for (int t = 0; t < 4; ++t) {
     auto p = make_problem(c, ACL_FLOAT, t % 2 ? Layout::kClView : Layout::kContig, Layout::kContig, true);
@@ -532,9 +543,8 @@ TEST_P(OpTablePool, NanPropagates) {
 }
 
 // Ties (values from {0, 1} in every dtype): the index is the first maximum of the window.
-TEST_P(OpTablePool, TiesKeepTheFirstIndex) {
+TEST_P(OpTablePoolIndices, TiesKeepTheFirstIndex) {
   const PoolTableCase &c = GetParam();
-  if (!c.has("out_indices")) GTEST_SKIP() << "ops writing indices only";
   reseed_for_current_test();
   for (aclDataType dt : c.dtypes)
     for (int t = 0; t < 4; ++t) {
@@ -691,6 +701,12 @@ TEST_P(OpTablePool, ErrorsNameTheArgument) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Tables, OpTablePool, ::testing::ValuesIn(all_cases()), harness::case_name<PoolTableCase>);
+INSTANTIATE_TEST_SUITE_P(Tables, OpTablePoolForward,
+                         ::testing::ValuesIn(cases_where([](const PoolTableCase &c) { return is_forward(c.kind); })),
+                         harness::case_name<PoolTableCase>);
+INSTANTIATE_TEST_SUITE_P(Tables, OpTablePoolIndices,
+                         ::testing::ValuesIn(cases_where([](const PoolTableCase &c) { return c.has("out_indices"); })),
+                         harness::case_name<PoolTableCase>);
 
 }  // namespace
 }  // namespace opsnn::test
