@@ -107,8 +107,19 @@ void MaxPool2dWithIndices_nchw(benchmark::State &s) {
       aclnnMaxPool2dWithIndices);
 }
 void MaxPool2dWithIndicesBackward_nchw(benchmark::State &s) {
-  T g({4, 64, 56, 56}), x({4, 64, 112, 112}), i({4, 64, 56, 56}, false, ACL_INT64), gi({4, 64, 112, 112});
+  T g({4, 64, 56, 56}), x({4, 64, 112, 112}), i({4, 64, 56, 56}, false, ACL_INT64), gi({4, 64, 112, 112}),
+      y({4, 64, 56, 56});
   A k({3, 3}), st({2, 2}), pad({1, 1}), dil({1, 1});
+  {  // the indices of the forward (as the PyTorch side uses), not a constant
+    uint64_t ws = 0;
+    aclOpExecutor *ex = nullptr;
+    void *w = nullptr;
+    aclnnMaxPool2dWithIndicesGetWorkspaceSize(x, k, st, pad, dil, false, y, i, &ws, &ex);
+    if (ws > 0) aclrtMalloc(&w, ws, ACL_MEM_MALLOC_HUGE_FIRST);
+    aclnnMaxPool2dWithIndices(w, ws, ex, env().stream);
+    aclrtSynchronizeStream(env().stream);
+    if (w != nullptr) aclrtFree(w);
+  }
   run(s,
       [&](uint64_t *w, aclOpExecutor **e) {
         return aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(g, x, i, k, st, pad, dil, false, gi, w, e);
