@@ -38,14 +38,34 @@ void update(float &a, int64_t &x, float v, int64_t pos) {
   }
 }
 
-// One window covering the whole plane (global average / max, no index): 16 lanes over the
-// contiguous plane, combined in a fixed order.
+// One window covering the whole plane (global average / max, no index): planes of up to 256
+// elements 16 at a time (a lane per plane, summed in order), larger ones in 16 lanes over the
+// contiguous plane combined in a fixed order.
 template <bool kAvg>
 void forward_global(const PoolPlan &p, const float *in, float *out, int64_t b0, int64_t b1) {
   const int64_t ip = p.in_plane();
   constexpr int kL = 16;
   const float init = kAvg ? 0.0f : -std::numeric_limits<float>::infinity();
   int64_t dummy = 0;
+  if (ip <= 256) {  // small planes: the lanes are 16 planes, each summed in order (a strided gather)
+    const float dv = kAvg ? static_cast<float>(divisor(p, 0, 0, 0)) : 1.0f;
+    int64_t pl = b0;
+    for (; pl + kL <= b1; pl += kL) {
+      const float *__restrict x = in + pl * ip;
+      float acc[kL];
+      for (int j = 0; j < kL; ++j) acc[j] = init;
+      for (int64_t i = 0; i < ip; ++i)
+        for (int j = 0; j < kL; ++j) update<kAvg, false>(acc[j], dummy, x[j * ip + i], 0);
+      for (int j = 0; j < kL; ++j) out[pl + j] = kAvg ? acc[j] / dv : acc[j];
+    }
+    for (; pl < b1; ++pl) {
+      const float *__restrict x = in + pl * ip;
+      float a = init;
+      for (int64_t i = 0; i < ip; ++i) update<kAvg, false>(a, dummy, x[i], 0);
+      out[pl] = kAvg ? a / dv : a;
+    }
+    return;
+  }
   for (int64_t pl = b0; pl < b1; ++pl) {
     const float *__restrict x = in + pl * ip;
     float acc[kL];
