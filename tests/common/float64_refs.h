@@ -582,4 +582,147 @@ std::vector<double> trisolve_ref(int64_t m, int64_t k, A a, B b, bool upper, boo
   return std::vector<double>(x.begin(), x.end());
 }
 
+// ---- Pooling and resize (the pool table's harness, tests/ops/test_op_table_pool.cpp), written
+// from PyTorch's definitions (aten/src/ATen/native/Pool.h, AdaptivePooling.h, UpSample.h) over
+// planar float64 data: dims (N, C, D, H, W), one plane per (n, c), flat index d * H * W + h * W + w.
+
+// pooling_output_shape_pad_lr: floor (or ceil, with the last window starting inside input + left pad).
+inline int64_t pool_out_size_ref(int64_t in, int64_t k, int64_t pad_l, int64_t pad_r, int64_t s, int64_t d, bool ceil) {
+  const int64_t eff = d * (k - 1) + 1;
+  const double q = static_cast<double>(in + pad_l + pad_r - eff) / static_cast<double>(s);
+  int64_t out = static_cast<int64_t>(ceil ? std::ceil(q) : std::floor(q)) + 1;
+  if (ceil && (out - 1) * s >= in + pad_l) --out;
+  return out;
+}
+
+struct PoolRefGeom {
+  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1};
+  int64_t k[3] = {1, 1, 1}, s[3] = {1, 1, 1}, pl[3] = {0, 0, 0}, pr[3] = {0, 0, 0}, d[3] = {1, 1, 1};
+  bool include_pad = true;
+  int64_t divisor = 0;
+  int64_t in_plane() const { return in[0] * in[1] * in[2]; }
+  int64_t out_plane() const { return out[0] * out[1] * out[2]; }
+};
+
+// Windows as lists of (position, dims) per output element of one plane.
+enum class PoolWin { kRegular, kAdaptive, kNearest };
+// `first`: where the maximum's index starts (PyTorch: the window start moved past 0 by dilation steps,
+// even when that leaves the input: a window wholly in the padding keeps -inf and that index).
+inline void pool_window_ref(const PoolRefGeom &g, PoolWin w, int axis, int64_t o, std::vector<int64_t> *pos,
+                            int64_t *pad_count, int64_t *first = nullptr) {
+  pos->clear();
+  if (w == PoolWin::kAdaptive) {
+    const int64_t a = static_cast<int64_t>(std::floor(static_cast<double>(o * g.in[axis]) / static_cast<double>(g.out[axis])));
+    const int64_t b = static_cast<int64_t>(std::ceil(static_cast<double>((o + 1) * g.in[axis]) / static_cast<double>(g.out[axis])));
+    for (int64_t i = a; i < b; ++i) pos->push_back(i);
+    *pad_count = b - a;
+    if (first != nullptr) *first = a;
+    return;
+  }
+  if (w == PoolWin::kNearest) {
+    const float scale = static_cast<float>(g.in[axis]) / static_cast<float>(g.out[axis]);
+    int64_t src = static_cast<int64_t>(std::floor(static_cast<float>(o) * scale));
+    if (src > g.in[axis] - 1) src = g.in[axis] - 1;
+    pos->push_back(src);
+    *pad_count = 1;
+    if (first != nullptr) *first = src;
+    return;
+  }
+  const int64_t start = o * g.s[axis] - g.pl[axis];
+  for (int64_t j = 0; j < g.k[axis]; ++j) {
+    const int64_t i = start + j * g.d[axis];
+    if (i >= 0 && i < g.in[axis]) pos->push_back(i);
+  }
+  *pad_count = std::min(start + g.k[axis], g.in[axis] + g.pr[axis]) - start;
+  if (first != nullptr) {
+    *first = start;
+    while (*first < 0) *first += g.d[axis];
+  }
+}
+
+// Forward over every plane: max (value and index; NaN wins, the first maximum otherwise) or average.
+inline void pool_forward_ref(const PoolRefGeom &g, PoolWin w, bool avg, int64_t planes, const std::vector<double> &x,
+                             std::vector<double> *out, std::vector<double> *idx) {
+  out->assign(static_cast<size_t>(planes * g.out_plane()), 0);
+  idx->assign(out->size(), 0);
+  std::vector<int64_t> pd, ph, pw;
+  for (int64_t p = 0; p < planes; ++p)
+    for (int64_t od = 0; od < g.out[0]; ++od)
+      for (int64_t oh = 0; oh < g.out[1]; ++oh)
+        for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+          int64_t cd, ch, cw, fd, fh, fw;
+          pool_window_ref(g, w, 0, od, &pd, &cd, &fd);
+          pool_window_ref(g, w, 1, oh, &ph, &ch, &fh);
+          pool_window_ref(g, w, 2, ow, &pw, &cw, &fw);
+          const size_t o = static_cast<size_t>(p * g.out_plane() + (od * g.out[1] + oh) * g.out[2] + ow);
+          double best = -INFINITY, sum = 0;
+          int64_t bi = (fd * g.in[1] + fh) * g.in[2] + fw;
+          for (int64_t id : pd)
+            for (int64_t ih : ph)
+              for (int64_t iw : pw) {
+                const int64_t f = (id * g.in[1] + ih) * g.in[2] + iw;
+                const double v = x[static_cast<size_t>(p * g.in_plane() + f)];
+                sum += v;
+                if (v > best || std::isnan(v)) {
+                  best = v;
+                  bi = f;
+                }
+              }
+          if (avg) {
+            const int64_t n = static_cast<int64_t>(pd.size() * ph.size() * pw.size());
+            const int64_t div = g.divisor != 0 ? g.divisor : g.include_pad ? cd * ch * cw : n;
+            (*out)[o] = sum / static_cast<double>(div);
+          } else {
+            (*out)[o] = best;
+            (*idx)[o] = static_cast<double>(bi);
+          }
+        }
+}
+
+// Average pooling's gradient: each output's gradient / divisor added to its window.
+inline std::vector<double> pool_avg_backward_ref(const PoolRefGeom &g, PoolWin w, int64_t planes,
+                                                 const std::vector<double> &gout) {
+  std::vector<double> gin(static_cast<size_t>(planes * g.in_plane()), 0);
+  std::vector<int64_t> pd, ph, pw;
+  for (int64_t p = 0; p < planes; ++p)
+    for (int64_t od = 0; od < g.out[0]; ++od)
+      for (int64_t oh = 0; oh < g.out[1]; ++oh)
+        for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+          int64_t cd, ch, cw;
+          pool_window_ref(g, w, 0, od, &pd, &cd);
+          pool_window_ref(g, w, 1, oh, &ph, &ch);
+          pool_window_ref(g, w, 2, ow, &pw, &cw);
+          const int64_t n = static_cast<int64_t>(pd.size() * ph.size() * pw.size());
+          const int64_t div = g.divisor != 0 ? g.divisor : g.include_pad ? cd * ch * cw : n;
+          const double v = gout[static_cast<size_t>(p * g.out_plane() + (od * g.out[1] + oh) * g.out[2] + ow)] /
+                           static_cast<double>(div);
+          for (int64_t id : pd)
+            for (int64_t ih : ph)
+              for (int64_t iw : pw) gin[static_cast<size_t>(p * g.in_plane() + (id * g.in[1] + ih) * g.in[2] + iw)] += v;
+        }
+  return gin;
+}
+
+// Index scatter (add or assign, into zeros) and gather, plane by plane.
+inline std::vector<double> pool_scatter_ref(int64_t planes, int64_t src_plane, int64_t dst_plane,
+                                            const std::vector<double> &src, const std::vector<double> &idx, bool add) {
+  std::vector<double> dst(static_cast<size_t>(planes * dst_plane), 0);
+  for (int64_t p = 0; p < planes; ++p)
+    for (int64_t i = 0; i < src_plane; ++i) {
+      const size_t s = static_cast<size_t>(p * src_plane + i);
+      double &t = dst[static_cast<size_t>(p * dst_plane + static_cast<int64_t>(idx[s]))];
+      t = add ? t + src[s] : src[s];
+    }
+  return dst;
+}
+inline std::vector<double> pool_gather_ref(int64_t planes, int64_t src_plane, int64_t dst_plane,
+                                           const std::vector<double> &src, const std::vector<double> &idx) {
+  std::vector<double> dst(static_cast<size_t>(planes * dst_plane), 0);
+  for (int64_t p = 0; p < planes; ++p)
+    for (int64_t i = 0; i < dst_plane; ++i)
+      dst[static_cast<size_t>(p * dst_plane + i)] =
+          src[static_cast<size_t>(p * src_plane + static_cast<int64_t>(idx[static_cast<size_t>(p * dst_plane + i)]))];
+  return dst;
+}
+
 }  // namespace opsnn::test::refs
