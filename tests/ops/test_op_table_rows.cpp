@@ -29,6 +29,10 @@ struct RowArgs {
   int64_t n = 0, c = 0, hxw = 0, group = 1;
   bool activate = true;
   aclTensor *y = nullptr, *mean = nullptr, *rstd = nullptr, *xsum = nullptr;
+  aclTensor *bias = nullptr, *y2 = nullptr;
+  double alpha = 1, swish_scale = 1;
+  bool write_xsum = true;
+  char *data_format = nullptr;
 };
 
 using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
@@ -41,6 +45,8 @@ struct RowTableCase {
   double eps = 1e-5;
   int64_t group = 2;
   int64_t mode = 0;
+  bool y_float = false, inplace = false, write_xsum = true;  // y FLOAT; x / x2 receive y / the sum
+  double alpha = 1, swish_scale = 1;
   int (*phase1)(const RowArgs &, uint64_t *, aclOpExecutor **) = nullptr;
   Launch launch = nullptr;
   bool has(const char *r) const { return std::find(roles.begin(), roles.end(), r) != roles.end(); }
@@ -62,7 +68,7 @@ struct Problem {
   std::vector<int64_t> shape, param_shape, stat_shape;
   int64_t rows = 1, row_len = 1, group = 1, cg = 1, hxw = 1;  // group norm: channels per group, spatial size
   int k = 1;                                                   // normalised trailing dims
-  Tensor x, x2, gamma, beta, y, mean, rstd, xsum, cos, sin;
+  Tensor x, x2, gamma, beta, y, mean, rstd, xsum, cos, sin, bias, y2;
   std::vector<int64_t> cs_shape;  // RoPE: cos / sin, broadcast to x
   std::vector<int64_t> normalized;
   aclIntArray *ns = nullptr;
@@ -116,11 +122,12 @@ std::unique_ptr<Problem> make_problem(const RowTableCase &c, aclDataType dt, boo
     p->x = std::make_unique<DeviceTensor>(p->shape, dt, st, 2, numel_of(p->shape) + 2);
     auto yst = contiguous_strides(p->shape);
     for (auto &s : yst) s *= 2;
-    p->y = std::make_unique<DeviceTensor>(p->shape, dt, yst, 1, numel_of(p->shape) * 2 + 1);
+    p->y = std::make_unique<DeviceTensor>(p->shape, c.y_float ? ACL_FLOAT : dt, yst, 1, numel_of(p->shape) * 2 + 1);
   } else {
     p->x = std::make_unique<DeviceTensor>(p->shape, dt);
-    p->y = std::make_unique<DeviceTensor>(p->shape, dt);
+    p->y = std::make_unique<DeviceTensor>(p->shape, c.y_float ? ACL_FLOAT : dt);
   }
+  if (c.has("y2")) p->y2 = std::make_unique<DeviceTensor>(p->shape, dt);
   p->x->fill_random(-3, 3);
   if (c.kind == "rope") {
     p->cos = std::make_unique<DeviceTensor>(p->cs_shape, dt);
@@ -141,11 +148,16 @@ std::unique_ptr<Problem> make_problem(const RowTableCase &c, aclDataType dt, boo
     p->beta = std::make_unique<DeviceTensor>(p->param_shape, pdt);
     p->beta->fill_random(-1, 1);
   }
+  if (want(c, "bias", with_optional)) {
+    p->bias = std::make_unique<DeviceTensor>(p->param_shape, pdt);
+    p->bias->fill_random(-1, 1);
+  }
   const aclDataType sdt = c.stat_float ? ACL_FLOAT : dt;
   if (want(c, "mean", with_optional)) p->mean = std::make_unique<DeviceTensor>(p->stat_shape, sdt);
   if (want(c, "rstd", with_optional)) p->rstd = std::make_unique<DeviceTensor>(p->stat_shape, sdt);
-  if (c.has("xsum")) p->xsum = std::make_unique<DeviceTensor>(p->shape, dt);
-  for (Tensor *t : {&p->y, &p->mean, &p->rstd, &p->xsum})
+  if (c.has("xsum") && c.write_xsum && !c.inplace) p->xsum = std::make_unique<DeviceTensor>(p->shape, dt);
+  if (c.inplace) p->y.reset();  // x receives y (and x2 the sum)
+  for (Tensor *t : {&p->y, &p->mean, &p->rstd, &p->xsum, &p->y2})
     if (*t) (*t)->poison();
   return p;
 }
@@ -171,15 +183,23 @@ RowArgs args_of(const RowTableCase &c, const Problem &p) {
   a.mean = get(p.mean);
   a.rstd = get(p.rstd);
   a.xsum = get(p.xsum);
+  a.bias = get(p.bias);
+  a.y2 = get(p.y2);
+  a.alpha = c.alpha;
+  a.swish_scale = c.swish_scale;
+  a.write_xsum = c.write_xsum;
+  static char nchw[] = "NCHW";
+  a.data_format = nchw;
   return a;
 }
 
 // The reference, row by row; outputs compared with the precision standard.
 void check_problem(const RowTableCase &c, Problem &p) {
   const RowArgs a = args_of(c, p);
+  const auto x = p.x->values();
+  const auto x2 = p.x2 ? p.x2->values() : std::vector<double>{};
   ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
       << aclGetRecentErrMsg();
-  const auto x = p.x->values();
   if (c.kind == "rope") {  // row by row over the last dim, cos / sin read through the broadcast
     const auto cs = p.cos->values(), sn = p.sin->values();
     const int64_t d = p.shape.back(), total = numel_of(p.shape);
@@ -199,7 +219,7 @@ void check_problem(const RowTableCase &c, Problem &p) {
     EXPECT_TRUE(p.y->untouched_outside_view());
     return;
   }
-  const auto x2 = p.x2 ? p.x2->values() : std::vector<double>{};
+  const auto bias = p.bias ? p.bias->values() : std::vector<double>{};
   const auto gamma = p.gamma ? p.gamma->values() : std::vector<double>{};
   const auto beta = p.beta ? p.beta->values() : std::vector<double>{};
   const int64_t total = numel_of(p.shape);
@@ -211,7 +231,7 @@ void check_problem(const RowTableCase &c, Problem &p) {
                                                                                  : p.param_shape);
   const int64_t nrows = total / std::max<int64_t>(row_len, 1);
   for (int64_t r = 0; r < nrows; ++r) {
-    std::vector<double> rx, rx2, rg, rb;
+    std::vector<double> rx, rx2, rg, rb, rbias;
     std::vector<int64_t> pos;
     for (int64_t j = 0; j < row_len; ++j) {
       // group norm rows are contiguous in [N, C, spatial] order too: (n, g) then channel-in-group, spatial
@@ -222,8 +242,10 @@ void check_problem(const RowTableCase &c, Problem &p) {
       const int64_t param = group ? (r % p.group) * p.cg + j / p.hxw : j;
       if (!gamma.empty()) rg.push_back(gamma[static_cast<size_t>(param)]);
       if (!beta.empty()) rb.push_back(beta[static_cast<size_t>(param)]);
+      if (!bias.empty()) rbias.push_back(bias[static_cast<size_t>(param)]);
     }
-    const refs::RowRef ref = refs::row_ref(c.kind, rx, rx2, rg, rb, c.eps, c.gemma, c.silu);
+    const refs::RowRef ref =
+        refs::row_ref(c.kind, rx, rx2, rg, rb, c.eps, c.gemma, c.silu, c.alpha, rbias, c.swish_scale);
     for (size_t j = 0; j < pos.size(); ++j) {
       y[static_cast<size_t>(pos[j])] = ref.y[j];
       if (!ref.xsum.empty()) xsum[static_cast<size_t>(pos[j])] = ref.xsum[j];
@@ -237,10 +259,11 @@ void check_problem(const RowTableCase &c, Problem &p) {
     EXPECT_TRUE(meets_precision(t->dtype(), t->values(), want)) << what;
     EXPECT_TRUE(t->untouched_outside_view()) << what;
   };
-  compare(p.y, y, "y");
+  compare(c.inplace ? p.x : p.y, y, "y");
+  compare(p.y2, y, "y2");
   compare(p.mean, mean, "mean");
   compare(p.rstd, rstd, "rstd");
-  compare(p.xsum, xsum, "xsum");
+  compare(c.inplace ? p.x2 : p.xsum, xsum, "xsum");
 }
 
 class OpTableRows : public ::testing::TestWithParam<RowTableCase> {};
@@ -288,18 +311,44 @@ TEST_P(OpTableRows, ErrorsNameTheArgument) {
     a.x = nullptr;
     EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, c.x_name.c_str()}));
   }
-  {
+  if (!c.inplace) {
     RowArgs a = args_of(c, *p);
     a.y = nullptr;
     EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api}));
+  }
+  if (p->y2) {  // the second y: required, in x's dtype
+    RowArgs a = args_of(c, *p);
+    a.y2 = nullptr;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, "y2Out"}));
+    DeviceTensor bad(p->shape, ACL_DOUBLE);
+    a.y2 = bad;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "y2Out", "dtype"}));
+  }
+  if (c.y_float) {  // y is FLOAT whatever x's dtype
+    DeviceTensor bad(p->shape, ACL_DOUBLE);
+    RowArgs a = args_of(c, *p);
+    a.y = bad;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "dtype"}));
+  }
+  if (p->bias) {  // a bias not shaped like gamma
+    DeviceTensor bad({97}, dt);
+    RowArgs a = args_of(c, *p);
+    a.bias = bad;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "biasOptional", "[97]"}));
+  }
+  if (c.has("data_format")) {  // a data format the op does not read
+    static char nhwc[] = "NHWC";
+    RowArgs a = args_of(c, *p);
+    a.data_format = nhwc;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "dataFormatOptional", "NHWC"}));
   }
   if (c.has("gamma") && !c.is_optional("gamma")) {
     RowArgs a = args_of(c, *p);
     a.gamma = nullptr;
     EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api}));
   }
-  {  // a wrong output shape
-    DeviceTensor bad({97}, dt);
+  if (!c.inplace) {  // a wrong output shape
+    DeviceTensor bad({97}, p->y->dtype());
     RowArgs a = args_of(c, *p);
     a.y = bad;
     EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "[97]"}));
@@ -322,7 +371,7 @@ TEST_P(OpTableRows, ErrorsNameTheArgument) {
     a.rstd = bad;
     EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "dtype"}));
   }
-  if (c.kind == "layer_norm") {  // normalizedShape not matching the trailing dims
+  if (c.has("normalized_shape")) {  // normalizedShape not matching the trailing dims
     std::vector<int64_t> wrong = p->normalized;
     wrong.back() += 1;
     aclIntArray *ns = aclCreateIntArray(wrong.data(), wrong.size());

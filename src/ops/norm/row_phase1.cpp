@@ -39,15 +39,24 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
   if (c.add) core::check_tensor(c.x2, c.x2_name);
   if (c.has_gamma && (c.gamma != nullptr || !c.gamma_optional)) core::check_tensor(c.gamma, c.gamma_name);
   if (c.has_beta && (c.beta != nullptr || !c.beta_optional)) core::check_tensor(c.beta, c.beta_name);
-  if (rule.kind == RowKind::kLayerNorm) core::check_not_null(c.normalized_shape, "normalizedShape");
+  if (c.bias != nullptr || (c.has_bias && !c.bias_optional)) core::check_tensor(c.bias, c.bias_name);
+  if (rule.kind == RowKind::kLayerNorm && c.has_normalized_shape)
+    core::check_not_null(c.normalized_shape, "normalizedShape");
+  if (rule.kind == RowKind::kLayerNorm && !c.has_normalized_shape) core::check_tensor(c.gamma, c.gamma_name);
   if (rule.kind == RowKind::kRope) {
     core::check_tensor(c.cos, c.cos_name);
     core::check_tensor(c.sin, c.sin_name);
   }
   core::check_tensor(c.y, c.y_name);
+  if (c.has_y2) core::check_tensor(c.y2, c.y2_name);
   if (c.has_mean && (c.mean != nullptr || !c.mean_optional)) core::check_tensor(c.mean, c.mean_name);
   if (c.has_rstd && (c.rstd != nullptr || !c.rstd_optional)) core::check_tensor(c.rstd, c.rstd_name);
-  if (c.add && rule.kind != RowKind::kSoftmaxCrossEntropy) core::check_tensor(c.xsum, c.xsum_name);
+  const bool write_xsum = c.has_xsum && (c.write_xsum || c.xsum != nullptr);
+  if (write_xsum) core::check_tensor(c.xsum, c.xsum_name);
+  if (c.data_format != nullptr && std::string(c.data_format) != "NCHW" && std::string(c.data_format) != "ND" &&
+      std::string(c.data_format) != "NCL" && std::string(c.data_format) != "NCDHW")
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s '%s' is not supported: NCHW / NCL / NCDHW / ND (channels at dim 1)",
+                c.data_format_name, c.data_format);
 
   const aclTensor &x = *c.x;
   core::check_dtype_in(c.x, c.x_name, rule.dtypes);
@@ -67,7 +76,12 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
   switch (rule.kind) {
     case RowKind::kLayerNorm: case RowKind::kRmsNorm: case RowKind::kSoftmaxCrossEntropy: case RowKind::kRope: {
       int k = 1;
-      if (rule.kind == RowKind::kLayerNorm) {
+      if (rule.kind == RowKind::kLayerNorm && !c.has_normalized_shape) {
+        k = c.gamma->ndim;
+        if (k < 1 || k > nd)
+          throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; it must have 1 to %d (the normalised trailing dims of %s)",
+                      c.gamma_name, k, nd, c.x_name);
+      } else if (rule.kind == RowKind::kLayerNorm) {
         k = static_cast<int>(c.normalized_shape->values.size());
         if (k < 1 || k > nd)
           throw_error(ACLNN_ERR_PARAM_INVALID, "normalizedShape has %d dims; it must have 1 to %d (%s has %d dims)", k,
@@ -170,8 +184,10 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
     for (size_t d = 0; d < rows.outer.size(); ++d) s.outer.push_back(t->strides[d]);
     return s;
   };
-  auto element_strides = [&](const aclTensor *t, const char *name) {  // an output shaped like x
-    if (t->dtype != x.dtype)
+  auto element_strides = [&](const aclTensor *t, const char *name, core::DtypeMask dtypes = 0) {  // shaped like x
+    if (dtypes != 0 && !core::dtype_in(t->dtype, dtypes))
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must be FLOAT", name, core::dtype_name(t->dtype));
+    if (dtypes == 0 && t->dtype != x.dtype)
       throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must have %s's dtype %s", name,
                   core::dtype_name(t->dtype), c.x_name, core::dtype_name(x.dtype));
     core::check_shape_equals(*t, name, xs);
@@ -196,7 +212,9 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
   L.params.rms = rule.kind == RowKind::kRmsNorm;
   L.params.gemma = rule.gemma;
   L.params.silu = c.activate >= 0 ? c.activate != 0 : rule.silu;
+  L.params.swish_scale = c.swish_scale;
   L.params.add_input = c.add && rule.kind != RowKind::kSoftmaxCrossEntropy;
+  L.params.alpha = c.alpha;
   if (rule.kind == RowKind::kRope) {
     L.op = kernels::DimwiseOp::kRope;
     L.params.k = c.mode;
@@ -241,6 +259,7 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
   }
   if (c.gamma != nullptr) L.params.gamma_in = add_in(c.gamma, param_strides(c.gamma, c.gamma_name));
   if (c.beta != nullptr) L.params.beta_in = add_in(c.beta, param_strides(c.beta, c.beta_name));
+  if (c.bias != nullptr) L.params.bias_in = add_in(c.bias, param_strides(c.bias, c.bias_name));
 
   // Outputs in prototype order: y, then the per-row ones, then xsum (loss: loss, then backprop).
   L.nout = 0;
@@ -257,10 +276,11 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
     add_out(c.mean, stat_strides(c.mean, c.mean_name), 0, true);      // loss
     add_out(c.y, element_strides(c.y, c.y_name), 1, false);          // backprop
   } else {
-    add_out(c.y, element_strides(c.y, c.y_name), 0, false);
+    add_out(c.y, element_strides(c.y, c.y_name, rule.y_dtypes), 0, false);
+    if (c.y2 != nullptr) add_out(c.y2, element_strides(c.y2, c.y2_name), 0, false);
     if (c.mean != nullptr) add_out(c.mean, stat_strides(c.mean, c.mean_name), 1, true);
     if (c.rstd != nullptr) add_out(c.rstd, stat_strides(c.rstd, c.rstd_name), 2, true);
-    if (c.add) add_out(c.xsum, element_strides(c.xsum, c.xsum_name), 3, false);
+    if (write_xsum) add_out(c.xsum, element_strides(c.xsum, c.xsum_name), 3, false);
   }
   int64_t len = 1;
   for (int64_t d : rows.line) len *= d;
