@@ -7,6 +7,7 @@ Row format (besides the common `header`, `dtypes`, `backward`):
   gemma    yes                scale by (1 + gamma)
   silu     yes                apply SiLU to y (an `activateSilu` parameter decides when present)
   shape_from_input yes        group norm: N, C, HxW from self's shape
+  variance yes                the rstd output (`variance`) receives the biased variance
   stat_dtypes D ...           accepted mean / rstd dtypes (default: the input's dtype or FLOAT)
   y_dtypes D ...              accepted y dtypes (default: the input's dtype; AddRmsNormCast's y1Out FLOAT)
   sample   a=V ...            parameter values for the tests (eps=, group=)
@@ -21,19 +22,20 @@ activateSwish / swishScale (y * sigmoid(swishScale * y)). A layer norm without n
 normalises gamma's trailing dims. Sample keys for the tests: eps, group, alpha, swish_scale, additional.
 """
 
-ROWS_KEYS = {"rows", "gemma", "silu", "shape_from_input", "stat_dtypes", "y_dtypes", "sample", "header", "dtypes",
+ROWS_KEYS = {"rows", "gemma", "silu", "shape_from_input", "stat_dtypes", "y_dtypes", "variance", "sample", "header", "dtypes",
              "backward"}
 KINDS = {"kLayerNorm": "layer_norm", "kRmsNorm": "rms_norm", "kGroupNorm": "group_norm",
-         "kSoftmaxCrossEntropy": "softmax_cross_entropy", "kRope": "rope"}
+         "kSoftmaxCrossEntropy": "softmax_cross_entropy", "kRope": "rope",
+         "kInstanceNorm": "instance_norm"}
 TENSOR_ROLES = {"x": "x", "x1": "x", "input": "x", "self": "x", "features": "x", "x2": "x2", "labels": "x2",
                 "gamma": "gamma", "weight": "gamma", "weightOptional": "gamma", "beta": "beta", "bias": "beta",
                 "biasOptional": "beta", "cos": "cos", "sin": "sin", "yOut": "y", "out": "y", "backprop": "y", "meanOut": "mean",
-                "gx": "x2", "y1Out": "y", "y2Out": "y2",
+                "gx": "x2", "y1Out": "y", "y2Out": "y2", "y": "y", "mean": "mean", "variance": "rstd",
                 "meanOutOptional": "mean", "loss": "mean", "rstdOut": "rstd", "rstdOutOptional": "rstd", "xOut": "xsum"}
 VALUE_ROLES = {"epsilon": "eps", "eps": "eps", "normalizedShape": "normalized_shape", "N": "n", "C": "c",
                "HxW": "hxw", "group": "group", "numGroups": "group", "activateSilu": "activate", "activateSwish": "activate",
                "swishScale": "swish_scale", "alpha": "alpha", "additionalOutput": "write_xsum",
-               "dataFormatOptional": "data_format", "mode": "mode", "implMode": "ignored"}
+               "dataFormatOptional": "data_format", "dataFormat": "data_format", "mode": "mode", "implMode": "ignored"}
 # In-place operands: read as one role, written as another (InplaceAddRmsNorm: x1Ref <- y, x2Ref <- x1 + x2).
 REF_ROLES = {"x1Ref": ("x", "y"), "x2Ref": ("x2", "xsum")}
 
@@ -67,7 +69,7 @@ def resolve(g, table, op):
     op.dtypes = g.dtype_list(g.one(op, "dtypes", ""), w)
     if not op.dtypes:
         raise g.TableError(f"{w}: missing 'dtypes'")
-    op.flags = {k: g.one(op, k, "no") == "yes" for k in ("gemma", "silu", "shape_from_input")}
+    op.flags = {k: g.one(op, k, "no") == "yes" for k in ("gemma", "silu", "shape_from_input", "variance")}
     sd = g.one(op, "stat_dtypes")
     op.stat_dtypes = g.dtype_list(sd, w) if sd else []
     yd = g.one(op, "y_dtypes")
@@ -88,7 +90,7 @@ def render_entry(g, table):
         stat = g.mask(op.stat_dtypes) if op.stat_dtypes else "0"
         out.append(f"const ::opsnn::ops::RowRule k{op.name}Rule = {{RowKind::{op.rows}, {g.mask(op.dtypes)}, "
                    f"{str(f['gemma']).lower()}, {str(f['silu']).lower()}, {str(f['shape_from_input']).lower()}, {stat}, "
-                   f"{g.mask(op.y_dtypes) if op.y_dtypes else '0'}}};")
+                   f"{g.mask(op.y_dtypes) if op.y_dtypes else '0'}, {str(f['variance']).lower()}}};")
     out += ["}  // namespace", ""]
     for op in table.ops:
         r = op.roles
@@ -147,6 +149,8 @@ def render_tests(g, tables):
                           f"c.inplace = {str(op.inplace_refs).lower()};",
                           f"c.alpha = {sample.get('alpha', '1.0')};",
                           f"c.swish_scale = {sample.get('swish_scale', '1.0')};",
-                          f"c.write_xsum = {sample.get('additional', 'true')};"]
+                          f"c.write_xsum = {sample.get('additional', 'true')};",
+                          f"c.variance = {str(op.flags['variance']).lower()};",
+                          f'c.data_format = "{sample.get("format", "NCHW")}";']
                 out += g.family_case(op, sample, "RowTableCase", fields, "RowArgs", args)
     return "\n".join(out + ["  return v;", "}", ""])

@@ -206,7 +206,7 @@ inline std::vector<double> rope_ref(const std::vector<double> &x, const std::vec
 // softmax cross-entropy. Returns y (or backprop), mean (or the loss), rstd and the summed input.
 struct RowRef {
   std::vector<double> y, xsum;
-  double mean = 0, rstd = 0;
+  double mean = 0, rstd = 0, var = 0;
 };
 inline RowRef row_ref(const std::string &kind, std::vector<double> x, const std::vector<double> &x2,
                       const std::vector<double> &gamma, const std::vector<double> &beta, double eps, bool gemma,
@@ -245,6 +245,7 @@ inline RowRef row_ref(const std::string &kind, std::vector<double> x, const std:
   }
   r.mean = static_cast<double>(mean);
   r.rstd = static_cast<double>(rstd);
+  r.var = static_cast<double>(var);
   return r;
 }
 

@@ -47,6 +47,8 @@ struct RowTableCase {
   int64_t mode = 0;
   bool y_float = false, inplace = false, write_xsum = true;  // y FLOAT; x / x2 receive y / the sum
   double alpha = 1, swish_scale = 1;
+  bool variance = false;              // the rstd output holds the variance (InstanceNorm)
+  std::string data_format = "NCHW";   // InstanceNorm: NCHW or NHWC
   int (*phase1)(const RowArgs &, uint64_t *, aclOpExecutor **) = nullptr;
   Launch launch = nullptr;
   bool has(const char *r) const { return std::find(roles.begin(), roles.end(), r) != roles.end(); }
@@ -93,6 +95,13 @@ std::unique_ptr<Problem> make_problem(const RowTableCase &c, aclDataType dt, boo
     for (size_t d = 2; d < p->shape.size(); ++d) p->hxw *= p->shape[d];
     p->param_shape = {p->shape[1]};
     p->stat_shape = {p->shape[0], p->group};
+  } else if (c.kind == "instance_norm") {  // [N, C, H, W] or [N, H, W, C]
+    const int64_t n = 1 + static_cast<int64_t>(g() % 3), ch = 1 + static_cast<int64_t>(g() % 4);
+    const int64_t h = 1 + static_cast<int64_t>(g() % 4), w = 1 + static_cast<int64_t>(g() % 6);
+    const bool last = c.data_format == "NHWC";
+    p->shape = last ? std::vector<int64_t>{n, h, w, ch} : std::vector<int64_t>{n, ch, h, w};
+    p->param_shape = {ch};
+    p->stat_shape = last ? std::vector<int64_t>{n, 1, 1, ch} : std::vector<int64_t>{n, ch, 1, 1};
   } else if (c.kind == "rope") {
     const int nd = 1 + static_cast<int>(g() % 4);
     for (int d = 0; d < nd; ++d) p->shape.push_back(1 + static_cast<int64_t>(g() % 5));
@@ -188,8 +197,7 @@ RowArgs args_of(const RowTableCase &c, const Problem &p) {
   a.alpha = c.alpha;
   a.swish_scale = c.swish_scale;
   a.write_xsum = c.write_xsum;
-  static char nchw[] = "NCHW";
-  a.data_format = nchw;
+  a.data_format = const_cast<char *>(c.data_format.c_str());
   return a;
 }
 
@@ -198,6 +206,8 @@ void check_problem(const RowTableCase &c, Problem &p) {
   const RowArgs a = args_of(c, p);
   const auto x = p.x->values();
   const auto x2 = p.x2 ? p.x2->values() : std::vector<double>{};
+  std::vector<double> pre_gamma = p.gamma ? p.gamma->values() : std::vector<double>{};
+  std::vector<double> pre_beta = p.beta ? p.beta->values() : std::vector<double>{};
   ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
       << aclGetRecentErrMsg();
   if (c.kind == "rope") {  // row by row over the last dim, cos / sin read through the broadcast
@@ -217,6 +227,40 @@ void check_problem(const RowTableCase &c, Problem &p) {
     }
     EXPECT_TRUE(meets_precision(p.y->dtype(), p.y->values(), y));
     EXPECT_TRUE(p.y->untouched_outside_view());
+    return;
+  }
+  auto compare = [](const Tensor &t, std::vector<double> want, const char *what) {
+    if (!t) return;
+    for (double &v : want) v = round_to(t->dtype(), v);
+    EXPECT_TRUE(meets_precision(t->dtype(), t->values(), want)) << what;
+    EXPECT_TRUE(t->untouched_outside_view()) << what;
+  };
+  if (c.kind == "instance_norm") {  // rows (n, c) gathered over the spatial positions
+    const bool last = c.data_format == "NHWC";
+    const size_t cd = last ? 3 : 1;
+    const int64_t nb = p.shape[0], ch = p.shape[cd], total = numel_of(p.shape);
+    std::vector<std::vector<int64_t>> pos(static_cast<size_t>(nb * ch));
+    for (int64_t i = 0; i < total; ++i) {
+      const auto idx = unravel(i, p.shape);
+      pos[static_cast<size_t>(idx[0] * ch + idx[cd])].push_back(i);
+    }
+    std::vector<double> y(static_cast<size_t>(total)), mean, stat;
+    for (size_t r = 0; r < pos.size(); ++r) {
+      const size_t cc = r % static_cast<size_t>(ch);
+      std::vector<double> rx, rg, rb;
+      for (int64_t i : pos[r]) {
+        rx.push_back(x[static_cast<size_t>(i)]);
+        if (!pre_gamma.empty()) rg.push_back(pre_gamma[cc]);
+        if (!pre_beta.empty()) rb.push_back(pre_beta[cc]);
+      }
+      const refs::RowRef ref = refs::row_ref("layer_norm", rx, {}, rg, rb, c.eps, false, false);
+      for (size_t j = 0; j < pos[r].size(); ++j) y[static_cast<size_t>(pos[r][j])] = ref.y[j];
+      mean.push_back(ref.mean);
+      stat.push_back(c.variance ? ref.var : ref.rstd);
+    }
+    compare(p.y, y, "y");
+    compare(p.mean, mean, "mean");
+    compare(p.rstd, stat, c.variance ? "variance" : "rstd");
     return;
   }
   const auto bias = p.bias ? p.bias->values() : std::vector<double>{};
@@ -251,14 +295,8 @@ void check_problem(const RowTableCase &c, Problem &p) {
       if (!ref.xsum.empty()) xsum[static_cast<size_t>(pos[j])] = ref.xsum[j];
     }
     mean.push_back(ref.mean);
-    rstd.push_back(ref.rstd);
+    rstd.push_back(c.variance ? ref.var : ref.rstd);
   }
-  auto compare = [](const Tensor &t, std::vector<double> want, const char *what) {
-    if (!t) return;
-    for (double &v : want) v = round_to(t->dtype(), v);
-    EXPECT_TRUE(meets_precision(t->dtype(), t->values(), want)) << what;
-    EXPECT_TRUE(t->untouched_outside_view()) << what;
-  };
   compare(c.inplace ? p.x : p.y, y, "y");
   compare(p.y2, y, "y2");
   compare(p.mean, mean, "mean");
@@ -337,10 +375,10 @@ TEST_P(OpTableRows, ErrorsNameTheArgument) {
     EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "biasOptional", "[97]"}));
   }
   if (c.has("data_format")) {  // a data format the op does not read
-    static char nhwc[] = "NHWC";
+    static char bogus[] = "NZHW";
     RowArgs a = args_of(c, *p);
-    a.data_format = nhwc;
-    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "dataFormatOptional", "NHWC"}));
+    a.data_format = bogus;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "dataFormat", "NZHW"}));
   }
   if (c.has("gamma") && !c.is_optional("gamma")) {
     RowArgs a = args_of(c, *p);

@@ -27,7 +27,7 @@ enum class DimwiseOp : uint8_t {
   kTopk,      // the first k of the sort
   kKthvalue,  // one value and its index (k, 1-based)
   kMedian, kNanMedian,  // one value and its index
-  kNormalize,  // layer / RMS / group norm of the line; results: y, mean, rstd, the summed input
+  kNormalize,  // layer / RMS / group / instance norm of the line; results: y, mean, rstd, the summed input, variance
   kSoftmaxCrossEntropy,  // in: features, labels; results: loss (one), backprop
   kRope,                 // in: x, cos, sin; y = x * cos + rotate(x) * sin (params.k: 0 half, 1 interleave)
 };

@@ -114,6 +114,7 @@ void normalize(const DimwiseParams &p, T *const *x, int64_t n, T *const *res) {
       for (int64_t i = 0; i < n; ++i) y[i] = y[i] / (1 + ex(-static_cast<T>(p.swish_scale) * y[i]));
     res[1][0] = mean;
     res[2][0] = rstd;
+    res[4][0] = var;
   }
 }
 

@@ -53,10 +53,11 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
   if (c.has_rstd && (c.rstd != nullptr || !c.rstd_optional)) core::check_tensor(c.rstd, c.rstd_name);
   const bool write_xsum = c.has_xsum && (c.write_xsum || c.xsum != nullptr);
   if (write_xsum) core::check_tensor(c.xsum, c.xsum_name);
-  if (c.data_format != nullptr && std::string(c.data_format) != "NCHW" && std::string(c.data_format) != "ND" &&
-      std::string(c.data_format) != "NCL" && std::string(c.data_format) != "NCDHW")
-    throw_error(ACLNN_ERR_PARAM_INVALID, "%s '%s' is not supported: NCHW / NCL / NCDHW / ND (channels at dim 1)",
-                c.data_format_name, c.data_format);
+  const std::string fmt = c.data_format != nullptr ? c.data_format : "NCHW";
+  const bool channels_last = rule.kind == RowKind::kInstanceNorm && fmt == "NHWC";
+  if (fmt != "NCHW" && fmt != "ND" && fmt != "NCL" && fmt != "NCDHW" && !channels_last)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s '%s' is not supported: NCHW / NCL / NCDHW / ND (channels at dim 1)%s",
+                c.data_format_name, fmt.c_str(), rule.kind == RowKind::kInstanceNorm ? " or NHWC" : "");
 
   const aclTensor &x = *c.x;
   core::check_dtype_in(c.x, c.x_name, rule.dtypes);
@@ -112,6 +113,20 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
       for (int d = 0; d < nd; ++d) (d < split ? xst.outer : xst.line).push_back(x.strides[d]);
       break;
     }
+    case RowKind::kInstanceNorm: {  // outer [N, C], line the spatial dims
+      if (nd < 2)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s must have at least 2 dims (%s), got %s", c.x_name,
+                    channels_last ? "[N, spatial..., C]" : "[N, C, spatial...]", core::shape_string(x).c_str());
+      const int cd = channels_last ? nd - 1 : 1;
+      rows.outer = {x.dims[0], x.dims[cd]};
+      xst.outer = {x.strides[0], x.strides[cd]};
+      for (int d = 1; d < nd; ++d)
+        if (d != cd) {
+          rows.line.push_back(x.dims[d]);
+          xst.line.push_back(x.strides[d]);
+        }
+      break;
+    }
     case RowKind::kGroupNorm: {
       if (nd < 2) throw_error(ACLNN_ERR_PARAM_INVALID, "%s must have at least 2 dims [N, C, ...], got %s", c.x_name,
                               core::shape_string(x).c_str());
@@ -144,11 +159,19 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
   }
 
   // Parameters: gamma / beta over the line (layer / RMS norm: the trailing dims; group norm: [C]).
+  const int chan_dim = channels_last ? nd - 1 : 1;
   auto param_strides = [&](const aclTensor *t, const char *name) {
     check_floating_param(t, name, x.dtype);
     OperandStrides s;
     s.outer.assign(rows.outer.size(), 0);
     s.line.assign(rows.line.size(), 0);
+    if (rule.kind == RowKind::kInstanceNorm) {
+      if (t->ndim != 1 || t->dims[0] != x.dims[chan_dim])
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; it must be [C] = [%lld]", name,
+                    core::shape_string(*t).c_str(), static_cast<long long>(x.dims[chan_dim]));
+      s.outer[1] = t->strides[0];
+      return s;
+    }
     if (rule.kind == RowKind::kGroupNorm) {
       if (t->ndim != 1 || t->dims[0] != x.dims[1])
         throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; it must be [C] = [%lld]", name,
@@ -170,6 +193,8 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
     stat_shape.dims[stat_shape.ndim++] = rows.outer[1];
   } else if (rule.kind == RowKind::kSoftmaxCrossEntropy) {
     stat_shape.dims[stat_shape.ndim++] = x.dims[0];
+  } else if (rule.kind == RowKind::kInstanceNorm) {  // x's shape with the spatial dims as 1
+    for (int d = 0; d < nd; ++d) stat_shape.dims[stat_shape.ndim++] = d == 0 || d == chan_dim ? x.dims[d] : 1;
   } else {
     for (int d = 0; d < nd; ++d) stat_shape.dims[stat_shape.ndim++] = d < split ? x.dims[d] : 1;
   }
@@ -180,7 +205,11 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
     if (!ok)
       throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must be %s", name, core::dtype_name(t->dtype),
                   rule.stat_dtypes != 0 ? "FLOAT" : "the input's dtype or FLOAT");
-    OperandStrides s;  // the stats' leading dims are the outer dims
+    OperandStrides s;  // the stats' leading dims are the outer dims (instance norm: N and the channel dim)
+    if (rule.kind == RowKind::kInstanceNorm) {
+      s.outer = {t->strides[0], t->strides[chan_dim]};
+      return s;
+    }
     for (size_t d = 0; d < rows.outer.size(); ++d) s.outer.push_back(t->strides[d]);
     return s;
   };
@@ -198,6 +227,10 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
       s.outer = {t->strides[0], t->strides[1] * cg};
       s.line.push_back(t->strides[1]);
       for (int d = 2; d < nd; ++d) s.line.push_back(t->strides[d]);
+    } else if (rule.kind == RowKind::kInstanceNorm) {
+      s.outer = {t->strides[0], t->strides[chan_dim]};
+      for (int d = 1; d < nd; ++d)
+        if (d != chan_dim) s.line.push_back(t->strides[d]);
     } else {
       for (int d = 0; d < nd; ++d) (d < split ? s.outer : s.line).push_back(t->strides[d]);
     }
@@ -279,7 +312,7 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
     add_out(c.y, element_strides(c.y, c.y_name, rule.y_dtypes), 0, false);
     if (c.y2 != nullptr) add_out(c.y2, element_strides(c.y2, c.y2_name), 0, false);
     if (c.mean != nullptr) add_out(c.mean, stat_strides(c.mean, c.mean_name), 1, true);
-    if (c.rstd != nullptr) add_out(c.rstd, stat_strides(c.rstd, c.rstd_name), 2, true);
+    if (c.rstd != nullptr) add_out(c.rstd, stat_strides(c.rstd, c.rstd_name), rule.variance ? 4 : 2, true);
     if (write_xsum) add_out(c.xsum, element_strides(c.xsum, c.xsum_name), 3, false);
   }
   int64_t len = 1;

@@ -15,6 +15,7 @@ enum class RowKind : uint8_t {
   kLayerNorm,            // rows: the trailing normalizedShape dims (or gamma's dims with gamma_dims)
   kRmsNorm,              // rows: the trailing gamma.ndim dims; mean taken as 0
   kGroupNorm,            // rows: one group of channels of one sample, with the spatial dims
+  kInstanceNorm,         // rows: one channel of one sample over the spatial dims (channels at dim 1, or last: NHWC)
   kSoftmaxCrossEntropy,  // rows: the last dim of [N, C] features and labels
   kRope,                 // rows: the last dim of x; cos / sin broadcast to x (rotary position embedding)
 };
@@ -27,6 +28,7 @@ struct RowRule {
   bool shape_from_input;      // group norm: N, C, HxW from self's shape (GroupNormSilu)
   core::DtypeMask stat_dtypes;  // accepted mean / rstd dtypes (0: x's dtype or FLOAT)
   core::DtypeMask y_dtypes = 0;  // accepted y dtypes (0: x's dtype); a second y (y2) is always x's dtype
+  bool variance = false;         // the rstd output receives the (biased) variance instead (InstanceNorm)
 };
 
 struct RowCall {
@@ -40,7 +42,7 @@ struct RowCall {
   bool bias_optional = false;
   bool has_normalized_shape = false;  // kLayerNorm: rows from normalizedShape, else gamma's dims
   double swish_scale = 1;            // the activation is y * sigmoid(swish_scale * y)
-  const char *data_format = nullptr;  // kGroupNorm: NCHW / ND (null: NCHW)
+  const char *data_format = nullptr;  // kGroupNorm: NCHW / ND (null: NCHW); kInstanceNorm also NHWC
   const char *data_format_name = "dataFormatOptional";
   const aclIntArray *normalized_shape = nullptr;  // kLayerNorm
   double eps = 1e-5;
