@@ -18,7 +18,8 @@ meanOut(Optional) / loss, rstdOut(Optional), xOut; implMode is accepted and igno
 second input; alpha scales the first), biasOptional beside beta (AddLayerNorm: added to the sum, shaped
 like gamma), additionalOutput (xOut written), y1Out / y2Out (y in FLOAT and in x's dtype), x1Ref / x2Ref
 (in place: read as x1 / x2, written with y / the sum), numGroups, dataFormatOptional (NCHW / ND),
-activateSwish / swishScale (y * sigmoid(swishScale * y)). A layer norm without normalizedShape
+activateSwish / swishScale (y * sigmoid(swishScale * y)), scale / shift (AdaLayerNorm: y * (1 + scale) + shift,
+[B..., H] or [B..., 1, H] for x [B..., S, H]), InstanceNorm's y / mean / variance and dataFormat (NCHW / NHWC). A layer norm without normalizedShape
 normalises gamma's trailing dims. Sample keys for the tests: eps, group, alpha, swish_scale, additional.
 """
 
@@ -30,7 +31,7 @@ KINDS = {"kLayerNorm": "layer_norm", "kRmsNorm": "rms_norm", "kGroupNorm": "grou
 TENSOR_ROLES = {"x": "x", "x1": "x", "input": "x", "self": "x", "features": "x", "x2": "x2", "labels": "x2",
                 "gamma": "gamma", "weight": "gamma", "weightOptional": "gamma", "beta": "beta", "bias": "beta",
                 "biasOptional": "beta", "cos": "cos", "sin": "sin", "yOut": "y", "out": "y", "backprop": "y", "meanOut": "mean",
-                "gx": "x2", "y1Out": "y", "y2Out": "y2", "y": "y", "mean": "mean", "variance": "rstd",
+                "gx": "x2", "scale": "scale", "shift": "shift", "y1Out": "y", "y2Out": "y2", "y": "y", "mean": "mean", "variance": "rstd",
                 "meanOutOptional": "mean", "loss": "mean", "rstdOut": "rstd", "rstdOutOptional": "rstd", "xOut": "xsum"}
 VALUE_ROLES = {"epsilon": "eps", "eps": "eps", "normalizedShape": "normalized_shape", "N": "n", "C": "c",
                "HxW": "hxw", "group": "group", "numGroups": "group", "activateSilu": "activate", "activateSwish": "activate",
@@ -95,7 +96,8 @@ def render_entry(g, table):
     for op in table.ops:
         r = op.roles
         lines = g.family_entry_open(op, "::opsnn::ops::RowCall")
-        for role in ("x", "x2", "gamma", "beta", "bias", "cos", "sin", "y", "y2", "mean", "rstd", "xsum"):
+        for role in ("x", "x2", "gamma", "beta", "bias", "scale", "shift", "cos", "sin", "y", "y2", "mean", "rstd",
+                     "xsum"):
             if role in r:
                 p = r[role]
                 lines += [f"    c.{role} = {p.name};", f'    c.{role}_name = "{p.name}";']
@@ -103,7 +105,7 @@ def render_entry(g, table):
                     lines.append(f"    c.{role}_optional = true;")
         if "x2" in r:
             lines.append("    c.add = true;")
-        for role in ("gamma", "beta", "mean", "rstd", "bias", "y2", "xsum"):
+        for role in ("gamma", "beta", "mean", "rstd", "bias", "y2", "xsum", "scale", "shift"):
             if role in r:
                 lines.append(f"    c.has_{role} = true;")
         if "normalized_shape" in r:
@@ -129,7 +131,7 @@ def render_tests(g, tables):
            "mode": "a.mode", "y": "a.y", "mean": "a.mean", "rstd": "a.rstd", "xsum": "a.xsum", "eps": "a.eps",
            "normalized_shape": "a.normalized_shape", "n": "a.n", "c": "a.c", "hxw": "a.hxw", "group": "a.group",
            "activate": "a.activate", "ignored": "0", "bias": "a.bias", "y2": "a.y2", "alpha": "a.alpha",
-           "swish_scale": "a.swish_scale", "write_xsum": "a.write_xsum", "data_format": "a.data_format"}
+           "swish_scale": "a.swish_scale", "scale": "a.scale", "shift": "a.shift", "write_xsum": "a.write_xsum", "data_format": "a.data_format"}
     for t in tables:
         for op in t.ops:
             role_of = {p.name: k for k, p in op.roles.items()}

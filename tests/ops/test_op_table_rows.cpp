@@ -29,7 +29,7 @@ struct RowArgs {
   int64_t n = 0, c = 0, hxw = 0, group = 1;
   bool activate = true;
   aclTensor *y = nullptr, *mean = nullptr, *rstd = nullptr, *xsum = nullptr;
-  aclTensor *bias = nullptr, *y2 = nullptr;
+  aclTensor *bias = nullptr, *y2 = nullptr, *scale = nullptr, *shift = nullptr;
   double alpha = 1, swish_scale = 1;
   bool write_xsum = true;
   char *data_format = nullptr;
@@ -70,7 +70,8 @@ struct Problem {
   std::vector<int64_t> shape, param_shape, stat_shape;
   int64_t rows = 1, row_len = 1, group = 1, cg = 1, hxw = 1;  // group norm: channels per group, spatial size
   int k = 1;                                                   // normalised trailing dims
-  Tensor x, x2, gamma, beta, y, mean, rstd, xsum, cos, sin, bias, y2;
+  Tensor x, x2, gamma, beta, y, mean, rstd, xsum, cos, sin, bias, y2, scale, shift;
+  std::vector<int64_t> mod_shape;  // AdaLayerNorm: scale / shift, [B..., H] or [B..., 1, H]
   std::vector<int64_t> cs_shape;  // RoPE: cos / sin, broadcast to x
   std::vector<int64_t> normalized;
   aclIntArray *ns = nullptr;
@@ -111,10 +112,16 @@ std::unique_ptr<Problem> make_problem(const RowTableCase &c, aclDataType dt, boo
     p->shape = {1 + static_cast<int64_t>(g() % 5), 1 + static_cast<int64_t>(g() % 40)};
     p->stat_shape = {p->shape[0]};
   } else {
-    const int nd = 1 + static_cast<int>(g() % 4);
+    const bool ada = c.has("scale");  // x [B..., S, H] normalised over H
+    const int nd = ada ? 2 + static_cast<int>(g() % 3) : 1 + static_cast<int>(g() % 4);
     for (int d = 0; d < nd; ++d) p->shape.push_back(1 + static_cast<int64_t>(g() % 7));
     p->shape.back() += static_cast<int64_t>(g() % 40);
-    p->k = 1 + static_cast<int>(g() % static_cast<uint64_t>(nd));
+    p->k = ada ? 1 : 1 + static_cast<int>(g() % static_cast<uint64_t>(nd));
+    if (ada) {
+      p->mod_shape = p->shape;
+      if (g() & 1) p->mod_shape[static_cast<size_t>(nd - 2)] = 1;
+      else p->mod_shape.erase(p->mod_shape.end() - 2);
+    }
     for (int d = 0; d < nd; ++d) p->stat_shape.push_back(d < nd - p->k ? p->shape[static_cast<size_t>(d)] : 1);
     p->param_shape.assign(p->shape.end() - p->k, p->shape.end());
     p->normalized = p->param_shape;
@@ -157,6 +164,12 @@ std::unique_ptr<Problem> make_problem(const RowTableCase &c, aclDataType dt, boo
     p->beta = std::make_unique<DeviceTensor>(p->param_shape, pdt);
     p->beta->fill_random(-1, 1);
   }
+  if (c.has("scale")) {
+    p->scale = std::make_unique<DeviceTensor>(p->mod_shape, dt);
+    p->shift = std::make_unique<DeviceTensor>(p->mod_shape, dt);
+    p->scale->fill_random(-1, 1);
+    p->shift->fill_random(-1, 1);
+  }
   if (want(c, "bias", with_optional)) {
     p->bias = std::make_unique<DeviceTensor>(p->param_shape, pdt);
     p->bias->fill_random(-1, 1);
@@ -194,6 +207,8 @@ RowArgs args_of(const RowTableCase &c, const Problem &p) {
   a.xsum = get(p.xsum);
   a.bias = get(p.bias);
   a.y2 = get(p.y2);
+  a.scale = get(p.scale);
+  a.shift = get(p.shift);
   a.alpha = c.alpha;
   a.swish_scale = c.swish_scale;
   a.write_xsum = c.write_xsum;
@@ -264,6 +279,8 @@ void check_problem(const RowTableCase &c, Problem &p) {
     return;
   }
   const auto bias = p.bias ? p.bias->values() : std::vector<double>{};
+  const auto scale = p.scale ? p.scale->values() : std::vector<double>{};
+  const auto shift = p.shift ? p.shift->values() : std::vector<double>{};
   const auto gamma = p.gamma ? p.gamma->values() : std::vector<double>{};
   const auto beta = p.beta ? p.beta->values() : std::vector<double>{};
   const int64_t total = numel_of(p.shape);
@@ -292,6 +309,10 @@ void check_problem(const RowTableCase &c, Problem &p) {
         refs::row_ref(c.kind, rx, rx2, rg, rb, c.eps, c.gemma, c.silu, c.alpha, rbias, c.swish_scale);
     for (size_t j = 0; j < pos.size(); ++j) {
       y[static_cast<size_t>(pos[j])] = ref.y[j];
+      if (!scale.empty()) {  // AdaLayerNorm: the row's batch index b = r / S
+        const size_t m = static_cast<size_t>(r / p.shape[p.shape.size() - 2] * row_len) + j;
+        y[static_cast<size_t>(pos[j])] = ref.y[j] * (1 + scale[m]) + shift[m];
+      }
       if (!ref.xsum.empty()) xsum[static_cast<size_t>(pos[j])] = ref.xsum[j];
     }
     mean.push_back(ref.mean);
@@ -367,6 +388,15 @@ TEST_P(OpTableRows, ErrorsNameTheArgument) {
     RowArgs a = args_of(c, *p);
     a.y = bad;
     EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "dtype"}));
+  }
+  if (p->scale) {  // scale / shift not [B..., H] or [B..., 1, H]
+    DeviceTensor bad({97}, dt);
+    RowArgs a = args_of(c, *p);
+    a.shift = bad;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "shift", "[97]"}));
+    a = args_of(c, *p);
+    a.scale = nullptr;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, "scale"}));
   }
   if (p->bias) {  // a bias not shaped like gamma
     DeviceTensor bad({97}, dt);

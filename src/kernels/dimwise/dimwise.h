@@ -46,6 +46,8 @@ struct DimwiseParams {
   double swish_scale = 1;   // the activation: y * sigmoid(swish_scale * y) (SiLU at 1; GroupNormSwish)
   bool gemma = false;       // scale by (1 + gamma)
   bool silu = false;        // y = silu(y) (GroupNormSilu)
+  // Per-row modulation after gamma / beta: y = y * (1 + in[scale_in]) + in[shift_in] (AdaLayerNorm), -1: none
+  int scale_in = -1, shift_in = -1;
   int gamma_in = -1, beta_in = -1;  // input index of gamma / beta (broadcast along the outer dims), -1: none
 };
 

@@ -110,6 +110,10 @@ void normalize(const DimwiseParams &p, T *const *x, int64_t n, T *const *res) {
     }
     if (beta != nullptr)
       for (int64_t i = 0; i < n; ++i) y[i] += beta[i];
+    if (p.scale_in >= 0)
+      for (int64_t i = 0; i < n; ++i) y[i] *= 1 + x[p.scale_in][i];
+    if (p.shift_in >= 0)
+      for (int64_t i = 0; i < n; ++i) y[i] += x[p.shift_in][i];
     if (p.silu)
       for (int64_t i = 0; i < n; ++i) y[i] = y[i] / (1 + ex(-static_cast<T>(p.swish_scale) * y[i]));
     res[1][0] = mean;

@@ -42,7 +42,8 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
   if (c.bias != nullptr || (c.has_bias && !c.bias_optional)) core::check_tensor(c.bias, c.bias_name);
   if (rule.kind == RowKind::kLayerNorm && c.has_normalized_shape)
     core::check_not_null(c.normalized_shape, "normalizedShape");
-  if (rule.kind == RowKind::kLayerNorm && !c.has_normalized_shape) core::check_tensor(c.gamma, c.gamma_name);
+  if (c.has_scale) core::check_tensor(c.scale, c.scale_name);
+  if (c.has_shift) core::check_tensor(c.shift, c.shift_name);
   if (rule.kind == RowKind::kRope) {
     core::check_tensor(c.cos, c.cos_name);
     core::check_tensor(c.sin, c.sin_name);
@@ -77,8 +78,8 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
   switch (rule.kind) {
     case RowKind::kLayerNorm: case RowKind::kRmsNorm: case RowKind::kSoftmaxCrossEntropy: case RowKind::kRope: {
       int k = 1;
-      if (rule.kind == RowKind::kLayerNorm && !c.has_normalized_shape) {
-        k = c.gamma->ndim;
+      if (rule.kind == RowKind::kLayerNorm && !c.has_normalized_shape) {  // gamma's dims, or the last
+        k = c.gamma != nullptr ? c.gamma->ndim : 1;
         if (k < 1 || k > nd)
           throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; it must have 1 to %d (the normalised trailing dims of %s)",
                       c.gamma_name, k, nd, c.x_name);
@@ -293,6 +294,28 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
   if (c.gamma != nullptr) L.params.gamma_in = add_in(c.gamma, param_strides(c.gamma, c.gamma_name));
   if (c.beta != nullptr) L.params.beta_in = add_in(c.beta, param_strides(c.beta, c.beta_name));
   if (c.bias != nullptr) L.params.bias_in = add_in(c.bias, param_strides(c.bias, c.bias_name));
+  // AdaLayerNorm's scale / shift: [B..., H] or [B..., 1, H] for x [B..., S, H], broadcast along S.
+  auto modulation_strides = [&](const aclTensor *t, const char *name) {
+    if (t->dtype != x.dtype)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must have %s's dtype %s", name,
+                  core::dtype_name(t->dtype), c.x_name, core::dtype_name(x.dtype));
+    if (nd < 2 || split != nd - 1)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be [B..., S, H] with the last dim normalised, got %s", c.x_name,
+                  core::shape_string(x).c_str());
+    bool ok = (t->ndim == nd - 1 || t->ndim == nd) && t->dims[t->ndim - 1] == x.dims[nd - 1];
+    for (int d = 0; ok && d < nd - 2; ++d) ok = t->dims[d] == x.dims[d];
+    if (ok && t->ndim == nd) ok = t->dims[nd - 2] == 1;
+    if (!ok)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; for %s of shape %s it must be [B..., H] or [B..., 1, H]",
+                  name, core::shape_string(*t).c_str(), c.x_name, core::shape_string(x).c_str());
+    OperandStrides s;
+    for (int d = 0; d < nd - 2; ++d) s.outer.push_back(t->strides[d]);
+    s.outer.push_back(0);  // S
+    s.line.push_back(t->strides[t->ndim - 1]);
+    return s;
+  };
+  if (c.scale != nullptr) L.params.scale_in = add_in(c.scale, modulation_strides(c.scale, c.scale_name));
+  if (c.shift != nullptr) L.params.shift_in = add_in(c.shift, modulation_strides(c.shift, c.shift_name));
 
   // Outputs in prototype order: y, then the per-row ones, then xsum (loss: loss, then backprop).
   L.nout = 0;

@@ -45,6 +45,11 @@ struct RowCall {
   const char *data_format = nullptr;  // kGroupNorm: NCHW / ND (null: NCHW); kInstanceNorm also NHWC
   const char *data_format_name = "dataFormatOptional";
   const aclIntArray *normalized_shape = nullptr;  // kLayerNorm
+  // AdaLayerNorm: y = y * (1 + scale) + shift after gamma / beta, scale / shift [B..., H] or [B..., 1, H]
+  // for x [B..., S, H] (one row per S position, the same modulation along S)
+  const aclTensor *scale = nullptr, *shift = nullptr;
+  const char *scale_name = "scale", *shift_name = "shift";
+  bool has_scale = false, has_shift = false;
   double eps = 1e-5;
   int64_t n = 0, c = 0, hxw = 0, group = 1;  // kGroupNorm
   int activate = -1;  // -1: the rule's silu; else the activateSilu attribute
