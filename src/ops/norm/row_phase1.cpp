@@ -52,7 +52,7 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
   if (c.has_y2) core::check_tensor(c.y2, c.y2_name);
   if (c.has_mean && (c.mean != nullptr || !c.mean_optional)) core::check_tensor(c.mean, c.mean_name);
   if (c.has_rstd && (c.rstd != nullptr || !c.rstd_optional)) core::check_tensor(c.rstd, c.rstd_name);
-  const bool write_xsum = c.has_xsum && (c.write_xsum || c.xsum != nullptr);
+  const bool write_xsum = c.has_xsum && c.write_xsum;  // additionalOutput false: xOut is left alone
   if (write_xsum) core::check_tensor(c.xsum, c.xsum_name);
   const std::string fmt = c.data_format != nullptr ? c.data_format : "NCHW";
   const bool channels_last = rule.kind == RowKind::kInstanceNorm && fmt == "NHWC";

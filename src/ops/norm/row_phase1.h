@@ -62,7 +62,7 @@ struct RowCall {
   const aclTensor *y2 = nullptr;  // y again in x's dtype (AddRmsNormCast: y FLOAT, y2 x's dtype)
   const char *y2_name = "y2Out";
   bool has_xsum = false;    // the prototype has the sum output
-  bool write_xsum = true;   // ... and it is written (AddLayerNorm's additionalOutput); null allowed when not
+  bool write_xsum = true;   // ... and it is written (AddLayerNorm's additionalOutput); may be null when not
   // The prototype has these parameters / outputs (the loss is `mean`).
   bool has_gamma = false, has_beta = false, has_mean = false, has_rstd = false, has_bias = false, has_y2 = false;
   bool mean_optional = false, rstd_optional = false;
