@@ -20,7 +20,8 @@ like gamma), additionalOutput (xOut written), y1Out / y2Out (y in FLOAT and in x
 (in place: read as x1 / x2, written with y / the sum), numGroups, dataFormatOptional (NCHW / ND),
 activateSwish / swishScale (y * sigmoid(swishScale * y)), scale / shift (AdaLayerNorm: y * (1 + scale) + shift,
 [B..., H] or [B..., 1, H] for x [B..., S, H]), InstanceNorm's y / mean / variance and dataFormat (NCHW / NHWC). A layer norm without normalizedShape
-normalises gamma's trailing dims. Sample keys for the tests: eps, group, alpha, swish_scale, additional.
+normalises gamma's trailing dims. Sample keys for the tests: eps, group, alpha, swish_scale, additional,
+activate, format.
 """
 
 ROWS_KEYS = {"rows", "gemma", "silu", "shape_from_input", "stat_dtypes", "y_dtypes", "variance", "sample", "header", "dtypes",
@@ -153,6 +154,7 @@ def render_tests(g, tables):
                           f"c.swish_scale = {sample.get('swish_scale', '1.0')};",
                           f"c.write_xsum = {sample.get('additional', 'true')};",
                           f"c.variance = {str(op.flags['variance']).lower()};",
+                          f"c.activate = {sample.get('activate', 'true')};",
                           f'c.data_format = "{sample.get("format", "NCHW")}";']
                 out += g.family_case(op, sample, "RowTableCase", fields, "RowArgs", args)
     return "\n".join(out + ["  return v;", "}", ""])

@@ -48,6 +48,7 @@ struct RowTableCase {
   bool y_float = false, inplace = false, write_xsum = true;  // y FLOAT; x / x2 receive y / the sum
   double alpha = 1, swish_scale = 1;
   bool variance = false;              // the rstd output holds the variance (InstanceNorm)
+  bool activate = true;               // the activateSilu / activateSwish attribute passed
   std::string data_format = "NCHW";   // InstanceNorm: NCHW or NHWC
   int (*phase1)(const RowArgs &, uint64_t *, aclOpExecutor **) = nullptr;
   Launch launch = nullptr;
@@ -200,7 +201,7 @@ RowArgs args_of(const RowTableCase &c, const Problem &p) {
   a.c = p.shape.size() > 1 ? p.shape[1] : 1;
   a.hxw = p.hxw;
   a.group = p.group;
-  a.activate = true;
+  a.activate = c.activate;
   a.y = get(p.y);
   a.mean = get(p.mean);
   a.rstd = get(p.rstd);
@@ -307,7 +308,8 @@ void check_problem(const RowTableCase &c, Problem &p) {
       if (!bias.empty()) rbias.push_back(bias[static_cast<size_t>(param)]);
     }
     const refs::RowRef ref =
-        refs::row_ref(c.kind, rx, rx2, rg, rb, c.eps, c.gemma, c.silu, c.alpha, rbias, c.swish_scale);
+        refs::row_ref(c.kind, rx, rx2, rg, rb, c.eps, c.gemma, c.silu && c.activate, c.alpha, rbias,
+                      c.swish_scale);
     for (size_t j = 0; j < pos.size(); ++j) {
       y[static_cast<size_t>(pos[j])] = ref.y[j];
       if (!scale.empty()) {  // AdaLayerNorm: the row's batch index b = r / S
