@@ -7,23 +7,39 @@ Row format (besides the common `header`, `dtypes`, `backward`):
   gemma    yes                scale by (1 + gamma)
   silu     yes                apply SiLU to y (an `activateSilu` parameter decides when present)
   shape_from_input yes        group norm: N, C, HxW from self's shape
+  variance yes                the rstd output (`variance`) receives the biased variance
   stat_dtypes D ...           accepted mean / rstd dtypes (default: the input's dtype or FLOAT)
+  y_dtypes D ...              accepted y dtypes (default: the input's dtype; AddRmsNormCast's y1Out FLOAT)
   sample   a=V ...            parameter values for the tests (eps=, group=)
 Parameter roles come from the names: x / x1 / input / self / features (the input), x2 / labels (a
 second input, added to the first for norms), gamma / weight(Optional), beta / bias(Optional),
 epsilon / eps, normalizedShape, N, C, HxW, group, activateSilu; outputs yOut / out / backprop,
-meanOut(Optional) / loss, rstdOut(Optional), xOut; implMode is accepted and ignored.
+meanOut(Optional) / loss, rstdOut(Optional), xOut; implMode is accepted and ignored. Also: gx (DeepNorm's
+second input; alpha scales the first), biasOptional beside beta (AddLayerNorm: added to the sum, shaped
+like gamma), additionalOutput (xOut written), y1Out / y2Out (y in FLOAT and in x's dtype), x1Ref / x2Ref
+(in place: read as x1 / x2, written with y / the sum), numGroups, dataFormatOptional (NCHW / ND),
+activateSwish / swishScale (y * sigmoid(swishScale * y)), scale / shift (AdaLayerNorm: y * (1 + scale) + shift,
+[B..., H] or [B..., 1, H] for x [B..., S, H]), InstanceNorm's y / mean / variance and dataFormat (NCHW / NHWC). A layer norm without normalizedShape
+normalises gamma's trailing dims. Sample keys for the tests: eps, group, alpha, swish_scale, additional,
+activate, format.
 """
 
-ROWS_KEYS = {"rows", "gemma", "silu", "shape_from_input", "stat_dtypes", "sample", "header", "dtypes", "backward"}
+ROWS_KEYS = {"rows", "gemma", "silu", "shape_from_input", "stat_dtypes", "y_dtypes", "variance", "sample", "header", "dtypes",
+             "backward"}
 KINDS = {"kLayerNorm": "layer_norm", "kRmsNorm": "rms_norm", "kGroupNorm": "group_norm",
-         "kSoftmaxCrossEntropy": "softmax_cross_entropy", "kRope": "rope"}
+         "kSoftmaxCrossEntropy": "softmax_cross_entropy", "kRope": "rope",
+         "kInstanceNorm": "instance_norm"}
 TENSOR_ROLES = {"x": "x", "x1": "x", "input": "x", "self": "x", "features": "x", "x2": "x2", "labels": "x2",
                 "gamma": "gamma", "weight": "gamma", "weightOptional": "gamma", "beta": "beta", "bias": "beta",
                 "biasOptional": "beta", "cos": "cos", "sin": "sin", "yOut": "y", "out": "y", "backprop": "y", "meanOut": "mean",
+                "gx": "x2", "scale": "scale", "shift": "shift", "y1Out": "y", "y2Out": "y2", "y": "y", "mean": "mean", "variance": "rstd",
                 "meanOutOptional": "mean", "loss": "mean", "rstdOut": "rstd", "rstdOutOptional": "rstd", "xOut": "xsum"}
 VALUE_ROLES = {"epsilon": "eps", "eps": "eps", "normalizedShape": "normalized_shape", "N": "n", "C": "c",
-               "HxW": "hxw", "group": "group", "activateSilu": "activate", "mode": "mode", "implMode": "ignored"}
+               "HxW": "hxw", "group": "group", "numGroups": "group", "activateSilu": "activate", "activateSwish": "activate",
+               "swishScale": "swish_scale", "alpha": "alpha", "additionalOutput": "write_xsum",
+               "dataFormatOptional": "data_format", "dataFormat": "data_format", "mode": "mode", "implMode": "ignored"}
+# In-place operands: read as one role, written as another (InplaceAddRmsNorm: x1Ref <- y, x2Ref <- x1 + x2).
+REF_ROLES = {"x1Ref": ("x", "y"), "x2Ref": ("x2", "xsum")}
 
 
 def resolve(g, table, op):
@@ -32,8 +48,17 @@ def resolve(g, table, op):
         if k not in ROWS_KEYS:
             raise g.TableError(f"{w}: key '{k}' is not one of a row op's ({', '.join(sorted(ROWS_KEYS))})")
     op.roles = {}
+    names = {p.name for p in op.params}
+    op.inplace_refs = False
     for p in op.params:
+        if p.kind == "tensor" and p.name in REF_ROLES:
+            for role in REF_ROLES[p.name]:
+                op.roles[role] = p
+            op.inplace_refs = True
+            continue
         role = TENSOR_ROLES.get(p.name) if p.kind == "tensor" else VALUE_ROLES.get(p.name)
+        if p.name == "biasOptional" and "beta" in names:
+            role = "bias"  # AddLayerNorm: beta is the shift, biasOptional is added to the sum
         if role is None:
             raise g.TableError(f"{w}: parameter '{p.name}' has no role in a row op")
         op.roles[role] = p
@@ -46,9 +71,11 @@ def resolve(g, table, op):
     op.dtypes = g.dtype_list(g.one(op, "dtypes", ""), w)
     if not op.dtypes:
         raise g.TableError(f"{w}: missing 'dtypes'")
-    op.flags = {k: g.one(op, k, "no") == "yes" for k in ("gemma", "silu", "shape_from_input")}
+    op.flags = {k: g.one(op, k, "no") == "yes" for k in ("gemma", "silu", "shape_from_input", "variance")}
     sd = g.one(op, "stat_dtypes")
     op.stat_dtypes = g.dtype_list(sd, w) if sd else []
+    yd = g.one(op, "y_dtypes")
+    op.y_dtypes = g.dtype_list(yd, w) if yd else []
     op.samples = [g.parse_values(s, w) for s in op.keys.get("sample", [])] or [{}]
     op.backward = g.one(op, "backward")
     op.input, op.output, op.extra_output, op.inplace = op.roles["x"], op.roles["y"], None, None
@@ -64,12 +91,14 @@ def render_entry(g, table):
         f = op.flags
         stat = g.mask(op.stat_dtypes) if op.stat_dtypes else "0"
         out.append(f"const ::opsnn::ops::RowRule k{op.name}Rule = {{RowKind::{op.rows}, {g.mask(op.dtypes)}, "
-                   f"{str(f['gemma']).lower()}, {str(f['silu']).lower()}, {str(f['shape_from_input']).lower()}, {stat}}};")
+                   f"{str(f['gemma']).lower()}, {str(f['silu']).lower()}, {str(f['shape_from_input']).lower()}, {stat}, "
+                   f"{g.mask(op.y_dtypes) if op.y_dtypes else '0'}, {str(f['variance']).lower()}}};")
     out += ["}  // namespace", ""]
     for op in table.ops:
         r = op.roles
         lines = g.family_entry_open(op, "::opsnn::ops::RowCall")
-        for role in ("x", "x2", "gamma", "beta", "cos", "sin", "y", "mean", "rstd", "xsum"):
+        for role in ("x", "x2", "gamma", "beta", "bias", "scale", "shift", "cos", "sin", "y", "y2", "mean", "rstd",
+                     "xsum"):
             if role in r:
                 p = r[role]
                 lines += [f"    c.{role} = {p.name};", f'    c.{role}_name = "{p.name}";']
@@ -77,10 +106,17 @@ def render_entry(g, table):
                     lines.append(f"    c.{role}_optional = true;")
         if "x2" in r:
             lines.append("    c.add = true;")
-        for role in ("gamma", "beta", "mean", "rstd"):
+        for role in ("gamma", "beta", "mean", "rstd", "bias", "y2", "xsum", "scale", "shift"):
             if role in r:
                 lines.append(f"    c.has_{role} = true;")
-        for role in ("eps", "normalized_shape", "n", "c", "hxw", "group", "mode"):
+        if "normalized_shape" in r:
+            lines.append("    c.has_normalized_shape = true;")
+        if "write_xsum" in r:
+            lines.append(f"    c.write_xsum = {r['write_xsum'].name};")
+        if "data_format" in r:
+            lines += [f"    c.data_format = {r['data_format'].name};",
+                      f'    c.data_format_name = "{r["data_format"].name}";']
+        for role in ("eps", "normalized_shape", "n", "c", "hxw", "group", "mode", "alpha", "swish_scale"):
             if role in r:
                 lines.append(f"    c.{role} = {r[role].name};")
         if "activate" in r:
@@ -95,10 +131,12 @@ def render_tests(g, tables):
     arg = {"x": "a.x", "x2": "a.x2", "gamma": "a.gamma", "beta": "a.beta", "cos": "a.cos", "sin": "a.sin",
            "mode": "a.mode", "y": "a.y", "mean": "a.mean", "rstd": "a.rstd", "xsum": "a.xsum", "eps": "a.eps",
            "normalized_shape": "a.normalized_shape", "n": "a.n", "c": "a.c", "hxw": "a.hxw", "group": "a.group",
-           "activate": "a.activate", "ignored": "0"}
+           "activate": "a.activate", "ignored": "0", "bias": "a.bias", "y2": "a.y2", "alpha": "a.alpha",
+           "swish_scale": "a.swish_scale", "scale": "a.scale", "shift": "a.shift", "write_xsum": "a.write_xsum", "data_format": "a.data_format"}
     for t in tables:
         for op in t.ops:
             role_of = {p.name: k for k, p in op.roles.items()}
+            role_of.update({n: rs[0] for n, rs in REF_ROLES.items()})  # in-place operands passed as the inputs
             args = ", ".join(arg[role_of[p.name]] for p in op.params)
             opt = [k for k, p in op.roles.items() if p.name.endswith("Optional")]
             for sample in op.samples:
@@ -109,6 +147,14 @@ def render_tests(g, tables):
                           f"c.gemma = {str(op.flags['gemma']).lower()};", f"c.silu = {str(op.flags['silu']).lower()};",
                           f"c.stat_float = {str(op.stat_dtypes == ['FLOAT']).lower()};",
                           f"c.eps = {sample.get('eps', '1e-5')};", f"c.group = {sample.get('group', '2')};",
-                          f"c.mode = {sample.get('mode', '0')};", f'c.x_name = "{op.roles["x"].name}";']
+                          f"c.mode = {sample.get('mode', '0')};", f'c.x_name = "{op.roles["x"].name}";',
+                          f"c.y_float = {str(op.y_dtypes == ['FLOAT']).lower()};",
+                          f"c.inplace = {str(op.inplace_refs).lower()};",
+                          f"c.alpha = {sample.get('alpha', '1.0')};",
+                          f"c.swish_scale = {sample.get('swish_scale', '1.0')};",
+                          f"c.write_xsum = {sample.get('additional', 'true')};",
+                          f"c.variance = {str(op.flags['variance']).lower()};",
+                          f"c.activate = {sample.get('activate', 'true')};",
+                          f'c.data_format = "{sample.get("format", "NCHW")}";']
                 out += g.family_case(op, sample, "RowTableCase", fields, "RowArgs", args)
     return "\n".join(out + ["  return v;", "}", ""])

@@ -206,11 +206,11 @@ inline std::vector<double> rope_ref(const std::vector<double> &x, const std::vec
 // softmax cross-entropy. Returns y (or backprop), mean (or the loss), rstd and the summed input.
 struct RowRef {
   std::vector<double> y, xsum;
-  double mean = 0, rstd = 0;
+  double mean = 0, rstd = 0, var = 0;
 };
 inline RowRef row_ref(const std::string &kind, std::vector<double> x, const std::vector<double> &x2,
                       const std::vector<double> &gamma, const std::vector<double> &beta, double eps, bool gemma,
-                      bool silu) {
+                      bool silu, double alpha = 1, const std::vector<double> &bias = {}, double swish_scale = 1) {
   RowRef r;
   const size_t n = x.size();
   if (kind == "softmax_cross_entropy") {
@@ -225,7 +225,7 @@ inline RowRef row_ref(const std::string &kind, std::vector<double> x, const std:
     return r;
   }
   if (!x2.empty()) {
-    for (size_t i = 0; i < n; ++i) x[i] += x2[i];
+    for (size_t i = 0; i < n; ++i) x[i] = alpha * x[i] + x2[i] + (bias.empty() ? 0.0 : bias[i]);
     r.xsum = x;
   }
   long double mean = 0, var = 0;
@@ -240,11 +240,12 @@ inline RowRef row_ref(const std::string &kind, std::vector<double> x, const std:
     long double y = (x[i] - mean) * rstd;
     if (!gamma.empty()) y *= gemma ? 1 + gamma[i] : gamma[i];
     if (!beta.empty()) y += beta[i];
-    if (silu) y = y / (1 + expl(-y));
+    if (silu) y = y / (1 + expl(-swish_scale * y));
     r.y.push_back(static_cast<double>(y));
   }
   r.mean = static_cast<double>(mean);
   r.rstd = static_cast<double>(rstd);
+  r.var = static_cast<double>(var);
   return r;
 }
 

@@ -17,7 +17,7 @@ struct ImplTrace;
 
 namespace opsnn::kernels {
 
-constexpr int kDimwiseMaxIo = 4;  // inputs, and outputs, of one line op
+constexpr int kDimwiseMaxIo = 5;  // inputs, and outputs, of one line op
 
 enum class DimwiseOp : uint8_t {
   kSoftmax, kLogSoftmax,                  // in: self
@@ -27,7 +27,7 @@ enum class DimwiseOp : uint8_t {
   kTopk,      // the first k of the sort
   kKthvalue,  // one value and its index (k, 1-based)
   kMedian, kNanMedian,  // one value and its index
-  kNormalize,  // layer / RMS / group norm of the line; results: y, mean, rstd, the summed input
+  kNormalize,  // layer / RMS / group / instance norm of the line; results: y, mean, rstd, the summed input, variance
   kSoftmaxCrossEntropy,  // in: features, labels; results: loss (one), backprop
   kRope,                 // in: x, cos, sin; y = x * cos + rotate(x) * sin (params.k: 0 half, 1 interleave)
 };
@@ -39,9 +39,15 @@ struct DimwiseParams {
   // kNormalize: y = act((x - mean) * rstd * (gamma (+1 for Gemma)) + beta), rstd = 1 / sqrt(var + eps)
   double eps = 1e-5;
   bool rms = false;         // RMS norm: mean taken as 0, var = mean(x^2)
-  bool add_input = false;   // x = in[0] + in[1] first (AddRmsNorm); its value is result 3
+  bool add_input = false;   // x = alpha * in[0] + in[1] (+ in[bias_in]) first (AddRmsNorm, AddLayerNorm,
+                            // DeepNorm); its value is result 3
+  double alpha = 1;         // the first input's scale in the sum (DeepNorm)
+  int bias_in = -1;         // input index of a per-element bias added to the sum (AddLayerNorm), -1: none
+  double swish_scale = 1;   // the activation: y * sigmoid(swish_scale * y) (SiLU at 1; GroupNormSwish)
   bool gemma = false;       // scale by (1 + gamma)
   bool silu = false;        // y = silu(y) (GroupNormSilu)
+  // Per-row modulation after gamma / beta: y = y * (1 + in[scale_in]) + in[shift_in] (AdaLayerNorm), -1: none
+  int scale_in = -1, shift_in = -1;
   int gamma_in = -1, beta_in = -1;  // input index of gamma / beta (broadcast along the outer dims), -1: none
 };
 
@@ -64,7 +70,7 @@ struct DimwiseLoop {
   int64_t in_line[kDimwiseMaxIo][kMaxLoopDims] = {};
   int64_t out_line[kDimwiseMaxIo][kMaxLoopDims] = {};
   int64_t len = 1;                         // input line length
-  int64_t out_len[kDimwiseMaxIo] = {1, 1, 1, 1};  // per output: len (along the line), k (topk: one line dim) or 1
+  int64_t out_len[kDimwiseMaxIo] = {1, 1, 1, 1, 1};  // per output: len (along the line), k (topk: one line dim) or 1
   int tier = 0;              // the kernels' ISA tier (choose_dimwise_tier)
   int64_t tasks = 1;         // lines are cut into this many ranges, each with its own scratch
   uint64_t scratch_bytes_per_task = 0;

@@ -91,7 +91,10 @@ void normalize(const DimwiseParams &p, T *const *x, int64_t n, T *const *res) {
     if (p.add_input) {
       const T *a = x[0], *b = x[1];
       T *sum = res[3];
-      for (int64_t i = 0; i < n; ++i) sum[i] = a[i] + b[i];
+      if (p.alpha == 1) for (int64_t i = 0; i < n; ++i) sum[i] = a[i] + b[i];
+      else for (int64_t i = 0; i < n; ++i) sum[i] = static_cast<T>(p.alpha) * a[i] + b[i];
+      if (p.bias_in >= 0)
+        for (int64_t i = 0; i < n; ++i) sum[i] += x[p.bias_in][i];
       v = sum;
     }
     const T mean = p.rms ? T(0) : lane_sum<T>(n, [&](int64_t i) { return v[i]; }) / static_cast<T>(n);
@@ -107,10 +110,15 @@ void normalize(const DimwiseParams &p, T *const *x, int64_t n, T *const *res) {
     }
     if (beta != nullptr)
       for (int64_t i = 0; i < n; ++i) y[i] += beta[i];
+    if (p.scale_in >= 0)
+      for (int64_t i = 0; i < n; ++i) y[i] *= 1 + x[p.scale_in][i];
+    if (p.shift_in >= 0)
+      for (int64_t i = 0; i < n; ++i) y[i] += x[p.shift_in][i];
     if (p.silu)
-      for (int64_t i = 0; i < n; ++i) y[i] = y[i] / (1 + ex(-y[i]));
+      for (int64_t i = 0; i < n; ++i) y[i] = y[i] / (1 + ex(-static_cast<T>(p.swish_scale) * y[i]));
     res[1][0] = mean;
     res[2][0] = rstd;
+    res[4][0] = var;
   }
 }
 

@@ -39,15 +39,26 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
   if (c.add) core::check_tensor(c.x2, c.x2_name);
   if (c.has_gamma && (c.gamma != nullptr || !c.gamma_optional)) core::check_tensor(c.gamma, c.gamma_name);
   if (c.has_beta && (c.beta != nullptr || !c.beta_optional)) core::check_tensor(c.beta, c.beta_name);
-  if (rule.kind == RowKind::kLayerNorm) core::check_not_null(c.normalized_shape, "normalizedShape");
+  if (c.bias != nullptr || (c.has_bias && !c.bias_optional)) core::check_tensor(c.bias, c.bias_name);
+  if (rule.kind == RowKind::kLayerNorm && c.has_normalized_shape)
+    core::check_not_null(c.normalized_shape, "normalizedShape");
+  if (c.has_scale) core::check_tensor(c.scale, c.scale_name);
+  if (c.has_shift) core::check_tensor(c.shift, c.shift_name);
   if (rule.kind == RowKind::kRope) {
     core::check_tensor(c.cos, c.cos_name);
     core::check_tensor(c.sin, c.sin_name);
   }
   core::check_tensor(c.y, c.y_name);
+  if (c.has_y2) core::check_tensor(c.y2, c.y2_name);
   if (c.has_mean && (c.mean != nullptr || !c.mean_optional)) core::check_tensor(c.mean, c.mean_name);
   if (c.has_rstd && (c.rstd != nullptr || !c.rstd_optional)) core::check_tensor(c.rstd, c.rstd_name);
-  if (c.add && rule.kind != RowKind::kSoftmaxCrossEntropy) core::check_tensor(c.xsum, c.xsum_name);
+  const bool write_xsum = c.has_xsum && c.write_xsum;  // additionalOutput false: xOut is left alone
+  if (write_xsum) core::check_tensor(c.xsum, c.xsum_name);
+  const std::string fmt = c.data_format != nullptr ? c.data_format : "NCHW";
+  const bool channels_last = rule.kind == RowKind::kInstanceNorm && fmt == "NHWC";
+  if (fmt != "NCHW" && fmt != "ND" && fmt != "NCL" && fmt != "NCDHW" && !channels_last)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s '%s' is not supported: NCHW / NCL / NCDHW / ND (channels at dim 1)%s",
+                c.data_format_name, fmt.c_str(), rule.kind == RowKind::kInstanceNorm ? " or NHWC" : "");
 
   const aclTensor &x = *c.x;
   core::check_dtype_in(c.x, c.x_name, rule.dtypes);
@@ -67,7 +78,12 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
   switch (rule.kind) {
     case RowKind::kLayerNorm: case RowKind::kRmsNorm: case RowKind::kSoftmaxCrossEntropy: case RowKind::kRope: {
       int k = 1;
-      if (rule.kind == RowKind::kLayerNorm) {
+      if (rule.kind == RowKind::kLayerNorm && !c.has_normalized_shape) {  // gamma's dims, or the last
+        k = c.gamma != nullptr ? c.gamma->ndim : 1;
+        if (k < 1 || k > nd)
+          throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; it must have 1 to %d (the normalised trailing dims of %s)",
+                      c.gamma_name, k, nd, c.x_name);
+      } else if (rule.kind == RowKind::kLayerNorm) {
         k = static_cast<int>(c.normalized_shape->values.size());
         if (k < 1 || k > nd)
           throw_error(ACLNN_ERR_PARAM_INVALID, "normalizedShape has %d dims; it must have 1 to %d (%s has %d dims)", k,
@@ -96,6 +112,20 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
       split = nd - k;
       for (int d = 0; d < nd; ++d) (d < split ? rows.outer : rows.line).push_back(x.dims[d]);
       for (int d = 0; d < nd; ++d) (d < split ? xst.outer : xst.line).push_back(x.strides[d]);
+      break;
+    }
+    case RowKind::kInstanceNorm: {  // outer [N, C], line the spatial dims
+      if (nd < 2)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s must have at least 2 dims (%s), got %s", c.x_name,
+                    channels_last ? "[N, spatial..., C]" : "[N, C, spatial...]", core::shape_string(x).c_str());
+      const int cd = channels_last ? nd - 1 : 1;
+      rows.outer = {x.dims[0], x.dims[cd]};
+      xst.outer = {x.strides[0], x.strides[cd]};
+      for (int d = 1; d < nd; ++d)
+        if (d != cd) {
+          rows.line.push_back(x.dims[d]);
+          xst.line.push_back(x.strides[d]);
+        }
       break;
     }
     case RowKind::kGroupNorm: {
@@ -130,11 +160,19 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
   }
 
   // Parameters: gamma / beta over the line (layer / RMS norm: the trailing dims; group norm: [C]).
+  const int chan_dim = channels_last ? nd - 1 : 1;
   auto param_strides = [&](const aclTensor *t, const char *name) {
     check_floating_param(t, name, x.dtype);
     OperandStrides s;
     s.outer.assign(rows.outer.size(), 0);
     s.line.assign(rows.line.size(), 0);
+    if (rule.kind == RowKind::kInstanceNorm) {
+      if (t->ndim != 1 || t->dims[0] != x.dims[chan_dim])
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; it must be [C] = [%lld]", name,
+                    core::shape_string(*t).c_str(), static_cast<long long>(x.dims[chan_dim]));
+      s.outer[1] = t->strides[0];
+      return s;
+    }
     if (rule.kind == RowKind::kGroupNorm) {
       if (t->ndim != 1 || t->dims[0] != x.dims[1])
         throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; it must be [C] = [%lld]", name,
@@ -156,6 +194,8 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
     stat_shape.dims[stat_shape.ndim++] = rows.outer[1];
   } else if (rule.kind == RowKind::kSoftmaxCrossEntropy) {
     stat_shape.dims[stat_shape.ndim++] = x.dims[0];
+  } else if (rule.kind == RowKind::kInstanceNorm) {  // x's shape with the spatial dims as 1
+    for (int d = 0; d < nd; ++d) stat_shape.dims[stat_shape.ndim++] = d == 0 || d == chan_dim ? x.dims[d] : 1;
   } else {
     for (int d = 0; d < nd; ++d) stat_shape.dims[stat_shape.ndim++] = d < split ? x.dims[d] : 1;
   }
@@ -166,12 +206,18 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
     if (!ok)
       throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must be %s", name, core::dtype_name(t->dtype),
                   rule.stat_dtypes != 0 ? "FLOAT" : "the input's dtype or FLOAT");
-    OperandStrides s;  // the stats' leading dims are the outer dims
+    OperandStrides s;  // the stats' leading dims are the outer dims (instance norm: N and the channel dim)
+    if (rule.kind == RowKind::kInstanceNorm) {
+      s.outer = {t->strides[0], t->strides[chan_dim]};
+      return s;
+    }
     for (size_t d = 0; d < rows.outer.size(); ++d) s.outer.push_back(t->strides[d]);
     return s;
   };
-  auto element_strides = [&](const aclTensor *t, const char *name) {  // an output shaped like x
-    if (t->dtype != x.dtype)
+  auto element_strides = [&](const aclTensor *t, const char *name, core::DtypeMask dtypes = 0) {  // shaped like x
+    if (dtypes != 0 && !core::dtype_in(t->dtype, dtypes))
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must be FLOAT", name, core::dtype_name(t->dtype));
+    if (dtypes == 0 && t->dtype != x.dtype)
       throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must have %s's dtype %s", name,
                   core::dtype_name(t->dtype), c.x_name, core::dtype_name(x.dtype));
     core::check_shape_equals(*t, name, xs);
@@ -182,6 +228,10 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
       s.outer = {t->strides[0], t->strides[1] * cg};
       s.line.push_back(t->strides[1]);
       for (int d = 2; d < nd; ++d) s.line.push_back(t->strides[d]);
+    } else if (rule.kind == RowKind::kInstanceNorm) {
+      s.outer = {t->strides[0], t->strides[chan_dim]};
+      for (int d = 1; d < nd; ++d)
+        if (d != chan_dim) s.line.push_back(t->strides[d]);
     } else {
       for (int d = 0; d < nd; ++d) (d < split ? s.outer : s.line).push_back(t->strides[d]);
     }
@@ -196,7 +246,9 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
   L.params.rms = rule.kind == RowKind::kRmsNorm;
   L.params.gemma = rule.gemma;
   L.params.silu = c.activate >= 0 ? c.activate != 0 : rule.silu;
+  L.params.swish_scale = c.swish_scale;
   L.params.add_input = c.add && rule.kind != RowKind::kSoftmaxCrossEntropy;
+  L.params.alpha = c.alpha;
   if (rule.kind == RowKind::kRope) {
     L.op = kernels::DimwiseOp::kRope;
     L.params.k = c.mode;
@@ -241,6 +293,29 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
   }
   if (c.gamma != nullptr) L.params.gamma_in = add_in(c.gamma, param_strides(c.gamma, c.gamma_name));
   if (c.beta != nullptr) L.params.beta_in = add_in(c.beta, param_strides(c.beta, c.beta_name));
+  if (c.bias != nullptr) L.params.bias_in = add_in(c.bias, param_strides(c.bias, c.bias_name));
+  // AdaLayerNorm's scale / shift: [B..., H] or [B..., 1, H] for x [B..., S, H], broadcast along S.
+  auto modulation_strides = [&](const aclTensor *t, const char *name) {
+    if (t->dtype != x.dtype)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must have %s's dtype %s", name,
+                  core::dtype_name(t->dtype), c.x_name, core::dtype_name(x.dtype));
+    if (nd < 2 || split != nd - 1)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be [B..., S, H] with the last dim normalised, got %s", c.x_name,
+                  core::shape_string(x).c_str());
+    bool ok = (t->ndim == nd - 1 || t->ndim == nd) && t->dims[t->ndim - 1] == x.dims[nd - 1];
+    for (int d = 0; ok && d < nd - 2; ++d) ok = t->dims[d] == x.dims[d];
+    if (ok && t->ndim == nd) ok = t->dims[nd - 2] == 1;
+    if (!ok)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; for %s of shape %s it must be [B..., H] or [B..., 1, H]",
+                  name, core::shape_string(*t).c_str(), c.x_name, core::shape_string(x).c_str());
+    OperandStrides s;
+    for (int d = 0; d < nd - 2; ++d) s.outer.push_back(t->strides[d]);
+    s.outer.push_back(0);  // S
+    s.line.push_back(t->strides[t->ndim - 1]);
+    return s;
+  };
+  if (c.scale != nullptr) L.params.scale_in = add_in(c.scale, modulation_strides(c.scale, c.scale_name));
+  if (c.shift != nullptr) L.params.shift_in = add_in(c.shift, modulation_strides(c.shift, c.shift_name));
 
   // Outputs in prototype order: y, then the per-row ones, then xsum (loss: loss, then backprop).
   L.nout = 0;
@@ -257,10 +332,11 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
     add_out(c.mean, stat_strides(c.mean, c.mean_name), 0, true);      // loss
     add_out(c.y, element_strides(c.y, c.y_name), 1, false);          // backprop
   } else {
-    add_out(c.y, element_strides(c.y, c.y_name), 0, false);
+    add_out(c.y, element_strides(c.y, c.y_name, rule.y_dtypes), 0, false);
+    if (c.y2 != nullptr) add_out(c.y2, element_strides(c.y2, c.y2_name), 0, false);
     if (c.mean != nullptr) add_out(c.mean, stat_strides(c.mean, c.mean_name), 1, true);
-    if (c.rstd != nullptr) add_out(c.rstd, stat_strides(c.rstd, c.rstd_name), 2, true);
-    if (c.add) add_out(c.xsum, element_strides(c.xsum, c.xsum_name), 3, false);
+    if (c.rstd != nullptr) add_out(c.rstd, stat_strides(c.rstd, c.rstd_name), rule.variance ? 4 : 2, true);
+    if (write_xsum) add_out(c.xsum, element_strides(c.xsum, c.xsum_name), 3, false);
   }
   int64_t len = 1;
   for (int64_t d : rows.line) len *= d;

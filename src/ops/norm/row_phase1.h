@@ -15,6 +15,7 @@ enum class RowKind : uint8_t {
   kLayerNorm,            // rows: the trailing normalizedShape dims (or gamma's dims with gamma_dims)
   kRmsNorm,              // rows: the trailing gamma.ndim dims; mean taken as 0
   kGroupNorm,            // rows: one group of channels of one sample, with the spatial dims
+  kInstanceNorm,         // rows: one channel of one sample over the spatial dims (channels at dim 1, or last: NHWC)
   kSoftmaxCrossEntropy,  // rows: the last dim of [N, C] features and labels
   kRope,                 // rows: the last dim of x; cos / sin broadcast to x (rotary position embedding)
 };
@@ -26,14 +27,29 @@ struct RowRule {
   bool silu;                  // y = silu(y) (or as the activate attribute says, when the op has one)
   bool shape_from_input;      // group norm: N, C, HxW from self's shape (GroupNormSilu)
   core::DtypeMask stat_dtypes;  // accepted mean / rstd dtypes (0: x's dtype or FLOAT)
+  core::DtypeMask y_dtypes = 0;  // accepted y dtypes (0: x's dtype); a second y (y2) is always x's dtype
+  bool variance = false;         // the rstd output receives the (biased) variance instead (InstanceNorm)
 };
 
 struct RowCall {
   const aclTensor *x = nullptr, *x2 = nullptr, *gamma = nullptr, *beta = nullptr;
   const char *x_name = "x", *x2_name = "x2", *gamma_name = "gamma", *beta_name = "beta";
   bool gamma_optional = false, beta_optional = false;
-  bool add = false;  // x2 is added to x first (x2 is a second input)
+  bool add = false;  // x2 is added to x first (x2 is a second input): sum = alpha * x + x2 (+ bias)
+  double alpha = 1;
+  const aclTensor *bias = nullptr;  // a per-element bias added to the sum, shaped like gamma (AddLayerNorm)
+  const char *bias_name = "biasOptional";
+  bool bias_optional = false;
+  bool has_normalized_shape = false;  // kLayerNorm: rows from normalizedShape, else gamma's dims
+  double swish_scale = 1;            // the activation is y * sigmoid(swish_scale * y)
+  const char *data_format = nullptr;  // kGroupNorm: NCHW / ND (null: NCHW); kInstanceNorm also NHWC
+  const char *data_format_name = "dataFormatOptional";
   const aclIntArray *normalized_shape = nullptr;  // kLayerNorm
+  // AdaLayerNorm: y = y * (1 + scale) + shift after gamma / beta, scale / shift [B..., H] or [B..., 1, H]
+  // for x [B..., S, H] (one row per S position, the same modulation along S)
+  const aclTensor *scale = nullptr, *shift = nullptr;
+  const char *scale_name = "scale", *shift_name = "shift";
+  bool has_scale = false, has_shift = false;
   double eps = 1e-5;
   int64_t n = 0, c = 0, hxw = 0, group = 1;  // kGroupNorm
   int activate = -1;  // -1: the rule's silu; else the activateSilu attribute
@@ -43,8 +59,12 @@ struct RowCall {
   // Outputs: y (per element), mean and rstd (per row), the sum x + x2 (per element).
   const aclTensor *y = nullptr, *mean = nullptr, *rstd = nullptr, *xsum = nullptr;
   const char *y_name = "yOut", *mean_name = "meanOut", *rstd_name = "rstdOut", *xsum_name = "xOut";
+  const aclTensor *y2 = nullptr;  // y again in x's dtype (AddRmsNormCast: y FLOAT, y2 x's dtype)
+  const char *y2_name = "y2Out";
+  bool has_xsum = false;    // the prototype has the sum output
+  bool write_xsum = true;   // ... and it is written (AddLayerNorm's additionalOutput); may be null when not
   // The prototype has these parameters / outputs (the loss is `mean`).
-  bool has_gamma = false, has_beta = false, has_mean = false, has_rstd = false;
+  bool has_gamma = false, has_beta = false, has_mean = false, has_rstd = false, has_bias = false, has_y2 = false;
   bool mean_optional = false, rstd_optional = false;
 };
 
