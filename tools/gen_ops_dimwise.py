@@ -4,21 +4,23 @@
 Row format (besides the common `header`, `dtypes`, `backward`):
   dimwise  kSoftmax           the line op (kernels::DimwiseOp)
   inputs   N                  the first N tensors are inputs (default 1); the others are outputs
-  result   R [R]              per output: same | dtype | int64
+  result   R [R]              per output: same | dtype | int64 | index (INT64 or INT32, the output's choice)
   shape    full|topk|reduced|all   the output line (default full)
   out_first N                 output k is the line's result N + k (Argsort: 1, the indices)
   sample   a=V ...            parameter values for the tests (k=, descending=, largest=, keepdim=)
-Parameter roles come from the prototype: `int64_t dim`; `int64_t k`; `bool keepdim` (any case);
+A row whose prototype has a single tensor is in place (the tensor is read and written).
+Parameter roles come from the prototype: `int64_t dim` (or `const aclScalar *dim`, an integral scalar); `int64_t k`; `bool keepdim` (any case);
 `aclDataType dtype`; `bool descending` or `bool largest` (the order); `bool stable` and
 `bool sorted` (always honoured: lines are sorted stably).
 """
 import re
 
 DIMWISE_KEYS = {"dimwise", "inputs", "result", "shape", "out_first", "sample", "header", "dtypes", "backward"}
-RESULTS = {"same": "kSame", "dtype": "kDtypeArg", "int64": "kInt64"}
+RESULTS = {"same": "kSame", "dtype": "kDtypeArg", "int64": "kInt64", "index": "kIndex"}
 SHAPES = {"full": "kFull", "topk": "kTopk", "reduced": "kReduced", "all": "kAll"}
 OPS = {"kSoftmax": "softmax", "kLogSoftmax": "log_softmax", "kSoftmaxBackward": "softmax_backward",
-       "kLogSoftmaxBackward": "log_softmax_backward", "kCumsum": "cumsum", "kCumprod": "cumprod", "kSort": "sort",
+       "kLogSoftmaxBackward": "log_softmax_backward", "kCumsum": "cumsum", "kCumprod": "cumprod", "kCummax": "cummax",
+       "kCummin": "cummin", "kSort": "sort",
        "kTopk": "topk", "kKthvalue": "kthvalue", "kMedian": "median", "kNanMedian": "nanmedian"}
 ROLE_FIELD = {"dim": "dim", "k": "params.k", "keepdim": "keepdim", "dtype": "dtype", "order": "params.descending"}
 
@@ -27,6 +29,8 @@ def role_of(p):
     t = p.ctype.replace("const", "").replace(" ", "")
     if t == "int64_t" and p.name in ("dim", "k"):
         return p.name
+    if t == "aclScalar*" and p.name == "dim":
+        return "dim_scalar"
     if t == "bool" and p.name.lower() == "keepdim":
         return "keepdim"
     if t == "aclDataType":
@@ -46,6 +50,9 @@ def resolve(g, table, op):
     tensors = [p for p in op.params if p.kind == "tensor"]
     nin = int(g.one(op, "inputs", "1"))
     op.inputs, op.outputs = tensors[:nin], tensors[nin:]
+    op.inplace_row = len(tensors) == 1 and nin == 1
+    if op.inplace_row:
+        op.outputs = list(op.inputs)
     if not op.inputs or not 1 <= len(op.outputs) <= 2 or nin > 2:
         raise g.TableError(f"{w}: a dim-wise op takes one or two inputs and one or two outputs")
     op.input, op.output, op.extra_output, op.inplace = op.inputs[0], op.outputs[0], None, None
@@ -93,8 +100,12 @@ def render_entry(g, table):
         for role, p in op.roles.items():
             if role in ROLE_FIELD:
                 lines.append(f"    c.{ROLE_FIELD[role]} = {p.name};")
+            elif role == "dim_scalar":
+                lines.append(f'    c.dim = ::opsnn::ops::dimwise_scalar_dim({p.name}, "{p.name}");')
         for i, t in enumerate(op.outputs):
             lines += [f"    c.out[{i}] = {t.name};", f'    c.out_name[{i}] = "{t.name}";']
+        if op.inplace_row:
+            lines.append("    c.inplace = true;")
         out += lines + g.family_entry_close(op, "dimwise_phase1")
     return "\n".join(out) + "\n"
 
@@ -104,7 +115,7 @@ def test_arg(op, p):
     if p.kind == "tensor":
         return f"a.in[{op.inputs.index(p)}]" if p in op.inputs else f"a.out[{op.outputs.index(p)}]"
     role = next(k for k, v in op.roles.items() if v is p)
-    return {"dim": "a.dim", "k": "a.k", "keepdim": "a.keepdim", "dtype": "a.dtype", "order": "a.descending",
+    return {"dim": "a.dim", "dim_scalar": "dim_scalar(a.dim)", "k": "a.k", "keepdim": "a.keepdim", "dtype": "a.dtype", "order": "a.descending",
             "ignored": "true"}[role]
 
 
@@ -120,6 +131,7 @@ def render_tests(g, tables):
                           f'c.shape = "{op.shape}";', f"c.nin = {len(op.inputs)};", f"c.out_first = {op.out_first};",
                           f"c.has_keepdim = {str('keepdim' in op.roles).lower()};", f"c.k = {sample.get('k', '1')};",
                           f"c.descending = {sample.get('descending', sample.get('largest', 'false'))};",
-                          f'c.in_name = "{op.inputs[0].name}";']
+                          f'c.in_name = "{op.inputs[0].name}";',
+                          f"c.inplace = {str(op.inplace_row).lower()};"]
                 out += g.family_case(op, sample, "DimwiseTableCase", fields, "DimwiseArgs", args)
     return "\n".join(out + ["  return v;", "}", ""])

@@ -18,7 +18,7 @@ REDUCE_KEYS = {"reduce", "result", "null_dims", "nonempty", "sample", "header", 
 RESULTS = {"same": "kSame", "dtype": "kDtypeArg", "float": "kFloat", "bool": "kBool", "index": "kIndex",
            "int64": "kInt64"}
 OPS = {"kSum": "sum", "kMean": "mean", "kProd": "prod", "kMax": "max", "kMin": "min", "kArgMax": "argmax",
-       "kArgMin": "argmin", "kAll": "all", "kAny": "any", "kCountNonzero": "count_nonzero", "kNorm": "norm",
+       "kArgMin": "argmin", "kAll": "all", "kAny": "any", "kCountNonzero": "count_nonzero", "kNansum": "nansum", "kAminmax": "aminmax", "kNorm": "norm",
        "kLogSumExp": "logsumexp", "kVar": "var", "kStd": "std", "kVarMean": "var_mean", "kStdMean": "std_mean"}
 
 

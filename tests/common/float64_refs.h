@@ -58,13 +58,14 @@ inline ReduceRef reduce_ref(const std::string &kind, const std::vector<double> &
     for (double v : x) s += f(v);
     return static_cast<double>(s);
   };
-  if (kind == "sum") {
+  if (kind == "sum" || kind == "nansum") {
     if (integral) {  // wrapping int64 arithmetic, as the integer reduction
       uint64_t s = 0;
       for (double v : x) s += static_cast<uint64_t>(static_cast<int64_t>(v));
       r.v0 = static_cast<double>(static_cast<int64_t>(s));
     } else {
-      r.v0 = sum_of([](double v) { return static_cast<long double>(v); });
+      const bool nan0 = kind == "nansum";
+      r.v0 = sum_of([nan0](double v) { return nan0 && std::isnan(v) ? 0.0L : static_cast<long double>(v); });
     }
   } else if (kind == "mean") {
     r.v0 = sum_of([](double v) { return static_cast<long double>(v); }) / static_cast<double>(n);
@@ -88,6 +89,13 @@ inline ReduceRef reduce_ref(const std::string &kind, const std::vector<double> &
     r.v0 = n > 0 ? x[best] : 0;
     r.v1 = static_cast<double>(best);
     if (kind == "argmax" || kind == "argmin") r.v0 = r.v1;
+  } else if (kind == "aminmax") {  // v0 = amin, v1 = amax (NaN wins)
+    r.v0 = n > 0 ? x[0] : 0;
+    r.v1 = r.v0;
+    for (double v : x) {
+      r.v0 = std::isnan(v) || std::isnan(r.v0) ? NAN : std::fmin(r.v0, v);
+      r.v1 = std::isnan(v) || std::isnan(r.v1) ? NAN : std::fmax(r.v1, v);
+    }
   } else if (kind == "all") {
     r.v0 = 1;
     for (double v : x) r.v0 = r.v0 != 0 && v != 0 ? 1 : 0;
@@ -168,6 +176,28 @@ inline DimwiseRef dimwise_ref(const std::string &kind, const std::vector<double>
       s += v;
       si += static_cast<uint64_t>(static_cast<int64_t>(v));
       r.v0.push_back(integral ? static_cast<double>(static_cast<int64_t>(si)) : static_cast<double>(s));
+    }
+  } else if (kind == "cumprod") {
+    long double pr = 1;
+    uint64_t pi = 1;
+    for (double v : x) {
+      pr *= v;
+      pi *= static_cast<uint64_t>(static_cast<int64_t>(v));  // wraps, as int64 arithmetic
+      r.v0.push_back(integral ? static_cast<double>(static_cast<int64_t>(pi)) : static_cast<double>(pr));
+    }
+  } else if (kind == "cummax" || kind == "cummin") {
+    // torch.cummax / cummin: x[i] replaces the running value when x[i] >= it (<= for cummin) or x[i]
+    // is NaN, unless the running value already is NaN; so ties take the last index.
+    double best = n > 0 ? x[0] : 0;
+    size_t at = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const bool take = !std::isnan(best) && (std::isnan(x[i]) || (kind == "cummax" ? x[i] >= best : x[i] <= best));
+      if (take) {
+        best = x[i];
+        at = i;
+      }
+      r.v0.push_back(best);
+      r.v1.push_back(static_cast<double>(at));
     }
   } else if (kind == "sort" || kind == "topk") {
     const auto order = stable_order_ref(x, descending);

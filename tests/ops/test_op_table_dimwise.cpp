@@ -30,6 +30,15 @@ struct DimwiseArgs {
 
 using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
 
+// The dim of a row whose prototype takes it as an aclScalar (aclnnCumprod): an INT64 scalar that
+// lives until the next call (phase 1 reads it at once).
+aclScalar *dim_scalar(int64_t d) {
+  static thread_local aclScalar *s = nullptr;
+  if (s != nullptr) aclDestroyScalar(s);
+  s = aclCreateScalar(&d, ACL_INT64);
+  return s;
+}
+
 struct DimwiseTableCase {
   std::string name, api, kind, shape, in_name;
   std::vector<aclDataType> dtypes;
@@ -38,6 +47,7 @@ struct DimwiseTableCase {
   bool has_keepdim = false;
   int64_t k = 1;
   bool descending = false;
+  bool inplace = false;  // one tensor, read and written (in[0] is the output)
   int (*phase1)(const DimwiseArgs &, uint64_t *, aclOpExecutor **) = nullptr;
   Launch launch = nullptr;
 };
@@ -134,14 +144,14 @@ std::vector<std::vector<double>> golden(const DimwiseTableCase &c, const Geometr
   return out;
 }
 
-// Runs one call and compares every output.
+// Runs one call and compares every output (index_dtype: the dtype of an `index` result).
 void check_call(const DimwiseTableCase &c, DeviceTensor &x, DeviceTensor *x2, int64_t dim, bool keepdim,
-                bool strided_out = false) {
+                bool strided_out = false, aclDataType index_dtype = ACL_INT64) {
   const aclDataType dt = x.dtype();
   const Geometry g = geometry(c, x.shape(), dim, keepdim);
   const int nout = static_cast<int>(c.results.size());
   auto make_out = [&](int k) {
-    const aclDataType odt = out_dtype(c, k, dt);
+    const aclDataType odt = c.results[static_cast<size_t>(k)] == "index" ? index_dtype : out_dtype(c, k, dt);
     if (!strided_out || g.out_shape.empty()) return std::make_unique<DeviceTensor>(g.out_shape, odt);
     std::vector<int64_t> st = contiguous_strides(g.out_shape);
     for (auto &s : st) s *= 2;  // every other element
@@ -150,15 +160,16 @@ void check_call(const DimwiseTableCase &c, DeviceTensor &x, DeviceTensor *x2, in
   auto o0 = make_out(0), o1 = make_out(nout - 1);
   o0->poison();
   o1->poison();
+  if (c.inplace) o0->set_values(x.values());  // the in-place tensor starts as the input
   DimwiseArgs a;
-  a.in[0] = x;
+  a.in[0] = c.inplace ? o0->get() : x.get();
   a.in[1] = x2 != nullptr ? x2->get() : nullptr;
   a.dim = dim;
   a.k = c.k;
   a.keepdim = keepdim;
   a.descending = c.descending;
   a.dtype = out_dtype(c, 0, dt);
-  a.out[0] = *o0;
+  a.out[0] = c.inplace ? nullptr : o0->get();
   a.out[1] = nout > 1 ? o1->get() : nullptr;
   ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
       << aclGetRecentErrMsg();
@@ -328,7 +339,7 @@ TEST_P(OpTableDimwise, ErrorsNameTheArgument) {
     a.in[0] = nullptr;
     EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, c.in_name.c_str()}));
   }
-  {
+  if (!c.inplace) {
     DimwiseArgs a = args();
     a.out[0] = nullptr;
     EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api}));
@@ -345,13 +356,13 @@ TEST_P(OpTableDimwise, ErrorsNameTheArgument) {
     a.k = 5;  // the line holds 4
     EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "k = 5"}));
   }
-  {
+  if (!c.inplace) {
     DeviceTensor bad({7}, out_dtype(c, 0, dt));
     DimwiseArgs a = args();
     a.out[0] = bad;
     EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "[7]"}));
   }
-  {
+  if (!c.inplace) {
     const aclDataType good = out_dtype(c, 0, dt);
     DeviceTensor bad(g.out_shape, good == ACL_DOUBLE ? ACL_FLOAT : ACL_DOUBLE);
     DimwiseArgs a = args();
@@ -372,6 +383,74 @@ TEST_P(OpTableDimwise, ErrorsNameTheArgument) {
     a.out[1] = nout > 1 ? bo1.get() : nullptr;
     EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "dtype"}));
   }
+}
+
+// Rows whose indices may be INT32 or INT64 (cummax, cummin): the INT32 form, and a float output
+// refused naming the argument.
+TEST_P(OpTableDimwise, Int32Indices) {
+  reseed_for_current_test();
+  const DimwiseTableCase &c = GetParam();
+  if (c.results.size() < 2 || c.results[1] != "index") return;
+  for (aclDataType dt : c.dtypes) {
+    SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt);
+    DeviceTensor x({4, 6}, dt);
+    const auto [lo, hi] = input_range(c, 0, dt);
+    x.fill_random(lo, hi);
+    check_call(c, x, nullptr, -1, false, true, ACL_INT32);
+  }
+  DeviceTensor x({4, 6}, c.dtypes.front()), v({4, 6}, c.dtypes.front()), bad({4, 6}, ACL_FLOAT);
+  DimwiseArgs a;
+  a.in[0] = x;
+  a.dim = 1;
+  a.out[0] = v;
+  a.out[1] = bad;
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {c.api.c_str(), "indicesOut"}));
+}
+
+// Ties and NaN of the running extremum (torch.cummax / cummin), written out.
+TEST(OpTableDimwiseFixed, CummaxCumminTiesAndNaN) {
+  DeviceTensor x({7}, ACL_FLOAT), v({7}, ACL_FLOAT), i({7}, ACL_INT64);
+  x.set_values({1, 3, 3, 2, NAN, 5, NAN});
+  auto run = [&](auto ph1, auto launch) {
+    ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return ph1(x.get(), 0, v.get(), i.get(), w, e); }, launch), 0)
+        << aclGetRecentErrMsg();
+  };
+  run(aclnnCummaxGetWorkspaceSize, aclnnCummax);
+  EXPECT_EQ(i.values(), (std::vector<double>{0, 1, 2, 2, 4, 4, 4}));
+  run(aclnnCumminGetWorkspaceSize, aclnnCummin);
+  EXPECT_EQ(i.values(), (std::vector<double>{0, 0, 0, 0, 4, 4, 4}));
+  DeviceTensor y({5}, ACL_INT32), yv({5}, ACL_INT32), yi({5}, ACL_INT32);
+  y.set_values({2, 1, 1, 4, 1});
+  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return aclnnCumminGetWorkspaceSize(y, -1, yv, yi, w, e); },
+                   aclnnCummin), 0) << aclGetRecentErrMsg();
+  EXPECT_EQ(yv.values(), (std::vector<double>{2, 1, 1, 1, 1}));
+  EXPECT_EQ(yi.values(), (std::vector<double>{0, 1, 2, 2, 4}));
+}
+
+// Cumprod's dim is an aclScalar: null is 161001, a floating one 161002, both naming it.
+TEST(OpTableDimwiseFixed, CumprodDimScalar) {
+  DeviceTensor x({2, 3}, ACL_FLOAT), o({2, 3}, ACL_FLOAT);
+  x.set_values({1, 2, 3, 4, 5, 6});
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  EXPECT_TRUE(fails_with(aclnnCumprodGetWorkspaceSize(x, nullptr, ACL_FLOAT, o, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR,
+                         {"aclnnCumprod", "dim"}));
+  double d = 1.0;
+  aclScalar *fs = aclCreateScalar(&d, ACL_DOUBLE);
+  EXPECT_TRUE(fails_with(aclnnCumprodGetWorkspaceSize(x, fs, ACL_FLOAT, o, &ws, &ex), ACLNN_ERR_PARAM_INVALID,
+                         {"aclnnCumprod", "dim"}));
+  aclDestroyScalar(fs);
+  int32_t d32 = -1;
+  aclScalar *is = aclCreateScalar(&d32, ACL_INT32);
+  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return aclnnCumprodGetWorkspaceSize(x, is, ACL_FLOAT, o, w, e); },
+                   aclnnCumprod), 0) << aclGetRecentErrMsg();
+  EXPECT_EQ(o.values(), (std::vector<double>{1, 2, 6, 4, 20, 120}));
+  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return aclnnInplaceCumprodGetWorkspaceSize(x, is, w, e); },
+                   aclnnInplaceCumprod), 0) << aclGetRecentErrMsg();
+  EXPECT_EQ(x.values(), (std::vector<double>{1, 2, 6, 4, 20, 120}));
+  aclDestroyScalar(is);
 }
 
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableDimwise, ::testing::ValuesIn(all_cases()), harness::case_name<DimwiseTableCase>);

@@ -23,6 +23,7 @@ enum class DimwiseOp : uint8_t {
   kSoftmax, kLogSoftmax,                  // in: self
   kSoftmaxBackward, kLogSoftmaxBackward,  // in: gradOutput, output
   kCumsum, kCumprod,
+  kCummax, kCummin,  // results: values, indices (the last index of the running extremum; NaN sticks)
   kSort,      // results: values, indices (params: descending)
   kTopk,      // the first k of the sort
   kKthvalue,  // one value and its index (k, 1-based)

@@ -197,6 +197,23 @@ void line(const DimwiseLoop &L, T *const *xs, int64_t n, T *const *res, int64_t 
       }
       return;
     }
+    case DimwiseOp::kCummax: case DimwiseOp::kCummin: {
+      // PyTorch's rule: an element at least as large (small) as the running value, or a NaN,
+      // replaces it (ties take the later index); once the running value is NaN it stays.
+      const bool mx = L.op == DimwiseOp::kCummax;
+      T best = n > 0 ? x[0] : T(0);
+      int64_t at = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        const T v = x[i];
+        if (!is_nan(best) && (is_nan(v) || (mx ? v >= best : v <= best))) {
+          best = v;
+          at = i;
+        }
+        y0[i] = best;
+        y1[i] = static_cast<T>(at);
+      }
+      return;
+    }
     case DimwiseOp::kSort: case DimwiseOp::kTopk: {
       sort_indices(x, n, L.params.descending, idx);
       for (int64_t i = 0; i < L.out_len[0]; ++i) {

@@ -34,6 +34,8 @@ const char *dimwise_op_name(DimwiseOp op) {
     case DimwiseOp::kLogSoftmaxBackward: return "log_softmax_backward";
     case DimwiseOp::kCumsum: return "cumsum";
     case DimwiseOp::kCumprod: return "cumprod";
+    case DimwiseOp::kCummax: return "cummax";
+    case DimwiseOp::kCummin: return "cummin";
     case DimwiseOp::kSort: return "sort";
     case DimwiseOp::kTopk: return "topk";
     case DimwiseOp::kKthvalue: return "kthvalue";

@@ -21,6 +21,8 @@ enum class ReduceOp : uint8_t {
   kMax, kMin,            // one output: the values; two outputs: values and indices (first occurrence)
   kArgMax, kArgMin,      // the index only
   kAll, kAny, kCountNonzero,
+  kNansum,               // a sum with NaN read as 0
+  kAminmax,              // two outputs, min and max: phase 1 records a kMin and a kMax reduction
   kNorm,                 // params.p: 0 (count), 1, 2, +-inf, or any other p
   kLogSumExp,
   kVar, kStd,            // params.correction

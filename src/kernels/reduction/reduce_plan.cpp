@@ -24,6 +24,8 @@ const char *reduce_op_name(ReduceOp op) {
     case ReduceOp::kAll: return "all";
     case ReduceOp::kAny: return "any";
     case ReduceOp::kCountNonzero: return "count_nonzero";
+    case ReduceOp::kNansum: return "nansum";
+    case ReduceOp::kAminmax: return "aminmax";
     case ReduceOp::kNorm: return "norm";
     case ReduceOp::kLogSumExp: return "logsumexp";
     case ReduceOp::kVar: return "var";

@@ -234,6 +234,7 @@ void run_typed(const ReduceLoop &L, const char *in, char *const *out, void *ws) 
     case ReduceOp::kAll: return go<T>(L, SumReducer<T, IsZero, SumFinish::kIsZero>{}, in, out, ws);
     case ReduceOp::kAny: return go<T>(L, SumReducer<T, NonZero, SumFinish::kNonZero>{}, in, out, ws);
     case ReduceOp::kCountNonzero: return go<T>(L, SumReducer<T, NonZero, SumFinish::kValue>{}, in, out, ws);
+    case ReduceOp::kNansum: return go<T>(L, SumReducer<T, NanToZero, SumFinish::kValue>{}, in, out, ws);
     default: break;
   }
   if constexpr (std::is_same_v<T, double>) {

@@ -45,6 +45,7 @@ struct Identity { template <class T> T operator()(T x) const { return x; } };
 struct Abs { double operator()(double x) const { return std::fabs(x); } };
 struct Square { double operator()(double x) const { return x * x; } };
 struct NonZero { template <class T> T operator()(T x) const { return x != 0 ? T(1) : T(0); } };
+struct NanToZero { template <class T> T operator()(T x) const { return x != x ? T(0) : x; } };  // nansum
 struct IsZero { template <class T> T operator()(T x) const { return x == 0 ? T(1) : T(0); } };  // NaN: not zero
 struct PowAbs {
   double p;

@@ -33,12 +33,19 @@ class DimwiseStep final : public core::Step {
 };
 
 bool integral_capable(DimwiseOp op) {
-  return op == DimwiseOp::kCumsum || op == DimwiseOp::kCumprod || op == DimwiseOp::kSort || op == DimwiseOp::kTopk ||
+  return op == DimwiseOp::kCumsum || op == DimwiseOp::kCumprod || op == DimwiseOp::kCummax ||
+         op == DimwiseOp::kCummin || op == DimwiseOp::kSort || op == DimwiseOp::kTopk ||
          op == DimwiseOp::kKthvalue || op == DimwiseOp::kMedian || op == DimwiseOp::kNanMedian;
 }
 
 void check_out_dtype(const DimwiseCall &c, int k, DimwiseResult r) {
   const aclDataType dt = c.out[k]->dtype;
+  if (r == DimwiseResult::kIndex) {
+    if (dt != ACL_INT64 && dt != ACL_INT32)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must be INT64 or INT32 (indices)", c.out_name[k],
+                  core::dtype_name(dt));
+    return;
+  }
   const aclDataType want = r == DimwiseResult::kSame ? c.in[0]->dtype : r == DimwiseResult::kDtypeArg ? c.dtype : ACL_INT64;
   if (dt != want)
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must be %s (%s)", c.out_name[k], core::dtype_name(dt),
@@ -48,6 +55,16 @@ void check_out_dtype(const DimwiseCall &c, int k, DimwiseResult r) {
 }
 
 }  // namespace
+
+int64_t dimwise_scalar_dim(const aclScalar *dim, const char *name) {
+  core::check_scalar(dim, name);
+  if (core::is_floating(dim->dtype) || dim->dtype == ACL_BOOL)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must be an integer", name, core::dtype_name(dim->dtype));
+  const double v = dim->to_double();
+  if (!(v >= -9.2e18 && v <= 9.2e18))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s = %g is out of range", name, v);
+  return static_cast<int64_t>(v);
+}
 
 void record_dimwise(core::OpBuilder &b, kernels::DimwiseLoop loop, const DimwiseOperand *in,
                     const DimwiseOperand *out) {
@@ -75,7 +92,8 @@ void record_dimwise(core::OpBuilder &b, kernels::DimwiseLoop loop, const Dimwise
 
 void dimwise_phase1(core::OpBuilder &b, const DimwiseRule &rule, const DimwiseCall &c) {
   for (int k = 0; k < rule.nin; ++k) core::check_tensor(c.in[k], c.in_name[k]);
-  for (int k = 0; k < rule.nout; ++k) core::check_tensor(c.out[k], c.out_name[k]);
+  if (!c.inplace)
+    for (int k = 0; k < rule.nout; ++k) core::check_tensor(c.out[k], c.out_name[k]);
   const aclTensor &x = *c.in[0];
   for (int k = 0; k < rule.nin; ++k) core::check_dtype_in(c.in[k], c.in_name[k], rule.dtypes);
   if (rule.nin == 2) core::check_shape_equals(*c.in[1], c.in_name[1], core::Shape::of(x));
@@ -121,6 +139,7 @@ void dimwise_phase1(core::OpBuilder &b, const DimwiseRule &rule, const DimwiseCa
     core::check_no_internal_overlap(t, c.out_name[o]);
   }
 
+
   // Registration in prototype order, then the loop.
   kernels::DimwiseLoop L;
   DimwiseOperand ins[kDimwiseMaxIo], outs[kDimwiseMaxIo];
@@ -140,12 +159,12 @@ void dimwise_phase1(core::OpBuilder &b, const DimwiseRule &rule, const DimwiseCa
                                                        : core::ComputeType::kDouble;
   for (int i = 0; i < rule.nin; ++i) {
     const aclTensor &t = *c.in[i];
-    ins[i] = core::OperandRef::of_slot(b.input(&t), t);
+    ins[i] = core::OperandRef::of_slot(c.inplace && i == 0 ? b.inout(&t) : b.input(&t), t);
     L.in_dtype[i] = t.dtype;
   }
   for (int o = 0; o < rule.nout; ++o) {
     const aclTensor &t = *c.out[o];
-    outs[o] = core::OperandRef::of_slot(b.output(&t), t);
+    outs[o] = c.inplace && o == 0 ? ins[0] : core::OperandRef::of_slot(b.output(&t), t);
     L.out_dtype[o] = t.dtype;
   }
   for (int d = 0; d < nd; ++d) {

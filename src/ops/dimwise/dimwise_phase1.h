@@ -13,6 +13,7 @@ enum class DimwiseResult : uint8_t {
   kSame,      // the first input's dtype
   kDtypeArg,  // the op's aclDataType parameter
   kInt64,     // INT64 (indices)
+  kIndex,     // INT64 or INT32 (the output's choice: cummax / cummin indices)
 };
 
 // The output line along the dim.
@@ -41,7 +42,11 @@ struct DimwiseCall {
   kernels::DimwiseParams params;
   const aclTensor *out[2] = {nullptr, nullptr};
   const char *out_name[2] = {"out", "indicesOut"};
+  bool inplace = false;  // in[0] is also out[0] (registered once, read and written)
 };
+
+// A dim given as an aclScalar (aclnnCumprod): non-null (161001), of an integral dtype (161002).
+int64_t dimwise_scalar_dim(const aclScalar *dim, const char *name);
 
 void dimwise_phase1(core::OpBuilder &b, const DimwiseRule &rule, const DimwiseCall &c);
 

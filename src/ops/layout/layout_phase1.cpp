@@ -574,6 +574,10 @@ void plan_gather(core::OpBuilder &b, const LayoutCall &c, bool select) {
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; it must have %s", c.self_name, self.ndim,
                 embedding ? "2" : "at least 1");
   const int d = embedding ? 0 : static_cast<int>(wrap_dim(c.i[0], self.ndim, c.i_name[0]));
+  // GatherV3: batchDims 0 is GatherV2 (mode, a kernel choice, changes no result); batched gathers
+  // are not implemented.
+  if (std::strcmp(c.i_name[1], "batchDims") == 0 && c.i[1] != 0)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "batchDims = %lld is not supported (only 0)", static_cast<long long>(c.i[1]));
   const aclTensor &index = *c.index;
   check_index(&index, c.index_name, select ? 1 : core::kMaxDims);
   const int nidx = select ? 1 : index.ndim;

@@ -81,7 +81,7 @@ bool integral_capable(ReduceOp op) {
   switch (op) {
     case ReduceOp::kSum: case ReduceOp::kProd: case ReduceOp::kMax: case ReduceOp::kMin:
     case ReduceOp::kArgMax: case ReduceOp::kArgMin: case ReduceOp::kAll: case ReduceOp::kAny:
-    case ReduceOp::kCountNonzero:
+    case ReduceOp::kCountNonzero: case ReduceOp::kNansum: case ReduceOp::kAminmax:
       return true;
     default:
       return false;
@@ -139,6 +139,13 @@ void reduce_phase1(core::OpBuilder &b, const ReduceRule &rule, const ReduceCall 
   const int in = b.input(c.self);
   std::vector<EwInput> outs;
   for (int k = 0; k < rule.nout; ++k) outs.push_back(EwInput::tensor(b.output(c.out[k])));
+  if (rule.op == ReduceOp::kAminmax) {  // torch.aminmax: amin into the first output, amax into the second
+    spec.op = ReduceOp::kMin;
+    record_reduction(b, spec, EwInput::tensor(in), mask, c.keepdim, {outs[0]});
+    spec.op = ReduceOp::kMax;
+    record_reduction(b, spec, EwInput::tensor(in), mask, c.keepdim, {outs[1]});
+    return;
+  }
   record_reduction(b, spec, EwInput::tensor(in), mask, c.keepdim, outs);
 }
 
