@@ -174,7 +174,7 @@ inline DimwiseRef dimwise_ref(const std::string &kind, const std::vector<double>
     uint64_t si = 0;
     for (double v : x) {
       s += v;
-      si += static_cast<uint64_t>(static_cast<int64_t>(v));
+      if (integral) si += static_cast<uint64_t>(static_cast<int64_t>(v));  // floats may be NaN / inf
       r.v0.push_back(integral ? static_cast<double>(static_cast<int64_t>(si)) : static_cast<double>(s));
     }
   } else if (kind == "cumprod") {
@@ -182,7 +182,7 @@ inline DimwiseRef dimwise_ref(const std::string &kind, const std::vector<double>
     uint64_t pi = 1;
     for (double v : x) {
       pr *= v;
-      pi *= static_cast<uint64_t>(static_cast<int64_t>(v));  // wraps, as int64 arithmetic
+      if (integral) pi *= static_cast<uint64_t>(static_cast<int64_t>(v));  // wraps, as int64 arithmetic
       r.v0.push_back(integral ? static_cast<double>(static_cast<int64_t>(pi)) : static_cast<double>(pr));
     }
   } else if (kind == "cummax" || kind == "cummin") {
