@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "acl/acl_base.h"
+#include "core/dtype.h"
 
 namespace opsnn::kernels {
 
@@ -19,5 +20,16 @@ void load_as(aclDataType src_dtype, const char *src, int64_t stride_bytes, T *ds
 template <class T>
 void store_from(const T *src, aclDataType dst_dtype, char *dst, int64_t stride_bytes, int64_t n,
                 aclDataType round_through = ACL_DT_UNDEFINED);
+
+// One element at element offset `off` of a `dt` array, as double, and back (the scalar reads and
+// writes of the per-row / per-channel kernels: losses, norms).
+inline double load_one(aclDataType dt, const char *base, int64_t off) {
+  double v;
+  load_as<double>(dt, base + off * static_cast<int64_t>(core::dtype_size(dt)), 0, &v, 1);
+  return v;
+}
+inline void store_one(double v, aclDataType dt, char *base, int64_t off) {
+  store_from<double>(&v, dt, base + off * static_cast<int64_t>(core::dtype_size(dt)), 0, 1);
+}
 
 }  // namespace opsnn::kernels

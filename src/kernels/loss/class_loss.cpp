@@ -45,20 +45,10 @@ struct PosWalk {
   }
 };
 
-double load1(aclDataType dt, const char *base, int64_t elem) {
-  double v;
-  load_as<double>(dt, base + elem * static_cast<int64_t>(core::dtype_size(dt)), 0, &v, 1);
-  return v;
-}
-
 int64_t load_index(aclDataType dt, const char *base, int64_t elem) {
   int64_t v;
   load_as<int64_t>(dt, base + elem * static_cast<int64_t>(core::dtype_size(dt)), 0, &v, 1);
   return v;
-}
-
-void store1(double v, aclDataType dt, char *base, int64_t elem) {
-  store_from<double>(&v, dt, base + elem * static_cast<int64_t>(core::dtype_size(dt)), 0, 1);
 }
 
 // The class line of x at element offset `x` into buf (classes doubles).
@@ -86,7 +76,7 @@ int class_loss_run(const ClassLossPlan &P, const ClassLossArgs &a) {
   double *lines = terms + N;
   double wsum = 0;
   for (int64_t c = 0; c < C; ++c) {
-    w[c] = P.has_weight ? load1(P.weight_dtype, a.weight, c * P.weight_stride) : 1.0;
+    w[c] = P.has_weight ? load_one(P.weight_dtype, a.weight, c * P.weight_stride) : 1.0;
     wsum += w[c];
   }
   // Targets first, in order: the first one out of range is the error; total weight of the rest.
@@ -115,7 +105,7 @@ int class_loss_run(const ClassLossPlan &P, const ClassLossArgs &a) {
         const int64_t t = load_index(P.target_dtype, a.target, it.t);
         double term = 0;
         if (t != P.ignore_index) {
-          term = (1 - ls) * -w[t] * load1(P.x_dtype, a.x, it.x + t * P.x_class);
+          term = (1 - ls) * -w[t] * load_one(P.x_dtype, a.x, it.x + t * P.x_class);
           if (smooth) {
             load_line(P, a.x, it.x, buf);
             double s = 0;
@@ -124,22 +114,22 @@ int class_loss_run(const ClassLossPlan &P, const ClassLossArgs &a) {
           }
         }
         terms[p] = term;
-        if (P.reduction == 0) store1(term, P.out_dtype, a.out, it.o);
+        if (P.reduction == 0) store_one(term, P.out_dtype, a.out, it.o);
       }
     };
     core::parallel_tasks(P.tasks, body);
     if (P.reduction != 0) {
       double s = 0;
       for (int64_t p = 0; p < N; ++p) s += terms[p];
-      store1(P.reduction == 1 ? s / total : s, P.out_dtype, a.out, 0);
+      store_one(P.reduction == 1 ? s / total : s, P.out_dtype, a.out, 0);
     }
-    if (P.has_total_out) store1(total, P.total_dtype, a.total_out, 0);
+    if (P.has_total_out) store_one(total, P.total_dtype, a.total_out, 0);
     return 0;
   }
 
   // Gradients: a full class line per position.
   const double scale = P.reduction != 1                        ? 1.0
-                       : P.mode == ClassLossMode::kNllBackward ? 1.0 / load1(P.total_dtype, a.total_in, 0)
+                       : P.mode == ClassLossMode::kNllBackward ? 1.0 / load_one(P.total_dtype, a.total_in, 0)
                                                                : 1.0 / total;
   auto body = [&](int64_t task) {
     const int64_t p0 = N * task / P.tasks, p1 = N * (task + 1) / P.tasks;
@@ -150,7 +140,7 @@ int class_loss_run(const ClassLossPlan &P, const ClassLossArgs &a) {
       if (t == P.ignore_index) {
         std::memset(buf, 0, static_cast<size_t>(C) * sizeof(double));
       } else {
-        const double g = load1(P.grad_dtype, a.grad, it.g) * scale;
+        const double g = load_one(P.grad_dtype, a.grad, it.g) * scale;
         if (P.mode == ClassLossMode::kNllBackward) {
           std::memset(buf, 0, static_cast<size_t>(C) * sizeof(double));
           buf[t] = -w[t] * g;

@@ -12,16 +12,13 @@ namespace {
 int64_t esize(aclDataType dt) { return static_cast<int64_t>(core::dtype_size(dt)); }
 
 double vload(const ChanNormPlan &P, const ChanNormArgs &a, int k, int64_t c, int64_t g = 0) {
-  double v;
   const ChanVector &d = P.vec[k];
-  load_as<double>(d.dtype, a.vec[k] + (c * d.stride + g * d.row) * esize(d.dtype), 0, &v, 1);
-  return v;
+  return load_one(d.dtype, a.vec[k], c * d.stride + g * d.row);
 }
 
 void vstore(const ChanNormPlan &P, const ChanNormArgs &a, int k, int64_t c, double v) {
   if (!P.has[k]) return;
-  const ChanVector &d = P.vec[k];
-  store_from<double>(&v, d.dtype, a.vec[k] + c * d.stride * esize(d.dtype), 0, 1);
+  store_one(v, P.vec[k].dtype, a.vec[k], c * P.vec[k].stride);
 }
 
 // Calls fn(xoff, dyoff, yoff, n) for each line (the innermost position dim) of channel c, with the

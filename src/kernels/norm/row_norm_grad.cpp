@@ -2,31 +2,11 @@
 
 #include <cstring>
 
-#include "common/half.h"
+#include "kernels/elementwise/convert.h"
 #include "core/thread_pool.h"
 
 namespace opsnn::kernels {
 namespace {
-
-inline double load(aclDataType dt, const char *base, int64_t off) {
-  switch (dt) {
-    case ACL_FLOAT: return reinterpret_cast<const float *>(base)[off];
-    case ACL_DOUBLE: return reinterpret_cast<const double *>(base)[off];
-    case ACL_FLOAT16: return half_to_float(reinterpret_cast<const uint16_t *>(base)[off]);
-    case ACL_BF16: return bf16_to_float(reinterpret_cast<const uint16_t *>(base)[off]);
-    default: return 0;
-  }
-}
-
-inline void store(aclDataType dt, char *base, int64_t off, double v) {
-  switch (dt) {
-    case ACL_FLOAT: reinterpret_cast<float *>(base)[off] = static_cast<float>(v); break;
-    case ACL_DOUBLE: reinterpret_cast<double *>(base)[off] = v; break;
-    case ACL_FLOAT16: reinterpret_cast<uint16_t *>(base)[off] = float_to_half(static_cast<float>(v)); break;
-    case ACL_BF16: reinterpret_cast<uint16_t *>(base)[off] = float_to_bf16(static_cast<float>(v)); break;
-    default: break;
-  }
-}
 
 int64_t row_offset(const NormGradRowVector &v, int64_t r) {
   int64_t off = 0;
@@ -83,14 +63,14 @@ void norm_grad_run(const NormGradPlan &P, const NormGradArgs &a) {
     for (int64_t r = P.rows * t / P.tasks; r < P.rows * (t + 1) / P.tasks; ++r) {
       const int64_t xo = outer_offset(P, P.x, r), yo = outer_offset(P, P.dy, r), oo = outer_offset(P, P.dx, r),
                     go = outer_offset(P, P.gamma, r), ao = outer_offset(P, P.acc, r);
-      const double mean = P.has_mean ? load(P.mean.dtype, a.mean, row_offset(P.mean, r)) : 0.0;
-      const double rstd = load(P.rstd.dtype, a.rstd, row_offset(P.rstd, r));
+      const double mean = P.has_mean ? load_one(P.mean.dtype, a.mean, row_offset(P.mean, r)) : 0.0;
+      const double rstd = load_one(P.rstd.dtype, a.rstd, row_offset(P.rstd, r));
       double s1 = 0, s2 = 0;
       InnerWalk w(P);
       for (int64_t i = 0; i < L; ++i, w.next()) {
-        const double dy = load(P.dy.dtype, a.dy, yo + w.dy);
-        const double xhat = (load(P.x.dtype, a.x, xo + w.x) - mean) * rstd;
-        const double g = P.has_gamma ? dy * load(P.gamma.dtype, a.gamma, go + w.g) : dy;
+        const double dy = load_one(P.dy.dtype, a.dy, yo + w.dy);
+        const double xhat = (load_one(P.x.dtype, a.x, xo + w.x) - mean) * rstd;
+        const double g = P.has_gamma ? dy * load_one(P.gamma.dtype, a.gamma, go + w.g) : dy;
         xh[i] = xhat;
         gg[i] = g;
         dyv[i] = dy;
@@ -104,7 +84,7 @@ void norm_grad_run(const NormGradPlan &P, const NormGradArgs &a) {
       if (!P.has_dx) continue;
       const double m1 = P.rms ? 0.0 : s1 / static_cast<double>(L), m2 = s2 / static_cast<double>(L);
       InnerWalk o(P);
-      for (int64_t i = 0; i < L; ++i, o.next()) store(P.dx.dtype, a.dx, oo + o.dx, rstd * (gg[i] - m1 - xh[i] * m2));
+      for (int64_t i = 0; i < L; ++i, o.next()) store_one(rstd * (gg[i] - m1 - xh[i] * m2), P.dx.dtype, a.dx, oo + o.dx);
     }
   };
   core::parallel_tasks(P.tasks, task);
@@ -123,8 +103,8 @@ void norm_grad_run(const NormGradPlan &P, const NormGradArgs &a) {
       og += i * P.dgamma_strides[d];
       ob += i * P.dbeta_strides[d];
     }
-    if (P.has_dgamma) store(P.dgamma_dtype, a.dgamma, og, g);
-    if (P.has_dbeta) store(P.dbeta_dtype, a.dbeta, ob, b);
+    if (P.has_dgamma) store_one(g, P.dgamma_dtype, a.dgamma, og);
+    if (P.has_dbeta) store_one(b, P.dbeta_dtype, a.dbeta, ob);
   }
 }
 
