@@ -1,24 +1,26 @@
 #!/usr/bin/env bash
 # README command 2 (and CI's, via .ci/run): the whole test suite.
 #   1. Release build with tests (build/), ctest
-#   2. sanitizer build (build-asan/: ASan + UBSan, core test suites), ctest in the checked mode
+#   2. sanitizer build (build-asan/: ASan + UBSan; runtime, api, core suites and a sample of the ops
+#      files), ctest in the checked mode; then libFuzzer (tests/fuzz/fuzz_ops.cpp) from the same
+#      tree: the seed corpus tests/fuzz/corpus/ then OPSNN_FUZZ_TIME seconds (default 90) of
+#      fuzzing; any crash, sanitizer report, timeout (10 s per input) or leak fails the run. With
+#      clang-14 on x86-64 (libFuzzer); elsewhere g++ ASan + UBSan and no fuzzing.
 #   2b. AVX-512 emulated build (build-avx512emu/: the AVX-512 kernels run through SIMDe on any
 #       AVX2 CPU; kernels + ops suites), ctest. Skipped where the CPU has no AVX2 (non-x86).
-#   2a. libFuzzer (build-fuzz/: clang-14, ASan+UBSan, tests/fuzz/fuzz_ops.cpp): the seed corpus
-#       tests/fuzz/corpus/ then OPSNN_FUZZ_TIME seconds (default 90) of fuzzing; any crash, sanitizer
-#       report, timeout (10 s per input) or leak fails the run. x86-64 hosts with clang-14 only.
 #   2c. aarch64 cross build (build-arm64/: NEON kernels; runtime, api, core, kernels and ops
 #       suites), ctest through qemu-aarch64. x86-64 hosts only.
 #   3. tools/main_job.sh: install into dist/, build the examples from dist/ alone, run them
 # Installs missing Debian packages first. Exits non-zero on any failure.
 # Environment: JOBS (default nproc), OPSNN_SKIP_SANITIZE=1 skips step 2, OPSNN_SKIP_EMULATED=1
-# skips step 2b, OPSNN_SKIP_ARM64=1 step 2c, OPSNN_SKIP_FUZZ=1 step 2a (local use); OPSNN_FUZZ_TIME
-# (seconds, default 90) bounds the fuzzing of step 2a; OPSNN_FUZZ_SEED (default 1) fixes its random
+# skips step 2b, OPSNN_SKIP_ARM64=1 step 2c, OPSNN_SKIP_FUZZ=1 the fuzzing of step 2 (local use);
+# OPSNN_FUZZ_TIME (seconds, default 90) bounds that fuzzing; OPSNN_FUZZ_SEED (default 1) fixes its random
 # seed, so CI explores the same inputs each run (set another seed locally to explore more).
 # The op tables' generic harness cases (Tables/OpTable*, thousands of them) run whole in step 1;
 # steps 2, 2b and 2c run complementary thirds of them (OPSNN_TABLE_SAMPLE=3:0 / 3:1 / 3:2, see
 # tests/common/op_table_harness.h; override with OPSNN_TABLE_SAMPLE_ASAN / _EMU / _ARM64, "1" = all)
-# next to their whole kernel / runtime / core suites.
+# next to their whole kernel / runtime / core suites; step 2 builds only the ops files named in
+# OPSNN_ASAN_OPS (compiling every ops test under the sanitizers cost CI ~10 minutes).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -61,14 +63,45 @@ ctest --test-dir build --output-on-failure -j "$JOBS" 2>&1 | tee "$LOGS/ctest-re
 count_ctest "$LOGS/ctest-release.log"
 if [ "$status" -ne 0 ]; then echo "run_tests: Release tests failed" >&2; echo "summary: $PASSED passed, $((FAILED > 0 ? FAILED : 1)) failed"; exit 1; fi
 
-# ---- 2. Sanitizers (core suites only, to keep CI time down).
+# ---- 2. Sanitizers and fuzzing, one build tree (build-asan/): ASan + UBSan over the library, the
+# runtime / api / core suites and a sample of the ops files (OPSNN_ASAN_OPS below), run in the
+# checked mode; then libFuzzer over the ops (tests/fuzz/fuzz_ops.cpp) from the same objects.
+# With clang-14 (x86-64) the tree is built with OPSNN_FUZZ (sanitizers + coverage instrumentation,
+# the tests link without libFuzzer's main); without it, with g++ and OPSNN_SANITIZE, and no fuzzing.
+# -g1: line tables for the sanitizers' stack traces, not full debug info (half the compile time).
+OPSNN_ASAN_OPS="ops/test_misuse;ops/test_trans_matmul_weight;ops/test_matmul;ops/test_op_table_unary"
+OPSNN_ASAN_OPS+=";ops/test_op_table_conv;ops/test_op_table_pool;ops/test_op_table_attention"
+OPSNN_ASAN_OPS+=";ops/test_op_table_closs;ops/test_op_table_cnorm;ops/test_op_table_ngrad"
 if [ "${OPSNN_SKIP_SANITIZE:-0}" != "1" ]; then
-  say "configure build-asan/ (RelWithDebInfo, ASan+UBSan, core tests)"
+  fuzz=0
+  if [ "${OPSNN_SKIP_FUZZ:-0}" != "1" ] && [ "$(uname -m)" = "x86_64" ] && command -v clang++-14 >/dev/null; then
+    fuzz=1
+  fi
+  launcher=()
+  if command -v ccache >/dev/null; then
+    launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  fi
+  if [ -f build-asan/CMakeCache.txt ]; then
+    is_clang=0; if grep -q '^CMAKE_CXX_COMPILER:.*clang' build-asan/CMakeCache.txt; then is_clang=1; fi
+    if [ "$is_clang" != "$fuzz" ]; then rm -rf build-asan; fi  # CMake cannot switch a tree's compiler
+  fi
   if [ -f build-asan/CMakeCache.txt ]; then gen=(); else gen=(-G Ninja); fi
-  cmake -S . -B build-asan "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPSNN_SANITIZE=ON \
-    "-DOPSNN_TEST_SUITES=runtime;api;core;ops" -DOPSNN_BUILD_BENCH=OFF -DOPSNN_BUILD_TESTS=ON
+  if [ "$fuzz" = 1 ]; then
+    say "configure build-asan/ (clang-14, ASan + UBSan + libFuzzer coverage, core tests + an ops sample)"
+    san=(-DOPSNN_FUZZ=ON -DOPSNN_SANITIZE=OFF)
+    export CC=clang-14 CXX=clang++-14
+  else
+    say "configure build-asan/ (g++, ASan + UBSan, core tests + an ops sample)"
+    san=(-DOPSNN_FUZZ=OFF -DOPSNN_SANITIZE=ON)
+  fi
+  cmake -S . -B build-asan "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
+    "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "${san[@]}" "${launcher[@]}" \
+    "-DOPSNN_TEST_SUITES=runtime;api;core;$OPSNN_ASAN_OPS" -DOPSNN_BUILD_BENCH=OFF -DOPSNN_BUILD_TESTS=ON
+  unset CC CXX
   say "build build-asan/"
+  asan_build_start=$(date +%s)
   cmake --build build-asan -j "$JOBS"
+  echo "  built in $(( $(date +%s) - asan_build_start ))s"
   say "ctest build-asan/"
   status=0
   # OPSNN_CHECKED=1: exact-size device allocations with poisoned guard zones, no block reuse,
@@ -78,49 +111,37 @@ if [ "${OPSNN_SKIP_SANITIZE:-0}" != "1" ]; then
     ctest --test-dir build-asan --output-on-failure -j "$JOBS" 2>&1 | tee "$LOGS/ctest-asan.log" || status=$?
   count_ctest "$LOGS/ctest-asan.log"
   if [ "$status" -ne 0 ]; then echo "run_tests: sanitizer tests failed" >&2; echo "summary: $PASSED passed, $((FAILED > 0 ? FAILED : 1)) failed"; exit 1; fi
-else
-  say "sanitizer pass skipped (OPSNN_SKIP_SANITIZE=1)"
-fi
 
-# ---- 2a. libFuzzer: random descriptors / scalars / attributes through both phases of 46 ops
-# (tests/fuzz/fuzz_ops.cpp), every host buffer exactly as large as described, under ASan+UBSan.
-# Runs the kept corpus first (seeds and past findings: a regression fails here), then fuzzes for a
-# bounded time. New inputs go to build-fuzz/corpus-work/ (not committed); findings to
-# build-fuzz/artifacts/ (add them to tests/fuzz/corpus/ once fixed).
-if [ "${OPSNN_SKIP_FUZZ:-0}" != "1" ] && [ "$(uname -m)" = "x86_64" ] && command -v clang++-14 >/dev/null; then
-  say "configure build-fuzz/ (clang-14, libFuzzer + ASan + UBSan)"
-  launcher=()
-  if command -v ccache >/dev/null; then
-    launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  # libFuzzer: random descriptors / scalars / attributes through both phases of the ops in
+  # tests/fuzz/fuzz_ops.cpp, every host buffer exactly as large as described. Runs the kept corpus
+  # first (seeds and past findings: a regression fails here), then fuzzes for OPSNN_FUZZ_TIME
+  # seconds. New inputs go to build-asan/fuzz-corpus-work/ (not committed); findings to
+  # build-asan/fuzz-artifacts/ (add them to tests/fuzz/corpus/ once fixed).
+  if [ "$fuzz" = 1 ]; then
+    fuzz_time="${OPSNN_FUZZ_TIME:-90}"
+    say "fuzz: tests/fuzz/corpus/ then ${fuzz_time}s (build-asan/tests/fuzz/opsnn_fuzz_ops)"
+    mkdir -p build-asan/fuzz-corpus-work build-asan/fuzz-artifacts
+    status=0
+    ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" \
+    UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
+      build-asan/tests/fuzz/opsnn_fuzz_ops build-asan/fuzz-corpus-work tests/fuzz/corpus \
+      -max_total_time="$fuzz_time" -seed="${OPSNN_FUZZ_SEED:-1}" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
+      -artifact_prefix=build-asan/fuzz-artifacts/ >"$LOGS/fuzz.log" 2>&1 || status=$?
+    # libFuzzer's progress lines (NEW, REDUCE, pulse, NEW_FUNC) and its recommended dictionary stay
+    # in the log; the rest (start, findings, final stats) is shown.
+    grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)|^[[:space:]]+NEW_FUNC|^".*" # Uses: [0-9]+$|^###### ' "$LOGS/fuzz.log" | tail -n 80
+    if [ "$status" -ne 0 ] || ! grep -q '^stat::number_of_executed_units' "$LOGS/fuzz.log"; then
+      echo "run_tests: the fuzzer found a failure (log: $LOGS/fuzz.log, input: build-asan/fuzz-artifacts/)" >&2
+      echo "summary: $PASSED passed, $((FAILED + 1)) failed"
+      exit 1
+    fi
+    echo "  fuzz: $(grep '^stat::number_of_executed_units' "$LOGS/fuzz.log" | awk '{print $2}') inputs run, no finding"
+    PASSED=$((PASSED + 1))
+  else
+    say "fuzz pass skipped (OPSNN_SKIP_FUZZ=1, not x86-64, or no clang++-14)"
   fi
-  if [ -f build-fuzz/CMakeCache.txt ]; then gen=(); else gen=(-G Ninja); fi
-  CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DOPSNN_FUZZ=ON -DOPSNN_BUILD_BENCH=OFF "${launcher[@]}"
-  say "build build-fuzz/ (the fuzz target only)"
-  fuzz_build_start=$(date +%s)
-  cmake --build build-fuzz -j "$JOBS" --target opsnn_fuzz_ops
-  echo "  built in $(( $(date +%s) - fuzz_build_start ))s"
-  fuzz_time="${OPSNN_FUZZ_TIME:-90}"
-  say "fuzz: tests/fuzz/corpus/ then ${fuzz_time}s (build-fuzz/tests/fuzz/opsnn_fuzz_ops)"
-  mkdir -p build-fuzz/corpus-work build-fuzz/artifacts
-  status=0
-  ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" \
-  UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
-    build-fuzz/tests/fuzz/opsnn_fuzz_ops build-fuzz/corpus-work tests/fuzz/corpus \
-    -max_total_time="$fuzz_time" -seed="${OPSNN_FUZZ_SEED:-1}" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
-    -artifact_prefix=build-fuzz/artifacts/ >"$LOGS/fuzz.log" 2>&1 || status=$?
-  # libFuzzer's progress lines (NEW, REDUCE, pulse, NEW_FUNC) and its recommended dictionary stay in
-  # the log; the rest (start, findings, final stats) is shown.
-  grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)|^[[:space:]]+NEW_FUNC|^".*" # Uses: [0-9]+$|^###### ' "$LOGS/fuzz.log" | tail -n 80
-  if [ "$status" -ne 0 ] || ! grep -q '^stat::number_of_executed_units' "$LOGS/fuzz.log"; then
-    echo "run_tests: the fuzzer found a failure (log: $LOGS/fuzz.log, input: build-fuzz/artifacts/)" >&2
-    echo "summary: $PASSED passed, $((FAILED + 1)) failed"
-    exit 1
-  fi
-  echo "  fuzz: $(grep '^stat::number_of_executed_units' "$LOGS/fuzz.log" | awk '{print $2}') inputs run, no finding"
-  PASSED=$((PASSED + 1))
 else
-  say "fuzz pass skipped (OPSNN_SKIP_FUZZ=1, not x86-64, or no clang++-14)"
+  say "sanitizer and fuzz passes skipped (OPSNN_SKIP_SANITIZE=1)"
 fi
 
 # ---- 2b. AVX-512 kernels, emulated (they would otherwise only run on AVX-512 hardware).

@@ -1,7 +1,7 @@
 // libFuzzer target: random descriptors, scalars and attributes for a spread of ops, both phases.
 //
 // Property checked on every input (abort = a finding):
-//   - no crash, no ASan / UBSan report (the build: OPSNN_FUZZ=ON, tools/run_tests.sh stage 2d);
+//   - no crash, no ASan / UBSan report (the build: OPSNN_FUZZ=ON, tools/run_tests.sh stage 2);
 //   - no access outside the larger of a tensor's described storage and its view's extent: every
 //     host buffer is malloc'ed with exactly that many bytes, so ASan sees one byte more;
 //   - the workspace is exactly the size phase 1 asked for (malloc'ed, so ASan sees past it);
