@@ -1057,6 +1057,79 @@ void plan_repeat_interleave_grad(core::OpBuilder &b, const LayoutCall &c) {
   record_index_copy(b, p);
 }
 
+// CircularPad2d/3dBackward (self = gradOutput, source = the forward input, arr[0] = padding):
+// gradInput[i] = the sum of gradOutput over the positions that wrap to i. The center block is copied
+// and the wrapped blocks added in a fixed order, in FLOAT (a workspace copy for FLOAT16 / BF16) or
+// DOUBLE.
+void plan_circular_pad_grad(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall &c) {
+  const aclTensor &grad = *c.self, &x = *c.source;
+  const int pd = rule.pad_dims;
+  if (x.dtype != grad.dtype)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must have %s's dtype %s", c.source_name,
+                core::dtype_name(x.dtype), c.self_name, core::dtype_name(grad.dtype));
+  if (x.ndim != pd + 1 && x.ndim != pd + 2)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; it needs %d or %d", c.source_name, x.ndim, pd + 1, pd + 2);
+  const auto &pad = int_list(c, 0);
+  if (static_cast<int>(pad.size()) != 2 * pd)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %zu entries; it needs %d", c.arr_name[0], pad.size(), 2 * pd);
+  Shape gshape = shape_of(x);
+  struct Block {
+    int64_t out_start, len, in_start;
+  };
+  std::vector<std::vector<Block>> blocks(static_cast<size_t>(pd));
+  for (int k = 0; k < pd; ++k) {
+    const int d = x.ndim - 1 - k;
+    const int64_t n = x.dims[d], l = pad[2 * static_cast<size_t>(k)], r = pad[2 * static_cast<size_t>(k) + 1];
+    if (l < 0 || r < 0 || l > n || r > n)
+      throw_error(ACLNN_ERR_PARAM_INVALID,
+                  "%s: (%lld, %lld) for dim %d of size %lld; each must be non-negative and at most the dim's size",
+                  c.arr_name[0], static_cast<long long>(l), static_cast<long long>(r), d, static_cast<long long>(n));
+    gshape.dims[d] = n + l + r;
+    // gradOutput block (start, len) -> gradInput start: the center first, then the wrapped ones.
+    blocks[static_cast<size_t>(k)] = {{l, n, 0}, {0, l, n - l}, {l + n, r, 0}};
+  }
+  core::check_shape_equals(grad, c.self_name, gshape);
+  core::check_shape_equals(*c.out, c.out_name, shape_of(x));
+  const int g = b.input(c.self);
+  b.input(c.source);
+  const int out = b.output(c.out);
+  if (c.out->numel() == 0) return;
+  const aclDataType acc = grad.dtype == ACL_DOUBLE ? ACL_DOUBLE : ACL_FLOAT;
+  const bool direct = c.out->dtype == acc;
+  const EwInput dst = direct ? EwInput::tensor_view(out, b.tensor(out))
+                             : EwInput::scratch(b, "circular_pad_grad.acc", shape_of(x), acc);
+  int pick[3] = {0, 0, 0};
+  for (bool first = true;; first = false) {
+    aclTensor gv = b.tensor(g), dv = dst.view;
+    bool empty = false;
+    for (int k = 0; k < pd; ++k) {
+      const int d = x.ndim - 1 - k;
+      const Block &bl = blocks[static_cast<size_t>(k)][static_cast<size_t>(pick[k])];
+      gv = narrow_view(gv, d, bl.out_start, bl.len);
+      dv = narrow_view(dv, d, bl.in_start, bl.len);
+      empty = empty || bl.len == 0;
+    }
+    if (!empty) {
+      EwInput to = dst, from = EwInput::tensor_view(g, gv);
+      to.view = dv;
+      EwSpec spec;
+      spec.compute_dtype = acc;
+      if (first) {
+        spec.op = kernels::EwOp::kIdentity;
+        record_elementwise(b, spec, to, {from});
+      } else {
+        spec.op = kernels::EwOp::kAdd;
+        spec.set_scalar(0, 1.0);
+        record_elementwise(b, spec, to, {to, from});
+      }
+    }
+    int k = 0;
+    while (k < pd && ++pick[k] == 3) pick[k++] = 0;
+    if (k == pd) break;
+  }
+  if (!direct) copy(b, EwInput::tensor_view(out, b.tensor(out)), dst);
+}
+
 // SplitTensor (i[0] = splitSections, i[1] = dim) and SplitWithSize (arr[0] = splitSize, i[0] =
 // dim): the output list's tensors are self's consecutive chunks along dim (torch.split).
 void plan_split(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall &c) {
@@ -1276,6 +1349,7 @@ void layout_phase1(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall 
     case LayoutKind::kReplicationPad:
     case LayoutKind::kCircularPad: return plan_edge_pad(b, rule, c);
     case LayoutKind::kNarrow: return plan_narrow(b, c);
+    case LayoutKind::kCircularPadGrad: return plan_circular_pad_grad(b, rule, c);
     case LayoutKind::kDiag: return plan_diag(b, c);
     case LayoutKind::kSplit:
     case LayoutKind::kSearch: return;  // planned above

@@ -46,6 +46,7 @@ enum class LayoutKind : uint8_t {
   kDiag,          // torch.diag: 1-D -> a matrix with self on diagonal i[0]; 2-D -> that diagonal
   kCircularPad,   // CircularPad1d/2d/3d: out[j] = self[(j - left) mod n] per padded dim
   kSearch,        // Bucketize, SearchSorted(s): insertion points of self in source (sorter: index)
+  kCircularPadGrad,  // CircularPad2d/3dBackward: gradInput[i] = sum of gradOutput (self) where j wraps to i
 };
 
 struct LayoutRule {
