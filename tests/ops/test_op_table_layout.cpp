@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -809,6 +810,10 @@ SearchSetup search_setup(const LayoutTableCase &c, const LayoutSample &s, aclDat
     for (int64_t k = 0; k < numel_of(s.shape); ++k)
       v.push_back(static_cast<double>(random_int(-2, 12)) + (fl && random_int(0, 1) ? 0.5 : 0.0));
     if (fl && !v.empty()) v[v.size() / 2] = std::nan("");  // no key compares with NaN: the end
+    if (fl && v.size() >= 3) {  // the infinities: before every key, after every key
+      v.front() = -std::numeric_limits<double>::infinity();
+      v.back() = std::numeric_limits<double>::infinity();
+    }
     st.vals = make(s.shape, val_dt);
     st.vals->set_values(v);
     v = st.vals->values();
@@ -1192,6 +1197,100 @@ TEST_P(OpTableLayoutInPlace, InPlaceOnlyErrors) {
   EXPECT_EQ(run_op([&](uint64_t *w, aclOpExecutor **x) { return c.inplace_phase1(call.a, w, x); }, c.inplace_launch),
             ACLNN_ERR_PARAM_INVALID);
   EXPECT_TRUE(bad.t[0]->untouched_outside_view());
+}
+
+// Random geometry for the split, search, narrow, diag and circular pad rows (beyond the table's
+// samples): each row's first case with random shapes, dims and parameters, every dtype.
+const LayoutTableCase *case_of(const std::string &api) {
+  static const std::vector<LayoutTableCase> every = layout_table_cases();
+  for (const auto &c : every)
+    if (c.api == api) return &c;
+  return nullptr;
+}
+std::vector<int64_t> random_shape(int nd, int64_t lo, int64_t hi) {
+  std::vector<int64_t> v;
+  for (int k = 0; k < nd; ++k) v.push_back(random_int(lo, hi));
+  return v;
+}
+
+TEST(OpTableLayoutRandom, SplitNarrowDiagCircularPadSearch) {
+  reseed_for_current_test();
+  for (int iter = 0; iter < 6; ++iter) {
+    SCOPED_TRACE(::testing::Message() << "iteration " << iter);
+    {
+      const LayoutTableCase *c = case_of("aclnnSplitTensor");
+      ASSERT_NE(c, nullptr);
+      LayoutSample s = c->sample;
+      s.shape = random_shape(static_cast<int>(random_int(1, 4)), 0, 7);
+      const int64_t d = random_int(0, static_cast<int64_t>(s.shape.size()) - 1);
+      s.ints = {s.shape[static_cast<size_t>(d)] == 0 ? random_int(0, 3) : random_int(1, 8),
+                d - (random_int(0, 1) ? static_cast<int64_t>(s.shape.size()) : 0)};
+      for (aclDataType dt : c->dtypes) check_split(*c, s, dt, random_int(0, 1) != 0);
+    }
+    {
+      const LayoutTableCase *c = case_of("aclnnSplitWithSize");
+      ASSERT_NE(c, nullptr);
+      LayoutSample s = c->sample;
+      s.shape = random_shape(static_cast<int>(random_int(1, 4)), 1, 7);
+      const int64_t d = random_int(0, static_cast<int64_t>(s.shape.size()) - 1);
+      std::vector<int64_t> sizes;
+      for (int64_t left = s.shape[static_cast<size_t>(d)]; left > 0;) {
+        sizes.push_back(random_int(0, left));
+        left -= sizes.back();
+      }
+      s.arr = {sizes};
+      s.ints = {d};
+      for (aclDataType dt : c->dtypes) check_split(*c, s, dt, random_int(0, 1) != 0);
+    }
+    {
+      const LayoutTableCase *c = case_of("aclnnNarrow");
+      ASSERT_NE(c, nullptr);
+      LayoutSample s = c->sample;
+      s.shape = random_shape(static_cast<int>(random_int(1, 4)), 1, 7);
+      const int64_t d = random_int(0, static_cast<int64_t>(s.shape.size()) - 1), n = s.shape[static_cast<size_t>(d)];
+      const int64_t start = random_int(0, n), length = random_int(0, n - start);
+      s.ints = {d, random_int(0, 1) && start < n ? start - n : start, length};
+      for (aclDataType dt : c->dtypes) check_sample(*c, s, dt, dt, random_int(0, 1) != 0);
+    }
+    {
+      const LayoutTableCase *c = case_of("aclnnDiag");
+      ASSERT_NE(c, nullptr);
+      LayoutSample s = c->sample;
+      s.shape = random_shape(static_cast<int>(random_int(1, 2)), 0, 6);
+      s.ints = {random_int(-7, 7)};
+      for (aclDataType dt : c->dtypes) check_sample(*c, s, dt, dt, random_int(0, 1) != 0);
+    }
+    for (const char *api : {"aclnnCircularPad1d", "aclnnCircularPad2d", "aclnnCircularPad3d"}) {
+      const LayoutTableCase *c = case_of(api);
+      ASSERT_NE(c, nullptr);
+      LayoutSample s = c->sample;
+      s.shape = random_shape(c->pad_dims + static_cast<int>(random_int(1, 2)), 1, 5);
+      s.arr = {{}};
+      for (int p = 0; p < c->pad_dims; ++p) {
+        const int64_t n = s.shape[s.shape.size() - 1 - static_cast<size_t>(p)];
+        s.arr[0].push_back(random_int(0, n));
+        s.arr[0].push_back(random_int(0, n));
+      }
+      for (aclDataType dt : c->dtypes) check_sample(*c, s, dt, dt, random_int(0, 1) != 0);
+    }
+    for (const char *api : {"aclnnSearchSorted", "aclnnBucketize"}) {
+      const LayoutTableCase *c = case_of(api);
+      ASSERT_NE(c, nullptr);
+      LayoutSample s = c->sample;
+      const bool bucketize = c->api == "aclnnBucketize";
+      s.shape = random_shape(static_cast<int>(random_int(bucketize ? 0 : 1, 3)), 0, 6);
+      const int64_t n = random_int(0, 9);
+      if (bucketize || random_int(0, 1)) {
+        s.source_shape = {n};
+      } else {
+        s.source_shape = std::vector<int64_t>(s.shape.begin(), s.shape.end() - 1);
+        s.source_shape.push_back(n);
+      }
+      s.index.clear();
+      s.ints = {random_int(0, 1), random_int(0, 1)};
+      for (aclDataType dt : c->dtypes) check_search(*c, s, dt, dt, random_int(0, 1) != 0);
+    }
+  }
 }
 
 std::string case_name(const ::testing::TestParamInfo<LayoutTableCase> &i) {
