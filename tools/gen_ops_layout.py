@@ -5,9 +5,10 @@ Row format (besides the common `header`, `dtypes`, `inplace`, `backward`):
   kind      permute | cat | slice | constant_pad | reflection_pad | replication_pad | tril | triu |
             roll | repeat | repeat_interleave | flip | arange | linspace | eye | stack | gather | index_select |
             index_copy | index_add | index_fill | repeat_interleave_tensor | repeat_interleave_grad |
-            gather_elements | take | scatter | gather_nd | scatter_nd | index_tensors | index_put | put
+            gather_elements | take | scatter | gather_nd | scatter_nd | index_tensors | index_put | put |
+            split | narrow | diag | circular_pad | circular_pad_grad | search
                                                                      the plan (ops::LayoutKind)
-  pad_dims  N               the padded trailing dims of a reflection / replication pad
+  pad_dims  N               the padded trailing dims of a reflection / replication / circular pad
   out_dtype same|castable   the output has the input's dtype (default), or any dtype it casts to
   inplace_header aclnn_x.h  the in-place twin's header when it is not the op's
   output    none            the op is in place only: its first tensor is read and written (no output)
@@ -20,7 +21,10 @@ Row format (besides the common `header`, `dtypes`, `inplace`, `backward`):
 Parameter roles come from the prototype, in order: the first aclTensor is the input (none for
 arange, linspace, eye), an aclTensorList the inputs, the last aclTensor the output, tensors between them the
 index (or repeats) and the source; aclIntArray, int64_t and
-aclScalar parameters fill the LayoutCall's arr / i / s slots in prototype order (bool ones the i slots).
+aclScalar parameters fill the LayoutCall's arr / i / s slots in prototype order (bool and uint64_t ones
+the i slots). A non-const aclTensorList is the output list (split: no output tensor). The search rows
+(Bucketize, SearchSorted(s)) take their roles from the names: self the values (a tensor, or the
+scalar s[0]), sortedSequence / boundaries the source, sorter the (optional) index.
 """
 import re
 
@@ -34,7 +38,9 @@ KINDS = {"permute": "kPermute", "cat": "kCat", "slice": "kSlice", "constant_pad"
          "linspace": "kLinspace", "eye": "kEye", "gather_elements": "kGatherElements", "take": "kTake",
          "index_add": "kIndexAdd", "scatter": "kScatter", "repeat_interleave_grad": "kRepeatInterleaveGrad",
          "gather_nd": "kGatherNd", "scatter_nd": "kScatterNd",
-         "index_tensors": "kIndexTensors", "index_put": "kIndexPut", "put": "kPut"}
+         "index_tensors": "kIndexTensors", "index_put": "kIndexPut", "put": "kPut", "split": "kSplit",
+         "narrow": "kNarrow", "diag": "kDiag", "circular_pad": "kCircularPad", "search": "kSearch",
+         "circular_pad_grad": "kCircularPadGrad"}
 NO_INPUT = {"arange", "linspace", "eye"}
 
 
@@ -46,10 +52,26 @@ def roles(g, op, params, where):
     """Maps each parameter to its LayoutCall field: ('self'|'list'|'out'|'arr'|'i'|'s', index)."""
     r, counts = {}, {"arr": 0, "i": 0, "s": 0}
     tensors = [p for p in params if p.kind == "tensor"]
+    if op.kind == "search":
+        for p in params:
+            t = base_type(p.ctype)
+            if p.kind == "tensor":
+                r[p.name] = {"self": ("self", 0), "sorter": ("index", 0)}.get(
+                    p.name, ("out", 0) if p is tensors[-1] else ("source", 0))
+            elif t == "aclScalar*":
+                r[p.name] = ("s", counts["s"])
+                counts["s"] += 1
+            elif t == "bool":
+                r[p.name] = ("i", counts["i"])
+                counts["i"] += 1
+            else:
+                raise g.TableError(f"{where}: parameter '{p.name}' has no role in a search op")
+        return r
+    list_out = op.list_out
     has_list = any(base_type(p.ctype) == "aclTensorList*" for p in params)
     first_is_input = op.kind not in NO_INPUT and (
         not has_list or op.params.index(tensors[0]) < [base_type(p.ctype) for p in params].index("aclTensorList*"))
-    middle = tensors[1 if first_is_input else 0:None if op.no_output else -1]
+    middle = tensors[1 if first_is_input else 0:None if op.no_output or list_out else -1]
     kinds = ["index" if re.search("ind|repeats", p.name, re.I) else "source" for p in middle]
     if len(set(kinds)) != len(kinds):
         raise g.TableError(f"{where}: at most one index tensor and one source tensor besides the input and output")
@@ -61,7 +83,8 @@ def roles(g, op, params, where):
             else:
                 r[p.name] = ("self", 0) if first_is_input and p is tensors[0] else ("out", 0)
             continue
-        slot = {"aclTensorList*": "list", "aclIntArray*": "arr", "int64_t": "i", "bool": "i", "aclScalar*": "s"}.get(t)
+        slot = {"aclTensorList*": "list", "aclIntArray*": "arr", "int64_t": "i", "bool": "i", "uint64_t": "i",
+                "aclScalar*": "s"}.get(t)
         if slot is None:
             raise g.TableError(f"{where}: parameter '{p.name}' has no role in a layout op")
         if slot == "list":
@@ -84,10 +107,13 @@ def resolve(g, table, op):
     if op.kind not in KINDS:
         raise g.TableError(f"{w}: kind must be one of {', '.join(KINDS)}")
     op.no_output = g.one(op, "output", "yes") == "none"
+    op.list_out = any(base_type(p.ctype) == "aclTensorList*" and "const" not in p.ctype for p in op.params)
     op.roles = roles(g, op, op.params, w)
     tensors = [p for p in op.params if p.kind == "tensor"]
-    op.output = tensors[0] if op.no_output else tensors[-1]
-    op.input = tensors[0] if op.roles[tensors[0].name][0] == "self" else op.output
+    lists = [p for p in op.params if base_type(p.ctype) == "aclTensorList*"]
+    op.output = lists[0] if op.list_out else tensors[0] if op.no_output else tensors[-1]
+    selfs = [p for p in op.params if op.roles.get(p.name, ("",))[0] == "self" and p.kind == "tensor"]
+    op.input = selfs[0] if selfs else op.output
     op.extra_output = None
     op.header = g.one(op, "header", f"aclnn_{g.snake(op.name)}.h")
     op.dtypes = g.dtype_list(g.one(op, "dtypes", ""), w)
@@ -161,6 +187,9 @@ def entry_pair(op, name, ptext, params, inplace_tensor):
         role, k = op.roles[p.name]
         if role in ("self", "out", "list", "index", "source"):
             lines += [f"    c.{role} = {p.name};", f'    c.{role}_name = "{p.name}";']
+        elif base_type(p.ctype) == "uint64_t":  # beyond INT64_MAX: as large as any size
+            lines += [f"    c.{role}[{k}] = static_cast<int64_t>({p.name} > INT64_MAX ? INT64_MAX : {p.name});",
+                      f'    c.{role}_name[{k}] = "{p.name}";']
         else:
             lines += [f"    c.{role}[{k}] = {p.name};", f'    c.{role}_name[{k}] = "{p.name}";']
     lines += [f"    ::opsnn::ops::layout_phase1(b, k{op.name}Rule, c);", "  });", "}",

@@ -37,6 +37,9 @@ class OpBuilder {
   }
   // A tensor-list argument at prototype position `ir_index`; returns the slots of its elements.
   std::vector<int> input_list(size_t ir_index, const aclTensorList *l);
+  // An output tensor list (aclnnSplitTensor's out) at output position `ir_index`; its elements'
+  // slots (aclSetDynamicOutputTensorAddr addresses them).
+  std::vector<int> output_list(size_t ir_index, const aclTensorList *l);
 
   // The executor's copy of a registered tensor.
   const aclTensor &tensor(int slot) const { return ex_->slots[static_cast<size_t>(slot)]; }

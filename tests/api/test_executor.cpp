@@ -8,6 +8,7 @@
 
 #include "aclnnop/aclnn_add.h"
 #include "aclnnop/aclnn_mm.h"
+#include "aclnnop/aclnn_split_tensor.h"
 #include "runtime/runtime.h"
 #include "test_util.h"
 
@@ -163,6 +164,36 @@ TEST_F(AddFixture, AddressIndicesFollowThePrototype) {
   EXPECT_EQ(aclrtSynchronizeDevice(), 0);
   expect_sum(b, b, out2);
   EXPECT_EQ(aclDestroyAclOpExecutor(ex), 0);
+}
+
+// An output tensor list (aclnnSplitTensor's out): aclSetDynamicOutputTensorAddr re-points one of
+// its elements by (irIndex 0, relativeIndex); an index past the list is refused.
+TEST(Executor, DynamicOutputAddressOfASplitChunk) {
+  DeviceTensor x({5, 3}, ACL_FLOAT), a({2, 3}, ACL_FLOAT), b({2, 3}, ACL_FLOAT), c({1, 3}, ACL_FLOAT),
+      b2({2, 3}, ACL_FLOAT);
+  x.fill_random(-1, 1);
+  b2.poison();
+  // The list owns its elements: descriptors of their own over the chunks' buffers.
+  auto desc = [](const DeviceTensor &t, int64_t rows) {
+    const int64_t dims[2] = {rows, 3}, strides[2] = {3, 1};
+    return aclCreateTensor(dims, 2, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, dims, 2, t.data());
+  };
+  aclTensor *outs[3] = {desc(a, 2), desc(b, 2), desc(c, 1)};
+  aclTensorList *list = aclCreateTensorList(outs, 3);
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  ASSERT_EQ(aclnnSplitTensorGetWorkspaceSize(x, 2, 0, list, &ws, &ex), 0) << last_msg();
+  ASSERT_EQ(aclSetAclOpExecutorRepeatable(ex), 0);
+  EXPECT_TRUE(fails_with(aclSetDynamicOutputTensorAddr(ex, 0, 3, list, b2.data()), ACLNN_ERR_PARAM_INVALID,
+                         {"relativeIndex 3"}));
+  ASSERT_EQ(aclSetDynamicOutputTensorAddr(ex, 0, 1, list, b2.data()), 0) << last_msg();
+  ASSERT_EQ(aclnnSplitTensor(nullptr, ws, ex, nullptr), 0) << last_msg();
+  ASSERT_EQ(aclrtSynchronizeDevice(), 0);
+  const std::vector<double> xv = x.values();
+  EXPECT_EQ(b2.values(), std::vector<double>(xv.begin() + 6, xv.begin() + 12)) << "rows 2..3 in the new buffer";
+  EXPECT_EQ(c.values(), std::vector<double>(xv.begin() + 12, xv.end()));
+  EXPECT_EQ(aclDestroyAclOpExecutor(ex), 0);
+  aclDestroyTensorList(list);
 }
 
 TEST_F(AddFixture, RepeatableExecutorThousandLaunchesOverDifferentBuffers) {

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -202,6 +203,60 @@ Expected reference(const LayoutTableCase &c, const LayoutSample &s, const std::v
       }
       return from(idx);
     };
+  } else if (k == "circular_pad") {
+    for (int p = 0; p < c.pad_dims; ++p) {
+      const size_t d = nd - 1 - static_cast<size_t>(p);
+      e.shape[d] = x[d] + s.arr[0][2 * static_cast<size_t>(p)] + s.arr[0][2 * static_cast<size_t>(p) + 1];
+    }
+    src = [&](const std::vector<int64_t> &o, int64_t) {
+      std::vector<int64_t> idx = o;
+      for (int p = 0; p < c.pad_dims; ++p) {
+        const size_t d = nd - 1 - static_cast<size_t>(p);
+        idx[d] = pmod(o[d] - s.arr[0][2 * static_cast<size_t>(p)], x[d]);  // wraps around the dim
+      }
+      return from(idx);
+    };
+  } else if (k == "circular_pad_grad") {
+    // gradInput[i] = the sum of gradOutput over the positions j with (j - left) mod n == i per
+    // padded dim (summed in double, rounded once).
+    e.shape = s.source_shape;
+    e.values.assign(static_cast<size_t>(numel_of(e.shape)), 0.0);
+    for (int64_t lin = 0; lin < numel_of(x); ++lin) {
+      std::vector<int64_t> idx = unravel(lin, x);
+      for (int p = 0; p < c.pad_dims; ++p) {
+        const size_t d = nd - 1 - static_cast<size_t>(p);
+        idx[d] = pmod(idx[d] - s.arr[0][2 * static_cast<size_t>(p)], e.shape[d]);
+      }
+      e.values[static_cast<size_t>(linear(idx, e.shape))] += in[0][static_cast<size_t>(lin)];
+    }
+    for (double &v : e.values) v = round_to(out_dt, v);
+    return e;
+  } else if (k == "narrow") {
+    const size_t d = static_cast<size_t>(wrap(s.ints[0], nd));
+    const int64_t start = s.ints[1] < 0 ? s.ints[1] + x[d] : s.ints[1];
+    e.shape[d] = s.ints[2];
+    src = [&, d, start](const std::vector<int64_t> &o, int64_t) {
+      std::vector<int64_t> idx = o;
+      idx[d] += start;
+      return from(idx);
+    };
+  } else if (k == "diag") {
+    const int64_t dk = s.ints[0];
+    if (nd == 1) {
+      const int64_t n = x[0] + (dk < 0 ? -dk : dk);
+      e.shape = {n, n};
+      src = [&, dk](const std::vector<int64_t> &o, int64_t) {
+        if (o[1] - o[0] != dk) return std::pair<int, double>{-1, 0};
+        return from({dk >= 0 ? o[0] : o[1]});
+      };
+    } else {
+      int64_t len = 0;
+      while (len < x[0] + x[1] && (dk >= 0 ? len < x[0] && len + dk < x[1] : len - dk < x[0] && len < x[1])) ++len;
+      e.shape = {len};
+      src = [&, dk](const std::vector<int64_t> &o, int64_t) {
+        return from({dk >= 0 ? o[0] : o[0] - dk, dk >= 0 ? o[0] + dk : o[0]});
+      };
+    }
   } else if (k == "tril" || k == "triu") {
     const bool lower = k == "tril";
     src = [&, lower](const std::vector<int64_t> &o, int64_t) {
@@ -578,8 +633,310 @@ void check_sample(const LayoutTableCase &c, const LayoutSample &s, aclDataType i
   Call call(c, s, in.self, in.list, *out, in.index, in.source);
   ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **x) { return c.phase1(call.a, w, x); }, c.launch), 0)
       << aclGetRecentErrMsg();
-  EXPECT_EQ(out->values(), e.values);
+  if (c.kind == "circular_pad_grad") EXPECT_TRUE(meets_precision(out_dt, out->values(), e.values));  // sums
+  else EXPECT_EQ(out->values(), e.values);
   EXPECT_TRUE(out->untouched_outside_view());
+}
+
+// ---- Split (an output tensor list) and search (Bucketize, SearchSorted(s)): their own suites. ----
+
+int64_t random_int(int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng()); }
+
+// A tensor list holding copies of the descriptors (the list owns its elements).
+aclTensorList *list_of(const std::vector<aclTensor *> &ts) {
+  std::vector<aclTensor *> copies;
+  for (aclTensor *t : ts)
+    copies.push_back(aclCreateTensor(t->dims, static_cast<uint64_t>(t->ndim), t->dtype, t->strides, t->offset,
+                                     t->format, t->storage_dims, static_cast<uint64_t>(t->storage_ndim), t->data));
+  return aclCreateTensorList(copies.data(), copies.size());
+}
+
+// torch.split's chunk sizes along the sample's dim (SplitWithSize: the sizes; SplitTensor: full
+// chunks of splitSections and a smaller last one; one empty chunk for an empty dim).
+std::pair<size_t, std::vector<int64_t>> split_chunks(const LayoutTableCase &c, const LayoutSample &s) {
+  const bool with_sizes = !c.arr_names.empty();
+  const size_t d = static_cast<size_t>(wrap(with_sizes ? s.ints[0] : s.ints[1], s.shape.size()));
+  if (with_sizes) return {d, s.arr[0]};
+  const int64_t n = s.shape[d], step = s.ints[0];
+  std::vector<int64_t> sizes;
+  if (n == 0) sizes.push_back(0);
+  for (int64_t at = 0; at < n; at += step) sizes.push_back(std::min(step, n - at));
+  return {d, sizes};
+}
+
+void check_split(const LayoutTableCase &c, const LayoutSample &s, aclDataType dt, bool strided) {
+  Inputs in(c, s, dt, strided);
+  const auto [d, sizes] = split_chunks(c, s);
+  std::vector<std::unique_ptr<DeviceTensor>> outs;
+  std::vector<aclTensor *> ptrs;
+  for (int64_t len : sizes) {
+    std::vector<int64_t> shape = s.shape;
+    shape[d] = len;
+    outs.push_back(strided ? padded_output(shape, dt) : std::make_unique<DeviceTensor>(shape, dt));
+    outs.back()->poison();
+    ptrs.push_back(outs.back()->get());
+  }
+  Call call(c, s, in.self, {}, nullptr);
+  call.a.list = list_of(ptrs);
+  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **x) { return c.phase1(call.a, w, x); }, c.launch), 0)
+      << aclGetRecentErrMsg();
+  int64_t at = 0;
+  for (size_t k = 0; k < outs.size(); ++k) {
+    std::vector<int64_t> shape = s.shape;
+    shape[d] = sizes[k];
+    std::vector<double> want;
+    for (int64_t lin = 0; lin < numel_of(shape); ++lin) {
+      std::vector<int64_t> idx = unravel(lin, shape);
+      idx[d] += at;
+      want.push_back(in.values[0][static_cast<size_t>(linear(idx, s.shape))]);
+    }
+    EXPECT_EQ(outs[k]->values(), want) << "chunk " << k;
+    EXPECT_TRUE(outs[k]->untouched_outside_view()) << "chunk " << k;
+    at += sizes[k];
+  }
+}
+
+void split_errors(const LayoutTableCase &c) {
+  const char *api = c.api.c_str();
+  const LayoutSample &s = c.sample;
+  const aclDataType dt = c.dtypes.front();
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  Inputs in(c, s, dt, false);
+  const auto [d, sizes] = split_chunks(c, s);
+  std::vector<std::unique_ptr<DeviceTensor>> outs;
+  std::vector<aclTensor *> ptrs;
+  for (int64_t len : sizes) {
+    std::vector<int64_t> shape = s.shape;
+    shape[d] = len;
+    outs.push_back(std::make_unique<DeviceTensor>(shape, dt));
+    ptrs.push_back(outs.back()->get());
+  }
+  auto call_with = [&](aclTensor *self, aclTensorList *list, const LayoutSample *sample = nullptr) {
+    auto call = std::make_unique<Call>(c, sample ? *sample : s, self, std::vector<aclTensor *>{}, nullptr);
+    call->a.list = list;
+    return call;
+  };
+  {
+    auto call = call_with(nullptr, list_of(ptrs));
+    EXPECT_TRUE(fails_with(c.phase1(call->a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, c.self_name.c_str()}));
+  }
+  {
+    auto call = call_with(in.self, nullptr);
+    EXPECT_TRUE(fails_with(c.phase1(call->a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, c.out_name.c_str()}));
+  }
+  for (size_t k = 0; k < c.arr_names.size(); ++k) {
+    auto call = call_with(in.self, list_of(ptrs));
+    aclDestroyIntArray(call->a.arr[k]);
+    call->a.arr[k] = nullptr;
+    EXPECT_TRUE(fails_with(c.phase1(call->a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, c.arr_names[k].c_str()}));
+  }
+  {  // one chunk too many, one too few
+    DeviceTensor extra(s.shape, dt);
+    std::vector<aclTensor *> more = ptrs;
+    more.push_back(extra);
+    auto call = call_with(in.self, list_of(more));
+    EXPECT_TRUE(fails_with(c.phase1(call->a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, c.out_name.c_str()}));
+    std::vector<aclTensor *> fewer(ptrs.begin(), ptrs.end() - 1);
+    auto call2 = call_with(in.self, list_of(fewer));
+    EXPECT_TRUE(fails_with(c.phase1(call2->a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, c.out_name.c_str()}));
+  }
+  {  // the last chunk with a wrong shape, then a wrong dtype
+    std::vector<int64_t> bad = s.shape;
+    bad[d] = sizes.back() + 1;
+    DeviceTensor wrong(bad, dt);
+    std::vector<aclTensor *> v = ptrs;
+    v.back() = wrong;
+    auto call = call_with(in.self, list_of(v));
+    EXPECT_TRUE(fails_with(c.phase1(call->a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, c.out_name.c_str()}));
+    std::vector<int64_t> good = s.shape;
+    good[d] = sizes.back();
+    DeviceTensor wrong_dt(good, dt == ACL_DOUBLE ? ACL_FLOAT : ACL_DOUBLE);
+    v.back() = wrong_dt;
+    auto call2 = call_with(in.self, list_of(v));
+    EXPECT_TRUE(fails_with(c.phase1(call2->a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "dtype"}));
+  }
+  for (const auto &[word, r] : c.rejects) {
+    SCOPED_TRACE(::testing::Message() << "reject " << word);
+    Inputs rin(c, r, dt, false);
+    DeviceTensor o(r.shape, dt);
+    auto call = call_with(rin.self, list_of({o.get()}), &r);
+    EXPECT_TRUE(fails_with(c.phase1(call->a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, word.c_str()}));
+  }
+}
+
+// The search tensors of a sample: values (unless the op takes a scalar), the sequence (each row
+// ascending through the sorter when there is one: seq[row, sorter[row, j]] is the j-th smallest),
+// the sorter, and the expected insertion points.
+struct SearchSetup {
+  std::unique_ptr<DeviceTensor> vals, seq, sorter;
+  std::vector<double> expected;
+  std::vector<int64_t> out_shape;
+};
+SearchSetup search_setup(const LayoutTableCase &c, const LayoutSample &s, aclDataType val_dt, aclDataType seq_dt,
+                         bool strided) {
+  SearchSetup st;
+  const bool scalar = !c.s_names.empty();
+  const auto &ss = s.source_shape;
+  const int64_t n = ss.empty() ? 1 : ss.back(), rows = n > 0 ? numel_of(ss) / n : 0;
+  auto make = [&](const std::vector<int64_t> &shape, aclDataType dt) {
+    return strided ? strided_input(shape, dt) : std::make_unique<DeviceTensor>(shape, dt);
+  };
+  // Sorted keys per row: small integers with repeats.
+  std::vector<std::vector<double>> keys(static_cast<size_t>(rows));
+  std::vector<double> seqv(static_cast<size_t>(numel_of(ss)), 0.0);
+  for (int64_t r = 0; r < rows; ++r) {
+    auto &kr = keys[static_cast<size_t>(r)];
+    for (int64_t j = 0; j < n; ++j) kr.push_back(static_cast<double>(random_int(0, 10)));
+    std::sort(kr.begin(), kr.end());
+    for (int64_t j = 0; j < n; ++j) {
+      const int64_t at = s.index.empty() ? j : s.index[static_cast<size_t>(r * n + j)];
+      seqv[static_cast<size_t>(r * n + at)] = kr[static_cast<size_t>(j)];
+    }
+  }
+  st.seq = make(ss, seq_dt);
+  st.seq->set_values(seqv);
+  if (!s.index.empty()) {
+    st.sorter = std::make_unique<DeviceTensor>(s.index_shape, ACL_INT64);
+    st.sorter->set_values(std::vector<double>(s.index.begin(), s.index.end()));
+  }
+  std::vector<double> v;
+  if (scalar) {
+    st.out_shape = {};
+    v = {s.scalars[0]};
+  } else {
+    st.out_shape = s.shape;
+    const bool fl = is_float(val_dt);
+    for (int64_t k = 0; k < numel_of(s.shape); ++k)
+      v.push_back(static_cast<double>(random_int(-2, 12)) + (fl && random_int(0, 1) ? 0.5 : 0.0));
+    if (fl && !v.empty()) v[v.size() / 2] = std::nan("");  // no key compares with NaN: the end
+    if (fl && v.size() >= 3) {  // the infinities: before every key, after every key
+      v.front() = -std::numeric_limits<double>::infinity();
+      v.back() = std::numeric_limits<double>::infinity();
+    }
+    st.vals = make(s.shape, val_dt);
+    st.vals->set_values(v);
+    v = st.vals->values();
+  }
+  const bool right = s.ints[1] != 0;
+  const int64_t per_row = ss.size() > 1 && rows > 0 ? static_cast<int64_t>(v.size()) / rows : 0;
+  for (size_t q = 0; q < v.size(); ++q) {
+    const auto &kr = keys[ss.size() > 1 ? static_cast<size_t>(static_cast<int64_t>(q) / per_row) : 0];
+    int64_t j = 0;  // the first key >= v (right: > v), else n
+    while (j < n && !(right ? kr[static_cast<size_t>(j)] > v[q] : kr[static_cast<size_t>(j)] >= v[q])) ++j;
+    st.expected.push_back(static_cast<double>(j));
+  }
+  return st;
+}
+
+// The search call's arguments (sorter in the index slot, the sequence in the source slot).
+int search_phase1(const LayoutTableCase &c, Call &call, aclTensor *vals, aclTensor *seq, aclTensor *sorter,
+                  aclTensor *out, uint64_t *ws, aclOpExecutor **ex) {
+  call.a.self = vals;
+  call.a.source = seq;
+  call.a.index = sorter;
+  call.a.out = out;
+  return c.phase1(call.a, ws, ex);
+}
+
+void check_search(const LayoutTableCase &c, const LayoutSample &s, aclDataType val_dt, aclDataType seq_dt,
+                  bool strided) {
+  SearchSetup st = search_setup(c, s, val_dt, seq_dt, strided);
+  const aclDataType odt = s.ints[0] ? ACL_INT32 : ACL_INT64;
+  auto out = strided ? padded_output(st.out_shape, odt) : std::make_unique<DeviceTensor>(st.out_shape, odt);
+  out->poison();
+  Call call(c, s, nullptr, {}, nullptr);
+  ASSERT_EQ(run_op(
+                [&](uint64_t *w, aclOpExecutor **x) {
+                  return search_phase1(c, call, st.vals ? st.vals->get() : nullptr, *st.seq,
+                                       st.sorter ? st.sorter->get() : nullptr, *out, w, x);
+                },
+                c.launch),
+            0)
+      << aclGetRecentErrMsg();
+  EXPECT_EQ(out->values(), st.expected);
+  EXPECT_TRUE(out->untouched_outside_view());
+}
+
+void search_errors(const LayoutTableCase &c) {
+  const char *api = c.api.c_str();
+  const LayoutSample &s = c.sample;
+  const aclDataType dt = ACL_FLOAT;
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  SearchSetup st = search_setup(c, s, dt, dt, false);
+  const aclDataType odt = s.ints[0] ? ACL_INT32 : ACL_INT64;
+  DeviceTensor out(st.out_shape, odt);
+  aclTensor *vals = st.vals ? st.vals->get() : nullptr, *sorter = st.sorter ? st.sorter->get() : nullptr;
+  auto fails = [&](aclTensor *v, aclTensor *q, aclTensor *so, aclTensor *o, int code, const char *word,
+                   bool null_scalar = false) {
+    Call call(c, s, nullptr, {}, nullptr);
+    if (null_scalar) {
+      aclDestroyScalar(call.a.s[0]);
+      call.a.s[0] = nullptr;
+    }
+    return fails_with(search_phase1(c, call, v, q, so, o, &ws, &ex), code, {api, word});
+  };
+  if (vals) EXPECT_TRUE(fails(nullptr, *st.seq, sorter, out, ACLNN_ERR_PARAM_NULLPTR, c.self_name.c_str()));
+  else EXPECT_TRUE(fails(nullptr, *st.seq, sorter, out, ACLNN_ERR_PARAM_NULLPTR, c.s_names[0].c_str(), true));
+  EXPECT_TRUE(fails(vals, nullptr, sorter, out, ACLNN_ERR_PARAM_NULLPTR, c.source_name.c_str()));
+  EXPECT_TRUE(fails(vals, *st.seq, sorter, nullptr, ACLNN_ERR_PARAM_NULLPTR, c.out_name.c_str()));
+  {  // the output: the other index dtype, a floating dtype, a wrong shape
+    DeviceTensor o1(st.out_shape, odt == ACL_INT32 ? ACL_INT64 : ACL_INT32), o2(st.out_shape, ACL_FLOAT);
+    EXPECT_TRUE(fails(vals, *st.seq, sorter, o1, ACLNN_ERR_PARAM_INVALID, "dtype"));
+    EXPECT_TRUE(fails(vals, *st.seq, sorter, o2, ACLNN_ERR_PARAM_INVALID, "dtype"));
+    std::vector<int64_t> bad = st.out_shape;
+    bad.push_back(2);
+    DeviceTensor o3(bad, odt);
+    EXPECT_TRUE(fails(vals, *st.seq, sorter, o3, ACLNN_ERR_PARAM_INVALID, c.out_name.c_str()));
+  }
+  for (aclDataType bad : {ACL_BOOL}) {  // dtypes outside the rule, for the sequence and the values
+    DeviceTensor q(s.source_shape, bad);
+    EXPECT_TRUE(fails(vals, q, sorter, out, ACLNN_ERR_PARAM_INVALID, "dtype"));
+    if (vals) {
+      DeviceTensor v(s.shape, bad);
+      EXPECT_TRUE(fails(v, *st.seq, sorter, out, ACLNN_ERR_PARAM_INVALID, "dtype"));
+    }
+  }
+  if (!c.index_name.empty()) {  // the sorter: INT32, and a wrong shape
+    DeviceTensor s32(s.source_shape, ACL_INT32);
+    EXPECT_TRUE(fails(vals, *st.seq, s32, out, ACLNN_ERR_PARAM_INVALID, c.index_name.c_str()));
+    std::vector<int64_t> bad = s.source_shape;
+    bad.back() += 1;
+    DeviceTensor sb(bad, ACL_INT64);
+    EXPECT_TRUE(fails(vals, *st.seq, sb, out, ACLNN_ERR_PARAM_INVALID, c.index_name.c_str()));
+  }
+  for (const auto &[word, r] : c.rejects) {
+    SCOPED_TRACE(::testing::Message() << "reject " << word);
+    DeviceTensor q(r.source_shape, dt), o(r.shape, ACL_INT64);
+    std::unique_ptr<DeviceTensor> v;
+    if (vals) v = std::make_unique<DeviceTensor>(r.shape, dt);
+    Call call(c, r, nullptr, {}, nullptr);
+    EXPECT_TRUE(fails_with(search_phase1(c, call, v ? v->get() : nullptr, q, nullptr, o, &ws, &ex),
+                           ACLNN_ERR_PARAM_INVALID, {api, word.c_str()}));
+  }
+}
+
+// A sorter value outside [0, N) fails the launch with 161002; nothing is written.
+void search_sorter_checked_at_launch(const LayoutTableCase &c) {
+  if (c.sample.index.empty()) return;
+  for (int64_t bad : {c.sample.source_shape.back(), int64_t{-1}}) {
+    LayoutSample s = c.sample;
+    s.index.back() = bad;
+    SearchSetup st = search_setup(c, c.sample, ACL_FLOAT, ACL_FLOAT, false);
+    st.sorter->set_values(std::vector<double>(s.index.begin(), s.index.end()));
+    DeviceTensor out(st.out_shape, s.ints[0] ? ACL_INT32 : ACL_INT64);
+    out.poison();
+    Call call(c, s, nullptr, {}, nullptr);
+    EXPECT_EQ(run_op(
+                  [&](uint64_t *w, aclOpExecutor **x) {
+                    return search_phase1(c, call, st.vals ? st.vals->get() : nullptr, *st.seq, *st.sorter, out, w, x);
+                  },
+                  c.launch),
+              ACLNN_ERR_PARAM_INVALID)
+        << bad;
+    EXPECT_TRUE(out.untouched_outside_view());
+  }
 }
 
 aclDataType input_dtype(const LayoutTableCase &c) { return no_input(c) ? ACL_FLOAT : c.dtypes.front(); }
@@ -589,6 +946,14 @@ class OpTableLayout : public ::testing::TestWithParam<LayoutTableCase> {};
 TEST_P(OpTableLayout, EveryDtypeContiguous) {
   reseed_for_current_test();
   const LayoutTableCase &c = GetParam();
+  if (c.kind == "split" || c.kind == "search") {
+    for (aclDataType dt : c.dtypes) {
+      SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt);
+      if (c.kind == "split") check_split(c, c.sample, dt, false);
+      else check_search(c, c.sample, dt, dt, false);
+    }
+    return;
+  }
   for (aclDataType dt : c.dtypes) {
     SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt);
     check_sample(c, c.sample, no_input(c) ? ACL_FLOAT : dt, dt, false);
@@ -598,6 +963,21 @@ TEST_P(OpTableLayout, EveryDtypeContiguous) {
 TEST_P(OpTableLayout, StridedViews) {
   reseed_for_current_test();
   const LayoutTableCase &c = GetParam();
+  if (c.kind == "split" || c.kind == "search") {
+    for (aclDataType dt : {ACL_FLOAT16, ACL_BF16, ACL_INT64, ACL_BOOL}) {
+      if (std::find(c.dtypes.begin(), c.dtypes.end(), dt) == c.dtypes.end()) continue;
+      SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt);
+      if (c.kind == "split") check_split(c, c.sample, dt, true);
+      else check_search(c, c.sample, dt, dt, true);
+    }
+    if (c.kind == "search") {  // mixed dtypes compare in the promoted one (x.5 values against integers)
+      SCOPED_TRACE(::testing::Message() << c.name << " FLOAT values, INT32 sequence");
+      check_search(c, c.sample, ACL_FLOAT, ACL_INT32, true);
+      SCOPED_TRACE(::testing::Message() << c.name << " INT64 values, FLOAT16 sequence");
+      check_search(c, c.sample, ACL_INT64, ACL_FLOAT16, false);
+    }
+    return;
+  }
   for (aclDataType dt : {ACL_FLOAT16, ACL_INT64, ACL_BOOL}) {
     if (std::find(c.dtypes.begin(), c.dtypes.end(), dt) == c.dtypes.end()) continue;
     SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt);
@@ -639,6 +1019,8 @@ TEST_P(OpTableLayoutInPlace, OnStridedView) {
 
 TEST_P(OpTableLayout, ErrorsNameTheArgument) {
   const LayoutTableCase &c = GetParam();
+  if (c.kind == "split") return split_errors(c);
+  if (c.kind == "search") return search_errors(c);
   const aclDataType dt = input_dtype(c);
   const aclDataType odt = c.dtypes.front();
   const char *api = c.api.c_str();
@@ -729,6 +1111,8 @@ TEST_P(OpTableLayout, ErrorsNameTheArgument) {
 // writing outside the tensors.
 TEST_P(OpTableLayout, IndexValuesCheckedAtLaunch) {
   const LayoutTableCase &c = GetParam();
+  if (c.kind == "split") return;
+  if (c.kind == "search") return search_sorter_checked_at_launch(c);
   const bool repeats = c.kind == "repeat_interleave_tensor";
   if (!c.sample.index_lists.empty() && !c.sample.index_lists[0].empty()) {  // a list of index tensors
     for (int64_t bad : {1000, -1000}) {
@@ -813,6 +1197,100 @@ TEST_P(OpTableLayoutInPlace, InPlaceOnlyErrors) {
   EXPECT_EQ(run_op([&](uint64_t *w, aclOpExecutor **x) { return c.inplace_phase1(call.a, w, x); }, c.inplace_launch),
             ACLNN_ERR_PARAM_INVALID);
   EXPECT_TRUE(bad.t[0]->untouched_outside_view());
+}
+
+// Random geometry for the split, search, narrow, diag and circular pad rows (beyond the table's
+// samples): each row's first case with random shapes, dims and parameters, every dtype.
+const LayoutTableCase *case_of(const std::string &api) {
+  static const std::vector<LayoutTableCase> every = layout_table_cases();
+  for (const auto &c : every)
+    if (c.api == api) return &c;
+  return nullptr;
+}
+std::vector<int64_t> random_shape(int nd, int64_t lo, int64_t hi) {
+  std::vector<int64_t> v;
+  for (int k = 0; k < nd; ++k) v.push_back(random_int(lo, hi));
+  return v;
+}
+
+TEST(OpTableLayoutRandom, SplitNarrowDiagCircularPadSearch) {
+  reseed_for_current_test();
+  for (int iter = 0; iter < 6; ++iter) {
+    SCOPED_TRACE(::testing::Message() << "iteration " << iter);
+    {
+      const LayoutTableCase *c = case_of("aclnnSplitTensor");
+      ASSERT_NE(c, nullptr);
+      LayoutSample s = c->sample;
+      s.shape = random_shape(static_cast<int>(random_int(1, 4)), 0, 7);
+      const int64_t d = random_int(0, static_cast<int64_t>(s.shape.size()) - 1);
+      s.ints = {s.shape[static_cast<size_t>(d)] == 0 ? random_int(0, 3) : random_int(1, 8),
+                d - (random_int(0, 1) ? static_cast<int64_t>(s.shape.size()) : 0)};
+      for (aclDataType dt : c->dtypes) check_split(*c, s, dt, random_int(0, 1) != 0);
+    }
+    {
+      const LayoutTableCase *c = case_of("aclnnSplitWithSize");
+      ASSERT_NE(c, nullptr);
+      LayoutSample s = c->sample;
+      s.shape = random_shape(static_cast<int>(random_int(1, 4)), 1, 7);
+      const int64_t d = random_int(0, static_cast<int64_t>(s.shape.size()) - 1);
+      std::vector<int64_t> sizes;
+      for (int64_t left = s.shape[static_cast<size_t>(d)]; left > 0;) {
+        sizes.push_back(random_int(0, left));
+        left -= sizes.back();
+      }
+      s.arr = {sizes};
+      s.ints = {d};
+      for (aclDataType dt : c->dtypes) check_split(*c, s, dt, random_int(0, 1) != 0);
+    }
+    {
+      const LayoutTableCase *c = case_of("aclnnNarrow");
+      ASSERT_NE(c, nullptr);
+      LayoutSample s = c->sample;
+      s.shape = random_shape(static_cast<int>(random_int(1, 4)), 1, 7);
+      const int64_t d = random_int(0, static_cast<int64_t>(s.shape.size()) - 1), n = s.shape[static_cast<size_t>(d)];
+      const int64_t start = random_int(0, n), length = random_int(0, n - start);
+      s.ints = {d, random_int(0, 1) && start < n ? start - n : start, length};
+      for (aclDataType dt : c->dtypes) check_sample(*c, s, dt, dt, random_int(0, 1) != 0);
+    }
+    {
+      const LayoutTableCase *c = case_of("aclnnDiag");
+      ASSERT_NE(c, nullptr);
+      LayoutSample s = c->sample;
+      s.shape = random_shape(static_cast<int>(random_int(1, 2)), 0, 6);
+      s.ints = {random_int(-7, 7)};
+      for (aclDataType dt : c->dtypes) check_sample(*c, s, dt, dt, random_int(0, 1) != 0);
+    }
+    for (const char *api : {"aclnnCircularPad1d", "aclnnCircularPad2d", "aclnnCircularPad3d"}) {
+      const LayoutTableCase *c = case_of(api);
+      ASSERT_NE(c, nullptr);
+      LayoutSample s = c->sample;
+      s.shape = random_shape(c->pad_dims + static_cast<int>(random_int(1, 2)), 1, 5);
+      s.arr = {{}};
+      for (int p = 0; p < c->pad_dims; ++p) {
+        const int64_t n = s.shape[s.shape.size() - 1 - static_cast<size_t>(p)];
+        s.arr[0].push_back(random_int(0, n));
+        s.arr[0].push_back(random_int(0, n));
+      }
+      for (aclDataType dt : c->dtypes) check_sample(*c, s, dt, dt, random_int(0, 1) != 0);
+    }
+    for (const char *api : {"aclnnSearchSorted", "aclnnBucketize"}) {
+      const LayoutTableCase *c = case_of(api);
+      ASSERT_NE(c, nullptr);
+      LayoutSample s = c->sample;
+      const bool bucketize = c->api == "aclnnBucketize";
+      s.shape = random_shape(static_cast<int>(random_int(bucketize ? 0 : 1, 3)), 0, 6);
+      const int64_t n = random_int(0, 9);
+      if (bucketize || random_int(0, 1)) {
+        s.source_shape = {n};
+      } else {
+        s.source_shape = std::vector<int64_t>(s.shape.begin(), s.shape.end() - 1);
+        s.source_shape.push_back(n);
+      }
+      s.index.clear();
+      s.ints = {random_int(0, 1), random_int(0, 1)};
+      for (aclDataType dt : c->dtypes) check_search(*c, s, dt, dt, random_int(0, 1) != 0);
+    }
+  }
 }
 
 std::string case_name(const ::testing::TestParamInfo<LayoutTableCase> &i) {

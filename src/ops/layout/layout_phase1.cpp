@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "common/error.h"
@@ -234,6 +235,7 @@ void plan_edge_pad(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall 
   const aclTensor &self = *c.self;
   const int pd = rule.pad_dims;
   const bool reflect = rule.kind == LayoutKind::kReflectionPad;
+  const bool circular = rule.kind == LayoutKind::kCircularPad;
   if (self.ndim != pd + 1 && self.ndim != pd + 2)
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; it needs %d or %d", c.self_name, self.ndim, pd + 1, pd + 2);
   const auto &pad = int_list(c, 0);
@@ -247,15 +249,23 @@ void plan_edge_pad(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall 
   for (int k = 0; k < pd; ++k) {
     const int d = self.ndim - 1 - k;
     const int64_t n = self.dims[d], l = pad[2 * static_cast<size_t>(k)], r = pad[2 * static_cast<size_t>(k) + 1];
-    const bool bad = l < 0 || r < 0 || (reflect ? (l >= n || r >= n) && (l > 0 || r > 0) : n == 0 && (l > 0 || r > 0));
+    const bool bad = l < 0 || r < 0 ||
+                     (circular  ? l > n || r > n
+                      : reflect ? (l >= n || r >= n) && (l > 0 || r > 0)
+                                : n == 0 && (l > 0 || r > 0));
     if (bad)
       throw_error(ACLNN_ERR_PARAM_INVALID, "%s: (%lld, %lld) for dim %d of size %lld; each must be %s", c.arr_name[0],
                   static_cast<long long>(l), static_cast<long long>(r), d, static_cast<long long>(n),
-                  reflect ? "non-negative and smaller than the dim's size" : "non-negative (and 0 for an empty dim)");
+                  circular  ? "non-negative and at most the dim's size (padding wraps around once)"
+                  : reflect ? "non-negative and smaller than the dim's size"
+                            : "non-negative (and 0 for an empty dim)");
     expect.dims[d] = n + l + r;
-    blocks[static_cast<size_t>(k)] = {{0, l, reflect ? l : 0, reflect ? -1 : 0},
-                                      {l, n, 0, 1},
-                                      {l + n, r, reflect ? n - 2 : n - 1, reflect ? -1 : 0}};
+    if (circular)  // left: self's last l elements; right: its first r
+      blocks[static_cast<size_t>(k)] = {{0, l, n - l, 1}, {l, n, 0, 1}, {l + n, r, 0, 1}};
+    else
+      blocks[static_cast<size_t>(k)] = {{0, l, reflect ? l : 0, reflect ? -1 : 0},
+                                        {l, n, 0, 1},
+                                        {l + n, r, reflect ? n - 2 : n - 1, reflect ? -1 : 0}};
   }
   const auto [in, out] = register_self_out(b, c, expect);
   int pick[3] = {0, 0, 0};
@@ -1047,10 +1057,267 @@ void plan_repeat_interleave_grad(core::OpBuilder &b, const LayoutCall &c) {
   record_index_copy(b, p);
 }
 
+// CircularPad2d/3dBackward (self = gradOutput, source = the forward input, arr[0] = padding):
+// gradInput[i] = the sum of gradOutput over the positions that wrap to i. The center block is copied
+// and the wrapped blocks added in a fixed order, in FLOAT (a workspace copy for FLOAT16 / BF16) or
+// DOUBLE.
+void plan_circular_pad_grad(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall &c) {
+  const aclTensor &grad = *c.self, &x = *c.source;
+  const int pd = rule.pad_dims;
+  if (x.dtype != grad.dtype)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must have %s's dtype %s", c.source_name,
+                core::dtype_name(x.dtype), c.self_name, core::dtype_name(grad.dtype));
+  if (x.ndim != pd + 1 && x.ndim != pd + 2)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; it needs %d or %d", c.source_name, x.ndim, pd + 1, pd + 2);
+  const auto &pad = int_list(c, 0);
+  if (static_cast<int>(pad.size()) != 2 * pd)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %zu entries; it needs %d", c.arr_name[0], pad.size(), 2 * pd);
+  Shape gshape = shape_of(x);
+  struct Block {
+    int64_t out_start, len, in_start;
+  };
+  std::vector<std::vector<Block>> blocks(static_cast<size_t>(pd));
+  for (int k = 0; k < pd; ++k) {
+    const int d = x.ndim - 1 - k;
+    const int64_t n = x.dims[d], l = pad[2 * static_cast<size_t>(k)], r = pad[2 * static_cast<size_t>(k) + 1];
+    if (l < 0 || r < 0 || l > n || r > n)
+      throw_error(ACLNN_ERR_PARAM_INVALID,
+                  "%s: (%lld, %lld) for dim %d of size %lld; each must be non-negative and at most the dim's size",
+                  c.arr_name[0], static_cast<long long>(l), static_cast<long long>(r), d, static_cast<long long>(n));
+    gshape.dims[d] = n + l + r;
+    // gradOutput block (start, len) -> gradInput start: the center first, then the wrapped ones.
+    blocks[static_cast<size_t>(k)] = {{l, n, 0}, {0, l, n - l}, {l + n, r, 0}};
+  }
+  core::check_shape_equals(grad, c.self_name, gshape);
+  core::check_shape_equals(*c.out, c.out_name, shape_of(x));
+  const int g = b.input(c.self);
+  b.input(c.source);
+  const int out = b.output(c.out);
+  if (c.out->numel() == 0) return;
+  const aclDataType acc = grad.dtype == ACL_DOUBLE ? ACL_DOUBLE : ACL_FLOAT;
+  const bool direct = c.out->dtype == acc;
+  const EwInput dst = direct ? EwInput::tensor_view(out, b.tensor(out))
+                             : EwInput::scratch(b, "circular_pad_grad.acc", shape_of(x), acc);
+  int pick[3] = {0, 0, 0};
+  for (bool first = true;; first = false) {
+    aclTensor gv = b.tensor(g), dv = dst.view;
+    bool empty = false;
+    for (int k = 0; k < pd; ++k) {
+      const int d = x.ndim - 1 - k;
+      const Block &bl = blocks[static_cast<size_t>(k)][static_cast<size_t>(pick[k])];
+      gv = narrow_view(gv, d, bl.out_start, bl.len);
+      dv = narrow_view(dv, d, bl.in_start, bl.len);
+      empty = empty || bl.len == 0;
+    }
+    if (!empty) {
+      EwInput to = dst, from = EwInput::tensor_view(g, gv);
+      to.view = dv;
+      EwSpec spec;
+      spec.compute_dtype = acc;
+      if (first) {
+        spec.op = kernels::EwOp::kIdentity;
+        record_elementwise(b, spec, to, {from});
+      } else {
+        spec.op = kernels::EwOp::kAdd;
+        spec.set_scalar(0, 1.0);
+        record_elementwise(b, spec, to, {to, from});
+      }
+    }
+    int k = 0;
+    while (k < pd && ++pick[k] == 3) pick[k++] = 0;
+    if (k == pd) break;
+  }
+  if (!direct) copy(b, EwInput::tensor_view(out, b.tensor(out)), dst);
+}
+
+// SplitTensor (i[0] = splitSections, i[1] = dim) and SplitWithSize (arr[0] = splitSize, i[0] =
+// dim): the output list's tensors are self's consecutive chunks along dim (torch.split).
+void plan_split(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall &c) {
+  const bool with_sizes = c.arr_name[0][0] != '\0';
+  core::check_tensor(c.self, c.self_name);
+  if (with_sizes) core::check_not_null(c.arr[0], c.arr_name[0]);
+  core::check_not_null(c.list, c.list_name);
+  core::check_dtype_in(c.self, c.self_name, rule.dtypes);
+  const aclTensor &self = *c.self;
+  if (self.ndim == 0) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is 0-d; split needs a dim", c.self_name);
+  const int dim_k = with_sizes ? 0 : 1;
+  const int d = static_cast<int>(wrap_dim(c.i[dim_k], self.ndim, c.i_name[dim_k]));
+  const int64_t n = self.dims[d];
+  std::vector<int64_t> sizes;
+  if (with_sizes) {
+    int64_t total = 0;
+    for (size_t k = 0; k < c.arr[0]->values.size(); ++k) {
+      const int64_t v = c.arr[0]->values[k];
+      if (v < 0)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s: entry %zu is %lld; sizes must be non-negative", c.arr_name[0], k,
+                    static_cast<long long>(v));
+      if (v > n - total)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s sums to more than %lld, the size of dim %d of %s", c.arr_name[0],
+                    static_cast<long long>(n), d, c.self_name);
+      total += v;
+      sizes.push_back(v);
+    }
+    if (total != n)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s sums to %lld; it must sum to %lld, the size of dim %d of %s",
+                  c.arr_name[0], static_cast<long long>(total), static_cast<long long>(n), d, c.self_name);
+  } else {
+    const int64_t s = c.i[0];
+    if (s < 0 || (s == 0 && n != 0))
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s is %lld; it must be positive (0 only for a dim of size 0, here %lld)",
+                  c.i_name[0], static_cast<long long>(s), static_cast<long long>(n));
+    if (n == 0) sizes.push_back(0);
+    for (int64_t at = 0; at < n; at += s) sizes.push_back(std::min(s, n - at));
+  }
+  const auto &outs = c.list->tensors;
+  if (outs.size() != sizes.size())
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %zu tensors; splitting dim %d of size %lld makes %zu chunks",
+                c.list_name, outs.size(), d, static_cast<long long>(n), sizes.size());
+  for (size_t k = 0; k < outs.size(); ++k) {
+    const std::string name = std::string(c.list_name) + "[" + std::to_string(k) + "]";
+    core::check_tensor(outs[k], name.c_str());
+    if (outs[k]->dtype != self.dtype)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must have %s's dtype %s", name.c_str(),
+                  core::dtype_name(outs[k]->dtype), c.self_name, core::dtype_name(self.dtype));
+    Shape want = shape_of(self);
+    want.dims[d] = sizes[k];
+    core::check_shape_equals(*outs[k], name.c_str(), want);
+  }
+  const int in = b.input(c.self);
+  const std::vector<int> slots = b.output_list(0, c.list);
+  int64_t at = 0;
+  for (size_t k = 0; k < slots.size(); ++k) {
+    copy_views(b, slots[k], b.tensor(slots[k]), in, narrow_view(b.tensor(in), d, at, sizes[k]));
+    at += sizes[k];
+  }
+}
+
+// Bucketize (self, boundaries, outInt32, right, out), SearchSorted (sortedSequence, self,
+// outInt32, right, sorter, out) and SearchSorteds (self a scalar): torch.searchsorted. The
+// sequence is 1-D (every value searches it) or has self's leading dims (each row searches its own
+// row); values and sequence compare in their promoted dtype; sorter (INT64, the sequence's shape)
+// orders each row (checked at launch: 161002).
+void plan_search(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall &c) {
+  const bool scalar = c.s_name[0][0] != '\0';
+  const bool self_first = std::strcmp(c.source_name, "boundaries") == 0;  // Bucketize's order
+  const char *self_name = scalar ? c.s_name[0] : c.self_name;
+  auto check_self = [&] {
+    if (scalar) core::check_scalar(c.s[0], c.s_name[0]);
+    else core::check_tensor(c.self, c.self_name);
+  };
+  if (self_first) check_self();
+  core::check_tensor(c.source, c.source_name);
+  if (!self_first) check_self();
+  core::check_tensor(c.out, c.out_name);
+  const aclTensor &seq = *c.source;
+  core::check_dtype_in(c.source, c.source_name, rule.dtypes);
+  aclDataType vdt;
+  if (scalar) {
+    vdt = c.s[0]->dtype;
+    if (!core::dtype_in(vdt, rule.dtypes))
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s, which a search does not take", self_name,
+                  core::dtype_name(vdt));
+  } else {
+    core::check_dtype_in(c.self, c.self_name, rule.dtypes);
+    vdt = c.self->dtype;
+  }
+  const aclDataType want = c.i[0] ? ACL_INT32 : ACL_INT64;
+  if (c.out->dtype != want)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; %s = %s needs %s", c.out_name,
+                core::dtype_name(c.out->dtype), c.i_name[0], c.i[0] ? "true" : "false", core::dtype_name(want));
+  if (seq.ndim == 0)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s is 0-d; it needs at least 1 dim", c.source_name);
+  if (self_first && seq.ndim != 1)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; it must be 1-D", c.source_name, seq.ndim);
+  Shape vshape = scalar ? Shape{} : shape_of(*c.self);
+  if (seq.ndim > 1) {
+    bool same = vshape.ndim == seq.ndim;
+    for (int k = 0; same && k + 1 < seq.ndim; ++k) same = vshape.dims[k] == seq.dims[k];
+    if (!same)
+      throw_error(ACLNN_ERR_PARAM_INVALID,
+                  "%s has shape %s; a %s of more than 1 dim needs %s's leading dims (%s has shape %s)", self_name,
+                  scalar ? "[]" : core::shape_string(*c.self).c_str(), c.source_name, c.source_name, c.source_name,
+                  core::shape_string(seq).c_str());
+  }
+  if (scalar && c.out->ndim == 1 && c.out->dims[0] == 1) vshape = Shape{1, {1}};  // a one-element out is taken too
+  core::check_shape_equals(*c.out, c.out_name, vshape);
+  if (c.index != nullptr) {
+    core::check_dtype_in(c.index, c.index_name, {ACL_INT64});
+    core::check_shape_equals(*c.index, c.index_name, shape_of(seq));
+  }
+  SearchPlan p;
+  p.right = c.i[1] != 0;
+  p.compare = core::promote_types(seq.dtype, vdt);
+  if (self_first) p.val_slot = b.input(c.self);
+  p.seq_slot = b.input(c.source);
+  if (!self_first && !scalar) p.val_slot = b.input(c.self);
+  if (!self_first) p.sorter_slot = b.input(c.index);
+  p.out_slot = b.output(c.out);
+  if (scalar) {
+    p.scalar_double = c.s[0]->to_double();
+    p.scalar_int = c.s[0]->to_int64();
+  }
+  record_search(b, p);
+}
+
+// Narrow (i = dim, start, length): torch.narrow, start in [-n, n], length in [0, n - start].
+void plan_narrow(core::OpBuilder &b, const LayoutCall &c) {
+  const aclTensor &self = *c.self;
+  if (self.ndim == 0) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is 0-d; narrow needs a dim", c.self_name);
+  const int d = static_cast<int>(wrap_dim(c.i[0], self.ndim, c.i_name[0]));
+  const int64_t n = self.dims[d];
+  int64_t start = c.i[1];
+  const int64_t length = c.i[2];
+  if (start < -n || start > n)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s is %lld; it must be in [%lld, %lld] for dim %d of size %lld",
+                c.i_name[1], static_cast<long long>(start), static_cast<long long>(-n), static_cast<long long>(n), d,
+                static_cast<long long>(n));
+  if (start < 0) start += n;
+  if (length < 0 || length > n - start)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s is %lld; it must be in [0, %lld] (start %lld in dim %d of size %lld)",
+                c.i_name[2], static_cast<long long>(length), static_cast<long long>(n - start),
+                static_cast<long long>(start), d, static_cast<long long>(n));
+  copy_view_of_self(b, c, narrow_view(self, d, start, length));
+}
+
+// The diagonal `k` of a [rows, cols] view as a 1-D view (its length clamped at 0).
+aclTensor diagonal_view(const aclTensor &m, int64_t k) {
+  aclTensor v = m;
+  const int64_t rows = m.dims[0], cols = m.dims[1];
+  const int64_t len = k >= 0 ? std::min(rows, cols - std::min(k, cols)) : std::min(rows - std::min(-k, rows), cols);
+  v.ndim = 1;
+  v.dims[0] = std::max<int64_t>(len, 0);
+  v.strides[0] = m.strides[0] + m.strides[1];
+  if (v.dims[0] > 0) v.offset += k >= 0 ? k * m.strides[1] : -k * m.strides[0];
+  return v;
+}
+
+// Diag (i[0] = diagonal): torch.diag.
+void plan_diag(core::OpBuilder &b, const LayoutCall &c) {
+  const aclTensor &self = *c.self;
+  const int64_t k = c.i[0];
+  if (self.ndim != 1 && self.ndim != 2)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; diag needs a vector (1-D) or a matrix (2-D)", c.self_name,
+                self.ndim);
+  if (self.ndim == 2) {
+    const aclTensor v = diagonal_view(self, k);
+    copy_view_of_self(b, c, v);
+    return;
+  }
+  if (k > (int64_t{1} << 40) || k < -(int64_t{1} << 40))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s is %lld; for a vector its magnitude must be at most 2^40", c.i_name[0],
+                static_cast<long long>(k));
+  const int64_t n = self.dims[0] + (k < 0 ? -k : k);
+  const auto [in, out] = register_self_out(b, c, Shape{2, {n, n}});
+  fill_view(b, out, b.tensor(out), nullptr, 0);
+  copy_views(b, out, diagonal_view(b.tensor(out), k), in, b.tensor(in));
+}
+
 }  // namespace
 
 void layout_phase1(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall &c) {
   const LayoutKind k = rule.kind;
+  if (k == LayoutKind::kSplit) return plan_split(b, rule, c);
+  if (k == LayoutKind::kSearch) return plan_search(b, rule, c);
   // Null checks in prototype order: input, parameters, output.
   const bool no_input = k == LayoutKind::kArange || k == LayoutKind::kLinspace || k == LayoutKind::kEye;
   if (k == LayoutKind::kCat || k == LayoutKind::kStack) core::check_not_null(c.list, c.list_name);
@@ -1079,7 +1346,13 @@ void layout_phase1(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall 
     case LayoutKind::kSlice: return plan_slice(b, c);
     case LayoutKind::kConstantPad: return plan_constant_pad(b, c);
     case LayoutKind::kReflectionPad:
-    case LayoutKind::kReplicationPad: return plan_edge_pad(b, rule, c);
+    case LayoutKind::kReplicationPad:
+    case LayoutKind::kCircularPad: return plan_edge_pad(b, rule, c);
+    case LayoutKind::kNarrow: return plan_narrow(b, c);
+    case LayoutKind::kCircularPadGrad: return plan_circular_pad_grad(b, rule, c);
+    case LayoutKind::kDiag: return plan_diag(b, c);
+    case LayoutKind::kSplit:
+    case LayoutKind::kSearch: return;  // planned above
     case LayoutKind::kTril: return plan_triangle(b, c, true);
     case LayoutKind::kTriu: return plan_triangle(b, c, false);
     case LayoutKind::kRoll: return plan_roll(b, c);

@@ -41,13 +41,19 @@ enum class LayoutKind : uint8_t {
   kIndexTensors,  // aclnnIndex: out = self[indices[0], ..., indices[K-1]] (broadcast index tensors)
   kIndexPut,      // IndexPutImpl: selfRef[indices[0], ..., indices[K-1]] = (or +=) values (broadcast)
   kPut,           // InplacePut: selfRef.flatten()[index] = (or +=) source.flatten()
+  kSplit,         // SplitTensor / SplitWithSize: the list `list` (the output) gets self's chunks along dim
+  kNarrow,        // out = self[..., start:start + length, ...] along dim (start may count from the end)
+  kDiag,          // torch.diag: 1-D -> a matrix with self on diagonal i[0]; 2-D -> that diagonal
+  kCircularPad,   // CircularPad1d/2d/3d: out[j] = self[(j - left) mod n] per padded dim
+  kSearch,        // Bucketize, SearchSorted(s): insertion points of self in source (sorter: index)
+  kCircularPadGrad,  // CircularPad2d/3dBackward: gradInput[i] = sum of gradOutput (self) where j wraps to i
 };
 
 struct LayoutRule {
   LayoutKind kind;
   core::DtypeMask dtypes;  // accepted input dtypes (arange: output dtypes)
   bool out_castable;       // the output may have any dtype the input casts to (else the same)
-  int pad_dims;            // reflection / replication pads: the padded trailing dims
+  int pad_dims;            // reflection / replication / circular pads: the padded trailing dims
 };
 
 // The arguments by role; arr / i / s hold the op's int lists, int64 and scalar parameters in

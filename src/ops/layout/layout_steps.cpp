@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
+#include <vector>
 #if defined(__SSE2__)
 #include <xmmintrin.h>
 #endif
@@ -422,6 +424,117 @@ void record_index_copy(core::OpBuilder &b, const IndexPlan &plan) {
     for (int d = 0; d < plan.pos_ndim; ++d) n *= plan.pos_dims[d];
     s.p.map = b.book("repeat_interleave.map", static_cast<uint64_t>(std::max<int64_t>(n, 1)) * sizeof(int64_t));
   }
+}
+
+namespace {
+
+// Element offset of the row-major element `lin` of view t.
+int64_t element_offset(const aclTensor &t, int64_t lin) {
+  int64_t off = 0;
+  for (int d = t.ndim - 1; d >= 0; --d) {
+    off += (lin % t.dims[d]) * t.strides[d];
+    lin /= t.dims[d];
+  }
+  return off;
+}
+
+class SearchStep final : public core::Step {
+ public:
+  SearchPlan p;
+  aclTensor vals{}, seq{}, sorter{}, out{};
+
+  // The insertion point of v among keys[0, n) (ascending): PyTorch's lower / upper bound loops,
+  // so a NaN value (no comparison holds) lands at n.
+  template <class K>
+  int64_t bound(const K *keys, int64_t n, K v) const {
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+      const int64_t mid = lo + ((hi - lo) >> 1);
+      const bool go_right = p.right ? !(keys[mid] > v) : !(keys[mid] >= v);
+      if (go_right) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  double round_to_compare(double v) const {
+    alignas(8) char buf[8];
+    kernels::store_one(v, p.compare, buf, 0);
+    return kernels::load_one(p.compare, buf, 0);
+  }
+
+  template <class K>
+  int run_as(const core::LaunchArgs &args) const {
+    const char *sq = core::view_base(args, p.seq_slot, seq, core::dtype_size(seq.dtype));
+    const char *sr = p.sorter_slot >= 0 ? core::view_base(args, p.sorter_slot, sorter, 8) : nullptr;
+    const char *vv = p.val_slot >= 0 ? core::view_base(args, p.val_slot, vals, core::dtype_size(vals.dtype)) : nullptr;
+    char *ob = core::view_base(args, p.out_slot, out, core::dtype_size(out.dtype));
+    const int64_t n = seq.dims[seq.ndim - 1];
+    const int64_t total = out.numel();
+    int64_t rows = 1;
+    for (int d = 0; d + 1 < seq.ndim; ++d) rows *= seq.dims[d];
+    const int64_t per_row = seq.ndim > 1 ? (rows > 0 ? total / rows : 0) : total;
+    if (sr != nullptr) {  // every sorter value indexes its row
+      const int64_t m = sorter.numel();
+      for (int64_t k = 0; k < m; ++k) {
+        int64_t v;
+        std::memcpy(&v, sr + element_offset(sorter, k) * 8, 8);
+        if (v < 0 || v >= n)
+          return fail(ACLNN_ERR_PARAM_INVALID, "sorter: value %lld at position %lld is out of range [0, %lld)",
+                      static_cast<long long>(v), static_cast<long long>(k), static_cast<long long>(n));
+      }
+    }
+    auto load = [&](const aclTensor &t, const char *base, int64_t lin) -> K {
+      const size_t es = core::dtype_size(t.dtype);
+      K v;
+      kernels::load_as<K>(t.dtype, base + element_offset(t, lin) * static_cast<int64_t>(es), 0, &v, 1);
+      if constexpr (std::is_same_v<K, double>) v = round_to_compare(v);
+      return v;
+    };
+    const size_t oes = core::dtype_size(out.dtype);
+    auto do_rows = [&](int64_t r0, int64_t r1, int64_t p0, int64_t p1) {
+      std::vector<K> keys(static_cast<size_t>(n));
+      for (int64_t r = r0; r < r1; ++r) {
+        for (int64_t j = 0; j < n; ++j) {
+          int64_t at = j;
+          if (sr != nullptr) std::memcpy(&at, sr + element_offset(sorter, r * n + j) * 8, 8);
+          keys[static_cast<size_t>(j)] = load(seq, sq, r * n + at);
+        }
+        const int64_t b0 = rows == 1 ? p0 : r * per_row, b1 = rows == 1 ? p1 : (r + 1) * per_row;
+        for (int64_t q = b0; q < b1; ++q) {
+          K v;
+          if (vv != nullptr) v = load(vals, vv, q);
+          else if constexpr (std::is_same_v<K, double>) v = round_to_compare(p.scalar_double);
+          else v = p.scalar_int;
+          const int64_t idx = bound(keys.data(), n, v);
+          kernels::store_from<int64_t>(&idx, out.dtype, ob + element_offset(out, q) * static_cast<int64_t>(oes), 0, 1);
+        }
+      }
+    };
+    if (total == 0) return 0;
+    if (rows == 1) {
+      core::parallel_for(total, 4096, [&](int64_t q0, int64_t q1) { do_rows(0, 1, q0, q1); });
+    } else {
+      const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(per_row + n, 1));
+      core::parallel_for(rows, grain, [&](int64_t r0, int64_t r1) { do_rows(r0, r1, 0, 0); });
+    }
+    return 0;
+  }
+
+  int run(const core::LaunchArgs &args) const override {
+    return core::is_floating(p.compare) ? run_as<double>(args) : run_as<int64_t>(args);
+  }
+};
+
+}  // namespace
+
+void record_search(core::OpBuilder &b, const SearchPlan &plan) {
+  auto &s = b.add_step<SearchStep>();
+  s.p = plan;
+  if (plan.val_slot >= 0) s.vals = b.tensor(plan.val_slot);
+  s.seq = b.tensor(plan.seq_slot);
+  if (plan.sorter_slot >= 0) s.sorter = b.tensor(plan.sorter_slot);
+  s.out = b.tensor(plan.out_slot);
 }
 
 void record_triangle(core::OpBuilder &b, int in_slot, int out_slot, bool lower, int64_t diagonal) {

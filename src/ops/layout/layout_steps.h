@@ -73,4 +73,18 @@ struct IndexPlan {
 };
 void record_index_copy(core::OpBuilder &b, const IndexPlan &plan);
 
+// The search step (Bucketize, SearchSorted(s)): out[p] = the insertion point of value p in its row
+// of the sequence (the first j with seq[j] >= v, or > v when `right`; N when there is none), each
+// row ordered by the sorter when given (its values checked in [0, N) at launch: 161002). Values and
+// sequence are rounded to `compare` (their promoted dtype) and compared in it (INT64 for integers).
+struct SearchPlan {
+  int val_slot = -1;  // -1: the scalar value
+  int seq_slot = -1, sorter_slot = -1, out_slot = -1;
+  bool right = false;
+  aclDataType compare = ACL_FLOAT;
+  double scalar_double = 0;
+  int64_t scalar_int = 0;
+};
+void record_search(core::OpBuilder &b, const SearchPlan &plan);
+
 }  // namespace opsnn::ops
