@@ -311,7 +311,7 @@ def tensor(data, dtype=None, requires_grad=False):
                 a = a.astype(np.float32)
             elif a.dtype.kind in "iu":
                 a = a.astype(np.int64)
-        t = from_numpy(np.ascontiguousarray(a), dtype)
+        t = from_numpy(np.array(a, order="C"), dtype)
     if requires_grad:
         t.requires_grad_(True)
     return t

@@ -95,7 +95,7 @@ class Module:
                 a = v.detach().numpy() if hasattr(v, "detach") and hasattr(v, "numpy") else np.asarray(v)
                 if tuple(a.shape) != tuple(p.shape):
                     raise ValueError(f"load_state_dict: {k} has shape {tuple(a.shape)}, the parameter {tuple(p.shape)}")
-                p._t.copy_(from_numpy(np.ascontiguousarray(a), p.dtype)._t)
+                p._t.copy_(from_numpy(np.array(a, order="C"), p.dtype)._t)
         return self
 
     def to(self, dtype):
