@@ -41,7 +41,8 @@ def round_to(x, dtype_name):
     if dtype_name == "float16":
         return x.astype(np.float16).astype(np.float64)
     b = x.astype(np.float32).view(np.uint32).astype(np.uint64)
-    b = ((b + 0x7FFF + ((b >> 16) & 1)) >> 16) << 16  # round to nearest even (finite values)
+    s16, one = np.uint64(16), np.uint64(1)
+    b = ((b + np.uint64(0x7FFF) + ((b >> s16) & one)) >> s16) << s16  # round to nearest even (finite)
     return b.astype(np.uint32).view(np.float32).astype(np.float64)
 
 

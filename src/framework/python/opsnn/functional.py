@@ -540,6 +540,24 @@ for _name, _variants in _optable.NARY.items():
     globals()[_name], globals()[_name + "_"] = _make_nary(_name, _variants)
     __all__ += [_name, _name + "_"]
 
+_gelu_table, _gelu_table_ = gelu, gelu_  # noqa: F821 (generated above: aclnnGelu is the tanh form)
+
+
+def gelu(input, approximate="none"):  # noqa: F811
+    """gelu(input, approximate='none'|'tanh'): PyTorch's GELU, aclnnGeluV2 (erf or tanh form;
+    gradient: aclnnGeluBackwardV2)."""
+    if approximate not in ("none", "tanh"):
+        raise ValueError(f"approximate argument must be either none or tanh (got {approximate!r})")
+    res = _new(input.shape, input.dtype)
+    call("GeluV2", input, 0 if approximate == "none" else 1, res)
+
+    def back(g):
+        r = _new(input.shape, g.dtype)
+        call("GeluBackwardV2", g, input, approximate, r)
+        return r
+    return record(res, [input], "GeluBackward", back)
+
+
 _div_generated = div  # noqa: F821 (generated above)
 
 
