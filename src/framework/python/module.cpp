@@ -11,26 +11,9 @@
 #include <optional>
 #include <string>
 
-#include "opsnn/call.h"
-#include "opsnn/tensor.h"
+#include "bindings_common.h"
 
-namespace py = pybind11;
-
-static std::optional<opsnn::Scalar> to_scalar(const py::object &o, const char *name) {
-  if (o.is_none()) return std::nullopt;
-  if (py::isinstance<py::bool_>(o)) return opsnn::Scalar::of(o.cast<bool>());
-  if (py::isinstance<py::int_>(o)) return opsnn::Scalar::of(o.cast<int64_t>());
-  if (py::isinstance<py::float_>(o)) return opsnn::Scalar::of(o.cast<double>());
-  // numpy scalars and anything else numeric
-  py::object f = py::module_::import("builtins").attr("float");
-  try {
-    return opsnn::Scalar::of(f(o).cast<double>());
-  } catch (const py::error_already_set &) {
-    throw py::type_error(std::string("opsnn: argument '") + name + "' must be a number or None");
-  }
-}
-
-#include "framework_aclnn_bindings.inc"
+#include "framework_aclnn_bindings.h"
 
 // numpy dtype <-> acl dtype. bfloat16 has no numpy dtype: it goes through float32 (to_numpy
 // widens, from_numpy takes float32 data and casts on the device).
