@@ -74,10 +74,25 @@ def all_rows():
     return tables, out
 
 
-def render_binding(name, params):
+OUTPUT_NAMES = {"out", "y", "output", "gradInput", "gradWeight", "gradBias"}
+
+
+def tensor_role(p):
+    """The executor-cache role of a tensor parameter: 'b' in place (…Ref), 'o' written (non-const,
+    or named like an output), 'i' read. OpCall checks the counts against the executor; the
+    tests compare every cached op with the uncached call."""
+    if p.name.endswith("Ref"):
+        return "b"
+    if "const" not in p.ctype or p.name in OUTPUT_NAMES or p.name.endswith("Out"):
+        return "o"
+    return "i"
+
+
+def render_binding(name, params, family):
     kinds = [arg_kind(p) for p in params]
     if None in kinds:
         return None
+    roles = "".join(tensor_role(p) for p, k in zip(params, kinds) if k == "tensor")
     sig, prep, call, pyargs = [], [], [], []
     for i, (p, k) in enumerate(zip(params, kinds)):
         a = f"a{i}"
@@ -101,24 +116,29 @@ def render_binding(name, params):
         elif k == "int":
             sig.append(f"int64_t {a}")
             prep.append(f"const auto d{i} = static_cast<{base}>({a});")
+            prep.append(f"c.key(static_cast<int64_t>(d{i}));")
         elif k == "float":
             sig.append(f"double {a}")
             prep.append(f"const auto d{i} = static_cast<{base}>({a});")
+            prep.append(f"c.key(static_cast<double>(d{i}));")
         elif k == "bool":
             sig.append(f"bool {a}")
             prep.append(f"const bool d{i} = {a};")
+            prep.append(f"c.key(d{i});")
         elif k == "dtype":
             sig.append(f"int {a}")
             prep.append(f"const auto d{i} = static_cast<aclDataType>({a});")
+            prep.append(f"c.key(static_cast<int64_t>(d{i}));")
         elif k == "str":
             sig.append(f"std::optional<std::string> {a}")
             prep.append(f"char *d{i} = {a} ? const_cast<char *>({a}->c_str()) : nullptr;")
+            prep.append(f"c.key(static_cast<const char *>(d{i}));")
         call.append(f"d{i}")
         pyargs.append(f'py::arg("{p.name}")' + (".none(true)" if k in ("tensor", "scalar", "intarray", "boolarray",
                                                                             "tensorlist", "str") else ""))
     args = ", ".join(call + ["ws", "ex"])
     lines = [f'  m.def("{name}", []({", ".join(sig)}) {{',
-             f'    opsnn::OpCall c("aclnn{name}");',
+             f'    opsnn::OpCall c("aclnn{name}", "{roles}", {"true" if family == "matmul" else "false"});',
              *("    " + x for x in prep),
              f"    c.run([&](uint64_t *ws, aclOpExecutor **ex) {{ return aclnn{name}GetWorkspaceSize({args}); }},",
              f"          aclnn{name});",
@@ -141,7 +161,7 @@ def render_bindings():
                '#include "bindings_common.h"', *[f'#include "aclnnop/{h}"' for h in headers], "",
                f"void register_aclnn_bindings_{k}(py::module_ &m) {{"]
         for header, name, family, params in part:
-            lines = render_binding(name, params)
+            lines = render_binding(name, params, family)
             if lines is None:
                 skipped.append(name)
                 continue

@@ -33,18 +33,34 @@ aclrtStream stream();
 /* Wait for everything launched on the layer's stream; a failed launch is thrown here. */
 void synchronize();
 
-/* Counters of the call path (reset_call_stats zeroes them). */
+/* Counters of the call path (reset_call_stats zeroes them; the cache's entries stay). */
 struct CallStats {
-  uint64_t calls = 0;            // aclnn calls made (phase 1 + launch)
+  uint64_t calls = 0;            // aclnn calls made (launches)
   uint64_t workspace_bytes = 0;  // workspace bytes taken from the allocator, summed
   uint64_t max_workspace = 0;    // largest single workspace
+  uint64_t cache_hits = 0;       // launches of a cached executor (no phase 1)
+  uint64_t cache_misses = 0;     // phase 1 runs of cacheable calls (the executor is then kept)
+  uint64_t cache_uncached = 0;   // calls that bypassed the cache (disabled, tensor lists, unverified roles)
+  uint64_t cache_entries = 0;    // executors kept
 };
 CallStats call_stats();
 void reset_call_stats();
 
+/* The executor cache: a call whose full descriptor (api; every tensor's dtype, shape, strides,
+ * offset, storage size and aliasing with the other arguments; every scalar / attribute value)
+ * was seen before launches the kept repeatable executor after re-binding the tensor addresses
+ * (aclSetInputTensorAddr / aclSetOutputTensorAddr), without phase 1. On by default;
+ * OPSNN_EXECUTOR_CACHE=0 in the environment turns it off at start. */
+void set_executor_cache(bool enabled);
+bool executor_cache_enabled();
+void clear_executor_cache();  // destroys the kept executors
+
 class OpCall {
  public:
-  explicit OpCall(const char *api) : api_(api) {}
+  /* roles: one letter per tensor parameter of the prototype, in order: 'i' read, 'o' written,
+   * 'b' both (in place); null: the call is never cached. address_sensitive: a plan that may
+   * depend on data addresses (the matmul family with pre-packed weights). */
+  explicit OpCall(const char *api, const char *roles = nullptr, bool address_sensitive = false);
   ~OpCall();
   OpCall(const OpCall &) = delete;
   OpCall &operator=(const OpCall &) = delete;
@@ -59,14 +75,24 @@ class OpCall {
   aclIntArray *int_array(const std::vector<int64_t> &v) { return int_array(&v); }
   aclBoolArray *bool_array(const std::vector<bool> *v);
   aclTensorList *tensor_list(const std::vector<Tensor> *v);
+  /* Attribute values (int / double / bool / dtype / string parameters): part of the cache key. */
+  void key(int64_t v);
+  void key(double v);
+  void key(bool v);
+  void key(const char *v);
 
   /* Phase 1 (fn(uint64_t *workspaceSize, aclOpExecutor **executor) -> status), workspace,
    * launch (launch(workspace, size, executor, stream) -> status). */
   template <class Phase1, class Launch>
   void run(Phase1 &&phase1, Launch launch) {
     uint64_t ws = 0;
-    aclOpExecutor *ex = nullptr;
-    check(static_cast<int>(phase1(&ws, &ex)), "GetWorkspaceSize");
+    aclOpExecutor *ex = cache_find(&ws);  // a kept executor, addresses re-bound
+    if (ex == nullptr) {
+      check(static_cast<int>(phase1(&ws, &ex)), "GetWorkspaceSize");
+      if (!cache_keep(ex, ws)) {  // the probe spoiled it: a fresh single-use executor
+        check(static_cast<int>(phase1(&ws, &ex)), "GetWorkspaceSize");
+      }
+    }
     void *wp = acquire_workspace(ws);
     const int rc = static_cast<int>(launch(wp, ws, ex, stream()));
     release_workspace(wp);
@@ -79,8 +105,16 @@ class OpCall {
   void check(int rc, const char *phase) const;
   void *acquire_workspace(uint64_t bytes);
   void release_workspace(void *p);
+  aclOpExecutor *cache_find(uint64_t *ws);
+  bool cache_keep(aclOpExecutor *ex, uint64_t ws);  // false: ex was destroyed, run phase 1 again
+  void key_bytes(const void *p, size_t n) { key_.append(static_cast<const char *>(p), n); }
 
   std::string api_;
+  const char *roles_ = nullptr;
+  bool address_sensitive_ = false;
+  bool cacheable_ = false;
+  std::string key_;
+  std::vector<const Tensor *> args_;  // the tensor parameters in prototype order (null: none given)
   std::vector<aclTensor *> tensors_;
   std::vector<aclScalar *> scalars_;
   std::vector<aclIntArray *> int_arrays_;

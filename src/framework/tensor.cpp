@@ -320,14 +320,15 @@ Tensor Tensor::to(aclDataType dtype) const {
   if (dtype == dtype_) return *this;
   Tensor out = empty(shape_, dtype);
   if (numel() == 0) return out;
-  OpCall c("aclnnCast");
+  OpCall c("aclnnCast", "io");
   aclTensor *a = c.tensor(*this), *o = c.tensor(out);
+  c.key(static_cast<int64_t>(dtype));
   c.run([&](uint64_t *ws, aclOpExecutor **ex) { return aclnnCastGetWorkspaceSize(a, dtype, o, ws, ex); }, aclnnCast);
   return out;
 }
 
 Tensor &Tensor::copy_(const Tensor &src) {
-  OpCall c("aclnnInplaceCopy");
+  OpCall c("aclnnInplaceCopy", "bi");
   aclTensor *a = c.tensor(*this), *b = c.tensor(src);
   c.run([&](uint64_t *ws, aclOpExecutor **ex) { return aclnnInplaceCopyGetWorkspaceSize(a, b, ws, ex); },
         aclnnInplaceCopy);
@@ -335,7 +336,7 @@ Tensor &Tensor::copy_(const Tensor &src) {
 }
 
 Tensor &Tensor::fill_(double value) {
-  OpCall c("aclnnInplaceFillScalar");
+  OpCall c("aclnnInplaceFillScalar", "b");
   aclTensor *a = c.tensor(*this);
   aclScalar *v = c.scalar_as(value, is_floating_dtype(dtype_) ? ACL_DOUBLE : dtype_ == ACL_BOOL ? ACL_BOOL : ACL_INT64);
   c.run([&](uint64_t *ws, aclOpExecutor **ex) { return aclnnInplaceFillScalarGetWorkspaceSize(a, v, ws, ex); },
@@ -344,7 +345,7 @@ Tensor &Tensor::fill_(double value) {
 }
 
 Tensor &Tensor::zero_() {
-  OpCall c("aclnnInplaceZero");
+  OpCall c("aclnnInplaceZero", "b");
   aclTensor *a = c.tensor(*this);
   c.run([&](uint64_t *ws, aclOpExecutor **ex) { return aclnnInplaceZeroGetWorkspaceSize(a, ws, ex); }, aclnnInplaceZero);
   return *this;

@@ -126,9 +126,16 @@ PYBIND11_MODULE(_C, m) {
     d["calls"] = s.calls;
     d["workspace_bytes"] = s.workspace_bytes;
     d["max_workspace"] = s.max_workspace;
+    d["cache_hits"] = s.cache_hits;
+    d["cache_misses"] = s.cache_misses;
+    d["cache_uncached"] = s.cache_uncached;
+    d["cache_entries"] = s.cache_entries;
     return d;
   });
   m.def("reset_call_stats", &opsnn::reset_call_stats);
+  m.def("set_executor_cache", &opsnn::set_executor_cache);
+  m.def("executor_cache_enabled", &opsnn::executor_cache_enabled);
+  m.def("clear_executor_cache", &opsnn::clear_executor_cache);
   m.def("dtype_name", [](int d) { return std::string(opsnn::dtype_name(static_cast<aclDataType>(d))); });
 
   py::module_ ops = m.def_submodule("aclnn", "one binding per aclnn op (generated from the op tables)");

@@ -29,8 +29,24 @@ def synchronize():
 
 
 def call_stats():
-    """Counters of the aclnn call path: calls, workspace bytes taken, largest workspace."""
+    """Counters of the aclnn call path: calls (launches), workspace bytes taken, largest
+    workspace, and the executor cache's hits (launches without phase 1), misses (phase 1 runs,
+    executor kept), uncached calls and kept executors."""
     return _C.call_stats()
+
+
+def set_executor_cache(enabled):
+    """Turn the executor cache on / off (off destroys the kept executors). On by default;
+    OPSNN_EXECUTOR_CACHE=0 starts with it off."""
+    _C.set_executor_cache(True if enabled else False)
+
+
+def executor_cache_enabled():
+    return _C.executor_cache_enabled()
+
+
+def clear_executor_cache():
+    _C.clear_executor_cache()
 
 
 def reset_call_stats():
