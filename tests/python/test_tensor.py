@@ -139,7 +139,7 @@ def test_to_dtype_casts_like_pytorch(rng, src, dst):
 
 def test_printing_like_pytorch():
     assert repr(opsnn.tensor([1.0, 2.0])) == "tensor([1., 2.])"
-    assert repr(opsnn.tensor([1.5, -2.25])) == "tensor([1.5000, -2.2500])"
+    assert repr(opsnn.tensor([1.5, -2.25])) == "tensor([ 1.5000, -2.2500])"
     assert repr(opsnn.tensor([1, 2])) == "tensor([1, 2])"
     assert repr(opsnn.tensor([1, 2], dtype=opsnn.int32)) == "tensor([1, 2], dtype=opsnn.int32)"
     assert repr(opsnn.tensor([1.0], dtype=opsnn.float16)) == "tensor([1.], dtype=opsnn.float16)"
@@ -148,6 +148,8 @@ def test_printing_like_pytorch():
     assert repr(x) == "tensor([1., 2.], requires_grad=True)"
     assert "grad_fn=<MulsBackward>" in repr(x * 2)
     assert repr(opsnn.tensor([[1.0, 2.0], [3.0, 4.0]])) == "tensor([[1., 2.],\n        [3., 4.]])"
+    assert repr(opsnn.tensor([[1.0, -2.0], [30.0, 4.0]])) == "tensor([[ 1., -2.],\n        [30.,  4.]])"
+    assert repr(opsnn.tensor([float("nan"), 1.0])) == "tensor([nan, 1.])"
 
 
 def test_index_errors():

@@ -259,11 +259,14 @@ def _format(t):
         big = finite.size and (np.max(np.abs(finite)) >= 1e8 or (np.min(np.abs(finite[finite != 0])) < 1e-4
                                                                   if np.any(finite != 0) else False))
         if ints and not big:
-            fmt = {"float_kind": lambda x: ("%.0f." % x) if np.isfinite(x) else str(x).replace("inf", "inf")}
+            one = lambda x: ("%.0f." % x) if np.isfinite(x) else str(x)  # noqa: E731
         elif big:
-            fmt = {"float_kind": lambda x: "%.4e" % x}
+            one = lambda x: ("%.4e" % x) if np.isfinite(x) else str(x)  # noqa: E731
         else:
-            fmt = {"float_kind": lambda x: "%.4f" % x}
+            one = lambda x: ("%.4f" % x) if np.isfinite(x) else str(x)  # noqa: E731
+        # PyTorch right-aligns every element to the widest finite one
+        width = max((len(one(v)) for v in finite.reshape(-1)), default=0)
+        fmt = {"float_kind": lambda x: one(x).rjust(width)}
         body = np.array2string(a64, separator=", ", prefix="tensor(", formatter=fmt, threshold=1000, edgeitems=3)
     else:
         body = np.array2string(a, separator=", ", prefix="tensor(", threshold=1000, edgeitems=3)
