@@ -47,6 +47,9 @@ def test_gradients_through_views_and_reductions(rng):
     assert gradcheck(lambda t: t.sum(), [x])
     assert gradcheck(lambda t: t.T.contiguous().unsqueeze(0).squeeze(0), [x])
     assert gradcheck(lambda t: F.where(t > 0, t, t * 3), [x])
+    y = leaf(rng, (3, 4), -2, 2, avoid=0.5)
+    y = opsnn.tensor(np.where(np.abs(y.detach().numpy() + 0.5) < 0.1, 0.0, y.detach().numpy()), requires_grad=True)
+    assert gradcheck(lambda t: F.clamp(t, -0.5, 0.5), [y])
 
 
 def test_matmul_linear_softmax_losses(rng):

@@ -289,3 +289,14 @@ def test_errors_raise_with_the_aclnn_message():
     assert e.value.code == 161002
     opsnn.synchronize()  # the stream is usable again
     assert (opsnn.ones(2) + 1).tolist() == [2.0, 2.0]
+
+
+def test_clamp(rng):
+    a = rng.uniform(-3, 3, (5, 6)).astype(np.float32)
+    t = opsnn.from_numpy(a).T
+    assert np.array_equal(F.clamp(t, -1, 2).numpy(), np.clip(a.T, -1, 2))
+    assert np.array_equal(t.clamp(min=0.5).numpy(), np.maximum(a.T, 0.5))
+    assert np.array_equal(F.clamp(t, max=-0.5).numpy(), np.minimum(a.T, -0.5))
+    assert F.clamp(opsnn.tensor([1, 5, 9]), 2, 6).tolist() == [2, 5, 6]
+    with pytest.raises(ValueError):
+        F.clamp(t)

@@ -96,7 +96,7 @@ def _method(fn):
 for _n in functional.UNARY_OPS + functional.NARY_OPS + ["reshape", "view", "permute", "transpose", "unsqueeze",
                                                         "squeeze", "expand", "flatten", "contiguous", "clone",
                                                         "sum", "mean", "matmul", "mm", "softmax", "log_softmax",
-                                                        "div", "t"]:
+                                                        "div", "t", "clamp"]:
     setattr(Tensor, _n, _method(getattr(functional, _n)))
     if hasattr(functional, _n + "_"):
         setattr(Tensor, _n + "_", _method(getattr(functional, _n + "_")))

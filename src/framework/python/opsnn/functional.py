@@ -450,6 +450,24 @@ def div(input, other, rounding_mode=None, out=None):  # noqa: F811
     return _div_generated(input, other, mode=modes[rounding_mode], out=out)
 
 
+def clamp(input, min=None, max=None):  # noqa: A002
+    """clamp(input, min=None, max=None) with number bounds: aclnnClamp (its optional operands
+    choose clamp / clamp_min / clamp_max; the n-ary table row has them, so it is written here)."""
+    if min is None and max is None:
+        raise ValueError("clamp: at least one of 'min' or 'max' must not be None")
+    res = _new(input.shape, result_type(*[o for o in (input, min, max) if o is not None]))
+    call("Clamp", input, min, max, res)
+
+    def back(g):
+        keep = ones_like(input, dtype=g.dtype)
+        if min is not None:
+            keep = mul(keep, to(ge(input, min), g.dtype))
+        if max is not None:
+            keep = mul(keep, to(le(input, max), g.dtype))
+        return mul(g, keep)
+    return record(res, [input], "ClampBackward", back)
+
+
 def rsub(input, other):
     """other - input."""
     return sub(other, input)  # noqa: F821
@@ -624,5 +642,5 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
 
 
 __all__ += ["call", "reshape", "view", "permute", "transpose", "t", "unsqueeze", "squeeze", "expand", "flatten",
-            "contiguous", "clone", "to", "sum_to", "div", "rsub", "sum", "mean", "matmul", "mm", "linear", "softmax",
+            "contiguous", "clone", "to", "sum_to", "div", "rsub", "clamp", "sum", "mean", "matmul", "mm", "linear", "softmax",
             "log_softmax", "mse_loss", "cross_entropy", "nll_loss"]
