@@ -24,6 +24,8 @@ say() { printf '\n==> %s\n' "$*"; }
 
 install_deps() {
   local pkgs=(cmake ninja-build g++ python3 libgtest-dev libbenchmark-dev pkg-config)
+  # The framework's Python package (pybind11 + Python headers) and its pytest suite (numpy references).
+  if [ "${1:-}" = "--test-deps" ]; then pkgs+=(pybind11-dev python3-dev python3-pytest python3-numpy); fi
   # SIMDe: only the test stage that runs the AVX-512 kernels emulated (tools/run_tests.sh) needs it.
   # The aarch64 cross compiler, qemu-user and GoogleTest's sources: the aarch64 stage (x86-64 hosts).
   # clang-14 and its runtime libraries (libFuzzer, ASan, UBSan): the fuzzing stage (x86-64 hosts).
@@ -128,6 +130,17 @@ say "run examples/add_basic"
 
 say "run examples/matmul_loop (the demo)"
 "$EX_DIR/cache-var/matmul_loop"
+
+# The framework layer (built when pybind11-dev / python3-dev are installed): its C++ core and the
+# Python package from the install tree.
+if [ -x "$EX_DIR/cache-var/framework_tensor" ]; then
+  say "run examples/framework_tensor (framework C++ core)"
+  "$EX_DIR/cache-var/framework_tensor"
+fi
+if [ -d "$DIST/python/opsnn" ] && /usr/bin/python3 -c "import numpy" 2>/dev/null; then
+  say "run examples/train_mlp.py (import opsnn from $DIST_DIR/python)"
+  PYTHONPATH="$DIST/python" /usr/bin/python3 examples/train_mlp.py --steps 100
+fi
 
 # ---- (2): environment from set_env.sh (ASCEND_TOOLKIT_HOME, LD_LIBRARY_PATH, CMAKE_PREFIX_PATH,
 # PKG_CONFIG_PATH), in a subshell so this script's environment stays clean.

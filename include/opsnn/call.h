@@ -1,0 +1,127 @@
+/* OpsNN framework layer: the one path every computation takes (docs/ARCHITECTURE.md, "Framework
+ * layer"). An OpCall builds the aclnn descriptors of its arguments (destroyed with it), runs the
+ * op's phase 1, takes the workspace from the runtime's caching allocator (returned to it after
+ * the launch, stream-ordered) and launches on the layer's stream. A failing phase 1 or launch
+ * throws opsnn::Error carrying the status and aclGetRecentErrMsg(). C++17. */
+#ifndef OPSNN_FRAMEWORK_CALL_H_
+#define OPSNN_FRAMEWORK_CALL_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+#include "aclnn/acl_meta.h"
+#include "opsnn/tensor.h"
+
+namespace opsnn {
+
+/* A host scalar argument: its value and dtype (bool, int64 or double by default). */
+struct Scalar {
+  enum Kind { kBool, kInt, kDouble } kind = kDouble;
+  bool b = false;
+  int64_t i = 0;
+  double d = 0.0;
+  static Scalar of(bool v) { Scalar s; s.kind = kBool; s.b = v; return s; }
+  static Scalar of(int64_t v) { Scalar s; s.kind = kInt; s.i = v; return s; }
+  static Scalar of(double v) { Scalar s; s.kind = kDouble; s.d = v; return s; }
+  double as_double() const { return kind == kBool ? (b ? 1.0 : 0.0) : kind == kInt ? static_cast<double>(i) : d; }
+};
+
+/* The layer's stream (acl initialised, device 0 set and the stream created on first use). */
+aclrtStream stream();
+/* Wait for everything launched on the layer's stream; a failed launch is thrown here. */
+void synchronize();
+
+/* Counters of the call path (reset_call_stats zeroes them; the cache's entries stay). */
+struct CallStats {
+  uint64_t calls = 0;            // aclnn calls made (launches)
+  uint64_t workspace_bytes = 0;  // workspace bytes taken from the allocator, summed
+  uint64_t max_workspace = 0;    // largest single workspace
+  uint64_t cache_hits = 0;       // launches of a cached executor (no phase 1)
+  uint64_t cache_misses = 0;     // phase 1 runs of cacheable calls (the executor is then kept)
+  uint64_t cache_uncached = 0;   // calls that bypassed the cache (disabled, tensor lists, unverified roles)
+  uint64_t cache_entries = 0;    // executors kept
+};
+CallStats call_stats();
+void reset_call_stats();
+
+/* The executor cache: a call whose full descriptor (api; every tensor's dtype, shape, strides,
+ * offset, storage size and aliasing with the other arguments; every scalar / attribute value)
+ * was seen before launches the kept repeatable executor after re-binding the tensor addresses
+ * (aclSetInputTensorAddr / aclSetOutputTensorAddr), without phase 1. On by default;
+ * OPSNN_EXECUTOR_CACHE=0 in the environment turns it off at start. */
+void set_executor_cache(bool enabled);
+bool executor_cache_enabled();
+void clear_executor_cache();  // destroys the kept executors
+
+class OpCall {
+ public:
+  /* roles: one letter per tensor parameter of the prototype, in order: 'i' read, 'o' written,
+   * 'b' both (in place); null: the call is never cached. address_sensitive: a plan that may
+   * depend on data addresses (the matmul family with pre-packed weights). */
+  explicit OpCall(const char *api, const char *roles = nullptr, bool address_sensitive = false);
+  ~OpCall();
+  OpCall(const OpCall &) = delete;
+  OpCall &operator=(const OpCall &) = delete;
+
+  /* Descriptors, owned by the call. A null / undefined argument gives nullptr. */
+  aclTensor *tensor(const Tensor *t);
+  aclTensor *tensor(const Tensor &t) { return tensor(&t); }
+  aclScalar *scalar(const Scalar *s);
+  aclScalar *scalar(const Scalar &s) { return scalar(&s); }
+  aclScalar *scalar_as(double v, aclDataType dtype);
+  aclIntArray *int_array(const std::vector<int64_t> *v);
+  aclIntArray *int_array(const std::vector<int64_t> &v) { return int_array(&v); }
+  aclBoolArray *bool_array(const std::vector<bool> *v);
+  aclTensorList *tensor_list(const std::vector<Tensor> *v);
+  /* Attribute values (int / double / bool / dtype / string parameters): part of the cache key. */
+  void key(int64_t v);
+  void key(double v);
+  void key(bool v);
+  void key(const char *v);
+
+  /* Phase 1 (fn(uint64_t *workspaceSize, aclOpExecutor **executor) -> status), workspace,
+   * launch (launch(workspace, size, executor, stream) -> status). */
+  template <class Phase1, class Launch>
+  void run(Phase1 &&phase1, Launch launch) {
+    uint64_t ws = 0;
+    aclOpExecutor *ex = cache_find(&ws);  // a kept executor, addresses re-bound
+    if (ex == nullptr) {
+      check(static_cast<int>(phase1(&ws, &ex)), "GetWorkspaceSize");
+      if (!cache_keep(ex, ws)) {  // the probe spoiled it: a fresh single-use executor
+        check(static_cast<int>(phase1(&ws, &ex)), "GetWorkspaceSize");
+      }
+    }
+    void *wp = acquire_workspace(ws);
+    const int rc = static_cast<int>(launch(wp, ws, ex, stream()));
+    release_workspace(wp);
+    check(rc, "launch");
+  }
+
+  const std::string &api() const { return api_; }
+
+ private:
+  void check(int rc, const char *phase) const;
+  void *acquire_workspace(uint64_t bytes);
+  void release_workspace(void *p);
+  aclOpExecutor *cache_find(uint64_t *ws);
+  bool cache_keep(aclOpExecutor *ex, uint64_t ws);  // false: ex was destroyed, run phase 1 again
+  void key_bytes(const void *p, size_t n) { key_.append(static_cast<const char *>(p), n); }
+
+  std::string api_;
+  const char *roles_ = nullptr;
+  bool address_sensitive_ = false;
+  bool cacheable_ = false;
+  std::string key_;
+  std::vector<const Tensor *> args_;  // the tensor parameters in prototype order (null: none given)
+  std::vector<aclTensor *> tensors_;
+  std::vector<aclScalar *> scalars_;
+  std::vector<aclIntArray *> int_arrays_;
+  std::vector<aclBoolArray *> bool_arrays_;
+  std::vector<aclTensorList *> lists_;
+};
+
+}  // namespace opsnn
+
+#endif /* OPSNN_FRAMEWORK_CALL_H_ */

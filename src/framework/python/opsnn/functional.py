@@ -1,0 +1,646 @@
+"""opsnn.functional: the aclnn ops by their PyTorch names.
+
+The element-wise families are generated from the op tables (opsnn._optable, written by
+tools/gen_framework.py from src/ops/*/*.ops): every unary math / activation op and every n-ary
+op (add, mul, pow, eq, where, ...) becomes a function here that infers the output (broadcast
+shape, torch.result_type and the table's `result` rule), picks the variant of the call (tensor or
+scalar operands, in-place twin) and calls the generated binding opsnn._C.aclnn.<Name>. Ops of
+other families (matmul, softmax, reductions, losses) have their output rule written here and call
+their generated binding the same way. Gradients: the aclnn backward ops where they exist
+(ThresholdBackward, SigmoidBackward, GeluBackward, SoftmaxBackward, MseLossBackward,
+CrossEntropyLossGrad, ...), compositions otherwise."""
+import builtins
+import re
+
+import numpy as np
+
+from . import _C, _optable
+from ._tensor import (Tensor, DTYPES, as_dtype, bfloat16, bool_, float16, float32, int32, int64, int8,  # noqa: F401
+                      result_type, scalar_dtype, zeros, ones, empty, full, tensor, from_numpy, zeros_like,
+                      ones_like, _parse_index, _apply_index, is_grad_enabled)
+from .autograd import record
+
+_py_bool, _py_int, _py_float = builtins.bool, builtins.int, builtins.float
+_NUMBER = (_py_bool, _py_int, _py_float, np.number, np.bool_)
+
+__all__ = []
+
+
+def _h(x):
+    return x._t if isinstance(x, Tensor) else x
+
+
+def call(api, *args):
+    """Call aclnn<api> through its generated binding (tensors are opsnn.Tensor or None)."""
+    getattr(_C.aclnn, api)(*[_h(a) for a in args])
+
+
+def _new(shape, dtype):
+    return Tensor(_C.empty(list(shape), as_dtype(dtype).code))
+
+
+def _is_number(x):
+    return isinstance(x, _NUMBER)
+
+
+def _broadcast(shapes):
+    try:
+        return tuple(np.broadcast_shapes(*[tuple(s) for s in shapes]))
+    except ValueError:
+        return tuple(shapes[0])  # the op's phase 1 reports the mismatch with its message
+
+
+def _check_leaf_inplace(t):
+    if is_grad_enabled() and t.requires_grad and t.grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+# ---------------------------------------------------------------------------------------------
+# Views and copies (no computation; the backward of a view is the inverse view / a reduction)
+
+def reshape(x, *shape):
+    shape = _shape(shape)
+    out = Tensor(x._t.reshape(shape))
+    return record(out, [x], "ReshapeBackward", lambda g: reshape(g, *x.shape))
+
+
+def view(x, *shape):
+    shape = _shape(shape)
+    out = Tensor(x._t.view(shape))
+    return record(out, [x], "ViewBackward", lambda g: reshape(g, *x.shape))
+
+
+def permute(x, *dims):
+    dims = _shape(dims)
+    out = Tensor(x._t.permute(dims))
+    inv = list(np.argsort([d % max(x.dim(), 1) for d in dims])) if dims else []
+    return record(out, [x], "PermuteBackward", lambda g: permute(g, *[_py_int(i) for i in inv]))
+
+
+def transpose(x, d0, d1):
+    out = Tensor(x._t.transpose(d0, d1))
+    return record(out, [x], "TransposeBackward", lambda g: transpose(g, d0, d1))
+
+
+def t(x):
+    if x.dim() > 2:
+        raise RuntimeError("t() expects a tensor with <= 2 dimensions")
+    return transpose(x, 0, 1) if x.dim() == 2 else x
+
+
+def unsqueeze(x, dim):
+    out = Tensor(x._t.unsqueeze(dim))
+    return record(out, [x], "UnsqueezeBackward", lambda g: reshape(g, *x.shape))
+
+
+def squeeze(x, dim=None):
+    if dim is None:
+        out = Tensor(x._t.reshape([s for s in x.shape if s != 1]))
+    else:
+        out = Tensor(x._t.squeeze(dim))
+    return record(out, [x], "SqueezeBackward", lambda g: reshape(g, *x.shape))
+
+
+def expand(x, *shape):
+    shape = _shape(shape)
+    out = Tensor(x._t.expand(shape))
+    return record(out, [x], "ExpandBackward", lambda g: g)  # the engine sums g down to x.shape
+
+
+def flatten(x, start_dim=0, end_dim=-1):
+    if x.dim() == 0:
+        return reshape(x, 1)
+    s, e = start_dim % x.dim(), end_dim % x.dim()
+    shape = list(x.shape[:s]) + [int(np.prod(x.shape[s:e + 1]))] + list(x.shape[e + 1:])
+    return reshape(x, *shape)
+
+
+def getitem(x, idx):
+    ops = _parse_index(x, idx)
+    out = Tensor(_apply_index(x._t, ops))
+
+    def back(g):
+        z = zeros(*x.shape, dtype=g.dtype)
+        Tensor(_apply_index(z._t, ops))._t.copy_(g._t)
+        return z
+    return record(out, [x], "SliceBackward", back)
+
+
+def setitem(x, idx, value):
+    _check_leaf_inplace(x)
+    dst = Tensor(_apply_index(x._t, _parse_index(x, idx)))
+    if isinstance(value, Tensor):
+        dst._t.copy_(value._t)
+    else:
+        dst._t.fill_(_py_float(value))
+
+
+def contiguous(x):
+    out = Tensor(x._t.contiguous())
+    if out._t is x._t:
+        return x
+    return record(out, [x], "CloneBackward", lambda g: g)
+
+
+def clone(x):
+    return record(Tensor(x._t.clone()), [x], "CloneBackward", lambda g: g)
+
+
+def to(x, dtype):
+    d = as_dtype(dtype)
+    if d is x.dtype:
+        return x
+    out = Tensor(x._t.to(d.code))
+    if not d.is_floating_point:
+        return out
+    return record(out, [x], "ToCopyBackward", lambda g: to(g, x.dtype))
+
+
+def _shape(shape):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    return [_py_int(s) for s in shape]
+
+
+def sum_to(g, shape):
+    """g summed over the dims broadcasting added or expanded, to `shape` (autograd's reduction)."""
+    shape = tuple(shape)
+    if tuple(g.shape) == shape:
+        return g
+    lead = g.dim() - len(shape)
+    dims = list(range(lead)) + [lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1]
+    r = sum(g, dims, keepdim=True) if dims else g
+    return reshape(r, *shape)
+
+
+# ---------------------------------------------------------------------------------------------
+# Unary element-wise ops (generated from the unary tables)
+
+# PyTorch's keyword names / defaults of the table parameters.
+_UNARY_KW = {"negative_slope": "negativeSlope", "min_val": "clipValueMin", "max_val": "clipValueMax",
+             "min": "clipValueMin", "max": "clipValueMax"}
+_UNARY_DEFAULTS = {
+    "leaky_relu": {"negativeSlope": 0.01}, "elu": {"alpha": 1.0, "scale": 1.0, "inputScale": 1.0},
+    "celu": {"alpha": 1.0}, "softplus": {"beta": 1.0, "threshold": 20.0},
+    "hardtanh": {"clipValueMin": -1.0, "clipValueMax": 1.0}, "hardshrink": {"lambd": 0.5},
+    "softshrink": {"lambd": 0.5}, "round": {}, "swish": {"scale": 1.0},
+}
+
+
+def _camel(name):
+    return re.sub(r"_([a-z])", lambda m: m.group(1).upper(), name)
+
+
+def _unary_values(name, v, args, kwargs):
+    names = [p for p, k in v["params"] if p not in (v["input"], v["output"])]
+    vals = dict(_UNARY_DEFAULTS.get(name, {}))
+    if len(args) > len(names):
+        return None
+    vals.update(zip(names, args))
+    for k, val in kwargs.items():
+        vals[_UNARY_KW.get(k, _camel(k))] = val
+    if set(vals) - set(names) or any(n not in vals for n in names):
+        return None
+    return vals
+
+
+def _make_unary(name, variants):
+    def fn(input, *args, out=None, **kwargs):
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}(): argument 'input' must be an opsnn.Tensor, not {type(input).__name__}")
+        for v in variants:
+            vals = _unary_values(name, v, args, kwargs)
+            if vals is not None:
+                break
+        else:
+            raise TypeError(f"{name}(): no variant takes these arguments "
+                            f"(variants: {', '.join(v['api'] + str([p for p, _ in v['params']]) for v in variants)})")
+        d = input.dtype
+        if v["result"] == "float" and not d.is_floating_point:
+            d = float32
+        res = out if out is not None else _new(input.shape, d)
+        argv = [input if p == v["input"] else res if p == v["output"] else vals[p] for p, _ in v["params"]]
+        call(v["api"], *argv)
+        grad = _UNARY_GRADS.get(name if v["api"] != "GeluV2" else "gelu_v2")
+        if grad is None or out is not None:
+            return res
+        return record(res, [input], v["api"] + "Backward", lambda g: grad(g, input, res, vals))
+
+    def inplace(input, *args, **kwargs):
+        _check_leaf_inplace(input)
+        for v in variants:
+            vals = _unary_values(name, v, args, kwargs)
+            if vals is not None and v["inplace"]:
+                break
+        else:
+            raise TypeError(f"{name}_(): no in-place variant takes these arguments")
+        argv = [input] + [vals[p] for p, _ in v["params"] if p not in (v["input"], v["output"])]
+        call(v["inplace"], *argv)
+        return input
+
+    fn.__name__ = name
+    fn.__doc__ = f"{name}(input, ...): aclnn " + ", ".join(v["api"] for v in variants) + " (generated from the op tables)"
+    inplace.__name__ = name + "_"
+    return fn, inplace
+
+
+def _bw(api, shape_of, *args):
+    res = _new(shape_of.shape, args[0].dtype)
+    call(api, *args, res)
+    return res
+
+
+_UNARY_GRADS = {
+    "relu": lambda g, x, y, p: _bw("ThresholdBackward", x, g, x, 0.0),
+    "sigmoid": lambda g, x, y, p: _bw("SigmoidBackward", x, g, y),
+    "gelu": lambda g, x, y, p: _bw("GeluBackward", x, g, x),
+    "silu": lambda g, x, y, p: _bw("SiluBackward", x, g, x),
+    "mish": lambda g, x, y, p: _bw("MishBackward", x, g, x),
+    "hardswish": lambda g, x, y, p: _bw("HardswishBackward", x, g, x),
+    "hardsigmoid": lambda g, x, y, p: _bw("HardsigmoidBackward", x, g, x),
+    "selu": lambda g, x, y, p: _bw("SeluBackward", x, g, y),
+    "leaky_relu": lambda g, x, y, p: _bw("LeakyReluBackward", x, g, x, p["negativeSlope"], False),
+    "softplus": lambda g, x, y, p: _bw("SoftplusBackward", x, g, x, p["beta"], p["threshold"]),
+    "hardtanh": lambda g, x, y, p: _bw("HardtanhBackward", x, g, x, p["clipValueMin"], p["clipValueMax"]),
+    "elu": lambda g, x, y, p: _bw("EluBackward", x, g, p["alpha"], p["scale"], p["inputScale"], False, x),
+    "softshrink": lambda g, x, y, p: _bw("SoftshrinkBackward", x, g, x, p["lambd"]),
+    "hardshrink": lambda g, x, y, p: _bw("HardshrinkBackward", x, g, x, p["lambd"]),
+    "tanh": lambda g, x, y, p: mul(g, rsub(mul(y, y), 1)),
+    "exp": lambda g, x, y, p: mul(g, y),
+    "expm1": lambda g, x, y, p: mul(g, add(y, 1)),
+    "log": lambda g, x, y, p: div(g, x),
+    "log1p": lambda g, x, y, p: div(g, add(x, 1)),
+    "sqrt": lambda g, x, y, p: div(mul(g, 0.5), y),
+    "rsqrt": lambda g, x, y, p: mul(mul(g, -0.5), mul(y, mul(y, y))),
+    "reciprocal": lambda g, x, y, p: mul(neg(g), mul(y, y)),
+    "neg": lambda g, x, y, p: neg(g),
+    "abs": lambda g, x, y, p: mul(g, sign(x)),
+    "sin": lambda g, x, y, p: mul(g, cos(x)),
+    "cos": lambda g, x, y, p: neg(mul(g, sin(x))),
+    "square": lambda g, x, y, p: mul(g, mul(x, 2.0)),
+    "erf": lambda g, x, y, p: mul(g, mul(exp(neg(mul(x, x))), 1.1283791670955126)),
+    "logsigmoid": lambda g, x, y, p: mul(g, sigmoid(neg(x))),
+}
+for _n in ("floor", "ceil", "trunc", "round", "sign", "frac"):
+    _UNARY_GRADS[_n] = (lambda g, x, y, p: zeros_like(g)) if _n != "frac" else (lambda g, x, y, p: g)
+
+UNARY_OPS = sorted(_optable.UNARY)
+for _name, _variants in _optable.UNARY.items():
+    globals()[_name], globals()[_name + "_"] = _make_unary(_name, _variants)
+    __all__ += [_name, _name + "_"]
+
+
+# ---------------------------------------------------------------------------------------------
+# n-ary element-wise ops (generated from the n-ary tables)
+
+_NARY_PARAM_KW = {"alpha": "alpha", "value": "value"}
+
+
+def _pick_nary(name, variants, operands, attrs):
+    kinds = ["tensor" if isinstance(o, Tensor) else "scalar" if _is_number(o) else None for o in operands]
+    if None in kinds:
+        bad = next(o for o in operands if not isinstance(o, Tensor) and not _is_number(o))
+        raise TypeError(f"{name}(): operands must be opsnn.Tensor or numbers, got {type(bad).__name__}")
+    usable = [v for v in variants if len(v["operands"]) == len(operands) and set(v["attrs"]) == set(attrs)]
+    for v in usable:  # exact kinds first
+        if [k for _, k in v["operands"]] == kinds:
+            return v, operands
+    for v in usable:  # numbers in tensor slots become 0-dim tensors (torch's wrapped numbers)
+        vk = [k for _, k in v["operands"]]
+        if all(k == "tensor" or vk[i] == "tensor" for i, k in enumerate(kinds)) and \
+                all(not (k == "tensor" and vk[i] == "scalar") for i, k in enumerate(kinds)):
+            return v, [o if isinstance(o, Tensor) else full((), o, dtype=scalar_dtype(o)) for o in operands]
+    raise TypeError(f"{name}(): no variant takes operands ({', '.join(kinds)})"
+                    f"{' with ' + ', '.join(attrs) if attrs else ''}")
+
+
+def _nary_result(v, operands, attrs):
+    rule = v["rules"].get("*") or v["rules"].get(str(attrs.get(v["kernel_attr"])))
+    if rule is None:  # an attribute value the op rejects: its phase 1 says so
+        rule = next(iter(v["rules"].values()))
+    promo = [o for (n, _), o in zip(v["operands"], operands) if n not in v["nopromote"]]
+    d = result_type(*promo)
+    if rule["result"] == "float" and not d.is_floating_point:
+        d = float32
+    elif rule["result"] == "bool":
+        d = bool_
+    return d
+
+
+def _run_nary(name, variants, operands, param, attrs, out=None):
+    v, ops = _pick_nary(name, variants, operands, attrs)
+    shape = _broadcast([o.shape for o in ops if isinstance(o, Tensor)])
+    res = out if out is not None else _new(shape, _nary_result(v, ops, attrs))
+    it = iter(ops)
+    argv = []
+    for p, k in v["params"]:
+        if p == v["output"]:
+            argv.append(res)
+        elif p == v["param"]:
+            argv.append(param)
+        elif p in attrs:
+            argv.append(attrs[p])
+        else:
+            argv.append(next(it))
+    call(v["api"], *argv)
+    return v, ops, res
+
+
+def _run_nary_inplace(name, variants, operands, param, attrs):
+    self = operands[0]
+    _check_leaf_inplace(self)
+    v, ops = _pick_nary(name, [v for v in variants if v["inplace"]], operands, attrs)
+    it = iter(ops)
+    argv = []
+    for p, k in v["params"]:
+        if p == v["output"]:
+            continue
+        argv.append(param if p == v["param"] else attrs[p] if p in attrs else next(it))
+    call(v["inplace"], *argv)
+    return self
+
+
+def _make_nary(name, variants):
+    pname = next((v["param"] for v in variants if v["param"]), None)
+
+    def split(kwargs):
+        param = kwargs.pop(pname, 1) if pname else None
+        attrs = {k: kwargs.pop(k) for k in list(kwargs) if any(k in v["attrs"] for v in variants)}
+        if kwargs:
+            raise TypeError(f"{name}(): unexpected keyword arguments {sorted(kwargs)}")
+        return param, attrs
+
+    def fn(*operands, out=None, **kwargs):
+        param, attrs = split(kwargs)
+        v, ops, res = _run_nary(name, variants, list(operands), param, attrs, out)
+        grad = _NARY_GRADS.get(name)
+        if grad is None or out is not None or not res.dtype.is_floating_point:
+            return res
+        return record(res, ops, v["api"] + "Backward", lambda g: grad(g, ops, res, param))
+
+    def inplace(*operands, **kwargs):
+        param, attrs = split(kwargs)
+        return _run_nary_inplace(name, variants, list(operands), param, attrs)
+
+    fn.__name__, inplace.__name__ = name, name + "_"
+    fn.__doc__ = f"{name}(...): aclnn " + ", ".join(v["api"] for v in variants) + " (generated from the op tables)"
+    return fn, inplace
+
+
+def _t_only(x, f):
+    return f() if isinstance(x, Tensor) and x.requires_grad else None
+
+
+def _pow_grad(g, o, y):
+    x, e = o
+    gx = _t_only(x, lambda: mul(g, mul(pow(x, e - 1) if _is_number(e) else pow(x, sub(e, 1)), e)))
+    ge_ = _t_only(e, lambda: mul(g, mul(y, log(x) if isinstance(x, Tensor) else _py_float(np.log(x)))))
+    return gx, ge_
+
+
+_NARY_GRADS = {
+    "add": lambda g, o, y, a: (_t_only(o[0], lambda: g), _t_only(o[1], lambda: g if a in (None, 1) else mul(g, a))),
+    "sub": lambda g, o, y, a: (_t_only(o[0], lambda: g),
+                               _t_only(o[1], lambda: neg(g) if a in (None, 1) else mul(g, -a))),
+    "mul": lambda g, o, y, a: (_t_only(o[0], lambda: mul(g, o[1])), _t_only(o[1], lambda: mul(g, o[0]))),
+    "div": lambda g, o, y, a: (_t_only(o[0], lambda: div(g, o[1])),
+                               _t_only(o[1], lambda: neg(div(mul(g, y), o[1])))),
+    "pow": lambda g, o, y, a: _pow_grad(g, o, y),
+    "where": lambda g, o, y, a: (None, _t_only(o[1], lambda: where(o[0], g, 0.0)),
+                                 _t_only(o[2], lambda: where(o[0], 0.0, g))),
+    "maximum": lambda g, o, y, a: (_t_only(o[0], lambda: mul(g, to(ge(o[0], o[1]), g.dtype))),
+                                   _t_only(o[1], lambda: mul(g, to(lt(o[0], o[1]), g.dtype)))),
+    "minimum": lambda g, o, y, a: (_t_only(o[0], lambda: mul(g, to(le(o[0], o[1]), g.dtype))),
+                                   _t_only(o[1], lambda: mul(g, to(gt(o[0], o[1]), g.dtype)))),
+}
+
+NARY_OPS = sorted(_optable.NARY)
+for _name, _variants in _optable.NARY.items():
+    globals()[_name], globals()[_name + "_"] = _make_nary(_name, _variants)
+    __all__ += [_name, _name + "_"]
+
+_gelu_table, _gelu_table_ = gelu, gelu_  # noqa: F821 (generated above: aclnnGelu is the tanh form)
+
+
+def gelu(input, approximate="none"):  # noqa: F811
+    """gelu(input, approximate='none'|'tanh'): PyTorch's GELU, aclnnGeluV2 (erf or tanh form;
+    gradient: aclnnGeluBackwardV2)."""
+    if approximate not in ("none", "tanh"):
+        raise ValueError(f"approximate argument must be either none or tanh (got {approximate!r})")
+    res = _new(input.shape, input.dtype)
+    call("GeluV2", input, 0 if approximate == "none" else 1, res)
+
+    def back(g):
+        r = _new(input.shape, g.dtype)
+        call("GeluBackwardV2", g, input, approximate, r)
+        return r
+    return record(res, [input], "GeluBackward", back)
+
+
+_div_generated = div  # noqa: F821 (generated above)
+
+
+def div(input, other, rounding_mode=None, out=None):  # noqa: F811
+    """div(input, other, rounding_mode=None|'trunc'|'floor'): aclnnDiv(s) / aclnnDivMod(s)."""
+    if rounding_mode is None:
+        return _div_generated(input, other, out=out)
+    modes = {"trunc": 1, "floor": 2}
+    if rounding_mode not in modes:
+        raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
+    return _div_generated(input, other, mode=modes[rounding_mode], out=out)
+
+
+def clamp(input, min=None, max=None):  # noqa: A002
+    """clamp(input, min=None, max=None) with number bounds: aclnnClamp (its optional operands
+    choose clamp / clamp_min / clamp_max; the n-ary table row has them, so it is written here)."""
+    if min is None and max is None:
+        raise ValueError("clamp: at least one of 'min' or 'max' must not be None")
+    res = _new(input.shape, result_type(*[o for o in (input, min, max) if o is not None]))
+    call("Clamp", input, min, max, res)
+
+    def back(g):
+        keep = ones_like(input, dtype=g.dtype)
+        if min is not None:
+            keep = mul(keep, to(ge(input, min), g.dtype))
+        if max is not None:
+            keep = mul(keep, to(le(input, max), g.dtype))
+        return mul(g, keep)
+    return record(res, [input], "ClampBackward", back)
+
+
+def rsub(input, other):
+    """other - input."""
+    return sub(other, input)  # noqa: F821
+
+
+# ---------------------------------------------------------------------------------------------
+# Reductions (aclnnReduceSum, aclnnMean)
+
+def _reduce_dims(x, dim):
+    if dim is None:
+        return list(range(x.dim()))
+    dims = [dim] if isinstance(dim, (_py_int, np.integer)) else list(dim)
+    return [_py_int(d) for d in dims]
+
+
+def _reduced_shape(x, dims, keepdim):
+    nd = max(x.dim(), 1)
+    norm = {d % nd for d in dims} if x.dim() else set()
+    return [1 if i in norm else s for i, s in enumerate(x.shape)] if keepdim else \
+        [s for i, s in enumerate(x.shape) if i not in norm]
+
+
+def _expand_back(g, x, dims, keepdim):
+    if not keepdim and x.dim():
+        for d in sorted(d % x.dim() for d in dims):
+            g = unsqueeze(g, d)
+    return expand(g, *x.shape)
+
+
+def sum(input, dim=None, keepdim=False, dtype=None):  # noqa: A001
+    """sum(input, dim=None, keepdim=False, dtype=None): aclnnReduceSum; integers and bool sum in int64."""
+    dims = _reduce_dims(input, dim)
+    d = as_dtype(dtype) if dtype is not None else (input.dtype if input.dtype.is_floating_point else int64)
+    res = _new(_reduced_shape(input, dims, keepdim), d)
+    call("ReduceSum", input, dims, keepdim, d.code, res)
+    return record(res, [input], "SumBackward", lambda g: _expand_back(g, input, dims, keepdim))
+
+
+def mean(input, dim=None, keepdim=False, dtype=None):
+    """mean(input, dim=None, keepdim=False, dtype=None): aclnnMean."""
+    dims = _reduce_dims(input, dim)
+    d = as_dtype(dtype) if dtype is not None else input.dtype
+    res = _new(_reduced_shape(input, dims, keepdim), d)
+    call("Mean", input, dims, keepdim, d.code, res)
+    n = _py_int(np.prod([input.shape[x % input.dim()] for x in dims])) if input.dim() else 1
+    return record(res, [input], "MeanBackward", lambda g: _expand_back(div(g, float(max(n, 1))), input, dims, keepdim))
+
+
+# ---------------------------------------------------------------------------------------------
+# Matmul family, softmax, losses
+
+def matmul(input, other):
+    """matmul(input, other): aclnnMatmul with numpy's broadcasting rules (1-D operands included)."""
+    if input.dim() == 0 or other.dim() == 0:
+        raise RuntimeError("both arguments to matmul need to be at least 1D")
+    a, b = input.shape, other.shape
+    if len(a) == 1 and len(b) == 1:
+        shape = ()
+    elif len(b) == 1:
+        shape = tuple(a[:-1])
+    elif len(a) == 1:
+        shape = tuple(b[:-2]) + (b[-1],)
+    else:
+        shape = _broadcast([a[:-2], b[:-2]]) + (a[-2], b[-1])
+    res = _new(shape, result_type(input, other))
+    call("Matmul", input, other, res, 0)
+
+    def back(g):
+        ga = gb = None
+        x = input if input.dim() > 1 else unsqueeze(input, 0)
+        w = other if other.dim() > 1 else unsqueeze(other, -1)
+        gg = g
+        if input.dim() == 1:
+            gg = unsqueeze(gg, -2)
+        if other.dim() == 1:
+            gg = unsqueeze(gg, -1)
+        if input.requires_grad:
+            ga = matmul(gg, transpose(w, -1, -2))
+            ga = reshape(ga, *input.shape) if input.dim() == 1 else ga
+        if other.requires_grad:
+            gb = matmul(transpose(x, -1, -2), gg)
+            gb = reshape(sum_to(gb, w.shape), *other.shape) if other.dim() == 1 else gb
+        return ga, gb
+    return record(res, [input, other], "MatmulBackward", back)
+
+
+def mm(input, mat2):
+    if input.dim() != 2 or mat2.dim() != 2:
+        raise RuntimeError("mm: both arguments must be 2-D")
+    return matmul(input, mat2)
+
+
+def linear(input, weight, bias=None):
+    """linear(input, weight, bias=None) = input @ weight.T + bias."""
+    y = matmul(input, transpose(weight, 0, 1))
+    return add(y, bias) if bias is not None else y  # noqa: F821
+
+
+def _dimwise(api, back_api, name):
+    def fn(input, dim=-1, dtype=None):
+        x = input if dtype is None else to(input, dtype)
+        res = _new(x.shape, x.dtype)
+        call(api, x, dim, res)
+
+        def back(g):
+            r = _new(g.shape, g.dtype)
+            call(back_api, g, res, dim, r)
+            return r
+        return record(res, [x], back_api, back)
+    fn.__name__ = name
+    fn.__doc__ = f"{name}(input, dim=-1, dtype=None): aclnn{api} (gradient: aclnn{back_api})"
+    return fn
+
+
+softmax = _dimwise("Softmax", "SoftmaxBackward", "softmax")
+log_softmax = _dimwise("LogSoftmax", "LogSoftmaxBackward", "log_softmax")
+
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
+def _reduction(r):
+    if r not in _REDUCTIONS:
+        raise ValueError(f"{r} is not a valid value for reduction (none, mean, sum)")
+    return _REDUCTIONS[r]
+
+
+def mse_loss(input, target, reduction="mean"):
+    """mse_loss(input, target, reduction='mean'): aclnnMseLoss (gradient: aclnnMseLossBackward)."""
+    red = _reduction(reduction)
+    shape = _broadcast([input.shape, target.shape]) if red == 0 else ()
+    res = _new(shape, result_type(input, target))
+    call("MseLoss", input, target, red, res)
+
+    def back(g):
+        gi = _new(_broadcast([input.shape, target.shape]), res.dtype)
+        call("MseLossBackward", g, input, target, red, gi)
+        return gi, (neg(gi) if isinstance(target, Tensor) and target.requires_grad else None)
+    return record(res, [input, target], "MseLossBackward", back)
+
+
+def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
+    """cross_entropy(input [N, C], target [N] class indices, ...): aclnnCrossEntropyLoss
+    (gradient: aclnnCrossEntropyLossGrad)."""
+    _reduction(reduction)
+    if input.dim() != 2:
+        raise RuntimeError(f"cross_entropy: input must be [N, C] (got {input.dim()} dims)")
+    loss = _new((input.shape[0],) if reduction == "none" else (), input.dtype)
+    logp = _new(input.shape, input.dtype)
+    call("CrossEntropyLoss", input, target, weight, reduction, ignore_index, _py_float(label_smoothing), 0.0, False,
+         loss, logp, None, None)
+
+    def back(g):
+        gi = _new(input.shape, input.dtype)
+        call("CrossEntropyLossGrad", g, logp, target, weight, None, None, reduction, ignore_index,
+             _py_float(label_smoothing), 0.0, gi)
+        return gi, None
+    return record(loss, [input, target], "CrossEntropyLossBackward", back)
+
+
+def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
+    """nll_loss(input [N, C], target [N], ...): aclnnNLLLoss (gradient: aclnnNLLLossBackward)."""
+    red = _reduction(reduction)
+    loss = _new((input.shape[0],) if red == 0 and input.dim() == 2 else (), input.dtype)
+    total = _new((), input.dtype)
+    call("NLLLoss", input, target, weight, red, ignore_index, loss, total)
+
+    def back(g):
+        gi = _new(input.shape, input.dtype)
+        call("NLLLossBackward", g, input, target, weight, red, ignore_index, total, gi)
+        return gi, None
+    return record(loss, [input, target], "NllLossBackward", back)
+
+
+__all__ += ["call", "reshape", "view", "permute", "transpose", "t", "unsqueeze", "squeeze", "expand", "flatten",
+            "contiguous", "clone", "to", "sum_to", "div", "rsub", "clamp", "sum", "mean", "matmul", "mm", "linear", "softmax",
+            "log_softmax", "mse_loss", "cross_entropy", "nll_loss"]

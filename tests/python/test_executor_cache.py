@@ -1,0 +1,116 @@
+# The executor cache (opsnn::OpCall): a repeated call launches the kept executor with re-bound
+# addresses, bit-identical to running phase 1 again; different descriptors (shapes, strides,
+# scalar values, aliasing) never share an executor.
+import numpy as np
+import pytest
+
+import opsnn
+import opsnn.functional as F
+import train_mlp
+
+
+@pytest.fixture
+def cache_on():
+    opsnn.set_executor_cache(True)
+    yield
+    opsnn.set_executor_cache(True)
+
+
+def _train(task, enabled):
+    opsnn.set_executor_cache(enabled)
+    opsnn.reset_call_stats()
+    init, losses, final = train_mlp.train(task, steps=15)
+    return losses, final, opsnn.call_stats()
+
+
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_training_is_bit_identical_with_and_without_the_cache(cache_on, task):
+    off_losses, off_w, off_stats = _train(task, False)
+    assert off_stats["cache_hits"] == 0 and off_stats["cache_entries"] == 0
+    on_losses, on_w, on_stats = _train(task, True)
+    assert on_losses == off_losses
+    for k in off_w:
+        assert np.array_equal(on_w[k], off_w[k]), k
+    # the loop repeats the same calls: after the first step nearly all are hits
+    assert on_stats["cache_hits"] > 0.85 * on_stats["calls"], on_stats
+    assert on_stats["cache_uncached"] == 0, on_stats
+
+
+def test_every_tested_op_matches_the_uncached_call(cache_on, rng):
+    # each op twice with the cache (miss, then hit on other buffers) against the cache off
+    a = rng.standard_normal((4, 6)).astype(np.float32)
+    b = rng.uniform(0.5, 2, (6,)).astype(np.float32)
+    cls = rng.integers(0, 6, size=4)
+    calls = [lambda x, y: x + y, lambda x, y: F.sub(x, y, alpha=2), lambda x, y: x * y, lambda x, y: x / y,
+             lambda x, y: F.pow(F.abs(x), y), lambda x, y: F.maximum(x, y), lambda x, y: x > y,
+             lambda x, y: F.where(x > 0, x, y), lambda x, y: F.relu(x), lambda x, y: F.gelu(x),
+             lambda x, y: F.sigmoid(x), lambda x, y: F.tanh(x), lambda x, y: F.leaky_relu(x, 0.3),
+             lambda x, y: F.softmax(x, 1), lambda x, y: F.log_softmax(x, 0), lambda x, y: x.sum(1),
+             lambda x, y: F.mean(x), lambda x, y: x @ x.T, lambda x, y: F.mse_loss(x, y.expand(4, 6)),
+             lambda x, y: F.cross_entropy(x, opsnn.tensor(cls)), lambda x, y: x.T.contiguous(),
+             lambda x, y: x.to(opsnn.float16), lambda x, y: F.nll_loss(F.log_softmax(x, 1), opsnn.tensor(cls))]
+    for i, f in enumerate(calls):
+        results = []
+        for enabled in (False, True, True):
+            opsnn.set_executor_cache(enabled)
+            x = opsnn.from_numpy(a.copy())  # fresh buffers each time: new addresses
+            y = opsnn.from_numpy(b.copy())
+            results.append(f(x, y).numpy())
+        assert np.array_equal(results[0], results[1]) and np.array_equal(results[0], results[2]), i
+
+
+def test_gradients_match_with_and_without_the_cache(cache_on, rng):
+    a = rng.standard_normal((5, 3)).astype(np.float32)
+    grads = []
+    for enabled in (False, True, True):
+        opsnn.set_executor_cache(enabled)
+        x = opsnn.tensor(a, requires_grad=True)
+        (F.softmax(x @ x.T, 1) * F.tanh(x).sum()).sum().backward()
+        grads.append(x.grad.numpy())
+    assert np.array_equal(grads[0], grads[1]) and np.array_equal(grads[0], grads[2])
+
+
+def test_descriptors_that_differ_do_not_share_an_executor(cache_on):
+    opsnn.clear_executor_cache()
+    opsnn.reset_call_stats()
+    x = opsnn.tensor([[1.0, 2.0], [3.0, 4.0]])
+    assert (x + 1).tolist() == [[2, 3], [4, 5]]
+    assert (x + 2).tolist() == [[3, 4], [5, 6]]            # another scalar value
+    assert (x.T + 1).tolist() == [[2, 4], [3, 5]]          # other strides
+    assert (x[1] + 1).tolist() == [4, 5]                   # other shape / offset
+    assert (x + 1).tolist() == [[2, 3], [4, 5]]            # the first descriptor again: a hit
+    s = opsnn.call_stats()
+    assert s["cache_hits"] >= 1 and s["cache_misses"] >= 4
+    # aliasing: in place (out is self) and out-of-place calls of the same shapes are distinct
+    y = opsnn.tensor([1.0, 2.0, 3.0])
+    z = opsnn.tensor([10.0, 20.0, 30.0])
+    F.add_(y, z)
+    F.add_(y, y)            # self aliases other
+    assert y.tolist() == [22.0, 44.0, 66.0]
+    w = opsnn.tensor([1.0, 2.0, 3.0])
+    F.add_(w, z)
+    assert w.tolist() == [11.0, 22.0, 33.0]
+    F.add_(w, w)
+    assert w.tolist() == [22.0, 44.0, 66.0]
+
+
+def test_errors_are_not_cached(cache_on):
+    a = opsnn.zeros(3, 4)
+    for _ in range(2):
+        with pytest.raises(opsnn.Error, match="broadcast"):
+            a + opsnn.zeros(5)
+    assert (a + 1).tolist() == [[1.0] * 4] * 3
+
+
+def test_cache_can_be_turned_off():
+    opsnn.set_executor_cache(False)
+    try:
+        assert not opsnn.executor_cache_enabled()
+        opsnn.reset_call_stats()
+        x = opsnn.ones(3)
+        for _ in range(3):
+            x = x + 1
+        s = opsnn.call_stats()
+        assert s["cache_hits"] == 0 and s["cache_entries"] == 0 and s["cache_uncached"] >= 3
+    finally:
+        opsnn.set_executor_cache(True)
