@@ -382,6 +382,18 @@ inline NormRefGrad norm_grad_ref(const NormRefSpec &s, const NormRefInputs &in, 
   return o;
 }
 
+// torch.renorm's factor for one sub-tensor: its p-norm (p > 0, inf: max |v|; NaN propagates) bounded by maxnorm.
+inline double renorm_factor_ref(const std::vector<double> &v, double p, double maxnorm) {
+  long double norm = 0;
+  if (std::isinf(p)) {
+    for (double e : v) norm = std::isnan(e) || std::isnan(static_cast<double>(norm)) ? NAN : std::max<long double>(norm, std::fabs(e));
+  } else {
+    for (double e : v) norm += powl(fabsl(e), p);
+    norm = powl(norm, 1 / static_cast<long double>(p));
+  }
+  return norm > maxnorm ? static_cast<double>(maxnorm / (norm + 1e-7L)) : 1.0;
+}
+
 inline double maximum(double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : a > b ? a : b; }
 inline double minimum(double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : a < b ? a : b; }
 // clamp with one bound: NaN in the input or the bound propagates.

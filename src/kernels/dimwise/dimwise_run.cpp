@@ -44,6 +44,7 @@ const char *dimwise_op_name(DimwiseOp op) {
     case DimwiseOp::kNormalize: return "normalize";
     case DimwiseOp::kSoftmaxCrossEntropy: return "softmax_cross_entropy";
     case DimwiseOp::kRope: return "rope";
+    case DimwiseOp::kRenorm: return "renorm";
   }
   return "?";
 }

@@ -48,6 +48,10 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
     core::check_tensor(c.cos, c.cos_name);
     core::check_tensor(c.sin, c.sin_name);
   }
+  if (rule.kind == RowKind::kRenorm) {
+    core::check_scalar(c.p, "p");
+    core::check_scalar(c.max_norm, "maxNorm");
+  }
   core::check_tensor(c.y, c.y_name);
   if (c.has_y2) core::check_tensor(c.y2, c.y2_name);
   if (c.has_mean && (c.mean != nullptr || !c.mean_optional)) core::check_tensor(c.mean, c.mean_name);
@@ -75,7 +79,28 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
   Rows rows;
   OperandStrides xst;
   int split = 0;
+  int rdim = 0;  // kRenorm: the rows' dim
   switch (rule.kind) {
+    case RowKind::kRenorm: {
+      if (nd < 2)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s needs at least 2 dims, got shape %s", c.x_name,
+                    core::shape_string(x).c_str());
+      if (c.dim < -nd || c.dim >= nd)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "dim %lld is out of range for %s with %d dims", static_cast<long long>(c.dim),
+                    c.x_name, nd);
+      rdim = static_cast<int>(c.dim < 0 ? c.dim + nd : c.dim);
+      const double p = core::scalar_value(c.p, "p"), maxnorm = core::scalar_value(c.max_norm, "maxNorm");
+      if (!(p > 0)) throw_error(ACLNN_ERR_PARAM_INVALID, "p must be positive (a non-positive norm is not supported), got %g", p);
+      if (!(maxnorm >= 0)) throw_error(ACLNN_ERR_PARAM_INVALID, "maxNorm must be >= 0, got %g", maxnorm);
+      rows.outer = {x.dims[rdim]};
+      xst.outer = {x.strides[rdim]};
+      for (int d = 0; d < nd; ++d)
+        if (d != rdim) {
+          rows.line.push_back(x.dims[d]);
+          xst.line.push_back(x.strides[d]);
+        }
+      break;
+    }
     case RowKind::kLayerNorm: case RowKind::kRmsNorm: case RowKind::kSoftmaxCrossEntropy: case RowKind::kRope: {
       int k = 1;
       if (rule.kind == RowKind::kLayerNorm && !c.has_normalized_shape) {  // gamma's dims, or the last
@@ -232,6 +257,10 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
       s.outer = {t->strides[0], t->strides[chan_dim]};
       for (int d = 1; d < nd; ++d)
         if (d != chan_dim) s.line.push_back(t->strides[d]);
+    } else if (rule.kind == RowKind::kRenorm) {
+      s.outer = {t->strides[rdim]};
+      for (int d = 0; d < nd; ++d)
+        if (d != rdim) s.line.push_back(t->strides[d]);
     } else {
       for (int d = 0; d < nd; ++d) (d < split ? s.outer : s.line).push_back(t->strides[d]);
     }
@@ -252,6 +281,11 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
   if (rule.kind == RowKind::kRope) {
     L.op = kernels::DimwiseOp::kRope;
     L.params.k = c.mode;
+  }
+  if (rule.kind == RowKind::kRenorm) {
+    L.op = kernels::DimwiseOp::kRenorm;
+    L.params.p = core::scalar_value(c.p, "p");
+    L.params.maxnorm = core::scalar_value(c.max_norm, "maxNorm");
   }
   L.nouter = static_cast<int>(rows.outer.size());
   L.nline = static_cast<int>(rows.line.size());
@@ -342,7 +376,7 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
   for (int64_t d : rows.line) len *= d;
   for (int k = 0; k < L.nout; ++k)
     if (L.out_len[k] < 0) L.out_len[k] = len;
-  if (len == 0 && core::Shape::of(x).ndim > 0 && x.numel() == 0) {
+  if (len == 0 && core::Shape::of(x).ndim > 0 && x.numel() == 0 && rule.kind != RowKind::kRenorm) {
     int64_t nrows = 1;
     for (int64_t d : rows.outer) nrows *= d;
     if (nrows > 0)
