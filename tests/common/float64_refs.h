@@ -394,6 +394,24 @@ inline double renorm_factor_ref(const std::vector<double> &v, double p, double m
   return norm > maxnorm ? static_cast<double>(maxnorm / (norm + 1e-7L)) : 1.0;
 }
 
+// torch.nn.functional.multilabel_margin_loss of one sample (reduction none): x [C], target [C] of class
+// indices ended by the first -1; `count` receives how often each class is a target (isTarget).
+inline double multilabel_margin_ref(const std::vector<double> &x, const std::vector<int64_t> &target,
+                                    std::vector<double> *count) {
+  const size_t C = x.size();
+  count->assign(C, 0.0);
+  size_t nt = 0;
+  while (nt < C && target[nt] >= 0) (*count)[static_cast<size_t>(target[nt++])] += 1;
+  long double sum = 0;
+  for (size_t j = 0; j < nt; ++j)
+    for (size_t i = 0; i < C; ++i) {
+      if ((*count)[i] != 0) continue;
+      const long double z = 1 - static_cast<long double>(x[static_cast<size_t>(target[j])]) + x[i];
+      if (z > 0) sum += z;
+    }
+  return static_cast<double>(sum / static_cast<long double>(C));
+}
+
 inline double maximum(double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : a > b ? a : b; }
 inline double minimum(double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : a < b ? a : b; }
 // clamp with one bound: NaN in the input or the bound propagates.
