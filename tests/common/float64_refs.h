@@ -412,6 +412,74 @@ inline double multilabel_margin_ref(const std::vector<double> &x, const std::vec
   return static_cast<double>(sum / static_cast<long double>(C));
 }
 
+// CTC (torch's _ctc_loss) of one batch: lp [T][C] row-major (only the first tb rows used), the
+// target, the blank; alpha [T][sa] with -inf where undefined (sa >= 2 L + 1), in long double.
+struct CtcRefOut {
+  double nll = 0;
+  std::vector<double> alpha;
+};
+inline CtcRefOut ctc_forward_ref(const std::vector<double> &lp, int64_t T, int64_t C, int64_t tb,
+                                 const std::vector<int64_t> &target, int64_t blank, int64_t sa) {
+  const long double ninf = -INFINITY;
+  const int64_t L = static_cast<int64_t>(target.size()), S = 2 * L + 1;
+  auto lab = [&](int64_t s) { return s % 2 == 0 ? blank : target[static_cast<size_t>(s / 2)]; };
+  auto add = [&](long double a, long double b) {  // log(exp(a) + exp(b))
+    if (a == ninf) return b;
+    if (b == ninf) return a;
+    const long double m = a > b ? a : b;
+    return m + logl(expl(a - m) + expl(b - m));
+  };
+  std::vector<long double> al(static_cast<size_t>(T * sa), ninf);
+  for (int64_t t = 0; t < tb; ++t)
+    for (int64_t s = 0; s < S; ++s) {
+      const long double e = lp[static_cast<size_t>(t * C + lab(s))];
+      long double v;
+      if (t == 0) {
+        v = s < 2 ? e : ninf;
+      } else {
+        const long double *pr = &al[static_cast<size_t>((t - 1) * sa)];
+        v = pr[s];
+        if (s > 0) v = add(v, pr[s - 1]);
+        if (s > 1 && lab(s) != blank && lab(s - 2) != lab(s)) v = add(v, pr[s - 2]);
+        v = v == ninf ? ninf : v + e;
+      }
+      al[static_cast<size_t>(t * sa + s)] = v;
+    }
+  CtcRefOut o;
+  if (tb == 0) {
+    o.nll = L == 0 ? 0.0 : INFINITY;
+  } else {
+    long double ll = al[static_cast<size_t>((tb - 1) * sa + 2 * L)];
+    if (L > 0) ll = add(ll, al[static_cast<size_t>((tb - 1) * sa + 2 * L - 1)]);
+    o.nll = static_cast<double>(-ll);
+  }
+  for (long double v : al) o.alpha.push_back(static_cast<double>(v));
+  return o;
+}
+// The same likelihood by enumerating every alignment of length tb (C^tb paths): the collapse of a
+// path (merge repeats, drop blanks) must equal the target. For tiny problems only.
+inline double ctc_brute_nll(const std::vector<double> &lp, int64_t C, int64_t tb, const std::vector<int64_t> &target,
+                            int64_t blank) {
+  std::vector<int64_t> path(static_cast<size_t>(tb), 0);
+  long double total = 0;
+  for (;;) {
+    std::vector<int64_t> col;
+    int64_t prev = -1;
+    long double lsum = 0;
+    for (int64_t t = 0; t < tb; ++t) {
+      const int64_t c = path[static_cast<size_t>(t)];
+      lsum += lp[static_cast<size_t>(t * C + c)];
+      if (c != prev && c != blank) col.push_back(c);
+      prev = c;
+    }
+    if (col == target) total += expl(lsum);
+    int64_t k = tb - 1;
+    while (k >= 0 && ++path[static_cast<size_t>(k)] == C) path[static_cast<size_t>(k--)] = 0;
+    if (k < 0) break;
+  }
+  return static_cast<double>(-logl(total));
+}
+
 inline double maximum(double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : a > b ? a : b; }
 inline double minimum(double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : a < b ? a : b; }
 // clamp with one bound: NaN in the input or the bound propagates.
