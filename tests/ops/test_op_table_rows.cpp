@@ -35,6 +35,8 @@ struct RowArgs {
   char *data_format = nullptr;
   aclScalar *p = nullptr, *max_norm = nullptr;  // Renorm
   int64_t dim = 0;
+  aclTensor *mask = nullptr, *pos_bias = nullptr;  // MaskedSoftmaxWithRelPosBias
+  double scale_value = 1;
 };
 
 using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
@@ -54,6 +56,7 @@ struct RowTableCase {
   std::string data_format = "NCHW";   // InstanceNorm: NCHW or NHWC
   double p = 2, maxnorm = -1;         // Renorm (maxnorm -1: between the middle sub-tensor norms)
   int64_t dim = 0;
+  double scale_value = 1;             // MaskedSoftmaxWithRelPosBias
   int (*phase1)(const RowArgs &, uint64_t *, aclOpExecutor **) = nullptr;
   Launch launch = nullptr;
   bool has(const char *r) const { return std::find(roles.begin(), roles.end(), r) != roles.end(); }
@@ -81,6 +84,9 @@ struct Problem {
   std::vector<int64_t> normalized;
   aclIntArray *ns = nullptr;
   double maxnorm = 0;  // Renorm
+  Tensor mask, pos_bias;  // MaskedSoftmaxWithRelPosBias: x as [B, W, N, S1, S2]
+  std::vector<int64_t> mask_shape, bias_shape;
+  int64_t B = 1, W = 1, N = 1, S1 = 1, S2 = 1;
   aclScalar *p_scalar = nullptr, *maxnorm_scalar = nullptr;
   ~Problem() {
     aclDestroyIntArray(ns);
@@ -139,6 +145,23 @@ std::unique_ptr<Problem> make_problem(const RowTableCase &c, aclDataType dt, boo
     for (int d = 0; d < nd; ++d) p->shape.push_back(1 + static_cast<int64_t>(g() % 5));
     p->shape.back() = 2 * (1 + static_cast<int64_t>(g() % 12));
     for (int d = 0; d < nd; ++d) p->cs_shape.push_back(d == nd - 1 || (g() & 1) ? p->shape[static_cast<size_t>(d)] : 1);
+  } else if (c.kind == "masked_softmax") {
+    p->B = 1 + static_cast<int64_t>(g() % 2);
+    p->W = 1 + static_cast<int64_t>(g() % 3);
+    p->N = 1 + static_cast<int64_t>(g() % 3);
+    p->S1 = 1 + static_cast<int64_t>(g() % 4);
+    p->S2 = 1 + static_cast<int64_t>(g() % 40);
+    const bool five = g() & 1;
+    if (!want(c, "mask", with_optional) && !five) p->W = 1;  // 4-d x without a mask: W = 1
+    p->shape = five ? std::vector<int64_t>{p->B, p->W, p->N, p->S1, p->S2}
+                    : std::vector<int64_t>{p->B * p->W, p->N, p->S1, p->S2};
+    const int mf = static_cast<int>(g() % 3), bf = static_cast<int>(g() % 3);
+    p->mask_shape = mf == 0 ? std::vector<int64_t>{p->W, p->S1, p->S2}
+                    : mf == 1 ? std::vector<int64_t>{p->W, 1, p->S1, p->S2}
+                              : std::vector<int64_t>{1, p->W, 1, p->S1, p->S2};
+    p->bias_shape = bf == 0 ? std::vector<int64_t>{p->N, p->S1, p->S2}
+                    : bf == 1 ? std::vector<int64_t>{1, p->N, p->S1, p->S2}
+                              : std::vector<int64_t>{1, 1, p->N, p->S1, p->S2};
   } else if (c.kind == "renorm") {
     const int nd = 2 + static_cast<int>(g() % 3);
     for (int d = 0; d < nd; ++d) p->shape.push_back(1 + static_cast<int64_t>(g() % 5));
@@ -180,6 +203,16 @@ std::unique_ptr<Problem> make_problem(const RowTableCase &c, aclDataType dt, boo
   }
   if (c.has("y2")) p->y2 = std::make_unique<DeviceTensor>(p->shape, dt);
   p->x->fill_random(-3, 3);
+  if (c.kind == "masked_softmax") {  // the mask: 0 / -1 and a few -inf (a row may be all -inf: NaN)
+    if (want(c, "mask", with_optional)) {
+      p->mask = std::make_unique<DeviceTensor>(p->mask_shape, dt);
+      auto v = std::vector<double>(static_cast<size_t>(numel_of(p->mask_shape)));
+      for (double &e : v) e = g() % 5 == 0 ? -INFINITY : (g() % 2 ? 0.0 : -1.0);
+      p->mask->set_values(v);
+    }
+    p->pos_bias = std::make_unique<DeviceTensor>(p->bias_shape, dt);
+    p->pos_bias->fill_random(-1, 1);
+  }
   if (c.kind == "renorm") {  // sub-tensors of different magnitudes; maxNorm between the middle norms
     auto v = p->x->values();
     const auto slices = renorm_slices(p->shape, c.dim);
@@ -279,6 +312,9 @@ RowArgs args_of(const RowTableCase &c, const Problem &p) {
   a.p = p.p_scalar;
   a.max_norm = p.maxnorm_scalar;
   a.dim = c.dim;
+  a.mask = get(p.mask);
+  a.pos_bias = get(p.pos_bias);
+  a.scale_value = c.scale_value;
   return a;
 }
 
@@ -319,6 +355,29 @@ void check_problem(const RowTableCase &c, Problem &p) {
   };
   if (c.kind == "renorm") {
     compare(c.inplace ? p.x : p.y, renorm_ref(x, p.shape, c.dim, c.p, p.maxnorm), "out");
+    return;
+  }
+  if (c.kind == "masked_softmax") {  // rows (b, w, n, s1) of S2: softmax(scale x + mask[w, s1] + bias[n, s1])
+    const auto mv = p.mask ? p.mask->values() : std::vector<double>{}, bv = p.pos_bias->values();
+    std::vector<double> y;
+    for (int64_t r = 0; r < numel_of(p.shape) / p.S2; ++r) {
+      const int64_t s1 = r % p.S1, n = r / p.S1 % p.N, w = r / (p.S1 * p.N) % p.W;
+      std::vector<long double> z;
+      long double m = -INFINITY;
+      bool nan = false;
+      for (int64_t j = 0; j < p.S2; ++j) {
+        long double v = static_cast<long double>(c.scale_value) * x[static_cast<size_t>(r * p.S2 + j)] +
+                        bv[static_cast<size_t>((n * p.S1 + s1) * p.S2 + j)];
+        if (!mv.empty()) v += mv[static_cast<size_t>((w * p.S1 + s1) * p.S2 + j)];
+        z.push_back(v);
+        nan = nan || std::isnan(static_cast<double>(v));
+        m = std::max(m, v);
+      }
+      long double s = 0;
+      for (long double v : z) s += expl(v - m);
+      for (long double v : z) y.push_back(nan || std::isinf(static_cast<double>(m)) ? NAN : static_cast<double>(expl(v - m) / s));
+    }
+    compare(p.y, y, "out");
     return;
   }
   if (c.kind == "instance_norm") {  // rows (n, c) gathered over the spatial positions
@@ -545,6 +604,29 @@ TEST_P(OpTableRows, ErrorsNameTheArgument) {
     a = args_of(c, *p);
     a.sin = nullptr;
     EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, "sin"}));
+  }
+  if (c.kind == "masked_softmax") {  // x not 4-d / 5-d, mask / bias shapes, a null bias
+    DeviceTensor x3({2, 3, 4}, dt), y3({2, 3, 4}, dt), badm({97}, dt);
+    RowArgs a = args_of(c, *p);
+    a.x = x3;
+    a.y = y3;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "x", "[B, W, N, S1, S2]"}));
+    a = args_of(c, *p);
+    a.pos_bias = badm;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "relativePosBias"}));
+    a = args_of(c, *p);
+    a.pos_bias = nullptr;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, "relativePosBias"}));
+    std::vector<int64_t> ms = {p->W + 1, p->S1, p->S2};
+    DeviceTensor wm(ms, dt);
+    a = args_of(c, *p);
+    a.mask = wm;
+    EXPECT_EQ(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID);
+    EXPECT_NE(std::string(aclGetRecentErrMsg()).find("attenMaskOptional"), std::string::npos) << aclGetRecentErrMsg();
+    DeviceTensor md(p->mask_shape, dt == ACL_FLOAT ? ACL_FLOAT16 : ACL_FLOAT);
+    a = args_of(c, *p);
+    a.mask = md;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "attenMaskOptional", "dtype"}));
   }
   if (c.kind == "renorm") {  // p <= 0 or NaN, maxNorm < 0, null scalars, dim out of range, a 1-D self
     for (double bad_p : {0.0, -1.0, static_cast<double>(NAN)}) {

@@ -129,6 +129,22 @@ void line(const DimwiseLoop &L, T *const *xs, int64_t n, T *const *res, int64_t 
   T *y0 = res[0], *y1 = res[1];
   switch (L.op) {
     case DimwiseOp::kNormalize: normalize(L.params, xs, n, res); return;
+    case DimwiseOp::kMaskedSoftmax: {  // softmax of scale * x + mask + bias (a row of -inf: NaN)
+      if constexpr (std::is_floating_point_v<T>) {
+        const T sc = static_cast<T>(L.params.scale);
+        for (int64_t i = 0; i < n; ++i) y0[i] = sc * x[i];
+        if (L.params.mask_in >= 0)
+          for (int64_t i = 0; i < n; ++i) y0[i] += xs[L.params.mask_in][i];
+        if (L.params.pos_bias_in >= 0)
+          for (int64_t i = 0; i < n; ++i) y0[i] += xs[L.params.pos_bias_in][i];
+        const T m = lane_max(y0, n);
+        for (int64_t i = 0; i < n; ++i) y0[i] = ex(y0[i] - m);
+        const T s = lane_sum<T>(n, [&](int64_t i) { return y0[i]; });
+        const T inv = 1 / s;
+        for (int64_t i = 0; i < n; ++i) y0[i] *= inv;
+      }
+      return;
+    }
     case DimwiseOp::kRenorm: {  // torch.renorm: the line is one sub-tensor; its p-norm bounded by maxnorm
       if constexpr (std::is_floating_point_v<T>) {
         const double p = L.params.p;
