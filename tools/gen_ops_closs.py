@@ -3,7 +3,7 @@
 and ClossTableCase registrations (tests/ops/test_op_table_closs.cpp).
 
 Row format (besides the common `header`, `dtypes`, `backward`):
-  loss     kNll | kNllBackward | kCrossEntropy | kCrossEntropyGrad
+  loss     kNll | kNllBackward | kCrossEntropy | kCrossEntropyGrad | kMultilabelMargin
   self_ndim N           self has exactly N dims (default: 1 or 2, [C] or [N, C])
   targets  D ...        accepted target dtypes (default INT64 INT32 UINT8)
 Parameter roles come from the names (see ROLES); the tests know each role by the same name.
@@ -11,15 +11,15 @@ Parameter roles come from the names (see ROLES); the tests know each role by the
 
 CLOSS_KEYS = {"loss", "self_ndim", "targets", "header", "dtypes", "backward"}
 KINDS = {"kNll": "nll", "kNllBackward": "nll_backward", "kCrossEntropy": "cross_entropy",
-         "kCrossEntropyGrad": "cross_entropy_grad"}
+         "kCrossEntropyGrad": "cross_entropy_grad", "kMultilabelMargin": "multilabel_margin"}
 ROLES = {"gradOutput": "grad", "gradLoss": "grad", "self": "self", "input": "self", "logProb": "self",
          "target": "target", "weight": "weight", "weightOptional": "weight", "totalWeight": "total",
          "totalWeightOut": "total", "out": "out", "lossOut": "out", "logProbOut": "log_prob", "zlossOut": "zloss",
          "lseForZlossOut": "lse_out", "gradZlossOptional": "grad_zloss", "lseForZlossOptional": "lse_in",
          "reduction": "reduction", "reductionOptional": "reduction_text", "ignoreIndex": "ignore_index",
-         "labelSmoothing": "smoothing", "lseSquareScaleForZloss": "zloss_scale", "returnZloss": "return_zloss"}
+         "labelSmoothing": "smoothing", "lseSquareScaleForZloss": "zloss_scale", "returnZloss": "return_zloss", "isTarget": "is_target"}
 TENSOR_ROLES = {"grad", "self", "target", "weight", "total", "out", "log_prob", "zloss", "lse_out", "grad_zloss",
-                "lse_in"}
+                "lse_in", "is_target"}
 
 
 def resolve(g, table, op):

@@ -21,25 +21,28 @@ like gamma), additionalOutput (xOut written), y1Out / y2Out (y in FLOAT and in x
 activateSwish / swishScale (y * sigmoid(swishScale * y)), scale / shift (AdaLayerNorm: y * (1 + scale) + shift,
 [B..., H] or [B..., 1, H] for x [B..., S, H]), InstanceNorm's y / mean / variance and dataFormat (NCHW / NHWC). A layer norm without normalizedShape
 normalises gamma's trailing dims. Sample keys for the tests: eps, group, alpha, swish_scale, additional,
-activate, format.
+activate, format, p, maxnorm (-1: the median sub-tensor norm), dim. Renorm (rows kRenorm): self / selfRef,
+p, dim, maxNorm (torch.renorm: the sub-tensors along dim).
 """
 
 ROWS_KEYS = {"rows", "gemma", "silu", "shape_from_input", "stat_dtypes", "y_dtypes", "variance", "sample", "header", "dtypes",
              "backward"}
 KINDS = {"kLayerNorm": "layer_norm", "kRmsNorm": "rms_norm", "kGroupNorm": "group_norm",
          "kSoftmaxCrossEntropy": "softmax_cross_entropy", "kRope": "rope",
-         "kInstanceNorm": "instance_norm"}
+         "kInstanceNorm": "instance_norm", "kRenorm": "renorm", "kMaskedSoftmax": "masked_softmax"}
 TENSOR_ROLES = {"x": "x", "x1": "x", "input": "x", "self": "x", "features": "x", "x2": "x2", "labels": "x2",
                 "gamma": "gamma", "weight": "gamma", "weightOptional": "gamma", "beta": "beta", "bias": "beta",
                 "biasOptional": "beta", "cos": "cos", "sin": "sin", "yOut": "y", "out": "y", "backprop": "y", "meanOut": "mean",
                 "gx": "x2", "scale": "scale", "shift": "shift", "y1Out": "y", "y2Out": "y2", "y": "y", "mean": "mean", "variance": "rstd",
-                "meanOutOptional": "mean", "loss": "mean", "rstdOut": "rstd", "rstdOutOptional": "rstd", "xOut": "xsum"}
+                "meanOutOptional": "mean", "loss": "mean", "attenMaskOptional": "mask", "relativePosBias": "pos_bias", "rstdOut": "rstd", "rstdOutOptional": "rstd", "xOut": "xsum"}
 VALUE_ROLES = {"epsilon": "eps", "eps": "eps", "normalizedShape": "normalized_shape", "N": "n", "C": "c",
                "HxW": "hxw", "group": "group", "numGroups": "group", "activateSilu": "activate", "activateSwish": "activate",
                "swishScale": "swish_scale", "alpha": "alpha", "additionalOutput": "write_xsum",
-               "dataFormatOptional": "data_format", "dataFormat": "data_format", "mode": "mode", "implMode": "ignored"}
+               "dataFormatOptional": "data_format", "dataFormat": "data_format", "mode": "mode", "implMode": "ignored",
+               "p": "p", "maxNorm": "max_norm", "dim": "dim",
+               "scaleValue": "scale_value", "innerPrecisionMode": "ignored"}
 # In-place operands: read as one role, written as another (InplaceAddRmsNorm: x1Ref <- y, x2Ref <- x1 + x2).
-REF_ROLES = {"x1Ref": ("x", "y"), "x2Ref": ("x2", "xsum")}
+REF_ROLES = {"x1Ref": ("x", "y"), "x2Ref": ("x2", "xsum"), "selfRef": ("x", "y")}
 
 
 def resolve(g, table, op):
@@ -98,7 +101,7 @@ def render_entry(g, table):
         r = op.roles
         lines = g.family_entry_open(op, "::opsnn::ops::RowCall")
         for role in ("x", "x2", "gamma", "beta", "bias", "scale", "shift", "cos", "sin", "y", "y2", "mean", "rstd",
-                     "xsum"):
+                     "xsum", "mask", "pos_bias"):
             if role in r:
                 p = r[role]
                 lines += [f"    c.{role} = {p.name};", f'    c.{role}_name = "{p.name}";']
@@ -106,7 +109,7 @@ def render_entry(g, table):
                     lines.append(f"    c.{role}_optional = true;")
         if "x2" in r:
             lines.append("    c.add = true;")
-        for role in ("gamma", "beta", "mean", "rstd", "bias", "y2", "xsum", "scale", "shift"):
+        for role in ("gamma", "beta", "mean", "rstd", "bias", "y2", "xsum", "scale", "shift", "pos_bias"):
             if role in r:
                 lines.append(f"    c.has_{role} = true;")
         if "normalized_shape" in r:
@@ -116,7 +119,8 @@ def render_entry(g, table):
         if "data_format" in r:
             lines += [f"    c.data_format = {r['data_format'].name};",
                       f'    c.data_format_name = "{r["data_format"].name}";']
-        for role in ("eps", "normalized_shape", "n", "c", "hxw", "group", "mode", "alpha", "swish_scale"):
+        for role in ("eps", "normalized_shape", "n", "c", "hxw", "group", "mode", "alpha", "swish_scale", "p",
+                     "max_norm", "dim", "scale_value"):
             if role in r:
                 lines.append(f"    c.{role} = {r[role].name};")
         if "activate" in r:
@@ -132,7 +136,9 @@ def render_tests(g, tables):
            "mode": "a.mode", "y": "a.y", "mean": "a.mean", "rstd": "a.rstd", "xsum": "a.xsum", "eps": "a.eps",
            "normalized_shape": "a.normalized_shape", "n": "a.n", "c": "a.c", "hxw": "a.hxw", "group": "a.group",
            "activate": "a.activate", "ignored": "0", "bias": "a.bias", "y2": "a.y2", "alpha": "a.alpha",
-           "swish_scale": "a.swish_scale", "scale": "a.scale", "shift": "a.shift", "write_xsum": "a.write_xsum", "data_format": "a.data_format"}
+           "swish_scale": "a.swish_scale", "scale": "a.scale", "shift": "a.shift", "write_xsum": "a.write_xsum", "data_format": "a.data_format",
+           "p": "a.p", "max_norm": "a.max_norm", "dim": "a.dim",
+           "mask": "a.mask", "pos_bias": "a.pos_bias", "scale_value": "a.scale_value"}
     for t in tables:
         for op in t.ops:
             role_of = {p.name: k for k, p in op.roles.items()}
@@ -155,6 +161,9 @@ def render_tests(g, tables):
                           f"c.write_xsum = {sample.get('additional', 'true')};",
                           f"c.variance = {str(op.flags['variance']).lower()};",
                           f"c.activate = {sample.get('activate', 'true')};",
-                          f'c.data_format = "{sample.get("format", "NCHW")}";']
+                          f'c.data_format = "{sample.get("format", "NCHW")}";',
+                          f"c.p = {sample.get('p', '2.0')};", f"c.maxnorm = {sample.get('maxnorm', '-1.0')};",
+                          f"c.dim = {sample.get('dim', '0')};",
+                          f"c.scale_value = {sample.get('scale', '1.0')};"]
                 out += g.family_case(op, sample, "RowTableCase", fields, "RowArgs", args)
     return "\n".join(out + ["  return v;", "}", ""])

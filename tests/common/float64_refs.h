@@ -282,6 +282,204 @@ inline RowRef row_ref(const std::string &kind, std::vector<double> x, const std:
 // ---- the n-ary element-wise tables (src/ops/elementwise/*.ops), PyTorch's CPU semantics ----
 
 // torch.maximum / minimum: NaN propagates.
+// The row normalisations with their fused stages, forward and gradient (src/ops/norm/norm_grad.ops),
+// over flat arrays in x's row-major order: element i belongs to row row[i], uses gamma / beta element
+// gidx[i] and scale / shift element sidx[i]. Forward (each stage optional):
+//   z = alpha x + x2;  xhat = (z - mean) rstd (mean 0 for RMS);  n = xhat gamma + beta;
+//   m = n (1 + scale) + shift;  y = m sigmoid(swish_scale m) (swish) or m.
+// norm_grad_ref is the analytic gradient of L = sum(dy y) + sum(dsum z) at the given mean / rstd;
+// the harness checks it against finite differences of norm_forward_ref.
+struct NormRefSpec {
+  std::vector<int64_t> row, gidx, sidx;
+  int64_t rows = 0, ngamma = 0, nscale = 0;
+  bool rms = false, add = false, swish = false, has_gamma = false, has_beta = false, has_scale = false;
+  double alpha = 1, swish_scale = 1, eps = 1e-5;
+};
+struct NormRefInputs {
+  std::vector<double> x, x2, gamma, beta, scale, shift;
+};
+struct NormRefForward {
+  std::vector<double> y, z, mean, rstd;
+};
+inline NormRefForward norm_forward_ref(const NormRefSpec &s, const NormRefInputs &in) {
+  const size_t n = in.x.size(), R = static_cast<size_t>(s.rows);
+  NormRefForward f;
+  f.z.resize(n);
+  for (size_t i = 0; i < n; ++i) f.z[i] = s.add ? s.alpha * in.x[i] + in.x2[i] : in.x[i];
+  std::vector<long double> s1(R), cnt(R), s2(R);
+  for (size_t i = 0; i < n; ++i) {
+    s1[static_cast<size_t>(s.row[i])] += f.z[i];
+    cnt[static_cast<size_t>(s.row[i])] += 1;
+  }
+  f.mean.resize(R);
+  for (size_t r = 0; r < R; ++r) f.mean[r] = s.rms ? 0.0 : static_cast<double>(s1[r] / cnt[r]);
+  for (size_t i = 0; i < n; ++i) {
+    const long double d = f.z[i] - f.mean[static_cast<size_t>(s.row[i])];
+    s2[static_cast<size_t>(s.row[i])] += d * d;
+  }
+  f.rstd.resize(R);
+  for (size_t r = 0; r < R; ++r) f.rstd[r] = static_cast<double>(1 / sqrtl(s2[r] / cnt[r] + s.eps));
+  f.y.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    const size_t r = static_cast<size_t>(s.row[i]), g = static_cast<size_t>(s.gidx[i]);
+    double v = (f.z[i] - f.mean[r]) * f.rstd[r];
+    if (s.has_gamma) v *= in.gamma[g];
+    if (s.has_beta) v += in.beta[g];
+    if (s.has_scale) v = v * (1 + in.scale[static_cast<size_t>(s.sidx[i])]) + in.shift[static_cast<size_t>(s.sidx[i])];
+    if (s.swish) v = v * sigm(s.swish_scale * v);
+    f.y[i] = v;
+  }
+  return f;
+}
+struct NormRefGrad {
+  std::vector<double> dx, dx2, dgamma, dbeta, dscale, dshift;
+};
+inline NormRefGrad norm_grad_ref(const NormRefSpec &s, const NormRefInputs &in, const std::vector<double> &dy,
+                                 const std::vector<double> &dsum, const std::vector<double> &mean,
+                                 const std::vector<double> &rstd) {
+  const size_t n = in.x.size(), R = static_cast<size_t>(s.rows);
+  NormRefGrad o;
+  o.dgamma.assign(static_cast<size_t>(s.ngamma), 0.0);
+  o.dbeta.assign(static_cast<size_t>(s.ngamma), 0.0);
+  o.dscale.assign(static_cast<size_t>(s.nscale), 0.0);
+  o.dshift.assign(static_cast<size_t>(s.nscale), 0.0);
+  std::vector<long double> xhat(n), g(n), sg(R), sgx(R), cnt(R);
+  for (size_t i = 0; i < n; ++i) {
+    const size_t r = static_cast<size_t>(s.row[i]), gi = static_cast<size_t>(s.gidx[i]);
+    const size_t si = s.has_scale ? static_cast<size_t>(s.sidx[i]) : 0;
+    const long double z = s.add ? s.alpha * static_cast<long double>(in.x[i]) + in.x2[i] : in.x[i];
+    xhat[i] = (z - mean[r]) * rstd[r];
+    const long double gamma = s.has_gamma ? in.gamma[gi] : 1.0L;
+    const long double nv = xhat[i] * gamma + (s.has_beta ? in.beta[gi] : 0.0L);
+    const long double sc = s.has_scale ? in.scale[si] : 0.0L;
+    const long double m = nv * (1 + sc) + (s.has_scale ? in.shift[si] : 0.0L);
+    long double e = dy[i];  // dL/dm
+    if (s.swish) {
+      const long double sig = 1 / (1 + expl(-s.swish_scale * m));
+      e *= sig + s.swish_scale * m * sig * (1 - sig);
+    }
+    if (s.has_scale) {
+      o.dscale[si] += static_cast<double>(e * nv);
+      o.dshift[si] += static_cast<double>(e);
+    }
+    const long double t = e * (1 + sc);  // dL/dn
+    o.dgamma[gi] += static_cast<double>(t * xhat[i]);
+    o.dbeta[gi] += static_cast<double>(t);
+    g[i] = t * gamma;
+    sg[r] += g[i];
+    sgx[r] += g[i] * xhat[i];
+    cnt[r] += 1;
+  }
+  o.dx.resize(n);
+  o.dx2.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    const size_t r = static_cast<size_t>(s.row[i]);
+    const long double m1 = s.rms ? 0 : sg[r] / cnt[r], m2 = sgx[r] / cnt[r];
+    const long double dz = rstd[r] * (g[i] - m1 - xhat[i] * m2) + (dsum.empty() ? 0.0L : dsum[i]);
+    o.dx[i] = static_cast<double>((s.add ? s.alpha : 1.0) * dz);  // dL/dx = alpha dL/dz
+    o.dx2[i] = static_cast<double>(dz);
+  }
+  return o;
+}
+
+// torch.renorm's factor for one sub-tensor: its p-norm (p > 0, inf: max |v|; NaN propagates) bounded by maxnorm.
+inline double renorm_factor_ref(const std::vector<double> &v, double p, double maxnorm) {
+  long double norm = 0;
+  if (std::isinf(p)) {
+    for (double e : v) norm = std::isnan(e) || std::isnan(static_cast<double>(norm)) ? NAN : std::max<long double>(norm, std::fabs(e));
+  } else {
+    for (double e : v) norm += powl(fabsl(e), p);
+    norm = powl(norm, 1 / static_cast<long double>(p));
+  }
+  return norm > maxnorm ? static_cast<double>(maxnorm / (norm + 1e-7L)) : 1.0;
+}
+
+// torch.nn.functional.multilabel_margin_loss of one sample (reduction none): x [C], target [C] of class
+// indices ended by the first -1; `count` receives how often each class is a target (isTarget).
+inline double multilabel_margin_ref(const std::vector<double> &x, const std::vector<int64_t> &target,
+                                    std::vector<double> *count) {
+  const size_t C = x.size();
+  count->assign(C, 0.0);
+  size_t nt = 0;
+  while (nt < C && target[nt] >= 0) (*count)[static_cast<size_t>(target[nt++])] += 1;
+  long double sum = 0;
+  for (size_t j = 0; j < nt; ++j)
+    for (size_t i = 0; i < C; ++i) {
+      if ((*count)[i] != 0) continue;
+      const long double z = 1 - static_cast<long double>(x[static_cast<size_t>(target[j])]) + x[i];
+      if (z > 0) sum += z;
+    }
+  return static_cast<double>(sum / static_cast<long double>(C));
+}
+
+// CTC (torch's _ctc_loss) of one batch: lp [T][C] row-major (only the first tb rows used), the
+// target, the blank; alpha [T][sa] with -inf where undefined (sa >= 2 L + 1), in long double.
+struct CtcRefOut {
+  double nll = 0;
+  std::vector<double> alpha;
+};
+inline CtcRefOut ctc_forward_ref(const std::vector<double> &lp, int64_t T, int64_t C, int64_t tb,
+                                 const std::vector<int64_t> &target, int64_t blank, int64_t sa) {
+  const long double ninf = -INFINITY;
+  const int64_t L = static_cast<int64_t>(target.size()), S = 2 * L + 1;
+  auto lab = [&](int64_t s) { return s % 2 == 0 ? blank : target[static_cast<size_t>(s / 2)]; };
+  auto add = [&](long double a, long double b) {  // log(exp(a) + exp(b))
+    if (a == ninf) return b;
+    if (b == ninf) return a;
+    const long double m = a > b ? a : b;
+    return m + logl(expl(a - m) + expl(b - m));
+  };
+  std::vector<long double> al(static_cast<size_t>(T * sa), ninf);
+  for (int64_t t = 0; t < tb; ++t)
+    for (int64_t s = 0; s < S; ++s) {
+      const long double e = lp[static_cast<size_t>(t * C + lab(s))];
+      long double v;
+      if (t == 0) {
+        v = s < 2 ? e : ninf;
+      } else {
+        const long double *pr = &al[static_cast<size_t>((t - 1) * sa)];
+        v = pr[s];
+        if (s > 0) v = add(v, pr[s - 1]);
+        if (s > 1 && lab(s) != blank && lab(s - 2) != lab(s)) v = add(v, pr[s - 2]);
+        v = v == ninf ? ninf : v + e;
+      }
+      al[static_cast<size_t>(t * sa + s)] = v;
+    }
+  CtcRefOut o;
+  if (tb == 0) {
+    o.nll = L == 0 ? 0.0 : INFINITY;
+  } else {
+    long double ll = al[static_cast<size_t>((tb - 1) * sa + 2 * L)];
+    if (L > 0) ll = add(ll, al[static_cast<size_t>((tb - 1) * sa + 2 * L - 1)]);
+    o.nll = static_cast<double>(-ll);
+  }
+  for (long double v : al) o.alpha.push_back(static_cast<double>(v));
+  return o;
+}
+// The same likelihood by enumerating every alignment of length tb (C^tb paths): the collapse of a
+// path (merge repeats, drop blanks) must equal the target. For tiny problems only.
+inline double ctc_brute_nll(const std::vector<double> &lp, int64_t C, int64_t tb, const std::vector<int64_t> &target,
+                            int64_t blank) {
+  std::vector<int64_t> path(static_cast<size_t>(tb), 0);
+  long double total = 0;
+  for (;;) {
+    std::vector<int64_t> col;
+    int64_t prev = -1;
+    long double lsum = 0;
+    for (int64_t t = 0; t < tb; ++t) {
+      const int64_t c = path[static_cast<size_t>(t)];
+      lsum += lp[static_cast<size_t>(t * C + c)];
+      if (c != prev && c != blank) col.push_back(c);
+      prev = c;
+    }
+    if (col == target) total += expl(lsum);
+    int64_t k = tb - 1;
+    while (k >= 0 && ++path[static_cast<size_t>(k)] == C) path[static_cast<size_t>(k--)] = 0;
+    if (k < 0) break;
+  }
+  return static_cast<double>(-logl(total));
+}
+
 inline double maximum(double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : a > b ? a : b; }
 inline double minimum(double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : a < b ? a : b; }
 // clamp with one bound: NaN in the input or the bound propagates.

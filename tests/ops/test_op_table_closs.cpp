@@ -23,7 +23,7 @@ namespace {
 struct ClossArgs {
   aclTensor *grad = nullptr, *self = nullptr, *target = nullptr, *weight = nullptr, *total = nullptr,
             *out = nullptr, *log_prob = nullptr, *zloss = nullptr, *lse_out = nullptr, *grad_zloss = nullptr,
-            *lse_in = nullptr;
+            *lse_in = nullptr, *is_target = nullptr;
   int64_t reduction = 1;
   char *reduction_text = nullptr;
   int64_t ignore_index = -100;
@@ -48,8 +48,23 @@ void PrintTo(const ClossTableCase &c, std::ostream *os) { *os << c.name; }
 
 #include "closs_table_cases.inc"
 
+// The NLL / cross-entropy cases; MultilabelMarginLoss has its own suites below.
 const std::vector<ClossTableCase> &all_cases() {
-  static const std::vector<ClossTableCase> c = harness::sampled(closs_table_cases());
+  static const std::vector<ClossTableCase> c = [] {
+    std::vector<ClossTableCase> v;
+    for (auto &e : harness::sampled(closs_table_cases()))
+      if (e.kind != "multilabel_margin") v.push_back(e);
+    return v;
+  }();
+  return c;
+}
+const std::vector<ClossTableCase> &multilabel_cases() {
+  static const std::vector<ClossTableCase> c = [] {
+    std::vector<ClossTableCase> v;
+    for (auto &e : harness::sampled(closs_table_cases()))
+      if (e.kind == "multilabel_margin") v.push_back(e);
+    return v;
+  }();
   return c;
 }
 
@@ -354,6 +369,215 @@ TEST_P(OpTableCloss, ErrorsNameTheArgument) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableCloss, ::testing::ValuesIn(all_cases()), harness::case_name<ClossTableCase>);
+
+// ---- MultilabelMarginLoss: self [C] or [N, C], target class indices ended by -1, out, isTarget.
+
+struct MlSample {
+  aclDataType dt = ACL_FLOAT, tdt = ACL_INT64, it_dt = ACL_FLOAT;
+  int reduction = 1;
+  std::vector<int64_t> shape;
+  bool transposed = false;
+  bool special = false;  // NaN / inf in self
+};
+
+// Random targets per row: k class indices (repeats allowed), then -1, then any values in [-1, C).
+std::vector<double> random_targets(const std::vector<int64_t> &shape) {
+  auto &g = rng();
+  const int64_t C = shape.back(), N = numel_of(shape) / std::max<int64_t>(C, 1);
+  std::vector<double> t;
+  for (int64_t n = 0; n < N; ++n) {
+    const int64_t k = static_cast<int64_t>(g() % static_cast<uint64_t>(C + 1));
+    for (int64_t j = 0; j < C; ++j) {
+      if (j < k) t.push_back(static_cast<double>(g() % static_cast<uint64_t>(C)));
+      else if (j == k) t.push_back(-1);
+      else t.push_back(static_cast<double>(static_cast<int64_t>(g() % static_cast<uint64_t>(C + 1)) - 1));
+    }
+  }
+  return t;
+}
+
+void check_multilabel(const ClossTableCase &c, const MlSample &s) {
+  SCOPED_TRACE(::testing::Message() << c.name << " dtype " << s.dt << " target " << s.tdt << " isTarget " << s.it_dt
+                                    << " reduction " << s.reduction << " shape " << ::testing::PrintToString(s.shape)
+                                    << (s.transposed ? " transposed" : "") << (s.special ? " special" : ""));
+  const bool two = s.shape.size() == 2;
+  const int64_t C = s.shape.back(), N = two ? s.shape[0] : 1;
+  DeviceTensor x = s.transposed && two ? DeviceTensor(s.shape, s.dt, {1, s.shape[0]}, 1) : DeviceTensor(s.shape, s.dt);
+  DeviceTensor target(s.shape, s.tdt), is_target(s.shape, s.it_dt);
+  const std::vector<int64_t> out_shape = s.reduction == 0 && two ? std::vector<int64_t>{N} : std::vector<int64_t>{};
+  DeviceTensor out(out_shape, s.dt);
+  x.fill_random(-2, 2);
+  if (s.special) {
+    auto v = x.values();
+    const double sp[] = {NAN, INFINITY, -INFINITY};
+    for (size_t i = 0; i < v.size(); i += 3) v[i] = sp[(i / 3) % 3];
+    x.set_values(v);
+  }
+  target.set_values(random_targets(s.shape));
+  out.poison();
+  is_target.poison();
+  ClossArgs a;
+  a.self = x;
+  a.target = target;
+  a.reduction = s.reduction;
+  a.out = out;
+  a.is_target = is_target;
+  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
+      << aclGetRecentErrMsg();
+  const auto xv = x.values(), tv = target.values();
+  std::vector<double> terms, counts;
+  for (int64_t n = 0; n < N; ++n) {
+    std::vector<double> row(xv.begin() + n * C, xv.begin() + (n + 1) * C), cnt;
+    std::vector<int64_t> trow;
+    for (int64_t j = 0; j < C; ++j) trow.push_back(static_cast<int64_t>(tv[static_cast<size_t>(n * C + j)]));
+    terms.push_back(refs::multilabel_margin_ref(row, trow, &cnt));
+    for (double e : cnt) counts.push_back(round_to(s.it_dt, e));
+  }
+  std::vector<double> want;
+  if (s.reduction == 0) {
+    for (double t : terms) want.push_back(round_to(s.dt, t));
+  } else {
+    long double sum = 0;
+    for (double t : terms) sum += t;
+    want.push_back(round_to(s.dt, static_cast<double>(s.reduction == 1 ? sum / N : sum)));
+  }
+  EXPECT_TRUE(meets_precision(s.dt, out.values(), want)) << "out";
+  EXPECT_TRUE(meets_precision(s.it_dt, is_target.values(), counts)) << "isTarget";
+  EXPECT_TRUE(out.untouched_outside_view());
+  EXPECT_TRUE(is_target.untouched_outside_view());
+}
+
+class OpTableClossMultilabel : public ::testing::TestWithParam<ClossTableCase> {};
+
+TEST_P(OpTableClossMultilabel, EveryDtypeReductionAndShape) {
+  reseed_for_current_test();
+  const ClossTableCase &c = GetParam();
+  auto &g = rng();
+  int v = 0;
+  for (aclDataType dt : c.dtypes)
+    for (aclDataType tdt : c.targets)
+      for (int r = 0; r < 3; ++r, ++v) {
+        MlSample s;
+        s.dt = dt;
+        s.tdt = tdt;
+        s.it_dt = v % 2 ? dt : ACL_FLOAT;
+        s.reduction = r;
+        const int64_t C = 1 + static_cast<int64_t>(g() % 9);
+        s.shape = v % 4 == 3 ? std::vector<int64_t>{C} : std::vector<int64_t>{1 + static_cast<int64_t>(g() % 6), C};
+        s.transposed = v % 3 == 1;
+        check_multilabel(c, s);
+      }
+}
+
+TEST_P(OpTableClossMultilabel, SpecialValuesLongRowsAndEmptyBatch) {
+  reseed_for_current_test();
+  const ClossTableCase &c = GetParam();
+  for (int r = 0; r < 3; ++r) {
+    MlSample s;
+    s.reduction = r;
+    s.special = true;
+    s.shape = {4, 7};
+    check_multilabel(c, s);
+    s.special = false;
+    s.shape = {3, 300};
+    check_multilabel(c, s);
+    s.shape = {0, 5};  // mean of no samples: NaN
+    check_multilabel(c, s);
+  }
+}
+
+TEST_P(OpTableClossMultilabel, TargetOutOfRangeFailsTheLaunch) {
+  const ClossTableCase &c = GetParam();
+  for (double bad : {4.0, -2.0}) {
+    DeviceTensor x({2, 4}, ACL_FLOAT), target({2, 4}, ACL_INT64), out({}, ACL_FLOAT), is_target({2, 4}, ACL_FLOAT);
+    x.fill_random(-1, 1);
+    target.set_values({0, 2, -1, 3, 1, -1, bad, 0});  // after the -1, still checked (PyTorch's rule)
+    out.poison();
+    is_target.poison();
+    ClossArgs a;
+    a.self = x;
+    a.target = target;
+    a.reduction = 2;
+    a.out = out;
+    a.is_target = is_target;
+    const int rc = run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch);
+    EXPECT_EQ(rc, ACLNN_ERR_PARAM_INVALID) << bad;
+    EXPECT_NE(std::string(aclGetRecentErrMsg()).find("target"), std::string::npos) << aclGetRecentErrMsg();
+    EXPECT_TRUE(std::isnan(out.values()[0])) << "nothing written";  // still the poison
+  }
+}
+
+TEST_P(OpTableClossMultilabel, ErrorsNameTheArgument) {
+  const ClossTableCase &c = GetParam();
+  const char *api = c.api.c_str();
+  DeviceTensor x({2, 4}, ACL_FLOAT), target({2, 4}, ACL_INT64), out({2}, ACL_FLOAT), is_target({2, 4}, ACL_FLOAT);
+  x.fill_random(-1, 1);
+  target.set_values({0, 2, -1, 3, 1, -1, 0, 0});
+  ClossArgs good;
+  good.self = x;
+  good.target = target;
+  good.reduction = 0;
+  good.out = out;
+  good.is_target = is_target;
+  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(good, w, e); }, c.launch), 0)
+      << aclGetRecentErrMsg();
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  ClossArgs a = good;
+  for (aclTensor *ClossArgs::*f : {&ClossArgs::self, &ClossArgs::target, &ClossArgs::out, &ClossArgs::is_target}) {
+    a = good;
+    a.*f = nullptr;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api}));
+  }
+  a = good;
+  a.is_target = nullptr;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, "isTarget"}));
+  a = good;
+  a.reduction = 3;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "reduction"}));
+  DeviceTensor x3({2, 4, 1}, ACL_FLOAT), t3({2, 4, 1}, ACL_INT64), i3({2, 4, 1}, ACL_FLOAT);
+  a = good;
+  a.self = x3;
+  a.target = t3;
+  a.is_target = i3;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "self"}));
+  DeviceTensor t5({2, 5}, ACL_INT64), i5({2, 5}, ACL_FLOAT), o3({3}, ACL_FLOAT), o1({1}, ACL_FLOAT), x0({2, 0}, ACL_FLOAT);
+  a = good;
+  a.target = t5;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "target"}));
+  a = good;
+  a.is_target = i5;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "isTarget"}));
+  a = good;
+  a.out = o3;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "out"}));
+  a = good;
+  a.reduction = 1;
+  a.out = o3;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "out"}));
+  a.out = o1;
+  EXPECT_EQ(c.phase1(a, &ws, &ex), 0) << aclGetRecentErrMsg();
+  aclDestroyAclOpExecutor(ex);
+  ex = nullptr;
+  DeviceTensor tf({2, 4}, ACL_FLOAT), xi({2, 4}, ACL_INT32), t16({2, 4}, ACL_INT16);
+  a = good;
+  a.target = tf;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "target", "dtype"}));
+  a.target = t16;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "target", "dtype"}));
+  a = good;
+  a.self = xi;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "self", "dtype"}));
+  DeviceTensor t0({2, 0}, ACL_INT64), i0({2, 0}, ACL_FLOAT);
+  a = good;
+  a.self = x0;
+  a.target = t0;
+  a.is_target = i0;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "no classes"}));
+}
+
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableClossMultilabel, ::testing::ValuesIn(multilabel_cases()),
+                         harness::case_name<ClossTableCase>);
 
 }  // namespace
 }  // namespace opsnn::test

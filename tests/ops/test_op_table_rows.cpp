@@ -33,6 +33,10 @@ struct RowArgs {
   double alpha = 1, swish_scale = 1;
   bool write_xsum = true;
   char *data_format = nullptr;
+  aclScalar *p = nullptr, *max_norm = nullptr;  // Renorm
+  int64_t dim = 0;
+  aclTensor *mask = nullptr, *pos_bias = nullptr;  // MaskedSoftmaxWithRelPosBias
+  double scale_value = 1;
 };
 
 using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
@@ -50,6 +54,9 @@ struct RowTableCase {
   bool variance = false;              // the rstd output holds the variance (InstanceNorm)
   bool activate = true;               // the activateSilu / activateSwish attribute passed
   std::string data_format = "NCHW";   // InstanceNorm: NCHW or NHWC
+  double p = 2, maxnorm = -1;         // Renorm (maxnorm -1: between the middle sub-tensor norms)
+  int64_t dim = 0;
+  double scale_value = 1;             // MaskedSoftmaxWithRelPosBias
   int (*phase1)(const RowArgs &, uint64_t *, aclOpExecutor **) = nullptr;
   Launch launch = nullptr;
   bool has(const char *r) const { return std::find(roles.begin(), roles.end(), r) != roles.end(); }
@@ -76,8 +83,37 @@ struct Problem {
   std::vector<int64_t> cs_shape;  // RoPE: cos / sin, broadcast to x
   std::vector<int64_t> normalized;
   aclIntArray *ns = nullptr;
-  ~Problem() { aclDestroyIntArray(ns); }
+  double maxnorm = 0;  // Renorm
+  Tensor mask, pos_bias;  // MaskedSoftmaxWithRelPosBias: x as [B, W, N, S1, S2]
+  std::vector<int64_t> mask_shape, bias_shape;
+  int64_t B = 1, W = 1, N = 1, S1 = 1, S2 = 1;
+  aclScalar *p_scalar = nullptr, *maxnorm_scalar = nullptr;
+  ~Problem() {
+    aclDestroyIntArray(ns);
+    aclDestroyScalar(p_scalar);
+    aclDestroyScalar(maxnorm_scalar);
+  }
 };
+
+// Renorm: the sub-tensor of each index along dim, as lists of row-major positions.
+std::vector<std::vector<int64_t>> renorm_slices(const std::vector<int64_t> &shape, int64_t dim) {
+  const size_t d = static_cast<size_t>(dim < 0 ? dim + static_cast<int64_t>(shape.size()) : dim);
+  std::vector<std::vector<int64_t>> out(static_cast<size_t>(shape[d]));
+  for (int64_t i = 0; i < numel_of(shape); ++i) out[static_cast<size_t>(unravel(i, shape)[d])].push_back(i);
+  return out;
+}
+
+std::vector<double> renorm_ref(const std::vector<double> &x, const std::vector<int64_t> &shape, int64_t dim, double p,
+                               double maxnorm) {
+  std::vector<double> y(x.size());
+  for (const auto &sl : renorm_slices(shape, dim)) {
+    std::vector<double> v;
+    for (int64_t i : sl) v.push_back(x[static_cast<size_t>(i)]);
+    const double f = refs::renorm_factor_ref(v, p, maxnorm);
+    for (int64_t i : sl) y[static_cast<size_t>(i)] = x[static_cast<size_t>(i)] * f;
+  }
+  return y;
+}
 
 bool want(const RowTableCase &c, const char *role, bool with_optional) {
   return c.has(role) && (with_optional || !c.is_optional(role));
@@ -109,6 +145,27 @@ std::unique_ptr<Problem> make_problem(const RowTableCase &c, aclDataType dt, boo
     for (int d = 0; d < nd; ++d) p->shape.push_back(1 + static_cast<int64_t>(g() % 5));
     p->shape.back() = 2 * (1 + static_cast<int64_t>(g() % 12));
     for (int d = 0; d < nd; ++d) p->cs_shape.push_back(d == nd - 1 || (g() & 1) ? p->shape[static_cast<size_t>(d)] : 1);
+  } else if (c.kind == "masked_softmax") {
+    p->B = 1 + static_cast<int64_t>(g() % 2);
+    p->W = 1 + static_cast<int64_t>(g() % 3);
+    p->N = 1 + static_cast<int64_t>(g() % 3);
+    p->S1 = 1 + static_cast<int64_t>(g() % 4);
+    p->S2 = 1 + static_cast<int64_t>(g() % 40);
+    const bool five = g() & 1;
+    if (!want(c, "mask", with_optional) && !five) p->W = 1;  // 4-d x without a mask: W = 1
+    p->shape = five ? std::vector<int64_t>{p->B, p->W, p->N, p->S1, p->S2}
+                    : std::vector<int64_t>{p->B * p->W, p->N, p->S1, p->S2};
+    const int mf = static_cast<int>(g() % 3), bf = static_cast<int>(g() % 3);
+    p->mask_shape = mf == 0 ? std::vector<int64_t>{p->W, p->S1, p->S2}
+                    : mf == 1 ? std::vector<int64_t>{p->W, 1, p->S1, p->S2}
+                              : std::vector<int64_t>{1, p->W, 1, p->S1, p->S2};
+    p->bias_shape = bf == 0 ? std::vector<int64_t>{p->N, p->S1, p->S2}
+                    : bf == 1 ? std::vector<int64_t>{1, p->N, p->S1, p->S2}
+                              : std::vector<int64_t>{1, 1, p->N, p->S1, p->S2};
+  } else if (c.kind == "renorm") {
+    const int nd = 2 + static_cast<int>(g() % 3);
+    for (int d = 0; d < nd; ++d) p->shape.push_back(1 + static_cast<int64_t>(g() % 5));
+    p->shape[static_cast<size_t>(c.dim < 0 ? c.dim + nd : c.dim)] += 2;  // a few sub-tensors at least
   } else if (c.kind == "softmax_cross_entropy") {
     p->shape = {1 + static_cast<int64_t>(g() % 5), 1 + static_cast<int64_t>(g() % 40)};
     p->stat_shape = {p->shape[0]};
@@ -146,6 +203,44 @@ std::unique_ptr<Problem> make_problem(const RowTableCase &c, aclDataType dt, boo
   }
   if (c.has("y2")) p->y2 = std::make_unique<DeviceTensor>(p->shape, dt);
   p->x->fill_random(-3, 3);
+  if (c.kind == "masked_softmax") {  // the mask: 0 / -1 and a few -inf (a row may be all -inf: NaN)
+    if (want(c, "mask", with_optional)) {
+      p->mask = std::make_unique<DeviceTensor>(p->mask_shape, dt);
+      auto v = std::vector<double>(static_cast<size_t>(numel_of(p->mask_shape)));
+      for (double &e : v) e = g() % 5 == 0 ? -INFINITY : (g() % 2 ? 0.0 : -1.0);
+      p->mask->set_values(v);
+    }
+    p->pos_bias = std::make_unique<DeviceTensor>(p->bias_shape, dt);
+    p->pos_bias->fill_random(-1, 1);
+  }
+  if (c.kind == "renorm") {  // sub-tensors of different magnitudes; maxNorm between the middle norms
+    auto v = p->x->values();
+    const auto slices = renorm_slices(p->shape, c.dim);
+    for (const auto &sl : slices) {
+      const double f = 0.05 + 2.0 * static_cast<double>(g() % 1000) / 1000;
+      for (int64_t i : sl) v[static_cast<size_t>(i)] *= f;
+    }
+    p->x->set_values(v);
+    v = p->x->values();
+    std::vector<double> norms;
+    for (const auto &sl : slices) {
+      std::vector<double> e;
+      for (int64_t i : sl) e.push_back(v[static_cast<size_t>(i)]);
+      long double s = 0;
+      if (std::isinf(c.p)) {
+        for (double a : e) s = std::max<long double>(s, std::fabs(a));
+      } else {
+        for (double a : e) s += powl(fabsl(a), c.p);
+        s = powl(s, 1 / static_cast<long double>(c.p));
+      }
+      norms.push_back(static_cast<double>(s));
+    }
+    std::sort(norms.begin(), norms.end());
+    const size_t k = norms.size() / 2;
+    p->maxnorm = c.maxnorm >= 0 ? c.maxnorm : (norms[k - 1] + norms[k]) / 2;
+    p->p_scalar = aclCreateScalar(const_cast<double *>(&c.p), ACL_DOUBLE);
+    p->maxnorm_scalar = aclCreateScalar(&p->maxnorm, ACL_DOUBLE);
+  }
   if (c.kind == "rope") {
     p->cos = std::make_unique<DeviceTensor>(p->cs_shape, dt);
     p->sin = std::make_unique<DeviceTensor>(p->cs_shape, dt);
@@ -214,6 +309,12 @@ RowArgs args_of(const RowTableCase &c, const Problem &p) {
   a.swish_scale = c.swish_scale;
   a.write_xsum = c.write_xsum;
   a.data_format = const_cast<char *>(c.data_format.c_str());
+  a.p = p.p_scalar;
+  a.max_norm = p.maxnorm_scalar;
+  a.dim = c.dim;
+  a.mask = get(p.mask);
+  a.pos_bias = get(p.pos_bias);
+  a.scale_value = c.scale_value;
   return a;
 }
 
@@ -252,6 +353,33 @@ void check_problem(const RowTableCase &c, Problem &p) {
     EXPECT_TRUE(meets_precision(t->dtype(), t->values(), want)) << what;
     EXPECT_TRUE(t->untouched_outside_view()) << what;
   };
+  if (c.kind == "renorm") {
+    compare(c.inplace ? p.x : p.y, renorm_ref(x, p.shape, c.dim, c.p, p.maxnorm), "out");
+    return;
+  }
+  if (c.kind == "masked_softmax") {  // rows (b, w, n, s1) of S2: softmax(scale x + mask[w, s1] + bias[n, s1])
+    const auto mv = p.mask ? p.mask->values() : std::vector<double>{}, bv = p.pos_bias->values();
+    std::vector<double> y;
+    for (int64_t r = 0; r < numel_of(p.shape) / p.S2; ++r) {
+      const int64_t s1 = r % p.S1, n = r / p.S1 % p.N, w = r / (p.S1 * p.N) % p.W;
+      std::vector<long double> z;
+      long double m = -INFINITY;
+      bool nan = false;
+      for (int64_t j = 0; j < p.S2; ++j) {
+        long double v = static_cast<long double>(c.scale_value) * x[static_cast<size_t>(r * p.S2 + j)] +
+                        bv[static_cast<size_t>((n * p.S1 + s1) * p.S2 + j)];
+        if (!mv.empty()) v += mv[static_cast<size_t>((w * p.S1 + s1) * p.S2 + j)];
+        z.push_back(v);
+        nan = nan || std::isnan(static_cast<double>(v));
+        m = std::max(m, v);
+      }
+      long double s = 0;
+      for (long double v : z) s += expl(v - m);
+      for (long double v : z) y.push_back(nan || std::isinf(static_cast<double>(m)) ? NAN : static_cast<double>(expl(v - m) / s));
+    }
+    compare(p.y, y, "out");
+    return;
+  }
   if (c.kind == "instance_norm") {  // rows (n, c) gathered over the spatial positions
     const bool last = c.data_format == "NHWC";
     const size_t cd = last ? 3 : 1;
@@ -477,6 +605,62 @@ TEST_P(OpTableRows, ErrorsNameTheArgument) {
     a.sin = nullptr;
     EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, "sin"}));
   }
+  if (c.kind == "masked_softmax") {  // x not 4-d / 5-d, mask / bias shapes, a null bias
+    DeviceTensor x3({2, 3, 4}, dt), y3({2, 3, 4}, dt), badm({97}, dt);
+    RowArgs a = args_of(c, *p);
+    a.x = x3;
+    a.y = y3;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "x", "[B, W, N, S1, S2]"}));
+    a = args_of(c, *p);
+    a.pos_bias = badm;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "relativePosBias"}));
+    a = args_of(c, *p);
+    a.pos_bias = nullptr;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, "relativePosBias"}));
+    std::vector<int64_t> ms = {p->W + 1, p->S1, p->S2};
+    DeviceTensor wm(ms, dt);
+    a = args_of(c, *p);
+    a.mask = wm;
+    EXPECT_EQ(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID);
+    EXPECT_NE(std::string(aclGetRecentErrMsg()).find("attenMaskOptional"), std::string::npos) << aclGetRecentErrMsg();
+    DeviceTensor md(p->mask_shape, dt == ACL_FLOAT ? ACL_FLOAT16 : ACL_FLOAT);
+    a = args_of(c, *p);
+    a.mask = md;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "attenMaskOptional", "dtype"}));
+  }
+  if (c.kind == "renorm") {  // p <= 0 or NaN, maxNorm < 0, null scalars, dim out of range, a 1-D self
+    for (double bad_p : {0.0, -1.0, static_cast<double>(NAN)}) {
+      aclScalar *ps = aclCreateScalar(&bad_p, ACL_DOUBLE);
+      RowArgs a = args_of(c, *p);
+      a.p = ps;
+      EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "p must be positive"})) << bad_p;
+      aclDestroyScalar(ps);
+    }
+    double neg = -0.5;
+    aclScalar *ms = aclCreateScalar(&neg, ACL_DOUBLE);
+    RowArgs a = args_of(c, *p);
+    a.max_norm = ms;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "maxNorm"}));
+    aclDestroyScalar(ms);
+    a = args_of(c, *p);
+    a.p = nullptr;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, "p"}));
+    a = args_of(c, *p);
+    a.max_norm = nullptr;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, "maxNorm"}));
+    const int64_t nd = static_cast<int64_t>(p->shape.size());
+    for (int64_t bad_dim : {nd, -nd - 1, int64_t{1} << 40}) {
+      a = args_of(c, *p);
+      a.dim = bad_dim;
+      EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "dim", "out of range"})) << bad_dim;
+    }
+    DeviceTensor one({5}, dt), one_out({5}, dt);
+    a = args_of(c, *p);
+    a.x = one;
+    a.y = c.inplace ? one.get() : one_out.get();
+    a.dim = 0;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, c.x_name.c_str(), "2 dims"}));
+  }
   if (c.kind == "group_norm") {  // a group count that does not divide C
     RowArgs a = args_of(c, *p);
     a.group = p->shape[1] + 1;
@@ -489,6 +673,49 @@ TEST_P(OpTableRows, ErrorsNameTheArgument) {
     a.x = b;
     EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "dtype"}));
   }
+}
+
+// Renorm on special values (NaN: the sub-tensor's norm is NaN and it is left as is; inf: the norm is
+// inf, the factor 0), maxNorm 0, and empty tensors (no sub-tensors, or empty ones), against the reference.
+TEST(OpTableRowsRenorm, SpecialValuesAndEmpty) {
+  int ran = 0;
+  for (const RowTableCase &c : all_cases()) {
+    if (c.kind != "renorm") continue;
+    ++ran;
+    for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16}) {
+      SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt);
+      for (const std::vector<int64_t> &shape : std::vector<std::vector<int64_t>>{{4, 3}, {0, 3}, {3, 0}, {2, 0, 3}}) {
+        SCOPED_TRACE(::testing::PrintToString(shape));
+        DeviceTensor x(shape, dt), y(shape, dt);
+        const int64_t n = numel_of(shape);
+        std::vector<double> v(static_cast<size_t>(n));
+        const double specials[] = {NAN, INFINITY, -INFINITY, 0.0, -0.0, 1.0, -2.5, 100.0, 1e-3, 3.0, -7.0, 0.5};
+        for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = specials[i % 12];
+        x.set_values(v);
+        y.poison();
+        const auto xv = x.values();
+        for (double maxnorm : {0.0, 2.0}) {
+          double pv = c.p;
+          aclScalar *ps = aclCreateScalar(&pv, ACL_DOUBLE), *ms = aclCreateScalar(&maxnorm, ACL_DOUBLE);
+          RowArgs a;
+          a.x = x;
+          a.y = c.inplace ? x.get() : y.get();
+          a.p = ps;
+          a.max_norm = ms;
+          a.dim = c.dim >= static_cast<int64_t>(shape.size()) ? 0 : c.dim;
+          if (c.inplace) x.set_values(xv);
+          const int rc = run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch);
+          aclDestroyScalar(ps);
+          aclDestroyScalar(ms);
+          ASSERT_EQ(rc, 0) << aclGetRecentErrMsg();
+          auto want = renorm_ref(xv, shape, a.dim, c.p, maxnorm);
+          for (double &e : want) e = round_to(dt, e);
+          EXPECT_TRUE(meets_precision(dt, (c.inplace ? x : y).values(), want)) << "maxNorm " << maxnorm;
+        }
+      }
+    }
+  }
+  EXPECT_GT(ran, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableRows, ::testing::ValuesIn(all_cases()), harness::case_name<RowTableCase>);

@@ -31,6 +31,8 @@ enum class DimwiseOp : uint8_t {
   kNormalize,  // layer / RMS / group / instance norm of the line; results: y, mean, rstd, the summed input, variance
   kSoftmaxCrossEntropy,  // in: features, labels; results: loss (one), backprop
   kRope,                 // in: x, cos, sin; y = x * cos + rotate(x) * sin (params.k: 0 half, 1 interleave)
+  kRenorm,               // y = x * (norm > maxnorm ? maxnorm / (norm + 1e-7) : 1), norm the line's p-norm (torch.renorm)
+  kMaskedSoftmax,        // y = softmax(scale * x + in[mask_in] + in[pos_bias_in]) (MaskedSoftmaxWithRelPosBias)
 };
 const char *dimwise_op_name(DimwiseOp op);
 
@@ -50,6 +52,9 @@ struct DimwiseParams {
   // Per-row modulation after gamma / beta: y = y * (1 + in[scale_in]) + in[shift_in] (AdaLayerNorm), -1: none
   int scale_in = -1, shift_in = -1;
   int gamma_in = -1, beta_in = -1;  // input index of gamma / beta (broadcast along the outer dims), -1: none
+  double p = 2, maxnorm = 0;        // kRenorm: the norm's order (> 0, may be inf) and the bound
+  double scale = 1;                 // kMaskedSoftmax: x's scale; mask / bias inputs (-1: none)
+  int mask_in = -1, pos_bias_in = -1;
 };
 
 struct DimwiseLoop {

@@ -129,6 +129,47 @@ void line(const DimwiseLoop &L, T *const *xs, int64_t n, T *const *res, int64_t 
   T *y0 = res[0], *y1 = res[1];
   switch (L.op) {
     case DimwiseOp::kNormalize: normalize(L.params, xs, n, res); return;
+    case DimwiseOp::kMaskedSoftmax: {  // softmax of scale * x + mask + bias (a row of -inf: NaN)
+      if constexpr (std::is_floating_point_v<T>) {
+        const T sc = static_cast<T>(L.params.scale);
+        for (int64_t i = 0; i < n; ++i) y0[i] = sc * x[i];
+        if (L.params.mask_in >= 0)
+          for (int64_t i = 0; i < n; ++i) y0[i] += xs[L.params.mask_in][i];
+        if (L.params.pos_bias_in >= 0)
+          for (int64_t i = 0; i < n; ++i) y0[i] += xs[L.params.pos_bias_in][i];
+        const T m = lane_max(y0, n);
+        for (int64_t i = 0; i < n; ++i) y0[i] = ex(y0[i] - m);
+        const T s = lane_sum<T>(n, [&](int64_t i) { return y0[i]; });
+        const T inv = 1 / s;
+        for (int64_t i = 0; i < n; ++i) y0[i] *= inv;
+      }
+      return;
+    }
+    case DimwiseOp::kRenorm: {  // torch.renorm: the line is one sub-tensor; its p-norm bounded by maxnorm
+      if constexpr (std::is_floating_point_v<T>) {
+        const double p = L.params.p;
+        T norm;
+        if (p == 1) {
+          norm = lane_sum<T>(n, [&](int64_t i) { return std::fabs(x[i]); });
+        } else if (p == 2) {
+          norm = std::sqrt(lane_sum<T>(n, [&](int64_t i) { return x[i] * x[i]; }));
+        } else if (std::isinf(p)) {
+          norm = 0;
+          for (int64_t i = 0; i < n; ++i) {
+            const T a = std::fabs(x[i]);
+            norm = (a > norm || a != a) ? a : norm;
+            if (a != a) break;
+          }
+        } else {
+          const T tp = static_cast<T>(p);
+          norm = std::pow(lane_sum<T>(n, [&](int64_t i) { return std::pow(std::fabs(x[i]), tp); }), 1 / tp);
+        }
+        const T maxnorm = static_cast<T>(L.params.maxnorm);
+        const T factor = norm > maxnorm ? maxnorm / (norm + static_cast<T>(1e-7)) : T(1);
+        for (int64_t i = 0; i < n; ++i) y0[i] = x[i] * factor;
+      }
+      return;
+    }
     case DimwiseOp::kRope: {  // rotate: half mode cat(-x2, x1); interleave mode pairs (a, b) -> (-b, a)
       const T *cs = xs[1], *sn = xs[2];
       if (L.params.k == 0) {

@@ -44,6 +44,8 @@ const char *dimwise_op_name(DimwiseOp op) {
     case DimwiseOp::kNormalize: return "normalize";
     case DimwiseOp::kSoftmaxCrossEntropy: return "softmax_cross_entropy";
     case DimwiseOp::kRope: return "rope";
+    case DimwiseOp::kRenorm: return "renorm";
+    case DimwiseOp::kMaskedSoftmax: return "masked_softmax";
   }
   return "?";
 }

@@ -158,4 +158,58 @@ int class_loss_run(const ClassLossPlan &P, const ClassLossArgs &a) {
   return 0;
 }
 
+uint64_t multilabel_workspace_bytes(const ClassLossPlan &P) {
+  const uint64_t c = static_cast<uint64_t>(P.classes), n = static_cast<uint64_t>(P.positions);
+  return (n + static_cast<uint64_t>(P.tasks) * 3 * c) * sizeof(double) + 64;
+}
+
+int multilabel_margin_run(const ClassLossPlan &P, const ClassLossArgs &a, char *is_target) {
+  const int64_t C = P.classes, N = P.positions;
+  // Every target value first: one outside [-1, C) fails the launch before anything is written.
+  for (int64_t p = 0; p < N; ++p)
+    for (int64_t c = 0; c < C; ++c) {
+      const int64_t t = load_index(P.target_dtype, a.target, p * P.target_pos[0] + c * P.target_class);
+      if (t < -1 || t >= C)
+        return fail(ACLNN_ERR_PARAM_INVALID, "target: value %lld at [%lld, %lld] is out of range [-1, %lld)",
+                    static_cast<long long>(t), static_cast<long long>(p), static_cast<long long>(c),
+                    static_cast<long long>(C));
+    }
+  auto *terms = static_cast<double *>(a.workspace);
+  const int64_t es = static_cast<int64_t>(core::dtype_size(P.x_dtype));
+  auto body = [&](int64_t task) {
+    double *x = terms + N + task * 3 * C, *count = x + C;
+    auto *tg = reinterpret_cast<int64_t *>(count + C);
+    for (int64_t p = N * task / P.tasks; p < N * (task + 1) / P.tasks; ++p) {
+      load_as<double>(P.x_dtype, a.x + p * P.x_pos[0] * es, P.x_class * es, x, C);
+      std::memset(count, 0, static_cast<size_t>(C) * sizeof(double));
+      int64_t nt = 0;
+      for (; nt < C; ++nt) {
+        tg[nt] = load_index(P.target_dtype, a.target, p * P.target_pos[0] + nt * P.target_class);
+        if (tg[nt] < 0) break;
+        count[tg[nt]] += 1;
+      }
+      double sum = 0;
+      for (int64_t j = 0; j < nt; ++j) {
+        const double xt = x[tg[j]];
+        for (int64_t i = 0; i < C; ++i) {
+          if (count[i] != 0) continue;
+          const double z = 1 - xt + x[i];
+          if (z > 0) sum += z;
+        }
+      }
+      terms[p] = sum / static_cast<double>(C);
+      if (P.reduction == 0) store_one(terms[p], P.out_dtype, a.out, p * P.out_pos[0]);
+      const int64_t ies = static_cast<int64_t>(core::dtype_size(P.is_target_dtype));
+      store_from<double>(count, P.is_target_dtype, is_target + p * P.is_target_pos * ies, P.is_target_class * ies, C);
+    }
+  };
+  core::parallel_tasks(P.tasks, body);
+  if (P.reduction != 0) {
+    double s = 0;
+    for (int64_t p = 0; p < N; ++p) s += terms[p];
+    store_one(P.reduction == 1 ? s / static_cast<double>(N) : s, P.out_dtype, a.out, 0);
+  }
+  return 0;
+}
+
 }  // namespace opsnn::kernels

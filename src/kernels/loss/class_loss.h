@@ -45,6 +45,9 @@ struct ClassLossPlan {
               out_dtype = ACL_FLOAT, total_dtype = ACL_FLOAT;
   bool has_weight = false;
   bool has_total_out = false;  // forward: write total
+  // Multilabel margin: the target's class stride and the isTarget output's strides and dtype.
+  int64_t target_class = 0, is_target_pos = 0, is_target_class = 0;
+  aclDataType is_target_dtype = ACL_FLOAT;
   int tasks = 1;               // position ranges run in parallel, each with its own class buffer
   // Workspace: weights (classes doubles), terms (positions doubles), tasks class buffers.
   uint64_t workspace_bytes() const;
@@ -58,5 +61,15 @@ struct ClassLossArgs {
 
 // Phase 2. Returns 0, or 161002 after opsnn::set_last_error for a target out of range.
 int class_loss_run(const ClassLossPlan &plan, const ClassLossArgs &args);
+
+// The multilabel margin loss (torch.nn.functional.multilabel_margin_loss) over rows p of x [N, C]
+// (npos 0 or 1) with a target row of class indices ended by the first -1 (every value must be in
+// [-1, C): 161002 at launch, nothing written). With T the row's targets before the -1 (repeats
+// kept) and isTarget[c] the number of times c is in T:
+//   term[p] = sum over j in T, i with isTarget[i] == 0 of max(0, 1 - (x[T_j] - x[i])) / C
+// (a NaN comparison adds nothing, as PyTorch's z > 0); out = term (none), sum, or sum / N (mean).
+// Workspace: multilabel_workspace_bytes(); terms summed in row order (thread-count independent).
+uint64_t multilabel_workspace_bytes(const ClassLossPlan &plan);
+int multilabel_margin_run(const ClassLossPlan &plan, const ClassLossArgs &args, char *is_target);
 
 }  // namespace opsnn::kernels

@@ -1,5 +1,6 @@
 #include "kernels/norm/row_norm_grad.h"
 
+#include <cmath>
 #include <cstring>
 
 #include "kernels/elementwise/convert.h"
@@ -17,10 +18,10 @@ int64_t row_offset(const NormGradRowVector &v, int64_t r) {
   return off;
 }
 
-// Element offsets of one operand at row r (outer) or inner element i.
-int64_t outer_offset(const NormGradPlan &P, const NormGradOperand &o, int64_t r) {
+// Element offset of one operand at row r over the first `ndims` outer dims.
+int64_t outer_offset(const NormGradPlan &P, const NormGradOperand &o, int64_t r, int ndims) {
   int64_t off = 0;
-  for (int d = P.nouter - 1; d >= 0; --d) {
+  for (int d = ndims - 1; d >= 0; --d) {
     off += (r % P.outer_shape[d]) * o.outer[d];
     r /= P.outer_shape[d];
   }
@@ -31,21 +32,13 @@ int64_t outer_offset(const NormGradPlan &P, const NormGradOperand &o, int64_t r)
 struct InnerWalk {
   const NormGradPlan &P;
   int64_t idx[kMaxLoopDims] = {};
-  int64_t x = 0, dy = 0, dx = 0, g = 0, a = 0;
+  int64_t off[kNgCount] = {};
   explicit InnerWalk(const NormGradPlan &plan) : P(plan) {}
   void next() {
     for (int d = P.ninner - 1; d >= 0; --d) {
-      x += P.x.inner[d];
-      dy += P.dy.inner[d];
-      dx += P.dx.inner[d];
-      g += P.gamma.inner[d];
-      a += P.acc.inner[d];
+      for (int k = 0; k < kNgCount; ++k) off[k] += P.io[k].inner[d];
       if (++idx[d] < P.inner_shape[d]) return;
-      x -= P.x.inner[d] * P.inner_shape[d];
-      dy -= P.dy.inner[d] * P.inner_shape[d];
-      dx -= P.dx.inner[d] * P.inner_shape[d];
-      g -= P.gamma.inner[d] * P.inner_shape[d];
-      a -= P.acc.inner[d] * P.inner_shape[d];
+      for (int k = 0; k < kNgCount; ++k) off[k] -= P.io[k].inner[d] * P.inner_shape[d];
       idx[d] = 0;
     }
   }
@@ -55,36 +48,78 @@ struct InnerWalk {
 
 void norm_grad_run(const NormGradPlan &P, const NormGradArgs &a) {
   auto *ws = static_cast<double *>(a.workspace);
-  const int64_t L = P.len, A = P.acc_size;
+  const int64_t L = P.len, A = P.acc_size, per_task = static_cast<int64_t>(P.task_doubles());
   const bool acc = P.has_dgamma || P.has_dbeta;
+  const auto &io = P.io;
+  const bool has_x2 = io[kNgX2].present, has_gamma = io[kNgGamma].present, has_beta = io[kNgBeta].present,
+             has_scale = io[kNgScale].present, has_dsum = io[kNgDsum].present, want_ds = io[kNgDscale].present,
+             want_dsh = io[kNgDshift].present;
+  auto load = [&](int k, int64_t off) { return load_one(io[k].dtype, a.in[k], off); };
   auto task = [&](int64_t t) {
-    double *dg = ws + t * (2 * A + 5 * L), *db = dg + A, *xh = db + A, *gg = xh + L, *dyv = gg + L;
+    double *dg = ws + t * per_task, *db = dg + A, *xh = db + A, *gg = xh + L, *ds = gg + L, *dsh = ds + L;
     if (acc) std::memset(dg, 0, static_cast<size_t>(2 * A) * sizeof(double));
-    for (int64_t r = P.rows * t / P.tasks; r < P.rows * (t + 1) / P.tasks; ++r) {
-      const int64_t xo = outer_offset(P, P.x, r), yo = outer_offset(P, P.dy, r), oo = outer_offset(P, P.dx, r),
-                    go = outer_offset(P, P.gamma, r), ao = outer_offset(P, P.acc, r);
-      const double mean = P.has_mean ? load_one(P.mean.dtype, a.mean, row_offset(P.mean, r)) : 0.0;
-      const double rstd = load_one(P.rstd.dtype, a.rstd, row_offset(P.rstd, r));
-      double s1 = 0, s2 = 0;
-      InnerWalk w(P);
-      for (int64_t i = 0; i < L; ++i, w.next()) {
-        const double dy = load_one(P.dy.dtype, a.dy, yo + w.dy);
-        const double xhat = (load_one(P.x.dtype, a.x, xo + w.x) - mean) * rstd;
-        const double g = P.has_gamma ? dy * load_one(P.gamma.dtype, a.gamma, go + w.g) : dy;
-        xh[i] = xhat;
-        gg[i] = g;
-        dyv[i] = dy;
-        s1 += g;
-        s2 += g * xhat;
-        if (acc) {
-          dg[ao + w.a] += dy * xhat;
-          db[ao + w.a] += dy;
+    for (int64_t bt = P.batches * t / P.tasks; bt < P.batches * (t + 1) / P.tasks; ++bt) {
+      if (has_scale) {
+        std::memset(ds, 0, static_cast<size_t>(L) * sizeof(double));
+        std::memset(dsh, 0, static_cast<size_t>(L) * sizeof(double));
+      }
+      for (int64_t r = bt * P.batch_rows; r < (bt + 1) * P.batch_rows; ++r) {
+        int64_t ro[kNgCount];
+        for (int k = 0; k < kNgCount; ++k) ro[k] = io[k].present ? outer_offset(P, io[k], r, P.nouter) : 0;
+        const double mean = P.has_mean ? load_one(P.mean.dtype, a.mean, row_offset(P.mean, r)) : 0.0;
+        const double rstd = load_one(P.rstd.dtype, a.rstd, row_offset(P.rstd, r));
+        double s1 = 0, s2 = 0;
+        InnerWalk w(P);
+        for (int64_t i = 0; i < L; ++i, w.next()) {
+          double z = load(kNgX, ro[kNgX] + w.off[kNgX]);
+          if (has_x2) z = P.alpha * z + load(kNgX2, ro[kNgX2] + w.off[kNgX2]);
+          const double xhat = (z - mean) * rstd;
+          const double gamma = has_gamma ? load(kNgGamma, ro[kNgGamma] + w.off[kNgGamma]) : 1.0;
+          double e = load(kNgDy, ro[kNgDy] + w.off[kNgDy]), te = e;
+          if (P.swish || has_scale) {
+            const double n = xhat * gamma + (has_beta ? load(kNgBeta, ro[kNgBeta] + w.off[kNgBeta]) : 0.0);
+            if (P.swish) {
+              const double m = n, sig = 1 / (1 + std::exp(-P.swish_scale * m));
+              e *= sig + P.swish_scale * m * sig * (1 - sig);
+              te = e;
+            }
+            if (has_scale) {
+              ds[i] += e * n;
+              dsh[i] += e;
+              te = e * (1 + load(kNgScale, ro[kNgScale] + w.off[kNgScale]));
+            }
+          }
+          const double g = te * gamma;
+          xh[i] = xhat;
+          gg[i] = g;
+          s1 += g;
+          s2 += g * xhat;
+          if (acc) {
+            dg[w.off[kNgAcc] + ro[kNgAcc]] += te * xhat;
+            db[w.off[kNgAcc] + ro[kNgAcc]] += te;
+          }
+        }
+        if (!io[kNgDx].present && !io[kNgDx2].present) continue;
+        const double m1 = P.rms ? 0.0 : s1 / static_cast<double>(L), m2 = s2 / static_cast<double>(L);
+        InnerWalk o(P);
+        for (int64_t i = 0; i < L; ++i, o.next()) {
+          const double dz = rstd * (gg[i] - m1 - xh[i] * m2);
+          if (io[kNgDx].present) {
+            const double dx = P.alpha * dz + (has_dsum ? load(kNgDsum, ro[kNgDsum] + o.off[kNgDsum]) : 0.0);
+            store_one(dx, io[kNgDx].dtype, a.out[kNgDx], ro[kNgDx] + o.off[kNgDx]);
+          }
+          if (io[kNgDx2].present) store_one(dz, io[kNgDx2].dtype, a.out[kNgDx2], ro[kNgDx2] + o.off[kNgDx2]);
         }
       }
-      if (!P.has_dx) continue;
-      const double m1 = P.rms ? 0.0 : s1 / static_cast<double>(L), m2 = s2 / static_cast<double>(L);
+      if (!want_ds && !want_dsh) continue;
+      // The batch's scale / shift gradients: outer dims but the last (the batch's rows share them).
+      const int64_t bs = outer_offset(P, io[kNgDscale], bt, P.nouter - 1),
+                    bh = outer_offset(P, io[kNgDshift], bt, P.nouter - 1);
       InnerWalk o(P);
-      for (int64_t i = 0; i < L; ++i, o.next()) store_one(rstd * (gg[i] - m1 - xh[i] * m2), P.dx.dtype, a.dx, oo + o.dx);
+      for (int64_t i = 0; i < L; ++i, o.next()) {
+        if (want_ds) store_one(ds[i], io[kNgDscale].dtype, a.out[kNgDscale], bs + o.off[kNgDscale]);
+        if (want_dsh) store_one(dsh[i], io[kNgDshift].dtype, a.out[kNgDshift], bh + o.off[kNgDshift]);
+      }
     }
   };
   core::parallel_tasks(P.tasks, task);
@@ -93,8 +128,8 @@ void norm_grad_run(const NormGradPlan &P, const NormGradArgs &a) {
   for (int64_t k = 0; k < A; ++k) {
     double g = 0, b = 0;
     for (int t = 0; t < P.tasks; ++t) {
-      g += ws[t * (2 * A + 5 * L) + k];
-      b += ws[t * (2 * A + 5 * L) + A + k];
+      g += ws[t * per_task + k];
+      b += ws[t * per_task + A + k];
     }
     int64_t og = 0, ob = 0, rem = k;
     for (int d = P.ngamma - 1; d >= 0; --d) {

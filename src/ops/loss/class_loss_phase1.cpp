@@ -37,6 +37,20 @@ struct ClassLossStep final : core::Step {
 
 bool single(const aclTensor &t) { return t.ndim == 0 || (t.ndim == 1 && t.dims[0] == 1); }
 
+struct MultilabelStep final : core::Step {
+  ClassLossPlan plan;
+  core::OperandRef x, target, out, is_target;
+  core::WsKey ws;
+  int run(const core::LaunchArgs &args) const override {
+    kernels::ClassLossArgs a;
+    a.x = x.address(args);
+    a.target = target.address(args);
+    a.out = out.address(args);
+    a.workspace = args.get(ws);
+    return kernels::multilabel_margin_run(plan, a, is_target.address(args));
+  }
+};
+
 void require_single(const aclTensor &t, const char *name, const char *what) {
   if (!single(t))
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be 0-d or [1] (%s), got shape %s", name, what,
@@ -86,9 +100,67 @@ void record_log_softmax(core::OpBuilder &b, const aclTensor &x, int x_slot, int 
   record_dimwise(b, L, &in, outs);
 }
 
+// MultilabelMarginLoss: self [C] or [N, C], target of the same shape (class indices ended by -1),
+// out [N] (reduction none; 0-d or [1] for a 1-d self) or one value, isTarget shaped like self.
+void multilabel_phase1(core::OpBuilder &b, const ClassLossRule &rule, const ClassLossCall &c) {
+  core::check_dtype_in(c.self, c.self_name, rule.dtypes);
+  core::check_dtype_in(c.target, c.target_name, rule.target_dtypes);
+  core::check_dtype_in(c.out, c.out_name, rule.dtypes);
+  core::check_dtype_in(c.is_target, c.is_target_name, rule.dtypes);
+  const int reduction = parse_reduction(c);
+  const aclTensor &x = *c.self;
+  if (x.ndim != 1 && x.ndim != 2)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be [C] or [N, C], got shape %s", c.self_name,
+                core::shape_string(x).c_str());
+  const int64_t classes = x.dims[x.ndim - 1], rows = x.ndim == 2 ? x.dims[0] : 1;
+  if (classes == 0)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has no classes (shape %s)", c.self_name, core::shape_string(x).c_str());
+  const core::Shape xs = core::Shape::of(x);
+  core::check_shape_equals(*c.target, c.target_name, xs);
+  core::check_shape_equals(*c.is_target, c.is_target_name, xs);
+  core::check_no_internal_overlap(*c.is_target, c.is_target_name);
+  if (reduction == 0 && x.ndim == 2) {
+    core::Shape n;
+    n.dims[n.ndim++] = rows;
+    core::check_shape_equals(*c.out, c.out_name, n);
+    core::check_no_internal_overlap(*c.out, c.out_name);
+  } else {
+    require_single(*c.out, c.out_name, reduction == 0 ? "the loss of a 1-d self" : "the reduced loss");
+  }
+  const int s = b.input(c.self), t = b.input(c.target), o = b.output(c.out), it = b.output(c.is_target);
+  auto &st = b.add_step<MultilabelStep>();
+  ClassLossPlan &P = st.plan;
+  const aclTensor &sx = b.tensor(s), &tx = b.tensor(t), &ox = b.tensor(o), &ix = b.tensor(it);
+  P.reduction = reduction;
+  P.classes = classes;
+  P.positions = rows;
+  P.npos = x.ndim - 1;
+  P.x_dtype = sx.dtype;
+  P.x_class = sx.strides[sx.ndim - 1];
+  P.x_pos[0] = sx.ndim == 2 ? sx.strides[0] : 0;
+  P.target_dtype = tx.dtype;
+  P.target_class = tx.strides[tx.ndim - 1];
+  P.target_pos[0] = tx.ndim == 2 ? tx.strides[0] : 0;
+  P.out_dtype = ox.dtype;
+  P.out_pos[0] = reduction == 0 && ox.ndim == 1 ? ox.strides[0] : 0;
+  P.is_target_dtype = ix.dtype;
+  P.is_target_class = ix.strides[ix.ndim - 1];
+  P.is_target_pos = ix.ndim == 2 ? ix.strides[0] : 0;
+  P.tasks = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(rows, core::num_threads())));
+  st.x = core::OperandRef::of_slot(s, sx);
+  st.target = core::OperandRef::of_slot(t, tx);
+  st.out = core::OperandRef::of_slot(o, ox);
+  st.is_target = core::OperandRef::of_slot(it, ix);
+  st.ws = b.book("multilabel_margin", kernels::multilabel_workspace_bytes(P));
+}
+
 }  // namespace
 
 void class_loss_phase1(core::OpBuilder &b, const ClassLossRule &rule, const ClassLossCall &c) {
+  if (rule.kind == ClassLossKind::kMultilabelMargin) {
+    multilabel_phase1(b, rule, c);
+    return;
+  }
   const bool forward = rule.kind == ClassLossKind::kNll || rule.kind == ClassLossKind::kCrossEntropy;
   const bool nll = rule.kind == ClassLossKind::kNll || rule.kind == ClassLossKind::kNllBackward;
   if (!forward) core::check_dtype_in(c.grad, c.grad_name, rule.dtypes);

@@ -11,7 +11,7 @@
 
 namespace opsnn::ops {
 
-enum class ClassLossKind : uint8_t { kNll, kNllBackward, kCrossEntropy, kCrossEntropyGrad };
+enum class ClassLossKind : uint8_t { kNll, kNllBackward, kCrossEntropy, kCrossEntropyGrad, kMultilabelMargin };
 
 struct ClassLossRule {
   ClassLossKind kind;
@@ -36,6 +36,8 @@ struct ClassLossCall {
   const aclTensor *out = nullptr, *log_prob = nullptr, *zloss = nullptr, *lse_out = nullptr;
   const char *out_name = "out", *log_prob_name = "logProbOut", *zloss_name = "zlossOut",
              *lse_out_name = "lseForZlossOut";
+  const aclTensor *is_target = nullptr;  // MultilabelMarginLoss: per class, how often it is a target
+  const char *is_target_name = "isTarget";
 };
 
 void class_loss_phase1(core::OpBuilder &b, const ClassLossRule &rule, const ClassLossCall &c);

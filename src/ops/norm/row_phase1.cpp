@@ -48,6 +48,12 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
     core::check_tensor(c.cos, c.cos_name);
     core::check_tensor(c.sin, c.sin_name);
   }
+  if (c.mask != nullptr) core::check_tensor(c.mask, c.mask_name);
+  if (c.has_pos_bias) core::check_tensor(c.pos_bias, c.pos_bias_name);
+  if (rule.kind == RowKind::kRenorm) {
+    core::check_scalar(c.p, "p");
+    core::check_scalar(c.max_norm, "maxNorm");
+  }
   core::check_tensor(c.y, c.y_name);
   if (c.has_y2) core::check_tensor(c.y2, c.y2_name);
   if (c.has_mean && (c.mean != nullptr || !c.mean_optional)) core::check_tensor(c.mean, c.mean_name);
@@ -75,7 +81,55 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
   Rows rows;
   OperandStrides xst;
   int split = 0;
+  int rdim = 0;  // kRenorm: the rows' dim
+  // kMaskedSoftmax: x as [B, W, N, S1] rows of S2; an operand's strides over them (4-d x: B*W split by W).
+  int64_t msw = 1;
+  auto window_strides = [&](const aclTensor *t) {
+    OperandStrides s;
+    if (t->ndim == 5) {
+      s.outer = {t->strides[0], t->strides[1], t->strides[2], t->strides[3]};
+      s.line = {t->strides[4]};
+    } else {
+      s.outer = {t->strides[0] * msw, t->strides[0], t->strides[1], t->strides[2]};
+      s.line = {t->strides[3]};
+    }
+    return s;
+  };
   switch (rule.kind) {
+    case RowKind::kMaskedSoftmax: {
+      if (nd != 4 && nd != 5)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be [B*W, N, S1, S2] or [B, W, N, S1, S2], got shape %s",
+                    c.x_name, core::shape_string(x).c_str());
+      if (nd == 4 && c.mask != nullptr && c.mask->ndim >= 3) msw = c.mask->dims[c.mask->ndim == 5 ? 1 : 0];
+      if (nd == 4 && (msw <= 0 || x.dims[0] % msw != 0))
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s's first dim %lld (B*W) is not a multiple of W = %lld (%s)", c.x_name,
+                    static_cast<long long>(x.dims[0]), static_cast<long long>(msw), c.mask_name);
+      rows.outer = nd == 5 ? std::vector<int64_t>{x.dims[0], x.dims[1], x.dims[2], x.dims[3]}
+                           : std::vector<int64_t>{x.dims[0] / msw, msw, x.dims[1], x.dims[2]};
+      rows.line = {x.dims[nd - 1]};
+      xst = window_strides(&x);
+      break;
+    }
+    case RowKind::kRenorm: {
+      if (nd < 2)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s needs at least 2 dims, got shape %s", c.x_name,
+                    core::shape_string(x).c_str());
+      if (c.dim < -nd || c.dim >= nd)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "dim %lld is out of range for %s with %d dims", static_cast<long long>(c.dim),
+                    c.x_name, nd);
+      rdim = static_cast<int>(c.dim < 0 ? c.dim + nd : c.dim);
+      const double p = core::scalar_value(c.p, "p"), maxnorm = core::scalar_value(c.max_norm, "maxNorm");
+      if (!(p > 0)) throw_error(ACLNN_ERR_PARAM_INVALID, "p must be positive (a non-positive norm is not supported), got %g", p);
+      if (!(maxnorm >= 0)) throw_error(ACLNN_ERR_PARAM_INVALID, "maxNorm must be >= 0, got %g", maxnorm);
+      rows.outer = {x.dims[rdim]};
+      xst.outer = {x.strides[rdim]};
+      for (int d = 0; d < nd; ++d)
+        if (d != rdim) {
+          rows.line.push_back(x.dims[d]);
+          xst.line.push_back(x.strides[d]);
+        }
+      break;
+    }
     case RowKind::kLayerNorm: case RowKind::kRmsNorm: case RowKind::kSoftmaxCrossEntropy: case RowKind::kRope: {
       int k = 1;
       if (rule.kind == RowKind::kLayerNorm && !c.has_normalized_shape) {  // gamma's dims, or the last
@@ -232,6 +286,12 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
       s.outer = {t->strides[0], t->strides[chan_dim]};
       for (int d = 1; d < nd; ++d)
         if (d != chan_dim) s.line.push_back(t->strides[d]);
+    } else if (rule.kind == RowKind::kMaskedSoftmax) {
+      s = window_strides(t);
+    } else if (rule.kind == RowKind::kRenorm) {
+      s.outer = {t->strides[rdim]};
+      for (int d = 0; d < nd; ++d)
+        if (d != rdim) s.line.push_back(t->strides[d]);
     } else {
       for (int d = 0; d < nd; ++d) (d < split ? s.outer : s.line).push_back(t->strides[d]);
     }
@@ -252,6 +312,15 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
   if (rule.kind == RowKind::kRope) {
     L.op = kernels::DimwiseOp::kRope;
     L.params.k = c.mode;
+  }
+  if (rule.kind == RowKind::kMaskedSoftmax) {
+    L.op = kernels::DimwiseOp::kMaskedSoftmax;
+    L.params.scale = c.scale_value;
+  }
+  if (rule.kind == RowKind::kRenorm) {
+    L.op = kernels::DimwiseOp::kRenorm;
+    L.params.p = core::scalar_value(c.p, "p");
+    L.params.maxnorm = core::scalar_value(c.max_norm, "maxNorm");
   }
   L.nouter = static_cast<int>(rows.outer.size());
   L.nline = static_cast<int>(rows.line.size());
@@ -314,6 +383,28 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
     s.line.push_back(t->strides[t->ndim - 1]);
     return s;
   };
+  // MaskedSoftmaxWithRelPosBias's mask ([W, S1, S2] forms) and bias ([N, S1, S2] forms), x's dtype.
+  auto window_param = [&](const aclTensor *t, const char *name, bool is_mask) {
+    if (t->dtype != x.dtype)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must have %s's dtype %s", name,
+                  core::dtype_name(t->dtype), c.x_name, core::dtype_name(x.dtype));
+    const int64_t S1 = rows.outer[3], S2 = rows.line[0], K = is_mask ? rows.outer[1] : rows.outer[2];
+    const int kd = t->ndim == 3 ? 0 : t->ndim == 4 ? (is_mask ? 0 : 1) : (is_mask ? 1 : 2);
+    bool ok = t->ndim >= 3 && t->ndim <= 5 && t->dims[kd] == K && t->dims[t->ndim - 2] == S1 &&
+              t->dims[t->ndim - 1] == S2;
+    for (int d = 0; ok && d < t->ndim - 2; ++d) ok = d == kd || t->dims[d] == 1;
+    if (!ok)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; for %s of shape %s it must be %s", name,
+                  core::shape_string(*t).c_str(), c.x_name, core::shape_string(x).c_str(),
+                  is_mask ? "[W, S1, S2], [W, 1, S1, S2] or [1, W, 1, S1, S2]"
+                          : "[N, S1, S2], [1, N, S1, S2] or [1, 1, N, S1, S2]");
+    OperandStrides s;
+    s.outer = {0, is_mask ? t->strides[kd] : 0, is_mask ? 0 : t->strides[kd], t->strides[t->ndim - 2]};
+    s.line = {t->strides[t->ndim - 1]};
+    return s;
+  };
+  if (c.mask != nullptr) L.params.mask_in = add_in(c.mask, window_param(c.mask, c.mask_name, true));
+  if (c.pos_bias != nullptr) L.params.pos_bias_in = add_in(c.pos_bias, window_param(c.pos_bias, c.pos_bias_name, false));
   if (c.scale != nullptr) L.params.scale_in = add_in(c.scale, modulation_strides(c.scale, c.scale_name));
   if (c.shift != nullptr) L.params.shift_in = add_in(c.shift, modulation_strides(c.shift, c.shift_name));
 
@@ -342,7 +433,8 @@ void row_phase1(core::OpBuilder &b, const RowRule &rule, const RowCall &c) {
   for (int64_t d : rows.line) len *= d;
   for (int k = 0; k < L.nout; ++k)
     if (L.out_len[k] < 0) L.out_len[k] = len;
-  if (len == 0 && core::Shape::of(x).ndim > 0 && x.numel() == 0) {
+  if (len == 0 && core::Shape::of(x).ndim > 0 && x.numel() == 0 && rule.kind != RowKind::kRenorm &&
+      rule.kind != RowKind::kMaskedSoftmax) {
     int64_t nrows = 1;
     for (int64_t d : rows.outer) nrows *= d;
     if (nrows > 0)

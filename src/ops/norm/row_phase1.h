@@ -18,6 +18,8 @@ enum class RowKind : uint8_t {
   kInstanceNorm,         // rows: one channel of one sample over the spatial dims (channels at dim 1, or last: NHWC)
   kSoftmaxCrossEntropy,  // rows: the last dim of [N, C] features and labels
   kRope,                 // rows: the last dim of x; cos / sin broadcast to x (rotary position embedding)
+  kRenorm,               // rows: the sub-tensors along `dim` (every other dim is the line); torch.renorm
+  kMaskedSoftmax,        // rows: the last dim of x [B, W, N, S1, S2] (or [B*W, N, S1, S2]); mask / bias broadcast
 };
 
 struct RowRule {
@@ -56,6 +58,14 @@ struct RowCall {
   const aclTensor *cos = nullptr, *sin = nullptr;  // kRope
   const char *cos_name = "cos", *sin_name = "sin";
   int64_t mode = 0;  // kRope: 0 half, 1 interleave
+  const aclScalar *p = nullptr, *max_norm = nullptr;  // kRenorm: the norm's order (> 0) and its bound (>= 0)
+  int64_t dim = 0;                                    // kRenorm
+  // kMaskedSoftmax: softmax(scale * x + mask + bias); mask [W, S1, S2] / [W, 1, S1, S2] / [1, W, 1, S1, S2]
+  // (optional), bias [N, S1, S2] / [1, N, S1, S2] / [1, 1, N, S1, S2]
+  const aclTensor *mask = nullptr, *pos_bias = nullptr;
+  const char *mask_name = "attenMaskOptional", *pos_bias_name = "relativePosBias";
+  bool has_pos_bias = false, mask_optional = true;
+  double scale_value = 1;
   // Outputs: y (per element), mean and rstd (per row), the sum x + x2 (per element).
   const aclTensor *y = nullptr, *mean = nullptr, *rstd = nullptr, *xsum = nullptr;
   const char *y_name = "yOut", *mean_name = "meanOut", *rstd_name = "rstdOut", *xsum_name = "xOut";
