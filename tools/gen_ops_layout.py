@@ -5,7 +5,8 @@ Row format (besides the common `header`, `dtypes`, `inplace`, `backward`):
   kind      permute | cat | slice | constant_pad | reflection_pad | replication_pad | tril | triu |
             roll | repeat | repeat_interleave | flip | arange | linspace | eye | stack | gather | index_select |
             index_copy | index_add | index_fill | repeat_interleave_tensor | repeat_interleave_grad |
-            gather_elements | take | scatter | gather_nd | scatter_nd | index_tensors | index_put | put
+            gather_elements | take | scatter | gather_nd | scatter_nd | index_tensors | index_put | put |
+            scatter_reduce
                                                                      the plan (ops::LayoutKind)
   pad_dims  N               the padded trailing dims of a reflection / replication pad
   out_dtype same|castable   the output has the input's dtype (default), or any dtype it casts to
@@ -34,7 +35,8 @@ KINDS = {"permute": "kPermute", "cat": "kCat", "slice": "kSlice", "constant_pad"
          "linspace": "kLinspace", "eye": "kEye", "gather_elements": "kGatherElements", "take": "kTake",
          "index_add": "kIndexAdd", "scatter": "kScatter", "repeat_interleave_grad": "kRepeatInterleaveGrad",
          "gather_nd": "kGatherNd", "scatter_nd": "kScatterNd",
-         "index_tensors": "kIndexTensors", "index_put": "kIndexPut", "put": "kPut"}
+         "index_tensors": "kIndexTensors", "index_put": "kIndexPut", "put": "kPut",
+         "scatter_reduce": "kScatterReduce"}
 NO_INPUT = {"arange", "linspace", "eye"}
 
 

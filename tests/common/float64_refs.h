@@ -756,4 +756,42 @@ inline std::vector<double> pool_gather_ref(int64_t planes, int64_t src_plane, in
   return dst;
 }
 
+// torch.scatter_reduce on flattened tensors: src value k reduced, in order, into element target[k] of
+// self (reduce 0 replace, 1 sum, 2 prod, 3 amax, 4 amin, 5 mean; include_self: self's value is the
+// first operand, else the reduction's identity); a NaN wins amax / amin. The results are unrounded,
+// except an integer mean: floor division of the sum as the dtype holds it (`wrap`). Elements no
+// target reaches keep self's value.
+template <class Wrap>
+std::vector<double> scatter_reduce_ref(std::vector<double> self, const std::vector<int64_t> &target,
+                                       const std::vector<double> &src, int reduce, bool include_self, bool integral,
+                                       Wrap wrap) {
+  std::vector<double> acc(self.size()), count(self.size(), 0);
+  std::vector<bool> hit(self.size(), false);
+  for (size_t k = 0; k < target.size(); ++k) {
+    const size_t e = static_cast<size_t>(target[k]);
+    const double x = src[k];
+    if (!hit[e]) {
+      hit[e] = true;
+      acc[e] = include_self ? self[e]
+               : reduce == 2 ? 1.0 : reduce == 3 ? -INFINITY : reduce == 4 ? INFINITY : 0.0;
+      if (integral && !include_self && (reduce == 3 || reduce == 4)) acc[e] = x;  // any start <= / >= x
+      count[e] = include_self ? 1 : 0;
+    }
+    double &a = acc[e];
+    count[e] += 1;
+    if (reduce == 0) a = x;
+    else if (reduce == 1 || reduce == 5) a = a + x;
+    else if (reduce == 2) a = a * x;
+    else if (reduce == 3) a = std::isnan(a) || std::isnan(x) ? (std::isnan(a) ? a : x) : std::max(a, x);
+    else a = std::isnan(a) || std::isnan(x) ? (std::isnan(a) ? a : x) : std::min(a, x);
+  }
+  for (size_t e = 0; e < self.size(); ++e) {
+    if (!hit[e]) continue;
+    double r = acc[e];
+    if (reduce == 5) r = integral ? std::floor(wrap(r) / count[e]) : r / count[e];
+    self[e] = r;
+  }
+  return self;
+}
+
 }  // namespace opsnn::test::refs

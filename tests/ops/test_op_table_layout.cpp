@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "float64_refs.h"
 #include "op_table_harness.h"
 #include "test_util.h"
 
@@ -264,6 +265,22 @@ Expected reference(const LayoutTableCase &c, const LayoutSample &s, const std::v
       idx.insert(idx.end(), o.begin() + static_cast<long>(d + ishape.size()), o.end());
       return from(idx);
     };
+  } else if (k == "scatter_reduce") {
+    // Each source element's target: its position with dim replaced by the index value.
+    const size_t d = static_cast<size_t>(wrap(s.ints[0], nd));
+    std::vector<int64_t> target;
+    std::vector<double> vals;
+    for (int64_t lin = 0; lin < numel_of(s.index_shape); ++lin) {
+      const std::vector<int64_t> m = unravel(lin, s.index_shape);
+      std::vector<int64_t> t = m;
+      t[d] = s.index[static_cast<size_t>(lin)];
+      target.push_back(linear(t, x));
+      vals.push_back(in[1][static_cast<size_t>(linear(m, s.source_shape))]);
+    }
+    e.values = refs::scatter_reduce_ref(in[0], target, vals, static_cast<int>(s.ints[1]), s.ints[2] != 0,
+                                        !is_float(out_dt), [&](double v) { return round_to(out_dt, v); });
+    for (double &v : e.values) v = round_to(out_dt, v);
+    return e;
   } else if (k == "scatter" || k == "index_add") {
     // Sequential in index order: out = self, then each position combined (rounded to out's dtype).
     const size_t d = static_cast<size_t>(wrap(s.ints[0], nd));

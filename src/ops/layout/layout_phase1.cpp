@@ -860,10 +860,16 @@ void plan_index_copy(core::OpBuilder &b, const LayoutCall &c, bool add) {
 
 // Scatter / ScatterAdd / ScatterValue (torch.scatter with reduce 0 replace, 1 add, 2 multiply): one
 // element per index position, at the position with dim replaced by the index value.
-void plan_scatter(core::OpBuilder &b, const LayoutCall &c) {
+// ScatterReduce (scatter_reduce: reduce 0 replace, 1 sum, 2 prod, 3 amax, 4 amin, 5 mean, includeSelf) takes
+// the same checks and plan, reduced by its own step.
+void plan_scatter(core::OpBuilder &b, const LayoutCall &c, bool scatter_reduce = false) {
   const bool has_reduce = c.i_name[1][0] != '\0';
   const int64_t reduce = has_reduce ? c.i[1] : 1;
-  if (reduce < 0 || reduce > 2)
+  if (scatter_reduce && (reduce < 0 || reduce > 5))
+    throw_error(ACLNN_ERR_PARAM_INVALID,
+                "%s must be 0 (replace), 1 (sum), 2 (prod), 3 (amax), 4 (amin) or 5 (mean), got %lld", c.i_name[1],
+                static_cast<long long>(reduce));
+  if (!scatter_reduce && (reduce < 0 || reduce > 2))
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be 0 (replace), 1 (add) or 2 (multiply), got %lld", c.i_name[1],
                 static_cast<long long>(reduce));
   if (c.source_name[0] != '\0') core::check_tensor(c.source, c.source_name);
@@ -887,7 +893,8 @@ void plan_scatter(core::OpBuilder &b, const LayoutCall &c) {
     p.pos_strides[k] = c.source ? c.source->strides[k] : 0;
     p.pos_val_strides[k] = k == d ? 0 : p.dst.strides[k];
   }
-  record_index_copy(b, p);
+  if (scatter_reduce) record_scatter_reduce(b, p, d, static_cast<int>(reduce), c.i[2] != 0);
+  else record_index_copy(b, p);
 }
 
 void plan_index_fill(core::OpBuilder &b, const LayoutCall &c) {
@@ -1095,6 +1102,7 @@ void layout_phase1(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall 
     case LayoutKind::kIndexCopy: return plan_index_copy(b, c, false);
     case LayoutKind::kIndexAdd: return plan_index_copy(b, c, true);
     case LayoutKind::kScatter: return plan_scatter(b, c);
+    case LayoutKind::kScatterReduce: return plan_scatter(b, c, true);
     case LayoutKind::kIndexFill: return c.index_name[0] ? plan_index_fill_tensor(b, c) : plan_index_fill(b, c);
     case LayoutKind::kGatherElements: return plan_gather_elements(b, c, false);
     case LayoutKind::kTake: return plan_gather_elements(b, c, true);

@@ -41,6 +41,7 @@ enum class LayoutKind : uint8_t {
   kIndexTensors,  // aclnnIndex: out = self[indices[0], ..., indices[K-1]] (broadcast index tensors)
   kIndexPut,      // IndexPutImpl: selfRef[indices[0], ..., indices[K-1]] = (or +=) values (broadcast)
   kPut,           // InplacePut: selfRef.flatten()[index] = (or +=) source.flatten()
+  kScatterReduce,  // torch.scatter_reduce (reduce 0..5: replace, sum, prod, amax, amin, mean; includeSelf)
 };
 
 struct LayoutRule {
