@@ -794,4 +794,95 @@ std::vector<double> scatter_reduce_ref(std::vector<double> self, const std::vect
   return self;
 }
 
+// torch.embedding_dense_backward: out [num_weights, d] = sum over positions k of grad row k into
+// row idx[k] (an index equal to padding adds nothing; scale: each term divided by its index's count).
+inline std::vector<double> embedding_dense_backward_ref(const std::vector<double> &grad, int64_t d,
+                                                        const std::vector<int64_t> &idx, int64_t num_weights,
+                                                        int64_t padding, bool scale) {
+  std::vector<double> out(static_cast<size_t>(num_weights * d), 0.0), count(static_cast<size_t>(num_weights), 0.0);
+  for (int64_t v : idx) count[static_cast<size_t>(v)] += 1;
+  for (size_t k = 0; k < idx.size(); ++k) {
+    if (idx[k] == padding) continue;
+    const double s = scale ? 1.0 / count[static_cast<size_t>(idx[k])] : 1.0;
+    for (int64_t j = 0; j < d; ++j)
+      out[static_cast<size_t>(idx[k] * d + j)] += grad[k * static_cast<size_t>(d) + static_cast<size_t>(j)] * s;
+  }
+  return out;
+}
+
+// torch.embedding_renorm_: rows of w [rows, d] named by idx scaled to norm max_norm when above it
+// (scale max_norm / (norm + 1e-7)); p 0: nonzero count, inf: largest magnitude.
+inline std::vector<double> embedding_renorm_ref(std::vector<double> w, int64_t d, const std::vector<int64_t> &idx,
+                                                double max_norm, double p) {
+  std::vector<bool> seen(d > 0 ? w.size() / static_cast<size_t>(d) : 0, false);
+  for (int64_t v : idx) seen[static_cast<size_t>(v)] = true;
+  for (size_t r = 0; r < seen.size(); ++r) {
+    if (!seen[r]) continue;
+    double* row = w.data() + r * static_cast<size_t>(d);
+    long double acc = 0;
+    for (int64_t j = 0; j < d; ++j) {
+      const long double a = std::fabs(row[j]);
+      if (std::isinf(p)) acc = std::isnan(a) || std::isnan(acc) ? NAN : std::max(acc, a);  // NaN propagates
+      else if (p == 0) acc += a != 0;
+      else acc += std::pow(a, static_cast<long double>(p));
+    }
+    const double norm = std::isinf(p) || p == 0 ? static_cast<double>(acc)
+                                                : static_cast<double>(std::pow(acc, 1 / static_cast<long double>(p)));
+    if (!(norm > max_norm)) continue;
+    const double scale = max_norm / (norm + 1e-7);
+    for (int64_t j = 0; j < d; ++j) row[j] *= scale;
+  }
+  return w;
+}
+
+// torch.embedding_bag over w [rows, d]: bag b = idx[offsets[b], end_b) (end_b = offsets[b + 1], or
+// the end for the last offset without include_last); mode 0 sum (times psw when given), 1 mean,
+// other max (first maximum per column, a NaN wins; arg 0 for an empty bag). padding entries
+// skipped and not counted. offset2bag: each entry's bag (past the last end: the bag count).
+struct EmbeddingBagRef {
+  std::vector<double> out;
+  std::vector<int64_t> offset2bag, bag_size, max_indices;
+};
+inline EmbeddingBagRef embedding_bag_ref(const std::vector<double> &w, int64_t d, const std::vector<int64_t> &idx,
+                                         const std::vector<int64_t> &offsets, int mode, const std::vector<double> *psw,
+                                         bool include_last, int64_t padding) {
+  EmbeddingBagRef r;
+  const int64_t n = static_cast<int64_t>(idx.size());
+  const int64_t bags = static_cast<int64_t>(offsets.size()) - (include_last ? 1 : 0);
+  const bool max = mode != 0 && mode != 1;
+  r.offset2bag.assign(idx.size(), bags);
+  for (int64_t b = 0; b < bags; ++b) {
+    const int64_t start = offsets[static_cast<size_t>(b)];
+    const int64_t end = b + 1 < static_cast<int64_t>(offsets.size()) ? offsets[static_cast<size_t>(b + 1)] : n;
+    std::vector<double> acc(static_cast<size_t>(d), 0.0);
+    std::vector<int64_t> arg(static_cast<size_t>(d), 0);
+    int64_t count = 0;
+    for (int64_t i = start; i < end; ++i) {
+      r.offset2bag[static_cast<size_t>(i)] = b;
+      const int64_t v = idx[static_cast<size_t>(i)];
+      if (v == padding) continue;
+      for (int64_t j = 0; j < d; ++j) {
+        const double x = w[static_cast<size_t>(v * d + j)];
+        const size_t jj = static_cast<size_t>(j);
+        if (max) {
+          if (count == 0 || std::isnan(x) || x > acc[jj]) {
+            acc[jj] = x;
+            arg[jj] = v;
+          }
+        } else {
+          acc[jj] += x * (psw ? (*psw)[static_cast<size_t>(i)] : 1.0);
+        }
+      }
+      ++count;
+    }
+    if (mode == 1 && count > 0)
+      for (double &a : acc) a /= static_cast<double>(count);
+    r.out.insert(r.out.end(), acc.begin(), acc.end());
+    r.bag_size.push_back(count);
+    if (max) r.max_indices.insert(r.max_indices.end(), arg.begin(), arg.end());
+    else r.max_indices.push_back(0);
+  }
+  return r;
+}
+
 }  // namespace opsnn::test::refs
