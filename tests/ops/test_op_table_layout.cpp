@@ -281,6 +281,24 @@ Expected reference(const LayoutTableCase &c, const LayoutSample &s, const std::v
                                         !is_float(out_dt), [&](double v) { return round_to(out_dt, v); });
     for (double &v : e.values) v = round_to(out_dt, v);
     return e;
+  } else if (k == "scatter_max" || k == "scatter_min" || k == "scatter_mul" || k == "scatter_div") {
+    // In order: varRef[indices[p], r...] combined with updates[p..., r...], rounded at each step.
+    e.values = in[0];
+    const std::vector<int64_t> rest(x.begin() + 1, x.end());
+    const int64_t slab = numel_of(rest);
+    for (int64_t p = 0; p < numel_of(s.index_shape); ++p)
+      for (int64_t r = 0; r < slab; ++r) {
+        double &o = e.values[static_cast<size_t>(s.index[static_cast<size_t>(p)] * slab + r)];
+        const double u = in[1][static_cast<size_t>(p * slab + r)];
+        double v;
+        if (k == "scatter_max") v = std::isnan(o) || o > u ? o : u;
+        else if (k == "scatter_min") v = std::isnan(o) || o < u ? o : u;
+        else if (k == "scatter_mul") v = o * u;
+        else if (is_float(out_dt)) v = o / u;
+        else v = u == 0 ? 0 : std::trunc(o / u);  // integers: truncated, x / 0 = 0
+        o = round_to(out_dt, v);
+      }
+    return e;
   } else if (k == "scatter" || k == "index_add") {
     // Sequential in index order: out = self, then each position combined (rounded to out's dtype).
     const size_t d = static_cast<size_t>(wrap(s.ints[0], nd));

@@ -897,6 +897,36 @@ void plan_scatter(core::OpBuilder &b, const LayoutCall &c, bool scatter_reduce =
   else record_index_copy(b, p);
 }
 
+// ScatterMax / Min / Mul / Div (tf.scatter_*): updates is indices.shape + varRef.shape[1:]; the
+// slab varRef[indices[p]] combined with updates[p] for each position p in order.
+void plan_scatter_update(core::OpBuilder &b, const LayoutCall &c, IndexPlan::Combine combine) {
+  const aclTensor &var = *c.self, &index = *c.index;
+  if (var.ndim == 0) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is 0-d; it needs a first dim to index", c.self_name);
+  check_index(c.index, c.index_name, core::kMaxDims);
+  core::check_tensor(c.source, c.source_name);
+  if (index.ndim + var.ndim - 1 > core::kMaxDims)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s would have more than %d dims", c.source_name, core::kMaxDims);
+  Shape want = shape_of(index);
+  for (int k = 1; k < var.ndim; ++k) want.dims[want.ndim++] = var.dims[k];
+  core::check_shape_equals(*c.source, c.source_name, want);
+  IndexPlan p = register_scatter(b, c);
+  p.combine = combine;
+  p.bound = var.dims[0];
+  p.val_stride = p.dst.strides[0];
+  p.pos_ndim = index.ndim;
+  for (int k = 0; k < index.ndim; ++k) {
+    p.pos_dims[k] = index.dims[k];
+    p.pos_strides[k] = p.src.strides[k];
+  }
+  p.slab_ndim = 0;
+  for (int k = 1; k < var.ndim; ++k, ++p.slab_ndim) {
+    p.slab_dims[p.slab_ndim] = var.dims[k];
+    p.slab_src[p.slab_ndim] = p.src.strides[index.ndim + k - 1];
+    p.slab_dst[p.slab_ndim] = p.dst.strides[k];
+  }
+  record_index_copy(b, p);
+}
+
 void plan_index_fill(core::OpBuilder &b, const LayoutCall &c) {
   const aclTensor &self = *c.self;
   if (self.ndim == 0) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is 0-d; index_fill needs a dim", c.self_name);
@@ -1103,6 +1133,10 @@ void layout_phase1(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall 
     case LayoutKind::kIndexAdd: return plan_index_copy(b, c, true);
     case LayoutKind::kScatter: return plan_scatter(b, c);
     case LayoutKind::kScatterReduce: return plan_scatter(b, c, true);
+    case LayoutKind::kScatterMax: return plan_scatter_update(b, c, IndexPlan::Combine::kMax);
+    case LayoutKind::kScatterMin: return plan_scatter_update(b, c, IndexPlan::Combine::kMin);
+    case LayoutKind::kScatterMul: return plan_scatter_update(b, c, IndexPlan::Combine::kMul);
+    case LayoutKind::kScatterDiv: return plan_scatter_update(b, c, IndexPlan::Combine::kDiv);
     case LayoutKind::kIndexFill: return c.index_name[0] ? plan_index_fill_tensor(b, c) : plan_index_fill(b, c);
     case LayoutKind::kGatherElements: return plan_gather_elements(b, c, false);
     case LayoutKind::kTake: return plan_gather_elements(b, c, true);

@@ -42,6 +42,10 @@ enum class LayoutKind : uint8_t {
   kIndexPut,      // IndexPutImpl: selfRef[indices[0], ..., indices[K-1]] = (or +=) values (broadcast)
   kPut,           // InplacePut: selfRef.flatten()[index] = (or +=) source.flatten()
   kScatterReduce,  // torch.scatter_reduce (reduce 0..5: replace, sum, prod, amax, amin, mean; includeSelf)
+  kScatterMax,     // varRef[indices[p...], r...] = max(it, updates[p..., r...]) in order (tf.scatter_max)
+  kScatterMin,
+  kScatterMul,
+  kScatterDiv,
 };
 
 struct LayoutRule {
