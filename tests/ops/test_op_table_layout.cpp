@@ -8,6 +8,7 @@
 //     the row allows one;
 //   - the in-place twin on a strided view;
 //   - empty tensors (the rows' samples with size-0 dims);
+//   - NaN and infinities through the scatters that combine values (sum, prod, max, min, mean, div);
 //   - errors with their code and the argument named: each null tensor / list / scalar, a wrong
 //     output shape or dtype, input dtypes outside the rule, and the rows' rejected parameters.
 #include <algorithm>
@@ -850,6 +851,63 @@ TEST_P(OpTableLayoutInPlace, InPlaceOnlyErrors) {
   EXPECT_TRUE(bad.t[0]->untouched_outside_view());
 }
 
+// NaN and infinities through the scatters that combine values (ScatterReduce's sum / prod / amax /
+// amin / mean, ScatterMax / Min / Mul / Div, Scatter, IndexAdd): FLOAT self and source with a NaN,
+// +inf and -inf each, against the reference's IEEE arithmetic (a NaN compared as a NaN).
+bool combines(const LayoutTableCase &c) {
+  return !c.source_name.empty() && std::find(c.dtypes.begin(), c.dtypes.end(), ACL_FLOAT) != c.dtypes.end() &&
+         (c.kind == "scatter_reduce" || c.kind == "scatter" || c.kind == "index_add" || c.kind == "scatter_max" ||
+          c.kind == "scatter_min" || c.kind == "scatter_mul" || c.kind == "scatter_div");
+}
+void check_special_values(const LayoutTableCase &c) {
+  for (int trial = 0; trial < 4; ++trial) {
+    SCOPED_TRACE(::testing::Message() << c.name << " NaN / inf trial " << trial);
+    Inputs in(c, c.sample, ACL_FLOAT, trial % 2 == 1);
+    for (DeviceTensor *t : {in.t[0].get(), in.source_t.get()}) {
+      std::vector<double> v = t->values();
+      if (v.empty()) continue;
+      const double sp[] = {NAN, INFINITY, -INFINITY};
+      for (double x : sp) v[static_cast<size_t>(std::uniform_int_distribution<size_t>(0, v.size() - 1)(rng()))] = x;
+      t->set_values(v);
+    }
+    in.values[0] = in.t[0]->values();
+    in.values[1] = in.source_t->values();
+    const Expected e = reference(c, c.sample, in.values, ACL_FLOAT);
+    std::unique_ptr<DeviceTensor> out;
+    if (c.phase1 != nullptr) {
+      out = padded_output(e.shape, ACL_FLOAT);
+      out->poison();
+      Call call(c, c.sample, in.self, in.list, *out, in.index, in.source);
+      ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **x) { return c.phase1(call.a, w, x); }, c.launch), 0)
+          << aclGetRecentErrMsg();
+    } else {
+      Call call(c, c.sample, in.self, in.list, nullptr, in.index, in.source);
+      ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **x) { return c.inplace_phase1(call.a, w, x); },
+                       c.inplace_launch), 0)
+          << aclGetRecentErrMsg();
+    }
+    const std::vector<double> got = out ? out->values() : in.t[0]->values();
+    ASSERT_EQ(got.size(), e.values.size());
+    for (size_t i = 0; i < got.size(); ++i)
+      EXPECT_TRUE(got[i] == e.values[i] || (std::isnan(got[i]) && std::isnan(e.values[i])))
+          << "element " << i << ": got " << got[i] << ", expected " << e.values[i];
+  }
+}
+class OpTableLayoutCombining : public ::testing::TestWithParam<LayoutTableCase> {};
+const std::vector<LayoutTableCase> &combining_cases() {
+  static const std::vector<LayoutTableCase> c = [] {
+    std::vector<LayoutTableCase> v;
+    for (const auto &x : all_cases())
+      if (combines(x)) v.push_back(x);
+    return v;
+  }();
+  return c;
+}
+TEST_P(OpTableLayoutCombining, SpecialValues) {
+  reseed_for_current_test();
+  check_special_values(GetParam());
+}
+
 std::string case_name(const ::testing::TestParamInfo<LayoutTableCase> &i) {
   std::string s;
   for (char ch : i.param.name) s += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
@@ -868,6 +926,7 @@ const std::vector<LayoutTableCase> &main_cases() {  // the ops with an output (n
 
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableLayout, ::testing::ValuesIn(main_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableLayoutInPlace, ::testing::ValuesIn(inplace_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableLayoutCombining, ::testing::ValuesIn(combining_cases()), case_name);
 
 }  // namespace
 }  // namespace opsnn::test
