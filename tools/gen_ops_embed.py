@@ -3,19 +3,20 @@ embed`): rows become ops::embed_phase1 entry points (src/ops/layout/embed_phase1
 EmbedTableCase registrations (tests/ops/test_op_table_embed.cpp).
 
 Row format (besides the common `header`, `dtypes`, `backward`):
-  kind     dense_backward | renorm | bag        the plan (ops::EmbedKind)
+  kind     dense_backward | renorm | bag | top_k_top_p        the plan (ops::EmbedKind)
 Parameter roles come from the names (see ROLES); the tests know each role by the same name.
 """
 
 EMBED_KEYS = {"kind", "header", "dtypes", "backward"}
-KINDS = {"dense_backward": "kDenseBackward", "renorm": "kRenorm", "bag": "kBag"}
+KINDS = {"dense_backward": "kDenseBackward", "renorm": "kRenorm", "bag": "kBag", "top_k_top_p": "kTopKTopP"}
 ROLES = {"grad": "weight", "weight": "weight", "selfRef": "weight", "indices": "indices", "offsets": "offsets",
          "perSampleWeights": "per_sample_weights", "out": "out", "output": "out", "offset2bag": "offset2bag",
          "bagSize": "bag_size", "maxIndices": "max_indices", "numWeights": "num_weights",
          "paddingIdx": "padding_idx", "scaleGradByFreq": "scale_grad", "mode": "mode", "sparse": "sparse",
-         "includeLastOffset": "include_last", "maxNorm": "max_norm", "normType": "norm_type"}
+         "includeLastOffset": "include_last", "maxNorm": "max_norm", "normType": "norm_type", "logits": "weight",
+         "p": "p", "k": "k"}
 TENSOR_ROLES = {"weight", "indices", "offsets", "per_sample_weights", "out", "offset2bag", "bag_size",
-                "max_indices"}
+                "max_indices", "p", "k"}
 
 
 def resolve(g, table, op):
@@ -25,7 +26,7 @@ def resolve(g, table, op):
     op.kind = g.one(op, "kind")
     if op.kind not in KINDS:
         raise g.TableError(f"{w}: kind must be one of {', '.join(KINDS)}")
-    for need in ("weight", "indices"):
+    for need in ("weight",) if op.kind == "top_k_top_p" else ("weight", "indices"):
         if need not in op.roles:
             raise g.TableError(f"{w}: an embedding op needs a '{need}' parameter")
     op.input = op.roles["weight"]

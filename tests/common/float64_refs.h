@@ -885,4 +885,35 @@ inline EmbeddingBagRef embedding_bag_ref(const std::vector<double> &w, int64_t d
   return r;
 }
 
+// ApplyTopKTopP on one row (the vendor's formula): sorted ascending (stable, NaN last); below the
+// k-th largest -> -inf (k <= 0: no top-k); softmax of the sorted row cumulated from the smallest:
+// cumulated mass <= 1 - p -> -inf (p < 0: no top-p), the largest always kept.
+inline std::vector<double> top_k_top_p_ref(std::vector<double> x, int64_t k, double p) {
+  const size_t v = x.size();
+  std::vector<size_t> order(v);
+  for (size_t i = 0; i < v; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return !std::isnan(x[a]) && (std::isnan(x[b]) || x[a] < x[b]);
+  });
+  std::vector<double> s(v);
+  for (size_t i = 0; i < v; ++i) s[i] = x[order[i]];
+  if (k > 0) {
+    const double thr = s[v - static_cast<size_t>(k)];
+    for (double &e : s)
+      if (e < thr) e = -INFINITY;
+  }
+  if (p >= 0 && v > 0) {
+    std::vector<double> e(v);
+    double sum = 0;
+    for (size_t i = 0; i < v; ++i) sum += e[i] = std::exp(s[i] - s[v - 1]);
+    double cum = 0;
+    for (size_t i = 0; i + 1 < v; ++i) {
+      cum += e[i] / sum;
+      if (cum <= 1 - p) s[i] = -INFINITY;
+    }
+  }
+  for (size_t i = 0; i < v; ++i) x[order[i]] = s[i];
+  return x;
+}
+
 }  // namespace opsnn::test::refs

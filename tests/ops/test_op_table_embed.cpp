@@ -4,9 +4,11 @@
 //     indices, repeated indices, contiguous and strided (reversed dim order + offset) inputs and
 //     padded outputs (nothing outside the views written), against the float64 references
 //     (tests/common/float64_refs.h embedding_dense_backward_ref / embedding_renorm_ref /
-//     embedding_bag_ref) with precision.md's rule for floating results, exactly for integers;
+//     embedding_bag_ref, top_k_top_p_ref) with precision.md's rule for floating results, exactly for
+//     integers (ApplyTopKTopP: ties, k only, p only, both);
 //   - NaN and infinities in the floating input;
-//   - index values (and bag offsets) out of range: the launch fails with 161002, nothing written;
+//   - index values (bag offsets, ApplyTopKTopP's k) out of range: the launch fails with 161002,
+//     nothing written;
 //   - phase-1 errors with their code and the argument named.
 #include <algorithm>
 #include <cmath>
@@ -26,7 +28,7 @@ namespace {
 
 struct EmbedArgs {
   aclTensor *weight = nullptr, *indices = nullptr, *offsets = nullptr, *per_sample_weights = nullptr, *out = nullptr,
-            *offset2bag = nullptr, *bag_size = nullptr, *max_indices = nullptr;
+            *offset2bag = nullptr, *bag_size = nullptr, *max_indices = nullptr, *p = nullptr, *k = nullptr;
   int64_t num_weights = 0, padding_idx = -1, mode = 0;
   bool scale_grad = false, sparse = false, include_last = false;
   double max_norm = 1, norm_type = 2;
@@ -99,7 +101,7 @@ void fill(DeviceTensor &t, bool specials) {
 // One random problem of the case's kind, its tensors and its expected results.
 struct Problem {
   EmbedArgs a;
-  std::unique_ptr<DeviceTensor> weight, indices, offsets, psw, out, offset2bag, bag_size, max_indices;
+  std::unique_ptr<DeviceTensor> weight, indices, offsets, psw, out, offset2bag, bag_size, max_indices, pt, kt;
   std::vector<int64_t> idx, offs;
   std::vector<double> golden;  // out (renorm: selfRef)
   refs::EmbeddingBagRef bag;
@@ -140,6 +142,41 @@ Problem make_problem(const EmbedTableCase &c, aclDataType dt, aclDataType idt, a
     fill(*p.weight, specials);
     p.indices = index_tensor({n}, idt, p.idx, strided_view);
     p.golden = refs::embedding_renorm_ref(p.weight->values(), d, p.idx, p.a.max_norm, p.a.norm_type);
+  } else if (c.kind == "top_k_top_p") {
+    const int64_t rows = empty ? 0 : uniform(1, 5), v = uniform(1, 12);
+    p.bound = v + 1;  // k's range is [1, V]
+    p.weight = make({rows, v}, dt, strided_view, false);
+    fill(*p.weight, specials);
+    if (uniform(0, 3) == 0) {  // ties
+      std::vector<double> w = p.weight->values();
+      for (double &x : w) x = std::round(x);
+      p.weight->set_values(w);
+    }
+    const int which = static_cast<int>(uniform(0, 2));  // 0: both, 1: k only, 2: p only
+    std::vector<double> pv, kv;
+    for (int64_t r = 0; r < rows; ++r) {
+      pv.push_back(static_cast<double>(uniform(0, 20)) / 20.0);
+      kv.push_back(static_cast<double>(uniform(1, v)));
+    }
+    if (which != 2) {
+      p.kt = make({rows}, ACL_INT32, strided_view, false);
+      p.kt->set_values(kv);
+      p.idx = as_ints(kv);
+    }
+    if (which != 1) {
+      p.pt = make({rows}, dt, strided_view, false);
+      p.pt->set_values(pv);
+      pv = p.pt->values();  // as stored
+    }
+    const std::vector<double> w = p.weight->values();
+    for (int64_t r = 0; r < rows; ++r) {
+      std::vector<double> row(w.begin() + r * v, w.begin() + (r + 1) * v);
+      row = refs::top_k_top_p_ref(row, which != 2 ? static_cast<int64_t>(kv[static_cast<size_t>(r)]) : 0,
+                                  which != 1 ? pv[static_cast<size_t>(r)] : -1);
+      p.golden.insert(p.golden.end(), row.begin(), row.end());
+    }
+    p.out = make({rows, v}, dt, strided_view, true);
+    p.out->poison();
   } else {  // bag
     const int64_t rows = uniform(1, 7), n = empty ? 0 : uniform(0, 12);
     p.bound = rows;
@@ -175,7 +212,9 @@ Problem make_problem(const EmbedTableCase &c, aclDataType dt, aclDataType idt, a
     p.golden = p.bag.out;
   }
   p.a.weight = p.weight->get();
-  p.a.indices = p.indices->get();
+  if (p.indices) p.a.indices = p.indices->get();
+  if (p.pt) p.a.p = p.pt->get();
+  if (p.kt) p.a.k = p.kt->get();
   if (p.offsets) p.a.offsets = p.offsets->get();
   if (p.psw) p.a.per_sample_weights = p.psw->get();
   if (p.out) p.a.out = p.out->get();
@@ -252,14 +291,15 @@ TEST_P(OpTableEmbed, ValuesCheckedAtLaunch) {
   for (int trial = 0; trial < 40 && checked < 6; ++trial) {
     Problem p = make_problem(c, ACL_FLOAT, ACL_INT64, ACL_INT64, false, false);
     if (p.idx.empty()) continue;
-    const int64_t bad = trial % 2 ? p.bound : -1;
+    const bool topk = c.kind == "top_k_top_p";
+    const int64_t bad = trial % 2 ? p.bound : topk ? 0 : -1;
     std::vector<int64_t> idx = p.idx;
     idx[static_cast<size_t>(uniform(0, static_cast<int64_t>(idx.size()) - 1))] = bad;
-    p.indices->set_values(std::vector<double>(idx.begin(), idx.end()));
+    (topk ? p.kt : p.indices)->set_values(std::vector<double>(idx.begin(), idx.end()));
     const std::vector<double> before = p.weight->values();
     SCOPED_TRACE(::testing::Message() << c.name << " index value " << bad);
     EXPECT_TRUE(fails_with(run_op([&](uint64_t *w, aclOpExecutor **x) { return c.phase1(p.a, w, x); }, c.launch),
-                           ACLNN_ERR_PARAM_INVALID, {c.names.at("indices").c_str(), "out of range"}));
+                           ACLNN_ERR_PARAM_INVALID, {c.names.at(topk ? "k" : "indices").c_str(), "out of range"}));
     if (c.kind == "renorm") {
       const std::vector<double> after = p.weight->values();
       for (size_t i = 0; i < after.size(); ++i)
@@ -304,7 +344,7 @@ TEST_P(OpTableEmbed, ErrorsNameTheArgument) {
   ex = nullptr;
   // Each required tensor, null.
   for (const auto &[role, name] : c.names) {
-    if (role == "per_sample_weights") continue;  // optional
+    if (role == "per_sample_weights" || role == "p" || role == "k") continue;  // optional
     EmbedArgs a = p.a;
     aclTensor **slot = role == "weight" ? &a.weight : role == "indices" ? &a.indices : role == "offsets" ? &a.offsets
                        : role == "out" ? &a.out : role == "offset2bag" ? &a.offset2bag
@@ -313,7 +353,8 @@ TEST_P(OpTableEmbed, ErrorsNameTheArgument) {
     SCOPED_TRACE(role);
     EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, name.c_str()));
   }
-  const std::string wname = c.names.at("weight"), iname = c.names.at("indices");
+  const bool topk = c.kind == "top_k_top_p";
+  const std::string wname = c.names.at("weight"), iname = c.names.at(topk ? "k" : "indices");
   {  // weight dtypes outside the rule
     for (aclDataType bad : {ACL_INT32, ACL_INT64, ACL_DOUBLE, ACL_BOOL}) {
       if (std::find(c.dtypes.begin(), c.dtypes.end(), bad) != c.dtypes.end()) continue;
@@ -324,11 +365,28 @@ TEST_P(OpTableEmbed, ErrorsNameTheArgument) {
       EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, wname.c_str()));
     }
   }
-  {  // a floating index tensor
+  if (!topk) {  // a floating index tensor
     DeviceTensor fi(p.indices->shape(), ACL_FLOAT);
     EmbedArgs a = p.a;
     a.indices = fi;
     EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, iname.c_str()));
+  }
+  if (topk) {  // p and k: both null, wrong dtypes, wrong lengths
+    const int64_t rows = p.weight->shape()[0];
+    EmbedArgs a = p.a;
+    a.p = a.k = nullptr;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, "p"));
+    DeviceTensor kf({rows}, ACL_FLOAT), k2({rows + 1}, ACL_INT32), pf({rows}, ACL_INT32), p2({rows + 1}, p.dt);
+    a = p.a;
+    a.k = kf;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, "k"));
+    a.k = k2;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, "k"));
+    a = p.a;
+    a.p = pf;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, "p"));
+    a.p = p2;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, "p"));
   }
   if (p.out) {  // the output: a wrong shape, a wrong dtype
     std::vector<int64_t> bad = p.out->shape();

@@ -363,11 +363,111 @@ void plan_bag(core::OpBuilder &b, const EmbedRule &rule, const EmbedCall &c) {
   s.row_ws = b.book("embedding_bag.row", dd * 8);
 }
 
+// ApplyTopKTopP, per row (the vendor's formula): the row sorted ascending (stable; NaN last);
+// values below the k-th largest -> -inf; softmax of the rest (DOUBLE), cumulated from the
+// smallest: positions whose cumulated mass is <= 1 - p -> -inf, the largest always kept; written
+// back in the row's order.
+class TopKTopPStep final : public core::Step {
+ public:
+  aclTensor logits{}, pv{}, kv{}, out{};
+  int logits_slot = -1, p_slot = -1, k_slot = -1, out_slot = -1;
+  const char *k_name = "k";
+  core::WsKey vals_ws, order_ws, prob_ws;
+
+  int run(const core::LaunchArgs &args) const override {
+    const int64_t rows = logits.dims[0], v = logits.dims[1];
+    const char *kb = k_slot >= 0 ? core::view_base(args, k_slot, kv, core::dtype_size(kv.dtype)) : nullptr;
+    if (kb != nullptr)
+      for (int64_t r = 0; r < rows; ++r) {
+        const int64_t k = index_at(kv, kb, r);
+        if (k < 1 || k > v)
+          return fail(ACLNN_ERR_PARAM_INVALID, "%s: value %lld at position %lld is out of range [1, %lld]", k_name,
+                      static_cast<long long>(k), static_cast<long long>(r), static_cast<long long>(v));
+      }
+    if (rows == 0 || v == 0) return 0;
+    const char *lb = core::view_base(args, logits_slot, logits, core::dtype_size(logits.dtype));
+    const char *pb = p_slot >= 0 ? core::view_base(args, p_slot, pv, core::dtype_size(pv.dtype)) : nullptr;
+    char *ob = core::view_base(args, out_slot, out, core::dtype_size(out.dtype));
+    double *x = reinterpret_cast<double *>(args.get(vals_ws));
+    double *prob = reinterpret_cast<double *>(args.get(prob_ws));
+    int64_t *order = reinterpret_cast<int64_t *>(args.get(order_ws));
+    std::vector<double> sorted(static_cast<size_t>(v));
+    for (int64_t r = 0; r < rows; ++r) {
+      load_row(logits, lb, r, x);
+      for (int64_t i = 0; i < v; ++i) order[i] = i;
+      std::stable_sort(order, order + v, [&](int64_t a, int64_t b) {
+        return !std::isnan(x[a]) && (std::isnan(x[b]) || x[a] < x[b]);
+      });
+      for (int64_t i = 0; i < v; ++i) sorted[static_cast<size_t>(i)] = x[order[i]];
+      if (kb != nullptr) {
+        const double thr = sorted[static_cast<size_t>(v - index_at(kv, kb, r))];
+        for (double &s : sorted)
+          if (s < thr) s = -INFINITY;
+      }
+      if (pb != nullptr) {
+        const double p = kernels::load_one(pv.dtype, pb, r * pv.strides[0]);
+        const double m = sorted[static_cast<size_t>(v - 1)];
+        double sum = 0;
+        for (int64_t i = 0; i < v; ++i) sum += prob[i] = std::exp(sorted[static_cast<size_t>(i)] - m);
+        double cum = 0;
+        for (int64_t i = 0; i + 1 < v; ++i) {
+          cum += prob[i] / sum;
+          if (cum <= 1 - p) sorted[static_cast<size_t>(i)] = -INFINITY;
+        }
+      }
+      for (int64_t i = 0; i < v; ++i) x[order[i]] = sorted[static_cast<size_t>(i)];
+      store_row(out, ob, r, x);
+    }
+    return 0;
+  }
+};
+
+void plan_top_k_top_p(core::OpBuilder &b, const EmbedRule &rule, const EmbedCall &c) {
+  const aclTensor &l = *c.weight;
+  core::check_dtype_in(c.weight, c.weight_name, rule.dtypes);
+  if (l.ndim != 2) throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; it must have 2", c.weight_name, l.ndim);
+  if (c.p == nullptr && c.k == nullptr)
+    throw_error(ACLNN_ERR_PARAM_NULLPTR, "%s and %s are both null; at least one is needed", c.p_name, c.k_name);
+  if (c.p != nullptr) {
+    core::check_tensor(c.p, c.p_name);
+    if (c.p->dtype != l.dtype)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must have %s's dtype %s", c.p_name,
+                  core::dtype_name(c.p->dtype), c.weight_name, core::dtype_name(l.dtype));
+    core::check_shape_equals(*c.p, c.p_name, Shape{1, {l.dims[0]}});
+  }
+  if (c.k != nullptr) {
+    core::check_dtype_in(c.k, c.k_name, {ACL_INT32});
+    core::check_shape_equals(*c.k, c.k_name, Shape{1, {l.dims[0]}});
+  }
+  if (c.out->dtype != l.dtype)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must have %s's dtype %s", c.out_name,
+                core::dtype_name(c.out->dtype), c.weight_name, core::dtype_name(l.dtype));
+  core::check_shape_equals(*c.out, c.out_name, Shape::of(l));
+  auto &s = b.add_step<TopKTopPStep>();
+  s.logits_slot = b.input(c.weight);
+  s.p_slot = b.input(c.p);
+  s.k_slot = b.input(c.k);
+  s.out_slot = b.output(c.out);
+  s.logits = b.tensor(s.logits_slot);
+  if (s.p_slot >= 0) s.pv = b.tensor(s.p_slot);
+  if (s.k_slot >= 0) s.kv = b.tensor(s.k_slot);
+  s.out = b.tensor(s.out_slot);
+  s.k_name = c.k_name;
+  const uint64_t n = static_cast<uint64_t>(std::max<int64_t>(l.dims[1], 1));
+  s.vals_ws = b.book("top_k_top_p.row", n * 8);
+  s.order_ws = b.book("top_k_top_p.order", n * 8);
+  s.prob_ws = b.book("top_k_top_p.prob", n * 8);
+}
+
 }  // namespace
 
 void embed_phase1(core::OpBuilder &b, const EmbedRule &rule, const EmbedCall &c) {
   // Null checks in prototype order.
   core::check_tensor(c.weight, c.weight_name);
+  if (rule.kind == EmbedKind::kTopKTopP) {
+    core::check_tensor(c.out, c.out_name);
+    return plan_top_k_top_p(b, rule, c);
+  }
   core::check_not_null(c.indices, c.indices_name);
   if (rule.kind == EmbedKind::kBag) {
     core::check_not_null(c.offsets, c.offsets_name);

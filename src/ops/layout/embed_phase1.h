@@ -14,6 +14,7 @@ enum class EmbedKind : uint8_t {
   kDenseBackward,  // out[numWeights, D] = sum of grad's rows by index (padding skipped, / frequency)
   kRenorm,         // selfRef rows the indices reach scaled to norm <= maxNorm (torch.embedding_renorm_)
   kBag,            // torch.embedding_bag: output, offset2bag, bagSize, maxIndices
+  kTopKTopP,       // ApplyTopKTopP: per row, logits outside the top k, then outside the top-p mass, -inf
 };
 
 struct EmbedRule {
@@ -21,7 +22,7 @@ struct EmbedRule {
   core::DtypeMask dtypes;  // accepted weight / grad dtypes
 };
 
-// The arguments by role (the weight role is weight, grad or selfRef).
+// The arguments by role (the weight role is weight, grad, selfRef or logits).
 struct EmbedCall {
   const aclTensor *weight = nullptr;
   const char *weight_name = "weight";
@@ -39,6 +40,10 @@ struct EmbedCall {
   const char *bag_size_name = "bagSize";
   const aclTensor *max_indices = nullptr;
   const char *max_indices_name = "maxIndices";
+  const aclTensor *p = nullptr;  // ApplyTopKTopP's per-row thresholds (optional, not both)
+  const char *p_name = "p";
+  const aclTensor *k = nullptr;
+  const char *k_name = "k";
   int64_t num_weights = 0;
   int64_t padding_idx = -1;  // negative: none
   int64_t mode = 0;          // bag: 0 sum, 1 mean, other max
