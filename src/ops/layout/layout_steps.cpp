@@ -126,15 +126,25 @@ void combine_one(const IndexPlan &p, const char *src, char *dst) {
   kernels::load_as<T>(p.dst.dtype, dst, 0, &a, 1);
   kernels::load_as<T>(p.dst.dtype, src, 0, &b, 1);
   T r;
-  switch (p.combine) {
-    case IndexPlan::Combine::kMul: r = a * b; break;
-    case IndexPlan::Combine::kMax: r = is_nan(a) || a > b ? a : b; break;  // a NaN wins
-    case IndexPlan::Combine::kMin: r = is_nan(a) || a < b ? a : b; break;
-    case IndexPlan::Combine::kDiv:
-      if constexpr (std::is_integral_v<T>) r = b == 0 ? 0 : a / b;  // integers: truncation, x / 0 = 0
-      else r = a / b;
-      break;
-    default: r = a + static_cast<T>(p.alpha) * b; break;
+  if constexpr (std::is_integral_v<T>) {  // INT64 arithmetic wrapping around (as the narrower dtypes do)
+    const uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
+    switch (p.combine) {
+      case IndexPlan::Combine::kMul: r = static_cast<T>(ua * ub); break;
+      case IndexPlan::Combine::kMax: r = a > b ? a : b; break;
+      case IndexPlan::Combine::kMin: r = a < b ? a : b; break;
+      case IndexPlan::Combine::kDiv:  // truncation; x / 0 = 0; x / -1 negates (wrapping, never a trap)
+        r = b == 0 ? 0 : b == -1 ? static_cast<T>(0 - ua) : a / b;
+        break;
+      default: r = static_cast<T>(ua + static_cast<uint64_t>(static_cast<T>(p.alpha)) * ub); break;
+    }
+  } else {
+    switch (p.combine) {
+      case IndexPlan::Combine::kMul: r = a * b; break;
+      case IndexPlan::Combine::kMax: r = is_nan(a) || a > b ? a : b; break;  // a NaN wins
+      case IndexPlan::Combine::kMin: r = is_nan(a) || a < b ? a : b; break;
+      case IndexPlan::Combine::kDiv: r = a / b; break;
+      default: r = a + static_cast<T>(p.alpha) * b; break;
+    }
   }
   kernels::store_from<T>(&r, p.dst.dtype, dst, 0, 1);
 }
