@@ -954,4 +954,164 @@ inline std::vector<double> pool_gather_ref(int64_t planes, int64_t src_plane, in
   return dst;
 }
 
+// torch.scatter_reduce on flattened tensors: src value k reduced, in order, into element target[k] of
+// self (reduce 0 replace, 1 sum, 2 prod, 3 amax, 4 amin, 5 mean; include_self: self's value is the
+// first operand, else the reduction's identity); a NaN wins amax / amin. The results are unrounded,
+// except an integer mean: floor division of the sum as the dtype holds it (`wrap`). Elements no
+// target reaches keep self's value.
+template <class Wrap>
+std::vector<double> scatter_reduce_ref(std::vector<double> self, const std::vector<int64_t> &target,
+                                       const std::vector<double> &src, int reduce, bool include_self, bool integral,
+                                       Wrap wrap) {
+  std::vector<double> acc(self.size()), count(self.size(), 0);
+  std::vector<bool> hit(self.size(), false);
+  for (size_t k = 0; k < target.size(); ++k) {
+    const size_t e = static_cast<size_t>(target[k]);
+    const double x = src[k];
+    if (!hit[e]) {
+      hit[e] = true;
+      acc[e] = include_self ? self[e]
+               : reduce == 2 ? 1.0 : reduce == 3 ? -INFINITY : reduce == 4 ? INFINITY : 0.0;
+      if (integral && !include_self && (reduce == 3 || reduce == 4)) acc[e] = x;  // any start <= / >= x
+      count[e] = include_self ? 1 : 0;
+    }
+    double &a = acc[e];
+    count[e] += 1;
+    if (reduce == 0) a = x;
+    else if (reduce == 1 || reduce == 5) a = a + x;
+    else if (reduce == 2) a = a * x;
+    else if (reduce == 3) a = std::isnan(a) || std::isnan(x) ? (std::isnan(a) ? a : x) : std::max(a, x);
+    else a = std::isnan(a) || std::isnan(x) ? (std::isnan(a) ? a : x) : std::min(a, x);
+  }
+  for (size_t e = 0; e < self.size(); ++e) {
+    if (!hit[e]) continue;
+    double r = acc[e];
+    if (reduce == 5) r = integral ? std::floor(wrap(r) / count[e]) : r / count[e];
+    self[e] = r;
+  }
+  return self;
+}
+
+// torch.embedding_dense_backward: out [num_weights, d] = sum over positions k of grad row k into
+// row idx[k] (an index equal to padding adds nothing; scale: each term divided by its index's count).
+inline std::vector<double> embedding_dense_backward_ref(const std::vector<double> &grad, int64_t d,
+                                                        const std::vector<int64_t> &idx, int64_t num_weights,
+                                                        int64_t padding, bool scale) {
+  std::vector<double> out(static_cast<size_t>(num_weights * d), 0.0), count(static_cast<size_t>(num_weights), 0.0);
+  for (int64_t v : idx) count[static_cast<size_t>(v)] += 1;
+  for (size_t k = 0; k < idx.size(); ++k) {
+    if (idx[k] == padding) continue;
+    const double s = scale ? 1.0 / count[static_cast<size_t>(idx[k])] : 1.0;
+    for (int64_t j = 0; j < d; ++j)
+      out[static_cast<size_t>(idx[k] * d + j)] += grad[k * static_cast<size_t>(d) + static_cast<size_t>(j)] * s;
+  }
+  return out;
+}
+
+// torch.embedding_renorm_: rows of w [rows, d] named by idx scaled to norm max_norm when above it
+// (scale max_norm / (norm + 1e-7)); p 0: nonzero count, inf: largest magnitude.
+inline std::vector<double> embedding_renorm_ref(std::vector<double> w, int64_t d, const std::vector<int64_t> &idx,
+                                                double max_norm, double p) {
+  std::vector<bool> seen(d > 0 ? w.size() / static_cast<size_t>(d) : 0, false);
+  for (int64_t v : idx) seen[static_cast<size_t>(v)] = true;
+  for (size_t r = 0; r < seen.size(); ++r) {
+    if (!seen[r]) continue;
+    double* row = w.data() + r * static_cast<size_t>(d);
+    long double acc = 0;
+    for (int64_t j = 0; j < d; ++j) {
+      const long double a = std::fabs(row[j]);
+      if (std::isinf(p)) acc = std::isnan(a) || std::isnan(acc) ? NAN : std::max(acc, a);  // NaN propagates
+      else if (p == 0) acc += a != 0;
+      else acc += std::pow(a, static_cast<long double>(p));
+    }
+    const double norm = std::isinf(p) || p == 0 ? static_cast<double>(acc)
+                                                : static_cast<double>(std::pow(acc, 1 / static_cast<long double>(p)));
+    if (!(norm > max_norm)) continue;
+    const double scale = max_norm / (norm + 1e-7);
+    for (int64_t j = 0; j < d; ++j) row[j] *= scale;
+  }
+  return w;
+}
+
+// torch.embedding_bag over w [rows, d]: bag b = idx[offsets[b], end_b) (end_b = offsets[b + 1], or
+// the end for the last offset without include_last); mode 0 sum (times psw when given), 1 mean,
+// other max (first maximum per column, a NaN wins; arg 0 for an empty bag). padding entries
+// skipped and not counted. offset2bag: each entry's bag (past the last end: the bag count).
+struct EmbeddingBagRef {
+  std::vector<double> out;
+  std::vector<int64_t> offset2bag, bag_size, max_indices;
+};
+inline EmbeddingBagRef embedding_bag_ref(const std::vector<double> &w, int64_t d, const std::vector<int64_t> &idx,
+                                         const std::vector<int64_t> &offsets, int mode, const std::vector<double> *psw,
+                                         bool include_last, int64_t padding) {
+  EmbeddingBagRef r;
+  const int64_t n = static_cast<int64_t>(idx.size());
+  const int64_t bags = static_cast<int64_t>(offsets.size()) - (include_last ? 1 : 0);
+  const bool max = mode != 0 && mode != 1;
+  r.offset2bag.assign(idx.size(), bags);
+  for (int64_t b = 0; b < bags; ++b) {
+    const int64_t start = offsets[static_cast<size_t>(b)];
+    const int64_t end = b + 1 < static_cast<int64_t>(offsets.size()) ? offsets[static_cast<size_t>(b + 1)] : n;
+    std::vector<double> acc(static_cast<size_t>(d), 0.0);
+    std::vector<int64_t> arg(static_cast<size_t>(d), 0);
+    int64_t count = 0;
+    for (int64_t i = start; i < end; ++i) {
+      r.offset2bag[static_cast<size_t>(i)] = b;
+      const int64_t v = idx[static_cast<size_t>(i)];
+      if (v == padding) continue;
+      for (int64_t j = 0; j < d; ++j) {
+        const double x = w[static_cast<size_t>(v * d + j)];
+        const size_t jj = static_cast<size_t>(j);
+        if (max) {
+          if (count == 0 || std::isnan(x) || x > acc[jj]) {
+            acc[jj] = x;
+            arg[jj] = v;
+          }
+        } else {
+          acc[jj] += x * (psw ? (*psw)[static_cast<size_t>(i)] : 1.0);
+        }
+      }
+      ++count;
+    }
+    if (mode == 1 && count > 0)
+      for (double &a : acc) a /= static_cast<double>(count);
+    r.out.insert(r.out.end(), acc.begin(), acc.end());
+    r.bag_size.push_back(count);
+    if (max) r.max_indices.insert(r.max_indices.end(), arg.begin(), arg.end());
+    else r.max_indices.push_back(0);
+  }
+  return r;
+}
+
+// ApplyTopKTopP on one row (the vendor's formula): sorted ascending (stable, NaN last); below the
+// k-th largest -> -inf (k <= 0: no top-k); softmax of the sorted row cumulated from the smallest:
+// cumulated mass <= 1 - p -> -inf (p < 0: no top-p), the largest always kept.
+inline std::vector<double> top_k_top_p_ref(std::vector<double> x, int64_t k, double p) {
+  const size_t v = x.size();
+  std::vector<size_t> order(v);
+  for (size_t i = 0; i < v; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return !std::isnan(x[a]) && (std::isnan(x[b]) || x[a] < x[b]);
+  });
+  std::vector<double> s(v);
+  for (size_t i = 0; i < v; ++i) s[i] = x[order[i]];
+  if (k > 0) {
+    const double thr = s[v - static_cast<size_t>(k)];
+    for (double &e : s)
+      if (e < thr) e = -INFINITY;
+  }
+  if (p >= 0 && v > 0) {
+    std::vector<double> e(v);
+    double sum = 0;
+    for (size_t i = 0; i < v; ++i) sum += e[i] = std::exp(s[i] - s[v - 1]);
+    double cum = 0;
+    for (size_t i = 0; i + 1 < v; ++i) {
+      cum += e[i] / sum;
+      if (cum <= 1 - p) s[i] = -INFINITY;
+    }
+  }
+  for (size_t i = 0; i < v; ++i) x[order[i]] = s[i];
+  return x;
+}
+
 }  // namespace opsnn::test::refs

@@ -8,6 +8,7 @@
 //     the row allows one;
 //   - the in-place twin on a strided view;
 //   - empty tensors (the rows' samples with size-0 dims);
+//   - NaN and infinities through the scatters that combine values (sum, prod, max, min, mean, div);
 //   - errors with their code and the argument named: each null tensor / list / scalar, a wrong
 //     output shape or dtype, input dtypes outside the rule, and the rows' rejected parameters.
 #include <algorithm>
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "float64_refs.h"
 #include "op_table_harness.h"
 #include "test_util.h"
 
@@ -319,6 +321,40 @@ Expected reference(const LayoutTableCase &c, const LayoutSample &s, const std::v
       idx.insert(idx.end(), o.begin() + static_cast<long>(d + ishape.size()), o.end());
       return from(idx);
     };
+  } else if (k == "scatter_reduce") {
+    // Each source element's target: its position with dim replaced by the index value.
+    const size_t d = static_cast<size_t>(wrap(s.ints[0], nd));
+    std::vector<int64_t> target;
+    std::vector<double> vals;
+    for (int64_t lin = 0; lin < numel_of(s.index_shape); ++lin) {
+      const std::vector<int64_t> m = unravel(lin, s.index_shape);
+      std::vector<int64_t> t = m;
+      t[d] = s.index[static_cast<size_t>(lin)];
+      target.push_back(linear(t, x));
+      vals.push_back(in[1][static_cast<size_t>(linear(m, s.source_shape))]);
+    }
+    e.values = refs::scatter_reduce_ref(in[0], target, vals, static_cast<int>(s.ints[1]), s.ints[2] != 0,
+                                        !is_float(out_dt), [&](double v) { return round_to(out_dt, v); });
+    for (double &v : e.values) v = round_to(out_dt, v);
+    return e;
+  } else if (k == "scatter_max" || k == "scatter_min" || k == "scatter_mul" || k == "scatter_div") {
+    // In order: varRef[indices[p], r...] combined with updates[p..., r...], rounded at each step.
+    e.values = in[0];
+    const std::vector<int64_t> rest(x.begin() + 1, x.end());
+    const int64_t slab = numel_of(rest);
+    for (int64_t p = 0; p < numel_of(s.index_shape); ++p)
+      for (int64_t r = 0; r < slab; ++r) {
+        double &o = e.values[static_cast<size_t>(s.index[static_cast<size_t>(p)] * slab + r)];
+        const double u = in[1][static_cast<size_t>(p * slab + r)];
+        double v;
+        if (k == "scatter_max") v = std::isnan(o) || o > u ? o : u;
+        else if (k == "scatter_min") v = std::isnan(o) || o < u ? o : u;
+        else if (k == "scatter_mul") v = o * u;
+        else if (is_float(out_dt)) v = o / u;
+        else v = u == 0 ? 0 : std::trunc(o / u);  // integers: truncated, x / 0 = 0
+        o = round_to(out_dt, v);
+      }
+    return e;
   } else if (k == "scatter" || k == "index_add") {
     // Sequential in index order: out = self, then each position combined (rounded to out's dtype).
     const size_t d = static_cast<size_t>(wrap(s.ints[0], nd));
@@ -1293,6 +1329,63 @@ TEST(OpTableLayoutRandom, SplitNarrowDiagCircularPadSearch) {
   }
 }
 
+// NaN and infinities through the scatters that combine values (ScatterReduce's sum / prod / amax /
+// amin / mean, ScatterMax / Min / Mul / Div, Scatter, IndexAdd): FLOAT self and source with a NaN,
+// +inf and -inf each, against the reference's IEEE arithmetic (a NaN compared as a NaN).
+bool combines(const LayoutTableCase &c) {
+  return !c.source_name.empty() && std::find(c.dtypes.begin(), c.dtypes.end(), ACL_FLOAT) != c.dtypes.end() &&
+         (c.kind == "scatter_reduce" || c.kind == "scatter" || c.kind == "index_add" || c.kind == "scatter_max" ||
+          c.kind == "scatter_min" || c.kind == "scatter_mul" || c.kind == "scatter_div");
+}
+void check_special_values(const LayoutTableCase &c) {
+  for (int trial = 0; trial < 4; ++trial) {
+    SCOPED_TRACE(::testing::Message() << c.name << " NaN / inf trial " << trial);
+    Inputs in(c, c.sample, ACL_FLOAT, trial % 2 == 1);
+    for (DeviceTensor *t : {in.t[0].get(), in.source_t.get()}) {
+      std::vector<double> v = t->values();
+      if (v.empty()) continue;
+      const double sp[] = {NAN, INFINITY, -INFINITY};
+      for (double x : sp) v[static_cast<size_t>(std::uniform_int_distribution<size_t>(0, v.size() - 1)(rng()))] = x;
+      t->set_values(v);
+    }
+    in.values[0] = in.t[0]->values();
+    in.values[1] = in.source_t->values();
+    const Expected e = reference(c, c.sample, in.values, ACL_FLOAT);
+    std::unique_ptr<DeviceTensor> out;
+    if (c.phase1 != nullptr) {
+      out = padded_output(e.shape, ACL_FLOAT);
+      out->poison();
+      Call call(c, c.sample, in.self, in.list, *out, in.index, in.source);
+      ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **x) { return c.phase1(call.a, w, x); }, c.launch), 0)
+          << aclGetRecentErrMsg();
+    } else {
+      Call call(c, c.sample, in.self, in.list, nullptr, in.index, in.source);
+      ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **x) { return c.inplace_phase1(call.a, w, x); },
+                       c.inplace_launch), 0)
+          << aclGetRecentErrMsg();
+    }
+    const std::vector<double> got = out ? out->values() : in.t[0]->values();
+    ASSERT_EQ(got.size(), e.values.size());
+    for (size_t i = 0; i < got.size(); ++i)
+      EXPECT_TRUE(got[i] == e.values[i] || (std::isnan(got[i]) && std::isnan(e.values[i])))
+          << "element " << i << ": got " << got[i] << ", expected " << e.values[i];
+  }
+}
+class OpTableLayoutCombining : public ::testing::TestWithParam<LayoutTableCase> {};
+const std::vector<LayoutTableCase> &combining_cases() {
+  static const std::vector<LayoutTableCase> c = [] {
+    std::vector<LayoutTableCase> v;
+    for (const auto &x : all_cases())
+      if (combines(x)) v.push_back(x);
+    return v;
+  }();
+  return c;
+}
+TEST_P(OpTableLayoutCombining, SpecialValues) {
+  reseed_for_current_test();
+  check_special_values(GetParam());
+}
+
 std::string case_name(const ::testing::TestParamInfo<LayoutTableCase> &i) {
   std::string s;
   for (char ch : i.param.name) s += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
@@ -1311,6 +1404,7 @@ const std::vector<LayoutTableCase> &main_cases() {  // the ops with an output (n
 
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableLayout, ::testing::ValuesIn(main_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableLayoutInPlace, ::testing::ValuesIn(inplace_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableLayoutCombining, ::testing::ValuesIn(combining_cases()), case_name);
 
 }  // namespace
 }  // namespace opsnn::test

@@ -870,10 +870,16 @@ void plan_index_copy(core::OpBuilder &b, const LayoutCall &c, bool add) {
 
 // Scatter / ScatterAdd / ScatterValue (torch.scatter with reduce 0 replace, 1 add, 2 multiply): one
 // element per index position, at the position with dim replaced by the index value.
-void plan_scatter(core::OpBuilder &b, const LayoutCall &c) {
+// ScatterReduce (scatter_reduce: reduce 0 replace, 1 sum, 2 prod, 3 amax, 4 amin, 5 mean, includeSelf) takes
+// the same checks and plan, reduced by its own step.
+void plan_scatter(core::OpBuilder &b, const LayoutCall &c, bool scatter_reduce = false) {
   const bool has_reduce = c.i_name[1][0] != '\0';
   const int64_t reduce = has_reduce ? c.i[1] : 1;
-  if (reduce < 0 || reduce > 2)
+  if (scatter_reduce && (reduce < 0 || reduce > 5))
+    throw_error(ACLNN_ERR_PARAM_INVALID,
+                "%s must be 0 (replace), 1 (sum), 2 (prod), 3 (amax), 4 (amin) or 5 (mean), got %lld", c.i_name[1],
+                static_cast<long long>(reduce));
+  if (!scatter_reduce && (reduce < 0 || reduce > 2))
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be 0 (replace), 1 (add) or 2 (multiply), got %lld", c.i_name[1],
                 static_cast<long long>(reduce));
   if (c.source_name[0] != '\0') core::check_tensor(c.source, c.source_name);
@@ -896,6 +902,37 @@ void plan_scatter(core::OpBuilder &b, const LayoutCall &c) {
     p.pos_dims[k] = index.dims[k];
     p.pos_strides[k] = c.source ? c.source->strides[k] : 0;
     p.pos_val_strides[k] = k == d ? 0 : p.dst.strides[k];
+  }
+  if (scatter_reduce) record_scatter_reduce(b, p, d, static_cast<int>(reduce), c.i[2] != 0);
+  else record_index_copy(b, p);
+}
+
+// ScatterMax / Min / Mul / Div (tf.scatter_*): updates is indices.shape + varRef.shape[1:]; the
+// slab varRef[indices[p]] combined with updates[p] for each position p in order.
+void plan_scatter_update(core::OpBuilder &b, const LayoutCall &c, IndexPlan::Combine combine) {
+  const aclTensor &var = *c.self, &index = *c.index;
+  if (var.ndim == 0) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is 0-d; it needs a first dim to index", c.self_name);
+  check_index(c.index, c.index_name, core::kMaxDims);
+  core::check_tensor(c.source, c.source_name);
+  if (index.ndim + var.ndim - 1 > core::kMaxDims)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s would have more than %d dims", c.source_name, core::kMaxDims);
+  Shape want = shape_of(index);
+  for (int k = 1; k < var.ndim; ++k) want.dims[want.ndim++] = var.dims[k];
+  core::check_shape_equals(*c.source, c.source_name, want);
+  IndexPlan p = register_scatter(b, c);
+  p.combine = combine;
+  p.bound = var.dims[0];
+  p.val_stride = p.dst.strides[0];
+  p.pos_ndim = index.ndim;
+  for (int k = 0; k < index.ndim; ++k) {
+    p.pos_dims[k] = index.dims[k];
+    p.pos_strides[k] = p.src.strides[k];
+  }
+  p.slab_ndim = 0;
+  for (int k = 1; k < var.ndim; ++k, ++p.slab_ndim) {
+    p.slab_dims[p.slab_ndim] = var.dims[k];
+    p.slab_src[p.slab_ndim] = p.src.strides[index.ndim + k - 1];
+    p.slab_dst[p.slab_ndim] = p.dst.strides[k];
   }
   record_index_copy(b, p);
 }
@@ -1368,6 +1405,11 @@ void layout_phase1(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall 
     case LayoutKind::kIndexCopy: return plan_index_copy(b, c, false);
     case LayoutKind::kIndexAdd: return plan_index_copy(b, c, true);
     case LayoutKind::kScatter: return plan_scatter(b, c);
+    case LayoutKind::kScatterReduce: return plan_scatter(b, c, true);
+    case LayoutKind::kScatterMax: return plan_scatter_update(b, c, IndexPlan::Combine::kMax);
+    case LayoutKind::kScatterMin: return plan_scatter_update(b, c, IndexPlan::Combine::kMin);
+    case LayoutKind::kScatterMul: return plan_scatter_update(b, c, IndexPlan::Combine::kMul);
+    case LayoutKind::kScatterDiv: return plan_scatter_update(b, c, IndexPlan::Combine::kDiv);
     case LayoutKind::kIndexFill: return c.index_name[0] ? plan_index_fill_tensor(b, c) : plan_index_fill(b, c);
     case LayoutKind::kGatherElements: return plan_gather_elements(b, c, false);
     case LayoutKind::kTake: return plan_gather_elements(b, c, true);

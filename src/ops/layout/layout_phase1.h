@@ -47,6 +47,11 @@ enum class LayoutKind : uint8_t {
   kCircularPad,   // CircularPad1d/2d/3d: out[j] = self[(j - left) mod n] per padded dim
   kSearch,        // Bucketize, SearchSorted(s): insertion points of self in source (sorter: index)
   kCircularPadGrad,  // CircularPad2d/3dBackward: gradInput[i] = sum of gradOutput (self) where j wraps to i
+  kScatterReduce,  // torch.scatter_reduce (reduce 0..5: replace, sum, prod, amax, amin, mean; includeSelf)
+  kScatterMax,     // varRef[indices[p...], r...] = max(it, updates[p..., r...]) in order (tf.scatter_max)
+  kScatterMin,
+  kScatterMul,
+  kScatterDiv,
 };
 
 struct LayoutRule {

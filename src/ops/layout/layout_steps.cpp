@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 #include <vector>
 #if defined(__SSE2__)
@@ -112,14 +113,40 @@ class ArangeStep final : public core::Step {
   }
 };
 
-// dst = dst + alpha * src or dst * src for one element, computed in T (INT64 for integers and BOOL,
+template <class T>
+bool is_nan(T v) {
+  if constexpr (std::is_floating_point_v<T>) return v != v;
+  else return false;
+}
+
+// dst = dst + alpha * src, dst * src, max / min (a NaN wins), dst / src for one element, computed in T (INT64 for integers and BOOL,
 // DOUBLE for floating dtypes) and stored back in dst's dtype.
 template <class T>
 void combine_one(const IndexPlan &p, const char *src, char *dst) {
   T a, b;
   kernels::load_as<T>(p.dst.dtype, dst, 0, &a, 1);
   kernels::load_as<T>(p.dst.dtype, src, 0, &b, 1);
-  const T r = p.combine == IndexPlan::Combine::kMul ? a * b : a + static_cast<T>(p.alpha) * b;
+  T r;
+  if constexpr (std::is_integral_v<T>) {  // INT64 arithmetic wrapping around (as the narrower dtypes do)
+    const uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
+    switch (p.combine) {
+      case IndexPlan::Combine::kMul: r = static_cast<T>(ua * ub); break;
+      case IndexPlan::Combine::kMax: r = a > b ? a : b; break;
+      case IndexPlan::Combine::kMin: r = a < b ? a : b; break;
+      case IndexPlan::Combine::kDiv:  // truncation; x / 0 = 0; x / -1 negates (wrapping, never a trap)
+        r = b == 0 ? 0 : b == -1 ? static_cast<T>(0 - ua) : a / b;
+        break;
+      default: r = static_cast<T>(ua + static_cast<uint64_t>(static_cast<T>(p.alpha)) * ub); break;
+    }
+  } else {
+    switch (p.combine) {
+      case IndexPlan::Combine::kMul: r = a * b; break;
+      case IndexPlan::Combine::kMax: r = is_nan(a) || a > b ? a : b; break;  // a NaN wins
+      case IndexPlan::Combine::kMin: r = is_nan(a) || a < b ? a : b; break;
+      case IndexPlan::Combine::kDiv: r = a / b; break;
+      default: r = a + static_cast<T>(p.alpha) * b; break;
+    }
+  }
   kernels::store_from<T>(&r, p.dst.dtype, dst, 0, 1);
 }
 void combine_slab(const IndexPlan &p, const char *src, char *dst, size_t es) {
@@ -284,6 +311,128 @@ class IndexStep final : public core::Step {
     if (p.scatter || n <= grain) body(0, n);
     else core::parallel_for(n, grain, body);
     return 0;
+  }
+};
+
+// The k-th value (row-major over its dims) of an INT32 / INT64 index view at base.
+int64_t index_value(const aclTensor &index, const char *base, int64_t k) {
+  int64_t off = 0;
+  for (int d = index.ndim - 1; d >= 0; --d) {
+    off += (k % index.dims[d]) * index.strides[d];
+    k /= index.dims[d];
+  }
+  if (index.dtype == ACL_INT32) {
+    int32_t v;
+    std::memcpy(&v, base + off * 4, 4);
+    return v;
+  }
+  int64_t v;
+  std::memcpy(&v, base + off * 8, 8);
+  return v;
+}
+
+// torch.scatter_reduce (record_scatter_reduce). The accumulators are indexed by dst's row-major
+// element number (`acc_strides`: dst's contiguous strides, 0 along the scattered dim, whose
+// contribution is v * acc_val_stride).
+class ScatterReduceStep final : public core::Step {
+ public:
+  IndexPlan p;
+  int reduce = 1;
+  bool include_self = true;
+  int64_t acc_strides[core::kMaxDims] = {};
+  int64_t acc_val_stride = 0;
+  core::WsKey acc_ws, count_ws, at_ws;
+
+  template <class T>
+  int run_typed(const core::LaunchArgs &args, const char *ix, const char *src, char *dst) const {
+    const int64_t es = static_cast<int64_t>(core::dtype_size(p.dst.dtype));
+    const int64_t total = p.dst.numel();
+    T *acc = reinterpret_cast<T *>(args.get(acc_ws));
+    int64_t *count = reinterpret_cast<int64_t *>(args.get(count_ws));
+    int64_t *at = reinterpret_cast<int64_t *>(args.get(at_ws));  // dst's element offset of each touched element
+    std::memset(count, 0, static_cast<size_t>(total) * sizeof(int64_t));
+    T identity = 0;
+    if (reduce == 2) identity = 1;
+    if constexpr (std::is_floating_point_v<T>) {
+      if (reduce == 3) identity = -std::numeric_limits<T>::infinity();
+      if (reduce == 4) identity = std::numeric_limits<T>::infinity();
+    } else {
+      if (reduce == 3) identity = std::numeric_limits<T>::min();
+      if (reduce == 4) identity = std::numeric_limits<T>::max();
+    }
+    int64_t n = 1;
+    for (int d = 0; d < p.pos_ndim; ++d) n *= p.pos_dims[d];
+    for (int64_t k = 0; k < n; ++k) {  // in order: deterministic for repeated indices
+      const int64_t v = index_value(p.index, ix, k);
+      int64_t pos = 0, pos_val = 0, e = v * acc_val_stride, rem = k;
+      for (int d = p.pos_ndim - 1; d >= 0; --d) {
+        const int64_t i = rem % p.pos_dims[d];
+        pos += i * p.pos_strides[d];
+        pos_val += i * p.pos_val_strides[d];
+        e += i * acc_strides[d];
+        rem /= p.pos_dims[d];
+      }
+      T x;
+      kernels::load_as<T>(p.dst.dtype, src + pos * es, 0, &x, 1);
+      T &a = acc[e];
+      if (count[e] == 0) {
+        at[e] = v * p.val_stride + pos_val;
+        if (include_self) kernels::load_as<T>(p.dst.dtype, dst + at[e] * es, 0, &a, 1);
+        else a = identity;
+      }
+      ++count[e];
+      switch (reduce) {
+        case 0: a = x; break;
+        case 1:
+        case 5:
+          if constexpr (std::is_floating_point_v<T>) a += x;
+          else a = static_cast<T>(static_cast<uint64_t>(a) + static_cast<uint64_t>(x));  // wraps
+          break;
+        case 2:
+          if constexpr (std::is_floating_point_v<T>) a *= x;
+          else a = static_cast<T>(static_cast<uint64_t>(a) * static_cast<uint64_t>(x));
+          break;
+        case 3: a = is_nan(a) || a > x ? a : x; break;  // a NaN wins (torch's amax)
+        default: a = is_nan(a) || a < x ? a : x; break;
+      }
+    }
+    for (int64_t e = 0; e < total; ++e) {
+      if (count[e] == 0) continue;
+      char *d = dst + at[e] * es;
+      T r = acc[e];
+      if (reduce == 5) {
+        const int64_t c = count[e] + (include_self ? 1 : 0);
+        if constexpr (std::is_floating_point_v<T>) {
+          r = r / static_cast<T>(c);
+        } else {  // the sum as the dtype would hold it, floor-divided
+          kernels::store_from<T>(&r, p.dst.dtype, d, 0, 1);
+          kernels::load_as<T>(p.dst.dtype, d, 0, &r, 1);
+          const T q = r / c;
+          r = (r % c != 0 && r < 0) ? q - 1 : q;
+        }
+      }
+      kernels::store_from<T>(&r, p.dst.dtype, d, 0, 1);
+    }
+    return 0;
+  }
+
+  int run(const core::LaunchArgs &args) const override {
+    const char *ix = core::view_base(args, p.index_slot, p.index, core::dtype_size(p.index.dtype));
+    int64_t n = 1;
+    for (int d = 0; d < p.pos_ndim; ++d) n *= p.pos_dims[d];
+    for (int64_t k = 0; k < n; ++k) {
+      const int64_t v = index_value(p.index, ix, k);
+      if (v < 0 || v >= p.bound)
+        return fail(ACLNN_ERR_PARAM_INVALID, "%s: value %lld at position %lld is out of range [0, %lld)",
+                    p.index_name, static_cast<long long>(v), static_cast<long long>(k),
+                    static_cast<long long>(p.bound));
+    }
+    if (n == 0) return 0;
+    const size_t es = core::dtype_size(p.dst.dtype);
+    const char *src = core::view_base(args, p.src_slot, p.src, es);
+    char *dst = core::view_base(args, p.dst_slot, p.dst, es);
+    return core::is_floating(p.dst.dtype) ? run_typed<double>(args, ix, src, dst)
+                                          : run_typed<int64_t>(args, ix, src, dst);
   }
 };
 
@@ -535,6 +684,23 @@ void record_search(core::OpBuilder &b, const SearchPlan &plan) {
   s.seq = b.tensor(plan.seq_slot);
   if (plan.sorter_slot >= 0) s.sorter = b.tensor(plan.sorter_slot);
   s.out = b.tensor(plan.out_slot);
+}
+
+void record_scatter_reduce(core::OpBuilder &b, const IndexPlan &plan, int dim, int reduce, bool include_self) {
+  auto &s = b.add_step<ScatterReduceStep>();
+  s.p = plan;
+  s.reduce = reduce;
+  s.include_self = include_self;
+  const aclTensor &d = plan.dst;
+  int64_t acc = 1;
+  for (int k = d.ndim - 1; k >= 0; --k) {  // dst's contiguous strides; the scattered dim's moves with v
+    (k == dim ? s.acc_val_stride : s.acc_strides[k]) = acc;
+    acc *= std::max<int64_t>(d.dims[k], 1);
+  }
+  const uint64_t n = static_cast<uint64_t>(std::max<int64_t>(d.numel(), 1));
+  s.acc_ws = b.book("scatter_reduce.acc", n * 8);
+  s.count_ws = b.book("scatter_reduce.count", n * 8);
+  s.at_ws = b.book("scatter_reduce.offset", n * 8);
 }
 
 void record_triangle(core::OpBuilder &b, int in_slot, int out_slot, bool lower, int64_t diagonal) {

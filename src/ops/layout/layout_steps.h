@@ -64,7 +64,8 @@ struct IndexPlan {
   const char *index_name = "index";
   bool wrap_negative = false;  // values in [-bound, 0) count from the end
   bool src_constant = false;   // src is `constant` (one element of dst's dtype, every slab stride 0)
-  enum class Combine : uint8_t { kReplace, kAdd, kMul } combine = Combine::kReplace;  // scatter only
+  // scatter only; kMax / kMin: a NaN wins (torch.maximum); kDiv: dst / src
+  enum class Combine : uint8_t { kReplace, kAdd, kMul, kMax, kMin, kDiv } combine = Combine::kReplace;
   double alpha = 1;  // kAdd: dst + alpha * src
   alignas(8) unsigned char constant[8] = {};
   bool repeats = false;
@@ -86,5 +87,14 @@ struct SearchPlan {
   int64_t scalar_int = 0;
 };
 void record_search(core::OpBuilder &b, const SearchPlan &plan);
+
+// torch.scatter_reduce over a scatter plan along `dim` (one element per position, as Scatter's): the reduce
+// codes of aclnnScatterReduce, 0 replace, 1 sum, 2 prod, 3 amax, 4 amin, 5 mean. Every element the
+// index reaches is reduced in an accumulator (DOUBLE for floating dtypes, INT64 otherwise; booked
+// in the workspace) over the positions in row-major order, starting from dst's value
+// (include_self) or the reduction's identity, and rounded to dst's dtype once; a mean divides by
+// the count of values reduced (integers: floor division of the sum wrapped to the dtype); an amax
+// / amin meeting a NaN is NaN. Elements no index reaches keep their value.
+void record_scatter_reduce(core::OpBuilder &b, const IndexPlan &plan, int dim, int reduce, bool include_self);
 
 }  // namespace opsnn::ops
