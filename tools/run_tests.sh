@@ -31,6 +31,12 @@ start=$(date +%s)
 
 say() { printf '\n==> %s\n' "$*"; }
 
+# The sampled stages (2, 2b, 2c) may leave a parameterized suite of an op table with no case (a
+# kind with fewer cases than the sample's period): GoogleTest then reports it as an
+# "uninstantiated suite" test. That check means something only when every case is registered,
+# in step 1, which runs it; the sampled stages leave it out.
+SAMPLED_EXCLUDE='^GoogleTestVerification\.UninstantiatedParameterizedTestSuite'
+
 # Adds up a ctest log: "X tests failed out of Y" and the tests reported ***Skipped (tests that
 # need an instruction set this CPU lacks).
 PASSED=0
@@ -109,7 +115,7 @@ if [ "${OPSNN_SKIP_SANITIZE:-0}" != "1" ]; then
   # every launch's tensors checked against live allocations (README, "Environment variables").
   OPSNN_TABLE_SAMPLE="${OPSNN_TABLE_SAMPLE_ASAN:-3:0}" OPSNN_CHECKED=1 ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" \
   UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
-    ctest --test-dir build-asan --output-on-failure -j "$JOBS" 2>&1 | tee "$LOGS/ctest-asan.log" || status=$?
+    ctest --test-dir build-asan --output-on-failure -E "$SAMPLED_EXCLUDE" -j "$JOBS" 2>&1 | tee "$LOGS/ctest-asan.log" || status=$?
   count_ctest "$LOGS/ctest-asan.log"
   if [ "$status" -ne 0 ]; then echo "run_tests: sanitizer tests failed" >&2; echo "summary: $PASSED passed, $((FAILED > 0 ? FAILED : 1)) failed"; exit 1; fi
 
@@ -156,7 +162,7 @@ if [ "${OPSNN_SKIP_EMULATED:-0}" != "1" ] && grep -qw avx2 /proc/cpuinfo 2>/dev/
   say "ctest build-avx512emu/"
   status=0
   OPSNN_TABLE_SAMPLE="${OPSNN_TABLE_SAMPLE_EMU:-3:1}" \
-    ctest --test-dir build-avx512emu --output-on-failure -j "$JOBS" 2>&1 | tee "$LOGS/ctest-avx512emu.log" || status=$?
+    ctest --test-dir build-avx512emu --output-on-failure -E "$SAMPLED_EXCLUDE" -j "$JOBS" 2>&1 | tee "$LOGS/ctest-avx512emu.log" || status=$?
   count_ctest "$LOGS/ctest-avx512emu.log"
   if [ "$status" -ne 0 ]; then echo "run_tests: AVX-512 emulated tests failed" >&2; echo "summary: $PASSED passed, $((FAILED > 0 ? FAILED : 1)) failed"; exit 1; fi
 else
@@ -177,7 +183,7 @@ if [ "${OPSNN_SKIP_ARM64:-0}" != "1" ] && [ "$(uname -m)" = "x86_64" ] && comman
   say "ctest build-arm64/ (qemu-aarch64)"
   status=0
   OPSNN_TABLE_SAMPLE="${OPSNN_TABLE_SAMPLE_ARM64:-3:2}" \
-    ctest --test-dir build-arm64 --output-on-failure -j "$JOBS" --timeout 1500 2>&1 | tee "$LOGS/ctest-arm64.log" || status=$?
+    ctest --test-dir build-arm64 --output-on-failure -E "$SAMPLED_EXCLUDE" -j "$JOBS" --timeout 1500 2>&1 | tee "$LOGS/ctest-arm64.log" || status=$?
   count_ctest "$LOGS/ctest-arm64.log"
   if [ "$status" -ne 0 ]; then echo "run_tests: aarch64 tests failed" >&2; echo "summary: $PASSED passed, $((FAILED > 0 ? FAILED : 1)) failed"; exit 1; fi
   # qemu's default CPU has DotProd; a Cortex-A72 has not: the int8 engine's portable tier on Arm.

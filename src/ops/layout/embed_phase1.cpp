@@ -9,38 +9,12 @@
 #include "common/error.h"
 #include "core/op_checks.h"
 #include "kernels/elementwise/convert.h"
+#include "ops/layout/view_walk.h"
 
 namespace opsnn::ops {
 namespace {
 
 using core::Shape;
-
-// The k-th value (row-major over its dims) of an INT32 / INT64 view at base.
-int64_t index_at(const aclTensor &t, const char *base, int64_t k) {
-  int64_t off = 0;
-  for (int d = t.ndim - 1; d >= 0; --d) {
-    off += (k % t.dims[d]) * t.strides[d];
-    k /= t.dims[d];
-  }
-  if (t.dtype == ACL_INT32) {
-    int32_t v;
-    std::memcpy(&v, base + off * 4, 4);
-    return v;
-  }
-  int64_t v;
-  std::memcpy(&v, base + off * 8, 8);
-  return v;
-}
-
-// Element offset of row k (row-major over every dim but the last) of view t.
-int64_t row_offset(const aclTensor &t, int64_t k) {
-  int64_t off = 0;
-  for (int d = t.ndim - 2; d >= 0; --d) {
-    off += (k % t.dims[d]) * t.strides[d];
-    k /= t.dims[d];
-  }
-  return off;
-}
 
 int64_t bytes(const aclTensor &t) { return static_cast<int64_t>(core::dtype_size(t.dtype)); }
 
@@ -60,7 +34,7 @@ void store_row(const aclTensor &t, char *base, int64_t k, const double *buf) {
 int check_values(const aclTensor &t, const char *base, const char *name, int64_t bound) {
   const int64_t n = t.numel();
   for (int64_t k = 0; k < n; ++k) {
-    const int64_t v = index_at(t, base, k);
+    const int64_t v = index_value(t, base, k);
     if (v < 0 || v >= bound)
       return fail(ACLNN_ERR_PARAM_INVALID, "%s: value %lld at position %lld is out of range [0, %lld)", name,
                     static_cast<long long>(v), static_cast<long long>(k), static_cast<long long>(bound));
@@ -88,11 +62,11 @@ class DenseBackwardStep final : public core::Step {
     std::fill(acc, acc + num_weights * d, 0.0);
     std::fill(count, count + num_weights, int64_t{0});
     if (scale)
-      for (int64_t k = 0; k < n; ++k) ++count[index_at(idx, ix, k)];
+      for (int64_t k = 0; k < n; ++k) ++count[index_value(idx, ix, k)];
     const char *g = core::view_base(args, grad_slot, grad, core::dtype_size(grad.dtype));
     std::vector<double> row(static_cast<size_t>(d));
     for (int64_t k = 0; k < n; ++k) {
-      const int64_t v = index_at(idx, ix, k);
+      const int64_t v = index_value(idx, ix, k);
       if (v == padding) continue;
       load_row(grad, g, k, row.data());
       const double s = scale ? 1.0 / static_cast<double>(count[v]) : 1.0;
@@ -136,7 +110,7 @@ class RenormStep final : public core::Step {
     unsigned char *seen = reinterpret_cast<unsigned char *>(args.get(seen_ws));
     std::memset(seen, 0, static_cast<size_t>(rows));
     const int64_t n = idx.numel();
-    for (int64_t k = 0; k < n; ++k) seen[index_at(idx, ix, k)] = 1;
+    for (int64_t k = 0; k < n; ++k) seen[index_value(idx, ix, k)] = 1;
     double *row = reinterpret_cast<double *>(args.get(row_ws));
     char *base = core::view_base(args, self_slot, self, core::dtype_size(self.dtype));
     for (int64_t r = 0; r < rows; ++r) {
@@ -176,7 +150,7 @@ class BagStep final : public core::Step {
     if (const int rc = check_values(idx, ix, idx_name, weight.dims[0])) return rc;
     int64_t prev = 0;
     for (int64_t k = 0; k < noff; ++k) {
-      const int64_t v = index_at(offs, of, k);
+      const int64_t v = index_value(offs, of, k);
       if ((k == 0 && v != 0) || v < prev || v > n)
         return fail(ACLNN_ERR_PARAM_INVALID,
                     "%s: value %lld at position %lld; offsets must start at 0, not decrease and not pass %s's "
@@ -197,13 +171,13 @@ class BagStep final : public core::Step {
     const bool max = mode != 0 && mode != 1;
     for (int64_t i = 0; i < n; ++i) store_int(o2b, o2b_base, i, bags);  // past the last bag's end: no bag
     for (int64_t b = 0; b < bags; ++b) {
-      const int64_t start = index_at(offs, of, b), end = b + 1 < noff ? index_at(offs, of, b + 1) : n;
+      const int64_t start = index_value(offs, of, b), end = b + 1 < noff ? index_value(offs, of, b + 1) : n;
       std::fill(acc, acc + d, 0.0);
       std::fill(arg, arg + d, int64_t{0});  // an empty bag's (PyTorch's)
       int64_t count = 0;
       for (int64_t i = start; i < end; ++i) {
         store_int(o2b, o2b_base, i, b);
-        const int64_t v = index_at(idx, ix, i);
+        const int64_t v = index_value(idx, ix, i);
         if (v == padding) continue;
         load_row(weight, w, v, row);
         if (max) {
@@ -379,7 +353,7 @@ class TopKTopPStep final : public core::Step {
     const char *kb = k_slot >= 0 ? core::view_base(args, k_slot, kv, core::dtype_size(kv.dtype)) : nullptr;
     if (kb != nullptr)
       for (int64_t r = 0; r < rows; ++r) {
-        const int64_t k = index_at(kv, kb, r);
+        const int64_t k = index_value(kv, kb, r);
         if (k < 1 || k > v)
           return fail(ACLNN_ERR_PARAM_INVALID, "%s: value %lld at position %lld is out of range [1, %lld]", k_name,
                       static_cast<long long>(k), static_cast<long long>(r), static_cast<long long>(v));
@@ -400,7 +374,7 @@ class TopKTopPStep final : public core::Step {
       });
       for (int64_t i = 0; i < v; ++i) sorted[static_cast<size_t>(i)] = x[order[i]];
       if (kb != nullptr) {
-        const double thr = sorted[static_cast<size_t>(v - index_at(kv, kb, r))];
+        const double thr = sorted[static_cast<size_t>(v - index_value(kv, kb, r))];
         for (double &s : sorted)
           if (s < thr) s = -INFINITY;
       }

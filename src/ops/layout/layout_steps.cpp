@@ -15,19 +15,10 @@
 #include "core/op_checks.h"
 #include "core/thread_pool.h"
 #include "kernels/elementwise/convert.h"
+#include "ops/layout/view_walk.h"
 
 namespace opsnn::ops {
 namespace {
-
-// Element offset of row `row` (a linear index over every dim but the last) of view `t`.
-int64_t row_offset(const aclTensor &t, int64_t row) {
-  int64_t off = 0;
-  for (int d = t.ndim - 2; d >= 0; --d) {
-    off += (row % t.dims[d]) * t.strides[d];
-    row /= t.dims[d];
-  }
-  return off;
-}
 
 template <size_t N>
 void copy_or_zero(char *dst, int64_t dst_stride, const char *src, int64_t src_stride, int64_t begin, int64_t end,
@@ -314,23 +305,6 @@ class IndexStep final : public core::Step {
   }
 };
 
-// The k-th value (row-major over its dims) of an INT32 / INT64 index view at base.
-int64_t index_value(const aclTensor &index, const char *base, int64_t k) {
-  int64_t off = 0;
-  for (int d = index.ndim - 1; d >= 0; --d) {
-    off += (k % index.dims[d]) * index.strides[d];
-    k /= index.dims[d];
-  }
-  if (index.dtype == ACL_INT32) {
-    int32_t v;
-    std::memcpy(&v, base + off * 4, 4);
-    return v;
-  }
-  int64_t v;
-  std::memcpy(&v, base + off * 8, 8);
-  return v;
-}
-
 // torch.scatter_reduce (record_scatter_reduce). The accumulators are indexed by dst's row-major
 // element number (`acc_strides`: dst's contiguous strides, 0 along the scattered dim, whose
 // contribution is v * acc_val_stride).
@@ -576,16 +550,6 @@ void record_index_copy(core::OpBuilder &b, const IndexPlan &plan) {
 }
 
 namespace {
-
-// Element offset of the row-major element `lin` of view t.
-int64_t element_offset(const aclTensor &t, int64_t lin) {
-  int64_t off = 0;
-  for (int d = t.ndim - 1; d >= 0; --d) {
-    off += (lin % t.dims[d]) * t.strides[d];
-    lin /= t.dims[d];
-  }
-  return off;
-}
 
 class SearchStep final : public core::Step {
  public:
