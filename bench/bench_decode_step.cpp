@@ -127,17 +127,18 @@ struct Runner {
   aclrtStream stream;
   Split *split;             // null: not timed
   std::vector<Kept> *keep;  // replay mode: the executors are kept (repeatable) instead of dropped
+  Clock::time_point created_at{};  // set by each plan once its descriptors exist (created())
+  void created() { created_at = Clock::now(); }
   template <class Plan, class Launch>
   void call(Plan plan, Launch launch) {
-    auto t0 = Clock::now();
     std::vector<aclTensor *> tensors;
     std::vector<aclTensorList *> lists;
     std::vector<aclScalar *> scalars;
     uint64_t ws = 0;
     aclOpExecutor *ex = nullptr;
-    auto t1 = Clock::now();
-    check(plan(tensors, lists, scalars, &ws, &ex), "phase 1");
-    auto t2 = Clock::now();
+    const auto t0 = Clock::now();
+    check(plan(tensors, lists, scalars, &ws, &ex), "phase 1");  // creates the descriptors, then phase 1
+    const auto t1 = Clock::now();
     void *w = nullptr;
     if (ws > 0) check(aclrtMalloc(&w, ws, ACL_MEM_MALLOC_HUGE_FIRST), "workspace");
     if (keep != nullptr) {
@@ -145,17 +146,16 @@ struct Runner {
       keep->push_back({static_cast<LaunchFn>(launch), ex, ws, nullptr});
     }
     check(launch(w, ws, ex, stream), "launch");
-    auto t3 = Clock::now();
+    const auto t2 = Clock::now();
     if (w != nullptr) aclrtFree(w);  // the client hands the workspace back at once
     for (auto *t : tensors) aclDestroyTensor(t);
     for (auto *l : lists) aclDestroyTensorList(l);
     for (auto *s : scalars) aclDestroyScalar(s);
-    auto t4 = Clock::now();
+    const auto t3 = Clock::now();
     if (split != nullptr) {
-      // Descriptor creation happens inside `plan` (measured with phase 1 there); the destroys here.
-      split->phase1 += seconds(t1, t2);
-      split->launch += seconds(t2, t3);
-      split->desc += seconds(t0, t1) + seconds(t3, t4);
+      split->desc += seconds(t0, created_at) + seconds(t2, t3);  // create + destroy
+      split->phase1 += seconds(created_at, t1);
+      split->launch += seconds(t1, t2);  // workspace allocation + launch (+ the inline kernel)
     }
   }
 };
@@ -170,6 +170,7 @@ void block(Runner &r, const Config &c, Layer &L, Scratch &s, int64_t pos) {
     r.call(
         [&](TV &t, LV &, SV &, uint64_t *ws, aclOpExecutor **ex) {
           t = {dense(in.p, {1, H}), dense(gamma.p, {H}), dense(s.xn.p, {1, H}), dense(s.rstd.p, {1, 1})};
+          r.created();
           return aclnnRmsNormGetWorkspaceSize(t[0], t[1], 1e-6, t[2], t[3], ws, ex);
         },
         aclnnRmsNorm);
@@ -179,6 +180,7 @@ void block(Runner &r, const Config &c, Layer &L, Scratch &s, int64_t pos) {
     r.call(
         [&](TV &t, LV &, SV &, uint64_t *ws, aclOpExecutor **ex) {
           t = {dense(in.p, {1, k}), view(w.p, {k, n}, {1, k}), dense(out.p, {1, n})};
+          r.created();
           return aclnnMmGetWorkspaceSize(t[0], t[1], t[2], 0, ws, ex);
         },
         aclnnMm);
@@ -189,6 +191,7 @@ void block(Runner &r, const Config &c, Layer &L, Scratch &s, int64_t pos) {
           float one = 1.0f;
           sc = {aclCreateScalar(&one, ACL_FLOAT)};
           t = {dense(a.p, {1, H}), dense(b.p, {1, H}), dense(out.p, {1, H})};
+          r.created();
           return aclnnAddGetWorkspaceSize(t[0], t[1], sc[0], t[2], ws, ex);
         },
         aclnnAdd);
@@ -199,6 +202,7 @@ void block(Runner &r, const Config &c, Layer &L, Scratch &s, int64_t pos) {
         [&](TV &t, LV &, SV &, uint64_t *ws, aclOpExecutor **ex) {
           t = {view(s.qkv.p, {1, 1, heads, D}, {heads * D, heads * D, D, 1}, col), dense(s.cos.p, {1, 1, 1, D}),
                dense(s.sin.p, {1, 1, 1, D}), dense(out.p, {1, 1, heads, D})};
+          r.created();
           return aclnnRotaryPositionEmbeddingGetWorkspaceSize(t[0], t[1], t[2], 0, t[3], ws, ex);
         },
         aclnnRotaryPositionEmbedding);
@@ -209,6 +213,7 @@ void block(Runner &r, const Config &c, Layer &L, Scratch &s, int64_t pos) {
         [&](TV &t, LV &, SV &, uint64_t *ws, aclOpExecutor **ex) {
           t = {view(cache.p, {1, NKV, 1, D}, {NKV * S * D, S * D, D, 1}, pos * D),
                view(src, {1, NKV, 1, D}, {NKV * D, D, D, 1}, col)};
+          r.created();
           return aclnnInplaceCopyGetWorkspaceSize(t[0], t[1], ws, ex);
         },
         aclnnInplaceCopy);
@@ -228,6 +233,7 @@ void block(Runner &r, const Config &c, Layer &L, Scratch &s, int64_t pos) {
         l = {aclCreateTensorList(&k, 1), aclCreateTensorList(&v, 1)};
         t = {dense(s.qrot.p, {1, N, 1, D}), dense(s.attn.p, {1, N, 1, D})};
         static char layout[] = "BNSD";
+        r.created();
         return aclnnFusedInferAttentionScoreV2GetWorkspaceSize(
             t[0], l[0], l[1], nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
             nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
@@ -242,6 +248,7 @@ void block(Runner &r, const Config &c, Layer &L, Scratch &s, int64_t pos) {
   r.call(
       [&](TV &t, LV &, SV &, uint64_t *ws, aclOpExecutor **ex) {
         t = {dense(s.gu.p, {1, 2 * c.ffn}), dense(s.act.p, {1, c.ffn})};
+        r.created();
         return aclnnSwiGluGetWorkspaceSize(t[0], -1, t[1], ws, ex);
       },
       aclnnSwiGlu);
