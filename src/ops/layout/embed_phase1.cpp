@@ -51,7 +51,7 @@ class DenseBackwardStep final : public core::Step {
   int64_t num_weights = 0, padding = -1;
   bool scale = false;
   const char *idx_name = "indices";
-  core::WsKey acc_ws, count_ws;
+  core::WsKey acc_ws, count_ws, row_ws;
 
   int run(const core::LaunchArgs &args) const override {
     const char *ix = core::view_base(args, idx_slot, idx, core::dtype_size(idx.dtype));
@@ -64,14 +64,14 @@ class DenseBackwardStep final : public core::Step {
     if (scale)
       for (int64_t k = 0; k < n; ++k) ++count[index_value(idx, ix, k)];
     const char *g = core::view_base(args, grad_slot, grad, core::dtype_size(grad.dtype));
-    std::vector<double> row(static_cast<size_t>(d));
+    double *row = reinterpret_cast<double *>(args.get(row_ws));
     for (int64_t k = 0; k < n; ++k) {
       const int64_t v = index_value(idx, ix, k);
       if (v == padding) continue;
-      load_row(grad, g, k, row.data());
+      load_row(grad, g, k, row);
       const double s = scale ? 1.0 / static_cast<double>(count[v]) : 1.0;
       double *a = acc + v * d;
-      for (int64_t j = 0; j < d; ++j) a[j] += row[static_cast<size_t>(j)] * s;
+      for (int64_t j = 0; j < d; ++j) a[j] += row[j] * s;
     }
     char *o = core::view_base(args, out_slot, out, core::dtype_size(out.dtype));
     for (int64_t r = 0; r < num_weights; ++r) store_row(out, o, r, acc + r * d);
@@ -242,6 +242,7 @@ void plan_dense_backward(core::OpBuilder &b, const EmbedRule &rule, const EmbedC
   s.idx_name = c.indices_name;
   s.acc_ws = b.book("embedding_backward.acc", static_cast<uint64_t>(std::max<int64_t>(c.num_weights * d, 1)) * 8);
   s.count_ws = b.book("embedding_backward.count", static_cast<uint64_t>(std::max<int64_t>(c.num_weights, 1)) * 8);
+  s.row_ws = b.book("embedding_backward.row", static_cast<uint64_t>(std::max<int64_t>(d, 1)) * 8);
 }
 
 void plan_renorm(core::OpBuilder &b, const EmbedRule &rule, const EmbedCall &c) {
@@ -346,7 +347,7 @@ class TopKTopPStep final : public core::Step {
   aclTensor logits{}, pv{}, kv{}, out{};
   int logits_slot = -1, p_slot = -1, k_slot = -1, out_slot = -1;
   const char *k_name = "k";
-  core::WsKey vals_ws, order_ws, prob_ws;
+  core::WsKey vals_ws, order_ws, prob_ws, sorted_ws;
 
   int run(const core::LaunchArgs &args) const override {
     const int64_t rows = logits.dims[0], v = logits.dims[1];
@@ -365,31 +366,31 @@ class TopKTopPStep final : public core::Step {
     double *x = reinterpret_cast<double *>(args.get(vals_ws));
     double *prob = reinterpret_cast<double *>(args.get(prob_ws));
     int64_t *order = reinterpret_cast<int64_t *>(args.get(order_ws));
-    std::vector<double> sorted(static_cast<size_t>(v));
+    double *sorted = reinterpret_cast<double *>(args.get(sorted_ws));
     for (int64_t r = 0; r < rows; ++r) {
       load_row(logits, lb, r, x);
       for (int64_t i = 0; i < v; ++i) order[i] = i;
       std::stable_sort(order, order + v, [&](int64_t a, int64_t b) {
         return !std::isnan(x[a]) && (std::isnan(x[b]) || x[a] < x[b]);
       });
-      for (int64_t i = 0; i < v; ++i) sorted[static_cast<size_t>(i)] = x[order[i]];
+      for (int64_t i = 0; i < v; ++i) sorted[i] = x[order[i]];
       if (kb != nullptr) {
         const double thr = sorted[static_cast<size_t>(v - index_value(kv, kb, r))];
-        for (double &s : sorted)
-          if (s < thr) s = -INFINITY;
+        for (int64_t i = 0; i < v; ++i)
+          if (sorted[i] < thr) sorted[i] = -INFINITY;
       }
       if (pb != nullptr) {
         const double p = kernels::load_one(pv.dtype, pb, r * pv.strides[0]);
         const double m = sorted[static_cast<size_t>(v - 1)];
         double sum = 0;
-        for (int64_t i = 0; i < v; ++i) sum += prob[i] = std::exp(sorted[static_cast<size_t>(i)] - m);
+        for (int64_t i = 0; i < v; ++i) sum += prob[i] = std::exp(sorted[i] - m);
         double cum = 0;
         for (int64_t i = 0; i + 1 < v; ++i) {
           cum += prob[i] / sum;
-          if (cum <= 1 - p) sorted[static_cast<size_t>(i)] = -INFINITY;
+          if (cum <= 1 - p) sorted[i] = -INFINITY;
         }
       }
-      for (int64_t i = 0; i < v; ++i) x[order[i]] = sorted[static_cast<size_t>(i)];
+      for (int64_t i = 0; i < v; ++i) x[order[i]] = sorted[i];
       store_row(out, ob, r, x);
     }
     return 0;
@@ -431,6 +432,7 @@ void plan_top_k_top_p(core::OpBuilder &b, const EmbedRule &rule, const EmbedCall
   s.vals_ws = b.book("top_k_top_p.row", n * 8);
   s.order_ws = b.book("top_k_top_p.order", n * 8);
   s.prob_ws = b.book("top_k_top_p.prob", n * 8);
+  s.sorted_ws = b.book("top_k_top_p.sorted", n * 8);
 }
 
 }  // namespace
