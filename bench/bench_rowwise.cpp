@@ -1,9 +1,9 @@
-// Reductions, softmax, norms, cumsum and sort on FLOAT tensors through the public API: phase 2 +
-// synchronize on a repeatable executor (phase 1 outside the timing). One benchmark per case,
-// named like the cases of bench/compare_rowwise_torch.py, which times the same ops in PyTorch;
-// bench/compare_rowwise.sh runs both and prints the ratios.
-//   Rows: [1024, 4096] reduced / normalised over dim 1; Cols: [4096, 1024] over dim 0;
-//   All: 16M elements to one value; Sort: [256, 4096] along dim 1.
+// Reductions, softmax, norms, cumsum, sort, topk and layout copies on FLOAT tensors through the
+// public API: phase 2 + synchronize on a repeatable executor (phase 1 outside the timing). One
+// benchmark per case, named like the cases of bench/compare_rowwise_torch.py, which times the same
+// ops in PyTorch; bench/compare_rowwise.sh runs both and prints the ratios. The shapes are the ones
+// issues #14 and #15 name (see kSq and the lines after it). With one thread the launch runs inline
+// on the calling thread, so the CPU time Google Benchmark reports is the kernel's own CPU time.
 #include <benchmark/benchmark.h>
 
 #include <functional>
@@ -15,13 +15,17 @@
 #include "bench_env.h"
 #include "aclnnop/aclnn_amax.h"
 #include "aclnnop/aclnn_argmax.h"
+#include "aclnnop/aclnn_copy.h"
 #include "aclnnop/aclnn_cumsum.h"
 #include "aclnnop/aclnn_layer_norm.h"
 #include "aclnnop/aclnn_logsoftmax.h"
+#include "aclnnop/aclnn_mean.h"
+#include "aclnnop/aclnn_permute.h"
 #include "aclnnop/aclnn_reduce_sum.h"
 #include "aclnnop/aclnn_rms_norm.h"
 #include "aclnnop/aclnn_softmax.h"
 #include "aclnnop/aclnn_sort.h"
+#include "aclnnop/aclnn_topk.h"
 #include "aclnnop/aclnn_var.h"
 
 namespace {
@@ -72,6 +76,8 @@ void run(benchmark::State &state, const Phase1 &p1, Launch p2) {
   aclSetAclOpExecutorRepeatable(ex);
   void *w = nullptr;
   if (ws > 0) aclrtMalloc(&w, ws, ACL_MEM_MALLOC_HUGE_FIRST);
+  p2(w, ws, ex, e.stream);  // warm-up: the output's pages are touched before the timing (as torch's out=)
+  aclrtSynchronizeStream(e.stream);
   for (auto _ : state) {
     p2(w, ws, ex, e.stream);
     aclrtSynchronizeStream(e.stream);
@@ -87,51 +93,64 @@ struct Dims {
   ~Dims() { aclDestroyIntArray(a); }
 };
 
-const std::vector<int64_t> kRows = {1024, 4096}, kCols = {4096, 1024}, kAll = {16 << 20}, kSort = {256, 4096};
+// The shapes the issues name: reductions and norms over a [4096, 4096] FLOAT tensor (inner = dim 1,
+// outer = dim 0), softmax over the last dim of [64, 32, 512, 512], sort of 256 rows of 4096 and of
+// one row of 2^20, topk with a small k, and the two copies of a layout change.
+const std::vector<int64_t> kSq = {4096, 4096}, kAll = {16 << 20}, kSort = {256, 4096}, kLong = {1 << 20},
+                           kSoftmax = {64, 32, 512, 512}, kHeads = {64, 512, 32, 64};
 
-void SumRows(benchmark::State &s) {
-  T x(kRows), y({1024});
-  Dims d({1});
-  run(s, [&](uint64_t *w, aclOpExecutor **e) { return aclnnReduceSumGetWorkspaceSize(x, d.a, false, ACL_FLOAT, y, w, e); },
-      aclnnReduceSum);
+// Reductions to [4096] over dim `dim` of kSq.
+using ReduceP1 = aclnnStatus (*)(const aclTensor *, const aclIntArray *, bool, aclDataType, aclTensor *, uint64_t *,
+                                 aclOpExecutor **);
+template <ReduceP1 P1, Launch P2>
+void SumLike(benchmark::State &s, int64_t dim) {
+  T x(kSq), y({4096});
+  Dims d({dim});
+  run(s, [&](uint64_t *w, aclOpExecutor **e) { return P1(x, d.a, false, ACL_FLOAT, y, w, e); }, P2);
 }
-void SumCols(benchmark::State &s) {
-  T x(kCols), y({1024});
-  Dims d({0});
-  run(s, [&](uint64_t *w, aclOpExecutor **e) { return aclnnReduceSumGetWorkspaceSize(x, d.a, false, ACL_FLOAT, y, w, e); },
-      aclnnReduceSum);
-}
+void SumInner(benchmark::State &s) { SumLike<aclnnReduceSumGetWorkspaceSize, aclnnReduceSum>(s, 1); }
+void SumOuter(benchmark::State &s) { SumLike<aclnnReduceSumGetWorkspaceSize, aclnnReduceSum>(s, 0); }
+void MeanInner(benchmark::State &s) { SumLike<aclnnMeanGetWorkspaceSize, aclnnMean>(s, 1); }
+void MeanOuter(benchmark::State &s) { SumLike<aclnnMeanGetWorkspaceSize, aclnnMean>(s, 0); }
 void SumAll(benchmark::State &s) {
   T x(kAll), y({});
   Dims d({});
   run(s, [&](uint64_t *w, aclOpExecutor **e) { return aclnnReduceSumGetWorkspaceSize(x, d.a, false, ACL_FLOAT, y, w, e); },
       aclnnReduceSum);
 }
-void AmaxRows(benchmark::State &s) {
-  T x(kRows), y({1024});
-  Dims d({1});
+void Amax(benchmark::State &s, int64_t dim) {
+  T x(kSq), y({4096});
+  Dims d({dim});
   run(s, [&](uint64_t *w, aclOpExecutor **e) { return aclnnAmaxGetWorkspaceSize(x, d.a, false, y, w, e); }, aclnnAmax);
 }
-void ArgMaxRows(benchmark::State &s) {
-  T x(kRows), y({1024}, ACL_INT64);
-  run(s, [&](uint64_t *w, aclOpExecutor **e) { return aclnnArgMaxGetWorkspaceSize(x, 1, false, y, w, e); }, aclnnArgMax);
+void AmaxInner(benchmark::State &s) { Amax(s, 1); }
+void AmaxOuter(benchmark::State &s) { Amax(s, 0); }
+void ArgMax(benchmark::State &s, int64_t dim) {
+  T x(kSq), y({4096}, ACL_INT64);
+  run(s, [&](uint64_t *w, aclOpExecutor **e) { return aclnnArgMaxGetWorkspaceSize(x, dim, false, y, w, e); }, aclnnArgMax);
 }
-void VarRows(benchmark::State &s) {
-  T x(kRows), y({1024});
+void ArgMaxInner(benchmark::State &s) { ArgMax(s, 1); }
+void ArgMaxOuter(benchmark::State &s) { ArgMax(s, 0); }
+void VarInner(benchmark::State &s) {
+  T x(kSq), y({4096});
   Dims d({1});
   run(s, [&](uint64_t *w, aclOpExecutor **e) { return aclnnVarGetWorkspaceSize(x, d.a, true, false, y, w, e); }, aclnnVar);
 }
-void SoftmaxRows(benchmark::State &s) {
-  T x(kRows), y(kRows);
+void SoftmaxInner(benchmark::State &s) {
+  T x(kSq), y(kSq);
   run(s, [&](uint64_t *w, aclOpExecutor **e) { return aclnnSoftmaxGetWorkspaceSize(x, 1, y, w, e); }, aclnnSoftmax);
 }
-void LogSoftmaxRows(benchmark::State &s) {
-  T x(kRows), y(kRows);
+void SoftmaxAttn(benchmark::State &s) {
+  T x(kSoftmax), y(kSoftmax);
+  run(s, [&](uint64_t *w, aclOpExecutor **e) { return aclnnSoftmaxGetWorkspaceSize(x, 3, y, w, e); }, aclnnSoftmax);
+}
+void LogSoftmaxInner(benchmark::State &s) {
+  T x(kSq), y(kSq);
   run(s, [&](uint64_t *w, aclOpExecutor **e) { return aclnnLogSoftmaxGetWorkspaceSize(x, 1, y, w, e); },
       aclnnLogSoftmax);
 }
-void LayerNormRows(benchmark::State &s) {
-  T x(kRows), g({4096}), b({4096}), y(kRows);
+void LayerNormInner(benchmark::State &s) {
+  T x(kSq), g({4096}), b({4096}), y(kSq);
   Dims ns({4096});
   run(s,
       [&](uint64_t *w, aclOpExecutor **e) {
@@ -139,35 +158,73 @@ void LayerNormRows(benchmark::State &s) {
       },
       aclnnLayerNorm);
 }
-void RmsNormRows(benchmark::State &s) {
-  T x(kRows), g({4096}), y(kRows), r({1024, 1});
+void RmsNormInner(benchmark::State &s) {
+  T x(kSq), g({4096}), y(kSq), r({4096, 1});
   run(s, [&](uint64_t *w, aclOpExecutor **e) { return aclnnRmsNormGetWorkspaceSize(x, g, 1e-6, y, r, w, e); },
       aclnnRmsNorm);
 }
-void CumsumRows(benchmark::State &s) {
-  T x(kRows), y(kRows);
+void CumsumInner(benchmark::State &s) {
+  T x(kSq), y(kSq);
   run(s, [&](uint64_t *w, aclOpExecutor **e) { return aclnnCumsumGetWorkspaceSize(x, 1, ACL_FLOAT, y, w, e); },
       aclnnCumsum);
 }
-void SortRows(benchmark::State &s) {
-  T x(kSort), v(kSort), i(kSort, ACL_INT64);
-  run(s, [&](uint64_t *w, aclOpExecutor **e) { return aclnnSortGetWorkspaceSize(x, false, 1, false, v, i, w, e); },
+void Sort(benchmark::State &s, const std::vector<int64_t> &shape) {
+  T x(shape), v(shape), i(shape, ACL_INT64);
+  const int64_t dim = static_cast<int64_t>(shape.size()) - 1;
+  run(s, [&](uint64_t *w, aclOpExecutor **e) { return aclnnSortGetWorkspaceSize(x, false, dim, false, v, i, w, e); },
       aclnnSort);
+}
+void SortRows(benchmark::State &s) { Sort(s, kSort); }
+void SortLong(benchmark::State &s) { Sort(s, kLong); }
+void Topk(benchmark::State &s, const std::vector<int64_t> &shape, int64_t k) {
+  std::vector<int64_t> oshape = shape;
+  oshape.back() = k;
+  T x(shape), v(oshape), i(oshape, ACL_INT64);
+  const int64_t dim = static_cast<int64_t>(shape.size()) - 1;
+  run(s, [&](uint64_t *w, aclOpExecutor **e) { return aclnnTopkGetWorkspaceSize(x, k, dim, true, true, v, i, w, e); },
+      aclnnTopk);
+}
+void TopkLong(benchmark::State &s) { Topk(s, kLong, 16); }
+void TopkRows(benchmark::State &s) { Topk(s, kSq, 8); }
+// Layout copies: a 2-D transpose and the [B, S, N, D] -> [B, N, S, D] permute of attention.
+void Permute(benchmark::State &s, const std::vector<int64_t> &shape, std::vector<int64_t> perm) {
+  std::vector<int64_t> oshape(shape.size());
+  for (size_t d = 0; d < shape.size(); ++d) oshape[d] = shape[static_cast<size_t>(perm[d])];
+  T x(shape), y(oshape);
+  Dims p(std::move(perm));
+  run(s, [&](uint64_t *w, aclOpExecutor **e) { return aclnnPermuteGetWorkspaceSize(x, p.a, y, w, e); }, aclnnPermute);
+}
+void Transpose2d(benchmark::State &s) { Permute(s, kSq, {1, 0}); }
+void PermuteHeads(benchmark::State &s) { Permute(s, kHeads, {0, 2, 1, 3}); }
+void CopyContig(benchmark::State &s) {
+  T x(kSq), y(kSq);
+  run(s, [&](uint64_t *w, aclOpExecutor **e) { return aclnnInplaceCopyGetWorkspaceSize(y, x, w, e); }, aclnnInplaceCopy);
 }
 
 }  // namespace
 
-BENCHMARK(SumRows)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(SumCols)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(SumInner)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(SumOuter)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(MeanInner)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(MeanOuter)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(SumAll)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(AmaxRows)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(ArgMaxRows)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(VarRows)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(SoftmaxRows)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(LogSoftmaxRows)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(LayerNormRows)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(RmsNormRows)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(CumsumRows)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(AmaxInner)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(AmaxOuter)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(ArgMaxInner)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(ArgMaxOuter)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(VarInner)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(SoftmaxInner)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(SoftmaxAttn)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(LogSoftmaxInner)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(LayerNormInner)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(RmsNormInner)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(CumsumInner)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(SortRows)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(SortLong)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(TopkLong)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(TopkRows)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(Transpose2d)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(PermuteHeads)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(CopyContig)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 BENCHMARK_MAIN();

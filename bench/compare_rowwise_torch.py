@@ -1,8 +1,11 @@
 #!/usr/bin/python3
 """Times the cases of bench/bench_rowwise.cpp in PyTorch (Debian's python3-torch), out= where the op
 has it, with the thread count of OPSNN_NUM_THREADS (default: torch's). Prints one line per case:
-    <name> <milliseconds per call>
-RmsNorm has no op in torch 1.13: it is timed as the composite x * rsqrt(mean(x^2) + eps) * g.
+    <name> <wall ms per call> <thread CPU ms per call> <bytes read + written per call>
+Softmax and log-softmax are timed through their out= overloads (torch._softmax); RmsNorm has
+no op in torch 1.13: it is timed as the composite x * rsqrt(mean(x^2) + eps) * g.
+With one thread torch computes on the calling thread, so the thread CPU time is the op's own CPU
+time: on a loaded machine it is the steadier of the two measures.
 """
 import os
 import time
@@ -15,39 +18,61 @@ if "OPSNN_NUM_THREADS" in os.environ:
 
 def ms_per_call(fn, min_time=0.5):
     fn()
-    start = time.perf_counter()
+    start, cpu0 = time.perf_counter(), time.thread_time()
     reps = 0
     while time.perf_counter() - start < min_time or reps < 3:
         fn()
         reps += 1
-    return (time.perf_counter() - start) / reps * 1e3
+    return (time.perf_counter() - start) / reps * 1e3, (time.thread_time() - cpu0) / reps * 1e3
 
 
 def main():
     g = torch.Generator().manual_seed(1)
-    rows = torch.rand(1024, 4096, generator=g) * 4 - 2
-    cols = torch.rand(4096, 1024, generator=g) * 4 - 2
-    flat = torch.rand(16 << 20, generator=g) * 4 - 2
-    srt = torch.rand(256, 4096, generator=g) * 4 - 2
+
+    def rand(*shape):
+        return torch.rand(*shape, generator=g) * 4 - 2
+
+    sq = rand(4096, 4096)
+    flat = rand(16 << 20)
+    srt, long_row = rand(256, 4096), rand(1 << 20)
+    attn = rand(64, 32, 512, 512)
+    heads = rand(64, 512, 32, 64)
     w, b = torch.rand(4096), torch.rand(4096)
-    o1, orow, oi = torch.empty(1024), torch.empty(1024, 4096), torch.empty(1024, dtype=torch.int64)
+    o1, osq, oi = torch.empty(4096), torch.empty(4096, 4096), torch.empty(4096, dtype=torch.int64)
+    oattn, oheads = torch.empty_like(attn), torch.empty(64, 32, 512, 64)
     sv, si = torch.empty(256, 4096), torch.empty(256, 4096, dtype=torch.int64)
+    lv, li = torch.empty(1 << 20), torch.empty(1 << 20, dtype=torch.int64)
+    tv, ti = torch.empty(16), torch.empty(16, dtype=torch.int64)
+    rv, ri = torch.empty(4096, 8), torch.empty(4096, 8, dtype=torch.int64)
+    n = 4096 * 4096 * 4  # bytes of the [4096, 4096] FLOAT tensor
     cases = [
-        ("SumRows", lambda: torch.sum(rows, 1, out=o1)),
-        ("SumCols", lambda: torch.sum(cols, 0, out=o1)),
-        ("SumAll", lambda: torch.sum(flat)),
-        ("AmaxRows", lambda: torch.amax(rows, 1, out=o1)),
-        ("ArgMaxRows", lambda: torch.argmax(rows, 1, out=oi)),
-        ("VarRows", lambda: torch.var(rows, 1, out=o1)),
-        ("SoftmaxRows", lambda: torch.softmax(rows, 1)),
-        ("LogSoftmaxRows", lambda: torch.log_softmax(rows, 1)),
-        ("LayerNormRows", lambda: torch.nn.functional.layer_norm(rows, (4096,), w, b, 1e-5)),
-        ("RmsNormRows", lambda: rows * torch.rsqrt(rows.pow(2).mean(1, keepdim=True) + 1e-6) * w),
-        ("CumsumRows", lambda: torch.cumsum(rows, 1, out=orow)),
-        ("SortRows", lambda: torch.sort(srt, 1, out=(sv, si))),
+        ("SumInner", lambda: torch.sum(sq, 1, out=o1), n),
+        ("SumOuter", lambda: torch.sum(sq, 0, out=o1), n),
+        ("MeanInner", lambda: torch.mean(sq, 1, out=o1), n),
+        ("MeanOuter", lambda: torch.mean(sq, 0, out=o1), n),
+        ("SumAll", lambda: torch.sum(flat), 64 << 20),
+        ("AmaxInner", lambda: torch.amax(sq, 1, out=o1), n),
+        ("AmaxOuter", lambda: torch.amax(sq, 0, out=o1), n),
+        ("ArgMaxInner", lambda: torch.argmax(sq, 1, out=oi), n),
+        ("ArgMaxOuter", lambda: torch.argmax(sq, 0, out=oi), n),
+        ("VarInner", lambda: torch.var(sq, 1, out=o1), n),
+        ("SoftmaxInner", lambda: torch._softmax(sq, 1, False, out=osq), 2 * n),
+        ("SoftmaxAttn", lambda: torch._softmax(attn, 3, False, out=oattn), 2 * attn.numel() * 4),
+        ("LogSoftmaxInner", lambda: torch._log_softmax(sq, 1, False, out=osq), 2 * n),
+        ("LayerNormInner", lambda: torch.nn.functional.layer_norm(sq, (4096,), w, b, 1e-5), 2 * n),
+        ("RmsNormInner", lambda: sq * torch.rsqrt(sq.pow(2).mean(1, keepdim=True) + 1e-6) * w, 2 * n),
+        ("CumsumInner", lambda: torch.cumsum(sq, 1, out=osq), 2 * n),
+        ("SortRows", lambda: torch.sort(srt, 1, out=(sv, si)), 256 * 4096 * 16),
+        ("SortLong", lambda: torch.sort(long_row, 0, out=(lv, li)), (1 << 20) * 16),
+        ("TopkLong", lambda: torch.topk(long_row, 16, out=(tv, ti)), (1 << 20) * 4),
+        ("TopkRows", lambda: torch.topk(sq, 8, 1, out=(rv, ri)), n),
+        ("Transpose2d", lambda: osq.copy_(sq.t()), 2 * n),
+        ("PermuteHeads", lambda: oheads.view(64, 32, 512, 64).copy_(heads.permute(0, 2, 1, 3)), 2 * heads.numel() * 4),
+        ("CopyContig", lambda: osq.copy_(sq), 2 * n),
     ]
-    for name, fn in cases:
-        print(f"{name} {ms_per_call(fn):.4f}", flush=True)
+    for name, fn, nbytes in cases:
+        wall, cpu = ms_per_call(fn)
+        print(f"{name} {wall:.4f} {cpu:.4f} {nbytes}", flush=True)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@
 #include "kernels/dimwise/dimwise.h"
 #include "kernels/elementwise/convert.h"
 #include "kernels/elementwise/vmath.h"
+#include "kernels/simd/vec.h"
 
 namespace opsnn::kernels::dimwise_impl {
 namespace {
@@ -71,6 +72,11 @@ OPSNN_VM_INLINE T lane_sum(int64_t n, F f) {
 // max of x, NaN winning
 template <class T>
 OPSNN_VM_INLINE T lane_max(const T *x, int64_t n) {
+  if constexpr (std::is_same_v<T, float>) {  // four vector accumulators (auto-vectorisation stays scalar)
+    bool nan = false;
+    const float m = vec::extremum<true>(x, n, &nan);
+    return nan ? std::numeric_limits<float>::quiet_NaN() : m;
+  }
   T lane[kLanes];
   for (T &l : lane) l = -std::numeric_limits<T>::infinity();
   auto pick = [](T m, T v) { return (v > m || v != v) ? v : m; };
@@ -198,16 +204,16 @@ void line(const DimwiseLoop &L, T *const *xs, int64_t n, T *const *res, int64_t 
       return;
     }
     case DimwiseOp::kSoftmax: case DimwiseOp::kLogSoftmax: {
+      // Three passes over the line: the max; exp(x - max) summed (and stored, for softmax); the scale.
       if constexpr (std::is_floating_point_v<T>) {
         const T m = lane_max(x, n);
-        for (int64_t i = 0; i < n; ++i) y0[i] = ex(x[i] - m);
-        const T s = lane_sum<T>(n, [&](int64_t i) { return y0[i]; });
         if (L.op == DimwiseOp::kSoftmax) {
+          const T s = lane_sum<T>(n, [&](int64_t i) { return y0[i] = ex(x[i] - m); });
           const T inv = 1 / s;
           for (int64_t i = 0; i < n; ++i) y0[i] *= inv;
         } else {
-          const T ls = lg(s);
-          for (int64_t i = 0; i < n; ++i) y0[i] = x[i] - m - ls;
+          const T ls = lg(lane_sum<T>(n, [&](int64_t i) { return ex(x[i] - m); }));
+          for (int64_t i = 0; i < n; ++i) y0[i] = x[i] - m - ls;  // (not x - (m + ls): m may dwarf ls)
         }
       }
       return;
@@ -281,9 +287,12 @@ void line(const DimwiseLoop &L, T *const *xs, int64_t n, T *const *res, int64_t 
   }
 }
 
+// The dtype whose memory already is a line of T (read and written in place, no gather / scatter).
 template <class T>
 aclDataType storage_of() {
-  return std::is_integral_v<T> ? ACL_INT64 : ACL_DOUBLE;
+  if constexpr (std::is_integral_v<T>) return ACL_INT64;
+  else if constexpr (std::is_same_v<T, float>) return ACL_FLOAT;
+  else return ACL_DOUBLE;
 }
 
 // Byte offset of line element r (row-major over the line dims) for strides `st`.
@@ -336,9 +345,10 @@ void run_lines(const DimwiseLoop &L, const char *const *in, char *const *out, ch
         load_as<T>(L.in_dtype[k], src + line_offset(L, L.in_line[k], r), st, xs[k] + r, inner);
     }
     for (int k = 0; k < kDimwiseMaxIo; ++k) res[k] = scratch_res[k];
-    bool wrote[kDimwiseMaxIo] = {};
+    bool wrote[kDimwiseMaxIo] = {}, claimed[kDimwiseMaxIo] = {};
     for (int k = 0; k < L.nout; ++k) {
-      if (!direct_out[k]) continue;
+      // (a result feeding two outputs is computed into the first one's memory only)
+      if (!direct_out[k] || claimed[L.out_src[k]]) continue;
       const char *lo = out[k] + out_off[k], *hi = lo + L.len * es;
       bool overlaps = false;
       for (int i = 0; i < L.nin; ++i) {
@@ -347,7 +357,7 @@ void run_lines(const DimwiseLoop &L, const char *const *in, char *const *out, ch
       }
       if (overlaps) continue;
       res[L.out_src[k]] = reinterpret_cast<T *>(out[k] + out_off[k]);
-      wrote[k] = true;
+      wrote[k] = claimed[L.out_src[k]] = true;
     }
     line<T>(L, xs, L.len, res, idx);
     // Scatter: full-length results along the line dims; top-k along its one dim; single results.

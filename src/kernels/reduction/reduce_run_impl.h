@@ -139,6 +139,11 @@ class Runner {
             r_.row_f32(a, reinterpret_cast<const float *>(p + c * st), n);
             continue;
           }
+        } else if constexpr (requires { r_.row_f32(a, static_cast<const float *>(nullptr), n, r + c); }) {
+          if (L_.in_dtype == ACL_FLOAT && st == 4) {  // index reducers: the chunk's first position too
+            r_.row_f32(a, reinterpret_cast<const float *>(p + c * st), n, r + c);
+            continue;
+          }
         }
         r_.row(a, load<T>(L_, p + c * st, st, buf, n), n, r + c);
       }

@@ -11,8 +11,12 @@
 #include <type_traits>
 
 #include "kernels/reduction/reduce.h"
+#include "kernels/simd/vec.h"
 
 namespace opsnn::kernels::reduce_detail {
+// Internal linkage: the per-ISA runner units each compile their own copy (an inline function shared
+// across units built with different flags could be linked into the wrong one).
+namespace {
 
 template <class T>
 struct Acc {
@@ -75,18 +79,12 @@ struct SumReducer {
   }
   void merge(Acc<T> &a, const Acc<T> &b) const { a.v = wrap_add(a.v, b.v); }
   // FLOAT input read in place (no conversion pass): a chunk (<= 512 elements) summed in float
-  // lanes, then added in double — blocked accumulation, within the precision standard.
+  // vector lanes (kernels/simd/vec.h), then added in double — blocked accumulation, within the
+  // precision standard.
   void row_f32(Acc<T> &a, const float *x, int64_t n) const
     requires(std::is_same_v<T, double> && std::is_same_v<Tr, Identity>)
   {
-    float lane[2 * kLanes] = {};
-    int64_t i = 0;
-    for (; i + 2 * kLanes <= n; i += 2 * kLanes)
-      for (int k = 0; k < 2 * kLanes; ++k) lane[k] += x[i + k];
-    for (int k = 0; i < n; ++i, ++k) lane[k] += x[i];
-    double s = 0;
-    for (float l : lane) s += l;
-    a.v += s;
+    a.v += static_cast<double>(vec::sum(x, n));
   }
   void col_f32(double *v, const float *x, int64_t n) const
     requires(std::is_same_v<T, double> && std::is_same_v<Tr, Identity>)
@@ -141,32 +139,13 @@ struct ExtremumReducer {
     for (int64_t j = 0; j < n; ++j) a[j].v = pick(a[j].v, tr(x[j]));
   }
   void merge(Acc<T> &a, const Acc<T> &b) const { a.v = pick(a.v, b.v); }
-  // FLOAT input read in place: the extremum of floats is exact in float.
+  // FLOAT input read in place: the extremum of floats is exact in float; any NaN makes it NaN.
   void row_f32(Acc<T> &a, const float *x, int64_t n) const
     requires(std::is_same_v<T, double> && std::is_same_v<Tr, Identity>)
   {
-    // Plain max / min lanes (they vectorise) and a NaN flag per lane: any NaN makes the result NaN.
-    const float w = kMax ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity();
-    float lane[2 * kLanes];
-    int nan[2 * kLanes] = {};
-    for (float &l : lane) l = w;
-    int64_t i = 0;
-    for (; i + 2 * kLanes <= n; i += 2 * kLanes)
-      for (int k = 0; k < 2 * kLanes; ++k) {
-        const float y = x[i + k];
-        lane[k] = (kMax ? y > lane[k] : y < lane[k]) ? y : lane[k];
-        nan[k] |= y != y;
-      }
-    for (int k = 0; i < n; ++i, ++k) {
-      lane[k] = (kMax ? x[i] > lane[k] : x[i] < lane[k]) ? x[i] : lane[k];
-      nan[k] |= x[i] != x[i];
-    }
-    int any_nan = 0;
-    for (int k = 0; k < 2 * kLanes; ++k) {
-      any_nan |= nan[k];
-      a.v = pick(a.v, static_cast<double>(lane[k]));
-    }
-    if (any_nan) a.v = std::numeric_limits<double>::quiet_NaN();
+    bool nan = false;
+    const float m = vec::extremum<kMax>(x, n, &nan);
+    a.v = nan ? std::numeric_limits<double>::quiet_NaN() : pick(a.v, static_cast<double>(m));
   }
   void col_f32(double *v, const float *x, int64_t n) const
     requires(std::is_same_v<T, double> && std::is_same_v<Tr, Identity>)
@@ -199,6 +178,28 @@ struct ArgReducer {
   }
   void merge(Acc<T> &a, const Acc<T> &b) const {
     if (b.n >= 0 && (a.n < 0 || better(b.v, a.v))) a = b;
+  }
+  // FLOAT input read in place: the chunk's extremum in vector lanes, then its first position —
+  // unless the chunk has a NaN (the first NaN wins: the scalar scan finds it).
+  void row_f32(Acc<T> &a, const float *x, int64_t n, int64_t r0) const
+    requires(std::is_same_v<T, double>)
+  {
+    if (n <= 0 || (a.n >= 0 && is_nan(a.v))) return;  // a NaN already won
+    bool nan = false;
+    const float m = vec::extremum<kMax>(x, n, &nan);
+    if (nan) {
+      for (int64_t i = 0; i < n; ++i)
+        if (a.n < 0 || better(static_cast<double>(x[i]), a.v)) {
+          a.v = x[i];
+          a.n = r0 + i;
+        }
+      return;
+    }
+    if (a.n < 0 || better(static_cast<double>(m), a.v)) {
+      const int64_t at = vec::find_first(x, n, m);
+      a.v = x[at];  // (the element itself: -0 and +0 compare equal)
+      a.n = r0 + at;
+    }
   }
   void finish(const Acc<T> &a, int64_t, T *res) const {
     const int64_t idx = a.n < 0 ? 0 : a.n;
@@ -325,4 +326,5 @@ struct VarReducer {
   }
 };
 
+}  // namespace
 }  // namespace opsnn::kernels::reduce_detail
