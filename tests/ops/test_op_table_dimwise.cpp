@@ -275,6 +275,31 @@ TEST_P(OpTableDimwise, SpecialValues) {
   }
 }
 
+// Long lines drawn from a few values (many ties) with NaN, both zeros and infinities among them,
+// in FLOAT and in each integer dtype the op accepts: the sorting ops' radix and heap paths (lines of
+// 64 and more) must keep ties in position order, NaN largest and -0 tied with +0, as the reference.
+TEST_P(OpTableDimwise, LongLinesOfTiesAndSpecials) {
+  reseed_for_current_test();
+  const DimwiseTableCase &c = GetParam();
+  for (aclDataType dt : c.dtypes) {
+    if (dt != ACL_FLOAT && (is_float(dt) || dt == ACL_BOOL)) continue;
+    const std::vector<double> pool = is_float(dt) ? std::vector<double>{NAN, -0.0, 0.0, INFINITY, -INFINITY, 1.5, -2, 3}
+                                                  : std::vector<double>{0, 1, -1, 7, -100, 100, dt == ACL_UINT8 ? 200 : -7};
+    for (const auto &shape : {std::vector<int64_t>{2, 3000}, std::vector<int64_t>{1, 64}, std::vector<int64_t>{1, 700}}) {
+      SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt << " shape " << ::testing::PrintToString(shape));
+      std::vector<double> v(static_cast<size_t>(numel_of(shape)));
+      for (double &e : v) e = pool[rng()() % pool.size()];
+      if (dt == ACL_UINT8)
+        for (double &e : v) e = std::fabs(e);
+      DeviceTensor x(shape, dt), x2(shape, dt);
+      x.set_values(v);
+      const auto [lo2, hi2] = input_range(c, 1, dt);
+      x2.fill_random(lo2, hi2);
+      check_call(c, x, c.nin == 2 ? &x2 : nullptr, 1, false);
+    }
+  }
+}
+
 TEST_P(OpTableDimwise, EmptyTensors) {
   const DimwiseTableCase &c = GetParam();
   const aclDataType dt = c.dtypes.front();

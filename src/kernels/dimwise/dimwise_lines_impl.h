@@ -8,10 +8,10 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <numeric>
 #include <type_traits>
 
 #include "kernels/dimwise/dimwise.h"
+#include "kernels/dimwise/line_sort.h"
 #include "kernels/elementwise/convert.h"
 #include "kernels/elementwise/vmath.h"
 #include "kernels/simd/vec.h"
@@ -24,20 +24,6 @@ template <class T>
 bool is_nan(T x) {
   if constexpr (std::is_integral_v<T>) return false;
   else return x != x;
-}
-
-// Sorting order with NaN as the largest value (PyTorch): ascending puts NaNs last, descending first.
-template <class T>
-bool before(T a, T b, bool descending) {
-  if (descending) return is_nan(a) ? !is_nan(b) : (!is_nan(b) && a > b);
-  return is_nan(b) ? !is_nan(a) : (!is_nan(a) && a < b);
-}
-
-// idx[0..n) ordered by x (stable: ties keep their positions).
-template <class T>
-void sort_indices(const T *x, int64_t n, bool descending, int64_t *idx) {
-  std::iota(idx, idx + n, int64_t{0});
-  std::stable_sort(idx, idx + n, [&](int64_t a, int64_t b) { return before(x[a], x[b], descending); });
 }
 
 // Row arithmetic written for GCC to vectorise (lanes of independent partial results, combined in a
@@ -130,7 +116,7 @@ void normalize(const DimwiseParams &p, T *const *x, int64_t n, T *const *res) {
 
 // One line: x[k] the n elements of input k; res[k] result k (indices as T).
 template <class T>
-void line(const DimwiseLoop &L, T *const *xs, int64_t n, T *const *res, int64_t *idx) {
+void line(const DimwiseLoop &L, T *const *xs, int64_t n, T *const *res, KeyPos *pairs) {
   const T *x = xs[0], *x2 = xs[1];
   T *y0 = res[0], *y1 = res[1];
   switch (L.op) {
@@ -261,27 +247,27 @@ void line(const DimwiseLoop &L, T *const *xs, int64_t n, T *const *res, int64_t 
       }
       return;
     }
-    case DimwiseOp::kSort: case DimwiseOp::kTopk: {
-      sort_indices(x, n, L.params.descending, idx);
-      for (int64_t i = 0; i < L.out_len[0]; ++i) {
-        y0[i] = x[idx[i]];
-        y1[i] = static_cast<T>(idx[i]);
-      }
+    case DimwiseOp::kSort: case DimwiseOp::kTopk:
+      sorted_prefix(x, n, L.out_len[0], L.params.descending, pairs, y0, y1);
       return;
-    }
     case DimwiseOp::kKthvalue: case DimwiseOp::kMedian: case DimwiseOp::kNanMedian: {
-      sort_indices(x, n, false, idx);
+      if (n == 0) {
+        y0[0] = T(0);
+        y1[0] = T(0);
+        return;
+      }
       int64_t pick = 0;
       if (L.op == DimwiseOp::kKthvalue) {
         pick = L.params.k - 1;
       } else {
         int64_t valid = n;  // NaNs sort last
-        while (valid > 0 && is_nan(x[idx[valid - 1]])) --valid;
+        for (int64_t i = 0; i < n; ++i) valid -= is_nan(x[i]) ? 1 : 0;
         if (L.op == DimwiseOp::kMedian && valid < n) pick = valid;  // any NaN: the (first) NaN
-        else pick = valid > 0 ? (valid - 1) / 2 : 0;
+        else pick = valid > 0 ? (valid - 1) / 2 : 0;              // (all NaN: nanmedian gives the first NaN)
       }
-      y0[0] = n > 0 ? x[idx[pick]] : T(0);
-      y1[0] = static_cast<T>(n > 0 ? idx[pick] : 0);  // (all NaN: nanmedian gives the first NaN)
+      const int64_t at = select_position(x, n, pick, pairs);
+      y0[0] = x[at];
+      y1[0] = static_cast<T>(at);
       return;
     }
   }
@@ -307,13 +293,13 @@ inline int64_t line_offset(const DimwiseLoop &L, const int64_t *st, int64_t r) {
 
 template <class T>
 void run_lines(const DimwiseLoop &L, const char *const *in, char *const *out, char *scratch, int64_t l0, int64_t l1) {
-  // Scratch: one line per input, one per result, the sort's indices.
+  // Scratch: one line per input, one per result, the sort's key / position pairs.
   T *scratch_in[kDimwiseMaxIo] = {}, *scratch_res[kDimwiseMaxIo] = {};
   T *p = reinterpret_cast<T *>(scratch);
   for (int k = 0; k < L.nin; ++k, p += L.len) scratch_in[k] = p;
   for (int k = 0; k < kDimwiseMaxIo; ++k, p += L.len) scratch_res[k] = p;
-  // The indices: the next 8-byte boundary (float lines may end at 4 mod 8); within the scratch.
-  auto *idx = reinterpret_cast<int64_t *>((reinterpret_cast<uintptr_t>(p) + 7) & ~uintptr_t{7});
+  // The pairs: the next 8-byte boundary (float lines may end at 4 mod 8); within the scratch.
+  auto *pairs = reinterpret_cast<KeyPos *>((reinterpret_cast<uintptr_t>(p) + 7) & ~uintptr_t{7});
   const int64_t inner = L.nline > 0 ? L.line_shape[L.nline - 1] : 1;
   // Lines that already are contiguous compute-type memory are used in place (no gather / scatter):
   // an input read directly; a full-length output written directly unless it overlaps an input line.
@@ -359,7 +345,7 @@ void run_lines(const DimwiseLoop &L, const char *const *in, char *const *out, ch
       res[L.out_src[k]] = reinterpret_cast<T *>(out[k] + out_off[k]);
       wrote[k] = claimed[L.out_src[k]] = true;
     }
-    line<T>(L, xs, L.len, res, idx);
+    line<T>(L, xs, L.len, res, pairs);
     // Scatter: full-length results along the line dims; top-k along its one dim; single results.
     for (int k = 0; k < L.nout; ++k) {
       if (wrote[k]) continue;

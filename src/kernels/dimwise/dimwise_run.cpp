@@ -60,8 +60,12 @@ void finish_dimwise_plan(DimwiseLoop &L, int max_tasks) {
   for (int d = 0; d < L.nline; ++d) L.len *= L.line_shape[d];
   L.lines = 1;
   for (int d = 0; d < L.nouter; ++d) L.lines *= L.outer_shape[d];
-  // Scratch per task: a line per input and per result, the sort's indices (8-byte elements).
-  L.scratch_bytes_per_task = static_cast<uint64_t>(std::max<int64_t>(L.len, 1)) * (L.nin + kDimwiseMaxIo + 1) * 8;
+  // Scratch per task: a line per input and per result (8-byte elements), and for the sorting ops
+  // two lines of (key, position) pairs (kernels/dimwise/line_sort.h).
+  const bool sorts = L.op == DimwiseOp::kSort || L.op == DimwiseOp::kTopk || L.op == DimwiseOp::kKthvalue ||
+                     L.op == DimwiseOp::kMedian || L.op == DimwiseOp::kNanMedian;
+  L.scratch_bytes_per_task =
+      static_cast<uint64_t>(std::max<int64_t>(L.len, 1)) * (L.nin + kDimwiseMaxIo + (sorts ? 4 : 0)) * 8 + 8;
   L.tasks = std::max<int64_t>(1, std::min<int64_t>(L.lines, max_tasks));
 }
 
