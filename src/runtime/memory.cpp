@@ -15,6 +15,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 #include <unordered_set>
 
 #include "common/error.h"
@@ -97,7 +100,18 @@ size_t class_of(size_t bytes) {
 // otherwise); the vendor's allocations are 512-byte aligned, and so are ours (small classes are
 // multiples of 512, as aligned_alloc requires).
 constexpr size_t kDeviceAlignment = 512;
-size_t alignment_of(size_t class_bytes) { return class_bytes >= kLargeQuantum ? 4096 : kDeviceAlignment; }
+// Large blocks (multiples of 2 MB) start on a 2 MB boundary and ask the kernel for transparent
+// huge pages (ACL_MEM_MALLOC_HUGE_FIRST, the policy clients pass): strided kernels over large
+// tensors (permutes, column reductions, GEMM panels) otherwise pay a TLB miss per 4 KB page.
+size_t alignment_of(size_t class_bytes) { return class_bytes >= kLargeQuantum ? kLargeQuantum : kDeviceAlignment; }
+void advise_huge_pages(void *p, size_t class_bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (class_bytes >= kLargeQuantum) (void)madvise(p, class_bytes, MADV_HUGEPAGE);  // advice only
+#else
+  (void)p;
+  (void)class_bytes;
+#endif
+}
 
 void system_free(void *p, size_t class_bytes) {
   OPSNN_UNPOISON(p, class_bytes);
@@ -241,6 +255,7 @@ aclError device_malloc(void **devPtr, size_t size, uint32_t policy, int device, 
     }
     if (!p)
       return fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: the system refused %zu bytes for device %d", api, cls, device);
+    advise_huge_pages(p, cls);
     break;
   }
   if (!p) return fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of device memory on device %d", api, device);

@@ -39,24 +39,28 @@ void run_range(const ElementwiseLoop &loop, char *const *base, ContigKernel kern
   alignas(64) T buf[kMaxOperands][kChunk];
   const void *in_ptrs[kMaxOperands];
 
-  // Linear element index -> (outer multi-index, inner offset). Tasks cover [begin, end).
-  int64_t pos = begin;
-  while (pos < end) {
-    int64_t outer = pos / inner, j = pos % inner;
-    int64_t len_row = std::min(inner - j, end - pos);
-    char *ptr[kMaxOperands];
-    for (int op = 0; op < loop.nops; ++op) ptr[op] = base[op];
-    int64_t rem = outer;
+  // Linear element index -> (outer multi-index, inner offset), divided out once per task; later
+  // rows advance the outer index like an odometer. Tasks cover [begin, end).
+  int64_t idx[kMaxLoopDims] = {};
+  char *row[kMaxOperands];
+  int64_t st[kMaxOperands];
+  for (int op = 0; op < loop.nops; ++op) {
+    row[op] = base[op];
+    st[op] = nd > 0 ? loop.stride[op][nd - 1] : 0;
+  }
+  {
+    int64_t rem = begin / inner;
     for (int d = nd - 2; d >= 0; --d) {
-      int64_t idx = rem % loop.shape[d];
+      idx[d] = rem % loop.shape[d];
       rem /= loop.shape[d];
-      for (int op = 0; op < loop.nops; ++op) ptr[op] += idx * loop.stride[op][d];
+      for (int op = 0; op < loop.nops; ++op) row[op] += idx[d] * loop.stride[op][d];
     }
-    int64_t st[kMaxOperands];
-    for (int op = 0; op < loop.nops; ++op) {
-      st[op] = nd > 0 ? loop.stride[op][nd - 1] : 0;
-      ptr[op] += j * st[op];
-    }
+  }
+  int64_t pos = begin, j = begin % inner;
+  while (pos < end) {
+    const int64_t len_row = std::min(inner - j, end - pos);
+    char *ptr[kMaxOperands];
+    for (int op = 0; op < loop.nops; ++op) ptr[op] = row[op] + j * st[op];
     for (int64_t c = 0; c < len_row; c += kChunk) {
       const int64_t len = std::min(kChunk, len_row - c);
       for (int op = 1; op < loop.nops; ++op) {
@@ -84,6 +88,14 @@ void run_range(const ElementwiseLoop &loop, char *const *base, ContigKernel kern
       if (!direct) store_from<T>(buf[0], loop.dtype[0], out, st[0], len, loop.round_through);
     }
     pos += len_row;
+    if (j + len_row < inner) break;  // (the task ended inside this row)
+    j = 0;
+    for (int d = nd - 2; d >= 0; --d) {  // the next row
+      for (int op = 0; op < loop.nops; ++op) row[op] += loop.stride[op][d];
+      if (++idx[d] < loop.shape[d]) break;
+      for (int op = 0; op < loop.nops; ++op) row[op] -= loop.stride[op][d] * loop.shape[d];
+      idx[d] = 0;
+    }
   }
 }
 

@@ -418,9 +418,22 @@ class BlockedCopyStep final : public core::Step {
   int ndim = 0;  // loop dims (merged, size > 1); a and b among them
   int64_t size[core::kMaxDims] = {}, os[core::kMaxDims] = {}, is[core::kMaxDims] = {};  // elements
   int a = 0, b = 0;
+  // Elements of a unit: 1, or the length of an innermost dim contiguous on both sides (a row moved
+  // whole; its dim is not among the loop dims). Tiles then hold about kTileBytes of rows.
+  int64_t row = 1;
+  int64_t tile_edge = 32;
 
   // One tile: rows along b (the input's unit-stride dim) read into registers' worth of a, written
   // along a (the output's rows).
+  // A tile of rows: each (a, b) position moves `row` contiguous elements.
+  void tile_rows(const char *src, char *dst, size_t es, int64_t a0, int64_t a1, int64_t b0, int64_t b1) const {
+    const int64_t bytes = row * static_cast<int64_t>(es);
+    for (int64_t j = b0; j < b1; ++j)
+      for (int64_t i = a0; i < a1; ++i)
+        std::memcpy(dst + (j * os[b] + i * os[a]) * static_cast<int64_t>(es),
+                    src + (j * is[b] + i * is[a]) * static_cast<int64_t>(es), static_cast<size_t>(bytes));
+  }
+
   template <class T>
   void tile(const char *src0, char *dst0, int64_t a0, int64_t a1, int64_t b0, int64_t b1) const {
     const T *src = reinterpret_cast<const T *>(src0);
@@ -428,22 +441,30 @@ class BlockedCopyStep final : public core::Step {
     const int64_t osa = os[a], osb = os[b], isa = is[a], isb = is[b];
 #if defined(__SSE2__)
     if constexpr (sizeof(T) == 4) {
-      if (osa == 1 && isb == 1) {  // 4 x 4 blocks through registers, the edges below
-        const int64_t a4 = a0 + (a1 - a0) / 4 * 4, b4 = b0 + (b1 - b0) / 4 * 4;
-        for (int64_t i = a0; i < a4; i += 4)
-          for (int64_t j = b0; j < b4; j += 4) {
-            const float *s = reinterpret_cast<const float *>(src) + i * isa + j;
-            __m128 r0 = _mm_loadu_ps(s), r1 = _mm_loadu_ps(s + isa), r2 = _mm_loadu_ps(s + 2 * isa),
-                   r3 = _mm_loadu_ps(s + 3 * isa);
-            _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
-            float *d = reinterpret_cast<float *>(dst) + j * osb + i;
-            _mm_storeu_ps(d, r0);
-            _mm_storeu_ps(d + osb, r1);
-            _mm_storeu_ps(d + 2 * osb, r2);
-            _mm_storeu_ps(d + 3 * osb, r3);
+      if (osa == 1 && isb == 1) {
+        // 16 x 16 blocks: 4 x 4 register transposes, four input rows at a time consumed whole (a
+        // power-of-two row stride maps every row to one cache set), into an L1 buffer whose rows
+        // then leave as whole 64-byte lines; the edges below.
+        const int64_t a16 = a0 + (a1 - a0) / 16 * 16, b16 = b0 + (b1 - b0) / 16 * 16;
+        alignas(64) float buf[16][16];
+        for (int64_t i0 = a0; i0 < a16; i0 += 16)
+          for (int64_t j0 = b0; j0 < b16; j0 += 16) {
+            for (int ii = 0; ii < 16; ii += 4)
+              for (int jj = 0; jj < 16; jj += 4) {
+                const float *sp = reinterpret_cast<const float *>(src) + (i0 + ii) * isa + j0 + jj;
+                __m128 r0 = _mm_loadu_ps(sp), r1 = _mm_loadu_ps(sp + isa), r2 = _mm_loadu_ps(sp + 2 * isa),
+                       r3 = _mm_loadu_ps(sp + 3 * isa);
+                _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+                _mm_store_ps(&buf[jj][ii], r0);
+                _mm_store_ps(&buf[jj + 1][ii], r1);
+                _mm_store_ps(&buf[jj + 2][ii], r2);
+                _mm_store_ps(&buf[jj + 3][ii], r3);
+              }
+            for (int jj = 0; jj < 16; ++jj)
+              std::memcpy(reinterpret_cast<float *>(dst) + (j0 + jj) * osb + i0, buf[jj], sizeof buf[jj]);
           }
-        tile_scalar(src, dst, a4, a1, b0, b1);
-        tile_scalar(src, dst, a0, a4, b4, b1);
+        tile_scalar(src, dst, a16, a1, b0, b1);
+        tile_scalar(src, dst, a0, a16, b16, b1);
         return;
       }
     }
@@ -461,7 +482,7 @@ class BlockedCopyStep final : public core::Step {
   }
 
   int run(const core::LaunchArgs &args) const override {
-    constexpr int64_t kTile = 32;
+    const int64_t kTile = tile_edge;
     const size_t es = core::dtype_size(out.dtype);
     const char *src = core::view_base(args, in_slot, in, es);
     char *dst = core::view_base(args, out_slot, out, es);
@@ -483,6 +504,10 @@ class BlockedCopyStep final : public core::Step {
         const int64_t b0 = ib * kTile, b1 = std::min(size[b], b0 + kTile);
         const char *s = src + so * static_cast<int64_t>(es);
         char *d = dst + doff * static_cast<int64_t>(es);
+        if (row > 1) {
+          tile_rows(s, d, es, a0, a1, b0, b1);
+          continue;
+        }
         switch (es) {
           case 1: tile<uint8_t>(s, d, a0, a1, b0, b1); break;
           case 2: tile<uint16_t>(s, d, a0, a1, b0, b1); break;
@@ -525,12 +550,22 @@ bool record_blocked_copy(core::OpBuilder &b, int out_slot, const aclTensor &out_
     ++s.ndim;
   }
   if (s.ndim < 2) return false;
+  // An innermost dim contiguous on both sides and at least a cache line long moves as rows (the
+  // [B, S, N, D] <-> [B, N, S, D] permutes of attention): the tiles then run over the dims above it.
+  const int64_t es = static_cast<int64_t>(core::dtype_size(out_view.dtype));
+  if (s.ndim >= 3 && s.os[s.ndim - 1] == 1 && s.is[s.ndim - 1] == 1 && s.size[s.ndim - 1] * es >= 64) {
+    s.row = s.size[s.ndim - 1];
+    --s.ndim;
+    constexpr int64_t kTileBytes = 64 << 10;  // a tile's rows stay in L2 between their read and write
+    s.tile_edge = 4;
+    while (s.tile_edge < 32 && (2 * s.tile_edge) * (2 * s.tile_edge) * s.row * es <= kTileBytes) s.tile_edge *= 2;
+  }
   core::check_no_internal_overlap(out_view, "the output");
   s.a = s.ndim - 1;
   s.b = 0;
   for (int d = 1; d < s.ndim - 1; ++d)
     if (std::abs(s.is[d]) < std::abs(s.is[s.b])) s.b = d;
-  if (std::abs(s.is[s.a]) <= 1 || std::abs(s.is[s.b]) >= std::abs(s.is[s.a])) return false;
+  if ((s.row == 1 && std::abs(s.is[s.a]) <= 1) || std::abs(s.is[s.b]) >= std::abs(s.is[s.a])) return false;
   s.out = out_view;
   s.in = in_view;
   s.out_slot = out_slot;
