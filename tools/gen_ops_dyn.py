@@ -1,0 +1,66 @@
+"""The data-dependent-size family of the op factory (found by tools/gen_ops.py as the module of
+`phase1 dyn`): rows become ops::dyn_phase1 entry points (src/ops/layout/dyn_phase1.h) and
+DynTableCase registrations (tests/ops/test_op_table_dyn.cpp).
+
+Row format (besides the common `header`, `dtypes`, `backward`):
+  kind     nonzero | nonzero_t | unique | unique_consecutive | unique_dim | masked_scatter
+           the plan (ops::DynKind)
+Parameter roles come from the names (see ROLES); the tests know each role by the same name.
+"""
+
+DYN_KEYS = {"kind", "header", "dtypes", "backward"}
+KINDS = {"nonzero": "kNonzero", "nonzero_t": "kNonzeroT", "unique": "kUnique",
+         "unique_consecutive": "kUniqueConsecutive", "unique_dim": "kUniqueDim", "masked_scatter": "kMaskedScatter"}
+ROLES = {"self": "self", "selfRef": "self", "out": "out", "valueOut": "out", "inverseOut": "inverse",
+         "countsOut": "counts", "mask": "mask", "source": "source", "sorted": "sorted",
+         "returnInverse": "return_inverse", "returnCounts": "return_counts", "dim": "dim"}
+TENSOR_ROLES = {"self", "out", "inverse", "counts", "mask", "source"}
+
+
+def resolve(g, table, op):
+    w = op.where
+    g.family_resolve_common(table, op, DYN_KEYS, "a data-dependent-size", default_dtypes="real_bool")
+    op.roles = g.roles_by_name(op, ROLES, "a data-dependent-size op")
+    op.kind = g.one(op, "kind")
+    if op.kind not in KINDS:
+        raise g.TableError(f"{w}: kind must be one of {', '.join(KINDS)}")
+    need = ("self", "mask", "source") if op.kind == "masked_scatter" else ("self", "out")
+    for r in need:
+        if r not in op.roles:
+            raise g.TableError(f"{w}: a {op.kind} op needs a '{r}' parameter")
+    op.input = op.roles["self"]
+    op.output = op.roles.get("out", op.input)
+
+
+def render_entry(g, table):
+    out = g.family_entry_head(table, "dyn_phase1", "ops/layout/dyn_phase1.h",
+                              ["opsnn::core::dtype_bit", "opsnn::ops::DynKind"])
+    for op in table.ops:
+        out.append(f"const ::opsnn::ops::DynRule k{op.name}Rule = {{DynKind::{KINDS[op.kind]}, "
+                   f"{g.mask(op.dtypes)}}};")
+    out += ["}  // namespace", ""]
+    for op in table.ops:
+        lines = g.family_entry_open(op, "::opsnn::ops::DynCall")
+        for role, p in op.roles.items():
+            if role in TENSOR_ROLES:
+                lines += [f"    c.{role} = {p.name};", f'    c.{role}_name = "{p.name}";']
+            else:
+                lines.append(f"    c.{role} = {p.name};")
+        if "return_counts" in op.roles:
+            lines.append("    c.has_return_counts = true;")
+        out += lines + g.family_entry_close(op, "dyn_phase1")
+    return "\n".join(out) + "\n"
+
+
+def render_tests(g, tables):
+    out = g.family_tests_head(tables, "data-dependent-size", "DynTableCase", "dyn_table_cases")
+    for t in tables:
+        for op in t.ops:
+            names = ", ".join(f'{{"{k}", "{p.name}"}}' for k, p in op.roles.items() if k in TENSOR_ROLES)
+            params = ", ".join(f'"{k}"' for k in op.roles if k not in TENSOR_ROLES)
+            fields = [f'c.kind = "{op.kind}";',
+                      f"c.dtypes = {{{', '.join(g.cxx_dtype(d) for d in op.dtypes)}}};",
+                      f"c.names = {{{names}}};",
+                      f"c.params = {{{params}}};"]
+            out += g.family_case(op, {}, "DynTableCase", fields, "DynArgs", g.role_args(op))
+    return "\n".join(out + ["  return v;", "}", ""])
