@@ -15,6 +15,20 @@ ROLES = {"self": "self", "selfRef": "self", "out": "out", "valueOut": "out", "in
          "countsOut": "counts", "mask": "mask", "source": "source", "sorted": "sorted",
          "returnInverse": "return_inverse", "returnCounts": "return_counts", "dim": "dim"}
 TENSOR_ROLES = {"self", "out", "inverse", "counts", "mask", "source"}
+# The header comment of each op with dynamic outputs (tools/gen_ops.py render_header), filled by resolve.
+HEADER_NOTES = {}
+DYN_NOTE = """{outs}: allocate and describe at the largest size
+({largest}); phase 1 rejects smaller ones.
+The launch writes the result and rewrites the view shape of the descriptor passed here to the real
+size when it runs on the stream: synchronise the stream (aclrtSynchronizeStream) before reading it
+with aclGetViewShape / aclGetViewStrides, and keep the descriptor alive until then (a destroyed or
+re-initialised descriptor is not written). A contiguous output is packed contiguously at the real
+shape; a strided one keeps its strides. Every launch of a repeatable executor starts from the
+largest shape. Semantics: src/ops/layout/dynamic.ops."""
+LARGEST = {"nonzero": ("out", "[numel(self), ndim(self)]"), "nonzero_t": ("out", "[ndim(self), numel(self)]"),
+           "unique": ("valueOut / countsOut", "[numel(self)]"),
+           "unique_consecutive": ("valueOut / countsOut", "[numel(self)], or with a dim: self's shape / [self.size(dim)]"),
+           "unique_dim": ("valueOut / countsOut", "self's shape / [self.size(dim)]")}
 
 
 def resolve(g, table, op):
@@ -30,6 +44,11 @@ def resolve(g, table, op):
             raise g.TableError(f"{w}: a {op.kind} op needs a '{r}' parameter")
     op.input = op.roles["self"]
     op.output = op.roles.get("out", op.input)
+    if op.kind in LARGEST:
+        outs, largest = LARGEST[op.kind]
+        if op.kind == "unique" and "counts" not in op.roles:
+            outs = "valueOut"
+        HEADER_NOTES[op.name] = DYN_NOTE.format(outs=outs, largest=largest)
 
 
 def render_entry(g, table):

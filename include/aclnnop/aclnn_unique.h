@@ -10,6 +10,14 @@
 extern "C" {
 #endif
 
+/* valueOut: allocate and describe at the largest size
+ * ([numel(self)]); phase 1 rejects smaller ones.
+ * The launch writes the result and rewrites the view shape of the descriptor passed here to the real
+ * size when it runs on the stream: synchronise the stream (aclrtSynchronizeStream) before reading it
+ * with aclGetViewShape / aclGetViewStrides, and keep the descriptor alive until then (a destroyed or
+ * re-initialised descriptor is not written). A contiguous output is packed contiguously at the real
+ * shape; a strided one keeps its strides. Every launch of a repeatable executor starts from the
+ * largest shape. Semantics: src/ops/layout/dynamic.ops. */
 ACLNN_API aclnnStatus aclnnUniqueGetWorkspaceSize(const aclTensor *self, bool sorted, bool returnInverse, aclTensor *valueOut, aclTensor *inverseOut, uint64_t *workspaceSize,
     aclOpExecutor **executor);
 ACLNN_API aclnnStatus aclnnUnique(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
