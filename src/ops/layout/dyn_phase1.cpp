@@ -235,6 +235,47 @@ class MaskedScatterStep final : public core::Step {
   }
 };
 
+// InplaceScatterUpdate (the vendor's own op): with 1-D indices [B], batch b of updates (dim 0) is
+// written into data along `axis` at offset indices[b]: data[b, .., indices[b] + k, ..] =
+// updates[b, .., k, ..]. Every offset is checked first (0 <= v and v + updates.size(axis) <=
+// data.size(axis), else 161002 naming indices, nothing written).
+class ScatterUpdateStep final : public core::Step {
+ public:
+  aclTensor data{}, idx{}, upd{};
+  int data_slot = -1, idx_slot = -1, upd_slot = -1, axis = 1;
+  const char *idx_name = "indices";
+
+  int run(const core::LaunchArgs &args) const override {
+    const char *ib = core::view_base(args, idx_slot, idx, core::dtype_size(idx.dtype));
+    const int64_t batches = idx.numel(), room = data.dims[axis] - upd.dims[axis];
+    for (int64_t b = 0; b < batches; ++b) {
+      const int64_t v = index_value(idx, ib, b);
+      if (v < 0 || v > room)
+        return fail(ACLNN_ERR_PARAM_INVALID,
+                    "%s: value %lld at position %lld is out of range [0, %lld] (the %lld updates along axis %d must "
+                    "fit in %lld)",
+                    idx_name, static_cast<long long>(v), static_cast<long long>(b), static_cast<long long>(room),
+                    static_cast<long long>(upd.dims[axis]), axis, static_cast<long long>(data.dims[axis]));
+    }
+    char *db = core::view_base(args, data_slot, data, core::dtype_size(data.dtype));
+    const char *ub = core::view_base(args, upd_slot, upd, core::dtype_size(upd.dtype));
+    const int64_t es = esize(data), n = upd.numel();
+    for (int64_t lin = 0; lin < n; ++lin) {
+      int64_t r = lin, doff = 0, uoff = 0, shift = 0;
+      for (int d = upd.ndim - 1; d >= 0; --d) {
+        const int64_t c = r % upd.dims[d];
+        r /= upd.dims[d];
+        uoff += c * upd.strides[d];
+        doff += c * data.strides[d];
+        if (d == 0) shift = index_value(idx, ib, c);
+      }
+      doff += shift * data.strides[axis];
+      std::memcpy(db + doff * es, ub + uoff * es, static_cast<size_t>(es));
+    }
+    return 0;
+  }
+};
+
 [[noreturn]] void too_small(const char *name, const aclTensor &t, int dim, int64_t need) {
   throw_error(ACLNN_ERR_PARAM_INVALID,
               "%s has shape %s; its dim %d must hold at least %lld elements (the largest possible result; "
@@ -392,11 +433,53 @@ void plan_masked_scatter(core::OpBuilder &b, const DynRule &rule, const DynCall 
   st.mask_name = c.mask_name;
 }
 
+void plan_scatter_update(core::OpBuilder &b, const DynRule &rule, const DynCall &c) {
+  const aclTensor &d = *c.self, &u = *c.source, &ix = *c.index;
+  core::check_dtype_in(c.self, c.self_name, rule.dtypes);
+  if (d.ndim < 2)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; it needs 2 to 8 (a batch dim and the axis)", c.self_name,
+                d.ndim);
+  if (u.dtype != d.dtype)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must have %s's dtype %s", c.source_name,
+                core::dtype_name(u.dtype), c.self_name, core::dtype_name(d.dtype));
+  core::check_dtype_in(c.index, c.index_name, {ACL_INT32, ACL_INT64});
+  const int axis = core::wrap_dim(c.dim, d.ndim, "axis");
+  if (axis == 0)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "axis %lld is the batch dim 0 that %s indexes; it must be another dim",
+                static_cast<long long>(c.dim), c.index_name);
+  if (ix.ndim != 1)
+    throw_error(ACLNN_ERR_PARAM_INVALID,
+                "%s has shape %s; only 1-D indices (one offset per batch) are implemented", c.index_name,
+                core::shape_string(ix).c_str());
+  core::check_shape_equals(ix, c.index_name, Shape{1, {d.dims[0]}});
+  bool ok = u.ndim == d.ndim && u.dims[axis] <= d.dims[axis];
+  for (int k = 0; ok && k < d.ndim; ++k) ok = k == axis || u.dims[k] == d.dims[k];
+  if (!ok)
+    throw_error(ACLNN_ERR_PARAM_INVALID,
+                "%s has shape %s; it must be %s's shape %s except along axis %d, where it may be shorter",
+                c.source_name, core::shape_string(u).c_str(), c.self_name, core::shape_string(d).c_str(), axis);
+  core::check_no_internal_overlap(d, c.self_name);
+  auto &st = b.add_step<ScatterUpdateStep>();
+  st.data_slot = b.inout(c.self);
+  st.idx_slot = b.input(c.index);
+  st.upd_slot = b.input(c.source);
+  st.data = b.tensor(st.data_slot);
+  st.idx = b.tensor(st.idx_slot);
+  st.upd = b.tensor(st.upd_slot);
+  st.axis = axis;
+  st.idx_name = c.index_name;
+}
+
 }  // namespace
 
 void dyn_phase1(core::OpBuilder &b, const DynRule &rule, const DynCall &c) {
   // Null checks in prototype order.
   core::check_tensor(c.self, c.self_name);
+  if (rule.kind == DynKind::kScatterUpdate) {
+    core::check_tensor(c.index, c.index_name);
+    core::check_tensor(c.source, c.source_name);
+    return plan_scatter_update(b, rule, c);
+  }
   if (rule.kind == DynKind::kMaskedScatter) {
     core::check_tensor(c.mask, c.mask_name);
     core::check_tensor(c.source, c.source_name);

@@ -31,6 +31,7 @@ enum class DynKind : uint8_t {
   kUniqueConsecutive,  // torch.unique_consecutive (flattened, or along dim; dim 1000 = none)
   kUniqueDim,          // torch.unique(dim=): slices along dim, sorted lexicographically
   kMaskedScatter,      // Tensor.masked_scatter_: selfRef[mask] = source's first count(mask) elements
+  kScatterUpdate,      // InplaceScatterUpdate: data[b, .., indices[b] + k, ..] = updates[b, .., k, ..] along axis
 };
 
 struct DynRule {
@@ -54,6 +55,8 @@ struct DynCall {
   const char *mask_name = "mask";
   const aclTensor *source = nullptr;
   const char *source_name = "source";
+  const aclTensor *index = nullptr;  // InplaceScatterUpdate's indices
+  const char *index_name = "indices";
   bool sorted = true;
   bool return_inverse = false;
   bool return_counts = false;
