@@ -758,6 +758,11 @@ def render_header(header, ops):
         "",
     ]
     for _, op, _, params in ops:
+        # A family module may document an op in its header: its HEADER_NOTES {op name: text}.
+        for m in FAMILY_MODULES.values():
+            note = getattr(m, "HEADER_NOTES", {}).get(op)
+            if note:
+                out.append("/* " + "\n * ".join(note.splitlines()) + " */")
         if params.startswith(ONESHOT):
             out.append(f"ACLNN_API aclnnStatus aclnn{op}({params[len(ONESHOT):].strip()});")
             out.append("")

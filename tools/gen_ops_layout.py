@@ -7,7 +7,7 @@ Row format (besides the common `header`, `dtypes`, `inplace`, `backward`):
             index_copy | index_add | index_fill | repeat_interleave_tensor | repeat_interleave_grad |
             gather_elements | take | scatter | gather_nd | scatter_nd | index_tensors | index_put | put |
             split | narrow | diag | circular_pad | circular_pad_grad | search |
-            scatter_reduce | scatter_max | scatter_min | scatter_mul | scatter_div
+            scatter_reduce | scatter_max | scatter_min | scatter_mul | scatter_div | scatter_add_tf
                                                                      the plan (ops::LayoutKind)
   pad_dims  N               the padded trailing dims of a reflection / replication / circular pad
   out_dtype same|castable   the output has the input's dtype (default), or any dtype it casts to
@@ -43,7 +43,7 @@ KINDS = {"permute": "kPermute", "cat": "kCat", "slice": "kSlice", "constant_pad"
          "narrow": "kNarrow", "diag": "kDiag", "circular_pad": "kCircularPad", "search": "kSearch",
          "circular_pad_grad": "kCircularPadGrad", "scatter_reduce": "kScatterReduce",
          "scatter_max": "kScatterMax", "scatter_min": "kScatterMin", "scatter_mul": "kScatterMul",
-         "scatter_div": "kScatterDiv"}
+         "scatter_div": "kScatterDiv", "scatter_add_tf": "kScatterAddTf"}
 NO_INPUT = {"arange", "linspace", "eye"}
 
 

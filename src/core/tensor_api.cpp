@@ -6,6 +6,7 @@
 #include "common/thread_cache.h"
 #include "core/api_boundary.h"
 #include "core/dtype.h"
+#include "core/shape_publish.h"
 #include "core/tensor.h"
 #include "runtime/runtime.h"
 
@@ -84,6 +85,7 @@ OPSNN_API aclnnStatus aclInitTensor(aclTensor *tensor, const int64_t *viewDims, 
                                     const int64_t *storageDims, uint64_t storageDimsNum, void *tensorDataAddr) {
   return api_call("aclInitTensor", [&] {
     require_not_null(tensor, "tensor");
+    shape_target_forget(tensor);
     aclTensor tmp;
     init_tensor(&tmp, viewDims, viewDimsNum, dataType, stride, offset, format, storageDims, storageDimsNum,
                 tensorDataAddr);
@@ -168,7 +170,10 @@ OPSNN_API aclScalarList *aclCreateScalarList(const aclScalar *const *value, uint
   });
 }
 
-OPSNN_API aclnnStatus aclDestroyTensor(const aclTensor *tensor) { return destroy_cached<TensorCache>(tensor); }
+OPSNN_API aclnnStatus aclDestroyTensor(const aclTensor *tensor) {
+  if (tensor) shape_target_forget(tensor);
+  return destroy_cached<TensorCache>(tensor);
+}
 OPSNN_API aclnnStatus aclDestroyScalar(const aclScalar *scalar) { return destroy_cached<ScalarCache>(scalar); }
 OPSNN_API aclnnStatus aclDestroyIntArray(const aclIntArray *array) { return destroy(array); }
 OPSNN_API aclnnStatus aclDestroyFloatArray(const aclFloatArray *array) {

@@ -1114,4 +1114,87 @@ inline std::vector<double> top_k_top_p_ref(std::vector<double> x, int64_t k, dou
   return x;
 }
 
+// ---- The data-dependent-size ops (src/ops/layout/dynamic.ops), computed another way than the
+// steps: by search over the distinct slices seen so far instead of a sort of all of them.
+
+// torch.nonzero: the row-major coordinates of the nonzero values (NaN counts) of a tensor `shape`.
+inline std::vector<std::vector<int64_t>> nonzero_ref(const std::vector<double> &x, const std::vector<int64_t> &shape) {
+  std::vector<std::vector<int64_t>> out;
+  for (size_t lin = 0; lin < x.size(); ++lin) {
+    if (x[lin] == 0) continue;
+    std::vector<int64_t> c(shape.size());
+    size_t r = lin;
+    for (size_t d = shape.size(); d-- > 0;) {
+      c[d] = static_cast<int64_t>(r % static_cast<size_t>(shape[d]));
+      r /= static_cast<size_t>(shape[d]);
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+struct UniqueRef {
+  std::vector<double> values;   // the kept slices, concatenated (each `len` values)
+  std::vector<int64_t> inverse;  // per slice
+  std::vector<int64_t> counts;   // per kept slice
+};
+
+// Slice s is x[s * len .. (s + 1) * len). Consecutive: a new value where a slice differs from the
+// one before (element ==, a NaN equals nothing). Otherwise: the distinct slices (first occurrence
+// kept), then ordered lexicographically with NaN after every number (NaNs tie; ties keep the order
+// of first occurrence).
+inline UniqueRef unique_ref(const std::vector<double> &x, int64_t slices, int64_t len, bool consecutive) {
+  auto same = [&](int64_t a, int64_t b) {
+    for (int64_t e = 0; e < len; ++e)
+      if (!(x[static_cast<size_t>(a * len + e)] == x[static_cast<size_t>(b * len + e)])) return false;
+    return true;
+  };
+  std::vector<int64_t> reps;                 // representative slice of each group, by first occurrence
+  std::vector<int64_t> group(static_cast<size_t>(slices));
+  for (int64_t s = 0; s < slices; ++s) {
+    int64_t g = -1;
+    if (consecutive) {
+      if (!reps.empty() && same(s - 1, s)) g = static_cast<int64_t>(reps.size()) - 1;
+    } else {
+      for (size_t k = 0; k < reps.size() && g < 0; ++k)
+        if (same(reps[k], s)) g = static_cast<int64_t>(k);
+    }
+    if (g < 0) {
+      g = static_cast<int64_t>(reps.size());
+      reps.push_back(s);
+    }
+    group[static_cast<size_t>(s)] = g;
+  }
+  std::vector<int64_t> rank(reps.size());
+  for (size_t k = 0; k < reps.size(); ++k) rank[k] = static_cast<int64_t>(k);
+  if (!consecutive) {
+    auto less = [&](int64_t ga, int64_t gb) {
+      for (int64_t e = 0; e < len; ++e) {
+        const double a = x[static_cast<size_t>(reps[static_cast<size_t>(ga)] * len + e)];
+        const double b = x[static_cast<size_t>(reps[static_cast<size_t>(gb)] * len + e)];
+        if (std::isnan(a) && std::isnan(b)) continue;
+        if (std::isnan(a)) return false;
+        if (std::isnan(b)) return true;
+        if (a != b) return a < b;
+      }
+      return false;
+    };
+    std::vector<int64_t> order = rank;
+    std::stable_sort(order.begin(), order.end(), less);
+    for (size_t k = 0; k < order.size(); ++k) rank[static_cast<size_t>(order[k])] = static_cast<int64_t>(k);
+  }
+  UniqueRef r;
+  r.values.resize(reps.size() * static_cast<size_t>(len));
+  r.counts.assign(reps.size(), 0);
+  for (size_t k = 0; k < reps.size(); ++k)
+    for (int64_t e = 0; e < len; ++e)
+      r.values[static_cast<size_t>(rank[k] * len + e)] = x[static_cast<size_t>(reps[k] * len + e)];
+  for (int64_t s = 0; s < slices; ++s) {
+    const int64_t g = rank[static_cast<size_t>(group[static_cast<size_t>(s)])];
+    r.inverse.push_back(g);
+    ++r.counts[static_cast<size_t>(g)];
+  }
+  return r;
+}
+
 }  // namespace opsnn::test::refs

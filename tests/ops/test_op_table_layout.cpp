@@ -337,7 +337,8 @@ Expected reference(const LayoutTableCase &c, const LayoutSample &s, const std::v
                                         !is_float(out_dt), [&](double v) { return round_to(out_dt, v); });
     for (double &v : e.values) v = round_to(out_dt, v);
     return e;
-  } else if (k == "scatter_max" || k == "scatter_min" || k == "scatter_mul" || k == "scatter_div") {
+  } else if (k == "scatter_max" || k == "scatter_min" || k == "scatter_mul" || k == "scatter_div" ||
+             k == "scatter_add_tf") {
     // In order: varRef[indices[p], r...] combined with updates[p..., r...], rounded at each step.
     e.values = in[0];
     const std::vector<int64_t> rest(x.begin() + 1, x.end());
@@ -350,6 +351,7 @@ Expected reference(const LayoutTableCase &c, const LayoutSample &s, const std::v
         if (k == "scatter_max") v = std::isnan(o) || o > u ? o : u;
         else if (k == "scatter_min") v = std::isnan(o) || o < u ? o : u;
         else if (k == "scatter_mul") v = o * u;
+        else if (k == "scatter_add_tf") v = o + u;
         else if (is_float(out_dt)) v = o / u;
         else v = u == 0 ? 0 : std::trunc(o / u);  // integers: truncated, x / 0 = 0
         o = round_to(out_dt, v);
@@ -1335,7 +1337,7 @@ TEST(OpTableLayoutRandom, SplitNarrowDiagCircularPadSearch) {
 bool combines(const LayoutTableCase &c) {
   return !c.source_name.empty() && std::find(c.dtypes.begin(), c.dtypes.end(), ACL_FLOAT) != c.dtypes.end() &&
          (c.kind == "scatter_reduce" || c.kind == "scatter" || c.kind == "index_add" || c.kind == "scatter_max" ||
-          c.kind == "scatter_min" || c.kind == "scatter_mul" || c.kind == "scatter_div");
+          c.kind == "scatter_min" || c.kind == "scatter_mul" || c.kind == "scatter_div" || c.kind == "scatter_add_tf");
 }
 void check_special_values(const LayoutTableCase &c) {
   for (int trial = 0; trial < 4; ++trial) {

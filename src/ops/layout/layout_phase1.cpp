@@ -1410,6 +1410,7 @@ void layout_phase1(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall 
     case LayoutKind::kScatterMin: return plan_scatter_update(b, c, IndexPlan::Combine::kMin);
     case LayoutKind::kScatterMul: return plan_scatter_update(b, c, IndexPlan::Combine::kMul);
     case LayoutKind::kScatterDiv: return plan_scatter_update(b, c, IndexPlan::Combine::kDiv);
+    case LayoutKind::kScatterAddTf: return plan_scatter_update(b, c, IndexPlan::Combine::kAdd);
     case LayoutKind::kIndexFill: return c.index_name[0] ? plan_index_fill_tensor(b, c) : plan_index_fill(b, c);
     case LayoutKind::kGatherElements: return plan_gather_elements(b, c, false);
     case LayoutKind::kTake: return plan_gather_elements(b, c, true);

@@ -52,6 +52,7 @@ enum class LayoutKind : uint8_t {
   kScatterMin,
   kScatterMul,
   kScatterDiv,
+  kScatterAddTf,   // tf.scatter_add: varRef[indices[p...], r...] += updates[p..., r...] in order
 };
 
 struct LayoutRule {

@@ -1,0 +1,495 @@
+#include "ops/layout/dyn_phase1.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "common/error.h"
+#include "core/op_checks.h"
+#include "core/shape_publish.h"
+#include "kernels/elementwise/convert.h"
+#include "ops/layout/view_walk.h"
+
+namespace opsnn::ops {
+namespace {
+
+using core::Shape;
+
+int64_t esize(const aclTensor &t) { return static_cast<int64_t>(core::dtype_size(t.dtype)); }
+
+// A dynamic output: the caller's descriptor (rewritten at launch), the maximum view phase 1 saw and
+// the dim whose length the data decides.
+struct DynOut {
+  const aclTensor *caller = nullptr;
+  const void *owner = nullptr;  // the step (core/shape_publish.h: written only while registered)
+  aclTensor max{};
+  int slot = -1;
+  int dyn_dim = 0;
+  bool packed = false;  // contiguous at the maximum shape: the result is packed at the real shape
+
+  // The view at the real length n (what the caller's descriptor becomes).
+  aclTensor at(int64_t n) const {
+    aclTensor t = max;
+    t.dims[dyn_dim] = n;
+    if (packed) {
+      int64_t acc = 1;
+      for (int d = t.ndim - 1; d >= 0; --d) {
+        t.strides[d] = acc;
+        acc *= std::max<int64_t>(t.dims[d], 1);  // PyTorch's contiguous strides
+      }
+    }
+    return t;
+  }
+  void publish(int64_t n) const {
+    const aclTensor t = at(n);
+    core::shape_target_publish(caller, owner, t.dims, t.strides);
+  }
+};
+
+DynOut dyn_out(core::OpBuilder &b, const aclTensor *t, int dyn_dim, const void *owner) {
+  DynOut o;
+  o.caller = t;
+  o.owner = owner;
+  core::shape_target_register(t, owner);
+  o.slot = b.output(t);
+  o.max = b.tensor(o.slot);
+  o.dyn_dim = dyn_dim;
+  o.packed = o.max.is_contiguous();
+  return o;
+}
+
+void put_int64(char *base, int64_t off, int64_t v) { std::memcpy(base + off * 8, &v, 8); }
+
+// aclnnNonzero / aclnnNonzeroV2: the coordinates of the nonzero elements (NaN is nonzero) in
+// row-major order; out is [N, ndim] (V2: [ndim, N]).
+class NonzeroStep final : public core::Step {
+ public:
+  ~NonzeroStep() override { core::shape_target_unregister_owner(this); }
+  aclTensor self{};
+  int self_slot = -1;
+  DynOut out;
+  bool transposed = false;
+  core::WsKey row_ws;
+
+  template <class Fn>
+  void each_nonzero(const char *base, double *row, Fn &&fn) const {
+    const int64_t n = self.numel();
+    if (n == 0) return;
+    const int64_t last = self.ndim == 0 ? 1 : self.dims[self.ndim - 1];
+    const int64_t stride = self.ndim == 0 ? 0 : self.strides[self.ndim - 1];
+    const int64_t es = esize(self);
+    for (int64_t r = 0; r < n / last; ++r) {
+      kernels::load_as<double>(self.dtype, base + (self.ndim == 0 ? 0 : row_offset(self, r)) * es, stride * es, row,
+                               last);
+      for (int64_t j = 0; j < last; ++j)
+        if (row[j] != 0) fn(r * last + j);
+    }
+  }
+
+  int run(const core::LaunchArgs &args) const override {
+    const char *in = core::view_base(args, self_slot, self, core::dtype_size(self.dtype));
+    double *row = reinterpret_cast<double *>(args.get(row_ws));
+    int64_t count = 0;
+    each_nonzero(in, row, [&](int64_t) { ++count; });
+    const aclTensor o = out.at(count);
+    char *ob = core::view_base(args, out.slot, out.max, 8);
+    int64_t i = 0;
+    const int nd = self.ndim;
+    each_nonzero(in, row, [&](int64_t lin) {
+      for (int d = nd - 1; d >= 0; --d) {
+        const int64_t c = lin % self.dims[d];
+        lin /= self.dims[d];
+        put_int64(ob, transposed ? d * o.strides[0] + i * o.strides[1] : i * o.strides[0] + d * o.strides[1], c);
+      }
+      ++i;
+    });
+    out.publish(count);
+    return 0;
+  }
+};
+
+// A strict weak order for the unique ops: ascending, NaN after everything (NaNs equivalent).
+template <class K>
+int compare(K a, K b) {
+  if constexpr (std::is_floating_point_v<K>) {
+    const bool na = std::isnan(a), nb = std::isnan(b);
+    if (na || nb) return na && nb ? 0 : na ? 1 : -1;
+  }
+  return a < b ? -1 : b < a ? 1 : 0;
+}
+
+// The unique ops over "slices": slice s of the line view is its elements [s * len, (s + 1) * len)
+// in row-major order (flattened: every element is a slice of length 1; with a dim: the view with
+// that dim moved first). Slices are ordered (sorted: stable, lexicographic by compare) or kept in
+// place (consecutive); runs of equal slices (every element ==, so a NaN equals nothing) become one
+// value, its first slice in that order. inverse[s] = the run of slice s; counts[run] = its length.
+class UniqueStep final : public core::Step {
+ public:
+  ~UniqueStep() override { core::shape_target_unregister_owner(this); }
+  aclTensor line{};  // self, dim first (flattened: self itself)
+  int self_slot = -1;
+  int64_t slices = 0, len = 1;
+  bool sort = true, floating = true;
+  DynOut values;
+  aclTensor values_line{};  // values' view with the dim first (its dims / strides permuted)
+  int perm[core::kMaxDims] = {};
+  int inverse_slot = -1;  // -1: not written
+  aclTensor inverse{};
+  DynOut counts;
+  int counts_mode = 0;  // 0: none; 1: written; 2: not requested (shape [0])
+  core::WsKey keys_ws, order_ws, run_ws;
+
+  template <class K>
+  int run_as(const core::LaunchArgs &args) const {
+    const int64_t n = slices * len;
+    K *keys = reinterpret_cast<K *>(args.get(keys_ws));
+    int64_t *order = reinterpret_cast<int64_t *>(args.get(order_ws));
+    int64_t *run_of = reinterpret_cast<int64_t *>(args.get(run_ws));
+    const char *in = core::view_base(args, self_slot, line, core::dtype_size(line.dtype));
+    const int64_t es = esize(line);
+    for (int64_t e = 0; e < n; ++e) kernels::load_as<K>(line.dtype, in + element_offset(line, e) * es, 0, keys + e, 1);
+    for (int64_t s = 0; s < slices; ++s) order[s] = s;
+    auto slice_cmp = [&](int64_t a, int64_t b) {
+      for (int64_t e = 0; e < len; ++e)
+        if (const int c = compare<K>(keys[a * len + e], keys[b * len + e])) return c;
+      return 0;
+    };
+    if (sort) std::stable_sort(order, order + slices, [&](int64_t a, int64_t b) { return slice_cmp(a, b) < 0; });
+    auto equal = [&](int64_t a, int64_t b) {
+      for (int64_t e = 0; e < len; ++e)
+        if (!(keys[a * len + e] == keys[b * len + e])) return false;
+      return true;
+    };
+    // Runs: run_of[k] = the run of the k-th slice in order; the runs' first positions in order[]
+    // are collected at the front of order[] afterwards (k >= r always).
+    int64_t runs = 0;
+    for (int64_t k = 0; k < slices; ++k) {
+      if (k == 0 || !equal(order[k - 1], order[k])) ++runs;
+      run_of[k] = runs - 1;
+    }
+    // Inverse (by slice), before order[] is compacted.
+    if (inverse_slot >= 0) {
+      char *ib = core::view_base(args, inverse_slot, inverse, 8);
+      for (int64_t k = 0; k < slices; ++k) put_int64(ib, element_offset(inverse, order[k]), run_of[k]);
+    }
+    // Counts: run r spans the positions k with run_of[k] == r.
+    const aclTensor co = counts_mode == 1 ? counts.at(runs) : aclTensor{};
+    char *cb = counts_mode == 1 ? core::view_base(args, counts.slot, counts.max, 8) : nullptr;
+    if (counts_mode == 1)
+      for (int64_t k = 0, start = 0; k < slices; ++k)
+        if (k + 1 == slices || run_of[k + 1] != run_of[k]) {
+          put_int64(cb, run_of[k] * co.strides[0], k + 1 - start);
+          start = k + 1;
+        }
+    // Values: the first slice of each run, written to the values' line view at the real length.
+    aclTensor vo = values.at(runs);
+    aclTensor vl = values_line;
+    vl.dims[0] = runs;
+    for (int d = 0; d < vl.ndim; ++d) vl.strides[d] = vo.strides[perm[d]];
+    char *vb = core::view_base(args, values.slot, values.max, core::dtype_size(values.max.dtype));
+    const int64_t ves = esize(vl);
+    for (int64_t k = 0; k < slices; ++k) {
+      if (k > 0 && run_of[k] == run_of[k - 1]) continue;
+      const int64_t r = run_of[k], s = order[k];
+      for (int64_t e = 0; e < len; ++e)
+        kernels::store_from<K>(keys + s * len + e, vl.dtype, vb + element_offset(vl, r * len + e) * ves, 0, 1);
+    }
+    values.publish(runs);
+    if (counts_mode == 1) counts.publish(runs);
+    if (counts_mode == 2) counts.publish(0);
+    return 0;
+  }
+
+  int run(const core::LaunchArgs &args) const override {
+    return floating ? run_as<double>(args) : run_as<int64_t>(args);
+  }
+};
+
+// Tensor.masked_scatter_: self's positions where the (broadcast) mask is true, in row-major order,
+// take source's elements in row-major order; more true positions than source elements fails the
+// launch (161002 naming source) before anything is written.
+class MaskedScatterStep final : public core::Step {
+ public:
+  aclTensor self{}, mask{}, source{};
+  int self_slot = -1, mask_slot = -1, source_slot = -1;
+  const char *source_name = "source", *mask_name = "mask";
+
+  int run(const core::LaunchArgs &args) const override {
+    const int64_t n = self.numel();
+    const char *mb = core::view_base(args, mask_slot, mask, 1);
+    int64_t count = 0;
+    for (int64_t i = 0; i < n; ++i) count += mb[element_offset(mask, i)] != 0;
+    if (count > source.numel())
+      return fail(ACLNN_ERR_PARAM_INVALID, "%s has %lld elements; %s has %lld true positions to fill", source_name,
+                  static_cast<long long>(source.numel()), mask_name, static_cast<long long>(count));
+    char *sb = core::view_base(args, self_slot, self, core::dtype_size(self.dtype));
+    const char *src = core::view_base(args, source_slot, source, core::dtype_size(source.dtype));
+    const int64_t es = esize(self);
+    for (int64_t i = 0, k = 0; i < n; ++i)
+      if (mb[element_offset(mask, i)] != 0)
+        std::memcpy(sb + element_offset(self, i) * es, src + element_offset(source, k++) * es,
+                    static_cast<size_t>(es));
+    return 0;
+  }
+};
+
+// InplaceScatterUpdate (the vendor's own op): with 1-D indices [B], batch b of updates (dim 0) is
+// written into data along `axis` at offset indices[b]: data[b, .., indices[b] + k, ..] =
+// updates[b, .., k, ..]. Every offset is checked first (0 <= v and v + updates.size(axis) <=
+// data.size(axis), else 161002 naming indices, nothing written).
+class ScatterUpdateStep final : public core::Step {
+ public:
+  aclTensor data{}, idx{}, upd{};
+  int data_slot = -1, idx_slot = -1, upd_slot = -1, axis = 1;
+  const char *idx_name = "indices";
+
+  int run(const core::LaunchArgs &args) const override {
+    const char *ib = core::view_base(args, idx_slot, idx, core::dtype_size(idx.dtype));
+    const int64_t batches = idx.numel(), room = data.dims[axis] - upd.dims[axis];
+    for (int64_t b = 0; b < batches; ++b) {
+      const int64_t v = index_value(idx, ib, b);
+      if (v < 0 || v > room)
+        return fail(ACLNN_ERR_PARAM_INVALID,
+                    "%s: value %lld at position %lld is out of range [0, %lld] (the %lld updates along axis %d must "
+                    "fit in %lld)",
+                    idx_name, static_cast<long long>(v), static_cast<long long>(b), static_cast<long long>(room),
+                    static_cast<long long>(upd.dims[axis]), axis, static_cast<long long>(data.dims[axis]));
+    }
+    char *db = core::view_base(args, data_slot, data, core::dtype_size(data.dtype));
+    const char *ub = core::view_base(args, upd_slot, upd, core::dtype_size(upd.dtype));
+    const int64_t es = esize(data), n = upd.numel();
+    for (int64_t lin = 0; lin < n; ++lin) {
+      int64_t r = lin, doff = 0, uoff = 0, shift = 0;
+      for (int d = upd.ndim - 1; d >= 0; --d) {
+        const int64_t c = r % upd.dims[d];
+        r /= upd.dims[d];
+        uoff += c * upd.strides[d];
+        doff += c * data.strides[d];
+        if (d == 0) shift = index_value(idx, ib, c);
+      }
+      doff += shift * data.strides[axis];
+      std::memcpy(db + doff * es, ub + uoff * es, static_cast<size_t>(es));
+    }
+    return 0;
+  }
+};
+
+[[noreturn]] void too_small(const char *name, const aclTensor &t, int dim, int64_t need) {
+  throw_error(ACLNN_ERR_PARAM_INVALID,
+              "%s has shape %s; its dim %d must hold at least %lld elements (the largest possible result; "
+              "the real size is set at launch)",
+              name, core::shape_string(t).c_str(), dim, static_cast<long long>(need));
+}
+
+void check_int64(const aclTensor *t, const char *name) {
+  if (t->dtype != ACL_INT64)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must be INT64", name, core::dtype_name(t->dtype));
+}
+
+void plan_nonzero(core::OpBuilder &b, const DynRule &rule, const DynCall &c) {
+  const aclTensor &s = *c.self;
+  core::check_dtype_in(c.self, c.self_name, rule.dtypes);
+  check_int64(c.out, c.out_name);
+  const bool tr = rule.kind == DynKind::kNonzeroT;
+  const int dyn = tr ? 1 : 0;
+  if (c.out->ndim != 2 || c.out->dims[1 - dyn] != s.ndim)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; it must be %s (%s has %d dims)", c.out_name,
+                core::shape_string(*c.out).c_str(), tr ? "[ndim, >= numel]" : "[>= numel, ndim]", c.self_name,
+                s.ndim);
+  if (c.out->dims[dyn] < s.numel()) too_small(c.out_name, *c.out, dyn, s.numel());
+  auto &st = b.add_step<NonzeroStep>();
+  st.self_slot = b.input(c.self);
+  st.self = b.tensor(st.self_slot);
+  st.out = dyn_out(b, c.out, dyn, &st);
+  st.transposed = tr;
+  const int64_t last = s.ndim == 0 ? 1 : std::max<int64_t>(s.dims[s.ndim - 1], 1);
+  st.row_ws = b.book("nonzero.row", static_cast<uint64_t>(last) * 8);
+}
+
+void plan_unique(core::OpBuilder &b, const DynRule &rule, const DynCall &c) {
+  const aclTensor &s = *c.self;
+  core::check_dtype_in(c.self, c.self_name, rule.dtypes);
+  if (c.out->dtype != s.dtype)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must have %s's dtype %s", c.out_name,
+                core::dtype_name(c.out->dtype), c.self_name, core::dtype_name(s.dtype));
+  // The dim: UniqueDim always has one; UniqueConsecutive's kDynNoDim means the flattened tensor.
+  int dim = -1;
+  if (rule.kind == DynKind::kUniqueDim || (rule.kind == DynKind::kUniqueConsecutive && c.dim != kDynNoDim)) {
+    if (s.ndim == 0)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s is 0-d; dim %lld needs a tensor with at least one dim", c.self_name,
+                  static_cast<long long>(c.dim));
+    dim = core::wrap_dim(c.dim, s.ndim, "dim");
+  }
+  const int64_t slices = dim < 0 ? s.numel() : s.dims[dim];
+  const int64_t len = dim < 0 ? 1 : (slices == 0 ? 0 : s.numel() / slices);
+  // valueOut: [>= numel] flattened; self's shape with dim >= its length otherwise.
+  if (dim < 0) {
+    if (c.out->ndim != 1)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; it must be 1-D", c.out_name,
+                  core::shape_string(*c.out).c_str());
+    if (c.out->dims[0] < slices) too_small(c.out_name, *c.out, 0, slices);
+  } else {
+    bool ok = c.out->ndim == s.ndim;
+    for (int d = 0; ok && d < s.ndim; ++d) ok = d == dim || c.out->dims[d] == s.dims[d];
+    if (!ok)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; it must be %s's shape %s except along dim %d",
+                  c.out_name, core::shape_string(*c.out).c_str(), c.self_name, core::shape_string(s).c_str(), dim);
+    if (c.out->dims[dim] < slices) too_small(c.out_name, *c.out, dim, slices);
+  }
+  const bool want_inverse = c.return_inverse && c.inverse != nullptr;
+  if (want_inverse) {
+    check_int64(c.inverse, c.inverse_name);
+    core::check_shape_equals(*c.inverse, c.inverse_name, dim < 0 ? Shape::of(s) : Shape{1, {slices}});
+  }
+  const bool has_counts = c.counts != nullptr;
+  const bool want_counts = has_counts && (!c.has_return_counts || c.return_counts);
+  if (want_counts) {
+    check_int64(c.counts, c.counts_name);
+    if (c.counts->ndim != 1)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; it must be 1-D", c.counts_name,
+                  core::shape_string(*c.counts).c_str());
+    if (c.counts->dims[0] < slices) too_small(c.counts_name, *c.counts, 0, slices);
+  }
+  auto &st = b.add_step<UniqueStep>();
+  st.self_slot = b.input(c.self);
+  const aclTensor &self = b.tensor(st.self_slot);
+  st.values = dyn_out(b, c.out, dim < 0 ? 0 : dim, &st);
+  // The line views: the dim moved first (flattened: unchanged).
+  st.line = self;
+  st.values_line = st.values.max;
+  for (int d = 0; d < core::kMaxDims; ++d) st.perm[d] = d;
+  if (dim > 0) {
+    int k = 0;
+    st.perm[k++] = dim;
+    for (int d = 0; d < s.ndim; ++d)
+      if (d != dim) st.perm[k++] = d;
+    for (int d = 0; d < s.ndim; ++d) {
+      st.line.dims[d] = self.dims[st.perm[d]];
+      st.line.strides[d] = self.strides[st.perm[d]];
+      st.values_line.dims[d] = st.values.max.dims[st.perm[d]];
+    }
+  }
+  if (c.inverse != nullptr) {
+    const int slot = b.output(c.inverse);
+    if (want_inverse) {
+      st.inverse_slot = slot;
+      st.inverse = b.tensor(slot);
+    }
+  }
+  if (has_counts) {
+    if (want_counts) {
+      st.counts = dyn_out(b, c.counts, 0, &st);
+      st.counts_mode = 1;
+    } else {
+      if (c.counts->ndim != 1)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; it must be 1-D", c.counts_name,
+                    core::shape_string(*c.counts).c_str());
+      st.counts = dyn_out(b, c.counts, 0, &st);  // its view becomes [0]
+      st.counts.packed = true;
+      st.counts_mode = 2;
+    }
+  }
+  st.slices = slices;
+  st.len = len;
+  st.sort = rule.kind != DynKind::kUniqueConsecutive;
+  st.floating = core::is_floating(s.dtype);
+  const uint64_t n = static_cast<uint64_t>(std::max<int64_t>(s.numel(), 1));
+  const uint64_t ns = static_cast<uint64_t>(std::max<int64_t>(slices, 1));
+  st.keys_ws = b.book("unique.keys", n * 8);
+  st.order_ws = b.book("unique.order", ns * 8);
+  st.run_ws = b.book("unique.run", ns * 8);
+}
+
+void plan_masked_scatter(core::OpBuilder &b, const DynRule &rule, const DynCall &c) {
+  const aclTensor &s = *c.self;
+  core::check_dtype_in(c.self, c.self_name, rule.dtypes);
+  core::check_dtype_in(c.mask, c.mask_name, {ACL_BOOL});
+  if (c.source->dtype != s.dtype)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must have %s's dtype %s", c.source_name,
+                core::dtype_name(c.source->dtype), c.self_name, core::dtype_name(s.dtype));
+  const Shape bs = core::broadcast_shapes(Shape::of(s), c.self_name, Shape::of(*c.mask), c.mask_name);
+  if (!(bs == Shape::of(s)))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; it must broadcast to %s's shape %s", c.mask_name,
+                core::shape_string(*c.mask).c_str(), c.self_name, core::shape_string(s).c_str());
+  core::check_no_internal_overlap(s, c.self_name);
+  auto &st = b.add_step<MaskedScatterStep>();
+  st.self_slot = b.inout(c.self);
+  st.mask_slot = b.input(c.mask);
+  st.source_slot = b.input(c.source);
+  st.self = b.tensor(st.self_slot);
+  st.mask = b.tensor(st.mask_slot);
+  st.source = b.tensor(st.source_slot);
+  // The mask as a view of self's shape (stride 0 along its broadcast dims).
+  int64_t strides[core::kMaxDims] = {};
+  core::broadcast_strides(st.mask, Shape::of(s), strides);
+  st.mask.ndim = s.ndim;
+  for (int d = 0; d < s.ndim; ++d) {
+    st.mask.dims[d] = s.dims[d];
+    st.mask.strides[d] = strides[d];
+  }
+  st.source_name = c.source_name;
+  st.mask_name = c.mask_name;
+}
+
+void plan_scatter_update(core::OpBuilder &b, const DynRule &rule, const DynCall &c) {
+  const aclTensor &d = *c.self, &u = *c.source, &ix = *c.index;
+  core::check_dtype_in(c.self, c.self_name, rule.dtypes);
+  if (d.ndim < 2)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; it needs 2 to 8 (a batch dim and the axis)", c.self_name,
+                d.ndim);
+  if (u.dtype != d.dtype)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must have %s's dtype %s", c.source_name,
+                core::dtype_name(u.dtype), c.self_name, core::dtype_name(d.dtype));
+  core::check_dtype_in(c.index, c.index_name, {ACL_INT32, ACL_INT64});
+  const int axis = core::wrap_dim(c.dim, d.ndim, "axis");
+  if (axis == 0)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "axis %lld is the batch dim 0 that %s indexes; it must be another dim",
+                static_cast<long long>(c.dim), c.index_name);
+  if (ix.ndim != 1)
+    throw_error(ACLNN_ERR_PARAM_INVALID,
+                "%s has shape %s; only 1-D indices (one offset per batch) are implemented", c.index_name,
+                core::shape_string(ix).c_str());
+  core::check_shape_equals(ix, c.index_name, Shape{1, {d.dims[0]}});
+  bool ok = u.ndim == d.ndim && u.dims[axis] <= d.dims[axis];
+  for (int k = 0; ok && k < d.ndim; ++k) ok = k == axis || u.dims[k] == d.dims[k];
+  if (!ok)
+    throw_error(ACLNN_ERR_PARAM_INVALID,
+                "%s has shape %s; it must be %s's shape %s except along axis %d, where it may be shorter",
+                c.source_name, core::shape_string(u).c_str(), c.self_name, core::shape_string(d).c_str(), axis);
+  core::check_no_internal_overlap(d, c.self_name);
+  auto &st = b.add_step<ScatterUpdateStep>();
+  st.data_slot = b.inout(c.self);
+  st.idx_slot = b.input(c.index);
+  st.upd_slot = b.input(c.source);
+  st.data = b.tensor(st.data_slot);
+  st.idx = b.tensor(st.idx_slot);
+  st.upd = b.tensor(st.upd_slot);
+  st.axis = axis;
+  st.idx_name = c.index_name;
+}
+
+}  // namespace
+
+void dyn_phase1(core::OpBuilder &b, const DynRule &rule, const DynCall &c) {
+  // Null checks in prototype order.
+  core::check_tensor(c.self, c.self_name);
+  if (rule.kind == DynKind::kScatterUpdate) {
+    core::check_tensor(c.index, c.index_name);
+    core::check_tensor(c.source, c.source_name);
+    return plan_scatter_update(b, rule, c);
+  }
+  if (rule.kind == DynKind::kMaskedScatter) {
+    core::check_tensor(c.mask, c.mask_name);
+    core::check_tensor(c.source, c.source_name);
+    return plan_masked_scatter(b, rule, c);
+  }
+  core::check_tensor(c.out, c.out_name);
+  if (rule.kind == DynKind::kNonzero || rule.kind == DynKind::kNonzeroT) return plan_nonzero(b, rule, c);
+  core::check_tensor(c.inverse, c.inverse_name);
+  if (rule.kind != DynKind::kUnique || c.has_return_counts) core::check_tensor(c.counts, c.counts_name);
+  plan_unique(b, rule, c);
+}
+
+}  // namespace opsnn::ops
