@@ -36,6 +36,10 @@ struct ConvArgs {
   bool transposed = false;
   int64_t groups = 1, pad = 0;
   int8_t cube_math_type = 0;
+  // DeformableConv2d (+Backward)
+  aclTensor *offset = nullptr, *deform_out = nullptr, *offset_out = nullptr, *grad_offset = nullptr;
+  int64_t deformable_groups = 1;
+  bool modulated = true;
 };
 
 using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
@@ -63,8 +67,21 @@ void PrintTo(const ConvTableCase &c, std::ostream *os) { *os << c.name; }
 
 #include "conv_table_cases.inc"
 
+bool is_deformable(const ConvTableCase &c) { return c.kind.rfind("deformable", 0) == 0; }
+
+// The classic convolutions (the suites below) and the deformable ones (their own suites further down).
+std::vector<ConvTableCase> cases_where(bool deformable) {
+  std::vector<ConvTableCase> v;
+  for (ConvTableCase &c : harness::sampled(conv_table_cases()))
+    if (is_deformable(c) == deformable) v.push_back(std::move(c));
+  return v;
+}
 const std::vector<ConvTableCase> &all_cases() {
-  static const std::vector<ConvTableCase> c = harness::sampled(conv_table_cases());
+  static const std::vector<ConvTableCase> c = cases_where(false);
+  return c;
+}
+const std::vector<ConvTableCase> &deformable_cases() {
+  static const std::vector<ConvTableCase> c = cases_where(true);
   return c;
 }
 
@@ -715,6 +732,363 @@ TEST(ConvShapes, EmptyBatch) {
   aclDestroyBoolArray(m);
   for (double v : dw.values()) EXPECT_EQ(v, 0.0);
   for (double v : db.values()) EXPECT_EQ(v, 0.0);
+}
+
+// ---- DeformableConv2d (+Backward): their own suites over the same registered cases ----
+//   - every dtype on random geometry (groups, deformable groups, kernels 1..3, strides 1..2, four
+//     independent paddings 0..2, dilations 1..2, offsets in [-3, 3] landing outside the image and on
+//     fractional positions, masks in [-0.5, 1.5], modulated or not, with and without bias / deformOut)
+//     against the float64 definition (deform_ref_forward / deform_ref_backward, float64_refs.h);
+//   - channels-last and row-padded views for every tensor, with tiny column tiles;
+//   - the float64 reference's gradients against central differences of its forward;
+//   - errors with their code and the argument named.
+
+struct DeformProblem {
+  refs::DeformRefGeom g;
+  bool with_bias = true, with_deform_out = true;
+  Tensor x, weight, offset, bias, out, deform_out, grad_output, offset_out, grad_input, grad_weight, grad_offset,
+      grad_bias;
+  std::unique_ptr<IntArray> kernel_size, stride, padding, dilation;
+  std::vector<double> ref_deform_out;  // the backward's offsetOut (float64 forward, rounded to the dtype)
+};
+
+std::string describe(const DeformProblem &p) {
+  std::ostringstream os;
+  const auto &g = p.g;
+  os << "n " << g.n << " c " << g.c << " hw " << g.h << "x" << g.w << " cout " << g.cout << " groups " << g.groups
+     << " dg " << g.dg << " k " << g.kh << "x" << g.kw << " s " << g.sh << "," << g.sw << " pad " << g.pt << ","
+     << g.pb << "," << g.pl << "," << g.pr << " d " << g.dh << "," << g.dw << " out " << g.oh << "x" << g.ow
+     << " modulated " << g.modulated << " bias " << p.with_bias << " deformOut " << p.with_deform_out;
+  return os.str();
+}
+
+std::unique_ptr<DeformProblem> make_deform_problem(const ConvTableCase &c, aclDataType dt, Layout in_layout,
+                                                   Layout out_layout) {
+  auto p = std::make_unique<DeformProblem>();
+  refs::DeformRefGeom &g = p->g;
+  g.n = rnd(1, 2);
+  g.groups = rnd(1, 3);
+  g.dg = rnd(1, 3);
+  g.c = g.groups * g.dg * rnd(1, 2);
+  g.cout = g.groups * rnd(1, 3);
+  g.kh = rnd(1, 3);
+  g.kw = rnd(1, 3);
+  g.sh = rnd(1, 2);
+  g.sw = rnd(1, 2);
+  g.pt = rnd(0, 2);
+  g.pb = rnd(0, 2);
+  g.pl = rnd(0, 2);
+  g.pr = rnd(0, 2);
+  g.dh = rnd(1, 2);
+  g.dw = rnd(1, 2);
+  const int64_t eh = (g.kh - 1) * g.dh + 1, ew = (g.kw - 1) * g.dw + 1;
+  g.h = std::max<int64_t>(1, eh - g.pt - g.pb) + rnd(0, 4);
+  g.w = std::max<int64_t>(1, ew - g.pl - g.pr) + rnd(0, 4);
+  g.oh = (g.h + g.pt + g.pb - eh) / g.sh + 1;
+  g.ow = (g.w + g.pl + g.pr - ew) / g.sw + 1;
+  g.modulated = rng()() % 4 != 0;
+  p->with_bias = rng()() % 3 != 0;
+  p->with_deform_out = rng()() % 2 == 0;
+  const int64_t K = g.kh * g.kw;
+  p->x = make_tensor({g.n, g.c, g.h, g.w}, dt, in_layout);
+  p->x->fill_random(-2, 2);
+  p->weight = make_tensor({g.cout, g.c / g.groups, g.kh, g.kw}, dt, in_layout);
+  p->weight->fill_random(-1, 1);
+  p->offset = make_tensor({g.n, 3 * g.dg * K, g.oh, g.ow}, dt, in_layout);
+  {  // offsets in [-3, 3], masks in [-0.5, 1.5]
+    std::vector<double> v(static_cast<size_t>(p->offset->numel()));
+    const int64_t L = g.oh * g.ow;
+    for (size_t i = 0; i < v.size(); ++i) {
+      const int64_t ch = (static_cast<int64_t>(i) / L) % (3 * g.dg * K);
+      const double u = static_cast<double>(rng()() % 1000001) / 1000000.0;
+      v[i] = round_to(dt, ch >= 2 * g.dg * K ? -0.5 + 2 * u : -3 + 6 * u);
+    }
+    p->offset->set_values(v);
+  }
+  p->kernel_size = std::make_unique<IntArray>(std::vector<int64_t>{g.kh, g.kw});
+  p->stride = std::make_unique<IntArray>(std::vector<int64_t>{1, 1, g.sh, g.sw});
+  p->padding = std::make_unique<IntArray>(std::vector<int64_t>{g.pt, g.pb, g.pl, g.pr});
+  p->dilation = std::make_unique<IntArray>(std::vector<int64_t>{1, 1, g.dh, g.dw});
+  if (c.kind == "deformable") {
+    if (p->with_bias) {
+      p->bias = std::make_unique<DeviceTensor>(std::vector<int64_t>{g.cout}, dt);
+      p->bias->fill_random(-1, 1);
+    }
+    p->out = make_tensor({g.n, g.cout, g.oh, g.ow}, dt, out_layout);
+    p->out->poison();
+    if (p->with_deform_out) {
+      p->deform_out = make_tensor({g.n, g.c, g.oh * g.kh, g.ow * g.kw}, dt, out_layout);
+      p->deform_out->poison();
+    }
+    return p;
+  }
+  refs::ConvRefOut out, dout;
+  refs::deform_ref_forward(g, p->x->values(), p->weight->values(), p->offset->values(), {}, &out, &dout);
+  p->ref_deform_out = dout.value;
+  for (double &v : p->ref_deform_out) v = round_to(dt, v);
+  p->offset_out = make_tensor({g.n, g.c, g.oh * g.kh, g.ow * g.kw}, dt, in_layout);
+  p->offset_out->set_values(p->ref_deform_out);
+  p->grad_output = make_tensor({g.n, g.cout, g.oh, g.ow}, dt, in_layout);
+  p->grad_output->fill_random(-1, 1);
+  p->grad_input = make_tensor({g.n, g.c, g.h, g.w}, dt, out_layout);
+  p->grad_weight = make_tensor({g.cout, g.c / g.groups, g.kh, g.kw}, dt, out_layout);
+  p->grad_offset = make_tensor({g.n, 3 * g.dg * K, g.oh, g.ow}, dt, out_layout);
+  p->grad_bias = std::make_unique<DeviceTensor>(std::vector<int64_t>{g.cout}, dt);
+  for (Tensor *t : {&p->grad_input, &p->grad_weight, &p->grad_offset, &p->grad_bias}) (*t)->poison();
+  return p;
+}
+
+ConvArgs deform_args(const DeformProblem &p) {
+  ConvArgs a;
+  auto get = [](const Tensor &t) { return t ? t->get() : nullptr; };
+  a.input = get(p.x);
+  a.weight = get(p.weight);
+  a.offset = get(p.offset);
+  a.bias = get(p.bias);
+  a.output = get(p.out);
+  a.deform_out = get(p.deform_out);
+  a.grad_output = get(p.grad_output);
+  a.offset_out = get(p.offset_out);
+  a.grad_input = get(p.grad_input);
+  a.grad_weight = get(p.grad_weight);
+  a.grad_offset = get(p.grad_offset);
+  a.grad_bias = get(p.grad_bias);
+  a.kernel_size = p.kernel_size->a;
+  a.stride = p.stride->a;
+  a.padding = p.padding->a;
+  a.dilation = p.dilation->a;
+  a.groups = p.g.groups;
+  a.deformable_groups = p.g.dg;
+  a.modulated = p.g.modulated;
+  return a;
+}
+
+void check_deform(const ConvTableCase &c, DeformProblem &p) {
+  const ConvArgs a = deform_args(p);
+  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
+      << aclGetRecentErrMsg();
+  auto compare = [&](const Tensor &t, refs::ConvRefOut ref, const char *what) {
+    for (double &v : ref.value) v = round_to(t->dtype(), v);
+    EXPECT_TRUE(meets_bound(t->dtype(), t->values(), ref)) << what;
+    EXPECT_TRUE(t->untouched_outside_view()) << what;
+  };
+  const std::vector<double> x = p.x->values(), w = p.weight->values(), off = p.offset->values();
+  if (c.kind == "deformable") {
+    refs::ConvRefOut out, dout;
+    refs::deform_ref_forward(p.g, x, w, off, p.bias ? p.bias->values() : std::vector<double>{}, &out, &dout);
+    compare(p.out, out, "out");
+    if (p.deform_out) compare(p.deform_out, dout, "deformOutOptional");
+    return;
+  }
+  refs::ConvRefOut gx, gw, goff, gb;
+  refs::deform_ref_backward(p.g, x, w, off, p.ref_deform_out, p.grad_output->values(), &gx, &gw, &goff, &gb);
+  compare(p.grad_input, gx, "gradInput");
+  compare(p.grad_weight, gw, "gradWeight");
+  compare(p.grad_offset, goff, "gradOffset");
+  compare(p.grad_bias, gb, "gradBias");
+}
+
+class OpTableDeformConv : public ::testing::TestWithParam<ConvTableCase> {};
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OpTableDeformConv);
+
+TEST_P(OpTableDeformConv, EveryDtypeRandomGeometry) {
+  reseed_for_current_test();
+  const ConvTableCase &c = GetParam();
+  for (aclDataType dt : c.dtypes) {
+    for (int t = 0; t < 8; ++t) {
+      auto p = make_deform_problem(c, dt, Layout::kContiguous, Layout::kContiguous);
+      SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt << " " << describe(*p));
+      check_deform(c, *p);
+    }
+  }
+}
+
+TEST_P(OpTableDeformConv, StridedViewsAndColumnTiles) {
+  reseed_for_current_test();
+  const ConvTableCase &c = GetParam();
+  for (int t = 0; t < 6; ++t) {
+    const Layout in = t % 2 == 0 ? Layout::kChannelsLast : Layout::kPaddedRows;
+    const Layout out = t % 3 == 0 ? Layout::kChannelsLast : Layout::kPaddedRows;
+    auto p = make_deform_problem(c, t < 3 ? ACL_FLOAT : c.dtypes[static_cast<size_t>(t) % c.dtypes.size()], in, out);
+    SCOPED_TRACE(::testing::Message() << c.name << " layouts " << static_cast<int>(in) << "/" << static_cast<int>(out)
+                                      << " " << describe(*p));
+    SmallColumnTiles tiles;
+    check_deform(c, *p);
+  }
+}
+
+TEST_P(OpTableDeformConv, ErrorsNameTheArgument) {
+  reseed_for_current_test();
+  const ConvTableCase &c = GetParam();
+  const aclDataType dt = ACL_FLOAT;
+  auto p = make_deform_problem(c, dt, Layout::kContiguous, Layout::kContiguous);
+  const bool fwd = c.kind == "deformable";
+  const char *api = c.api.c_str();
+  const std::string xn = c.name_of("input");
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  auto fails = [&](const ConvArgs &a, int code, std::initializer_list<const char *> words) {
+    return fails_with(c.phase1(a, &ws, &ex), code, words);
+  };
+  {  // null tensors and arrays: 161001 naming them
+    std::vector<std::pair<const char *, aclTensor *ConvArgs::*>> ts = {{"weight", &ConvArgs::weight},
+                                                                        {"offset", &ConvArgs::offset}};
+    ts.emplace_back(xn.c_str(), &ConvArgs::input);
+    if (fwd) {
+      ts.emplace_back("out", &ConvArgs::output);
+    } else {
+      for (auto e : {std::pair{"gradOutput", &ConvArgs::grad_output}, std::pair{"offsetOut", &ConvArgs::offset_out},
+                     std::pair{"gradInput", &ConvArgs::grad_input}, std::pair{"gradWeight", &ConvArgs::grad_weight},
+                     std::pair{"gradOffset", &ConvArgs::grad_offset}, std::pair{"gradBias", &ConvArgs::grad_bias}})
+        ts.emplace_back(e);
+    }
+    for (const auto &[name, member] : ts) {
+      ConvArgs a = deform_args(*p);
+      a.*member = nullptr;
+      EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, name})) << name;
+    }
+    for (auto [name, member] : {std::pair{"kernelSize", &ConvArgs::kernel_size}, std::pair{"stride", &ConvArgs::stride},
+                                std::pair{"padding", &ConvArgs::padding}, std::pair{"dilation", &ConvArgs::dilation}}) {
+      ConvArgs a = deform_args(*p);
+      a.*member = nullptr;
+      EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, name})) << name;
+    }
+  }
+  const refs::DeformRefGeom &g = p->g;
+  const int64_t K = g.kh * g.kw;
+  {  // an offset with the wrong channel count
+    DeviceTensor bad({g.n, 2 * g.dg * K, g.oh, g.ow}, dt);
+    ConvArgs a = deform_args(*p);
+    a.offset = bad;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "offset"}));
+  }
+  {  // groups / deformableGroups that do not divide the channels
+    ConvArgs a = deform_args(*p);
+    a.groups = g.groups + 7;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "groups"}));
+    a.groups = 0;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "groups"}));
+    a = deform_args(*p);
+    a.deformable_groups = g.c + 1;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "deformableGroups"}));
+    a.deformable_groups = 0;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "deformableGroups"}));
+  }
+  {  // arrays of the wrong length or value
+    IntArray two({1, 1}), zero({0, 0, 0, 0}), neg({-1, 0, 0, 0}), k3({g.kh + 1, g.kw});
+    ConvArgs a = deform_args(*p);
+    a.stride = two.a;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "stride"}));
+    a = deform_args(*p);
+    a.stride = zero.a;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "stride"}));
+    a = deform_args(*p);
+    a.dilation = zero.a;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "dilation"}));
+    a = deform_args(*p);
+    a.padding = neg.a;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "padding"}));
+    a = deform_args(*p);
+    a.kernel_size = k3.a;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "kernelSize"}));
+  }
+  for (aclDataType bad : {ACL_INT8, ACL_INT32, ACL_DOUBLE, ACL_BOOL}) {  // dtypes outside the rule
+    SCOPED_TRACE(::testing::Message() << "dtype " << bad);
+    DeviceTensor b(p->x->shape(), bad);
+    ConvArgs a = deform_args(*p);
+    a.input = b;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, xn.c_str(), "dtype"}));
+  }
+  {  // an offset of another dtype
+    DeviceTensor b(p->offset->shape(), ACL_FLOAT16);
+    ConvArgs a = deform_args(*p);
+    a.offset = b;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "offset", "dtype"}));
+  }
+  if (fwd) {
+    DeviceTensor bad({97}, dt);
+    ConvArgs a = deform_args(*p);
+    a.output = bad;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "out", "[97]"}));
+    a = deform_args(*p);
+    a.deform_out = bad;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "deformOutOptional", "[97]"}));
+  } else {
+    DeviceTensor bad({97}, dt);
+    for (auto [name, member] : {std::pair{"offsetOut", &ConvArgs::offset_out}, std::pair{"gradOffset", &ConvArgs::grad_offset},
+                                std::pair{"gradInput", &ConvArgs::grad_input}, std::pair{"gradBias", &ConvArgs::grad_bias}}) {
+      ConvArgs a = deform_args(*p);
+      a.*member = bad;
+      EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, name, "[97]"})) << name;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableDeformConv, ::testing::ValuesIn(deformable_cases()),
+                         harness::case_name<ConvTableCase>);
+
+// The float64 reference's gradients against central differences of its own forward (loss = sum of
+// out * dy), so the backward check above compares against a verified reference.
+TEST(DeformRef, GradientsMatchCentralDifferences) {
+  reseed_for_current_test();
+  for (int trial = 0; trial < 4; ++trial) {
+    refs::DeformRefGeom g;
+    g.n = 1;
+    g.groups = trial % 2 + 1;
+    g.dg = trial < 2 ? 1 : 2;
+    g.c = 2 * g.groups * g.dg / (g.groups == 2 && g.dg == 2 ? 2 : 1);
+    g.cout = 2 * g.groups;
+    g.kh = 2;
+    g.kw = 3;
+    g.sh = 1;
+    g.sw = 2;
+    g.pt = 1;
+    g.pb = 0;
+    g.pl = 1;
+    g.pr = 2;
+    g.dh = 2;
+    g.dw = 1;
+    g.h = 4;
+    g.w = 5;
+    g.oh = (g.h + g.pt + g.pb - ((g.kh - 1) * g.dh + 1)) / g.sh + 1;
+    g.ow = (g.w + g.pl + g.pr - ((g.kw - 1) * g.dw + 1)) / g.sw + 1;
+    g.modulated = trial != 1;
+    const int64_t K = g.kh * g.kw, L = g.oh * g.ow;
+    auto uniform = [](size_t n, double lo, double hi) {
+      std::vector<double> v(n);
+      for (double &e : v) e = lo + (hi - lo) * static_cast<double>(rng()() % 1000001) / 1000000.0;
+      return v;
+    };
+    std::vector<double> x = uniform(static_cast<size_t>(g.n * g.c * g.h * g.w), -2, 2);
+    std::vector<double> w = uniform(static_cast<size_t>(g.cout * (g.c / g.groups) * K), -1, 1);
+    std::vector<double> off = uniform(static_cast<size_t>(g.n * 3 * g.dg * K * L), -2.5, 2.5);
+    std::vector<double> dy = uniform(static_cast<size_t>(g.n * g.cout * L), -1, 1);
+    auto loss = [&]() {
+      refs::ConvRefOut out, dout;
+      refs::deform_ref_forward(g, x, w, off, {}, &out, &dout);
+      double s = 0;
+      for (size_t i = 0; i < dy.size(); ++i) s += out.value[i] * dy[i];
+      return s;
+    };
+    refs::ConvRefOut out, dout, gx, gw, goff, gb;
+    refs::deform_ref_forward(g, x, w, off, {}, &out, &dout);
+    refs::deform_ref_backward(g, x, w, off, dout.value, dy, &gx, &gw, &goff, &gb);
+    const double h = 1e-6;
+    auto check = [&](std::vector<double> &v, const std::vector<double> &grad, const char *what) {
+      for (size_t i = 0; i < v.size(); ++i) {
+        const double keep = v[i];
+        v[i] = keep + h;
+        const double up = loss();
+        v[i] = keep - h;
+        const double down = loss();
+        v[i] = keep;
+        EXPECT_NEAR((up - down) / (2 * h), grad[i], 1e-5 * (1 + std::fabs(grad[i]))) << what << " " << i;
+      }
+    };
+    check(x, gx.value, "x");
+    check(w, gw.value, "weight");
+    check(off, goff.value, "offset");
+  }
 }
 
 }  // namespace
