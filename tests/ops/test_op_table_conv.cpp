@@ -16,6 +16,7 @@
 #include <ostream>
 #include <sstream>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -40,6 +41,10 @@ struct ConvArgs {
   aclTensor *offset = nullptr, *deform_out = nullptr, *offset_out = nullptr, *grad_offset = nullptr;
   int64_t deformable_groups = 1;
   bool modulated = true;
+  // QuantConvolution (its reserved `offset` is `offset` above)
+  aclTensor *scale = nullptr;
+  int64_t offsetx = 0;
+  const char *round_mode = nullptr;
 };
 
 using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
@@ -67,21 +72,26 @@ void PrintTo(const ConvTableCase &c, std::ostream *os) { *os << c.name; }
 
 #include "conv_table_cases.inc"
 
-bool is_deformable(const ConvTableCase &c) { return c.kind.rfind("deformable", 0) == 0; }
+// The suite group of a case: 0 the classic convolutions (the suites below), 1 the deformable ones,
+// 2 QuantConvolution (their own suites further down).
+int group_of(const ConvTableCase &c) { return c.kind.rfind("deformable", 0) == 0 ? 1 : c.kind == "quant" ? 2 : 0; }
 
-// The classic convolutions (the suites below) and the deformable ones (their own suites further down).
-std::vector<ConvTableCase> cases_where(bool deformable) {
+std::vector<ConvTableCase> cases_where(int group) {
   std::vector<ConvTableCase> v;
   for (ConvTableCase &c : harness::sampled(conv_table_cases()))
-    if (is_deformable(c) == deformable) v.push_back(std::move(c));
+    if (group_of(c) == group) v.push_back(std::move(c));
   return v;
 }
 const std::vector<ConvTableCase> &all_cases() {
-  static const std::vector<ConvTableCase> c = cases_where(false);
+  static const std::vector<ConvTableCase> c = cases_where(0);
   return c;
 }
 const std::vector<ConvTableCase> &deformable_cases() {
-  static const std::vector<ConvTableCase> c = cases_where(true);
+  static const std::vector<ConvTableCase> c = cases_where(1);
+  return c;
+}
+const std::vector<ConvTableCase> &quant_cases() {
+  static const std::vector<ConvTableCase> c = cases_where(2);
   return c;
 }
 
@@ -1090,6 +1100,303 @@ TEST(DeformRef, GradientsMatchCentralDifferences) {
     check(off, goff.value, "offset");
   }
 }
+
+// ---- QuantConvolution: its own suites ----
+//   - int8 exact: small values, scale 1, INT32 bias, FLOAT16 out: every output is the exact integer
+//     sum (int64 direct convolution written here), padding filled with offsetx;
+//   - full-range int8 with per-channel FLOAT / INT64-encoded scales, INT32 or FLOAT bias, FLOAT16 /
+//     BF16 out, 2-D and 3-D, groups, strided views and tiny column tiles: within the epilogue's
+//     roundings (fp32 scale and bias, one rounding to the output dtype) of the float64 value;
+//   - errors with their code and the argument named.
+
+struct QuantProblem {
+  int nsp = 2;
+  int64_t n = 1, cin = 1, cout = 1, groups = 1, offsetx = 0;
+  int64_t in_sp[3] = {1, 1, 1}, out_sp[3] = {1, 1, 1}, k[3] = {1, 1, 1}, s[3] = {1, 1, 1}, p[3] = {0, 0, 0},
+          d[3] = {1, 1, 1};
+  Tensor input, weight, bias, scale, output;
+  std::unique_ptr<IntArray> stride, padding, dilation, output_padding;
+  std::vector<double> scale_values;  // decoded
+};
+
+std::string describe(const QuantProblem &q) {
+  std::ostringstream os;
+  os << "nsp " << q.nsp << " n " << q.n << " cin " << q.cin << " cout " << q.cout << " groups " << q.groups
+     << " offsetx " << q.offsetx << " in " << q.in_sp[0] << "x" << q.in_sp[1] << "x" << q.in_sp[2] << " k " << q.k[0]
+     << "x" << q.k[1] << "x" << q.k[2] << " s " << q.s[0] << q.s[1] << q.s[2] << " p " << q.p[0] << q.p[1] << q.p[2]
+     << " d " << q.d[0] << q.d[1] << q.d[2] << " bias " << (q.bias ? static_cast<int>(q.bias->dtype()) : -1)
+     << " scale " << static_cast<int>(q.scale->dtype()) << " out " << static_cast<int>(q.output->dtype());
+  return os.str();
+}
+
+// exact: small values, unit scales, INT32 bias (or none), FLOAT16 output.
+std::unique_ptr<QuantProblem> make_quant_problem(bool exact, aclDataType out_dt, Layout in_layout, Layout out_layout) {
+  auto q = std::make_unique<QuantProblem>();
+  q->nsp = static_cast<int>(rnd(2, 3));
+  q->n = rnd(1, 2);
+  q->groups = rnd(1, 3);
+  q->cin = q->groups * rnd(1, 4);
+  q->cout = q->groups * rnd(1, 4);
+  q->offsetx = rng()() % 3 == 0 ? 0 : rnd(exact ? -4 : -128, exact ? 4 : 127);
+  for (int j = 3 - q->nsp; j < 3; ++j) {
+    q->k[j] = rnd(1, q->nsp == 3 ? 2 : 3);
+    q->s[j] = rnd(1, 2);
+    q->p[j] = rnd(0, 2);
+    q->d[j] = rnd(1, 2);
+    const int64_t span = q->d[j] * (q->k[j] - 1) + 1;
+    q->in_sp[j] = std::max<int64_t>(1, span - 2 * q->p[j]) + rnd(0, q->nsp == 3 ? 2 : 5);
+    q->out_sp[j] = (q->in_sp[j] + 2 * q->p[j] - span) / q->s[j] + 1;
+  }
+  std::vector<int64_t> ish{q->n, q->cin}, wsh{q->cout, q->cin / q->groups}, osh{q->n, q->cout}, st, pd, dl, op;
+  for (int j = 3 - q->nsp; j < 3; ++j) {
+    ish.push_back(q->in_sp[j]);
+    wsh.push_back(q->k[j]);
+    osh.push_back(q->out_sp[j]);
+    st.push_back(q->s[j]);
+    pd.push_back(q->p[j]);
+    dl.push_back(q->d[j]);
+    op.push_back(0);
+  }
+  auto ints = [&](Tensor &t, int64_t lo, int64_t hi) {
+    std::vector<double> v(static_cast<size_t>(t->numel()));
+    for (double &e : v) e = static_cast<double>(rnd(lo, hi));
+    t->set_values(v);
+  };
+  q->input = make_tensor(ish, ACL_INT8, in_layout);
+  ints(q->input, exact ? -4 : -128, exact ? 4 : 127);
+  q->weight = make_tensor(wsh, ACL_INT8, in_layout);
+  ints(q->weight, exact ? -2 : -128, exact ? 2 : 127);
+  const int bias_kind = static_cast<int>(rng()() % 3);  // none, INT32, FLOAT
+  if (bias_kind == 1 || (!exact && bias_kind == 2)) {
+    q->bias = std::make_unique<DeviceTensor>(std::vector<int64_t>{q->cout}, bias_kind == 1 ? ACL_INT32 : ACL_FLOAT);
+    if (bias_kind == 1) ints(q->bias, exact ? -50 : -100000, exact ? 50 : 100000);
+    else q->bias->fill_random(-2, 2);
+  }
+  const bool encoded = !exact && rng()() % 2 == 0;
+  q->scale = std::make_unique<DeviceTensor>(std::vector<int64_t>{q->cout}, encoded ? ACL_INT64 : ACL_FLOAT);
+  q->scale_values.resize(static_cast<size_t>(q->cout));
+  std::vector<double> raw(static_cast<size_t>(q->cout));
+  for (size_t i = 0; i < raw.size(); ++i) {
+    const float f = exact ? 1.0f : static_cast<float>((rng()() % 2 ? 1 : -1) * std::ldexp(1.0 + static_cast<double>(rng()() % 1000) / 1000.0, -static_cast<int>(rnd(6, 14))));
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    bits &= encoded ? 0xFFFFE000u : 0xFFFFFFFFu;  // the encoding keeps 19 bits (TransQuantParam)
+    float kept;
+    std::memcpy(&kept, &bits, 4);
+    q->scale_values[i] = kept;
+    raw[i] = encoded ? static_cast<double>(static_cast<int64_t>(bits) | (int64_t{1} << 46)) : kept;
+  }
+  q->scale->set_values(raw);
+  q->output = make_tensor(osh, out_dt, out_layout);
+  q->output->poison();
+  q->stride = std::make_unique<IntArray>(st);
+  q->padding = std::make_unique<IntArray>(pd);
+  q->dilation = std::make_unique<IntArray>(dl);
+  q->output_padding = std::make_unique<IntArray>(op);
+  return q;
+}
+
+ConvArgs quant_args(const QuantProblem &q) {
+  ConvArgs a;
+  a.input = q.input->get();
+  a.weight = q.weight->get();
+  a.bias = q.bias ? q.bias->get() : nullptr;
+  a.scale = q.scale->get();
+  a.offset = nullptr;
+  a.stride = q.stride->a;
+  a.padding = q.padding->a;
+  a.dilation = q.dilation->a;
+  a.transposed = false;
+  a.output_padding = q.output_padding->a;
+  a.groups = q.groups;
+  a.offsetx = q.offsetx;
+  a.round_mode = "rint";
+  a.output = q.output->get();
+  return a;
+}
+
+// The exact int64 sums (padding = offsetx) in the output's logical NC(D)HW order.
+std::vector<int64_t> quant_ref_sums(const QuantProblem &q) {
+  const std::vector<double> x = q.input->values(), w = q.weight->values();
+  const int64_t cbg = q.cin / q.groups, csg = q.cout / q.groups;
+  const int64_t isz = q.in_sp[0] * q.in_sp[1] * q.in_sp[2];
+  std::vector<int64_t> r;
+  for (int64_t n = 0; n < q.n; ++n)
+    for (int64_t co = 0; co < q.cout; ++co)
+      for (int64_t o0 = 0; o0 < q.out_sp[0]; ++o0)
+        for (int64_t o1 = 0; o1 < q.out_sp[1]; ++o1)
+          for (int64_t o2 = 0; o2 < q.out_sp[2]; ++o2) {
+            int64_t acc = 0;
+            const int64_t grp = co / csg;
+            for (int64_t cl = 0; cl < cbg; ++cl)
+              for (int64_t t0 = 0; t0 < q.k[0]; ++t0)
+                for (int64_t t1 = 0; t1 < q.k[1]; ++t1)
+                  for (int64_t t2 = 0; t2 < q.k[2]; ++t2) {
+                    const int64_t i0 = o0 * q.s[0] - q.p[0] + t0 * q.d[0], i1 = o1 * q.s[1] - q.p[1] + t1 * q.d[1];
+                    const int64_t i2 = o2 * q.s[2] - q.p[2] + t2 * q.d[2];
+                    const bool in = i0 >= 0 && i0 < q.in_sp[0] && i1 >= 0 && i1 < q.in_sp[1] && i2 >= 0 && i2 < q.in_sp[2];
+                    const int64_t xv = in ? static_cast<int64_t>(x[static_cast<size_t>(
+                                                (n * q.cin + grp * cbg + cl) * isz + (i0 * q.in_sp[1] + i1) * q.in_sp[2] + i2)])
+                                          : q.offsetx;
+                    const int64_t wv = static_cast<int64_t>(
+                        w[static_cast<size_t>(((co * cbg + cl) * q.k[0] + t0) * q.k[1] * q.k[2] + t1 * q.k[2] + t2)]);
+                    acc += xv * wv;
+                  }
+            r.push_back(acc);
+          }
+  return r;
+}
+
+void run_quant(const ConvTableCase &c, QuantProblem &q, bool exact) {
+  const ConvArgs a = quant_args(q);
+  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
+      << aclGetRecentErrMsg();
+  const std::vector<int64_t> sums = quant_ref_sums(q);
+  const std::vector<double> got = q.output->values();
+  const std::vector<double> bias = q.bias ? q.bias->values() : std::vector<double>{};
+  const bool int_bias = q.bias && q.bias->dtype() == ACL_INT32;
+  const int64_t per = q.out_sp[0] * q.out_sp[1] * q.out_sp[2];
+  const aclDataType dt = q.output->dtype();
+  const double eps = dt == ACL_FLOAT16 ? std::ldexp(1.0, -11) : std::ldexp(1.0, -8);
+  ASSERT_EQ(got.size(), sums.size());
+  int bad = 0;
+  for (size_t i = 0; i < sums.size() && bad < 5; ++i) {
+    const size_t co = static_cast<size_t>((static_cast<int64_t>(i) / per) % q.cout);
+    const double acc = static_cast<double>(sums[i]) + (int_bias ? bias[co] : 0.0);
+    const double scaled = acc * q.scale_values[co], fb = q.bias && !int_bias ? bias[co] : 0.0;
+    const double want = scaled + fb;
+    if (exact) {
+      if (got[i] != round_to(dt, want)) {
+        ++bad;
+        ADD_FAILURE() << "at " << i << ": got " << got[i] << " want exactly " << want;
+      }
+      continue;
+    }
+    const double tol = eps * std::fabs(want) + 4 * std::ldexp(1.0, -24) * (std::fabs(scaled) + std::fabs(fb)) + 1e-7;
+    if (!(std::fabs(got[i] - want) <= tol)) {
+      ++bad;
+      ADD_FAILURE() << "at " << i << ": got " << got[i] << " want " << want << " (sum " << sums[i] << ")";
+    }
+  }
+  EXPECT_TRUE(q.output->untouched_outside_view());
+}
+
+class OpTableQuantConv : public ::testing::TestWithParam<ConvTableCase> {};
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OpTableQuantConv);
+
+TEST_P(OpTableQuantConv, Int8ExactSums) {
+  reseed_for_current_test();
+  for (int t = 0; t < 10; ++t) {
+    auto q = make_quant_problem(true, ACL_FLOAT16, Layout::kContiguous, Layout::kContiguous);
+    SCOPED_TRACE(describe(*q));
+    run_quant(GetParam(), *q, true);
+  }
+}
+
+TEST_P(OpTableQuantConv, FullRangeScalesAndBias) {
+  reseed_for_current_test();
+  for (aclDataType dt : {ACL_FLOAT16, ACL_BF16}) {
+    for (int t = 0; t < 8; ++t) {
+      auto q = make_quant_problem(false, dt, Layout::kContiguous, Layout::kContiguous);
+      SCOPED_TRACE(describe(*q));
+      run_quant(GetParam(), *q, false);
+    }
+  }
+}
+
+TEST_P(OpTableQuantConv, StridedViewsAndColumnTiles) {
+  reseed_for_current_test();
+  for (int t = 0; t < 6; ++t) {
+    const Layout in = t % 2 == 0 ? Layout::kChannelsLast : Layout::kPaddedRows;
+    const Layout out = t % 3 == 0 ? Layout::kChannelsLast : Layout::kPaddedRows;
+    auto q = make_quant_problem(t % 2 == 0, t % 2 == 0 ? ACL_FLOAT16 : ACL_BF16, in, out);
+    SCOPED_TRACE(describe(*q));
+    SmallColumnTiles tiles;
+    run_quant(GetParam(), *q, t % 2 == 0);
+  }
+}
+
+TEST_P(OpTableQuantConv, ErrorsNameTheArgument) {
+  reseed_for_current_test();
+  const ConvTableCase &c = GetParam();
+  auto q = make_quant_problem(false, ACL_FLOAT16, Layout::kContiguous, Layout::kContiguous);
+  const char *api = c.api.c_str();
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  auto fails = [&](const ConvArgs &a, int code, std::initializer_list<const char *> words) {
+    return fails_with(c.phase1(a, &ws, &ex), code, words);
+  };
+  for (auto [name, member] : {std::pair{"input", &ConvArgs::input}, std::pair{"weight", &ConvArgs::weight},
+                              std::pair{"scale", &ConvArgs::scale}, std::pair{"output", &ConvArgs::output}}) {
+    ConvArgs a = quant_args(*q);
+    a.*member = nullptr;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, name})) << name;
+  }
+  for (auto [name, member] : {std::pair{"stride", &ConvArgs::stride}, std::pair{"padding", &ConvArgs::padding},
+                              std::pair{"dilation", &ConvArgs::dilation}}) {
+    ConvArgs a = quant_args(*q);
+    a.*member = nullptr;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, name})) << name;
+  }
+  for (aclDataType bad : {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_UINT8}) {
+    DeviceTensor b(q->input->shape(), bad);
+    ConvArgs a = quant_args(*q);
+    a.input = b;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "input", "dtype"})) << bad;
+    DeviceTensor bw(q->weight->shape(), bad);
+    a = quant_args(*q);
+    a.weight = bw;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "weight", "dtype"})) << bad;
+  }
+  {
+    DeviceTensor b(q->output->shape(), ACL_FLOAT);
+    ConvArgs a = quant_args(*q);
+    a.output = b;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "output", "dtype"}));
+    DeviceTensor wrong({97}, ACL_FLOAT16);
+    a = quant_args(*q);
+    a.output = wrong;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "output", "[97]"}));
+  }
+  {
+    DeviceTensor s2({q->cout + 1}, ACL_FLOAT), s3(std::vector<int64_t>{q->cout}, ACL_FLOAT16);
+    ConvArgs a = quant_args(*q);
+    a.scale = s2;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "scale"}));
+    a.scale = s3;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "scale", "dtype"}));
+    DeviceTensor b8({q->cout}, ACL_INT8), b2({q->cout + 2}, ACL_INT32);
+    a = quant_args(*q);
+    a.bias = b8;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "bias", "dtype"}));
+    a.bias = b2;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "bias"}));
+  }
+  {
+    ConvArgs a = quant_args(*q);
+    a.transposed = true;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "transposed"}));
+    a = quant_args(*q);
+    DeviceTensor off({q->cout}, ACL_FLOAT);
+    a.offset = off;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "offset"}));
+    a = quant_args(*q);
+    a.offsetx = 300;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "offsetx"}));
+    a = quant_args(*q);
+    a.round_mode = "floor";
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "roundMode"}));
+    a = quant_args(*q);
+    a.groups = q->groups + 7;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "groups"}));
+    IntArray neg(std::vector<int64_t>(static_cast<size_t>(q->nsp), -1));
+    a = quant_args(*q);
+    a.padding = neg.a;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "padding"}));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableQuantConv, ::testing::ValuesIn(quant_cases()), harness::case_name<ConvTableCase>);
 
 }  // namespace
 }  // namespace opsnn::test
