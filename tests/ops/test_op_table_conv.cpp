@@ -772,15 +772,16 @@ std::string describe(const DeformProblem &p) {
   return os.str();
 }
 
+// `large`: more channels and a bigger plane (several GEMM blocks, several threads' rows).
 std::unique_ptr<DeformProblem> make_deform_problem(const ConvTableCase &c, aclDataType dt, Layout in_layout,
-                                                   Layout out_layout) {
+                                                   Layout out_layout, bool large = false) {
   auto p = std::make_unique<DeformProblem>();
   refs::DeformRefGeom &g = p->g;
   g.n = rnd(1, 2);
   g.groups = rnd(1, 3);
   g.dg = rnd(1, 3);
-  g.c = g.groups * g.dg * rnd(1, 2);
-  g.cout = g.groups * rnd(1, 3);
+  g.c = g.groups * g.dg * (large ? rnd(3, 6) : rnd(1, 2));
+  g.cout = g.groups * (large ? rnd(6, 12) : rnd(1, 3));
   g.kh = rnd(1, 3);
   g.kw = rnd(1, 3);
   g.sh = rnd(1, 2);
@@ -792,8 +793,8 @@ std::unique_ptr<DeformProblem> make_deform_problem(const ConvTableCase &c, aclDa
   g.dh = rnd(1, 2);
   g.dw = rnd(1, 2);
   const int64_t eh = (g.kh - 1) * g.dh + 1, ew = (g.kw - 1) * g.dw + 1;
-  g.h = std::max<int64_t>(1, eh - g.pt - g.pb) + rnd(0, 4);
-  g.w = std::max<int64_t>(1, ew - g.pl - g.pr) + rnd(0, 4);
+  g.h = std::max<int64_t>(1, eh - g.pt - g.pb) + (large ? rnd(10, 20) : rnd(0, 4));
+  g.w = std::max<int64_t>(1, ew - g.pl - g.pr) + (large ? rnd(10, 20) : rnd(0, 4));
   g.oh = (g.h + g.pt + g.pb - eh) / g.sh + 1;
   g.ow = (g.w + g.pl + g.pr - ew) / g.sw + 1;
   g.modulated = rng()() % 4 != 0;
@@ -906,7 +907,7 @@ TEST_P(OpTableDeformConv, EveryDtypeRandomGeometry) {
   const ConvTableCase &c = GetParam();
   for (aclDataType dt : c.dtypes) {
     for (int t = 0; t < 8; ++t) {
-      auto p = make_deform_problem(c, dt, Layout::kContiguous, Layout::kContiguous);
+      auto p = make_deform_problem(c, dt, Layout::kContiguous, Layout::kContiguous, t == 7);
       SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt << " " << describe(*p));
       check_deform(c, *p);
     }
@@ -1036,6 +1037,76 @@ TEST_P(OpTableDeformConv, ErrorsNameTheArgument) {
 
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableDeformConv, ::testing::ValuesIn(deformable_cases()),
                          harness::case_name<ConvTableCase>);
+
+// An empty batch: nothing to sample; the weight and bias gradients are zero.
+TEST(DeformShapes, EmptyBatch) {
+  DeviceTensor x({0, 4, 6, 6}, ACL_FLOAT), w({6, 2, 3, 3}, ACL_FLOAT), off({0, 3 * 2 * 9, 4, 4}, ACL_FLOAT);
+  DeviceTensor y({0, 6, 4, 4}, ACL_FLOAT), dy({0, 6, 4, 4}, ACL_FLOAT), oo({0, 4, 12, 12}, ACL_FLOAT);
+  DeviceTensor dx({0, 4, 6, 6}, ACL_FLOAT), dw({6, 2, 3, 3}, ACL_FLOAT), doff({0, 3 * 2 * 9, 4, 4}, ACL_FLOAT),
+      db({6}, ACL_FLOAT);
+  w.fill_random(-1, 1);
+  dw.poison();
+  db.poison();
+  IntArray k({3, 3}), one({1, 1, 1, 1}), zero({0, 0, 0, 0});
+  EXPECT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **e) {
+              return aclnnDeformableConv2dGetWorkspaceSize(x, w, off, nullptr, k.a, one.a, zero.a, one.a, 2, 2, true, y,
+                                                           nullptr, ws, e);
+            },
+            aclnnDeformableConv2d),
+            0)
+      << aclGetRecentErrMsg();
+  EXPECT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **e) {
+              return aclnnDeformableConv2dBackwardGetWorkspaceSize(x, dy, oo, w, off, k.a, one.a, zero.a, one.a, 2, 2,
+                                                                   true, dx, dw, doff, db, ws, e);
+            },
+            aclnnDeformableConv2dBackward),
+            0)
+      << aclGetRecentErrMsg();
+  for (double v : dw.values()) EXPECT_EQ(v, 0.0);
+  for (double v : db.values()) EXPECT_EQ(v, 0.0);
+}
+
+// NaN in the input reaches exactly the outputs whose samples read it (and the finite rest is exact to
+// the reference).
+TEST(DeformShapes, NanInputPropagatesToItsSamples) {
+  refs::DeformRefGeom g;
+  g.c = 2;
+  g.cout = 2;
+  g.h = 5;
+  g.w = 5;
+  g.kh = 3;
+  g.kw = 3;
+  g.pt = g.pb = g.pl = g.pr = 1;
+  g.oh = 5;
+  g.ow = 5;
+  DeviceTensor x({1, 2, 5, 5}, ACL_FLOAT), w({2, 2, 3, 3}, ACL_FLOAT), off({1, 27, 5, 5}, ACL_FLOAT), y({1, 2, 5, 5}, ACL_FLOAT);
+  x.fill_random(-1, 1);
+  w.fill_random(0.5, 1);
+  std::vector<double> ov(static_cast<size_t>(off.numel()), 0.0);
+  for (size_t i = 0; i < ov.size(); ++i) ov[i] = i >= 18 * 25 ? 1.0 : 0.25;  // masks 1, offsets +0.25
+  off.set_values(ov);
+  std::vector<double> xv = x.values();
+  xv[2 * 5 + 2] = NAN;  // channel 0, (2, 2)
+  x.set_values(xv);
+  IntArray k({3, 3}), one({1, 1, 1, 1});
+  ASSERT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **e) {
+              return aclnnDeformableConv2dGetWorkspaceSize(x, w, off, nullptr, k.a, one.a, one.a, one.a, 1, 1, true, y,
+                                                           nullptr, ws, e);
+            },
+            aclnnDeformableConv2d),
+            0)
+      << aclGetRecentErrMsg();
+  refs::ConvRefOut r, d;
+  refs::deform_ref_forward(g, x.values(), w.values(), off.values(), {}, &r, &d);
+  const std::vector<double> got = y.values();
+  int nans = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(std::isnan(got[i]), std::isnan(r.value[i])) << i;
+    nans += std::isnan(got[i]) ? 1 : 0;
+    if (!std::isnan(r.value[i])) EXPECT_NEAR(got[i], r.value[i], 1e-5 * (1 + r.magnitude[i])) << i;
+  }
+  EXPECT_GT(nans, 0);
+}
 
 // The float64 reference's gradients against central differences of its own forward (loss = sum of
 // out * dy), so the backward check above compares against a verified reference.
