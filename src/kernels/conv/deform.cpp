@@ -1,8 +1,10 @@
 #include "kernels/conv/deform.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 
+#include "common/half.h"
 #include "core/dtype.h"
 #include "core/thread_pool.h"
 #include "kernels/conv/conv.h"
@@ -12,8 +14,18 @@ namespace {
 
 int64_t esz(aclDataType dt) { return static_cast<int64_t>(core::dtype_size(dt)); }
 
+// One element of a float dtype, inline (the sampling loops read four per sample).
+inline float load_elem(aclDataType dt, const char *base, int64_t i) {
+  switch (dt) {
+    case ACL_FLOAT: return reinterpret_cast<const float *>(base)[i];
+    case ACL_FLOAT16: return half_to_float(reinterpret_cast<const uint16_t *>(base)[i]);
+    case ACL_BF16: return bf16_to_float(reinterpret_cast<const uint16_t *>(base)[i]);
+    default: return conv_load(dt, base + esz(dt) * i);
+  }
+}
+
 double load(const DeformPlanes &p, int64_t c, int64_t h, int64_t w) {
-  return conv_load(p.dt, p.base + esz(p.dt) * (c * p.sc + h * p.sh + w * p.sw));
+  return load_elem(p.dt, p.base, c * p.sc + h * p.sh + w * p.sw);
 }
 
 // One sampling position: the four corners' weights (0 for a corner outside the image) and indices.
@@ -72,14 +84,40 @@ double bilinear(const DeformGeom &g, const DeformPlanes &x, int64_t c, const Sam
 void deform_im2col(const DeformGeom &g, const DeformPlanes &x, const DeformPlanes &off, bool modulated, int64_t l0,
                    int64_t len, float *col, int64_t ld) {
   const int64_t K = g.taps(), cpg = g.C / g.dg;
+  constexpr int64_t kChunk = 64;  // positions sampled at once: their corners and weights stay on the stack
   core::parallel_for(g.dg * K, 1, [&](int64_t r0, int64_t r1) {
+    int64_t at[kChunk][4];
+    bool ok[kChunk][4];
+    double wt[kChunk][4], mask[kChunk];
     for (int64_t r = r0; r < r1; ++r) {
       const int64_t gi = r / K, k = r % K;
-      for (int64_t t = 0; t < len; ++t) {
-        const Pos p = position(g, off, modulated, gi, k, l0 + t);
-        const Sample s = sample_at(g, p.h, p.w);
-        for (int64_t c = gi * cpg; c < (gi + 1) * cpg; ++c)
-          col[(c * K + k) * ld + t] = static_cast<float>(p.m * bilinear(g, x, c, s));
+      for (int64_t t0 = 0; t0 < len; t0 += kChunk) {
+        const int64_t n = std::min(kChunk, len - t0);
+        for (int64_t t = 0; t < n; ++t) {  // corner offsets (element units), weights, mask
+          const Pos p = position(g, off, modulated, gi, k, l0 + t0 + t);
+          const Sample sm = sample_at(g, p.h, p.w);
+          const double hh = 1 - sm.lh, hw = 1 - sm.lw;
+          const bool v[4] = {sm.inside && sm.v00, sm.inside && sm.v01, sm.inside && sm.v10, sm.inside && sm.v11};
+          const double w4[4] = {hh * hw, hh * sm.lw, sm.lh * hw, sm.lh * sm.lw};
+          const int64_t a4[4] = {sm.h0 * x.sh + sm.w0 * x.sw, sm.h0 * x.sh + (sm.w0 + 1) * x.sw,
+                                 (sm.h0 + 1) * x.sh + sm.w0 * x.sw, (sm.h0 + 1) * x.sh + (sm.w0 + 1) * x.sw};
+          for (int q = 0; q < 4; ++q) {
+            ok[t][q] = v[q];
+            at[t][q] = v[q] ? a4[q] : 0;
+            wt[t][q] = v[q] ? w4[q] : 0.0;
+          }
+          mask[t] = p.m;
+        }
+        for (int64_t c = gi * cpg; c < (gi + 1) * cpg; ++c) {
+          const int64_t cb = c * x.sc;
+          float *row = col + (c * K + k) * ld + t0;
+          for (int64_t t = 0; t < n; ++t) {
+            double v = 0;
+            for (int q = 0; q < 4; ++q)
+              if (ok[t][q]) v += wt[t][q] * load_elem(x.dt, x.base, cb + at[t][q]);
+            row[t] = static_cast<float>(mask[t] * v);
+          }
+        }
       }
     }
   });
