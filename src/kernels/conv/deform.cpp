@@ -108,15 +108,29 @@ void deform_im2col(const DeformGeom &g, const DeformPlanes &x, const DeformPlane
           }
           mask[t] = p.m;
         }
-        for (int64_t c = gi * cpg; c < (gi + 1) * cpg; ++c) {
-          const int64_t cb = c * x.sc;
-          float *row = col + (c * K + k) * ld + t0;
-          for (int64_t t = 0; t < n; ++t) {
-            double v = 0;
-            for (int q = 0; q < 4; ++q)
-              if (ok[t][q]) v += wt[t][q] * load_elem(x.dt, x.base, cb + at[t][q]);
-            row[t] = static_cast<float>(mask[t] * v);
+        // The channels of the group, with the dtype switch hoisted out of the sample loop.
+        auto channels = [&](auto cvt, const auto *xb) {
+          for (int64_t c = gi * cpg; c < (gi + 1) * cpg; ++c) {
+            const auto *plane = xb + c * x.sc;
+            float *row = col + (c * K + k) * ld + t0;
+            for (int64_t t = 0; t < n; ++t) {
+              double v = 0;
+              for (int q = 0; q < 4; ++q)
+                if (ok[t][q]) v += wt[t][q] * static_cast<double>(cvt(plane[at[t][q]]));
+              row[t] = static_cast<float>(mask[t] * v);
+            }
           }
+        };
+        switch (x.dt) {
+          case ACL_FLOAT16:
+            channels([](uint16_t h) { return half_to_float(h); }, reinterpret_cast<const uint16_t *>(x.base));
+            break;
+          case ACL_BF16:
+            channels([](uint16_t h) { return bf16_to_float(h); }, reinterpret_cast<const uint16_t *>(x.base));
+            break;
+          default:
+            channels([](float f) { return f; }, reinterpret_cast<const float *>(x.base));
+            break;
         }
       }
     }
