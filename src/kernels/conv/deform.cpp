@@ -169,23 +169,45 @@ void deform_load_columns(const DeformGeom &g, const DeformPlanes &in, int64_t l0
 void deform_col2im(const DeformGeom &g, const DeformPlanes &x, const DeformPlanes &off, bool modulated,
                    const float *gcol, int64_t ld, int64_t l0, int64_t len, float *gx, const DeformPlanes &goff) {
   const int64_t K = g.taps(), cpg = g.C / g.dg, HW = g.H * g.W;
-  // Input gradient: each channel scatters into its own plane (no two tasks share a plane).
-  core::parallel_for(g.C, 1, [&](int64_t c0, int64_t c1) {
-    for (int64_t c = c0; c < c1; ++c) {
-      const int64_t gi = c / cpg;
-      float *plane = gx + c * HW;
+  // Input gradient: tasks of up to 16 channels of one deformable group, each scattering into its own
+  // planes (no two tasks share one); the samples of 64 positions are computed once per task and tap.
+  constexpr int64_t kChunk = 64, kBlock = 16;
+  const int64_t blk_c = std::min(cpg, kBlock), nblk = (cpg + blk_c - 1) / blk_c;
+  core::parallel_for(g.dg * nblk, 1, [&](int64_t b0, int64_t b1) {
+    int64_t at[kChunk][4];
+    bool ok[kChunk][4];
+    double wt[kChunk][4], mask[kChunk];
+    for (int64_t bi = b0; bi < b1; ++bi) {
+      const int64_t gi = bi / nblk, c_lo = gi * cpg + (bi % nblk) * blk_c, c_hi = std::min(c_lo + blk_c, (gi + 1) * cpg);
       for (int64_t k = 0; k < K; ++k) {
-        for (int64_t t = 0; t < len; ++t) {
-          const float v = gcol[(c * K + k) * ld + t];
-          if (v == 0.0f) continue;
-          const Pos p = position(g, off, modulated, gi, k, l0 + t);
-          const Sample s = sample_at(g, p.h, p.w);
-          if (!s.inside) continue;
-          const double gv = static_cast<double>(v) * p.m, hh = 1 - s.lh, hw = 1 - s.lw;
-          if (s.v00) plane[s.h0 * g.W + s.w0] += static_cast<float>(gv * hh * hw);
-          if (s.v01) plane[s.h0 * g.W + s.w0 + 1] += static_cast<float>(gv * hh * s.lw);
-          if (s.v10) plane[(s.h0 + 1) * g.W + s.w0] += static_cast<float>(gv * s.lh * hw);
-          if (s.v11) plane[(s.h0 + 1) * g.W + s.w0 + 1] += static_cast<float>(gv * s.lh * s.lw);
+        for (int64_t t0 = 0; t0 < len; t0 += kChunk) {
+          const int64_t n = std::min(kChunk, len - t0);
+          for (int64_t t = 0; t < n; ++t) {
+            const Pos p = position(g, off, modulated, gi, k, l0 + t0 + t);
+            const Sample sm = sample_at(g, p.h, p.w);
+            const double hh = 1 - sm.lh, hw = 1 - sm.lw;
+            const bool v[4] = {sm.inside && sm.v00, sm.inside && sm.v01, sm.inside && sm.v10, sm.inside && sm.v11};
+            const double w4[4] = {hh * hw, hh * sm.lw, sm.lh * hw, sm.lh * sm.lw};
+            const int64_t a4[4] = {sm.h0 * g.W + sm.w0, sm.h0 * g.W + sm.w0 + 1, (sm.h0 + 1) * g.W + sm.w0,
+                                   (sm.h0 + 1) * g.W + sm.w0 + 1};
+            for (int q = 0; q < 4; ++q) {
+              ok[t][q] = v[q];
+              at[t][q] = v[q] ? a4[q] : 0;
+              wt[t][q] = v[q] ? w4[q] : 0.0;
+            }
+            mask[t] = p.m;
+          }
+          for (int64_t c = c_lo; c < c_hi; ++c) {
+            float *plane = gx + c * HW;
+            const float *grow = gcol + (c * K + k) * ld + t0;
+            for (int64_t t = 0; t < n; ++t) {
+              const float v = grow[t];
+              if (v == 0.0f) continue;
+              const double gv = static_cast<double>(v) * mask[t];
+              for (int q = 0; q < 4; ++q)
+                if (ok[t][q]) plane[at[t][q]] += static_cast<float>(gv * wt[t][q]);
+            }
+          }
         }
       }
     }
