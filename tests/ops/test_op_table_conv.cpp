@@ -1243,10 +1243,11 @@ std::unique_ptr<QuantProblem> make_quant_problem(bool exact, aclDataType out_dt,
     if (bias_kind == 1) ints(q->bias, exact ? -50 : -100000, exact ? 50 : 100000);
     else q->bias->fill_random(-2, 2);
   }
-  const bool encoded = !exact && rng()() % 2 == 0;
-  q->scale = std::make_unique<DeviceTensor>(std::vector<int64_t>{q->cout}, encoded ? ACL_INT64 : ACL_FLOAT);
-  q->scale_values.resize(static_cast<size_t>(q->cout));
-  std::vector<double> raw(static_cast<size_t>(q->cout));
+  const bool encoded = !exact && rng()() % 2 == 0, one_scale = !exact && rng()() % 4 == 0;  // [1]: broadcast
+  const int64_t ns = one_scale ? 1 : q->cout;
+  q->scale = std::make_unique<DeviceTensor>(std::vector<int64_t>{ns}, encoded ? ACL_INT64 : ACL_FLOAT);
+  q->scale_values.resize(static_cast<size_t>(ns));
+  std::vector<double> raw(static_cast<size_t>(ns));
   for (size_t i = 0; i < raw.size(); ++i) {
     const float f = exact ? 1.0f : static_cast<float>((rng()() % 2 ? 1 : -1) * std::ldexp(1.0 + static_cast<double>(rng()() % 1000) / 1000.0, -static_cast<int>(rnd(6, 14))));
     uint32_t bits;
@@ -1258,6 +1259,7 @@ std::unique_ptr<QuantProblem> make_quant_problem(bool exact, aclDataType out_dt,
     raw[i] = encoded ? static_cast<double>(static_cast<int64_t>(bits) | (int64_t{1} << 46)) : kept;
   }
   q->scale->set_values(raw);
+  q->scale_values.resize(static_cast<size_t>(q->cout), q->scale_values[0]);
   q->output = make_tensor(osh, out_dt, out_layout);
   q->output->poison();
   q->stride = std::make_unique<IntArray>(st);
