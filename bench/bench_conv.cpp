@@ -15,7 +15,8 @@
 // (The timing loop is our own, as in bench_gemm: one table is what we compare.)
 // A second table times aclnnDeformableConv2d (modulated, one deformable group, offsets in [-1, 1],
 // deformOut not requested) against aclnnConvolution on the same shape: the deformable im2col's cost
-// over the plain convolution (no peer library has it).
+// over the plain convolution (no peer library has it). A third times aclnnQuantConvolution (int8 input
+// and weight, per-channel FLOAT scale, INT32 bias, FLOAT16 out) against the fp32 aclnnConvolution.
 #include <dlfcn.h>
 #include <time.h>
 
@@ -33,6 +34,7 @@
 #include "acl/acl.h"
 #include "aclnnop/aclnn_convolution.h"
 #include "aclnnop/aclnn_deformable_conv2d.h"
+#include "aclnnop/aclnn_quant_convolution.h"
 #include "bench_env.h"
 #include "core/cpu_features.h"
 #include "core/thread_pool.h"
@@ -307,6 +309,94 @@ void bench_deformable(bool quick) {
   }
 }
 
+// aclnnQuantConvolution: int8 NCHW, per-channel scale, INT32 bias, FLOAT16 out.
+struct OursQuant {
+  std::vector<void *> bufs;
+  std::vector<aclTensor *> ts;
+  aclIntArray *stride = nullptr, *pad = nullptr, *dil = nullptr, *op = nullptr;
+  aclOpExecutor *ex = nullptr;
+  void *ws = nullptr;
+  uint64_t ws_size = 0;
+  aclTensor *make(std::vector<int64_t> dims, aclDataType dt, const void *v, size_t bytes) {
+    void *p = nullptr;
+    aclrtMalloc(&p, bytes, ACL_MEM_MALLOC_HUGE_FIRST);
+    if (v != nullptr) aclrtMemcpy(p, bytes, v, bytes, ACL_MEMCPY_HOST_TO_DEVICE);
+    bufs.push_back(p);
+    std::vector<int64_t> st(dims.size());
+    int64_t s = 1;
+    for (size_t i = dims.size(); i-- > 0;) {
+      st[i] = s;
+      s *= dims[i];
+    }
+    aclTensor *t = aclCreateTensor(dims.data(), dims.size(), dt, st.data(), 0, ACL_FORMAT_NCHW, &s, 1, p);
+    ts.push_back(t);
+    return t;
+  }
+  OursQuant(const Shape &sh, int64_t n) {
+    const int64_t ho = out_dim(sh.h, sh), wo = out_dim(sh.w, sh);
+    std::mt19937_64 g(5);
+    std::vector<int8_t> xv(static_cast<size_t>(n * sh.cin * sh.h * sh.w)), wv(static_cast<size_t>(sh.cout * (sh.cin / sh.groups) * sh.k * sh.k));
+    for (int8_t &v : xv) v = static_cast<int8_t>(g() % 256 - 128);
+    for (int8_t &v : wv) v = static_cast<int8_t>(g() % 256 - 128);
+    std::vector<float> sv(static_cast<size_t>(sh.cout), 1e-4f);
+    std::vector<int32_t> bv(static_cast<size_t>(sh.cout), 7);
+    aclTensor *xt = make({n, sh.cin, sh.h, sh.w}, ACL_INT8, xv.data(), xv.size());
+    aclTensor *wt = make({sh.cout, sh.cin / sh.groups, sh.k, sh.k}, ACL_INT8, wv.data(), wv.size());
+    aclTensor *bt = make({sh.cout}, ACL_INT32, bv.data(), bv.size() * 4);
+    aclTensor *st = make({sh.cout}, ACL_FLOAT, sv.data(), sv.size() * 4);
+    aclTensor *yt = make({n, sh.cout, ho, wo}, ACL_FLOAT16, nullptr, static_cast<size_t>(n * sh.cout * ho * wo * 2));
+    const int64_t s2[2] = {sh.s, sh.s}, p2[2] = {sh.p, sh.p}, one[2] = {1, 1}, zero[2] = {0, 0};
+    stride = aclCreateIntArray(s2, 2);
+    pad = aclCreateIntArray(p2, 2);
+    dil = aclCreateIntArray(one, 2);
+    op = aclCreateIntArray(zero, 2);
+    if (aclnnQuantConvolutionGetWorkspaceSize(xt, wt, bt, st, nullptr, stride, pad, dil, false, op, sh.groups, 0, "rint",
+                                              yt, &ws_size, &ex) != 0) {
+      std::fprintf(stderr, "phase 1 failed: %s\n", aclGetRecentErrMsg());
+      std::exit(1);
+    }
+    aclSetAclOpExecutorRepeatable(ex);
+    if (ws_size > 0) aclrtMalloc(&ws, ws_size, ACL_MEM_MALLOC_HUGE_FIRST);
+  }
+  void run() {
+    aclnnQuantConvolution(ws, ws_size, ex, opsnn::bench::env().stream);
+    aclrtSynchronizeStream(opsnn::bench::env().stream);
+  }
+  ~OursQuant() {
+    aclDestroyAclOpExecutor(ex);
+    for (aclTensor *t : ts) aclDestroyTensor(t);
+    for (aclIntArray *a : {stride, pad, dil, op}) aclDestroyIntArray(a);
+    for (void *p : bufs) aclrtFree(p);
+    if (ws != nullptr) aclrtFree(ws);
+  }
+};
+
+void bench_quant(bool quick) {
+  const Shape shapes[] = {{"64x56x56->64 k3 p1", 64, 56, 56, 64, 3, 1, 1, 1},
+                          {"256x56x56->64 k1", 256, 56, 56, 64, 1, 1, 0, 1},
+                          {"256x14x14->256 k3 p1", 256, 14, 14, 256, 3, 1, 1, 1}};
+  std::printf("\n| int8 layer | batch | QuantConvolution ms | GOP/s | fp32 Convolution ms | fp32 / int8 |\n");
+  std::printf("|---|---|---|---|---|---|\n");
+  for (const Shape &sh : shapes) {
+    for (int64_t n : {int64_t{1}, int64_t{8}}) {
+      if (quick && n == 8) continue;
+      const int64_t ho = out_dim(sh.h, sh), wo = out_dim(sh.w, sh);
+      const double ops = 2.0 * static_cast<double>(n * sh.cout * ho * wo) * static_cast<double>(sh.cin / sh.groups) *
+                         static_cast<double>(sh.k * sh.k);
+      OursQuant q(sh, n);
+      const double t_q = time_call([&] { q.run(); });
+      auto xv = random_values(static_cast<size_t>(n * sh.cin * sh.h * sh.w), 1);
+      auto wv = random_values(static_cast<size_t>(sh.cout * (sh.cin / sh.groups) * sh.k * sh.k), 2);
+      auto bv = random_values(static_cast<size_t>(sh.cout), 3);
+      Ours plain(sh, n, xv, wv, bv);
+      const double t_p = time_call([&] { plain.run(); });
+      std::printf("| %s | %lld | %.3f | %.1f | %.3f | %.2f |\n", sh.name, static_cast<long long>(n), t_q * 1e3,
+                  ops / t_q * 1e-9, t_p * 1e3, t_p / t_q);
+      std::fflush(stdout);
+    }
+  }
+}
+
 void set_peer_threads(int threads) {
   using OmpSet = void (*)(int);
   if (auto f = reinterpret_cast<OmpSet>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"))) f(threads);
@@ -371,5 +461,6 @@ int main(int argc, char **argv) {
     }
   }
   bench_deformable(quick);
+  bench_quant(quick);
   return 0;
 }
