@@ -63,7 +63,7 @@ def resolve(g, table, op):
     op.backward = g.one(op, "backward")
     op.input, op.output, op.extra_output, op.inplace = op.roles["input"], op.roles.get("output"), None, None
     op.result = "same"
-    op.results = ["same"]
+    op.results = ["FLOAT16 or BF16"] if op.conv == "kQuantConvolution" else ["same"]
     op.family = table.settings["family"]
 
 
