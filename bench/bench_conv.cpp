@@ -13,6 +13,10 @@
 // interleaved shape by shape. GFLOP/s = 2 * N * C_out * H_out * W_out * C_in/groups * kH * kW /
 // time. "ratio" = the best oneDNN time / OpsNN's time (> 1: OpsNN is faster). Markdown on stdout.
 // (The timing loop is our own, as in bench_gemm: one table is what we compare.)
+// A second table times aclnnDeformableConv2d (modulated, one deformable group, offsets in [-1, 1],
+// deformOut not requested) against aclnnConvolution on the same shape: the deformable im2col's cost
+// over the plain convolution (no peer library has it). A third times aclnnQuantConvolution (int8 input
+// and weight, per-channel FLOAT scale, INT32 bias, FLOAT16 out) against the fp32 aclnnConvolution.
 #include <dlfcn.h>
 #include <time.h>
 
@@ -29,6 +33,8 @@
 
 #include "acl/acl.h"
 #include "aclnnop/aclnn_convolution.h"
+#include "aclnnop/aclnn_deformable_conv2d.h"
+#include "aclnnop/aclnn_quant_convolution.h"
 #include "bench_env.h"
 #include "core/cpu_features.h"
 #include "core/thread_pool.h"
@@ -223,6 +229,174 @@ struct Dnnl {
 };
 #endif
 
+// aclnnDeformableConv2d on the shape (stride 1, square kernel, symmetric padding), modulated.
+struct OursDeform {
+  std::vector<void *> bufs;
+  std::vector<aclTensor *> ts;
+  aclTensor *xt = nullptr, *wt = nullptr, *ot = nullptr, *bt = nullptr, *yt = nullptr;
+  aclIntArray *ks = nullptr, *stride = nullptr, *pad = nullptr, *dil = nullptr;
+  aclOpExecutor *ex = nullptr;
+  void *ws = nullptr;
+  uint64_t ws_size = 0;
+  aclTensor *make(std::vector<int64_t> dims, const std::vector<float> &v, size_t n) {
+    void *p = nullptr;
+    aclrtMalloc(&p, n * 4, ACL_MEM_MALLOC_HUGE_FIRST);
+    if (!v.empty()) aclrtMemcpy(p, n * 4, v.data(), n * 4, ACL_MEMCPY_HOST_TO_DEVICE);
+    bufs.push_back(p);
+    aclTensor *t = Ours::tensor(std::move(dims), p);
+    ts.push_back(t);
+    return t;
+  }
+  OursDeform(const Shape &sh, int64_t n, const std::vector<float> &xv, const std::vector<float> &wv,
+             const std::vector<float> &bv) {
+    const int64_t ho = out_dim(sh.h, sh), wo = out_dim(sh.w, sh), K = sh.k * sh.k;
+    std::vector<float> ov = random_values(static_cast<size_t>(n * 3 * K * ho * wo), 4);
+    for (size_t i = 0; i < ov.size(); ++i)
+      if (static_cast<int64_t>(i / static_cast<size_t>(ho * wo)) % (3 * K) >= 2 * K) ov[i] = 0.5f + 0.5f * ov[i];
+    xt = make({n, sh.cin, sh.h, sh.w}, xv, xv.size());
+    wt = make({sh.cout, sh.cin / sh.groups, sh.k, sh.k}, wv, wv.size());
+    ot = make({n, 3 * K, ho, wo}, ov, ov.size());
+    bt = make({sh.cout}, bv, bv.size());
+    yt = make({n, sh.cout, ho, wo}, {}, static_cast<size_t>(n * sh.cout * ho * wo));
+    const int64_t k2[2] = {sh.k, sh.k}, s4[4] = {1, 1, sh.s, sh.s}, p4[4] = {sh.p, sh.p, sh.p, sh.p}, d4[4] = {1, 1, 1, 1};
+    ks = aclCreateIntArray(k2, 2);
+    stride = aclCreateIntArray(s4, 4);
+    pad = aclCreateIntArray(p4, 4);
+    dil = aclCreateIntArray(d4, 4);
+    if (aclnnDeformableConv2dGetWorkspaceSize(xt, wt, ot, bt, ks, stride, pad, dil, sh.groups, 1, true, yt, nullptr,
+                                              &ws_size, &ex) != 0) {
+      std::fprintf(stderr, "phase 1 failed: %s\n", aclGetRecentErrMsg());
+      std::exit(1);
+    }
+    aclSetAclOpExecutorRepeatable(ex);
+    if (ws_size > 0) aclrtMalloc(&ws, ws_size, ACL_MEM_MALLOC_HUGE_FIRST);
+  }
+  void run() {
+    aclnnDeformableConv2d(ws, ws_size, ex, opsnn::bench::env().stream);
+    aclrtSynchronizeStream(opsnn::bench::env().stream);
+  }
+  ~OursDeform() {
+    aclDestroyAclOpExecutor(ex);
+    for (aclTensor *t : ts) aclDestroyTensor(t);
+    for (aclIntArray *a : {ks, stride, pad, dil}) aclDestroyIntArray(a);
+    for (void *p : bufs) aclrtFree(p);
+    if (ws != nullptr) aclrtFree(ws);
+  }
+};
+
+void bench_deformable(bool quick) {
+  const Shape shapes[] = {{"64x56x56->64 k3 p1", 64, 56, 56, 64, 3, 1, 1, 1},
+                          {"256x14x14->256 k3 p1", 256, 14, 14, 256, 3, 1, 1, 1}};
+  std::printf("\n| deformable layer | batch | DeformableConv2d ms | GFLOP/s | Convolution ms | deformable / plain |\n");
+  std::printf("|---|---|---|---|---|---|\n");
+  for (const Shape &sh : shapes) {
+    for (int64_t n : {int64_t{1}, int64_t{8}}) {
+      if (quick && n == 8) continue;
+      const int64_t ho = out_dim(sh.h, sh), wo = out_dim(sh.w, sh);
+      auto xv = random_values(static_cast<size_t>(n * sh.cin * sh.h * sh.w), 1);
+      auto wv = random_values(static_cast<size_t>(sh.cout * (sh.cin / sh.groups) * sh.k * sh.k), 2);
+      auto bv = random_values(static_cast<size_t>(sh.cout), 3);
+      const double flops = 2.0 * static_cast<double>(n * sh.cout * ho * wo) * static_cast<double>(sh.cin / sh.groups) *
+                           static_cast<double>(sh.k * sh.k);
+      OursDeform deform(sh, n, xv, wv, bv);
+      const double t_d = time_call([&] { deform.run(); });
+      Ours plain(sh, n, xv, wv, bv);
+      const double t_p = time_call([&] { plain.run(); });
+      std::printf("| %s | %lld | %.3f | %.1f | %.3f | %.2f |\n", sh.name, static_cast<long long>(n), t_d * 1e3,
+                  flops / t_d * 1e-9, t_p * 1e3, t_d / t_p);
+      std::fflush(stdout);
+    }
+  }
+}
+
+// aclnnQuantConvolution: int8 NCHW, per-channel scale, INT32 bias, FLOAT16 out.
+struct OursQuant {
+  std::vector<void *> bufs;
+  std::vector<aclTensor *> ts;
+  aclIntArray *stride = nullptr, *pad = nullptr, *dil = nullptr, *op = nullptr;
+  aclOpExecutor *ex = nullptr;
+  void *ws = nullptr;
+  uint64_t ws_size = 0;
+  aclTensor *make(std::vector<int64_t> dims, aclDataType dt, const void *v, size_t bytes) {
+    void *p = nullptr;
+    aclrtMalloc(&p, bytes, ACL_MEM_MALLOC_HUGE_FIRST);
+    if (v != nullptr) aclrtMemcpy(p, bytes, v, bytes, ACL_MEMCPY_HOST_TO_DEVICE);
+    bufs.push_back(p);
+    std::vector<int64_t> st(dims.size());
+    int64_t s = 1;
+    for (size_t i = dims.size(); i-- > 0;) {
+      st[i] = s;
+      s *= dims[i];
+    }
+    aclTensor *t = aclCreateTensor(dims.data(), dims.size(), dt, st.data(), 0, ACL_FORMAT_NCHW, &s, 1, p);
+    ts.push_back(t);
+    return t;
+  }
+  OursQuant(const Shape &sh, int64_t n) {
+    const int64_t ho = out_dim(sh.h, sh), wo = out_dim(sh.w, sh);
+    std::mt19937_64 g(5);
+    std::vector<int8_t> xv(static_cast<size_t>(n * sh.cin * sh.h * sh.w)), wv(static_cast<size_t>(sh.cout * (sh.cin / sh.groups) * sh.k * sh.k));
+    for (int8_t &v : xv) v = static_cast<int8_t>(g() % 256 - 128);
+    for (int8_t &v : wv) v = static_cast<int8_t>(g() % 256 - 128);
+    std::vector<float> sv(static_cast<size_t>(sh.cout), 1e-4f);
+    std::vector<int32_t> bv(static_cast<size_t>(sh.cout), 7);
+    aclTensor *xt = make({n, sh.cin, sh.h, sh.w}, ACL_INT8, xv.data(), xv.size());
+    aclTensor *wt = make({sh.cout, sh.cin / sh.groups, sh.k, sh.k}, ACL_INT8, wv.data(), wv.size());
+    aclTensor *bt = make({sh.cout}, ACL_INT32, bv.data(), bv.size() * 4);
+    aclTensor *st = make({sh.cout}, ACL_FLOAT, sv.data(), sv.size() * 4);
+    aclTensor *yt = make({n, sh.cout, ho, wo}, ACL_FLOAT16, nullptr, static_cast<size_t>(n * sh.cout * ho * wo * 2));
+    const int64_t s2[2] = {sh.s, sh.s}, p2[2] = {sh.p, sh.p}, one[2] = {1, 1}, zero[2] = {0, 0};
+    stride = aclCreateIntArray(s2, 2);
+    pad = aclCreateIntArray(p2, 2);
+    dil = aclCreateIntArray(one, 2);
+    op = aclCreateIntArray(zero, 2);
+    if (aclnnQuantConvolutionGetWorkspaceSize(xt, wt, bt, st, nullptr, stride, pad, dil, false, op, sh.groups, 0, "rint",
+                                              yt, &ws_size, &ex) != 0) {
+      std::fprintf(stderr, "phase 1 failed: %s\n", aclGetRecentErrMsg());
+      std::exit(1);
+    }
+    aclSetAclOpExecutorRepeatable(ex);
+    if (ws_size > 0) aclrtMalloc(&ws, ws_size, ACL_MEM_MALLOC_HUGE_FIRST);
+  }
+  void run() {
+    aclnnQuantConvolution(ws, ws_size, ex, opsnn::bench::env().stream);
+    aclrtSynchronizeStream(opsnn::bench::env().stream);
+  }
+  ~OursQuant() {
+    aclDestroyAclOpExecutor(ex);
+    for (aclTensor *t : ts) aclDestroyTensor(t);
+    for (aclIntArray *a : {stride, pad, dil, op}) aclDestroyIntArray(a);
+    for (void *p : bufs) aclrtFree(p);
+    if (ws != nullptr) aclrtFree(ws);
+  }
+};
+
+void bench_quant(bool quick) {
+  const Shape shapes[] = {{"64x56x56->64 k3 p1", 64, 56, 56, 64, 3, 1, 1, 1},
+                          {"256x56x56->64 k1", 256, 56, 56, 64, 1, 1, 0, 1},
+                          {"256x14x14->256 k3 p1", 256, 14, 14, 256, 3, 1, 1, 1}};
+  std::printf("\n| int8 layer | batch | QuantConvolution ms | GOP/s | fp32 Convolution ms | fp32 / int8 |\n");
+  std::printf("|---|---|---|---|---|---|\n");
+  for (const Shape &sh : shapes) {
+    for (int64_t n : {int64_t{1}, int64_t{8}}) {
+      if (quick && n == 8) continue;
+      const int64_t ho = out_dim(sh.h, sh), wo = out_dim(sh.w, sh);
+      const double ops = 2.0 * static_cast<double>(n * sh.cout * ho * wo) * static_cast<double>(sh.cin / sh.groups) *
+                         static_cast<double>(sh.k * sh.k);
+      OursQuant q(sh, n);
+      const double t_q = time_call([&] { q.run(); });
+      auto xv = random_values(static_cast<size_t>(n * sh.cin * sh.h * sh.w), 1);
+      auto wv = random_values(static_cast<size_t>(sh.cout * (sh.cin / sh.groups) * sh.k * sh.k), 2);
+      auto bv = random_values(static_cast<size_t>(sh.cout), 3);
+      Ours plain(sh, n, xv, wv, bv);
+      const double t_p = time_call([&] { plain.run(); });
+      std::printf("| %s | %lld | %.3f | %.1f | %.3f | %.2f |\n", sh.name, static_cast<long long>(n), t_q * 1e3,
+                  ops / t_q * 1e-9, t_p * 1e3, t_p / t_q);
+      std::fflush(stdout);
+    }
+  }
+}
+
 void set_peer_threads(int threads) {
   using OmpSet = void (*)(int);
   if (auto f = reinterpret_cast<OmpSet>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"))) f(threads);
@@ -286,5 +460,7 @@ int main(int argc, char **argv) {
       std::fflush(stdout);
     }
   }
+  bench_deformable(quick);
+  bench_quant(quick);
   return 0;
 }

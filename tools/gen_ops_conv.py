@@ -4,23 +4,32 @@ registrations (tests/ops/test_op_table_conv.cpp).
 
 Row format (besides the common `header`, `dtypes`, `backward`):
   conv     kConvolution | kConvDepthwise2d | kConvTbc | kConvolutionBackward | kConvTbcBackward | kIm2col
+           | kDeformableConv2d | kDeformableConv2dBackward | kQuantConvolution
   role     NAME=ROLE ...          overrides a parameter's role (ConvTbcBackward's `self` is the gradient)
   sample   a=V ...                values for the tests (cube=, transposed=): one case per sample
 Parameter roles come from the names: input / self (the input), weight, bias / biasOptional, output /
 out, gradOutput, gradInput, gradWeight, gradBias (tensors); stride, padding, dilation, outputPadding,
-kernelSize, biasSizes (int arrays), outputMask (bool array), transposed, groups, pad, cubeMathType.
+kernelSize, biasSizes (int arrays), outputMask (bool array), transposed, groups, pad, cubeMathType;
+DeformableConv2d's offset, deformOutOptional, offsetOut, gradOffset (tensors), deformableGroups, modulated;
+QuantConvolution's scale (tensor), offsetx, roundMode (its `offset` tensor takes the offset role).
 """
 
 CONV_KEYS = {"conv", "role", "sample", "header", "dtypes", "backward"}
 KINDS = {"kConvolution": "convolution", "kConvDepthwise2d": "depthwise2d", "kConvTbc": "tbc",
-         "kConvolutionBackward": "convolution_backward", "kConvTbcBackward": "tbc_backward", "kIm2col": "im2col"}
+         "kConvolutionBackward": "convolution_backward", "kConvTbcBackward": "tbc_backward", "kIm2col": "im2col",
+         "kDeformableConv2d": "deformable", "kDeformableConv2dBackward": "deformable_backward",
+         "kQuantConvolution": "quant"}
 ROLES = {"input": "input", "self": "input", "x": "input", "weight": "weight", "bias": "bias",
          "biasOptional": "bias", "output": "output", "out": "output", "gradOutput": "grad_output",
          "gradInput": "grad_input", "gradWeight": "grad_weight", "gradBias": "grad_bias", "stride": "stride",
          "padding": "padding", "dilation": "dilation", "outputPadding": "output_padding",
          "kernelSize": "kernel_size", "biasSizes": "bias_sizes", "outputMask": "output_mask",
-         "transposed": "transposed", "groups": "groups", "pad": "pad", "cubeMathType": "cube_math_type"}
-TENSOR_ROLES = {"input", "weight", "bias", "output", "grad_output", "grad_input", "grad_weight", "grad_bias"}
+         "transposed": "transposed", "groups": "groups", "pad": "pad", "cubeMathType": "cube_math_type",
+         "offset": "offset", "deformOutOptional": "deform_out", "offsetOut": "offset_out", "gradOffset": "grad_offset",
+         "deformableGroups": "deformable_groups", "modulated": "modulated",
+         "scale": "scale", "offsetx": "offsetx", "roundMode": "round_mode"}
+TENSOR_ROLES = {"input", "weight", "bias", "output", "grad_output", "grad_input", "grad_weight", "grad_bias",
+                "offset", "deform_out", "offset_out", "grad_offset", "scale"}
 
 
 def resolve(g, table, op):
@@ -54,7 +63,7 @@ def resolve(g, table, op):
     op.backward = g.one(op, "backward")
     op.input, op.output, op.extra_output, op.inplace = op.roles["input"], op.roles.get("output"), None, None
     op.result = "same"
-    op.results = ["same"]
+    op.results = ["FLOAT16 or BF16"] if op.conv == "kQuantConvolution" else ["same"]
     op.family = table.settings["family"]
 
 

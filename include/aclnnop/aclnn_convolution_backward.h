@@ -18,6 +18,10 @@ ACLNN_API aclnnStatus aclnnConvTbcBackwardGetWorkspaceSize(const aclTensor *self
     aclOpExecutor **executor);
 ACLNN_API aclnnStatus aclnnConvTbcBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
 
+ACLNN_API aclnnStatus aclnnDeformableConv2dBackwardGetWorkspaceSize(const aclTensor *input, const aclTensor *gradOutput, const aclTensor *offsetOut, const aclTensor *weight, const aclTensor *offset, const aclIntArray *kernelSize, const aclIntArray *stride, const aclIntArray *padding, const aclIntArray *dilation, int64_t groups, int64_t deformableGroups, bool modulated, aclTensor *gradInput, aclTensor *gradWeight, aclTensor *gradOffset, aclTensor *gradBias, uint64_t *workspaceSize,
+    aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnDeformableConv2dBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
 #ifdef __cplusplus
 }
 #endif

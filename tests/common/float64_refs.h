@@ -736,6 +736,152 @@ inline ConvRefOut conv_ref_weight(const ConvRefGeom &g, const std::vector<double
   return r;
 }
 
+// Deformable convolution (torchvision.ops.deform_conv2d, DCNv2) in float64, from the definition,
+// over dense NCHW arrays. offset is [N, 3 * dg * K, oH, oW]: x (width) offsets, y (height) offsets,
+// masks, each block ordered (deformable group, tap k = i * kW + j). The sample at (y, x) is the
+// bilinear interpolation of the four neighbours, zero for neighbours outside the image and zero
+// altogether unless -1 < y < H and -1 < x < W. Every result carries its magnitude (sum of |terms|).
+struct DeformRefGeom {
+  int64_t n = 1, c = 1, h = 1, w = 1, cout = 1, groups = 1, dg = 1, kh = 1, kw = 1, sh = 1, sw = 1;
+  int64_t pt = 0, pb = 0, pl = 0, pr = 0, dh = 1, dw = 1, oh = 1, ow = 1;
+  bool modulated = true;
+};
+struct DeformRefSample {
+  double value = 0, magnitude = 0, dy = 0, dx = 0, dmag = 0;  // d value / d y, d value / d x, their |terms|
+  int64_t at[4] = {-1, -1, -1, -1};                            // flat plane indices of valid corners
+  double wt[4] = {0, 0, 0, 0};
+};
+inline DeformRefSample deform_ref_sample(const double *plane, int64_t H, int64_t W, double y, double x) {
+  DeformRefSample s;
+  if (!(y > -1 && y < static_cast<double>(H) && x > -1 && x < static_cast<double>(W))) return s;
+  const double fy = std::floor(y), fx = std::floor(x), ly = y - fy, lx = x - fx;
+  const int64_t y0 = static_cast<int64_t>(fy), x0 = static_cast<int64_t>(fx);
+  const int64_t ys[4] = {y0, y0, y0 + 1, y0 + 1}, xs[4] = {x0, x0 + 1, x0, x0 + 1};
+  const double wy[4] = {1 - ly, 1 - ly, ly, ly}, wx[4] = {1 - lx, lx, 1 - lx, lx};
+  const double sy[4] = {-1, -1, 1, 1}, sx[4] = {-1, 1, -1, 1};  // signs of d wy / dy, d wx / dx
+  for (int q = 0; q < 4; ++q) {
+    if (ys[q] < 0 || ys[q] >= H || xs[q] < 0 || xs[q] >= W) continue;
+    s.at[q] = ys[q] * W + xs[q];
+    s.wt[q] = wy[q] * wx[q];
+    const double v = plane[s.at[q]];
+    s.value += s.wt[q] * v;
+    s.magnitude += std::fabs(s.wt[q] * v);
+    s.dy += sy[q] * wx[q] * v;
+    s.dx += sx[q] * wy[q] * v;
+    s.dmag += std::fabs(wx[q] * v) + std::fabs(wy[q] * v);
+  }
+  return s;
+}
+// fn(n, ci, co_group, i, j, oh, ow, sample, mask, &offset indices) for every (image, input channel, tap, output position).
+template <class Fn>
+void deform_ref_taps(const DeformRefGeom &g, const std::vector<double> &x, const std::vector<double> &offset, Fn fn) {
+  const int64_t K = g.kh * g.kw, cpd = g.c / g.dg;
+  for (int64_t n = 0; n < g.n; ++n)
+    for (int64_t ci = 0; ci < g.c; ++ci)
+      for (int64_t i = 0; i < g.kh; ++i)
+        for (int64_t j = 0; j < g.kw; ++j)
+          for (int64_t oh = 0; oh < g.oh; ++oh)
+            for (int64_t ow = 0; ow < g.ow; ++ow) {
+              const int64_t grp = ci / cpd, k = i * g.kw + j;
+              auto oi = [&](int64_t part) {
+                return static_cast<size_t>(((n * 3 * g.dg * K + part * g.dg * K + grp * K + k) * g.oh + oh) * g.ow + ow);
+              };
+              const double y = static_cast<double>(oh * g.sh - g.pt + i * g.dh) + offset[oi(1)];
+              const double xx = static_cast<double>(ow * g.sw - g.pl + j * g.dw) + offset[oi(0)];
+              const double m = g.modulated ? offset[oi(2)] : 1.0;
+              const DeformRefSample s = deform_ref_sample(x.data() + (n * g.c + ci) * g.h * g.w, g.h, g.w, y, xx);
+              fn(n, ci, i, j, oh, ow, s, m, oi(0), oi(1), oi(2));
+            }
+}
+// out = bias + sum w * mask * sample; deform_out[n, ci, oh * kH + i, ow * kW + j] = mask * sample.
+inline void deform_ref_forward(const DeformRefGeom &g, const std::vector<double> &x, const std::vector<double> &w,
+                               const std::vector<double> &offset, const std::vector<double> &bias, ConvRefOut *out,
+                               ConvRefOut *deform_out) {
+  const int64_t L = g.oh * g.ow, cbg = g.c / g.groups, csg = g.cout / g.groups;
+  out->value.assign(static_cast<size_t>(g.n * g.cout * L), 0.0);
+  out->magnitude = out->value;
+  deform_out->value.assign(static_cast<size_t>(g.n * g.c * L * g.kh * g.kw), 0.0);
+  deform_out->magnitude = deform_out->value;
+  if (!bias.empty())
+    for (size_t q = 0; q < out->value.size(); ++q) {
+      const double b = bias[static_cast<size_t>((static_cast<int64_t>(q) / L) % g.cout)];
+      out->value[q] = b;
+      out->magnitude[q] = std::fabs(b);
+    }
+  deform_ref_taps(g, x, offset, [&](int64_t n, int64_t ci, int64_t i, int64_t j, int64_t oh, int64_t ow,
+                                    const DeformRefSample &s, double m, size_t, size_t, size_t) {
+    const size_t di = static_cast<size_t>(((n * g.c + ci) * g.oh * g.kh + oh * g.kh + i) * g.ow * g.kw + ow * g.kw + j);
+    deform_out->value[di] = m * s.value;
+    deform_out->magnitude[di] = std::fabs(m) * s.magnitude;
+    const int64_t grp = ci / cbg;
+    for (int64_t co = grp * csg; co < (grp + 1) * csg; ++co) {
+      const double wv = w[static_cast<size_t>(((co * cbg + ci % cbg) * g.kh + i) * g.kw + j)];
+      const size_t oi = static_cast<size_t>((n * g.cout + co) * L + oh * g.ow + ow);
+      out->value[oi] += wv * m * s.value;
+      out->magnitude[oi] += std::fabs(wv * m) * s.magnitude;
+    }
+  });
+}
+// Gradients for the output gradient dy: input, weight (from the given deformed samples
+// `deform_out`, as the op reads them), offsets + masks, bias.
+inline void deform_ref_backward(const DeformRefGeom &g, const std::vector<double> &x, const std::vector<double> &w,
+                                const std::vector<double> &offset, const std::vector<double> &deform_out,
+                                const std::vector<double> &dy, ConvRefOut *gx, ConvRefOut *gw, ConvRefOut *goff,
+                                ConvRefOut *gb) {
+  const int64_t L = g.oh * g.ow, cbg = g.c / g.groups, csg = g.cout / g.groups;
+  auto zero = [](ConvRefOut *r, size_t n) {
+    r->value.assign(n, 0.0);
+    r->magnitude = r->value;
+  };
+  zero(gx, x.size());
+  zero(gw, w.size());
+  zero(goff, offset.size());
+  zero(gb, static_cast<size_t>(g.cout));
+  deform_ref_taps(g, x, offset, [&](int64_t n, int64_t ci, int64_t i, int64_t j, int64_t oh, int64_t ow,
+                                    const DeformRefSample &s, double m, size_t ox, size_t oy, size_t om) {
+    const int64_t grp = ci / cbg;
+    double gc = 0, gcm = 0;  // the column gradient and its magnitude
+    for (int64_t co = grp * csg; co < (grp + 1) * csg; ++co) {
+      const double t = w[static_cast<size_t>(((co * cbg + ci % cbg) * g.kh + i) * g.kw + j)] *
+                       dy[static_cast<size_t>((n * g.cout + co) * L + oh * g.ow + ow)];
+      gc += t;
+      gcm += std::fabs(t);
+    }
+    for (int q = 0; q < 4; ++q) {
+      if (s.at[q] < 0) continue;
+      const size_t xi = static_cast<size_t>((n * g.c + ci) * g.h * g.w + s.at[q]);
+      gx->value[xi] += gc * m * s.wt[q];
+      gx->magnitude[xi] += gcm * std::fabs(m) * s.wt[q];
+    }
+    goff->value[oy] += gc * m * s.dy;
+    goff->value[ox] += gc * m * s.dx;
+    goff->magnitude[oy] += gcm * std::fabs(m) * s.dmag;
+    goff->magnitude[ox] += gcm * std::fabs(m) * s.dmag;
+    if (g.modulated) {
+      goff->value[om] += gc * s.value;
+      goff->magnitude[om] += gcm * s.magnitude;
+    }
+  });
+  for (int64_t n = 0; n < g.n; ++n)
+    for (int64_t co = 0; co < g.cout; ++co)
+      for (int64_t l = 0; l < L; ++l) {
+        const double d = dy[static_cast<size_t>((n * g.cout + co) * L + l)];
+        gb->value[static_cast<size_t>(co)] += d;
+        gb->magnitude[static_cast<size_t>(co)] += std::fabs(d);
+        const int64_t oh = l / g.ow, ow = l % g.ow, grp = co / csg;
+        for (int64_t cl = 0; cl < cbg; ++cl)
+          for (int64_t i = 0; i < g.kh; ++i)
+            for (int64_t j = 0; j < g.kw; ++j) {
+              const int64_t ci = grp * cbg + cl;
+              const double t = d * deform_out[static_cast<size_t>(((n * g.c + ci) * g.oh * g.kh + oh * g.kh + i) *
+                                                                       g.ow * g.kw + ow * g.kw + j)];
+              const size_t wi = static_cast<size_t>(((co * cbg + cl) * g.kh + i) * g.kw + j);
+              gw->value[wi] += t;
+              gw->magnitude[wi] += std::fabs(t);
+            }
+      }
+}
+
 // Attention, naively: out[b, n, i] = softmax_j(scale * q_i . k_j + pse[b, n, i, j], masked) . v_j
 // in double, over [B, N, S, D] accessors (GQA: query head n reads KV head n / (N / Nkv)). Key j is
 // visible to query row i of batch b when j < kv_len[b], the row is not padding (i < q_len[b]),

@@ -16,6 +16,7 @@
 #include <ostream>
 #include <sstream>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,6 +37,14 @@ struct ConvArgs {
   bool transposed = false;
   int64_t groups = 1, pad = 0;
   int8_t cube_math_type = 0;
+  // DeformableConv2d (+Backward)
+  aclTensor *offset = nullptr, *deform_out = nullptr, *offset_out = nullptr, *grad_offset = nullptr;
+  int64_t deformable_groups = 1;
+  bool modulated = true;
+  // QuantConvolution (its reserved `offset` is `offset` above)
+  aclTensor *scale = nullptr;
+  int64_t offsetx = 0;
+  const char *round_mode = nullptr;
 };
 
 using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
@@ -63,8 +72,26 @@ void PrintTo(const ConvTableCase &c, std::ostream *os) { *os << c.name; }
 
 #include "conv_table_cases.inc"
 
+// The suite group of a case: 0 the classic convolutions (the suites below), 1 the deformable ones,
+// 2 QuantConvolution (their own suites further down).
+int group_of(const ConvTableCase &c) { return c.kind.rfind("deformable", 0) == 0 ? 1 : c.kind == "quant" ? 2 : 0; }
+
+std::vector<ConvTableCase> cases_where(int group) {
+  std::vector<ConvTableCase> v;
+  for (ConvTableCase &c : harness::sampled(conv_table_cases()))
+    if (group_of(c) == group) v.push_back(std::move(c));
+  return v;
+}
 const std::vector<ConvTableCase> &all_cases() {
-  static const std::vector<ConvTableCase> c = harness::sampled(conv_table_cases());
+  static const std::vector<ConvTableCase> c = cases_where(0);
+  return c;
+}
+const std::vector<ConvTableCase> &deformable_cases() {
+  static const std::vector<ConvTableCase> c = cases_where(1);
+  return c;
+}
+const std::vector<ConvTableCase> &quant_cases() {
+  static const std::vector<ConvTableCase> c = cases_where(2);
   return c;
 }
 
@@ -716,6 +743,733 @@ TEST(ConvShapes, EmptyBatch) {
   for (double v : dw.values()) EXPECT_EQ(v, 0.0);
   for (double v : db.values()) EXPECT_EQ(v, 0.0);
 }
+
+// ---- DeformableConv2d (+Backward): their own suites over the same registered cases ----
+//   - every dtype on random geometry (groups, deformable groups, kernels 1..3, strides 1..2, four
+//     independent paddings 0..2, dilations 1..2, offsets in [-3, 3] landing outside the image and on
+//     fractional positions, masks in [-0.5, 1.5], modulated or not, with and without bias / deformOut)
+//     against the float64 definition (deform_ref_forward / deform_ref_backward, float64_refs.h);
+//   - channels-last and row-padded views for every tensor, with tiny column tiles;
+//   - the float64 reference's gradients against central differences of its forward;
+//   - errors with their code and the argument named.
+
+struct DeformProblem {
+  refs::DeformRefGeom g;
+  bool with_bias = true, with_deform_out = true;
+  Tensor x, weight, offset, bias, out, deform_out, grad_output, offset_out, grad_input, grad_weight, grad_offset,
+      grad_bias;
+  std::unique_ptr<IntArray> kernel_size, stride, padding, dilation;
+  std::vector<double> ref_deform_out;  // the backward's offsetOut (float64 forward, rounded to the dtype)
+};
+
+std::string describe(const DeformProblem &p) {
+  std::ostringstream os;
+  const auto &g = p.g;
+  os << "n " << g.n << " c " << g.c << " hw " << g.h << "x" << g.w << " cout " << g.cout << " groups " << g.groups
+     << " dg " << g.dg << " k " << g.kh << "x" << g.kw << " s " << g.sh << "," << g.sw << " pad " << g.pt << ","
+     << g.pb << "," << g.pl << "," << g.pr << " d " << g.dh << "," << g.dw << " out " << g.oh << "x" << g.ow
+     << " modulated " << g.modulated << " bias " << p.with_bias << " deformOut " << p.with_deform_out;
+  return os.str();
+}
+
+// `large`: more channels and a bigger plane (several GEMM blocks, several threads' rows).
+std::unique_ptr<DeformProblem> make_deform_problem(const ConvTableCase &c, aclDataType dt, Layout in_layout,
+                                                   Layout out_layout, bool large = false) {
+  auto p = std::make_unique<DeformProblem>();
+  refs::DeformRefGeom &g = p->g;
+  g.n = rnd(1, 2);
+  g.groups = rnd(1, 3);
+  g.dg = rnd(1, 3);
+  g.c = g.groups * g.dg * (large ? rnd(3, 6) : rnd(1, 2));
+  g.cout = g.groups * (large ? rnd(6, 12) : rnd(1, 3));
+  g.kh = rnd(1, 3);
+  g.kw = rnd(1, 3);
+  g.sh = rnd(1, 2);
+  g.sw = rnd(1, 2);
+  g.pt = rnd(0, 2);
+  g.pb = rnd(0, 2);
+  g.pl = rnd(0, 2);
+  g.pr = rnd(0, 2);
+  g.dh = rnd(1, 2);
+  g.dw = rnd(1, 2);
+  const int64_t eh = (g.kh - 1) * g.dh + 1, ew = (g.kw - 1) * g.dw + 1;
+  g.h = std::max<int64_t>(1, eh - g.pt - g.pb) + (large ? rnd(10, 20) : rnd(0, 4));
+  g.w = std::max<int64_t>(1, ew - g.pl - g.pr) + (large ? rnd(10, 20) : rnd(0, 4));
+  g.oh = (g.h + g.pt + g.pb - eh) / g.sh + 1;
+  g.ow = (g.w + g.pl + g.pr - ew) / g.sw + 1;
+  g.modulated = rng()() % 4 != 0;
+  p->with_bias = rng()() % 3 != 0;
+  p->with_deform_out = rng()() % 2 == 0;
+  const int64_t K = g.kh * g.kw;
+  p->x = make_tensor({g.n, g.c, g.h, g.w}, dt, in_layout);
+  p->x->fill_random(-2, 2);
+  p->weight = make_tensor({g.cout, g.c / g.groups, g.kh, g.kw}, dt, in_layout);
+  p->weight->fill_random(-1, 1);
+  p->offset = make_tensor({g.n, 3 * g.dg * K, g.oh, g.ow}, dt, in_layout);
+  {  // offsets in [-3, 3], masks in [-0.5, 1.5]
+    std::vector<double> v(static_cast<size_t>(p->offset->numel()));
+    const int64_t L = g.oh * g.ow;
+    for (size_t i = 0; i < v.size(); ++i) {
+      const int64_t ch = (static_cast<int64_t>(i) / L) % (3 * g.dg * K);
+      const double u = static_cast<double>(rng()() % 1000001) / 1000000.0;
+      v[i] = round_to(dt, ch >= 2 * g.dg * K ? -0.5 + 2 * u : -3 + 6 * u);
+    }
+    p->offset->set_values(v);
+  }
+  p->kernel_size = std::make_unique<IntArray>(std::vector<int64_t>{g.kh, g.kw});
+  p->stride = std::make_unique<IntArray>(std::vector<int64_t>{1, 1, g.sh, g.sw});
+  p->padding = std::make_unique<IntArray>(std::vector<int64_t>{g.pt, g.pb, g.pl, g.pr});
+  p->dilation = std::make_unique<IntArray>(std::vector<int64_t>{1, 1, g.dh, g.dw});
+  if (c.kind == "deformable") {
+    if (p->with_bias) {
+      p->bias = std::make_unique<DeviceTensor>(std::vector<int64_t>{g.cout}, dt);
+      p->bias->fill_random(-1, 1);
+    }
+    p->out = make_tensor({g.n, g.cout, g.oh, g.ow}, dt, out_layout);
+    p->out->poison();
+    if (p->with_deform_out) {
+      p->deform_out = make_tensor({g.n, g.c, g.oh * g.kh, g.ow * g.kw}, dt, out_layout);
+      p->deform_out->poison();
+    }
+    return p;
+  }
+  refs::ConvRefOut out, dout;
+  refs::deform_ref_forward(g, p->x->values(), p->weight->values(), p->offset->values(), {}, &out, &dout);
+  p->ref_deform_out = dout.value;
+  for (double &v : p->ref_deform_out) v = round_to(dt, v);
+  p->offset_out = make_tensor({g.n, g.c, g.oh * g.kh, g.ow * g.kw}, dt, in_layout);
+  p->offset_out->set_values(p->ref_deform_out);
+  p->grad_output = make_tensor({g.n, g.cout, g.oh, g.ow}, dt, in_layout);
+  p->grad_output->fill_random(-1, 1);
+  p->grad_input = make_tensor({g.n, g.c, g.h, g.w}, dt, out_layout);
+  p->grad_weight = make_tensor({g.cout, g.c / g.groups, g.kh, g.kw}, dt, out_layout);
+  p->grad_offset = make_tensor({g.n, 3 * g.dg * K, g.oh, g.ow}, dt, out_layout);
+  p->grad_bias = std::make_unique<DeviceTensor>(std::vector<int64_t>{g.cout}, dt);
+  for (Tensor *t : {&p->grad_input, &p->grad_weight, &p->grad_offset, &p->grad_bias}) (*t)->poison();
+  return p;
+}
+
+ConvArgs deform_args(const DeformProblem &p) {
+  ConvArgs a;
+  auto get = [](const Tensor &t) { return t ? t->get() : nullptr; };
+  a.input = get(p.x);
+  a.weight = get(p.weight);
+  a.offset = get(p.offset);
+  a.bias = get(p.bias);
+  a.output = get(p.out);
+  a.deform_out = get(p.deform_out);
+  a.grad_output = get(p.grad_output);
+  a.offset_out = get(p.offset_out);
+  a.grad_input = get(p.grad_input);
+  a.grad_weight = get(p.grad_weight);
+  a.grad_offset = get(p.grad_offset);
+  a.grad_bias = get(p.grad_bias);
+  a.kernel_size = p.kernel_size->a;
+  a.stride = p.stride->a;
+  a.padding = p.padding->a;
+  a.dilation = p.dilation->a;
+  a.groups = p.g.groups;
+  a.deformable_groups = p.g.dg;
+  a.modulated = p.g.modulated;
+  return a;
+}
+
+void check_deform(const ConvTableCase &c, DeformProblem &p) {
+  const ConvArgs a = deform_args(p);
+  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
+      << aclGetRecentErrMsg();
+  auto compare = [&](const Tensor &t, refs::ConvRefOut ref, const char *what) {
+    for (double &v : ref.value) v = round_to(t->dtype(), v);
+    EXPECT_TRUE(meets_bound(t->dtype(), t->values(), ref)) << what;
+    EXPECT_TRUE(t->untouched_outside_view()) << what;
+  };
+  const std::vector<double> x = p.x->values(), w = p.weight->values(), off = p.offset->values();
+  if (c.kind == "deformable") {
+    refs::ConvRefOut out, dout;
+    refs::deform_ref_forward(p.g, x, w, off, p.bias ? p.bias->values() : std::vector<double>{}, &out, &dout);
+    compare(p.out, out, "out");
+    if (p.deform_out) compare(p.deform_out, dout, "deformOutOptional");
+    return;
+  }
+  refs::ConvRefOut gx, gw, goff, gb;
+  refs::deform_ref_backward(p.g, x, w, off, p.ref_deform_out, p.grad_output->values(), &gx, &gw, &goff, &gb);
+  compare(p.grad_input, gx, "gradInput");
+  compare(p.grad_weight, gw, "gradWeight");
+  compare(p.grad_offset, goff, "gradOffset");
+  compare(p.grad_bias, gb, "gradBias");
+}
+
+class OpTableDeformConv : public ::testing::TestWithParam<ConvTableCase> {};
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OpTableDeformConv);
+
+TEST_P(OpTableDeformConv, EveryDtypeRandomGeometry) {
+  reseed_for_current_test();
+  const ConvTableCase &c = GetParam();
+  for (aclDataType dt : c.dtypes) {
+    for (int t = 0; t < 8; ++t) {
+      auto p = make_deform_problem(c, dt, Layout::kContiguous, Layout::kContiguous, t == 7);
+      SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt << " " << describe(*p));
+      check_deform(c, *p);
+    }
+  }
+}
+
+TEST_P(OpTableDeformConv, StridedViewsAndColumnTiles) {
+  reseed_for_current_test();
+  const ConvTableCase &c = GetParam();
+  for (int t = 0; t < 6; ++t) {
+    const Layout in = t % 2 == 0 ? Layout::kChannelsLast : Layout::kPaddedRows;
+    const Layout out = t % 3 == 0 ? Layout::kChannelsLast : Layout::kPaddedRows;
+    auto p = make_deform_problem(c, t < 3 ? ACL_FLOAT : c.dtypes[static_cast<size_t>(t) % c.dtypes.size()], in, out);
+    SCOPED_TRACE(::testing::Message() << c.name << " layouts " << static_cast<int>(in) << "/" << static_cast<int>(out)
+                                      << " " << describe(*p));
+    SmallColumnTiles tiles;
+    check_deform(c, *p);
+  }
+}
+
+TEST_P(OpTableDeformConv, ErrorsNameTheArgument) {
+  reseed_for_current_test();
+  const ConvTableCase &c = GetParam();
+  const aclDataType dt = ACL_FLOAT;
+  auto p = make_deform_problem(c, dt, Layout::kContiguous, Layout::kContiguous);
+  const bool fwd = c.kind == "deformable";
+  const char *api = c.api.c_str();
+  const std::string xn = c.name_of("input");
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  auto fails = [&](const ConvArgs &a, int code, std::initializer_list<const char *> words) {
+    return fails_with(c.phase1(a, &ws, &ex), code, words);
+  };
+  {  // null tensors and arrays: 161001 naming them
+    std::vector<std::pair<const char *, aclTensor *ConvArgs::*>> ts = {{"weight", &ConvArgs::weight},
+                                                                        {"offset", &ConvArgs::offset}};
+    ts.emplace_back(xn.c_str(), &ConvArgs::input);
+    if (fwd) {
+      ts.emplace_back("out", &ConvArgs::output);
+    } else {
+      for (auto e : {std::pair{"gradOutput", &ConvArgs::grad_output}, std::pair{"offsetOut", &ConvArgs::offset_out},
+                     std::pair{"gradInput", &ConvArgs::grad_input}, std::pair{"gradWeight", &ConvArgs::grad_weight},
+                     std::pair{"gradOffset", &ConvArgs::grad_offset}, std::pair{"gradBias", &ConvArgs::grad_bias}})
+        ts.emplace_back(e);
+    }
+    for (const auto &[name, member] : ts) {
+      ConvArgs a = deform_args(*p);
+      a.*member = nullptr;
+      EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, name})) << name;
+    }
+    for (auto [name, member] : {std::pair{"kernelSize", &ConvArgs::kernel_size}, std::pair{"stride", &ConvArgs::stride},
+                                std::pair{"padding", &ConvArgs::padding}, std::pair{"dilation", &ConvArgs::dilation}}) {
+      ConvArgs a = deform_args(*p);
+      a.*member = nullptr;
+      EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, name})) << name;
+    }
+  }
+  const refs::DeformRefGeom &g = p->g;
+  const int64_t K = g.kh * g.kw;
+  {  // an offset with the wrong channel count
+    DeviceTensor bad({g.n, 2 * g.dg * K, g.oh, g.ow}, dt);
+    ConvArgs a = deform_args(*p);
+    a.offset = bad;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "offset"}));
+  }
+  {  // groups / deformableGroups that do not divide the channels
+    ConvArgs a = deform_args(*p);
+    a.groups = g.groups + 7;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "groups"}));
+    a.groups = 0;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "groups"}));
+    a = deform_args(*p);
+    a.deformable_groups = g.c + 1;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "deformableGroups"}));
+    a.deformable_groups = 0;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "deformableGroups"}));
+  }
+  {  // arrays of the wrong length or value
+    IntArray two({1, 1}), zero({0, 0, 0, 0}), neg({-1, 0, 0, 0}), k3({g.kh + 1, g.kw});
+    ConvArgs a = deform_args(*p);
+    a.stride = two.a;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "stride"}));
+    a = deform_args(*p);
+    a.stride = zero.a;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "stride"}));
+    a = deform_args(*p);
+    a.dilation = zero.a;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "dilation"}));
+    a = deform_args(*p);
+    a.padding = neg.a;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "padding"}));
+    a = deform_args(*p);
+    a.kernel_size = k3.a;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "kernelSize"}));
+  }
+  for (aclDataType bad : {ACL_INT8, ACL_INT32, ACL_DOUBLE, ACL_BOOL}) {  // dtypes outside the rule
+    SCOPED_TRACE(::testing::Message() << "dtype " << bad);
+    DeviceTensor b(p->x->shape(), bad);
+    ConvArgs a = deform_args(*p);
+    a.input = b;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, xn.c_str(), "dtype"}));
+  }
+  {  // an offset of another dtype
+    DeviceTensor b(p->offset->shape(), ACL_FLOAT16);
+    ConvArgs a = deform_args(*p);
+    a.offset = b;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "offset", "dtype"}));
+  }
+  if (fwd) {
+    DeviceTensor bad({97}, dt);
+    ConvArgs a = deform_args(*p);
+    a.output = bad;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "out", "[97]"}));
+    a = deform_args(*p);
+    a.deform_out = bad;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "deformOutOptional", "[97]"}));
+  } else {
+    DeviceTensor bad({97}, dt);
+    for (auto [name, member] : {std::pair{"offsetOut", &ConvArgs::offset_out}, std::pair{"gradOffset", &ConvArgs::grad_offset},
+                                std::pair{"gradInput", &ConvArgs::grad_input}, std::pair{"gradBias", &ConvArgs::grad_bias}}) {
+      ConvArgs a = deform_args(*p);
+      a.*member = bad;
+      EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, name, "[97]"})) << name;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableDeformConv, ::testing::ValuesIn(deformable_cases()),
+                         harness::case_name<ConvTableCase>);
+
+// An empty batch: nothing to sample; the weight and bias gradients are zero.
+TEST(DeformShapes, EmptyBatch) {
+  DeviceTensor x({0, 4, 6, 6}, ACL_FLOAT), w({6, 2, 3, 3}, ACL_FLOAT), off({0, 3 * 2 * 9, 4, 4}, ACL_FLOAT);
+  DeviceTensor y({0, 6, 4, 4}, ACL_FLOAT), dy({0, 6, 4, 4}, ACL_FLOAT), oo({0, 4, 12, 12}, ACL_FLOAT);
+  DeviceTensor dx({0, 4, 6, 6}, ACL_FLOAT), dw({6, 2, 3, 3}, ACL_FLOAT), doff({0, 3 * 2 * 9, 4, 4}, ACL_FLOAT),
+      db({6}, ACL_FLOAT);
+  w.fill_random(-1, 1);
+  dw.poison();
+  db.poison();
+  IntArray k({3, 3}), one({1, 1, 1, 1}), zero({0, 0, 0, 0});
+  EXPECT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **e) {
+              return aclnnDeformableConv2dGetWorkspaceSize(x, w, off, nullptr, k.a, one.a, zero.a, one.a, 2, 2, true, y,
+                                                           nullptr, ws, e);
+            },
+            aclnnDeformableConv2d),
+            0)
+      << aclGetRecentErrMsg();
+  EXPECT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **e) {
+              return aclnnDeformableConv2dBackwardGetWorkspaceSize(x, dy, oo, w, off, k.a, one.a, zero.a, one.a, 2, 2,
+                                                                   true, dx, dw, doff, db, ws, e);
+            },
+            aclnnDeformableConv2dBackward),
+            0)
+      << aclGetRecentErrMsg();
+  for (double v : dw.values()) EXPECT_EQ(v, 0.0);
+  for (double v : db.values()) EXPECT_EQ(v, 0.0);
+}
+
+// NaN in the input reaches exactly the outputs whose samples read it (and the finite rest is exact to
+// the reference).
+TEST(DeformShapes, NanInputPropagatesToItsSamples) {
+  refs::DeformRefGeom g;
+  g.c = 2;
+  g.cout = 2;
+  g.h = 5;
+  g.w = 5;
+  g.kh = 3;
+  g.kw = 3;
+  g.pt = g.pb = g.pl = g.pr = 1;
+  g.oh = 5;
+  g.ow = 5;
+  DeviceTensor x({1, 2, 5, 5}, ACL_FLOAT), w({2, 2, 3, 3}, ACL_FLOAT), off({1, 27, 5, 5}, ACL_FLOAT), y({1, 2, 5, 5}, ACL_FLOAT);
+  x.fill_random(-1, 1);
+  w.fill_random(0.5, 1);
+  std::vector<double> ov(static_cast<size_t>(off.numel()), 0.0);
+  for (size_t i = 0; i < ov.size(); ++i) ov[i] = i >= 18 * 25 ? 1.0 : 0.25;  // masks 1, offsets +0.25
+  off.set_values(ov);
+  std::vector<double> xv = x.values();
+  xv[2 * 5 + 2] = NAN;  // channel 0, (2, 2)
+  x.set_values(xv);
+  IntArray k({3, 3}), one({1, 1, 1, 1});
+  ASSERT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **e) {
+              return aclnnDeformableConv2dGetWorkspaceSize(x, w, off, nullptr, k.a, one.a, one.a, one.a, 1, 1, true, y,
+                                                           nullptr, ws, e);
+            },
+            aclnnDeformableConv2d),
+            0)
+      << aclGetRecentErrMsg();
+  refs::ConvRefOut r, d;
+  refs::deform_ref_forward(g, x.values(), w.values(), off.values(), {}, &r, &d);
+  const std::vector<double> got = y.values();
+  int nans = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(std::isnan(got[i]), std::isnan(r.value[i])) << i;
+    nans += std::isnan(got[i]) ? 1 : 0;
+    if (!std::isnan(r.value[i])) EXPECT_NEAR(got[i], r.value[i], 1e-5 * (1 + r.magnitude[i])) << i;
+  }
+  EXPECT_GT(nans, 0);
+}
+
+// The float64 reference's gradients against central differences of its own forward (loss = sum of
+// out * dy), so the backward check above compares against a verified reference.
+TEST(DeformRef, GradientsMatchCentralDifferences) {
+  reseed_for_current_test();
+  for (int trial = 0; trial < 4; ++trial) {
+    refs::DeformRefGeom g;
+    g.n = 1;
+    g.groups = trial % 2 + 1;
+    g.dg = trial < 2 ? 1 : 2;
+    g.c = 2 * g.groups * g.dg / (g.groups == 2 && g.dg == 2 ? 2 : 1);
+    g.cout = 2 * g.groups;
+    g.kh = 2;
+    g.kw = 3;
+    g.sh = 1;
+    g.sw = 2;
+    g.pt = 1;
+    g.pb = 0;
+    g.pl = 1;
+    g.pr = 2;
+    g.dh = 2;
+    g.dw = 1;
+    g.h = 4;
+    g.w = 5;
+    g.oh = (g.h + g.pt + g.pb - ((g.kh - 1) * g.dh + 1)) / g.sh + 1;
+    g.ow = (g.w + g.pl + g.pr - ((g.kw - 1) * g.dw + 1)) / g.sw + 1;
+    g.modulated = trial != 1;
+    const int64_t K = g.kh * g.kw, L = g.oh * g.ow;
+    auto uniform = [](size_t n, double lo, double hi) {
+      std::vector<double> v(n);
+      for (double &e : v) e = lo + (hi - lo) * static_cast<double>(rng()() % 1000001) / 1000000.0;
+      return v;
+    };
+    std::vector<double> x = uniform(static_cast<size_t>(g.n * g.c * g.h * g.w), -2, 2);
+    std::vector<double> w = uniform(static_cast<size_t>(g.cout * (g.c / g.groups) * K), -1, 1);
+    std::vector<double> off = uniform(static_cast<size_t>(g.n * 3 * g.dg * K * L), -2.5, 2.5);
+    std::vector<double> dy = uniform(static_cast<size_t>(g.n * g.cout * L), -1, 1);
+    auto loss = [&]() {
+      refs::ConvRefOut out, dout;
+      refs::deform_ref_forward(g, x, w, off, {}, &out, &dout);
+      double s = 0;
+      for (size_t i = 0; i < dy.size(); ++i) s += out.value[i] * dy[i];
+      return s;
+    };
+    refs::ConvRefOut out, dout, gx, gw, goff, gb;
+    refs::deform_ref_forward(g, x, w, off, {}, &out, &dout);
+    refs::deform_ref_backward(g, x, w, off, dout.value, dy, &gx, &gw, &goff, &gb);
+    const double h = 1e-6;
+    auto check = [&](std::vector<double> &v, const std::vector<double> &grad, const char *what) {
+      for (size_t i = 0; i < v.size(); ++i) {
+        const double keep = v[i];
+        v[i] = keep + h;
+        const double up = loss();
+        v[i] = keep - h;
+        const double down = loss();
+        v[i] = keep;
+        EXPECT_NEAR((up - down) / (2 * h), grad[i], 1e-5 * (1 + std::fabs(grad[i]))) << what << " " << i;
+      }
+    };
+    check(x, gx.value, "x");
+    check(w, gw.value, "weight");
+    check(off, goff.value, "offset");
+  }
+}
+
+// ---- QuantConvolution: its own suites ----
+//   - int8 exact: small values, scale 1, INT32 bias, FLOAT16 out: every output is the exact integer
+//     sum (int64 direct convolution written here), padding filled with offsetx;
+//   - full-range int8 with per-channel FLOAT / INT64-encoded scales, INT32 or FLOAT bias, FLOAT16 /
+//     BF16 out, 2-D and 3-D, groups, strided views and tiny column tiles: within the epilogue's
+//     roundings (fp32 scale and bias, one rounding to the output dtype) of the float64 value;
+//   - errors with their code and the argument named.
+
+struct QuantProblem {
+  int nsp = 2;
+  int64_t n = 1, cin = 1, cout = 1, groups = 1, offsetx = 0;
+  int64_t in_sp[3] = {1, 1, 1}, out_sp[3] = {1, 1, 1}, k[3] = {1, 1, 1}, s[3] = {1, 1, 1}, p[3] = {0, 0, 0},
+          d[3] = {1, 1, 1};
+  Tensor input, weight, bias, scale, output;
+  std::unique_ptr<IntArray> stride, padding, dilation, output_padding;
+  std::vector<double> scale_values;  // decoded
+};
+
+std::string describe(const QuantProblem &q) {
+  std::ostringstream os;
+  os << "nsp " << q.nsp << " n " << q.n << " cin " << q.cin << " cout " << q.cout << " groups " << q.groups
+     << " offsetx " << q.offsetx << " in " << q.in_sp[0] << "x" << q.in_sp[1] << "x" << q.in_sp[2] << " k " << q.k[0]
+     << "x" << q.k[1] << "x" << q.k[2] << " s " << q.s[0] << q.s[1] << q.s[2] << " p " << q.p[0] << q.p[1] << q.p[2]
+     << " d " << q.d[0] << q.d[1] << q.d[2] << " bias " << (q.bias ? static_cast<int>(q.bias->dtype()) : -1)
+     << " scale " << static_cast<int>(q.scale->dtype()) << " out " << static_cast<int>(q.output->dtype());
+  return os.str();
+}
+
+// exact: small values, unit scales, INT32 bias (or none), FLOAT16 output.
+std::unique_ptr<QuantProblem> make_quant_problem(bool exact, aclDataType out_dt, Layout in_layout, Layout out_layout) {
+  auto q = std::make_unique<QuantProblem>();
+  q->nsp = static_cast<int>(rnd(2, 3));
+  q->n = rnd(1, 2);
+  q->groups = rnd(1, 3);
+  q->cin = q->groups * rnd(1, 4);
+  q->cout = q->groups * rnd(1, 4);
+  q->offsetx = rng()() % 3 == 0 ? 0 : rnd(exact ? -4 : -128, exact ? 4 : 127);
+  for (int j = 3 - q->nsp; j < 3; ++j) {
+    q->k[j] = rnd(1, q->nsp == 3 ? 2 : 3);
+    q->s[j] = rnd(1, 2);
+    q->p[j] = rnd(0, 2);
+    q->d[j] = rnd(1, 2);
+    const int64_t span = q->d[j] * (q->k[j] - 1) + 1;
+    q->in_sp[j] = std::max<int64_t>(1, span - 2 * q->p[j]) + rnd(0, q->nsp == 3 ? 2 : 5);
+    q->out_sp[j] = (q->in_sp[j] + 2 * q->p[j] - span) / q->s[j] + 1;
+  }
+  std::vector<int64_t> ish{q->n, q->cin}, wsh{q->cout, q->cin / q->groups}, osh{q->n, q->cout}, st, pd, dl, op;
+  for (int j = 3 - q->nsp; j < 3; ++j) {
+    ish.push_back(q->in_sp[j]);
+    wsh.push_back(q->k[j]);
+    osh.push_back(q->out_sp[j]);
+    st.push_back(q->s[j]);
+    pd.push_back(q->p[j]);
+    dl.push_back(q->d[j]);
+    op.push_back(0);
+  }
+  auto ints = [&](Tensor &t, int64_t lo, int64_t hi) {
+    std::vector<double> v(static_cast<size_t>(t->numel()));
+    for (double &e : v) e = static_cast<double>(rnd(lo, hi));
+    t->set_values(v);
+  };
+  q->input = make_tensor(ish, ACL_INT8, in_layout);
+  ints(q->input, exact ? -4 : -128, exact ? 4 : 127);
+  q->weight = make_tensor(wsh, ACL_INT8, in_layout);
+  ints(q->weight, exact ? -2 : -128, exact ? 2 : 127);
+  const int bias_kind = static_cast<int>(rng()() % 3);  // none, INT32, FLOAT
+  if (bias_kind == 1 || (!exact && bias_kind == 2)) {
+    q->bias = std::make_unique<DeviceTensor>(std::vector<int64_t>{q->cout}, bias_kind == 1 ? ACL_INT32 : ACL_FLOAT);
+    if (bias_kind == 1) ints(q->bias, exact ? -50 : -100000, exact ? 50 : 100000);
+    else q->bias->fill_random(-2, 2);
+  }
+  const bool encoded = !exact && rng()() % 2 == 0, one_scale = !exact && rng()() % 4 == 0;  // [1]: broadcast
+  const int64_t ns = one_scale ? 1 : q->cout;
+  q->scale = std::make_unique<DeviceTensor>(std::vector<int64_t>{ns}, encoded ? ACL_INT64 : ACL_FLOAT);
+  q->scale_values.resize(static_cast<size_t>(ns));
+  std::vector<double> raw(static_cast<size_t>(ns));
+  for (size_t i = 0; i < raw.size(); ++i) {
+    const float f = exact ? 1.0f : static_cast<float>((rng()() % 2 ? 1 : -1) * std::ldexp(1.0 + static_cast<double>(rng()() % 1000) / 1000.0, -static_cast<int>(rnd(6, 14))));
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    bits &= encoded ? 0xFFFFE000u : 0xFFFFFFFFu;  // the encoding keeps 19 bits (TransQuantParam)
+    float kept;
+    std::memcpy(&kept, &bits, 4);
+    q->scale_values[i] = kept;
+    raw[i] = encoded ? static_cast<double>(static_cast<int64_t>(bits) | (int64_t{1} << 46)) : kept;
+  }
+  q->scale->set_values(raw);
+  q->scale_values.resize(static_cast<size_t>(q->cout), q->scale_values[0]);
+  q->output = make_tensor(osh, out_dt, out_layout);
+  q->output->poison();
+  q->stride = std::make_unique<IntArray>(st);
+  q->padding = std::make_unique<IntArray>(pd);
+  q->dilation = std::make_unique<IntArray>(dl);
+  q->output_padding = std::make_unique<IntArray>(op);
+  return q;
+}
+
+ConvArgs quant_args(const QuantProblem &q) {
+  ConvArgs a;
+  a.input = q.input->get();
+  a.weight = q.weight->get();
+  a.bias = q.bias ? q.bias->get() : nullptr;
+  a.scale = q.scale->get();
+  a.offset = nullptr;
+  a.stride = q.stride->a;
+  a.padding = q.padding->a;
+  a.dilation = q.dilation->a;
+  a.transposed = false;
+  a.output_padding = q.output_padding->a;
+  a.groups = q.groups;
+  a.offsetx = q.offsetx;
+  a.round_mode = "rint";
+  a.output = q.output->get();
+  return a;
+}
+
+// The exact int64 sums (padding = offsetx) in the output's logical NC(D)HW order.
+std::vector<int64_t> quant_ref_sums(const QuantProblem &q) {
+  const std::vector<double> x = q.input->values(), w = q.weight->values();
+  const int64_t cbg = q.cin / q.groups, csg = q.cout / q.groups;
+  const int64_t isz = q.in_sp[0] * q.in_sp[1] * q.in_sp[2];
+  std::vector<int64_t> r;
+  for (int64_t n = 0; n < q.n; ++n)
+    for (int64_t co = 0; co < q.cout; ++co)
+      for (int64_t o0 = 0; o0 < q.out_sp[0]; ++o0)
+        for (int64_t o1 = 0; o1 < q.out_sp[1]; ++o1)
+          for (int64_t o2 = 0; o2 < q.out_sp[2]; ++o2) {
+            int64_t acc = 0;
+            const int64_t grp = co / csg;
+            for (int64_t cl = 0; cl < cbg; ++cl)
+              for (int64_t t0 = 0; t0 < q.k[0]; ++t0)
+                for (int64_t t1 = 0; t1 < q.k[1]; ++t1)
+                  for (int64_t t2 = 0; t2 < q.k[2]; ++t2) {
+                    const int64_t i0 = o0 * q.s[0] - q.p[0] + t0 * q.d[0], i1 = o1 * q.s[1] - q.p[1] + t1 * q.d[1];
+                    const int64_t i2 = o2 * q.s[2] - q.p[2] + t2 * q.d[2];
+                    const bool in = i0 >= 0 && i0 < q.in_sp[0] && i1 >= 0 && i1 < q.in_sp[1] && i2 >= 0 && i2 < q.in_sp[2];
+                    const int64_t xv = in ? static_cast<int64_t>(x[static_cast<size_t>(
+                                                (n * q.cin + grp * cbg + cl) * isz + (i0 * q.in_sp[1] + i1) * q.in_sp[2] + i2)])
+                                          : q.offsetx;
+                    const int64_t wv = static_cast<int64_t>(
+                        w[static_cast<size_t>(((co * cbg + cl) * q.k[0] + t0) * q.k[1] * q.k[2] + t1 * q.k[2] + t2)]);
+                    acc += xv * wv;
+                  }
+            r.push_back(acc);
+          }
+  return r;
+}
+
+void run_quant(const ConvTableCase &c, QuantProblem &q, bool exact) {
+  const ConvArgs a = quant_args(q);
+  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
+      << aclGetRecentErrMsg();
+  const std::vector<int64_t> sums = quant_ref_sums(q);
+  const std::vector<double> got = q.output->values();
+  const std::vector<double> bias = q.bias ? q.bias->values() : std::vector<double>{};
+  const bool int_bias = q.bias && q.bias->dtype() == ACL_INT32;
+  const int64_t per = q.out_sp[0] * q.out_sp[1] * q.out_sp[2];
+  const aclDataType dt = q.output->dtype();
+  const double eps = dt == ACL_FLOAT16 ? std::ldexp(1.0, -11) : std::ldexp(1.0, -8);
+  ASSERT_EQ(got.size(), sums.size());
+  int bad = 0;
+  for (size_t i = 0; i < sums.size() && bad < 5; ++i) {
+    const size_t co = static_cast<size_t>((static_cast<int64_t>(i) / per) % q.cout);
+    const double acc = static_cast<double>(sums[i]) + (int_bias ? bias[co] : 0.0);
+    const double scaled = acc * q.scale_values[co], fb = q.bias && !int_bias ? bias[co] : 0.0;
+    const double want = scaled + fb;
+    if (exact) {
+      if (got[i] != round_to(dt, want)) {
+        ++bad;
+        ADD_FAILURE() << "at " << i << ": got " << got[i] << " want exactly " << want;
+      }
+      continue;
+    }
+    const double tol = eps * std::fabs(want) + 4 * std::ldexp(1.0, -24) * (std::fabs(scaled) + std::fabs(fb)) + 1e-7;
+    if (!(std::fabs(got[i] - want) <= tol)) {
+      ++bad;
+      ADD_FAILURE() << "at " << i << ": got " << got[i] << " want " << want << " (sum " << sums[i] << ")";
+    }
+  }
+  EXPECT_TRUE(q.output->untouched_outside_view());
+}
+
+class OpTableQuantConv : public ::testing::TestWithParam<ConvTableCase> {};
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OpTableQuantConv);
+
+TEST_P(OpTableQuantConv, Int8ExactSums) {
+  reseed_for_current_test();
+  for (int t = 0; t < 10; ++t) {
+    auto q = make_quant_problem(true, ACL_FLOAT16, Layout::kContiguous, Layout::kContiguous);
+    SCOPED_TRACE(describe(*q));
+    run_quant(GetParam(), *q, true);
+  }
+}
+
+TEST_P(OpTableQuantConv, FullRangeScalesAndBias) {
+  reseed_for_current_test();
+  for (aclDataType dt : {ACL_FLOAT16, ACL_BF16}) {
+    for (int t = 0; t < 8; ++t) {
+      auto q = make_quant_problem(false, dt, Layout::kContiguous, Layout::kContiguous);
+      SCOPED_TRACE(describe(*q));
+      run_quant(GetParam(), *q, false);
+    }
+  }
+}
+
+TEST_P(OpTableQuantConv, StridedViewsAndColumnTiles) {
+  reseed_for_current_test();
+  for (int t = 0; t < 6; ++t) {
+    const Layout in = t % 2 == 0 ? Layout::kChannelsLast : Layout::kPaddedRows;
+    const Layout out = t % 3 == 0 ? Layout::kChannelsLast : Layout::kPaddedRows;
+    auto q = make_quant_problem(t % 2 == 0, t % 2 == 0 ? ACL_FLOAT16 : ACL_BF16, in, out);
+    SCOPED_TRACE(describe(*q));
+    SmallColumnTiles tiles;
+    run_quant(GetParam(), *q, t % 2 == 0);
+  }
+}
+
+TEST_P(OpTableQuantConv, ErrorsNameTheArgument) {
+  reseed_for_current_test();
+  const ConvTableCase &c = GetParam();
+  auto q = make_quant_problem(false, ACL_FLOAT16, Layout::kContiguous, Layout::kContiguous);
+  const char *api = c.api.c_str();
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  auto fails = [&](const ConvArgs &a, int code, std::initializer_list<const char *> words) {
+    return fails_with(c.phase1(a, &ws, &ex), code, words);
+  };
+  for (auto [name, member] : {std::pair{"input", &ConvArgs::input}, std::pair{"weight", &ConvArgs::weight},
+                              std::pair{"scale", &ConvArgs::scale}, std::pair{"output", &ConvArgs::output}}) {
+    ConvArgs a = quant_args(*q);
+    a.*member = nullptr;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, name})) << name;
+  }
+  for (auto [name, member] : {std::pair{"stride", &ConvArgs::stride}, std::pair{"padding", &ConvArgs::padding},
+                              std::pair{"dilation", &ConvArgs::dilation}}) {
+    ConvArgs a = quant_args(*q);
+    a.*member = nullptr;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, name})) << name;
+  }
+  for (aclDataType bad : {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_UINT8}) {
+    DeviceTensor b(q->input->shape(), bad);
+    ConvArgs a = quant_args(*q);
+    a.input = b;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "input", "dtype"})) << bad;
+    DeviceTensor bw(q->weight->shape(), bad);
+    a = quant_args(*q);
+    a.weight = bw;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "weight", "dtype"})) << bad;
+  }
+  {
+    DeviceTensor b(q->output->shape(), ACL_FLOAT);
+    ConvArgs a = quant_args(*q);
+    a.output = b;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "output", "dtype"}));
+    DeviceTensor wrong({97}, ACL_FLOAT16);
+    a = quant_args(*q);
+    a.output = wrong;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "output", "[97]"}));
+  }
+  {
+    DeviceTensor s2({q->cout + 1}, ACL_FLOAT), s3(std::vector<int64_t>{q->cout}, ACL_FLOAT16);
+    ConvArgs a = quant_args(*q);
+    a.scale = s2;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "scale"}));
+    a.scale = s3;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "scale", "dtype"}));
+    DeviceTensor b8({q->cout}, ACL_INT8), b2({q->cout + 2}, ACL_INT32);
+    a = quant_args(*q);
+    a.bias = b8;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "bias", "dtype"}));
+    a.bias = b2;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "bias"}));
+  }
+  {
+    ConvArgs a = quant_args(*q);
+    a.transposed = true;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "transposed"}));
+    a = quant_args(*q);
+    DeviceTensor off({q->cout}, ACL_FLOAT);
+    a.offset = off;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "offset"}));
+    a = quant_args(*q);
+    a.offsetx = 300;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "offsetx"}));
+    a = quant_args(*q);
+    a.round_mode = "floor";
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "roundMode"}));
+    a = quant_args(*q);
+    a.groups = q->groups + 7;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "groups"}));
+    IntArray neg(std::vector<int64_t>(static_cast<size_t>(q->nsp), -1));
+    a = quant_args(*q);
+    a.padding = neg.a;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "padding"}));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableQuantConv, ::testing::ValuesIn(quant_cases()), harness::case_name<ConvTableCase>);
 
 }  // namespace
 }  // namespace opsnn::test

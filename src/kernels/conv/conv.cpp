@@ -24,7 +24,8 @@ void valid_range(int64_t n, int64_t s, int64_t p, int64_t kk, int64_t d, int64_t
 }
 
 template <class T>
-void im2col_t(const ConvGeom &g, const ConvImage &src, int64_t C, int64_t l0, int64_t len, T *dst, int64_t ld) {
+void im2col_t(const ConvGeom &g, const ConvImage &src, int64_t C, int64_t l0, int64_t len, T *dst, int64_t ld,
+              T pad = T(0)) {
   const int64_t kp = g.kprod();
   const T *base = reinterpret_cast<const T *>(src.base);
   core::parallel_for(C * kp, 4, [&](int64_t j0, int64_t j1) {
@@ -43,12 +44,12 @@ void im2col_t(const ConvGeom &g, const ConvImage &src, int64_t C, int64_t l0, in
         T *o = row + done;
         const int64_t id = od * g.s[0] - g.p[0] + kd * g.d[0], ih = oh * g.s[1] - g.p[1] + kh * g.d[1];
         if (id < 0 || id >= g.big[0] || ih < 0 || ih >= g.big[1]) {
-          std::memset(o, 0, static_cast<size_t>(run) * sizeof(T));
+          std::fill(o, o + run, pad);
         } else {
           const T *in = cb + id * src.ss[0] + ih * src.ss[1];
           const int64_t a = std::min(std::max(ow, wlo), ow + run), b = std::min(ow + run, std::max(whi, a));
           int64_t x = ow;
-          for (; x < a; ++x) o[x - ow] = 0;
+          for (; x < a; ++x) o[x - ow] = pad;
           const int64_t step = g.s[2] * src.ss[2], off = (kw * g.d[2] - g.p[2]) * src.ss[2];
           if (step == 1) {
             std::memcpy(o + (a - ow), in + a + off, static_cast<size_t>(b - a) * sizeof(T));
@@ -56,7 +57,7 @@ void im2col_t(const ConvGeom &g, const ConvImage &src, int64_t C, int64_t l0, in
           } else {
             for (; x < b; ++x) o[x - ow] = in[x * step + off];
           }
-          for (x = b; x < ow + run; ++x) o[x - ow] = 0;
+          for (x = b; x < ow + run; ++x) o[x - ow] = pad;
         }
         done += run;
         l += run;
@@ -92,6 +93,11 @@ void conv_im2col(const ConvGeom &g, const ConvImage &src, int64_t C, int64_t l0,
     im2col_t<uint32_t>(g, src, C, l0, len, reinterpret_cast<uint32_t *>(dst), ld);
   else
     im2col_t<uint16_t>(g, src, C, l0, len, reinterpret_cast<uint16_t *>(dst), ld);
+}
+
+void conv_im2col_i8(const ConvGeom &g, const ConvImage &src, int64_t C, int64_t l0, int64_t len, int8_t *dst,
+                    int64_t ld, int8_t pad) {
+  im2col_t<int8_t>(g, src, C, l0, len, dst, ld, pad);
 }
 
 void conv_col2im(const ConvGeom &g, const float *col, int64_t ld, int64_t C, int64_t l0, int64_t len, float *acc) {

@@ -34,6 +34,10 @@ struct ConvImage {
 // dst[j * ld + (l - l0)] (src's dtype, raw copy; 0 in the padding). Parallel over rows.
 void conv_im2col(const ConvGeom &g, const ConvImage &src, int64_t C, int64_t l0, int64_t len, char *dst, int64_t ld);
 
+// The same for INT8 images, the padding filled with `pad` (QuantConvolution's offsetx).
+void conv_im2col_i8(const ConvGeom &g, const ConvImage &src, int64_t C, int64_t l0, int64_t len, int8_t *dst,
+                    int64_t ld, int8_t pad);
+
 // col2im: acc[c * big_n + i] += the column entries that fall on big-side position i, for the
 // columns [l0, l0 + len) of col (fp32, col[j * ld + (l - l0)]). Parallel over channels.
 void conv_col2im(const ConvGeom &g, const float *col, int64_t ld, int64_t C, int64_t l0, int64_t len, float *acc);

@@ -1,5 +1,7 @@
 // The phase 1 of the table-driven convolution ops (src/ops/conv/conv.ops): Convolution (1-D / 2-D /
-// 3-D, groups, transposed), ConvolutionBackward, ConvDepthwise2d, ConvTbc (+Backward) and Im2col.
+// 3-D, groups, transposed), ConvolutionBackward, ConvDepthwise2d, ConvTbc (+Backward), Im2col and
+// DeformableConv2d (+Backward: deformable im2col / its adjoint around the same GEMMs) and
+// QuantConvolution (int8 im2col + the int8 GEMM engine + the quantised-matmul epilogue).
 // Semantics: torch.nn.functional.conv{1,2,3}d / conv_transpose{1,2,3}d, conv_tbc, unfold.
 //
 // Every op reduces to three GEMM-based operations over a geometry with a "big" side (a
@@ -26,6 +28,9 @@ enum class ConvKind : uint8_t {
   kConvolutionBackward,
   kConvTbcBackward,
   kIm2col,
+  kDeformableConv2d,
+  kDeformableConv2dBackward,
+  kQuantConvolution,
 };
 
 struct ConvRule {
@@ -45,6 +50,14 @@ struct ConvCall {
   int64_t groups = 1;
   int64_t pad = 0;  // ConvTbc
   int cube_math_type = 0;
+  // DeformableConv2d (+Backward)
+  const aclTensor *offset = nullptr, *deform_out = nullptr, *offset_out = nullptr, *grad_offset = nullptr;
+  int64_t deformable_groups = 1;
+  bool modulated = true;
+  // QuantConvolution (its `offset` parameter is the reserved quantisation offset, in `offset`)
+  const aclTensor *scale = nullptr;
+  int64_t offsetx = 0;
+  const char *round_mode = nullptr;
 };
 
 void conv_phase1(core::OpBuilder &b, const ConvRule &rule, const ConvCall &c);
