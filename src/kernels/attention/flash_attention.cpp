@@ -115,6 +115,10 @@ struct RunCtx {
   const int32_t *table;
 };
 
+// The first query / key row of a batch along S: 0, or its start in the packed rows (varlen).
+inline int64_t q_start(const AttnDesc &d, int64_t b) { return d.varlen ? d.q_start[static_cast<size_t>(b)] : 0; }
+inline int64_t kv_start(const AttnDesc &d, int64_t b) { return d.varlen ? d.kv_start[static_cast<size_t>(b)] : 0; }
+
 // Row r of a task: query head t.h + r / t.rows, query position t.q0 + r % t.rows.
 inline void row_of(const AttnPlan::Task &t, int64_t r, int64_t *h, int64_t *i) {
   *h = t.h + r / t.rows;
@@ -128,9 +132,10 @@ void write_padding(const RunCtx &x, const AttnPlan::Task &t, const Scratch &s) {
   for (int64_t r = 0; r < t.nh * t.rows; ++r) {
     int64_t h, i;
     row_of(t, r, &h, &i);
-    char *o = x.out + (t.b * d.out.b + h * d.out.n + i * d.out.s) * static_cast<int64_t>(osz);
+    const int64_t ip = i + q_start(d, t.b);
+    char *o = x.out + (t.b * d.out.b + h * d.out.n + ip * d.out.s) * static_cast<int64_t>(osz);
     store_from<float>(s.o, d.out.dtype, o, d.out.d * static_cast<int64_t>(osz), d.dim);
-    if (x.lse != nullptr) x.lse[t.b * d.lse.b + h * d.lse.n + i * d.lse.s] = std::numeric_limits<float>::infinity();
+    if (x.lse != nullptr) x.lse[t.b * d.lse.b + h * d.lse.n + ip * d.lse.s] = std::numeric_limits<float>::infinity();
   }
 }
 
@@ -157,7 +162,7 @@ void run_task(const RunCtx &x, const AttnPlan::Task &t, const Scratch &s) {
     }
     int64_t h, i;
     row_of(t, r, &h, &i);
-    load_as<float>(d.q.dtype, x.q + (t.b * d.q.b + h * d.q.n + i * d.q.s) * static_cast<int64_t>(qsz),
+    load_as<float>(d.q.dtype, x.q + (t.b * d.q.b + h * d.q.n + (i + q_start(d, t.b)) * d.q.s) * static_cast<int64_t>(qsz),
                    d.q.d * static_cast<int64_t>(qsz), qr, D);
     R.scale(qr, D, d.scale);
     key_range(d, t.b, i, &lo[r], &hi[r]);
@@ -170,7 +175,7 @@ void run_task(const RunCtx &x, const AttnPlan::Task &t, const Scratch &s) {
   // Key j's row: a page of the block table (paged KV), or the batch's own rows.
   const int64_t seg = d.paged ? d.block_size : KB;
   auto page_base = [&](const AttnOperand &o, const char *base, size_t esz, int64_t j) -> const char * {
-    if (!d.paged) return base + (t.b * o.b + t.kvh * o.n + j * o.s) * static_cast<int64_t>(esz);
+    if (!d.paged) return base + (t.b * o.b + t.kvh * o.n + (j + kv_start(d, t.b)) * o.s) * static_cast<int64_t>(esz);
     const int64_t blk = x.table[t.b * d.table_b + (j / d.block_size) * d.table_c];
     return base + (blk * o.b + t.kvh * o.n + (j % d.block_size) * o.s) * static_cast<int64_t>(esz);
   };
@@ -232,10 +237,11 @@ void run_task(const RunCtx &x, const AttnPlan::Task &t, const Scratch &s) {
       R.scale(orow, D, 1.0f / l);
     else
       std::fill(orow, orow + D, 0.0f);  // every key masked out: 0
-    char *o = x.out + (t.b * d.out.b + h * d.out.n + i * d.out.s) * static_cast<int64_t>(osz);
+    const int64_t ip = i + q_start(d, t.b);
+    char *o = x.out + (t.b * d.out.b + h * d.out.n + ip * d.out.s) * static_cast<int64_t>(osz);
     store_from<float>(orow, d.out.dtype, o, d.out.d * static_cast<int64_t>(osz), D);
     if (x.lse != nullptr)
-      x.lse[t.b * d.lse.b + h * d.lse.n + i * d.lse.s] =
+      x.lse[t.b * d.lse.b + h * d.lse.n + ip * d.lse.s] =
           l > 0 ? s.m[r] + std::log(l) : std::numeric_limits<float>::infinity();
   }
 }
@@ -283,13 +289,13 @@ bool flash_attention_plan(const AttnDesc &desc, AttnPlan *plan) {
     const int64_t ql = d.q_len[static_cast<size_t>(b)];
     for (int64_t kvh = 0; kvh < d.kv_heads; ++kvh) {
       if (p.group_rows) {
-        p.tasks.push_back({b, kvh, kvh * group, group, 0, 1, ql == 0});
+        if (!(d.varlen && ql == 0)) p.tasks.push_back({b, kvh, kvh * group, group, 0, 1, ql == 0});
         continue;
       }
       for (int64_t h = kvh * group; h < (kvh + 1) * group; h += heads_per_task) {
         for (int64_t q0 = 0; q0 < ql; q0 += p.q_block)
           p.tasks.push_back({b, kvh, h, heads_per_task, q0, std::min(p.q_block, ql - q0), false});
-        for (int64_t q0 = ql; q0 < d.sq; q0 += p.q_block)  // padding rows: 0 (lse +inf)
+        for (int64_t q0 = ql; q0 < d.sq && !d.varlen; q0 += p.q_block)  // padding rows: 0 (lse +inf)
           p.tasks.push_back({b, kvh, h, heads_per_task, q0, std::min(p.q_block, d.sq - q0), true});
       }
     }

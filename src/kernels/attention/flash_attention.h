@@ -50,6 +50,11 @@ struct AttnDesc {
   int64_t pre_tokens = 0, next_tokens = 0;  // clamped to +-2^40
   bool band = true;        // kDefault: the pre / next band applies (not in the decode branch)
   std::vector<int64_t> q_len, kv_len;  // per batch (actual lengths; rows / keys beyond are padding)
+  // Packed variable lengths (layout TND): batch b's query rows are q_start[b] .. + q_len[b] along S of
+  // q / out / lse (their b strides 0), its keys kv_start[b] .. + kv_len[b] of k / v; no padding rows
+  // exist, so none is written.
+  bool varlen = false;
+  std::vector<int64_t> q_start, kv_start;
   // Paged KV: key j of batch b is row j % block_size of cache block table[b][j / block_size]; k / v
   // strides: b = between blocks, s = between rows of a block. The table is INT32 [B, max blocks].
   bool paged = false;
