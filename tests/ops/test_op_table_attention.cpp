@@ -39,6 +39,8 @@ struct AttnArgs {
   bool lse_flag = false;
   aclTensor *block_table = nullptr;  // paged KV
   int64_t block_size = 0;
+  aclTensor *aq_scale = nullptr, *aq_offset = nullptr;  // INT8 key / value
+  int64_t aq_mode = 0;
   std::string bogus;  // the unsupported argument passed non-null (error tests)
   aclTensor *bogus_tensor = nullptr;
   aclIntArray *bogus_array = nullptr;
@@ -57,6 +59,7 @@ struct AttnTableCase {
   std::string name, api;
   std::vector<aclDataType> dtypes;
   bool trisolve = false, masked_softmax = false, backward = false, key_list = false, has_lse = false, decode = false, paged = false;
+  bool antiquant = false;  // INT8 key / value with antiquantScale / antiquantOffset
   std::vector<std::string> unsupported;
   int (*phase1)(const AttnArgs &, uint64_t *, aclOpExecutor **) = nullptr;
   Launch launch = nullptr;
@@ -562,6 +565,173 @@ TEST_P(OpTableAttention, PackedVarlenErrors) {
   EXPECT_TRUE(fails_with(run({2, 6}, {4, 9}, "TND", bad_out), ACLNN_ERR_PARAM_INVALID, {api, "attentionOut"}));
   EXPECT_TRUE(fails_with(run({2, 6}, {4, 9}, "TNDX", out), ACLNN_ERR_PARAM_INVALID, {api, "inputLayout"}));
   EXPECT_TRUE(fails_with(run({2, 6}, {4, 9}, "BSH_NBSD", out), ACLNN_ERR_PARAM_INVALID, {api}));
+}
+
+// INT8 key / value (antiquant): k = (k8 + offset) * scale per channel ([2, Nkv * D], [2, Nkv, D],
+// [2, Nkv, 1, D]) or per token ([2, B, Skv]), against the reference on the dequantised values.
+void check_int8(const AttnTableCase &c, const Problem &p, int scale_form, bool offset) {
+  SCOPED_TRACE(::testing::Message() << c.name << " int8 KV scale form " << scale_form << " offset " << offset << ": "
+                                    << p);
+  const std::string L = in_layout(p.layout);
+  auto q = make(layout_shape(L, p.B, p.N, p.Sq, p.D), p.dt, p.strided);
+  auto k = make(layout_shape(L, p.B, p.Nkv, p.Skv, p.D), ACL_INT8, p.strided);
+  auto v = make(layout_shape(L, p.B, p.Nkv, p.Skv, p.D), ACL_INT8, p.strided);
+  auto out = make(layout_shape(out_layout(p.layout), p.B, p.N, p.Sq, p.D), p.dt, p.strided);
+  q->fill_random(-2, 2);
+  k->fill_random(-127, 127);
+  v->fill_random(-127, 127);
+  out->poison();
+  const bool per_token = scale_form == 3;
+  const std::vector<int64_t> ss = per_token         ? std::vector<int64_t>{2, p.B, p.Skv}
+                                  : scale_form == 0 ? std::vector<int64_t>{2, p.Nkv * p.D}
+                                  : scale_form == 1 ? std::vector<int64_t>{2, p.Nkv, p.D}
+                                                    : std::vector<int64_t>{2, p.Nkv, 1, p.D};
+  const aclDataType sdt = scale_form == 2 ? ACL_FLOAT : p.dt;
+  DeviceTensor sc(ss, sdt), of(ss, sdt);
+  sc.fill_random(0.002, 0.03);
+  of.fill_random(-3, 3);
+  AttnArgs a;
+  a.query = *q;
+  a.out = *out;
+  a.key_list = list_of(*k);
+  a.value_list = list_of(*v);
+  a.key = *k;
+  a.value = *v;
+  a.aq_scale = sc;
+  a.aq_offset = offset ? of.get() : nullptr;
+  a.aq_mode = per_token ? 1 : 0;
+  a.num_heads = p.N;
+  a.num_kv_heads = p.Nkv == p.N ? 0 : p.Nkv;
+  a.scale = p.scale;
+  a.sparse_mode = p.sparse;
+  std::string layout = p.layout;
+  a.layout = const_cast<char *>(layout.c_str());
+  const int rc = run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch);
+  aclDestroyTensorList(a.key_list);
+  aclDestroyTensorList(a.value_list);
+  ASSERT_EQ(rc, 0) << aclGetRecentErrMsg();
+  const auto qv = q->values(), kv = k->values(), vv = v->values(), sv = sc.values(), ov = of.values();
+  auto deq = [&](const std::vector<double> &x, int64_t half, int64_t b, int64_t n, int64_t s, int64_t d) {
+    const double raw = x[static_cast<size_t>(layout_index(L, p.Nkv, p.Skv, p.D, b, n, s, d))];
+    const size_t i = static_cast<size_t>(per_token ? (half * p.B + b) * p.Skv + s : (half * p.Nkv + n) * p.D + d);
+    return (raw + (offset ? ov[i] : 0.0)) * sv[i];
+  };
+  refs::AttnRefProblem rp;
+  rp.B = p.B;
+  rp.N = p.N;
+  rp.Nkv = p.Nkv;
+  rp.Sq = p.Sq;
+  rp.Skv = p.Skv;
+  rp.D = p.D;
+  rp.scale = p.scale;
+  rp.sparse = p.sparse;
+  rp.band = !(c.decode && p.Sq == 1);
+  std::vector<double> want, want_lse;
+  refs::attention_ref(
+      rp,
+      [&](int64_t b, int64_t n, int64_t s, int64_t d) {
+        return qv[static_cast<size_t>(layout_index(L, p.N, p.Sq, p.D, b, n, s, d))];
+      },
+      [&](int64_t b, int64_t n, int64_t s, int64_t d) { return deq(kv, 0, b, n, s, d); },
+      [&](int64_t b, int64_t n, int64_t s, int64_t d) { return deq(vv, 1, b, n, s, d); },
+      [](int64_t, int64_t, int64_t, int64_t) { return false; }, [](int64_t, int64_t, int64_t, int64_t) { return 0.0; },
+      &want, &want_lse);
+  const std::string LO = out_layout(p.layout);
+  const auto got = out->values();
+  std::vector<double> g, w;
+  for (int64_t b = 0; b < p.B; ++b)
+    for (int64_t n = 0; n < p.N; ++n)
+      for (int64_t i = 0; i < p.Sq; ++i)
+        for (int64_t d = 0; d < p.D; ++d) {
+          w.push_back(round_to(p.dt, want[static_cast<size_t>(((b * p.N + n) * p.Sq + i) * p.D + d)]));
+          g.push_back(got[static_cast<size_t>(layout_index(LO, p.N, p.Sq, p.D, b, n, i, d, p.B))]);
+        }
+  EXPECT_TRUE(close_on_scale(p.dt, g, w));
+  EXPECT_TRUE(out->untouched_outside_view());
+}
+
+TEST_P(OpTableAttention, Int8KvAntiquant) {
+  reseed_for_current_test();
+  const AttnTableCase &c = GetParam();
+  if (!c.antiquant) GTEST_SKIP() << "no antiquant inputs in this prototype";
+  int v = 0;
+  for (aclDataType dt : c.dtypes)
+    for (const char *layout : {"BSH", "BSND", "BNSD"})
+      for (int f = 0; f < 4; ++f, ++v) {
+        Problem p;
+        p.layout = layout;
+        p.dt = dt;
+        p.B = 2;
+        p.N = 4;
+        p.Nkv = 2;
+        p.Sq = v % 3 == 0 ? 1 : 5;
+        p.Skv = 37;
+        p.D = 16;
+        p.scale = 0.25;
+        p.strided = v % 2 == 1;
+        p.sparse = v % 5 == 4 ? 3 : 0;
+        check_int8(c, p, f, v % 3 != 1);
+      }
+  Problem p;  // decode over several key blocks
+  p.layout = "BSND";
+  p.dt = c.dtypes.front();
+  p.B = 1;
+  p.N = 8;
+  p.Nkv = 2;
+  p.Sq = 1;
+  p.Skv = 1100;
+  p.D = 64;
+  p.scale = 0.125;
+  check_int8(c, p, 1, true);
+  check_int8(c, p, 3, false);
+}
+
+TEST_P(OpTableAttention, Int8KvErrors) {
+  const AttnTableCase &c = GetParam();
+  if (!c.antiquant) GTEST_SKIP() << "no antiquant inputs in this prototype";
+  const char *api = c.api.c_str();
+  DeviceTensor q({1, 2, 3, 8}, ACL_FLOAT16), k({1, 2, 5, 8}, ACL_INT8), v({1, 2, 5, 8}, ACL_INT8),
+      vh({1, 2, 5, 8}, ACL_FLOAT16), kh({1, 2, 5, 8}, ACL_FLOAT16), out({1, 2, 3, 8}, ACL_FLOAT16),
+      sc({2, 2, 8}, ACL_FLOAT16), sc_bad({2, 3, 8}, ACL_FLOAT16), sc_i({2, 2, 8}, ACL_INT32), of_f({2, 2, 8}, ACL_FLOAT),
+      tok({2, 1, 5}, ACL_FLOAT16);
+  q.fill_random(-1, 1);
+  k.fill_random(-5, 5);
+  v.fill_random(-5, 5);
+  sc.fill_random(0.01, 0.02);
+  tok.fill_random(0.01, 0.02);
+  std::string layout = "BNSD";
+  auto run = [&](aclTensor *kk, aclTensor *vv, aclTensor *s, aclTensor *o, int64_t mode) {
+    AttnArgs a;
+    a.query = q;
+    a.out = out;
+    a.key_list = list_of(kk);
+    a.value_list = list_of(vv);
+    a.key = kk;
+    a.value = vv;
+    a.aq_scale = s;
+    a.aq_offset = o;
+    a.aq_mode = mode;
+    a.num_heads = 2;
+    a.layout = const_cast<char *>(layout.c_str());
+    uint64_t ws = 0;
+    aclOpExecutor *ex = nullptr;
+    const int rc = c.phase1(a, &ws, &ex);
+    if (rc == 0) aclDestroyAclOpExecutor(ex);
+    aclDestroyTensorList(a.key_list);
+    aclDestroyTensorList(a.value_list);
+    return rc;
+  };
+  EXPECT_EQ(run(k, v, sc, nullptr, 0), 0) << aclGetRecentErrMsg();
+  EXPECT_EQ(run(k, v, tok, nullptr, 1), 0) << aclGetRecentErrMsg();
+  EXPECT_TRUE(fails_with(run(k, v, nullptr, nullptr, 0), ACLNN_ERR_PARAM_INVALID, {api, "dtype INT8"}));
+  EXPECT_TRUE(fails_with(run(k, vh, sc, nullptr, 0), ACLNN_ERR_PARAM_INVALID, {api, "INT8 value"}));
+  EXPECT_TRUE(fails_with(run(kh, vh, sc, nullptr, 0), ACLNN_ERR_PARAM_INVALID, {api, "antiquantScale"}));
+  EXPECT_TRUE(fails_with(run(k, v, sc_bad, nullptr, 0), ACLNN_ERR_PARAM_INVALID, {api, "antiquantScale", "shape"}));
+  EXPECT_TRUE(fails_with(run(k, v, sc, nullptr, 1), ACLNN_ERR_PARAM_INVALID, {api, "antiquantScale", "[2, B, Skv]"}));
+  EXPECT_TRUE(fails_with(run(k, v, sc, nullptr, 2), ACLNN_ERR_PARAM_INVALID, {api, "antiquantMode"}));
+  EXPECT_TRUE(fails_with(run(k, v, sc_i, nullptr, 0), ACLNN_ERR_PARAM_INVALID, {api, "antiquantScale", "dtype"}));
+  EXPECT_TRUE(fails_with(run(k, v, sc, of_f, 0), ACLNN_ERR_PARAM_INVALID, {api, "antiquantOffset"}));
+  EXPECT_TRUE(fails_with(run(k, v, nullptr, of_f, 0), ACLNN_ERR_PARAM_NULLPTR, {api, "antiquantOffset"}));
 }
 
 TEST_P(OpTableAttention, DecodeOverLongKvCache) {

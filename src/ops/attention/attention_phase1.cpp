@@ -179,9 +179,9 @@ AttnOperand broadcast_view(const aclTensor &t, const char *name, const Dims &q, 
 class AttentionStep : public core::Step {
  public:
   AttentionStep(kernels::AttnPlan plan, int q, int k, int v, int mask, int pse, int out, int lse, int table,
-                core::WsKey ws, std::vector<int64_t> offsets)
+                int aq_scale, int aq_offset, core::WsKey ws, std::vector<int64_t> offsets)
       : plan_(std::move(plan)), q_(q), k_(k), v_(v), mask_(mask), pse_(pse), out_(out), lse_(lse), table_(table),
-        ws_(ws), off_(std::move(offsets)) {}
+        aqs_(aq_scale), aqo_(aq_offset), ws_(ws), off_(std::move(offsets)) {}
   int run(const core::LaunchArgs &a) const override {
     auto at = [&](int slot, size_t i) -> char * {
       return slot < 0 ? nullptr : static_cast<char *>(a.addrs[slot]) + off_[i];
@@ -189,12 +189,12 @@ class AttentionStep : public core::Step {
     return kernels::flash_attention_run(plan_, at(q_, 0), at(k_, 1), at(v_, 2), at(mask_, 3), at(pse_, 4),
                                         at(out_, 5), reinterpret_cast<float *>(at(lse_, 6)),
                                         reinterpret_cast<const int32_t *>(at(table_, 7)),
-                                        plan_.workspace_bytes > 0 ? a.get(ws_) : nullptr);
+                                        plan_.workspace_bytes > 0 ? a.get(ws_) : nullptr, at(aqs_, 8), at(aqo_, 9));
   }
 
  private:
   kernels::AttnPlan plan_;
-  int q_, k_, v_, mask_, pse_, out_, lse_, table_;
+  int q_, k_, v_, mask_, pse_, out_, lse_, table_, aqs_, aqo_;
   core::WsKey ws_;
   std::vector<int64_t> off_;  // byte offsets of the views' first elements
 };
@@ -410,8 +410,18 @@ void attention_phase1(core::OpBuilder &b, const AttentionRule &rule, AttentionCa
 
   // Dtypes.
   core::check_dtype_in(c.query, c.query_name, rule.dtypes);
+  // INT8 key / value: the antiquant (fake-quantised KV cache) form, with antiquantScale.
+  const bool kv_int8 = key->dtype == ACL_INT8 && c.aq_scale != nullptr;
+  if (kv_int8 && value->dtype != ACL_INT8)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; an INT8 key needs an INT8 value", c.value_name,
+                core::dtype_name(value->dtype));
+  if (c.aq_scale != nullptr && key->dtype != ACL_INT8)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s is given but %s has dtype %s (antiquant takes an INT8 key / value)",
+                c.aq_scale_name, c.key_name, core::dtype_name(key->dtype));
+  if (c.aq_offset != nullptr && c.aq_scale == nullptr)
+    throw_error(ACLNN_ERR_PARAM_NULLPTR, "%s is given without %s", c.aq_offset_name, c.aq_scale_name);
   for (auto [t, name] : {std::pair{key, c.key_name}, std::pair{value, c.value_name}, std::pair{c.out, c.out_name}})
-    if (t->dtype != c.query->dtype)
+    if (t->dtype != c.query->dtype && !(kv_int8 && t != c.out))
       throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; expected the query's %s", name,
                   core::dtype_name(t->dtype), core::dtype_name(c.query->dtype));
 
@@ -535,6 +545,51 @@ void attention_phase1(core::OpBuilder &b, const AttentionRule &rule, AttentionCa
   d.skv = k.s;
   d.dim = q.d;
 
+  if (kv_int8) {  // antiquant scale / offset: per channel [2, Nkv * D] / [2, Nkv, D] / [2, Nkv, 1, D], per token [2, B, Skv]
+    if (c.aq_mode != 0 && c.aq_mode != 1)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "antiquantMode must be 0 (per channel) or 1 (per token), got %lld",
+                  static_cast<long long>(c.aq_mode));
+    core::check_dtype_in(c.aq_scale, c.aq_scale_name, {ACL_FLOAT16, ACL_BF16, ACL_FLOAT});
+    const aclTensor &t = *c.aq_scale;
+    if (c.aq_offset != nullptr) {
+      core::check_dtype_in(c.aq_offset, c.aq_offset_name, {t.dtype});
+      if (!(core::Shape::of(*c.aq_offset) == core::Shape::of(t)) ||
+          !std::equal(t.strides, t.strides + t.ndim, c.aq_offset->strides))
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s must have %s's shape %s and strides", c.aq_offset_name,
+                    c.aq_scale_name, core::shape_string(t).c_str());
+    }
+    d.kv_int8 = true;
+    d.aq_per_token = c.aq_mode == 1;
+    d.aq_has_offset = c.aq_offset != nullptr;
+    d.aq_dtype = t.dtype;
+    bool ok = t.ndim >= 2 && t.dims[0] == 2;
+    if (ok) {
+      d.aq_kv = t.strides[0];
+      if (d.aq_per_token) {
+        ok = t.ndim == 3 && t.dims[1] == q.b && t.dims[2] == k.s;
+        if (ok) d.aq_a = t.strides[1], d.aq_c = t.strides[2];
+      } else if (t.ndim == 2) {
+        ok = t.dims[1] == kv_heads * k.d;
+        if (ok) d.aq_a = k.d * t.strides[1], d.aq_c = t.strides[1];
+      } else if (t.ndim == 3) {
+        ok = t.dims[1] == kv_heads && t.dims[2] == k.d;
+        if (ok) d.aq_a = t.strides[1], d.aq_c = t.strides[2];
+      } else {
+        ok = t.ndim == 4 && t.dims[1] == kv_heads && t.dims[2] == 1 && t.dims[3] == k.d;
+        if (ok) d.aq_a = t.strides[1], d.aq_c = t.strides[3];
+      }
+    }
+    if (!ok)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; antiquantMode %lld takes %s", c.aq_scale_name,
+                  core::shape_string(t).c_str(), static_cast<long long>(c.aq_mode),
+                  d.aq_per_token ? ("[2, B, Skv] = [2, " + std::to_string(q.b) + ", " + std::to_string(k.s) + "]").c_str()
+                                 : ("[2, Nkv * D], [2, Nkv, D] or [2, Nkv, 1, D] with Nkv = " + std::to_string(kv_heads) +
+                                    ", D = " + std::to_string(k.d)).c_str());
+    if (k.d > 1024)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "head dim %lld > 1024 is not supported with an INT8 key / value",
+                  static_cast<long long>(k.d));
+  }
+
   // Scalars.
   if (!std::isfinite(c.scale))
     throw_error(ACLNN_ERR_PARAM_INVALID, "scaleValue must be finite, got %g", c.scale);
@@ -598,11 +653,13 @@ void attention_phase1(core::OpBuilder &b, const AttentionRule &rule, AttentionCa
   }
   const int ps = b.input(c.pse);
   const int ms = b.input(c.mask);
-  int table_slot = -1;
+  int table_slot = -1, aqs_slot = -1, aqo_slot = -1;
   for (const Unsupported &u : c.unsupported)
     if (u.tensor) {
       const int slot = b.input(u.handled ? static_cast<const aclTensor *>(u.arg) : nullptr);
-      if (u.handled) table_slot = slot;
+      if (u.handled && u.arg == c.block_table) table_slot = slot;
+      if (u.handled && kv_int8 && u.arg == c.aq_scale) aqs_slot = slot;
+      if (u.handled && kv_int8 && u.arg == c.aq_offset) aqo_slot = slot;
     }
   const int os = b.output(c.out);
   int lse_slot = -1;
@@ -620,8 +677,9 @@ void attention_phase1(core::OpBuilder &b, const AttentionRule &rule, AttentionCa
     return t.offset * static_cast<int64_t>(core::dtype_size(t.dtype));
   };
   b.add_step<AttentionStep>(
-      std::move(plan), qs, ks, vs, mask_used ? ms : -1, ps, os, lse_slot, table_slot, ws,
-      std::vector<int64_t>{off(qs), off(ks), off(vs), off(ms), off(ps), off(os), off(lse_slot), off(table_slot)});
+      std::move(plan), qs, ks, vs, mask_used ? ms : -1, ps, os, lse_slot, table_slot, aqs_slot, aqo_slot, ws,
+      std::vector<int64_t>{off(qs), off(ks), off(vs), off(ms), off(ps), off(os), off(lse_slot), off(table_slot),
+                           off(aqs_slot), off(aqo_slot)});
 }
 
 }  // namespace opsnn::ops
