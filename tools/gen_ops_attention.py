@@ -13,7 +13,7 @@ Row format (besides the common `header`, `dtypes`, `backward`):
 Argument roles come from the parameter names (ROLES below; a trailing `Optional` is dropped; the
 block table of paged KV and the antiquant scale / offset are also listed, in their place, with the optional inputs). Every other tensor
 or int-array parameter is an unsupported input (quantisation, antiquant, padding sizes, shared prefix): phase 1 answers 161002 naming it when it is not null. Other int64
-parameters (blockSize, antiquantMode, ...) only qualify the unsupported inputs and are ignored.
+parameters without a role (keyAntiquantMode, ...) only qualify the unsupported inputs and are ignored.
 """
 import re
 
