@@ -17,7 +17,7 @@ using kernels::GemmPlan;
 
 // One group's operands: the byte offsets are added to the slot's view base at launch.
 struct GmmGroup {
-  int plan = 0;
+  int plan = 0;  // the split form: the first plan of the group's ladder
   core::OperandRef x, w, bias, y;  // bias.slot < 0: none
 };
 
@@ -29,6 +29,10 @@ class GmmStep : public core::Step {
   bool has_ws = false;
   // The split form: x [M, K] and y [M, N] split along M by the cumulative group list.
   bool split = false;
+  // The split form's plans per group: one per row count of the ladder (4, 16, 64, ... M), the
+  // smallest that covers a group's rows runs it (gemm_run_rows), so a small group takes the
+  // small-M paths a plan for all M rows would not.
+  std::vector<int64_t> ladder;
   core::OperandRef group_list;
   int64_t gl_stride = 1, total_m = 0, n = 0;
   int64_t x_row_bytes = 0, y_row_bytes = 0, y_col_bytes = 0;  // byte strides of a row of x / y, a column of y
@@ -59,8 +63,10 @@ class GmmStep : public core::Step {
     for (size_t g = 0; g < groups.size(); ++g) {
       const GmmGroup &gr = groups[g];
       const int64_t end = gl[static_cast<int64_t>(g) * gl_stride], rows = end - start;
+      size_t step = 0;
+      while (ladder[step] < rows) ++step;  // the last rung is M >= rows
       if (rows > 0)
-        kernels::gemm_run_rows(plans[static_cast<size_t>(gr.plan)], rows, at(gr.x) + start * x_row_bytes, at(gr.w),
+        kernels::gemm_run_rows(plans[static_cast<size_t>(gr.plan) + step], rows, at(gr.x) + start * x_row_bytes, at(gr.w),
                                at(gr.y) + start * y_row_bytes, work, at(gr.bias));
       start = end;
     }
@@ -293,8 +299,13 @@ void gmm_phase1(core::OpBuilder &b, const GmmRule &rule, GmmCall &c) {
   const int gls = b.input(c.group_list);
   const std::vector<int> yslots = b.output_list(0, c.y);
 
-  // Plans: one per group (one shared by every group of a [G, K, N] weight split along M: same desc).
+  // Plans: one per group (one ladder shared by every group of a [G, K, N] weight split along M: same
+  // desc), the split form's a ladder of row counts.
   GmmStep *step = &b.add_step<GmmStep>();
+  if (split) {
+    for (int64_t m = 4; m < total_m; m *= 4) step->ladder.push_back(m);
+    step->ladder.push_back(total_m);
+  }
   size_t ws_bytes = 0;
   for (size_t g = 0; g < G; ++g) {
     GemmDesc d;
@@ -313,13 +324,17 @@ void gmm_phase1(core::OpBuilder &b, const GmmRule &rule, GmmCall &c) {
     if (split && w_single && g > 0 && bv[g].t == bv[0].t) {
       gr.plan = 0;
     } else {
-      GemmPlan plan;
-      kernels::GemmOptions opt;
-      opt.record = g == 0;
-      if (!kernels::gemm_plan(d, &plan, opt)) throw_error(last_error_code(), "%s", last_error_message());
-      ws_bytes = std::max(ws_bytes, plan.workspace_bytes);
       gr.plan = static_cast<int>(step->plans.size());
-      step->plans.push_back(std::move(plan));
+      const std::vector<int64_t> rows = split ? step->ladder : std::vector<int64_t>{d.m};
+      for (int64_t m : rows) {
+        GemmPlan plan;
+        kernels::GemmOptions opt;
+        opt.record = g == 0 && m == rows.back();
+        d.m = m;
+        if (!kernels::gemm_plan(d, &plan, opt)) throw_error(last_error_code(), "%s", last_error_message());
+        ws_bytes = std::max(ws_bytes, plan.workspace_bytes);
+        step->plans.push_back(std::move(plan));
+      }
     }
     const int xslot = xs[split ? 0 : g], wslot = wsl[w_single ? 0 : g], yslot = yslots[y_single ? 0 : g];
     gr.x = ref_at(b.tensor(xslot), xslot, xv[g].off);
