@@ -34,6 +34,7 @@ class GmmStep : public core::Step {
   // small-M paths a plan for all M rows would not.
   std::vector<int64_t> ladder;
   core::OperandRef group_list;
+  core::WsKey ends_ws;  // the group ends as checked: the groups run from this copy
   int64_t gl_stride = 1, total_m = 0, n = 0;
   int64_t x_row_bytes = 0, y_row_bytes = 0, y_col_bytes = 0;  // byte strides of a row of x / y, a column of y
   size_t y_esize = 0;
@@ -48,9 +49,10 @@ class GmmStep : public core::Step {
     }
     // Every group end checked before anything is written.
     const int64_t *gl = reinterpret_cast<const int64_t *>(at(group_list));
+    int64_t *ends = reinterpret_cast<int64_t *>(a.get(ends_ws));
     int64_t prev = 0;
     for (size_t g = 0; g < groups.size(); ++g) {
-      const int64_t v = gl[static_cast<int64_t>(g) * gl_stride];
+      const int64_t v = ends[g] = gl[static_cast<int64_t>(g) * gl_stride];
       if (v < prev || v > total_m)
         return fail(ACLNN_ERR_PARAM_INVALID,
                     "groupListOptional[%zu] = %lld is outside [%lld, %lld]: the cumulative group ends must be "
@@ -62,7 +64,7 @@ class GmmStep : public core::Step {
     int64_t start = 0;
     for (size_t g = 0; g < groups.size(); ++g) {
       const GmmGroup &gr = groups[g];
-      const int64_t end = gl[static_cast<int64_t>(g) * gl_stride], rows = end - start;
+      const int64_t end = ends[g], rows = end - start;
       size_t step = 0;
       while (ladder[step] < rows) ++step;  // the last rung is M >= rows
       if (rows > 0)
@@ -351,6 +353,7 @@ void gmm_phase1(core::OpBuilder &b, const GmmRule &rule, GmmCall &c) {
   if (ws_bytes > 0) step->ws = b.book("gmm.gemm", ws_bytes);
   if (split) {
     step->split = true;
+    step->ends_ws = b.book("gmm.group_ends", G * sizeof(int64_t));
     step->group_list = core::OperandRef::of_slot(gls, b.tensor(gls));
     step->gl_stride = c.group_list->strides[0];
     step->total_m = total_m;
