@@ -11,9 +11,9 @@ Row format (besides the common `header`, `dtypes`, `backward`):
                               apply in sparse mode 0 (FusedInferAttentionScoreV2)
   sample   a=V ...            parameter values for the registered case (none: one case)
 Argument roles come from the parameter names (ROLES below; a trailing `Optional` is dropped; the
-block table of paged KV is also listed, in its place, with the optional inputs). Every other tensor
+block table of paged KV and the antiquant scale / offset are also listed, in their place, with the optional inputs). Every other tensor
 or int-array parameter is an unsupported input (quantisation, antiquant, padding sizes, shared prefix): phase 1 answers 161002 naming it when it is not null. Other int64
-parameters (blockSize, antiquantMode, ...) only qualify the unsupported inputs and are ignored.
+parameters without a role (keyAntiquantMode, ...) only qualify the unsupported inputs and are ignored.
 """
 import re
 
@@ -23,7 +23,8 @@ ROLES = {"query": "query", "key": "key", "value": "value", "pseShift": "pse", "a
          "scaleValue": "scale", "preTokens": "pre_tokens", "nextTokens": "next_tokens",
          "inputLayout": "layout", "numKeyValueHeads": "num_kv_heads", "sparseMode": "sparse_mode",
          "innerPrecise": "inner_precise", "softmaxLseFlag": "lse_flag", "attentionOut": "out",
-         "softmaxLse": "lse", "blockTable": "block_table", "blockSize": "block_size", "self": "self", "A": "a", "upper": "upper", "transpose": "transpose",
+         "softmaxLse": "lse", "blockTable": "block_table", "blockSize": "block_size",
+         "antiquantScale": "aq_scale", "antiquantOffset": "aq_offset", "antiquantMode": "aq_mode", "self": "self", "A": "a", "upper": "upper", "transpose": "transpose",
          "unitriangular": "unit", "xOut": "x_out", "mOut": "m_out", "x": "x", "y": "y", "gradOutput": "grad",
          "out": "out", "scale": "scale", "mask": "mask", "fixedTriuMask": "triu", "fixTriuMask": "triu"}
 KINDS = {"flash": "kFlash", "trisolve": "kTriSolve", "masked_softmax": "kMaskedSoftmax"}
@@ -95,7 +96,7 @@ def render_entry(g, table):
                 lines.append(f"    c.{role} = {p.name};")
                 if t in ("aclTensor*", "aclTensorList*", "aclIntArray*"):
                     lines.append(f'    c.{role}_name = "{p.name}";')
-                if role == "block_table":  # an optional input after the mask: registered in its place
+                if role in ("block_table", "aq_scale", "aq_offset"):  # optional inputs after the mask: registered in their place
                     lines.append(f'    c.unsupported.push_back({{{p.name}, "{p.name}", true, true}});')
             elif t in ("aclTensor*", "aclIntArray*", "aclTensorList*"):
                 lines.append(f'    c.unsupported.push_back({{{p.name}, "{p.name}", {str(t == "aclTensor*").lower()}, false}});')
@@ -129,6 +130,7 @@ def render_tests(g, tables):
                           f"c.has_lse = {str('lse' in op.roles).lower()};",
                           f"c.decode = {str(op.decode).lower()};",
                           f"c.paged = {str('block_table' in op.roles).lower()};",
+                          f"c.antiquant = {str('aq_scale' in op.roles).lower()};",
                           "c.unsupported = {" + ", ".join(f'"{p.name}"' for p in op.unsupported) + "};"]
                 out += g.family_case(op, sample, "AttnTableCase", fields, "AttnArgs", ", ".join(args))
     return "\n".join(out + ["  return v;", "}", ""])

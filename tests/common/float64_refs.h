@@ -1343,4 +1343,27 @@ inline UniqueRef unique_ref(const std::vector<double> &x, int64_t slices, int64_
   return r;
 }
 
+// One group of a grouped matmul (aclnnGroupedMatmulV3): y [m, n] = x [m, k] @ w [k, n] (+ bias [n],
+// empty: none), every product and sum in double, row-major inputs. `mag` (if given) receives
+// sum_k |x w| + |bias| per element, the scale of the rounding a float accumulation may add.
+inline std::vector<double> grouped_matmul_ref(const std::vector<double> &x, const std::vector<double> &w,
+                                              const std::vector<double> &bias, int64_t m, int64_t k, int64_t n,
+                                              std::vector<double> *mag = nullptr) {
+  std::vector<double> y(static_cast<size_t>(m * n));
+  if (mag) mag->assign(y.size(), 0.0);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double s = bias.empty() ? 0.0 : bias[static_cast<size_t>(j)];
+      double a = std::fabs(s);
+      for (int64_t p = 0; p < k; ++p) {
+        const double t = x[static_cast<size_t>(i * k + p)] * w[static_cast<size_t>(p * n + j)];
+        s += t;
+        a += std::fabs(t);
+      }
+      y[static_cast<size_t>(i * n + j)] = s;
+      if (mag) (*mag)[static_cast<size_t>(i * n + j)] = a;
+    }
+  return y;
+}
+
 }  // namespace opsnn::test::refs

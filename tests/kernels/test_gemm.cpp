@@ -352,6 +352,43 @@ TEST_P(GemmKernel, BitIdenticalForOneAndTwoThreads) {
   }
 }
 
+// gemm_run_rows (aclnnGroupedMatmulV3's groups split at launch): a plan made for M run over its
+// first m rows computes each of them exactly as the full run does (same path, blocking and K order)
+// and leaves rows m.. of C untouched; tile, small-M and fp32-buffer (FLOAT16 C) plans, 1 and 2 threads.
+TEST_P(GemmKernel, RunRowsMatchesTheFullPlanOnItsRows) {
+  const Case cases[] = {
+      [] { Case c; c.m = 200; c.n = 70; c.k = 90; return c; }(),
+      [] { Case c; c.m = 3; c.n = 300; c.k = 50; return c; }(),  // small-M plan
+      [] { Case c; c.m = 97; c.n = 33; c.k = 40; c.tc = ACL_FLOAT16; c.lb = Layout::kTransposed; return c; }(),
+      [] { Case c; c.batch = 2; c.m = 50; c.n = 20; c.k = 17; c.beta = 0.5f; return c; }(),
+  };
+  for (const Case &cs : cases)
+    for (int threads : {1, 2}) {
+      Problem p = make_problem(cs);
+      GemmOptions opt;
+      opt.kernel = GetParam();
+      opt.threads = threads;
+      const Mat full = run_engine(p, opt);
+      GemmPlan plan;
+      ASSERT_TRUE(gemm_plan(p.desc, &plan, opt));
+      for (int64_t m : {int64_t{0}, int64_t{1}, cs.m / 3, cs.m - 1, cs.m}) {
+        Mat c = p.c_init;
+        Workspace ws(plan.workspace_bytes);
+        gemm_run_rows(plan, m, p.a.bytes.data(), p.b.bytes.data(), c.bytes.data(), ws.ptr);
+        EXPECT_TRUE(ws.guard_intact());
+        ASSERT_TRUE(c.guard_intact());
+        for (int64_t bt = 0; bt < cs.batch; ++bt)
+          for (int64_t i = 0; i < cs.m; ++i)
+            for (int64_t j = 0; j < cs.n; ++j) {
+              const double got = c.get(bt, i, j), want = i < m ? full.get(bt, i, j) : p.c_init.get(bt, i, j);
+              ASSERT_TRUE(got == want || (std::isnan(got) && std::isnan(want)))
+                  << describe(cs) << " threads " << threads << " rows " << m << " at (" << bt << ", " << i << ", "
+                  << j << "): " << got << " vs " << want;
+            }
+      }
+    }
+}
+
 // A large B stored [N,K] with few rows of A is packed over all of K per column block (b_full_k);
 // a shrunk L3 reaches that plan with small matrices. Same per-element order as the K-blocked
 // packing, so identical bits, at 1 and 2 threads, FLOAT / FLOAT16 B, ragged N and K.

@@ -39,6 +39,8 @@ struct AttnArgs {
   bool lse_flag = false;
   aclTensor *block_table = nullptr;  // paged KV
   int64_t block_size = 0;
+  aclTensor *aq_scale = nullptr, *aq_offset = nullptr;  // INT8 key / value
+  int64_t aq_mode = 0;
   std::string bogus;  // the unsupported argument passed non-null (error tests)
   aclTensor *bogus_tensor = nullptr;
   aclIntArray *bogus_array = nullptr;
@@ -57,6 +59,7 @@ struct AttnTableCase {
   std::string name, api;
   std::vector<aclDataType> dtypes;
   bool trisolve = false, masked_softmax = false, backward = false, key_list = false, has_lse = false, decode = false, paged = false;
+  bool antiquant = false;  // INT8 key / value with antiquantScale / antiquantOffset
   std::vector<std::string> unsupported;
   int (*phase1)(const AttnArgs &, uint64_t *, aclOpExecutor **) = nullptr;
   Launch launch = nullptr;
@@ -126,18 +129,27 @@ std::ostream &operator<<(std::ostream &os, const Problem &p) {
 std::vector<int64_t> layout_shape(const std::string &l, int64_t B, int64_t N, int64_t S, int64_t D) {
   if (l == "BSH") return {B, S, N * D};
   if (l == "BSND" || l == "_BSND") return {B, S, N, D};
+  if (l == "_NBSD") return {N, B, S, D};
   return {B, N, S, D};
 }
 // Row-major index of element (b, n, s, d) in the layout's shape.
 int64_t layout_index(const std::string &l, int64_t N, int64_t S, int64_t D, int64_t b, int64_t n, int64_t s,
-                     int64_t d) {
+                     int64_t d, int64_t B = 1) {
   if (l == "BSH" || l == "BSND" || l == "_BSND") return ((b * S + s) * N + n) * D + d;
+  if (l == "_NBSD") return ((n * B + b) * S + s) * D + d;
   return ((b * N + n) * S + s) * D + d;
 }
 
 // The inputs' and the output's layout of an inputLayout string ("_BSND": BSND, the output of BNSD_BSND).
-std::string in_layout(const std::string &l) { return l == "BNSD_BSND" ? "BNSD" : l; }
-std::string out_layout(const std::string &l) { return l == "BNSD_BSND" ? "_BSND" : l; }
+// "_NBSD": NBSD, the output of BSH_NBSD / BSND_NBSD / BNSD_NBSD.
+std::string in_layout(const std::string &l) {
+  const size_t u = l.find('_');
+  return u == std::string::npos ? l : l.substr(0, u);
+}
+std::string out_layout(const std::string &l) {
+  const size_t u = l.find('_');
+  return u == std::string::npos ? l : l.substr(u);
+}
 
 std::unique_ptr<DeviceTensor> make(const std::vector<int64_t> &shape, aclDataType dt, bool strided) {
   if (!strided) return std::make_unique<DeviceTensor>(shape, dt);
@@ -291,7 +303,7 @@ void check(const AttnTableCase &c, const Problem &p) {
       for (int64_t i = 0; i < p.Sq; ++i)
         for (int64_t d = 0; d < p.D; ++d) {
           const double g = round_to(p.dt, want[static_cast<size_t>(((b * p.N + n) * p.Sq + i) * p.D + d)]);
-          const double a = got[static_cast<size_t>(layout_index(LO, p.N, p.Sq, p.D, b, n, i, d))];
+          const double a = got[static_cast<size_t>(layout_index(LO, p.N, p.Sq, p.D, b, n, i, d, p.B))];
           ASSERT_FALSE(std::isnan(a)) << "NaN at b " << b << " n " << n << " i " << i << " d " << d;
           const double rel = std::fabs(a - g) / std::max({std::fabs(g), vmax, 1e-7});
           sum_rel += rel;
@@ -320,6 +332,126 @@ void check(const AttnTableCase &c, const Problem &p) {
   }
 }
 
+// Packed variable lengths (inputLayout TND, or NTD_TND): query [T, N, D] (NTD: [N, T, D]), key / value
+// [Tkv, Nkv, D], output [T, N, D], lse [T, N, 1]; actualSeqLengths(Kv) the cumulative row ends. The
+// reference is the padded problem [B, N, max len, D] with the batches' actual lengths.
+void check_packed(const AttnTableCase &c, const Problem &p, bool ntd) {
+  SCOPED_TRACE(::testing::Message() << c.name << (ntd ? " NTD_TND: " : " TND: ") << p);
+  std::vector<int64_t> qs, ks, q_end, kv_end;
+  int64_t T = 0, Tk = 0;
+  for (size_t b = 0; b < p.q_len.size(); ++b) {
+    qs.push_back(T);
+    ks.push_back(Tk);
+    q_end.push_back(T += p.q_len[b]);
+    kv_end.push_back(Tk += p.kv_len[b]);
+  }
+  auto make3 = [&](int64_t t, int64_t n, bool nt) {
+    return make(nt ? std::vector<int64_t>{n, t, p.D} : std::vector<int64_t>{t, n, p.D}, p.dt, p.strided);
+  };
+  auto q = make3(T, p.N, ntd), k = make3(Tk, p.Nkv, ntd), v = make3(Tk, p.Nkv, ntd), out = make3(T, p.N, false);
+  q->fill_random(-2, 2);
+  k->fill_random(-2, 2);
+  v->fill_random(-1, 1);
+  out->poison();
+  AttnArgs a;
+  a.query = *q;
+  a.out = *out;
+  if (c.key_list) {
+    a.key_list = list_of(*k);
+    a.value_list = list_of(*v);
+  } else {
+    a.key = *k;
+    a.value = *v;
+  }
+  std::unique_ptr<DeviceTensor> mask, lse;
+  std::vector<double> mv;
+  if (p.mask == MaskShape::kSS || p.mask == MaskShape::kB1SS) {
+    const std::vector<int64_t> ms = p.mask == MaskShape::kSS ? std::vector<int64_t>{p.Sq, p.Skv}
+                                                             : std::vector<int64_t>{p.B, 1, p.Sq, p.Skv};
+    mask = std::make_unique<DeviceTensor>(ms, p.mask_dt);
+    mv.resize(static_cast<size_t>(numel_of(ms)));
+    std::bernoulli_distribution coin(p.mask_rate);
+    for (double &e : mv) e = coin(rng()) ? 1 : 0;
+    mask->set_values(mv);
+    a.mask = *mask;
+  }
+  if (p.lse) {
+    lse = std::make_unique<DeviceTensor>(std::vector<int64_t>{T, p.N, 1}, ACL_FLOAT);
+    lse->poison();
+    a.lse = *lse;
+    a.lse_flag = true;
+  }
+  a.act_q = aclCreateIntArray(q_end.data(), q_end.size());
+  a.act_kv = aclCreateIntArray(kv_end.data(), kv_end.size());
+  a.num_heads = p.N;
+  a.num_kv_heads = p.Nkv == p.N ? 0 : p.Nkv;
+  a.scale = p.scale;
+  a.pre_tokens = p.pre;
+  a.next_tokens = p.next;
+  a.sparse_mode = p.sparse;
+  std::string layout = ntd ? "NTD_TND" : "TND";
+  a.layout = const_cast<char *>(layout.c_str());
+  const int rc = run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch);
+  if (a.key_list) aclDestroyTensorList(a.key_list);
+  if (a.value_list) aclDestroyTensorList(a.value_list);
+  aclDestroyIntArray(a.act_q);
+  aclDestroyIntArray(a.act_kv);
+  ASSERT_EQ(rc, 0) << aclGetRecentErrMsg();
+  const auto qv = q->values(), kv = k->values(), vv = v->values();
+  auto at = [&](const std::vector<double> &x, bool nt, int64_t rows, int64_t heads, int64_t r, int64_t n, int64_t d) {
+    return x[static_cast<size_t>(nt ? (n * rows + r) * p.D + d : (r * heads + n) * p.D + d)];
+  };
+  refs::AttnRefProblem rp;
+  rp.B = p.B;
+  rp.N = p.N;
+  rp.Nkv = p.Nkv;
+  rp.Sq = p.Sq;
+  rp.Skv = p.Skv;
+  rp.D = p.D;
+  rp.scale = p.scale;
+  rp.sparse = p.sparse;
+  rp.pre = p.pre;
+  rp.next = p.next;
+  rp.band = !(c.decode && p.Sq == 1);
+  rp.q_len = p.q_len;
+  rp.kv_len = p.kv_len;
+  auto qf = [&](int64_t b, int64_t n, int64_t s, int64_t d) {
+    return s < p.q_len[static_cast<size_t>(b)] ? at(qv, ntd, T, p.N, qs[static_cast<size_t>(b)] + s, n, d) : 0.0;
+  };
+  auto kf = [&](int64_t b, int64_t n, int64_t s, int64_t d) {
+    return s < p.kv_len[static_cast<size_t>(b)] ? at(kv, ntd, Tk, p.Nkv, ks[static_cast<size_t>(b)] + s, n, d) : 0.0;
+  };
+  auto vf = [&](int64_t b, int64_t n, int64_t s, int64_t d) {
+    return s < p.kv_len[static_cast<size_t>(b)] ? at(vv, ntd, Tk, p.Nkv, ks[static_cast<size_t>(b)] + s, n, d) : 0.0;
+  };
+  auto masked = [&](int64_t b, int64_t, int64_t i, int64_t j) {
+    if (mv.empty()) return false;
+    return mv[static_cast<size_t>(((p.mask == MaskShape::kB1SS ? b : 0) * p.Sq + i) * p.Skv + j)] != 0;
+  };
+  auto pse = [](int64_t, int64_t, int64_t, int64_t) { return 0.0; };
+  std::vector<double> want, want_lse;
+  refs::attention_ref(rp, qf, kf, vf, masked, pse, &want, &want_lse);
+  // Packed rows in [T, N, D] order.
+  std::vector<double> w, wl;
+  for (int64_t b = 0; b < p.B; ++b)
+    for (int64_t i = 0; i < p.q_len[static_cast<size_t>(b)]; ++i)
+      for (int64_t n = 0; n < p.N; ++n) {
+        for (int64_t d = 0; d < p.D; ++d)
+          w.push_back(round_to(p.dt, want[static_cast<size_t>(((b * p.N + n) * p.Sq + i) * p.D + d)]));
+        wl.push_back(want_lse[static_cast<size_t>((b * p.N + n) * p.Sq + i)]);
+      }
+  EXPECT_TRUE(close_on_scale(p.dt, out->values(), w));
+  EXPECT_TRUE(out->untouched_outside_view());
+  if (lse) {
+    const auto gl = lse->values();
+    ASSERT_EQ(gl.size(), wl.size());
+    for (size_t i = 0; i < wl.size(); ++i) {
+      if (std::isinf(wl[i])) EXPECT_EQ(gl[i], wl[i]) << "lse " << i;
+      else EXPECT_NEAR(gl[i], wl[i], 1e-4 * std::max(1.0, std::fabs(wl[i])) + 1e-3 * (p.dt != ACL_FLOAT)) << "lse " << i;
+    }
+  }
+}
+
 class OpTableAttention : public ::testing::TestWithParam<AttnTableCase> {};
 
 TEST_P(OpTableAttention, LayoutsDtypesAndHeads) {
@@ -327,7 +459,7 @@ TEST_P(OpTableAttention, LayoutsDtypesAndHeads) {
   const AttnTableCase &c = GetParam();
   auto &r = rng();
   for (aclDataType dt : c.dtypes)
-    for (const char *layout : {"BSH", "BSND", "BNSD", "BNSD_BSND"})
+    for (const char *layout : {"BSH", "BSND", "BNSD", "BNSD_BSND", "BSH_NBSD", "BSND_NBSD", "BNSD_NBSD"})
       for (int t = 0; t < 2; ++t) {
         Problem p;
         p.layout = layout;
@@ -342,6 +474,264 @@ TEST_P(OpTableAttention, LayoutsDtypesAndHeads) {
         p.strided = t == 1;
         check(c, p);
       }
+}
+
+TEST_P(OpTableAttention, PackedVarlenLayouts) {
+  reseed_for_current_test();
+  const AttnTableCase &c = GetParam();
+  auto &r = rng();
+  int v = 0;
+  for (aclDataType dt : c.dtypes)
+    for (int t = 0; t < 4; ++t, ++v) {
+      Problem p;
+      p.dt = dt;
+      p.B = 1 + static_cast<int64_t>(r() % 3);
+      p.Nkv = 1 + static_cast<int64_t>(r() % 2);
+      p.N = p.Nkv * (1 + static_cast<int64_t>(r() % 3));
+      p.D = int64_t{8} << (r() % 3);
+      p.scale = 1.0 / std::sqrt(static_cast<double>(p.D));
+      p.q_len.clear();
+      p.kv_len.clear();
+      for (int64_t b = 0; b < p.B; ++b) {
+        p.q_len.push_back(static_cast<int64_t>(r() % 9) + (b == 0));  // empty batches too (not all)
+        p.kv_len.push_back(static_cast<int64_t>(r() % 20) + 1);
+      }
+      p.Sq = *std::max_element(p.q_len.begin(), p.q_len.end());
+      p.Skv = *std::max_element(p.kv_len.begin(), p.kv_len.end());
+      p.strided = v % 2 == 1;
+      p.lse = v % 3 == 0 && c.has_lse;
+      p.sparse = v % 4 == 2 ? 3 : 0;  // right-down causal per batch
+      p.mask = v % 4 == 1 ? MaskShape::kSS : v % 4 == 3 ? MaskShape::kB1SS : MaskShape::kNone;
+      check_packed(c, p, v % 2 == 0);
+    }
+  Problem p;  // long sequences across query and key blocks, GQA
+  p.B = 3;
+  p.N = 4;
+  p.Nkv = 2;
+  p.D = 32;
+  p.q_len = {150, 1, 70};
+  p.kv_len = {300, 700, 70};
+  p.Sq = 150;
+  p.Skv = 700;
+  p.lse = c.has_lse;
+  check_packed(c, p, false);
+  if (c.decode) {  // decode: one query row per batch
+    p.q_len = {1, 1, 1};
+    p.Sq = 1;
+    check_packed(c, p, true);
+  }
+}
+
+TEST_P(OpTableAttention, PackedVarlenErrors) {
+  const AttnTableCase &c = GetParam();
+  const char *api = c.api.c_str();
+  DeviceTensor q({6, 2, 8}, ACL_FLOAT), k({9, 2, 8}, ACL_FLOAT), v({9, 2, 8}, ACL_FLOAT), out({6, 2, 8}, ACL_FLOAT),
+      bad_out({2, 3, 2, 8}, ACL_FLOAT);
+  q.fill_random(-1, 1);
+  k.fill_random(-1, 1);
+  v.fill_random(-1, 1);
+  auto run = [&](std::vector<int64_t> qe, std::vector<int64_t> ke, const char *layout, aclTensor *o) {
+    AttnArgs a;
+    a.query = q;
+    a.out = o;
+    if (c.key_list) {
+      a.key_list = list_of(k);
+      a.value_list = list_of(v);
+    } else {
+      a.key = k;
+      a.value = v;
+    }
+    a.act_q = qe.empty() ? nullptr : aclCreateIntArray(qe.data(), qe.size());
+    a.act_kv = ke.empty() ? nullptr : aclCreateIntArray(ke.data(), ke.size());
+    a.num_heads = 2;
+    a.layout = const_cast<char *>(layout);
+    uint64_t ws = 0;
+    aclOpExecutor *ex = nullptr;
+    const int rc = c.phase1(a, &ws, &ex);
+    if (rc == 0) aclDestroyAclOpExecutor(ex);
+    if (a.key_list) aclDestroyTensorList(a.key_list);
+    if (a.value_list) aclDestroyTensorList(a.value_list);
+    if (a.act_q) aclDestroyIntArray(a.act_q);
+    if (a.act_kv) aclDestroyIntArray(a.act_kv);
+    return rc;
+  };
+  EXPECT_EQ(run({2, 6}, {4, 9}, "TND", out), 0) << aclGetRecentErrMsg();
+  EXPECT_TRUE(fails_with(run({}, {4, 9}, "TND", out), ACLNN_ERR_PARAM_NULLPTR, {api, "actualSeqLengths"}));
+  EXPECT_TRUE(fails_with(run({2, 6}, {}, "TND", out), ACLNN_ERR_PARAM_NULLPTR, {api, "actualSeqLengthsKv"}));
+  EXPECT_TRUE(fails_with(run({4, 2}, {4, 9}, "TND", out), ACLNN_ERR_PARAM_INVALID, {api, "actualSeqLengths", "[1] = 2"}));
+  EXPECT_TRUE(fails_with(run({2, 5}, {4, 9}, "TND", out), ACLNN_ERR_PARAM_INVALID, {api, "actualSeqLengths", "T"}));
+  EXPECT_TRUE(fails_with(run({2, 6}, {4, 10}, "TND", out), ACLNN_ERR_PARAM_INVALID, {api, "actualSeqLengthsKv"}));
+  EXPECT_TRUE(fails_with(run({2, 6}, {9}, "TND", out), ACLNN_ERR_PARAM_INVALID, {api, "actualSeqLengthsKv", "batches"}));
+  EXPECT_TRUE(fails_with(run({2, 6}, {4, 9}, "TND", bad_out), ACLNN_ERR_PARAM_INVALID, {api, "attentionOut"}));
+  EXPECT_TRUE(fails_with(run({2, 6}, {4, 9}, "TNDX", out), ACLNN_ERR_PARAM_INVALID, {api, "inputLayout"}));
+  EXPECT_TRUE(fails_with(run({2, 6}, {4, 9}, "BSH_NBSD", out), ACLNN_ERR_PARAM_INVALID, {api}));
+}
+
+// INT8 key / value (antiquant): k = (k8 + offset) * scale per channel ([2, Nkv * D], [2, Nkv, D],
+// [2, Nkv, 1, D]) or per token ([2, B, Skv]), against the reference on the dequantised values.
+void check_int8(const AttnTableCase &c, const Problem &p, int scale_form, bool offset) {
+  SCOPED_TRACE(::testing::Message() << c.name << " int8 KV scale form " << scale_form << " offset " << offset << ": "
+                                    << p);
+  const std::string L = in_layout(p.layout);
+  auto q = make(layout_shape(L, p.B, p.N, p.Sq, p.D), p.dt, p.strided);
+  auto k = make(layout_shape(L, p.B, p.Nkv, p.Skv, p.D), ACL_INT8, p.strided);
+  auto v = make(layout_shape(L, p.B, p.Nkv, p.Skv, p.D), ACL_INT8, p.strided);
+  auto out = make(layout_shape(out_layout(p.layout), p.B, p.N, p.Sq, p.D), p.dt, p.strided);
+  q->fill_random(-2, 2);
+  k->fill_random(-127, 127);
+  v->fill_random(-127, 127);
+  out->poison();
+  const bool per_token = scale_form == 3;
+  const std::vector<int64_t> ss = per_token         ? std::vector<int64_t>{2, p.B, p.Skv}
+                                  : scale_form == 0 ? std::vector<int64_t>{2, p.Nkv * p.D}
+                                  : scale_form == 1 ? std::vector<int64_t>{2, p.Nkv, p.D}
+                                                    : std::vector<int64_t>{2, p.Nkv, 1, p.D};
+  const aclDataType sdt = scale_form == 2 ? ACL_FLOAT : p.dt;
+  DeviceTensor sc(ss, sdt), of(ss, sdt);
+  sc.fill_random(0.002, 0.03);
+  of.fill_random(-3, 3);
+  AttnArgs a;
+  a.query = *q;
+  a.out = *out;
+  a.key_list = list_of(*k);
+  a.value_list = list_of(*v);
+  a.key = *k;
+  a.value = *v;
+  a.aq_scale = sc;
+  a.aq_offset = offset ? of.get() : nullptr;
+  a.aq_mode = per_token ? 1 : 0;
+  a.num_heads = p.N;
+  a.num_kv_heads = p.Nkv == p.N ? 0 : p.Nkv;
+  a.scale = p.scale;
+  a.sparse_mode = p.sparse;
+  std::string layout = p.layout;
+  a.layout = const_cast<char *>(layout.c_str());
+  const int rc = run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch);
+  aclDestroyTensorList(a.key_list);
+  aclDestroyTensorList(a.value_list);
+  ASSERT_EQ(rc, 0) << aclGetRecentErrMsg();
+  const auto qv = q->values(), kv = k->values(), vv = v->values(), sv = sc.values(), ov = of.values();
+  auto deq = [&](const std::vector<double> &x, int64_t half, int64_t b, int64_t n, int64_t s, int64_t d) {
+    const double raw = x[static_cast<size_t>(layout_index(L, p.Nkv, p.Skv, p.D, b, n, s, d))];
+    const size_t i = static_cast<size_t>(per_token ? (half * p.B + b) * p.Skv + s : (half * p.Nkv + n) * p.D + d);
+    return (raw + (offset ? ov[i] : 0.0)) * sv[i];
+  };
+  refs::AttnRefProblem rp;
+  rp.B = p.B;
+  rp.N = p.N;
+  rp.Nkv = p.Nkv;
+  rp.Sq = p.Sq;
+  rp.Skv = p.Skv;
+  rp.D = p.D;
+  rp.scale = p.scale;
+  rp.sparse = p.sparse;
+  rp.band = !(c.decode && p.Sq == 1);
+  std::vector<double> want, want_lse;
+  refs::attention_ref(
+      rp,
+      [&](int64_t b, int64_t n, int64_t s, int64_t d) {
+        return qv[static_cast<size_t>(layout_index(L, p.N, p.Sq, p.D, b, n, s, d))];
+      },
+      [&](int64_t b, int64_t n, int64_t s, int64_t d) { return deq(kv, 0, b, n, s, d); },
+      [&](int64_t b, int64_t n, int64_t s, int64_t d) { return deq(vv, 1, b, n, s, d); },
+      [](int64_t, int64_t, int64_t, int64_t) { return false; }, [](int64_t, int64_t, int64_t, int64_t) { return 0.0; },
+      &want, &want_lse);
+  const std::string LO = out_layout(p.layout);
+  const auto got = out->values();
+  std::vector<double> g, w;
+  for (int64_t b = 0; b < p.B; ++b)
+    for (int64_t n = 0; n < p.N; ++n)
+      for (int64_t i = 0; i < p.Sq; ++i)
+        for (int64_t d = 0; d < p.D; ++d) {
+          w.push_back(round_to(p.dt, want[static_cast<size_t>(((b * p.N + n) * p.Sq + i) * p.D + d)]));
+          g.push_back(got[static_cast<size_t>(layout_index(LO, p.N, p.Sq, p.D, b, n, i, d, p.B))]);
+        }
+  EXPECT_TRUE(close_on_scale(p.dt, g, w));
+  EXPECT_TRUE(out->untouched_outside_view());
+}
+
+class OpTableAttentionInt8 : public ::testing::TestWithParam<AttnTableCase> {};
+
+TEST_P(OpTableAttentionInt8, Int8KvAntiquant) {
+  reseed_for_current_test();
+  const AttnTableCase &c = GetParam();
+  int v = 0;
+  for (aclDataType dt : c.dtypes)
+    for (const char *layout : {"BSH", "BSND", "BNSD"})
+      for (int f = 0; f < 4; ++f, ++v) {
+        Problem p;
+        p.layout = layout;
+        p.dt = dt;
+        p.B = 2;
+        p.N = 4;
+        p.Nkv = 2;
+        p.Sq = v % 3 == 0 ? 1 : 5;
+        p.Skv = 37;
+        p.D = 16;
+        p.scale = 0.25;
+        p.strided = v % 2 == 1;
+        p.sparse = v % 5 == 4 ? 3 : 0;
+        check_int8(c, p, f, v % 3 != 1);
+      }
+  Problem p;  // decode over several key blocks
+  p.layout = "BSND";
+  p.dt = c.dtypes.front();
+  p.B = 1;
+  p.N = 8;
+  p.Nkv = 2;
+  p.Sq = 1;
+  p.Skv = 1100;
+  p.D = 64;
+  p.scale = 0.125;
+  check_int8(c, p, 1, true);
+  check_int8(c, p, 3, false);
+}
+
+TEST_P(OpTableAttentionInt8, Int8KvErrors) {
+  const AttnTableCase &c = GetParam();
+  const char *api = c.api.c_str();
+  DeviceTensor q({1, 2, 3, 8}, ACL_FLOAT16), k({1, 2, 5, 8}, ACL_INT8), v({1, 2, 5, 8}, ACL_INT8),
+      vh({1, 2, 5, 8}, ACL_FLOAT16), kh({1, 2, 5, 8}, ACL_FLOAT16), out({1, 2, 3, 8}, ACL_FLOAT16),
+      sc({2, 2, 8}, ACL_FLOAT16), sc_bad({2, 3, 8}, ACL_FLOAT16), sc_i({2, 2, 8}, ACL_INT32), of_f({2, 2, 8}, ACL_FLOAT),
+      tok({2, 1, 5}, ACL_FLOAT16);
+  q.fill_random(-1, 1);
+  k.fill_random(-5, 5);
+  v.fill_random(-5, 5);
+  sc.fill_random(0.01, 0.02);
+  tok.fill_random(0.01, 0.02);
+  std::string layout = "BNSD";
+  auto run = [&](aclTensor *kk, aclTensor *vv, aclTensor *s, aclTensor *o, int64_t mode) {
+    AttnArgs a;
+    a.query = q;
+    a.out = out;
+    a.key_list = list_of(kk);
+    a.value_list = list_of(vv);
+    a.key = kk;
+    a.value = vv;
+    a.aq_scale = s;
+    a.aq_offset = o;
+    a.aq_mode = mode;
+    a.num_heads = 2;
+    a.layout = const_cast<char *>(layout.c_str());
+    uint64_t ws = 0;
+    aclOpExecutor *ex = nullptr;
+    const int rc = c.phase1(a, &ws, &ex);
+    if (rc == 0) aclDestroyAclOpExecutor(ex);
+    aclDestroyTensorList(a.key_list);
+    aclDestroyTensorList(a.value_list);
+    return rc;
+  };
+  EXPECT_EQ(run(k, v, sc, nullptr, 0), 0) << aclGetRecentErrMsg();
+  EXPECT_EQ(run(k, v, tok, nullptr, 1), 0) << aclGetRecentErrMsg();
+  EXPECT_TRUE(fails_with(run(k, v, nullptr, nullptr, 0), ACLNN_ERR_PARAM_INVALID, {api, "dtype INT8"}));
+  EXPECT_TRUE(fails_with(run(k, vh, sc, nullptr, 0), ACLNN_ERR_PARAM_INVALID, {api, "INT8 value"}));
+  EXPECT_TRUE(fails_with(run(kh, vh, sc, nullptr, 0), ACLNN_ERR_PARAM_INVALID, {api, "antiquantScale"}));
+  EXPECT_TRUE(fails_with(run(k, v, sc_bad, nullptr, 0), ACLNN_ERR_PARAM_INVALID, {api, "antiquantScale", "shape"}));
+  EXPECT_TRUE(fails_with(run(k, v, sc, nullptr, 1), ACLNN_ERR_PARAM_INVALID, {api, "antiquantScale", "[2, B, Skv]"}));
+  EXPECT_TRUE(fails_with(run(k, v, sc, nullptr, 2), ACLNN_ERR_PARAM_INVALID, {api, "antiquantMode"}));
+  EXPECT_TRUE(fails_with(run(k, v, sc_i, nullptr, 0), ACLNN_ERR_PARAM_INVALID, {api, "antiquantScale", "dtype"}));
+  EXPECT_TRUE(fails_with(run(k, v, sc, of_f, 0), ACLNN_ERR_PARAM_INVALID, {api, "antiquantOffset"}));
+  EXPECT_TRUE(fails_with(run(k, v, nullptr, of_f, 0), ACLNN_ERR_PARAM_NULLPTR, {api, "antiquantOffset"}));
 }
 
 TEST_P(OpTableAttention, DecodeOverLongKvCache) {
@@ -835,6 +1225,15 @@ std::vector<AttnTableCase> paged_cases() {
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableAttentionPaged, ::testing::ValuesIn(paged_cases()),
                          harness::case_name<AttnTableCase>);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OpTableAttentionPaged);
+std::vector<AttnTableCase> antiquant_cases() {
+  std::vector<AttnTableCase> v;
+  for (const AttnTableCase &c : cases_of(Kind::kFlash))
+    if (c.antiquant) v.push_back(c);
+  return v;
+}
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableAttentionInt8, ::testing::ValuesIn(antiquant_cases()),
+                         harness::case_name<AttnTableCase>);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OpTableAttentionInt8);
 
 // ---- TriangularSolve (kind trisolve)
 

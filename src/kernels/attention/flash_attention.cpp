@@ -81,6 +81,7 @@ inline void key_range(const AttnDesc &d, int64_t b, int64_t i, int64_t *lo, int6
 
 struct Scratch {
   float *q, *s, *o, *m, *l, *row;
+  float *kq, *vq;  // dequantised INT8 key / value rows of a block (kv_int8)
   char *gemm;
 };
 
@@ -99,12 +100,16 @@ Scratch carve(const AttnPlan &p, char *base) {
   s.m = reinterpret_cast<float *>(take(sizeof(float) * R));
   s.l = reinterpret_cast<float *>(take(sizeof(float) * R));
   s.row = reinterpret_cast<float *>(take(sizeof(float) * KB));
+  const int64_t kvq = p.desc.kv_int8 ? KB * D : 0;
+  s.kq = reinterpret_cast<float *>(take(sizeof(float) * kvq));
+  s.vq = reinterpret_cast<float *>(take(sizeof(float) * kvq));
   s.gemm = c;
   return s;
 }
 
-size_t scratch_bytes_before_gemm(int64_t R, int64_t D, int64_t KB) {
-  return bytes64(4 * R * D) + bytes64(4 * R * KB) + bytes64(4 * R * D) + 2 * bytes64(4 * R) + bytes64(4 * KB);
+size_t scratch_bytes_before_gemm(int64_t R, int64_t D, int64_t KB, bool kv_int8) {
+  return bytes64(4 * R * D) + bytes64(4 * R * KB) + bytes64(4 * R * D) + 2 * bytes64(4 * R) + bytes64(4 * KB) +
+         (kv_int8 ? 2 * bytes64(4 * KB * D) : 0);
 }
 
 struct RunCtx {
@@ -113,7 +118,44 @@ struct RunCtx {
   char *out;
   float *lse;
   const int32_t *table;
+  const char *aq_scale = nullptr, *aq_offset = nullptr;
 };
+
+// Rows [j0, j0 + w) of an INT8 key (half 0) or value (half 1) of batch b, KV head n, dequantised
+// into dst [w, D]: (x + offset) * scale, per channel or per token.
+template <class RowPtr>
+void dequant_rows(const RunCtx &x, int half, int64_t b, int64_t n, int64_t j0, int64_t w, const AttnOperand &o,
+                  RowPtr row, float *dst) {
+  const AttnDesc &d = x.p.desc;
+  const size_t asz = core::dtype_size(d.aq_dtype);
+  const int64_t D = d.dim;
+  float sc[1024], of[1024];  // per channel: the head's D values (D <= 1024, checked in phase 1)
+  if (!d.aq_per_token) {
+    const int64_t base = half * d.aq_kv + n * d.aq_a;
+    load_as<float>(d.aq_dtype, x.aq_scale + base * static_cast<int64_t>(asz), d.aq_c * static_cast<int64_t>(asz), sc, D);
+    if (d.aq_has_offset)
+      load_as<float>(d.aq_dtype, x.aq_offset + base * static_cast<int64_t>(asz), d.aq_c * static_cast<int64_t>(asz), of, D);
+    else
+      std::fill(of, of + D, 0.0f);
+  }
+  for (int64_t r = 0; r < w; ++r) {
+    const int8_t *src = reinterpret_cast<const int8_t *>(row(j0 + r));
+    float *out = dst + r * D;
+    if (d.aq_per_token) {
+      const int64_t e = half * d.aq_kv + b * d.aq_a + (j0 + r) * d.aq_c;
+      float t_sc, t_of = 0.0f;
+      load_as<float>(d.aq_dtype, x.aq_scale + e * static_cast<int64_t>(asz), 0, &t_sc, 1);
+      if (d.aq_has_offset) load_as<float>(d.aq_dtype, x.aq_offset + e * static_cast<int64_t>(asz), 0, &t_of, 1);
+      for (int64_t c = 0; c < D; ++c) out[c] = (static_cast<float>(src[c * o.d]) + t_of) * t_sc;
+    } else {
+      for (int64_t c = 0; c < D; ++c) out[c] = (static_cast<float>(src[c * o.d]) + of[c]) * sc[c];
+    }
+  }
+}
+
+// The first query / key row of a batch along S: 0, or its start in the packed rows (varlen).
+inline int64_t q_start(const AttnDesc &d, int64_t b) { return d.varlen ? d.q_start[static_cast<size_t>(b)] : 0; }
+inline int64_t kv_start(const AttnDesc &d, int64_t b) { return d.varlen ? d.kv_start[static_cast<size_t>(b)] : 0; }
 
 // Row r of a task: query head t.h + r / t.rows, query position t.q0 + r % t.rows.
 inline void row_of(const AttnPlan::Task &t, int64_t r, int64_t *h, int64_t *i) {
@@ -128,9 +170,10 @@ void write_padding(const RunCtx &x, const AttnPlan::Task &t, const Scratch &s) {
   for (int64_t r = 0; r < t.nh * t.rows; ++r) {
     int64_t h, i;
     row_of(t, r, &h, &i);
-    char *o = x.out + (t.b * d.out.b + h * d.out.n + i * d.out.s) * static_cast<int64_t>(osz);
+    const int64_t ip = i + q_start(d, t.b);
+    char *o = x.out + (t.b * d.out.b + h * d.out.n + ip * d.out.s) * static_cast<int64_t>(osz);
     store_from<float>(s.o, d.out.dtype, o, d.out.d * static_cast<int64_t>(osz), d.dim);
-    if (x.lse != nullptr) x.lse[t.b * d.lse.b + h * d.lse.n + i * d.lse.s] = std::numeric_limits<float>::infinity();
+    if (x.lse != nullptr) x.lse[t.b * d.lse.b + h * d.lse.n + ip * d.lse.s] = std::numeric_limits<float>::infinity();
   }
 }
 
@@ -157,7 +200,7 @@ void run_task(const RunCtx &x, const AttnPlan::Task &t, const Scratch &s) {
     }
     int64_t h, i;
     row_of(t, r, &h, &i);
-    load_as<float>(d.q.dtype, x.q + (t.b * d.q.b + h * d.q.n + i * d.q.s) * static_cast<int64_t>(qsz),
+    load_as<float>(d.q.dtype, x.q + (t.b * d.q.b + h * d.q.n + (i + q_start(d, t.b)) * d.q.s) * static_cast<int64_t>(qsz),
                    d.q.d * static_cast<int64_t>(qsz), qr, D);
     R.scale(qr, D, d.scale);
     key_range(d, t.b, i, &lo[r], &hi[r]);
@@ -170,7 +213,7 @@ void run_task(const RunCtx &x, const AttnPlan::Task &t, const Scratch &s) {
   // Key j's row: a page of the block table (paged KV), or the batch's own rows.
   const int64_t seg = d.paged ? d.block_size : KB;
   auto page_base = [&](const AttnOperand &o, const char *base, size_t esz, int64_t j) -> const char * {
-    if (!d.paged) return base + (t.b * o.b + t.kvh * o.n + j * o.s) * static_cast<int64_t>(esz);
+    if (!d.paged) return base + (t.b * o.b + t.kvh * o.n + (j + kv_start(d, t.b)) * o.s) * static_cast<int64_t>(esz);
     const int64_t blk = x.table[t.b * d.table_b + (j / d.block_size) * d.table_c];
     return base + (blk * o.b + t.kvh * o.n + (j % d.block_size) * o.s) * static_cast<int64_t>(esz);
   };
@@ -183,6 +226,11 @@ void run_task(const RunCtx &x, const AttnPlan::Task &t, const Scratch &s) {
     const int64_t n = std::min(KB, kv_len - j0);
     for (int64_t js = j0; js < j0 + n; js += seg) {  // S = Q.K^T, one GEMM per page (or the whole block)
       const int64_t w = std::min(seg, j0 + n - js);
+      if (d.kv_int8) {
+        dequant_rows(x, 0, t.b, t.kvh, js, w, d.k, [&](int64_t j) { return page_base(d.k, x.k, 1, j); }, s.kq);
+        gemm_run(plan_for(w)->qk, s.q, s.kq, s.s + (js - j0), s.gemm);
+        continue;
+      }
       gemm_run(plan_for(w)->qk, s.q, page_base(d.k, x.k, ksz, js), s.s + (js - j0), s.gemm);
     }
     for (int64_t r = 0; r < RM; ++r) {
@@ -220,6 +268,11 @@ void run_task(const RunCtx &x, const AttnPlan::Task &t, const Scratch &s) {
     }
     for (int64_t js = j0; js < j0 + n; js += seg) {  // O += P.V
       const int64_t w = std::min(seg, j0 + n - js);
+      if (d.kv_int8) {
+        dequant_rows(x, 1, t.b, t.kvh, js, w, d.v, [&](int64_t j) { return page_base(d.v, x.v, 1, j); }, s.vq);
+        gemm_run(plan_for(w)->pv, s.s + (js - j0), s.vq, s.o, s.gemm);
+        continue;
+      }
       gemm_run(plan_for(w)->pv, s.s + (js - j0), page_base(d.v, x.v, vsz, js), s.o, s.gemm);
     }
   }
@@ -232,10 +285,11 @@ void run_task(const RunCtx &x, const AttnPlan::Task &t, const Scratch &s) {
       R.scale(orow, D, 1.0f / l);
     else
       std::fill(orow, orow + D, 0.0f);  // every key masked out: 0
-    char *o = x.out + (t.b * d.out.b + h * d.out.n + i * d.out.s) * static_cast<int64_t>(osz);
+    const int64_t ip = i + q_start(d, t.b);
+    char *o = x.out + (t.b * d.out.b + h * d.out.n + ip * d.out.s) * static_cast<int64_t>(osz);
     store_from<float>(orow, d.out.dtype, o, d.out.d * static_cast<int64_t>(osz), D);
     if (x.lse != nullptr)
-      x.lse[t.b * d.lse.b + h * d.lse.n + i * d.lse.s] =
+      x.lse[t.b * d.lse.b + h * d.lse.n + ip * d.lse.s] =
           l > 0 ? s.m[r] + std::log(l) : std::numeric_limits<float>::infinity();
   }
 }
@@ -283,13 +337,13 @@ bool flash_attention_plan(const AttnDesc &desc, AttnPlan *plan) {
     const int64_t ql = d.q_len[static_cast<size_t>(b)];
     for (int64_t kvh = 0; kvh < d.kv_heads; ++kvh) {
       if (p.group_rows) {
-        p.tasks.push_back({b, kvh, kvh * group, group, 0, 1, ql == 0});
+        if (!(d.varlen && ql == 0)) p.tasks.push_back({b, kvh, kvh * group, group, 0, 1, ql == 0});
         continue;
       }
       for (int64_t h = kvh * group; h < (kvh + 1) * group; h += heads_per_task) {
         for (int64_t q0 = 0; q0 < ql; q0 += p.q_block)
           p.tasks.push_back({b, kvh, h, heads_per_task, q0, std::min(p.q_block, ql - q0), false});
-        for (int64_t q0 = ql; q0 < d.sq; q0 += p.q_block)  // padding rows: 0 (lse +inf)
+        for (int64_t q0 = ql; q0 < d.sq && !d.varlen; q0 += p.q_block)  // padding rows: 0 (lse +inf)
           p.tasks.push_back({b, kvh, h, heads_per_task, q0, std::min(p.q_block, d.sq - q0), true});
       }
     }
@@ -311,6 +365,9 @@ bool flash_attention_plan(const AttnDesc &desc, AttnPlan *plan) {
   widths.erase(std::unique(widths.begin(), widths.end()), widths.end());
   size_t gemm_ws = 0;
   const int64_t R = p.rows_max, D = d.dim, KB = p.k_block;
+  if (d.kv_int8) {  // the GEMMs read the dequantised rows: fp32 [keys, D]
+    for (auto &w : widths) w = std::min(w, KB);
+  }
   for (size_t wi = 0; wi < widths.size(); ++wi) {
     const int64_t n = widths[wi];
     AttnPlan::Gemm g;
@@ -325,7 +382,7 @@ bool flash_attention_plan(const AttnDesc &desc, AttnPlan *plan) {
     qk.n = n;
     qk.k = D;
     qk.a = {ACL_FLOAT, D, 1, 0};
-    qk.b = {d.k.dtype, d.k.d, d.k.s, 0};
+    qk.b = d.kv_int8 ? GemmOperand{ACL_FLOAT, 1, D, 0} : GemmOperand{d.k.dtype, d.k.d, d.k.s, 0};
     qk.c = {ACL_FLOAT, KB, 1, 0};
     if (!gemm_plan(qk, &g.qk, opt)) return false;
     GemmDesc pv;
@@ -333,21 +390,22 @@ bool flash_attention_plan(const AttnDesc &desc, AttnPlan *plan) {
     pv.n = D;
     pv.k = n;
     pv.a = {ACL_FLOAT, KB, 1, 0};
-    pv.b = {d.v.dtype, d.v.s, d.v.d, 0};
+    pv.b = d.kv_int8 ? GemmOperand{ACL_FLOAT, D, 1, 0} : GemmOperand{d.v.dtype, d.v.s, d.v.d, 0};
     pv.c = {ACL_FLOAT, D, 1, 0};
     pv.beta = 1.0f;
     if (!gemm_plan(pv, &g.pv, opt)) return false;
     gemm_ws = std::max({gemm_ws, g.qk.workspace_bytes, g.pv.workspace_bytes});
     p.gemms.push_back(std::move(g));
   }
-  p.worker_bytes = scratch_bytes_before_gemm(R, D, KB) + bytes64(gemm_ws);
+  p.worker_bytes = scratch_bytes_before_gemm(R, D, KB, d.kv_int8) + bytes64(gemm_ws);
   p.workers = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(core::num_threads(), p.tasks.size())));
   p.workspace_bytes = p.tasks.empty() ? 0 : p.worker_bytes * static_cast<size_t>(p.workers);
   return true;
 }
 
 int flash_attention_run(const AttnPlan &plan, const void *q, const void *k, const void *v, const void *mask,
-                        const void *pse, void *out, float *lse, const int32_t *block_table, void *workspace) {
+                        const void *pse, void *out, float *lse, const int32_t *block_table, void *workspace,
+                        const void *aq_scale, const void *aq_offset) {
   if (plan.tasks.empty()) return 0;
   const AttnDesc &d = plan.desc;
   if (d.paged) {  // every page a batch reads must name a block of the cache
@@ -370,7 +428,9 @@ int flash_attention_run(const AttnPlan &plan, const void *q, const void *k, cons
                  static_cast<const char *>(pse),
                  static_cast<char *>(out),
                  lse,
-                 block_table};
+                 block_table,
+                 static_cast<const char *>(aq_scale),
+                 static_cast<const char *>(aq_offset)};
   const int64_t ntasks = static_cast<int64_t>(plan.tasks.size());
   std::atomic<int64_t> next{0};  // dynamic scheduling: tasks are independent, results do not depend on it
   auto worker = [&](int64_t w) {

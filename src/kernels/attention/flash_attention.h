@@ -50,6 +50,18 @@ struct AttnDesc {
   int64_t pre_tokens = 0, next_tokens = 0;  // clamped to +-2^40
   bool band = true;        // kDefault: the pre / next band applies (not in the decode branch)
   std::vector<int64_t> q_len, kv_len;  // per batch (actual lengths; rows / keys beyond are padding)
+  // Packed variable lengths (layout TND): batch b's query rows are q_start[b] .. + q_len[b] along S of
+  // q / out / lse (their b strides 0), its keys kv_start[b] .. + kv_len[b] of k / v; no padding rows
+  // exist, so none is written.
+  bool varlen = false;
+  std::vector<int64_t> q_start, kv_start;
+  // INT8 key / value (antiquant): element (b, n, j, c) of K is (k + offset) * scale, V likewise with
+  // the second half of scale / offset; per channel (scale (kv, n, c)) or per token (scale (kv, b, j)).
+  bool kv_int8 = false;
+  bool aq_per_token = false;
+  bool aq_has_offset = false;
+  aclDataType aq_dtype = ACL_FLOAT;  // scale's (offset: the same)
+  int64_t aq_kv = 0, aq_a = 0, aq_c = 0;  // strides: K / V half, then (n, c) per channel or (b, j) per token
   // Paged KV: key j of batch b is row j % block_size of cache block table[b][j / block_size]; k / v
   // strides: b = between blocks, s = between rows of a block. The table is INT32 [B, max blocks].
   bool paged = false;
@@ -83,6 +95,7 @@ bool flash_attention_plan(const AttnDesc &desc, AttnPlan *plan);
 // Phase 2. Pointers are the first elements of the views (lse / mask / pse / block_table may be null
 // when absent). Returns 0, or 161002 (set_last_error) for a block-table entry outside the cache.
 int flash_attention_run(const AttnPlan &plan, const void *q, const void *k, const void *v, const void *mask,
-                        const void *pse, void *out, float *lse, const int32_t *block_table, void *workspace);
+                        const void *pse, void *out, float *lse, const int32_t *block_table, void *workspace,
+                        const void *aq_scale = nullptr, const void *aq_offset = nullptr);
 
 }  // namespace opsnn::kernels

@@ -127,6 +127,14 @@ bool gemm_plan(const GemmDesc &desc, GemmPlan *plan, const GemmOptions &options 
 void gemm_run(const GemmPlan &plan, const void *a, const void *b, void *c, void *workspace,
               const void *d = nullptr);
 
+// Phase 2 over the first `m` rows of A and C only (0 <= m <= plan.desc.m; larger m is the whole plan):
+// for row counts known at launch (aclnnGroupedMatmulV3's group list), planned in phase 1 for the
+// largest M. Each row is computed as the full plan computes it (same path, blocking and K order);
+// a plan for M = m might have chosen another path (the results then agree to rounding). The
+// small-M paths (stream / dot) were planned for M <= 4 and stay valid for fewer rows.
+void gemm_run_rows(const GemmPlan &plan, int64_t m, const void *a, const void *b, void *c, void *workspace,
+                   const void *d = nullptr);
+
 // Straightforward triple loop with fp32 accumulation in k order, used
 // by OPSNN_KERNELS=reference and as a test oracle for the blocked kernels.
 void gemm_reference(const GemmDesc &desc, const void *a, const void *b, void *c, const void *d = nullptr);

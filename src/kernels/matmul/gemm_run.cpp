@@ -22,6 +22,7 @@ struct Ctx {
   void *c;
   bool simd;  // plan.pack_simd
   const void *dp = nullptr;  // addend D (desc.has_d)
+  int64_t m_tasks = 0;       // tasks along M of this run (plan.m_tasks, fewer with gemm_run_rows)
 };
 
 constexpr int64_t kEpilogueChunk = 64;  // >= kMaxNr
@@ -193,10 +194,10 @@ void run_task(const Ctx &x, int64_t task, char *ws) {
   const GemmDesc &d = x.d;
   const int64_t mr = p.mr, nr = p.nr;
 
-  const int64_t per_batch = p.m_tasks * p.n_tasks;
+  const int64_t per_batch = x.m_tasks * p.n_tasks;
   const int64_t bt = task / per_batch;
-  const int64_t mt = task % per_batch % p.m_tasks;
-  const int64_t nt = task % per_batch / p.m_tasks;
+  const int64_t mt = task % per_batch % x.m_tasks;
+  const int64_t nt = task % per_batch / x.m_tasks;
   const int64_t m0 = mt * p.m_task, m1 = std::min(d.m, m0 + p.m_task);
   const int64_t n0 = nt * p.n_task, n1 = std::min(d.n, n0 + p.n_task);
 
@@ -329,19 +330,22 @@ void run_task(const Ctx &x, int64_t task, char *ws) {
 
 }  // namespace
 
-void gemm_run(const GemmPlan &plan, const void *a, const void *b, void *c, void *workspace, const void *dp) {
-  const GemmDesc &d = plan.desc;
-  if (plan.prepacked_alt && gemm_prepacked_b_registered(b, d.k, d.n, d.b.dtype, d.b.row_stride, d.b.col_stride))
-    return gemm_run(*plan.prepacked_alt, a, b, c, workspace, dp);
+namespace {
+
+// The plan over `d` (its desc, or a copy with fewer rows): M tasks recounted, everything else as planned.
+void run_plan(const GemmPlan &plan, const GemmDesc &d, const void *a, const void *b, void *c, void *workspace,
+              const void *dp) {
   if (d.batch == 0 || d.m == 0 || d.n == 0) return;
   if (plan.kernel < 0) return gemm_reference(d, a, b, c, dp);
   if (d.k == 0) return scale_c(d, c, dp);
-
-  const int64_t workers = std::max<int64_t>(1, std::min<int64_t>(plan.threads, plan.tasks));
-  const Ctx x{plan, d, ukernel_by_index(plan.kernel), a, b, c, plan.pack_simd, dp};
+  const int64_t m_tasks = plan.m_task > 0 ? std::min(plan.m_tasks, (d.m + plan.m_task - 1) / plan.m_task)
+                                          : plan.m_tasks;
+  const int64_t tasks = d.m == plan.desc.m ? plan.tasks : d.batch * m_tasks * plan.n_tasks;
+  const int64_t workers = std::max<int64_t>(1, std::min<int64_t>(plan.threads, tasks));
+  const Ctx x{plan, d, ukernel_by_index(plan.kernel), a, b, c, plan.pack_simd, dp, m_tasks};
   auto worker = [&](int64_t w) {
     char *ws = static_cast<char *>(workspace) + static_cast<size_t>(w) * plan.thread_workspace_bytes;
-    for (int64_t t = w; t < plan.tasks; t += workers) run_task(x, t, ws);
+    for (int64_t t = w; t < tasks; t += workers) run_task(x, t, ws);
   };
   if (workers == 1) {
     worker(0);
@@ -350,6 +354,26 @@ void gemm_run(const GemmPlan &plan, const void *a, const void *b, void *c, void 
       for (int64_t w = begin; w < end; ++w) worker(w);
     });
   }
+}
+
+}  // namespace
+
+void gemm_run(const GemmPlan &plan, const void *a, const void *b, void *c, void *workspace, const void *dp) {
+  const GemmDesc &d = plan.desc;
+  if (plan.prepacked_alt && gemm_prepacked_b_registered(b, d.k, d.n, d.b.dtype, d.b.row_stride, d.b.col_stride))
+    return gemm_run(*plan.prepacked_alt, a, b, c, workspace, dp);
+  run_plan(plan, d, a, b, c, workspace, dp);
+}
+
+void gemm_run_rows(const GemmPlan &plan, int64_t m, const void *a, const void *b, void *c, void *workspace,
+                   const void *dp) {
+  const GemmDesc &pd = plan.desc;
+  if (plan.prepacked_alt && gemm_prepacked_b_registered(b, pd.k, pd.n, pd.b.dtype, pd.b.row_stride, pd.b.col_stride))
+    return gemm_run_rows(*plan.prepacked_alt, m, a, b, c, workspace, dp);
+  if (m >= pd.m) return run_plan(plan, pd, a, b, c, workspace, dp);
+  GemmDesc d = pd;  // plain data: no allocation
+  d.m = std::max<int64_t>(m, 0);
+  run_plan(plan, d, a, b, c, workspace, dp);
 }
 
 }  // namespace opsnn::kernels

@@ -17,7 +17,21 @@ namespace {
 
 using kernels::AttnOperand;
 
-enum class Layout { kBSH, kBSND, kBNSD };
+// NBSD: [N, B, S, D] (an output layout: BSH_NBSD ...); TND / NTD: every batch's rows packed along T
+// (varlen: actualSeqLengths / actualSeqLengthsKv hold the cumulative row ends).
+enum class Layout { kBSH, kBSND, kBNSD, kNBSD, kTND, kNTD };
+
+const char *layout_name(Layout l) {
+  switch (l) {
+    case Layout::kBSH: return "BSH";
+    case Layout::kBSND: return "BSND";
+    case Layout::kBNSD: return "BNSD";
+    case Layout::kNBSD: return "NBSD";
+    case Layout::kTND: return "TND";
+    case Layout::kNTD: return "NTD";
+  }
+  return "?";
+}
 
 // A tensor argument that is an aclTensor or a one-element aclTensorList (the vendor also takes one
 // tensor per batch in the list; that form is refused).
@@ -43,11 +57,10 @@ struct Dims {
 
 // [B, N, S, D] dims and strides of a query / key / value / output in `layout`.
 Dims read_layout(const aclTensor &t, const char *name, Layout layout, int64_t heads, AttnOperand *op) {
-  const int want = layout == Layout::kBSH ? 3 : 4;
+  const int want = layout == Layout::kBSH || layout == Layout::kTND || layout == Layout::kNTD ? 3 : 4;
   if (t.ndim != want)
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be %d-D for layout %s, got shape %s", name, want,
-                layout == Layout::kBSH ? "BSH" : layout == Layout::kBSND ? "BSND" : "BNSD",
-                core::shape_string(t).c_str());
+                layout_name(layout), core::shape_string(t).c_str());
   op->dtype = t.dtype;
   Dims d{};
   switch (layout) {
@@ -65,6 +78,18 @@ Dims read_layout(const aclTensor &t, const char *name, Layout layout, int64_t he
     case Layout::kBNSD:
       d = {t.dims[0], t.dims[1], t.dims[2], t.dims[3]};
       *op = {t.dtype, t.strides[0], t.strides[1], t.strides[2], t.strides[3]};
+      break;
+    case Layout::kNBSD:
+      d = {t.dims[1], t.dims[0], t.dims[2], t.dims[3]};
+      *op = {t.dtype, t.strides[1], t.strides[0], t.strides[2], t.strides[3]};
+      break;
+    case Layout::kTND:  // one "batch" of T rows until the lengths split it (batch stride 0)
+      d = {1, t.dims[1], t.dims[0], t.dims[2]};
+      *op = {t.dtype, 0, t.strides[1], t.strides[0], t.strides[2]};
+      break;
+    case Layout::kNTD:
+      d = {1, t.dims[0], t.dims[1], t.dims[2]};
+      *op = {t.dtype, 0, t.strides[0], t.strides[1], t.strides[2]};
       break;
   }
   if (d.n != heads)
@@ -89,6 +114,32 @@ std::vector<int64_t> actual_lengths(const aclIntArray *a, const char *name, int6
     v[static_cast<size_t>(b)] = x;
   }
   return v;
+}
+
+// Packed layouts (TND / NTD): the cumulative row ends of every batch, non-decreasing from 0, the last
+// one the T rows. Returns the per-batch lengths; starts[b] is the row the batch starts at.
+std::vector<int64_t> cumulative_lengths(const aclIntArray *a, const char *name, int64_t rows,
+                                        std::vector<int64_t> *starts) {
+  core::check_not_null(a, name);
+  if (a->values.empty())
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s is empty; packed layouts (TND / NTD) need one cumulative row end per batch",
+                name);
+  std::vector<int64_t> len;
+  int64_t prev = 0;
+  for (size_t b = 0; b < a->values.size(); ++b) {
+    const int64_t v = a->values[b];
+    if (v < prev || v > rows)
+      throw_error(ACLNN_ERR_PARAM_INVALID,
+                  "%s[%zu] = %lld: packed layouts take cumulative row ends, non-decreasing and at most %lld",
+                  name, b, static_cast<long long>(v), static_cast<long long>(rows));
+    starts->push_back(prev);
+    len.push_back(v - prev);
+    prev = v;
+  }
+  if (prev != rows)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s ends at %lld; the packed tensor has %lld rows (T)", name,
+                static_cast<long long>(prev), static_cast<long long>(rows));
+  return len;
 }
 
 // A mask or pse view as [B, N, Sq, Skv] strides (broadcast dims: stride 0). Accepted shapes: [Sq,
@@ -128,9 +179,9 @@ AttnOperand broadcast_view(const aclTensor &t, const char *name, const Dims &q, 
 class AttentionStep : public core::Step {
  public:
   AttentionStep(kernels::AttnPlan plan, int q, int k, int v, int mask, int pse, int out, int lse, int table,
-                core::WsKey ws, std::vector<int64_t> offsets)
+                int aq_scale, int aq_offset, core::WsKey ws, std::vector<int64_t> offsets)
       : plan_(std::move(plan)), q_(q), k_(k), v_(v), mask_(mask), pse_(pse), out_(out), lse_(lse), table_(table),
-        ws_(ws), off_(std::move(offsets)) {}
+        aqs_(aq_scale), aqo_(aq_offset), ws_(ws), off_(std::move(offsets)) {}
   int run(const core::LaunchArgs &a) const override {
     auto at = [&](int slot, size_t i) -> char * {
       return slot < 0 ? nullptr : static_cast<char *>(a.addrs[slot]) + off_[i];
@@ -138,12 +189,12 @@ class AttentionStep : public core::Step {
     return kernels::flash_attention_run(plan_, at(q_, 0), at(k_, 1), at(v_, 2), at(mask_, 3), at(pse_, 4),
                                         at(out_, 5), reinterpret_cast<float *>(at(lse_, 6)),
                                         reinterpret_cast<const int32_t *>(at(table_, 7)),
-                                        plan_.workspace_bytes > 0 ? a.get(ws_) : nullptr);
+                                        plan_.workspace_bytes > 0 ? a.get(ws_) : nullptr, at(aqs_, 8), at(aqo_, 9));
   }
 
  private:
   kernels::AttnPlan plan_;
-  int q_, k_, v_, mask_, pse_, out_, lse_, table_;
+  int q_, k_, v_, mask_, pse_, out_, lse_, table_, aqs_, aqo_;
   core::WsKey ws_;
   std::vector<int64_t> off_;  // byte offsets of the views' first elements
 };
@@ -359,8 +410,18 @@ void attention_phase1(core::OpBuilder &b, const AttentionRule &rule, AttentionCa
 
   // Dtypes.
   core::check_dtype_in(c.query, c.query_name, rule.dtypes);
+  // INT8 key / value: the antiquant (fake-quantised KV cache) form, with antiquantScale.
+  const bool kv_int8 = key->dtype == ACL_INT8 && c.aq_scale != nullptr;
+  if (kv_int8 && value->dtype != ACL_INT8)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; an INT8 key needs an INT8 value", c.value_name,
+                core::dtype_name(value->dtype));
+  if (c.aq_scale != nullptr && key->dtype != ACL_INT8)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s is given but %s has dtype %s (antiquant takes an INT8 key / value)",
+                c.aq_scale_name, c.key_name, core::dtype_name(key->dtype));
+  if (c.aq_offset != nullptr && c.aq_scale == nullptr)
+    throw_error(ACLNN_ERR_PARAM_NULLPTR, "%s is given without %s", c.aq_offset_name, c.aq_scale_name);
   for (auto [t, name] : {std::pair{key, c.key_name}, std::pair{value, c.value_name}, std::pair{c.out, c.out_name}})
-    if (t->dtype != c.query->dtype)
+    if (t->dtype != c.query->dtype && !(kv_int8 && t != c.out))
       throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; expected the query's %s", name,
                   core::dtype_name(t->dtype), core::dtype_name(c.query->dtype));
 
@@ -376,9 +437,22 @@ void attention_phase1(core::OpBuilder &b, const AttentionRule &rule, AttentionCa
     layout = out_layout = Layout::kBNSD;
   else if (ls == "BNSD_BSND")
     layout = Layout::kBNSD, out_layout = Layout::kBSND;
+  else if (ls == "BSH_NBSD")
+    layout = Layout::kBSH, out_layout = Layout::kNBSD;
+  else if (ls == "BSND_NBSD")
+    layout = Layout::kBSND, out_layout = Layout::kNBSD;
+  else if (ls == "BNSD_NBSD")
+    layout = Layout::kBNSD, out_layout = Layout::kNBSD;
+  else if (ls == "TND")
+    layout = out_layout = Layout::kTND;
+  else if (ls == "NTD_TND")
+    layout = Layout::kNTD, out_layout = Layout::kTND;
   else
-    throw_error(ACLNN_ERR_PARAM_INVALID, "inputLayout \"%s\" is not supported (BSH, BSND, BNSD or BNSD_BSND)",
+    throw_error(ACLNN_ERR_PARAM_INVALID,
+                "inputLayout \"%s\" is not supported (BSH, BSND, BNSD, TND, BNSD_BSND, BSH_NBSD, BSND_NBSD, "
+                "BNSD_NBSD or NTD_TND)",
                 c.layout);
+  const bool varlen = layout == Layout::kTND || layout == Layout::kNTD;
   if (c.num_heads <= 0)
     throw_error(ACLNN_ERR_PARAM_INVALID, "numHeads must be > 0, got %lld", static_cast<long long>(c.num_heads));
   const int64_t kv_heads = c.num_kv_heads == 0 ? c.num_heads : c.num_kv_heads;
@@ -387,8 +461,12 @@ void attention_phase1(core::OpBuilder &b, const AttentionRule &rule, AttentionCa
                 static_cast<long long>(c.num_kv_heads), static_cast<long long>(c.num_heads));
 
   kernels::AttnDesc d;
-  const Dims q = read_layout(*c.query, c.query_name, layout, c.num_heads, &d.q);
+  Dims q = read_layout(*c.query, c.query_name, layout, c.num_heads, &d.q);
+  const Dims q_packed = q;  // TND / NTD: the T rows as one sequence
   const bool paged = c.block_table != nullptr;
+  if (varlen && paged)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s (paged KV) is not supported with the packed layout %s", c.block_table_name,
+                c.layout);
   Dims k{};
   if (paged) {
     // Paged KV: the cache is [blocks, blockSize, Nkv * D] or [blocks, Nkv, blockSize, D]; the table
@@ -434,8 +512,21 @@ void attention_phase1(core::OpBuilder &b, const AttentionRule &rule, AttentionCa
     k = read_layout(*key, c.key_name, layout, kv_heads, &d.k);
     read_layout(*value, c.value_name, layout, kv_heads, &d.v);
   }
+  if (varlen) {  // split the packed rows into batches
+    d.q_len = cumulative_lengths(c.act_q, c.act_q_name, q.s, &d.q_start);
+    d.kv_len = cumulative_lengths(c.act_kv, c.act_kv_name, k.s, &d.kv_start);
+    if (d.q_len.size() != d.kv_len.size())
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %zu batches; %s has %zu", c.act_kv_name, d.kv_len.size(),
+                  c.act_q_name, d.q_len.size());
+    d.varlen = true;
+    q.b = k.b = static_cast<int64_t>(d.q_len.size());
+    q.s = *std::max_element(d.q_len.begin(), d.q_len.end());
+    k.s = *std::max_element(d.kv_len.begin(), d.kv_len.end());
+  }
   core::Shape want_out = core::Shape::of(*c.query);
-  if (out_layout != layout) want_out = core::Shape{4, {q.b, q.s, q.n, q.d}};  // BNSD_BSND
+  if (out_layout == Layout::kBSND) want_out = core::Shape{4, {q.b, q.s, q.n, q.d}};  // BNSD_BSND
+  if (out_layout == Layout::kNBSD) want_out = core::Shape{4, {q.n, q.b, q.s, q.d}};  // *_NBSD
+  if (out_layout == Layout::kTND && layout == Layout::kNTD) want_out = core::Shape{3, {q_packed.s, q.n, q.d}};
   if (!(core::Shape::of(*c.out) == want_out))
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; expected %s", c.out_name,
                 core::shape_string(*c.out).c_str(), want_out.str().c_str());
@@ -453,6 +544,51 @@ void attention_phase1(core::OpBuilder &b, const AttentionRule &rule, AttentionCa
   d.sq = q.s;
   d.skv = k.s;
   d.dim = q.d;
+
+  if (kv_int8) {  // antiquant scale / offset: per channel [2, Nkv * D] / [2, Nkv, D] / [2, Nkv, 1, D], per token [2, B, Skv]
+    if (c.aq_mode != 0 && c.aq_mode != 1)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "antiquantMode must be 0 (per channel) or 1 (per token), got %lld",
+                  static_cast<long long>(c.aq_mode));
+    core::check_dtype_in(c.aq_scale, c.aq_scale_name, {ACL_FLOAT16, ACL_BF16, ACL_FLOAT});
+    const aclTensor &t = *c.aq_scale;
+    if (c.aq_offset != nullptr) {
+      core::check_dtype_in(c.aq_offset, c.aq_offset_name, {t.dtype});
+      if (!(core::Shape::of(*c.aq_offset) == core::Shape::of(t)) ||
+          !std::equal(t.strides, t.strides + t.ndim, c.aq_offset->strides))
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s must have %s's shape %s and strides", c.aq_offset_name,
+                    c.aq_scale_name, core::shape_string(t).c_str());
+    }
+    d.kv_int8 = true;
+    d.aq_per_token = c.aq_mode == 1;
+    d.aq_has_offset = c.aq_offset != nullptr;
+    d.aq_dtype = t.dtype;
+    bool ok = t.ndim >= 2 && t.dims[0] == 2;
+    if (ok) {
+      d.aq_kv = t.strides[0];
+      if (d.aq_per_token) {
+        ok = t.ndim == 3 && t.dims[1] == q.b && t.dims[2] == k.s;
+        if (ok) d.aq_a = t.strides[1], d.aq_c = t.strides[2];
+      } else if (t.ndim == 2) {
+        ok = t.dims[1] == kv_heads * k.d;
+        if (ok) d.aq_a = k.d * t.strides[1], d.aq_c = t.strides[1];
+      } else if (t.ndim == 3) {
+        ok = t.dims[1] == kv_heads && t.dims[2] == k.d;
+        if (ok) d.aq_a = t.strides[1], d.aq_c = t.strides[2];
+      } else {
+        ok = t.ndim == 4 && t.dims[1] == kv_heads && t.dims[2] == 1 && t.dims[3] == k.d;
+        if (ok) d.aq_a = t.strides[1], d.aq_c = t.strides[3];
+      }
+    }
+    if (!ok)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; antiquantMode %lld takes %s", c.aq_scale_name,
+                  core::shape_string(t).c_str(), static_cast<long long>(c.aq_mode),
+                  d.aq_per_token ? ("[2, B, Skv] = [2, " + std::to_string(q.b) + ", " + std::to_string(k.s) + "]").c_str()
+                                 : ("[2, Nkv * D], [2, Nkv, D] or [2, Nkv, 1, D] with Nkv = " + std::to_string(kv_heads) +
+                                    ", D = " + std::to_string(k.d)).c_str());
+    if (k.d > 1024)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "head dim %lld > 1024 is not supported with an INT8 key / value",
+                  static_cast<long long>(k.d));
+  }
 
   // Scalars.
   if (!std::isfinite(c.scale))
@@ -473,8 +609,10 @@ void attention_phase1(core::OpBuilder &b, const AttentionRule &rule, AttentionCa
       throw_error(ACLNN_ERR_PARAM_INVALID, "preTokens %lld + nextTokens %lld < 0: the window is empty",
                   static_cast<long long>(c.pre_tokens), static_cast<long long>(c.next_tokens));
   }
-  d.q_len = actual_lengths(c.act_q, c.act_q_name, q.b, q.s);
-  d.kv_len = actual_lengths(c.act_kv, c.act_kv_name, q.b, k.s);
+  if (!varlen) {
+    d.q_len = actual_lengths(c.act_q, c.act_q_name, q.b, q.s);
+    d.kv_len = actual_lengths(c.act_kv, c.act_kv_name, q.b, k.s);
+  }
 
   // Mask (sparse modes 0 and 1; modes 2-4 take the vendor's compressed causal mask, whose content
   // the pattern determines: it is not read) and pse.
@@ -494,12 +632,13 @@ void attention_phase1(core::OpBuilder &b, const AttentionRule &rule, AttentionCa
   }
   if (want_lse) {
     core::check_dtype_in(c.lse, c.lse_name, {ACL_FLOAT});
-    const core::Shape want{4, {q.b, q.n, q.s, 1}};
+    const core::Shape want = varlen ? core::Shape{3, {q_packed.s, q.n, 1}} : core::Shape{4, {q.b, q.n, q.s, 1}};
     if (!(core::Shape::of(*c.lse) == want))
       throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; expected %s", c.lse_name,
                   core::shape_string(*c.lse).c_str(), want.str().c_str());
     d.has_lse = true;
-    d.lse = {ACL_FLOAT, c.lse->strides[0], c.lse->strides[1], c.lse->strides[2], 0};
+    d.lse = varlen ? AttnOperand{ACL_FLOAT, 0, c.lse->strides[1], c.lse->strides[0], 0}
+                   : AttnOperand{ACL_FLOAT, c.lse->strides[0], c.lse->strides[1], c.lse->strides[2], 0};
   }
 
   // Registration, in prototype order (inputs, then outputs).
@@ -514,11 +653,13 @@ void attention_phase1(core::OpBuilder &b, const AttentionRule &rule, AttentionCa
   }
   const int ps = b.input(c.pse);
   const int ms = b.input(c.mask);
-  int table_slot = -1;
+  int table_slot = -1, aqs_slot = -1, aqo_slot = -1;
   for (const Unsupported &u : c.unsupported)
     if (u.tensor) {
       const int slot = b.input(u.handled ? static_cast<const aclTensor *>(u.arg) : nullptr);
-      if (u.handled) table_slot = slot;
+      if (u.handled && u.arg == c.block_table) table_slot = slot;
+      if (u.handled && kv_int8 && u.arg == c.aq_scale) aqs_slot = slot;
+      if (u.handled && kv_int8 && u.arg == c.aq_offset) aqo_slot = slot;
     }
   const int os = b.output(c.out);
   int lse_slot = -1;
@@ -536,8 +677,9 @@ void attention_phase1(core::OpBuilder &b, const AttentionRule &rule, AttentionCa
     return t.offset * static_cast<int64_t>(core::dtype_size(t.dtype));
   };
   b.add_step<AttentionStep>(
-      std::move(plan), qs, ks, vs, mask_used ? ms : -1, ps, os, lse_slot, table_slot, ws,
-      std::vector<int64_t>{off(qs), off(ks), off(vs), off(ms), off(ps), off(os), off(lse_slot), off(table_slot)});
+      std::move(plan), qs, ks, vs, mask_used ? ms : -1, ps, os, lse_slot, table_slot, aqs_slot, aqo_slot, ws,
+      std::vector<int64_t>{off(qs), off(ks), off(vs), off(ms), off(ps), off(os), off(lse_slot), off(table_slot),
+                           off(aqs_slot), off(aqo_slot)});
 }
 
 }  // namespace opsnn::ops

@@ -41,6 +41,10 @@ struct AttentionCall {
   const aclTensor *block_table = nullptr;  // paged KV (INT32 [B, max blocks per sequence])
   const char *block_table_name = "blockTable";
   int64_t block_size = 0;
+  // INT8 key / value (antiquant): scale / offset, first dim 2 (key, value); mode 0 per channel, 1 per token.
+  const aclTensor *aq_scale = nullptr, *aq_offset = nullptr;
+  const char *aq_scale_name = "antiquantScale", *aq_offset_name = "antiquantOffset";
+  int64_t aq_mode = 0;
   int64_t num_heads = 0, pre_tokens = 2147483647, next_tokens = 2147483647, num_kv_heads = 0, sparse_mode = 0,
           inner_precise = 0;
   double scale = 1.0;

@@ -1,0 +1,368 @@
+#include "ops/matmul/gmm_phase1.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "common/error.h"
+#include "core/op_checks.h"
+#include "kernels/matmul/gemm.h"
+
+namespace opsnn::ops {
+namespace {
+
+using kernels::GemmDesc;
+using kernels::GemmOperand;
+using kernels::GemmPlan;
+
+// One group's operands: the byte offsets are added to the slot's view base at launch.
+struct GmmGroup {
+  int plan = 0;  // the split form: the first plan of the group's ladder
+  core::OperandRef x, w, bias, y;  // bias.slot < 0: none
+};
+
+class GmmStep : public core::Step {
+ public:
+  std::vector<GemmPlan> plans;
+  std::vector<GmmGroup> groups;
+  core::WsKey ws;
+  bool has_ws = false;
+  // The split form: x [M, K] and y [M, N] split along M by the cumulative group list.
+  bool split = false;
+  // The split form's plans per group: one per row count of the ladder (4, 16, 64, ... M), the
+  // smallest that covers a group's rows runs it (gemm_run_rows), so a small group takes the
+  // small-M paths a plan for all M rows would not.
+  std::vector<int64_t> ladder;
+  core::OperandRef group_list;
+  core::WsKey ends_ws;  // the group ends as checked: the groups run from this copy
+  int64_t gl_stride = 1, total_m = 0, n = 0;
+  int64_t x_row_bytes = 0, y_row_bytes = 0, y_col_bytes = 0;  // byte strides of a row of x / y, a column of y
+  size_t y_esize = 0;
+
+  int run(const core::LaunchArgs &a) const override {
+    void *work = has_ws ? a.get(ws) : nullptr;
+    auto at = [&](const core::OperandRef &r) -> char * { return r.slot >= 0 ? r.address(a) : nullptr; };
+    if (!split) {
+      for (const GmmGroup &g : groups)
+        kernels::gemm_run(plans[static_cast<size_t>(g.plan)], at(g.x), at(g.w), at(g.y), work, at(g.bias));
+      return 0;
+    }
+    // Every group end checked before anything is written.
+    const int64_t *gl = reinterpret_cast<const int64_t *>(at(group_list));
+    int64_t *ends = reinterpret_cast<int64_t *>(a.get(ends_ws));
+    int64_t prev = 0;
+    for (size_t g = 0; g < groups.size(); ++g) {
+      const int64_t v = ends[g] = gl[static_cast<int64_t>(g) * gl_stride];
+      if (v < prev || v > total_m)
+        return fail(ACLNN_ERR_PARAM_INVALID,
+                    "groupListOptional[%zu] = %lld is outside [%lld, %lld]: the cumulative group ends must be "
+                    "non-decreasing and at most x's %lld rows",
+                    g, static_cast<long long>(v), static_cast<long long>(prev), static_cast<long long>(total_m),
+                    static_cast<long long>(total_m));
+      prev = v;
+    }
+    int64_t start = 0;
+    for (size_t g = 0; g < groups.size(); ++g) {
+      const GmmGroup &gr = groups[g];
+      const int64_t end = ends[g], rows = end - start;
+      size_t step = 0;
+      while (ladder[step] < rows) ++step;  // the last rung is M >= rows
+      if (rows > 0)
+        kernels::gemm_run_rows(plans[static_cast<size_t>(gr.plan) + step], rows, at(gr.x) + start * x_row_bytes, at(gr.w),
+                               at(gr.y) + start * y_row_bytes, work, at(gr.bias));
+      start = end;
+    }
+    // Rows after the last group belong to none: zero (every supported dtype's zero is all-zero bytes).
+    char *y = at(groups[0].y);
+    for (int64_t i = start; i < total_m; ++i)
+      for (int64_t j = 0; j < n; ++j) std::memset(y + i * y_row_bytes + j * y_col_bytes, 0, y_esize);
+    return 0;
+  }
+};
+
+std::string elem_name(const char *list, size_t i) { return std::string(list) + "[" + std::to_string(i) + "]"; }
+
+const aclTensor *list_elem(const aclTensorList *l, size_t i, const char *name) {
+  const aclTensor *t = l->tensors[i];
+  core::check_tensor(t, elem_name(name, i).c_str());
+  return t;
+}
+
+// The row stride of a view whose leading dims (all but the last) merge into one row dim; 161002 otherwise.
+int64_t merged_row_stride(const aclTensor &t, const std::string &name, int64_t *rows) {
+  *rows = 1;
+  std::vector<int> lead;  // the leading dims of size > 1
+  for (int i = 0; i + 1 < t.ndim; ++i) {
+    *rows *= t.dims[i];
+    if (t.dims[i] != 1) lead.push_back(i);
+  }
+  if (lead.empty()) return t.strides[t.ndim - 2];
+  for (size_t q = 0; q + 1 < lead.size() && *rows > 0; ++q)
+    if (t.strides[lead[q]] != t.strides[lead[q + 1]] * t.dims[lead[q + 1]])
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s of shape %s: its leading dims do not merge into one row dim (dim %d's stride %lld)",
+                  name.c_str(), core::shape_string(t).c_str(), lead[q], static_cast<long long>(t.strides[lead[q]]));
+  return t.strides[lead.back()];
+}
+
+core::OperandRef ref_at(const aclTensor &view, int slot, int64_t elems) {
+  core::OperandRef r = core::OperandRef::of_slot(slot, view);
+  r.offset_bytes += elems * static_cast<int64_t>(core::dtype_size(view.dtype));
+  return r;
+}
+
+}  // namespace
+
+void gmm_phase1(core::OpBuilder &b, const GmmRule &rule, GmmCall &c) {
+  // Presence, in prototype order.
+  core::check_not_null(c.x, c.x_name);
+  core::check_not_null(c.weight, c.weight_name);
+  core::check_not_null(c.y, c.y_name);
+  for (const GmmUnsupported &u : c.unsupported)
+    if (u.arg != nullptr)
+      throw_error(ACLNN_ERR_PARAM_INVALID,
+                  "%s is not supported on the CPU (the quantised and weight-quantised forms are refused); pass nullptr",
+                  u.name);
+  if (c.x->tensors.empty()) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is an empty tensor list", c.x_name);
+  if (c.weight->tensors.empty()) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is an empty tensor list", c.weight_name);
+  if (c.y->tensors.empty()) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is an empty tensor list", c.y_name);
+  if (c.group_type == 1 || c.group_type == 2)
+    throw_error(ACLNN_ERR_PARAM_INVALID,
+                "groupType %lld (%s grouping) is not supported on the CPU; -1 (none) or 0 (M) are",
+                static_cast<long long>(c.group_type), c.group_type == 1 ? "N" : "K");
+  if (c.group_type != -1 && c.group_type != 0)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "groupType must be -1, 0, 1 or 2, got %lld",
+                static_cast<long long>(c.group_type));
+  if (c.split_item < 0 || c.split_item > 3)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "splitItem must be 0..3, got %lld", static_cast<long long>(c.split_item));
+  const bool y_single = c.split_item >= 2;
+
+  // Dtypes: one float dtype throughout; a bias in it or FLOAT.
+  const aclTensor *x0 = list_elem(c.x, 0, c.x_name);
+  core::check_dtype_in(x0, elem_name(c.x_name, 0).c_str(), rule.dtypes);
+  const aclDataType dt = x0->dtype;
+  auto same_dtype = [&](const aclTensorList *l, const char *name) {
+    for (size_t i = 0; i < l->tensors.size(); ++i) {
+      const aclTensor *t = list_elem(l, i, name);
+      if (t->dtype != dt)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; expected x's %s", elem_name(name, i).c_str(),
+                    core::dtype_name(t->dtype), core::dtype_name(dt));
+    }
+  };
+  same_dtype(c.x, c.x_name);
+  same_dtype(c.weight, c.weight_name);
+  same_dtype(c.y, c.y_name);
+  if (c.bias != nullptr)
+    for (size_t i = 0; i < c.bias->tensors.size(); ++i) {
+      const aclTensor *t = list_elem(c.bias, i, c.bias_name);
+      if (t->dtype != dt && t->dtype != ACL_FLOAT)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; expected x's %s or FLOAT",
+                    elem_name(c.bias_name, i).c_str(), core::dtype_name(t->dtype), core::dtype_name(dt));
+    }
+
+  // Groups: weight one tensor per group ([K, N]) or one [G, K, N] tensor.
+  const aclTensor *w0 = c.weight->tensors[0];
+  const bool w_single = c.weight->tensors.size() == 1 && w0->ndim == 3;
+  const size_t G = w_single ? static_cast<size_t>(w0->dims[0]) : c.weight->tensors.size();
+  if (!w_single)
+    for (size_t i = 0; i < G; ++i)
+      if (c.weight->tensors[i]->ndim != 2)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be [K, N] (or the list one [G, K, N] tensor), got shape %s",
+                    elem_name(c.weight_name, i).c_str(), core::shape_string(*c.weight->tensors[i]).c_str());
+  if (G == 0) throw_error(ACLNN_ERR_PARAM_INVALID, "%s holds no group (shape %s)", c.weight_name, core::shape_string(*w0).c_str());
+  const size_t nx = c.x->tensors.size();
+  const bool split = nx == 1 && (G > 1 || c.group_list != nullptr);
+  if (split) {
+    if (c.group_type != 0)
+      throw_error(ACLNN_ERR_PARAM_INVALID,
+                  "x holds one tensor for %zu groups: it is split along M by groupListOptional, which needs "
+                  "groupType 0, got %lld",
+                  G, static_cast<long long>(c.group_type));
+    core::check_not_null(c.group_list, c.group_list_name);
+    if (!y_single)
+      throw_error(ACLNN_ERR_PARAM_INVALID,
+                  "x split along M needs y as one tensor (splitItem 2 or 3), got splitItem %lld",
+                  static_cast<long long>(c.split_item));
+  } else {
+    if (nx != G)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "x holds %zu tensors; expected one per group (%zu, as weight) or one", nx, G);
+    if (c.group_list != nullptr)
+      throw_error(ACLNN_ERR_PARAM_INVALID,
+                  "groupListOptional must be null when x holds one tensor per group (their rows are the groups)");
+  }
+  const size_t ny = c.y->tensors.size();
+  if (y_single ? ny != 1 : ny != G)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "y holds %zu tensors; splitItem %lld needs %zu", ny,
+                static_cast<long long>(c.split_item), y_single ? size_t{1} : G);
+  if (c.bias != nullptr && c.bias->tensors.size() != G && !(w_single && c.bias->tensors.size() == 1))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "biasOptional holds %zu tensors; expected one per group (%zu)",
+                c.bias->tensors.size(), G);
+
+  // Per-group weight views [K, N].
+  struct WView {
+    const aclTensor *t;
+    int64_t k, n, rs, cs, off;  // off: elements from the view base (a [G, K, N] tensor's group)
+  };
+  std::vector<WView> wv(G);
+  for (size_t g = 0; g < G; ++g) {
+    const aclTensor &t = w_single ? *w0 : *c.weight->tensors[g];
+    const int d = t.ndim - 2;
+    wv[g] = {&t, t.dims[d], t.dims[d + 1], t.strides[d], t.strides[d + 1],
+             w_single ? static_cast<int64_t>(g) * t.strides[0] : 0};
+  }
+  // Per-group bias views [N]: one tensor each, or one [G, N] beside a [G, K, N] weight.
+  struct BView {
+    const aclTensor *t = nullptr;
+    int64_t cs = 0, off = 0;
+  };
+  std::vector<BView> bv(G);
+  if (c.bias != nullptr) {
+    const bool b_single = c.bias->tensors.size() == 1 && c.bias->tensors[0]->ndim == 2;
+    for (size_t g = 0; g < G; ++g) {
+      const aclTensor &t = *c.bias->tensors[b_single ? 0 : g];
+      const std::string name = elem_name(c.bias_name, b_single ? 0 : g);
+      if (b_single ? !(t.dims[0] == static_cast<int64_t>(G) && t.dims[1] == wv[g].n) : !(t.ndim == 1 && t.dims[0] == wv[g].n))
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; expected %s", name.c_str(), core::shape_string(t).c_str(),
+                    b_single ? ("[" + std::to_string(G) + ", " + std::to_string(wv[g].n) + "]").c_str()
+                             : ("[" + std::to_string(wv[g].n) + "]").c_str());
+      bv[g] = {&t, t.strides[t.ndim - 1], b_single ? static_cast<int64_t>(g) * t.strides[0] : 0};
+    }
+  }
+
+  // Per-group x / y views.
+  struct RView {
+    int64_t m, k, rs, cs, off;
+  };
+  std::vector<RView> xv(G), yv(G);
+  int64_t total_m = 0;
+  const aclTensor *ys = y_single ? c.y->tensors[0] : nullptr;
+  if (split) {
+    const aclTensor &x = *x0;
+    if (x.ndim != 2) throw_error(ACLNN_ERR_PARAM_INVALID, "x[0] must be [M, K] when split by groupListOptional, got shape %s", core::shape_string(x).c_str());
+    total_m = x.dims[0];
+    for (size_t g = 0; g < G; ++g) {
+      if (wv[g].k != x.dims[1] || wv[g].n != wv[0].n)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; x[0] %s needs [%lld, N] with one N for every group",
+                    elem_name(c.weight_name, w_single ? 0 : g).c_str(), core::shape_string(*wv[g].t).c_str(),
+                    core::shape_string(x).c_str(), static_cast<long long>(x.dims[1]));
+      xv[g] = {total_m, x.dims[1], x.strides[0], x.strides[1], 0};
+    }
+    core::check_dtype_in(c.group_list, c.group_list_name, {ACL_INT64});
+    const aclTensor &gl = *c.group_list;
+    if (gl.ndim != 1 || gl.dims[0] != static_cast<int64_t>(G))
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be [%zu] (one cumulative row end per group), got shape %s",
+                  c.group_list_name, G, core::shape_string(gl).c_str());
+  } else {
+    for (size_t g = 0; g < G; ++g) {
+      const aclTensor &x = *c.x->tensors[g];
+      const std::string name = elem_name(c.x_name, g);
+      if (x.ndim < 2 || x.ndim > 6 || (y_single && x.ndim != 2))
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s must have %s dims, got shape %s", name.c_str(),
+                    y_single ? "2 ([M, K], as y is one tensor)" : "2 to 6", core::shape_string(x).c_str());
+      if (x.dims[x.ndim - 1] != wv[g].k)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s of shape %s has K = %lld; %s of shape %s has K = %lld", name.c_str(),
+                    core::shape_string(x).c_str(), static_cast<long long>(x.dims[x.ndim - 1]),
+                    elem_name(c.weight_name, w_single ? 0 : g).c_str(), core::shape_string(*wv[g].t).c_str(),
+                    static_cast<long long>(wv[g].k));
+      int64_t rows = 0;
+      const int64_t rs = merged_row_stride(x, name, &rows);
+      xv[g] = {rows, wv[g].k, rs, x.strides[x.ndim - 1], 0};
+      if (y_single && wv[g].n != wv[0].n)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s has N = %lld; y as one tensor needs one N for every group (%lld)",
+                    elem_name(c.weight_name, g).c_str(), static_cast<long long>(wv[g].n), static_cast<long long>(wv[0].n));
+      total_m += rows;
+    }
+  }
+  if (y_single) {
+    const core::Shape want{2, {total_m, wv[0].n}};
+    if (!(core::Shape::of(*ys) == want))
+      throw_error(ACLNN_ERR_PARAM_INVALID, "y[0] has shape %s; expected %s", core::shape_string(*ys).c_str(),
+                  want.str().c_str());
+    int64_t r0 = 0;
+    for (size_t g = 0; g < G; ++g) {
+      yv[g] = {xv[g].m, wv[g].n, ys->strides[0], ys->strides[1], split ? 0 : r0 * ys->strides[0]};
+      r0 += xv[g].m;
+    }
+  } else {
+    for (size_t g = 0; g < G; ++g) {
+      const aclTensor &x = *c.x->tensors[g], &y = *c.y->tensors[g];
+      core::Shape want = core::Shape::of(x);
+      want.dims[want.ndim - 1] = wv[g].n;
+      if (!(core::Shape::of(y) == want))
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; expected %s", elem_name(c.y_name, g).c_str(),
+                    core::shape_string(y).c_str(), want.str().c_str());
+      int64_t rows = 0;
+      yv[g] = {xv[g].m, wv[g].n, merged_row_stride(y, elem_name(c.y_name, g), &rows), y.strides[y.ndim - 1], 0};
+    }
+  }
+
+  // Registration, in prototype order (inputs, then the output list).
+  const std::vector<int> xs = b.input_list(0, c.x), wsl = b.input_list(1, c.weight);
+  const std::vector<int> bs = b.input_list(2, c.bias);
+  const int gls = b.input(c.group_list);
+  const std::vector<int> yslots = b.output_list(0, c.y);
+
+  // Plans: one per group (one ladder shared by every group of a [G, K, N] weight split along M: same
+  // desc), the split form's a ladder of row counts.
+  GmmStep *step = &b.add_step<GmmStep>();
+  if (split) {
+    for (int64_t m = 4; m < total_m; m *= 4) step->ladder.push_back(m);
+    step->ladder.push_back(total_m);
+  }
+  size_t ws_bytes = 0;
+  for (size_t g = 0; g < G; ++g) {
+    GemmDesc d;
+    d.m = xv[g].m;
+    d.n = wv[g].n;
+    d.k = wv[g].k;
+    d.a = GemmOperand{dt, xv[g].rs, xv[g].cs, 0};
+    d.b = GemmOperand{dt, wv[g].rs, wv[g].cs, 0};
+    d.c = GemmOperand{dt, yv[g].rs, yv[g].cs, 0};
+    if (bv[g].t != nullptr) {
+      d.has_d = true;
+      d.beta = 1.0f;
+      d.d = GemmOperand{bv[g].t->dtype, 0, bv[g].cs, 0};
+    }
+    GmmGroup gr;
+    if (split && w_single && g > 0 && bv[g].t == bv[0].t) {
+      gr.plan = 0;
+    } else {
+      gr.plan = static_cast<int>(step->plans.size());
+      const std::vector<int64_t> rows = split ? step->ladder : std::vector<int64_t>{d.m};
+      for (int64_t m : rows) {
+        GemmPlan plan;
+        kernels::GemmOptions opt;
+        opt.record = g == 0 && m == rows.back();
+        d.m = m;
+        if (!kernels::gemm_plan(d, &plan, opt)) throw_error(last_error_code(), "%s", last_error_message());
+        ws_bytes = std::max(ws_bytes, plan.workspace_bytes);
+        step->plans.push_back(std::move(plan));
+      }
+    }
+    const int xslot = xs[split ? 0 : g], wslot = wsl[w_single ? 0 : g], yslot = yslots[y_single ? 0 : g];
+    gr.x = ref_at(b.tensor(xslot), xslot, xv[g].off);
+    gr.w = ref_at(b.tensor(wslot), wslot, wv[g].off);
+    gr.y = ref_at(b.tensor(yslot), yslot, yv[g].off);
+    if (bv[g].t != nullptr) {
+      const int bslot = bs[c.bias->tensors.size() == 1 ? 0 : g];
+      gr.bias = ref_at(b.tensor(bslot), bslot, bv[g].off);
+    }
+    step->groups.push_back(gr);
+  }
+  // The groups run one after another: one block, the largest plan's.
+  step->has_ws = ws_bytes > 0;
+  if (ws_bytes > 0) step->ws = b.book("gmm.gemm", ws_bytes);
+  if (split) {
+    step->split = true;
+    step->ends_ws = b.book("gmm.group_ends", G * sizeof(int64_t));
+    step->group_list = core::OperandRef::of_slot(gls, b.tensor(gls));
+    step->gl_stride = c.group_list->strides[0];
+    step->total_m = total_m;
+    step->n = wv[0].n;
+    step->y_esize = core::dtype_size(dt);
+    step->x_row_bytes = x0->strides[0] * static_cast<int64_t>(core::dtype_size(dt));
+    step->y_row_bytes = ys->strides[0] * static_cast<int64_t>(step->y_esize);
+    step->y_col_bytes = ys->strides[1] * static_cast<int64_t>(step->y_esize);
+  }
+}
+
+}  // namespace opsnn::ops

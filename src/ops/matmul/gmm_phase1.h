@@ -1,0 +1,35 @@
+// The phase 1 of the table-driven grouped matmul (src/ops/matmul/grouped_matmul.ops): aclnnGroupedMatmulV3's
+// float forms on the GEMM engine (kernels/matmul/gemm.h), one plan per group chosen here. Checks every
+// argument (161001 for a missing one, 161002 naming the argument otherwise), works out the groups (tensor
+// lists, or x split along M by the device group list, read and checked at launch) and records one step.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/dtype.h"
+#include "core/op_builder.h"
+
+namespace opsnn::ops {
+
+struct GmmRule {
+  core::DtypeMask dtypes;  // x / weight / y dtypes
+};
+
+struct GmmUnsupported {
+  const aclTensorList *arg;
+  const char *name;
+};
+
+struct GmmCall {
+  const aclTensorList *x = nullptr, *weight = nullptr, *bias = nullptr, *y = nullptr;
+  const char *x_name = "x", *weight_name = "weight", *bias_name = "biasOptional", *y_name = "y";
+  const aclTensor *group_list = nullptr;
+  const char *group_list_name = "groupListOptional";
+  int64_t split_item = 0, group_type = -1;
+  std::vector<GmmUnsupported> unsupported;  // quantisation inputs, in prototype order
+};
+
+void gmm_phase1(core::OpBuilder &b, const GmmRule &rule, GmmCall &c);
+
+}  // namespace opsnn::ops

@@ -1,0 +1,487 @@
+// The test harness of the table-driven grouped matmul (src/ops/matmul/grouped_matmul.ops), cases
+// registered from the table by tools/gen_ops.py --tests (gmm_table_cases.inc). Against the float64
+// reference grouped_matmul_ref (tests/common/float64_refs.h), every dtype:
+//   - one tensor per group (x 2-D or 3-D, own M / K / N per group, empty groups, K = 0), y one tensor
+//     per group or one stacked tensor; weights contiguous, transposed views or one [G, K, N] tensor;
+//     bias per group or [G, N], in x's dtype or FLOAT; padded / offset views, nothing written outside;
+//   - x [M, K] split along M by the device group list (random cumulative ends, empty groups, rows
+//     after the last end zeroed, a strided group list);
+//   - NaN / infinity propagation;
+//   - errors: each argument named (null, dtype, shape, list sizes, unsupported quantisation inputs,
+//     groupType / splitItem), and a bad group list failing the launch with nothing written.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+#include "float64_refs.h"
+#include "op_table_harness.h"
+#include "test_util.h"
+
+namespace opsnn::test {
+namespace {
+
+struct GmmArgs {
+  aclTensorList *x = nullptr, *weight = nullptr, *bias = nullptr, *y = nullptr;
+  aclTensor *group_list = nullptr;
+  int64_t split_item = 0, group_type = -1;
+  std::string bogus;  // the unsupported argument passed non-null (error tests)
+  aclTensorList *bogus_list = nullptr;
+};
+
+using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
+
+struct GmmTableCase {
+  std::string name, api;
+  std::vector<aclDataType> dtypes;
+  std::vector<std::string> unsupported;
+  int (*phase1)(const GmmArgs &, uint64_t *, aclOpExecutor **) = nullptr;
+  Launch launch = nullptr;
+};
+void PrintTo(const GmmTableCase &c, std::ostream *os) { *os << c.name; }
+
+#include "gmm_table_cases.inc"
+
+const std::vector<GmmTableCase> &all_cases() {
+  static const std::vector<GmmTableCase> c = harness::sampled(gmm_table_cases());
+  return c;
+}
+
+using Dev = std::unique_ptr<DeviceTensor>;
+
+// A [r, c] view: 0 contiguous, 1 transposed (stored [c, r]), 2 padded rows with an offset.
+Dev view2(int64_t r, int64_t c, aclDataType dt, int form) {
+  if (form == 1) return std::make_unique<DeviceTensor>(std::vector<int64_t>{r, c}, dt, std::vector<int64_t>{1, std::max<int64_t>(r, 1)}, 0);
+  if (form == 2) return std::make_unique<DeviceTensor>(std::vector<int64_t>{r, c}, dt, std::vector<int64_t>{c + 3, 1}, 5);
+  return std::make_unique<DeviceTensor>(std::vector<int64_t>{r, c}, dt);
+}
+
+struct TensorList {
+  aclTensorList *l = nullptr;
+  TensorList() = default;
+  // The list owns its descriptors (aclDestroyTensorList destroys them): copies of the views'.
+  explicit TensorList(const std::vector<aclTensor *> &v) {
+    std::vector<aclTensor *> copies;
+    for (aclTensor *t : v)
+      copies.push_back(aclCreateTensor(t->dims, static_cast<uint64_t>(t->ndim), t->dtype, t->strides, t->offset,
+                                       t->format, t->storage_dims, static_cast<uint64_t>(t->storage_ndim), t->data));
+    l = aclCreateTensorList(copies.data(), copies.size());
+  }
+  TensorList(const TensorList &) = delete;
+  TensorList &operator=(const TensorList &) = delete;
+  ~TensorList() {
+    if (l) aclDestroyTensorList(l);
+  }
+};
+
+std::vector<double> rows_of(const std::vector<double> &v, int64_t r0, int64_t r1, int64_t cols) {
+  return std::vector<double>(v.begin() + r0 * cols, v.begin() + r1 * cols);
+}
+
+// got vs want with the rounding a float accumulation and the output dtype may add: T (|want| + |x| |w|
+// / 100), T the dtype's precision threshold; NaN and infinities exactly.
+::testing::AssertionResult close(aclDataType dt, const std::vector<double> &got, const std::vector<double> &want,
+                                 const std::vector<double> &mag) {
+  if (got.size() != want.size()) return ::testing::AssertionFailure() << "size " << got.size() << " vs " << want.size();
+  const double T = precision_threshold(dt);
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double g = got[i], w = want[i];
+    if (std::isnan(w) || std::isinf(w)) {
+      if (std::isnan(w) ? !std::isnan(g) : g != w)
+        return ::testing::AssertionFailure() << "element " << i << ": got " << g << ", expected " << w;
+      continue;
+    }
+    if (!(std::fabs(g - w) <= T * (std::fabs(w) + 0.01 * mag[i]) + 1e-30))
+      return ::testing::AssertionFailure() << "element " << i << ": got " << g << ", expected " << w << " (scale "
+                                           << mag[i] << ")";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+struct Group {
+  int64_t m = 0, k = 0, n = 0;
+};
+
+// The per-group problem, run in one of the forms, checked against the reference.
+struct Form {
+  bool x_3d = false;      // x[g] as [2, m / 2, k] (m even) in the per-group forms
+  bool y_single = false;  // y one stacked tensor (splitItem 2 / 3)
+  bool split = false;     // x one [M, K] split by the group list
+  bool w_single = false;  // weight one [G, K, N] tensor (a permuted view when w_form == 1)
+  int w_form = 0, x_form = 0, y_form = 0;
+  int bias = 0;           // 0 none, 1 per group in x's dtype, 2 per group FLOAT, 3 one [G, N] FLOAT (w_single)
+  int64_t group_type = 0;
+  int64_t tail = 0;       // split: rows after the last group end
+  bool strided_group_list = false;
+  bool specials = false;
+};
+
+void run_case(const GmmTableCase &c, aclDataType dt, const std::vector<Group> &gs, const Form &f) {
+  const size_t G = gs.size();
+  SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt << " G " << G << (f.split ? " split" : "")
+                                    << (f.y_single ? " y_single" : "") << (f.w_single ? " w_single" : "")
+                                    << " w_form " << f.w_form << " x_form " << f.x_form << " y_form " << f.y_form
+                                    << " bias " << f.bias << (f.x_3d ? " x_3d" : "") << " tail " << f.tail);
+  std::vector<Dev> xs, ws, bs, ys;
+  std::vector<std::vector<double>> xv(G), wv(G), bv(G);
+  int64_t M = 0;
+  for (const Group &g : gs) M += g.m;
+  const int64_t K = gs[0].k, N = gs[0].n;
+  // Inputs.
+  Dev xall;
+  if (f.split) {
+    xall = view2(M + f.tail, K, dt, f.x_form);
+    xall->fill_random(-1, 1);
+    const auto v = xall->values();
+    int64_t r = 0;
+    for (size_t g = 0; g < G; ++g) {
+      xv[g] = rows_of(v, r, r + gs[g].m, K);
+      r += gs[g].m;
+    }
+  } else {
+    for (size_t g = 0; g < G; ++g) {
+      Dev x;
+      if (f.x_3d)
+        x = std::make_unique<DeviceTensor>(std::vector<int64_t>{2, gs[g].m / 2, gs[g].k}, dt,
+                                           std::vector<int64_t>{gs[g].m / 2 * (gs[g].k + 2), gs[g].k + 2, 1}, 1);
+      else
+        x = view2(gs[g].m, gs[g].k, dt, f.x_form);
+      x->fill_random(-1, 1);
+      if (f.specials && x->numel() > 2) {
+        auto v = x->values();
+        v[1] = NAN;
+        v[v.size() - 1] = INFINITY;
+        x->set_values(v);
+      }
+      xv[g] = x->values();
+      xs.push_back(std::move(x));
+    }
+  }
+  Dev wall;
+  if (f.w_single) {
+    if (f.w_form == 1)  // stored [G, N, K]
+      wall = std::make_unique<DeviceTensor>(std::vector<int64_t>{static_cast<int64_t>(G), K, N}, dt,
+                                            std::vector<int64_t>{N * K, 1, K}, 2);
+    else
+      wall = std::make_unique<DeviceTensor>(std::vector<int64_t>{static_cast<int64_t>(G), K, N}, dt);
+    wall->fill_random(-1, 1);
+    const auto v = wall->values();
+    for (size_t g = 0; g < G; ++g) wv[g] = rows_of(v, static_cast<int64_t>(g) * K, static_cast<int64_t>(g + 1) * K, N);
+  } else {
+    for (size_t g = 0; g < G; ++g) {
+      Dev w = view2(gs[g].k, gs[g].n, dt, (f.w_form + static_cast<int>(g)) % 3);
+      w->fill_random(-1, 1);
+      wv[g] = w->values();
+      ws.push_back(std::move(w));
+    }
+  }
+  Dev ball;
+  if (f.bias == 3) {
+    ball = view2(static_cast<int64_t>(G), N, ACL_FLOAT, 2);
+    ball->fill_random(-1, 1);
+    const auto v = ball->values();
+    for (size_t g = 0; g < G; ++g) bv[g] = rows_of(v, static_cast<int64_t>(g), static_cast<int64_t>(g) + 1, N);
+  } else if (f.bias > 0) {
+    for (size_t g = 0; g < G; ++g) {
+      Dev b = std::make_unique<DeviceTensor>(std::vector<int64_t>{gs[g].n}, f.bias == 2 ? ACL_FLOAT : dt,
+                                             std::vector<int64_t>{2}, 1);
+      b->fill_random(-1, 1);
+      bv[g] = b->values();
+      bs.push_back(std::move(b));
+    }
+  }
+  // Outputs.
+  Dev yall;
+  if (f.y_single) {
+    yall = view2(M + f.tail, N, dt, f.y_form);
+    yall->poison();
+  } else {
+    for (size_t g = 0; g < G; ++g) {
+      Dev y;
+      if (f.x_3d)
+        y = std::make_unique<DeviceTensor>(std::vector<int64_t>{2, gs[g].m / 2, gs[g].n}, dt);
+      else
+        y = view2(gs[g].m, gs[g].n, dt, f.y_form);
+      y->poison();
+      ys.push_back(std::move(y));
+    }
+  }
+  auto ptrs = [](const std::vector<Dev> &v) {
+    std::vector<aclTensor *> p;
+    for (const Dev &d : v) p.push_back(d->get());
+    return p;
+  };
+  TensorList xl(f.split ? std::vector<aclTensor *>{xall->get()} : ptrs(xs));
+  TensorList wl(f.w_single ? std::vector<aclTensor *>{wall->get()} : ptrs(ws));
+  TensorList bl(f.bias == 3 ? std::vector<aclTensor *>{ball->get()} : ptrs(bs));
+  TensorList yl(f.y_single ? std::vector<aclTensor *>{yall->get()} : ptrs(ys));
+  Dev gl;
+  if (f.split) {
+    std::vector<double> ends;
+    int64_t r = 0;
+    for (const Group &g : gs) ends.push_back(static_cast<double>(r += g.m));
+    if (f.strided_group_list)
+      gl = std::make_unique<DeviceTensor>(std::vector<int64_t>{static_cast<int64_t>(G)}, ACL_INT64,
+                                          std::vector<int64_t>{2}, 1);
+    else
+      gl = std::make_unique<DeviceTensor>(std::vector<int64_t>{static_cast<int64_t>(G)}, ACL_INT64);
+    gl->set_values(ends);
+  }
+  GmmArgs a;
+  a.x = xl.l;
+  a.weight = wl.l;
+  a.bias = f.bias > 0 ? bl.l : nullptr;
+  a.y = yl.l;
+  a.group_list = f.split ? gl->get() : nullptr;
+  a.split_item = f.y_single ? 2 + static_cast<int64_t>(G % 2) : static_cast<int64_t>(G % 2);
+  a.group_type = f.split ? 0 : f.group_type;
+  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
+      << aclGetRecentErrMsg();
+  // Reference and comparison.
+  std::vector<double> want_all, mag_all;
+  for (size_t g = 0; g < G; ++g) {
+    std::vector<double> mag;
+    auto want = refs::grouped_matmul_ref(xv[g], wv[g], bv[g], gs[g].m, gs[g].k, gs[g].n, &mag);
+    for (double &v : want) v = round_to(dt, v);
+    if (f.y_single) {
+      want_all.insert(want_all.end(), want.begin(), want.end());
+      mag_all.insert(mag_all.end(), mag.begin(), mag.end());
+    } else {
+      EXPECT_TRUE(close(dt, ys[g]->values(), want, mag)) << "y[" << g << "]";
+      EXPECT_TRUE(ys[g]->untouched_outside_view()) << "y[" << g << "]";
+    }
+  }
+  if (f.y_single) {
+    want_all.resize(static_cast<size_t>((M + f.tail) * N), 0.0);  // rows after the last group: zero
+    mag_all.resize(want_all.size(), 0.0);
+    EXPECT_TRUE(close(dt, yall->values(), want_all, mag_all)) << "y[0]";
+    EXPECT_TRUE(yall->untouched_outside_view());
+  }
+}
+
+int64_t pick(std::mt19937_64 &g, int64_t lo, int64_t hi) {
+  return lo + static_cast<int64_t>(g() % static_cast<uint64_t>(hi - lo + 1));
+}
+
+class OpTableGmm : public ::testing::TestWithParam<GmmTableCase> {};
+
+TEST_P(OpTableGmm, OneTensorPerGroup) {
+  reseed_for_current_test();
+  const GmmTableCase &c = GetParam();
+  auto &g = rng();
+  int v = 0;
+  for (aclDataType dt : c.dtypes)
+    for (int k = 0; k < 6; ++k, ++v) {
+      std::vector<Group> gs(static_cast<size_t>(pick(g, 1, 4)));
+      Form f;
+      f.x_3d = v % 4 == 3;
+      for (Group &q : gs) q = {f.x_3d ? 2 * pick(g, 0, 5) : pick(g, 0, 11), v % 5 == 4 ? 0 : pick(g, 1, 40), pick(g, 1, 37)};
+      f.w_form = v % 3;
+      f.x_form = (v / 2) % 3;
+      f.y_form = v % 3;
+      f.bias = v % 3;
+      f.group_type = v % 2 == 0 ? -1 : 0;
+      run_case(c, dt, gs, f);
+    }
+}
+
+TEST_P(OpTableGmm, StackedOutput) {
+  reseed_for_current_test();
+  const GmmTableCase &c = GetParam();
+  auto &g = rng();
+  int v = 0;
+  for (aclDataType dt : c.dtypes)
+    for (int k = 0; k < 6; ++k, ++v) {
+      std::vector<Group> gs(static_cast<size_t>(pick(g, 1, 5)));
+      const int64_t K = pick(g, 1, 48), N = pick(g, 1, 40);
+      for (Group &q : gs) q = {pick(g, 0, 13), K, N};
+      Form f;
+      f.y_single = true;
+      f.w_single = v % 2 == 1;
+      f.w_form = v % 3 == 0 ? 1 : 0;
+      f.x_form = v % 3;
+      f.y_form = (v + 1) % 3;
+      f.bias = f.w_single && v % 4 == 1 ? 3 : v % 3;
+      run_case(c, dt, gs, f);
+    }
+}
+
+TEST_P(OpTableGmm, SplitByGroupList) {
+  reseed_for_current_test();
+  const GmmTableCase &c = GetParam();
+  auto &g = rng();
+  int v = 0;
+  for (aclDataType dt : c.dtypes)
+    for (int k = 0; k < 8; ++k, ++v) {
+      std::vector<Group> gs(static_cast<size_t>(pick(g, 1, 6)));
+      const int64_t K = pick(g, 1, 64), N = pick(g, 1, 48);
+      for (Group &q : gs) q = {g() % 3 == 0 ? 0 : pick(g, 1, 40), K, N};  // empty groups too
+      Form f;
+      f.split = f.y_single = true;
+      f.w_single = v % 2 == 0;
+      f.w_form = v % 4 < 2 ? 1 : 0;
+      f.x_form = v % 3;
+      f.y_form = (v / 3) % 3;
+      f.bias = f.w_single && v % 4 == 2 ? 3 : v % 3;
+      f.tail = v % 3 == 1 ? pick(g, 1, 5) : 0;
+      f.strided_group_list = v % 2 == 1;
+      run_case(c, dt, gs, f);
+    }
+  // Large groups: the tile paths over many row blocks, one group taking every row.
+  Form f;
+  f.split = f.y_single = f.w_single = true;
+  run_case(c, c.dtypes[0], {{300, 96, 80}, {0, 96, 80}, {5, 96, 80}}, f);
+  run_case(c, c.dtypes[0], {{0, 70, 33}, {257, 70, 33}}, f);
+}
+
+TEST_P(OpTableGmm, SpecialValuesPropagate) {
+  reseed_for_current_test();
+  const GmmTableCase &c = GetParam();
+  for (aclDataType dt : c.dtypes) {
+    Form f;
+    f.specials = true;
+    f.bias = 1;
+    run_case(c, dt, {{3, 5, 4}, {6, 9, 17}}, f);
+  }
+}
+
+TEST_P(OpTableGmm, ErrorsNameTheArgument) {
+  const GmmTableCase &c = GetParam();
+  const char *api = c.api.c_str();
+  DeviceTensor x({6, 4}, ACL_FLOAT), w({2, 4, 3}, ACL_FLOAT), y({6, 3}, ACL_FLOAT), gl({2}, ACL_INT64),
+      b({2, 3}, ACL_FLOAT);
+  x.fill_random(-1, 1);
+  w.fill_random(-1, 1);
+  b.fill_random(-1, 1);
+  gl.set_values({2, 6});
+  TensorList xl({x.get()}), wl({w.get()}), yl({y.get()}), bl({b.get()});
+  GmmArgs good;
+  good.x = xl.l;
+  good.weight = wl.l;
+  good.bias = bl.l;
+  good.y = yl.l;
+  good.group_list = gl;
+  good.split_item = 3;
+  good.group_type = 0;
+  ASSERT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **e) { return c.phase1(good, ws, e); }, c.launch), 0)
+      << aclGetRecentErrMsg();
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  auto fails = [&](const GmmArgs &a, int code, std::initializer_list<const char *> needles) {
+    return fails_with(c.phase1(a, &ws, &ex), code, needles);
+  };
+  GmmArgs a = good;
+  a.x = nullptr;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, "x"}));
+  a = good;
+  a.weight = nullptr;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, "weight"}));
+  a = good;
+  a.y = nullptr;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, "y"}));
+  a = good;
+  a.group_list = nullptr;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, "groupListOptional"}));
+  for (const std::string &u : c.unsupported) {
+    a = good;
+    a.bogus = u;
+    a.bogus_list = bl.l;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, u.c_str(), "not supported"})) << u;
+  }
+  for (int64_t gt : {1, 2, 3, -2}) {
+    a = good;
+    a.group_type = gt;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "groupType"})) << gt;
+  }
+  for (int64_t si : {-1, 4}) {
+    a = good;
+    a.split_item = si;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "splitItem"})) << si;
+  }
+  a = good;
+  a.split_item = 0;  // a split x needs one y tensor
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "splitItem"}));
+  // Dtypes.
+  DeviceTensor xi({6, 4}, ACL_INT8), xh({6, 4}, ACL_FLOAT16), wd({2, 4, 3}, ACL_DOUBLE), bi({2, 3}, ACL_INT32),
+      gli({2}, ACL_INT32);
+  TensorList xil({xi.get()}), xhl({xh.get()}), wdl({wd.get()}), bil({bi.get()});
+  a = good;
+  a.x = xil.l;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "x[0]", "dtype"}));
+  a = good;
+  a.x = xhl.l;  // FLOAT16 x, FLOAT weight
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "weight[0]", "dtype"}));
+  a = good;
+  a.weight = wdl.l;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "weight[0]", "dtype"}));
+  a = good;
+  a.bias = bil.l;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "biasOptional[0]", "dtype"}));
+  a = good;
+  a.group_list = gli;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "groupListOptional", "dtype"}));
+  // Shapes and list sizes.
+  DeviceTensor w5({2, 5, 3}, ACL_FLOAT), y4({6, 4}, ACL_FLOAT), gl3({3}, ACL_INT64), b4({2, 4}, ACL_FLOAT),
+      w2a({4, 3}, ACL_FLOAT), w2b({4, 3}, ACL_FLOAT), w1({4}, ACL_FLOAT), x3({2, 3, 4}, ACL_FLOAT);
+  TensorList w5l({w5.get()}), y4l({y4.get()}), b4l({b4.get()}), w2l({w2a.get(), w2b.get()}), w1l({w1.get()}),
+      yy({y.get(), y4.get()}), x3l({x3.get()});
+  a = good;
+  a.weight = w5l.l;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "weight[0]"}));
+  a = good;
+  a.y = y4l.l;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "y[0]", "shape"}));
+  a = good;
+  a.y = yy.l;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "y holds 2"}));
+  a = good;
+  a.group_list = gl3;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "groupListOptional", "shape"}));
+  a = good;
+  a.bias = b4l.l;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "biasOptional[0]", "shape"}));
+  a = good;
+  a.weight = w1l.l;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "weight[0]", "[K, N]"}));
+  a = good;
+  a.x = x3l.l;  // a split x must be 2-D
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "x[0]"}));
+  a = good;
+  a.weight = w2l.l;
+  a.bias = nullptr;
+  a.group_type = -1;  // one x for two groups without M grouping
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "groupType"}));
+  // One x per group: the group list must be absent; K must match.
+  DeviceTensor xa({2, 4}, ACL_FLOAT), xb({4, 5}, ACL_FLOAT);
+  TensorList xab({xa.get(), xb.get()}), xaa({xa.get(), xa.get(), xa.get()});
+  a = good;
+  a.x = xab.l;
+  a.weight = w2l.l;
+  a.bias = nullptr;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "groupListOptional", "null"}));
+  a.group_list = nullptr;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "x[1]", "K"}));
+  a.x = xaa.l;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "x holds 3"}));
+  // A bad group list fails the launch and writes nothing.
+  for (const std::vector<double> &bad : {std::vector<double>{4, 2}, std::vector<double>{2, 7},
+                                         std::vector<double>{-1, 6}}) {
+    DeviceTensor glb({2}, ACL_INT64);
+    glb.set_values(bad);
+    a = good;
+    a.group_list = glb;
+    y.poison();
+    const int rc = run_op([&](uint64_t *w2, aclOpExecutor **e) { return c.phase1(a, w2, e); }, c.launch);
+    EXPECT_EQ(rc, ACLNN_ERR_PARAM_INVALID) << bad[0] << "," << bad[1];
+    EXPECT_NE(std::string(aclGetRecentErrMsg()).find("groupListOptional"), std::string::npos) << aclGetRecentErrMsg();
+    for (double v : y.values()) EXPECT_TRUE(std::isnan(v));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableGmm, ::testing::ValuesIn(all_cases()), harness::case_name<GmmTableCase>);
+
+}  // namespace
+}  // namespace opsnn::test

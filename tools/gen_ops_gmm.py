@@ -1,0 +1,64 @@
+"""The grouped-matmul family of the op factory (found by tools/gen_ops.py as the module of `phase1 gmm`):
+rows become ops::gmm_phase1 entry points (src/ops/matmul/gmm_phase1.h) and GmmTableCase registrations
+(tests/ops/test_op_table_gmm.cpp).
+
+Row format (besides the common `header`, `dtypes`, `backward`): nothing else. Parameter roles come from the
+names (ROLES); every other tensor list (scale, offset, antiquant inputs: the quantised forms) is an
+unsupported input, refused with 161002 naming it when it is not null.
+"""
+
+GMM_KEYS = {"header", "dtypes", "backward"}
+ROLES = {"x": "x", "weight": "weight", "biasOptional": "bias", "groupListOptional": "group_list",
+         "splitItem": "split_item", "groupType": "group_type", "y": "y"}
+NAMED = {"x", "weight", "bias", "group_list", "y"}
+
+
+def resolve(g, table, op):
+    g.family_resolve_common(table, op, GMM_KEYS, "a grouped-matmul")
+    op.roles, op.unsupported = {}, []
+    for p in op.params:
+        if p.name in ROLES:
+            op.roles[ROLES[p.name]] = p
+        elif p.ctype.replace("const", "").replace(" ", "") == "aclTensorList*":
+            op.unsupported.append(p)
+        else:
+            raise g.TableError(f"{op.where}: parameter '{p.name}' has no role in a grouped matmul")
+    for need in ("x", "weight", "y", "split_item", "group_type"):
+        if need not in op.roles:
+            raise g.TableError(f"{op.where}: a grouped matmul needs a '{need}' parameter")
+    op.input, op.output = op.roles["x"], op.roles["y"]
+    op.results = ["x's dtype"]
+
+
+def render_entry(g, table):
+    out = g.family_entry_head(table, "gmm_phase1", "ops/matmul/gmm_phase1.h", ["opsnn::core::dtype_bit"])
+    for op in table.ops:
+        out.append(f"const ::opsnn::ops::GmmRule k{op.name}Rule = {{{g.mask(op.dtypes)}}};")
+    out += ["}  // namespace", ""]
+    for op in table.ops:
+        lines = g.family_entry_open(op, "::opsnn::ops::GmmCall")
+        for p in op.params:
+            role = next((r for r, q in op.roles.items() if q is p), None)
+            if role is not None:
+                lines.append(f"    c.{role} = {p.name};")
+                if role in NAMED:
+                    lines.append(f'    c.{role}_name = "{p.name}";')
+            else:
+                lines.append(f'    c.unsupported.push_back({{{p.name}, "{p.name}"}});')
+        out += lines + g.family_entry_close(op, "gmm_phase1")
+    return "\n".join(out) + "\n"
+
+
+def render_tests(g, tables):
+    out = g.family_tests_head(tables, "grouped-matmul", "GmmTableCase", "gmm_table_cases")
+    for t in tables:
+        for op in t.ops:
+            args = []
+            for p in op.params:
+                role = next((r for r, q in op.roles.items() if q is p), None)
+                args.append(f"a.{role}" if role is not None else
+                            f'(a.bogus == std::string("{p.name}") ? a.bogus_list : nullptr)')
+            fields = [f"c.dtypes = {{{', '.join(g.cxx_dtype(d) for d in op.dtypes)}}};",
+                      "c.unsupported = {" + ", ".join(f'"{p.name}"' for p in op.unsupported) + "};"]
+            out += g.family_case(op, {}, "GmmTableCase", fields, "GmmArgs", ", ".join(args))
+    return "\n".join(out + ["  return v;", "}", ""])
