@@ -17,20 +17,23 @@ namespace opsnn {
 bool is_supported_dtype(aclDataType d) {
   switch (d) {
     case ACL_FLOAT: case ACL_FLOAT16: case ACL_BF16: case ACL_INT8: case ACL_INT32: case ACL_INT64: case ACL_BOOL:
+    case ACL_DOUBLE:  // host-made parameters only (the optimisers' hyper-parameters); not a Python dtype
       return true;
     default:
       return false;
   }
 }
 
-bool is_floating_dtype(aclDataType d) { return d == ACL_FLOAT || d == ACL_FLOAT16 || d == ACL_BF16; }
+bool is_floating_dtype(aclDataType d) {
+  return d == ACL_FLOAT || d == ACL_FLOAT16 || d == ACL_BF16 || d == ACL_DOUBLE;
+}
 
 size_t dtype_size(aclDataType d) {
   switch (d) {
     case ACL_FLOAT: case ACL_INT32: return 4;
     case ACL_FLOAT16: case ACL_BF16: return 2;
     case ACL_INT8: case ACL_BOOL: return 1;
-    case ACL_INT64: return 8;
+    case ACL_INT64: case ACL_DOUBLE: return 8;
     default: throw std::invalid_argument("opsnn: unsupported dtype " + std::to_string(static_cast<int>(d)));
   }
 }
@@ -44,6 +47,7 @@ const char *dtype_name(aclDataType d) {
     case ACL_INT32: return "int32";
     case ACL_INT64: return "int64";
     case ACL_BOOL: return "bool";
+    case ACL_DOUBLE: return "float64";
     default: return "unsupported";
   }
 }

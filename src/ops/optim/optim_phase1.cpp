@@ -23,9 +23,9 @@ struct AdamStep final : core::Step {
   }
 };
 
-// A hyper-parameter: one element ([1], 0-d or any all-ones shape), var's dtype or FLOAT.
+// A hyper-parameter: one element ([1], 0-d or any all-ones shape), var's dtype, FLOAT or DOUBLE.
 void check_hyper(const aclTensor *t, const char *name, aclDataType var_dtype) {
-  core::check_dtype_in(t, name, {var_dtype, ACL_FLOAT});
+  core::check_dtype_in(t, name, {var_dtype, ACL_FLOAT, ACL_DOUBLE});
   int64_t n = 1;
   for (int d = 0; d < t->ndim; ++d) n *= t->dims[d];
   if (n != 1)

@@ -3,8 +3,9 @@ made of in-place aclnn calls (InplaceAdd, InplaceMuls, ...); Adam and AdamW with
 the optimiser ops aclnnApplyAdam / aclnnApplyAdamW (one fused call per parameter and step)."""
 import numpy as np
 
+from . import _C
 from . import functional as F
-from ._tensor import no_grad, from_numpy, zeros_like, float32
+from ._tensor import no_grad, zeros_like
 
 
 class Optimizer:
@@ -82,9 +83,10 @@ class _AdamBase(Optimizer):
 
     @staticmethod
     def _hyper(values):
-        """The step's hyper-parameters as one FLOAT device tensor; the ops read one-element views."""
-        t = from_numpy(np.asarray(values, dtype=np.float32))
-        return [t[i:i + 1] for i in range(len(values))]
+        """The step's hyper-parameters as one DOUBLE device tensor (a host-made tensor the ops accept:
+        in FLOAT 1 - beta2 would be off by 1e-5), passed as one-element views."""
+        t = _C.from_numpy(np.asarray(values, dtype=np.float64))
+        return [t.slice(0, i, i + 1) for i in range(len(values))]
 
     def _adamw_hyper(self, lr, wd, t):
         b1, b2 = self.betas
