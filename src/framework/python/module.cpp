@@ -135,6 +135,18 @@ PYBIND11_MODULE(_C, m) {
     return d;
   });
   m.def("reset_call_stats", &opsnn::reset_call_stats);
+  m.def("memory_stats", []() {
+    const opsnn::MemoryStats s = opsnn::memory_stats();
+    py::dict d;
+    d["allocated_bytes"] = s.allocated_bytes;
+    d["peak_allocated_bytes"] = s.peak_allocated_bytes;
+    d["allocations"] = s.allocations;
+    d["frees"] = s.frees;
+    d["device_in_use"] = s.device_in_use;
+    d["device_total"] = s.device_total;
+    return d;
+  });
+  m.def("reset_peak_memory_stats", &opsnn::reset_peak_memory_stats);
   m.def("set_executor_cache", &opsnn::set_executor_cache);
   m.def("executor_cache_enabled", &opsnn::executor_cache_enabled);
   m.def("clear_executor_cache", &opsnn::clear_executor_cache);
