@@ -788,7 +788,7 @@ def embedding(input, weight, padding_idx=None):
     the padding row gets no gradient)."""
     res = _new(list(input.shape) + [weight.shape[1]], weight.dtype)
     call("Embedding", weight, input, res)
-    pad = (1 << 64) - 1 if padding_idx is None else (padding_idx % weight.shape[0])
+    pad = -1 if padding_idx is None else (padding_idx % weight.shape[0])  # the binding casts -1 to (uint64_t)-1: none
 
     def back(g):
         gw = _new(weight.shape, g.dtype)
