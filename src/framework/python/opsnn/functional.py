@@ -715,8 +715,6 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     res = _new(input.shape, input.dtype)
     sd = float32 if input.dtype in (float16, bfloat16) else input.dtype
     smean, sinv = _new((c,), sd), _new((c,), sd)
-    if running_mean is not None:
-        sd = running_mean.dtype
     call("BatchNorm", input, weight, bias, running_mean, running_var, _py_bool(training), _py_float(momentum),
          _py_float(eps), res, smean, sinv)
 
