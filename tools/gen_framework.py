@@ -65,8 +65,10 @@ def arg_kind(p):
 # The executor cache keeps the executors of these families only: table phase 1s and hand-written
 # families whose calls tests/python/test_executor_cache.py checks against the uncached call (the
 # roles assume phase 1 registers tensors in prototype order). Other ops run phase 1 every call
-# until a test covers them.
-CACHE_TABLE_KINDS = {"unary", "nary", "reduce", "dimwise", "ploss", "closs"}
+# until a test covers them. The conv / norm / pooling / embedding-gradient / optimiser tables are
+# covered by the nn modules' calls (CNN training and each module op, cache on vs off).
+CACHE_TABLE_KINDS = {"unary", "nary", "reduce", "dimwise", "ploss", "closs", "conv", "cnorm", "pool", "rows", "ngrad",
+                     "embed", "optim"}
 CACHE_CATALOG_FAMILIES = {"activation", "copy", "matmul"}
 
 
@@ -93,11 +95,18 @@ def all_rows():
 OUTPUT_NAMES = {"out", "y", "output", "gradInput", "gradWeight", "gradBias"}
 
 
-def tensor_role(p):
-    """The executor-cache role of a tensor parameter: 'b' in place (…Ref), 'o' written (non-const,
-    or named like an output), 'i' read. OpCall checks the counts against the executor; the
-    tests compare every cached op with the uncached call."""
-    if p.name.endswith("Ref"):
+# Tensors a phase 1 registers in place whose prototype does not say so by the name: the running
+# statistics batch norm updates (`~` in src/ops/norm/batch_norm.ops) and ApplyAdam's const m / v.
+INPLACE_ROLES = {("BatchNorm", "runningMean"), ("BatchNorm", "runningVar"),
+                 ("BatchNormGatherStatsWithCounts", "runningMean"), ("BatchNormGatherStatsWithCounts", "runningVar"),
+                 ("ApplyAdam", "m"), ("ApplyAdam", "v")}
+
+
+def tensor_role(p, op=None):
+    """The executor-cache role of a tensor parameter: 'b' in place (…Ref, or INPLACE_ROLES), 'o'
+    written (non-const, or named like an output), 'i' read. OpCall checks the counts against the
+    executor; the tests compare every cached op with the uncached call."""
+    if p.name.endswith("Ref") or (op, p.name) in INPLACE_ROLES:
         return "b"
     if "const" not in p.ctype or p.name in OUTPUT_NAMES or p.name.endswith("Out"):
         return "o"
@@ -108,7 +117,7 @@ def render_binding(name, params, family, cacheable=True):
     kinds = [arg_kind(p) for p in params]
     if None in kinds:
         return None
-    roles = "".join(tensor_role(p) for p, k in zip(params, kinds) if k == "tensor")
+    roles = "".join(tensor_role(p, name) for p, k in zip(params, kinds) if k == "tensor")
     sig, prep, call, pyargs = [], [], [], []
     for i, (p, k) in enumerate(zip(params, kinds)):
         a = f"a{i}"
@@ -155,7 +164,7 @@ def render_binding(name, params, family, cacheable=True):
     args = ", ".join(call + ["ws", "ex"])
     lines = [f'  m.def("{name}", []({", ".join(sig)}) {{',
              f'    opsnn::OpCall c("aclnn{name}", {chr(34) + roles + chr(34) if cacheable else "nullptr"}, '
-             f'{"true" if family == "matmul" else "false"});',
+             f'{"true" if family in ("matmul", "conv") else "false"});',
              *("    " + x for x in prep),
              f"    c.run([&](uint64_t *ws, aclOpExecutor **ex) {{ return aclnn{name}GetWorkspaceSize({args}); }},",
              f"          aclnn{name});",

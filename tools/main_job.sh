@@ -140,6 +140,8 @@ fi
 if [ -d "$DIST/python/opsnn" ] && /usr/bin/python3 -c "import numpy" 2>/dev/null; then
   say "run examples/train_mlp.py (import opsnn from $DIST_DIR/python)"
   PYTHONPATH="$DIST/python" /usr/bin/python3 examples/train_mlp.py --steps 100
+  say "run examples/train_cnn.py (a small CNN on drawn shapes, ~3 s)"
+  PYTHONPATH="$DIST/python" /usr/bin/python3 examples/train_cnn.py --steps 200
 fi
 
 # ---- (2): environment from set_env.sh (ASCEND_TOOLKIT_HOME, LD_LIBRARY_PATH, CMAKE_PREFIX_PATH,

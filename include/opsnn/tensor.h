@@ -51,6 +51,18 @@ class Storage {
   size_t bytes_ = 0;
 };
 
+/* Counters of the tensors' storage (PyTorch's memory_stats): bytes of live Storage now and at the
+ * peak (since the last reset_peak_memory_stats), Storage allocations and frees so far; and the
+ * device's memory from aclrtGetMemInfo (the runtime's caching allocator: in use = live blocks plus
+ * blocks freed but awaiting queued work, each rounded to its size class; its cache counts as free).
+ * Workspaces are not Storage: call_stats() counts them. */
+struct MemoryStats {
+  uint64_t allocated_bytes = 0, peak_allocated_bytes = 0, allocations = 0, frees = 0;
+  uint64_t device_in_use = 0, device_total = 0;
+};
+MemoryStats memory_stats();
+void reset_peak_memory_stats();
+
 using Shape = std::vector<int64_t>;
 
 class Tensor {

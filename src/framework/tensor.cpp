@@ -4,6 +4,7 @@
 #include "opsnn/tensor.h"
 
 #include <algorithm>
+#include <atomic>
 #include <sstream>
 
 #include "aclnnop/aclnn_cast.h"
@@ -17,20 +18,23 @@ namespace opsnn {
 bool is_supported_dtype(aclDataType d) {
   switch (d) {
     case ACL_FLOAT: case ACL_FLOAT16: case ACL_BF16: case ACL_INT8: case ACL_INT32: case ACL_INT64: case ACL_BOOL:
+    case ACL_DOUBLE:  // host-made parameters only (the optimisers' hyper-parameters); not a Python dtype
       return true;
     default:
       return false;
   }
 }
 
-bool is_floating_dtype(aclDataType d) { return d == ACL_FLOAT || d == ACL_FLOAT16 || d == ACL_BF16; }
+bool is_floating_dtype(aclDataType d) {
+  return d == ACL_FLOAT || d == ACL_FLOAT16 || d == ACL_BF16 || d == ACL_DOUBLE;
+}
 
 size_t dtype_size(aclDataType d) {
   switch (d) {
     case ACL_FLOAT: case ACL_INT32: return 4;
     case ACL_FLOAT16: case ACL_BF16: return 2;
     case ACL_INT8: case ACL_BOOL: return 1;
-    case ACL_INT64: return 8;
+    case ACL_INT64: case ACL_DOUBLE: return 8;
     default: throw std::invalid_argument("opsnn: unsupported dtype " + std::to_string(static_cast<int>(d)));
   }
 }
@@ -44,9 +48,14 @@ const char *dtype_name(aclDataType d) {
     case ACL_INT32: return "int32";
     case ACL_INT64: return "int64";
     case ACL_BOOL: return "bool";
+    case ACL_DOUBLE: return "float64";
     default: return "unsupported";
   }
 }
+
+namespace {
+std::atomic<uint64_t> g_allocated{0}, g_peak{0}, g_allocations{0}, g_frees{0};
+}  // namespace
 
 Storage::Storage(size_t bytes) : bytes_(bytes) {
   stream();  // acl initialised and the device set before the first allocation
@@ -55,11 +64,35 @@ Storage::Storage(size_t bytes) : bytes_(bytes) {
     const char *m = aclGetRecentErrMsg();
     throw Error(rc, std::string("aclrtMalloc(") + std::to_string(bytes) + " bytes) failed: " + (m ? m : ""));
   }
+  const uint64_t now = g_allocated.fetch_add(bytes) + bytes;
+  uint64_t peak = g_peak.load();
+  while (now > peak && !g_peak.compare_exchange_weak(peak, now)) {
+  }
+  g_allocations.fetch_add(1);
 }
 
 Storage::~Storage() {
   if (ptr_) aclrtFree(ptr_);  // stream-ordered: the runtime defers it past queued work
+  g_allocated.fetch_sub(bytes_);
+  g_frees.fetch_add(1);
 }
+
+MemoryStats memory_stats() {
+  MemoryStats s;
+  s.allocated_bytes = g_allocated.load();
+  s.peak_allocated_bytes = g_peak.load();
+  s.allocations = g_allocations.load();
+  s.frees = g_frees.load();
+  stream();  // the device is set
+  size_t free_b = 0, total_b = 0;
+  if (aclrtGetMemInfo(ACL_HBM_MEM, &free_b, &total_b) == ACL_SUCCESS) {
+    s.device_total = total_b;
+    s.device_in_use = total_b - free_b;
+  }
+  return s;
+}
+
+void reset_peak_memory_stats() { g_peak.store(g_allocated.load()); }
 
 Shape contiguous_strides(const Shape &shape) {
   Shape s(shape.size(), 1);

@@ -1366,4 +1366,29 @@ inline std::vector<double> grouped_matmul_ref(const std::vector<double> &x, cons
   return y;
 }
 
+// The Adam-family updates of one element (src/ops/optim/optim.ops), written from the formulas:
+// AdamW (PyTorch's AdamW; powers beta^(t-1), maxv the running maximum read, not written) and
+// ApplyAdam (TensorFlow's ApplyAdam; powers beta^t, m / v updated, optional Nesterov).
+struct AdamElem {
+  double var, m, v;
+};
+inline AdamElem adamw_ref(double var, double m, double v, double g, double maxv, double b1p, double b2p, double lr,
+                          double wd, double b1, double b2, double eps, bool amsgrad, bool maximize) {
+  if (maximize) g = -g;
+  m = b1 * m + (1 - b1) * g;
+  v = b2 * v + (1 - b2) * g * g;
+  const double b1t = b1p * b1, b2t = b2p * b2;
+  const double vv = amsgrad ? std::max(maxv, v) : v;
+  const double mhat = m / (1 - b1t), vhat = vv / (1 - b2t);
+  return {var - lr * mhat / (std::sqrt(vhat) + eps) - lr * wd * var, m, v};
+}
+inline AdamElem apply_adam_ref(double var, double m, double v, double g, double b1p, double b2p, double lr, double b1,
+                               double b2, double eps, bool nesterov) {
+  m = m + (g - m) * (1 - b1);
+  v = v + (g * g - v) * (1 - b2);
+  const double lr_t = lr * std::sqrt(1 - b2p) / (1 - b1p);
+  const double num = nesterov ? m * b1 + (1 - b1) * g : m;
+  return {var - lr_t * num / (std::sqrt(v) + eps), m, v};
+}
+
 }  // namespace opsnn::test::refs

@@ -114,3 +114,80 @@ def test_cache_can_be_turned_off():
         assert s["cache_hits"] == 0 and s["cache_entries"] == 0 and s["cache_uncached"] >= 3
     finally:
         opsnn.set_executor_cache(True)
+
+
+def test_cnn_training_is_bit_identical_with_and_without_the_cache(cache_on):
+    """The nn modules' families (conv, batch norm, pooling, optim, ...) under the cache."""
+    import train_cnn
+    runs = []
+    for enabled in (False, True):
+        opsnn.set_executor_cache(enabled)
+        opsnn.reset_call_stats()
+        _, losses, model = train_cnn.train(steps=8)
+        runs.append((losses, model.state_dict(), opsnn.call_stats()))
+    (off_l, off_w, off_s), (on_l, on_w, on_s) = runs
+    assert off_s["cache_hits"] == 0
+    assert on_l == off_l
+    for k in off_w:
+        assert np.array_equal(on_w[k], off_w[k]), k
+    st = opsnn.executor_cache_stats()
+    assert st["hit_rate"] > 0.7, (st, on_s)
+
+
+def test_every_nn_module_op_matches_the_uncached_call(cache_on, rng):
+    """Forward and backward of each module op twice with the cache (a miss, then a hit on other
+    buffers) against the cache off, bit for bit (results, gradients, running statistics, state)."""
+    x4 = rng.standard_normal((2, 4, 6, 6)).astype(np.float32)
+    w = rng.standard_normal((3, 4, 3, 3)).astype(np.float32)
+    wt = rng.standard_normal((4, 2, 3, 3)).astype(np.float32)
+    g4 = rng.uniform(0.5, 1.5, 4).astype(np.float32)
+    b4 = rng.uniform(-0.5, 0.5, 4).astype(np.float32)
+    idx = rng.integers(0, 5, (3, 4))
+    emb = rng.standard_normal((5, 6)).astype(np.float32)
+
+    def run(f, arrays):
+        ts = [opsnn.from_numpy(a.copy()).requires_grad_() for a in arrays]  # fresh buffers: new addresses
+        out = f(*ts)
+        outs = out if isinstance(out, tuple) else (out,)
+        (outs[0] * 1.5).sum().backward()
+        return [o.detach().numpy() for o in outs] + [t.grad.numpy() for t in ts if t.grad is not None]
+
+    def bn(x, g, b):
+        rm, rv = opsnn.zeros(4), opsnn.ones(4)
+        y = F.batch_norm(x, rm, rv, g, b, True, 0.1)
+        return y, rm, rv
+
+    calls = [(lambda x, w_: F.conv2d(x, w_, None, 2, 1), [x4, w]),
+             (lambda x, w_: F.conv_transpose2d(x, w_, None, 2, 1, 1), [x4, wt]),
+             (bn, [x4, g4, b4]),
+             (lambda x, g, b: F.layer_norm(x, [6], g[:1].expand(6) if False else None, None), [x4, g4, b4]),
+             (lambda x, g, b: F.group_norm(x, 2, g, b), [x4, g4, b4]),
+             (lambda x: F.rms_norm(x, [6], opsnn.ones(6)), [x4]),
+             (lambda x: F.max_pool2d(x, 2), [x4]),
+             (lambda x: F.avg_pool2d(x, 3, 2, 1), [x4]),
+             (lambda x: F.adaptive_avg_pool2d(x, (2, 3)), [x4]),
+             (lambda e: F.embedding(opsnn.tensor(idx), e), [emb])]
+    for i, (f, arrays) in enumerate(calls):
+        results = []
+        for enabled in (False, True, True):
+            opsnn.set_executor_cache(enabled)
+            results.append(run(f, arrays))
+        for r in results[1:]:
+            assert len(r) == len(results[0])
+            for a, b in zip(results[0], r):
+                assert np.array_equal(a, b), i
+    # the optimisers: the same steps with the cache off and on give the same parameters and state
+    finals = []
+    for enabled in (False, True):
+        opsnn.set_executor_cache(enabled)
+        ps = [opsnn.nn.Parameter(a.copy()) for a in (w, g4)]
+        opts = [opsnn.optim.Adam(ps[:1], lr=0.01, weight_decay=0.1), opsnn.optim.AdamW(ps[1:], lr=0.01, amsgrad=True)]
+        for step in range(3):
+            for p in ps:
+                p.grad = opsnn.from_numpy(np.full(p.shape, 0.1 * (step + 1), np.float32))
+            for o in opts:
+                o.step()
+        finals.append([p.detach().numpy() for p in ps] +
+                      [st[k].numpy() for o in opts for st in o.state.values() for k in sorted(st)])
+    for a, b in zip(*finals):
+        assert np.array_equal(a, b)

@@ -79,3 +79,43 @@ def test_training_a_linear_model_reduces_the_loss(rng):
         first = first if first is not None else loss.item()
     assert loss.item() < 1e-3 * first
     assert np.allclose(model.weight.detach().numpy().T, w, atol=1e-2)
+
+
+@pytest.mark.parametrize("cls", ["Adam", "AdamW"])
+@pytest.mark.parametrize("wd,amsgrad,maximize,betas", [(0.0, False, False, (0.9, 0.999)), (0.05, False, False, (0.8, 0.99)),
+                                                       (0.01, True, False, (0.9, 0.999)), (0.02, False, True, (0.9, 0.999))])
+def test_adam_adamw_match_pytorch_rule(rng, cls, wd, amsgrad, maximize, betas):
+    """PyTorch 1.13's Adam / AdamW (single-tensor form) written out in numpy float64; opsnn runs them on
+    aclnnApplyAdam / aclnnApplyAdamW."""
+    p0 = rng.standard_normal((5, 4))
+    p = nn.Parameter(p0.astype(np.float32))
+    lr, eps = 0.01, 1e-8
+    opt = getattr(opsnn.optim, cls)([p], lr=lr, betas=betas, eps=eps, weight_decay=wd, amsgrad=amsgrad,
+                                    maximize=maximize)
+    b1, b2 = betas
+    ref = p0.astype(np.float32).astype(np.float64)
+    m, v, vmax = np.zeros_like(ref), np.zeros_like(ref), np.zeros_like(ref)
+    for step in range(1, 9):
+        g = rng.standard_normal(ref.shape).astype(np.float32).astype(np.float64)
+        p.grad = opsnn.from_numpy(g.astype(np.float32))
+        opt.step()
+        d = -g if maximize else g
+        if cls == "AdamW":
+            ref = ref * (1 - lr * wd)
+        elif wd:
+            d = d + wd * ref
+        m = b1 * m + (1 - b1) * d
+        v = b2 * v + (1 - b2) * d * d
+        bc1, bc2 = 1 - b1 ** step, 1 - b2 ** step
+        if amsgrad:
+            vmax = np.maximum(vmax, v)
+        denom = np.sqrt(vmax if amsgrad else v) / np.sqrt(bc2) + eps
+        ref = ref - lr / bc1 * m / denom
+        assert_close(p.detach().numpy(), ref, "float32", f"{cls} step {step}", abs_floor=1e-6)
+    st = opt.state[id(p)]
+    assert_close(st["exp_avg"].numpy(), m, "float32", "exp_avg", abs_floor=1e-7)
+    assert_close(st["exp_avg_sq"].numpy(), v, "float32", "exp_avg_sq", abs_floor=1e-9)
+    opt.zero_grad()
+    assert p.grad is None
+    with pytest.raises(ValueError):
+        getattr(opsnn.optim, cls)([p], lr=-1.0)

@@ -21,6 +21,7 @@ static aclDataType from_numpy_dtype(const py::dtype &dt) {
   const char k = dt.kind();
   const auto sz = dt.itemsize();
   if (k == 'f' && sz == 4) return ACL_FLOAT;
+  if (k == 'f' && sz == 8) return ACL_DOUBLE;  // reached only by _C.from_numpy (opsnn.from_numpy narrows float64)
   if (k == 'f' && sz == 2) return ACL_FLOAT16;
   if (k == 'i' && sz == 1) return ACL_INT8;
   if (k == 'i' && sz == 4) return ACL_INT32;
@@ -35,6 +36,7 @@ static py::dtype numpy_dtype(aclDataType d) {
   switch (d) {
     case ACL_FLOAT: case ACL_BF16: return py::dtype("float32");
     case ACL_FLOAT16: return py::dtype("float16");
+    case ACL_DOUBLE: return py::dtype("float64");
     case ACL_INT8: return py::dtype("int8");
     case ACL_INT32: return py::dtype("int32");
     case ACL_INT64: return py::dtype("int64");
@@ -133,6 +135,18 @@ PYBIND11_MODULE(_C, m) {
     return d;
   });
   m.def("reset_call_stats", &opsnn::reset_call_stats);
+  m.def("memory_stats", []() {
+    const opsnn::MemoryStats s = opsnn::memory_stats();
+    py::dict d;
+    d["allocated_bytes"] = s.allocated_bytes;
+    d["peak_allocated_bytes"] = s.peak_allocated_bytes;
+    d["allocations"] = s.allocations;
+    d["frees"] = s.frees;
+    d["device_in_use"] = s.device_in_use;
+    d["device_total"] = s.device_total;
+    return d;
+  });
+  m.def("reset_peak_memory_stats", &opsnn::reset_peak_memory_stats);
   m.def("set_executor_cache", &opsnn::set_executor_cache);
   m.def("executor_cache_enabled", &opsnn::executor_cache_enabled);
   m.def("clear_executor_cache", &opsnn::clear_executor_cache);

@@ -114,7 +114,9 @@ void chan_norm_phase1(core::OpBuilder &b, const ChanNormRule &rule, const ChanNo
   for (size_t i = 0; i < nargs; ++i) {
     const ChanNormArg &a = c.args[i];
     if (a.access == ChanNormArg::kOut) continue;
-    slot[i] = a.access == ChanNormArg::kInOut && a.t != nullptr ? b.inout(a.t) : b.input(a.t);
+    // An updated tensor takes an input and an output index even when null (as every optional one
+    // does), so the indices of the later tensors do not depend on which optional ones are given.
+    slot[i] = a.access == ChanNormArg::kInOut ? b.inout(a.t) : b.input(a.t);
   }
   for (size_t i = 0; i < nargs; ++i)
     if (c.args[i].access == ChanNormArg::kOut) slot[i] = wanted(c.args[i]) ? b.output(c.args[i].t) : b.output(nullptr);

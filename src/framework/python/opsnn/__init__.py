@@ -35,6 +35,45 @@ def call_stats():
     return _C.call_stats()
 
 
+def memory_stats():
+    """PyTorch-like memory statistics: the tensors' storage (opsnn::memory_stats: live bytes now and
+    at the peak, allocations and frees counted by the framework) and the device's memory as the
+    runtime's caching allocator reports it through aclrtGetMemInfo (in use: live blocks plus blocks
+    awaiting queued work, by size class; its cache counts as free)."""
+    s = _C.memory_stats()
+    return {
+        "allocated_bytes.all.current": s["allocated_bytes"],
+        "allocated_bytes.all.peak": s["peak_allocated_bytes"],
+        "allocation.all.allocated": s["allocations"],
+        "allocation.all.freed": s["frees"],
+        "allocation.all.current": s["allocations"] - s["frees"],
+        "device_bytes.in_use": s["device_in_use"],
+        "device_bytes.total": s["device_total"],
+    }
+
+
+def memory_allocated():
+    return _C.memory_stats()["allocated_bytes"]
+
+
+def max_memory_allocated():
+    return _C.memory_stats()["peak_allocated_bytes"]
+
+
+def reset_peak_memory_stats():
+    _C.reset_peak_memory_stats()
+
+
+def executor_cache_stats():
+    """The executor cache's counters: hits (launches without phase 1), misses (phase 1 runs whose
+    executor was kept), uncached calls (families the cache does not cover yet, tensor lists), kept
+    executors, and hit_rate = hits / (hits + misses + uncached)."""
+    s = _C.call_stats()
+    total = s["cache_hits"] + s["cache_misses"] + s["cache_uncached"]
+    return {"hits": s["cache_hits"], "misses": s["cache_misses"], "uncached": s["cache_uncached"],
+            "entries": s["cache_entries"], "hit_rate": (s["cache_hits"] / total) if total else 0.0}
+
+
 def set_executor_cache(enabled):
     """Turn the executor cache on / off (off destroys the kept executors). On by default;
     OPSNN_EXECUTOR_CACHE=0 starts with it off."""

@@ -644,3 +644,259 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
 __all__ += ["call", "reshape", "view", "permute", "transpose", "t", "unsqueeze", "squeeze", "expand", "flatten",
             "contiguous", "clone", "to", "sum_to", "div", "rsub", "clamp", "sum", "mean", "matmul", "mm", "linear", "softmax",
             "log_softmax", "mse_loss", "cross_entropy", "nll_loss"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Convolution, normalisation, pooling, embedding, dropout and more losses (the nn modules' ops).
+# Output shapes are written here (PyTorch's formulas); gradients are the aclnn backward ops.
+
+def _tup(v, n):
+    if isinstance(v, (tuple, list)):
+        if len(v) == 1 and n > 1:
+            return [_py_int(v[0])] * n
+        return [_py_int(x) for x in v]
+    return [_py_int(v)] * n
+
+
+def _need(t):
+    return isinstance(t, Tensor) and t.requires_grad
+
+
+def _conv(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, n):
+    """Convolution over n spatial dims (aclnnConvolution; gradient: aclnnConvolutionBackward)."""
+    stride, padding, dilation = _tup(stride, n), _tup(padding, n), _tup(dilation, n)
+    output_padding = _tup(output_padding, n)
+    batched = input.dim() == n + 2
+    x = input if batched else unsqueeze(input, 0)
+    sp = x.shape[2:]
+    ks = weight.shape[2:]
+    if transposed:
+        cout = weight.shape[1] * groups
+        osp = [(sp[i] - 1) * stride[i] - 2 * padding[i] + dilation[i] * (ks[i] - 1) + output_padding[i] + 1
+               for i in range(n)]
+    else:
+        cout = weight.shape[0]
+        osp = [(sp[i] + 2 * padding[i] - dilation[i] * (ks[i] - 1) - 1) // stride[i] + 1 for i in range(n)]
+    osp = [builtins.max(o, 0) for o in osp]
+    res = _new([x.shape[0], cout] + osp, result_type(x, weight))
+    call("Convolution", x, weight, bias, stride, padding, dilation, transposed, output_padding, groups, res, 0)
+
+    def back(g):
+        mask = [_need(x), _need(weight), _need(bias)]
+        gi = _new(x.shape, x.dtype) if mask[0] else None
+        gw = _new(weight.shape, weight.dtype) if mask[1] else None
+        gb = _new(bias.shape, bias.dtype) if mask[2] else None
+        call("ConvolutionBackward", g, x, weight, [cout] if bias is not None else None, stride, padding, dilation,
+             transposed, output_padding, groups, mask, 0, gi, gw, gb)
+        return gi, gw, gb
+    res = record(res, [x, weight, bias], "ConvolutionBackward", back)
+    return res if batched else squeeze(res, 0)
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """conv1d: aclnnConvolution (gradient: aclnnConvolutionBackward); padding is a number / list."""
+    return _conv(input, weight, bias, stride, padding, dilation, False, 0, groups, 1)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """conv2d: aclnnConvolution (gradient: aclnnConvolutionBackward); padding is a number / pair."""
+    return _conv(input, weight, bias, stride, padding, dilation, False, 0, groups, 2)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """conv_transpose2d (weight [C_in, C_out / groups, kH, kW]): aclnnConvolution transposed=true."""
+    return _conv(input, weight, bias, stride, padding, dilation, True, output_padding, groups, 2)
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+    """batch_norm: aclnnBatchNorm (running stats updated in place when training; gradient:
+    aclnnBatchNormBackward)."""
+    c = input.shape[1]
+    res = _new(input.shape, input.dtype)
+    sd = float32 if input.dtype in (float16, bfloat16) else input.dtype
+    smean, sinv = _new((c,), sd), _new((c,), sd)
+    call("BatchNorm", input, weight, bias, running_mean, running_var, _py_bool(training), _py_float(momentum),
+         _py_float(eps), res, smean, sinv)
+
+    def back(g):
+        mask = [_need(input), _need(weight), _need(bias)]
+        gi = _new(input.shape, input.dtype) if mask[0] else None
+        gw = _new(weight.shape, weight.dtype) if mask[1] else None
+        gb = _new(bias.shape, bias.dtype) if mask[2] else None
+        call("BatchNormBackward", g, input, weight, running_mean, running_var, smean, sinv, _py_bool(training),
+             _py_float(eps), mask, gi, gw, gb)
+        return gi, gw, gb
+    return record(res, [input, weight, bias], "NativeBatchNormBackward", back)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """layer_norm: aclnnLayerNorm (gradient: aclnnLayerNormBackward)."""
+    ns = _tup(normalized_shape, 1) if not isinstance(normalized_shape, (tuple, list)) else [_py_int(s) for s in normalized_shape]
+    k = len(ns)
+    stat = list(input.shape[:input.dim() - k]) + [1] * k
+    sd = float32 if input.dtype in (float16, bfloat16) else input.dtype
+    res, mean_, rstd = _new(input.shape, input.dtype), _new(stat, sd), _new(stat, sd)
+    call("LayerNorm", input, ns, weight, bias, _py_float(eps), res, mean_, rstd)
+
+    def back(g):
+        mask = [_need(input), _need(weight), _need(bias)]
+        gi = _new(input.shape, input.dtype) if mask[0] else None
+        gw = _new(weight.shape, weight.dtype) if mask[1] else None
+        gb = _new(bias.shape, bias.dtype) if mask[2] else None
+        call("LayerNormBackward", g, input, ns, mean_, rstd, weight, bias, mask, gi, gw, gb)
+        return gi, gw, gb
+    return record(res, [input, weight, bias], "NativeLayerNormBackward", back)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """group_norm: aclnnGroupNorm (gradient: aclnnGroupNormBackward)."""
+    n, c = input.shape[0], input.shape[1]
+    hxw = _py_int(np.prod(input.shape[2:])) if input.dim() > 2 else 1
+    sd = float32 if input.dtype in (float16, bfloat16) else input.dtype
+    res, mean_, rstd = _new(input.shape, input.dtype), _new((n, num_groups), sd), _new((n, num_groups), sd)
+    call("GroupNorm", input, weight, bias, n, c, hxw, num_groups, _py_float(eps), res, mean_, rstd)
+
+    def back(g):
+        mask = [_need(input), _need(weight), _need(bias)]
+        gi = _new(input.shape, input.dtype) if mask[0] else None
+        gw = _new(weight.shape, weight.dtype) if mask[1] else None
+        gb = _new(bias.shape, bias.dtype) if mask[2] else None
+        call("GroupNormBackward", g, input, mean_, rstd, weight, n, c, hxw, num_groups, mask, gi, gw, gb)
+        return gi, gw, gb
+    return record(res, [input, weight, bias], "NativeGroupNormBackward", back)
+
+
+def rms_norm(input, normalized_shape, weight, eps=1e-6):
+    """rms_norm: y = x / sqrt(mean(x^2 over the last dims) + eps) * weight: aclnnRmsNorm (gradient:
+    aclnnRmsNormGrad)."""
+    k = weight.dim()
+    stat = list(input.shape[:input.dim() - k]) + [1] * k
+    res, rstd = _new(input.shape, input.dtype), _new(stat, float32)
+    call("RmsNorm", input, weight, _py_float(eps), res, rstd)
+
+    def back(g):
+        gi, gw = _new(input.shape, input.dtype), _new(weight.shape, float32)
+        call("RmsNormGrad", g, input, rstd, weight, gi, gw)
+        return gi, gw
+    return record(res, [input, weight], "RmsNormBackward", back)
+
+
+def embedding(input, weight, padding_idx=None):
+    """embedding(input indices, weight [V, D]): aclnnEmbedding (gradient: aclnnEmbeddingDenseBackward;
+    the padding row gets no gradient)."""
+    res = _new(list(input.shape) + [weight.shape[1]], weight.dtype)
+    call("Embedding", weight, input, res)
+    pad = -1 if padding_idx is None else (padding_idx % weight.shape[0])  # the binding casts -1 to (uint64_t)-1: none
+
+    def back(g):
+        gw = _new(weight.shape, g.dtype)
+        call("EmbeddingDenseBackward", contiguous(g), input, weight.shape[0], pad, False, gw)
+        return None, gw
+    return record(res, [input, weight], "EmbeddingBackward", back)
+
+
+def dropout(input, p=0.5, training=True):
+    """dropout: the keep-mask is drawn from opsnn's generator (data, like randn) and applied with
+    aclnnMul: y = x * mask / (1 - p)."""
+    if p < 0 or p > 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0:
+        return input
+    if p == 1:
+        return mul(input, 0.0)  # noqa: F821
+    from . import _generator
+    keep = (_generator().random(tuple(input.shape)) >= p).astype(np.float32) / np.float32(1.0 - p)
+    return mul(input, from_numpy(keep, input.dtype))  # noqa: F821
+
+
+def _pool_out(size, k, s, p, d, ceil):
+    num = size + 2 * p - d * (k - 1) - 1
+    o = (-(-num // s) if ceil else num // s) + 1
+    if ceil and (o - 1) * s >= size + p:
+        o -= 1
+    return o
+
+
+def _pool_args(kernel_size, stride, padding, dilation=1):
+    k = _tup(kernel_size, 2)
+    s = _tup(stride if stride not in (None, [], ()) else k, 2)
+    return k, s, _tup(padding, 2), _tup(dilation, 2)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """max_pool2d: aclnnMaxPool2dWithIndices (gradient: aclnnMaxPool2dWithIndicesBackward)."""
+    k, s, p, d = _pool_args(kernel_size, stride, padding, dilation)
+    osp = [_pool_out(input.shape[-2 + i], k[i], s[i], p[i], d[i], ceil_mode) for i in range(2)]
+    shape = list(input.shape[:-2]) + osp
+    res, idx = _new(shape, input.dtype), _new(shape, int64)
+    call("MaxPool2dWithIndices", input, k, s, p, d, _py_bool(ceil_mode), res, idx)
+
+    def back(g):
+        gi = _new(input.shape, g.dtype)
+        call("MaxPool2dWithIndicesBackward", g, input, idx, k, s, p, d, _py_bool(ceil_mode), gi)
+        return gi
+    res = record(res, [input], "MaxPool2DWithIndicesBackward", back)
+    return (res, idx) if return_indices else res
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """avg_pool2d: aclnnAvgPool2d (gradient: aclnnAvgPool2dBackward)."""
+    k, s, p, _ = _pool_args(kernel_size, stride, padding)
+    osp = [_pool_out(input.shape[-2 + i], k[i], s[i], p[i], 1, ceil_mode) for i in range(2)]
+    div_ = 0 if divisor_override is None else _py_int(divisor_override)
+    res = _new(list(input.shape[:-2]) + osp, input.dtype)
+    call("AvgPool2d", input, k, s, p, _py_bool(ceil_mode), _py_bool(count_include_pad), div_, 0, res)
+
+    def back(g):
+        gi = _new(input.shape, g.dtype)
+        call("AvgPool2dBackward", g, input, k, s, p, _py_bool(ceil_mode), _py_bool(count_include_pad), div_, 0, gi)
+        return gi
+    return record(res, [input], "AvgPool2DBackward", back)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """adaptive_avg_pool2d: aclnnAdaptiveAvgPool2d (gradient: aclnnAdaptiveAvgPool2dBackward)."""
+    os_ = _tup(output_size, 2)
+    os_ = [input.shape[-2 + i] if o is None else o for i, o in enumerate(os_)]
+    res = _new(list(input.shape[:-2]) + os_, input.dtype)
+    call("AdaptiveAvgPool2d", input, os_, res)
+
+    def back(g):
+        gi = _new(input.shape, g.dtype)
+        call("AdaptiveAvgPool2dBackward", g, input, gi)
+        return gi
+    return record(res, [input], "AdaptiveAvgPool2DBackward", back)
+
+
+def l1_loss(input, target, reduction="mean"):
+    """l1_loss: aclnnL1Loss (gradient: aclnnL1LossBackward)."""
+    red = _reduction(reduction)
+    shape = _broadcast([input.shape, target.shape]) if red == 0 else ()
+    res = _new(shape, result_type(input, target))
+    call("L1Loss", input, target, red, res)
+
+    def back(g):
+        gi = _new(_broadcast([input.shape, target.shape]), res.dtype)
+        call("L1LossBackward", g, input, target, red, gi)
+        return gi, (neg(gi) if _need(target) else None)  # noqa: F821
+    return record(res, [input, target], "L1LossBackward", back)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean", pos_weight=None):
+    """binary_cross_entropy_with_logits: aclnnBinaryCrossEntropyWithLogits (gradient:
+    aclnnBinaryCrossEntropyWithLogitsBackward)."""
+    red = _reduction(reduction)
+    res = _new(input.shape if red == 0 else (), input.dtype)
+    call("BinaryCrossEntropyWithLogits", input, target, weight, pos_weight, red, res)
+
+    def back(g):
+        gi = _new(input.shape, input.dtype)
+        call("BinaryCrossEntropyWithLogitsBackward", g, input, target, weight, pos_weight, red, gi)
+        return gi, None
+    return record(res, [input, target], "BinaryCrossEntropyWithLogitsBackward", back)
+
+
+__all__ += ["conv1d", "conv2d", "conv_transpose2d", "batch_norm", "layer_norm", "group_norm", "rms_norm", "embedding",
+            "dropout", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "l1_loss",
+            "binary_cross_entropy_with_logits"]

@@ -1,5 +1,7 @@
-"""opsnn.nn: modules and parameters (Module, Parameter, Linear, the activations, Sequential,
-MSELoss, CrossEntropyLoss). State dicts hold numpy arrays."""
+"""opsnn.nn: modules and parameters (Module, Parameter, buffers, Linear, Conv1d / Conv2d /
+ConvTranspose2d, BatchNorm1d / 2d, LayerNorm, GroupNorm, RMSNorm, Embedding, Dropout, the pools,
+Flatten, the activations, Sequential / ModuleList, the losses). State dicts hold numpy arrays;
+load_state_dict also takes a PyTorch state_dict (its tensors go through numpy)."""
 import collections
 import math
 
@@ -22,13 +24,19 @@ class Module:
     def __init__(self):
         object.__setattr__(self, "_parameters", collections.OrderedDict())
         object.__setattr__(self, "_modules", collections.OrderedDict())
+        object.__setattr__(self, "_buffers", collections.OrderedDict())
         object.__setattr__(self, "training", True)
 
     def __setattr__(self, name, value):
         if "_parameters" not in self.__dict__:
             raise AttributeError("call Module.__init__() before assigning attributes")
+        if name in self._buffers and (value is None or isinstance(value, Tensor)) and not isinstance(value, Parameter):
+            self._buffers[name] = value
+            object.__setattr__(self, name, value)
+            return
         self._parameters.pop(name, None)
         self._modules.pop(name, None)
+        self._buffers.pop(name, None)
         if isinstance(value, Parameter) or (value is None and name in self._parameters):
             self._parameters[name] = value
         elif isinstance(value, Module):
@@ -37,6 +45,34 @@ class Module:
 
     def register_parameter(self, name, p):
         self.__setattr__(name, p)
+
+    def register_buffer(self, name, tensor):
+        """A tensor of the module's state that is not a parameter (BatchNorm's running stats):
+        in state_dict, moved by load_state_dict, never given to an optimiser."""
+        self.__setattr__(name, None)
+        self._buffers[name] = tensor
+        object.__setattr__(self, name, tensor)
+
+    def named_buffers(self, prefix=""):
+        for n, b in self._buffers.items():
+            if b is not None:
+                yield prefix + n, b
+        for mn, m in self._modules.items():
+            yield from m.named_buffers(prefix + mn + ".")
+
+    def buffers(self):
+        return [b for _, b in self.named_buffers()]
+
+    def _named_state(self, prefix=""):
+        """PyTorch's state_dict order: a module's parameters, its buffers, then its children."""
+        for n, p in self._parameters.items():
+            if p is not None:
+                yield prefix + n, p
+        for n, b in self._buffers.items():
+            if b is not None:
+                yield prefix + n, b
+        for mn, m in self._modules.items():
+            yield from m._named_state(prefix + mn + ".")
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError
@@ -76,13 +112,14 @@ class Module:
             p.grad = None
 
     def state_dict(self):
-        """name -> numpy array copy of every parameter."""
-        return collections.OrderedDict((n, p.detach().numpy()) for n, p in self.named_parameters())
+        """name -> numpy array copy of every parameter and buffer (PyTorch's names and order)."""
+        return collections.OrderedDict((n, p.detach().numpy()) for n, p in self._named_state())
 
     def load_state_dict(self, state, strict=True):
         """Copy arrays (numpy arrays, or anything np.asarray takes: opsnn / torch tensors via
-        .numpy()) into the parameters; shapes must match."""
-        own = dict(self.named_parameters())
+        .detach().cpu().numpy()) into the parameters and buffers; shapes must match, values are
+        cast to the parameter's dtype."""
+        own = dict(self._named_state())
         missing = [k for k in own if k not in state]
         unexpected = [k for k in state if k not in own]
         if strict and (missing or unexpected):
@@ -91,8 +128,7 @@ class Module:
             for k, p in own.items():
                 if k not in state:
                     continue
-                v = state[k]
-                a = v.detach().numpy() if hasattr(v, "detach") and hasattr(v, "numpy") else np.asarray(v)
+                a = _to_numpy(state[k])
                 if tuple(a.shape) != tuple(p.shape):
                     raise ValueError(f"load_state_dict: {k} has shape {tuple(a.shape)}, the parameter {tuple(p.shape)}")
                 p._t.copy_(from_numpy(np.array(a, order="C"), p.dtype)._t)
@@ -115,6 +151,14 @@ class Module:
 
     def extra_repr(self):
         return ""
+
+
+def _to_numpy(v):
+    if isinstance(v, Tensor):
+        return v.detach().numpy()
+    if hasattr(v, "detach") and hasattr(v, "cpu") and hasattr(v, "numpy"):  # a torch tensor
+        return v.detach().cpu().numpy()
+    return np.asarray(v)
 
 
 def _uniform(shape, bound):
@@ -198,6 +242,302 @@ class CrossEntropyLoss(Module):
         return F.cross_entropy(input, target, **self.opts)
 
 
+def _ntuple(v, n):
+    return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
+
+
+class _ConvNd(Module):
+    """Weight [C_out, C_in / groups, *k] (transposed: [C_in, C_out / groups, *k]) and bias, both
+    U(±1/sqrt(fan_in)) like PyTorch's default (kaiming_uniform with a = sqrt(5))."""
+    _n, _transposed = 2, False
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 output_padding=0):
+        super().__init__()
+        n = self._n
+        if in_channels % groups or out_channels % groups:
+            raise ValueError("in_channels and out_channels must be divisible by groups")
+        if isinstance(padding, str):
+            raise NotImplementedError("string padding ('same' / 'valid') is not supported; give the numbers")
+        self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
+        self.kernel_size, self.stride = _ntuple(kernel_size, n), _ntuple(stride, n)
+        self.padding, self.dilation = _ntuple(padding, n), _ntuple(dilation, n)
+        self.output_padding = _ntuple(output_padding, n)
+        shape = ((in_channels, out_channels // groups) if self._transposed else
+                 (out_channels, in_channels // groups)) + self.kernel_size
+        fan_in = shape[1] * int(np.prod(self.kernel_size))
+        bound = 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0
+        self.weight = _uniform(shape, bound)
+        self.bias = _uniform((out_channels,), bound) if bias else None
+
+    def extra_repr(self):
+        return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"padding={self.padding}" + (f", groups={self.groups}" if self.groups != 1 else "")
+                + ("" if self.bias is not None else ", bias=False"))
+
+
+class Conv1d(_ConvNd):
+    """aclnnConvolution over [N, C, L] (gradient: aclnnConvolutionBackward)."""
+    _n = 1
+
+    def forward(self, x):
+        return F.conv1d(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+class Conv2d(_ConvNd):
+    """aclnnConvolution over [N, C, H, W] (gradient: aclnnConvolutionBackward)."""
+
+    def forward(self, x):
+        return F.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+class ConvTranspose2d(_ConvNd):
+    """aclnnConvolution with transposed=true (gradient: aclnnConvolutionBackward)."""
+    _transposed = True
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, output_padding)
+
+    def forward(self, x):
+        return F.conv_transpose2d(x, self.weight, self.bias, self.stride, self.padding, self.output_padding,
+                                  self.groups, self.dilation)
+
+
+class _BatchNorm(Module):
+    """aclnnBatchNorm: batch statistics while training (running_mean / running_var updated in place
+    by the op with `momentum`, or a cumulative average when momentum is None), the running ones in
+    eval; gradient aclnnBatchNormBackward."""
+    _dims = ()
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True):
+        super().__init__()
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        self.weight = Parameter(np.ones(num_features, np.float32)) if affine else None
+        self.bias = Parameter(np.zeros(num_features, np.float32)) if affine else None
+        if track_running_stats:
+            self.register_buffer("running_mean", from_numpy(np.zeros(num_features, np.float32)))
+            self.register_buffer("running_var", from_numpy(np.ones(num_features, np.float32)))
+            self.register_buffer("num_batches_tracked", from_numpy(np.zeros((), np.int64)))
+        else:
+            object.__setattr__(self, "running_mean", None)
+            object.__setattr__(self, "running_var", None)
+
+    def forward(self, x):
+        if x.dim() not in self._dims:
+            raise ValueError(f"expected {' or '.join(str(d) + 'D' for d in self._dims)} input (got {x.dim()}D input)")
+        momentum = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats:
+            with no_grad():
+                F.add_(self.num_batches_tracked, 1)
+            if self.momentum is None:
+                momentum = 1.0 / float(self.num_batches_tracked.item())
+        use_batch = self.training or self.running_mean is None
+        return F.batch_norm(x, self.running_mean, self.running_var, self.weight, self.bias, use_batch, momentum,
+                            self.eps)
+
+    def extra_repr(self):
+        return f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}"
+
+
+class BatchNorm1d(_BatchNorm):
+    _dims = (2, 3)
+
+
+class BatchNorm2d(_BatchNorm):
+    _dims = (4,)
+
+
+class LayerNorm(Module):
+    """aclnnLayerNorm over the trailing normalized_shape (gradient: aclnnLayerNormBackward)."""
+
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True):
+        super().__init__()
+        self.normalized_shape = tuple(_ntuple(normalized_shape, 1))
+        self.eps = eps
+        self.weight = Parameter(np.ones(self.normalized_shape, np.float32)) if elementwise_affine else None
+        self.bias = Parameter(np.zeros(self.normalized_shape, np.float32)) if elementwise_affine else None
+
+    def forward(self, x):
+        return F.layer_norm(x, list(self.normalized_shape), self.weight, self.bias, self.eps)
+
+
+class GroupNorm(Module):
+    """aclnnGroupNorm (gradient: aclnnGroupNormBackward)."""
+
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True):
+        super().__init__()
+        if num_channels % num_groups:
+            raise ValueError("num_channels must be divisible by num_groups")
+        self.num_groups, self.num_channels, self.eps = num_groups, num_channels, eps
+        self.weight = Parameter(np.ones(num_channels, np.float32)) if affine else None
+        self.bias = Parameter(np.zeros(num_channels, np.float32)) if affine else None
+
+    def forward(self, x):
+        return F.group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
+
+
+class RMSNorm(Module):
+    """y = x / sqrt(mean(x^2) + eps) * weight over the trailing normalized_shape: aclnnRmsNorm
+    (gradient: aclnnRmsNormGrad). eps None means 1e-6."""
+
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True):
+        super().__init__()
+        self.normalized_shape = tuple(_ntuple(normalized_shape, 1))
+        self.eps = 1e-6 if eps is None else eps
+        w = Parameter(np.ones(self.normalized_shape, np.float32))
+        if not elementwise_affine:
+            w.requires_grad = False
+            object.__setattr__(self, "_fixed_weight", w)
+            self.weight = None
+        else:
+            self.weight = w
+
+    def forward(self, x):
+        w = self.weight if self.weight is not None else self._fixed_weight
+        return F.rms_norm(x, list(self.normalized_shape), w, self.eps)
+
+
+class Embedding(Module):
+    """aclnnEmbedding (gradient: aclnnEmbeddingDenseBackward); weight N(0, 1), the padding row 0."""
+
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None):
+        super().__init__()
+        from . import _generator
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        if padding_idx is not None:
+            padding_idx = padding_idx % num_embeddings
+        self.padding_idx = padding_idx
+        w = _generator().standard_normal((num_embeddings, embedding_dim)).astype(np.float32)
+        if padding_idx is not None:
+            w[padding_idx] = 0
+        self.weight = Parameter(w)
+
+    def forward(self, idx):
+        return F.embedding(idx, self.weight, self.padding_idx)
+
+
+class Dropout(Module):
+    """Zeroes elements with probability p while training (mask from opsnn's generator, scaled by
+    1 / (1 - p), applied with aclnnMul); the identity in eval."""
+
+    def __init__(self, p=0.5):
+        super().__init__()
+        if p < 0 or p > 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p = p
+
+    def forward(self, x):
+        return F.dropout(x, self.p, self.training)
+
+
+class MaxPool2d(Module):
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
+        super().__init__()
+        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
+        self.dilation, self.return_indices, self.ceil_mode = dilation, return_indices, ceil_mode
+
+    def forward(self, x):
+        return F.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
+                            self.return_indices)
+
+
+class AvgPool2d(Module):
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+                 divisor_override=None):
+        super().__init__()
+        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
+        self.ceil_mode, self.count_include_pad, self.divisor_override = ceil_mode, count_include_pad, divisor_override
+
+    def forward(self, x):
+        return F.avg_pool2d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad,
+                            self.divisor_override)
+
+
+class AdaptiveAvgPool2d(Module):
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, x):
+        return F.adaptive_avg_pool2d(x, self.output_size)
+
+
+class Flatten(Module):
+    def __init__(self, start_dim=1, end_dim=-1):
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, x):
+        return F.flatten(x, self.start_dim, self.end_dim)
+
+
+class Identity(Module):
+    def forward(self, x):
+        return x
+
+
+class ModuleList(Module):
+    def __init__(self, modules=()):
+        super().__init__()
+        for m in modules:
+            self.append(m)
+
+    def append(self, m):
+        self.__setattr__(str(len(self._modules)), m)
+        return self
+
+    def extend(self, mods):
+        for m in mods:
+            self.append(m)
+        return self
+
+    def __getitem__(self, i):
+        mods = list(self._modules.values())
+        return ModuleList(mods[i]) if isinstance(i, slice) else mods[i]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+
+class _Loss(Module):
+    def __init__(self, reduction="mean"):
+        super().__init__()
+        self.reduction = reduction
+
+
+class L1Loss(_Loss):
+    def forward(self, input, target):
+        return F.l1_loss(input, target, reduction=self.reduction)
+
+
+class NLLLoss(_Loss):
+    def __init__(self, weight=None, ignore_index=-100, reduction="mean"):
+        super().__init__(reduction)
+        object.__setattr__(self, "weight", weight)
+        self.ignore_index = ignore_index
+
+    def forward(self, input, target):
+        return F.nll_loss(input, target, self.weight, self.ignore_index, self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    def __init__(self, weight=None, reduction="mean", pos_weight=None):
+        super().__init__(reduction)
+        object.__setattr__(self, "weight", weight)
+        object.__setattr__(self, "pos_weight", pos_weight)
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy_with_logits(input, target, self.weight, self.reduction, self.pos_weight)
+
+
 functional = F
 __all__ = ["Parameter", "Module", "Linear", "ReLU", "Sigmoid", "Tanh", "GELU", "SiLU", "LeakyReLU", "Softmax",
-           "LogSoftmax", "Sequential", "MSELoss", "CrossEntropyLoss", "float32"]
+           "LogSoftmax", "Sequential", "MSELoss", "CrossEntropyLoss", "float32", "Conv1d", "Conv2d", "ConvTranspose2d",
+           "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "RMSNorm", "Embedding", "Dropout", "MaxPool2d",
+           "AvgPool2d", "AdaptiveAvgPool2d", "Flatten", "Identity", "ModuleList", "L1Loss", "NLLLoss",
+           "BCEWithLogitsLoss"]

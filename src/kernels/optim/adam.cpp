@@ -1,0 +1,61 @@
+#include "kernels/optim/adam.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/thread_pool.h"
+#include "kernels/elementwise/convert.h"
+
+namespace opsnn::kernels {
+
+void adam_run(const AdamPlan &P, const AdamArgs &a) {
+  double s[7] = {};
+  for (int k = 0; k < 7; ++k) s[k] = a.scalars[k] != nullptr ? load_one(P.scalar_dtypes[k], a.scalars[k], 0) : 0.0;
+  const double b1p = s[0], b2p = s[1], lr = s[2], wd = s[3], b1 = s[4], b2 = s[5], eps = s[6];
+  // AdamW: the powers are beta^(t-1); Adam: beta^t.
+  const double bc1 = P.adamw ? 1.0 - b1p * b1 : 1.0 - b1p, bc2 = P.adamw ? 1.0 - b2p * b2 : 1.0 - b2p;
+  const double lr_t = P.adamw ? 0.0 : lr * std::sqrt(bc2) / bc1;
+  const aclDataType dt = P.dtype;
+  const int nd = P.ndim;
+  const bool has_max = a.max_v != nullptr;
+  core::parallel_for(P.numel, 4096, [&](int64_t i0, int64_t i1) {
+    int64_t idx[kAdamMaxDims] = {};
+    int64_t rem = i0;
+    for (int d = nd - 1; d >= 0; --d) {
+      idx[d] = rem % P.dims[d];
+      rem /= P.dims[d];
+    }
+    for (int64_t i = i0; i < i1; ++i) {
+      int64_t off[5] = {};
+      for (int t = 0; t < 5; ++t)
+        for (int d = 0; d < nd; ++d) off[t] += idx[d] * P.strides[t][d];
+      double var = load_one(dt, a.var, off[0]), m = load_one(dt, a.m, off[1]), v = load_one(dt, a.v, off[2]);
+      double g = load_one(dt, a.grad, off[3]);
+      if (P.adamw) {
+        if (P.maximize) g = -g;
+        m = b1 * m + (1.0 - b1) * g;
+        v = b2 * v + (1.0 - b2) * g * g;
+        double vm = v;
+        if (P.amsgrad && has_max) {
+          const double mx = load_one(dt, a.max_v, off[4]);
+          vm = std::isnan(mx) || mx > v ? mx : v;
+        }
+        var = var - lr * wd * var - lr * (m / bc1) / (std::sqrt(vm / bc2) + eps);
+      } else {
+        m = b1 * m + (1.0 - b1) * g;
+        v = b2 * v + (1.0 - b2) * g * g;
+        const double num = P.nesterov ? b1 * m + (1.0 - b1) * g : m;
+        var = var - lr_t * num / (std::sqrt(v) + eps);
+      }
+      store_one(m, dt, a.m, off[1]);
+      store_one(v, dt, a.v, off[2]);
+      store_one(var, dt, a.var, off[0]);
+      for (int d = nd - 1; d >= 0; --d) {  // next row-major index
+        if (++idx[d] < P.dims[d]) break;
+        idx[d] = 0;
+      }
+    }
+  });
+}
+
+}  // namespace opsnn::kernels

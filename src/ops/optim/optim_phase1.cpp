@@ -1,0 +1,117 @@
+#include "ops/optim/optim_phase1.h"
+
+#include "common/error.h"
+#include "core/op_checks.h"
+#include "kernels/optim/adam.h"
+
+namespace opsnn::ops {
+namespace {
+
+struct AdamStep final : core::Step {
+  kernels::AdamPlan plan;
+  core::OperandRef var, m, v, grad, max_v, scalars[7];
+  int run(const core::LaunchArgs &args) const override {
+    kernels::AdamArgs a;
+    a.var = var.address(args);
+    a.m = m.address(args);
+    a.v = v.address(args);
+    a.grad = grad.address(args);
+    a.max_v = max_v.slot >= 0 ? max_v.address(args) : nullptr;
+    for (int k = 0; k < 7; ++k) a.scalars[k] = scalars[k].slot >= 0 ? scalars[k].address(args) : nullptr;
+    kernels::adam_run(plan, a);
+    return 0;
+  }
+};
+
+// A hyper-parameter: one element ([1], 0-d or any all-ones shape), var's dtype, FLOAT or DOUBLE.
+void check_hyper(const aclTensor *t, const char *name, aclDataType var_dtype) {
+  core::check_dtype_in(t, name, {var_dtype, ACL_FLOAT, ACL_DOUBLE});
+  int64_t n = 1;
+  for (int d = 0; d < t->ndim; ++d) n *= t->dims[d];
+  if (n != 1)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s must hold one element (shape [1]), got shape %s", name,
+                core::shape_string(*t).c_str());
+}
+
+}  // namespace
+
+void optim_phase1(core::OpBuilder &b, const OptimRule &rule, const OptimCall &c) {
+  const bool adamw = rule.kind == OptimKind::kAdamW;
+  // Null and dtype checks in prototype order.
+  core::check_dtype_in(c.var, c.var_name, rule.dtypes);
+  const aclDataType dt = c.var->dtype;
+  core::check_dtype_in(c.m, c.m_name, {dt});
+  core::check_dtype_in(c.v, c.v_name, {dt});
+  check_hyper(c.b1p, c.b1p_name, dt);
+  check_hyper(c.b2p, c.b2p_name, dt);
+  check_hyper(c.lr, c.lr_name, dt);
+  if (adamw) check_hyper(c.wd, c.wd_name, dt);
+  check_hyper(c.b1, c.b1_name, dt);
+  check_hyper(c.b2, c.b2_name, dt);
+  check_hyper(c.eps, c.eps_name, dt);
+  core::check_dtype_in(c.grad, c.grad_name, {dt});
+  const bool use_max = adamw && c.amsgrad;
+  if (use_max && c.max_v == nullptr)
+    throw_error(ACLNN_ERR_PARAM_NULLPTR, "%s must not be null when amsgrad is true", c.max_v_name);
+  if (adamw && c.max_v != nullptr) core::check_dtype_in(c.max_v, c.max_v_name, {dt});
+  const aclTensor &var = *c.var;
+  if (var.ndim > kernels::kAdamMaxDims)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; at most %d are supported", c.var_name, var.ndim,
+                kernels::kAdamMaxDims);
+  const core::Shape shape = core::Shape::of(var);
+  core::check_shape_equals(*c.m, c.m_name, shape);
+  core::check_shape_equals(*c.v, c.v_name, shape);
+  core::check_shape_equals(*c.grad, c.grad_name, shape);
+  if (adamw && c.max_v != nullptr) core::check_shape_equals(*c.max_v, c.max_v_name, shape);
+  core::check_no_internal_overlap(var, c.var_name);
+  core::check_no_internal_overlap(*c.m, c.m_name);
+  core::check_no_internal_overlap(*c.v, c.v_name);
+  const aclTensor *state[3] = {c.var, c.m, c.v};
+  const char *state_names[3] = {c.var_name, c.m_name, c.v_name};
+  for (int i = 0; i < 3; ++i)
+    for (int j = i + 1; j < 3; ++j)
+      if (core::memory_overlap(*state[i], *state[j]) != core::Overlap::kNone)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s and %s overlap in memory; each state tensor needs its own",
+                    state_names[i], state_names[j]);
+  // Registration in prototype order: var, m, v written in place (ApplyAdam's const m / v too).
+  const int sv = b.inout(c.var), sm = b.inout(c.m), sv2 = b.inout(c.v);
+  int sc[7];
+  sc[0] = b.input(c.b1p);
+  sc[1] = b.input(c.b2p);
+  sc[2] = b.input(c.lr);
+  sc[3] = adamw ? b.input(c.wd) : -1;
+  sc[4] = b.input(c.b1);
+  sc[5] = b.input(c.b2);
+  sc[6] = b.input(c.eps);
+  const int sg = b.input(c.grad);
+  const int sx = adamw ? b.input(c.max_v) : -1;
+  auto &st = b.add_step<AdamStep>();
+  kernels::AdamPlan &P = st.plan;
+  P.adamw = adamw;
+  P.amsgrad = use_max;
+  P.maximize = adamw && c.maximize;
+  P.nesterov = !adamw && c.nesterov;
+  P.ndim = var.ndim;
+  P.dtype = dt;
+  P.numel = 1;
+  for (int d = 0; d < var.ndim; ++d) {
+    P.dims[d] = var.dims[d];
+    P.numel *= var.dims[d];
+  }
+  const int slots[5] = {sv, sm, sv2, sg, sx};
+  core::OperandRef *refs[5] = {&st.var, &st.m, &st.v, &st.grad, &st.max_v};
+  for (int t = 0; t < 5; ++t) {
+    if (slots[t] < 0) continue;
+    const aclTensor &tv = b.tensor(slots[t]);
+    for (int d = 0; d < var.ndim; ++d) P.strides[t][d] = tv.strides[d];
+    *refs[t] = core::OperandRef::of_slot(slots[t], tv);
+  }
+  for (int k = 0; k < 7; ++k) {
+    if (sc[k] < 0) continue;
+    const aclTensor &tv = b.tensor(sc[k]);
+    P.scalar_dtypes[k] = tv.dtype;
+    st.scalars[k] = core::OperandRef::of_slot(sc[k], tv);
+  }
+}
+
+}  // namespace opsnn::ops

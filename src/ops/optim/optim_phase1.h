@@ -1,0 +1,28 @@
+// The phase 1 of the table-driven optimiser updates (src/ops/optim/optim.ops): ApplyAdamW and
+// ApplyAdam on kernels/optim/adam (semantics at the top of the table).
+#pragma once
+
+#include "core/dtype.h"
+#include "core/op_builder.h"
+
+namespace opsnn::ops {
+
+enum class OptimKind { kAdamW, kAdam };
+
+struct OptimRule {
+  OptimKind kind;
+  core::DtypeMask dtypes;  // var's dtypes (m, v, grad, maxGradNorm: var's dtype)
+};
+
+struct OptimCall {
+  const aclTensor *var = nullptr, *m = nullptr, *v = nullptr, *b1p = nullptr, *b2p = nullptr, *lr = nullptr,
+                  *wd = nullptr, *b1 = nullptr, *b2 = nullptr, *eps = nullptr, *grad = nullptr, *max_v = nullptr;
+  const char *var_name = "varRef", *m_name = "m", *v_name = "v", *b1p_name = "beta1Power", *b2p_name = "beta2Power",
+             *lr_name = "lr", *wd_name = "weightDecay", *b1_name = "beta1", *b2_name = "beta2", *eps_name = "eps",
+             *grad_name = "grad", *max_v_name = "maxGradNormOptional";
+  bool amsgrad = false, maximize = false, locking = false, nesterov = false;
+};
+
+void optim_phase1(core::OpBuilder &b, const OptimRule &rule, const OptimCall &c);
+
+}  // namespace opsnn::ops

@@ -1,0 +1,289 @@
+// The test harness of the table-driven optimiser updates (src/ops/optim/optim.ops), cases registered
+// from the table by tools/gen_ops.py --tests (optim_table_cases.inc):
+//   - every dtype on contiguous, transposed + offset and padded views of var / m / v / grad (and
+//     maxGradNorm), random shapes, hyper-parameters of shape [1] or 0-d in var's dtype, FLOAT or DOUBLE,
+//     every flag (amsgrad, maximize; useNesterov), against the float64 reference (refs::adamw_ref /
+//     refs::apply_adam_ref) with the precision standard; nothing written outside the views;
+//   - repeated steps feeding the written state back; empty tensors;
+//   - the errors with their code and the argument named.
+#include <cmath>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "float64_refs.h"
+#include "op_table_harness.h"
+#include "test_util.h"
+
+namespace opsnn::test {
+namespace {
+
+struct OptimArgs {
+  aclTensor *var = nullptr, *m = nullptr, *v = nullptr, *b1p = nullptr, *b2p = nullptr, *lr = nullptr,
+            *wd = nullptr, *b1 = nullptr, *b2 = nullptr, *eps = nullptr, *grad = nullptr, *max_v = nullptr;
+  bool amsgrad = false, maximize = false, locking = false, nesterov = false;
+};
+
+using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
+
+struct OptimTableCase {
+  std::string name, api;
+  bool adamw = true;
+  std::vector<aclDataType> dtypes;
+  std::vector<std::pair<std::string, std::string>> names;  // role -> parameter name
+  int (*phase1)(const OptimArgs &, uint64_t *, aclOpExecutor **) = nullptr;
+  Launch launch = nullptr;
+  std::string name_of(const std::string &role) const {
+    for (const auto &[r, n] : names)
+      if (r == role) return n;
+    return role;
+  }
+};
+void PrintTo(const OptimTableCase &c, std::ostream *os) { *os << c.name; }
+
+#include "optim_table_cases.inc"
+
+const std::vector<OptimTableCase> &all_cases() {
+  static const std::vector<OptimTableCase> c = harness::sampled(optim_table_cases());
+  return c;
+}
+
+enum class Layout { kContiguous, kTransposed, kPadded };
+
+// A view of `shape` in one of the layouts: transposed (last two dims swapped in storage) + offset, or
+// rows padded.
+std::unique_ptr<DeviceTensor> make_view(const std::vector<int64_t> &shape, aclDataType dt, Layout layout) {
+  const size_t n = shape.size();
+  if (layout == Layout::kContiguous || n == 0) return std::make_unique<DeviceTensor>(shape, dt);
+  std::vector<int64_t> strides(n);
+  if (layout == Layout::kPadded) {
+    int64_t s = 1;
+    for (size_t d = n; d-- > 0;) {
+      strides[d] = s;
+      s *= shape[d] + (d == n - 1 ? 3 : 0);
+    }
+    return std::make_unique<DeviceTensor>(shape, dt, strides, 2);
+  }
+  // Transposed: the storage is row-major with the last two dims swapped.
+  std::vector<int64_t> perm(shape);
+  if (n >= 2) std::swap(perm[n - 1], perm[n - 2]);
+  const auto ps = contiguous_strides(perm);
+  strides = ps;
+  if (n >= 2) std::swap(strides[n - 1], strides[n - 2]);
+  return std::make_unique<DeviceTensor>(shape, dt, strides, 5);
+}
+
+struct Hyper {
+  double b1p, b2p, lr, wd, b1, b2, eps;
+};
+
+struct Problem {
+  std::unique_ptr<DeviceTensor> var, m, v, grad, max_v, h[7];
+  Hyper hv{};
+};
+
+// Fills a problem: var in [-2, 2], m in [-0.5, 0.5], v in [0, 1], grad in [-1, 1], maxGradNorm in
+// [0, 1.2]; hyper-parameters each in hdt (one-element [1] or 0-d).
+void make_problem(const OptimTableCase &c, std::mt19937_64 &g, const std::vector<int64_t> &shape, aclDataType dt,
+                  Layout layout, aclDataType hdt, bool zero_dim_hyper, Problem *p) {
+  p->var = make_view(shape, dt, layout);
+  p->m = make_view(shape, dt, layout == Layout::kTransposed ? Layout::kPadded : layout);
+  p->v = make_view(shape, dt, layout);
+  p->grad = make_view(shape, dt, layout == Layout::kPadded ? Layout::kTransposed : layout);
+  p->max_v = make_view(shape, dt, layout);
+  p->var->fill_random(-2, 2);
+  p->m->fill_random(-0.5, 0.5);
+  p->v->fill_random(0, 1);
+  p->grad->fill_random(-1, 1);
+  p->max_v->fill_random(0, 1.2);
+  std::uniform_real_distribution<double> u(0, 1);
+  Hyper &h = p->hv;
+  if (c.adamw) {
+    h.b1p = 0.05 + 0.95 * u(g);  // beta^(t-1)
+    h.b2p = 0.05 + 0.95 * u(g);
+  } else {
+    h.b1p = 0.1 + 0.8 * u(g);  // beta^t < 1
+    h.b2p = 0.1 + 0.85 * u(g);
+  }
+  h.lr = 0.001 + 0.05 * u(g);
+  h.wd = 0.2 * u(g);
+  h.b1 = 0.5 + 0.49 * u(g);
+  h.b2 = 0.9 + 0.0999 * u(g);
+  h.eps = u(g) < 0.5 ? 1e-8 : 1e-3;
+  const double vals[7] = {h.b1p, h.b2p, h.lr, h.wd, h.b1, h.b2, h.eps};
+  double *dst[7] = {&h.b1p, &h.b2p, &h.lr, &h.wd, &h.b1, &h.b2, &h.eps};
+  for (int k = 0; k < 7; ++k) {
+    p->h[k] = std::make_unique<DeviceTensor>(zero_dim_hyper ? std::vector<int64_t>{} : std::vector<int64_t>{1}, hdt);
+    p->h[k]->set_values({vals[k]});
+    *dst[k] = p->h[k]->values()[0];  // as stored
+  }
+}
+
+OptimArgs args_of(const Problem &p, bool amsgrad, bool maximize, bool nesterov) {
+  OptimArgs a;
+  a.var = *p.var;
+  a.m = *p.m;
+  a.v = *p.v;
+  a.grad = *p.grad;
+  a.max_v = *p.max_v;
+  a.b1p = *p.h[0];
+  a.b2p = *p.h[1];
+  a.lr = *p.h[2];
+  a.wd = *p.h[3];
+  a.b1 = *p.h[4];
+  a.b2 = *p.h[5];
+  a.eps = *p.h[6];
+  a.amsgrad = amsgrad;
+  a.maximize = maximize;
+  a.nesterov = nesterov;
+  return a;
+}
+
+// Runs one update and checks var / m / v against the reference from the stored inputs.
+void check_step(const OptimTableCase &c, Problem &p, aclDataType dt, bool amsgrad, bool maximize, bool nesterov) {
+  const auto var0 = p.var->values(), m0 = p.m->values(), v0 = p.v->values(), g0 = p.grad->values(),
+             x0 = p.max_v->values();
+  const OptimArgs a = args_of(p, amsgrad, maximize, nesterov);
+  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
+      << aclGetRecentErrMsg();
+  std::vector<double> wv, wm, wvv;
+  const Hyper &h = p.hv;
+  for (size_t i = 0; i < var0.size(); ++i) {
+    const refs::AdamElem r = c.adamw ? refs::adamw_ref(var0[i], m0[i], v0[i], g0[i], x0[i], h.b1p, h.b2p, h.lr, h.wd,
+                                                       h.b1, h.b2, h.eps, amsgrad, maximize)
+                                     : refs::apply_adam_ref(var0[i], m0[i], v0[i], g0[i], h.b1p, h.b2p, h.lr, h.b1,
+                                                            h.b2, h.eps, nesterov);
+    wv.push_back(round_to(dt, r.var));
+    wm.push_back(round_to(dt, r.m));
+    wvv.push_back(round_to(dt, r.v));
+  }
+  EXPECT_TRUE(meets_precision(dt, p.var->values(), wv)) << "var";
+  EXPECT_TRUE(meets_precision(dt, p.m->values(), wm)) << "m";
+  EXPECT_TRUE(meets_precision(dt, p.v->values(), wvv)) << "v";
+  EXPECT_TRUE(p.var->untouched_outside_view());
+  EXPECT_TRUE(p.m->untouched_outside_view());
+  EXPECT_TRUE(p.v->untouched_outside_view());
+  EXPECT_EQ(p.max_v->values(), x0) << "maxGradNorm is read, not written";
+  EXPECT_EQ(p.grad->values(), g0);
+}
+
+class OpTableOptim : public ::testing::TestWithParam<OptimTableCase> {};
+
+TEST_P(OpTableOptim, EveryDtypeLayoutAndFlag) {
+  reseed_for_current_test();
+  const OptimTableCase &c = GetParam();
+  auto &g = rng();
+  int k = 0;
+  for (aclDataType dt : c.dtypes)
+    for (Layout layout : {Layout::kContiguous, Layout::kTransposed, Layout::kPadded})
+      for (int f = 0; f < 4; ++f, ++k) {
+        std::vector<int64_t> shape;
+        const int nd = 1 + static_cast<int>(g() % 4);
+        for (int d = 0; d < nd; ++d) shape.push_back(1 + static_cast<int64_t>(g() % 7));
+        const aclDataType hdts[3] = {dt, ACL_FLOAT, ACL_DOUBLE};
+        const aclDataType hdt = hdts[k % 3];
+        SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt << " layout " << static_cast<int>(layout)
+                                          << " flags " << f << " hyper dtype " << hdt << " shape "
+                                          << ::testing::PrintToString(shape));
+        Problem p;
+        make_problem(c, g, shape, dt, layout, hdt, k % 2 == 1, &p);
+        check_step(c, p, dt, (f & 1) != 0, (f & 2) != 0, (f & 1) != 0);
+      }
+}
+
+TEST_P(OpTableOptim, RepeatedStepsAndLargeTensors) {
+  reseed_for_current_test();
+  const OptimTableCase &c = GetParam();
+  auto &g = rng();
+  Problem p;
+  make_problem(c, g, {67, 129}, ACL_FLOAT, Layout::kTransposed, ACL_DOUBLE, false, &p);  // many threads' chunks
+  for (int step = 0; step < 3; ++step) {
+    SCOPED_TRACE(::testing::Message() << c.name << " step " << step);
+    p.grad->fill_random(-1, 1);
+    check_step(c, p, ACL_FLOAT, step == 1, false, step == 2);
+  }
+}
+
+TEST_P(OpTableOptim, EmptyTensors) {
+  const OptimTableCase &c = GetParam();
+  Problem p;
+  make_problem(c, rng(), {0, 3}, ACL_FLOAT, Layout::kContiguous, ACL_FLOAT, false, &p);
+  const OptimArgs a = args_of(p, false, false, false);
+  EXPECT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
+      << aclGetRecentErrMsg();
+}
+
+TEST_P(OpTableOptim, ErrorsNameTheArgument) {
+  const OptimTableCase &c = GetParam();
+  const char *api = c.api.c_str();
+  Problem p;
+  make_problem(c, rng(), {3, 4}, ACL_FLOAT, Layout::kContiguous, ACL_FLOAT, false, &p);
+  const OptimArgs good = args_of(p, false, false, false);
+  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(good, w, e); }, c.launch), 0)
+      << aclGetRecentErrMsg();
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  std::vector<std::pair<std::string, aclTensor *OptimArgs::*>> tensors = {
+      {"var", &OptimArgs::var}, {"m", &OptimArgs::m},     {"v", &OptimArgs::v},   {"b1p", &OptimArgs::b1p},
+      {"b2p", &OptimArgs::b2p}, {"lr", &OptimArgs::lr},   {"b1", &OptimArgs::b1}, {"b2", &OptimArgs::b2},
+      {"eps", &OptimArgs::eps}, {"grad", &OptimArgs::grad}};
+  if (c.adamw) tensors.push_back({"wd", &OptimArgs::wd});
+  for (const auto &[role, f] : tensors) {
+    const std::string name = c.name_of(role);
+    OptimArgs a = good;
+    a.*f = nullptr;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, name.c_str()})) << name;
+  }
+  if (c.adamw) {  // amsgrad needs the running maximum; without amsgrad it may be null
+    OptimArgs a = good;
+    a.max_v = nullptr;
+    a.amsgrad = true;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, "maxGradNormOptional"}));
+    a.amsgrad = false;
+    EXPECT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
+        << aclGetRecentErrMsg();
+  }
+  DeviceTensor half({3, 4}, ACL_FLOAT16), wrong({4, 3}, ACL_FLOAT), two({2}, ACL_FLOAT), hint({1}, ACL_INT32),
+      ivar({3, 4}, ACL_INT32), dvar({3, 4}, ACL_DOUBLE);
+  for (const auto &[role, f] : {std::pair{std::string("m"), &OptimArgs::m}, std::pair{std::string("v"), &OptimArgs::v},
+                                std::pair{std::string("grad"), &OptimArgs::grad}}) {
+    const std::string name = c.name_of(role);
+    OptimArgs a = good;
+    a.*f = half;  // not var's dtype
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, name.c_str(), "dtype"})) << name;
+    a.*f = wrong;  // not var's shape
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, name.c_str()})) << name;
+  }
+  for (aclTensor *bad : {ivar.get(), dvar.get()}) {
+    OptimArgs a = good;
+    a.var = bad;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "varRef", "dtype"}));
+  }
+  for (const auto &[role, f] : {std::pair{std::string("lr"), &OptimArgs::lr}, std::pair{std::string("b1p"), &OptimArgs::b1p},
+                                std::pair{std::string("eps"), &OptimArgs::eps}}) {
+    const std::string name = c.name_of(role);
+    OptimArgs a = good;
+    a.*f = two;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, name.c_str(), "one element"}))
+        << name;
+    a.*f = hint;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, name.c_str(), "dtype"})) << name;
+  }
+  {  // the state tensors must not share memory
+    OptimArgs a = good;
+    a.m = a.var;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "varRef", "overlap"}));
+  }
+  {  // a written tensor without internal overlap
+    DeviceTensor bcast({3, 4}, ACL_FLOAT, {0, 1}, 0, 4);
+    OptimArgs a = good;
+    a.v = bcast;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, c.name_of("v").c_str()}));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableOptim, ::testing::ValuesIn(all_cases()), harness::case_name<OptimTableCase>);
+
+}  // namespace
+}  // namespace opsnn::test

@@ -1,0 +1,54 @@
+"""The optimiser family of the op factory (found by tools/gen_ops.py as the module of `phase1 optim`):
+rows become ops::optim_phase1 entry points (src/ops/optim/optim_phase1.h) and OptimTableCase
+registrations (tests/ops/test_op_table_optim.cpp).
+
+Row format (besides the common `header`, `dtypes`):
+  update   kAdamW | kAdam     the update rule (ops::OptimKind)
+Parameter roles come from the names (ROLES); a tensor role is written (registered in place) when the
+rule writes it: var, m, v (ApplyAdam's const m / v included).
+"""
+
+OPTIM_KEYS = {"update", "header", "dtypes"}
+UPDATES = {"kAdamW", "kAdam"}
+ROLES = {"varRef": "var", "mRef": "m", "m": "m", "vRef": "v", "v": "v", "beta1Power": "b1p",
+         "beta2Power": "b2p", "lr": "lr", "weightDecay": "wd", "beta1": "b1", "beta2": "b2", "eps": "eps",
+         "epsilon": "eps", "grad": "grad", "maxGradNormOptional": "max_v", "amsgrad": "amsgrad",
+         "maximize": "maximize", "useLocking": "locking", "useNesterov": "nesterov"}
+TENSORS = ["var", "m", "v", "b1p", "b2p", "lr", "wd", "b1", "b2", "eps", "grad", "max_v"]
+
+
+def resolve(g, table, op):
+    g.family_resolve_common(table, op, OPTIM_KEYS, "an optimiser")
+    op.roles = g.roles_by_name(op, ROLES, "an optimiser")
+    op.update = g.one(op, "update")
+    if op.update not in UPDATES:
+        raise g.TableError(f"{op.where}: update '{op.update}' is not one of {sorted(UPDATES)}")
+    op.input, op.output = op.roles["var"], op.roles["var"]
+
+
+def render_entry(g, table):
+    out = g.family_entry_head(table, "optim_phase1", "ops/optim/optim_phase1.h", ["opsnn::core::dtype_bit"])
+    for op in table.ops:
+        out.append(f"const ::opsnn::ops::OptimRule k{op.name}Rule = {{::opsnn::ops::OptimKind::{op.update}, "
+                   f"{g.mask(op.dtypes)}}};")
+    out += ["}  // namespace", ""]
+    for op in table.ops:
+        lines = g.family_entry_open(op, "::opsnn::ops::OptimCall")
+        for role, p in op.roles.items():
+            lines.append(f"    c.{role} = {p.name};")
+            if role in TENSORS:
+                lines.append(f'    c.{role}_name = "{p.name}";')
+        out += lines + g.family_entry_close(op, "optim_phase1")
+    return "\n".join(out) + "\n"
+
+
+def render_tests(g, tables):
+    out = g.family_tests_head(tables, "optimiser", "OptimTableCase", "optim_table_cases")
+    for t in tables:
+        for op in t.ops:
+            names = ", ".join(f'{{"{r}", "{op.roles[r].name}"}}' for r in TENSORS if r in op.roles)
+            fields = [f"c.adamw = {str(op.update == 'kAdamW').lower()};",
+                      f"c.dtypes = {{{', '.join(g.cxx_dtype(d) for d in op.dtypes)}}};",
+                      f"c.names = {{{names}}};"]
+            out += g.family_case(op, {}, "OptimTableCase", fields, "OptimArgs", g.role_args(op))
+    return "\n".join(out + ["  return v;", "}", ""])
