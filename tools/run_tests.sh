@@ -79,7 +79,7 @@ if [ "$status" -ne 0 ]; then echo "run_tests: Release tests failed" >&2; echo "s
 OPSNN_ASAN_OPS="ops/test_misuse;ops/test_trans_matmul_weight;ops/test_matmul;ops/test_op_table_unary"
 OPSNN_ASAN_OPS+=";ops/test_op_table_conv;ops/test_op_table_pool;ops/test_op_table_attention"
 OPSNN_ASAN_OPS+=";ops/test_op_table_closs;ops/test_op_table_cnorm;ops/test_op_table_ngrad;ops/test_op_table_ctc"
-OPSNN_ASAN_OPS+=";ops/test_op_table_embed"
+OPSNN_ASAN_OPS+=";ops/test_op_table_embed;ops/test_op_table_dyn;ops/test_op_table_gmm;ops/test_op_table_dimwise"
 if [ "${OPSNN_SKIP_SANITIZE:-0}" != "1" ]; then
   fuzz=0
   if [ "${OPSNN_SKIP_FUZZ:-0}" != "1" ] && [ "$(uname -m)" = "x86_64" ] && command -v clang++-14 >/dev/null; then
