@@ -2,12 +2,15 @@
 """Times the cases of bench/bench_rowwise.cpp in PyTorch (Debian's python3-torch), out= where the op
 has it, with the thread count of OPSNN_NUM_THREADS (default: torch's). Prints one line per case:
     <name> <wall ms per call> <thread CPU ms per call> <bytes read + written per call>
+An optional argument is a regular expression: only the cases it matches run.
 Softmax and log-softmax are timed through their out= overloads (torch._softmax); RmsNorm has
 no op in torch 1.13: it is timed as the composite x * rsqrt(mean(x^2) + eps) * g.
 With one thread torch computes on the calling thread, so the thread CPU time is the op's own CPU
 time: on a loaded machine it is the steadier of the two measures.
 """
 import os
+import re
+import sys
 import time
 
 import torch
@@ -70,7 +73,10 @@ def main():
         ("PermuteHeads", lambda: oheads.view(64, 32, 512, 64).copy_(heads.permute(0, 2, 1, 3)), 2 * heads.numel() * 4),
         ("CopyContig", lambda: osq.copy_(sq), 2 * n),
     ]
+    only = re.compile(sys.argv[1]) if len(sys.argv) > 1 else None
     for name, fn, nbytes in cases:
+        if only is not None and not only.search(name):
+            continue
         wall, cpu = ms_per_call(fn)
         print(f"{name} {wall:.4f} {cpu:.4f} {nbytes}", flush=True)
 

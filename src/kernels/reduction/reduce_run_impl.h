@@ -19,6 +19,10 @@ namespace {
 using reduce_detail::Acc;
 
 constexpr int64_t kChunk = 512;              // elements converted at a time (row mode)
+// FLOAT rows read in place by a reducer's row_f32: elements per call (each of its 64 float lanes
+// then adds 64 elements before the result joins the double total; longer calls would save more
+// boundaries but let float rounding grow).
+constexpr int64_t kF32Chunk = 4096;
 constexpr int64_t kTaskElements = 1 << 15;   // input elements per parallel task, at least
 
 // Byte offsets of linear index `i` over dims [0, nd) of `shape` (row-major), for up to 3 operands.
@@ -132,20 +136,25 @@ class Runner {
       if (L_.nred > 1) outer.offsets(r / inner, &roff);
       const int64_t len = std::min(inner - i, r1 - r);
       const char *p = base + roff + i * st;
-      for (int64_t c = 0; c < len; c += kChunk) {
-        const int64_t n = std::min(kChunk, len - c);
+      const bool f32 = L_.in_dtype == ACL_FLOAT && st == 4;
+      const int64_t chunk = f32 ? kF32Chunk : kChunk;
+      for (int64_t c = 0; c < len; c += chunk) {
+        const int64_t n = std::min(chunk, len - c);
         if constexpr (requires { r_.row_f32(a, static_cast<const float *>(nullptr), n); }) {
-          if (L_.in_dtype == ACL_FLOAT && st == 4) {
+          if (f32) {
             r_.row_f32(a, reinterpret_cast<const float *>(p + c * st), n);
             continue;
           }
         } else if constexpr (requires { r_.row_f32(a, static_cast<const float *>(nullptr), n, r + c); }) {
-          if (L_.in_dtype == ACL_FLOAT && st == 4) {  // index reducers: the chunk's first position too
+          if (f32) {  // index reducers: the chunk's first position too
             r_.row_f32(a, reinterpret_cast<const float *>(p + c * st), n, r + c);
             continue;
           }
         }
-        r_.row(a, load<T>(L_, p + c * st, st, buf, n), n, r + c);
+        for (int64_t k = 0; k < n; k += kChunk) {  // (a reducer without row_f32 on a FLOAT row)
+          const int64_t m = std::min(kChunk, n - k);
+          r_.row(a, load<T>(L_, p + (c + k) * st, st, buf, m), m, r + c + k);
+        }
       }
       r += len;
     }

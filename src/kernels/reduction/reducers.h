@@ -78,7 +78,7 @@ struct SumReducer {
     for (int64_t j = 0; j < n; ++j) a[j].v = wrap_add(a[j].v, tr(x[j]));
   }
   void merge(Acc<T> &a, const Acc<T> &b) const { a.v = wrap_add(a.v, b.v); }
-  // FLOAT input read in place (no conversion pass): a chunk (<= 512 elements) summed in float
+  // FLOAT input read in place (no conversion pass): a chunk (<= 4096 elements) summed in float
   // vector lanes (kernels/simd/vec.h), then added in double — blocked accumulation, within the
   // precision standard.
   void row_f32(Acc<T> &a, const float *x, int64_t n) const

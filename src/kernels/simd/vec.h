@@ -28,10 +28,12 @@ inline f32v load(const float *p) {
   return v;
 }
 inline f32v splat(float x) { return f32v{} + x; }
-inline float hsum(f32v v) {
-  float s = 0;
-  for (int k = 0; k < kF32; ++k) s += v[k];
-  return s;
+inline float hsum(f32v v) {  // a tree of halves (a chain of 16 dependent adds costs 4x the latency)
+  float a[kF32];
+  std::memcpy(a, &v, sizeof a);
+  for (int w = kF32 / 2; w >= 1; w /= 2)
+    for (int k = 0; k < w; ++k) a[k] += a[k + w];
+  return a[0];
 }
 
 // sum of x[0, n) in float: four accumulators of 16 lanes, then the tail, combined in fixed order.
