@@ -7,6 +7,8 @@
 
 Every computation is an aclnn call (opsnn._C, the framework's C++ core: include/opsnn/*.h);
 docs/ARCHITECTURE.md, "Framework layer"."""
+import operator as _operator
+
 import numpy as _np
 
 from . import _C
@@ -71,7 +73,7 @@ def set_verbose(level=0):
         if level.lower() not in _LOG_LEVELS:
             raise ValueError("set_verbose: unknown level %r (0..4 or %s)" % (level, ", ".join(_LOG_LEVELS)))
         level = _LOG_LEVELS[level.lower()]
-    prev = _C.set_log_level(int(level))
+    prev = _C.set_log_level(_operator.index(level))
     if prev < 0:
         raise ValueError("set_verbose: level %r is outside 0..4" % (level,))
     return prev
