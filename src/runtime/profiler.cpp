@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <vector>
@@ -19,11 +20,18 @@ std::atomic<bool> g_enabled{false};
 
 namespace {
 
-struct State {
+// Each recording thread appends to its own buffer (its mutex is contended only while a session
+// or the trace file collects), so a host thread and a stream worker never wait for each other.
+struct ThreadBuf {
   std::mutex mu;
   std::vector<Event> events;
+};
+
+struct State {
+  std::mutex mu;
+  std::vector<ThreadBuf *> bufs;   // never freed: a thread's events outlive it
   std::map<uint32_t, std::string> thread_names;
-  std::map<int, size_t> sessions;  // id -> index of its first event
+  std::map<int, int64_t> sessions;  // id -> start time
   int next_session = 1;
   std::string env_path;            // OPSNN_PROFILE
   int64_t base_ns = 0;             // the trace's time zero
@@ -37,10 +45,42 @@ State &state() {
 
 std::atomic<uint32_t> g_next_tid{1};
 thread_local uint32_t t_tid = 0;
+thread_local ThreadBuf *t_buf = nullptr;
 
 uint32_t this_tid() {
   if (t_tid == 0) t_tid = g_next_tid.fetch_add(1, std::memory_order_relaxed);
   return t_tid;
+}
+
+ThreadBuf &this_buf() {
+  if (t_buf == nullptr) {
+    auto *b = new ThreadBuf;
+    b->events.reserve(4096);
+    State &s = state();
+    std::lock_guard<std::mutex> lock(s.mu);
+    s.bufs.push_back(b);
+    t_buf = b;
+  }
+  return *t_buf;
+}
+
+// Every buffer's events starting at or after `from_ns`, by start time (state lock held).
+std::vector<Event> collect_locked(State &s, int64_t from_ns) {
+  std::vector<Event> out;
+  for (ThreadBuf *b : s.bufs) {
+    std::lock_guard<std::mutex> lock(b->mu);
+    for (const Event &e : b->events)
+      if (e.start_ns >= from_ns) out.push_back(e);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Event &a, const Event &b) { return a.start_ns < b.start_ns; });
+  return out;
+}
+
+void clear_locked(State &s) {
+  for (ThreadBuf *b : s.bufs) {
+    std::lock_guard<std::mutex> lock(b->mu);
+    std::vector<Event>().swap(b->events);
+  }
 }
 
 void update_enabled_locked(State &s) {
@@ -100,8 +140,8 @@ void append_event(std::string *out, const Event &e, int64_t base_ns, int pid) {
   *out += "}}";
 }
 
-// The metadata events (process and thread names) followed by events [from, end), as a JSON array.
-std::string events_json_locked(const State &s, size_t from) {
+// The metadata events (process and thread names) followed by `events`, as a JSON array.
+std::string events_json_locked(const State &s, const std::vector<Event> &events) {
   const int pid = static_cast<int>(getpid());
   std::string out = "[";
   out += "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) +
@@ -112,9 +152,9 @@ std::string events_json_locked(const State &s, size_t from) {
     append_escaped(&out, name);
     out += "\"}}";
   }
-  for (size_t i = from; i < s.events.size(); ++i) {
+  for (const Event &e : events) {
     out += ",\n";
-    append_event(&out, s.events[i], s.base_ns, pid);
+    append_event(&out, e, s.base_ns, pid);
   }
   out += "]";
   return out;
@@ -132,7 +172,6 @@ struct EnvInit {
     {
       std::lock_guard<std::mutex> lock(s.mu);
       s.env_path = p;
-      s.events.reserve(1 << 14);
       update_enabled_locked(s);
     }
     std::atexit(at_exit);
@@ -159,11 +198,11 @@ const char *cat_name(Cat c) {
 }
 
 void record(Event &&e) {
+  if (!on()) return;  // turned off since the event began
   e.tid = this_tid();
-  State &s = state();
-  std::lock_guard<std::mutex> lock(s.mu);
-  if (s.env_path.empty() && s.sessions.empty()) return;  // turned off since the event began
-  s.events.push_back(std::move(e));
+  ThreadBuf &b = this_buf();
+  std::lock_guard<std::mutex> lock(b.mu);
+  b.events.push_back(std::move(e));
 }
 
 void record_span(Cat cat, const char *name, int64_t start_ns, uint64_t bytes, const char *detail, int status,
@@ -191,7 +230,7 @@ int session_begin() {
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mu);
   const int id = s.next_session++;
-  s.sessions[id] = s.events.size();
+  s.sessions[id] = now_ns();
   update_enabled_locked(s);
   return id;
 }
@@ -201,10 +240,9 @@ std::string session_end(int id) {
   std::lock_guard<std::mutex> lock(s.mu);
   auto it = s.sessions.find(id);
   if (it == s.sessions.end()) return "[]";
-  const size_t from = it->second;
-  std::string json = events_json_locked(s, from);
+  std::string json = events_json_locked(s, collect_locked(s, it->second));
   s.sessions.erase(it);
-  if (s.sessions.empty() && s.env_path.empty()) s.events.clear();  // nobody wants them any more
+  if (s.sessions.empty() && s.env_path.empty()) clear_locked(s);  // nobody wants them any more
   update_enabled_locked(s);
   return json;
 }
@@ -225,7 +263,7 @@ void flush_env_trace() {
     std::lock_guard<std::mutex> lock(s.mu);
     if (s.env_path.empty()) return;
     path = s.env_path;
-    json = events_json_locked(s, 0);
+    json = events_json_locked(s, collect_locked(s, 0));
   }
   if (!write_trace_file(path, json))
     OPSNN_LOG(LogLevel::kError, "OPSNN_PROFILE: cannot write the trace to '%s'", path.c_str());
