@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <algorithm>
 #include <map>
 #include <mutex>
@@ -24,7 +25,7 @@ namespace {
 // or the trace file collects), so a host thread and a stream worker never wait for each other.
 struct ThreadBuf {
   std::mutex mu;
-  std::vector<Event> events;
+  std::deque<Event> events;  // grows by blocks: no event is moved when it grows
 };
 
 struct State {
@@ -55,7 +56,6 @@ uint32_t this_tid() {
 ThreadBuf &this_buf() {
   if (t_buf == nullptr) {
     auto *b = new ThreadBuf;
-    b->events.reserve(4096);
     State &s = state();
     std::lock_guard<std::mutex> lock(s.mu);
     s.bufs.push_back(b);
@@ -79,7 +79,7 @@ std::vector<Event> collect_locked(State &s, int64_t from_ns) {
 void clear_locked(State &s) {
   for (ThreadBuf *b : s.bufs) {
     std::lock_guard<std::mutex> lock(b->mu);
-    std::vector<Event>().swap(b->events);
+    std::deque<Event>().swap(b->events);
   }
 }
 
