@@ -152,6 +152,12 @@ std::string events_json_locked(const State &s, const std::vector<Event> &events)
     append_escaped(&out, name);
     out += "\"}}";
   }
+  std::map<uint32_t, bool> unnamed;  // threads without a name: "host thread <tid>"
+  for (const Event &e : events)
+    if (s.thread_names.count(e.tid) == 0) unnamed[e.tid] = true;
+  for (const auto &[tid, unused] : unnamed)
+    out += ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid) +
+           ",\"args\":{\"name\":\"host thread " + std::to_string(tid) + "\"}}";
   for (const Event &e : events) {
     out += ",\n";
     append_event(&out, e, s.base_ns, pid);

@@ -156,7 +156,11 @@ def test_env_var_writes_trace_c_program(tmp_path):
     path = tmp_path / "c.json"
     r = _run([os.environ["OPSNN_ADD_BASIC_EXE"]], {"OPSNN_PROFILE": str(path)})
     assert r.returncode == 0, r.stdout + r.stderr
-    xs = check_trace_events(json.loads(path.read_text())["traceEvents"])
+    doc = json.loads(path.read_text())
+    xs = check_trace_events(doc["traceEvents"])
+    names = {e["tid"]: e["args"]["name"] for e in doc["traceEvents"] if e.get("name") == "thread_name"}
+    assert all(e["tid"] in names for e in xs), names  # every thread is named
+    assert any("worker" in n for n in names.values()) and any("host thread" in n for n in names.values()), names
     by_cat = {}
     for e in xs:
         by_cat.setdefault(e["cat"], []).append(e)
