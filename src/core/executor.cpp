@@ -11,6 +11,7 @@
 #include "core/dtype.h"
 #include "core/handle_table.h"
 #include "core/verbose.h"
+#include "runtime/profiler.h"
 #include "runtime/runtime.h"
 
 namespace opsnn::core {
@@ -33,10 +34,12 @@ struct LaunchBytes {
   static constexpr size_t kInlineSlots = (rt::Task::kBytes - 3 * sizeof(void *)) / sizeof(void *);
   aclOpExecutor *ex;
   char *workspace;
-  uint64_t kept;              // 1 once the runtime stored the task (it then holds a reference)
+  uint64_t flags;             // kKept once the runtime stored the task (it then holds a reference);
+                              // kProfiled: the profiler was on at the launch (records the kernel run)
   void *addrs[kInlineSlots];  // or addrs[0] = the heap array (void **) of a larger executor
 };
 static_assert(sizeof(LaunchBytes) <= rt::Task::kBytes);
+constexpr uint64_t kKept = 1, kProfiled = 2;
 
 LaunchBytes &launch_bytes(rt::Task &t) { return *std::launder(reinterpret_cast<LaunchBytes *>(t.bytes)); }
 const LaunchBytes &launch_bytes(const rt::Task &t) {
@@ -87,19 +90,62 @@ int run_launch(const rt::Task &task) {
   // (e.g. TransMatmulWeight left an INT8 or 3-D view as is).
   if (!ex.steps.empty())
     if (const rt::MemoryObserver *o = rt::memory_observer()) notify_outputs_written(*o, ex, args);
-  const long long t0 = ex.trace ? verbose_now_ns() : 0;  // verbose mode: the exec line
+  // Verbose mode (the exec line) or the profiler (the kernel event, decided at the launch).
+  const bool profiled = (b.flags & kProfiled) != 0;
+  const bool timed = profiled || (ex.trace && verbose_on());
+  const long long t0 = timed ? verbose_now_ns() : 0;
+  int status = 0;
   for (const auto &step : ex.steps) {
-    const int status = step->run(args);
+    status = step->run(args);
     if (status != 0) {  // the step's message, prefixed with the op's name
       set_last_error(status, ex.api + ": " + last_error_message());
-      return status;
+      break;
     }
   }
-  if (ex.trace) verbose_exec(ex, verbose_now_ns() - t0);
-  return 0;
+  if (timed) {
+    const long long t1 = verbose_now_ns();
+    if (profiled) {
+      prof::Event e;
+      e.cat = prof::Cat::kKernel;
+      e.name = ex.api;
+      e.name += " kernel";
+      e.op = ex.api;
+      if (ex.trace) e.detail = ex.trace->impl;
+      e.start_ns = t0;
+      e.dur_ns = t1 - t0;
+      e.status = status;
+      prof::record(std::move(e));
+    }
+    if (status == 0 && ex.trace && verbose_on()) verbose_exec(ex, t1 - t0);
+  }
+  return status;
 }
 
 }  // namespace
+
+void record_phase1(const aclOpExecutor &ex, int64_t start_ns, int status) {
+  prof::Event e;
+  e.cat = prof::Cat::kPhase1;
+  e.name = ex.api + "GetWorkspaceSize";
+  e.op = ex.api;
+  if (ex.trace) e.detail = ex.trace->impl;
+  e.start_ns = start_ns;
+  e.dur_ns = prof::now_ns() - start_ns;
+  e.bytes = ex.workspace_size;
+  e.status = status;
+  prof::record(std::move(e));
+}
+
+void record_phase1_failure(const char *api, int64_t start_ns, int status) {
+  prof::Event e;
+  e.cat = prof::Cat::kPhase1;
+  e.op = api;
+  e.name = e.op + "GetWorkspaceSize";
+  e.start_ns = start_ns;
+  e.dur_ns = prof::now_ns() - start_ns;
+  e.status = status;
+  prof::record(std::move(e));
+}
 
 aclOpExecutor *register_executor(aclOpExecutor *ex) {
   return reinterpret_cast<aclOpExecutor *>(registry().insert(ex));
@@ -153,8 +199,28 @@ void release_executor(aclOpExecutor *ex) {
   if (!ExecutorCache::give(ex)) delete ex;
 }
 
+namespace {
+
+int launch_executor_impl(const char *api, void *workspace, uint64_t workspace_size, aclOpExecutor *handle,
+                         aclrtStream stream, bool profiling);
+
+}  // namespace
+
+// The profiler (runtime/profiler.h): one relaxed load when off; the launch event spans the host
+// side (checks, snapshot, enqueue, and the kernel run itself when the stream runs it inline).
 int launch_executor(const char *api, void *workspace, uint64_t workspace_size, aclOpExecutor *handle,
                     aclrtStream stream) {
+  if (!prof::on()) return launch_executor_impl(api, workspace, workspace_size, handle, stream, false);
+  const int64_t t0 = prof::now_ns();
+  const int rc = launch_executor_impl(api, workspace, workspace_size, handle, stream, true);
+  prof::record_span(prof::Cat::kLaunch, api, t0, workspace_size, nullptr, rc);
+  return rc;
+}
+
+namespace {
+
+int launch_executor_impl(const char *api, void *workspace, uint64_t workspace_size, aclOpExecutor *handle,
+                         aclrtStream stream, bool profiling) {
   if (handle == nullptr) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: executor is null", api);
   aclOpExecutor *ex = resolve_executor(handle);
   if (ex == nullptr)
@@ -185,7 +251,7 @@ int launch_executor(const char *api, void *workspace, uint64_t workspace_size, a
   if (ex->workspace_size > 0)  // round up inside the kWorkspaceSlack spare bytes
     ws += (64 - reinterpret_cast<uintptr_t>(ws) % 64) % 64;
   rt::Task task;
-  LaunchBytes &lb = *new (task.bytes) LaunchBytes{ex, ws, 0, {}};
+  LaunchBytes &lb = *new (task.bytes) LaunchBytes{ex, ws, profiling ? kProfiled : 0, {}};
   void **addrs = lb.addrs;
   if (heap_addrs(*ex)) {
     addrs = new void *[ex->slots.size()];
@@ -202,12 +268,12 @@ int launch_executor(const char *api, void *workspace, uint64_t workspace_size, a
   task.keep = [](rt::Task &t) {
     LaunchBytes &b = launch_bytes(t);
     b.ex->refs.fetch_add(1, std::memory_order_relaxed);
-    b.kept = 1;
+    b.flags |= kKept;
   };
   task.drop = [](rt::Task &t) {
     LaunchBytes &b = launch_bytes(t);
     if (heap_addrs(*b.ex)) delete[] static_cast<void **>(b.addrs[0]);
-    if (b.kept) release_executor(b.ex);
+    if (b.flags & kKept) release_executor(b.ex);
   };
 
   // An idle stream may run it right here (rt::enqueue_task, OPSNN_LAUNCH_INLINE).
@@ -220,6 +286,8 @@ int launch_executor(const char *api, void *workspace, uint64_t workspace_size, a
   if (!ex->repeatable) retire_executor(handle);  // single use: the launch consumes it
   return ACLNN_SUCCESS;
 }
+
+}  // namespace
 
 }  // namespace opsnn::core
 

@@ -95,6 +95,11 @@ aclOpExecutor *new_executor();
 // Drops one reference; at zero the executor is reset and cached, or deleted.
 void release_executor(aclOpExecutor *ex);
 
+// The profiler's phase-1 events (core::phase1, op_builder.h): a successful phase 1 of `ex` begun
+// at `start_ns`, or a failed one.
+void record_phase1(const aclOpExecutor &ex, int64_t start_ns, int status);
+void record_phase1_failure(const char *api, int64_t start_ns, int status);
+
 // Phase 2 of every op.
 int launch_executor(const char *api, void *workspace, uint64_t workspace_size, aclOpExecutor *ex,
                     aclrtStream stream);

@@ -19,6 +19,7 @@
 #include "core/executor.h"
 #include "core/op_checks.h"
 #include "core/verbose.h"
+#include "runtime/profiler.h"
 
 namespace opsnn::core {
 
@@ -104,22 +105,28 @@ class OpBuilder {
 
 template <class Body>
 int phase1(const char *api, uint64_t *workspace_size, aclOpExecutor **executor, Body &&body) {
-  return api_call(api, [&] {
+  // The profiler (runtime/profiler.h): one relaxed load when off.
+  const bool profiling = prof::on();
+  const int64_t t0 = profiling ? prof::now_ns() : 0;
+  const int rc = api_call(api, [&] {
     require_not_null(workspace_size, "workspaceSize");
     require_not_null(executor, "executor");
     std::unique_ptr<aclOpExecutor> ex(new_executor());
     ex->api = api;
     OpBuilder builder(ex.get());
-    Phase1Scope verbose(ex.get());  // verbose mode: records the engines' choices, prints the line
+    Phase1Scope verbose(ex.get(), profiling);  // verbose mode / profiler: records the engines' choices
     body(builder);
     // Round the workspace so clients' allocators and our kernels see aligned tails, plus
     // kWorkspaceSlack bytes so the launch can align any client pointer (launch_executor).
     if (ex->workspace_size > 0) ex->workspace_size = (ex->workspace_size + 63) / 64 * 64 + kWorkspaceSlack;
     *workspace_size = ex->workspace_size;
     verbose.done();
+    if (profiling) record_phase1(*ex, t0, 0);
     *executor = register_executor(ex.release());  // the client gets a handle, not the address
     return ACLNN_SUCCESS;
   });
+  if (profiling && rc != 0) record_phase1_failure(api, t0, rc);
+  return rc;
 }
 
 }  // namespace opsnn::core

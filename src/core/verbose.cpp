@@ -6,6 +6,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "acl/acl_base.h"
 #include "common/log.h"
 #include "core/dtype.h"
 #include "core/executor.h"
@@ -22,7 +23,6 @@ bool verbose_from_env() {
   return g != nullptr && std::strcmp(g, "0") == 0;
 }
 
-thread_local Phase1Trace *t_current = nullptr;
 
 std::mutex g_sink_mu;
 std::vector<std::string> *g_sink = nullptr;
@@ -74,14 +74,13 @@ std::string format_us(long long ns) {
 
 }  // namespace
 
-bool g_verbose = verbose_from_env();
+std::atomic<bool> g_verbose{verbose_from_env()};
+thread_local Phase1Trace *t_phase1_trace = nullptr;
 
 long long verbose_now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
-
-Phase1Trace *phase1_trace_on_this_thread() { return t_current; }
 
 void record_choice(const std::string &choice, const ImplTrace *trace) {
   Phase1Trace *t = current_phase1_trace();
@@ -101,13 +100,13 @@ void Phase1Scope::begin() {
   auto trace = std::make_shared<Phase1Trace>();
   trace->start_ns = verbose_now_ns();
   ex_->trace = trace;
-  saved_ = t_current;
-  t_current = trace.get();
+  saved_ = t_phase1_trace;
+  t_phase1_trace = trace.get();
 }
 
-void Phase1Scope::end() { t_current = saved_; }
+void Phase1Scope::end() { t_phase1_trace = saved_; }
 
-void Phase1Scope::print() {
+void Phase1Scope::finish() {
   Phase1Trace &t = *ex_->trace;
   const long long ns = verbose_now_ns() - t.start_ns;
   for (const std::string &c : t.choices) {
@@ -115,6 +114,7 @@ void Phase1Scope::print() {
     t.impl += c;
   }
   if (t.impl.empty()) t.impl.push_back('-');
+  if (!verbose_on()) return;  // the profiler alone: no line
   std::string line = "opsnn_verbose,phase1,";
   line += ex_->api;
   line += ",impl=";
@@ -142,8 +142,22 @@ void verbose_exec(const aclOpExecutor &ex, long long ns) {
 
 void set_verbose_for_testing(bool on, std::vector<std::string> *sink) {
   std::lock_guard<std::mutex> lock(g_sink_mu);
-  g_verbose = on;
+  g_verbose.store(on, std::memory_order_relaxed);
   g_sink = sink;
 }
 
 }  // namespace opsnn::core
+
+// include/opsnn/log.h
+extern "C" {
+
+ACL_FUNC_VISIBILITY int opsnnSetLogLevel(int level) {
+  if (level < 0 || level > 4) return -1;
+  const auto prev = opsnn::set_log_level(static_cast<opsnn::LogLevel>(level));
+  opsnn::core::g_verbose.store(level == 0, std::memory_order_relaxed);
+  return static_cast<int>(prev);
+}
+
+ACL_FUNC_VISIBILITY int opsnnGetLogLevel(void) { return static_cast<int>(opsnn::log_level()); }
+
+}

@@ -18,6 +18,7 @@
 // Fields never contain ','. With verbose mode off, phase 1 and the launch pay one branch each.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,8 +29,8 @@ namespace opsnn::core {
 
 struct ImplTrace;
 
-extern bool g_verbose;
-inline bool verbose_on() { return g_verbose; }
+extern std::atomic<bool> g_verbose;  // changed at run time by opsnnSetLogLevel (include/opsnn/log.h)
+inline bool verbose_on() { return g_verbose.load(std::memory_order_relaxed); }
 
 // What phase 1 recorded for the verbose lines (kept by the executor while verbose mode is on).
 struct Phase1Trace {
@@ -39,25 +40,28 @@ struct Phase1Trace {
   long long start_ns = 0;
 };
 
-// The trace of the phase 1 running on this thread, or null (verbose mode off, or no phase 1).
-Phase1Trace *phase1_trace_on_this_thread();
-inline Phase1Trace *current_phase1_trace() { return verbose_on() ? phase1_trace_on_this_thread() : nullptr; }
+// The trace of the phase 1 running on this thread, or null (verbose mode and the profiler off, or
+// no phase 1).
+extern thread_local Phase1Trace *t_phase1_trace;
+inline Phase1Trace *current_phase1_trace() { return t_phase1_trace; }
 // An engine's choice: `choice` is "<engine>:<name>", `trace` its rejections (may be null).
 // No-op without a current phase-1 trace.
 void record_choice(const std::string &choice, const ImplTrace *trace);
 
-// Brackets the body of core::phase1 (op_builder.h).
+// Brackets the body of core::phase1 (op_builder.h). Records the engines' choices when verbose
+// mode or the profiler (`profiling`) is on.
 class Phase1Scope {
  public:
-  explicit Phase1Scope(aclOpExecutor *ex) : ex_(verbose_on() ? ex : nullptr) {
+  Phase1Scope(aclOpExecutor *ex, bool profiling) : ex_(profiling || verbose_on() ? ex : nullptr) {
     if (ex_ != nullptr) begin();
   }
   ~Phase1Scope() {
     if (ex_ != nullptr) end();
   }
-  // Phase 1 succeeded: prints its line (and keeps the trace in the executor for the exec lines).
+  // Phase 1 succeeded: joins the choices (kept in the executor for the exec lines and the
+  // profiler's kernel events) and prints the verbose line.
   void done() {
-    if (ex_ != nullptr) print();
+    if (ex_ != nullptr) finish();
   }
   Phase1Scope(const Phase1Scope &) = delete;
   Phase1Scope &operator=(const Phase1Scope &) = delete;
@@ -65,7 +69,7 @@ class Phase1Scope {
  private:
   void begin();
   void end();
-  void print();
+  void finish();
   aclOpExecutor *ex_;
   Phase1Trace *saved_ = nullptr;
 };

@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "common/half.h"
 #include "common/log.h"
+#include "runtime/profiler.h"
 #include "runtime/runtime_impl.h"
 
 namespace opsnn::rt {
@@ -111,6 +112,7 @@ ACL_FUNC_VISIBILITY aclError aclFinalize(void) {
   const bool was_init = r.explicit_init;
   r.explicit_init = false;
   teardown_locked(r);
+  prof::flush_env_trace();  // OPSNN_PROFILE: the trace so far (rewritten whole at exit)
   if (!was_init) return fail(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize: not initialised (aclInit not called or already finalized)");
   return ACL_SUCCESS;
 }
@@ -177,7 +179,18 @@ ACL_FUNC_VISIBILITY aclError aclrtResetDeviceForce(int32_t deviceId) {
   return reset_device(deviceId, "aclrtResetDeviceForce");
 }
 
+static aclError sync_device_body(int32_t timeout, const char *api);
+
+// The profiler (runtime/profiler.h): one relaxed load when off.
 static aclError sync_device(int32_t timeout, const char *api) {
+  if (!prof::on()) return sync_device_body(timeout, api);
+  const int64_t t0 = prof::now_ns();
+  const aclError rc = sync_device_body(timeout, api);
+  prof::record_span(prof::Cat::kSync, api, t0, 0, nullptr, rc);
+  return rc;
+}
+
+static aclError sync_device_body(int32_t timeout, const char *api) {
   ensure_initialized();
   if (timeout < -1) return fail(ACL_ERROR_INVALID_PARAM, "%s: timeout %d is invalid", api, timeout);
   const int dev = current_device();

@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "common/error.h"
+#include "runtime/profiler.h"
 #include "runtime/runtime_impl.h"
 
 namespace opsnn::rt {
@@ -126,7 +127,18 @@ ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent
   });
 }
 
+static aclError sync_event_body(aclrtEvent event, int32_t timeout, const char *api);
+
+// The profiler (runtime/profiler.h): one relaxed load when off.
 static aclError sync_event(aclrtEvent event, int32_t timeout, const char *api) {
+  if (!prof::on()) return sync_event_body(event, timeout, api);
+  const int64_t t0 = prof::now_ns();
+  const aclError rc = sync_event_body(event, timeout, api);
+  prof::record_span(prof::Cat::kSync, api, t0, 0, nullptr, rc);
+  return rc;
+}
+
+static aclError sync_event_body(aclrtEvent event, int32_t timeout, const char *api) {
   LOOKUP_EVENT(e, event, api);
   if (timeout < -1) return fail(ACL_ERROR_INVALID_PARAM, "%s: timeout %d is invalid", api, timeout);
   std::unique_lock<std::mutex> lk(e->mu);

@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "common/spin.h"
+#include "runtime/profiler.h"
 #include "runtime/runtime_impl.h"
 
 
@@ -191,6 +192,7 @@ void Stream::run_one(Task &task) {
 
 void Stream::worker_loop() {
   tls_worker_stream = this;
+  prof::set_thread_name("stream " + std::to_string(id) + " worker (device " + std::to_string(device) + ")");
   for (;;) {
     const uint64_t h = completed.load(std::memory_order_acquire);
     Cell &c = ring_[h % kRing];
@@ -424,7 +426,18 @@ using namespace opsnn::rt;
 
 namespace {
 
+aclError sync_stream_body(aclrtStream stream, int32_t timeout, const char *api);
+
+// The profiler (runtime/profiler.h): one relaxed load when off.
 aclError sync_stream_impl(aclrtStream stream, int32_t timeout, const char *api) {
+  if (!prof::on()) return sync_stream_body(stream, timeout, api);
+  const int64_t t0 = prof::now_ns();
+  const aclError rc = sync_stream_body(stream, timeout, api);
+  prof::record_span(prof::Cat::kSync, api, t0, 0, nullptr, rc);
+  return rc;
+}
+
+aclError sync_stream_body(aclrtStream stream, int32_t timeout, const char *api) {
   if (timeout < -1) return fail(ACL_ERROR_INVALID_PARAM, "%s: timeout %d is invalid (-1 = wait forever, or > 0 ms)", api, timeout);
   aclError err;
   Stream *s = resolve_stream(stream, api, &err);

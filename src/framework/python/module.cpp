@@ -11,6 +11,8 @@
 #include <optional>
 #include <string>
 
+#include "opsnn/log.h"
+#include "opsnn/profiler.h"
 #include "bindings_common.h"
 
 #include "framework_aclnn_bindings.h"
@@ -151,6 +153,17 @@ PYBIND11_MODULE(_C, m) {
   m.def("executor_cache_enabled", &opsnn::executor_cache_enabled);
   m.def("clear_executor_cache", &opsnn::clear_executor_cache);
   m.def("dtype_name", [](int d) { return std::string(opsnn::dtype_name(static_cast<aclDataType>(d))); });
+  // The profiler and the log level (include/opsnn/profiler.h, include/opsnn/log.h; opsnn.profiler).
+  m.def("profiler_start", []() { return opsnnProfilerStart(); });
+  m.def("profiler_stop", [](int session) {
+    char *events = opsnnProfilerStop(session);
+    std::string out = events != nullptr ? events : "[]";
+    opsnnProfilerFree(events);
+    return out;
+  });
+  m.def("profiler_enabled", []() { return opsnnProfilerEnabled() != 0; });
+  m.def("set_log_level", [](int level) { return opsnnSetLogLevel(level); });
+  m.def("get_log_level", []() { return opsnnGetLogLevel(); });
 
   py::module_ ops = m.def_submodule("aclnn", "one binding per aclnn op (generated from the op tables)");
   register_aclnn_bindings(ops);

@@ -7,6 +7,8 @@
 
 Every computation is an aclnn call (opsnn._C, the framework's C++ core: include/opsnn/*.h);
 docs/ARCHITECTURE.md, "Framework layer"."""
+import operator as _operator
+
 import numpy as _np
 
 from . import _C
@@ -17,6 +19,7 @@ from . import functional  # noqa: E402
 from . import autograd  # noqa: E402
 from . import nn  # noqa: E402
 from . import optim  # noqa: E402
+from . import profiler  # noqa: E402
 
 globals()["bool"] = bool_
 Error = _C.Error
@@ -90,6 +93,34 @@ def clear_executor_cache():
 
 def reset_call_stats():
     _C.reset_call_stats()
+
+
+_LOG_LEVELS = {"debug": 0, "info": 1, "warning": 2, "warn": 2, "error": 3, "off": 4, "null": 4, "none": 4}
+
+
+def set_verbose(level=0):
+    """Set the library's log level as the vendor toolkit counts it: 0 debug, 1 info, 2 warning,
+    3 error, 4 off (or those names; True = 0, False / None = 4). Level 0 also prints one
+    "opsnn_verbose,phase1/exec" line per op (the chosen kernels, shapes and times); any other
+    level turns those off. Lines go where ASCEND_SLOG_PRINT_TO_STDOUT / ASCEND_PROCESS_LOG_PATH /
+    OPSNN_LOG sent the log at start, else to stderr. Returns the previous level."""
+    if level is True:
+        level = 0
+    elif level is False or level is None:
+        level = 4
+    elif isinstance(level, str):
+        if level.lower() not in _LOG_LEVELS:
+            raise ValueError("set_verbose: unknown level %r (0..4 or %s)" % (level, ", ".join(_LOG_LEVELS)))
+        level = _LOG_LEVELS[level.lower()]
+    prev = _C.set_log_level(_operator.index(level))
+    if prev < 0:
+        raise ValueError("set_verbose: level %r is outside 0..4" % (level,))
+    return prev
+
+
+def get_verbose():
+    """The library's current log level (0 debug .. 4 off)."""
+    return _C.get_log_level()
 
 
 _rng = _np.random.default_rng(0)
