@@ -7,6 +7,7 @@
 //   OPSNN_NUM_THREADS=1 ./bench_conv [--reps N] [--quick]
 //   OPSNN_NUM_THREADS=2 ./bench_conv
 //   OPSNN_NUM_THREADS=1 ./bench_conv --cpu-time    (process CPU time: for a loaded machine)
+//   OPSNN_NUM_THREADS=1 ./bench_conv --cpu-time --only dw    (just the layers whose name has "dw")
 //
 // Both libraries use the same thread count (OpsNN's pool size; oneDNN through omp_set_num_threads).
 // Every number is the best of N repetitions (default 5) of a timed batch (>= 0.2 s), the libraries
@@ -65,6 +66,7 @@ const Shape kShapes[] = {
     {"512x28x28->128 k1", 512, 28, 28, 128, 1, 1, 0, 1},
     {"256x14x14->256 k3 p1", 256, 14, 14, 256, 3, 1, 1, 1},
     {"dw 32x112x112 k3 p1", 32, 112, 112, 32, 3, 1, 1, 32},
+    {"dw 64x112x112 k3 s2 p1", 64, 112, 112, 64, 3, 2, 1, 64},
 };
 
 int64_t out_dim(int64_t in, const Shape &s) { return (in + 2 * s.p - s.k) / s.s + 1; }
@@ -406,9 +408,11 @@ void set_peer_threads(int threads) {
 
 int main(int argc, char **argv) {
   bool quick = false;
+  const char *only = nullptr;  // --only SUBSTR: just the layers whose name contains it
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) g_reps = std::atoi(argv[++i]);
     if (!std::strcmp(argv[i], "--cpu-time")) g_cpu_time = true;
+    if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     if (!std::strcmp(argv[i], "--quick")) {
       quick = true;
       g_reps = 2;
@@ -428,6 +432,7 @@ int main(int argc, char **argv) {
   std::printf("| layer | batch | OpsNN ms | OpsNN GFLOP/s |\n|---|---|---|---|\n");
 #endif
   for (const Shape &sh : kShapes) {
+    if (only != nullptr && std::strstr(sh.name, only) == nullptr) continue;
     for (int64_t n : {int64_t{1}, int64_t{8}}) {
       if (quick && n == 8) continue;
       const int64_t ho = out_dim(sh.h, sh), wo = out_dim(sh.w, sh);
@@ -460,6 +465,7 @@ int main(int argc, char **argv) {
       std::fflush(stdout);
     }
   }
+  if (only != nullptr) return 0;  // --only: the main table only
   bench_deformable(quick);
   bench_quant(quick);
   return 0;

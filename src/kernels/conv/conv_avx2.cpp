@@ -1,4 +1,5 @@
 // The direct depthwise kernel compiled for AVX2 (auto-vectorised; chosen in phase 1).
+#define OPSNN_DW_VW 8
 #include "kernels/conv/conv_depthwise_impl.h"
 
 namespace opsnn::kernels {
