@@ -88,6 +88,14 @@ void conv_depthwise_avx2(const DepthwiseArgs &a, float *scratch, int threads);
 void conv_depthwise_avx512(const DepthwiseArgs &a, float *scratch, int threads);
 using DepthwiseFn = void (*)(const DepthwiseArgs &, float *, int);
 
+// Channels-last FLOAT depthwise with multiplier 1 (input and output channel stride 1): vectors
+// along the channels, the weight re-laid out as [tap][C] once per launch into the scratch (one
+// block of conv_depthwise_nhwc_scratch_floats, shared by the threads); threads split the output rows.
+int64_t conv_depthwise_nhwc_scratch_floats(const ConvGeom &g, int64_t c);
+void conv_depthwise_nhwc_portable(const DepthwiseArgs &a, float *scratch, int threads);
+void conv_depthwise_nhwc_avx2(const DepthwiseArgs &a, float *scratch, int threads);
+void conv_depthwise_nhwc_avx512(const DepthwiseArgs &a, float *scratch, int threads);
+
 float conv_load(aclDataType dt, const char *p);
 void conv_put(aclDataType dt, char *p, float v);
 

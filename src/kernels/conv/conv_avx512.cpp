@@ -5,5 +5,8 @@
 namespace opsnn::kernels {
 
 void conv_depthwise_avx512(const DepthwiseArgs &a, float *scratch, int threads) { depthwise_body(a, scratch, threads); }
+void conv_depthwise_nhwc_avx512(const DepthwiseArgs &a, float *scratch, int threads) {
+  depthwise_nhwc_body(a, scratch, threads);
+}
 
 }  // namespace opsnn::kernels

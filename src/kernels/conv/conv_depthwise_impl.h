@@ -321,5 +321,90 @@ inline void depthwise_body(const DepthwiseArgs &a, float *scratch, int threads) 
 }
 
 
+// ---- Channels-last (NHWC) FLOAT depthwise, multiplier 1: vectors along the channels ----
+// The weights are re-laid out once per launch as [tap][C] fp32 (and the bias as [C]) in the first
+// nhwc_weight_floats of the scratch; each output pixel accumulates NV channel vectors in registers
+// over the taps inside the image (order kd, kh, kw, then the bias, as above).
+inline int64_t depthwise_nhwc_scratch_floats(const ConvGeom &g, int64_t c) { return (g.kprod() + 1) * c + 16; }
+
+template <int NV>
+inline void dw_nhwc_block(const float *const *rows, const int64_t *wt_off, int64_t nt, int64_t k2lo, int64_t k2hi,
+                          int64_t xs, int64_t wstep, const float *wt, const float *bias, int64_t c, float *dst) {
+  DwVec acc[NV];
+  for (int v = 0; v < NV; ++v) acc[v] = DwVec{};
+  for (int64_t t = 0; t < nt; ++t) {
+    const float *r = rows[t] + c;
+    const float *w = wt + wt_off[t] + c;
+    for (int64_t k2 = k2lo; k2 < k2hi; ++k2) {
+      const float *src = r + k2 * xs;
+      const float *wk = w + k2 * wstep;
+      for (int v = 0; v < NV; ++v) acc[v] += dw_load(wk + v * kDwVw) * dw_load(src + v * kDwVw);
+    }
+  }
+  for (int v = 0; v < NV; ++v) dw_store(dst + c + v * kDwVw, acc[v] + dw_load(bias + c + v * kDwVw));
+}
+
+inline void depthwise_nhwc_body(const DepthwiseArgs &a, float *scratch, int threads) {
+  const ConvGeom &g = a.g;
+  const int64_t C = a.c_in, k2n = g.k[2];  // k[0] * k[1] <= 64 (phase 1)
+  const int64_t wes = static_cast<int64_t>(esize_of(a.w_dtype)), bes = static_cast<int64_t>(esize_of(a.bias_dtype));
+  float *wt = scratch, *bias = scratch + g.kprod() * C;
+  for (int64_t c = 0; c < C; ++c) {
+    const char *w = a.w + wes * c * a.w_s0;
+    for (int64_t k0 = 0; k0 < g.k[0]; ++k0)
+      for (int64_t k1 = 0; k1 < g.k[1]; ++k1)
+        for (int64_t k2 = 0; k2 < k2n; ++k2)
+          wt[((k0 * g.k[1] + k1) * k2n + k2) * C + c] =
+              conv_load(a.w_dtype, w + wes * (k0 * a.w_ss[0] + k1 * a.w_ss[1] + k2 * a.w_ss[2]));
+    bias[c] = a.bias != nullptr ? conv_load(a.bias_dtype, a.bias + bes * c * a.bias_s) : 0.0f;
+  }
+  const int64_t rows_total = a.n * g.small[0] * g.small[1];
+  const int T = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(threads, rows_total)));
+  const int64_t xs = g.d[2] * a.in.ss[2], wstep = C;
+  core::parallel_for(T, 1, [&](int64_t t0, int64_t t1) {
+    const float *rows[64];
+    int64_t wt_off[64];
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t r0 = rows_total * t / T, r1 = rows_total * (t + 1) / T;
+      for (int64_t r = r0; r < r1; ++r) {
+        const int64_t o1 = r % g.small[1], o0 = (r / g.small[1]) % g.small[0], n = r / (g.small[1] * g.small[0]);
+        const float *in = reinterpret_cast<const float *>(a.in.base) + n * a.in_sn;
+        int64_t nt = 0;
+        for (int64_t k0 = 0; k0 < g.k[0]; ++k0) {
+          const int64_t x0 = o0 * g.s[0] + k0 * g.d[0] - g.p[0];
+          if (x0 < 0 || x0 >= g.big[0]) continue;
+          for (int64_t k1 = 0; k1 < g.k[1]; ++k1) {
+            const int64_t x1 = o1 * g.s[1] + k1 * g.d[1] - g.p[1];
+            if (x1 < 0 || x1 >= g.big[1]) continue;
+            rows[nt] = in + x0 * a.in.ss[0] + x1 * a.in.ss[1];
+            wt_off[nt++] = (k0 * g.k[1] + k1) * k2n * C;
+          }
+        }
+        float *orow = reinterpret_cast<float *>(a.out_base) + n * a.out_sn + o0 * a.out.ss[0] + o1 * a.out.ss[1];
+        for (int64_t o2 = 0; o2 < g.small[2]; ++o2) {
+          const int64_t x = o2 * g.s[2] - g.p[2];  // tap k2 reads column x + k2*d2
+          const int64_t k2lo = x >= 0 ? 0 : std::min<int64_t>(k2n, (-x + g.d[2] - 1) / g.d[2]);
+          const int64_t k2hi = x >= g.big[2] ? 0 : std::min<int64_t>(k2n, (g.big[2] - 1 - x) / g.d[2] + 1);
+          // The row pointers moved to column x (only dereferenced at x + k2*d2 inside the row).
+          const float *prow[64];
+          for (int64_t tt = 0; tt < nt; ++tt) prow[tt] = rows[tt] + x * a.in.ss[2];
+          float *dst = orow + o2 * a.out.ss[2];
+          int64_t c = 0;
+          for (; c + 4 * kDwVw <= C; c += 4 * kDwVw)
+            dw_nhwc_block<4>(prow, wt_off, nt, k2lo, std::max(k2lo, k2hi), xs, wstep, wt, bias, c, dst);
+          for (; c + kDwVw <= C; c += kDwVw)
+            dw_nhwc_block<1>(prow, wt_off, nt, k2lo, std::max(k2lo, k2hi), xs, wstep, wt, bias, c, dst);
+          for (; c < C; ++c) {
+            float sacc = 0.0f;
+            for (int64_t tt = 0; tt < nt; ++tt)
+              for (int64_t k2 = k2lo; k2 < k2hi; ++k2) sacc += wt[wt_off[tt] + k2 * wstep + c] * prow[tt][k2 * xs + c];
+            dst[c] = sacc + bias[c];
+          }
+        }
+      }
+    }
+  });
+}
+
 }  // namespace
 }  // namespace opsnn::kernels
