@@ -151,9 +151,20 @@ inline void dw_k3_run(const float *const *rows, const float *const *wrows, const
     for (int k2 = 0; k2 < 3; ++k2) wv[t * 3 + k2] = DwVec{} + wrows[t][k2];
   }
   const DwVec bv = DwVec{} + b;
+  // Up to 8 independent accumulators: each one's 3*NT taps are a chain of dependent FMAs, so fewer
+  // vectors at a time would wait on the FMA latency rather than its throughput.
   int64_t j = j0;
-  for (; j + 4 * kDwVw <= j1; j += 4 * kDwVw) dw_k3_block<NT, 4>(r, wv, toff, bv, j, dst + j);
-  for (; j + kDwVw <= j1; j += kDwVw) dw_k3_block<NT, 1>(r, wv, toff, bv, j, dst + j);
+  for (; j + 8 * kDwVw <= j1; j += 8 * kDwVw) dw_k3_block<NT, 8>(r, wv, toff, bv, j, dst + j);
+  switch ((j1 - j) / kDwVw) {
+    case 7: dw_k3_block<NT, 7>(r, wv, toff, bv, j, dst + j); break;
+    case 6: dw_k3_block<NT, 6>(r, wv, toff, bv, j, dst + j); break;
+    case 5: dw_k3_block<NT, 5>(r, wv, toff, bv, j, dst + j); break;
+    case 4: dw_k3_block<NT, 4>(r, wv, toff, bv, j, dst + j); break;
+    case 3: dw_k3_block<NT, 3>(r, wv, toff, bv, j, dst + j); break;
+    case 2: dw_k3_block<NT, 2>(r, wv, toff, bv, j, dst + j); break;
+    case 1: dw_k3_block<NT, 1>(r, wv, toff, bv, j, dst + j); break;
+    default: break;
+  }
 }
 
 // Output columns [j0, j1) (j1 - j0 a multiple of the vector) in blocks of up to 4 vectors.
@@ -292,8 +303,14 @@ inline void depthwise_body(const DepthwiseArgs &a, float *scratch, int threads) 
                   if (o2 == lo) o2 = hi;
                   if (o2 >= n2) break;
                   const int64_t x = o2 - g.p[2];  // tap k2 reads column x + k2*d2
-                  const int64_t k2lo = x >= 0 ? 0 : (-x + g.d[2] - 1) / g.d[2];
-                  const int64_t k2hi = x >= g.big[2] ? 0 : std::min<int64_t>(k2n, (g.big[2] - 1 - x) / g.d[2] + 1);
+                  int64_t k2lo, k2hi;
+                  if (g.d[2] == 1) {  // no division on the common path
+                    k2lo = std::max<int64_t>(0, -x);
+                    k2hi = std::min<int64_t>(k2n, g.big[2] - x);
+                  } else {
+                    k2lo = x >= 0 ? 0 : (-x + g.d[2] - 1) / g.d[2];
+                    k2hi = x >= g.big[2] ? 0 : std::min<int64_t>(k2n, (g.big[2] - 1 - x) / g.d[2] + 1);
+                  }
                   float sacc = 0.0f;
                   for (int64_t tt = 0; tt < nt; ++tt)
                     for (int64_t k2 = k2lo; k2 < k2hi; ++k2) sacc += wp[tt][k2] * rp[tt][x + k2 * g.d[2]];
@@ -327,21 +344,29 @@ inline void depthwise_body(const DepthwiseArgs &a, float *scratch, int threads) 
 // over the taps inside the image (order kd, kh, kw, then the bias, as above).
 inline int64_t depthwise_nhwc_scratch_floats(const ConvGeom &g, int64_t c) { return (g.kprod() + 1) * c + 16; }
 
-template <int NV>
+// NP pixels (input columns ps apart, outputs ds apart) x NV channel vectors: NP*NV independent
+// accumulator chains.
+template <int NP, int NV>
 inline void dw_nhwc_block(const float *const *rows, const int64_t *wt_off, int64_t nt, int64_t k2lo, int64_t k2hi,
-                          int64_t xs, int64_t wstep, const float *wt, const float *bias, int64_t c, float *dst) {
-  DwVec acc[NV];
-  for (int v = 0; v < NV; ++v) acc[v] = DwVec{};
+                          int64_t xs, int64_t wstep, const float *wt, const float *bias, int64_t c, float *dst,
+                          int64_t ps = 0, int64_t ds = 0) {
+  DwVec acc[NP][NV];
+  for (int q = 0; q < NP; ++q)
+    for (int v = 0; v < NV; ++v) acc[q][v] = DwVec{};
   for (int64_t t = 0; t < nt; ++t) {
     const float *r = rows[t] + c;
     const float *w = wt + wt_off[t] + c;
     for (int64_t k2 = k2lo; k2 < k2hi; ++k2) {
       const float *src = r + k2 * xs;
       const float *wk = w + k2 * wstep;
-      for (int v = 0; v < NV; ++v) acc[v] += dw_load(wk + v * kDwVw) * dw_load(src + v * kDwVw);
+      for (int v = 0; v < NV; ++v) {
+        const DwVec wv = dw_load(wk + v * kDwVw);
+        for (int q = 0; q < NP; ++q) acc[q][v] += wv * dw_load(src + q * ps + v * kDwVw);
+      }
     }
   }
-  for (int v = 0; v < NV; ++v) dw_store(dst + c + v * kDwVw, acc[v] + dw_load(bias + c + v * kDwVw));
+  for (int q = 0; q < NP; ++q)
+    for (int v = 0; v < NV; ++v) dw_store(dst + q * ds + c + v * kDwVw, acc[q][v] + dw_load(bias + c + v * kDwVw));
 }
 
 inline void depthwise_nhwc_body(const DepthwiseArgs &a, float *scratch, int threads) {
@@ -383,17 +408,37 @@ inline void depthwise_nhwc_body(const DepthwiseArgs &a, float *scratch, int thre
         float *orow = reinterpret_cast<float *>(a.out_base) + n * a.out_sn + o0 * a.out.ss[0] + o1 * a.out.ss[1];
         for (int64_t o2 = 0; o2 < g.small[2]; ++o2) {
           const int64_t x = o2 * g.s[2] - g.p[2];  // tap k2 reads column x + k2*d2
-          const int64_t k2lo = x >= 0 ? 0 : std::min<int64_t>(k2n, (-x + g.d[2] - 1) / g.d[2]);
-          const int64_t k2hi = x >= g.big[2] ? 0 : std::min<int64_t>(k2n, (g.big[2] - 1 - x) / g.d[2] + 1);
+          // Four interior pixels at a time while the channels are at most two vectors (more
+          // independent FMA chains); the rest pixel by pixel.
+          if (C % kDwVw == 0 && C <= 2 * kDwVw && o2 + 4 <= g.small[2] && x >= 0 &&
+              x + 3 * g.s[2] + (k2n - 1) * g.d[2] < g.big[2]) {
+            const float *prow[64];
+            for (int64_t tt = 0; tt < nt; ++tt) prow[tt] = rows[tt] + x * a.in.ss[2];
+            const int64_t ps = g.s[2] * a.in.ss[2], ds = a.out.ss[2];
+            float *dst = orow + o2 * a.out.ss[2];
+            if (C == 2 * kDwVw) dw_nhwc_block<4, 2>(prow, wt_off, nt, 0, k2n, xs, wstep, wt, bias, 0, dst, ps, ds);
+            else dw_nhwc_block<4, 1>(prow, wt_off, nt, 0, k2n, xs, wstep, wt, bias, 0, dst, ps, ds);
+            o2 += 3;
+            continue;
+          }
+          int64_t k2lo = 0, k2hi = k2n;
+          if (x < 0 || x + (k2n - 1) * g.d[2] >= g.big[2]) {  // a border column: the taps inside the row
+            k2lo = x >= 0 ? 0 : std::min<int64_t>(k2n, (-x + g.d[2] - 1) / g.d[2]);
+            k2hi = x >= g.big[2] ? 0 : std::min<int64_t>(k2n, (g.big[2] - 1 - x) / g.d[2] + 1);
+          }
           // The row pointers moved to column x (only dereferenced at x + k2*d2 inside the row).
           const float *prow[64];
           for (int64_t tt = 0; tt < nt; ++tt) prow[tt] = rows[tt] + x * a.in.ss[2];
           float *dst = orow + o2 * a.out.ss[2];
           int64_t c = 0;
           for (; c + 4 * kDwVw <= C; c += 4 * kDwVw)
-            dw_nhwc_block<4>(prow, wt_off, nt, k2lo, std::max(k2lo, k2hi), xs, wstep, wt, bias, c, dst);
+            dw_nhwc_block<1, 4>(prow, wt_off, nt, k2lo, std::max(k2lo, k2hi), xs, wstep, wt, bias, c, dst);
+          if (c + 2 * kDwVw <= C) {
+            dw_nhwc_block<1, 2>(prow, wt_off, nt, k2lo, std::max(k2lo, k2hi), xs, wstep, wt, bias, c, dst);
+            c += 2 * kDwVw;
+          }
           for (; c + kDwVw <= C; c += kDwVw)
-            dw_nhwc_block<1>(prow, wt_off, nt, k2lo, std::max(k2lo, k2hi), xs, wstep, wt, bias, c, dst);
+            dw_nhwc_block<1, 1>(prow, wt_off, nt, k2lo, std::max(k2lo, k2hi), xs, wstep, wt, bias, c, dst);
           for (; c < C; ++c) {
             float sacc = 0.0f;
             for (int64_t tt = 0; tt < nt; ++tt)
