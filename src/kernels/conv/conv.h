@@ -64,8 +64,8 @@ void conv_bias_grad(const char *src, aclDataType dt, int64_t N, int64_t C, const
 
 // Direct depthwise convolution (groups = C_in, C_out = C_in * mult): per (n, c_in) the input plane
 // is copied once into a zero-padded fp32 scratch (scratch_floats per thread), then each of the mult
-// output planes accumulates the kernel taps row by row in fp32 (fixed order: bias, then kd, kh,
-// kw). `threads` scratch blocks of scratch_floats floats each.
+// output planes accumulates the kernel taps row by row in fp32 (fixed order: kd, kh, kw, then the bias;
+// see conv_depthwise_impl.h). `threads` scratch blocks of scratch_floats floats each.
 struct DepthwiseArgs {
   ConvGeom g;
   int64_t n = 0, c_in = 0, mult = 1;

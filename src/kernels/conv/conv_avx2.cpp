@@ -1,4 +1,4 @@
-// The direct depthwise kernel compiled for AVX2 (auto-vectorised; chosen in phase 1).
+// The direct depthwise kernel compiled for AVX2 (GCC vector extensions of 8 floats; chosen in phase 1).
 #define OPSNN_DW_VW 8
 #include "kernels/conv/conv_depthwise_impl.h"
 

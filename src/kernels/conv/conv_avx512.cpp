@@ -1,4 +1,4 @@
-// The direct depthwise kernel compiled for AVX512 (auto-vectorised; chosen in phase 1).
+// The direct depthwise kernel compiled for AVX512 (GCC vector extensions of 16 floats; chosen in phase 1).
 #define OPSNN_DW_VW 16
 #include "kernels/conv/conv_depthwise_impl.h"
 
