@@ -63,7 +63,8 @@ void conv_bias_grad(const char *src, aclDataType dt, int64_t N, int64_t C, const
                     int64_t sc, const int64_t ss[3], char *out, aclDataType out_dt, int64_t os);
 
 // Direct depthwise convolution (groups = C_in, C_out = C_in * mult): per (n, c_in) the input plane
-// is copied once into a zero-padded fp32 scratch (scratch_floats per thread), then each of the mult
+// is read in place (FLOAT rows of unit stride, width stride 1) or copied once into a zero-padded,
+// phase-split fp32 scratch (scratch_floats per thread), then each of the mult
 // output planes accumulates the kernel taps row by row in fp32 (fixed order: kd, kh, kw, then the bias;
 // see conv_depthwise_impl.h). `threads` scratch blocks of scratch_floats floats each.
 struct DepthwiseArgs {
