@@ -7,6 +7,7 @@
 //   OPSNN_NUM_THREADS=1 ./bench_conv [--reps N] [--quick]
 //   OPSNN_NUM_THREADS=2 ./bench_conv
 //   OPSNN_NUM_THREADS=1 ./bench_conv --cpu-time    (process CPU time: for a loaded machine)
+//   OPSNN_NUM_THREADS=1 ./bench_conv --cpu-time --only dw    (just the layers whose name has "dw")
 //
 // Both libraries use the same thread count (OpsNN's pool size; oneDNN through omp_set_num_threads).
 // Every number is the best of N repetitions (default 5) of a timed batch (>= 0.2 s), the libraries
@@ -65,6 +66,7 @@ const Shape kShapes[] = {
     {"512x28x28->128 k1", 512, 28, 28, 128, 1, 1, 0, 1},
     {"256x14x14->256 k3 p1", 256, 14, 14, 256, 3, 1, 1, 1},
     {"dw 32x112x112 k3 p1", 32, 112, 112, 32, 3, 1, 1, 32},
+    {"dw 64x112x112 k3 s2 p1", 64, 112, 112, 64, 3, 2, 1, 64},
 };
 
 int64_t out_dim(int64_t in, const Shape &s) { return (in + 2 * s.p - s.k) / s.s + 1; }
@@ -119,17 +121,23 @@ struct Ours {
   uint64_t ws_size = 0;
   std::string impl;
 
-  static aclTensor *tensor(std::vector<int64_t> dims, void *data) {
+  static aclTensor *tensor(std::vector<int64_t> dims, void *data, bool nhwc = false) {
     std::vector<int64_t> st(dims.size());
     int64_t s = 1;
     for (size_t i = dims.size(); i-- > 0;) {
       st[i] = s;
       s *= dims[i];
     }
+    if (nhwc && dims.size() == 4) {  // logical [N, C, H, W] passed as an ACL_FORMAT_NHWC tensor [N, H, W, C]
+      const std::vector<int64_t> d = {dims[0], dims[2], dims[3], dims[1]};
+      st = {dims[1] * dims[2] * dims[3], dims[3] * dims[1], dims[1], 1};
+      return aclCreateTensor(d.data(), d.size(), ACL_FLOAT, st.data(), 0, ACL_FORMAT_NHWC, &s, 1, data);
+    }
     return aclCreateTensor(dims.data(), dims.size(), ACL_FLOAT, st.data(), 0, ACL_FORMAT_NCHW, &s, 1, data);
   }
+  // nhwc: input and output channels-last (the values are the same random numbers, relaid out).
   Ours(const Shape &sh, int64_t n, const std::vector<float> &xv, const std::vector<float> &wv,
-       const std::vector<float> &bv) {
+       const std::vector<float> &bv, bool nhwc = false) {
     const int64_t ho = out_dim(sh.h, sh), wo = out_dim(sh.w, sh);
     auto alloc = [](void **p, const std::vector<float> &v, size_t n_) {
       aclrtMalloc(p, n_ * 4, ACL_MEM_MALLOC_HUGE_FIRST);
@@ -139,10 +147,10 @@ struct Ours {
     alloc(&w, wv, wv.size());
     alloc(&b, bv, bv.size());
     alloc(&y, {}, static_cast<size_t>(n * sh.cout * ho * wo));
-    xt = tensor({n, sh.cin, sh.h, sh.w}, x);
+    xt = tensor({n, sh.cin, sh.h, sh.w}, x, nhwc);
     wt = tensor({sh.cout, sh.cin / sh.groups, sh.k, sh.k}, w);
     bt = tensor({sh.cout}, b);
-    yt = tensor({n, sh.cout, ho, wo}, y);
+    yt = tensor({n, sh.cout, ho, wo}, y, nhwc);
     const int64_t s2[2] = {sh.s, sh.s}, p2[2] = {sh.p, sh.p}, one[2] = {1, 1}, zero[2] = {0, 0};
     stride = aclCreateIntArray(s2, 2);
     pad = aclCreateIntArray(p2, 2);
@@ -406,9 +414,11 @@ void set_peer_threads(int threads) {
 
 int main(int argc, char **argv) {
   bool quick = false;
+  const char *only = nullptr;  // --only SUBSTR: just the layers whose name contains it
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) g_reps = std::atoi(argv[++i]);
     if (!std::strcmp(argv[i], "--cpu-time")) g_cpu_time = true;
+    if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     if (!std::strcmp(argv[i], "--quick")) {
       quick = true;
       g_reps = 2;
@@ -427,7 +437,9 @@ int main(int argc, char **argv) {
 #else
   std::printf("| layer | batch | OpsNN ms | OpsNN GFLOP/s |\n|---|---|---|---|\n");
 #endif
+  std::vector<std::string> nhwc_rows;  // depthwise layers on channels-last tensors
   for (const Shape &sh : kShapes) {
+    if (only != nullptr && std::strstr(sh.name, only) == nullptr) continue;
     for (int64_t n : {int64_t{1}, int64_t{8}}) {
       if (quick && n == 8) continue;
       const int64_t ho = out_dim(sh.h, sh), wo = out_dim(sh.w, sh);
@@ -453,6 +465,14 @@ int main(int argc, char **argv) {
       }
       std::printf("| %s | %lld | %.3f | %.1f | %.3f | %.3f | %.2f | %.1e |\n", sh.name, static_cast<long long>(n),
                   t_ours * 1e3, flops / t_ours * 1e-9, t_any * 1e3, t_plain * 1e3, best / t_ours, diff);
+      if (sh.groups > 1) {
+        Ours cl(sh, n, xv, wv, bv, true);
+        const double t_cl = time_call([&] { cl.run(); });
+        char line[256];
+        std::snprintf(line, sizeof line, "| %s | %lld | %.3f | %.1f | %.3f | %.2f |", sh.name, static_cast<long long>(n),
+                      t_cl * 1e3, flops / t_cl * 1e-9, t_any * 1e3, best / t_cl);
+        nhwc_rows.push_back(line);
+      }
 #else
       std::printf("| %s | %lld | %.3f | %.1f |\n", sh.name, static_cast<long long>(n), t_ours * 1e3,
                   flops / t_ours * 1e-9);
@@ -460,6 +480,13 @@ int main(int argc, char **argv) {
       std::fflush(stdout);
     }
   }
+#if defined(OPSNN_HAVE_DNNL)
+  if (!nhwc_rows.empty()) {
+    std::printf("\n| depthwise layer, OpsNN on channels-last (NHWC) tensors | batch | OpsNN NHWC ms | GFLOP/s | oneDNN any ms | ratio (best oneDNN / OpsNN NHWC) |\n|---|---|---|---|---|---|\n");
+    for (const auto &l : nhwc_rows) std::printf("%s\n", l.c_str());
+  }
+#endif
+  if (only != nullptr) return 0;  // --only: the main table only
   bench_deformable(quick);
   bench_quant(quick);
   return 0;

@@ -149,9 +149,34 @@ std::vector<int64_t> cat(std::vector<int64_t> a, const std::vector<int64_t> &b) 
   return a;
 }
 
+// A fixed 2-D depthwise geometry instead of a random one (DepthwiseRows sets it): n, channels,
+// multiplier, H x W, kernel, stride, padding, dilation per dim.
+struct DepthwiseGeom {
+  int64_t n, c, mult, h, w, kh, kw, sh, sw, ph, pw, dh, dw;
+};
+const DepthwiseGeom *g_fixed_depthwise = nullptr;
+
 // Random geometry: the kind fixes the spatial rank and whether groups are depthwise.
 void random_geometry(Problem &p, const std::string &kind, bool transposed, int shape_kind) {
   refs::ConvRefGeom &g = p.g;
+  if (g_fixed_depthwise != nullptr) {
+    const DepthwiseGeom &f = *g_fixed_depthwise;
+    p.nsp = 2;
+    p.transposed = false;
+    g = refs::ConvRefGeom{};
+    g.n = f.n;
+    g.groups = f.c;
+    g.cbig = f.c;
+    g.csmall = f.c * f.mult;
+    const int64_t big[2] = {f.h, f.w}, k[2] = {f.kh, f.kw}, s[2] = {f.sh, f.sw}, pd[2] = {f.ph, f.pw}, d[2] = {f.dh, f.dw};
+    p.k.clear(); p.s.clear(); p.p.clear(); p.d.clear(); p.op.clear();
+    for (int i = 0; i < 2; ++i) {
+      g.big[1 + i] = big[i]; g.k[1 + i] = k[i]; g.s[1 + i] = s[i]; g.p[1 + i] = pd[i]; g.d[1 + i] = d[i];
+      g.small[1 + i] = (big[i] + 2 * pd[i] - d[i] * (k[i] - 1) - 1) / s[i] + 1;
+      p.k.push_back(k[i]); p.s.push_back(s[i]); p.p.push_back(pd[i]); p.d.push_back(d[i]); p.op.push_back(0);
+    }
+    return;
+  }
   p.nsp = kind == "tbc" || kind == "tbc_backward" ? 1 : kind == "depthwise2d" || kind == "im2col" ? 2
                                                                                    : static_cast<int>(rnd(1, 3));
   p.transposed = transposed;
@@ -459,6 +484,56 @@ TEST_P(OpTableConv, EachImplementation) {  // 1x1 GEMM, depthwise, several colum
       SmallColumnTiles tiles;
       check_problem(c, *p);
     } else {
+      check_problem(c, *p);
+    }
+  }
+}
+
+// The direct depthwise kernel's column split: rows read in place with whole vectors over the
+// interior columns (the last one overlapping), the border columns one by one, the zero-padded
+// phase-split plane for strides > 1, other dtypes and strided rows; widths below, at and around
+// the vector widths (4 / 8 / 16), odd widths, stride 2, dilation, even and wide kernels, channel
+// multipliers, batches, channels-last and row-padded views, every dtype.
+TEST_P(OpTableConv, DepthwiseRows) {
+  reseed_for_current_test();
+  const ConvTableCase &c = GetParam();
+  if (!((c.kind == "convolution" && !c.transposed) || c.kind == "depthwise2d")) GTEST_SKIP() << "not a forward op";
+  const DepthwiseGeom geoms[] = {
+      // n, c, mult, h, w, kh, kw, sh, sw, ph, pw, dh, dw
+      {1, 3, 1, 5, 1, 3, 3, 1, 1, 1, 1, 1, 1},     {1, 2, 1, 4, 5, 3, 3, 1, 1, 1, 1, 1, 1},
+      {1, 2, 1, 3, 15, 3, 3, 1, 1, 1, 1, 1, 1},    {1, 2, 1, 3, 16, 3, 3, 1, 1, 1, 1, 1, 1},
+      {1, 2, 1, 3, 17, 3, 3, 1, 1, 1, 1, 1, 1},    {1, 2, 1, 3, 18, 3, 3, 1, 1, 1, 1, 1, 1},
+      {2, 3, 1, 4, 31, 3, 3, 1, 1, 1, 1, 1, 1},    {1, 2, 1, 3, 33, 3, 3, 1, 1, 1, 1, 1, 1},
+      {1, 2, 1, 5, 47, 3, 3, 1, 1, 0, 0, 1, 1},    {1, 2, 1, 4, 64, 3, 3, 1, 1, 1, 1, 1, 1},
+      {1, 2, 1, 6, 113, 3, 3, 1, 1, 1, 1, 1, 1},   {1, 2, 2, 5, 40, 3, 3, 1, 1, 1, 1, 1, 1},
+      {2, 2, 3, 4, 37, 3, 3, 1, 1, 2, 2, 1, 1},    {1, 2, 1, 7, 40, 3, 3, 1, 1, 2, 2, 2, 2},
+      {1, 2, 1, 7, 41, 3, 3, 2, 2, 1, 1, 1, 1},    {1, 2, 1, 8, 64, 3, 3, 2, 2, 1, 1, 1, 1},
+      {2, 2, 1, 5, 33, 3, 3, 2, 2, 0, 1, 1, 1},    {1, 2, 1, 6, 50, 3, 3, 3, 3, 1, 1, 1, 1},
+      {1, 2, 2, 6, 45, 5, 5, 1, 1, 2, 2, 1, 1},    {1, 2, 1, 5, 36, 2, 2, 1, 1, 0, 0, 1, 1},
+      {1, 2, 1, 6, 40, 4, 4, 1, 1, 1, 1, 1, 1},    {1, 2, 1, 5, 40, 3, 1, 1, 1, 1, 0, 1, 1},
+      {1, 2, 1, 5, 40, 1, 3, 1, 1, 0, 1, 1, 1},    {1, 2, 1, 9, 35, 3, 3, 2, 1, 1, 1, 2, 1},
+      {1, 2, 1, 5, 20, 3, 3, 1, 2, 1, 2, 1, 2},    {1, 2, 1, 3, 21, 3, 7, 1, 1, 1, 3, 1, 1},
+      {1, 2, 1, 3, 70, 3, 9, 1, 1, 1, 8, 1, 2},
+  };
+  for (const DepthwiseGeom &f : geoms) {
+    for (int variant = 0; variant < 10; ++variant) {
+      // 0: contiguous FLOAT; 1: row-padded input, channels-last output; 2: channels-last input;
+      // 3: contiguous in the op's last dtype (FLOAT16 / BF16 where it has them); 4: channels-last
+      // input and output (depthwise_nhwc when the multiplier is 1); 5: the same with 19 channels
+      // (whole channel vectors and a scalar tail); 6..9: with 32 / 16 / 8 / 4 channels (one or two
+      // vectors of every unit: four interior pixels at a time).
+      const Layout in = variant == 1   ? Layout::kPaddedRows
+                        : variant == 2 || variant >= 4 ? Layout::kChannelsLast
+                                                       : Layout::kContiguous;
+      const Layout out = variant == 1 || variant >= 4 ? Layout::kChannelsLast : Layout::kContiguous;
+      const aclDataType dt = variant == 3 ? c.dtypes.back() : ACL_FLOAT;
+      DepthwiseGeom fv = f;
+      if (variant == 5) fv.c = 19;
+      if (variant >= 6) fv.c = int64_t{32} >> (variant - 6);
+      g_fixed_depthwise = &fv;
+      auto p = make_problem(c, dt, 0, in, out);
+      g_fixed_depthwise = nullptr;
+      SCOPED_TRACE(::testing::Message() << c.name << " variant " << variant << " dtype " << dt << " " << describe(*p));
       check_problem(c, *p);
     }
   }

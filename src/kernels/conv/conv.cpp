@@ -220,5 +220,9 @@ void conv_bias_grad(const char *src, aclDataType dt, int64_t N, int64_t C, const
 int64_t conv_depthwise_scratch_floats(const ConvGeom &g) { return depthwise_scratch_floats(g); }
 
 void conv_depthwise_portable(const DepthwiseArgs &a, float *scratch, int threads) { depthwise_body(a, scratch, threads); }
+int64_t conv_depthwise_nhwc_scratch_floats(const ConvGeom &g, int64_t c) { return depthwise_nhwc_scratch_floats(g, c); }
+void conv_depthwise_nhwc_portable(const DepthwiseArgs &a, float *scratch, int threads) {
+  depthwise_nhwc_body(a, scratch, threads);
+}
 
 }  // namespace opsnn::kernels

@@ -63,9 +63,10 @@ void conv_bias_grad(const char *src, aclDataType dt, int64_t N, int64_t C, const
                     int64_t sc, const int64_t ss[3], char *out, aclDataType out_dt, int64_t os);
 
 // Direct depthwise convolution (groups = C_in, C_out = C_in * mult): per (n, c_in) the input plane
-// is copied once into a zero-padded fp32 scratch (scratch_floats per thread), then each of the mult
-// output planes accumulates the kernel taps row by row in fp32 (fixed order: bias, then kd, kh,
-// kw). `threads` scratch blocks of scratch_floats floats each.
+// is read in place (FLOAT rows of unit stride, width stride 1) or copied once into a zero-padded,
+// phase-split fp32 scratch (scratch_floats per thread), then each of the mult
+// output planes accumulates the kernel taps row by row in fp32 (fixed order: kd, kh, kw, then the bias;
+// see conv_depthwise_impl.h). `threads` scratch blocks of scratch_floats floats each.
 struct DepthwiseArgs {
   ConvGeom g;
   int64_t n = 0, c_in = 0, mult = 1;
@@ -87,6 +88,14 @@ void conv_depthwise_portable(const DepthwiseArgs &a, float *scratch, int threads
 void conv_depthwise_avx2(const DepthwiseArgs &a, float *scratch, int threads);
 void conv_depthwise_avx512(const DepthwiseArgs &a, float *scratch, int threads);
 using DepthwiseFn = void (*)(const DepthwiseArgs &, float *, int);
+
+// Channels-last FLOAT depthwise with multiplier 1 (input and output channel stride 1): vectors
+// along the channels, the weight re-laid out as [tap][C] once per launch into the scratch (one
+// block of conv_depthwise_nhwc_scratch_floats, shared by the threads); threads split the output rows.
+int64_t conv_depthwise_nhwc_scratch_floats(const ConvGeom &g, int64_t c);
+void conv_depthwise_nhwc_portable(const DepthwiseArgs &a, float *scratch, int threads);
+void conv_depthwise_nhwc_avx2(const DepthwiseArgs &a, float *scratch, int threads);
+void conv_depthwise_nhwc_avx512(const DepthwiseArgs &a, float *scratch, int threads);
 
 float conv_load(aclDataType dt, const char *p);
 void conv_put(aclDataType dt, char *p, float v);

@@ -1,8 +1,12 @@
-// The direct depthwise kernel compiled for AVX2 (auto-vectorised; chosen in phase 1).
+// The direct depthwise kernel compiled for AVX2 (GCC vector extensions of 8 floats; chosen in phase 1).
+#define OPSNN_DW_VW 8
 #include "kernels/conv/conv_depthwise_impl.h"
 
 namespace opsnn::kernels {
 
 void conv_depthwise_avx2(const DepthwiseArgs &a, float *scratch, int threads) { depthwise_body(a, scratch, threads); }
+void conv_depthwise_nhwc_avx2(const DepthwiseArgs &a, float *scratch, int threads) {
+  depthwise_nhwc_body(a, scratch, threads);
+}
 
 }  // namespace opsnn::kernels

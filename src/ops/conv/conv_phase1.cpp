@@ -174,6 +174,8 @@ struct ConvDesc {
   ConvGeom g;
   int64_t groups, cbg, csg;
   bool big_flat, small_flat;
+  int64_t big_sc = 0, small_sc = 0;  // channel strides (channels-last: 1)
+  aclDataType big_dt = ACL_FLOAT, small_dt = ACL_FLOAT;
 };
 
 bool unit_geometry(const ConvGeom &g) {
@@ -184,6 +186,19 @@ bool unit_geometry(const ConvGeom &g) {
 
 // Forward / data: best first; the last (im2col + GEMM / GEMM + col2im) takes everything.
 const core::Impl<ConvDesc> kForwardImpls[] = {
+    {"depthwise_nhwc", core::kNoIsa,
+     [](const ConvDesc &d, const core::Why &why) {
+       if (d.mode != Mode::kForward) return why("not a forward convolution");
+       if (d.groups == 1 || d.cbg != 1) return why("not depthwise (groups=%lld with %lld input channels per group)",
+                                                   static_cast<long long>(d.groups), static_cast<long long>(d.cbg));
+       if (d.csg != 1) return why("channel multiplier %lld", static_cast<long long>(d.csg));
+       if (d.big_sc != 1 || d.small_sc != 1)
+         return why("not channels-last (channel strides %lld / %lld)", static_cast<long long>(d.big_sc),
+                    static_cast<long long>(d.small_sc));
+       if (d.big_dt != ACL_FLOAT || d.small_dt != ACL_FLOAT) return why("not FLOAT input and output");
+       if (d.g.k[0] * d.g.k[1] > 64) return why("more than 64 kernel rows");
+       return true;
+     }},
     {"depthwise_direct", core::kNoIsa,
      [](const ConvDesc &d, const core::Why &why) {
        if (d.mode != Mode::kForward) return why("not a forward convolution");
@@ -209,9 +224,13 @@ const core::Impl<int> kDepthwiseTiers[] = {
 };
 const kernels::DepthwiseFn kDepthwiseFns[] = {kernels::conv_depthwise_avx512, kernels::conv_depthwise_avx2,
                                               kernels::conv_depthwise_portable};
+const kernels::DepthwiseFn kDepthwiseNhwcFns[] = {kernels::conv_depthwise_nhwc_avx512,
+                                                  kernels::conv_depthwise_nhwc_avx2,
+                                                  kernels::conv_depthwise_nhwc_portable};
 #else
 const core::Impl<int> kDepthwiseTiers[] = {{"portable", static_cast<int>(core::Isa::kPortable), nullptr}};
 const kernels::DepthwiseFn kDepthwiseFns[] = {kernels::conv_depthwise_portable};
+const kernels::DepthwiseFn kDepthwiseNhwcFns[] = {kernels::conv_depthwise_nhwc_portable};
 #endif
 
 void record(const char *engine, const char *name, const core::ImplTrace *trace) {
@@ -477,7 +496,8 @@ kernels::GemmDesc wgrad_desc(const ConvGemmStep &s, int64_t len) {
 }
 
 ConvDesc desc_of(Mode mode, const Problem &p, const Side &big, const Side &small, int64_t cbg, int64_t csg) {
-  return ConvDesc{mode, p.g, p.groups, cbg, csg, big.flat_stride() >= 0, small.flat_stride() >= 0};
+  return ConvDesc{mode,     p.g,      p.groups, cbg,    csg, big.flat_stride() >= 0, small.flat_stride() >= 0,
+                  big.sc,   small.sc, big.dt,   small.dt};
 }
 
 // The bias is written first and the GEMM adds its product (beta = 1) when that rounds no
@@ -520,13 +540,13 @@ void record_forward(core::OpBuilder &b, const Problem &p, const Side &big, const
   const int64_t cbg = big.c / p.groups, csg = small.c / p.groups;
   const ConvDesc d = desc_of(Mode::kForward, p, big, small, cbg, csg);
   const int impl = choose_impl(d, "forward");
-  if (impl == 0) {  // depthwise_direct, in the best ISA tier
+  if (impl == 0 || impl == 1) {  // depthwise_nhwc / depthwise_direct, in the best ISA tier
     DepthwiseStep s;
     core::ImplTrace trace;
     const bool traced = core::current_phase1_trace() != nullptr;
     const int tier = core::choose(kDepthwiseTiers, 0, traced ? &trace : nullptr);
     record("depthwise", kDepthwiseTiers[tier].name, traced ? &trace : nullptr);
-    s.fn = kDepthwiseFns[tier];
+    s.fn = impl == 0 ? kDepthwiseNhwcFns[tier] : kDepthwiseFns[tier];
     s.a.g = p.g;
     s.a.n = big.n;
     s.a.c_in = big.c;
@@ -543,12 +563,16 @@ void record_forward(core::OpBuilder &b, const Problem &p, const Side &big, const
     s.w = w;
     s.bias = bias;
     s.threads = static_cast<int>(std::min<int64_t>(core::num_threads(), std::max<int64_t>(1, big.n * big.c)));
-    s.scratch = b.book("conv.depthwise_planes",
-                       static_cast<uint64_t>(kernels::conv_depthwise_scratch_floats(p.g) * 4 * s.threads));
+    if (impl == 0)  // the re-laid-out weight and bias, shared by the threads
+      s.scratch = b.book("conv.depthwise_weight",
+                         static_cast<uint64_t>(kernels::conv_depthwise_nhwc_scratch_floats(p.g, big.c) * 4));
+    else
+      s.scratch = b.book("conv.depthwise_planes",
+                         static_cast<uint64_t>(kernels::conv_depthwise_scratch_floats(p.g) * 4 * s.threads));
     b.add_step<DepthwiseStep>(std::move(s));
     return;
   }
-  if (impl == 1) {  // gemm_1x1: one GEMM per group, batched over N, reading every operand in place
+  if (impl == 2) {  // gemm_1x1: one GEMM per group, batched over N, reading every operand in place
     GemmCall call;
     kernels::GemmDesc &gd = call.desc;
     call.ref[kGemmA] = w.ref;
@@ -608,7 +632,7 @@ void record_data(core::OpBuilder &b, const Problem &p, const Side &big, const Si
   const int64_t cbg = big.c / p.groups, csg = small.c / p.groups;
   const ConvDesc d = desc_of(Mode::kData, p, big, small, cbg, csg);
   const int impl = choose_impl(d, "data");
-  if (impl == 1) {  // gemm_1x1: big_g = W_g^T @ small_g
+  if (impl == 2) {  // gemm_1x1: big_g = W_g^T @ small_g
     GemmCall call;
     kernels::GemmDesc &gd = call.desc;
     call.ref[kGemmA] = w.ref;
