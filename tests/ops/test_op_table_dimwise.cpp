@@ -284,7 +284,7 @@ TEST_P(OpTableDimwise, LongLinesOfTiesAndSpecials) {
   for (aclDataType dt : c.dtypes) {
     if (dt != ACL_FLOAT && (is_float(dt) || dt == ACL_BOOL)) continue;
     const std::vector<double> pool = is_float(dt) ? std::vector<double>{NAN, -0.0, 0.0, INFINITY, -INFINITY, 1.5, -2, 3}
-                                                  : std::vector<double>{0, 1, -1, 7, -100, 100, dt == ACL_UINT8 ? 200 : -7};
+                                                  : std::vector<double>{0, 1, -1, 7, -100, 100, dt == ACL_UINT8 ? 200.0 : -7.0};
     for (const auto &shape : {std::vector<int64_t>{2, 3000}, std::vector<int64_t>{1, 64}, std::vector<int64_t>{1, 700}}) {
       SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt << " shape " << ::testing::PrintToString(shape));
       std::vector<double> v(static_cast<size_t>(numel_of(shape)));
