@@ -7,9 +7,11 @@
 #      fuzzing; any crash, sanitizer report, timeout (10 s per input) or leak fails the run. With
 #      clang-14 on x86-64 (libFuzzer); elsewhere g++ ASan + UBSan and no fuzzing.
 #   2b. AVX-512 emulated build (build-avx512emu/: the AVX-512 kernels run through SIMDe on any
-#       AVX2 CPU; kernels + ops suites), ctest. Skipped where the CPU has no AVX2 (non-x86).
-#   2c. aarch64 cross build (build-arm64/: NEON kernels; runtime, api, core, kernels and ops
-#       suites), ctest through qemu-aarch64. x86-64 hosts only.
+#       AVX2 CPU; the kernels suite + the ops files of OPSNN_ISA_OPS), ctest. Skipped where the
+#       CPU has no AVX2 (non-x86).
+#   2c. aarch64 cross build (build-arm64/: NEON kernels; runtime, api, core, kernels suites + the
+#       ops files of OPSNN_ISA_OPS), ctest through qemu-aarch64 (OPSNN_TEST_THIN=4: the vmath
+#       sweeps keep every 4th input). x86-64 hosts only.
 #   3. tools/main_job.sh: install into dist/, build the examples from dist/ alone, run them
 # Installs missing Debian packages first. Exits non-zero on any failure.
 # Environment: JOBS (default nproc), OPSNN_SKIP_SANITIZE=1 skips step 2, OPSNN_SKIP_EMULATED=1
@@ -80,6 +82,13 @@ OPSNN_ASAN_OPS="ops/test_misuse;ops/test_trans_matmul_weight;ops/test_matmul;ops
 OPSNN_ASAN_OPS+=";ops/test_op_table_conv;ops/test_op_table_pool;ops/test_op_table_attention"
 OPSNN_ASAN_OPS+=";ops/test_op_table_closs;ops/test_op_table_cnorm;ops/test_op_table_ngrad;ops/test_op_table_ctc"
 OPSNN_ASAN_OPS+=";ops/test_op_table_embed;ops/test_op_table_dyn;ops/test_op_table_gmm;ops/test_op_table_dimwise"
+# Steps 2b and 2c build the ops test files whose ops reach ISA-specific kernels (element-wise,
+# reductions, dim-wise lines, GEMM, convolution, pooling, attention); the rest of the ops files
+# test table-driven shape, dtype and error logic that step 1 covers and no ISA changes.
+OPSNN_ISA_OPS="ops/test_op_table_unary;ops/test_op_table_nary;ops/test_op_table_reduce;ops/test_op_table_rows"
+OPSNN_ISA_OPS+=";ops/test_op_table_dimwise;ops/test_matmul;ops/test_matmul_family;ops/test_quant_matmul"
+OPSNN_ISA_OPS+=";ops/test_weight_quant_matmul;ops/test_op_table_conv;ops/test_op_table_pool;ops/test_op_table_attention"
+OPSNN_ISA_OPS+=";ops/test_op_table_cnorm;ops/test_activation_backward"
 if [ "${OPSNN_SKIP_SANITIZE:-0}" != "1" ]; then
   fuzz=0
   if [ "${OPSNN_SKIP_FUZZ:-0}" != "1" ] && [ "$(uname -m)" = "x86_64" ] && command -v clang++-14 >/dev/null; then
@@ -157,7 +166,7 @@ if [ "${OPSNN_SKIP_EMULATED:-0}" != "1" ] && grep -qw avx2 /proc/cpuinfo 2>/dev/
   say "configure build-avx512emu/ (Release, AVX-512 through SIMDe, kernels + ops suites)"
   if [ -f build-avx512emu/CMakeCache.txt ]; then gen=(); else gen=(-G Ninja); fi
   cmake -S . -B build-avx512emu "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DOPSNN_EMULATE_AVX512=ON \
-    -DOPSNN_BUILD_BENCH=OFF -DOPSNN_BUILD_TESTS=ON "-DOPSNN_TEST_SUITES=kernels;ops"
+    -DOPSNN_BUILD_BENCH=OFF -DOPSNN_BUILD_TESTS=ON "-DOPSNN_TEST_SUITES=kernels;$OPSNN_ISA_OPS"
   say "build build-avx512emu/"
   cmake --build build-avx512emu -j "$JOBS"
   say "ctest build-avx512emu/"
@@ -178,12 +187,12 @@ if [ "${OPSNN_SKIP_ARM64:-0}" != "1" ] && [ "$(uname -m)" = "x86_64" ] && comman
   if [ -f build-arm64/CMakeCache.txt ]; then gen=(); else gen=(-G Ninja); fi
   cmake -S . -B build-arm64 "${gen[@]}" -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake \
     -DCMAKE_BUILD_TYPE=Release -DOPSNN_BUILD_BENCH=OFF -DOPSNN_BUILD_TESTS=ON \
-    "-DOPSNN_TEST_SUITES=runtime;api;core;kernels;ops"
+    "-DOPSNN_TEST_SUITES=runtime;api;core;kernels;$OPSNN_ISA_OPS"
   say "build build-arm64/"
   cmake --build build-arm64 -j "$JOBS"
   say "ctest build-arm64/ (qemu-aarch64)"
   status=0
-  OPSNN_TABLE_SAMPLE="${OPSNN_TABLE_SAMPLE_ARM64:-6:2}" \
+  OPSNN_TABLE_SAMPLE="${OPSNN_TABLE_SAMPLE_ARM64:-6:2}" OPSNN_TEST_THIN="${OPSNN_TEST_THIN:-4}" \
     ctest --test-dir build-arm64 --output-on-failure -E "$SAMPLED_EXCLUDE" -j "$JOBS" --timeout 1500 2>&1 | tee "$LOGS/ctest-arm64.log" || status=$?
   count_ctest "$LOGS/ctest-arm64.log"
   if [ "$status" -ne 0 ]; then echo "run_tests: aarch64 tests failed" >&2; echo "summary: $PASSED passed, $((FAILED > 0 ? FAILED : 1)) failed"; exit 1; fi
