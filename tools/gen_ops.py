@@ -887,6 +887,25 @@ def family_entry_open(op, call_type):
             f"    {call_type} c;"]
 
 
+def family_null_checks(op, nullable=(), any_dtype=()):
+    """The null checks of an entry point, in prototype order: every pointer parameter except those
+    named `...Optional` or listed in `nullable` (the row key `nullable`: pointers the op's own rules
+    decide about, e.g. a gradient an output mask turns off). A tensor, when given, also gets
+    check_tensor's dtype and plain-format check unless listed in `any_dtype` (tensors whose phase 1
+    names its own dtypes, e.g. the INT64 / UINT64 words of a quantisation scale)."""
+    lines = []
+    for p in op.params:
+        if not p.ctype.replace(" ", "").endswith("*"):
+            continue
+        may_be_null = p.name.endswith("Optional") or p.name in nullable
+        if p.kind == "tensor" and p.name not in any_dtype:
+            check = f'::opsnn::core::check_tensor({p.name}, "{p.name}");'
+            lines.append(f"    if ({p.name} != nullptr) {check}" if may_be_null else f"    {check}")
+        elif not may_be_null:
+            lines.append(f'    ::opsnn::core::check_not_null({p.name}, "{p.name}");')
+    return lines
+
+
 def family_entry_close(op, phase1_fn):
     return [f"    ::opsnn::ops::{phase1_fn}(b, k{op.name}Rule, c);", "  });", "}", f"OPSNN_DEFINE_LAUNCH({op.name})", ""]
 

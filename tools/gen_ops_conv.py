@@ -7,6 +7,9 @@ Row format (besides the common `header`, `dtypes`, `backward`):
            | kDeformableConv2d | kDeformableConv2dBackward | kQuantConvolution
   role     NAME=ROLE ...          overrides a parameter's role (ConvTbcBackward's `self` is the gradient)
   sample   a=V ...                values for the tests (cube=, transposed=): one case per sample
+  nullable NAME ...               pointer parameters that may be null (besides `...Optional`): the
+                                  entry point checks every other one (gen_ops.family_null_checks)
+  anydtype NAME ...               tensors whose dtypes the phase 1 checks alone (not check_tensor's list)
 Parameter roles come from the names: input / self (the input), weight, bias / biasOptional, output /
 out, gradOutput, gradInput, gradWeight, gradBias (tensors); stride, padding, dilation, outputPadding,
 kernelSize, biasSizes (int arrays), outputMask (bool array), transposed, groups, pad, cubeMathType;
@@ -14,7 +17,7 @@ DeformableConv2d's offset, deformOutOptional, offsetOut, gradOffset (tensors), d
 QuantConvolution's scale (tensor), offsetx, roundMode (its `offset` tensor takes the offset role).
 """
 
-CONV_KEYS = {"conv", "role", "sample", "header", "dtypes", "backward"}
+CONV_KEYS = {"conv", "role", "sample", "header", "dtypes", "backward", "nullable", "anydtype"}
 KINDS = {"kConvolution": "convolution", "kConvDepthwise2d": "depthwise2d", "kConvTbc": "tbc",
          "kConvolutionBackward": "convolution_backward", "kConvTbcBackward": "tbc_backward", "kIm2col": "im2col",
          "kDeformableConv2d": "deformable", "kDeformableConv2dBackward": "deformable_backward",
@@ -61,6 +64,12 @@ def resolve(g, table, op):
         raise g.TableError(f"{w}: missing 'dtypes'")
     op.samples = [g.parse_values(s, w) for s in op.keys.get("sample", [])] or [{}]
     op.backward = g.one(op, "backward")
+    names = {p.name for p in op.params}
+    op.nullable = " ".join(op.keys.get("nullable", [])).split()
+    op.any_dtype = " ".join(op.keys.get("anydtype", [])).split()
+    for n in op.nullable + op.any_dtype:
+        if n not in names:
+            raise g.TableError(f"{w}: nullable / anydtype names '{n}', which is not a parameter")
     op.input, op.output, op.extra_output, op.inplace = op.roles["input"], op.roles.get("output"), None, None
     op.result = "same"
     op.results = ["FLOAT16 or BF16"] if op.conv == "kQuantConvolution" else ["same"]
@@ -83,6 +92,7 @@ def render_entry(g, table):
             if role in TENSOR_ROLES:
                 lines.append(f'    c.{role}_name = "{p.name}";' if role in ("input", "weight", "bias", "output",
                                                                             "grad_output") else "")
+        lines += g.family_null_checks(op, op.nullable, op.any_dtype)
         out += [ln for ln in lines if ln] + g.family_entry_close(op, "conv_phase1")
     return "\n".join(out) + "\n"
 

@@ -1,0 +1,550 @@
+// The GEMM-based convolution steps and their recording (conv_parts.h): forward, data and weight
+// gradient, each chosen in phase 1 from an ordered candidate list.
+#include "ops/conv/conv_parts.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "core/op_checks.h"
+#include "core/impl_list.h"
+#include "core/thread_pool.h"
+#include "core/verbose.h"
+#include "ops/matmul/matmul_common.h"
+
+namespace opsnn::ops::conv_parts {
+namespace {
+
+using core::shape_string;
+
+enum class Mode : uint8_t { kForward, kData, kWgrad };
+
+// What the candidate lists look at.
+struct ConvDesc {
+  Mode mode;
+  ConvGeom g;
+  int64_t groups, cbg, csg;
+  bool big_flat, small_flat;
+  int64_t big_sc = 0, small_sc = 0;  // channel strides (channels-last: 1)
+  aclDataType big_dt = ACL_FLOAT, small_dt = ACL_FLOAT;
+};
+
+bool unit_geometry(const ConvGeom &g) {
+  for (int i = 0; i < 3; ++i)
+    if (g.k[i] != 1 || g.s[i] != 1 || g.p[i] != 0 || g.big[i] != g.small[i]) return false;
+  return true;
+}
+// Forward / data: best first; the last (im2col + GEMM / GEMM + col2im) takes everything.
+const core::Impl<ConvDesc> kForwardImpls[] = {
+    {"depthwise_nhwc", core::kNoIsa,
+     [](const ConvDesc &d, const core::Why &why) {
+       if (d.mode != Mode::kForward) return why("not a forward convolution");
+       if (d.groups == 1 || d.cbg != 1) return why("not depthwise (groups=%lld with %lld input channels per group)",
+                                                   static_cast<long long>(d.groups), static_cast<long long>(d.cbg));
+       if (d.csg != 1) return why("channel multiplier %lld", static_cast<long long>(d.csg));
+       if (d.big_sc != 1 || d.small_sc != 1)
+         return why("not channels-last (channel strides %lld / %lld)", static_cast<long long>(d.big_sc),
+                    static_cast<long long>(d.small_sc));
+       if (d.big_dt != ACL_FLOAT || d.small_dt != ACL_FLOAT) return why("not FLOAT input and output");
+       if (d.g.k[0] * d.g.k[1] > 64) return why("more than 64 kernel rows");
+       return true;
+     }},
+    {"depthwise_direct", core::kNoIsa,
+     [](const ConvDesc &d, const core::Why &why) {
+       if (d.mode != Mode::kForward) return why("not a forward convolution");
+       if (d.groups == 1 || d.cbg != 1) return why("not depthwise (groups=%lld with %lld input channels per group)",
+                                                   static_cast<long long>(d.groups), static_cast<long long>(d.cbg));
+       return true;
+     }},
+    {"gemm_1x1", core::kNoIsa,
+     [](const ConvDesc &d, const core::Why &why) {
+       if (!unit_geometry(d.g)) return why("not a 1x1 stride-1 unpadded kernel");
+       if (!d.big_flat || !d.small_flat) return why("spatial dims do not nest");
+       return true;
+     }},
+    {"im2col_gemm", core::kNoIsa, nullptr},
+};
+
+// The direct depthwise kernel's ISA tiers (the same source auto-vectorised per unit), best first.
+#if defined(__x86_64__)
+const core::Impl<int> kDepthwiseTiers[] = {
+    {"avx512", static_cast<int>(core::Isa::kAvx512), nullptr},
+    {"avx2", static_cast<int>(core::Isa::kAvx2), nullptr},
+    {"portable", static_cast<int>(core::Isa::kPortable), nullptr},
+};
+const kernels::DepthwiseFn kDepthwiseFns[] = {kernels::conv_depthwise_avx512, kernels::conv_depthwise_avx2,
+                                              kernels::conv_depthwise_portable};
+const kernels::DepthwiseFn kDepthwiseNhwcFns[] = {kernels::conv_depthwise_nhwc_avx512,
+                                                  kernels::conv_depthwise_nhwc_avx2,
+                                                  kernels::conv_depthwise_nhwc_portable};
+#else
+const core::Impl<int> kDepthwiseTiers[] = {{"portable", static_cast<int>(core::Isa::kPortable), nullptr}};
+const kernels::DepthwiseFn kDepthwiseFns[] = {kernels::conv_depthwise_portable};
+const kernels::DepthwiseFn kDepthwiseNhwcFns[] = {kernels::conv_depthwise_nhwc_portable};
+#endif
+
+}  // namespace
+
+void record(const char *engine, const char *name, const core::ImplTrace *trace) {
+  if (core::current_phase1_trace() != nullptr) core::record_choice(std::string("conv:") + engine + "/" + name, trace);
+}
+
+namespace {
+
+int choose_impl(const ConvDesc &d, const char *engine) {
+  core::ImplTrace trace;
+  const bool traced = core::current_phase1_trace() != nullptr;
+  const int i = core::choose(kForwardImpls, d, traced ? &trace : nullptr);
+  record(engine, kForwardImpls[i].name, traced ? &trace : nullptr);
+  return i;
+}
+
+}  // namespace
+
+kernels::GemmPlan plan_gemm(const kernels::GemmDesc &d) {
+  kernels::GemmPlan p;
+  if (!kernels::gemm_plan(d, &p))
+    throw_error(ACLNN_ERR_INNER_TILING_ERROR, "GEMM planning failed: %s", last_error_message());
+  return p;
+}
+
+namespace {
+
+// ---- The im2col / col2im + GEMM step (all three modes) ----
+
+class ConvGemmStep final : public core::Step {
+ public:
+  Mode mode = Mode::kForward;
+  ConvGeom g;
+  int64_t groups = 1, csg = 1, cbg = 1, kc = 1, batch = 0;
+  Side big, small;
+  Weight w;
+  Bias bias;                 // forward: small-side channels; data: big-side channels
+  bool pack_w = false;       // weight gathered to dense fp32 first
+  bool bias_prefill = false;  // forward: the tile is filled with the bias, the GEMM adds to it (beta = 1)
+  int64_t w_row = 0, w_j = 0;  // strides of the (possibly packed) weight: [C_small, j]
+  aclDataType w_dt = ACL_FLOAT;
+  // Small-side tiles: flat (tiles over the flattened spatial index) or row by row.
+  bool flat = true;
+  int64_t fs = 1, lt = 1, tail = 0;
+  kernels::GemmPlan full, part;
+  core::WsKey col, acc, wpack, scratch;
+
+  int run(const core::LaunchArgs &args) const override {
+    const char *wbase = w.ref.address(args);
+    if (pack_w) {
+      float *p = reinterpret_cast<float *>(args.get(wpack));
+      kernels::conv_to_float(wbase, w.dt, 5, w.dims, w.strides, p);
+      wbase = reinterpret_cast<const char *>(p);
+    }
+    char *bigp = big.ref.address(args), *smallp = small.ref.address(args);
+    char *colp = args.get(col);
+    float *accp = reinterpret_cast<float *>(acc.booked() ? args.get(acc) : nullptr);
+    char *sc = args.get(scratch);
+    const char *biasp = bias.present() ? bias.ref.address(args) : nullptr;
+    const int64_t wes = esz(w_dt), ses = esz(small.dt);
+    if (mode == Mode::kWgrad) std::fill(accp, accp + small.c * kc, 0.0f);
+    for (int64_t n = 0; n < batch; ++n) {
+      for (int64_t gi = 0; gi < groups; ++gi) {
+        const kernels::ConvImage big_img = big.image(bigp, n, gi * cbg);
+        char *small_g = smallp + ses * (n * small.sn + gi * csg * small.sc);
+        const char *w_g = wbase + wes * gi * csg * w_row;
+        if (mode == Mode::kData) std::fill(accp, accp + cbg * g.big_n(), 0.0f);
+        const int64_t rows = flat ? 1 : g.small[0] * g.small[1];
+        const int64_t span = flat ? g.small_n() : g.small[2];
+        for (int64_t r = 0; r < rows; ++r) {
+          for (int64_t c0 = 0; c0 < span; c0 += lt) {
+            const int64_t len = std::min(lt, span - c0);
+            const kernels::GemmPlan &plan = len == lt ? full : part;
+            const int64_t l0 = r * span + c0;
+            const int64_t off = flat ? c0 * fs
+                                     : (r / g.small[1]) * small.ss[0] + (r % g.small[1]) * small.ss[1] + c0 * small.ss[2];
+            char *tile = small_g + ses * off;
+            switch (mode) {
+              case Mode::kForward: {
+                kernels::conv_im2col(g, big_img, cbg, l0, len, colp, lt);
+                const char *d = biasp != nullptr ? biasp + esz(bias.dt) * gi * csg * bias.stride : nullptr;
+                if (bias_prefill)
+                  kernels::conv_fill_rows(tile, small.dt, csg, len, small.sc, flat ? fs : small.ss[2], d, bias.dt,
+                                          bias.stride);
+                kernels::gemm_run(plan, w_g, colp, tile, sc, bias_prefill ? nullptr : d);
+                break;
+              }
+              case Mode::kData:
+                kernels::gemm_run(plan, w_g, tile, colp, sc);
+                kernels::conv_col2im(g, reinterpret_cast<const float *>(colp), lt, cbg, l0, len, accp);
+                break;
+              case Mode::kWgrad:
+                kernels::conv_im2col(g, big_img, cbg, l0, len, colp, lt);
+                kernels::gemm_run(plan, tile, colp, accp + gi * csg * kc, sc);
+                break;
+            }
+          }
+        }
+        if (mode == Mode::kData) {
+          const char *bb = biasp != nullptr ? biasp + esz(bias.dt) * gi * cbg * bias.stride : nullptr;
+          kernels::ConvImage out = big_img;
+          kernels::conv_store(accp, cbg, g.big, out, bb, bias.dt, bias.stride);
+        }
+      }
+    }
+    if (mode == Mode::kWgrad) {
+      // gradWeight (registered as `w`) from the accumulator.
+      kernels::conv_from_float(accp, 5, w.dims, w.strides, w.dt, const_cast<char *>(w.ref.address(args)));
+    }
+    return 0;
+  }
+};
+
+// ---- The direct depthwise step ----
+
+class DepthwiseStep final : public core::Step {
+ public:
+  kernels::DepthwiseFn fn = nullptr;
+  kernels::DepthwiseArgs a;
+  Side big, small;
+  Weight w;
+  Bias bias;
+  core::WsKey scratch;
+  int threads = 1;
+  int run(const core::LaunchArgs &args) const override {
+    kernels::DepthwiseArgs x = a;
+    x.in = big.image(big.ref.address(args), 0, 0);
+    x.out = small.image(small.ref.address(args), 0, 0);
+    x.out_base = small.ref.address(args);
+    x.w = w.ref.address(args);
+    x.bias = bias.present() ? bias.ref.address(args) : nullptr;
+    fn(x, reinterpret_cast<float *>(args.get(scratch)), threads);
+    return 0;
+  }
+};
+
+class BiasGradStep final : public core::Step {
+ public:
+  Side go;
+  core::OperandRef out;
+  aclDataType out_dt = ACL_FLOAT;
+  int64_t out_stride = 1;
+  int run(const core::LaunchArgs &args) const override {
+    kernels::conv_bias_grad(go.ref.address(args), go.dt, go.n, go.c, go.sp, go.sn, go.sc, go.ss, out.address(args),
+                            out_dt, out_stride);
+    return 0;
+  }
+};
+
+
+// ---- Recording ----
+
+
+// The column tiling of the small side.
+void set_tiles(ConvGemmStep &s, const Side &small_side) {
+  const int64_t f = small_side.flat_stride();
+  s.flat = f >= 0;
+  s.fs = s.flat ? f : 0;
+  const int64_t span = s.flat ? s.g.small_n() : s.g.small[2];
+  const int64_t budget = column_budget();
+  int64_t cap = budget / (s.kc * 4);
+  if (cap < span) cap = budget >= (int64_t{1} << 20) ? std::max<int64_t>(16, cap / 16 * 16) : std::max<int64_t>(1, cap);
+  s.lt = std::max<int64_t>(1, std::min(span, cap));
+  s.tail = span % s.lt;
+}
+
+void set_weight(ConvGemmStep &s, const Weight &w, core::OpBuilder &b) {
+  s.w = w;
+  const int64_t j = w.j_stride();
+  if (j < 0) {
+    s.pack_w = true;
+    s.w_row = s.kc;
+    s.w_j = 1;
+    s.w_dt = ACL_FLOAT;
+    s.wpack = b.book("conv.weight", static_cast<uint64_t>(w.dims[0] * s.kc * 4));
+  } else {
+    s.w_row = w.strides[0];
+    s.w_j = j;
+    s.w_dt = w.dt;
+  }
+}
+
+void finish_gemm_step(core::OpBuilder &b, std::unique_ptr<ConvGemmStep> s,
+                      kernels::GemmDesc (*desc)(const ConvGemmStep &, int64_t)) {
+  s->full = plan_gemm(desc(*s, s->lt));
+  size_t ws = s->full.workspace_bytes;
+  if (s->tail > 0) {
+    s->part = plan_gemm(desc(*s, s->tail));
+    ws = std::max(ws, s->part.workspace_bytes);
+  }
+  const size_t col_es = s->mode == Mode::kData ? 4 : static_cast<size_t>(esz(s->big.dt));
+  s->col = b.book("conv.columns", static_cast<uint64_t>(s->kc * s->lt) * col_es);
+  if (s->mode == Mode::kData) s->acc = b.book("conv.accumulator", static_cast<uint64_t>(s->cbg * s->g.big_n() * 4));
+  if (s->mode == Mode::kWgrad) s->acc = b.book("conv.weight_grad", static_cast<uint64_t>(s->small.c * s->kc * 4));
+  s->scratch = b.book("gemm.scratch", ws);
+  b.add_step<ConvGemmStep>(std::move(*s));
+}
+
+kernels::GemmDesc forward_desc(const ConvGemmStep &s, int64_t len) {
+  kernels::GemmDesc d;
+  d.m = s.csg;
+  d.n = len;
+  d.k = s.kc;
+  d.a = {s.w_dt, s.w_row, s.w_j, 0};
+  d.b = {s.big.dt, s.lt, 1, 0};
+  d.c = {s.small.dt, s.small.sc, s.flat ? s.fs : s.small.ss[2], 0};
+  if (s.bias.present()) {
+    d.beta = 1.0f;
+    if (!s.bias_prefill) {
+      d.has_d = true;
+      d.d = {s.bias.dt, s.bias.stride, 0, 0};
+    }
+  }
+  return d;
+}
+
+kernels::GemmDesc data_desc(const ConvGemmStep &s, int64_t len) {
+  kernels::GemmDesc d;
+  d.m = s.kc;
+  d.n = len;
+  d.k = s.csg;
+  d.a = {s.w_dt, s.w_j, s.w_row, 0};
+  d.b = {s.small.dt, s.small.sc, s.flat ? s.fs : s.small.ss[2], 0};
+  d.c = {ACL_FLOAT, s.lt, 1, 0};
+  return d;
+}
+
+kernels::GemmDesc wgrad_desc(const ConvGemmStep &s, int64_t len) {
+  kernels::GemmDesc d;
+  d.m = s.csg;
+  d.n = s.kc;
+  d.k = len;
+  d.a = {s.small.dt, s.small.sc, s.flat ? s.fs : s.small.ss[2], 0};
+  d.b = {s.big.dt, 1, s.lt, 0};
+  d.c = {ACL_FLOAT, s.kc, 1, 0};
+  d.beta = 1.0f;
+  return d;
+}
+
+ConvDesc desc_of(Mode mode, const Problem &p, const Side &big, const Side &small, int64_t cbg, int64_t csg) {
+  return ConvDesc{mode,     p.g,      p.groups, cbg,    csg, big.flat_stride() >= 0, small.flat_stride() >= 0,
+                  big.sc,   small.sc, big.dt,   small.dt};
+}
+
+// The bias is written first and the GEMM adds its product (beta = 1) when that rounds no
+// differently: the output is FLOAT or has the bias's dtype (the bias is then exact in it). The
+// GEMM's addend epilogue (D) is the general way, slower on the engine's direct-C path.
+bool prefill_bias(const Bias &bias, const Side &out) {
+  return bias.present() && (out.dt == ACL_FLOAT || out.dt == bias.dt);
+}
+
+// Fills a registered side's channels with the bias (before a GEMM step that adds to it).
+class BiasFillStep final : public core::Step {
+ public:
+  Side out;
+  Bias bias;
+  int run(const core::LaunchArgs &args) const override {
+    char *o = out.ref.address(args);
+    const char *bp = bias.ref.address(args);
+    const int64_t es = esz(out.dt), sp = out.sp[0] * out.sp[1] * out.sp[2];
+    const int64_t fs = out.flat_stride();
+    core::parallel_for(out.n, 1, [&](int64_t n0, int64_t n1) {
+      for (int64_t n = n0; n < n1; ++n) {
+        if (fs >= 0) {
+          kernels::conv_fill_rows(o + es * n * out.sn, out.dt, out.c, sp, out.sc, fs, bp, bias.dt, bias.stride);
+          continue;
+        }
+        for (int64_t x0 = 0; x0 < out.sp[0]; ++x0)
+          for (int64_t x1 = 0; x1 < out.sp[1]; ++x1)
+            kernels::conv_fill_rows(o + es * (n * out.sn + x0 * out.ss[0] + x1 * out.ss[1]), out.dt, out.c, out.sp[2],
+                                    out.sc, out.ss[2], bp, bias.dt, bias.stride);
+      }
+    });
+    return 0;
+  }
+};
+
+}  // namespace
+
+// small = W @ im2col(big) (+ bias).
+void record_forward(core::OpBuilder &b, const Problem &p, const Side &big, const Side &small, const Weight &w,
+                    const Bias &bias) {
+  if (small.n == 0 || p.g.small_n() == 0 || small.c == 0) return;
+  const int64_t cbg = big.c / p.groups, csg = small.c / p.groups;
+  const ConvDesc d = desc_of(Mode::kForward, p, big, small, cbg, csg);
+  const int impl = choose_impl(d, "forward");
+  if (impl == 0 || impl == 1) {  // depthwise_nhwc / depthwise_direct, in the best ISA tier
+    DepthwiseStep s;
+    core::ImplTrace trace;
+    const bool traced = core::current_phase1_trace() != nullptr;
+    const int tier = core::choose(kDepthwiseTiers, 0, traced ? &trace : nullptr);
+    record("depthwise", kDepthwiseTiers[tier].name, traced ? &trace : nullptr);
+    s.fn = impl == 0 ? kDepthwiseNhwcFns[tier] : kDepthwiseFns[tier];
+    s.a.g = p.g;
+    s.a.n = big.n;
+    s.a.c_in = big.c;
+    s.a.mult = csg;
+    s.a.in_sn = big.sn;
+    s.a.w_dtype = w.dt;
+    s.a.w_s0 = w.strides[0];
+    for (int i = 0; i < 3; ++i) s.a.w_ss[i] = w.strides[2 + i];
+    s.a.bias_dtype = bias.dt;
+    s.a.bias_s = bias.stride;
+    s.a.out_sn = small.sn;
+    s.big = big;
+    s.small = small;
+    s.w = w;
+    s.bias = bias;
+    s.threads = static_cast<int>(std::min<int64_t>(core::num_threads(), std::max<int64_t>(1, big.n * big.c)));
+    if (impl == 0)  // the re-laid-out weight and bias, shared by the threads
+      s.scratch = b.book("conv.depthwise_weight",
+                         static_cast<uint64_t>(kernels::conv_depthwise_nhwc_scratch_floats(p.g, big.c) * 4));
+    else
+      s.scratch = b.book("conv.depthwise_planes",
+                         static_cast<uint64_t>(kernels::conv_depthwise_scratch_floats(p.g) * 4 * s.threads));
+    b.add_step<DepthwiseStep>(std::move(s));
+    return;
+  }
+  if (impl == 2) {  // gemm_1x1: one GEMM per group, batched over N, reading every operand in place
+    GemmCall call;
+    kernels::GemmDesc &gd = call.desc;
+    call.ref[kGemmA] = w.ref;
+    call.ref[kGemmB] = big.ref;
+    call.ref[kGemmC] = small.ref;
+    gd.batch = small.n;
+    gd.m = csg;
+    gd.n = p.g.small_n();
+    gd.k = cbg;
+    gd.a = {w.dt, w.strides[0], w.strides[1], 0};
+    gd.b = {big.dt, big.sc, big.flat_stride(), big.sn};
+    gd.c = {small.dt, small.sc, small.flat_stride(), small.sn};
+    if (prefill_bias(bias, small)) {
+      BiasFillStep fill;
+      fill.out = small;
+      fill.bias = bias;
+      b.add_step<BiasFillStep>(std::move(fill));
+      gd.beta = 1.0f;
+    } else if (bias.present()) {
+      call.ref[kGemmD] = bias.ref;
+      gd.has_d = true;
+      gd.beta = 1.0f;
+      gd.d = {bias.dt, bias.stride, 0, 0};
+    }
+    if (p.groups > 1) {
+      call.outer_ndim = 1;
+      call.outer_shape[0] = p.groups;
+      call.outer_stride[kGemmA][0] = csg * w.strides[0] * esz(w.dt);
+      call.outer_stride[kGemmB][0] = cbg * big.sc * esz(big.dt);
+      call.outer_stride[kGemmC][0] = csg * small.sc * esz(small.dt);
+      call.outer_stride[kGemmD][0] = csg * bias.stride * esz(bias.dt);
+    }
+    record_gemms(b, {call});
+    return;
+  }
+  auto s = std::make_unique<ConvGemmStep>();
+  s->mode = Mode::kForward;
+  s->bias_prefill = prefill_bias(bias, small);
+  s->g = p.g;
+  s->groups = p.groups;
+  s->csg = csg;
+  s->cbg = cbg;
+  s->kc = cbg * p.g.kprod();
+  s->batch = small.n;
+  s->big = big;
+  s->small = small;
+  s->bias = bias;
+  set_weight(*s, w, b);
+  set_tiles(*s, small);
+  finish_gemm_step(b, std::move(s), forward_desc);
+}
+
+// big = col2im(W^T @ small) (+ bias on big's channels).
+void record_data(core::OpBuilder &b, const Problem &p, const Side &big, const Side &small, const Weight &w,
+                 const Bias &bias) {
+  if (big.n == 0 || p.g.big_n() == 0 || big.c == 0) return;
+  const int64_t cbg = big.c / p.groups, csg = small.c / p.groups;
+  const ConvDesc d = desc_of(Mode::kData, p, big, small, cbg, csg);
+  const int impl = choose_impl(d, "data");
+  if (impl == 2) {  // gemm_1x1: big_g = W_g^T @ small_g
+    GemmCall call;
+    kernels::GemmDesc &gd = call.desc;
+    call.ref[kGemmA] = w.ref;
+    call.ref[kGemmB] = small.ref;
+    call.ref[kGemmC] = big.ref;
+    gd.batch = big.n;
+    gd.m = cbg;
+    gd.n = p.g.big_n();
+    gd.k = csg;
+    gd.a = {w.dt, w.strides[1], w.strides[0], 0};
+    gd.b = {small.dt, small.sc, small.flat_stride(), small.sn};
+    gd.c = {big.dt, big.sc, big.flat_stride(), big.sn};
+    if (prefill_bias(bias, big)) {
+      BiasFillStep fill;
+      fill.out = big;
+      fill.bias = bias;
+      b.add_step<BiasFillStep>(std::move(fill));
+      gd.beta = 1.0f;
+    } else if (bias.present()) {
+      call.ref[kGemmD] = bias.ref;
+      gd.has_d = true;
+      gd.beta = 1.0f;
+      gd.d = {bias.dt, bias.stride, 0, 0};
+    }
+    if (p.groups > 1) {
+      call.outer_ndim = 1;
+      call.outer_shape[0] = p.groups;
+      call.outer_stride[kGemmA][0] = csg * w.strides[0] * esz(w.dt);
+      call.outer_stride[kGemmB][0] = csg * small.sc * esz(small.dt);
+      call.outer_stride[kGemmC][0] = cbg * big.sc * esz(big.dt);
+      call.outer_stride[kGemmD][0] = cbg * bias.stride * esz(bias.dt);
+    }
+    record_gemms(b, {call});
+    return;
+  }
+  auto s = std::make_unique<ConvGemmStep>();
+  s->mode = Mode::kData;
+  s->g = p.g;
+  s->groups = p.groups;
+  s->csg = csg;
+  s->cbg = cbg;
+  s->kc = cbg * p.g.kprod();
+  s->batch = big.n;
+  s->big = big;
+  s->small = small;
+  s->bias = bias;
+  set_weight(*s, w, b);
+  set_tiles(*s, small);
+  finish_gemm_step(b, std::move(s), data_desc);
+}
+
+// gradWeight (registered as `gw`, shaped like the weight) = sum over n of small_g @ im2col(big)^T.
+void record_wgrad(core::OpBuilder &b, const Problem &p, const Side &big, const Side &small, const Weight &gw) {
+  const int64_t cbg = big.c / p.groups, csg = small.c / p.groups;
+  record("wgrad", "im2col_gemm", nullptr);
+  auto s = std::make_unique<ConvGemmStep>();
+  s->mode = Mode::kWgrad;
+  s->g = p.g;
+  s->groups = p.groups;
+  s->csg = csg;
+  s->cbg = cbg;
+  s->kc = cbg * p.g.kprod();
+  s->batch = p.g.small_n() == 0 ? 0 : small.n;
+  s->big = big;
+  s->small = small;
+  s->w = gw;
+  s->w_dt = gw.dt;
+  set_tiles(*s, small);
+  if (s->lt == 0) s->lt = 1;
+  finish_gemm_step(b, std::move(s), wgrad_desc);
+}
+
+void record_bias_grad(core::OpBuilder &b, const Side &go, int slot, const aclTensor &grad_bias) {
+  BiasGradStep st;
+  st.go = go;
+  st.out = core::OperandRef::of_slot(slot, grad_bias);
+  st.out_dt = grad_bias.dtype;
+  st.out_stride = grad_bias.strides[0];
+  b.add_step<BiasGradStep>(std::move(st));
+}
+
+}  // namespace opsnn::ops::conv_parts
