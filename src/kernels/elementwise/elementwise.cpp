@@ -41,26 +41,21 @@ void run_range(const ElementwiseLoop &loop, char *const *base, ContigKernel kern
 
   // Linear element index -> (outer multi-index, inner offset), divided out once per task; later
   // rows advance the outer index like an odometer. Tasks cover [begin, end).
-  int64_t idx[kMaxLoopDims] = {};
-  char *row[kMaxOperands];
+  Odometer<kMaxOperands> rows;
+  rows.nd = nd > 0 ? nd - 1 : 0;
+  rows.nops = loop.nops;
+  rows.shape = loop.shape;
   int64_t st[kMaxOperands];
   for (int op = 0; op < loop.nops; ++op) {
-    row[op] = base[op];
+    rows.stride[op] = loop.stride[op];
     st[op] = nd > 0 ? loop.stride[op][nd - 1] : 0;
   }
-  {
-    int64_t rem = begin / inner;
-    for (int d = nd - 2; d >= 0; --d) {
-      idx[d] = rem % loop.shape[d];
-      rem /= loop.shape[d];
-      for (int op = 0; op < loop.nops; ++op) row[op] += idx[d] * loop.stride[op][d];
-    }
-  }
+  rows.seek(begin / inner);
   int64_t pos = begin, j = begin % inner;
   while (pos < end) {
     const int64_t len_row = std::min(inner - j, end - pos);
     char *ptr[kMaxOperands];
-    for (int op = 0; op < loop.nops; ++op) ptr[op] = row[op] + j * st[op];
+    for (int op = 0; op < loop.nops; ++op) ptr[op] = base[op] + rows.off[op] + j * st[op];
     for (int64_t c = 0; c < len_row; c += kChunk) {
       const int64_t len = std::min(kChunk, len_row - c);
       for (int op = 1; op < loop.nops; ++op) {
@@ -90,12 +85,7 @@ void run_range(const ElementwiseLoop &loop, char *const *base, ContigKernel kern
     pos += len_row;
     if (j + len_row < inner) break;  // (the task ended inside this row)
     j = 0;
-    for (int d = nd - 2; d >= 0; --d) {  // the next row
-      for (int op = 0; op < loop.nops; ++op) row[op] += loop.stride[op][d];
-      if (++idx[d] < loop.shape[d]) break;
-      for (int op = 0; op < loop.nops; ++op) row[op] -= loop.stride[op][d] * loop.shape[d];
-      idx[d] = 0;
-    }
+    rows.next();
   }
 }
 
@@ -117,29 +107,12 @@ ElementwiseLoop plan_elementwise_loop(int ndim, const int64_t *out_shape, int no
     if (out_shape[d] != 1) order[n++] = d;
   std::stable_sort(order, order + n, [&](int a, int b) { return strides[0][a] > strides[0][b]; });
 
-  for (int k = 0; k < n; ++k) {
-    const int d = order[k];
-    const int64_t size = out_shape[d];
-    if (loop.ndim > 0) {
-      // Merge into the previous (outer) dim when every operand steps evenly across both.
-      const int prev = loop.ndim - 1;
-      bool mergeable = true;
-      for (int op = 0; op < nops; ++op) {
-        const size_t es = core::dtype_size(dtypes[op]);
-        if (loop.stride[op][prev] != strides[op][d] * static_cast<int64_t>(es) * size) mergeable = false;
-      }
-      if (mergeable) {
-        loop.shape[prev] *= size;
-        for (int op = 0; op < nops; ++op)
-          loop.stride[op][prev] = strides[op][d] * static_cast<int64_t>(core::dtype_size(dtypes[op]));
-        continue;
-      }
-    }
-    loop.shape[loop.ndim] = size;
-    for (int op = 0; op < nops; ++op)
-      loop.stride[op][loop.ndim] = strides[op][d] * static_cast<int64_t>(core::dtype_size(dtypes[op]));
-    ++loop.ndim;
-  }
+  int64_t *loop_stride[kMaxOperands];
+  for (int op = 0; op < nops; ++op) loop_stride[op] = loop.stride[op];
+  loop.ndim = coalesce_dims(
+      order, n, out_shape, nops,
+      [&](int op, int d) { return strides[op][d] * static_cast<int64_t>(core::dtype_size(dtypes[op])); }, 0,
+      loop.shape, loop_stride);
   return loop;
 }
 

@@ -1,5 +1,5 @@
-// The element-wise engine: one loop planner (broadcasting, dimension reordering and merging,
-// decided in phase 1) and one runner that feeds contiguous compute-type chunks to an op's
+// The element-wise engine: one loop planner (broadcasting, dimension reordering and merging
+// (kernels/loop/loop_walk.h, shared with the reduction engine), decided in phase 1) and one runner that feeds contiguous compute-type chunks to an op's
 // contiguous kernel. Ops supply only that kernel (see ops.h).
 #pragma once
 
@@ -7,10 +7,10 @@
 
 #include "acl/acl_base.h"
 #include "core/dtype.h"
+#include "kernels/loop/loop_walk.h"  // kMaxLoopDims
 
 namespace opsnn::kernels {
 
-constexpr int kMaxLoopDims = 8;
 constexpr int kMaxOperands = 4;  // output + up to 3 inputs
 
 // Scalar parameters of an op, already converted to each compute type in phase 1.

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "kernels/loop/loop_walk.h"
 #include "kernels/reduction/reduce.h"
 #include "kernels/reduction/reducers.h"
 
@@ -78,24 +79,16 @@ ReduceLoop plan_reduction(ReduceOp op, const ReduceParams &params, int ndim, con
   if (!reduce_op_indexes(op, nout))
     std::stable_sort(red, red + nr, [&](int a, int b) { return std::llabs(in_strides[a]) > std::llabs(in_strides[b]); });
 
-  for (int i = 0; i < nk; ++i) {  // merge a dim into the previous one when every operand steps evenly
-    const int d = kept[i];
-    const int prev = L.nkept - 1;
-    bool merge = prev >= 0 && L.in_kept[prev] == in_strides[d] * ies * shape[d];
-    for (int k = 0; k < nout && merge; ++k) merge = L.out_kept[k][prev] == out_strides[k][d] * oes[k] * shape[d];
-    const int at = merge ? prev : L.nkept++;
-    L.kept_shape[at] = merge ? L.kept_shape[at] * shape[d] : shape[d];
-    L.in_kept[at] = in_strides[d] * ies;
-    for (int k = 0; k < nout; ++k) L.out_kept[k][at] = out_strides[k][d] * oes[k];
-  }
-  for (int i = 0; i < nr; ++i) {
-    const int d = red[i];
-    const int prev = L.nred - 1;
-    const bool merge = prev >= 0 && L.in_red[prev] == in_strides[d] * ies * shape[d];
-    const int at = merge ? prev : L.nred++;
-    L.red_shape[at] = merge ? L.red_shape[at] * shape[d] : shape[d];
-    L.in_red[at] = in_strides[d] * ies;
-  }
+  // Merged where every operand steps evenly (kernels/loop/loop_walk.h): the kept dims over the
+  // input and the outputs, the reduced dims over the input.
+  int64_t *kept_strides[3] = {L.in_kept, L.out_kept[0], L.out_kept[1]};
+  L.nkept = coalesce_dims(
+      kept, nk, shape, 1 + nout,
+      [&](int op, int d) { return op == 0 ? in_strides[d] * ies : out_strides[op - 1][d] * oes[op - 1]; }, 0,
+      L.kept_shape, kept_strides);
+  int64_t *red_strides[1] = {L.in_red};
+  L.nred = coalesce_dims(red, nr, shape, 1, [&](int, int d) { return in_strides[d] * ies; }, 0, L.red_shape,
+                         red_strides);
 
   // Column mode when the input's fastest dim is a kept one: a task then reads rows of neighbouring
   // outputs (vectorised across outputs) instead of strided single elements. An empty output (a

@@ -9,6 +9,7 @@
 
 #include "core/thread_pool.h"
 #include "kernels/elementwise/convert.h"
+#include "kernels/loop/loop_walk.h"
 #include "kernels/reduction/reduce.h"
 #include "kernels/reduction/reducers.h"
 
@@ -26,20 +27,6 @@ constexpr int64_t kF32Chunk = 4096;
 constexpr int64_t kTaskElements = 1 << 15;   // input elements per parallel task, at least
 
 // Byte offsets of linear index `i` over dims [0, nd) of `shape` (row-major), for up to 3 operands.
-struct Walker {
-  int nd;
-  const int64_t *shape;
-  const int64_t *stride[3];
-  int nops;
-  void offsets(int64_t i, int64_t *off) const {
-    for (int k = 0; k < nops; ++k) off[k] = 0;
-    for (int d = nd - 1; d >= 0; --d) {
-      const int64_t idx = i % shape[d];
-      i /= shape[d];
-      for (int k = 0; k < nops; ++k) off[k] += idx * stride[k][d];
-    }
-  }
-};
 
 template <class T>
 aclDataType storage_of() {
@@ -91,8 +78,28 @@ class Runner {
 
   // Input and output byte offsets of output `o` (linear over the kept dims).
   void kept_offsets(int64_t o, int64_t *off) const {
-    Walker w{L_.nkept, L_.kept_shape, {L_.in_kept, L_.out_kept[0], L_.out_kept[1]}, 1 + L_.nout};
-    w.offsets(o, off);
+    Odometer<3> w = kept_walk();
+    w.seek(o);
+    for (int k = 0; k < 1 + L_.nout; ++k) off[k] = w.off[k];
+  }
+  Odometer<3> kept_walk() const {
+    Odometer<3> w;
+    w.nd = L_.nkept;
+    w.shape = L_.kept_shape;
+    w.nops = 1 + L_.nout;
+    w.stride[0] = L_.in_kept;
+    w.stride[1] = L_.out_kept[0];
+    w.stride[2] = L_.out_kept[1];
+    return w;
+  }
+  // The reduced dims (the input's offsets); `outer`: without the innermost one.
+  Odometer<1> red_walk(bool outer) const {
+    Odometer<1> w;
+    w.nd = outer ? std::max(L_.nred - 1, 0) : L_.nred;
+    w.shape = L_.red_shape;
+    w.nops = 1;
+    w.stride[0] = L_.in_red;
+    return w;
   }
 
   // Finishes `n` accumulators of consecutive outputs o, o+1, ... (neighbours along the innermost
@@ -128,12 +135,15 @@ class Runner {
     const int64_t r0 = blk * L_.block, r1 = std::min(L_.red_numel, r0 + L_.block);
     const int64_t inner = L_.nred > 0 ? L_.red_shape[L_.nred - 1] : 1;
     const int64_t st = L_.nred > 0 ? L_.in_red[L_.nred - 1] : 0;
-    Walker outer{L_.nred - 1, L_.red_shape, {L_.in_red}, 1};
+    Odometer<1> outer = red_walk(true);
     alignas(64) T buf[kChunk];
     for (int64_t r = r0; r < r1;) {
       const int64_t i = r % inner;
       int64_t roff = 0;
-      if (L_.nred > 1) outer.offsets(r / inner, &roff);
+      if (L_.nred > 1) {
+        outer.seek(r / inner);
+        roff = outer.off[0];
+      }
       const int64_t len = std::min(inner - i, r1 - r);
       const char *p = base + roff + i * st;
       const bool f32 = L_.in_dtype == ACL_FLOAT && st == 4;
@@ -175,25 +185,16 @@ class Runner {
     for (int64_t j = 0; j < n; ++j) r_.init(acc[j]);
     const int64_t r0 = blk * L_.block, r1 = std::min(L_.red_numel, r0 + L_.block);
     // The reduced multi-index advances like an odometer (no division per row).
-    int64_t idx[kMaxLoopDims] = {};
-    int64_t roff = 0;
-    if (r0 < r1) {  // (an empty reduced dim has no position to start from)
-      Walker w{L_.nred, L_.red_shape, {L_.in_red}, 1};
-      int64_t rem = r0;
-      for (int d = L_.nred - 1; d >= 0; --d) {
-        idx[d] = rem % L_.red_shape[d];
-        rem /= L_.red_shape[d];
-      }
-      w.offsets(r0, &roff);
-    }
+    Odometer<1> red = red_walk(false);
+    if (r0 < r1) red.seek(r0);  // (an empty reduced dim has no position to start from)
     alignas(64) T buf[kReduceColumnTile];
     if constexpr (requires { r_.col_f32(static_cast<double *>(nullptr), static_cast<const float *>(nullptr), n); }) {
       if (L_.in_dtype == ACL_FLOAT && st == 4) {  // FLOAT rows read in place into contiguous values
         alignas(64) double v[kReduceColumnTile];
         for (int64_t j = 0; j < n; ++j) v[j] = acc[j].v;
         for (int64_t r = r0; r < r1; ++r) {
-          r_.col_f32(v, reinterpret_cast<const float *>(base + roff), n);
-          advance(idx, &roff);
+          r_.col_f32(v, reinterpret_cast<const float *>(base + red.off[0]), n);
+          red.next();
         }
         for (int64_t j = 0; j < n; ++j) acc[j].v = v[j];
         store(o, n, acc, L_.nblocks > 1 ? blk : -1);
@@ -201,21 +202,12 @@ class Runner {
       }
     }
     for (int64_t r = r0; r < r1; ++r) {
-      r_.col(acc, load<T>(L_, base + roff, st, buf, n), n, r);
-      advance(idx, &roff);
+      r_.col(acc, load<T>(L_, base + red.off[0], st, buf, n), n, r);
+      red.next();
     }
     store(o, n, acc, L_.nblocks > 1 ? blk : -1);
   }
 
-  // The next reduced index, odometer style: idx over the reduced dims, roff its byte offset.
-  void advance(int64_t *idx, int64_t *roff) const {
-    for (int d = L_.nred - 1; d >= 0; --d) {
-      *roff += L_.in_red[d];
-      if (++idx[d] < L_.red_shape[d]) return;
-      *roff -= L_.in_red[d] * L_.red_shape[d];
-      idx[d] = 0;
-    }
-  }
 
   const ReduceLoop &L_;
   const R &r_;
