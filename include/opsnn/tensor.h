@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -36,19 +37,24 @@ bool is_floating_dtype(aclDataType d);
 size_t dtype_size(aclDataType d);
 const char *dtype_name(aclDataType d); /* "float32", "float16", "bfloat16", "int8", ... */
 
-/* Device memory from aclrtMalloc, freed (into the runtime's cache) by the last owner. */
+/* Device memory from aclrtMalloc, freed (into the runtime's cache) by the last owner; or memory
+ * another library owns (DLPack import: on a CPU device, device memory is host memory), handed
+ * back through `release` by the last owner and never counted in memory_stats(). */
 class Storage {
  public:
   explicit Storage(size_t bytes);
+  Storage(void *external, size_t bytes, std::function<void()> release);
   ~Storage();
   Storage(const Storage &) = delete;
   Storage &operator=(const Storage &) = delete;
   void *data() const { return ptr_; }
   size_t bytes() const { return bytes_; }
+  bool external() const { return static_cast<bool>(release_); }
 
  private:
   void *ptr_ = nullptr;
   size_t bytes_ = 0;
+  std::function<void()> release_;
 };
 
 /* Counters of the tensors' storage (PyTorch's memory_stats): bytes of live Storage now and at the

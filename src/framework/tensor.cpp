@@ -71,7 +71,19 @@ Storage::Storage(size_t bytes) : bytes_(bytes) {
   g_allocations.fetch_add(1);
 }
 
+Storage::Storage(void *external, size_t bytes, std::function<void()> release)
+    : ptr_(external), bytes_(bytes), release_(std::move(release)) {
+  if (!release_) release_ = [] {};
+}
+
 Storage::~Storage() {
+  if (release_) {
+    // Work queued on the layer's stream may still read or write the memory: the owner gets it
+    // back only once that work is done.
+    aclrtSynchronizeStream(stream());
+    release_();
+    return;
+  }
   if (ptr_) aclrtFree(ptr_);  // stream-ordered: the runtime defers it past queued work
   g_allocated.fetch_sub(bytes_);
   g_frees.fetch_add(1);

@@ -1,6 +1,7 @@
 // opsnn._C: the Python face of the framework's C++ core (include/opsnn/tensor.h, call.h).
 // The tensor class, host <-> device copies through numpy arrays, and one generated binding per
-// aclnn op (opsnn._C.aclnn.<Name>, tools/gen_framework.py). Errors: opsnn::Error becomes
+// aclnn op (opsnn._C.aclnn.<Name>, tools/gen_framework.py); DLPack and the buffer protocol
+// (interop.h). Errors: opsnn::Error becomes
 // opsnn._C.Error (a RuntimeError carrying .code and the aclnn message), argument errors of the
 // views ValueError / IndexError.
 #include <pybind11/numpy.h>
@@ -14,6 +15,7 @@
 #include "opsnn/log.h"
 #include "opsnn/profiler.h"
 #include "bindings_common.h"
+#include "interop.h"
 
 #include "framework_aclnn_bindings.h"
 
@@ -88,7 +90,11 @@ PYBIND11_MODULE(_C, m) {
   m.attr("INT64") = static_cast<int>(ACL_INT64);
   m.attr("BOOL") = static_cast<int>(ACL_BOOL);
 
-  py::class_<opsnn::Tensor>(m, "Tensor")
+  py::class_<opsnn::Tensor>(m, "Tensor", py::buffer_protocol())
+      .def_buffer(&tensor_buffer)
+      .def("__dlpack__", [](const opsnn::Tensor &t, const py::object &) { return tensor_to_dlpack(t); },
+           py::arg("stream") = py::none())
+      .def("__dlpack_device__", [](const opsnn::Tensor &) { return py::make_tuple(1, 0); })  // kDLCPU, device 0
       .def_property_readonly("shape", [](const opsnn::Tensor &t) { return py::tuple(py::cast(t.shape())); })
       .def_property_readonly("strides", [](const opsnn::Tensor &t) { return py::tuple(py::cast(t.strides())); })
       .def_property_readonly("offset", &opsnn::Tensor::offset)
@@ -123,6 +129,7 @@ PYBIND11_MODULE(_C, m) {
   m.def("zeros", [](const opsnn::Shape &s, int d) { return opsnn::Tensor::zeros(s, static_cast<aclDataType>(d)); });
   m.def("full", [](const opsnn::Shape &s, double v, int d) { return opsnn::Tensor::full(s, v, static_cast<aclDataType>(d)); });
   m.def("from_numpy", &tensor_from_numpy, py::arg("array"), py::arg("dtype") = -1);
+  m.def("from_dlpack", &tensor_from_dlpack, py::arg("obj"));
   m.def("synchronize", &opsnn::synchronize);
   m.def("call_stats", []() {
     const opsnn::CallStats s = opsnn::call_stats();

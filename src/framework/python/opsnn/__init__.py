@@ -14,7 +14,7 @@ import numpy as _np
 from . import _C
 from ._tensor import (Tensor, DType, float32, float16, bfloat16, int8, int32, int64, bool_, float, half, long,  # noqa: F401,A004
                       int, DTYPES, as_dtype, promote_types, result_type, no_grad, enable_grad, is_grad_enabled,
-                      from_numpy, tensor, empty, zeros, ones, full, zeros_like, ones_like)
+                      from_numpy, from_dlpack, tensor, empty, zeros, ones, full, zeros_like, ones_like)
 from . import functional  # noqa: E402
 from . import autograd  # noqa: E402
 from . import nn  # noqa: E402

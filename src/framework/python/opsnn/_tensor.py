@@ -218,8 +218,23 @@ class Tensor:
         return _py_bool(self.item())
 
     def __array__(self, dtype=None):
-        a = self.detach().numpy()
+        """numpy.asarray(t): a view of the tensor's memory (as numpy.asarray of a CPU torch tensor;
+        synchronises; bfloat16, which numpy lacks, comes back as a float32 copy)."""
+        if self.dtype is bfloat16:
+            a = self.detach().numpy()
+        else:
+            a = np.asarray(memoryview(self._t))
         return a if dtype is None else a.astype(dtype)
+
+    # ---- zero-copy exchange: DLPack here; the buffer protocol is the handle's (memoryview(t._t)): a
+    # Python class gets one only from Python 3.12 on (__buffer__), Debian 12 has 3.11
+    def __dlpack__(self, stream=None):
+        if self.requires_grad:
+            raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
+        return self._t.__dlpack__(stream)
+
+    def __dlpack_device__(self):
+        return self._t.__dlpack_device__()
 
     # ---- autograd
     def detach(self):
@@ -298,6 +313,14 @@ def from_numpy(array, dtype=None):
     if d is bfloat16 and a.dtype != np.float32:
         a = a.astype(np.float32)
     return Tensor(_C.from_numpy(a, -1 if d is None else d.code))
+
+
+def from_dlpack(obj):
+    """A tensor sharing the memory of a DLPack producer (torch.Tensor, numpy arrays, or a
+    "dltensor" capsule): no copy; the producer's memory is handed back when the last view is gone."""
+    if isinstance(obj, Tensor):
+        return Tensor(obj._t)
+    return Tensor(_C.from_dlpack(obj))
 
 
 def tensor(data, dtype=None, requires_grad=False):
