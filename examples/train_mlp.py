@@ -33,13 +33,17 @@ def make_model(task, seed=0, hidden=32):
                          nn.Linear(hidden, out))
 
 
-def train(task="regression", steps=50, lr=0.05, momentum=0.9, weight_decay=1e-4, batch=64, seed=0, verbose=False):
-    """Returns (initial state_dict, list of per-step losses, final state_dict)."""
+def train(task="regression", steps=50, lr=0.05, momentum=0.9, weight_decay=1e-4, batch=64, seed=0, verbose=False,
+          amp=None):
+    """Returns (initial state_dict, list of per-step losses, final state_dict). amp: None (float32)
+    or opsnn.bfloat16 / opsnn.float16: the forward pass under opsnn.autocast(amp), the backward
+    through an opsnn.GradScaler (mixed precision)."""
     x, y_reg, y_cls = make_data(seed=seed)
     model = make_model(task, seed)
     init = {k: v.copy() for k, v in model.state_dict().items()}
     loss_fn = nn.MSELoss() if task == "regression" else nn.CrossEntropyLoss()
     opt = opsnn.optim.SGD(model.parameters(), lr=lr, momentum=momentum, weight_decay=weight_decay)
+    scaler = opsnn.GradScaler(enabled=amp is not None)
     losses = []
     n = x.shape[0]
     for step in range(steps):
@@ -47,9 +51,11 @@ def train(task="regression", steps=50, lr=0.05, momentum=0.9, weight_decay=1e-4,
         xb = opsnn.from_numpy(x[lo:lo + batch])
         yb = opsnn.from_numpy(y_reg[lo:lo + batch] if task == "regression" else y_cls[lo:lo + batch])
         opt.zero_grad()
-        loss = loss_fn(model(xb), yb)
-        loss.backward()
-        opt.step()
+        with opsnn.autocast(amp or opsnn.bfloat16, enabled=amp is not None):
+            loss = loss_fn(model(xb), yb)
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
         losses.append(loss.item())
         if verbose and (step % 10 == 0 or step == steps - 1):
             print(f"{task:>14} step {step:3d}  loss {losses[-1]:.6f}")
@@ -59,9 +65,10 @@ def train(task="regression", steps=50, lr=0.05, momentum=0.9, weight_decay=1e-4,
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", type=int, default=200)
+    ap.add_argument("--amp", choices=["bfloat16", "float16"], help="mixed precision (autocast + GradScaler)")
     args = ap.parse_args()
     for task in ("regression", "classification"):
-        _, losses, _ = train(task, steps=args.steps, verbose=True)
+        _, losses, _ = train(task, steps=args.steps, verbose=True, amp=args.amp and opsnn.as_dtype(args.amp))
         print(f"{task}: loss {losses[0]:.4f} -> {losses[-1]:.4f}")
     print("aclnn call path:", opsnn.call_stats())
 

@@ -20,6 +20,8 @@ from . import autograd  # noqa: E402
 from . import nn  # noqa: E402
 from . import optim  # noqa: E402
 from . import profiler  # noqa: E402
+from . import amp  # noqa: E402
+from .amp import autocast, GradScaler, is_autocast_enabled, get_autocast_dtype  # noqa: E402,F401
 
 globals()["bool"] = bool_
 Error = _C.Error

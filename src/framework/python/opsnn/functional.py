@@ -19,6 +19,7 @@ from ._tensor import (Tensor, DTYPES, as_dtype, bfloat16, bool_, float16, float3
                       result_type, scalar_dtype, zeros, ones, empty, full, tensor, from_numpy, zeros_like,
                       ones_like, _parse_index, _apply_index, is_grad_enabled)
 from .autograd import record
+from .amp import low_precision, float32_op
 
 _py_bool, _py_int, _py_float = builtins.bool, builtins.int, builtins.float
 _NUMBER = (_py_bool, _py_int, _py_float, np.number, np.bool_)
@@ -497,6 +498,7 @@ def _expand_back(g, x, dims, keepdim):
     return expand(g, *x.shape)
 
 
+@float32_op
 def sum(input, dim=None, keepdim=False, dtype=None):  # noqa: A001
     """sum(input, dim=None, keepdim=False, dtype=None): aclnnReduceSum; integers and bool sum in int64."""
     dims = _reduce_dims(input, dim)
@@ -506,6 +508,7 @@ def sum(input, dim=None, keepdim=False, dtype=None):  # noqa: A001
     return record(res, [input], "SumBackward", lambda g: _expand_back(g, input, dims, keepdim))
 
 
+@float32_op
 def mean(input, dim=None, keepdim=False, dtype=None):
     """mean(input, dim=None, keepdim=False, dtype=None): aclnnMean."""
     dims = _reduce_dims(input, dim)
@@ -519,6 +522,7 @@ def mean(input, dim=None, keepdim=False, dtype=None):
 # ---------------------------------------------------------------------------------------------
 # Matmul family, softmax, losses
 
+@low_precision
 def matmul(input, other):
     """matmul(input, other): aclnnMatmul with numpy's broadcasting rules (1-D operands included)."""
     if input.dim() == 0 or other.dim() == 0:
@@ -554,12 +558,14 @@ def matmul(input, other):
     return record(res, [input, other], "MatmulBackward", back)
 
 
+@low_precision
 def mm(input, mat2):
     if input.dim() != 2 or mat2.dim() != 2:
         raise RuntimeError("mm: both arguments must be 2-D")
     return matmul(input, mat2)
 
 
+@low_precision
 def linear(input, weight, bias=None):
     """linear(input, weight, bias=None) = input @ weight.T + bias."""
     y = matmul(input, transpose(weight, 0, 1))
@@ -582,8 +588,8 @@ def _dimwise(api, back_api, name):
     return fn
 
 
-softmax = _dimwise("Softmax", "SoftmaxBackward", "softmax")
-log_softmax = _dimwise("LogSoftmax", "LogSoftmaxBackward", "log_softmax")
+softmax = float32_op(_dimwise("Softmax", "SoftmaxBackward", "softmax"))
+log_softmax = float32_op(_dimwise("LogSoftmax", "LogSoftmaxBackward", "log_softmax"))
 
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
@@ -594,6 +600,7 @@ def _reduction(r):
     return _REDUCTIONS[r]
 
 
+@float32_op
 def mse_loss(input, target, reduction="mean"):
     """mse_loss(input, target, reduction='mean'): aclnnMseLoss (gradient: aclnnMseLossBackward)."""
     red = _reduction(reduction)
@@ -608,6 +615,7 @@ def mse_loss(input, target, reduction="mean"):
     return record(res, [input, target], "MseLossBackward", back)
 
 
+@float32_op
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
     """cross_entropy(input [N, C], target [N] class indices, ...): aclnnCrossEntropyLoss
     (gradient: aclnnCrossEntropyLossGrad)."""
@@ -627,6 +635,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     return record(loss, [input, target], "CrossEntropyLossBackward", back)
 
 
+@float32_op
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     """nll_loss(input [N, C], target [N], ...): aclnnNLLLoss (gradient: aclnnNLLLossBackward)."""
     red = _reduction(reduction)
@@ -693,21 +702,25 @@ def _conv(input, weight, bias, stride, padding, dilation, transposed, output_pad
     return res if batched else squeeze(res, 0)
 
 
+@low_precision
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv1d: aclnnConvolution (gradient: aclnnConvolutionBackward); padding is a number / list."""
     return _conv(input, weight, bias, stride, padding, dilation, False, 0, groups, 1)
 
 
+@low_precision
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv2d: aclnnConvolution (gradient: aclnnConvolutionBackward); padding is a number / pair."""
     return _conv(input, weight, bias, stride, padding, dilation, False, 0, groups, 2)
 
 
+@low_precision
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose2d (weight [C_in, C_out / groups, kH, kW]): aclnnConvolution transposed=true."""
     return _conv(input, weight, bias, stride, padding, dilation, True, output_padding, groups, 2)
 
 
+@float32_op
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
     """batch_norm: aclnnBatchNorm (running stats updated in place when training; gradient:
     aclnnBatchNormBackward)."""
@@ -729,6 +742,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     return record(res, [input, weight, bias], "NativeBatchNormBackward", back)
 
 
+@float32_op
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """layer_norm: aclnnLayerNorm (gradient: aclnnLayerNormBackward)."""
     ns = _tup(normalized_shape, 1) if not isinstance(normalized_shape, (tuple, list)) else [_py_int(s) for s in normalized_shape]
@@ -748,6 +762,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return record(res, [input, weight, bias], "NativeLayerNormBackward", back)
 
 
+@float32_op
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """group_norm: aclnnGroupNorm (gradient: aclnnGroupNormBackward)."""
     n, c = input.shape[0], input.shape[1]
@@ -766,6 +781,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     return record(res, [input, weight, bias], "NativeGroupNormBackward", back)
 
 
+@float32_op
 def rms_norm(input, normalized_shape, weight, eps=1e-6):
     """rms_norm: y = x / sqrt(mean(x^2 over the last dims) + eps) * weight: aclnnRmsNorm (gradient:
     aclnnRmsNormGrad)."""
@@ -869,6 +885,7 @@ def adaptive_avg_pool2d(input, output_size):
     return record(res, [input], "AdaptiveAvgPool2DBackward", back)
 
 
+@float32_op
 def l1_loss(input, target, reduction="mean"):
     """l1_loss: aclnnL1Loss (gradient: aclnnL1LossBackward)."""
     red = _reduction(reduction)
@@ -883,6 +900,7 @@ def l1_loss(input, target, reduction="mean"):
     return record(res, [input, target], "L1LossBackward", back)
 
 
+@float32_op
 def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean", pos_weight=None):
     """binary_cross_entropy_with_logits: aclnnBinaryCrossEntropyWithLogits (gradient:
     aclnnBinaryCrossEntropyWithLogitsBackward)."""
