@@ -6,8 +6,9 @@
 //                   executor), destroy, every call; synchronised every 256 calls
 //   Replay/Add16x64 aclmdlRIExecuteAsync of 64 captured Add launches; the counter ns_per_launch
 //                   is the time per captured launch (synchronised every 16 replays)
-//   Streams/16xAddN/S  one host thread: 16 Adds of N floats spread over S streams, then every
-//                   stream synchronised (S = 1 or 2: do streams run side by side?)
+//   Streams/16xOp/S  one host thread: 16 launches of Op (Add of N floats, Mm n^3) spread over S
+//                   streams, then every stream synchronised (S = 1 or 2: do small ops run side by
+//                   side? do large ones share the thread pool without oversubscription?)
 // for aclnnAdd on 16 FLOAT elements and aclnnMm 64x64x64 FLOAT (plus the launch + run + sync of
 // Mm 128^3 and 256^3, which use both threads of the pool when there are two). The "/queued"
 // variants switch the inline launch policy off (OPSNN_LAUNCH_INLINE=0: every launch goes to the
@@ -61,13 +62,14 @@ aclTensor *tensor(std::initializer_list<int64_t> dims, void *data) {
 }
 
 // One op under test: how to build its tensors and run its two phases.
-struct AddOp {
-  static constexpr int64_t n = 16;
+template <int64_t N>
+struct AddN {
+  static constexpr int64_t n = N;
   Buffers buf{n * 4, n * 4, n * 4};
   float one = 1;
   aclScalar *alpha = aclCreateScalar(&one, ACL_FLOAT);
   aclTensor *t[3] = {tensor({n}, buf.ptrs[0]), tensor({n}, buf.ptrs[1]), tensor({n}, buf.ptrs[2])};
-  ~AddOp() {
+  ~AddN() {
     for (auto *x : t) aclDestroyTensor(x);
     aclDestroyScalar(alpha);
   }
@@ -86,6 +88,8 @@ struct AddOp {
     return rc;
   }
 };
+
+using AddOp = AddN<16>;
 
 template <int64_t N>
 struct MmOp {
@@ -210,41 +214,41 @@ void Replay(benchmark::State &state) {
   aclDestroyAclOpExecutor(ex);
 }
 
-// Streams side by side: one host thread launches `kOps` Adds of N floats per iteration, spread
-// over `streams` streams (repeatable executors, one per stream), then synchronises them all.
-template <int64_t N>
+// Streams side by side: one host thread launches `kOps` launches of Op per iteration, spread over
+// `streams` streams (repeatable executors, one op instance per stream), then synchronises them
+// all. Small ops: do two streams overlap their launch costs? Large ops (each already uses every
+// thread of the pool): do two streams share the pool without oversubscription (the same total
+// work in about the same time, not more)?
+template <class Op>
 void Streams(benchmark::State &state) {
   constexpr int kOps = 16;
   const int streams = static_cast<int>(state.range(0));
   struct PerStream {
     aclrtStream s = nullptr;
-    Buffers buf{N * 4, N * 4, N * 4};
-    aclTensor *t[3];
+    Op op;
     aclOpExecutor *ex = nullptr;
+    void *w = nullptr;
+    uint64_t ws = 0;
   };
-  float one = 1;
-  aclScalar *alpha = aclCreateScalar(&one, ACL_FLOAT);
   std::vector<PerStream> ps(static_cast<size_t>(streams));
   for (auto &p : ps) {
     aclrtCreateStream(&p.s);
-    for (int i = 0; i < 3; ++i) p.t[i] = tensor({N}, p.buf.ptrs[static_cast<size_t>(i)]);
-    uint64_t ws = 0;
-    aclnnAddGetWorkspaceSize(p.t[0], p.t[1], alpha, p.t[2], &ws, &p.ex);
+    if (p.op.phase1(p.op.t, &p.ws, &p.ex) != 0) state.SkipWithError(aclGetRecentErrMsg());
     aclSetAclOpExecutorRepeatable(p.ex);
+    if (p.ws) aclrtMalloc(&p.w, p.ws, ACL_MEM_MALLOC_HUGE_FIRST);
   }
   for (auto _ : state) {
     for (int k = 0; k < kOps; ++k) {
       auto &p = ps[static_cast<size_t>(k % streams)];
-      aclnnAdd(nullptr, 0, p.ex, p.s);
+      p.op.phase2(p.w, p.ws, p.ex, p.s);
     }
     for (auto &p : ps) aclrtSynchronizeStream(p.s);
   }
   for (auto &p : ps) {
     aclDestroyAclOpExecutor(p.ex);
-    for (auto *x : p.t) aclDestroyTensor(x);
+    if (p.w) aclrtFree(p.w);
     aclrtDestroyStream(p.s);
   }
-  aclDestroyScalar(alpha);
 }
 
 #if defined(OPSNN_HAVE_DNNL)
@@ -313,10 +317,12 @@ BENCHMARK(Queued<Phase2Enqueue<AddOp>>)->Name("Phase2Enqueue/Add16/queued");
 BENCHMARK(Queued<Phase2Sync<AddOp>>)->Name("Phase2Sync/Add16/queued");
 BENCHMARK(Queued<OneShot<AddOp>>)->Name("OneShot/Add16/queued");
 BENCHMARK(Replay)->Name("Replay/Add16x64");
-BENCHMARK(Streams<4096>)->Name("Streams/16xAdd4K")->Arg(1)->Arg(2);
-BENCHMARK(Queued<Streams<4096>>)->Name("Streams/16xAdd4K/queued")->Arg(1)->Arg(2);
-BENCHMARK(Streams<262144>)->Name("Streams/16xAdd256K")->Arg(1)->Arg(2);
-BENCHMARK(Queued<Streams<262144>>)->Name("Streams/16xAdd256K/queued")->Arg(1)->Arg(2);
+BENCHMARK(Streams<AddN<4096>>)->Name("Streams/16xAdd4K")->Arg(1)->Arg(2);
+BENCHMARK(Queued<Streams<AddN<4096>>>)->Name("Streams/16xAdd4K/queued")->Arg(1)->Arg(2);
+BENCHMARK(Streams<AddN<262144>>)->Name("Streams/16xAdd256K")->Arg(1)->Arg(2);
+BENCHMARK(Queued<Streams<AddN<262144>>>)->Name("Streams/16xAdd256K/queued")->Arg(1)->Arg(2);
+BENCHMARK(Streams<MmOp<64>>)->Name("Streams/16xMm64")->Arg(1)->Arg(2);
+BENCHMARK(Streams<MmOp<512>>)->Name("Streams/16xMm512")->Arg(1)->Arg(2)->UseRealTime();
 BENCHMARK(Phase1<MmOp<64>>)->Name("Phase1/Mm64");
 BENCHMARK(Phase2Enqueue<MmOp<64>>)->Name("Phase2Enqueue/Mm64");
 BENCHMARK(Phase2Sync<MmOp<64>>)->Name("Phase2Sync/Mm64");
