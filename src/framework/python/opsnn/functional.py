@@ -185,6 +185,7 @@ _UNARY_DEFAULTS = {
     "celu": {"alpha": 1.0}, "softplus": {"beta": 1.0, "threshold": 20.0},
     "hardtanh": {"clipValueMin": -1.0, "clipValueMax": 1.0}, "hardshrink": {"lambd": 0.5},
     "softshrink": {"lambd": 0.5}, "round": {}, "swish": {"scale": 1.0},
+    "logit": {"eps": -1.0},  # torch.logit's eps=None: no clamping (the op's eps < 0)
 }
 
 
@@ -197,9 +198,13 @@ def _unary_values(name, v, args, kwargs):
     vals = dict(_UNARY_DEFAULTS.get(name, {}))
     if len(args) > len(names):
         return None
-    vals.update(zip(names, args))
+    for n, val in zip(names, args):
+        if val is not None or n not in vals:  # None: PyTorch's "not given", the default
+            vals[n] = val
     for k, val in kwargs.items():
-        vals[_UNARY_KW.get(k, _camel(k))] = val
+        key = _UNARY_KW.get(k, _camel(k))
+        if val is not None or key not in vals:
+            vals[key] = val
     if set(vals) - set(names) or any(n not in vals for n in names):
         return None
     return vals
