@@ -36,12 +36,14 @@ void synchronize();
 /* Counters of the call path (reset_call_stats zeroes them; the cache's entries stay). */
 struct CallStats {
   uint64_t calls = 0;            // aclnn calls made (launches)
-  uint64_t workspace_bytes = 0;  // workspace bytes taken from the allocator, summed
+  uint64_t workspace_bytes = 0;  // workspace bytes the launches used, summed
   uint64_t max_workspace = 0;    // largest single workspace
   uint64_t cache_hits = 0;       // launches of a cached executor (no phase 1)
   uint64_t cache_misses = 0;     // phase 1 runs of cacheable calls (the executor is then kept)
   uint64_t cache_uncached = 0;   // calls that bypassed the cache (disabled, tensor lists, unverified roles)
   uint64_t cache_entries = 0;    // executors kept
+  uint64_t arena_bytes = 0;      // the workspace arena's block (the largest workspace so far)
+  uint64_t arena_grows = 0;      // times the arena took a larger block (its only allocations)
 };
 CallStats call_stats();
 void reset_call_stats();

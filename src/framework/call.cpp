@@ -2,6 +2,7 @@
 // layer's stream. Only the public acl / aclnn API is used.
 #include "opsnn/call.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -61,6 +62,21 @@ ExecutorCache &cache() {
   return *c;
 }
 
+// The workspace arena: every launch of the layer goes to its one stream, whose launches run in
+// order, so they can all use one block, grown to the largest need so far (the outgrown block's
+// aclrtFree is stream-ordered: the allocator reuses it only after the launches queued before).
+// One host thread at a time holds it from acquire_workspace to release_workspace, i.e. around a
+// launch, so no thread frees the block between another's acquire and its launch.
+struct WorkspaceArena {
+  std::mutex mu;
+  void *block = nullptr;
+  uint64_t bytes = 0, grows = 0;
+};
+WorkspaceArena &arena() {
+  static WorkspaceArena *a = new WorkspaceArena();  // never destroyed (see LayerStream)
+  return *a;
+}
+
 std::string recent_message() {
   const char *m = aclGetRecentErrMsg();
   return m ? std::string(m) : std::string();
@@ -83,6 +99,11 @@ CallStats call_stats() {
   s.cache_hits = g_hits.load();
   s.cache_misses = g_misses.load();
   s.cache_uncached = g_uncached.load();
+  {
+    std::lock_guard<std::mutex> lock(arena().mu);
+    s.arena_bytes = arena().bytes;
+    s.arena_grows = arena().grows;
+  }
   std::lock_guard<std::mutex> lock(cache().mu);
   s.cache_entries = cache().map.size();
   return s;
@@ -287,10 +308,23 @@ void *OpCall::acquire_workspace(uint64_t bytes) {
   uint64_t prev = g_ws_max.load();
   while (prev < bytes && !g_ws_max.compare_exchange_weak(prev, bytes)) {
   }
-  void *p = nullptr;
-  const aclError rc = aclrtMalloc(&p, bytes, ACL_MEM_MALLOC_HUGE_FIRST);
-  if (rc != ACL_SUCCESS) throw Error(rc, api_ + ": workspace aclrtMalloc(" + std::to_string(bytes) + ") failed: " + recent_message());
-  return p;
+  WorkspaceArena &a = arena();
+  a.mu.lock();  // released by release_workspace, after the launch
+  if (bytes > a.bytes) {
+    // Grow by at least half, so a run of slowly growing needs takes few blocks.
+    const uint64_t want = std::max(bytes, a.bytes + a.bytes / 2);
+    void *p = nullptr;
+    const aclError rc = aclrtMalloc(&p, want, ACL_MEM_MALLOC_HUGE_FIRST);
+    if (rc != ACL_SUCCESS) {
+      a.mu.unlock();
+      throw Error(rc, api_ + ": workspace aclrtMalloc(" + std::to_string(want) + ") failed: " + recent_message());
+    }
+    if (a.block != nullptr) aclrtFree(a.block);  // stream-ordered
+    a.block = p;
+    a.bytes = want;
+    ++a.grows;
+  }
+  return a.block;
 }
 
 // Re-point a kept executor's tensors at this call's addresses: the roles give each tensor's
@@ -378,7 +412,7 @@ bool OpCall::cache_keep(aclOpExecutor *ex, uint64_t ws) {
 }
 
 void OpCall::release_workspace(void *p) {
-  if (p) aclrtFree(p);  // stream-ordered: the block is reused only after the launch has run
+  if (p) arena().mu.unlock();  // (a null workspace took no arena)
 }
 
 }  // namespace opsnn

@@ -141,6 +141,8 @@ PYBIND11_MODULE(_C, m) {
     d["cache_misses"] = s.cache_misses;
     d["cache_uncached"] = s.cache_uncached;
     d["cache_entries"] = s.cache_entries;
+    d["arena_bytes"] = s.arena_bytes;
+    d["arena_grows"] = s.arena_grows;
     return d;
   });
   m.def("reset_call_stats", &opsnn::reset_call_stats);

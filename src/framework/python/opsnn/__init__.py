@@ -34,9 +34,10 @@ def synchronize():
 
 
 def call_stats():
-    """Counters of the aclnn call path: calls (launches), workspace bytes taken, largest
-    workspace, and the executor cache's hits (launches without phase 1), misses (phase 1 runs,
-    executor kept), uncached calls and kept executors."""
+    """Counters of the aclnn call path: calls (launches), workspace bytes used, largest
+    workspace, the executor cache's hits (launches without phase 1), misses (phase 1 runs,
+    executor kept), uncached calls and kept executors, and the workspace arena (one block on the
+    layer's stream, grown to the largest workspace: arena_bytes, arena_grows)."""
     return _C.call_stats()
 
 
