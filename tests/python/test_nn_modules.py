@@ -157,6 +157,54 @@ def test_conv_transpose2d(rng, stride, padding, output_padding, groups):
                      [xs, m.weight, m.bias])
 
 
+def conv_transpose_ref(x, w, b, stride, padding, output_padding, groups, dilation):
+    """N-d transposed convolution from the definition (the adjoint of conv_ref): every input element
+    x[n, c, i] adds x * w[c, o, k] to y[n, o, i * stride + k * dilation - padding]."""
+    n = x.ndim - 2
+    S, K = x.shape[2:], w.shape[2:]
+    cg, og = x.shape[1] // groups, w.shape[1]
+    full = [(S[i] - 1) * stride[i] + dilation[i] * (K[i] - 1) + 1 + output_padding[i] for i in range(n)]
+    y = np.zeros((x.shape[0], og * groups) + tuple(full))
+    for k in np.ndindex(*K):
+        sl = tuple(slice(k[i] * dilation[i], k[i] * dilation[i] + stride[i] * (S[i] - 1) + 1, stride[i]) for i in range(n))
+        for gi in range(groups):
+            wk = w[(slice(gi * cg, (gi + 1) * cg), slice(None)) + k]  # [cg, og]
+            y[(slice(None), slice(gi * og, (gi + 1) * og)) + sl] += np.einsum("co,nc...->no...", wk,
+                                                                               x[:, gi * cg:(gi + 1) * cg])
+    y = y[(slice(None), slice(None)) + tuple(slice(padding[i], full[i] - padding[i]) for i in range(n))]
+    if b is not None:
+        y = y + b.reshape((1, -1) + (1,) * n)
+    return y
+
+
+@pytest.mark.parametrize("stride,padding,groups", [(1, 0, 1), (2, 1, 1), ((1, 2, 1), (0, 1, 1), 2)])
+def test_conv3d_forward_and_gradients(rng, stride, padding, groups):
+    m = nn.Conv3d(4, 6, (2, 3, 2), stride=stride, padding=padding, groups=groups)
+    x = rng.standard_normal((2, 4, 5, 6, 4))
+    want = conv_ref(x.astype(np.float32).astype(np.float64), f64(m.weight), f64(m.bias), m.stride, m.padding,
+                    m.dilation, groups)
+    assert_close(f64(m(t(x))), want, "float32", "conv3d", abs_floor=1e-5)
+    xs = t(rng.standard_normal((1, 4, 3, 4, 3)), True)
+    assert gradcheck(lambda a, w, b: F.conv3d(a, w, b, m.stride, m.padding, 1, groups), [xs, m.weight, m.bias])
+
+
+@pytest.mark.parametrize("cls,shape", [(nn.ConvTranspose1d, (2, 4, 7)), (nn.ConvTranspose3d, (1, 4, 3, 4, 3))])
+@pytest.mark.parametrize("stride,padding,output_padding,groups", [(1, 0, 0, 1), (2, 1, 1, 2)])
+def test_conv_transpose_1d_3d(rng, cls, shape, stride, padding, output_padding, groups):
+    m = cls(4, 6, 3, stride=stride, padding=padding, output_padding=output_padding, groups=groups)
+    x = rng.standard_normal(shape)
+    want = conv_transpose_ref(x.astype(np.float32).astype(np.float64), f64(m.weight), f64(m.bias), m.stride,
+                              m.padding, m.output_padding, groups, m.dilation)
+    y = m(t(x))
+    assert y.shape == want.shape
+    assert_close(f64(y), want, "float32", cls.__name__, abs_floor=1e-5)
+    # the N-d reference agrees with the 2-d one of test_conv_transpose2d on a 2-d case
+    x2 = rng.standard_normal((1, 4, 3, 4))
+    w2 = rng.standard_normal((4, 3, 3, 3))
+    np.testing.assert_allclose(conv_transpose_ref(x2, w2, None, (2, 2), (1, 1), (1, 1), 1, (1, 1)),
+                               conv_transpose2d_ref(x2, w2, None, (2, 2), (1, 1), (1, 1), 1, (1, 1)), rtol=1e-12)
+
+
 # ---- normalisation
 
 @pytest.mark.parametrize("cls,shape", [(nn.BatchNorm2d, (4, 3, 5, 5)), (nn.BatchNorm1d, (8, 3)),

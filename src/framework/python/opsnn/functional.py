@@ -720,6 +720,24 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 
 @low_precision
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """conv3d over [N, C, D, H, W]: aclnnConvolution (gradient: aclnnConvolutionBackward)."""
+    return _conv(input, weight, bias, stride, padding, dilation, False, 0, groups, 3)
+
+
+@low_precision
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """conv_transpose1d (weight [C_in, C_out / groups, kL]): aclnnConvolution transposed=true."""
+    return _conv(input, weight, bias, stride, padding, dilation, True, output_padding, groups, 1)
+
+
+@low_precision
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """conv_transpose3d (weight [C_in, C_out / groups, kD, kH, kW]): aclnnConvolution transposed=true."""
+    return _conv(input, weight, bias, stride, padding, dilation, True, output_padding, groups, 3)
+
+
+@low_precision
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose2d (weight [C_in, C_out / groups, kH, kW]): aclnnConvolution transposed=true."""
     return _conv(input, weight, bias, stride, padding, dilation, True, output_padding, groups, 2)
@@ -920,6 +938,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
     return record(res, [input, target], "BinaryCrossEntropyWithLogitsBackward", back)
 
 
-__all__ += ["conv1d", "conv2d", "conv_transpose2d", "batch_norm", "layer_norm", "group_norm", "rms_norm", "embedding",
+__all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+            "batch_norm", "layer_norm", "group_norm", "rms_norm", "embedding",
             "dropout", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "l1_loss",
             "binary_cross_entropy_with_logits"]

@@ -291,6 +291,14 @@ class Conv2d(_ConvNd):
         return F.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
 
+class Conv3d(_ConvNd):
+    """aclnnConvolution over [N, C, D, H, W] (gradient: aclnnConvolutionBackward)."""
+    _n = 3
+
+    def forward(self, x):
+        return F.conv3d(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
 class ConvTranspose2d(_ConvNd):
     """aclnnConvolution with transposed=true (gradient: aclnnConvolutionBackward)."""
     _transposed = True
@@ -301,6 +309,24 @@ class ConvTranspose2d(_ConvNd):
 
     def forward(self, x):
         return F.conv_transpose2d(x, self.weight, self.bias, self.stride, self.padding, self.output_padding,
+                                  self.groups, self.dilation)
+
+
+class ConvTranspose1d(ConvTranspose2d):
+    """aclnnConvolution with transposed=true over [N, C, L]."""
+    _n = 1
+
+    def forward(self, x):
+        return F.conv_transpose1d(x, self.weight, self.bias, self.stride, self.padding, self.output_padding,
+                                  self.groups, self.dilation)
+
+
+class ConvTranspose3d(ConvTranspose2d):
+    """aclnnConvolution with transposed=true over [N, C, D, H, W]."""
+    _n = 3
+
+    def forward(self, x):
+        return F.conv_transpose3d(x, self.weight, self.bias, self.stride, self.padding, self.output_padding,
                                   self.groups, self.dilation)
 
 
@@ -537,7 +563,8 @@ class BCEWithLogitsLoss(_Loss):
 
 functional = F
 __all__ = ["Parameter", "Module", "Linear", "ReLU", "Sigmoid", "Tanh", "GELU", "SiLU", "LeakyReLU", "Softmax",
-           "LogSoftmax", "Sequential", "MSELoss", "CrossEntropyLoss", "float32", "Conv1d", "Conv2d", "ConvTranspose2d",
+           "LogSoftmax", "Sequential", "MSELoss", "CrossEntropyLoss", "float32", "Conv1d", "Conv2d", "Conv3d",
+           "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
            "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "RMSNorm", "Embedding", "Dropout", "MaxPool2d",
            "AvgPool2d", "AdaptiveAvgPool2d", "Flatten", "Identity", "ModuleList", "L1Loss", "NLLLoss",
            "BCEWithLogitsLoss"]
