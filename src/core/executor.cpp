@@ -98,7 +98,7 @@ int run_launch(const rt::Task &task) {
   for (const auto &step : ex.steps) {
     status = step->run(args);
     if (status != 0) {  // the step's message, prefixed with the op's name
-      set_last_error(status, ex.api + ": " + last_error_message());
+      set_last_error(status, std::string(ex.api) + ": " + last_error_message());
       break;
     }
   }
@@ -107,10 +107,8 @@ int run_launch(const rt::Task &task) {
     if (profiled) {
       prof::Event e;
       e.cat = prof::Cat::kKernel;
-      e.name = ex.api;
-      e.name += " kernel";
-      e.op = ex.api;
-      if (ex.trace) e.detail = ex.trace->impl;
+      e.op = ex.api;  // (the trace's name: "<op> kernel")
+      if (ex.trace) e.impl = std::shared_ptr<const std::string>(ex.trace, &ex.trace->impl);
       e.start_ns = t0;
       e.dur_ns = t1 - t0;
       e.status = status;
@@ -126,9 +124,8 @@ int run_launch(const rt::Task &task) {
 void record_phase1(const aclOpExecutor &ex, int64_t start_ns, int status) {
   prof::Event e;
   e.cat = prof::Cat::kPhase1;
-  e.name = ex.api + "GetWorkspaceSize";
-  e.op = ex.api;
-  if (ex.trace) e.detail = ex.trace->impl;
+  e.op = ex.api;  // (the trace's name: "<op>GetWorkspaceSize")
+  if (ex.trace) e.impl = std::shared_ptr<const std::string>(ex.trace, &ex.trace->impl);
   e.start_ns = start_ns;
   e.dur_ns = prof::now_ns() - start_ns;
   e.bytes = ex.workspace_size;
@@ -140,7 +137,6 @@ void record_phase1_failure(const char *api, int64_t start_ns, int status) {
   prof::Event e;
   e.cat = prof::Cat::kPhase1;
   e.op = api;
-  e.name = e.op + "GetWorkspaceSize";
   e.start_ns = start_ns;
   e.dur_ns = prof::now_ns() - start_ns;
   e.status = status;
@@ -228,9 +224,9 @@ int launch_executor_impl(const char *api, void *workspace, uint64_t workspace_si
                 "%s: executor is not live (a single-use executor was already launched, or it was destroyed)", api);
   // An executor runs only through its own op's launch (a Mul executor given to aclnnAdd would run
   // silently otherwise).
-  if (ex->api != api)
+  if (std::strcmp(ex->api, api) != 0)
     return fail(ACLNN_ERR_PARAM_INVALID, "%s: the executor was made by %sGetWorkspaceSize; launch it with %s", api,
-                ex->api.c_str(), ex->api.c_str());
+                ex->api, ex->api);
   if (ex->workspace_size > 0 && workspace == nullptr)
     return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: workspace is null but the executor needs %llu bytes", api,
                 static_cast<unsigned long long>(ex->workspace_size));
@@ -321,7 +317,7 @@ aclnnStatus bind_slot(const char *api, aclOpExecutor *ex, size_t slot, void *add
   return api_call(api, [&] {
     aclTensor t = ex->slots[slot];
     t.data = addr;
-    const std::string what = "tensor slot " + std::to_string(slot) + " of " + ex->api;
+    const std::string what = "tensor slot " + std::to_string(slot) + " of " + std::string(ex->api);
     check_view_within_allocation(t, what.c_str());
     ex->slots[slot].data = addr;
     return ACLNN_SUCCESS;
@@ -336,14 +332,14 @@ aclnnStatus set_addr(const char *api, aclOpExecutor *handle, size_t index, Index
   int slot = -1;
   size_t limit = kind == IndexKind::kInput ? n_in : kind == IndexKind::kOutput ? n_out : n_in + n_out;
   if (index >= limit)
-    return fail(ACLNN_ERR_PARAM_INVALID, "%s: index %zu is out of range; %s has %zu %s", api, index, ex->api.c_str(),
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: index %zu is out of range; %s has %zu %s", api, index, ex->api,
                 limit, kind == IndexKind::kInput ? "inputs" : kind == IndexKind::kOutput ? "outputs" : "tensors");
   if (kind == IndexKind::kInput) slot = ex->input_index[index];
   else if (kind == IndexKind::kOutput) slot = ex->output_index[index];
   else slot = index < n_in ? ex->input_index[index] : ex->output_index[index - n_in];
   if (slot < 0)
     return fail(ACLNN_ERR_PARAM_INVALID, "%s: tensor %zu of %s was null in phase 1; it has no address to set", api,
-                index, ex->api.c_str());
+                index, ex->api);
   return bind_slot(api, ex, static_cast<size_t>(slot), addr);
 }
 
@@ -359,7 +355,7 @@ aclnnStatus set_dynamic_addr(const char *api, aclOpExecutor *handle, size_t ir_i
     return bind_slot(api, ex, static_cast<size_t>(slots[relative]), addr);
   }
   return fail(ACLNN_ERR_PARAM_INVALID, "%s: irIndex %zu is not a tensor-list parameter of %s", api, ir_index,
-              ex->api.c_str());
+              ex->api);
 }
 
 }  // namespace

@@ -65,7 +65,7 @@ inline char *view_base(const LaunchArgs &args, int slot, const aclTensor &desc, 
 }  // namespace opsnn::core
 
 struct aclOpExecutor {
-  std::string api;                              // "aclnnAdd"
+  const char *api = "";                         // "aclnnAdd": the literal phase 1 was given (static storage)
   std::vector<aclTensor> slots;                 // deep copies; .data is the bound address
   std::vector<int> input_index;                 // flat input index  -> slot (-1: tensor was null)
   std::vector<int> output_index;                // flat output index -> slot (-1: tensor was null)

@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <algorithm>
 #include <map>
 #include <mutex>
@@ -21,11 +20,36 @@ std::atomic<bool> g_enabled{false};
 
 namespace {
 
-// Each recording thread appends to its own buffer (its mutex is contended only while a session
-// or the trace file collects), so a host thread and a stream worker never wait for each other.
+// Each recording thread appends to its own ring (its mutex is contended only while a session or
+// the trace file collects), so a host thread and a stream worker never wait for each other.
+size_t ring_capacity() {
+  static const size_t cap = [] {
+    const char *e = std::getenv("OPSNN_PROFILE_EVENTS");
+    const long long v = e != nullptr ? std::atoll(e) : 0;
+    return v > 0 ? static_cast<size_t>(v) : size_t{1} << 18;
+  }();
+  return cap;
+}
+
 struct ThreadBuf {
   std::mutex mu;
-  std::deque<Event> events;  // grows by blocks: no event is moved when it grows
+  std::vector<Event> ring;  // grows to ring_capacity(), then overwrites its oldest events
+  size_t head = 0;          // once full: the oldest event (the next to overwrite)
+  uint64_t dropped = 0;
+  void push(Event &&e) {
+    if (ring.size() < ring_capacity()) {
+      ring.push_back(std::move(e));
+      return;
+    }
+    ring[head] = std::move(e);
+    head = head + 1 == ring.size() ? 0 : head + 1;
+    ++dropped;
+  }
+  template <class F>
+  void for_each(F &&f) const {  // oldest first
+    for (size_t i = head; i < ring.size(); ++i) f(ring[i]);
+    for (size_t i = 0; i < head; ++i) f(ring[i]);
+  }
 };
 
 struct State {
@@ -69,8 +93,9 @@ std::vector<Event> collect_locked(State &s, int64_t from_ns) {
   std::vector<Event> out;
   for (ThreadBuf *b : s.bufs) {
     std::lock_guard<std::mutex> lock(b->mu);
-    for (const Event &e : b->events)
+    b->for_each([&](const Event &e) {
       if (e.start_ns >= from_ns) out.push_back(e);
+    });
   }
   std::stable_sort(out.begin(), out.end(), [](const Event &a, const Event &b) { return a.start_ns < b.start_ns; });
   return out;
@@ -79,7 +104,8 @@ std::vector<Event> collect_locked(State &s, int64_t from_ns) {
 void clear_locked(State &s) {
   for (ThreadBuf *b : s.bufs) {
     std::lock_guard<std::mutex> lock(b->mu);
-    std::deque<Event>().swap(b->events);
+    std::vector<Event>().swap(b->ring);
+    b->head = 0;
   }
 }
 
@@ -87,8 +113,9 @@ void update_enabled_locked(State &s) {
   g_enabled.store(!s.env_path.empty() || !s.sessions.empty(), std::memory_order_relaxed);
 }
 
-void append_escaped(std::string *out, const std::string &s) {
-  for (char c : s) {
+void append_escaped(std::string *out, const char *s) {
+  for (; *s != '\0'; ++s) {
+    const char c = *s;
     if (c == '"' || c == '\\') {
       out->push_back('\\');
       out->push_back(c);
@@ -110,7 +137,12 @@ void append_us(std::string *out, int64_t ns) {
 
 void append_event(std::string *out, const Event &e, int64_t base_ns, int pid) {
   *out += "{\"name\":\"";
-  append_escaped(out, e.name);
+  if (e.name != nullptr) {
+    append_escaped(out, e.name);
+  } else {
+    append_escaped(out, e.op);
+    *out += e.cat == Cat::kPhase1 ? "GetWorkspaceSize" : " kernel";
+  }
   *out += "\",\"cat\":\"";
   *out += cat_name(e.cat);
   *out += "\",\"ph\":\"X\",\"ts\":";
@@ -131,9 +163,14 @@ void append_event(std::string *out, const Event &e, int64_t base_ns, int pid) {
     default:
       break;
   }
-  if (!e.detail.empty()) {
-    *out += e.cat == Cat::kCopy ? ",\"kind\":\"" : ",\"impl\":\"";
-    append_escaped(out, e.detail);
+  if (e.kind != nullptr) {
+    *out += ",\"kind\":\"";
+    append_escaped(out, e.kind);
+    *out += '"';
+  }
+  if (e.impl && !e.impl->empty()) {
+    *out += ",\"impl\":\"";
+    append_escaped(out, e.impl->c_str());
     *out += '"';
   }
   if (e.status != 0) *out += ",\"status\":" + std::to_string(e.status);
@@ -149,7 +186,7 @@ std::string events_json_locked(const State &s, const std::vector<Event> &events)
   for (const auto &[tid, name] : s.thread_names) {
     out += ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid) +
            ",\"args\":{\"name\":\"";
-    append_escaped(&out, name);
+    append_escaped(&out, name.c_str());
     out += "\"}}";
   }
   std::map<uint32_t, bool> unnamed;  // threads without a name: "host thread <tid>"
@@ -208,10 +245,21 @@ void record(Event &&e) {
   e.tid = this_tid();
   ThreadBuf &b = this_buf();
   std::lock_guard<std::mutex> lock(b.mu);
-  b.events.push_back(std::move(e));
+  b.push(std::move(e));
 }
 
-void record_span(Cat cat, const char *name, int64_t start_ns, uint64_t bytes, const char *detail, int status,
+uint64_t dropped_events() {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  uint64_t n = 0;
+  for (ThreadBuf *b : s.bufs) {
+    std::lock_guard<std::mutex> l(b->mu);
+    n += b->dropped;
+  }
+  return n;
+}
+
+void record_span(Cat cat, const char *name, int64_t start_ns, uint64_t bytes, const char *kind, int status,
                  const char *op) {
   Event e;
   e.cat = cat;
@@ -219,7 +267,7 @@ void record_span(Cat cat, const char *name, int64_t start_ns, uint64_t bytes, co
   e.dur_ns = now_ns() - start_ns;
   e.name = name;
   e.op = op != nullptr ? op : name;
-  if (detail != nullptr) e.detail = detail;
+  e.kind = kind;
   e.bytes = bytes;
   e.status = status;
   record(std::move(e));
@@ -273,6 +321,11 @@ void flush_env_trace() {
   }
   if (!write_trace_file(path, json))
     OPSNN_LOG(LogLevel::kError, "OPSNN_PROFILE: cannot write the trace to '%s'", path.c_str());
+  if (const uint64_t dropped = dropped_events(); dropped > 0)
+    OPSNN_LOG(LogLevel::kWarning,
+              "OPSNN_PROFILE: the trace keeps each thread's last %zu events; %llu older ones were dropped "
+              "(OPSNN_PROFILE_EVENTS sets the count)",
+              ring_capacity(), static_cast<unsigned long long>(dropped));
 }
 
 }  // namespace opsnn::prof

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace opsnn::prof {
@@ -21,11 +22,16 @@ int64_t now_ns();
 enum class Cat : uint8_t { kPhase1, kLaunch, kKernel, kSync, kCopy };
 const char *cat_name(Cat c);
 
+// An event holds pointers, not copies: `name`, `op` and `kind` point at static strings (the
+// literals the API entry points pass), the chosen implementations at the executor's phase-1 trace
+// (shared), so recording one allocates nothing in the steady state.
 struct Event {
   Cat cat = Cat::kLaunch;
-  std::string name;    // the trace's label ("aclnnAddGetWorkspaceSize", "aclnnAdd", "aclrtMemcpy")
-  std::string op;      // the op ("aclnnAdd") or the runtime API
-  std::string detail;  // phase 1 / kernel: the implementations chosen; copy: its kind
+  const char *name = nullptr;  // the trace's label; null: the op's, with "GetWorkspaceSize" (phase 1)
+                               // or " kernel" (kernel) appended
+  const char *op = "";         // the op ("aclnnAdd") or the runtime API ("aclrtMemcpy")
+  const char *kind = nullptr;  // a copy's kind ("host_to_device")
+  std::shared_ptr<const std::string> impl;  // phase 1 / kernel: the implementations chosen
   int64_t start_ns = 0;
   int64_t dur_ns = 0;
   uint64_t bytes = 0;  // phase 1 / launch: workspace bytes; copy: bytes copied
@@ -33,11 +39,16 @@ struct Event {
   uint32_t tid = 0;    // filled by record()
 };
 
+// Each thread keeps its last OPSNN_PROFILE_EVENTS events (default 262144, about 20 MB) in a ring:
+// a long run keeps its end, and the trace notes how many older events were dropped.
 // Appends an event (thread-safe; fills tid with this thread's small id).
 void record(Event &&e);
-// Convenience: an event of `cat` named `name` (op = name unless given), from `start_ns` to now.
-void record_span(Cat cat, const char *name, int64_t start_ns, uint64_t bytes = 0, const char *detail = nullptr,
+// Convenience: an event of `cat` named `name` (op = name unless given), from `start_ns` to now;
+// every string a static one. `kind`: a copy's kind.
+void record_span(Cat cat, const char *name, int64_t start_ns, uint64_t bytes = 0, const char *kind = nullptr,
                  int status = 0, const char *op = nullptr);
+// Events dropped from the threads' rings so far.
+uint64_t dropped_events();
 
 // Names this thread in the trace ("stream 1 worker").
 void set_thread_name(const std::string &name);

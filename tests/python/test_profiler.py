@@ -150,6 +150,28 @@ def test_env_var_writes_trace_python(tmp_path):
     assert sum(e["cat"] == "phase1" for e in adds) >= 1
 
 
+def test_trace_keeps_the_last_events_of_each_thread(tmp_path):
+    """OPSNN_PROFILE_EVENTS bounds each thread's ring: a long run keeps its end and says how many
+    events it dropped."""
+    path = tmp_path / "ring.json"
+    code = ("import numpy as np, opsnn\n"
+            "a = opsnn.tensor(np.ones((4, 4), dtype=np.float32))\n"
+            "for _ in range(50): b = a + a\n"
+            "c = a * a\n"
+            "print(c.numpy().sum())\n")
+    r = _run([PY, "-c", code], {"OPSNN_PROFILE": str(path), "OPSNN_PROFILE_EVENTS": "8",
+                                "ASCEND_SLOG_PRINT_TO_STDOUT": "1", "ASCEND_GLOBAL_LOG_LEVEL": "1"})
+    assert r.returncode == 0, r.stderr
+    xs = check_trace_events(json.loads(path.read_text())["traceEvents"])
+    per_thread = {}
+    for e in xs:
+        per_thread[e["tid"]] = per_thread.get(e["tid"], 0) + 1
+    assert per_thread and max(per_thread.values()) <= 8, per_thread
+    assert any(e["args"]["op"] == "aclnnMul" for e in xs)  # the end of the run is kept
+    assert sum(e["args"]["op"] == "aclnnAdd" and e["cat"] == "launch" for e in xs) < 50
+    assert "older ones were dropped" in r.stdout + r.stderr
+
+
 @pytest.mark.skipif(not os.environ.get("OPSNN_ADD_BASIC_EXE"), reason="the C example is built by ctest's tree")
 def test_env_var_writes_trace_c_program(tmp_path):
     """An unchanged aclnn program (examples/add_basic.cpp): trace at aclFinalize / exit."""
