@@ -68,7 +68,7 @@ def arg_kind(p):
 # until a test covers them. The conv / norm / pooling / embedding-gradient / optimiser tables are
 # covered by the nn modules' calls (CNN training and each module op, cache on vs off).
 CACHE_TABLE_KINDS = {"unary", "nary", "reduce", "dimwise", "ploss", "closs", "conv", "cnorm", "pool", "rows", "ngrad",
-                     "embed", "optim"}
+                     "embed", "optim", "matmul"}
 CACHE_CATALOG_FAMILIES = {"activation", "copy", "matmul"}
 
 

@@ -116,12 +116,6 @@ float scalar_value(const aclScalar *s, const char *name) {
   return static_cast<float>(s->to_double());
 }
 
-Shape make_shape(std::initializer_list<int64_t> dims) {
-  Shape s;
-  for (int64_t d : dims) s.dims[s.ndim++] = d;
-  return s;
-}
-
 void bind_tensor(GemmCall &call, int which, int slot, const aclTensor *t) {
   call.ref[which].slot = slot;
   call.ref[which].offset_bytes = t->offset * static_cast<int64_t>(core::dtype_size(t->dtype));

@@ -29,7 +29,6 @@ void check_inner_dims(const aclTensor *a, const char *a_name, int64_t ka, const 
 void check_broadcasts_to(const aclTensor *t, const char *name, const core::Shape &shape);
 // A non-null aclScalar as float (alpha / beta).
 float scalar_value(const aclScalar *s, const char *name);
-core::Shape make_shape(std::initializer_list<int64_t> dims);
 
 // ---- Recording GEMMs over views ----
 
