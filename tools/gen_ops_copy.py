@@ -66,7 +66,7 @@ def render_tests(g, tables):
     out = g.family_tests_head(tables, "copy", "CopyTableCase", "copy_table_cases")
     for t in tables:
         for op in t.ops:
-            args = ", ".join(f"a.{role_of(op, p)}" for p in op.params)
+            args = g.role_args(op)
             name = lambda r: f'"{op.roles[r].name}"' if r in op.roles else '""'
             fields = [f"c.dtypes = {{{', '.join(g.cxx_dtype(d) for d in op.dtypes)}}};",
                       f"c.broadcast = {'true' if op.broadcast else 'false'}; "
