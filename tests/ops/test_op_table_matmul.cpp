@@ -257,7 +257,7 @@ int call_phase1(const MatmulTableCase &c, const Problem &p, const Tensors &t, ui
   a.alpha = static_cast<float>(p.alpha);
   a.beta = static_cast<float>(p.beta);
   a.trans_a = p.ta;
-  a.trans_b = p.tb;
+  a.trans_b = p.tb ? 7 : 0;  // any non-zero value transposes
   a.cube = p.cube;
   return c.phase1(a, ws, ex);
 }
@@ -327,8 +327,13 @@ void run_and_check(const MatmulTableCase &c, const Problem &p, Tensors &t, bool 
     t.a->fill_random(-1, 1);
     t.b->fill_random(-1, 1);
     if (c.has_bias) {
-      if (p.beta == 0) t.bias->set_values(std::vector<double>(static_cast<size_t>(t.bias->numel()), kNaN));
-      else t.bias->fill_random(-1, 1);
+      if (p.beta == 0) {  // NaN and an infinity, to be ignored
+        std::vector<double> v(static_cast<size_t>(t.bias->numel()), kNaN);
+        if (!v.empty()) v[0] = kInf;
+        t.bias->set_values(v);
+      } else {
+        t.bias->fill_random(-1, 1);
+      }
     }
   }
   if (t.out) t.out->poison();
@@ -413,17 +418,23 @@ TEST_P(MatmulTable, SpecialValuesPropagate) {
 // The ops with a reduction (all but the outer product, whose K is 1).
 class MatmulTableReducing : public ::testing::TestWithParam<MatmulTableCase> {};
 
-// Long reductions (K up to 8192; Addbmm: over 9 batches) in every dtype.
+// Long reductions (K up to 8192; Addbmm: over 9 batches) in every dtype, on a few rows and on many
+// register tiles (M 97, N 131).
 TEST_P(MatmulTableReducing, LongReductions) {
   reseed_for_current_test();
   const MatmulTableCase &c = GetParam();
-  for (int64_t K : {1000, 4097, 8192})
+  for (int64_t K : {1000, 2051, 4097, 8192})
     for (aclDataType dt : kFloats) {
       Problem p = random_problem(c);
-      p.M = has_m(c, p) ? 9 : 1;
-      p.N = has_n(c, p) ? 11 : 1;
+      p.M = has_m(c, p) ? (K == 2051 ? 97 : 9) : 1;
+      p.N = has_n(c, p) ? (K == 2051 ? 131 : 11) : 1;
       p.K = summed(c) ? K / 9 : K;
-      if (summed(c)) p.batch = p.a_batch = p.b_batch = {9};
+      if (summed(c)) {
+        p.batch = p.a_batch = p.b_batch = {9};
+      } else if (K == 2051) {  // the many-tile problem once, not per batch
+        for (Dims *b : {&p.a_batch, &p.b_batch}) std::fill(b->begin(), b->end(), 1);
+        p.batch = broadcast(p.a_batch, p.b_batch);
+      }
       if (c.has_bias) p.bias = res_shape(c, p);
       p.da = p.db = p.dout = p.dbias = dt;
       Tensors t = make_tensors(c, p, true);
