@@ -68,8 +68,8 @@ def arg_kind(p):
 # until a test covers them. The conv / norm / pooling / embedding-gradient / optimiser tables are
 # covered by the nn modules' calls (CNN training and each module op, cache on vs off).
 CACHE_TABLE_KINDS = {"unary", "nary", "reduce", "dimwise", "ploss", "closs", "conv", "cnorm", "pool", "rows", "ngrad",
-                     "embed", "optim"}
-CACHE_CATALOG_FAMILIES = {"activation", "copy", "matmul"}
+                     "embed", "optim", "matmul", "copy"}
+CACHE_CATALOG_FAMILIES = {"activation", "matmul"}
 
 
 def all_rows():

@@ -1391,4 +1391,24 @@ inline AdamElem apply_adam_ref(double var, double m, double v, double g, double 
   return {var - lr_t * num / (std::sqrt(v) + eps), m, v};
 }
 
+// A matmul-family output element: alpha * sum_s sum_k a_s,k b_s,k + beta * bias (the bias left out
+// when beta == 0, as PyTorch ignores it then), and the bound of the absolute-error criterion
+// |alpha| sum |a b| + |beta bias|. term(s, k) gives the pair (a, b).
+struct MatmulRefElem {
+  double value = 0, bound = 0;
+};
+template <class Term>
+MatmulRefElem matmul_ref_elem(int64_t nsum, int64_t K, double alpha, double beta, double bias, Term term) {
+  long double acc = 0, mag = 0;
+  for (int64_t s = 0; s < nsum; ++s)
+    for (int64_t k = 0; k < K; ++k) {
+      const auto ab = term(s, k);
+      const long double p = static_cast<long double>(ab.first) * ab.second;
+      acc += p;
+      mag += std::fabs(p);
+    }
+  const double add = beta == 0 ? 0.0 : beta * bias;
+  return {static_cast<double>(alpha * acc + add), static_cast<double>(std::fabs(alpha) * mag + std::fabs(add))};
+}
+
 }  // namespace opsnn::test::refs

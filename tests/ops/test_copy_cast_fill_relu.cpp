@@ -1,34 +1,12 @@
-// Cast, InplaceCopy, InplaceFillScalar, InplaceZero, Relu / InplaceRelu: every supported dtype
-// pair, strided and broadcast views, special values; compared exactly where the conversion is
-// exact and per precision.md otherwise.
+// Relu / InplaceRelu: every supported dtype, strided views, special values. (Cast, InplaceCopy,
+// InplaceFillScalar and InplaceZero are the copy table's: tests/ops/test_op_table_copy.cpp.)
 #include <cmath>
-#include <cstring>
-#include <limits>
 
-#include "aclnnop/aclnn_cast.h"
-#include "aclnnop/aclnn_copy.h"
-#include "aclnnop/aclnn_fill_scalar.h"
 #include "aclnnop/aclnn_relu.h"
-#include "aclnnop/aclnn_zero.h"
 #include "test_util.h"
 
 namespace opsnn::test {
 namespace {
-
-const aclDataType kTypes[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT8,
-                              ACL_INT16, ACL_INT32,   ACL_INT64, ACL_UINT8, ACL_BOOL};
-bool is_float(aclDataType dt) { return dt == ACL_FLOAT || dt == ACL_FLOAT16 || dt == ACL_BF16 || dt == ACL_DOUBLE; }
-
-// Conversion of one value as defined for Cast: round to nearest for floats, truncation toward zero
-// for float -> integer (NaN -> 0), wrap-around between integers, != 0 for BOOL.
-double convert(double v, aclDataType to) {
-  if (to == ACL_BOOL) return v != 0;
-  if (!is_float(to)) {
-    if (std::isnan(v)) return 0;
-    return round_to(to, std::trunc(v));
-  }
-  return round_to(to, v);
-}
 
 std::unique_ptr<DeviceTensor> transposed_view(const std::vector<int64_t> &shape, aclDataType dt) {
   // Reverse storage order of the dims, with an offset.
@@ -39,122 +17,6 @@ std::unique_ptr<DeviceTensor> transposed_view(const std::vector<int64_t> &shape,
     acc *= shape[i];
   }
   return std::make_unique<DeviceTensor>(shape, dt, strides, 3);
-}
-
-TEST(Cast, EveryDtypePairOnStridedViews) {
-  reseed_for_current_test();
-  for (aclDataType from : kTypes) {
-    for (aclDataType to : kTypes) {
-      SCOPED_TRACE(::testing::Message() << "cast " << from << " -> " << to);
-      auto in = transposed_view({3, 4, 5}, from);
-      in->fill_random(from == ACL_UINT8 ? 0 : -100, 100);
-      DeviceTensor out({3, 4, 5}, to);
-      out.poison();
-      ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return aclnnCastGetWorkspaceSize(*in, to, out, w, e); },
-                       aclnnCast), 0) << aclGetRecentErrMsg();
-      auto v = in->values();
-      for (auto &x : v) x = convert(x, to);
-      EXPECT_TRUE(meets_precision(to, out.values(), v));
-      EXPECT_TRUE(out.untouched_outside_view());
-    }
-  }
-}
-
-TEST(Cast, SpecialValues) {
-  DeviceTensor in({6}, ACL_FLOAT), to_i32({6}, ACL_INT32), to_h({6}, ACL_FLOAT16), to_b({6}, ACL_BOOL);
-  in.set_values({NAN, INFINITY, -INFINITY, 70000.0, -2.75, 1e-8});
-  auto cast = [&](DeviceTensor &out) {
-    return run_op([&](uint64_t *w, aclOpExecutor **e) { return aclnnCastGetWorkspaceSize(in, out.dtype(), out, w, e); },
-                  aclnnCast);
-  };
-  ASSERT_EQ(cast(to_h), 0);
-  auto h = to_h.values();
-  EXPECT_TRUE(std::isnan(h[0]));
-  EXPECT_EQ(h[1], INFINITY);
-  EXPECT_EQ(h[2], -INFINITY);
-  EXPECT_EQ(h[3], INFINITY);  // beyond the FLOAT16 range
-  EXPECT_EQ(h[4], -2.75);
-  ASSERT_EQ(cast(to_i32), 0);
-  auto i = to_i32.values();
-  EXPECT_EQ(i[0], 0);  // NaN -> 0 as documented
-  EXPECT_EQ(i[3], 70000);
-  EXPECT_EQ(i[4], -2);
-  ASSERT_EQ(cast(to_b), 0);
-  EXPECT_EQ(to_b.values(), (std::vector<double>{1, 1, 1, 1, 1, 1}));
-}
-
-TEST(Cast, Errors) {
-  DeviceTensor in({2, 3}, ACL_FLOAT), out({2, 3}, ACL_INT32), wrong({3, 2}, ACL_INT32);
-  uint64_t ws;
-  aclOpExecutor *ex;
-  EXPECT_TRUE(fails_with(aclnnCastGetWorkspaceSize(in, ACL_FLOAT16, out, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"out", "FLOAT16", "INT32"}));
-  EXPECT_TRUE(fails_with(aclnnCastGetWorkspaceSize(in, ACL_INT32, wrong, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"out", "[3, 2]"}));
-  EXPECT_TRUE(fails_with(aclnnCastGetWorkspaceSize(nullptr, ACL_INT32, out, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {"aclnnCast", "self"}));
-  EXPECT_TRUE(fails_with(aclnnCastGetWorkspaceSize(in, ACL_COMPLEX64, out, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"COMPLEX64"}));
-}
-
-TEST(InplaceCopy, BroadcastConvertIntoStridedDestination) {
-  reseed_for_current_test();
-  for (aclDataType from : kTypes) {
-    for (aclDataType to : {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_BF16, ACL_INT64}) {
-      SCOPED_TRACE(::testing::Message() << "copy " << from << " -> " << to);
-      auto dst = transposed_view({4, 3, 5}, to);
-      dst->poison();
-      DeviceTensor src({3, 1}, from);  // broadcasts over dims 0 and 2
-      src.fill_random(from == ACL_UINT8 ? 0 : -50, 50);
-      ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return aclnnInplaceCopyGetWorkspaceSize(*dst, src, w, e); },
-                       aclnnInplaceCopy), 0) << aclGetRecentErrMsg();
-      auto sv = src.values();
-      std::vector<double> golden(60);
-      for (int64_t i = 0; i < 60; ++i) golden[static_cast<size_t>(i)] = convert(sv[static_cast<size_t>(unravel(i, {4, 3, 5})[1])], to);
-      EXPECT_TRUE(meets_precision(to, dst->values(), golden));
-      EXPECT_TRUE(dst->untouched_outside_view());
-    }
-  }
-}
-
-TEST(InplaceCopy, ErrorsAndEmpty) {
-  DeviceTensor dst({2, 3}, ACL_FLOAT), bigger({4, 3}, ACL_FLOAT), empty({0, 3}, ACL_FLOAT), empty_src({0, 3}, ACL_FLOAT);
-  uint64_t ws;
-  aclOpExecutor *ex;
-  EXPECT_TRUE(fails_with(aclnnInplaceCopyGetWorkspaceSize(dst, bigger, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"src", "[4, 3]", "selfRef"}));
-  EXPECT_TRUE(fails_with(aclnnInplaceCopyGetWorkspaceSize(nullptr, dst, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {"selfRef"}));
-  EXPECT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return aclnnInplaceCopyGetWorkspaceSize(empty, empty_src, w, e); },
-                   aclnnInplaceCopy), 0);
-}
-
-TEST(Fill, ScalarAndZeroOnEveryDtype) {
-  for (aclDataType dt : kTypes) {
-    SCOPED_TRACE(::testing::Message() << "dtype " << dt);
-    auto t = transposed_view({2, 3, 4}, dt);
-    t->poison();
-    double value = dt == ACL_UINT8 ? 200 : dt == ACL_BOOL ? 1 : -7.25;
-    ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) {
-                float f = static_cast<float>(value);
-                aclScalar *s = aclCreateScalar(&f, ACL_FLOAT);  // clients pass FLOAT scalars for every dtype
-                int rc = aclnnInplaceFillScalarGetWorkspaceSize(*t, s, w, e);
-                aclDestroyScalar(s);
-                return rc;
-              }, aclnnInplaceFillScalar), 0) << aclGetRecentErrMsg();
-    EXPECT_EQ(t->values(), std::vector<double>(24, convert(value, dt)));
-    EXPECT_TRUE(t->untouched_outside_view());
-    ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return aclnnInplaceZeroGetWorkspaceSize(*t, w, e); },
-                     aclnnInplaceZero), 0);
-    EXPECT_EQ(t->values(), std::vector<double>(24, 0.0));
-  }
-}
-
-TEST(Fill, LargeInt64ValueIsExact) {
-  DeviceTensor t({3}, ACL_INT64);
-  int64_t big = (int64_t{1} << 53) + 1;
-  aclScalar *s = aclCreateScalar(&big, ACL_INT64);
-  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return aclnnInplaceFillScalarGetWorkspaceSize(t, s, w, e); },
-                   aclnnInplaceFillScalar), 0);
-  int64_t got[3];
-  std::memcpy(got, t.data(), sizeof(got));
-  EXPECT_EQ(got[0], big);
-  EXPECT_EQ(got[2], big);
-  aclDestroyScalar(s);
 }
 
 TEST(Relu, DtypesStridesSpecialValues) {

@@ -1,7 +1,7 @@
-// Phase 1 shared by the matmul family (Mm, BatchMatMul, Matmul, Addmm, Baddbmm, Addbmm, Addmv, Mv,
-// Dot, Gemm): dtype and cubeMathType rules, torch.matmul shape semantics, and the recorded GEMM
-// step, which reads transposed or strided operands in place and applies the addend (beta * self)
-// and scaling in the GEMM's own epilogue.
+// The pieces of the GEMM-based phase 1s (the matmul table's ops::matmul_phase1, the quantised
+// matmuls, convolution): dtype and cubeMathType rules, shape checks, and the recorded GEMM step,
+// which reads transposed or strided operands in place and applies the addend (beta * D) and the
+// scaling in the GEMM's own epilogue.
 #pragma once
 
 #include <vector>
@@ -11,23 +11,6 @@
 #include "kernels/matmul/gemm.h"
 
 namespace opsnn::ops {
-
-enum class MatmulKind {
-  kMm,           // 2-D x 2-D
-  kBatchMatMul,  // 3-D x 3-D, a batch of 1 on either side broadcasts
-  kMatmul,       // torch.matmul: 1-D ... 8-D, batch dims broadcast
-};
-
-void matmul_phase1(core::OpBuilder &b, MatmulKind kind, const aclTensor *self, const aclTensor *mat2,
-                   const aclTensor *out, int8_t cube_math_type);
-
-// out = beta * self + alpha * (mat1 @ mat2): Addmm (2-D) and Baddbmm (`batched`: [B, M, K] @
-// [B, K, N], equal batch sizes). self broadcasts to the product's shape. out == nullptr: the in-place
-// form, self is selfRef and must have the product's shape. beta == 0 ignores self (NaN included).
-// `names` are the prototype's names of self, mat1, mat2.
-void addmm_phase1(core::OpBuilder &b, bool batched, const aclTensor *self, const aclTensor *mat1,
-                  const aclTensor *mat2, const aclScalar *beta, const aclScalar *alpha, const aclTensor *out,
-                  int8_t cube_math_type, const char *const names[3]);
 
 // ---- Pieces for the family's phase 1 ----
 
@@ -46,7 +29,6 @@ void check_inner_dims(const aclTensor *a, const char *a_name, int64_t ka, const 
 void check_broadcasts_to(const aclTensor *t, const char *name, const core::Shape &shape);
 // A non-null aclScalar as float (alpha / beta).
 float scalar_value(const aclScalar *s, const char *name);
-core::Shape make_shape(std::initializer_list<int64_t> dims);
 
 // ---- Recording GEMMs over views ----
 

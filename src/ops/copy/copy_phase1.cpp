@@ -1,0 +1,57 @@
+#include "ops/copy/copy_phase1.h"
+
+#include "common/error.h"
+#include "core/op_checks.h"
+#include "ops/copy/copy_common.h"
+#include "ops/elementwise/elementwise_step.h"
+
+namespace opsnn::ops {
+
+void copy_phase1(core::OpBuilder &b, const CopyRule &rule, const CopyCall &c) {
+  // Presence in prototype order, then the op's own rules.
+  const bool has_src = c.src_name != nullptr;
+  if (c.src_first) core::check_tensor(c.src, c.src_name);
+  core::check_tensor(c.dst, c.dst_name);
+  if (has_src && !c.src_first) core::check_tensor(c.src, c.src_name);
+  if (c.value_name != nullptr) core::check_scalar(c.value, c.value_name);
+  if (c.has_dtype) {
+    if (!core::dtype_is_supported(c.dtype))
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s %s (%d) is not supported", c.dtype_name, core::dtype_name(c.dtype),
+                  static_cast<int>(c.dtype));
+    if (c.dst->dtype != c.dtype)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s but %s is %s; they must be equal", c.dst_name,
+                  core::dtype_name(c.dst->dtype), c.dtype_name, core::dtype_name(c.dtype));
+  }
+  const core::Shape shape = core::Shape::of(*c.dst);
+  if (has_src) {
+    const core::Shape from = core::Shape::of(*c.src);
+    if (!rule.broadcast) {
+      core::check_shape_equals(*c.dst, c.dst_name, from);
+    } else if (!(core::broadcast_shapes(shape, c.dst_name, from, c.src_name) == shape)) {
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s %s cannot be broadcast to %s %s", c.src_name, from.str().c_str(),
+                  c.dst_name, shape.str().c_str());
+    }
+  }
+
+  // Registration in prototype order.
+  int src_slot = -1;
+  if (c.src_first) src_slot = b.input(c.src);
+  const int dst_slot = c.inplace ? b.inout(c.dst) : b.output(c.dst);
+  if (has_src && !c.src_first) src_slot = b.input(c.src);
+
+  EwSpec spec;
+  if (has_src) {
+    spec.op = kernels::EwOp::kIdentity;
+    spec.compute_dtype = conversion_compute_dtype(c.src->dtype, c.dst->dtype);
+    record_elementwise(b, spec, dst_slot, {EwInput::tensor(src_slot)});
+    return;
+  }
+  // A fill: the value converted from its own dtype (an INT64 beyond 2^53 stays exact), or 0.
+  spec.op = kernels::EwOp::kFill;
+  spec.compute_dtype = conversion_compute_dtype(c.value ? c.value->dtype : c.dst->dtype, c.dst->dtype);
+  if (c.value != nullptr) spec.set_scalar(0, c.value);
+  else spec.set_scalar(0, 0.0);
+  record_elementwise(b, spec, dst_slot, {});
+}
+
+}  // namespace opsnn::ops

@@ -1,0 +1,242 @@
+// The test harness of the table-driven copy family (src/ops/copy/copy.ops), cases registered from the
+// table by tools/gen_ops.py --tests (copy_table_cases.inc). Against a float64 conversion reference
+// (round to nearest between floats, truncation toward zero from float to integer with NaN -> 0,
+// != 0 for BOOL):
+//   - ops with a source: every dtype pair, transposed / offset views on both sides, source shapes
+//     that broadcast (where the row allows it), empty tensors; special values (NaN, infinities,
+//     beyond FLOAT16's range, fractions) into every dtype;
+//   - fills: every dtype, values that need converting, an INT64 beyond 2^53 kept exact, zero;
+//   - nothing written outside the destination view;
+//   - errors: each argument named (null: 161001; shape, broadcast, dtype: 161002).
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "op_table_harness.h"
+#include "test_util.h"
+
+namespace opsnn::test {
+namespace {
+
+using Dims = std::vector<int64_t>;
+using Dev = std::unique_ptr<DeviceTensor>;
+
+struct CopyArgs {
+  aclTensor *dst = nullptr, *src = nullptr;
+  aclScalar *value = nullptr;
+  aclDataType dtype = ACL_DT_UNDEFINED;
+};
+
+using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
+
+struct CopyTableCase {
+  std::string name, api;
+  std::vector<aclDataType> dtypes;
+  bool broadcast = false, inplace = false;
+  std::string dst_name, src_name, value_name, dtype_name;  // "" where the op has no such parameter
+  int (*phase1)(const CopyArgs &, uint64_t *, aclOpExecutor **) = nullptr;
+  Launch launch = nullptr;
+  bool has_src() const { return !src_name.empty(); }
+  bool has_value() const { return !value_name.empty(); }
+};
+void PrintTo(const CopyTableCase &c, std::ostream *os) { *os << c.name; }
+
+#include "copy_table_cases.inc"
+
+const std::vector<CopyTableCase> &all_cases() {
+  static const std::vector<CopyTableCase> c = harness::sampled(copy_table_cases());
+  return c;
+}
+template <class Pred>
+std::vector<CopyTableCase> cases_where(Pred pred) {
+  std::vector<CopyTableCase> v;
+  for (const CopyTableCase &c : all_cases())
+    if (pred(c)) v.push_back(c);
+  return v;
+}
+
+// The conversion of one value into `to`.
+double convert(double v, aclDataType to) {
+  if (to == ACL_BOOL) return v != 0;
+  if (!harness::is_float(to)) return std::isnan(v) ? 0 : round_to(to, std::trunc(v));
+  return round_to(to, v);
+}
+
+// A view of `shape` with its dims stored in reverse order and an offset (`strided`), else contiguous.
+Dev make_view(const Dims &shape, aclDataType dt, bool strided) {
+  if (!strided) return std::make_unique<DeviceTensor>(shape, dt);
+  Dims strides(shape.size());
+  int64_t acc = 1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    strides[i] = acc;
+    acc *= std::max<int64_t>(shape[i], 1);
+  }
+  return std::make_unique<DeviceTensor>(shape, dt, strides, 3);
+}
+
+// A value the dtype takes (a float to integer conversion out of range is undefined, as in C).
+bool in_range(aclDataType dt, double v) {
+  if (harness::is_float(dt) || dt == ACL_BOOL) return true;
+  const double t = std::trunc(v), lo = dt == ACL_UINT8 ? 0 : dt == ACL_INT8 ? -128 : dt == ACL_INT16 ? -32768 : -2e9;
+  const double hi = dt == ACL_UINT8 ? 255 : dt == ACL_INT8 ? 127 : dt == ACL_INT16 ? 32767 : 2e9;
+  return t >= lo && t <= hi;
+}
+
+int pick(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng()); }
+
+// Runs the case with the given tensors (value: a FLOAT scalar unless `scalar` is given).
+int run(const CopyTableCase &c, DeviceTensor *dst, DeviceTensor *src, aclScalar *scalar = nullptr) {
+  return run_op(
+      [&](uint64_t *ws, aclOpExecutor **ex) {
+        CopyArgs a;
+        a.dst = dst ? dst->get() : nullptr;
+        a.src = src ? src->get() : nullptr;
+        a.value = scalar;
+        a.dtype = dst ? dst->dtype() : ACL_FLOAT;
+        return c.phase1(a, ws, ex);
+      },
+      c.launch);
+}
+
+// The ops converting a source tensor.
+class CopyTableSource : public ::testing::TestWithParam<CopyTableCase> {};
+
+TEST_P(CopyTableSource, EveryDtypePairViewsBroadcasts) {
+  reseed_for_current_test();
+  const CopyTableCase &c = GetParam();
+  for (aclDataType from : c.dtypes)
+    for (aclDataType to : c.dtypes) {
+      Dims shape = {pick(1, 4), pick(1, 5), pick(1, 6)};
+      if (pick(0, 5) == 0) shape[static_cast<size_t>(pick(0, 2))] = 0;
+      Dims sshape = shape;
+      if (c.broadcast) {  // dims of 1 and fewer leading dims
+        for (auto &d : sshape)
+          if (pick(0, 2) == 0) d = 1;
+        sshape.erase(sshape.begin(), sshape.begin() + pick(0, 2));
+      }
+      SCOPED_TRACE(::testing::Message() << c.name << " " << from << " -> " << to << " dst "
+                                        << ::testing::PrintToString(shape) << " src " << ::testing::PrintToString(sshape));
+      auto dst = make_view(shape, to, pick(0, 1) == 1);
+      auto src = make_view(sshape, from, pick(0, 1) == 1);
+      src->fill_random(from == ACL_UINT8 ? 0 : -100, 100);
+      dst->poison();
+      ASSERT_EQ(run(c, dst.get(), src.get()), 0) << aclGetRecentErrMsg();
+      const auto sv = src->values();
+      std::vector<double> want(static_cast<size_t>(numel_of(shape)));
+      for (int64_t i = 0; i < numel_of(shape); ++i)
+        want[static_cast<size_t>(i)] = convert(sv[static_cast<size_t>(broadcast_source(unravel(i, shape), shape, sshape))], to);
+      EXPECT_TRUE(meets_precision(to, dst->values(), want));
+      EXPECT_TRUE(dst->untouched_outside_view());
+      if (HasFailure()) return;
+    }
+}
+
+TEST_P(CopyTableSource, SpecialValuesIntoEveryDtype) {
+  const CopyTableCase &c = GetParam();
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  for (aclDataType from : {ACL_FLOAT, ACL_DOUBLE})
+    for (aclDataType to : c.dtypes) {
+      SCOPED_TRACE(::testing::Message() << c.name << " " << from << " -> " << to);
+      // Integers: NaN -> 0 and fractions truncate (out-of-range values are undefined, as in C).
+      const std::vector<double> v = harness::is_float(to) ? std::vector<double>{nan, inf, -inf, 70000.0, -2.75, 1e-8}
+                                                          : std::vector<double>{nan, -2.75, 1e-8, 0.999, 100.5, 0.0};
+      auto src = make_view({static_cast<int64_t>(v.size())}, from, false);
+      auto dst = make_view({static_cast<int64_t>(v.size())}, to, false);
+      src->set_values(v);
+      dst->poison();
+      ASSERT_EQ(run(c, dst.get(), src.get()), 0) << aclGetRecentErrMsg();
+      const auto got = dst->values(), stored = src->values();
+      for (size_t i = 0; i < v.size(); ++i) {
+        const double w = convert(stored[i], to);
+        EXPECT_TRUE(std::isnan(w) ? std::isnan(got[i]) : got[i] == w) << "element " << i << " (" << v[i] << "): got "
+                                                                      << got[i] << ", expected " << w;
+      }
+    }
+}
+
+// The fills (a value, or 0).
+class CopyTableFill : public ::testing::TestWithParam<CopyTableCase> {};
+
+TEST_P(CopyTableFill, EveryDtypeOnStridedViews) {
+  const CopyTableCase &c = GetParam();
+  for (aclDataType dt : c.dtypes)
+    for (double value : {-7.25, 200.0, 1.0, std::numeric_limits<double>::infinity()}) {
+      if (!c.has_value() ? value != 1.0 : !in_range(dt, value)) continue;  // InplaceZero: one pass per dtype
+      SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt << " value " << value);
+      auto t = make_view({2, 3, 4}, dt, true);
+      t->poison();
+      float f = static_cast<float>(value);
+      aclScalar *s = aclCreateScalar(&f, ACL_FLOAT);  // the clients pass FLOAT scalars for every dtype
+      ASSERT_EQ(run(c, t.get(), nullptr, s), 0) << aclGetRecentErrMsg();
+      aclDestroyScalar(s);
+      EXPECT_EQ(t->values(), std::vector<double>(24, c.has_value() ? convert(value, dt) : 0.0));
+      EXPECT_TRUE(t->untouched_outside_view());
+    }
+}
+
+TEST_P(CopyTableFill, Int64BeyondTwoTo53IsExact) {
+  const CopyTableCase &c = GetParam();
+  DeviceTensor t({3}, ACL_INT64);
+  t.poison();
+  int64_t big = (int64_t{1} << 53) + 1;
+  aclScalar *s = aclCreateScalar(&big, ACL_INT64);
+  ASSERT_EQ(run(c, &t, nullptr, s), 0) << aclGetRecentErrMsg();
+  aclDestroyScalar(s);
+  int64_t got[3];
+  std::memcpy(got, t.data(), sizeof(got));
+  for (int64_t g : got) EXPECT_EQ(g, c.has_value() ? big : 0);
+}
+
+class CopyTable : public ::testing::TestWithParam<CopyTableCase> {};
+
+TEST_P(CopyTable, ErrorsNameTheArgument) {
+  const CopyTableCase &c = GetParam();
+  DeviceTensor dst({2, 3}, ACL_INT32), src({2, 3}, ACL_FLOAT);
+  float one = 1;
+  aclScalar *value = aclCreateScalar(&one, ACL_FLOAT);
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  auto call = [&](aclTensor *d, aclTensor *s, aclScalar *v, aclDataType dt) {
+    CopyArgs a{d, s, v, dt};
+    return c.phase1(a, &ws, &ex);
+  };
+  auto fails = [&](int st, int code, const std::string &word) {
+    return fails_with(st, code, {c.api.c_str(), word.c_str()});
+  };
+  EXPECT_TRUE(fails(call(nullptr, src, value, ACL_INT32), ACLNN_ERR_PARAM_NULLPTR, c.dst_name));
+  if (c.has_src()) {
+    EXPECT_TRUE(fails(call(dst, nullptr, value, ACL_INT32), ACLNN_ERR_PARAM_NULLPTR, c.src_name));
+    DeviceTensor wrong({4, 3}, ACL_FLOAT);
+    EXPECT_TRUE(fails(call(dst, wrong, value, ACL_INT32), ACLNN_ERR_PARAM_INVALID, "[4, 3]"));
+    if (c.broadcast) {
+      DeviceTensor col({2, 1}, ACL_FLOAT);
+      ASSERT_EQ(call(dst, col, value, ACL_INT32), 0) << aclGetRecentErrMsg();
+      aclDestroyAclOpExecutor(ex);
+    } else {
+      DeviceTensor col({2, 1}, ACL_FLOAT);
+      EXPECT_TRUE(fails(call(dst, col, value, ACL_INT32), ACLNN_ERR_PARAM_INVALID, c.dst_name));
+    }
+  }
+  if (c.has_value()) EXPECT_TRUE(fails(call(dst, nullptr, nullptr, ACL_INT32), ACLNN_ERR_PARAM_NULLPTR, c.value_name));
+  if (!c.dtype_name.empty()) {
+    EXPECT_TRUE(fails(call(dst, src, value, ACL_FLOAT16), ACLNN_ERR_PARAM_INVALID, "FLOAT16"));
+    EXPECT_TRUE(fails(call(dst, src, value, ACL_FLOAT16), ACLNN_ERR_PARAM_INVALID, "INT32"));
+    EXPECT_TRUE(fails(call(dst, src, value, ACL_COMPLEX64), ACLNN_ERR_PARAM_INVALID, "COMPLEX64"));
+  }
+  aclDestroyScalar(value);
+}
+
+INSTANTIATE_TEST_SUITE_P(Tables, CopyTable, ::testing::ValuesIn(all_cases()), harness::case_name<CopyTableCase>);
+INSTANTIATE_TEST_SUITE_P(Tables, CopyTableSource,
+                         ::testing::ValuesIn(cases_where([](const CopyTableCase &c) { return c.has_src(); })),
+                         harness::case_name<CopyTableCase>);
+INSTANTIATE_TEST_SUITE_P(Tables, CopyTableFill,
+                         ::testing::ValuesIn(cases_where([](const CopyTableCase &c) { return !c.has_src(); })),
+                         harness::case_name<CopyTableCase>);
+
+}  // namespace
+}  // namespace opsnn::test

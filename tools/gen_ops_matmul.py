@@ -1,0 +1,162 @@
+"""The matmul family of the op factory (found by tools/gen_ops.py as the module of `phase1 matmul`):
+rows become ops::matmul_phase1 entry points (src/ops/matmul/matmul_phase1.h) and MatmulTableCase
+registrations (tests/ops/test_op_table_matmul.cpp).
+
+Row format (besides the common `header`, `dtypes`, `backward`):
+  operands A:R B:R      the two factors and their ranks (R: 2, or a range 1-6); a 1-D operand is a
+                        row / a column as in torch.matmul (dropped from the result)
+  bias     NAME [R]     the addend (beta * NAME), broadcast to the result; R: its least rank
+                        (default 0)
+  inplace  Twin(...)    the in-place twin: the same parameters without `out`, the bias written in place
+  batch    broadcast|equal|sum   how batch dims combine: broadcast (default), equal sizes, or summed
+                        (the result has none)
+  trans    TA TB        integer / bool attributes transposing A / B
+  vectors  outer        1-D operands are a column and a row (K = 1) instead
+  same_dtype yes        every tensor has one dtype
+Parameter roles besides these come from the names: alpha / beta (aclScalar or float), cubeMathType,
+out; any other parameter is a table error.
+"""
+
+MATMUL_KEYS = {"header", "dtypes", "backward", "operands", "bias", "inplace", "batch", "trans", "vectors",
+               "same_dtype"}
+BATCH = {"broadcast": "kBroadcast", "equal": "kEqual", "sum": "kSum"}
+
+
+def ranks(text, where, g):
+    lo, _, hi = text.partition("-")
+    try:
+        return int(lo), int(hi or lo)
+    except ValueError:
+        raise g.TableError(f"{where}: rank '{text}' is not N or N-M")
+
+
+def resolve(g, table, op):
+    g.family_resolve_common(table, op, MATMUL_KEYS, "a matmul", default_dtypes="act")
+    w = op.where
+    operands = g.one(op, "operands", "").split()
+    if len(operands) != 2 or any(":" not in o for o in operands):
+        raise g.TableError(f"{w}: 'operands' names the two factors as NAME:RANK")
+    (an, ar), (bn, br) = [o.split(":", 1) for o in operands]
+    op.a_rank, op.b_rank = ranks(ar, w, g), ranks(br, w, g)
+    bias = g.one(op, "bias", "").split()
+    op.bias_min = int(bias[1]) if len(bias) > 1 else 0
+    trans = g.one(op, "trans", "").split()
+    if trans and len(trans) != 2:
+        raise g.TableError(f"{w}: 'trans' names the attributes transposing A and B")
+    op.batch = g.one(op, "batch", "broadcast")
+    if op.batch not in BATCH:
+        raise g.TableError(f"{w}: batch must be one of {', '.join(BATCH)}")
+    op.outer = g.one(op, "vectors", "") == "outer"
+    op.same_dtype = g.one(op, "same_dtype", "no") == "yes"
+    named = {an: "a", bn: "b", "out": "out", "alpha": "alpha", "beta": "beta", "cubeMathType": "cube"}
+    if bias:
+        named[bias[0]] = "bias"
+    if trans:
+        named.update({trans[0]: "trans_a", trans[1]: "trans_b"})
+    op.roles = g.roles_by_name(op, named, "a matmul")
+    for need in ("a", "b", "out"):
+        if need not in op.roles:
+            raise g.TableError(f"{w}: a matmul needs its '{need}' parameter")
+    op.input, op.output = op.roles["a"], op.roles["out"]
+    op.twin = None
+    ip = g.one(op, "inplace")
+    if ip:
+        if "bias" not in op.roles:
+            raise g.TableError(f"{w}: an in-place twin writes the bias: the row needs 'bias'")
+        name, ptext, params = g.parse_signature(ip, w)
+        mine = [p for p in op.params if p.name != "out"]
+        if len(params) != len(mine) or any(p.kind != q.kind for p, q in zip(params, mine)):
+            raise g.TableError(f"{w}: the in-place twin takes the op's parameters without out")
+        op.inplace = (name, ptext, params, params[0])
+        op.inplace_dtypes = list(op.dtypes)
+        # The twin's parameters take the roles of the op's at the same positions.
+        op.twin = {p.name: next(r for r, q in op.roles.items() if q is m) for p, m in zip(params, mine)}
+    op.results = ["out's dtype (in place: selfRef's)" if op.twin else "out's dtype"]
+
+
+def rule_init(op):
+    return (f"{{{op.a_rank[0]}, {op.a_rank[1]}, {op.b_rank[0]}, {op.b_rank[1]}, ::opsnn::ops::MmBatch::{BATCH[op.batch]}, "
+            f"{'true' if op.outer else 'false'}, {'true' if op.same_dtype else 'false'}, {op.bias_min}}}")
+
+
+ORDER = {"a": "a", "b": "b", "bias": "s", "out": "o"}
+
+
+def call_lines(op, params, role_of, inplace):
+    lines, order = [], ""
+    for p in params:
+        role = role_of[p.name]
+        if role in ORDER:
+            lines.append(f"    c.{role} = {p.name};")
+            if role != "out":
+                lines.append(f'    c.{role}_name = "{p.name}";')
+            order += ORDER[role]
+        elif role in ("alpha", "beta"):
+            lines.append(f"    c.{role}{'_s' if p.kind == 'scalar' else ''} = {p.name};")
+            if p.kind == "scalar":
+                lines.append("    c.scalar_alpha_beta = true;")
+        elif role == "cube":
+            lines += [f"    c.cube = {p.name};", "    c.has_cube = true;"]
+        else:  # trans_a / trans_b
+            lines.append(f"    c.{role} = {p.name} != 0;")
+    if "bias" in role_of.values():
+        lines.append("    c.has_bias = true;")
+    if inplace:
+        lines.append("    c.inplace = true;")
+    lines.append(f'    c.order = "{order}";')
+    return lines
+
+
+def render_entry(g, table):
+    out = g.family_entry_head(table, "matmul_phase1", "ops/matmul/matmul_phase1.h", [])
+    for op in table.ops:
+        out.append(f"const ::opsnn::ops::MatmulRule k{op.name}Rule = {rule_init(op)};")
+    out += ["}  // namespace", ""]
+    for op in table.ops:
+        forms = [(op.name, op.params_text, op.params, {p.name: r for r, p in op.roles.items()}, False)]
+        if op.twin:
+            name, ptext, params, _ = op.inplace
+            forms.append((name, ptext, params, op.twin, True))
+        for name, ptext, params, role_of, inplace in forms:
+            twin = g.Op(name, ptext, params, op.where)
+            lines = g.family_entry_open(twin, "::opsnn::ops::MatmulCall")
+            lines += call_lines(op, params, role_of, inplace)
+            lines += [f"    ::opsnn::ops::matmul_phase1(b, k{op.name}Rule, c);", "  });", "}",
+                      f"OPSNN_DEFINE_LAUNCH({name})", ""]
+            out += lines
+    return "\n".join(out) + "\n"
+
+
+ARG = {"a": "a.a", "b": "a.b", "bias": "a.bias", "out": "a.out", "cube": "a.cube", "trans_a": "a.trans_a",
+       "trans_b": "a.trans_b"}
+
+
+def render_tests(g, tables):
+    out = g.family_tests_head(tables, "matmul", "MatmulTableCase", "matmul_table_cases")
+    for t in tables:
+        for op in t.ops:
+            forms = [(op.name, op.params, {p.name: r for r, p in op.roles.items()}, False)]
+            if op.twin:
+                forms.append((op.inplace[0], op.inplace[2], op.twin, True))
+            for name, params, role_of, inplace in forms:
+                args = []
+                for p in params:
+                    r = role_of[p.name]
+                    if r in ("alpha", "beta"):
+                        args.append(f"a.{r}_s" if p.kind == "scalar" else f"a.{r}")
+                    else:
+                        args.append(ARG[r])
+                names = {r: p.name for p in params for r in [role_of[p.name]]}
+                scalar = any(p.kind == "scalar" for p in params if role_of[p.name] in ("alpha", "beta"))
+                fields = [f"c.rule = {rule_init(op)};",
+                          f'c.a_name = "{names["a"]}"; c.b_name = "{names["b"]}"; '
+                          f'c.bias_name = "{names.get("bias", "")}";',
+                          f"c.has_bias = {'true' if 'bias' in names else 'false'}; "
+                          f"c.inplace = {'true' if inplace else 'false'};",
+                          f"c.scalar_alpha_beta = {'true' if scalar else 'false'}; "
+                          f"c.float_alpha_beta = {'true' if 'alpha' in names and not scalar else 'false'};",
+                          f"c.has_trans = {'true' if 'trans_a' in names else 'false'}; "
+                          f"c.has_cube = {'true' if 'cube' in names else 'false'};"]
+                out += g.family_case(g.Op(name, "", params, op.where), {}, "MatmulTableCase", fields, "MatmulArgs",
+                                     ", ".join(args))
+    return "\n".join(out + ["  return v;", "}", ""])
