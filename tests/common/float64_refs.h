@@ -231,6 +231,30 @@ inline std::vector<double> rope_ref(const std::vector<double> &x, const std::vec
   return y;
 }
 
+// The gradient of rope_ref on one row, from its linearity (not from a formula of its own): dx_m =
+// sum_j dy_j y_j(e_m) with y(e_m) = rope_ref(e_m, cs, sn); the cos / sin terms dy_j x_j and
+// dy_j rope_ref(x, 0, 1)_j (summed over the broadcast rows by the caller).
+struct RopeGradRow {
+  std::vector<double> dx, dcos, dsin;
+};
+inline RopeGradRow rope_grad_ref(const std::vector<double> &dy, const std::vector<double> &x,
+                                 const std::vector<double> &cs, const std::vector<double> &sn, int64_t mode) {
+  const size_t n = dy.size();
+  RopeGradRow r{std::vector<double>(n, 0.0), std::vector<double>(n), std::vector<double>(n)};
+  for (size_t m = 0; m < n; ++m) {
+    std::vector<double> e(n, 0.0);
+    e[m] = 1.0;
+    const std::vector<double> y = rope_ref(e, cs, sn, mode);
+    for (size_t j = 0; j < n; ++j) r.dx[m] += dy[j] * y[j];
+  }
+  const std::vector<double> rot = rope_ref(x, std::vector<double>(n, 0.0), std::vector<double>(n, 1.0), mode);
+  for (size_t j = 0; j < n && !x.empty(); ++j) {
+    r.dcos[j] = dy[j] * x[j];
+    r.dsin[j] = dy[j] * rot[j];
+  }
+  return r;
+}
+
 // Row ops over one row x (x2: the added input or the labels; gamma / beta: the row's parameters,
 // empty when absent): layer / RMS norm (biased variance, rstd = 1 / sqrt(var + eps)) and the
 // softmax cross-entropy. Returns y (or backprop), mean (or the loss), rstd and the summed input.
