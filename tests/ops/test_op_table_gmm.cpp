@@ -337,6 +337,134 @@ TEST_P(OpTableGmm, SplitByGroupList) {
   run_case(c, c.dtypes[0], {{0, 70, 33}, {257, 70, 33}}, f);
 }
 
+// groupType 2 (K grouping): x [M, K] (contiguous, transposed as the vendor documents, or padded) and
+// weight [K, N] split along K by the cumulative group list, y one [G, M, N] tensor; empty groups give
+// zeros, K after the last end is unused; a K of several hundred runs several accumulated chunks.
+void run_k_grouped(const GmmTableCase &c, aclDataType dt, int64_t M, int64_t N, const std::vector<int64_t> &ks,
+                   int64_t tail, int form, bool strided) {
+  SCOPED_TRACE(::testing::Message() << c.name << " K grouping dtype " << dt << " M " << M << " N " << N << " groups "
+                                    << ::testing::PrintToString(ks) << " tail " << tail << " form " << form);
+  const int64_t G = static_cast<int64_t>(ks.size());
+  int64_t K = tail;
+  for (int64_t k : ks) K += k;
+  Dev x = view2(M, K, dt, form), w = view2(K, N, dt, (form + 1) % 3);
+  x->fill_random(-1, 1);
+  w->fill_random(-1, 1);
+  Dev y = strided ? std::make_unique<DeviceTensor>(std::vector<int64_t>{G, M, N}, dt,
+                                                   std::vector<int64_t>{M * (N + 2), N + 2, 1}, 3)
+                  : std::make_unique<DeviceTensor>(std::vector<int64_t>{G, M, N}, dt);
+  y->poison();
+  Dev gl = strided ? std::make_unique<DeviceTensor>(std::vector<int64_t>{G}, ACL_INT64, std::vector<int64_t>{2}, 1)
+                   : std::make_unique<DeviceTensor>(std::vector<int64_t>{G}, ACL_INT64);
+  std::vector<double> ends;
+  int64_t e = 0;
+  for (int64_t k : ks) ends.push_back(static_cast<double>(e += k));
+  gl->set_values(ends);
+  TensorList xl({x->get()}), wl({w->get()}), yl({y->get()});
+  GmmArgs a;
+  a.x = xl.l;
+  a.weight = wl.l;
+  a.y = yl.l;
+  a.group_list = gl->get();
+  a.split_item = strided ? 3 : 2;
+  a.group_type = 2;
+  ASSERT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **ex) { return c.phase1(a, ws, ex); }, c.launch), 0)
+      << aclGetRecentErrMsg();
+  const auto xv = x->values(), wv = w->values();
+  std::vector<double> want, mag;
+  int64_t k0 = 0;
+  for (int64_t g = 0; g < G; ++g) {
+    const int64_t kg = ks[static_cast<size_t>(g)];
+    std::vector<double> xg, wg = rows_of(wv, k0, k0 + kg, N), m;
+    for (int64_t i = 0; i < M; ++i)
+      xg.insert(xg.end(), xv.begin() + i * K + k0, xv.begin() + i * K + k0 + kg);
+    auto yg = refs::grouped_matmul_ref(xg, wg, {}, M, kg, N, &m);
+    for (double &v : yg) v = round_to(dt, v);
+    want.insert(want.end(), yg.begin(), yg.end());
+    mag.insert(mag.end(), m.begin(), m.end());
+    k0 += kg;
+  }
+  EXPECT_TRUE(close(dt, y->values(), want, mag));
+  EXPECT_TRUE(y->untouched_outside_view());
+}
+
+TEST_P(OpTableGmm, SplitAlongK) {
+  reseed_for_current_test();
+  const GmmTableCase &c = GetParam();
+  auto &g = rng();
+  int v = 0;
+  for (aclDataType dt : c.dtypes)
+    for (int k = 0; k < 6; ++k, ++v) {
+      std::vector<int64_t> ks(static_cast<size_t>(pick(g, 1, 5)));
+      for (int64_t &q : ks) q = g() % 4 == 0 ? 0 : pick(g, 1, 40);
+      run_k_grouped(c, dt, pick(g, 1, 20), pick(g, 1, 24), ks, v % 3 == 1 ? pick(g, 1, 4) : 0, v % 3, v % 2 == 1);
+    }
+  run_k_grouped(c, c.dtypes[0], 33, 17, {0, 300, 129, 1}, 0, 1, false);
+}
+
+TEST_P(OpTableGmm, KGroupingErrorsNameTheArgument) {
+  const GmmTableCase &c = GetParam();
+  const char *api = c.api.c_str();
+  DeviceTensor x({4, 6}, ACL_FLOAT), w({6, 3}, ACL_FLOAT), y({2, 4, 3}, ACL_FLOAT), gl({2}, ACL_INT64), b({2, 3}, ACL_FLOAT);
+  x.fill_random(-1, 1);
+  w.fill_random(-1, 1);
+  gl.set_values({2, 6});
+  TensorList xl({x.get()}), wl({w.get()}), yl({y.get()}), bl({b.get()});
+  GmmArgs good;
+  good.x = xl.l;
+  good.weight = wl.l;
+  good.y = yl.l;
+  good.group_list = gl;
+  good.split_item = 2;
+  good.group_type = 2;
+  ASSERT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **e) { return c.phase1(good, ws, e); }, c.launch), 0)
+      << aclGetRecentErrMsg();
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  auto fails = [&](const GmmArgs &a, int code, std::initializer_list<const char *> needles) {
+    return fails_with(c.phase1(a, &ws, &ex), code, needles);
+  };
+  GmmArgs a = good;
+  a.group_list = nullptr;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, "groupListOptional"}));
+  a = good;
+  a.bias = bl.l;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "biasOptional", "K grouping"}));
+  a = good;
+  a.split_item = 0;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "splitItem"}));
+  DeviceTensor y2({4, 3}, ACL_FLOAT), w3({1, 6, 3}, ACL_FLOAT), w5({5, 3}, ACL_FLOAT), gli({2}, ACL_INT32);
+  TensorList y2l({y2.get()}), w3l({w3.get()}), w5l({w5.get()}), xx({x.get(), x.get()});
+  a = good;
+  a.y = y2l.l;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "y[0]", "[G, M, N]"}));
+  a = good;
+  a.weight = w3l.l;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "weight[0]", "[K, N]"}));
+  a = good;
+  a.weight = w5l.l;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "weight[0]", "[K, N]"}));
+  a = good;
+  a.x = xx.l;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "one tensor each"}));
+  a = good;
+  a.group_list = gli;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "groupListOptional", "dtype"}));
+  // A bad group list fails the launch and writes nothing.
+  for (const std::vector<double> &bad : {std::vector<double>{4, 2}, std::vector<double>{2, 7},
+                                         std::vector<double>{-1, 6}}) {
+    DeviceTensor glb({2}, ACL_INT64);
+    glb.set_values(bad);
+    a = good;
+    a.group_list = glb;
+    y.poison();
+    const int rc = run_op([&](uint64_t *w2, aclOpExecutor **e) { return c.phase1(a, w2, e); }, c.launch);
+    EXPECT_EQ(rc, ACLNN_ERR_PARAM_INVALID) << bad[0] << "," << bad[1];
+    EXPECT_NE(std::string(aclGetRecentErrMsg()).find("groupListOptional"), std::string::npos) << aclGetRecentErrMsg();
+    for (double v : y.values()) EXPECT_TRUE(std::isnan(v));
+  }
+}
+
 TEST_P(OpTableGmm, SpecialValuesPropagate) {
   reseed_for_current_test();
   const GmmTableCase &c = GetParam();
@@ -391,7 +519,7 @@ TEST_P(OpTableGmm, ErrorsNameTheArgument) {
     a.bogus_list = bl.l;
     EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, u.c_str(), "not supported"})) << u;
   }
-  for (int64_t gt : {1, 2, 3, -2}) {
+  for (int64_t gt : {1, 3, -2}) {  // 2 (K grouping): KGroupingErrorsNameTheArgument
     a = good;
     a.group_type = gt;
     EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "groupType"})) << gt;

@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "core/op_checks.h"
+#include "kernels/elementwise/convert.h"
 #include "kernels/matmul/gemm.h"
 
 namespace opsnn::ops {
@@ -110,6 +111,125 @@ core::OperandRef ref_at(const aclTensor &view, int slot, int64_t elems) {
   return r;
 }
 
+// groupType 2 (K grouping): x [M, K] and weight [K, N] split along K by the cumulative group list, y
+// [G, M, N]; y_g = x[:, k0:k1] @ weight[k0:k1, :]. A group's K is data, so phase 1 plans GEMMs of K = 1, 2,
+// 4, ... (each accumulating, beta = 1, into one fp32 [M, N] block) and a group runs the plans of the bits
+// of its K, highest first, then rounds the block once into y[g].
+class GmmKStep : public core::Step {
+ public:
+  std::vector<GemmPlan> plans;  // plans[i]: K = 2^i
+  core::OperandRef x, w, y, group_list;
+  core::WsKey ws, acc_ws, ends_ws;
+  bool has_ws = false;
+  int64_t groups = 0, m = 0, n = 0, k = 0, gl_stride = 1;
+  int64_t x_col_bytes = 0, w_row_bytes = 0, y_bytes[3] = {};
+  aclDataType dt = ACL_FLOAT;
+
+  int run(const core::LaunchArgs &a) const override {
+    const int64_t *gl = reinterpret_cast<const int64_t *>(group_list.address(a));
+    int64_t *ends = reinterpret_cast<int64_t *>(a.get(ends_ws));
+    int64_t prev = 0;
+    for (int64_t g = 0; g < groups; ++g) {
+      const int64_t v = ends[g] = gl[g * gl_stride];
+      if (v < prev || v > k)
+        return fail(ACLNN_ERR_PARAM_INVALID,
+                    "groupListOptional[%lld] = %lld is outside [%lld, %lld]: the cumulative group ends must be "
+                    "non-decreasing and at most x's K = %lld",
+                    static_cast<long long>(g), static_cast<long long>(v), static_cast<long long>(prev),
+                    static_cast<long long>(k), static_cast<long long>(k));
+      prev = v;
+    }
+    float *acc = reinterpret_cast<float *>(a.get(acc_ws));
+    void *work = has_ws ? a.get(ws) : nullptr;
+    const char *xb = x.address(a), *wb = w.address(a);
+    char *yb = y.address(a);
+    int64_t k0 = 0;
+    for (int64_t g = 0; g < groups; ++g) {
+      std::fill(acc, acc + m * n, 0.0f);
+      for (size_t i = plans.size(); i-- > 0;) {
+        const int64_t r = int64_t{1} << i;
+        if (((ends[g] - k0) & r) == 0) continue;
+        kernels::gemm_run(plans[i], xb + k0 * x_col_bytes, wb + k0 * w_row_bytes, acc, work);
+        k0 += r;
+      }
+      for (int64_t i = 0; i < m; ++i)
+        kernels::store_from<float>(acc + i * n, dt, yb + g * y_bytes[0] + i * y_bytes[1], y_bytes[2], n);
+      k0 = ends[g];
+    }
+    return 0;
+  }
+};
+
+void gmm_k_grouped(core::OpBuilder &b, GmmCall &c, aclDataType dt) {
+  if (c.split_item != 2 && c.split_item != 3)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "groupType 2 (K grouping) needs y as one tensor (splitItem 2 or 3), got splitItem %lld",
+                static_cast<long long>(c.split_item));
+  if (c.x->tensors.size() != 1 || c.weight->tensors.size() != 1 || c.y->tensors.size() != 1)
+    throw_error(ACLNN_ERR_PARAM_INVALID,
+                "groupType 2 (K grouping) needs x, weight and y as one tensor each, got %zu, %zu and %zu",
+                c.x->tensors.size(), c.weight->tensors.size(), c.y->tensors.size());
+  if (c.bias != nullptr)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s is not supported with groupType 2 (K grouping); pass nullptr", c.bias_name);
+  const aclTensor &x = *c.x->tensors[0], &w = *c.weight->tensors[0], &y = *c.y->tensors[0];
+  if (x.ndim != 2 || w.ndim != 2 || x.dims[1] != w.dims[0])
+    throw_error(ACLNN_ERR_PARAM_INVALID,
+                "groupType 2 (K grouping) needs x[0] [M, K] and weight[0] [K, N], got shapes %s and %s",
+                core::shape_string(x).c_str(), core::shape_string(w).c_str());
+  core::check_not_null(c.group_list, c.group_list_name);
+  core::check_dtype_in(c.group_list, c.group_list_name, {ACL_INT64});
+  const aclTensor &gl = *c.group_list;
+  if (gl.ndim != 1)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be [G] (one cumulative K end per group), got shape %s", c.group_list_name,
+                core::shape_string(gl).c_str());
+  const int64_t G = gl.dims[0], M = x.dims[0], K = x.dims[1], N = w.dims[1];
+  const core::Shape want{3, {G, M, N}};
+  if (!(core::Shape::of(y) == want))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "y[0] has shape %s; groupType 2 (K grouping) needs [G, M, N] = %s",
+                core::shape_string(y).c_str(), want.str().c_str());
+  core::check_no_internal_overlap(y, "y[0]");
+  // Registration, in prototype order.
+  const int xs = b.input_list(0, c.x)[0], wsl = b.input_list(1, c.weight)[0];
+  b.input_list(2, c.bias);
+  const int gls = b.input(c.group_list);
+  const int ys = b.output_list(0, c.y)[0];
+  GmmKStep *st = &b.add_step<GmmKStep>();
+  size_t ws_bytes = 0;
+  for (int64_t r = 1; r <= K && M > 0 && N > 0; r *= 2) {
+    GemmDesc d;
+    d.m = M;
+    d.n = N;
+    d.k = r;
+    d.a = GemmOperand{dt, x.strides[0], x.strides[1], 0};
+    d.b = GemmOperand{dt, w.strides[0], w.strides[1], 0};
+    d.c = GemmOperand{ACL_FLOAT, N, 1, 0};
+    d.beta = 1.0f;  // accumulate the group's K chunks
+    GemmPlan plan;
+    kernels::GemmOptions opt;
+    opt.record = r == 1;
+    if (!kernels::gemm_plan(d, &plan, opt)) throw_error(last_error_code(), "%s", last_error_message());
+    ws_bytes = std::max(ws_bytes, plan.workspace_bytes);
+    st->plans.push_back(std::move(plan));
+  }
+  st->has_ws = ws_bytes > 0;
+  if (ws_bytes > 0) st->ws = b.book("gmm.gemm", ws_bytes);
+  st->acc_ws = b.book("gmm.k_acc", static_cast<uint64_t>(std::max<int64_t>(M * N, 1)) * sizeof(float));
+  st->ends_ws = b.book("gmm.group_ends", static_cast<uint64_t>(std::max<int64_t>(G, 1)) * sizeof(int64_t));
+  st->x = core::OperandRef::of_slot(xs, b.tensor(xs));
+  st->w = core::OperandRef::of_slot(wsl, b.tensor(wsl));
+  st->y = core::OperandRef::of_slot(ys, b.tensor(ys));
+  st->group_list = core::OperandRef::of_slot(gls, b.tensor(gls));
+  st->groups = G;
+  st->m = M;
+  st->n = N;
+  st->k = K;
+  st->gl_stride = gl.strides[0];
+  st->dt = dt;
+  const int64_t es = static_cast<int64_t>(core::dtype_size(dt));
+  st->x_col_bytes = x.strides[1] * es;
+  st->w_row_bytes = w.strides[0] * es;
+  for (int d = 0; d < 3; ++d) st->y_bytes[d] = y.strides[d] * es;
+}
+
 }  // namespace
 
 void gmm_phase1(core::OpBuilder &b, const GmmRule &rule, GmmCall &c) {
@@ -125,11 +245,10 @@ void gmm_phase1(core::OpBuilder &b, const GmmRule &rule, GmmCall &c) {
   if (c.x->tensors.empty()) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is an empty tensor list", c.x_name);
   if (c.weight->tensors.empty()) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is an empty tensor list", c.weight_name);
   if (c.y->tensors.empty()) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is an empty tensor list", c.y_name);
-  if (c.group_type == 1 || c.group_type == 2)
+  if (c.group_type == 1)
     throw_error(ACLNN_ERR_PARAM_INVALID,
-                "groupType %lld (%s grouping) is not supported on the CPU; -1 (none) or 0 (M) are",
-                static_cast<long long>(c.group_type), c.group_type == 1 ? "N" : "K");
-  if (c.group_type != -1 && c.group_type != 0)
+                "groupType 1 (N grouping) is not supported (GroupedMatmulV3 documents -1, 0 (M) and 2 (K))");
+  if (c.group_type != -1 && c.group_type != 0 && c.group_type != 2)
     throw_error(ACLNN_ERR_PARAM_INVALID, "groupType must be -1, 0, 1 or 2, got %lld",
                 static_cast<long long>(c.group_type));
   if (c.split_item < 0 || c.split_item > 3)
@@ -151,6 +270,7 @@ void gmm_phase1(core::OpBuilder &b, const GmmRule &rule, GmmCall &c) {
   same_dtype(c.x, c.x_name);
   same_dtype(c.weight, c.weight_name);
   same_dtype(c.y, c.y_name);
+  if (c.group_type == 2) return gmm_k_grouped(b, c, dt);
   if (c.bias != nullptr)
     for (size_t i = 0; i < c.bias->tensors.size(); ++i) {
       const aclTensor *t = list_elem(c.bias, i, c.bias_name);
