@@ -26,6 +26,7 @@ namespace {
 
 struct GmmArgs {
   aclTensorList *x = nullptr, *weight = nullptr, *bias = nullptr, *y = nullptr;
+  aclTensorList *aq_scale = nullptr, *aq_offset = nullptr;
   aclTensor *group_list = nullptr;
   int64_t split_item = 0, group_type = -1;
   std::string bogus;  // the unsupported argument passed non-null (error tests)
@@ -117,6 +118,7 @@ struct Form {
   int64_t tail = 0;       // split: rows after the last group end
   bool strided_group_list = false;
   bool specials = false;
+  int antiquant = 0;      // INT8 weights with 1: antiquantScale, 2: + antiquantOffset ([G, N] beside w_single)
 };
 
 void run_case(const GmmTableCase &c, aclDataType dt, const std::vector<Group> &gs, const Form &f) {
@@ -160,23 +162,46 @@ void run_case(const GmmTableCase &c, aclDataType dt, const std::vector<Group> &g
       xs.push_back(std::move(x));
     }
   }
+  const aclDataType wdt = f.antiquant ? ACL_INT8 : dt;
+  const double wmax = f.antiquant ? 9 : 1;
   Dev wall;
   if (f.w_single) {
     if (f.w_form == 1)  // stored [G, N, K]
-      wall = std::make_unique<DeviceTensor>(std::vector<int64_t>{static_cast<int64_t>(G), K, N}, dt,
+      wall = std::make_unique<DeviceTensor>(std::vector<int64_t>{static_cast<int64_t>(G), K, N}, wdt,
                                             std::vector<int64_t>{N * K, 1, K}, 2);
     else
-      wall = std::make_unique<DeviceTensor>(std::vector<int64_t>{static_cast<int64_t>(G), K, N}, dt);
-    wall->fill_random(-1, 1);
+      wall = std::make_unique<DeviceTensor>(std::vector<int64_t>{static_cast<int64_t>(G), K, N}, wdt);
+    wall->fill_random(-wmax, wmax);
     const auto v = wall->values();
     for (size_t g = 0; g < G; ++g) wv[g] = rows_of(v, static_cast<int64_t>(g) * K, static_cast<int64_t>(g + 1) * K, N);
   } else {
     for (size_t g = 0; g < G; ++g) {
-      Dev w = view2(gs[g].k, gs[g].n, dt, (f.w_form + static_cast<int>(g)) % 3);
-      w->fill_random(-1, 1);
+      Dev w = view2(gs[g].k, gs[g].n, wdt, (f.w_form + static_cast<int>(g)) % 3);
+      w->fill_random(-wmax, wmax);
       wv[g] = w->values();
       ws.push_back(std::move(w));
     }
+  }
+  // Antiquant scale / offset per group ([N] each, or one [G, N] beside w_single); the reference takes
+  // the dequantised weight (w + offset) * scale.
+  std::vector<Dev> aqs, aqo;
+  for (int which = 0; which < f.antiquant; ++which) {
+    std::vector<Dev> &v = which == 0 ? aqs : aqo;
+    for (size_t g = 0; g < (f.w_single ? 1 : G); ++g) {
+      v.push_back(f.w_single ? view2(static_cast<int64_t>(G), N, dt, 2)
+                             : std::make_unique<DeviceTensor>(std::vector<int64_t>{gs[g].n}, dt, std::vector<int64_t>{3}, 2));
+      v.back()->fill_random(which == 0 ? -0.2 : -3, which == 0 ? 0.2 : 3);
+    }
+  }
+  for (size_t g = 0; g < G && f.antiquant; ++g) {
+    const int64_t n = gs[g].n;
+    auto vec = [&](const std::vector<Dev> &v) {
+      const auto all = v[f.w_single ? 0 : g]->values();
+      return f.w_single ? rows_of(all, static_cast<int64_t>(g), static_cast<int64_t>(g) + 1, n) : all;
+    };
+    const auto sc = vec(aqs);
+    const auto of = f.antiquant == 2 ? vec(aqo) : std::vector<double>(static_cast<size_t>(n), 0.0);
+    for (size_t e = 0; e < wv[g].size(); ++e) wv[g][e] = (wv[g][e] + of[e % n]) * sc[e % n];
   }
   Dev ball;
   if (f.bias == 3) {
@@ -218,6 +243,7 @@ void run_case(const GmmTableCase &c, aclDataType dt, const std::vector<Group> &g
   TensorList wl(f.w_single ? std::vector<aclTensor *>{wall->get()} : ptrs(ws));
   TensorList bl(f.bias == 3 ? std::vector<aclTensor *>{ball->get()} : ptrs(bs));
   TensorList yl(f.y_single ? std::vector<aclTensor *>{yall->get()} : ptrs(ys));
+  TensorList sl(ptrs(aqs)), ol(ptrs(aqo));
   Dev gl;
   if (f.split) {
     std::vector<double> ends;
@@ -236,6 +262,8 @@ void run_case(const GmmTableCase &c, aclDataType dt, const std::vector<Group> &g
   a.bias = f.bias > 0 ? bl.l : nullptr;
   a.y = yl.l;
   a.group_list = f.split ? gl->get() : nullptr;
+  a.aq_scale = f.antiquant ? sl.l : nullptr;
+  a.aq_offset = f.antiquant == 2 ? ol.l : nullptr;
   a.split_item = f.y_single ? 2 + static_cast<int64_t>(G % 2) : static_cast<int64_t>(G % 2);
   a.group_type = f.split ? 0 : f.group_type;
   ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
@@ -450,6 +478,12 @@ TEST_P(OpTableGmm, KGroupingErrorsNameTheArgument) {
   a = good;
   a.group_list = gli;
   EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "groupListOptional", "dtype"}));
+  DeviceTensor wi8({6, 3}, ACL_INT8), sc({3}, ACL_FLOAT);
+  TensorList wi8l({wi8.get()}), scl({sc.get()});
+  a = good;
+  a.weight = wi8l.l;
+  a.aq_scale = scl.l;  // the weight-quantised form takes groupType -1 / 0 only
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "antiquantScaleOptional", "groupType"}));
   // A bad group list fails the launch and writes nothing.
   for (const std::vector<double> &bad : {std::vector<double>{4, 2}, std::vector<double>{2, 7},
                                          std::vector<double>{-1, 6}}) {
@@ -463,6 +497,35 @@ TEST_P(OpTableGmm, KGroupingErrorsNameTheArgument) {
     EXPECT_NE(std::string(aclGetRecentErrMsg()).find("groupListOptional"), std::string::npos) << aclGetRecentErrMsg();
     for (double v : y.values()) EXPECT_TRUE(std::isnan(v));
   }
+}
+
+// The weight-quantised form: INT8 weights dequantised as (w + antiquantOffset) * antiquantScale per output
+// channel, in every form (per-group lists, stacked y, x split by the group list with one [G, K, N] weight
+// and [G, N] scale / offset).
+TEST_P(OpTableGmm, AntiquantWeights) {
+  reseed_for_current_test();
+  const GmmTableCase &c = GetParam();
+  auto &g = rng();
+  int v = 0;
+  for (aclDataType dt : c.dtypes)
+    for (int k = 0; k < 6; ++k, ++v) {
+      Form f;
+      f.antiquant = 1 + v % 2;
+      f.bias = v % 3;
+      const int64_t K = pick(g, 1, 40), N = pick(g, 1, 30);
+      std::vector<Group> gs(static_cast<size_t>(pick(g, 1, 4)));
+      for (Group &q : gs) q = {pick(g, 0, 12), v % 3 == 0 ? pick(g, 1, 40) : K, v % 3 == 0 ? pick(g, 1, 30) : N};
+      if (v % 3 == 1) {
+        f.y_single = true;
+        f.w_form = v % 2;
+      } else if (v % 3 == 2) {
+        f.split = f.y_single = f.w_single = true;
+        f.w_form = v % 2;
+        f.bias = v % 2 == 0 ? 3 : 0;
+      }
+      f.x_form = v % 3;
+      run_case(c, dt, gs, f);
+    }
 }
 
 TEST_P(OpTableGmm, SpecialValuesPropagate) {
@@ -594,6 +657,27 @@ TEST_P(OpTableGmm, ErrorsNameTheArgument) {
   EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "x[1]", "K"}));
   a.x = xaa.l;
   EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "x holds 3"}));
+  // The antiquant form: INT8 weights, scale / offset in x's dtype and shaped [N] per group (or [G, N]).
+  DeviceTensor wi8({2, 4, 3}, ACL_INT8), sc({2, 3}, ACL_FLOAT), sch({2, 3}, ACL_FLOAT16), sc4({2, 4}, ACL_FLOAT);
+  TensorList wi8l({wi8.get()}), scl({sc.get()}), schl({sch.get()}), sc4l({sc4.get()});
+  a = good;
+  a.weight = wi8l.l;
+  a.aq_scale = scl.l;
+  a.aq_offset = scl.l;
+  EXPECT_EQ(c.phase1(a, &ws, &ex), 0) << aclGetRecentErrMsg();
+  a.aq_scale = nullptr;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "antiquantOffsetOptional", "without"}));
+  a = good;
+  a.aq_scale = scl.l;  // a FLOAT weight
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "weight[0]", "dtype"}));
+  a.weight = wi8l.l;
+  a.aq_scale = schl.l;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "antiquantScaleOptional[0]", "dtype"}));
+  a.aq_scale = sc4l.l;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "antiquantScaleOptional[0]", "shape"}));
+  a.aq_scale = scl.l;
+  a.aq_offset = sc4l.l;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "antiquantOffsetOptional[0]", "shape"}));
   // A bad group list fails the launch and writes nothing.
   for (const std::vector<double> &bad : {std::vector<double>{4, 2}, std::vector<double>{2, 7},
                                          std::vector<double>{-1, 6}}) {

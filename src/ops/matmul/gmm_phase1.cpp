@@ -20,6 +20,10 @@ using kernels::GemmPlan;
 struct GmmGroup {
   int plan = 0;  // the split form: the first plan of the group's ladder
   core::OperandRef x, w, bias, y;  // bias.slot < 0: none
+  // The antiquant form: the weight's K, N and byte strides, the scale / offset vectors (offset.slot < 0: none).
+  int64_t k = 0, n = 0, w_rs = 0, w_cs = 0;
+  core::OperandRef scale, offset;
+  int64_t scale_stride = 0, offset_stride = 0;
 };
 
 class GmmStep : public core::Step {
@@ -40,12 +44,36 @@ class GmmStep : public core::Step {
   int64_t x_row_bytes = 0, y_row_bytes = 0, y_col_bytes = 0;  // byte strides of a row of x / y, a column of y
   size_t y_esize = 0;
 
+  // The antiquant form: each group's INT8 weight is dequantised into an fp32 [K, N] block before its GEMM.
+  bool antiquant = false;
+  core::WsKey deq_ws;
+  aclDataType aq_dtype = ACL_FLOAT;
+
+  // The weight operand of group g: the view, or its dequantised copy.
+  const char *weight(const GmmGroup &g, const core::LaunchArgs &a) const {
+    const char *w = g.w.address(a);
+    if (!antiquant) return w;
+    float *deq = reinterpret_cast<float *>(a.get(deq_ws)), *scale = deq + g.k * g.n, *offset = scale + g.n;
+    const int64_t es = static_cast<int64_t>(core::dtype_size(aq_dtype));
+    kernels::load_as<float>(aq_dtype, g.scale.address(a), g.scale_stride * es, scale, g.n);
+    if (g.offset.slot >= 0)
+      kernels::load_as<float>(aq_dtype, g.offset.address(a), g.offset_stride * es, offset, g.n);
+    else
+      std::fill(offset, offset + g.n, 0.0f);
+    for (int64_t p = 0; p < g.k; ++p) {
+      float *row = deq + p * g.n;
+      kernels::load_as<float>(ACL_INT8, w + p * g.w_rs, g.w_cs, row, g.n);
+      for (int64_t j = 0; j < g.n; ++j) row[j] = (row[j] + offset[j]) * scale[j];
+    }
+    return reinterpret_cast<const char *>(deq);
+  }
+
   int run(const core::LaunchArgs &a) const override {
     void *work = has_ws ? a.get(ws) : nullptr;
     auto at = [&](const core::OperandRef &r) -> char * { return r.slot >= 0 ? r.address(a) : nullptr; };
     if (!split) {
       for (const GmmGroup &g : groups)
-        kernels::gemm_run(plans[static_cast<size_t>(g.plan)], at(g.x), at(g.w), at(g.y), work, at(g.bias));
+        kernels::gemm_run(plans[static_cast<size_t>(g.plan)], at(g.x), weight(g, a), at(g.y), work, at(g.bias));
       return 0;
     }
     // Every group end checked before anything is written.
@@ -69,7 +97,7 @@ class GmmStep : public core::Step {
       size_t step = 0;
       while (ladder[step] < rows) ++step;  // the last rung is M >= rows
       if (rows > 0)
-        kernels::gemm_run_rows(plans[static_cast<size_t>(gr.plan) + step], rows, at(gr.x) + start * x_row_bytes, at(gr.w),
+        kernels::gemm_run_rows(plans[static_cast<size_t>(gr.plan) + step], rows, at(gr.x) + start * x_row_bytes, weight(gr, a),
                                at(gr.y) + start * y_row_bytes, work, at(gr.bias));
       start = end;
     }
@@ -103,6 +131,41 @@ int64_t merged_row_stride(const aclTensor &t, const std::string &name, int64_t *
       throw_error(ACLNN_ERR_PARAM_INVALID, "%s of shape %s: its leading dims do not merge into one row dim (dim %d's stride %lld)",
                   name.c_str(), core::shape_string(t).c_str(), lead[q], static_cast<long long>(t.strides[lead[q]]));
   return t.strides[lead.back()];
+}
+
+// A group's weight view [K, N]; off: elements from the view base (a [G, K, N] tensor's group).
+struct WView {
+  const aclTensor *t;
+  int64_t k, n, rs, cs, off;
+};
+
+// A group's vector [N] (bias, antiquant scale or offset); t null: none.
+struct VView {
+  const aclTensor *t = nullptr;
+  int64_t cs = 0, off = 0;
+};
+
+// Per-group vectors [N]: one tensor per group, or one [G, N] tensor beside a [G, K, N] weight; a null
+// list gives none.
+std::vector<VView> group_vectors(const aclTensorList *l, const char *list_name, const std::vector<WView> &wv,
+                                 bool w_single) {
+  const size_t G = wv.size();
+  std::vector<VView> v(G);
+  if (l == nullptr) return v;
+  const bool single = l->tensors.size() == 1 && l->tensors[0]->ndim == 2;
+  if (l->tensors.size() != G && !(w_single && l->tensors.size() == 1))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s holds %zu tensors; expected one per group (%zu)", list_name,
+                l->tensors.size(), G);
+  for (size_t g = 0; g < G; ++g) {
+    const aclTensor &t = *list_elem(l, single ? 0 : g, list_name);
+    const std::string name = elem_name(list_name, single ? 0 : g);
+    if (single ? !(t.dims[0] == static_cast<int64_t>(G) && t.dims[1] == wv[g].n) : !(t.ndim == 1 && t.dims[0] == wv[g].n))
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; expected %s", name.c_str(), core::shape_string(t).c_str(),
+                  single ? ("[" + std::to_string(G) + ", " + std::to_string(wv[g].n) + "]").c_str()
+                         : ("[" + std::to_string(wv[g].n) + "]").c_str());
+    v[g] = {&t, t.strides[t.ndim - 1], single ? static_cast<int64_t>(g) * t.strides[0] : 0};
+  }
+  return v;
 }
 
 core::OperandRef ref_at(const aclTensor &view, int slot, int64_t elems) {
@@ -240,7 +303,7 @@ void gmm_phase1(core::OpBuilder &b, const GmmRule &rule, GmmCall &c) {
   for (const GmmUnsupported &u : c.unsupported)
     if (u.arg != nullptr)
       throw_error(ACLNN_ERR_PARAM_INVALID,
-                  "%s is not supported on the CPU (the quantised and weight-quantised forms are refused); pass nullptr",
+                  "%s is not supported on the CPU (the int8 quantised form is refused); pass nullptr",
                   u.name);
   if (c.x->tensors.empty()) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is an empty tensor list", c.x_name);
   if (c.weight->tensors.empty()) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is an empty tensor list", c.weight_name);
@@ -268,7 +331,25 @@ void gmm_phase1(core::OpBuilder &b, const GmmRule &rule, GmmCall &c) {
     }
   };
   same_dtype(c.x, c.x_name);
-  same_dtype(c.weight, c.weight_name);
+  // The antiquant form: INT8 weights, scale / offset lists in x's dtype.
+  const bool antiquant = c.aq_scale != nullptr;
+  if (c.aq_offset != nullptr && !antiquant)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s is given without %s", c.aq_offset_name, c.aq_scale_name);
+  if (antiquant) {
+    for (size_t i = 0; i < c.weight->tensors.size(); ++i)
+      core::check_dtype_in(list_elem(c.weight, i, c.weight_name), elem_name(c.weight_name, i).c_str(), {ACL_INT8});
+    for (const aclTensorList *l : {c.aq_scale, c.aq_offset})
+      if (l != nullptr) {
+        const char *name = l == c.aq_scale ? c.aq_scale_name : c.aq_offset_name;
+        for (size_t i = 0; i < l->tensors.size(); ++i)
+          core::check_dtype_in(list_elem(l, i, name), elem_name(name, i).c_str(), {dt});
+      }
+    if (c.group_type == 2)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s (the weight-quantised form) takes groupType -1 or 0, got 2",
+                  c.aq_scale_name);
+  } else {
+    same_dtype(c.weight, c.weight_name);
+  }
   same_dtype(c.y, c.y_name);
   if (c.group_type == 2) return gmm_k_grouped(b, c, dt);
   if (c.bias != nullptr)
@@ -313,15 +394,8 @@ void gmm_phase1(core::OpBuilder &b, const GmmRule &rule, GmmCall &c) {
   if (y_single ? ny != 1 : ny != G)
     throw_error(ACLNN_ERR_PARAM_INVALID, "y holds %zu tensors; splitItem %lld needs %zu", ny,
                 static_cast<long long>(c.split_item), y_single ? size_t{1} : G);
-  if (c.bias != nullptr && c.bias->tensors.size() != G && !(w_single && c.bias->tensors.size() == 1))
-    throw_error(ACLNN_ERR_PARAM_INVALID, "biasOptional holds %zu tensors; expected one per group (%zu)",
-                c.bias->tensors.size(), G);
 
   // Per-group weight views [K, N].
-  struct WView {
-    const aclTensor *t;
-    int64_t k, n, rs, cs, off;  // off: elements from the view base (a [G, K, N] tensor's group)
-  };
   std::vector<WView> wv(G);
   for (size_t g = 0; g < G; ++g) {
     const aclTensor &t = w_single ? *w0 : *c.weight->tensors[g];
@@ -329,24 +403,10 @@ void gmm_phase1(core::OpBuilder &b, const GmmRule &rule, GmmCall &c) {
     wv[g] = {&t, t.dims[d], t.dims[d + 1], t.strides[d], t.strides[d + 1],
              w_single ? static_cast<int64_t>(g) * t.strides[0] : 0};
   }
-  // Per-group bias views [N]: one tensor each, or one [G, N] beside a [G, K, N] weight.
-  struct BView {
-    const aclTensor *t = nullptr;
-    int64_t cs = 0, off = 0;
-  };
-  std::vector<BView> bv(G);
-  if (c.bias != nullptr) {
-    const bool b_single = c.bias->tensors.size() == 1 && c.bias->tensors[0]->ndim == 2;
-    for (size_t g = 0; g < G; ++g) {
-      const aclTensor &t = *c.bias->tensors[b_single ? 0 : g];
-      const std::string name = elem_name(c.bias_name, b_single ? 0 : g);
-      if (b_single ? !(t.dims[0] == static_cast<int64_t>(G) && t.dims[1] == wv[g].n) : !(t.ndim == 1 && t.dims[0] == wv[g].n))
-        throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; expected %s", name.c_str(), core::shape_string(t).c_str(),
-                    b_single ? ("[" + std::to_string(G) + ", " + std::to_string(wv[g].n) + "]").c_str()
-                             : ("[" + std::to_string(wv[g].n) + "]").c_str());
-      bv[g] = {&t, t.strides[t.ndim - 1], b_single ? static_cast<int64_t>(g) * t.strides[0] : 0};
-    }
-  }
+  // Per-group bias and antiquant scale / offset views [N].
+  const std::vector<VView> bv = group_vectors(c.bias, c.bias_name, wv, w_single);
+  const std::vector<VView> sv = group_vectors(c.aq_scale, c.aq_scale_name, wv, w_single);
+  const std::vector<VView> ov = group_vectors(c.aq_offset, c.aq_offset_name, wv, w_single);
 
   // Per-group x / y views.
   struct RView {
@@ -418,6 +478,7 @@ void gmm_phase1(core::OpBuilder &b, const GmmRule &rule, GmmCall &c) {
   // Registration, in prototype order (inputs, then the output list).
   const std::vector<int> xs = b.input_list(0, c.x), wsl = b.input_list(1, c.weight);
   const std::vector<int> bs = b.input_list(2, c.bias);
+  const std::vector<int> ss = b.input_list(5, c.aq_scale), os = b.input_list(6, c.aq_offset);
   const int gls = b.input(c.group_list);
   const std::vector<int> yslots = b.output_list(0, c.y);
 
@@ -429,13 +490,14 @@ void gmm_phase1(core::OpBuilder &b, const GmmRule &rule, GmmCall &c) {
     step->ladder.push_back(total_m);
   }
   size_t ws_bytes = 0;
+  int64_t deq_floats = 0;
   for (size_t g = 0; g < G; ++g) {
     GemmDesc d;
     d.m = xv[g].m;
     d.n = wv[g].n;
     d.k = wv[g].k;
     d.a = GemmOperand{dt, xv[g].rs, xv[g].cs, 0};
-    d.b = GemmOperand{dt, wv[g].rs, wv[g].cs, 0};
+    d.b = antiquant ? GemmOperand{ACL_FLOAT, wv[g].n, 1, 0} : GemmOperand{dt, wv[g].rs, wv[g].cs, 0};
     d.c = GemmOperand{dt, yv[g].rs, yv[g].cs, 0};
     if (bv[g].t != nullptr) {
       d.has_d = true;
@@ -466,7 +528,27 @@ void gmm_phase1(core::OpBuilder &b, const GmmRule &rule, GmmCall &c) {
       const int bslot = bs[c.bias->tensors.size() == 1 ? 0 : g];
       gr.bias = ref_at(b.tensor(bslot), bslot, bv[g].off);
     }
+    if (antiquant) {
+      gr.k = wv[g].k;
+      gr.n = wv[g].n;
+      gr.w_rs = wv[g].rs;  // INT8: elements are bytes
+      gr.w_cs = wv[g].cs;
+      const size_t vi = c.aq_scale->tensors.size() == 1 ? 0 : g;
+      gr.scale = ref_at(b.tensor(ss[vi]), ss[vi], sv[g].off);
+      gr.scale_stride = sv[g].cs;
+      if (c.aq_offset != nullptr) {
+        const size_t oi = c.aq_offset->tensors.size() == 1 ? 0 : g;
+        gr.offset = ref_at(b.tensor(os[oi]), os[oi], ov[g].off);
+        gr.offset_stride = ov[g].cs;
+      }
+      deq_floats = std::max(deq_floats, wv[g].k * wv[g].n + 2 * wv[g].n);
+    }
     step->groups.push_back(gr);
+  }
+  if (antiquant) {
+    step->antiquant = true;
+    step->aq_dtype = dt;
+    step->deq_ws = b.book("gmm.dequantised_weight", static_cast<uint64_t>(std::max<int64_t>(deq_floats, 1)) * sizeof(float));
   }
   // The groups run one after another: one block, the largest plan's.
   step->has_ws = ws_bytes > 0;
