@@ -20,25 +20,8 @@ def resolve(g, table, op):
 
 
 def render_entry(g, table):
-    out = g.family_entry_head(table, "gdr_phase1", "ops/attention/gdr_phase1.h", ["opsnn::core::dtype_bit"])
-    for op in table.ops:
-        out.append(f"const ::opsnn::ops::GdrRule k{op.name}Rule = {{{g.mask(op.dtypes)}}};")
-    out += ["}  // namespace", ""]
-    for op in table.ops:
-        lines = g.family_entry_open(op, "::opsnn::ops::GdrCall")
-        for role, p in op.roles.items():
-            if role == "scale":
-                lines.append(f"    c.scale = {p.name};")
-            else:
-                lines.append(f'    c.{role} = {{{p.name}, "{p.name}"}};')
-        out += lines + g.family_entry_close(op, "gdr_phase1")
-    return "\n".join(out) + "\n"
+    return g.family_roles_entry(table, "gdr_phase1", "ops/attention/gdr_phase1.h", "GdrRule", "GdrCall", {"scale"})
 
 
 def render_tests(g, tables):
-    out = g.family_tests_head(tables, "gated delta-rule", "GdrTableCase", "gdr_table_cases")
-    for t in tables:
-        for op in t.ops:
-            fields = [f"c.dtypes = {{{', '.join(g.cxx_dtype(d) for d in op.dtypes)}}};"]
-            out += g.family_case(op, {}, "GdrTableCase", fields, "GdrArgs", g.role_args(op))
-    return "\n".join(out + ["  return v;", "}", ""])
+    return g.family_roles_tests(tables, "gated delta-rule", "GdrTableCase", "gdr_table_cases", "GdrArgs")

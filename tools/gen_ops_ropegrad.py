@@ -19,22 +19,8 @@ def resolve(g, table, op):
 
 
 def render_entry(g, table):
-    out = g.family_entry_head(table, "rope_grad_phase1", "ops/position/rope_grad_phase1.h", ["opsnn::core::dtype_bit"])
-    for op in table.ops:
-        out.append(f"const ::opsnn::ops::RopeGradRule k{op.name}Rule = {{{g.mask(op.dtypes)}}};")
-    out += ["}  // namespace", ""]
-    for op in table.ops:
-        lines = g.family_entry_open(op, "::opsnn::ops::RopeGradCall")
-        for role, p in op.roles.items():
-            lines.append(f"    c.{role} = {p.name};" if role == "mode" else f'    c.{role} = {{{p.name}, "{p.name}"}};')
-        out += lines + g.family_entry_close(op, "rope_grad_phase1")
-    return "\n".join(out) + "\n"
+    return g.family_roles_entry(table, "rope_grad_phase1", "ops/position/rope_grad_phase1.h", "RopeGradRule", "RopeGradCall", {"mode"})
 
 
 def render_tests(g, tables):
-    out = g.family_tests_head(tables, "RoPE-gradient", "RopeGradTableCase", "ropegrad_table_cases")
-    for t in tables:
-        for op in t.ops:
-            fields = [f"c.dtypes = {{{', '.join(g.cxx_dtype(d) for d in op.dtypes)}}};"]
-            out += g.family_case(op, {}, "RopeGradTableCase", fields, "RopeGradArgs", g.role_args(op))
-    return "\n".join(out + ["  return v;", "}", ""])
+    return g.family_roles_tests(tables, "RoPE-gradient", "RopeGradTableCase", "ropegrad_table_cases", "RopeGradArgs")
