@@ -728,17 +728,14 @@ TEST_P(OpTableAttentionInt8, Int8KvErrors) {
   sc.fill_random(0.01, 0.02);
   tok.fill_random(0.01, 0.02);
   std::string layout = "BNSD";
-  auto run = [&](aclTensor *kk, aclTensor *vv, aclTensor *s, aclTensor *o, int64_t mode) {
-    AttnArgs a;
+  // Phase 1 of `a` (its antiquant fields set) with key kk and value vv.
+  auto phase1_with = [&](AttnArgs a, aclTensor *kk, aclTensor *vv) {
     a.query = q;
     a.out = out;
     a.key_list = list_of(kk);
     a.value_list = list_of(vv);
     a.key = kk;
     a.value = vv;
-    a.aq_scale = s;
-    a.aq_offset = o;
-    a.aq_mode = mode;
     a.num_heads = 2;
     a.layout = const_cast<char *>(layout.c_str());
     uint64_t ws = 0;
@@ -748,6 +745,13 @@ TEST_P(OpTableAttentionInt8, Int8KvErrors) {
     aclDestroyTensorList(a.key_list);
     aclDestroyTensorList(a.value_list);
     return rc;
+  };
+  auto run = [&](aclTensor *kk, aclTensor *vv, aclTensor *s, aclTensor *o, int64_t mode) {
+    AttnArgs a;
+    a.aq_scale = s;
+    a.aq_offset = o;
+    a.aq_mode = mode;
+    return phase1_with(a, kk, vv);
   };
   EXPECT_EQ(run(k, v, sc, nullptr, 0), 0) << aclGetRecentErrMsg();
   EXPECT_EQ(run(k, v, tok, nullptr, 1), 0) << aclGetRecentErrMsg();
@@ -767,27 +771,13 @@ TEST_P(OpTableAttentionInt8, Int8KvErrors) {
   vtok.fill_random(0.01, 0.02);
   auto run2 = [&](aclTensor *kk, aclTensor *ks, aclTensor *ko, int64_t km, aclTensor *vs, int64_t vm, aclTensor *comb) {
     AttnArgs a;
-    a.query = q;
-    a.out = out;
-    a.key_list = list_of(kk);
-    a.value_list = list_of(v);
-    a.key = kk;
-    a.value = v;
     a.kaq_scale = ks;
     a.kaq_offset = ko;
     a.kaq_mode = km;
     a.vaq_scale = vs;
     a.vaq_mode = vm;
     a.aq_scale = comb;
-    a.num_heads = 2;
-    a.layout = const_cast<char *>(layout.c_str());
-    uint64_t ws = 0;
-    aclOpExecutor *ex = nullptr;
-    const int rc = c.phase1(a, &ws, &ex);
-    if (rc == 0) aclDestroyAclOpExecutor(ex);
-    aclDestroyTensorList(a.key_list);
-    aclDestroyTensorList(a.value_list);
-    return rc;
+    return phase1_with(a, kk, v);
   };
   EXPECT_EQ(run2(k, ksc, nullptr, 0, vtok, 1, nullptr), 0) << aclGetRecentErrMsg();
   EXPECT_TRUE(fails_with(run2(k, ksc, nullptr, 0, nullptr, 0, nullptr), ACLNN_ERR_PARAM_NULLPTR,
