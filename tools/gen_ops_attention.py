@@ -24,7 +24,9 @@ ROLES = {"query": "query", "key": "key", "value": "value", "pseShift": "pse", "a
          "inputLayout": "layout", "numKeyValueHeads": "num_kv_heads", "sparseMode": "sparse_mode",
          "innerPrecise": "inner_precise", "softmaxLseFlag": "lse_flag", "attentionOut": "out",
          "softmaxLse": "lse", "blockTable": "block_table", "blockSize": "block_size",
-         "antiquantScale": "aq_scale", "antiquantOffset": "aq_offset", "antiquantMode": "aq_mode", "self": "self", "A": "a", "upper": "upper", "transpose": "transpose",
+         "antiquantScale": "aq_scale", "antiquantOffset": "aq_offset", "antiquantMode": "aq_mode",
+         "keyAntiquantScale": "kaq_scale", "keyAntiquantOffset": "kaq_offset", "keyAntiquantMode": "kaq_mode",
+         "valueAntiquantScale": "vaq_scale", "valueAntiquantOffset": "vaq_offset", "valueAntiquantMode": "vaq_mode", "self": "self", "A": "a", "upper": "upper", "transpose": "transpose",
          "unitriangular": "unit", "xOut": "x_out", "mOut": "m_out", "x": "x", "y": "y", "gradOutput": "grad",
          "out": "out", "scale": "scale", "mask": "mask", "fixedTriuMask": "triu", "fixTriuMask": "triu"}
 KINDS = {"flash": "kFlash", "trisolve": "kTriSolve", "masked_softmax": "kMaskedSoftmax"}
@@ -96,7 +98,7 @@ def render_entry(g, table):
                 lines.append(f"    c.{role} = {p.name};")
                 if t in ("aclTensor*", "aclTensorList*", "aclIntArray*"):
                     lines.append(f'    c.{role}_name = "{p.name}";')
-                if role in ("block_table", "aq_scale", "aq_offset"):  # optional inputs after the mask: registered in their place
+                if role in ("block_table", "aq_scale", "aq_offset", "kaq_scale", "kaq_offset", "vaq_scale", "vaq_offset"):  # optional inputs after the mask: registered in their place
                     lines.append(f'    c.unsupported.push_back({{{p.name}, "{p.name}", true, true}});')
             elif t in ("aclTensor*", "aclIntArray*", "aclTensorList*"):
                 lines.append(f'    c.unsupported.push_back({{{p.name}, "{p.name}", {str(t == "aclTensor*").lower()}, false}});')
@@ -131,6 +133,7 @@ def render_tests(g, tables):
                           f"c.decode = {str(op.decode).lower()};",
                           f"c.paged = {str('block_table' in op.roles).lower()};",
                           f"c.antiquant = {str('aq_scale' in op.roles).lower()};",
+                          f"c.kv_antiquant = {str('kaq_scale' in op.roles).lower()};",
                           "c.unsupported = {" + ", ".join(f'"{p.name}"' for p in op.unsupported) + "};"]
                 out += g.family_case(op, sample, "AttnTableCase", fields, "AttnArgs", ", ".join(args))
     return "\n".join(out + ["  return v;", "}", ""])

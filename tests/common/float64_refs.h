@@ -231,6 +231,30 @@ inline std::vector<double> rope_ref(const std::vector<double> &x, const std::vec
   return y;
 }
 
+// The gradient of rope_ref on one row, from its linearity (not from a formula of its own): dx_m =
+// sum_j dy_j y_j(e_m) with y(e_m) = rope_ref(e_m, cs, sn); the cos / sin terms dy_j x_j and
+// dy_j rope_ref(x, 0, 1)_j (summed over the broadcast rows by the caller).
+struct RopeGradRow {
+  std::vector<double> dx, dcos, dsin;
+};
+inline RopeGradRow rope_grad_ref(const std::vector<double> &dy, const std::vector<double> &x,
+                                 const std::vector<double> &cs, const std::vector<double> &sn, int64_t mode) {
+  const size_t n = dy.size();
+  RopeGradRow r{std::vector<double>(n, 0.0), std::vector<double>(n), std::vector<double>(n)};
+  for (size_t m = 0; m < n; ++m) {
+    std::vector<double> e(n, 0.0);
+    e[m] = 1.0;
+    const std::vector<double> y = rope_ref(e, cs, sn, mode);
+    for (size_t j = 0; j < n; ++j) r.dx[m] += dy[j] * y[j];
+  }
+  const std::vector<double> rot = rope_ref(x, std::vector<double>(n, 0.0), std::vector<double>(n, 1.0), mode);
+  for (size_t j = 0; j < n && !x.empty(); ++j) {
+    r.dcos[j] = dy[j] * x[j];
+    r.dsin[j] = dy[j] * rot[j];
+  }
+  return r;
+}
+
 // Row ops over one row x (x2: the added input or the labels; gamma / beta: the row's parameters,
 // empty when absent): layer / RMS norm (biased variance, rstd = 1 / sqrt(var + eps)) and the
 // softmax cross-entropy. Returns y (or backprop), mean (or the loss), rstd and the summed input.
@@ -1409,6 +1433,71 @@ MatmulRefElem matmul_ref_elem(int64_t nsum, int64_t K, double alpha, double beta
     }
   const double add = beta == 0 ? 0.0 : beta * bias;
   return {static_cast<double>(alpha * acc + add), static_cast<double>(std::fabs(alpha) * mag + std::fabs(add))};
+}
+
+// The recurrent gated delta rule (aclnnRecurrentGatedDeltaRule, src/ops/attention/delta_rule.ops),
+// written from the matrix form S_t = alpha_t S_{t-1} D_t (I - beta_t k_t k_t^T) + beta_t v_t k_t^T
+// (D_t = diag(exp(gk_t))), o_t = S_t (scale q_t). Packed tokens, row-major: q / k [T, Nk, Dk], v
+// [T, Nv, Dv], beta / g [T, Nv], gk [T, Nv, Dk] (g / gk empty: no decay), state [blocks, Nv, Dv, Dk]
+// updated in place. state_mag / out_mag: the sums of the absolute terms (the bound for rounding).
+struct GdrProblem {
+  int64_t t = 0, nk = 0, nv = 0, dk = 0, dv = 0;
+  std::vector<int64_t> len, accepted, idx;
+  double scale = 1.0;
+};
+
+inline void gated_delta_rule_ref(const GdrProblem &p, const std::vector<double> &q, const std::vector<double> &k,
+                                 const std::vector<double> &v, const std::vector<double> &beta,
+                                 const std::vector<double> &g, const std::vector<double> &gk,
+                                 std::vector<double> *state, std::vector<double> *state_mag,
+                                 std::vector<double> *out, std::vector<double> *out_mag) {
+  const int64_t dk = p.dk, dv = p.dv, hs = dv * dk;
+  out->assign(static_cast<size_t>(p.t * p.nv * dv), 0.0);
+  out_mag->assign(out->size(), 0.0);
+  state_mag->assign(state->size(), 0.0);
+  auto z = [](int64_t i) { return static_cast<size_t>(i); };
+  int64_t start = 0;
+  for (size_t b = 0; b < p.len.size(); ++b) {
+    const int64_t L = p.len[b];
+    for (int64_t h = 0; h < p.nv && L > 0; ++h) {
+      const int64_t kh = h * p.nk / p.nv;
+      const int64_t first = p.idx[z(start + p.accepted[b] - 1)];
+      std::vector<double> S(state->begin() + (first * p.nv + h) * hs, state->begin() + (first * p.nv + h + 1) * hs);
+      std::vector<double> M(z(hs));
+      for (size_t e = 0; e < M.size(); ++e) M[e] = std::fabs(S[e]);
+      for (int64_t t = start; t < start + L; ++t) {
+        const double *kt = &k[z((t * p.nk + kh) * dk)], *qt = &q[z((t * p.nk + kh) * dk)];
+        const double *vt = &v[z((t * p.nv + h) * dv)];
+        const double bt = beta[z(t * p.nv + h)], at = g.empty() ? 1.0 : std::exp(g[z(t * p.nv + h)]);
+        // A = alpha S D; then S = A - beta (A k) k^T + beta v k^T.
+        std::vector<double> A(z(hs)), MA(z(hs)), Ak(z(dv), 0.0), MAk(z(dv), 0.0);
+        for (int64_t i = 0; i < dv; ++i)
+          for (int64_t j = 0; j < dk; ++j) {
+            const double d = at * (gk.empty() ? 1.0 : std::exp(gk[z((t * p.nv + h) * dk + j)]));
+            A[z(i * dk + j)] = S[z(i * dk + j)] * d;
+            MA[z(i * dk + j)] = M[z(i * dk + j)] * d;
+            Ak[z(i)] += A[z(i * dk + j)] * kt[j];
+            MAk[z(i)] += MA[z(i * dk + j)] * std::fabs(kt[j]);
+          }
+        const int64_t slot = p.idx[z(t)];
+        for (int64_t i = 0; i < dv; ++i) {
+          double o = 0.0, om = 0.0;
+          for (int64_t j = 0; j < dk; ++j) {
+            const size_t e = z(i * dk + j);
+            S[e] = A[e] - bt * Ak[z(i)] * kt[j] + bt * vt[i] * kt[j];
+            M[e] = MA[e] + std::fabs(bt) * (MAk[z(i)] + std::fabs(vt[i])) * std::fabs(kt[j]);
+            o += S[e] * p.scale * qt[j];
+            om += M[e] * std::fabs(p.scale * qt[j]);
+          }
+          (*out)[z((t * p.nv + h) * dv + i)] = o;
+          (*out_mag)[z((t * p.nv + h) * dv + i)] = om;
+        }
+        std::copy(S.begin(), S.end(), state->begin() + (slot * p.nv + h) * hs);
+        std::copy(M.begin(), M.end(), state_mag->begin() + (slot * p.nv + h) * hs);
+      }
+    }
+    start += L;
+  }
 }
 
 }  // namespace opsnn::test::refs

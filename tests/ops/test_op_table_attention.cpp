@@ -41,6 +41,8 @@ struct AttnArgs {
   int64_t block_size = 0;
   aclTensor *aq_scale = nullptr, *aq_offset = nullptr;  // INT8 key / value
   int64_t aq_mode = 0;
+  aclTensor *kaq_scale = nullptr, *kaq_offset = nullptr, *vaq_scale = nullptr, *vaq_offset = nullptr;  // separate form
+  int64_t kaq_mode = 0, vaq_mode = 0;
   std::string bogus;  // the unsupported argument passed non-null (error tests)
   aclTensor *bogus_tensor = nullptr;
   aclIntArray *bogus_array = nullptr;
@@ -60,6 +62,7 @@ struct AttnTableCase {
   std::vector<aclDataType> dtypes;
   bool trisolve = false, masked_softmax = false, backward = false, key_list = false, has_lse = false, decode = false, paged = false;
   bool antiquant = false;  // INT8 key / value with antiquantScale / antiquantOffset
+  bool kv_antiquant = false;  // ... or with keyAntiquantScale / valueAntiquantScale (+ offsets)
   std::vector<std::string> unsupported;
   int (*phase1)(const AttnArgs &, uint64_t *, aclOpExecutor **) = nullptr;
   Launch launch = nullptr;
@@ -568,10 +571,13 @@ TEST_P(OpTableAttention, PackedVarlenErrors) {
 }
 
 // INT8 key / value (antiquant): k = (k8 + offset) * scale per channel ([2, Nkv * D], [2, Nkv, D],
-// [2, Nkv, 1, D]) or per token ([2, B, Skv]), against the reference on the dequantised values.
-void check_int8(const AttnTableCase &c, const Problem &p, int scale_form, bool offset) {
-  SCOPED_TRACE(::testing::Message() << c.name << " int8 KV scale form " << scale_form << " offset " << offset << ": "
-                                    << p);
+// [2, Nkv, 1, D]) or per token ([2, B, Skv]), against the reference on the dequantised values. With
+// `separate`, the key's and the value's own scale / offset (keyAntiquantScale ...): the shapes without the
+// leading 2 (forms 1 and 3 with a leading 1), the value in form (scale_form + 2) % 4, so the two halves
+// mix per-channel and per-token modes.
+void check_int8(const AttnTableCase &c, const Problem &p, int scale_form, bool offset, bool separate = false) {
+  SCOPED_TRACE(::testing::Message() << c.name << " int8 KV scale form " << scale_form << " offset " << offset
+                                    << (separate ? " separate" : "") << ": " << p);
   const std::string L = in_layout(p.layout);
   auto q = make(layout_shape(L, p.B, p.N, p.Sq, p.D), p.dt, p.strided);
   auto k = make(layout_shape(L, p.B, p.Nkv, p.Skv, p.D), ACL_INT8, p.strided);
@@ -581,15 +587,23 @@ void check_int8(const AttnTableCase &c, const Problem &p, int scale_form, bool o
   k->fill_random(-127, 127);
   v->fill_random(-127, 127);
   out->poison();
-  const bool per_token = scale_form == 3;
-  const std::vector<int64_t> ss = per_token         ? std::vector<int64_t>{2, p.B, p.Skv}
-                                  : scale_form == 0 ? std::vector<int64_t>{2, p.Nkv * p.D}
-                                  : scale_form == 1 ? std::vector<int64_t>{2, p.Nkv, p.D}
-                                                    : std::vector<int64_t>{2, p.Nkv, 1, p.D};
+  const int forms[2] = {scale_form, separate ? (scale_form + 2) % 4 : scale_form};
+  auto shape_of = [&](int f) {
+    std::vector<int64_t> ss = f == 3   ? std::vector<int64_t>{p.B, p.Skv}
+                              : f == 0 ? std::vector<int64_t>{p.Nkv * p.D}
+                              : f == 1 ? std::vector<int64_t>{p.Nkv, p.D}
+                                       : std::vector<int64_t>{p.Nkv, 1, p.D};
+    if (!separate || f % 2 == 1) ss.insert(ss.begin(), separate ? 1 : 2);
+    return ss;
+  };
   const aclDataType sdt = scale_form == 2 ? ACL_FLOAT : p.dt;
-  DeviceTensor sc(ss, sdt), of(ss, sdt);
-  sc.fill_random(0.002, 0.03);
-  of.fill_random(-3, 3);
+  std::vector<std::unique_ptr<DeviceTensor>> sc, of;  // one (combined) or two (key, value)
+  for (int h = 0; h < (separate ? 2 : 1); ++h) {
+    sc.push_back(std::make_unique<DeviceTensor>(shape_of(forms[h]), sdt));
+    of.push_back(std::make_unique<DeviceTensor>(shape_of(forms[h]), sdt));
+    sc.back()->fill_random(0.002, 0.03);
+    of.back()->fill_random(-3, 3);
+  }
   AttnArgs a;
   a.query = *q;
   a.out = *out;
@@ -597,9 +611,18 @@ void check_int8(const AttnTableCase &c, const Problem &p, int scale_form, bool o
   a.value_list = list_of(*v);
   a.key = *k;
   a.value = *v;
-  a.aq_scale = sc;
-  a.aq_offset = offset ? of.get() : nullptr;
-  a.aq_mode = per_token ? 1 : 0;
+  if (separate) {
+    a.kaq_scale = *sc[0];
+    a.vaq_scale = *sc[1];
+    a.kaq_offset = offset ? of[0]->get() : nullptr;
+    a.vaq_offset = offset ? of[1]->get() : nullptr;
+    a.kaq_mode = forms[0] == 3 ? 1 : 0;
+    a.vaq_mode = forms[1] == 3 ? 1 : 0;
+  } else {
+    a.aq_scale = *sc[0];
+    a.aq_offset = offset ? of[0]->get() : nullptr;
+    a.aq_mode = forms[0] == 3 ? 1 : 0;
+  }
   a.num_heads = p.N;
   a.num_kv_heads = p.Nkv == p.N ? 0 : p.Nkv;
   a.scale = p.scale;
@@ -610,11 +633,15 @@ void check_int8(const AttnTableCase &c, const Problem &p, int scale_form, bool o
   aclDestroyTensorList(a.key_list);
   aclDestroyTensorList(a.value_list);
   ASSERT_EQ(rc, 0) << aclGetRecentErrMsg();
-  const auto qv = q->values(), kv = k->values(), vv = v->values(), sv = sc.values(), ov = of.values();
+  const auto qv = q->values(), kv = k->values(), vv = v->values();
+  std::vector<double> sv[2], ov[2];
+  for (int h = 0; h < (separate ? 2 : 1); ++h) sv[h] = sc[static_cast<size_t>(h)]->values(), ov[h] = of[static_cast<size_t>(h)]->values();
   auto deq = [&](const std::vector<double> &x, int64_t half, int64_t b, int64_t n, int64_t s, int64_t d) {
     const double raw = x[static_cast<size_t>(layout_index(L, p.Nkv, p.Skv, p.D, b, n, s, d))];
-    const size_t i = static_cast<size_t>(per_token ? (half * p.B + b) * p.Skv + s : (half * p.Nkv + n) * p.D + d);
-    return (raw + (offset ? ov[i] : 0.0)) * sv[i];
+    const int64_t t = separate ? 0 : half;  // the combined form: the half is the leading index
+    const size_t vi = separate ? static_cast<size_t>(half) : 0;
+    const size_t i = static_cast<size_t>(forms[half] == 3 ? (t * p.B + b) * p.Skv + s : (t * p.Nkv + n) * p.D + d);
+    return (raw + (offset ? ov[vi][i] : 0.0)) * sv[vi][i];
   };
   refs::AttnRefProblem rp;
   rp.B = p.B;
@@ -671,7 +698,7 @@ TEST_P(OpTableAttentionInt8, Int8KvAntiquant) {
         p.scale = 0.25;
         p.strided = v % 2 == 1;
         p.sparse = v % 5 == 4 ? 3 : 0;
-        check_int8(c, p, f, v % 3 != 1);
+        check_int8(c, p, f, v % 3 != 1, c.kv_antiquant && v % 2 == 0);
       }
   Problem p;  // decode over several key blocks
   p.layout = "BSND";
@@ -685,6 +712,7 @@ TEST_P(OpTableAttentionInt8, Int8KvAntiquant) {
   p.scale = 0.125;
   check_int8(c, p, 1, true);
   check_int8(c, p, 3, false);
+  if (c.kv_antiquant) check_int8(c, p, 1, true, true);
 }
 
 TEST_P(OpTableAttentionInt8, Int8KvErrors) {
@@ -700,17 +728,14 @@ TEST_P(OpTableAttentionInt8, Int8KvErrors) {
   sc.fill_random(0.01, 0.02);
   tok.fill_random(0.01, 0.02);
   std::string layout = "BNSD";
-  auto run = [&](aclTensor *kk, aclTensor *vv, aclTensor *s, aclTensor *o, int64_t mode) {
-    AttnArgs a;
+  // Phase 1 of `a` (its antiquant fields set) with key kk and value vv.
+  auto phase1_with = [&](AttnArgs a, aclTensor *kk, aclTensor *vv) {
     a.query = q;
     a.out = out;
     a.key_list = list_of(kk);
     a.value_list = list_of(vv);
     a.key = kk;
     a.value = vv;
-    a.aq_scale = s;
-    a.aq_offset = o;
-    a.aq_mode = mode;
     a.num_heads = 2;
     a.layout = const_cast<char *>(layout.c_str());
     uint64_t ws = 0;
@@ -720,6 +745,13 @@ TEST_P(OpTableAttentionInt8, Int8KvErrors) {
     aclDestroyTensorList(a.key_list);
     aclDestroyTensorList(a.value_list);
     return rc;
+  };
+  auto run = [&](aclTensor *kk, aclTensor *vv, aclTensor *s, aclTensor *o, int64_t mode) {
+    AttnArgs a;
+    a.aq_scale = s;
+    a.aq_offset = o;
+    a.aq_mode = mode;
+    return phase1_with(a, kk, vv);
   };
   EXPECT_EQ(run(k, v, sc, nullptr, 0), 0) << aclGetRecentErrMsg();
   EXPECT_EQ(run(k, v, tok, nullptr, 1), 0) << aclGetRecentErrMsg();
@@ -732,6 +764,33 @@ TEST_P(OpTableAttentionInt8, Int8KvErrors) {
   EXPECT_TRUE(fails_with(run(k, v, sc_i, nullptr, 0), ACLNN_ERR_PARAM_INVALID, {api, "antiquantScale", "dtype"}));
   EXPECT_TRUE(fails_with(run(k, v, sc, of_f, 0), ACLNN_ERR_PARAM_INVALID, {api, "antiquantOffset"}));
   EXPECT_TRUE(fails_with(run(k, v, nullptr, of_f, 0), ACLNN_ERR_PARAM_NULLPTR, {api, "antiquantOffset"}));
+  if (!c.kv_antiquant) return;
+  // The separate form: keyAntiquantScale / valueAntiquantScale (+ offsets), each with its mode.
+  DeviceTensor ksc({2, 8}, ACL_FLOAT16), vtok({1, 1, 5}, ACL_FLOAT16), kbad({3, 8}, ACL_FLOAT16), kof({2, 8}, ACL_FLOAT);
+  ksc.fill_random(0.01, 0.02);
+  vtok.fill_random(0.01, 0.02);
+  auto run2 = [&](aclTensor *kk, aclTensor *ks, aclTensor *ko, int64_t km, aclTensor *vs, int64_t vm, aclTensor *comb) {
+    AttnArgs a;
+    a.kaq_scale = ks;
+    a.kaq_offset = ko;
+    a.kaq_mode = km;
+    a.vaq_scale = vs;
+    a.vaq_mode = vm;
+    a.aq_scale = comb;
+    return phase1_with(a, kk, v);
+  };
+  EXPECT_EQ(run2(k, ksc, nullptr, 0, vtok, 1, nullptr), 0) << aclGetRecentErrMsg();
+  EXPECT_TRUE(fails_with(run2(k, ksc, nullptr, 0, nullptr, 0, nullptr), ACLNN_ERR_PARAM_NULLPTR,
+                         {api, "keyAntiquantScale", "valueAntiquantScale"}));
+  EXPECT_TRUE(fails_with(run2(k, nullptr, ksc, 0, vtok, 1, nullptr), ACLNN_ERR_PARAM_NULLPTR, {api, "valueAntiquantScale"}));
+  EXPECT_TRUE(fails_with(run2(k, ksc, nullptr, 0, vtok, 1, sc), ACLNN_ERR_PARAM_INVALID, {api, "antiquantScale", "both"}));
+  EXPECT_TRUE(fails_with(run2(k, kbad, nullptr, 0, vtok, 1, nullptr), ACLNN_ERR_PARAM_INVALID,
+                         {api, "keyAntiquantScale", "shape"}));
+  EXPECT_TRUE(fails_with(run2(k, ksc, nullptr, 0, vtok, 0, nullptr), ACLNN_ERR_PARAM_INVALID,
+                         {api, "valueAntiquantScale", "valueAntiquantMode"}));
+  EXPECT_TRUE(fails_with(run2(k, ksc, nullptr, 3, vtok, 1, nullptr), ACLNN_ERR_PARAM_INVALID, {api, "keyAntiquantMode"}));
+  EXPECT_TRUE(fails_with(run2(k, ksc, kof, 0, vtok, 1, nullptr), ACLNN_ERR_PARAM_INVALID, {api, "keyAntiquantOffset"}));
+  EXPECT_TRUE(fails_with(run2(kh, ksc, nullptr, 0, vtok, 1, nullptr), ACLNN_ERR_PARAM_INVALID, {api, "keyAntiquantScale"}));
 }
 
 TEST_P(OpTableAttention, DecodeOverLongKvCache) {

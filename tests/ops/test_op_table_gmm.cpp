@@ -26,6 +26,7 @@ namespace {
 
 struct GmmArgs {
   aclTensorList *x = nullptr, *weight = nullptr, *bias = nullptr, *y = nullptr;
+  aclTensorList *aq_scale = nullptr, *aq_offset = nullptr;
   aclTensor *group_list = nullptr;
   int64_t split_item = 0, group_type = -1;
   std::string bogus;  // the unsupported argument passed non-null (error tests)
@@ -117,6 +118,7 @@ struct Form {
   int64_t tail = 0;       // split: rows after the last group end
   bool strided_group_list = false;
   bool specials = false;
+  int antiquant = 0;      // INT8 weights with 1: antiquantScale, 2: + antiquantOffset ([G, N] beside w_single)
 };
 
 void run_case(const GmmTableCase &c, aclDataType dt, const std::vector<Group> &gs, const Form &f) {
@@ -160,23 +162,46 @@ void run_case(const GmmTableCase &c, aclDataType dt, const std::vector<Group> &g
       xs.push_back(std::move(x));
     }
   }
+  const aclDataType wdt = f.antiquant ? ACL_INT8 : dt;
+  const double wmax = f.antiquant ? 9 : 1;
   Dev wall;
   if (f.w_single) {
     if (f.w_form == 1)  // stored [G, N, K]
-      wall = std::make_unique<DeviceTensor>(std::vector<int64_t>{static_cast<int64_t>(G), K, N}, dt,
+      wall = std::make_unique<DeviceTensor>(std::vector<int64_t>{static_cast<int64_t>(G), K, N}, wdt,
                                             std::vector<int64_t>{N * K, 1, K}, 2);
     else
-      wall = std::make_unique<DeviceTensor>(std::vector<int64_t>{static_cast<int64_t>(G), K, N}, dt);
-    wall->fill_random(-1, 1);
+      wall = std::make_unique<DeviceTensor>(std::vector<int64_t>{static_cast<int64_t>(G), K, N}, wdt);
+    wall->fill_random(-wmax, wmax);
     const auto v = wall->values();
     for (size_t g = 0; g < G; ++g) wv[g] = rows_of(v, static_cast<int64_t>(g) * K, static_cast<int64_t>(g + 1) * K, N);
   } else {
     for (size_t g = 0; g < G; ++g) {
-      Dev w = view2(gs[g].k, gs[g].n, dt, (f.w_form + static_cast<int>(g)) % 3);
-      w->fill_random(-1, 1);
+      Dev w = view2(gs[g].k, gs[g].n, wdt, (f.w_form + static_cast<int>(g)) % 3);
+      w->fill_random(-wmax, wmax);
       wv[g] = w->values();
       ws.push_back(std::move(w));
     }
+  }
+  // Antiquant scale / offset per group ([N] each, or one [G, N] beside w_single); the reference takes
+  // the dequantised weight (w + offset) * scale.
+  std::vector<Dev> aqs, aqo;
+  for (int which = 0; which < f.antiquant; ++which) {
+    std::vector<Dev> &v = which == 0 ? aqs : aqo;
+    for (size_t g = 0; g < (f.w_single ? 1 : G); ++g) {
+      v.push_back(f.w_single ? view2(static_cast<int64_t>(G), N, dt, 2)
+                             : std::make_unique<DeviceTensor>(std::vector<int64_t>{gs[g].n}, dt, std::vector<int64_t>{3}, 2));
+      v.back()->fill_random(which == 0 ? -0.2 : -3, which == 0 ? 0.2 : 3);
+    }
+  }
+  for (size_t g = 0; g < G && f.antiquant; ++g) {
+    const int64_t n = gs[g].n;
+    auto vec = [&](const std::vector<Dev> &v) {
+      const auto all = v[f.w_single ? 0 : g]->values();
+      return f.w_single ? rows_of(all, static_cast<int64_t>(g), static_cast<int64_t>(g) + 1, n) : all;
+    };
+    const auto sc = vec(aqs);
+    const auto of = f.antiquant == 2 ? vec(aqo) : std::vector<double>(static_cast<size_t>(n), 0.0);
+    for (size_t e = 0; e < wv[g].size(); ++e) wv[g][e] = (wv[g][e] + of[e % n]) * sc[e % n];
   }
   Dev ball;
   if (f.bias == 3) {
@@ -218,6 +243,7 @@ void run_case(const GmmTableCase &c, aclDataType dt, const std::vector<Group> &g
   TensorList wl(f.w_single ? std::vector<aclTensor *>{wall->get()} : ptrs(ws));
   TensorList bl(f.bias == 3 ? std::vector<aclTensor *>{ball->get()} : ptrs(bs));
   TensorList yl(f.y_single ? std::vector<aclTensor *>{yall->get()} : ptrs(ys));
+  TensorList sl(ptrs(aqs)), ol(ptrs(aqo));
   Dev gl;
   if (f.split) {
     std::vector<double> ends;
@@ -236,6 +262,8 @@ void run_case(const GmmTableCase &c, aclDataType dt, const std::vector<Group> &g
   a.bias = f.bias > 0 ? bl.l : nullptr;
   a.y = yl.l;
   a.group_list = f.split ? gl->get() : nullptr;
+  a.aq_scale = f.antiquant ? sl.l : nullptr;
+  a.aq_offset = f.antiquant == 2 ? ol.l : nullptr;
   a.split_item = f.y_single ? 2 + static_cast<int64_t>(G % 2) : static_cast<int64_t>(G % 2);
   a.group_type = f.split ? 0 : f.group_type;
   ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
@@ -264,6 +292,23 @@ void run_case(const GmmTableCase &c, aclDataType dt, const std::vector<Group> &g
 
 int64_t pick(std::mt19937_64 &g, int64_t lo, int64_t hi) {
   return lo + static_cast<int64_t>(g() % static_cast<uint64_t>(hi - lo + 1));
+}
+
+// A bad two-group list (decreasing, past the split dim of 6, negative) fails the launch of `good` with
+// 161002 naming it, and y stays unwritten.
+void expect_bad_group_lists_fail(const GmmTableCase &c, const GmmArgs &good, DeviceTensor &y) {
+  for (const std::vector<double> &bad : {std::vector<double>{4, 2}, std::vector<double>{2, 7},
+                                         std::vector<double>{-1, 6}}) {
+    DeviceTensor glb({2}, ACL_INT64);
+    glb.set_values(bad);
+    GmmArgs a = good;
+    a.group_list = glb;
+    y.poison();
+    const int rc = run_op([&](uint64_t *w2, aclOpExecutor **e) { return c.phase1(a, w2, e); }, c.launch);
+    EXPECT_EQ(rc, ACLNN_ERR_PARAM_INVALID) << bad[0] << "," << bad[1];
+    EXPECT_NE(std::string(aclGetRecentErrMsg()).find("groupListOptional"), std::string::npos) << aclGetRecentErrMsg();
+    for (double v : y.values()) EXPECT_TRUE(std::isnan(v));
+  }
 }
 
 class OpTableGmm : public ::testing::TestWithParam<GmmTableCase> {};
@@ -337,6 +382,157 @@ TEST_P(OpTableGmm, SplitByGroupList) {
   run_case(c, c.dtypes[0], {{0, 70, 33}, {257, 70, 33}}, f);
 }
 
+// groupType 2 (K grouping): x [M, K] (contiguous, transposed as the vendor documents, or padded) and
+// weight [K, N] split along K by the cumulative group list, y one [G, M, N] tensor; empty groups give
+// zeros, K after the last end is unused; a K of several hundred runs several accumulated chunks.
+void run_k_grouped(const GmmTableCase &c, aclDataType dt, int64_t M, int64_t N, const std::vector<int64_t> &ks,
+                   int64_t tail, int form, bool strided) {
+  SCOPED_TRACE(::testing::Message() << c.name << " K grouping dtype " << dt << " M " << M << " N " << N << " groups "
+                                    << ::testing::PrintToString(ks) << " tail " << tail << " form " << form);
+  const int64_t G = static_cast<int64_t>(ks.size());
+  int64_t K = tail;
+  for (int64_t k : ks) K += k;
+  Dev x = view2(M, K, dt, form), w = view2(K, N, dt, (form + 1) % 3);
+  x->fill_random(-1, 1);
+  w->fill_random(-1, 1);
+  Dev y = strided ? std::make_unique<DeviceTensor>(std::vector<int64_t>{G, M, N}, dt,
+                                                   std::vector<int64_t>{M * (N + 2), N + 2, 1}, 3)
+                  : std::make_unique<DeviceTensor>(std::vector<int64_t>{G, M, N}, dt);
+  y->poison();
+  Dev gl = strided ? std::make_unique<DeviceTensor>(std::vector<int64_t>{G}, ACL_INT64, std::vector<int64_t>{2}, 1)
+                   : std::make_unique<DeviceTensor>(std::vector<int64_t>{G}, ACL_INT64);
+  std::vector<double> ends;
+  int64_t e = 0;
+  for (int64_t k : ks) ends.push_back(static_cast<double>(e += k));
+  gl->set_values(ends);
+  TensorList xl({x->get()}), wl({w->get()}), yl({y->get()});
+  GmmArgs a;
+  a.x = xl.l;
+  a.weight = wl.l;
+  a.y = yl.l;
+  a.group_list = gl->get();
+  a.split_item = strided ? 3 : 2;
+  a.group_type = 2;
+  ASSERT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **ex) { return c.phase1(a, ws, ex); }, c.launch), 0)
+      << aclGetRecentErrMsg();
+  const auto xv = x->values(), wv = w->values();
+  std::vector<double> want, mag;
+  int64_t k0 = 0;
+  for (int64_t g = 0; g < G; ++g) {
+    const int64_t kg = ks[static_cast<size_t>(g)];
+    std::vector<double> xg, wg = rows_of(wv, k0, k0 + kg, N), m;
+    for (int64_t i = 0; i < M; ++i)
+      xg.insert(xg.end(), xv.begin() + i * K + k0, xv.begin() + i * K + k0 + kg);
+    auto yg = refs::grouped_matmul_ref(xg, wg, {}, M, kg, N, &m);
+    for (double &v : yg) v = round_to(dt, v);
+    want.insert(want.end(), yg.begin(), yg.end());
+    mag.insert(mag.end(), m.begin(), m.end());
+    k0 += kg;
+  }
+  EXPECT_TRUE(close(dt, y->values(), want, mag));
+  EXPECT_TRUE(y->untouched_outside_view());
+}
+
+TEST_P(OpTableGmm, SplitAlongK) {
+  reseed_for_current_test();
+  const GmmTableCase &c = GetParam();
+  auto &g = rng();
+  int v = 0;
+  for (aclDataType dt : c.dtypes)
+    for (int k = 0; k < 6; ++k, ++v) {
+      std::vector<int64_t> ks(static_cast<size_t>(pick(g, 1, 5)));
+      for (int64_t &q : ks) q = g() % 4 == 0 ? 0 : pick(g, 1, 40);
+      run_k_grouped(c, dt, pick(g, 1, 20), pick(g, 1, 24), ks, v % 3 == 1 ? pick(g, 1, 4) : 0, v % 3, v % 2 == 1);
+    }
+  run_k_grouped(c, c.dtypes[0], 33, 17, {0, 300, 129, 1}, 0, 1, false);
+}
+
+TEST_P(OpTableGmm, KGroupingErrorsNameTheArgument) {
+  const GmmTableCase &c = GetParam();
+  const char *api = c.api.c_str();
+  DeviceTensor x({4, 6}, ACL_FLOAT), w({6, 3}, ACL_FLOAT), y({2, 4, 3}, ACL_FLOAT), gl({2}, ACL_INT64), b({2, 3}, ACL_FLOAT);
+  x.fill_random(-1, 1);
+  w.fill_random(-1, 1);
+  gl.set_values({2, 6});
+  TensorList xl({x.get()}), wl({w.get()}), yl({y.get()}), bl({b.get()});
+  GmmArgs good;
+  good.x = xl.l;
+  good.weight = wl.l;
+  good.y = yl.l;
+  good.group_list = gl;
+  good.split_item = 2;
+  good.group_type = 2;
+  ASSERT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **e) { return c.phase1(good, ws, e); }, c.launch), 0)
+      << aclGetRecentErrMsg();
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  auto fails = [&](const GmmArgs &a, int code, std::initializer_list<const char *> needles) {
+    return fails_with(c.phase1(a, &ws, &ex), code, needles);
+  };
+  GmmArgs a = good;
+  a.group_list = nullptr;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, "groupListOptional"}));
+  a = good;
+  a.bias = bl.l;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "biasOptional", "K grouping"}));
+  a = good;
+  a.split_item = 0;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "splitItem"}));
+  DeviceTensor y2({4, 3}, ACL_FLOAT), w3({1, 6, 3}, ACL_FLOAT), w5({5, 3}, ACL_FLOAT), gli({2}, ACL_INT32);
+  TensorList y2l({y2.get()}), w3l({w3.get()}), w5l({w5.get()}), xx({x.get(), x.get()});
+  a = good;
+  a.y = y2l.l;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "y[0]", "[G, M, N]"}));
+  a = good;
+  a.weight = w3l.l;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "weight[0]", "[K, N]"}));
+  a = good;
+  a.weight = w5l.l;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "weight[0]", "[K, N]"}));
+  a = good;
+  a.x = xx.l;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "one tensor each"}));
+  a = good;
+  a.group_list = gli;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "groupListOptional", "dtype"}));
+  DeviceTensor wi8({6, 3}, ACL_INT8), sc({3}, ACL_FLOAT);
+  TensorList wi8l({wi8.get()}), scl({sc.get()});
+  a = good;
+  a.weight = wi8l.l;
+  a.aq_scale = scl.l;  // the weight-quantised form takes groupType -1 / 0 only
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "antiquantScaleOptional", "groupType"}));
+  expect_bad_group_lists_fail(c, good, y);
+}
+
+// The weight-quantised form: INT8 weights dequantised as (w + antiquantOffset) * antiquantScale per output
+// channel, in every form (per-group lists, stacked y, x split by the group list with one [G, K, N] weight
+// and [G, N] scale / offset).
+TEST_P(OpTableGmm, AntiquantWeights) {
+  reseed_for_current_test();
+  const GmmTableCase &c = GetParam();
+  auto &g = rng();
+  int v = 0;
+  for (aclDataType dt : c.dtypes)
+    for (int k = 0; k < 6; ++k, ++v) {
+      Form f;
+      f.antiquant = 1 + v % 2;
+      f.bias = v % 3;
+      const int64_t K = pick(g, 1, 40), N = pick(g, 1, 30);
+      std::vector<Group> gs(static_cast<size_t>(pick(g, 1, 4)));
+      for (Group &q : gs) q = {pick(g, 0, 12), v % 3 == 0 ? pick(g, 1, 40) : K, v % 3 == 0 ? pick(g, 1, 30) : N};
+      if (v % 3 == 1) {
+        f.y_single = true;
+        f.w_form = v % 2;
+      } else if (v % 3 == 2) {
+        f.split = f.y_single = f.w_single = true;
+        f.w_form = v % 2;
+        f.bias = v % 2 == 0 ? 3 : 0;
+      }
+      f.x_form = v % 3;
+      run_case(c, dt, gs, f);
+    }
+}
+
 TEST_P(OpTableGmm, SpecialValuesPropagate) {
   reseed_for_current_test();
   const GmmTableCase &c = GetParam();
@@ -391,7 +587,7 @@ TEST_P(OpTableGmm, ErrorsNameTheArgument) {
     a.bogus_list = bl.l;
     EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, u.c_str(), "not supported"})) << u;
   }
-  for (int64_t gt : {1, 2, 3, -2}) {
+  for (int64_t gt : {1, 3, -2}) {  // 2 (K grouping): KGroupingErrorsNameTheArgument
     a = good;
     a.group_type = gt;
     EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "groupType"})) << gt;
@@ -466,19 +662,28 @@ TEST_P(OpTableGmm, ErrorsNameTheArgument) {
   EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "x[1]", "K"}));
   a.x = xaa.l;
   EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "x holds 3"}));
-  // A bad group list fails the launch and writes nothing.
-  for (const std::vector<double> &bad : {std::vector<double>{4, 2}, std::vector<double>{2, 7},
-                                         std::vector<double>{-1, 6}}) {
-    DeviceTensor glb({2}, ACL_INT64);
-    glb.set_values(bad);
-    a = good;
-    a.group_list = glb;
-    y.poison();
-    const int rc = run_op([&](uint64_t *w2, aclOpExecutor **e) { return c.phase1(a, w2, e); }, c.launch);
-    EXPECT_EQ(rc, ACLNN_ERR_PARAM_INVALID) << bad[0] << "," << bad[1];
-    EXPECT_NE(std::string(aclGetRecentErrMsg()).find("groupListOptional"), std::string::npos) << aclGetRecentErrMsg();
-    for (double v : y.values()) EXPECT_TRUE(std::isnan(v));
-  }
+  // The antiquant form: INT8 weights, scale / offset in x's dtype and shaped [N] per group (or [G, N]).
+  DeviceTensor wi8({2, 4, 3}, ACL_INT8), sc({2, 3}, ACL_FLOAT), sch({2, 3}, ACL_FLOAT16), sc4({2, 4}, ACL_FLOAT);
+  TensorList wi8l({wi8.get()}), scl({sc.get()}), schl({sch.get()}), sc4l({sc4.get()});
+  a = good;
+  a.weight = wi8l.l;
+  a.aq_scale = scl.l;
+  a.aq_offset = scl.l;
+  EXPECT_EQ(c.phase1(a, &ws, &ex), 0) << aclGetRecentErrMsg();
+  a.aq_scale = nullptr;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "antiquantOffsetOptional", "without"}));
+  a = good;
+  a.aq_scale = scl.l;  // a FLOAT weight
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "weight[0]", "dtype"}));
+  a.weight = wi8l.l;
+  a.aq_scale = schl.l;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "antiquantScaleOptional[0]", "dtype"}));
+  a.aq_scale = sc4l.l;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "antiquantScaleOptional[0]", "shape"}));
+  a.aq_scale = scl.l;
+  a.aq_offset = sc4l.l;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "antiquantOffsetOptional[0]", "shape"}));
+  expect_bad_group_lists_fail(c, good, y);
 }
 
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableGmm, ::testing::ValuesIn(all_cases()), harness::case_name<GmmTableCase>);

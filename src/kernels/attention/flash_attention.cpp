@@ -118,7 +118,7 @@ struct RunCtx {
   char *out;
   float *lse;
   const int32_t *table;
-  const char *aq_scale = nullptr, *aq_offset = nullptr;
+  const char *aq_scale[2] = {}, *aq_offset[2] = {};  // key, value
 };
 
 // Rows [j0, j0 + w) of an INT8 key (half 0) or value (half 1) of batch b, KV head n, dequantised
@@ -126,26 +126,27 @@ struct RunCtx {
 template <class RowPtr>
 void dequant_rows(const RunCtx &x, int half, int64_t b, int64_t n, int64_t j0, int64_t w, const AttnOperand &o,
                   RowPtr row, float *dst) {
-  const AttnDesc &d = x.p.desc;
-  const size_t asz = core::dtype_size(d.aq_dtype);
-  const int64_t D = d.dim;
+  const AttnDesc::Antiquant &aq = x.p.desc.aq[half];
+  const char *scale = x.aq_scale[half], *offset = x.aq_offset[half];
+  const int64_t asz = static_cast<int64_t>(core::dtype_size(aq.dtype));
+  const int64_t D = x.p.desc.dim;
   float sc[1024], of[1024];  // per channel: the head's D values (D <= 1024, checked in phase 1)
-  if (!d.aq_per_token) {
-    const int64_t base = half * d.aq_kv + n * d.aq_a;
-    load_as<float>(d.aq_dtype, x.aq_scale + base * static_cast<int64_t>(asz), d.aq_c * static_cast<int64_t>(asz), sc, D);
-    if (d.aq_has_offset)
-      load_as<float>(d.aq_dtype, x.aq_offset + base * static_cast<int64_t>(asz), d.aq_c * static_cast<int64_t>(asz), of, D);
+  if (!aq.per_token) {
+    const int64_t base = n * aq.a;
+    load_as<float>(aq.dtype, scale + base * asz, aq.c * asz, sc, D);
+    if (aq.has_offset)
+      load_as<float>(aq.dtype, offset + base * asz, aq.c * asz, of, D);
     else
       std::fill(of, of + D, 0.0f);
   }
   for (int64_t r = 0; r < w; ++r) {
     const int8_t *src = reinterpret_cast<const int8_t *>(row(j0 + r));
     float *out = dst + r * D;
-    if (d.aq_per_token) {
-      const int64_t e = half * d.aq_kv + b * d.aq_a + (j0 + r) * d.aq_c;
+    if (aq.per_token) {
+      const int64_t e = b * aq.a + (j0 + r) * aq.c;
       float t_sc, t_of = 0.0f;
-      load_as<float>(d.aq_dtype, x.aq_scale + e * static_cast<int64_t>(asz), 0, &t_sc, 1);
-      if (d.aq_has_offset) load_as<float>(d.aq_dtype, x.aq_offset + e * static_cast<int64_t>(asz), 0, &t_of, 1);
+      load_as<float>(aq.dtype, scale + e * asz, 0, &t_sc, 1);
+      if (aq.has_offset) load_as<float>(aq.dtype, offset + e * asz, 0, &t_of, 1);
       for (int64_t c = 0; c < D; ++c) out[c] = (static_cast<float>(src[c * o.d]) + t_of) * t_sc;
     } else {
       for (int64_t c = 0; c < D; ++c) out[c] = (static_cast<float>(src[c * o.d]) + of[c]) * sc[c];
@@ -405,7 +406,7 @@ bool flash_attention_plan(const AttnDesc &desc, AttnPlan *plan) {
 
 int flash_attention_run(const AttnPlan &plan, const void *q, const void *k, const void *v, const void *mask,
                         const void *pse, void *out, float *lse, const int32_t *block_table, void *workspace,
-                        const void *aq_scale, const void *aq_offset) {
+                        const void *const *aq_scale, const void *const *aq_offset) {
   if (plan.tasks.empty()) return 0;
   const AttnDesc &d = plan.desc;
   if (d.paged) {  // every page a batch reads must name a block of the cache
@@ -420,7 +421,7 @@ int flash_attention_run(const AttnPlan &plan, const void *q, const void *k, cons
       }
     }
   }
-  const RunCtx x{plan,
+  RunCtx x{plan,
                  static_cast<const char *>(q),
                  static_cast<const char *>(k),
                  static_cast<const char *>(v),
@@ -428,9 +429,11 @@ int flash_attention_run(const AttnPlan &plan, const void *q, const void *k, cons
                  static_cast<const char *>(pse),
                  static_cast<char *>(out),
                  lse,
-                 block_table,
-                 static_cast<const char *>(aq_scale),
-                 static_cast<const char *>(aq_offset)};
+                 block_table};
+  for (int h = 0; h < 2 && d.kv_int8; ++h) {
+    x.aq_scale[h] = static_cast<const char *>(aq_scale[h]);
+    x.aq_offset[h] = aq_offset != nullptr ? static_cast<const char *>(aq_offset[h]) : nullptr;
+  }
   const int64_t ntasks = static_cast<int64_t>(plan.tasks.size());
   std::atomic<int64_t> next{0};  // dynamic scheduling: tasks are independent, results do not depend on it
   auto worker = [&](int64_t w) {

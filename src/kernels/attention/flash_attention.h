@@ -55,13 +55,15 @@ struct AttnDesc {
   // exist, so none is written.
   bool varlen = false;
   std::vector<int64_t> q_start, kv_start;
-  // INT8 key / value (antiquant): element (b, n, j, c) of K is (k + offset) * scale, V likewise with
-  // the second half of scale / offset; per channel (scale (kv, n, c)) or per token (scale (kv, b, j)).
+  // INT8 key / value (antiquant): element (b, n, j, c) of K is (k + offset) * scale with aq[0]'s scale /
+  // offset, V likewise with aq[1]'s; each per channel (scale at n * a + c * c_) or per token (at b * a + j * c_).
+  struct Antiquant {
+    bool per_token = false, has_offset = false;
+    aclDataType dtype = ACL_FLOAT;  // scale's (offset: the same)
+    int64_t a = 0, c = 0;
+  };
   bool kv_int8 = false;
-  bool aq_per_token = false;
-  bool aq_has_offset = false;
-  aclDataType aq_dtype = ACL_FLOAT;  // scale's (offset: the same)
-  int64_t aq_kv = 0, aq_a = 0, aq_c = 0;  // strides: K / V half, then (n, c) per channel or (b, j) per token
+  Antiquant aq[2];
   // Paged KV: key j of batch b is row j % block_size of cache block table[b][j / block_size]; k / v
   // strides: b = between blocks, s = between rows of a block. The table is INT32 [B, max blocks].
   bool paged = false;
@@ -96,6 +98,7 @@ bool flash_attention_plan(const AttnDesc &desc, AttnPlan *plan);
 // when absent). Returns 0, or 161002 (set_last_error) for a block-table entry outside the cache.
 int flash_attention_run(const AttnPlan &plan, const void *q, const void *k, const void *v, const void *mask,
                         const void *pse, void *out, float *lse, const int32_t *block_table, void *workspace,
-                        const void *aq_scale = nullptr, const void *aq_offset = nullptr);
+                        const void *const *aq_scale = nullptr, const void *const *aq_offset = nullptr);
+// aq_scale / aq_offset: the key's and the value's antiquant scale / offset (INT8 key / value).
 
 }  // namespace opsnn::kernels

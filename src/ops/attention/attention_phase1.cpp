@@ -5,6 +5,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <tuple>
 
 #include "common/error.h"
 #include "core/op_checks.h"
@@ -178,23 +179,26 @@ AttnOperand broadcast_view(const aclTensor &t, const char *name, const Dims &q, 
 
 class AttentionStep : public core::Step {
  public:
+  // aq: the slots of the key's scale / offset and the value's (the same slots in the combined form,
+  // whose value half starts at a byte offset recorded in `offsets`).
   AttentionStep(kernels::AttnPlan plan, int q, int k, int v, int mask, int pse, int out, int lse, int table,
-                int aq_scale, int aq_offset, core::WsKey ws, std::vector<int64_t> offsets)
+                const int aq[4], core::WsKey ws, std::vector<int64_t> offsets)
       : plan_(std::move(plan)), q_(q), k_(k), v_(v), mask_(mask), pse_(pse), out_(out), lse_(lse), table_(table),
-        aqs_(aq_scale), aqo_(aq_offset), ws_(ws), off_(std::move(offsets)) {}
+        aq_{aq[0], aq[1], aq[2], aq[3]}, ws_(ws), off_(std::move(offsets)) {}
   int run(const core::LaunchArgs &a) const override {
     auto at = [&](int slot, size_t i) -> char * {
       return slot < 0 ? nullptr : static_cast<char *>(a.addrs[slot]) + off_[i];
     };
+    const void *scale[2] = {at(aq_[0], 8), at(aq_[2], 10)}, *offset[2] = {at(aq_[1], 9), at(aq_[3], 11)};
     return kernels::flash_attention_run(plan_, at(q_, 0), at(k_, 1), at(v_, 2), at(mask_, 3), at(pse_, 4),
                                         at(out_, 5), reinterpret_cast<float *>(at(lse_, 6)),
                                         reinterpret_cast<const int32_t *>(at(table_, 7)),
-                                        plan_.workspace_bytes > 0 ? a.get(ws_) : nullptr, at(aqs_, 8), at(aqo_, 9));
+                                        plan_.workspace_bytes > 0 ? a.get(ws_) : nullptr, scale, offset);
   }
 
  private:
   kernels::AttnPlan plan_;
-  int q_, k_, v_, mask_, pse_, out_, lse_, table_, aqs_, aqo_;
+  int q_, k_, v_, mask_, pse_, out_, lse_, table_, aq_[4];
   core::WsKey ws_;
   std::vector<int64_t> off_;  // byte offsets of the views' first elements
 };
@@ -411,7 +415,20 @@ void attention_phase1(core::OpBuilder &b, const AttentionRule &rule, AttentionCa
   // Dtypes.
   core::check_dtype_in(c.query, c.query_name, rule.dtypes);
   // INT8 key / value: the antiquant (fake-quantised KV cache) form, with antiquantScale.
-  const bool kv_int8 = key->dtype == ACL_INT8 && c.aq_scale != nullptr;
+  const bool separate = c.kaq_scale != nullptr || c.vaq_scale != nullptr;
+  if (separate && c.aq_scale != nullptr)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s and %s are both given; pass the key / value scales in one form",
+                c.aq_scale_name, c.kaq_scale != nullptr ? c.kaq_scale_name : c.vaq_scale_name);
+  if (separate && (c.kaq_scale == nullptr || c.vaq_scale == nullptr))
+    throw_error(ACLNN_ERR_PARAM_NULLPTR, "%s is given without %s", c.kaq_scale ? c.kaq_scale_name : c.vaq_scale_name,
+                c.kaq_scale ? c.vaq_scale_name : c.kaq_scale_name);
+  for (auto [o, sc, on, sn] : {std::tuple{c.kaq_offset, c.kaq_scale, c.kaq_offset_name, c.kaq_scale_name},
+                               std::tuple{c.vaq_offset, c.vaq_scale, c.vaq_offset_name, c.vaq_scale_name}})
+    if (o != nullptr && sc == nullptr) throw_error(ACLNN_ERR_PARAM_NULLPTR, "%s is given without %s", on, sn);
+  if (separate && key->dtype != ACL_INT8)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s is given but %s has dtype %s (antiquant takes an INT8 key / value)",
+                c.kaq_scale_name, c.key_name, core::dtype_name(key->dtype));
+  const bool kv_int8 = key->dtype == ACL_INT8 && (c.aq_scale != nullptr || separate);
   if (kv_int8 && value->dtype != ACL_INT8)
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; an INT8 key needs an INT8 value", c.value_name,
                 core::dtype_name(value->dtype));
@@ -545,46 +562,63 @@ void attention_phase1(core::OpBuilder &b, const AttentionRule &rule, AttentionCa
   d.skv = k.s;
   d.dim = q.d;
 
-  if (kv_int8) {  // antiquant scale / offset: per channel [2, Nkv * D] / [2, Nkv, D] / [2, Nkv, 1, D], per token [2, B, Skv]
-    if (c.aq_mode != 0 && c.aq_mode != 1)
-      throw_error(ACLNN_ERR_PARAM_INVALID, "antiquantMode must be 0 (per channel) or 1 (per token), got %lld",
-                  static_cast<long long>(c.aq_mode));
-    core::check_dtype_in(c.aq_scale, c.aq_scale_name, {ACL_FLOAT16, ACL_BF16, ACL_FLOAT});
-    const aclTensor &t = *c.aq_scale;
-    if (c.aq_offset != nullptr) {
-      core::check_dtype_in(c.aq_offset, c.aq_offset_name, {t.dtype});
-      if (!(core::Shape::of(*c.aq_offset) == core::Shape::of(t)) ||
-          !std::equal(t.strides, t.strides + t.ndim, c.aq_offset->strides))
-        throw_error(ACLNN_ERR_PARAM_INVALID, "%s must have %s's shape %s and strides", c.aq_offset_name,
-                    c.aq_scale_name, core::shape_string(t).c_str());
-    }
-    d.kv_int8 = true;
-    d.aq_per_token = c.aq_mode == 1;
-    d.aq_has_offset = c.aq_offset != nullptr;
-    d.aq_dtype = t.dtype;
-    bool ok = t.ndim >= 2 && t.dims[0] == 2;
-    if (ok) {
-      d.aq_kv = t.strides[0];
-      if (d.aq_per_token) {
-        ok = t.ndim == 3 && t.dims[1] == q.b && t.dims[2] == k.s;
-        if (ok) d.aq_a = t.strides[1], d.aq_c = t.strides[2];
-      } else if (t.ndim == 2) {
-        ok = t.dims[1] == kv_heads * k.d;
-        if (ok) d.aq_a = k.d * t.strides[1], d.aq_c = t.strides[1];
-      } else if (t.ndim == 3) {
-        ok = t.dims[1] == kv_heads && t.dims[2] == k.d;
-        if (ok) d.aq_a = t.strides[1], d.aq_c = t.strides[2];
-      } else {
-        ok = t.ndim == 4 && t.dims[1] == kv_heads && t.dims[2] == 1 && t.dims[3] == k.d;
-        if (ok) d.aq_a = t.strides[1], d.aq_c = t.strides[3];
+  int64_t aq_value_bytes = 0;  // the combined form: the value half's byte offset in scale / offset
+  if (kv_int8) {
+    // The key's / value's scale (and offset: same dtype, shape and strides) in one of the forms.
+    auto half = [&](const aclTensor *t, const aclTensor *off, const char *name, const char *off_name, int64_t mode,
+                    const char *mode_name, bool combined, kernels::AttnDesc::Antiquant *aq) {
+      if (mode != 0 && mode != 1)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be 0 (per channel) or 1 (per token), got %lld", mode_name,
+                    static_cast<long long>(mode));
+      core::check_dtype_in(t, name, {ACL_FLOAT16, ACL_BF16, ACL_FLOAT});
+      if (off != nullptr) {
+        core::check_dtype_in(off, off_name, {t->dtype});
+        if (!(core::Shape::of(*off) == core::Shape::of(*t)) || !std::equal(t->strides, t->strides + t->ndim, off->strides))
+          throw_error(ACLNN_ERR_PARAM_INVALID, "%s must have %s's shape %s and strides", off_name, name,
+                      core::shape_string(*t).c_str());
       }
+      aq->per_token = mode == 1;
+      aq->has_offset = off != nullptr;
+      aq->dtype = t->dtype;
+      // Leading dims: [2, ...] in the combined form; none or one 1 in the separate form.
+      auto fits = [&](int lead) {
+        const int nd = t->ndim - lead;
+        const int64_t *dm = t->dims + lead, *st = t->strides + lead;
+        if (aq->per_token) {
+          if (nd != 2 || dm[0] != q.b || dm[1] != k.s) return false;
+          aq->a = st[0], aq->c = st[1];
+        } else if (nd == 1) {
+          if (dm[0] != kv_heads * k.d) return false;
+          aq->a = k.d * st[0], aq->c = st[0];
+        } else if (nd == 2) {
+          if (dm[0] != kv_heads || dm[1] != k.d) return false;
+          aq->a = st[0], aq->c = st[1];
+        } else {
+          if (nd != 3 || dm[0] != kv_heads || dm[1] != 1 || dm[2] != k.d) return false;
+          aq->a = st[0], aq->c = st[2];
+        }
+        return true;
+      };
+      const bool ok = combined ? t->ndim >= 2 && t->dims[0] == 2 && fits(1)
+                               : fits(0) || (t->ndim >= 2 && t->dims[0] == 1 && fits(1));
+      const std::string lead = combined ? "2, " : "";
+      if (!ok)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; %s %lld takes %s", name, core::shape_string(*t).c_str(),
+                    mode_name, static_cast<long long>(mode),
+                    aq->per_token ? ("[" + lead + "B, Skv] = [" + lead + std::to_string(q.b) + ", " + std::to_string(k.s) + "]").c_str()
+                                  : ("[" + lead + "Nkv * D], [" + lead + "Nkv, D] or [" + lead + "Nkv, 1, D] with Nkv = " +
+                                     std::to_string(kv_heads) + ", D = " + std::to_string(k.d)).c_str());
+    };
+    d.kv_int8 = true;
+    if (!separate) {  // one scale / offset, first dim 2: key (0) and value (1)
+      half(c.aq_scale, c.aq_offset, c.aq_scale_name, c.aq_offset_name, c.aq_mode, "antiquantMode", true, &d.aq[0]);
+      d.aq[1] = d.aq[0];
+      aq_value_bytes = c.aq_scale->strides[0] * static_cast<int64_t>(core::dtype_size(c.aq_scale->dtype));
+    } else {
+      half(c.kaq_scale, c.kaq_offset, c.kaq_scale_name, c.kaq_offset_name, c.kaq_mode, "keyAntiquantMode", false, &d.aq[0]);
+      half(c.vaq_scale, c.vaq_offset, c.vaq_scale_name, c.vaq_offset_name, c.vaq_mode, "valueAntiquantMode", false,
+           &d.aq[1]);
     }
-    if (!ok)
-      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; antiquantMode %lld takes %s", c.aq_scale_name,
-                  core::shape_string(t).c_str(), static_cast<long long>(c.aq_mode),
-                  d.aq_per_token ? ("[2, B, Skv] = [2, " + std::to_string(q.b) + ", " + std::to_string(k.s) + "]").c_str()
-                                 : ("[2, Nkv * D], [2, Nkv, D] or [2, Nkv, 1, D] with Nkv = " + std::to_string(kv_heads) +
-                                    ", D = " + std::to_string(k.d)).c_str());
     if (k.d > 1024)
       throw_error(ACLNN_ERR_PARAM_INVALID, "head dim %lld > 1024 is not supported with an INT8 key / value",
                   static_cast<long long>(k.d));
@@ -653,13 +687,16 @@ void attention_phase1(core::OpBuilder &b, const AttentionRule &rule, AttentionCa
   }
   const int ps = b.input(c.pse);
   const int ms = b.input(c.mask);
-  int table_slot = -1, aqs_slot = -1, aqo_slot = -1;
+  int table_slot = -1;
+  int aq_slots[4] = {-1, -1, -1, -1};  // key scale, key offset, value scale, value offset
+  const aclTensor *aq_args[4] = {separate ? c.kaq_scale : c.aq_scale, separate ? c.kaq_offset : c.aq_offset,
+                                 separate ? c.vaq_scale : c.aq_scale, separate ? c.vaq_offset : c.aq_offset};
   for (const Unsupported &u : c.unsupported)
     if (u.tensor) {
       const int slot = b.input(u.handled ? static_cast<const aclTensor *>(u.arg) : nullptr);
       if (u.handled && u.arg == c.block_table) table_slot = slot;
-      if (u.handled && kv_int8 && u.arg == c.aq_scale) aqs_slot = slot;
-      if (u.handled && kv_int8 && u.arg == c.aq_offset) aqo_slot = slot;
+      for (int i = 0; i < 4 && kv_int8; ++i)
+        if (u.handled && u.arg != nullptr && u.arg == aq_args[i]) aq_slots[i] = slot;
     }
   const int os = b.output(c.out);
   int lse_slot = -1;
@@ -677,9 +714,10 @@ void attention_phase1(core::OpBuilder &b, const AttentionRule &rule, AttentionCa
     return t.offset * static_cast<int64_t>(core::dtype_size(t.dtype));
   };
   b.add_step<AttentionStep>(
-      std::move(plan), qs, ks, vs, mask_used ? ms : -1, ps, os, lse_slot, table_slot, aqs_slot, aqo_slot, ws,
+      std::move(plan), qs, ks, vs, mask_used ? ms : -1, ps, os, lse_slot, table_slot, aq_slots, ws,
       std::vector<int64_t>{off(qs), off(ks), off(vs), off(ms), off(ps), off(os), off(lse_slot), off(table_slot),
-                           off(aqs_slot), off(aqo_slot)});
+                           off(aq_slots[0]), off(aq_slots[1]), off(aq_slots[2]) + aq_value_bytes,
+                           off(aq_slots[3]) + aq_value_bytes});
 }
 
 }  // namespace opsnn::ops

@@ -45,6 +45,12 @@ struct AttentionCall {
   const aclTensor *aq_scale = nullptr, *aq_offset = nullptr;
   const char *aq_scale_name = "antiquantScale", *aq_offset_name = "antiquantOffset";
   int64_t aq_mode = 0;
+  // The separate form: the key's and the value's own scale / offset ([Nkv * D], [Nkv, D], [Nkv, 1, D] per
+  // channel, [B, Skv] per token, each optionally with a leading 1), modes keyAntiquantMode / valueAntiquantMode.
+  const aclTensor *kaq_scale = nullptr, *kaq_offset = nullptr, *vaq_scale = nullptr, *vaq_offset = nullptr;
+  const char *kaq_scale_name = "keyAntiquantScale", *kaq_offset_name = "keyAntiquantOffset",
+             *vaq_scale_name = "valueAntiquantScale", *vaq_offset_name = "valueAntiquantOffset";
+  int64_t kaq_mode = 0, vaq_mode = 0;
   int64_t num_heads = 0, pre_tokens = 2147483647, next_tokens = 2147483647, num_kv_heads = 0, sparse_mode = 0,
           inner_precise = 0;
   double scale = 1.0;

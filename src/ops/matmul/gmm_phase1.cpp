@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "core/op_checks.h"
+#include "kernels/elementwise/convert.h"
 #include "kernels/matmul/gemm.h"
 
 namespace opsnn::ops {
@@ -19,6 +20,10 @@ using kernels::GemmPlan;
 struct GmmGroup {
   int plan = 0;  // the split form: the first plan of the group's ladder
   core::OperandRef x, w, bias, y;  // bias.slot < 0: none
+  // The antiquant form: the weight's K, N and byte strides, the scale / offset vectors (offset.slot < 0: none).
+  int64_t k = 0, n = 0, w_rs = 0, w_cs = 0;
+  core::OperandRef scale, offset;
+  int64_t scale_stride = 0, offset_stride = 0;
 };
 
 class GmmStep : public core::Step {
@@ -39,12 +44,36 @@ class GmmStep : public core::Step {
   int64_t x_row_bytes = 0, y_row_bytes = 0, y_col_bytes = 0;  // byte strides of a row of x / y, a column of y
   size_t y_esize = 0;
 
+  // The antiquant form: each group's INT8 weight is dequantised into an fp32 [K, N] block before its GEMM.
+  bool antiquant = false;
+  core::WsKey deq_ws;
+  aclDataType aq_dtype = ACL_FLOAT;
+
+  // The weight operand of group g: the view, or its dequantised copy.
+  const char *weight(const GmmGroup &g, const core::LaunchArgs &a) const {
+    const char *w = g.w.address(a);
+    if (!antiquant) return w;
+    float *deq = reinterpret_cast<float *>(a.get(deq_ws)), *scale = deq + g.k * g.n, *offset = scale + g.n;
+    const int64_t es = static_cast<int64_t>(core::dtype_size(aq_dtype));
+    kernels::load_as<float>(aq_dtype, g.scale.address(a), g.scale_stride * es, scale, g.n);
+    if (g.offset.slot >= 0)
+      kernels::load_as<float>(aq_dtype, g.offset.address(a), g.offset_stride * es, offset, g.n);
+    else
+      std::fill(offset, offset + g.n, 0.0f);
+    for (int64_t p = 0; p < g.k; ++p) {
+      float *row = deq + p * g.n;
+      kernels::load_as<float>(ACL_INT8, w + p * g.w_rs, g.w_cs, row, g.n);
+      for (int64_t j = 0; j < g.n; ++j) row[j] = (row[j] + offset[j]) * scale[j];
+    }
+    return reinterpret_cast<const char *>(deq);
+  }
+
   int run(const core::LaunchArgs &a) const override {
     void *work = has_ws ? a.get(ws) : nullptr;
     auto at = [&](const core::OperandRef &r) -> char * { return r.slot >= 0 ? r.address(a) : nullptr; };
     if (!split) {
       for (const GmmGroup &g : groups)
-        kernels::gemm_run(plans[static_cast<size_t>(g.plan)], at(g.x), at(g.w), at(g.y), work, at(g.bias));
+        kernels::gemm_run(plans[static_cast<size_t>(g.plan)], at(g.x), weight(g, a), at(g.y), work, at(g.bias));
       return 0;
     }
     // Every group end checked before anything is written.
@@ -68,7 +97,7 @@ class GmmStep : public core::Step {
       size_t step = 0;
       while (ladder[step] < rows) ++step;  // the last rung is M >= rows
       if (rows > 0)
-        kernels::gemm_run_rows(plans[static_cast<size_t>(gr.plan) + step], rows, at(gr.x) + start * x_row_bytes, at(gr.w),
+        kernels::gemm_run_rows(plans[static_cast<size_t>(gr.plan) + step], rows, at(gr.x) + start * x_row_bytes, weight(gr, a),
                                at(gr.y) + start * y_row_bytes, work, at(gr.bias));
       start = end;
     }
@@ -104,10 +133,164 @@ int64_t merged_row_stride(const aclTensor &t, const std::string &name, int64_t *
   return t.strides[lead.back()];
 }
 
+// A group's weight view [K, N]; off: elements from the view base (a [G, K, N] tensor's group).
+struct WView {
+  const aclTensor *t;
+  int64_t k, n, rs, cs, off;
+};
+
+// A group's vector [N] (bias, antiquant scale or offset); t null: none.
+struct VView {
+  const aclTensor *t = nullptr;
+  int64_t cs = 0, off = 0;
+};
+
+// Per-group vectors [N]: one tensor per group, or one [G, N] tensor beside a [G, K, N] weight; a null
+// list gives none.
+std::vector<VView> group_vectors(const aclTensorList *l, const char *list_name, const std::vector<WView> &wv,
+                                 bool w_single) {
+  const size_t G = wv.size();
+  std::vector<VView> v(G);
+  if (l == nullptr) return v;
+  const bool single = l->tensors.size() == 1 && l->tensors[0]->ndim == 2;
+  if (l->tensors.size() != G && !(w_single && l->tensors.size() == 1))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s holds %zu tensors; expected one per group (%zu)", list_name,
+                l->tensors.size(), G);
+  for (size_t g = 0; g < G; ++g) {
+    const aclTensor &t = *list_elem(l, single ? 0 : g, list_name);
+    const std::string name = elem_name(list_name, single ? 0 : g);
+    if (single ? !(t.dims[0] == static_cast<int64_t>(G) && t.dims[1] == wv[g].n) : !(t.ndim == 1 && t.dims[0] == wv[g].n))
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; expected %s", name.c_str(), core::shape_string(t).c_str(),
+                  single ? ("[" + std::to_string(G) + ", " + std::to_string(wv[g].n) + "]").c_str()
+                         : ("[" + std::to_string(wv[g].n) + "]").c_str());
+    v[g] = {&t, t.strides[t.ndim - 1], single ? static_cast<int64_t>(g) * t.strides[0] : 0};
+  }
+  return v;
+}
+
 core::OperandRef ref_at(const aclTensor &view, int slot, int64_t elems) {
   core::OperandRef r = core::OperandRef::of_slot(slot, view);
   r.offset_bytes += elems * static_cast<int64_t>(core::dtype_size(view.dtype));
   return r;
+}
+
+// groupType 2 (K grouping): x [M, K] and weight [K, N] split along K by the cumulative group list, y
+// [G, M, N]; y_g = x[:, k0:k1] @ weight[k0:k1, :]. A group's K is data, so phase 1 plans GEMMs of K = 1, 2,
+// 4, ... (each accumulating, beta = 1, into one fp32 [M, N] block) and a group runs the plans of the bits
+// of its K, highest first, then rounds the block once into y[g].
+class GmmKStep : public core::Step {
+ public:
+  std::vector<GemmPlan> plans;  // plans[i]: K = 2^i
+  core::OperandRef x, w, y, group_list;
+  core::WsKey ws, acc_ws, ends_ws;
+  bool has_ws = false;
+  int64_t groups = 0, m = 0, n = 0, k = 0, gl_stride = 1;
+  int64_t x_col_bytes = 0, w_row_bytes = 0, y_bytes[3] = {};
+  aclDataType dt = ACL_FLOAT;
+
+  int run(const core::LaunchArgs &a) const override {
+    const int64_t *gl = reinterpret_cast<const int64_t *>(group_list.address(a));
+    int64_t *ends = reinterpret_cast<int64_t *>(a.get(ends_ws));
+    int64_t prev = 0;
+    for (int64_t g = 0; g < groups; ++g) {
+      const int64_t v = ends[g] = gl[g * gl_stride];
+      if (v < prev || v > k)
+        return fail(ACLNN_ERR_PARAM_INVALID,
+                    "groupListOptional[%lld] = %lld is outside [%lld, %lld]: the cumulative group ends must be "
+                    "non-decreasing and at most x's K = %lld",
+                    static_cast<long long>(g), static_cast<long long>(v), static_cast<long long>(prev),
+                    static_cast<long long>(k), static_cast<long long>(k));
+      prev = v;
+    }
+    float *acc = reinterpret_cast<float *>(a.get(acc_ws));
+    void *work = has_ws ? a.get(ws) : nullptr;
+    const char *xb = x.address(a), *wb = w.address(a);
+    char *yb = y.address(a);
+    int64_t k0 = 0;
+    for (int64_t g = 0; g < groups; ++g) {
+      std::fill(acc, acc + m * n, 0.0f);
+      for (size_t i = plans.size(); i-- > 0;) {
+        const int64_t r = int64_t{1} << i;
+        if (((ends[g] - k0) & r) == 0) continue;
+        kernels::gemm_run(plans[i], xb + k0 * x_col_bytes, wb + k0 * w_row_bytes, acc, work);
+        k0 += r;
+      }
+      for (int64_t i = 0; i < m; ++i)
+        kernels::store_from<float>(acc + i * n, dt, yb + g * y_bytes[0] + i * y_bytes[1], y_bytes[2], n);
+      k0 = ends[g];
+    }
+    return 0;
+  }
+};
+
+void gmm_k_grouped(core::OpBuilder &b, GmmCall &c, aclDataType dt) {
+  if (c.split_item != 2 && c.split_item != 3)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "groupType 2 (K grouping) needs y as one tensor (splitItem 2 or 3), got splitItem %lld",
+                static_cast<long long>(c.split_item));
+  if (c.x->tensors.size() != 1 || c.weight->tensors.size() != 1 || c.y->tensors.size() != 1)
+    throw_error(ACLNN_ERR_PARAM_INVALID,
+                "groupType 2 (K grouping) needs x, weight and y as one tensor each, got %zu, %zu and %zu",
+                c.x->tensors.size(), c.weight->tensors.size(), c.y->tensors.size());
+  if (c.bias != nullptr)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s is not supported with groupType 2 (K grouping); pass nullptr", c.bias_name);
+  const aclTensor &x = *c.x->tensors[0], &w = *c.weight->tensors[0], &y = *c.y->tensors[0];
+  if (x.ndim != 2 || w.ndim != 2 || x.dims[1] != w.dims[0])
+    throw_error(ACLNN_ERR_PARAM_INVALID,
+                "groupType 2 (K grouping) needs x[0] [M, K] and weight[0] [K, N], got shapes %s and %s",
+                core::shape_string(x).c_str(), core::shape_string(w).c_str());
+  core::check_not_null(c.group_list, c.group_list_name);
+  core::check_dtype_in(c.group_list, c.group_list_name, {ACL_INT64});
+  const aclTensor &gl = *c.group_list;
+  if (gl.ndim != 1)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be [G] (one cumulative K end per group), got shape %s", c.group_list_name,
+                core::shape_string(gl).c_str());
+  const int64_t G = gl.dims[0], M = x.dims[0], K = x.dims[1], N = w.dims[1];
+  const core::Shape want{3, {G, M, N}};
+  if (!(core::Shape::of(y) == want))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "y[0] has shape %s; groupType 2 (K grouping) needs [G, M, N] = %s",
+                core::shape_string(y).c_str(), want.str().c_str());
+  core::check_no_internal_overlap(y, "y[0]");
+  // Registration, in prototype order.
+  const int xs = b.input_list(0, c.x)[0], wsl = b.input_list(1, c.weight)[0];
+  b.input_list(2, c.bias);
+  const int gls = b.input(c.group_list);
+  const int ys = b.output_list(0, c.y)[0];
+  GmmKStep *st = &b.add_step<GmmKStep>();
+  size_t ws_bytes = 0;
+  for (int64_t r = 1; r <= K && M > 0 && N > 0; r *= 2) {
+    GemmDesc d;
+    d.m = M;
+    d.n = N;
+    d.k = r;
+    d.a = GemmOperand{dt, x.strides[0], x.strides[1], 0};
+    d.b = GemmOperand{dt, w.strides[0], w.strides[1], 0};
+    d.c = GemmOperand{ACL_FLOAT, N, 1, 0};
+    d.beta = 1.0f;  // accumulate the group's K chunks
+    GemmPlan plan;
+    kernels::GemmOptions opt;
+    opt.record = r == 1;
+    if (!kernels::gemm_plan(d, &plan, opt)) throw_error(last_error_code(), "%s", last_error_message());
+    ws_bytes = std::max(ws_bytes, plan.workspace_bytes);
+    st->plans.push_back(std::move(plan));
+  }
+  st->has_ws = ws_bytes > 0;
+  if (ws_bytes > 0) st->ws = b.book("gmm.gemm", ws_bytes);
+  st->acc_ws = b.book("gmm.k_acc", static_cast<uint64_t>(std::max<int64_t>(M * N, 1)) * sizeof(float));
+  st->ends_ws = b.book("gmm.group_ends", static_cast<uint64_t>(std::max<int64_t>(G, 1)) * sizeof(int64_t));
+  st->x = core::OperandRef::of_slot(xs, b.tensor(xs));
+  st->w = core::OperandRef::of_slot(wsl, b.tensor(wsl));
+  st->y = core::OperandRef::of_slot(ys, b.tensor(ys));
+  st->group_list = core::OperandRef::of_slot(gls, b.tensor(gls));
+  st->groups = G;
+  st->m = M;
+  st->n = N;
+  st->k = K;
+  st->gl_stride = gl.strides[0];
+  st->dt = dt;
+  const int64_t es = static_cast<int64_t>(core::dtype_size(dt));
+  st->x_col_bytes = x.strides[1] * es;
+  st->w_row_bytes = w.strides[0] * es;
+  for (int d = 0; d < 3; ++d) st->y_bytes[d] = y.strides[d] * es;
 }
 
 }  // namespace
@@ -120,16 +303,15 @@ void gmm_phase1(core::OpBuilder &b, const GmmRule &rule, GmmCall &c) {
   for (const GmmUnsupported &u : c.unsupported)
     if (u.arg != nullptr)
       throw_error(ACLNN_ERR_PARAM_INVALID,
-                  "%s is not supported on the CPU (the quantised and weight-quantised forms are refused); pass nullptr",
+                  "%s is not supported on the CPU (the int8 quantised form is refused); pass nullptr",
                   u.name);
   if (c.x->tensors.empty()) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is an empty tensor list", c.x_name);
   if (c.weight->tensors.empty()) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is an empty tensor list", c.weight_name);
   if (c.y->tensors.empty()) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is an empty tensor list", c.y_name);
-  if (c.group_type == 1 || c.group_type == 2)
+  if (c.group_type == 1)
     throw_error(ACLNN_ERR_PARAM_INVALID,
-                "groupType %lld (%s grouping) is not supported on the CPU; -1 (none) or 0 (M) are",
-                static_cast<long long>(c.group_type), c.group_type == 1 ? "N" : "K");
-  if (c.group_type != -1 && c.group_type != 0)
+                "groupType 1 (N grouping) is not supported (GroupedMatmulV3 documents -1, 0 (M) and 2 (K))");
+  if (c.group_type != -1 && c.group_type != 0 && c.group_type != 2)
     throw_error(ACLNN_ERR_PARAM_INVALID, "groupType must be -1, 0, 1 or 2, got %lld",
                 static_cast<long long>(c.group_type));
   if (c.split_item < 0 || c.split_item > 3)
@@ -149,8 +331,27 @@ void gmm_phase1(core::OpBuilder &b, const GmmRule &rule, GmmCall &c) {
     }
   };
   same_dtype(c.x, c.x_name);
-  same_dtype(c.weight, c.weight_name);
+  // The antiquant form: INT8 weights, scale / offset lists in x's dtype.
+  const bool antiquant = c.aq_scale != nullptr;
+  if (c.aq_offset != nullptr && !antiquant)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s is given without %s", c.aq_offset_name, c.aq_scale_name);
+  if (antiquant) {
+    for (size_t i = 0; i < c.weight->tensors.size(); ++i)
+      core::check_dtype_in(list_elem(c.weight, i, c.weight_name), elem_name(c.weight_name, i).c_str(), {ACL_INT8});
+    for (const aclTensorList *l : {c.aq_scale, c.aq_offset})
+      if (l != nullptr) {
+        const char *name = l == c.aq_scale ? c.aq_scale_name : c.aq_offset_name;
+        for (size_t i = 0; i < l->tensors.size(); ++i)
+          core::check_dtype_in(list_elem(l, i, name), elem_name(name, i).c_str(), {dt});
+      }
+    if (c.group_type == 2)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s (the weight-quantised form) takes groupType -1 or 0, got 2",
+                  c.aq_scale_name);
+  } else {
+    same_dtype(c.weight, c.weight_name);
+  }
   same_dtype(c.y, c.y_name);
+  if (c.group_type == 2) return gmm_k_grouped(b, c, dt);
   if (c.bias != nullptr)
     for (size_t i = 0; i < c.bias->tensors.size(); ++i) {
       const aclTensor *t = list_elem(c.bias, i, c.bias_name);
@@ -193,15 +394,8 @@ void gmm_phase1(core::OpBuilder &b, const GmmRule &rule, GmmCall &c) {
   if (y_single ? ny != 1 : ny != G)
     throw_error(ACLNN_ERR_PARAM_INVALID, "y holds %zu tensors; splitItem %lld needs %zu", ny,
                 static_cast<long long>(c.split_item), y_single ? size_t{1} : G);
-  if (c.bias != nullptr && c.bias->tensors.size() != G && !(w_single && c.bias->tensors.size() == 1))
-    throw_error(ACLNN_ERR_PARAM_INVALID, "biasOptional holds %zu tensors; expected one per group (%zu)",
-                c.bias->tensors.size(), G);
 
   // Per-group weight views [K, N].
-  struct WView {
-    const aclTensor *t;
-    int64_t k, n, rs, cs, off;  // off: elements from the view base (a [G, K, N] tensor's group)
-  };
   std::vector<WView> wv(G);
   for (size_t g = 0; g < G; ++g) {
     const aclTensor &t = w_single ? *w0 : *c.weight->tensors[g];
@@ -209,24 +403,10 @@ void gmm_phase1(core::OpBuilder &b, const GmmRule &rule, GmmCall &c) {
     wv[g] = {&t, t.dims[d], t.dims[d + 1], t.strides[d], t.strides[d + 1],
              w_single ? static_cast<int64_t>(g) * t.strides[0] : 0};
   }
-  // Per-group bias views [N]: one tensor each, or one [G, N] beside a [G, K, N] weight.
-  struct BView {
-    const aclTensor *t = nullptr;
-    int64_t cs = 0, off = 0;
-  };
-  std::vector<BView> bv(G);
-  if (c.bias != nullptr) {
-    const bool b_single = c.bias->tensors.size() == 1 && c.bias->tensors[0]->ndim == 2;
-    for (size_t g = 0; g < G; ++g) {
-      const aclTensor &t = *c.bias->tensors[b_single ? 0 : g];
-      const std::string name = elem_name(c.bias_name, b_single ? 0 : g);
-      if (b_single ? !(t.dims[0] == static_cast<int64_t>(G) && t.dims[1] == wv[g].n) : !(t.ndim == 1 && t.dims[0] == wv[g].n))
-        throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; expected %s", name.c_str(), core::shape_string(t).c_str(),
-                    b_single ? ("[" + std::to_string(G) + ", " + std::to_string(wv[g].n) + "]").c_str()
-                             : ("[" + std::to_string(wv[g].n) + "]").c_str());
-      bv[g] = {&t, t.strides[t.ndim - 1], b_single ? static_cast<int64_t>(g) * t.strides[0] : 0};
-    }
-  }
+  // Per-group bias and antiquant scale / offset views [N].
+  const std::vector<VView> bv = group_vectors(c.bias, c.bias_name, wv, w_single);
+  const std::vector<VView> sv = group_vectors(c.aq_scale, c.aq_scale_name, wv, w_single);
+  const std::vector<VView> ov = group_vectors(c.aq_offset, c.aq_offset_name, wv, w_single);
 
   // Per-group x / y views.
   struct RView {
@@ -298,6 +478,7 @@ void gmm_phase1(core::OpBuilder &b, const GmmRule &rule, GmmCall &c) {
   // Registration, in prototype order (inputs, then the output list).
   const std::vector<int> xs = b.input_list(0, c.x), wsl = b.input_list(1, c.weight);
   const std::vector<int> bs = b.input_list(2, c.bias);
+  const std::vector<int> ss = b.input_list(5, c.aq_scale), os = b.input_list(6, c.aq_offset);
   const int gls = b.input(c.group_list);
   const std::vector<int> yslots = b.output_list(0, c.y);
 
@@ -309,13 +490,14 @@ void gmm_phase1(core::OpBuilder &b, const GmmRule &rule, GmmCall &c) {
     step->ladder.push_back(total_m);
   }
   size_t ws_bytes = 0;
+  int64_t deq_floats = 0;
   for (size_t g = 0; g < G; ++g) {
     GemmDesc d;
     d.m = xv[g].m;
     d.n = wv[g].n;
     d.k = wv[g].k;
     d.a = GemmOperand{dt, xv[g].rs, xv[g].cs, 0};
-    d.b = GemmOperand{dt, wv[g].rs, wv[g].cs, 0};
+    d.b = antiquant ? GemmOperand{ACL_FLOAT, wv[g].n, 1, 0} : GemmOperand{dt, wv[g].rs, wv[g].cs, 0};
     d.c = GemmOperand{dt, yv[g].rs, yv[g].cs, 0};
     if (bv[g].t != nullptr) {
       d.has_d = true;
@@ -346,7 +528,27 @@ void gmm_phase1(core::OpBuilder &b, const GmmRule &rule, GmmCall &c) {
       const int bslot = bs[c.bias->tensors.size() == 1 ? 0 : g];
       gr.bias = ref_at(b.tensor(bslot), bslot, bv[g].off);
     }
+    if (antiquant) {
+      gr.k = wv[g].k;
+      gr.n = wv[g].n;
+      gr.w_rs = wv[g].rs;  // INT8: elements are bytes
+      gr.w_cs = wv[g].cs;
+      const size_t vi = c.aq_scale->tensors.size() == 1 ? 0 : g;
+      gr.scale = ref_at(b.tensor(ss[vi]), ss[vi], sv[g].off);
+      gr.scale_stride = sv[g].cs;
+      if (c.aq_offset != nullptr) {
+        const size_t oi = c.aq_offset->tensors.size() == 1 ? 0 : g;
+        gr.offset = ref_at(b.tensor(os[oi]), os[oi], ov[g].off);
+        gr.offset_stride = ov[g].cs;
+      }
+      deq_floats = std::max(deq_floats, wv[g].k * wv[g].n + 2 * wv[g].n);
+    }
     step->groups.push_back(gr);
+  }
+  if (antiquant) {
+    step->antiquant = true;
+    step->aq_dtype = dt;
+    step->deq_ws = b.book("gmm.dequantised_weight", static_cast<uint64_t>(std::max<int64_t>(deq_floats, 1)) * sizeof(float));
   }
   // The groups run one after another: one block, the largest plan's.
   step->has_ws = ws_bytes > 0;

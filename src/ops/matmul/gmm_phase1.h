@@ -24,10 +24,14 @@ struct GmmUnsupported {
 struct GmmCall {
   const aclTensorList *x = nullptr, *weight = nullptr, *bias = nullptr, *y = nullptr;
   const char *x_name = "x", *weight_name = "weight", *bias_name = "biasOptional", *y_name = "y";
+  // Weight-quantised (antiquant) form: INT8 weights, y_g = x_g @ ((weight_g + offset_g) * scale_g) + bias_g,
+  // scale / offset per output channel ([N] per group, or one [G, N]) in x's dtype.
+  const aclTensorList *aq_scale = nullptr, *aq_offset = nullptr;
+  const char *aq_scale_name = "antiquantScaleOptional", *aq_offset_name = "antiquantOffsetOptional";
   const aclTensor *group_list = nullptr;
   const char *group_list_name = "groupListOptional";
   int64_t split_item = 0, group_type = -1;
-  std::vector<GmmUnsupported> unsupported;  // quantisation inputs, in prototype order
+  std::vector<GmmUnsupported> unsupported;  // the int8 quantisation inputs (scale, offset), in prototype order
 };
 
 void gmm_phase1(core::OpBuilder &b, const GmmRule &rule, GmmCall &c);
