@@ -71,9 +71,12 @@ def test_counts_times_table_and_trace(tmp_path):
         assert 0 <= r.phase1_calls <= n  # the framework's executor cache runs phase 1 once per call site
         for v in (r.phase1_us, r.enqueue_us, r.kernel_us, r.sync_us, r.copy_us):
             assert v >= 0.0
+    # Kernels run one after another on the stream; the host's own time (phase 1, enqueue, waits,
+    # copies) is on this thread: each sums to at most the wall time. (Their sum may exceed it: a
+    # queued kernel runs on the stream's worker while the host goes on.)
     kernel_total = sum(r.kernel_us for r in rows.values())
     assert kernel_total <= wall_us, (kernel_total, wall_us)
-    assert sum(r.total_us for r in rows.values()) <= wall_us * 1.01 + 50
+    assert sum(r.total_us - r.kernel_us for r in rows.values()) <= wall_us * 1.01 + 50
     # the host copy of d
     copies = [r for r in rows.values() if r.copies]
     assert copies and sum(r.copy_bytes for r in copies) >= 3 * 5 * 4
