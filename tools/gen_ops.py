@@ -92,6 +92,21 @@ tensor; an `Inplace...` op without `out` is in place only and writes its first o
       special no            no special-value test; special_limit X: leave out finite specials
                             beyond X (intermediate overflow in the compute dtype)
       special_tol / signed_zero   as for unary tables
+  gradient rows (src/ops/activation/activation_backward.ops):
+      scalars  E; E; ...    the functor's s0.. as C++ expressions of the scalar parameters (all of
+                            them values then, not operands; null: 161001) and attributes
+      default  name = V     the value of a null optional scalar (named ...Optional)
+      require  EXPR ; MSG   a check on those values (161002 with MSG when false)
+      shapes equal          the tensor operands must have one shape (no broadcasting)
+      same_dtype yes        the tensor operands must have one dtype
+      out_dtype same        the output must have the result dtype
+      extra_input name      a (floating) tensor registered after the operands, never read
+      kernel   attr: v=kA   also for a `char *` attribute (strcmp; null: 161001)
+      forward  EXPR         the forward formula (of the x operand's name), for the finite-difference
+                            test; the functor's a is the gradient, b x (see `order`)
+      from_result yes|ATTR  the x operand is the forward's result f(x) (or when the bool ATTR is)
+      forward_domain LO HI  where that test draws x (default: the x operand's domain)
+      kinks    X ...        no finite difference within 1e-2 of these
 """
 import collections
 import pathlib

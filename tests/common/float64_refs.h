@@ -28,6 +28,7 @@ inline double gelu_tanh(double x) {
 
 // Activations shared by the forward rows (unary_activation.ops `ref`) and the gradient rows
 // (activation_backward.ops `forward`, differentiated by the finite-difference test).
+inline double relu(double x) { return std::isnan(x) ? x : x > 0 ? x : 0.0; }
 inline double fast_gelu(double x) { return x / (1 + std::exp(-1.702 * x)); }
 inline double hardsigmoid(double x) { return std::isnan(x) ? x : x <= -3 ? 0.0 : x >= 3 ? 1.0 : x / 6 + 0.5; }
 inline double hardshrink(double x, double lambd) { return std::fabs(x) > lambd || std::isnan(x) ? x : 0.0; }

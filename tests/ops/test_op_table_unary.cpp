@@ -46,6 +46,7 @@ using refs::kSeluScale;
 using refs::logit;
 using refs::logsig;
 using refs::mish;
+using refs::relu;
 using refs::sigm;
 using refs::softplus;
 using refs::softshrink;
