@@ -297,6 +297,20 @@ def read_rejects_and_special(table, op):
     op.signed_zero = one(op, "signed_zero", table.settings.get("signed_zero", "no")) == "yes"
 
 
+def read_defaults_and_requires(op):
+    """`default name = V` (a null optional scalar's value) and `require EXPR ; MSG` rows."""
+    op.defaults = {}
+    for d in op.keys.get("default", []):
+        k, _, v = d.partition("=")
+        op.defaults[k.strip()] = v.strip()
+    op.requires = []
+    for r in op.keys.get("require", []):
+        expr, _, msg = r.partition(";")
+        if not msg.strip():
+            raise TableError(f"{op.where}: require needs 'EXPR ; message'")
+        op.requires.append((expr.strip(), msg.strip()))
+
+
 def resolve_unary(table, op, functors):
     w = op.where
     tensors = [p for p in op.params if p.kind == "tensor"]
@@ -353,19 +367,10 @@ def resolve_unary(table, op, functors):
         op.scalars = [s.strip() for s in scalars.split(";")] if scalars else [p.name for p in op.args]
     if len(op.scalars) > 3:
         raise TableError(f"{w}: at most 3 functor scalars")
-    op.defaults = {}
-    for d in op.keys.get("default", []):
-        k, _, v = d.partition("=")
-        op.defaults[k.strip()] = v.strip()
+    read_defaults_and_requires(op)
     for p in op.args:
         if p.kind == "scalar" and p.name.endswith("Optional") and p.name not in op.defaults:
             raise TableError(f"{w}: optional scalar '{p.name}' needs a 'default'")
-    op.requires = []
-    for r in op.keys.get("require", []):
-        expr, _, msg = r.partition(";")
-        if not msg.strip():
-            raise TableError(f"{w}: require needs 'EXPR ; message'")
-        op.requires.append((expr.strip(), msg.strip()))
     op.inplace = None
     ip = one(op, "inplace")
     if ip:
@@ -450,16 +455,7 @@ def resolve_nary(table, op, functors):
     if len(op.values) > 3 or (op.values and op.param):
         raise TableError(f"{w}: at most 3 scalars, and not with param")
     op.value_params = [p for p in op.params if p.kind == "scalar"] if scalars else []
-    op.defaults = {}
-    for d in op.keys.get("default", []):
-        k, _, v = d.partition("=")
-        op.defaults[k.strip()] = v.strip()
-    op.requires = []
-    for r in op.keys.get("require", []):
-        expr, _, msg = r.partition(";")
-        if not msg.strip():
-            raise TableError(f"{w}: require needs 'EXPR ; message'")
-        op.requires.append((expr.strip(), msg.strip()))
+    read_defaults_and_requires(op)
     op.shapes_equal = one(op, "shapes", "broadcast") == "equal"
     op.same_dtype = one(op, "same_dtype", "no") == "yes"
     op.out_same = one(op, "out_dtype", "castable") == "same"
