@@ -92,6 +92,21 @@ tensor; an `Inplace...` op without `out` is in place only and writes its first o
       special no            no special-value test; special_limit X: leave out finite specials
                             beyond X (intermediate overflow in the compute dtype)
       special_tol / signed_zero   as for unary tables
+  gradient rows (src/ops/activation/activation_backward.ops):
+      scalars  E; E; ...    the functor's s0.. as C++ expressions of the scalar parameters (all of
+                            them values then, not operands; null: 161001) and attributes
+      default  name = V     the value of a null optional scalar (named ...Optional)
+      require  EXPR ; MSG   a check on those values (161002 with MSG when false)
+      shapes equal          the tensor operands must have one shape (no broadcasting)
+      same_dtype yes        the tensor operands must have one dtype
+      out_dtype same        the output must have the result dtype
+      extra_input name      a (floating) tensor registered after the operands, never read
+      kernel   attr: v=kA   also for a `char *` attribute (strcmp; null: 161001)
+      forward  EXPR         the forward formula (of the x operand's name), for the finite-difference
+                            test; the functor's a is the gradient, b x (see `order`)
+      from_result yes|ATTR  the x operand is the forward's result f(x) (or when the bool ATTR is)
+      forward_domain LO HI  where that test draws x (default: the x operand's domain)
+      kinks    X ...        no finite difference within 1e-2 of these
 """
 import collections
 import pathlib
@@ -282,6 +297,20 @@ def read_rejects_and_special(table, op):
     op.signed_zero = one(op, "signed_zero", table.settings.get("signed_zero", "no")) == "yes"
 
 
+def read_defaults_and_requires(op):
+    """`default name = V` (a null optional scalar's value) and `require EXPR ; MSG` rows."""
+    op.defaults = {}
+    for d in op.keys.get("default", []):
+        k, _, v = d.partition("=")
+        op.defaults[k.strip()] = v.strip()
+    op.requires = []
+    for r in op.keys.get("require", []):
+        expr, _, msg = r.partition(";")
+        if not msg.strip():
+            raise TableError(f"{op.where}: require needs 'EXPR ; message'")
+        op.requires.append((expr.strip(), msg.strip()))
+
+
 def resolve_unary(table, op, functors):
     w = op.where
     tensors = [p for p in op.params if p.kind == "tensor"]
@@ -338,19 +367,10 @@ def resolve_unary(table, op, functors):
         op.scalars = [s.strip() for s in scalars.split(";")] if scalars else [p.name for p in op.args]
     if len(op.scalars) > 3:
         raise TableError(f"{w}: at most 3 functor scalars")
-    op.defaults = {}
-    for d in op.keys.get("default", []):
-        k, _, v = d.partition("=")
-        op.defaults[k.strip()] = v.strip()
+    read_defaults_and_requires(op)
     for p in op.args:
         if p.kind == "scalar" and p.name.endswith("Optional") and p.name not in op.defaults:
             raise TableError(f"{w}: optional scalar '{p.name}' needs a 'default'")
-    op.requires = []
-    for r in op.keys.get("require", []):
-        expr, _, msg = r.partition(";")
-        if not msg.strip():
-            raise TableError(f"{w}: require needs 'EXPR ; message'")
-        op.requires.append((expr.strip(), msg.strip()))
     op.inplace = None
     ip = one(op, "inplace")
     if ip:
@@ -388,7 +408,11 @@ def all_tables():
 
 NARY_KEYS = {"inplace", "header", "kernel", "dtypes", "inplace_dtypes", "result", "bool_op", "round_scalars",
              "param", "operand", "check", "order", "compute", "backward", "ref", "ref_bool", "domain", "nonzero", "sample",
-             "reject", "special_tol", "signed_zero", "special", "special_limit"}
+             "reject", "special_tol", "signed_zero", "special", "special_limit",
+             # the gradient rows' (activation_backward.ops): value parameters, shape / dtype rules,
+             # an unread input, and the forward the finite-difference test differentiates
+             "scalars", "default", "require", "shapes", "same_dtype", "out_dtype", "extra_input", "forward",
+             "from_result", "kinks", "forward_domain"}
 NARY_RESULTS = {"promoted": "kPromoted", "float": "kFloating", "bool": "kBool"}
 # The harness's phase-1 signature (tests/ops/test_op_table_nary.cpp, NaryPhase1).
 NARY_SIGNATURE = ("[[maybe_unused]] aclTensor *const *t, [[maybe_unused]] aclScalar *const *s, "
@@ -422,12 +446,36 @@ def resolve_nary(table, op, functors):
     op.param = one(op, "param")
     if op.param and op.param not in [p.name for p in op.params if p.kind == "scalar"]:
         raise TableError(f"{w}: param '{op.param}' is not a scalar parameter")
-    op.operands = [p for p in op.params if p.kind in ("tensor", "scalar") and p.name not in (op.output.name, op.param)]
+    # `char *` parameters are string attributes (GeluBackwardV2's approximate).
+    op.strings = [p.name for p in op.params if p.kind == "other" and p.ctype.replace(" ", "") in ("char*", "constchar*")]
+    op.params = [Param(p.ctype, p.name, "string") if p.name in op.strings else p for p in op.params]
+    # `scalars E; ...`: every scalar parameter is a value (the functor's s0.. are these expressions).
+    scalars = one(op, "scalars")
+    op.values = [e.strip() for e in scalars.split(";")] if scalars else []
+    if len(op.values) > 3 or (op.values and op.param):
+        raise TableError(f"{w}: at most 3 scalars, and not with param")
+    op.value_params = [p for p in op.params if p.kind == "scalar"] if scalars else []
+    read_defaults_and_requires(op)
+    op.shapes_equal = one(op, "shapes", "broadcast") == "equal"
+    op.same_dtype = one(op, "same_dtype", "no") == "yes"
+    op.out_same = one(op, "out_dtype", "castable") == "same"
+    op.extra = one(op, "extra_input")
+    if op.extra and op.extra not in [p.name for p in tensors]:
+        raise TableError(f"{w}: extra_input '{op.extra}' is not a tensor parameter")
+    op.forward = one(op, "forward")
+    op.from_result = one(op, "from_result", "no")  # yes / no / a bool attribute that says so
+    if op.from_result not in ("yes", "no") and op.from_result not in [p.name for p in op.params if p.kind == "attr"]:
+        raise TableError(f"{w}: from_result must be yes, no or a bool attribute")
+    op.kinks = [float(k) for k in one(op, "kinks", "").split()]
+    fd = one(op, "forward_domain")
+    op.forward_domain = tuple(float(v) for v in fd.split()) if fd else None
+    skip = {op.output.name, op.param, op.extra} | {p.name for p in op.value_params}
+    op.operands = [p for p in op.params if p.kind in ("tensor", "scalar") and p.name not in skip]
     if not 1 <= len(op.operands) <= 3:
         raise TableError(f"{w}: an n-ary op takes one to three operands")
     if not any(p.kind == "tensor" for p in op.operands):
         raise TableError(f"{w}: at least one operand must be a tensor")
-    op.attrs = [p for p in op.params if p.kind == "attr"]
+    op.attrs = [p for p in op.params if p.kind in ("attr", "string")]
     if any(p.kind == "other" for p in op.params):
         raise TableError(f"{w}: parameter types the n-ary phase 1 cannot take")
     op.dtypes = dtype_list(one(op, "dtypes", "real_bool"), w)
@@ -520,11 +568,11 @@ def resolve_nary(table, op, functors):
     for t in names:
         op.domains.setdefault(t, (-6.0, 6.0))
     op.nonzero = set(" ".join(op.keys.get("nonzero", [])).split())
-    values = [p for p in op.params if p.kind in ("scalar", "attr") and p.name != op.output.name]
+    values = [p for p in op.params if p.kind in ("scalar", "attr", "string") and p.name != op.output.name]
     op.samples = [parse_values(s, w) for s in op.keys.get("sample", [])] or [{}]
     for s in op.samples:
         for p in values:
-            if p.name not in s:
+            if p.name not in s and p.name not in op.defaults:
                 raise TableError(f"{w}: sample lacks a value for '{p.name}'")
     read_rejects_and_special(table, op)
     op.special = one(op, "special", "yes") == "yes"
@@ -536,7 +584,7 @@ def render_nary_entry(table):
     src = table.path.relative_to(ROOT)
     out = [f"// Generated by tools/gen_ops.py from {src}; do not edit.",
            f"// The phase-1 / launch pairs of the {table.settings['family']} table, over ops::nary_phase1.",
-           '#include "core/op_checks.h"', '#include "ops/elementwise/nary_phase1.h"']
+           "#include <cstring>", "", '#include "core/op_checks.h"', '#include "ops/elementwise/nary_phase1.h"']
     for h in dict.fromkeys(op.header for op in table.ops):
         out.append(f'#include "aclnnop/{h}"')
     out += ["", "using opsnn::core::dtype_bit;", "using opsnn::kernels::EwOp;", "using opsnn::ops::EwResult;",
@@ -564,7 +612,16 @@ def render_nary_pair(op, name, ptext, params, operands, inplace):
     lines = [f'extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnn{name}GetWorkspaceSize({ptext},',
              "    uint64_t *workspaceSize, aclOpExecutor **executor) {",
              f'  return ::opsnn::core::phase1("aclnn{name}", workspaceSize, executor, [&](::opsnn::core::OpBuilder &b) {{']
-    if op.kernel_attr:
+    lines += render_nary_values(op)
+    if op.kernel_attr in op.strings:
+        a = op.kernel_attr
+        conds = " else ".join(f'if (std::strcmp({a}, "{v}") == 0) rule = &{nary_rule_name(op, v)};' for v in op.rules)
+        lines.append(f'    ::opsnn::core::check_not_null({a}, "{a}");')
+        lines.append("    const ::opsnn::ops::EwRule *rule = nullptr;")
+        lines.append(f"    {conds}")
+        lines.append(f'    else ::opsnn::throw_error(ACLNN_ERR_PARAM_INVALID, "{a} is \\"%s\\"; expected one of '
+                     f'{", ".join(op.rules)}", {a});')
+    elif op.kernel_attr:
         a = op.kernel_attr
         conds = " else ".join(f"if ({a} == {v}) rule = &{nary_rule_name(op, v)};" for v in op.rules)
         lines.append("    const ::opsnn::ops::EwRule *rule = nullptr;")
@@ -610,13 +667,49 @@ def render_nary_pair(op, name, ptext, params, operands, inplace):
         lines += [f"    a.out = {op.output.name};", f'    a.out_name = "{op.output.name}";']
     if op.check:
         lines.append(f"    a.check = ::opsnn::ops::ew_checks::{op.check};")
+    for i, e in enumerate(op.values):
+        lines.append(f"    a.values[{i}] = {nary_subst(op, e)};")
+    if op.values:
+        lines.append(f"    a.n_values = {len(op.values)};")
+    if op.shapes_equal:
+        lines.append("    a.broadcast = false;")
+    if op.same_dtype:
+        lines.append("    a.same_dtype = true;")
+    if op.out_same:
+        lines.append("    a.out_same_dtype = true;")
+    if op.extra:
+        lines += [f"    a.extra = {op.extra};", f'    a.extra_name = "{op.extra}";']
     lines += ["    ::opsnn::ops::nary_phase1(b, *rule, a);", "  });", "}", f"OPSNN_DEFINE_LAUNCH({name})", ""]
     return lines
 
 
-def nary_sample_call(op, api, params, sample, out):
+def nary_subst(op, expr):
+    """A `scalars` / `require` expression over the value parameters' and attributes' values."""
+    names = [p.name for p in op.value_params] + [p.name for p in op.params if p.kind == "attr"]
+    return re.sub(r"\b(" + "|".join(map(re.escape, names)) + r")\b", r"\1_v", expr) if names else expr
+
+
+def render_nary_values(op):
+    """The value parameters read (null: 161001 naming them, or the default) and the `require` checks."""
+    lines = []
+    for p in op.value_params:
+        if p.name in op.defaults:
+            lines.append(f"    const double {p.name}_v = {p.name} ? ::opsnn::core::scalar_value({p.name}, \"{p.name}\") : "
+                         f"static_cast<double>({op.defaults[p.name]});")
+        else:
+            lines.append(f'    const double {p.name}_v = ::opsnn::core::scalar_value({p.name}, "{p.name}");')
+    if op.requires or op.values:
+        lines += [f"    [[maybe_unused]] const double {p.name}_v = static_cast<double>({p.name});"
+                  for p in op.params if p.kind == "attr"]
+    for expr, msg in op.requires:
+        cmsg = msg.replace('"', '\\"')
+        lines.append(f'    if (!({nary_subst(op, expr)})) ::opsnn::throw_error(ACLNN_ERR_PARAM_INVALID, "{cmsg}");')
+    return lines
+
+
+def nary_sample_call(op, api, params, sample, out, literal=()):
     """The call of `api` with the harness's operands: t[i] / s[i] by parameter index, attributes
-    from the sample."""
+    from the sample (and the scalars named in `literal`: a rejected value)."""
     args, idx = [], 0
     for p in params:
         if p.kind == "tensor" and p.name == op.output.name:
@@ -624,6 +717,10 @@ def nary_sample_call(op, api, params, sample, out):
             continue
         if p.kind == "attr":
             args.append(sample[p.name])
+        elif p.kind == "string":
+            args.append(f'const_cast<char *>("{sample[p.name]}")' if sample[p.name] != "null" else "nullptr")
+        elif p.name in literal and sample[p.name] != "null":
+            args.append(f"scalar_arg({sample[p.name]})")
         elif sample.get(p.name) == "null":
             args.append("nullptr")
         else:
@@ -665,20 +762,27 @@ def render_nary_case(op, sample, si):
     binds = []
     for i, p in enumerate(args):
         absent = sample.get(p.name) == "null"
-        if p.kind == "attr":
+        if p.kind == "string":
+            kind, val = "kAttr", "0"
+        elif p.kind == "attr":
             kind, val = "kAttr", sample[p.name]
+        elif p in op.value_params:  # absent: the default's value
+            kind, val = "kValue", op.defaults[p.name] if absent or p.name not in sample else sample[p.name]
         elif p.name == op.param:
             kind, val = "kParam", sample[p.name]
         else:
             kind, val = ("kScalar", sample[p.name]) if p.kind == "scalar" and not absent else (
                 "kScalar" if p.kind == "scalar" else "kTensor", "0")
         lo, hi = op.domains.get(p.name, (0.0, 0.0))
-        dts = ", ".join(cxx_dtype(d) for d in op.operand_dtypes.get(p.name, []))
+        extra = p.name == op.extra  # registered, not read: floating, out of the promotion
+        dts = ", ".join(cxx_dtype(d) for d in (DTYPE_SETS["floating"] if extra else op.operand_dtypes.get(p.name, [])))
         b = lambda f: "true" if f else "false"
+        optional = p.name in op.optional or p.name in op.defaults
         lines.append(f'    c.args.push_back({{"{p.name}", NaryArg::{kind}, {val}, {lo!r}, {hi!r}, '
-                     f"{b(p.name in op.nonzero)}, {b(p.name not in op.nopromote)}, {{{dts}}}, "
-                     f"{b(p.name in op.optional)}, {b(absent)}, {b(p.name in op.zerodim)}}});")
-        binds.append(f"const double {p.name} = v[{i}];")
+                     f"{b(p.name in op.nonzero)}, {b(p.name not in op.nopromote and not extra)}, {{{dts}}}, "
+                     f"{b(optional)}, {b(absent)}, {b(p.name in op.zerodim)}}});")
+        binds.append(f'const std::string_view {p.name} = "{sample[p.name]}";' if p.kind == "string"
+                     else f"const double {p.name} = v[{i}];")
         if p.name in op.optional:
             binds.append(f"const bool has_{p.name} = {b(not absent)};")
     bind = " ".join(binds) + " " + " ".join(f"(void){p.name};" for p in args) + \
@@ -692,6 +796,19 @@ def render_nary_case(op, sample, si):
               *([f"    c.ref_bool = [](const double *v) {{ {bind} return static_cast<double>({op.ref_bool}); }};"]
                 if op.ref_bool else []),
               f"    c.compute_self = {'true' if op.compute_self else 'false'};"]
+    b = lambda f: "true" if f else "false"
+    lines.append(f"    c.shapes_equal = {b(op.shapes_equal)}; c.same_dtype = {b(op.same_dtype)}; "
+                 f'c.out_same = {b(op.out_same)}; c.out_name = "{op.output.name or "out"}";')
+    if op.forward:
+        # The functor's a is the gradient, b the input x (or the forward result): by argument index.
+        names = [p.name for p in args]
+        grad, x = (op.operands[i].name for i in op.order[:2])
+        lo, hi = op.forward_domain or op.domains[x]
+        lines += [f"    c.grad_arg = {names.index(grad)}; c.x_arg = {names.index(x)};",
+                  f"    c.forward = [](const double *v) {{ {bind} return static_cast<double>({op.forward}); }};",
+                  f"    c.from_result = {b(op.from_result == 'yes' or sample.get(op.from_result) == 'true')}; "
+                  f"c.fd_lo = {lo!r}; c.fd_hi = {hi!r};",
+                  f"    c.kinks = {{{', '.join(repr(k) for k in op.kinks)}}};"]
     if not op.inplace_only:
         lines += [f"    c.phase1 = []({NARY_SIGNATURE}) {{",
                   f"      return {nary_sample_call(op, 'aclnn' + op.name, op.params, sample, 'out')};",
@@ -709,8 +826,12 @@ def render_nary_case(op, sample, si):
         lines += [f'    c.none_given = {{"{", ".join(op.optional)}", []({NARY_SIGNATURE}) {{ return '
                   f"{nary_sample_call(op, 'aclnn' + op.name, op.params, none, 'out')}; }}}};"]
     if si == 0:
+        for n in op.strings:  # a null string attribute: 161001 naming it
+            lines.append(f'    c.null_attrs.push_back({{"{n}", []({NARY_SIGNATURE}) {{ return '
+                         f"{nary_sample_call(op, 'aclnn' + op.name, op.params, dict(sample, **{n: 'null'}), 'out')}; }}}});")
+        changed = lambda bad: [k for k, v in bad.items() if op.samples[0].get(k) != v]
         lines += reject_lines(op, NARY_SIGNATURE,
-                              lambda bad: nary_sample_call(op, 'aclnn' + op.name, op.params, bad, 'out'))
+                              lambda bad: nary_sample_call(op, 'aclnn' + op.name, op.params, bad, 'out', changed(bad)))
     lines += ["    v.push_back(std::move(c));", "  }"]
     return lines
 

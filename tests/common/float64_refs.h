@@ -26,6 +26,54 @@ inline double gelu_tanh(double x) {
   return x / (1 + std::exp(-2 * z));
 }
 
+// Activations shared by the forward rows (unary_activation.ops `ref`) and the gradient rows
+// (activation_backward.ops `forward`, differentiated by the finite-difference test).
+inline double relu(double x) { return std::isnan(x) ? x : x > 0 ? x : 0.0; }
+inline double fast_gelu(double x) { return x / (1 + std::exp(-1.702 * x)); }
+inline double hardsigmoid(double x) { return std::isnan(x) ? x : x <= -3 ? 0.0 : x >= 3 ? 1.0 : x / 6 + 0.5; }
+inline double hardshrink(double x, double lambd) { return std::fabs(x) > lambd || std::isnan(x) ? x : 0.0; }
+inline double softshrink(double x, double lambd) {
+  return std::isnan(x) ? x : x > lambd ? x - lambd : x < -lambd ? x + lambd : 0.0;
+}
+inline double hardswish(double x) { return x <= -3 ? 0.0 : x >= 3 ? x : x * (x + 3) / 6; }
+inline double mish(double x) { return x > 40 ? x : x * std::tanh(std::log1p(std::exp(x))); }
+inline double softplus(double x, double beta, double threshold) {
+  return beta * x > threshold ? x : std::log1p(std::exp(beta * x)) / beta;
+}
+inline double elu(double x, double alpha, double scale, double input_scale) {
+  return x > 0 ? scale * x : alpha * scale * std::expm1(input_scale * x);
+}
+// torch.logit: log(z / (1 - z)), z = x clamped to [eps, 1 - eps] when eps >= 0.
+inline double logit(double x, double eps) {
+  const double z = eps < 0 ? x : std::min(std::max(x, eps), 1 - eps);
+  return std::log(z / (1 - z));
+}
+// Derivatives. GELU's: the x phi(x) term is 0 where phi underflows (also at +-inf, where x phi(x)
+// would be inf * 0), so the limits 0 and 1 come out.
+inline double gelu_erf_grad(double x) {
+  const double e = std::exp(-0.5 * x * x);
+  return 0.5 * std::erfc(-x / std::sqrt(2.0)) + (e == 0 ? 0.0 : x * e / std::sqrt(2 * kPi));
+}
+inline double gelu_tanh_grad(double x) {
+  const double k = std::sqrt(2 / kPi), t = std::tanh(k * (x + 0.044715 * x * x * x)), dt = 1 - t * t;
+  return 0.5 * (1 + t) + (dt == 0 ? 0.0 : 0.5 * x * dt * k * (1 + 3 * 0.044715 * x * x));
+}
+// d/dx x sigmoid(k x) (SiLU, Swish, FastGelu with k = 1.702); the limits 1 and 0 at +-inf.
+inline double x_sigmoid_grad(double x, double k) {
+  const double s = sigm(k * x), t = s * (1 - s);
+  return s + (t == 0 ? 0.0 : k * x * t);
+}
+inline double mish_grad(double x) {
+  const double t = std::tanh(x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)));
+  return t + x * sigm(x) * (1 - t * t);
+}
+// torch's logit_backward: dy / (x (1 - x)) on [eps, 1 - eps] (0 elsewhere), or with eps < 0 on
+// [0, 1] (NaN elsewhere).
+inline double logit_grad(double dy, double x, double eps) {
+  if (eps < 0) return x < 0 || x > 1 ? NAN : dy / (x * (1 - x));
+  return x >= eps && x <= 1 - eps ? dy / (x * (1 - x)) : 0.0;
+}
+
 // erfinv: Newton in long double on erf(y) = x (erfc form in the tail).
 inline double erfinv_ref(double x) {
   if (std::isnan(x) || std::fabs(x) > 1) return NAN;

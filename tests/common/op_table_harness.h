@@ -81,6 +81,21 @@ inline bool same_special(double got, double want, double tol, bool signed_zero) 
   return std::fabs(got - want) <= tol * std::fabs(want) || std::fabs(got - want) < 1e-37;  // denormal results
 }
 
+// A FLOAT aclScalar for one call (clients create scalars as FLOAT whatever the tensors' dtype): the
+// generated cases pass rejected or sampled values as scalar_arg(v), a temporary of the call.
+struct ScalarArg {
+  explicit ScalarArg(double v) {
+    const float f = static_cast<float>(v);
+    s = aclCreateScalar(const_cast<float *>(&f), ACL_FLOAT);
+  }
+  ~ScalarArg() { aclDestroyScalar(s); }
+  ScalarArg(const ScalarArg &) = delete;
+  ScalarArg &operator=(const ScalarArg &) = delete;
+  operator aclScalar *() const { return s; }
+  aclScalar *s;
+};
+inline ScalarArg scalar_arg(double v) { return ScalarArg(v); }
+
 // A case's name as a GoogleTest parameter name.
 template <class Case>
 std::string case_name(const ::testing::TestParamInfo<Case> &i) {

@@ -1,7 +1,8 @@
-// Forward activations with two inputs or split inputs: AddRelu, Prelu, Heaviside, RReluWithNoise
+// Forward activations with two inputs or split inputs: AddRelu (the INT8 wrap before the relu), Prelu, RReluWithNoise
 // and the GLU family (Glu, SwiGlu, GeGlu, GeGluV3, GeluMul, FatreluMul, ClippedSwiglu(V2),
 // SituGlu), against float64 references built from the halves; strided inputs, odd sizes, errors;
 // ClippedSwiglu(V2) with groupIndexOptional (rows at and after the sum are zero).
+// (Heaviside and AddRelu also run the n-ary harness: src/ops/activation/activation_binary.ops.)
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -14,7 +15,6 @@
 #include "aclnnop/aclnn_geglu.h"
 #include "aclnnop/aclnn_gelu_mul.h"
 #include "aclnnop/aclnn_glu.h"
-#include "aclnnop/aclnn_heaviside.h"
 #include "aclnnop/aclnn_prelu.h"
 #include "aclnnop/aclnn_rrelu_with_noise.h"
 #include "aclnnop/aclnn_situ_glu.h"
@@ -385,19 +385,6 @@ TEST(ActivationBinary, PreluChannelAndSingleWeight) {
   aclOpExecutor *ex;
   DeviceTensor x({2, 3, 4}, ACL_FLOAT), w2({2}, ACL_FLOAT), o({2, 3, 4}, ACL_FLOAT);
   EXPECT_TRUE(fails_with(aclnnPreluGetWorkspaceSize(x, w2, o, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"weight", "channels"}));
-}
-
-TEST(ActivationBinary, HeavisideBroadcast) {
-  DeviceTensor x({2, 3}, ACL_FLOAT), v({3}, ACL_FLOAT), out({2, 3}, ACL_FLOAT);
-  x.set_values({-1, 0, 2, 0, NAN, -0.0});
-  v.set_values({5, 6, 7});
-  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return aclnnHeavisideGetWorkspaceSize(x, v, out, w, e); }, aclnnHeaviside), 0)
-      << aclGetRecentErrMsg();
-  EXPECT_EQ(out.values(), (std::vector<double>{0, 6, 1, 5, 0, 7}));
-  uint64_t ws;
-  aclOpExecutor *ex;
-  DeviceTensor v4({4}, ACL_FLOAT);
-  EXPECT_TRUE(fails_with(aclnnHeavisideGetWorkspaceSize(x, v4, out, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"input", "values"}));
 }
 
 TEST(ActivationBinary, RReluWithNoiseEvalAndTraining) {

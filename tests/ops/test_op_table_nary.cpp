@@ -1,5 +1,5 @@
 // The one test harness of the table-driven n-ary element-wise ops (src/ops/*/*.ops with `phase1
-// nary`: binary.ops, comparison.ops, ternary.ops): every op the tables list, and every sample of
+// nary`: binary.ops, comparison.ops, ternary.ops, activation_backward.ops): every op the tables list, and every sample of
 // its parameters, runs the same suites, registered from the tables by tools/gen_ops.py
 // --nary-tests (op_table_nary_cases.inc in the build tree):
 //   - every promoted dtype the rule takes (operands of that dtype, scalars of its category) on
@@ -7,7 +7,7 @@
 //     views, against the row's float64 reference, with the precision standard;
 //   - type promotion: every pair of operand dtypes (tensors with dims, a 0-d tensor, scalars of
 //     each category) against an independent torch.result_type (ew_test_common.h), accepted or
-//     rejected by the rule;
+//     rejected by the rule (and operands of one dtype where the row asks for it);
 //   - a wider output dtype than the result (the conversion on store);
 //   - the in-place twin on a strided view with broadcast operands, over its dtypes;
 //   - special values (NaN, +-Inf, +-0, denormals, extremes; every pair for two tensor operands)
@@ -18,13 +18,16 @@
 //     shape, operands that do not broadcast, an in-place operand the broadcast would grow, every
 //     dtype outside the rule (and outside an operand's own list), an output dtype the result
 //     cannot be cast to, a fractional parameter for an integral result, and the rows' rejected
-//     attribute values.
+//     attribute values;
+//   - the gradient rows (`forward`): the float64 reference and the op's FLOAT result against a
+//     central difference of the forward formula, at random points away from its kinks.
 #include <algorithm>
 #include <cmath>
 #include <iterator>
 #include <memory>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ew_test_common.h"
@@ -38,13 +41,15 @@ namespace {
 using harness::is_float;
 using harness::kAllDtypes;
 using harness::Launch;
+using harness::scalar_arg;
 using harness::wrap_to;
 
 enum class NaryResult { kPromoted, kFloating, kBool };
 
 // One non-output parameter of the op, in prototype order.
 struct NaryArg {
-  enum Kind { kTensor, kScalar, kParam, kAttr };  // operand tensor / operand scalar / s0 scalar / attribute
+  // operand tensor / operand scalar / s0 scalar / attribute / value scalar (a gradient's alpha, lambd, ...)
+  enum Kind { kTensor, kScalar, kParam, kAttr, kValue };
   std::string name;
   Kind kind;
   double value;    // scalars, params, attributes: the sample's value
@@ -56,7 +61,7 @@ struct NaryArg {
   bool absent;     // null in this case
   bool zero_dim;   // a 0-dim tensor
   bool tensor() const { return kind == kTensor && !absent; }
-  bool scalar() const { return (kind == kScalar || kind == kParam) && !absent; }
+  bool scalar() const { return (kind == kScalar || kind == kParam || kind == kValue) && !absent; }
   bool operand() const { return tensor() || (kind == kScalar && !absent); }  // takes part in the op's operands
 };
 
@@ -69,7 +74,7 @@ struct NaryParamCall {
 };
 
 struct NaryTableCase {
-  std::string name, api, inplace_name;
+  std::string name, api, inplace_name, out_name = "out";
   std::vector<NaryArg> args;
   std::vector<aclDataType> dtypes, inplace_dtypes;
   NaryResult result = NaryResult::kPromoted;
@@ -85,7 +90,18 @@ struct NaryTableCase {
   NaryPhase1 inplace_phase1 = nullptr;  // the in-place twin (or the op itself); `out` unused
   Launch inplace_launch = nullptr;
   std::vector<NaryParamCall> rejects;
+  std::vector<NaryParamCall> null_attrs;  // a null string attribute (161001 naming it)
   NaryParamCall none_given;  // every optional operand null (161001 naming them); phase1 null: no optional ones
+  bool shapes_equal = false;  // the tensor operands must have one shape (no broadcasting)
+  bool same_dtype = false;    // the tensor operands must have one dtype
+  bool out_same = false;      // the output must have the result dtype
+  // Gradient rows: the forward formula of x (written with args[x_arg]'s name), differentiated by
+  // the finite-difference test; from_result: args[x_arg] is the forward's result f(x).
+  double (*forward)(const double *v) = nullptr;
+  size_t grad_arg = 0, x_arg = 1;
+  bool from_result = false;
+  double fd_lo = -4, fd_hi = 4;
+  std::vector<double> kinks;  // no finite difference within 1e-2 of these
 };
 
 void PrintTo(const NaryTableCase &c, std::ostream *os) { *os << c.name; }
@@ -176,6 +192,7 @@ class Call {
 
   DeviceTensor &tensor(size_t i) { return *t_[i]; }
   aclTensor *const *tensors() const { return tp_.data(); }
+  const std::vector<double> &values() const { return values_; }  // the scalars' and attributes' values
   aclScalar *const *scalars() const { return s_.data(); }
   const std::vector<int64_t> &out_shape() const { return out_shape_; }
 
@@ -201,6 +218,7 @@ class Call {
   // The rule takes the operands' dtypes (promoted, and each operand's own list).
   bool accepted() const {
     for (size_t i = 0; i < c_.args.size(); ++i) {
+      if (c_.same_dtype && c_.args[i].tensor() && c_.args[i].promotes && dts_[i] != dts_[first_tensor()]) return false;
       const auto &l = c_.args[i].dtypes;
       if (c_.args[i].tensor() && !l.empty() && std::find(l.begin(), l.end(), dts_[i]) == l.end()) return false;
     }
@@ -230,11 +248,22 @@ class Call {
   }
 
   int phase1(aclTensor *out, uint64_t *ws, aclOpExecutor **ex) const { return c_.phase1(tensors(), scalars(), out, ws, ex); }
+  // Every tensor has one shape (the cases of `shapes equal` rows take only those).
+  bool shapes_agree() const {
+    for (size_t i = 0; i < t_.size(); ++i)
+      if (t_[i] && t_[i]->shape() != t_[first_tensor()]->shape()) return false;
+    return true;
+  }
   int inplace_phase1(uint64_t *ws, aclOpExecutor **ex) const {
     return c_.inplace_phase1(tensors(), scalars(), nullptr, ws, ex);
   }
 
  private:
+  size_t first_tensor() const {
+    for (size_t i = 0; i < t_.size(); ++i)
+      if (t_[i]) return i;
+    return 0;
+  }
   const NaryTableCase &c_;
   std::vector<aclDataType> dts_;
   std::vector<std::unique_ptr<DeviceTensor>> t_;
@@ -313,6 +342,7 @@ TEST_P(OpTableNary, EveryDtypeOnEveryLayout) {
     for (const Layout &l : kLayouts) {
       SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt << " layout " << l.name);
       Call call(c, dtypes_for(c, dt), views_for(c, l.views));
+      if (c.shapes_equal && !call.shapes_agree()) continue;  // a broadcast layout (rejected: ErrorsNameTheArgument)
       call.fill_random();
       run_and_check(c, call);
     }
@@ -341,7 +371,7 @@ TEST_P(OpTableNaryPromotion, TypePromotion) {
     return c.args[i].tensor() ? std::vector<aclDataType>(std::begin(kAllDtypes), std::end(kAllDtypes)) : scalar_dts;
   };
   for (bool zero_d : {false, true}) {
-    if (zero_d && !c.args[prom[0]].tensor()) continue;
+    if (zero_d && (!c.args[prom[0]].tensor() || c.shapes_equal)) continue;
     for (aclDataType a : choices(prom[0])) {
       for (aclDataType b : choices(prom[1])) {
         std::vector<aclDataType> dts = dtypes_for(c, ACL_FLOAT);
@@ -376,10 +406,16 @@ TEST_P(OpTableNaryPromotion, TypePromotion) {
 TEST_P(OpTableNary, WiderOutputDtype) {
   reseed_for_current_test();
   const NaryTableCase &c = GetParam();
-  Call call(c, dtypes_for(c, c.dtypes.front()), views_for(c, {{{5, 33}}, {{33}}}));
+  Call call(c, dtypes_for(c, c.dtypes.front()), views_for(c, {{{5, 33}}, {{c.shapes_equal ? 5 : 1, 33}}}));
   call.fill_random();
   const aclDataType res = call.result();
-  run_and_check(c, call, is_float(res) ? ACL_DOUBLE : res == ACL_BOOL ? ACL_FLOAT : ACL_INT64);
+  const aclDataType wider = is_float(res) ? ACL_DOUBLE : res == ACL_BOOL ? ACL_FLOAT : ACL_INT64;
+  if (!c.out_same) return run_and_check(c, call, wider);
+  // The row documents out's dtype as the result's: a wider one is an error naming it.
+  DeviceTensor out(call.out_shape(), wider);
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  EXPECT_TRUE(fails_with(call.phase1(out, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {c.api.c_str(), c.out_name.c_str(), "dtype"}));
 }
 
 // The cases of ops with an in-place twin.
@@ -424,6 +460,12 @@ TEST_P(OpTableNary, SpecialValues) {
         else if (k == 0) v[j] = specials[len == n ? j : j / n];
         else if (k == 1) v[j] = specials[j % n];
         else v[j] = 0.75;
+        // A gradient row's gradient takes NaN, zeros and the moderate specials (1.5 for the others):
+        // an infinite, huge or denormal gradient times a derivative that under- / overflows in
+        // FLOAT gives NaN / 0 / a rounded product there but a finite float64 reference.
+        if (c.forward && i == c.grad_arg && v[j] != 0 && !std::isnan(v[j]) &&
+            !(std::fabs(v[j]) >= 1e-30 && std::fabs(v[j]) <= 10))
+          v[j] = 1.5;
         v[j] = round_to(call.tensor(i).dtype(), v[j]);
       }
       call.tensor(i).set_values(v);
@@ -491,12 +533,18 @@ TEST_P(OpTableNary, ErrorsNameTheArgument) {
     for (size_t i = 0; i < c.args.size(); ++i)  // the message names every optional operand
       if (c.args[i].optional) EXPECT_NE(std::string(aclGetRecentErrMsg()).find(c.args[i].name), std::string::npos);
   }
-  EXPECT_TRUE(fails_with(call.phase1(nullptr, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, "out"}));
-  EXPECT_TRUE(fails_with(call.phase1(out5, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "out", "[5]", "[4]"}));
+  EXPECT_TRUE(fails_with(call.phase1(nullptr, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, c.out_name.c_str()}));
+  EXPECT_TRUE(fails_with(call.phase1(out5, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, c.out_name.c_str(), "[5]", "[4]"}));
   // Operands that do not broadcast.
   if (tensor_count(c) >= 2) {
     Call bad(c, dtypes_for(c, dt), views_for(c, {{{4}}, {{3}}}));
     EXPECT_TRUE(fails_with(bad.phase1(out, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "broadcast", "[4]", "[3]"}));
+  }
+  // Shapes that would broadcast, for a row whose operands must have one shape.
+  if (c.shapes_equal) {
+    Call bad(c, dtypes_for(c, dt), views_for(c, {{{2, 4}}, {{4}}}));
+    DeviceTensor out24({2, 4}, res);
+    EXPECT_TRUE(fails_with(bad.phase1(out24, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "equal", "[2, 4]", "[4]"}));
   }
   // Every promoted dtype outside the rule, and every dtype outside an operand's own list.
   for (aclDataType bad : kAllDtypes) {
@@ -520,7 +568,7 @@ TEST_P(OpTableNary, ErrorsNameTheArgument) {
   // An output dtype the result cannot be cast to (floating -> integer, integer -> BOOL).
   if (res != ACL_BOOL) {
     DeviceTensor bad_out({4}, is_float(res) ? ACL_INT32 : ACL_BOOL);
-    EXPECT_TRUE(fails_with(call.phase1(bad_out, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "out"}));
+    EXPECT_TRUE(fails_with(call.phase1(bad_out, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, c.out_name.c_str()}));
   }
   // A fractional parameter (alpha, value) for an integral result.
   for (size_t i = 0; i < c.args.size(); ++i) {
@@ -534,6 +582,9 @@ TEST_P(OpTableNary, ErrorsNameTheArgument) {
     DeviceTensor o({4}, ACL_INT32);
     EXPECT_TRUE(fails_with(b.phase1(o, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, c.args[i].name.c_str()}));
   }
+  for (const NaryParamCall &p : c.null_attrs)
+    EXPECT_TRUE(fails_with(p.phase1(call.tensors(), call.scalars(), out, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR,
+                           {api, p.what.c_str()}));
   for (const NaryParamCall &p : c.rejects) {
     SCOPED_TRACE(p.what);
     EXPECT_TRUE(fails_with(p.phase1(call.tensors(), call.scalars(), out, &ws, &ex), ACLNN_ERR_PARAM_INVALID,
@@ -584,6 +635,50 @@ TEST_P(OpTableNaryInPlace, InPlaceErrorsNameTheArgument) {
   }
 }
 
+// The gradient rows: the reference (with a unit gradient) and the op's FLOAT result against a
+// central difference of the forward formula in double.
+class OpTableNaryGrad : public ::testing::TestWithParam<NaryTableCase> {};
+
+TEST_P(OpTableNaryGrad, FiniteDifferenceOfTheForward) {
+  reseed_for_current_test();
+  const NaryTableCase &c = GetParam();
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<double> xs;
+  while (xs.size() < 16) {
+    const double x = static_cast<double>(static_cast<float>(c.fd_lo + (c.fd_hi - c.fd_lo) * u(rng())));
+    bool near = false;
+    for (double k : c.kinks) near |= std::fabs(x - k) < 1e-2;
+    if (!near) xs.push_back(x);
+  }
+  const int64_t n = static_cast<int64_t>(xs.size());
+  Call call(c, dtypes_for(c, ACL_FLOAT), views_for(c, {{{n}}}));
+  call.fill_random();
+  auto with = [&](size_t arg, double x, std::vector<double> v) {
+    v[arg] = x;
+    return v;
+  };
+  auto forward = [&](double x) { return c.forward(with(c.x_arg, x, call.values()).data()); };
+  std::vector<double> in(xs);
+  if (c.from_result)
+    for (auto &e : in) e = forward(e);
+  call.tensor(c.grad_arg).set_values(std::vector<double>(xs.size(), 1.0));
+  call.tensor(c.x_arg).set_values(in);
+  const auto stored = call.tensor(c.x_arg).values();
+  DeviceTensor out(call.out_shape(), ACL_FLOAT);
+  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return call.phase1(out, w, e); }, c.launch), 0)
+      << aclGetRecentErrMsg();
+  const auto got = out.values();
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const double x = xs[i], h = 1e-6 * std::max(1.0, std::fabs(x));
+    const double fd = (forward(x + h) - forward(x - h)) / (2 * h);
+    const double ref = c.ref(with(c.x_arg, in[i], with(c.grad_arg, 1.0, call.values())).data());
+    EXPECT_NEAR(ref, fd, 1e-6 * std::max(1.0, std::fabs(fd))) << c.name << " reference at x = " << x;
+    // The op saw x (or f(x)) rounded to FLOAT; allow for that and for float arithmetic.
+    const double tol = 2e-4 * std::max(1.0, std::fabs(fd)) + std::fabs(stored[i] - in[i]) * 10;
+    EXPECT_NEAR(got[i], fd, tol) << c.name << " at x = " << x;
+  }
+}
+
 std::vector<NaryTableCase> cases_where(bool (*pred)(const NaryTableCase &)) {
   std::vector<NaryTableCase> v;
   for (const auto &c : all_cases())
@@ -597,6 +692,9 @@ INSTANTIATE_TEST_SUITE_P(Tables, OpTableNary,
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableNaryPromotion, ::testing::ValuesIn(cases_where([](const NaryTableCase &c) {
                            return c.phase1 != nullptr && promoting(c).size() >= 2;
                          })),
+                         harness::case_name<NaryTableCase>);
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableNaryGrad,
+                         ::testing::ValuesIn(cases_where([](const NaryTableCase &c) { return c.forward != nullptr; })),
                          harness::case_name<NaryTableCase>);
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableNaryInPlace,
                          ::testing::ValuesIn(cases_where([](const NaryTableCase &c) { return c.inplace_phase1 != nullptr; })),

@@ -33,13 +33,23 @@ using harness::kSpecials;
 using harness::Launch;
 using harness::same_special;
 using harness::wrap_to;
+using refs::elu;
 using refs::erfinv_ref;
+using refs::fast_gelu;
 using refs::gelu_erf;
 using refs::gelu_tanh;
+using refs::hardshrink;
+using refs::hardsigmoid;
+using refs::hardswish;
 using refs::kSeluAlpha;
 using refs::kSeluScale;
+using refs::logit;
 using refs::logsig;
+using refs::mish;
+using refs::relu;
 using refs::sigm;
+using refs::softplus;
+using refs::softshrink;
 
 using Phase1 = int (*)(aclTensor *self, aclTensor *out, uint64_t *, aclOpExecutor **);
 using Inplace1 = int (*)(aclTensor *self, uint64_t *, aclOpExecutor **);
@@ -68,19 +78,7 @@ struct UnaryTableCase {
 // GoogleTest prints a case by its name (not as bytes).
 void PrintTo(const UnaryTableCase &c, std::ostream *os) { *os << c.name; }
 
-// A FLOAT aclScalar for one call (clients create scalars as FLOAT whatever the tensors' dtype).
-struct ScalarArg {
-  explicit ScalarArg(double v) {
-    const float f = static_cast<float>(v);
-    s = aclCreateScalar(const_cast<float *>(&f), ACL_FLOAT);
-  }
-  ~ScalarArg() { aclDestroyScalar(s); }
-  ScalarArg(const ScalarArg &) = delete;
-  ScalarArg &operator=(const ScalarArg &) = delete;
-  operator aclScalar *() const { return s; }
-  aclScalar *s;
-};
-ScalarArg scalar_arg(double v) { return ScalarArg(v); }
+using harness::scalar_arg;
 
 #include "op_table_cases.inc"
 

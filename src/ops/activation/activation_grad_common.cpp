@@ -106,58 +106,6 @@ void check_grad_tensor(const aclTensor *t, const char *name, const std::vector<a
                 dtype_list(dtypes).c_str());
 }
 
-void grad_phase1(core::OpBuilder &b, EwSpec spec, const GradArgs &a) {
-  core::check_tensor(a.grad, a.grad_name);
-  core::check_tensor(a.x, a.x_name);
-  for (const auto &e : a.extra) core::check_tensor(e.first, e.second);
-  core::check_tensor(a.out, a.out_name);
-  check_grad_tensor(a.grad, a.grad_name, a.dtypes);
-  check_grad_tensor(a.x, a.x_name, a.dtypes);
-
-  aclDataType result = a.x->dtype;
-  if (a.same_dtype) {
-    if (a.grad->dtype != a.x->dtype)
-      throw_error(ACLNN_ERR_PARAM_INVALID, "%s dtype %s differs from %s dtype %s", a.grad_name,
-                  dtype_name(a.grad->dtype), a.x_name, dtype_name(a.x->dtype));
-  } else {
-    core::ResultType rt;
-    rt.add_tensor(a.grad->dtype, a.grad->ndim);
-    rt.add_tensor(a.x->dtype, a.x->ndim);
-    result = rt.get();
-    if (result == ACL_DT_UNDEFINED || !contains(a.dtypes, result))
-      throw_error(ACLNN_ERR_PARAM_INVALID, "%s (%s) and %s (%s) promote to %s, which this op does not support",
-                  a.grad_name, dtype_name(a.grad->dtype), a.x_name, dtype_name(a.x->dtype),
-                  result == ACL_DT_UNDEFINED ? "nothing" : dtype_name(result));
-  }
-  for (const auto &e : a.extra)
-    if (!core::is_floating(e.first->dtype))
-      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; expected a floating dtype", e.second,
-                  dtype_name(e.first->dtype));
-
-  const core::Shape gs = core::Shape::of(*a.grad), xs = core::Shape::of(*a.x);
-  core::Shape shape = xs;
-  if (a.broadcast) {
-    shape = core::broadcast_shapes(gs, a.grad_name, xs, a.x_name);
-  } else if (!(gs == xs)) {
-    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s but %s has shape %s; they must be equal", a.grad_name,
-                gs.str().c_str(), a.x_name, xs.str().c_str());
-  }
-  core::check_shape_equals(*a.out, a.out_name, shape);
-  if (a.out_same_dtype ? a.out->dtype != result : !core::can_cast(result, a.out->dtype))
-    throw_error(ACLNN_ERR_PARAM_INVALID, "the result dtype %s cannot be written to %s of dtype %s", dtype_name(result),
-                a.out_name, dtype_name(a.out->dtype));
-  if (!contains(a.dtypes, a.out->dtype) && !core::is_floating(a.out->dtype))
-    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; expected a floating dtype", a.out_name,
-                dtype_name(a.out->dtype));
-
-  const int g = b.input(a.grad);
-  const int x = b.input(a.x);
-  for (const auto &e : a.extra) b.input(e.first);
-  const int o = b.output(a.out);
-  spec.compute_dtype = result;
-  record_elementwise(b, spec, o, {EwInput::tensor(g), EwInput::tensor(x)});
-}
-
 GluGradPlan glu_grad_prepare(core::OpBuilder &b, const GluGradArgs &a) {
   core::check_tensor(a.grad, a.grad_name);
   core::check_tensor(a.x, a.x_name);

@@ -1,8 +1,5 @@
-// Phase 1 shared by the activation gradient ops.
-//
-// grad_phase1: the "gradOutput + self (or result) -> gradInput" ops: dtype checks and promotion,
-// broadcasting (where the op allows it), the output checks, registration in prototype order and
-// one element-wise step.
+// Phase-1 pieces of the hand-written activation gradients (the element-wise ones are rows of
+// activation_backward.ops over the n-ary phase 1).
 //
 // glu_grad_prepare: the GLU-family gradients, whose input x is split in two halves along `dim`
 // (or interleaved) and whose gradient is written half by half: checks, registration, and the
@@ -20,25 +17,7 @@ namespace opsnn::ops {
 
 inline const std::vector<aclDataType> kGradFloatTypes = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 
-struct GradArgs {
-  const aclTensor *grad = nullptr;
-  const char *grad_name = "gradOutput";
-  const aclTensor *x = nullptr;  // the forward input or result
-  const char *x_name = "self";
-  // Tensor arguments between x and the output in the prototype (registered, checked for dtype, not read).
-  std::vector<std::pair<const aclTensor *, const char *>> extra = {};
-  const aclTensor *out = nullptr;
-  const char *out_name = "gradInput";
-  std::vector<aclDataType> dtypes = kGradFloatTypes;  // of grad and x (and the result)
-  bool broadcast = true;     // grad and x broadcast to the result shape; else their shapes are equal
-  bool same_dtype = false;   // grad and x have one dtype; else the result dtype is their promotion
-  bool out_same_dtype = false;  // out has the result dtype; else the result must cast to it
-};
-
-// Checks, registers and records `spec.op(grad, x)` (spec.compute_dtype is set here).
-void grad_phase1(core::OpBuilder &b, EwSpec spec, const GradArgs &a);
-
-// Checks shared by both: tensor not null, supported, dtype in the list.
+// Tensor not null, supported, dtype in the list (PreluBackward, the GLU gradients).
 void check_grad_tensor(const aclTensor *t, const char *name, const std::vector<aclDataType> &dtypes);
 
 

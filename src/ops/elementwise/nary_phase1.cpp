@@ -15,6 +15,9 @@ using kernels::EwOp;
 
 namespace {
 
+constexpr core::DtypeMask kFloating = core::dtype_bit(ACL_FLOAT) | core::dtype_bit(ACL_FLOAT16) |
+                                      core::dtype_bit(ACL_BF16) | core::dtype_bit(ACL_DOUBLE);
+
 bool present(const EwOperand &o) { return o.is_scalar ? o.scalar != nullptr : o.tensor != nullptr; }
 aclDataType dtype_of(const EwOperand &o) { return o.is_scalar ? o.scalar->dtype : o.tensor->dtype; }
 
@@ -45,6 +48,7 @@ void nary_phase1(core::OpBuilder &b, const EwRule &rule, const EwArgs &args) {
       throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be a 0-dim tensor, got shape %s", o.name,
                   core::shape_string(*o.tensor).c_str());
   }
+  if (args.extra_name) core::check_dtype_in(args.extra, args.extra_name, kFloating);
   if (args.param_name) core::check_scalar(args.param, args.param_name);
   if (!args.inplace) core::check_tensor(args.out, args.out_name);
 
@@ -67,6 +71,17 @@ void nary_phase1(core::OpBuilder &b, const EwRule &rule, const EwArgs &args) {
     }
     return list;
   };
+  if (args.same_dtype) {
+    const EwOperand *first = nullptr;
+    for (int i = 0; i < n; ++i) {
+      const EwOperand &o = args.in[i];
+      if (!present(o) || o.is_scalar) continue;
+      if (!first) first = &o;
+      else if (o.tensor->dtype != first->tensor->dtype)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s and %s must have the same dtype (got %s and %s)", first->name,
+                    o.name, dtype_name(first->tensor->dtype), dtype_name(o.tensor->dtype));
+    }
+  }
   const aclDataType promoted = args.compute_in_self ? args.in[0].tensor->dtype : rt.get();
   if (promoted == ACL_DT_UNDEFINED)
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s have no common dtype", operand_list().c_str());
@@ -100,6 +115,9 @@ void nary_phase1(core::OpBuilder &b, const EwRule &rule, const EwArgs &args) {
     const EwOperand &o = args.in[i];
     if (!present(o) || o.is_scalar) continue;
     const core::Shape s = core::Shape::of(*o.tensor);
+    if (!args.broadcast && !shape_names.empty() && !(s == shape))
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s but %s has shape %s; they must be equal (no broadcast)",
+                  shape_names.c_str(), shape.str().c_str(), o.name, s.str().c_str());
     if (shape_names.empty()) shape = s;
     else shape = core::broadcast_shapes(shape, shape_names.c_str(), s, o.name);
     if (!shape_names.empty()) shape_names += " and ";
@@ -113,6 +131,9 @@ void nary_phase1(core::OpBuilder &b, const EwRule &rule, const EwArgs &args) {
                   shape_names.c_str(), written_name, self_shape.str().c_str(), shape.str().c_str(), written_name);
   }
   core::check_shape_equals(*written, written_name, shape);
+  if (args.out_same_dtype && written->dtype != result)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must have the result dtype %s", written_name,
+                dtype_name(written->dtype), dtype_name(result));
   if (!core::can_cast(result, written->dtype))
     throw_error(ACLNN_ERR_PARAM_INVALID, "the result dtype %s cannot be cast to %s dtype %s", dtype_name(result),
                 written_name, dtype_name(written->dtype));
@@ -124,12 +145,14 @@ void nary_phase1(core::OpBuilder &b, const EwRule &rule, const EwArgs &args) {
     if (!present(o) || o.is_scalar) continue;
     slot[i] = (i == 0 && args.inplace) ? b.inout(o.tensor) : b.input(o.tensor);
   }
+  if (args.extra_name) b.input(args.extra);
   const int out_slot = args.inplace ? slot[0] : b.output(args.out);
 
   EwSpec spec;
   spec.op = op;
   spec.compute_dtype = compute;
   if (args.param) spec.set_scalar(0, args.param);
+  for (int k = 0; k < args.n_values; ++k) spec.set_scalar(k, args.values[k]);
   aclScalar rounded[3];
   std::vector<EwInput> inputs;
   for (int k = 0; k < n; ++k) {

@@ -4,6 +4,8 @@
 // the same branch as there.
 #pragma once
 
+#include <limits>
+
 #include "kernels/elementwise/functors/common.h"
 #include "kernels/elementwise/vmath.h"
 
@@ -31,10 +33,11 @@ template <class T> inline T gelu_tanh_grad(T x) {
   const T dt = T(1) - t * t;  // 0 once tanh saturates, also where x^2 overflows (no 0 * inf)
   return T(0.5) * (T(1) + t) + (dt == T(0) ? T(0) : T(0.5) * x * dt * k * (T(1) + T(3) * c * x2));
 }
-// d/dx x sigmoid(k x) = s + k x s (1 - s), s = sigmoid(k x).
+// d/dx x sigmoid(k x) = s + k x s (1 - s), s = sigmoid(k x). The second term is 0 once s
+// saturates, also where k x overflows (no inf * 0).
 template <class T> inline T x_sigmoid_grad(T x, T k) {
-  const T s = ag_sigmoid(k * x);
-  return s + k * x * s * (T(1) - s);
+  const T s = ag_sigmoid(k * x), t = s * (T(1) - s);
+  return s + (t == T(0) ? T(0) : k * x * t);
 }
 
 struct GeluBackwardOp : FloatOnly {  // erf form
@@ -125,6 +128,15 @@ struct EluBackwardResultOp : FloatOnly {  // from the result y: y <= 0 ? g input
   static constexpr int arity = 2;
   template <class T> static T apply(T g, T y, T, const Scalars<T> &s) {
     return y <= T(0) ? g * s.v[2] * (y + s.v[0] * s.v[1]) : g * s.v[1];
+  }
+};
+struct LogitBackwardOp : FloatOnly {  // s0 = eps: g / (x (1 - x)) on [eps, 1 - eps] (0 outside; NaN x too),
+                                      // or with eps < 0 on [0, 1] (NaN outside), as torch's logit_backward
+  static constexpr int arity = 2;
+  template <class T> static T apply(T g, T x, T, const Scalars<T> &s) {
+    const T eps = s.v[0];
+    if (eps < T(0)) return (x < T(0) || x > T(1)) ? std::numeric_limits<T>::quiet_NaN() : g / (x * (T(1) - x));
+    return (x >= eps && x <= T(1) - eps) ? g / (x * (T(1) - x)) : T(0);
   }
 };
 struct PreluBackwardInputOp : FloatOnly {  // c = the weight (broadcast): x > 0 ? g : w g
