@@ -62,6 +62,15 @@ DynOut dyn_out(core::OpBuilder &b, const aclTensor *t, int dyn_dim, const void *
 
 void put_int64(char *base, int64_t off, int64_t v) { std::memcpy(base + off * 8, &v, 8); }
 
+// Which bits of an element make it nonzero: all of them, except a floating dtype's sign bit (-0.0
+// is zero; NaN, infinities and subnormals are not). One test for every dtype the rule takes, the
+// UINT16 / UINT32 / UINT64 ones OpsNN does not otherwise compute in included.
+uint64_t nonzero_bits(aclDataType dt) {
+  const int bits = static_cast<int>(core::dtype_size(dt)) * 8;
+  const uint64_t all = bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+  return core::is_floating(dt) ? all & ~(uint64_t{1} << (bits - 1)) : all;
+}
+
 // aclnnNonzero / aclnnNonzeroV2: the coordinates of the nonzero elements (NaN is nonzero) in
 // row-major order; out is [N, ndim] (V2: [ndim, N]).
 class NonzeroStep final : public core::Step {
@@ -71,33 +80,33 @@ class NonzeroStep final : public core::Step {
   int self_slot = -1;
   DynOut out;
   bool transposed = false;
-  core::WsKey row_ws;
 
   template <class Fn>
-  void each_nonzero(const char *base, double *row, Fn &&fn) const {
+  void each_nonzero(const char *base, Fn &&fn) const {
     const int64_t n = self.numel();
     if (n == 0) return;
     const int64_t last = self.ndim == 0 ? 1 : self.dims[self.ndim - 1];
-    const int64_t stride = self.ndim == 0 ? 0 : self.strides[self.ndim - 1];
-    const int64_t es = esize(self);
+    const int64_t es = esize(self), step = (self.ndim == 0 ? 0 : self.strides[self.ndim - 1]) * es;
+    const uint64_t mask = nonzero_bits(self.dtype);
     for (int64_t r = 0; r < n / last; ++r) {
-      kernels::load_as<double>(self.dtype, base + (self.ndim == 0 ? 0 : row_offset(self, r)) * es, stride * es, row,
-                               last);
-      for (int64_t j = 0; j < last; ++j)
-        if (row[j] != 0) fn(r * last + j);
+      const char *p = base + (self.ndim == 0 ? 0 : row_offset(self, r)) * es;
+      for (int64_t j = 0; j < last; ++j, p += step) {
+        uint64_t v = 0;
+        std::memcpy(&v, p, static_cast<size_t>(es));  // little-endian: the low bytes
+        if ((v & mask) != 0) fn(r * last + j);
+      }
     }
   }
 
   int run(const core::LaunchArgs &args) const override {
     const char *in = core::view_base(args, self_slot, self, core::dtype_size(self.dtype));
-    double *row = reinterpret_cast<double *>(args.get(row_ws));
     int64_t count = 0;
-    each_nonzero(in, row, [&](int64_t) { ++count; });
+    each_nonzero(in, [&](int64_t) { ++count; });
     const aclTensor o = out.at(count);
     char *ob = core::view_base(args, out.slot, out.max, 8);
     int64_t i = 0;
     const int nd = self.ndim;
-    each_nonzero(in, row, [&](int64_t lin) {
+    each_nonzero(in, [&](int64_t lin) {
       for (int d = nd - 1; d >= 0; --d) {
         const int64_t c = lin % self.dims[d];
         lin /= self.dims[d];
@@ -304,8 +313,6 @@ void plan_nonzero(core::OpBuilder &b, const DynRule &rule, const DynCall &c) {
   st.self = b.tensor(st.self_slot);
   st.out = dyn_out(b, c.out, dyn, &st);
   st.transposed = tr;
-  const int64_t last = s.ndim == 0 ? 1 : std::max<int64_t>(s.dims[s.ndim - 1], 1);
-  st.row_ws = b.book("nonzero.row", static_cast<uint64_t>(last) * 8);
 }
 
 void plan_unique(core::OpBuilder &b, const DynRule &rule, const DynCall &c) {
@@ -473,8 +480,12 @@ void plan_scatter_update(core::OpBuilder &b, const DynRule &rule, const DynCall 
 }  // namespace
 
 void dyn_phase1(core::OpBuilder &b, const DynRule &rule, const DynCall &c) {
-  // Null checks in prototype order.
-  core::check_tensor(c.self, c.self_name);
+  // Null checks in prototype order. Nonzero's self may have a dtype OpsNN computes nothing in
+  // (UINT16 / 32 / 64): its rule alone decides.
+  if (rule.kind == DynKind::kNonzero || rule.kind == DynKind::kNonzeroT)
+    core::check_dtype_in(c.self, c.self_name, rule.dtypes);
+  else
+    core::check_tensor(c.self, c.self_name);
   if (rule.kind == DynKind::kScatterUpdate) {
     core::check_tensor(c.index, c.index_name);
     core::check_tensor(c.source, c.source_name);
