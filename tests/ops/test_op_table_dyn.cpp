@@ -157,12 +157,25 @@ std::vector<double> random_values(aclDataType dt, int64_t n, int pool, bool spec
 struct Problem {
   DynArgs a;
   std::unique_ptr<DeviceTensor> self, out, inverse, counts, mask, source, index;
-  std::vector<int64_t> offsets;  // InplaceScatterUpdate's indices
+  // InplaceScatterUpdate: updates batch i goes to data batch targets[i] at offsets[i] along dim;
+  // index_form 0: 0-d indices, 1: [n] (targets[i] = i), 2: [n, 2] rows (target, offset).
+  std::vector<int64_t> targets, offsets;
+  int index_form = 1;
   std::vector<int64_t> shape;
   std::vector<double> x;  // self as stored, row-major
   int dim = -1;            // wrapped dim of the dim kinds
   bool out_padded = false;
 };
+
+// InplaceScatterUpdate's indices tensor from the problem's targets and offsets.
+void set_scatter_indices(Problem &p) {
+  std::vector<double> v;
+  for (size_t i = 0; i < p.offsets.size(); ++i) {
+    if (p.index_form == 2) v.push_back(static_cast<double>(p.targets[i]));
+    v.push_back(static_cast<double>(p.offsets[i]));
+  }
+  p.index->set_values(v);
+}
 
 std::vector<int64_t> random_shape(bool need_dim, bool empty) {
   std::vector<int64_t> s;
@@ -180,24 +193,31 @@ Problem make_problem(const DynTableCase &c, aclDataType dt, bool strided_view, b
   Problem p;
   p.out_padded = padded_out;
   if (c.kind == "scatter_update") {
-    // data [B, ...] (2-4 dims), updates shorter along a random axis != 0, one offset per batch.
+    // data [B, ...] (2-4 dims), n <= B batches of updates shorter along a random axis != 0; indices
+    // 0-d (n = 1), [n] (batch i, offset per batch) or [n, 2] (rows of random batch, offset).
     for (int64_t k = uniform(2, 4); k > 0; --k) p.shape.push_back(uniform(1, 4));
-    if (empty) p.shape[static_cast<size_t>(uniform(0, static_cast<int64_t>(p.shape.size()) - 1))] = 0;
     const int nd = static_cast<int>(p.shape.size());
     p.dim = static_cast<int>(uniform(1, nd - 1));
     p.a.dim = uniform(0, 1) ? p.dim : p.dim - nd;
+    p.index_form = static_cast<int>(uniform(0, 2));
+    const int64_t n = p.index_form == 0 ? 1 : uniform(1, p.shape[0]);
     const int64_t room = p.shape[static_cast<size_t>(p.dim)];
     std::vector<int64_t> us = p.shape;
-    us[static_cast<size_t>(p.dim)] = room == 0 ? 0 : uniform(1, room);
-    for (int64_t b = 0; b < p.shape[0]; ++b)
+    us[0] = n;
+    us[static_cast<size_t>(p.dim)] = uniform(1, room);
+    for (int64_t i = 0; i < n; ++i) {
+      p.targets.push_back(p.index_form == 2 ? uniform(0, p.shape[0] - 1) : i);
       p.offsets.push_back(uniform(0, room - us[static_cast<size_t>(p.dim)]));
+    }
     p.self = make_in(p.shape, dt, strided_view);
     p.self->set_values(random_values(dt, numel_of(p.shape), 9, specials));
     p.x = p.self->values();
     p.source = make_in(us, dt, strided_view);
     p.source->set_values(random_values(dt, numel_of(us), 9, specials));
-    p.index = make_in({p.shape[0]}, uniform(0, 1) ? ACL_INT32 : ACL_INT64, strided_view);
-    p.index->set_values(std::vector<double>(p.offsets.begin(), p.offsets.end()));
+    const std::vector<int64_t> is = p.index_form == 0 ? std::vector<int64_t>{}
+                                    : p.index_form == 1 ? std::vector<int64_t>{n} : std::vector<int64_t>{n, 2};
+    p.index = make_in(is, uniform(0, 1) ? ACL_INT32 : ACL_INT64, strided_view);
+    set_scatter_indices(p);
     p.a.self = p.self->get();
     p.a.source = p.source->get();
     p.a.index = p.index->get();
@@ -326,7 +346,7 @@ void check_result(const DynTableCase &c, Problem &p) {
     EXPECT_TRUE(p.out->untouched_outside_view());
     return;
   }
-  if (c.kind == "scatter_update") {  // data[b, .., offsets[b] + k, ..] = updates[b, .., k, ..]
+  if (c.kind == "scatter_update") {  // data[targets[i], .., offsets[i] + k, ..] = updates[i, .., k, ..], i in order
     std::vector<double> want = p.x;
     const std::vector<double> u = p.source->values();
     const std::vector<int64_t> &us = p.source->shape();
@@ -337,7 +357,9 @@ void check_result(const DynTableCase &c, Problem &p) {
         co[d] = r % us[d];
         r /= us[d];
       }
-      co[static_cast<size_t>(p.dim)] += p.offsets[static_cast<size_t>(co[0])];
+      const size_t i = static_cast<size_t>(co[0]);
+      co[0] = p.targets[i];
+      co[static_cast<size_t>(p.dim)] += p.offsets[i];
       for (size_t d = us.size(); d-- > 0;) {
         dlin += co[d] * acc;
         acc *= p.shape[d];
@@ -464,7 +486,7 @@ TEST_P(OpTableDyn, SpecialValuesEmptyAllZeroAllNonzero) {
     for (int mode = 0; mode < 3 && takes(dt); ++mode) {
       SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt << (mode ? mode == 1 ? " all zero" : " all nonzero"
                                                                            : " empty"));
-      Problem p = make_problem(c, dt, false, false, false, mode == 0, mode);
+      Problem p = make_problem(c, dt, false, false, false, mode == 0 && c.kind != "scatter_update", mode);  // empty: an error
       check(c, p);
     }
   // Unsigned values whose low bytes are zero or whose top bit alone is set (a test reading fewer
@@ -589,19 +611,22 @@ TEST_P(OpTableDynMaskedScatter, SourceTooShortFailsTheLaunch) {
   EXPECT_GT(checked, 0);
 }
 
-// InplaceScatterUpdate: an offset that puts the updates outside data (or is negative) fails the
-// launch with 161002 naming indices; nothing is written.
-TEST_P(OpTableDynScatterUpdate, OffsetsCheckedAtLaunch) {
+// InplaceScatterUpdate: an offset that puts the updates outside data (or is negative), or a batch
+// outside data ([n, 2] indices), fails the launch with 161002 naming indices; nothing is written.
+TEST_P(OpTableDynScatterUpdate, TargetsCheckedAtLaunch) {
   reseed_for_current_test();
   const DynTableCase &c = GetParam();
-  for (int trial = 0; trial < 6; ++trial) {
+  for (int trial = 0; trial < 12; ++trial) {
     Problem p = make_problem(c, ACL_FLOAT, trial % 2 == 1, false, false);
     const int64_t room = p.shape[static_cast<size_t>(p.dim)] - p.source->shape()[static_cast<size_t>(p.dim)];
-    std::vector<int64_t> off = p.offsets;
-    off[static_cast<size_t>(uniform(0, static_cast<int64_t>(off.size()) - 1))] = trial % 2 ? room + 1 : -1;
-    p.index->set_values(std::vector<double>(off.begin(), off.end()));
+    const size_t i = static_cast<size_t>(uniform(0, static_cast<int64_t>(p.offsets.size()) - 1));
+    if (p.index_form == 2 && trial % 3 == 0)
+      p.targets[i] = trial % 2 ? p.shape[0] : -1;
+    else
+      p.offsets[i] = trial % 2 ? room + 1 : -1;
+    set_scatter_indices(p);
     const std::vector<double> before = p.self->values();
-    SCOPED_TRACE(::testing::Message() << "trial " << trial);
+    SCOPED_TRACE(::testing::Message() << "trial " << trial << " index form " << p.index_form);
     EXPECT_TRUE(fails_with(run_op([&](uint64_t *w, aclOpExecutor **x) { return c.phase1(p.a, w, x); }, c.launch),
                            ACLNN_ERR_PARAM_INVALID, {c.names.at("index").c_str(), "out of range"}));
     EXPECT_TRUE(same_values(p.self->values(), before));
@@ -650,12 +675,38 @@ TEST_P(OpTableDyn, ErrorsNameTheArgument) {
     EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, "axis"));
     a.dim = nd;
     EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, "axis"));
-    DeviceTensor i2({p.shape[0], 2}, ACL_INT64), i0({}, ACL_INT64), iw({p.shape[0] + 1}, ACL_INT64),
-        fi({p.shape[0]}, ACL_FLOAT);
-    for (DeviceTensor *t : {&i2, &i0, &iw, &fi}) {
+    const int64_t n = p.source->shape()[0];
+    DeviceTensor i3({n, 3}, ACL_INT64), i2x({n, 2, 1}, ACL_INT64), iw({n + 1}, ACL_INT64), fi({n}, ACL_FLOAT),
+        ie({0}, ACL_INT64);
+    for (DeviceTensor *t : {&i3, &i2x, &iw, &fi, &ie}) {
       a = p.a;
       a.index = *t;
       EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, iname.c_str()));
+    }
+    {  // more batches of updates than data has
+      std::vector<int64_t> ds = p.shape, us = p.source->shape();
+      ds[0] = 1;
+      us[0] = 2;
+      DeviceTensor dsmall(ds, p.self->dtype()), u2(us, p.self->dtype()), i2({2}, ACL_INT64);
+      a = p.a;
+      a.self = dsmall;
+      a.source = u2;
+      a.index = i2;
+      EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, uname.c_str()));
+    }
+    {  // empty data / updates
+      std::vector<int64_t> es = p.shape;
+      es.back() = 0;
+      DeviceTensor de(es, p.self->dtype());
+      a = p.a;
+      a.self = de;
+      EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, "empty"));
+      es = p.source->shape();
+      es.back() = 0;
+      DeviceTensor ue(es, p.self->dtype());
+      a = p.a;
+      a.source = ue;
+      EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, uname.c_str()));
     }
     std::vector<int64_t> us = p.source->shape();
     us[static_cast<size_t>(p.dim)] = p.shape[static_cast<size_t>(p.dim)] + 1;  // longer than data

@@ -244,42 +244,57 @@ class MaskedScatterStep final : public core::Step {
   }
 };
 
-// InplaceScatterUpdate (the vendor's own op): with 1-D indices [B], batch b of updates (dim 0) is
-// written into data along `axis` at offset indices[b]: data[b, .., indices[b] + k, ..] =
-// updates[b, .., k, ..]. Every offset is checked first (0 <= v and v + updates.size(axis) <=
-// data.size(axis), else 161002 naming indices, nothing written).
+// InplaceScatterUpdate (the vendor's own op): batch i of updates (dim 0) is written into batch b of
+// data along `axis` from offset `start`: data[b, .., start + k, ..] = updates[i, .., k, ..].
+// indices 1-D [n] (0-d: n = 1): b = i, start = indices[i]; 2-D [n, 2]: b = indices[i][0], start =
+// indices[i][1]. Every target is checked first (0 <= b < data.size(0), 0 <= start <= data.size(axis)
+// - updates.size(axis), else 161002 naming indices, nothing written); batches are written in order
+// of i, so a repeated target keeps the last one's values.
 class ScatterUpdateStep final : public core::Step {
  public:
   aclTensor data{}, idx{}, upd{};
   int data_slot = -1, idx_slot = -1, upd_slot = -1, axis = 1;
+  bool pairs = false;  // 2-D indices: (batch, start) per row
   const char *idx_name = "indices";
+
+  void target(const char *ib, int64_t i, int64_t *batch, int64_t *start) const {
+    *batch = pairs ? index_value(idx, ib, 2 * i) : i;
+    *start = index_value(idx, ib, pairs ? 2 * i + 1 : i);
+  }
 
   int run(const core::LaunchArgs &args) const override {
     const char *ib = core::view_base(args, idx_slot, idx, core::dtype_size(idx.dtype));
-    const int64_t batches = idx.numel(), room = data.dims[axis] - upd.dims[axis];
-    for (int64_t b = 0; b < batches; ++b) {
-      const int64_t v = index_value(idx, ib, b);
+    const int64_t n = upd.dims[0], room = data.dims[axis] - upd.dims[axis];
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t bt = 0, v = 0;
+      target(ib, i, &bt, &v);
+      if (bt < 0 || bt >= data.dims[0])
+        return fail(ACLNN_ERR_PARAM_INVALID, "%s: batch %lld in row %lld is out of range [0, %lld)", idx_name,
+                    static_cast<long long>(bt), static_cast<long long>(i), static_cast<long long>(data.dims[0]));
       if (v < 0 || v > room)
         return fail(ACLNN_ERR_PARAM_INVALID,
-                    "%s: value %lld at position %lld is out of range [0, %lld] (the %lld updates along axis %d must "
-                    "fit in %lld)",
-                    idx_name, static_cast<long long>(v), static_cast<long long>(b), static_cast<long long>(room),
+                    "%s: offset %lld for updates batch %lld is out of range [0, %lld] (the %lld updates along axis "
+                    "%d must fit in %lld)",
+                    idx_name, static_cast<long long>(v), static_cast<long long>(i), static_cast<long long>(room),
                     static_cast<long long>(upd.dims[axis]), axis, static_cast<long long>(data.dims[axis]));
     }
     char *db = core::view_base(args, data_slot, data, core::dtype_size(data.dtype));
     const char *ub = core::view_base(args, upd_slot, upd, core::dtype_size(upd.dtype));
-    const int64_t es = esize(data), n = upd.numel();
-    for (int64_t lin = 0; lin < n; ++lin) {
-      int64_t r = lin, doff = 0, uoff = 0, shift = 0;
-      for (int d = upd.ndim - 1; d >= 0; --d) {
-        const int64_t c = r % upd.dims[d];
-        r /= upd.dims[d];
-        uoff += c * upd.strides[d];
-        doff += c * data.strides[d];
-        if (d == 0) shift = index_value(idx, ib, c);
+    const int64_t es = esize(data), per = n == 0 ? 0 : upd.numel() / n;
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t bt = 0, start = 0;
+      target(ib, i, &bt, &start);
+      const int64_t dbase = bt * data.strides[0] + start * data.strides[axis], ubase = i * upd.strides[0];
+      for (int64_t lin = 0; lin < per; ++lin) {
+        int64_t r = lin, doff = dbase, uoff = ubase;
+        for (int d = upd.ndim - 1; d >= 1; --d) {
+          const int64_t c = r % upd.dims[d];
+          r /= upd.dims[d];
+          uoff += c * upd.strides[d];
+          doff += c * data.strides[d];
+        }
+        std::memcpy(db + doff * es, ub + uoff * es, static_cast<size_t>(es));
       }
-      doff += shift * data.strides[axis];
-      std::memcpy(db + doff * es, ub + uoff * es, static_cast<size_t>(es));
     }
     return 0;
   }
@@ -454,17 +469,24 @@ void plan_scatter_update(core::OpBuilder &b, const DynRule &rule, const DynCall 
   if (axis == 0)
     throw_error(ACLNN_ERR_PARAM_INVALID, "axis %lld is the batch dim 0 that %s indexes; it must be another dim",
                 static_cast<long long>(c.dim), c.index_name);
-  if (ix.ndim != 1)
-    throw_error(ACLNN_ERR_PARAM_INVALID,
-                "%s has shape %s; only 1-D indices (one offset per batch) are implemented", c.index_name,
+  // The vendor's index forms: 0-d (one batch), [n] (batch i at offset indices[i]), [n, 2] (rows of
+  // (batch, offset)).
+  if (ix.ndim > 2 || (ix.ndim == 2 && ix.dims[1] != 2))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; it must be 0-d, [n] or [n, 2]", c.index_name,
                 core::shape_string(ix).c_str());
-  core::check_shape_equals(ix, c.index_name, Shape{1, {d.dims[0]}});
-  bool ok = u.ndim == d.ndim && u.dims[axis] <= d.dims[axis];
-  for (int k = 0; ok && k < d.ndim; ++k) ok = k == axis || u.dims[k] == d.dims[k];
+  for (const auto &[t, name] : {std::pair{&d, c.self_name}, std::pair{&ix, c.index_name}, std::pair{&u, c.source_name}})
+    if (t->numel() == 0)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; empty tensors are not supported", name,
+                  core::shape_string(*t).c_str());
+  const int64_t n = ix.ndim == 0 ? 1 : ix.dims[0];
+  bool ok = u.ndim == d.ndim && u.dims[0] == n && n <= d.dims[0] && u.dims[axis] <= d.dims[axis];
+  for (int k = 1; ok && k < d.ndim; ++k) ok = k == axis || u.dims[k] == d.dims[k];
   if (!ok)
     throw_error(ACLNN_ERR_PARAM_INVALID,
-                "%s has shape %s; it must be %s's shape %s except along axis %d, where it may be shorter",
-                c.source_name, core::shape_string(u).c_str(), c.self_name, core::shape_string(d).c_str(), axis);
+                "%s has shape %s; it must be %s's shape %s with dim 0 = %lld (one batch per %s entry, at most %s's) "
+                "and axis %d at most as long",
+                c.source_name, core::shape_string(u).c_str(), c.self_name, core::shape_string(d).c_str(),
+                static_cast<long long>(n), c.index_name, c.self_name, axis);
   core::check_no_internal_overlap(d, c.self_name);
   auto &st = b.add_step<ScatterUpdateStep>();
   st.data_slot = b.inout(c.self);
@@ -474,6 +496,7 @@ void plan_scatter_update(core::OpBuilder &b, const DynRule &rule, const DynCall 
   st.idx = b.tensor(st.idx_slot);
   st.upd = b.tensor(st.upd_slot);
   st.axis = axis;
+  st.pairs = ix.ndim == 2;
   st.idx_name = c.index_name;
 }
 

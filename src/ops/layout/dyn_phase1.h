@@ -31,7 +31,7 @@ enum class DynKind : uint8_t {
   kUniqueConsecutive,  // torch.unique_consecutive (flattened, or along dim; dim 1000 = none)
   kUniqueDim,          // torch.unique(dim=): slices along dim, sorted lexicographically
   kMaskedScatter,      // Tensor.masked_scatter_: selfRef[mask] = source's first count(mask) elements
-  kScatterUpdate,      // InplaceScatterUpdate: data[b, .., indices[b] + k, ..] = updates[b, .., k, ..] along axis
+  kScatterUpdate,      // InplaceScatterUpdate: data[b_i, .., start_i + k, ..] = updates[i, .., k, ..] along axis
 };
 
 struct DynRule {
