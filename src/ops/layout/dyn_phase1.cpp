@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -244,6 +245,24 @@ class MaskedScatterStep final : public core::Step {
   }
 };
 
+// Copies the block `dims` (nd dims) element by element from src (element strides ss) to dst
+// (element strides ds); both pointers address the block's first element.
+void copy_block(char *dst, const int64_t *ds, const char *src, const int64_t *ss, const int64_t *dims, int nd,
+                int64_t es) {
+  int64_t n = 1;
+  for (int d = 0; d < nd; ++d) n *= dims[d];
+  for (int64_t lin = 0; lin < n; ++lin) {
+    int64_t r = lin, doff = 0, soff = 0;
+    for (int d = nd - 1; d >= 0; --d) {
+      const int64_t c = r % dims[d];
+      r /= dims[d];
+      doff += c * ds[d];
+      soff += c * ss[d];
+    }
+    std::memcpy(dst + doff * es, src + soff * es, static_cast<size_t>(es));
+  }
+}
+
 // InplaceScatterUpdate (the vendor's own op): batch i of updates (dim 0) is written into batch b of
 // data along `axis` from offset `start`: data[b, .., start + k, ..] = updates[i, .., k, ..].
 // indices 1-D [n] (0-d: n = 1): b = i, start = indices[i]; 2-D [n, 2]: b = indices[i][0], start =
@@ -280,21 +299,68 @@ class ScatterUpdateStep final : public core::Step {
     }
     char *db = core::view_base(args, data_slot, data, core::dtype_size(data.dtype));
     const char *ub = core::view_base(args, upd_slot, upd, core::dtype_size(upd.dtype));
-    const int64_t es = esize(data), per = n == 0 ? 0 : upd.numel() / n;
+    const int64_t es = esize(data);
     for (int64_t i = 0; i < n; ++i) {
       int64_t bt = 0, start = 0;
       target(ib, i, &bt, &start);
-      const int64_t dbase = bt * data.strides[0] + start * data.strides[axis], ubase = i * upd.strides[0];
-      for (int64_t lin = 0; lin < per; ++lin) {
-        int64_t r = lin, doff = dbase, uoff = ubase;
-        for (int d = upd.ndim - 1; d >= 1; --d) {
-          const int64_t c = r % upd.dims[d];
-          r /= upd.dims[d];
-          uoff += c * upd.strides[d];
-          doff += c * data.strides[d];
-        }
-        std::memcpy(db + doff * es, ub + uoff * es, static_cast<size_t>(es));
-      }
+      copy_block(db + (bt * data.strides[0] + start * data.strides[axis]) * es, data.strides + 1,
+                 ub + i * upd.strides[0] * es, upd.strides + 1, upd.dims + 1, upd.ndim - 1, es);
+    }
+    return 0;
+  }
+};
+
+// aclnnScatterList: for each list element i whose mask byte is 1 (no mask: every one), the first
+// len_i positions of updates[i] along the axis overwrite varRef[i] from `start_i`:
+// varRef[i][.., start_i + k, ..] = updates[i, .., k, ..], k < len_i. indice [B]: start_i =
+// indice[i], len_i = updates.size(axis); [B, 2]: (start_i, len_i) rows. Every start / length (0 <=
+// start, 0 <= len <= updates.size(axis), start + len <= varRef[i].size(axis)) and mask byte (0 or
+// 1) is checked first: 161002 naming it, nothing written.
+class ScatterListStep final : public core::Step {
+ public:
+  std::vector<aclTensor> vars;
+  std::vector<int> var_slots;
+  aclTensor idx{}, upd{}, mask{};
+  int idx_slot = -1, upd_slot = -1, mask_slot = -1, axis = 0;  // axis: of varRef's elements
+  bool pairs = false;
+  const char *idx_name = "indice", *mask_name = "maskOptional";
+
+  void segment(const char *ib, int64_t i, int64_t *start, int64_t *len) const {
+    *start = index_value(idx, ib, pairs ? 2 * i : i);
+    *len = pairs ? index_value(idx, ib, 2 * i + 1) : upd.dims[axis + 1];
+  }
+
+  int run(const core::LaunchArgs &args) const override {
+    const char *ib = core::view_base(args, idx_slot, idx, core::dtype_size(idx.dtype));
+    const char *mb = mask_slot < 0 ? nullptr : core::view_base(args, mask_slot, mask, 1);
+    const int64_t n = static_cast<int64_t>(vars.size()), most = upd.dims[axis + 1];
+    for (int64_t i = 0; i < n; ++i) {
+      const unsigned m = mb ? static_cast<unsigned char>(mb[i * mask.strides[0]]) : 1u;
+      if (m > 1)
+        return fail(ACLNN_ERR_PARAM_INVALID, "%s: value %u at position %lld is not 0 or 1", mask_name, m,
+                    static_cast<long long>(i));
+      int64_t start = 0, len = 0;
+      segment(ib, i, &start, &len);
+      const int64_t size = vars[static_cast<size_t>(i)].dims[axis];
+      if (start < 0 || len < 0 || len > most || start + len > size)
+        return fail(ACLNN_ERR_PARAM_INVALID,
+                    "%s: start %lld, length %lld for element %lld are out of range (0 <= start, 0 <= length <= %lld "
+                    "= updates' size along the axis, start + length <= %lld)",
+                    idx_name, static_cast<long long>(start), static_cast<long long>(len), static_cast<long long>(i),
+                    static_cast<long long>(most), static_cast<long long>(size));
+    }
+    const char *ub = core::view_base(args, upd_slot, upd, core::dtype_size(upd.dtype));
+    const int64_t es = esize(upd);
+    for (int64_t i = 0; i < n; ++i) {
+      if (mb && mb[i * mask.strides[0]] == 0) continue;
+      const aclTensor &v = vars[static_cast<size_t>(i)];
+      int64_t start = 0, dims[core::kMaxDims] = {};
+      segment(ib, i, &start, &dims[axis]);
+      for (int d = 0; d < v.ndim; ++d)
+        if (d != axis) dims[d] = v.dims[d];
+      char *vb = core::view_base(args, var_slots[static_cast<size_t>(i)], v, core::dtype_size(v.dtype));
+      copy_block(vb + start * v.strides[axis] * es, v.strides, ub + i * upd.strides[0] * es, upd.strides + 1, dims,
+                 v.ndim, es);
     }
     return 0;
   }
@@ -500,9 +566,81 @@ void plan_scatter_update(core::OpBuilder &b, const DynRule &rule, const DynCall 
   st.idx_name = c.index_name;
 }
 
+void plan_scatter_list(core::OpBuilder &b, const DynRule &rule, const DynCall &c) {
+  const aclTensorList &l = *c.list;
+  const aclTensor &u = *c.source, &ix = *c.index;
+  const int64_t n = static_cast<int64_t>(l.tensors.size());
+  if (n == 0) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is empty; it needs at least one tensor", c.list_name);
+  const aclTensor &v0 = *l.tensors[0];
+  for (int64_t i = 0; i < n; ++i) {
+    const std::string name = std::string(c.list_name) + "[" + std::to_string(i) + "]";
+    const aclTensor *t = l.tensors[static_cast<size_t>(i)];
+    core::check_dtype_in(t, name.c_str(), rule.dtypes);
+    if (t->dtype != v0.dtype || !(Shape::of(*t) == Shape::of(v0)))
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s is %s %s; every element must be %s[0]'s %s %s", name.c_str(),
+                  core::dtype_name(t->dtype), core::shape_string(*t).c_str(), c.list_name,
+                  core::dtype_name(v0.dtype), core::shape_string(v0).c_str());
+    core::check_no_internal_overlap(*t, name.c_str());
+  }
+  if (v0.ndim < 1)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s's elements are 0-d; they need at least one dim", c.list_name);
+  if (u.dtype != v0.dtype)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must have %s's dtype %s", c.source_name,
+                core::dtype_name(u.dtype), c.list_name, core::dtype_name(v0.dtype));
+  if (c.reduce != nullptr && std::strcmp(c.reduce, "update") != 0)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "reduceOptional is \"%s\"; only \"update\" is supported", c.reduce);
+  // axis counts updates' dims ([B, element dims...]); it may not be the list dim 0.
+  if (u.ndim != v0.ndim + 1)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; it must have one more than %s's elements (%d)",
+                c.source_name, u.ndim, c.list_name, v0.ndim);
+  const int64_t ua = c.dim < 0 ? c.dim + u.ndim : c.dim;
+  if (ua <= 0 || ua >= u.ndim)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "axis %lld must name a dim of %s other than dim 0 (%s has %d dims)",
+                static_cast<long long>(c.dim), c.source_name, c.source_name, u.ndim);
+  const int axis = static_cast<int>(ua) - 1;
+  bool ok = u.dims[0] == n && u.dims[ua] <= v0.dims[axis];
+  for (int d = 0; ok && d < v0.ndim; ++d) ok = d == axis || u.dims[d + 1] == v0.dims[d];
+  if (!ok)
+    throw_error(ACLNN_ERR_PARAM_INVALID,
+                "%s has shape %s; it must be [%lld (the list length), %s's element shape %s], at most as long along "
+                "axis %lld",
+                c.source_name, core::shape_string(u).c_str(), static_cast<long long>(n), c.list_name,
+                core::shape_string(v0).c_str(), static_cast<long long>(c.dim));
+  core::check_dtype_in(c.index, c.index_name, {ACL_INT32, ACL_INT64});
+  if (!(ix.ndim == 1 && ix.dims[0] == n) && !(ix.ndim == 2 && ix.dims[0] == n && ix.dims[1] == 2))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; it must be [%lld] or [%lld, 2]", c.index_name,
+                core::shape_string(ix).c_str(), static_cast<long long>(n), static_cast<long long>(n));
+  if (c.mask != nullptr) {
+    core::check_dtype_in(c.mask, c.mask_name, {ACL_UINT8});
+    core::check_shape_equals(*c.mask, c.mask_name, Shape{1, {n}});
+  }
+  auto &st = b.add_step<ScatterListStep>();
+  st.var_slots = b.inout_list(0, c.list);
+  for (int s : st.var_slots) st.vars.push_back(b.tensor(s));
+  st.idx_slot = b.input(c.index);
+  st.upd_slot = b.input(c.source);
+  st.mask_slot = b.input(c.mask);
+  st.idx = b.tensor(st.idx_slot);
+  st.upd = b.tensor(st.upd_slot);
+  if (st.mask_slot >= 0) st.mask = b.tensor(st.mask_slot);
+  st.axis = axis;
+  st.pairs = ix.ndim == 2;
+  st.idx_name = c.index_name;
+  st.mask_name = c.mask_name;
+}
+
 }  // namespace
 
 void dyn_phase1(core::OpBuilder &b, const DynRule &rule, const DynCall &c) {
+  if (rule.kind == DynKind::kScatterList) {  // null checks in prototype order (the mask is optional)
+    core::check_not_null(c.list, c.list_name);
+    for (size_t i = 0; i < c.list->tensors.size(); ++i)
+      if (c.list->tensors[i] == nullptr)
+        throw_error(ACLNN_ERR_PARAM_NULLPTR, "%s[%zu] is null", c.list_name, i);
+    core::check_not_null(c.index, c.index_name);
+    core::check_not_null(c.source, c.source_name);
+    return plan_scatter_list(b, rule, c);
+  }
   // Null checks in prototype order. Nonzero's self may have a dtype OpsNN computes nothing in
   // (UINT16 / 32 / 64): its rule alone decides.
   if (rule.kind == DynKind::kNonzero || rule.kind == DynKind::kNonzeroT)
