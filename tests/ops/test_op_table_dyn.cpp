@@ -171,6 +171,7 @@ struct Problem {
   std::vector<int64_t> lengths;
   std::vector<double> mask_values;
   std::shared_ptr<aclTensorList> list;
+  std::vector<int64_t> bshape;  // MaskedSelect: the broadcast shape of self and mask
   std::vector<int64_t> shape;
   std::vector<double> x;  // self as stored, row-major
   int dim = -1;            // wrapped dim of the dim kinds
@@ -208,6 +209,30 @@ std::shared_ptr<aclTensorList> list_of(const std::vector<aclTensor *> &ts) {
 }
 
 char g_update[] = "update";
+
+// The row-major index into a tensor of shape `t` (right-aligned, size-1 dims broadcast) of element
+// `lin` of the broadcast shape `b`.
+int64_t broadcast_source(const std::vector<int64_t> &b, const std::vector<int64_t> &t, int64_t lin) {
+  int64_t idx = 0, acc = 1;
+  const int lead = static_cast<int>(b.size() - t.size());
+  for (int d = static_cast<int>(b.size()) - 1; d >= 0; --d) {
+    const int64_t c = lin % b[static_cast<size_t>(d)];
+    lin /= b[static_cast<size_t>(d)];
+    if (d < lead) continue;
+    const int64_t td = t[static_cast<size_t>(d - lead)];
+    idx += (td == 1 ? 0 : c) * acc;
+    acc *= td;
+  }
+  return idx;
+}
+
+// A shape that broadcasts to b: a suffix of b with some dims 1.
+std::vector<int64_t> broadcastable_to(const std::vector<int64_t> &b) {
+  std::vector<int64_t> t;
+  for (size_t d = static_cast<size_t>(uniform(0, static_cast<int64_t>(b.size()))); d < b.size(); ++d)
+    t.push_back(uniform(0, 2) == 0 ? 1 : b[d]);
+  return t;
+}
 
 std::vector<int64_t> random_shape(bool need_dim, bool empty) {
   std::vector<int64_t> s;
@@ -297,6 +322,37 @@ Problem make_problem(const DynTableCase &c, aclDataType dt, bool strided_view, b
     p.a.index = p.index->get();
     p.a.source = p.source->get();
     p.a.reduce = uniform(0, 1) ? g_update : nullptr;
+    return p;
+  }
+  if (c.kind == "masked_select") {
+    // self and mask both broadcast to a random shape (either may be the smaller one); mode 1: no
+    // true position, 2: every position true.
+    p.bshape = random_shape(false, empty);
+    p.shape = broadcastable_to(p.bshape);
+    std::vector<int64_t> ms = broadcastable_to(p.bshape);
+    if (uniform(0, 1)) p.shape = p.bshape;
+    else if (uniform(0, 1)) ms = p.bshape;
+    // The broadcast of the two (smaller than bshape when both left a dim out or at 1).
+    std::vector<int64_t> b(std::max(p.shape.size(), ms.size()));
+    for (size_t i = 0; i < b.size(); ++i) {
+      const size_t r = b.size() - 1 - i;
+      const int64_t x = i < p.shape.size() ? p.shape[p.shape.size() - 1 - i] : 1;
+      const int64_t y = i < ms.size() ? ms[ms.size() - 1 - i] : 1;
+      b[r] = x == 1 ? y : x;
+    }
+    p.bshape = b;
+    p.self = make_in(p.shape, dt, strided_view);
+    p.self->set_values(random_values(dt, numel_of(p.shape), 9, specials));
+    p.x = p.self->values();
+    const aclDataType mdt = uniform(0, 1) ? ACL_BOOL : ACL_UINT8;
+    p.mask = make_in(ms, mdt, strided_view);
+    std::vector<double> mv(static_cast<size_t>(numel_of(ms)));
+    for (auto &e : mv) e = mode ? mode - 1 : static_cast<double>(uniform(0, 1));
+    p.mask->set_values(mv);
+    p.out = make_out({numel_of(b) + uniform(0, 2)}, dt, padded_out);
+    p.a.self = p.self->get();
+    p.a.mask = p.mask->get();
+    p.a.out = p.out->get();
     return p;
   }
   if (c.has("sorted")) p.a.sorted = uniform(0, 1) == 1;
@@ -444,6 +500,19 @@ void check_result(const DynTableCase &c, Problem &p) {
     }
     EXPECT_TRUE(same_values(p.self->values(), want));
     EXPECT_TRUE(p.self->untouched_outside_view());
+    return;
+  }
+  if (c.kind == "masked_select") {  // self's values at the true positions of the broadcast walk
+    const std::vector<double> mv = p.mask->values();
+    std::vector<double> want;
+    for (int64_t lin = 0; lin < numel_of(p.bshape); ++lin)
+      if (mv[static_cast<size_t>(broadcast_source(p.bshape, p.mask->shape(), lin))] != 0)
+        want.push_back(p.x[static_cast<size_t>(broadcast_source(p.bshape, p.shape, lin))]);
+    const Seen s = seen(*p.out);
+    EXPECT_EQ(s.shape, (std::vector<int64_t>{static_cast<int64_t>(want.size())}));
+    if (!p.out_padded) EXPECT_EQ(s.strides, contiguous(s.shape));
+    EXPECT_TRUE(same_values(s.values, want));
+    EXPECT_TRUE(p.out->untouched_outside_view());
     return;
   }
   if (c.kind == "scatter_list") {  // var[i][.., offsets[i] + k, ..] = updates[i, .., k, ..], k < lengths[i]
@@ -969,6 +1038,28 @@ TEST_P(OpTableDyn, ErrorsNameTheArgument) {
     EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, c.names.at("self").c_str()));
     return;
   }
+  if (c.kind == "masked_select") {
+    const std::string mname = c.names.at("mask"), oname = c.names.at("out");
+    const int64_t n = numel_of(p.bshape);
+    DynArgs a = p.a;
+    DeviceTensor mf(p.mask->shape(), ACL_FLOAT);
+    a.mask = mf;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, mname.c_str()));
+    std::vector<int64_t> wrong = p.bshape;
+    wrong.back() += 1;  // broadcasts with neither
+    DeviceTensor mw(wrong, ACL_BOOL);
+    a.mask = mw;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, mname.c_str()));
+    DeviceTensor od({n}, p.self->dtype() == ACL_FLOAT ? ACL_DOUBLE : ACL_FLOAT), o2({n, 1}, p.self->dtype()),
+        os({n - 1}, p.self->dtype());
+    for (DeviceTensor *t : {&od, &o2, &os}) {
+      a = p.a;
+      a.out = *t;
+      EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, oname.c_str()));
+    }
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, "at least"));
+    return;
+  }
   if (c.kind == "masked_scatter") {
     const std::string mname = c.names.at("mask"), srcname = c.names.at("source");
     DynArgs a = p.a;
@@ -1071,7 +1162,7 @@ std::vector<DynTableCase> cases_where(bool (*keep)(const DynTableCase &)) {
   return v;
 }
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableDynShrinking, ::testing::ValuesIn(cases_where([](const DynTableCase &c) {
-                           return c.kind != "masked_scatter" && c.kind != "scatter_update" && c.kind != "scatter_list";
+                           return c.kind != "masked_scatter" && c.kind != "scatter_update" && c.kind != "scatter_list";  // dynamic outputs
                          })),
                          case_name);
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableDynMaskedScatter,

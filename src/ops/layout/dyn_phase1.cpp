@@ -63,6 +63,19 @@ DynOut dyn_out(core::OpBuilder &b, const aclTensor *t, int dyn_dim, const void *
 
 void put_int64(char *base, int64_t off, int64_t v) { std::memcpy(base + off * 8, &v, 8); }
 
+// t as a view of `shape` (t broadcasts to it): stride 0 along the dims it lacks or has as 1.
+aclTensor broadcast_view(const aclTensor &t, const Shape &shape) {
+  int64_t strides[core::kMaxDims] = {};
+  core::broadcast_strides(t, shape, strides);
+  aclTensor v = t;
+  v.ndim = shape.ndim;
+  for (int d = 0; d < shape.ndim; ++d) {
+    v.dims[d] = shape.dims[d];
+    v.strides[d] = strides[d];
+  }
+  return v;
+}
+
 // Which bits of an element make it nonzero: all of them, except a floating dtype's sign bit (-0.0
 // is zero; NaN, infinities and subnormals are not). One test for every dtype the rule takes, the
 // UINT16 / UINT32 / UINT64 ones OpsNN does not otherwise compute in included.
@@ -241,6 +254,31 @@ class MaskedScatterStep final : public core::Step {
       if (mb[element_offset(mask, i)] != 0)
         std::memcpy(sb + element_offset(self, i) * es, src + element_offset(source, k++) * es,
                     static_cast<size_t>(es));
+    return 0;
+  }
+};
+
+// aclnnMaskedSelect (torch.masked_select): self and mask broadcast to one shape; the elements of
+// self at the true mask positions, in row-major order, fill the 1-D out, whose length becomes their
+// count (core/shape_publish.h). A mask byte other than 0 counts as true.
+class MaskedSelectStep final : public core::Step {
+ public:
+  ~MaskedSelectStep() override { core::shape_target_unregister_owner(this); }
+  aclTensor self{}, mask{};  // both as views of the broadcast shape
+  int self_slot = -1, mask_slot = -1;
+  DynOut out;
+
+  int run(const core::LaunchArgs &args) const override {
+    const int64_t n = self.numel(), es = esize(self);
+    const char *sb = core::view_base(args, self_slot, self, core::dtype_size(self.dtype));
+    const char *mb = core::view_base(args, mask_slot, mask, 1);
+    char *ob = core::view_base(args, out.slot, out.max, core::dtype_size(out.max.dtype));
+    int64_t count = 0;
+    for (int64_t i = 0; i < n; ++i)
+      if (mb[element_offset(mask, i)] != 0)
+        std::memcpy(ob + count++ * out.max.strides[0] * es, sb + element_offset(self, i) * es,
+                    static_cast<size_t>(es));
+    out.publish(count);
     return 0;
   }
 };
@@ -509,16 +547,31 @@ void plan_masked_scatter(core::OpBuilder &b, const DynRule &rule, const DynCall 
   st.self = b.tensor(st.self_slot);
   st.mask = b.tensor(st.mask_slot);
   st.source = b.tensor(st.source_slot);
-  // The mask as a view of self's shape (stride 0 along its broadcast dims).
-  int64_t strides[core::kMaxDims] = {};
-  core::broadcast_strides(st.mask, Shape::of(s), strides);
-  st.mask.ndim = s.ndim;
-  for (int d = 0; d < s.ndim; ++d) {
-    st.mask.dims[d] = s.dims[d];
-    st.mask.strides[d] = strides[d];
-  }
+  st.mask = broadcast_view(st.mask, Shape::of(s));  // stride 0 along its broadcast dims
   st.source_name = c.source_name;
   st.mask_name = c.mask_name;
+}
+
+void plan_masked_select(core::OpBuilder &b, const DynRule &rule, const DynCall &c) {
+  const aclTensor &s = *c.self;
+  core::check_dtype_in(c.self, c.self_name, rule.dtypes);
+  core::check_dtype_in(c.mask, c.mask_name, {ACL_BOOL, ACL_UINT8});
+  if (c.out->dtype != s.dtype)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must have %s's dtype %s", c.out_name,
+                core::dtype_name(c.out->dtype), c.self_name, core::dtype_name(s.dtype));
+  const Shape bs = core::broadcast_shapes(Shape::of(s), c.self_name, Shape::of(*c.mask), c.mask_name);
+  int64_t n = 1;
+  for (int d = 0; d < bs.ndim; ++d) n *= bs.dims[d];
+  if (c.out->ndim != 1)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; it must be 1-D", c.out_name,
+                core::shape_string(*c.out).c_str());
+  if (c.out->dims[0] < n) too_small(c.out_name, *c.out, 0, n);
+  auto &st = b.add_step<MaskedSelectStep>();
+  st.self_slot = b.input(c.self);
+  st.mask_slot = b.input(c.mask);
+  st.self = broadcast_view(b.tensor(st.self_slot), bs);
+  st.mask = broadcast_view(b.tensor(st.mask_slot), bs);
+  st.out = dyn_out(b, c.out, 0, &st);
 }
 
 void plan_scatter_update(core::OpBuilder &b, const DynRule &rule, const DynCall &c) {
@@ -656,6 +709,11 @@ void dyn_phase1(core::OpBuilder &b, const DynRule &rule, const DynCall &c) {
     core::check_tensor(c.mask, c.mask_name);
     core::check_tensor(c.source, c.source_name);
     return plan_masked_scatter(b, rule, c);
+  }
+  if (rule.kind == DynKind::kMaskedSelect) {
+    core::check_tensor(c.mask, c.mask_name);
+    core::check_tensor(c.out, c.out_name);
+    return plan_masked_select(b, rule, c);
   }
   core::check_tensor(c.out, c.out_name);
   if (rule.kind == DynKind::kNonzero || rule.kind == DynKind::kNonzeroT) return plan_nonzero(b, rule, c);

@@ -1,6 +1,6 @@
 // The phase 1 of the table-driven ops whose output size depends on the data
 // (src/ops/layout/dynamic.ops): Nonzero / NonzeroV2, Unique / Unique2 / UniqueConsecutive / UniqueDim,
-// InplaceMaskedScatter (the count of its mask decides how much of source is read), and the
+// InplaceMaskedScatter (the count of its mask decides how much of source is read), MaskedSelect, and the
 // offset scatters whose targets are data (InplaceScatterUpdate, ScatterList). The entry
 // points are generated from the table (tools/gen_ops_dyn.py); each fills a DynCall by role.
 //
@@ -32,6 +32,7 @@ enum class DynKind : uint8_t {
   kUniqueConsecutive,  // torch.unique_consecutive (flattened, or along dim; dim 1000 = none)
   kUniqueDim,          // torch.unique(dim=): slices along dim, sorted lexicographically
   kMaskedScatter,      // Tensor.masked_scatter_: selfRef[mask] = source's first count(mask) elements
+  kMaskedSelect,       // torch.masked_select: out [count] = self[mask] (self and mask broadcast)
   kScatterUpdate,      // InplaceScatterUpdate: data[b_i, .., start_i + k, ..] = updates[i, .., k, ..] along axis
   kScatterList,        // ScatterList: varRef[i][.., start_i + k, ..] = updates[i, .., k, ..], k < len_i, if mask[i]
 };
