@@ -163,11 +163,13 @@ void RmsNormInner(benchmark::State &s) {
   run(s, [&](uint64_t *w, aclOpExecutor **e) { return aclnnRmsNormGetWorkspaceSize(x, g, 1e-6, y, r, w, e); },
       aclnnRmsNorm);
 }
-void CumsumInner(benchmark::State &s) {
+void Cumsum(benchmark::State &s, int64_t dim) {
   T x(kSq), y(kSq);
-  run(s, [&](uint64_t *w, aclOpExecutor **e) { return aclnnCumsumGetWorkspaceSize(x, 1, ACL_FLOAT, y, w, e); },
+  run(s, [&](uint64_t *w, aclOpExecutor **e) { return aclnnCumsumGetWorkspaceSize(x, dim, ACL_FLOAT, y, w, e); },
       aclnnCumsum);
 }
+void CumsumInner(benchmark::State &s) { Cumsum(s, 1); }
+void CumsumOuter(benchmark::State &s) { Cumsum(s, 0); }
 void Sort(benchmark::State &s, const std::vector<int64_t> &shape) {
   T x(shape), v(shape), i(shape, ACL_INT64);
   const int64_t dim = static_cast<int64_t>(shape.size()) - 1;
@@ -219,6 +221,7 @@ BENCHMARK(LogSoftmaxInner)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(LayerNormInner)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(RmsNormInner)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(CumsumInner)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(CumsumOuter)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(SortRows)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(SortLong)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(TopkLong)->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -65,6 +65,7 @@ def main():
         ("LayerNormInner", lambda: torch.nn.functional.layer_norm(sq, (4096,), w, b, 1e-5), 2 * n),
         ("RmsNormInner", lambda: sq * torch.rsqrt(sq.pow(2).mean(1, keepdim=True) + 1e-6) * w, 2 * n),
         ("CumsumInner", lambda: torch.cumsum(sq, 1, out=osq), 2 * n),
+        ("CumsumOuter", lambda: torch.cumsum(sq, 0, out=osq), 2 * n),
         ("SortRows", lambda: torch.sort(srt, 1, out=(sv, si)), 256 * 4096 * 16),
         ("SortLong", lambda: torch.sort(long_row, 0, out=(lv, li)), (1 << 20) * 16),
         ("TopkLong", lambda: torch.topk(long_row, 16, out=(tv, ti)), (1 << 20) * 4),

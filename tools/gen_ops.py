@@ -134,7 +134,9 @@ EW_LISTS = ROOT / "src" / "kernels" / "elementwise" / "lists"
 # aclnnCalculateMatmulWeightSizeV2): the rest of the field is the complete parameter list.
 ONESHOT = "oneshot:"
 
-DTYPES = ["FLOAT", "FLOAT16", "BF16", "DOUBLE", "INT8", "INT16", "INT32", "INT64", "UINT8", "BOOL"]
+# UINT16 / UINT32 / UINT64: only for rows whose phase 1 takes them (e.g. Nonzero; no compute type).
+DTYPES = ["FLOAT", "FLOAT16", "BF16", "DOUBLE", "INT8", "INT16", "INT32", "INT64", "UINT8", "BOOL", "UINT16", "UINT32",
+          "UINT64"]
 DTYPE_SETS = {
     "act": ["FLOAT", "FLOAT16", "BF16"],
     "floating": ["FLOAT", "FLOAT16", "BF16", "DOUBLE"],

@@ -4,7 +4,7 @@ DynTableCase registrations (tests/ops/test_op_table_dyn.cpp).
 
 Row format (besides the common `header`, `dtypes`, `backward`):
   kind     nonzero | nonzero_t | unique | unique_consecutive | unique_dim | masked_scatter |
-           scatter_update
+           scatter_update | scatter_list | masked_select
            the plan (ops::DynKind)
 Parameter roles come from the names (see ROLES); the tests know each role by the same name.
 """
@@ -12,12 +12,14 @@ Parameter roles come from the names (see ROLES); the tests know each role by the
 DYN_KEYS = {"kind", "header", "dtypes", "backward"}
 KINDS = {"nonzero": "kNonzero", "nonzero_t": "kNonzeroT", "unique": "kUnique",
          "unique_consecutive": "kUniqueConsecutive", "unique_dim": "kUniqueDim", "masked_scatter": "kMaskedScatter",
-         "scatter_update": "kScatterUpdate"}
+         "scatter_update": "kScatterUpdate", "scatter_list": "kScatterList",
+         "masked_select": "kMaskedSelect"}
 ROLES = {"self": "self", "selfRef": "self", "out": "out", "valueOut": "out", "inverseOut": "inverse",
          "countsOut": "counts", "mask": "mask", "source": "source", "sorted": "sorted",
          "returnInverse": "return_inverse", "returnCounts": "return_counts", "dim": "dim",
-         "data": "self", "indices": "index", "updates": "source", "axis": "dim"}
-TENSOR_ROLES = {"self", "out", "inverse", "counts", "mask", "source", "index"}
+         "data": "self", "indices": "index", "updates": "source", "axis": "dim",
+         "varRef": "list", "indice": "index", "maskOptional": "mask", "reduceOptional": "reduce"}
+TENSOR_ROLES = {"self", "out", "inverse", "counts", "mask", "source", "index", "list"}
 # The header comment of each op with dynamic outputs (tools/gen_ops.py render_header), filled by resolve.
 HEADER_NOTES = {}
 DYN_NOTE = """{outs}: allocate and describe at the largest size
@@ -31,7 +33,8 @@ largest shape. Semantics: src/ops/layout/dynamic.ops."""
 LARGEST = {"nonzero": ("out", "[numel(self), ndim(self)]"), "nonzero_t": ("out", "[ndim(self), numel(self)]"),
            "unique": ("valueOut / countsOut", "[numel(self)]"),
            "unique_consecutive": ("valueOut / countsOut", "[numel(self)], or with a dim: self's shape / [self.size(dim)]"),
-           "unique_dim": ("valueOut / countsOut", "self's shape / [self.size(dim)]")}
+           "unique_dim": ("valueOut / countsOut", "self's shape / [self.size(dim)]"),
+           "masked_select": ("out", "[numel of self's and mask's broadcast shape]")}
 
 
 def resolve(g, table, op):
@@ -41,12 +44,12 @@ def resolve(g, table, op):
     op.kind = g.one(op, "kind")
     if op.kind not in KINDS:
         raise g.TableError(f"{w}: kind must be one of {', '.join(KINDS)}")
-    need = {"masked_scatter": ("self", "mask", "source"), "scatter_update": ("self", "index", "source", "dim")}.get(
-        op.kind, ("self", "out"))
+    need = {"masked_scatter": ("self", "mask", "source"), "scatter_update": ("self", "index", "source", "dim"),
+            "scatter_list": ("list", "index", "source", "dim"), "masked_select": ("self", "mask", "out")}.get(op.kind, ("self", "out"))
     for r in need:
         if r not in op.roles:
             raise g.TableError(f"{w}: a {op.kind} op needs a '{r}' parameter")
-    op.input = op.roles["self"]
+    op.input = op.roles.get("self", op.roles.get("list"))
     op.output = op.roles.get("out", op.input)
     if op.kind in LARGEST:
         outs, largest = LARGEST[op.kind]

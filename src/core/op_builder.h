@@ -41,6 +41,9 @@ class OpBuilder {
   // An output tensor list (aclnnSplitTensor's out) at output position `ir_index`; its elements'
   // slots (aclSetDynamicOutputTensorAddr addresses them).
   std::vector<int> output_list(size_t ir_index, const aclTensorList *l);
+  // An in-place tensor list (aclnnScatterList's varRef): each element is read and written, its slot
+  // in both the input and the output indices (like inout).
+  std::vector<int> inout_list(size_t ir_index, const aclTensorList *l);
 
   // The executor's copy of a registered tensor.
   const aclTensor &tensor(int slot) const { return ex_->slots[static_cast<size_t>(slot)]; }
@@ -63,6 +66,9 @@ class OpBuilder {
 
  private:
   enum : unsigned { kRead = 1, kWrite = 2 };
+
+  template <class AddOne>
+  std::vector<int> add_list(size_t ir_index, const aclTensorList *l, AddOne &&add_one);
 
   int add(const aclTensor *t, std::vector<int> *index, unsigned access) {
     if (t == nullptr) {

@@ -35,6 +35,10 @@ double read_elem(aclDataType dt, const void *p) {
     case ACL_INT32: { int32_t v; std::memcpy(&v, p, 4); return v; }
     case ACL_INT64: { int64_t v; std::memcpy(&v, p, 8); return static_cast<double>(v); }
     case ACL_BOOL: return *static_cast<const uint8_t *>(p) != 0;
+    // Storage-only dtypes (Nonzero's UINT16 / 32 / 64): values beyond 2^53 are rounded.
+    case ACL_UINT16: { uint16_t v; std::memcpy(&v, p, 2); return v; }
+    case ACL_UINT32: { uint32_t v; std::memcpy(&v, p, 4); return v; }
+    case ACL_UINT64: { uint64_t v; std::memcpy(&v, p, 8); return static_cast<double>(v); }
     default: ADD_FAILURE() << "read_elem: unsupported dtype " << dt; return 0;
   }
 }
@@ -52,6 +56,14 @@ void write_elem(aclDataType dt, void *p, double v) {
     case ACL_INT32: { int32_t i = static_cast<int32_t>(static_cast<uint32_t>(static_cast<int64_t>(v))); std::memcpy(p, &i, 4); break; }
     case ACL_INT64: { int64_t i = static_cast<int64_t>(v); std::memcpy(p, &i, 8); break; }
     case ACL_BOOL: *static_cast<uint8_t *>(p) = v != 0; break;
+    case ACL_UINT16: { uint16_t i = static_cast<uint16_t>(static_cast<int64_t>(v)); std::memcpy(p, &i, 2); break; }
+    case ACL_UINT32: { uint32_t i = static_cast<uint32_t>(static_cast<int64_t>(v)); std::memcpy(p, &i, 4); break; }
+    case ACL_UINT64: {  // 0 <= v <= 2^64 (2^64 itself wraps to 0)
+      const uint64_t i = v >= 9223372036854775808.0 ? static_cast<uint64_t>(v - 9223372036854775808.0) + (uint64_t{1} << 63)
+                                                    : static_cast<uint64_t>(static_cast<int64_t>(v));
+      std::memcpy(p, &i, 8);
+      break;
+    }
     default: ADD_FAILURE() << "write_elem: unsupported dtype " << dt;
   }
 }

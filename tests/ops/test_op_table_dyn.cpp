@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "core/tensor.h"
 #include "float64_refs.h"
 #include "op_table_harness.h"
 #include "test_util.h"
@@ -36,6 +37,8 @@ constexpr int64_t kNoDim = 1000;  // torch_npu's "no dim" for aclnnUniqueConsecu
 struct DynArgs {
   aclTensor *self = nullptr, *out = nullptr, *inverse = nullptr, *counts = nullptr, *mask = nullptr,
             *source = nullptr, *index = nullptr;
+  aclTensorList *list = nullptr;  // ScatterList's varRef
+  char *reduce = nullptr;         // ScatterList's reduceOptional
   bool sorted = true, return_inverse = false, return_counts = false;
   int64_t dim = kNoDim;
 };
@@ -142,7 +145,8 @@ std::vector<double> random_values(aclDataType dt, int64_t n, int pool, bool spec
   std::vector<double> v(static_cast<size_t>(n));
   const bool fl = dt == ACL_FLOAT || dt == ACL_FLOAT16 || dt == ACL_BF16 || dt == ACL_DOUBLE;
   for (auto &x : v) {
-    x = static_cast<double>(uniform(dt == ACL_UINT8 || dt == ACL_BOOL ? 0 : -pool, pool));
+    const bool nonneg = dt == ACL_UINT8 || dt == ACL_BOOL || dt == ACL_UINT16 || dt == ACL_UINT32 || dt == ACL_UINT64;
+    x = static_cast<double>(uniform(nonneg ? 0 : -pool, pool));
     if (dt == ACL_BOOL) x = x != 0;
     if (fl && uniform(0, 3) == 0) x += 0.5;
   }
@@ -156,12 +160,79 @@ std::vector<double> random_values(aclDataType dt, int64_t n, int pool, bool spec
 struct Problem {
   DynArgs a;
   std::unique_ptr<DeviceTensor> self, out, inverse, counts, mask, source, index;
-  std::vector<int64_t> offsets;  // InplaceScatterUpdate's indices
+  // InplaceScatterUpdate: updates batch i goes to data batch targets[i] at offsets[i] along dim;
+  // index_form 0: 0-d indices, 1: [n] (targets[i] = i), 2: [n, 2] rows (target, offset).
+  std::vector<int64_t> targets, offsets;
+  int index_form = 1;
+  // ScatterList: element i of the list (vars, stored values var_x) takes lengths[i] positions of
+  // updates[i] from offsets[i] along dim (of the elements) when mask_values[i] (no mask: all 1).
+  std::vector<std::unique_ptr<DeviceTensor>> vars;
+  std::vector<std::vector<double>> var_x;
+  std::vector<int64_t> lengths;
+  std::vector<double> mask_values;
+  std::shared_ptr<aclTensorList> list;
+  std::vector<int64_t> bshape;  // MaskedSelect: the broadcast shape of self and mask
   std::vector<int64_t> shape;
   std::vector<double> x;  // self as stored, row-major
   int dim = -1;            // wrapped dim of the dim kinds
   bool out_padded = false;
 };
+
+// InplaceScatterUpdate's indices tensor from the problem's targets and offsets.
+void set_scatter_indices(Problem &p) {
+  std::vector<double> v;
+  for (size_t i = 0; i < p.offsets.size(); ++i) {
+    if (p.index_form == 2) v.push_back(static_cast<double>(p.targets[i]));
+    v.push_back(static_cast<double>(p.offsets[i]));
+  }
+  p.index->set_values(v);
+}
+
+// ScatterList's indice: [B] starts, or [B, 2] rows (start, length).
+void set_list_indices(Problem &p) {
+  std::vector<double> v;
+  for (size_t i = 0; i < p.offsets.size(); ++i) {
+    v.push_back(static_cast<double>(p.offsets[i]));
+    if (p.index_form == 2) v.push_back(static_cast<double>(p.lengths[i]));
+  }
+  p.index->set_values(v);
+}
+
+// A tensor list holding copies of the descriptors (the list owns its elements).
+std::shared_ptr<aclTensorList> list_of(const std::vector<aclTensor *> &ts) {
+  std::vector<aclTensor *> copies;
+  for (aclTensor *t : ts)
+    copies.push_back(aclCreateTensor(t->dims, static_cast<uint64_t>(t->ndim), t->dtype, t->strides, t->offset,
+                                     t->format, t->storage_dims, static_cast<uint64_t>(t->storage_ndim), t->data));
+  return std::shared_ptr<aclTensorList>(aclCreateTensorList(copies.data(), copies.size()),
+                                        [](aclTensorList *l) { aclDestroyTensorList(l); });
+}
+
+char g_update[] = "update";
+
+// The row-major index into a tensor of shape `t` (right-aligned, size-1 dims broadcast) of element
+// `lin` of the broadcast shape `b`.
+int64_t broadcast_source(const std::vector<int64_t> &b, const std::vector<int64_t> &t, int64_t lin) {
+  int64_t idx = 0, acc = 1;
+  const int lead = static_cast<int>(b.size() - t.size());
+  for (int d = static_cast<int>(b.size()) - 1; d >= 0; --d) {
+    const int64_t c = lin % b[static_cast<size_t>(d)];
+    lin /= b[static_cast<size_t>(d)];
+    if (d < lead) continue;
+    const int64_t td = t[static_cast<size_t>(d - lead)];
+    idx += (td == 1 ? 0 : c) * acc;
+    acc *= td;
+  }
+  return idx;
+}
+
+// A shape that broadcasts to b: a suffix of b with some dims 1.
+std::vector<int64_t> broadcastable_to(const std::vector<int64_t> &b) {
+  std::vector<int64_t> t;
+  for (size_t d = static_cast<size_t>(uniform(0, static_cast<int64_t>(b.size()))); d < b.size(); ++d)
+    t.push_back(uniform(0, 2) == 0 ? 1 : b[d]);
+  return t;
+}
 
 std::vector<int64_t> random_shape(bool need_dim, bool empty) {
   std::vector<int64_t> s;
@@ -179,27 +250,109 @@ Problem make_problem(const DynTableCase &c, aclDataType dt, bool strided_view, b
   Problem p;
   p.out_padded = padded_out;
   if (c.kind == "scatter_update") {
-    // data [B, ...] (2-4 dims), updates shorter along a random axis != 0, one offset per batch.
+    // data [B, ...] (2-4 dims), n <= B batches of updates shorter along a random axis != 0; indices
+    // 0-d (n = 1), [n] (batch i, offset per batch) or [n, 2] (rows of random batch, offset).
     for (int64_t k = uniform(2, 4); k > 0; --k) p.shape.push_back(uniform(1, 4));
-    if (empty) p.shape[static_cast<size_t>(uniform(0, static_cast<int64_t>(p.shape.size()) - 1))] = 0;
     const int nd = static_cast<int>(p.shape.size());
     p.dim = static_cast<int>(uniform(1, nd - 1));
     p.a.dim = uniform(0, 1) ? p.dim : p.dim - nd;
+    p.index_form = static_cast<int>(uniform(0, 2));
+    const int64_t n = p.index_form == 0 ? 1 : uniform(1, p.shape[0]);
     const int64_t room = p.shape[static_cast<size_t>(p.dim)];
     std::vector<int64_t> us = p.shape;
-    us[static_cast<size_t>(p.dim)] = room == 0 ? 0 : uniform(1, room);
-    for (int64_t b = 0; b < p.shape[0]; ++b)
+    us[0] = n;
+    us[static_cast<size_t>(p.dim)] = uniform(1, room);
+    for (int64_t i = 0; i < n; ++i) {
+      p.targets.push_back(p.index_form == 2 ? uniform(0, p.shape[0] - 1) : i);
       p.offsets.push_back(uniform(0, room - us[static_cast<size_t>(p.dim)]));
+    }
     p.self = make_in(p.shape, dt, strided_view);
     p.self->set_values(random_values(dt, numel_of(p.shape), 9, specials));
     p.x = p.self->values();
     p.source = make_in(us, dt, strided_view);
     p.source->set_values(random_values(dt, numel_of(us), 9, specials));
-    p.index = make_in({p.shape[0]}, uniform(0, 1) ? ACL_INT32 : ACL_INT64, strided_view);
-    p.index->set_values(std::vector<double>(p.offsets.begin(), p.offsets.end()));
+    const std::vector<int64_t> is = p.index_form == 0 ? std::vector<int64_t>{}
+                                    : p.index_form == 1 ? std::vector<int64_t>{n} : std::vector<int64_t>{n, 2};
+    p.index = make_in(is, uniform(0, 1) ? ACL_INT32 : ACL_INT64, strided_view);
+    set_scatter_indices(p);
     p.a.self = p.self->get();
     p.a.source = p.source->get();
     p.a.index = p.index->get();
+    return p;
+  }
+  if (c.kind == "scatter_list") {
+    // B elements of one shape (1-3 dims); updates [B, shape] shorter along a random axis; indice [B]
+    // or [B, 2]; a random mask (mode 1: all 0, mode 2: all 1) or none; reduce null or "update".
+    const int64_t nb = uniform(1, 3);
+    for (int64_t k = uniform(1, 3); k > 0; --k) p.shape.push_back(uniform(1, 4));
+    const int nd = static_cast<int>(p.shape.size());
+    p.dim = static_cast<int>(uniform(0, nd - 1));
+    p.a.dim = uniform(0, 1) ? p.dim + 1 : p.dim - nd;  // counted in updates' nd + 1 dims
+    p.index_form = static_cast<int>(uniform(1, 2));
+    const int64_t size = p.shape[static_cast<size_t>(p.dim)];
+    std::vector<int64_t> us = p.shape;
+    us.insert(us.begin(), nb);
+    const int64_t most = uniform(1, size);
+    us[static_cast<size_t>(p.dim) + 1] = most;
+    std::vector<aclTensor *> ts;
+    for (int64_t i = 0; i < nb; ++i) {
+      p.lengths.push_back(p.index_form == 2 ? uniform(0, most) : most);
+      p.offsets.push_back(uniform(0, size - p.lengths.back()));
+      p.vars.push_back(make_in(p.shape, dt, strided_view));
+      p.vars.back()->set_values(random_values(dt, numel_of(p.shape), 9, specials));
+      p.var_x.push_back(p.vars.back()->values());
+      p.x.insert(p.x.end(), p.var_x.back().begin(), p.var_x.back().end());
+      ts.push_back(p.vars.back()->get());
+    }
+    p.list = list_of(ts);
+    p.source = make_in(us, dt, strided_view);
+    p.source->set_values(random_values(dt, numel_of(us), 9, specials));
+    p.index = make_in(p.index_form == 1 ? std::vector<int64_t>{nb} : std::vector<int64_t>{nb, 2},
+                      uniform(0, 1) ? ACL_INT32 : ACL_INT64, strided_view);
+    set_list_indices(p);
+    if (mode != 0 || uniform(0, 1)) {
+      p.mask = make_in({nb}, ACL_UINT8, strided_view);
+      for (int64_t i = 0; i < nb; ++i) p.mask_values.push_back(mode ? mode - 1 : static_cast<double>(uniform(0, 1)));
+      p.mask->set_values(p.mask_values);
+      p.a.mask = p.mask->get();
+    } else {
+      p.mask_values.assign(static_cast<size_t>(nb), 1.0);
+    }
+    p.a.list = p.list.get();
+    p.a.index = p.index->get();
+    p.a.source = p.source->get();
+    p.a.reduce = uniform(0, 1) ? g_update : nullptr;
+    return p;
+  }
+  if (c.kind == "masked_select") {
+    // self and mask both broadcast to a random shape (either may be the smaller one); mode 1: no
+    // true position, 2: every position true.
+    p.bshape = random_shape(false, empty);
+    p.shape = broadcastable_to(p.bshape);
+    std::vector<int64_t> ms = broadcastable_to(p.bshape);
+    if (uniform(0, 1)) p.shape = p.bshape;
+    else if (uniform(0, 1)) ms = p.bshape;
+    // The broadcast of the two (smaller than bshape when both left a dim out or at 1).
+    std::vector<int64_t> b(std::max(p.shape.size(), ms.size()));
+    for (size_t i = 0; i < b.size(); ++i) {
+      const size_t r = b.size() - 1 - i;
+      const int64_t x = i < p.shape.size() ? p.shape[p.shape.size() - 1 - i] : 1;
+      const int64_t y = i < ms.size() ? ms[ms.size() - 1 - i] : 1;
+      b[r] = x == 1 ? y : x;
+    }
+    p.bshape = b;
+    p.self = make_in(p.shape, dt, strided_view);
+    p.self->set_values(random_values(dt, numel_of(p.shape), 9, specials));
+    p.x = p.self->values();
+    const aclDataType mdt = uniform(0, 1) ? ACL_BOOL : ACL_UINT8;
+    p.mask = make_in(ms, mdt, strided_view);
+    std::vector<double> mv(static_cast<size_t>(numel_of(ms)));
+    for (auto &e : mv) e = mode ? mode - 1 : static_cast<double>(uniform(0, 1));
+    p.mask->set_values(mv);
+    p.out = make_out({numel_of(b) + uniform(0, 2)}, dt, padded_out);
+    p.a.self = p.self->get();
+    p.a.mask = p.mask->get();
+    p.a.out = p.out->get();
     return p;
   }
   if (c.has("sorted")) p.a.sorted = uniform(0, 1) == 1;
@@ -325,7 +478,7 @@ void check_result(const DynTableCase &c, Problem &p) {
     EXPECT_TRUE(p.out->untouched_outside_view());
     return;
   }
-  if (c.kind == "scatter_update") {  // data[b, .., offsets[b] + k, ..] = updates[b, .., k, ..]
+  if (c.kind == "scatter_update") {  // data[targets[i], .., offsets[i] + k, ..] = updates[i, .., k, ..], i in order
     std::vector<double> want = p.x;
     const std::vector<double> u = p.source->values();
     const std::vector<int64_t> &us = p.source->shape();
@@ -336,7 +489,9 @@ void check_result(const DynTableCase &c, Problem &p) {
         co[d] = r % us[d];
         r /= us[d];
       }
-      co[static_cast<size_t>(p.dim)] += p.offsets[static_cast<size_t>(co[0])];
+      const size_t i = static_cast<size_t>(co[0]);
+      co[0] = p.targets[i];
+      co[static_cast<size_t>(p.dim)] += p.offsets[i];
       for (size_t d = us.size(); d-- > 0;) {
         dlin += co[d] * acc;
         acc *= p.shape[d];
@@ -345,6 +500,45 @@ void check_result(const DynTableCase &c, Problem &p) {
     }
     EXPECT_TRUE(same_values(p.self->values(), want));
     EXPECT_TRUE(p.self->untouched_outside_view());
+    return;
+  }
+  if (c.kind == "masked_select") {  // self's values at the true positions of the broadcast walk
+    const std::vector<double> mv = p.mask->values();
+    std::vector<double> want;
+    for (int64_t lin = 0; lin < numel_of(p.bshape); ++lin)
+      if (mv[static_cast<size_t>(broadcast_source(p.bshape, p.mask->shape(), lin))] != 0)
+        want.push_back(p.x[static_cast<size_t>(broadcast_source(p.bshape, p.shape, lin))]);
+    const Seen s = seen(*p.out);
+    EXPECT_EQ(s.shape, (std::vector<int64_t>{static_cast<int64_t>(want.size())}));
+    if (!p.out_padded) EXPECT_EQ(s.strides, contiguous(s.shape));
+    EXPECT_TRUE(same_values(s.values, want));
+    EXPECT_TRUE(p.out->untouched_outside_view());
+    return;
+  }
+  if (c.kind == "scatter_list") {  // var[i][.., offsets[i] + k, ..] = updates[i, .., k, ..], k < lengths[i]
+    const std::vector<double> u = p.source->values();
+    const std::vector<int64_t> &us = p.source->shape();
+    const int64_t per = numel_of(us) / us[0];
+    for (size_t i = 0; i < p.vars.size(); ++i) {
+      std::vector<double> want = p.var_x[i];
+      for (int64_t lin = 0; lin < per && p.mask_values[i] != 0; ++lin) {
+        int64_t r = lin, vlin = 0, acc = 1;
+        std::vector<int64_t> co(static_cast<size_t>(nd));
+        for (int d = nd - 1; d >= 0; --d) {
+          co[static_cast<size_t>(d)] = r % us[static_cast<size_t>(d) + 1];
+          r /= us[static_cast<size_t>(d) + 1];
+        }
+        if (co[static_cast<size_t>(p.dim)] >= p.lengths[i]) continue;
+        co[static_cast<size_t>(p.dim)] += p.offsets[i];
+        for (int d = nd - 1; d >= 0; --d) {
+          vlin += co[static_cast<size_t>(d)] * acc;
+          acc *= p.shape[static_cast<size_t>(d)];
+        }
+        want[static_cast<size_t>(vlin)] = u[static_cast<size_t>(static_cast<int64_t>(i) * per + lin)];
+      }
+      EXPECT_TRUE(same_values(p.vars[i]->values(), want)) << "element " << i;
+      EXPECT_TRUE(p.vars[i]->untouched_outside_view());
+    }
     return;
   }
   if (c.kind == "masked_scatter") {
@@ -426,6 +620,7 @@ class OpTableDyn : public ::testing::TestWithParam<DynTableCase> {};
 class OpTableDynShrinking : public OpTableDyn {};       // a dynamic-size output
 class OpTableDynMaskedScatter : public OpTableDyn {};   // masked_scatter
 class OpTableDynScatterUpdate : public OpTableDyn {};   // scatter_update
+class OpTableDynScatterList : public OpTableDyn {};     // scatter_list
 
 TEST_P(OpTableDyn, RandomShapesEveryDtype) {
   reseed_for_current_test();
@@ -463,11 +658,28 @@ TEST_P(OpTableDyn, SpecialValuesEmptyAllZeroAllNonzero) {
     for (int mode = 0; mode < 3 && takes(dt); ++mode) {
       SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt << (mode ? mode == 1 ? " all zero" : " all nonzero"
                                                                            : " empty"));
-      Problem p = make_problem(c, dt, false, false, false, mode == 0, mode);
+      const bool empty = mode == 0 && c.kind != "scatter_update" && c.kind != "scatter_list";  // (empty: an error)
+      Problem p = make_problem(c, dt, false, false, false, empty, mode);
+      check(c, p);
+    }
+  // Nonzero: unsigned values whose low bytes are zero or whose top bit alone is set (a test reading
+  // fewer bytes, or a sign, would call them zero).
+  const bool nonzero = c.kind == "nonzero" || c.kind == "nonzero_t";
+  for (aclDataType dt : {ACL_UINT16, ACL_UINT32, ACL_UINT64})
+    for (int trial = 0; trial < 4 && nonzero && takes(dt); ++trial) {
+      SCOPED_TRACE(::testing::Message() << c.name << " high bits dtype " << dt << " trial " << trial);
+      Problem p = make_problem(c, dt, trial % 2 == 1, trial % 3 == 2, false);
+      const int bits = static_cast<int>(elem_size(dt)) * 8;
+      const double high[] = {std::ldexp(1.0, bits - 1), std::ldexp(1.0, bits / 2), std::ldexp(1.0, bits) - std::ldexp(1.0, bits - 8)};
+      std::vector<double> v = p.x;
+      for (double &e : v)
+        if (uniform(0, 1)) e = high[uniform(0, 2)];
+      p.self->set_values(v);
+      p.x = p.self->values();
       check(c, p);
     }
   {  // 0-d self
-    if (c.kind == "unique_dim" || c.kind == "scatter_update") return;
+    if (c.kind == "unique_dim" || c.kind == "scatter_update" || c.kind == "scatter_list") return;
     for (double v : {0.0, 2.5}) {
       Problem p;
       do p = make_problem(c, ACL_FLOAT, false, false, false);
@@ -573,23 +785,149 @@ TEST_P(OpTableDynMaskedScatter, SourceTooShortFailsTheLaunch) {
   EXPECT_GT(checked, 0);
 }
 
-// InplaceScatterUpdate: an offset that puts the updates outside data (or is negative) fails the
-// launch with 161002 naming indices; nothing is written.
-TEST_P(OpTableDynScatterUpdate, OffsetsCheckedAtLaunch) {
+// InplaceScatterUpdate: an offset that puts the updates outside data (or is negative), or a batch
+// outside data ([n, 2] indices), fails the launch with 161002 naming indices; nothing is written.
+TEST_P(OpTableDynScatterUpdate, TargetsCheckedAtLaunch) {
   reseed_for_current_test();
   const DynTableCase &c = GetParam();
-  for (int trial = 0; trial < 6; ++trial) {
+  for (int trial = 0; trial < 12; ++trial) {
     Problem p = make_problem(c, ACL_FLOAT, trial % 2 == 1, false, false);
     const int64_t room = p.shape[static_cast<size_t>(p.dim)] - p.source->shape()[static_cast<size_t>(p.dim)];
-    std::vector<int64_t> off = p.offsets;
-    off[static_cast<size_t>(uniform(0, static_cast<int64_t>(off.size()) - 1))] = trial % 2 ? room + 1 : -1;
-    p.index->set_values(std::vector<double>(off.begin(), off.end()));
+    const size_t i = static_cast<size_t>(uniform(0, static_cast<int64_t>(p.offsets.size()) - 1));
+    if (p.index_form == 2 && trial % 3 == 0)
+      p.targets[i] = trial % 2 ? p.shape[0] : -1;
+    else
+      p.offsets[i] = trial % 2 ? room + 1 : -1;
+    set_scatter_indices(p);
     const std::vector<double> before = p.self->values();
-    SCOPED_TRACE(::testing::Message() << "trial " << trial);
+    SCOPED_TRACE(::testing::Message() << "trial " << trial << " index form " << p.index_form);
     EXPECT_TRUE(fails_with(run_op([&](uint64_t *w, aclOpExecutor **x) { return c.phase1(p.a, w, x); }, c.launch),
                            ACLNN_ERR_PARAM_INVALID, {c.names.at("index").c_str(), "out of range"}));
     EXPECT_TRUE(same_values(p.self->values(), before));
     EXPECT_TRUE(p.self->untouched_outside_view());
+  }
+}
+
+// ScatterList: starts / lengths outside the elements or updates, and mask bytes other than 0 / 1,
+// fail the launch with 161002 naming the argument; nothing is written.
+TEST_P(OpTableDynScatterList, StartsLengthsAndMaskCheckedAtLaunch) {
+  reseed_for_current_test();
+  const DynTableCase &c = GetParam();
+  for (int trial = 0; trial < 12; ++trial) {
+    Problem p = make_problem(c, ACL_FLOAT, trial % 2 == 1, false, false, false, 2);  // mask (all 1)
+    const size_t i = static_cast<size_t>(uniform(0, static_cast<int64_t>(p.offsets.size()) - 1));
+    const int64_t size = p.shape[static_cast<size_t>(p.dim)];
+    const int64_t most = p.source->shape()[static_cast<size_t>(p.dim) + 1];
+    std::string word = c.names.at("index");
+    if (trial % 4 == 3) {
+      p.mask_values[i] = 2;
+      p.mask->set_values(p.mask_values);
+      word = c.names.at("mask");
+    } else if (trial % 4 == 2 && p.index_form == 2) {
+      p.lengths[i] = trial % 8 == 2 ? -1 : most + 1;  // negative, or longer than updates
+    } else {
+      p.offsets[i] = trial % 2 ? size - p.lengths[i] + 1 : -1;
+    }
+    set_list_indices(p);
+    SCOPED_TRACE(::testing::Message() << "trial " << trial << " index form " << p.index_form << " " << word);
+    EXPECT_TRUE(fails_with(run_op([&](uint64_t *w, aclOpExecutor **x) { return c.phase1(p.a, w, x); }, c.launch),
+                           ACLNN_ERR_PARAM_INVALID, {word.c_str()}));
+    for (size_t k = 0; k < p.vars.size(); ++k) {
+      EXPECT_TRUE(same_values(p.vars[k]->values(), p.var_x[k]));
+      EXPECT_TRUE(p.vars[k]->untouched_outside_view());
+    }
+  }
+}
+
+// ScatterList's phase-1 errors, each naming its argument.
+void scatter_list_errors(const DynTableCase &c, const Problem &p) {
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  auto fails = [&](const DynArgs &a, const std::string &word) {
+    return fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {c.api.c_str(), word.c_str()});
+  };
+  const std::string lname = c.names.at("list"), iname = c.names.at("index"), uname = c.names.at("source"),
+                    mname = c.names.at("mask");
+  const aclDataType dt = p.source->dtype(), other = dt == ACL_FLOAT ? ACL_INT32 : ACL_FLOAT;
+  const std::vector<int64_t> us = p.source->shape();
+  const int64_t nb = us[0];
+  auto with_list = [&](const std::vector<aclTensor *> &ts, const std::string &word) {
+    auto l = list_of(ts);
+    DynArgs a = p.a;
+    a.list = l.get();
+    return fails(a, word);
+  };
+  std::vector<aclTensor *> ts;
+  for (const auto &v : p.vars) ts.push_back(v->get());
+  {  // an element of another dtype / shape; a dtype outside the rule; 0-d elements; an empty list
+    DeviceTensor od(p.shape, other), bad(p.shape, ACL_DOUBLE);
+    std::vector<int64_t> longer = p.shape;
+    longer.back() += 1;
+    DeviceTensor os(longer, dt), zd({}, dt);
+    for (aclTensor *t : {od.get(), os.get()}) {
+      std::vector<aclTensor *> v = ts;
+      v.push_back(t);
+      EXPECT_TRUE(with_list(v, lname + "[" + std::to_string(ts.size()) + "]"));
+    }
+    EXPECT_TRUE(with_list(std::vector<aclTensor *>(ts.size(), bad.get()), lname));
+    EXPECT_TRUE(with_list({}, lname));
+    DeviceTensor z0({nb}, dt);
+    DynArgs a = p.a;
+    auto l = list_of(std::vector<aclTensor *>(static_cast<size_t>(nb), zd.get()));
+    a.list = l.get();
+    a.source = z0;
+    EXPECT_TRUE(fails(a, lname));
+  }
+  {  // updates: another dtype, another rank, another list length, longer along the axis
+    DynArgs a = p.a;
+    DeviceTensor ud(us, other);
+    a.source = ud;
+    EXPECT_TRUE(fails(a, uname));
+    std::vector<int64_t> s = p.shape;
+    DeviceTensor ur(s, dt);
+    a.source = ur;
+    EXPECT_TRUE(fails(a, uname));
+    s = us;
+    s[0] += 1;
+    DeviceTensor ub(s, dt);
+    a.source = ub;
+    EXPECT_TRUE(fails(a, uname));
+    s = us;
+    s[static_cast<size_t>(p.dim) + 1] = p.shape[static_cast<size_t>(p.dim)] + 1;
+    DeviceTensor ul(s, dt);
+    a.source = ul;
+    EXPECT_TRUE(fails(a, uname));
+  }
+  {  // axis: 0 (the list dim) and out of range
+    const int64_t und = static_cast<int64_t>(us.size());
+    for (int64_t bad : {int64_t{0}, -und, und}) {
+      DynArgs a = p.a;
+      a.dim = bad;
+      SCOPED_TRACE(::testing::Message() << "axis " << bad);
+      EXPECT_TRUE(fails(a, "axis"));
+    }
+  }
+  {  // indice: FLOAT, [B + 1], [B, 3], [B, 2, 1]
+    DeviceTensor f({nb}, ACL_FLOAT), w({nb + 1}, ACL_INT64), r3({nb, 3}, ACL_INT64), d3({nb, 2, 1}, ACL_INT64);
+    for (DeviceTensor *t : {&f, &w, &r3, &d3}) {
+      DynArgs a = p.a;
+      a.index = *t;
+      EXPECT_TRUE(fails(a, iname));
+    }
+  }
+  {  // maskOptional: BOOL, [B + 1]
+    DeviceTensor mb({nb}, ACL_BOOL), mw({nb + 1}, ACL_UINT8);
+    for (DeviceTensor *t : {&mb, &mw}) {
+      DynArgs a = p.a;
+      a.mask = *t;
+      EXPECT_TRUE(fails(a, mname));
+    }
+  }
+  {  // reduceOptional other than "update"
+    char add[] = "add";
+    DynArgs a = p.a;
+    a.reduce = add;
+    EXPECT_TRUE(fails(a, "reduceOptional"));
   }
 }
 
@@ -608,17 +946,30 @@ TEST_P(OpTableDyn, ErrorsNameTheArgument) {
   ASSERT_EQ(c.phase1(p.a, &ws, &ex), 0) << aclGetRecentErrMsg();
   aclDestroyAclOpExecutor(ex);
   ex = nullptr;
-  for (const auto &[role, name] : c.names) {  // each tensor, null
+  for (const auto &[role, name] : c.names) {  // each tensor, null (an optional one: accepted)
     DynArgs a = p.a;
+    SCOPED_TRACE(role);
+    if (role == "list") {
+      a.list = nullptr;
+      EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, name.c_str()));
+      continue;
+    }
+    if (name.size() > 8 && name.compare(name.size() - 8, 8, "Optional") == 0) {
+      a.mask = nullptr;
+      EXPECT_EQ(c.phase1(a, &ws, &ex), 0) << aclGetRecentErrMsg();
+      aclDestroyAclOpExecutor(ex);
+      ex = nullptr;
+      continue;
+    }
     aclTensor **slot = role == "self" ? &a.self : role == "out" ? &a.out : role == "inverse" ? &a.inverse
                        : role == "counts" ? &a.counts : role == "mask" ? &a.mask : role == "index" ? &a.index
                                                                                        : &a.source;
     *slot = nullptr;
-    SCOPED_TRACE(role);
     EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, name.c_str()));
   }
+  if (c.kind == "scatter_list") return scatter_list_errors(c, p);
   const std::string sname = c.names.at("self");
-  for (aclDataType bad : {ACL_UINT16, ACL_UINT32, ACL_UINT64}) {  // self dtypes outside the rule
+  for (aclDataType bad : {ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_COMPLEX64}) {  // self dtypes outside the rule
     if (std::find(c.dtypes.begin(), c.dtypes.end(), bad) != c.dtypes.end()) continue;
     DeviceTensor s(p.shape, bad);
     DynArgs a = p.a;
@@ -634,12 +985,38 @@ TEST_P(OpTableDyn, ErrorsNameTheArgument) {
     EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, "axis"));
     a.dim = nd;
     EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, "axis"));
-    DeviceTensor i2({p.shape[0], 2}, ACL_INT64), i0({}, ACL_INT64), iw({p.shape[0] + 1}, ACL_INT64),
-        fi({p.shape[0]}, ACL_FLOAT);
-    for (DeviceTensor *t : {&i2, &i0, &iw, &fi}) {
+    const int64_t n = p.source->shape()[0];
+    DeviceTensor i3({n, 3}, ACL_INT64), i2x({n, 2, 1}, ACL_INT64), iw({n + 1}, ACL_INT64), fi({n}, ACL_FLOAT),
+        ie({0}, ACL_INT64);
+    for (DeviceTensor *t : {&i3, &i2x, &iw, &fi, &ie}) {
       a = p.a;
       a.index = *t;
       EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, iname.c_str()));
+    }
+    {  // more batches of updates than data has
+      std::vector<int64_t> ds = p.shape, us = p.source->shape();
+      ds[0] = 1;
+      us[0] = 2;
+      DeviceTensor dsmall(ds, p.self->dtype()), u2(us, p.self->dtype()), i2({2}, ACL_INT64);
+      a = p.a;
+      a.self = dsmall;
+      a.source = u2;
+      a.index = i2;
+      EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, uname.c_str()));
+    }
+    {  // empty data / updates
+      std::vector<int64_t> es = p.shape;
+      es.back() = 0;
+      DeviceTensor de(es, p.self->dtype());
+      a = p.a;
+      a.self = de;
+      EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, "empty"));
+      es = p.source->shape();
+      es.back() = 0;
+      DeviceTensor ue(es, p.self->dtype());
+      a = p.a;
+      a.source = ue;
+      EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, uname.c_str()));
     }
     std::vector<int64_t> us = p.source->shape();
     us[static_cast<size_t>(p.dim)] = p.shape[static_cast<size_t>(p.dim)] + 1;  // longer than data
@@ -659,6 +1036,28 @@ TEST_P(OpTableDyn, ErrorsNameTheArgument) {
     a = p.a;
     a.self = d1;
     EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, c.names.at("self").c_str()));
+    return;
+  }
+  if (c.kind == "masked_select") {
+    const std::string mname = c.names.at("mask"), oname = c.names.at("out");
+    const int64_t n = numel_of(p.bshape);
+    DynArgs a = p.a;
+    DeviceTensor mf(p.mask->shape(), ACL_FLOAT);
+    a.mask = mf;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, mname.c_str()));
+    std::vector<int64_t> wrong = p.bshape;
+    wrong.back() += 1;  // broadcasts with neither
+    DeviceTensor mw(wrong, ACL_BOOL);
+    a.mask = mw;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, mname.c_str()));
+    DeviceTensor od({n}, p.self->dtype() == ACL_FLOAT ? ACL_DOUBLE : ACL_FLOAT), o2({n, 1}, p.self->dtype()),
+        os({n - 1}, p.self->dtype());
+    for (DeviceTensor *t : {&od, &o2, &os}) {
+      a = p.a;
+      a.out = *t;
+      EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, oname.c_str()));
+    }
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, "at least"));
     return;
   }
   if (c.kind == "masked_scatter") {
@@ -763,7 +1162,7 @@ std::vector<DynTableCase> cases_where(bool (*keep)(const DynTableCase &)) {
   return v;
 }
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableDynShrinking, ::testing::ValuesIn(cases_where([](const DynTableCase &c) {
-                           return c.kind != "masked_scatter" && c.kind != "scatter_update";
+                           return c.kind != "masked_scatter" && c.kind != "scatter_update" && c.kind != "scatter_list";  // dynamic outputs
                          })),
                          case_name);
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableDynMaskedScatter,
@@ -772,10 +1171,14 @@ INSTANTIATE_TEST_SUITE_P(Tables, OpTableDynMaskedScatter,
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableDynScatterUpdate,
                          ::testing::ValuesIn(cases_where([](const DynTableCase &c) { return c.kind == "scatter_update"; })),
                          case_name);
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableDynScatterList,
+                         ::testing::ValuesIn(cases_where([](const DynTableCase &c) { return c.kind == "scatter_list"; })),
+                         case_name);
 // (a sampled run may leave one of them without a case)
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OpTableDynShrinking);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OpTableDynMaskedScatter);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OpTableDynScatterUpdate);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OpTableDynScatterList);
 
 }  // namespace
 }  // namespace opsnn::test

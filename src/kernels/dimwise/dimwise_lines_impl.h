@@ -363,9 +363,85 @@ void run_lines(const DimwiseLoop &L, const char *const *in, char *const *out, ch
 }
 
 
+// FLOAT cumsum without the gather / scatter through double lines: the same double accumulator and
+// order per line (results identical to the generic path), read and written as floats in place.
+// Unit-stride lines are scanned kCumLines at a time (independent add chains hide the add latency);
+// lines along a strided dim whose neighbours are adjacent floats (the innermost outer dim has
+// stride 4 in and out) kCumBlock at a time, one row of neighbours per step (vectorised across the
+// lines). False: not this case.
+constexpr int64_t kCumBlock = 256, kCumLines = 4;
+inline bool cumsum_float_in_place(const DimwiseLoop &L, const char *const *in, char *const *out, int64_t l0,
+                                  int64_t l1) {
+  if (L.op != DimwiseOp::kCumsum || L.compute != core::ComputeType::kDouble || L.nin != 1 || L.nout != 1 ||
+      L.nline != 1 || L.in_dtype[0] != ACL_FLOAT || L.out_dtype[0] != ACL_FLOAT || L.out_len[0] != L.len)
+    return false;
+  const int64_t si = L.in_line[0][0], so = L.out_line[0][0], n = L.len;
+  const int last = L.nouter - 1;
+  const bool rows = si != 4 && last >= 0 && L.in_outer[0][last] == 4 && L.out_outer[0][last] == 4;
+  if (!(si == 4 && so == 4) && !rows) return false;
+  const int64_t width = rows ? L.outer_shape[last] : 1;
+  auto offsets = [&](int64_t l, int64_t *in_off, int64_t *out_off) {
+    *in_off = *out_off = 0;
+    for (int d = L.nouter - 1; d >= 0; --d) {
+      const int64_t i = l % L.outer_shape[d];
+      l /= L.outer_shape[d];
+      *in_off += i * L.in_outer[0][d];
+      *out_off += i * L.out_outer[0][d];
+    }
+  };
+  for (int64_t l = l0; l < l1;) {
+    if (!rows) {
+      // kCumLines unit-stride lines at once: independent add chains, each line in its own order.
+      const int64_t c = std::min(kCumLines, l1 - l);
+      const float *xf[kCumLines];
+      float *yf[kCumLines];
+      for (int64_t k = 0; k < c; ++k) {
+        int64_t io = 0, oo = 0;
+        offsets(l + k, &io, &oo);
+        xf[k] = reinterpret_cast<const float *>(in[0] + io);
+        yf[k] = reinterpret_cast<float *>(out[0] + oo);
+      }
+      double acc[kCumLines] = {};
+      if (c == kCumLines) {
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t k = 0; k < kCumLines; ++k) {
+            acc[k] += static_cast<double>(xf[k][i]);
+            yf[k][i] = static_cast<float>(acc[k]);
+          }
+      } else {
+        for (int64_t k = 0; k < c; ++k)
+          for (int64_t i = 0; i < n; ++i) {
+            acc[k] += static_cast<double>(xf[k][i]);
+            yf[k][i] = static_cast<float>(acc[k]);
+          }
+      }
+      l += c;
+      continue;
+    }
+    int64_t in_off = 0, out_off = 0;
+    offsets(l, &in_off, &out_off);
+    const char *x = in[0] + in_off;
+    char *y = out[0] + out_off;
+    const int64_t c = std::min({kCumBlock, width - l % width, l1 - l});
+    double acc[kCumBlock];
+    std::fill(acc, acc + c, 0.0);
+    for (int64_t i = 0; i < n; ++i) {
+      const auto *xr = reinterpret_cast<const float *>(x + i * si);
+      auto *yr = reinterpret_cast<float *>(y + i * so);
+      for (int64_t j = 0; j < c; ++j) {
+        acc[j] += static_cast<double>(xr[j]);
+        yr[j] = static_cast<float>(acc[j]);
+      }
+    }
+    l += c;
+  }
+  return true;
+}
+
 // Lines [l0, l1) of the loop in the compute type.
 inline void run_lines_any(const DimwiseLoop &L, const char *const *in, char *const *out, char *scratch, int64_t l0,
                           int64_t l1) {
+  if (cumsum_float_in_place(L, in, out, l0, l1)) return;
   switch (L.compute) {
     case core::ComputeType::kInt64: run_lines<int64_t>(L, in, out, scratch, l0, l1); break;
     case core::ComputeType::kFloat: run_lines<float>(L, in, out, scratch, l0, l1); break;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -62,6 +63,28 @@ DynOut dyn_out(core::OpBuilder &b, const aclTensor *t, int dyn_dim, const void *
 
 void put_int64(char *base, int64_t off, int64_t v) { std::memcpy(base + off * 8, &v, 8); }
 
+// t as a view of `shape` (t broadcasts to it): stride 0 along the dims it lacks or has as 1.
+aclTensor broadcast_view(const aclTensor &t, const Shape &shape) {
+  int64_t strides[core::kMaxDims] = {};
+  core::broadcast_strides(t, shape, strides);
+  aclTensor v = t;
+  v.ndim = shape.ndim;
+  for (int d = 0; d < shape.ndim; ++d) {
+    v.dims[d] = shape.dims[d];
+    v.strides[d] = strides[d];
+  }
+  return v;
+}
+
+// Which bits of an element make it nonzero: all of them, except a floating dtype's sign bit (-0.0
+// is zero; NaN, infinities and subnormals are not). One test for every dtype the rule takes, the
+// UINT16 / UINT32 / UINT64 ones OpsNN does not otherwise compute in included.
+uint64_t nonzero_bits(aclDataType dt) {
+  const int bits = static_cast<int>(core::dtype_size(dt)) * 8;
+  const uint64_t all = bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+  return core::is_floating(dt) ? all & ~(uint64_t{1} << (bits - 1)) : all;
+}
+
 // aclnnNonzero / aclnnNonzeroV2: the coordinates of the nonzero elements (NaN is nonzero) in
 // row-major order; out is [N, ndim] (V2: [ndim, N]).
 class NonzeroStep final : public core::Step {
@@ -71,33 +94,33 @@ class NonzeroStep final : public core::Step {
   int self_slot = -1;
   DynOut out;
   bool transposed = false;
-  core::WsKey row_ws;
 
   template <class Fn>
-  void each_nonzero(const char *base, double *row, Fn &&fn) const {
+  void each_nonzero(const char *base, Fn &&fn) const {
     const int64_t n = self.numel();
     if (n == 0) return;
     const int64_t last = self.ndim == 0 ? 1 : self.dims[self.ndim - 1];
-    const int64_t stride = self.ndim == 0 ? 0 : self.strides[self.ndim - 1];
-    const int64_t es = esize(self);
+    const int64_t es = esize(self), step = (self.ndim == 0 ? 0 : self.strides[self.ndim - 1]) * es;
+    const uint64_t mask = nonzero_bits(self.dtype);
     for (int64_t r = 0; r < n / last; ++r) {
-      kernels::load_as<double>(self.dtype, base + (self.ndim == 0 ? 0 : row_offset(self, r)) * es, stride * es, row,
-                               last);
-      for (int64_t j = 0; j < last; ++j)
-        if (row[j] != 0) fn(r * last + j);
+      const char *p = base + (self.ndim == 0 ? 0 : row_offset(self, r)) * es;
+      for (int64_t j = 0; j < last; ++j, p += step) {
+        uint64_t v = 0;
+        std::memcpy(&v, p, static_cast<size_t>(es));  // little-endian: the low bytes
+        if ((v & mask) != 0) fn(r * last + j);
+      }
     }
   }
 
   int run(const core::LaunchArgs &args) const override {
     const char *in = core::view_base(args, self_slot, self, core::dtype_size(self.dtype));
-    double *row = reinterpret_cast<double *>(args.get(row_ws));
     int64_t count = 0;
-    each_nonzero(in, row, [&](int64_t) { ++count; });
+    each_nonzero(in, [&](int64_t) { ++count; });
     const aclTensor o = out.at(count);
     char *ob = core::view_base(args, out.slot, out.max, 8);
     int64_t i = 0;
     const int nd = self.ndim;
-    each_nonzero(in, row, [&](int64_t lin) {
+    each_nonzero(in, [&](int64_t lin) {
       for (int d = nd - 1; d >= 0; --d) {
         const int64_t c = lin % self.dims[d];
         lin /= self.dims[d];
@@ -235,42 +258,147 @@ class MaskedScatterStep final : public core::Step {
   }
 };
 
-// InplaceScatterUpdate (the vendor's own op): with 1-D indices [B], batch b of updates (dim 0) is
-// written into data along `axis` at offset indices[b]: data[b, .., indices[b] + k, ..] =
-// updates[b, .., k, ..]. Every offset is checked first (0 <= v and v + updates.size(axis) <=
-// data.size(axis), else 161002 naming indices, nothing written).
+// aclnnMaskedSelect (torch.masked_select): self and mask broadcast to one shape; the elements of
+// self at the true mask positions, in row-major order, fill the 1-D out, whose length becomes their
+// count (core/shape_publish.h). A mask byte other than 0 counts as true.
+class MaskedSelectStep final : public core::Step {
+ public:
+  ~MaskedSelectStep() override { core::shape_target_unregister_owner(this); }
+  aclTensor self{}, mask{};  // both as views of the broadcast shape
+  int self_slot = -1, mask_slot = -1;
+  DynOut out;
+
+  int run(const core::LaunchArgs &args) const override {
+    const int64_t n = self.numel(), es = esize(self);
+    const char *sb = core::view_base(args, self_slot, self, core::dtype_size(self.dtype));
+    const char *mb = core::view_base(args, mask_slot, mask, 1);
+    char *ob = core::view_base(args, out.slot, out.max, core::dtype_size(out.max.dtype));
+    int64_t count = 0;
+    for (int64_t i = 0; i < n; ++i)
+      if (mb[element_offset(mask, i)] != 0)
+        std::memcpy(ob + count++ * out.max.strides[0] * es, sb + element_offset(self, i) * es,
+                    static_cast<size_t>(es));
+    out.publish(count);
+    return 0;
+  }
+};
+
+// Copies the block `dims` (nd dims) element by element from src (element strides ss) to dst
+// (element strides ds); both pointers address the block's first element.
+void copy_block(char *dst, const int64_t *ds, const char *src, const int64_t *ss, const int64_t *dims, int nd,
+                int64_t es) {
+  int64_t n = 1;
+  for (int d = 0; d < nd; ++d) n *= dims[d];
+  for (int64_t lin = 0; lin < n; ++lin) {
+    int64_t r = lin, doff = 0, soff = 0;
+    for (int d = nd - 1; d >= 0; --d) {
+      const int64_t c = r % dims[d];
+      r /= dims[d];
+      doff += c * ds[d];
+      soff += c * ss[d];
+    }
+    std::memcpy(dst + doff * es, src + soff * es, static_cast<size_t>(es));
+  }
+}
+
+// InplaceScatterUpdate (the vendor's own op): batch i of updates (dim 0) is written into batch b of
+// data along `axis` from offset `start`: data[b, .., start + k, ..] = updates[i, .., k, ..].
+// indices 1-D [n] (0-d: n = 1): b = i, start = indices[i]; 2-D [n, 2]: b = indices[i][0], start =
+// indices[i][1]. Every target is checked first (0 <= b < data.size(0), 0 <= start <= data.size(axis)
+// - updates.size(axis), else 161002 naming indices, nothing written); batches are written in order
+// of i, so a repeated target keeps the last one's values.
 class ScatterUpdateStep final : public core::Step {
  public:
   aclTensor data{}, idx{}, upd{};
   int data_slot = -1, idx_slot = -1, upd_slot = -1, axis = 1;
+  bool pairs = false;  // 2-D indices: (batch, start) per row
   const char *idx_name = "indices";
+
+  void target(const char *ib, int64_t i, int64_t *batch, int64_t *start) const {
+    *batch = pairs ? index_value(idx, ib, 2 * i) : i;
+    *start = index_value(idx, ib, pairs ? 2 * i + 1 : i);
+  }
 
   int run(const core::LaunchArgs &args) const override {
     const char *ib = core::view_base(args, idx_slot, idx, core::dtype_size(idx.dtype));
-    const int64_t batches = idx.numel(), room = data.dims[axis] - upd.dims[axis];
-    for (int64_t b = 0; b < batches; ++b) {
-      const int64_t v = index_value(idx, ib, b);
+    const int64_t n = upd.dims[0], room = data.dims[axis] - upd.dims[axis];
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t bt = 0, v = 0;
+      target(ib, i, &bt, &v);
+      if (bt < 0 || bt >= data.dims[0])
+        return fail(ACLNN_ERR_PARAM_INVALID, "%s: batch %lld in row %lld is out of range [0, %lld)", idx_name,
+                    static_cast<long long>(bt), static_cast<long long>(i), static_cast<long long>(data.dims[0]));
       if (v < 0 || v > room)
         return fail(ACLNN_ERR_PARAM_INVALID,
-                    "%s: value %lld at position %lld is out of range [0, %lld] (the %lld updates along axis %d must "
-                    "fit in %lld)",
-                    idx_name, static_cast<long long>(v), static_cast<long long>(b), static_cast<long long>(room),
+                    "%s: offset %lld for updates batch %lld is out of range [0, %lld] (the %lld updates along axis "
+                    "%d must fit in %lld)",
+                    idx_name, static_cast<long long>(v), static_cast<long long>(i), static_cast<long long>(room),
                     static_cast<long long>(upd.dims[axis]), axis, static_cast<long long>(data.dims[axis]));
     }
     char *db = core::view_base(args, data_slot, data, core::dtype_size(data.dtype));
     const char *ub = core::view_base(args, upd_slot, upd, core::dtype_size(upd.dtype));
-    const int64_t es = esize(data), n = upd.numel();
-    for (int64_t lin = 0; lin < n; ++lin) {
-      int64_t r = lin, doff = 0, uoff = 0, shift = 0;
-      for (int d = upd.ndim - 1; d >= 0; --d) {
-        const int64_t c = r % upd.dims[d];
-        r /= upd.dims[d];
-        uoff += c * upd.strides[d];
-        doff += c * data.strides[d];
-        if (d == 0) shift = index_value(idx, ib, c);
-      }
-      doff += shift * data.strides[axis];
-      std::memcpy(db + doff * es, ub + uoff * es, static_cast<size_t>(es));
+    const int64_t es = esize(data);
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t bt = 0, start = 0;
+      target(ib, i, &bt, &start);
+      copy_block(db + (bt * data.strides[0] + start * data.strides[axis]) * es, data.strides + 1,
+                 ub + i * upd.strides[0] * es, upd.strides + 1, upd.dims + 1, upd.ndim - 1, es);
+    }
+    return 0;
+  }
+};
+
+// aclnnScatterList: for each list element i whose mask byte is 1 (no mask: every one), the first
+// len_i positions of updates[i] along the axis overwrite varRef[i] from `start_i`:
+// varRef[i][.., start_i + k, ..] = updates[i, .., k, ..], k < len_i. indice [B]: start_i =
+// indice[i], len_i = updates.size(axis); [B, 2]: (start_i, len_i) rows. Every start / length (0 <=
+// start, 0 <= len <= updates.size(axis), start + len <= varRef[i].size(axis)) and mask byte (0 or
+// 1) is checked first: 161002 naming it, nothing written.
+class ScatterListStep final : public core::Step {
+ public:
+  std::vector<aclTensor> vars;
+  std::vector<int> var_slots;
+  aclTensor idx{}, upd{}, mask{};
+  int idx_slot = -1, upd_slot = -1, mask_slot = -1, axis = 0;  // axis: of varRef's elements
+  bool pairs = false;
+  const char *idx_name = "indice", *mask_name = "maskOptional";
+
+  void segment(const char *ib, int64_t i, int64_t *start, int64_t *len) const {
+    *start = index_value(idx, ib, pairs ? 2 * i : i);
+    *len = pairs ? index_value(idx, ib, 2 * i + 1) : upd.dims[axis + 1];
+  }
+
+  int run(const core::LaunchArgs &args) const override {
+    const char *ib = core::view_base(args, idx_slot, idx, core::dtype_size(idx.dtype));
+    const char *mb = mask_slot < 0 ? nullptr : core::view_base(args, mask_slot, mask, 1);
+    const int64_t n = static_cast<int64_t>(vars.size()), most = upd.dims[axis + 1];
+    for (int64_t i = 0; i < n; ++i) {
+      const unsigned m = mb ? static_cast<unsigned char>(mb[i * mask.strides[0]]) : 1u;
+      if (m > 1)
+        return fail(ACLNN_ERR_PARAM_INVALID, "%s: value %u at position %lld is not 0 or 1", mask_name, m,
+                    static_cast<long long>(i));
+      int64_t start = 0, len = 0;
+      segment(ib, i, &start, &len);
+      const int64_t size = vars[static_cast<size_t>(i)].dims[axis];
+      if (start < 0 || len < 0 || len > most || start + len > size)
+        return fail(ACLNN_ERR_PARAM_INVALID,
+                    "%s: start %lld, length %lld for element %lld are out of range (0 <= start, 0 <= length <= %lld "
+                    "= updates' size along the axis, start + length <= %lld)",
+                    idx_name, static_cast<long long>(start), static_cast<long long>(len), static_cast<long long>(i),
+                    static_cast<long long>(most), static_cast<long long>(size));
+    }
+    const char *ub = core::view_base(args, upd_slot, upd, core::dtype_size(upd.dtype));
+    const int64_t es = esize(upd);
+    for (int64_t i = 0; i < n; ++i) {
+      if (mb && mb[i * mask.strides[0]] == 0) continue;
+      const aclTensor &v = vars[static_cast<size_t>(i)];
+      int64_t start = 0, dims[core::kMaxDims] = {};
+      segment(ib, i, &start, &dims[axis]);
+      for (int d = 0; d < v.ndim; ++d)
+        if (d != axis) dims[d] = v.dims[d];
+      char *vb = core::view_base(args, var_slots[static_cast<size_t>(i)], v, core::dtype_size(v.dtype));
+      copy_block(vb + start * v.strides[axis] * es, v.strides, ub + i * upd.strides[0] * es, upd.strides + 1, dims,
+                 v.ndim, es);
     }
     return 0;
   }
@@ -304,8 +432,6 @@ void plan_nonzero(core::OpBuilder &b, const DynRule &rule, const DynCall &c) {
   st.self = b.tensor(st.self_slot);
   st.out = dyn_out(b, c.out, dyn, &st);
   st.transposed = tr;
-  const int64_t last = s.ndim == 0 ? 1 : std::max<int64_t>(s.dims[s.ndim - 1], 1);
-  st.row_ws = b.book("nonzero.row", static_cast<uint64_t>(last) * 8);
 }
 
 void plan_unique(core::OpBuilder &b, const DynRule &rule, const DynCall &c) {
@@ -421,16 +547,31 @@ void plan_masked_scatter(core::OpBuilder &b, const DynRule &rule, const DynCall 
   st.self = b.tensor(st.self_slot);
   st.mask = b.tensor(st.mask_slot);
   st.source = b.tensor(st.source_slot);
-  // The mask as a view of self's shape (stride 0 along its broadcast dims).
-  int64_t strides[core::kMaxDims] = {};
-  core::broadcast_strides(st.mask, Shape::of(s), strides);
-  st.mask.ndim = s.ndim;
-  for (int d = 0; d < s.ndim; ++d) {
-    st.mask.dims[d] = s.dims[d];
-    st.mask.strides[d] = strides[d];
-  }
+  st.mask = broadcast_view(st.mask, Shape::of(s));  // stride 0 along its broadcast dims
   st.source_name = c.source_name;
   st.mask_name = c.mask_name;
+}
+
+void plan_masked_select(core::OpBuilder &b, const DynRule &rule, const DynCall &c) {
+  const aclTensor &s = *c.self;
+  core::check_dtype_in(c.self, c.self_name, rule.dtypes);
+  core::check_dtype_in(c.mask, c.mask_name, {ACL_BOOL, ACL_UINT8});
+  if (c.out->dtype != s.dtype)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must have %s's dtype %s", c.out_name,
+                core::dtype_name(c.out->dtype), c.self_name, core::dtype_name(s.dtype));
+  const Shape bs = core::broadcast_shapes(Shape::of(s), c.self_name, Shape::of(*c.mask), c.mask_name);
+  int64_t n = 1;
+  for (int d = 0; d < bs.ndim; ++d) n *= bs.dims[d];
+  if (c.out->ndim != 1)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; it must be 1-D", c.out_name,
+                core::shape_string(*c.out).c_str());
+  if (c.out->dims[0] < n) too_small(c.out_name, *c.out, 0, n);
+  auto &st = b.add_step<MaskedSelectStep>();
+  st.self_slot = b.input(c.self);
+  st.mask_slot = b.input(c.mask);
+  st.self = broadcast_view(b.tensor(st.self_slot), bs);
+  st.mask = broadcast_view(b.tensor(st.mask_slot), bs);
+  st.out = dyn_out(b, c.out, 0, &st);
 }
 
 void plan_scatter_update(core::OpBuilder &b, const DynRule &rule, const DynCall &c) {
@@ -447,17 +588,24 @@ void plan_scatter_update(core::OpBuilder &b, const DynRule &rule, const DynCall 
   if (axis == 0)
     throw_error(ACLNN_ERR_PARAM_INVALID, "axis %lld is the batch dim 0 that %s indexes; it must be another dim",
                 static_cast<long long>(c.dim), c.index_name);
-  if (ix.ndim != 1)
-    throw_error(ACLNN_ERR_PARAM_INVALID,
-                "%s has shape %s; only 1-D indices (one offset per batch) are implemented", c.index_name,
+  // The vendor's index forms: 0-d (one batch), [n] (batch i at offset indices[i]), [n, 2] (rows of
+  // (batch, offset)).
+  if (ix.ndim > 2 || (ix.ndim == 2 && ix.dims[1] != 2))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; it must be 0-d, [n] or [n, 2]", c.index_name,
                 core::shape_string(ix).c_str());
-  core::check_shape_equals(ix, c.index_name, Shape{1, {d.dims[0]}});
-  bool ok = u.ndim == d.ndim && u.dims[axis] <= d.dims[axis];
-  for (int k = 0; ok && k < d.ndim; ++k) ok = k == axis || u.dims[k] == d.dims[k];
+  for (const auto &[t, name] : {std::pair{&d, c.self_name}, std::pair{&ix, c.index_name}, std::pair{&u, c.source_name}})
+    if (t->numel() == 0)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; empty tensors are not supported", name,
+                  core::shape_string(*t).c_str());
+  const int64_t n = ix.ndim == 0 ? 1 : ix.dims[0];
+  bool ok = u.ndim == d.ndim && u.dims[0] == n && n <= d.dims[0] && u.dims[axis] <= d.dims[axis];
+  for (int k = 1; ok && k < d.ndim; ++k) ok = k == axis || u.dims[k] == d.dims[k];
   if (!ok)
     throw_error(ACLNN_ERR_PARAM_INVALID,
-                "%s has shape %s; it must be %s's shape %s except along axis %d, where it may be shorter",
-                c.source_name, core::shape_string(u).c_str(), c.self_name, core::shape_string(d).c_str(), axis);
+                "%s has shape %s; it must be %s's shape %s with dim 0 = %lld (one batch per %s entry, at most %s's) "
+                "and axis %d at most as long",
+                c.source_name, core::shape_string(u).c_str(), c.self_name, core::shape_string(d).c_str(),
+                static_cast<long long>(n), c.index_name, c.self_name, axis);
   core::check_no_internal_overlap(d, c.self_name);
   auto &st = b.add_step<ScatterUpdateStep>();
   st.data_slot = b.inout(c.self);
@@ -467,14 +615,91 @@ void plan_scatter_update(core::OpBuilder &b, const DynRule &rule, const DynCall 
   st.idx = b.tensor(st.idx_slot);
   st.upd = b.tensor(st.upd_slot);
   st.axis = axis;
+  st.pairs = ix.ndim == 2;
   st.idx_name = c.index_name;
+}
+
+void plan_scatter_list(core::OpBuilder &b, const DynRule &rule, const DynCall &c) {
+  const aclTensorList &l = *c.list;
+  const aclTensor &u = *c.source, &ix = *c.index;
+  const int64_t n = static_cast<int64_t>(l.tensors.size());
+  if (n == 0) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is empty; it needs at least one tensor", c.list_name);
+  const aclTensor &v0 = *l.tensors[0];
+  for (int64_t i = 0; i < n; ++i) {
+    const std::string name = std::string(c.list_name) + "[" + std::to_string(i) + "]";
+    const aclTensor *t = l.tensors[static_cast<size_t>(i)];
+    core::check_dtype_in(t, name.c_str(), rule.dtypes);
+    if (t->dtype != v0.dtype || !(Shape::of(*t) == Shape::of(v0)))
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s is %s %s; every element must be %s[0]'s %s %s", name.c_str(),
+                  core::dtype_name(t->dtype), core::shape_string(*t).c_str(), c.list_name,
+                  core::dtype_name(v0.dtype), core::shape_string(v0).c_str());
+    core::check_no_internal_overlap(*t, name.c_str());
+  }
+  if (v0.ndim < 1)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s's elements are 0-d; they need at least one dim", c.list_name);
+  if (u.dtype != v0.dtype)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must have %s's dtype %s", c.source_name,
+                core::dtype_name(u.dtype), c.list_name, core::dtype_name(v0.dtype));
+  if (c.reduce != nullptr && std::strcmp(c.reduce, "update") != 0)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "reduceOptional is \"%s\"; only \"update\" is supported", c.reduce);
+  // axis counts updates' dims ([B, element dims...]); it may not be the list dim 0.
+  if (u.ndim != v0.ndim + 1)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; it must have one more than %s's elements (%d)",
+                c.source_name, u.ndim, c.list_name, v0.ndim);
+  const int64_t ua = c.dim < 0 ? c.dim + u.ndim : c.dim;
+  if (ua <= 0 || ua >= u.ndim)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "axis %lld must name a dim of %s other than dim 0 (%s has %d dims)",
+                static_cast<long long>(c.dim), c.source_name, c.source_name, u.ndim);
+  const int axis = static_cast<int>(ua) - 1;
+  bool ok = u.dims[0] == n && u.dims[ua] <= v0.dims[axis];
+  for (int d = 0; ok && d < v0.ndim; ++d) ok = d == axis || u.dims[d + 1] == v0.dims[d];
+  if (!ok)
+    throw_error(ACLNN_ERR_PARAM_INVALID,
+                "%s has shape %s; it must be [%lld (the list length), %s's element shape %s], at most as long along "
+                "axis %lld",
+                c.source_name, core::shape_string(u).c_str(), static_cast<long long>(n), c.list_name,
+                core::shape_string(v0).c_str(), static_cast<long long>(c.dim));
+  core::check_dtype_in(c.index, c.index_name, {ACL_INT32, ACL_INT64});
+  if (!(ix.ndim == 1 && ix.dims[0] == n) && !(ix.ndim == 2 && ix.dims[0] == n && ix.dims[1] == 2))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; it must be [%lld] or [%lld, 2]", c.index_name,
+                core::shape_string(ix).c_str(), static_cast<long long>(n), static_cast<long long>(n));
+  if (c.mask != nullptr) {
+    core::check_dtype_in(c.mask, c.mask_name, {ACL_UINT8});
+    core::check_shape_equals(*c.mask, c.mask_name, Shape{1, {n}});
+  }
+  auto &st = b.add_step<ScatterListStep>();
+  st.var_slots = b.inout_list(0, c.list);
+  for (int s : st.var_slots) st.vars.push_back(b.tensor(s));
+  st.idx_slot = b.input(c.index);
+  st.upd_slot = b.input(c.source);
+  st.mask_slot = b.input(c.mask);
+  st.idx = b.tensor(st.idx_slot);
+  st.upd = b.tensor(st.upd_slot);
+  if (st.mask_slot >= 0) st.mask = b.tensor(st.mask_slot);
+  st.axis = axis;
+  st.pairs = ix.ndim == 2;
+  st.idx_name = c.index_name;
+  st.mask_name = c.mask_name;
 }
 
 }  // namespace
 
 void dyn_phase1(core::OpBuilder &b, const DynRule &rule, const DynCall &c) {
-  // Null checks in prototype order.
-  core::check_tensor(c.self, c.self_name);
+  if (rule.kind == DynKind::kScatterList) {  // null checks in prototype order (the mask is optional)
+    core::check_not_null(c.list, c.list_name);
+    for (size_t i = 0; i < c.list->tensors.size(); ++i)
+      if (c.list->tensors[i] == nullptr)
+        throw_error(ACLNN_ERR_PARAM_NULLPTR, "%s[%zu] is null", c.list_name, i);
+    core::check_not_null(c.index, c.index_name);
+    core::check_not_null(c.source, c.source_name);
+    return plan_scatter_list(b, rule, c);
+  }
+  // Null checks in prototype order. Nonzero's self may have a dtype OpsNN computes nothing in
+  // (UINT16 / 32 / 64): its rule alone decides.
+  if (rule.kind == DynKind::kNonzero || rule.kind == DynKind::kNonzeroT)
+    core::check_dtype_in(c.self, c.self_name, rule.dtypes);
+  else
+    core::check_tensor(c.self, c.self_name);
   if (rule.kind == DynKind::kScatterUpdate) {
     core::check_tensor(c.index, c.index_name);
     core::check_tensor(c.source, c.source_name);
@@ -484,6 +709,11 @@ void dyn_phase1(core::OpBuilder &b, const DynRule &rule, const DynCall &c) {
     core::check_tensor(c.mask, c.mask_name);
     core::check_tensor(c.source, c.source_name);
     return plan_masked_scatter(b, rule, c);
+  }
+  if (rule.kind == DynKind::kMaskedSelect) {
+    core::check_tensor(c.mask, c.mask_name);
+    core::check_tensor(c.out, c.out_name);
+    return plan_masked_select(b, rule, c);
   }
   core::check_tensor(c.out, c.out_name);
   if (rule.kind == DynKind::kNonzero || rule.kind == DynKind::kNonzeroT) return plan_nonzero(b, rule, c);

@@ -1,6 +1,7 @@
 // The phase 1 of the table-driven ops whose output size depends on the data
 // (src/ops/layout/dynamic.ops): Nonzero / NonzeroV2, Unique / Unique2 / UniqueConsecutive / UniqueDim,
-// and InplaceMaskedScatter (the count of its mask decides how much of source is read). The entry
+// InplaceMaskedScatter (the count of its mask decides how much of source is read), MaskedSelect, and the
+// offset scatters whose targets are data (InplaceScatterUpdate, ScatterList). The entry
 // points are generated from the table (tools/gen_ops_dyn.py); each fills a DynCall by role.
 //
 // Outputs of data-dependent size (the "dynamic" outputs): the caller allocates them at the maximum
@@ -31,7 +32,9 @@ enum class DynKind : uint8_t {
   kUniqueConsecutive,  // torch.unique_consecutive (flattened, or along dim; dim 1000 = none)
   kUniqueDim,          // torch.unique(dim=): slices along dim, sorted lexicographically
   kMaskedScatter,      // Tensor.masked_scatter_: selfRef[mask] = source's first count(mask) elements
-  kScatterUpdate,      // InplaceScatterUpdate: data[b, .., indices[b] + k, ..] = updates[b, .., k, ..] along axis
+  kMaskedSelect,       // torch.masked_select: out [count] = self[mask] (self and mask broadcast)
+  kScatterUpdate,      // InplaceScatterUpdate: data[b_i, .., start_i + k, ..] = updates[i, .., k, ..] along axis
+  kScatterList,        // ScatterList: varRef[i][.., start_i + k, ..] = updates[i, .., k, ..], k < len_i, if mask[i]
 };
 
 struct DynRule {
@@ -55,8 +58,11 @@ struct DynCall {
   const char *mask_name = "mask";
   const aclTensor *source = nullptr;
   const char *source_name = "source";
-  const aclTensor *index = nullptr;  // InplaceScatterUpdate's indices
+  const aclTensor *index = nullptr;  // InplaceScatterUpdate's indices, ScatterList's indice
   const char *index_name = "indices";
+  const aclTensorList *list = nullptr;  // ScatterList's varRef (updated in place)
+  const char *list_name = "varRef";
+  const char *reduce = nullptr;  // ScatterList's reduceOptional (null: "update")
   bool sorted = true;
   bool return_inverse = false;
   bool return_counts = false;
