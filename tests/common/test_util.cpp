@@ -84,6 +84,16 @@ std::vector<int64_t> contiguous_strides(const std::vector<int64_t> &shape) {
   return s;
 }
 
+std::unique_ptr<DeviceTensor> transposed_view(const std::vector<int64_t> &shape, aclDataType dt) {
+  std::vector<int64_t> strides(shape.size());
+  int64_t acc = 1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    strides[i] = acc;
+    acc *= shape[i];
+  }
+  return std::make_unique<DeviceTensor>(shape, dt, strides, 3);
+}
+
 int64_t numel_of(const std::vector<int64_t> &shape) {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -85,6 +86,9 @@ int run_op(const std::function<int(uint64_t *, aclOpExecutor **)> &phase1,
 
 // Index helpers.
 std::vector<int64_t> contiguous_strides(const std::vector<int64_t> &shape);
+// A device tensor of `shape` whose storage holds the dims in reverse order (the first dim is the
+// fastest), 3 elements into its storage: a non-contiguous view with an offset.
+std::unique_ptr<DeviceTensor> transposed_view(const std::vector<int64_t> &shape, aclDataType dt);
 int64_t numel_of(const std::vector<int64_t> &shape);
 // Row-major multi-index of linear index `i`.
 std::vector<int64_t> unravel(int64_t i, const std::vector<int64_t> &shape);

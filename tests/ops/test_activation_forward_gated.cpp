@@ -54,15 +54,6 @@ std::vector<double> gated_ref(const std::vector<double> &x, const std::vector<in
   return r;
 }
 
-std::unique_ptr<DeviceTensor> transposed(const std::vector<int64_t> &shape, aclDataType dt) {
-  std::vector<int64_t> strides(shape.size());
-  int64_t acc = 1;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    strides[i] = acc;
-    acc *= shape[i];
-  }
-  return std::make_unique<DeviceTensor>(shape, dt, strides, 3);
-}
 
 using GatedRun = std::function<int(aclTensor *x, int64_t dim, aclTensor *out)>;
 struct GatedCase {
@@ -127,7 +118,7 @@ TEST(ActivationGated, EveryOpDtypeDimAndView) {
       for (int dim : {1, 2}) {
         if (c.last_dim_only && dim != 2) continue;
         SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt << " dim " << dim);
-        auto x = transposed(shape, dt);
+        auto x = transposed_view(shape, dt);
         x->fill_random(-4, 4);
         auto oshape = shape;
         oshape[dim] /= 2;
@@ -224,12 +215,12 @@ TEST(ActivationGated, ClippedSwigluGroupIndexDtypesViewsDims) {
     for (int dim : {0, 1, 2}) {
       for (int mode : {-1, 0, 1}) {  // -1: aclnnClippedSwiglu, else V2's clampMode
         const bool interleaved = dim == 2 && mode != 0;
-        auto x = transposed(shape, dt);  // strided x
+        auto x = transposed_view(shape, dt);  // strided x
         x->fill_random(-4, 4);
         auto oshape = shape;
         oshape[dim] /= 2;
         // A strided out (transposed too) and a strided groupIndex.
-        auto out = transposed(oshape, dt);
+        auto out = transposed_view(oshape, dt);
         DeviceTensor gi({2}, ACL_INT64, {2}, 1);
         const int64_t rows = dim == 0 ? 1 : dim == 1 ? 2 : 8;
         for (int64_t sum : {int64_t{0}, rows * 5 / 8, rows}) {
@@ -308,7 +299,7 @@ TEST(ActivationGated, FatreluMul) {
   reseed_for_current_test();
   for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}) {
     SCOPED_TRACE(::testing::Message() << "dtype " << dt);
-    auto x = transposed({5, 12}, dt);
+    auto x = transposed_view({5, 12}, dt);
     x->fill_random(-2, 2);
     DeviceTensor th({1}, dt), out({5, 6}, dt);
     th.set_values({0.25});
@@ -329,7 +320,7 @@ TEST(ActivationBinary, AddReluBroadcastAlphaInplace) {
   reseed_for_current_test();
   for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_INT8}) {
     SCOPED_TRACE(::testing::Message() << "dtype " << dt);
-    auto a = transposed({4, 3, 5}, dt);
+    auto a = transposed_view({4, 3, 5}, dt);
     DeviceTensor b({3, 1}, dt), out({4, 3, 5}, dt);
     a->fill_random(-20, 20);
     b.fill_random(-20, 20);
@@ -366,7 +357,7 @@ TEST(ActivationBinary, PreluChannelAndSingleWeight) {
   for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE}) {
     for (int64_t nw : {1, 3}) {
       SCOPED_TRACE(::testing::Message() << "dtype " << dt << " weights " << nw);
-      auto x = transposed({2, 3, 4}, dt);
+      auto x = transposed_view({2, 3, 4}, dt);
       x->fill_random(-3, 3);
       DeviceTensor w({nw}, dt), out({2, 3, 4}, dt);
       w.fill_random(0.1, 0.9);

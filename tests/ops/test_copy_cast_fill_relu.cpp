@@ -8,16 +8,6 @@
 namespace opsnn::test {
 namespace {
 
-std::unique_ptr<DeviceTensor> transposed_view(const std::vector<int64_t> &shape, aclDataType dt) {
-  // Reverse storage order of the dims, with an offset.
-  std::vector<int64_t> strides(shape.size());
-  int64_t acc = 1;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    strides[i] = acc;
-    acc *= shape[i];
-  }
-  return std::make_unique<DeviceTensor>(shape, dt, strides, 3);
-}
 
 TEST(Relu, DtypesStridesSpecialValues) {
   reseed_for_current_test();

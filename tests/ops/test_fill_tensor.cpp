@@ -25,16 +25,6 @@ double convert(double v, aclDataType to) {
   return round_to(to, v);
 }
 
-std::unique_ptr<DeviceTensor> transposed_view(const std::vector<int64_t> &shape, aclDataType dt) {
-  // Reverse storage order of the dims, with an offset.
-  std::vector<int64_t> strides(shape.size());
-  int64_t acc = 1;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    strides[i] = acc;
-    acc *= shape[i];
-  }
-  return std::make_unique<DeviceTensor>(shape, dt, strides, 3);
-}
 
 
 // torch.can_cast, written out: no floating -> integral / BOOL, no non-BOOL -> BOOL.
