@@ -68,17 +68,6 @@ Pos position(const DeformGeom &g, const DeformPlanes &off, bool modulated, int64
   return p;
 }
 
-double bilinear(const DeformGeom &g, const DeformPlanes &x, int64_t c, const Sample &s) {
-  if (!s.inside) return 0.0;
-  const double hh = 1 - s.lh, hw = 1 - s.lw;
-  double v = 0;
-  if (s.v00) v += hh * hw * load(x, c, s.h0, s.w0);
-  if (s.v01) v += hh * s.lw * load(x, c, s.h0, s.w0 + 1);
-  if (s.v10) v += s.lh * hw * load(x, c, s.h0 + 1, s.w0);
-  if (s.v11) v += s.lh * s.lw * load(x, c, s.h0 + 1, s.w0 + 1);
-  return v;
-}
-
 }  // namespace
 
 void deform_im2col(const DeformGeom &g, const DeformPlanes &x, const DeformPlanes &off, bool modulated, int64_t l0,
