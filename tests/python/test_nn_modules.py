@@ -475,3 +475,95 @@ def test_state_dict_round_trip_with_buffers_and_foreign_tensors(rng):
     with pytest.raises(KeyError):
         m2.load_state_dict({k: v for k, v in new.items() if k != "1.running_mean"})
     assert len(m.parameters()) == 6 and len(m.buffers()) == 3
+
+
+# ---- multi-head attention
+
+def mha_ref(q, k, v, w_in, b_in, w_out, b_out, h, mask=None):
+    """torch.nn.MultiheadAttention's forward in float64 ([B, S, E] inputs, batch first); mask: an
+    additive float mask broadcastable to [B, h, S, L] (-inf where not attended). Returns (out, p)."""
+    E = q.shape[-1]
+    d = E // h
+    Q, K, V = (x @ w_in[i * E:(i + 1) * E].T + b_in[i * E:(i + 1) * E] for i, x in enumerate((q, k, v)))
+    B, S, L = q.shape[0], q.shape[1], k.shape[1]
+    Q = Q.reshape(B, S, h, d).transpose(0, 2, 1, 3)
+    K = K.reshape(B, L, h, d).transpose(0, 2, 1, 3)
+    V = V.reshape(B, L, h, d).transpose(0, 2, 1, 3)
+    s = Q @ K.transpose(0, 1, 3, 2) / np.sqrt(d)
+    if mask is not None:
+        s = s + mask
+    p = np.exp(s - s.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    o = (p @ V).transpose(0, 2, 1, 3).reshape(B, S, E)
+    return o @ w_out.T + b_out, p
+
+
+def _mha_case(rng, batch_first):
+    opsnn.manual_seed(5)
+    m = nn.MultiheadAttention(8, 2, batch_first=batch_first)
+    m.in_proj_bias = nn.Parameter(rng.standard_normal(24).astype(np.float32))  # non-zero biases
+    m.out_proj.bias = nn.Parameter(rng.standard_normal(8).astype(np.float32))
+    q, k, v = rng.standard_normal((2, 5, 8)), rng.standard_normal((2, 7, 8)), rng.standard_normal((2, 7, 8))
+    kpm = np.zeros((2, 7), bool)
+    kpm[1, 4:] = True
+    am = np.zeros((5, 7), bool)
+    am[:, 0] = True
+    add = np.where(am[None, None] | kpm[:, None, None, :], -np.inf, 0.0)
+    P = {n: f64(p) for n, p in m.named_parameters()}
+    want, p = mha_ref(*(x.astype(np.float32).astype(np.float64) for x in (q, k, v)), P["in_proj_weight"],
+                      P["in_proj_bias"], P["out_proj.weight"], P["out_proj.bias"], 2, add)
+    return m, (q, k, v), kpm, am, want, p
+
+
+@pytest.mark.parametrize("batch_first", [True, False])
+def test_multihead_attention_fused_and_composed(rng, batch_first, monkeypatch):
+    m, (q, k, v), kpm, am, want, p = _mha_case(rng, batch_first)
+    tr = (lambda x: t(x)) if batch_first else (lambda x: t(x.transpose(1, 0, 2)))
+    back = (lambda y: f64(y)) if batch_first else (lambda y: f64(y).transpose(1, 0, 2))
+    calls = []
+    fused = F.fused_attention
+    monkeypatch.setattr(F, "fused_attention", lambda *a, **kw: calls.append(1) or fused(*a, **kw))
+    masks = dict(key_padding_mask=opsnn.from_numpy(kpm), attn_mask=opsnn.from_numpy(am))
+    with opsnn.no_grad():  # inference, no weights: the fused op
+        y, w = m(tr(q), tr(k), tr(v), need_weights=False, **masks)
+    assert w is None and calls == [1]
+    assert_close(back(y), want, "float32", "mha fused", abs_floor=1e-5)
+    y, w = m(tr(q), tr(k), tr(v), **masks)  # weights wanted: composed
+    assert calls == [1]
+    assert_close(back(y), want, "float32", "mha composed", abs_floor=1e-5)
+    assert_close(f64(w), p.mean(1), "float32", "mha weights", abs_floor=1e-6)
+    # a float mask is added to the scores (composed)
+    fm = rng.standard_normal((5, 7)).astype(np.float32)
+    P = {n: f64(x) for n, x in m.named_parameters()}
+    want_f, _ = mha_ref(*(x.astype(np.float32).astype(np.float64) for x in (q, k, v)), P["in_proj_weight"],
+                        P["in_proj_bias"], P["out_proj.weight"], P["out_proj.bias"], 2, fm.astype(np.float64))
+    with opsnn.no_grad():
+        y, _ = m(tr(q), tr(k), tr(v), need_weights=False, attn_mask=t(fm))
+    assert_close(back(y), want_f, "float32", "mha float mask", abs_floor=1e-5)
+
+
+def test_multihead_attention_gradients(rng):
+    m, (q, k, v), kpm, am, _, _ = _mha_case(rng, True)
+    qs, ks, vs = t(q[:, :3, :], True), t(k[:, :4, :], True), t(v[:, :4, :], True)
+    assert gradcheck(lambda a, b, c: m(a, b, c, need_weights=False)[0], [qs, ks, vs])
+    # the parameters get their gradients through the projections (the composed path)
+    y, _ = m(qs, ks, vs, need_weights=False)
+    F.sum(y).backward()
+    for name, prm in m.named_parameters():
+        assert prm.grad is not None and prm.grad.shape == prm.shape, name
+        assert np.isfinite(prm.grad.numpy()).all() and np.abs(prm.grad.numpy()).sum() > 0, name
+    with pytest.raises(ValueError, match="divisible"):
+        nn.MultiheadAttention(10, 3)
+
+
+def test_multihead_attention_loads_a_torch_state_dict(rng):
+    torch = pytest.importorskip("torch", reason="the torch comparison needs python3-torch")
+    torch.manual_seed(0)
+    tm = torch.nn.MultiheadAttention(8, 2)
+    m = nn.MultiheadAttention(8, 2)
+    m.load_state_dict(tm.state_dict())
+    q, k = torch.randn(5, 2, 8), torch.randn(7, 2, 8)
+    want, ww = tm(q, k, k)
+    y, w = m(t(q.numpy()), t(k.numpy()), t(k.numpy()))
+    assert_close(f64(y), want.detach().double().numpy(), "float32", "torch mha", abs_floor=1e-5)
+    assert_close(f64(w), ww.detach().double().numpy(), "float32", "torch mha weights", abs_floor=1e-6)

@@ -605,6 +605,19 @@ def _reduction(r):
     return _REDUCTIONS[r]
 
 
+def fused_attention(query, key, value, num_heads, mask=None, scale=None):
+    """softmax(q k^T * scale + mask) v per head, on [B, S, E] query and [B, L, E] key / value (layout
+    BSH, E = num_heads * head dim): one aclnnFusedInferAttentionScoreV2 call. mask: None or BOOL
+    [B, 1, S, L] / [S, L] (True: not attended). Inference only: records no gradient."""
+    B, S, E = query.shape
+    scale = 1.0 / (E // num_heads) ** 0.5 if scale is None else scale
+    out = _new((B, S, E), query.dtype)
+    call("FusedInferAttentionScoreV2", contiguous(query), [_h(contiguous(key))], [_h(contiguous(value))], None,
+         mask, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None,
+         None, None, num_heads, scale, 2147483647, 2147483647, "BSH", 0, 0, 0, 0, 0, False, 0, 0, out, None)
+    return out
+
+
 @float32_op
 def mse_loss(input, target, reduction="mean"):
     """mse_loss(input, target, reduction='mean'): aclnnMseLoss (gradient: aclnnMseLossBackward)."""
@@ -938,7 +951,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
     return record(res, [input, target], "BinaryCrossEntropyWithLogitsBackward", back)
 
 
-__all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+__all__ += ["fused_attention", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
             "batch_norm", "layer_norm", "group_norm", "rms_norm", "embedding",
             "dropout", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "l1_loss",
             "binary_cross_entropy_with_logits"]

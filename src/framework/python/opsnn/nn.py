@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from . import functional as F
-from ._tensor import Tensor, from_numpy, no_grad, float32
+from ._tensor import Tensor, from_numpy, no_grad, float32, bool_, is_grad_enabled
 
 
 class Parameter(Tensor):
@@ -330,6 +330,91 @@ class ConvTranspose3d(ConvTranspose2d):
                                   self.groups, self.dilation)
 
 
+class MultiheadAttention(Module):
+    """torch.nn.MultiheadAttention's module (its parameter names, so a torch state_dict loads):
+    in_proj_weight [3E, E] (xavier-uniform) / in_proj_bias (zeros), out_proj (a Linear, bias zeros).
+    forward(query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
+    average_attn_weights=True) -> (output, weights or None); masks are BOOL (True: not attended) or
+    float (added to the scores). Without a gradient to record, weights to return or dropout to
+    apply, and with BOOL or no masks, the attention is one aclnnFusedInferAttentionScoreV2 call
+    (layout BSH); otherwise it is composed from matmul / softmax / where (differentiable)."""
+
+    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, batch_first=False):
+        super().__init__()
+        if embed_dim % num_heads:
+            raise ValueError(f"embed_dim {embed_dim} must be divisible by num_heads {num_heads}")
+        self.embed_dim, self.num_heads, self.dropout, self.batch_first = embed_dim, num_heads, dropout, batch_first
+        from . import _generator
+        bound = math.sqrt(6.0 / (embed_dim + 3 * embed_dim))  # xavier_uniform_ of [3E, E]
+        self.in_proj_weight = Parameter(_generator().uniform(-bound, bound, size=(3 * embed_dim, embed_dim))
+                                        .astype(np.float32))
+        self.in_proj_bias = Parameter(np.zeros(3 * embed_dim, np.float32)) if bias else None
+        self.out_proj = Linear(embed_dim, embed_dim, bias)
+        if bias:
+            self.out_proj.bias = Parameter(np.zeros(embed_dim, np.float32))
+
+    def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
+                average_attn_weights=True):
+        if not self.batch_first:  # [L, B, E] -> [B, L, E]
+            query, key, value = (F.transpose(t, 0, 1) for t in (query, key, value))
+        E, h = self.embed_dim, self.num_heads
+        w, b = self.in_proj_weight, self.in_proj_bias
+        q = F.linear(query, w[0:E], b[0:E] if b is not None else None)
+        k = F.linear(key, w[E:2 * E], b[E:2 * E] if b is not None else None)
+        v = F.linear(value, w[2 * E:], b[2 * E:] if b is not None else None)
+        B, S, L = q.shape[0], q.shape[1], k.shape[1]
+        mask = self._mask(key_padding_mask, attn_mask, B, S, L)
+        fused = (not need_weights and (self.dropout == 0 or not self.training) and
+                 (mask is None or (mask.dtype is bool_ and mask.shape[1] == 1)) and
+                 not (is_grad_enabled() and any(t.requires_grad for t in (q, k, v))))
+        weights = None
+        if fused:
+            out = F.fused_attention(q, k, v, h, mask)
+        else:
+            out, weights = self._composed(q, k, v, mask, B, S, L, need_weights, average_attn_weights)
+        out = self.out_proj(out)
+        if not self.batch_first:
+            out = F.transpose(out, 0, 1)
+        return out, weights
+
+    def _mask(self, key_padding_mask, attn_mask, B, S, L):
+        """One mask [B, 1 or h, S, L] (BOOL when both are BOOL, else float), or None."""
+        h = self.num_heads
+        parts = []
+        if attn_mask is not None:
+            m = attn_mask
+            m = F.reshape(m, 1, 1, S, L) if m.dim() == 2 else F.reshape(m, B, h, S, L)
+            parts.append(m)
+        if key_padding_mask is not None:
+            parts.append(F.reshape(key_padding_mask, B, 1, 1, L))
+        if not parts:
+            return None
+        if all(p.dtype is bool_ for p in parts):
+            m = parts[0] if len(parts) == 1 else F.logical_or(parts[0], parts[1])
+            return F.contiguous(F.expand(m, B, m.shape[1], S, L))
+        to_float = [p if p.dtype is not bool_ else F.where(p, float("-inf"), F.zeros_like(p, dtype=float32))
+                    for p in parts]
+        m = to_float[0] if len(to_float) == 1 else F.add(to_float[0], to_float[1])
+        return F.expand(m, B, m.shape[1], S, L)
+
+    def _composed(self, q, k, v, mask, B, S, L, need_weights, average):
+        h, d = self.num_heads, self.embed_dim // self.num_heads
+        qh = F.permute(F.reshape(q, B, S, h, d), 0, 2, 1, 3)
+        kh = F.permute(F.reshape(k, B, L, h, d), 0, 2, 3, 1)
+        vh = F.permute(F.reshape(v, B, L, h, d), 0, 2, 1, 3)
+        scores = F.mul(F.matmul(qh, kh), 1.0 / math.sqrt(d))
+        if mask is not None:
+            scores = F.where(mask, float("-inf"), scores) if mask.dtype is bool_ else F.add(scores, mask)
+        p = F.softmax(scores, -1)
+        if self.dropout > 0 and self.training:
+            p = F.dropout(p, self.dropout, True)
+        out = F.reshape(F.contiguous(F.permute(F.matmul(p, vh), 0, 2, 1, 3)), B, S, h * d)
+        weights = None
+        if need_weights:
+            weights = F.mean(p, 1) if average else p
+        return out, weights
+
+
 class _BatchNorm(Module):
     """aclnnBatchNorm: batch statistics while training (running_mean / running_var updated in place
     by the op with `momentum`, or a cumulative average when momentum is None), the running ones in
@@ -563,7 +648,7 @@ class BCEWithLogitsLoss(_Loss):
 
 functional = F
 __all__ = ["Parameter", "Module", "Linear", "ReLU", "Sigmoid", "Tanh", "GELU", "SiLU", "LeakyReLU", "Softmax",
-           "LogSoftmax", "Sequential", "MSELoss", "CrossEntropyLoss", "float32", "Conv1d", "Conv2d", "Conv3d",
+           "LogSoftmax", "Sequential", "MSELoss", "CrossEntropyLoss", "float32", "Conv1d", "Conv2d", "Conv3d", "MultiheadAttention",
            "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
            "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "RMSNorm", "Embedding", "Dropout", "MaxPool2d",
            "AvgPool2d", "AdaptiveAvgPool2d", "Flatten", "Identity", "ModuleList", "L1Loss", "NLLLoss",
