@@ -213,8 +213,9 @@ def _view(a, dtype, layout, rng):
     return F.getitem(from_numpy(flat).to(dtype), slice(pad, None)).reshape(*a.shape)
 
 
-def errors(out, ref, dtype, sums=False):
-    """(mean relative error, max relative error, special-value mismatches) of out against ref."""
+def errors(out, ref, dtype, sums=False, floor=None):
+    """(mean relative error, max relative error, special-value mismatches) of out against ref;
+    relative to |ref| + a floor: `floor` if given, else 1e-7 (sums: 2^-10 of the mean magnitude)."""
     out = np.asarray(out, np.float64).reshape(ref.shape)
     special = ~np.isfinite(ref)
     bad = int(np.sum(special & ~((np.isnan(ref) & np.isnan(out)) | (ref == out))))
@@ -222,9 +223,10 @@ def errors(out, ref, dtype, sums=False):
     if not fin.any():
         return 0.0, 0.0, bad
     bad += int(np.sum(~np.isfinite(out[fin])))
-    floor = 1e-7
-    if sums:
-        floor = max(floor, 2.0 ** -10 * float(np.mean(np.abs(ref[fin]))))
+    if floor is None:
+        floor = 1e-7
+        if sums:
+            floor = max(floor, 2.0 ** -10 * float(np.mean(np.abs(ref[fin]))))
     rel = np.abs(out[fin] - ref[fin]) / (np.abs(ref[fin]) + floor)
     rel = np.where(np.isfinite(rel), rel, 1e30)
     return float(rel.mean()), float(rel.max()), bad
