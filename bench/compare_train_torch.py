@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""The framework's speed proof (issue #17): one training step of examples/train_mlp.py's MLP and of
+examples/train_cnn.py's CNN, and the CNN's inference, in opsnn and in PyTorch 1.13 eager, same
+models, same batches, same thread count, timed alternately in one process.
+
+    OPSNN_NUM_THREADS=1 PYTHONPATH=build/python /usr/bin/python3 bench/compare_train_torch.py \
+        [--threads 1] [--repeat 5] [--steps 50] [--batch 32]
+
+Prints per case the median milliseconds per step of each library (best of `--repeat` alternating
+rounds of `--steps` steps each, after a warm-up round) and torch / opsnn (> 1: opsnn is faster).
+Targets: training >= 1.0, CNN inference >= 1.5."""
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "examples"))
+
+import opsnn  # noqa: E402
+import train_cnn  # noqa: E402
+import train_mlp  # noqa: E402
+
+try:
+    import torch
+except ImportError:
+    sys.exit("compare_train_torch.py needs python3-torch (the peer)")
+
+
+def torch_mlp(task):
+    out = 1 if task == "regression" else 3
+    return torch.nn.Sequential(torch.nn.Linear(2, 32), torch.nn.ReLU(), torch.nn.Linear(32, 32), torch.nn.Tanh(),
+                               torch.nn.Linear(32, out))
+
+
+def torch_cnn(c1=8, c2=16):
+    s = train_cnn.SIZE
+    return torch.nn.Sequential(
+        torch.nn.Conv2d(1, c1, 3, padding=1, bias=False), torch.nn.BatchNorm2d(c1), torch.nn.ReLU(),
+        torch.nn.MaxPool2d(2), torch.nn.Conv2d(c1, c2, 3, padding=1, bias=False), torch.nn.BatchNorm2d(c2),
+        torch.nn.ReLU(), torch.nn.MaxPool2d(2), torch.nn.Flatten(), torch.nn.Linear(c2 * (s // 4) ** 2, 4))
+
+
+def load(tmodel, state):
+    tmodel.load_state_dict({k: torch.from_numpy(np.array(v)) for k, v in state.items()})
+
+
+def cases(batch):
+    """(name, opsnn step function, torch step function) per case."""
+    out = []
+    # MLP training (classification, SGD with momentum)
+    om = train_mlp.make_model("classification")
+    tm = torch_mlp("classification")
+    load(tm, om.state_dict())
+    x, _, y = train_mlp.make_data(n=max(batch, 64))
+    ox, oy = opsnn.from_numpy(x[:batch]), opsnn.from_numpy(y[:batch])
+    tx, ty = torch.from_numpy(x[:batch]), torch.from_numpy(y[:batch])
+    oopt = opsnn.optim.SGD(om.parameters(), lr=0.01, momentum=0.9)
+    topt = torch.optim.SGD(tm.parameters(), lr=0.01, momentum=0.9)
+    oloss, tloss = opsnn.nn.CrossEntropyLoss(), torch.nn.CrossEntropyLoss()
+
+    def o_mlp():
+        oopt.zero_grad()
+        loss = oloss(om(ox), oy)
+        loss.backward()
+        oopt.step()
+        return loss
+
+    def t_mlp():
+        topt.zero_grad(set_to_none=True)
+        loss = tloss(tm(tx), ty)
+        loss.backward()
+        topt.step()
+        return loss
+    out.append((f"MLP train step (batch {batch})", o_mlp, t_mlp, opsnn.synchronize))
+
+    # CNN training (Adam) and inference (eval)
+    oc = train_cnn.make_model()
+    tc = torch_cnn()
+    load(tc, oc.state_dict())
+    xb, yb = next(train_cnn.batches(1, batch))
+    cx, cy = opsnn.from_numpy(xb), opsnn.from_numpy(yb)
+    tcx, tcy = torch.from_numpy(xb), torch.from_numpy(yb)
+    ocopt = opsnn.optim.Adam(oc.parameters(), lr=1e-3)
+    tcopt = torch.optim.Adam(tc.parameters(), lr=1e-3)
+
+    def o_cnn():
+        oc.train()
+        ocopt.zero_grad()
+        loss = oloss(oc(cx), cy)
+        loss.backward()
+        ocopt.step()
+        return loss
+
+    def t_cnn():
+        tc.train()
+        tcopt.zero_grad(set_to_none=True)
+        loss = tloss(tc(tcx), tcy)
+        loss.backward()
+        tcopt.step()
+        return loss
+    out.append((f"CNN train step (batch {batch})", o_cnn, t_cnn, opsnn.synchronize))
+
+    def o_inf():
+        oc.eval()
+        with opsnn.no_grad():
+            return oc(cx)
+
+    def t_inf():
+        tc.eval()
+        with torch.no_grad():
+            return tc(tcx)
+    out.append((f"CNN inference (batch {batch})", o_inf, t_inf, opsnn.synchronize))
+    return out
+
+
+def timed(fn, steps, sync):
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        r = fn()
+    sync()
+    if hasattr(r, "item"):
+        r.item() if r.dim() == 0 else None
+    return (time.perf_counter() - t0) / steps * 1e3
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--threads", type=int, default=int(os.environ.get("OPSNN_NUM_THREADS", "1")))
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--steps", type=int, default=50)
+    ap.add_argument("--batch", type=int, default=32)
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    print(f"threads {args.threads} (OPSNN_NUM_THREADS={os.environ.get('OPSNN_NUM_THREADS', 'unset')}), "
+          f"torch {torch.__version__}, best of {args.repeat} alternating rounds of {args.steps} steps")
+    print(f"{'case':<32} {'opsnn ms':>9} {'torch ms':>9} {'torch/opsnn':>12}")
+    for name, o, t, sync in cases(args.batch):
+        timed(o, 3, sync)
+        timed(t, 3, lambda: None)
+        ot, tt = [], []
+        for _ in range(args.repeat):
+            ot.append(timed(o, args.steps, sync))
+            tt.append(timed(t, args.steps, lambda: None))
+        print(f"{name:<32} {min(ot):9.3f} {min(tt):9.3f} {min(tt) / min(ot):12.2f}")
+
+
+if __name__ == "__main__":
+    main()
