@@ -47,73 +47,48 @@ def load(tmodel, state):
     tmodel.load_state_dict({k: torch.from_numpy(np.array(v)) for k, v in state.items()})
 
 
+def train_step(model, opt, loss_fn, x, y):
+    """One training step (the same code drives both libraries: their APIs agree here)."""
+    def step():
+        model.train()
+        opt.zero_grad(set_to_none=True)
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
+def inference(model, x, no_grad):
+    def run():
+        model.eval()
+        with no_grad():
+            return model(x)
+    return run
+
+
 def cases(batch):
-    """(name, opsnn step function, torch step function) per case."""
-    out = []
-    # MLP training (classification, SGD with momentum)
-    om = train_mlp.make_model("classification")
-    tm = torch_mlp("classification")
+    """(name, opsnn step function, torch step function, opsnn's synchronise) per case."""
+    om, tm = train_mlp.make_model("classification"), torch_mlp("classification")
     load(tm, om.state_dict())
     x, _, y = train_mlp.make_data(n=max(batch, 64))
-    ox, oy = opsnn.from_numpy(x[:batch]), opsnn.from_numpy(y[:batch])
-    tx, ty = torch.from_numpy(x[:batch]), torch.from_numpy(y[:batch])
-    oopt = opsnn.optim.SGD(om.parameters(), lr=0.01, momentum=0.9)
-    topt = torch.optim.SGD(tm.parameters(), lr=0.01, momentum=0.9)
-    oloss, tloss = opsnn.nn.CrossEntropyLoss(), torch.nn.CrossEntropyLoss()
-
-    def o_mlp():
-        oopt.zero_grad()
-        loss = oloss(om(ox), oy)
-        loss.backward()
-        oopt.step()
-        return loss
-
-    def t_mlp():
-        topt.zero_grad(set_to_none=True)
-        loss = tloss(tm(tx), ty)
-        loss.backward()
-        topt.step()
-        return loss
-    out.append((f"MLP train step (batch {batch})", o_mlp, t_mlp, opsnn.synchronize))
-
-    # CNN training (Adam) and inference (eval)
-    oc = train_cnn.make_model()
-    tc = torch_cnn()
+    x, y = x[:batch], y[:batch]
+    oc, tc = train_cnn.make_model(), torch_cnn()
     load(tc, oc.state_dict())
     xb, yb = next(train_cnn.batches(1, batch))
-    cx, cy = opsnn.from_numpy(xb), opsnn.from_numpy(yb)
-    tcx, tcy = torch.from_numpy(xb), torch.from_numpy(yb)
-    ocopt = opsnn.optim.Adam(oc.parameters(), lr=1e-3)
-    tcopt = torch.optim.Adam(tc.parameters(), lr=1e-3)
-
-    def o_cnn():
-        oc.train()
-        ocopt.zero_grad()
-        loss = oloss(oc(cx), cy)
-        loss.backward()
-        ocopt.step()
-        return loss
-
-    def t_cnn():
-        tc.train()
-        tcopt.zero_grad(set_to_none=True)
-        loss = tloss(tc(tcx), tcy)
-        loss.backward()
-        tcopt.step()
-        return loss
-    out.append((f"CNN train step (batch {batch})", o_cnn, t_cnn, opsnn.synchronize))
-
-    def o_inf():
-        oc.eval()
-        with opsnn.no_grad():
-            return oc(cx)
-
-    def t_inf():
-        tc.eval()
-        with torch.no_grad():
-            return tc(tcx)
-    out.append((f"CNN inference (batch {batch})", o_inf, t_inf, opsnn.synchronize))
-    return out
+    O, T = opsnn.from_numpy, torch.from_numpy
+    oloss, tloss = opsnn.nn.CrossEntropyLoss(), torch.nn.CrossEntropyLoss()
+    sgd = dict(lr=0.01, momentum=0.9)
+    return [
+        (f"MLP train step (batch {batch})",
+         train_step(om, opsnn.optim.SGD(om.parameters(), **sgd), oloss, O(x), O(y)),
+         train_step(tm, torch.optim.SGD(tm.parameters(), **sgd), tloss, T(x), T(y)), opsnn.synchronize),
+        (f"CNN train step (batch {batch})",
+         train_step(oc, opsnn.optim.Adam(oc.parameters(), lr=1e-3), oloss, O(xb), O(yb)),
+         train_step(tc, torch.optim.Adam(tc.parameters(), lr=1e-3), tloss, T(xb), T(yb)), opsnn.synchronize),
+        (f"CNN inference (batch {batch})", inference(oc, O(xb), opsnn.no_grad), inference(tc, T(xb), torch.no_grad),
+         opsnn.synchronize),
+    ]
 
 
 def timed(fn, steps, sync):
@@ -121,8 +96,8 @@ def timed(fn, steps, sync):
     for _ in range(steps):
         r = fn()
     sync()
-    if hasattr(r, "item"):
-        r.item() if r.dim() == 0 else None
+    if r.dim() == 0:
+        r.item()  # the last result is read back: everything before it has run
     return (time.perf_counter() - t0) / steps * 1e3
 
 

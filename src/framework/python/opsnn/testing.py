@@ -142,6 +142,11 @@ def _pool_draw(rng):
     return [_uniform(rng, s)], {"kernel_size": k, "stride": int(rng.integers(1, 3))}
 
 
+def _linear_draw(rng):
+    x = _uniform(rng, _shape(rng, 1, 3, 20), -1, 1)
+    return [x, _uniform(rng, (int(rng.integers(1, 20)), x.shape[-1]), -1, 1)], {}
+
+
 def _t(name):
     return (lambda *a, **k: getattr(torch.nn.functional, name)(*a, **k)) if torch is not None else None
 
@@ -150,7 +155,7 @@ SPECIAL = {
     "conv2d": Spec("conv2d", _conv2d_draw, torch_fn=_t("conv2d"), sums=True),
     "matmul": Spec("matmul", _matmul_draw, torch_fn=torch.matmul if torch is not None else None,
                    numpy_fn=np.matmul, sums=True),
-    "linear": Spec("linear", lambda rng: ([_uniform(rng, _shape(rng, 1, 3, 20), -1, 1)], {}), sums=True),
+    "linear": Spec("linear", _linear_draw, torch_fn=_t("linear"), sums=True),
     "softmax": Spec("softmax", _rows_draw, torch_fn=torch.softmax if torch is not None else None,
                     numpy_fn=_NUMPY["softmax"]),
     "log_softmax": Spec("log_softmax", _rows_draw, torch_fn=torch.log_softmax if torch is not None else None),
@@ -167,10 +172,6 @@ SPECIAL = {
     "max_pool2d": Spec("max_pool2d", _pool_draw, torch_fn=_t("max_pool2d")),
     "avg_pool2d": Spec("avg_pool2d", _pool_draw, torch_fn=_t("avg_pool2d"), sums=True),
 }
-# linear needs a weight of the input's last dim: drawn together
-SPECIAL["linear"].draw = lambda rng: (lambda x: ([x, _uniform(rng, (int(rng.integers(1, 20)), x.shape[-1]), -1, 1)],
-                                                 {}))(_uniform(rng, _shape(rng, 1, 3, 20), -1, 1))
-SPECIAL["linear"].torch_fn = _t("linear")
 
 _FLOAT_NARY = ["add", "sub", "mul", "div", "maximum", "minimum", "atan2"]
 
