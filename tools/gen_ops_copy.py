@@ -4,6 +4,8 @@ become ops::copy_phase1 entry points (src/ops/copy/copy_phase1.h) and CopyTableC
 
 Row format (besides the common `header`, `dtypes`, `backward`):
   broadcast yes     the source broadcasts to the destination (default: it has the destination's shape)
+  broadcast one     the source is one element (0-d, or 1-D of size 1), read when the launch runs and
+                    written everywhere; its dtype must cast to the destination's (torch.can_cast)
 Parameter roles come from the prototype: the tensor named `out` is the destination, else the first
 tensor is, written in place; another tensor is the source (converted to the destination's dtype); an
 aclScalar the fill value; an aclDataType the destination's required dtype. A row with neither
@@ -15,7 +17,11 @@ COPY_KEYS = {"header", "dtypes", "backward", "broadcast"}
 
 def resolve(g, table, op):
     g.family_resolve_common(table, op, COPY_KEYS, "a copy", default_dtypes="real_bool")
-    op.broadcast = g.one(op, "broadcast", "no") == "yes"
+    op.bcast = g.one(op, "broadcast", "no")
+    if op.bcast not in ("no", "yes", "one"):
+        raise g.TableError(f"{op.where}: broadcast must be no, yes or one, not '{op.bcast}'")
+    op.broadcast = op.bcast == "yes"
+    op.one_element = op.bcast == "one"
     tensors = [p for p in op.params if p.kind == "tensor"]
     dst = next((p for p in tensors if p.name == "out"), tensors[0] if tensors else None)
     if dst is None:
@@ -42,7 +48,8 @@ def role_of(op, p):
 def render_entry(g, table):
     out = g.family_entry_head(table, "copy_phase1", "ops/copy/copy_phase1.h", [])
     for op in table.ops:
-        out.append(f"const ::opsnn::ops::CopyRule k{op.name}Rule = {{{'true' if op.broadcast else 'false'}}};")
+        flags = ", ".join("true" if f else "false" for f in (op.broadcast, op.one_element))
+        out.append(f"const ::opsnn::ops::CopyRule k{op.name}Rule = {{{flags}}};")
     out += ["}  // namespace", ""]
     for op in table.ops:
         lines = g.family_entry_open(op, "::opsnn::ops::CopyCall")
@@ -70,6 +77,7 @@ def render_tests(g, tables):
             name = lambda r: f'"{op.roles[r].name}"' if r in op.roles else '""'
             fields = [f"c.dtypes = {{{', '.join(g.cxx_dtype(d) for d in op.dtypes)}}};",
                       f"c.broadcast = {'true' if op.broadcast else 'false'}; "
+                      f"c.one_element = {'true' if op.one_element else 'false'}; "
                       f"c.inplace = {'true' if op.inplace_dst else 'false'};",
                       f"c.dst_name = {name('dst')}; c.src_name = {name('src')}; c.value_name = {name('value')}; "
                       f"c.dtype_name = {name('dtype')};"]

@@ -5,6 +5,9 @@
 //   - ops with a source: every dtype pair, transposed / offset views on both sides, source shapes
 //     that broadcast (where the row allows it), empty tensors; special values (NaN, infinities,
 //     beyond FLOAT16's range, fractions) into every dtype;
+//   - one-element sources (InplaceFillTensor): every (value, destination) dtype pair, castable ones
+//     written everywhere (0-d, [1] at an offset; strided, 1-D, 0-d and empty destinations; NaN,
+//     infinities, -0.0 kept), the others a 161002; the value read when the launch runs;
 //   - fills: every dtype, values that need converting, an INT64 beyond 2^53 kept exact, zero;
 //   - nothing written outside the destination view;
 //   - errors: each argument named (null: 161001; shape, broadcast, dtype: 161002).
@@ -36,7 +39,7 @@ using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
 struct CopyTableCase {
   std::string name, api;
   std::vector<aclDataType> dtypes;
-  bool broadcast = false, inplace = false;
+  bool broadcast = false, one_element = false, inplace = false;
   std::string dst_name, src_name, value_name, dtype_name;  // "" where the op has no such parameter
   int (*phase1)(const CopyArgs &, uint64_t *, aclOpExecutor **) = nullptr;
   Launch launch = nullptr;
@@ -158,6 +161,96 @@ TEST_P(CopyTableSource, SpecialValuesIntoEveryDtype) {
     }
 }
 
+// The one-element sources: a 0-d or [1] tensor written everywhere, read when the launch runs.
+class CopyTableOneElement : public ::testing::TestWithParam<CopyTableCase> {};
+
+// The dtype as the error messages name it.
+const char *name_of(aclDataType dt) {
+  switch (dt) {
+    case ACL_FLOAT: return "FLOAT";
+    case ACL_FLOAT16: return "FLOAT16";
+    case ACL_BF16: return "BF16";
+    case ACL_DOUBLE: return "DOUBLE";
+    case ACL_INT8: return "INT8";
+    case ACL_INT16: return "INT16";
+    case ACL_INT32: return "INT32";
+    case ACL_INT64: return "INT64";
+    case ACL_UINT8: return "UINT8";
+    case ACL_BOOL: return "BOOL";
+    default: return "?";
+  }
+}
+
+// torch.can_cast, written out: no floating -> integral / BOOL, no non-BOOL -> BOOL.
+bool castable(aclDataType from, aclDataType to) {
+  if (to == ACL_BOOL) return from == ACL_BOOL;
+  return !(harness::is_float(from) && !harness::is_float(to));
+}
+
+::testing::AssertionResult all_equal(const DeviceTensor &t, double want) {
+  for (double v : t.values()) {
+    const bool same = (std::isnan(v) && std::isnan(want)) || (v == want && std::signbit(v) == std::signbit(want));
+    if (!same) return ::testing::AssertionFailure() << v << " vs expected " << want;
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// Every (value, destination) dtype pair; the destination transposed + offset, 1-D, 0-d or empty; the
+// value 0-d or a [1] view at an offset, with NaN, infinities and -0.0 (its sign kept).
+TEST_P(CopyTableOneElement, EveryDtypePairShapeAndSpecialValue) {
+  reseed_for_current_test();
+  const CopyTableCase &c = GetParam();
+  const double floats[] = {-7.25, 3.5e38, NAN, INFINITY, -INFINITY, -0.0, 1e-30};
+  int checked = 0;
+  for (aclDataType to : c.dtypes)
+    for (aclDataType from : c.dtypes)
+      for (int form = 0; form < 4; ++form) {
+        SCOPED_TRACE(::testing::Message() << c.name << " " << c.src_name << " " << from << " -> " << c.dst_name << " "
+                                          << to << " form " << form);
+        Dev dst = form == 0   ? make_view({2, 3, 4}, to, true)
+                  : form == 1 ? std::make_unique<DeviceTensor>(Dims{5}, to)
+                  : form == 2 ? std::make_unique<DeviceTensor>(Dims{}, to)
+                              : std::make_unique<DeviceTensor>(Dims{0, 3}, to);
+        Dev src = form % 2 ? std::make_unique<DeviceTensor>(Dims{1}, from, Dims{1}, 2, 4)
+                           : std::make_unique<DeviceTensor>(Dims{}, from);
+        if (!castable(from, to)) {
+          EXPECT_TRUE(fails_with(run(c, dst.get(), src.get()), ACLNN_ERR_PARAM_INVALID,
+                                 {c.src_name.c_str(), name_of(from), name_of(to)}));
+          continue;
+        }
+        const double v = harness::is_float(from) ? floats[pick(0, 6)] : from == ACL_BOOL ? 1 : from == ACL_UINT8 ? 201 : -37;
+        src->set_values({v});
+        dst->poison();
+        ASSERT_EQ(run(c, dst.get(), src.get()), 0) << aclGetRecentErrMsg();
+        EXPECT_TRUE(all_equal(*dst, convert(src->values()[0], to)));
+        EXPECT_TRUE(dst->untouched_outside_view());
+        ++checked;
+      }
+  EXPECT_GT(checked, 100);
+}
+
+// A repeatable executor writes the value each launch finds.
+TEST_P(CopyTableOneElement, ValueReadAtLaunch) {
+  const CopyTableCase &c = GetParam();
+  DeviceTensor dst({3, 2}, ACL_FLOAT), src({}, ACL_DOUBLE);
+  src.set_values({1.5});
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  CopyArgs a{dst, src, nullptr, ACL_FLOAT};
+  ASSERT_EQ(c.phase1(a, &ws, &ex), 0) << aclGetRecentErrMsg();
+  ASSERT_EQ(aclSetAclOpExecutorRepeatable(ex), 0);
+  void *w = nullptr;
+  if (ws) ASSERT_EQ(aclrtMalloc(&w, ws, ACL_MEM_MALLOC_HUGE_FIRST), 0);
+  for (double v : {1.5, -2.0}) {
+    src.set_values({v});
+    ASSERT_EQ(c.launch(w, ws, ex, nullptr), 0) << aclGetRecentErrMsg();
+    ASSERT_EQ(aclrtSynchronizeDevice(), 0);
+    EXPECT_TRUE(all_equal(dst, v));
+  }
+  aclDestroyAclOpExecutor(ex);
+  if (w) aclrtFree(w);
+}
+
 // The fills (a value, or 0).
 class CopyTableFill : public ::testing::TestWithParam<CopyTableCase> {};
 
@@ -212,7 +305,11 @@ TEST_P(CopyTable, ErrorsNameTheArgument) {
     EXPECT_TRUE(fails(call(dst, nullptr, value, ACL_INT32), ACLNN_ERR_PARAM_NULLPTR, c.src_name));
     DeviceTensor wrong({4, 3}, ACL_FLOAT);
     EXPECT_TRUE(fails(call(dst, wrong, value, ACL_INT32), ACLNN_ERR_PARAM_INVALID, "[4, 3]"));
-    if (c.broadcast) {
+    if (c.one_element) {
+      DeviceTensor col({2, 1}, ACL_FLOAT), one11({1, 1}, ACL_FLOAT);
+      EXPECT_TRUE(fails(call(dst, col, value, ACL_INT32), ACLNN_ERR_PARAM_INVALID, c.src_name));
+      EXPECT_TRUE(fails(call(dst, one11, value, ACL_INT32), ACLNN_ERR_PARAM_INVALID, "[1, 1]"));
+    } else if (c.broadcast) {
       DeviceTensor col({2, 1}, ACL_FLOAT);
       ASSERT_EQ(call(dst, col, value, ACL_INT32), 0) << aclGetRecentErrMsg();
       aclDestroyAclOpExecutor(ex);
@@ -222,6 +319,10 @@ TEST_P(CopyTable, ErrorsNameTheArgument) {
     }
   }
   if (c.has_value()) EXPECT_TRUE(fails(call(dst, nullptr, nullptr, ACL_INT32), ACLNN_ERR_PARAM_NULLPTR, c.value_name));
+  {  // a destination dtype outside the rule
+    DeviceTensor u16({2, 3}, ACL_UINT16), one({}, ACL_INT32);
+    EXPECT_TRUE(fails(call(u16, c.has_src() ? one.get() : nullptr, value, ACL_UINT16), ACLNN_ERR_PARAM_INVALID, c.dst_name));
+  }
   if (!c.dtype_name.empty()) {
     EXPECT_TRUE(fails(call(dst, src, value, ACL_FLOAT16), ACLNN_ERR_PARAM_INVALID, "FLOAT16"));
     EXPECT_TRUE(fails(call(dst, src, value, ACL_FLOAT16), ACLNN_ERR_PARAM_INVALID, "INT32"));
@@ -232,7 +333,10 @@ TEST_P(CopyTable, ErrorsNameTheArgument) {
 
 INSTANTIATE_TEST_SUITE_P(Tables, CopyTable, ::testing::ValuesIn(all_cases()), harness::case_name<CopyTableCase>);
 INSTANTIATE_TEST_SUITE_P(Tables, CopyTableSource,
-                         ::testing::ValuesIn(cases_where([](const CopyTableCase &c) { return c.has_src(); })),
+                         ::testing::ValuesIn(cases_where([](const CopyTableCase &c) { return c.has_src() && !c.one_element; })),
+                         harness::case_name<CopyTableCase>);
+INSTANTIATE_TEST_SUITE_P(Tables, CopyTableOneElement,
+                         ::testing::ValuesIn(cases_where([](const CopyTableCase &c) { return c.one_element; })),
                          harness::case_name<CopyTableCase>);
 INSTANTIATE_TEST_SUITE_P(Tables, CopyTableFill,
                          ::testing::ValuesIn(cases_where([](const CopyTableCase &c) { return !c.has_src(); })),

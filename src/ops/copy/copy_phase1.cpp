@@ -25,7 +25,14 @@ void copy_phase1(core::OpBuilder &b, const CopyRule &rule, const CopyCall &c) {
   const core::Shape shape = core::Shape::of(*c.dst);
   if (has_src) {
     const core::Shape from = core::Shape::of(*c.src);
-    if (!rule.broadcast) {
+    if (rule.one_element) {
+      if (c.src->ndim > 1 || c.src->numel() != 1)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; it must be 0-d or 1-D with one element", c.src_name,
+                    from.str().c_str());
+      if (!core::can_cast(c.src->dtype, c.dst->dtype))
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s, which cannot be cast to %s's dtype %s", c.src_name,
+                    core::dtype_name(c.src->dtype), c.dst_name, core::dtype_name(c.dst->dtype));
+    } else if (!rule.broadcast) {
       core::check_shape_equals(*c.dst, c.dst_name, from);
     } else if (!(core::broadcast_shapes(shape, c.dst_name, from, c.src_name) == shape)) {
       throw_error(ACLNN_ERR_PARAM_INVALID, "%s %s cannot be broadcast to %s %s", c.src_name, from.str().c_str(),
@@ -43,7 +50,13 @@ void copy_phase1(core::OpBuilder &b, const CopyRule &rule, const CopyCall &c) {
   if (has_src) {
     spec.op = kernels::EwOp::kIdentity;
     spec.compute_dtype = conversion_compute_dtype(c.src->dtype, c.dst->dtype);
-    record_elementwise(b, spec, dst_slot, {EwInput::tensor(src_slot)});
+    if (rule.one_element) {  // its 0-d view broadcasts to every element
+      aclTensor scalar_view = b.tensor(src_slot);
+      scalar_view.ndim = 0;
+      record_elementwise(b, spec, dst_slot, {EwInput::tensor_view(src_slot, scalar_view)});
+    } else {
+      record_elementwise(b, spec, dst_slot, {EwInput::tensor(src_slot)});
+    }
     return;
   }
   // A fill: the value converted from its own dtype (an INT64 beyond 2^53 stays exact), or 0.
