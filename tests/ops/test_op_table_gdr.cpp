@@ -20,6 +20,7 @@
 
 #include "float64_refs.h"
 #include "op_table_harness.h"
+#include "error_cases.h"
 #include "test_util.h"
 
 namespace opsnn::test {
@@ -247,47 +248,29 @@ TEST_P(OpTableGdr, ErrorsNameTheArgument) {
       << aclGetRecentErrMsg();
   uint64_t ws = 0;
   aclOpExecutor *ex = nullptr;
+  auto phase1 = [&](const GdrArgs &a, uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); };
   auto fails = [&](const GdrArgs &a, int code, std::initializer_list<const char *> needles) {
     return fails_with(c.phase1(a, &ws, &ex), code, needles);
   };
-  // Nulls: every argument but g / gk.
-  struct Field {
-    aclTensor *GdrArgs::*m;
-    const char *name;
-  };
-  const Field fields[] = {{&GdrArgs::query, "query"}, {&GdrArgs::key, "key"}, {&GdrArgs::value, "value"},
-                          {&GdrArgs::beta, "beta"}, {&GdrArgs::state, "stateRef"},
-                          {&GdrArgs::act_len, "actualSeqLengths"}, {&GdrArgs::state_idx, "ssmStateIndices"},
-                          {&GdrArgs::g, "g"}, {&GdrArgs::gk, "gk"}, {&GdrArgs::accepted, "numAcceptedTokens"},
-                          {&GdrArgs::out, "out"}};
-  for (const Field &f : fields) {
-    GdrArgs a = good;
-    a.*f.m = nullptr;
-    if (std::string(f.name) == "g" || std::string(f.name) == "gk")
-      EXPECT_EQ(c.phase1(a, &ws, &ex), 0) << f.name << ": " << aclGetRecentErrMsg();
-    else
-      EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, f.name})) << f.name;
-  }
-  // Dtypes: a wrong one for each argument.
+  using F = harness::ArgField<GdrArgs>;
+  const std::vector<F> fields = {{&GdrArgs::query, "query"}, {&GdrArgs::key, "key"}, {&GdrArgs::value, "value"},
+                                 {&GdrArgs::beta, "beta"}, {&GdrArgs::state, "stateRef"},
+                                 {&GdrArgs::act_len, "actualSeqLengths"}, {&GdrArgs::state_idx, "ssmStateIndices"},
+                                 {&GdrArgs::g, "g", true}, {&GdrArgs::gk, "gk", true},
+                                 {&GdrArgs::accepted, "numAcceptedTokens"}, {&GdrArgs::out, "out"}};
+  harness::expect_each_rejected(api, good, fields, {}, ACLNN_ERR_PARAM_NULLPTR, nullptr, phase1);
+  // A wrong dtype for each argument.
   DeviceTensor qd({T, Nk, Dk}, ACL_DOUBLE), kh({T, Nk, Dk}, ACL_FLOAT16), vh({T, Nv, Dv}, ACL_FLOAT16),
       bi({T, Nv}, ACL_INT32), sd({6, Nv, Dv, Dk}, ACL_DOUBLE), l64({2}, ACL_INT64), i64({T}, ACL_INT64),
       gh({T, Nv}, ACL_DOUBLE), gkh({T, Nv, Dk}, ACL_INT8), a64({2}, ACL_INT64), oh({T, Nv, Dv}, ACL_BF16);
-  aclTensor *bad_dtype[] = {qd, kh, vh, bi, sd, l64, i64, gh, gkh, a64, oh};
-  for (size_t i = 0; i < 11; ++i) {
-    GdrArgs a = good;
-    a.*fields[i].m = bad_dtype[i];
-    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, fields[i].name, "dtype"})) << fields[i].name;
-  }
-  // Shapes: a wrong one for each argument (query's changes T: key then mismatches it).
+  harness::expect_each_rejected(api, good, fields, {qd, kh, vh, bi, sd, l64, i64, gh, gkh, a64, oh},
+                                ACLNN_ERR_PARAM_INVALID, "dtype", phase1);
+  // A wrong shape for each argument (query's changes T: key then mismatches it).
   DeviceTensor q2({T, Nk}, ACL_FLOAT), k3({T, Nk, Dk + 1}, ACL_FLOAT), v3({T + 1, Nv, Dv}, ACL_FLOAT),
       b3({T, Nv + 1}, ACL_FLOAT), s3({6, Nv, Dv, Dk + 1}, ACL_FLOAT), l2({2, 1}, ACL_INT32), i3({T + 1}, ACL_INT32),
       g3({T, 1}, ACL_FLOAT), gk3({T, Nv, Dv}, ACL_FLOAT), a3({3}, ACL_INT32), o3({T, Nv, Dk}, ACL_FLOAT);
-  aclTensor *bad_shape[] = {q2, k3, v3, b3, s3, l2, i3, g3, gk3, a3, o3};
-  for (size_t i = 0; i < 11; ++i) {
-    GdrArgs a = good;
-    a.*fields[i].m = bad_shape[i];
-    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, fields[i].name})) << fields[i].name;
-  }
+  harness::expect_each_rejected(api, good, fields, {q2, k3, v3, b3, s3, l2, i3, g3, gk3, a3, o3},
+                                ACLNN_ERR_PARAM_INVALID, nullptr, phase1);
   DeviceTensor v5({T, 5, Dv}, ACL_FLOAT), b5({T, 5}, ACL_FLOAT);
   GdrArgs a = good;
   a.value = v5;

@@ -17,6 +17,7 @@
 #include "aclnnop/aclnn_rotary_position_embedding.h"
 #include "float64_refs.h"
 #include "op_table_harness.h"
+#include "error_cases.h"
 #include "test_util.h"
 
 namespace opsnn::test {
@@ -206,42 +207,26 @@ TEST_P(OpTableRopeGrad, ErrorsNameTheArgument) {
       << aclGetRecentErrMsg();
   uint64_t ws = 0;
   aclOpExecutor *ex = nullptr;
+  auto phase1 = [&](const RopeGradArgs &a, uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); };
   auto fails = [&](const RopeGradArgs &a, int code, std::initializer_list<const char *> needles) {
     return fails_with(c.phase1(a, &ws, &ex), code, needles);
   };
-  struct Field {
-    aclTensor *RopeGradArgs::*m;
-    const char *name;
-  };
-  const Field fields[] = {{&RopeGradArgs::dy, "dy"},      {&RopeGradArgs::cos, "cos"},       {&RopeGradArgs::sin, "sin"},
-                          {&RopeGradArgs::x, "xOptional"}, {&RopeGradArgs::dx, "dxOut"},     {&RopeGradArgs::dcos, "dcosOut"},
-                          {&RopeGradArgs::dsin, "dsinOut"}};
-  for (const Field &f : fields) {
-    RopeGradArgs a = good;
-    a.*f.m = nullptr;
-    if (std::string(f.name) == "xOptional")
-      EXPECT_EQ(c.phase1(a, &ws, &ex), 0) << aclGetRecentErrMsg();
-    else
-      EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, f.name})) << f.name;
-  }
+  using F = harness::ArgField<RopeGradArgs>;
+  const std::vector<F> fields = {{&RopeGradArgs::dy, "dy"},          {&RopeGradArgs::cos, "cos"},
+                                 {&RopeGradArgs::sin, "sin"},        {&RopeGradArgs::x, "xOptional", true},
+                                 {&RopeGradArgs::dx, "dxOut"},       {&RopeGradArgs::dcos, "dcosOut"},
+                                 {&RopeGradArgs::dsin, "dsinOut"}};
+  harness::expect_each_rejected(api, good, fields, {}, ACLNN_ERR_PARAM_NULLPTR, nullptr, phase1);
   // A wrong dtype for each tensor (dy's outside the rule, the others not dy's).
   DeviceTensor dyd({2, 3, 4}, ACL_DOUBLE), ch({1, 3, 4}, ACL_FLOAT16), sb({1, 3, 4}, ACL_BF16), xi({2, 3, 4}, ACL_INT32),
       dxh({2, 3, 4}, ACL_FLOAT16), dch({1, 3, 4}, ACL_FLOAT16), dsh({1, 3, 4}, ACL_DOUBLE);
-  aclTensor *bad_dtype[] = {dyd, ch, sb, xi, dxh, dch, dsh};
-  for (size_t i = 0; i < 7; ++i) {
-    RopeGradArgs a = good;
-    a.*fields[i].m = bad_dtype[i];
-    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, fields[i].name, "dtype"})) << fields[i].name;
-  }
+  harness::expect_each_rejected(api, good, fields, {dyd, ch, sb, xi, dxh, dch, dsh}, ACLNN_ERR_PARAM_INVALID, "dtype",
+                                phase1);
   // Shapes.
   DeviceTensor dy5({2, 3, 5}, ACL_FLOAT), c2({2, 2, 4}, ACL_FLOAT), s2({2, 3, 4}, ACL_FLOAT), x2({2, 3, 2}, ACL_FLOAT),
       dx2({3, 3, 4}, ACL_FLOAT), dc2({2, 3, 4}, ACL_FLOAT), ds2({3, 4}, ACL_FLOAT);
-  aclTensor *bad_shape[] = {dy5, c2, s2, x2, dx2, dc2, ds2};
-  for (size_t i = 0; i < 7; ++i) {
-    RopeGradArgs a = good;
-    a.*fields[i].m = bad_shape[i];
-    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, fields[i].name})) << fields[i].name;
-  }
+  harness::expect_each_rejected(api, good, fields, {dy5, c2, s2, x2, dx2, dc2, ds2}, ACLNN_ERR_PARAM_INVALID, nullptr,
+                                phase1);
   for (int64_t mode : {2, 3, 4, -1}) {
     RopeGradArgs a = good;
     a.mode = mode;
