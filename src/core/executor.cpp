@@ -195,6 +195,15 @@ void release_executor(aclOpExecutor *ex) {
   if (!ExecutorCache::give(ex)) delete ex;
 }
 
+bool is_small_launch(const aclOpExecutor &ex) {
+  uint64_t bytes = ex.workspace_size;
+  for (const aclTensor &t : ex.slots) {
+    bytes += static_cast<uint64_t>(t.numel()) * dtype_size(t.dtype);
+    if (bytes > kSmallLaunchBytes) return false;
+  }
+  return bytes <= kSmallLaunchBytes;
+}
+
 namespace {
 
 int launch_executor_impl(const char *api, void *workspace, uint64_t workspace_size, aclOpExecutor *handle,
@@ -273,7 +282,8 @@ int launch_executor_impl(const char *api, void *workspace, uint64_t workspace_si
   };
 
   // An idle stream may run it right here (rt::enqueue_task, OPSNN_LAUNCH_INLINE).
-  if (rt::enqueue_task(stream, task, /*may_inline=*/true) != ACL_SUCCESS) {
+  const rt::InlineRule rule = ex->small ? rt::InlineRule::kIfIdle : rt::InlineRule::kIfIdleAndLast;
+  if (rt::enqueue_task(stream, task, rule) != ACL_SUCCESS) {
     // The queue refused the work (bad stream): nothing was consumed (the task, dropped with the
     // refused work, has returned its executor reference).
     std::string msg = last_error_message();

@@ -74,6 +74,9 @@ struct aclOpExecutor {
   opsnn::core::WorkspacePlan workspace;       // the blocks phase 1 booked, by key
   uint64_t workspace_size = 0;                  // what phase 1 reported (the plan, rounded, + slack)
   bool repeatable = false;
+  // At most kSmallLaunchBytes of tensors and workspace (phase 1 sets it): handing such a launch
+  // to a stream's worker costs more than running it, so it may run inline on any idle stream.
+  bool small = false;
   // Verbose mode only (core/verbose.h): the implementations phase 1 chose, for the exec lines.
   std::shared_ptr<opsnn::core::Phase1Trace> trace;
   std::atomic<int> refs{1};  // the owner's reference plus one per queued launch
@@ -99,6 +102,11 @@ void release_executor(aclOpExecutor *ex);
 // at `start_ns`, or a failed one.
 void record_phase1(const aclOpExecutor &ex, int64_t start_ns, int status);
 void record_phase1_failure(const char *api, int64_t start_ns, int status);
+
+// The bytes of an executor's tensors (every slot's extent) and workspace at most which its launch
+// counts as small (aclOpExecutor::small; rt::enqueue_task's inline rule).
+inline constexpr uint64_t kSmallLaunchBytes = 64 * 1024;
+bool is_small_launch(const aclOpExecutor &ex);
 
 // Phase 2 of every op.
 int launch_executor(const char *api, void *workspace, uint64_t workspace_size, aclOpExecutor *ex,

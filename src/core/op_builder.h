@@ -126,6 +126,7 @@ int phase1(const char *api, uint64_t *workspace_size, aclOpExecutor **executor, 
     // kWorkspaceSlack bytes so the launch can align any client pointer (launch_executor).
     if (ex->workspace_size > 0) ex->workspace_size = (ex->workspace_size + 63) / 64 * 64 + kWorkspaceSlack;
     *workspace_size = ex->workspace_size;
+    ex->small = is_small_launch(*ex);
     verbose.done();
     if (profiling) record_phase1(*ex, t0, 0);
     *executor = register_executor(ex.release());  // the client gets a handle, not the address

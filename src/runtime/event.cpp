@@ -308,7 +308,7 @@ ACL_FUNC_VISIBILITY aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream 
     if (first != 0) set_last_error(first, std::move(first_msg));
     return first;
   });
-  return s->push_task(t, m->never_blocks);
+  return s->push_task(t, m->never_blocks ? InlineRule::kIfIdleAndLast : InlineRule::kNever);
 }
 
 ACL_FUNC_VISIBILITY aclError aclmdlRIExecute(aclmdlRI modelRI, int32_t timeout) {

@@ -36,17 +36,23 @@ struct Task {
 
 // Launch policy (OPSNN_LAUNCH_INLINE, read once; docs/ARCHITECTURE.md "Launch path"):
 //   1 (default): a launch runs on the calling thread when its stream is idle (nothing queued or
-//                running, not capturing) and is the stream this thread pushed to last (a thread
-//                alternating between streams gets them to run side by side) - stream order and
-//                event order are those of the queue;
+//                running, not capturing) and either is the stream this thread pushed to last (a
+//                thread alternating between streams gets large ops to run side by side) or is a
+//                small launch (core::kSmallLaunchBytes: the hand-over to a worker would cost more
+//                than the op) - stream order and event order are those of the queue;
 //   0:           every launch is queued for the stream's worker thread.
 bool inline_launch_enabled();
 void set_inline_launch_for_testing(int mode);  // 0, 1, or -1 = back to the environment
 
 // Appends `task` (ownership of its bytes passes to the stream, also on failure: then it is
-// dropped). With `may_inline` and the inline policy on, an idle stream runs it on the calling
-// thread before returning; its failure is then reported like a queued one (at synchronisation).
-aclError enqueue_task(aclrtStream stream, Task &task, bool may_inline);
+// dropped). With the inline policy on and `rule` met, the calling thread runs it before returning
+// instead; its failure is then reported like a queued one (at synchronisation).
+enum class InlineRule {
+  kNever,          // always queued (work that may block: event waits)
+  kIfIdleAndLast,  // inline when the stream is idle and this thread pushed to it last
+  kIfIdle,         // inline when the stream is idle (a small launch)
+};
+aclError enqueue_task(aclrtStream stream, Task &task, InlineRule rule);
 
 // True when the runtime is usable (aclInit or aclrtSetDevice has run, or is implied).
 // Launching without aclInit still works: the runtime initialises itself on first use.

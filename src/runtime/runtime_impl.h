@@ -45,7 +45,7 @@ int run_task(const Task &task);
 // a push claims a ticket with one compare-and-swap, writes the cell and publishes it; no heap
 // allocation, no mutex, and no futex wake-up unless the worker went to sleep (it spins for
 // kIdleSpin first). An idle stream may instead run a launch on the calling thread (push_task,
-// inline policy, when the thread pushed to this stream last): the caller claims the next ticket
+// inline policy, when the thread pushed to this stream last or the launch is small): the caller claims the next ticket
 // only when every earlier one has completed, so the worker (and any later push) waits behind it
 // exactly as behind a queued item.
 class Stream {
@@ -61,9 +61,9 @@ class Stream {
   // `may_inline`: the work never blocks (an event record, a copy), so an idle stream may run it on
   // the calling thread like a launch.
   aclError push(Work &&work, bool may_inline = false);
-  // The same for a Task; runs it on the calling thread instead when `may_inline`, the inline
-  // policy is on and the stream is idle. Ownership of the task's bytes passes to the stream.
-  aclError push_task(Task &task, bool may_inline);
+  // The same for a Task; runs it on the calling thread instead when the inline policy is on and
+  // `rule` holds (enqueue_task). Ownership of the task's bytes passes to the stream.
+  aclError push_task(Task &task, InlineRule rule);
   // Waits until every item enqueued before the call has completed. timeout_ms < 0: no limit.
   // Returns false on timeout. Never consumes the recorded error.
   bool wait_idle(int64_t timeout_ms = -1);

@@ -97,26 +97,28 @@ Stream::~Stream() {
 
 aclError Stream::push(Work &&work, bool may_inline) {
   Task t = work_task(std::move(work));
-  return push_task(t, may_inline);
+  return push_task(t, may_inline ? InlineRule::kIfIdleAndLast : InlineRule::kNever);
 }
 
-aclError Stream::push_task(Task &task, bool may_inline) {
+aclError Stream::push_task(Task &task, InlineRule rule) {
   if (capturing_.load(std::memory_order_acquire)) {
     std::lock_guard<std::mutex> lk(mu_);
     if (capture_) {  // recorded, not run: the model owns the task from now on
       if (task.keep) task.keep(task);
       capture_->works.push_back(task);
-      capture_->never_blocks = capture_->never_blocks && may_inline;
+      capture_->never_blocks = capture_->never_blocks && rule != InlineRule::kNever;
       return ACL_SUCCESS;
     }
   }
-  // A thread that alternates between streams wants them to run side by side: only a push to the
-  // stream this thread pushed to last may run inline.
+  // A thread that alternates between streams wants large ops to run side by side: only a push to
+  // the stream this thread pushed to last may run inline, unless the work is small (a hand-over to
+  // the worker would cost more than running it here).
   static thread_local uint64_t last_stream = 0;
   const bool same_stream = last_stream == id;
   last_stream = id;
+  const bool may_inline = rule == InlineRule::kIfIdle || (rule == InlineRule::kIfIdleAndLast && same_stream);
   uint64_t t = enqueued.load(std::memory_order_acquire);
-  if (may_inline && same_stream && completed.load(std::memory_order_acquire) == t && inline_launch_enabled() &&
+  if (may_inline && completed.load(std::memory_order_acquire) == t && inline_launch_enabled() &&
       enqueued.compare_exchange_strong(t, t + 1, std::memory_order_acq_rel)) {
     // Every earlier item has completed and ticket t is ours: nothing can run before or beside it
     // on this stream (the worker waits for cell t, later pushes queue behind it).
@@ -390,19 +392,19 @@ Stream *resolve_stream(aclrtStream handle, const char *api, aclError *err) {
   return cache.stream.get();
 }
 
-aclError enqueue_task(aclrtStream stream, Task &task, bool may_inline) {
+aclError enqueue_task(aclrtStream stream, Task &task, InlineRule rule) {
   aclError err;
   Stream *s = resolve_stream(stream, "enqueue", &err);
   if (!s) {
     drop_task(task);
     return err;
   }
-  return s->push_task(task, may_inline);
+  return s->push_task(task, rule);
 }
 
 aclError enqueue(aclrtStream stream, Work work) {
   Task t = work_task(std::move(work));
-  return enqueue_task(stream, t, false);
+  return enqueue_task(stream, t, InlineRule::kNever);
 }
 
 std::vector<std::shared_ptr<Stream>> snapshot_streams(int device) {

@@ -16,6 +16,7 @@
 using namespace std::chrono_literals;
 using opsnn::rt::enqueue;
 using opsnn::rt::enqueue_task;
+using opsnn::rt::InlineRule;
 using opsnn::rt::Task;
 
 namespace {
@@ -60,9 +61,9 @@ Task probe_task(Probe *p, int value) {
   return t;
 }
 
-aclError launch(aclrtStream s, Probe *p, int value) {
+aclError launch(aclrtStream s, Probe *p, int value, InlineRule rule = InlineRule::kIfIdleAndLast) {
   Task t = probe_task(p, value);
-  return enqueue_task(s, t, /*may_inline=*/true);
+  return enqueue_task(s, t, rule);
 }
 
 // Queues host work that holds the stream until `release` (then logs -1 into `p`, if given).
@@ -117,6 +118,25 @@ TEST_F(LaunchPathTest, IdleStreamRunsALaunchOnTheCallingThreadWithoutKeepingIt) 
   ASSERT_ACL_OK(aclrtSynchronizeStream(other));
   ASSERT_ACL_OK(aclrtSynchronizeStream(s));
   EXPECT_EQ(q.keeps.load(), 2);
+  // A small launch (kIfIdle) runs inline on any idle stream, alternating or not.
+  Probe r;
+  ASSERT_ACL_OK(launch(other, &r, 0, InlineRule::kIfIdle));
+  ASSERT_ACL_OK(launch(s, &r, 1, InlineRule::kIfIdle));
+  EXPECT_EQ(r.runs.load(), 2);  // both done before their launches returned
+  EXPECT_EQ(r.keeps.load(), 0);
+  ASSERT_EQ(r.threads.size(), 2u);
+  EXPECT_EQ(r.threads[0], std::this_thread::get_id());
+  EXPECT_EQ(r.threads[1], std::this_thread::get_id());
+  // ... but never past queued work: behind a held stream it queues and runs after it.
+  std::atomic<bool> release{false};
+  Probe h;
+  ASSERT_ACL_OK(hold_until(other, release, &h));
+  ASSERT_ACL_OK(launch(other, &h, 7, InlineRule::kIfIdle));
+  std::this_thread::sleep_for(2ms);
+  EXPECT_EQ(h.runs.load(), 0);
+  release = true;
+  ASSERT_ACL_OK(aclrtSynchronizeStream(other));
+  EXPECT_EQ(h.log, (std::vector<int>{-1, 7}));
   ASSERT_ACL_OK(aclrtDestroyStream(other));
   aclrtStreamStatus st;
   ASSERT_ACL_OK(aclrtStreamQuery(s, &st));
@@ -238,7 +258,7 @@ TEST_F(LaunchPathTest, EventChainsOrderInlineLaunchesAcrossStreams) {
       x.stage->store(x.base + 3);
       return 0;
     };
-    ASSERT_ACL_OK(enqueue_task(c, t, true));
+    ASSERT_ACL_OK(enqueue_task(c, t, InlineRule::kIfIdleAndLast));
     if (rng() % 4 == 0) ASSERT_ACL_OK(aclrtSynchronizeStream(c));
     else ASSERT_ACL_OK(aclrtSynchronizeEvent(eb));
     ASSERT_ACL_OK(aclrtSynchronizeStream(c));
@@ -346,7 +366,7 @@ TEST_F(LaunchPathTest, InlineFailureIsReportedAtSynchronisation) {
     opsnn::set_last_error(ACL_ERROR_RT_INTERNAL_ERROR, "inline probe failed");
     return static_cast<int>(ACL_ERROR_RT_INTERNAL_ERROR);
   };
-  ASSERT_ACL_OK(enqueue_task(s, t, true));
+  ASSERT_ACL_OK(enqueue_task(s, t, InlineRule::kIfIdleAndLast));
   EXPECT_ACL_ERROR(aclrtSynchronizeStream(s), ACL_ERROR_RT_INTERNAL_ERROR, "inline probe failed");
   ASSERT_ACL_OK(aclrtSynchronizeStream(s));  // reported once
 }
