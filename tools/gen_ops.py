@@ -613,7 +613,7 @@ def nary_rule_name(op, v):
 def render_nary_pair(op, name, ptext, params, operands, inplace):
     lines = [f'extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnn{name}GetWorkspaceSize({ptext},',
              "    uint64_t *workspaceSize, aclOpExecutor **executor) {",
-             f'  return ::opsnn::core::phase1("aclnn{name}", workspaceSize, executor, [&](::opsnn::core::OpBuilder &b) {{']
+             f'  return ::opsnn::core::phase1({keyed_api(name, params)}, workspaceSize, executor, [&](::opsnn::core::OpBuilder &b) {{']
     lines += render_nary_values(op)
     if op.kernel_attr in op.strings:
         a = op.kernel_attr
@@ -1001,11 +1001,18 @@ def family_entry_head(table, phase1_fn, phase1_header, usings):
     return out + [""] + [f"using {u};" for u in usings] + ["", "namespace {"]
 
 
+def keyed_api(name, params):
+    """The first argument of core::phase1 in an entry point: the API and every parameter, the key of
+    the phase-1 plan cache (core/plan_cache.h)."""
+    args = ", ".join([f'"aclnn{name}"'] + [p.name for p in params])
+    return f"::opsnn::core::keyed({args})"
+
+
 def family_entry_open(op, call_type):
     """An entry point's first lines, up to the declared call struct `c`."""
     return [f'extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnn{op.name}GetWorkspaceSize({op.params_text},',
             "    uint64_t *workspaceSize, aclOpExecutor **executor) {",
-            f'  return ::opsnn::core::phase1("aclnn{op.name}", workspaceSize, executor, '
+            f'  return ::opsnn::core::phase1({keyed_api(op.name, op.params)}, workspaceSize, executor, '
             "[&](::opsnn::core::OpBuilder &b) {",
             f"    {call_type} c;"]
 
@@ -1108,7 +1115,7 @@ def render_entry_pair(op, name, ptext, params, inplace):
     tensor = [p for p in params if p.kind == "tensor"][0]
     lines = [f'extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnn{name}GetWorkspaceSize({ptext},',
              "    uint64_t *workspaceSize, aclOpExecutor **executor) {",
-             f'  return ::opsnn::core::phase1("aclnn{name}", workspaceSize, executor, [&](::opsnn::core::OpBuilder &b) {{',
+             f'  return ::opsnn::core::phase1({keyed_api(name, params)}, workspaceSize, executor, [&](::opsnn::core::OpBuilder &b) {{',
              f"    ::opsnn::ops::UnaryCall c{{k{op.name}Rule}};"]
     # Null checks and parameter values in prototype order.
     for p in params:

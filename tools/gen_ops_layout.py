@@ -169,17 +169,17 @@ def render_entry(g, table):
                    f"{g.mask(op.dtypes)}, {str(op.out_dtype == 'castable').lower()}, {op.pad_dims}}};")
     out += ["}  // namespace", ""]
     for op in table.ops:
-        out += entry_pair(op, op.name, op.params_text, op.params, op.input if op.no_output else None)
+        out += entry_pair(g, op, op.name, op.params_text, op.params, op.input if op.no_output else None)
         if op.inplace:
             name, ptext, params, t = op.inplace
-            out += entry_pair(op, name, ptext, params, t)
+            out += entry_pair(g, op, name, ptext, params, t)
     return "\n".join(out) + "\n"
 
 
-def entry_pair(op, name, ptext, params, inplace_tensor):
+def entry_pair(g, op, name, ptext, params, inplace_tensor):
     lines = [f'extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnn{name}GetWorkspaceSize({ptext},',
              "    uint64_t *workspaceSize, aclOpExecutor **executor) {",
-             f'  return ::opsnn::core::phase1("aclnn{name}", workspaceSize, executor, '
+             f'  return ::opsnn::core::phase1({g.keyed_api(name, params)}, workspaceSize, executor, '
              "[&](::opsnn::core::OpBuilder &b) {",
              "    ::opsnn::ops::LayoutCall c;"]
     for p in params:

@@ -3,6 +3,8 @@
 // sysconf, NEON and DotProd (auxv) on aarch64. Detected once per process; OPSNN_MAX_ISA caps the reported tier.
 #include "core/cpu_features.h"
 
+#include "core/plan_cache.h"
+
 #include <unistd.h>
 
 #include <cctype>
@@ -204,6 +206,7 @@ bool use_reference_kernels() { return reference_flag(); }
 void reset_kernel_env_for_testing(const char *max_isa, const char *kernels) {
   features() = detect(max_isa);
   reference_flag() = reference_from(kernels);
+  bump_plan_epoch();  // plans chose kernels under the old environment
 }
 
 }  // namespace opsnn::core

@@ -70,13 +70,16 @@ struct aclOpExecutor {
   std::vector<int> input_index;                 // flat input index  -> slot (-1: tensor was null)
   std::vector<int> output_index;                // flat output index -> slot (-1: tensor was null)
   std::vector<std::pair<size_t, std::vector<int>>> lists;  // prototype position -> slots of a tensor list
-  std::vector<std::unique_ptr<opsnn::core::Step>> steps;
+  std::vector<std::shared_ptr<opsnn::core::Step>> steps;  // shared with the plan cache's copy (immutable)
   opsnn::core::WorkspacePlan workspace;       // the blocks phase 1 booked, by key
   uint64_t workspace_size = 0;                  // what phase 1 reported (the plan, rounded, + slack)
   bool repeatable = false;
   // At most kSmallLaunchBytes of tensors and workspace (phase 1 sets it): handing such a launch
   // to a stream's worker costs more than running it, so it may run inline on any idle stream.
   bool small = false;
+  // False when the steps refer to the caller's objects (a descriptor rewritten at launch): the
+  // plan is then tied to this call and the plan cache does not keep it.
+  bool plan_cacheable = true;
   // Verbose mode only (core/verbose.h): the implementations phase 1 chose, for the exec lines.
   std::shared_ptr<opsnn::core::Phase1Trace> trace;
   std::atomic<int> refs{1};  // the owner's reference plus one per queued launch

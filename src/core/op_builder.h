@@ -18,6 +18,7 @@
 #include "core/api_boundary.h"
 #include "core/executor.h"
 #include "core/op_checks.h"
+#include "core/plan_cache.h"
 #include "core/verbose.h"
 #include "runtime/profiler.h"
 
@@ -56,9 +57,12 @@ class OpBuilder {
     return k;
   }
 
+  // The steps keep a pointer to an object of the caller (not a copy): the plan is not reusable.
+  void refers_to_caller_objects() { ex_->plan_cacheable = false; }
+
   template <class S, class... Args>
   S &add_step(Args &&...args) {
-    auto step = std::make_unique<S>(std::forward<Args>(args)...);
+    auto step = std::make_shared<S>(std::forward<Args>(args)...);
     S &ref = *step;
     ex_->steps.push_back(std::move(step));
     return ref;
@@ -133,6 +137,23 @@ int phase1(const char *api, uint64_t *workspace_size, aclOpExecutor **executor, 
     return ACLNN_SUCCESS;
   });
   if (profiling && rc != 0) record_phase1_failure(api, t0, rc);
+  return rc;
+}
+
+// The generated entry points' form: `k` names the call and its arguments' key (core::keyed,
+// plan_cache.h). A cached plan serves it; else phase 1 runs and a successful plan is kept.
+template <class Body>
+int phase1(const KeyedApi &k, uint64_t *workspace_size, aclOpExecutor **executor, Body &&body) {
+  if (k.key == nullptr) return phase1(k.api, workspace_size, executor, std::forward<Body>(body));
+  int rc = 0;
+  if (plan_cache_serve(k, workspace_size, executor, &rc)) return rc;
+  // The key's bytes are the thread's buffer, which a nested phase 1 could reuse: kept here.
+  const std::string key = k.key->bytes();
+  const uint64_t hash = k.key->hash();
+  set_plan_cache_state("miss");
+  rc = phase1(k.api, workspace_size, executor, std::forward<Body>(body));
+  set_plan_cache_state("off");
+  if (rc == 0) plan_cache_store(key, hash, *executor);
   return rc;
 }
 

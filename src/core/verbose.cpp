@@ -11,6 +11,7 @@
 #include "core/dtype.h"
 #include "core/executor.h"
 #include "core/impl_list.h"
+#include "core/plan_cache.h"
 
 namespace opsnn::core {
 namespace {
@@ -115,18 +116,27 @@ void Phase1Scope::finish() {
   }
   if (t.impl.empty()) t.impl.push_back('-');
   if (!verbose_on()) return;  // the profiler alone: no line
+  verbose_phase1_line(*ex_, ns);
+}
+
+void verbose_phase1_line(const aclOpExecutor &ex, long long ns) {
+  const Phase1Trace *t = ex.trace.get();
   std::string line = "opsnn_verbose,phase1,";
-  line += ex_->api;
+  line += ex.api;
   line += ",impl=";
-  line += t.impl;
+  line += t ? t->impl : std::string("-");
   line += ",rejected=[";
-  line += t.rejected;
+  if (t) line += t->rejected;
   line += "],in=";
-  append_tensors(&line, *ex_, ex_->input_index);
+  append_tensors(&line, ex, ex.input_index);
   line += ",out=";
-  append_tensors(&line, *ex_, ex_->output_index);
+  append_tensors(&line, ex, ex.output_index);
   line += ",time_us=";
   line += format_us(ns);
+  const PlanCacheStats st = plan_cache_stats();
+  line += ",plan_cache=";
+  line += plan_cache_state();
+  line += ";hits=" + std::to_string(st.hits) + ";misses=" + std::to_string(st.misses);
   emit(line);
 }
 

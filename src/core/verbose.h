@@ -4,7 +4,7 @@
 // ASCEND_GLOBAL_LOG_LEVEL=0 unless OPSNN_LOG says otherwise); OPSNN_VERBOSE=0 turns it off. Read
 // once. Lines go to the log's stream (stderr; stdout with ASCEND_SLOG_PRINT_TO_STDOUT=1):
 //
-//   opsnn_verbose,phase1,<api>,impl=<choices>,rejected=[<rejections>],in=<tensors>,out=<tensors>,time_us=<t>
+//   opsnn_verbose,phase1,<api>,impl=<choices>,rejected=[<rejections>],in=<tensors>,out=<tensors>,time_us=<t>,plan_cache=<c>
 //   opsnn_verbose,exec,<api>,impl=<choices>,time_us=<t>
 //
 //   <choices>     the implementation each engine chose in this phase 1, ';'-separated, each
@@ -14,6 +14,8 @@
 //                 DTYPE[d0xd1x..]{s0xs1x..} (element strides; +offset when non-zero), "null" for
 //                 an absent optional tensor, "-" for none
 //   time_us       phase 1: the whole GetWorkspaceSize; exec: the op's steps when the stream ran them
+//   <c>           the phase-1 plan cache (core/plan_cache.h): hit, miss or off (a phase 1 it does not
+//                 serve), then ";hits=<n>;misses=<n>" counted over all threads so far
 //
 // Fields never contain ','. With verbose mode off, phase 1 and the launch pay one branch each.
 #pragma once
@@ -75,6 +77,8 @@ class Phase1Scope {
 };
 
 long long verbose_now_ns();
+// The phase-1 line of `ex` (its trace), phase 1 having taken `ns` (a plan-cache hit prints it too).
+void verbose_phase1_line(const aclOpExecutor &ex, long long ns);
 // The exec line of a launch whose steps took `ns`.
 void verbose_exec(const aclOpExecutor &ex, long long ns);
 

@@ -145,8 +145,13 @@ class Verbose : public ::testing::Test {
       if (l.kind == "phase1") {
         ++phase1;
         r.first = l;
-        EXPECT_EQ(l.kv.size(), 5u) << s;  // impl, rejected, in, out, time_us
-        for (const char *key : {"impl", "rejected", "in", "out", "time_us"}) EXPECT_EQ(l.kv.count(key), 1u) << key << ": " << s;
+        EXPECT_EQ(l.kv.size(), 6u) << s;  // impl, rejected, in, out, time_us, plan_cache
+        for (const char *key : {"impl", "rejected", "in", "out", "time_us", "plan_cache"})
+          EXPECT_EQ(l.kv.count(key), 1u) << key << ": " << s;
+        // A table op's phase 1 goes through the plan cache (hit or miss); a hand-written one does not.
+        const std::string &pc = l.kv["plan_cache"];
+        EXPECT_TRUE(pc.rfind("hit;hits=", 0) == 0 || pc.rfind("miss;hits=", 0) == 0 || pc.rfind("off;hits=", 0) == 0)
+            << s;
       } else if (l.kind == "exec") {
         ++exec;
         r.second = l;

@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 
+#include "core/plan_cache.h"
 #include "kernels/matmul/gemm.h"
 #include "runtime/runtime.h"
 
@@ -44,8 +45,9 @@ const rt::MemoryObserver kObserver{gemm_prepacked_b_overwritten, gemm_prepacked_
 }  // namespace
 
 void gemm_prepacked_b_mark_in_use() {
-  registry().in_use.store(true, std::memory_order_release);
+  const bool was = registry().in_use.exchange(true, std::memory_order_acq_rel);
   rt::set_memory_observer(&kObserver);
+  if (!was) core::bump_plan_epoch();  // matmuls planned before did not plan for packed B
 }
 
 bool gemm_prepacked_b_in_use() { return registry().in_use.load(std::memory_order_acquire); }

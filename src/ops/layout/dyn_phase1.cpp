@@ -54,6 +54,7 @@ DynOut dyn_out(core::OpBuilder &b, const aclTensor *t, int dyn_dim, const void *
   o.caller = t;
   o.owner = owner;
   core::shape_target_register(t, owner);
+  b.refers_to_caller_objects();  // the launch rewrites this very descriptor
   o.slot = b.output(t);
   o.max = b.tensor(o.slot);
   o.dyn_dim = dyn_dim;
