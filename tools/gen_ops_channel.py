@@ -20,7 +20,7 @@ def resolve(g, table, op):
     kind = g.one(op, "op")
     if kind not in OPS:
         raise g.TableError(f"{op.where}: op '{kind}' is not one of {', '.join(OPS)}")
-    op.kind = OPS[kind]
+    op.kind, op.row_op = OPS[kind], kind
     op.results = ["promoted dtype" if kind == "prelu_backward" else "self's dtype"]
     op.roles = g.roles_by_name(op, ROLES, "a channel-activation op")
     op.input = op.roles.get("self")
@@ -45,7 +45,7 @@ def render_tests(g, tables):
     for t in tables:
         for op in t.ops:
             fields = [f"c.dtypes = {{{', '.join(g.cxx_dtype(d) for d in op.dtypes)}}};",
-                      f"c.op = ::opsnn::ops::ChannelOp::{op.kind};",
+                      f'c.op = "{op.row_op}";',  # the row's `op`
                       f"c.inplace = {'true' if op.kind == 'kRRelu' and 'out' not in op.roles else 'false'};"]
             out += g.family_case(op, {}, "ChannelTableCase", fields, "ChannelArgs", g.role_args(op))
     return "\n".join(out + ["  return v;", "}", ""])
