@@ -74,6 +74,13 @@ inline double logit_grad(double dy, double x, double eps) {
   return x >= eps && x <= 1 - eps ? dy / (x * (1 - x)) : 0.0;
 }
 
+// PReLU (torch.nn.functional.prelu, the channel-activation table): the forward with the channel's
+// weight w (also RReLU with its slope), and the two gradients' terms (torch's prelu backward:
+// gradWeight[c] sums the weight terms of channel c).
+inline double prelu(double x, double w) { return x > 0 ? x : w * x; }
+inline double prelu_grad_input(double g, double x, double w) { return x > 0 ? g : w * g; }
+inline double prelu_grad_weight_term(double g, double x) { return x > 0 ? 0.0 : g * x; }
+
 // erfinv: Newton in long double on erf(y) = x (erfc form in the tail).
 inline double erfinv_ref(double x) {
   if (std::isnan(x) || std::fabs(x) > 1) return NAN;

@@ -1,5 +1,5 @@
 // GLU-family gradients (GluBackward, GeGluBackward, GeGluV3Backward, SwiGluGrad, SituGluGrad,
-// ClippedSwigluGrad), PreluBackward and BinaryCrossEntropyWithLogitsTargetBackward: float64
+// ClippedSwigluGrad) and BinaryCrossEntropyWithLogitsTargetBackward: float64
 // references written here, central finite differences of the forward in double, every dtype,
 // split dims, strided views, groupIndex, determinism of the weight reduction, errors.
 #include <cmath>
@@ -10,7 +10,6 @@
 #include "aclnnop/aclnn_clipped_swiglu_grad.h"
 #include "aclnnop/aclnn_geglu_backward.h"
 #include "aclnnop/aclnn_glu_backward.h"
-#include "aclnnop/aclnn_prelu_backward.h"
 #include "aclnnop/aclnn_situ_glu_grad.h"
 #include "aclnnop/aclnn_swi_glu_grad.h"
 #include "test_util.h"
@@ -316,89 +315,6 @@ TEST(ActivationBackwardGlu, Errors) {
   DeviceTensor gi32({2}, ACL_INT32);
   EXPECT_TRUE(fails_with(aclnnClippedSwigluGradGetWorkspaceSize(g, x, gi32, -1, 1.7, 7, 1, false, out, &ws, &ex),
                          ACLNN_ERR_PARAM_INVALID, {"groupIndexOptional", "INT64"}));
-}
-
-// ---- PreluBackward ----
-
-void check_prelu(aclDataType dt, const std::vector<int64_t> &shape, int64_t wn) {
-  DeviceTensor g(shape, dt), x(shape, dt), w({wn}, dt), gi(shape, dt), gw({wn}, dt);
-  g.fill_random(-2, 2);
-  x.fill_random(-2, 2);
-  w.fill_random(-0.5, 0.5);
-  gi.poison();
-  gw.poison();
-  ASSERT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **e) { return aclnnPreluBackwardGetWorkspaceSize(g, x, w, gi, gw, ws, e); },
-                   aclnnPreluBackward), 0) << aclGetRecentErrMsg();
-  auto gv = g.values(), xv = x.values(), wv = w.values();
-  std::vector<double> ref_in(gv.size()), ref_w(static_cast<size_t>(wn), 0.0);
-  for (int64_t i = 0; i < g.numel(); ++i) {
-    auto idx = unravel(i, shape);
-    const int64_t c = wn == 1 ? 0 : idx[1];
-    const double xi = xv[static_cast<size_t>(i)], gg = gv[static_cast<size_t>(i)];
-    ref_in[static_cast<size_t>(i)] = xi > 0 ? gg : wv[static_cast<size_t>(c)] * gg;
-    if (xi <= 0) ref_w[static_cast<size_t>(c)] += gg * xi;
-  }
-  for (auto &v : ref_in) v = round_to(dt, v);  // tiny products land in FLOAT16 subnormals
-  EXPECT_TRUE(meets_precision(dt, gi.values(), ref_in));
-  EXPECT_TRUE(meets_precision(dt, gw.values(), ref_w));
-  EXPECT_TRUE(gw.untouched_outside_view());
-}
-
-TEST(ActivationBackwardPrelu, ChannelAndSingleWeightEveryDtype) {
-  reseed_for_current_test();
-  for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}) {
-    SCOPED_TRACE(::testing::Message() << "dtype " << dt);
-    check_prelu(dt, {3, 4, 5, 6}, 4);
-    check_prelu(dt, {3, 4, 5, 6}, 1);
-    check_prelu(dt, {7}, 1);
-  }
-  check_prelu(ACL_FLOAT, {2, 3, 40000}, 3);  // several reduction blocks per channel
-}
-
-TEST(ActivationBackwardPrelu, FiniteDifferenceAndDeterminism) {
-  reseed_for_current_test();
-  // L = sum(g * prelu(x, w)); dL/dw by central differences in double.
-  const std::vector<int64_t> shape{2, 3, 50};
-  DeviceTensor g(shape, ACL_FLOAT), x(shape, ACL_FLOAT), w({3}, ACL_FLOAT), gi(shape, ACL_FLOAT), gw({3}, ACL_FLOAT);
-  g.fill_random(-1, 1);
-  x.fill_random(-2, 2);
-  w.set_values({0.25, -0.1, 0.6});
-  auto gv = g.values(), xv = x.values(), wv = w.values();
-  auto loss = [&](int c, double dw) {
-    double l = 0;
-    for (int64_t i = 0; i < g.numel(); ++i) {
-      const int64_t ch = unravel(i, shape)[1];
-      const double wc = wv[static_cast<size_t>(ch)] + (ch == c ? dw : 0.0), xi = xv[static_cast<size_t>(i)];
-      l += gv[static_cast<size_t>(i)] * (xi > 0 ? xi : wc * xi);
-    }
-    return l;
-  };
-  std::vector<double> first;
-  for (int rep = 0; rep < 3; ++rep) {
-    gw.poison();
-    ASSERT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **e) { return aclnnPreluBackwardGetWorkspaceSize(g, x, w, gi, gw, ws, e); },
-                     aclnnPreluBackward), 0) << aclGetRecentErrMsg();
-    auto got = gw.values();
-    if (rep == 0) first = got;
-    EXPECT_EQ(got, first);  // bit-identical from run to run
-  }
-  for (int c = 0; c < 3; ++c) {
-    const double fd = (loss(c, 1e-5) - loss(c, -1e-5)) / 2e-5;
-    EXPECT_NEAR(first[static_cast<size_t>(c)], fd, 1e-4 * std::max(1.0, std::fabs(fd)));
-  }
-}
-
-TEST(ActivationBackwardPrelu, Errors) {
-  DeviceTensor g({2, 3, 4}, ACL_FLOAT), x({2, 3, 4}, ACL_FLOAT), w({3}, ACL_FLOAT), w2({2}, ACL_FLOAT);
-  DeviceTensor gi({2, 3, 4}, ACL_FLOAT), gw({3}, ACL_FLOAT), gw2({2}, ACL_FLOAT);
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  EXPECT_TRUE(fails_with(aclnnPreluBackwardGetWorkspaceSize(g, x, nullptr, gi, gw, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR,
-                         {"weight"}));
-  EXPECT_TRUE(fails_with(aclnnPreluBackwardGetWorkspaceSize(g, x, w2, gi, gw2, &ws, &ex), ACLNN_ERR_PARAM_INVALID,
-                         {"weight", "channels"}));
-  EXPECT_TRUE(fails_with(aclnnPreluBackwardGetWorkspaceSize(g, x, w, gi, gw2, &ws, &ex), ACLNN_ERR_PARAM_INVALID,
-                         {"gradWeight", "[2]"}));
 }
 
 // ---- BinaryCrossEntropyWithLogitsTargetBackward ----

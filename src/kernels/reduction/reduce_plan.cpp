@@ -50,8 +50,13 @@ uint64_t ReduceLoop::partial_bytes() const {
 ReduceLoop plan_reduction(ReduceOp op, const ReduceParams &params, int ndim, const int64_t *shape,
                           const int64_t *in_strides, aclDataType in_dtype, uint32_t reduce_mask, int nout,
                           const int64_t (*out_strides)[kMaxLoopDims], const aclDataType *out_dtypes,
-                          core::ComputeType compute) {
+                          core::ComputeType compute, const ReduceMapInput &second) {
   ReduceLoop L;
+  L.map = second.map;
+  const bool mapped = second.map != ReduceMap::kNone;
+  L.in2_dtype = mapped ? second.dtype : in_dtype;
+  const int64_t *in2_strides = mapped ? second.strides : in_strides;
+  const int64_t i2es = static_cast<int64_t>(core::dtype_size(L.in2_dtype));
   L.op = op;
   L.params = params;
   L.compute = compute;
@@ -80,15 +85,16 @@ ReduceLoop plan_reduction(ReduceOp op, const ReduceParams &params, int ndim, con
     std::stable_sort(red, red + nr, [&](int a, int b) { return std::llabs(in_strides[a]) > std::llabs(in_strides[b]); });
 
   // Merged where every operand steps evenly (kernels/loop/loop_walk.h): the kept dims over the
-  // input and the outputs, the reduced dims over the input.
-  int64_t *kept_strides[3] = {L.in_kept, L.out_kept[0], L.out_kept[1]};
+  // inputs and the outputs, the reduced dims over the inputs (the second is the first again when
+  // the reduction is not mapped).
+  int64_t *kept_strides[4] = {L.in_kept, L.in2_kept, L.out_kept[0], L.out_kept[1]};
+  auto in_stride = [&](int op, int d) { return op == 0 ? in_strides[d] * ies : in2_strides[d] * i2es; };
   L.nkept = coalesce_dims(
-      kept, nk, shape, 1 + nout,
-      [&](int op, int d) { return op == 0 ? in_strides[d] * ies : out_strides[op - 1][d] * oes[op - 1]; }, 0,
+      kept, nk, shape, 2 + nout,
+      [&](int op, int d) { return op < 2 ? in_stride(op, d) : out_strides[op - 2][d] * oes[op - 2]; }, 0,
       L.kept_shape, kept_strides);
-  int64_t *red_strides[1] = {L.in_red};
-  L.nred = coalesce_dims(red, nr, shape, 1, [&](int, int d) { return in_strides[d] * ies; }, 0, L.red_shape,
-                         red_strides);
+  int64_t *red_strides[2] = {L.in_red, L.in2_red};
+  L.nred = coalesce_dims(red, nr, shape, 2, in_stride, 0, L.red_shape, red_strides);
 
   // Column mode when the input's fastest dim is a kept one: a task then reads rows of neighbouring
   // outputs (vectorised across outputs) instead of strided single elements. An empty output (a

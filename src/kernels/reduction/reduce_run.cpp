@@ -4,10 +4,13 @@
 namespace opsnn::kernels {
 
 // The per-ISA builds of the runner (reduce_run_<tier>.cpp).
-void reduce_run_portable(const ReduceLoop &loop, const char *in, char *const *out, void *partials);
+void reduce_run_portable(const ReduceLoop &loop, const char *in, char *const *out, void *partials,
+                        const char *in2);
 #if defined(__x86_64__)
-void reduce_run_avx2(const ReduceLoop &loop, const char *in, char *const *out, void *partials);
-void reduce_run_avx512(const ReduceLoop &loop, const char *in, char *const *out, void *partials);
+void reduce_run_avx2(const ReduceLoop &loop, const char *in, char *const *out, void *partials,
+                        const char *in2);
+void reduce_run_avx512(const ReduceLoop &loop, const char *in, char *const *out, void *partials,
+                        const char *in2);
 #endif
 
 namespace {
@@ -20,7 +23,7 @@ const core::Impl<ReduceLoop> kReduceTiers[] = {
 #endif
     {"portable", static_cast<int>(core::Isa::kPortable), nullptr},
 };
-void (*const kReduceRuns[])(const ReduceLoop &, const char *, char *const *, void *) = {
+void (*const kReduceRuns[])(const ReduceLoop &, const char *, char *const *, void *, const char *) = {
 #if defined(__x86_64__)
     &reduce_run_avx512,
     &reduce_run_avx2,
@@ -35,8 +38,8 @@ const char *choose_reduce_tier(ReduceLoop &loop, core::ImplTrace *trace) {
   return kReduceTiers[loop.tier].name;
 }
 
-void run_reduction(const ReduceLoop &loop, const char *in, char *const *out, void *partials) {
-  kReduceRuns[loop.tier](loop, in, out, partials);
+void run_reduction(const ReduceLoop &loop, const char *in, char *const *out, void *partials, const char *in2) {
+  kReduceRuns[loop.tier](loop, in, out, partials, in2);
 }
 
 }  // namespace opsnn::kernels

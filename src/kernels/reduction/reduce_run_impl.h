@@ -41,11 +41,22 @@ const T *load(const ReduceLoop &L, const char *p, int64_t st, T *buf, int64_t n)
   return buf;
 }
 
+// A mapped reduction's values at n positions: the first input at p (byte stride st), the second
+// at p2 (st2), combined by the loop's map into buf.
+template <class T>
+const T *load_mapped(const ReduceLoop &L, const char *p, int64_t st, const char *p2, int64_t st2, T *buf, int64_t n) {
+  T b[kChunk];
+  load_as<T>(L.in_dtype, p, st, buf, n);
+  load_as<T>(L.in2_dtype, p2, st2, b, n);
+  for (int64_t j = 0; j < n; ++j) buf[j] = b[j] > T(0) ? T(0) : buf[j] * b[j];  // kMulUnlessPositive
+  return buf;
+}
+
 template <class T, class R>
 class Runner {
  public:
-  Runner(const ReduceLoop &L, const R &r, const char *in, char *const *out, Acc<T> *partials)
-      : L_(L), r_(r), in_(in), out_(out), partials_(partials) {}
+  Runner(const ReduceLoop &L, const R &r, const char *in, char *const *out, Acc<T> *partials, const char *in2)
+      : L_(L), r_(r), in_(in), in2_(in2 != nullptr ? in2 : in), out_(out), partials_(partials) {}
 
   void run() {
     if (L_.out_numel == 0) return;
@@ -76,31 +87,35 @@ class Runner {
     return L_.out_numel / last * ((last + L_.tile - 1) / L_.tile);
   }
 
-  // Input and output byte offsets of output `o` (linear over the kept dims).
+  // Input and output byte offsets of output `o` (linear over the kept dims): off[0] the input,
+  // off[1], off[2] the outputs, off[3] the second input.
   void kept_offsets(int64_t o, int64_t *off) const {
-    Odometer<3> w = kept_walk();
+    Odometer<4> w = kept_walk();
     w.seek(o);
-    for (int k = 0; k < 1 + L_.nout; ++k) off[k] = w.off[k];
+    for (int k = 0; k < 4; ++k) off[k] = w.off[k];
   }
-  Odometer<3> kept_walk() const {
-    Odometer<3> w;
+  Odometer<4> kept_walk() const {
+    Odometer<4> w;
     w.nd = L_.nkept;
     w.shape = L_.kept_shape;
-    w.nops = 1 + L_.nout;
+    w.nops = 4;
     w.stride[0] = L_.in_kept;
     w.stride[1] = L_.out_kept[0];
     w.stride[2] = L_.out_kept[1];
+    w.stride[3] = L_.in2_kept;
     return w;
   }
-  // The reduced dims (the input's offsets); `outer`: without the innermost one.
-  Odometer<1> red_walk(bool outer) const {
-    Odometer<1> w;
+  // The reduced dims (the inputs' offsets); `outer`: without the innermost one.
+  Odometer<2> red_walk(bool outer) const {
+    Odometer<2> w;
     w.nd = outer ? std::max(L_.nred - 1, 0) : L_.nred;
     w.shape = L_.red_shape;
-    w.nops = 1;
+    w.nops = 2;
     w.stride[0] = L_.in_red;
+    w.stride[1] = L_.in2_red;
     return w;
   }
+  bool mapped() const { return L_.map != ReduceMap::kNone; }
 
   // Finishes `n` accumulators of consecutive outputs o, o+1, ... (neighbours along the innermost
   // kept dim when n > 1) and writes their results; or, for block >= 0 of a split reduction, keeps
@@ -110,7 +125,7 @@ class Runner {
       for (int64_t j = 0; j < n; ++j) partials_[(o + j) * L_.nblocks + block] = acc[j];
       return;
     }
-    int64_t off[3];
+    int64_t off[4];
     kept_offsets(o, off);
     T res[2][kReduceColumnTile];
     for (int64_t j = 0; j < n; ++j) {
@@ -127,25 +142,36 @@ class Runner {
 
   void row_item(int64_t item) {
     const int64_t o = item / L_.nblocks, blk = item % L_.nblocks;
-    int64_t off[3];
+    int64_t off[4];
     kept_offsets(o, off);
-    const char *base = in_ + off[0];
+    const char *base = in_ + off[0], *base2 = in2_ + off[3];
     Acc<T> a;
     r_.init(a);
     const int64_t r0 = blk * L_.block, r1 = std::min(L_.red_numel, r0 + L_.block);
     const int64_t inner = L_.nred > 0 ? L_.red_shape[L_.nred - 1] : 1;
     const int64_t st = L_.nred > 0 ? L_.in_red[L_.nred - 1] : 0;
-    Odometer<1> outer = red_walk(true);
+    const int64_t st2 = L_.nred > 0 ? L_.in2_red[L_.nred - 1] : 0;
+    Odometer<2> outer = red_walk(true);
     alignas(64) T buf[kChunk];
     for (int64_t r = r0; r < r1;) {
       const int64_t i = r % inner;
-      int64_t roff = 0;
+      int64_t roff = 0, roff2 = 0;
       if (L_.nred > 1) {
         outer.seek(r / inner);
         roff = outer.off[0];
+        roff2 = outer.off[1];
       }
       const int64_t len = std::min(inner - i, r1 - r);
       const char *p = base + roff + i * st;
+      if (mapped()) {  // the map's values, chunk by chunk
+        const char *p2 = base2 + roff2 + i * st2;
+        for (int64_t c = 0; c < len; c += kChunk) {
+          const int64_t n = std::min(kChunk, len - c);
+          r_.row(a, load_mapped<T>(L_, p + c * st, st, p2 + c * st2, st2, buf, n), n, r + c);
+        }
+        r += len;
+        continue;
+      }
       const bool f32 = L_.in_dtype == ACL_FLOAT && st == 4;
       const int64_t chunk = f32 ? kF32Chunk : kChunk;
       for (int64_t c = 0; c < len; c += chunk) {
@@ -177,19 +203,19 @@ class Runner {
     const int64_t tiles_per_row = (last + L_.tile - 1) / L_.tile;
     const int64_t o = tile_item / tiles_per_row * last + tile_item % tiles_per_row * L_.tile;
     const int64_t n = std::min(L_.tile, last - (o % last));
-    int64_t off[3];
+    int64_t off[4];
     kept_offsets(o, off);
-    const char *base = in_ + off[0];
-    const int64_t st = L_.in_kept[L_.nkept - 1];
+    const char *base = in_ + off[0], *base2 = in2_ + off[3];
+    const int64_t st = L_.in_kept[L_.nkept - 1], st2 = L_.in2_kept[L_.nkept - 1];
     Acc<T> acc[kReduceColumnTile];
     for (int64_t j = 0; j < n; ++j) r_.init(acc[j]);
     const int64_t r0 = blk * L_.block, r1 = std::min(L_.red_numel, r0 + L_.block);
     // The reduced multi-index advances like an odometer (no division per row).
-    Odometer<1> red = red_walk(false);
+    Odometer<2> red = red_walk(false);
     if (r0 < r1) red.seek(r0);  // (an empty reduced dim has no position to start from)
     alignas(64) T buf[kReduceColumnTile];
     if constexpr (requires { r_.col_f32(static_cast<double *>(nullptr), static_cast<const float *>(nullptr), n); }) {
-      if (L_.in_dtype == ACL_FLOAT && st == 4) {  // FLOAT rows read in place into contiguous values
+      if (L_.in_dtype == ACL_FLOAT && st == 4 && !mapped()) {  // FLOAT rows read in place into contiguous values
         alignas(64) double v[kReduceColumnTile];
         for (int64_t j = 0; j < n; ++j) v[j] = acc[j].v;
         for (int64_t r = r0; r < r1; ++r) {
@@ -202,7 +228,9 @@ class Runner {
       }
     }
     for (int64_t r = r0; r < r1; ++r) {
-      r_.col(acc, load<T>(L_, base + red.off[0], st, buf, n), n, r);
+      const T *v = mapped() ? load_mapped<T>(L_, base + red.off[0], st, base2 + red.off[1], st2, buf, n)
+                            : load<T>(L_, base + red.off[0], st, buf, n);
+      r_.col(acc, v, n, r);
       red.next();
     }
     store(o, n, acc, L_.nblocks > 1 ? blk : -1);
@@ -211,55 +239,55 @@ class Runner {
 
   const ReduceLoop &L_;
   const R &r_;
-  const char *in_;
+  const char *in_, *in2_;
   char *const *out_;
   Acc<T> *partials_;
 };
 
 template <class T, class R>
-void go(const ReduceLoop &L, const R &r, const char *in, char *const *out, void *partials) {
-  Runner<T, R>(L, r, in, out, static_cast<Acc<T> *>(partials)).run();
+void go(const ReduceLoop &L, const R &r, const char *in, char *const *out, void *partials, const char *in2) {
+  Runner<T, R>(L, r, in, out, static_cast<Acc<T> *>(partials), in2).run();
 }
 
 using namespace reduce_detail;
 
 // Integral or floating: the reducers valid in both.
 template <class T>
-void run_typed(const ReduceLoop &L, const char *in, char *const *out, void *ws) {
+void run_typed(const ReduceLoop &L, const char *in, char *const *out, void *ws, const char *in2) {
   switch (L.op) {
-    case ReduceOp::kSum: return go<T>(L, SumReducer<T, Identity, SumFinish::kValue>{}, in, out, ws);
-    case ReduceOp::kProd: return go<T>(L, ProdReducer<T>{}, in, out, ws);
+    case ReduceOp::kSum: return go<T>(L, SumReducer<T, Identity, SumFinish::kValue>{}, in, out, ws, in2);
+    case ReduceOp::kProd: return go<T>(L, ProdReducer<T>{}, in, out, ws, in2);
     case ReduceOp::kMax:
-      if (L.nout == 2) return go<T>(L, ArgReducer<T, true, false>{}, in, out, ws);
-      return go<T>(L, ExtremumReducer<T, true>{}, in, out, ws);
+      if (L.nout == 2) return go<T>(L, ArgReducer<T, true, false>{}, in, out, ws, in2);
+      return go<T>(L, ExtremumReducer<T, true>{}, in, out, ws, in2);
     case ReduceOp::kMin:
-      if (L.nout == 2) return go<T>(L, ArgReducer<T, false, false>{}, in, out, ws);
-      return go<T>(L, ExtremumReducer<T, false>{}, in, out, ws);
-    case ReduceOp::kArgMax: return go<T>(L, ArgReducer<T, true, true>{}, in, out, ws);
-    case ReduceOp::kArgMin: return go<T>(L, ArgReducer<T, false, true>{}, in, out, ws);
-    case ReduceOp::kAll: return go<T>(L, SumReducer<T, IsZero, SumFinish::kIsZero>{}, in, out, ws);
-    case ReduceOp::kAny: return go<T>(L, SumReducer<T, NonZero, SumFinish::kNonZero>{}, in, out, ws);
-    case ReduceOp::kCountNonzero: return go<T>(L, SumReducer<T, NonZero, SumFinish::kValue>{}, in, out, ws);
-    case ReduceOp::kNansum: return go<T>(L, SumReducer<T, NanToZero, SumFinish::kValue>{}, in, out, ws);
+      if (L.nout == 2) return go<T>(L, ArgReducer<T, false, false>{}, in, out, ws, in2);
+      return go<T>(L, ExtremumReducer<T, false>{}, in, out, ws, in2);
+    case ReduceOp::kArgMax: return go<T>(L, ArgReducer<T, true, true>{}, in, out, ws, in2);
+    case ReduceOp::kArgMin: return go<T>(L, ArgReducer<T, false, true>{}, in, out, ws, in2);
+    case ReduceOp::kAll: return go<T>(L, SumReducer<T, IsZero, SumFinish::kIsZero>{}, in, out, ws, in2);
+    case ReduceOp::kAny: return go<T>(L, SumReducer<T, NonZero, SumFinish::kNonZero>{}, in, out, ws, in2);
+    case ReduceOp::kCountNonzero: return go<T>(L, SumReducer<T, NonZero, SumFinish::kValue>{}, in, out, ws, in2);
+    case ReduceOp::kNansum: return go<T>(L, SumReducer<T, NanToZero, SumFinish::kValue>{}, in, out, ws, in2);
     default: break;
   }
   if constexpr (std::is_same_v<T, double>) {
     switch (L.op) {
-      case ReduceOp::kMean: return go<T>(L, SumReducer<T, Identity, SumFinish::kMean>{}, in, out, ws);
-      case ReduceOp::kLogSumExp: return go<T>(L, LogSumExpReducer{}, in, out, ws);
+      case ReduceOp::kMean: return go<T>(L, SumReducer<T, Identity, SumFinish::kMean>{}, in, out, ws, in2);
+      case ReduceOp::kLogSumExp: return go<T>(L, LogSumExpReducer{}, in, out, ws, in2);
       case ReduceOp::kVar: case ReduceOp::kVarMean:
-        return go<T>(L, VarReducer<false>{L.params.correction}, in, out, ws);
+        return go<T>(L, VarReducer<false>{L.params.correction}, in, out, ws, in2);
       case ReduceOp::kStd: case ReduceOp::kStdMean:
-        return go<T>(L, VarReducer<true>{L.params.correction}, in, out, ws);
+        return go<T>(L, VarReducer<true>{L.params.correction}, in, out, ws, in2);
       case ReduceOp::kNorm: {
         const double p = L.params.p;
-        if (p == 0) return go<T>(L, SumReducer<T, NonZero, SumFinish::kValue>{}, in, out, ws);
-        if (p == 1) return go<T>(L, SumReducer<T, Abs, SumFinish::kValue>{}, in, out, ws);
-        if (p == 2) return go<T>(L, SumReducer<T, Square, SumFinish::kSqrt>{}, in, out, ws);
-        if (p == INFINITY) return go<T>(L, ExtremumReducer<T, true, Abs>{}, in, out, ws);
-        if (p == -INFINITY) return go<T>(L, ExtremumReducer<T, false, Abs>{}, in, out, ws);
+        if (p == 0) return go<T>(L, SumReducer<T, NonZero, SumFinish::kValue>{}, in, out, ws, in2);
+        if (p == 1) return go<T>(L, SumReducer<T, Abs, SumFinish::kValue>{}, in, out, ws, in2);
+        if (p == 2) return go<T>(L, SumReducer<T, Square, SumFinish::kSqrt>{}, in, out, ws, in2);
+        if (p == INFINITY) return go<T>(L, ExtremumReducer<T, true, Abs>{}, in, out, ws, in2);
+        if (p == -INFINITY) return go<T>(L, ExtremumReducer<T, false, Abs>{}, in, out, ws, in2);
         SumReducer<T, PowAbs, SumFinish::kRoot> r{PowAbs{p}, p};
-        return go<T>(L, r, in, out, ws);
+        return go<T>(L, r, in, out, ws, in2);
       }
       default: break;
     }
@@ -267,9 +295,10 @@ void run_typed(const ReduceLoop &L, const char *in, char *const *out, void *ws) 
 }
 
 
-inline void run_any(const ReduceLoop &loop, const char *in, char *const *out, void *partials) {
-  if (loop.compute == core::ComputeType::kInt64) run_typed<int64_t>(loop, in, out, partials);
-  else run_typed<double>(loop, in, out, partials);
+inline void run_any(const ReduceLoop &loop, const char *in, char *const *out, void *partials,
+                    const char *in2) {
+  if (loop.compute == core::ComputeType::kInt64) run_typed<int64_t>(loop, in, out, partials, in2);
+  else run_typed<double>(loop, in, out, partials, in2);
 }
 
 }  // namespace

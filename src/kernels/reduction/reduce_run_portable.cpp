@@ -3,8 +3,9 @@
 
 namespace opsnn::kernels {
 
-void reduce_run_portable(const ReduceLoop &loop, const char *in, char *const *out, void *partials) {
-  reduce_impl::run_any(loop, in, out, partials);
+void reduce_run_portable(const ReduceLoop &loop, const char *in, char *const *out, void *partials,
+                        const char *in2) {
+  reduce_impl::run_any(loop, in, out, partials, in2);
 }
 
 }  // namespace opsnn::kernels

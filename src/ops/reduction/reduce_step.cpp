@@ -14,12 +14,14 @@ using core::OperandRef;
 class ReduceStep final : public core::Step {
  public:
   kernels::ReduceLoop loop;
-  OperandRef in, out[2];
+  OperandRef in, in2, out[2];
+  bool mapped = false;
   core::WsKey partials;
 
   int run(const core::LaunchArgs &args) const override {
     char *outs[2] = {out[0].address(args), loop.nout > 1 ? out[1].address(args) : nullptr};
-    kernels::run_reduction(loop, in.address(args), outs, partials.booked() ? args.get(partials) : nullptr);
+    kernels::run_reduction(loop, in.address(args), outs, partials.booked() ? args.get(partials) : nullptr,
+                           mapped ? in2.address(args) : nullptr);
     return 0;
   }
 };
@@ -34,10 +36,8 @@ const core::Impl<kernels::ReduceLoop> kReduceModes[] = {
     {"row", core::kNoIsa, nullptr},
 };
 
-}  // namespace
-
-void record_reduction(core::OpBuilder &b, const ReduceSpec &spec, const EwInput &in_operand, uint32_t mask,
-                      bool keepdim, const std::vector<EwInput> &outs) {
+void record(core::OpBuilder &b, const ReduceSpec &spec, const EwInput &in_operand, kernels::ReduceMap map,
+            const EwInput *in2_operand, uint32_t mask, bool keepdim, const std::vector<EwInput> &outs) {
   const aclTensor &in = in_operand.has_view ? in_operand.view : b.tensor(in_operand.slot);
   const int nout = static_cast<int>(outs.size());
   int64_t out_strides[2][kernels::kMaxLoopDims] = {};
@@ -58,8 +58,15 @@ void record_reduction(core::OpBuilder &b, const ReduceSpec &spec, const EwInput 
     }
   }
   step->in = operand_ref(in_operand, in);
+  kernels::ReduceMapInput second;
+  if (in2_operand != nullptr) {
+    const aclTensor &in2 = in2_operand->has_view ? in2_operand->view : b.tensor(in2_operand->slot);
+    step->in2 = operand_ref(*in2_operand, in2);
+    step->mapped = true;
+    second = {map, in2.dtype, in2.strides};
+  }
   step->loop = kernels::plan_reduction(spec.op, spec.params, in.ndim, in.dims, in.strides, in.dtype, mask, nout,
-                                       out_strides, out_dtypes, spec.compute);
+                                       out_strides, out_dtypes, spec.compute, second);
   core::ImplTrace tier_trace;
   const bool traced = core::current_phase1_trace() != nullptr;
   const char *tier = kernels::choose_reduce_tier(step->loop, traced ? &tier_trace : nullptr);
@@ -68,7 +75,7 @@ void record_reduction(core::OpBuilder &b, const ReduceSpec &spec, const EwInput 
     const int mode = core::choose(kReduceModes, step->loop, &trace);
     if (!tier_trace.rejected.empty()) trace.rejected = tier_trace.rejected + (trace.rejected.empty() ? "" : "; ") + trace.rejected;
     core::record_choice(std::string("reduce:") + tier + "/" + kReduceModes[mode].name + "/" +
-                            kernels::reduce_op_name(spec.op) +
+                            kernels::reduce_op_name(spec.op) + (step->mapped ? "/mapped" : "") +
                             (spec.compute == core::ComputeType::kInt64 ? "/int64" : "/double") +
                             "/blocks=" + std::to_string(step->loop.nblocks),
                         &trace);
@@ -76,6 +83,18 @@ void record_reduction(core::OpBuilder &b, const ReduceSpec &spec, const EwInput 
   if (const uint64_t bytes = step->loop.partial_bytes()) step->partials = b.book("reduce.partials", bytes);
   if (step->loop.out_numel == 0) return;
   b.add_step<ReduceStep>(std::move(*step));
+}
+
+}  // namespace
+
+void record_reduction(core::OpBuilder &b, const ReduceSpec &spec, const EwInput &in, uint32_t mask, bool keepdim,
+                      const std::vector<EwInput> &outs) {
+  record(b, spec, in, kernels::ReduceMap::kNone, nullptr, mask, keepdim, outs);
+}
+
+void record_mapped_reduction(core::OpBuilder &b, const ReduceSpec &spec, kernels::ReduceMap map, const EwInput &in,
+                             const EwInput &in2, uint32_t mask, bool keepdim, const std::vector<EwInput> &outs) {
+  record(b, spec, in, map, &in2, mask, keepdim, outs);
 }
 
 }  // namespace opsnn::ops

@@ -1,6 +1,6 @@
 // Records a reduction (kernels/reduction): the shared phase-1 plan of every reducing op and of
-// ops that reduce internally (e.g. the weight gradient of aclnnPreluBackward). The input and the
-// outputs are tensor slots, views of slots or workspace blocks (ops::EwInput).
+// ops that reduce internally (e.g. the weight gradient of aclnnPreluBackward, a mapped reduction).
+// The inputs and the outputs are tensor slots, views of slots or workspace blocks (ops::EwInput).
 #pragma once
 
 #include <vector>
@@ -21,5 +21,10 @@ struct ReduceSpec {
 // input's dims with the reduced ones removed (keepdim false) or of size 1 (keepdim true).
 void record_reduction(core::OpBuilder &b, const ReduceSpec &spec, const EwInput &in, uint32_t mask, bool keepdim,
                       const std::vector<EwInput> &outs);
+
+// The same over map(in, in2) (kernels::ReduceMap, a floating sum), `in2` of the same dims as `in`:
+// the map is applied as the values are loaded, nothing is materialised.
+void record_mapped_reduction(core::OpBuilder &b, const ReduceSpec &spec, kernels::ReduceMap map, const EwInput &in,
+                             const EwInput &in2, uint32_t mask, bool keepdim, const std::vector<EwInput> &outs);
 
 }  // namespace opsnn::ops

@@ -143,10 +143,6 @@ struct PreluBackwardInputOp : FloatOnly {  // c = the weight (broadcast): x > 0 
   static constexpr int arity = 3;
   template <class T> static T apply(T g, T x, T w, const Scalars<T> &) { return x > T(0) ? g : w * g; }
 };
-struct PreluBackwardWeightTermOp : FloatOnly {  // the summand of the weight gradient: x > 0 ? 0 : g x
-  static constexpr int arity = 2;
-  template <class T> static T apply(T g, T x, T, const Scalars<T> &) { return x > T(0) ? T(0) : g * x; }
-};
 
 // GLU family: a = the gradient of the output (one half's shape), b, c = the two halves of x.
 struct GluBackwardFirstOp : FloatOnly {  // glu = b * sigmoid(c): d/db = sigmoid(c)
