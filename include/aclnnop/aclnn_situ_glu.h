@@ -10,7 +10,7 @@
 extern "C" {
 #endif
 
-ACLNN_API aclnnStatus aclnnSituGluGetWorkspaceSize(const aclTensor *x, int64_t dim, double beta, double linear_beta, bool activate_left, const aclTensor *out, uint64_t *workspaceSize,
+ACLNN_API aclnnStatus aclnnSituGluGetWorkspaceSize(const aclTensor *x, int64_t dim, double beta, double linearBeta, bool activateLeft, const aclTensor *out, uint64_t *workspaceSize,
     aclOpExecutor **executor);
 ACLNN_API aclnnStatus aclnnSituGlu(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
 

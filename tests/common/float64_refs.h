@@ -63,6 +63,50 @@ inline double x_sigmoid_grad(double x, double k) {
   const double s = sigm(k * x), t = s * (1 - s);
   return s + (t == 0 ? 0.0 : k * x * t);
 }
+// The gated activations (src/ops/activation/gated.ops `ref`): a, b are the two halves of the input
+// in the row's order; the *_grad_a / *_grad_b are d y / d a and d y / d b (the harness checks them
+// against central differences of the forward). Clamps propagate NaN, as torch.clamp does; a
+// gradient flows through a clamp only where its input lies within the bounds (NaN: none), as in
+// torch.clamp's backward.
+inline double clamp_nan(double x, double lo, double hi) { return std::isnan(x) ? x : x < lo ? lo : x > hi ? hi : x; }
+inline double gelu_mode_ref(double x, double approximate) { return approximate != 0 ? gelu_tanh(x) : gelu_erf(x); }
+inline double glu_ref(double a, double b) { return a * sigm(b); }
+inline double swiglu_ref(double a, double b) { return a * sigm(a) * b; }
+inline double gelu_gate_ref(double a, double b, double approximate) { return gelu_mode_ref(a, approximate) * b; }
+inline double fatrelu_mul_ref(double a, double b, double threshold) { return (a < threshold ? 0.0 : a) * b; }
+// clampMode 0: min(a, limit) sigmoid(alpha min(a, limit)) (clamp(b, +-limit) + bias); 1: min(silu(a), limit) clamp(b, +-limit).
+inline double clipped_swiglu_ref(double a, double b, double alpha, double limit, double bias, int64_t clamp_mode) {
+  const double bc = clamp_nan(b, -limit, limit);
+  if (clamp_mode == 1) return clamp_nan(a * sigm(a), -INFINITY, limit) * bc;
+  const double ac = clamp_nan(a, -INFINITY, limit);
+  return ac * sigm(alpha * ac) * (bc + bias);
+}
+inline double situ_up(double b, double linear_beta) { return linear_beta > 0 ? linear_beta * std::tanh(b / linear_beta) : b; }
+inline double situ_glu_ref(double a, double b, double beta, double linear_beta) {
+  return beta * std::tanh(a / beta) * sigm(a) * situ_up(b, linear_beta);
+}
+inline double glu_grad_a(double, double b) { return sigm(b); }
+inline double glu_grad_b(double a, double b) { return a * sigm(b) * sigm(-b); }
+inline double swiglu_grad_a(double a, double b) { return b * x_sigmoid_grad(a, 1); }
+inline double swiglu_grad_b(double a, double) { return a * sigm(a); }
+inline double gelu_gate_grad_a(double a, double b, double approximate) {
+  return b * (approximate != 0 ? gelu_tanh_grad(a) : gelu_erf_grad(a));
+}
+inline double clipped_swiglu_grad_a(double a, double b, double alpha, double limit, double bias) {
+  return !(a <= limit) ? 0.0 : (clamp_nan(b, -limit, limit) + bias) * x_sigmoid_grad(a, alpha);
+}
+inline double clipped_swiglu_grad_b(double a, double b, double alpha, double limit, double) {
+  const double ac = clamp_nan(a, -INFINITY, limit);
+  return !(b >= -limit && b <= limit) ? 0.0 : ac * sigm(alpha * ac);
+}
+inline double situ_glu_grad_a(double a, double b, double beta, double linear_beta) {
+  const double c = std::cosh(a / beta);  // 1 - tanh^2 = 1 / cosh^2 (no cancellation)
+  return situ_up(b, linear_beta) * sigm(a) * (1 / (c * c) + beta * std::tanh(a / beta) * sigm(-a));
+}
+inline double situ_glu_grad_b(double a, double b, double beta, double linear_beta) {
+  const double c = linear_beta > 0 ? std::cosh(b / linear_beta) : 1.0;
+  return beta * std::tanh(a / beta) * sigm(a) / (c * c);
+}
 inline double mish_grad(double x) {
   const double t = std::tanh(x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)));
   return t + x * sigm(x) * (1 - t * t);

@@ -149,11 +149,10 @@ struct GluBackwardFirstOp : FloatOnly {  // glu = b * sigmoid(c): d/db = sigmoid
   static constexpr int arity = 3;
   template <class T> static T apply(T g, T, T c, const Scalars<T> &) { return g * ag_sigmoid(c); }
 };
-struct GluBackwardSecondOp : FloatOnly {  // d/dc = b sigmoid(c) (1 - sigmoid(c))
+struct GluBackwardSecondOp : FloatOnly {  // d/dc = b sigmoid(c) (1 - sigmoid(c)) = b sigmoid(c) sigmoid(-c)
   static constexpr int arity = 3;
   template <class T> static T apply(T g, T b, T c, const Scalars<T> &) {
-    const T s = ag_sigmoid(c);
-    return g * b * s * (T(1) - s);
+    return g * b * ag_sigmoid(c) * ag_sigmoid(-c);  // (1 - sigmoid(c) cancels for large c)
   }
 };
 struct GeluGateBackwardActOp : FloatOnly {  // out = lin * gelu(act): d/dact = lin gelu'(act); b = lin, c = act
@@ -180,18 +179,17 @@ struct ClippedSwigluBackwardX0Op : FloatOnly {
   static constexpr int arity = 3;
   template <class T> static T apply(T g, T x0, T x1, const Scalars<T> &s) {
     const T l = s.v[1];
-    const T x0c = x0 < l ? x0 : l;
+    const T x0c = x0 > l ? l : x0;  // a NaN stays NaN, as in the forward
     const T x1c = x1 < -l ? -l : (x1 > l ? l : x1);
-    const T sg = ag_sigmoid(s.v[0] * x0c);
-    const T d = g * (x1c + s.v[2]) * sg * (T(1) + s.v[0] * x0c * (T(1) - sg));
-    return x0 <= l ? d : T(0);
+    const T d = g * (x1c + s.v[2]) * x_sigmoid_grad(x0c, s.v[0]);
+    return x0 <= l ? d : T(0);  // torch.clamp's backward: nothing flows where x0 is clamped (or NaN)
   }
 };
 struct ClippedSwigluBackwardX1Op : FloatOnly {
   static constexpr int arity = 3;
   template <class T> static T apply(T g, T x0, T x1, const Scalars<T> &s) {
     const T l = s.v[1];
-    const T x0c = x0 < l ? x0 : l;
+    const T x0c = x0 > l ? l : x0;
     const T d = g * x0c * ag_sigmoid(s.v[0] * x0c);
     return (x1 >= -l && x1 <= l) ? d : T(0);
   }
@@ -204,7 +202,9 @@ struct SituGluBackwardGateOp : FloatOnly {
     const T beta = s.v[0], lb = s.v[1];
     const T upp = lb > T(0) ? lb * ag_tanh(up / lb) : up;
     const T t = ag_tanh(gate / beta), sg = ag_sigmoid(gate);
-    return g * upp * sg * ((T(1) - t * t) + beta * t * (T(1) - sg));
+    // 1 - t^2 = 4 sigmoid(2z) sigmoid(-2z) and 1 - sigmoid(gate) = sigmoid(-gate), without cancellation.
+    const T z2 = T(2) * gate / beta;
+    return g * upp * sg * (T(4) * ag_sigmoid(z2) * ag_sigmoid(-z2) + beta * t * ag_sigmoid(-gate));
   }
 };
 struct SituGluBackwardUpOp : FloatOnly {
@@ -212,8 +212,8 @@ struct SituGluBackwardUpOp : FloatOnly {
   template <class T> static T apply(T g, T gate, T up, const Scalars<T> &s) {
     const T beta = s.v[0], lb = s.v[1];
     const T situ = beta * ag_tanh(gate / beta) * ag_sigmoid(gate);
-    const T tu = ag_tanh(up / (lb > T(0) ? lb : T(1)));
-    return g * situ * (lb > T(0) ? T(1) - tu * tu : T(1));
+    const T u2 = T(2) * up / (lb > T(0) ? lb : T(1));
+    return g * situ * (lb > T(0) ? T(4) * ag_sigmoid(u2) * ag_sigmoid(-u2) : T(1));  // 1 - tanh^2, no cancellation
   }
 };
 }  // namespace
