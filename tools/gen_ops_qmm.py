@@ -1,0 +1,75 @@
+"""The quantised-matmul family of the op factory (found by tools/gen_ops.py as the module of
+`phase1 qmm`): rows become ops::qmm_phase1 entry points (src/ops/matmul/qmm_phase1.h) and
+QmmTableCase registrations (tests/ops/test_op_table_qmm.cpp).
+
+Row format (besides the common `header`, `dtypes`, `backward`):
+  scheme   int8_dequant | weight_antiquant
+           int8_dequant: int8 x int8 with the dequantising epilogue (QuantMatmulV3 / V4);
+           weight_antiquant: a float x times an antiquantised INT8 / INT4 weight, optionally
+           requantised to INT8 (WeightQuantBatchMatmulV2)
+  dtypes   the dtypes of the first operand (x1 / x)
+Every parameter's role comes from its name (ROLES); `offset` and `bias` may be null like the
+`...Optional` ones.
+"""
+
+QMM_KEYS = {"header", "dtypes", "backward", "scheme"}
+SCHEMES = {"int8_dequant": "kInt8Dequant", "weight_antiquant": "kWeightAntiquant"}
+# Parameter name -> role: a QmmRole of the tensors (ops/matmul/qmm_phase1.h), or a value attribute.
+ROLES = {"x1": "kQmmA", "x": "kQmmA", "x2": "kQmmB", "weight": "kQmmB", "scale": "kQmmScale",
+         "antiquantScale": "kQmmScale", "offset": "kQmmOffset", "antiquantOffsetOptional": "kQmmOffset",
+         "pertokenScaleOptional": "kQmmPertoken", "quantScaleOptional": "kQmmQScale",
+         "quantOffsetOptional": "kQmmQOffset", "bias": "kQmmBias", "biasOptional": "kQmmBias", "out": "kQmmOut",
+         "y": "kQmmOut", "transposeX1": "trans_a", "transposeX2": "trans_b", "antiquantGroupSize": "group"}
+NULLABLE = ("offset", "bias")
+# The harness's argument of each role (QmmArgs).
+ARG = {"kQmmA": "a.a", "kQmmB": "a.b", "kQmmScale": "a.scale", "kQmmOffset": "a.offset",
+       "kQmmPertoken": "a.pertoken", "kQmmQScale": "a.qscale", "kQmmQOffset": "a.qoffset", "kQmmBias": "a.bias",
+       "kQmmOut": "a.out", "trans_a": "a.trans_a", "trans_b": "a.trans_b", "group": "a.group"}
+
+
+def resolve(g, table, op):
+    g.family_resolve_common(table, op, QMM_KEYS, "a quantised matmul", default_dtypes="INT8")
+    scheme = g.one(op, "scheme")
+    if scheme not in SCHEMES:
+        raise g.TableError(f"{op.where}: scheme must be one of {', '.join(SCHEMES)}")
+    op.scheme = SCHEMES[scheme]
+    op.roles = g.roles_by_name(op, ROLES, "a quantised matmul")
+    for need in ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"):
+        if need not in op.roles:
+            raise g.TableError(f"{op.where}: a quantised matmul needs its {need[4:]} parameter")
+    op.input, op.output = op.roles["kQmmA"], op.roles["kQmmOut"]
+    op.results = ["out's dtype (INT8 / FLOAT16 / BF16)" if scheme == "int8_dequant"
+                  else "x's dtype, INT8 when requantised"]
+
+
+def render_entry(g, table):
+    out = g.family_entry_head(table, "qmm_phase1", "ops/matmul/qmm_phase1.h", [])
+    out += [f"const ::opsnn::ops::QmmRule k{op.name}Rule = {{::opsnn::ops::QmmScheme::{op.scheme}}};"
+            for op in table.ops]
+    out += ["}  // namespace", ""]
+    for op in table.ops:
+        tensors = [p.name for p in op.params if p.kind == "tensor"]
+        lines = g.family_entry_open(op, "::opsnn::ops::QmmCall")
+        lines += g.family_null_checks(op, nullable=NULLABLE, any_dtype=tensors)
+        for p in op.params:
+            role = ROLES[p.name]
+            if p.kind == "tensor":
+                lines.append(f'    c.set(::opsnn::ops::{role}, {p.name}, "{p.name}");')
+            else:
+                lines.append(f"    c.{role} = {p.name};")
+        out += lines + g.family_entry_close(op, "qmm_phase1")
+    return "\n".join(out) + "\n"
+
+
+def render_tests(g, tables):
+    out = g.family_tests_head(tables, "quantised matmul", "QmmTableCase", "qmm_table_cases")
+    for t in tables:
+        for op in t.ops:
+            roles = [ROLES[p.name] for p in op.params]
+            fields = [f"c.scheme = ::opsnn::ops::QmmScheme::{op.scheme};",
+                      f"c.dtypes = {{{', '.join(g.cxx_dtype(d) for d in op.dtypes)}}};",
+                      "c.roles = {" + ", ".join(f'{{::opsnn::ops::{r}, "{p.name}"}}' for r, p in
+                                                zip(roles, op.params) if r.startswith("kQmm")) + "};",
+                      f"c.has_trans = {'true' if 'trans_a' in roles else 'false'};"]
+            out += g.family_case(op, {}, "QmmTableCase", fields, "QmmArgs", ", ".join(ARG[r] for r in roles))
+    return "\n".join(out + ["  return v;", "}", ""])
