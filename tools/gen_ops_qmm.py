@@ -69,7 +69,6 @@ def render_tests(g, tables):
             fields = [f"c.scheme = ::opsnn::ops::QmmScheme::{op.scheme};",
                       f"c.dtypes = {{{', '.join(g.cxx_dtype(d) for d in op.dtypes)}}};",
                       "c.roles = {" + ", ".join(f'{{::opsnn::ops::{r}, "{p.name}"}}' for r, p in
-                                                zip(roles, op.params) if r.startswith("kQmm")) + "};",
-                      f"c.has_trans = {'true' if 'trans_a' in roles else 'false'};"]
+                                                zip(roles, op.params) if r.startswith("kQmm")) + "};"]
             out += g.family_case(op, {}, "QmmTableCase", fields, "QmmArgs", ", ".join(ARG[r] for r in roles))
     return "\n".join(out + ["  return v;", "}", ""])

@@ -1548,4 +1548,33 @@ inline void gated_delta_rule_ref(const GdrProblem &p, const std::vector<double> 
   }
 }
 
+// ---- the quantised matmuls (src/ops/matmul/quant_matmul.ops), one formula per scheme ----
+
+// A value stored into INT8: round half to even, saturate to [-128, 127], NaN -> 0.
+inline double int8_saturate(double v) {
+  return std::isnan(v) ? 0.0 : std::min(127.0, std::max(-128.0, std::nearbyint(v)));
+}
+// int8 x int8 with the dequantising epilogue, one output element before its rounding: the exact
+// integer product acc (int64), an INT32 bias added to it, then scale, the per-token scale, a
+// floating bias and the offset. `mag`: the magnitude of the terms (for the fp32 error bound).
+inline double qmm_dequant_ref(int64_t acc, double bias_int, double scale, double pertoken, double bias_float,
+                              double offset, double *mag) {
+  const double v = (static_cast<double>(acc) + bias_int) * scale * pertoken;
+  *mag = std::fabs(v) + std::fabs(bias_float) + std::fabs(offset);
+  return v + bias_float + offset;
+}
+// Weight-only quantisation, one output element: sum_p x[p] * (w[p] + offset[p]) * scale[p] + bias
+// over the k terms (strided by xs / ws), before any requantisation. `mag`: sum of |terms| + |bias|.
+inline double wq_antiquant_ref(const double *x, int64_t xs, const double *w, const double *offset,
+                               const double *scale, int64_t ws, int64_t k, double bias, double *mag) {
+  double v = bias, m = std::fabs(bias);
+  for (int64_t p = 0; p < k; ++p) {
+    const double t = x[p * xs] * (w[p * ws] + offset[p * ws]) * scale[p * ws];
+    v += t;
+    m += std::fabs(t);
+  }
+  *mag = m;
+  return v;
+}
+
 }  // namespace opsnn::test::refs
