@@ -6,14 +6,21 @@ Row format (besides the common `header`, `dtypes`, `backward`):
   scheme   int8_dequant | weight_antiquant
            int8_dequant: int8 x int8 with the dequantising epilogue (QuantMatmulV3 / V4);
            weight_antiquant: a float x times an antiquantised INT8 / INT4 weight, optionally
-           requantised to INT8 (WeightQuantBatchMatmulV2)
-  dtypes   the dtypes of the first operand (x1 / x)
+           requantised to INT8 (WeightQuantBatchMatmulV2);
+           encode_param: fp32 scales / offsets packed into the int8 scheme's 64-bit scale words
+           (TransQuantParamV2)
+  dtypes   the dtypes of the first operand (x1 / x; encode_param: scale)
 Every parameter's role comes from its name (ROLES); `offset` and `bias` may be null like the
 `...Optional` ones.
 """
 
 QMM_KEYS = {"header", "dtypes", "backward", "scheme"}
-SCHEMES = {"int8_dequant": "kInt8Dequant", "weight_antiquant": "kWeightAntiquant"}
+SCHEMES = {"int8_dequant": "kInt8Dequant", "weight_antiquant": "kWeightAntiquant", "encode_param": "kEncodeParam"}
+# The roles each scheme needs.
+NEEDS = {"int8_dequant": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"),
+         "weight_antiquant": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"), "encode_param": ("kQmmScale", "kQmmOut")}
+RESULTS = {"int8_dequant": "out's dtype (INT8 / FLOAT16 / BF16)", "weight_antiquant": "x's dtype, INT8 when requantised",
+           "encode_param": "UINT64 / INT64 words"}
 # Parameter name -> role: a QmmRole of the tensors (ops/matmul/qmm_phase1.h), or a value attribute.
 ROLES = {"x1": "kQmmA", "x": "kQmmA", "x2": "kQmmB", "weight": "kQmmB", "scale": "kQmmScale",
          "antiquantScale": "kQmmScale", "offset": "kQmmOffset", "antiquantOffsetOptional": "kQmmOffset",
@@ -34,12 +41,11 @@ def resolve(g, table, op):
         raise g.TableError(f"{op.where}: scheme must be one of {', '.join(SCHEMES)}")
     op.scheme = SCHEMES[scheme]
     op.roles = g.roles_by_name(op, ROLES, "a quantised matmul")
-    for need in ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"):
+    for need in NEEDS[scheme]:
         if need not in op.roles:
-            raise g.TableError(f"{op.where}: a quantised matmul needs its {need[4:]} parameter")
-    op.input, op.output = op.roles["kQmmA"], op.roles["kQmmOut"]
-    op.results = ["out's dtype (INT8 / FLOAT16 / BF16)" if scheme == "int8_dequant"
-                  else "x's dtype, INT8 when requantised"]
+            raise g.TableError(f"{op.where}: scheme {scheme} needs its {need[4:]} parameter")
+    op.input, op.output = op.roles[NEEDS[scheme][0]], op.roles["kQmmOut"]
+    op.results = [RESULTS[scheme]]
 
 
 def render_entry(g, table):

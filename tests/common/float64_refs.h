@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -1553,6 +1554,26 @@ inline void gated_delta_rule_ref(const GdrProblem &p, const std::vector<double> 
 // A value stored into INT8: round half to even, saturate to [-128, 127], NaN -> 0.
 inline double int8_saturate(double v) {
   return std::isnan(v) ? 0.0 : std::min(127.0, std::max(-128.0, std::nearbyint(v)));
+}
+// aclnnTransQuantParamV2's 64-bit scale word: the fp32 scale's top 19 bits, bit 46, and with an
+// offset (null: none) round-half-away-from-zero(offset) clamped to [-256, 255] as 9 bits at 37..45.
+inline uint64_t quant_param_word(float scale, const double *offset) {
+  uint32_t u;
+  std::memcpy(&u, &scale, 4);
+  uint64_t w = (uint64_t{u} >> 13 << 13) | (uint64_t{1} << 46);
+  if (offset != nullptr && !std::isnan(*offset)) {
+    const double a = std::floor(std::fabs(*offset) + 0.5);
+    const double o = std::max(-256.0, std::min(255.0, *offset < 0 ? -a : a));
+    w |= (static_cast<uint64_t>(static_cast<int64_t>(o)) & 0x1FF) << 37;
+  }
+  return w;
+}
+// The scale such a word carries (what the int8 scheme decodes).
+inline float quant_param_scale(uint64_t word) {
+  const uint32_t u = static_cast<uint32_t>(word);
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
 }
 // int8 x int8 with the dequantising epilogue, one output element before its rounding: the exact
 // integer product acc (int64), an INT32 bias added to it, then scale, the per-token scale, a

@@ -21,6 +21,9 @@
 // writes outside its view. Errors: null arguments (161001) and each documented constraint (161002),
 // code and message naming the argument. Also: repeatable executors re-pointed at other buffers, the
 // same bits with one and all threads, V3 = V4 without the per-token scale.
+// encode_param rows (TransQuantParamV2): the words bit for bit against refs::quant_param_word over
+// the shape forms, strided views and NaN / half / out-of-range offsets, the errors, and the round
+// trip through QuantMatmulV4 (the words give the bits of the FLOAT scale they carry).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -126,20 +129,14 @@ void write_words(DeviceTensor &t, const std::vector<uint64_t> &words, int64_t vi
             ACL_SUCCESS);
 }
 
-// aclnnTransQuantParam's encoding of an fp32 scale: the float's bits, low 13 mantissa bits cleared,
-// bit 46 set, plus `junk` in the offset field (bits 37..45) the quantised matmuls ignore.
-float encodable(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  u &= 0xFFFFE000u;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-uint64_t encode_scale(float f, uint64_t junk) {
-  uint32_t u;
-  f = encodable(f);
-  std::memcpy(&u, &f, 4);
-  return u | (uint64_t{1} << 46) | (junk << 37);
+// A scale word in aclnnTransQuantParamV2's encoding (refs::quant_param_word) with a random offset
+// packed in, which the quantised matmuls ignore; *decoded: the scale it carries.
+uint64_t scale_word(float f, float *decoded) {
+  std::uniform_real_distribution<double> off(-300, 300);
+  const double o = off(rng());
+  const uint64_t w = refs::quant_param_word(f, &o);
+  *decoded = refs::quant_param_scale(w);
+  return w;
 }
 
 // Per-element check of an INT8 result against a float64 value `g` with fp32 error bound `err`.
@@ -225,13 +222,13 @@ class Int8Problem {
       sv_ = scale_->values();
     } else {
       std::vector<uint64_t> words(static_cast<size_t>(sn));
-      std::uniform_int_distribution<uint64_t> junk(0, 511);
       sv_.resize(words.size());
       for (int64_t j = 0; j < sn; ++j) {
         float f = static_cast<float>(jitter(rng()) * target / typical);
         if (j % 7 == 3) f = -f;  // negative scales are legal
-        sv_[static_cast<size_t>(j)] = encodable(f);
-        words[static_cast<size_t>(j)] = encode_scale(f, junk(rng()));
+        float decoded = 0;
+        words[static_cast<size_t>(j)] = scale_word(f, &decoded);
+        sv_[static_cast<size_t>(j)] = decoded;
       }
       write_words(*scale_, words, c_.strided ? 5 : 0);
     }
@@ -774,6 +771,7 @@ void OpTableQmmWeight::run_case(const WqSpec &c) {
   const int64_t qn = c.q_per_channel ? n : 1;
   std::vector<float> qs(static_cast<size_t>(qn)), qo(static_cast<size_t>(qn), 0.0f);
   Dev qscale, qoffset;
+  std::vector<uint64_t> enc(qs.size());
   if (quant) {
     std::uniform_real_distribution<float> jitter(0.8f, 1.2f), off(-6.0f, 6.0f);
     for (int64_t j = 0; j < qn; ++j) {
@@ -782,7 +780,8 @@ void OpTableQmmWeight::run_case(const WqSpec &c) {
         for (int64_t cc = c.q_per_channel ? j : 0; cc < (c.q_per_channel ? j + 1 : n); ++cc)
           big = std::max(big, std::fabs(v[static_cast<size_t>(i * n + cc)]));
       const float sc = static_cast<float>(1.5 * 127.0 / big) * jitter(rng());
-      qs[static_cast<size_t>(j)] = c.qscale == ACL_FLOAT ? sc : encodable(sc);
+      qs[static_cast<size_t>(j)] = sc;
+      if (c.qscale != ACL_FLOAT) enc[static_cast<size_t>(j)] = scale_word(sc, &qs[static_cast<size_t>(j)]);
       if (c.q_offset) qo[static_cast<size_t>(j)] = off(rng());
     }
     const std::vector<int64_t> qshape = c.q_per_channel ? std::vector<int64_t>{1, n} : std::vector<int64_t>{1};
@@ -790,8 +789,6 @@ void OpTableQmmWeight::run_case(const WqSpec &c) {
     if (c.qscale == ACL_FLOAT) {
       qscale->set_values(std::vector<double>(qs.begin(), qs.end()));
     } else {
-      std::vector<uint64_t> enc(qs.size());
-      for (size_t j = 0; j < qs.size(); ++j) enc[j] = encode_scale(qs[j], 0);
       write_words(*qscale, enc, c.views ? 5 : 0);
     }
     if (c.q_offset) {
@@ -1002,6 +999,167 @@ TEST_P(OpTableQmmWeight, Errors) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Table, OpTableQmmWeight, ::testing::ValuesIn(cases_of(QmmScheme::kWeightAntiquant)),
+                         harness::case_name<QmmTableCase>);
+
+// =============================================================================================
+// encode_param: the 64-bit words bit for bit against refs::quant_param_word.
+
+// The 64-bit words of a 1-D or (1, n) view.
+std::vector<uint64_t> read_words(const DeviceTensor &t, int64_t view_off) {
+  const int64_t count = t.shape().back(), stride = t.strides().back();
+  std::vector<uint64_t> host(static_cast<size_t>(view_off + (count - 1) * stride + 1));
+  EXPECT_EQ(aclrtMemcpy(host.data(), host.size() * 8, t.data(), host.size() * 8, ACL_MEMCPY_DEVICE_TO_HOST),
+            ACL_SUCCESS);
+  std::vector<uint64_t> v(static_cast<size_t>(count));
+  for (int64_t j = 0; j < count; ++j) v[static_cast<size_t>(j)] = host[static_cast<size_t>(view_off + j * stride)];
+  return v;
+}
+
+struct ParamSpec {
+  std::vector<int64_t> scale, offset, out;  // offset empty: none
+  aclDataType out_dtype = ACL_UINT64;
+  bool views = false;  // strided scale / offset / out with offsets
+};
+
+class OpTableQmmParam : public ::testing::TestWithParam<QmmTableCase> {
+ protected:
+  void SetUp() override { reseed_for_current_test(); }
+  int run(DeviceTensor &scale, DeviceTensor *offset, DeviceTensor &out) {
+    QmmArgs a;
+    a.scale = scale;
+    a.offset = offset ? offset->get() : nullptr;
+    a.out = out;
+    return run_op([&](uint64_t *ws, aclOpExecutor **ex) { return GetParam().phase1(a, ws, ex); }, GetParam().launch);
+  }
+  void run_encoding(const ParamSpec &c);
+};
+
+void OpTableQmmParam::run_encoding(const ParamSpec &c) {
+  SCOPED_TRACE(::testing::Message() << "scale " << ::testing::PrintToString(c.scale) << " offset "
+                                    << ::testing::PrintToString(c.offset) << " out "
+                                    << ::testing::PrintToString(c.out) << " " << c.out_dtype << " views " << c.views);
+  Dev scale = make_tensor(c.scale, ACL_FLOAT, c.views);
+  scale->fill_random(-3, 3);
+  Dev offset;
+  std::vector<double> ov;
+  if (!c.offset.empty()) {
+    offset = make_tensor(c.offset, ACL_FLOAT, c.views);
+    // Values beyond the clamp range, exact halves (the rounding rule shows there) and a NaN.
+    std::vector<double> v(static_cast<size_t>(numel_of(c.offset)));
+    std::uniform_real_distribution<double> d(-300, 300);
+    for (size_t j = 0; j < v.size(); ++j) v[j] = j % 3 == 0 ? std::floor(d(rng())) + 0.5 : d(rng());
+    if (v.size() > 5) {
+      v[1] = -0.5;
+      v[2] = 0.5;
+      v[4] = -255.5;
+      v[5] = NAN;
+    }
+    offset->set_values(v);
+    ov = offset->values();
+  }
+  std::vector<int64_t> ostr = contiguous_strides(c.out);
+  if (c.views) ostr.back() = 3;
+  const int64_t view_off = c.views ? 2 : 0;
+  DeviceTensor out(c.out, c.out_dtype, ostr, view_off);
+  out.poison();
+  ASSERT_EQ(run(*scale, offset.get(), out), 0) << aclGetRecentErrMsg();
+  const auto sv = scale->values();
+  const auto got = read_words(out, view_off);
+  for (size_t j = 0; j < got.size(); ++j) {
+    const float s = static_cast<float>(sv[sv.size() == 1 ? 0 : j]);
+    const double *o = ov.empty() ? nullptr : &ov[ov.size() == 1 ? 0 : j];
+    EXPECT_EQ(got[j], refs::quant_param_word(s, o)) << "element " << j << " scale " << s << " offset " << (o ? *o : 0.0);
+  }
+  EXPECT_TRUE(out.untouched_outside_view());
+}
+
+TEST_P(OpTableQmmParam, EncodingBitExact) {
+  for (bool views : {false, true}) {
+    run_encoding({{37}, {}, {37}, ACL_UINT64, views});
+    run_encoding({{37}, {37}, {37}, ACL_UINT64, views});
+    run_encoding({{1}, {41}, {41}, ACL_INT64, views});
+    run_encoding({{41}, {1}, {41}, ACL_UINT64, views});
+    run_encoding({{1}, {}, {1}, ACL_INT64, views});
+    run_encoding({{1}, {1}, {1}, ACL_UINT64, views});
+    run_encoding({{1, 23}, {23}, {1, 23}, ACL_INT64, views});
+    run_encoding({{1, 23}, {1, 23}, {1, 23}, ACL_UINT64, views});
+    run_encoding({{64}, {64}, {64}, ACL_UINT64, views});
+  }
+}
+
+TEST_P(OpTableQmmParam, Errors) {
+  const QmmTableCase &tc = GetParam();
+  const char *S = tc.arg(ops::kQmmScale), *O = tc.arg(ops::kQmmOffset), *OUT = tc.arg(ops::kQmmOut);
+  DeviceTensor s({8}, ACL_FLOAT), o({8}, ACL_FLOAT), out({8}, ACL_UINT64), s16({8}, ACL_FLOAT16);
+  DeviceTensor o16({8}, ACL_FLOAT16), out_f({8}, ACL_FLOAT), out_bad({9}, ACL_UINT64), o_bad({3}, ACL_FLOAT);
+  DeviceTensor s2({2, 8}, ACL_FLOAT), s12({1, 8}, ACL_FLOAT), out12({1, 8}, ACL_UINT64), s1({1}, ACL_FLOAT);
+  DeviceTensor o12({1, 12}, ACL_FLOAT), out_ov({8}, ACL_UINT64, {0}, 0), s0({0}, ACL_FLOAT);
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  auto call = [&](aclTensor *a, aclTensor *b, aclTensor *c) {
+    QmmArgs q;
+    q.scale = a;
+    q.offset = b;
+    q.out = c;
+    return tc.phase1(q, &ws, &ex);
+  };
+  const int kNull = ACLNN_ERR_PARAM_NULLPTR, kInv = ACLNN_ERR_PARAM_INVALID;
+  EXPECT_TRUE(fails_with(call(nullptr, o, out), kNull, {tc.api.c_str(), S}));
+  EXPECT_TRUE(fails_with(call(s, o, nullptr), kNull, {OUT}));
+  EXPECT_TRUE(fails_with(call(s16, o, out), kInv, {S, "FLOAT16"}));
+  EXPECT_TRUE(fails_with(call(s, o16, out), kInv, {O, "FLOAT16"}));
+  EXPECT_TRUE(fails_with(call(s, o, out_f), kInv, {OUT, "FLOAT", "UINT64"}));
+  EXPECT_TRUE(fails_with(call(s, o, out_bad), kInv, {OUT, "[9]"}));
+  EXPECT_TRUE(fails_with(call(s, o_bad, out), kInv, {S, O}));
+  EXPECT_TRUE(fails_with(call(s2, nullptr, out), kInv, {S, "[2, 8]"}));
+  EXPECT_TRUE(fails_with(call(s0, nullptr, out), kInv, {S, "t >= 1"}));
+  EXPECT_TRUE(fails_with(call(s12, nullptr, out), kInv, {OUT, "[1, 8]"}));
+  EXPECT_TRUE(fails_with(call(s1, o12, out12), kInv, {OUT}));
+  EXPECT_TRUE(fails_with(call(s, nullptr, out_ov), kInv, {OUT, "overlap"}));
+  EXPECT_EQ(call(s12, s1, out12), 0) << aclGetRecentErrMsg();
+  EXPECT_EQ(aclDestroyAclOpExecutor(ex), 0);
+}
+
+// The words as QuantMatmulV4's scale == the FLOAT scale with its 13 low mantissa bits cleared: the
+// same output bits, with or without an offset packed into the words (the matmul ignores it).
+TEST_P(OpTableQmmParam, RoundTripThroughQuantMatmul) {
+  const QmmTableCase &v4 = case_named("QuantMatmulV4");
+  const int64_t m = 9, k = 75, n = 31;
+  for (aclDataType out_dtype : {ACL_INT8, ACL_FLOAT16, ACL_BF16})
+    for (bool packed_offset : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << "out " << out_dtype << " packed offset " << packed_offset);
+      DeviceTensor x1({m, k}, ACL_INT8), x2({k, n}, ACL_INT8), scale({n}, ACL_FLOAT), off({n}, ACL_FLOAT);
+      DeviceTensor words({n}, ACL_UINT64), trunc({n}, ACL_FLOAT), y_words({m, n}, out_dtype), y_float({m, n}, out_dtype);
+      x1.fill_random(-128, 127);
+      x2.fill_random(-128, 127);
+      scale.fill_random(2e-4, 2e-3);
+      off.fill_random(-100, 100);
+      ASSERT_EQ(run(scale, packed_offset ? &off : nullptr, words), 0) << aclGetRecentErrMsg();
+      auto sv = scale.values();
+      for (double &v : sv) v = refs::quant_param_scale(refs::quant_param_word(static_cast<float>(v), nullptr));
+      trunc.set_values(sv);
+      y_words.poison();
+      y_float.poison();
+      for (auto [s, y] : {std::pair<DeviceTensor *, DeviceTensor *>{&words, &y_words}, {&trunc, &y_float}}) {
+        QmmArgs a;
+        a.a = x1;
+        a.b = x2;
+        a.scale = *s;
+        a.out = *y;
+        ASSERT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **ex) { return v4.phase1(a, ws, ex); }, v4.launch), 0)
+            << aclGetRecentErrMsg();
+      }
+      std::vector<unsigned char> a(static_cast<size_t>(m * n * elem_size(out_dtype))), b(a.size());
+      ASSERT_EQ(aclrtMemcpy(a.data(), a.size(), y_words.data(), a.size(), ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
+      ASSERT_EQ(aclrtMemcpy(b.data(), b.size(), y_float.data(), b.size(), ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
+      EXPECT_EQ(a, b);
+      // Not a trivial comparison: the results vary.
+      const auto v = y_float.values();
+      EXPECT_GT(*std::max_element(v.begin(), v.end()), *std::min_element(v.begin(), v.end()));
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Table, OpTableQmmParam, ::testing::ValuesIn(cases_of(QmmScheme::kEncodeParam)),
                          harness::case_name<QmmTableCase>);
 
 }  // namespace

@@ -4,6 +4,8 @@
 // ordered candidate lists (igemm_plan, wq_choose) log their choices in verbose mode.
 #include "ops/matmul/qmm_phase1.h"
 
+#include <algorithm>
+
 #include "common/error.h"
 #include "core/dtype.h"
 #include "core/op_checks.h"
@@ -374,11 +376,57 @@ void weight_antiquant(core::OpBuilder &b, const QmmCall &c) {
   }
 }
 
+// ---- kEncodeParam
+
+// (t,) or (1, t): t and the element stride along t.
+void param_shape(const aclTensor *t, const char *name, int64_t *count, int64_t *stride) {
+  const bool ok = t->ndim == 1 || (t->ndim == 2 && t->dims[0] == 1);
+  if (!ok || t->numel() == 0)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; expected (t,) or (1, t) with t >= 1", name,
+                shape_string(*t).c_str());
+  *count = t->dims[t->ndim - 1];
+  *stride = *count == 1 ? 0 : t->strides[t->ndim - 1];
+}
+
+void encode_param(core::OpBuilder &b, const QmmCall &c) {
+  const aclTensor *scale = c.t[kQmmScale], *offset = c.t[kQmmOffset], *out = c.t[kQmmOut];
+  const char *const *nm = c.name;
+  core::check_dtype_in(scale, nm[kQmmScale], {ACL_FLOAT});
+  if (offset != nullptr) core::check_dtype_in(offset, nm[kQmmOffset], {ACL_FLOAT});
+  core::check_dtype_in(out, nm[kQmmOut], {ACL_UINT64, ACL_INT64});
+  QmmEncodeParamStep &st = b.add_step<QmmEncodeParamStep>();
+  int64_t ns = 0, no = 1;
+  param_shape(scale, nm[kQmmScale], &ns, &st.scale_stride);
+  if (offset != nullptr) param_shape(offset, nm[kQmmOffset], &no, &st.offset_stride);
+  if (ns != no && ns != 1 && no != 1)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s %s and %s %s: their lengths must be equal, or one of them 1",
+                nm[kQmmScale], shape_string(*scale).c_str(), nm[kQmmOffset], shape_string(*offset).c_str());
+  st.count = std::max(ns, no);
+  if (scale->ndim == 2 && st.count != ns)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "a 2-D %s %s gives %s its shape; %s %s is longer", nm[kQmmScale],
+                shape_string(*scale).c_str(), nm[kQmmOut], nm[kQmmOffset], shape_string(*offset).c_str());
+  core::Shape want;
+  want.ndim = scale->ndim;
+  want.dims[0] = scale->ndim == 2 ? 1 : st.count;
+  want.dims[1] = st.count;
+  core::check_shape_equals(*out, nm[kQmmOut], want);
+  core::check_no_internal_overlap(*out, nm[kQmmOut]);
+  st.out_stride = out->strides[out->ndim - 1];
+  QmmOperand ops[kQmmRoles];
+  register_tensors(b, c, ops);
+  st.scale = ops[kQmmScale];
+  st.offset = ops[kQmmOffset];
+  st.out = ops[kQmmOut];
+}
+
 }  // namespace
 
 void qmm_phase1(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
-  if (rule.scheme == QmmScheme::kInt8Dequant) int8_dequant(b, c);
-  else weight_antiquant(b, c);
+  switch (rule.scheme) {
+    case QmmScheme::kInt8Dequant: return int8_dequant(b, c);
+    case QmmScheme::kWeightAntiquant: return weight_antiquant(b, c);
+    case QmmScheme::kEncodeParam: return encode_param(b, c);
+  }
 }
 
 }  // namespace opsnn::ops

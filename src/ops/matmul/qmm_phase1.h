@@ -35,6 +35,15 @@
 //  FLOAT; both (1,) or (n,) / (1, n).
 //
 // Empty tensors (m, n, k or a batch dim of 0) are rejected by both schemes.
+//
+// kEncodeParam (aclnnTransQuantParamV2, src/ops/quant/trans_quant_param.ops): the scale words the
+// int8 scheme decodes, from fp32 scales and optional offsets (kernels::qmm_encode_params):
+//   out[j] = (bits(scale[j]) & 0xFFFFE000) | (1 << 46)                 (the scale's top 19 bits)
+//   with offset: o = clamp(round(offset[j]), -256, 255); out[j] |= (uint64(o) & 0x1FF) << 37
+//  round() is half away from zero (the documentation writes Round without saying which; OpsNN's
+//  choice), a NaN offset packs as 0. scale FLOAT (t,) or (1, n), offset optional FLOAT of the same
+//  forms, t = 1 or n (a count-1 operand broadcasts). out UINT64 or INT64 (the same bits): 1-D scale
+//  -> out (max(t_scale, t_offset),); 2-D scale -> out has scale's shape. Any strides.
 #pragma once
 
 #include <cstdint>
@@ -43,7 +52,7 @@
 
 namespace opsnn::ops {
 
-enum class QmmScheme : uint8_t { kInt8Dequant, kWeightAntiquant };
+enum class QmmScheme : uint8_t { kInt8Dequant, kWeightAntiquant, kEncodeParam };
 
 struct QmmRule {
   QmmScheme scheme;

@@ -129,4 +129,11 @@ int QmmWeightStep::run(const core::LaunchArgs &args) const {
   return 0;
 }
 
+int QmmEncodeParamStep::run(const core::LaunchArgs &args) const {
+  kernels::qmm_encode_params(reinterpret_cast<const float *>(scale.address(args)), scale_stride,
+                             reinterpret_cast<const float *>(offset.address(args)), offset_stride, count,
+                             reinterpret_cast<uint64_t *>(const_cast<char *>(out.address(args))), out_stride);
+  return 0;
+}
+
 }  // namespace opsnn::ops

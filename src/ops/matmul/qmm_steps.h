@@ -66,4 +66,13 @@ class QmmWeightStep final : public core::Step {
   int run(const core::LaunchArgs &args) const override;
 };
 
+// aclnnTransQuantParamV2: fp32 scales (and offsets) packed into the int8 matmuls' 64-bit scale words.
+class QmmEncodeParamStep final : public core::Step {
+ public:
+  QmmOperand scale, offset, out;
+  int64_t count = 0, scale_stride = 0, offset_stride = 0, out_stride = 0;  // elements
+
+  int run(const core::LaunchArgs &args) const override;
+};
+
 }  // namespace opsnn::ops
