@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "core/dtype.h"
 #include "core/op_checks.h"
+#include "kernels/matmul/gemm.h"
 #include "ops/matmul/matmul_common.h"
 #include "ops/matmul/qmm_steps.h"
 
@@ -419,13 +420,86 @@ void encode_param(core::OpBuilder &b, const QmmCall &c) {
   st.out = ops[kQmmOut];
 }
 
+// ---- kPrepackWeight
+
+int64_t align_up(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
+
+void prepack_weight(core::OpBuilder &b, const QmmCall &c) {
+  const aclTensor *w = c.t[kQmmB];
+  const char *name = c.name[kQmmB];
+  core::check_dtype_in(w, name, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT8});
+  require_rank(w, name, 2, 6);
+  const int slot = b.inout(w);
+  if (w->dtype == ACL_INT8 || w->ndim > 2 || w->numel() == 0) return;  // stays ND: our kernels read it as it is
+  kernels::gemm_prepacked_b_mark_in_use();  // matmuls planned from now on also plan for packed B
+  QmmPrepackStep &s = b.add_step<QmmPrepackStep>();
+  s.w.slot = slot;
+  s.w.offset_bytes = w->offset * static_cast<int64_t>(core::dtype_size(w->dtype));
+  s.k = w->dims[0];
+  s.n = w->dims[1];
+  s.src = {w->dtype, w->strides[0], w->strides[1], 0};
+  s.copy_ws = b.book("trans_weight.copy", static_cast<uint64_t>(s.k * s.n) * core::dtype_size(w->dtype));
+  // The packed layout covers K * align(N, 16) elements from the view's first element: the described
+  // storage (and the device allocation, checked below) must hold them.
+  const __int128 packed_end = static_cast<__int128>(w->offset) + static_cast<__int128>(s.k) * align_up(s.n, 16);
+  // The storage dims are only recorded (never bounded), so their product saturates: kCap is more
+  // than any packed_end, and storage * dim stays in range.
+  constexpr __int128 kCap = static_cast<__int128>(1) << 126;
+  __int128 storage = 1;
+  for (int i = 0; i < w->storage_ndim; ++i) {
+    const int64_t d = w->storage_dims[i];  // >= 0 (aclCreateTensor)
+    storage = d != 0 && storage > kCap / d ? kCap : storage * d;
+  }
+  if (storage < packed_end)
+    throw_error(ACLNN_ERR_PARAM_INVALID,
+                "%s's storage %s holds %lld elements; the packed weight [%lld, %lld] needs %lld from the storage "
+                "start (offset %lld + K * align(N, 16); aclnnCalculateMatmulWeightSizeV2 gives the size to allocate)",
+                name, core::shape_string(w->storage_dims, w->storage_ndim).c_str(), ll(static_cast<int64_t>(storage)),
+                ll(s.k), ll(s.n), ll(static_cast<int64_t>(packed_end)), ll(w->offset));
+  aclTensor packed = *w;  // the packed extent as a flat view, against the allocation
+  packed.ndim = 1;
+  packed.dims[0] = static_cast<int64_t>(packed_end - w->offset);
+  packed.strides[0] = 1;
+  const std::string what = std::string(name) + " (packed extent)";
+  core::check_view_within_allocation(packed, what.c_str());
+}
+
 }  // namespace
+
+uint64_t qmm_weight_size(const aclIntArray *shape, const char *shape_name, aclDataType dtype, const char *dtype_name) {
+  core::require_not_null(shape, shape_name);
+  const size_t nd = shape->values.size();
+  if (nd < 2 || nd > 6) throw_error(ACLNN_ERR_PARAM_INVALID, "%s must have 2 to 6 dims; it has %zu", shape_name, nd);
+  for (size_t i = 0; i < nd; ++i)
+    if (shape->values[i] < 0)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s[%zu] is %lld; dims must be >= 0", shape_name, i, ll(shape->values[i]));
+  int64_t inner_align;
+  switch (dtype) {
+    case ACL_FLOAT16:
+    case ACL_BF16:
+    case ACL_FLOAT: inner_align = 16; break;  // FLOAT: OpsNN extension, same formula
+    case ACL_INT8: inner_align = 32; break;
+    default:
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s %s is not supported; expected FLOAT16, BF16 or INT8 (or FLOAT)",
+                  dtype_name, core::dtype_name(dtype));
+  }
+  // Checked: a size of 2^62 elements or more is an error, never a wrapped (e.g. 0) answer.
+  __int128 elems = 1;
+  for (size_t i = 0; i + 2 < nd; ++i) elems = std::min<__int128>(elems * shape->values[i], __int128{1} << 62);
+  const int64_t d0 = shape->values[nd - 2], d1 = shape->values[nd - 1];
+  elems = std::min<__int128>(elems * align_up(std::min<int64_t>(d0, int64_t{1} << 62), 16), __int128{1} << 62);
+  elems = std::min<__int128>(elems * align_up(std::min<int64_t>(d1, int64_t{1} << 62), inner_align), __int128{1} << 62);
+  if (elems >= (__int128{1} << 62))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s holds 2^62 elements or more once aligned", shape_name);
+  return static_cast<uint64_t>(elems);
+}
 
 void qmm_phase1(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
   switch (rule.scheme) {
     case QmmScheme::kInt8Dequant: return int8_dequant(b, c);
     case QmmScheme::kWeightAntiquant: return weight_antiquant(b, c);
     case QmmScheme::kEncodeParam: return encode_param(b, c);
+    case QmmScheme::kPrepackWeight: return prepack_weight(b, c);
   }
 }
 

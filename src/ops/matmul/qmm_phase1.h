@@ -44,6 +44,19 @@
 //  choice), a NaN offset packs as 0. scale FLOAT (t,) or (1, n), offset optional FLOAT of the same
 //  forms, t = 1 or n (a count-1 operand broadcasts). out UINT64 or INT64 (the same bits): 1-D scale
 //  -> out (max(t_scale, t_offset),); 2-D scale -> out has scale's shape. Any strides.
+//
+// kPrepackWeight (aclnnTransMatmulWeight): re-lays a 2-D FLOAT / FLOAT16 / BF16 weight [K, N] in
+// place into the GEMM engine's pre-packed layout (kernels/matmul/gemm.h: 16-column panels over all
+// of K, same dtype) and registers the buffer address, so later matmul launches whose B is that
+// address, with the same K, N and dtype, skip packing. INT8 weights and weights of more than 2 dims
+// keep their ND layout (our kernels read those directly); the call is then a no-op. The storage
+// (and its device allocation) must hold K * align(N, 16) elements from the view's start, which the
+// size aclnnCalculateMatmulWeightSizeV2 gives (qmm_weight_size) does. Host memory stays plain.
+//
+// The one-shot size helper of the table's `oneshot` rows (aclnnCalculateMatmulWeightSize(V2)):
+// shape [batch..., d0, d1] (2 to 6 dims, each >= 0) of dtype FLOAT16 / BF16 / FLOAT (d1 aligned to
+// 16) or INT8 (to 32) -> prod(batch) * align(d0, 16) * align(d1, .) elements; 2^62 or more is an
+// error, never a wrapped answer.
 #pragma once
 
 #include <cstdint>
@@ -52,7 +65,7 @@
 
 namespace opsnn::ops {
 
-enum class QmmScheme : uint8_t { kInt8Dequant, kWeightAntiquant, kEncodeParam };
+enum class QmmScheme : uint8_t { kInt8Dequant, kWeightAntiquant, kEncodeParam, kPrepackWeight };
 
 struct QmmRule {
   QmmScheme scheme;
@@ -88,5 +101,7 @@ struct QmmCall {
 };
 
 void qmm_phase1(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c);
+
+uint64_t qmm_weight_size(const aclIntArray *shape, const char *shape_name, aclDataType dtype, const char *dtype_name);
 
 }  // namespace opsnn::ops

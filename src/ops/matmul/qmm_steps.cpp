@@ -1,9 +1,12 @@
 // Phase 2 of the quantised matmuls (ops/matmul/qmm_steps.h).
 #include "ops/matmul/qmm_steps.h"
 
+#include <cstring>
+
 #include "core/dtype.h"
 #include "kernels/matmul/gemm_elem.h"
 #include "kernels/matmul/qmm_epilogue.h"
+#include "runtime/runtime.h"
 
 namespace opsnn::ops {
 
@@ -133,6 +136,28 @@ int QmmEncodeParamStep::run(const core::LaunchArgs &args) const {
   kernels::qmm_encode_params(reinterpret_cast<const float *>(scale.address(args)), scale_stride,
                              reinterpret_cast<const float *>(offset.address(args)), offset_stride, count,
                              reinterpret_cast<uint64_t *>(const_cast<char *>(out.address(args))), out_stride);
+  return 0;
+}
+
+int QmmPrepackStep::run(const core::LaunchArgs &args) const {
+  char *base = const_cast<char *>(w.address(args));
+  // Only device allocations are re-laid: the runtime hears when they are written, copied over or
+  // freed, which ends the registry's entry. Host memory (allowed for tensors) can be freed and
+  // reused behind our back, and a stale entry would make a later plain weight at the same address
+  // read as packed: such a weight stays plain (the GEMM reads it as it is, same results).
+  const void *alloc = nullptr;
+  size_t alloc_bytes = 0;
+  if (!rt::find_device_allocation(base, &alloc, &alloc_bytes)) return 0;
+  const size_t es = core::dtype_size(src.dtype);
+  // Copy the logical matrix out (contiguous), then write the packed layout over the buffer.
+  char *copy = args.get(copy_ws);
+  for (int64_t p = 0; p < k; ++p)
+    for (int64_t j = 0; j < n; ++j)
+      std::memcpy(copy + static_cast<size_t>(p * n + j) * es,
+                  base + static_cast<size_t>(p * src.row_stride + j * src.col_stride) * es, es);
+  kernels::GemmOperand dense{src.dtype, n, 1, 0};
+  kernels::gemm_prepack_b(dense, k, n, copy, base);
+  kernels::gemm_prepacked_b_register(base, k, n, src.dtype, src.row_stride, src.col_stride);
   return 0;
 }
 

@@ -75,4 +75,16 @@ class QmmEncodeParamStep final : public core::Step {
   int run(const core::LaunchArgs &args) const override;
 };
 
+// aclnnTransMatmulWeight: a 2-D floating weight re-laid in place into the GEMM engine's pre-packed
+// layout and registered (device allocations only; see run()).
+class QmmPrepackStep final : public core::Step {
+ public:
+  QmmOperand w;
+  kernels::GemmOperand src;  // the logical [K, N] view (element strides)
+  int64_t k = 0, n = 0;
+  core::WsKey copy_ws;  // the source copied aside (the packing writes over it)
+
+  int run(const core::LaunchArgs &args) const override;
+};
+
 }  // namespace opsnn::ops
