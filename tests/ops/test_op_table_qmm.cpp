@@ -56,7 +56,7 @@ namespace {
 
 using ops::QmmScheme;
 
-struct QmmArgs {
+struct QmmArgs {  // the arguments by role (aggregate order: QmmRole order, then the attributes)
   aclTensor *a = nullptr, *b = nullptr, *scale = nullptr, *offset = nullptr, *pertoken = nullptr;
   aclTensor *qscale = nullptr, *qoffset = nullptr, *bias = nullptr, *out = nullptr;
   bool trans_a = false, trans_b = false;
@@ -585,16 +585,7 @@ TEST_P(OpTableQmmInt8, Errors) {
   aclOpExecutor *ex = nullptr;
   auto call = [&](aclTensor *a, aclTensor *b, aclTensor *sc, aclTensor *of, aclTensor *p, aclTensor *bb, aclTensor *y,
                   bool t1 = false) {
-    QmmArgs q;
-    q.a = a;
-    q.b = b;
-    q.scale = sc;
-    q.offset = of;
-    q.pertoken = p;
-    q.bias = bb;
-    q.out = y;
-    q.trans_a = t1;
-    return tc.phase1(q, &ws, &ex);
+    return tc.phase1({a, b, sc, of, p, nullptr, nullptr, bb, y, t1}, &ws, &ex);
   };
   const int kNull = ACLNN_ERR_PARAM_NULLPTR, kInv = ACLNN_ERR_PARAM_INVALID;
   EXPECT_TRUE(fails_with(call(nullptr, x2, s, nullptr, nullptr, nullptr, out8), kNull, {tc.api.c_str(), X1}));
@@ -965,17 +956,7 @@ TEST_P(OpTableQmmWeight, Errors) {
   aclOpExecutor *ex = nullptr;
   auto call = [&](aclTensor *xx, aclTensor *ww, aclTensor *ss, aclTensor *oo, aclTensor *q, aclTensor *qoo,
                   aclTensor *bb, int g, aclTensor *yy) {
-    QmmArgs a;
-    a.a = xx;
-    a.b = ww;
-    a.scale = ss;
-    a.offset = oo;
-    a.qscale = q;
-    a.qoffset = qoo;
-    a.bias = bb;
-    a.group = g;
-    a.out = yy;
-    return tc.phase1(a, &ws, &ex);
+    return tc.phase1({xx, ww, ss, oo, nullptr, q, qoo, bb, yy, false, false, g}, &ws, &ex);
   };
   const int kNull = ACLNN_ERR_PARAM_NULLPTR, kInv = ACLNN_ERR_PARAM_INVALID;
   EXPECT_TRUE(fails_with(call(nullptr, w.t, s, nullptr, nullptr, nullptr, nullptr, 0, y), kNull, {tc.api.c_str(), X}));

@@ -41,7 +41,7 @@ void reject_empty(int64_t batch, int64_t m, int64_t k, int64_t n) {
                 ll(batch), ll(m), ll(k), ll(n));
 }
 
-// Registers the call's tensors in prototype order; returns each role's operand view.
+// Registers the call's tensors in prototype order into each role's operand view.
 void register_tensors(core::OpBuilder &b, const QmmCall &c, QmmOperand *ops) {
   for (int i = 0; i < c.count; ++i) {
     const int r = c.order[i];
@@ -125,15 +125,7 @@ void int8_dequant(core::OpBuilder &b, const QmmCall &c) {
     st.bias_bstride = flat ? 0 : bias->strides[0];
   }
 
-  QmmOperand ops[kQmmRoles];
-  register_tensors(b, c, ops);
-  st.x1 = ops[kQmmA];
-  st.x2 = ops[kQmmB];
-  st.scale = ops[kQmmScale];
-  st.offset = ops[kQmmOffset];
-  st.pertoken = ops[kQmmPertoken];
-  st.bias = ops[kQmmBias];
-  st.out = ops[kQmmOut];
+  register_tensors(b, c, st.op);
 
   // out's batch dims and element strides.
   const int no = out->ndim;
@@ -319,16 +311,7 @@ void weight_antiquant(core::OpBuilder &b, const QmmCall &c) {
   if (qoffset != nullptr) vector_shape(qoffset, nm[kQmmQOffset], n, 0, &count, &qoffset_stride);
 
   QmmWeightStep &st = b.add_step<QmmWeightStep>();
-  QmmOperand ops[kQmmRoles];
-  register_tensors(b, c, ops);
-  st.x = ops[kQmmA];
-  st.w = ops[kQmmB];
-  st.scale = ops[kQmmScale];
-  st.offset = ops[kQmmOffset];
-  st.qscale = ops[kQmmQScale];
-  st.qoffset = ops[kQmmQOffset];
-  st.bias = ops[kQmmBias];
-  st.y = ops[kQmmOut];
+  register_tensors(b, c, st.op);
   if (quant) {
     st.qscale_dtype = qscale->dtype;
     st.qscale_stride = qscale_stride;
@@ -413,11 +396,7 @@ void encode_param(core::OpBuilder &b, const QmmCall &c) {
   core::check_shape_equals(*out, nm[kQmmOut], want);
   core::check_no_internal_overlap(*out, nm[kQmmOut]);
   st.out_stride = out->strides[out->ndim - 1];
-  QmmOperand ops[kQmmRoles];
-  register_tensors(b, c, ops);
-  st.scale = ops[kQmmScale];
-  st.offset = ops[kQmmOffset];
-  st.out = ops[kQmmOut];
+  register_tensors(b, c, st.op);
 }
 
 // ---- kPrepackWeight
@@ -433,8 +412,8 @@ void prepack_weight(core::OpBuilder &b, const QmmCall &c) {
   if (w->dtype == ACL_INT8 || w->ndim > 2 || w->numel() == 0) return;  // stays ND: our kernels read it as it is
   kernels::gemm_prepacked_b_mark_in_use();  // matmuls planned from now on also plan for packed B
   QmmPrepackStep &s = b.add_step<QmmPrepackStep>();
-  s.w.slot = slot;
-  s.w.offset_bytes = w->offset * static_cast<int64_t>(core::dtype_size(w->dtype));
+  s.op[kQmmB].slot = slot;
+  s.op[kQmmB].offset_bytes = w->offset * static_cast<int64_t>(core::dtype_size(w->dtype));
   s.k = w->dims[0];
   s.n = w->dims[1];
   s.src = {w->dtype, w->strides[0], w->strides[1], 0};

@@ -54,18 +54,18 @@ void int8_block(void *vctx, int64_t b, int64_t i0, int64_t j0, int64_t rows, int
 int QmmInt8Step::run(const core::LaunchArgs &args) const {
   Int8Ctx c{};
   c.st = this;
-  c.out = const_cast<char *>(out.address(args));
+  c.out = const_cast<char *>(address(args, kQmmOut));
   float *sv = reinterpret_cast<float *>(args.get(ws_scale));
-  kernels::qmm_decode_floats(scale.address(args), scale_dtype, scale_count, scale_stride, n, sv);
+  kernels::qmm_decode_floats(address(args, kQmmScale), scale_dtype, scale_count, scale_stride, n, sv);
   c.scale = sv;
-  if (offset.slot >= 0) {
+  if (op[kQmmOffset].slot >= 0) {
     float *ov = reinterpret_cast<float *>(args.get(ws_offset));
-    kernels::qmm_decode_floats(offset.address(args), ACL_FLOAT, offset_count, offset_stride, n, ov);
+    kernels::qmm_decode_floats(address(args, kQmmOffset), ACL_FLOAT, offset_count, offset_stride, n, ov);
     c.offset = ov;
   }
-  c.pertoken = reinterpret_cast<const float *>(pertoken.address(args));
-  if (bias.slot >= 0) {
-    const char *bp = bias.address(args);
+  c.pertoken = reinterpret_cast<const float *>(address(args, kQmmPertoken));
+  if (op[kQmmBias].slot >= 0) {
+    const char *bp = address(args, kQmmBias);
     const int64_t esize = static_cast<int64_t>(core::dtype_size(bias_dtype));
     for (int64_t g = 0; g < bias_batches; ++g) {
       const char *src = bp + g * bias_bstride * esize;
@@ -77,8 +77,8 @@ int QmmInt8Step::run(const core::LaunchArgs &args) const {
     }
     c.bias = args.get(ws_bias);
   }
-  const int8_t *a = reinterpret_cast<const int8_t *>(x1.address(args));
-  const int8_t *b = reinterpret_cast<const int8_t *>(x2.address(args));
+  const int8_t *a = reinterpret_cast<const int8_t *>(address(args, kQmmA));
+  const int8_t *b = reinterpret_cast<const int8_t *>(address(args, kQmmB));
   int64_t outer = 1;
   for (int d = 0; d < outer_ndim; ++d) outer *= outer_dims[d];
   for (int64_t o = 0; o < outer; ++o) {
@@ -96,31 +96,32 @@ int QmmInt8Step::run(const core::LaunchArgs &args) const {
 }
 
 int QmmWeightStep::run(const core::LaunchArgs &args) const {
-  const char *xp = x.address(args), *wp = w.address(args), *sp = scale.address(args), *op = offset.address(args);
+  const char *xp = address(args, kQmmA), *wp = address(args, kQmmB), *sp = address(args, kQmmScale),
+             *ofp = address(args, kQmmOffset);
   kernels::WqOutput out;
-  out.y = const_cast<char *>(y.address(args));
+  out.y = const_cast<char *>(address(args, kQmmOut));
   out.y_dtype = y_dtype;
   out.y_row = y_row;
-  out.bias = bias.address(args);
+  out.bias = address(args, kQmmBias);
   out.bias_dtype = bias_dtype;
   out.bias_stride = bias_stride;
-  out.quant.scale = qscale.address(args);
+  out.quant.scale = address(args, kQmmQScale);
   out.quant.scale_dtype = qscale_dtype;
   out.quant.scale_stride = qscale_stride;
-  out.quant.offset = qoffset.address(args);
+  out.quant.offset = address(args, kQmmQOffset);
   out.quant.offset_stride = qoffset_stride;
   if (path == kernels::WqPath::kStream) {
     float *y32 = reinterpret_cast<float *>(args.get(ws_b));
-    kernels::wq_small_m_run(wq, x_dtype, xp, x_row, x_col, wp, sp, op, y32, wq.n, args.get(ws_a), simd);
+    kernels::wq_small_m_run(wq, x_dtype, xp, x_row, x_col, wp, sp, ofp, y32, wq.n, args.get(ws_a), simd);
     for (int64_t i = 0; i < wq.m; ++i) kernels::wq_store_row(out, i, 0, wq.n, y32 + i * wq.n);
     return 0;
   }
   if (path == kernels::WqPath::kFused) {
-    kernels::wq_fused_run(fplan, wq, x_dtype, xp, x_row, x_col, wp, sp, op, out, args.get(ws_a));
+    kernels::wq_fused_run(fplan, wq, x_dtype, xp, x_row, x_col, wp, sp, ofp, out, args.get(ws_a));
     return 0;
   }
   float *wf = reinterpret_cast<float *>(args.get(ws_a));
-  kernels::wq_dequant_prepacked(wq, wp, sp, op, wf, simd);
+  kernels::wq_dequant_prepacked(wq, wp, sp, ofp, wf, simd);
   if (out.quant.scale == nullptr) {
     kernels::gemm_run(plan, xp, wf, out.y, args.get(ws_b), out.bias);
     return 0;
@@ -133,14 +134,14 @@ int QmmWeightStep::run(const core::LaunchArgs &args) const {
 }
 
 int QmmEncodeParamStep::run(const core::LaunchArgs &args) const {
-  kernels::qmm_encode_params(reinterpret_cast<const float *>(scale.address(args)), scale_stride,
-                             reinterpret_cast<const float *>(offset.address(args)), offset_stride, count,
-                             reinterpret_cast<uint64_t *>(const_cast<char *>(out.address(args))), out_stride);
+  kernels::qmm_encode_params(reinterpret_cast<const float *>(address(args, kQmmScale)), scale_stride,
+                             reinterpret_cast<const float *>(address(args, kQmmOffset)), offset_stride, count,
+                             reinterpret_cast<uint64_t *>(const_cast<char *>(address(args, kQmmOut))), out_stride);
   return 0;
 }
 
 int QmmPrepackStep::run(const core::LaunchArgs &args) const {
-  char *base = const_cast<char *>(w.address(args));
+  char *base = const_cast<char *>(address(args, kQmmB));
   // Only device allocations are re-laid: the runtime hears when they are written, copied over or
   // freed, which ends the registry's entry. Host memory (allowed for tensors) can be freed and
   // reused behind our back, and a stale entry would make a later plain weight at the same address

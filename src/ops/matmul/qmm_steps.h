@@ -8,6 +8,7 @@
 #include "kernels/matmul/gemm.h"
 #include "kernels/matmul/igemm.h"
 #include "kernels/matmul/wq_gemm.h"
+#include "ops/matmul/qmm_phase1.h"
 
 namespace opsnn::ops {
 
@@ -22,11 +23,16 @@ struct QmmOperand {
 
 inline constexpr int kQmmMaxBatchDims = 4;  // out has at most 6 dims
 
+// The registered tensors of a step, by role (QmmRole).
+struct QmmOperands {
+  QmmOperand op[kQmmRoles];
+  const char *address(const core::LaunchArgs &args, QmmRole r) const { return op[r].address(args); }
+};
+
 // int8 x int8 GEMM with the dequantising epilogue applied to each finished int32 block. Phase 2
 // decodes scale / offset / bias once into fp32 / int32 vectors in the workspace.
-class QmmInt8Step final : public core::Step {
+class QmmInt8Step final : public core::Step, public QmmOperands {
  public:
-  QmmOperand x1, x2, scale, offset, pertoken, bias, out;
   kernels::IgemmPlan plan;
   int64_t m0 = 0, n = 0;  // rows of one batch of out, columns
   // Outer loop (batch dims the GEMM's single batch stride cannot cover), outermost first.
@@ -48,10 +54,9 @@ class QmmInt8Step final : public core::Step {
 
 // Weight-only quantised GEMM: the small-m stream, the fused dequantise-and-multiply loop, or the
 // reference (dequantise the whole weight, then the GEMM engine); optional INT8 requantisation.
-class QmmWeightStep final : public core::Step {
+class QmmWeightStep final : public core::Step, public QmmOperands {
  public:
   kernels::WqDesc wq;
-  QmmOperand x, w, scale, offset, bias, y, qscale, qoffset;
   aclDataType qscale_dtype = ACL_FLOAT;
   int64_t qscale_stride = 0, qoffset_stride = 0;
   aclDataType x_dtype = ACL_FLOAT16, y_dtype = ACL_FLOAT16, bias_dtype = ACL_FLOAT16;
@@ -67,9 +72,8 @@ class QmmWeightStep final : public core::Step {
 };
 
 // aclnnTransQuantParamV2: fp32 scales (and offsets) packed into the int8 matmuls' 64-bit scale words.
-class QmmEncodeParamStep final : public core::Step {
+class QmmEncodeParamStep final : public core::Step, public QmmOperands {
  public:
-  QmmOperand scale, offset, out;
   int64_t count = 0, scale_stride = 0, offset_stride = 0, out_stride = 0;  // elements
 
   int run(const core::LaunchArgs &args) const override;
@@ -77,9 +81,8 @@ class QmmEncodeParamStep final : public core::Step {
 
 // aclnnTransMatmulWeight: a 2-D floating weight re-laid in place into the GEMM engine's pre-packed
 // layout and registered (device allocations only; see run()).
-class QmmPrepackStep final : public core::Step {
+class QmmPrepackStep final : public core::Step, public QmmOperands {
  public:
-  QmmOperand w;
   kernels::GemmOperand src;  // the logical [K, N] view (element strides)
   int64_t k = 0, n = 0;
   core::WsKey copy_ws;  // the source copied aside (the packing writes over it)
