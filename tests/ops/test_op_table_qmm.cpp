@@ -33,6 +33,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -1191,6 +1192,26 @@ bool same_bits(const DeviceTensor &a, const DeviceTensor &b) {
   return va.size() == vb.size() && std::memcmp(va.data(), vb.data(), va.size() * sizeof(double)) == 0;
 }
 
+// Stream order around a write over the packed weight w: Mm(x, w), `write` and Mm(x, w) again, all
+// queued on one new stream before anything runs. The first must give `before_want` (the packed
+// weight's values), the second Mm(x, after) (the plain values written), computed afterwards.
+void check_queued_write(DeviceTensor &x, DeviceTensor &w, const DeviceTensor &before_want, DeviceTensor &after,
+                        const std::function<void(aclrtStream)> &write, const char *what) {
+  SCOPED_TRACE(what);
+  DeviceTensor before(before_want.shape(), ACL_FLOAT), got(before_want.shape(), ACL_FLOAT),
+      want(before_want.shape(), ACL_FLOAT);
+  aclrtStream st = nullptr;
+  ASSERT_EQ(aclrtCreateStream(&st), 0);
+  ASSERT_EQ(run_mm(x, w, before, st), 0);
+  write(st);
+  ASSERT_EQ(run_mm(x, w, got, st), 0);
+  ASSERT_EQ(aclrtSynchronizeStream(st), 0);
+  ASSERT_EQ(aclrtDestroyStream(st), 0);
+  ASSERT_EQ(run_mm(x, after, want), 0);
+  EXPECT_TRUE(same_bits(before, before_want)) << "the matmul queued before the write";
+  EXPECT_TRUE(same_bits(got, want)) << "the matmul queued after it";
+}
+
 class OpTableQmmPrepack : public ::testing::TestWithParam<QmmTableCase> {
  protected:
   void SetUp() override { reseed_for_current_test(); }
@@ -1336,19 +1357,12 @@ TEST_P(OpTableQmmPrepack, RuntimeCopiesIntoAPackedWeightMakeItPlain) {
   // 3. Stream order: Mm on the packed weight, then aclrtMemcpyAsync of new plain values, then Mm,
   // all queued on one stream before anything runs.
   ASSERT_EQ(pack(w), 0);
-  DeviceTensor before({m, n}, ACL_FLOAT), before_want({m, n}, ACL_FLOAT);
+  DeviceTensor before_want({m, n}, ACL_FLOAT);
   ASSERT_EQ(mm(fresh, before_want), 0);  // the packed weight holds seed 2's values
-  aclrtStream st = nullptr;
-  ASSERT_EQ(aclrtCreateStream(&st), 0);
-  ASSERT_EQ(mm(w, before, st), 0);
-  new_values(3);
-  ASSERT_EQ(aclrtMemcpyAsync(w.data(), cap * 4, host.data(), cap * 4, ACL_MEMCPY_HOST_TO_DEVICE, st), 0);
-  ASSERT_EQ(mm(w, got, st), 0);
-  ASSERT_EQ(aclrtSynchronizeStream(st), 0);
-  ASSERT_EQ(aclrtDestroyStream(st), 0);
-  ASSERT_EQ(mm(fresh, want), 0);
-  EXPECT_TRUE(same_bits(before, before_want)) << "the matmul queued before the copy";
-  EXPECT_TRUE(same_bits(got, want)) << "after aclrtMemcpyAsync";
+  check_queued_write(x, w, before_want, fresh, [&](aclrtStream st) {
+    new_values(3);
+    ASSERT_EQ(aclrtMemcpyAsync(w.data(), cap * 4, host.data(), cap * 4, ACL_MEMCPY_HOST_TO_DEVICE, st), 0);
+  }, "aclrtMemcpyAsync");
 
   // 4. aclrtMemcpy2d over the weight's rows.
   ASSERT_EQ(pack(w), 0);
@@ -1360,6 +1374,7 @@ TEST_P(OpTableQmmPrepack, RuntimeCopiesIntoAPackedWeightMakeItPlain) {
 
   // 5. aclrtMemsetAsync over a few rows in the middle (the rest keeps the packed layout's bytes).
   ASSERT_EQ(pack(w), 0);
+  aclrtStream st = nullptr;
   ASSERT_EQ(aclrtCreateStream(&st), 0);
   ASSERT_EQ(aclrtMemsetAsync(static_cast<float *>(w.data()) + 5 * n, (cap - 5 * n) * 4, 0, 3 * n * 4, st), 0);
   ASSERT_EQ(aclrtSynchronizeStream(st), 0);
@@ -1394,8 +1409,7 @@ TEST_P(OpTableQmmPrepack, OpOutputsOverAPackedWeightMakeItPlain) {
       src({k, n}, ACL_FLOAT);
   x.fill_random(-1, 1);
   auto mm = [&](DeviceTensor &b, DeviceTensor &o, aclrtStream st = nullptr) { return run_mm(x, b, o, st); };
-  DeviceTensor got({m, n}, ACL_FLOAT), want({m, n}, ACL_FLOAT), before({m, n}, ACL_FLOAT),
-      before_want({m, n}, ACL_FLOAT);
+  DeviceTensor got({m, n}, ACL_FLOAT), want({m, n}, ACL_FLOAT), before_want({m, n}, ACL_FLOAT);
 
   // 1. aclnnInplaceCopy of new plain values over the whole packed weight, queued on one stream after
   //    a matmul that must still read the packed layout.
@@ -1404,19 +1418,12 @@ TEST_P(OpTableQmmPrepack, OpOutputsOverAPackedWeightMakeItPlain) {
   ASSERT_EQ(pack(w), 0) << aclGetRecentErrMsg();
   ASSERT_EQ(mm(fresh, before_want), 0);
   src.fill_random(-1, 1);
-  aclrtStream st = nullptr;
-  ASSERT_EQ(aclrtCreateStream(&st), 0);
-  ASSERT_EQ(mm(w, before, st), 0);
-  ASSERT_EQ(run_op([&](uint64_t *sz, aclOpExecutor **e) { return aclnnInplaceCopyGetWorkspaceSize(w, src, sz, e); },
-                   aclnnInplaceCopy, st),
-            0)
-      << aclGetRecentErrMsg();
-  ASSERT_EQ(mm(w, got, st), 0);
-  ASSERT_EQ(aclrtSynchronizeStream(st), 0);
-  ASSERT_EQ(aclrtDestroyStream(st), 0);
-  ASSERT_EQ(mm(src, want), 0);
-  EXPECT_TRUE(same_bits(before, before_want)) << "the matmul queued before the copy op";
-  EXPECT_TRUE(same_bits(got, want)) << "after aclnnInplaceCopy";
+  check_queued_write(x, w, before_want, src, [&](aclrtStream st) {
+    ASSERT_EQ(run_op([&](uint64_t *sz, aclOpExecutor **e) { return aclnnInplaceCopyGetWorkspaceSize(w, src, sz, e); },
+                     aclnnInplaceCopy, st),
+              0)
+        << aclGetRecentErrMsg();
+  }, "aclnnInplaceCopy");
 
   // 2. aclnnInplaceFillScalar over rows 5..7 of the buffer (a [3, n] view into it): the rest keeps
   //    the packed layout's bytes, and the buffer is read plain from then on.
