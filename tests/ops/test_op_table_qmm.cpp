@@ -186,6 +186,7 @@ struct Int8Spec {
   bool t1 = false, t2 = false;
   bool strided = false;        // every tensor a padded, non-contiguous view
   bool x2_bcast_view = false;  // x2's leading batch dim is a stride-0 (expanded) view
+  bool specials = false;       // a floating bias holding NaN, +inf and -inf
 };
 
 std::string describe(const Int8Spec &c) {
@@ -271,6 +272,11 @@ class Int8Problem {
                           c_.strided);
       if (c_.bias == ACL_INT32) bias_->fill_random(-2.0 * typical, 2.0 * typical);
       else bias_->fill_random(-0.5 * target, 0.5 * target);
+      if (c_.specials) {
+        std::vector<double> v = bias_->values();
+        for (size_t j = 0; j < v.size(); ++j) v[j] = j % 5 == 1 ? NAN : j % 5 == 2 ? INFINITY : j % 5 == 3 ? -INFINITY : v[j];
+        bias_->set_values(v);
+      }
       bv_ = bias_->values();
     }
     std::vector<int64_t> oshape = ob_;
@@ -308,7 +314,9 @@ class Int8Problem {
     for (size_t e = 0; e < got.size(); ++e) {
       const double g = ref_[e], err = 1e-6 * mag_[e] + 1e-30, a = got[e];
       bool ok, ex = true;
-      if (c_.out == ACL_INT8) {
+      if (!std::isfinite(g)) {  // NaN / inf from a special bias: INT8 0 / saturated, else the same value
+        ok = c_.out == ACL_INT8 ? a == refs::int8_saturate(g) : std::isnan(g) ? std::isnan(a) : a == g;
+      } else if (c_.out == ACL_INT8) {
         ok = int8_ok(a, g, err, &ex);
       } else {
         const double ag = std::fabs(g) + err;
@@ -417,6 +425,17 @@ TEST_P(OpTableQmmInt8, FloatBiases) {
   c.bias = ACL_BF16;
   c.out = ACL_BF16;
   run_case(c);
+}
+
+// NaN and infinities in a floating bias reach out: NaN (INT8: 0), +-inf (INT8: saturated).
+TEST_P(OpTableQmmInt8, SpecialValuesInTheBias) {
+  for (aclDataType out : {ACL_INT8, ACL_FLOAT16, ACL_BF16})
+    for (aclDataType bias : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16})
+      for (int64_t m : {1, 20}) {
+        Int8Spec c{{m, 40}, {40, 23}, out, ACL_UINT64, 1, false, true, true, bias};
+        c.specials = true;
+        run_case(c);
+      }
 }
 
 // Rows with pertokenScaleOptional: with and without it, every out and bias kind; rows without it
@@ -709,6 +728,8 @@ struct WqSpec {
   bool offset = false;
   aclDataType bias = ACL_DT_UNDEFINED;
   bool views = false;  // x transposed storage, scale / offset / bias strided, y padded rows
+  bool specials = false;  // x holds NaN, +inf and -inf
+  bool bias_row = false;  // bias (1, n) instead of (n,)
   // Requantisation: quantScaleOptional's dtype (undefined: none), per channel, with an offset.
   aclDataType qscale = ACL_DT_UNDEFINED;
   bool q_per_channel = true, q_offset = false;
@@ -740,6 +761,17 @@ void OpTableQmmWeight::run_case(const WqSpec &c) {
               ? std::make_unique<DeviceTensor>(c.x_shape, c.xt, std::vector<int64_t>{1, c.x_shape[0] + 1}, 3)
               : std::make_unique<DeviceTensor>(c.x_shape, c.xt);
   x->fill_random(-1, 1);
+  if (c.specials) {
+    std::vector<double> v = x->values();
+    // Row i % 4: 0 a NaN, 1 a +inf, 2 a +inf and a -inf (NaN sums), 3 finite.
+    for (int64_t i = 0; i < m; ++i) {
+      const size_t r = static_cast<size_t>(i * k);
+      if (i % 4 == 0) v[r + 5] = NAN;
+      if (i % 4 == 1 || i % 4 == 2) v[r + 7] = INFINITY;
+      if (i % 4 == 2) v[r + static_cast<size_t>(k) - 1] = -INFINITY;
+    }
+    x->set_values(v);
+  }
   QWeight w(k, n, c.wt, c.w_trans);
   const int64_t groups = c.mode == 3 ? (k + c.group - 1) / c.group : 1;
   const std::vector<int64_t> s_shape = c.mode == 0   ? std::vector<int64_t>{1}
@@ -751,7 +783,7 @@ void OpTableQmmWeight::run_case(const WqSpec &c) {
   offset->fill_random(-4, 4);
   Dev bias;
   if (c.bias != ACL_DT_UNDEFINED) {
-    bias = make_tensor({n}, c.bias, c.views);
+    bias = make_tensor(c.bias_row ? std::vector<int64_t>{1, n} : std::vector<int64_t>{n}, c.bias, c.views);
     bias->fill_random(-1, 1);
   }
   std::vector<int64_t> y_shape = c.x_shape;
@@ -792,7 +824,8 @@ void OpTableQmmWeight::run_case(const WqSpec &c) {
       double big = 1e-3;
       for (int64_t i = 0; i < m; ++i)
         for (int64_t cc = c.q_per_channel ? j : 0; cc < (c.q_per_channel ? j + 1 : n); ++cc)
-          big = std::max(big, std::fabs(v[static_cast<size_t>(i * n + cc)]));
+          if (std::isfinite(v[static_cast<size_t>(i * n + cc)]))
+            big = std::max(big, std::fabs(v[static_cast<size_t>(i * n + cc)]));
       const float sc = static_cast<float>(1.5 * 127.0 / big) * jitter(rng());
       qs[static_cast<size_t>(j)] = sc;
       if (c.qscale != ACL_FLOAT) enc[static_cast<size_t>(j)] = scale_word(sc, &qs[static_cast<size_t>(j)]);
@@ -830,6 +863,11 @@ void OpTableQmmWeight::run_case(const WqSpec &c) {
     const double T = precision_threshold(c.xt);
     double sum = 0, worst = 0;
     for (size_t e = 0; e < v.size(); ++e) {
+      if (!std::isfinite(v[e])) {  // NaN / inf from a special x: the same value
+        EXPECT_TRUE(std::isnan(v[e]) ? std::isnan(got[e]) : got[e] == v[e]) << "y element " << e << ": got " << got[e]
+                                                                             << ", reference " << v[e];
+        continue;
+      }
       ASSERT_FALSE(std::isnan(got[e])) << "y element " << e << " is NaN (unwritten?)";
       const double rel = std::fabs(got[e] - v[e]) / (mag[e] + 1e-7);
       sum += rel;
@@ -846,20 +884,54 @@ void OpTableQmmWeight::run_case(const WqSpec &c) {
       const double q = v[e] * qs[qj] + qo[qj];
       // fp32 error of the kernel's result, scaled: within it of a .5 boundary either side may come out.
       const double err = 1e-5 * mag[e] * qs[qj] + 1e-6 * std::fabs(q);
-      bool ex = false;
+      bool ex = !std::isfinite(q);
+      if (ex) {
+        EXPECT_EQ(got[e], refs::int8_saturate(q)) << "y[" << i << "," << j << "] q " << q;
+        ++exact;
+        saturated += std::fabs(q) > 129.0;
+        continue;
+      }
       ASSERT_TRUE(int8_ok(got[e], q, err, &ex)) << "y[" << i << "," << j << "] q " << q << " got " << got[e];
       exact += ex;
       saturated += std::fabs(q) > 129.0;
     }
   EXPECT_GT(exact, m * n / 2);
-  EXPECT_GT(saturated, 0);
+  if (!c.specials) EXPECT_GT(saturated, 0);  // rows of NaN sums (specials) saturate nothing
 }
 
 TEST_P(OpTableQmmWeight, Int8AllModesSmallAndLargeM) {
-  for (int64_t m : {1, 2, 3, 4, 5, 16, 33})
-    for (int mode : {0, 1, 2, 3})
-      for (bool trans : {false, true})
-        run_case({{m, 256}, 67, ACL_FLOAT16, WType::kInt8, trans, mode, mode == 3 ? 64 : 0, mode != 2});
+  for (aclDataType xt : GetParam().dtypes)
+    for (int64_t m : {1, 2, 3, 4, 5, 16, 33})
+      for (int mode : {0, 1, 2, 3})
+        for (bool trans : {false, true})
+          run_case({{m, 256}, 67, xt, WType::kInt8, trans, mode, mode == 3 ? 64 : 0, mode != 2});
+}
+
+// Every x dtype of the row with every bias dtype it takes, (n,) and (1, n) biases, every path.
+TEST_P(OpTableQmmWeight, BiasDtypesAndShapes) {
+  for (aclDataType xt : GetParam().dtypes)
+    for (aclDataType bias : {xt, ACL_FLOAT})
+      for (int64_t m : {2, 12, 40})
+        for (bool row : {false, true}) {
+          WqSpec c{{m, 96}, 24, xt, m == 12 ? WType::kInt4 : WType::kInt8, m == 40, 1, 0, true, bias};
+          c.bias_row = row;
+          run_case(c);
+        }
+}
+
+// NaN and infinities in x reach y as in the float64 reference (the stream path's factored sums
+// must not turn them into other values), and the requantised INT8 y gets 0 / saturation.
+TEST_P(OpTableQmmWeight, SpecialValuesInX) {
+  for (aclDataType xt : GetParam().dtypes)
+    for (int64_t m : {1, 3, 9, 40})
+      for (bool trans : {false, true}) {
+        WqSpec c{{m, 128}, 40, xt, trans ? WType::kInt4 : WType::kInt8, trans, 3, 64, true, ACL_FLOAT};
+        c.specials = true;
+        run_case(c);
+        c.qscale = ACL_FLOAT;
+        c.q_offset = true;
+        if (xt == ACL_FLOAT16) run_case(c);  // requantisation takes FLOAT16 x only with a FLOAT16 / FLOAT bias
+      }
 }
 
 TEST_P(OpTableQmmWeight, Int4AllModesSmallAndLargeM) {
