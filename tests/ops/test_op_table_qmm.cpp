@@ -1066,6 +1066,30 @@ TEST_P(OpTableQmmWeight, Errors) {
   EXPECT_TRUE(fails_with(call(x, w.t, s, nullptr, qs_bad, nullptr, nullptr, 0, y8), kInv, {QS, "[31]"}));
   EXPECT_TRUE(fails_with(call(x, w.t, s, nullptr, qs, s31, nullptr, 0, y8), kInv, {QO}));
   EXPECT_TRUE(fails_with(call(x, w.t, s, nullptr, nullptr, nullptr, yb, 0, y), kInv, {B}));
+  // weight layouts: views over the weights' buffers.
+  auto view = [](void *dev, aclDataType dt, std::vector<int64_t> dims, std::vector<int64_t> strides, int64_t offset,
+                 int64_t storage, aclFormat fmt = ACL_FORMAT_ND) {
+    return aclCreateTensor(dims.data(), dims.size(), dt, strides.data(), offset, fmt, &storage, 1, dev);
+  };
+  DeviceTensor x63({4, 63}, ACL_FLOAT16), x3({2, 4, 64}, ACL_FLOAT16, {4 * 64 + 8, 64, 1}, 0), y3({2, 4, 32}, ACL_FLOAT16);
+  struct Bad {
+    aclTensor *w;
+    aclTensor *x;
+    const char *w1, *w2, *w3;  // the message's words
+  } bad[] = {
+      {view(w.dev, ACL_INT8, {64, 32}, {32, 1}, 0, 2048, ACL_FORMAT_FRACTAL_NZ), x, W, "FRACTAL_NZ", "ND"},
+      {view(w.dev, ACL_INT8, {1, 64, 32}, {2048, 32, 1}, 0, 2048), x, W, "2-D", "[1, 64, 32]"},
+      {view(w.dev, ACL_INT32, {64, 4}, {8, 1}, 0, 512), x, W, "INT32", "contiguous"},
+      {view(w.dev, ACL_INT4, {64, 32}, {32, 1}, 1, 2049), x, W, "INT4", "byte"},
+      {view(w.dev, ACL_INT4, {64, 32}, {64, 2}, 0, 4096), x, W, "INT4", "transposed view"},
+      {view(w.dev, ACL_INT4, {63, 32}, {1, 63}, 0, 2016), x63, W, "INT4", "even k"},
+  };
+  for (auto &b : bad) {
+    EXPECT_TRUE(fails_with(call(b.x, b.w, s, nullptr, nullptr, nullptr, nullptr, 0, y), kInv, {b.w1, b.w2, b.w3}))
+        << b.w3;
+    aclDestroyTensor(b.w);
+  }
+  EXPECT_TRUE(fails_with(call(x3, w.t, s, nullptr, nullptr, nullptr, nullptr, 0, y3), kInv, {X, Y, "evenly spaced"}));
   // valid calls after all that
   EXPECT_EQ(call(x, w.t, s, nullptr, qs, qo, nullptr, 0, y8), 0) << aclGetRecentErrMsg();
   aclDestroyAclOpExecutor(ex);
