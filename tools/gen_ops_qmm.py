@@ -3,7 +3,7 @@
 QmmTableCase registrations (tests/ops/test_op_table_qmm.cpp).
 
 Row format (besides the common `header`, `dtypes`, `backward`):
-  scheme   int8_dequant | weight_antiquant
+  scheme   S, one of
            int8_dequant: int8 x int8 with the dequantising epilogue (QuantMatmulV3 / V4);
            weight_antiquant: a float x times an antiquantised INT8 / INT4 weight, optionally
            requantised to INT8 (WeightQuantBatchMatmulV2);
@@ -56,7 +56,7 @@ def resolve(g, table, op):
     op.roles = g.roles_by_name(op, ROLES, "a quantised matmul")
     for need in NEEDS[scheme]:
         if need not in op.roles:
-            raise g.TableError(f"{op.where}: scheme {scheme} needs its {need[4:]} parameter")
+            raise g.TableError(f"{op.where}: scheme {scheme} needs its {need.replace('kQmm', '').lower()} parameter")
     if op.oneshot and ("dtype" in op.roles) == (op.weight_dtype is not None):
         raise g.TableError(f"{op.where}: a weight_size row takes a dataType parameter or names its weight_dtype")
     op.input, op.output = op.roles[NEEDS[scheme][0]], op.roles[NEEDS[scheme][-1]]
