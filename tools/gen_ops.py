@@ -131,7 +131,8 @@ OPS_DOC = ROOT / "docs" / "OPS.md"
 EW_LISTS = ROOT / "src" / "kernels" / "elementwise" / "lists"
 
 # Rows whose parameter field starts with this are one-shot functions (e.g.
-# aclnnCalculateMatmulWeightSizeV2): the rest of the field is the complete parameter list.
+# aclnnCalculateMatmulWeightSizeV2): the rest of the field is the complete parameter list. A table
+# op is one-shot when its family module sets op.oneshot (its prototype is then the complete list).
 ONESHOT = "oneshot:"
 
 # UINT16 / UINT32 / UINT64: only for rows whose phase 1 takes them (e.g. Nonzero; no compute type).
@@ -858,7 +859,8 @@ def table_entries(tables):
     rows = []
     for t in tables:
         for op in t.ops:
-            rows.append((op.header, op.name, op.family, op.params_text))
+            oneshot = getattr(op, "oneshot", False)
+            rows.append((op.header, op.name, op.family, f"{ONESHOT} {op.params_text}" if oneshot else op.params_text))
             if op.inplace:
                 rows.append((getattr(op, "inplace_header", op.header), op.inplace[0], op.family, op.inplace[1]))
     return rows
@@ -929,6 +931,8 @@ def render_ops_doc(tables, catalog):
             "|---|---|---|---|---|---|---|"]
     for t in tables:
         for op in t.ops:
+            if getattr(op, "oneshot", False):
+                continue
             ip = f"`aclnn{op.inplace[0]}`: {' '.join(op.inplace_dtypes)}" if op.inplace else "—"
             res = RESULT_DOC[(t.settings["phase1"], op.result)] if t.settings["phase1"] in ("unary", "nary") \
                 else " + ".join(op.results)

@@ -78,7 +78,7 @@ if [ "$status" -ne 0 ]; then echo "run_tests: Release tests failed" >&2; echo "s
 # With clang-14 (x86-64) the tree is built with OPSNN_FUZZ (sanitizers + coverage instrumentation,
 # the tests link without libFuzzer's main); without it, with g++ and OPSNN_SANITIZE, and no fuzzing.
 # -g1: line tables for the sanitizers' stack traces, not full debug info (half the compile time).
-OPSNN_ASAN_OPS="ops/test_misuse;ops/test_trans_matmul_weight;ops/test_matmul;ops/test_op_table_matmul;ops/test_op_table_unary"
+OPSNN_ASAN_OPS="ops/test_misuse;ops/test_op_table_qmm;ops/test_matmul;ops/test_op_table_matmul;ops/test_op_table_unary"
 OPSNN_ASAN_OPS+=";ops/test_op_table_conv;ops/test_op_table_pool;ops/test_op_table_attention"
 OPSNN_ASAN_OPS+=";ops/test_op_table_closs;ops/test_op_table_cnorm;ops/test_op_table_ngrad;ops/test_op_table_ctc"
 OPSNN_ASAN_OPS+=";ops/test_op_table_embed;ops/test_op_table_dyn;ops/test_op_table_gmm;ops/test_op_table_dimwise"
@@ -86,8 +86,8 @@ OPSNN_ASAN_OPS+=";ops/test_op_table_embed;ops/test_op_table_dyn;ops/test_op_tabl
 # reductions, dim-wise lines, GEMM, convolution, pooling, attention); the rest of the ops files
 # test table-driven shape, dtype and error logic that step 1 covers and no ISA changes.
 OPSNN_ISA_OPS="ops/test_op_table_unary;ops/test_op_table_nary;ops/test_op_table_reduce;ops/test_op_table_rows"
-OPSNN_ISA_OPS+=";ops/test_op_table_dimwise;ops/test_matmul;ops/test_op_table_matmul;ops/test_quant_matmul"
-OPSNN_ISA_OPS+=";ops/test_weight_quant_matmul;ops/test_op_table_conv;ops/test_op_table_pool;ops/test_op_table_attention"
+OPSNN_ISA_OPS+=";ops/test_op_table_dimwise;ops/test_matmul;ops/test_op_table_matmul;ops/test_op_table_qmm"
+OPSNN_ISA_OPS+=";ops/test_op_table_conv;ops/test_op_table_pool;ops/test_op_table_attention"
 OPSNN_ISA_OPS+=";ops/test_op_table_cnorm;ops/test_activation_backward"
 if [ "${OPSNN_SKIP_SANITIZE:-0}" != "1" ]; then
   fuzz=0

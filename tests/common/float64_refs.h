@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -1597,6 +1598,55 @@ inline void gated_delta_rule_ref(const GdrProblem &p, const std::vector<double> 
     }
     start += L;
   }
+}
+
+// ---- the quantised matmuls (src/ops/matmul/quant_matmul.ops), one formula per scheme ----
+
+// A value stored into INT8: round half to even, saturate to [-128, 127], NaN -> 0.
+inline double int8_saturate(double v) {
+  return std::isnan(v) ? 0.0 : std::min(127.0, std::max(-128.0, std::nearbyint(v)));
+}
+// aclnnTransQuantParamV2's 64-bit scale word: the fp32 scale's top 19 bits, bit 46, and with an
+// offset (null: none) round-half-away-from-zero(offset) clamped to [-256, 255] as 9 bits at 37..45.
+inline uint64_t quant_param_word(float scale, const double *offset) {
+  uint32_t u;
+  std::memcpy(&u, &scale, 4);
+  uint64_t w = (uint64_t{u} >> 13 << 13) | (uint64_t{1} << 46);
+  if (offset != nullptr && !std::isnan(*offset)) {
+    const double a = std::floor(std::fabs(*offset) + 0.5);
+    const double o = std::max(-256.0, std::min(255.0, *offset < 0 ? -a : a));
+    w |= (static_cast<uint64_t>(static_cast<int64_t>(o)) & 0x1FF) << 37;
+  }
+  return w;
+}
+// The scale such a word carries (what the int8 scheme decodes).
+inline float quant_param_scale(uint64_t word) {
+  const uint32_t u = static_cast<uint32_t>(word);
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+// int8 x int8 with the dequantising epilogue, one output element before its rounding: the exact
+// integer product acc (int64), an INT32 bias added to it, then scale, the per-token scale, a
+// floating bias and the offset. `mag`: the magnitude of the terms (for the fp32 error bound).
+inline double qmm_dequant_ref(int64_t acc, double bias_int, double scale, double pertoken, double bias_float,
+                              double offset, double *mag) {
+  const double v = (static_cast<double>(acc) + bias_int) * scale * pertoken;
+  *mag = std::fabs(v) + std::fabs(bias_float) + std::fabs(offset);
+  return v + bias_float + offset;
+}
+// Weight-only quantisation, one output element: sum_p x[p] * (w[p] + offset[p]) * scale[p] + bias
+// over the k terms (strided by xs / ws), before any requantisation. `mag`: sum of |terms| + |bias|.
+inline double wq_antiquant_ref(const double *x, int64_t xs, const double *w, const double *offset,
+                               const double *scale, int64_t ws, int64_t k, double bias, double *mag) {
+  double v = bias, m = std::fabs(bias);
+  for (int64_t p = 0; p < k; ++p) {
+    const double t = x[p * xs] * (w[p * ws] + offset[p * ws]) * scale[p * ws];
+    v += t;
+    m += std::fabs(t);
+  }
+  *mag = m;
+  return v;
 }
 
 }  // namespace opsnn::test::refs

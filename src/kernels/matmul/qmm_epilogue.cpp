@@ -1,5 +1,6 @@
 #include "kernels/matmul/qmm_epilogue.h"
 
+#include <cmath>
 #include <cstring>
 
 #include "common/half.h"
@@ -65,6 +66,22 @@ void qmm_decode_floats(const void *src, aclDataType dtype, int64_t count, int64_
 
 void qmm_decode_int32(const int32_t *src, int64_t stride, int64_t n, int32_t *dst) {
   for (int64_t j = 0; j < n; ++j) dst[j] = src[j * stride];
+}
+
+void qmm_encode_params(const float *scale, int64_t scale_stride, const float *offset, int64_t offset_stride,
+                       int64_t count, uint64_t *dst, int64_t dst_stride) {
+  for (int64_t j = 0; j < count; ++j) {
+    uint32_t bits;
+    std::memcpy(&bits, &scale[j * scale_stride], 4);
+    uint64_t word = static_cast<uint64_t>(bits & 0xFFFFE000u) | (uint64_t{1} << 46);
+    if (offset != nullptr) {
+      float r = std::round(offset[j * offset_stride]);
+      r = r != r ? 0.0f : r;
+      r = r < -256.0f ? -256.0f : r > 255.0f ? 255.0f : r;
+      word |= (static_cast<uint64_t>(static_cast<int64_t>(r)) & 0x1FFu) << 37;
+    }
+    dst[j * dst_stride] = word;
+  }
 }
 
 }  // namespace opsnn::kernels

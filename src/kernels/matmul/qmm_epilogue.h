@@ -34,5 +34,11 @@ void qmm_epilogue_row(const QmmEpilogue &e, const int32_t *acc, int64_t j0, int6
 void qmm_decode_floats(const void *src, aclDataType dtype, int64_t count, int64_t stride, int64_t n, float *dst);
 // n int32 values from src (INT32, element stride `stride`).
 void qmm_decode_int32(const int32_t *src, int64_t stride, int64_t n, int32_t *dst);
+// The encoding qmm_decode_floats reads (aclnnTransQuantParamV2): count words dst[j * dst_stride] of
+//   (bits(scale) & 0xFFFFE000) | (1 << 46)      (the fp32 scale's top 19 bits)
+//   | (uint64(clamp(round(offset), -256, 255)) & 0x1FF) << 37   with an offset (null: none)
+// round() is half away from zero; a NaN offset packs as 0. Element strides (0: broadcast).
+void qmm_encode_params(const float *scale, int64_t scale_stride, const float *offset, int64_t offset_stride,
+                       int64_t count, uint64_t *dst, int64_t dst_stride);
 
 }  // namespace opsnn::kernels

@@ -1,0 +1,485 @@
+// The phase 1 of the quantised matmuls (ops/matmul/qmm_phase1.h): the checks of each scheme in
+// prototype order (dtypes, then shapes; 161002 naming the argument), the tensors registered in
+// prototype order, and the recorded step (ops/matmul/qmm_steps.h) with its kernel plan. The kernels'
+// ordered candidate lists (igemm_plan, wq_choose) log their choices in verbose mode.
+#include "ops/matmul/qmm_phase1.h"
+
+#include <algorithm>
+
+#include "common/error.h"
+#include "core/dtype.h"
+#include "core/op_checks.h"
+#include "kernels/matmul/gemm.h"
+#include "ops/matmul/matmul_common.h"
+#include "ops/matmul/qmm_steps.h"
+
+namespace opsnn::ops {
+
+namespace {
+
+constexpr int64_t kQmmMaxK = 65535;  // the vendor's documented limit of the int8 x int8 ops
+
+using core::shape_string;
+
+long long ll(int64_t v) { return static_cast<long long>(v); }
+
+// A per-tensor ((1,) / (1, 1); 0-d too when min_ndim is 0) or per-channel ((n,) / (1, n)) vector:
+// its element count and stride along n.
+void vector_shape(const aclTensor *t, const char *name, int64_t n, int min_ndim, int64_t *count, int64_t *stride) {
+  const bool one = t->numel() == 1 && t->ndim >= min_ndim && t->ndim <= 2;
+  const bool per_channel = (t->ndim == 1 && t->dims[0] == n) || (t->ndim == 2 && t->dims[0] == 1 && t->dims[1] == n);
+  if (!one && !per_channel)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; expected (1,), (%lld,) or (1, %lld)", name,
+                shape_string(*t).c_str(), ll(n), ll(n));
+  *count = one ? 1 : n;
+  *stride = one ? 0 : t->strides[t->ndim - 1];
+}
+
+void reject_empty(int64_t batch, int64_t m, int64_t k, int64_t n) {
+  if (m == 0 || n == 0 || k == 0 || batch == 0)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "empty tensors are not supported (batch %lld, m %lld, k %lld, n %lld)",
+                ll(batch), ll(m), ll(k), ll(n));
+}
+
+// Registers the call's tensors in prototype order into each role's operand view.
+void register_tensors(core::OpBuilder &b, const QmmCall &c, QmmOperand *ops) {
+  for (int i = 0; i < c.count; ++i) {
+    const int r = c.order[i];
+    const aclTensor *t = c.t[r];
+    ops[r].slot = r == kQmmOut ? b.output(t) : b.input(t);
+    if (t == nullptr) continue;
+    // INT4: two elements a byte (the checks put a view's start on a byte).
+    ops[r].offset_bytes = t->dtype == ACL_INT4 ? t->offset / 2 : t->offset * static_cast<int64_t>(core::dtype_size(t->dtype));
+  }
+}
+
+// ---- kInt8Dequant
+
+void int8_dequant(core::OpBuilder &b, const QmmCall &c) {
+  const aclTensor *x1 = c.t[kQmmA], *x2 = c.t[kQmmB], *scale = c.t[kQmmScale], *offset = c.t[kQmmOffset],
+                  *pertoken = c.t[kQmmPertoken], *bias = c.t[kQmmBias], *out = c.t[kQmmOut];
+  const char *const *nm = c.name;
+  core::check_dtype_in(x1, nm[kQmmA], {ACL_INT8});
+  core::check_dtype_in(x2, nm[kQmmB], {ACL_INT8});
+  core::check_dtype_in(scale, nm[kQmmScale], {ACL_UINT64, ACL_INT64, ACL_FLOAT, ACL_BF16});
+  if (offset != nullptr) core::check_dtype_in(offset, nm[kQmmOffset], {ACL_FLOAT});
+  if (pertoken != nullptr) core::check_dtype_in(pertoken, nm[kQmmPertoken], {ACL_FLOAT});
+  if (bias != nullptr) core::check_dtype_in(bias, nm[kQmmBias], {ACL_INT32, ACL_FLOAT, ACL_FLOAT16, ACL_BF16});
+  core::check_dtype_in(out, nm[kQmmOut], {ACL_INT8, ACL_FLOAT16, ACL_BF16});
+  if (offset != nullptr && out->dtype != ACL_INT8)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s is only allowed with an INT8 %s; %s has dtype %s", nm[kQmmOffset],
+                nm[kQmmOut], nm[kQmmOut], core::dtype_name(out->dtype));
+  if (offset != nullptr && bias != nullptr && bias->dtype != ACL_INT32)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s cannot be combined with a %s %s (only an INT32 %s)", nm[kQmmOffset],
+                core::dtype_name(bias->dtype), nm[kQmmBias], nm[kQmmBias]);
+
+  // Shapes.
+  require_rank(x1, nm[kQmmA], 2, 6);
+  require_rank(x2, nm[kQmmB], 2, 6);
+  const int n1 = x1->ndim, n2 = x2->ndim;
+  const int64_t m = c.trans_a ? x1->dims[n1 - 1] : x1->dims[n1 - 2];
+  const int64_t k = c.trans_a ? x1->dims[n1 - 2] : x1->dims[n1 - 1];
+  const int64_t k2 = c.trans_b ? x2->dims[n2 - 1] : x2->dims[n2 - 2];
+  const int64_t n = c.trans_b ? x2->dims[n2 - 2] : x2->dims[n2 - 1];
+  check_inner_dims(x1, nm[kQmmA], k, x2, nm[kQmmB], k2);
+  if (k > kQmmMaxK)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s / %s: k is %lld; at most %lld is supported", nm[kQmmA], nm[kQmmB], ll(k),
+                ll(kQmmMaxK));
+  core::Shape b1, b2;
+  b1.ndim = n1 - 2;
+  b2.ndim = n2 - 2;
+  for (int i = 0; i < b1.ndim; ++i) b1.dims[i] = x1->dims[i];
+  for (int i = 0; i < b2.ndim; ++i) b2.dims[i] = x2->dims[i];
+  const std::string bn1 = std::string(nm[kQmmA]) + " (batch dims)", bn2 = std::string(nm[kQmmB]) + " (batch dims)";
+  const core::Shape bshape = core::broadcast_shapes(b1, bn1.c_str(), b2, bn2.c_str());
+  core::Shape oshape = bshape;
+  oshape.dims[oshape.ndim++] = m;
+  oshape.dims[oshape.ndim++] = n;
+  core::check_shape_equals(*out, nm[kQmmOut], oshape);
+  core::check_no_internal_overlap(*out, nm[kQmmOut]);
+  int64_t batch = 1;
+  for (int i = 0; i < bshape.ndim; ++i) batch *= bshape.dims[i];
+  reject_empty(batch, m, k, n);
+
+  QmmInt8Step &st = b.add_step<QmmInt8Step>();
+  st.m0 = m;
+  st.n = n;
+  vector_shape(scale, nm[kQmmScale], n, 1, &st.scale_count, &st.scale_stride);
+  st.scale_dtype = scale->dtype;
+  if (offset != nullptr) vector_shape(offset, nm[kQmmOffset], n, 1, &st.offset_count, &st.offset_stride);
+  if (pertoken != nullptr) {
+    if (pertoken->ndim != 1 || pertoken->dims[0] != m)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; expected (%lld,) (m)", nm[kQmmPertoken],
+                  shape_string(*pertoken).c_str(), ll(m));
+    st.pertoken_stride = pertoken->strides[0];
+  }
+  if (bias != nullptr) {
+    const bool flat = bias->ndim == 1 && bias->dims[0] == n;
+    const bool batched = bias->ndim == 3 && bias->dims[0] == batch && bias->dims[1] == 1 && bias->dims[2] == n;
+    if (!flat && !batched)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; expected (%lld,) or (%lld, 1, %lld)", nm[kQmmBias],
+                  shape_string(*bias).c_str(), ll(n), ll(batch), ll(n));
+    st.bias_dtype = bias->dtype;
+    st.bias_batches = flat ? 1 : batch;
+    st.bias_col = bias->strides[bias->ndim - 1];
+    st.bias_bstride = flat ? 0 : bias->strides[0];
+  }
+
+  register_tensors(b, c, st.op);
+
+  // out's batch dims and element strides.
+  const int no = out->ndim;
+  st.out_dtype = out->dtype;
+  st.out_row = out->strides[no - 2];
+  st.out_col = out->strides[no - 1];
+  st.out_bdims = no - 2;
+  for (int i = 0; i < no - 2; ++i) {
+    st.out_bshape[i] = out->dims[i];
+    st.out_bstride[i] = out->strides[i];
+  }
+
+  // Batch dims of x1 and x2 over the broadcast shape: drop size 1, merge neighbours that nest.
+  int64_t bstrides[2][core::kMaxDims];
+  core::broadcast_strides(*x1, oshape, bstrides[0]);
+  core::broadcast_strides(*x2, oshape, bstrides[1]);
+  const MergedBatch mb = merge_batch_dims(bshape, bstrides, {0, 1});
+  const int nd = mb.ndim;
+  const int64_t *dd = mb.dims, *da = mb.strides[0], *db = mb.strides[1];
+  kernels::IgemmDesc d;
+  d.m = m;
+  d.n = n;
+  d.k = k;
+  d.a_row = c.trans_a ? x1->strides[n1 - 1] : x1->strides[n1 - 2];
+  d.a_col = c.trans_a ? x1->strides[n1 - 2] : x1->strides[n1 - 1];
+  d.b_row = c.trans_b ? x2->strides[n2 - 1] : x2->strides[n2 - 2];
+  d.b_col = c.trans_b ? x2->strides[n2 - 2] : x2->strides[n2 - 1];
+  if (nd > 0) {
+    st.inner = dd[nd - 1];
+    d.batch = dd[nd - 1];
+    d.a_batch = da[nd - 1];
+    d.b_batch = db[nd - 1];
+    st.outer_ndim = nd - 1;
+    for (int i = 0; i + 1 < nd; ++i) {
+      st.outer_dims[i] = dd[i];
+      st.outer_a[i] = da[i];
+      st.outer_b[i] = db[i];
+    }
+    // One x2 for every batch and x1's rows evenly spaced across the batch: a single taller GEMM.
+    if (nd == 1 && d.b_batch == 0 && (m == 1 || d.a_batch == m * d.a_row)) {
+      d.m = m * d.batch;
+      if (m == 1) d.a_row = d.a_batch;
+      d.batch = 1;
+      d.a_batch = 0;
+      st.inner = 1;
+    }
+  }
+  if (!kernels::igemm_plan(d, &st.plan))
+    throw_error(ACLNN_ERR_INNER_TILING_ERROR, "int8 GEMM planning failed: %s", last_error_message());
+  st.ws_gemm = b.book("igemm.scratch", st.plan.workspace_bytes);
+  st.ws_scale = b.book("qmm.scale_fp32", static_cast<uint64_t>(n) * sizeof(float));
+  if (offset != nullptr) st.ws_offset = b.book("qmm.offset_fp32", static_cast<uint64_t>(n) * sizeof(float));
+  if (bias != nullptr) st.ws_bias = b.book("qmm.bias", static_cast<uint64_t>(st.bias_batches * n) * 4);
+}
+
+// ---- kWeightAntiquant
+
+// Element strides (row: along the groups of k, col: along n) of an antiquant scale / offset.
+void antiquant_strides(const aclTensor *t, int64_t *row, int64_t *col) {
+  if (t->numel() == 1 && t->ndim <= 2) {
+    *row = *col = 0;
+  } else if (t->ndim == 1) {
+    *row = 0;
+    *col = t->strides[0];
+  } else {
+    *row = t->dims[0] == 1 ? 0 : t->strides[0];
+    *col = t->strides[1];
+  }
+}
+
+// Rows evenly spaced across the batch dims (they fold into m).
+bool rows_nest(const aclTensor *t) {
+  for (int i = t->ndim - 3; i >= 0; --i)
+    if (t->dims[i] > 1 && t->strides[i] != t->strides[i + 1] * t->dims[i + 1]) return false;
+  return true;
+}
+
+void weight_antiquant(core::OpBuilder &b, const QmmCall &c) {
+  const aclTensor *x = c.t[kQmmA], *weight = c.t[kQmmB], *s = c.t[kQmmScale], *aoff = c.t[kQmmOffset],
+                  *qscale = c.t[kQmmQScale], *qoffset = c.t[kQmmQOffset], *bias = c.t[kQmmBias], *y = c.t[kQmmOut];
+  const char *const *nm = c.name;
+  core::check_dtype_in(x, nm[kQmmA], {ACL_FLOAT16, ACL_BF16});
+  if (weight->dtype != ACL_INT8 && weight->dtype != ACL_INT4 && weight->dtype != ACL_INT32)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; expected INT8, INT4 or INT32 (eight packed INT4)",
+                nm[kQmmB], core::dtype_name(weight->dtype));
+  if (!core::is_plain_format(weight->format))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be in ND format (FRACTAL_NZ weights are not supported)", nm[kQmmB]);
+  if (qoffset != nullptr && qscale == nullptr)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s is given without %s", nm[kQmmQOffset], nm[kQmmQScale]);
+  const bool quant = qscale != nullptr;
+  if (quant) {
+    core::check_dtype_in(qscale, nm[kQmmQScale], {ACL_FLOAT, ACL_UINT64, ACL_INT64});
+    if (qoffset != nullptr) core::check_dtype_in(qoffset, nm[kQmmQOffset], {ACL_FLOAT});
+  }
+  core::check_dtype_in(s, nm[kQmmScale], {x->dtype});
+  if (aoff != nullptr) core::check_dtype_in(aoff, nm[kQmmOffset], {x->dtype});
+  core::check_dtype_in(y, nm[kQmmOut], {quant ? ACL_INT8 : x->dtype});
+  if (bias != nullptr) {
+    if (x->dtype == ACL_FLOAT16) core::check_dtype_in(bias, nm[kQmmBias], {ACL_FLOAT16, ACL_FLOAT});
+    else core::check_dtype_in(bias, nm[kQmmBias], {ACL_FLOAT, ACL_BF16});
+  }
+
+  // Shapes.
+  require_rank(x, nm[kQmmA], 2, 6);
+  require_rank(weight, nm[kQmmB], 2, 2);
+  const int64_t m0 = x->dims[x->ndim - 2], k = x->dims[x->ndim - 1];
+  const bool packed32 = weight->dtype == ACL_INT32;
+  const int64_t n = packed32 ? weight->dims[1] * 8 : weight->dims[1];
+  check_inner_dims(x, nm[kQmmA], k, weight, nm[kQmmB], weight->dims[0]);
+  int64_t batch = 1;
+  for (int i = 0; i + 2 < x->ndim; ++i) batch *= x->dims[i];
+  const int64_t m = batch * m0;
+  reject_empty(batch, m0, k, n);
+  core::Shape y_shape = core::Shape::of(*x);
+  y_shape.dims[y_shape.ndim - 1] = n;
+  core::check_shape_equals(*y, nm[kQmmOut], y_shape);
+  core::check_no_internal_overlap(*y, nm[kQmmOut]);
+  if (!rows_nest(x) || !rows_nest(y) || y->strides[y->ndim - 1] != 1)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s and %s must have rows evenly spaced across their batch dims, and %s a "
+                "unit last stride", nm[kQmmA], nm[kQmmOut], nm[kQmmOut]);
+
+  kernels::WqDesc wq;
+  wq.m = m;
+  wq.n = n;
+  wq.k = k;
+  wq.w_dtype = weight->dtype == ACL_INT8 ? ACL_INT8 : ACL_INT4;
+  int64_t w_offset_elems = weight->offset;
+  if (packed32) {
+    if (weight->strides[1] != 1 || weight->strides[0] != weight->dims[1])
+      throw_error(ACLNN_ERR_PARAM_INVALID, "an INT32 (packed INT4) %s must be contiguous [k, n/8]", nm[kQmmB]);
+    wq.w_row = n;
+    wq.w_col = 1;
+    w_offset_elems = weight->offset * 8;
+  } else {
+    wq.w_row = weight->strides[0];
+    wq.w_col = weight->strides[1];
+  }
+  if (wq.w_dtype == ACL_INT4) {
+    if (n % 2 != 0 && wq.w_col == 1)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "an INT4 %s [k, n] needs an even n; n is %lld", nm[kQmmB], ll(n));
+    if (w_offset_elems % 2 != 0 || (wq.w_col != 1 && wq.w_row != 1))
+      throw_error(ACLNN_ERR_PARAM_INVALID, "an INT4 %s must be [k, n] contiguous or the transposed view of a "
+                  "contiguous [n, k] starting on a byte", nm[kQmmB]);
+    if (wq.w_row == 1 && wq.w_col % 2 != 0)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "a transposed INT4 %s needs an even k; k is %lld", nm[kQmmB], ll(k));
+  }
+
+  // Quantisation mode from antiquantGroupSize and the scale's shape.
+  if (c.group == 0) {
+    int64_t count = 0, stride = 0;
+    vector_shape(s, nm[kQmmScale], n, 0, &count, &stride);
+    wq.group = k;
+  } else {
+    if (c.group < 32 || c.group % 32 != 0 || c.group > k - 1)
+      throw_error(ACLNN_ERR_PARAM_INVALID,
+                  "antiquantGroupSize is %lld; expected 0, or a multiple of 32 in [32, k - 1] (k is %lld)", ll(c.group),
+                  ll(k));
+    wq.group = c.group;
+    const int64_t groups = (k + wq.group - 1) / wq.group;
+    if (s->ndim != 2 || s->dims[0] != groups || s->dims[1] != n)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s %s: per-group scales (antiquantGroupSize %lld) must have shape (%lld, %lld)",
+                  nm[kQmmScale], shape_string(*s).c_str(), ll(c.group), ll(groups), ll(n));
+  }
+  wq.s_dtype = s->dtype;
+  antiquant_strides(s, &wq.s_row, &wq.s_col);
+  if (aoff != nullptr) {
+    core::check_shape_equals(*aoff, nm[kQmmOffset], core::Shape::of(*s));
+    wq.has_offset = true;
+    wq.o_dtype = aoff->dtype;
+    antiquant_strides(aoff, &wq.o_row, &wq.o_col);
+  }
+  int64_t bias_stride = 0;
+  if (bias != nullptr) {
+    const bool ok = (bias->ndim == 1 && bias->dims[0] == n) || (bias->ndim == 2 && bias->dims[0] == 1 && bias->dims[1] == n);
+    if (!ok)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; expected (%lld,) or (1, %lld)", nm[kQmmBias],
+                  shape_string(*bias).c_str(), ll(n), ll(n));
+    bias_stride = bias->strides[bias->ndim - 1];
+  }
+  // Output quantisation parameters: per-tensor or per-channel.
+  int64_t count = 0, qscale_stride = 0, qoffset_stride = 0;
+  if (quant) vector_shape(qscale, nm[kQmmQScale], n, 0, &count, &qscale_stride);
+  if (qoffset != nullptr) vector_shape(qoffset, nm[kQmmQOffset], n, 0, &count, &qoffset_stride);
+
+  QmmWeightStep &st = b.add_step<QmmWeightStep>();
+  register_tensors(b, c, st.op);
+  if (quant) {
+    st.qscale_dtype = qscale->dtype;
+    st.qscale_stride = qscale_stride;
+    st.qoffset_stride = qoffset_stride;
+  }
+  st.wq = wq;
+  st.x_dtype = x->dtype;
+  st.y_dtype = y->dtype;
+  st.bias_dtype = bias ? bias->dtype : ACL_FLOAT;
+  st.x_row = x->strides[x->ndim - 2];
+  st.x_col = x->strides[x->ndim - 1];
+  st.y_row = y->strides[y->ndim - 2];
+  st.bias_stride = bias_stride;
+  const kernels::WqChoice choice = kernels::wq_choose(wq);
+  st.path = choice.path;
+  st.simd = choice.simd;
+  if (st.path == kernels::WqPath::kStream) {
+    st.ws_a = b.book("wq.small_m_scratch", kernels::wq_small_m_workspace(wq));
+    st.ws_b = b.book("wq.y_fp32", static_cast<uint64_t>(m * n) * sizeof(float));
+  } else if (st.path == kernels::WqPath::kFused) {
+    if (!kernels::wq_fused_plan(wq, &st.fplan))
+      throw_error(ACLNN_ERR_INNER_TILING_ERROR, "weight-quant planning failed: %s", last_error_message());
+    st.ws_a = b.book("wq.fused_scratch", st.fplan.workspace_bytes);
+  } else {
+    kernels::GemmDesc d;
+    d.m = m;
+    d.n = n;
+    d.k = k;
+    d.a = {x->dtype, st.x_row, st.x_col, 0};
+    d.b = {ACL_FLOAT, 0, 0, 0};
+    d.b_prepacked = true;
+    d.c = {y->dtype, st.y_row, 1, 0};
+    if (quant) d.c = {ACL_FLOAT, n, 1, 0};  // fp32 rows in the workspace; bias and quantisation after
+    if (bias != nullptr && !quant) {
+      d.has_d = true;
+      d.d = {bias->dtype, 0, bias_stride, 0};
+      d.beta = 1.0f;
+    }
+    kernels::GemmOptions opt;
+    opt.detect_prepacked_b = false;
+    if (!kernels::gemm_plan(d, &st.plan, opt))
+      throw_error(ACLNN_ERR_INNER_TILING_ERROR, "GEMM planning failed: %s", last_error_message());
+    st.ws_a = b.book("wq.weight_fp32", static_cast<uint64_t>(kernels::gemm_prepacked_b_elems(k, n)) * sizeof(float));
+    st.ws_b = b.book("gemm.scratch", st.plan.workspace_bytes);
+    if (quant) st.ws_c = b.book("wq.y_fp32", static_cast<uint64_t>(m * n) * sizeof(float));
+  }
+}
+
+// ---- kEncodeParam
+
+// (t,) or (1, t): t and the element stride along t.
+void param_shape(const aclTensor *t, const char *name, int64_t *count, int64_t *stride) {
+  const bool ok = t->ndim == 1 || (t->ndim == 2 && t->dims[0] == 1);
+  if (!ok || t->numel() == 0)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; expected (t,) or (1, t) with t >= 1", name,
+                shape_string(*t).c_str());
+  *count = t->dims[t->ndim - 1];
+  *stride = *count == 1 ? 0 : t->strides[t->ndim - 1];
+}
+
+void encode_param(core::OpBuilder &b, const QmmCall &c) {
+  const aclTensor *scale = c.t[kQmmScale], *offset = c.t[kQmmOffset], *out = c.t[kQmmOut];
+  const char *const *nm = c.name;
+  core::check_dtype_in(scale, nm[kQmmScale], {ACL_FLOAT});
+  if (offset != nullptr) core::check_dtype_in(offset, nm[kQmmOffset], {ACL_FLOAT});
+  core::check_dtype_in(out, nm[kQmmOut], {ACL_UINT64, ACL_INT64});
+  QmmEncodeParamStep &st = b.add_step<QmmEncodeParamStep>();
+  int64_t ns = 0, no = 1;
+  param_shape(scale, nm[kQmmScale], &ns, &st.scale_stride);
+  if (offset != nullptr) param_shape(offset, nm[kQmmOffset], &no, &st.offset_stride);
+  if (ns != no && ns != 1 && no != 1)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s %s and %s %s: their lengths must be equal, or one of them 1",
+                nm[kQmmScale], shape_string(*scale).c_str(), nm[kQmmOffset], shape_string(*offset).c_str());
+  st.count = std::max(ns, no);
+  if (scale->ndim == 2 && st.count != ns)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "a 2-D %s %s gives %s its shape; %s %s is longer", nm[kQmmScale],
+                shape_string(*scale).c_str(), nm[kQmmOut], nm[kQmmOffset], shape_string(*offset).c_str());
+  core::Shape want;
+  want.ndim = scale->ndim;
+  want.dims[0] = scale->ndim == 2 ? 1 : st.count;
+  want.dims[1] = st.count;
+  core::check_shape_equals(*out, nm[kQmmOut], want);
+  core::check_no_internal_overlap(*out, nm[kQmmOut]);
+  st.out_stride = out->strides[out->ndim - 1];
+  register_tensors(b, c, st.op);
+}
+
+// ---- kPrepackWeight
+
+int64_t align_up(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
+
+void prepack_weight(core::OpBuilder &b, const QmmCall &c) {
+  const aclTensor *w = c.t[kQmmB];
+  const char *name = c.name[kQmmB];
+  core::check_dtype_in(w, name, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT8});
+  require_rank(w, name, 2, 6);
+  const int slot = b.inout(w);
+  if (w->dtype == ACL_INT8 || w->ndim > 2 || w->numel() == 0) return;  // stays ND: our kernels read it as it is
+  kernels::gemm_prepacked_b_mark_in_use();  // matmuls planned from now on also plan for packed B
+  QmmPrepackStep &s = b.add_step<QmmPrepackStep>();
+  s.op[kQmmB].slot = slot;
+  s.op[kQmmB].offset_bytes = w->offset * static_cast<int64_t>(core::dtype_size(w->dtype));
+  s.k = w->dims[0];
+  s.n = w->dims[1];
+  s.src = {w->dtype, w->strides[0], w->strides[1], 0};
+  s.copy_ws = b.book("trans_weight.copy", static_cast<uint64_t>(s.k * s.n) * core::dtype_size(w->dtype));
+  // The packed layout covers K * align(N, 16) elements from the view's first element: the described
+  // storage (and the device allocation, checked below) must hold them.
+  const __int128 packed_end = static_cast<__int128>(w->offset) + static_cast<__int128>(s.k) * align_up(s.n, 16);
+  // The storage dims are only recorded (never bounded), so their product saturates: kCap is more
+  // than any packed_end, and storage * dim stays in range.
+  constexpr __int128 kCap = static_cast<__int128>(1) << 126;
+  __int128 storage = 1;
+  for (int i = 0; i < w->storage_ndim; ++i) {
+    const int64_t d = w->storage_dims[i];  // >= 0 (aclCreateTensor)
+    storage = d != 0 && storage > kCap / d ? kCap : storage * d;
+  }
+  if (storage < packed_end)
+    throw_error(ACLNN_ERR_PARAM_INVALID,
+                "%s's storage %s holds %lld elements; the packed weight [%lld, %lld] needs %lld from the storage "
+                "start (offset %lld + K * align(N, 16); aclnnCalculateMatmulWeightSizeV2 gives the size to allocate)",
+                name, core::shape_string(w->storage_dims, w->storage_ndim).c_str(), ll(static_cast<int64_t>(storage)),
+                ll(s.k), ll(s.n), ll(static_cast<int64_t>(packed_end)), ll(w->offset));
+  aclTensor packed = *w;  // the packed extent as a flat view, against the allocation
+  packed.ndim = 1;
+  packed.dims[0] = static_cast<int64_t>(packed_end - w->offset);
+  packed.strides[0] = 1;
+  const std::string what = std::string(name) + " (packed extent)";
+  core::check_view_within_allocation(packed, what.c_str());
+}
+
+}  // namespace
+
+uint64_t qmm_weight_size(const aclIntArray *shape, const char *shape_name, aclDataType dtype, const char *dtype_name) {
+  core::require_not_null(shape, shape_name);
+  const size_t nd = shape->values.size();
+  if (nd < 2 || nd > 6) throw_error(ACLNN_ERR_PARAM_INVALID, "%s must have 2 to 6 dims; it has %zu", shape_name, nd);
+  for (size_t i = 0; i < nd; ++i)
+    if (shape->values[i] < 0)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s[%zu] is %lld; dims must be >= 0", shape_name, i, ll(shape->values[i]));
+  int64_t inner_align;
+  switch (dtype) {
+    case ACL_FLOAT16:
+    case ACL_BF16:
+    case ACL_FLOAT: inner_align = 16; break;  // FLOAT: OpsNN extension, same formula
+    case ACL_INT8: inner_align = 32; break;
+    default:
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s %s is not supported; expected FLOAT16, BF16 or INT8 (or FLOAT)",
+                  dtype_name, core::dtype_name(dtype));
+  }
+  // Checked: a size of 2^62 elements or more is an error, never a wrapped (e.g. 0) answer.
+  __int128 elems = 1;
+  for (size_t i = 0; i + 2 < nd; ++i) elems = std::min<__int128>(elems * shape->values[i], __int128{1} << 62);
+  const int64_t d0 = shape->values[nd - 2], d1 = shape->values[nd - 1];
+  elems = std::min<__int128>(elems * align_up(std::min<int64_t>(d0, int64_t{1} << 62), 16), __int128{1} << 62);
+  elems = std::min<__int128>(elems * align_up(std::min<int64_t>(d1, int64_t{1} << 62), inner_align), __int128{1} << 62);
+  if (elems >= (__int128{1} << 62))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s holds 2^62 elements or more once aligned", shape_name);
+  return static_cast<uint64_t>(elems);
+}
+
+void qmm_phase1(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
+  switch (rule.scheme) {
+    case QmmScheme::kInt8Dequant: return int8_dequant(b, c);
+    case QmmScheme::kWeightAntiquant: return weight_antiquant(b, c);
+    case QmmScheme::kEncodeParam: return encode_param(b, c);
+    case QmmScheme::kPrepackWeight: return prepack_weight(b, c);
+  }
+}
+
+}  // namespace opsnn::ops

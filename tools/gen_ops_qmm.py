@@ -1,0 +1,116 @@
+"""The quantised-matmul family of the op factory (found by tools/gen_ops.py as the module of
+`phase1 qmm`): rows become ops::qmm_phase1 entry points (src/ops/matmul/qmm_phase1.h) and
+QmmTableCase registrations (tests/ops/test_op_table_qmm.cpp).
+
+Row format (besides the common `header`, `dtypes`, `backward`):
+  scheme   S, one of
+           int8_dequant: int8 x int8 with the dequantising epilogue (QuantMatmulV3 / V4);
+           weight_antiquant: a float x times an antiquantised INT8 / INT4 weight, optionally
+           requantised to INT8 (WeightQuantBatchMatmulV2);
+           encode_param: fp32 scales / offsets packed into the int8 scheme's 64-bit scale words
+           (TransQuantParamV2);
+           prepack_weight: a weight re-laid in place for the GEMM engine (TransMatmulWeight);
+           weight_size: a one-shot function (no workspace / launch pair; the prototype is its
+           complete parameter list) giving the elements such a weight's buffer needs
+           (CalculateMatmulWeightSize(V2))
+  dtypes   the dtypes of the first operand (x1 / x; encode_param: scale; prepack_weight: the weight)
+  weight_dtype D   weight_size without a dataType parameter: the dtype it sizes for
+Every parameter's role comes from its name (ROLES); `offset` and `bias` may be null like the
+`...Optional` ones.
+"""
+
+QMM_KEYS = {"header", "dtypes", "backward", "scheme", "weight_dtype"}
+SCHEMES = {"int8_dequant": "kInt8Dequant", "weight_antiquant": "kWeightAntiquant", "encode_param": "kEncodeParam",
+           "prepack_weight": "kPrepackWeight", "weight_size": None}
+# The roles each scheme needs.
+NEEDS = {"int8_dequant": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"),
+         "weight_antiquant": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"), "encode_param": ("kQmmScale", "kQmmOut"),
+         "prepack_weight": ("kQmmB",), "weight_size": ("shape", "size")}
+RESULTS = {"int8_dequant": "out's dtype (INT8 / FLOAT16 / BF16)", "weight_antiquant": "x's dtype, INT8 when requantised",
+           "encode_param": "UINT64 / INT64 words", "prepack_weight": "mmWeightRef in place", "weight_size": "a size"}
+# Parameter name -> role: a QmmRole of the tensors (ops/matmul/qmm_phase1.h), or a value attribute.
+ROLES = {"x1": "kQmmA", "x": "kQmmA", "x2": "kQmmB", "weight": "kQmmB", "scale": "kQmmScale",
+         "antiquantScale": "kQmmScale", "offset": "kQmmOffset", "antiquantOffsetOptional": "kQmmOffset",
+         "pertokenScaleOptional": "kQmmPertoken", "quantScaleOptional": "kQmmQScale",
+         "quantOffsetOptional": "kQmmQOffset", "bias": "kQmmBias", "biasOptional": "kQmmBias", "out": "kQmmOut",
+         "y": "kQmmOut", "transposeX1": "trans_a", "transposeX2": "trans_b", "antiquantGroupSize": "group",
+         "mmWeightRef": "kQmmB", "tensorShape": "shape", "dataType": "dtype", "weightTensorSize": "size"}
+NULLABLE = ("offset", "bias")
+# The harness's argument of each role (QmmArgs).
+ARG = {"kQmmA": "a.a", "kQmmB": "a.b", "kQmmScale": "a.scale", "kQmmOffset": "a.offset",
+       "kQmmPertoken": "a.pertoken", "kQmmQScale": "a.qscale", "kQmmQOffset": "a.qoffset", "kQmmBias": "a.bias",
+       "kQmmOut": "a.out", "trans_a": "a.trans_a", "trans_b": "a.trans_b", "group": "a.group", "shape": "a.shape",
+       "dtype": "a.dtype", "size": "size"}
+
+
+def resolve(g, table, op):
+    g.family_resolve_common(table, op, QMM_KEYS, "a quantised matmul", default_dtypes="INT8")
+    scheme = g.one(op, "scheme")
+    if scheme not in SCHEMES:
+        raise g.TableError(f"{op.where}: scheme must be one of {', '.join(SCHEMES)}")
+    op.scheme = SCHEMES[scheme]
+    op.oneshot = scheme == "weight_size"
+    op.weight_dtype = g.one(op, "weight_dtype")
+    if op.weight_dtype is not None and op.weight_dtype not in g.DTYPES:
+        raise g.TableError(f"{op.where}: unknown weight_dtype '{op.weight_dtype}'")
+    op.roles = g.roles_by_name(op, ROLES, "a quantised matmul")
+    for need in NEEDS[scheme]:
+        if need not in op.roles:
+            raise g.TableError(f"{op.where}: scheme {scheme} needs its {need.replace('kQmm', '').lower()} parameter")
+    if op.oneshot and ("dtype" in op.roles) == (op.weight_dtype is not None):
+        raise g.TableError(f"{op.where}: a weight_size row takes a dataType parameter or names its weight_dtype")
+    op.input, op.output = op.roles[NEEDS[scheme][0]], op.roles[NEEDS[scheme][-1]]
+    op.results = [RESULTS[scheme]]
+
+
+def render_entry(g, table):
+    out = g.family_entry_head(table, "qmm_phase1", "ops/matmul/qmm_phase1.h", [])
+    out += [f"const ::opsnn::ops::QmmRule k{op.name}Rule = {{::opsnn::ops::QmmScheme::{op.scheme}}};"
+            for op in table.ops if not op.oneshot]
+    out += ["}  // namespace", ""]
+    for op in table.ops:
+        if op.oneshot:
+            out += oneshot_entry(op)
+            continue
+        tensors = [p.name for p in op.params if p.kind == "tensor"]
+        lines = g.family_entry_open(op, "::opsnn::ops::QmmCall")
+        lines += g.family_null_checks(op, nullable=NULLABLE, any_dtype=tensors)
+        for p in op.params:
+            role = ROLES[p.name]
+            if p.kind == "tensor":
+                lines.append(f'    c.set(::opsnn::ops::{role}, {p.name}, "{p.name}");')
+            else:
+                lines.append(f"    c.{role} = {p.name};")
+        out += lines + g.family_entry_close(op, "qmm_phase1")
+    return "\n".join(out) + "\n"
+
+
+def oneshot_entry(op):
+    """A weight_size row: the size through ops::qmm_weight_size, inside the API boundary."""
+    shape, size = op.roles["shape"].name, op.roles["size"].name
+    dtype = op.roles["dtype"].name if "dtype" in op.roles else f"ACL_{op.weight_dtype}"
+    dname = op.roles["dtype"].name if "dtype" in op.roles else "dataType"
+    return [f'extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnn{op.name}({op.params_text}) {{',
+            f'  return ::opsnn::core::api_call("aclnn{op.name}", [&] {{',
+            f'    ::opsnn::core::require_not_null({size}, "{size}");',
+            f'    *{size} = ::opsnn::ops::qmm_weight_size({shape}, "{shape}", {dtype}, "{dname}");',
+            "    return ACLNN_SUCCESS;", "  });", "}", ""]
+
+
+def render_tests(g, tables):
+    out = g.family_tests_head(tables, "quantised matmul", "QmmTableCase", "qmm_table_cases")
+    for t in tables:
+        for op in t.ops:
+            roles = [ROLES[p.name] for p in op.params]
+            if op.oneshot:
+                out += ["  {", "    QmmTableCase c;", f'    c.name = "{op.name}";', f'    c.api = "aclnn{op.name}";',
+                        f"    c.weight_dtype = ACL_{op.weight_dtype or 'DT_UNDEFINED'};",
+                        f"    c.oneshot = [](const QmmArgs &a, uint64_t *size) {{ return aclnn{op.name}("
+                        f"{', '.join(ARG[r] for r in roles)}); }};", "    v.push_back(std::move(c));", "  }"]
+                continue
+            fields = [f"c.scheme = ::opsnn::ops::QmmScheme::{op.scheme};",
+                      f"c.dtypes = {{{', '.join(g.cxx_dtype(d) for d in op.dtypes)}}};",
+                      "c.roles = {" + ", ".join(f'{{::opsnn::ops::{r}, "{p.name}"}}' for r, p in
+                                                zip(roles, op.params) if r.startswith("kQmm")) + "};"]
+            out += g.family_case(op, {}, "QmmTableCase", fields, "QmmArgs", ", ".join(ARG[r] for r in roles))
+    return "\n".join(out + ["  return v;", "}", ""])
