@@ -88,7 +88,7 @@ OPSNN_ASAN_OPS+=";ops/test_op_table_embed;ops/test_op_table_dyn;ops/test_op_tabl
 OPSNN_ISA_OPS="ops/test_op_table_unary;ops/test_op_table_nary;ops/test_op_table_reduce;ops/test_op_table_rows"
 OPSNN_ISA_OPS+=";ops/test_op_table_dimwise;ops/test_matmul;ops/test_op_table_matmul;ops/test_op_table_qmm"
 OPSNN_ISA_OPS+=";ops/test_op_table_conv;ops/test_op_table_pool;ops/test_op_table_attention"
-OPSNN_ISA_OPS+=";ops/test_op_table_cnorm;ops/test_activation_backward"
+OPSNN_ISA_OPS+=";ops/test_op_table_cnorm;ops/test_op_table_gated;ops/test_op_table_channel"
 if [ "${OPSNN_SKIP_SANITIZE:-0}" != "1" ]; then
   fuzz=0
   if [ "${OPSNN_SKIP_FUZZ:-0}" != "1" ] && [ "$(uname -m)" = "x86_64" ] && command -v clang++-14 >/dev/null; then
