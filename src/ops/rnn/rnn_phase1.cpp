@@ -1,0 +1,117 @@
+#include "ops/rnn/rnn_phase1.h"
+
+#include <string>
+#include <utility>
+
+#include "common/error.h"
+#include "core/op_checks.h"
+#include "kernels/rnn/rnn_cell.h"
+#include "ops/rnn/rnn_gemm.h"
+#include "ops/rnn/rnn_parts.h"
+
+namespace opsnn::ops {
+namespace rnn {
+
+Io Io::reg(core::OpBuilder &b, const aclTensor *t, bool out) {
+  Io io;
+  if (t == nullptr) return io;
+  const int slot = out ? b.output(t) : b.input(t);
+  io.set(b.tensor(slot), slot);
+  return io;
+}
+
+void Io::set(const aclTensor &v, int slot) {
+  ref = core::OperandRef::of_slot(slot, v);
+  dtype = v.dtype;
+  view.ndim = v.ndim;
+  for (int d = 0; d < v.ndim; ++d) view.dims[d] = v.dims[d], view.strides[d] = v.strides[d];
+  present = true;
+}
+
+void Io::load(const core::LaunchArgs &a, float *dst, const int64_t *fs) const {
+  kernels::rnn_load_f32(dtype, ref.address(a), view, dst, fs);
+}
+
+void Io::store(const core::LaunchArgs &a, const float *src, const int64_t *fs) const {
+  kernels::rnn_store_f32(src, fs, dtype, ref.address(a), view);
+}
+
+Io Io::at(int64_t i) const {
+  Io s = *this;
+  s.ref.offset_bytes += i * view.strides[0] * static_cast<int64_t>(core::dtype_size(dtype));
+  s.view.ndim = view.ndim - 1;
+  for (int d = 1; d < view.ndim; ++d) s.view.dims[d - 1] = view.dims[d], s.view.strides[d - 1] = view.strides[d];
+  return s;
+}
+
+Io Io::swapped01() const {
+  Io s = *this;
+  std::swap(s.view.dims[0], s.view.dims[1]);
+  std::swap(s.view.strides[0], s.view.strides[1]);
+  return s;
+}
+
+std::vector<Io> reg_list(core::OpBuilder &b, size_t ir_index, const RnnList &l, bool out) {
+  std::vector<Io> v;
+  if (l.l == nullptr || l.l->tensors.empty()) return v;
+  const std::vector<int> slots = out ? b.output_list(ir_index, l.l) : b.input_list(ir_index, l.l);
+  for (int s : slots) {
+    Io io;
+    io.set(b.tensor(s), s);
+    v.push_back(io);
+  }
+  return v;
+}
+
+core::WsKey book_f32(core::OpBuilder &b, const char *name, int64_t floats) {
+  return b.book(name, static_cast<uint64_t>(floats > 0 ? floats : 1) * sizeof(float));
+}
+
+kernels::GemmPlan plan_gemm(const kernels::GemmDesc &d) {
+  kernels::GemmPlan p;
+  if (!kernels::gemm_plan(d, &p))
+    throw_error(ACLNN_ERR_INNER_TILING_ERROR, "GEMM planning failed: %s", last_error_message());
+  return p;
+}
+
+void check_dims(const RnnArg &a, std::initializer_list<int64_t> dims, const char *what) {
+  if (a.t == nullptr) return;
+  core::Shape want;
+  want.ndim = static_cast<int>(dims.size());
+  int k = 0;
+  for (int64_t d : dims) want.dims[k++] = d;
+  if (!(core::Shape::of(*a.t) == want))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; it must be %s %s", a.name, core::shape_string(*a.t).c_str(),
+                what, want.str().c_str());
+}
+
+void check_same_dtype(const RnnArg &a, aclDataType dt, const char *like) {
+  if (a.t != nullptr && a.t->dtype != dt)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must have %s's dtype %s", a.name,
+                core::dtype_name(a.t->dtype), like, core::dtype_name(dt));
+}
+
+void check_outputs_apart(std::initializer_list<const RnnArg *> outs, std::initializer_list<const RnnArg *> all) {
+  for (const RnnArg *w : outs) {
+    if (w->t == nullptr) continue;
+    core::check_no_internal_overlap(*w->t, w->name);
+    for (const RnnArg *a : all)
+      if (a != w && a->t != nullptr && core::memory_overlap(*w->t, *a->t) != core::Overlap::kNone)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s overlaps %s in memory", w->name, a->name);
+  }
+}
+
+}  // namespace rnn
+
+void rnn_phase1(core::OpBuilder &b, const RnnRule &rule, const RnnCall &c) {
+  switch (rule.kind) {
+    case RnnKind::kFusedLstmCell: return rnn::fused_cell_forward(b, rule, c);
+    case RnnKind::kFusedLstmCellBackward: return rnn::fused_cell_backward(b, rule, c);
+    case RnnKind::kLstm:
+    case RnnKind::kGru: return rnn::sequence_forward(b, rule, c);
+    case RnnKind::kLstmBackward:
+    case RnnKind::kGruBackward: return rnn::sequence_backward(b, rule, c);
+  }
+}
+
+}  // namespace opsnn::ops
