@@ -3,7 +3,8 @@ rows become ops::rnn_phase1 entry points (src/ops/rnn/rnn_phase1.h) and RnnTable
 (tests/ops/test_op_table_rnn.cpp).
 
 Row format (besides the common `header`, `dtypes`, `backward`):
-    kind      the plan: fused_lstm_cell | fused_lstm_cell_backward | lstm | lstm_backward | gru | gru_backward
+    kind      the plan: fused_lstm_cell | fused_lstm_cell_backward | lstm | lstm_backward | gru | gru_backward |
+              bidirection_lstm
     nullable  pointer parameters the op's own rules decide about (e.g. an output the flags turn off)
 Every parameter's role comes from its name (ROLES; `hx` is the role of the LSTM's tensor list, the
 GRU's one tensor is `hx_tensor`); `dtypes` are the one floating dtype of every tensor.
@@ -11,7 +12,8 @@ GRU's one tensor is `hx_tensor`); `dtypes` are the one floating dtype of every t
 
 RNN_KEYS = {"header", "dtypes", "backward", "kind", "nullable"}
 KINDS = {"fused_lstm_cell": "kFusedLstmCell", "fused_lstm_cell_backward": "kFusedLstmCellBackward",
-         "lstm": "kLstm", "lstm_backward": "kLstmBackward", "gru": "kGru", "gru_backward": "kGruBackward"}
+         "lstm": "kLstm", "lstm_backward": "kLstmBackward", "gru": "kGru", "gru_backward": "kGruBackward",
+         "bidirection_lstm": "kBidirectionLstm"}
 ROLES = {
     # the fused cell and its gradient
     "inputGates": "input_gates", "hiddenGates": "hidden_gates", "cx": "cx", "inputBiasOptional": "input_bias",
@@ -27,9 +29,14 @@ ROLES = {
     # saved per-step tensors (outputs of the forward, inputs of the backward)
     "iOut": "i", "jOut": "g", "fOut": "f", "oOut": "o", "hOut": "h", "cOut": "c", "tanhCOut": "tanhc",
     "i": "i", "g": "g", "f": "f", "o": "o", "h": "h", "c": "c", "tanhc": "tanhc",
+    # BidirectionLSTM (V2)
+    "x": "input", "initH": "init_h", "initC": "init_c", "wIh": "w_ih", "wHh": "w_hh", "bIhOptional": "b_ih",
+    "bHhOptional": "b_hh", "wIhReverseOptional": "w_ih_r", "wHhReverseOptional": "w_hh_r",
+    "bIhReverseOptional": "b_ih_r", "bHhReverseOptional": "b_hh_r", "isbias": "has_bias", "yOut": "output",
+    "outputHOut": "hy", "outputCOut": "cy", "batchSizeOptional": "batch_sizes", "packed": "packed",
     "rOut": "r", "zOut": "z", "nOut": "n", "hnOut": "hn", "r": "r", "z": "z", "n": "n", "hn": "hn",
 }
-VALUE_ROLES = {"has_bias", "num_layers", "dropout", "train", "bidirectional", "batch_first", "output_mask"}
+VALUE_ROLES = {"packed", "has_bias", "num_layers", "dropout", "train", "bidirectional", "batch_first", "output_mask"}
 
 
 def resolve(g, table, op):

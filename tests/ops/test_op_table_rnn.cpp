@@ -27,6 +27,9 @@ struct RnnArgs {
   aclTensor *grad_hy = nullptr, *grad_c = nullptr, *grad_gates = nullptr, *grad_cx = nullptr, *grad_bias = nullptr;
   aclTensor *input = nullptr, *batch_sizes = nullptr, *output = nullptr, *dy = nullptr, *dh = nullptr, *dc = nullptr,
             *dx = nullptr, *dh_prev = nullptr, *dc_prev = nullptr, *hx_tensor = nullptr;
+  aclTensor *init_h = nullptr, *init_c = nullptr, *w_ih = nullptr, *w_hh = nullptr, *b_ih = nullptr, *b_hh = nullptr,
+            *w_ih_r = nullptr, *w_hh_r = nullptr, *b_ih_r = nullptr, *b_hh_r = nullptr;
+  bool packed = false;
   aclTensorList *params = nullptr, *dparams = nullptr, *hx = nullptr, *i = nullptr, *g = nullptr, *f = nullptr,
                 *o = nullptr, *h = nullptr, *c = nullptr, *tanhc = nullptr, *r = nullptr, *z = nullptr, *n = nullptr,
                 *hn = nullptr;
@@ -982,6 +985,87 @@ TEST_P(OpTableRnnSequenceBackward, ErrorsNameTheArgument) {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// BidirectionLSTM (V2): one layer, the weights one by one
+
+// The call of a one-layer SeqCall's tensors through the weight-by-weight prototype.
+RnnArgs bidirection_args(const SeqCall &s) {
+  const Seq &q = s.q;
+  RnnArgs a;
+  a.input = *s.x, a.init_h = *s.h0, a.init_c = *s.c0;
+  aclTensor **w[2][4] = {{&a.w_ih, &a.w_hh, &a.b_ih, &a.b_hh}, {&a.w_ih_r, &a.w_hh_r, &a.b_ih_r, &a.b_hh_r}};
+  for (int64_t d = 0; d < q.D; ++d)
+    for (int64_t p = 0; p < q.P(); ++p) *w[d][p] = *s.params[static_cast<size_t>(d * q.P() + p)];
+  a.num_layers = 1, a.has_bias = q.bias, a.batch_first = q.batch_first, a.bidirectional = q.D == 2;
+  a.output = *s.out, a.hy = *s.hy, a.cy = *s.cy;
+  return a;
+}
+
+class OpTableRnnBidirectionLstm : public ::testing::TestWithParam<RnnTableCase> {};
+
+TEST_P(OpTableRnnBidirectionLstm, RandomShapesDtypesViews) {
+  reseed_for_current_test();
+  const RnnTableCase &c = GetParam();
+  auto &g = rng();
+  int v = 0;
+  for (aclDataType dt : c.dtypes)
+    for (int k = 0; k < 8; ++k, ++v) {
+      Seq q = random_seq(g, true, v);
+      q.L = 1;
+      SCOPED_TRACE(::testing::Message() << q << " dtype " << dt << " variant " << k);
+      auto s = make_seq(q, dt, k);
+      ASSERT_EQ(run(c, bidirection_args(*s)), 0) << aclGetRecentErrMsg();
+      const SeqResult e = expected_of(*s);
+      EXPECT_TRUE(close_enough(dt, s->out->values(), rounded(dt, time_major(e.out, q, q.D * q.H, false)))) << "yOut";
+      EXPECT_TRUE(close_enough(dt, s->hy->values(), rounded(dt, e.hy))) << "outputHOut";
+      EXPECT_TRUE(close_enough(dt, s->cy->values(), rounded(dt, e.cy))) << "outputCOut";
+      for (DeviceTensor *t : {s->out.get(), s->hy.get(), s->cy.get()}) EXPECT_TRUE(t->untouched_outside_view());
+    }
+}
+
+TEST_P(OpTableRnnBidirectionLstm, ErrorsNameTheArgument) {
+  const RnnTableCase &c = GetParam();
+  Seq q;
+  q.T = 3, q.B = 2, q.I = 4, q.H = 3, q.D = 2;
+  auto s = make_seq(q, ACL_FLOAT16, 0);
+  const RnnArgs good = bidirection_args(*s);
+  ASSERT_EQ(run(c, good), 0) << aclGetRecentErrMsg();
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  const char *api = c.api.c_str();
+  auto fails = [&](const RnnArgs &a, int code, std::initializer_list<const char *> needles) {
+    return fails_with(c.phase1(a, &ws, &ex), code, needles);
+  };
+  RnnArgs a = good;
+  a.input = nullptr;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, "x is null"}));
+  a = good, a.init_c = nullptr;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, "initC"}));
+  a = good, a.w_hh_r = nullptr;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, "wHhReverseOptional"}));
+  a = good, a.b_ih = nullptr;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, "bIhOptional"}));
+  a = good, a.num_layers = 2;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "numLayers"}));
+  a = good, a.w_ih = a.w_hh;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "wIh", "shape"}));
+  DeviceTensor h_float(s->h0->shape(), ACL_FLOAT);
+  a = good, a.init_h = h_float;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "initH", "dtype"}));
+  a = good, a.hy = a.init_h;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "outputHOut"}));
+  a = good, a.output = *s->hy;
+  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "yOut", "shape"}));
+  a = good, a.has_bias = false;  // the biases are then not read
+  EXPECT_EQ(c.phase1(a, &ws, &ex), 0) << aclGetRecentErrMsg();
+  if (c.api == "aclnnBidirectionLSTMV2") {
+    a = good, a.packed = true;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "packed"}));
+    a = good, a.batch_sizes = *s->h0;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "batchSizeOptional"}));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableRnnFusedCell, ::testing::ValuesIn(cases_of("fused_lstm_cell")),
                          harness::case_name<RnnTableCase>);
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableRnnFusedCellBackward, ::testing::ValuesIn(cases_of("fused_lstm_cell_backward")),
@@ -999,6 +1083,8 @@ std::vector<RnnTableCase> backward_sequences() {
   return v;
 }
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableRnnSequenceBackward, ::testing::ValuesIn(backward_sequences()),
+                         harness::case_name<RnnTableCase>);
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableRnnBidirectionLstm, ::testing::ValuesIn(cases_of("bidirection_lstm")),
                          harness::case_name<RnnTableCase>);
 
 }  // namespace

@@ -59,5 +59,6 @@ void fused_cell_forward(core::OpBuilder &b, const RnnRule &rule, const RnnCall &
 void fused_cell_backward(core::OpBuilder &b, const RnnRule &rule, const RnnCall &c);
 void sequence_forward(core::OpBuilder &b, const RnnRule &rule, const RnnCall &c);
 void sequence_backward(core::OpBuilder &b, const RnnRule &rule, const RnnCall &c);
+void bidirection_lstm_forward(core::OpBuilder &b, const RnnRule &rule, const RnnCall &c);
 
 }  // namespace opsnn::ops::rnn

@@ -111,6 +111,7 @@ void rnn_phase1(core::OpBuilder &b, const RnnRule &rule, const RnnCall &c) {
     case RnnKind::kGru: return rnn::sequence_forward(b, rule, c);
     case RnnKind::kLstmBackward:
     case RnnKind::kGruBackward: return rnn::sequence_backward(b, rule, c);
+    case RnnKind::kBidirectionLstm: return rnn::bidirection_lstm_forward(b, rule, c);
   }
 }
 

@@ -20,6 +20,9 @@
 //   gate), fOut, oOut (activated), hOut, cOut, tanhCOut; GRU rOut, zOut, nOut (activated), hnOut
 //   (the n gate's hidden part h_{t-1} @ W_hn^T + b_hn), hOut. They are written when given (train) and
 //   are what the backward ops read.
+// - aclnnBidirectionLSTM / V2: one layer of the LSTM above with its weights given one by one
+//   (wIh [4H, I], wHh [4H, H], biases [4H] with isbias; the reverse ones with bidirection), initH /
+//   initC and outputHOut / outputCOut [D, B, H], yOut as the LSTM's output; numLayers must be 1.
 // - batchSizes (packed sequences) and dropout > 0 in training with several layers are refused
 //   (161002 naming them).
 #pragma once
@@ -29,7 +32,15 @@
 
 namespace opsnn::ops {
 
-enum class RnnKind { kFusedLstmCell, kFusedLstmCellBackward, kLstm, kLstmBackward, kGru, kGruBackward };
+enum class RnnKind {
+  kFusedLstmCell,
+  kFusedLstmCellBackward,
+  kLstm,
+  kLstmBackward,
+  kGru,
+  kGruBackward,
+  kBidirectionLstm,
+};
 
 struct RnnRule {
   RnnKind kind;
@@ -55,6 +66,9 @@ struct RnnCall {
   RnnList params, dparams, i, g, f, o, h, c, tanhc, r, z, n, hn;
   RnnList hx;          // the LSTM's {h0, c0}
   RnnArg hx_tensor;    // the GRU's h0 (its parameter is also named hx; see gen_ops_rnn.py)
+  // BidirectionLSTM(V2): the state and the weights one by one (the reverse ones with bidirection).
+  RnnArg init_h, init_c, w_ih, w_hh, b_ih, b_hh, w_ih_r, w_hh_r, b_ih_r, b_hh_r;
+  bool packed = false;
   bool has_bias = false, train = false, bidirectional = false, batch_first = false;
   int64_t num_layers = 1;
   double dropout = 0.0;

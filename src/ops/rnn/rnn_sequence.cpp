@@ -204,6 +204,8 @@ int SeqForwardStep::run(const core::LaunchArgs &a) const {
   return 0;
 }
 
+void plan_forward(core::OpBuilder &b, SeqForwardStep &s);
+
 }  // namespace
 
 void sequence_forward(core::OpBuilder &b, const RnnRule &rule, const RnnCall &c) {
@@ -237,9 +239,16 @@ void sequence_forward(core::OpBuilder &b, const RnnRule &rule, const RnnCall &c)
   if (g.lstm) s.cy = Io::reg(b, c.cy.t, true);
   const size_t first_list = g.lstm ? 3 : 2;  // output positions of the lists
   for (size_t q = 0; q < lists.size(); ++q) s.saved[q] = reg_list(b, first_list + q, *lists[q], true);
+  plan_forward(b, s);
+}
 
-  // The GEMMs, planned now: fp32 workspace rows times the caller's weights read in place.
-  const int64_t T = g.T, B = g.B, H = g.H, GH = g.G * H, LD = g.ld();
+namespace {
+
+// The GEMMs, planned now (fp32 workspace rows times the caller's weights read in place), and the
+// workspace, of a step whose tensors are registered.
+void plan_forward(core::OpBuilder &b, SeqForwardStep &s) {
+  const SeqGeom &g = s.g;
+  const int64_t T = g.T, B = g.B, H = g.H, GH = g.G * H, LD = g.ld(), DH = g.D * H;
   size_t gemm_bytes = 0;
   for (int64_t l = 0; l < g.L; ++l)
     for (int64_t d = 0; d < g.D; ++d) {
@@ -267,6 +276,67 @@ void sequence_forward(core::OpBuilder &b, const RnnRule &rule, const RnnCall &c)
   s.k_bias = book_f32(b, "rnn.bias", GH);
   s.k_gh = book_f32(b, "rnn.hidden_gates", g.lstm ? 0 : B * GH);
   s.k_gemm = b.book("gemm.scratch", gemm_bytes > 0 ? gemm_bytes : 64);
+}
+
+}  // namespace
+
+// aclnnBidirectionLSTM(V2): one layer (its weights are single tensors per direction) of the same
+// forward, the weights and biases given one by one, no per-step lists.
+void bidirection_lstm_forward(core::OpBuilder &b, const RnnRule &rule, const RnnCall &c) {
+  core::check_dtype_in(c.input.t, c.input.name, rule.dtypes);
+  SeqGeom g;
+  g.dt = c.input.t->dtype;
+  const aclTensor &x = *c.input.t;
+  if (x.ndim != 3)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; it must be 3-D, [T, B, inputSize] ([B, T, inputSize] with "
+                "batchFirst)", c.input.name, core::shape_string(x).c_str());
+  g.T = c.batch_first ? x.dims[1] : x.dims[0];
+  g.B = c.batch_first ? x.dims[0] : x.dims[1];
+  g.I = x.dims[2];
+  if (c.num_layers != 1)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "numLayers must be 1 (one set of weights per direction is given), got %lld",
+                static_cast<long long>(c.num_layers));
+  if (c.packed || c.batch_sizes.t != nullptr)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "packed sequences (packed, %s) are not supported", c.batch_sizes.name);
+  g.D = c.bidirectional ? 2 : 1;
+  g.P = c.has_bias ? 4 : 2;
+  if (c.w_hh.t->ndim != 2)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; it must be [4 * hiddenSize, hiddenSize]", c.w_hh.name,
+                core::shape_string(*c.w_hh.t).c_str());
+  g.H = c.w_hh.t->dims[1];
+  const int64_t GH = 4 * g.H;
+  const RnnArg *w[2][4] = {{&c.w_ih, &c.w_hh, &c.b_ih, &c.b_hh}, {&c.w_ih_r, &c.w_hh_r, &c.b_ih_r, &c.b_hh_r}};
+  for (int64_t d = 0; d < g.D; ++d)
+    for (int64_t p = 0; p < g.P; ++p) {
+      const RnnArg &a = *w[d][p];
+      core::check_not_null(a.t, a.name);  // the reverse weights with bidirection, the biases with isbias
+      check_same_dtype(a, g.dt, c.input.name);
+      if (p == 0) check_dims(a, {GH, g.I}, "[4 * hiddenSize, inputSize] =");
+      if (p == 1) check_dims(a, {GH, g.H}, "[4 * hiddenSize, hiddenSize] =");
+      if (p >= 2) check_dims(a, {GH}, "[4 * hiddenSize] =");
+    }
+  for (const RnnArg *a : {&c.init_h, &c.init_c, &c.output, &c.hy, &c.cy}) check_same_dtype(*a, g.dt, c.input.name);
+  for (const RnnArg *a : {&c.init_h, &c.init_c, &c.hy, &c.cy})
+    check_dims(*a, {g.D, g.B, g.H}, "[directions, B, hiddenSize] =");
+  check_seq_dims(g, c.output, g.D * g.H, c.batch_first);
+  check_outputs_apart({&c.output, &c.hy, &c.cy}, {&c.input, &c.init_h, &c.init_c, &c.output, &c.hy, &c.cy});
+
+  auto &s = b.add_step<SeqForwardStep>();
+  s.g = g;
+  s.batch_first = c.batch_first;
+  s.input = Io::reg(b, c.input.t, false);
+  s.h0 = Io::reg(b, c.init_h.t, false);
+  s.c0 = Io::reg(b, c.init_c.t, false);
+  Io regd[2][4];
+  for (int d = 0; d < 2; ++d)
+    for (int p = 0; p < 4; ++p) regd[d][p] = Io::reg(b, w[d][p]->t, false);  // prototype order, nulls included
+  for (int64_t d = 0; d < g.D; ++d)
+    for (int64_t p = 0; p < g.P; ++p) s.params.push_back(regd[d][p]);
+  Io::reg(b, c.batch_sizes.t, false);
+  s.output = Io::reg(b, c.output.t, true);
+  s.hy = Io::reg(b, c.hy.t, true);
+  s.cy = Io::reg(b, c.cy.t, true);
+  plan_forward(b, s);
 }
 
 }  // namespace opsnn::ops::rnn
