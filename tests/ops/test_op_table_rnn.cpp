@@ -374,6 +374,16 @@ struct Seq {
   bool lstm = true;
   int64_t T = 1, B = 1, I = 1, H = 1, L = 1, D = 1;
   bool bias = true, batch_first = false;
+  std::vector<int64_t> lens;  // packed sequences: each sequence's length (non-increasing, lens[0] = T)
+  bool packed() const { return !lens.empty(); }
+  int64_t N() const {
+    int64_t n = 0;
+    for (int64_t l : lens) n += l;
+    return n;
+  }
+  int64_t batch_size(int64_t t) const {  // sequences still running at step t
+    return static_cast<int64_t>(std::count_if(lens.begin(), lens.end(), [&](int64_t l) { return l > t; }));
+  }
   int64_t G() const { return lstm ? 4 : 3; }
   int64_t LD() const { return L * D; }
   int64_t in(int64_t l) const { return l == 0 ? I : D * H; }
@@ -381,6 +391,7 @@ struct Seq {
 };
 
 std::ostream &operator<<(std::ostream &os, const Seq &q) {
+  if (q.packed()) os << "packed " << ::testing::PrintToString(q.lens) << " ";
   return os << (q.lstm ? "LSTM" : "GRU") << " T " << q.T << " B " << q.B << " I " << q.I << " H " << q.H << " L "
             << q.L << (q.D == 2 ? " bidirectional" : "") << (q.bias ? " bias" : "") << (q.batch_first ? " batchFirst" : "");
 }
@@ -496,7 +507,7 @@ SeqResult seq_ref(const Seq &q, const std::vector<double> &x, const std::vector<
 struct SeqCall {
   Seq q;
   aclDataType dt = ACL_FLOAT;
-  Dev x, h0, c0, out, hy, cy;
+  Dev x, h0, c0, out, hy, cy, batch_sizes;
   std::vector<Dev> params;
   std::vector<std::vector<Dev>> lists;  // per list: L*D [T, B, H]
   std::unique_ptr<List> params_l, hx_l;
@@ -505,6 +516,7 @@ struct SeqCall {
 };
 
 std::vector<int64_t> seq_shape(const Seq &q, int64_t F) {
+  if (q.packed()) return {q.N(), F};
   return q.batch_first ? std::vector<int64_t>{q.B, q.T, F} : std::vector<int64_t>{q.T, q.B, F};
 }
 
@@ -534,7 +546,8 @@ std::unique_ptr<SeqCall> make_seq(const Seq &q, aclDataType dt, int k) {
   for (int n = 0; n < (q.lstm ? 7 : 5); ++n) {
     s->lists.emplace_back();
     for (int64_t i = 0; i < q.LD(); ++i) {
-      s->lists.back().push_back(make({q.T, q.B, q.H}, dt, (n + i + k) % 2 == 1));
+      s->lists.back().push_back(make(q.packed() ? std::vector<int64_t>{q.N(), q.H} : std::vector<int64_t>{q.T, q.B, q.H},
+                                     dt, (n + i + k) % 2 == 1));
       s->lists.back().back()->poison();
     }
   }
@@ -553,6 +566,13 @@ std::unique_ptr<SeqCall> make_seq(const Seq &q, aclDataType dt, int k) {
     a.h = s->lists_l[4]->l;
   }
   a.output = *s->out, a.hy = *s->hy;
+  if (q.packed()) {
+    s->batch_sizes = std::make_unique<DeviceTensor>(std::vector<int64_t>{q.T}, k % 2 == 0 ? ACL_INT64 : ACL_INT32);
+    std::vector<double> bs;
+    for (int64_t t = 0; t < q.T; ++t) bs.push_back(static_cast<double>(q.batch_size(t)));
+    s->batch_sizes->set_values(bs);
+    a.batch_sizes = *s->batch_sizes;
+  }
   a.has_bias = q.bias, a.num_layers = q.L, a.train = true, a.bidirectional = q.D == 2, a.batch_first = q.batch_first;
   return s;
 }
@@ -673,6 +693,100 @@ TEST_P(OpTableRnnSequence, ErrorsNameTheArgument) {
   EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "batchSizes"}));
   a = s->a, a.has_bias = false;
   EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "params", "hasBias"}));
+}
+
+// Packed sequences: the reference runs every sequence alone (B = 1, its own length) and packs.
+SeqResult packed_expected(const SeqCall &s) {
+  const Seq &q = s.q;
+  const int64_t H = q.H, DH = q.D * H, B = q.B;
+  std::vector<std::vector<double>> p;
+  for (const Dev &d : s.params) p.push_back(d->values());
+  const std::vector<double> x = s.x->values(), h0 = s.h0->values(), c0 = q.lstm ? s.c0->values() : h0;
+  std::vector<int64_t> off(static_cast<size_t>(q.T) + 1, 0);
+  for (int64_t t = 0; t < q.T; ++t) off[static_cast<size_t>(t) + 1] = off[static_cast<size_t>(t)] + q.batch_size(t);
+  SeqResult r;
+  r.out.assign(static_cast<size_t>(q.N() * DH), 0), r.hy.assign(static_cast<size_t>(q.LD() * B * H), 0), r.cy = r.hy;
+  for (auto &sv : r.saved) sv.assign(static_cast<size_t>(q.LD()), std::vector<double>(static_cast<size_t>(q.N() * H)));
+  for (int64_t b = 0; b < B; ++b) {
+    Seq one = q;
+    one.lens.clear(), one.B = 1, one.T = q.lens[static_cast<size_t>(b)], one.batch_first = false;
+    std::vector<double> xb, h0b, c0b;
+    for (int64_t t = 0; t < one.T; ++t) {
+      const auto row = x.begin() + (off[static_cast<size_t>(t)] + b) * q.I;
+      xb.insert(xb.end(), row, row + q.I);
+    }
+    for (int64_t ld = 0; ld < q.LD(); ++ld) {
+      h0b.insert(h0b.end(), h0.begin() + (ld * B + b) * H, h0.begin() + (ld * B + b + 1) * H);
+      c0b.insert(c0b.end(), c0.begin() + (ld * B + b) * H, c0.begin() + (ld * B + b + 1) * H);
+    }
+    const SeqResult e = seq_ref(one, xb, p, h0b, c0b);
+    for (int64_t t = 0; t < one.T; ++t) {
+      const int64_t row = off[static_cast<size_t>(t)] + b;
+      std::copy(e.out.begin() + t * DH, e.out.begin() + (t + 1) * DH, r.out.begin() + row * DH);
+      for (size_t n = 0; n < 7; ++n)
+        for (int64_t ld = 0; ld < q.LD(); ++ld) {
+          const auto &src = e.saved[n][static_cast<size_t>(ld)];
+          std::copy(src.begin() + t * H, src.begin() + (t + 1) * H, r.saved[n][static_cast<size_t>(ld)].begin() + row * H);
+        }
+    }
+    for (int64_t ld = 0; ld < q.LD(); ++ld) {
+      std::copy(e.hy.begin() + ld * H, e.hy.begin() + (ld + 1) * H, r.hy.begin() + (ld * B + b) * H);
+      std::copy(e.cy.begin() + ld * H, e.cy.begin() + (ld + 1) * H, r.cy.begin() + (ld * B + b) * H);
+    }
+  }
+  return r;
+}
+
+TEST_P(OpTableRnnSequence, PackedSequences) {
+  reseed_for_current_test();
+  const RnnTableCase &c = GetParam();
+  const bool lstm = c.kind == "lstm";
+  auto &g = rng();
+  int v = 0;
+  for (aclDataType dt : c.dtypes)
+    for (int k = 0; k < 6; ++k, ++v) {
+      Seq q = random_seq(g, lstm, v);
+      q.T = pick(g, 1, 5), q.B = pick(g, 1, 4), q.batch_first = false;
+      q.lens.assign(static_cast<size_t>(q.B), q.T);
+      for (size_t b = 1; b < q.lens.size(); ++b) q.lens[b] = pick(g, 1, q.lens[b - 1]);
+      SCOPED_TRACE(::testing::Message() << q << " dtype " << dt << " variant " << k);
+      auto s = make_seq(q, dt, k);
+      ASSERT_EQ(run(c, s->a), 0) << aclGetRecentErrMsg();
+      const SeqResult e = packed_expected(*s);
+      EXPECT_TRUE(close_enough(dt, s->out->values(), rounded(dt, e.out))) << "output";
+      EXPECT_TRUE(close_enough(dt, s->hy->values(), rounded(dt, e.hy))) << "hy";
+      if (lstm) {
+        EXPECT_TRUE(close_enough(dt, s->cy->values(), rounded(dt, e.cy))) << "cy";
+      }
+      for (size_t n = 0; n < s->lists.size(); ++n)
+        for (size_t i = 0; i < s->lists[n].size(); ++i) {
+          EXPECT_TRUE(close_enough(dt, s->lists[n][i]->values(), rounded(dt, e.saved[n][i]))) << "list " << n << "[" << i << "]";
+          EXPECT_TRUE(s->lists[n][i]->untouched_outside_view());
+        }
+      for (DeviceTensor *t : {s->out.get(), s->hy.get(), s->cy.get()}) EXPECT_TRUE(t->untouched_outside_view());
+    }
+  // Batch sizes that are not a packing: checked at launch (161002), the first against hx's batch.
+  Seq q;
+  q.lstm = lstm, q.T = 3, q.B = 2, q.I = 2, q.H = 2, q.lens = {3, 2};
+  for (const std::vector<double> &bad : {std::vector<double>{1, 2, 2}, std::vector<double>{2, 2, 2},
+                                         std::vector<double>{2, 0, 3}, std::vector<double>{3, 1, 1}}) {
+    auto s = make_seq(q, ACL_FLOAT, 0);
+    s->batch_sizes->set_values(bad);
+    EXPECT_EQ(run(c, s->a), ACLNN_ERR_PARAM_INVALID) << ::testing::PrintToString(bad);
+    EXPECT_NE(std::string(aclGetRecentErrMsg()).find("batchSizes"), std::string::npos) << aclGetRecentErrMsg();
+  }
+  // Phase-1 errors: batchSizes' rank and dtype, a 3-d input with batchSizes.
+  auto s = make_seq(q, ACL_FLOAT, 0);
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  DeviceTensor bs2({3, 1}, ACL_INT64), bsf({3}, ACL_FLOAT), x3({3, 2, 2}, ACL_FLOAT);
+  RnnArgs a = s->a;
+  a.batch_sizes = bs2;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {c.api.c_str(), "batchSizes"}));
+  a = s->a, a.batch_sizes = bsf;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {c.api.c_str(), "batchSizes", "dtype"}));
+  a = s->a, a.input = x3;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {c.api.c_str(), "input", "2-D"}));
 }
 
 // ---------------------------------------------------------------------------------------------

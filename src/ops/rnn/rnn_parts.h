@@ -24,6 +24,8 @@ struct Io {
   void store(const core::LaunchArgs &a, const float *src, const int64_t *fs) const;
   // The [dims 1..] sub-view at index `i` of dim 0.
   Io at(int64_t i) const;
+  // Rows [start, start + n) of dim 0.
+  Io rows(int64_t start, int64_t n) const;
   // Dims 0 and 1 swapped (a batch-first [B, T, ...] tensor read as [T, B, ...]).
   Io swapped01() const;
 };
@@ -35,6 +37,8 @@ std::vector<Io> reg_list(core::OpBuilder &b, size_t ir_index, const RnnList &l, 
 struct SeqGeom {
   bool lstm = true;
   int64_t T = 0, B = 0, I = 0, H = 0, L = 1, D = 1, G = 4, P = 4;  // G gates; P params per (layer, direction)
+  bool packed = false;  // batchSizes given: sequence tensors are [N, features], N = sum(batchSizes)
+  int64_t N = 0;
   aclDataType dt = ACL_FLOAT;
   int64_t ld() const { return L * D; }
   int64_t in_size(int64_t l) const { return l == 0 ? I : D * H; }
@@ -43,7 +47,7 @@ struct SeqGeom {
 // backward inputs), each empty (forward only) or L*D tensors [T, B, H].
 SeqGeom check_sequence(const RnnRule &rule, const RnnCall &c, bool backward);
 void check_saved_lists(const SeqGeom &g, std::initializer_list<const RnnList *> saved, bool may_be_empty);
-// 161002 unless `a` has the sequence shape [T, B, feat] ([B, T, feat] batch first).
+// 161002 unless `a` has the sequence shape [T, B, feat] ([B, T, feat] batch first; [N, feat] packed).
 void check_seq_dims(const SeqGeom &g, const RnnArg &a, int64_t feat, bool batch_first);
 
 // A workspace block of `floats` fp32 values (at least one), booked by key.

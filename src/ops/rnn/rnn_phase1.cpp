@@ -44,6 +44,13 @@ Io Io::at(int64_t i) const {
   return s;
 }
 
+Io Io::rows(int64_t start, int64_t n) const {
+  Io s = *this;
+  s.ref.offset_bytes += start * view.strides[0] * static_cast<int64_t>(core::dtype_size(dtype));
+  s.view.dims[0] = n;
+  return s;
+}
+
 Io Io::swapped01() const {
   Io s = *this;
   std::swap(s.view.dims[0], s.view.dims[1]);

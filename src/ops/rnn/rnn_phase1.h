@@ -23,8 +23,12 @@
 // - aclnnBidirectionLSTM / V2: one layer of the LSTM above with its weights given one by one
 //   (wIh [4H, I], wHh [4H, H], biases [4H] with isbias; the reverse ones with bidirection), initH /
 //   initC and outputHOut / outputCOut [D, B, H], yOut as the LSTM's output; numLayers must be 1.
-// - batchSizes (packed sequences) and dropout > 0 in training with several layers are refused
-//   (161002 naming them).
+// - batchSizes (aclnnLSTM / aclnnGRU): PyTorch's PackedSequence. input [N, I] holds step t's rows
+//   (batchSizes[t] of them, the longest sequences first) one step after the other, N = sum(batchSizes);
+//   output and the per-step lists are [N, ...] alike; batchSizes (INT64 / INT32, checked at launch:
+//   non-increasing, the first = hx's B, summing to N) is read at launch; hy / cy hold each sequence's
+//   state after its own last step. batchFirst does not apply. The backward ops refuse batchSizes, and
+//   every op refuses dropout > 0 in training with several layers (161002 naming them).
 #pragma once
 
 #include "core/dtype.h"

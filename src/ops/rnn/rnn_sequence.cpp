@@ -2,8 +2,11 @@
 // (rnn_phase1.h has the layouts). All timesteps' input projections of a (layer, direction) are one
 // GEMM ([T*B, I_l] @ W_ih^T + b_ih), the recurrent h @ W_hh^T one GEMM per step (B rows: the
 // engine's small-M paths for small batches), the gate math kernels/rnn/rnn_cell.h.
+#include <algorithm>
+
 #include "common/error.h"
 #include "core/op_checks.h"
+#include "kernels/elementwise/convert.h"
 #include "kernels/matmul/gemm.h"
 #include "kernels/rnn/rnn_cell.h"
 #include "ops/rnn/rnn_gemm.h"
@@ -12,7 +15,9 @@
 namespace opsnn::ops::rnn {
 
 void check_seq_dims(const SeqGeom &g, const RnnArg &a, int64_t feat, bool batch_first) {
-  if (batch_first)
+  if (g.packed)
+    check_dims(a, {g.N, feat}, "(packed) [sum(batchSizes), features] =");
+  else if (batch_first)
     check_dims(a, {g.B, g.T, feat}, "[B, T, features] (batchFirst) =");
   else
     check_dims(a, {g.T, g.B, feat}, "[T, B, features] =");
@@ -31,7 +36,7 @@ void check_saved_lists(const SeqGeom &g, std::initializer_list<const RnnList *> 
       const RnnArg a{l->l->tensors[k], name.c_str()};
       core::check_not_null(a.t, a.name);
       check_same_dtype(a, g.dt, "input");
-      check_dims(a, {g.T, g.B, g.H}, "[T, B, hiddenSize] =");
+      check_seq_dims(g, a, g.H, false);
     }
   }
 }
@@ -43,20 +48,35 @@ SeqGeom check_sequence(const RnnRule &rule, const RnnCall &c, bool backward) {
   core::check_dtype_in(c.input.t, c.input.name, rule.dtypes);
   g.dt = c.input.t->dtype;
   const aclTensor &x = *c.input.t;
-  if (x.ndim != 3)
-    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; it must be 3-D, [T, B, inputSize] ([B, T, inputSize] with "
-                "batchFirst)", c.input.name, core::shape_string(x).c_str());
-  g.T = c.batch_first ? x.dims[1] : x.dims[0];
-  g.B = c.batch_first ? x.dims[0] : x.dims[1];
-  g.I = x.dims[2];
+  g.packed = c.batch_sizes.t != nullptr;
+  if (g.packed) {  // PyTorch's PackedSequence: data [N, I], batch sizes per step (non-increasing), B from hx
+    if (backward)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s is given: the gradient of packed sequences is not supported",
+                  c.batch_sizes.name);
+    core::check_dtype_in(c.batch_sizes.t, c.batch_sizes.name, {ACL_INT64, ACL_INT32});
+    if (c.batch_sizes.t->ndim != 1 || x.ndim != 2)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "packed sequences: %s must be 1-D [T] (has %s) and %s 2-D [sum(batchSizes), "
+                  "inputSize] (has %s)", c.batch_sizes.name, core::shape_string(*c.batch_sizes.t).c_str(), c.input.name,
+                  core::shape_string(x).c_str());
+    g.T = c.batch_sizes.t->dims[0];
+    g.N = x.dims[0];
+    g.I = x.dims[1];
+    const aclTensor *h0 = g.lstm ? (c.hx.l != nullptr && !c.hx.l->tensors.empty() ? c.hx.l->tensors[0] : nullptr)
+                                 : c.hx_tensor.t;
+    g.B = h0 != nullptr && h0->ndim == 3 ? h0->dims[1] : 0;  // hx's shape is checked below
+  } else {
+    if (x.ndim != 3)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; it must be 3-D, [T, B, inputSize] ([B, T, inputSize] "
+                  "with batchFirst)", c.input.name, core::shape_string(x).c_str());
+    g.T = c.batch_first ? x.dims[1] : x.dims[0];
+    g.B = c.batch_first ? x.dims[0] : x.dims[1];
+    g.I = x.dims[2];
+  }
   if (c.num_layers < 1 || c.num_layers > 1024)
     throw_error(ACLNN_ERR_PARAM_INVALID, "numLayers must be 1 to 1024, got %lld", static_cast<long long>(c.num_layers));
   g.L = c.num_layers;
   g.D = c.bidirectional ? 2 : 1;
   g.P = c.has_bias ? 4 : 2;
-  if (c.batch_sizes.t != nullptr)
-    throw_error(ACLNN_ERR_PARAM_INVALID, "%s is given: packed sequences are not supported; pass null and padded "
-                "[T, B, ...] tensors", c.batch_sizes.name);
   if (!(c.dropout >= 0.0 && c.dropout <= 1.0))
     throw_error(ACLNN_ERR_PARAM_INVALID, "dropout must be in [0, 1], got %g", c.dropout);
   if (c.dropout > 0.0 && c.train && g.L > 1)
@@ -104,7 +124,6 @@ SeqGeom check_sequence(const RnnRule &rule, const RnnCall &c, bool backward) {
     check_same_dtype(c.hx_tensor, g.dt, c.input.name);
     check_dims(c.hx_tensor, {g.ld(), g.B, g.H}, "[numLayers * directions, B, hiddenSize] =");
   }
-  (void)backward;
   return g;
 }
 
@@ -115,16 +134,45 @@ float *ws(const core::LaunchArgs &a, core::WsKey k) { return reinterpret_cast<fl
 struct SeqForwardStep final : core::Step {
   SeqGeom g;
   bool batch_first = false;
-  Io input, h0, c0, output, hy, cy;
+  Io input, h0, c0, output, hy, cy, batch_sizes;
   std::vector<Io> params;                       // L*D*P
   std::vector<Io> saved[7];                     // LSTM i, g, f, o, h, c, tanhc; GRU r, z, n, hn, h
   std::vector<kernels::GemmPlan> proj, rec0, rec;  // per (layer, direction)
-  core::WsKey k_x, k_h0, k_c0, k_y, k_gates, k_c, k_tanhc, k_bias, k_gh, k_gemm;
+  core::WsKey k_x, k_h0, k_c0, k_y, k_gates, k_c, k_tanhc, k_bias, k_gh, k_gemm, k_sizes;
 
   const Io *bias(int64_t ld, int which) const {  // 0 b_ih, 1 b_hh
     return g.P == 4 ? &params[static_cast<size_t>(ld * g.P + 2 + which)] : nullptr;
   }
   int run(const core::LaunchArgs &a) const override;
+};
+
+// The rows of a sequence tensor and the fp32 [T, B, F] block (row stride ld): padded ([T, B, F], or
+// [B, T, F] batch first), or packed ([N, F], step t's rows at off[t], rows[t] of them).
+struct SeqRows {
+  const int64_t *rows = nullptr, *off = nullptr;
+  int64_t T = 0, B = 0;
+  bool packed = false, batch_first = false;
+  void load(const core::LaunchArgs &a, const Io &io, float *dst, int64_t F) const {
+    if (!packed) {
+      const int64_t fs[3] = {B * F, F, 1};
+      (batch_first ? io.swapped01() : io).load(a, dst, fs);
+      return;
+    }
+    const int64_t fs[2] = {F, 1};
+    for (int64_t t = 0; t < T; ++t) {
+      io.rows(off[t], rows[t]).load(a, dst + t * B * F, fs);
+      std::fill(dst + (t * B + rows[t]) * F, dst + (t + 1) * B * F, 0.0f);  // padding: never read as state
+    }
+  }
+  void store(const core::LaunchArgs &a, const Io &io, const float *src, int64_t ld) const {
+    if (!packed) {
+      const int64_t fs[3] = {B * ld, ld, 1};
+      (batch_first ? io.swapped01() : io).store(a, src, fs);
+      return;
+    }
+    const int64_t fs[2] = {ld, 1};
+    for (int64_t t = 0; t < T; ++t) io.rows(off[t], rows[t]).store(a, src + t * B * ld, fs);
+  }
 };
 
 int SeqForwardStep::run(const core::LaunchArgs &a) const {
@@ -133,14 +181,36 @@ int SeqForwardStep::run(const core::LaunchArgs &a) const {
   float *Gt = ws(a, k_gates), *Cs = ws(a, k_c), *TC = g.lstm ? ws(a, k_tanhc) : nullptr, *bias_f = ws(a, k_bias);
   float *GH_s = g.lstm ? nullptr : ws(a, k_gh);
   char *scratch = a.get(k_gemm);
-  const int64_t xs[3] = {B * g.I, g.I, 1}, hs[3] = {B * H, H, 1};
-  (batch_first ? input.swapped01() : input).load(a, X, xs);
+  // Rows per step: B, or the batch sizes (checked: non-increasing, the first B, summing to N).
+  int64_t *rows = reinterpret_cast<int64_t *>(a.get(k_sizes)), *off = rows + T;
+  if (g.packed) {
+    int64_t sum = 0;
+    for (int64_t t = 0; t < T; ++t) {
+      rows[t] = static_cast<int64_t>(
+          kernels::load_one(batch_sizes.dtype, batch_sizes.ref.address(a), t * batch_sizes.view.strides[0]));
+      off[t] = sum;
+      sum += rows[t];
+      if (rows[t] < 1 || rows[t] > (t == 0 ? B : rows[t - 1]) || (t == 0 && rows[t] != B))
+        return fail(ACLNN_ERR_PARAM_INVALID, "batchSizes[%lld] = %lld: the batch sizes must be non-increasing, the "
+                    "first hx's batch %lld", static_cast<long long>(t), static_cast<long long>(rows[t]),
+                    static_cast<long long>(B));
+    }
+    if (sum != g.N)
+      return fail(ACLNN_ERR_PARAM_INVALID, "batchSizes sum to %lld; input has %lld rows", static_cast<long long>(sum),
+                  static_cast<long long>(g.N));
+  } else {
+    for (int64_t t = 0; t < T; ++t) rows[t] = B, off[t] = t * B;
+  }
+  const SeqRows seq{rows, off, T, B, g.packed, batch_first};
+  const int64_t hs[3] = {B * H, H, 1};
+  seq.load(a, input, X, g.I);
   h0.load(a, H0, hs);
   if (g.lstm) c0.load(a, C0, hs);
   const int64_t per_ld = T * B;  // rows of one (layer, direction)'s buffers
   for (int64_t l = 0; l < g.L; ++l) {
     const float *in = l == 0 ? X : Y + (l - 1) * T * B * DH;
     float *Yl = Y + l * T * B * DH;
+    if (g.packed) std::fill(Yl, Yl + T * B * DH, 0.0f);  // padding rows: the next layer's projection reads them
     for (int64_t d = 0; d < D; ++d) {
       const int64_t ld = l * D + d;
       const size_t k = static_cast<size_t>(ld);
@@ -155,52 +225,60 @@ int SeqForwardStep::run(const core::LaunchArgs &a) const {
         bh = bias_f;
       }
       for (int64_t s = 0; s < T; ++s) {
-        const int64_t t = d == 0 ? s : T - 1 - s, tp = d == 0 ? t - 1 : t + 1;
+        const int64_t t = d == 0 ? s : T - 1 - s, tp = d == 0 ? t - 1 : t + 1, n = rows[t];
+        if (s > 0 && d == 1 && n > rows[tp]) {  // packed, reverse: sequences ending at t start from h0 / c0
+          for (int64_t b = rows[tp]; b < n; ++b) {
+            std::copy(H0 + (ld * B + b) * H, H0 + (ld * B + b + 1) * H, Yl + (tp * B + b) * DH + d * H);
+            if (g.lstm) std::copy(C0 + (ld * B + b) * H, C0 + (ld * B + b + 1) * H, Cl + (tp * B + b) * H);
+          }
+        }
         const float *hp = s == 0 ? H0 + ld * B * H : Yl + tp * B * DH + d * H;
         const int64_t ld_hp = s == 0 ? H : DH;
         const kernels::GemmPlan &rp = s == 0 ? rec0[k] : rec[k];
         float *Gs = Gl + t * B * GH;
         if (g.lstm) {
-          kernels::gemm_run(rp, hp, w_hh.ref.address(a), Gs, scratch);
+          kernels::gemm_run_rows(rp, n, hp, w_hh.ref.address(a), Gs, scratch);
           kernels::LstmCellFwd f;
-          f.rows = B, f.hidden = H, f.pre = Gs, f.ld_pre = GH, f.bias = bh;
+          f.rows = n, f.hidden = H, f.pre = Gs, f.ld_pre = GH, f.bias = bh;
           f.c_prev = s == 0 ? C0 + ld * B * H : Cl + tp * B * H, f.ld_c_prev = H;
           f.act = Gs, f.ld_act = GH, f.c = Cl + t * B * H, f.ld_c = H, f.tanhc = TCl + t * B * H, f.ld_tanhc = H;
           f.h = Yl + t * B * DH + d * H, f.ld_h = DH;
           kernels::lstm_cell_forward(f);
         } else {
-          kernels::gemm_run(rp, hp, w_hh.ref.address(a), GH_s, scratch, b_hh ? b_hh->ref.address(a) : nullptr);
+          kernels::gemm_run_rows(rp, n, hp, w_hh.ref.address(a), GH_s, scratch, b_hh ? b_hh->ref.address(a) : nullptr);
           kernels::GruCellFwd f;
-          f.rows = B, f.hidden = H, f.gx = Gs, f.ld_gx = GH, f.gh = GH_s, f.ld_gh = GH, f.h_prev = hp,
+          f.rows = n, f.hidden = H, f.gx = Gs, f.ld_gx = GH, f.gh = GH_s, f.ld_gh = GH, f.h_prev = hp,
           f.ld_h_prev = ld_hp, f.act = Gs, f.ld_act = GH, f.hn = Cl + t * B * H, f.ld_hn = H;
           f.h = Yl + t * B * DH + d * H, f.ld_h = DH;
           kernels::gru_cell_forward(f);
         }
       }
-      // hy / cy: the state after the direction's last step (h0 / c0 when T = 0).
-      const int64_t tl = d == 0 ? T - 1 : 0;
-      const int64_t ys[2] = {DH, 1}, cs2[2] = {H, 1};
-      if (T == 0) {
-        hy.at(ld).store(a, H0 + ld * B * H, cs2);
-        if (g.lstm) cy.at(ld).store(a, C0 + ld * B * H, cs2);
-      } else {
-        hy.at(ld).store(a, Yl + tl * B * DH + d * H, ys);
-        if (g.lstm) cy.at(ld).store(a, Cl + tl * B * H, cs2);
+      // hy / cy: each sequence's state after the direction's last step (h0 / c0 when T = 0).
+      const int64_t one[1] = {1};
+      for (int64_t b = 0; b < B; ++b) {
+        int64_t tl = 0;  // forward: the sequence's last step; reverse: step 0
+        if (d == 0) tl = g.packed ? std::count_if(rows, rows + T, [&](int64_t r) { return r > b; }) - 1 : T - 1;
+        const Io hb = hy.at(ld).at(b), cb = g.lstm ? cy.at(ld).at(b) : Io{};
+        if (T == 0) {
+          hb.store(a, H0 + (ld * B + b) * H, one);
+          if (g.lstm) cb.store(a, C0 + (ld * B + b) * H, one);
+        } else {
+          hb.store(a, Yl + (tl * B + b) * DH + d * H, one);
+          if (g.lstm) cb.store(a, Cl + (tl * B + b) * H, one);
+        }
       }
       // The per-step lists: gate slices of the gate rows, h from the layer's output, c / tanhc / hn.
-      const int64_t gs[3] = {B * GH, GH, 1}, ys3[3] = {B * DH, DH, 1};
+      const SeqRows lists{rows, off, T, B, g.packed, false};
       const int64_t gate_col[4] = {0, 2 * H, H, 3 * H};  // LSTM lists i, g(j), f, o; GRU r, z, n
-      const int ngates = g.lstm ? 4 : 3;
-      for (int q = 0; q < ngates; ++q)
-        if (!saved[q].empty()) saved[q][k].store(a, Gl + (g.lstm ? gate_col[q] : q * H), gs);
+      for (int q = 0; q < (g.lstm ? 4 : 3); ++q)
+        if (!saved[q].empty()) lists.store(a, saved[q][k], Gl + (g.lstm ? gate_col[q] : q * H), GH);
       // hOut is list 4 of both; LSTM cOut / tanhCOut are 5 / 6, GRU hnOut 3.
-      if (!saved[4].empty()) saved[4][k].store(a, Yl + d * H, ys3);
-      if (!saved[g.lstm ? 5 : 3].empty()) saved[g.lstm ? 5 : 3][k].store(a, Cl, hs);
-      if (g.lstm && !saved[6].empty()) saved[6][k].store(a, TCl, hs);
+      if (!saved[4].empty()) lists.store(a, saved[4][k], Yl + d * H, DH);
+      if (!saved[g.lstm ? 5 : 3].empty()) lists.store(a, saved[g.lstm ? 5 : 3][k], Cl, H);
+      if (g.lstm && !saved[6].empty()) lists.store(a, saved[6][k], TCl, H);
     }
   }
-  const int64_t os[3] = {B * DH, DH, 1};
-  (batch_first ? output.swapped01() : output).store(a, Y + (g.L - 1) * T * B * DH, os);
+  seq.store(a, output, Y + (g.L - 1) * T * B * DH, DH);
   return 0;
 }
 
@@ -233,7 +311,7 @@ void sequence_forward(core::OpBuilder &b, const RnnRule &rule, const RnnCall &c)
   } else {
     s.h0 = Io::reg(b, c.hx_tensor.t, false);
   }
-  Io::reg(b, c.batch_sizes.t, false);  // null (checked): keeps the input positions
+  s.batch_sizes = Io::reg(b, c.batch_sizes.t, false);
   s.output = Io::reg(b, c.output.t, true);
   s.hy = Io::reg(b, c.hy.t, true);
   if (g.lstm) s.cy = Io::reg(b, c.cy.t, true);
@@ -276,6 +354,7 @@ void plan_forward(core::OpBuilder &b, SeqForwardStep &s) {
   s.k_bias = book_f32(b, "rnn.bias", GH);
   s.k_gh = book_f32(b, "rnn.hidden_gates", g.lstm ? 0 : B * GH);
   s.k_gemm = b.book("gemm.scratch", gemm_bytes > 0 ? gemm_bytes : 64);
+  s.k_sizes = b.book("rnn.batch_sizes", static_cast<uint64_t>(2 * T + 1) * sizeof(int64_t));
 }
 
 }  // namespace
