@@ -987,10 +987,11 @@ TEST_P(OpTableRnnSequenceBackward, MatchesCentralDifferencesOfTheForwardOp) {
   const RnnTableCase &c = GetParam();
   const bool lstm = c.kind == "lstm_backward";
   const RnnTableCase &fwd = forward_case(lstm ? "lstm" : "gru");
-  for (int variant = 0; variant < 2; ++variant) {
+  for (int variant = 0; variant < 3; ++variant) {
     Seq q;
-    q.lstm = lstm, q.T = 3, q.B = 2, q.I = 2, q.H = 2, q.L = 2, q.D = variant == 0 ? 2 : 1, q.bias = variant == 0;
+    q.lstm = lstm, q.T = 3, q.B = 2, q.I = 2, q.H = 2, q.L = 2, q.D = variant == 1 ? 1 : 2, q.bias = variant != 1;
     q.batch_first = variant == 1;
+    if (variant == 2) q.lens = {3, 2};
     SCOPED_TRACE(::testing::Message() << q);
     auto f = make_seq(q, ACL_FLOAT, 0);
     ASSERT_EQ(run(fwd, f->a), 0) << aclGetRecentErrMsg();
@@ -1024,6 +1025,90 @@ TEST_P(OpTableRnnSequenceBackward, MatchesCentralDifferencesOfTheForwardOp) {
     for (size_t i = 0; i < f->params.size(); ++i)
       check(*f->params[i], s->dparams[i]->values(), "dparamsOut[" + std::to_string(i) + "]");
   }
+}
+
+// Packed sequences: the reference runs every sequence alone (B = 1) over its slices of the saved lists.
+SeqGrad packed_grad_expected(const SeqCall &f, const SeqBackCall &s) {
+  const Seq &q = f.q;
+  const int64_t H = q.H, DH = q.D * H, B = q.B, LD = q.LD();
+  std::vector<std::vector<double>> p;
+  for (const Dev &d : f.params) p.push_back(d->values());
+  std::vector<std::vector<std::vector<double>>> saved;
+  for (const auto &l : f.lists) {
+    saved.emplace_back();
+    for (const Dev &d : l) saved.back().push_back(d->values());
+  }
+  const std::vector<double> x = f.x->values(), h0 = f.h0->values(), c0 = q.lstm ? f.c0->values() : h0;
+  const std::vector<double> dy = s.dy->values(), dh = s.dh->values(), dc = q.lstm ? s.dc->values() : dh;
+  std::vector<int64_t> off(static_cast<size_t>(q.T) + 1, 0);
+  for (int64_t t = 0; t < q.T; ++t) off[static_cast<size_t>(t) + 1] = off[static_cast<size_t>(t)] + q.batch_size(t);
+  SeqGrad r;
+  r.dx.assign(static_cast<size_t>(q.N() * q.I), 0), r.dh_prev.assign(static_cast<size_t>(LD * B * H), 0);
+  r.dc_prev = r.dh_prev;
+  for (const auto &w : p) r.dparams.emplace_back(w.size(), 0.0);
+  auto rows_of = [&](const std::vector<double> &v, int64_t b, int64_t len, int64_t F) {
+    std::vector<double> o;
+    for (int64_t t = 0; t < len; ++t) {
+      const auto row = v.begin() + (off[static_cast<size_t>(t)] + b) * F;
+      o.insert(o.end(), row, row + F);
+    }
+    return o;
+  };
+  auto states = [&](const std::vector<double> &v, int64_t b) {
+    std::vector<double> o;
+    for (int64_t ld = 0; ld < LD; ++ld) o.insert(o.end(), v.begin() + (ld * B + b) * H, v.begin() + (ld * B + b + 1) * H);
+    return o;
+  };
+  for (int64_t b = 0; b < B; ++b) {
+    Seq one = q;
+    one.lens.clear(), one.B = 1, one.T = q.lens[static_cast<size_t>(b)];
+    std::vector<std::vector<std::vector<double>>> sb;
+    for (const auto &l : saved) {
+      sb.emplace_back();
+      for (const auto &v : l) sb.back().push_back(rows_of(v, b, one.T, H));
+    }
+    const SeqGrad e = seq_grad_ref(one, rows_of(x, b, one.T, q.I), p, states(h0, b), states(c0, b), sb,
+                                   rows_of(dy, b, one.T, DH), states(dh, b), q.lstm ? states(dc, b) : std::vector<double>{});
+    for (int64_t t = 0; t < one.T; ++t)
+      std::copy(e.dx.begin() + t * q.I, e.dx.begin() + (t + 1) * q.I, r.dx.begin() + (off[static_cast<size_t>(t)] + b) * q.I);
+    for (int64_t ld = 0; ld < LD; ++ld) {
+      std::copy(e.dh_prev.begin() + ld * H, e.dh_prev.begin() + (ld + 1) * H, r.dh_prev.begin() + (ld * B + b) * H);
+      if (q.lstm) std::copy(e.dc_prev.begin() + ld * H, e.dc_prev.begin() + (ld + 1) * H, r.dc_prev.begin() + (ld * B + b) * H);
+    }
+    for (size_t i = 0; i < p.size(); ++i)
+      for (size_t j = 0; j < p[i].size(); ++j) r.dparams[i][j] += e.dparams[i][j];
+  }
+  return r;
+}
+
+TEST_P(OpTableRnnSequenceBackward, PackedSequences) {
+  reseed_for_current_test();
+  const RnnTableCase &c = GetParam();
+  const bool lstm = c.kind == "lstm_backward";
+  const RnnTableCase &fwd = forward_case(lstm ? "lstm" : "gru");
+  auto &g = rng();
+  int v = 0;
+  for (aclDataType dt : c.dtypes)
+    for (int k = 0; k < 6; ++k, ++v) {
+      Seq q = random_seq(g, lstm, v);
+      q.T = pick(g, 1, 5), q.B = pick(g, 1, 4), q.batch_first = false;
+      q.lens.assign(static_cast<size_t>(q.B), q.T);
+      for (size_t b = 1; b < q.lens.size(); ++b) q.lens[b] = pick(g, 1, q.lens[b - 1]);
+      SCOPED_TRACE(::testing::Message() << q << " dtype " << dt << " variant " << k);
+      auto f = make_seq(q, dt, k);
+      ASSERT_EQ(run(fwd, f->a), 0) << aclGetRecentErrMsg();
+      auto s = make_back(*f, k);
+      ASSERT_EQ(run(c, s->a), 0) << aclGetRecentErrMsg();
+      const SeqGrad e = packed_grad_expected(*f, *s);
+      EXPECT_TRUE(close_enough(dt, s->dx->values(), rounded(dt, e.dx))) << "dxOut";
+      EXPECT_TRUE(close_enough(dt, s->dh_prev->values(), rounded(dt, e.dh_prev))) << "dhPrevOut";
+      if (lstm) {
+        EXPECT_TRUE(close_enough(dt, s->dc_prev->values(), rounded(dt, e.dc_prev))) << "dcPrevOut";
+      }
+      for (size_t i = 0; i < s->dparams.size(); ++i)
+        EXPECT_TRUE(close_enough(dt, s->dparams[i]->values(), rounded(dt, e.dparams[i]))) << "dparamsOut[" << i << "]";
+      for (DeviceTensor *t : {s->dx.get(), s->dh_prev.get(), s->dc_prev.get()}) EXPECT_TRUE(t->untouched_outside_view());
+    }
 }
 
 TEST_P(OpTableRnnSequenceBackward, ErrorsNameTheArgument) {

@@ -45,8 +45,22 @@ struct SeqGeom {
 };
 // Checks input, params, hx, batchSizes, the flags; `saved` are the per-step lists (forward outputs or
 // backward inputs), each empty (forward only) or L*D tensors [T, B, H].
-SeqGeom check_sequence(const RnnRule &rule, const RnnCall &c, bool backward);
+SeqGeom check_sequence(const RnnRule &rule, const RnnCall &c);
 void check_saved_lists(const SeqGeom &g, std::initializer_list<const RnnList *> saved, bool may_be_empty);
+// The rows of a sequence tensor and an fp32 [T, B, ...] block of row stride `ld` floats: padded
+// ([T, B, F], or [B, T, F] batch first), or packed ([N, F], step t's rows[t] rows at off[t]; the block's
+// padding rows are zeroed on load).
+struct SeqRows {
+  const int64_t *rows = nullptr, *off = nullptr;
+  int64_t T = 0, B = 0;
+  bool packed = false, batch_first = false;
+  void load(const core::LaunchArgs &a, const Io &io, float *dst, int64_t ld) const;
+  void store(const core::LaunchArgs &a, const Io &io, const float *src, int64_t ld) const;
+};
+// rows[t] / off[t] of every step: B and t * B, or batchSizes read and checked (non-increasing, the
+// first = B, summing to N; else 161002).
+int read_batch_sizes(const core::LaunchArgs &a, const SeqGeom &g, const Io &batch_sizes, int64_t *rows, int64_t *off);
+
 // 161002 unless `a` has the sequence shape [T, B, feat] ([B, T, feat] batch first; [N, feat] packed).
 void check_seq_dims(const SeqGeom &g, const RnnArg &a, int64_t feat, bool batch_first);
 

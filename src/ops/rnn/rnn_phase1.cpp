@@ -1,10 +1,12 @@
 #include "ops/rnn/rnn_phase1.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
 #include "common/error.h"
 #include "core/op_checks.h"
+#include "kernels/elementwise/convert.h"
 #include "kernels/rnn/rnn_cell.h"
 #include "ops/rnn/rnn_gemm.h"
 #include "ops/rnn/rnn_parts.h"
@@ -68,6 +70,51 @@ std::vector<Io> reg_list(core::OpBuilder &b, size_t ir_index, const RnnList &l, 
     v.push_back(io);
   }
   return v;
+}
+
+void SeqRows::load(const core::LaunchArgs &a, const Io &io, float *dst, int64_t ld) const {
+  if (!packed) {
+    const int64_t fs[3] = {B * ld, ld, 1};
+    (batch_first ? io.swapped01() : io).load(a, dst, fs);
+    return;
+  }
+  const int64_t fs[2] = {ld, 1}, F = io.view.dims[io.view.ndim - 1];
+  for (int64_t t = 0; t < T; ++t) {
+    io.rows(off[t], rows[t]).load(a, dst + t * B * ld, fs);
+    for (int64_t b = rows[t]; b < B; ++b) std::fill(dst + (t * B + b) * ld, dst + (t * B + b) * ld + F, 0.0f);
+  }
+}
+
+void SeqRows::store(const core::LaunchArgs &a, const Io &io, const float *src, int64_t ld) const {
+  if (!packed) {
+    const int64_t fs[3] = {B * ld, ld, 1};
+    (batch_first ? io.swapped01() : io).store(a, src, fs);
+    return;
+  }
+  const int64_t fs[2] = {ld, 1};
+  for (int64_t t = 0; t < T; ++t) io.rows(off[t], rows[t]).store(a, src + t * B * ld, fs);
+}
+
+int read_batch_sizes(const core::LaunchArgs &a, const SeqGeom &g, const Io &batch_sizes, int64_t *rows, int64_t *off) {
+  const int64_t T = g.T, B = g.B;
+  if (!g.packed) {
+    for (int64_t t = 0; t < T; ++t) rows[t] = B, off[t] = t * B;
+    return 0;
+  }
+  int64_t sum = 0;
+  for (int64_t t = 0; t < T; ++t) {
+    rows[t] = static_cast<int64_t>(
+        kernels::load_one(batch_sizes.dtype, batch_sizes.ref.address(a), t * batch_sizes.view.strides[0]));
+    off[t] = sum;
+    sum += rows[t];
+    if (rows[t] < 1 || rows[t] > (t == 0 ? B : rows[t - 1]) || (t == 0 && rows[t] != B))
+      return fail(ACLNN_ERR_PARAM_INVALID, "batchSizes[%lld] = %lld: the batch sizes must be non-increasing, the first "
+                  "hx's batch %lld", static_cast<long long>(t), static_cast<long long>(rows[t]), static_cast<long long>(B));
+  }
+  if (sum != g.N)
+    return fail(ACLNN_ERR_PARAM_INVALID, "batchSizes sum to %lld; the packed input has %lld rows",
+                static_cast<long long>(sum), static_cast<long long>(g.N));
+  return 0;
 }
 
 core::WsKey book_f32(core::OpBuilder &b, const char *name, int64_t floats) {

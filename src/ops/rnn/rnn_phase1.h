@@ -27,8 +27,10 @@
 //   (batchSizes[t] of them, the longest sequences first) one step after the other, N = sum(batchSizes);
 //   output and the per-step lists are [N, ...] alike; batchSizes (INT64 / INT32, checked at launch:
 //   non-increasing, the first = hx's B, summing to N) is read at launch; hy / cy hold each sequence's
-//   state after its own last step. batchFirst does not apply. The backward ops refuse batchSizes, and
-//   every op refuses dropout > 0 in training with several layers (161002 naming them).
+//   state after its own last step, the backward's dhPrev / dcPrev the gradients of each sequence's
+//   initial state. batchFirst does not apply.
+// - dropout > 0 in training with several layers is refused (161002 naming it): its random mask
+//   cannot match any other implementation's.
 #pragma once
 
 #include "core/dtype.h"

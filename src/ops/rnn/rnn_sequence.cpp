@@ -41,7 +41,7 @@ void check_saved_lists(const SeqGeom &g, std::initializer_list<const RnnList *> 
   }
 }
 
-SeqGeom check_sequence(const RnnRule &rule, const RnnCall &c, bool backward) {
+SeqGeom check_sequence(const RnnRule &rule, const RnnCall &c) {
   SeqGeom g;
   g.lstm = rule.kind == RnnKind::kLstm || rule.kind == RnnKind::kLstmBackward;
   g.G = g.lstm ? 4 : 3;
@@ -50,9 +50,6 @@ SeqGeom check_sequence(const RnnRule &rule, const RnnCall &c, bool backward) {
   const aclTensor &x = *c.input.t;
   g.packed = c.batch_sizes.t != nullptr;
   if (g.packed) {  // PyTorch's PackedSequence: data [N, I], batch sizes per step (non-increasing), B from hx
-    if (backward)
-      throw_error(ACLNN_ERR_PARAM_INVALID, "%s is given: the gradient of packed sequences is not supported",
-                  c.batch_sizes.name);
     core::check_dtype_in(c.batch_sizes.t, c.batch_sizes.name, {ACL_INT64, ACL_INT32});
     if (c.batch_sizes.t->ndim != 1 || x.ndim != 2)
       throw_error(ACLNN_ERR_PARAM_INVALID, "packed sequences: %s must be 1-D [T] (has %s) and %s 2-D [sum(batchSizes), "
@@ -146,61 +143,14 @@ struct SeqForwardStep final : core::Step {
   int run(const core::LaunchArgs &a) const override;
 };
 
-// The rows of a sequence tensor and the fp32 [T, B, F] block (row stride ld): padded ([T, B, F], or
-// [B, T, F] batch first), or packed ([N, F], step t's rows at off[t], rows[t] of them).
-struct SeqRows {
-  const int64_t *rows = nullptr, *off = nullptr;
-  int64_t T = 0, B = 0;
-  bool packed = false, batch_first = false;
-  void load(const core::LaunchArgs &a, const Io &io, float *dst, int64_t F) const {
-    if (!packed) {
-      const int64_t fs[3] = {B * F, F, 1};
-      (batch_first ? io.swapped01() : io).load(a, dst, fs);
-      return;
-    }
-    const int64_t fs[2] = {F, 1};
-    for (int64_t t = 0; t < T; ++t) {
-      io.rows(off[t], rows[t]).load(a, dst + t * B * F, fs);
-      std::fill(dst + (t * B + rows[t]) * F, dst + (t + 1) * B * F, 0.0f);  // padding: never read as state
-    }
-  }
-  void store(const core::LaunchArgs &a, const Io &io, const float *src, int64_t ld) const {
-    if (!packed) {
-      const int64_t fs[3] = {B * ld, ld, 1};
-      (batch_first ? io.swapped01() : io).store(a, src, fs);
-      return;
-    }
-    const int64_t fs[2] = {ld, 1};
-    for (int64_t t = 0; t < T; ++t) io.rows(off[t], rows[t]).store(a, src + t * B * ld, fs);
-  }
-};
-
 int SeqForwardStep::run(const core::LaunchArgs &a) const {
   const int64_t T = g.T, B = g.B, H = g.H, D = g.D, GH = g.G * H, DH = D * H;
   float *X = ws(a, k_x), *H0 = ws(a, k_h0), *C0 = g.lstm ? ws(a, k_c0) : nullptr, *Y = ws(a, k_y);
   float *Gt = ws(a, k_gates), *Cs = ws(a, k_c), *TC = g.lstm ? ws(a, k_tanhc) : nullptr, *bias_f = ws(a, k_bias);
   float *GH_s = g.lstm ? nullptr : ws(a, k_gh);
   char *scratch = a.get(k_gemm);
-  // Rows per step: B, or the batch sizes (checked: non-increasing, the first B, summing to N).
   int64_t *rows = reinterpret_cast<int64_t *>(a.get(k_sizes)), *off = rows + T;
-  if (g.packed) {
-    int64_t sum = 0;
-    for (int64_t t = 0; t < T; ++t) {
-      rows[t] = static_cast<int64_t>(
-          kernels::load_one(batch_sizes.dtype, batch_sizes.ref.address(a), t * batch_sizes.view.strides[0]));
-      off[t] = sum;
-      sum += rows[t];
-      if (rows[t] < 1 || rows[t] > (t == 0 ? B : rows[t - 1]) || (t == 0 && rows[t] != B))
-        return fail(ACLNN_ERR_PARAM_INVALID, "batchSizes[%lld] = %lld: the batch sizes must be non-increasing, the "
-                    "first hx's batch %lld", static_cast<long long>(t), static_cast<long long>(rows[t]),
-                    static_cast<long long>(B));
-    }
-    if (sum != g.N)
-      return fail(ACLNN_ERR_PARAM_INVALID, "batchSizes sum to %lld; input has %lld rows", static_cast<long long>(sum),
-                  static_cast<long long>(g.N));
-  } else {
-    for (int64_t t = 0; t < T; ++t) rows[t] = B, off[t] = t * B;
-  }
+  if (const int rc = read_batch_sizes(a, g, batch_sizes, rows, off)) return rc;
   const SeqRows seq{rows, off, T, B, g.packed, batch_first};
   const int64_t hs[3] = {B * H, H, 1};
   seq.load(a, input, X, g.I);
@@ -287,7 +237,7 @@ void plan_forward(core::OpBuilder &b, SeqForwardStep &s);
 }  // namespace
 
 void sequence_forward(core::OpBuilder &b, const RnnRule &rule, const RnnCall &c) {
-  const SeqGeom g = check_sequence(rule, c, false);
+  const SeqGeom g = check_sequence(rule, c);
   const int64_t DH = g.D * g.H;
   check_seq_dims(g, c.output, DH, c.batch_first);
   check_dims(c.hy, {g.ld(), g.B, g.H}, "[numLayers * directions, B, hiddenSize] =");

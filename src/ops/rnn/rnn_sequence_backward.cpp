@@ -1,10 +1,11 @@
 // aclnnLstmBackward / aclnnGRUBackward: backpropagation through time from the forward's saved
 // per-step lists (rnn_phase1.h). Per (layer, direction), last layer first, the steps run in reverse
 // order of the forward's: the cell gradient (kernels/rnn/rnn_cell.h) into the gate-gradient rows
-// dG_t, then dh_{t-1} = dG_t @ W_hh (one GEMM per step). After the steps, three GEMMs over all
-// timesteps: the layer input's gradient dG @ W_ih (both directions accumulate), dW_ih = dG^T @ in,
-// dW_hh = dG^T @ h_prev (the first step's h_prev is h0: a second, accumulating GEMM); the bias
-// gradients are dG's column sums in double, rows in order.
+// dG_t, then dh_{t-1} = dG_t @ W_hh (one GEMM per step, over the step's rows when packed). After the
+// steps, three GEMMs over all timesteps: the layer input's gradient dG @ W_ih (both directions
+// accumulate), dW_ih = dG^T @ in, dW_hh = dG^T @ h_prev (h_prev: each step's previous state, h0 where a
+// sequence starts); the bias gradients are dG's column sums in double, rows in order. Padding rows of
+// packed sequences keep zero gradients, so they add nothing.
 #include <algorithm>
 
 #include "common/error.h"
@@ -19,19 +20,33 @@ namespace {
 float *ws(const core::LaunchArgs &a, core::WsKey k) { return reinterpret_cast<float *>(a.get(k)); }
 
 struct DirPlans {
-  kernels::GemmPlan rec, d_in, dw_ih, dw_hh, dw_hh0;
+  kernels::GemmPlan rec, d_in, dw_ih, dw_hh;
 };
 
 struct SeqBackwardStep final : core::Step {
   SeqGeom g;
   bool batch_first = false, want_dx = true, want_dh = true, want_dc = true, want_dw = true;
-  Io input, h0, c0, dy, dh, dc, dx, dh_prev, dc_prev;
+  Io input, h0, c0, dy, dh, dc, dx, dh_prev, dc_prev, batch_sizes;
   std::vector<Io> params, dparams, saved[7];  // saved: LSTM i, g, f, o, h, c, tanhc; GRU r, z, n, hn, h
   std::vector<DirPlans> plans;                // per (layer, direction)
-  core::WsKey k_x, k_in, k_dy, k_din, k_h0, k_c0, k_act, k_c, k_tc, k_hs, k_dg, k_dgh, k_dh, k_dc, k_dht, k_dw, k_db,
-      k_gemm;
+  core::WsKey k_x, k_in, k_dy, k_din, k_h0, k_c0, k_act, k_c, k_tc, k_hs, k_hprev, k_cprev, k_dg, k_dgh, k_dh, k_dc,
+      k_dht, k_dw, k_db, k_gemm, k_sizes;
   int run(const core::LaunchArgs &a) const override;
 };
+
+// prev[t] = the state before step t of a direction: seq[t -+ 1] where the sequence ran at that step,
+// else (its first step) init. rows[t]: the sequences running at step t.
+void previous_states(const float *seq, const float *init, const int64_t *rows, int64_t T, int64_t B, int64_t H,
+                     bool reverse, float *prev) {
+  for (int64_t t = 0; t < T; ++t) {
+    const int64_t tp = reverse ? t + 1 : t - 1;
+    const int64_t ran = tp < 0 || tp >= T ? 0 : rows[tp];
+    for (int64_t b = 0; b < B; ++b) {
+      const float *src = b < ran ? seq + (tp * B + b) * H : init + b * H;
+      std::copy(src, src + H, prev + (t * B + b) * H);
+    }
+  }
+}
 
 // Column sums of rows [n, cols] (row stride cols) in double, rows in order.
 void column_sums(const float *m, int64_t n, int64_t cols, float *out) {
@@ -43,16 +58,19 @@ void column_sums(const float *m, int64_t n, int64_t cols, float *out) {
 }
 
 int SeqBackwardStep::run(const core::LaunchArgs &a) const {
-  const int64_t T = g.T, B = g.B, H = g.H, D = g.D, GH = g.G * H, DH = D * H;
-  const int64_t sH[3] = {B * H, H, 1}, sG[3] = {B * GH, GH, 1}, sDH[3] = {B * DH, DH, 1}, one[1] = {1};
+  const int64_t T = g.T, B = g.B, H = g.H, D = g.D, GH = g.G * H, DH = D * H, one[1] = {1}, s2[2] = {H, 1};
+  const int64_t sH[3] = {B * H, H, 1};
   float *X = ws(a, k_x), *In = ws(a, k_in), *dY = ws(a, k_dy), *dIn = ws(a, k_din), *H0 = ws(a, k_h0);
   float *C0 = g.lstm ? ws(a, k_c0) : nullptr, *Act = ws(a, k_act), *Cc = ws(a, k_c), *TC = g.lstm ? ws(a, k_tc) : nullptr;
-  float *Hs = ws(a, k_hs), *DG = ws(a, k_dg), *DGH = g.lstm ? nullptr : ws(a, k_dgh);
+  float *Hs = ws(a, k_hs), *Hp = ws(a, k_hprev), *Cp = g.lstm ? ws(a, k_cprev) : nullptr, *DG = ws(a, k_dg);
+  float *DGH = g.lstm ? nullptr : ws(a, k_dgh);
   float *dh_c = ws(a, k_dh), *dc_c = g.lstm ? ws(a, k_dc) : nullptr, *DHT = ws(a, k_dht), *DW = ws(a, k_dw), *DB = ws(a, k_db);
   char *scratch = a.get(k_gemm);
-  const int64_t xs[3] = {B * g.I, g.I, 1};
-  if (want_dw) (batch_first ? input.swapped01() : input).load(a, X, xs);
-  (batch_first ? dy.swapped01() : dy).load(a, dY, sDH);
+  int64_t *rows = reinterpret_cast<int64_t *>(a.get(k_sizes)), *off = rows + T;
+  if (const int rc = read_batch_sizes(a, g, batch_sizes, rows, off)) return rc;
+  const SeqRows seq{rows, off, T, B, g.packed, batch_first}, lists{rows, off, T, B, g.packed, false};
+  if (want_dw) seq.load(a, input, X, g.I);
+  seq.load(a, dy, dY, DH);
   h0.load(a, H0, sH);
   if (g.lstm) c0.load(a, C0, sH);
   const int64_t col[4] = {0, 2 * H, H, 3 * H};  // LSTM lists i, g, f, o; GRU r, z, n at q * H
@@ -60,7 +78,7 @@ int SeqBackwardStep::run(const core::LaunchArgs &a) const {
     const int64_t K = g.in_size(l);
     const float *in = X;
     if (l > 0 && want_dw) {  // the layer's input: the h lists of the layer below, both directions
-      for (int64_t d = 0; d < D; ++d) saved[4][static_cast<size_t>((l - 1) * D + d)].load(a, In + d * H, sDH);
+      for (int64_t d = 0; d < D; ++d) lists.load(a, saved[4][static_cast<size_t>((l - 1) * D + d)], In + d * H, DH);
       in = In;
     }
     const bool need_din = l > 0 || want_dx;
@@ -68,39 +86,37 @@ int SeqBackwardStep::run(const core::LaunchArgs &a) const {
       const int64_t ld = l * D + d;
       const size_t k = static_cast<size_t>(ld);
       const DirPlans &p = plans[k];
-      for (int q = 0; q < (g.lstm ? 4 : 3); ++q) saved[q][k].load(a, Act + (g.lstm ? col[q] : q * H), sG);
-      if (g.lstm) {
-        saved[5][k].load(a, Cc, sH);
-        saved[6][k].load(a, TC, sH);
-      } else {
-        saved[3][k].load(a, Cc, sH);  // hn
-      }
-      saved[4][k].load(a, Hs, sH);
-      const int64_t s2[2] = {H, 1};
+      for (int q = 0; q < (g.lstm ? 4 : 3); ++q) lists.load(a, saved[q][k], Act + (g.lstm ? col[q] : q * H), GH);
+      lists.load(a, saved[g.lstm ? 5 : 3][k], Cc, H);  // LSTM c, GRU hn
+      if (g.lstm) lists.load(a, saved[6][k], TC, H);
+      lists.load(a, saved[4][k], Hs, H);
+      previous_states(Hs, H0 + ld * B * H, rows, T, B, H, d == 1, Hp);
+      if (g.lstm) previous_states(Cc, C0 + ld * B * H, rows, T, B, H, d == 1, Cp);
+      std::fill(DG, DG + T * B * GH, 0.0f);  // padding rows stay zero
+      if (DGH) std::fill(DGH, DGH + T * B * GH, 0.0f);
       dh.at(ld).load(a, dh_c, s2);
       if (g.lstm) dc.at(ld).load(a, dc_c, s2);
       const Io &w_ih = params[static_cast<size_t>(ld * g.P)], &w_hh = params[static_cast<size_t>(ld * g.P + 1)];
       for (int64_t s = 0; s < T; ++s) {
-        const int64_t t = d == 0 ? T - 1 - s : s, tp = d == 0 ? t - 1 : t + 1;
-        const bool first = d == 0 ? t == 0 : t == T - 1;
-        for (int64_t b = 0; b < B; ++b)
+        const int64_t t = d == 0 ? T - 1 - s : s, n = rows[t];
+        for (int64_t b = 0; b < n; ++b)
           for (int64_t j = 0; j < H; ++j) DHT[b * H + j] = dY[(t * B + b) * DH + d * H + j] + dh_c[b * H + j];
         if (g.lstm) {
           kernels::LstmCellBwd c;
-          c.rows = B, c.hidden = H, c.act = Act + t * B * GH, c.ld_act = GH;
-          c.c_prev = first ? C0 + ld * B * H : Cc + tp * B * H, c.ld_c_prev = H, c.c = Cc + t * B * H, c.ld_c = H;
+          c.rows = n, c.hidden = H, c.act = Act + t * B * GH, c.ld_act = GH;
+          c.c_prev = Cp + t * B * H, c.ld_c_prev = H, c.c = Cc + t * B * H, c.ld_c = H;
           c.tanhc = TC + t * B * H, c.ld_tanhc = H, c.dh = DHT, c.ld_dh = H, c.dc = dc_c, c.ld_dc = H;
           c.dgates = DG + t * B * GH, c.ld_dgates = GH, c.dc_prev = dc_c, c.ld_dc_prev = H;
           kernels::lstm_cell_backward(c);
-          kernels::gemm_run(p.rec, DG + t * B * GH, w_hh.ref.address(a), dh_c, scratch);
+          kernels::gemm_run_rows(p.rec, n, DG + t * B * GH, w_hh.ref.address(a), dh_c, scratch);
         } else {
           kernels::GruCellBwd c;
-          c.rows = B, c.hidden = H, c.act = Act + t * B * GH, c.ld_act = GH, c.hn = Cc + t * B * H, c.ld_hn = H;
-          c.h_prev = first ? H0 + ld * B * H : Hs + tp * B * H, c.ld_h_prev = H, c.dh = DHT, c.ld_dh = H;
+          c.rows = n, c.hidden = H, c.act = Act + t * B * GH, c.ld_act = GH, c.hn = Cc + t * B * H, c.ld_hn = H;
+          c.h_prev = Hp + t * B * H, c.ld_h_prev = H, c.dh = DHT, c.ld_dh = H;
           c.dgx = DG + t * B * GH, c.ld_dgx = GH, c.dgh = DGH + t * B * GH, c.ld_dgh = GH, c.dh_prev = dh_c;
           c.ld_dh_prev = H;
           kernels::gru_cell_backward(c);
-          kernels::gemm_run(p.rec, DGH + t * B * GH, w_hh.ref.address(a), dh_c, scratch);  // beta 1: + z dh
+          kernels::gemm_run_rows(p.rec, n, DGH + t * B * GH, w_hh.ref.address(a), dh_c, scratch);  // beta 1: + z dh
         }
       }
       if (want_dh) dh_prev.at(ld).store(a, dh_c, s2);
@@ -108,12 +124,11 @@ int SeqBackwardStep::run(const core::LaunchArgs &a) const {
       if (need_din) kernels::gemm_run(p.d_in, DG, w_ih.ref.address(a), dIn, scratch);
       if (want_dw) {
         const float *dgh = g.lstm ? DG : DGH;
-        const int64_t sw[2] = {K, 1}, sh2[2] = {H, 1};
+        const int64_t sw[2] = {K, 1};
         kernels::gemm_run(p.dw_ih, DG, in, DW, scratch);
         dparams[static_cast<size_t>(ld * g.P)].store(a, DW, sw);
-        kernels::gemm_run(p.dw_hh, dgh + (d == 0 ? B * GH : 0), Hs + (d == 0 ? 0 : B * H), DW, scratch);
-        if (T > 0) kernels::gemm_run(p.dw_hh0, dgh + (d == 0 ? 0 : (T - 1) * B * GH), H0 + ld * B * H, DW, scratch);
-        dparams[static_cast<size_t>(ld * g.P + 1)].store(a, DW, sh2);
+        kernels::gemm_run(p.dw_hh, dgh, Hp, DW, scratch);
+        dparams[static_cast<size_t>(ld * g.P + 1)].store(a, DW, s2);
         if (g.P == 4) {
           column_sums(DG, T * B, GH, DB);
           dparams[static_cast<size_t>(ld * g.P + 2)].store(a, DB, one);
@@ -124,7 +139,7 @@ int SeqBackwardStep::run(const core::LaunchArgs &a) const {
     }
     if (l > 0) std::copy(dIn, dIn + T * B * DH, dY);  // the layer below's output gradient
   }
-  if (want_dx) (batch_first ? dx.swapped01() : dx).store(a, dIn, xs);
+  if (want_dx) seq.store(a, dx, dIn, g.I);
   return 0;
 }
 
@@ -134,7 +149,7 @@ bool mask_at(const RnnCall &c, size_t i) { return c.output_mask == nullptr || c.
 }  // namespace
 
 void sequence_backward(core::OpBuilder &b, const RnnRule &rule, const RnnCall &c) {
-  const SeqGeom g = check_sequence(rule, c, true);
+  const SeqGeom g = check_sequence(rule, c);
   const int64_t T = g.T, B = g.B, H = g.H, D = g.D, GH = g.G * H, DH = D * H, LD = g.ld();
   if (c.output_mask != nullptr && c.output_mask->values.size() != 4)
     throw_error(ACLNN_ERR_PARAM_INVALID, "outputMask has %zu values; it must have 4 (dxOut, dhPrevOut, dcPrevOut, "
@@ -201,7 +216,7 @@ void sequence_backward(core::OpBuilder &b, const RnnRule &rule, const RnnCall &c
   if (g.lstm) s.dc = Io::reg(b, c.dc.t, false);
   const size_t first_list = g.lstm ? 6 : 5;
   for (size_t q = 0; q < lists.size(); ++q) s.saved[q] = reg_list(b, first_list + q, *lists[q], false);
-  Io::reg(b, c.batch_sizes.t, false);  // null (checked): keeps the input positions
+  s.batch_sizes = Io::reg(b, c.batch_sizes.t, false);
   s.dx = Io::reg(b, want_dx ? c.dx.t : nullptr, true);
   s.dh_prev = Io::reg(b, want_dh ? c.dh_prev.t : nullptr, true);
   if (g.lstm) s.dc_prev = Io::reg(b, want_dc ? c.dc_prev.t : nullptr, true);
@@ -217,10 +232,8 @@ void sequence_backward(core::OpBuilder &b, const RnnRule &rule, const RnnCall &c
       p.rec = plan_gemm(gemm_desc(B, H, GH, f32_rows(GH), weight(w_hh), f32_rows(H), nullptr, g.lstm ? 0.0f : 1.0f));
       p.d_in = plan_gemm(gemm_desc(T * B, K, GH, f32_rows(GH), weight(w_ih), f32_rows(K), nullptr, d == 0 ? 0.0f : 1.0f));
       p.dw_ih = plan_gemm(gemm_desc(GH, K, T * B, f32_cols(GH), f32_rows(l == 0 ? g.I : DH), f32_rows(K), nullptr, 0.0f));
-      p.dw_hh = plan_gemm(gemm_desc(GH, H, std::max<int64_t>(T - 1, 0) * B, f32_cols(GH), f32_rows(H), f32_rows(H),
-                                    nullptr, 0.0f));
-      p.dw_hh0 = plan_gemm(gemm_desc(GH, H, B, f32_cols(GH), f32_rows(H), f32_rows(H), nullptr, 1.0f));
-      for (const auto *q : {&p.rec, &p.d_in, &p.dw_ih, &p.dw_hh, &p.dw_hh0}) gemm_bytes = std::max(gemm_bytes, q->workspace_bytes);
+      p.dw_hh = plan_gemm(gemm_desc(GH, H, T * B, f32_cols(GH), f32_rows(H), f32_rows(H), nullptr, 0.0f));
+      for (const auto *q : {&p.rec, &p.d_in, &p.dw_ih, &p.dw_hh}) gemm_bytes = std::max(gemm_bytes, q->workspace_bytes);
       s.plans.push_back(std::move(p));
     }
   s.k_x = book_f32(b, "rnn.input", T * B * g.I);
@@ -233,6 +246,8 @@ void sequence_backward(core::OpBuilder &b, const RnnRule &rule, const RnnCall &c
   s.k_c = book_f32(b, g.lstm ? "rnn.c" : "rnn.hn", T * B * H);
   s.k_tc = book_f32(b, "rnn.tanhc", g.lstm ? T * B * H : 0);
   s.k_hs = book_f32(b, "rnn.h", T * B * H);
+  s.k_hprev = book_f32(b, "rnn.h_prev", T * B * H);
+  s.k_cprev = book_f32(b, "rnn.c_prev", g.lstm ? T * B * H : 0);
   s.k_dg = book_f32(b, "rnn.d_gates", T * B * GH);
   s.k_dgh = book_f32(b, "rnn.d_hidden_gates", g.lstm ? 0 : T * B * GH);
   s.k_dh = book_f32(b, "rnn.dh", B * H);
@@ -241,6 +256,7 @@ void sequence_backward(core::OpBuilder &b, const RnnRule &rule, const RnnCall &c
   s.k_dw = book_f32(b, "rnn.d_weight", GH * std::max(KM, H));
   s.k_db = book_f32(b, "rnn.d_bias", GH);
   s.k_gemm = b.book("gemm.scratch", gemm_bytes > 0 ? gemm_bytes : 64);
+  s.k_sizes = b.book("rnn.batch_sizes", static_cast<uint64_t>(2 * T + 1) * sizeof(int64_t));
 }
 
 }  // namespace opsnn::ops::rnn
