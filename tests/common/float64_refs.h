@@ -1569,14 +1569,15 @@ inline LstmCellRow lstm_cell_ref(const std::vector<double> &pre, const std::vect
 struct LstmCellGrad {
   std::vector<double> dpre, dc_prev;
 };
-// dh / dc: gradients of h and c (empty = zero).
+// dh / dc: gradients of h and c (empty = zero); tanhc: tanh(c) as saved by a forward (empty: computed).
 inline LstmCellGrad lstm_cell_grad_ref(const std::vector<double> &act, const std::vector<double> &c_prev,
                                        const std::vector<double> &c, const std::vector<double> &dh,
-                                       const std::vector<double> &dc) {
+                                       const std::vector<double> &dc, const std::vector<double> &tanhc = {}) {
   const size_t H = c_prev.size();
   LstmCellGrad r{std::vector<double>(4 * H), std::vector<double>(H)};
   for (size_t j = 0; j < H; ++j) {
-    const double i = act[j], f = act[H + j], g = act[2 * H + j], o = act[3 * H + j], t = std::tanh(c[j]);
+    const double i = act[j], f = act[H + j], g = act[2 * H + j], o = act[3 * H + j];
+    const double t = tanhc.empty() ? std::tanh(c[j]) : tanhc[j];
     const double dhj = dh.empty() ? 0 : dh[j];
     const double dcj = (dc.empty() ? 0 : dc[j]) + dhj * o * (1 - t * t);
     r.dpre[j] = dcj * g * i * (1 - i);

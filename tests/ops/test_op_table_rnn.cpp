@@ -1,11 +1,17 @@
 // The test harness of the recurrent table (src/ops/rnn/rnn.ops), cases registered from the table by
-// tools/gen_ops.py --tests (rnn_table_cases.inc), each suite over the cases of its kind. Against the
-// float64 cell references of tests/common/float64_refs.h (lstm_cell_ref / gru_cell_ref and their
-// gradients, themselves checked here against central differences):
+// tools/gen_ops.py --tests (rnn_table_cases.inc), each suite over the cases of its kind. Against float64
+// references built on the cell formulas of tests/common/float64_refs.h (lstm_cell_ref / gru_cell_ref
+// and their gradients, themselves checked here against central differences):
 //   - the fused LSTM cell and its gradient: random [B, 4H] (B = 0 included), every dtype, biases or
 //     not, contiguous and padded + offset views (nothing written outside them), the gradient op
 //     against central differences of the forward op;
-//   - errors: each argument named (null 161001; dtype, shape 161002).
+//   - LSTM / GRU stacks (seq_ref: 1-3 layers, bidirectional, batchFirst, bias or not, T = 0 included;
+//     packed sequences against every sequence run alone) in every dtype, transposed weights and padded
+//     views, every output and per-step list; their gradients against backpropagation through time
+//     (seq_grad_ref) with outputMask variants and against central differences of the forward ops;
+//   - BidirectionLSTM (V2): one layer with the weights one by one;
+//   - errors: each argument named (null 161001; counts, shapes, dtypes, flags 161002; batch sizes
+//     checked at launch).
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -64,14 +70,14 @@ int64_t pick(std::mt19937_64 &g, int64_t lo, int64_t hi) {
 
 // Contiguous, or every dim padded by one with an offset.
 Dev make(const std::vector<int64_t> &shape, aclDataType dt, bool strided) {
-  if (!strided) return std::make_unique<DeviceTensor>(shape, dt);
-  std::vector<int64_t> st(shape.size());
-  int64_t s = 1;
-  for (size_t d = shape.size(); d-- > 0;) {
-    st[d] = s;
-    s *= shape[d] + 1;
-  }
-  return std::make_unique<DeviceTensor>(shape, dt, st, 3);
+  return strided ? padded_view(shape, dt) : std::make_unique<DeviceTensor>(shape, dt);
+}
+
+::testing::AssertionResult phase1_fails(const RnnTableCase &c, const RnnArgs &a, int code,
+                                        std::initializer_list<const char *> needles) {
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  return fails_with(c.phase1(a, &ws, &ex), code, needles);
 }
 
 std::vector<double> row(const std::vector<double> &v, int64_t r, int64_t n) {
@@ -102,6 +108,35 @@ std::vector<double> cell_pre(const std::vector<double> &ig, const std::vector<do
                                  (hb.empty() ? 0 : hb[static_cast<size_t>(j)]);
   }
   return p;
+}
+
+// A tensor argument of the fused cells' error tests, with a wrong-dtype and a wrong-shape stand-in.
+struct Field {
+  aclTensor *RnnArgs::*m;
+  const char *name;
+  bool optional;
+  aclTensor *bad_dtype, *bad_shape;
+};
+
+// Each argument null (161001, or accepted when optional), of a wrong dtype and of a wrong shape
+// (161002), the message naming it.
+void expect_argument_errors(const RnnTableCase &c, const RnnArgs &good, std::initializer_list<Field> fields) {
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  for (const Field &f : fields) {
+    RnnArgs a = good;
+    a.*f.m = nullptr;
+    if (f.optional)
+      EXPECT_EQ(c.phase1(a, &ws, &ex), 0) << aclGetRecentErrMsg();
+    else
+      EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {c.api.c_str(), f.name})) << f.name;
+    a = good;
+    a.*f.m = f.bad_dtype;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {c.api.c_str(), f.name, "dtype"})) << f.name;
+    a = good;
+    a.*f.m = f.bad_shape;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {c.api.c_str(), f.name, "shape"})) << f.name;
+  }
 }
 
 class OpTableRnnFusedCell : public ::testing::TestWithParam<RnnTableCase> {};
@@ -151,36 +186,19 @@ TEST_P(OpTableRnnFusedCell, ErrorsNameTheArgument) {
   good.input_gates = ig, good.hidden_gates = hg, good.cx = cx, good.input_bias = ib, good.hidden_bias = hb;
   good.hy = hy, good.cy = cy, good.storage = st;
   ASSERT_EQ(run(c, good), 0) << aclGetRecentErrMsg();
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  struct Field {
-    aclTensor *RnnArgs::*m;
-    const char *name;
-    bool optional;
-  };
-  const Field fields[] = {{&RnnArgs::input_gates, "inputGates", false}, {&RnnArgs::hidden_gates, "hiddenGates", false},
-                          {&RnnArgs::cx, "cx", false},  {&RnnArgs::input_bias, "inputBiasOptional", true},
-                          {&RnnArgs::hidden_bias, "hiddenBiasOptional", true}, {&RnnArgs::hy, "hyOut", false},
-                          {&RnnArgs::cy, "cyOut", false}, {&RnnArgs::storage, "storageOut", false}};
   DeviceTensor d12({2, 12}, ACL_DOUBLE), h12({2, 12}, ACL_FLOAT16), h3({2, 3}, ACL_BF16), h1({12}, ACL_FLOAT16),
       w13({2, 13}, ACL_FLOAT), w4({2, 4}, ACL_FLOAT), w11({11}, ACL_FLOAT), b3({3, 3}, ACL_FLOAT);
-  aclTensor *bad_dtype[] = {d12, h12, h3, h1, h1, h3, h3, h12};
-  aclTensor *bad_shape[] = {w13, w13, w4, w11, w11, b3, w4, w13};
-  for (size_t i = 0; i < 8; ++i) {
-    const Field &f = fields[i];
-    RnnArgs a = good;
-    a.*f.m = nullptr;
-    if (f.optional)
-      EXPECT_EQ(c.phase1(a, &ws, &ex), 0) << aclGetRecentErrMsg();
-    else
-      EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {c.api.c_str(), f.name})) << f.name;
-    a = good;
-    a.*f.m = bad_dtype[i];
-    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {c.api.c_str(), f.name, "dtype"})) << f.name;
-    a = good;
-    a.*f.m = bad_shape[i];
-    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {c.api.c_str(), f.name, "shape"})) << f.name;
-  }
+  expect_argument_errors(c, good,
+                         {{&RnnArgs::input_gates, "inputGates", false, d12, w13},
+                          {&RnnArgs::hidden_gates, "hiddenGates", false, h12, w13},
+                          {&RnnArgs::cx, "cx", false, h3, w4},
+                          {&RnnArgs::input_bias, "inputBiasOptional", true, h1, w11},
+                          {&RnnArgs::hidden_bias, "hiddenBiasOptional", true, h1, w11},
+                          {&RnnArgs::hy, "hyOut", false, h3, b3},
+                          {&RnnArgs::cy, "cyOut", false, h3, w4},
+                          {&RnnArgs::storage, "storageOut", false, h12, w13}});
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
   RnnArgs a = good;
   a.hy = cx;
   EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {c.api.c_str(), "hyOut"}));
@@ -315,36 +333,19 @@ TEST_P(OpTableRnnFusedCellBackward, ErrorsNameTheArgument) {
   good.grad_hy = dh, good.grad_c = dc, good.cx = cx, good.cy = cy, good.storage = st, good.has_bias = true;
   good.grad_gates = dg, good.grad_cx = dcx, good.grad_bias = db;
   ASSERT_EQ(run(c, good), 0) << aclGetRecentErrMsg();
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  struct Field {
-    aclTensor *RnnArgs::*m;
-    const char *name;
-    bool optional;
-  };
-  const Field fields[] = {{&RnnArgs::grad_hy, "gradHyOptional", true}, {&RnnArgs::grad_c, "gradCOptional", true},
-                          {&RnnArgs::cx, "cx", false},      {&RnnArgs::cy, "cy", false},
-                          {&RnnArgs::storage, "storage", false}, {&RnnArgs::grad_gates, "gradGatesOut", false},
-                          {&RnnArgs::grad_cx, "gradCxOut", false}, {&RnnArgs::grad_bias, "gradBiasOut", false}};
   DeviceTensor h3({2, 3}, ACL_FLOAT16), d12({2, 12}, ACL_DOUBLE), h12({2, 12}, ACL_BF16), h1({12}, ACL_FLOAT16),
       w4({2, 4}, ACL_FLOAT), w13({2, 13}, ACL_FLOAT), w11({11}, ACL_FLOAT);
-  aclTensor *bad_dtype[] = {h3, h3, h3, h3, d12, h12, h3, h1};
-  aclTensor *bad_shape[] = {w4, w4, w4, w4, w13, w13, w4, w11};
-  for (size_t i = 0; i < 8; ++i) {
-    const Field &f = fields[i];
-    RnnArgs a = good;
-    a.*f.m = nullptr;
-    if (f.optional)
-      EXPECT_EQ(c.phase1(a, &ws, &ex), 0) << aclGetRecentErrMsg();
-    else
-      EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {c.api.c_str(), f.name})) << f.name;
-    a = good;
-    a.*f.m = bad_dtype[i];
-    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {c.api.c_str(), f.name, "dtype"})) << f.name;
-    a = good;
-    a.*f.m = bad_shape[i];
-    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {c.api.c_str(), f.name, "shape"})) << f.name;
-  }
+  expect_argument_errors(c, good,
+                         {{&RnnArgs::grad_hy, "gradHyOptional", true, h3, w4},
+                          {&RnnArgs::grad_c, "gradCOptional", true, h3, w4},
+                          {&RnnArgs::cx, "cx", false, h3, w4},
+                          {&RnnArgs::cy, "cy", false, h3, w4},
+                          {&RnnArgs::storage, "storage", false, d12, w13},
+                          {&RnnArgs::grad_gates, "gradGatesOut", false, h12, w13},
+                          {&RnnArgs::grad_cx, "gradCxOut", false, h3, w4},
+                          {&RnnArgs::grad_bias, "gradBiasOut", false, h1, w11}});
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
   RnnArgs a = good;
   a.has_bias = false, a.grad_bias = nullptr;  // no bias gradient wanted: may be null
   EXPECT_EQ(c.phase1(a, &ws, &ex), 0) << aclGetRecentErrMsg();
@@ -592,6 +593,40 @@ Seq random_seq(std::mt19937_64 &g, bool lstm, int v) {
   return q;
 }
 
+// Every output of a forward call against its reference (`out`: the output in the tensor's layout).
+void check_forward(const SeqCall &s, const SeqResult &e, const std::vector<double> &out) {
+  const aclDataType dt = s.dt;
+  EXPECT_TRUE(close_enough(dt, s.out->values(), rounded(dt, out))) << "output";
+  EXPECT_TRUE(close_enough(dt, s.hy->values(), rounded(dt, e.hy))) << "hy";
+  if (s.q.lstm) {
+    EXPECT_TRUE(close_enough(dt, s.cy->values(), rounded(dt, e.cy))) << "cy";
+  }
+  for (size_t n = 0; n < s.lists.size(); ++n)
+    for (size_t i = 0; i < s.lists[n].size(); ++i) {
+      EXPECT_TRUE(close_enough(dt, s.lists[n][i]->values(), rounded(dt, e.saved[n][i]))) << "list " << n << "[" << i << "]";
+      EXPECT_TRUE(s.lists[n][i]->untouched_outside_view());
+    }
+  for (DeviceTensor *t : {s.out.get(), s.hy.get(), s.cy.get()}) EXPECT_TRUE(t->untouched_outside_view());
+}
+
+// Random packed lengths (non-increasing, the first T) on a random stack.
+Seq random_packed(std::mt19937_64 &g, bool lstm, int v) {
+  Seq q = random_seq(g, lstm, v);
+  q.T = pick(g, 1, 5), q.B = pick(g, 1, 4), q.batch_first = false;
+  q.lens.assign(static_cast<size_t>(q.B), q.T);
+  for (size_t b = 1; b < q.lens.size(); ++b) q.lens[b] = pick(g, 1, q.lens[b - 1]);
+  return q;
+}
+
+// The first packed row of each step (and N at the end).
+std::vector<int64_t> packed_offsets(const Seq &q) {
+  std::vector<int64_t> off(static_cast<size_t>(q.T) + 1, 0);
+  for (int64_t t = 0; t < q.T; ++t) off[static_cast<size_t>(t) + 1] = off[static_cast<size_t>(t)] + q.batch_size(t);
+  return off;
+}
+
+SeqResult packed_expected(const SeqCall &s);
+
 class OpTableRnnSequence : public ::testing::TestWithParam<RnnTableCase> {};
 
 TEST_P(OpTableRnnSequence, RandomStacksDtypesViews) {
@@ -601,23 +636,14 @@ TEST_P(OpTableRnnSequence, RandomStacksDtypesViews) {
   auto &g = rng();
   int v = 0;
   for (aclDataType dt : c.dtypes)
-    for (int k = 0; k < 8; ++k, ++v) {
-      const Seq q = random_seq(g, lstm, v);
+    for (int k = 0; k < 12; ++k, ++v) {
+      const bool packed = k >= 8;  // the last ones: packed sequences
+      const Seq q = packed ? random_packed(g, lstm, v) : random_seq(g, lstm, v);
       SCOPED_TRACE(::testing::Message() << q << " dtype " << dt << " variant " << k);
       auto s = make_seq(q, dt, k);
       ASSERT_EQ(run(c, s->a), 0) << aclGetRecentErrMsg();
-      const SeqResult e = expected_of(*s);
-      EXPECT_TRUE(close_enough(dt, s->out->values(), rounded(dt, time_major(e.out, q, q.D * q.H, false)))) << "output";
-      EXPECT_TRUE(close_enough(dt, s->hy->values(), rounded(dt, e.hy))) << "hy";
-      if (lstm) {
-        EXPECT_TRUE(close_enough(dt, s->cy->values(), rounded(dt, e.cy))) << "cy";
-      }
-      for (size_t n = 0; n < s->lists.size(); ++n)
-        for (size_t i = 0; i < s->lists[n].size(); ++i) {
-          EXPECT_TRUE(close_enough(dt, s->lists[n][i]->values(), rounded(dt, e.saved[n][i]))) << "list " << n << "[" << i << "]";
-          EXPECT_TRUE(s->lists[n][i]->untouched_outside_view());
-        }
-      for (DeviceTensor *t : {s->out.get(), s->hy.get(), s->cy.get()}) EXPECT_TRUE(t->untouched_outside_view());
+      const SeqResult e = packed ? packed_expected(*s) : expected_of(*s);
+      check_forward(*s, e, packed ? e.out : time_major(e.out, q, q.D * q.H, false));
     }
 }
 
@@ -628,71 +654,66 @@ TEST_P(OpTableRnnSequence, ErrorsNameTheArgument) {
   q.lstm = lstm, q.T = 3, q.B = 2, q.I = 4, q.H = 3, q.L = 2, q.D = 2;
   auto s = make_seq(q, ACL_FLOAT, 0);
   ASSERT_EQ(run(c, s->a), 0) << aclGetRecentErrMsg();
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
   const char *api = c.api.c_str();
-  auto fails = [&](const RnnArgs &a, int code, std::initializer_list<const char *> needles) {
-    return fails_with(c.phase1(a, &ws, &ex), code, needles);
-  };
   RnnArgs a = s->a;
   a.input = nullptr;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, "input"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_NULLPTR, {api, "input"}));
   a = s->a, a.params = nullptr;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, "params"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_NULLPTR, {api, "params"}));
   a = s->a, a.output = nullptr;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, "output"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_NULLPTR, {api, "output"}));
   a = s->a, a.hy = nullptr;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, "hy"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_NULLPTR, {api, "hy"}));
   a = s->a, a.h = nullptr;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, "hOut is null"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_NULLPTR, {api, "hOut is null"}));
   if (lstm) {
     a = s->a, a.hx = nullptr;
-    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, "hx"}));
+    EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_NULLPTR, {api, "hx"}));
   } else {
     a = s->a, a.hx_tensor = nullptr;
-    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, "hx"}));
+    EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_NULLPTR, {api, "hx"}));
   }
   // Wrong params count: one layer fewer.
   Seq q1 = q;
   q1.L = 1;
   auto s1 = make_seq(q1, ACL_FLOAT, 0);
   a = s->a, a.params = s1->params_l->l;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "params", "tensors"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_INVALID, {api, "params", "tensors"}));
   // A wrong weight shape (input size 5 for layer 0), a wrong dtype, a wrong hx shape.
   Seq q5 = q;
   q5.I = 5;
   auto s5 = make_seq(q5, ACL_FLOAT, 0);
   a = s->a, a.params = s5->params_l->l;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "params[0]", "shape"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_INVALID, {api, "params[0]", "shape"}));
   auto sh = make_seq(q, ACL_FLOAT16, 0);
   a = s->a, a.params = sh->params_l->l;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "params[0]", "dtype"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_INVALID, {api, "params[0]", "dtype"}));
   a = s->a, a.input = *sh->x;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "params[0]", "dtype"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_INVALID, {api, "params[0]", "dtype"}));
   Seq qb = q;
   qb.B = 3;
   auto sb = make_seq(qb, ACL_FLOAT, 0);
   if (lstm) {
     a = s->a, a.hx = sb->hx_l->l;
-    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "hx[0]", "shape"}));
+    EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_INVALID, {api, "hx[0]", "shape"}));
   } else {
     a = s->a, a.hx_tensor = *sb->h0;
-    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "hx", "shape"}));
+    EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_INVALID, {api, "hx", "shape"}));
   }
   a = s->a, a.output = *sb->out;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "output", "shape"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_INVALID, {api, "output", "shape"}));
   a = s->a, a.hy = *sb->hy;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "hy", "shape"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_INVALID, {api, "hy", "shape"}));
   a = s->a, a.h = sb->lists_l[4]->l;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "hOut[0]", "shape"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_INVALID, {api, "hOut[0]", "shape"}));
   a = s->a, a.num_layers = 0;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "numLayers"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_INVALID, {api, "numLayers"}));
   a = s->a, a.dropout = 0.5;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "dropout"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_INVALID, {api, "dropout"}));
   a = s->a, a.batch_sizes = *s->h0;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "batchSizes"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_INVALID, {api, "batchSizes"}));
   a = s->a, a.has_bias = false;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "params", "hasBias"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_INVALID, {api, "params", "hasBias"}));
 }
 
 // Packed sequences: the reference runs every sequence alone (B = 1, its own length) and packs.
@@ -702,8 +723,7 @@ SeqResult packed_expected(const SeqCall &s) {
   std::vector<std::vector<double>> p;
   for (const Dev &d : s.params) p.push_back(d->values());
   const std::vector<double> x = s.x->values(), h0 = s.h0->values(), c0 = q.lstm ? s.c0->values() : h0;
-  std::vector<int64_t> off(static_cast<size_t>(q.T) + 1, 0);
-  for (int64_t t = 0; t < q.T; ++t) off[static_cast<size_t>(t) + 1] = off[static_cast<size_t>(t)] + q.batch_size(t);
+  const std::vector<int64_t> off = packed_offsets(q);
   SeqResult r;
   r.out.assign(static_cast<size_t>(q.N() * DH), 0), r.hy.assign(static_cast<size_t>(q.LD() * B * H), 0), r.cy = r.hy;
   for (auto &sv : r.saved) sv.assign(static_cast<size_t>(q.LD()), std::vector<double>(static_cast<size_t>(q.N() * H)));
@@ -737,34 +757,9 @@ SeqResult packed_expected(const SeqCall &s) {
   return r;
 }
 
-TEST_P(OpTableRnnSequence, PackedSequences) {
-  reseed_for_current_test();
+TEST_P(OpTableRnnSequence, PackedBatchSizesAreChecked) {
   const RnnTableCase &c = GetParam();
   const bool lstm = c.kind == "lstm";
-  auto &g = rng();
-  int v = 0;
-  for (aclDataType dt : c.dtypes)
-    for (int k = 0; k < 6; ++k, ++v) {
-      Seq q = random_seq(g, lstm, v);
-      q.T = pick(g, 1, 5), q.B = pick(g, 1, 4), q.batch_first = false;
-      q.lens.assign(static_cast<size_t>(q.B), q.T);
-      for (size_t b = 1; b < q.lens.size(); ++b) q.lens[b] = pick(g, 1, q.lens[b - 1]);
-      SCOPED_TRACE(::testing::Message() << q << " dtype " << dt << " variant " << k);
-      auto s = make_seq(q, dt, k);
-      ASSERT_EQ(run(c, s->a), 0) << aclGetRecentErrMsg();
-      const SeqResult e = packed_expected(*s);
-      EXPECT_TRUE(close_enough(dt, s->out->values(), rounded(dt, e.out))) << "output";
-      EXPECT_TRUE(close_enough(dt, s->hy->values(), rounded(dt, e.hy))) << "hy";
-      if (lstm) {
-        EXPECT_TRUE(close_enough(dt, s->cy->values(), rounded(dt, e.cy))) << "cy";
-      }
-      for (size_t n = 0; n < s->lists.size(); ++n)
-        for (size_t i = 0; i < s->lists[n].size(); ++i) {
-          EXPECT_TRUE(close_enough(dt, s->lists[n][i]->values(), rounded(dt, e.saved[n][i]))) << "list " << n << "[" << i << "]";
-          EXPECT_TRUE(s->lists[n][i]->untouched_outside_view());
-        }
-      for (DeviceTensor *t : {s->out.get(), s->hy.get(), s->cy.get()}) EXPECT_TRUE(t->untouched_outside_view());
-    }
   // Batch sizes that are not a packing: checked at launch (161002), the first against hx's batch.
   Seq q;
   q.lstm = lstm, q.T = 3, q.B = 2, q.I = 2, q.H = 2, q.lens = {3, 2};
@@ -853,7 +848,7 @@ SeqGrad seq_grad_ref(const Seq &q, const std::vector<double> &x, const std::vect
             const std::vector<double> cp = first ? std::vector<double>(c0.begin() + (ld * B + b) * H,
                                                                        c0.begin() + (ld * B + b + 1) * H)
                                                  : at(saved[5][k], tp, b);
-            const auto gr = refs::lstm_cell_grad_ref(act, cp, at(saved[5][k], t, b), dht, dcc);
+            const auto gr = refs::lstm_cell_grad_ref(act, cp, at(saved[5][k], t, b), dht, dcc, at(saved[6][k], t, b));
             dgx = dgh = gr.dpre, dcc = gr.dc_prev;
             dhc.assign(static_cast<size_t>(H), 0.0);
           } else {
@@ -930,6 +925,26 @@ const RnnTableCase &forward_case(const char *kind) {
   return none;
 }
 
+// Every gradient of a backward call against its reference (`dx`: in the tensor's layout); the one an
+// outputMask turned off (`off`, -1: none) must be left unwritten.
+void check_backward(const SeqBackCall &s, const Seq &q, aclDataType dt, const SeqGrad &e, const std::vector<double> &dx,
+                    int off) {
+  auto check = [&](const DeviceTensor &t, const std::vector<double> &want, bool wanted, const std::string &what) {
+    if (wanted)
+      EXPECT_TRUE(close_enough(dt, t.values(), rounded(dt, want))) << what;
+    else
+      for (double x : t.values()) EXPECT_TRUE(std::isnan(x)) << what << " written with its mask off";
+    EXPECT_TRUE(t.untouched_outside_view()) << what;
+  };
+  check(*s.dx, dx, off != 0, "dxOut");
+  check(*s.dh_prev, e.dh_prev, off != 1, "dhPrevOut");
+  if (q.lstm) check(*s.dc_prev, e.dc_prev, off != 2, "dcPrevOut");
+  for (size_t i = 0; i < s.dparams.size(); ++i)
+    check(*s.dparams[i], e.dparams[i], off != 3, "dparamsOut[" + std::to_string(i) + "]");
+}
+
+SeqGrad packed_grad_expected(const SeqCall &f, const SeqBackCall &s);
+
 class OpTableRnnSequenceBackward : public ::testing::TestWithParam<RnnTableCase> {};
 
 TEST_P(OpTableRnnSequenceBackward, RandomStacksDtypesViews) {
@@ -940,8 +955,9 @@ TEST_P(OpTableRnnSequenceBackward, RandomStacksDtypesViews) {
   auto &g = rng();
   int v = 0;
   for (aclDataType dt : c.dtypes)
-    for (int k = 0; k < 8; ++k, ++v) {
-      const Seq q = random_seq(g, lstm, v);
+    for (int k = 0; k < 12; ++k, ++v) {
+      const bool packed = k >= 8;  // the last ones: packed sequences
+      const Seq q = packed ? random_packed(g, lstm, v) : random_seq(g, lstm, v);
       SCOPED_TRACE(::testing::Message() << q << " dtype " << dt << " variant " << k);
       auto f = make_seq(q, dt, k);
       ASSERT_EQ(run(fwd, f->a), 0) << aclGetRecentErrMsg();
@@ -955,6 +971,11 @@ TEST_P(OpTableRnnSequenceBackward, RandomStacksDtypesViews) {
         s->a.output_mask = s->mask.get();
       }
       ASSERT_EQ(run(c, s->a), 0) << aclGetRecentErrMsg();
+      if (packed) {
+        const SeqGrad e = packed_grad_expected(*f, *s);
+        check_backward(*s, q, dt, e, e.dx, off);
+        continue;
+      }
       std::vector<std::vector<double>> p;
       for (const Dev &d : f->params) p.push_back(d->values());
       std::vector<std::vector<std::vector<double>>> saved;
@@ -966,17 +987,7 @@ TEST_P(OpTableRnnSequenceBackward, RandomStacksDtypesViews) {
                                      lstm ? f->c0->values() : std::vector<double>{}, saved,
                                      time_major(s->dy->values(), q, q.D * q.H, true), s->dh->values(),
                                      lstm ? s->dc->values() : std::vector<double>{});
-      auto check = [&](const DeviceTensor &t, const std::vector<double> &want, bool wanted, const char *what) {
-        if (wanted)
-          EXPECT_TRUE(close_enough(dt, t.values(), rounded(dt, want))) << what;
-        else
-          for (double x : t.values()) EXPECT_TRUE(std::isnan(x)) << what << " written with its mask off";
-        EXPECT_TRUE(t.untouched_outside_view()) << what;
-      };
-      check(*s->dx, time_major(e.dx, q, q.I, false), off != 0, "dxOut");
-      check(*s->dh_prev, e.dh_prev, off != 1, "dhPrevOut");
-      if (lstm) check(*s->dc_prev, e.dc_prev, off != 2, "dcPrevOut");
-      for (size_t i = 0; i < s->dparams.size(); ++i) check(*s->dparams[i], e.dparams[i], off != 3, "dparamsOut");
+      check_backward(*s, q, dt, e, time_major(e.dx, q, q.I, false), off);
     }
 }
 
@@ -1040,8 +1051,7 @@ SeqGrad packed_grad_expected(const SeqCall &f, const SeqBackCall &s) {
   }
   const std::vector<double> x = f.x->values(), h0 = f.h0->values(), c0 = q.lstm ? f.c0->values() : h0;
   const std::vector<double> dy = s.dy->values(), dh = s.dh->values(), dc = q.lstm ? s.dc->values() : dh;
-  std::vector<int64_t> off(static_cast<size_t>(q.T) + 1, 0);
-  for (int64_t t = 0; t < q.T; ++t) off[static_cast<size_t>(t) + 1] = off[static_cast<size_t>(t)] + q.batch_size(t);
+  const std::vector<int64_t> off = packed_offsets(q);
   SeqGrad r;
   r.dx.assign(static_cast<size_t>(q.N() * q.I), 0), r.dh_prev.assign(static_cast<size_t>(LD * B * H), 0);
   r.dc_prev = r.dh_prev;
@@ -1081,36 +1091,6 @@ SeqGrad packed_grad_expected(const SeqCall &f, const SeqBackCall &s) {
   return r;
 }
 
-TEST_P(OpTableRnnSequenceBackward, PackedSequences) {
-  reseed_for_current_test();
-  const RnnTableCase &c = GetParam();
-  const bool lstm = c.kind == "lstm_backward";
-  const RnnTableCase &fwd = forward_case(lstm ? "lstm" : "gru");
-  auto &g = rng();
-  int v = 0;
-  for (aclDataType dt : c.dtypes)
-    for (int k = 0; k < 6; ++k, ++v) {
-      Seq q = random_seq(g, lstm, v);
-      q.T = pick(g, 1, 5), q.B = pick(g, 1, 4), q.batch_first = false;
-      q.lens.assign(static_cast<size_t>(q.B), q.T);
-      for (size_t b = 1; b < q.lens.size(); ++b) q.lens[b] = pick(g, 1, q.lens[b - 1]);
-      SCOPED_TRACE(::testing::Message() << q << " dtype " << dt << " variant " << k);
-      auto f = make_seq(q, dt, k);
-      ASSERT_EQ(run(fwd, f->a), 0) << aclGetRecentErrMsg();
-      auto s = make_back(*f, k);
-      ASSERT_EQ(run(c, s->a), 0) << aclGetRecentErrMsg();
-      const SeqGrad e = packed_grad_expected(*f, *s);
-      EXPECT_TRUE(close_enough(dt, s->dx->values(), rounded(dt, e.dx))) << "dxOut";
-      EXPECT_TRUE(close_enough(dt, s->dh_prev->values(), rounded(dt, e.dh_prev))) << "dhPrevOut";
-      if (lstm) {
-        EXPECT_TRUE(close_enough(dt, s->dc_prev->values(), rounded(dt, e.dc_prev))) << "dcPrevOut";
-      }
-      for (size_t i = 0; i < s->dparams.size(); ++i)
-        EXPECT_TRUE(close_enough(dt, s->dparams[i]->values(), rounded(dt, e.dparams[i]))) << "dparamsOut[" << i << "]";
-      for (DeviceTensor *t : {s->dx.get(), s->dh_prev.get(), s->dc_prev.get()}) EXPECT_TRUE(t->untouched_outside_view());
-    }
-}
-
 TEST_P(OpTableRnnSequenceBackward, ErrorsNameTheArgument) {
   const RnnTableCase &c = GetParam();
   const bool lstm = c.kind == "lstm_backward";
@@ -1123,59 +1103,56 @@ TEST_P(OpTableRnnSequenceBackward, ErrorsNameTheArgument) {
   uint64_t ws = 0;
   aclOpExecutor *ex = nullptr;
   const char *api = c.api.c_str();
-  auto fails = [&](const RnnArgs &a, int code, std::initializer_list<const char *> needles) {
-    return fails_with(c.phase1(a, &ws, &ex), code, needles);
-  };
   RnnArgs a = s->a;
   a.dy = nullptr;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, "dy"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_NULLPTR, {api, "dy"}));
   a = s->a, a.dh = nullptr;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, "dh"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_NULLPTR, {api, "dh"}));
   a = s->a, a.h = nullptr;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, "h is null"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_NULLPTR, {api, "h is null"}));
   a = s->a, a.dx = nullptr;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, "dxOut"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_NULLPTR, {api, "dxOut"}));
   a = s->a, a.dparams = nullptr;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, "dparamsOut"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_NULLPTR, {api, "dparamsOut"}));
   // Saved lists of the wrong length or shape; gradients of the wrong shape or dtype.
   Seq q1 = q;
   q1.L = 1;
   auto f1 = make_seq(q1, ACL_FLOAT, 0);
   a = s->a, a.h = f1->lists_l[4]->l;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "h has 2 tensors"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_INVALID, {api, "h has 2 tensors"}));
   a = s->a, a.params = f1->params_l->l;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "params", "tensors"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_INVALID, {api, "params", "tensors"}));
   Seq qb = q;
   qb.B = 3;
   auto fb = make_seq(qb, ACL_FLOAT, 0);
   auto sb = make_back(*fb, 0);
   a = s->a, a.dy = *sb->dy;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "dy", "shape"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_INVALID, {api, "dy", "shape"}));
   a = s->a, a.dh = *sb->dh;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "dh", "shape"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_INVALID, {api, "dh", "shape"}));
   a = s->a, a.dx = *sb->dx;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "dxOut", "shape"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_INVALID, {api, "dxOut", "shape"}));
   a = s->a, a.dh_prev = *sb->dh_prev;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "dhPrevOut", "shape"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_INVALID, {api, "dhPrevOut", "shape"}));
   a = s->a, a.dparams = f1->params_l->l;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "dparamsOut", "tensors"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_INVALID, {api, "dparamsOut", "tensors"}));
   Seq q5 = q;
   q5.I = 5;
   auto f5 = make_seq(q5, ACL_FLOAT, 0);
   auto s5 = make_back(*f5, 0);
   a = s->a, a.dparams = s5->dparams_l->l;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "dparamsOut[0]", "shape"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_INVALID, {api, "dparamsOut[0]", "shape"}));
   DeviceTensor dyh(s->dy->shape(), ACL_FLOAT16);
   a = s->a, a.dy = dyh;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "dy", "dtype"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_INVALID, {api, "dy", "dtype"}));
   if (lstm) {
     a = s->a, a.dc = nullptr;
-    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, "dc"}));
+    EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_NULLPTR, {api, "dc"}));
     bool three[3] = {true, true, true};
     std::unique_ptr<aclBoolArray, aclnnStatus (*)(const aclBoolArray *)> m(aclCreateBoolArray(three, 3),
                                                                              aclDestroyBoolArray);
     a = s->a, a.output_mask = m.get();
-    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "outputMask"}));
+    EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_INVALID, {api, "outputMask"}));
     bool no_dx[4] = {false, true, true, true};  // a gradient turned off may be null
     std::unique_ptr<aclBoolArray, aclnnStatus (*)(const aclBoolArray *)> m2(aclCreateBoolArray(no_dx, 4),
                                                                               aclDestroyBoolArray);
@@ -1232,36 +1209,33 @@ TEST_P(OpTableRnnBidirectionLstm, ErrorsNameTheArgument) {
   uint64_t ws = 0;
   aclOpExecutor *ex = nullptr;
   const char *api = c.api.c_str();
-  auto fails = [&](const RnnArgs &a, int code, std::initializer_list<const char *> needles) {
-    return fails_with(c.phase1(a, &ws, &ex), code, needles);
-  };
   RnnArgs a = good;
   a.input = nullptr;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, "x is null"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_NULLPTR, {api, "x is null"}));
   a = good, a.init_c = nullptr;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, "initC"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_NULLPTR, {api, "initC"}));
   a = good, a.w_hh_r = nullptr;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, "wHhReverseOptional"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_NULLPTR, {api, "wHhReverseOptional"}));
   a = good, a.b_ih = nullptr;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, "bIhOptional"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_NULLPTR, {api, "bIhOptional"}));
   a = good, a.num_layers = 2;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "numLayers"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_INVALID, {api, "numLayers"}));
   a = good, a.w_ih = a.w_hh;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "wIh", "shape"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_INVALID, {api, "wIh", "shape"}));
   DeviceTensor h_float(s->h0->shape(), ACL_FLOAT);
   a = good, a.init_h = h_float;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "initH", "dtype"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_INVALID, {api, "initH", "dtype"}));
   a = good, a.hy = a.init_h;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "outputHOut"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_INVALID, {api, "outputHOut"}));
   a = good, a.output = *s->hy;
-  EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "yOut", "shape"}));
+  EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_INVALID, {api, "yOut", "shape"}));
   a = good, a.has_bias = false;  // the biases are then not read
   EXPECT_EQ(c.phase1(a, &ws, &ex), 0) << aclGetRecentErrMsg();
   if (c.api == "aclnnBidirectionLSTMV2") {
     a = good, a.packed = true;
-    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "packed"}));
+    EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_INVALID, {api, "packed"}));
     a = good, a.batch_sizes = *s->h0;
-    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "batchSizeOptional"}));
+    EXPECT_TRUE(phase1_fails(c, a, ACLNN_ERR_PARAM_INVALID, {api, "batchSizeOptional"}));
   }
 }
 

@@ -41,6 +41,21 @@ void check_saved_lists(const SeqGeom &g, std::initializer_list<const RnnList *> 
   }
 }
 
+namespace {
+
+// T, B, I of a padded input [T, B, I] ([B, T, I] batch first).
+void padded_input_dims(SeqGeom &g, const RnnCall &c) {
+  const aclTensor &x = *c.input.t;
+  if (x.ndim != 3)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; it must be 3-D, [T, B, inputSize] ([B, T, inputSize] "
+                "with batchFirst)", c.input.name, core::shape_string(x).c_str());
+  g.T = c.batch_first ? x.dims[1] : x.dims[0];
+  g.B = c.batch_first ? x.dims[0] : x.dims[1];
+  g.I = x.dims[2];
+}
+
+}  // namespace
+
 SeqGeom check_sequence(const RnnRule &rule, const RnnCall &c) {
   SeqGeom g;
   g.lstm = rule.kind == RnnKind::kLstm || rule.kind == RnnKind::kLstmBackward;
@@ -62,12 +77,7 @@ SeqGeom check_sequence(const RnnRule &rule, const RnnCall &c) {
                                  : c.hx_tensor.t;
     g.B = h0 != nullptr && h0->ndim == 3 ? h0->dims[1] : 0;  // hx's shape is checked below
   } else {
-    if (x.ndim != 3)
-      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; it must be 3-D, [T, B, inputSize] ([B, T, inputSize] "
-                  "with batchFirst)", c.input.name, core::shape_string(x).c_str());
-    g.T = c.batch_first ? x.dims[1] : x.dims[0];
-    g.B = c.batch_first ? x.dims[0] : x.dims[1];
-    g.I = x.dims[2];
+    padded_input_dims(g, c);
   }
   if (c.num_layers < 1 || c.num_layers > 1024)
     throw_error(ACLNN_ERR_PARAM_INVALID, "numLayers must be 1 to 1024, got %lld", static_cast<long long>(c.num_layers));
@@ -315,13 +325,7 @@ void bidirection_lstm_forward(core::OpBuilder &b, const RnnRule &rule, const Rnn
   core::check_dtype_in(c.input.t, c.input.name, rule.dtypes);
   SeqGeom g;
   g.dt = c.input.t->dtype;
-  const aclTensor &x = *c.input.t;
-  if (x.ndim != 3)
-    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; it must be 3-D, [T, B, inputSize] ([B, T, inputSize] with "
-                "batchFirst)", c.input.name, core::shape_string(x).c_str());
-  g.T = c.batch_first ? x.dims[1] : x.dims[0];
-  g.B = c.batch_first ? x.dims[0] : x.dims[1];
-  g.I = x.dims[2];
+  padded_input_dims(g, c);
   if (c.num_layers != 1)
     throw_error(ACLNN_ERR_PARAM_INVALID, "numLayers must be 1 (one set of weights per direction is given), got %lld",
                 static_cast<long long>(c.num_layers));
