@@ -108,6 +108,7 @@ void fused_cell_forward(core::OpBuilder &b, const RnnRule &rule, const RnnCall &
   check_dims(c.storage, {B, 4 * H}, "[B, 4 * hiddenSize] =");
   check_outputs_apart({&c.hy, &c.cy, &c.storage},
                       {&c.input_gates, &c.hidden_gates, &c.cx, &c.input_bias, &c.hidden_bias, &c.hy, &c.cy, &c.storage});
+  core::record_choice("rnn:lstm_cell_rows", nullptr);  // the one gate kernel (verbose mode)
   auto &s = b.add_step<FusedCellStep>();
   s.rows = B, s.hidden = H;
   s.ig = Io::reg(b, c.input_gates.t, false);
@@ -145,6 +146,7 @@ void fused_cell_backward(core::OpBuilder &b, const RnnRule &rule, const RnnCall 
   const RnnArg *db = c.has_bias ? &c.grad_bias : nullptr;
   check_outputs_apart({&c.grad_gates, &c.grad_cx, db ? db : &c.grad_gates},
                       {&c.grad_hy, &c.grad_c, &c.cx, &c.cy, &c.storage, &c.grad_gates, &c.grad_cx, &c.grad_bias});
+  core::record_choice("rnn:lstm_cell_backward_rows", nullptr);
   auto &s = b.add_step<FusedCellBackwardStep>();
   s.rows = B, s.hidden = H;
   s.dh = Io::reg(b, c.grad_hy.t, false);

@@ -286,6 +286,7 @@ namespace {
 // workspace, of a step whose tensors are registered.
 void plan_forward(core::OpBuilder &b, SeqForwardStep &s) {
   const SeqGeom &g = s.g;
+  core::record_choice(g.lstm ? "rnn:lstm_cell_rows" : "rnn:gru_cell_rows", nullptr);  // the gate kernel (verbose)
   const int64_t T = g.T, B = g.B, H = g.H, GH = g.G * H, LD = g.ld(), DH = g.D * H;
   size_t gemm_bytes = 0;
   for (int64_t l = 0; l < g.L; ++l)

@@ -198,6 +198,7 @@ void sequence_backward(core::OpBuilder &b, const RnnRule &rule, const RnnCall &c
   check_outputs_apart({want_dx ? &c.dx : &c.input, want_dh ? &c.dh_prev : &c.input, want_dc ? &c.dc_prev : &c.input},
                       {&c.input, &c.dy, &c.dh, &c.dc, &c.dx, &c.dh_prev, &c.dc_prev});
 
+  core::record_choice(g.lstm ? "rnn:lstm_cell_backward_rows" : "rnn:gru_cell_backward_rows", nullptr);
   auto &s = b.add_step<SeqBackwardStep>();
   s.g = g, s.batch_first = c.batch_first;
   s.want_dx = want_dx, s.want_dh = want_dh, s.want_dc = want_dc, s.want_dw = want_dw;
