@@ -1,4 +1,4 @@
-# A few cases of aclnnLSTM / aclnnGRU (src/ops/rnn/rnn.ops) against PyTorch 1.13's torch.nn.LSTM / GRU,
+# A few cases of aclnnLSTM / aclnnGRU and their gradients (src/ops/rnn/rnn.ops) against PyTorch 1.13 (torch.nn.LSTM / GRU, autograd),
 # where torch is installed: the conventions (params order, gate order, hx / hy layouts, bidirectional,
 # packed sequences) checked against the implementation they follow. The framework's binding takes
 # batchSizes as a tensor, so the sequences go in packed form (equal lengths: the padded case). The
@@ -77,3 +77,39 @@ def test_packed_lstm_matches_torch():
     assert_close(out.numpy(), y.data.numpy(), "float32", "output", abs_floor=1e-6)
     assert_close(ohy.numpy(), hy.numpy(), "float32", "hy", abs_floor=1e-6)
     assert_close(ocy.numpy(), cy.numpy(), "float32", "cy", abs_floor=1e-6)
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+def test_gradients_match_torch_autograd(kind):
+    torch.manual_seed(11)
+    T, B, I, H, L, D = 4, 2, 3, 5, 2, 2
+    mod = getattr(torch.nn, kind)(I, H, num_layers=L, bidirectional=True)
+    x = torch.randn(T, B, I, requires_grad=True)
+    h0 = torch.randn(L * D, B, H, requires_grad=True)
+    c0 = torch.randn(L * D, B, H, requires_grad=True)
+    y, state = mod(x, (h0, c0)) if kind == "LSTM" else mod(x, h0)
+    hy_t, cy_t = state if kind == "LSTM" else (state, None)
+    dy, dh, dc = torch.randn_like(y), torch.randn(L * D, B, H), torch.randn(L * D, B, H)
+    loss = (dy * y).sum() + (dh * hy_t).sum() + ((dc * cy_t).sum() if kind == "LSTM" else 0)
+    grads = torch.autograd.grad(loss, [x, h0] + ([c0] if kind == "LSTM" else []) + list(mod._flat_weights))
+    # Forward (train: the per-step lists), then the backward from them; packed form with equal lengths.
+    sizes = ops.from_numpy(np.full(T, B, dtype=np.int64))
+    params = _list(_t(p) for p in mod._flat_weights)
+    out, hy, cy = _empty((T * B, D * H)), _empty((L * D, B, H)), _empty((L * D, B, H))
+    lists = [_list(_empty((T * B, H)) for _ in range(L * D)) for _ in range(7 if kind == "LSTM" else 5)]
+    xs = _t(x.reshape(T * B, I))
+    dx, dhp, dcp = _empty((T * B, I)), _empty((L * D, B, H)), _empty((L * D, B, H))
+    dparams = [_empty(p.shape) for p in mod._flat_weights]
+    if kind == "LSTM":
+        hx = _list([_t(h0), _t(c0)])
+        F.call("LSTM", xs, params, hx, sizes, True, L, 0.0, True, True, False, out, hy, cy, *lists)
+        F.call("LstmBackward", xs, hx, params, _t(dy.reshape(T * B, D * H)), _t(dh), _t(dc), *lists, sizes, True, L,
+               0.0, True, True, False, None, dx, dhp, dcp, _list(dparams))
+        got = [dx, dhp, dcp] + dparams
+    else:
+        F.call("GRU", xs, params, _t(h0), sizes, True, L, 0.0, True, True, False, out, hy, *lists)
+        F.call("GRUBackward", xs, params, _t(h0), _t(dy.reshape(T * B, D * H)), _t(dh), *lists, sizes, True, L, True,
+               False, dx, dhp, _list(dparams))
+        got = [dx, dhp] + dparams
+    for k, (a, g) in enumerate(zip(got, grads)):
+        assert_close(a.numpy().reshape(g.shape), g.numpy(), "float32", f"gradient {k}", abs_floor=1e-5)
