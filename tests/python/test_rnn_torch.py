@@ -1,9 +1,9 @@
-# A few cases of aclnnLSTM / aclnnGRU and their gradients (src/ops/rnn/rnn.ops) against PyTorch 1.13 (torch.nn.LSTM / GRU, autograd),
-# where torch is installed: the conventions (params order, gate order, hx / hy layouts, bidirectional,
-# packed sequences) checked against the implementation they follow. The framework's binding takes
-# batchSizes as a tensor, so the sequences go in packed form (equal lengths: the padded case). The
-# acceptance is the C++ harness tests/ops/test_op_table_rnn.cpp (float64 references); torch 1.13's
-# Python API has no CPU _thnn_fused_lstm_cell to compare the fused cell with.
+# A few cases of aclnnLSTM / aclnnGRU and their gradients (src/ops/rnn/rnn.ops) against PyTorch 1.13
+# (torch.nn.LSTM / GRU and autograd), where torch is installed: the conventions (params order, gate
+# order, hx / hy layouts, bidirectional, packed sequences) checked against the implementation they
+# follow. The framework's binding takes batchSizes as a tensor, so the sequences go in packed form
+# (equal lengths: the padded case). The acceptance is the C++ harness tests/ops/test_op_table_rnn.cpp
+# (float64 references); torch 1.13's Python API has no CPU _thnn_fused_lstm_cell to compare with.
 import numpy as np
 import pytest
 
