@@ -1649,4 +1649,81 @@ inline double wq_antiquant_ref(const double *x, int64_t xs, const double *w, con
   return v;
 }
 
+// ---- Recurrent cells (tests/ops/test_op_table_rnn.cpp): one row of one LSTM / GRU cell, gate
+// order i, f, g, o / r, z, n as PyTorch. The gradients are the chain rule through the same
+// formulas (and are checked against central differences of them by the harness).
+struct LstmCellRow {
+  std::vector<double> act, c, tanhc, h;  // act: sigmoid(i), sigmoid(f), tanh(g), sigmoid(o)
+};
+inline LstmCellRow lstm_cell_ref(const std::vector<double> &pre, const std::vector<double> &c_prev) {
+  const size_t H = c_prev.size();
+  LstmCellRow r{std::vector<double>(4 * H), std::vector<double>(H), std::vector<double>(H), std::vector<double>(H)};
+  for (size_t j = 0; j < H; ++j) {
+    const double i = sigm(pre[j]), f = sigm(pre[H + j]), g = std::tanh(pre[2 * H + j]), o = sigm(pre[3 * H + j]);
+    r.act[j] = i, r.act[H + j] = f, r.act[2 * H + j] = g, r.act[3 * H + j] = o;
+    r.c[j] = f * c_prev[j] + i * g;
+    r.tanhc[j] = std::tanh(r.c[j]);
+    r.h[j] = o * r.tanhc[j];
+  }
+  return r;
+}
+struct LstmCellGrad {
+  std::vector<double> dpre, dc_prev;
+};
+// dh / dc: gradients of h and c (empty = zero); tanhc: tanh(c) as saved by a forward (empty: computed).
+inline LstmCellGrad lstm_cell_grad_ref(const std::vector<double> &act, const std::vector<double> &c_prev,
+                                       const std::vector<double> &c, const std::vector<double> &dh,
+                                       const std::vector<double> &dc, const std::vector<double> &tanhc = {}) {
+  const size_t H = c_prev.size();
+  LstmCellGrad r{std::vector<double>(4 * H), std::vector<double>(H)};
+  for (size_t j = 0; j < H; ++j) {
+    const double i = act[j], f = act[H + j], g = act[2 * H + j], o = act[3 * H + j];
+    const double t = tanhc.empty() ? std::tanh(c[j]) : tanhc[j];
+    const double dhj = dh.empty() ? 0 : dh[j];
+    const double dcj = (dc.empty() ? 0 : dc[j]) + dhj * o * (1 - t * t);
+    r.dpre[j] = dcj * g * i * (1 - i);
+    r.dpre[H + j] = dcj * c_prev[j] * f * (1 - f);
+    r.dpre[2 * H + j] = dcj * i * (1 - g * g);
+    r.dpre[3 * H + j] = dhj * t * o * (1 - o);
+    r.dc_prev[j] = dcj * f;
+  }
+  return r;
+}
+struct GruCellRow {
+  std::vector<double> act, hn, h;  // act: r, z, n; hn: the n gate's hidden part
+};
+// gx = x W_ih^T + b_ih, gh = h_prev W_hh^T + b_hh (each [3H]).
+inline GruCellRow gru_cell_ref(const std::vector<double> &gx, const std::vector<double> &gh,
+                               const std::vector<double> &h_prev) {
+  const size_t H = h_prev.size();
+  GruCellRow r{std::vector<double>(3 * H), std::vector<double>(H), std::vector<double>(H)};
+  for (size_t j = 0; j < H; ++j) {
+    const double rg = sigm(gx[j] + gh[j]), z = sigm(gx[H + j] + gh[H + j]);
+    const double n = std::tanh(gx[2 * H + j] + rg * gh[2 * H + j]);
+    r.act[j] = rg, r.act[H + j] = z, r.act[2 * H + j] = n;
+    r.hn[j] = gh[2 * H + j];
+    r.h[j] = (1 - z) * n + z * h_prev[j];
+  }
+  return r;
+}
+struct GruCellGrad {
+  std::vector<double> dgx, dgh, dh_prev;  // dh_prev: the direct part (z dh), without dgh's
+};
+inline GruCellGrad gru_cell_grad_ref(const std::vector<double> &act, const std::vector<double> &hn,
+                                     const std::vector<double> &h_prev, const std::vector<double> &dh) {
+  const size_t H = h_prev.size();
+  GruCellGrad r{std::vector<double>(3 * H), std::vector<double>(3 * H), std::vector<double>(H)};
+  for (size_t j = 0; j < H; ++j) {
+    const double rg = act[j], z = act[H + j], n = act[2 * H + j];
+    const double dn = dh[j] * (1 - z) * (1 - n * n), dz = dh[j] * (h_prev[j] - n) * z * (1 - z);
+    const double dr = dn * hn[j] * rg * (1 - rg);
+    r.dgx[j] = r.dgh[j] = dr;
+    r.dgx[H + j] = r.dgh[H + j] = dz;
+    r.dgx[2 * H + j] = dn;
+    r.dgh[2 * H + j] = dn * rg;
+    r.dh_prev[j] = dh[j] * z;
+  }
+  return r;
+}
+
 }  // namespace opsnn::test::refs
