@@ -365,31 +365,38 @@ std::shared_ptr<Stream> acquire_stream(aclrtStream handle, const char *api, aclE
 }
 
 Stream *resolve_stream(aclrtStream handle, const char *api, aclError *err) {
-  // The last stream this thread resolved by handle. Holding a reference keeps the object valid;
+  // The last streams this thread resolved by handle (a few: a thread feeding two or three streams
+  // in turn should not go to the registry each time). Holding a reference keeps each object valid;
   // `live` tells a destroyed stream (whose handle is never reused) from a live one.
-  struct Cache {
+  struct Entry {
     uintptr_t key = 0;
     std::shared_ptr<Stream> stream;
   };
+  struct Cache {
+    Entry e[4];
+    unsigned next = 0;
+    std::shared_ptr<Stream> default_stream;  // keeps the default stream valid for this call
+  };
   static thread_local Cache cache;
   const uintptr_t key = reinterpret_cast<uintptr_t>(handle);
-  if (key != 0 && key == cache.key && cache.stream->live.load(std::memory_order_acquire)) {
-    *err = ACL_SUCCESS;
-    return cache.stream.get();
-  }
+  if (key != 0)
+    for (Entry &e : cache.e)
+      if (e.key == key && e.stream->live.load(std::memory_order_acquire)) {
+        *err = ACL_SUCCESS;
+        return e.stream.get();
+      }
   std::shared_ptr<Stream> s = acquire_stream(handle, api, err);
-  if (!s || key == 0) {
+  if (!s) return nullptr;
+  if (key == 0) {
     // The default stream depends on the current device: not cached; the registry keeps it alive
     // until destroy_stream, which waits for work already pushed.
-    if (!s) return nullptr;
-    Stream *raw = s.get();
-    cache.key = 0;
-    cache.stream = std::move(s);  // keeps the default stream valid for this call
-    return raw;
+    cache.default_stream = std::move(s);
+    return cache.default_stream.get();
   }
-  cache.key = key;
-  cache.stream = std::move(s);
-  return cache.stream.get();
+  Entry &e = cache.e[cache.next++ % 4];
+  e.key = key;
+  e.stream = std::move(s);
+  return e.stream.get();
 }
 
 aclError enqueue_task(aclrtStream stream, Task &task, InlineRule rule) {
