@@ -110,7 +110,12 @@ ThreadCache &thread_cache() {
 
 }  // namespace
 
-bool plan_cache_on() { return entries_wanted() > 0 && !rt::checked_mode(); }
+// Checked mode frees every executor at once for AddressSanitizer; cached plans would keep their
+// steps alive, so the cache is off there unless a test sets it (set_plan_cache_for_testing).
+bool plan_cache_on() {
+  const int o = g_entries_override.load(std::memory_order_relaxed);
+  return o >= 0 ? o > 0 : entries_from_env() > 0 && !rt::checked_mode();
+}
 
 PlanKey &thread_plan_key() {
   static thread_local PlanKey k;

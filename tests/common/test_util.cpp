@@ -94,14 +94,14 @@ std::unique_ptr<DeviceTensor> transposed_view(const std::vector<int64_t> &shape,
   return std::make_unique<DeviceTensor>(shape, dt, strides, 3);
 }
 
-std::unique_ptr<DeviceTensor> padded_view(const std::vector<int64_t> &shape, aclDataType dt) {
+std::unique_ptr<DeviceTensor> padded_view(const std::vector<int64_t> &shape, aclDataType dt, int64_t offset) {
   std::vector<int64_t> strides(shape.size());
   int64_t acc = 1;
   for (size_t i = shape.size(); i-- > 0;) {
     strides[i] = acc;
     acc *= shape[i] + 1;
   }
-  return std::make_unique<DeviceTensor>(shape, dt, strides, 3);
+  return std::make_unique<DeviceTensor>(shape, dt, strides, offset);
 }
 
 int64_t numel_of(const std::vector<int64_t> &shape) {

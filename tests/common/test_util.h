@@ -89,8 +89,8 @@ std::vector<int64_t> contiguous_strides(const std::vector<int64_t> &shape);
 // A device tensor of `shape` whose storage holds the dims in reverse order (the first dim is the
 // fastest), 3 elements into its storage: a non-contiguous view with an offset.
 std::unique_ptr<DeviceTensor> transposed_view(const std::vector<int64_t> &shape, aclDataType dt);
-// Every dim padded by one element (row-major), 3 elements into its storage.
-std::unique_ptr<DeviceTensor> padded_view(const std::vector<int64_t> &shape, aclDataType dt);
+// Every dim padded by one element (row-major), `offset` elements into its storage.
+std::unique_ptr<DeviceTensor> padded_view(const std::vector<int64_t> &shape, aclDataType dt, int64_t offset = 3);
 int64_t numel_of(const std::vector<int64_t> &shape);
 // Row-major multi-index of linear index `i`.
 std::vector<int64_t> unravel(int64_t i, const std::vector<int64_t> &shape);

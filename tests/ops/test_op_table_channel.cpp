@@ -74,15 +74,7 @@ Dev make(const std::vector<int64_t> &shape, aclDataType dt, Layout l) {
     case Layout::kContiguous: return std::make_unique<DeviceTensor>(shape, dt);
     case Layout::kTransposed: return transposed_view(shape, dt);
     case Layout::kOffset: return std::make_unique<DeviceTensor>(shape, dt, contiguous_strides(shape), 5);
-    case Layout::kPadded: {
-      std::vector<int64_t> st(shape.size());
-      int64_t s = 1;
-      for (size_t d = shape.size(); d-- > 0;) {
-        st[d] = s;
-        s *= shape[d] + 1;
-      }
-      return std::make_unique<DeviceTensor>(shape, dt, st, 2);
-    }
+    case Layout::kPadded: return padded_view(shape, dt, 2);
   }
   return nullptr;
 }

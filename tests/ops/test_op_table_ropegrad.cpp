@@ -55,13 +55,7 @@ int64_t pick(std::mt19937_64 &g, int64_t lo, int64_t hi) {
 // Contiguous, or every dim padded by one with an offset.
 Dev make(const std::vector<int64_t> &shape, aclDataType dt, bool strided) {
   if (!strided) return std::make_unique<DeviceTensor>(shape, dt);
-  std::vector<int64_t> st(shape.size());
-  int64_t s = 1;
-  for (size_t d = shape.size(); d-- > 0;) {
-    st[d] = s;
-    s *= shape[d] + 1;
-  }
-  return std::make_unique<DeviceTensor>(shape, dt, st, 2);
+  return padded_view(shape, dt, 2);
 }
 
 struct Expected {
