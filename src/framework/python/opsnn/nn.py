@@ -710,6 +710,8 @@ class RNNBase(Module):
         """PyTorch's cuDNN weight compaction: nothing to do here."""
 
     def forward(self, input, hx=None):
+        if isinstance(input, utils.rnn.PackedSequence):
+            return self._forward_packed(input, hx)
         D = 2 if self.bidirectional else 1
         batched = input.dim() == 3
         if input.dim() not in (2, 3):
@@ -738,6 +740,30 @@ class RNNBase(Module):
             return res[0], (res[1], res[2])
         return res[0], res[1]
 
+    def _forward_packed(self, packed, hx):
+        """PyTorch's PackedSequence path: batch_sizes to the op; hx in the caller's batch order (sorted
+        here by sorted_indices, h_n / c_n returned in the caller's order)."""
+        data, bs, srt, unsrt = packed
+        D = 2 if self.bidirectional else 1
+        B = int(bs.numpy()[0])
+        want = (self.num_layers * D, B, self.hidden_size)
+        if hx is not None:
+            hs = [hx] if isinstance(hx, Tensor) else list(hx)
+            for h in hs:
+                if tuple(h.shape) != want:
+                    raise RuntimeError(f"Expected hidden size {want}, got {tuple(h.shape)}")
+            if srt is not None:
+                hs = [utils.rnn._index_batch(h, srt.numpy(), 1) for h in hs]
+            hx = hs[0] if self._mode == "GRU" else tuple(hs)
+        fn = F.lstm if self._mode == "LSTM" else F.gru
+        res = fn(data, hx, self._flat_weights, self.bias, self.num_layers, self.dropout, self.training,
+                 self.bidirectional, False, batch_sizes=bs)
+        states = list(res[1:])
+        if unsrt is not None:
+            states = [utils.rnn._index_batch(h, unsrt.numpy(), 1) for h in states]
+        out = utils.rnn.PackedSequence(res[0], bs, srt, unsrt)
+        return (out, tuple(states)) if self._mode == "LSTM" else (out, states[0])
+
     def extra_repr(self):
         s = f"{self.input_size}, {self.hidden_size}"
         if self.num_layers != 1:
@@ -765,6 +791,7 @@ class GRU(RNNBase):
     _mode, _gates = "GRU", 3
 
 
+from . import _nn_utils as utils  # noqa: E402  (nn.utils.rnn: PackedSequence and its helpers)
 functional = F
 __all__ = ["Parameter", "Module", "Linear", "ReLU", "Sigmoid", "Tanh", "GELU", "SiLU", "LeakyReLU", "Softmax",
            "LogSoftmax", "Sequential", "MSELoss", "CrossEntropyLoss", "float32", "Conv1d", "Conv2d", "Conv3d", "MultiheadAttention",
