@@ -390,3 +390,82 @@ def test_against_torch(kind, layers, bidirectional, batch_first, bias):
     pairs += [(p, tp, n) for (n, p), tp in zip(m.named_parameters(), tm.parameters())]
     for a, b, n in pairs:
         assert_close(f64(a.grad), b.grad.double().numpy(), "float32", f"gradient of {n}", abs_floor=1e-5)
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+def test_module_packed_sequence_unsorted(kind, rng):
+    """nn.utils.rnn.pack_padded_sequence (enforce_sorted=False) through the module and back: each
+    sequence as if alone, h_n in the caller's batch order, gradients zero on the padding."""
+    R = nn.utils.rnn
+    I, H, lens = 2, 3, [2, 4, 3]
+    m = getattr(nn, kind)(I, H, num_layers=2, bidirectional=True, batch_first=True)
+    params = [f64(p) for p in m._flat_weights]
+    x = rng.standard_normal((3, 4, I)).astype(np.float32).astype(np.float64)
+    h0 = rng.standard_normal((4, 3, H)).astype(np.float32).astype(np.float64)
+    c0 = rng.standard_normal((4, 3, H)).astype(np.float32).astype(np.float64)
+    xo, ho, co = t(x, True), t(h0, True), t(c0)
+    packed = R.pack_padded_sequence(xo, lens, batch_first=True, enforce_sorted=False)
+    np.testing.assert_array_equal(packed.batch_sizes.numpy(), [3, 3, 2, 1])
+    np.testing.assert_array_equal(packed.sorted_indices.numpy(), [1, 2, 0])
+    y, s = m(packed, (ho, co) if kind == "LSTM" else ho)
+    assert isinstance(y, R.PackedSequence)
+    hn = s[0] if kind == "LSTM" else s
+    yp, yl = R.pad_packed_sequence(y, batch_first=True)
+    np.testing.assert_array_equal(yl.numpy(), lens)
+    assert tuple(yp.shape) == (3, 4, 2 * H)
+    for b, n in enumerate(lens):
+        ry, rh, rc = rnn_ref(kind, x[b, :n, None, :], h0[:, b:b + 1], c0[:, b:b + 1], params, 2, True, True, False)
+        assert_close(f64(yp)[b, :n], ry[:, 0], "float32", f"sequence {b}", abs_floor=1e-6)
+        assert np.all(f64(yp)[b, n:] == 0)
+        assert_close(f64(hn)[:, b], rh[:, 0], "float32", f"h_n {b}", abs_floor=1e-6)
+        if kind == "LSTM":
+            assert_close(f64(s[1])[:, b], rc[:, 0], "float32", f"c_n {b}", abs_floor=1e-6)
+    F.add(F.sum(F.mul(yp, yp)), F.sum(hn)).backward()
+    gx = f64(xo.grad)
+    assert np.all(gx[0, 2:] == 0) and np.all(gx[2, 3:] == 0) and np.any(gx[0, :2] != 0)
+    b, n = 0, lens[0]
+    xb = x[b, :n, None, :].copy()
+    hb, cb = h0[:, b:b + 1].copy(), c0[:, b:b + 1].copy()
+
+    def loss():
+        ry, rh, _ = rnn_ref(kind, xb, hb, cb, params, 2, True, True, False)
+        return np.sum(ry ** 2) + np.sum(rh)
+    want_x, want_h = numeric_grads(loss, [xb, hb])
+    assert_close(gx[b, :n], want_x[:, 0], "float32", "packed input gradient", abs_floor=1e-5)
+    assert_close(f64(ho.grad)[:, b], want_h[:, 0], "float32", "packed h0 gradient", abs_floor=1e-5)
+
+
+def test_pack_and_pad_helpers():
+    R = nn.utils.rnn
+    a, b = t(np.arange(6).reshape(3, 2)), t(np.arange(2).reshape(1, 2) + 10)
+    p = R.pack_sequence([a, b])
+    np.testing.assert_array_equal(p.batch_sizes.numpy(), [2, 1, 1])
+    np.testing.assert_array_equal(p.data.numpy(), [[0, 1], [10, 11], [2, 3], [4, 5]])
+    padded, lens = R.pad_packed_sequence(p, padding_value=-1.0, total_length=4)
+    assert tuple(padded.shape) == (4, 2, 2)
+    np.testing.assert_array_equal(lens.numpy(), [3, 1])
+    np.testing.assert_array_equal(padded.numpy()[:, 1], [[10, 11], [-1, -1], [-1, -1], [-1, -1]])
+    with pytest.raises(RuntimeError, match="sorted"):
+        R.pack_sequence([b, a])
+
+
+def test_packed_against_torch():
+    torch = pytest.importorskip("torch", reason="the torch comparison needs python3-torch")
+    torch.manual_seed(5)
+    tm = torch.nn.LSTM(3, 4, num_layers=2, bidirectional=True)
+    m = nn.LSTM(3, 4, num_layers=2, bidirectional=True)
+    m.load_state_dict(tm.state_dict())
+    x = torch.randn(5, 3, 3, requires_grad=True)
+    lens = [3, 5, 2]
+    y, (hn, cn) = tm(torch.nn.utils.rnn.pack_padded_sequence(x, lens, enforce_sorted=False))
+    yp, _ = torch.nn.utils.rnn.pad_packed_sequence(y)
+    ((yp ** 2).sum() + hn.sum() + cn.sum()).backward()
+    xo = t(x.detach().numpy(), True)
+    yo, (hno, cno) = m(nn.utils.rnn.pack_padded_sequence(xo, lens, enforce_sorted=False))
+    ypo, _ = nn.utils.rnn.pad_packed_sequence(yo)
+    F.add(F.add(F.sum(F.mul(ypo, ypo)), F.sum(hno)), F.sum(cno)).backward()
+    assert_close(f64(ypo), yp.detach().double().numpy(), "float32", "output", abs_floor=1e-6)
+    assert_close(f64(hno), hn.detach().double().numpy(), "float32", "h_n", abs_floor=1e-6)
+    assert_close(f64(xo.grad), x.grad.double().numpy(), "float32", "input gradient", abs_floor=1e-5)
+    for p, tp in zip(m.parameters(), tm.parameters()):
+        assert_close(f64(p.grad), tp.grad.double().numpy(), "float32", "weight gradient", abs_floor=1e-5)
