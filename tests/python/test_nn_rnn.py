@@ -111,8 +111,8 @@ def test_module_against_numpy_reference(kind, layers, bidirectional, batch_first
     h0 = rng.standard_normal((layers * D, B, H)) if given else np.zeros((layers * D, B, H))
     c0 = rng.standard_normal((layers * D, B, H)) if given else np.zeros((layers * D, B, H))
     x32, h32, c32 = (a.astype(np.float32).astype(np.float64) for a in (x, h0, c0))
-    wy, wh, wc = rng.standard_normal((3,) + ((B, T, D * H) if batch_first else (T, B, D * H)))[0], \
-        rng.standard_normal((layers * D, B, H)), rng.standard_normal((layers * D, B, H))
+    wy = rng.standard_normal((B, T, D * H) if batch_first else (T, B, D * H))
+    wh, wc = rng.standard_normal((layers * D, B, H)), rng.standard_normal((layers * D, B, H))
 
     xo, ho, co = t(x32, True), t(h32, True), t(c32, True)
     if kind == "LSTM":
