@@ -1,8 +1,8 @@
 # A few cases of aclnnLSTM / aclnnGRU and their gradients (src/ops/rnn/rnn.ops) against PyTorch 1.13
 # (torch.nn.LSTM / GRU and autograd), where torch is installed: the conventions (params order, gate
 # order, hx / hy layouts, bidirectional, packed sequences) checked against the implementation they
-# follow. The framework's binding takes batchSizes as a tensor, so the sequences go in packed form
-# (equal lengths: the padded case). The acceptance is the C++ harness tests/ops/test_op_table_rnn.cpp
+# follow. Here the sequences go in packed form (equal lengths: the padded case); the binding also
+# takes batchSizes=None (padded input), which nn.LSTM / GRU use (tests/python/test_nn_rnn.py). The acceptance is the C++ harness tests/ops/test_op_table_rnn.cpp
 # (float64 references); torch 1.13's Python API has no CPU _thnn_fused_lstm_cell to compare with.
 import numpy as np
 import pytest

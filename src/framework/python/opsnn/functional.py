@@ -955,3 +955,174 @@ __all__ += ["fused_attention", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
             "batch_norm", "layer_norm", "group_norm", "rms_norm", "embedding",
             "dropout", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "l1_loss",
             "binary_cross_entropy_with_logits"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Recurrent layers: aclnnLSTM / aclnnGRU (gradients aclnnLstmBackward / aclnnGRUBackward). The ops
+# return several tensors (output, h_n, c_n); they are views of one flat buffer, which carries the
+# op's autograd node: each view's node places its gradient in that buffer's layout, so the backward
+# op runs once with every output's gradient (zeros for the unused ones).
+
+def _views_of_flat(shapes, dtype):
+    sizes = [_py_int(np.prod(s)) for s in shapes]
+    flat = _new((builtins.sum(sizes),), dtype)
+    views, off = [], 0
+    for s, n in zip(shapes, sizes):
+        views.append(Tensor(flat._t.slice(0, off, off + n, 1).view([_py_int(d) for d in s])))
+        off += n
+    return flat, views
+
+
+def _split_flat(g, shapes):
+    g = contiguous(g)
+    out, off = [], 0
+    for s in shapes:
+        n = _py_int(np.prod(s))
+        out.append(Tensor(g._t.slice(0, off, off + n, 1).view([_py_int(d) for d in s])))
+        off += n
+    return out
+
+
+def _record_views(flat, views, inputs, name, back):
+    """Record back(flat gradient) -> input gradients on flat, and a placing node on each view."""
+    record(flat, inputs, name, back)
+    if flat.grad_fn is None:
+        return views
+    off = 0
+    for v in views:
+        n = v.numel()
+
+        def place(g, off=off, n=n, shape=tuple(v.shape)):
+            z = zeros(flat.numel(), dtype=flat.dtype)
+            z._t.slice(0, off, off + n, 1).view(list(shape)).copy_(contiguous(g)._t)
+            return z
+        record(v, [flat], name + "Output", place)
+        off += n
+    return views
+
+
+def _cat0(tensors):
+    """Concatenation along dim 0 (differentiable)."""
+    shape = [builtins.sum(t.shape[0] for t in tensors)] + list(tensors[0].shape[1:])
+    out = _new(shape, tensors[0].dtype)
+    off = 0
+    for t_ in tensors:
+        out._t.slice(0, off, off + t_.shape[0], 1).copy_(t_._t)
+        off += t_.shape[0]
+
+    def back(g):
+        res, o = [], 0
+        for t_ in tensors:
+            res.append(getitem(g, slice(o, o + t_.shape[0])))
+            o += t_.shape[0]
+        return tuple(res)
+    return record(out, list(tensors), "CatBackward", back)
+
+
+def _rnn(kind, input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first, batch_sizes):
+    lstm_ = kind == "LSTM"
+    D = 2 if bidirectional else 1
+    L = _py_int(num_layers)
+    per = (4 if has_biases else 2) * D  # parameters per layer
+    if len(params) != per * L:
+        raise RuntimeError(f"{kind.lower()}: expected {per * L} parameters for {L} layer(s), got {len(params)}")
+    if dropout and train and L > 1:
+        # Dropout between layers: one call per layer, the mask applied here (the ops refuse it).
+        outs, hs, cs, x = [], [], [], input
+        for layer in range(L):
+            hxl = [getitem(h, slice(layer * D, (layer + 1) * D)) for h in hx]
+            res = _rnn(kind, x, hxl, params[layer * per:(layer + 1) * per], has_biases, 1, 0.0, train,
+                       bidirectional, batch_first, batch_sizes)
+            x = res[0] if layer == L - 1 else globals()["dropout"](res[0], dropout, True)
+            hs.append(res[1])
+            if lstm_:
+                cs.append(res[2])
+        return (x, _cat0(hs), _cat0(cs)) if lstm_ else (x, _cat0(hs))
+    H = params[1].shape[1]
+    packed = batch_sizes is not None
+    if packed:
+        T, B = batch_sizes.shape[0], hx[0].shape[1]
+        step_shape = (input.shape[0], H)
+    else:
+        T, B = (input.shape[1], input.shape[0]) if batch_first else (input.shape[0], input.shape[1])
+        step_shape = (T, B, H)
+    state = (L * D, B, H)
+    shapes = [tuple(input.shape[:-1]) + (D * H,), state] + ([state] if lstm_ else [])
+    flat, outs = _views_of_flat(shapes, input.dtype)
+    ins = [input] + list(hx) + list(params)
+    need = is_grad_enabled() and builtins.any(_need(t_) for t_ in ins)
+    nlists = 7 if lstm_ else 5
+    saved = [[_new(step_shape, input.dtype) for _ in range(L * D)] for _ in range(nlists)] if need else \
+        [[] for _ in range(nlists)]
+    hl = [_h(p) for p in params]
+    sl = [[_h(s) for s in lst] for lst in saved]
+    state_arg = [_h(h) for h in hx] if lstm_ else hx[0]
+    call(kind, input, hl, state_arg, batch_sizes, _py_bool(has_biases), L, 0.0, need, _py_bool(bidirectional),
+         _py_bool(batch_first), *outs, *sl)
+    if not need:
+        return tuple(outs)
+
+    def back(g):
+        grads = _split_flat(g, shapes)
+        want = [_need(input), _need(hx[0]), lstm_ and _need(hx[1]),
+                builtins.any(_need(p) for p in params)]
+        dx = _new(input.shape, input.dtype) if want[0] else None
+        dh = _new(state, input.dtype) if want[1] or not lstm_ else None
+        dc = _new(state, input.dtype) if want[2] else None
+        dps = [_new(p.shape, p.dtype) for p in params] if want[3] or not lstm_ else None
+        if lstm_:
+            call("LstmBackward", input, state_arg, hl, grads[0], grads[1], grads[2], *sl, batch_sizes,
+                 _py_bool(has_biases), L, 0.0, True, _py_bool(bidirectional), _py_bool(batch_first), want, dx, dh, dc,
+                 [_h(p) for p in dps] if dps is not None else None)
+            return (dx, dh, dc) + tuple(dps if dps is not None else [None] * len(params))
+        if dx is None:
+            dx = _new(input.shape, input.dtype)  # (GRUBackward writes every gradient)
+        call("GRUBackward", input, hl, hx[0], grads[0], grads[1], *sl, batch_sizes, _py_bool(has_biases), L,
+             _py_bool(bidirectional), _py_bool(batch_first), dx, dh, [_h(p) for p in dps])
+        return (dx, dh) + tuple(dps)
+    return tuple(_record_views(flat, outs, ins, kind + "Backward", back))
+
+
+def _rnn_state(kind, input, hx, params, num_layers, bidirectional, batch_first, batch_sizes):
+    D = 2 if bidirectional else 1
+    H = params[1].shape[1]
+    if batch_sizes is not None:
+        B = _py_int(batch_sizes.numpy()[0]) if batch_sizes.numel() else 0
+    else:
+        B = input.shape[0] if batch_first else input.shape[1]
+    n = 2 if kind == "LSTM" else 1
+    if hx is None:
+        return [zeros(_py_int(num_layers) * D, B, H, dtype=input.dtype) for _ in range(n)]
+    hx = [hx] if isinstance(hx, Tensor) else list(hx)
+    if len(hx) != n:
+        raise RuntimeError(f"{kind.lower()}: hx must be {'(h_0, c_0)' if n == 2 else 'h_0'}")
+    return hx
+
+
+@low_precision
+def lstm(input, hx, params, has_biases=True, num_layers=1, dropout=0.0, train=False, bidirectional=False,
+         batch_first=False, batch_sizes=None):
+    """lstm(input, hx=(h_0, c_0) or None, params, has_biases, num_layers, dropout, train, bidirectional,
+    batch_first, batch_sizes=None) -> (output, h_n, c_n): torch.lstm's arguments (params in
+    torch.nn.LSTM's _flat_weights order). aclnnLSTM; gradient aclnnLstmBackward (the forward keeps the
+    per-step lists when a gradient is recorded). batch_sizes (int64, PyTorch's PackedSequence) makes
+    input the packed data [N, I]. Dropout between layers (train, num_layers > 1) runs one call per
+    layer with the mask drawn here."""
+    params = list(params)
+    hx = _rnn_state("LSTM", input, hx, params, num_layers, bidirectional, batch_first, batch_sizes)
+    return _rnn("LSTM", input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first,
+                batch_sizes)
+
+
+@low_precision
+def gru(input, hx, params, has_biases=True, num_layers=1, dropout=0.0, train=False, bidirectional=False,
+        batch_first=False, batch_sizes=None):
+    """gru(input, hx=h_0 or None, params, ...) -> (output, h_n): as lstm, aclnnGRU (gradient
+    aclnnGRUBackward)."""
+    params = list(params)
+    hx = _rnn_state("GRU", input, hx, params, num_layers, bidirectional, batch_first, batch_sizes)
+    return _rnn("GRU", input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first,
+                batch_sizes)
+
+
+__all__ += ["lstm", "gru"]

@@ -1,6 +1,6 @@
 """opsnn.nn: modules and parameters (Module, Parameter, buffers, Linear, Conv1d / Conv2d /
 ConvTranspose2d, BatchNorm1d / 2d, LayerNorm, GroupNorm, RMSNorm, Embedding, Dropout, the pools,
-Flatten, the activations, Sequential / ModuleList, the losses). State dicts hold numpy arrays;
+Flatten, the activations, Sequential / ModuleList, the losses, LSTM / GRU). State dicts hold numpy arrays;
 load_state_dict also takes a PyTorch state_dict (its tensors go through numpy)."""
 import collections
 import math
@@ -646,10 +646,156 @@ class BCEWithLogitsLoss(_Loss):
         return F.binary_cross_entropy_with_logits(input, target, self.weight, self.reduction, self.pos_weight)
 
 
+class RNNBase(Module):
+    """torch.nn.LSTM / GRU's module: parameters weight_ih_l{k}[_reverse] [G*H, I_k], weight_hh_l{k}
+    [G*H, H], bias_ih_l{k} / bias_hh_l{k} [G*H] (G = 4 LSTM, 3 GRU), all U(-1/sqrt(H), 1/sqrt(H)),
+    in torch's order, so a torch state_dict loads. forward(input, hx=None): input [T, B, I] ([B, T, I]
+    batch_first, [T, I] unbatched); hx None = zeros. One aclnnLSTM / aclnnGRU call (F.lstm / F.gru);
+    gradients aclnnLstmBackward / aclnnGRUBackward; dropout between layers while training."""
+    _mode, _gates = "", 0
+
+    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
+                 bidirectional=False, proj_size=0):
+        super().__init__()
+        if not isinstance(dropout, (int, float)) or isinstance(dropout, bool) or not 0 <= dropout <= 1:
+            raise ValueError("dropout should be a number in range [0, 1] representing the probability of an "
+                             "element being zeroed")
+        if not isinstance(hidden_size, int) or hidden_size <= 0:
+            raise ValueError("hidden_size must be an integer greater than zero")
+        if not isinstance(num_layers, int) or num_layers <= 0:
+            raise ValueError("num_layers must be an integer greater than zero")
+        if proj_size:
+            raise NotImplementedError("proj_size > 0 is not supported (aclnnLSTM has no projection)")
+        if dropout > 0 and num_layers == 1:
+            import warnings
+            warnings.warn("dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
+                          f"expects num_layers greater than 1, but got dropout={dropout} and num_layers=1")
+        object.__setattr__(self, "mode", self._mode)
+        self.input_size, self.hidden_size, self.num_layers = input_size, hidden_size, num_layers
+        self.bias, self.batch_first, self.dropout = bias, batch_first, float(dropout)
+        self.bidirectional, self.proj_size = bidirectional, 0
+        D, G = (2 if bidirectional else 1), self._gates
+        names = []
+        for layer in range(num_layers):
+            for d in range(D):
+                sfx = f"_l{layer}" + ("_reverse" if d else "")
+                isz = input_size if layer == 0 else hidden_size * D
+                shapes = [("weight_ih", (G * hidden_size, isz)), ("weight_hh", (G * hidden_size, hidden_size))]
+                if bias:
+                    shapes += [("bias_ih", (G * hidden_size,)), ("bias_hh", (G * hidden_size,))]
+                for n, shape in shapes:
+                    self.__setattr__(n + sfx, Parameter(np.zeros(shape, np.float32)))
+                    names.append(n + sfx)
+        object.__setattr__(self, "_flat_weights_names", names)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """Every parameter U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)) (PyTorch's init)."""
+        bound = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0.0
+        with no_grad():
+            for n in self._flat_weights_names:
+                p = getattr(self, n)
+                p._t.copy_(_uniform(tuple(p.shape), bound)._t)
+
+    @property
+    def _flat_weights(self):
+        return [getattr(self, n) for n in self._flat_weights_names]
+
+    @property
+    def all_weights(self):
+        w, per = self._flat_weights, 4 if self.bias else 2
+        return [w[i:i + per] for i in range(0, len(w), per)]
+
+    def flatten_parameters(self):
+        """PyTorch's cuDNN weight compaction: nothing to do here."""
+
+    def forward(self, input, hx=None):
+        if isinstance(input, utils.rnn.PackedSequence):
+            return self._forward_packed(input, hx)
+        D = 2 if self.bidirectional else 1
+        batched = input.dim() == 3
+        if input.dim() not in (2, 3):
+            raise ValueError(f"{self._mode}: Expected input to be 2D or 3D, got {input.dim()}D instead")
+        if not batched:
+            input = F.unsqueeze(input, 0 if self.batch_first else 1)
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
+                               f"got {input.shape[-1]}")
+        B = input.shape[0] if self.batch_first else input.shape[1]
+        want = (self.num_layers * D, B, self.hidden_size)
+        if hx is not None:
+            hs = [hx] if isinstance(hx, Tensor) else list(hx)
+            if not batched:
+                hs = [F.unsqueeze(h, 1) for h in hs]
+            for h in hs:
+                if tuple(h.shape) != want:
+                    raise RuntimeError(f"Expected hidden size {want}, got {tuple(h.shape)}")
+            hx = hs[0] if self._mode == "GRU" else tuple(hs)
+        fn = F.lstm if self._mode == "LSTM" else F.gru
+        res = fn(input, hx, self._flat_weights, self.bias, self.num_layers, self.dropout, self.training,
+                 self.bidirectional, self.batch_first)
+        if not batched:
+            res = tuple(F.squeeze(r, 0 if self.batch_first and i == 0 else 1) for i, r in enumerate(res))
+        if self._mode == "LSTM":
+            return res[0], (res[1], res[2])
+        return res[0], res[1]
+
+    def _forward_packed(self, packed, hx):
+        """PyTorch's PackedSequence path: batch_sizes to the op; hx in the caller's batch order (sorted
+        here by sorted_indices, h_n / c_n returned in the caller's order)."""
+        data, bs, srt, unsrt = packed
+        D = 2 if self.bidirectional else 1
+        B = int(bs.numpy()[0])
+        want = (self.num_layers * D, B, self.hidden_size)
+        if hx is not None:
+            hs = [hx] if isinstance(hx, Tensor) else list(hx)
+            for h in hs:
+                if tuple(h.shape) != want:
+                    raise RuntimeError(f"Expected hidden size {want}, got {tuple(h.shape)}")
+            if srt is not None:
+                hs = [utils.rnn._index_batch(h, srt.numpy(), 1) for h in hs]
+            hx = hs[0] if self._mode == "GRU" else tuple(hs)
+        fn = F.lstm if self._mode == "LSTM" else F.gru
+        res = fn(data, hx, self._flat_weights, self.bias, self.num_layers, self.dropout, self.training,
+                 self.bidirectional, False, batch_sizes=bs)
+        states = list(res[1:])
+        if unsrt is not None:
+            states = [utils.rnn._index_batch(h, unsrt.numpy(), 1) for h in states]
+        out = utils.rnn.PackedSequence(res[0], bs, srt, unsrt)
+        return (out, tuple(states)) if self._mode == "LSTM" else (out, states[0])
+
+    def extra_repr(self):
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.num_layers != 1:
+            s += f", num_layers={self.num_layers}"
+        if not self.bias:
+            s += ", bias=False"
+        if self.batch_first:
+            s += ", batch_first=True"
+        if self.dropout:
+            s += f", dropout={self.dropout}"
+        if self.bidirectional:
+            s += ", bidirectional=True"
+        return s
+
+
+class LSTM(RNNBase):
+    """torch.nn.LSTM (gates i, f, g, o): forward(input, (h_0, c_0) or None) -> (output, (h_n, c_n));
+    aclnnLSTM, gradient aclnnLstmBackward."""
+    _mode, _gates = "LSTM", 4
+
+
+class GRU(RNNBase):
+    """torch.nn.GRU (gates r, z, n): forward(input, h_0 or None) -> (output, h_n); aclnnGRU, gradient
+    aclnnGRUBackward."""
+    _mode, _gates = "GRU", 3
+
+
+from . import _nn_utils as utils  # noqa: E402  (nn.utils.rnn: PackedSequence and its helpers)
 functional = F
 __all__ = ["Parameter", "Module", "Linear", "ReLU", "Sigmoid", "Tanh", "GELU", "SiLU", "LeakyReLU", "Softmax",
            "LogSoftmax", "Sequential", "MSELoss", "CrossEntropyLoss", "float32", "Conv1d", "Conv2d", "Conv3d", "MultiheadAttention",
            "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
            "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "RMSNorm", "Embedding", "Dropout", "MaxPool2d",
            "AvgPool2d", "AdaptiveAvgPool2d", "Flatten", "Identity", "ModuleList", "L1Loss", "NLLLoss",
-           "BCEWithLogitsLoss"]
+           "BCEWithLogitsLoss", "RNNBase", "LSTM", "GRU"]
