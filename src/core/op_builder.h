@@ -57,8 +57,11 @@ class OpBuilder {
     return k;
   }
 
-  // The steps keep a pointer to an object of the caller (not a copy): the plan is not reusable.
+  // The plan cache (core/plan_cache.h) must not reuse this plan: its steps keep a pointer to an
+  // object of the caller (not a copy), or phase 1 checked memory beyond the registered views (an
+  // extent the launch writes) against its allocation, which a cache hit does not repeat.
   void refers_to_caller_objects() { ex_->plan_cacheable = false; }
+  void checks_memory_beyond_views() { ex_->plan_cacheable = false; }
 
   template <class S, class... Args>
   S &add_step(Args &&...args) {

@@ -1,14 +1,17 @@
 // The phase-1 plan cache (core/plan_cache.h): a repeated descriptor is served from the cache and
 // computes what phase 1 would; a descriptor differing in any one part (a stride, a dtype, an
 // offset, a data address, a scalar value, an attribute, the format, two parameters being one
-// object) misses; epochs, capacity and the off switch; one cache per thread.
+// object) misses; plans tied to their call are never kept; epochs, capacity and the off switch;
+// one cache per thread.
 #include <atomic>
 #include <cmath>
 #include <thread>
 #include <vector>
 
 #include "aclnnop/aclnn_add.h"
+#include "aclnnop/aclnn_nonzero.h"
 #include "aclnnop/aclnn_softmax.h"
+#include "aclnnop/aclnn_trans_matmul_weight.h"
 #include "core/plan_cache.h"
 #include "test_util.h"
 
@@ -140,6 +143,29 @@ TEST_F(PlanCacheTest, OneObjectPassedTwiceIsAnotherKey) {
   EXPECT_EQ(same_object.misses, 1u);
   aclDestroyScalar(alpha);
   aclDestroyTensor(x_again);
+}
+
+// Plans a cache hit could not reproduce are not kept: Nonzero's launch rewrites the caller's out
+// descriptor; TransMatmulWeight's phase 1 checks the packed extent (beyond the view) against the
+// allocation.
+TEST_F(PlanCacheTest, PlansTiedToTheirCallAreNotKept) {
+  DeviceTensor x({3, 4}, ACL_FLOAT), nz({12, 2}, ACL_INT64), w({4, 16}, ACL_FLOAT16);
+  auto phase1_only = [](auto &&call) {
+    return count([&] {
+      uint64_t ws = 0;
+      aclOpExecutor *ex = nullptr;
+      ASSERT_EQ(call(&ws, &ex), 0) << aclGetRecentErrMsg();
+      aclDestroyAclOpExecutor(ex);
+    });
+  };
+  for (int i = 0; i < 3; ++i) {
+    const Counts n = phase1_only([&](uint64_t *ws, aclOpExecutor **e) { return aclnnNonzeroGetWorkspaceSize(x, nz, ws, e); });
+    EXPECT_EQ(n.hits, 0u);
+    EXPECT_EQ(n.misses, 1u);
+    const Counts t = phase1_only([&](uint64_t *ws, aclOpExecutor **e) { return aclnnTransMatmulWeightGetWorkspaceSize(w, ws, e); });
+    EXPECT_EQ(t.hits, 0u);
+    EXPECT_EQ(t.misses, 1u);
+  }
 }
 
 TEST_F(PlanCacheTest, EpochCapacityAndOff) {

@@ -441,6 +441,7 @@ void prepack_weight(core::OpBuilder &b, const QmmCall &c) {
   packed.strides[0] = 1;
   const std::string what = std::string(name) + " (packed extent)";
   core::check_view_within_allocation(packed, what.c_str());
+  b.checks_memory_beyond_views();  // a cached plan would not repeat the check above
 }
 
 }  // namespace
