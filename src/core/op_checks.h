@@ -10,6 +10,13 @@
 
 namespace opsnn::core {
 
+// A tensor argument and its prototype name (for messages); the family phase 1s' call structs hold
+// their arguments by role as these ("" name: the prototype has no such argument).
+struct NamedTensor {
+  const aclTensor *t = nullptr;
+  const char *name = "";
+};
+
 struct Shape {
   int ndim = 0;
   int64_t dims[kMaxDims] = {};

@@ -124,7 +124,7 @@ PlanKey &thread_plan_key() {
 
 void PlanKey::begin(const char *api) {
   bytes_.clear();
-  nseen_ = 0;
+  seen_.clear();  // keeps its memory: no allocation once warm
   add(api);
   const uint64_t epoch = g_epoch.load(std::memory_order_acquire);
   raw(&epoch, sizeof epoch);
@@ -135,9 +135,9 @@ void PlanKey::begin(const char *api) {
 void PlanKey::add(const aclTensor *t) {
   // The same object passed twice (an in-place call through two parameters) is part of the key.
   int alias = -1;
-  for (int i = 0; i < nseen_; ++i)
-    if (seen_[i] == t) alias = i;
-  if (alias < 0 && nseen_ < 16) seen_[nseen_++] = t;
+  for (size_t i = 0; i < seen_.size() && alias < 0; ++i)
+    if (seen_[i] == t) alias = static_cast<int>(i);
+  if (alias < 0) seen_.push_back(t);
   raw(&alias, sizeof alias);
   const bool present = t != nullptr;
   raw(&present, sizeof present);

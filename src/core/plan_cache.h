@@ -22,6 +22,7 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "aclnn/aclnn_base.h"
 
@@ -64,8 +65,7 @@ class PlanKey {
  private:
   void raw(const void *p, size_t n) { bytes_.append(static_cast<const char *>(p), n); }
   std::string bytes_;
-  const void *seen_[16];  // tensor objects met so far (aliasing: the same object passed twice)
-  int nseen_ = 0;
+  std::vector<const void *> seen_;  // tensor objects met so far (the same object passed twice)
 };
 
 // A phase-1 call named with its key (key null: not cached).

@@ -27,10 +27,7 @@ struct ChannelRule {
   ChannelOp op;
 };
 
-struct ChannelArg {
-  const aclTensor *t = nullptr;
-  const char *name = "";
-};
+using ChannelArg = core::NamedTensor;
 
 struct ChannelScalarArg {
   const aclScalar *s = nullptr;

@@ -34,10 +34,7 @@ struct GatedRule {
   GatedTerm terms[2] = {};
 };
 
-struct GatedArg {
-  const aclTensor *t = nullptr;
-  const char *name = "";  // "" when the prototype has no such argument
-};
+using GatedArg = core::NamedTensor;
 
 struct GatedCall {
   GatedArg x, grad, gelu, threshold, group, out, out_gelu;

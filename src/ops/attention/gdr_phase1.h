@@ -13,10 +13,7 @@ struct GdrRule {
   core::DtypeMask dtypes;  // query / key / value / out dtypes
 };
 
-struct GdrArg {
-  const aclTensor *t = nullptr;
-  const char *name = "";
-};
+using GdrArg = core::NamedTensor;
 
 struct GdrCall {
   GdrArg query, key, value, beta, state, act_len, state_idx, g, gk, accepted, out;

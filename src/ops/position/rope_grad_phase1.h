@@ -12,10 +12,7 @@ struct RopeGradRule {
   core::DtypeMask dtypes;  // the one dtype of every tensor
 };
 
-struct RopeGradArg {
-  const aclTensor *t = nullptr;
-  const char *name = "";
-};
+using RopeGradArg = core::NamedTensor;
 
 struct RopeGradCall {
   RopeGradArg dy, cos, sin, x, dx, dcos, dsin;

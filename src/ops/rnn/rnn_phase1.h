@@ -53,10 +53,7 @@ struct RnnRule {
   core::DtypeMask dtypes;  // the one dtype of every tensor
 };
 
-struct RnnArg {
-  const aclTensor *t = nullptr;
-  const char *name = "";
-};
+using RnnArg = core::NamedTensor;
 
 struct RnnList {
   const aclTensorList *l = nullptr;
