@@ -113,7 +113,7 @@ if [ "${OPSNN_SKIP_SANITIZE:-0}" != "1" ]; then
   fi
   cmake -S . -B build-asan "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
     "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "${san[@]}" "${launcher[@]}" \
-    "-DOPSNN_TEST_SUITES=runtime;api;core;$OPSNN_ASAN_OPS" -DOPSNN_BUILD_BENCH=OFF -DOPSNN_BUILD_TESTS=ON
+    "-DOPSNN_TEST_SUITES=runtime;api;core;$OPSNN_ASAN_OPS" -DOPSNN_BUILD_BENCH=OFF -DOPSNN_BUILD_TESTS=ON -DOPSNN_BUILD_PYTHON=OFF
   unset CC CXX
   say "build build-asan/"
   asan_build_start=$(date +%s)
@@ -166,7 +166,7 @@ if [ "${OPSNN_SKIP_EMULATED:-0}" != "1" ] && grep -qw avx2 /proc/cpuinfo 2>/dev/
   say "configure build-avx512emu/ (Release, AVX-512 through SIMDe, kernels + ops suites)"
   if [ -f build-avx512emu/CMakeCache.txt ]; then gen=(); else gen=(-G Ninja); fi
   cmake -S . -B build-avx512emu "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DOPSNN_EMULATE_AVX512=ON \
-    -DOPSNN_BUILD_BENCH=OFF -DOPSNN_BUILD_TESTS=ON "-DOPSNN_TEST_SUITES=kernels;$OPSNN_ISA_OPS"
+    -DOPSNN_BUILD_BENCH=OFF -DOPSNN_BUILD_TESTS=ON -DOPSNN_BUILD_PYTHON=OFF "-DOPSNN_TEST_SUITES=kernels;$OPSNN_ISA_OPS"
   say "build build-avx512emu/"
   cmake --build build-avx512emu -j "$JOBS"
   say "ctest build-avx512emu/"

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <sstream>
@@ -13,6 +14,15 @@ namespace opsnn::test {
 std::mt19937_64 &rng() {
   static thread_local std::mt19937_64 g(12345);
   return g;
+}
+
+int test_thin() {
+  static const int n = [] {
+    const char *env = std::getenv("OPSNN_TEST_THIN");
+    const int v = env != nullptr ? std::atoi(env) : 1;
+    return v >= 1 ? v : 1;
+  }();
+  return n;
 }
 
 void reseed_for_current_test() {

@@ -21,6 +21,10 @@ std::mt19937_64 &rng();
 // Deterministic per-test seed (from the test name), printed on failure via SCOPED_TRACE by callers.
 void reseed_for_current_test();
 
+// OPSNN_TEST_THIN=n (CI's qemu stage, where the long sweeps cost minutes): the sweeps and long
+// problems keep every n-th input or a smaller set; their special cases stay. Unset or 1: all.
+int test_thin();
+
 size_t elem_size(aclDataType dt);
 double read_elem(aclDataType dt, const void *p);        // storage element -> double
 void write_elem(aclDataType dt, void *p, double v);     // double -> storage element (rounded)

@@ -7,13 +7,13 @@
 #include <bit>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "kernels/elementwise/ops.h"
 #include "kernels/elementwise/vmath.h"
 #include "float64_refs.h"
+#include "test_util.h"
 
 namespace opsnn::kernels {
 ContigKernel ew_kernel_portable(EwOp op, core::ComputeType ct);
@@ -70,16 +70,8 @@ double ulp_of(double ref) {
 
 // Inputs: every 4099th bit pattern (all exponents, both signs, denormals, Inf, NaN) plus a dense
 // uniform sweep of [-12, 12] and of (-1, 1).
-// OPSNN_TEST_THIN=n (CI's qemu stage: the sweeps cost minutes there) keeps every n-th input of
-// the sweeps; the special values stay. Unset or 1: every input.
-int thin() {
-  static const int n = [] {
-    const char *env = std::getenv("OPSNN_TEST_THIN");
-    const int v = env != nullptr ? std::atoi(env) : 1;
-    return v >= 1 ? v : 1;
-  }();
-  return n;
-}
+// OPSNN_TEST_THIN=n keeps every n-th input of the sweeps (test_thin()); the special values stay.
+int thin() { return test_thin(); }
 
 std::vector<float> inputs() {
   std::vector<float> v;
