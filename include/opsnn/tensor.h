@@ -52,6 +52,7 @@ class Storage {
   void *data() const { return ptr_; }
   size_t bytes() const { return bytes_; }
   bool external() const { return static_cast<bool>(release_); }
+  uint64_t capture_pass() const { return capture_pass_; }  // the graph-capture pass that made it (0: none)
 
  private:
   std::function<void()> release_function();

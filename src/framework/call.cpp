@@ -176,6 +176,7 @@ OpCall::~OpCall() {
 }
 
 static aclTensor *make_descriptor(const Tensor &t) {
+  detail::capture_check_argument(t.storage()->capture_pass());
   const int64_t storage = t.storage_numel();
   aclTensor *d = aclCreateTensor(t.shape().data(), t.shape().size(), t.dtype(), t.strides().data(), t.offset(),
                                  ACL_FORMAT_ND, &storage, 1, t.storage()->data());

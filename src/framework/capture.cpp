@@ -141,6 +141,16 @@ void capture_workspace_done(void *ptr, int64_t block) {
   aclrtFree(ptr);  // nothing ran: the discarded model never reads it
 }
 
+void capture_check_argument(uint64_t made_by_pass) {
+  if (made_by_pass == 0 || !capture_active()) return;
+  PassState &s = state();
+  std::lock_guard<std::mutex> lk(s.mu);
+  if (s.placing && made_by_pass + 1 == s.pass)
+    throw Error(ACL_ERROR_RT_STREAM_CAPTURED, "opsnn.graph: the step reads a tensor that its own recording pass made (state "
+                "kept across calls in a new tensor, e.g. an optimiser's buffer made at its first step, or `self.h = f(self.h)`); "
+                "run a warm-up step first (warmup >= 1) or update such state in place");
+}
+
 static void begin_pass(bool placing) {
   PassState &s = state();
   std::lock_guard<std::mutex> lk(s.mu);

@@ -34,6 +34,11 @@ bool capture_release(int64_t block, uint64_t pass, std::function<void()> &releas
 bool capture_workspace(uint64_t bytes, void **ptr, int64_t *block);
 void capture_workspace_done(void *ptr, int64_t block);
 
+// OpCall: an argument made by the recording pass, read in the placing pass, holds nothing (the
+// recording pass ran nothing): state carried across calls in a new tensor rather than updated in
+// place. Throws then.
+void capture_check_argument(uint64_t made_by_pass);
+
 // Graph::capture's passes. begin_pass throws when a pass already runs.
 struct PassResult {
   std::vector<PlannedBlock> blocks;                 // the recording pass's log
