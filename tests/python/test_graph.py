@@ -36,6 +36,8 @@ def test_mlp_training_step_replays_like_eager():
         return loss
 
     g = opsnn.graph(step)  # the warm-up step trains on data[0], as the eager loop's first step does
+    r = g.memory_report()
+    assert r["live_peak_bytes"] <= r["planned_bytes"] <= r["unplanned_bytes"]
     losses_e, losses_c = [], []
     for i, (xb, yb) in enumerate(data):
         opt_e.zero_grad()
@@ -92,6 +94,8 @@ def test_cnn_training_step_keeps_state_like_eager():
         return loss
 
     g = opsnn.graph(step)
+    r = g.memory_report()
+    assert r["live_peak_bytes"] <= r["planned_bytes"] <= r["unplanned_bytes"]
     for i, (xb, yb) in enumerate(data):
         opt_e.zero_grad()
         loss = loss_fn(eager(opsnn.from_numpy(xb)), opsnn.from_numpy(yb))
