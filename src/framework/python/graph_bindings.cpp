@@ -1,4 +1,4 @@
-// opsnn._C.Graph: the C++ core's graph capture (include/opsnn/graph.h) for opsnn.graph (graph.py).
+// opsnn._C.Graph: the C++ core's graph capture (include/opsnn/graph.h) for opsnn.graph (_graph.py).
 #include <pybind11/functional.h>
 
 #include "bindings_common.h"
