@@ -31,8 +31,9 @@ class Graph:
 
     def capture(self, fn, *args, warmup=1):
         """Runs fn(*args) `warmup` times eagerly (lazy state such as optimiser buffers is made
-        then; the first run's storage peak is the eager figure of memory_report), then captures it.
-        Returns the captured pass's result (the static outputs)."""
+        then; the first run's storage peak is the eager figure of memory_report, measured after
+        reset_peak_memory_stats()), then captures it. Returns the captured pass's result (the
+        static outputs; their contents are undefined until the first replay)."""
         for i in range(warmup):
             _C.synchronize()
             before = _C.memory_stats()
