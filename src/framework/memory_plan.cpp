@@ -50,7 +50,7 @@ std::vector<std::vector<size_t>> shared_predecessors(const std::vector<PlannedBl
   std::vector<std::vector<size_t>> out(blocks.size());
   for (size_t j = 0; j < blocks.size(); ++j)
     for (size_t i = 0; i < j; ++i)
-      if (blocks[i].bytes > 0 && blocks[j].bytes > 0 && ranges_overlap(blocks[i], blocks[j])) out[j].push_back(i);
+      if (ranges_overlap(blocks[i], blocks[j])) out[j].push_back(i);
   return out;
 }
 

@@ -2,6 +2,7 @@
 // "Framework layer", graph capture). Internal to libopsnn_framework.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -12,7 +13,9 @@ namespace detail {
 constexpr uint64_t kForever = UINT64_MAX;  // `last` of a block still alive when the step ends
 constexpr uint64_t kPlanAlign = 512;       // the runtime's block alignment, kept inside the arena
 
-inline uint64_t plan_aligned(uint64_t bytes) { return (bytes + kPlanAlign - 1) / kPlanAlign * kPlanAlign; }
+// A block's place in the arena: an empty tensor still gets one (its address must lie in the arena,
+// as an eager empty tensor's lies in its one-byte allocation).
+inline uint64_t plan_aligned(uint64_t bytes) { return (std::max<uint64_t>(bytes, 1) + kPlanAlign - 1) / kPlanAlign * kPlanAlign; }
 
 // One allocation of the step: its size and lifetime in capture order (clock ticks of the
 // allocation and of the release), and the offset the plan gives it.

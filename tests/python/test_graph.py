@@ -277,3 +277,18 @@ def test_random_lifetimes_replay_like_eager(seed):
         assert len(outs) == len(want)
         for o, w in zip(outs, want):
             np.testing.assert_array_equal(o.numpy(), w.numpy())
+
+
+def test_empty_tensors_in_a_step():
+    x = opsnn.from_numpy(np.arange(6, dtype=np.float32).reshape(2, 3))
+
+    def step():
+        empty = F.add(x[:, :0], 1.0)  # a 0-element result: its block still lies in the arena
+        return F.mul(x, 2.0), empty
+
+    g = opsnn.graph(step)
+    x.copy_(opsnn.from_numpy(np.ones((2, 3), np.float32)))
+    g.replay()
+    out, empty = g.outputs
+    assert empty.shape == (2, 0)
+    np.testing.assert_array_equal(out.numpy(), np.full((2, 3), 2.0, np.float32))
