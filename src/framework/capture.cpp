@@ -88,6 +88,9 @@ bool capture_release(int64_t block, uint64_t pass, std::function<void()> &releas
   PassState &s = state();
   std::lock_guard<std::mutex> lk(s.mu);
   const uint64_t now = s.clock++;
+  // The recording pass's tensors: the placing pass may not read them (capture_check_argument), so
+  // they go at once, however the step drops them (the previous pass's outputs and gradients).
+  if (s.placing && pass != 0 && pass + 1 == s.pass) return false;
   if (pass != s.pass) {  // memory from before this pass: the captured work may read it
     s.deferred.push_back(std::move(release));
     return true;
