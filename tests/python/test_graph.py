@@ -195,8 +195,10 @@ def test_misuse_raises_clear_errors():
     with pytest.raises(opsnn.Error, match="do not nest"):
         g.capture(lambda: opsnn.graph(lambda: F.add(x, x), warmup=0), warmup=0)
     shapes = iter([(2, 2), (3, 3)])
-    with pytest.raises(opsnn.Error, match="allocate the same way"):
+    allocated = opsnn.memory_allocated()
+    with pytest.raises(opsnn.Error, match="allocate the same way"):  # found in the placing pass
         g.capture(lambda: opsnn.zeros(*next(shapes)), warmup=0)
+    assert opsnn.memory_allocated() == allocated  # the failed capture's arena and blocks are gone
     state = {"h": opsnn.zeros(2, 2)}
 
     def carry():
