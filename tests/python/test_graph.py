@@ -281,6 +281,19 @@ def test_random_lifetimes_replay_like_eager(seed):
             np.testing.assert_array_equal(o.numpy(), w.numpy())
 
 
+def test_the_step_runs_eagerly_then_twice_in_capture():
+    x = opsnn.from_numpy(np.ones(3, np.float32))
+    seen = []
+
+    def step():
+        seen.append(opsnn.is_capturing())
+        return F.add(x, 1.0)
+
+    opsnn.graph(step, warmup=2)
+    assert seen == [False, False, True, True]
+    assert not opsnn.is_capturing()
+
+
 def test_empty_tensors_in_a_step():
     x = opsnn.from_numpy(np.arange(6, dtype=np.float32).reshape(2, 3))
 

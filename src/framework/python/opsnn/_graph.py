@@ -90,4 +90,5 @@ def graph(fn, *args, warmup=1):
 
 
 def is_capturing():
+    """True inside a capture pass (the step is being recorded, not run)."""
     return _C.graph_capturing()
