@@ -132,8 +132,10 @@ def test_plan_reuses_the_memory_of_dead_intermediates():
     assert r["kept_bytes"] == 64 * 128 * 4  # the output only
     with opsnn.no_grad():
         want = model(x).numpy()
+    calls = opsnn._C.call_stats()["calls"]
     g.replay()
     np.testing.assert_array_equal(g.outputs.numpy(), want)
+    assert opsnn._C.call_stats()["calls"] == calls  # a replay only launches: no aclnn call, no phase 1
 
 
 def test_tensors_alive_after_the_step_are_never_overwritten():
