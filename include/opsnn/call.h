@@ -30,7 +30,8 @@ struct Scalar {
 
 /* The layer's stream (acl initialised, device 0 set and the stream created on first use). */
 aclrtStream stream();
-/* Wait for everything launched on the layer's stream; a failed launch is thrown here. */
+/* Wait for everything launched on the layer's stream; a failed launch is thrown here. Throws
+ * during a graph capture (opsnn/graph.h): the captured work has not run. */
 void synchronize();
 
 /* Counters of the call path (reset_call_stats zeroes them; the cache's entries stay). */
@@ -115,6 +116,8 @@ class OpCall {
   const char *roles_ = nullptr;
   bool address_sensitive_ = false;
   bool cacheable_ = false;
+  bool ws_captured_ = false;    // the workspace came from a graph capture's pass
+  int64_t ws_block_ = -1;       // its allocation number there
   std::string key_;
   std::vector<const Tensor *> args_;  // the tensor parameters in prototype order (null: none given)
   std::vector<aclTensor *> tensors_;

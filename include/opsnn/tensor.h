@@ -39,7 +39,9 @@ const char *dtype_name(aclDataType d); /* "float32", "float16", "bfloat16", "int
 
 /* Device memory from aclrtMalloc, freed (into the runtime's cache) by the last owner; or memory
  * another library owns (DLPack import: on a CPU device, device memory is host memory), handed
- * back through `release` by the last owner and never counted in memory_stats(). */
+ * back through `release` by the last owner and never counted in memory_stats(). During a graph
+ * capture (opsnn/graph.h) the memory is a planned place in the graph's arena, which the storage
+ * keeps alive. */
 class Storage {
  public:
   explicit Storage(size_t bytes);
@@ -50,11 +52,17 @@ class Storage {
   void *data() const { return ptr_; }
   size_t bytes() const { return bytes_; }
   bool external() const { return static_cast<bool>(release_); }
+  uint64_t capture_pass() const { return capture_pass_; }  // the graph-capture pass that made it (0: none)
 
  private:
+  std::function<void()> release_function();
+
   void *ptr_ = nullptr;
   size_t bytes_ = 0;
   std::function<void()> release_;
+  std::shared_ptr<void> arena_;  // a graph's arena this storage lies in
+  int64_t capture_block_ = -1;   // the allocation's number in the capture pass that made it
+  uint64_t capture_pass_ = 0;    // that pass (0: none)
 };
 
 /* Counters of the tensors' storage (PyTorch's memory_stats): bytes of live Storage now and at the
@@ -115,7 +123,8 @@ class Tensor {
   Tensor &copy_(const Tensor &src);             // aclnnInplaceCopy (broadcast, cast)
   Tensor &fill_(double value);                  // aclnnInplaceFillScalar
   Tensor &zero_();                              // aclnnInplaceZero
-  /* Copy the elements in row-major order to host memory (numel * element_size bytes); synchronises. */
+  /* Copy the elements in row-major order to host memory (numel * element_size bytes); synchronises
+   * (and so throws during a graph capture). */
   void to_host(void *dst) const;
 
   std::string describe() const;  // "Tensor(shape=[2, 3], dtype=float32, strides=[3, 1], offset=0)"

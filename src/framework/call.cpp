@@ -11,6 +11,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "capture.h"
+
 namespace opsnn {
 
 namespace {
@@ -87,6 +89,9 @@ std::string recent_message() {
 aclrtStream stream() { return layer().stream; }
 
 void synchronize() {
+  if (detail::capture_active())
+    throw Error(ACL_ERROR_RT_STREAM_CAPTURED, "opsnn.graph: synchronize or a host read of a tensor inside a capture: the "
+                "captured work has not run (read results after replay())");
   const aclError rc = aclrtSynchronizeStream(stream());
   if (rc != ACL_SUCCESS) throw Error(rc, "aclrtSynchronizeStream failed (a launch on the layer's stream failed): " + recent_message());
 }
@@ -171,6 +176,7 @@ OpCall::~OpCall() {
 }
 
 static aclTensor *make_descriptor(const Tensor &t) {
+  detail::capture_check_argument(t.storage()->capture_pass());
   const int64_t storage = t.storage_numel();
   aclTensor *d = aclCreateTensor(t.shape().data(), t.shape().size(), t.dtype(), t.strides().data(), t.offset(),
                                  ACL_FORMAT_ND, &storage, 1, t.storage()->data());
@@ -303,6 +309,9 @@ void OpCall::check(int rc, const char *phase) const {
 
 void *OpCall::acquire_workspace(uint64_t bytes) {
   ++g_calls;
+  void *captured = nullptr;
+  ws_captured_ = detail::capture_workspace(bytes, &captured, &ws_block_);
+  if (ws_captured_) return captured;  // the capture's own or planned memory, not the arena
   if (bytes == 0) return nullptr;
   g_ws_bytes += bytes;
   uint64_t prev = g_ws_max.load();
@@ -412,6 +421,7 @@ bool OpCall::cache_keep(aclOpExecutor *ex, uint64_t ws) {
 }
 
 void OpCall::release_workspace(void *p) {
+  if (ws_captured_) return detail::capture_workspace_done(p, ws_block_);
   if (p) arena().mu.unlock();  // (a null workspace took no arena)
 }
 

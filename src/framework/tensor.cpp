@@ -11,6 +11,7 @@
 #include "aclnnop/aclnn_copy.h"
 #include "aclnnop/aclnn_fill_scalar.h"
 #include "aclnnop/aclnn_zero.h"
+#include "capture.h"
 #include "opsnn/call.h"
 
 namespace opsnn {
@@ -57,18 +58,31 @@ namespace {
 std::atomic<uint64_t> g_allocated{0}, g_peak{0}, g_allocations{0}, g_frees{0};
 }  // namespace
 
-Storage::Storage(size_t bytes) : bytes_(bytes) {
-  stream();  // acl initialised and the device set before the first allocation
-  const aclError rc = aclrtMalloc(&ptr_, std::max<size_t>(bytes, 1), ACL_MEM_MALLOC_HUGE_FIRST);
-  if (rc != ACL_SUCCESS) {
-    const char *m = aclGetRecentErrMsg();
-    throw Error(rc, std::string("aclrtMalloc(") + std::to_string(bytes) + " bytes) failed: " + (m ? m : ""));
-  }
+namespace detail {
+void count_storage_alloc(size_t bytes) {
   const uint64_t now = g_allocated.fetch_add(bytes) + bytes;
   uint64_t peak = g_peak.load();
   while (now > peak && !g_peak.compare_exchange_weak(peak, now)) {
   }
   g_allocations.fetch_add(1);
+}
+void count_storage_free(size_t bytes) {
+  g_allocated.fetch_sub(bytes);
+  g_frees.fetch_add(1);
+}
+}  // namespace detail
+
+Storage::Storage(size_t bytes) : bytes_(bytes) {
+  stream();  // acl initialised and the device set before the first allocation
+  ptr_ = detail::capture_place(bytes, &arena_, &capture_block_, &capture_pass_);
+  if (ptr_) return;  // the graph's arena (counted once, as a whole)
+  const aclError rc = aclrtMalloc(&ptr_, std::max<size_t>(bytes, 1), ACL_MEM_MALLOC_HUGE_FIRST);
+  if (rc != ACL_SUCCESS) {
+    const char *m = aclGetRecentErrMsg();
+    throw Error(rc, std::string("aclrtMalloc(") + std::to_string(bytes) + " bytes) failed: " + (m ? m : ""));
+  }
+  detail::count_storage_alloc(bytes);
+  detail::capture_record(bytes, &capture_block_, &capture_pass_);
 }
 
 Storage::Storage(void *external, size_t bytes, std::function<void()> release)
@@ -76,17 +90,28 @@ Storage::Storage(void *external, size_t bytes, std::function<void()> release)
   if (!release_) release_ = [] {};
 }
 
-Storage::~Storage() {
+// What giving the memory back takes (run now, or by a graph whose replays may still read it).
+std::function<void()> Storage::release_function() {
   if (release_) {
     // Work queued on the layer's stream may still read or write the memory: the owner gets it
     // back only once that work is done.
-    aclrtSynchronizeStream(stream());
-    release_();
-    return;
+    return [release = std::move(release_)] {
+      aclrtSynchronizeStream(stream());
+      release();
+    };
   }
-  if (ptr_) aclrtFree(ptr_);  // stream-ordered: the runtime defers it past queued work
-  g_allocated.fetch_sub(bytes_);
-  g_frees.fetch_add(1);
+  if (arena_) return [arena = std::move(arena_)] {};  // the arena goes with its last user
+  void *p = ptr_;
+  const size_t n = bytes_;
+  return [p, n] {
+    if (p) aclrtFree(p);  // stream-ordered: the runtime defers it past queued work
+    detail::count_storage_free(n);
+  };
+}
+
+Storage::~Storage() {
+  std::function<void()> release = release_function();
+  if (!detail::capture_release(capture_block_, capture_pass_, release)) release();
 }
 
 MemoryStats memory_stats() {
@@ -156,6 +181,9 @@ Tensor Tensor::full(const Shape &shape, double value, aclDataType dtype) {
 }
 
 Tensor Tensor::from_host(const void *data, const Shape &shape, aclDataType dtype) {
+  if (detail::capture_active())
+    throw Error(ACL_ERROR_RT_STREAM_CAPTURED, "opsnn.graph: host data copied to the device during a capture would be frozen "
+                "into the graph (replays would not see new values); make the tensor before the capture and refill it");
   Tensor t = empty(shape, dtype);
   const size_t bytes = static_cast<size_t>(t.numel()) * t.element_size();
   if (bytes > 0) {

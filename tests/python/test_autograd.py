@@ -125,3 +125,15 @@ def test_mixed_dtype_gradients_come_back_in_the_input_dtype(rng):
     (h * f).sum().backward()
     assert h.grad.dtype is opsnn.float16 and h.grad.tolist() == [3.0, 4.0]
     assert f.grad.dtype is opsnn.float32 and f.grad.tolist() == [1.0, 2.0]
+
+
+def test_backward_frees_the_graph_unless_retained():
+    # PyTorch's retain_graph: by default backward drops what the graph saved (a captured training
+    # step's activations can then die inside the step); a second backward then raises.
+    x = opsnn.tensor(np.array([1.0, 2.0, 3.0], np.float32), requires_grad=True)
+    y = opsnn.functional.sum(opsnn.functional.mul(x, x))
+    y.backward(retain_graph=True)
+    y.backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.array([4.0, 8.0, 12.0], np.float32))
+    with pytest.raises(RuntimeError, match="second time"):
+        y.backward()

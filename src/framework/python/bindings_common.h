@@ -26,3 +26,6 @@ inline std::optional<opsnn::Scalar> to_scalar(const py::object &o, const char *n
     throw py::type_error(std::string("opsnn: argument '") + name + "' must be a number or None");
   }
 }
+
+// opsnn._C.Graph and graph_capturing (graph_bindings.cpp).
+void register_graph_bindings(py::module_ &m);

@@ -158,6 +158,7 @@ PYBIND11_MODULE(_C, m) {
     return d;
   });
   m.def("reset_peak_memory_stats", &opsnn::reset_peak_memory_stats);
+  register_graph_bindings(m);
   m.def("set_executor_cache", &opsnn::set_executor_cache);
   m.def("executor_cache_enabled", &opsnn::executor_cache_enabled);
   m.def("clear_executor_cache", &opsnn::clear_executor_cache);

@@ -23,6 +23,7 @@ from . import profiler  # noqa: E402
 from . import amp  # noqa: E402
 from .amp import autocast, GradScaler, is_autocast_enabled, get_autocast_dtype  # noqa: E402,F401
 from .tune import auto_optimize  # noqa: E402,F401
+from ._graph import Graph, graph, is_capturing  # noqa: E402,F401
 
 globals()["bool"] = bool_
 Error = _C.Error

@@ -246,9 +246,9 @@ class Tensor:
         self.requires_grad = _py_bool(flag)
         return self
 
-    def backward(self, gradient=None):
+    def backward(self, gradient=None, retain_graph=None):
         from . import autograd
-        autograd.backward(self, gradient)
+        autograd.backward(self, gradient, retain_graph)
 
     # ---- printing
     def __repr__(self):

@@ -19,6 +19,16 @@ class Node:
     def __repr__(self):
         return f"<{self.name}>"
 
+    def release(self):
+        """Drop what the backward function saved (PyTorch's retain_graph=False): the activations
+        die once backward has used them."""
+        self.inputs, self.fn = (), _freed_backward
+
+
+def _freed_backward(grad):
+    raise RuntimeError("Trying to backward through the graph a second time (or directly access saved tensors after "
+                       "they have already been freed): specify retain_graph=True when calling backward the first time")
+
 
 def record(out, inputs, name, fn):
     """Attach a Node to `out` (a Tensor or a tuple of them: fn then gets the first's gradient)
@@ -52,7 +62,7 @@ def _topo(root):
     return order
 
 
-def backward(root, gradient=None):
+def backward(root, gradient=None, retain_graph=None):
     from . import functional as F
     if not root.requires_grad:
         raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
@@ -76,10 +86,14 @@ def backward(root, gradient=None):
                     g = g if g.dtype is t.dtype else g.to(t.dtype)
                     t.grad = g.detach() if t.grad is None else F.add(t.grad, g)
                 continue
-            in_grads = t.grad_fn.fn(g)
+            node = t.grad_fn
+            in_grads = node.fn(g)
             if not isinstance(in_grads, (tuple, list)):
                 in_grads = (in_grads,)
-            for inp, ig in zip(t.grad_fn.inputs, in_grads):
+            inputs = node.inputs
+            if not retain_graph:
+                node.release()
+            for inp, ig in zip(inputs, in_grads):
                 if inp is None or ig is None or not inp.requires_grad:
                     continue
                 ig = F.sum_to(ig, inp.shape)
@@ -89,13 +103,13 @@ def backward(root, gradient=None):
                 grads[id(inp)] = ig if prev is None else F.add(prev, ig)
 
 
-def grad(output, inputs, grad_output=None):
+def grad(output, inputs, grad_output=None, retain_graph=None):
     """The gradients of `output` with respect to `inputs` (their .grad is left unchanged)."""
     saved = [i.grad for i in inputs]
     for i in inputs:
         i.grad = None
     try:
-        backward(output, grad_output)
+        backward(output, grad_output, retain_graph)
         return [i.grad for i in inputs]
     finally:
         for i, s in zip(inputs, saved):
