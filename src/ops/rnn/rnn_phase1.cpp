@@ -16,8 +16,8 @@ namespace rnn {
 
 Io Io::reg(core::OpBuilder &b, const aclTensor *t, bool out) {
   Io io;
+  const int slot = out ? b.output(t) : b.input(t);  // a null one keeps its index too
   if (t == nullptr) return io;
-  const int slot = out ? b.output(t) : b.input(t);
   io.set(b.tensor(slot), slot);
   return io;
 }

@@ -221,10 +221,14 @@ void sequence_backward(core::OpBuilder &b, const RnnRule &rule, const RnnCall &c
   const size_t first_list = g.lstm ? 6 : 5;
   for (size_t q = 0; q < lists.size(); ++q) s.saved[q] = reg_list(b, first_list + q, *lists[q], false);
   s.batch_sizes = Io::reg(b, c.batch_sizes.t, false);
-  s.dx = Io::reg(b, want_dx ? c.dx.t : nullptr, true);
-  s.dh_prev = Io::reg(b, want_dh ? c.dh_prev.t : nullptr, true);
-  if (g.lstm) s.dc_prev = Io::reg(b, want_dc ? c.dc_prev.t : nullptr, true);
-  if (want_dw) s.dparams = reg_list(b, g.lstm ? 3 : 2, c.dparams, true);
+  // Outputs registered as given (the indices do not depend on outputMask); written when wanted.
+  const Io dx = Io::reg(b, c.dx.t, true), dh_prev = Io::reg(b, c.dh_prev.t, true);
+  const Io dc_prev = g.lstm ? Io::reg(b, c.dc_prev.t, true) : Io{};
+  const std::vector<Io> dparams = reg_list(b, g.lstm ? 3 : 2, c.dparams, true);
+  if (want_dx) s.dx = dx;
+  if (want_dh) s.dh_prev = dh_prev;
+  if (want_dc) s.dc_prev = dc_prev;
+  if (want_dw) s.dparams = dparams;
 
   size_t gemm_bytes = 0;
   int64_t w_floats = 0;
