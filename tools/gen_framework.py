@@ -68,7 +68,7 @@ def arg_kind(p):
 # until a test covers them. The conv / norm / pooling / embedding-gradient / optimiser tables are
 # covered by the nn modules' calls (CNN training and each module op, cache on vs off).
 CACHE_TABLE_KINDS = {"unary", "nary", "reduce", "dimwise", "ploss", "closs", "conv", "cnorm", "pool", "rows", "ngrad",
-                     "embed", "optim", "matmul", "copy"}
+                     "embed", "optim", "matmul", "copy", "rnn"}
 CACHE_CATALOG_FAMILIES = {"activation", "matmul"}
 
 
@@ -117,7 +117,8 @@ def render_binding(name, params, family, cacheable=True):
     kinds = [arg_kind(p) for p in params]
     if None in kinds:
         return None
-    roles = "".join(tensor_role(p, name) for p, k in zip(params, kinds) if k == "tensor")
+    # One letter per tensor and per tensor list (a list's letter covers each of its elements).
+    roles = "".join(tensor_role(p, name) for p, k in zip(params, kinds) if k in ("tensor", "tensorlist"))
     sig, prep, call, pyargs = [], [], [], []
     for i, (p, k) in enumerate(zip(params, kinds)):
         a = f"a{i}"

@@ -41,7 +41,7 @@ struct CallStats {
   uint64_t max_workspace = 0;    // largest single workspace
   uint64_t cache_hits = 0;       // launches of a cached executor (no phase 1)
   uint64_t cache_misses = 0;     // phase 1 runs of cacheable calls (the executor is then kept)
-  uint64_t cache_uncached = 0;   // calls that bypassed the cache (disabled, tensor lists, unverified roles)
+  uint64_t cache_uncached = 0;   // calls that bypassed the cache (disabled, uncovered families, unverified roles)
   uint64_t cache_entries = 0;    // executors kept
   uint64_t arena_bytes = 0;      // the workspace arena's block (the largest workspace so far)
   uint64_t arena_grows = 0;      // times the arena took a larger block (its only allocations)
@@ -60,8 +60,9 @@ void clear_executor_cache();  // destroys the kept executors
 
 class OpCall {
  public:
-  /* roles: one letter per tensor parameter of the prototype, in order: 'i' read, 'o' written,
-   * 'b' both (in place); null: the call is never cached. address_sensitive: a plan that may
+  /* roles: one letter per tensor or tensor-list parameter of the prototype, in order: 'i' read,
+   * 'o' written, 'b' both (in place; a list's letter covers each of its elements); null: the call
+   * is never cached. address_sensitive: a plan that may
    * depend on data addresses (the matmul family with pre-packed weights). */
   explicit OpCall(const char *api, const char *roles = nullptr, bool address_sensitive = false);
   ~OpCall();
@@ -111,6 +112,7 @@ class OpCall {
   aclOpExecutor *cache_find(uint64_t *ws);
   bool cache_keep(aclOpExecutor *ex, uint64_t ws);  // false: ex was destroyed, run phase 1 again
   void key_bytes(const void *p, size_t n) { key_.append(static_cast<const char *>(p), n); }
+  void key_tensor(const Tensor &t);  // its descriptor and aliasing with the earlier tensors, into the key
 
   std::string api_;
   const char *roles_ = nullptr;
@@ -119,7 +121,10 @@ class OpCall {
   bool ws_captured_ = false;    // the workspace came from a graph capture's pass
   int64_t ws_block_ = -1;       // its allocation number there
   std::string key_;
-  std::vector<const Tensor *> args_;  // the tensor parameters in prototype order (null: none given)
+  // The tensors in prototype order, a list's elements one by one (null: an absent tensor), and per
+  // tensor / list parameter how many of them it holds (a tensor 1, a list its length, 0 when null).
+  std::vector<const Tensor *> args_;
+  std::vector<size_t> spans_;
   std::vector<aclTensor *> tensors_;
   std::vector<aclScalar *> scalars_;
   std::vector<aclIntArray *> int_arrays_;

@@ -185,14 +185,24 @@ static aclTensor *make_descriptor(const Tensor &t) {
 }
 
 aclTensor *OpCall::tensor(const Tensor *t) {
+  spans_.push_back(1);
   if (t == nullptr || !t->defined()) {
     args_.push_back(nullptr);
     key_.push_back('N');
     return nullptr;
   }
-  // dtype, rank, shape, strides, offset, storage size, and the aliasing with earlier arguments
-  // (the index of the first one on the same storage and the offset between them: phase 1 plans
-  // in-place and overlapping cases differently).
+  key_tensor(*t);
+  args_.push_back(t);
+  aclTensor *d = make_descriptor(*t);
+  tensors_.push_back(d);
+  return d;
+}
+
+// dtype, rank, shape, strides, offset, storage size, and the aliasing with earlier arguments
+// (the index of the first one on the same storage and the offset between them: phase 1 plans
+// in-place and overlapping cases differently).
+void OpCall::key_tensor(const Tensor &tr) {
+  const Tensor *t = &tr;
   key_.push_back('T');
   const int32_t dt = static_cast<int32_t>(t->dtype());
   const int64_t rank = t->dim(), off = t->offset(), st = t->storage_numel();
@@ -212,10 +222,6 @@ aclTensor *OpCall::tensor(const Tensor *t) {
   }
   key_bytes(&alias, sizeof alias);
   key_bytes(&delta, sizeof delta);
-  args_.push_back(t);
-  aclTensor *d = make_descriptor(*t);
-  tensors_.push_back(d);
-  return d;
 }
 
 aclScalar *OpCall::scalar(const Scalar *s) {
@@ -282,8 +288,21 @@ aclBoolArray *OpCall::bool_array(const std::vector<bool> *v) {
 }
 
 aclTensorList *OpCall::tensor_list(const std::vector<Tensor> *v) {
-  cacheable_ = false;  // lists are re-bound per element (aclSetDynamic*TensorAddr): not cached yet
-  if (v == nullptr) return nullptr;
+  // Keyed like tensors, element by element; re-bound through the flat input / output indices, in
+  // which a list's elements count one by one (an undefined element makes the call uncached).
+  spans_.push_back(v == nullptr ? 0 : v->size());
+  if (v == nullptr) {
+    key_.push_back('n');
+    return nullptr;
+  }
+  key_.push_back('L');
+  const uint64_t n = v->size();
+  key_bytes(&n, sizeof n);
+  for (const Tensor &t : *v) {
+    if (!t.defined()) cacheable_ = false;
+    else key_tensor(t);
+    args_.push_back(t.defined() ? &t : nullptr);
+  }
   std::vector<aclTensor *> ds;
   try {
     for (const Tensor &t : *v) ds.push_back(make_descriptor(t));
@@ -339,28 +358,30 @@ void *OpCall::acquire_workspace(uint64_t bytes) {
 // Re-point a kept executor's tensors at this call's addresses: the roles give each tensor's
 // input / output index (phase 1 registers them in prototype order; an in-place operand is in both
 // lists; a null optional tensor still takes its index).
-static bool bind_all(aclOpExecutor *ex, const char *roles, const std::vector<const Tensor *> &args) {
+static bool bind_all(aclOpExecutor *ex, const char *roles, const std::vector<size_t> &spans,
+                     const std::vector<const Tensor *> &args) {
   size_t in = 0, out = 0;
-  for (size_t k = 0; k < args.size(); ++k) {
-    const char r = roles[k];
-    const Tensor *t = args[k];
-    void *addr = t ? t->storage()->data() : nullptr;
-    if (r == 'i' || r == 'b') {
-      if (t && aclSetInputTensorAddr(ex, in, nullptr, addr) != 0) return false;
-      ++in;
+  for (size_t k = 0, p = 0; p < spans.size(); ++p)
+    for (size_t e = 0; e < spans[p]; ++e, ++k) {
+      const char r = roles[p];
+      const Tensor *t = args[k];
+      void *addr = t ? t->storage()->data() : nullptr;
+      if (r == 'i' || r == 'b') {
+        if (t && aclSetInputTensorAddr(ex, in, nullptr, addr) != 0) return false;
+        ++in;
+      }
+      if (r == 'o' || r == 'b') {
+        if (t && aclSetOutputTensorAddr(ex, out, nullptr, addr) != 0) return false;
+        ++out;
+      }
     }
-    if (r == 'o' || r == 'b') {
-      if (t && aclSetOutputTensorAddr(ex, out, nullptr, addr) != 0) return false;
-      ++out;
-    }
-  }
   return true;
 }
 
 aclOpExecutor *OpCall::cache_find(uint64_t *ws) {
   ExecutorCache &c = cache();
   std::lock_guard<std::mutex> lock(c.mu);
-  if (!cacheable_ || !c.enabled || std::strlen(roles_) != args_.size() || c.unverified.count(api_) ||
+  if (!cacheable_ || !c.enabled || std::strlen(roles_) != spans_.size() || c.unverified.count(api_) ||
       (address_sensitive_ && c.prepacked)) {
     cacheable_ = false;
     ++g_uncached;
@@ -368,7 +389,7 @@ aclOpExecutor *OpCall::cache_find(uint64_t *ws) {
   }
   auto it = c.map.find(key_);
   if (it == c.map.end()) return nullptr;
-  if (!bind_all(it->second.ex, roles_, args_)) {  // cannot happen for an equal descriptor; be safe
+  if (!bind_all(it->second.ex, roles_, spans_, args_)) {  // cannot happen for an equal descriptor; be safe
     aclDestroyAclOpExecutor(it->second.ex);
     c.map.erase(it);
     return nullptr;
@@ -387,10 +408,11 @@ bool OpCall::cache_keep(aclOpExecutor *ex, uint64_t ws) {
   size_t n_in = 0, n_out = 0;
   const Tensor *last_in = nullptr, *last_out = nullptr;
   bool last_in_set = false, last_out_set = false;
-  for (size_t k = 0; k < args_.size(); ++k) {
-    if (roles_[k] == 'i' || roles_[k] == 'b') ++n_in, last_in = args_[k], last_in_set = true;
-    if (roles_[k] == 'o' || roles_[k] == 'b') ++n_out, last_out = args_[k], last_out_set = true;
-  }
+  for (size_t k = 0, p = 0; p < spans_.size(); ++p)
+    for (size_t e = 0; e < spans_[p]; ++e, ++k) {
+      if (roles_[p] == 'i' || roles_[p] == 'b') ++n_in, last_in = args_[k], last_in_set = true;
+      if (roles_[p] == 'o' || roles_[p] == 'b') ++n_out, last_out = args_[k], last_out_set = true;
+    }
   void *probe = args_.empty() || !args_[0] ? nullptr : args_[0]->storage()->data();
   const bool past_in = aclSetInputTensorAddr(ex, n_in, nullptr, probe) != 0;
   const bool past_out = aclSetOutputTensorAddr(ex, n_out, nullptr, probe) != 0;

@@ -659,6 +659,32 @@ std::vector<int64_t> packed_offsets(const Seq &q) {
 
 SeqResult packed_expected(const SeqCall &s);
 
+// One forward call against its reference (packed when q has lengths).
+void forward_case_matches(const RnnTableCase &c, const Seq &q, aclDataType dt, int k) {
+  SCOPED_TRACE(::testing::Message() << q << " dtype " << dt << " variant " << k);
+  auto s = make_seq(q, dt, k);
+  ASSERT_EQ(run(c, s->a), 0) << aclGetRecentErrMsg();
+  const SeqResult e = q.packed() ? packed_expected(*s) : expected_of(*s);
+  check_forward(*s, e, q.packed() ? e.out : time_major(e.out, q, q.D * q.H, false));
+}
+
+// Stacks with 5 to 16 batch rows (beyond the GEMM engine's M <= 4 paths). H = 128 puts the LSTM's
+// W_hh^T rows 2 KiB apart (the copy's stride is padded), H = 512 W_hh's own rows (the backward's
+// step GEMM reads a padded copy too).
+std::vector<Seq> wide_batches(bool lstm) {
+  std::vector<Seq> v;
+  for (int i = 0; i < 4; ++i) {
+    Seq q;
+    q.lstm = lstm, q.T = i == 3 ? 2 : 3, q.I = 5, q.L = i == 3 ? 1 : 2;
+    q.B = i == 0 ? 16 : i == 1 ? 6 : i == 2 ? 7 : 5;
+    q.H = i == 0 ? 128 : i == 3 ? 512 : 37;
+    q.D = i == 1 || i == 2 ? 2 : 1, q.bias = i != 1, q.batch_first = i == 1;
+    if (i == 2) q.lens = {3, 3, 3, 2, 2, 1, 1};
+    v.push_back(q);
+  }
+  return v;
+}
+
 class OpTableRnnSequence : public ::testing::TestWithParam<RnnTableCase> {};
 
 TEST_P(OpTableRnnSequence, RandomStacksDtypesViews) {
@@ -670,13 +696,18 @@ TEST_P(OpTableRnnSequence, RandomStacksDtypesViews) {
   for (aclDataType dt : c.dtypes)
     for (int k = 0; k < 12; ++k, ++v) {
       const bool packed = k >= 8;  // the last ones: packed sequences
-      const Seq q = packed ? random_packed(g, lstm, v) : random_seq(g, lstm, v);
-      SCOPED_TRACE(::testing::Message() << q << " dtype " << dt << " variant " << k);
-      auto s = make_seq(q, dt, k);
-      ASSERT_EQ(run(c, s->a), 0) << aclGetRecentErrMsg();
-      const SeqResult e = packed ? packed_expected(*s) : expected_of(*s);
-      check_forward(*s, e, packed ? e.out : time_major(e.out, q, q.D * q.H, false));
+      forward_case_matches(c, packed ? random_packed(g, lstm, v) : random_seq(g, lstm, v), dt, k);
     }
+}
+
+// Batches of 5 to 16 rows: the recurrent GEMM reads W_hh^T from a copy laid out once per launch
+// (StepGemm; row stride padded off 2 KiB for the LSTM's 4 * 128 gates), packed sequences included.
+TEST_P(OpTableRnnSequence, WideBatchesReadTheStepWeightCopy) {
+  reseed_for_current_test();
+  const RnnTableCase &c = GetParam();
+  int k = 0;
+  for (aclDataType dt : c.dtypes)
+    for (const Seq &q : wide_batches(c.kind == "lstm")) forward_case_matches(c, q, dt, k++);
 }
 
 TEST_P(OpTableRnnSequence, ErrorsNameTheArgument) {
@@ -979,48 +1010,63 @@ SeqGrad packed_grad_expected(const SeqCall &f, const SeqBackCall &s);
 
 class OpTableRnnSequenceBackward : public ::testing::TestWithParam<RnnTableCase> {};
 
+// One backward call (after its forward) against the reference; `off`: the outputMask entry turned
+// off (LSTM), or -1.
+void backward_case_matches(const RnnTableCase &c, const Seq &q, aclDataType dt, int k, int off) {
+  const bool lstm = q.lstm;
+  const RnnTableCase &fwd = forward_case(lstm ? "lstm" : "gru");
+  SCOPED_TRACE(::testing::Message() << q << " dtype " << dt << " variant " << k);
+  auto f = make_seq(q, dt, k);
+  ASSERT_EQ(run(fwd, f->a), 0) << aclGetRecentErrMsg();
+  auto s = make_back(*f, k);
+  if (off >= 0) {
+    bool m[4] = {true, true, true, true};
+    m[off] = false;
+    s->mask.reset(aclCreateBoolArray(m, 4));
+    s->a.output_mask = s->mask.get();
+  }
+  ASSERT_EQ(run(c, s->a), 0) << aclGetRecentErrMsg();
+  if (q.packed()) {
+    const SeqGrad e = packed_grad_expected(*f, *s);
+    check_backward(*s, q, dt, e, e.dx, off);
+    return;
+  }
+  std::vector<std::vector<double>> p;
+  for (const Dev &d : f->params) p.push_back(d->values());
+  std::vector<std::vector<std::vector<double>>> saved;
+  for (const auto &l : f->lists) {
+    saved.emplace_back();
+    for (const Dev &d : l) saved.back().push_back(d->values());
+  }
+  const SeqGrad e = seq_grad_ref(q, time_major(f->x->values(), q, q.I, true), p, f->h0->values(),
+                                 lstm ? f->c0->values() : std::vector<double>{}, saved,
+                                 time_major(s->dy->values(), q, q.D * q.H, true), s->dh->values(),
+                                 lstm ? s->dc->values() : std::vector<double>{});
+  check_backward(*s, q, dt, e, time_major(e.dx, q, q.I, false), off);
+}
+
 TEST_P(OpTableRnnSequenceBackward, RandomStacksDtypesViews) {
   reseed_for_current_test();
   const RnnTableCase &c = GetParam();
   const bool lstm = c.kind == "lstm_backward";
-  const RnnTableCase &fwd = forward_case(lstm ? "lstm" : "gru");
   auto &g = rng();
   int v = 0;
   for (aclDataType dt : c.dtypes)
     for (int k = 0; k < 12; ++k, ++v) {
       const bool packed = k >= 8;  // the last ones: packed sequences
-      const Seq q = packed ? random_packed(g, lstm, v) : random_seq(g, lstm, v);
-      SCOPED_TRACE(::testing::Message() << q << " dtype " << dt << " variant " << k);
-      auto f = make_seq(q, dt, k);
-      ASSERT_EQ(run(fwd, f->a), 0) << aclGetRecentErrMsg();
-      auto s = make_back(*f, k);
       // outputMask (LSTM): every gradient, or one of them off (its output not written).
-      const int off = lstm && k % 4 == 3 ? v % 4 : -1;
-      if (off >= 0) {
-        bool m[4] = {true, true, true, true};
-        m[off] = false;
-        s->mask.reset(aclCreateBoolArray(m, 4));
-        s->a.output_mask = s->mask.get();
-      }
-      ASSERT_EQ(run(c, s->a), 0) << aclGetRecentErrMsg();
-      if (packed) {
-        const SeqGrad e = packed_grad_expected(*f, *s);
-        check_backward(*s, q, dt, e, e.dx, off);
-        continue;
-      }
-      std::vector<std::vector<double>> p;
-      for (const Dev &d : f->params) p.push_back(d->values());
-      std::vector<std::vector<std::vector<double>>> saved;
-      for (const auto &l : f->lists) {
-        saved.emplace_back();
-        for (const Dev &d : l) saved.back().push_back(d->values());
-      }
-      const SeqGrad e = seq_grad_ref(q, time_major(f->x->values(), q, q.I, true), p, f->h0->values(),
-                                     lstm ? f->c0->values() : std::vector<double>{}, saved,
-                                     time_major(s->dy->values(), q, q.D * q.H, true), s->dh->values(),
-                                     lstm ? s->dc->values() : std::vector<double>{});
-      check_backward(*s, q, dt, e, time_major(e.dx, q, q.I, false), off);
+      backward_case_matches(c, packed ? random_packed(g, lstm, v) : random_seq(g, lstm, v), dt, k,
+                            lstm && k % 4 == 3 ? v % 4 : -1);
     }
+}
+
+// Batches of 5 to 16 rows (the step GEMM dG_t @ W_hh beyond the engine's M <= 4 paths).
+TEST_P(OpTableRnnSequenceBackward, WideBatches) {
+  reseed_for_current_test();
+  const RnnTableCase &c = GetParam();
+  int k = 0;
+  for (aclDataType dt : c.dtypes)
+    for (const Seq &q : wide_batches(c.kind == "lstm_backward")) backward_case_matches(c, q, dt, k++, -1);
 }
 
 // L = sum(dy * output) + sum(dh * hy) (+ sum(dc * cy)) of the forward op: its gradient with respect

@@ -191,3 +191,71 @@ def test_every_nn_module_op_matches_the_uncached_call(cache_on, rng):
                       [st[k].numpy() for o in opts for st in o.state.values() for k in sorted(st)])
     for a, b in zip(*finals):
         assert np.array_equal(a, b)
+
+
+def _rnn_modules():
+    return [opsnn.nn.LSTM(5, 4, num_layers=2, bidirectional=True, batch_first=True),
+            opsnn.nn.GRU(5, 4, num_layers=2, bidirectional=True)]
+
+
+def test_rnn_calls_hit_the_cache_on_repeat(cache_on, rng):
+    """aclnnLSTM / aclnnGRU and their backward ops take tensor lists (params, hx, the per-step
+    lists): a repeated forward, and forward + backward, at the same shapes launch kept executors."""
+    x = rng.standard_normal((3, 6, 5)).astype(np.float32)
+    for m in _rnn_modules():
+        for train in (False, True):
+            counts = []
+            for _ in range(3):
+                opsnn.reset_call_stats()
+                xt = opsnn.tensor(x, requires_grad=train)
+                if train:
+                    m(xt)[0].sum().backward()
+                else:
+                    with opsnn.no_grad():
+                        m(xt)[0].numpy()
+                counts.append(opsnn.call_stats())
+            last = counts[-1]
+            assert last["cache_uncached"] == 0 and last["cache_misses"] == 0, (type(m).__name__, train, counts)
+            assert last["cache_hits"] == last["calls"] > 0
+
+
+def test_rnn_calls_match_the_uncached_call(cache_on, rng):
+    """The RNN ops twice with the cache (a miss, then a hit on fresh buffers) against the cache off,
+    bit for bit: outputs, states, the gradients of the input, h0 / c0 and every weight; packed
+    sequences; LstmBackward with part of its outputMask off (an input without grad)."""
+    x = rng.standard_normal((6, 3, 5)).astype(np.float32)
+    h0 = rng.standard_normal((4, 3, 4)).astype(np.float32)
+    lstm, gru = opsnn.nn.LSTM(5, 4, num_layers=2, bidirectional=True), opsnn.nn.GRU(5, 4, num_layers=2, bidirectional=True)
+    pack = opsnn.nn.utils.rnn.pack_padded_sequence
+
+    spoiled = []  # the previous run's inputs, kept alive (new buffers get new addresses) and zeroed
+
+    def run(m, x_grad, packed):
+        for t in spoiled:
+            F.call("InplaceZero", t.detach())  # an executor still bound to them would read zeros
+        spoiled.clear()
+        ps = [p for _, p in sorted(m.named_parameters())]
+        for p in ps:
+            p.grad = None
+        xt = opsnn.tensor(x.copy(), requires_grad=x_grad)
+        ht = opsnn.tensor(h0.copy(), requires_grad=True)
+        hx = (ht, opsnn.tensor(h0.copy() * 0.5, requires_grad=True)) if isinstance(m, opsnn.nn.LSTM) else ht
+        out = m(pack(xt, [6, 4, 2]) if packed else xt, hx)
+        y = out[0].data if packed else out[0]
+        states = out[1] if isinstance(out[1], tuple) else (out[1],)
+        ((y * 1.5).sum() + sum((s * 0.5).sum() for s in states)).backward()
+        hs = hx if isinstance(hx, tuple) else (hx,)
+        spoiled.extend((xt,) + hs)
+        return ([y.detach().numpy()] + [s.detach().numpy() for s in states] +
+                [t.grad.numpy() for t in (xt,) + hs if t.grad is not None] + [p.grad.numpy() for p in ps])
+
+    for m, x_grad, packed in ((lstm, True, False), (lstm, False, False), (lstm, True, True), (gru, True, False),
+                              (gru, True, True)):
+        results = []
+        for enabled in (False, True, True):
+            opsnn.set_executor_cache(enabled)
+            results.append(run(m, x_grad, packed))
+        for r in results[1:]:
+            assert len(r) == len(results[0])
+            for a, b in zip(results[0], r):
+                assert np.array_equal(a, b), (type(m).__name__, x_grad, packed)

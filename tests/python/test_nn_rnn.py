@@ -469,3 +469,62 @@ def test_packed_against_torch():
     assert_close(f64(xo.grad), x.grad.double().numpy(), "float32", "input gradient", abs_floor=1e-5)
     for p, tp in zip(m.parameters(), tm.parameters()):
         assert_close(f64(p.grad), tp.grad.double().numpy(), "float32", "weight gradient", abs_floor=1e-5)
+
+
+def test_lstm_proj_size_parameters_and_checks(rng):
+    """proj_size: weight_hh [4H, P], weight_hr [P, H] after the biases (torch's order), h [.., P]."""
+    m = nn.LSTM(5, 6, num_layers=2, bidirectional=True, proj_size=3)
+    want = []
+    for layer in range(2):
+        for sfx in ("", "_reverse"):
+            want += [f"{w}_l{layer}{sfx}" for w in ("weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr")]
+    assert [n for n, _ in m.named_parameters()] == want
+    shapes = dict((n, tuple(p.shape)) for n, p in m.named_parameters())
+    assert shapes["weight_ih_l1"] == (24, 6) and shapes["weight_hh_l0"] == (24, 3)
+    assert shapes["weight_hr_l1_reverse"] == (3, 6)
+    assert [n for n, _ in nn.LSTM(5, 6, bias=False, proj_size=2).named_parameters()] == \
+        ["weight_ih_l0", "weight_hh_l0", "weight_hr_l0"]
+    y, (hn, cn) = m(t(rng.standard_normal((4, 2, 5)).astype(np.float32)))
+    assert tuple(y.shape) == (4, 2, 6) and tuple(hn.shape) == (4, 2, 3) and tuple(cn.shape) == (4, 2, 6)
+    with pytest.raises(RuntimeError, match="hidden size"):  # h0 must be [L*D, B, P]
+        m(t(np.zeros((4, 2, 5))), (t(np.zeros((4, 2, 6))), t(np.zeros((4, 2, 6)))))
+    with pytest.raises(ValueError, match="smaller than hidden_size"):
+        nn.LSTM(5, 6, proj_size=6)
+    with pytest.raises(ValueError, match="only supported for LSTM"):
+        nn.GRU(5, 6, proj_size=2)
+    with pytest.raises(NotImplementedError, match="packed"):
+        m(nn.utils.rnn.pack_padded_sequence(t(np.zeros((4, 2, 5))), [4, 3]))
+
+
+@pytest.mark.parametrize("bidirectional,batch_first,bias", [(False, False, True), (True, False, True),
+                                                            (False, True, True), (True, True, False)])
+def test_lstm_proj_size_against_torch(bidirectional, batch_first, bias):
+    """nn.LSTM(proj_size=P) with a torch state_dict against torch.nn.LSTM(proj_size=P) in float64:
+    output, h_n, c_n and the gradients of the input, h0, c0 and every weight; 2 layers."""
+    torch = pytest.importorskip("torch", reason="the torch comparison needs python3-torch")
+    torch.manual_seed(7 + 2 * bidirectional + batch_first)
+    T, B, I, H, P, L = 5, 3, 4, 6, 3, 2
+    D = 2 if bidirectional else 1
+    tm = torch.nn.LSTM(I, H, num_layers=L, bias=bias, batch_first=batch_first, bidirectional=bidirectional,
+                       proj_size=P).double()
+    m = nn.LSTM(I, H, num_layers=L, bias=bias, batch_first=batch_first, bidirectional=bidirectional, proj_size=P)
+    m.load_state_dict({k: v.float() for k, v in tm.state_dict().items()})
+    x = torch.randn((B, T, I) if batch_first else (T, B, I), dtype=torch.float64, requires_grad=True)
+    h0 = torch.randn(L * D, B, P, dtype=torch.float64, requires_grad=True)
+    c0 = torch.randn(L * D, B, H, dtype=torch.float64, requires_grad=True)
+    xo, ho, co = (t(v.detach().float().numpy(), True) for v in (x, h0, c0))
+    y, (hn, cn) = tm(x, (h0, c0))
+    yo, (hno, cno) = m(xo, (ho, co))
+    for a, b, n in ((yo, y, "output"), (hno, hn, "h_n"), (cno, cn, "c_n")):
+        assert_close(f64(a), b.detach().numpy(), "float32", n, abs_floor=1e-6)
+    gy, gh, gc = torch.randn_like(y), torch.randn_like(hn), torch.randn_like(cn)
+    ((y * gy).sum() + (hn * gh).sum() + (cn * gc).sum()).backward()
+    lo = F.add(F.add(F.sum(F.mul(yo, t(gy.float().numpy()))), F.sum(F.mul(hno, t(gh.float().numpy())))),
+               F.sum(F.mul(cno, t(gc.float().numpy()))))
+    lo.backward()
+    pairs = [(xo, x, "input"), (ho, h0, "h0"), (co, c0, "c0")]
+    pairs += [(p, tp, n) for (n, p), (tn, tp) in zip(m.named_parameters(), tm.named_parameters())]
+    assert [n for n, _ in m.named_parameters()] == [n for n, _ in tm.named_parameters()]
+    for a, b, n in pairs:
+        assert a.grad is not None, n
+        assert_close(f64(a.grad), b.grad.numpy(), "float32", f"gradient of {n}", abs_floor=1e-5)

@@ -27,8 +27,6 @@ struct LstmCellFwd {
   int64_t ld_c = 0, ld_tanhc = 0, ld_h = 0;
 };
 
-// c = f * c_prev + i * g, h = o * tanh(c).
-void lstm_cell_forward(const LstmCellFwd &a);
 
 struct LstmCellBwd {
   int64_t rows = 0, hidden = 0;
@@ -46,8 +44,6 @@ struct LstmCellBwd {
   int64_t ld_dc_prev = 0;
 };
 
-void lstm_cell_backward(const LstmCellBwd &a);
-
 struct GruCellFwd {
   int64_t rows = 0, hidden = 0;
   const float *gx = nullptr;  // [rows, 3H] x @ W_ih^T + b_ih
@@ -64,9 +60,6 @@ struct GruCellFwd {
   int64_t ld_h = 0;
 };
 
-// r = sig(gx_r + gh_r), z = sig(gx_z + gh_z), n = tanh(gx_n + r * gh_n), h = (1 - z) n + z h_prev.
-void gru_cell_forward(const GruCellFwd &a);
-
 struct GruCellBwd {
   int64_t rows = 0, hidden = 0;
   const float *act = nullptr, *hn = nullptr, *h_prev = nullptr;
@@ -81,6 +74,16 @@ struct GruCellBwd {
   int64_t ld_dh_prev = 0;
 };
 
-void gru_cell_backward(const GruCellBwd &a);
+// The four, compiled per ISA tier (rnn_cell_impl.h).
+struct RnnCellKernels {
+  void (*lstm_forward)(const LstmCellFwd &);  // c = f * c_prev + i * g, h = o * tanh(c)
+  void (*lstm_backward)(const LstmCellBwd &);
+  // r = sig(gx_r + gh_r), z = sig(gx_z + gh_z), n = tanh(gx_n + r * gh_n), h = (1 - z) n + z h_prev
+  void (*gru_forward)(const GruCellFwd &);
+  void (*gru_backward)(const GruCellBwd &);
+};
+// The best tier for this CPU (and OPSNN_MAX_ISA / OPSNN_KERNELS); in a phase 1, recorded for verbose
+// mode as "rnn:<tier>/<what>".
+const RnnCellKernels &rnn_cell_kernels(const char *what);
 
 }  // namespace opsnn::kernels

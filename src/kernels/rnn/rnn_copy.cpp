@@ -1,5 +1,7 @@
 #include "kernels/rnn/rnn_copy.h"
 
+#include <algorithm>
+
 #include "core/dtype.h"
 #include "kernels/elementwise/convert.h"
 
@@ -34,6 +36,19 @@ void rnn_store_f32(const float *f32, const int64_t *f32_strides, aclDataType dt,
   rows_of(view, f32_strides, [&](int64_t off, int64_t foff, int64_t n, int64_t st) {
     store_from<float>(f32 + foff, dt, dst + off * es, st * es, n);
   });
+}
+
+void rnn_load_f32_transposed(aclDataType dt, const char *src, const RnnView &view, float *dst, int64_t ld_dst,
+                             float *tmp) {
+  const int64_t es = static_cast<int64_t>(core::dtype_size(dt));
+  const int64_t rows = view.dims[0], cols = view.dims[1];
+  for (int64_t i0 = 0; i0 < rows; i0 += kRnnTransposeRows) {
+    const int64_t n = std::min(kRnnTransposeRows, rows - i0);
+    for (int64_t r = 0; r < n; ++r)
+      load_as<float>(dt, src + (i0 + r) * view.strides[0] * es, view.strides[1] * es, tmp + r * cols, cols);
+    for (int64_t j = 0; j < cols; ++j)
+      for (int64_t r = 0; r < n; ++r) dst[j * ld_dst + i0 + r] = tmp[r * cols + j];
+  }
 }
 
 }  // namespace opsnn::kernels

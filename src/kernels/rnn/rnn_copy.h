@@ -19,5 +19,11 @@ struct RnnView {
 void rnn_load_f32(aclDataType dt, const char *src, const RnnView &view, float *f32, const int64_t *f32_strides);
 // dst[i, j, k] = (dt) f32[i, j, k], rounded once.
 void rnn_store_f32(const float *f32, const int64_t *f32_strides, aclDataType dt, char *dst, const RnnView &view);
+// A 2-d view [rows, cols] transposed into fp32 rows: dst[j * ld_dst + i] = (float) src[i, j]. Source rows
+// are converted kRnnTransposeRows at a time into `tmp` (kRnnTransposeRows * cols floats), so each
+// destination row receives a run of that many floats at once.
+constexpr int64_t kRnnTransposeRows = 16;
+void rnn_load_f32_transposed(aclDataType dt, const char *src, const RnnView &view, float *dst, int64_t ld_dst,
+                             float *tmp);
 
 }  // namespace opsnn::kernels

@@ -14,6 +14,7 @@ float *ws(const core::LaunchArgs &a, core::WsKey k) { return reinterpret_cast<fl
 
 struct FusedCellStep final : core::Step {
   int64_t rows = 0, hidden = 0;
+  const kernels::RnnCellKernels *cell = nullptr;
   Io ig, hg, cx, ib, hb, hy, cy, storage;
   core::WsKey k_ig, k_hg, k_bias, k_cx, k_c, k_h;
   int run(const core::LaunchArgs &a) const override {
@@ -45,7 +46,7 @@ struct FusedCellStep final : core::Step {
     f.c_prev = pcx, f.ld_c_prev = hidden;
     f.act = pig, f.ld_act = 4 * hidden;
     f.c = pc, f.ld_c = hidden, f.h = ph, f.ld_h = hidden;
-    kernels::lstm_cell_forward(f);
+    cell->lstm_forward(f);
     hy.store(a, ph, g1);
     cy.store(a, pc, g1);
     storage.store(a, pig, g4);
@@ -55,6 +56,7 @@ struct FusedCellStep final : core::Step {
 
 struct FusedCellBackwardStep final : core::Step {
   int64_t rows = 0, hidden = 0;
+  const kernels::RnnCellKernels *cell = nullptr;
   Io dh, dc, cx, cy, storage, dgates, dcx, dbias;
   core::WsKey k_act, k_cx, k_cy, k_dh, k_dc, k_dg, k_dcx, k_db;
   int run(const core::LaunchArgs &a) const override {
@@ -71,7 +73,7 @@ struct FusedCellBackwardStep final : core::Step {
     k.act = act, k.ld_act = 4 * H, k.c_prev = pcx, k.ld_c_prev = H, k.c = pcy, k.ld_c = H;
     k.dh = pdh, k.ld_dh = H, k.dc = pdc, k.ld_dc = H;
     k.dgates = pdg, k.ld_dgates = 4 * H, k.dc_prev = pdcx, k.ld_dc_prev = H;
-    kernels::lstm_cell_backward(k);
+    cell->lstm_backward(k);
     dgates.store(a, pdg, g4);
     dcx.store(a, pdcx, g1);
     if (dbias.present) {  // the batch sum, rows in order, in double
@@ -108,8 +110,8 @@ void fused_cell_forward(core::OpBuilder &b, const RnnRule &rule, const RnnCall &
   check_dims(c.storage, {B, 4 * H}, "[B, 4 * hiddenSize] =");
   check_outputs_apart({&c.hy, &c.cy, &c.storage},
                       {&c.input_gates, &c.hidden_gates, &c.cx, &c.input_bias, &c.hidden_bias, &c.hy, &c.cy, &c.storage});
-  core::record_choice("rnn:lstm_cell_rows", nullptr);  // the one gate kernel (verbose mode)
   auto &s = b.add_step<FusedCellStep>();
+  s.cell = &kernels::rnn_cell_kernels("lstm_cell_rows");
   s.rows = B, s.hidden = H;
   s.ig = Io::reg(b, c.input_gates.t, false);
   s.hg = Io::reg(b, c.hidden_gates.t, false);
@@ -146,8 +148,8 @@ void fused_cell_backward(core::OpBuilder &b, const RnnRule &rule, const RnnCall 
   const RnnArg *db = c.has_bias ? &c.grad_bias : nullptr;
   check_outputs_apart({&c.grad_gates, &c.grad_cx, db ? db : &c.grad_gates},
                       {&c.grad_hy, &c.grad_c, &c.cx, &c.cy, &c.storage, &c.grad_gates, &c.grad_cx, &c.grad_bias});
-  core::record_choice("rnn:lstm_cell_backward_rows", nullptr);
   auto &s = b.add_step<FusedCellBackwardStep>();
+  s.cell = &kernels::rnn_cell_kernels("lstm_cell_backward_rows");
   s.rows = B, s.hidden = H;
   s.dh = Io::reg(b, c.grad_hy.t, false);
   s.dc = Io::reg(b, c.grad_c.t, false);

@@ -31,6 +31,26 @@ inline kernels::GemmDesc gemm_desc(int64_t m, int64_t n, int64_t k, kernels::Gem
   return g;
 }
 
-kernels::GemmPlan plan_gemm(const kernels::GemmDesc &d);
+// `record`: report the choice to the verbose trace (false for plans that only probe the engine).
+kernels::GemmPlan plan_gemm(const kernels::GemmDesc &d, bool record = true);
+
+// The GEMM of every recurrent step, C = A @ B with B a weight: W_hh^T (forward, h_prev @ W_hh^T) or
+// W_hh (backward, dG_t @ W_hh). Read in place, W_hh^T is a transposed view (column stride H) and
+// W_hh's rows may be a multiple of 2 KiB apart; the engine's small-M in-place paths reject both, and
+// its tiles would then re-pack the whole weight at every step. In that case the weight is laid out
+// once per launch as fp32 rows [K, N] in the workspace (row stride `ld_copy`, off multiples of 2 KiB)
+// and every step reads that copy in place.
+struct StepGemm {
+  kernels::GemmPlan plans[2];  // per A row stride (the forward's first step reads h0 rows of stride H)
+  int64_t ld_copy = 0;         // 0: B read in place
+  bool transposed = false;     // B is the weight's transpose
+  int64_t copy_floats() const;  // workspace of the copy
+  int64_t tmp_floats() const;   // scratch of the transposing load
+  // B for this launch: the weight itself, or `copy` filled from it (`tmp`: tmp_floats()).
+  const void *b(const core::LaunchArgs &a, const Io &w, float *copy, float *tmp) const;
+};
+// m x n x k, A fp32 rows of stride a_ld[0] / a_ld[1]; `d`, `beta` as gemm_desc's.
+StepGemm plan_step_gemm(int64_t m, int64_t n, int64_t k, const int64_t a_ld[2], const Io &w, bool transposed,
+                        const Io *d, float beta);
 
 }  // namespace opsnn::ops::rnn

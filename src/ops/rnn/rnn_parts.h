@@ -18,6 +18,8 @@ struct Io {
   kernels::RnnView view;
   aclDataType dtype = ACL_FLOAT;
   bool present = false;
+  // Registers `t` in prototype order; a null one takes its (input or output) index too, so the
+  // flat indices of aclSet*TensorAddr do not depend on which optional arguments were given.
   static Io reg(core::OpBuilder &b, const aclTensor *t, bool out);
   void set(const aclTensor &v, int slot);
   void load(const core::LaunchArgs &a, float *dst, const int64_t *fs) const;

@@ -16,8 +16,8 @@ namespace rnn {
 
 Io Io::reg(core::OpBuilder &b, const aclTensor *t, bool out) {
   Io io;
+  const int slot = out ? b.output(t) : b.input(t);  // a null one keeps its index too
   if (t == nullptr) return io;
-  const int slot = out ? b.output(t) : b.input(t);
   io.set(b.tensor(slot), slot);
   return io;
 }
@@ -121,11 +121,50 @@ core::WsKey book_f32(core::OpBuilder &b, const char *name, int64_t floats) {
   return b.book(name, static_cast<uint64_t>(floats > 0 ? floats : 1) * sizeof(float));
 }
 
-kernels::GemmPlan plan_gemm(const kernels::GemmDesc &d) {
+kernels::GemmPlan plan_gemm(const kernels::GemmDesc &d, bool record) {
   kernels::GemmPlan p;
-  if (!kernels::gemm_plan(d, &p))
+  kernels::GemmOptions o;
+  o.record = record;
+  if (!kernels::gemm_plan(d, &p, o))
     throw_error(ACLNN_ERR_INNER_TILING_ERROR, "GEMM planning failed: %s", last_error_message());
   return p;
+}
+
+StepGemm plan_step_gemm(int64_t m, int64_t n, int64_t k, const int64_t a_ld[2], const Io &w, bool transposed,
+                        const Io *d, float beta) {
+  auto plan = [&](int i, kernels::GemmOperand b, bool record) {
+    return plan_gemm(gemm_desc(m, n, k, f32_rows(a_ld[i]), b, f32_rows(n), d, beta), record);
+  };
+  const kernels::GemmOperand in_place = transposed ? weight_t(w) : weight(w);
+  const kernels::GemmPlan probe = plan(0, in_place, false);
+  const bool reads_in_place = probe.kernel < 0 || probe.stream || probe.gemv_nt || probe.b_direct;
+  StepGemm s;
+  s.transposed = transposed;
+  if (!reads_in_place) {
+    int64_t ld = n;
+    if (ld * 4 % 2048 == 0) ld += 16;  // rows 2 KiB apart share cache sets (the engine packs those)
+    const kernels::GemmPlan copy = plan(0, f32_rows(ld), false);
+    if (copy.b_direct || copy.stream) s.ld_copy = ld;
+  }
+  core::record_choice(s.ld_copy ? "rnn:step_weight_copied" : "rnn:step_weight_in_place", nullptr);
+  const kernels::GemmOperand b = s.ld_copy ? f32_rows(s.ld_copy) : in_place;
+  for (int i = 0; i < 2; ++i) s.plans[i] = plan(i, b, true);
+  return s;
+}
+
+int64_t StepGemm::copy_floats() const { return ld_copy * plans[0].desc.k; }
+
+int64_t StepGemm::tmp_floats() const { return ld_copy && transposed ? kernels::kRnnTransposeRows * plans[0].desc.k : 0; }
+
+const void *StepGemm::b(const core::LaunchArgs &a, const Io &w, float *copy, float *tmp) const {
+  if (ld_copy == 0) return w.ref.address(a);
+  if (transposed) {
+    kernels::rnn_load_f32_transposed(w.dtype, w.ref.address(a), w.view, copy, ld_copy, tmp);
+  } else {
+    const int64_t fs[2] = {ld_copy, 1};
+    w.load(a, copy, fs);
+  }
+  return copy;
 }
 
 void check_dims(const RnnArg &a, std::initializer_list<int64_t> dims, const char *what) {

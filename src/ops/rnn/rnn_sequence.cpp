@@ -1,7 +1,8 @@
 // aclnnLSTM / aclnnGRU: the argument checks shared with their gradients, and the forward step
 // (rnn_phase1.h has the layouts). All timesteps' input projections of a (layer, direction) are one
 // GEMM ([T*B, I_l] @ W_ih^T + b_ih), the recurrent h @ W_hh^T one GEMM per step (B rows: the
-// engine's small-M paths for small batches), the gate math kernels/rnn/rnn_cell.h.
+// engine's small-M paths; W_hh^T laid out once per launch where they would re-pack it, StepGemm),
+// the gate math kernels/rnn/rnn_cell.h.
 #include <algorithm>
 
 #include "common/error.h"
@@ -141,11 +142,13 @@ float *ws(const core::LaunchArgs &a, core::WsKey k) { return reinterpret_cast<fl
 struct SeqForwardStep final : core::Step {
   SeqGeom g;
   bool batch_first = false;
+  const kernels::RnnCellKernels *cell = nullptr;
   Io input, h0, c0, output, hy, cy, batch_sizes;
   std::vector<Io> params;                       // L*D*P
   std::vector<Io> saved[7];                     // LSTM i, g, f, o, h, c, tanhc; GRU r, z, n, hn, h
-  std::vector<kernels::GemmPlan> proj, rec0, rec;  // per (layer, direction)
-  core::WsKey k_x, k_h0, k_c0, k_y, k_gates, k_c, k_tanhc, k_bias, k_gh, k_gemm, k_sizes;
+  std::vector<kernels::GemmPlan> proj;           // per (layer, direction)
+  std::vector<StepGemm> rec;                      // per (layer, direction)
+  core::WsKey k_x, k_h0, k_c0, k_y, k_gates, k_c, k_tanhc, k_bias, k_gh, k_gemm, k_sizes, k_w, k_wtmp;
 
   const Io *bias(int64_t ld, int which) const {  // 0 b_ih, 1 b_hh
     return g.P == 4 ? &params[static_cast<size_t>(ld * g.P + 2 + which)] : nullptr;
@@ -178,6 +181,7 @@ int SeqForwardStep::run(const core::LaunchArgs &a) const {
       const Io &w_ih = params[static_cast<size_t>(ld * g.P)], &w_hh = params[static_cast<size_t>(ld * g.P + 1)];
       const Io *b_ih = bias(ld, 0), *b_hh = bias(ld, 1);
       kernels::gemm_run(proj[k], in, w_ih.ref.address(a), Gl, scratch, b_ih ? b_ih->ref.address(a) : nullptr);
+      const void *whh = rec[k].b(a, w_hh, ws(a, k_w), ws(a, k_wtmp));
       const float *bh = nullptr;
       if (g.lstm && b_hh) {
         const int64_t one[1] = {1};
@@ -194,23 +198,23 @@ int SeqForwardStep::run(const core::LaunchArgs &a) const {
         }
         const float *hp = s == 0 ? H0 + ld * B * H : Yl + tp * B * DH + d * H;
         const int64_t ld_hp = s == 0 ? H : DH;
-        const kernels::GemmPlan &rp = s == 0 ? rec0[k] : rec[k];
+        const kernels::GemmPlan &rp = rec[k].plans[s == 0 ? 0 : 1];
         float *Gs = Gl + t * B * GH;
         if (g.lstm) {
-          kernels::gemm_run_rows(rp, n, hp, w_hh.ref.address(a), Gs, scratch);
+          kernels::gemm_run_rows(rp, n, hp, whh, Gs, scratch);
           kernels::LstmCellFwd f;
           f.rows = n, f.hidden = H, f.pre = Gs, f.ld_pre = GH, f.bias = bh;
           f.c_prev = s == 0 ? C0 + ld * B * H : Cl + tp * B * H, f.ld_c_prev = H;
           f.act = Gs, f.ld_act = GH, f.c = Cl + t * B * H, f.ld_c = H, f.tanhc = TCl + t * B * H, f.ld_tanhc = H;
           f.h = Yl + t * B * DH + d * H, f.ld_h = DH;
-          kernels::lstm_cell_forward(f);
+          cell->lstm_forward(f);
         } else {
-          kernels::gemm_run_rows(rp, n, hp, w_hh.ref.address(a), GH_s, scratch, b_hh ? b_hh->ref.address(a) : nullptr);
+          kernels::gemm_run_rows(rp, n, hp, whh, GH_s, scratch, b_hh ? b_hh->ref.address(a) : nullptr);
           kernels::GruCellFwd f;
           f.rows = n, f.hidden = H, f.gx = Gs, f.ld_gx = GH, f.gh = GH_s, f.ld_gh = GH, f.h_prev = hp,
           f.ld_h_prev = ld_hp, f.act = Gs, f.ld_act = GH, f.hn = Cl + t * B * H, f.ld_hn = H;
           f.h = Yl + t * B * DH + d * H, f.ld_h = DH;
-          kernels::gru_cell_forward(f);
+          cell->gru_forward(f);
         }
       }
       // hy / cy: each sequence's state after the direction's last step (h0 / c0 when T = 0).
@@ -286,9 +290,10 @@ namespace {
 // workspace, of a step whose tensors are registered.
 void plan_forward(core::OpBuilder &b, SeqForwardStep &s) {
   const SeqGeom &g = s.g;
-  core::record_choice(g.lstm ? "rnn:lstm_cell_rows" : "rnn:gru_cell_rows", nullptr);  // the gate kernel (verbose)
+  s.cell = &kernels::rnn_cell_kernels(g.lstm ? "lstm_cell_rows" : "gru_cell_rows");
   const int64_t T = g.T, B = g.B, H = g.H, GH = g.G * H, LD = g.ld(), DH = g.D * H;
   size_t gemm_bytes = 0;
+  int64_t w_floats = 0, wtmp_floats = 0;
   for (int64_t l = 0; l < g.L; ++l)
     for (int64_t d = 0; d < g.D; ++d) {
       const int64_t ld = l * g.D + d;
@@ -300,10 +305,14 @@ void plan_forward(core::OpBuilder &b, SeqForwardStep &s) {
       const bool gru = !g.lstm;
       // LSTM: gates_t += h_prev @ W_hh^T (b_hh in the cell); GRU: gh = h_prev @ W_hh^T + b_hh.
       const float beta = g.lstm ? 1.0f : 0.0f;
-      s.rec0.push_back(plan_gemm(gemm_desc(B, GH, H, f32_rows(H), weight_t(w_hh), f32_rows(GH), gru ? b_hh : nullptr, beta)));
-      s.rec.push_back(plan_gemm(gemm_desc(B, GH, H, f32_rows(DH), weight_t(w_hh), f32_rows(GH), gru ? b_hh : nullptr, beta)));
-      for (const auto *p : {&s.proj.back(), &s.rec0.back(), &s.rec.back()})
+      const int64_t a_ld[2] = {H, DH};  // h0 rows, then the layer output's
+      s.rec.push_back(plan_step_gemm(B, GH, H, a_ld, w_hh, true, gru ? b_hh : nullptr, beta));
+      const StepGemm &r = s.rec.back();
+      const kernels::GemmPlan &pr = s.proj.back();
+      for (const kernels::GemmPlan *p : {&pr, &r.plans[0], &r.plans[1]})
         gemm_bytes = std::max(gemm_bytes, p->workspace_bytes);
+      w_floats = std::max(w_floats, r.copy_floats());
+      wtmp_floats = std::max(wtmp_floats, r.tmp_floats());
     }
   s.k_x = book_f32(b, "rnn.input", T * B * g.I);
   s.k_h0 = book_f32(b, "rnn.h0", LD * B * H);
@@ -316,6 +325,8 @@ void plan_forward(core::OpBuilder &b, SeqForwardStep &s) {
   s.k_gh = book_f32(b, "rnn.hidden_gates", g.lstm ? 0 : B * GH);
   s.k_gemm = b.book("gemm.scratch", gemm_bytes > 0 ? gemm_bytes : 64);
   s.k_sizes = b.book("rnn.batch_sizes", static_cast<uint64_t>(2 * T + 1) * sizeof(int64_t));
+  s.k_w = book_f32(b, "rnn.step_weight", w_floats);
+  s.k_wtmp = book_f32(b, "rnn.step_weight_rows", wtmp_floats);
 }
 
 }  // namespace

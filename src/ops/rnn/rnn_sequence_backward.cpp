@@ -20,17 +20,19 @@ namespace {
 float *ws(const core::LaunchArgs &a, core::WsKey k) { return reinterpret_cast<float *>(a.get(k)); }
 
 struct DirPlans {
-  kernels::GemmPlan rec, d_in, dw_ih, dw_hh;
+  StepGemm rec;
+  kernels::GemmPlan d_in, dw_ih, dw_hh;
 };
 
 struct SeqBackwardStep final : core::Step {
   SeqGeom g;
   bool batch_first = false, want_dx = true, want_dh = true, want_dc = true, want_dw = true;
+  const kernels::RnnCellKernels *cell = nullptr;
   Io input, h0, c0, dy, dh, dc, dx, dh_prev, dc_prev, batch_sizes;
   std::vector<Io> params, dparams, saved[7];  // saved: LSTM i, g, f, o, h, c, tanhc; GRU r, z, n, hn, h
   std::vector<DirPlans> plans;                // per (layer, direction)
   core::WsKey k_x, k_in, k_dy, k_din, k_h0, k_c0, k_act, k_c, k_tc, k_hs, k_hprev, k_cprev, k_dg, k_dgh, k_dh, k_dc,
-      k_dht, k_dw, k_db, k_gemm, k_sizes;
+      k_dht, k_dw, k_db, k_gemm, k_sizes, k_w;
   int run(const core::LaunchArgs &a) const override;
 };
 
@@ -97,6 +99,7 @@ int SeqBackwardStep::run(const core::LaunchArgs &a) const {
       dh.at(ld).load(a, dh_c, s2);
       if (g.lstm) dc.at(ld).load(a, dc_c, s2);
       const Io &w_ih = params[static_cast<size_t>(ld * g.P)], &w_hh = params[static_cast<size_t>(ld * g.P + 1)];
+      const void *whh = p.rec.b(a, w_hh, ws(a, k_w), nullptr);
       for (int64_t s = 0; s < T; ++s) {
         const int64_t t = d == 0 ? T - 1 - s : s, n = rows[t];
         for (int64_t b = 0; b < n; ++b)
@@ -107,16 +110,16 @@ int SeqBackwardStep::run(const core::LaunchArgs &a) const {
           c.c_prev = Cp + t * B * H, c.ld_c_prev = H, c.c = Cc + t * B * H, c.ld_c = H;
           c.tanhc = TC + t * B * H, c.ld_tanhc = H, c.dh = DHT, c.ld_dh = H, c.dc = dc_c, c.ld_dc = H;
           c.dgates = DG + t * B * GH, c.ld_dgates = GH, c.dc_prev = dc_c, c.ld_dc_prev = H;
-          kernels::lstm_cell_backward(c);
-          kernels::gemm_run_rows(p.rec, n, DG + t * B * GH, w_hh.ref.address(a), dh_c, scratch);
+          cell->lstm_backward(c);
+          kernels::gemm_run_rows(p.rec.plans[0], n, DG + t * B * GH, whh, dh_c, scratch);
         } else {
           kernels::GruCellBwd c;
           c.rows = n, c.hidden = H, c.act = Act + t * B * GH, c.ld_act = GH, c.hn = Cc + t * B * H, c.ld_hn = H;
           c.h_prev = Hp + t * B * H, c.ld_h_prev = H, c.dh = DHT, c.ld_dh = H;
           c.dgx = DG + t * B * GH, c.ld_dgx = GH, c.dgh = DGH + t * B * GH, c.ld_dgh = GH, c.dh_prev = dh_c;
           c.ld_dh_prev = H;
-          kernels::gru_cell_backward(c);
-          kernels::gemm_run_rows(p.rec, n, DGH + t * B * GH, w_hh.ref.address(a), dh_c, scratch);  // beta 1: + z dh
+          cell->gru_backward(c);
+          kernels::gemm_run_rows(p.rec.plans[0], n, DGH + t * B * GH, whh, dh_c, scratch);  // beta 1: + z dh
         }
       }
       if (want_dh) dh_prev.at(ld).store(a, dh_c, s2);
@@ -198,8 +201,8 @@ void sequence_backward(core::OpBuilder &b, const RnnRule &rule, const RnnCall &c
   check_outputs_apart({want_dx ? &c.dx : &c.input, want_dh ? &c.dh_prev : &c.input, want_dc ? &c.dc_prev : &c.input},
                       {&c.input, &c.dy, &c.dh, &c.dc, &c.dx, &c.dh_prev, &c.dc_prev});
 
-  core::record_choice(g.lstm ? "rnn:lstm_cell_backward_rows" : "rnn:gru_cell_backward_rows", nullptr);
   auto &s = b.add_step<SeqBackwardStep>();
+  s.cell = &kernels::rnn_cell_kernels(g.lstm ? "lstm_cell_backward_rows" : "gru_cell_backward_rows");
   s.g = g, s.batch_first = c.batch_first;
   s.want_dx = want_dx, s.want_dh = want_dh, s.want_dc = want_dc, s.want_dw = want_dw;
   // Registration in prototype order.
@@ -218,23 +221,30 @@ void sequence_backward(core::OpBuilder &b, const RnnRule &rule, const RnnCall &c
   const size_t first_list = g.lstm ? 6 : 5;
   for (size_t q = 0; q < lists.size(); ++q) s.saved[q] = reg_list(b, first_list + q, *lists[q], false);
   s.batch_sizes = Io::reg(b, c.batch_sizes.t, false);
-  s.dx = Io::reg(b, want_dx ? c.dx.t : nullptr, true);
-  s.dh_prev = Io::reg(b, want_dh ? c.dh_prev.t : nullptr, true);
-  if (g.lstm) s.dc_prev = Io::reg(b, want_dc ? c.dc_prev.t : nullptr, true);
-  if (want_dw) s.dparams = reg_list(b, g.lstm ? 3 : 2, c.dparams, true);
+  // Outputs registered as given (the indices do not depend on outputMask); written when wanted.
+  const Io dx = Io::reg(b, c.dx.t, true), dh_prev = Io::reg(b, c.dh_prev.t, true);
+  const Io dc_prev = g.lstm ? Io::reg(b, c.dc_prev.t, true) : Io{};
+  const std::vector<Io> dparams = reg_list(b, g.lstm ? 3 : 2, c.dparams, true);
+  if (want_dx) s.dx = dx;
+  if (want_dh) s.dh_prev = dh_prev;
+  if (want_dc) s.dc_prev = dc_prev;
+  if (want_dw) s.dparams = dparams;
 
   size_t gemm_bytes = 0;
+  int64_t w_floats = 0;
   const int64_t KM = std::max(g.I, DH);
   for (int64_t l = 0; l < g.L; ++l)
     for (int64_t d = 0; d < D; ++d) {
       const int64_t ld = l * D + d, K = g.in_size(l);
       const Io &w_ih = s.params[static_cast<size_t>(ld * g.P)], &w_hh = s.params[static_cast<size_t>(ld * g.P + 1)];
       DirPlans p;
-      p.rec = plan_gemm(gemm_desc(B, H, GH, f32_rows(GH), weight(w_hh), f32_rows(H), nullptr, g.lstm ? 0.0f : 1.0f));
+      const int64_t a_ld[2] = {GH, GH};
+      p.rec = plan_step_gemm(B, H, GH, a_ld, w_hh, false, nullptr, g.lstm ? 0.0f : 1.0f);
+      w_floats = std::max(w_floats, p.rec.copy_floats());
       p.d_in = plan_gemm(gemm_desc(T * B, K, GH, f32_rows(GH), weight(w_ih), f32_rows(K), nullptr, d == 0 ? 0.0f : 1.0f));
       p.dw_ih = plan_gemm(gemm_desc(GH, K, T * B, f32_cols(GH), f32_rows(l == 0 ? g.I : DH), f32_rows(K), nullptr, 0.0f));
       p.dw_hh = plan_gemm(gemm_desc(GH, H, T * B, f32_cols(GH), f32_rows(H), f32_rows(H), nullptr, 0.0f));
-      for (const auto *q : {&p.rec, &p.d_in, &p.dw_ih, &p.dw_hh}) gemm_bytes = std::max(gemm_bytes, q->workspace_bytes);
+      for (const auto *q : {&p.rec.plans[0], &p.d_in, &p.dw_ih, &p.dw_hh}) gemm_bytes = std::max(gemm_bytes, q->workspace_bytes);
       s.plans.push_back(std::move(p));
     }
   s.k_x = book_f32(b, "rnn.input", T * B * g.I);
@@ -258,6 +268,7 @@ void sequence_backward(core::OpBuilder &b, const RnnRule &rule, const RnnCall &c
   s.k_db = book_f32(b, "rnn.d_bias", GH);
   s.k_gemm = b.book("gemm.scratch", gemm_bytes > 0 ? gemm_bytes : 64);
   s.k_sizes = b.book("rnn.batch_sizes", static_cast<uint64_t>(2 * T + 1) * sizeof(int64_t));
+  s.k_w = book_f32(b, "rnn.step_weight", w_floats);
 }
 
 }  // namespace opsnn::ops::rnn

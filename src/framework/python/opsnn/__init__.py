@@ -74,8 +74,8 @@ def reset_peak_memory_stats():
 
 def executor_cache_stats():
     """The executor cache's counters: hits (launches without phase 1), misses (phase 1 runs whose
-    executor was kept), uncached calls (families the cache does not cover yet, tensor lists), kept
-    executors, and hit_rate = hits / (hits + misses + uncached)."""
+    executor was kept), uncached calls (families the cache does not cover yet, lists with an undefined
+    element), kept executors, and hit_rate = hits / (hits + misses + uncached)."""
     s = _C.call_stats()
     total = s["cache_hits"] + s["cache_misses"] + s["cache_uncached"]
     return {"hits": s["cache_hits"], "misses": s["cache_misses"], "uncached": s["cache_uncached"],

@@ -1109,9 +1109,73 @@ def lstm(input, hx, params, has_biases=True, num_layers=1, dropout=0.0, train=Fa
     input the packed data [N, I]. Dropout between layers (train, num_layers > 1) runs one call per
     layer with the mask drawn here."""
     params = list(params)
+    if len(params) == (5 if has_biases else 3) * (2 if bidirectional else 1) * _py_int(num_layers):
+        return _lstm_proj(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first,
+                          batch_sizes)
     hx = _rnn_state("LSTM", input, hx, params, num_layers, bidirectional, batch_first, batch_sizes)
     return _rnn("LSTM", input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first,
                 batch_sizes)
+
+
+def _fused_lstm_cell(input_gates, hidden_gates, cx, b_ih=None, b_hh=None):
+    """torch._thnn_fused_lstm_cell: (hy, cy) of one LSTM step from its gate pre-activations
+    (aclnnThnnFusedLstmCell; gradient aclnnThnnFusedLstmCellBackward, whose gate gradient is both gate
+    inputs' and whose bias gradient, the batch sum, both biases')."""
+    B, H = cx.shape
+    shapes = [(B, H), (B, H)]
+    flat, (hy, cy) = _views_of_flat(shapes, cx.dtype)
+    storage = _new((B, 4 * H), cx.dtype)
+    call("ThnnFusedLstmCell", input_gates, hidden_gates, cx, b_ih, b_hh, hy, cy, storage)
+    has_bias = b_ih is not None
+
+    def back(g):
+        ghy, gcy = _split_flat(g, shapes)
+        gg, gcx = _new((B, 4 * H), cx.dtype), _new((B, H), cx.dtype)
+        gb = _new((4 * H,), cx.dtype) if has_bias else None
+        call("ThnnFusedLstmCellBackward", ghy, gcy, cx, cy, storage, has_bias, gg, gcx, gb)
+        return gg, gg, gcx, gb, gb
+    return tuple(_record_views(flat, [hy, cy], [input_gates, hidden_gates, cx, b_ih, b_hh],
+                               "ThnnFusedLstmCellBackward", back))
+
+
+def _lstm_proj(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first, batch_sizes):
+    """torch.nn.LSTM with proj_size > 0 (aclnnLSTM has no projection), composed of ops with their own
+    gradients: per layer and direction the input projection of all steps (one matmul), then per step
+    h_{t-1} @ W_hh^T, the fused cell and h_t = hy @ W_hr^T. params per (layer, direction): w_ih, w_hh
+    [4H, P], (b_ih, b_hh,) w_hr [P, H]; h_0 / h_n [L*D, B, P], c_0 / c_n [L*D, B, H]."""
+    if batch_sizes is not None:
+        raise NotImplementedError("lstm: packed sequences with proj_size > 0 are not supported")
+    D, L, per = (2 if bidirectional else 1), _py_int(num_layers), (5 if has_biases else 3)
+    P, H = params[-1].shape
+    x = transpose(input, 0, 1) if batch_first else input
+    T, B = x.shape[0], x.shape[1]
+    if T == 0:
+        raise RuntimeError("lstm: the input has no time steps")
+    if hx is None:
+        hx = (zeros(L * D, B, P, dtype=input.dtype), zeros(L * D, B, H, dtype=input.dtype))
+    h0, c0 = hx
+    hs, cs = [], []
+    for layer in range(L):
+        outs = []
+        for d in range(D):
+            k = layer * D + d
+            w = params[k * per:(k + 1) * per]
+            b_ih, b_hh = (w[2], w[3]) if has_biases else (None, None)
+            gi = linear(x, w[0])  # [T, B, 4H]
+            h, c = getitem(h0, k), getitem(c0, k)
+            steps = [None] * T
+            for s in (range(T) if d == 0 else range(T - 1, -1, -1)):
+                hy, c = _fused_lstm_cell(getitem(gi, s), linear(h, w[1]), c, b_ih, b_hh)
+                h = steps[s] = linear(hy, w[-1])
+            outs.append(_cat0([unsqueeze(h_, 0) for h_ in steps]))
+            hs.append(h)
+            cs.append(c)
+        # the directions side by side: [T, B, D*P]
+        x = outs[0] if D == 1 else permute(_cat0([permute(o, 2, 0, 1) for o in outs]), 1, 2, 0)
+        if dropout and train and layer < L - 1:
+            x = globals()["dropout"](x, dropout, True)
+    out = transpose(x, 0, 1) if batch_first else x
+    return out, _cat0([unsqueeze(h_, 0) for h_ in hs]), _cat0([unsqueeze(c_, 0) for c_ in cs])
 
 
 @low_precision

@@ -651,7 +651,9 @@ class RNNBase(Module):
     [G*H, H], bias_ih_l{k} / bias_hh_l{k} [G*H] (G = 4 LSTM, 3 GRU), all U(-1/sqrt(H), 1/sqrt(H)),
     in torch's order, so a torch state_dict loads. forward(input, hx=None): input [T, B, I] ([B, T, I]
     batch_first, [T, I] unbatched); hx None = zeros. One aclnnLSTM / aclnnGRU call (F.lstm / F.gru);
-    gradients aclnnLstmBackward / aclnnGRUBackward; dropout between layers while training."""
+    gradients aclnnLstmBackward / aclnnGRUBackward; dropout between layers while training. LSTM
+    proj_size > 0: weight_hh [4H, P], weight_hr_l{k}[_reverse] [P, H] after the biases (torch's order),
+    h [.., P]; composed of matmuls and aclnnThnnFusedLstmCell per step (F.lstm), not packed."""
     _mode, _gates = "", 0
 
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
@@ -664,8 +666,12 @@ class RNNBase(Module):
             raise ValueError("hidden_size must be an integer greater than zero")
         if not isinstance(num_layers, int) or num_layers <= 0:
             raise ValueError("num_layers must be an integer greater than zero")
-        if proj_size:
-            raise NotImplementedError("proj_size > 0 is not supported (aclnnLSTM has no projection)")
+        if not isinstance(proj_size, int) or proj_size < 0:
+            raise ValueError("proj_size should be a positive integer or zero to disable projections")
+        if proj_size and self._mode != "LSTM":
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
         if dropout > 0 and num_layers == 1:
             import warnings
             warnings.warn("dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
@@ -673,16 +679,19 @@ class RNNBase(Module):
         object.__setattr__(self, "mode", self._mode)
         self.input_size, self.hidden_size, self.num_layers = input_size, hidden_size, num_layers
         self.bias, self.batch_first, self.dropout = bias, batch_first, float(dropout)
-        self.bidirectional, self.proj_size = bidirectional, 0
+        self.bidirectional, self.proj_size = bidirectional, proj_size
         D, G = (2 if bidirectional else 1), self._gates
+        real = proj_size or hidden_size  # the size of h (torch's real_hidden_size)
         names = []
         for layer in range(num_layers):
             for d in range(D):
                 sfx = f"_l{layer}" + ("_reverse" if d else "")
-                isz = input_size if layer == 0 else hidden_size * D
-                shapes = [("weight_ih", (G * hidden_size, isz)), ("weight_hh", (G * hidden_size, hidden_size))]
+                isz = input_size if layer == 0 else real * D
+                shapes = [("weight_ih", (G * hidden_size, isz)), ("weight_hh", (G * hidden_size, real))]
                 if bias:
                     shapes += [("bias_ih", (G * hidden_size,)), ("bias_hh", (G * hidden_size,))]
+                if proj_size:
+                    shapes.append(("weight_hr", (proj_size, hidden_size)))
                 for n, shape in shapes:
                     self.__setattr__(n + sfx, Parameter(np.zeros(shape, np.float32)))
                     names.append(n + sfx)
@@ -703,7 +712,7 @@ class RNNBase(Module):
 
     @property
     def all_weights(self):
-        w, per = self._flat_weights, 4 if self.bias else 2
+        w, per = self._flat_weights, (4 if self.bias else 2) + (1 if self.proj_size else 0)
         return [w[i:i + per] for i in range(0, len(w), per)]
 
     def flatten_parameters(self):
@@ -722,12 +731,12 @@ class RNNBase(Module):
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
                                f"got {input.shape[-1]}")
         B = input.shape[0] if self.batch_first else input.shape[1]
-        want = (self.num_layers * D, B, self.hidden_size)
         if hx is not None:
             hs = [hx] if isinstance(hx, Tensor) else list(hx)
             if not batched:
                 hs = [F.unsqueeze(h, 1) for h in hs]
-            for h in hs:
+            for i, h in enumerate(hs):  # h [L*D, B, proj_size or hidden_size]; c [L*D, B, hidden_size]
+                want = (self.num_layers * D, B, self.proj_size if i == 0 and self.proj_size else self.hidden_size)
                 if tuple(h.shape) != want:
                     raise RuntimeError(f"Expected hidden size {want}, got {tuple(h.shape)}")
             hx = hs[0] if self._mode == "GRU" else tuple(hs)
@@ -743,6 +752,8 @@ class RNNBase(Module):
     def _forward_packed(self, packed, hx):
         """PyTorch's PackedSequence path: batch_sizes to the op; hx in the caller's batch order (sorted
         here by sorted_indices, h_n / c_n returned in the caller's order)."""
+        if self.proj_size:
+            raise NotImplementedError("LSTM: packed sequences with proj_size > 0 are not supported")
         data, bs, srt, unsrt = packed
         D = 2 if self.bidirectional else 1
         B = int(bs.numpy()[0])
