@@ -46,7 +46,7 @@ const rt::MemoryObserver kObserver{gemm_prepacked_b_overwritten, gemm_prepacked_
 
 void gemm_prepacked_b_mark_in_use() {
   const bool was = registry().in_use.exchange(true, std::memory_order_acq_rel);
-  rt::set_memory_observer(&kObserver);
+  rt::add_memory_observer(&kObserver);
   if (!was) core::bump_plan_epoch();  // matmuls planned before did not plan for packed B
 }
 
