@@ -792,6 +792,8 @@ struct DirectCase {
   refs::ConvRefGeom g;
   int nsp = 2;
   bool bias = true, weight_channels_last = false;
+  bool in_channels_first = false, out_channels_first = false;  // plain NCHW / NCDHW instead (direct_nchw)
+  const char *path() const { return in_channels_first || out_channels_first ? "direct_nchw" : "direct_nhwc"; }
 };
 
 std::string describe(const DirectCase &c) {
@@ -800,7 +802,8 @@ std::string describe(const DirectCase &c) {
   os << "n " << g.n << " cin " << g.cbig << " cout " << g.csmall << " big " << g.big[0] << "x" << g.big[1] << "x"
      << g.big[2] << " k " << g.k[0] << "x" << g.k[1] << "x" << g.k[2] << " s " << g.s[0] << "," << g.s[1] << ","
      << g.s[2] << " p " << g.p[0] << "," << g.p[1] << "," << g.p[2] << " d " << g.d[0] << "," << g.d[1] << ","
-     << g.d[2] << " bias " << c.bias << " weight channels-last " << c.weight_channels_last;
+     << g.d[2] << " bias " << c.bias << " weight channels-last " << c.weight_channels_last << " channels-first in "
+     << c.in_channels_first << " out " << c.out_channels_first;
   return os.str();
 }
 
@@ -814,6 +817,8 @@ struct DirectCall {
   explicit DirectCall(const DirectCase &dc) : c(dc) {
     const refs::ConvRefGeom &g = c.g;
     std::vector<int64_t> xs{g.n}, ws{g.csmall}, ys{g.n}, wk, sv, pv, dv, ov;
+    if (c.in_channels_first) xs.push_back(g.cbig);
+    if (c.out_channels_first) ys.push_back(g.csmall);
     for (int j = 3 - c.nsp; j < 3; ++j) {
       xs.push_back(g.big[j]);
       ys.push_back(g.small[j]);
@@ -826,8 +831,8 @@ struct DirectCall {
       ssp *= g.small[j];
       kp *= g.k[j];
     }
-    xs.push_back(g.cbig);
-    ys.push_back(g.csmall);
+    if (!c.in_channels_first) xs.push_back(g.cbig);
+    if (!c.out_channels_first) ys.push_back(g.csmall);
     if (c.weight_channels_last) {
       ws.insert(ws.end(), wk.begin(), wk.end());
       ws.push_back(g.cbig);
@@ -846,18 +851,25 @@ struct DirectCall {
       b = std::make_unique<DeviceTensor>(std::vector<int64_t>{g.csmall}, ACL_FLOAT);
       b->fill_random(-1, 1);
     }
-    xt = with_format(*x, f);
+    xt = c.in_channels_first ? static_cast<aclTensor *>(*x) : with_format(*x, f);
     wt = c.weight_channels_last ? with_format(*w, f) : static_cast<aclTensor *>(*w);
-    yt = with_format(*y, f);
+    yt = c.out_channels_first ? static_cast<aclTensor *>(*y) : with_format(*y, f);
     s = std::make_unique<IntArray>(sv);
     p = std::make_unique<IntArray>(pv);
     d = std::make_unique<IntArray>(dv);
     op = std::make_unique<IntArray>(ov);
   }
   ~DirectCall() {
-    aclDestroyTensor(xt);
+    if (!c.in_channels_first) aclDestroyTensor(xt);
     if (c.weight_channels_last) aclDestroyTensor(wt);
-    aclDestroyTensor(yt);
+    if (!c.out_channels_first) aclDestroyTensor(yt);
+  }
+  // The input / output values in the reference's [N, C, spatial] order.
+  std::vector<double> input_values() const {
+    return c.in_channels_first ? x->values() : channels_last_to_first(x->values(), c.g.n, c.g.cbig, bsp);
+  }
+  std::vector<double> output_values() const {
+    return c.out_channels_first ? y->values() : channels_last_to_first(y->values(), c.g.n, c.g.csmall, ssp);
   }
   int phase1(uint64_t *ws, aclOpExecutor **e) const {
     return aclnnConvolutionGetWorkspaceSize(xt, wt, b ? b->get() : nullptr, s->a, p->a, d->a, false, op->a, 1, yt, 0,
@@ -869,9 +881,8 @@ struct DirectCall {
     std::vector<double> wv = w->values();
     if (c.weight_channels_last) wv = channels_last_to_first(wv, g.csmall, g.cbig, kp);
     const std::vector<double> bv = b ? b->values() : std::vector<double>(static_cast<size_t>(g.csmall), 0.0);
-    const refs::ConvRefOut r =
-        refs::conv_ref_small(g, channels_last_to_first(x->values(), g.n, g.cbig, bsp), wv, bv);
-    return meets_bound(ACL_FLOAT, channels_last_to_first(y->values(), g.n, g.csmall, ssp), r);
+    const refs::ConvRefOut r = refs::conv_ref_small(g, input_values(), wv, bv);
+    return meets_bound(ACL_FLOAT, output_values(), r);
   }
 };
 
@@ -900,6 +911,13 @@ DirectCase random_direct_case(int nsp) {
   }
   c.bias = rng()() % 4 != 0;
   c.weight_channels_last = rng()() % 3 == 0;
+  // A third plain channels-first (direct_nchw: at least 16 input channels; the output takes the
+  // input's format).
+  if (rng()() % 3 == 0) {
+    c.in_channels_first = c.out_channels_first = true;
+    static const int64_t kWide[] = {16, 19, 32, 48};
+    g.cbig = kWide[rng()() % 4];
+  }
   return c;
 }
 
@@ -923,12 +941,12 @@ TEST(ConvDirectNhwc, RandomGeometriesInEveryIsaTier) {
   KernelEnvRestore restore;
   for (const char *cap : direct_tiers()) {
     core::reset_kernel_env_for_testing(cap, nullptr);
-    const std::string want = std::string("conv:forward/direct_nhwc;conv:direct/") + expected_tier();
-    for (int t = 0; t < 40; ++t) {
+    for (int t = 0; t < 48; ++t) {
       const DirectCase dc = random_direct_case(t % 8 == 7 ? 3 : 2);
       SCOPED_TRACE(::testing::Message() << "OPSNN_MAX_ISA=" << (cap ? cap : "-") << " " << describe(dc));
       DirectCall call(dc);
-      EXPECT_EQ(chosen_path([&](uint64_t *w, aclOpExecutor **e) { return call.phase1(w, e); }), want);
+      EXPECT_EQ(chosen_path([&](uint64_t *w, aclOpExecutor **e) { return call.phase1(w, e); }),
+                std::string("conv:forward/") + dc.path() + ";conv:direct/" + expected_tier());
       ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return call.phase1(w, e); }, aclnnConvolution), 0)
           << aclGetRecentErrMsg();
       EXPECT_TRUE(call.matches());
@@ -938,7 +956,7 @@ TEST(ConvDirectNhwc, RandomGeometriesInEveryIsaTier) {
 }
 
 // The shapes the tiles are built around (ResNet's 3x3 / 7x7 / 1x1 in small: whole tiles, the
-// overlapping last tile, 1..7 channel blocks) in every tier.
+// overlapping last tile, 1..7 channel blocks) in every tier, channels-last and channels-first.
 TEST(ConvDirectNhwc, TileShapes) {
   reseed_for_current_test();
   KernelEnvRestore restore;
@@ -962,11 +980,17 @@ TEST(ConvDirectNhwc, TileShapes) {
         dc.g.p[j] = f.p;
         dc.g.small[j] = (dc.g.big[j] + 2 * f.p - f.k) / f.s + 1;
       }
-      SCOPED_TRACE(::testing::Message() << "OPSNN_MAX_ISA=" << (cap ? cap : "-") << " " << describe(dc));
-      DirectCall call(dc);
-      ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return call.phase1(w, e); }, aclnnConvolution), 0)
-          << aclGetRecentErrMsg();
-      EXPECT_TRUE(call.matches());
+      for (bool channels_first : {false, true}) {  // direct_nhwc, then direct_nchw (>= 16 input channels)
+        if (channels_first && f.cin < 16) continue;
+        dc.in_channels_first = dc.out_channels_first = channels_first;
+        SCOPED_TRACE(::testing::Message() << "OPSNN_MAX_ISA=" << (cap ? cap : "-") << " " << describe(dc));
+        DirectCall call(dc);
+        EXPECT_EQ(chosen_path([&](uint64_t *w, aclOpExecutor **e) { return call.phase1(w, e); }),
+                  std::string("conv:forward/") + dc.path() + ";conv:direct/" + expected_tier());
+        ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return call.phase1(w, e); }, aclnnConvolution), 0)
+            << aclGetRecentErrMsg();
+        EXPECT_TRUE(call.matches());
+      }
     }
   }
 }
@@ -1040,9 +1064,8 @@ TEST(ConvDirectNhwc, RepeatableExecutorSeesWeightChanges) {
     ASSERT_EQ(aclnnConvolution(wsp, ws, ex, nullptr), 0) << aclGetRecentErrMsg();
     ASSERT_EQ(aclrtSynchronizeDevice(), 0);
     std::vector<double> wv = w2.values();
-    const refs::ConvRefOut r = refs::conv_ref_small(dc.g, channels_last_to_first(call.x->values(), dc.g.n, dc.g.cbig, call.bsp),
-                                                    wv, call.b->values());
-    EXPECT_TRUE(meets_bound(ACL_FLOAT, channels_last_to_first(call.y->values(), dc.g.n, dc.g.csmall, call.ssp), r));
+    const refs::ConvRefOut r = refs::conv_ref_small(dc.g, call.input_values(), wv, call.b->values());
+    EXPECT_TRUE(meets_bound(ACL_FLOAT, call.output_values(), r));
     ASSERT_EQ(aclSetInputTensorAddr(ex, 1, call.wt, call.w->data()), 0);
     launch("the first weight bound again");
   }

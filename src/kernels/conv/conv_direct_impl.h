@@ -24,13 +24,17 @@ struct CdRow {
   int64_t k0lo, k0hi, k1lo, k1hi;  // valid tap ranges along dims 0 and 1
   int64_t t0, t1, t2;              // input offsets of one tap step (d * input stride)
   int64_t ps;                      // input offset between neighbouring output pixels
+  int64_t sc;                      // input channel stride (1: channels-last)
 };
 
 // NP pixels (o2 .. o2 + NP - 1) x NB channel blocks over taps k2 in [k2lo, k2hi); stores the
-// first `valid` channels of the tile (fewer than NB * 16 only in the last block group).
+// first `valid` channels of the tile (fewer than NB * 16 only in the last block group) at pixel
+// stride ds and channel stride dc (1: channels-last, one vector store per 16 / kDwVw channels;
+// otherwise lane by lane, once per C_in * taps accumulations).
 template <int NP, int NB>
 inline void cd_tile(const CdRow &r, const ConvGeom &g, int64_t cin, int64_t o2, int64_t k2lo, int64_t k2hi,
-                    const float *w, int64_t wbs, const float *bias, float *dst, int64_t ds, int64_t valid) {
+                    const float *w, int64_t wbs, const float *bias, float *dst, int64_t ds, int64_t dc,
+                    int64_t valid) {
   constexpr int NV = NB * kCdVpb;
   DwVec acc[NP][NV];
 #pragma GCC unroll 16
@@ -43,7 +47,7 @@ inline void cd_tile(const CdRow &r, const ConvGeom &g, int64_t cin, int64_t o2, 
       for (int64_t k2 = k2lo; k2 < k2hi; ++k2) {
         const float *x = r.in + (r.off + o2 * r.ps + k0 * r.t0 + k1 * r.t1 + k2 * r.t2);
         const float *wt = w + ((k0 * g.k[1] + k1) * g.k[2] + k2) * tap_floats;
-        for (int64_t ic = 0; ic < cin; ++ic) {
+        for (int64_t ic = 0; ic < cin; ++ic, x += r.sc) {
           DwVec wv[NV];
 #pragma GCC unroll 16
           for (int b = 0; b < NB; ++b)
@@ -51,7 +55,7 @@ inline void cd_tile(const CdRow &r, const ConvGeom &g, int64_t cin, int64_t o2, 
             for (int v = 0; v < kCdVpb; ++v) wv[b * kCdVpb + v] = dw_load(wt + b * wbs + ic * kDirectBlock + v * kDwVw);
 #pragma GCC unroll 16
           for (int p = 0; p < NP; ++p) {
-            const float xs = x[p * r.ps + ic];
+            const float xs = x[p * r.ps];
 #pragma GCC unroll 16
             for (int v = 0; v < NV; ++v) acc[p][v] += xs * wv[v];
           }
@@ -66,12 +70,13 @@ inline void cd_tile(const CdRow &r, const ConvGeom &g, int64_t cin, int64_t o2, 
     for (int v = 0; v < NV; ++v) {
       const DwVec out = acc[p][v] + dw_load(bias + v * kDwVw);
       const int64_t c = v * kDwVw;
-      if (c + kDwVw <= valid) {
+      if (c + kDwVw <= valid && dc == 1) {
         dw_store(d + c, out);
-      } else if (c < valid) {  // the last block's channels past C_out are padding
-        float lanes[kDwVw];
-        dw_store(lanes, out);
-        for (int64_t i = 0; i < valid - c; ++i) d[c + i] = lanes[i];
+      } else if (c < valid) {  // channels-first output, or the last block's padding channels
+        // Lanes taken from the register (a spill and reload stalls store forwarding).
+#pragma GCC unroll 16
+        for (int i = 0; i < kDwVw; ++i)
+          if (c + i < valid) d[(c + i) * dc] = out[i];
       }
     }
   }
@@ -81,7 +86,7 @@ inline void cd_tile(const CdRow &r, const ConvGeom &g, int64_t cin, int64_t o2, 
 // inside), the rest one by one over their inside taps.
 template <int NP, int NB>
 void cd_row(const CdRow &r, const ConvGeom &g, int64_t cin, const float *w, int64_t wbs, const float *bias,
-            float *dst, int64_t ds, int64_t valid) {
+            float *dst, int64_t ds, int64_t dc, int64_t valid) {
   const int64_t K2 = g.k[2], n2 = g.small[2], span = (K2 - 1) * g.d[2];
   // Interior: x = o2*s2 - p2 >= 0 and x + span < big2.
   const int64_t lo = std::min<int64_t>(n2, (g.p[2] + g.s[2] - 1) / g.s[2]);
@@ -91,16 +96,16 @@ void cd_row(const CdRow &r, const ConvGeom &g, int64_t cin, const float *w, int6
     const int64_t x = o2 * g.s[2] - g.p[2];
     const int64_t klo = x >= 0 ? 0 : std::min<int64_t>(K2, (-x + g.d[2] - 1) / g.d[2]);
     const int64_t khi = x >= g.big[2] ? 0 : std::min<int64_t>(K2, (g.big[2] - 1 - x) / g.d[2] + 1);
-    cd_tile<1, NB>(r, g, cin, o2, klo, std::max(klo, khi), w, wbs, bias, dst, ds, valid);
+    cd_tile<1, NB>(r, g, cin, o2, klo, std::max(klo, khi), w, wbs, bias, dst, ds, dc, valid);
   };
   for (int64_t o2 = 0; o2 < lo; ++o2) one(o2);
   int64_t o2 = lo;
-  for (; o2 + NP <= hi; o2 += NP) cd_tile<NP, NB>(r, g, cin, o2, 0, K2, w, wbs, bias, dst, ds, valid);
+  for (; o2 + NP <= hi; o2 += NP) cd_tile<NP, NB>(r, g, cin, o2, 0, K2, w, wbs, bias, dst, ds, dc, valid);
   // The last interior pixels: one tile overlapping the previous one (its pixels are recomputed
   // in the same order, so they get the same values), or one by one when the interior is narrower.
-  if (o2 < hi && hi - lo >= NP) cd_tile<NP, NB>(r, g, cin, hi - NP, 0, K2, w, wbs, bias, dst, ds, valid);
+  if (o2 < hi && hi - lo >= NP) cd_tile<NP, NB>(r, g, cin, hi - NP, 0, K2, w, wbs, bias, dst, ds, dc, valid);
   else
-    for (; o2 < hi; ++o2) cd_tile<1, NB>(r, g, cin, o2, 0, K2, w, wbs, bias, dst, ds, valid);
+    for (; o2 < hi; ++o2) cd_tile<1, NB>(r, g, cin, o2, 0, K2, w, wbs, bias, dst, ds, dc, valid);
   for (o2 = hi; o2 < n2; ++o2) one(o2);
 }
 
@@ -157,23 +162,24 @@ inline void direct_body(const DirectArgs &a, int threads) {
         r.t1 = g.d[1] * a.in_ss[1];
         r.t2 = g.d[2] * a.in_ss[2];
         r.ps = g.s[2] * a.in_ss[2];
+        r.sc = a.in_sc;
         int64_t gstart, gsize;
         group(gi, &gstart, &gsize);
         const int64_t c0 = gstart * kDirectBlock;
         const float *w = a.w + gstart * wbs;
-        float *dst = a.out + n * a.out_sn + o0 * a.out_ss[0] + o1 * a.out_ss[1] + c0;
+        float *dst = a.out + n * a.out_sn + o0 * a.out_ss[0] + o1 * a.out_ss[1] + c0 * a.out_sc;
         const int64_t valid = std::min<int64_t>(gsize * kDirectBlock, a.c_out - c0);
         switch (gsize) {
 #if OPSNN_DW_VW == 16
           case 4:
-            cd_row<cd_pixels<4>(), 4>(r, g, a.c_in, w, wbs, bias + c0, dst, a.out_ss[2], valid);
+            cd_row<cd_pixels<4>(), 4>(r, g, a.c_in, w, wbs, bias + c0, dst, a.out_ss[2], a.out_sc, valid);
             break;
           case 2:
-            cd_row<cd_pixels<2>(), 2>(r, g, a.c_in, w, wbs, bias + c0, dst, a.out_ss[2], valid);
+            cd_row<cd_pixels<2>(), 2>(r, g, a.c_in, w, wbs, bias + c0, dst, a.out_ss[2], a.out_sc, valid);
             break;
 #endif
           default:
-            cd_row<cd_pixels<1>(), 1>(r, g, a.c_in, w, wbs, bias + c0, dst, a.out_ss[2], valid);
+            cd_row<cd_pixels<1>(), 1>(r, g, a.c_in, w, wbs, bias + c0, dst, a.out_ss[2], a.out_sc, valid);
         }
       }
     }

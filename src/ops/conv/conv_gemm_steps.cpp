@@ -39,6 +39,14 @@ bool unit_geometry(const ConvGeom &g) {
     if (g.k[i] != 1 || g.s[i] != 1 || g.p[i] != 0 || g.big[i] != g.small[i]) return false;
   return true;
 }
+// The direct kernel's own conditions (both of its layouts).
+bool direct_applies(const ConvDesc &d, const core::Why &why) {
+  if (d.mode != Mode::kForward) return why("not a forward convolution");
+  if (d.groups != 1) return why("groups=%lld", static_cast<long long>(d.groups));
+  if (d.big_dt != ACL_FLOAT || d.small_dt != ACL_FLOAT) return why("not FLOAT input and output");
+  return true;
+}
+
 // Forward / data: best first; the last (im2col + GEMM / GEMM + col2im) takes everything.
 const core::Impl<ConvDesc> kForwardImpls[] = {
     {"depthwise_nhwc", core::kNoIsa,
@@ -63,12 +71,18 @@ const core::Impl<ConvDesc> kForwardImpls[] = {
      }},
     {"direct_nhwc", core::kNoIsa,
      [](const ConvDesc &d, const core::Why &why) {
-       if (d.mode != Mode::kForward) return why("not a forward convolution");
-       if (d.groups != 1) return why("groups=%lld", static_cast<long long>(d.groups));
+       if (!direct_applies(d, why)) return false;
        if (d.big_sc != 1 || d.small_sc != 1)
          return why("not channels-last (channel strides %lld / %lld)", static_cast<long long>(d.big_sc),
                     static_cast<long long>(d.small_sc));
-       if (d.big_dt != ACL_FLOAT || d.small_dt != ACL_FLOAT) return why("not FLOAT input and output");
+       return true;
+     }},
+    {"direct_nchw", core::kNoIsa,
+     [](const ConvDesc &d, const core::Why &why) {
+       if (!direct_applies(d, why)) return false;
+       // Measured (bench_conv, ResNet's conv1 with 3 input channels: 0.7x im2col_gemm): with few
+       // input channels the strided channel planes cost more than the GEMM's copies.
+       if (d.cbg < 16) return why("%lld input channels on a channels-first input (< 16)", static_cast<long long>(d.cbg));
        return true;
      }},
     {"gemm_1x1", core::kNoIsa,
@@ -81,7 +95,7 @@ const core::Impl<ConvDesc> kForwardImpls[] = {
 };
 
 // kForwardImpls' entries by name.
-enum ForwardImpl : int { kDepthwiseNhwc = 0, kDepthwiseDirect, kDirectNhwc, kGemm1x1, kIm2colGemm };
+enum ForwardImpl : int { kDepthwiseNhwc = 0, kDepthwiseDirect, kDirectNhwc, kDirectNchw, kGemm1x1, kIm2colGemm };
 
 // The direct kernels' ISA tiers (the same source auto-vectorised per unit), best first.
 #if defined(__x86_64__)
@@ -485,7 +499,7 @@ void record_forward(core::OpBuilder &b, const Problem &p, const Side &big, const
     b.add_step<DepthwiseStep>(std::move(s));
     return;
   }
-  if (impl == kDirectNhwc) {
+  if (impl == kDirectNhwc || impl == kDirectNchw) {
     DirectStep s;
     s.fn = kDirectFns[choose_tier("direct")];
     s.a.g = p.g;
@@ -493,7 +507,9 @@ void record_forward(core::OpBuilder &b, const Problem &p, const Side &big, const
     s.a.c_in = big.c;
     s.a.c_out = small.c;
     s.a.in_sn = big.sn;
+    s.a.in_sc = big.sc;
     s.a.out_sn = small.sn;
+    s.a.out_sc = small.sc;
     for (int i = 0; i < 3; ++i) s.a.in_ss[i] = big.ss[i], s.a.out_ss[i] = small.ss[i];
     s.big = big;
     s.small = small;
