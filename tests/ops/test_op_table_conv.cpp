@@ -911,13 +911,8 @@ DirectCase random_direct_case(int nsp) {
   }
   c.bias = rng()() % 4 != 0;
   c.weight_channels_last = rng()() % 3 == 0;
-  // A third plain channels-first (direct_nchw: at least 16 input channels; the output takes the
-  // input's format).
-  if (rng()() % 3 == 0) {
-    c.in_channels_first = c.out_channels_first = true;
-    static const int64_t kWide[] = {16, 19, 32, 48};
-    g.cbig = kWide[rng()() % 4];
-  }
+  // A third plain channels-first (direct_nchw; the output takes the input's format).
+  if (rng()() % 3 == 0) c.in_channels_first = c.out_channels_first = true;
   return c;
 }
 
@@ -980,8 +975,7 @@ TEST(ConvDirectNhwc, TileShapes) {
         dc.g.p[j] = f.p;
         dc.g.small[j] = (dc.g.big[j] + 2 * f.p - f.k) / f.s + 1;
       }
-      for (bool channels_first : {false, true}) {  // direct_nhwc, then direct_nchw (>= 16 input channels)
-        if (channels_first && f.cin < 16) continue;
+      for (bool channels_first : {false, true}) {  // direct_nhwc, then direct_nchw
         dc.in_channels_first = dc.out_channels_first = channels_first;
         SCOPED_TRACE(::testing::Message() << "OPSNN_MAX_ISA=" << (cap ? cap : "-") << " " << describe(dc));
         DirectCall call(dc);

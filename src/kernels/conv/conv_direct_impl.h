@@ -8,6 +8,7 @@
 #pragma once
 
 #include <algorithm>
+#include <vector>
 
 #include "core/thread_pool.h"
 #include "kernels/conv/conv.h"
@@ -29,12 +30,10 @@ struct CdRow {
 
 // NP pixels (o2 .. o2 + NP - 1) x NB channel blocks over taps k2 in [k2lo, k2hi); stores the
 // first `valid` channels of the tile (fewer than NB * 16 only in the last block group) at pixel
-// stride ds and channel stride dc (1: channels-last, one vector store per 16 / kDwVw channels;
-// otherwise lane by lane, once per C_in * taps accumulations).
+// stride ds, channels contiguous.
 template <int NP, int NB>
 inline void cd_tile(const CdRow &r, const ConvGeom &g, int64_t cin, int64_t o2, int64_t k2lo, int64_t k2hi,
-                    const float *w, int64_t wbs, const float *bias, float *dst, int64_t ds, int64_t dc,
-                    int64_t valid) {
+                    const float *w, int64_t wbs, const float *bias, float *dst, int64_t ds, int64_t valid) {
   constexpr int NV = NB * kCdVpb;
   DwVec acc[NP][NV];
 #pragma GCC unroll 16
@@ -70,13 +69,12 @@ inline void cd_tile(const CdRow &r, const ConvGeom &g, int64_t cin, int64_t o2, 
     for (int v = 0; v < NV; ++v) {
       const DwVec out = acc[p][v] + dw_load(bias + v * kDwVw);
       const int64_t c = v * kDwVw;
-      if (c + kDwVw <= valid && dc == 1) {
+      if (c + kDwVw <= valid) {
         dw_store(d + c, out);
-      } else if (c < valid) {  // channels-first output, or the last block's padding channels
-        // Lanes taken from the register (a spill and reload stalls store forwarding).
+      } else if (c < valid) {  // the last block's channels past C_out are padding
 #pragma GCC unroll 16
         for (int i = 0; i < kDwVw; ++i)
-          if (c + i < valid) d[(c + i) * dc] = out[i];
+          if (c + i < valid) d[c + i] = out[i];
       }
     }
   }
@@ -86,7 +84,7 @@ inline void cd_tile(const CdRow &r, const ConvGeom &g, int64_t cin, int64_t o2, 
 // inside), the rest one by one over their inside taps.
 template <int NP, int NB>
 void cd_row(const CdRow &r, const ConvGeom &g, int64_t cin, const float *w, int64_t wbs, const float *bias,
-            float *dst, int64_t ds, int64_t dc, int64_t valid) {
+            float *dst, int64_t ds, int64_t valid) {
   const int64_t K2 = g.k[2], n2 = g.small[2], span = (K2 - 1) * g.d[2];
   // Interior: x = o2*s2 - p2 >= 0 and x + span < big2.
   const int64_t lo = std::min<int64_t>(n2, (g.p[2] + g.s[2] - 1) / g.s[2]);
@@ -96,16 +94,16 @@ void cd_row(const CdRow &r, const ConvGeom &g, int64_t cin, const float *w, int6
     const int64_t x = o2 * g.s[2] - g.p[2];
     const int64_t klo = x >= 0 ? 0 : std::min<int64_t>(K2, (-x + g.d[2] - 1) / g.d[2]);
     const int64_t khi = x >= g.big[2] ? 0 : std::min<int64_t>(K2, (g.big[2] - 1 - x) / g.d[2] + 1);
-    cd_tile<1, NB>(r, g, cin, o2, klo, std::max(klo, khi), w, wbs, bias, dst, ds, dc, valid);
+    cd_tile<1, NB>(r, g, cin, o2, klo, std::max(klo, khi), w, wbs, bias, dst, ds, valid);
   };
   for (int64_t o2 = 0; o2 < lo; ++o2) one(o2);
   int64_t o2 = lo;
-  for (; o2 + NP <= hi; o2 += NP) cd_tile<NP, NB>(r, g, cin, o2, 0, K2, w, wbs, bias, dst, ds, dc, valid);
+  for (; o2 + NP <= hi; o2 += NP) cd_tile<NP, NB>(r, g, cin, o2, 0, K2, w, wbs, bias, dst, ds, valid);
   // The last interior pixels: one tile overlapping the previous one (its pixels are recomputed
   // in the same order, so they get the same values), or one by one when the interior is narrower.
-  if (o2 < hi && hi - lo >= NP) cd_tile<NP, NB>(r, g, cin, hi - NP, 0, K2, w, wbs, bias, dst, ds, dc, valid);
+  if (o2 < hi && hi - lo >= NP) cd_tile<NP, NB>(r, g, cin, hi - NP, 0, K2, w, wbs, bias, dst, ds, valid);
   else
-    for (; o2 < hi; ++o2) cd_tile<1, NB>(r, g, cin, o2, 0, K2, w, wbs, bias, dst, ds, dc, valid);
+    for (; o2 < hi; ++o2) cd_tile<1, NB>(r, g, cin, o2, 0, K2, w, wbs, bias, dst, ds, valid);
   for (o2 = hi; o2 < n2; ++o2) one(o2);
 }
 
@@ -141,7 +139,12 @@ inline void direct_body(const DirectArgs &a, int threads) {
   };
   const int64_t rows = a.n * g.small[0] * g.small[1], tasks = ngroups * rows;
   const int T = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(threads, tasks)));
+  // A channels-first output row goes through a channels-last row buffer, then out channel by
+  // channel: storing lanes straight to C_out strided planes thrashes L1 when the plane size is
+  // near a multiple of 4 KiB (ResNet's 112 x 112 planes: 3x slower).
+  const bool staged = a.out_sc != 1;
   core::parallel_for(T, 1, [&](int64_t th0, int64_t th1) {
+    std::vector<float> stage(staged ? static_cast<size_t>(g.small[2] * kCdMaxNb * kDirectBlock) : 0);
     for (int64_t th = th0; th < th1; ++th) {
       const int64_t t0 = tasks * th / T, t1 = tasks * (th + 1) / T;
       for (int64_t t = t0; t < t1; ++t) {  // group-major: a group's weight stays in cache across rows
@@ -167,20 +170,25 @@ inline void direct_body(const DirectArgs &a, int threads) {
         group(gi, &gstart, &gsize);
         const int64_t c0 = gstart * kDirectBlock;
         const float *w = a.w + gstart * wbs;
-        float *dst = a.out + n * a.out_sn + o0 * a.out_ss[0] + o1 * a.out_ss[1] + c0 * a.out_sc;
+        float *out = a.out + n * a.out_sn + o0 * a.out_ss[0] + o1 * a.out_ss[1] + c0 * a.out_sc;
         const int64_t valid = std::min<int64_t>(gsize * kDirectBlock, a.c_out - c0);
+        float *dst = staged ? stage.data() : out;
+        const int64_t ds = staged ? valid : a.out_ss[2];
         switch (gsize) {
 #if OPSNN_DW_VW == 16
           case 4:
-            cd_row<cd_pixels<4>(), 4>(r, g, a.c_in, w, wbs, bias + c0, dst, a.out_ss[2], a.out_sc, valid);
+            cd_row<cd_pixels<4>(), 4>(r, g, a.c_in, w, wbs, bias + c0, dst, ds, valid);
             break;
           case 2:
-            cd_row<cd_pixels<2>(), 2>(r, g, a.c_in, w, wbs, bias + c0, dst, a.out_ss[2], a.out_sc, valid);
+            cd_row<cd_pixels<2>(), 2>(r, g, a.c_in, w, wbs, bias + c0, dst, ds, valid);
             break;
 #endif
           default:
-            cd_row<cd_pixels<1>(), 1>(r, g, a.c_in, w, wbs, bias + c0, dst, a.out_ss[2], a.out_sc, valid);
+            cd_row<cd_pixels<1>(), 1>(r, g, a.c_in, w, wbs, bias + c0, dst, ds, valid);
         }
+        if (staged)
+          for (int64_t c = 0; c < valid; ++c)
+            for (int64_t o2 = 0; o2 < g.small[2]; ++o2) out[c * a.out_sc + o2 * a.out_ss[2]] = stage[o2 * valid + c];
       }
     }
   });

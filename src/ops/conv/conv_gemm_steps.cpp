@@ -80,9 +80,6 @@ const core::Impl<ConvDesc> kForwardImpls[] = {
     {"direct_nchw", core::kNoIsa,
      [](const ConvDesc &d, const core::Why &why) {
        if (!direct_applies(d, why)) return false;
-       // Measured (bench_conv, ResNet's conv1 with 3 input channels: 0.7x im2col_gemm): with few
-       // input channels the strided channel planes cost more than the GEMM's copies.
-       if (d.cbg < 16) return why("%lld input channels on a channels-first input (< 16)", static_cast<long long>(d.cbg));
        return true;
      }},
     {"gemm_1x1", core::kNoIsa,
