@@ -14,6 +14,9 @@
 // interleaved shape by shape. GFLOP/s = 2 * N * C_out * H_out * W_out * C_in/groups * kH * kW /
 // time. "ratio" = the best oneDNN time / OpsNN's time (> 1: OpsNN is faster). Markdown on stdout.
 // (The timing loop is our own, as in bench_gemm: one table is what we compare.)
+// Every layer also runs on channels-last (ACL_FORMAT_NHWC) tensors holding the same logical values
+// (its own table after the main one: time, ratio to the best oneDNN time of the row, max |diff|
+// against oneDNN's NCHW result, and the path phase 1 chose, read from the verbose line).
 // A second table times aclnnDeformableConv2d (modulated, one deformable group, offsets in [-1, 1],
 // deformOut not requested) against aclnnConvolution on the same shape: the deformable im2col's cost
 // over the plain convolution (no peer library has it). A third times aclnnQuantConvolution (int8 input
@@ -104,19 +107,16 @@ double time_call(const std::function<void()> &fn) {
   return best;
 }
 
-// [N, C, S] values <-> [N, S, C] (the same logical tensor channels-last).
-std::vector<float> to_nhwc(const std::vector<float> &v, int64_t n, int64_t c, int64_t sp) {
+// [N, C, S] values -> [N, S, C] (the same logical tensor channels-last), or back (to_last false).
+std::vector<float> relayout(const std::vector<float> &v, int64_t n, int64_t c, int64_t sp, bool to_last) {
   std::vector<float> r(v.size());
   for (int64_t i = 0; i < n; ++i)
     for (int64_t ch = 0; ch < c; ++ch)
-      for (int64_t x = 0; x < sp; ++x) r[static_cast<size_t>((i * sp + x) * c + ch)] = v[static_cast<size_t>((i * c + ch) * sp + x)];
-  return r;
-}
-std::vector<float> from_nhwc(const std::vector<float> &v, int64_t n, int64_t c, int64_t sp) {
-  std::vector<float> r(v.size());
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t ch = 0; ch < c; ++ch)
-      for (int64_t x = 0; x < sp; ++x) r[static_cast<size_t>((i * c + ch) * sp + x)] = v[static_cast<size_t>((i * sp + x) * c + ch)];
+      for (int64_t x = 0; x < sp; ++x) {
+        const size_t first = static_cast<size_t>((i * c + ch) * sp + x), last = static_cast<size_t>((i * sp + x) * c + ch);
+        if (to_last) r[last] = v[first];
+        else r[first] = v[last];
+      }
   return r;
 }
 
@@ -492,11 +492,11 @@ int main(int argc, char **argv) {
       std::printf("| %s | %lld | %.3f | %.1f | %.3f | %.3f | %.2f | %.1e |\n", sh.name, static_cast<long long>(n),
                   t_ours * 1e3, flops / t_ours * 1e-9, t_any * 1e3, t_plain * 1e3, best / t_ours, diff);
       {  // the same logical values on channels-last (NHWC) tensors
-        Ours cl(sh, n, to_nhwc(xv, n, sh.cin, sh.h * sh.w), wv, bv, true);
+        Ours cl(sh, n, relayout(xv, n, sh.cin, sh.h * sh.w, true), wv, bv, true);
         const double t_cl = time_call([&] { cl.run(); });
         double cl_diff = 0;
         if (plain.ok) {
-          const auto mine = from_nhwc(cl.result(static_cast<size_t>(n * sh.cout * ho * wo)), n, sh.cout, ho * wo);
+          const auto mine = relayout(cl.result(static_cast<size_t>(n * sh.cout * ho * wo)), n, sh.cout, ho * wo, false);
           const auto &theirs = plain.result();
           for (size_t i = 0; i < mine.size(); ++i)
             cl_diff = std::max(cl_diff, static_cast<double>(std::fabs(mine[i] - theirs[i])));
