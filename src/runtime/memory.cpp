@@ -322,6 +322,20 @@ void add_memory_observer(const MemoryObserver *observer) {
   }
   std::abort();  // more observers than kMaxMemoryObservers: a build-time constant to raise
 }
+bool view_byte_range(const void *base, int ndim, const int64_t *dims, const int64_t *strides, size_t esize,
+                     uintptr_t *lo, uintptr_t *hi) {
+  intptr_t lo_off = 0, hi_off = static_cast<intptr_t>(esize);
+  for (int d = 0; d < ndim; ++d) {
+    if (dims[d] == 0) return false;
+    const intptr_t span = static_cast<intptr_t>((dims[d] - 1) * strides[d]) * static_cast<intptr_t>(esize);
+    if (span < 0) lo_off += span;
+    else hi_off += span;
+  }
+  const uintptr_t b = reinterpret_cast<uintptr_t>(base);
+  *lo = b + lo_off;
+  *hi = b + hi_off;
+  return true;
+}
 bool memory_observed() { return g_observers[0].load(std::memory_order_acquire) != nullptr; }
 void notify_view_written(const void *base, int ndim, const int64_t *dims, const int64_t *strides, size_t esize) {
   for_each_observer([&](const MemoryObserver &o) { o.view_written(base, ndim, dims, strides, esize); });

@@ -88,6 +88,10 @@ struct MemoryObserver {
 constexpr int kMaxMemoryObservers = 4;
 void add_memory_observer(const MemoryObserver *observer);  // idempotent
 bool memory_observed();                                   // any observer added
+// The bounding byte range [lo, hi) of a view (first element at `base`, dims / strides in elements
+// of `esize` bytes; strides may be negative or zero); false for an empty view.
+bool view_byte_range(const void *base, int ndim, const int64_t *dims, const int64_t *strides, size_t esize,
+                     uintptr_t *lo, uintptr_t *hi);
 // Tells every observer that an op's output view was written (the executor, per launch).
 void notify_view_written(const void *base, int ndim, const int64_t *dims, const int64_t *strides, size_t esize);
 

@@ -700,62 +700,6 @@ std::vector<double> channels_last_to_first(const std::vector<double> &v, int64_t
   return r;
 }
 
-TEST(ConvFormats, ChannelsLastFormatsReadTheirDimsInThatOrder) {
-  reseed_for_current_test();
-  for (int nsp : {2, 3}) {
-    refs::ConvRefGeom g;
-    g.n = 2;
-    g.cbig = 6;
-    g.csmall = 4;
-    g.groups = 2;
-    for (int j = 3 - nsp; j < 3; ++j) {
-      g.big[j] = 5 + j;
-      g.k[j] = 3;
-      g.p[j] = 1;
-      g.s[j] = j == 2 ? 2 : 1;
-      g.small[j] = (g.big[j] + 2 * g.p[j] - g.k[j]) / g.s[j] + 1;
-    }
-    const aclFormat f = nsp == 2 ? ACL_FORMAT_NHWC : ACL_FORMAT_NDHWC;
-    std::vector<int64_t> xs{g.n}, ws{g.csmall}, ys{g.n}, k, s, pd, dl, op;
-    for (int j = 3 - nsp; j < 3; ++j) {
-      xs.push_back(g.big[j]);
-      ws.push_back(g.k[j]);
-      ys.push_back(g.small[j]);
-      k.push_back(g.k[j]);
-      s.push_back(g.s[j]);
-      pd.push_back(g.p[j]);
-      dl.push_back(1);
-      op.push_back(0);
-    }
-    xs.push_back(g.cbig);
-    ws.push_back(g.cbig / g.groups);
-    ys.push_back(g.csmall);
-    DeviceTensor x(xs, ACL_FLOAT), w(ws, ACL_FLOAT), y(ys, ACL_FLOAT), bias({g.csmall}, ACL_FLOAT);
-    x.fill_random(-2, 2);
-    w.fill_random(-1, 1);
-    bias.fill_random(-1, 1);
-    y.poison();
-    aclTensor *xt = with_format(x, f), *wt = with_format(w, f), *yt = with_format(y, f);
-    IntArray sa(s), pa(pd), da(dl), oa(op);
-    ASSERT_EQ(run_op([&](uint64_t *ws_, aclOpExecutor **e) {
-                return aclnnConvolutionGetWorkspaceSize(xt, wt, bias, sa.a, pa.a, da.a, false, oa.a, g.groups, yt, 0,
-                                                        ws_, e);
-              },
-              aclnnConvolution),
-              0)
-        << aclGetRecentErrMsg();
-    const int64_t bsp = g.big[0] * g.big[1] * g.big[2], ssp = g.small[0] * g.small[1] * g.small[2];
-    const int64_t kp = g.k[0] * g.k[1] * g.k[2];
-    refs::ConvRefOut r = refs::conv_ref_small(g, channels_last_to_first(x.values(), g.n, g.cbig, bsp),
-                                              channels_last_to_first(w.values(), g.csmall, g.cbig / g.groups, kp),
-                                              bias.values());
-    EXPECT_TRUE(meets_bound(ACL_FLOAT, channels_last_to_first(y.values(), g.n, g.csmall, ssp), r)) << nsp;
-    aclDestroyTensor(xt);
-    aclDestroyTensor(wt);
-    aclDestroyTensor(yt);
-  }
-}
-
 // ---- The direct channels-last kernel (direct_nhwc) ----
 
 // The path phase 1 chose for a Convolution call, from its verbose line ("impl=...").
@@ -787,7 +731,7 @@ const char *expected_tier() {
 }
 
 // One channels-last convolution: [N, spatial..., C] tensors (ACL_FORMAT_NHWC / NDHWC), the weight
-// contiguous [C_out, C_in, k...] or channels-last too.
+// contiguous [C_out, C_in / groups, k...] or channels-last too.
 struct DirectCase {
   refs::ConvRefGeom g;
   int nsp = 2;
@@ -846,9 +790,9 @@ struct DirectCall {
     if (!c.out_channels_first) ys.push_back(g.csmall);
     if (c.weight_channels_last) {
       ws.insert(ws.end(), wk.begin(), wk.end());
-      ws.push_back(g.cbig);
+      ws.push_back(g.cbig / g.groups);
     } else {
-      ws.push_back(g.cbig);
+      ws.push_back(g.cbig / g.groups);
       ws.insert(ws.end(), wk.begin(), wk.end());
     }
     const aclFormat f = c.nsp == 2 ? ACL_FORMAT_NHWC : ACL_FORMAT_NDHWC;
@@ -883,19 +827,44 @@ struct DirectCall {
     return c.out_channels_first ? y->values() : channels_last_to_first(y->values(), c.g.n, c.g.csmall, ssp);
   }
   int phase1(uint64_t *ws, aclOpExecutor **e) const {
-    return aclnnConvolutionGetWorkspaceSize(xt, wt, b ? b->get() : nullptr, s->a, p->a, d->a, false, op->a, 1, yt, 0,
-                                            ws, e);
+    return aclnnConvolutionGetWorkspaceSize(xt, wt, b ? b->get() : nullptr, s->a, p->a, d->a, false, op->a, c.g.groups,
+                                            yt, 0, ws, e);
   }
   // The output against the float64 reference of the current input, weight and bias.
   ::testing::AssertionResult matches() const {
     const refs::ConvRefGeom &g = c.g;
     std::vector<double> wv = w->values();
-    if (c.weight_channels_last) wv = channels_last_to_first(wv, g.csmall, g.cbig, kp);
+    if (c.weight_channels_last) wv = channels_last_to_first(wv, g.csmall, g.cbig / g.groups, kp);
     const std::vector<double> bv = b ? b->values() : std::vector<double>(static_cast<size_t>(g.csmall), 0.0);
     const refs::ConvRefOut r = refs::conv_ref_small(g, input_values(), wv, bv);
     return meets_bound(ACL_FLOAT, output_values(), r);
   }
 };
+
+TEST(ConvFormats, ChannelsLastFormatsReadTheirDimsInThatOrder) {
+  reseed_for_current_test();
+  for (int nsp : {2, 3}) {  // grouped (im2col_gemm), the weight in the same format
+    DirectCase dc;
+    dc.nsp = nsp;
+    dc.weight_channels_last = true;
+    refs::ConvRefGeom &g = dc.g;
+    g.n = 2;
+    g.cbig = 6;
+    g.csmall = 4;
+    g.groups = 2;
+    for (int j = 3 - nsp; j < 3; ++j) {
+      g.big[j] = 5 + j;
+      g.k[j] = 3;
+      g.p[j] = 1;
+      g.s[j] = j == 2 ? 2 : 1;
+      g.small[j] = (g.big[j] + 2 * g.p[j] - g.k[j]) / g.s[j] + 1;
+    }
+    DirectCall call(dc);
+    ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return call.phase1(w, e); }, aclnnConvolution), 0)
+        << aclGetRecentErrMsg();
+    EXPECT_TRUE(call.matches()) << nsp;
+  }
+}
 
 // A random geometry: channel counts 1, odd and multiples of 16 (one to seven 16-channel blocks:
 // every block group of every unit), kernels 1..7 per dim, strides 1..3, dilations 1..2, padding

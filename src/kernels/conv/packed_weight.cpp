@@ -32,15 +32,8 @@ void range_written(const void *base, size_t bytes) {
 
 // An op's output view: its bounding byte range (a superset; a false overlap only costs a re-pack).
 void view_written(const void *base, int ndim, const int64_t *dims, const int64_t *strides, size_t esize) {
-  intptr_t lo = 0, hi = static_cast<intptr_t>(esize);
-  for (int d = 0; d < ndim; ++d) {
-    if (dims[d] == 0) return;  // empty view: nothing written
-    const intptr_t span = static_cast<intptr_t>((dims[d] - 1) * strides[d]) * static_cast<intptr_t>(esize);
-    if (span < 0) lo += span;
-    else hi += span;
-  }
-  const uintptr_t b = reinterpret_cast<uintptr_t>(base);
-  invalidate(b + lo, b + hi);
+  uintptr_t lo = 0, hi = 0;
+  if (rt::view_byte_range(base, ndim, dims, strides, esize, &lo, &hi)) invalidate(lo, hi);
 }
 
 const rt::MemoryObserver kObserver{range_written, view_written, range_written};

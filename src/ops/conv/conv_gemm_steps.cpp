@@ -16,6 +16,7 @@
 #include "core/verbose.h"
 #include "kernels/conv/packed_weight.h"
 #include "ops/matmul/matmul_common.h"
+#include "runtime/runtime.h"
 
 namespace opsnn::ops::conv_parts {
 namespace {
@@ -266,18 +267,6 @@ class DepthwiseStep final : public core::Step {
 
 // ---- The direct channels-last step: the weight packed once per executor, then the kernel ----
 
-// The lowest byte of a weight view and its extent in bytes.
-void weight_extent(const Weight &w, const char *base, const char **lo, size_t *bytes) {
-  int64_t first = 0, last = 0;
-  for (int i = 0; i < 5; ++i) {
-    const int64_t span = (w.dims[i] - 1) * w.strides[i];
-    if (span < 0) first += span;
-    else last += span;
-  }
-  *lo = base + esz(w.dt) * first;
-  *bytes = static_cast<size_t>((last - first + 1) * esz(w.dt));
-}
-
 class DirectStep final : public core::Step {
  public:
   kernels::DirectFn fn = nullptr;
@@ -294,9 +283,8 @@ class DirectStep final : public core::Step {
     x.in = reinterpret_cast<const float *>(big.ref.address(args));
     x.out = reinterpret_cast<float *>(small.ref.address(args));
     const char *wp = w.ref.address(args), *bp = bias.present() ? bias.ref.address(args) : nullptr;
-    const char *lo = nullptr;
-    size_t bytes = 0;
-    weight_extent(w, wp, &lo, &bytes);
+    uintptr_t lo = 0, hi = 0;
+    rt::view_byte_range(wp, 5, w.dims, w.strides, static_cast<size_t>(esz(w.dt)), &lo, &hi);  // (never empty)
     const size_t floats = static_cast<size_t>(kernels::conv_direct_packed_floats(a.g, a.c_in, a.c_out));
     auto pack = [&](float *dst) {
       kernels::conv_direct_pack(a.g, a.c_in, a.c_out, wp, w.dt, w.strides, bp, bias.dt, bias.stride, dst);
@@ -306,17 +294,18 @@ class DirectStep final : public core::Step {
       fn(x, threads);
     };
     if (bp == nullptr) {
-      packed_w->with(lo, bytes, floats, pack, run_kernel);
+      packed_w->with(reinterpret_cast<const void *>(lo), hi - lo, floats, pack, run_kernel);
       return 0;
     }
     // The bias is packed with the weight: the copy is stale when either changes (the bias's own
     // copy is only its tracker: it holds nothing).
-    const size_t bias_bytes = static_cast<size_t>(esz(bias.dt) * ((a.c_out - 1) * std::abs(bias.stride) + 1));
-    const char *bias_lo = bias.stride < 0 ? bp + esz(bias.dt) * (a.c_out - 1) * bias.stride : bp;
+    uintptr_t blo = 0, bhi = 0;
+    rt::view_byte_range(bp, 1, &a.c_out, &bias.stride, static_cast<size_t>(esz(bias.dt)), &blo, &bhi);
     bool bias_changed = false;
-    packed_bias->with(bias_lo, bias_bytes, 0, [&](float *) { bias_changed = true; }, [](const float *) {});
+    packed_bias->with(reinterpret_cast<const void *>(blo), bhi - blo, 0, [&](float *) { bias_changed = true; },
+                      [](const float *) {});
     if (bias_changed) packed_w->invalidate_if_overlaps(0, UINTPTR_MAX);
-    packed_w->with(lo, bytes, floats, pack, run_kernel);
+    packed_w->with(reinterpret_cast<const void *>(lo), hi - lo, floats, pack, run_kernel);
     return 0;
   }
 };
