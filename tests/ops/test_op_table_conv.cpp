@@ -830,6 +830,15 @@ struct DirectCall {
     return aclnnConvolutionGetWorkspaceSize(xt, wt, b ? b->get() : nullptr, s->a, p->a, d->a, false, op->a, c.g.groups,
                                             yt, 0, ws, e);
   }
+  // The path phase 1 chose, one launch, the output against the reference, nothing written outside.
+  void check() const {
+    const std::string path = chosen_path([&](uint64_t *w, aclOpExecutor **e) { return phase1(w, e); });
+    EXPECT_EQ(path.rfind(c.path(), 0), 0u) << path;
+    ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return phase1(w, e); }, aclnnConvolution), 0)
+        << aclGetRecentErrMsg();
+    EXPECT_TRUE(matches());
+    EXPECT_TRUE(y->untouched_outside_view());
+  }
   // The output against the float64 reference of the current input, weight and bias.
   ::testing::AssertionResult matches() const {
     const refs::ConvRefGeom &g = c.g;
@@ -919,13 +928,7 @@ TEST(ConvDirectNhwc, RandomGeometriesInEveryIsaTier) {
     for (int t = 0; t < 48; ++t) {
       const DirectCase dc = random_direct_case(t % 8 == 7 ? 3 : 2);
       SCOPED_TRACE(::testing::Message() << "OPSNN_MAX_ISA=" << (cap ? cap : "-") << " " << describe(dc));
-      DirectCall call(dc);
-      const std::string path = chosen_path([&](uint64_t *w, aclOpExecutor **e) { return call.phase1(w, e); });
-      EXPECT_EQ(path.rfind(dc.path(), 0), 0u) << path;
-      ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return call.phase1(w, e); }, aclnnConvolution), 0)
-          << aclGetRecentErrMsg();
-      EXPECT_TRUE(call.matches());
-      EXPECT_TRUE(call.y->untouched_outside_view());
+      DirectCall(dc).check();
     }
   }
 }
@@ -958,12 +961,7 @@ TEST(ConvDirectNhwc, TileShapes) {
       for (bool channels_first : {false, true}) {  // direct_nhwc, then direct_nchw
         dc.in_channels_first = dc.out_channels_first = channels_first;
         SCOPED_TRACE(::testing::Message() << "OPSNN_MAX_ISA=" << (cap ? cap : "-") << " " << describe(dc));
-        DirectCall call(dc);
-        const std::string path = chosen_path([&](uint64_t *w, aclOpExecutor **e) { return call.phase1(w, e); });
-        EXPECT_EQ(path.rfind(dc.path(), 0), 0u) << path;
-        ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return call.phase1(w, e); }, aclnnConvolution), 0)
-            << aclGetRecentErrMsg();
-        EXPECT_TRUE(call.matches());
+        DirectCall(dc).check();
       }
     }
   }
