@@ -1,4 +1,5 @@
-// The direct depthwise and channels-last convolution kernels compiled for AVX2 (GCC vector extensions of 8 floats; chosen in phase 1).
+// The direct depthwise and convolution kernels compiled for AVX2
+// (GCC vector extensions of 8 floats; chosen in phase 1).
 #define OPSNN_DW_VW 8
 #include "kernels/conv/conv_depthwise_impl.h"
 #include "kernels/conv/conv_direct_impl.h"
