@@ -14,6 +14,9 @@
 // interleaved shape by shape. GFLOP/s = 2 * N * C_out * H_out * W_out * C_in/groups * kH * kW /
 // time. "ratio" = the best oneDNN time / OpsNN's time (> 1: OpsNN is faster). Markdown on stdout.
 // (The timing loop is our own, as in bench_gemm: one table is what we compare.)
+// Every layer also runs on channels-last (ACL_FORMAT_NHWC) tensors holding the same logical values
+// (its own table after the main one: time, ratio to the best oneDNN time of the row, max |diff|
+// against oneDNN's NCHW result, and the path phase 1 chose, read from the verbose line).
 // A second table times aclnnDeformableConv2d (modulated, one deformable group, offsets in [-1, 1],
 // deformOut not requested) against aclnnConvolution on the same shape: the deformable im2col's cost
 // over the plain convolution (no peer library has it). A third times aclnnQuantConvolution (int8 input
@@ -39,6 +42,7 @@
 #include "bench_env.h"
 #include "core/cpu_features.h"
 #include "core/thread_pool.h"
+#include "core/verbose.h"
 
 #if defined(OPSNN_HAVE_DNNL)
 #if __has_include(<oneapi/dnnl/dnnl.hpp>)
@@ -103,6 +107,19 @@ double time_call(const std::function<void()> &fn) {
   return best;
 }
 
+// [N, C, S] values -> [N, S, C] (the same logical tensor channels-last), or back (to_last false).
+std::vector<float> relayout(const std::vector<float> &v, int64_t n, int64_t c, int64_t sp, bool to_last) {
+  std::vector<float> r(v.size());
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t x = 0; x < sp; ++x) {
+        const size_t first = static_cast<size_t>((i * c + ch) * sp + x), last = static_cast<size_t>((i * sp + x) * c + ch);
+        if (to_last) r[last] = v[first];
+        else r[first] = v[last];
+      }
+  return r;
+}
+
 std::vector<float> random_values(size_t n, uint64_t seed) {
   std::mt19937_64 g(seed);
   std::uniform_real_distribution<float> d(-1.0f, 1.0f);
@@ -156,9 +173,18 @@ struct Ours {
     pad = aclCreateIntArray(p2, 2);
     dil = aclCreateIntArray(one, 2);
     op = aclCreateIntArray(zero, 2);
-    if (aclnnConvolutionGetWorkspaceSize(xt, wt, bt, stride, pad, dil, false, op, sh.groups, yt, 0, &ws_size, &ex) != 0) {
+    std::vector<std::string> lines;  // the verbose line names the path phase 1 chose
+    opsnn::core::set_verbose_for_testing(true, &lines);
+    const int rc = aclnnConvolutionGetWorkspaceSize(xt, wt, bt, stride, pad, dil, false, op, sh.groups, yt, 0,
+                                                    &ws_size, &ex);
+    opsnn::core::set_verbose_for_testing(false, nullptr);
+    if (rc != 0) {
       std::fprintf(stderr, "phase 1 failed: %s\n", aclGetRecentErrMsg());
       std::exit(1);
+    }
+    for (const std::string &l : lines) {
+      const size_t at = l.find(",impl=");
+      if (at != std::string::npos) impl = l.substr(at + 6, l.find(',', at + 6) - (at + 6));
     }
     aclSetAclOpExecutorRepeatable(ex);
     if (ws_size > 0) aclrtMalloc(&ws, ws_size, ACL_MEM_MALLOC_HUGE_FIRST);
@@ -437,7 +463,7 @@ int main(int argc, char **argv) {
 #else
   std::printf("| layer | batch | OpsNN ms | OpsNN GFLOP/s |\n|---|---|---|---|\n");
 #endif
-  std::vector<std::string> nhwc_rows;  // depthwise layers on channels-last tensors
+  std::vector<std::string> nhwc_rows;  // the layers on channels-last tensors
   for (const Shape &sh : kShapes) {
     if (only != nullptr && std::strstr(sh.name, only) == nullptr) continue;
     for (int64_t n : {int64_t{1}, int64_t{8}}) {
@@ -465,12 +491,20 @@ int main(int argc, char **argv) {
       }
       std::printf("| %s | %lld | %.3f | %.1f | %.3f | %.3f | %.2f | %.1e |\n", sh.name, static_cast<long long>(n),
                   t_ours * 1e3, flops / t_ours * 1e-9, t_any * 1e3, t_plain * 1e3, best / t_ours, diff);
-      if (sh.groups > 1) {
-        Ours cl(sh, n, xv, wv, bv, true);
+      {  // the same logical values on channels-last (NHWC) tensors
+        Ours cl(sh, n, relayout(xv, n, sh.cin, sh.h * sh.w, true), wv, bv, true);
         const double t_cl = time_call([&] { cl.run(); });
-        char line[256];
-        std::snprintf(line, sizeof line, "| %s | %lld | %.3f | %.1f | %.3f | %.2f |", sh.name, static_cast<long long>(n),
-                      t_cl * 1e3, flops / t_cl * 1e-9, t_any * 1e3, best / t_cl);
+        double cl_diff = 0;
+        if (plain.ok) {
+          const auto mine = relayout(cl.result(static_cast<size_t>(n * sh.cout * ho * wo)), n, sh.cout, ho * wo, false);
+          const auto &theirs = plain.result();
+          for (size_t i = 0; i < mine.size(); ++i)
+            cl_diff = std::max(cl_diff, static_cast<double>(std::fabs(mine[i] - theirs[i])));
+        }
+        char line[320];
+        std::snprintf(line, sizeof line, "| %s | %lld | %.3f | %.1f | %.3f | %.2f | %.1e | %s |", sh.name,
+                      static_cast<long long>(n), t_cl * 1e3, flops / t_cl * 1e-9, t_any * 1e3, best / t_cl, cl_diff,
+                      cl.impl.c_str());
         nhwc_rows.push_back(line);
       }
 #else
@@ -482,7 +516,7 @@ int main(int argc, char **argv) {
   }
 #if defined(OPSNN_HAVE_DNNL)
   if (!nhwc_rows.empty()) {
-    std::printf("\n| depthwise layer, OpsNN on channels-last (NHWC) tensors | batch | OpsNN NHWC ms | GFLOP/s | oneDNN any ms | ratio (best oneDNN / OpsNN NHWC) |\n|---|---|---|---|---|---|\n");
+    std::printf("\n| layer, OpsNN on channels-last (NHWC) tensors | batch | OpsNN NHWC ms | GFLOP/s | oneDNN any ms | ratio (best oneDNN / OpsNN NHWC) | max |diff| | OpsNN path |\n|---|---|---|---|---|---|---|---|\n");
     for (const auto &l : nhwc_rows) std::printf("%s\n", l.c_str());
   }
 #endif

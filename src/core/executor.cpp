@@ -69,13 +69,13 @@ int check_slots_in_live_allocations(const char *api, const aclOpExecutor &ex) {
   return 0;
 }
 
-// Tells the runtime's memory observer which views the launch writes.
-void notify_outputs_written(const rt::MemoryObserver &o, const aclOpExecutor &ex, const LaunchArgs &args) {
+// Tells the runtime's memory observers which views the launch writes.
+void notify_outputs_written(const aclOpExecutor &ex, const LaunchArgs &args) {
   for (int slot : ex.output_index) {
     if (slot < 0) continue;
     const aclTensor &t = ex.slots[static_cast<size_t>(slot)];
     const size_t es = dtype_size(t.dtype);
-    o.view_written(view_base(args, slot, t, es), t.ndim, t.dims, t.strides, es);
+    rt::notify_view_written(view_base(args, slot, t, es), t.ndim, t.dims, t.strides, es);
   }
 }
 
@@ -84,12 +84,12 @@ int run_launch(const rt::Task &task) {
   const LaunchBytes &b = launch_bytes(task);
   const aclOpExecutor &ex = *b.ex;
   LaunchArgs args{heap_addrs(ex) ? static_cast<void *const *>(b.addrs[0]) : b.addrs, b.workspace, ex.workspace.offsets()};
-  // The memory observer hears of the outputs before the steps run (e.g. an output written over
+  // The memory observers hear of the outputs before the steps run (e.g. an output written over
   // a pre-packed weight makes it plain data again, and aclnnTransMatmulWeight, whose output is
   // the weight, registers its new layout afterwards). An executor without steps writes nothing
   // (e.g. TransMatmulWeight left an INT8 or 3-D view as is).
   if (!ex.steps.empty())
-    if (const rt::MemoryObserver *o = rt::memory_observer()) notify_outputs_written(*o, ex, args);
+    if (rt::memory_observed()) notify_outputs_written(ex, args);
   // Verbose mode (the exec line) or the profiler (the kernel event, decided at the launch).
   const bool profiled = (b.flags & kProfiled) != 0;
   const bool timed = profiled || (ex.trace && verbose_on());

@@ -13,7 +13,8 @@
 // Caches are per thread (no lock): OPSNN_PLAN_CACHE=N entries per thread (default 256, 4-way set
 // associative, least recently used out), 0 turns it off; checked mode (OPSNN_CHECKED) turns it off
 // unless a test sets the size.
-// Cached plans share their steps (immutable after phase 1) with the executors made from them.
+// Cached plans share their steps (immutable after phase 1, but for caches keyed by the data they
+// derive from, e.g. kernels::PackedWeight) with the executors made from them.
 // Hand-written phase 1s (src/ops/catalog.txt) are not cached: only the generated entry points
 // pass their arguments (core::keyed).
 #pragma once

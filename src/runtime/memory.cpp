@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
+#include <mutex>
 #include <cstring>
 #include <map>
 #if defined(__linux__)
@@ -119,15 +120,26 @@ void system_free(void *p, size_t class_bytes) {
   std::free(p);
 }
 
-std::atomic<const MemoryObserver *> g_observer{nullptr};
+// The observers, filled in order and never removed (a slot is written once).
+std::atomic<const MemoryObserver *> g_observers[kMaxMemoryObservers] = {};
+std::mutex g_observers_mu;  // serialises add_memory_observer
+
+template <class Fn>
+void for_each_observer(Fn fn) {
+  for (const auto &slot : g_observers) {
+    const MemoryObserver *o = slot.load(std::memory_order_acquire);
+    if (o == nullptr) return;
+    fn(*o);
+  }
+}
 
 void notify_written(const void *base, size_t bytes) {
-  if (const MemoryObserver *o = g_observer.load(std::memory_order_acquire)) o->range_written(base, bytes);
+  for_each_observer([&](const MemoryObserver &o) { o.range_written(base, bytes); });
 }
 
 void to_cache_locked(MemState &m, const Block &b) {
   // Observers learn of the release only now: work queued before aclrtFree may still read the block.
-  if (const MemoryObserver *o = g_observer.load(std::memory_order_acquire)) o->freed(b.ptr, b.usable_bytes);
+  for_each_observer([&](const MemoryObserver &o) { o.freed(b.ptr, b.usable_bytes); });
   DeviceMem &d = m.dev[b.device];
   d.in_use -= b.class_bytes;
   if (checked_mode()) {  // straight back to the system: ASan's quarantine reports later uses
@@ -298,8 +310,36 @@ bool checked_mode() {
 }
 void set_checked_mode_for_testing(bool on) { g_checked.store(on ? 1 : 0, std::memory_order_release); }
 
-void set_memory_observer(const MemoryObserver *observer) { g_observer.store(observer, std::memory_order_release); }
-const MemoryObserver *memory_observer() { return g_observer.load(std::memory_order_acquire); }
+void add_memory_observer(const MemoryObserver *observer) {
+  std::lock_guard<std::mutex> lk(g_observers_mu);
+  for (auto &slot : g_observers) {
+    const MemoryObserver *o = slot.load(std::memory_order_acquire);
+    if (o == observer) return;
+    if (o == nullptr) {
+      slot.store(observer, std::memory_order_release);
+      return;
+    }
+  }
+  std::abort();  // more observers than kMaxMemoryObservers: a build-time constant to raise
+}
+bool view_byte_range(const void *base, int ndim, const int64_t *dims, const int64_t *strides, size_t esize,
+                     uintptr_t *lo, uintptr_t *hi) {
+  intptr_t lo_off = 0, hi_off = static_cast<intptr_t>(esize);
+  for (int d = 0; d < ndim; ++d) {
+    if (dims[d] == 0) return false;
+    const intptr_t span = static_cast<intptr_t>((dims[d] - 1) * strides[d]) * static_cast<intptr_t>(esize);
+    if (span < 0) lo_off += span;
+    else hi_off += span;
+  }
+  const uintptr_t b = reinterpret_cast<uintptr_t>(base);
+  *lo = b + lo_off;
+  *hi = b + hi_off;
+  return true;
+}
+bool memory_observed() { return g_observers[0].load(std::memory_order_acquire) != nullptr; }
+void notify_view_written(const void *base, int ndim, const int64_t *dims, const int64_t *strides, size_t esize) {
+  for_each_observer([&](const MemoryObserver &o) { o.view_written(base, ndim, dims, strides, esize); });
+}
 
 void memory_collect_deferred() {
   MemState &m = mem();

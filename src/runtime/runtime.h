@@ -76,15 +76,23 @@ void set_checked_mode_for_testing(bool on);
 
 // An observer of device memory being overwritten or released, told in stream order (when the copy,
 // memset or launch runs). Layers above the runtime register one (the GEMM's registry of pre-packed
-// weights forgets a weight written over); the runtime knows nothing of them. One observer; until
-// one is set, every notification costs one atomic load.
+// weights forgets a weight written over, the convolution's re-laid-out weights go stale); the
+// runtime knows nothing of them. Up to kMaxMemoryObservers; until one is added, every notification
+// costs one atomic load.
 struct MemoryObserver {
   void (*range_written)(const void *base, size_t bytes);  // aclrtMemcpy* / aclrtMemset* wrote these bytes
   // An op's output view was written: first element `base`, dims / strides in elements of `esize` bytes.
   void (*view_written)(const void *base, int ndim, const int64_t *dims, const int64_t *strides, size_t esize);
   void (*freed)(const void *base, size_t bytes);  // a freed block returned to the allocator's cache
 };
-void set_memory_observer(const MemoryObserver *observer);
-const MemoryObserver *memory_observer();
+constexpr int kMaxMemoryObservers = 4;
+void add_memory_observer(const MemoryObserver *observer);  // idempotent
+bool memory_observed();                                   // any observer added
+// The bounding byte range [lo, hi) of a view (first element at `base`, dims / strides in elements
+// of `esize` bytes; strides may be negative or zero); false for an empty view.
+bool view_byte_range(const void *base, int ndim, const int64_t *dims, const int64_t *strides, size_t esize,
+                     uintptr_t *lo, uintptr_t *hi);
+// Tells every observer that an op's output view was written (the executor, per launch).
+void notify_view_written(const void *base, int ndim, const int64_t *dims, const int64_t *strides, size_t esize);
 
 }  // namespace opsnn::rt

@@ -17,11 +17,16 @@
 #include <sstream>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "aclnnop/aclnn_mul.h"
+#include "core/cpu_features.h"
+#include "core/verbose.h"
 #include "float64_refs.h"
+#include "kernels/conv/packed_weight.h"
 #include "op_table_harness.h"
 #include "test_util.h"
 
@@ -695,10 +700,163 @@ std::vector<double> channels_last_to_first(const std::vector<double> &v, int64_t
   return r;
 }
 
+// ---- The direct channels-last kernel (direct_nhwc) ----
+
+// The path phase 1 chose for a Convolution call, from its verbose line ("impl=...").
+std::string chosen_path(const std::function<int(uint64_t *, aclOpExecutor **)> &phase1) {
+  std::vector<std::string> lines;
+  core::set_verbose_for_testing(true, &lines);
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  const int rc = phase1(&ws, &ex);
+  core::set_verbose_for_testing(false, nullptr);
+  if (rc != 0) return "phase 1 failed";
+  aclDestroyAclOpExecutor(ex);
+  for (const std::string &l : lines) {
+    const size_t at = l.find(",impl=");
+    if (at != std::string::npos) return l.substr(at + 6, l.find(',', at + 6) - (at + 6));
+  }
+  return "no verbose line";
+}
+
+// The tier name the direct kernels take under the current OPSNN_MAX_ISA cap.
+const char *expected_tier() {
+  const core::Isa best = core::cpu_features().best;
+#if defined(__x86_64__)
+  if (best >= core::Isa::kAvx512) return "avx512";
+  if (best >= core::Isa::kAvx2) return "avx2";
+#endif
+  (void)best;
+  return "portable";
+}
+
+// One channels-last convolution: [N, spatial..., C] tensors (ACL_FORMAT_NHWC / NDHWC), the weight
+// contiguous [C_out, C_in / groups, k...] or channels-last too.
+struct DirectCase {
+  refs::ConvRefGeom g;
+  int nsp = 2;
+  bool bias = true, weight_channels_last = false;
+  bool in_channels_first = false, out_channels_first = false;  // plain NCHW / NCDHW instead (direct_nchw)
+  bool unit() const {  // 1x1, stride 1, unpadded
+    for (int j = 0; j < 3; ++j)
+      if (g.k[j] != 1 || g.s[j] != 1 || g.p[j] != 0) return false;
+    return true;
+  }
+  // The start of the path phase 1 should choose: the direct kernel in the tier the cap allows; a
+  // channels-first 1x1 stays with gemm_1x1 (faster there).
+  std::string path() const {
+    const bool first = in_channels_first || out_channels_first;
+    if (first && unit()) return "conv:forward/gemm_1x1;";
+    return std::string("conv:forward/") + (first ? "direct_nchw" : "direct_nhwc") + ";conv:direct/" + expected_tier();
+  }
+};
+
+std::string describe(const DirectCase &c) {
+  std::ostringstream os;
+  const auto &g = c.g;
+  os << "n " << g.n << " cin " << g.cbig << " cout " << g.csmall << " big " << g.big[0] << "x" << g.big[1] << "x"
+     << g.big[2] << " k " << g.k[0] << "x" << g.k[1] << "x" << g.k[2] << " s " << g.s[0] << "," << g.s[1] << ","
+     << g.s[2] << " p " << g.p[0] << "," << g.p[1] << "," << g.p[2] << " d " << g.d[0] << "," << g.d[1] << ","
+     << g.d[2] << " bias " << c.bias << " weight channels-last " << c.weight_channels_last << " channels-first in "
+     << c.in_channels_first << " out " << c.out_channels_first;
+  return os.str();
+}
+
+// The tensors of a DirectCase, their descriptors and the phase 1 of aclnnConvolution over them.
+struct DirectCall {
+  DirectCase c;
+  std::unique_ptr<DeviceTensor> x, w, b, y;
+  aclTensor *xt = nullptr, *wt = nullptr, *yt = nullptr;
+  std::unique_ptr<IntArray> s, p, d, op;
+  int64_t bsp = 1, ssp = 1, kp = 1;
+  explicit DirectCall(const DirectCase &dc) : c(dc) {
+    const refs::ConvRefGeom &g = c.g;
+    std::vector<int64_t> xs{g.n}, ws{g.csmall}, ys{g.n}, wk, sv, pv, dv, ov;
+    if (c.in_channels_first) xs.push_back(g.cbig);
+    if (c.out_channels_first) ys.push_back(g.csmall);
+    for (int j = 3 - c.nsp; j < 3; ++j) {
+      xs.push_back(g.big[j]);
+      ys.push_back(g.small[j]);
+      wk.push_back(g.k[j]);
+      sv.push_back(g.s[j]);
+      pv.push_back(g.p[j]);
+      dv.push_back(g.d[j]);
+      ov.push_back(0);
+      bsp *= g.big[j];
+      ssp *= g.small[j];
+      kp *= g.k[j];
+    }
+    if (!c.in_channels_first) xs.push_back(g.cbig);
+    if (!c.out_channels_first) ys.push_back(g.csmall);
+    if (c.weight_channels_last) {
+      ws.insert(ws.end(), wk.begin(), wk.end());
+      ws.push_back(g.cbig / g.groups);
+    } else {
+      ws.push_back(g.cbig / g.groups);
+      ws.insert(ws.end(), wk.begin(), wk.end());
+    }
+    const aclFormat f = c.nsp == 2 ? ACL_FORMAT_NHWC : ACL_FORMAT_NDHWC;
+    x = std::make_unique<DeviceTensor>(xs, ACL_FLOAT);
+    w = std::make_unique<DeviceTensor>(ws, ACL_FLOAT);
+    y = std::make_unique<DeviceTensor>(ys, ACL_FLOAT);
+    x->fill_random(-2, 2);
+    w->fill_random(-1, 1);
+    y->poison();
+    if (c.bias) {
+      b = std::make_unique<DeviceTensor>(std::vector<int64_t>{g.csmall}, ACL_FLOAT);
+      b->fill_random(-1, 1);
+    }
+    xt = c.in_channels_first ? static_cast<aclTensor *>(*x) : with_format(*x, f);
+    wt = c.weight_channels_last ? with_format(*w, f) : static_cast<aclTensor *>(*w);
+    yt = c.out_channels_first ? static_cast<aclTensor *>(*y) : with_format(*y, f);
+    s = std::make_unique<IntArray>(sv);
+    p = std::make_unique<IntArray>(pv);
+    d = std::make_unique<IntArray>(dv);
+    op = std::make_unique<IntArray>(ov);
+  }
+  ~DirectCall() {
+    if (!c.in_channels_first) aclDestroyTensor(xt);
+    if (c.weight_channels_last) aclDestroyTensor(wt);
+    if (!c.out_channels_first) aclDestroyTensor(yt);
+  }
+  // The input / output values in the reference's [N, C, spatial] order.
+  std::vector<double> input_values() const {
+    return c.in_channels_first ? x->values() : channels_last_to_first(x->values(), c.g.n, c.g.cbig, bsp);
+  }
+  std::vector<double> output_values() const {
+    return c.out_channels_first ? y->values() : channels_last_to_first(y->values(), c.g.n, c.g.csmall, ssp);
+  }
+  int phase1(uint64_t *ws, aclOpExecutor **e) const {
+    return aclnnConvolutionGetWorkspaceSize(xt, wt, b ? b->get() : nullptr, s->a, p->a, d->a, false, op->a, c.g.groups,
+                                            yt, 0, ws, e);
+  }
+  // The path phase 1 chose, one launch, the output against the reference, nothing written outside.
+  void check() const {
+    const std::string path = chosen_path([&](uint64_t *w, aclOpExecutor **e) { return phase1(w, e); });
+    EXPECT_EQ(path.rfind(c.path(), 0), 0u) << path;
+    ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return phase1(w, e); }, aclnnConvolution), 0)
+        << aclGetRecentErrMsg();
+    EXPECT_TRUE(matches());
+    EXPECT_TRUE(y->untouched_outside_view());
+  }
+  // The output against the float64 reference of the current input, weight and bias.
+  ::testing::AssertionResult matches() const {
+    const refs::ConvRefGeom &g = c.g;
+    std::vector<double> wv = w->values();
+    if (c.weight_channels_last) wv = channels_last_to_first(wv, g.csmall, g.cbig / g.groups, kp);
+    const std::vector<double> bv = b ? b->values() : std::vector<double>(static_cast<size_t>(g.csmall), 0.0);
+    const refs::ConvRefOut r = refs::conv_ref_small(g, input_values(), wv, bv);
+    return meets_bound(ACL_FLOAT, output_values(), r);
+  }
+};
+
 TEST(ConvFormats, ChannelsLastFormatsReadTheirDimsInThatOrder) {
   reseed_for_current_test();
-  for (int nsp : {2, 3}) {
-    refs::ConvRefGeom g;
+  for (int nsp : {2, 3}) {  // grouped (im2col_gemm), the weight in the same format
+    DirectCase dc;
+    dc.nsp = nsp;
+    dc.weight_channels_last = true;
+    refs::ConvRefGeom &g = dc.g;
     g.n = 2;
     g.cbig = 6;
     g.csmall = 4;
@@ -710,45 +868,209 @@ TEST(ConvFormats, ChannelsLastFormatsReadTheirDimsInThatOrder) {
       g.s[j] = j == 2 ? 2 : 1;
       g.small[j] = (g.big[j] + 2 * g.p[j] - g.k[j]) / g.s[j] + 1;
     }
-    const aclFormat f = nsp == 2 ? ACL_FORMAT_NHWC : ACL_FORMAT_NDHWC;
-    std::vector<int64_t> xs{g.n}, ws{g.csmall}, ys{g.n}, k, s, pd, dl, op;
-    for (int j = 3 - nsp; j < 3; ++j) {
-      xs.push_back(g.big[j]);
-      ws.push_back(g.k[j]);
-      ys.push_back(g.small[j]);
-      k.push_back(g.k[j]);
-      s.push_back(g.s[j]);
-      pd.push_back(g.p[j]);
-      dl.push_back(1);
-      op.push_back(0);
-    }
-    xs.push_back(g.cbig);
-    ws.push_back(g.cbig / g.groups);
-    ys.push_back(g.csmall);
-    DeviceTensor x(xs, ACL_FLOAT), w(ws, ACL_FLOAT), y(ys, ACL_FLOAT), bias({g.csmall}, ACL_FLOAT);
-    x.fill_random(-2, 2);
-    w.fill_random(-1, 1);
-    bias.fill_random(-1, 1);
-    y.poison();
-    aclTensor *xt = with_format(x, f), *wt = with_format(w, f), *yt = with_format(y, f);
-    IntArray sa(s), pa(pd), da(dl), oa(op);
-    ASSERT_EQ(run_op([&](uint64_t *ws_, aclOpExecutor **e) {
-                return aclnnConvolutionGetWorkspaceSize(xt, wt, bias, sa.a, pa.a, da.a, false, oa.a, g.groups, yt, 0,
-                                                        ws_, e);
-              },
-              aclnnConvolution),
-              0)
+    DirectCall call(dc);
+    ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return call.phase1(w, e); }, aclnnConvolution), 0)
         << aclGetRecentErrMsg();
-    const int64_t bsp = g.big[0] * g.big[1] * g.big[2], ssp = g.small[0] * g.small[1] * g.small[2];
-    const int64_t kp = g.k[0] * g.k[1] * g.k[2];
-    refs::ConvRefOut r = refs::conv_ref_small(g, channels_last_to_first(x.values(), g.n, g.cbig, bsp),
-                                              channels_last_to_first(w.values(), g.csmall, g.cbig / g.groups, kp),
-                                              bias.values());
-    EXPECT_TRUE(meets_bound(ACL_FLOAT, channels_last_to_first(y.values(), g.n, g.csmall, ssp), r)) << nsp;
-    aclDestroyTensor(xt);
-    aclDestroyTensor(wt);
-    aclDestroyTensor(yt);
+    EXPECT_TRUE(call.matches()) << nsp;
   }
+}
+
+// A random geometry: channel counts 1, odd and multiples of 16 (one to seven 16-channel blocks:
+// every block group of every unit), kernels 1..7 per dim, strides 1..3, dilations 1..2, padding
+// 0..3 per dim (different per dim; the right side's is partly unused when the stride does not
+// divide), widths below and above every unit's pixel tile, batch 1 and 3.
+DirectCase random_direct_case(int nsp) {
+  static const int64_t kChannels[] = {1, 3, 7, 16, 19, 32, 48};
+  static const int64_t kOutChannels[] = {1, 5, 16, 17, 33, 48, 64, 80, 96, 112};
+  DirectCase c;
+  c.nsp = nsp;
+  refs::ConvRefGeom &g = c.g;
+  g.n = rng()() % 3 == 0 ? 3 : 1;
+  g.cbig = kChannels[rng()() % 7];
+  g.csmall = kOutChannels[rng()() % 10];
+  for (int j = 3 - nsp; j < 3; ++j) {
+    const bool inner = j == 2;
+    g.k[j] = nsp == 3 ? rnd(1, 3) : rnd(1, 7);
+    g.s[j] = rnd(1, 3);
+    g.d[j] = rnd(1, 2);
+    g.p[j] = rnd(0, 3);
+    const int64_t span = g.d[j] * (g.k[j] - 1) + 1;
+    g.big[j] = std::max<int64_t>(1, span - 2 * g.p[j]) + (inner ? rnd(0, 40) : rnd(0, nsp == 3 ? 2 : 5));
+    g.small[j] = (g.big[j] + 2 * g.p[j] - span) / g.s[j] + 1;
+  }
+  c.bias = rng()() % 4 != 0;
+  c.weight_channels_last = rng()() % 3 == 0;
+  // A third plain channels-first (direct_nchw; the output takes the input's format).
+  if (rng()() % 3 == 0) c.in_channels_first = c.out_channels_first = true;
+  return c;
+}
+
+// Every ISA tier this machine runs, best first (the caps OPSNN_MAX_ISA accepts).
+std::vector<const char *> direct_tiers() {
+  std::vector<const char *> caps{nullptr};
+#if defined(__x86_64__)
+  if (core::cpu_features().detected >= core::Isa::kAvx512) caps.push_back("avx2");
+  if (core::cpu_features().detected >= core::Isa::kAvx2) caps.push_back("portable");
+#endif
+  return caps;
+}
+
+// Restores the process's OPSNN_MAX_ISA / OPSNN_KERNELS on scope exit.
+struct KernelEnvRestore {
+  ~KernelEnvRestore() { core::reset_kernel_env_for_testing(std::getenv("OPSNN_MAX_ISA"), std::getenv("OPSNN_KERNELS")); }
+};
+
+TEST(ConvDirectNhwc, RandomGeometriesInEveryIsaTier) {
+  reseed_for_current_test();
+  KernelEnvRestore restore;
+  for (const char *cap : direct_tiers()) {
+    core::reset_kernel_env_for_testing(cap, nullptr);
+    for (int t = 0; t < 48; ++t) {
+      const DirectCase dc = random_direct_case(t % 8 == 7 ? 3 : 2);
+      SCOPED_TRACE(::testing::Message() << "OPSNN_MAX_ISA=" << (cap ? cap : "-") << " " << describe(dc));
+      DirectCall(dc).check();
+    }
+  }
+}
+
+// The shapes the tiles are built around (ResNet's 3x3 / 7x7 / 1x1 in small: whole tiles, the
+// overlapping last tile, 1..7 channel blocks) in every tier, channels-last and channels-first.
+TEST(ConvDirectNhwc, TileShapes) {
+  reseed_for_current_test();
+  KernelEnvRestore restore;
+  struct Fixed {
+    int64_t n, cin, cout, h, w, k, s, p;
+  };
+  const Fixed shapes[] = {{1, 16, 64, 9, 30, 3, 1, 1}, {2, 3, 64, 23, 23, 7, 2, 3}, {1, 64, 64, 6, 14, 1, 1, 0},
+                          {1, 32, 256, 5, 14, 3, 1, 1}, {1, 17, 40, 4, 57, 3, 1, 1}};
+  for (const char *cap : direct_tiers()) {
+    core::reset_kernel_env_for_testing(cap, nullptr);
+    for (const Fixed &f : shapes) {
+      DirectCase dc;
+      dc.g.n = f.n;
+      dc.g.cbig = f.cin;
+      dc.g.csmall = f.cout;
+      dc.g.big[1] = f.h;
+      dc.g.big[2] = f.w;
+      for (int j = 1; j < 3; ++j) {
+        dc.g.k[j] = f.k;
+        dc.g.s[j] = f.s;
+        dc.g.p[j] = f.p;
+        dc.g.small[j] = (dc.g.big[j] + 2 * f.p - f.k) / f.s + 1;
+      }
+      for (bool channels_first : {false, true}) {  // direct_nhwc, then direct_nchw
+        dc.in_channels_first = dc.out_channels_first = channels_first;
+        SCOPED_TRACE(::testing::Message() << "OPSNN_MAX_ISA=" << (cap ? cap : "-") << " " << describe(dc));
+        DirectCall(dc).check();
+      }
+    }
+  }
+}
+
+// One repeatable executor launched again after its weight or bias changed (a runtime copy, a
+// memset, an op writing the weight, another weight bound to it): the packed copy must notice.
+TEST(ConvDirectNhwc, RepeatableExecutorSeesWeightChanges) {
+  reseed_for_current_test();
+  DirectCase dc;
+  dc.g.n = 2;
+  dc.g.cbig = 5;
+  dc.g.csmall = 20;
+  dc.g.big[1] = 6;
+  dc.g.big[2] = 9;
+  for (int j = 1; j < 3; ++j) {
+    dc.g.k[j] = 3;
+    dc.g.p[j] = 1;
+    dc.g.small[j] = dc.g.big[j];
+  }
+  DirectCall call(dc);
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  ASSERT_EQ(call.phase1(&ws, &ex), 0) << aclGetRecentErrMsg();
+  ASSERT_EQ(aclSetAclOpExecutorRepeatable(ex), 0);
+  void *wsp = nullptr;
+  if (ws) ASSERT_EQ(aclrtMalloc(&wsp, ws, ACL_MEM_MALLOC_HUGE_FIRST), 0);
+  auto launch = [&](const char *what) {
+    SCOPED_TRACE(what);
+    call.y->poison();
+    ASSERT_EQ(aclnnConvolution(wsp, ws, ex, nullptr), 0) << aclGetRecentErrMsg();
+    ASSERT_EQ(aclrtSynchronizeDevice(), 0);
+    EXPECT_TRUE(call.matches());
+  };
+  const size_t wbytes = static_cast<size_t>(call.w->numel()) * 4;
+  launch("first launch");
+  launch("nothing changed");
+  {  // new weight values through aclrtMemcpy
+    std::vector<float> nv(static_cast<size_t>(call.w->numel()));
+    for (size_t i = 0; i < nv.size(); ++i) nv[i] = static_cast<float>(std::sin(0.37 * static_cast<double>(i)));
+    ASSERT_EQ(aclrtMemcpy(call.w->data(), wbytes, nv.data(), wbytes, ACL_MEMCPY_HOST_TO_DEVICE), 0);
+    launch("weight copied in");
+  }
+  {  // one element of the weight's last row changed by a device-to-device copy
+    const float v = 3.5f;
+    void *last = static_cast<char *>(call.w->data()) + wbytes - 4;
+    DeviceTensor one({1}, ACL_FLOAT);
+    ASSERT_EQ(aclrtMemcpy(one.data(), 4, &v, 4, ACL_MEMCPY_HOST_TO_DEVICE), 0);
+    ASSERT_EQ(aclrtMemcpy(last, 4, one.data(), 4, ACL_MEMCPY_DEVICE_TO_DEVICE), 0);
+    launch("last weight element copied");
+  }
+  {  // the weight scaled in place by an op (its output view is the weight)
+    aclScalar *two = aclCreateScalar(new float(2.0f), ACL_FLOAT);
+    ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return aclnnInplaceMulsGetWorkspaceSize(*call.w, two, w, e); },
+                     aclnnInplaceMuls),
+              0);
+    aclDestroyScalar(two);
+    launch("weight scaled by aclnnInplaceMuls");
+  }
+  if (call.b) {  // the bias alone
+    const std::vector<float> nb(static_cast<size_t>(dc.g.csmall), -0.75f);
+    ASSERT_EQ(aclrtMemcpy(call.b->data(), nb.size() * 4, nb.data(), nb.size() * 4, ACL_MEMCPY_HOST_TO_DEVICE), 0);
+    launch("bias copied in");
+  }
+  ASSERT_EQ(aclrtMemset(call.w->data(), wbytes, 0, wbytes), 0);
+  launch("weight zeroed by aclrtMemset");
+  {  // another weight bound to the executor (slot 1: input, weight, bias, output)
+    DeviceTensor w2(call.w->shape(), ACL_FLOAT);
+    w2.fill_random(-1, 1);
+    ASSERT_EQ(aclSetInputTensorAddr(ex, 1, call.wt, w2.data()), 0);
+    call.y->poison();
+    ASSERT_EQ(aclnnConvolution(wsp, ws, ex, nullptr), 0) << aclGetRecentErrMsg();
+    ASSERT_EQ(aclrtSynchronizeDevice(), 0);
+    std::vector<double> wv = w2.values();
+    const refs::ConvRefOut r = refs::conv_ref_small(dc.g, call.input_values(), wv, call.b->values());
+    EXPECT_TRUE(meets_bound(ACL_FLOAT, call.output_values(), r));
+    ASSERT_EQ(aclSetInputTensorAddr(ex, 1, call.wt, call.w->data()), 0);
+    launch("the first weight bound again");
+  }
+  aclDestroyAclOpExecutor(ex);
+  if (wsp) aclrtFree(wsp);
+}
+
+// The packed copy itself: packed once, again only after its source's bytes were written through
+// the runtime (an overlapping copy; a copy next to it does not count) or another source is used.
+TEST(ConvDirectNhwc, PackedWeightPacksOncePerChange) {
+  DeviceTensor src({64}, ACL_FLOAT), other({64}, ACL_FLOAT);
+  src.fill_random(-1, 1);
+  other.fill_random(-1, 1);
+  kernels::PackedWeight copy;
+  float seen = 0;
+  auto use = [&](const void *p, size_t bytes) {
+    copy.with(p, bytes, 1, [&](float *dst) { dst[0] = *static_cast<const float *>(p); },
+              [&](const float *packed) { seen = packed[0]; });
+  };
+  const size_t half = 32 * 4;
+  use(src.data(), half);  // the first half of src
+  use(src.data(), half);
+  EXPECT_EQ(copy.packs(), 1);
+  const float v = 7.0f;
+  ASSERT_EQ(aclrtMemcpy(static_cast<char *>(src.data()) + half, 4, &v, 4, ACL_MEMCPY_HOST_TO_DEVICE), 0);
+  use(src.data(), half);  // written next to the range: still valid
+  EXPECT_EQ(copy.packs(), 1);
+  ASSERT_EQ(aclrtMemcpy(src.data(), 4, &v, 4, ACL_MEMCPY_HOST_TO_DEVICE), 0);
+  use(src.data(), half);
+  EXPECT_EQ(copy.packs(), 2);
+  EXPECT_EQ(seen, 7.0f);
+  use(other.data(), half);
+  EXPECT_EQ(copy.packs(), 3);
 }
 
 // A ResNet-like 3x3 layer (several GEMM tiles along every dim) in each dtype, forward and backward.

@@ -7,6 +7,7 @@
 #include "common/half.h"
 #include "core/thread_pool.h"
 #include "kernels/conv/conv_depthwise_impl.h"
+#include "kernels/conv/conv_direct_impl.h"
 
 namespace opsnn::kernels {
 namespace {
@@ -224,5 +225,41 @@ int64_t conv_depthwise_nhwc_scratch_floats(const ConvGeom &g, int64_t c) { retur
 void conv_depthwise_nhwc_portable(const DepthwiseArgs &a, float *scratch, int threads) {
   depthwise_nhwc_body(a, scratch, threads);
 }
+
+int64_t conv_direct_packed_floats(const ConvGeom &g, int64_t c_in, int64_t c_out) {
+  const int64_t blocks = (c_out + kDirectBlock - 1) / kDirectBlock;
+  return blocks * kDirectBlock * (g.kprod() * c_in + 1);
+}
+
+void conv_direct_pack(const ConvGeom &g, int64_t c_in, int64_t c_out, const char *w, aclDataType w_dt,
+                      const int64_t ws[5], const char *bias, aclDataType bias_dt, int64_t bs, float *dst) {
+  const int64_t blocks = (c_out + kDirectBlock - 1) / kDirectBlock, taps = g.kprod();
+  const int64_t wbs = taps * c_in * kDirectBlock, wes = static_cast<int64_t>(esize_of(w_dt));
+  float *pb = dst + blocks * wbs;
+  core::parallel_for(blocks, 1, [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) {
+      float *blk = dst + b * wbs;
+      for (int64_t j = 0; j < kDirectBlock; ++j) {
+        const int64_t oc = b * kDirectBlock + j;
+        if (oc >= c_out) {  // padding channels: zero weights, zero bias
+          for (int64_t i = 0; i < taps * c_in; ++i) blk[i * kDirectBlock + j] = 0.0f;
+          pb[oc] = 0.0f;
+          continue;
+        }
+        for (int64_t ic = 0; ic < c_in; ++ic)
+          for (int64_t k0 = 0; k0 < g.k[0]; ++k0)
+            for (int64_t k1 = 0; k1 < g.k[1]; ++k1)
+              for (int64_t k2 = 0; k2 < g.k[2]; ++k2) {
+                const int64_t tap = (k0 * g.k[1] + k1) * g.k[2] + k2;
+                const char *src = w + wes * (oc * ws[0] + ic * ws[1] + k0 * ws[2] + k1 * ws[3] + k2 * ws[4]);
+                blk[(tap * c_in + ic) * kDirectBlock + j] = conv_load(w_dt, src);
+              }
+        pb[oc] = bias != nullptr ? conv_load(bias_dt, bias + static_cast<int64_t>(esize_of(bias_dt)) * oc * bs) : 0.0f;
+      }
+    }
+  });
+}
+
+void conv_direct_portable(const DirectArgs &a, int threads) { direct_body(a, threads); }
 
 }  // namespace opsnn::kernels

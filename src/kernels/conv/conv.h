@@ -97,6 +97,34 @@ void conv_depthwise_nhwc_portable(const DepthwiseArgs &a, float *scratch, int th
 void conv_depthwise_nhwc_avx2(const DepthwiseArgs &a, float *scratch, int threads);
 void conv_depthwise_nhwc_avx512(const DepthwiseArgs &a, float *scratch, int threads);
 
+// Direct (implicit-GEMM) convolution, groups 1, FLOAT input and output in any layout (best
+// channels-last: the output then takes whole vector stores): per output row (n, o0, o1), tiles of
+// output pixels along o2 x blocks of 16 output channels accumulate in registers over the taps
+// (k0, k1, k2) and C_in (fixed order), then + bias (conv_direct_impl.h). The weight is read from
+// its packed copy (conv_direct_pack). Threads split (channel block groups x output rows); results
+// do not depend on the thread count.
+constexpr int64_t kDirectBlock = 16;
+// Floats of the packed weight [ceil(C_out/16)][k0][k1][k2][C_in][16] (channels past C_out zero),
+// followed by the bias as ceil(C_out/16) * 16 floats (zero without one).
+int64_t conv_direct_packed_floats(const ConvGeom &g, int64_t c_in, int64_t c_out);
+// Packs a weight [C_out, C_in, k0, k1, k2] (any float dtype, element strides ws) and the optional
+// bias (stride bs) into dst. Parallel over the output channels.
+void conv_direct_pack(const ConvGeom &g, int64_t c_in, int64_t c_out, const char *w, aclDataType w_dt,
+                      const int64_t ws[5], const char *bias, aclDataType bias_dt, int64_t bs, float *dst);
+struct DirectArgs {
+  ConvGeom g;
+  int64_t n = 0, c_in = 0, c_out = 0;
+  const float *in = nullptr;
+  int64_t in_sn = 0, in_sc = 1, in_ss[3] = {0, 0, 0};
+  float *out = nullptr;
+  int64_t out_sn = 0, out_sc = 1, out_ss[3] = {0, 0, 0};
+  const float *w = nullptr;  // conv_direct_pack's layout
+};
+void conv_direct_portable(const DirectArgs &a, int threads);
+void conv_direct_avx2(const DirectArgs &a, int threads);
+void conv_direct_avx512(const DirectArgs &a, int threads);
+using DirectFn = void (*)(const DirectArgs &, int);
+
 float conv_load(aclDataType dt, const char *p);
 void conv_put(aclDataType dt, char *p, float v);
 

@@ -1,6 +1,8 @@
-// The direct depthwise kernel compiled for AVX2 (GCC vector extensions of 8 floats; chosen in phase 1).
+// The direct depthwise and convolution kernels compiled for AVX2
+// (GCC vector extensions of 8 floats; chosen in phase 1).
 #define OPSNN_DW_VW 8
 #include "kernels/conv/conv_depthwise_impl.h"
+#include "kernels/conv/conv_direct_impl.h"
 
 namespace opsnn::kernels {
 
@@ -8,5 +10,7 @@ void conv_depthwise_avx2(const DepthwiseArgs &a, float *scratch, int threads) { 
 void conv_depthwise_nhwc_avx2(const DepthwiseArgs &a, float *scratch, int threads) {
   depthwise_nhwc_body(a, scratch, threads);
 }
+
+void conv_direct_avx2(const DirectArgs &a, int threads) { direct_body(a, threads); }
 
 }  // namespace opsnn::kernels

@@ -46,7 +46,7 @@ const rt::MemoryObserver kObserver{gemm_prepacked_b_overwritten, gemm_prepacked_
 
 void gemm_prepacked_b_mark_in_use() {
   const bool was = registry().in_use.exchange(true, std::memory_order_acq_rel);
-  rt::set_memory_observer(&kObserver);
+  rt::add_memory_observer(&kObserver);
   if (!was) core::bump_plan_epoch();  // matmuls planned before did not plan for packed B
 }
 
@@ -129,15 +129,9 @@ void gemm_prepacked_b_view_written(const void *base, int ndim, const int64_t *di
                                    size_t esize) {
   Registry &r = registry();
   if (r.count.load(std::memory_order_acquire) == 0 || esize == 0 || ndim < 0 || ndim > 8) return;
-  // Bounding byte range of the view (strides may be negative or zero).
-  intptr_t lo_off = 0, hi_off = static_cast<intptr_t>(esize);
-  for (int d = 0; d < ndim; ++d) {
-    if (dims[d] == 0) return;  // empty view: nothing written
-    const intptr_t span = static_cast<intptr_t>((dims[d] - 1) * strides[d]) * static_cast<intptr_t>(esize);
-    if (span < 0) lo_off += span;
-    else hi_off += span;
-  }
-  const uintptr_t b = reinterpret_cast<uintptr_t>(base), lo = b + lo_off, hi = b + hi_off;
+  uintptr_t lo = 0, hi = 0;
+  if (!rt::view_byte_range(base, ndim, dims, strides, esize, &lo, &hi)) return;  // empty: nothing written
+  const uintptr_t b = reinterpret_cast<uintptr_t>(base);
   std::lock_guard<std::mutex> lk(r.mu);
   for (auto it = r.entries.begin(); it != r.entries.end() && it->first < hi;) {
     const uintptr_t e_lo = it->first, e_hi = it->first + it->second.bytes;
