@@ -1046,7 +1046,8 @@ TEST(ConvDirectNhwc, RepeatableExecutorSeesWeightChanges) {
 }
 
 // The packed copy itself: packed once, again only after its source's bytes were written through
-// the runtime (an overlapping copy; a copy next to it does not count) or another source is used.
+// the runtime (an overlapping copy; a copy next to it does not count) or another source is used;
+// a source outside the runtime's allocations at every use.
 TEST(ConvDirectNhwc, PackedWeightPacksOncePerChange) {
   DeviceTensor src({64}, ACL_FLOAT), other({64}, ACL_FLOAT);
   src.fill_random(-1, 1);
@@ -1071,6 +1072,14 @@ TEST(ConvDirectNhwc, PackedWeightPacksOncePerChange) {
   EXPECT_EQ(seen, 7.0f);
   use(other.data(), half);
   EXPECT_EQ(copy.packs(), 3);
+  // Memory the runtime does not know (a host buffer): packed at every use, so a plain store shows.
+  std::vector<float> host(64, 1.0f);
+  use(host.data(), half);
+  EXPECT_EQ(seen, 1.0f);
+  host[0] = 9.0f;
+  use(host.data(), half);
+  EXPECT_EQ(seen, 9.0f);
+  EXPECT_EQ(copy.packs(), 5);
 }
 
 // A ResNet-like 3x3 layer (several GEMM tiles along every dim) in each dtype, forward and backward.

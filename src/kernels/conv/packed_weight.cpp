@@ -62,7 +62,14 @@ void PackedWeight::with(const void *lo, size_t bytes, size_t floats, const std::
     r.copies.insert(this);
   }
   const uintptr_t l = reinterpret_cast<uintptr_t>(lo);
-  if (!valid_.load(std::memory_order_acquire) || lo_.load() != l || hi_.load() != l + bytes) {
+  // The copy is kept across launches only for a source inside one runtime allocation: the runtime
+  // sees every write to those that the ACL contract allows. Host memory it does not know (a
+  // client's host buffer, a torch tensor shared through DLPack) can change unseen: packed per launch.
+  const void *abase = nullptr;
+  size_t abytes = 0;
+  const bool observed = rt::find_device_allocation(lo, &abase, &abytes) &&
+                        l + bytes <= reinterpret_cast<uintptr_t>(abase) + abytes;
+  if (!observed || !valid_.load(std::memory_order_acquire) || lo_.load() != l || hi_.load() != l + bytes) {
     data_.resize(floats);
     lo_.store(l, std::memory_order_release);
     hi_.store(l + bytes, std::memory_order_release);

@@ -2,8 +2,10 @@
 // a repeatable executor packs on its first launch and reuses the copy after). The copy is keyed by
 // the source's address and goes stale when the runtime's memory observers report its bytes
 // written (a runtime copy or memset, an op's output view) or freed, in stream order, as the GEMM's
-// pre-packed weight registry does. Writes that bypass the runtime (plain host stores into device
-// memory, outside the ACL contract) are not seen.
+// pre-packed weight registry does. Only a source inside one runtime allocation (aclrtMalloc) is
+// kept across launches; other memory (host buffers, DLPack-shared tensors) is packed at every
+// launch. Writes that bypass the runtime into its allocations (plain host stores into device
+// memory, outside the ACL contract; a torch tensor made from an opsnn tensor by DLPack) are not seen.
 #pragma once
 
 #include <atomic>
