@@ -19,7 +19,8 @@
 //   mode      u8   bit0: make the executor repeatable and launch twice; bit1: first launch with a
 //                  workspace one byte short (must fail cleanly); bit2: buffers from aclrtMalloc
 //                  (device memory, exact size) instead of malloc; bit3: first launch through
-//                  another op's phase 2 (must fail cleanly)
+//                  another op's phase 2 (must fail cleanly); bit4: INT32 / INT64 buffers hold 0, 1, 2
+//                  (index ops' success path)
 //   fill      u8   buffer contents: byte i of every buffer is (i * (2 * fill + 1) + fill) mod 256
 //   pool      4 x u8   dim values (mod 20) that dims refer to, so shapes can agree across tensors
 //   then, per argument of the op in prototype order:
@@ -43,47 +44,65 @@
 //                  argument in prototype order
 //   double attr u8 (0 = the role's usual value, else kDoubles[b % 16], NaN, +-inf, 0, -1)
 #include <acl/acl.h>
+#include <aclnnop/aclnn_adaptive_avg_pool2d.h>
 #include <aclnnop/aclnn_add.h>
 #include <aclnnop/aclnn_addmm.h>
 #include <aclnnop/aclnn_argmax.h>
+#include <aclnnop/aclnn_avgpool2d.h>
 #include <aclnnop/aclnn_batch_matmul.h>
 #include <aclnnop/aclnn_cast.h>
 #include <aclnnop/aclnn_clamp.h>
+#include <aclnnop/aclnn_constant_pad_nd.h>
+#include <aclnnop/aclnn_convolution.h>
 #include <aclnnop/aclnn_copy.h>
 #include <aclnnop/aclnn_cumsum.h>
 #include <aclnnop/aclnn_div.h>
+#include <aclnnop/aclnn_embedding.h>
 #include <aclnnop/aclnn_eq_tensor.h>
 #include <aclnnop/aclnn_exp.h>
 #include <aclnnop/aclnn_fill_scalar.h>
+#include <aclnnop/aclnn_gather.h>
 #include <aclnnop/aclnn_gelu_backward.h>
 #include <aclnnop/aclnn_gelu_v2.h>
 #include <aclnnop/aclnn_glu.h>
 #include <aclnnop/aclnn_group_norm.h>
+#include <aclnnop/aclnn_im2col.h>
+#include <aclnnop/aclnn_index_select.h>
 #include <aclnnop/aclnn_layer_norm.h>
 #include <aclnnop/aclnn_leaky_relu.h>
 #include <aclnnop/aclnn_masked_fill_scalar.h>
 #include <aclnnop/aclnn_matmul.h>
 #include <aclnnop/aclnn_max_dim.h>
+#include <aclnnop/aclnn_max_pool2d_with_indices.h>
 #include <aclnnop/aclnn_maximum.h>
 #include <aclnnop/aclnn_median.h>
 #include <aclnnop/aclnn_mm.h>
+#include <aclnnop/aclnn_mse_loss.h>
 #include <aclnnop/aclnn_mul.h>
+#include <aclnnop/aclnn_nll_loss.h>
 #include <aclnnop/aclnn_norm.h>
+#include <aclnnop/aclnn_permute.h>
 #include <aclnnop/aclnn_pow.h>
+#include <aclnnop/aclnn_prelu.h>
 #include <aclnnop/aclnn_quant_matmul_v4.h>
 #include <aclnnop/aclnn_reduce_sum.h>
 #include <aclnnop/aclnn_remainder.h>
+#include <aclnnop/aclnn_repeat.h>
 #include <aclnnop/aclnn_rms_norm.h>
+#include <aclnnop/aclnn_rotary_position_embedding.h>
 #include <aclnnop/aclnn_round.h>
 #include <aclnnop/aclnn_s_where.h>
+#include <aclnnop/aclnn_scatter_add.h>
 #include <aclnnop/aclnn_softmax.h>
 #include <aclnnop/aclnn_softmax_cross_entropy_with_logits.h>
 #include <aclnnop/aclnn_softplus.h>
 #include <aclnnop/aclnn_sort.h>
 #include <aclnnop/aclnn_swi_glu.h>
+#include <aclnnop/aclnn_thnn_fused_lstm_cell.h>
 #include <aclnnop/aclnn_topk.h>
 #include <aclnnop/aclnn_trans_matmul_weight.h>
 #include <aclnnop/aclnn_trans_quant_param_v2.h>
+#include <aclnnop/aclnn_upsample_nearest_2d.h>
 #include <aclnnop/aclnn_var.h>
 #include <aclnnop/aclnn_weight_quant_batch_matmul_v2.h>
 
@@ -244,6 +263,7 @@ struct Buffer {
   void *host = nullptr;  // malloc'ed (or aclrtMalloc'ed in device mode), exactly `bytes`
   size_t bytes = 0;
   bool ok = true;        // allocated with the size every member needs
+  aclDataType dt = ACL_DT_UNDEFINED;  // the dtype of the tensor that made it (small-index fill)
 };
 
 uint16_t float_to_half_bits(float f) {
@@ -272,7 +292,22 @@ struct Ctx {
   Reader r;
   int64_t pool[4] = {};
   bool device_mem = false;
+  bool small_ints = false;
   uint8_t fill = 0;
+
+  // INT32 / INT64 buffers as elements 0, 1, 2 (from the fill byte): indices that are in range for
+  // most shapes, so index ops reach their success path (the byte pattern makes them all huge).
+  void fill_small_ints(unsigned char *dst, size_t bytes, aclDataType dt) const {
+    const size_t esize = dt == ACL_INT64 ? 8 : 4;
+    for (size_t i = 0; i + esize <= bytes; i += esize) {
+      const int64_t v = int64_t((i / esize) * (2u * fill + 1u) + fill) % 3;
+      if (esize == 8) std::memcpy(dst + i, &v, 8);
+      else {
+        const int32_t v32 = int32_t(v);
+        std::memcpy(dst + i, &v32, 4);
+      }
+    }
+  }
   std::vector<Desc> ts;
   std::vector<Scal> ss;
   std::vector<IntArr> as;
@@ -516,6 +551,7 @@ struct Ctx {
         else if (d.need > b.need) b.need = d.need;
       } else {
         bufs.push_back(Buffer{d.need});
+        bufs.back().dt = d.dt;
         d.buffer = int(bufs.size()) - 1;
       }
     }
@@ -540,6 +576,7 @@ struct Ctx {
         std::vector<unsigned char> staging(device_mem ? b.bytes : 0);
         unsigned char *dst = device_mem ? staging.data() : static_cast<unsigned char *>(b.host);
         for (size_t i = 0; i < b.bytes; i += 256) std::memcpy(dst + i, pattern, b.bytes - i < 256 ? b.bytes - i : 256);
+        if (small_ints && (b.dt == ACL_INT64 || b.dt == ACL_INT32)) fill_small_ints(dst, b.bytes, b.dt);
         if (device_mem) aclrtMemcpy(b.host, b.bytes, dst, b.bytes, ACL_MEMCPY_HOST_TO_DEVICE);
       }
     }
@@ -922,6 +959,135 @@ aclnnStatus op_softmax_ce(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) 
   return P1(SoftmaxCrossEntropyWithLogits, c.T(f), c.T(l), c.T(loss), c.T(bp));
 }
 
+// ---- convolution, pooling, resize (work bounded like the matmul family: a window is a small
+// reduction per output element)
+aclnnStatus op_conv(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  c.matmul = true;
+  int x = c.tensor(F, 4), w = c.tensor(F, 4), b = c.tensor(F, 1);
+  int st = c.intarray({1, 1}), pad = c.intarray({0, 0}), dil = c.intarray({1, 1});
+  const uint8_t bl = c.bools();
+  int opad = c.intarray({0, 0});
+  int64_t groups = c.i64();
+  int o = c.tensor(F, 4);
+  int8_t cube = int8_t(c.i64());
+  c.materialize();
+  return P1(Convolution, c.T(x), c.T(w), c.T(b), c.A(st), c.A(pad), c.A(dil), (bl & 1) != 0, c.A(opad), groups,
+            c.T(o), cube);
+}
+aclnnStatus op_max_pool_indices(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  c.matmul = true;
+  int x = c.tensor(F, 4), k = c.intarray({2, 2}), st = c.intarray({2, 2}), pad = c.intarray({0, 0}),
+      dil = c.intarray({1, 1});
+  const uint8_t bl = c.bools();
+  int o = c.tensor(F, 4), idx = c.tensor(ACL_INT64, 4);
+  c.materialize();
+  return P1(MaxPool2dWithIndices, c.T(x), c.A(k), c.A(st), c.A(pad), c.A(dil), (bl & 1) != 0, c.T(o), c.T(idx));
+}
+aclnnStatus op_avg_pool(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  c.matmul = true;
+  int x = c.tensor(F, 4), k = c.intarray({2, 2}), st = c.intarray({2, 2}), pad = c.intarray({0, 0});
+  const uint8_t bl = c.bools();
+  int64_t divisor = c.i64();
+  int8_t cube = int8_t(c.i64());
+  int o = c.tensor(F, 4);
+  c.materialize();
+  return P1(AvgPool2d, c.T(x), c.A(k), c.A(st), c.A(pad), (bl & 1) != 0, (bl & 2) != 0, divisor, cube, c.T(o));
+}
+aclnnStatus op_adaptive_avg_pool(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  c.matmul = true;
+  int x = c.tensor(F, 4), size = c.intarray({2, 2}), o = c.tensor(F, 4);
+  c.materialize();
+  return P1(AdaptiveAvgPool2d, c.T(x), c.A(size), c.T(o));
+}
+aclnnStatus op_upsample_nearest(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor(F, 4), size = c.intarray({4, 4}), o = c.tensor(F, 4);
+  c.materialize();
+  return P1(UpsampleNearest2d, c.T(x), c.A(size), c.T(o));
+}
+aclnnStatus op_im2col(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  c.matmul = true;
+  int x = c.tensor(F, 4), k = c.intarray({2, 2}), dil = c.intarray({1, 1}), pad = c.intarray({0, 0}),
+      st = c.intarray({1, 1}), o = c.tensor(F, 3);
+  c.materialize();
+  return P1(Im2col, c.T(x), c.A(k), c.A(dil), c.A(pad), c.A(st), c.T(o));
+}
+// ---- index ops (out-of-range indices from the fill byte: an error, never a read outside)
+aclnnStatus op_index_select(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(F, 2);
+  int64_t dim = c.i64();
+  int idx = c.tensor(ACL_INT64, 1), o = c.tensor(F, 2);
+  c.materialize();
+  return P1(IndexSelect, c.T(a), dim, c.T(idx), c.T(o));
+}
+aclnnStatus op_gather(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(F, 2);
+  int64_t dim = c.i64();
+  int idx = c.tensor(ACL_INT64, 2), o = c.tensor(F, 2);
+  c.materialize();
+  return P1(Gather, c.T(a), dim, c.T(idx), c.T(o));
+}
+aclnnStatus op_scatter_add(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(F, 2);
+  int64_t dim = c.i64();
+  int idx = c.tensor(ACL_INT64, 2), src = c.tensor(F, 2), o = c.tensor(F, 2);
+  c.materialize();
+  return P1(ScatterAdd, c.T(a), dim, c.T(idx), c.T(src), c.T(o));
+}
+aclnnStatus op_embedding(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int w = c.tensor(F, 2), idx = c.tensor(ACL_INT64, 1), o = c.tensor(F, 2);
+  c.materialize();
+  return P1(Embedding, c.T(w), c.T(idx), c.T(o));
+}
+// ---- layout copies
+aclnnStatus op_permute(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(F, 3), dims = c.intarray({2, 0, 1}), o = c.tensor(F, 3);
+  c.materialize();
+  return P1(Permute, c.T(a), c.A(dims), c.T(o));
+}
+aclnnStatus op_constant_pad(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(F, 2), pad = c.intarray({1, 1}), v = c.scalar(F), o = c.tensor(F, 2);
+  c.materialize();
+  return P1(ConstantPadNd, c.T(a), c.A(pad), c.S(v), c.T(o));
+}
+aclnnStatus op_repeat(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(F, 2), reps = c.intarray({2, 1}), o = c.tensor(F, 2);
+  c.materialize();
+  return P1(Repeat, c.T(a), c.A(reps), c.T(o));
+}
+// ---- losses, channel activations, recurrent cell, rotary embedding
+aclnnStatus op_nll_loss(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor(F, 2), t = c.tensor(ACL_INT64, 1), w = c.tensor(F, 1);
+  int64_t reduction = c.i64(), ignore = c.i64();
+  int o = c.tensor(F, 0), tw = c.tensor(F, 0);
+  c.materialize();
+  return P1(NLLLoss, c.T(x), c.T(t), c.T(w), reduction, ignore, c.T(o), c.T(tw));
+}
+aclnnStatus op_mse_loss(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor(F, 2), t = c.tensor(F, 2);
+  int64_t reduction = c.i64();
+  int o = c.tensor(F, 0);
+  c.materialize();
+  return P1(MseLoss, c.T(x), c.T(t), reduction, c.T(o));
+}
+aclnnStatus op_prelu(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor(F, 3), w = c.tensor(F, 1), o = c.tensor(F, 3);
+  c.materialize();
+  return P1(Prelu, c.T(x), c.T(w), c.T(o));
+}
+aclnnStatus op_lstm_cell(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int ig = c.tensor(F, 2), hg = c.tensor(F, 2), cx = c.tensor(F, 2), ib = c.tensor(F, 1), hb = c.tensor(F, 1),
+      hy = c.tensor(F, 2), cy = c.tensor(F, 2), storage = c.tensor(F, 2);
+  c.materialize();
+  return P1(ThnnFusedLstmCell, c.T(ig), c.T(hg), c.T(cx), c.T(ib), c.T(hb), c.T(hy), c.T(cy), c.T(storage));
+}
+aclnnStatus op_rope(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor(F, 4), cs = c.tensor(F, 4), sn = c.tensor(F, 4);
+  int64_t mode = c.i64();
+  int o = c.tensor(F, 4);
+  c.materialize();
+  return P1(RotaryPositionEmbedding, c.T(x), c.T(cs), c.T(sn), mode, c.T(o));
+}
+
 const OpFn kOps[] = {op_exp,      op_inplace_exp, op_gelu_v2,   op_softplus,       op_add,
                      op_inplace_add, op_mul,      op_divs,      op_divmod,         op_eq,
                      op_maximum,  op_remainder,   op_pow,       op_cast,           op_copy,
@@ -931,7 +1097,11 @@ const OpFn kOps[] = {op_exp,      op_inplace_exp, op_gelu_v2,   op_softplus,    
                      op_qmm_v4,   op_trans_quant_param,
                      op_reduce_sum, op_argmax,    op_var_correction, op_norm,       op_max_dim,
                      op_softmax,  op_cumsum,      op_sort,      op_topk,           op_median_dim,
-                     op_layer_norm, op_rms_norm,  op_group_norm, op_softmax_ce};
+                     op_layer_norm, op_rms_norm,  op_group_norm, op_softmax_ce,
+                     op_conv,     op_max_pool_indices, op_avg_pool, op_adaptive_avg_pool, op_upsample_nearest,
+                     op_im2col,   op_index_select, op_gather,  op_scatter_add,    op_embedding,
+                     op_permute,  op_constant_pad, op_repeat,  op_nll_loss,       op_mse_loss,
+                     op_prelu,    op_lstm_cell,   op_rope};
 constexpr int kNumOps = sizeof(kOps) / sizeof(kOps[0]);
 
 void launch(Ctx &c, Phase2 p2, aclOpExecutor *ex, uint64_t ws, uint8_t mode) {
@@ -987,6 +1157,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const OpFn op = kOps[c.r.u8() % kNumOps];
   const uint8_t mode = c.r.u8();
   c.device_mem = (mode & 4) != 0;
+  c.small_ints = (mode & 16) != 0;
   c.fill = c.r.u8();
   for (int64_t &p : c.pool) p = c.r.u8() % 20;
 

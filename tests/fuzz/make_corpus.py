@@ -16,7 +16,11 @@ OPS = ["exp", "inplace_exp", "gelu_v2", "softplus", "add", "inplace_add", "mul",
        "trans_weight", "wqbmm", "qmm_v4", "trans_quant_param",
        "reduce_sum", "argmax", "var_correction", "norm", "max_dim",
        "softmax", "cumsum", "sort", "topk", "median_dim",
-       "layer_norm", "rms_norm", "group_norm", "softmax_ce"]  # kOps, same order
+       "layer_norm", "rms_norm", "group_norm", "softmax_ce",
+       "conv", "max_pool_indices", "avg_pool", "adaptive_avg_pool", "upsample_nearest",
+       "im2col", "index_select", "gather", "scatter_add", "embedding",
+       "permute", "constant_pad", "repeat", "nll_loss", "mse_loss",
+       "prelu", "lstm_cell", "rope"]  # kOps, same order
 
 
 def dt(name):
@@ -173,6 +177,43 @@ def seeds():
                              T([0, 1, 2]), T([0, 2]), T([0, 2]))
     yield "softmax_ce", seed("softmax_ce", r, T([0, 1]), T([0, 1]), T([0]), T([0, 1]))
     # device memory, repeatable executor, a workspace one byte short
+    c = (2, 3, 6, 1)  # conv / pool: x [1, 3, 6, 6], 2 output channels, 3x3 kernels
+    x = T([3, 1, 2, 2])
+    yield "conv_3x3_pad1", seed("conv", c, x, T([0, 1, 1, 1]), T([0]), A([1, 1]), A([1, 1]), A([1, 1]), B(False),
+                                A([0, 0]), I(1), T([3, 0, 2, 2]), I(0))
+    yield "conv_transposed", seed("conv", c, x, T([1, 0, 1, 1]), NULL_T, A([1, 1]), A([1, 1]), A([1, 1]), B(True),
+                                  A([0, 0]), I(1), T([3, 0, 2, 2]), I(0))
+    yield "conv_stride2_f16", seed("conv", c, T([3, 1, 2, 2], "FLOAT16"), T([0, 1, 1, 1], "FLOAT16"), NULL_T,
+                                   A([2, 2]), A([1, 1]), A([1, 1]), B(False), A([0, 0]), I(1),
+                                   T([3, 0, 1, 1], "FLOAT16"), I(0))
+    yield "max_pool_indices", seed("max_pool_indices", c, x, A([2, 2]), A([2, 2]), A([0, 0]), A([1, 1]), B(False),
+                                   T([3, 1, 1, 1]), T([3, 1, 1, 1], "INT64"))
+    yield "avg_pool_count_pad", seed("avg_pool", c, x, A([2, 2]), A([2, 2]), A([0, 0]), B(False, True), I(0), I(0),
+                                     T([3, 1, 1, 1]))
+    yield "adaptive_avg_pool", seed("adaptive_avg_pool", c, x, A([("pool", 1), ("pool", 1)]), T([3, 1, 1, 1]))
+    yield "upsample_nearest", seed("upsample_nearest", c, T([3, 1, 1, 1]), A([("pool", 2), ("pool", 2)]), x)
+    yield "im2col", seed("im2col", (1, 4, 3, 2), T([0, 0, 2, 2]), A([2, 2]), A([1, 1]), A([0, 0]), A([1, 1]),
+                         T([0, 1, 1]))
+    # index ops: mode bit 4 fills the index tensors with 0, 1, 2 (in range); without it they are huge
+    r = (3, 4, 2, 1)
+    yield "index_select", seed("index_select", r, T([0, 1]), I(0), T([2], "INT64"), T([2, 1]), mode=16)
+    yield "gather", seed("gather", r, T([0, 1]), I(1), T([0, 2], "INT64"), T([0, 2]), mode=16)
+    yield "scatter_add", seed("scatter_add", r, T([0, 1]), I(1), T([0, 2], "INT64"), T([0, 2]), T([0, 1]), mode=16)
+    yield "embedding", seed("embedding", r, T([1, 0]), T([2], "INT64"), T([2, 0]), mode=16)
+    yield "index_select_out_of_range", seed("index_select", r, T([0, 1]), I(0), T([2], "INT64"), T([2, 1]))
+    yield "permute", seed("permute", r, T([0, 1, 2]), A([2, 0, 1]), T([2, 0, 1]))
+    yield "constant_pad", seed("constant_pad", r, T([0, 1]), A([0, 0, 1, 0]), S(0), T([1, 1]))
+    yield "repeat", seed("repeat", r, T([2, 1]), A([2, 1]), T([1, 1]))
+    yield "nll_loss_mean", seed("nll_loss", r, T([0, 1]), T([0], "INT64"), T([1]), I(1), I(-1), T([]), T([]), mode=16)
+    yield "mse_loss_sum", seed("mse_loss", r, T([0, 1]), T([0, 1]), I(2), T([]))
+    yield "prelu", seed("prelu", r, T([0, 1, 2]), T([1]), T([0, 1, 2]))
+    g = (2, 12, 3, 1)  # B 2, 4H 12, H 3
+    yield "lstm_cell", seed("lstm_cell", g, T([0, 1]), T([0, 1]), T([0, 2]), T([1]), T([1]), T([0, 2]), T([0, 2]),
+                            T([0, 1]))
+    e = (1, 2, 3, 4)  # x [B 1, S 2, N 3, D 4], cos / sin [1, S, 1, D]
+    yield "rope_half", seed("rope", e, T([0, 1, 2, 3]), T([0, 1, 0, 3]), T([0, 1, 0, 3]), I(0), T([0, 1, 2, 3]))
+    yield "rope_interleaved_bf16", seed("rope", e, T([0, 1, 2, 3], "BF16"), T([0, 1, 0, 3], "BF16"),
+                                        T([0, 1, 0, 3], "BF16"), I(1), T([0, 1, 2, 3], "BF16"))
     yield "mm_device_repeatable", seed("mm", m, T([0, 1]), T([1, 2]), T([0, 2]), I(1), mode=1 | 2 | 4)
     yield "add_device", seed("add", p, T([0, 1]), T([1]), S(2), T([0, 1]), mode=4)
     yield "mul_wrong_launch_first", seed("mul", p, T([0, 1]), T([0, 1]), T([0, 1]), mode=8)
