@@ -3,16 +3,16 @@ rows become ops::gmm_phase1 entry points (src/ops/matmul/gmm_phase1.h) and GmmTa
 (tests/ops/test_op_table_gmm.cpp).
 
 Row format (besides the common `header`, `dtypes`, `backward`): nothing else. Parameter roles come from the
-names (ROLES; the antiquant scale / offset make the weight-quantised form); every other tensor list
-(scale, offset: the int8 quantised form) is an unsupported input, refused with 161002 naming it when it is
-not null.
+names (ROLES; the antiquant scale / offset make the weight-quantised form, scale / offset the int8 quantised
+form); any other tensor list is an unsupported input, refused with 161002 naming it when it is not null.
 """
 
 GMM_KEYS = {"header", "dtypes", "backward"}
 ROLES = {"x": "x", "weight": "weight", "biasOptional": "bias", "groupListOptional": "group_list",
          "antiquantScaleOptional": "aq_scale", "antiquantOffsetOptional": "aq_offset",
+         "scaleOptional": "scale", "offsetOptional": "offset",
          "splitItem": "split_item", "groupType": "group_type", "y": "y"}
-NAMED = {"x", "weight", "bias", "group_list", "y", "aq_scale", "aq_offset"}
+NAMED = {"x", "weight", "bias", "group_list", "y", "aq_scale", "aq_offset", "scale", "offset"}
 
 
 def resolve(g, table, op):
