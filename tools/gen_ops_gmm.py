@@ -29,7 +29,7 @@ def resolve(g, table, op):
         if need not in op.roles:
             raise g.TableError(f"{op.where}: a grouped matmul needs a '{need}' parameter")
     op.input, op.output = op.roles["x"], op.roles["y"]
-    op.results = ["x's dtype"]
+    op.results = ["x's dtype (the int8 form: y's INT8 / FLOAT16 / BF16)"]
 
 
 def render_entry(g, table):
