@@ -40,6 +40,7 @@ using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
 struct GmmTableCase {
   std::string name, api;
   std::vector<aclDataType> dtypes;
+  std::vector<aclDataType> int8_y, int8_scale;  // the int8 form's y / scale dtypes (empty: refused)
   std::vector<std::string> unsupported;
   int (*phase1)(const GmmArgs &, uint64_t *, aclOpExecutor **) = nullptr;
   Launch launch = nullptr;
@@ -614,13 +615,13 @@ TEST_P(OpTableGmm, Int8Quantised) {
   reseed_for_current_test();
   const GmmTableCase &c = GetParam();
   auto &g = rng();
-  const aclDataType scales[] = {ACL_UINT64, ACL_FLOAT, ACL_INT64, ACL_BF16};
+  ASSERT_FALSE(c.int8_y.empty() || c.int8_scale.empty()) << "the row takes no int8 form";
   int v = 0;
-  for (aclDataType ydt : {ACL_INT8, ACL_FLOAT16, ACL_BF16})
+  for (aclDataType ydt : c.int8_y)
     for (int k = 0; k < 9; ++k, ++v) {
       Form f;
       f.quant = true;
-      f.scale_dtype = scales[v % 4];
+      f.scale_dtype = c.int8_scale[static_cast<size_t>(v) % c.int8_scale.size()];
       f.offset = ydt == ACL_INT8 && v % 2 == 0;
       f.bias = v % 3;
       f.x_form = v % 3;

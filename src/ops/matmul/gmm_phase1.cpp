@@ -172,10 +172,9 @@ struct RView {
   int64_t m, k, rs, cs, off;
 };
 
-// The int8 quantised form's dtypes (x and weight INT8 are checked by the caller): y INT8 / FLOAT16 / BF16
-// (one dtype), bias INT32, scale UINT64 / INT64 (aclnnTransQuantParamV2's words) / FLOAT / BF16 (one
-// dtype), offset FLOAT and only with an INT8 y; groupType -1 / 0.
-void int8_dtypes(const GmmCall &c) {
+// The int8 quantised form's dtypes (x and weight INT8 are checked by the caller): y and scale of the row's
+// int8_y / int8_scale (one dtype per list), bias INT32, offset FLOAT and only with an INT8 y; groupType -1 / 0.
+void int8_dtypes(const GmmRule &rule, const GmmCall &c) {
   auto one_dtype = [](const aclTensorList *l, const char *name, core::DtypeMask allowed) {
     for (size_t i = 0; l != nullptr && i < l->tensors.size(); ++i) {
       const aclTensor *t = list_elem(l, i, name);
@@ -186,9 +185,9 @@ void int8_dtypes(const GmmCall &c) {
     }
   };
   using core::dtype_bit;
-  one_dtype(c.y, c.y_name, dtype_bit(ACL_INT8) | dtype_bit(ACL_FLOAT16) | dtype_bit(ACL_BF16));
+  one_dtype(c.y, c.y_name, rule.int8_y);
   one_dtype(c.bias, c.bias_name, dtype_bit(ACL_INT32));
-  one_dtype(c.scale, c.scale_name, dtype_bit(ACL_UINT64) | dtype_bit(ACL_INT64) | dtype_bit(ACL_FLOAT) | dtype_bit(ACL_BF16));
+  one_dtype(c.scale, c.scale_name, rule.int8_scale);
   one_dtype(c.offset, c.offset_name, dtype_bit(ACL_FLOAT));
   const aclDataType ydt = list_elem(c.y, 0, c.y_name)->dtype;
   if (c.offset != nullptr && ydt != ACL_INT8)
@@ -418,6 +417,8 @@ void gmm_phase1(core::OpBuilder &b, const GmmRule &rule, GmmCall &c) {
   // Dtypes: one float dtype throughout, a bias in it or FLOAT; or the int8 form (int8_dtypes).
   const aclTensor *x0 = list_elem(c.x, 0, c.x_name);
   const bool quant = c.scale != nullptr;
+  if (quant && rule.int8_y == 0)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s (the int8 quantised form) is not supported by this op; pass nullptr", c.scale_name);
   if (c.offset != nullptr && !quant)
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s is given without %s", c.offset_name, c.scale_name);
   if (quant && c.aq_scale != nullptr)
@@ -436,7 +437,7 @@ void gmm_phase1(core::OpBuilder &b, const GmmRule &rule, GmmCall &c) {
   same_dtype(c.x, c.x_name);
   if (quant) {
     same_dtype(c.weight, c.weight_name);
-    int8_dtypes(c);
+    int8_dtypes(rule, c);
   }
   // The antiquant form: INT8 weights, scale / offset lists in x's dtype.
   const bool antiquant = c.aq_scale != nullptr;

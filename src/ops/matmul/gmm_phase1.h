@@ -14,7 +14,8 @@
 namespace opsnn::ops {
 
 struct GmmRule {
-  core::DtypeMask dtypes;  // x / weight / y dtypes
+  core::DtypeMask dtypes;                // x / weight / y dtypes of the float forms
+  core::DtypeMask int8_y, int8_scale;    // the int8 form's y and scale dtypes (int8_y 0: the form is refused)
 };
 
 struct GmmUnsupported {
