@@ -7,7 +7,8 @@
 //   - x [M, K] split along M by the device group list (random cumulative ends, empty groups, rows
 //     after the last end zeroed, a strided group list);
 //   - NaN / infinity propagation;
-//   - errors: each argument named (null, dtype, shape, list sizes, unsupported quantisation inputs,
+//   - the int8 quantised form (Int8Quantised: every y dtype and scale dtype, every form);
+//   - errors: each argument named (null, dtype, shape, list sizes, unsupported inputs, the int8 form,
 //     groupType / splitItem), and a bad group list failing the launch with nothing written.
 #include <algorithm>
 #include <cmath>
@@ -27,6 +28,7 @@ namespace {
 struct GmmArgs {
   aclTensorList *x = nullptr, *weight = nullptr, *bias = nullptr, *y = nullptr;
   aclTensorList *aq_scale = nullptr, *aq_offset = nullptr;
+  aclTensorList *scale = nullptr, *offset = nullptr;  // the int8 quantised form
   aclTensor *group_list = nullptr;
   int64_t split_item = 0, group_type = -1;
   std::string bogus;  // the unsupported argument passed non-null (error tests)
@@ -38,6 +40,7 @@ using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
 struct GmmTableCase {
   std::string name, api;
   std::vector<aclDataType> dtypes;
+  std::vector<aclDataType> int8_y, int8_scale;  // the int8 form's y / scale dtypes (empty: refused)
   std::vector<std::string> unsupported;
   int (*phase1)(const GmmArgs &, uint64_t *, aclOpExecutor **) = nullptr;
   Launch launch = nullptr;
@@ -119,7 +122,39 @@ struct Form {
   bool strided_group_list = false;
   bool specials = false;
   int antiquant = 0;      // INT8 weights with 1: antiquantScale, 2: + antiquantOffset ([G, N] beside w_single)
+  // The int8 quantised form (y the case's dtype): INT8 x / weight, scaleOptional of scale_dtype (+ offsetOptional
+  // FLOAT when offset), bias INT32 (bias 1 / 2 per group, 3 one [G, N]).
+  bool quant = false, offset = false;
+  aclDataType scale_dtype = ACL_UINT64;
 };
+
+// The int8 form's output against the float64 value v of its epilogue (refs::qmm_dequant_ref, magnitude mag):
+// INT8 exact (refs::int8_saturate) except within the epilogue's fp32 error of a .5 boundary (then +-1);
+// FLOAT16 / BF16 within half an ulp plus that error.
+::testing::AssertionResult quant_close(aclDataType dt, const std::vector<double> &got, const std::vector<double> &want,
+                                       const std::vector<double> &mag) {
+  if (got.size() != want.size()) return ::testing::AssertionFailure() << "size " << got.size() << " vs " << want.size();
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double g = got[i], w = want[i], err = 1e-6 * mag[i] + 1e-30;
+    bool ok;
+    if (dt == ACL_INT8) {
+      const bool tie = std::fabs(w - std::floor(w) - 0.5) <= err && std::fabs(w) <= 128.5 + err;
+      ok = tie ? std::fabs(g - refs::int8_saturate(w)) <= 1 : g == refs::int8_saturate(w);
+    } else {
+      const double aw = std::fabs(w) + err;
+      const int e2 = aw > 0 ? static_cast<int>(std::floor(std::log2(aw))) : -126;
+      const double ulp = dt == ACL_FLOAT16 ? std::ldexp(1.0, std::max(e2, -14) - 10) : std::ldexp(1.0, e2 - 7);
+      ok = std::isfinite(g) && std::fabs(g - w) <= 0.5 * ulp + err;
+    }
+    if (!ok) return ::testing::AssertionFailure() << "element " << i << ": got " << g << ", expected " << w;
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// A scale the int8 form decodes: the value itself, or a UINT64 / INT64 word's fp32 scale.
+double decoded_scale(aclDataType dt, double v) {
+  return dt == ACL_UINT64 || dt == ACL_INT64 ? refs::quant_param_scale(static_cast<uint64_t>(v)) : v;
+}
 
 void run_case(const GmmTableCase &c, aclDataType dt, const std::vector<Group> &gs, const Form &f) {
   const size_t G = gs.size();
@@ -133,10 +168,12 @@ void run_case(const GmmTableCase &c, aclDataType dt, const std::vector<Group> &g
   for (const Group &g : gs) M += g.m;
   const int64_t K = gs[0].k, N = gs[0].n;
   // Inputs.
+  const aclDataType xdt = f.quant ? ACL_INT8 : dt;
+  const double xmax = f.quant ? 127 : 1;
   Dev xall;
   if (f.split) {
-    xall = view2(M + f.tail, K, dt, f.x_form);
-    xall->fill_random(-1, 1);
+    xall = view2(M + f.tail, K, xdt, f.x_form);
+    xall->fill_random(-xmax, xmax);
     const auto v = xall->values();
     int64_t r = 0;
     for (size_t g = 0; g < G; ++g) {
@@ -147,11 +184,11 @@ void run_case(const GmmTableCase &c, aclDataType dt, const std::vector<Group> &g
     for (size_t g = 0; g < G; ++g) {
       Dev x;
       if (f.x_3d)
-        x = std::make_unique<DeviceTensor>(std::vector<int64_t>{2, gs[g].m / 2, gs[g].k}, dt,
+        x = std::make_unique<DeviceTensor>(std::vector<int64_t>{2, gs[g].m / 2, gs[g].k}, xdt,
                                            std::vector<int64_t>{gs[g].m / 2 * (gs[g].k + 2), gs[g].k + 2, 1}, 1);
       else
-        x = view2(gs[g].m, gs[g].k, dt, f.x_form);
-      x->fill_random(-1, 1);
+        x = view2(gs[g].m, gs[g].k, xdt, f.x_form);
+      x->fill_random(-xmax, xmax);
       if (f.specials && x->numel() > 2) {
         auto v = x->values();
         v[1] = NAN;
@@ -162,8 +199,8 @@ void run_case(const GmmTableCase &c, aclDataType dt, const std::vector<Group> &g
       xs.push_back(std::move(x));
     }
   }
-  const aclDataType wdt = f.antiquant ? ACL_INT8 : dt;
-  const double wmax = f.antiquant ? 9 : 1;
+  const aclDataType wdt = f.antiquant || f.quant ? ACL_INT8 : dt;
+  const double wmax = f.quant ? 127 : f.antiquant ? 9 : 1;
   Dev wall;
   if (f.w_single) {
     if (f.w_form == 1)  // stored [G, N, K]
@@ -184,14 +221,39 @@ void run_case(const GmmTableCase &c, aclDataType dt, const std::vector<Group> &g
   }
   // Antiquant scale / offset per group ([N] each, or one [G, N] beside w_single); the reference takes
   // the dequantised weight (w + offset) * scale.
+  // The int8 form's scale / offset lists take the same shapes (scale words with junk in their offset field).
   std::vector<Dev> aqs, aqo;
-  for (int which = 0; which < f.antiquant; ++which) {
+  const int lists = f.quant ? 1 + f.offset : f.antiquant;
+  for (int which = 0; which < lists; ++which) {
     std::vector<Dev> &v = which == 0 ? aqs : aqo;
+    const aclDataType vdt = !f.quant ? dt : which == 0 ? f.scale_dtype : ACL_FLOAT;
     for (size_t g = 0; g < (f.w_single ? 1 : G); ++g) {
-      v.push_back(f.w_single ? view2(static_cast<int64_t>(G), N, dt, 2)
-                             : std::make_unique<DeviceTensor>(std::vector<int64_t>{gs[g].n}, dt, std::vector<int64_t>{3}, 2));
-      v.back()->fill_random(which == 0 ? -0.2 : -3, which == 0 ? 0.2 : 3);
+      v.push_back(f.w_single ? view2(static_cast<int64_t>(G), N, vdt, 2)
+                             : std::make_unique<DeviceTensor>(std::vector<int64_t>{gs[g].n}, vdt, std::vector<int64_t>{3}, 2));
+      if (!f.quant) {
+        v.back()->fill_random(which == 0 ? -0.2 : -3, which == 0 ? 0.2 : 3);
+        continue;
+      }
+      v.back()->fill_random(which == 0 ? 2e-4 : -4, which == 0 ? 2e-3 : 4);
+      if (vdt == ACL_UINT64 || vdt == ACL_INT64) {
+        auto words = v.back()->values();
+        for (double &w : words) {
+          const double junk = std::floor(w * 1e5) - 100;
+          w = static_cast<double>(refs::quant_param_word(static_cast<float>(w), &junk));
+        }
+        v.back()->set_values(words);
+      }
     }
+  }
+  std::vector<std::vector<double>> qscale(G), qoffset(G);  // the int8 form's per-group vectors, decoded
+  for (size_t g = 0; g < G && f.quant; ++g) {
+    auto vec = [&](const std::vector<Dev> &v) {
+      const auto all = v[f.w_single ? 0 : g]->values();
+      return f.w_single ? rows_of(all, static_cast<int64_t>(g), static_cast<int64_t>(g) + 1, gs[g].n) : all;
+    };
+    qscale[g] = vec(aqs);
+    for (double &sc : qscale[g]) sc = decoded_scale(f.scale_dtype, sc);
+    qoffset[g] = f.offset ? vec(aqo) : std::vector<double>(static_cast<size_t>(gs[g].n), 0.0);
   }
   for (size_t g = 0; g < G && f.antiquant; ++g) {
     const int64_t n = gs[g].n;
@@ -203,17 +265,18 @@ void run_case(const GmmTableCase &c, aclDataType dt, const std::vector<Group> &g
     const auto of = f.antiquant == 2 ? vec(aqo) : std::vector<double>(static_cast<size_t>(n), 0.0);
     for (size_t e = 0; e < wv[g].size(); ++e) wv[g][e] = (wv[g][e] + of[e % n]) * sc[e % n];
   }
+  const double bmax = f.quant ? 3000 : 1;
   Dev ball;
   if (f.bias == 3) {
-    ball = view2(static_cast<int64_t>(G), N, ACL_FLOAT, 2);
-    ball->fill_random(-1, 1);
+    ball = view2(static_cast<int64_t>(G), N, f.quant ? ACL_INT32 : ACL_FLOAT, 2);
+    ball->fill_random(-bmax, bmax);
     const auto v = ball->values();
     for (size_t g = 0; g < G; ++g) bv[g] = rows_of(v, static_cast<int64_t>(g), static_cast<int64_t>(g) + 1, N);
   } else if (f.bias > 0) {
     for (size_t g = 0; g < G; ++g) {
-      Dev b = std::make_unique<DeviceTensor>(std::vector<int64_t>{gs[g].n}, f.bias == 2 ? ACL_FLOAT : dt,
-                                             std::vector<int64_t>{2}, 1);
-      b->fill_random(-1, 1);
+      Dev b = std::make_unique<DeviceTensor>(std::vector<int64_t>{gs[g].n},
+                                             f.quant ? ACL_INT32 : f.bias == 2 ? ACL_FLOAT : dt, std::vector<int64_t>{2}, 1);
+      b->fill_random(-bmax, bmax);
       bv[g] = b->values();
       bs.push_back(std::move(b));
     }
@@ -264,6 +327,8 @@ void run_case(const GmmTableCase &c, aclDataType dt, const std::vector<Group> &g
   a.group_list = f.split ? gl->get() : nullptr;
   a.aq_scale = f.antiquant ? sl.l : nullptr;
   a.aq_offset = f.antiquant == 2 ? ol.l : nullptr;
+  a.scale = f.quant ? sl.l : nullptr;
+  a.offset = f.quant && f.offset ? ol.l : nullptr;
   a.split_item = f.y_single ? 2 + static_cast<int64_t>(G % 2) : static_cast<int64_t>(G % 2);
   a.group_type = f.split ? 0 : f.group_type;
   ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
@@ -273,19 +338,24 @@ void run_case(const GmmTableCase &c, aclDataType dt, const std::vector<Group> &g
   for (size_t g = 0; g < G; ++g) {
     std::vector<double> mag;
     auto want = refs::grouped_matmul_ref(xv[g], wv[g], bv[g], gs[g].m, gs[g].k, gs[g].n, &mag);
-    for (double &v : want) v = round_to(dt, v);
+    for (size_t e = 0; e < want.size(); ++e) {
+      const size_t j = e % static_cast<size_t>(std::max<int64_t>(gs[g].n, 1));
+      // The int8 form: want is the exact integer acc + bias (integers below 2^53 in float64).
+      if (f.quant) want[e] = refs::qmm_dequant_ref(static_cast<int64_t>(want[e]), 0, qscale[g][j], 1, 0, qoffset[g][j], &mag[e]);
+      else want[e] = round_to(dt, want[e]);
+    }
     if (f.y_single) {
       want_all.insert(want_all.end(), want.begin(), want.end());
       mag_all.insert(mag_all.end(), mag.begin(), mag.end());
     } else {
-      EXPECT_TRUE(close(dt, ys[g]->values(), want, mag)) << "y[" << g << "]";
+      EXPECT_TRUE((f.quant ? quant_close : close)(dt, ys[g]->values(), want, mag)) << "y[" << g << "]";
       EXPECT_TRUE(ys[g]->untouched_outside_view()) << "y[" << g << "]";
     }
   }
   if (f.y_single) {
     want_all.resize(static_cast<size_t>((M + f.tail) * N), 0.0);  // rows after the last group: zero
     mag_all.resize(want_all.size(), 0.0);
-    EXPECT_TRUE(close(dt, yall->values(), want_all, mag_all)) << "y[0]";
+    EXPECT_TRUE((f.quant ? quant_close : close)(dt, yall->values(), want_all, mag_all)) << "y[0]";
     EXPECT_TRUE(yall->untouched_outside_view());
   }
 }
@@ -304,10 +374,13 @@ void expect_bad_group_lists_fail(const GmmTableCase &c, const GmmArgs &good, Dev
     GmmArgs a = good;
     a.group_list = glb;
     y.poison();
+    const auto before = y.values();
     const int rc = run_op([&](uint64_t *w2, aclOpExecutor **e) { return c.phase1(a, w2, e); }, c.launch);
     EXPECT_EQ(rc, ACLNN_ERR_PARAM_INVALID) << bad[0] << "," << bad[1];
     EXPECT_NE(std::string(aclGetRecentErrMsg()).find("groupListOptional"), std::string::npos) << aclGetRecentErrMsg();
-    for (double v : y.values()) EXPECT_TRUE(std::isnan(v));
+    const auto after = y.values();
+    for (size_t i = 0; i < after.size(); ++i)
+      EXPECT_TRUE(std::isnan(before[i]) ? std::isnan(after[i]) : after[i] == before[i]) << i;
   }
 }
 
@@ -531,6 +604,122 @@ TEST_P(OpTableGmm, AntiquantWeights) {
       f.x_form = v % 3;
       run_case(c, dt, gs, f);
     }
+}
+
+// The int8 quantised form: INT8 x / weight summed exactly, + INT32 bias, * scale (UINT64 / INT64 words, FLOAT,
+// BF16) (+ offset, INT8 y), every y dtype, in every groupType -1 / 0 form: one tensor per group (K = 0 and empty
+// groups too, 3-D x), stacked y, x split along M by the group list (random sizes with empty groups, rows after
+// the last end zeroed, one [G, K, N] weight with [G, N] scale / offset / bias), and large groups that run
+// several rungs of the int8 row ladder.
+TEST_P(OpTableGmm, Int8Quantised) {
+  reseed_for_current_test();
+  const GmmTableCase &c = GetParam();
+  auto &g = rng();
+  ASSERT_FALSE(c.int8_y.empty() || c.int8_scale.empty()) << "the row takes no int8 form";
+  int v = 0;
+  for (aclDataType ydt : c.int8_y)
+    for (int k = 0; k < 9; ++k, ++v) {
+      Form f;
+      f.quant = true;
+      f.scale_dtype = c.int8_scale[static_cast<size_t>(v) % c.int8_scale.size()];
+      f.offset = ydt == ACL_INT8 && v % 2 == 0;
+      f.bias = v % 3;
+      f.x_form = v % 3;
+      f.w_form = (v / 3) % 3;
+      f.y_form = (v + 1) % 3;
+      std::vector<Group> gs(static_cast<size_t>(pick(g, 1, 6)));
+      const int64_t K = pick(g, 1, 64), N = pick(g, 1, 48);
+      if (k % 3 == 0) {  // one tensor per group, each its own M / K / N
+        f.x_3d = v % 2 == 1;
+        f.group_type = v % 4 == 0 ? 0 : -1;
+        for (Group &q : gs) q = {f.x_3d ? 2 * pick(g, 0, 6) : pick(g, 0, 12), v % 5 == 3 ? 0 : pick(g, 1, 64), pick(g, 1, 40)};
+      } else {
+        for (Group &q : gs) q = {g() % 3 == 0 ? 0 : pick(g, 1, 40), K, N};
+        f.y_single = true;
+        f.split = k % 3 == 2;
+        f.w_single = v % 2 == 0;
+        if (f.w_single && v % 4 == 0) f.bias = 3;
+        f.tail = f.split && v % 3 == 1 ? pick(g, 1, 5) : 0;
+        f.strided_group_list = v % 2 == 1;
+      }
+      run_case(c, ydt, gs, f);
+    }
+  Form f;
+  f.quant = f.split = f.y_single = f.w_single = true;
+  f.bias = 3;
+  run_case(c, ACL_INT8, {{300, 96, 80}, {0, 96, 80}, {17, 96, 80}, {5, 96, 80}}, f);
+  f.offset = true;
+  f.scale_dtype = ACL_FLOAT;
+  f.tail = 3;
+  run_case(c, ACL_INT8, {{0, 70, 33}, {257, 70, 33}}, f);
+}
+
+// The int8 form's errors: dtype combinations, per-group shapes of scale / offset / bias, groupType, a bad
+// group list at launch; each 161002 naming the argument.
+TEST_P(OpTableGmm, Int8ErrorsNameTheArgument) {
+  const GmmTableCase &c = GetParam();
+  const char *api = c.api.c_str();
+  DeviceTensor x({6, 4}, ACL_INT8), w({2, 4, 3}, ACL_INT8), y({6, 3}, ACL_INT8), gl({2}, ACL_INT64),
+      b({2, 3}, ACL_INT32), sc({2, 3}, ACL_UINT64), of({2, 3}, ACL_FLOAT);
+  x.fill_random(-100, 100);
+  w.fill_random(-100, 100);
+  gl.set_values({2, 6});
+  sc.set_values(std::vector<double>(6, static_cast<double>(refs::quant_param_word(0.01f, nullptr))));
+  TensorList xl({x.get()}), wl({w.get()}), yl({y.get()}), bl({b.get()}), scl({sc.get()}), ofl({of.get()});
+  GmmArgs good;
+  good.x = xl.l;
+  good.weight = wl.l;
+  good.bias = bl.l;
+  good.y = yl.l;
+  good.scale = scl.l;
+  good.offset = ofl.l;
+  good.group_list = gl;
+  good.split_item = 2;
+  good.group_type = 0;
+  ASSERT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **e) { return c.phase1(good, ws, e); }, c.launch), 0)
+      << aclGetRecentErrMsg();
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  DeviceTensor xf({6, 4}, ACL_FLOAT), wf({2, 4, 3}, ACL_FLOAT), yf({6, 3}, ACL_FLOAT), bf({2, 3}, ACL_FLOAT),
+      sci({2, 3}, ACL_INT32), ofh({2, 3}, ACL_FLOAT16), yh({6, 3}, ACL_FLOAT16), sc4({2, 4}, ACL_UINT64),
+      sc3({3, 3}, ACL_UINT64), b4({2, 4}, ACL_INT32), sv({3}, ACL_FLOAT);
+  TensorList xfl({xf.get()}), wfl({wf.get()}), yfl({yf.get()}), bfl({bf.get()}), scil({sci.get()}), ofhl({ofh.get()}),
+      yhl({yh.get()}), sc4l({sc4.get()}), sc3l({sc3.get()}), b4l({b4.get()}), svl({sv.get()}), sv3({sv.get(), sv.get(), sv.get()});
+  struct Bad {
+    GmmArgs a;
+    std::vector<const char *> needles;
+  };
+  std::vector<Bad> bad;
+  auto with = [&](auto edit, std::vector<const char *> needles) {
+    GmmArgs a = good;
+    edit(a);
+    bad.push_back({a, needles});
+  };
+  with([&](GmmArgs &a) { a.x = xfl.l; }, {"x[0]", "dtype"});
+  with([&](GmmArgs &a) { a.weight = wfl.l; }, {"weight[0]", "dtype"});
+  with([&](GmmArgs &a) { a.y = yfl.l; }, {"y[0]", "dtype"});
+  with([&](GmmArgs &a) { a.bias = bfl.l; }, {"biasOptional[0]", "dtype"});
+  with([&](GmmArgs &a) { a.scale = scil.l; }, {"scaleOptional[0]", "dtype"});
+  with([&](GmmArgs &a) { a.offset = ofhl.l; }, {"offsetOptional[0]", "dtype"});
+  with([&](GmmArgs &a) { a.y = yhl.l; }, {"offsetOptional", "INT8 y"});
+  with([&](GmmArgs &a) { a.scale = nullptr; }, {"offsetOptional", "without", "scaleOptional"});
+  with([&](GmmArgs &a) { a.scale = sc4l.l; }, {"scaleOptional[0]", "shape"});
+  with([&](GmmArgs &a) { a.scale = sc3l.l; }, {"scaleOptional[0]", "shape"});
+  with([&](GmmArgs &a) { a.scale = sv3.l; }, {"scaleOptional holds 3"});
+  with([&](GmmArgs &a) { a.scale = svl.l; }, {"scaleOptional holds 1"});  // [N] beside a [G, K, N] weight
+  with([&](GmmArgs &a) { a.bias = b4l.l; }, {"biasOptional[0]", "shape"});
+  with([&](GmmArgs &a) { a.aq_scale = scl.l; }, {"scaleOptional", "antiquantScaleOptional"});
+  with([&](GmmArgs &a) { a.group_type = 2; }, {"scaleOptional", "groupType"});
+  with([&](GmmArgs &a) { a.group_type = -1; }, {"groupType"});
+  for (const Bad &e : bad) {
+    std::vector<const char *> n = e.needles;
+    n.insert(n.begin(), api);
+    int rc = c.phase1(e.a, &ws, &ex);
+    bool ok = rc == ACLNN_ERR_PARAM_INVALID;
+    for (const char *s : n) ok = ok && std::string(aclGetRecentErrMsg()).find(s) != std::string::npos;
+    EXPECT_TRUE(ok) << "rc " << rc << ": " << aclGetRecentErrMsg() << " (wanted " << n.back() << ")";
+  }
+  expect_bad_group_lists_fail(c, good, y);
 }
 
 TEST_P(OpTableGmm, SpecialValuesPropagate) {

@@ -8,6 +8,8 @@
 #include "core/op_checks.h"
 #include "kernels/elementwise/convert.h"
 #include "kernels/matmul/gemm.h"
+#include "ops/matmul/gmm_common.h"
+#include "ops/matmul/gmm_int8_step.h"
 
 namespace opsnn::ops {
 namespace {
@@ -77,19 +79,10 @@ class GmmStep : public core::Step {
       return 0;
     }
     // Every group end checked before anything is written.
-    const int64_t *gl = reinterpret_cast<const int64_t *>(at(group_list));
     int64_t *ends = reinterpret_cast<int64_t *>(a.get(ends_ws));
-    int64_t prev = 0;
-    for (size_t g = 0; g < groups.size(); ++g) {
-      const int64_t v = ends[g] = gl[static_cast<int64_t>(g) * gl_stride];
-      if (v < prev || v > total_m)
-        return fail(ACLNN_ERR_PARAM_INVALID,
-                    "groupListOptional[%zu] = %lld is outside [%lld, %lld]: the cumulative group ends must be "
-                    "non-decreasing and at most x's %lld rows",
-                    g, static_cast<long long>(v), static_cast<long long>(prev), static_cast<long long>(total_m),
-                    static_cast<long long>(total_m));
-      prev = v;
-    }
+    const int rc = gmm_read_group_ends(reinterpret_cast<const int64_t *>(at(group_list)), gl_stride, groups.size(),
+                                       total_m, "rows", ends);
+    if (rc != 0) return rc;
     int64_t start = 0;
     for (size_t g = 0; g < groups.size(); ++g) {
       const GmmGroup &gr = groups[g];
@@ -101,10 +94,8 @@ class GmmStep : public core::Step {
                                at(gr.y) + start * y_row_bytes, work, at(gr.bias));
       start = end;
     }
-    // Rows after the last group belong to none: zero (every supported dtype's zero is all-zero bytes).
-    char *y = at(groups[0].y);
-    for (int64_t i = start; i < total_m; ++i)
-      for (int64_t j = 0; j < n; ++j) std::memset(y + i * y_row_bytes + j * y_col_bytes, 0, y_esize);
+    // Rows after the last group belong to none: zero.
+    gmm_zero_rows(at(groups[0].y), start, total_m, n, y_row_bytes, y_col_bytes, y_esize);
     return 0;
   }
 };
@@ -113,6 +104,8 @@ std::string elem_name(const char *list, size_t i) { return std::string(list) + "
 
 const aclTensor *list_elem(const aclTensorList *l, size_t i, const char *name) {
   const aclTensor *t = l->tensors[i];
+  // UINT64 is no dtype OpsNN computes with, but the int8 form's scale words are (their caller checks dtypes).
+  if (t != nullptr && t->dtype == ACL_UINT64) return t;
   core::check_tensor(t, elem_name(name, i).c_str());
   return t;
 }
@@ -153,7 +146,7 @@ std::vector<VView> group_vectors(const aclTensorList *l, const char *list_name, 
   std::vector<VView> v(G);
   if (l == nullptr) return v;
   const bool single = l->tensors.size() == 1 && l->tensors[0]->ndim == 2;
-  if (l->tensors.size() != G && !(w_single && l->tensors.size() == 1))
+  if (l->tensors.size() != G && !(w_single && single))  // one [G, N] tensor only beside a [G, K, N] weight
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s holds %zu tensors; expected one per group (%zu)", list_name,
                 l->tensors.size(), G);
   for (size_t g = 0; g < G; ++g) {
@@ -174,6 +167,118 @@ core::OperandRef ref_at(const aclTensor &view, int slot, int64_t elems) {
   return r;
 }
 
+// A group's rows of x or y: m rows of k columns, element strides, off: elements from the view base.
+struct RView {
+  int64_t m, k, rs, cs, off;
+};
+
+// The int8 quantised form's dtypes (x and weight INT8 are checked by the caller): y and scale of the row's
+// int8_y / int8_scale (one dtype per list), bias INT32, offset FLOAT and only with an INT8 y; groupType -1 / 0.
+void int8_dtypes(const GmmRule &rule, const GmmCall &c) {
+  auto one_dtype = [](const aclTensorList *l, const char *name, core::DtypeMask allowed) {
+    for (size_t i = 0; l != nullptr && i < l->tensors.size(); ++i) {
+      const aclTensor *t = list_elem(l, i, name);
+      core::check_dtype_in(t, elem_name(name, i).c_str(), allowed);
+      if (t->dtype != l->tensors[0]->dtype)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; expected %s's %s", elem_name(name, i).c_str(),
+                    core::dtype_name(t->dtype), elem_name(name, 0).c_str(), core::dtype_name(l->tensors[0]->dtype));
+    }
+  };
+  using core::dtype_bit;
+  one_dtype(c.y, c.y_name, rule.int8_y);
+  one_dtype(c.bias, c.bias_name, dtype_bit(ACL_INT32));
+  one_dtype(c.scale, c.scale_name, rule.int8_scale);
+  one_dtype(c.offset, c.offset_name, dtype_bit(ACL_FLOAT));
+  const aclDataType ydt = list_elem(c.y, 0, c.y_name)->dtype;
+  if (c.offset != nullptr && ydt != ACL_INT8)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s needs an INT8 y (it offsets the requantised value), got y of dtype %s",
+                c.offset_name, core::dtype_name(ydt));
+  if (c.group_type == 2)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s (the int8 quantised form) takes groupType -1 or 0, got 2", c.scale_name);
+}
+
+// The registered slots of the lists, in prototype order.
+struct Int8Slots {
+  const std::vector<int> &x, &w, &y, &bias, &scale, &offset;
+  int group_list;
+};
+// The per-group [N] vectors of the int8 form.
+struct Int8Vectors {
+  const std::vector<VView> &bias, &scale, &offset;
+};
+
+// The int8 form's step: per group an int8 GEMM plan (the split form: a ladder of row counts, see
+// GmmInt8Step), its vectors' views; the groups run one after another in one workspace block.
+void plan_int8(core::OpBuilder &b, const GmmCall &c, bool split, bool w_single, int64_t total_m,
+               const std::vector<RView> &xv, const std::vector<RView> &yv, const std::vector<WView> &wv,
+               const Int8Vectors &vec, const Int8Slots &slots) {
+  GmmInt8Step *st = &b.add_step<GmmInt8Step>();
+  const size_t G = wv.size();
+  if (split) {
+    for (int64_t m = 1; m <= std::min<int64_t>(16, total_m); ++m) st->ladder.push_back(m);
+    for (int64_t m = 32; m <= total_m; m *= 2) st->ladder.push_back(m);
+  }
+  size_t ws_bytes = 0;
+  for (size_t g = 0; g < G; ++g) {
+    GmmInt8Group gr;
+    gr.m = xv[g].m;
+    gr.n = wv[g].n;
+    if (wv[g].k > 0 && wv[g].n > 0 && (split || gr.m > 0)) {
+      if (split && w_single && g > 0 && st->groups[0].plan >= 0) {
+        gr.plan = st->groups[0].plan;  // one weight view per group, same shape: the same ladder
+      } else {
+        gr.plan = static_cast<int>(st->plans.size());
+        kernels::IgemmDesc d;
+        d.n = wv[g].n;
+        d.k = wv[g].k;
+        d.a_row = xv[g].rs;
+        d.a_col = xv[g].cs;
+        d.b_row = wv[g].rs;
+        d.b_col = wv[g].cs;
+        for (int64_t m : split ? st->ladder : std::vector<int64_t>{gr.m}) {
+          d.m = m;
+          kernels::IgemmPlan plan;
+          if (!kernels::igemm_plan(d, &plan)) throw_error(last_error_code(), "%s", last_error_message());
+          ws_bytes = std::max(ws_bytes, plan.workspace_bytes);
+          st->plans.push_back(plan);
+        }
+      }
+    }
+    const int xslot = slots.x[split ? 0 : g], wslot = slots.w[w_single ? 0 : g], yslot = slots.y[c.split_item >= 2 ? 0 : g];
+    gr.x = ref_at(b.tensor(xslot), xslot, xv[g].off);
+    gr.w = ref_at(b.tensor(wslot), wslot, wv[g].off);
+    gr.y = ref_at(b.tensor(yslot), yslot, yv[g].off);
+    gr.x_row = xv[g].rs;
+    gr.y_row = yv[g].rs;
+    gr.y_col = yv[g].cs;
+    auto vector_ref = [&](const VView &v, const std::vector<int> &vslots, const aclTensorList *l, core::OperandRef *r,
+                          int64_t *stride) {
+      if (v.t == nullptr) return;
+      const int s = vslots[l->tensors.size() == 1 ? 0 : g];
+      *r = ref_at(b.tensor(s), s, v.off);
+      *stride = v.cs;
+    };
+    vector_ref(vec.bias[g], slots.bias, c.bias, &gr.bias, &gr.bias_stride);
+    vector_ref(vec.scale[g], slots.scale, c.scale, &gr.scale, &gr.scale_stride);
+    vector_ref(vec.offset[g], slots.offset, c.offset, &gr.offset, &gr.offset_stride);
+    st->max_n = std::max(st->max_n, gr.n);
+    st->groups.push_back(gr);
+  }
+  st->y_dtype = c.y->tensors[0]->dtype;
+  st->scale_dtype = c.scale->tensors[0]->dtype;
+  st->has_gemm_ws = ws_bytes > 0;
+  if (ws_bytes > 0) st->ws_gemm = b.book("gmm.igemm", ws_bytes);
+  // scale, offset (fp32), bias, zeros (int32): max_n each.
+  st->ws_params = b.book("gmm.int8_params", static_cast<uint64_t>(std::max<int64_t>(st->max_n, 1)) * 16);
+  if (split) {
+    st->split = true;
+    st->ws_ends = b.book("gmm.group_ends", G * sizeof(int64_t));
+    st->group_list = core::OperandRef::of_slot(slots.group_list, b.tensor(slots.group_list));
+    st->gl_stride = c.group_list->strides[0];
+    st->total_m = total_m;
+  }
+}
+
 // groupType 2 (K grouping): x [M, K] and weight [K, N] split along K by the cumulative group list, y
 // [G, M, N]; y_g = x[:, k0:k1] @ weight[k0:k1, :]. A group's K is data, so phase 1 plans GEMMs of K = 1, 2,
 // 4, ... (each accumulating, beta = 1, into one fp32 [M, N] block) and a group runs the plans of the bits
@@ -189,19 +294,10 @@ class GmmKStep : public core::Step {
   aclDataType dt = ACL_FLOAT;
 
   int run(const core::LaunchArgs &a) const override {
-    const int64_t *gl = reinterpret_cast<const int64_t *>(group_list.address(a));
     int64_t *ends = reinterpret_cast<int64_t *>(a.get(ends_ws));
-    int64_t prev = 0;
-    for (int64_t g = 0; g < groups; ++g) {
-      const int64_t v = ends[g] = gl[g * gl_stride];
-      if (v < prev || v > k)
-        return fail(ACLNN_ERR_PARAM_INVALID,
-                    "groupListOptional[%lld] = %lld is outside [%lld, %lld]: the cumulative group ends must be "
-                    "non-decreasing and at most x's K = %lld",
-                    static_cast<long long>(g), static_cast<long long>(v), static_cast<long long>(prev),
-                    static_cast<long long>(k), static_cast<long long>(k));
-      prev = v;
-    }
+    const int rc = gmm_read_group_ends(reinterpret_cast<const int64_t *>(group_list.address(a)), gl_stride,
+                                       static_cast<size_t>(groups), k, "K =", ends);
+    if (rc != 0) return rc;
     float *acc = reinterpret_cast<float *>(a.get(acc_ws));
     void *work = has_ws ? a.get(ws) : nullptr;
     const char *xb = x.address(a), *wb = w.address(a);
@@ -303,7 +399,7 @@ void gmm_phase1(core::OpBuilder &b, const GmmRule &rule, GmmCall &c) {
   for (const GmmUnsupported &u : c.unsupported)
     if (u.arg != nullptr)
       throw_error(ACLNN_ERR_PARAM_INVALID,
-                  "%s is not supported on the CPU (the int8 quantised form is refused); pass nullptr",
+                  "%s is not supported on the CPU; pass nullptr",
                   u.name);
   if (c.x->tensors.empty()) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is an empty tensor list", c.x_name);
   if (c.weight->tensors.empty()) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is an empty tensor list", c.weight_name);
@@ -318,9 +414,17 @@ void gmm_phase1(core::OpBuilder &b, const GmmRule &rule, GmmCall &c) {
     throw_error(ACLNN_ERR_PARAM_INVALID, "splitItem must be 0..3, got %lld", static_cast<long long>(c.split_item));
   const bool y_single = c.split_item >= 2;
 
-  // Dtypes: one float dtype throughout; a bias in it or FLOAT.
+  // Dtypes: one float dtype throughout, a bias in it or FLOAT; or the int8 form (int8_dtypes).
   const aclTensor *x0 = list_elem(c.x, 0, c.x_name);
-  core::check_dtype_in(x0, elem_name(c.x_name, 0).c_str(), rule.dtypes);
+  const bool quant = c.scale != nullptr;
+  if (quant && rule.int8_y == 0)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s (the int8 quantised form) is not supported by this op; pass nullptr", c.scale_name);
+  if (c.offset != nullptr && !quant)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s is given without %s", c.offset_name, c.scale_name);
+  if (quant && c.aq_scale != nullptr)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s (the int8 quantised form) and %s (the weight-quantised form) exclude each other",
+                c.scale_name, c.aq_scale_name);
+  core::check_dtype_in(x0, elem_name(c.x_name, 0).c_str(), quant ? core::dtype_bit(ACL_INT8) : rule.dtypes);
   const aclDataType dt = x0->dtype;
   auto same_dtype = [&](const aclTensorList *l, const char *name) {
     for (size_t i = 0; i < l->tensors.size(); ++i) {
@@ -331,6 +435,10 @@ void gmm_phase1(core::OpBuilder &b, const GmmRule &rule, GmmCall &c) {
     }
   };
   same_dtype(c.x, c.x_name);
+  if (quant) {
+    same_dtype(c.weight, c.weight_name);
+    int8_dtypes(rule, c);
+  }
   // The antiquant form: INT8 weights, scale / offset lists in x's dtype.
   const bool antiquant = c.aq_scale != nullptr;
   if (c.aq_offset != nullptr && !antiquant)
@@ -347,12 +455,12 @@ void gmm_phase1(core::OpBuilder &b, const GmmRule &rule, GmmCall &c) {
     if (c.group_type == 2)
       throw_error(ACLNN_ERR_PARAM_INVALID, "%s (the weight-quantised form) takes groupType -1 or 0, got 2",
                   c.aq_scale_name);
-  } else {
+  } else if (!quant) {
     same_dtype(c.weight, c.weight_name);
   }
-  same_dtype(c.y, c.y_name);
+  if (!quant) same_dtype(c.y, c.y_name);
   if (c.group_type == 2) return gmm_k_grouped(b, c, dt);
-  if (c.bias != nullptr)
+  if (c.bias != nullptr && !quant)
     for (size_t i = 0; i < c.bias->tensors.size(); ++i) {
       const aclTensor *t = list_elem(c.bias, i, c.bias_name);
       if (t->dtype != dt && t->dtype != ACL_FLOAT)
@@ -407,11 +515,10 @@ void gmm_phase1(core::OpBuilder &b, const GmmRule &rule, GmmCall &c) {
   const std::vector<VView> bv = group_vectors(c.bias, c.bias_name, wv, w_single);
   const std::vector<VView> sv = group_vectors(c.aq_scale, c.aq_scale_name, wv, w_single);
   const std::vector<VView> ov = group_vectors(c.aq_offset, c.aq_offset_name, wv, w_single);
+  const std::vector<VView> qsv = group_vectors(c.scale, c.scale_name, wv, w_single);
+  const std::vector<VView> qov = group_vectors(c.offset, c.offset_name, wv, w_single);
 
   // Per-group x / y views.
-  struct RView {
-    int64_t m, k, rs, cs, off;
-  };
   std::vector<RView> xv(G), yv(G);
   int64_t total_m = 0;
   const aclTensor *ys = y_single ? c.y->tensors[0] : nullptr;
@@ -478,9 +585,15 @@ void gmm_phase1(core::OpBuilder &b, const GmmRule &rule, GmmCall &c) {
   // Registration, in prototype order (inputs, then the output list).
   const std::vector<int> xs = b.input_list(0, c.x), wsl = b.input_list(1, c.weight);
   const std::vector<int> bs = b.input_list(2, c.bias);
+  const std::vector<int> qss = b.input_list(3, c.scale), qos = b.input_list(4, c.offset);
   const std::vector<int> ss = b.input_list(5, c.aq_scale), os = b.input_list(6, c.aq_offset);
   const int gls = b.input(c.group_list);
   const std::vector<int> yslots = b.output_list(0, c.y);
+
+  if (quant) {
+    const Int8Slots slots{xs, wsl, yslots, bs, qss, qos, gls};
+    return plan_int8(b, c, split, w_single, total_m, xv, yv, wv, {bv, qsv, qov}, slots);
+  }
 
   // Plans: one per group (one ladder shared by every group of a [G, K, N] weight split along M: same
   // desc), the split form's a ladder of row counts.
