@@ -81,6 +81,10 @@ def scalar_dtype(v):
 
 def result_type(*operands):
     """torch.result_type: tensors with dims, then 0-dim tensors, then Python scalars by category."""
+    if operands and all(isinstance(o, Tensor) for o in operands):
+        code = operands[0]._t.dtype
+        if all(o._t.dtype == code for o in operands):  # one dtype: promotion keeps it
+            return _BY_CODE[code]
     state = [None, None, None]
     for o in operands:
         if isinstance(o, Tensor):

@@ -31,9 +31,15 @@ def _h(x):
     return x._t if isinstance(x, Tensor) else x
 
 
+_BINDINGS = {}  # api -> its generated binding (a module attribute lookup per call costs more)
+
+
 def call(api, *args):
     """Call aclnn<api> through its generated binding (tensors are opsnn.Tensor or None)."""
-    getattr(_C.aclnn, api)(*[_h(a) for a in args])
+    fn = _BINDINGS.get(api)
+    if fn is None:
+        fn = _BINDINGS[api] = getattr(_C.aclnn, api)
+    fn(*[a._t if isinstance(a, Tensor) else a for a in args])
 
 
 def _new(shape, dtype):
@@ -45,6 +51,9 @@ def _is_number(x):
 
 
 def _broadcast(shapes):
+    first = shapes[0]
+    if all(s == first for s in shapes):  # the common case, without numpy's general rule
+        return tuple(first)
     try:
         return tuple(np.broadcast_shapes(*[tuple(s) for s in shapes]))
     except ValueError:
@@ -302,20 +311,38 @@ for _name, _variants in _optable.UNARY.items():
 _NARY_PARAM_KW = {"alpha": "alpha", "value": "value"}
 
 
+_PICKED = {}  # (variants, operand kinds, attribute names) -> (variant, numbers to wrap): the choice per call site
+
+
 def _pick_nary(name, variants, operands, attrs):
-    kinds = ["tensor" if isinstance(o, Tensor) else "scalar" if _is_number(o) else None for o in operands]
+    kinds = tuple("tensor" if isinstance(o, Tensor) else "scalar" if _is_number(o) else None for o in operands)
+    key = (id(variants), kinds, tuple(attrs))
+    hit = _PICKED.get(key)
+    if hit is not None:
+        v, wrap = hit
+        return v, (_wrap_numbers(operands) if wrap else operands)
+    v, wrap = _choose_nary(name, variants, list(kinds), operands, attrs)
+    _PICKED[key] = (v, wrap)
+    return v, (_wrap_numbers(operands) if wrap else operands)
+
+
+def _wrap_numbers(operands):
+    return [o if isinstance(o, Tensor) else full((), o, dtype=scalar_dtype(o)) for o in operands]
+
+
+def _choose_nary(name, variants, kinds, operands, attrs):
     if None in kinds:
         bad = next(o for o in operands if not isinstance(o, Tensor) and not _is_number(o))
         raise TypeError(f"{name}(): operands must be opsnn.Tensor or numbers, got {type(bad).__name__}")
     usable = [v for v in variants if len(v["operands"]) == len(operands) and set(v["attrs"]) == set(attrs)]
     for v in usable:  # exact kinds first
         if [k for _, k in v["operands"]] == kinds:
-            return v, operands
+            return v, False
     for v in usable:  # numbers in tensor slots become 0-dim tensors (torch's wrapped numbers)
         vk = [k for _, k in v["operands"]]
         if all(k == "tensor" or vk[i] == "tensor" for i, k in enumerate(kinds)) and \
                 all(not (k == "tensor" and vk[i] == "scalar") for i, k in enumerate(kinds)):
-            return v, [o if isinstance(o, Tensor) else full((), o, dtype=scalar_dtype(o)) for o in operands]
+            return v, True
     raise TypeError(f"{name}(): no variant takes operands ({', '.join(kinds)})"
                     f"{' with ' + ', '.join(attrs) if attrs else ''}")
 
@@ -352,10 +379,10 @@ def _run_nary(name, variants, operands, param, attrs, out=None):
     return v, ops, res
 
 
-def _run_nary_inplace(name, variants, operands, param, attrs):
+def _run_nary_inplace(name, inplace_variants, operands, param, attrs):
     self = operands[0]
     _check_leaf_inplace(self)
-    v, ops = _pick_nary(name, [v for v in variants if v["inplace"]], operands, attrs)
+    v, ops = _pick_nary(name, inplace_variants, operands, attrs)
     it = iter(ops)
     argv = []
     for p, k in v["params"]:
@@ -368,6 +395,7 @@ def _run_nary_inplace(name, variants, operands, param, attrs):
 
 def _make_nary(name, variants):
     pname = next((v["param"] for v in variants if v["param"]), None)
+    inplace_variants = [v for v in variants if v["inplace"]]  # one list: _pick_nary's memo keys on it
 
     def split(kwargs):
         param = kwargs.pop(pname, 1) if pname else None
@@ -386,7 +414,7 @@ def _make_nary(name, variants):
 
     def inplace(*operands, **kwargs):
         param, attrs = split(kwargs)
-        return _run_nary_inplace(name, variants, list(operands), param, attrs)
+        return _run_nary_inplace(name, inplace_variants, list(operands), param, attrs)
 
     fn.__name__, inplace.__name__ = name, name + "_"
     fn.__doc__ = f"{name}(...): aclnn " + ", ".join(v["api"] for v in variants) + " (generated from the op tables)"
