@@ -600,9 +600,17 @@ def mm(input, mat2):
 
 @low_precision
 def linear(input, weight, bias=None):
-    """linear(input, weight, bias=None) = input @ weight.T + bias."""
-    y = matmul(input, transpose(weight, 0, 1))
-    return add(y, bias) if bias is not None else y  # noqa: F821
+    """linear(input, weight, bias=None) = input @ weight.T + bias (one aclnnAddmm for a 2-D input with a bias)."""
+    if bias is None or input.dim() != 2 or weight.dim() != 2:
+        y = matmul(input, transpose(weight, 0, 1))
+        return add(y, bias) if bias is not None else y  # noqa: F821
+    res = _new((input.shape[0], weight.shape[0]), result_type(input, weight, bias))
+    call("Addmm", bias, input, Tensor(weight._t.transpose(0, 1)), 1.0, 1.0, res, 0)
+
+    def back(g):  # weight's gradient g^T @ input comes out in weight's layout; the engine sums g to bias
+        return (matmul(g, weight) if input.requires_grad else None,
+                matmul(transpose(g, 0, 1), input) if weight.requires_grad else None, g)
+    return record(res, [input, weight, bias], "AddmmBackward", back)
 
 
 def _dimwise(api, back_api, name):

@@ -48,6 +48,8 @@ class SGD(Optimizer):
                 if buf is None:
                     buf = F.clone(d)
                     self.state[id(p)] = buf
+                elif not self.dampening:  # buf = d + momentum * buf in one call (out is the operand buf)
+                    F.add(d, buf, alpha=self.momentum, out=buf)
                 else:
                     F.mul_(buf, self.momentum)
                     F.add_(buf, d, alpha=1.0 - self.dampening)
