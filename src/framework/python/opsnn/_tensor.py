@@ -81,9 +81,12 @@ def scalar_dtype(v):
 
 def result_type(*operands):
     """torch.result_type: tensors with dims, then 0-dim tensors, then Python scalars by category."""
-    if operands and all(isinstance(o, Tensor) for o in operands):
+    if operands and isinstance(operands[0], Tensor):  # tensors of one dtype: promotion keeps it
         code = operands[0]._t.dtype
-        if all(o._t.dtype == code for o in operands):  # one dtype: promotion keeps it
+        for o in operands:
+            if not isinstance(o, Tensor) or o._t.dtype != code:
+                break
+        else:
             return _BY_CODE[code]
     state = [None, None, None]
     for o in operands:

@@ -15,7 +15,7 @@ import re
 import numpy as np
 
 from . import _C, _optable
-from ._tensor import (Tensor, DTYPES, as_dtype, bfloat16, bool_, float16, float32, int32, int64, int8,  # noqa: F401
+from ._tensor import (Tensor, DType, DTYPES, as_dtype, bfloat16, bool_, float16, float32, int32, int64, int8,  # noqa: F401
                       result_type, scalar_dtype, zeros, ones, empty, full, tensor, from_numpy, zeros_like,
                       ones_like, _parse_index, _apply_index, is_grad_enabled)
 from .autograd import record
@@ -43,7 +43,7 @@ def call(api, *args):
 
 
 def _new(shape, dtype):
-    return Tensor(_C.empty(list(shape), as_dtype(dtype).code))
+    return Tensor(_C.empty(list(shape), dtype.code if type(dtype) is DType else as_dtype(dtype).code))
 
 
 def _is_number(x):
@@ -220,16 +220,21 @@ def _unary_values(name, v, args, kwargs):
 
 
 def _make_unary(name, variants):
+    plain = [(v, vals) for v in variants for vals in [_unary_values(name, v, (), {})] if vals is not None][:1]
+
     def fn(input, *args, out=None, **kwargs):
         if not isinstance(input, Tensor):
             raise TypeError(f"{name}(): argument 'input' must be an opsnn.Tensor, not {type(input).__name__}")
-        for v in variants:
-            vals = _unary_values(name, v, args, kwargs)
-            if vals is not None:
-                break
+        if not args and not kwargs and plain:  # the defaults' choice, made once (vals is only read)
+            v, vals = plain[0]
         else:
-            raise TypeError(f"{name}(): no variant takes these arguments "
-                            f"(variants: {', '.join(v['api'] + str([p for p, _ in v['params']]) for v in variants)})")
+            for v in variants:
+                vals = _unary_values(name, v, args, kwargs)
+                if vals is not None:
+                    break
+            else:
+                raise TypeError(f"{name}(): no variant takes these arguments (variants: "
+                                f"{', '.join(v['api'] + str([p for p, _ in v['params']]) for v in variants)})")
         d = input.dtype
         if v["result"] == "float" and not d.is_floating_point:
             d = float32
@@ -280,7 +285,7 @@ _UNARY_GRADS = {
     "elu": lambda g, x, y, p: _bw("EluBackward", x, g, p["alpha"], p["scale"], p["inputScale"], False, x),
     "softshrink": lambda g, x, y, p: _bw("SoftshrinkBackward", x, g, x, p["lambd"]),
     "hardshrink": lambda g, x, y, p: _bw("HardshrinkBackward", x, g, x, p["lambd"]),
-    "tanh": lambda g, x, y, p: mul(g, rsub(mul(y, y), 1)),
+    "tanh": lambda g, x, y, p: addcmul(g, mul(g, y), y, value=-1.0),  # noqa: F821  g (1 - y^2) in two calls
     "exp": lambda g, x, y, p: mul(g, y),
     "expm1": lambda g, x, y, p: mul(g, add(y, 1)),
     "log": lambda g, x, y, p: div(g, x),
