@@ -403,6 +403,8 @@ def _make_nary(name, variants):
     inplace_variants = [v for v in variants if v["inplace"]]  # one list: _pick_nary's memo keys on it
 
     def split(kwargs):
+        if not kwargs:
+            return (1 if pname else None), {}
         param = kwargs.pop(pname, 1) if pname else None
         attrs = {k: kwargs.pop(k) for k in list(kwargs) if any(k in v["attrs"] for v in variants)}
         if kwargs:
@@ -563,10 +565,12 @@ def mean(input, dim=None, keepdim=False, dtype=None):
 @low_precision
 def matmul(input, other):
     """matmul(input, other): aclnnMatmul with numpy's broadcasting rules (1-D operands included)."""
-    if input.dim() == 0 or other.dim() == 0:
-        raise RuntimeError("both arguments to matmul need to be at least 1D")
     a, b = input.shape, other.shape
-    if len(a) == 1 and len(b) == 1:
+    if not a or not b:
+        raise RuntimeError("both arguments to matmul need to be at least 1D")
+    if len(a) == 2 and len(b) == 2:
+        shape = (a[0], b[1])
+    elif len(a) == 1 and len(b) == 1:
         shape = ()
     elif len(b) == 1:
         shape = tuple(a[:-1])
