@@ -616,9 +616,10 @@ def linear(input, weight, bias=None):
     res = _new((input.shape[0], weight.shape[0]), result_type(input, weight, bias))
     call("Addmm", bias, input, Tensor(weight._t.transpose(0, 1)), 1.0, 1.0, res, 0)
 
-    def back(g):  # weight's gradient g^T @ input comes out in weight's layout; the engine sums g to bias
+    def back(g):  # weight's gradient g^T @ input comes out in weight's layout
+        gb = (sum(g, 0) if bias.dim() == 1 else g) if bias.requires_grad else None  # (the engine sums other shapes)
         return (matmul(g, weight) if input.requires_grad else None,
-                matmul(transpose(g, 0, 1), input) if weight.requires_grad else None, g)
+                matmul(transpose(g, 0, 1), input) if weight.requires_grad else None, gb)
     return record(res, [input, weight, bias], "AddmmBackward", back)
 
 
