@@ -352,49 +352,82 @@ def _choose_nary(name, variants, kinds, operands, attrs):
                     f"{' with ' + ', '.join(attrs) if attrs else ''}")
 
 
-def _nary_result(v, operands, attrs):
-    rule = v["rules"].get("*") or v["rules"].get(str(attrs.get(v["kernel_attr"])))
-    if rule is None:  # an attribute value the op rejects: its phase 1 says so
-        rule = next(iter(v["rules"].values()))
-    promo = [o for (n, _), o in zip(v["operands"], operands) if n not in v["nopromote"]]
-    d = result_type(*promo)
-    if rule["result"] == "float" and not d.is_floating_point:
+_OUT, _PARAM = object(), object()  # argument slots of a variant's prototype besides operands and attributes
+
+
+class _NaryPlan:
+    """What a variant's call needs, worked out once: its bindings (op, in-place twin), where each
+    prototype argument comes from (an operand index, the output, the parameter, an attribute
+    name), the operands that take part in promotion and the result rule when it does not depend
+    on an attribute."""
+    __slots__ = ("fn", "inplace_fn", "slots", "promo", "rule")
+
+    def __init__(self, v):
+        self.fn = getattr(_C.aclnn, v["api"])
+        self.inplace_fn = getattr(_C.aclnn, v["inplace"], None) if v["inplace"] else None
+        operand_index = {n: i for i, (n, _) in enumerate(v["operands"])}
+        self.slots = tuple(_OUT if p == v["output"] else _PARAM if p == v["param"] else operand_index.get(p, p)
+                           for p, _ in v["params"])
+        self.promo = tuple(i for i, (n, _) in enumerate(v["operands"]) if n not in v["nopromote"])
+        self.rule = v["rules"]["*"]["result"] if "*" in v["rules"] else None
+
+
+_PLANS = {}  # id(variant) -> _NaryPlan (the variants are the module-lifetime _optable entries)
+
+
+def _plan(v):
+    plan = _PLANS.get(id(v))
+    if plan is None:
+        plan = _PLANS[id(v)] = _NaryPlan(v)
+    return plan
+
+
+def _nary_result(v, plan, operands, attrs):
+    rule = plan.rule
+    if rule is None:
+        r = v["rules"].get(str(attrs.get(v["kernel_attr"])))
+        rule = (r if r is not None else next(iter(v["rules"].values())))["result"]  # (a rejected value: phase 1 says so)
+    d = result_type(*[operands[i] for i in plan.promo])
+    if rule == "float" and not d.is_floating_point:
         d = float32
-    elif rule["result"] == "bool":
+    elif rule == "bool":
         d = bool_
     return d
 
 
+def _nary_args(plan, ops, res, param, attrs):
+    """The binding's arguments in prototype order (tensors as their handles)."""
+    argv = []
+    for s in plan.slots:
+        if s.__class__ is _py_int:
+            o = ops[s]
+            argv.append(o._t if isinstance(o, Tensor) else o)
+        elif s is _OUT:
+            if res is not None:
+                argv.append(res._t)
+        elif s is _PARAM:
+            argv.append(param)
+        else:
+            argv.append(attrs[s])
+    return argv
+
+
 def _run_nary(name, variants, operands, param, attrs, out=None):
     v, ops = _pick_nary(name, variants, operands, attrs)
-    shape = _broadcast([o.shape for o in ops if isinstance(o, Tensor)])
-    res = out if out is not None else _new(shape, _nary_result(v, ops, attrs))
-    it = iter(ops)
-    argv = []
-    for p, k in v["params"]:
-        if p == v["output"]:
-            argv.append(res)
-        elif p == v["param"]:
-            argv.append(param)
-        elif p in attrs:
-            argv.append(attrs[p])
-        else:
-            argv.append(next(it))
-    call(v["api"], *argv)
-    return v, ops, res
+    plan = _plan(v)
+    if out is None:
+        shape = _broadcast([o.shape for o in ops if isinstance(o, Tensor)])
+        out = Tensor(_C.empty(list(shape), _nary_result(v, plan, ops, attrs).code))
+    plan.fn(*_nary_args(plan, ops, out, param, attrs))
+    return v, ops, out
 
 
 def _run_nary_inplace(name, inplace_variants, operands, param, attrs):
     self = operands[0]
     _check_leaf_inplace(self)
     v, ops = _pick_nary(name, inplace_variants, operands, attrs)
-    it = iter(ops)
-    argv = []
-    for p, k in v["params"]:
-        if p == v["output"]:
-            continue
-        argv.append(param if p == v["param"] else attrs[p] if p in attrs else next(it))
-    call(v["inplace"], *argv)
+    plan = _plan(v)
+    plan.inplace_fn(*_nary_args(plan, ops, None, param, attrs))
     return self
 
 
