@@ -87,14 +87,14 @@ def backward(root, gradient=None, retain_graph=None):
             g = grads.pop(id(t), None)
             if g is None:
                 continue
-            if t.grad_fn is None:
-                if t.requires_grad:
-                    g = g if g.dtype is t.dtype else g.to(t.dtype)
-                    t.grad = g.detach() if t.grad is None else F.add(t.grad, g)
-                continue
             node = t.grad_fn
+            if node is None:
+                if t.requires_grad:
+                    g = g if g._t.dtype == t._t.dtype else g.to(t.dtype)
+                    t.grad = Tensor(g._t) if t.grad is None else F.add(t.grad, g)  # (a detached view)
+                continue
             in_grads = node.fn(g)
-            if not isinstance(in_grads, (tuple, list)):
+            if in_grads.__class__ is not tuple and not isinstance(in_grads, (tuple, list)):
                 in_grads = (in_grads,)
             inputs = node.inputs
             if not retain_graph:
