@@ -19,7 +19,7 @@ from ._tensor import (Tensor, DType, DTYPES, as_dtype, bfloat16, bool_, float16,
                       result_type, scalar_dtype, zeros, ones, empty, full, tensor, from_numpy, zeros_like,
                       ones_like, _parse_index, _apply_index, is_grad_enabled)
 from .autograd import record
-from .amp import low_precision, float32_op
+from .amp import low_precision, float32_op, _State as _amp_state
 
 _py_bool, _py_int, _py_float = builtins.bool, builtins.int, builtins.float
 _NUMBER = (_py_bool, _py_int, _py_float, np.number, np.bool_)
@@ -651,9 +651,19 @@ def linear(input, weight, bias=None):
 
     def back(g):  # weight's gradient g^T @ input comes out in weight's layout
         gb = (sum(g, 0) if bias.dim() == 1 else g) if bias.requires_grad else None  # (the engine sums other shapes)
-        return (matmul(g, weight) if input.requires_grad else None,
-                matmul(transpose(g, 0, 1), input) if weight.requires_grad else None, gb)
+        return (_mm_grad(g, weight) if input.requires_grad else None,
+                _mm_grad(Tensor(g._t.transpose(0, 1)), input) if weight.requires_grad else None, gb)
     return record(res, [input, weight, bias], "AddmmBackward", back)
+
+
+def _mm_grad(a, b):
+    """a @ b of 2-D tensors in a gradient formula (the engine records nothing): the binding itself
+    unless autocast is on, which matmul handles."""
+    if _amp_state.dtype is not None:
+        return matmul(a, b)
+    res = Tensor(_C.empty([a.shape[0], b.shape[1]], result_type(a, b).code))
+    _C.aclnn.Matmul(a._t, b._t, res._t, 0)
+    return res
 
 
 def _dimwise(api, back_api, name):
