@@ -94,7 +94,7 @@ def backward(root, gradient=None, retain_graph=None):
                     t.grad = Tensor(g._t) if t.grad is None else F.add(t.grad, g)  # (a detached view)
                 continue
             in_grads = node.fn(g)
-            if in_grads.__class__ is not tuple and not isinstance(in_grads, (tuple, list)):
+            if not isinstance(in_grads, (tuple, list)):
                 in_grads = (in_grads,)
             inputs = node.inputs
             if not retain_graph:

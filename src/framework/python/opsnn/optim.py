@@ -56,6 +56,7 @@ class SGD(Optimizer):
                 d = F.add(d, buf, alpha=self.momentum) if self.nesterov else buf
             _C.aclnn.InplaceAdd(p._t, d._t, -self.lr)  # the binding itself: a leaf updated outside autograd
 
+
 class _AdamBase(Optimizer):
     def __init__(self, params, lr, betas, eps, weight_decay, amsgrad, maximize, defaults_extra=None):
         if lr < 0 or eps < 0 or weight_decay < 0:
