@@ -7,8 +7,8 @@ tables and catalog as tools/gen_ops.py and writes, at build time,
                        every argument of the prototype in order (tensors: opsnn._C.Tensor or None;
                        aclScalar: a Python number or None; aclIntArray / aclBoolArray: a list or
                        None; aclTensorList: a list of tensors; aclDataType: its code; char *: a
-                       str); each runs through opsnn::OpCall (descriptors, phase 1, workspace,
-                       launch on the layer's stream).
+                       str); each runs through opsnn::OpCall (the cache key, then descriptors
+                       only when phase 1 runs, workspace, launch on the layer's stream).
   --meta OUT.py        the element-wise tables as data for opsnn.functional: per op its prototype
                        (names and kinds), operands, output, result rule and in-place twin, grouped
                        under the PyTorch name (add = Add / Adds, pow = PowTensorScalar /
@@ -123,22 +123,24 @@ def render_binding(name, params, family, cacheable=True):
     for i, (p, k) in enumerate(zip(params, kinds)):
         a = f"a{i}"
         base = p.ctype.replace("const", "").replace(" ", "")
+        # Descriptor arguments are keyed here and made inside the phase-1 lambda (c.desc): a call
+        # the executor cache serves builds none.
         if k == "tensor":
             sig.append(f"const opsnn::Tensor *{a}")
-            prep.append(f"aclTensor *d{i} = c.tensor({a});")
+            prep.append(f"c.arg({a});")
+            call.append(f"c.desc({a})")
         elif k == "scalar":
             sig.append(f"py::object {a}")
             prep.append(f"std::optional<opsnn::Scalar> s{i} = to_scalar({a}, \"{p.name}\");")
-            prep.append(f"aclScalar *d{i} = c.scalar(s{i} ? &*s{i} : nullptr);")
-        elif k == "intarray":
-            sig.append(f"std::optional<std::vector<int64_t>> {a}")
-            prep.append(f"aclIntArray *d{i} = c.int_array({a} ? &*{a} : nullptr);")
-        elif k == "boolarray":
-            sig.append(f"std::optional<std::vector<bool>> {a}")
-            prep.append(f"aclBoolArray *d{i} = c.bool_array({a} ? &*{a} : nullptr);")
-        elif k == "tensorlist":
-            sig.append(f"std::optional<std::vector<opsnn::Tensor>> {a}")
-            prep.append(f"aclTensorList *d{i} = c.tensor_list({a} ? &*{a} : nullptr);")
+            prep.append(f"const opsnn::Scalar *p{i} = s{i} ? &*s{i} : nullptr;")
+            prep.append(f"c.arg(p{i});")
+            call.append(f"c.desc(p{i})")
+        elif k in ("intarray", "boolarray", "tensorlist"):
+            elem = {"intarray": "int64_t", "boolarray": "bool", "tensorlist": "opsnn::Tensor"}[k]
+            sig.append(f"std::optional<std::vector<{elem}>> {a}")
+            prep.append(f"const std::vector<{elem}> *p{i} = {a} ? &*{a} : nullptr;")
+            prep.append(f"c.arg(p{i});")
+            call.append(f"c.desc(p{i})")
         elif k == "int":
             sig.append(f"int64_t {a}")
             prep.append(f"const auto d{i} = static_cast<{base}>({a});")
@@ -159,7 +161,8 @@ def render_binding(name, params, family, cacheable=True):
             sig.append(f"std::optional<std::string> {a}")
             prep.append(f"char *d{i} = {a} ? const_cast<char *>({a}->c_str()) : nullptr;")
             prep.append(f"c.key(static_cast<const char *>(d{i}));")
-        call.append(f"d{i}")
+        if k not in ("tensor", "scalar", "intarray", "boolarray", "tensorlist"):
+            call.append(f"d{i}")
         pyargs.append(f'py::arg("{p.name}")' + (".none(true)" if k in ("tensor", "scalar", "intarray", "boolarray",
                                                                             "tensorlist", "str") else ""))
     args = ", ".join(call + ["ws", "ex"])

@@ -69,7 +69,21 @@ class OpCall {
   OpCall(const OpCall &) = delete;
   OpCall &operator=(const OpCall &) = delete;
 
-  /* Descriptors, owned by the call. A null / undefined argument gives nullptr. */
+  /* An argument in two halves, so a call the executor cache serves never builds descriptors:
+   * arg() puts it into the cache key (in prototype order, like key()), desc() makes its descriptor
+   * (owned by the call; nullptr for a null / undefined argument) when phase 1 runs. */
+  void arg(const Tensor *t);
+  void arg(const Scalar *s);
+  void arg(const std::vector<int64_t> *v);
+  void arg(const std::vector<bool> *v);
+  void arg(const std::vector<Tensor> *v);
+  aclTensor *desc(const Tensor *t);
+  aclScalar *desc(const Scalar *s);
+  aclIntArray *desc(const std::vector<int64_t> *v);
+  aclBoolArray *desc(const std::vector<bool> *v);
+  aclTensorList *desc(const std::vector<Tensor> *v);
+
+  /* Both halves at once: the argument keyed and its descriptor made. */
   aclTensor *tensor(const Tensor *t);
   aclTensor *tensor(const Tensor &t) { return tensor(&t); }
   aclScalar *scalar(const Scalar *s);

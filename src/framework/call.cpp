@@ -176,7 +176,6 @@ OpCall::~OpCall() {
 }
 
 static aclTensor *make_descriptor(const Tensor &t) {
-  detail::capture_check_argument(t.storage()->capture_pass());
   const int64_t storage = t.storage_numel();
   aclTensor *d = aclCreateTensor(t.shape().data(), t.shape().size(), t.dtype(), t.strides().data(), t.offset(),
                                  ACL_FORMAT_ND, &storage, 1, t.storage()->data());
@@ -184,18 +183,28 @@ static aclTensor *make_descriptor(const Tensor &t) {
   return d;
 }
 
-aclTensor *OpCall::tensor(const Tensor *t) {
+void OpCall::arg(const Tensor *t) {
   spans_.push_back(1);
   if (t == nullptr || !t->defined()) {
     args_.push_back(nullptr);
     key_.push_back('N');
-    return nullptr;
+    return;
   }
+  detail::capture_check_argument(t->storage()->capture_pass());
   key_tensor(*t);
   args_.push_back(t);
+}
+
+aclTensor *OpCall::desc(const Tensor *t) {
+  if (t == nullptr || !t->defined()) return nullptr;
   aclTensor *d = make_descriptor(*t);
   tensors_.push_back(d);
   return d;
+}
+
+aclTensor *OpCall::tensor(const Tensor *t) {
+  arg(t);
+  return desc(t);
 }
 
 // dtype, rank, shape, strides, offset, storage size, and the aliasing with earlier arguments
@@ -224,16 +233,25 @@ void OpCall::key_tensor(const Tensor &tr) {
   key_bytes(&delta, sizeof delta);
 }
 
-aclScalar *OpCall::scalar(const Scalar *s) {
+void OpCall::arg(const Scalar *s) {
   if (s == nullptr) {
     key_.push_back('n');
-    return nullptr;
+    return;
   }
   key_.push_back('S');
   key_.push_back(static_cast<char>(s->kind));
   if (s->kind == Scalar::kBool) key_.push_back(s->b ? 1 : 0);
   else if (s->kind == Scalar::kInt) key_bytes(&s->i, sizeof s->i);
   else key_bytes(&s->d, sizeof s->d);
+}
+
+aclScalar *OpCall::scalar(const Scalar *s) {
+  arg(s);
+  return desc(s);
+}
+
+aclScalar *OpCall::desc(const Scalar *s) {
+  if (s == nullptr) return nullptr;
   aclScalar *r = nullptr;
   bool b = s->b;
   int64_t i = s->i;
@@ -256,29 +274,47 @@ aclScalar *OpCall::scalar_as(double v, aclDataType dtype) {
   return scalar(&s);
 }
 
-aclIntArray *OpCall::int_array(const std::vector<int64_t> *v) {
+void OpCall::arg(const std::vector<int64_t> *v) {
   if (v == nullptr) {
     key_.push_back('n');
-    return nullptr;
+    return;
   }
   key_.push_back('A');
   const uint64_t n = v->size();
   key_bytes(&n, sizeof n);
   key_bytes(v->data(), sizeof(int64_t) * v->size());
+}
+
+aclIntArray *OpCall::int_array(const std::vector<int64_t> *v) {
+  arg(v);
+  return desc(v);
+}
+
+aclIntArray *OpCall::desc(const std::vector<int64_t> *v) {
+  if (v == nullptr) return nullptr;
   aclIntArray *a = aclCreateIntArray(v->data(), v->size());
   if (!a) throw Error(161001, "aclCreateIntArray failed: " + recent_message());
   int_arrays_.push_back(a);
   return a;
 }
 
-aclBoolArray *OpCall::bool_array(const std::vector<bool> *v) {
+void OpCall::arg(const std::vector<bool> *v) {
   if (v == nullptr) {
     key_.push_back('n');
-    return nullptr;
+    return;
   }
   key_.push_back('B');
   for (bool b : *v) key_.push_back(b ? 1 : 0);
   key_.push_back('.');
+}
+
+aclBoolArray *OpCall::bool_array(const std::vector<bool> *v) {
+  arg(v);
+  return desc(v);
+}
+
+aclBoolArray *OpCall::desc(const std::vector<bool> *v) {
+  if (v == nullptr) return nullptr;
   std::unique_ptr<bool[]> tmp(new bool[v->size() + 1]);
   for (size_t i = 0; i < v->size(); ++i) tmp[i] = (*v)[i];
   aclBoolArray *a = aclCreateBoolArray(tmp.get(), v->size());
@@ -287,13 +323,13 @@ aclBoolArray *OpCall::bool_array(const std::vector<bool> *v) {
   return a;
 }
 
-aclTensorList *OpCall::tensor_list(const std::vector<Tensor> *v) {
+void OpCall::arg(const std::vector<Tensor> *v) {
   // Keyed like tensors, element by element; re-bound through the flat input / output indices, in
   // which a list's elements count one by one (an undefined element makes the call uncached).
   spans_.push_back(v == nullptr ? 0 : v->size());
   if (v == nullptr) {
     key_.push_back('n');
-    return nullptr;
+    return;
   }
   key_.push_back('L');
   const uint64_t n = v->size();
@@ -301,8 +337,18 @@ aclTensorList *OpCall::tensor_list(const std::vector<Tensor> *v) {
   for (const Tensor &t : *v) {
     if (!t.defined()) cacheable_ = false;
     else key_tensor(t);
+    if (t.defined()) detail::capture_check_argument(t.storage()->capture_pass());
     args_.push_back(t.defined() ? &t : nullptr);
   }
+}
+
+aclTensorList *OpCall::tensor_list(const std::vector<Tensor> *v) {
+  arg(v);
+  return desc(v);
+}
+
+aclTensorList *OpCall::desc(const std::vector<Tensor> *v) {
+  if (v == nullptr) return nullptr;
   std::vector<aclTensor *> ds;
   try {
     for (const Tensor &t : *v) ds.push_back(make_descriptor(t));

@@ -81,6 +81,13 @@ def scalar_dtype(v):
 
 def result_type(*operands):
     """torch.result_type: tensors with dims, then 0-dim tensors, then Python scalars by category."""
+    if operands and isinstance(operands[0], Tensor):  # tensors of one dtype: promotion keeps it
+        code = operands[0]._t.dtype
+        for o in operands:
+            if not isinstance(o, Tensor) or o._t.dtype != code:
+                break
+        else:
+            return _BY_CODE[code]
     state = [None, None, None]
     for o in operands:
         if isinstance(o, Tensor):

@@ -35,8 +35,14 @@ def record(out, inputs, name, fn):
     when grad mode is on and an input requires grad."""
     if not _GradMode.enabled:
         return out
-    ins = [t if isinstance(t, Tensor) else None for t in inputs]
-    if not any(t is not None and t.requires_grad for t in ins):
+    ins, needed = [], False
+    for t in inputs:
+        if isinstance(t, Tensor):
+            ins.append(t)
+            needed = needed or t.requires_grad
+        else:
+            ins.append(None)
+    if not needed:
         return out
     target = out[0] if isinstance(out, tuple) else out
     target.requires_grad = True
@@ -81,12 +87,12 @@ def backward(root, gradient=None, retain_graph=None):
             g = grads.pop(id(t), None)
             if g is None:
                 continue
-            if t.grad_fn is None:
-                if t.requires_grad:
-                    g = g if g.dtype is t.dtype else g.to(t.dtype)
-                    t.grad = g.detach() if t.grad is None else F.add(t.grad, g)
-                continue
             node = t.grad_fn
+            if node is None:
+                if t.requires_grad:
+                    g = g if g._t.dtype == t._t.dtype else g.to(t.dtype)
+                    t.grad = Tensor(g._t) if t.grad is None else F.add(t.grad, g)  # (a detached view)
+                continue
             in_grads = node.fn(g)
             if not isinstance(in_grads, (tuple, list)):
                 in_grads = (in_grads,)
@@ -96,8 +102,9 @@ def backward(root, gradient=None, retain_graph=None):
             for inp, ig in zip(inputs, in_grads):
                 if inp is None or ig is None or not inp.requires_grad:
                     continue
-                ig = F.sum_to(ig, inp.shape)
-                if ig.dtype is not inp.dtype:
+                if ig._t.shape != inp._t.shape:
+                    ig = F.sum_to(ig, inp.shape)
+                if ig._t.dtype != inp._t.dtype:
                     ig = ig.to(inp.dtype)
                 prev = grads.get(id(inp))
                 grads[id(inp)] = ig if prev is None else F.add(prev, ig)

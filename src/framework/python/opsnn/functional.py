@@ -15,11 +15,11 @@ import re
 import numpy as np
 
 from . import _C, _optable
-from ._tensor import (Tensor, DTYPES, as_dtype, bfloat16, bool_, float16, float32, int32, int64, int8,  # noqa: F401
+from ._tensor import (Tensor, DType, DTYPES, as_dtype, bfloat16, bool_, float16, float32, int32, int64, int8,  # noqa: F401
                       result_type, scalar_dtype, zeros, ones, empty, full, tensor, from_numpy, zeros_like,
                       ones_like, _parse_index, _apply_index, is_grad_enabled)
 from .autograd import record
-from .amp import low_precision, float32_op
+from .amp import low_precision, float32_op, _State as _amp_state
 
 _py_bool, _py_int, _py_float = builtins.bool, builtins.int, builtins.float
 _NUMBER = (_py_bool, _py_int, _py_float, np.number, np.bool_)
@@ -31,13 +31,19 @@ def _h(x):
     return x._t if isinstance(x, Tensor) else x
 
 
+_BINDINGS = {}  # api -> its generated binding (a module attribute lookup per call costs more)
+
+
 def call(api, *args):
     """Call aclnn<api> through its generated binding (tensors are opsnn.Tensor or None)."""
-    getattr(_C.aclnn, api)(*[_h(a) for a in args])
+    fn = _BINDINGS.get(api)
+    if fn is None:
+        fn = _BINDINGS[api] = getattr(_C.aclnn, api)
+    fn(*[a._t if isinstance(a, Tensor) else a for a in args])
 
 
 def _new(shape, dtype):
-    return Tensor(_C.empty(list(shape), as_dtype(dtype).code))
+    return Tensor(_C.empty(list(shape), dtype.code if type(dtype) is DType else as_dtype(dtype).code))
 
 
 def _is_number(x):
@@ -45,6 +51,9 @@ def _is_number(x):
 
 
 def _broadcast(shapes):
+    first = shapes[0]
+    if all(s == first for s in shapes):  # the common case, without numpy's general rule
+        return tuple(first)
     try:
         return tuple(np.broadcast_shapes(*[tuple(s) for s in shapes]))
     except ValueError:
@@ -211,16 +220,21 @@ def _unary_values(name, v, args, kwargs):
 
 
 def _make_unary(name, variants):
+    plain = [(v, vals) for v in variants for vals in [_unary_values(name, v, (), {})] if vals is not None][:1]
+
     def fn(input, *args, out=None, **kwargs):
         if not isinstance(input, Tensor):
             raise TypeError(f"{name}(): argument 'input' must be an opsnn.Tensor, not {type(input).__name__}")
-        for v in variants:
-            vals = _unary_values(name, v, args, kwargs)
-            if vals is not None:
-                break
+        if not args and not kwargs and plain:  # the defaults' choice, made once (vals is only read)
+            v, vals = plain[0]
         else:
-            raise TypeError(f"{name}(): no variant takes these arguments "
-                            f"(variants: {', '.join(v['api'] + str([p for p, _ in v['params']]) for v in variants)})")
+            for v in variants:
+                vals = _unary_values(name, v, args, kwargs)
+                if vals is not None:
+                    break
+            else:
+                raise TypeError(f"{name}(): no variant takes these arguments (variants: "
+                                f"{', '.join(v['api'] + str([p for p, _ in v['params']]) for v in variants)})")
         d = input.dtype
         if v["result"] == "float" and not d.is_floating_point:
             d = float32
@@ -250,6 +264,15 @@ def _make_unary(name, variants):
     return fn, inplace
 
 
+def _tanh_grad(g, y):
+    """g (1 - y^2) as g - (g y) y: Mul, then Addcmul, through the bindings (g has y's shape)."""
+    code, shape = result_type(g, y).code, list(y.shape)
+    gy, r = _C.empty(shape, code), _C.empty(shape, code)
+    _C.aclnn.Mul(g._t, y._t, gy)
+    _C.aclnn.Addcmul(g._t, gy, y._t, -1.0, r)
+    return Tensor(r)
+
+
 def _bw(api, shape_of, *args):
     res = _new(shape_of.shape, args[0].dtype)
     call(api, *args, res)
@@ -271,7 +294,7 @@ _UNARY_GRADS = {
     "elu": lambda g, x, y, p: _bw("EluBackward", x, g, p["alpha"], p["scale"], p["inputScale"], False, x),
     "softshrink": lambda g, x, y, p: _bw("SoftshrinkBackward", x, g, x, p["lambd"]),
     "hardshrink": lambda g, x, y, p: _bw("HardshrinkBackward", x, g, x, p["lambd"]),
-    "tanh": lambda g, x, y, p: mul(g, rsub(mul(y, y), 1)),
+    "tanh": lambda g, x, y, p: _tanh_grad(g, y),
     "exp": lambda g, x, y, p: mul(g, y),
     "expm1": lambda g, x, y, p: mul(g, add(y, 1)),
     "log": lambda g, x, y, p: div(g, x),
@@ -302,74 +325,128 @@ for _name, _variants in _optable.UNARY.items():
 _NARY_PARAM_KW = {"alpha": "alpha", "value": "value"}
 
 
+_PICKED = {}  # (variants, operand kinds, attribute names) -> (variant, numbers to wrap): the choice per call site
+
+
 def _pick_nary(name, variants, operands, attrs):
-    kinds = ["tensor" if isinstance(o, Tensor) else "scalar" if _is_number(o) else None for o in operands]
+    kinds = tuple("tensor" if isinstance(o, Tensor) else "scalar" if _is_number(o) else None for o in operands)
+    key = (id(variants), kinds, tuple(attrs))
+    hit = _PICKED.get(key)
+    if hit is not None:
+        v, wrap = hit
+        return v, (_wrap_numbers(operands) if wrap else operands)
+    v, wrap = _choose_nary(name, variants, list(kinds), operands, attrs)
+    _PICKED[key] = (v, wrap)
+    return v, (_wrap_numbers(operands) if wrap else operands)
+
+
+def _wrap_numbers(operands):
+    return [o if isinstance(o, Tensor) else full((), o, dtype=scalar_dtype(o)) for o in operands]
+
+
+def _choose_nary(name, variants, kinds, operands, attrs):
     if None in kinds:
         bad = next(o for o in operands if not isinstance(o, Tensor) and not _is_number(o))
         raise TypeError(f"{name}(): operands must be opsnn.Tensor or numbers, got {type(bad).__name__}")
     usable = [v for v in variants if len(v["operands"]) == len(operands) and set(v["attrs"]) == set(attrs)]
     for v in usable:  # exact kinds first
         if [k for _, k in v["operands"]] == kinds:
-            return v, operands
+            return v, False
     for v in usable:  # numbers in tensor slots become 0-dim tensors (torch's wrapped numbers)
         vk = [k for _, k in v["operands"]]
         if all(k == "tensor" or vk[i] == "tensor" for i, k in enumerate(kinds)) and \
                 all(not (k == "tensor" and vk[i] == "scalar") for i, k in enumerate(kinds)):
-            return v, [o if isinstance(o, Tensor) else full((), o, dtype=scalar_dtype(o)) for o in operands]
+            return v, True
     raise TypeError(f"{name}(): no variant takes operands ({', '.join(kinds)})"
                     f"{' with ' + ', '.join(attrs) if attrs else ''}")
 
 
-def _nary_result(v, operands, attrs):
-    rule = v["rules"].get("*") or v["rules"].get(str(attrs.get(v["kernel_attr"])))
-    if rule is None:  # an attribute value the op rejects: its phase 1 says so
-        rule = next(iter(v["rules"].values()))
-    promo = [o for (n, _), o in zip(v["operands"], operands) if n not in v["nopromote"]]
-    d = result_type(*promo)
-    if rule["result"] == "float" and not d.is_floating_point:
+_OUT, _PARAM = object(), object()  # argument slots of a variant's prototype besides operands and attributes
+
+
+class _NaryPlan:
+    """What a variant's call needs, worked out once: its bindings (op, in-place twin), where each
+    prototype argument comes from (an operand index, the output, the parameter, an attribute
+    name), the operands that take part in promotion and the result rule when it does not depend
+    on an attribute."""
+    __slots__ = ("fn", "inplace_fn", "slots", "promo", "rule")
+
+    def __init__(self, v):
+        self.fn = getattr(_C.aclnn, v["api"])
+        self.inplace_fn = getattr(_C.aclnn, v["inplace"], None) if v["inplace"] else None
+        operand_index = {n: i for i, (n, _) in enumerate(v["operands"])}
+        self.slots = tuple(_OUT if p == v["output"] else _PARAM if p == v["param"] else operand_index.get(p, p)
+                           for p, _ in v["params"])
+        self.promo = tuple(i for i, (n, _) in enumerate(v["operands"]) if n not in v["nopromote"])
+        self.rule = v["rules"]["*"]["result"] if "*" in v["rules"] else None
+
+
+_PLANS = {}  # id(variant) -> _NaryPlan (the variants are the module-lifetime _optable entries)
+
+
+def _plan(v):
+    plan = _PLANS.get(id(v))
+    if plan is None:
+        plan = _PLANS[id(v)] = _NaryPlan(v)
+    return plan
+
+
+def _nary_result(v, plan, operands, attrs):
+    rule = plan.rule
+    if rule is None:
+        r = v["rules"].get(str(attrs.get(v["kernel_attr"])))
+        rule = (r if r is not None else next(iter(v["rules"].values())))["result"]  # (a rejected value: phase 1 says so)
+    d = result_type(*[operands[i] for i in plan.promo])
+    if rule == "float" and not d.is_floating_point:
         d = float32
-    elif rule["result"] == "bool":
+    elif rule == "bool":
         d = bool_
     return d
 
 
+def _nary_args(plan, ops, res, param, attrs):
+    """The binding's arguments in prototype order (tensors as their handles)."""
+    argv = []
+    for s in plan.slots:
+        if s.__class__ is _py_int:
+            o = ops[s]
+            argv.append(o._t if isinstance(o, Tensor) else o)
+        elif s is _OUT:
+            if res is not None:
+                argv.append(res._t)
+        elif s is _PARAM:
+            argv.append(param)
+        else:
+            argv.append(attrs[s])
+    return argv
+
+
 def _run_nary(name, variants, operands, param, attrs, out=None):
     v, ops = _pick_nary(name, variants, operands, attrs)
-    shape = _broadcast([o.shape for o in ops if isinstance(o, Tensor)])
-    res = out if out is not None else _new(shape, _nary_result(v, ops, attrs))
-    it = iter(ops)
-    argv = []
-    for p, k in v["params"]:
-        if p == v["output"]:
-            argv.append(res)
-        elif p == v["param"]:
-            argv.append(param)
-        elif p in attrs:
-            argv.append(attrs[p])
-        else:
-            argv.append(next(it))
-    call(v["api"], *argv)
-    return v, ops, res
+    plan = _plan(v)
+    if out is None:
+        shape = _broadcast([o.shape for o in ops if isinstance(o, Tensor)])
+        out = Tensor(_C.empty(list(shape), _nary_result(v, plan, ops, attrs).code))
+    plan.fn(*_nary_args(plan, ops, out, param, attrs))
+    return v, ops, out
 
 
-def _run_nary_inplace(name, variants, operands, param, attrs):
+def _run_nary_inplace(name, inplace_variants, operands, param, attrs):
     self = operands[0]
     _check_leaf_inplace(self)
-    v, ops = _pick_nary(name, [v for v in variants if v["inplace"]], operands, attrs)
-    it = iter(ops)
-    argv = []
-    for p, k in v["params"]:
-        if p == v["output"]:
-            continue
-        argv.append(param if p == v["param"] else attrs[p] if p in attrs else next(it))
-    call(v["inplace"], *argv)
+    v, ops = _pick_nary(name, inplace_variants, operands, attrs)
+    plan = _plan(v)
+    plan.inplace_fn(*_nary_args(plan, ops, None, param, attrs))
     return self
 
 
 def _make_nary(name, variants):
     pname = next((v["param"] for v in variants if v["param"]), None)
+    inplace_variants = [v for v in variants if v["inplace"]]  # one list: _pick_nary's memo keys on it
 
     def split(kwargs):
+        if not kwargs:
+            return (1 if pname else None), {}
         param = kwargs.pop(pname, 1) if pname else None
         attrs = {k: kwargs.pop(k) for k in list(kwargs) if any(k in v["attrs"] for v in variants)}
         if kwargs:
@@ -386,7 +463,7 @@ def _make_nary(name, variants):
 
     def inplace(*operands, **kwargs):
         param, attrs = split(kwargs)
-        return _run_nary_inplace(name, variants, list(operands), param, attrs)
+        return _run_nary_inplace(name, inplace_variants, list(operands), param, attrs)
 
     fn.__name__, inplace.__name__ = name, name + "_"
     fn.__doc__ = f"{name}(...): aclnn " + ", ".join(v["api"] for v in variants) + " (generated from the op tables)"
@@ -530,10 +607,12 @@ def mean(input, dim=None, keepdim=False, dtype=None):
 @low_precision
 def matmul(input, other):
     """matmul(input, other): aclnnMatmul with numpy's broadcasting rules (1-D operands included)."""
-    if input.dim() == 0 or other.dim() == 0:
-        raise RuntimeError("both arguments to matmul need to be at least 1D")
     a, b = input.shape, other.shape
-    if len(a) == 1 and len(b) == 1:
+    if not a or not b:
+        raise RuntimeError("both arguments to matmul need to be at least 1D")
+    if len(a) == 2 and len(b) == 2:
+        shape = (a[0], b[1])
+    elif len(a) == 1 and len(b) == 1:
         shape = ()
     elif len(b) == 1:
         shape = tuple(a[:-1])
@@ -572,9 +651,28 @@ def mm(input, mat2):
 
 @low_precision
 def linear(input, weight, bias=None):
-    """linear(input, weight, bias=None) = input @ weight.T + bias."""
-    y = matmul(input, transpose(weight, 0, 1))
-    return add(y, bias) if bias is not None else y  # noqa: F821
+    """linear(input, weight, bias=None) = input @ weight.T + bias (one aclnnAddmm for a 2-D input with a bias)."""
+    if bias is None or input.dim() != 2 or weight.dim() != 2:
+        y = matmul(input, transpose(weight, 0, 1))
+        return add(y, bias) if bias is not None else y  # noqa: F821
+    res = _new((input.shape[0], weight.shape[0]), result_type(input, weight, bias))
+    call("Addmm", bias, input, Tensor(weight._t.transpose(0, 1)), 1.0, 1.0, res, 0)
+
+    def back(g):  # weight's gradient g^T @ input comes out in weight's layout
+        gb = (sum(g, 0) if bias.dim() == 1 else g) if bias.requires_grad else None  # (the engine sums other shapes)
+        return (_mm_grad(g, weight) if input.requires_grad else None,
+                _mm_grad(Tensor(g._t.transpose(0, 1)), input) if weight.requires_grad else None, gb)
+    return record(res, [input, weight, bias], "AddmmBackward", back)
+
+
+def _mm_grad(a, b):
+    """a @ b of 2-D tensors in a gradient formula (the engine records nothing): the binding itself
+    unless autocast is on, which matmul handles."""
+    if _amp_state.dtype is not None:
+        return matmul(a, b)
+    res = Tensor(_C.empty([a.shape[0], b.shape[1]], result_type(a, b).code))
+    _C.aclnn.Matmul(a._t, b._t, res._t, 0)
+    return res
 
 
 def _dimwise(api, back_api, name):

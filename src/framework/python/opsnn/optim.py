@@ -48,16 +48,13 @@ class SGD(Optimizer):
                 if buf is None:
                     buf = F.clone(d)
                     self.state[id(p)] = buf
+                elif not self.dampening:  # buf = d + momentum * buf in one aclnnAdd writing its operand buf
+                    _C.aclnn.Add(d._t, buf._t, self.momentum, buf._t)
                 else:
                     F.mul_(buf, self.momentum)
                     F.add_(buf, d, alpha=1.0 - self.dampening)
                 d = F.add(d, buf, alpha=self.momentum) if self.nesterov else buf
-            requires = p.requires_grad
-            p.requires_grad = False  # an in-place update of a leaf outside autograd
-            try:
-                F.add_(p, d, alpha=-self.lr)
-            finally:
-                p.requires_grad = requires
+            _C.aclnn.InplaceAdd(p._t, d._t, -self.lr)  # the binding itself: a leaf updated outside autograd
 
 
 class _AdamBase(Optimizer):
