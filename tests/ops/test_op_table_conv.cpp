@@ -1014,7 +1014,8 @@ TEST(ConvDirectNhwc, RepeatableExecutorSeesWeightChanges) {
     launch("last weight element copied");
   }
   {  // the weight scaled in place by an op (its output view is the weight)
-    aclScalar *two = aclCreateScalar(new float(2.0f), ACL_FLOAT);
+    float two_value = 2.0f;  // aclCreateScalar copies the value
+    aclScalar *two = aclCreateScalar(&two_value, ACL_FLOAT);
     ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return aclnnInplaceMulsGetWorkspaceSize(*call.w, two, w, e); },
                      aclnnInplaceMuls),
               0);
