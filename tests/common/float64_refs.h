@@ -655,6 +655,9 @@ inline double ploss_term(const std::string &kind, double x, double y, double bet
   if (kind == "bce_logits")  // -(pw y log sigmoid(x) + (1 - y) log(1 - sigmoid(x)))
     return static_cast<double>(pw * y * softplus_ref(-static_cast<long double>(x)) +
                                (1 - static_cast<long double>(y)) * softplus_ref(x));
+  if (kind == "kl_div")  // beta: logTarget (0 / 1); xlogy(t, t) - t x is 0 at t = 0
+    return beta != 0 ? static_cast<double>(expl(y) * (static_cast<long double>(y) - x))
+                     : (y == 0 ? 0.0 : static_cast<double>(y * (logl(y) - static_cast<long double>(x))));
   const long double d = static_cast<long double>(x) - y, ad = fabsl(d);
   if (kind == "mse") return static_cast<double>(d * d);
   if (kind == "l1") return static_cast<double>(ad);

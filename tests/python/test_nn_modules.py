@@ -385,6 +385,27 @@ def test_adaptive_avg_pool2d(rng, out):
 
 # ---- losses
 
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none", "batchmean"])
+@pytest.mark.parametrize("log_target", [False, True])
+def test_kl_div_loss(rng, reduction, log_target):
+    """nn.KLDivLoss against the float64 formula (xlogy(t, t) - t x, or exp(t) (t - x)); a zero target
+    contributes 0; gradients of input and target by gradcheck."""
+    x = np.log(rng.uniform(0.05, 1.0, (3, 5)))
+    tg = np.log(rng.uniform(0.05, 1.0, (3, 5))) if log_target else rng.uniform(0.0, 1.0, (3, 5))
+    if not log_target:
+        tg[0, 0] = 0.0
+    y = nn.KLDivLoss(reduction, log_target=log_target)(t(x), t(tg))
+    xd, td = x.astype(np.float32).astype(np.float64), tg.astype(np.float32).astype(np.float64)
+    if log_target:
+        terms = np.exp(td) * (td - xd)
+    else:
+        terms = np.where(td > 0, td * np.log(np.where(td > 0, td, 1.0)) - td * xd, 0.0)
+    want = {"none": terms, "sum": terms.sum(), "mean": terms.mean(), "batchmean": terms.sum() / 3}[reduction]
+    assert_close(f64(y), want, "float32", "kl_div", abs_floor=1e-6)
+    xs, ts = t(x, True), t(tg if log_target else tg + 0.1, True)  # away from t = 0 for the target gradient
+    assert gradcheck(lambda u, v: F.kl_div(u, v, reduction, log_target), [xs, ts])
+
+
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 def test_l1_loss(rng, reduction):
     a = rng.standard_normal((4, 5))

@@ -1035,6 +1035,27 @@ def l1_loss(input, target, reduction="mean"):
 
 
 @float32_op
+def kl_div(input, target, reduction="mean", log_target=False):
+    """kl_div(input (log-probabilities), target, reduction='mean', log_target=False): aclnnKlDiv
+    (reduction 'batchmean' divides the sum by input.size(0)); gradients aclnnKlDivBackward and, for
+    a target that requires one, aclnnKlDivTargetBackward."""
+    red = 3 if reduction == "batchmean" else _reduction(reduction)
+    shape = _broadcast([input.shape, target.shape])
+    res = _new(shape if red == 0 else (), result_type(input, target))
+    call("KlDiv", input, target, red, bool(log_target), res)
+
+    def back(g):
+        gi = _new(shape, res.dtype)
+        call("KlDivBackward", g, input, target, red, bool(log_target), gi)
+        gt = None
+        if _need(target):  # noqa: F821
+            gt = _new(shape, res.dtype)
+            call("KlDivTargetBackward", g, input, target, red, bool(log_target), gt)
+        return gi, gt
+    return record(res, [input, target], "KlDivBackward", back)
+
+
+@float32_op
 def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean", pos_weight=None):
     """binary_cross_entropy_with_logits: aclnnBinaryCrossEntropyWithLogits (gradient:
     aclnnBinaryCrossEntropyWithLogitsBackward)."""
@@ -1051,7 +1072,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
 
 __all__ += ["fused_attention", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
             "batch_norm", "layer_norm", "group_norm", "rms_norm", "embedding",
-            "dropout", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "l1_loss",
+            "dropout", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "l1_loss", "kl_div",
             "binary_cross_entropy_with_logits"]
 
 
