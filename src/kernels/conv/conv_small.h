@@ -1,0 +1,58 @@
+// Direct convolution for very few input channels (C_in <= kSmallCinMax, groups 1, FLOAT input and
+// output in any layout): vectors run along the output pixels instead of the channels, which a
+// 1- to 8-channel layer cannot fill. Per image the C_in input planes are copied once into a
+// zero-padded scratch whose rows are split by the innermost stride into phases (so every tap of
+// every stride reads contiguous floats); output pixels of one output plane are numbered
+// J = o1 * pitch + o2 over the scratch's row pitch (a "wide" plane: the columns past the last
+// output are computed and thrown away), so one vector covers several short output rows. A tile of
+// CB output channels x NV vectors of J accumulates in registers over (C_in, k0, k1, k2) in that
+// fixed order, starting from the bias; results do not depend on the thread count.
+// Knows nothing of aclTensor.
+#pragma once
+
+#include <cstdint>
+
+#include "acl/acl_base.h"
+#include "kernels/conv/conv.h"
+
+namespace opsnn::kernels {
+
+constexpr int64_t kSmallCinMax = 8;
+
+// The scratch layout of one image's padded planes, the same for every ISA unit.
+struct SmallPlanes {
+  int64_t e[3] = {1, 1, 1};  // padded extents along the three spatial dims (what the windows read)
+  int64_t plen = 1;          // one phase row (floats)
+  int64_t rlen = 1;          // one padded row = s2 phase rows
+  int64_t plane = 1;         // one channel's plane = e0 * e1 * rlen
+  int64_t pitch = 1;         // J between output rows o1 and o1 + 1 (= s1 * rlen)
+  int64_t wide = 1;          // J extent of one output plane (o0 fixed): (small1 - 1) * pitch + small2
+  int64_t floats = 1;        // per-thread scratch: the C_in planes plus what the last vector may over-read
+};
+SmallPlanes conv_small_planes(const ConvGeom &g, int64_t c_in);
+
+struct SmallArgs {
+  ConvGeom g;
+  int64_t n = 0, c_in = 0, c_out = 0;
+  const float *in = nullptr;
+  int64_t in_sn = 0, in_sc = 0, in_ss[3] = {0, 0, 0};
+  float *out = nullptr;
+  int64_t out_sn = 0, out_sc = 0, out_ss[3] = {0, 0, 0};
+  const float *w = nullptr;     // dense fp32 [C_out][C_in][k0][k1][k2] (conv_small_weights)
+  const float *bias = nullptr;  // fp32 [C_out] (zeros without a bias)
+};
+
+// Floats of the weight block conv_small_weights writes: the weight, then the bias.
+int64_t conv_small_weight_floats(const ConvGeom &g, int64_t c_in, int64_t c_out);
+// The weight [C_out, C_in, k0, k1, k2] (any float dtype, element strides ws) and the optional bias
+// (stride bs) as fp32 into dst (weight first, then C_out bias values).
+void conv_small_weights(const ConvGeom &g, int64_t c_in, int64_t c_out, const char *w, aclDataType w_dt,
+                        const int64_t ws[5], const char *bias, aclDataType bias_dt, int64_t bs, float *dst);
+
+// One per ISA tier; `scratch` holds `threads` blocks of conv_small_planes(...).floats floats.
+void conv_small_portable(const SmallArgs &a, float *scratch, int threads);
+void conv_small_avx2(const SmallArgs &a, float *scratch, int threads);
+void conv_small_avx512(const SmallArgs &a, float *scratch, int threads);
+using SmallFn = void (*)(const SmallArgs &, float *, int);
+
+}  // namespace opsnn::kernels
