@@ -11,16 +11,25 @@ namespace opsnn::kernels {
 SmallPlanes conv_small_planes(const ConvGeom &g, int64_t c_in) {
   SmallPlanes p;
   for (int i = 0; i < 3; ++i) p.e[i] = std::max<int64_t>((g.small[i] - 1) * g.s[i] + (g.k[i] - 1) * g.d[i] + 1, 1);
-  p.plen = (p.e[2] + g.s[2] - 1) / g.s[2];
-  p.rlen = g.s[2] * p.plen;
-  p.plane = p.e[0] * p.e[1] * p.rlen;
-  p.pitch = g.s[1] * p.rlen;
+  int64_t far = 0;  // the farthest tap's offset from J = 0 of output plane o0 = 0, plus the last o0's
+  p.shifted = g.s[1] == 1;
+  if (p.shifted) {
+    p.plen = p.rlen = p.pitch = g.small[2];
+    p.kplane = p.e[0] * p.e[1] * p.rlen;
+    p.plane = g.k[2] * p.kplane;
+    far = (g.k[2] - 1) * p.kplane + ((p.e[0] - 1) * p.e[1] + (g.k[1] - 1) * g.d[1]) * p.rlen;
+  } else {
+    p.plen = (p.e[2] + g.s[2] - 1) / g.s[2];
+    p.rlen = g.s[2] * p.plen;
+    p.plane = p.e[0] * p.e[1] * p.rlen;
+    p.pitch = g.s[1] * p.rlen;
+    int64_t far2 = 0;
+    for (int64_t k2 = 0; k2 < g.k[2]; ++k2)
+      far2 = std::max(far2, ((k2 * g.d[2]) % g.s[2]) * p.plen + (k2 * g.d[2]) / g.s[2]);
+    far = ((p.e[0] - 1) * p.e[1] + (g.k[1] - 1) * g.d[1]) * p.rlen + far2;
+  }
   p.wide = (g.small[1] - 1) * p.pitch + g.small[2];
-  // The farthest tap, plus whole vectors of the widest unit (16 floats) over the wide plane.
-  int64_t far2 = 0;
-  for (int64_t k2 = 0; k2 < g.k[2]; ++k2)
-    far2 = std::max(far2, ((k2 * g.d[2]) % g.s[2]) * p.plen + (k2 * g.d[2]) / g.s[2]);
-  const int64_t far = ((p.e[0] - 1) * p.e[1] + (g.k[1] - 1) * g.d[1]) * p.rlen + far2;
+  // ... plus whole vectors of the widest unit (16 floats) over the wide plane.
   const int64_t floats = (c_in - 1) * p.plane + far + (p.wide + 15) / 16 * 16;
   p.floats = std::max(floats, c_in * p.plane + 16) / 16 * 16 + 16;
   return p;

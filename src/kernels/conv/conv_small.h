@@ -19,13 +19,18 @@ namespace opsnn::kernels {
 
 constexpr int64_t kSmallCinMax = 8;
 
-// The scratch layout of one image's padded planes, the same for every ISA unit.
+// The scratch layout of one image's padded planes, the same for every ISA unit. With stride 1 along
+// dim 1 the planes are "shifted" instead: per input channel and kernel column k2, a plane of rows of
+// small2 values, row (x0, x1) holding padded column o2 * s2 + k2 * d2 at o2; J is then the output
+// plane's own flat index (no thrown-away columns, and dense output rows take one copy per tile).
 struct SmallPlanes {
+  bool shifted = false;
   int64_t e[3] = {1, 1, 1};  // padded extents along the three spatial dims (what the windows read)
-  int64_t plen = 1;          // one phase row (floats)
-  int64_t rlen = 1;          // one padded row = s2 phase rows
-  int64_t plane = 1;         // one channel's plane = e0 * e1 * rlen
-  int64_t pitch = 1;         // J between output rows o1 and o1 + 1 (= s1 * rlen)
+  int64_t plen = 1;          // one phase row (floats) (shifted: small2)
+  int64_t rlen = 1;          // one padded row = s2 phase rows (shifted: small2)
+  int64_t kplane = 0;        // shifted: one kernel column's plane = e0 * e1 * small2
+  int64_t plane = 1;         // one channel's plane = e0 * e1 * rlen (shifted: k2 * kplane)
+  int64_t pitch = 1;         // J between output rows o1 and o1 + 1 (= s1 * rlen; shifted: small2)
   int64_t wide = 1;          // J extent of one output plane (o0 fixed): (small1 - 1) * pitch + small2
   int64_t floats = 1;        // per-thread scratch: the C_in planes plus what the last vector may over-read
 };

@@ -105,6 +105,35 @@ inline void sc_tile_nv(int nv, const float *planes, int64_t plane, const int64_t
 inline void sc_fill(const SmallArgs &a, const SmallPlanes &sp, int64_t n, float *dst) {
   const ConvGeom &g = a.g;
   const int64_t s2 = g.s[2];
+  if (sp.shifted) {
+    const int64_t n2 = g.small[2];
+    for (int64_t ci = 0; ci < a.c_in; ++ci) {
+      const float *in = a.in + n * a.in_sn + ci * a.in_sc;
+      for (int64_t i = 0; i < sp.plane; ++i) dst[ci * sp.plane + i] = 0.0f;
+      for (int64_t k2 = 0; k2 < g.k[2]; ++k2) {
+        // Outputs o2 whose column o2 * s2 + k2 * d2 - p2 lies in [0, big2).
+        const int64_t off = k2 * g.d[2] - g.p[2];
+        const int64_t lo = std::min<int64_t>(n2, off >= 0 ? 0 : (-off + s2 - 1) / s2);
+        const int64_t last = g.big[2] - 1 - off;
+        const int64_t hi = last < 0 ? lo : std::max<int64_t>(lo, std::min<int64_t>(n2, last / s2 + 1));
+        if (hi <= lo) continue;
+        const int64_t step = s2 * a.in_ss[2];
+        float *kp = dst + ci * sp.plane + k2 * sp.kplane;
+        for (int64_t x0 = 0; x0 < sp.e[0]; ++x0)
+          for (int64_t x1 = 0; x1 < sp.e[1]; ++x1) {
+            const int64_t i0 = x0 - g.p[0], i1 = x1 - g.p[1];
+            if (i0 < 0 || i0 >= g.big[0] || i1 < 0 || i1 >= g.big[1]) continue;
+            const float *s = in + i0 * a.in_ss[0] + i1 * a.in_ss[1] + (lo * s2 + off) * a.in_ss[2];
+            float *row = kp + (x0 * sp.e[1] + x1) * n2 + lo;
+            if (step == 1)
+              sc_copy(row, s, hi - lo);
+            else
+              for (int64_t i = 0; i < hi - lo; ++i) row[i] = s[i * step];
+          }
+      }
+    }
+    return;
+  }
   for (int64_t ci = 0; ci < a.c_in; ++ci) {
     const float *in = a.in + n * a.in_sn + ci * a.in_sc;
     float *pl = dst + ci * sp.plane;
@@ -143,11 +172,14 @@ inline void small_body(const SmallArgs &a, float *scratch, int threads) {
     for (int64_t k1 = 0; k1 < g.k[1]; ++k1)
       for (int64_t k2 = 0; k2 < g.k[2]; ++k2)
         taps[static_cast<size_t>((k0 * g.k[1] + k1) * g.k[2] + k2)] =
-            (k0 * g.d[0] * sp.e[1] + k1 * g.d[1]) * sp.rlen + ((k2 * g.d[2]) % s2) * sp.plen + (k2 * g.d[2]) / s2;
+            (k0 * g.d[0] * sp.e[1] + k1 * g.d[1]) * sp.rlen +
+            (sp.shifted ? k2 * sp.kplane : ((k2 * g.d[2]) % s2) * sp.plen + (k2 * g.d[2]) / s2);
   const int64_t groups = (a.c_out + kScCb - 1) / kScCb, tasks = a.n * groups;
   const int64_t nvec = (sp.wide + kScVw - 1) / kScVw;
   const int64_t o0_step = g.s[0] * sp.e[1] * sp.rlen;
   const int T = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(threads, tasks)));
+  // Dense output rows of a shifted layout: a tile's J run is a run of the output plane.
+  const bool dense = sp.shifted && a.out_ss[2] == 1 && (g.small[1] == 1 || a.out_ss[1] == g.small[2]);
   core::parallel_for(T, 1, [&](int64_t th0, int64_t th1) {
     float stage[kScCb * kScNv * kScVw];
     for (int64_t th = th0; th < th1; ++th) {
@@ -173,6 +205,10 @@ inline void small_body(const SmallArgs &a, float *scratch, int threads) {
               case 3: sc_tile_nv<3>(nv, base, sp.plane, taps.data(), ntaps, a.c_in, w, bias, j0, stage); break;
               case 2: sc_tile_nv<2>(nv, base, sp.plane, taps.data(), ntaps, a.c_in, w, bias, j0, stage); break;
               default: sc_tile_nv<1>(nv, base, sp.plane, taps.data(), ntaps, a.c_in, w, bias, j0, stage); break;
+            }
+            if (dense) {
+              for (int c = 0; c < cb; ++c) sc_copy(out0 + c * a.out_sc + j0, stage + c * kScNv * kScVw, j1 - j0);
+              continue;
             }
             // The tile's pixels that are outputs: row o1's J run [o1 * pitch, o1 * pitch + small2).
             for (int64_t o1 = j0 / sp.pitch; o1 < g.small[1] && o1 * sp.pitch < j1; ++o1) {
