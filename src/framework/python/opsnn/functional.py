@@ -1246,18 +1246,30 @@ def _lstm_proj(input, hx, params, has_biases, num_layers, dropout, train, bidire
     """torch.nn.LSTM with proj_size > 0 (aclnnLSTM has no projection), composed of ops with their own
     gradients: per layer and direction the input projection of all steps (one matmul), then per step
     h_{t-1} @ W_hh^T, the fused cell and h_t = hy @ W_hr^T. params per (layer, direction): w_ih, w_hh
-    [4H, P], (b_ih, b_hh,) w_hr [P, H]; h_0 / h_n [L*D, B, P], c_0 / c_n [L*D, B, H]."""
-    if batch_sizes is not None:
-        raise NotImplementedError("lstm: packed sequences with proj_size > 0 are not supported")
+    [4H, P], (b_ih, b_hh,) w_hr [P, H]; h_0 / h_n [L*D, B, P], c_0 / c_n [L*D, B, H]. Packed input
+    ([N, I] with batch_sizes, non-increasing): step t runs the first batch_sizes[t] sequences; forward,
+    a finished sequence's state rides along unchanged below the active rows; reverse, a sequence joins
+    (from h_0 / c_0) at its last step."""
     D, L, per = (2 if bidirectional else 1), _py_int(num_layers), (5 if has_biases else 3)
     P, H = params[-1].shape
-    x = transpose(input, 0, 1) if batch_first else input
-    T, B = x.shape[0], x.shape[1]
+    packed = batch_sizes is not None
+    if packed:
+        sizes = [_py_int(v) for v in (batch_sizes.numpy() if isinstance(batch_sizes, Tensor) else batch_sizes)]
+        offs = np.concatenate([[0], np.cumsum(sizes)]).tolist()
+        x, T, B = input, len(sizes), sizes[0] if sizes else 0
+    else:
+        x = transpose(input, 0, 1) if batch_first else input
+        T, B = x.shape[0], x.shape[1]
+        sizes = [B] * T
     if T == 0:
         raise RuntimeError("lstm: the input has no time steps")
     if hx is None:
         hx = (zeros(L * D, B, P, dtype=input.dtype), zeros(L * D, B, H, dtype=input.dtype))
     h0, c0 = hx
+
+    def rows(v, lo, hi):  # rows [lo, hi) of a 2-D state, the whole tensor when that is all of it
+        return v if lo == 0 and hi == v.shape[0] else getitem(v, slice(lo, hi))
+
     hs, cs = [], []
     for layer in range(L):
         outs = []
@@ -1265,20 +1277,36 @@ def _lstm_proj(input, hx, params, has_biases, num_layers, dropout, train, bidire
             k = layer * D + d
             w = params[k * per:(k + 1) * per]
             b_ih, b_hh = (w[2], w[3]) if has_biases else (None, None)
-            gi = linear(x, w[0])  # [T, B, 4H]
+            gi = linear(x, w[0])  # [T, B, 4H], or packed [N, 4H]
             h, c = getitem(h0, k), getitem(c0, k)
+            if packed and d == 1:  # the reverse pass starts with the sequences present at the last step
+                h, c = rows(h, 0, sizes[-1]), rows(c, 0, sizes[-1])
             steps = [None] * T
             for s in (range(T) if d == 0 else range(T - 1, -1, -1)):
-                hy, c = _fused_lstm_cell(getitem(gi, s), linear(h, w[1]), c, b_ih, b_hh)
-                h = steps[s] = linear(hy, w[-1])
-            outs.append(_cat0([unsqueeze(h_, 0) for h_ in steps]))
+                bs = sizes[s]
+                if packed and d == 1 and bs > h.shape[0]:  # sequences whose last step this is join
+                    h = _cat0([h, getitem(getitem(h0, k), slice(h.shape[0], bs))])
+                    c = _cat0([c, getitem(getitem(c0, k), slice(c.shape[0], bs))])
+                g_s = getitem(gi, slice(offs[s], offs[s + 1])) if packed else getitem(gi, s)
+                hy, cy = _fused_lstm_cell(g_s, linear(rows(h, 0, bs), w[1]), rows(c, 0, bs), b_ih, b_hh)
+                hp = steps[s] = linear(hy, w[-1])
+                if bs < h.shape[0]:  # (forward) the finished sequences keep their last state
+                    h, c = _cat0([hp, rows(h, bs, h.shape[0])]), _cat0([cy, rows(c, bs, c.shape[0])])
+                else:
+                    h, c = hp, cy
+            outs.append(_cat0(steps) if packed else _cat0([unsqueeze(h_, 0) for h_ in steps]))
             hs.append(h)
             cs.append(c)
-        # the directions side by side: [T, B, D*P]
-        x = outs[0] if D == 1 else permute(_cat0([permute(o, 2, 0, 1) for o in outs]), 1, 2, 0)
+        # the directions side by side: [T, B, D*P] (packed: [N, D*P])
+        if D == 1:
+            x = outs[0]
+        elif packed:
+            x = transpose(_cat0([transpose(o, 0, 1) for o in outs]), 0, 1)
+        else:
+            x = permute(_cat0([permute(o, 2, 0, 1) for o in outs]), 1, 2, 0)
         if dropout and train and layer < L - 1:
             x = globals()["dropout"](x, dropout, True)
-    out = transpose(x, 0, 1) if batch_first else x
+    out = transpose(x, 0, 1) if batch_first and not packed else x
     return out, _cat0([unsqueeze(h_, 0) for h_ in hs]), _cat0([unsqueeze(c_, 0) for c_ in cs])
 
 

@@ -752,15 +752,13 @@ class RNNBase(Module):
     def _forward_packed(self, packed, hx):
         """PyTorch's PackedSequence path: batch_sizes to the op; hx in the caller's batch order (sorted
         here by sorted_indices, h_n / c_n returned in the caller's order)."""
-        if self.proj_size:
-            raise NotImplementedError("LSTM: packed sequences with proj_size > 0 are not supported")
         data, bs, srt, unsrt = packed
         D = 2 if self.bidirectional else 1
         B = int(bs.numpy()[0])
-        want = (self.num_layers * D, B, self.hidden_size)
         if hx is not None:
             hs = [hx] if isinstance(hx, Tensor) else list(hx)
-            for h in hs:
+            for i, h in enumerate(hs):  # h [L*D, B, proj_size or hidden_size]; c [L*D, B, hidden_size]
+                want = (self.num_layers * D, B, self.proj_size if i == 0 and self.proj_size else self.hidden_size)
                 if tuple(h.shape) != want:
                     raise RuntimeError(f"Expected hidden size {want}, got {tuple(h.shape)}")
             if srt is not None:
