@@ -971,8 +971,7 @@ TEST(ConvDirectNhwc, TileShapes) {
 
 // The few-input-channel kernel (small_cin): 1..8 input channels, channels-first and channels-last,
 // batch 1..3, odd sizes, kernels 1..5 (not 1x1 stride 1 unpadded), strides 1..3, dilations 1..2,
-// paddings 0..3, 2-D and 3-D, in every ISA tier; the example CNN's two layers; the weight read
-// afresh at each launch of a repeatable executor.
+// paddings 0..3, 2-D and 3-D, in every ISA tier; the example CNN's two layers.
 TEST(ConvSmallCin, RandomGeometriesInEveryIsaTier) {
   reseed_for_current_test();
   KernelEnvRestore restore;
@@ -1028,47 +1027,14 @@ TEST(ConvSmallCin, ExampleCnnLayers) {
   }
 }
 
-TEST(ConvSmallCin, RepeatableExecutorReadsTheWeightAtEachLaunch) {
-  reseed_for_current_test();
-  DirectCase dc;
-  dc.g.n = 2;
-  dc.g.cbig = 3;
-  dc.g.csmall = 6;
-  dc.g.big[1] = 7;
-  dc.g.big[2] = 10;
-  for (int j = 1; j < 3; ++j) {
-    dc.g.k[j] = 3;
-    dc.g.p[j] = 1;
-    dc.g.small[j] = dc.g.big[j];
-  }
-  DirectCall call(dc);
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  ASSERT_EQ(call.phase1(&ws, &ex), 0) << aclGetRecentErrMsg();
-  ASSERT_EQ(aclSetAclOpExecutorRepeatable(ex), 0);
-  void *wsp = nullptr;
-  if (ws) ASSERT_EQ(aclrtMalloc(&wsp, ws, ACL_MEM_MALLOC_HUGE_FIRST), 0);
-  for (int round = 0; round < 2; ++round) {
-    if (round == 1) {  // new weight and bias values
-      call.w->fill_random(-1, 1);
-      call.b->fill_random(-1, 1);
-    }
-    call.y->poison();
-    ASSERT_EQ(aclnnConvolution(wsp, ws, ex, nullptr), 0) << aclGetRecentErrMsg();
-    ASSERT_EQ(aclrtSynchronizeDevice(), 0);
-    EXPECT_TRUE(call.matches()) << "round " << round;
-  }
-  aclDestroyAclOpExecutor(ex);
-  if (wsp) aclrtFree(wsp);
-}
-
 // One repeatable executor launched again after its weight or bias changed (a runtime copy, a
-// memset, an op writing the weight, another weight bound to it): the packed copy must notice.
-TEST(ConvDirectNhwc, RepeatableExecutorSeesWeightChanges) {
+// memset, an op writing the weight, another weight bound to it): the direct kernel's packed copy
+// must notice (12 input channels), small_cin reads the weight at every launch (3).
+void check_weight_changes(int64_t cbig) {
   reseed_for_current_test();
   DirectCase dc;
   dc.g.n = 2;
-  dc.g.cbig = 12;  // (more than small_cin takes: the direct kernel's packed copy is what is tested)
+  dc.g.cbig = cbig;
   dc.g.csmall = 20;
   dc.g.big[1] = 6;
   dc.g.big[2] = 9;
@@ -1140,6 +1106,9 @@ TEST(ConvDirectNhwc, RepeatableExecutorSeesWeightChanges) {
   aclDestroyAclOpExecutor(ex);
   if (wsp) aclrtFree(wsp);
 }
+
+TEST(ConvDirectNhwc, RepeatableExecutorSeesWeightChanges) { check_weight_changes(12); }
+TEST(ConvSmallCin, RepeatableExecutorSeesWeightChanges) { check_weight_changes(3); }
 
 // The packed copy itself: packed once, again only after its source's bytes were written through
 // the runtime (an overlapping copy; a copy next to it does not count) or another source is used;

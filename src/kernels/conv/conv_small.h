@@ -36,14 +36,9 @@ struct SmallPlanes {
 };
 SmallPlanes conv_small_planes(const ConvGeom &g, int64_t c_in);
 
-struct SmallArgs {
-  ConvGeom g;
-  int64_t n = 0, c_in = 0, c_out = 0;
-  const float *in = nullptr;
-  int64_t in_sn = 0, in_sc = 0, in_ss[3] = {0, 0, 0};
-  float *out = nullptr;
-  int64_t out_sn = 0, out_sc = 0, out_ss[3] = {0, 0, 0};
-  const float *w = nullptr;     // dense fp32 [C_out][C_in][k0][k1][k2] (conv_small_weights)
+// The direct kernel's arguments, with `w` the dense fp32 weight [C_out][C_in][k0][k1][k2]
+// (conv_small_weights) instead of its packed layout, and the bias on its own.
+struct SmallArgs : DirectArgs {
   const float *bias = nullptr;  // fp32 [C_out] (zeros without a bias)
 };
 

@@ -509,6 +509,26 @@ class BiasFillStep final : public core::Step {
   }
 };
 
+// The geometry, channels and strides of the direct kernels' arguments (DirectArgs / SmallArgs) and
+// the step's operands.
+template <class StepT>
+void set_direct_operands(StepT &s, const Problem &p, const Side &big, const Side &small, const Weight &w,
+                         const Bias &bias) {
+  s.a.g = p.g;
+  s.a.n = big.n;
+  s.a.c_in = big.c;
+  s.a.c_out = small.c;
+  s.a.in_sn = big.sn;
+  s.a.in_sc = big.sc;
+  s.a.out_sn = small.sn;
+  s.a.out_sc = small.sc;
+  for (int i = 0; i < 3; ++i) s.a.in_ss[i] = big.ss[i], s.a.out_ss[i] = small.ss[i];
+  s.big = big;
+  s.small = small;
+  s.w = w;
+  s.bias = bias;
+}
+
 }  // namespace
 
 // small = W @ im2col(big) (+ bias).
@@ -550,19 +570,7 @@ void record_forward(core::OpBuilder &b, const Problem &p, const Side &big, const
   if (impl == kSmallCin) {
     SmallCinStep s;
     s.fn = kSmallFns[choose_tier("small")];
-    s.a.g = p.g;
-    s.a.n = big.n;
-    s.a.c_in = big.c;
-    s.a.c_out = small.c;
-    s.a.in_sn = big.sn;
-    s.a.in_sc = big.sc;
-    s.a.out_sn = small.sn;
-    s.a.out_sc = small.sc;
-    for (int i = 0; i < 3; ++i) s.a.in_ss[i] = big.ss[i], s.a.out_ss[i] = small.ss[i];
-    s.big = big;
-    s.small = small;
-    s.w = w;
-    s.bias = bias;
+    set_direct_operands(s, p, big, small, w, bias);
     s.threads = core::num_threads();  // (the kernel uses at most one per (image, 4 channels))
     s.weights = b.book("conv.small_weights",
                        static_cast<uint64_t>(kernels::conv_small_weight_floats(p.g, big.c, small.c) * 4));
@@ -574,19 +582,7 @@ void record_forward(core::OpBuilder &b, const Problem &p, const Side &big, const
   if (impl == kDirectNhwc || impl == kDirectNchw) {
     DirectStep s;
     s.fn = kDirectFns[choose_tier("direct")];
-    s.a.g = p.g;
-    s.a.n = big.n;
-    s.a.c_in = big.c;
-    s.a.c_out = small.c;
-    s.a.in_sn = big.sn;
-    s.a.in_sc = big.sc;
-    s.a.out_sn = small.sn;
-    s.a.out_sc = small.sc;
-    for (int i = 0; i < 3; ++i) s.a.in_ss[i] = big.ss[i], s.a.out_ss[i] = small.ss[i];
-    s.big = big;
-    s.small = small;
-    s.w = w;
-    s.bias = bias;
+    set_direct_operands(s, p, big, small, w, bias);
     s.threads = core::num_threads();
     b.add_step<DirectStep>(std::move(s));
     return;
