@@ -106,29 +106,43 @@ inline void sc_fill(const SmallArgs &a, const SmallPlanes &sp, int64_t n, float 
   const ConvGeom &g = a.g;
   const int64_t s2 = g.s[2];
   if (sp.shifted) {
-    const int64_t n2 = g.small[2];
+    const int64_t n2 = g.small[2], step = s2 * a.in_ss[2];
+    // The padded rows inside the input, and per kernel column the outputs o2 whose column
+    // o2 * s2 + k2 * d2 - p2 lies in [0, big2) (the same for every channel and row).
+    const int64_t x0lo = std::min(sp.e[0], g.p[0]), x0hi = std::min(sp.e[0], g.p[0] + g.big[0]);
+    const int64_t x1lo = std::min(sp.e[1], g.p[1]), x1hi = std::min(sp.e[1], g.p[1] + g.big[1]);
+    int64_t lo_stack[16], hi_stack[16];
+    std::vector<int64_t> lo_heap, hi_heap;
+    int64_t *los = lo_stack, *his = hi_stack;
+    if (g.k[2] > 16) {
+      lo_heap.resize(static_cast<size_t>(g.k[2]));
+      hi_heap.resize(static_cast<size_t>(g.k[2]));
+      los = lo_heap.data();
+      his = hi_heap.data();
+    }
+    for (int64_t k2 = 0; k2 < g.k[2]; ++k2) {
+      const int64_t off = k2 * g.d[2] - g.p[2];
+      los[k2] = std::min<int64_t>(n2, off >= 0 ? 0 : (-off + s2 - 1) / s2);
+      const int64_t last = g.big[2] - 1 - off;
+      his[k2] = last < 0 ? los[k2] : std::max<int64_t>(los[k2], std::min<int64_t>(n2, last / s2 + 1));
+    }
     for (int64_t ci = 0; ci < a.c_in; ++ci) {
       const float *in = a.in + n * a.in_sn + ci * a.in_sc;
-      for (int64_t i = 0; i < sp.plane; ++i) dst[ci * sp.plane + i] = 0.0f;
+      float *pl = dst + ci * sp.plane;
+      for (int64_t i = 0; i < sp.plane; ++i) pl[i] = 0.0f;
       for (int64_t k2 = 0; k2 < g.k[2]; ++k2) {
-        // Outputs o2 whose column o2 * s2 + k2 * d2 - p2 lies in [0, big2).
-        const int64_t off = k2 * g.d[2] - g.p[2];
-        const int64_t lo = std::min<int64_t>(n2, off >= 0 ? 0 : (-off + s2 - 1) / s2);
-        const int64_t last = g.big[2] - 1 - off;
-        const int64_t hi = last < 0 ? lo : std::max<int64_t>(lo, std::min<int64_t>(n2, last / s2 + 1));
-        if (hi <= lo) continue;
-        const int64_t step = s2 * a.in_ss[2];
-        float *kp = dst + ci * sp.plane + k2 * sp.kplane;
-        for (int64_t x0 = 0; x0 < sp.e[0]; ++x0)
-          for (int64_t x1 = 0; x1 < sp.e[1]; ++x1) {
-            const int64_t i0 = x0 - g.p[0], i1 = x1 - g.p[1];
-            if (i0 < 0 || i0 >= g.big[0] || i1 < 0 || i1 >= g.big[1]) continue;
-            const float *s = in + i0 * a.in_ss[0] + i1 * a.in_ss[1] + (lo * s2 + off) * a.in_ss[2];
-            float *row = kp + (x0 * sp.e[1] + x1) * n2 + lo;
+        const int64_t lo = los[k2], cnt = his[k2] - lo;
+        if (cnt <= 0) continue;
+        const float *src0 = in + (lo * s2 + k2 * g.d[2] - g.p[2]) * a.in_ss[2];
+        float *kp = pl + k2 * sp.kplane + lo;
+        for (int64_t x0 = x0lo; x0 < x0hi; ++x0)
+          for (int64_t x1 = x1lo; x1 < x1hi; ++x1) {
+            const float *s = src0 + (x0 - g.p[0]) * a.in_ss[0] + (x1 - g.p[1]) * a.in_ss[1];
+            float *row = kp + (x0 * sp.e[1] + x1) * n2;
             if (step == 1)
-              sc_copy(row, s, hi - lo);
+              sc_copy(row, s, cnt);
             else
-              for (int64_t i = 0; i < hi - lo; ++i) row[i] = s[i * step];
+              for (int64_t i = 0; i < cnt; ++i) row[i] = s[i * step];
           }
       }
     }
