@@ -743,10 +743,12 @@ struct DirectCase {
     return true;
   }
   // The start of the path phase 1 should choose: the direct kernel in the tier the cap allows; a
-  // channels-first 1x1 stays with gemm_1x1 (faster there).
+  // channels-first 1x1 stays with gemm_1x1 (faster there); up to 8 input channels (not 1x1) take
+  // the pixel-vectorised small_cin kernel (these shapes' planes are far below its budget).
   std::string path() const {
     const bool first = in_channels_first || out_channels_first;
     if (first && unit()) return "conv:forward/gemm_1x1;";
+    if (!unit() && g.groups == 1 && g.cbig <= 8) return std::string("conv:forward/small_cin;conv:small/") + expected_tier();
     return std::string("conv:forward/") + (first ? "direct_nchw" : "direct_nhwc") + ";conv:direct/" + expected_tier();
   }
 };
@@ -967,13 +969,72 @@ TEST(ConvDirectNhwc, TileShapes) {
   }
 }
 
+// The few-input-channel kernel (small_cin): 1..8 input channels, channels-first and channels-last,
+// batch 1..3, odd sizes, kernels 1..5 (not 1x1 stride 1 unpadded), strides 1..3, dilations 1..2,
+// paddings 0..3, 2-D and 3-D, in every ISA tier; the example CNN's two layers.
+TEST(ConvSmallCin, RandomGeometriesInEveryIsaTier) {
+  reseed_for_current_test();
+  KernelEnvRestore restore;
+  for (const char *cap : direct_tiers()) {
+    core::reset_kernel_env_for_testing(cap, nullptr);
+    for (int t = 0; t < 40; ++t) {
+      DirectCase c;
+      c.nsp = t % 8 == 7 ? 3 : 2;
+      refs::ConvRefGeom &g = c.g;
+      g.n = rnd(1, 3);
+      g.cbig = rnd(1, 8);
+      g.csmall = rnd(1, 21);
+      for (int j = 3 - c.nsp; j < 3; ++j) {
+        g.k[j] = rnd(1, c.nsp == 3 ? 3 : 5);
+        g.s[j] = rnd(1, 3);
+        g.d[j] = rnd(1, 2);
+        g.p[j] = rnd(0, 3);
+        const int64_t span = g.d[j] * (g.k[j] - 1) + 1;
+        g.big[j] = std::max<int64_t>(1, span - 2 * g.p[j]) + (j == 2 ? rnd(0, 37) : rnd(0, c.nsp == 3 ? 3 : 9));
+        g.small[j] = (g.big[j] + 2 * g.p[j] - span) / g.s[j] + 1;
+      }
+      if (c.unit()) g.p[2] = 1, g.small[2] += 2;  // (1x1 unpadded stays with the GEMM / direct kernels)
+      c.bias = t % 4 != 0;
+      c.weight_channels_last = t % 3 == 0;
+      c.in_channels_first = c.out_channels_first = t % 2 == 0;
+      SCOPED_TRACE(::testing::Message() << "OPSNN_MAX_ISA=" << (cap ? cap : "-") << " " << describe(c));
+      DirectCall(c).check();
+    }
+  }
+}
+
+TEST(ConvSmallCin, ExampleCnnLayers) {
+  reseed_for_current_test();
+  struct Fixed {
+    int64_t n, cin, cout, hw;
+  };
+  for (const Fixed &f : {Fixed{32, 1, 8, 16}, Fixed{32, 8, 16, 8}, Fixed{5, 3, 7, 13}}) {
+    for (bool channels_first : {true, false}) {
+      DirectCase dc;
+      dc.g.n = f.n;
+      dc.g.cbig = f.cin;
+      dc.g.csmall = f.cout;
+      for (int j = 1; j < 3; ++j) {
+        dc.g.big[j] = dc.g.small[j] = f.hw;
+        dc.g.k[j] = 3;
+        dc.g.p[j] = 1;
+      }
+      dc.bias = !channels_first;
+      dc.in_channels_first = dc.out_channels_first = channels_first;
+      SCOPED_TRACE(describe(dc));
+      DirectCall(dc).check();
+    }
+  }
+}
+
 // One repeatable executor launched again after its weight or bias changed (a runtime copy, a
-// memset, an op writing the weight, another weight bound to it): the packed copy must notice.
-TEST(ConvDirectNhwc, RepeatableExecutorSeesWeightChanges) {
+// memset, an op writing the weight, another weight bound to it): the direct kernel's packed copy
+// must notice (12 input channels), small_cin reads the weight at every launch (3).
+void check_weight_changes(int64_t cbig) {
   reseed_for_current_test();
   DirectCase dc;
   dc.g.n = 2;
-  dc.g.cbig = 5;
+  dc.g.cbig = cbig;
   dc.g.csmall = 20;
   dc.g.big[1] = 6;
   dc.g.big[2] = 9;
@@ -1045,6 +1106,9 @@ TEST(ConvDirectNhwc, RepeatableExecutorSeesWeightChanges) {
   aclDestroyAclOpExecutor(ex);
   if (wsp) aclrtFree(wsp);
 }
+
+TEST(ConvDirectNhwc, RepeatableExecutorSeesWeightChanges) { check_weight_changes(12); }
+TEST(ConvSmallCin, RepeatableExecutorSeesWeightChanges) { check_weight_changes(3); }
 
 // The packed copy itself: packed once, again only after its source's bytes were written through
 // the runtime (an overlapping copy; a copy next to it does not count) or another source is used;

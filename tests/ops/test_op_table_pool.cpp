@@ -194,6 +194,10 @@ std::vector<int64_t> as_array(const std::vector<int64_t> &v, bool allow_one) {
   return v;
 }
 
+// Set by a test: regular windows are 2 x 2 of stride 2 without padding or dilation (the nchw_max_2x2
+// path for max pooling without indices), heights of either parity, widths even up to 40 or odd.
+bool g_fixed_2x2 = false;
+
 // Random geometry for the case (fills everything but the tensors).
 void random_geometry(const PoolTableCase &c, Problem &p) {
   const int nsp = p.nsp = c.spatial;
@@ -203,6 +207,10 @@ void random_geometry(const PoolTableCase &c, Problem &p) {
   p.c = kC[rng()() % 5];
   const int64_t max_in = nsp == 3 ? 7 : 13;
   for (int a = 3 - nsp; a < 3; ++a) p.g.in[a] = rnd(1, max_in);
+  if (g_fixed_2x2) {
+    p.g.in[1] = rnd(2, 13);
+    p.g.in[2] = rng()() % 4 == 0 ? 2 * rnd(1, 6) + 1 : 2 * rnd(1, 20);
+  }
   if (is_regular(c.kind)) {
     for (int tries = 0;; ++tries) {
       p.kernel.clear();
@@ -218,6 +226,7 @@ void random_geometry(const PoolTableCase &c, Problem &p) {
         G.d[a] = (c.has("dilation") && rng()() % 3 == 0) ? 2 : 1;
         G.pl[a] = rnd(0, G.k[a] / 2);
         G.pr[a] = c.onnx_pads ? rnd(0, G.k[a] / 2) : G.pl[a];
+        if (g_fixed_2x2 && a > 0) G.k[a] = G.s[a] = 2, G.d[a] = 1, G.pl[a] = G.pr[a] = 0;
         if (tries > 20) G.in[a] = std::max<int64_t>(G.in[a], G.d[a] * (G.k[a] - 1) + 1);
         G.out[a] = refs::pool_out_size_ref(G.in[a], G.k[a], G.pl[a], G.pr[a], G.s[a], G.d[a], p.ceil);
         ok = ok && G.out[a] > 0;
@@ -538,6 +547,20 @@ TEST_P(OpTablePoolForward, NanPropagates) {
   reseed_for_current_test();
   for (int t = 0; t < 4; ++t) {
     auto p = make_problem(c, ACL_FLOAT, t % 2 ? Layout::kClView : Layout::kContig, Layout::kContig, true);
+    check_problem(c, *p);
+  }
+}
+
+// 2 x 2 windows of stride 2 (MaxPool2d(2): aclnnMaxPool takes nchw_max_2x2 on dense planes), every
+// dtype, NaN, channels-last views and formats, floor and ceil mode.
+TEST_P(OpTablePoolForward, TwoByTwoWindows) {
+  const PoolTableCase &c = GetParam();
+  reseed_for_current_test();
+  const Layout ins[] = {Layout::kContig, Layout::kContig, Layout::kClView, Layout::kClFormat};
+  for (int t = 0; t < 16; ++t) {
+    g_fixed_2x2 = true;
+    auto p = make_problem(c, c.dtypes[static_cast<size_t>(t) % c.dtypes.size()], ins[t % 4], Layout::kContig, t % 3 == 0);
+    g_fixed_2x2 = false;
     check_problem(c, *p);
   }
 }

@@ -588,3 +588,20 @@ def test_multihead_attention_loads_a_torch_state_dict(rng):
     y, w = m(t(q.numpy()), t(k.numpy()), t(k.numpy()))
     assert_close(f64(y), want.detach().double().numpy(), "float32", "torch mha", abs_floor=1e-5)
     assert_close(f64(w), ww.detach().double().numpy(), "float32", "torch mha weights", abs_floor=1e-6)
+
+
+def test_max_pool2d_without_a_gradient_matches_the_indices_path(rng):
+    """Inference (no gradient to record) takes aclnnMaxPool, which writes no indices: the same values
+    as MaxPool2dWithIndices, NaN and ties included, with padding and ceil mode."""
+    x = rng.integers(-3, 4, size=(2, 3, 9, 10)).astype(np.float32)  # many ties
+    x[0, 1, 4, 4] = np.nan
+    for k, s, p, ceil in [(2, None, 0, False), (3, 2, 1, True), ((2, 3), (2, 1), (1, 0), False)]:
+        with_grad = F.max_pool2d(t(x, True), k, s, p, ceil_mode=ceil).detach().numpy()
+        with opsnn.no_grad():
+            plain = F.max_pool2d(t(x, True), k, s, p, ceil_mode=ceil).numpy()
+        kk = (k, k) if isinstance(k, int) else k
+        ss = kk if s is None else ((s, s) if isinstance(s, int) else s)
+        pp = (p, p) if isinstance(p, int) else p
+        assert np.array_equal(plain, with_grad, equal_nan=True)
+        want = max_pool2d_ref(x.astype(np.float64), kk, ss, pp, (1, 1), ceil)
+        assert np.array_equal(np.isnan(plain), np.isnan(want)) and np.array_equal(plain[~np.isnan(plain)], want[~np.isnan(want)])

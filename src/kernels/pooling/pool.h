@@ -55,6 +55,7 @@ struct PoolPlan {
   bool w_interior = false;  // planar: the W interior runs as a unit-stride-over-output vector loop
   bool w_gather = false;    // planar: every W window is one position (a gather along the row)
   bool global = false;      // planar: one window covering the whole plane (no index)
+  bool k2s2 = false;        // planar max without index: 2x2 windows, stride 2, no padding, even W
   int64_t in_plane() const { return ax[0].in * ax[1].in * ax[2].in; }
   int64_t out_plane() const { return ax[0].out * ax[1].out * ax[2].out; }
 };

@@ -978,6 +978,12 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     k, s, p, d = _pool_args(kernel_size, stride, padding, dilation)
     osp = [_pool_out(input.shape[-2 + i], k[i], s[i], p[i], d[i], ceil_mode) for i in range(2)]
     shape = list(input.shape[:-2]) + osp
+    if not return_indices and d == [1, 1] and not (is_grad_enabled() and input.requires_grad):
+        # No gradient to record (inference): aclnnMaxPool writes no indices (pads [ph, pw] are both
+        # sides; its ceil mode drops windows starting in the right / bottom padding, as PyTorch's).
+        res = _new(shape, input.dtype)
+        call("MaxPool", input, k, s, 0, p, d, _py_int(ceil_mode), res)
+        return res
     res, idx = _new(shape, input.dtype), _new(shape, int64)
     call("MaxPool2dWithIndices", input, k, s, p, d, _py_bool(ceil_mode), res, idx)
 
