@@ -16,6 +16,12 @@ struct AttnRowFns {
   // row[j] = exp(row[j] - m); returns the sum (fp32, fixed order).
   float (*exp_sum)(float *row, int64_t n, float m);
   float (*exp1)(float x);
+  // Streaming decode (decode_stream_impl.h): s[g * lds + j] = q[g] . k[j] for g < G, j < n (q rows
+  // [G, D] contiguous, key row j at k + j * ks); o[g] += sum_j p[g * ldp + j] v[j] (o rows [G, D],
+  // value row j at v + j * vs); widen: FLOAT16 (bf16 false) or BF16 bits to float.
+  void (*qk)(const float *q, int64_t G, int64_t D, const float *k, int64_t ks, int64_t n, float *s, int64_t lds);
+  void (*pv)(const float *p, int64_t ldp, int64_t G, int64_t n, const float *v, int64_t vs, int64_t D, float *o);
+  void (*widen)(const uint16_t *src, bool bf16, float *dst, int64_t n);
 };
 
 const AttnRowFns &attn_rows_portable();

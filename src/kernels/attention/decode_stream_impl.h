@@ -1,0 +1,158 @@
+// The streaming decode pieces of AttnRowFns (attention_rows.h): the scores of a group of query
+// heads against a run of key rows, and P.V accumulated from a run of value rows. Each key / value
+// row is read once for all the heads of the group (they sit in registers), so decode is one pass
+// over the KV cache. Written on vec.h's 64-byte vectors, compiled once per ISA tier; the order of
+// every sum is fixed (a tree of lanes), so results depend on neither the thread count nor the run.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#if defined(__F16C__)
+#include <immintrin.h>
+#endif
+
+#include "common/half.h"
+#include "kernels/simd/vec.h"
+
+namespace opsnn::kernels::attn_rows_impl {
+namespace {
+
+using vec::f32v;
+using vec::i32v;
+using vec::kF32;
+// Rows ahead a key / value row is prefetched: the rows of one KV head follow each other in memory,
+// but a tile reads 4-16 of them side by side, which the hardware prefetchers follow late.
+constexpr int64_t kPrefetchRows = 16;
+
+inline void store(float *p, f32v v) { std::memcpy(p, &v, sizeof v); }
+
+// Lane i of the result = the sum of a[i]'s 16 lanes: four levels of two-source shuffles, each
+// halving the lanes per source and keeping the sources in order.
+inline f32v hsum16(const f32v *a) {
+  f32v t[8], u[4], w[2];
+  const i32v l1a{0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23};
+  const i32v l1b{8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31};
+  for (int i = 0; i < 8; ++i) t[i] = __builtin_shuffle(a[2 * i], a[2 * i + 1], l1a) + __builtin_shuffle(a[2 * i], a[2 * i + 1], l1b);
+  const i32v l2a{0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27};
+  const i32v l2b{4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31};
+  for (int i = 0; i < 4; ++i) u[i] = __builtin_shuffle(t[2 * i], t[2 * i + 1], l2a) + __builtin_shuffle(t[2 * i], t[2 * i + 1], l2b);
+  const i32v l3a{0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29};
+  const i32v l3b{2, 3, 6, 7, 10, 11, 14, 15, 18, 19, 22, 23, 26, 27, 30, 31};
+  for (int i = 0; i < 2; ++i) w[i] = __builtin_shuffle(u[2 * i], u[2 * i + 1], l3a) + __builtin_shuffle(u[2 * i], u[2 * i + 1], l3b);
+  const i32v l4a{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30};
+  const i32v l4b{1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31};
+  return __builtin_shuffle(w[0], w[1], l4a) + __builtin_shuffle(w[0], w[1], l4b);
+}
+
+// Scores of HK heads x (16 / HK) keys: 16 accumulators, one key load feeding HK heads.
+template <int HK>
+void qk_tile(const float *q, int64_t D, const float *k, int64_t ks, int64_t n, int64_t j0, int64_t g0, float *s,
+             int64_t lds) {
+  constexpr int KK = 16 / HK;
+  const int64_t Dv = D / kF32 * kF32;
+  const float *kr[KK];
+  for (int j = 0; j < KK; ++j) kr[j] = k + std::min<int64_t>(j0 + j, n - 1) * ks;  // past n: a repeat, dropped
+  f32v acc[16] = {};
+  for (int64_t c = 0; c < Dv; c += kF32) {
+    f32v kv[KK];
+    for (int j = 0; j < KK; ++j) {
+      __builtin_prefetch(kr[j] + c + kPrefetchRows * ks);  // past the end: a hint, never a fault
+      kv[j] = vec::load(kr[j] + c);
+    }
+    for (int h = 0; h < HK; ++h) {
+      const f32v qv = vec::load(q + (g0 + h) * D + c);
+      for (int j = 0; j < KK; ++j) acc[h * KK + j] += qv * kv[j];
+    }
+  }
+  float r[16];
+  store(r, hsum16(acc));
+  for (int h = 0; h < HK; ++h)
+    for (int j = 0; j < KK && j0 + j < n; ++j) {
+      float x = r[h * KK + j];
+      for (int64_t c = Dv; c < D; ++c) x += q[(g0 + h) * D + c] * kr[j][c];
+      s[(g0 + h) * lds + j0 + j] = x;
+    }
+}
+
+template <int HK>
+void qk_heads(const float *q, int64_t G, int64_t D, const float *k, int64_t ks, int64_t n, float *s, int64_t lds) {
+  constexpr int KK = 16 / HK;
+  for (int64_t j0 = 0; j0 < n; j0 += KK)  // keys outer: a key row comes from memory once, for every head
+    for (int64_t g0 = 0; g0 < G; g0 += HK) qk_tile<HK>(q, D, k, ks, n, j0, g0, s, lds);
+}
+
+void qk(const float *q, int64_t G, int64_t D, const float *k, int64_t ks, int64_t n, float *s, int64_t lds) {
+  if (n <= 0) return;
+  if (G % 4 == 0) return qk_heads<4>(q, G, D, k, ks, n, s, lds);
+  if (G % 2 == 0) return qk_heads<2>(q, G, D, k, ks, n, s, lds);
+  qk_heads<1>(q, G, D, k, ks, n, s, lds);
+}
+
+// o[h][c0, c0 + 16 DC) += sum_j p[h][j] v[j][...] for HK heads from g0: HK x DC accumulators.
+template <int HK, int DC>
+void pv_cols(const float *p, int64_t ldp, int64_t g0, int64_t n, const float *v, int64_t vs, int64_t c0, float *o,
+             int64_t D) {
+  f32v acc[HK][DC];
+  for (int h = 0; h < HK; ++h)
+    for (int d = 0; d < DC; ++d) acc[h][d] = vec::load(o + (g0 + h) * D + c0 + d * kF32);
+  for (int64_t j = 0; j < n; ++j) {
+    f32v vv[DC];
+    for (int d = 0; d < DC; ++d) {
+      __builtin_prefetch(v + (j + kPrefetchRows) * vs + c0 + d * kF32);
+      vv[d] = vec::load(v + j * vs + c0 + d * kF32);
+    }
+    for (int h = 0; h < HK; ++h) {
+      const f32v pj = vec::splat(p[(g0 + h) * ldp + j]);
+      for (int d = 0; d < DC; ++d) acc[h][d] += pj * vv[d];
+    }
+  }
+  for (int h = 0; h < HK; ++h)
+    for (int d = 0; d < DC; ++d) store(o + (g0 + h) * D + c0 + d * kF32, acc[h][d]);
+}
+
+template <int HK>
+void pv_heads(const float *p, int64_t ldp, int64_t G, int64_t n, const float *v, int64_t vs, int64_t D, float *o) {
+  const int64_t Dv = D / kF32 * kF32;
+  for (int64_t g0 = 0; g0 < G; g0 += HK) {
+    int64_t c = 0;
+    if constexpr (HK <= 2)
+      for (; c + 8 * kF32 <= Dv; c += 8 * kF32) pv_cols<HK, 8>(p, ldp, g0, n, v, vs, c, o, D);
+    for (; c + 4 * kF32 <= Dv; c += 4 * kF32) pv_cols<HK, 4>(p, ldp, g0, n, v, vs, c, o, D);
+    for (; c < Dv; c += kF32) pv_cols<HK, 1>(p, ldp, g0, n, v, vs, c, o, D);
+    for (int64_t h = g0; h < g0 + HK; ++h)  // the columns past the last whole vector
+      for (int64_t e = Dv; e < D; ++e) {
+        float x = o[h * D + e];
+        for (int64_t j = 0; j < n; ++j) x += p[h * ldp + j] * v[j * vs + e];
+        o[h * D + e] = x;
+      }
+  }
+}
+
+void pv(const float *p, int64_t ldp, int64_t G, int64_t n, const float *v, int64_t vs, int64_t D, float *o) {
+  if (n <= 0) return;
+  if (G % 4 == 0) return pv_heads<4>(p, ldp, G, n, v, vs, D, o);
+  if (G % 2 == 0) return pv_heads<2>(p, ldp, G, n, v, vs, D, o);
+  pv_heads<1>(p, ldp, G, n, v, vs, D, o);
+}
+
+// dst[i] = float(src[i]), src FLOAT16 (bf16 false) or BF16 bits.
+void widen(const uint16_t *src, bool bf16, float *dst, int64_t n) {
+  int64_t i = 0;
+  if (bf16) {
+    for (; i < n; ++i) {
+      const uint32_t u = static_cast<uint32_t>(src[i]) << 16;
+      std::memcpy(dst + i, &u, 4);
+    }
+    return;
+  }
+#if defined(__F16C__)
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(src + i))));
+#endif
+  for (; i < n; ++i) dst[i] = half_to_float(src[i]);
+}
+
+}  // namespace
+}  // namespace opsnn::kernels::attn_rows_impl
