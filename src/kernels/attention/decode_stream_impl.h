@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__F16C__)
+#if defined(__F16C__) || defined(__AVX512F__)
 #include <immintrin.h>
 #endif
 
@@ -27,6 +27,49 @@ using vec::kF32;
 constexpr int64_t kPrefetchRows = 16;
 
 inline void store(float *p, f32v v) { std::memcpy(p, &v, sizeof v); }
+
+// Key / value elements as stored: FLOAT, or BF16 / FLOAT16 bits widened in registers as they load
+// (no converted copy of the cache).
+struct Bf16 {
+  uint16_t bits;
+};
+struct F16 {
+  uint16_t bits;
+};
+inline float to_float(float x) { return x; }
+inline float to_float(Bf16 x) {
+  const uint32_t u = static_cast<uint32_t>(x.bits) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+inline float to_float(F16 x) { return half_to_float(x.bits); }
+
+inline f32v load16(const float *p) { return vec::load(p); }
+inline f32v load16(const Bf16 *p) {
+  using u16v = uint16_t __attribute__((vector_size(32)));
+  u16v h;
+  std::memcpy(&h, p, sizeof h);
+  const i32v w = __builtin_convertvector(h, i32v) << 16;
+  f32v r;
+  std::memcpy(&r, &w, sizeof r);
+  return r;
+}
+inline f32v load16(const F16 *p) {
+  f32v r;
+#if defined(__AVX512F__)
+  const __m512 x = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(p)));
+  std::memcpy(&r, &x, sizeof r);
+#elif defined(__F16C__)
+  const __m256 lo = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p)));
+  const __m256 hi = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p + 8)));
+  std::memcpy(&r, &lo, 32);
+  std::memcpy(reinterpret_cast<char *>(&r) + 32, &hi, 32);
+#else
+  for (int i = 0; i < 16; ++i) r[i] = half_to_float(p[i].bits);
+#endif
+  return r;
+}
 
 // Lane i of the result = the sum of a[i]'s 16 lanes: four levels of two-source shuffles, each
 // halving the lanes per source and keeping the sources in order.
@@ -47,19 +90,19 @@ inline f32v hsum16(const f32v *a) {
 }
 
 // Scores of HK heads x (16 / HK) keys: 16 accumulators, one key load feeding HK heads.
-template <int HK>
-void qk_tile(const float *q, int64_t D, const float *k, int64_t ks, int64_t n, int64_t j0, int64_t g0, float *s,
+template <int HK, class E>
+void qk_tile(const float *q, int64_t D, const E *k, int64_t ks, int64_t n, int64_t j0, int64_t g0, float *s,
              int64_t lds) {
   constexpr int KK = 16 / HK;
   const int64_t Dv = D / kF32 * kF32;
-  const float *kr[KK];
+  const E *kr[KK];
   for (int j = 0; j < KK; ++j) kr[j] = k + std::min<int64_t>(j0 + j, n - 1) * ks;  // past n: a repeat, dropped
   f32v acc[16] = {};
   for (int64_t c = 0; c < Dv; c += kF32) {
     f32v kv[KK];
     for (int j = 0; j < KK; ++j) {
       __builtin_prefetch(kr[j] + c + kPrefetchRows * ks);  // past the end: a hint, never a fault
-      kv[j] = vec::load(kr[j] + c);
+      kv[j] = load16(kr[j] + c);
     }
     for (int h = 0; h < HK; ++h) {
       const f32v qv = vec::load(q + (g0 + h) * D + c);
@@ -71,28 +114,35 @@ void qk_tile(const float *q, int64_t D, const float *k, int64_t ks, int64_t n, i
   for (int h = 0; h < HK; ++h)
     for (int j = 0; j < KK && j0 + j < n; ++j) {
       float x = r[h * KK + j];
-      for (int64_t c = Dv; c < D; ++c) x += q[(g0 + h) * D + c] * kr[j][c];
+      for (int64_t c = Dv; c < D; ++c) x += q[(g0 + h) * D + c] * to_float(kr[j][c]);
       s[(g0 + h) * lds + j0 + j] = x;
     }
 }
 
-template <int HK>
-void qk_heads(const float *q, int64_t G, int64_t D, const float *k, int64_t ks, int64_t n, float *s, int64_t lds) {
+template <int HK, class E>
+void qk_heads(const float *q, int64_t G, int64_t D, const E *k, int64_t ks, int64_t n, float *s, int64_t lds) {
   constexpr int KK = 16 / HK;
   for (int64_t j0 = 0; j0 < n; j0 += KK)  // keys outer: a key row comes from memory once, for every head
     for (int64_t g0 = 0; g0 < G; g0 += HK) qk_tile<HK>(q, D, k, ks, n, j0, g0, s, lds);
 }
 
-void qk(const float *q, int64_t G, int64_t D, const float *k, int64_t ks, int64_t n, float *s, int64_t lds) {
-  if (n <= 0) return;
+template <class E>
+void qk_typed(const float *q, int64_t G, int64_t D, const E *k, int64_t ks, int64_t n, float *s, int64_t lds) {
   if (G % 4 == 0) return qk_heads<4>(q, G, D, k, ks, n, s, lds);
   if (G % 2 == 0) return qk_heads<2>(q, G, D, k, ks, n, s, lds);
   qk_heads<1>(q, G, D, k, ks, n, s, lds);
 }
 
+void qk(const float *q, int64_t G, int64_t D, const void *k, AttnKv kt, int64_t ks, int64_t n, float *s, int64_t lds) {
+  if (n <= 0) return;
+  if (kt == AttnKv::kBf16) return qk_typed(q, G, D, static_cast<const Bf16 *>(k), ks, n, s, lds);
+  if (kt == AttnKv::kF16) return qk_typed(q, G, D, static_cast<const F16 *>(k), ks, n, s, lds);
+  qk_typed(q, G, D, static_cast<const float *>(k), ks, n, s, lds);
+}
+
 // o[h][c0, c0 + 16 DC) += sum_j p[h][j] v[j][...] for HK heads from g0: HK x DC accumulators.
-template <int HK, int DC>
-void pv_cols(const float *p, int64_t ldp, int64_t g0, int64_t n, const float *v, int64_t vs, int64_t c0, float *o,
+template <int HK, int DC, class E>
+void pv_cols(const float *p, int64_t ldp, int64_t g0, int64_t n, const E *v, int64_t vs, int64_t c0, float *o,
              int64_t D) {
   f32v acc[HK][DC];
   for (int h = 0; h < HK; ++h)
@@ -101,7 +151,7 @@ void pv_cols(const float *p, int64_t ldp, int64_t g0, int64_t n, const float *v,
     f32v vv[DC];
     for (int d = 0; d < DC; ++d) {
       __builtin_prefetch(v + (j + kPrefetchRows) * vs + c0 + d * kF32);
-      vv[d] = vec::load(v + j * vs + c0 + d * kF32);
+      vv[d] = load16(v + j * vs + c0 + d * kF32);
     }
     for (int h = 0; h < HK; ++h) {
       const f32v pj = vec::splat(p[(g0 + h) * ldp + j]);
@@ -112,8 +162,8 @@ void pv_cols(const float *p, int64_t ldp, int64_t g0, int64_t n, const float *v,
     for (int d = 0; d < DC; ++d) store(o + (g0 + h) * D + c0 + d * kF32, acc[h][d]);
 }
 
-template <int HK>
-void pv_heads(const float *p, int64_t ldp, int64_t G, int64_t n, const float *v, int64_t vs, int64_t D, float *o) {
+template <int HK, class E>
+void pv_heads(const float *p, int64_t ldp, int64_t G, int64_t n, const E *v, int64_t vs, int64_t D, float *o) {
   const int64_t Dv = D / kF32 * kF32;
   for (int64_t g0 = 0; g0 < G; g0 += HK) {
     int64_t c = 0;
@@ -124,34 +174,24 @@ void pv_heads(const float *p, int64_t ldp, int64_t G, int64_t n, const float *v,
     for (int64_t h = g0; h < g0 + HK; ++h)  // the columns past the last whole vector
       for (int64_t e = Dv; e < D; ++e) {
         float x = o[h * D + e];
-        for (int64_t j = 0; j < n; ++j) x += p[h * ldp + j] * v[j * vs + e];
+        for (int64_t j = 0; j < n; ++j) x += p[h * ldp + j] * to_float(v[j * vs + e]);
         o[h * D + e] = x;
       }
   }
 }
 
-void pv(const float *p, int64_t ldp, int64_t G, int64_t n, const float *v, int64_t vs, int64_t D, float *o) {
-  if (n <= 0) return;
+template <class E>
+void pv_typed(const float *p, int64_t ldp, int64_t G, int64_t n, const E *v, int64_t vs, int64_t D, float *o) {
   if (G % 4 == 0) return pv_heads<4>(p, ldp, G, n, v, vs, D, o);
   if (G % 2 == 0) return pv_heads<2>(p, ldp, G, n, v, vs, D, o);
   pv_heads<1>(p, ldp, G, n, v, vs, D, o);
 }
 
-// dst[i] = float(src[i]), src FLOAT16 (bf16 false) or BF16 bits.
-void widen(const uint16_t *src, bool bf16, float *dst, int64_t n) {
-  int64_t i = 0;
-  if (bf16) {
-    for (; i < n; ++i) {
-      const uint32_t u = static_cast<uint32_t>(src[i]) << 16;
-      std::memcpy(dst + i, &u, 4);
-    }
-    return;
-  }
-#if defined(__F16C__)
-  for (; i + 8 <= n; i += 8)
-    _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(src + i))));
-#endif
-  for (; i < n; ++i) dst[i] = half_to_float(src[i]);
+void pv(const float *p, int64_t ldp, int64_t G, int64_t n, const void *v, AttnKv vt, int64_t vs, int64_t D, float *o) {
+  if (n <= 0) return;
+  if (vt == AttnKv::kBf16) return pv_typed(p, ldp, G, n, static_cast<const Bf16 *>(v), vs, D, o);
+  if (vt == AttnKv::kF16) return pv_typed(p, ldp, G, n, static_cast<const F16 *>(v), vs, D, o);
+  pv_typed(p, ldp, G, n, static_cast<const float *>(v), vs, D, o);
 }
 
 }  // namespace

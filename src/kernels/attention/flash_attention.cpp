@@ -24,7 +24,7 @@ constexpr int64_t kMinQueryBlock = 16;  // query positions per prefill task, at 
 constexpr int64_t kMaxTaskRows = 512;
 constexpr int64_t kKeyBlock = 256;     // keys per block (prefill)
 constexpr int64_t kDecodeKeyBlock = 512;
-constexpr int64_t kStreamKeyBlock = 128;  // decode_stream: a block's converted K / V rows stay in L2
+constexpr int64_t kStreamKeyBlock = 128;  // decode_stream: keys per block (the score tile and V pass stay in L2)
 // Split-KV decode: the KV length is split until B x Nkv x splits reaches kDecodeTasks (enough for
 // the workers of any machine here), no split shorter than kMinSplitKeys. Fixed by the shapes, so the
 // results never depend on the thread count.
@@ -92,9 +92,6 @@ inline void key_range(const AttnDesc &d, int64_t b, int64_t i, int64_t *lo, int6
   *hi = std::min(h, kv);
 }
 
-// INT8 key / value rows are dequantised, FLOAT16 / BF16 ones widened (decode_stream) per block into fp32.
-bool needs_kv_scratch(const AttnDesc &d, bool stream) { return d.kv_int8 || (stream && d.k.dtype != ACL_FLOAT); }
-
 struct Scratch {
   float *q, *s, *o, *m, *l, *row;
   float *kq, *vq;  // dequantised INT8 key / value rows of a block (kv_int8)
@@ -116,7 +113,7 @@ Scratch carve(const AttnPlan &p, char *base) {
   s.m = reinterpret_cast<float *>(take(sizeof(float) * R));
   s.l = reinterpret_cast<float *>(take(sizeof(float) * R));
   s.row = reinterpret_cast<float *>(take(sizeof(float) * KB));
-  const int64_t kvq = needs_kv_scratch(p.desc, p.stream) ? KB * D : 0;
+  const int64_t kvq = p.desc.kv_int8 ? KB * D : 0;
   s.kq = reinterpret_cast<float *>(take(sizeof(float) * kvq));
   s.vq = reinterpret_cast<float *>(take(sizeof(float) * kvq));
   s.gemm = c;
@@ -144,32 +141,9 @@ inline float *partial_at(const RunCtx &x, int64_t part) {
   return x.partial + part * R * (D + 2);
 }
 
-// The scores of the task's rows against keys [js, js + w) (decode_stream): FLOAT rows read in place,
-// FLOAT16 / BF16 rows widened into scratch first. `row(j)` is key j's first element.
-template <class RowPtr>
-void stream_qk(const RunCtx &x, int64_t nrows, int64_t js, int64_t w, RowPtr row, float *s_out, const Scratch &s) {
-  const AttnDesc &d = x.p.desc;
-  const AttnRowFns &R = *x.p.rows;
-  if (d.k.dtype == ACL_FLOAT) {
-    R.qk(s.q, nrows, d.dim, reinterpret_cast<const float *>(row(js)), d.k.s, w, s_out, x.p.k_block);
-    return;
-  }
-  for (int64_t r = 0; r < w; ++r)
-    R.widen(reinterpret_cast<const uint16_t *>(row(js + r)), d.k.dtype == ACL_BF16, s.kq + r * d.dim, d.dim);
-  R.qk(s.q, nrows, d.dim, s.kq, d.dim, w, s_out, x.p.k_block);
-}
-
-template <class RowPtr>
-void stream_pv(const RunCtx &x, int64_t nrows, int64_t js, int64_t w, RowPtr row, const float *p, const Scratch &s) {
-  const AttnDesc &d = x.p.desc;
-  const AttnRowFns &R = *x.p.rows;
-  if (d.v.dtype == ACL_FLOAT) {
-    R.pv(p, x.p.k_block, nrows, w, reinterpret_cast<const float *>(row(js)), d.v.s, d.dim, s.o);
-    return;
-  }
-  for (int64_t r = 0; r < w; ++r)
-    R.widen(reinterpret_cast<const uint16_t *>(row(js + r)), d.v.dtype == ACL_BF16, s.vq + r * d.dim, d.dim);
-  R.pv(p, x.p.k_block, nrows, w, s.vq, d.dim, d.dim, s.o);
+// decode_stream reads FLOAT / BF16 / FLOAT16 key and value rows in place.
+inline AttnKv kv_type(aclDataType t) {
+  return t == ACL_BF16 ? AttnKv::kBf16 : t == ACL_FLOAT16 ? AttnKv::kF16 : AttnKv::kF32;
 }
 
 // Rows [j0, j0 + w) of an INT8 key (half 0) or value (half 1) of batch b, KV head n, dequantised
@@ -291,7 +265,7 @@ void run_task(const RunCtx &x, const AttnPlan::Task &t, const Scratch &s) {
     for (int64_t js = j0; js < j0 + n; js += seg) {  // S = Q.K^T, one GEMM per page (or the whole block)
       const int64_t w = std::min(seg, j0 + n - js);
       if (p.stream) {
-        stream_qk(x, nrows, js, w, [&](int64_t j) { return page_base(d.k, x.k, ksz, j); }, s.s + (js - j0), s);
+        R.qk(s.q, nrows, D, page_base(d.k, x.k, ksz, js), kv_type(d.k.dtype), d.k.s, w, s.s + (js - j0), KB);
         continue;
       }
       if (d.kv_int8) {
@@ -337,7 +311,7 @@ void run_task(const RunCtx &x, const AttnPlan::Task &t, const Scratch &s) {
     for (int64_t js = j0; js < j0 + n; js += seg) {  // O += P.V
       const int64_t w = std::min(seg, j0 + n - js);
       if (p.stream) {
-        stream_pv(x, nrows, js, w, [&](int64_t j) { return page_base(d.v, x.v, vsz, j); }, s.s + (js - j0), s);
+        R.pv(s.s + (js - j0), KB, nrows, w, page_base(d.v, x.v, vsz, js), kv_type(d.v.dtype), d.v.s, D, s.o);
         continue;
       }
       if (d.kv_int8) {
@@ -507,7 +481,7 @@ bool flash_attention_plan(const AttnDesc &desc, AttnPlan *plan) {
     gemm_ws = std::max({gemm_ws, g.qk.workspace_bytes, g.pv.workspace_bytes});
     p.gemms.push_back(std::move(g));
   }
-  p.worker_bytes = scratch_bytes_before_gemm(R, D, KB, needs_kv_scratch(d, p.stream)) + bytes64(gemm_ws);
+  p.worker_bytes = scratch_bytes_before_gemm(R, D, KB, d.kv_int8) + bytes64(gemm_ws);
   p.partial_bytes = bytes64(sizeof(float) * static_cast<size_t>(parts * R * (D + 2)));
   p.workers = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(core::num_threads(), p.tasks.size())));
   p.workspace_bytes = p.tasks.empty() ? 0 : p.partial_bytes + p.worker_bytes * static_cast<size_t>(p.workers);
