@@ -826,47 +826,35 @@ TEST_P(OpTableAttention, DecodeOverLongKvCache) {
 TEST_P(OpTableAttention, SplitKvDecodeStream) {
   reseed_for_current_test();
   const AttnTableCase &c = GetParam();
-  for (aclDataType dt : c.dtypes) {
+  auto decode = [](int64_t N, int64_t Nkv, int64_t Skv, int64_t D) {
     Problem p;
+    p.N = N;
+    p.Nkv = Nkv;
+    p.Sq = 1;
+    p.Skv = Skv;
+    p.D = D;
+    return p;
+  };
+  for (aclDataType dt : c.dtypes) {
+    Problem p = decode(4, 1, 4097, 128);
     p.dt = dt;
     p.B = 3;
-    p.N = 4;
-    p.Nkv = 1;
-    p.Sq = 1;
-    p.Skv = 4097;
-    p.D = 128;
     p.scale = 0.09;
     p.kv_len = {1, 7, 4097};
     p.mask = MaskShape::kBS;
     p.lse = c.has_lse;
     check(c, p);
   }
-  Problem g3;
-  g3.N = 6;
-  g3.Nkv = 2;
-  g3.Sq = 1;
-  g3.Skv = 2100;
-  g3.D = 40;
-  check(c, g3);
-  Problem g2 = g3;
-  g2.N = 4;
+  check(c, decode(6, 2, 2100, 40));  // groups of 3
+  Problem g2 = decode(4, 2, 2100, 40);
   g2.layout = "BSND";
   g2.strided = true;
   check(c, g2);
-  Problem mha;
-  mha.N = mha.Nkv = 1;
-  mha.Sq = 1;
-  mha.Skv = 1537;
-  mha.D = 24;
+  Problem mha = decode(1, 1, 1537, 24);
   mha.pse = true;
   mha.lse = c.has_lse;
   check(c, mha);
-  Problem band;
-  band.N = 4;
-  band.Nkv = 1;
-  band.Sq = 1;
-  band.Skv = 3000;
-  band.D = 64;
+  Problem band = decode(4, 1, 3000, 64);
   band.sparse = 4;
   band.pre = 300;
   band.next = 0;
