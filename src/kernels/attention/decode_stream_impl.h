@@ -58,7 +58,8 @@ inline f32v load16(const Bf16 *p) {
 inline f32v load16(const F16 *p) {
   f32v r;
 #if defined(__AVX512F__)
-  const __m512 x = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(p)));
+  // (the zero-masked form: GCC 12 warns about the undefined source of the plain one)
+  const __m512 x = _mm512_maskz_cvtph_ps(0xFFFF, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p)));
   std::memcpy(&r, &x, sizeof r);
 #elif defined(__F16C__)
   const __m256 lo = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p)));
@@ -72,22 +73,24 @@ inline f32v load16(const F16 *p) {
 }
 
 // Lane i of the result = the sum of a[i]'s 16 lanes: four levels of two-source shuffles, each
-// halving the lanes per source and keeping the sources in order.
+// halving the lanes per source and keeping the sources in order (__builtin_shufflevector: GCC >= 12
+// and clang).
+#define OPSNN_PAIR(x, y, ...) (__builtin_shufflevector(x, y, __VA_ARGS__))
 inline f32v hsum16(const f32v *a) {
   f32v t[8], u[4], w[2];
-  const i32v l1a{0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23};
-  const i32v l1b{8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31};
-  for (int i = 0; i < 8; ++i) t[i] = __builtin_shuffle(a[2 * i], a[2 * i + 1], l1a) + __builtin_shuffle(a[2 * i], a[2 * i + 1], l1b);
-  const i32v l2a{0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27};
-  const i32v l2b{4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31};
-  for (int i = 0; i < 4; ++i) u[i] = __builtin_shuffle(t[2 * i], t[2 * i + 1], l2a) + __builtin_shuffle(t[2 * i], t[2 * i + 1], l2b);
-  const i32v l3a{0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29};
-  const i32v l3b{2, 3, 6, 7, 10, 11, 14, 15, 18, 19, 22, 23, 26, 27, 30, 31};
-  for (int i = 0; i < 2; ++i) w[i] = __builtin_shuffle(u[2 * i], u[2 * i + 1], l3a) + __builtin_shuffle(u[2 * i], u[2 * i + 1], l3b);
-  const i32v l4a{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30};
-  const i32v l4b{1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31};
-  return __builtin_shuffle(w[0], w[1], l4a) + __builtin_shuffle(w[0], w[1], l4b);
+  for (int i = 0; i < 8; ++i)
+    t[i] = OPSNN_PAIR(a[2 * i], a[2 * i + 1], 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23) +
+           OPSNN_PAIR(a[2 * i], a[2 * i + 1], 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+  for (int i = 0; i < 4; ++i)
+    u[i] = OPSNN_PAIR(t[2 * i], t[2 * i + 1], 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27) +
+           OPSNN_PAIR(t[2 * i], t[2 * i + 1], 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31);
+  for (int i = 0; i < 2; ++i)
+    w[i] = OPSNN_PAIR(u[2 * i], u[2 * i + 1], 0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29) +
+           OPSNN_PAIR(u[2 * i], u[2 * i + 1], 2, 3, 6, 7, 10, 11, 14, 15, 18, 19, 22, 23, 26, 27, 30, 31);
+  return OPSNN_PAIR(w[0], w[1], 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30) +
+         OPSNN_PAIR(w[0], w[1], 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
 }
+#undef OPSNN_PAIR
 
 // Scores of HK heads x (16 / HK) keys: 16 accumulators, one key load feeding HK heads.
 template <int HK, class E>
