@@ -41,19 +41,13 @@ bool regular_windows(PoolKind k) {
 }
 bool is_avg(PoolKind k) { return k == PoolKind::kAvg || k == PoolKind::kAvgBackward; }
 
-// A tensor's logical (n, c, d, h, w) dims and element strides: NCHW-like (ND, NCHW, NCL, NCDHW)
-// or channels-last when its format says so (NHWC with 2 spatial dims, NDHWC with 3); without the
-// batch dim (spatial + 1 dims) n = 1.
-struct Logical {
-  PoolView v;
-  bool batched = true, channels_last = false;
-};
+}  // namespace
 
-Logical logical(const aclTensor &t, const char *name, int nsp) {
+PoolLogical pool_logical(const aclTensor &t, const char *name, int nsp) {
   if (t.ndim != nsp + 2 && t.ndim != nsp + 1)
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s must have %d or %d dims ([N,] C, %s), got shape %s", name, nsp + 1,
-                nsp + 2, nsp == 3 ? "D, H, W" : "H, W", core::shape_string(t).c_str());
-  Logical l;
+                nsp + 2, nsp == 3 ? "D, H, W" : nsp == 2 ? "H, W" : "L", core::shape_string(t).c_str());
+  PoolLogical l;
   l.v.dtype = t.dtype;
   l.batched = t.ndim == nsp + 2;
   l.channels_last = (t.format == ACL_FORMAT_NHWC && nsp == 2) || (t.format == ACL_FORMAT_NDHWC && nsp == 3);
@@ -73,8 +67,7 @@ Logical logical(const aclTensor &t, const char *name, int nsp) {
   return l;
 }
 
-// The dims a tensor like `like` (same format and batching) has for logical dims `dims`.
-std::vector<int64_t> physical_dims(const Logical &like, const int64_t *dims, int nsp) {
+std::vector<int64_t> pool_physical_dims(const PoolLogical &like, const int64_t *dims, int nsp) {
   std::vector<int64_t> out;
   if (like.batched) out.push_back(dims[0]);
   if (!like.channels_last) out.push_back(dims[1]);
@@ -83,18 +76,25 @@ std::vector<int64_t> physical_dims(const Logical &like, const int64_t *dims, int
   return out;
 }
 
-// `t` has the logical dims `dims` (in its own format, with `like`'s batching).
-void check_dims(const aclTensor &t, const char *name, const Logical &like, const int64_t *dims, int nsp) {
-  const std::vector<int64_t> want = physical_dims(like, dims, nsp);
+void pool_check_dims(const aclTensor &t, const char *name, const PoolLogical &like, const int64_t *dims, int nsp) {
+  const std::vector<int64_t> want = pool_physical_dims(like, dims, nsp);
   bool ok = t.ndim == static_cast<int>(want.size());
-  Logical lt;
+  PoolLogical lt;
   if (ok) {
-    lt = logical(t, name, nsp);
+    lt = pool_logical(t, name, nsp);
     for (int i = 0; i < 5; ++i) ok = ok && lt.v.dims[i] == dims[i];
   }
   if (!ok)
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; expected %s", name, core::shape_string(t).c_str(),
                 core::shape_string(want.data(), static_cast<int>(want.size())).c_str());
+}
+
+namespace {
+
+using Logical = PoolLogical;
+Logical logical(const aclTensor &t, const char *name, int nsp) { return pool_logical(t, name, nsp); }
+void check_dims(const aclTensor &t, const char *name, const Logical &like, const int64_t *dims, int nsp) {
+  pool_check_dims(t, name, like, dims, nsp);
 }
 
 // An int array of `nsp` values: `n` values given, or one for every dim, or (allow_empty) none ->

@@ -8,6 +8,7 @@
 
 #include "core/dtype.h"
 #include "core/op_builder.h"
+#include "kernels/pooling/pool.h"
 
 namespace opsnn::ops {
 
@@ -58,5 +59,18 @@ struct PoolCall {
 };
 
 void pool_phase1(core::OpBuilder &b, const PoolRule &rule, const PoolCall &c);
+
+// A tensor's logical (n, c, d, h, w) dims and element strides (shared with the resize phase 1):
+// NCHW-like (ND, NCHW, NCL, NCDHW) or channels-last when its format says so (NHWC with 2 spatial
+// dims, NDHWC with 3); without the batch dim (spatial + 1 dims) n = 1; `nsp` is 1, 2 or 3.
+struct PoolLogical {
+  kernels::PoolView v;
+  bool batched = true, channels_last = false;
+};
+PoolLogical pool_logical(const aclTensor &t, const char *name, int nsp);
+// The dims a tensor like `like` (same format and batching) has for logical dims `dims`.
+std::vector<int64_t> pool_physical_dims(const PoolLogical &like, const int64_t *dims, int nsp);
+// `t` has the logical dims `dims` (in its own format, with `like`'s batching), else 161002.
+void pool_check_dims(const aclTensor &t, const char *name, const PoolLogical &like, const int64_t *dims, int nsp);
 
 }  // namespace opsnn::ops
