@@ -1,9 +1,9 @@
-// The test harness of the table-driven pooling and resize ops (src/ops/pooling/pooling.ops,
-// resize.ops): every op runs the same suites, registered from the tables by tools/gen_ops.py
-// --tests (pool_table_cases.inc in the build tree):
+// The test harness of the table-driven pooling ops (src/ops/pooling/pooling.ops): every op runs
+// the same suites, registered from the tables by tools/gen_ops.py --tests (pool_table_cases.inc in
+// the build tree):
 //   - every accepted dtype on random shapes (batched or not, channel counts 1 to 16), kernels,
 //     strides, paddings (asymmetric for aclnnMaxPool), dilations, ceil modes, countIncludePad and
-//     divisorOverride, adaptive and resize output sizes, against the float64 references of
+//     divisorOverride, adaptive output sizes, against the float64 references of
 //     tests/common/float64_refs.h (pool_forward_ref, pool_avg_backward_ref, pool_scatter_ref,
 //     pool_gather_ref) with the precision standard; indices (INT32 and INT64) exactly;
 //   - the same on non-contiguous inputs (channels-last strides, transposed + offset views), padded
@@ -69,7 +69,7 @@ bool is_regular(const std::string &k) {
 bool is_avg(const std::string &k) { return k == "kAvg" || k == "kAvgBackward"; }
 bool is_forward(const std::string &k) {
   return k == "kAvg" || k == "kMax" || k == "kMaxIndices" || k == "kAdaptiveAvg" || k == "kAdaptiveMax" ||
-         k == "kNearest" || k == "kMaxMask";
+         k == "kMaxMask";
 }
 bool is_unpool(const std::string &k) { return k == "kUnpool" || k == "kUnpoolBackward"; }
 
@@ -251,14 +251,6 @@ void random_geometry(const PoolTableCase &c, Problem &p) {
       for (int a = 0; a < 3; ++a) p.g.d[a] = 1;
     }
     p.win = refs::PoolWin::kRegular;
-  } else if (c.kind == "kNearest") {
-    for (int a = 3 - nsp; a < 3; ++a) {
-      const int64_t in = p.g.in[a];
-      const int r = static_cast<int>(rng()() % 4);
-      p.g.out[a] = r == 0 ? in : r == 1 ? 2 * in : rnd(1, 2 * in + 3);
-      p.output_size.push_back(p.g.out[a]);
-    }
-    p.win = refs::PoolWin::kNearest;
   } else if (is_unpool(c.kind)) {  // self: the pooled size; outputSize at least as large
     for (int a = 3 - nsp; a < 3; ++a) {
       p.g.in[a] = rnd(1, nsp == 3 ? 4 : 6);

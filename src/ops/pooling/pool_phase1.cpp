@@ -21,7 +21,7 @@ using kernels::PoolView;
 
 bool is_forward(PoolKind k) {
   return k == PoolKind::kAvg || k == PoolKind::kMax || k == PoolKind::kMaxIndices || k == PoolKind::kAdaptiveAvg ||
-         k == PoolKind::kAdaptiveMax || k == PoolKind::kNearest || k == PoolKind::kMaxMask;
+         k == PoolKind::kAdaptiveMax || k == PoolKind::kMaxMask;
 }
 bool is_backward(PoolKind k) {
   return k == PoolKind::kAvgBackward || k == PoolKind::kMaxIndicesBackward || k == PoolKind::kAdaptiveAvgBackward ||
@@ -385,8 +385,7 @@ void pool_phase1(core::OpBuilder &b, const PoolRule &rule, const PoolCall &c) {
       out5[2 + ax] = o;
       plan.ax[ax] = kernels::pool_axis_regular(sd[2 + ax], o, g.k[u], g.s[u], g.pb[u], g.pe[u], g.d[u]);
     }
-  } else if (kind == PoolKind::kAdaptiveAvg || kind == PoolKind::kAdaptiveMax || kind == PoolKind::kNearest ||
-             unpool) {
+  } else if (kind == PoolKind::kAdaptiveAvg || kind == PoolKind::kAdaptiveMax || unpool) {
     const std::vector<int64_t> os = expand(c.output_size, c.output_size_name, nsp, false, {});
     for (int i = 0; i < nsp; ++i) {
       const size_t u = static_cast<size_t>(i);
@@ -395,8 +394,7 @@ void pool_phase1(core::OpBuilder &b, const PoolRule &rule, const PoolCall &c) {
         throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be positive, got %s", c.output_size_name,
                     core::shape_string(os.data(), nsp).c_str());
       out5[2 + ax] = os[u];
-      plan.ax[ax] = kind == PoolKind::kNearest ? kernels::pool_axis_nearest(sd[2 + ax], os[u])
-                                               : kernels::pool_axis_adaptive(sd[2 + ax], os[u]);
+      plan.ax[ax] = kernels::pool_axis_adaptive(sd[2 + ax], os[u]);
     }
   } else {  // adaptive backward: the windows from self and gradOutput
     const Logical lg = logical(*c.grad, c.grad_name, nsp);

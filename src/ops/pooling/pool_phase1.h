@@ -1,8 +1,8 @@
-// The phase 1 of the table-driven pooling and resize ops (src/ops/pooling/pooling.ops): max /
-// average pooling (regular windows with kernel, stride, padding, dilation, ceil mode; adaptive
-// windows), nearest resizing, their gradients, and max-unpooling, over the pooling engine
+// The phase 1 of the table-driven pooling ops (src/ops/pooling/pooling.ops): max / average
+// pooling (regular windows with kernel, stride, padding, dilation, ceil mode; adaptive windows),
+// their gradients, and max-unpooling, over the pooling engine
 // (kernels/pooling). Semantics are PyTorch's (torch.nn.functional.avg_pool2d / max_pool2d /
-// adaptive_*_pool*d / max_unpool*d / interpolate(mode="nearest")); indices are flat per-plane
+// adaptive_*_pool*d / max_unpool*d); indices are flat per-plane
 // positions d * H * W + h * W + w in INT32 or INT64.
 #pragma once
 
@@ -18,7 +18,6 @@ enum class PoolKind : uint8_t {
   kMaxIndices,           // out, indicesOut = max_pool(self, return_indices)
   kAdaptiveAvg,          // out = adaptive_avg_pool(self, outputSize)
   kAdaptiveMax,          // out, indices = adaptive_max_pool(self, outputSize)
-  kNearest,              // out = interpolate(self, outputSize, mode="nearest")
   kAvgBackward,          // gradInput from gradOutput (self gives the input shape)
   kMaxIndicesBackward,   // gradInput[indices] += gradOutput
   kAdaptiveAvgBackward,  // gradInput from gradOutput (windows from the two shapes)
