@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "core/impl_list.h"
 #include "core/op_checks.h"
 #include "core/verbose.h"
 #include "kernels/pooling/pool.h"
@@ -16,8 +17,8 @@ using kernels::PoolView;
 
 int64_t numel5(const int64_t *d) { return d[0] * d[1] * d[2] * d[3] * d[4]; }
 
-// An operand at launch: in place when FLOAT and dense planar, else staged through the workspace
-// (the pooling engine's loaders convert FLOAT16 / BF16 and gather strided / channels-last views).
+// An operand at launch: in place when FLOAT and dense in the plan's layout, else staged through the
+// workspace (the pooling engine's loaders convert FLOAT16 / BF16 and gather strided views).
 struct Operand {
   int slot = -1;
   PoolView v;
@@ -30,13 +31,13 @@ struct Operand {
   }
 };
 
-Operand operand(core::OpBuilder &b, int slot, const PoolLogical &l, const char *ws_name) {
+Operand operand(core::OpBuilder &b, int slot, const PoolLogical &l, bool cl, const char *ws_name) {
   Operand o;
   o.slot = slot;
   o.v = l.v;
   const aclTensor &t = b.tensor(slot);
   o.offset_bytes = t.offset * static_cast<int64_t>(core::dtype_size(t.dtype));
-  o.direct = kernels::pool_view_dense(o.v, false);
+  o.direct = kernels::pool_view_dense(o.v, cl);
   if (!o.direct) o.ws = b.book(ws_name, static_cast<uint64_t>(numel5(o.v.dims)) * sizeof(float));
   return o;
 }
@@ -47,11 +48,12 @@ struct ResizeStep final : core::Step {
   Operand src, dst;
   int run(const core::LaunchArgs &a) const override {
     float *in = src.buffer(a);
-    if (!src.direct) kernels::pool_load(src.v, src.base(a), false, in);
+    const bool cl = plan.inner > 1;
+    if (!src.direct) kernels::pool_load(src.v, src.base(a), cl, in);
     float *out = dst.buffer(a);
     if (backward) kernels::resize_backward(plan, in, out);
     else kernels::resize_forward(plan, in, out);
-    if (!dst.direct) kernels::pool_store(dst.v, out, false, dst.base(a));
+    if (!dst.direct) kernels::pool_store(dst.v, out, cl, dst.base(a));
     return 0;
   }
 };
@@ -139,17 +141,26 @@ void resize_phase1(core::OpBuilder &b, const ResizeRule &rule, const ResizeCall 
 
   auto &s = b.add_step<ResizeStep>();
   s.backward = rule.backward;
-  s.plan.planes = in5[0] * in5[1];
+  // Layout: channels-last (passes over C-vectors) when the input's channels are its unit-stride
+  // dim (NHWC / NDHWC format or a channels-last view); else planar (N * C planes).
+  const bool cl = in5[1] > 1 && ls.v.st[1] == 1 && in5[2] * in5[3] * in5[4] > 1;
+  s.plan.planes = cl ? in5[0] : in5[0] * in5[1];
+  s.plan.inner = cl ? in5[1] : 1;
   for (int ax = 0; ax < 3; ++ax) {
     const int i = ax - (3 - nsp);  // the op's spatial dim of this axis
     s.plan.ax[ax] = i < 0 ? kernels::resize_axis(kernels::ResizeMode::kNearest, 1, 1, false, 0)
                           : kernels::resize_axis(rule.mode, in5[2 + ax], out5[2 + ax], c.align_corners,
                                                  c.scales[i]);
   }
-  s.src = operand(b, src_slot, ls, rule.backward ? "resize.grad" : "resize.in");
-  s.dst = operand(b, out_slot, pool_logical(*c.out, c.out_name, nsp), "resize.out");
-  if (core::current_phase1_trace() != nullptr)
-    core::record_choice(std::string("resize:planar_separable/") + mode_name(rule.mode), nullptr);
+  s.src = operand(b, src_slot, ls, cl, rule.backward ? "resize.grad" : "resize.in");
+  s.dst = operand(b, out_slot, pool_logical(*c.out, c.out_name, nsp), cl, "resize.out");
+  core::ImplTrace trace;
+  const bool traced = core::current_phase1_trace() != nullptr;
+  const char *tier = kernels::choose_resize_kernel(s.plan, traced ? &trace : nullptr);
+  if (traced)
+    core::record_choice(std::string("resize:") + tier + (cl ? "/nhwc_separable/" : "/nchw_separable/") +
+                            mode_name(rule.mode),
+                        &trace);
 }
 
 }  // namespace opsnn::ops
