@@ -89,6 +89,19 @@ void pool_check_dims(const aclTensor &t, const char *name, const PoolLogical &li
                 core::shape_string(want.data(), static_cast<int>(want.size())).c_str());
 }
 
+PoolOperand pool_float_operand(core::OpBuilder &b, int slot, const PoolLogical &l, bool cl, const char *ws_name,
+                               bool may_direct) {
+  PoolOperand o;
+  o.slot = slot;
+  o.v = l.v;
+  const aclTensor &t = b.tensor(slot);
+  o.offset_bytes = t.offset * static_cast<int64_t>(core::dtype_size(t.dtype));
+  o.direct = may_direct && kernels::pool_view_dense(o.v, cl);
+  const int64_t *d = o.v.dims;
+  if (!o.direct) o.ws = b.book(ws_name, static_cast<uint64_t>(d[0] * d[1] * d[2] * d[3] * d[4]) * sizeof(float));
+  return o;
+}
+
 namespace {
 
 using Logical = PoolLogical;
@@ -163,20 +176,7 @@ Geometry regular_geometry(const PoolRule &rule, const PoolCall &c) {
   return g;
 }
 
-// Where an operand lives at launch: its slot (in place when FLOAT and dense in the layout) or a
-// staging block of the workspace.
-struct Operand {
-  int slot = -1;
-  PoolView v;
-  int64_t offset_bytes = 0;
-  bool direct = false;
-  core::WsKey ws;
-  char *base(const core::LaunchArgs &a) const { return static_cast<char *>(a.addrs[slot]) + offset_bytes; }
-  template <class T>
-  T *buffer(const core::LaunchArgs &a) const {
-    return reinterpret_cast<T *>(direct ? base(a) : a.get(ws));
-  }
-};
+using Operand = PoolOperand;
 
 // The mask of aclnnMaxPool2dWithMask (pool_phase1.h): its view and the window geometry.
 struct MaskGeom {
@@ -289,14 +289,7 @@ struct PoolStep final : core::Step {
 int64_t numel5(const int64_t *d) { return d[0] * d[1] * d[2] * d[3] * d[4]; }
 
 Operand float_operand(core::OpBuilder &b, int slot, const Logical &l, bool cl, const char *ws_name, bool may_direct) {
-  Operand o;
-  o.slot = slot;
-  o.v = l.v;
-  const aclTensor &t = b.tensor(slot);
-  o.offset_bytes = t.offset * static_cast<int64_t>(core::dtype_size(t.dtype));
-  o.direct = may_direct && kernels::pool_view_dense(o.v, cl);
-  if (!o.direct) o.ws = b.book(ws_name, static_cast<uint64_t>(numel5(o.v.dims)) * sizeof(float));
-  return o;
+  return pool_float_operand(b, slot, l, cl, ws_name, may_direct);
 }
 
 Operand index_operand(core::OpBuilder &b, int slot, const Logical &l, bool cl, const char *ws_name) {

@@ -72,4 +72,24 @@ std::vector<int64_t> pool_physical_dims(const PoolLogical &like, const int64_t *
 // `t` has the logical dims `dims` (in its own format, with `like`'s batching), else 161002.
 void pool_check_dims(const aclTensor &t, const char *name, const PoolLogical &like, const int64_t *dims, int nsp);
 
+// Where an operand lives at launch (shared with the resize phase 1): its slot (in place when FLOAT
+// and dense in the layout, `cl` channels-last) or a staging block of the workspace that
+// kernels::pool_load / pool_store fill and drain.
+struct PoolOperand {
+  int slot = -1;
+  kernels::PoolView v;
+  int64_t offset_bytes = 0;
+  bool direct = false;
+  core::WsKey ws;
+  char *base(const core::LaunchArgs &a) const { return static_cast<char *>(a.addrs[slot]) + offset_bytes; }
+  template <class T>
+  T *buffer(const core::LaunchArgs &a) const {
+    return reinterpret_cast<T *>(direct ? base(a) : a.get(ws));
+  }
+};
+// A FLOAT-computed operand of slot `slot` (logical view `l`); its staging block `ws_name` is booked
+// unless `may_direct` and the view is usable in place.
+PoolOperand pool_float_operand(core::OpBuilder &b, int slot, const PoolLogical &l, bool cl, const char *ws_name,
+                               bool may_direct);
+
 }  // namespace opsnn::ops

@@ -13,44 +13,17 @@
 namespace opsnn::ops {
 namespace {
 
-using kernels::PoolView;
-
 int64_t numel5(const int64_t *d) { return d[0] * d[1] * d[2] * d[3] * d[4]; }
-
-// An operand at launch: in place when FLOAT and dense in the plan's layout, else staged through the
-// workspace (the pooling engine's loaders convert FLOAT16 / BF16 and gather strided views).
-struct Operand {
-  int slot = -1;
-  PoolView v;
-  int64_t offset_bytes = 0;
-  bool direct = false;
-  core::WsKey ws;
-  char *base(const core::LaunchArgs &a) const { return static_cast<char *>(a.addrs[slot]) + offset_bytes; }
-  float *buffer(const core::LaunchArgs &a) const {
-    return reinterpret_cast<float *>(direct ? base(a) : a.get(ws));
-  }
-};
-
-Operand operand(core::OpBuilder &b, int slot, const PoolLogical &l, bool cl, const char *ws_name) {
-  Operand o;
-  o.slot = slot;
-  o.v = l.v;
-  const aclTensor &t = b.tensor(slot);
-  o.offset_bytes = t.offset * static_cast<int64_t>(core::dtype_size(t.dtype));
-  o.direct = kernels::pool_view_dense(o.v, cl);
-  if (!o.direct) o.ws = b.book(ws_name, static_cast<uint64_t>(numel5(o.v.dims)) * sizeof(float));
-  return o;
-}
 
 struct ResizeStep final : core::Step {
   bool backward = false;
   kernels::ResizePlan plan;
-  Operand src, dst;
+  PoolOperand src, dst;
   int run(const core::LaunchArgs &a) const override {
-    float *in = src.buffer(a);
+    float *in = src.buffer<float>(a);
     const bool cl = plan.inner > 1;
     if (!src.direct) kernels::pool_load(src.v, src.base(a), cl, in);
-    float *out = dst.buffer(a);
+    float *out = dst.buffer<float>(a);
     if (backward) kernels::resize_backward(plan, in, out);
     else kernels::resize_forward(plan, in, out);
     if (!dst.direct) kernels::pool_store(dst.v, out, cl, dst.base(a));
@@ -152,8 +125,8 @@ void resize_phase1(core::OpBuilder &b, const ResizeRule &rule, const ResizeCall 
                           : kernels::resize_axis(rule.mode, in5[2 + ax], out5[2 + ax], c.align_corners,
                                                  c.scales[i]);
   }
-  s.src = operand(b, src_slot, ls, cl, rule.backward ? "resize.grad" : "resize.in");
-  s.dst = operand(b, out_slot, pool_logical(*c.out, c.out_name, nsp), cl, "resize.out");
+  s.src = pool_float_operand(b, src_slot, ls, cl, rule.backward ? "resize.grad" : "resize.in", true);
+  s.dst = pool_float_operand(b, out_slot, pool_logical(*c.out, c.out_name, nsp), cl, "resize.out", true);
   core::ImplTrace trace;
   const bool traced = core::current_phase1_trace() != nullptr;
   const char *tier = kernels::choose_resize_kernel(s.plan, traced ? &trace : nullptr);
