@@ -1081,8 +1081,8 @@ std::vector<double> trisolve_ref(int64_t m, int64_t k, A a, B b, bool upper, boo
   return std::vector<double>(x.begin(), x.end());
 }
 
-// ---- Pooling and resize (the pool table's harness, tests/ops/test_op_table_pool.cpp), written
-// from PyTorch's definitions (aten/src/ATen/native/Pool.h, AdaptivePooling.h, UpSample.h) over
+// ---- Pooling (the pool table's harness, tests/ops/test_op_table_pool.cpp), written
+// from PyTorch's definitions (aten/src/ATen/native/Pool.h, AdaptivePooling.h) over
 // planar float64 data: dims (N, C, D, H, W), one plane per (n, c), flat index d * H * W + h * W + w.
 
 // pooling_output_shape_pad_lr: floor (or ceil, with the last window starting inside input + left pad).
