@@ -398,9 +398,8 @@ void check_problem(const ConvTableCase &c, Problem &p) {
     EXPECT_TRUE(meets_bound(t->dtype(), t->values(), ref)) << what;
     EXPECT_TRUE(t->untouched_outside_view()) << what;
   };
-  if (c.kind == "im2col") {  // exact: out[n, (c, kh, kw), l] = padded input at the window position
-    std::vector<double> want;
-    const auto xs = p.input->values();
+  // Every column entry (n, (c, kh, kw), l) in row-major order with its image position (-1: padding).
+  auto each_column_entry = [&](const auto &fn) {
     for (int64_t n = 0; n < g.n; ++n)
       for (int64_t ch = 0; ch < g.cbig; ++ch)
         for (int64_t t1 = 0; t1 < g.k[1]; ++t1)
@@ -409,32 +408,29 @@ void check_problem(const ConvTableCase &c, Problem &p) {
               for (int64_t o2 = 0; o2 < g.small[2]; ++o2) {
                 const int64_t i1 = o1 * g.s[1] - g.p[1] + t1 * g.d[1], i2 = o2 * g.s[2] - g.p[2] + t2 * g.d[2];
                 const bool in = i1 >= 0 && i1 < g.big[1] && i2 >= 0 && i2 < g.big[2];
-                want.push_back(in ? xs[static_cast<size_t>(((n * g.cbig + ch) * g.big[1] + i1) * g.big[2] + i2)] : 0.0);
+                fn(in ? ((n * g.cbig + ch) * g.big[1] + i1) * g.big[2] + i2 : int64_t{-1});
               }
+  };
+  if (c.kind == "im2col") {  // exact: out[n, (c, kh, kw), l] = padded input at the window position
+    std::vector<double> want;
+    const auto xs = p.input->values();
+    each_column_entry([&](int64_t at) { want.push_back(at >= 0 ? xs[static_cast<size_t>(at)] : 0.0); });
     EXPECT_EQ(p.output->values(), want);
     EXPECT_TRUE(p.output->untouched_outside_view());
     return;
   }
   if (c.kind == "im2col_backward") {  // the adjoint of im2col: each column entry added at its position
-    const int64_t L = g.small[1] * g.small[2], kc = g.cbig * g.k[1] * g.k[2];
     refs::ConvRefOut r;
     r.value.assign(static_cast<size_t>(g.n * g.cbig * g.big[1] * g.big[2]), 0.0);
     r.magnitude = r.value;
     const auto cols = p.grad_output->values();
-    for (int64_t n = 0; n < g.n; ++n)
-      for (int64_t ch = 0; ch < g.cbig; ++ch)
-        for (int64_t t1 = 0; t1 < g.k[1]; ++t1)
-          for (int64_t t2 = 0; t2 < g.k[2]; ++t2)
-            for (int64_t o1 = 0; o1 < g.small[1]; ++o1)
-              for (int64_t o2 = 0; o2 < g.small[2]; ++o2) {
-                const int64_t i1 = o1 * g.s[1] - g.p[1] + t1 * g.d[1], i2 = o2 * g.s[2] - g.p[2] + t2 * g.d[2];
-                if (i1 < 0 || i1 >= g.big[1] || i2 < 0 || i2 >= g.big[2]) continue;
-                const int64_t row = (ch * g.k[1] + t1) * g.k[2] + t2, l = o1 * g.small[2] + o2;
-                const double v = cols[static_cast<size_t>((n * kc + row) * L + l)];
-                const size_t at = static_cast<size_t>(((n * g.cbig + ch) * g.big[1] + i1) * g.big[2] + i2);
-                r.value[at] += v;
-                r.magnitude[at] += std::fabs(v);
-              }
+    size_t k = 0;
+    each_column_entry([&](int64_t at) {
+      const double v = cols[k++];
+      if (at < 0) return;
+      r.value[static_cast<size_t>(at)] += v;
+      r.magnitude[static_cast<size_t>(at)] += std::fabs(v);
+    });
     compare(p.output, r, "out");
     return;
   }

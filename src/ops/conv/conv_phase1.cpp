@@ -264,16 +264,22 @@ void conv_tbc_backward(core::OpBuilder &b, const ConvRule &rule, const ConvCall 
   record_bias_grad(b, dy, gb, *c.grad_bias);
 }
 
-void im2col(core::OpBuilder &b, const ConvRule &rule, const ConvCall &c) {
-  core::check_dtype_in(c.input, c.input_name, rule.dtypes);
-  check_rank(c.input, c.input_name, 3, 4);
-  const bool batched = c.input->ndim == 4;
+// Im2col / Im2colBackward: the 2-D windows from kernelSize, stride, padding and dilation.
+Problem window_problem(const ConvCall &c) {
   const std::vector<int64_t> ks = int_array(c.kernel_size, "kernelSize", 2, true);
   if (ks[0] <= 0 || ks[1] <= 0)
     throw_error(ACLNN_ERR_PARAM_INVALID, "kernelSize must be positive, got %s", shape_string(ks.data(), 2).c_str());
   Problem p;
   set_params(p, 2, ks, int_array(c.stride, "stride", 2, true), int_array(c.padding, "padding", 2, true),
              int_array(c.dilation, "dilation", 2, true));
+  return p;
+}
+
+void im2col(core::OpBuilder &b, const ConvRule &rule, const ConvCall &c) {
+  core::check_dtype_in(c.input, c.input_name, rule.dtypes);
+  check_rank(c.input, c.input_name, 3, 4);
+  const bool batched = c.input->ndim == 4;
+  Problem p = window_problem(c);
   Logical l;
   const int o = batched ? 0 : -1;
   l.dims[0] = batched ? c.input->dims[0] : 1;
@@ -317,12 +323,7 @@ void im2col_backward(core::OpBuilder &b, const ConvRule &rule, const ConvCall &c
   const std::vector<int64_t> is = int_array(c.input_size, "inputSize", 2, false);
   if (is[0] <= 0 || is[1] <= 0)
     throw_error(ACLNN_ERR_PARAM_INVALID, "inputSize must be positive, got %s", shape_string(is.data(), 2).c_str());
-  const std::vector<int64_t> ks = int_array(c.kernel_size, "kernelSize", 2, true);
-  if (ks[0] <= 0 || ks[1] <= 0)
-    throw_error(ACLNN_ERR_PARAM_INVALID, "kernelSize must be positive, got %s", shape_string(ks.data(), 2).c_str());
-  Problem p;
-  set_params(p, 2, ks, int_array(c.stride, "stride", 2, true), int_array(c.padding, "padding", 2, true),
-             int_array(c.dilation, "dilation", 2, true));
+  Problem p = window_problem(c);
   p.g.big[1] = is[0];
   p.g.big[2] = is[1];
   infer_small(p, "inputSize");
