@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "op_table_harness.h"
+#include "pool_test_tensors.h"
 #include "test_util.h"
 
 namespace opsnn::test {
@@ -148,119 +149,26 @@ std::vector<double> ref_run(const std::string &mode, const Geom &g, const std::v
   return y;
 }
 
-// ---- Tensors with logical dims (n, c, spatial...) in a layout.
-
-enum class Layout { kContig, kTransposed, kClView, kClFormat, kPadded };
-
-struct Tens {
-  std::unique_ptr<DeviceTensor> dev;
-  aclTensor *fmt = nullptr;   // the NHWC / NDHWC descriptor over dev's memory
-  std::vector<int64_t> ldims;  // logical n, c, spatial...
-  std::vector<int> perm;       // logical dim of each physical dim
-  ~Tens() {
-    if (fmt != nullptr) aclDestroyTensor(fmt);
-  }
-  aclTensor *get() const { return fmt != nullptr ? fmt : dev->get(); }
-  // Physical row-major position of each logical row-major position.
-  std::vector<size_t> mapping() const {
-    const size_t nd = ldims.size();
-    std::vector<int64_t> pshape(nd), pstride(nd);
-    for (size_t i = 0; i < nd; ++i) pshape[i] = ldims[static_cast<size_t>(perm[i])];
-    int64_t s = 1;
-    for (size_t i = nd; i-- > 0;) {
-      pstride[i] = s;
-      s *= pshape[i];
-    }
-    std::vector<int64_t> lstride_in_phys(nd);
-    for (size_t i = 0; i < nd; ++i) lstride_in_phys[static_cast<size_t>(perm[i])] = pstride[i];
-    std::vector<size_t> m(static_cast<size_t>(numel_of(ldims)));
-    std::vector<int64_t> idx(nd, 0);
-    for (size_t k = 0; k < m.size(); ++k) {
-      int64_t lin = 0;
-      for (size_t d = 0; d < nd; ++d) lin += idx[d] * lstride_in_phys[d];
-      m[k] = static_cast<size_t>(lin);
-      for (size_t d = nd; d-- > 0;) {
-        if (++idx[d] < ldims[d]) break;
-        idx[d] = 0;
-      }
-    }
-    return m;
-  }
-  std::vector<double> planar() const {
-    const auto v = dev->values();
-    const auto m = mapping();
-    std::vector<double> out(m.size());
-    for (size_t k = 0; k < m.size(); ++k) out[k] = v[m[k]];
-    return out;
-  }
-  void set_planar(const std::vector<double> &pv) {
-    const auto m = mapping();
-    std::vector<double> v(pv.size());
-    for (size_t k = 0; k < m.size(); ++k) v[m[k]] = pv[k];
-    dev->set_values(v);
-  }
-};
-
-std::unique_ptr<Tens> make_tens(const std::vector<int64_t> &ldims, aclDataType dt, Layout lay) {
-  auto t = std::make_unique<Tens>();
-  t->ldims = ldims;
-  const int nd = static_cast<int>(ldims.size()), nsp = nd - 2;
-  const bool clf = lay == Layout::kClFormat && nsp >= 2;
-  t->perm.push_back(0);
-  if (!clf) t->perm.push_back(1);
-  for (int i = 2; i < nd; ++i) t->perm.push_back(i);
-  if (clf) t->perm.push_back(1);
-  std::vector<int64_t> shape;
-  for (int p : t->perm) shape.push_back(ldims[static_cast<size_t>(p)]);
-  std::vector<int64_t> st = contiguous_strides(shape);
-  int64_t offset = 0, storage = 0;
-  if (lay == Layout::kTransposed) {  // the last two dims swapped in memory, 2 elements in
-    std::vector<int64_t> sw = shape;
-    std::swap(sw[static_cast<size_t>(nd - 1)], sw[static_cast<size_t>(nd - 2)]);
-    st = contiguous_strides(sw);
-    std::swap(st[static_cast<size_t>(nd - 1)], st[static_cast<size_t>(nd - 2)]);
-    offset = 2;
-    storage = numel_of(shape) + 2;
-  } else if (lay == Layout::kClView) {  // NC... dims with channels-last memory order, 3 elements in
-    int64_t s = 1;
-    st[1] = s;
-    s *= shape[1];
-    for (int i = nd - 1; i >= 2; --i) {
-      st[static_cast<size_t>(i)] = s;
-      s *= shape[static_cast<size_t>(i)];
-    }
-    st[0] = s;
-    offset = 3;
-    storage = s * shape[0] + 3;
-  } else if (lay == Layout::kPadded) {
-    for (auto &s : st) s *= 2;
-    offset = 1;
-    storage = 2 * numel_of(shape) + 1;
-  }
-  t->dev = std::make_unique<DeviceTensor>(shape, dt, st, offset, storage);
-  if (clf) {
-    int64_t se = std::max<int64_t>(numel_of(shape), 1);
-    t->fmt = aclCreateTensor(shape.data(), shape.size(), dt, st.data(), 0, nsp == 2 ? ACL_FORMAT_NHWC : ACL_FORMAT_NDHWC,
-                             &se, 1, t->dev->data());
-  }
-  return t;
-}
-
 int64_t rnd(int64_t lo, int64_t hi) { return lo + static_cast<int64_t>(rng()() % static_cast<uint64_t>(hi - lo + 1)); }
 
 struct Problem {
   Geom g;
   aclDataType dt = ACL_FLOAT;
-  std::unique_ptr<Tens> src, out;  // self (or gradOut) and out (or gradInput)
+  std::unique_ptr<T5> src, out;  // self (or gradOut) and out (or gradInput)
   std::vector<int64_t> output_size, input_size;
   std::vector<aclIntArray *> arrays;
   ~Problem() {
     for (auto *a : arrays) aclDestroyIntArray(a);
   }
-  std::vector<int64_t> ldims(bool input) const {
+  std::vector<int64_t> ldims(bool input) const {  // n, c, the op's spatial dims
     std::vector<int64_t> d = {g.n, g.c};
     for (int a = 3 - g.nsp; a < 3; ++a) d.push_back(input ? g.in[a] : g.out[a]);
     return d;
+  }
+  std::unique_ptr<T5> make(bool input, Layout lay) const {
+    const int64_t l5[5] = {g.n, g.c, input ? g.in[0] : g.out[0], input ? g.in[1] : g.out[1],
+                           input ? g.in[2] : g.out[2]};
+    return make_t5(l5, g.nsp, true, dt, lay);
   }
 };
 
@@ -284,9 +192,9 @@ void random_geometry(const ResizeTableCase &c, Problem &p) {
 }
 
 void make_tensors(const ResizeTableCase &c, Problem &p, Layout in_lay, Layout out_lay) {
-  p.src = make_tens(p.ldims(!c.backward), p.dt, in_lay);
+  p.src = p.make(!c.backward, in_lay);
   p.src->dev->fill_random(-2, 2);
-  p.out = make_tens(p.ldims(c.backward), p.dt, out_lay);
+  p.out = p.make(c.backward, out_lay);
   p.out->dev->poison();
 }
 
@@ -459,20 +367,20 @@ TEST_P(OpTableResize, ErrorsNameTheArgument) {
   {
     std::vector<int64_t> d = p->ldims(!c.backward);
     d.push_back(2);
-    auto t = make_tens(d, p->dt, Layout::kContig);
+    DeviceTensor t(d, p->dt);
     ResizeArgs a = good;
-    a.self = t->get();
+    a.self = t.get();
     expect_fail(a, ACLNN_ERR_PARAM_INVALID, c.self_name);
   }
   // Dtypes: an integer input; an output of another dtype.
   {
-    auto t = make_tens(p->ldims(!c.backward), ACL_INT32, Layout::kContig);
+    DeviceTensor t(p->ldims(!c.backward), ACL_INT32);
     ResizeArgs a = good;
-    a.self = t->get();
+    a.self = t.get();
     expect_fail(a, ACLNN_ERR_PARAM_INVALID, c.self_name);
-    auto o = make_tens(p->ldims(c.backward), p->dt == ACL_FLOAT ? ACL_FLOAT16 : ACL_FLOAT, Layout::kContig);
+    DeviceTensor o(p->ldims(c.backward), p->dt == ACL_FLOAT ? ACL_FLOAT16 : ACL_FLOAT);
     a = good;
-    a.out = o->get();
+    a.out = o.get();
     expect_fail(a, ACLNN_ERR_PARAM_INVALID, c.out_name);
   }
 }
