@@ -125,7 +125,7 @@ void forward_planar(const PoolPlan &p, const float *in, float *out, int64_t *idx
                 update<kAvg, kIdx>(orow[ow], kIdx ? xrow[ow] : dummy, row[iw], base + iw);
               }
             }
-            if (p.w_gather) {  // one position per W window (nearest resize): a gather along the row
+            if (p.w_gather) {  // one position per W window (e.g. adaptive with out a multiple of in): a gather along the row
               const int32_t *__restrict lo = W.lo.data();
               for (int64_t ow = 0; ow < Wo; ++ow) {
                 if constexpr (kIdx) update<kAvg, kIdx>(orow[ow], xrow[ow], row[lo[ow]], base + lo[ow]);
@@ -180,7 +180,7 @@ void forward_cl(const PoolPlan &p, const float *in, float *out, int64_t *idx, in
       float *__restrict o = out + (r * W.out + ow) * C;
       int64_t *__restrict x = kIdx ? idx + (r * W.out + ow) * C : nullptr;
       if constexpr (!kAvg && !kIdx) {
-        if (D.cnt[od] == 1 && H.cnt[oh] == 1 && W.cnt[ow] == 1) {  // one position (nearest): a copy
+        if (D.cnt[od] == 1 && H.cnt[oh] == 1 && W.cnt[ow] == 1) {  // one position: a copy
           const float *__restrict src = in + ((n * Di + D.lo[od]) * Hi * Wi + int64_t{H.lo[oh]} * Wi + W.lo[ow]) * C;
           for (int64_t c = 0; c < C; ++c) o[c] = src[c];
           continue;

@@ -60,7 +60,7 @@ const core::Impl<PoolPlan> kPlanarPaths[] = {
     {"nchw_w_interior", core::kNoIsa,
      [](const PoolPlan &p, const core::Why &why) {
        const PoolAxis &w = p.ax[2];
-       if (!w.regular) return why("W windows are not regular (adaptive or resize)");
+       if (!w.regular) return why("W windows are not regular (adaptive)");
        if (w.int_hi - w.int_lo < 4) return why("W interior of %lld outputs < 4", static_cast<long long>(w.int_hi - w.int_lo));
        return true;
      }},
@@ -78,7 +78,7 @@ const core::Impl<PoolPlan> kPlanarBackwardPaths[] = {
     {"nchw_w_interior", core::kNoIsa,
      [](const PoolPlan &p, const core::Why &why) {
        const PoolAxis &w = p.ax[2];
-       if (!w.regular) return why("W windows are not regular (adaptive or resize)");
+       if (!w.regular) return why("W windows are not regular (adaptive)");
        if (w.int_hi - w.int_lo < 4) return why("W interior of %lld outputs < 4", static_cast<long long>(w.int_hi - w.int_lo));
        return true;
      }},
@@ -199,24 +199,6 @@ PoolAxis pool_axis_adaptive(int64_t in, int64_t out) {
     const int64_t start = (o * in) / out, end = ((o + 1) * in + out - 1) / out;
     a.lo[static_cast<size_t>(o)] = static_cast<int32_t>(start);
     a.cnt[static_cast<size_t>(o)] = a.pcnt[static_cast<size_t>(o)] = static_cast<int32_t>(end - start);
-  }
-  return a;
-}
-
-PoolAxis pool_axis_nearest(int64_t in, int64_t out) {
-  PoolAxis a;
-  a.in = in;
-  a.out = out;
-  a.lo.resize(static_cast<size_t>(out));
-  a.cnt.assign(static_cast<size_t>(out), 1);
-  a.pcnt.assign(static_cast<size_t>(out), 1);
-  const float scale = static_cast<float>(in) / static_cast<float>(out);
-  for (int64_t o = 0; o < out; ++o) {
-    int64_t src;
-    if (out == in) src = o;
-    else if (out == 2 * in) src = o >> 1;
-    else src = std::min(static_cast<int64_t>(std::floor(static_cast<float>(o) * scale)), in - 1);
-    a.lo[static_cast<size_t>(o)] = static_cast<int32_t>(src);
   }
   return a;
 }
