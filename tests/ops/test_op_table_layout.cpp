@@ -1252,8 +1252,8 @@ std::vector<int64_t> random_shape(int nd, int64_t lo, int64_t hi) {
 }
 
 // Permutes whose output exceeds the streaming threshold (kernels/elementwise/stream_copy.h, at
-// most 16 MiB): the 2-D transpose's 16 x 16 blocks and the heads permute's 256-byte rows leave
-// with streaming stores into an aligned output, with plain stores into a padded one at an offset.
+// most 16 MiB): the 2-D transpose's 16 x 16 blocks leave with streaming stores into an aligned
+// output, with plain stores into a padded one at an offset; the heads permute moves 256-byte rows.
 TEST(OpTableLayoutLarge, PermutesAboveTheStreamingThreshold) {
   reseed_for_current_test();
   const LayoutTableCase *c = case_of("aclnnPermute");

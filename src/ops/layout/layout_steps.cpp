@@ -423,8 +423,9 @@ class BlockedCopyStep final : public core::Step {
   // whole; its dim is not among the loop dims). Tiles then hold about kTileBytes of rows.
   int64_t row = 1;
   int64_t tile_edge = 32;
-  // The output outgrows the cache (kernels::copy_streams): whole output lines leave with streaming
-  // stores (no read for ownership).
+  // The output outgrows the cache (kernels::copy_streams): the 16 x 16 blocks' whole output lines
+  // leave with streaming stores (no read for ownership). Not the tiles of rows: streaming their
+  // short rows (the heads permute's 256 bytes) measured slower than plain stores.
   bool streaming = false;
 
   // One tile: rows along b (the input's unit-stride dim) read into registers' worth of a, written
@@ -434,9 +435,8 @@ class BlockedCopyStep final : public core::Step {
     const int64_t bytes = row * static_cast<int64_t>(es);
     for (int64_t j = b0; j < b1; ++j)
       for (int64_t i = a0; i < a1; ++i)
-        kernels::copy_bytes(dst + (j * os[b] + i * os[a]) * static_cast<int64_t>(es),
-                            src + (j * is[b] + i * is[a]) * static_cast<int64_t>(es), static_cast<size_t>(bytes),
-                            streaming);
+        std::memcpy(dst + (j * os[b] + i * os[a]) * static_cast<int64_t>(es),
+                    src + (j * is[b] + i * is[a]) * static_cast<int64_t>(es), static_cast<size_t>(bytes));
   }
 
   template <class T>
@@ -523,7 +523,7 @@ class BlockedCopyStep final : public core::Step {
           default: tile<uint64_t>(s, d, a0, a1, b0, b1); break;
         }
       }
-      if (streaming) kernels::copy_fence();
+      if (streaming && row == 1) kernels::copy_fence();
     };
     const int64_t tiles = outer * ta * tb;
     if (tiles <= 4) body(0, tiles);
