@@ -4,11 +4,17 @@
 // ops in PyTorch; bench/compare_rowwise.sh runs both and prints the ratios. The shapes are the ones
 // issues #14 and #15 name (see kSq and the lines after it). With one thread the launch runs inline
 // on the calling thread, so the CPU time Google Benchmark reports is the kernel's own CPU time.
+// StreamCopy / StreamTriad / StreamRead are the memory-bandwidth reference of the same run (STREAM's
+// kernels on buffers far beyond the last-level cache) and MemcpyContig is libc's memcpy of
+// CopyContig's 64 MiB: compare_rowwise.sh prints every case's GB/s as a share of the best of them.
 #include <benchmark/benchmark.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "acl/acl.h"
@@ -203,8 +209,88 @@ void CopyContig(benchmark::State &s) {
   run(s, [&](uint64_t *w, aclOpExecutor **e) { return aclnnInplaceCopyGetWorkspaceSize(y, x, w, e); }, aclnnInplaceCopy);
 }
 
+
+// The bandwidth reference: STREAM's copy (a = b) and triad (a = b + s * c), and a read-only sum,
+// over FLOAT buffers of 256 MiB each (far beyond any cache), in 64-byte vectors (each per-ISA
+// lowering is faster than memory), on OPSNN_NUM_THREADS threads (1 or 2: this machine's count)
+// splitting the buffers in halves. Bytes counted as STREAM does: those read plus those written.
+using f32v = float __attribute__((vector_size(64)));
+constexpr size_t kStreamFloats = size_t{64} << 20;  // 256 MiB per buffer
+constexpr size_t kStreamVecs = kStreamFloats / 16;
+f32v *stream_buffer(int which) {
+  static f32v *bufs[3] = {};
+  if (bufs[which] == nullptr) {
+    bufs[which] = static_cast<f32v *>(std::aligned_alloc(64, kStreamFloats * 4));
+    for (size_t i = 0; i < kStreamVecs; ++i) bufs[which][i] = f32v{} + static_cast<float>(which + 1);
+  }
+  return bufs[which];
+}
+int stream_threads() {
+  const char *t = std::getenv("OPSNN_NUM_THREADS");
+  return t != nullptr && std::atoi(t) >= 2 ? 2 : 1;
+}
+template <class Body>
+void stream_case(benchmark::State &state, size_t bytes_per_float, Body body) {
+  const int nt = stream_threads();
+  for (auto _ : state) {
+    if (nt == 1) {
+      body(size_t{0}, kStreamVecs);
+    } else {
+      std::thread other([&] { body(kStreamVecs / 2, kStreamVecs); });
+      body(size_t{0}, kStreamVecs / 2);
+      other.join();
+    }
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * kStreamFloats * bytes_per_float));
+}
+void StreamCopy(benchmark::State &s) {
+  f32v *a = stream_buffer(0), *b = stream_buffer(1);
+  stream_case(s, 8, [&](size_t i0, size_t i1) {
+    for (size_t i = i0; i < i1; ++i) a[i] = b[i];
+  });
+}
+void StreamTriad(benchmark::State &s) {
+  f32v *a = stream_buffer(0), *b = stream_buffer(1), *c = stream_buffer(2);
+  stream_case(s, 12, [&](size_t i0, size_t i1) {
+    for (size_t i = i0; i < i1; ++i) a[i] = b[i] + 3.0f * c[i];
+  });
+}
+void StreamRead(benchmark::State &s) {
+  const f32v *b = stream_buffer(1);
+  stream_case(s, 4, [&](size_t i0, size_t i1) {
+    f32v s0{}, s1{}, s2{}, s3{};
+    for (size_t i = i0; i + 4 <= i1; i += 4) {
+      s0 += b[i];
+      s1 += b[i + 1];
+      s2 += b[i + 2];
+      s3 += b[i + 3];
+    }
+    const f32v t = (s0 + s1) + (s2 + s3);
+    benchmark::DoNotOptimize(t);
+  });
+}
+// libc's memcpy of CopyContig's 64 MiB (one thread).
+void MemcpyContig(benchmark::State &s) {
+  const size_t bytes = size_t{4096} * 4096 * 4;
+  void *a = std::aligned_alloc(64, bytes), *b = std::aligned_alloc(64, bytes);
+  std::memset(a, 1, bytes);
+  std::memset(b, 2, bytes);
+  for (auto _ : s) {
+    std::memcpy(a, b, bytes);
+    benchmark::ClobberMemory();
+  }
+  s.SetBytesProcessed(static_cast<int64_t>(s.iterations() * bytes * 2));
+  std::free(a);
+  std::free(b);
+}
+
 }  // namespace
 
+BENCHMARK(StreamCopy)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(StreamTriad)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(StreamRead)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(MemcpyContig)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(SumInner)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(SumOuter)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(MeanInner)->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/elementwise/stream_copy.h"
 #include "op_table_harness.h"
 #include "test_util.h"
 
@@ -136,6 +137,35 @@ TEST_P(CopyTableSource, EveryDtypePairViewsBroadcasts) {
       EXPECT_TRUE(dst->untouched_outside_view());
       if (HasFailure()) return;
     }
+}
+
+// Same-dtype copies whose destination exceeds the streaming threshold
+// (kernels/elementwise/stream_copy.h): a whole FLOAT / INT8 vector at offsets that leave 64-byte
+// alignment on either side (an unaligned head, streamed lines, a tail), and a padded destination
+// whose rows stream one at a time; compared exactly with the source.
+TEST_P(CopyTableSource, LargeCopiesStreamAtAnyAlignment) {
+  reseed_for_current_test();
+  const CopyTableCase &c = GetParam();
+  for (aclDataType dt : {ACL_FLOAT, ACL_INT8}) {
+    const int64_t es = static_cast<int64_t>(aclDataTypeSize(dt));
+    const int64_t n = static_cast<int64_t>(kernels::stream_copy_min_bytes()) / es + 4099;
+    for (const auto &[src_off, dst_off] : {std::pair<int64_t, int64_t>{0, 0}, {1, 3}, {0, 5}}) {
+      SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt << " offsets " << src_off << ", " << dst_off);
+      DeviceTensor src({n}, dt, {1}, src_off, n + src_off), dst({n}, dt, {1}, dst_off, n + dst_off + 7);
+      src.fill_random(-100, 100);
+      dst.poison();
+      ASSERT_EQ(run(c, &dst, &src), 0) << aclGetRecentErrMsg();
+      EXPECT_EQ(dst.values(), src.values());
+      EXPECT_TRUE(dst.untouched_outside_view());
+    }
+    const int64_t cols = 1000, rows = n / cols + 1;  // rows of 1000 in a destination of 1003-element rows
+    DeviceTensor src({rows, cols}, dt), dst({rows, cols}, dt, {cols + 3, 1}, 2, rows * (cols + 3) + 2);
+    src.fill_random(-100, 100);
+    dst.poison();
+    ASSERT_EQ(run(c, &dst, &src), 0) << aclGetRecentErrMsg();
+    EXPECT_EQ(dst.values(), src.values());
+    EXPECT_TRUE(dst.untouched_outside_view());
+  }
 }
 
 TEST_P(CopyTableSource, SpecialValuesIntoEveryDtype) {

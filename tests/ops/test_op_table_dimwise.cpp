@@ -300,6 +300,32 @@ TEST_P(OpTableDimwise, LongLinesOfTiesAndSpecials) {
   }
 }
 
+// FLOAT top-k read in place (k * 64 <= n): lines up to 16384 without NaN take the 64-lane bound
+// and keep the elements reaching it; longer lines, and lines with a NaN, the heap behind a vector
+// threshold. Lines of a few values (ties kept in position order, -0 tied with +0, infinities) and
+// of random values, with and without a NaN, for k = 1, 8 and 64, largest and smallest.
+TEST_P(OpTableDimwise, FloatTopkTiesBoundsAndNaN) {
+  reseed_for_current_test();
+  if (GetParam().kind != "topk") return;
+  const std::vector<double> pool = {-0.0, 0.0, INFINITY, -INFINITY, 1.5, -2, 3};
+  for (int64_t k : {1, 8, 64}) {
+    DimwiseTableCase c = GetParam();
+    c.k = k;
+    for (const int64_t n : {int64_t{64 * 64}, int64_t{5000}, int64_t{20000}}) {
+      if (k * 64 > n) continue;
+      for (int variant = 0; variant < 4; ++variant) {  // ties, ties + NaN, random, random + NaN
+        SCOPED_TRACE(::testing::Message() << c.name << " k " << k << " n " << n << " variant " << variant);
+        std::vector<double> v(static_cast<size_t>(2 * n));
+        for (double &e : v) e = variant < 2 ? pool[rng()() % pool.size()] : std::ldexp(double(rng()() % 1000000), -10) - 500;
+        if (variant % 2 == 1) v[static_cast<size_t>(n + n / 3)] = v[static_cast<size_t>(n / 2)] = NAN;
+        DeviceTensor x({2, n}, ACL_FLOAT);
+        x.set_values(v);
+        check_call(c, x, nullptr, 1, false);
+      }
+    }
+  }
+}
+
 TEST_P(OpTableDimwise, EmptyTensors) {
   const DimwiseTableCase &c = GetParam();
   const aclDataType dt = c.dtypes.front();

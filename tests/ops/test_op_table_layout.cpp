@@ -1251,6 +1251,25 @@ std::vector<int64_t> random_shape(int nd, int64_t lo, int64_t hi) {
   return v;
 }
 
+// Permutes whose output exceeds the streaming threshold (kernels/elementwise/stream_copy.h, at
+// most 16 MiB): the 2-D transpose's 16 x 16 blocks leave with streaming stores into an aligned
+// output, with plain stores into a padded one at an offset; the heads permute moves 256-byte rows.
+TEST(OpTableLayoutLarge, PermutesAboveTheStreamingThreshold) {
+  reseed_for_current_test();
+  const LayoutTableCase *c = case_of("aclnnPermute");
+  ASSERT_NE(c, nullptr);
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> perms = {
+      {{2100, 2100}, {1, 0}}, {{4, 512, 34, 64}, {0, 2, 1, 3}}};
+  for (const auto &[shape, dims] : perms)
+    for (bool strided : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << ::testing::PrintToString(shape) << " strided " << strided);
+      LayoutSample s = c->sample;
+      s.shape = shape;
+      s.arr = {dims};
+      check_sample(*c, s, ACL_FLOAT, ACL_FLOAT, strided);
+    }
+}
+
 TEST(OpTableLayoutRandom, SplitNarrowDiagCircularPadSearch) {
   reseed_for_current_test();
   for (int iter = 0; iter < 6; ++iter) {

@@ -269,6 +269,35 @@ TEST_P(OpTableReduce, LongReductionsInBlocks) {
   }
 }
 
+// Wide column mode (FLOAT rows read in place, a whole row of outputs per task; sums, means,
+// extrema, arg-extrema): a column split into two fixed blocks, a kept dim longer than one tile
+// (4096) whose last tile ends in a partial 16-lane vector; then NaNs in the first row, in the second
+// block and in a tail lane (the extrema and arg-extrema propagate NaN: the first one wins).
+TEST_P(OpTableReduce, WideColumnsBlocksTailsAndNaN) {
+  reseed_for_current_test();
+  const ReduceTableCase &c = GetParam();
+  const aclDataType dt = ACL_FLOAT;
+  const std::vector<std::string> wide = {"sum", "nansum", "mean", "max", "min", "argmax", "argmin"};
+  if (c.dims_kind == "all" || std::find(wide.begin(), wide.end(), c.kind) == wide.end() ||
+      std::find(c.dtypes.begin(), c.dtypes.end(), dt) == c.dtypes.end())
+    return;
+  const auto [lo, hi] = input_range(c, dt);
+  for (const auto &shape : {std::vector<int64_t>{1100, 2100}, std::vector<int64_t>{37, 4100}}) {
+    SCOPED_TRACE(::testing::Message() << c.name << " shape " << ::testing::PrintToString(shape));
+    DeviceTensor in(shape, dt);
+    in.fill_random(lo, hi);
+    check_call(c, in, {0}, false);
+    std::vector<double> v = in.values();
+    const int64_t rows = shape[0], cols = shape[1];
+    v[5] = NAN;                                        // first row
+    v[static_cast<size_t>((rows - 2) * cols + 7)] = NAN;  // second block (1100 rows: blocks of 998)
+    v[static_cast<size_t>(3 * cols + 7)] = NAN;        // the same column earlier: this one wins
+    v[static_cast<size_t>(rows / 2 * cols + cols - 1)] = NAN;  // the tail lane
+    in.set_values(v);
+    check_call(c, in, {0}, false);
+  }
+}
+
 TEST_P(OpTableReduce, SpecialValues) {
   const ReduceTableCase &c = GetParam();
   const aclDataType dt = ACL_FLOAT;

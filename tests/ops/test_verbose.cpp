@@ -399,23 +399,31 @@ TEST_F(Verbose, MmNamesThePrepackedAlternative) {
 // The reduction engine's two modes: column (the input's fastest dim is kept) and row, whose line
 // names why column mode was not taken; a long reduction into one value is split into blocks.
 TEST_F(Verbose, ReduceSumNamesItsModeAndBlocks) {
-  auto reduce = [&](std::vector<int64_t> shape, std::vector<int64_t> dims, std::vector<int64_t> out_shape) {
+  auto reduce = [&](std::vector<int64_t> shape, std::vector<int64_t> dims, std::vector<int64_t> out_shape,
+                    aclDataType dt = ACL_FLOAT) {
     lines_.clear();
-    DeviceTensor x(shape, ACL_FLOAT), out(out_shape, ACL_FLOAT);
+    DeviceTensor x(shape, dt), out(out_shape, dt);
     x.fill_random(-1, 1);
     aclIntArray *d = aclCreateIntArray(dims.data(), dims.size());
     EXPECT_EQ(0, run_op([&](uint64_t *w, aclOpExecutor **e) {
-                 return aclnnReduceSumGetWorkspaceSize(x, d, false, ACL_FLOAT, out, w, e);
+                 return aclnnReduceSumGetWorkspaceSize(x, d, false, dt, out, w, e);
                }, aclnnReduceSum));
     aclDestroyIntArray(d);
     return two_lines("aclnnReduceSum");
   };
   const std::string tier = isa_detected(Isa::kAvx512) ? "avx512" : isa_detected(Isa::kAvx2) ? "avx2" : "portable";
   auto [p0, e0] = reduce({64, 33}, {0}, {33});
-  EXPECT_EQ(p0.kv["impl"], "reduce:" + tier + "/column/sum/double/blocks=1");
+  EXPECT_EQ(p0.kv["impl"], "reduce:" + tier + "/wide_column/sum/double/blocks=1");
   for (const std::string &r : rejections(p0.kv["rejected"]))  // only tiers this CPU lacks, if any
     EXPECT_EQ(r.find("column:"), std::string::npos) << r;
   EXPECT_EQ(e0.kv["impl"], p0.kv["impl"]);
+  auto [pd, ed] = reduce({64, 33}, {0}, {33}, ACL_DOUBLE);  // DOUBLE rows: the narrow column tile
+  EXPECT_EQ(pd.kv["impl"], "reduce:" + tier + "/column/sum/double/blocks=1");
+  EXPECT_TRUE(has(rejections(pd.kv["rejected"]),
+                  "wide_column: not unit-stride FLOAT rows of a sum / mean / extremum / arg-extremum along a kept dim"))
+      << pd.kv["rejected"];
+  auto [pw, ew] = reduce({4096, 4096}, {0}, {4096});  // 16M elements: 8 fixed blocks of 512 rows
+  EXPECT_EQ(pw.kv["impl"], "reduce:" + tier + "/wide_column/sum/double/blocks=8");
   auto [p1, e1] = reduce({64, 33}, {1}, {64});
   EXPECT_EQ(p1.kv["impl"], "reduce:" + tier + "/row/sum/double/blocks=1");
   EXPECT_TRUE(has(rejections(p1.kv["rejected"]), "column: the input's fastest dim is reduced")) << p1.kv["rejected"];

@@ -438,10 +438,39 @@ inline bool cumsum_float_in_place(const DimwiseLoop &L, const char *const *in, c
   return true;
 }
 
+// FLOAT top-k with k * 64 <= n along a unit-stride line: the line is read in place through
+// sorted_prefix_f32 (no gather into double), the k results go through the scratch. False: not this case.
+inline bool topk_float_in_place(const DimwiseLoop &L, const char *const *in, char *const *out, char *scratch,
+                                int64_t l0, int64_t l1) {
+  const int64_t n = L.len, k = L.out_len[0];
+  if (L.op != DimwiseOp::kTopk || L.compute != core::ComputeType::kDouble || L.nin != 1 || L.nline != 1 ||
+      L.in_dtype[0] != ACL_FLOAT || L.in_line[0][0] != 4 || k <= 0 || k * 64 > n)
+    return false;
+  for (int o = 0; o < L.nout; ++o)
+    if (L.out_src[o] > 1) return false;
+  auto *res = reinterpret_cast<double *>(scratch);  // values, positions, then the heap
+  double *const result[2] = {res, res + k};
+  auto *heap = reinterpret_cast<KeyPos *>(res + 2 * k);
+  for (int64_t l = l0; l < l1; ++l) {
+    int64_t in_off = 0, out_off[kDimwiseMaxIo] = {};
+    for (int64_t d = L.nouter - 1, rem = l; d >= 0; --d) {
+      const int64_t i = rem % L.outer_shape[d];
+      rem /= L.outer_shape[d];
+      in_off += i * L.in_outer[0][d];
+      for (int o = 0; o < L.nout; ++o) out_off[o] += i * L.out_outer[o][d];
+    }
+    sorted_prefix_f32(reinterpret_cast<const float *>(in[0] + in_off), n, k, L.params.descending, heap, result[0],
+                      result[1]);
+    for (int o = 0; o < L.nout; ++o)
+      store_from<double>(result[L.out_src[o]], L.out_dtype[o], out[o] + out_off[o], L.out_line[o][0], k);
+  }
+  return true;
+}
+
 // Lines [l0, l1) of the loop in the compute type.
 inline void run_lines_any(const DimwiseLoop &L, const char *const *in, char *const *out, char *scratch, int64_t l0,
                           int64_t l1) {
-  if (cumsum_float_in_place(L, in, out, l0, l1)) return;
+  if (cumsum_float_in_place(L, in, out, l0, l1) || topk_float_in_place(L, in, out, scratch, l0, l1)) return;
   switch (L.compute) {
     case core::ComputeType::kInt64: run_lines<int64_t>(L, in, out, scratch, l0, l1); break;
     case core::ComputeType::kFloat: run_lines<float>(L, in, out, scratch, l0, l1); break;

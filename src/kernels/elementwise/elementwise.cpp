@@ -7,6 +7,7 @@
 
 #include "core/thread_pool.h"
 #include "kernels/elementwise/convert.h"
+#include "kernels/elementwise/stream_copy.h"
 
 namespace opsnn::kernels {
 namespace {
@@ -89,7 +90,40 @@ void run_range(const ElementwiseLoop &loop, char *const *base, ContigKernel kern
   }
 }
 
+// A same-dtype copy (loop.copy_rows): elements [begin, end) moved as bytes, one row run at a time.
+void copy_range(const ElementwiseLoop &loop, char *const *base, int64_t begin, int64_t end) {
+  const int nd = loop.ndim;
+  const int64_t inner = loop.shape[nd - 1];
+  const int64_t es = static_cast<int64_t>(core::dtype_size(loop.dtype[0]));
+  Odometer<2> rows;
+  rows.nd = nd - 1;
+  rows.nops = 2;
+  rows.shape = loop.shape;
+  rows.stride[0] = loop.stride[0];
+  rows.stride[1] = loop.stride[1];
+  rows.seek(begin / inner);
+  int64_t pos = begin, j = begin % inner;
+  while (pos < end) {
+    const int64_t len = std::min(inner - j, end - pos);
+    copy_bytes(base[0] + rows.off[0] + j * es, base[1] + rows.off[1] + j * es, static_cast<size_t>(len * es),
+               loop.streaming);
+    pos += len;
+    j = 0;
+    rows.next();
+  }
+  if (loop.streaming) copy_fence();
+}
+
 }  // namespace
+
+void plan_copy_rows(ElementwiseLoop &loop) {
+  const int nd = loop.ndim;
+  if (loop.nops != 2 || nd < 1 || loop.dtype[0] != loop.dtype[1] || loop.round_through != ACL_DT_UNDEFINED) return;
+  const int64_t es = static_cast<int64_t>(core::dtype_size(loop.dtype[0]));
+  if (loop.stride[0][nd - 1] != es || loop.stride[1][nd - 1] != es) return;
+  loop.copy_rows = true;
+  loop.streaming = copy_streams(static_cast<uint64_t>(loop.numel) * static_cast<uint64_t>(es));
+}
 
 ElementwiseLoop plan_elementwise_loop(int ndim, const int64_t *out_shape, int nops,
                                       const int64_t (*strides)[kMaxLoopDims], const aclDataType *dtypes,
@@ -118,6 +152,12 @@ ElementwiseLoop plan_elementwise_loop(int ndim, const int64_t *out_shape, int no
 
 bool run_elementwise(const ElementwiseLoop &loop, char *const *base, ContigKernel kernel, const OpScalars &s) {
   if (loop.numel == 0) return false;
+  if (loop.copy_rows) {
+    auto rows = [&](int64_t b, int64_t e) { copy_range(loop, base, b, e); };
+    if (loop.numel <= kTaskElements) rows(0, loop.numel);
+    else core::parallel_for(loop.numel, kTaskElements, rows);
+    return false;
+  }
   std::atomic<bool> zero_seen{false};
   auto body = [&](int64_t b, int64_t e) {
     switch (loop.compute) {

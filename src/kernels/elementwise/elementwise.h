@@ -35,6 +35,10 @@ struct ElementwiseLoop {
   // >= 1: the operand (an input) whose zero elements run_elementwise reports, after loading it in
   // the compute type: the divisor of an integer division (only integer compute types check).
   int zero_check = -1;
+  // A same-dtype copy whose innermost dim is unit-stride on both sides (plan_copy_rows): rows move
+  // as bytes instead of through the kernel, with streaming stores when `streaming`.
+  bool copy_rows = false;
+  bool streaming = false;
 };
 
 // Plans the loop. `out_shape`: the output shape; `strides[op]`: element strides of each operand
@@ -43,6 +47,11 @@ struct ElementwiseLoop {
 ElementwiseLoop plan_elementwise_loop(int ndim, const int64_t *out_shape, int nops,
                                       const int64_t (*strides)[kMaxLoopDims], const aclDataType *dtypes,
                                       core::ComputeType compute);
+
+// Phase 1 of an identity op (a copy): sets loop.copy_rows when its two operands have one dtype and
+// a unit-stride innermost dim, and loop.streaming when the destination is large enough to stream
+// (kernels/elementwise/stream_copy.h).
+void plan_copy_rows(ElementwiseLoop &loop);
 
 // Runs the loop over operand base addresses (first element of each view), in parallel.
 // Returns true when loop.zero_check names an operand that held a zero (integer division by zero);

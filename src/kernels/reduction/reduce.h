@@ -34,6 +34,10 @@ bool reduce_op_indexes(ReduceOp op, int nout);
 
 // Column mode reduces at most this many neighbouring outputs per task (the planner's tile).
 constexpr int64_t kReduceColumnTile = 64;
+// FLOAT column mode of the sums, extrema and arg-extrema ("wide"): up to this many neighbouring
+// outputs per task, so each input row is read as one long run (a whole row of a [4096, 4096]
+// matrix: the matrix streams once, in order) into a row of accumulators that stays in L1 / L2.
+constexpr int64_t kReduceWideTile = 4096;
 
 // An element map applied before reducing: the reduced value of each position is a function of two
 // inputs read at that position (each with its own dtype and strides), e.g. PReLU's weight-gradient
@@ -81,6 +85,7 @@ struct ReduceLoop {
   // Column mode: the input's fastest dim is kept, so a task reduces `tile` neighbouring outputs at
   // once, one input row per reduced index. Row mode: each output reduces a contiguous-ish row.
   bool column = false;
+  bool wide = false;  // column mode on FLOAT rows read in place, tile up to kReduceWideTile
   int64_t tile = 1;
   int64_t block = 1, nblocks = 1;  // the reduced range split into fixed blocks of `block` elements
   int tier = 0;                    // the runner's ISA tier (choose_reduce_tier)

@@ -10,6 +10,15 @@ namespace {
 
 constexpr int64_t kBlock = 1 << 15;      // reduced elements per block when a reduction is split
 constexpr int64_t kMinOutputTasks = 16;  // below this many output tasks, long reductions are split
+// Wide column mode: a split reduction's block holds about this many input elements (8 MiB of
+// FLOAT), so few blocks (few partials to merge) still feed two or more threads.
+constexpr int64_t kWideBlockElements = 1 << 21;
+
+// The reducers with a FLOAT column kernel reading rows in place (reducers.h col_f32).
+bool has_wide_column(ReduceOp op) {
+  return op == ReduceOp::kSum || op == ReduceOp::kMean || op == ReduceOp::kMax || op == ReduceOp::kMin ||
+         op == ReduceOp::kArgMax || op == ReduceOp::kArgMin;
+}
 
 }  // namespace
 
@@ -104,16 +113,21 @@ ReduceLoop plan_reduction(ReduceOp op, const ReduceParams &params, int ndim, con
   int64_t output_tasks = L.out_numel;
   if (L.column) {
     const int64_t last = L.kept_shape[L.nkept - 1];
-    L.tile = std::min(kReduceColumnTile, last);
+    // FLOAT rows with a unit-stride kept dim, read in place: the wide tile (row indices of the
+    // arg-extrema are kept as int32 lanes, hence the bound on the reduced count).
+    L.wide = in_dtype == ACL_FLOAT && !mapped && compute == core::ComputeType::kDouble && has_wide_column(op) &&
+             L.in_kept[L.nkept - 1] == 4 && L.red_numel < (int64_t{1} << 31);
+    L.tile = std::min(L.wide ? kReduceWideTile : kReduceColumnTile, last);
     output_tasks = L.out_numel / last * ((last + L.tile - 1) / L.tile);
   }
   // A long reduction feeding few outputs is split into fixed blocks (depending on the shape only,
   // never on the thread count), so it can run in parallel and still give the same bits.
   L.block = std::max<int64_t>(L.red_numel, 1);
   L.nblocks = 1;
-  if (output_tasks < kMinOutputTasks && L.red_numel > kBlock) {
-    L.block = kBlock;
-    L.nblocks = (L.red_numel + kBlock - 1) / kBlock;
+  const int64_t block = L.wide ? std::max<int64_t>(kWideBlockElements / L.tile, 1) : kBlock;
+  if (output_tasks < kMinOutputTasks && L.red_numel > block) {
+    L.block = block;
+    L.nblocks = (L.red_numel + block - 1) / block;
   }
   return L;
 }

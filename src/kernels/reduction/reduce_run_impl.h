@@ -207,12 +207,13 @@ class Runner {
     kept_offsets(o, off);
     const char *base = in_ + off[0], *base2 = in2_ + off[3];
     const int64_t st = L_.in_kept[L_.nkept - 1], st2 = L_.in2_kept[L_.nkept - 1];
-    Acc<T> acc[kReduceColumnTile];
-    for (int64_t j = 0; j < n; ++j) r_.init(acc[j]);
     const int64_t r0 = blk * L_.block, r1 = std::min(L_.red_numel, r0 + L_.block);
     // The reduced multi-index advances like an odometer (no division per row).
     Odometer<2> red = red_walk(false);
     if (r0 < r1) red.seek(r0);  // (an empty reduced dim has no position to start from)
+    if (L_.wide) return wide_item(o, n, base, r0, r1, red, blk);  // (n up to kReduceWideTile)
+    Acc<T> acc[kReduceColumnTile];
+    for (int64_t j = 0; j < n; ++j) r_.init(acc[j]);
     alignas(64) T buf[kReduceColumnTile];
     if constexpr (requires { r_.col_f32(static_cast<double *>(nullptr), static_cast<const float *>(nullptr), n); }) {
       if (L_.in_dtype == ACL_FLOAT && st == 4 && !mapped()) {  // FLOAT rows read in place into contiguous values
@@ -236,6 +237,54 @@ class Runner {
     store(o, n, acc, L_.nblocks > 1 ? blk : -1);
   }
 
+  // Wide column mode (FLOAT rows in place, loop.wide): rows [r0, r1) of `n` neighbouring outputs
+  // folded into a row of accumulators — doubles for the sums and extrema, float values and int32
+  // row indices for the arg-extrema — then finished (or kept as partials) 64 outputs at a time.
+  void wide_item(int64_t o, int64_t n, const char *base, int64_t r0, int64_t r1, Odometer<2> &red, int64_t blk) {
+    auto rows = [&](auto &&fold) {
+      for (int64_t r = r0; r < r1; ++r) {
+        fold(reinterpret_cast<const float *>(base + red.off[0]), r);
+        red.next();
+      }
+    };
+    Acc<T> acc[kReduceColumnTile];
+    auto finish = [&](auto &&acc_of) {
+      for (int64_t j0 = 0; j0 < n; j0 += kReduceColumnTile) {
+        const int64_t m = std::min(kReduceColumnTile, n - j0);
+        for (int64_t j = 0; j < m; ++j) acc[j] = acc_of(j0 + j);
+        store(o + j0, m, acc, L_.nblocks > 1 ? blk : -1);
+      }
+    };
+    if constexpr (requires { r_.col_f32(static_cast<float *>(nullptr), static_cast<int32_t *>(nullptr),
+                                        static_cast<const float *>(nullptr), n, int32_t{0}); }) {
+      alignas(64) float v[kReduceWideTile];
+      alignas(64) int32_t at[kReduceWideTile];
+      bool first = true;
+      rows([&](const float *x, int64_t r) {
+        if (first) {  // the block's first row: every output's best so far
+          std::memcpy(v, x, static_cast<size_t>(n) * sizeof(float));
+          std::fill(at, at + n, static_cast<int32_t>(r));
+          first = false;
+          return;
+        }
+        r_.col_f32(v, at, x, n, static_cast<int32_t>(r));
+      });
+      if (first) {  // an empty block (no reduced position): the reducer's identity
+        finish([&](int64_t) { Acc<T> a; r_.init(a); return a; });
+        return;
+      }
+      finish([&](int64_t j) { return Acc<T>{static_cast<T>(v[j]), T(0), T(0), at[j]}; });
+    } else if constexpr (requires { r_.col_f32(static_cast<double *>(nullptr), static_cast<const float *>(nullptr), n); }) {
+      alignas(64) double v[kReduceWideTile];
+      for (int64_t j = 0; j < n; ++j) {
+        Acc<T> a;
+        r_.init(a);
+        v[j] = a.v;
+      }
+      rows([&](const float *x, int64_t) { r_.col_f32(v, x, n); });
+      finish([&](int64_t j) { Acc<T> a; r_.init(a); a.v = v[j]; return a; });
+    }
+  }
 
   const ReduceLoop &L_;
   const R &r_;

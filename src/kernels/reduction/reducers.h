@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -200,6 +201,30 @@ struct ArgReducer {
       a.v = x[at];  // (the element itself: -0 and +0 compare equal)
       a.n = r0 + at;
     }
+  }
+  // Wide column mode (FLOAT rows in place): row r folded into n outputs' best values v and their
+  // row indices at, 16 lanes at a time: a lane takes x when better() holds, the same rule as col.
+  void col_f32(float *v, int32_t *at, const float *x, int64_t n, int32_t r) const
+    requires(std::is_same_v<T, double>)
+  {
+    const vec::i32v rv = vec::i32v{} + r;
+    int64_t j = 0;
+    for (; j + vec::kF32 <= n; j += vec::kF32) {
+      const vec::f32v xv = vec::load(x + j);
+      vec::f32v bv = vec::load(v + j);
+      vec::i32v av;
+      std::memcpy(&av, at + j, sizeof av);
+      const vec::i32v take = (bv == bv) & ((xv != xv) | (kMax ? xv > bv : xv < bv));
+      bv = take ? xv : bv;
+      av = take ? rv : av;
+      std::memcpy(v + j, &bv, sizeof bv);
+      std::memcpy(at + j, &av, sizeof av);
+    }
+    for (; j < n; ++j)
+      if (better(static_cast<double>(x[j]), static_cast<double>(v[j]))) {
+        v[j] = x[j];
+        at[j] = r;
+      }
   }
   void finish(const Acc<T> &a, int64_t, T *res) const {
     const int64_t idx = a.n < 0 ? 0 : a.n;

@@ -1,9 +1,13 @@
 #include "ops/elementwise/elementwise_step.h"
 
 #include <cstring>
+#include <string>
 
 #include "common/error.h"
+#include "core/impl_list.h"
+#include "core/verbose.h"
 #include "kernels/elementwise/ops.h"
+#include "kernels/elementwise/stream_copy.h"
 
 namespace opsnn::ops {
 namespace {
@@ -57,6 +61,30 @@ void store_constant(unsigned char *dst, core::ComputeType ct, const aclScalar *s
     case core::ComputeType::kDouble: { double v = s->to_double(); std::memcpy(dst, &v, 8); break; }
     default: { int64_t v = s->to_int64(); std::memcpy(dst, &v, 8); break; }
   }
+}
+
+// A copy's paths, best first: rows moved as bytes with streaming stores (a destination beyond
+// the cache), rows moved as bytes, the converting loop (kernels/elementwise/elementwise.h).
+const core::Impl<kernels::ElementwiseLoop> kCopyPaths[] = {
+    {"stream_rows", core::kNoIsa,
+     [](const kernels::ElementwiseLoop &l, const core::Why &why) {
+       return (l.copy_rows && l.streaming) ||
+              why("not same-dtype unit-stride rows of at least %llu bytes",
+                  static_cast<unsigned long long>(kernels::stream_copy_min_bytes()));
+     }},
+    {"rows", core::kNoIsa,
+     [](const kernels::ElementwiseLoop &l, const core::Why &why) {
+       return l.copy_rows || why("the dtypes differ or an innermost stride is not 1");
+     }},
+    {"convert", core::kNoIsa, nullptr},
+};
+
+void choose_copy_path(kernels::ElementwiseLoop &loop) {
+  kernels::plan_copy_rows(loop);
+  if (core::current_phase1_trace() == nullptr) return;
+  core::ImplTrace trace;
+  const int path = core::choose(kCopyPaths, loop, &trace);
+  core::record_choice(std::string("copy:") + kCopyPaths[path].name, &trace);
 }
 
 }  // namespace
@@ -136,6 +164,7 @@ void record_elementwise(core::OpBuilder &b, const EwSpec &spec, const EwInput &o
   // first takes the result dtype's value (half rounding, integer wrap, bool), as in PyTorch.
   if (out.dtype != spec.compute_dtype && spec.compute_dtype != compute_storage_dtype(ct))
     step->loop.round_through = spec.compute_dtype;
+  if (spec.op == kernels::EwOp::kIdentity) choose_copy_path(step->loop);
   if (out.numel() == 0) return;  // nothing to run
   b.add_step<ElementwiseStep>(std::move(*step));
 }

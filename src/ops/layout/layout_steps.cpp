@@ -15,6 +15,7 @@
 #include "core/op_checks.h"
 #include "core/thread_pool.h"
 #include "kernels/elementwise/convert.h"
+#include "kernels/elementwise/stream_copy.h"
 #include "ops/layout/view_walk.h"
 
 namespace opsnn::ops {
@@ -422,6 +423,10 @@ class BlockedCopyStep final : public core::Step {
   // whole; its dim is not among the loop dims). Tiles then hold about kTileBytes of rows.
   int64_t row = 1;
   int64_t tile_edge = 32;
+  // The output outgrows the cache (kernels::copy_streams): the 16 x 16 blocks' whole output lines
+  // leave with streaming stores (no read for ownership). Not the tiles of rows: streaming their
+  // short rows (the heads permute's 256 bytes) measured slower than plain stores.
+  bool streaming = false;
 
   // One tile: rows along b (the input's unit-stride dim) read into registers' worth of a, written
   // along a (the output's rows).
@@ -460,8 +465,11 @@ class BlockedCopyStep final : public core::Step {
                 _mm_store_ps(&buf[jj + 2][ii], r2);
                 _mm_store_ps(&buf[jj + 3][ii], r3);
               }
-            for (int jj = 0; jj < 16; ++jj)
-              std::memcpy(reinterpret_cast<float *>(dst) + (j0 + jj) * osb + i0, buf[jj], sizeof buf[jj]);
+            for (int jj = 0; jj < 16; ++jj) {
+              float *line = reinterpret_cast<float *>(dst) + (j0 + jj) * osb + i0;
+              if (streaming && (reinterpret_cast<uintptr_t>(line) & 63) == 0) kernels::copy_line_streaming(line, buf[jj]);
+              else std::memcpy(line, buf[jj], sizeof buf[jj]);
+            }
           }
         tile_scalar(src, dst, a16, a1, b0, b1);
         tile_scalar(src, dst, a0, a16, b16, b1);
@@ -515,6 +523,7 @@ class BlockedCopyStep final : public core::Step {
           default: tile<uint64_t>(s, d, a0, a1, b0, b1); break;
         }
       }
+      if (streaming && row == 1) kernels::copy_fence();
     };
     const int64_t tiles = outer * ta * tb;
     if (tiles <= 4) body(0, tiles);
@@ -561,6 +570,7 @@ bool record_blocked_copy(core::OpBuilder &b, int out_slot, const aclTensor &out_
     while (s.tile_edge < 32 && (2 * s.tile_edge) * (2 * s.tile_edge) * s.row * es <= kTileBytes) s.tile_edge *= 2;
   }
   core::check_no_internal_overlap(out_view, "the output");
+  s.streaming = kernels::copy_streams(static_cast<uint64_t>(out_view.numel()) * static_cast<uint64_t>(es));
   s.a = s.ndim - 1;
   s.b = 0;
   for (int d = 1; d < s.ndim - 1; ++d)

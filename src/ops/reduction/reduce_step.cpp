@@ -26,9 +26,15 @@ class ReduceStep final : public core::Step {
   }
 };
 
-// The loop's two variants, as an ordered implementation list: column mode (vectorised across
-// neighbouring outputs) needs the input's fastest dim to be a kept one; row mode takes the rest.
+// The loop's variants, as an ordered implementation list: column mode (vectorised across
+// neighbouring outputs) needs the input's fastest dim to be a kept one, its wide form (whole input
+// rows read in place, kernels::kReduceWideTile) FLOAT rows of a reducer with a FLOAT column kernel;
+// row mode takes the rest.
 const core::Impl<kernels::ReduceLoop> kReduceModes[] = {
+    {"wide_column", core::kNoIsa,
+     [](const kernels::ReduceLoop &l, const core::Why &why) {
+       return l.wide || why("not unit-stride FLOAT rows of a sum / mean / extremum / arg-extremum along a kept dim");
+     }},
     {"column", core::kNoIsa,
      [](const kernels::ReduceLoop &l, const core::Why &why) {
        return l.column || why("the input's fastest dim is reduced");
