@@ -967,6 +967,46 @@ TEST(ConvDirectNhwc, TileShapes) {
   }
 }
 
+// The direct kernel's task split and tiling: 1x1 dims flattened into one long row split into
+// segments (channel counts off the block, a weight past the L2 size that turns the task order
+// group-major), 1x1 that do not flatten (stride 2, padding: edge tiles), rows narrower than a
+// tile, rows whose balanced tiles all touch the border, several short rows per task crossing
+// images; channels-last and channels-first, in every tier.
+TEST(ConvDirectNhwc, TaskSplitsAndEdgeTiles) {
+  reseed_for_current_test();
+  KernelEnvRestore restore;
+  struct Fixed {
+    int64_t n, cin, cout, h, w, k, s, p;
+  };
+  const Fixed shapes[] = {{2, 40, 80, 20, 30, 1, 1, 0},  {1, 512, 272, 3, 97, 1, 1, 0}, {1, 21, 35, 9, 11, 1, 2, 0},
+                          {2, 19, 33, 5, 9, 1, 1, 1},    {3, 7, 17, 5, 1, 3, 1, 1},     {2, 9, 48, 4, 2, 3, 1, 1},
+                          {1, 33, 64, 6, 5, 3, 1, 1},    {1, 24, 70, 14, 14, 3, 1, 1},  {3, 40, 64, 5, 13, 3, 1, 1},
+                          {3, 5, 31, 7, 7, 5, 1, 2},     {1, 300, 20, 4, 15, 3, 1, 1}};
+  for (const char *cap : direct_tiers()) {
+    core::reset_kernel_env_for_testing(cap, nullptr);
+    for (const Fixed &f : shapes) {
+      DirectCase dc;
+      dc.g.n = f.n;
+      dc.g.cbig = f.cin;
+      dc.g.csmall = f.cout;
+      dc.g.big[1] = f.h;
+      dc.g.big[2] = f.w;
+      for (int j = 1; j < 3; ++j) {
+        dc.g.k[j] = f.k;
+        dc.g.s[j] = f.s;
+        dc.g.p[j] = f.p;
+        dc.g.small[j] = (dc.g.big[j] + 2 * f.p - f.k) / f.s + 1;
+      }
+      dc.bias = f.cin % 2 == 1;
+      for (bool channels_first : {false, true}) {
+        dc.in_channels_first = dc.out_channels_first = channels_first;
+        SCOPED_TRACE(::testing::Message() << "OPSNN_MAX_ISA=" << (cap ? cap : "-") << " " << describe(dc));
+        DirectCall(dc).check();
+      }
+    }
+  }
+}
+
 // One repeatable executor launched again after its weight or bias changed (a runtime copy, a
 // memset, an op writing the weight, another weight bound to it): the packed copy must notice.
 TEST(ConvDirectNhwc, RepeatableExecutorSeesWeightChanges) {
