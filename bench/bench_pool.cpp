@@ -3,8 +3,8 @@
 // of bench/compare_pool_torch.py, which times the same ops in PyTorch; bench/compare_pool.sh runs
 // both and prints the ratios. Shapes are ResNet-50's: the stem max pool (64 x 112 x 112, k3 s2
 // p1), a 3 x 3 average (64 x 56 x 56, s1 p1), a 2 x 2 average (256 x 56 x 56), the global average
-// (2048 x 7 x 7), a 2x nearest upsample (64 x 56 x 56), batch 4; _nhwc: the tensors' format is
-// NHWC (dims N, H, W, C, channels innermost).
+// (2048 x 7 x 7), a 2x nearest and bilinear upsample (64 x 56 x 56; bilinear also backward), batch
+// 4; _nhwc: the tensors' format is NHWC (dims N, H, W, C, channels innermost).
 #include <benchmark/benchmark.h>
 
 #include <functional>
@@ -17,6 +17,8 @@
 #include "aclnnop/aclnn_max_pool.h"
 #include "aclnnop/aclnn_max_pool2d_with_indices.h"
 #include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
+#include "aclnnop/aclnn_upsample_bilinear_2d.h"
+#include "aclnnop/aclnn_upsample_bilinear_2d_backward.h"
 #include "aclnnop/aclnn_upsample_nearest_2d.h"
 #include "bench_env.h"
 
@@ -179,6 +181,28 @@ void upsample(benchmark::State &s, bool nhwc) {
 void UpsampleNearest2x_nchw(benchmark::State &s) { upsample(s, false); }
 void UpsampleNearest2x_nhwc(benchmark::State &s) { upsample(s, true); }
 
+void bilinear(benchmark::State &s, bool nhwc) {
+  T x({4, 64, 56, 56}, nhwc), y({4, 64, 112, 112}, nhwc);
+  A os({112, 112});
+  run(s,
+      [&](uint64_t *w, aclOpExecutor **e) {
+        return aclnnUpsampleBilinear2dGetWorkspaceSize(x, os, false, 0.0, 0.0, y, w, e);
+      },
+      aclnnUpsampleBilinear2d);
+}
+void UpsampleBilinear2x_nchw(benchmark::State &s) { bilinear(s, false); }
+void UpsampleBilinear2x_nhwc(benchmark::State &s) { bilinear(s, true); }
+
+void UpsampleBilinear2xBackward_nchw(benchmark::State &s) {
+  T g({4, 64, 112, 112}), gi({4, 64, 56, 56});
+  A os({112, 112}), is({4, 64, 56, 56});
+  run(s,
+      [&](uint64_t *w, aclOpExecutor **e) {
+        return aclnnUpsampleBilinear2dBackwardGetWorkspaceSize(g, os, is, false, 0.0, 0.0, gi, w, e);
+      },
+      aclnnUpsampleBilinear2dBackward);
+}
+
 }  // namespace
 
 BENCHMARK(MaxPool2d_nchw)->Unit(benchmark::kMillisecond)->UseRealTime();
@@ -194,5 +218,8 @@ BENCHMARK(GlobalAvgPool_nchw)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(GlobalAvgPool_nhwc)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(UpsampleNearest2x_nchw)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(UpsampleNearest2x_nhwc)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(UpsampleBilinear2x_nchw)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(UpsampleBilinear2x_nhwc)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(UpsampleBilinear2xBackward_nchw)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 BENCHMARK_MAIN();

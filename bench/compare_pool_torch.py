@@ -53,6 +53,10 @@ def main():
         ("GlobalAvgPool_nhwc", lambda: F.adaptive_avg_pool2d(last_cl, 1)),
         ("UpsampleNearest2x_nchw", lambda: F.interpolate(mid, size=(112, 112), mode="nearest")),
         ("UpsampleNearest2x_nhwc", lambda: F.interpolate(mid_cl, size=(112, 112), mode="nearest")),
+        ("UpsampleBilinear2x_nchw", lambda: F.interpolate(mid, size=(112, 112), mode="bilinear")),
+        ("UpsampleBilinear2x_nhwc", lambda: F.interpolate(mid_cl, size=(112, 112), mode="bilinear")),
+        ("UpsampleBilinear2xBackward_nchw",
+         lambda: torch.ops.aten.upsample_bilinear2d_backward(stem, [112, 112], [4, 64, 56, 56], False, None, None)),
     ]
     for name, fn in cases:
         print(f"{name} {ms_per_call(fn):.4f}", flush=True)

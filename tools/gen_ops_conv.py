@@ -4,6 +4,7 @@ registrations (tests/ops/test_op_table_conv.cpp).
 
 Row format (besides the common `header`, `dtypes`, `backward`):
   conv     kConvolution | kConvDepthwise2d | kConvTbc | kConvolutionBackward | kConvTbcBackward | kIm2col
+           | kIm2colBackward
            | kDeformableConv2d | kDeformableConv2dBackward | kQuantConvolution
   role     NAME=ROLE ...          overrides a parameter's role (ConvTbcBackward's `self` is the gradient)
   sample   a=V ...                values for the tests (cube=, transposed=): one case per sample
@@ -12,21 +13,21 @@ Row format (besides the common `header`, `dtypes`, `backward`):
   anydtype NAME ...               tensors whose dtypes the phase 1 checks alone (not check_tensor's list)
 Parameter roles come from the names: input / self (the input), weight, bias / biasOptional, output /
 out, gradOutput, gradInput, gradWeight, gradBias (tensors); stride, padding, dilation, outputPadding,
-kernelSize, biasSizes (int arrays), outputMask (bool array), transposed, groups, pad, cubeMathType;
+kernelSize, inputSize, biasSizes (int arrays), outputMask (bool array), transposed, groups, pad, cubeMathType;
 DeformableConv2d's offset, deformOutOptional, offsetOut, gradOffset (tensors), deformableGroups, modulated;
 QuantConvolution's scale (tensor), offsetx, roundMode (its `offset` tensor takes the offset role).
 """
 
 CONV_KEYS = {"conv", "role", "sample", "header", "dtypes", "backward", "nullable", "anydtype"}
 KINDS = {"kConvolution": "convolution", "kConvDepthwise2d": "depthwise2d", "kConvTbc": "tbc",
-         "kConvolutionBackward": "convolution_backward", "kConvTbcBackward": "tbc_backward", "kIm2col": "im2col",
+         "kConvolutionBackward": "convolution_backward", "kConvTbcBackward": "tbc_backward", "kIm2col": "im2col", "kIm2colBackward": "im2col_backward",
          "kDeformableConv2d": "deformable", "kDeformableConv2dBackward": "deformable_backward",
          "kQuantConvolution": "quant"}
 ROLES = {"input": "input", "self": "input", "x": "input", "weight": "weight", "bias": "bias",
          "biasOptional": "bias", "output": "output", "out": "output", "gradOutput": "grad_output",
          "gradInput": "grad_input", "gradWeight": "grad_weight", "gradBias": "grad_bias", "stride": "stride",
          "padding": "padding", "dilation": "dilation", "outputPadding": "output_padding",
-         "kernelSize": "kernel_size", "biasSizes": "bias_sizes", "outputMask": "output_mask",
+         "kernelSize": "kernel_size", "inputSize": "input_size", "biasSizes": "bias_sizes", "outputMask": "output_mask",
          "transposed": "transposed", "groups": "groups", "pad": "pad", "cubeMathType": "cube_math_type",
          "offset": "offset", "deformOutOptional": "deform_out", "offsetOut": "offset_out", "gradOffset": "grad_offset",
          "deformableGroups": "deformable_groups", "modulated": "modulated",
@@ -70,7 +71,8 @@ def resolve(g, table, op):
     for n in op.nullable + op.any_dtype:
         if n not in names:
             raise g.TableError(f"{w}: nullable / anydtype names '{n}', which is not a parameter")
-    op.input, op.output, op.extra_output, op.inplace = op.roles["input"], op.roles.get("output"), None, None
+    op.input = op.roles.get("input", op.roles.get("grad_output"))
+    op.output, op.extra_output, op.inplace = op.roles.get("output"), None, None
     op.result = "same"
     op.results = ["FLOAT16 or BF16"] if op.conv == "kQuantConvolution" else ["same"]
     op.family = table.settings["family"]

@@ -3,7 +3,7 @@ rows become ops::pool_phase1 entry points (src/ops/pooling/pool_phase1.h) and Po
 registrations (tests/ops/test_op_table_pool.cpp).
 
 Row format (besides the common `header`, `dtypes`, `backward`):
-  pool      kAvg | kMax | kMaxIndices | kAdaptiveAvg | kAdaptiveMax | kNearest | kAvgBackward |
+  pool      kAvg | kMax | kMaxIndices | kAdaptiveAvg | kAdaptiveMax | kAvgBackward |
             kMaxIndicesBackward | kAdaptiveAvgBackward | kAdaptiveMaxBackward | kUnpool | kUnpoolBackward |
             kMaxMask | kMaxMaskBackward (the mask layout: src/ops/pooling/pool_phase1.h)
   spatial   2 | 3             spatial dims (inputs: spatial + 2 dims, or + 1 without the batch dim)
@@ -15,7 +15,7 @@ countIncludePad, divisorOverride, autoPad; cubeMathType is accepted and ignored 
 """
 
 POOL_KEYS = {"pool", "spatial", "onnx_pads", "header", "dtypes", "backward"}
-KINDS = ["kAvg", "kMax", "kMaxIndices", "kAdaptiveAvg", "kAdaptiveMax", "kNearest", "kAvgBackward",
+KINDS = ["kAvg", "kMax", "kMaxIndices", "kAdaptiveAvg", "kAdaptiveMax", "kAvgBackward",
          "kMaxIndicesBackward", "kAdaptiveAvgBackward", "kAdaptiveMaxBackward", "kUnpool", "kUnpoolBackward",
          "kMaxMask", "kMaxMaskBackward"]
 TENSOR_ROLES = {"self": "self", "gradOutput": "grad", "indicesOut": "out_indices", "out": "out", "outputOut": "out",

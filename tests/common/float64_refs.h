@@ -655,6 +655,9 @@ inline double ploss_term(const std::string &kind, double x, double y, double bet
   if (kind == "bce_logits")  // -(pw y log sigmoid(x) + (1 - y) log(1 - sigmoid(x)))
     return static_cast<double>(pw * y * softplus_ref(-static_cast<long double>(x)) +
                                (1 - static_cast<long double>(y)) * softplus_ref(x));
+  if (kind == "kl_div")  // beta: logTarget (0 / 1); xlogy(t, t) - t x is 0 at t = 0
+    return beta != 0 ? static_cast<double>(expl(y) * (static_cast<long double>(y) - x))
+                     : (y == 0 ? 0.0 : static_cast<double>(y * (logl(y) - static_cast<long double>(x))));
   const long double d = static_cast<long double>(x) - y, ad = fabsl(d);
   if (kind == "mse") return static_cast<double>(d * d);
   if (kind == "l1") return static_cast<double>(ad);
@@ -1081,8 +1084,8 @@ std::vector<double> trisolve_ref(int64_t m, int64_t k, A a, B b, bool upper, boo
   return std::vector<double>(x.begin(), x.end());
 }
 
-// ---- Pooling and resize (the pool table's harness, tests/ops/test_op_table_pool.cpp), written
-// from PyTorch's definitions (aten/src/ATen/native/Pool.h, AdaptivePooling.h, UpSample.h) over
+// ---- Pooling (the pool table's harness, tests/ops/test_op_table_pool.cpp), written
+// from PyTorch's definitions (aten/src/ATen/native/Pool.h, AdaptivePooling.h) over
 // planar float64 data: dims (N, C, D, H, W), one plane per (n, c), flat index d * H * W + h * W + w.
 
 // pooling_output_shape_pad_lr: floor (or ceil, with the last window starting inside input + left pad).
@@ -1104,7 +1107,7 @@ struct PoolRefGeom {
 };
 
 // Windows as lists of (position, dims) per output element of one plane.
-enum class PoolWin { kRegular, kAdaptive, kNearest };
+enum class PoolWin { kRegular, kAdaptive };
 // `first`: where the maximum's index starts (PyTorch: the window start moved past 0 by dilation steps,
 // even when that leaves the input: a window wholly in the padding keeps -inf and that index).
 inline void pool_window_ref(const PoolRefGeom &g, PoolWin w, int axis, int64_t o, std::vector<int64_t> *pos,
@@ -1116,15 +1119,6 @@ inline void pool_window_ref(const PoolRefGeom &g, PoolWin w, int axis, int64_t o
     for (int64_t i = a; i < b; ++i) pos->push_back(i);
     *pad_count = b - a;
     if (first != nullptr) *first = a;
-    return;
-  }
-  if (w == PoolWin::kNearest) {
-    const float scale = static_cast<float>(g.in[axis]) / static_cast<float>(g.out[axis]);
-    int64_t src = static_cast<int64_t>(std::floor(static_cast<float>(o) * scale));
-    if (src > g.in[axis] - 1) src = g.in[axis] - 1;
-    pos->push_back(src);
-    *pad_count = 1;
-    if (first != nullptr) *first = src;
     return;
   }
   const int64_t start = o * g.s[axis] - g.pl[axis];

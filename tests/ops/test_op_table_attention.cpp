@@ -19,6 +19,7 @@
 
 #include "core/cpu_features.h"
 #include "core/tensor.h"
+#include "core/verbose.h"
 #include "kernels/attention/flash_attention.h"
 #include "float64_refs.h"
 #include "op_table_harness.h"
@@ -818,6 +819,74 @@ TEST_P(OpTableAttention, DecodeOverLongKvCache) {
   check(c, p);
 }
 
+// Streaming decode (decode_stream) with the KV length split across tasks and merged by log-sum-exp:
+// one KV head per batch, so every batch's keys are split; odd lengths (1, 7, 4097), groups of 4, 3
+// (no head pairs) and 2 query heads, one head (MHA), head dims that are not a multiple of 16, a
+// [B, Skv] mask, pse, lse, and a band whose window leaves whole splits without a visible key.
+TEST_P(OpTableAttention, SplitKvDecodeStream) {
+  reseed_for_current_test();
+  const AttnTableCase &c = GetParam();
+  auto decode = [](int64_t N, int64_t Nkv, int64_t Skv, int64_t D) {
+    Problem p;
+    p.N = N;
+    p.Nkv = Nkv;
+    p.Sq = 1;
+    p.Skv = Skv;
+    p.D = D;
+    return p;
+  };
+  for (aclDataType dt : c.dtypes) {
+    Problem p = decode(4, 1, 4097, 128);
+    p.dt = dt;
+    p.B = 3;
+    p.scale = 0.09;
+    p.kv_len = {1, 7, 4097};
+    p.mask = MaskShape::kBS;
+    p.lse = c.has_lse;
+    check(c, p);
+  }
+  check(c, decode(6, 2, 2100, 40));  // groups of 3
+  Problem g2 = decode(4, 2, 2100, 40);
+  g2.layout = "BSND";
+  g2.strided = true;
+  check(c, g2);
+  Problem mha = decode(1, 1, 1537, 24);
+  mha.pse = true;
+  mha.lse = c.has_lse;
+  check(c, mha);
+  Problem band = decode(4, 1, 3000, 64);
+  band.sparse = 4;
+  band.pre = 300;
+  band.next = 0;
+  band.lse = c.has_lse;
+  check(c, band);
+}
+
+// Phase 1 picks the streaming decode path for FLOAT / FLOAT16 / BF16 decode, grouped or not.
+TEST_P(OpTableAttention, DecodeChoosesTheStreamingPath) {
+  const AttnTableCase &c = GetParam();
+  for (int64_t nkv : {1, 4}) {
+    Problem p;
+    p.N = 4;
+    p.Nkv = nkv;
+    p.Sq = 1;
+    p.Skv = 50;
+    p.dt = c.dtypes.back();
+    auto call = build(c, p);
+    std::vector<std::string> lines;
+    core::set_verbose_for_testing(true, &lines);
+    uint64_t ws = 0;
+    aclOpExecutor *ex = nullptr;
+    const int rc = c.phase1(call->a, &ws, &ex);
+    core::set_verbose_for_testing(false, nullptr);
+    ASSERT_EQ(rc, 0) << aclGetRecentErrMsg();
+    aclDestroyAclOpExecutor(ex);
+    bool found = false;
+    for (const std::string &l : lines) found = found || l.find("attention:decode_stream/") != std::string::npos;
+    EXPECT_TRUE(found) << "Nkv " << nkv << ": " << ::testing::PrintToString(lines);
+  }
+}
+
 TEST_P(OpTableAttention, PrefillAcrossKeyBlocks) {
   reseed_for_current_test();
   const AttnTableCase &c = GetParam();
@@ -973,44 +1042,48 @@ TEST_P(OpTableAttention, KernelTiersAndReference) {
   EXPECT_EQ(first, call->out->values());
 }
 
-// Results do not depend on the number of workers (each row is one task's, in a fixed key order):
-// the kernel run directly with 1 and 2 workers, bit for bit.
+// Results do not depend on the number of workers (each row is one task's, in a fixed key order; the
+// decode splits and their merge order are fixed by the shapes): the kernel run directly with 1 and 2
+// workers, bit for bit, for prefill and for split-KV decode.
 TEST(AttentionKernel, WorkerCountInvariant) {
   reseed_for_current_test();
-  const int64_t B = 2, N = 4, Nkv = 2, Sq = 50, Skv = 333, D = 24;
-  std::vector<float> q(static_cast<size_t>(B * N * Sq * D)), k(static_cast<size_t>(B * Nkv * Skv * D)), v(k.size());
-  std::uniform_real_distribution<float> U(-1, 1);
-  for (auto *vec : {&q, &k, &v})
-    for (float &e : *vec) e = U(rng());
-  kernels::AttnDesc d;
-  d.batch = B;
-  d.heads = N;
-  d.kv_heads = Nkv;
-  d.sq = Sq;
-  d.skv = Skv;
-  d.dim = D;
-  d.q = {ACL_FLOAT, N * Sq * D, Sq * D, D, 1};
-  d.k = d.v = {ACL_FLOAT, Nkv * Skv * D, Skv * D, D, 1};
-  d.out = d.q;
-  d.scale = 0.3f;
-  d.sparse = kernels::AttnSparse::kRightDown;
-  d.q_len = {Sq, 31};
-  d.kv_len = {Skv, 200};
-  kernels::AttnPlan plan;
-  ASSERT_TRUE(kernels::flash_attention_plan(d, &plan));
-  std::vector<std::vector<float>> outs;
-  for (int workers : {1, 2}) {
-    kernels::AttnPlan pw = plan;
-    pw.workers = workers;
-    std::vector<char> ws(pw.worker_bytes * static_cast<size_t>(workers) + 64);
-    void *wsp = reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(ws.data()) + 63) / 64 * 64);
-    std::vector<float> out(q.size(), -1.0f);
-    ASSERT_EQ(kernels::flash_attention_run(pw, q.data(), k.data(), v.data(), nullptr, nullptr, out.data(), nullptr,
-                                           nullptr, wsp),
-              0);
-    outs.push_back(out);
+  for (const int64_t Sq : {50, 1}) {
+    const int64_t B = 2, N = 4, Nkv = 2, Skv = Sq == 1 ? 1333 : 333, D = 24;
+    std::vector<float> q(static_cast<size_t>(B * N * Sq * D)), k(static_cast<size_t>(B * Nkv * Skv * D)), v(k.size());
+    std::uniform_real_distribution<float> U(-1, 1);
+    for (auto *vec : {&q, &k, &v})
+      for (float &e : *vec) e = U(rng());
+    kernels::AttnDesc d;
+    d.batch = B;
+    d.heads = N;
+    d.kv_heads = Nkv;
+    d.sq = Sq;
+    d.skv = Skv;
+    d.dim = D;
+    d.q = {ACL_FLOAT, N * Sq * D, Sq * D, D, 1};
+    d.k = d.v = {ACL_FLOAT, Nkv * Skv * D, Skv * D, D, 1};
+    d.out = d.q;
+    d.scale = 0.3f;
+    d.sparse = kernels::AttnSparse::kRightDown;
+    d.q_len = {Sq, Sq == 1 ? 1 : 31};
+    d.kv_len = {Skv, 200};
+    kernels::AttnPlan plan;
+    ASSERT_TRUE(kernels::flash_attention_plan(d, &plan));
+    EXPECT_EQ(plan.merges.empty(), Sq != 1) << "decode over 1333 keys is split";
+    std::vector<std::vector<float>> outs;
+    for (int workers : {1, 2}) {
+      kernels::AttnPlan pw = plan;
+      pw.workers = workers;
+      std::vector<char> ws(pw.partial_bytes + pw.worker_bytes * static_cast<size_t>(workers) + 64);
+      void *wsp = reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(ws.data()) + 63) / 64 * 64);
+      std::vector<float> out(q.size(), -1.0f);
+      ASSERT_EQ(kernels::flash_attention_run(pw, q.data(), k.data(), v.data(), nullptr, nullptr, out.data(), nullptr,
+                                             nullptr, wsp),
+                0);
+      outs.push_back(out);
+    }
+    EXPECT_EQ(outs[0], outs[1]) << "Sq " << Sq;
   }
-  EXPECT_EQ(outs[0], outs[1]);
 }
 
 // Paged KV (blockTable / blockSize): the logical K / V of each batch scattered over the pages of
@@ -1120,6 +1193,7 @@ TEST_P(OpTableAttentionPaged, PagedKvCache) {
   for (aclDataType dt : c.dtypes) {
     check_paged(c, "BSH", dt, 1, 16, {37, 70}, 0);  // decode, small pages, several per key block
     check_paged(c, "BNSD", dt, 1, 128, {300, 129}, 0);
+    check_paged(c, "BSH", dt, 1, 64, {1300, 7}, 0);  // split-KV decode: splits of whole pages
   }
   check_paged(c, "BNSD", ACL_FLOAT, 5, 32, {90, 40}, 3);  // prefill over a paged cache, causal
   // A table entry outside the cache: the launch fails with 161002.

@@ -37,7 +37,7 @@ struct ConvArgs {
   aclTensor *input = nullptr, *weight = nullptr, *bias = nullptr, *output = nullptr;
   aclTensor *grad_output = nullptr, *grad_input = nullptr, *grad_weight = nullptr, *grad_bias = nullptr;
   aclIntArray *stride = nullptr, *padding = nullptr, *dilation = nullptr, *output_padding = nullptr;
-  aclIntArray *kernel_size = nullptr, *bias_sizes = nullptr;
+  aclIntArray *kernel_size = nullptr, *bias_sizes = nullptr, *input_size = nullptr;
   aclBoolArray *output_mask = nullptr;
   bool transposed = false;
   int64_t groups = 1, pad = 0;
@@ -140,7 +140,7 @@ struct Problem {
   bool mask[3] = {true, true, true};
   std::vector<int64_t> k, s, p, d, op;
   Tensor input, weight, bias, output, grad_output, grad_input, grad_weight, grad_bias;
-  std::unique_ptr<IntArray> stride, padding, dilation, output_padding, kernel_size, bias_sizes;
+  std::unique_ptr<IntArray> stride, padding, dilation, output_padding, kernel_size, bias_sizes, input_size;
   aclBoolArray *output_mask = nullptr;
   ~Problem() {
     if (output_mask != nullptr) aclDestroyBoolArray(output_mask);
@@ -182,15 +182,16 @@ void random_geometry(Problem &p, const std::string &kind, bool transposed, int s
     }
     return;
   }
-  p.nsp = kind == "tbc" || kind == "tbc_backward" ? 1 : kind == "depthwise2d" || kind == "im2col" ? 2
+  const bool cols = kind == "im2col" || kind == "im2col_backward";
+  p.nsp = kind == "tbc" || kind == "tbc_backward" ? 1 : kind == "depthwise2d" || cols ? 2
                                                                                    : static_cast<int>(rnd(1, 3));
   p.transposed = transposed;
   const bool tbc = kind == "tbc" || kind == "tbc_backward";
   for (int attempt = 0;; ++attempt) {
     g = refs::ConvRefGeom{};
     g.n = tbc ? rnd(1, 3) : rnd(1, 2);
-    const bool depthwise = kind == "depthwise2d" || (!tbc && kind != "im2col" && shape_kind == 2);
-    g.groups = depthwise ? rnd(2, 5) : (tbc || kind == "im2col" ? 1 : rnd(1, 3));
+    const bool depthwise = kind == "depthwise2d" || (!tbc && !cols && shape_kind == 2);
+    g.groups = depthwise ? rnd(2, 5) : (tbc || cols ? 1 : rnd(1, 3));
     const int64_t cin_g = depthwise ? 1 : rnd(1, 4), cout_g = rnd(1, depthwise ? 2 : 4);
     p.k.clear(); p.s.clear(); p.p.clear(); p.d.clear(); p.op.clear();
     bool ok = true;
@@ -288,6 +289,20 @@ std::unique_ptr<Problem> make_problem(const ConvTableCase &c, aclDataType dt, in
   p->output_padding = std::make_unique<IntArray>(p->op);
   p->kernel_size = std::make_unique<IntArray>(p->k);
   p->bias_sizes = std::make_unique<IntArray>(std::vector<int64_t>{cout});
+  p->input_size = std::make_unique<IntArray>(std::vector<int64_t>{g.big[1], g.big[2]});
+  if (c.kind == "im2col_backward") {  // gradOutput: the columns; out: the image
+    const int64_t L = g.small[1] * g.small[2], kc = g.cbig * g.k[1] * g.k[2];
+    const bool batched = rng()() % 2 == 0;
+    p->grad_output = make_tensor(batched ? std::vector<int64_t>{g.n, kc, L} : std::vector<int64_t>{kc, L}, dt,
+                                 in_layout);
+    p->grad_output->fill_random(-2, 2);
+    p->output = make_tensor(batched ? std::vector<int64_t>{g.n, g.cbig, g.big[1], g.big[2]}
+                                    : std::vector<int64_t>{g.cbig, g.big[1], g.big[2]},
+                            dt, out_layout);
+    p->output->poison();
+    if (!batched) p->g.n = 1;
+    return p;
+  }
   if (c.kind == "im2col") {
     const int64_t L = g.small[1] * g.small[2], kc = g.cbig * g.k[1] * g.k[2];
     const bool batched = rng()() % 2 == 0;
@@ -338,6 +353,7 @@ ConvArgs args_of(const ConvTableCase &c, const Problem &p) {
   a.output_padding = p.output_padding->a;
   a.kernel_size = p.kernel_size->a;
   a.bias_sizes = p.bias_sizes->a;
+  a.input_size = p.input_size->a;
   a.output_mask = p.output_mask;
   a.transposed = p.transposed;
   a.groups = p.g.groups;
@@ -382,9 +398,8 @@ void check_problem(const ConvTableCase &c, Problem &p) {
     EXPECT_TRUE(meets_bound(t->dtype(), t->values(), ref)) << what;
     EXPECT_TRUE(t->untouched_outside_view()) << what;
   };
-  if (c.kind == "im2col") {  // exact: out[n, (c, kh, kw), l] = padded input at the window position
-    std::vector<double> want;
-    const auto xs = p.input->values();
+  // Every column entry (n, (c, kh, kw), l) in row-major order with its image position (-1: padding).
+  auto each_column_entry = [&](const auto &fn) {
     for (int64_t n = 0; n < g.n; ++n)
       for (int64_t ch = 0; ch < g.cbig; ++ch)
         for (int64_t t1 = 0; t1 < g.k[1]; ++t1)
@@ -393,10 +408,30 @@ void check_problem(const ConvTableCase &c, Problem &p) {
               for (int64_t o2 = 0; o2 < g.small[2]; ++o2) {
                 const int64_t i1 = o1 * g.s[1] - g.p[1] + t1 * g.d[1], i2 = o2 * g.s[2] - g.p[2] + t2 * g.d[2];
                 const bool in = i1 >= 0 && i1 < g.big[1] && i2 >= 0 && i2 < g.big[2];
-                want.push_back(in ? xs[static_cast<size_t>(((n * g.cbig + ch) * g.big[1] + i1) * g.big[2] + i2)] : 0.0);
+                fn(in ? ((n * g.cbig + ch) * g.big[1] + i1) * g.big[2] + i2 : int64_t{-1});
               }
+  };
+  if (c.kind == "im2col") {  // exact: out[n, (c, kh, kw), l] = padded input at the window position
+    std::vector<double> want;
+    const auto xs = p.input->values();
+    each_column_entry([&](int64_t at) { want.push_back(at >= 0 ? xs[static_cast<size_t>(at)] : 0.0); });
     EXPECT_EQ(p.output->values(), want);
     EXPECT_TRUE(p.output->untouched_outside_view());
+    return;
+  }
+  if (c.kind == "im2col_backward") {  // the adjoint of im2col: each column entry added at its position
+    refs::ConvRefOut r;
+    r.value.assign(static_cast<size_t>(g.n * g.cbig * g.big[1] * g.big[2]), 0.0);
+    r.magnitude = r.value;
+    const auto cols = p.grad_output->values();
+    size_t k = 0;
+    each_column_entry([&](int64_t at) {
+      const double v = cols[k++];
+      if (at < 0) return;
+      r.value[static_cast<size_t>(at)] += v;
+      r.magnitude[static_cast<size_t>(at)] += std::fabs(v);
+    });
+    compare(p.output, r, "out");
     return;
   }
   if (c.kind == "convolution" || c.kind == "depthwise2d" || c.kind == "tbc") {
@@ -630,7 +665,8 @@ TEST_P(OpTableConv, ErrorsNameTheArgument) {
       EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "outputPadding"}));
     }
   }
-  if (c.kind == "convolution" || c.kind == "depthwise2d" || c.kind == "tbc" || c.kind == "im2col") {
+  if (c.kind == "convolution" || c.kind == "depthwise2d" || c.kind == "tbc" || c.kind == "im2col" ||
+      c.kind == "im2col_backward") {
     DeviceTensor bad({97}, dt);
     ConvArgs a = args_of(c, *p);
     a.output = bad;
@@ -653,10 +689,25 @@ TEST_P(OpTableConv, ErrorsNameTheArgument) {
   }
   for (aclDataType bad : {ACL_INT8, ACL_INT32, ACL_DOUBLE, ACL_BOOL}) {
     SCOPED_TRACE(::testing::Message() << "dtype " << bad);
-    DeviceTensor b(p->input->shape(), bad);
+    const bool cols_in = c.kind == "im2col_backward";  // its input is gradOutput
+    DeviceTensor b((cols_in ? p->grad_output : p->input)->shape(), bad);
     ConvArgs a = args_of(c, *p);
-    a.input = b;
-    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, in_name.c_str(), "dtype"}));
+    (cols_in ? a.grad_output : a.input) = b;
+    const std::string name = cols_in ? c.name_of("grad_output") : in_name;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, name.c_str(), "dtype"}));
+  }
+  if (c.kind == "im2col_backward") {  // inputSize: null, wrong length, not positive, not gradOutput's windows
+    ConvArgs a = args_of(c, *p);
+    a.input_size = nullptr;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, "inputSize"}));
+    IntArray three({p->g.big[1], p->g.big[2], 1}), zero({0, p->g.big[2]}), other({p->g.big[1] + 7, p->g.big[2]});
+    a.input_size = three.a;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "inputSize"}));
+    a.input_size = zero.a;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "inputSize"}));
+    a.input_size = other.a;
+    const std::string go = c.name_of("grad_output");
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, go.c_str()}));
   }
   if (c.kind == "convolution_backward") {  // the outputMask's tensors
     bool all[3] = {true, true, true};
@@ -743,10 +794,12 @@ struct DirectCase {
     return true;
   }
   // The start of the path phase 1 should choose: the direct kernel in the tier the cap allows; a
-  // channels-first 1x1 stays with gemm_1x1 (faster there).
+  // channels-first 1x1 stays with gemm_1x1 (faster there); up to 8 input channels (not 1x1) take
+  // the pixel-vectorised small_cin kernel (these shapes' planes are far below its budget).
   std::string path() const {
     const bool first = in_channels_first || out_channels_first;
     if (first && unit()) return "conv:forward/gemm_1x1;";
+    if (!unit() && g.groups == 1 && g.cbig <= 8) return std::string("conv:forward/small_cin;conv:small/") + expected_tier();
     return std::string("conv:forward/") + (first ? "direct_nchw" : "direct_nhwc") + ";conv:direct/" + expected_tier();
   }
 };
@@ -982,19 +1035,78 @@ TEST(ConvDirectNhwc, TileShapes) {
 TEST(ConvDirectNhwc, TaskSplitsAndEdgeTiles) {
   reseed_for_current_test();
   check_fixed_shapes({{2, 40, 80, 20, 30, 1, 1, 0}, {1, 512, 272, 3, 97, 1, 1, 0}, {1, 21, 35, 9, 11, 1, 2, 0},
-                      {2, 19, 33, 5, 9, 1, 1, 1}, {3, 7, 17, 5, 1, 3, 1, 1}, {2, 9, 48, 4, 2, 3, 1, 1},
+                      {2, 19, 33, 5, 9, 1, 1, 1}, {3, 11, 17, 5, 1, 3, 1, 1}, {2, 9, 48, 4, 2, 3, 1, 1},
                       {1, 33, 64, 6, 5, 3, 1, 1}, {1, 24, 70, 14, 14, 3, 1, 1}, {3, 40, 64, 5, 13, 3, 1, 1},
-                      {3, 5, 31, 7, 7, 5, 1, 2}, {1, 300, 20, 4, 15, 3, 1, 1}},
+                      {3, 13, 31, 7, 7, 5, 1, 2}, {1, 300, 20, 4, 15, 3, 1, 1}},
                      true);
 }
 
+// The few-input-channel kernel (small_cin): 1..8 input channels, channels-first and channels-last,
+// batch 1..3, odd sizes, kernels 1..5 (not 1x1 stride 1 unpadded), strides 1..3, dilations 1..2,
+// paddings 0..3, 2-D and 3-D, in every ISA tier; the example CNN's two layers.
+TEST(ConvSmallCin, RandomGeometriesInEveryIsaTier) {
+  reseed_for_current_test();
+  KernelEnvRestore restore;
+  for (const char *cap : direct_tiers()) {
+    core::reset_kernel_env_for_testing(cap, nullptr);
+    for (int t = 0; t < 40; ++t) {
+      DirectCase c;
+      c.nsp = t % 8 == 7 ? 3 : 2;
+      refs::ConvRefGeom &g = c.g;
+      g.n = rnd(1, 3);
+      g.cbig = rnd(1, 8);
+      g.csmall = rnd(1, 21);
+      for (int j = 3 - c.nsp; j < 3; ++j) {
+        g.k[j] = rnd(1, c.nsp == 3 ? 3 : 5);
+        g.s[j] = rnd(1, 3);
+        g.d[j] = rnd(1, 2);
+        g.p[j] = rnd(0, 3);
+        const int64_t span = g.d[j] * (g.k[j] - 1) + 1;
+        g.big[j] = std::max<int64_t>(1, span - 2 * g.p[j]) + (j == 2 ? rnd(0, 37) : rnd(0, c.nsp == 3 ? 3 : 9));
+        g.small[j] = (g.big[j] + 2 * g.p[j] - span) / g.s[j] + 1;
+      }
+      if (c.unit()) g.p[2] = 1, g.small[2] += 2;  // (1x1 unpadded stays with the GEMM / direct kernels)
+      c.bias = t % 4 != 0;
+      c.weight_channels_last = t % 3 == 0;
+      c.in_channels_first = c.out_channels_first = t % 2 == 0;
+      SCOPED_TRACE(::testing::Message() << "OPSNN_MAX_ISA=" << (cap ? cap : "-") << " " << describe(c));
+      DirectCall(c).check();
+    }
+  }
+}
+
+TEST(ConvSmallCin, ExampleCnnLayers) {
+  reseed_for_current_test();
+  struct Fixed {
+    int64_t n, cin, cout, hw;
+  };
+  for (const Fixed &f : {Fixed{32, 1, 8, 16}, Fixed{32, 8, 16, 8}, Fixed{5, 3, 7, 13}}) {
+    for (bool channels_first : {true, false}) {
+      DirectCase dc;
+      dc.g.n = f.n;
+      dc.g.cbig = f.cin;
+      dc.g.csmall = f.cout;
+      for (int j = 1; j < 3; ++j) {
+        dc.g.big[j] = dc.g.small[j] = f.hw;
+        dc.g.k[j] = 3;
+        dc.g.p[j] = 1;
+      }
+      dc.bias = !channels_first;
+      dc.in_channels_first = dc.out_channels_first = channels_first;
+      SCOPED_TRACE(describe(dc));
+      DirectCall(dc).check();
+    }
+  }
+}
+
 // One repeatable executor launched again after its weight or bias changed (a runtime copy, a
-// memset, an op writing the weight, another weight bound to it): the packed copy must notice.
-TEST(ConvDirectNhwc, RepeatableExecutorSeesWeightChanges) {
+// memset, an op writing the weight, another weight bound to it): the direct kernel's packed copy
+// must notice (12 input channels), small_cin reads the weight at every launch (3).
+void check_weight_changes(int64_t cbig) {
   reseed_for_current_test();
   DirectCase dc;
   dc.g.n = 2;
-  dc.g.cbig = 5;
+  dc.g.cbig = cbig;
   dc.g.csmall = 20;
   dc.g.big[1] = 6;
   dc.g.big[2] = 9;
@@ -1066,6 +1178,9 @@ TEST(ConvDirectNhwc, RepeatableExecutorSeesWeightChanges) {
   aclDestroyAclOpExecutor(ex);
   if (wsp) aclrtFree(wsp);
 }
+
+TEST(ConvDirectNhwc, RepeatableExecutorSeesWeightChanges) { check_weight_changes(12); }
+TEST(ConvSmallCin, RepeatableExecutorSeesWeightChanges) { check_weight_changes(3); }
 
 // The packed copy itself: packed once, again only after its source's bytes were written through
 // the runtime (an overlapping copy; a copy next to it does not count) or another source is used;

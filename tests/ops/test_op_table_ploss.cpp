@@ -108,7 +108,9 @@ void check(const PlossTableCase &c, aclDataType dt, int64_t reduction, const std
     }
   }
   if (!c.backward && reduced)
-    want.push_back(round_to(dt, static_cast<double>(reduction == 1 ? total / static_cast<long double>(n) : total)));
+    want.push_back(round_to(dt, static_cast<double>(reduction == 1   ? total / static_cast<long double>(n)
+                                                    : reduction == 3 ? total / (shape.empty() ? 1 : shape[0])
+                                                                     : total)));
   EXPECT_TRUE(meets_precision(dt, out.values(), want));
   EXPECT_TRUE(out.untouched_outside_view());
 }

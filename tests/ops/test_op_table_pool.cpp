@@ -1,9 +1,9 @@
-// The test harness of the table-driven pooling and resize ops (src/ops/pooling/pooling.ops,
-// resize.ops): every op runs the same suites, registered from the tables by tools/gen_ops.py
-// --tests (pool_table_cases.inc in the build tree):
+// The test harness of the table-driven pooling ops (src/ops/pooling/pooling.ops): every op runs
+// the same suites, registered from the tables by tools/gen_ops.py --tests (pool_table_cases.inc in
+// the build tree):
 //   - every accepted dtype on random shapes (batched or not, channel counts 1 to 16), kernels,
 //     strides, paddings (asymmetric for aclnnMaxPool), dilations, ceil modes, countIncludePad and
-//     divisorOverride, adaptive and resize output sizes, against the float64 references of
+//     divisorOverride, adaptive output sizes, against the float64 references of
 //     tests/common/float64_refs.h (pool_forward_ref, pool_avg_backward_ref, pool_scatter_ref,
 //     pool_gather_ref) with the precision standard; indices (INT32 and INT64) exactly;
 //   - the same on non-contiguous inputs (channels-last strides, transposed + offset views), padded
@@ -22,6 +22,7 @@
 
 #include "float64_refs.h"
 #include "op_table_harness.h"
+#include "pool_test_tensors.h"
 #include "test_util.h"
 
 namespace opsnn::test {
@@ -69,97 +70,9 @@ bool is_regular(const std::string &k) {
 bool is_avg(const std::string &k) { return k == "kAvg" || k == "kAvgBackward"; }
 bool is_forward(const std::string &k) {
   return k == "kAvg" || k == "kMax" || k == "kMaxIndices" || k == "kAdaptiveAvg" || k == "kAdaptiveMax" ||
-         k == "kNearest" || k == "kMaxMask";
+         k == "kMaxMask";
 }
 bool is_unpool(const std::string &k) { return k == "kUnpool" || k == "kUnpoolBackward"; }
-
-// How a tensor is laid out: contiguous; an NCHW-format view with channels-last strides (+ offset);
-// a view with the last two dims transposed in memory (+ offset); contiguous NHWC / NDHWC format;
-// contiguous strides doubled (+ offset: a padded output).
-enum class Layout { kContig, kClView, kTransposed, kClFormat, kPadded };
-
-// A device tensor with logical dims (n, c, d, h, w): its physical dims follow its format.
-struct T5 {
-  std::unique_ptr<DeviceTensor> dev;
-  aclTensor *fmt = nullptr;  // the NHWC / NDHWC descriptor over dev's memory
-  std::vector<int> perm;     // logical index of each physical dim
-  int64_t l5[5] = {1, 1, 1, 1, 1};
-  ~T5() {
-    if (fmt != nullptr) aclDestroyTensor(fmt);
-  }
-  aclTensor *get() const { return fmt != nullptr ? fmt : dev->get(); }
-  size_t phys_linear(const int64_t *idx5) const {
-    int64_t lin = 0;
-    for (int p : perm) lin = lin * l5[p] + idx5[p];
-    return static_cast<size_t>(lin);
-  }
-  template <class F>
-  void each(const F &f) const {  // f(planar index, physical row-major index)
-    int64_t i5[5], k = 0;
-    for (i5[0] = 0; i5[0] < l5[0]; ++i5[0])
-      for (i5[1] = 0; i5[1] < l5[1]; ++i5[1])
-        for (i5[2] = 0; i5[2] < l5[2]; ++i5[2])
-          for (i5[3] = 0; i5[3] < l5[3]; ++i5[3])
-            for (i5[4] = 0; i5[4] < l5[4]; ++i5[4]) f(static_cast<size_t>(k++), phys_linear(i5));
-  }
-  std::vector<double> planar() const {
-    const auto v = dev->values();
-    std::vector<double> out(v.size());
-    each([&](size_t pl, size_t ph) { out[pl] = v[ph]; });
-    return out;
-  }
-  void set_planar(const std::vector<double> &pv) {
-    std::vector<double> v(pv.size());
-    each([&](size_t pl, size_t ph) { v[ph] = pv[pl]; });
-    dev->set_values(v);
-  }
-};
-
-std::unique_ptr<T5> make_t5(const int64_t *l5, int nsp, bool batched, aclDataType dt, Layout lay) {
-  auto t = std::make_unique<T5>();
-  std::copy(l5, l5 + 5, t->l5);
-  const bool clf = lay == Layout::kClFormat;
-  if (batched) t->perm.push_back(0);
-  if (!clf) t->perm.push_back(1);
-  for (int i = 0; i < nsp; ++i) t->perm.push_back(2 + 3 - nsp + i);
-  if (clf) t->perm.push_back(1);
-  std::vector<int64_t> shape;
-  for (int p : t->perm) shape.push_back(l5[p]);
-  const int nd = static_cast<int>(shape.size());
-  std::vector<int64_t> st = contiguous_strides(shape);
-  int64_t offset = 0, storage = 0;
-  if (lay == Layout::kClView) {  // memory order: n, spatial..., c
-    std::vector<int> order;
-    if (batched) order.push_back(0);
-    for (int i = batched ? 2 : 1; i < nd; ++i) order.push_back(i);
-    order.push_back(batched ? 1 : 0);
-    int64_t s = 1;
-    for (int i = nd - 1; i >= 0; --i) {
-      st[static_cast<size_t>(order[static_cast<size_t>(i)])] = s;
-      s *= shape[static_cast<size_t>(order[static_cast<size_t>(i)])];
-    }
-    offset = 3;
-    storage = s + 3;
-  } else if (lay == Layout::kTransposed) {
-    std::vector<int64_t> swapped = shape;
-    std::swap(swapped[static_cast<size_t>(nd - 1)], swapped[static_cast<size_t>(nd - 2)]);
-    st = contiguous_strides(swapped);
-    std::swap(st[static_cast<size_t>(nd - 1)], st[static_cast<size_t>(nd - 2)]);
-    offset = 2;
-    storage = numel_of(shape) + 2;
-  } else if (lay == Layout::kPadded) {
-    for (auto &s : st) s *= 2;
-    offset = 1;
-    storage = 2 * numel_of(shape) + 1;
-  }
-  t->dev = std::make_unique<DeviceTensor>(shape, dt, st, offset, storage);
-  if (clf) {
-    int64_t se = std::max<int64_t>(numel_of(shape), 1);
-    t->fmt = aclCreateTensor(shape.data(), shape.size(), dt, st.data(), 0, nsp == 2 ? ACL_FORMAT_NHWC : ACL_FORMAT_NDHWC,
-                             &se, 1, t->dev->data());
-  }
-  return t;
-}
 
 aclIntArray *int_array(const std::vector<int64_t> &v) { return aclCreateIntArray(v.data(), v.size()); }
 
@@ -194,6 +107,10 @@ std::vector<int64_t> as_array(const std::vector<int64_t> &v, bool allow_one) {
   return v;
 }
 
+// Set by a test: regular windows are 2 x 2 of stride 2 without padding or dilation (the nchw_max_2x2
+// path for max pooling without indices), heights of either parity, widths even up to 40 or odd.
+bool g_fixed_2x2 = false;
+
 // Random geometry for the case (fills everything but the tensors).
 void random_geometry(const PoolTableCase &c, Problem &p) {
   const int nsp = p.nsp = c.spatial;
@@ -203,6 +120,10 @@ void random_geometry(const PoolTableCase &c, Problem &p) {
   p.c = kC[rng()() % 5];
   const int64_t max_in = nsp == 3 ? 7 : 13;
   for (int a = 3 - nsp; a < 3; ++a) p.g.in[a] = rnd(1, max_in);
+  if (g_fixed_2x2) {
+    p.g.in[1] = rnd(2, 13);
+    p.g.in[2] = rng()() % 4 == 0 ? 2 * rnd(1, 6) + 1 : 2 * rnd(1, 20);
+  }
   if (is_regular(c.kind)) {
     for (int tries = 0;; ++tries) {
       p.kernel.clear();
@@ -218,6 +139,7 @@ void random_geometry(const PoolTableCase &c, Problem &p) {
         G.d[a] = (c.has("dilation") && rng()() % 3 == 0) ? 2 : 1;
         G.pl[a] = rnd(0, G.k[a] / 2);
         G.pr[a] = c.onnx_pads ? rnd(0, G.k[a] / 2) : G.pl[a];
+        if (g_fixed_2x2 && a > 0) G.k[a] = G.s[a] = 2, G.d[a] = 1, G.pl[a] = G.pr[a] = 0;
         if (tries > 20) G.in[a] = std::max<int64_t>(G.in[a], G.d[a] * (G.k[a] - 1) + 1);
         G.out[a] = refs::pool_out_size_ref(G.in[a], G.k[a], G.pl[a], G.pr[a], G.s[a], G.d[a], p.ceil);
         ok = ok && G.out[a] > 0;
@@ -251,14 +173,6 @@ void random_geometry(const PoolTableCase &c, Problem &p) {
       for (int a = 0; a < 3; ++a) p.g.d[a] = 1;
     }
     p.win = refs::PoolWin::kRegular;
-  } else if (c.kind == "kNearest") {
-    for (int a = 3 - nsp; a < 3; ++a) {
-      const int64_t in = p.g.in[a];
-      const int r = static_cast<int>(rng()() % 4);
-      p.g.out[a] = r == 0 ? in : r == 1 ? 2 * in : rnd(1, 2 * in + 3);
-      p.output_size.push_back(p.g.out[a]);
-    }
-    p.win = refs::PoolWin::kNearest;
   } else if (is_unpool(c.kind)) {  // self: the pooled size; outputSize at least as large
     for (int a = 3 - nsp; a < 3; ++a) {
       p.g.in[a] = rnd(1, nsp == 3 ? 4 : 6);
@@ -538,6 +452,20 @@ TEST_P(OpTablePoolForward, NanPropagates) {
   reseed_for_current_test();
   for (int t = 0; t < 4; ++t) {
     auto p = make_problem(c, ACL_FLOAT, t % 2 ? Layout::kClView : Layout::kContig, Layout::kContig, true);
+    check_problem(c, *p);
+  }
+}
+
+// 2 x 2 windows of stride 2 (MaxPool2d(2): aclnnMaxPool takes nchw_max_2x2 on dense planes), every
+// dtype, NaN, channels-last views and formats, floor and ceil mode.
+TEST_P(OpTablePoolForward, TwoByTwoWindows) {
+  const PoolTableCase &c = GetParam();
+  reseed_for_current_test();
+  const Layout ins[] = {Layout::kContig, Layout::kContig, Layout::kClView, Layout::kClFormat};
+  for (int t = 0; t < 16; ++t) {
+    g_fixed_2x2 = true;
+    auto p = make_problem(c, c.dtypes[static_cast<size_t>(t) % c.dtypes.size()], ins[t % 4], Layout::kContig, t % 3 == 0);
+    g_fixed_2x2 = false;
     check_problem(c, *p);
   }
 }

@@ -385,6 +385,27 @@ def test_adaptive_avg_pool2d(rng, out):
 
 # ---- losses
 
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none", "batchmean"])
+@pytest.mark.parametrize("log_target", [False, True])
+def test_kl_div_loss(rng, reduction, log_target):
+    """nn.KLDivLoss against the float64 formula (xlogy(t, t) - t x, or exp(t) (t - x)); a zero target
+    contributes 0; gradients of input and target by gradcheck."""
+    x = np.log(rng.uniform(0.05, 1.0, (3, 5)))
+    tg = np.log(rng.uniform(0.05, 1.0, (3, 5))) if log_target else rng.uniform(0.0, 1.0, (3, 5))
+    if not log_target:
+        tg[0, 0] = 0.0
+    y = nn.KLDivLoss(reduction, log_target=log_target)(t(x), t(tg))
+    xd, td = x.astype(np.float32).astype(np.float64), tg.astype(np.float32).astype(np.float64)
+    if log_target:
+        terms = np.exp(td) * (td - xd)
+    else:
+        terms = np.where(td > 0, td * np.log(np.where(td > 0, td, 1.0)) - td * xd, 0.0)
+    want = {"none": terms, "sum": terms.sum(), "mean": terms.mean(), "batchmean": terms.sum() / 3}[reduction]
+    assert_close(f64(y), want, "float32", "kl_div", abs_floor=1e-6)
+    xs, ts = t(x, True), t(tg if log_target else tg + 0.1, True)  # away from t = 0 for the target gradient
+    assert gradcheck(lambda u, v: F.kl_div(u, v, reduction, log_target), [xs, ts])
+
+
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 def test_l1_loss(rng, reduction):
     a = rng.standard_normal((4, 5))
@@ -567,3 +588,20 @@ def test_multihead_attention_loads_a_torch_state_dict(rng):
     y, w = m(t(q.numpy()), t(k.numpy()), t(k.numpy()))
     assert_close(f64(y), want.detach().double().numpy(), "float32", "torch mha", abs_floor=1e-5)
     assert_close(f64(w), ww.detach().double().numpy(), "float32", "torch mha weights", abs_floor=1e-6)
+
+
+def test_max_pool2d_without_a_gradient_matches_the_indices_path(rng):
+    """Inference (no gradient to record) takes aclnnMaxPool, which writes no indices: the same values
+    as MaxPool2dWithIndices, NaN and ties included, with padding and ceil mode."""
+    x = rng.integers(-3, 4, size=(2, 3, 9, 10)).astype(np.float32)  # many ties
+    x[0, 1, 4, 4] = np.nan
+    for k, s, p, ceil in [(2, None, 0, False), (3, 2, 1, True), ((2, 3), (2, 1), (1, 0), False)]:
+        with_grad = F.max_pool2d(t(x, True), k, s, p, ceil_mode=ceil).detach().numpy()
+        with opsnn.no_grad():
+            plain = F.max_pool2d(t(x, True), k, s, p, ceil_mode=ceil).numpy()
+        kk = (k, k) if isinstance(k, int) else k
+        ss = kk if s is None else ((s, s) if isinstance(s, int) else s)
+        pp = (p, p) if isinstance(p, int) else p
+        assert np.array_equal(plain, with_grad, equal_nan=True)
+        want = max_pool2d_ref(x.astype(np.float64), kk, ss, pp, (1, 1), ceil)
+        assert np.array_equal(np.isnan(plain), np.isnan(want)) and np.array_equal(plain[~np.isnan(plain)], want[~np.isnan(want)])

@@ -492,8 +492,9 @@ def test_lstm_proj_size_parameters_and_checks(rng):
         nn.LSTM(5, 6, proj_size=6)
     with pytest.raises(ValueError, match="only supported for LSTM"):
         nn.GRU(5, 6, proj_size=2)
-    with pytest.raises(NotImplementedError, match="packed"):
-        m(nn.utils.rnn.pack_padded_sequence(t(np.zeros((4, 2, 5))), [4, 3]))
+    with pytest.raises(RuntimeError, match="hidden size"):  # the packed path checks h0 the same way
+        m(nn.utils.rnn.pack_padded_sequence(t(np.zeros((4, 2, 5))), [4, 3]),
+          (t(np.zeros((4, 2, 6))), t(np.zeros((4, 2, 6)))))
 
 
 @pytest.mark.parametrize("bidirectional,batch_first,bias", [(False, False, True), (True, False, True),
@@ -525,6 +526,40 @@ def test_lstm_proj_size_against_torch(bidirectional, batch_first, bias):
     pairs = [(xo, x, "input"), (ho, h0, "h0"), (co, c0, "c0")]
     pairs += [(p, tp, n) for (n, p), (tn, tp) in zip(m.named_parameters(), tm.named_parameters())]
     assert [n for n, _ in m.named_parameters()] == [n for n, _ in tm.named_parameters()]
+    for a, b, n in pairs:
+        assert a.grad is not None, n
+        assert_close(f64(a.grad), b.grad.numpy(), "float32", f"gradient of {n}", abs_floor=1e-5)
+
+
+@pytest.mark.parametrize("bidirectional,lens", [(False, [3, 5, 2, 5]), (True, [3, 5, 2, 5]), (True, [1, 4, 2])])
+def test_lstm_proj_size_packed_against_torch(bidirectional, lens):
+    """nn.LSTM(proj_size=P) on an unsorted PackedSequence (sequences ending at different steps, equal
+    lengths, a length-1 sequence) against torch in float64: padded output, h_n, c_n in the caller's
+    batch order and the gradients of the input, h0, c0 and every weight; 2 layers."""
+    torch = pytest.importorskip("torch", reason="the torch comparison needs python3-torch")
+    torch.manual_seed(11 + bidirectional + len(lens))
+    T, B, I, H, P, L = max(lens), len(lens), 4, 6, 3, 2
+    D = 2 if bidirectional else 1
+    tm = torch.nn.LSTM(I, H, num_layers=L, bidirectional=bidirectional, proj_size=P).double()
+    m = nn.LSTM(I, H, num_layers=L, bidirectional=bidirectional, proj_size=P)
+    m.load_state_dict({k: v.float() for k, v in tm.state_dict().items()})
+    x = torch.randn(T, B, I, dtype=torch.float64, requires_grad=True)
+    h0 = torch.randn(L * D, B, P, dtype=torch.float64, requires_grad=True)
+    c0 = torch.randn(L * D, B, H, dtype=torch.float64, requires_grad=True)
+    R = torch.nn.utils.rnn
+    y, (hn, cn) = tm(R.pack_padded_sequence(x, lens, enforce_sorted=False), (h0, c0))
+    yp, _ = R.pad_packed_sequence(y)
+    xo, ho, co = (t(v.detach().float().numpy(), True) for v in (x, h0, c0))
+    yo, (hno, cno) = m(nn.utils.rnn.pack_padded_sequence(xo, lens, enforce_sorted=False), (ho, co))
+    ypo, _ = nn.utils.rnn.pad_packed_sequence(yo)
+    for a, b, n in ((ypo, yp, "output"), (hno, hn, "h_n"), (cno, cn, "c_n")):
+        assert_close(f64(a), b.detach().numpy(), "float32", n, abs_floor=1e-6)
+    gy, gh, gc = torch.randn_like(yp), torch.randn_like(hn), torch.randn_like(cn)
+    ((yp * gy).sum() + (hn * gh).sum() + (cn * gc).sum()).backward()
+    F.add(F.add(F.sum(F.mul(ypo, t(gy.float().numpy()))), F.sum(F.mul(hno, t(gh.float().numpy())))),
+          F.sum(F.mul(cno, t(gc.float().numpy())))).backward()
+    pairs = [(xo, x, "input"), (ho, h0, "h0"), (co, c0, "c0")]
+    pairs += [(p, tp, n) for (n, p), (_, tp) in zip(m.named_parameters(), tm.named_parameters())]
     for a, b, n in pairs:
         assert a.grad is not None, n
         assert_close(f64(a.grad), b.grad.numpy(), "float32", f"gradient of {n}", abs_floor=1e-5)

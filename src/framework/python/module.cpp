@@ -66,6 +66,13 @@ static py::array tensor_to_numpy(const opsnn::Tensor &t) {
   return out;
 }
 
+// A shape as a tuple made directly (py::cast builds a list first; shapes are read on every call).
+static py::tuple int_tuple(const opsnn::Shape &v) {
+  py::tuple r(v.size());
+  for (size_t i = 0; i < v.size(); ++i) r[i] = py::int_(v[i]);
+  return r;
+}
+
 PYBIND11_MODULE(_C, m) {
   m.doc() = "OpsNN framework core (C++): tensors over aclrtMalloc storage and the aclnn call path";
   static py::exception<opsnn::Error> error(m, "Error", PyExc_RuntimeError);
@@ -95,7 +102,10 @@ PYBIND11_MODULE(_C, m) {
       .def("__dlpack__", [](const opsnn::Tensor &t, const py::object &) { return tensor_to_dlpack(t); },
            py::arg("stream") = py::none())
       .def("__dlpack_device__", [](const opsnn::Tensor &) { return py::make_tuple(1, 0); })  // kDLCPU, device 0
-      .def_property_readonly("shape", [](const opsnn::Tensor &t) { return py::tuple(py::cast(t.shape())); })
+      .def_property_readonly("shape", [](const opsnn::Tensor &t) { return int_tuple(t.shape()); })
+      // The autograd engine's per-edge test (one call instead of two shape tuples and two dtypes).
+      .def("same_shape_and_dtype",
+           [](const opsnn::Tensor &t, const opsnn::Tensor &o) { return t.dtype() == o.dtype() && t.shape() == o.shape(); })
       .def_property_readonly("strides", [](const opsnn::Tensor &t) { return py::tuple(py::cast(t.strides())); })
       .def_property_readonly("offset", &opsnn::Tensor::offset)
       .def_property_readonly("dtype", [](const opsnn::Tensor &t) { return static_cast<int>(t.dtype()); })

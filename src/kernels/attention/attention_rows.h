@@ -7,6 +7,9 @@
 
 namespace opsnn::kernels {
 
+// How decode_stream's key / value rows are stored.
+enum class AttnKv : int { kF32, kBf16, kF16 };
+
 struct AttnRowFns {
   void (*scale)(float *x, int64_t n, float s);                       // x *= s
   void (*add)(float *x, const float *y, int64_t n);                  // x += y
@@ -16,6 +19,13 @@ struct AttnRowFns {
   // row[j] = exp(row[j] - m); returns the sum (fp32, fixed order).
   float (*exp_sum)(float *row, int64_t n, float m);
   float (*exp1)(float x);
+  // Streaming decode (decode_stream_impl.h): s[g * lds + j] = q[g] . k[j] for g < G, j < n (q rows
+  // [G, D] contiguous, key row j at k + j * ks elements); o[g] += sum_j p[g * ldp + j] v[j] (o rows
+  // [G, D], value row j at v + j * vs elements). Keys / values of type kt / vt, widened as loaded.
+  void (*qk)(const float *q, int64_t G, int64_t D, const void *k, AttnKv kt, int64_t ks, int64_t n, float *s,
+             int64_t lds);
+  void (*pv)(const float *p, int64_t ldp, int64_t G, int64_t n, const void *v, AttnKv vt, int64_t vs, int64_t D,
+             float *o);
 };
 
 const AttnRowFns &attn_rows_portable();

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "kernels/attention/attention_rows.h"
+#include "kernels/attention/decode_stream_impl.h"
 #include "kernels/elementwise/vmath.h"
 
 namespace opsnn::kernels::attn_rows_impl {
@@ -61,7 +62,7 @@ float exp_sum(float *row, int64_t n, float m) {
 
 float exp1(float x) { return vmath::exp(x); }
 
-constexpr AttnRowFns kFns = {&scale, &add, &mask_max, &exp_sum, &exp1};
+constexpr AttnRowFns kFns = {&scale, &add, &mask_max, &exp_sum, &exp1, &qk, &pv};
 
 }  // namespace
 }  // namespace opsnn::kernels::attn_rows_impl

@@ -24,6 +24,12 @@ constexpr int64_t kMinQueryBlock = 16;  // query positions per prefill task, at 
 constexpr int64_t kMaxTaskRows = 512;
 constexpr int64_t kKeyBlock = 256;     // keys per block (prefill)
 constexpr int64_t kDecodeKeyBlock = 512;
+constexpr int64_t kStreamKeyBlock = 128;  // decode_stream: keys per block (the score tile and V pass stay in L2)
+// Split-KV decode: the KV length is split until B x Nkv x splits reaches kDecodeTasks (enough for
+// the workers of any machine here), no split shorter than kMinSplitKeys. Fixed by the shapes, so the
+// results never depend on the thread count.
+constexpr int64_t kDecodeTasks = 32;
+constexpr int64_t kMinSplitKeys = 512;
 
 size_t bytes64(size_t n) { return (n + 63) / 64 * 64; }
 
@@ -47,6 +53,13 @@ const AttnRowFns &(*const kRowFns[])() = {
     &attn_rows_portable,
 };
 const core::Impl<PathCtx> kPaths[] = {
+    {"decode_stream", core::kNoIsa,
+     [](const PathCtx &c, const core::Why &why) {
+       if (c.d.sq != 1) return why("Sq=%lld > 1", static_cast<long long>(c.d.sq));
+       if (c.d.kv_int8) return why("INT8 key / value (dequantised per block by the GEMM path)");
+       if (c.d.k.d != 1 || c.d.v.d != 1) return why("key / value rows not contiguous along D");
+       return true;
+     }},
     {"decode_rows", core::kNoIsa,
      [](const PathCtx &c, const core::Why &why) {
        if (c.d.sq != 1) return why("Sq=%lld > 1", static_cast<long long>(c.d.sq));
@@ -107,9 +120,9 @@ Scratch carve(const AttnPlan &p, char *base) {
   return s;
 }
 
-size_t scratch_bytes_before_gemm(int64_t R, int64_t D, int64_t KB, bool kv_int8) {
+size_t scratch_bytes_before_gemm(int64_t R, int64_t D, int64_t KB, bool kv_scratch) {
   return bytes64(4 * R * D) + bytes64(4 * R * KB) + bytes64(4 * R * D) + 2 * bytes64(4 * R) + bytes64(4 * KB) +
-         (kv_int8 ? 2 * bytes64(4 * KB * D) : 0);
+         (kv_scratch ? 2 * bytes64(4 * KB * D) : 0);
 }
 
 struct RunCtx {
@@ -119,7 +132,19 @@ struct RunCtx {
   float *lse;
   const int32_t *table;
   const char *aq_scale[2] = {}, *aq_offset[2] = {};  // key, value
+  float *partial = nullptr;  // split-KV decode: plan.merges' partials
 };
+
+// A partial of split-KV decode: rows_max rows of D unnormalised outputs, then the rows' max and sum.
+inline float *partial_at(const RunCtx &x, int64_t part) {
+  const int64_t R = x.p.rows_max, D = x.p.desc.dim;
+  return x.partial + part * R * (D + 2);
+}
+
+// decode_stream reads FLOAT / BF16 / FLOAT16 key and value rows in place.
+inline AttnKv kv_type(aclDataType t) {
+  return t == ACL_BF16 ? AttnKv::kBf16 : t == ACL_FLOAT16 ? AttnKv::kF16 : AttnKv::kF32;
+}
 
 // Rows [j0, j0 + w) of an INT8 key (half 0) or value (half 1) of batch b, KV head n, dequantised
 // into dst [w, D]: (x + offset) * scale, per channel or per token.
@@ -164,17 +189,27 @@ inline void row_of(const AttnPlan::Task &t, int64_t r, int64_t *h, int64_t *i) {
   *i = t.q0 + r % t.rows;
 }
 
-void write_padding(const RunCtx &x, const AttnPlan::Task &t, const Scratch &s) {
+// Output row (batch b, head h, query position i): o / l rounded once into the output's dtype, and
+// the lse m + log l; a row that saw no key (l = 0) is 0, its lse +inf.
+void write_row(const RunCtx &x, int64_t b, int64_t h, int64_t i, float *orow, float m, float l) {
   const AttnDesc &d = x.p.desc;
   const size_t osz = core::dtype_size(d.out.dtype);
-  std::fill(s.o, s.o + d.dim, 0.0f);
+  if (l > 0)
+    x.p.rows->scale(orow, d.dim, 1.0f / l);
+  else
+    std::fill(orow, orow + d.dim, 0.0f);
+  const int64_t ip = i + q_start(d, b);
+  char *o = x.out + (b * d.out.b + h * d.out.n + ip * d.out.s) * static_cast<int64_t>(osz);
+  store_from<float>(orow, d.out.dtype, o, d.out.d * static_cast<int64_t>(osz), d.dim);
+  if (x.lse != nullptr)
+    x.lse[b * d.lse.b + h * d.lse.n + ip * d.lse.s] = l > 0 ? m + std::log(l) : std::numeric_limits<float>::infinity();
+}
+
+void write_padding(const RunCtx &x, const AttnPlan::Task &t, const Scratch &s) {
   for (int64_t r = 0; r < t.nh * t.rows; ++r) {
     int64_t h, i;
     row_of(t, r, &h, &i);
-    const int64_t ip = i + q_start(d, t.b);
-    char *o = x.out + (t.b * d.out.b + h * d.out.n + ip * d.out.s) * static_cast<int64_t>(osz);
-    store_from<float>(s.o, d.out.dtype, o, d.out.d * static_cast<int64_t>(osz), d.dim);
-    if (x.lse != nullptr) x.lse[t.b * d.lse.b + h * d.lse.n + ip * d.lse.s] = std::numeric_limits<float>::infinity();
+    write_row(x, t.b, h, i, s.o, 0.0f, 0.0f);
   }
 }
 
@@ -185,7 +220,6 @@ void run_task(const RunCtx &x, const AttnPlan::Task &t, const Scratch &s) {
   if (t.pad) return write_padding(x, t, s);
   const int64_t RM = p.rows_max, D = d.dim, KB = p.k_block;
   const size_t qsz = core::dtype_size(d.q.dtype), ksz = core::dtype_size(d.k.dtype), vsz = core::dtype_size(d.v.dtype);
-  const size_t osz = core::dtype_size(d.out.dtype);
   int64_t lo[512], hi[512];  // rows_max <= 512 (checked in the plan)
   const int64_t nrows = t.nh * t.rows;
   int64_t task_lo = std::numeric_limits<int64_t>::max(), task_hi = 0;
@@ -223,10 +257,17 @@ void run_task(const RunCtx &x, const AttnPlan::Task &t, const Scratch &s) {
       if (e.n == w) return &e;
     return static_cast<const AttnPlan::Gemm *>(nullptr);
   };
+  task_lo = std::max(task_lo, t.k0);  // a split visits its own keys only (k0, k1: multiples of KB)
+  task_hi = std::min(task_hi, t.k1);
+  const int64_t key_end = std::min(kv_len, t.k1);
   for (int64_t j0 = task_hi > task_lo ? task_lo / KB * KB : task_hi; j0 < task_hi; j0 += KB) {
-    const int64_t n = std::min(KB, kv_len - j0);
+    const int64_t n = std::min(KB, key_end - j0);
     for (int64_t js = j0; js < j0 + n; js += seg) {  // S = Q.K^T, one GEMM per page (or the whole block)
       const int64_t w = std::min(seg, j0 + n - js);
+      if (p.stream) {
+        R.qk(s.q, nrows, D, page_base(d.k, x.k, ksz, js), kv_type(d.k.dtype), d.k.s, w, s.s + (js - j0), KB);
+        continue;
+      }
       if (d.kv_int8) {
         dequant_rows(x, 0, t.b, t.kvh, js, w, d.k, [&](int64_t j) { return page_base(d.k, x.k, 1, j); }, s.kq);
         gemm_run(plan_for(w)->qk, s.q, s.kq, s.s + (js - j0), s.gemm);
@@ -269,6 +310,10 @@ void run_task(const RunCtx &x, const AttnPlan::Task &t, const Scratch &s) {
     }
     for (int64_t js = j0; js < j0 + n; js += seg) {  // O += P.V
       const int64_t w = std::min(seg, j0 + n - js);
+      if (p.stream) {
+        R.pv(s.s + (js - j0), KB, nrows, w, page_base(d.v, x.v, vsz, js), kv_type(d.v.dtype), d.v.s, D, s.o);
+        continue;
+      }
       if (d.kv_int8) {
         dequant_rows(x, 1, t.b, t.kvh, js, w, d.v, [&](int64_t j) { return page_base(d.v, x.v, 1, j); }, s.vq);
         gemm_run(plan_for(w)->pv, s.s + (js - j0), s.vq, s.o, s.gemm);
@@ -277,21 +322,41 @@ void run_task(const RunCtx &x, const AttnPlan::Task &t, const Scratch &s) {
       gemm_run(plan_for(w)->pv, s.s + (js - j0), page_base(d.v, x.v, vsz, js), s.o, s.gemm);
     }
   }
+  if (t.part >= 0) {  // a split: kept unnormalised for the merge
+    float *part = partial_at(x, t.part);
+    std::copy(s.o, s.o + nrows * D, part);
+    std::copy(s.m, s.m + nrows, part + RM * D);
+    std::copy(s.l, s.l + nrows, part + RM * D + RM);
+    return;
+  }
   for (int64_t r = 0; r < nrows; ++r) {
     int64_t h, i;
     row_of(t, r, &h, &i);
-    float *orow = s.o + r * D;
-    const float l = s.l[r];
-    if (l > 0)
-      R.scale(orow, D, 1.0f / l);
-    else
-      std::fill(orow, orow + D, 0.0f);  // every key masked out: 0
-    const int64_t ip = i + q_start(d, t.b);
-    char *o = x.out + (t.b * d.out.b + h * d.out.n + ip * d.out.s) * static_cast<int64_t>(osz);
-    store_from<float>(orow, d.out.dtype, o, d.out.d * static_cast<int64_t>(osz), D);
-    if (x.lse != nullptr)
-      x.lse[t.b * d.lse.b + h * d.lse.n + ip * d.lse.s] =
-          l > 0 ? s.m[r] + std::log(l) : std::numeric_limits<float>::infinity();
+    write_row(x, t.b, h, i, s.o + r * D, s.m[r], s.l[r]);
+  }
+}
+
+// Split-KV decode: the partials of one (batch, KV head) combined in split order. With M the largest
+// partial max, O = sum_s exp(m_s - M) O_s and l = sum_s exp(m_s - M) l_s (splits that saw no key
+// have m_s = -inf and add nothing).
+void merge_splits(const RunCtx &x, const AttnPlan::Merge &mg, float *orow) {
+  const AttnPlan &p = x.p;
+  const int64_t D = p.desc.dim, RM = p.rows_max, G = p.desc.heads / p.desc.kv_heads;
+  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+  for (int64_t r = 0; r < G; ++r) {
+    float M = kNegInf;
+    for (int64_t sp = 0; sp < mg.count; ++sp) M = std::max(M, partial_at(x, mg.first + sp)[RM * D + r]);
+    std::fill(orow, orow + D, 0.0f);
+    float l = 0.0f;
+    for (int64_t sp = 0; sp < mg.count && M != kNegInf; ++sp) {
+      const float *part = partial_at(x, mg.first + sp);
+      const float m = part[RM * D + r];
+      if (m == kNegInf) continue;
+      const float c = p.rows->exp1(m - M);
+      l += c * part[RM * D + RM + r];
+      for (int64_t e = 0; e < D; ++e) orow[e] += c * part[r * D + e];
+    }
+    write_row(x, mg.b, mg.kvh * G + r, 0, orow, M, l);
   }
 }
 
@@ -309,7 +374,8 @@ bool flash_attention_plan(const AttnDesc &desc, AttnPlan *plan) {
   p.rows = &kRowFns[tier]();
   if (traced) core::record_choice(std::string("attention:") + kPaths[path].name + "/" + kRowTiers[tier].name, &trace);
   const int64_t group = d.kv_heads > 0 ? d.heads / d.kv_heads : 1;
-  p.group_rows = path == 0;
+  p.stream = path == 0;
+  p.group_rows = path <= 1;
   // The rows of a task: every query head of a KV head (they read the same K / V blocks, so each
   // block is packed once for all of them) times a block of query positions, about kTaskRows rows.
   int64_t heads_per_task = group;
@@ -330,15 +396,32 @@ bool flash_attention_plan(const AttnDesc &desc, AttnPlan *plan) {
   }
   int64_t max_kv = 0;
   for (int64_t b = 0; b < d.batch; ++b) max_kv = std::max(max_kv, d.kv_len[static_cast<size_t>(b)]);
-  p.k_block = std::max<int64_t>(1, std::min<int64_t>(p.group_rows ? kDecodeKeyBlock : kKeyBlock, max_kv));
+  p.k_block = std::max<int64_t>(
+      1, std::min<int64_t>(p.stream ? kStreamKeyBlock : p.group_rows ? kDecodeKeyBlock : kKeyBlock, max_kv));
   if (d.paged)  // whole pages per key block
     p.k_block = (std::max<int64_t>(p.k_block, d.block_size) + d.block_size - 1) / d.block_size * d.block_size;
 
+  int64_t groups = 0;  // (batch, KV head) pairs with work: split-KV decode splits until there are enough tasks
+  for (int64_t b = 0; b < d.batch; ++b)
+    if (d.q_len[static_cast<size_t>(b)] > 0 && d.kv_len[static_cast<size_t>(b)] > 0) groups += d.kv_heads;
+  int64_t parts = 0;
   for (int64_t b = 0; b < d.batch; ++b) {
-    const int64_t ql = d.q_len[static_cast<size_t>(b)];
+    const int64_t ql = d.q_len[static_cast<size_t>(b)], kv = d.kv_len[static_cast<size_t>(b)];
+    // decode_stream's split of this batch's keys: chunks of whole key blocks (whole pages).
+    const int64_t splits = std::min((kDecodeTasks + groups - 1) / std::max<int64_t>(groups, 1), kv / kMinSplitKeys);
+    const int64_t chunk =
+        p.stream && splits > 1 ? ((kv + splits - 1) / splits + p.k_block - 1) / p.k_block * p.k_block : kv;
     for (int64_t kvh = 0; kvh < d.kv_heads; ++kvh) {
       if (p.group_rows) {
-        if (!(d.varlen && ql == 0)) p.tasks.push_back({b, kvh, kvh * group, group, 0, 1, ql == 0});
+        if (d.varlen && ql == 0) continue;
+        if (ql == 0 || chunk >= kv) {
+          p.tasks.push_back({b, kvh, kvh * group, group, 0, 1, ql == 0});
+          continue;
+        }
+        AttnPlan::Merge mg{b, kvh, parts, 0};
+        for (int64_t k0 = 0; k0 < kv; k0 += chunk, ++mg.count)
+          p.tasks.push_back({b, kvh, kvh * group, group, 0, 1, false, k0, k0 + chunk, parts++});
+        p.merges.push_back(mg);
         continue;
       }
       for (int64_t h = kvh * group; h < (kvh + 1) * group; h += heads_per_task) {
@@ -355,7 +438,7 @@ bool flash_attention_plan(const AttnDesc &desc, AttnPlan *plan) {
 
   // One GEMM pair per key-block width that occurs (KB, and each batch's tail).
   std::vector<int64_t> widths;
-  for (int64_t b = 0; b < d.batch; ++b) {
+  for (int64_t b = 0; b < d.batch && !p.stream; ++b) {
     const int64_t kv = d.kv_len[static_cast<size_t>(b)];
     if (kv == 0 || d.q_len[static_cast<size_t>(b)] == 0) continue;
     const int64_t seg = d.paged ? d.block_size : p.k_block;  // the GEMMs' key widths: whole segments and tails
@@ -399,8 +482,9 @@ bool flash_attention_plan(const AttnDesc &desc, AttnPlan *plan) {
     p.gemms.push_back(std::move(g));
   }
   p.worker_bytes = scratch_bytes_before_gemm(R, D, KB, d.kv_int8) + bytes64(gemm_ws);
+  p.partial_bytes = bytes64(sizeof(float) * static_cast<size_t>(parts * R * (D + 2)));
   p.workers = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(core::num_threads(), p.tasks.size())));
-  p.workspace_bytes = p.tasks.empty() ? 0 : p.worker_bytes * static_cast<size_t>(p.workers);
+  p.workspace_bytes = p.tasks.empty() ? 0 : p.partial_bytes + p.worker_bytes * static_cast<size_t>(p.workers);
   return true;
 }
 
@@ -430,6 +514,7 @@ int flash_attention_run(const AttnPlan &plan, const void *q, const void *k, cons
                  static_cast<char *>(out),
                  lse,
                  block_table};
+  x.partial = reinterpret_cast<float *>(workspace);  // the splits' partials (plan.partial_bytes)
   for (int h = 0; h < 2 && d.kv_int8; ++h) {
     x.aq_scale[h] = static_cast<const char *>(aq_scale[h]);
     x.aq_offset[h] = aq_offset != nullptr ? static_cast<const char *>(aq_offset[h]) : nullptr;
@@ -437,7 +522,8 @@ int flash_attention_run(const AttnPlan &plan, const void *q, const void *k, cons
   const int64_t ntasks = static_cast<int64_t>(plan.tasks.size());
   std::atomic<int64_t> next{0};  // dynamic scheduling: tasks are independent, results do not depend on it
   auto worker = [&](int64_t w) {
-    const Scratch s = carve(plan, static_cast<char *>(workspace) + static_cast<size_t>(w) * plan.worker_bytes);
+    const Scratch s = carve(plan, static_cast<char *>(workspace) + plan.partial_bytes +
+                                      static_cast<size_t>(w) * plan.worker_bytes);
     for (int64_t t = next.fetch_add(1); t < ntasks; t = next.fetch_add(1)) run_task(x, plan.tasks[static_cast<size_t>(t)], s);
   };
   if (plan.workers == 1) {
@@ -447,6 +533,9 @@ int flash_attention_run(const AttnPlan &plan, const void *q, const void *k, cons
       for (int64_t w = begin; w < end; ++w) worker(w);
     });
   }
+  // The splits' merge: a few rows per (batch, KV head), on the first worker's output tile.
+  float *orow = carve(plan, static_cast<char *>(workspace) + plan.partial_bytes).o;
+  for (const AttnPlan::Merge &mg : plan.merges) merge_splits(x, mg, orow);
   return 0;
 }
 

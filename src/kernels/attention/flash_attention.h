@@ -74,18 +74,28 @@ struct AttnPlan {
   AttnDesc desc;
   const AttnRowFns *rows = nullptr;  // the row operations' ISA tier
   bool group_rows = false;  // decode (Sq == 1): a task's rows are the query heads sharing a KV head
+  bool stream = false;      // decode_stream: scores and P.V by the row units (no GEMM), split KV
   int64_t q_block = 0, k_block = 0, rows_max = 0;
   struct Task {
     int64_t b, kvh, h, nh, q0, rows;  // query heads [h, h + nh) x positions [q0, q0 + rows)
     bool pad;                         // rows beyond the actual query length: written 0 (lse +inf)
+    int64_t k0 = 0, k1 = INT64_MAX;   // the keys this task visits (a split of the KV length)
+    int64_t part = -1;                // >= 0: a split; its unnormalised O, max and sum go to partial `part`
   };
   std::vector<Task> tasks;
+  // Split-KV decode: the splits of (b, kvh) are partials [first, first + count), merged in that order
+  // after every task ran (log-sum-exp). The split depends on the shapes only, never the thread count.
+  struct Merge {
+    int64_t b, kvh, first, count;
+  };
+  std::vector<Merge> merges;
+  size_t partial_bytes = 0;  // at the start of the workspace: rows_max x (D + 2) floats per partial
   struct Gemm {
     int64_t m, n;
     GemmPlan qk, pv;
   };
   std::vector<Gemm> gemms;  // one pair per (rows, key-block width) that occurs
-  size_t worker_bytes = 0;  // per worker scratch
+  size_t worker_bytes = 0;  // per worker scratch (after the partials)
   int workers = 1;
   size_t workspace_bytes = 0;
 };

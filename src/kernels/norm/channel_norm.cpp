@@ -3,13 +3,31 @@
 #include <cmath>
 
 #include "core/dtype.h"
+#include "core/impl_list.h"
 #include "core/thread_pool.h"
+#include "kernels/norm/channel_affine.h"
 #include "kernels/elementwise/convert.h"
 
 namespace opsnn::kernels {
 namespace {
 
 int64_t esize(aclDataType dt) { return static_cast<int64_t>(core::dtype_size(dt)); }
+
+const core::Impl<ChanNormPlan> kChanTiers[] = {
+#if defined(__x86_64__)
+    {"avx512", static_cast<int>(core::Isa::kAvx512), nullptr},
+    {"avx2", static_cast<int>(core::Isa::kAvx2), nullptr},
+#endif
+    {"portable", static_cast<int>(core::Isa::kPortable), nullptr},
+};
+ChanAffineFn affine_fn(int tier) {
+#if defined(__x86_64__)
+  static const ChanAffineFn fns[] = {chan_affine_avx512, chan_affine_avx2, chan_affine_portable};
+#else
+  static const ChanAffineFn fns[] = {chan_affine_portable};
+#endif
+  return fns[tier];
+}
 
 double vload(const ChanNormPlan &P, const ChanNormArgs &a, int k, int64_t c, int64_t g = 0) {
   const ChanVector &d = P.vec[k];
@@ -127,10 +145,9 @@ void channel(const ChanNormPlan &P, const ChanNormArgs &a, int64_t c, double *bu
     if (P.x.dtype == ACL_FLOAT && P.y.dtype == ACL_FLOAT && xs == 1 && ys == 1) {
       // Dense float lines (the common NCHW case): the same double arithmetic without the buffers,
       // which the compiler vectorises.
+      const ChanAffineFn affine = affine_fn(P.tier);
       for_lines(P, c, [&](int64_t xo, int64_t, int64_t yo) {
-        const float *x = reinterpret_cast<const float *>(a.x) + xo;
-        float *y = reinterpret_cast<float *>(a.y) + yo;
-        for (int64_t i = 0; i < L; ++i) y[i] = static_cast<float>(static_cast<double>(x[i]) * scale + shift);
+        affine(reinterpret_cast<const float *>(a.x) + xo, reinterpret_cast<float *>(a.y) + yo, L, scale, shift);
       });
     } else {
       for_lines(P, c, [&](int64_t xo, int64_t, int64_t yo) {
@@ -186,6 +203,15 @@ void channel(const ChanNormPlan &P, const ChanNormArgs &a, int64_t c, double *bu
 }
 
 }  // namespace
+
+const char *choose_chan_norm_tier(ChanNormPlan &plan, core::ImplTrace *trace) {
+  plan.tier = core::choose(kChanTiers, plan, trace);
+  return kChanTiers[plan.tier].name;
+}
+
+void chan_affine_portable(const float *x, float *y, int64_t n, double scale, double shift) {
+  chan_affine_body(x, y, n, scale, shift);
+}
 
 void chan_norm_run(const ChanNormPlan &P, const ChanNormArgs &a) {
   auto *ws = static_cast<double *>(a.workspace);

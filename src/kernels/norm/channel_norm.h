@@ -21,6 +21,10 @@
 #include "acl/acl_base.h"
 #include "kernels/elementwise/elementwise.h"  // kMaxLoopDims
 
+namespace opsnn::core {
+struct ImplTrace;
+}
+
 namespace opsnn::kernels {
 
 // A per-element operand: element strides along the position dims and the channel dim.
@@ -69,6 +73,7 @@ struct ChanNormPlan {
   bool training_grad = true;  // kBackward: the training formula (else eval: dy invstd w)
   int64_t groups = 0;         // kGather
   int tasks = 1;
+  int tier = 0;               // the dense FLOAT affine line's ISA tier (choose_chan_norm_tier)
   int64_t line = 1;           // the innermost position dim's length (a line buffer per operand)
   uint64_t workspace_bytes() const { return static_cast<uint64_t>(tasks) * static_cast<uint64_t>(line) * 3 * 8 + 64; }
 };
@@ -81,5 +86,14 @@ struct ChanNormArgs {
 };
 
 void chan_norm_run(const ChanNormPlan &plan, const ChanNormArgs &args);
+
+// The forward's dense FLOAT lines y = float(double(x) * scale + shift) (eval and training), per ISA
+// tier (channel_norm_<tier>.cpp): the portable unit does 2 doubles per instruction.
+using ChanAffineFn = void (*)(const float *x, float *y, int64_t n, double scale, double shift);
+void chan_affine_portable(const float *x, float *y, int64_t n, double scale, double shift);
+void chan_affine_avx2(const float *x, float *y, int64_t n, double scale, double shift);
+void chan_affine_avx512(const float *x, float *y, int64_t n, double scale, double shift);
+// Sets plan.tier from the ordered tier list (rejections into `trace`, may be null); returns its name.
+const char *choose_chan_norm_tier(ChanNormPlan &plan, core::ImplTrace *trace);
 
 }  // namespace opsnn::kernels

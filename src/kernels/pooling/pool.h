@@ -2,7 +2,7 @@
 // dense FLOAT buffers, planar (N, C, D, H, W) or channels-last (N, D, H, W, C), their gradients,
 // and the index scatters / gathers of max-unpooling and max-pooling's backward. Every window is
 // described per axis by tables fixed in phase 1 (first position, count, step), so regular pooling
-// (kernel, stride, padding, dilation, ceil mode), adaptive pooling and nearest resizing share the
+// (kernel, stride, padding, dilation, ceil mode) and adaptive pooling share the
 // kernels. The op layer (ops/pooling/pool_phase1) stages other dtypes and strided views through
 // the workspace; FLOAT views already dense in the chosen layout are used in place.
 #pragma once
@@ -35,8 +35,6 @@ PoolAxis pool_axis_regular(int64_t in, int64_t out, int64_t kernel, int64_t stri
                            int64_t pad_end, int64_t dilation);
 // Adaptive pooling: [floor(o * in / out), ceil((o + 1) * in / out)).
 PoolAxis pool_axis_adaptive(int64_t in, int64_t out);
-// Nearest resize (PyTorch's `nearest`, scale = in / out in float): min(floor(o * scale), in - 1).
-PoolAxis pool_axis_nearest(int64_t in, int64_t out);
 // The same single axis of a 1-D / 2-D op's missing dims (in = out = 1).
 PoolAxis pool_axis_unit();
 
@@ -55,6 +53,7 @@ struct PoolPlan {
   bool w_interior = false;  // planar: the W interior runs as a unit-stride-over-output vector loop
   bool w_gather = false;    // planar: every W window is one position (a gather along the row)
   bool global = false;      // planar: one window covering the whole plane (no index)
+  bool k2s2 = false;        // planar max without index: 2x2 windows, stride 2, no padding, even W
   int64_t in_plane() const { return ax[0].in * ax[1].in * ax[2].in; }
   int64_t out_plane() const { return ax[0].out * ax[1].out * ax[2].out; }
 };

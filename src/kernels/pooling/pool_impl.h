@@ -10,6 +10,7 @@
 // order and divide by the divisor once.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -124,7 +125,7 @@ void forward_planar(const PoolPlan &p, const float *in, float *out, int64_t *idx
                 update<kAvg, kIdx>(orow[ow], kIdx ? xrow[ow] : dummy, row[iw], base + iw);
               }
             }
-            if (p.w_gather) {  // one position per W window (nearest resize): a gather along the row
+            if (p.w_gather) {  // one position per W window (e.g. adaptive with out a multiple of in): a gather along the row
               const int32_t *__restrict lo = W.lo.data();
               for (int64_t ow = 0; ow < Wo; ++ow) {
                 if constexpr (kIdx) update<kAvg, kIdx>(orow[ow], xrow[ow], row[lo[ow]], base + lo[ow]);
@@ -179,7 +180,7 @@ void forward_cl(const PoolPlan &p, const float *in, float *out, int64_t *idx, in
       float *__restrict o = out + (r * W.out + ow) * C;
       int64_t *__restrict x = kIdx ? idx + (r * W.out + ow) * C : nullptr;
       if constexpr (!kAvg && !kIdx) {
-        if (D.cnt[od] == 1 && H.cnt[oh] == 1 && W.cnt[ow] == 1) {  // one position (nearest): a copy
+        if (D.cnt[od] == 1 && H.cnt[oh] == 1 && W.cnt[ow] == 1) {  // one position: a copy
           const float *__restrict src = in + ((n * Di + D.lo[od]) * Hi * Wi + int64_t{H.lo[oh]} * Wi + W.lo[ow]) * C;
           for (int64_t c = 0; c < C; ++c) o[c] = src[c];
           continue;
@@ -219,8 +220,42 @@ void forward_cl(const PoolPlan &p, const float *in, float *out, int64_t *idx, in
   }
 }
 
+// 2x2 windows of stride 2 inside the input, W = 2 Wo: the pairs along W of a block of input rows are
+// one contiguous run (a vectorised pass over it), then each output row takes the maximum of its two
+// rows' pairs. With H = 2 Ho the planes [b0, b1) are one stack of row pairs, walked as one plane.
+// Window order (0,0), (0,1) | (1,0), (1,1) then the rows: the same value as the row-major walk,
+// NaN included.
+void forward_max_2x2(const PoolPlan &p, const float *in, float *out, int64_t b0, int64_t b1) {
+  const int64_t Hi = p.ax[1].in, Wi = p.ax[2].in, Ho = p.ax[1].out, Wo = p.ax[2].out;
+  float pairs[2048];  // up to 1024 output columns (the path's condition): at least one output row
+  const int64_t block = std::max<int64_t>(1, 1024 / Wo);
+  const int64_t run = Hi == 2 * Ho ? std::max<int64_t>(1, b1 - b0) : 1;  // planes walked as one
+  for (int64_t pl = b0; pl < b1; pl += run) {
+    const int64_t R = std::min(run, b1 - pl) * Ho;  // output rows of this run
+    for (int64_t r0 = 0; r0 < R; r0 += block) {
+      const int64_t rows = std::min(block, R - r0), n = 2 * rows * Wo;
+      const float *__restrict x = in + pl * Hi * Wi + 2 * r0 * Wi;
+      float *__restrict h = pairs;
+      for (int64_t i = 0; i < n; ++i) {
+        const float a = x[2 * i], b = x[2 * i + 1];
+        h[i] = b > a || b != b ? b : a;
+      }
+      float *__restrict o = out + pl * Ho * Wo + r0 * Wo;
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t ow = 0; ow < Wo; ++ow) {
+          const float a = h[2 * r * Wo + ow], b = h[(2 * r + 1) * Wo + ow];
+          o[r * Wo + ow] = b > a || b != b ? b : a;
+        }
+    }
+  }
+}
+
 void forward(const PoolPlan &p, const float *in, float *out, int64_t *idx, int64_t b0, int64_t b1) {
   const bool avg = p.reduce == PoolReduce::kAvg;
+  if (p.k2s2) {
+    forward_max_2x2(p, in, out, b0, b1);
+    return;
+  }
   if (p.cl) {
     if (avg) forward_cl<true, false>(p, in, out, idx, b0, b1);
     else if (p.with_index) forward_cl<false, true>(p, in, out, idx, b0, b1);

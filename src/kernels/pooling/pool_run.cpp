@@ -42,10 +42,25 @@ const core::Impl<PoolPlan> kPlanarPaths[] = {
            return why("not one window over the whole plane");
        return true;
      }},
+    // CNNs' MaxPool2d(2) on small planes: the W interior loop runs 4 or 8 outputs a row.
+    {"nchw_max_2x2", core::kNoIsa,
+     [](const PoolPlan &p, const core::Why &why) {
+       if (p.reduce != PoolReduce::kMax || p.with_index) return why("not max pooling without indices");
+       if (p.ax[0].in != 1 || p.ax[0].out != 1) return why("3-D pooling");
+       for (int i = 1; i < 3; ++i) {
+         const PoolAxis &a = p.ax[i];
+         if (!a.regular || a.kernel != 2 || a.stride != 2 || a.pad != 0 || a.step != 1 || a.int_lo != 0 ||
+             a.int_hi != a.out)
+           return why("not 2x2 windows of stride 2 all inside the input");
+       }
+       if (p.ax[2].in != 2 * p.ax[2].out) return why("odd input width %lld", static_cast<long long>(p.ax[2].in));
+       if (p.ax[2].out > 1024) return why("output width %lld > 1024", static_cast<long long>(p.ax[2].out));
+       return true;
+     }},
     {"nchw_w_interior", core::kNoIsa,
      [](const PoolPlan &p, const core::Why &why) {
        const PoolAxis &w = p.ax[2];
-       if (!w.regular) return why("W windows are not regular (adaptive or resize)");
+       if (!w.regular) return why("W windows are not regular (adaptive)");
        if (w.int_hi - w.int_lo < 4) return why("W interior of %lld outputs < 4", static_cast<long long>(w.int_hi - w.int_lo));
        return true;
      }},
@@ -63,7 +78,7 @@ const core::Impl<PoolPlan> kPlanarBackwardPaths[] = {
     {"nchw_w_interior", core::kNoIsa,
      [](const PoolPlan &p, const core::Why &why) {
        const PoolAxis &w = p.ax[2];
-       if (!w.regular) return why("W windows are not regular (adaptive or resize)");
+       if (!w.regular) return why("W windows are not regular (adaptive)");
        if (w.int_hi - w.int_lo < 4) return why("W interior of %lld outputs < 4", static_cast<long long>(w.int_hi - w.int_lo));
        return true;
      }},
@@ -188,29 +203,11 @@ PoolAxis pool_axis_adaptive(int64_t in, int64_t out) {
   return a;
 }
 
-PoolAxis pool_axis_nearest(int64_t in, int64_t out) {
-  PoolAxis a;
-  a.in = in;
-  a.out = out;
-  a.lo.resize(static_cast<size_t>(out));
-  a.cnt.assign(static_cast<size_t>(out), 1);
-  a.pcnt.assign(static_cast<size_t>(out), 1);
-  const float scale = static_cast<float>(in) / static_cast<float>(out);
-  for (int64_t o = 0; o < out; ++o) {
-    int64_t src;
-    if (out == in) src = o;
-    else if (out == 2 * in) src = o >> 1;
-    else src = std::min(static_cast<int64_t>(std::floor(static_cast<float>(o) * scale)), in - 1);
-    a.lo[static_cast<size_t>(o)] = static_cast<int32_t>(src);
-  }
-  return a;
-}
-
 const char *choose_pool_kernel(PoolPlan &p, bool backward, core::ImplTrace *trace) {
   p.tier = core::choose(kPoolTiers, p, trace);
   static thread_local char name[64];
   const char *path = "nhwc_channels";
-  p.w_interior = p.w_gather = p.global = false;
+  p.w_interior = p.w_gather = p.global = p.k2s2 = false;
   if (!p.cl && backward) {
     const int i = core::choose(kPlanarBackwardPaths, p, trace);
     p.w_interior = i == 0;
@@ -218,8 +215,9 @@ const char *choose_pool_kernel(PoolPlan &p, bool backward, core::ImplTrace *trac
   } else if (!p.cl) {
     const int i = core::choose(kPlanarPaths, p, trace);
     p.global = i == 0;
-    p.w_interior = i == 1;
-    p.w_gather = i == 2;
+    p.k2s2 = i == 1;
+    p.w_interior = i == 2;
+    p.w_gather = i == 3;
     path = kPlanarPaths[i].name;
   }
   std::snprintf(name, sizeof name, "%s/%s", kPoolTiers[p.tier].name, path);

@@ -14,6 +14,7 @@
 #include "core/impl_list.h"
 #include "core/thread_pool.h"
 #include "core/verbose.h"
+#include "kernels/conv/conv_small.h"
 #include "kernels/conv/packed_weight.h"
 #include "ops/matmul/matmul_common.h"
 #include "runtime/runtime.h"
@@ -48,6 +49,10 @@ bool direct_applies(const ConvDesc &d, const core::Why &why) {
   return true;
 }
 
+// The few-input-channel kernel's padded planes of one image stay within this (L2-resident): the
+// large planes of a network's stem keep the channel-vectorised direct kernel.
+constexpr int64_t kSmallCinPlaneBytes = 256 << 10;
+
 // Forward / data: best first; the last (im2col + GEMM / GEMM + col2im) takes everything.
 const core::Impl<ConvDesc> kForwardImpls[] = {
     {"depthwise_nhwc", core::kNoIsa,
@@ -68,6 +73,23 @@ const core::Impl<ConvDesc> kForwardImpls[] = {
        if (d.mode != Mode::kForward) return why("not a forward convolution");
        if (d.groups == 1 || d.cbg != 1) return why("not depthwise (groups=%lld with %lld input channels per group)",
                                                    static_cast<long long>(d.groups), static_cast<long long>(d.cbg));
+       return true;
+     }},
+    // Vectors along the output pixels: 1..8 input channels fill few of the channel vectors the
+    // direct kernel uses (the CNN example's [32, 1, 16, 16] * [8, 1, 3, 3]: 4x faster, its
+    // [32, 8, 8, 8] * [16, 8, 3, 3]: see PERFORMANCE.md, "Framework").
+    {"small_cin", core::kNoIsa,
+     [](const ConvDesc &d, const core::Why &why) {
+       if (!direct_applies(d, why)) return false;
+       if (d.cbg > kernels::kSmallCinMax)
+         return why("%lld input channels > %lld", static_cast<long long>(d.cbg),
+                    static_cast<long long>(kernels::kSmallCinMax));
+       if (unit_geometry(d.g) && d.big_flat && d.small_flat)
+         return why("1x1 stride 1 unpadded: gemm_1x1 / direct_nhwc read it in place");
+       const int64_t bytes = kernels::conv_small_planes(d.g, d.cbg).floats * 4;
+       if (bytes > kSmallCinPlaneBytes)
+         return why("padded input planes of %lld KiB > %lld KiB", static_cast<long long>(bytes >> 10),
+                    static_cast<long long>(kSmallCinPlaneBytes >> 10));
        return true;
      }},
     {"direct_nhwc", core::kNoIsa,
@@ -97,7 +119,15 @@ const core::Impl<ConvDesc> kForwardImpls[] = {
 };
 
 // kForwardImpls' entries by name.
-enum ForwardImpl : int { kDepthwiseNhwc = 0, kDepthwiseDirect, kDirectNhwc, kDirectNchw, kGemm1x1, kIm2colGemm };
+enum ForwardImpl : int {
+  kDepthwiseNhwc = 0,
+  kDepthwiseDirect,
+  kSmallCin,
+  kDirectNhwc,
+  kDirectNchw,
+  kGemm1x1,
+  kIm2colGemm
+};
 
 // The direct kernels' ISA tiers (the same source auto-vectorised per unit), best first.
 #if defined(__x86_64__)
@@ -113,11 +143,14 @@ const kernels::DepthwiseFn kDepthwiseNhwcFns[] = {kernels::conv_depthwise_nhwc_a
                                                   kernels::conv_depthwise_nhwc_portable};
 const kernels::DirectFn kDirectFns[] = {kernels::conv_direct_avx512, kernels::conv_direct_avx2,
                                         kernels::conv_direct_portable};
+const kernels::SmallFn kSmallFns[] = {kernels::conv_small_avx512, kernels::conv_small_avx2,
+                                      kernels::conv_small_portable};
 #else
 const core::Impl<int> kDirectTiers[] = {{"portable", static_cast<int>(core::Isa::kPortable), nullptr}};
 const kernels::DepthwiseFn kDepthwiseFns[] = {kernels::conv_depthwise_portable};
 const kernels::DepthwiseFn kDepthwiseNhwcFns[] = {kernels::conv_depthwise_nhwc_portable};
 const kernels::DirectFn kDirectFns[] = {kernels::conv_direct_portable};
+const kernels::SmallFn kSmallFns[] = {kernels::conv_small_portable};
 #endif
 
 // The best ISA tier of the direct kernels, noted in the trace as conv:<engine>/<tier>.
@@ -310,6 +343,31 @@ class DirectStep final : public core::Step {
   }
 };
 
+// ---- The few-input-channel step: the weight converted at every launch (it is tiny), then the kernel ----
+
+class SmallCinStep final : public core::Step {
+ public:
+  kernels::SmallFn fn = nullptr;
+  kernels::SmallArgs a;
+  Side big, small;
+  Weight w;
+  Bias bias;
+  core::WsKey weights, planes;
+  int threads = 1;
+  int run(const core::LaunchArgs &args) const override {
+    kernels::SmallArgs x = a;
+    x.in = reinterpret_cast<const float *>(big.ref.address(args));
+    x.out = reinterpret_cast<float *>(small.ref.address(args));
+    float *wf = reinterpret_cast<float *>(args.get(weights));
+    kernels::conv_small_weights(a.g, a.c_in, a.c_out, w.ref.address(args), w.dt, w.strides,
+                                bias.present() ? bias.ref.address(args) : nullptr, bias.dt, bias.stride, wf);
+    x.w = wf;
+    x.bias = wf + a.c_out * a.c_in * a.g.kprod();
+    fn(x, reinterpret_cast<float *>(args.get(planes)), threads);
+    return 0;
+  }
+};
+
 class BiasGradStep final : public core::Step {
  public:
   Side go;
@@ -451,6 +509,26 @@ class BiasFillStep final : public core::Step {
   }
 };
 
+// The geometry, channels and strides of the direct kernels' arguments (DirectArgs / SmallArgs) and
+// the step's operands.
+template <class StepT>
+void set_direct_operands(StepT &s, const Problem &p, const Side &big, const Side &small, const Weight &w,
+                         const Bias &bias) {
+  s.a.g = p.g;
+  s.a.n = big.n;
+  s.a.c_in = big.c;
+  s.a.c_out = small.c;
+  s.a.in_sn = big.sn;
+  s.a.in_sc = big.sc;
+  s.a.out_sn = small.sn;
+  s.a.out_sc = small.sc;
+  for (int i = 0; i < 3; ++i) s.a.in_ss[i] = big.ss[i], s.a.out_ss[i] = small.ss[i];
+  s.big = big;
+  s.small = small;
+  s.w = w;
+  s.bias = bias;
+}
+
 }  // namespace
 
 // small = W @ im2col(big) (+ bias).
@@ -489,22 +567,22 @@ void record_forward(core::OpBuilder &b, const Problem &p, const Side &big, const
     b.add_step<DepthwiseStep>(std::move(s));
     return;
   }
+  if (impl == kSmallCin) {
+    SmallCinStep s;
+    s.fn = kSmallFns[choose_tier("small")];
+    set_direct_operands(s, p, big, small, w, bias);
+    s.threads = core::num_threads();  // (the kernel uses at most one per (image, 4 channels))
+    s.weights = b.book("conv.small_weights",
+                       static_cast<uint64_t>(kernels::conv_small_weight_floats(p.g, big.c, small.c) * 4));
+    s.planes = b.book("conv.small_planes",
+                      static_cast<uint64_t>(kernels::conv_small_planes(p.g, big.c).floats * 4 * s.threads));
+    b.add_step<SmallCinStep>(std::move(s));
+    return;
+  }
   if (impl == kDirectNhwc || impl == kDirectNchw) {
     DirectStep s;
     s.fn = kDirectFns[choose_tier("direct")];
-    s.a.g = p.g;
-    s.a.n = big.n;
-    s.a.c_in = big.c;
-    s.a.c_out = small.c;
-    s.a.in_sn = big.sn;
-    s.a.in_sc = big.sc;
-    s.a.out_sn = small.sn;
-    s.a.out_sc = small.sc;
-    for (int i = 0; i < 3; ++i) s.a.in_ss[i] = big.ss[i], s.a.out_ss[i] = small.ss[i];
-    s.big = big;
-    s.small = small;
-    s.w = w;
-    s.bias = bias;
+    set_direct_operands(s, p, big, small, w, bias);
     s.threads = core::num_threads();
     b.add_step<DirectStep>(std::move(s));
     return;

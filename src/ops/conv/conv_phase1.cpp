@@ -51,6 +51,34 @@ class Im2colStep final : public core::Step {
   }
 };
 
+// col2im per image: the columns in FLOAT (in place when FLOAT and dense), summed into a FLOAT image,
+// written once in the output's dtype.
+class Col2imStep final : public core::Step {
+ public:
+  ConvGeom g;
+  int64_t n = 1, c = 1;
+  core::OperandRef grad;
+  aclDataType dt = ACL_FLOAT;
+  int64_t g_sn = 0, g_rs = 0, g_cs = 0;
+  Side out;
+  core::WsKey col, acc;
+  int run(const core::LaunchArgs &args) const override {
+    const int64_t kc = c * g.kprod(), L = g.small_n();
+    const char *gp = grad.address(args);
+    char *op = out.ref.address(args);
+    float *cb = reinterpret_cast<float *>(args.get(col));
+    float *ab = reinterpret_cast<float *>(args.get(acc));
+    const int64_t dims[2] = {kc, L}, st[2] = {g_rs, g_cs};
+    const int64_t sp[3] = {1, g.big[1], g.big[2]};
+    for (int64_t i = 0; i < n; ++i) {
+      kernels::conv_to_float(gp + esz(dt) * i * g_sn, dt, 2, dims, st, cb);
+      std::fill(ab, ab + c * g.big_n(), 0.f);
+      kernels::conv_col2im(g, cb, L, c, 0, L, ab);
+      kernels::conv_store(ab, c, sp, out.image(op, i, 0), nullptr, ACL_FLOAT, 0);
+    }
+    return 0;
+  }
+};
 
 // ---- The ops ----
 
@@ -236,16 +264,22 @@ void conv_tbc_backward(core::OpBuilder &b, const ConvRule &rule, const ConvCall 
   record_bias_grad(b, dy, gb, *c.grad_bias);
 }
 
-void im2col(core::OpBuilder &b, const ConvRule &rule, const ConvCall &c) {
-  core::check_dtype_in(c.input, c.input_name, rule.dtypes);
-  check_rank(c.input, c.input_name, 3, 4);
-  const bool batched = c.input->ndim == 4;
+// Im2col / Im2colBackward: the 2-D windows from kernelSize, stride, padding and dilation.
+Problem window_problem(const ConvCall &c) {
   const std::vector<int64_t> ks = int_array(c.kernel_size, "kernelSize", 2, true);
   if (ks[0] <= 0 || ks[1] <= 0)
     throw_error(ACLNN_ERR_PARAM_INVALID, "kernelSize must be positive, got %s", shape_string(ks.data(), 2).c_str());
   Problem p;
   set_params(p, 2, ks, int_array(c.stride, "stride", 2, true), int_array(c.padding, "padding", 2, true),
              int_array(c.dilation, "dilation", 2, true));
+  return p;
+}
+
+void im2col(core::OpBuilder &b, const ConvRule &rule, const ConvCall &c) {
+  core::check_dtype_in(c.input, c.input_name, rule.dtypes);
+  check_rank(c.input, c.input_name, 3, 4);
+  const bool batched = c.input->ndim == 4;
+  Problem p = window_problem(c);
   Logical l;
   const int o = batched ? 0 : -1;
   l.dims[0] = batched ? c.input->dims[0] : 1;
@@ -281,6 +315,60 @@ void im2col(core::OpBuilder &b, const ConvRule &rule, const ConvCall &c) {
     st.col = b.book("im2col.columns", static_cast<uint64_t>(kc * L * esz(c.input->dtype)));
   b.add_step<Im2colStep>(std::move(st));
 }
+
+void im2col_backward(core::OpBuilder &b, const ConvRule &rule, const ConvCall &c) {
+  core::check_dtype_in(c.grad_output, c.grad_output_name, rule.dtypes);
+  check_rank(c.grad_output, c.grad_output_name, 2, 3);
+  const bool batched = c.grad_output->ndim == 3;
+  const std::vector<int64_t> is = int_array(c.input_size, "inputSize", 2, false);
+  if (is[0] <= 0 || is[1] <= 0)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "inputSize must be positive, got %s", shape_string(is.data(), 2).c_str());
+  Problem p = window_problem(c);
+  p.g.big[1] = is[0];
+  p.g.big[2] = is[1];
+  infer_small(p, "inputSize");
+  const int o = batched ? 0 : -1;
+  const int64_t kc = c.grad_output->dims[1 + o], L = c.grad_output->dims[2 + o], kk = p.g.kprod();
+  if (kc % kk != 0 || L != p.g.small_n())
+    throw_error(ACLNN_ERR_PARAM_INVALID,
+                "%s has shape %s; expected [N,] C * %lld (the kernel's positions), %lld (the windows of inputSize)",
+                c.grad_output_name, shape_string(*c.grad_output).c_str(), static_cast<long long>(kk),
+                static_cast<long long>(p.g.small_n()));
+  const int64_t ch = kc / kk, n = batched ? c.grad_output->dims[0] : 1;
+  core::Shape os;
+  if (batched) os.dims[os.ndim++] = n;
+  os.dims[os.ndim++] = ch;
+  os.dims[os.ndim++] = is[0];
+  os.dims[os.ndim++] = is[1];
+  check_dtype_like(c.output, c.output_name, c.grad_output->dtype, c.grad_output_name);
+  core::check_shape_equals(*c.output, c.output_name, os);
+  core::check_no_internal_overlap(*c.output, c.output_name);
+  const int gi = b.input(c.grad_output), out = b.output(c.output);
+  if (c.output->numel() == 0) return;
+  record("im2col_backward", "col2im", nullptr);
+  Col2imStep st;
+  st.g = p.g;
+  st.n = n;
+  st.c = ch;
+  st.grad = core::OperandRef::of_slot(gi, *c.grad_output);
+  st.dt = c.grad_output->dtype;
+  st.g_sn = batched ? c.grad_output->strides[0] : 0;
+  st.g_rs = c.grad_output->strides[1 + o];
+  st.g_cs = c.grad_output->strides[2 + o];
+  Logical l;
+  l.dims[0] = n;
+  l.strides[0] = batched ? c.output->strides[0] : 0;
+  l.dims[1] = ch;
+  l.strides[1] = c.output->strides[1 + o];
+  for (int i = 0; i < 2; ++i) {
+    l.dims[3 + i] = is[static_cast<size_t>(i)];
+    l.strides[3 + i] = c.output->strides[2 + o + i];
+  }
+  st.out = side_of(out, *c.output, l);
+  st.col = b.book("col2im.columns", static_cast<uint64_t>(kc * L) * sizeof(float));
+  st.acc = b.book("col2im.image", static_cast<uint64_t>(ch * p.g.big_n()) * sizeof(float));
+  b.add_step<Col2imStep>(std::move(st));
+}
 }  // namespace
 
 void conv_phase1(core::OpBuilder &b, const ConvRule &rule, const ConvCall &c) {
@@ -291,6 +379,7 @@ void conv_phase1(core::OpBuilder &b, const ConvRule &rule, const ConvCall &c) {
     case ConvKind::kConvolutionBackward: convolution_backward(b, rule, c); break;
     case ConvKind::kConvTbcBackward: conv_tbc_backward(b, rule, c); break;
     case ConvKind::kIm2col: im2col(b, rule, c); break;
+    case ConvKind::kIm2colBackward: im2col_backward(b, rule, c); break;
     case ConvKind::kDeformableConv2d: deformable_conv2d(b, rule, c); break;
     case ConvKind::kDeformableConv2dBackward: deformable_conv2d_backward(b, rule, c); break;
     case ConvKind::kQuantConvolution: quant_convolution(b, rule, c); break;

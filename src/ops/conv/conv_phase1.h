@@ -1,8 +1,8 @@
 // The phase 1 of the table-driven convolution ops (src/ops/conv/conv.ops): Convolution (1-D / 2-D /
-// 3-D, groups, transposed), ConvolutionBackward, ConvDepthwise2d, ConvTbc (+Backward), Im2col and
-// DeformableConv2d (+Backward: deformable im2col / its adjoint around the same GEMMs) and
+// 3-D, groups, transposed), ConvolutionBackward, ConvDepthwise2d, ConvTbc (+Backward), Im2col (+Backward:
+// col2im), DeformableConv2d (+Backward: deformable im2col / its adjoint around the same GEMMs) and
 // QuantConvolution (int8 im2col + the int8 GEMM engine + the quantised-matmul epilogue).
-// Semantics: torch.nn.functional.conv{1,2,3}d / conv_transpose{1,2,3}d, conv_tbc, unfold.
+// Semantics: torch.nn.functional.conv{1,2,3}d / conv_transpose{1,2,3}d, conv_tbc, unfold / fold.
 //
 // Every op reduces to three GEMM-based operations over a geometry with a "big" side (a
 // convolution's input) and a "small" side (its output), with the weight always [C_small,
@@ -28,6 +28,7 @@ enum class ConvKind : uint8_t {
   kConvolutionBackward,
   kConvTbcBackward,
   kIm2col,
+  kIm2colBackward,  // col2im: the adjoint of Im2col (torch.nn.functional.fold)
   kDeformableConv2d,
   kDeformableConv2dBackward,
   kQuantConvolution,
@@ -45,6 +46,7 @@ struct ConvCall {
   const char *grad_output_name = "gradOutput";
   const aclIntArray *stride = nullptr, *padding = nullptr, *dilation = nullptr, *output_padding = nullptr;
   const aclIntArray *kernel_size = nullptr, *bias_sizes = nullptr;
+  const aclIntArray *input_size = nullptr;  // Im2colBackward: the image's (H, W)
   const aclBoolArray *output_mask = nullptr;
   bool transposed = false;
   int64_t groups = 1;

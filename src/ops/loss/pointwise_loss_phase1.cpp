@@ -50,8 +50,6 @@ void pointwise_loss_phase1(core::OpBuilder &b, const PointwiseLossRule &rule, co
     throw_error(ACLNN_ERR_PARAM_INVALID, "reduction must be 0 (none), 1 (mean)%s 2 (sum)%s, got %lld",
                 rule.batchmean ? "," : " or", rule.batchmean ? " or 3 (batchmean)" : "",
                 static_cast<long long>(c.reduction));
-  if (!rule.backward && c.reduction == kBatchMean)  // no forward row takes it: its scale is not planned here
-    throw_error(ACLNN_ERR_PARAM_INVALID, "reduction 3 (batchmean) is not supported by this op");
   if (c.has_beta && !(c.beta >= 0))
     throw_error(ACLNN_ERR_PARAM_INVALID, "beta must be >= 0, got %g", c.beta);
   core::ResultType rt;
@@ -86,11 +84,12 @@ void pointwise_loss_phase1(core::OpBuilder &b, const PointwiseLossRule &rule, co
   else if (!single(*c.out))
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be 0-d or [1] for reduction %lld, got shape %s", c.out_name,
                 static_cast<long long>(c.reduction), core::shape_string(*c.out).c_str());
-  // The gradient's scale: 1 / N for mean, 1 / batch for batchmean.
+  // The gradient's scale: 1 / N for mean, 1 / batch for batchmean; a forward batchmean (KL
+  // divergence, the only row accepting it) scales its terms by 1 / batch and sums them.
   const int64_t batch = c.self->ndim > 0 ? c.self->dims[0] : 1;
-  const double scale = !rule.backward                          ? 1.0
+  const double scale = c.reduction == kBatchMean && batch > 0 ? 1.0 / static_cast<double>(batch)
+                       : !rule.backward                        ? 1.0
                        : c.reduction == kMean && n > 0          ? 1.0 / static_cast<double>(n)
-                       : c.reduction == kBatchMean && batch > 0 ? 1.0 / static_cast<double>(batch)
                                                                 : 1.0;
 
   // Registration in prototype order: gradOutput, self, target, weight, posWeight, then the output.

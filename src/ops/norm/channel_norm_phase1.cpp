@@ -3,14 +3,34 @@
 #include <algorithm>
 
 #include "common/error.h"
+#include "core/impl_list.h"
 #include "core/op_checks.h"
 #include "core/thread_pool.h"
+#include "core/verbose.h"
 
 namespace opsnn::ops {
 namespace {
 
 using kernels::ChanNormMode;
 using kernels::ChanNormPlan;
+
+// Position dims that nest in every operand become one line (NCHW's H and W: lines of H * W instead
+// of W, each line paying the walk's step), up to 16384 elements (a line buffer per operand).
+void merge_lines(ChanNormPlan &P) {
+  while (P.npos >= 2) {
+    const int d = P.npos - 2;
+    if (P.pos_shape[d] * P.pos_shape[d + 1] > 16384) return;
+    auto nests = [&](const kernels::ChanTensor &t, bool present) {
+      return !present || t.pos[d] == t.pos[d + 1] * P.pos_shape[d + 1];
+    };
+    if (!nests(P.x, true) || !nests(P.dy, P.has_dy) || !nests(P.y, P.has_y)) return;
+    P.pos_shape[d] *= P.pos_shape[d + 1];
+    P.x.pos[d] = P.x.pos[d + 1];
+    P.dy.pos[d] = P.dy.pos[d + 1];
+    P.y.pos[d] = P.y.pos[d + 1];
+    --P.npos;
+  }
+}
 
 struct ChanNormStep final : core::Step {
   ChanNormPlan plan;
@@ -169,7 +189,15 @@ void chan_norm_phase1(core::OpBuilder &b, const ChanNormRule &rule, const ChanNo
     for (int d = 0; d < x->ndim; ++d)
       if (d != cdim) P.pos_shape[P.npos++] = x->dims[d];
     for (int d = 0; d < P.npos; ++d) P.m *= P.pos_shape[d];
+    merge_lines(P);
     P.line = P.npos > 0 ? std::max<int64_t>(1, P.pos_shape[P.npos - 1]) : 1;
+  }
+  if (core::current_phase1_trace() != nullptr) {
+    core::ImplTrace trace;
+    const char *tier = kernels::choose_chan_norm_tier(P, &trace);
+    core::record_choice(std::string("chan_norm:") + tier, &trace);
+  } else {
+    kernels::choose_chan_norm_tier(P, nullptr);
   }
   P.tasks = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(C, core::num_threads())));
   st.plan = P;

@@ -21,7 +21,7 @@ using kernels::PoolView;
 
 bool is_forward(PoolKind k) {
   return k == PoolKind::kAvg || k == PoolKind::kMax || k == PoolKind::kMaxIndices || k == PoolKind::kAdaptiveAvg ||
-         k == PoolKind::kAdaptiveMax || k == PoolKind::kNearest || k == PoolKind::kMaxMask;
+         k == PoolKind::kAdaptiveMax || k == PoolKind::kMaxMask;
 }
 bool is_backward(PoolKind k) {
   return k == PoolKind::kAvgBackward || k == PoolKind::kMaxIndicesBackward || k == PoolKind::kAdaptiveAvgBackward ||
@@ -41,19 +41,13 @@ bool regular_windows(PoolKind k) {
 }
 bool is_avg(PoolKind k) { return k == PoolKind::kAvg || k == PoolKind::kAvgBackward; }
 
-// A tensor's logical (n, c, d, h, w) dims and element strides: NCHW-like (ND, NCHW, NCL, NCDHW)
-// or channels-last when its format says so (NHWC with 2 spatial dims, NDHWC with 3); without the
-// batch dim (spatial + 1 dims) n = 1.
-struct Logical {
-  PoolView v;
-  bool batched = true, channels_last = false;
-};
+}  // namespace
 
-Logical logical(const aclTensor &t, const char *name, int nsp) {
+PoolLogical pool_logical(const aclTensor &t, const char *name, int nsp) {
   if (t.ndim != nsp + 2 && t.ndim != nsp + 1)
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s must have %d or %d dims ([N,] C, %s), got shape %s", name, nsp + 1,
-                nsp + 2, nsp == 3 ? "D, H, W" : "H, W", core::shape_string(t).c_str());
-  Logical l;
+                nsp + 2, nsp == 3 ? "D, H, W" : nsp == 2 ? "H, W" : "L", core::shape_string(t).c_str());
+  PoolLogical l;
   l.v.dtype = t.dtype;
   l.batched = t.ndim == nsp + 2;
   l.channels_last = (t.format == ACL_FORMAT_NHWC && nsp == 2) || (t.format == ACL_FORMAT_NDHWC && nsp == 3);
@@ -73,8 +67,7 @@ Logical logical(const aclTensor &t, const char *name, int nsp) {
   return l;
 }
 
-// The dims a tensor like `like` (same format and batching) has for logical dims `dims`.
-std::vector<int64_t> physical_dims(const Logical &like, const int64_t *dims, int nsp) {
+std::vector<int64_t> pool_physical_dims(const PoolLogical &like, const int64_t *dims, int nsp) {
   std::vector<int64_t> out;
   if (like.batched) out.push_back(dims[0]);
   if (!like.channels_last) out.push_back(dims[1]);
@@ -83,18 +76,38 @@ std::vector<int64_t> physical_dims(const Logical &like, const int64_t *dims, int
   return out;
 }
 
-// `t` has the logical dims `dims` (in its own format, with `like`'s batching).
-void check_dims(const aclTensor &t, const char *name, const Logical &like, const int64_t *dims, int nsp) {
-  const std::vector<int64_t> want = physical_dims(like, dims, nsp);
+void pool_check_dims(const aclTensor &t, const char *name, const PoolLogical &like, const int64_t *dims, int nsp) {
+  const std::vector<int64_t> want = pool_physical_dims(like, dims, nsp);
   bool ok = t.ndim == static_cast<int>(want.size());
-  Logical lt;
+  PoolLogical lt;
   if (ok) {
-    lt = logical(t, name, nsp);
+    lt = pool_logical(t, name, nsp);
     for (int i = 0; i < 5; ++i) ok = ok && lt.v.dims[i] == dims[i];
   }
   if (!ok)
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; expected %s", name, core::shape_string(t).c_str(),
                 core::shape_string(want.data(), static_cast<int>(want.size())).c_str());
+}
+
+PoolOperand pool_float_operand(core::OpBuilder &b, int slot, const PoolLogical &l, bool cl, const char *ws_name,
+                               bool may_direct) {
+  PoolOperand o;
+  o.slot = slot;
+  o.v = l.v;
+  const aclTensor &t = b.tensor(slot);
+  o.offset_bytes = t.offset * static_cast<int64_t>(core::dtype_size(t.dtype));
+  o.direct = may_direct && kernels::pool_view_dense(o.v, cl);
+  const int64_t *d = o.v.dims;
+  if (!o.direct) o.ws = b.book(ws_name, static_cast<uint64_t>(d[0] * d[1] * d[2] * d[3] * d[4]) * sizeof(float));
+  return o;
+}
+
+namespace {
+
+using Logical = PoolLogical;
+Logical logical(const aclTensor &t, const char *name, int nsp) { return pool_logical(t, name, nsp); }
+void check_dims(const aclTensor &t, const char *name, const Logical &like, const int64_t *dims, int nsp) {
+  pool_check_dims(t, name, like, dims, nsp);
 }
 
 // An int array of `nsp` values: `n` values given, or one for every dim, or (allow_empty) none ->
@@ -163,20 +176,7 @@ Geometry regular_geometry(const PoolRule &rule, const PoolCall &c) {
   return g;
 }
 
-// Where an operand lives at launch: its slot (in place when FLOAT and dense in the layout) or a
-// staging block of the workspace.
-struct Operand {
-  int slot = -1;
-  PoolView v;
-  int64_t offset_bytes = 0;
-  bool direct = false;
-  core::WsKey ws;
-  char *base(const core::LaunchArgs &a) const { return static_cast<char *>(a.addrs[slot]) + offset_bytes; }
-  template <class T>
-  T *buffer(const core::LaunchArgs &a) const {
-    return reinterpret_cast<T *>(direct ? base(a) : a.get(ws));
-  }
-};
+using Operand = PoolOperand;
 
 // The mask of aclnnMaxPool2dWithMask (pool_phase1.h): its view and the window geometry.
 struct MaskGeom {
@@ -289,14 +289,7 @@ struct PoolStep final : core::Step {
 int64_t numel5(const int64_t *d) { return d[0] * d[1] * d[2] * d[3] * d[4]; }
 
 Operand float_operand(core::OpBuilder &b, int slot, const Logical &l, bool cl, const char *ws_name, bool may_direct) {
-  Operand o;
-  o.slot = slot;
-  o.v = l.v;
-  const aclTensor &t = b.tensor(slot);
-  o.offset_bytes = t.offset * static_cast<int64_t>(core::dtype_size(t.dtype));
-  o.direct = may_direct && kernels::pool_view_dense(o.v, cl);
-  if (!o.direct) o.ws = b.book(ws_name, static_cast<uint64_t>(numel5(o.v.dims)) * sizeof(float));
-  return o;
+  return pool_float_operand(b, slot, l, cl, ws_name, may_direct);
 }
 
 Operand index_operand(core::OpBuilder &b, int slot, const Logical &l, bool cl, const char *ws_name) {
@@ -385,8 +378,7 @@ void pool_phase1(core::OpBuilder &b, const PoolRule &rule, const PoolCall &c) {
       out5[2 + ax] = o;
       plan.ax[ax] = kernels::pool_axis_regular(sd[2 + ax], o, g.k[u], g.s[u], g.pb[u], g.pe[u], g.d[u]);
     }
-  } else if (kind == PoolKind::kAdaptiveAvg || kind == PoolKind::kAdaptiveMax || kind == PoolKind::kNearest ||
-             unpool) {
+  } else if (kind == PoolKind::kAdaptiveAvg || kind == PoolKind::kAdaptiveMax || unpool) {
     const std::vector<int64_t> os = expand(c.output_size, c.output_size_name, nsp, false, {});
     for (int i = 0; i < nsp; ++i) {
       const size_t u = static_cast<size_t>(i);
@@ -395,8 +387,7 @@ void pool_phase1(core::OpBuilder &b, const PoolRule &rule, const PoolCall &c) {
         throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be positive, got %s", c.output_size_name,
                     core::shape_string(os.data(), nsp).c_str());
       out5[2 + ax] = os[u];
-      plan.ax[ax] = kind == PoolKind::kNearest ? kernels::pool_axis_nearest(sd[2 + ax], os[u])
-                                               : kernels::pool_axis_adaptive(sd[2 + ax], os[u]);
+      plan.ax[ax] = kernels::pool_axis_adaptive(sd[2 + ax], os[u]);
     }
   } else {  // adaptive backward: the windows from self and gradOutput
     const Logical lg = logical(*c.grad, c.grad_name, nsp);

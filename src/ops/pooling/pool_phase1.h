@@ -1,13 +1,14 @@
-// The phase 1 of the table-driven pooling and resize ops (src/ops/pooling/pooling.ops): max /
-// average pooling (regular windows with kernel, stride, padding, dilation, ceil mode; adaptive
-// windows), nearest resizing, their gradients, and max-unpooling, over the pooling engine
+// The phase 1 of the table-driven pooling ops (src/ops/pooling/pooling.ops): max / average
+// pooling (regular windows with kernel, stride, padding, dilation, ceil mode; adaptive windows),
+// their gradients, and max-unpooling, over the pooling engine
 // (kernels/pooling). Semantics are PyTorch's (torch.nn.functional.avg_pool2d / max_pool2d /
-// adaptive_*_pool*d / max_unpool*d / interpolate(mode="nearest")); indices are flat per-plane
+// adaptive_*_pool*d / max_unpool*d); indices are flat per-plane
 // positions d * H * W + h * W + w in INT32 or INT64.
 #pragma once
 
 #include "core/dtype.h"
 #include "core/op_builder.h"
+#include "kernels/pooling/pool.h"
 
 namespace opsnn::ops {
 
@@ -17,7 +18,6 @@ enum class PoolKind : uint8_t {
   kMaxIndices,           // out, indicesOut = max_pool(self, return_indices)
   kAdaptiveAvg,          // out = adaptive_avg_pool(self, outputSize)
   kAdaptiveMax,          // out, indices = adaptive_max_pool(self, outputSize)
-  kNearest,              // out = interpolate(self, outputSize, mode="nearest")
   kAvgBackward,          // gradInput from gradOutput (self gives the input shape)
   kMaxIndicesBackward,   // gradInput[indices] += gradOutput
   kAdaptiveAvgBackward,  // gradInput from gradOutput (windows from the two shapes)
@@ -58,5 +58,38 @@ struct PoolCall {
 };
 
 void pool_phase1(core::OpBuilder &b, const PoolRule &rule, const PoolCall &c);
+
+// A tensor's logical (n, c, d, h, w) dims and element strides (shared with the resize phase 1):
+// NCHW-like (ND, NCHW, NCL, NCDHW) or channels-last when its format says so (NHWC with 2 spatial
+// dims, NDHWC with 3); without the batch dim (spatial + 1 dims) n = 1; `nsp` is 1, 2 or 3.
+struct PoolLogical {
+  kernels::PoolView v;
+  bool batched = true, channels_last = false;
+};
+PoolLogical pool_logical(const aclTensor &t, const char *name, int nsp);
+// The dims a tensor like `like` (same format and batching) has for logical dims `dims`.
+std::vector<int64_t> pool_physical_dims(const PoolLogical &like, const int64_t *dims, int nsp);
+// `t` has the logical dims `dims` (in its own format, with `like`'s batching), else 161002.
+void pool_check_dims(const aclTensor &t, const char *name, const PoolLogical &like, const int64_t *dims, int nsp);
+
+// Where an operand lives at launch (shared with the resize phase 1): its slot (in place when FLOAT
+// and dense in the layout, `cl` channels-last) or a staging block of the workspace that
+// kernels::pool_load / pool_store fill and drain.
+struct PoolOperand {
+  int slot = -1;
+  kernels::PoolView v;
+  int64_t offset_bytes = 0;
+  bool direct = false;
+  core::WsKey ws;
+  char *base(const core::LaunchArgs &a) const { return static_cast<char *>(a.addrs[slot]) + offset_bytes; }
+  template <class T>
+  T *buffer(const core::LaunchArgs &a) const {
+    return reinterpret_cast<T *>(direct ? base(a) : a.get(ws));
+  }
+};
+// A FLOAT-computed operand of slot `slot` (logical view `l`); its staging block `ws_name` is booked
+// unless `may_direct` and the view is usable in place.
+PoolOperand pool_float_operand(core::OpBuilder &b, int slot, const PoolLogical &l, bool cl, const char *ws_name,
+                               bool may_direct);
 
 }  // namespace opsnn::ops

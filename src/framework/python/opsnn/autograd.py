@@ -102,10 +102,11 @@ def backward(root, gradient=None, retain_graph=None):
             for inp, ig in zip(inputs, in_grads):
                 if inp is None or ig is None or not inp.requires_grad:
                     continue
-                if ig._t.shape != inp._t.shape:
-                    ig = F.sum_to(ig, inp.shape)
-                if ig._t.dtype != inp._t.dtype:
-                    ig = ig.to(inp.dtype)
+                if not ig._t.same_shape_and_dtype(inp._t):  # (one call: the common case)
+                    if ig._t.shape != inp._t.shape:
+                        ig = F.sum_to(ig, inp.shape)
+                    if ig._t.dtype != inp._t.dtype:
+                        ig = ig.to(inp.dtype)
                 prev = grads.get(id(inp))
                 grads[id(inp)] = ig if prev is None else F.add(prev, ig)
 

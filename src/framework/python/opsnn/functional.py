@@ -978,6 +978,12 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     k, s, p, d = _pool_args(kernel_size, stride, padding, dilation)
     osp = [_pool_out(input.shape[-2 + i], k[i], s[i], p[i], d[i], ceil_mode) for i in range(2)]
     shape = list(input.shape[:-2]) + osp
+    if not return_indices and d == [1, 1] and not (is_grad_enabled() and input.requires_grad):
+        # No gradient to record (inference): aclnnMaxPool writes no indices (pads [ph, pw] are both
+        # sides; its ceil mode drops windows starting in the right / bottom padding, as PyTorch's).
+        res = _new(shape, input.dtype)
+        call("MaxPool", input, k, s, 0, p, d, _py_int(ceil_mode), res)
+        return res
     res, idx = _new(shape, input.dtype), _new(shape, int64)
     call("MaxPool2dWithIndices", input, k, s, p, d, _py_bool(ceil_mode), res, idx)
 
@@ -1035,6 +1041,27 @@ def l1_loss(input, target, reduction="mean"):
 
 
 @float32_op
+def kl_div(input, target, reduction="mean", log_target=False):
+    """kl_div(input (log-probabilities), target, reduction='mean', log_target=False): aclnnKlDiv
+    (reduction 'batchmean' divides the sum by input.size(0)); gradients aclnnKlDivBackward and, for
+    a target that requires one, aclnnKlDivTargetBackward."""
+    red = 3 if reduction == "batchmean" else _reduction(reduction)
+    shape = _broadcast([input.shape, target.shape])
+    res = _new(shape if red == 0 else (), result_type(input, target))
+    call("KlDiv", input, target, red, bool(log_target), res)
+
+    def back(g):
+        gi = _new(shape, res.dtype)
+        call("KlDivBackward", g, input, target, red, bool(log_target), gi)
+        gt = None
+        if _need(target):  # noqa: F821
+            gt = _new(shape, res.dtype)
+            call("KlDivTargetBackward", g, input, target, red, bool(log_target), gt)
+        return gi, gt
+    return record(res, [input, target], "KlDivBackward", back)
+
+
+@float32_op
 def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean", pos_weight=None):
     """binary_cross_entropy_with_logits: aclnnBinaryCrossEntropyWithLogits (gradient:
     aclnnBinaryCrossEntropyWithLogitsBackward)."""
@@ -1051,7 +1078,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
 
 __all__ += ["fused_attention", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
             "batch_norm", "layer_norm", "group_norm", "rms_norm", "embedding",
-            "dropout", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "l1_loss",
+            "dropout", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "l1_loss", "kl_div",
             "binary_cross_entropy_with_logits"]
 
 
@@ -1240,13 +1267,18 @@ def _lstm_proj(input, hx, params, has_biases, num_layers, dropout, train, bidire
     """torch.nn.LSTM with proj_size > 0 (aclnnLSTM has no projection), composed of ops with their own
     gradients: per layer and direction the input projection of all steps (one matmul), then per step
     h_{t-1} @ W_hh^T, the fused cell and h_t = hy @ W_hr^T. params per (layer, direction): w_ih, w_hh
-    [4H, P], (b_ih, b_hh,) w_hr [P, H]; h_0 / h_n [L*D, B, P], c_0 / c_n [L*D, B, H]."""
-    if batch_sizes is not None:
-        raise NotImplementedError("lstm: packed sequences with proj_size > 0 are not supported")
+    [4H, P], (b_ih, b_hh,) w_hr [P, H]; h_0 / h_n [L*D, B, P], c_0 / c_n [L*D, B, H]. With batch_sizes
+    (a PackedSequence, sorted by decreasing length) input is the packed data [N, I] and step t runs the
+    first batch_sizes[t] sequences."""
     D, L, per = (2 if bidirectional else 1), _py_int(num_layers), (5 if has_biases else 3)
     P, H = params[-1].shape
-    x = transpose(input, 0, 1) if batch_first else input
-    T, B = x.shape[0], x.shape[1]
+    if batch_sizes is not None:
+        sizes = [_py_int(b) for b in batch_sizes.numpy()]
+        x, T, B = input, len(sizes), (sizes[0] if sizes else 0)
+    else:
+        x = transpose(input, 0, 1) if batch_first else input
+        T, B = x.shape[0], x.shape[1]
+        sizes = None
     if T == 0:
         raise RuntimeError("lstm: the input has no time steps")
     if hx is None:
@@ -1259,21 +1291,74 @@ def _lstm_proj(input, hx, params, has_biases, num_layers, dropout, train, bidire
             k = layer * D + d
             w = params[k * per:(k + 1) * per]
             b_ih, b_hh = (w[2], w[3]) if has_biases else (None, None)
-            gi = linear(x, w[0])  # [T, B, 4H]
-            h, c = getitem(h0, k), getitem(c0, k)
-            steps = [None] * T
-            for s in (range(T) if d == 0 else range(T - 1, -1, -1)):
-                hy, c = _fused_lstm_cell(getitem(gi, s), linear(h, w[1]), c, b_ih, b_hh)
-                h = steps[s] = linear(hy, w[-1])
-            outs.append(_cat0([unsqueeze(h_, 0) for h_ in steps]))
+            gi = linear(x, w[0])  # [T, B, 4H], or packed [N, 4H]
+            run = _lstm_proj_direction if sizes is None else _lstm_proj_packed_direction
+            out, h, c = run(gi, getitem(h0, k), getitem(c0, k), w, b_ih, b_hh, d == 1, sizes)
+            outs.append(out)
             hs.append(h)
             cs.append(c)
-        # the directions side by side: [T, B, D*P]
-        x = outs[0] if D == 1 else permute(_cat0([permute(o, 2, 0, 1) for o in outs]), 1, 2, 0)
+        x = outs[0] if D == 1 else _cat_last(outs)  # the directions side by side: [..., D*P]
         if dropout and train and layer < L - 1:
             x = globals()["dropout"](x, dropout, True)
-    out = transpose(x, 0, 1) if batch_first else x
+    out = transpose(x, 0, 1) if batch_first and sizes is None else x
     return out, _cat0([unsqueeze(h_, 0) for h_ in hs]), _cat0([unsqueeze(c_, 0) for c_ in cs])
+
+
+def _cat_last(ts):
+    """Concatenation along the last dim (differentiable), through _cat0 on the dim moved to the front."""
+    n = ts[0].dim()
+    front = [n - 1] + list(range(n - 1))
+    back = list(range(1, n)) + [0]
+    return permute(_cat0([permute(t_, *front) for t_ in ts]), *back)
+
+
+def _lstm_proj_step(g, h, c, w, b_ih, b_hh):
+    hy, c = _fused_lstm_cell(g, linear(h, w[1]), c, b_ih, b_hh)
+    return linear(hy, w[-1]), c
+
+
+def _lstm_proj_direction(gi, h, c, w, b_ih, b_hh, reverse, _sizes):
+    """One direction over a padded [T, B, 4H] input projection: (output [T, B, P], h_n, c_n)."""
+    T = gi.shape[0]
+    steps = [None] * T
+    for s in (range(T - 1, -1, -1) if reverse else range(T)):
+        h, c = _lstm_proj_step(getitem(gi, s), h, c, w, b_ih, b_hh)
+        steps[s] = h
+    return _cat0([unsqueeze(h_, 0) for h_ in steps]), h, c
+
+
+def _lstm_proj_packed_direction(gi, h0, c0, w, b_ih, b_hh, reverse, sizes):
+    """One direction over a packed [N, 4H] input projection (step t: rows off[t] .. off[t] + sizes[t],
+    the first sizes[t] sequences): (packed output [N, P], h_n [B, P], c_n [B, H]). Forward, a sequence
+    that ends leaves its last h / c as its h_n / c_n; reversed, a sequence joins at its last step from
+    h_0 / c_0."""
+    T, B = len(sizes), sizes[0]
+    offs = [0]
+    for b in sizes:
+        offs.append(offs[-1] + b)
+    steps = [None] * T
+    if not reverse:
+        h, c, done_h, done_c = h0, c0, [], []
+        for s in range(T):
+            n = sizes[s]
+            if n < h.shape[0]:  # the sequences n .. are finished: their state is final
+                done_h.append(getitem(h, slice(n, None)))
+                done_c.append(getitem(c, slice(n, None)))
+                h, c = getitem(h, slice(0, n)), getitem(c, slice(0, n))
+            h, c = _lstm_proj_step(getitem(gi, slice(offs[s], offs[s + 1])), h, c, w, b_ih, b_hh)
+            steps[s] = h
+        # the finished pieces were split off from the back, last one first
+        return _cat0(steps), _cat0([h] + done_h[::-1]), _cat0([c] + done_c[::-1])
+    h = c = None
+    for s in range(T - 1, -1, -1):
+        n, have = sizes[s], (0 if h is None else h.shape[0])
+        if n > have:  # sequences have .. n start here (their last step) from h_0 / c_0
+            h_new, c_new = getitem(h0, slice(have, n)), getitem(c0, slice(have, n))
+            h = h_new if h is None else _cat0([h, h_new])
+            c = c_new if c is None else _cat0([c, c_new])
+        h, c = _lstm_proj_step(getitem(gi, slice(offs[s], offs[s + 1])), h, c, w, b_ih, b_hh)
+        steps[s] = h
+    return _cat0(steps), h, c
 
 
 @low_precision

@@ -626,6 +626,17 @@ class L1Loss(_Loss):
         return F.l1_loss(input, target, reduction=self.reduction)
 
 
+class KLDivLoss(_Loss):
+    """torch.nn.KLDivLoss: F.kl_div (aclnnKlDiv); reduction none / mean / sum / batchmean."""
+
+    def __init__(self, reduction="mean", log_target=False):
+        super().__init__(reduction)
+        self.log_target = log_target
+
+    def forward(self, input, target):
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
 class NLLLoss(_Loss):
     def __init__(self, weight=None, ignore_index=-100, reduction="mean"):
         super().__init__(reduction)
@@ -653,7 +664,7 @@ class RNNBase(Module):
     batch_first, [T, I] unbatched); hx None = zeros. One aclnnLSTM / aclnnGRU call (F.lstm / F.gru);
     gradients aclnnLstmBackward / aclnnGRUBackward; dropout between layers while training. LSTM
     proj_size > 0: weight_hh [4H, P], weight_hr_l{k}[_reverse] [P, H] after the biases (torch's order),
-    h [.., P]; composed of matmuls and aclnnThnnFusedLstmCell per step (F.lstm), not packed."""
+    h [.., P]; composed of matmuls and aclnnThnnFusedLstmCell per step (F.lstm), packed sequences too."""
     _mode, _gates = "", 0
 
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
@@ -752,15 +763,13 @@ class RNNBase(Module):
     def _forward_packed(self, packed, hx):
         """PyTorch's PackedSequence path: batch_sizes to the op; hx in the caller's batch order (sorted
         here by sorted_indices, h_n / c_n returned in the caller's order)."""
-        if self.proj_size:
-            raise NotImplementedError("LSTM: packed sequences with proj_size > 0 are not supported")
         data, bs, srt, unsrt = packed
         D = 2 if self.bidirectional else 1
         B = int(bs.numpy()[0])
-        want = (self.num_layers * D, B, self.hidden_size)
         if hx is not None:
             hs = [hx] if isinstance(hx, Tensor) else list(hx)
-            for h in hs:
+            for i, h in enumerate(hs):  # h [L*D, B, proj_size or hidden_size]; c [L*D, B, hidden_size]
+                want = (self.num_layers * D, B, self.proj_size if i == 0 and self.proj_size else self.hidden_size)
                 if tuple(h.shape) != want:
                     raise RuntimeError(f"Expected hidden size {want}, got {tuple(h.shape)}")
             if srt is not None:
@@ -808,5 +817,5 @@ __all__ = ["Parameter", "Module", "Linear", "ReLU", "Sigmoid", "Tanh", "GELU", "
            "LogSoftmax", "Sequential", "MSELoss", "CrossEntropyLoss", "float32", "Conv1d", "Conv2d", "Conv3d", "MultiheadAttention",
            "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
            "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "RMSNorm", "Embedding", "Dropout", "MaxPool2d",
-           "AvgPool2d", "AdaptiveAvgPool2d", "Flatten", "Identity", "ModuleList", "L1Loss", "NLLLoss",
+           "AvgPool2d", "AdaptiveAvgPool2d", "Flatten", "Identity", "ModuleList", "L1Loss", "KLDivLoss", "NLLLoss",
            "BCEWithLogitsLoss", "RNNBase", "LSTM", "GRU"]

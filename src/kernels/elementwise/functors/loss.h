@@ -55,6 +55,15 @@ struct SoftMarginGradOp : FloatOnly {  // -y sigmoid(-y x)
   template <class T> static T apply(T g, T x, T y, const Scalars<T> &s) { return -y * act_sigmoid(-y * x) * g * s.v[1]; }
 };
 
+// KL divergence, PyTorch's kl_div term: logTarget ? exp(t) (t - x) : xlogy(t, t) - t x (0 where
+// t = 0, NaN where t < 0), times s1 (1 / batch for batchmean, else 1: the sum of the scaled terms).
+struct KlDivTermOp : FloatOnly {
+  static constexpr int arity = 2;
+  template <class T> static T apply(T x, T t, T, const Scalars<T> &s) {
+    const T v = s.v[0] != T(0) ? act_exp(t) * (t - x) : (t == T(0) ? -t * x : t * (vmath::log(t) - x));
+    return v * s.v[1];
+  }
+};
 // KL divergence (the gradients of PyTorch's kl_div_backward / kl_div_target_backward ops):
 // d/dself = -(logTarget ? exp(t) : (t > 0 ? t : 0)); d/dtarget = logTarget ? exp(t) (t + 1 - x)
 // : (t == 0 ? 0 : log(t) + 1 - x).

@@ -1,0 +1,201 @@
+// The streaming decode pieces of AttnRowFns (attention_rows.h): the scores of a group of query
+// heads against a run of key rows, and P.V accumulated from a run of value rows. Each key / value
+// row is read once for all the heads of the group (they sit in registers), so decode is one pass
+// over the KV cache. Written on vec.h's 64-byte vectors, compiled once per ISA tier; the order of
+// every sum is fixed (a tree of lanes), so results depend on neither the thread count nor the run.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#if defined(__F16C__) || defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
+#include "common/half.h"
+#include "kernels/simd/vec.h"
+
+namespace opsnn::kernels::attn_rows_impl {
+namespace {
+
+using vec::f32v;
+using vec::i32v;
+using vec::kF32;
+// Rows ahead a key / value row is prefetched: the rows of one KV head follow each other in memory,
+// but a tile reads 4-16 of them side by side, which the hardware prefetchers follow late.
+constexpr int64_t kPrefetchRows = 16;
+
+inline void store(float *p, f32v v) { std::memcpy(p, &v, sizeof v); }
+
+// Key / value elements as stored: FLOAT, or BF16 / FLOAT16 bits widened in registers as they load
+// (no converted copy of the cache).
+struct Bf16 {
+  uint16_t bits;
+};
+struct F16 {
+  uint16_t bits;
+};
+inline float to_float(float x) { return x; }
+inline float to_float(Bf16 x) {
+  const uint32_t u = static_cast<uint32_t>(x.bits) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+inline float to_float(F16 x) { return half_to_float(x.bits); }
+
+inline f32v load16(const float *p) { return vec::load(p); }
+inline f32v load16(const Bf16 *p) {
+  using u16v = uint16_t __attribute__((vector_size(32)));
+  u16v h;
+  std::memcpy(&h, p, sizeof h);
+  const i32v w = __builtin_convertvector(h, i32v) << 16;
+  f32v r;
+  std::memcpy(&r, &w, sizeof r);
+  return r;
+}
+inline f32v load16(const F16 *p) {
+  f32v r;
+#if defined(__AVX512F__)
+  // (the zero-masked form: GCC 12 warns about the undefined source of the plain one)
+  const __m512 x = _mm512_maskz_cvtph_ps(0xFFFF, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p)));
+  std::memcpy(&r, &x, sizeof r);
+#elif defined(__F16C__)
+  const __m256 lo = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p)));
+  const __m256 hi = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p + 8)));
+  std::memcpy(&r, &lo, 32);
+  std::memcpy(reinterpret_cast<char *>(&r) + 32, &hi, 32);
+#else
+  for (int i = 0; i < 16; ++i) r[i] = half_to_float(p[i].bits);
+#endif
+  return r;
+}
+
+// Lane i of the result = the sum of a[i]'s 16 lanes: four levels of two-source shuffles, each
+// halving the lanes per source and keeping the sources in order (__builtin_shufflevector: GCC >= 12
+// and clang).
+#define OPSNN_PAIR(x, y, ...) (__builtin_shufflevector(x, y, __VA_ARGS__))
+inline f32v hsum16(const f32v *a) {
+  f32v t[8], u[4], w[2];
+  for (int i = 0; i < 8; ++i)
+    t[i] = OPSNN_PAIR(a[2 * i], a[2 * i + 1], 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23) +
+           OPSNN_PAIR(a[2 * i], a[2 * i + 1], 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+  for (int i = 0; i < 4; ++i)
+    u[i] = OPSNN_PAIR(t[2 * i], t[2 * i + 1], 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27) +
+           OPSNN_PAIR(t[2 * i], t[2 * i + 1], 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31);
+  for (int i = 0; i < 2; ++i)
+    w[i] = OPSNN_PAIR(u[2 * i], u[2 * i + 1], 0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29) +
+           OPSNN_PAIR(u[2 * i], u[2 * i + 1], 2, 3, 6, 7, 10, 11, 14, 15, 18, 19, 22, 23, 26, 27, 30, 31);
+  return OPSNN_PAIR(w[0], w[1], 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30) +
+         OPSNN_PAIR(w[0], w[1], 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+}
+#undef OPSNN_PAIR
+
+// Scores of HK heads x (16 / HK) keys: 16 accumulators, one key load feeding HK heads.
+template <int HK, class E>
+void qk_tile(const float *q, int64_t D, const E *k, int64_t ks, int64_t n, int64_t j0, int64_t g0, float *s,
+             int64_t lds) {
+  constexpr int KK = 16 / HK;
+  const int64_t Dv = D / kF32 * kF32;
+  const E *kr[KK];
+  for (int j = 0; j < KK; ++j) kr[j] = k + std::min<int64_t>(j0 + j, n - 1) * ks;  // past n: a repeat, dropped
+  f32v acc[16] = {};
+  for (int64_t c = 0; c < Dv; c += kF32) {
+    f32v kv[KK];
+    for (int j = 0; j < KK; ++j) {
+      __builtin_prefetch(kr[j] + c + kPrefetchRows * ks);  // past the end: a hint, never a fault
+      kv[j] = load16(kr[j] + c);
+    }
+    for (int h = 0; h < HK; ++h) {
+      const f32v qv = vec::load(q + (g0 + h) * D + c);
+      for (int j = 0; j < KK; ++j) acc[h * KK + j] += qv * kv[j];
+    }
+  }
+  float r[16];
+  store(r, hsum16(acc));
+  for (int h = 0; h < HK; ++h)
+    for (int j = 0; j < KK && j0 + j < n; ++j) {
+      float x = r[h * KK + j];
+      for (int64_t c = Dv; c < D; ++c) x += q[(g0 + h) * D + c] * to_float(kr[j][c]);
+      s[(g0 + h) * lds + j0 + j] = x;
+    }
+}
+
+template <int HK, class E>
+void qk_heads(const float *q, int64_t G, int64_t D, const E *k, int64_t ks, int64_t n, float *s, int64_t lds) {
+  constexpr int KK = 16 / HK;
+  for (int64_t j0 = 0; j0 < n; j0 += KK)  // keys outer: a key row comes from memory once, for every head
+    for (int64_t g0 = 0; g0 < G; g0 += HK) qk_tile<HK>(q, D, k, ks, n, j0, g0, s, lds);
+}
+
+template <class E>
+void qk_typed(const float *q, int64_t G, int64_t D, const E *k, int64_t ks, int64_t n, float *s, int64_t lds) {
+  if (G % 4 == 0) return qk_heads<4>(q, G, D, k, ks, n, s, lds);
+  if (G % 2 == 0) return qk_heads<2>(q, G, D, k, ks, n, s, lds);
+  qk_heads<1>(q, G, D, k, ks, n, s, lds);
+}
+
+void qk(const float *q, int64_t G, int64_t D, const void *k, AttnKv kt, int64_t ks, int64_t n, float *s, int64_t lds) {
+  if (n <= 0) return;
+  if (kt == AttnKv::kBf16) return qk_typed(q, G, D, static_cast<const Bf16 *>(k), ks, n, s, lds);
+  if (kt == AttnKv::kF16) return qk_typed(q, G, D, static_cast<const F16 *>(k), ks, n, s, lds);
+  qk_typed(q, G, D, static_cast<const float *>(k), ks, n, s, lds);
+}
+
+// o[h][c0, c0 + 16 DC) += sum_j p[h][j] v[j][...] for HK heads from g0: HK x DC accumulators.
+template <int HK, int DC, class E>
+void pv_cols(const float *p, int64_t ldp, int64_t g0, int64_t n, const E *v, int64_t vs, int64_t c0, float *o,
+             int64_t D) {
+  f32v acc[HK][DC];
+  for (int h = 0; h < HK; ++h)
+    for (int d = 0; d < DC; ++d) acc[h][d] = vec::load(o + (g0 + h) * D + c0 + d * kF32);
+  for (int64_t j = 0; j < n; ++j) {
+    f32v vv[DC];
+    for (int d = 0; d < DC; ++d) {
+      __builtin_prefetch(v + (j + kPrefetchRows) * vs + c0 + d * kF32);
+      vv[d] = load16(v + j * vs + c0 + d * kF32);
+    }
+    for (int h = 0; h < HK; ++h) {
+      const f32v pj = vec::splat(p[(g0 + h) * ldp + j]);
+      for (int d = 0; d < DC; ++d) acc[h][d] += pj * vv[d];
+    }
+  }
+  for (int h = 0; h < HK; ++h)
+    for (int d = 0; d < DC; ++d) store(o + (g0 + h) * D + c0 + d * kF32, acc[h][d]);
+}
+
+template <int HK, class E>
+void pv_heads(const float *p, int64_t ldp, int64_t G, int64_t n, const E *v, int64_t vs, int64_t D, float *o) {
+  const int64_t Dv = D / kF32 * kF32;
+  for (int64_t g0 = 0; g0 < G; g0 += HK) {
+    int64_t c = 0;
+    if constexpr (HK <= 2)
+      for (; c + 8 * kF32 <= Dv; c += 8 * kF32) pv_cols<HK, 8>(p, ldp, g0, n, v, vs, c, o, D);
+    for (; c + 4 * kF32 <= Dv; c += 4 * kF32) pv_cols<HK, 4>(p, ldp, g0, n, v, vs, c, o, D);
+    for (; c < Dv; c += kF32) pv_cols<HK, 1>(p, ldp, g0, n, v, vs, c, o, D);
+    for (int64_t h = g0; h < g0 + HK; ++h)  // the columns past the last whole vector
+      for (int64_t e = Dv; e < D; ++e) {
+        float x = o[h * D + e];
+        for (int64_t j = 0; j < n; ++j) x += p[h * ldp + j] * to_float(v[j * vs + e]);
+        o[h * D + e] = x;
+      }
+  }
+}
+
+template <class E>
+void pv_typed(const float *p, int64_t ldp, int64_t G, int64_t n, const E *v, int64_t vs, int64_t D, float *o) {
+  if (G % 4 == 0) return pv_heads<4>(p, ldp, G, n, v, vs, D, o);
+  if (G % 2 == 0) return pv_heads<2>(p, ldp, G, n, v, vs, D, o);
+  pv_heads<1>(p, ldp, G, n, v, vs, D, o);
+}
+
+void pv(const float *p, int64_t ldp, int64_t G, int64_t n, const void *v, AttnKv vt, int64_t vs, int64_t D, float *o) {
+  if (n <= 0) return;
+  if (vt == AttnKv::kBf16) return pv_typed(p, ldp, G, n, static_cast<const Bf16 *>(v), vs, D, o);
+  if (vt == AttnKv::kF16) return pv_typed(p, ldp, G, n, static_cast<const F16 *>(v), vs, D, o);
+  pv_typed(p, ldp, G, n, static_cast<const float *>(v), vs, D, o);
+}
+
+}  // namespace
+}  // namespace opsnn::kernels::attn_rows_impl
