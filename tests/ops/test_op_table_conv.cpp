@@ -986,19 +986,16 @@ TEST(ConvDirectNhwc, RandomGeometriesInEveryIsaTier) {
   }
 }
 
-// The shapes the tiles are built around (ResNet's 3x3 / 7x7 / 1x1 in small: whole tiles, the
-// overlapping last tile, 1..7 channel blocks) in every tier, channels-last and channels-first.
-TEST(ConvDirectNhwc, TileShapes) {
-  reseed_for_current_test();
+// 2-D square-kernel shapes, each channels-last (direct_nhwc) and channels-first (direct_nchw)
+// in every tier; with_bias_if_odd_cin: a bias only when C_in is odd (else always one).
+struct FixedShape {
+  int64_t n, cin, cout, h, w, k, s, p;
+};
+void check_fixed_shapes(const std::vector<FixedShape> &shapes, bool with_bias_if_odd_cin) {
   KernelEnvRestore restore;
-  struct Fixed {
-    int64_t n, cin, cout, h, w, k, s, p;
-  };
-  const Fixed shapes[] = {{1, 16, 64, 9, 30, 3, 1, 1}, {2, 3, 64, 23, 23, 7, 2, 3}, {1, 64, 64, 6, 14, 1, 1, 0},
-                          {1, 32, 256, 5, 14, 3, 1, 1}, {1, 17, 40, 4, 57, 3, 1, 1}};
   for (const char *cap : direct_tiers()) {
     core::reset_kernel_env_for_testing(cap, nullptr);
-    for (const Fixed &f : shapes) {
+    for (const FixedShape &f : shapes) {
       DirectCase dc;
       dc.g.n = f.n;
       dc.g.cbig = f.cin;
@@ -1011,6 +1008,7 @@ TEST(ConvDirectNhwc, TileShapes) {
         dc.g.p[j] = f.p;
         dc.g.small[j] = (dc.g.big[j] + 2 * f.p - f.k) / f.s + 1;
       }
+      dc.bias = !with_bias_if_odd_cin || f.cin % 2 == 1;
       for (bool channels_first : {false, true}) {  // direct_nhwc, then direct_nchw
         dc.in_channels_first = dc.out_channels_first = channels_first;
         SCOPED_TRACE(::testing::Message() << "OPSNN_MAX_ISA=" << (cap ? cap : "-") << " " << describe(dc));
@@ -1018,6 +1016,29 @@ TEST(ConvDirectNhwc, TileShapes) {
       }
     }
   }
+}
+
+// The shapes the tiles are built around (ResNet's 3x3 / 7x7 / 1x1 in small: whole tiles, the
+// overlapping last tile, 1..7 channel blocks) in every tier, channels-last and channels-first.
+TEST(ConvDirectNhwc, TileShapes) {
+  reseed_for_current_test();
+  check_fixed_shapes({{1, 16, 64, 9, 30, 3, 1, 1}, {2, 3, 64, 23, 23, 7, 2, 3}, {1, 64, 64, 6, 14, 1, 1, 0},
+                      {1, 32, 256, 5, 14, 3, 1, 1}, {1, 17, 40, 4, 57, 3, 1, 1}},
+                     false);
+}
+
+// The direct kernel's task split and tiling: 1x1 dims flattened into one long row split into
+// segments (channel counts off the block, a weight past the L2 size that turns the task order
+// group-major), 1x1 that do not flatten (stride 2, padding: edge tiles), rows narrower than a
+// tile, rows whose balanced tiles all touch the border, several short rows per task crossing
+// images; channels-last and channels-first, in every tier.
+TEST(ConvDirectNhwc, TaskSplitsAndEdgeTiles) {
+  reseed_for_current_test();
+  check_fixed_shapes({{2, 40, 80, 20, 30, 1, 1, 0}, {1, 512, 272, 3, 97, 1, 1, 0}, {1, 21, 35, 9, 11, 1, 2, 0},
+                      {2, 19, 33, 5, 9, 1, 1, 1}, {3, 11, 17, 5, 1, 3, 1, 1}, {2, 9, 48, 4, 2, 3, 1, 1},
+                      {1, 33, 64, 6, 5, 3, 1, 1}, {1, 24, 70, 14, 14, 3, 1, 1}, {3, 40, 64, 5, 13, 3, 1, 1},
+                      {3, 13, 31, 7, 7, 5, 1, 2}, {1, 300, 20, 4, 15, 3, 1, 1}},
+                     true);
 }
 
 // The few-input-channel kernel (small_cin): 1..8 input channels, channels-first and channels-last,
