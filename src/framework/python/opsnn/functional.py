@@ -1061,6 +1061,75 @@ def kl_div(input, target, reduction="mean", log_target=False):
     return record(res, [input, target], "KlDivBackward", back)
 
 
+# interpolate's modes: the resize op per number of spatial dims (aclnnUpsample*, gradients *Backward).
+_INTERPOLATE_OPS = {
+    "nearest": {1: "UpsampleNearest1d", 2: "UpsampleNearest2d", 3: "UpsampleNearest3d"},
+    "nearest-exact": {1: "UpsampleNearestExact1d", 2: "UpsampleNearestExact2d", 3: "UpsampleNearestExact3d"},
+    "linear": {1: "UpsampleLinear1d"}, "bilinear": {2: "UpsampleBilinear2d"}, "bicubic": {2: "UpsampleBicubic2d"},
+    "trilinear": {3: "UpsampleTrilinear3d"},
+}
+
+
+def _interpolate_sizes(input, size, scale_factor, recompute_scale_factor):
+    """(output spatial size, scales passed to the op: 0 = derived from the sizes), as torch 1.13."""
+    nd, in_sp = input.dim() - 2, list(input.shape[2:])
+    if (size is None) == (scale_factor is None):
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        out = [size] * nd if isinstance(size, (int, np.integer)) else list(size)
+        if len(out) != nd:
+            raise ValueError(f"Input and output must have the same number of spatial dimensions, but got input "
+                             f"with spatial dimensions of {in_sp} and output size of {list(out)}")
+        return [_py_int(o) for o in out], [0.0] * nd
+    sf = [scale_factor] * nd if isinstance(scale_factor, (int, float, np.number)) else list(scale_factor)
+    if len(sf) != nd:
+        raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but got input "
+                         f"with spatial dimensions of {in_sp} and scale_factor of shape {list(sf)}")
+    out = [int(np.floor(float(i) * float(f))) for i, f in zip(in_sp, sf)]
+    return out, ([0.0] * nd if recompute_scale_factor else [float(f) for f in sf])
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None,
+                antialias=False):
+    """torch.nn.functional.interpolate on [N, C, W] / [N, C, H, W] / [N, C, D, H, W]: modes nearest,
+    nearest-exact, linear (3-D), bilinear / bicubic (4-D), trilinear (5-D); one aclnnUpsample* call
+    (gradient: its *Backward op). nearest on 3-D / 4-D input with a scale factor runs as the 3-D op on
+    a view with unit leading spatial dims (aclnnUpsampleNearest1d / 2d take no scales)."""
+    if mode not in _INTERPOLATE_OPS:
+        raise NotImplementedError(f"interpolate: mode {mode!r} is not supported (area needs adaptive pooling)")
+    nd = input.dim() - 2
+    if nd not in _INTERPOLATE_OPS[mode]:
+        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs "
+                                  f"{' or '.join(str(k + 2) + 'D' for k in _INTERPOLATE_OPS[mode])} input")
+    interpolating = mode in ("linear", "bilinear", "bicubic", "trilinear")
+    if align_corners is not None and not interpolating:
+        raise ValueError("align_corners option can only be set with the interpolating modes: "
+                         "linear | bilinear | bicubic | trilinear")
+    if antialias:
+        raise NotImplementedError("interpolate: antialias is not supported")
+    out_sp, scales = _interpolate_sizes(input, size, scale_factor, recompute_scale_factor)
+    ac = [bool(align_corners)] if interpolating else []
+    name = _INTERPOLATE_OPS[mode][nd]
+    shape = tuple(input.shape[:2]) + tuple(out_sp)
+    res = _new(shape, input.dtype)
+    if mode == "nearest" and nd < 3 and builtins.any(f > 0 for f in scales):
+        pad = [1] * (3 - nd)
+        x5 = reshape(input, *(list(input.shape[:2]) + pad + list(input.shape[2:])))
+        r5 = reshape(res, *(list(shape[:2]) + pad + out_sp))
+        call("UpsampleNearest3d", x5, pad + out_sp, *([0.0] * (3 - nd) + scales), r5)
+    elif mode == "nearest" and nd < 3:
+        call(name, input, out_sp, res)
+    else:
+        call(name, input, out_sp, *ac, *scales, res)
+    in_shape = list(input.shape)
+
+    def back(g):
+        gi = _new(tuple(in_shape), g.dtype)
+        call(name + "Backward", contiguous(g), out_sp, in_shape, *ac, *scales, gi)
+        return gi
+    return record(res, [input], "UpsampleBackward", back)
+
+
 @float32_op
 def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean", pos_weight=None):
     """binary_cross_entropy_with_logits: aclnnBinaryCrossEntropyWithLogits (gradient:
@@ -1078,7 +1147,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
 
 __all__ += ["fused_attention", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
             "batch_norm", "layer_norm", "group_norm", "rms_norm", "embedding",
-            "dropout", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "l1_loss", "kl_div",
+            "dropout", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "l1_loss", "kl_div", "interpolate",
             "binary_cross_entropy_with_logits"]
 
 

@@ -575,6 +575,19 @@ class AdaptiveAvgPool2d(Module):
         return F.adaptive_avg_pool2d(x, self.output_size)
 
 
+class Upsample(Module):
+    """torch.nn.Upsample: F.interpolate (aclnnUpsample*) with the module's size / scale_factor / mode."""
+
+    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None):
+        super().__init__()
+        self.size, self.scale_factor, self.mode = size, scale_factor, mode
+        self.align_corners, self.recompute_scale_factor = align_corners, recompute_scale_factor
+
+    def forward(self, x):
+        return F.interpolate(x, self.size, self.scale_factor, self.mode, self.align_corners,
+                             self.recompute_scale_factor)
+
+
 class Flatten(Module):
     def __init__(self, start_dim=1, end_dim=-1):
         super().__init__()
@@ -817,5 +830,5 @@ __all__ = ["Parameter", "Module", "Linear", "ReLU", "Sigmoid", "Tanh", "GELU", "
            "LogSoftmax", "Sequential", "MSELoss", "CrossEntropyLoss", "float32", "Conv1d", "Conv2d", "Conv3d", "MultiheadAttention",
            "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
            "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "RMSNorm", "Embedding", "Dropout", "MaxPool2d",
-           "AvgPool2d", "AdaptiveAvgPool2d", "Flatten", "Identity", "ModuleList", "L1Loss", "KLDivLoss", "NLLLoss",
+           "AvgPool2d", "AdaptiveAvgPool2d", "Flatten", "Identity", "ModuleList", "Upsample", "L1Loss", "KLDivLoss", "NLLLoss",
            "BCEWithLogitsLoss", "RNNBase", "LSTM", "GRU"]
