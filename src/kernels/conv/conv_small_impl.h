@@ -36,10 +36,14 @@ inline void sc_copy(float *dst, const float *src, int64_t n) {
 #if OPSNN_SC_VW == 16
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) _mm512_storeu_ps(dst + i, _mm512_loadu_ps(src + i));
+#if defined(OPSNN_EMULATE_AVX512)  // (SIMDe has no masked load / store aliases: GCC's would need AVX-512)
+  for (; i < n; ++i) dst[i] = src[i];
+#else
   if (i < n) {
     const __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1);
     _mm512_mask_storeu_ps(dst + i, m, _mm512_maskz_loadu_ps(m, src + i));
   }
+#endif
 #else
   for (int64_t i = 0; i < n; ++i) dst[i] = src[i];
 #endif
