@@ -157,8 +157,7 @@ class Runner {
         kept_offsets(o, off);
         for (int64_t j = 0; j < n; ++j) {
           r_.init(acc[j]);
-          const float *x = reinterpret_cast<const float *>(in_ + off[0] + j * st);
-          for (int64_t c = 0; c < len; c += kF32Chunk) r_.row_f32(acc[j], x + c, std::min(kF32Chunk, len - c));
+          row_f32_chunks(acc[j], reinterpret_cast<const float *>(in_ + off[0] + j * st), len);
         }
         store(o, n, acc, -1);
         o += n;
@@ -166,6 +165,11 @@ class Runner {
       return true;
     }
     return false;
+  }
+
+  // A unit-stride FLOAT run of len values into a, kF32Chunk at a time (row_item's chunks: the same result).
+  void row_f32_chunks(Acc<T> &a, const float *x, int64_t len) const {
+    for (int64_t c = 0; c < len; c += kF32Chunk) r_.row_f32(a, x + c, std::min(kF32Chunk, len - c));
   }
 
   void row_item(int64_t item) {
