@@ -197,6 +197,16 @@ void plan_cat(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall &c) {
   }
 }
 
+// n + l + r, or an error naming the pad list when the sum does not fit in int64 (a fuzzer found
+// pads near INT64_MAX).
+int64_t padded_size(int64_t n, int64_t l, int64_t r, const char *pad_name, int d) {
+  int64_t s = 0;
+  if (__builtin_add_overflow(n, l, &s) || __builtin_add_overflow(s, r, &s))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s: dim %d of size %lld padded by (%lld, %lld) overflows int64", pad_name, d,
+                static_cast<long long>(n), static_cast<long long>(l), static_cast<long long>(r));
+  return s;
+}
+
 void plan_constant_pad(core::OpBuilder &b, const LayoutCall &c) {
   const aclTensor &self = *c.self;
   const auto &pad = int_list(c, 0);
@@ -209,7 +219,7 @@ void plan_constant_pad(core::OpBuilder &b, const LayoutCall &c) {
   for (size_t k = 0; k < pad.size() / 2; ++k) {
     const int d = self.ndim - 1 - static_cast<int>(k);
     before[d] = pad[2 * k];
-    expect.dims[d] = self.dims[d] + pad[2 * k] + pad[2 * k + 1];
+    expect.dims[d] = padded_size(self.dims[d], pad[2 * k], pad[2 * k + 1], c.arr_name[0], d);
     if (expect.dims[d] < 0)
       throw_error(ACLNN_ERR_PARAM_INVALID, "%s: dim %d of size %lld padded by (%lld, %lld) has a negative size",
                   c.arr_name[0], d, static_cast<long long>(self.dims[d]), static_cast<long long>(pad[2 * k]),
@@ -259,7 +269,7 @@ void plan_edge_pad(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall 
                   circular  ? "non-negative and at most the dim's size (padding wraps around once)"
                   : reflect ? "non-negative and smaller than the dim's size"
                             : "non-negative (and 0 for an empty dim)");
-    expect.dims[d] = n + l + r;
+    expect.dims[d] = padded_size(n, l, r, c.arr_name[0], d);
     if (circular)  // left: self's last l elements; right: its first r
       blocks[static_cast<size_t>(k)] = {{0, l, n - l, 1}, {l, n, 0, 1}, {l + n, r, 0, 1}};
     else
