@@ -798,6 +798,8 @@ struct DirectCase {
   // the pixel-vectorised small_cin kernel (these shapes' planes are far below its budget).
   std::string path() const {
     const bool first = in_channels_first || out_channels_first;
+    if (g.groups > 1 && g.groups == g.cbig && nsp <= 2 && first)  // depthwise, not channels-last on both sides
+      return std::string("conv:forward/depthwise_rows;conv:depthwise/") + expected_tier();
     if (first && unit()) return "conv:forward/gemm_1x1;";
     if (!unit() && g.groups == 1 && g.cbig <= 8) return std::string("conv:forward/small_cin;conv:small/") + expected_tier();
     return std::string("conv:forward/") + (first ? "direct_nchw" : "direct_nhwc") + ";conv:direct/" + expected_tier();
@@ -1039,6 +1041,51 @@ TEST(ConvDirectNhwc, TaskSplitsAndEdgeTiles) {
                       {1, 33, 64, 6, 5, 3, 1, 1}, {1, 24, 70, 14, 14, 3, 1, 1}, {3, 40, 64, 5, 13, 3, 1, 1},
                       {3, 13, 31, 7, 7, 5, 1, 2}, {1, 300, 20, 4, 15, 3, 1, 1}},
                      true);
+}
+
+// The row-ring depthwise kernel (depthwise_rows) on channels-first inputs in every ISA tier: 3x3 at
+// strides 1 and 2 (output rows in pairs, the even / odd column split), odd channel counts and widths,
+// widths below, at and past every unit's vector, paddings 0..2, odd input sizes at stride 2, batch
+// 3, multipliers 2 and 3, other kernels (1x1, 5x5, 3x1, 1-D), dilation; the verbose path checked.
+// (DepthwiseRows above runs it on strided views, channels-last outputs and FLOAT16 / BF16.)
+TEST(ConvDepthwiseRows, ChannelsFirstShapesInEveryIsaTier) {
+  reseed_for_current_test();
+  struct Shape {
+    int64_t n, c, mult, h, w, kh, kw, s, p, d;
+  };
+  const Shape shapes[] = {{1, 3, 1, 7, 7, 3, 3, 1, 1, 1},    {3, 5, 1, 9, 33, 3, 3, 1, 1, 1},
+                          {1, 7, 1, 11, 113, 3, 3, 2, 1, 1}, {2, 3, 1, 12, 17, 3, 3, 2, 0, 1},
+                          {1, 4, 2, 6, 40, 3, 3, 1, 2, 1},   {1, 3, 1, 8, 16, 3, 3, 2, 1, 1},
+                          {1, 2, 1, 10, 29, 5, 5, 1, 2, 1},  {1, 3, 1, 6, 31, 3, 3, 1, 2, 2},
+                          {2, 3, 1, 5, 20, 1, 1, 2, 0, 1},   {1, 3, 3, 9, 9, 3, 1, 2, 1, 1},
+                          {1, 2, 1, 4, 8, 3, 3, 1, 1, 1},    {1, 2, 1, 3, 2, 3, 3, 1, 1, 1},
+                          {2, 5, 1, 13, 57, 3, 3, 1, 1, 1},  {1, 3, 1, 1, 70, 1, 7, 2, 3, 1}};
+  KernelEnvRestore restore;
+  for (const char *cap : direct_tiers()) {
+    core::reset_kernel_env_for_testing(cap, nullptr);
+    for (const Shape &f : shapes) {
+      DirectCase dc;
+      dc.nsp = 2;
+      refs::ConvRefGeom &g = dc.g;
+      g.n = f.n;
+      g.cbig = g.groups = f.c;
+      g.csmall = f.c * f.mult;
+      const int64_t big[2] = {f.h, f.w}, k[2] = {f.kh, f.kw};
+      for (int j = 1; j < 3; ++j) {
+        g.big[j] = big[j - 1];
+        g.k[j] = k[j - 1];
+        g.s[j] = f.s;
+        g.p[j] = f.p;
+        g.d[j] = f.d;
+        g.small[j] = (g.big[j] + 2 * f.p - f.d * (g.k[j] - 1) - 1) / f.s + 1;
+      }
+      dc.bias = f.c % 2 == 1;
+      dc.in_channels_first = dc.out_channels_first = true;
+      SCOPED_TRACE(::testing::Message() << "OPSNN_MAX_ISA=" << (cap ? cap : "-") << " mult " << f.mult << " "
+                                        << describe(dc));
+      DirectCall(dc).check();
+      }
+  }
 }
 
 // The few-input-channel kernel (small_cin): 1..8 input channels, channels-first and channels-last,

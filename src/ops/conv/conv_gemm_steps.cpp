@@ -14,6 +14,7 @@
 #include "core/impl_list.h"
 #include "core/thread_pool.h"
 #include "core/verbose.h"
+#include "kernels/conv/conv_dw_rows.h"
 #include "kernels/conv/conv_small.h"
 #include "kernels/conv/packed_weight.h"
 #include "ops/matmul/matmul_common.h"
@@ -66,6 +67,19 @@ const core::Impl<ConvDesc> kForwardImpls[] = {
                     static_cast<long long>(d.small_sc));
        if (d.big_dt != ACL_FLOAT || d.small_dt != ACL_FLOAT) return why("not FLOAT input and output");
        if (d.g.k[0] * d.g.k[1] > 64) return why("more than 64 kernel rows");
+       return true;
+     }},
+    // Vectors along the output rows from a ring of padded rows, each input row copied once (the
+    // NCHW MobileNet layers, bench_conv: 2-5x depthwise_direct's plane copy and border columns).
+    {"depthwise_rows", core::kNoIsa,
+     [](const ConvDesc &d, const core::Why &why) {
+       if (d.mode != Mode::kForward) return why("not a forward convolution");
+       if (d.groups == 1 || d.cbg != 1) return why("not depthwise (groups=%lld with %lld input channels per group)",
+                                                   static_cast<long long>(d.groups), static_cast<long long>(d.cbg));
+       if (d.g.k[0] != 1 || d.g.s[0] != 1 || d.g.p[0] != 0) return why("a 3-D kernel");
+       if (d.g.k[1] > kernels::kDwRowsMaxTaps || d.g.k[2] > kernels::kDwRowsMaxTaps)
+         return why("kernel %lldx%lld beyond %lld rows / columns", static_cast<long long>(d.g.k[1]),
+                    static_cast<long long>(d.g.k[2]), static_cast<long long>(kernels::kDwRowsMaxTaps));
        return true;
      }},
     {"depthwise_direct", core::kNoIsa,
@@ -121,6 +135,7 @@ const core::Impl<ConvDesc> kForwardImpls[] = {
 // kForwardImpls' entries by name.
 enum ForwardImpl : int {
   kDepthwiseNhwc = 0,
+  kDepthwiseRows,
   kDepthwiseDirect,
   kSmallCin,
   kDirectNhwc,
@@ -141,6 +156,8 @@ const kernels::DepthwiseFn kDepthwiseFns[] = {kernels::conv_depthwise_avx512, ke
 const kernels::DepthwiseFn kDepthwiseNhwcFns[] = {kernels::conv_depthwise_nhwc_avx512,
                                                   kernels::conv_depthwise_nhwc_avx2,
                                                   kernels::conv_depthwise_nhwc_portable};
+const kernels::DepthwiseFn kDwRowsFns[] = {kernels::conv_dw_rows_avx512, kernels::conv_dw_rows_avx2,
+                                           kernels::conv_dw_rows_portable};
 const kernels::DirectFn kDirectFns[] = {kernels::conv_direct_avx512, kernels::conv_direct_avx2,
                                         kernels::conv_direct_portable};
 const kernels::SmallFn kSmallFns[] = {kernels::conv_small_avx512, kernels::conv_small_avx2,
@@ -149,6 +166,7 @@ const kernels::SmallFn kSmallFns[] = {kernels::conv_small_avx512, kernels::conv_
 const core::Impl<int> kDirectTiers[] = {{"portable", static_cast<int>(core::Isa::kPortable), nullptr}};
 const kernels::DepthwiseFn kDepthwiseFns[] = {kernels::conv_depthwise_portable};
 const kernels::DepthwiseFn kDepthwiseNhwcFns[] = {kernels::conv_depthwise_nhwc_portable};
+const kernels::DepthwiseFn kDwRowsFns[] = {kernels::conv_dw_rows_portable};
 const kernels::DirectFn kDirectFns[] = {kernels::conv_direct_portable};
 const kernels::SmallFn kSmallFns[] = {kernels::conv_small_portable};
 #endif
@@ -538,10 +556,10 @@ void record_forward(core::OpBuilder &b, const Problem &p, const Side &big, const
   const int64_t cbg = big.c / p.groups, csg = small.c / p.groups;
   const ConvDesc d = desc_of(Mode::kForward, p, big, small, cbg, csg);
   const int impl = choose_impl(d, "forward");
-  if (impl == kDepthwiseNhwc || impl == kDepthwiseDirect) {  // in the best ISA tier
+  if (impl == kDepthwiseNhwc || impl == kDepthwiseRows || impl == kDepthwiseDirect) {  // in the best ISA tier
     DepthwiseStep s;
     const int tier = choose_tier("depthwise");
-    s.fn = impl == kDepthwiseNhwc ? kDepthwiseNhwcFns[tier] : kDepthwiseFns[tier];
+    s.fn = impl == kDepthwiseNhwc ? kDepthwiseNhwcFns[tier] : impl == kDepthwiseRows ? kDwRowsFns[tier] : kDepthwiseFns[tier];
     s.a.g = p.g;
     s.a.n = big.n;
     s.a.c_in = big.c;
@@ -558,12 +576,17 @@ void record_forward(core::OpBuilder &b, const Problem &p, const Side &big, const
     s.w = w;
     s.bias = bias;
     s.threads = static_cast<int>(std::min<int64_t>(core::num_threads(), std::max<int64_t>(1, big.n * big.c)));
-    if (impl == kDepthwiseNhwc)  // the re-laid-out weight and bias, shared by the threads
+    if (impl == kDepthwiseRows) {  // per thread: its row ring (also when row chunks outnumber the planes)
+      s.threads = core::num_threads();
+      s.scratch = b.book("conv.depthwise_rows",
+                         static_cast<uint64_t>(kernels::conv_dw_rows_scratch_floats(p.g, csg) * 4 * s.threads));
+    } else if (impl == kDepthwiseNhwc) {  // the re-laid-out weight and bias, shared by the threads
       s.scratch = b.book("conv.depthwise_weight",
                          static_cast<uint64_t>(kernels::conv_depthwise_nhwc_scratch_floats(p.g, big.c) * 4));
-    else
+    } else {
       s.scratch = b.book("conv.depthwise_planes",
                          static_cast<uint64_t>(kernels::conv_depthwise_scratch_floats(p.g) * 4 * s.threads));
+    }
     b.add_step<DepthwiseStep>(std::move(s));
     return;
   }
