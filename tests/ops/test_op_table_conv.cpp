@@ -800,7 +800,11 @@ struct DirectCase {
     const bool first = in_channels_first || out_channels_first;
     if (g.groups > 1 && g.groups == g.cbig && nsp <= 2 && first)  // depthwise, not channels-last on both sides
       return std::string("conv:forward/depthwise_rows;conv:depthwise/") + expected_tier();
-    if (first && unit()) return "conv:forward/gemm_1x1;";
+    if (first && unit()) {  // both channels-first here: the pointwise kernel from a strip of pixels on
+      const int64_t pixels = g.small[0] * g.small[1] * g.small[2];
+      return pixels < 32 ? "conv:forward/gemm_1x1;"
+                         : std::string("conv:forward/pointwise_nchw;conv:pointwise/") + expected_tier();
+    }
     if (!unit() && g.groups == 1 && g.cbig <= 8) return std::string("conv:forward/small_cin;conv:small/") + expected_tier();
     return std::string("conv:forward/") + (first ? "direct_nchw" : "direct_nhwc") + ";conv:direct/" + expected_tier();
   }
@@ -1040,6 +1044,18 @@ TEST(ConvDirectNhwc, TaskSplitsAndEdgeTiles) {
                       {2, 19, 33, 5, 9, 1, 1, 1}, {3, 11, 17, 5, 1, 3, 1, 1}, {2, 9, 48, 4, 2, 3, 1, 1},
                       {1, 33, 64, 6, 5, 3, 1, 1}, {1, 24, 70, 14, 14, 3, 1, 1}, {3, 40, 64, 5, 13, 3, 1, 1},
                       {3, 13, 31, 7, 7, 5, 1, 2}, {1, 300, 20, 4, 15, 3, 1, 1}},
+                     true);
+}
+
+// The channels-first pointwise kernel (pointwise_nchw; channels-last: direct_nhwc) in every tier:
+// pixel counts at, just past and far from the 32-pixel strip (the last strip moved back), below it
+// (gemm_1x1), odd channel counts and output channels off the 8- / 4-channel tile and the 16-channel
+// block, one input channel, batch 3, with and without a bias.
+TEST(ConvPointwiseNchw, ShapesInEveryIsaTier) {
+  reseed_for_current_test();
+  check_fixed_shapes({{1, 7, 5, 4, 8, 1, 1, 0}, {3, 1, 9, 3, 11, 1, 1, 0}, {2, 19, 33, 5, 7, 1, 1, 0},
+                      {1, 33, 24, 6, 6, 1, 1, 0}, {3, 64, 17, 7, 9, 1, 1, 0}, {1, 130, 40, 13, 13, 1, 1, 0},
+                      {2, 16, 16, 2, 16, 1, 1, 0}, {1, 5, 3, 1, 31, 1, 1, 0}},
                      true);
 }
 

@@ -15,6 +15,7 @@
 #include "core/thread_pool.h"
 #include "core/verbose.h"
 #include "kernels/conv/conv_dw_rows.h"
+#include "kernels/conv/conv_pw_nchw.h"
 #include "kernels/conv/conv_small.h"
 #include "kernels/conv/packed_weight.h"
 #include "ops/matmul/matmul_common.h"
@@ -35,6 +36,7 @@ struct ConvDesc {
   bool big_flat, small_flat;
   int64_t big_sc = 0, small_sc = 0;  // channel strides (channels-last: 1)
   aclDataType big_dt = ACL_FLOAT, small_dt = ACL_FLOAT;
+  int64_t big_fs = -1, small_fs = -1;  // flattened spatial strides (-1: the dims do not nest)
 };
 
 bool unit_geometry(const ConvGeom &g) {
@@ -123,6 +125,21 @@ const core::Impl<ConvDesc> kForwardImpls[] = {
          return why("1x1 stride 1 unpadded on a channels-first tensor: gemm_1x1 reads it in place");
        return true;
      }},
+    // The input read in place as the GEMM's B, the bias in the epilogue: gemm_1x1 packs the
+    // activations at every launch and fills the output with the bias first (bench_conv, ResNet's
+    // NCHW 1x1 layers: see PERFORMANCE.md, "NCHW depthwise and pointwise").
+    {"pointwise_nchw", core::kNoIsa,
+     [](const ConvDesc &d, const core::Why &why) {
+       if (!direct_applies(d, why)) return false;
+       if (!unit_geometry(d.g)) return why("not a 1x1 stride-1 unpadded kernel");
+       if (d.big_fs != 1 || d.small_fs != 1)
+         return why("flattened pixel strides %lld / %lld (not unit)", static_cast<long long>(d.big_fs),
+                    static_cast<long long>(d.small_fs));
+       if (d.g.small_n() < kernels::kPwNchwMinPixels)
+         return why("%lld pixels per image < %lld", static_cast<long long>(d.g.small_n()),
+                    static_cast<long long>(kernels::kPwNchwMinPixels));
+       return true;
+     }},
     {"gemm_1x1", core::kNoIsa,
      [](const ConvDesc &d, const core::Why &why) {
        if (!unit_geometry(d.g)) return why("not a 1x1 stride-1 unpadded kernel");
@@ -140,6 +157,7 @@ enum ForwardImpl : int {
   kSmallCin,
   kDirectNhwc,
   kDirectNchw,
+  kPointwiseNchw,
   kGemm1x1,
   kIm2colGemm
 };
@@ -160,6 +178,8 @@ const kernels::DepthwiseFn kDwRowsFns[] = {kernels::conv_dw_rows_avx512, kernels
                                            kernels::conv_dw_rows_portable};
 const kernels::DirectFn kDirectFns[] = {kernels::conv_direct_avx512, kernels::conv_direct_avx2,
                                         kernels::conv_direct_portable};
+const kernels::DirectFn kPwNchwFns[] = {kernels::conv_pw_nchw_avx512, kernels::conv_pw_nchw_avx2,
+                                        kernels::conv_pw_nchw_portable};
 const kernels::SmallFn kSmallFns[] = {kernels::conv_small_avx512, kernels::conv_small_avx2,
                                       kernels::conv_small_portable};
 #else
@@ -168,6 +188,7 @@ const kernels::DepthwiseFn kDepthwiseFns[] = {kernels::conv_depthwise_portable};
 const kernels::DepthwiseFn kDepthwiseNhwcFns[] = {kernels::conv_depthwise_nhwc_portable};
 const kernels::DepthwiseFn kDwRowsFns[] = {kernels::conv_dw_rows_portable};
 const kernels::DirectFn kDirectFns[] = {kernels::conv_direct_portable};
+const kernels::DirectFn kPwNchwFns[] = {kernels::conv_pw_nchw_portable};
 const kernels::SmallFn kSmallFns[] = {kernels::conv_small_portable};
 #endif
 
@@ -490,8 +511,11 @@ kernels::GemmDesc wgrad_desc(const ConvGemmStep &s, int64_t len) {
 }
 
 ConvDesc desc_of(Mode mode, const Problem &p, const Side &big, const Side &small, int64_t cbg, int64_t csg) {
-  return ConvDesc{mode,     p.g,      p.groups, cbg,    csg, big.flat_stride() >= 0, small.flat_stride() >= 0,
-                  big.sc,   small.sc, big.dt,   small.dt};
+  ConvDesc d{mode,     p.g,      p.groups, cbg,    csg, big.flat_stride() >= 0, small.flat_stride() >= 0,
+             big.sc,   small.sc, big.dt,   small.dt};
+  d.big_fs = big.flat_stride();
+  d.small_fs = small.flat_stride();
+  return d;
 }
 
 // The bias is written first and the GEMM adds its product (beta = 1) when that rounds no
@@ -602,9 +626,9 @@ void record_forward(core::OpBuilder &b, const Problem &p, const Side &big, const
     b.add_step<SmallCinStep>(std::move(s));
     return;
   }
-  if (impl == kDirectNhwc || impl == kDirectNchw) {
+  if (impl == kDirectNhwc || impl == kDirectNchw || impl == kPointwiseNchw) {  // the weight packed once
     DirectStep s;
-    s.fn = kDirectFns[choose_tier("direct")];
+    s.fn = impl == kPointwiseNchw ? kPwNchwFns[choose_tier("pointwise")] : kDirectFns[choose_tier("direct")];
     set_direct_operands(s, p, big, small, w, bias);
     s.threads = core::num_threads();
     b.add_step<DirectStep>(std::move(s));
