@@ -14,8 +14,8 @@
 namespace opsnn::kernels {
 namespace {
 
-// Rows the ring holds: every input row two consecutive output rows' taps read at stride 1.
-inline int64_t dw_ring_rows(const ConvGeom &g) { return (g.k[1] - 1) * g.d[1] + 2; }
+// Rows the ring holds: every input row two consecutive output rows' taps read at strides 1 and 2.
+inline int64_t dw_ring_rows(const ConvGeom &g) { return (g.k[1] - 1) * g.d[1] + 1 + std::min<int64_t>(g.s[1], 2); }
 
 // One thread's scratch: the ring (dw_ring_rows rows of s2 phase rows of dw_phase_len floats), one
 // output row in whole vectors of the widest unit, per output channel of the input channel its taps
@@ -104,17 +104,18 @@ inline void dw3_cover(const float *const *r, const DwVec *wv, const int64_t *tof
   }
 }
 
-// Stride-1 3x3 rows in pairs: output rows A and B = A + 1 read input rows r[0..2] and r[1..3], so
-// each input vector loaded feeds both (two thirds of the loads of one row at a time); the taps
-// accumulate in the single-row order, so a row's values do not depend on the pairing.
-template <int NV>
+// 3x3 rows in pairs at row stride S1 (1 or 2): output rows A and B = A + 1 read input rows
+// r[0..2] and r[S1..S1+2], so each input vector loaded from a shared row feeds both (stride 1: two
+// thirds of the loads of one row at a time; stride 2: five sixths); the taps accumulate in the
+// single-row order, so a row's values do not depend on the pairing.
+template <int NV, int S1>
 inline void dw3_pair_block(const float *const *r, const DwVec *wv, const int64_t *toff, const DwVec &bv, int64_t j,
                            float *da, float *db) {
   DwVec acc_a[NV], acc_b[NV];
   for (int v = 0; v < NV; ++v) acc_a[v] = acc_b[v] = DwVec{};
   // (fully unrolled: the row tests are then compile-time)
-#pragma GCC unroll 4
-  for (int i = 0; i < 4; ++i)
+#pragma GCC unroll 5
+  for (int i = 0; i < 3 + S1; ++i)
 #pragma GCC unroll 3
     for (int k2 = 0; k2 < 3; ++k2) {
       const float *src = r[i] + j + toff[k2];
@@ -122,7 +123,7 @@ inline void dw3_pair_block(const float *const *r, const DwVec *wv, const int64_t
       for (int v = 0; v < NV; ++v) {
         const DwVec x = dw_load(src + v * kDwVw);
         if (i <= 2) acc_a[v] += wv[i * 3 + k2] * x;
-        if (i >= 1) acc_b[v] += wv[(i - 1) * 3 + k2] * x;
+        if (i >= S1) acc_b[v] += wv[(i - S1) * 3 + k2] * x;
       }
     }
   for (int v = 0; v < NV; ++v) {
@@ -131,12 +132,15 @@ inline void dw3_pair_block(const float *const *r, const DwVec *wv, const int64_t
   }
 }
 constexpr int kDwPairNv = kDwVw == 16 ? 4 : 2;  // 2 * NV accumulators + 9 weights within the registers
-inline void dw3_pair_cover(const float *const *r, const DwVec *wv, const int64_t *toff, const DwVec &bv, int64_t j1,
-                           float *da, float *db) {
+// Columns [0, j1) (whole vectors), then the last vector overlapping the previous when n2 > j1.
+template <int S1>
+inline void dw3_pair_row(const float *const *r, const DwVec *wv, const int64_t *toff, const DwVec &bv, int64_t j1,
+                         int64_t n2, float *da, float *db) {
   int64_t j = 0;
   for (; j + kDwPairNv * kDwVw <= j1; j += kDwPairNv * kDwVw)
-    dw3_pair_block<kDwPairNv>(r, wv, toff, bv, j, da + j, db + j);
-  for (; j < j1; j += kDwVw) dw3_pair_block<1>(r, wv, toff, bv, j, da + j, db + j);
+    dw3_pair_block<kDwPairNv, S1>(r, wv, toff, bv, j, da + j, db + j);
+  for (; j < j1; j += kDwVw) dw3_pair_block<1, S1>(r, wv, toff, bv, j, da + j, db + j);
+  if (j1 < n2) dw3_pair_block<1, S1>(r, wv, toff, bv, n2 - kDwVw, da + n2 - kDwVw, db + n2 - kDwVw);
 }
 
 inline void dw_rows_body(const DepthwiseArgs &a, float *scratch, int threads) {
@@ -155,7 +159,7 @@ inline void dw_rows_body(const DepthwiseArgs &a, float *scratch, int threads) {
   // same values again); otherwise a row buffer converted on the way out.
   const bool direct = a.out.dtype == ACL_FLOAT && a.out.ss[2] == 1 && n2 >= kDwVw;
   const int64_t full = n2 / kDwVw * kDwVw, whole = (n2 + kDwVw - 1) / kDwVw * kDwVw;
-  const bool pairs = k33 && g.s[1] == 1 && g.d[1] == 1 && direct;  // (R = 4: room for both rows' taps)
+  const bool pairs = k33 && g.s[1] <= 2 && g.d[1] == 1 && direct;  // (R = 3 + s1: both rows' taps)
   // Items: (image, input channel, dim-0 slice) planes, split into row chunks when too few for the
   // threads (each chunk refills its ring; every output row is computed the same way).
   const int64_t planes = a.n * a.c_in * g.big[0];
@@ -228,7 +232,7 @@ inline void dw_rows_body(const DepthwiseArgs &a, float *scratch, int threads) {
             const float *rb[3];
             int64_t kb[3];
             gather(o1 + 1, next(xr), rb, kb);
-            const float *r4[4] = {rp[0], rp[1], rp[2], rb[2]};
+            const float *r5[5] = {rp[0], rp[1], rp[2], g.s[1] == 1 ? rb[2] : rb[1], rb[2]};
             for (int64_t m = 0; m < a.mult; ++m) {
               const int64_t co = ci * a.mult + m;
               float *da = reinterpret_cast<float *>(a.out_base) + n * a.out_sn + co * a.out.sc + x0 * a.out.ss[0] +
@@ -237,8 +241,8 @@ inline void dw_rows_body(const DepthwiseArgs &a, float *scratch, int threads) {
               DwVec wv[9];
               for (int i = 0; i < 9; ++i) wv[i] = DwVec{} + wf[m * 9 + i];
               const DwVec bv = DwVec{} + bf[m];
-              dw3_pair_cover(r4, wv, toff, bv, full, da, db);
-              if (full < n2) dw3_pair_block<1>(r4, wv, toff, bv, n2 - kDwVw, da + n2 - kDwVw, db + n2 - kDwVw);
+              if (g.s[1] == 1) dw3_pair_row<1>(r5, wv, toff, bv, full, n2, da, db);
+              else dw3_pair_row<2>(r5, wv, toff, bv, full, n2, da, db);
             }
             ++o1;
             xr = next(xr);
