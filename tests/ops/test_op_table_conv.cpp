@@ -556,12 +556,13 @@ TEST_P(OpTableConvForward, DepthwiseRows) {
       {1, 2, 1, 3, 70, 3, 9, 1, 1, 1, 8, 1, 2},
   };
   for (const DepthwiseGeom &f : geoms) {
-    for (int variant = 0; variant < 10; ++variant) {
+    for (int variant = 0; variant < 11; ++variant) {
       // 0: contiguous FLOAT; 1: row-padded input, channels-last output; 2: channels-last input;
       // 3: contiguous in the op's last dtype (FLOAT16 / BF16 where it has them); 4: channels-last
       // input and output (depthwise_nhwc when the multiplier is 1); 5: the same with 19 channels
       // (whole channel vectors and a scalar tail); 6..9: with 32 / 16 / 8 / 4 channels (one or two
-      // vectors of every unit: four interior pixels at a time).
+      // vectors of every unit: four interior pixels at a time); 10: 64 channels (four AVX-512
+      // vectors: several pixels at a time).
       const Layout in = variant == 1   ? Layout::kPaddedRows
                         : variant == 2 || variant >= 4 ? Layout::kChannelsLast
                                                        : Layout::kContiguous;
@@ -569,7 +570,7 @@ TEST_P(OpTableConvForward, DepthwiseRows) {
       const aclDataType dt = variant == 3 ? c.dtypes.back() : ACL_FLOAT;
       DepthwiseGeom fv = f;
       if (variant == 5) fv.c = 19;
-      if (variant >= 6) fv.c = int64_t{32} >> (variant - 6);
+      if (variant >= 6) fv.c = variant == 10 ? 64 : int64_t{32} >> (variant - 6);
       g_fixed_depthwise = &fv;
       auto p = make_problem(c, dt, 0, in, out);
       g_fixed_depthwise = nullptr;
