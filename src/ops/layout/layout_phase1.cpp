@@ -125,7 +125,8 @@ void plan_slice(core::OpBuilder &b, const LayoutCall &c) {
   if (end < 0) end += n;
   start = std::clamp<int64_t>(start, 0, n);
   end = std::clamp<int64_t>(end, start, n);
-  copy_view_of_self(b, c, narrow_view(self, d, start, (end - start + step - 1) / step, step));
+  // ceil((end - start) / step) without end - start + step - 1, which overflows for steps near INT64_MAX.
+  copy_view_of_self(b, c, narrow_view(self, d, start, end == start ? 0 : (end - start - 1) / step + 1, step));
 }
 
 void plan_flip(core::OpBuilder &b, const LayoutCall &c) {
@@ -295,7 +296,9 @@ void plan_triangle(core::OpBuilder &b, const LayoutCall &c, bool lower) {
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; %s needs at least 2", c.self_name, c.self->ndim,
                 lower ? "tril" : "triu");
   const auto [in, out] = register_self_out(b, c, shape_of(*c.self));
-  if (c.self->numel() > 0) record_triangle(b, in, out, lower, c.i[0]);
+  // Beyond +-2^62 every diagonal selects all or nothing: the clamp keeps i + diagonal in int64.
+  const int64_t bound = int64_t{1} << 62;
+  if (c.self->numel() > 0) record_triangle(b, in, out, lower, std::clamp(c.i[0], -bound, bound));
 }
 
 void plan_roll(core::OpBuilder &b, const LayoutCall &c) {
@@ -311,7 +314,8 @@ void plan_roll(core::OpBuilder &b, const LayoutCall &c) {
   int64_t shift[core::kMaxDims] = {};
   for (size_t k = 0; k < dims.size(); ++k) {
     const int64_t d = wrap_dim(dims[k], self.ndim, c.arr_name[1]);
-    if (self.ndim > 0) shift[d] += shifts[k];
+    // Summed modulo the dim's size: repeated dims with shifts near INT64_MAX must not overflow.
+    if (self.ndim > 0 && self.dims[d] > 0) shift[d] = (shift[d] + ((shifts[k] % self.dims[d]) + self.dims[d])) % self.dims[d];
   }
   const auto [in, out] = register_self_out(b, c, shape_of(self));
   const int64_t numel = self.numel();
