@@ -169,6 +169,13 @@ Geometry regular_geometry(const PoolRule &rule, const PoolCall &c) {
                   core::shape_string(g.d.data(), nsp).c_str());
     if (g.pb[u] < 0 || g.pe[u] < 0)
       throw_error(ACLNN_ERR_PARAM_INVALID, "%s must not be negative", c.padding_name);
+    // Bounded like the convolution's: the window arithmetic (d * (k - 1), in + pads) stays in int64.
+    const int64_t limit = int64_t{1} << 31;
+    if (g.k[u] > limit || g.s[u] > limit || g.d[u] > limit)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s %s, %s %s or %s %s has a value above 2^31", c.kernel_name,
+                  core::shape_string(g.k.data(), nsp).c_str(), c.stride_name,
+                  core::shape_string(g.s.data(), nsp).c_str(), c.dilation_name,
+                  core::shape_string(g.d.data(), nsp).c_str());
     if (g.pb[u] > g.k[u] / 2 || g.pe[u] > g.k[u] / 2)
       throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be at most half of %s (pad %lld, kernel %lld)", c.padding_name,
                   c.kernel_name, static_cast<long long>(std::max(g.pb[u], g.pe[u])), static_cast<long long>(g.k[u]));
