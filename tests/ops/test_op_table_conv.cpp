@@ -795,8 +795,8 @@ struct DirectCase {
     return true;
   }
   // The Winograd tile phase 1 takes ("" none): 2-D 3x3 stride 1 dilation 1 groups 1, forced by
-  // OPSNN_CONV_WINOGRAD or by the measured rule (16+ channels each side, 64+ output pixels;
-  // F(4x4) up to 128 input channels, F(2x2) above).
+  // OPSNN_CONV_WINOGRAD or by the measured rule (16+ channels each side, 48+ output tiles over the
+  // batch; F(4x4) up to 128 input channels, F(2x2) above).
   std::string winograd_tile() const {
     if (g.groups != 1 || g.big[0] != 1 || g.k[0] != 1 || g.p[0] != 0) return "";
     for (int j = 1; j < 3; ++j)
@@ -805,8 +805,10 @@ struct DirectCase {
     const std::string forced = env != nullptr ? env : "";
     if (forced == "off") return "";
     if (forced == "f2" || forced == "f4") return forced + "x" + forced.substr(1);
-    if (g.cbig < 16 || g.csmall < 16 || g.small[1] * g.small[2] < 64) return "";
-    return g.cbig <= 128 ? "f4x4" : "f2x2";
+    if (g.cbig < 16 || g.csmall < 16) return "";
+    const int64_t m = g.cbig <= 128 ? 4 : 2;
+    if (g.n * ((g.small[1] + m - 1) / m) * ((g.small[2] + m - 1) / m) < 48) return "";
+    return m == 4 ? "f4x4" : "f2x2";
   }
   // The start of the path phase 1 should choose: the direct kernel in the tier the cap allows; a
   // channels-first 1x1 stays with gemm_1x1 (faster there); up to 8 input channels (not 1x1) take
@@ -1285,7 +1287,7 @@ TEST(ConvWinograd, BothTilesInEveryIsaTier) {
 }
 
 // The measured rule without the variable: F(4x4) at 16..128 input channels, F(2x2) above, the
-// direct kernel below 16 channels or 64 output pixels; several tile blocks (the last one shorter).
+// direct kernel below 16 channels or 48 output tiles; several tile blocks (the last one shorter).
 TEST(ConvWinograd, MeasuredRuleAndTileBlocks) {
   reseed_for_current_test();
   WinogradEnv env(nullptr);
@@ -1293,7 +1295,8 @@ TEST(ConvWinograd, MeasuredRuleAndTileBlocks) {
     for (const DirectCase &dc :
          {winograd_case(2, 64, 64, 48, 48, 1, 1, first), winograd_case(1, 160, 144, 12, 12, 1, 1, first),
           winograd_case(2, 144, 20, 30, 18, 0, 1, first), winograd_case(1, 16, 16, 8, 8, 1, 1, first),
-          winograd_case(1, 15, 64, 8, 8, 1, 1, first), winograd_case(2, 32, 32, 7, 7, 1, 0, first)}) {
+          winograd_case(1, 15, 64, 8, 8, 1, 1, first), winograd_case(2, 32, 32, 7, 7, 1, 0, first),
+          winograd_case(1, 32, 32, 28, 28, 1, 1, first), winograd_case(1, 256, 16, 14, 14, 1, 1, first)}) {
       SCOPED_TRACE(describe(dc));
       DirectCall(dc).check();
     }

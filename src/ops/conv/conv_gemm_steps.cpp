@@ -34,6 +34,7 @@ struct ConvDesc {
   bool big_flat, small_flat;
   int64_t big_sc = 0, small_sc = 0;  // channel strides (channels-last: 1)
   aclDataType big_dt = ACL_FLOAT, small_dt = ACL_FLOAT;
+  int64_t batch = 1;
 };
 
 bool unit_geometry(const ConvGeom &g) {
@@ -105,7 +106,7 @@ const core::Impl<ConvDesc> kForwardImpls[] = {
          return why("stride %lld,%lld", static_cast<long long>(g.s[1]), static_cast<long long>(g.s[2]));
        if (g.d[1] != 1 || g.d[2] != 1)
          return why("dilation %lld,%lld", static_cast<long long>(g.d[1]), static_cast<long long>(g.d[2]));
-       return winograd_tile(g, d.cbg, d.csg, why) != 0;
+       return winograd_tile(g, d.batch, d.cbg, d.csg, why) != 0;
      }},
     {"direct_nhwc", core::kNoIsa,
      [](const ConvDesc &d, const core::Why &why) {
@@ -491,7 +492,7 @@ kernels::GemmDesc wgrad_desc(const ConvGemmStep &s, int64_t len) {
 
 ConvDesc desc_of(Mode mode, const Problem &p, const Side &big, const Side &small, int64_t cbg, int64_t csg) {
   return ConvDesc{mode,     p.g,      p.groups, cbg,    csg, big.flat_stride() >= 0, small.flat_stride() >= 0,
-                  big.sc,   small.sc, big.dt,   small.dt};
+                  big.sc,   small.sc, big.dt,   small.dt, small.n};
 }
 
 // The bias is written first and the GEMM adds its product (beta = 1) when that rounds no
@@ -599,7 +600,7 @@ void record_forward(core::OpBuilder &b, const Problem &p, const Side &big, const
   }
   if (impl == kWinograd) {
     const int tier = choose_tier("winograd");
-    const int m = winograd_tile(p.g, cbg, csg, core::Why(nullptr, "winograd"));
+    const int m = winograd_tile(p.g, small.n, cbg, csg, core::Why(nullptr, "winograd"));
     record("winograd", m == 2 ? "f2x2" : "f4x4", nullptr);
     record_winograd(b, p, big, small, w, bias, tier, m);
     return;

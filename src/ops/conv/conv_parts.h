@@ -175,10 +175,10 @@ struct PackedConvWeight {
 
 // The Winograd F(m x m, 3 x 3) forward step (conv_winograd_step.cpp): 2-D, groups 1, FLOAT, 3x3
 // stride 1 dilation 1; `tier` indexes the direct kernels' ISA tiers (avx512, avx2, portable).
-// The Winograd tile (2: F(2x2, 3x3), 4: F(4x4, 3x3)) for a 2-D 3x3 stride-1 convolution of c_in -> c_out
-// channels, or 0 with the reason (too few channels or pixels, OPSNN_CONV_WINOGRAD=off).
+// The Winograd tile (2: F(2x2, 3x3), 4: F(4x4, 3x3)) for a 2-D 3x3 stride-1 convolution of n images
+// of c_in -> c_out channels, or 0 with the reason (too few channels or tiles, OPSNN_CONV_WINOGRAD=off).
 // OPSNN_CONV_WINOGRAD=f2 / f4 takes that tile whatever the size (tests; measuring).
-int winograd_tile(const ConvGeom &g, int64_t c_in, int64_t c_out, const core::Why &why);
+int winograd_tile(const ConvGeom &g, int64_t n, int64_t c_in, int64_t c_out, const core::Why &why);
 void record_winograd(core::OpBuilder &b, const Problem &p, const Side &big, const Side &small, const Weight &w,
                      const Bias &bias, int tier, int m);
 

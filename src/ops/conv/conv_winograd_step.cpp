@@ -25,12 +25,13 @@ const kernels::WinoInputFn kInputFns[] = {kernels::wino_input_portable};
 const kernels::WinoOutputFn kOutputFns[] = {kernels::wino_output_portable};
 #endif
 
-// The measured rule (PERFORMANCE.md, "Winograd"): below these the direct kernel is as fast.
-constexpr int64_t kMinChannels = 16;
-constexpr int64_t kMinPixels = 64;
-// F(4x4, 3x3) up to this many input channels (faster there and within the precision standard),
-// F(2x2, 3x3) above.
+// The measured rule (PERFORMANCE.md, "Winograd"): F(4x4, 3x3) up to this many input channels
+// (faster there than F(2x2), and within the precision standard at any channel count), F(2x2, 3x3)
+// above; at least this many channels on each side and output tiles (over the batch: the GEMMs'
+// rows), below which the direct kernel measured faster (8 x 8 outputs: 4 / 16 tiles).
 constexpr int64_t kF4MaxChannels = 128;
+constexpr int64_t kMinChannels = 16;
+constexpr int64_t kMinTiles = 48;
 
 constexpr size_t align64(size_t b) { return (b + 63) / 64 * 64; }
 
@@ -95,7 +96,7 @@ kernels::GemmDesc plane_gemm(const WinogradStep &s, int64_t count) {
 
 }  // namespace
 
-int winograd_tile(const ConvGeom &g, int64_t c_in, int64_t c_out, const core::Why &why) {
+int winograd_tile(const ConvGeom &g, int64_t n, int64_t c_in, int64_t c_out, const core::Why &why) {
   const char *env = std::getenv("OPSNN_CONV_WINOGRAD");
   if (env != nullptr && std::strcmp(env, "off") == 0) return why("OPSNN_CONV_WINOGRAD=off");
   if (env != nullptr && std::strcmp(env, "f2") == 0) return 2;
@@ -103,9 +104,12 @@ int winograd_tile(const ConvGeom &g, int64_t c_in, int64_t c_out, const core::Wh
   if (c_in < kMinChannels || c_out < kMinChannels)
     return why("%lld -> %lld channels (< %lld)", static_cast<long long>(c_in), static_cast<long long>(c_out),
                static_cast<long long>(kMinChannels));
-  if (g.small_n() < kMinPixels)
-    return why("%lld output pixels (< %lld)", static_cast<long long>(g.small_n()), static_cast<long long>(kMinPixels));
-  return c_in <= kF4MaxChannels ? 4 : 2;
+  const int m = c_in <= kF4MaxChannels ? 4 : 2;
+  const int64_t tiles = n * ((g.small[1] + m - 1) / m) * ((g.small[2] + m - 1) / m);
+  if (tiles < kMinTiles)
+    return why("%lld output tiles of %dx%d (< %lld)", static_cast<long long>(tiles), m, m,
+               static_cast<long long>(kMinTiles));
+  return m;
 }
 
 void record_winograd(core::OpBuilder &b, const Problem &p, const Side &big, const Side &small, const Weight &w,
