@@ -923,6 +923,24 @@ struct DirectCall {
   }
 };
 
+// A DirectCall's phase 1 as a repeatable executor with its workspace (both freed on scope exit).
+struct RepeatableConv {
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  void *wsp = nullptr;
+  int rc = 0;
+  explicit RepeatableConv(const DirectCall &call) {
+    rc = call.phase1(&ws, &ex);
+    if (rc == 0) rc = aclSetAclOpExecutorRepeatable(ex);
+    if (rc == 0 && ws != 0) rc = aclrtMalloc(&wsp, ws, ACL_MEM_MALLOC_HUGE_FIRST);
+  }
+  ~RepeatableConv() {
+    if (ex != nullptr) aclDestroyAclOpExecutor(ex);
+    if (wsp != nullptr) aclrtFree(wsp);
+  }
+  int launch() const { return aclnnConvolution(wsp, ws, ex, nullptr); }
+};
+
 TEST(ConvFormats, ChannelsLastFormatsReadTheirDimsInThatOrder) {
   reseed_for_current_test();
   for (int nsp : {2, 3}) {  // grouped (im2col_gemm), the weight in the same format
@@ -1159,16 +1177,12 @@ void check_weight_changes(int64_t cbig) {
     dc.g.small[j] = dc.g.big[j];
   }
   DirectCall call(dc);
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  ASSERT_EQ(call.phase1(&ws, &ex), 0) << aclGetRecentErrMsg();
-  ASSERT_EQ(aclSetAclOpExecutorRepeatable(ex), 0);
-  void *wsp = nullptr;
-  if (ws) ASSERT_EQ(aclrtMalloc(&wsp, ws, ACL_MEM_MALLOC_HUGE_FIRST), 0);
+  const RepeatableConv rex(call);
+  ASSERT_EQ(rex.rc, 0) << aclGetRecentErrMsg();
   auto launch = [&](const char *what) {
     SCOPED_TRACE(what);
     call.y->poison();
-    ASSERT_EQ(aclnnConvolution(wsp, ws, ex, nullptr), 0) << aclGetRecentErrMsg();
+    ASSERT_EQ(rex.launch(), 0) << aclGetRecentErrMsg();
     ASSERT_EQ(aclrtSynchronizeDevice(), 0);
     EXPECT_TRUE(call.matches());
   };
@@ -1208,18 +1222,16 @@ void check_weight_changes(int64_t cbig) {
   {  // another weight bound to the executor (slot 1: input, weight, bias, output)
     DeviceTensor w2(call.w->shape(), ACL_FLOAT);
     w2.fill_random(-1, 1);
-    ASSERT_EQ(aclSetInputTensorAddr(ex, 1, call.wt, w2.data()), 0);
+    ASSERT_EQ(aclSetInputTensorAddr(rex.ex, 1, call.wt, w2.data()), 0);
     call.y->poison();
-    ASSERT_EQ(aclnnConvolution(wsp, ws, ex, nullptr), 0) << aclGetRecentErrMsg();
+    ASSERT_EQ(rex.launch(), 0) << aclGetRecentErrMsg();
     ASSERT_EQ(aclrtSynchronizeDevice(), 0);
     std::vector<double> wv = w2.values();
     const refs::ConvRefOut r = refs::conv_ref_small(dc.g, call.input_values(), wv, call.b->values());
     EXPECT_TRUE(meets_bound(ACL_FLOAT, call.output_values(), r));
-    ASSERT_EQ(aclSetInputTensorAddr(ex, 1, call.wt, call.w->data()), 0);
+    ASSERT_EQ(aclSetInputTensorAddr(rex.ex, 1, call.wt, call.w->data()), 0);
     launch("the first weight bound again");
   }
-  aclDestroyAclOpExecutor(ex);
-  if (wsp) aclrtFree(wsp);
 }
 
 TEST(ConvDirectNhwc, RepeatableExecutorSeesWeightChanges) { check_weight_changes(12); }
@@ -1329,30 +1341,24 @@ TEST(ConvWinograd, RepeatableExecutorSeesWeightChangesAndReboundAddresses) {
       DirectCall call(winograd_case(2, 24, 20, 10, 11, 1, 1, first));
       EXPECT_EQ(chosen_path([&](uint64_t *w, aclOpExecutor **e) { return call.phase1(w, e); }).rfind(call.c.path(), 0),
                 0u);
-      uint64_t ws = 0;
-      aclOpExecutor *ex = nullptr;
-      ASSERT_EQ(call.phase1(&ws, &ex), 0) << aclGetRecentErrMsg();
-      ASSERT_EQ(aclSetAclOpExecutorRepeatable(ex), 0);
-      void *wsp = nullptr;
-      if (ws) ASSERT_EQ(aclrtMalloc(&wsp, ws, ACL_MEM_MALLOC_HUGE_FIRST), 0);
+      const RepeatableConv rex(call);
+      ASSERT_EQ(rex.rc, 0) << aclGetRecentErrMsg();
       for (int launch = 0; launch < 3; ++launch) {
         if (launch > 0) {  // other input and output buffers bound to the same executor
           auto x2 = std::make_unique<DeviceTensor>(call.x->shape(), ACL_FLOAT);
           auto y2 = std::make_unique<DeviceTensor>(call.y->shape(), ACL_FLOAT);
           x2->fill_random(-2, 2);
-          ASSERT_EQ(aclSetInputTensorAddr(ex, 0, call.xt, x2->data()), 0);
-          ASSERT_EQ(aclSetOutputTensorAddr(ex, 0, call.yt, y2->data()), 0);
+          ASSERT_EQ(aclSetInputTensorAddr(rex.ex, 0, call.xt, x2->data()), 0);
+          ASSERT_EQ(aclSetOutputTensorAddr(rex.ex, 0, call.yt, y2->data()), 0);
           call.x = std::move(x2);
           call.y = std::move(y2);
         }
         call.y->poison();
-        ASSERT_EQ(aclnnConvolution(wsp, ws, ex, nullptr), 0) << aclGetRecentErrMsg();
+        ASSERT_EQ(rex.launch(), 0) << aclGetRecentErrMsg();
         ASSERT_EQ(aclrtSynchronizeDevice(), 0);
         EXPECT_TRUE(call.matches()) << "launch " << launch;
         EXPECT_TRUE(call.y->untouched_outside_view()) << "launch " << launch;
       }
-      aclDestroyAclOpExecutor(ex);
-      if (wsp) aclrtFree(wsp);
     }
   }
 }
