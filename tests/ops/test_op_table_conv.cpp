@@ -1330,6 +1330,45 @@ TEST(ConvWinograd, PrecisionAtLargeChannelCounts) {
   }
 }
 
+// Phase 1's verbose line names why Winograd was not taken (the rule's reasons, in the rejected list).
+TEST(ConvWinograd, RejectionsAreLogged) {
+  reseed_for_current_test();
+  WinogradEnv env(nullptr);
+  auto rejected = [](const DirectCase &dc) {
+    DirectCall call(dc);
+    std::vector<std::string> lines;
+    core::set_verbose_for_testing(true, &lines);
+    uint64_t ws = 0;
+    aclOpExecutor *ex = nullptr;
+    const int rc = call.phase1(&ws, &ex);
+    core::set_verbose_for_testing(false, nullptr);
+    if (rc == 0) aclDestroyAclOpExecutor(ex);
+    std::string all;
+    for (const std::string &l : lines) all += l;
+    return all;
+  };
+  DirectCase stride = winograd_case(1, 64, 64, 30, 30, 1, 1, false);
+  stride.g.s[2] = 2;
+  stride.g.small[2] = 15;
+  DirectCase dil = winograd_case(1, 64, 64, 30, 30, 2, 2, true);
+  dil.g.d[1] = dil.g.d[2] = 2;
+  dil.g.small[1] = dil.g.small[2] = 30;
+  DirectCase five = winograd_case(1, 64, 64, 30, 30, 2, 2, false);
+  five.g.k[1] = five.g.k[2] = 5;
+  five.g.small[1] = five.g.small[2] = 30;
+  DirectCase grouped = winograd_case(1, 64, 64, 30, 30, 1, 1, false);
+  grouped.g.groups = 2;
+  const std::pair<DirectCase, const char *> cases[] = {
+      {stride, "winograd: stride 1x2"},
+      {dil, "winograd: dilation 2x2"},
+      {five, "winograd: kernel 5x5"},
+      {grouped, "winograd: groups=2"},
+      {winograd_case(1, 12, 20, 30, 30, 1, 1, false), "winograd: 12 -> 20 channels (< 16)"},
+      {winograd_case(1, 64, 64, 8, 8, 1, 1, true), "winograd: 4 output tiles of 4x4 (< 48)"},
+      {winograd_case(2, 256, 64, 7, 7, 1, 1, false), "winograd: 32 output tiles of 2x2 (< 48)"}};
+  for (const auto &[dc, why] : cases) EXPECT_NE(rejected(dc).find(why), std::string::npos) << why << "\n" << rejected(dc);
+}
+
 // A repeatable executor: the transformed weight is kept across launches and redone when the weight
 // or bias changes (check_weight_changes); input and output rebound to other buffers.
 TEST(ConvWinograd, RepeatableExecutorSeesWeightChangesAndReboundAddresses) {

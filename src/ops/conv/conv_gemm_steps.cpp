@@ -103,9 +103,9 @@ const core::Impl<ConvDesc> kForwardImpls[] = {
        if (g.k[1] != 3 || g.k[2] != 3)
          return why("kernel %lldx%lld", static_cast<long long>(g.k[1]), static_cast<long long>(g.k[2]));
        if (g.s[1] != 1 || g.s[2] != 1)
-         return why("stride %lld,%lld", static_cast<long long>(g.s[1]), static_cast<long long>(g.s[2]));
+         return why("stride %lldx%lld", static_cast<long long>(g.s[1]), static_cast<long long>(g.s[2]));
        if (g.d[1] != 1 || g.d[2] != 1)
-         return why("dilation %lld,%lld", static_cast<long long>(g.d[1]), static_cast<long long>(g.d[2]));
+         return why("dilation %lldx%lld", static_cast<long long>(g.d[1]), static_cast<long long>(g.d[2]));
        return winograd_tile(g, d.batch, d.cbg, d.csg, why) != 0;
      }},
     {"direct_nhwc", core::kNoIsa,
