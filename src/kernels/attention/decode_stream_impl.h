@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__F16C__) || defined(__AVX512F__)
+#if defined(__F16C__) || defined(__AVX2__) || defined(__AVX512F__)
 #include <immintrin.h>
 #endif
 
@@ -27,6 +27,8 @@ using vec::kF32;
 constexpr int64_t kPrefetchRows = 16;
 
 inline void store(float *p, f32v v) { std::memcpy(p, &v, sizeof v); }
+// x in every lane: a plain broadcast (vec::splat's 0 + x keeps a scalar add, which -0 needs).
+inline f32v bcast(float x) { return x - f32v{}; }
 
 // Key / value elements as stored: FLOAT, or BF16 / FLOAT16 bits widened in registers as they load
 // (no converted copy of the cache).
@@ -47,12 +49,26 @@ inline float to_float(F16 x) { return half_to_float(x.bits); }
 
 inline f32v load16(const float *p) { return vec::load(p); }
 inline f32v load16(const Bf16 *p) {
+  f32v r;
+#if defined(__AVX512F__)
+  // One widening load and a shift (the generic form below becomes two half-width widenings); the
+  // zero-masked forms as for FLOAT16 below.
+  const __m512i w = _mm512_maskz_slli_epi32(
+      0xFFFF, _mm512_maskz_cvtepu16_epi32(0xFFFF, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p))), 16);
+  std::memcpy(&r, &w, sizeof r);
+#elif defined(__AVX2__)
+  const __m256i lo = _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p))), 16);
+  const __m256i hi =
+      _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p + 8))), 16);
+  std::memcpy(&r, &lo, 32);
+  std::memcpy(reinterpret_cast<char *>(&r) + 32, &hi, 32);
+#else
   using u16v = uint16_t __attribute__((vector_size(32)));
   u16v h;
   std::memcpy(&h, p, sizeof h);
   const i32v w = __builtin_convertvector(h, i32v) << 16;
-  f32v r;
   std::memcpy(&r, &w, sizeof r);
+#endif
   return r;
 }
 inline f32v load16(const F16 *p) {
@@ -76,14 +92,17 @@ inline f32v load16(const F16 *p) {
 // halving the lanes per source and keeping the sources in order (__builtin_shufflevector: GCC >= 12
 // and clang).
 #define OPSNN_PAIR(x, y, ...) (__builtin_shufflevector(x, y, __VA_ARGS__))
-inline f32v hsum16(const f32v *a) {
+inline f32v hsum16(const f32v (&a)[16]) {
   f32v t[8], u[4], w[2];
+#pragma GCC unroll 8
   for (int i = 0; i < 8; ++i)
     t[i] = OPSNN_PAIR(a[2 * i], a[2 * i + 1], 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23) +
            OPSNN_PAIR(a[2 * i], a[2 * i + 1], 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+#pragma GCC unroll 4
   for (int i = 0; i < 4; ++i)
     u[i] = OPSNN_PAIR(t[2 * i], t[2 * i + 1], 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27) +
            OPSNN_PAIR(t[2 * i], t[2 * i + 1], 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31);
+#pragma GCC unroll 2
   for (int i = 0; i < 2; ++i)
     w[i] = OPSNN_PAIR(u[2 * i], u[2 * i + 1], 0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29) +
            OPSNN_PAIR(u[2 * i], u[2 * i + 1], 2, 3, 6, 7, 10, 11, 14, 15, 18, 19, 22, 23, 26, 27, 30, 31);
@@ -91,6 +110,17 @@ inline f32v hsum16(const f32v *a) {
          OPSNN_PAIR(w[0], w[1], 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
 }
 #undef OPSNN_PAIR
+
+// The tile's 16 sums (accumulator h * KK + j: head g0 + h, key j0 + j) written as scores; keys past n
+// were repeats of the last one and are dropped.
+template <int HK>
+inline void store_scores(const f32v (&acc)[16], int64_t n, int64_t j0, int64_t g0, float *s, int64_t lds,
+                         float (&r)[16]) {
+  constexpr int KK = 16 / HK;
+  store(r, hsum16(acc));
+  for (int h = 0; h < HK; ++h)
+    for (int j = 0; j < KK && j0 + j < n; ++j) s[(g0 + h) * lds + j0 + j] = r[h * KK + j];
+}
 
 // Scores of HK heads x (16 / HK) keys: 16 accumulators, one key load feeding HK heads.
 template <int HK, class E>
@@ -100,21 +130,28 @@ void qk_tile(const float *q, int64_t D, const E *k, int64_t ks, int64_t n, int64
   const int64_t Dv = D / kF32 * kF32;
   const E *kr[KK];
   for (int j = 0; j < KK; ++j) kr[j] = k + std::min<int64_t>(j0 + j, n - 1) * ks;  // past n: a repeat, dropped
-  f32v acc[16] = {};
+  f32v acc[16];
+#pragma GCC unroll 16
+  for (f32v &a : acc) a = f32v{};
   for (int64_t c = 0; c < Dv; c += kF32) {
     f32v kv[KK];
+#pragma GCC unroll 16
     for (int j = 0; j < KK; ++j) {
-      __builtin_prefetch(kr[j] + c + kPrefetchRows * ks);  // past the end: a hint, never a fault
+      // One hint per 64-byte line; past the end of the cache: a hint, never a fault.
+      if (c * static_cast<int64_t>(sizeof(E)) % 64 == 0) __builtin_prefetch(kr[j] + c + kPrefetchRows * ks);
       kv[j] = load16(kr[j] + c);
     }
+#pragma GCC unroll 16
     for (int h = 0; h < HK; ++h) {
       const f32v qv = vec::load(q + (g0 + h) * D + c);
+#pragma GCC unroll 16
       for (int j = 0; j < KK; ++j) acc[h * KK + j] += qv * kv[j];
     }
   }
   float r[16];
-  store(r, hsum16(acc));
-  for (int h = 0; h < HK; ++h)
+  store_scores<HK>(acc, n, j0, g0, s, lds, r);
+  if (Dv == D) return;
+  for (int h = 0; h < HK; ++h)  // the columns past the last whole vector
     for (int j = 0; j < KK && j0 + j < n; ++j) {
       float x = r[h * KK + j];
       for (int64_t c = Dv; c < D; ++c) x += q[(g0 + h) * D + c] * to_float(kr[j][c]);
@@ -148,20 +185,28 @@ template <int HK, int DC, class E>
 void pv_cols(const float *p, int64_t ldp, int64_t g0, int64_t n, const E *v, int64_t vs, int64_t c0, float *o,
              int64_t D) {
   f32v acc[HK][DC];
+#pragma GCC unroll 4
   for (int h = 0; h < HK; ++h)
+#pragma GCC unroll 8
     for (int d = 0; d < DC; ++d) acc[h][d] = vec::load(o + (g0 + h) * D + c0 + d * kF32);
   for (int64_t j = 0; j < n; ++j) {
     f32v vv[DC];
+#pragma GCC unroll 8
     for (int d = 0; d < DC; ++d) {
-      __builtin_prefetch(v + (j + kPrefetchRows) * vs + c0 + d * kF32);
+      if ((c0 + d * kF32) * static_cast<int64_t>(sizeof(E)) % 64 == 0)  // one hint per 64-byte line
+        __builtin_prefetch(v + (j + kPrefetchRows) * vs + c0 + d * kF32);
       vv[d] = load16(v + j * vs + c0 + d * kF32);
     }
+#pragma GCC unroll 4
     for (int h = 0; h < HK; ++h) {
-      const f32v pj = vec::splat(p[(g0 + h) * ldp + j]);
+      const f32v pj = bcast(p[(g0 + h) * ldp + j]);
+#pragma GCC unroll 8
       for (int d = 0; d < DC; ++d) acc[h][d] += pj * vv[d];
     }
   }
+#pragma GCC unroll 4
   for (int h = 0; h < HK; ++h)
+#pragma GCC unroll 8
     for (int d = 0; d < DC; ++d) store(o + (g0 + h) * D + c0 + d * kF32, acc[h][d]);
 }
 
