@@ -24,6 +24,7 @@
 
 #include "aclnnop/aclnn_mul.h"
 #include "core/cpu_features.h"
+#include "core/plan_cache.h"
 #include "core/verbose.h"
 #include "float64_refs.h"
 #include "kernels/conv/packed_weight.h"
@@ -794,6 +795,22 @@ struct DirectCase {
       if (g.k[j] != 1 || g.s[j] != 1 || g.p[j] != 0) return false;
     return true;
   }
+  // The Winograd tile phase 1 takes ("" none): 2-D 3x3 stride 1 dilation 1 groups 1, forced by
+  // OPSNN_CONV_WINOGRAD or by the measured rule (16+ channels each side, 48+ output tiles over the
+  // batch; F(4x4) up to 128 input channels, F(2x2) above).
+  std::string winograd_tile() const {
+    if (g.groups != 1 || g.big[0] != 1 || g.k[0] != 1 || g.p[0] != 0) return "";
+    for (int j = 1; j < 3; ++j)
+      if (g.k[j] != 3 || g.s[j] != 1 || g.d[j] != 1) return "";
+    const char *env = std::getenv("OPSNN_CONV_WINOGRAD");
+    const std::string forced = env != nullptr ? env : "";
+    if (forced == "off") return "";
+    if (forced == "f2" || forced == "f4") return forced + "x" + forced.substr(1);
+    if (g.cbig < 16 || g.csmall < 16) return "";
+    const int64_t m = g.cbig <= 128 ? 4 : 2;
+    if (g.n * ((g.small[1] + m - 1) / m) * ((g.small[2] + m - 1) / m) < 48) return "";
+    return m == 4 ? "f4x4" : "f2x2";
+  }
   // The start of the path phase 1 should choose: the direct kernel in the tier the cap allows; a
   // channels-first 1x1 stays with gemm_1x1 (faster there); up to 8 input channels (not 1x1) take
   // the pixel-vectorised small_cin kernel (these shapes' planes are far below its budget).
@@ -807,6 +824,9 @@ struct DirectCase {
                          : std::string("conv:forward/pointwise_nchw;conv:pointwise/") + expected_tier();
     }
     if (!unit() && g.groups == 1 && g.cbig <= 8) return std::string("conv:forward/small_cin;conv:small/") + expected_tier();
+    const std::string wino = winograd_tile();
+    if (!wino.empty())
+      return std::string("conv:forward/winograd;conv:winograd/") + expected_tier() + ";conv:winograd/" + wino;
     return std::string("conv:forward/") + (first ? "direct_nchw" : "direct_nhwc") + ";conv:direct/" + expected_tier();
   }
 };
@@ -910,6 +930,24 @@ struct DirectCall {
   }
 };
 
+// A DirectCall's phase 1 as a repeatable executor with its workspace (both freed on scope exit).
+struct RepeatableConv {
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  void *wsp = nullptr;
+  int rc = 0;
+  explicit RepeatableConv(const DirectCall &call) {
+    rc = call.phase1(&ws, &ex);
+    if (rc == 0) rc = aclSetAclOpExecutorRepeatable(ex);
+    if (rc == 0 && ws != 0) rc = aclrtMalloc(&wsp, ws, ACL_MEM_MALLOC_HUGE_FIRST);
+  }
+  ~RepeatableConv() {
+    if (ex != nullptr) aclDestroyAclOpExecutor(ex);
+    if (wsp != nullptr) aclrtFree(wsp);
+  }
+  int launch() const { return aclnnConvolution(wsp, ws, ex, nullptr); }
+};
+
 TEST(ConvFormats, ChannelsLastFormatsReadTheirDimsInThatOrder) {
   reseed_for_current_test();
   for (int nsp : {2, 3}) {  // grouped (im2col_gemm), the weight in the same format
@@ -975,6 +1013,27 @@ std::vector<const char *> direct_tiers() {
   return caps;
 }
 
+// OPSNN_CONV_WINOGRAD for a scope (null: unset); the cached plans chosen under the previous value
+// are dropped both ways.
+struct WinogradEnv {
+  bool had = false;
+  std::string old;
+  explicit WinogradEnv(const char *v) {
+    const char *o = std::getenv("OPSNN_CONV_WINOGRAD");
+    had = o != nullptr;
+    if (had) old = o;
+    set(v);
+  }
+  ~WinogradEnv() { set(had ? old.c_str() : nullptr); }
+  static void set(const char *v) {
+    if (v != nullptr)
+      setenv("OPSNN_CONV_WINOGRAD", v, 1);
+    else
+      unsetenv("OPSNN_CONV_WINOGRAD");
+    core::bump_plan_epoch();
+  }
+};
+
 // Restores the process's OPSNN_MAX_ISA / OPSNN_KERNELS on scope exit.
 struct KernelEnvRestore {
   ~KernelEnvRestore() { core::reset_kernel_env_for_testing(std::getenv("OPSNN_MAX_ISA"), std::getenv("OPSNN_KERNELS")); }
@@ -983,6 +1042,7 @@ struct KernelEnvRestore {
 TEST(ConvDirectNhwc, RandomGeometriesInEveryIsaTier) {
   reseed_for_current_test();
   KernelEnvRestore restore;
+  WinogradEnv direct("off");
   for (const char *cap : direct_tiers()) {
     core::reset_kernel_env_for_testing(cap, nullptr);
     for (int t = 0; t < 48; ++t) {
@@ -1000,6 +1060,7 @@ struct FixedShape {
 };
 void check_fixed_shapes(const std::vector<FixedShape> &shapes, bool with_bias_if_odd_cin) {
   KernelEnvRestore restore;
+  WinogradEnv direct("off");  // (the direct kernel's shapes: Winograd has its own suite)
   for (const char *cap : direct_tiers()) {
     core::reset_kernel_env_for_testing(cap, nullptr);
     for (const FixedShape &f : shapes) {
@@ -1180,16 +1241,12 @@ void check_weight_changes(int64_t cbig) {
     dc.g.small[j] = dc.g.big[j];
   }
   DirectCall call(dc);
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  ASSERT_EQ(call.phase1(&ws, &ex), 0) << aclGetRecentErrMsg();
-  ASSERT_EQ(aclSetAclOpExecutorRepeatable(ex), 0);
-  void *wsp = nullptr;
-  if (ws) ASSERT_EQ(aclrtMalloc(&wsp, ws, ACL_MEM_MALLOC_HUGE_FIRST), 0);
+  const RepeatableConv rex(call);
+  ASSERT_EQ(rex.rc, 0) << aclGetRecentErrMsg();
   auto launch = [&](const char *what) {
     SCOPED_TRACE(what);
     call.y->poison();
-    ASSERT_EQ(aclnnConvolution(wsp, ws, ex, nullptr), 0) << aclGetRecentErrMsg();
+    ASSERT_EQ(rex.launch(), 0) << aclGetRecentErrMsg();
     ASSERT_EQ(aclrtSynchronizeDevice(), 0);
     EXPECT_TRUE(call.matches());
   };
@@ -1229,22 +1286,185 @@ void check_weight_changes(int64_t cbig) {
   {  // another weight bound to the executor (slot 1: input, weight, bias, output)
     DeviceTensor w2(call.w->shape(), ACL_FLOAT);
     w2.fill_random(-1, 1);
-    ASSERT_EQ(aclSetInputTensorAddr(ex, 1, call.wt, w2.data()), 0);
+    ASSERT_EQ(aclSetInputTensorAddr(rex.ex, 1, call.wt, w2.data()), 0);
     call.y->poison();
-    ASSERT_EQ(aclnnConvolution(wsp, ws, ex, nullptr), 0) << aclGetRecentErrMsg();
+    ASSERT_EQ(rex.launch(), 0) << aclGetRecentErrMsg();
     ASSERT_EQ(aclrtSynchronizeDevice(), 0);
     std::vector<double> wv = w2.values();
     const refs::ConvRefOut r = refs::conv_ref_small(dc.g, call.input_values(), wv, call.b->values());
     EXPECT_TRUE(meets_bound(ACL_FLOAT, call.output_values(), r));
-    ASSERT_EQ(aclSetInputTensorAddr(ex, 1, call.wt, call.w->data()), 0);
+    ASSERT_EQ(aclSetInputTensorAddr(rex.ex, 1, call.wt, call.w->data()), 0);
     launch("the first weight bound again");
   }
-  aclDestroyAclOpExecutor(ex);
-  if (wsp) aclrtFree(wsp);
 }
 
 TEST(ConvDirectNhwc, RepeatableExecutorSeesWeightChanges) { check_weight_changes(12); }
 TEST(ConvSmallCin, RepeatableExecutorSeesWeightChanges) { check_weight_changes(3); }
+
+// ---- Winograd F(m x m, 3 x 3) (conv_winograd_step.cpp) ----
+
+// A 2-D 3x3 stride-1 case: n images, cin -> cout channels, h x w input, padding ph / pw (different
+// per dim: asymmetric), plain NCHW or channels-last.
+DirectCase winograd_case(int64_t n, int64_t cin, int64_t cout, int64_t h, int64_t w, int64_t ph, int64_t pw,
+                         bool channels_first) {
+  DirectCase c;
+  refs::ConvRefGeom &g = c.g;
+  g.n = n;
+  g.cbig = cin;
+  g.csmall = cout;
+  g.big[1] = h;
+  g.big[2] = w;
+  g.p[1] = ph;
+  g.p[2] = pw;
+  for (int j = 1; j < 3; ++j) {
+    g.k[j] = 3;
+    g.small[j] = g.big[j] + 2 * g.p[j] - 2;
+  }
+  c.in_channels_first = c.out_channels_first = channels_first;
+  return c;
+}
+
+// Random sizes around the tiles: channels odd and multiples of 16 (above small_cin's 8), 1..15
+// output rows / columns (partial tiles), paddings 0..2 per dim, batch 1 and 2, either layout.
+DirectCase random_winograd_case() {
+  static const int64_t kIn[] = {9, 13, 16, 19, 32, 48, 64};
+  static const int64_t kOut[] = {1, 5, 16, 17, 33, 48, 64};
+  const int64_t ph = rnd(0, 2), pw = rnd(0, 2);
+  DirectCase c = winograd_case(rnd(1, 2), kIn[rng()() % 7], kOut[rng()() % 7], std::max<int64_t>(1, 3 - 2 * ph) + rnd(0, 14),
+                               std::max<int64_t>(1, 3 - 2 * pw) + rnd(0, 14), ph, pw, rng()() % 2 == 0);
+  c.bias = rng()() % 4 != 0;
+  c.weight_channels_last = rng()() % 3 == 0;
+  return c;
+}
+
+// Both tiles, forced (the size rule waived), in every ISA tier: random and fixed geometries (padding
+// 0 / 1 / asymmetric, odd and multiple-of-16 channels, batch 1 and 3, both layouts).
+TEST(ConvWinograd, BothTilesInEveryIsaTier) {
+  reseed_for_current_test();
+  KernelEnvRestore restore;
+  const DirectCase fixed[] = {winograd_case(1, 16, 32, 8, 8, 0, 0, false), winograd_case(3, 19, 17, 7, 9, 1, 1, true),
+                              winograd_case(2, 32, 48, 6, 11, 0, 1, false), winograd_case(1, 13, 16, 10, 5, 2, 1, true),
+                              winograd_case(3, 48, 33, 9, 9, 1, 0, false), winograd_case(1, 17, 64, 5, 6, 1, 1, true)};
+  for (const char *tile : {"f2", "f4"}) {
+    WinogradEnv env(tile);
+    for (const char *cap : direct_tiers()) {
+      core::reset_kernel_env_for_testing(cap, nullptr);
+      for (const DirectCase &dc : fixed) {
+        SCOPED_TRACE(::testing::Message() << tile << " OPSNN_MAX_ISA=" << (cap ? cap : "-") << " " << describe(dc));
+        DirectCall(dc).check();
+      }
+      for (int t = 0; t < 16; ++t) {
+        const DirectCase dc = random_winograd_case();
+        SCOPED_TRACE(::testing::Message() << tile << " OPSNN_MAX_ISA=" << (cap ? cap : "-") << " " << describe(dc));
+        DirectCall(dc).check();
+      }
+    }
+  }
+}
+
+// The measured rule without the variable: F(4x4) at 16..128 input channels, F(2x2) above, the
+// direct kernel below 16 channels or 48 output tiles; several tile blocks (the last one shorter).
+TEST(ConvWinograd, MeasuredRuleAndTileBlocks) {
+  reseed_for_current_test();
+  WinogradEnv env(nullptr);
+  for (bool first : {false, true}) {
+    for (const DirectCase &dc :
+         {winograd_case(2, 64, 64, 48, 48, 1, 1, first), winograd_case(1, 160, 144, 12, 12, 1, 1, first),
+          winograd_case(2, 144, 20, 30, 18, 0, 1, first), winograd_case(1, 16, 16, 8, 8, 1, 1, first),
+          winograd_case(1, 15, 64, 8, 8, 1, 1, first), winograd_case(2, 32, 32, 7, 7, 1, 0, first),
+          winograd_case(1, 32, 32, 28, 28, 1, 1, first), winograd_case(1, 256, 16, 14, 14, 1, 1, first)}) {
+      SCOPED_TRACE(describe(dc));
+      DirectCall(dc).check();
+    }
+  }
+}
+
+// Within the FLOAT standard at the channel counts each tile is chosen for (F(4x4) up to 128 input
+// channels, F(2x2) up to 512), on 8 x 8 outputs with padding (border tiles) and a bias.
+TEST(ConvWinograd, PrecisionAtLargeChannelCounts) {
+  reseed_for_current_test();
+  for (const auto &[tile, cin] : std::vector<std::pair<const char *, int64_t>>{
+           {"f4", 64}, {"f4", 128}, {"f4", 512}, {"f2", 128}, {"f2", 512}}) {
+    WinogradEnv env(tile);
+    for (bool first : {false, true}) {
+      const DirectCase dc = winograd_case(1, cin, cin == 512 ? 64 : cin, 8, 8, 1, 1, first);
+      SCOPED_TRACE(::testing::Message() << tile << " " << describe(dc));
+      DirectCall(dc).check();
+    }
+  }
+}
+
+// Phase 1's verbose line names why Winograd was not taken (the rule's reasons, in the rejected list).
+TEST(ConvWinograd, RejectionsAreLogged) {
+  reseed_for_current_test();
+  WinogradEnv env(nullptr);
+  auto rejected = [](const DirectCase &dc) {
+    DirectCall call(dc);
+    std::vector<std::string> lines;
+    core::set_verbose_for_testing(true, &lines);
+    uint64_t ws = 0;
+    aclOpExecutor *ex = nullptr;
+    const int rc = call.phase1(&ws, &ex);
+    core::set_verbose_for_testing(false, nullptr);
+    if (rc == 0) aclDestroyAclOpExecutor(ex);
+    std::string all;
+    for (const std::string &l : lines) all += l;
+    return all;
+  };
+  DirectCase stride = winograd_case(1, 64, 64, 30, 30, 1, 1, false);
+  stride.g.s[2] = 2;
+  stride.g.small[2] = 15;
+  DirectCase dil = winograd_case(1, 64, 64, 30, 30, 2, 2, true);
+  dil.g.d[1] = dil.g.d[2] = 2;
+  dil.g.small[1] = dil.g.small[2] = 30;
+  DirectCase five = winograd_case(1, 64, 64, 30, 30, 2, 2, false);
+  five.g.k[1] = five.g.k[2] = 5;
+  five.g.small[1] = five.g.small[2] = 30;
+  DirectCase grouped = winograd_case(1, 64, 64, 30, 30, 1, 1, false);
+  grouped.g.groups = 2;
+  const std::pair<DirectCase, const char *> cases[] = {
+      {stride, "winograd: stride 1x2"},
+      {dil, "winograd: dilation 2x2"},
+      {five, "winograd: kernel 5x5"},
+      {grouped, "winograd: groups=2"},
+      {winograd_case(1, 12, 20, 30, 30, 1, 1, false), "winograd: 12 -> 20 channels (< 16)"},
+      {winograd_case(1, 64, 64, 8, 8, 1, 1, true), "winograd: 4 output tiles of 4x4 (< 48)"},
+      {winograd_case(2, 256, 64, 7, 7, 1, 1, false), "winograd: 32 output tiles of 2x2 (< 48)"}};
+  for (const auto &[dc, why] : cases) EXPECT_NE(rejected(dc).find(why), std::string::npos) << why << "\n" << rejected(dc);
+}
+
+// A repeatable executor: the transformed weight is kept across launches and redone when the weight
+// or bias changes (check_weight_changes); input and output rebound to other buffers.
+TEST(ConvWinograd, RepeatableExecutorSeesWeightChangesAndReboundAddresses) {
+  for (const char *tile : {"f2", "f4"}) {
+    SCOPED_TRACE(tile);
+    WinogradEnv env(tile);
+    check_weight_changes(12);
+    for (bool first : {false, true}) {
+      DirectCall call(winograd_case(2, 24, 20, 10, 11, 1, 1, first));
+      EXPECT_EQ(chosen_path([&](uint64_t *w, aclOpExecutor **e) { return call.phase1(w, e); }).rfind(call.c.path(), 0),
+                0u);
+      const RepeatableConv rex(call);
+      ASSERT_EQ(rex.rc, 0) << aclGetRecentErrMsg();
+      for (int launch = 0; launch < 3; ++launch) {
+        if (launch > 0) {  // other input and output buffers bound to the same executor
+          auto x2 = std::make_unique<DeviceTensor>(call.x->shape(), ACL_FLOAT);
+          auto y2 = std::make_unique<DeviceTensor>(call.y->shape(), ACL_FLOAT);
+          x2->fill_random(-2, 2);
+          ASSERT_EQ(aclSetInputTensorAddr(rex.ex, 0, call.xt, x2->data()), 0);
+          ASSERT_EQ(aclSetOutputTensorAddr(rex.ex, 0, call.yt, y2->data()), 0);
+          call.x = std::move(x2);
+          call.y = std::move(y2);
+        }
+        call.y->poison();
+        ASSERT_EQ(rex.launch(), 0) << aclGetRecentErrMsg();
+        ASSERT_EQ(aclrtSynchronizeDevice(), 0);
+        EXPECT_TRUE(call.matches()) << "launch " << launch;
+        EXPECT_TRUE(call.y->untouched_outside_view()) << "launch " << launch;
+      }
+    }
+  }
+}
 
 // The packed copy itself: packed once, again only after its source's bytes were written through
 // the runtime (an overlapping copy; a copy next to it does not count) or another source is used;

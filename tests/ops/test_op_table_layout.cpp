@@ -161,7 +161,7 @@ Expected reference(const LayoutTableCase &c, const LayoutSample &s, const std::v
     int64_t start = s.ints[1] < 0 ? s.ints[1] + n : s.ints[1], end = s.ints[2] < 0 ? s.ints[2] + n : s.ints[2];
     start = std::clamp<int64_t>(start, 0, n);
     end = std::clamp<int64_t>(end, start, n);
-    e.shape[d] = (end - start + step - 1) / step;
+    e.shape[d] = static_cast<int64_t>((static_cast<__int128>(end) - start + step - 1) / step);  // steps near INT64_MAX
     src = [&, d, start, step](const std::vector<int64_t> &o, int64_t) {
       std::vector<int64_t> idx = o;
       idx[d] = start + o[d] * step;
@@ -269,7 +269,10 @@ Expected reference(const LayoutTableCase &c, const LayoutSample &s, const std::v
   } else if (k == "roll") {
     const int64_t numel = numel_of(x);
     std::vector<int64_t> shift(nd, 0);
-    for (size_t j = 0; j < s.arr[1].size(); ++j) shift[static_cast<size_t>(wrap(s.arr[1][j], nd))] += s.arr[0][j];
+    for (size_t j = 0; j < s.arr[1].size(); ++j) {  // summed modulo the dim (shifts near INT64_MAX)
+      const size_t d = static_cast<size_t>(wrap(s.arr[1][j], nd));
+      if (x[d] > 0) shift[d] = pmod(shift[d] + pmod(s.arr[0][j], x[d]), x[d]);
+    }
     const bool flat = s.arr[1].empty();
     src = [&, shift, flat, numel](const std::vector<int64_t> &o, int64_t lin) {
       if (flat) return std::pair<int, double>{0, static_cast<double>(pmod(lin - s.arr[0][0], numel))};

@@ -552,6 +552,10 @@ TEST_P(OpTablePool, ErrorsNameTheArgument) {
     with_array("padding", big_pad, c.name_of("padding"));
     with_array("padding", std::vector<int64_t>(nsp, -1), c.name_of("padding"));
     if (c.has("dilation")) with_array("dilation", std::vector<int64_t>(nsp, 0), c.name_of("dilation"));
+    // Values near INT64_MAX (the fuzzer's): the window arithmetic would overflow int64.
+    with_array("kernel", std::vector<int64_t>(nsp, INT64_MAX), "2^31");
+    with_array("stride", std::vector<int64_t>(nsp, INT64_MAX), "2^31");
+    if (c.has("dilation")) with_array("dilation", std::vector<int64_t>(nsp, INT64_MAX), "2^31");
     // An output size <= 0: a kernel larger than the input.
     {
       std::vector<int64_t> k(nsp, 0);

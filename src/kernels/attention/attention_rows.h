@@ -1,6 +1,6 @@
 // The row operations of the flash-attention kernel (online softmax over one key block), compiled
 // once per ISA tier (attention_rows_<tier>.cpp from attention_rows_impl.h, chosen in phase 1 from
-// an ordered list: avx512, avx2, portable).
+// an ordered list: avx512bf16 (BF16 keys only), avx512, avx2, portable).
 #pragma once
 
 #include <cstdint>
@@ -19,11 +19,12 @@ struct AttnRowFns {
   // row[j] = exp(row[j] - m); returns the sum (fp32, fixed order).
   float (*exp_sum)(float *row, int64_t n, float m);
   float (*exp1)(float x);
-  // Streaming decode (decode_stream_impl.h): s[g * lds + j] = q[g] . k[j] for g < G, j < n (q rows
-  // [G, D] contiguous, key row j at k + j * ks elements); o[g] += sum_j p[g * ldp + j] v[j] (o rows
-  // [G, D], value row j at v + j * vs elements). Keys / values of type kt / vt, widened as loaded.
-  void (*qk)(const float *q, int64_t G, int64_t D, const void *k, AttnKv kt, int64_t ks, int64_t n, float *s,
-             int64_t lds);
+  // Streaming decode (decode_stream_impl.h): s[g * lds + j] = scale * (q[g] . k[j]) for g < G, j < n
+  // (q rows [G, D] contiguous and unscaled, so a BF16 query converts back to bf16 exactly; key row j
+  // at k + j * ks elements); o[g] += sum_j p[g * ldp + j] v[j] (o rows [G, D], value row j at
+  // v + j * vs elements). Keys / values of type kt / vt, widened as loaded.
+  void (*qk)(const float *q, int64_t G, int64_t D, float scale, const void *k, AttnKv kt, int64_t ks, int64_t n,
+             float *s, int64_t lds);
   void (*pv)(const float *p, int64_t ldp, int64_t G, int64_t n, const void *v, AttnKv vt, int64_t vs, int64_t D,
              float *o);
 };
@@ -32,6 +33,7 @@ const AttnRowFns &attn_rows_portable();
 #if defined(__x86_64__)
 const AttnRowFns &attn_rows_avx2();
 const AttnRowFns &attn_rows_avx512();
+const AttnRowFns &attn_rows_avx512bf16();  // avx512 + decode_stream's BF16 q.k on vdpbf16ps
 #endif
 
 }  // namespace opsnn::kernels

@@ -9,12 +9,15 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__F16C__) || defined(__AVX512F__)
+#if defined(__F16C__) || defined(__AVX2__) || defined(__AVX512F__)
 #include <immintrin.h>
 #endif
 
 #include "common/half.h"
 #include "kernels/simd/vec.h"
+#if defined(OPSNN_ATTN_ROWS_BF16DP)
+#include "kernels/simd/avx512_intrinsics.h"
+#endif
 
 namespace opsnn::kernels::attn_rows_impl {
 namespace {
@@ -27,6 +30,8 @@ using vec::kF32;
 constexpr int64_t kPrefetchRows = 16;
 
 inline void store(float *p, f32v v) { std::memcpy(p, &v, sizeof v); }
+// x in every lane: a plain broadcast (vec::splat's 0 + x keeps a scalar add, which -0 needs).
+inline f32v bcast(float x) { return x - f32v{}; }
 
 // Key / value elements as stored: FLOAT, or BF16 / FLOAT16 bits widened in registers as they load
 // (no converted copy of the cache).
@@ -47,12 +52,26 @@ inline float to_float(F16 x) { return half_to_float(x.bits); }
 
 inline f32v load16(const float *p) { return vec::load(p); }
 inline f32v load16(const Bf16 *p) {
+  f32v r;
+#if defined(__AVX512F__)
+  // One widening load and a shift (the generic form below becomes two half-width widenings); the
+  // zero-masked forms as for FLOAT16 below.
+  const __m512i w = _mm512_maskz_slli_epi32(
+      0xFFFF, _mm512_maskz_cvtepu16_epi32(0xFFFF, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p))), 16);
+  std::memcpy(&r, &w, sizeof r);
+#elif defined(__AVX2__)
+  const __m256i lo = _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p))), 16);
+  const __m256i hi =
+      _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p + 8))), 16);
+  std::memcpy(&r, &lo, 32);
+  std::memcpy(reinterpret_cast<char *>(&r) + 32, &hi, 32);
+#else
   using u16v = uint16_t __attribute__((vector_size(32)));
   u16v h;
   std::memcpy(&h, p, sizeof h);
   const i32v w = __builtin_convertvector(h, i32v) << 16;
-  f32v r;
   std::memcpy(&r, &w, sizeof r);
+#endif
   return r;
 }
 inline f32v load16(const F16 *p) {
@@ -76,14 +95,17 @@ inline f32v load16(const F16 *p) {
 // halving the lanes per source and keeping the sources in order (__builtin_shufflevector: GCC >= 12
 // and clang).
 #define OPSNN_PAIR(x, y, ...) (__builtin_shufflevector(x, y, __VA_ARGS__))
-inline f32v hsum16(const f32v *a) {
+inline f32v hsum16(const f32v (&a)[16]) {
   f32v t[8], u[4], w[2];
+#pragma GCC unroll 8
   for (int i = 0; i < 8; ++i)
     t[i] = OPSNN_PAIR(a[2 * i], a[2 * i + 1], 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23) +
            OPSNN_PAIR(a[2 * i], a[2 * i + 1], 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+#pragma GCC unroll 4
   for (int i = 0; i < 4; ++i)
     u[i] = OPSNN_PAIR(t[2 * i], t[2 * i + 1], 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27) +
            OPSNN_PAIR(t[2 * i], t[2 * i + 1], 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31);
+#pragma GCC unroll 2
   for (int i = 0; i < 2; ++i)
     w[i] = OPSNN_PAIR(u[2 * i], u[2 * i + 1], 0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29) +
            OPSNN_PAIR(u[2 * i], u[2 * i + 1], 2, 3, 6, 7, 10, 11, 14, 15, 18, 19, 22, 23, 26, 27, 30, 31);
@@ -92,76 +114,188 @@ inline f32v hsum16(const f32v *a) {
 }
 #undef OPSNN_PAIR
 
+// Where a tile's scores go: s[g * lds + j] = scale * (q[g] . k[j]).
+struct ScoreOut {
+  float *s;
+  int64_t lds;
+  float scale;
+};
+
+// The tile's 16 dot products (accumulator h * KK + j: head g0 + h, key j0 + j) into r, and unless
+// tail, scaled into the scores; keys past n were repeats of the last one and are dropped.
+template <int HK>
+inline void store_scores(const f32v (&acc)[16], int64_t n, int64_t j0, int64_t g0, const ScoreOut &o, bool tail,
+                         float (&r)[16]) {
+  constexpr int KK = 16 / HK;
+  store(r, hsum16(acc));
+  if (tail) return;
+  for (int h = 0; h < HK; ++h)
+    for (int j = 0; j < KK && j0 + j < n; ++j) o.s[(g0 + h) * o.lds + j0 + j] = r[h * KK + j] * o.scale;
+}
+
 // Scores of HK heads x (16 / HK) keys: 16 accumulators, one key load feeding HK heads.
 template <int HK, class E>
-void qk_tile(const float *q, int64_t D, const E *k, int64_t ks, int64_t n, int64_t j0, int64_t g0, float *s,
-             int64_t lds) {
+void qk_tile(const float *q, int64_t D, const E *k, int64_t ks, int64_t n, int64_t j0, int64_t g0,
+             const ScoreOut &o) {
   constexpr int KK = 16 / HK;
   const int64_t Dv = D / kF32 * kF32;
   const E *kr[KK];
   for (int j = 0; j < KK; ++j) kr[j] = k + std::min<int64_t>(j0 + j, n - 1) * ks;  // past n: a repeat, dropped
-  f32v acc[16] = {};
+  f32v acc[16];
+#pragma GCC unroll 16
+  for (f32v &a : acc) a = f32v{};
   for (int64_t c = 0; c < Dv; c += kF32) {
     f32v kv[KK];
+#pragma GCC unroll 16
     for (int j = 0; j < KK; ++j) {
-      __builtin_prefetch(kr[j] + c + kPrefetchRows * ks);  // past the end: a hint, never a fault
+      // One hint per 64-byte line; past the end of the cache: a hint, never a fault.
+      if (c * static_cast<int64_t>(sizeof(E)) % 64 == 0) __builtin_prefetch(kr[j] + c + kPrefetchRows * ks);
       kv[j] = load16(kr[j] + c);
     }
+#pragma GCC unroll 16
     for (int h = 0; h < HK; ++h) {
       const f32v qv = vec::load(q + (g0 + h) * D + c);
+#pragma GCC unroll 16
       for (int j = 0; j < KK; ++j) acc[h * KK + j] += qv * kv[j];
     }
   }
   float r[16];
-  store(r, hsum16(acc));
-  for (int h = 0; h < HK; ++h)
+  store_scores<HK>(acc, n, j0, g0, o, Dv < D, r);
+  if (Dv == D) return;
+  for (int h = 0; h < HK; ++h)  // the columns past the last whole vector
     for (int j = 0; j < KK && j0 + j < n; ++j) {
       float x = r[h * KK + j];
       for (int64_t c = Dv; c < D; ++c) x += q[(g0 + h) * D + c] * to_float(kr[j][c]);
-      s[(g0 + h) * lds + j0 + j] = x;
+      o.s[(g0 + h) * o.lds + j0 + j] = x * o.scale;
     }
 }
 
+#if defined(OPSNN_ATTN_ROWS_BF16DP)
+// BF16 keys on AVX512_BF16 hardware (the avx512bf16 unit): vdpbf16ps takes each key row as stored
+// and the query as bf16, two products per fp32 lane (a product of two bf16 is exact; bf16 denormals
+// count as 0), so a key row costs neither a widening nor more than half the FMAs. A BF16 key means
+// a BF16 query (phase 1 checks it), which q holds unscaled, so its bf16 copy is exact and the scores
+// are as accurate as fp32 FMAs (scale applied to the sums). FLOAT16 and FLOAT keys keep fp32 FMAs.
+constexpr int64_t kDpQuery = 8192;  // query elements (G x D) the bf16 copy on the stack holds
+
+inline __m512bh as_bh(const void *p) {
+  const __m512i x = _mm512_loadu_si512(p);
+  __m512bh r;
+  std::memcpy(&r, &x, sizeof r);
+  return r;
+}
+inline f32v dp(f32v acc, __m512bh a, __m512bh b) {
+  __m512 x;
+  std::memcpy(&x, &acc, sizeof x);
+  x = _mm512_dpbf16_ps(x, a, b);
+  std::memcpy(&acc, &x, sizeof x);
+  return acc;
+}
+
+// qk_tile on vdpbf16ps: 32 bf16 (one 64-byte line of each key row) per step; D % 32 == 0.
+template <int HK>
+void qk_tile_dp(const uint16_t *qb, int64_t D, const Bf16 *k, int64_t ks, int64_t n, int64_t j0, int64_t g0,
+                const ScoreOut &o) {
+  constexpr int KK = 16 / HK;
+  const Bf16 *kr[KK];
+  for (int j = 0; j < KK; ++j) kr[j] = k + std::min<int64_t>(j0 + j, n - 1) * ks;  // past n: a repeat, dropped
+  f32v acc[16];
+#pragma GCC unroll 16
+  for (f32v &a : acc) a = f32v{};
+  for (int64_t c = 0; c < D; c += 2 * kF32) {
+    __m512bh kv[KK];
+#pragma GCC unroll 16
+    for (int j = 0; j < KK; ++j) {
+      __builtin_prefetch(kr[j] + c + kPrefetchRows * ks);
+      kv[j] = as_bh(kr[j] + c);
+    }
+#pragma GCC unroll 16
+    for (int h = 0; h < HK; ++h) {
+      const __m512bh qv = as_bh(qb + (g0 + h) * D + c);
+#pragma GCC unroll 16
+      for (int j = 0; j < KK; ++j) acc[h * KK + j] = dp(acc[h * KK + j], qv, kv[j]);
+    }
+  }
+  float r[16];
+  store_scores<HK>(acc, n, j0, g0, o, false, r);
+}
+
+template <int HK>
+void qk_heads_dp(const uint16_t *qb, int64_t G, int64_t D, const Bf16 *k, int64_t ks, int64_t n,
+                 const ScoreOut &o) {
+  for (int64_t j0 = 0; j0 < n; j0 += 16 / HK)
+    for (int64_t g0 = 0; g0 < G; g0 += HK) qk_tile_dp<HK>(qb, D, k, ks, n, j0, g0, o);
+}
+
+// True when it took the keys (else the fp32 path does).
+bool qk_bf16_dp(const float *q, int64_t G, int64_t D, const Bf16 *k, int64_t ks, int64_t n, const ScoreOut &o) {
+  if (D % (2 * kF32) != 0 || G * D > kDpQuery) return false;
+  alignas(64) uint16_t qb[kDpQuery];
+  for (int64_t i = 0; i < G * D; ++i) qb[i] = float_to_bf16(q[i]);
+  if (G % 4 == 0) {
+    qk_heads_dp<4>(qb, G, D, k, ks, n, o);
+  } else if (G % 2 == 0) {
+    qk_heads_dp<2>(qb, G, D, k, ks, n, o);
+  } else {
+    qk_heads_dp<1>(qb, G, D, k, ks, n, o);
+  }
+  return true;
+}
+#endif
+
 template <int HK, class E>
-void qk_heads(const float *q, int64_t G, int64_t D, const E *k, int64_t ks, int64_t n, float *s, int64_t lds) {
+void qk_heads(const float *q, int64_t G, int64_t D, const E *k, int64_t ks, int64_t n, const ScoreOut &o) {
   constexpr int KK = 16 / HK;
   for (int64_t j0 = 0; j0 < n; j0 += KK)  // keys outer: a key row comes from memory once, for every head
-    for (int64_t g0 = 0; g0 < G; g0 += HK) qk_tile<HK>(q, D, k, ks, n, j0, g0, s, lds);
+    for (int64_t g0 = 0; g0 < G; g0 += HK) qk_tile<HK>(q, D, k, ks, n, j0, g0, o);
 }
 
 template <class E>
-void qk_typed(const float *q, int64_t G, int64_t D, const E *k, int64_t ks, int64_t n, float *s, int64_t lds) {
-  if (G % 4 == 0) return qk_heads<4>(q, G, D, k, ks, n, s, lds);
-  if (G % 2 == 0) return qk_heads<2>(q, G, D, k, ks, n, s, lds);
-  qk_heads<1>(q, G, D, k, ks, n, s, lds);
+void qk_typed(const float *q, int64_t G, int64_t D, const E *k, int64_t ks, int64_t n, const ScoreOut &o) {
+  if (G % 4 == 0) return qk_heads<4>(q, G, D, k, ks, n, o);
+  if (G % 2 == 0) return qk_heads<2>(q, G, D, k, ks, n, o);
+  qk_heads<1>(q, G, D, k, ks, n, o);
 }
 
-void qk(const float *q, int64_t G, int64_t D, const void *k, AttnKv kt, int64_t ks, int64_t n, float *s, int64_t lds) {
+void qk(const float *q, int64_t G, int64_t D, float scale, const void *k, AttnKv kt, int64_t ks, int64_t n, float *s,
+        int64_t lds) {
   if (n <= 0) return;
-  if (kt == AttnKv::kBf16) return qk_typed(q, G, D, static_cast<const Bf16 *>(k), ks, n, s, lds);
-  if (kt == AttnKv::kF16) return qk_typed(q, G, D, static_cast<const F16 *>(k), ks, n, s, lds);
-  qk_typed(q, G, D, static_cast<const float *>(k), ks, n, s, lds);
+  const ScoreOut o{s, lds, scale};
+#if defined(OPSNN_ATTN_ROWS_BF16DP)
+  if (kt == AttnKv::kBf16 && qk_bf16_dp(q, G, D, static_cast<const Bf16 *>(k), ks, n, o)) return;
+#endif
+  if (kt == AttnKv::kBf16) return qk_typed(q, G, D, static_cast<const Bf16 *>(k), ks, n, o);
+  if (kt == AttnKv::kF16) return qk_typed(q, G, D, static_cast<const F16 *>(k), ks, n, o);
+  qk_typed(q, G, D, static_cast<const float *>(k), ks, n, o);
 }
 
-// o[h][c0, c0 + 16 DC) += sum_j p[h][j] v[j][...] for HK heads from g0: HK x DC accumulators.
+// o[h][c0, c0 + 16 DC) += sum_j p[h][j] v[j][...] for HK heads from g0: HK x DC accumulators; the
+// first column pass prefetches (the whole rows, so the next passes find them in cache).
 template <int HK, int DC, class E>
 void pv_cols(const float *p, int64_t ldp, int64_t g0, int64_t n, const E *v, int64_t vs, int64_t c0, float *o,
-             int64_t D) {
+             int64_t D, bool prefetch) {
   f32v acc[HK][DC];
+#pragma GCC unroll 4
   for (int h = 0; h < HK; ++h)
+#pragma GCC unroll 8
     for (int d = 0; d < DC; ++d) acc[h][d] = vec::load(o + (g0 + h) * D + c0 + d * kF32);
   for (int64_t j = 0; j < n; ++j) {
     f32v vv[DC];
-    for (int d = 0; d < DC; ++d) {
-      __builtin_prefetch(v + (j + kPrefetchRows) * vs + c0 + d * kF32);
-      vv[d] = load16(v + j * vs + c0 + d * kF32);
-    }
+    if (prefetch)  // the whole row ahead, one hint per 64-byte line (the later column passes read it from cache)
+      for (int64_t b = 0; b < D * static_cast<int64_t>(sizeof(E)); b += 64)
+        __builtin_prefetch(reinterpret_cast<const char *>(v + (j + kPrefetchRows) * vs) + b);
+#pragma GCC unroll 8
+    for (int d = 0; d < DC; ++d) vv[d] = load16(v + j * vs + c0 + d * kF32);
+#pragma GCC unroll 4
     for (int h = 0; h < HK; ++h) {
-      const f32v pj = vec::splat(p[(g0 + h) * ldp + j]);
+      const f32v pj = bcast(p[(g0 + h) * ldp + j]);
+#pragma GCC unroll 8
       for (int d = 0; d < DC; ++d) acc[h][d] += pj * vv[d];
     }
   }
+#pragma GCC unroll 4
   for (int h = 0; h < HK; ++h)
+#pragma GCC unroll 8
     for (int d = 0; d < DC; ++d) store(o + (g0 + h) * D + c0 + d * kF32, acc[h][d]);
 }
 
@@ -171,9 +305,9 @@ void pv_heads(const float *p, int64_t ldp, int64_t G, int64_t n, const E *v, int
   for (int64_t g0 = 0; g0 < G; g0 += HK) {
     int64_t c = 0;
     if constexpr (HK <= 2)
-      for (; c + 8 * kF32 <= Dv; c += 8 * kF32) pv_cols<HK, 8>(p, ldp, g0, n, v, vs, c, o, D);
-    for (; c + 4 * kF32 <= Dv; c += 4 * kF32) pv_cols<HK, 4>(p, ldp, g0, n, v, vs, c, o, D);
-    for (; c < Dv; c += kF32) pv_cols<HK, 1>(p, ldp, g0, n, v, vs, c, o, D);
+      for (; c + 8 * kF32 <= Dv; c += 8 * kF32) pv_cols<HK, 8>(p, ldp, g0, n, v, vs, c, o, D, g0 == 0 && c == 0);
+    for (; c + 4 * kF32 <= Dv; c += 4 * kF32) pv_cols<HK, 4>(p, ldp, g0, n, v, vs, c, o, D, g0 == 0 && c == 0);
+    for (; c < Dv; c += kF32) pv_cols<HK, 1>(p, ldp, g0, n, v, vs, c, o, D, g0 == 0 && c == 0);
     for (int64_t h = g0; h < g0 + HK; ++h)  // the columns past the last whole vector
       for (int64_t e = Dv; e < D; ++e) {
         float x = o[h * D + e];

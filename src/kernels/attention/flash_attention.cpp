@@ -40,6 +40,12 @@ struct PathCtx {
 };
 const core::Impl<PathCtx> kRowTiers[] = {
 #if defined(__x86_64__)
+    {"avx512bf16", static_cast<int>(core::Isa::kAvx512Bf16),
+     [](const PathCtx &c, const core::Why &why) {
+       // It differs from avx512 only in decode_stream's q.k over BF16 keys.
+       if (c.d.k.dtype != ACL_BF16) return why("key not BF16");
+       return true;
+     }},
     {"avx512", static_cast<int>(core::Isa::kAvx512), nullptr},
     {"avx2", static_cast<int>(core::Isa::kAvx2), nullptr},
 #endif
@@ -47,6 +53,7 @@ const core::Impl<PathCtx> kRowTiers[] = {
 };
 const AttnRowFns &(*const kRowFns[])() = {
 #if defined(__x86_64__)
+    &attn_rows_avx512bf16,
     &attn_rows_avx512,
     &attn_rows_avx2,
 #endif
@@ -237,7 +244,7 @@ void run_task(const RunCtx &x, const AttnPlan::Task &t, const Scratch &s) {
     row_of(t, r, &h, &i);
     load_as<float>(d.q.dtype, x.q + (t.b * d.q.b + h * d.q.n + (i + q_start(d, t.b)) * d.q.s) * static_cast<int64_t>(qsz),
                    d.q.d * static_cast<int64_t>(qsz), qr, D);
-    R.scale(qr, D, d.scale);
+    if (!p.stream) R.scale(qr, D, d.scale);  // (decode_stream's q.k scales the scores: q stays as given)
     key_range(d, t.b, i, &lo[r], &hi[r]);
     if (hi[r] > lo[r]) {
       task_lo = std::min(task_lo, lo[r]);
@@ -265,7 +272,7 @@ void run_task(const RunCtx &x, const AttnPlan::Task &t, const Scratch &s) {
     for (int64_t js = j0; js < j0 + n; js += seg) {  // S = Q.K^T, one GEMM per page (or the whole block)
       const int64_t w = std::min(seg, j0 + n - js);
       if (p.stream) {
-        R.qk(s.q, nrows, D, page_base(d.k, x.k, ksz, js), kv_type(d.k.dtype), d.k.s, w, s.s + (js - j0), KB);
+        R.qk(s.q, nrows, D, d.scale, page_base(d.k, x.k, ksz, js), kv_type(d.k.dtype), d.k.s, w, s.s + (js - j0), KB);
         continue;
       }
       if (d.kv_int8) {

@@ -36,6 +36,7 @@ struct ConvDesc {
   bool big_flat, small_flat;
   int64_t big_sc = 0, small_sc = 0;  // channel strides (channels-last: 1)
   aclDataType big_dt = ACL_FLOAT, small_dt = ACL_FLOAT;
+  int64_t batch = 1;
   int64_t big_fs = -1, small_fs = -1;  // flattened spatial strides (-1: the dims do not nest)
 };
 
@@ -108,6 +109,21 @@ const core::Impl<ConvDesc> kForwardImpls[] = {
                     static_cast<long long>(kSmallCinPlaneBytes >> 10));
        return true;
      }},
+    // Winograd F(m x m, 3 x 3) on the GEMM engine (conv_winograd_step.cpp), where it measured
+    // faster than the direct kernel (winograd_tile; OPSNN_CONV_WINOGRAD: see there).
+    {"winograd", core::kNoIsa,
+     [](const ConvDesc &d, const core::Why &why) {
+       if (!direct_applies(d, why)) return false;
+       const ConvGeom &g = d.g;
+       if (g.big[0] != 1 || g.k[0] != 1 || g.p[0] != 0) return why("not 2-D");
+       if (g.k[1] != 3 || g.k[2] != 3)
+         return why("kernel %lldx%lld", static_cast<long long>(g.k[1]), static_cast<long long>(g.k[2]));
+       if (g.s[1] != 1 || g.s[2] != 1)
+         return why("stride %lldx%lld", static_cast<long long>(g.s[1]), static_cast<long long>(g.s[2]));
+       if (g.d[1] != 1 || g.d[2] != 1)
+         return why("dilation %lldx%lld", static_cast<long long>(g.d[1]), static_cast<long long>(g.d[2]));
+       return winograd_tile(g, d.batch, d.cbg, d.csg, why) != 0;
+     }},
     {"direct_nhwc", core::kNoIsa,
      [](const ConvDesc &d, const core::Why &why) {
        if (!direct_applies(d, why)) return false;
@@ -155,6 +171,7 @@ enum ForwardImpl : int {
   kDepthwiseRows,
   kDepthwiseDirect,
   kSmallCin,
+  kWinograd,
   kDirectNhwc,
   kDirectNchw,
   kPointwiseNchw,
@@ -205,6 +222,26 @@ int choose_tier(const char *engine) {
 
 void record(const char *engine, const char *name, const core::ImplTrace *trace) {
   if (core::current_phase1_trace() != nullptr) core::record_choice(std::string("conv:") + engine + "/" + name, trace);
+}
+
+void PackedConvWeight::with(const core::LaunchArgs &args, const Weight &w, const Bias &b, int64_t c_out,
+                            size_t floats, const std::function<void(const char *, const char *, float *)> &pack,
+                            const std::function<void(const float *)> &use) const {
+  const char *wp = w.ref.address(args), *bp = b.present() ? b.ref.address(args) : nullptr;
+  uintptr_t lo = 0, hi = 0;
+  rt::view_byte_range(wp, 5, w.dims, w.strides, static_cast<size_t>(esz(w.dt)), &lo, &hi);  // (never empty)
+  auto pack_both = [&](float *dst) { pack(wp, bp, dst); };
+  if (bp != nullptr) {
+    // The bias is packed with the weight: the copy is stale when either changes (the bias's own
+    // copy is only its tracker: it holds nothing).
+    uintptr_t blo = 0, bhi = 0;
+    rt::view_byte_range(bp, 1, &c_out, &b.stride, static_cast<size_t>(esz(b.dt)), &blo, &bhi);
+    bool bias_changed = false;
+    bias->with(reinterpret_cast<const void *>(blo), bhi - blo, 0, [&](float *) { bias_changed = true; },
+               [](const float *) {});
+    if (bias_changed) weight->invalidate_if_overlaps(0, UINTPTR_MAX);
+  }
+  weight->with(reinterpret_cast<const void *>(lo), hi - lo, floats, pack_both, use);
 }
 
 namespace {
@@ -347,37 +384,19 @@ class DirectStep final : public core::Step {
   Weight w;
   Bias bias;
   int threads = 1;
-  // The packed weight and bias (kept across launches; stale when either source is written).
-  std::shared_ptr<kernels::PackedWeight> packed_w = std::make_shared<kernels::PackedWeight>();
-  std::shared_ptr<kernels::PackedWeight> packed_bias = std::make_shared<kernels::PackedWeight>();
+  PackedConvWeight packed;  // the weight and bias packed together (kept across launches)
   int run(const core::LaunchArgs &args) const override {
     kernels::DirectArgs x = a;
     x.in = reinterpret_cast<const float *>(big.ref.address(args));
     x.out = reinterpret_cast<float *>(small.ref.address(args));
-    const char *wp = w.ref.address(args), *bp = bias.present() ? bias.ref.address(args) : nullptr;
-    uintptr_t lo = 0, hi = 0;
-    rt::view_byte_range(wp, 5, w.dims, w.strides, static_cast<size_t>(esz(w.dt)), &lo, &hi);  // (never empty)
     const size_t floats = static_cast<size_t>(kernels::conv_direct_packed_floats(a.g, a.c_in, a.c_out));
-    auto pack = [&](float *dst) {
+    auto pack = [&](const char *wp, const char *bp, float *dst) {
       kernels::conv_direct_pack(a.g, a.c_in, a.c_out, wp, w.dt, w.strides, bp, bias.dt, bias.stride, dst);
     };
-    auto run_kernel = [&](const float *packed) {
-      x.w = packed;
+    packed.with(args, w, bias, a.c_out, floats, pack, [&](const float *p) {
+      x.w = p;
       fn(x, threads);
-    };
-    if (bp == nullptr) {
-      packed_w->with(reinterpret_cast<const void *>(lo), hi - lo, floats, pack, run_kernel);
-      return 0;
-    }
-    // The bias is packed with the weight: the copy is stale when either changes (the bias's own
-    // copy is only its tracker: it holds nothing).
-    uintptr_t blo = 0, bhi = 0;
-    rt::view_byte_range(bp, 1, &a.c_out, &bias.stride, static_cast<size_t>(esz(bias.dt)), &blo, &bhi);
-    bool bias_changed = false;
-    packed_bias->with(reinterpret_cast<const void *>(blo), bhi - blo, 0, [&](float *) { bias_changed = true; },
-                      [](const float *) {});
-    if (bias_changed) packed_w->invalidate_if_overlaps(0, UINTPTR_MAX);
-    packed_w->with(reinterpret_cast<const void *>(lo), hi - lo, floats, pack, run_kernel);
+    });
     return 0;
   }
 };
@@ -512,7 +531,7 @@ kernels::GemmDesc wgrad_desc(const ConvGemmStep &s, int64_t len) {
 
 ConvDesc desc_of(Mode mode, const Problem &p, const Side &big, const Side &small, int64_t cbg, int64_t csg) {
   ConvDesc d{mode,     p.g,      p.groups, cbg,    csg, big.flat_stride() >= 0, small.flat_stride() >= 0,
-             big.sc,   small.sc, big.dt,   small.dt};
+             big.sc,   small.sc, big.dt,   small.dt, small.n};
   d.big_fs = big.flat_stride();
   d.small_fs = small.flat_stride();
   return d;
@@ -624,6 +643,13 @@ void record_forward(core::OpBuilder &b, const Problem &p, const Side &big, const
     s.planes = b.book("conv.small_planes",
                       static_cast<uint64_t>(kernels::conv_small_planes(p.g, big.c).floats * 4 * s.threads));
     b.add_step<SmallCinStep>(std::move(s));
+    return;
+  }
+  if (impl == kWinograd) {
+    const int tier = choose_tier("winograd");
+    const int m = winograd_tile(p.g, small.n, cbg, csg, core::Why(nullptr, "winograd"));
+    record("winograd", m == 2 ? "f2x2" : "f4x4", nullptr);
+    record_winograd(b, p, big, small, w, bias, tier, m);
     return;
   }
   if (impl == kDirectNhwc || impl == kDirectNchw || impl == kPointwiseNchw) {  // the weight packed once

@@ -7,14 +7,19 @@
 //                       Im2col) and the dispatch of every row of conv.ops
 //   conv_deformable.cpp DeformableConv2d (+Backward)
 //   conv_quant.cpp      QuantConvolution
+//   conv_winograd_step.cpp the Winograd F(m x m, 3 x 3) forward step
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <vector>
 
 #include "core/dtype.h"
+#include "core/impl_list.h"
 #include "core/op_builder.h"
 #include "kernels/conv/conv.h"
+#include "kernels/conv/packed_weight.h"
 #include "kernels/matmul/gemm.h"
 #include "ops/conv/conv_phase1.h"
 
@@ -155,6 +160,27 @@ void record_data(core::OpBuilder &b, const Problem &p, const Side &big, const Si
 void record_wgrad(core::OpBuilder &b, const Problem &p, const Side &big, const Side &small, const Weight &gw);
 // gradBias[c] = the sum of the gradient `go` over its N and spatial dims.
 void record_bias_grad(core::OpBuilder &b, const Side &go, int slot, const aclTensor &grad_bias);
+
+// A weight (+ bias) re-laid out for a kernel once per executor: kernels::PackedWeight keeps the
+// copy while the weight is unchanged; a changed bias (its own tracker) re-packs it too. Copies of a
+// step share the copy.
+struct PackedConvWeight {
+  std::shared_ptr<kernels::PackedWeight> weight = std::make_shared<kernels::PackedWeight>();
+  std::shared_ptr<kernels::PackedWeight> bias = std::make_shared<kernels::PackedWeight>();
+  // pack(weight address, bias address or null, dst of `floats`), then use(the copy).
+  void with(const core::LaunchArgs &args, const Weight &w, const Bias &b, int64_t c_out, size_t floats,
+            const std::function<void(const char *, const char *, float *)> &pack,
+            const std::function<void(const float *)> &use) const;
+};
+
+// The Winograd F(m x m, 3 x 3) forward step (conv_winograd_step.cpp): 2-D, groups 1, FLOAT, 3x3
+// stride 1 dilation 1; `tier` indexes the direct kernels' ISA tiers (avx512, avx2, portable).
+// The Winograd tile (2: F(2x2, 3x3), 4: F(4x4, 3x3)) for a 2-D 3x3 stride-1 convolution of n images
+// of c_in -> c_out channels, or 0 with the reason (too few channels or tiles, OPSNN_CONV_WINOGRAD=off).
+// OPSNN_CONV_WINOGRAD=f2 / f4 takes that tile whatever the size (tests; measuring).
+int winograd_tile(const ConvGeom &g, int64_t n, int64_t c_in, int64_t c_out, const core::Why &why);
+void record_winograd(core::OpBuilder &b, const Problem &p, const Side &big, const Side &small, const Weight &w,
+                     const Bias &bias, int tier, int m);
 
 // ---- The ops outside conv_phase1.cpp ----
 

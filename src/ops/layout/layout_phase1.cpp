@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "kernels/elementwise/convert.h"
 #include "core/op_checks.h"
+#include "core/size_math.h"
 #include "ops/copy/copy_common.h"
 #include "ops/elementwise/elementwise_step.h"
 #include "ops/layout/layout_steps.h"
@@ -124,7 +125,8 @@ void plan_slice(core::OpBuilder &b, const LayoutCall &c) {
   if (end < 0) end += n;
   start = std::clamp<int64_t>(start, 0, n);
   end = std::clamp<int64_t>(end, start, n);
-  copy_view_of_self(b, c, narrow_view(self, d, start, (end - start + step - 1) / step, step));
+  // ceil((end - start) / step) without end - start + step - 1, which overflows for steps near INT64_MAX.
+  copy_view_of_self(b, c, narrow_view(self, d, start, end == start ? 0 : (end - start - 1) / step + 1, step));
 }
 
 void plan_flip(core::OpBuilder &b, const LayoutCall &c) {
@@ -197,14 +199,9 @@ void plan_cat(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall &c) {
   }
 }
 
-// n + l + r, or an error naming the pad list when the sum does not fit in int64 (a fuzzer found
-// pads near INT64_MAX).
-int64_t padded_size(int64_t n, int64_t l, int64_t r, const char *pad_name, int d) {
-  int64_t s = 0;
-  if (__builtin_add_overflow(n, l, &s) || __builtin_add_overflow(s, r, &s))
-    throw_error(ACLNN_ERR_PARAM_INVALID, "%s: dim %d of size %lld padded by (%lld, %lld) overflows int64", pad_name, d,
-                static_cast<long long>(n), static_cast<long long>(l), static_cast<long long>(r));
-  return s;
+// n + l + r, or an error naming the pad list when the sum does not fit in int64.
+int64_t padded_size(int64_t n, int64_t l, int64_t r, const char *pad_name) {
+  return core::size_add(core::size_add(n, l, pad_name), r, pad_name);
 }
 
 void plan_constant_pad(core::OpBuilder &b, const LayoutCall &c) {
@@ -219,7 +216,7 @@ void plan_constant_pad(core::OpBuilder &b, const LayoutCall &c) {
   for (size_t k = 0; k < pad.size() / 2; ++k) {
     const int d = self.ndim - 1 - static_cast<int>(k);
     before[d] = pad[2 * k];
-    expect.dims[d] = padded_size(self.dims[d], pad[2 * k], pad[2 * k + 1], c.arr_name[0], d);
+    expect.dims[d] = padded_size(self.dims[d], pad[2 * k], pad[2 * k + 1], c.arr_name[0]);
     if (expect.dims[d] < 0)
       throw_error(ACLNN_ERR_PARAM_INVALID, "%s: dim %d of size %lld padded by (%lld, %lld) has a negative size",
                   c.arr_name[0], d, static_cast<long long>(self.dims[d]), static_cast<long long>(pad[2 * k]),
@@ -269,7 +266,7 @@ void plan_edge_pad(core::OpBuilder &b, const LayoutRule &rule, const LayoutCall 
                   circular  ? "non-negative and at most the dim's size (padding wraps around once)"
                   : reflect ? "non-negative and smaller than the dim's size"
                             : "non-negative (and 0 for an empty dim)");
-    expect.dims[d] = padded_size(n, l, r, c.arr_name[0], d);
+    expect.dims[d] = padded_size(n, l, r, c.arr_name[0]);
     if (circular)  // left: self's last l elements; right: its first r
       blocks[static_cast<size_t>(k)] = {{0, l, n - l, 1}, {l, n, 0, 1}, {l + n, r, 0, 1}};
     else
@@ -299,7 +296,9 @@ void plan_triangle(core::OpBuilder &b, const LayoutCall &c, bool lower) {
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; %s needs at least 2", c.self_name, c.self->ndim,
                 lower ? "tril" : "triu");
   const auto [in, out] = register_self_out(b, c, shape_of(*c.self));
-  if (c.self->numel() > 0) record_triangle(b, in, out, lower, c.i[0]);
+  // Beyond +-2^62 every diagonal selects all or nothing: the clamp keeps i + diagonal in int64.
+  const int64_t bound = int64_t{1} << 62;
+  if (c.self->numel() > 0) record_triangle(b, in, out, lower, std::clamp(c.i[0], -bound, bound));
 }
 
 void plan_roll(core::OpBuilder &b, const LayoutCall &c) {
@@ -315,7 +314,8 @@ void plan_roll(core::OpBuilder &b, const LayoutCall &c) {
   int64_t shift[core::kMaxDims] = {};
   for (size_t k = 0; k < dims.size(); ++k) {
     const int64_t d = wrap_dim(dims[k], self.ndim, c.arr_name[1]);
-    if (self.ndim > 0) shift[d] += shifts[k];
+    // Summed modulo the dim's size: repeated dims with shifts near INT64_MAX must not overflow.
+    if (self.ndim > 0 && self.dims[d] > 0) shift[d] = (shift[d] + ((shifts[k] % self.dims[d]) + self.dims[d])) % self.dims[d];
   }
   const auto [in, out] = register_self_out(b, c, shape_of(self));
   const int64_t numel = self.numel();
@@ -369,7 +369,7 @@ void plan_repeat(core::OpBuilder &b, const LayoutCall &c) {
     if (reps[static_cast<size_t>(k)] < 0)
       throw_error(ACLNN_ERR_PARAM_INVALID, "%s: entry %d is %lld; repeats must be non-negative", c.arr_name[0], k,
                   static_cast<long long>(reps[static_cast<size_t>(k)]));
-    expect.dims[k] = reps[static_cast<size_t>(k)] * (k < extra ? 1 : self.dims[k - extra]);
+    expect.dims[k] = core::size_mul(reps[static_cast<size_t>(k)], k < extra ? 1 : self.dims[k - extra], c.arr_name[0]);
   }
   const auto [in, out] = register_self_out(b, c, expect);
   if (c.out->numel() == 0) return;
@@ -432,8 +432,8 @@ void plan_repeat_interleave(core::OpBuilder &b, const LayoutCall &c) {
   const int d = with_dim && self.ndim > 0 ? static_cast<int>(wrap_dim(c.i[1], self.ndim, c.i_name[1])) : -1;
   if (with_dim && self.ndim == 0) wrap_dim(c.i[1], 0, c.i_name[1]);
   Shape expect = shape_of(self);
-  if (d >= 0) expect.dims[d] *= r;
-  else expect = Shape{1, {self.numel() * r}};
+  if (d >= 0) expect.dims[d] = core::size_mul(expect.dims[d], r, c.i_name[0]);
+  else expect = Shape{1, {core::size_mul(self.numel(), r, c.i_name[0])}};
   const int64_t length = d >= 0 ? expect.dims[d] : expect.dims[0];
   if (output_size != length)
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s is %lld; the repeated length is %lld", size_name,
@@ -544,9 +544,21 @@ void plan_arange(core::OpBuilder &b, const LayoutCall &c) {
   int64_t n;
   if (integral) {
     const int64_t s = c.s[0]->to_int64(), e = c.s[1]->to_int64(), st = c.s[2]->to_int64();
-    n = st > 0 ? (e - s + st - 1) / st : (s - e + (-st) - 1) / (-st);
+    // In 128 bits: e - s and the rounding term overflow int64 for ranges near its limits.
+    const __int128 span = st > 0 ? static_cast<__int128>(e) - s : static_cast<__int128>(s) - e;
+    const __int128 stride = st > 0 ? static_cast<__int128>(st) : -static_cast<__int128>(st);
+    const __int128 count = (span + stride - 1) / stride;
+    if (count >= (static_cast<__int128>(1) << 62))
+      throw_error(ACLNN_ERR_PARAM_INVALID, "the range from %s %lld to %s %lld by %s %lld has too many elements",
+                  c.s_name[0], static_cast<long long>(s), c.s_name[1], static_cast<long long>(e), c.s_name[2],
+                  static_cast<long long>(st));
+    n = static_cast<int64_t>(count);
   } else {
-    n = static_cast<int64_t>(std::ceil((end - start) / step));
+    const double count = std::ceil((end - start) / step);
+    if (!(count < 0x1p62))
+      throw_error(ACLNN_ERR_PARAM_INVALID, "the range from %s %g to %s %g by %s %g has too many elements",
+                  c.s_name[0], start, c.s_name[1], end, c.s_name[2], step);
+    n = static_cast<int64_t>(count);
   }
   core::check_shape_equals(*c.out, c.out_name, Shape{1, {n}});
   const int out = b.output(c.out);

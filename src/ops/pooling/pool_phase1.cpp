@@ -169,6 +169,13 @@ Geometry regular_geometry(const PoolRule &rule, const PoolCall &c) {
                   core::shape_string(g.d.data(), nsp).c_str());
     if (g.pb[u] < 0 || g.pe[u] < 0)
       throw_error(ACLNN_ERR_PARAM_INVALID, "%s must not be negative", c.padding_name);
+    // Bounded like the convolution's: the window arithmetic (d * (k - 1), in + pads) stays in int64.
+    const int64_t limit = int64_t{1} << 31;
+    if (g.k[u] > limit || g.s[u] > limit || g.d[u] > limit)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s %s, %s %s or %s %s has a value above 2^31", c.kernel_name,
+                  core::shape_string(g.k.data(), nsp).c_str(), c.stride_name,
+                  core::shape_string(g.s.data(), nsp).c_str(), c.dilation_name,
+                  core::shape_string(g.d.data(), nsp).c_str());
     if (g.pb[u] > g.k[u] / 2 || g.pe[u] > g.k[u] / 2)
       throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be at most half of %s (pad %lld, kernel %lld)", c.padding_name,
                   c.kernel_name, static_cast<long long>(std::max(g.pb[u], g.pe[u])), static_cast<long long>(g.k[u]));
@@ -362,6 +369,13 @@ void pool_phase1(core::OpBuilder &b, const PoolRule &rule, const PoolCall &c) {
   plan.n = sd[0];
   plan.c = sd[1];
   for (auto &a : plan.ax) a = kernels::pool_axis_unit();
+  // Each pooled axis's windows; their per-output tables are built only once the shapes are checked
+  // and something is to be computed (an empty batch may come with huge spatial dims).
+  struct AxisSpec {
+    bool adaptive = false;
+    int64_t in = 0, out = 0, k = 1, s = 1, pb = 0, pe = 0, d = 1;  // out 0: not a pooled axis
+  };
+  AxisSpec axes[3];
   if (regular_windows(kind)) {
     const Geometry g = regular_geometry(rule, c);
     for (int i = 0; i < nsp; ++i) {
@@ -376,7 +390,7 @@ void pool_phase1(core::OpBuilder &b, const PoolRule &rule, const PoolCall &c) {
                     static_cast<long long>(g.k[u]), c.stride_name, static_cast<long long>(g.s[u]), c.padding_name,
                     static_cast<long long>(g.pb[u]), c.dilation_name, static_cast<long long>(g.d[u]));
       out5[2 + ax] = o;
-      plan.ax[ax] = kernels::pool_axis_regular(sd[2 + ax], o, g.k[u], g.s[u], g.pb[u], g.pe[u], g.d[u]);
+      axes[ax] = {false, sd[2 + ax], o, g.k[u], g.s[u], g.pb[u], g.pe[u], g.d[u]};
     }
   } else if (kind == PoolKind::kAdaptiveAvg || kind == PoolKind::kAdaptiveMax || unpool) {
     const std::vector<int64_t> os = expand(c.output_size, c.output_size_name, nsp, false, {});
@@ -387,7 +401,7 @@ void pool_phase1(core::OpBuilder &b, const PoolRule &rule, const PoolCall &c) {
         throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be positive, got %s", c.output_size_name,
                     core::shape_string(os.data(), nsp).c_str());
       out5[2 + ax] = os[u];
-      plan.ax[ax] = kernels::pool_axis_adaptive(sd[2 + ax], os[u]);
+      axes[ax] = {true, sd[2 + ax], os[u]};
     }
   } else {  // adaptive backward: the windows from self and gradOutput
     const Logical lg = logical(*c.grad, c.grad_name, nsp);
@@ -398,7 +412,7 @@ void pool_phase1(core::OpBuilder &b, const PoolRule &rule, const PoolCall &c) {
         throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; its spatial dims must not be empty", c.grad_name,
                     core::shape_string(*c.grad).c_str());
       out5[2 + ax] = o;
-      plan.ax[ax] = kernels::pool_axis_adaptive(sd[2 + ax], o);
+      axes[ax] = {true, sd[2 + ax], o};
     }
   }
   if (unpool && c.has_stride) {  // MaxUnpool3d: stride and padding are only checked (as in PyTorch)
@@ -468,6 +482,12 @@ void pool_phase1(core::OpBuilder &b, const PoolRule &rule, const PoolCall &c) {
   const int out_slot = b.output(c.out);
   const int oidx_slot = writes_indices(kind) ? b.output(c.out_indices) : -1;
   if (numel5(in5) == 0 || numel5(out5) == 0) return;  // nothing to compute
+  for (int ax = 0; ax < 3; ++ax) {
+    const AxisSpec &a = axes[ax];
+    if (a.out == 0) continue;
+    plan.ax[ax] = a.adaptive ? kernels::pool_axis_adaptive(a.in, a.out)
+                             : kernels::pool_axis_regular(a.in, a.out, a.k, a.s, a.pb, a.pe, a.d);
+  }
 
   // Layout: channels-last when self's channels are its unit-stride dim (NHWC format or a
   // channels-last view); index scatters and gathers run planar.

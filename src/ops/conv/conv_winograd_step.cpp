@@ -1,0 +1,171 @@
+// The Winograd F(m x m, 3 x 3) forward step (conv_parts.h): per block of output tiles the input
+// transform, T GEMMs on the GEMM engine (batched over the planes, the transformed weight in its
+// pre-packed B layout, transformed once per executor) and the output transform (+ bias).
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "common/error.h"
+#include "core/thread_pool.h"
+#include "kernels/conv/conv_winograd.h"
+#include "kernels/conv/packed_weight.h"
+#include "ops/conv/conv_parts.h"
+
+namespace opsnn::ops::conv_parts {
+namespace {
+
+#if defined(__x86_64__)
+const kernels::WinoInputFn kInputFns[] = {kernels::wino_input_avx512, kernels::wino_input_avx2,
+                                          kernels::wino_input_portable};
+const kernels::WinoOutputFn kOutputFns[] = {kernels::wino_output_avx512, kernels::wino_output_avx2,
+                                            kernels::wino_output_portable};
+#else
+const kernels::WinoInputFn kInputFns[] = {kernels::wino_input_portable};
+const kernels::WinoOutputFn kOutputFns[] = {kernels::wino_output_portable};
+#endif
+
+// The measured rule (PERFORMANCE.md, "Winograd"): F(4x4, 3x3) up to this many input channels
+// (faster there than F(2x2), and within the precision standard at any channel count), F(2x2, 3x3)
+// above; at least this many channels on each side and output tiles (over the batch: the GEMMs'
+// rows), below which the direct kernel measured faster (8 x 8 outputs: 4 / 16 tiles).
+constexpr int64_t kF4MaxChannels = 128;
+constexpr int64_t kMinChannels = 16;
+constexpr int64_t kMinTiles = 48;
+
+constexpr size_t align64(size_t b) { return (b + 63) / 64 * 64; }
+
+class WinogradStep final : public core::Step {
+ public:
+  kernels::WinoArgs a;
+  kernels::WinoInputFn input = nullptr;
+  kernels::WinoOutputFn output = nullptr;
+  Weight w;
+  Bias bias;
+  Side big, small;
+  int64_t block = 1, blocks = 1, tasks = 1;
+  size_t v_bytes = 0, m_bytes = 0, task_bytes = 0;
+  kernels::GemmPlan full, part;
+  core::WsKey ws;
+  PackedConvWeight packed;
+  int run(const core::LaunchArgs &args) const override {
+    kernels::WinoArgs x = a;
+    x.in = reinterpret_cast<const float *>(big.ref.address(args));
+    x.out = reinterpret_cast<float *>(small.ref.address(args));
+    char *wsp = args.get(ws);
+    const int64_t t_planes = kernels::wino_planes(a.m), tiles = a.tiles();
+    const size_t floats = static_cast<size_t>(kernels::wino_weight_floats(a.m, a.c_in, a.c_out));
+    auto pack = [&](const char *wp, const char *bp, float *dst) {
+      kernels::wino_transform_weight(a.m, a.c_in, a.c_out, wp, w.dt, w.strides, bp, bias.dt, bias.stride, dst);
+    };
+    auto use = [&](const float *u) {
+      if (bias.present()) x.bias = u + t_planes * kernels::wino_weight_plane_floats(a.c_in, a.c_out);
+      core::parallel_tasks(tasks, [&](int64_t k) {
+        char *mine = wsp + static_cast<size_t>(k) * task_bytes;
+        float *v = reinterpret_cast<float *>(mine), *mm = reinterpret_cast<float *>(mine + v_bytes);
+        void *scratch = mine + v_bytes + m_bytes;
+        for (int64_t bi = k * blocks / tasks; bi < (k + 1) * blocks / tasks; ++bi) {
+          const int64_t tile0 = bi * block, count = std::min(block, tiles - tile0);
+          input(x, tile0, count, v, block * a.c_in);
+          kernels::gemm_run(count == block ? full : part, v, u, mm, scratch);
+          output(x, tile0, count, mm, block * a.c_out);
+        }
+      });
+    };
+    packed.with(args, w, bias, a.c_out, floats, pack, use);
+    return 0;
+  }
+};
+
+// Tiles per block: the block's planes (input and product) within this many bytes, so they stay
+// in L2 between the transforms and the GEMMs.
+constexpr int64_t kBlockBytes = 2 << 20;
+
+kernels::GemmDesc plane_gemm(const WinogradStep &s, int64_t count) {
+  kernels::GemmDesc d;
+  d.batch = kernels::wino_planes(s.a.m);
+  d.m = count;
+  d.n = s.a.c_out;
+  d.k = s.a.c_in;
+  d.a = {ACL_FLOAT, s.a.c_in, 1, s.block * s.a.c_in};
+  d.b = {ACL_FLOAT, 0, 1, kernels::wino_weight_plane_floats(s.a.c_in, s.a.c_out)};
+  d.b_prepacked = true;
+  d.c = {ACL_FLOAT, s.a.c_out, 1, s.block * s.a.c_out};
+  return d;
+}
+
+}  // namespace
+
+int winograd_tile(const ConvGeom &g, int64_t n, int64_t c_in, int64_t c_out, const core::Why &why) {
+  const char *env = std::getenv("OPSNN_CONV_WINOGRAD");
+  if (env != nullptr && std::strcmp(env, "off") == 0) return why("OPSNN_CONV_WINOGRAD=off");
+  if (env != nullptr && std::strcmp(env, "f2") == 0) return 2;
+  if (env != nullptr && std::strcmp(env, "f4") == 0) return 4;
+  if (c_in < kMinChannels || c_out < kMinChannels)
+    return why("%lld -> %lld channels (< %lld)", static_cast<long long>(c_in), static_cast<long long>(c_out),
+               static_cast<long long>(kMinChannels));
+  const int m = c_in <= kF4MaxChannels ? 4 : 2;
+  const int64_t tiles = n * ((g.small[1] + m - 1) / m) * ((g.small[2] + m - 1) / m);
+  if (tiles < kMinTiles)
+    return why("%lld output tiles of %dx%d (< %lld)", static_cast<long long>(tiles), m, m,
+               static_cast<long long>(kMinTiles));
+  return m;
+}
+
+void record_winograd(core::OpBuilder &b, const Problem &p, const Side &big, const Side &small, const Weight &w,
+                     const Bias &bias, int tier, int m) {
+  WinogradStep s;
+  s.input = kInputFns[tier];
+  s.output = kOutputFns[tier];
+  kernels::WinoArgs &a = s.a;
+  a.m = m;
+  a.n = big.n;
+  a.c_in = big.c;
+  a.c_out = small.c;
+  a.h = p.g.big[1];
+  a.w = p.g.big[2];
+  a.oh = p.g.small[1];
+  a.ow = p.g.small[2];
+  a.pad_h = p.g.p[1];
+  a.pad_w = p.g.p[2];
+  a.tiles_h = (a.oh + m - 1) / m;
+  a.tiles_w = (a.ow + m - 1) / m;
+  a.in_sn = big.sn;
+  a.in_sc = big.sc;
+  a.in_sh = big.ss[1];
+  a.in_sw = big.ss[2];
+  a.out_sn = small.sn;
+  a.out_sc = small.sc;
+  a.out_sh = small.ss[1];
+  a.out_sw = small.ss[2];
+  s.w = w;
+  s.bias = bias;
+  s.big = big;
+  s.small = small;
+  const int64_t t_planes = kernels::wino_planes(m), tiles = a.tiles();
+  // Whole 12-row tiles of the GEMM's micro-kernel; fixed by the shape alone (not the thread
+  // count), so every tile's sums have one order.
+  const int64_t fit = kBlockBytes / (t_planes * (a.c_in + a.c_out) * 4);
+  s.block = std::min(tiles, std::max<int64_t>(12, fit / 12 * 12));
+  s.blocks = (tiles + s.block - 1) / s.block;
+  s.tasks = std::min<int64_t>(core::num_threads(), s.blocks);
+  kernels::GemmOptions one_thread;  // the blocks are the parallelism
+  one_thread.threads = 1;
+  if (!kernels::gemm_plan(plane_gemm(s, s.block), &s.full, one_thread))
+    throw_error(ACLNN_ERR_INNER_TILING_ERROR, "GEMM planning failed: %s", last_error_message());
+  size_t gemm_ws = s.full.workspace_bytes;
+  const int64_t last = tiles - (s.blocks - 1) * s.block;
+  if (last != s.block) {
+    one_thread.record = false;
+    if (!kernels::gemm_plan(plane_gemm(s, last), &s.part, one_thread))
+      throw_error(ACLNN_ERR_INNER_TILING_ERROR, "GEMM planning failed: %s", last_error_message());
+    gemm_ws = std::max(gemm_ws, s.part.workspace_bytes);
+  }
+  s.v_bytes = align64(static_cast<size_t>(t_planes * s.block * a.c_in) * 4);
+  s.m_bytes = align64(static_cast<size_t>(t_planes * s.block * a.c_out) * 4);
+  s.task_bytes = s.v_bytes + s.m_bytes + align64(gemm_ws);
+  s.ws = b.book("conv.winograd", static_cast<uint64_t>(s.task_bytes * static_cast<size_t>(s.tasks)));
+  b.add_step<WinogradStep>(std::move(s));
+}
+
+}  // namespace opsnn::ops::conv_parts
