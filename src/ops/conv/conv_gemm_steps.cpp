@@ -73,7 +73,7 @@ const core::Impl<ConvDesc> kForwardImpls[] = {
        return true;
      }},
     // Vectors along the output rows from a ring of padded rows, each input row copied once (the
-    // NCHW MobileNet layers, bench_conv: 2-5x depthwise_direct's plane copy and border columns).
+    // NCHW MobileNet layers, bench_conv: 1.3-2.6x depthwise_direct's plane copy and border columns).
     {"depthwise_rows", core::kNoIsa,
      [](const ConvDesc &d, const core::Why &why) {
        if (d.mode != Mode::kForward) return why("not a forward convolution");
