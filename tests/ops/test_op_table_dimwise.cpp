@@ -13,9 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "core/verbose.h"
 #include "float64_refs.h"
-#include "kernels/elementwise/stream_copy.h"
 #include "op_table_harness.h"
 #include "test_util.h"
 
@@ -260,42 +258,6 @@ TEST_P(OpTableDimwise, LongLines) {
     x2.fill_random(lo2, hi2);
     check_call(c, x, c.nin == 2 ? &x2 : nullptr, shape[0] == 3 ? 1 : 0, false);
   }
-}
-
-// Softmax-like outputs beyond the streaming threshold (kernels/elementwise/stream_copy.h): phase 1
-// plans non-temporal stores (traced as stream_out); lines of 1003 elements start at every
-// alignment (plain head and tail, streamed whole cache lines); FLOAT and a 2-byte float dtype.
-TEST(OpTableDimwiseLarge, SoftmaxLikeOutputsStream) {
-  reseed_for_current_test();
-  int checked = 0;
-  for (const DimwiseTableCase &c : all_cases()) {
-    if (c.kind != "softmax" && c.kind != "log_softmax" && c.kind != "softmax_backward" &&
-        c.kind != "log_softmax_backward")
-      continue;
-    ++checked;
-  for (aclDataType dt : c.dtypes) {
-    if (dt != ACL_FLOAT && dt != ACL_FLOAT16 && dt != ACL_BF16) continue;
-    const int64_t len = 1003, es = static_cast<int64_t>(aclDataTypeSize(dt));
-    const std::vector<int64_t> shape = {static_cast<int64_t>(kernels::stream_copy_min_bytes()) / (es * len) + 3, len};
-    SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt << " shape " << ::testing::PrintToString(shape));
-    DeviceTensor x(shape, dt), x2(shape, dt);
-    // Forward lines in [-1, 1]: every probability of a 1003-element line stays above FLOAT16's
-    // subnormals (where one unit of the last place is a relative error of 2%).
-    const auto [lo, hi] = c.kind == "softmax" || c.kind == "log_softmax" ? std::pair<double, double>{-1, 1}
-                                                                          : input_range(c, 0, dt);
-    x.fill_random(lo, hi);
-    const auto [lo2, hi2] = input_range(c, 1, dt);
-    x2.fill_random(lo2, hi2);
-    std::vector<std::string> lines;
-    core::set_verbose_for_testing(true, &lines);
-    check_call(c, x, c.nin == 2 ? &x2 : nullptr, 1, false);
-    core::set_verbose_for_testing(false, nullptr);
-    bool streamed = false;
-    for (const std::string &l : lines) streamed = streamed || l.find("/stream_out") != std::string::npos;
-    EXPECT_TRUE(streamed) << ::testing::PrintToString(lines);
-  }
-  }
-  EXPECT_GE(checked, 4);  // softmax, log-softmax and their gradients
 }
 
 TEST_P(OpTableDimwise, SpecialValues) {

@@ -77,10 +77,6 @@ struct DimwiseLoop {
   int64_t out_line[kDimwiseMaxIo][kMaxLoopDims] = {};
   int64_t len = 1;                         // input line length
   int64_t out_len[kDimwiseMaxIo] = {1, 1, 1, 1, 1};  // per output: len (along the line), k (topk: one line dim) or 1
-  // Full-length outputs too large for the cache (finish_dimwise_plan): each line is computed into
-  // the scratch (re-read from L1 / L2 by the line op's passes) and leaves with non-temporal stores,
-  // so its cache lines are written whole instead of first being read for ownership.
-  bool stream_out[kDimwiseMaxIo] = {};
   int tier = 0;              // the kernels' ISA tier (choose_dimwise_tier)
   int64_t tasks = 1;         // lines are cut into this many ranges, each with its own scratch
   uint64_t scratch_bytes_per_task = 0;
@@ -91,8 +87,7 @@ struct DimwiseLoop {
 // returns its name; rejections go to `trace` (may be null).
 const char *choose_dimwise_tier(DimwiseLoop &loop, core::ImplTrace *trace);
 
-// Finishes the plan whose shape fields the caller filled: line length, scratch, task count, the
-// outputs that stream.
+// Finishes the plan whose shape fields the caller filled: line length, scratch, task count.
 void finish_dimwise_plan(DimwiseLoop &loop, int max_tasks);
 
 // in[k] / out[k]: the first element of each operand; workspace: loop.workspace_bytes().

@@ -13,7 +13,6 @@
 #include "kernels/dimwise/dimwise.h"
 #include "kernels/dimwise/line_sort.h"
 #include "kernels/elementwise/convert.h"
-#include "kernels/elementwise/stream_copy.h"
 #include "kernels/elementwise/vmath.h"
 #include "kernels/simd/vec.h"
 
@@ -209,10 +208,10 @@ void line(const DimwiseLoop &L, T *const *xs, int64_t n, T *const *res, KeyPos *
       return;
     }
     case DimwiseOp::kSoftmax: case DimwiseOp::kLogSoftmax: {
-      // Three passes over the line: the max; exp(x - max) summed (and stored, for softmax); the scale.
+      // Passes over the line: the max; exp(x - max) stored; its sum, from the cache (one loop doing
+      // both kept the sum in memory); the scale, or x - max - log(sum).
       if constexpr (std::is_floating_point_v<T>) {
         const T m = lane_max(x, n);
-        // exp(x - max) stored, then summed from the cache (one loop doing both kept its sum in memory).
         for (int64_t i = 0; i < n; ++i) y0[i] = ex(x[i] - m);
         const T s = row_sum(y0, n);
         if (L.op == DimwiseOp::kSoftmax) {
@@ -328,12 +327,7 @@ void run_lines(const DimwiseLoop &L, const char *const *in, char *const *out, ch
   auto dense = [&](aclDataType dt, const int64_t *st) { return dt == storage_of<T>() && L.nline == 1 && st[0] == es; };
   bool direct_in[kDimwiseMaxIo] = {}, direct_out[kDimwiseMaxIo] = {};
   for (int k = 0; k < L.nin; ++k) direct_in[k] = dense(L.in_dtype[k], L.in_line[k]);
-  for (int k = 0; k < L.nout; ++k)
-    direct_out[k] = !L.stream_out[k] && L.out_len[k] == L.len && dense(L.out_dtype[k], L.out_line[k]);
-  // A streaming output in another dtype is converted here first (after the result lines; the plan
-  // adds a line of 8-byte elements to the scratch, and float lines leave half of theirs unused).
-  char *converted = reinterpret_cast<char *>(pairs);
-  bool streamed = false;
+  for (int k = 0; k < L.nout; ++k) direct_out[k] = L.out_len[k] == L.len && dense(L.out_dtype[k], L.out_line[k]);
   T *xs[kDimwiseMaxIo] = {}, *res[kDimwiseMaxIo] = {};
   for (int64_t l = l0; l < l1; ++l) {
     int64_t in_off[kDimwiseMaxIo] = {}, out_off[kDimwiseMaxIo] = {};
@@ -378,15 +372,7 @@ void run_lines(const DimwiseLoop &L, const char *const *in, char *const *out, ch
       const T *y = res[L.out_src[k]];
       char *base = out[k] + out_off[k];
       const int64_t st = L.nline > 0 ? L.out_line[k][L.nline - 1] : 0;
-      if (L.stream_out[k]) {  // one unit-stride line (finish_dimwise_plan)
-        const char *src = reinterpret_cast<const char *>(y);
-        if (L.out_dtype[k] != storage_of<T>()) {
-          store_from<T>(y, L.out_dtype[k], converted, st, L.len);
-          src = converted;
-        }
-        copy_bytes(base, src, static_cast<size_t>(L.len * st), true);
-        streamed = true;
-      } else if (L.out_len[k] == L.len && L.len > 1) {
+      if (L.out_len[k] == L.len && L.len > 1) {
         for (int64_t r = 0; r < L.len; r += inner)
           store_from<T>(y + r, L.out_dtype[k], base + line_offset(L, L.out_line[k], r), st, inner);
       } else {
@@ -394,7 +380,6 @@ void run_lines(const DimwiseLoop &L, const char *const *in, char *const *out, ch
       }
     }
   }
-  if (streamed) copy_fence();  // this task's streamed lines are visible before it ends
 }
 
 

@@ -4,7 +4,6 @@
 #include "core/thread_pool.h"
 #include "kernels/dimwise/dimwise.h"
 #include "kernels/dimwise/dimwise_lines.h"
-#include "kernels/elementwise/stream_copy.h"
 
 namespace opsnn::kernels {
 namespace {
@@ -24,23 +23,6 @@ DimwiseLinesFn const kDimwiseLines[] = {
 #endif
     &dimwise_lines_portable,
 };
-
-// Whether output k streams: a full-length unit-stride line written by a line op computing in float
-// or double (floating outputs), of at least stream_copy_min_bytes in all.
-bool output_streams(const DimwiseLoop &L, int k) {
-  switch (L.op) {
-    case DimwiseOp::kSoftmax: case DimwiseOp::kLogSoftmax: case DimwiseOp::kSoftmaxBackward:
-    case DimwiseOp::kLogSoftmaxBackward: case DimwiseOp::kNormalize: case DimwiseOp::kMaskedSoftmax:
-    case DimwiseOp::kRope: case DimwiseOp::kRenorm: case DimwiseOp::kSoftmaxCrossEntropy: break;
-    default: return false;  // (cumulative and sorting lines have their own in-place paths)
-  }
-  const aclDataType dt = L.out_dtype[k];
-  const bool float_out = dt == ACL_FLOAT || dt == ACL_FLOAT16 || dt == ACL_BF16 || dt == ACL_DOUBLE;
-  const int64_t es = static_cast<int64_t>(core::dtype_size(dt));
-  if (!float_out || L.compute == core::ComputeType::kInt64 || L.nline != 1 || L.out_len[k] != L.len || L.len < 2 || L.out_line[k][0] != es)
-    return false;
-  return copy_streams(static_cast<uint64_t>(L.lines) * static_cast<uint64_t>(L.len) * static_cast<uint64_t>(es));
-}
 
 }  // namespace
 
@@ -85,9 +67,6 @@ void finish_dimwise_plan(DimwiseLoop &L, int max_tasks) {
   L.scratch_bytes_per_task =
       static_cast<uint64_t>(std::max<int64_t>(L.len, 1)) * (L.nin + kDimwiseMaxIo + (sorts ? 4 : 0)) * 8 + 8;
   L.tasks = std::max<int64_t>(1, std::min<int64_t>(L.lines, max_tasks));
-  bool streams = false;
-  for (int k = 0; k < L.nout; ++k) streams = (L.stream_out[k] = output_streams(L, k)) || streams;
-  if (streams) L.scratch_bytes_per_task += static_cast<uint64_t>(L.len) * 8;  // a converted line
 }
 
 void run_dimwise(const DimwiseLoop &L, const char *const *in, char *const *out, void *workspace) {

@@ -1,6 +1,5 @@
 #include "ops/dimwise/dimwise_phase1.h"
 
-#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -76,13 +75,12 @@ void record_dimwise(core::OpBuilder &b, kernels::DimwiseLoop loop, const Dimwise
   core::ImplTrace trace;
   const bool traced = core::current_phase1_trace() != nullptr;
   const char *tier = kernels::choose_dimwise_tier(loop, traced ? &trace : nullptr);
-  const bool streams = std::any_of(loop.stream_out, loop.stream_out + loop.nout, [](bool s) { return s; });
   if (traced)
     core::record_choice(std::string("dimwise:") + tier + "/" + kernels::dimwise_op_name(loop.op) +
                             (loop.compute == core::ComputeType::kInt64   ? "/int64"
                              : loop.compute == core::ComputeType::kFloat ? "/float"
                                                                          : "/double") + "/tasks=" +
-                            std::to_string(loop.tasks) + (streams ? "/stream_out" : ""),
+                            std::to_string(loop.tasks),
                         &trace);
   int64_t written = 0;
   for (int k = 0; k < loop.nout; ++k) written += loop.out_len[k];
