@@ -298,6 +298,30 @@ TEST_P(OpTableReduce, WideColumnsBlocksTailsAndNaN) {
   }
 }
 
+// Var / Std over FLOAT rows read in place (a chunk's mean, then float sums of the deviations):
+// rows far from zero (1e4 + [-1, 1]: the shift must remove the offset), a first element that is an
+// outlier, and values whose float squares overflow (+-3e19: the chunk falls back to double); rows
+// of 5000 elements, so two chunks merge.
+TEST_P(OpTableReduce, VarFloatRowsOffsetOutlierAndHugeValues) {
+  reseed_for_current_test();
+  const ReduceTableCase &c = GetParam();
+  const aclDataType dt = ACL_FLOAT;
+  if (c.kind != "var" && c.kind != "std" && c.kind != "var_mean" && c.kind != "std_mean") return;
+  if (c.dims_kind == "all" || std::find(c.dtypes.begin(), c.dtypes.end(), dt) == c.dtypes.end()) return;
+  const int64_t n = 5000;
+  DeviceTensor in({3, n}, dt);
+  in.fill_random(-1, 1);
+  std::vector<double> v = in.values();
+  for (int64_t j = 0; j < n; ++j) {
+    v[static_cast<size_t>(j)] += 1e4;             // row 0: offset
+    v[static_cast<size_t>(2 * n + j)] *= 3e19;    // row 2: squares beyond float's range
+  }
+  v[static_cast<size_t>(n)] = 1e3;                // row 1: an outlier first
+  in.set_values(v);
+  SCOPED_TRACE(::testing::Message() << c.name);
+  check_call(c, in, {1}, false);
+}
+
 TEST_P(OpTableReduce, SpecialValues) {
   const ReduceTableCase &c = GetParam();
   const aclDataType dt = ACL_FLOAT;

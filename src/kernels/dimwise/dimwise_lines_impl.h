@@ -42,17 +42,35 @@ OPSNN_VM_INLINE T lg(T x) {
   else return std::log(x);
 }
 
-// sum of f(i) over [0, n)
+// sum of f(i) over [0, n): the lanes, then the tail on its own (a tail indexing the lanes kept
+// them in memory, each step's add waiting on the last one's store).
 template <class T, class F>
 OPSNN_VM_INLINE T lane_sum(int64_t n, F f) {
   T lane[kLanes] = {};
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes)
     for (int k = 0; k < kLanes; ++k) lane[k] += f(i + k);
-  for (int k = 0; i < n; ++i, ++k) lane[k] += f(i);
+  T tail = 0;
+  for (; i < n; ++i) tail += f(i);
   T s = 0;
   for (T l : lane) s += l;
-  return s;
+  return s + tail;
+}
+
+// sum of x[0, n), and of (x[i] - c)^2: FLOAT through kernels/simd/vec.h's vector accumulators.
+template <class T>
+OPSNN_VM_INLINE T row_sum(const T *x, int64_t n) {
+  if constexpr (std::is_same_v<T, float>) return vec::sum(x, n);
+  else return lane_sum<T>(n, [&](int64_t i) { return x[i]; });
+}
+template <class T>
+OPSNN_VM_INLINE T row_sum_sq_dev(const T *x, int64_t n, T c) {
+  if constexpr (std::is_same_v<T, float>) {
+    float dev;
+    return vec::sum_sq_dev(x, n, c, &dev);
+  } else {
+    return lane_sum<T>(n, [&](int64_t i) { return (x[i] - c) * (x[i] - c); });
+  }
 }
 
 // max of x, NaN winning
@@ -89,8 +107,8 @@ void normalize(const DimwiseParams &p, T *const *x, int64_t n, T *const *res) {
         for (int64_t i = 0; i < n; ++i) sum[i] += x[p.bias_in][i];
       v = sum;
     }
-    const T mean = p.rms ? T(0) : lane_sum<T>(n, [&](int64_t i) { return v[i]; }) / static_cast<T>(n);
-    const T var = lane_sum<T>(n, [&](int64_t i) { return (v[i] - mean) * (v[i] - mean); }) / static_cast<T>(n);
+    const T mean = p.rms ? T(0) : row_sum(v, n) / static_cast<T>(n);
+    const T var = row_sum_sq_dev(v, n, mean) / static_cast<T>(n);
     const T rstd = 1 / std::sqrt(var + static_cast<T>(p.eps));
     const T *gamma = p.gamma_in >= 0 ? x[p.gamma_in] : nullptr;
     const T *beta = p.beta_in >= 0 ? x[p.beta_in] : nullptr;
@@ -190,15 +208,17 @@ void line(const DimwiseLoop &L, T *const *xs, int64_t n, T *const *res, KeyPos *
       return;
     }
     case DimwiseOp::kSoftmax: case DimwiseOp::kLogSoftmax: {
-      // Three passes over the line: the max; exp(x - max) summed (and stored, for softmax); the scale.
+      // Passes over the line: the max; exp(x - max) stored; its sum, from the cache (one loop doing
+      // both kept the sum in memory); the scale, or x - max - log(sum).
       if constexpr (std::is_floating_point_v<T>) {
         const T m = lane_max(x, n);
+        for (int64_t i = 0; i < n; ++i) y0[i] = ex(x[i] - m);
+        const T s = row_sum(y0, n);
         if (L.op == DimwiseOp::kSoftmax) {
-          const T s = lane_sum<T>(n, [&](int64_t i) { return y0[i] = ex(x[i] - m); });
           const T inv = 1 / s;
           for (int64_t i = 0; i < n; ++i) y0[i] *= inv;
         } else {
-          const T ls = lg(lane_sum<T>(n, [&](int64_t i) { return ex(x[i] - m); }));
+          const T ls = lg(s);
           for (int64_t i = 0; i < n; ++i) y0[i] = x[i] - m - ls;  // (not x - (m + ls): m may dwarf ls)
         }
       }

@@ -5,6 +5,7 @@
 // (wrapping arithmetic, as PyTorch's integer reductions).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -279,8 +280,8 @@ struct LogSumExpReducer {
   }
 };
 
-// Variance from shifted sums (shift = the block's first element; sums in double), blocks merged
-// with Chan's formula. res[0] var (or std), res[1] the mean.
+// Variance from shifted sums (shift = the block's first element; sums in double; FLOAT rows in
+// place: each chunk's mean, row_f32), blocks merged with Chan's formula. res[0] var (or std), res[1] the mean.
 template <bool kStd>
 struct VarReducer {
   double correction = 1;
@@ -308,6 +309,28 @@ struct VarReducer {
       a.s2 += l2[k];
     }
     a.n += n;
+  }
+  // FLOAT input read in place: a chunk (<= 4096 elements, still in L1 for its second pass) shifted
+  // by its own mean, the sums of the deviations taken in float vector lanes (kernels/simd/vec.h),
+  // then merged like a block (Chan). Memory is read once; the shift at the chunk's mean leaves no
+  // cancellation for m2 = s2 - s1^2 / n. A chunk whose float sums are not finite (infinities, NaN,
+  // or squares beyond float's range) takes the double path instead.
+  void row_f32(Acc<double> &a, const float *x, int64_t n) const {
+    if (n == 0) return;
+    const float c = static_cast<float>(static_cast<double>(vec::sum(x, n)) / static_cast<double>(n));
+    float dev = 0;
+    const float sq = std::isfinite(c) ? vec::sum_sq_dev(x, n, c, &dev) : NAN;
+    Acc<double> b{c, dev, sq, n};
+    if (!std::isfinite(sq) || !std::isfinite(dev)) {
+      init(b);
+      double buf[256];
+      for (int64_t i = 0; i < n; i += 256) {
+        const int64_t m = std::min<int64_t>(256, n - i);
+        for (int64_t j = 0; j < m; ++j) buf[j] = x[i + j];
+        row(b, buf, m, 0);
+      }
+    }
+    merge(a, b);
   }
   void col(Acc<double> *a, const double *x, int64_t n, int64_t) const {
     for (int64_t j = 0; j < n; ++j) {

@@ -52,6 +52,38 @@ inline float sum(const float *x, int64_t n) {
   return s;
 }
 
+// sum of (x[i] - c)^2 over [0, n) in float, and in *dev the sum of x[i] - c (four accumulators each, as sum).
+inline float sum_sq_dev(const float *x, int64_t n, float c, float *dev) {
+  const f32v cv = splat(c);
+  f32v q0{}, q1{}, q2{}, q3{}, d0{}, d1{}, d2{}, d3{};
+  int64_t i = 0;
+  for (; i + kStep <= n; i += kStep) {
+    const f32v e0 = load(x + i) - cv, e1 = load(x + i + kF32) - cv;
+    const f32v e2 = load(x + i + 2 * kF32) - cv, e3 = load(x + i + 3 * kF32) - cv;
+    q0 += e0 * e0;
+    q1 += e1 * e1;
+    q2 += e2 * e2;
+    q3 += e3 * e3;
+    d0 += e0;
+    d1 += e1;
+    d2 += e2;
+    d3 += e3;
+  }
+  for (; i + kF32 <= n; i += kF32) {
+    const f32v e = load(x + i) - cv;
+    q0 += e * e;
+    d0 += e;
+  }
+  float q = hsum((q0 + q1) + (q2 + q3)), d = hsum((d0 + d1) + (d2 + d3));
+  for (; i < n; ++i) {
+    const float e = x[i] - c;
+    q += e * e;
+    d += e;
+  }
+  *dev = d;
+  return q;
+}
+
 // The largest (kMax) or smallest element of x[0, n) ignoring NaNs (n > 0 or the identity
 // -inf / +inf); *nan set when any element is NaN (callers then return NaN, as PyTorch does).
 template <bool kMax>
