@@ -55,15 +55,15 @@ inline float sum(const float *x, int64_t n) {
   return s;
 }
 
-// Whether any lane of the vectors folded in so far was NaN. AVX-512: a mask register, one unordered
-// compare per pair of vectors (GCC lowers the generic flag vector through general registers there,
-// mask -> GPR -> mask each step, which made the max over streaming rows ~1.5-2x slower than the
-// sum); elsewhere a vector of compare results.
+// Whether any lane of the vectors folded in so far was NaN. AVX-512: a mask register of lanes still
+// ordered, one masked ordered-compare per pair of vectors (GCC lowers the generic flag vector through
+// general registers there, mask -> GPR -> mask each step, which made the max over streaming rows
+// ~1.5-2x slower than the sum); elsewhere a vector of compare results.
 #if defined(__AVX512F__)
 struct NanFlag {
-  __mmask16 m = 0;
-  void add(f32v a, f32v b) { m = _kor_mask16(m, _mm512_cmp_ps_mask(__m512(a), __m512(b), _CMP_UNORD_Q)); }
-  bool any() const { return m != 0; }
+  __mmask16 ok = 0xffff;  // lanes where everything so far was ordered (the compare ANDs it in)
+  void add(f32v a, f32v b) { ok = _mm512_mask_cmp_ps_mask(ok, __m512(a), __m512(b), _CMP_ORD_Q); }
+  bool any() const { return ok != 0xffff; }
 };
 #else
 struct NanFlag {
@@ -83,7 +83,7 @@ template <bool kMax>
 inline float extremum(const float *x, int64_t n, bool *nan) {
   constexpr float w = kMax ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity();
   f32v m0 = splat(w), m1 = m0, m2 = m0, m3 = m0;
-  NanFlag bad;
+  NanFlag bad0, bad1;  // (two: each compare waits for the previous one's mask)
   // (y > m ? y : m keeps m when y is NaN: one vmaxps / vminps)
   auto fold = [](f32v &m, f32v y) { m = kMax ? (y > m ? y : m) : (y < m ? y : m); };
   int64_t i = 0;
@@ -93,20 +93,20 @@ inline float extremum(const float *x, int64_t n, bool *nan) {
     fold(m1, y1);
     fold(m2, y2);
     fold(m3, y3);
-    bad.add(y0, y1);
-    bad.add(y2, y3);
+    bad0.add(y0, y1);
+    bad1.add(y2, y3);
   }
   for (; i + kF32 <= n; i += kF32) {
     const f32v y = load(x + i);
     fold(m0, y);
-    bad.add(y, y);
+    bad0.add(y, y);
   }
   fold(m0, m1);
   fold(m2, m3);
   fold(m0, m2);
   float m = w;
   for (int k = 0; k < kF32; ++k) m = kMax ? (m0[k] > m ? m0[k] : m) : (m0[k] < m ? m0[k] : m);
-  bool any = bad.any();
+  bool any = bad0.any() || bad1.any();
   for (; i < n; ++i) {
     m = kMax ? (x[i] > m ? x[i] : m) : (x[i] < m ? x[i] : m);
     any = any || x[i] != x[i];
