@@ -313,7 +313,20 @@ class Runner {
         r_.init(a);
         v[j] = a.v;
       }
-      rows([&](const float *x, int64_t) { r_.col_f32(v, x, n); });
+      if constexpr (requires { r_.col_f32_rows(v, static_cast<const float *const *>(nullptr), n); }) {
+        const float *group[reduce_detail::kWideRows];  // rows in order, folded kWideRows at a time
+        int g = 0;
+        rows([&](const float *x, int64_t) {
+          group[g++] = x;
+          if (g == reduce_detail::kWideRows) {
+            r_.col_f32_rows(v, group, n);
+            g = 0;
+          }
+        });
+        for (int k = 0; k < g; ++k) r_.col_f32(v, group[k], n);  // the block's last rows, one by one
+      } else {
+        rows([&](const float *x, int64_t) { r_.col_f32(v, x, n); });
+      }
       finish([&](int64_t j) { Acc<T> a; r_.init(a); a.v = v[j]; return a; });
     }
   }

@@ -28,6 +28,9 @@ struct Acc {
 static_assert(sizeof(Acc<double>) == 32 && sizeof(Acc<int64_t>) == 32);
 
 constexpr int kLanes = 8;  // independent partial sums of a row chunk (fixed: results never depend on it)
+// Wide column mode folds this many FLOAT rows at once (col_f32_rows): their values meet in float
+// registers first, so the double accumulator row is loaded and stored once per group, not per row.
+constexpr int kWideRows = 8;
 
 template <class T>
 inline T wrap_add(T a, T b) {
@@ -92,6 +95,23 @@ struct SumReducer {
   {
     for (int64_t j = 0; j < n; ++j) v[j] += x[j];
   }
+  // kWideRows rows x[0..7] at once: each column's eight values summed in float (in row order), then
+  // added in double — a blocked sum, as row_f32's chunks.
+  void col_f32_rows(double *v, const float *const *x, int64_t n) const
+    requires(std::is_same_v<T, double> && std::is_same_v<Tr, Identity>)
+  {
+    int64_t j = 0;
+    for (; j + vec::kF32 <= n; j += vec::kF32) {
+      vec::f32v s = vec::load(x[0] + j);
+      for (int k = 1; k < kWideRows; ++k) s += vec::load(x[k] + j);
+      for (int l = 0; l < vec::kF32; ++l) v[j + l] += static_cast<double>(s[l]);
+    }
+    for (; j < n; ++j) {
+      float s = x[0][j];
+      for (int k = 1; k < kWideRows; ++k) s += x[k][j];
+      v[j] += static_cast<double>(s);
+    }
+  }
   void finish(const Acc<T> &a, int64_t count, T *res) const {
     switch (F) {
       case SumFinish::kValue: res[0] = a.v; break;
@@ -152,6 +172,32 @@ struct ExtremumReducer {
     requires(std::is_same_v<T, double> && std::is_same_v<Tr, Identity>)
   {
     for (int64_t j = 0; j < n; ++j) v[j] = pick(v[j], static_cast<double>(x[j]));
+  }
+  // kWideRows rows at once: their extremum per column in float (exact; a NaN wins), then into v.
+  void col_f32_rows(double *v, const float *const *x, int64_t n) const
+    requires(std::is_same_v<T, double> && std::is_same_v<Tr, Identity>)
+  {
+    int64_t j = 0;
+    for (; j + vec::kF32 <= n; j += vec::kF32) {
+      vec::f32v m = vec::load(x[0] + j);
+      for (int k = 1; k < kWideRows; ++k) {
+        const vec::f32v y = vec::load(x[k] + j);
+        m = ((y != y) | (kMax ? y > m : y < m)) ? y : m;
+      }
+      for (int h = 0; h < 2; ++h) {  // into v, eight doubles at a time (pick's rule in vectors)
+        using f32x8 = float __attribute__((vector_size(32)));
+        using f64x8 = double __attribute__((vector_size(64)));
+        f32x8 mh;
+        f64x8 cur;
+        std::memcpy(&mh, reinterpret_cast<const char *>(&m) + h * sizeof mh, sizeof mh);
+        std::memcpy(&cur, v + j + 8 * h, sizeof cur);
+        const f64x8 y = __builtin_convertvector(mh, f64x8);
+        cur = ((y != y) | (kMax ? y > cur : y < cur)) ? y : cur;
+        std::memcpy(v + j + 8 * h, &cur, sizeof cur);
+      }
+    }
+    for (; j < n; ++j)
+      for (int k = 0; k < kWideRows; ++k) v[j] = pick(v[j], static_cast<double>(x[k][j]));
   }
   void finish(const Acc<T> &a, int64_t, T *res) const { res[0] = a.v; }
 };
