@@ -272,6 +272,38 @@ struct ArgReducer {
         at[j] = r;
       }
   }
+  // kWideRows consecutive rows r, r+1, ... at once: their best per lane found in registers (the
+  // same rule, so the first NaN or the first best of the group), then merged into v / at by col_f32's
+  // rule (earlier rows win ties).
+  void col_f32_rows(float *v, int32_t *at, const float *const *x, int64_t n, int32_t r) const
+    requires(std::is_same_v<T, double>)
+  {
+    int64_t j = 0;
+    for (; j + vec::kF32 <= n; j += vec::kF32) {
+      vec::f32v bv = vec::load(x[0] + j);
+      vec::i32v bi = vec::i32v{} + r;
+      for (int k = 1; k < kWideRows; ++k) {
+        const vec::f32v y = vec::load(x[k] + j);
+        const vec::i32v take = (bv == bv) & ((y != y) | (kMax ? y > bv : y < bv));
+        bv = take ? y : bv;
+        bi = take ? vec::i32v{} + (r + k) : bi;
+      }
+      vec::f32v cv = vec::load(v + j);
+      vec::i32v ci;
+      std::memcpy(&ci, at + j, sizeof ci);
+      const vec::i32v take = (cv == cv) & ((bv != bv) | (kMax ? bv > cv : bv < cv));
+      cv = take ? bv : cv;
+      ci = take ? bi : ci;
+      std::memcpy(v + j, &cv, sizeof cv);
+      std::memcpy(at + j, &ci, sizeof ci);
+    }
+    for (; j < n; ++j)
+      for (int k = 0; k < kWideRows; ++k)
+        if (better(static_cast<double>(x[k][j]), static_cast<double>(v[j]))) {
+          v[j] = x[k][j];
+          at[j] = r + k;
+        }
+  }
   void finish(const Acc<T> &a, int64_t, T *res) const {
     const int64_t idx = a.n < 0 ? 0 : a.n;
     if (kIndexOnly) {
