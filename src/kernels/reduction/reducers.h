@@ -248,6 +248,22 @@ struct ArgReducer {
       a.n = r0 + at;
     }
   }
+  // Lanes where y (from later rows) is better than the best bv so far (better()'s rule) take y and
+  // its rows yi.
+  static void fold_lanes(vec::f32v &bv, vec::i32v &bi, vec::f32v y, vec::i32v yi) {
+    const vec::i32v take = (bv == bv) & ((y != y) | (kMax ? y > bv : y < bv));
+    bv = take ? y : bv;
+    bi = take ? yi : bi;
+  }
+  // The 16 lanes of v / at from their position on, folded with (y, yi) and written back.
+  static void fold_into(float *v, int32_t *at, vec::f32v y, vec::i32v yi) {
+    vec::f32v bv = vec::load(v);
+    vec::i32v bi;
+    std::memcpy(&bi, at, sizeof bi);
+    fold_lanes(bv, bi, y, yi);
+    std::memcpy(v, &bv, sizeof bv);
+    std::memcpy(at, &bi, sizeof bi);
+  }
   // Wide column mode (FLOAT rows in place): row r folded into n outputs' best values v and their
   // row indices at, 16 lanes at a time: a lane takes x when better() holds, the same rule as col.
   void col_f32(float *v, int32_t *at, const float *x, int64_t n, int32_t r) const
@@ -255,17 +271,7 @@ struct ArgReducer {
   {
     const vec::i32v rv = vec::i32v{} + r;
     int64_t j = 0;
-    for (; j + vec::kF32 <= n; j += vec::kF32) {
-      const vec::f32v xv = vec::load(x + j);
-      vec::f32v bv = vec::load(v + j);
-      vec::i32v av;
-      std::memcpy(&av, at + j, sizeof av);
-      const vec::i32v take = (bv == bv) & ((xv != xv) | (kMax ? xv > bv : xv < bv));
-      bv = take ? xv : bv;
-      av = take ? rv : av;
-      std::memcpy(v + j, &bv, sizeof bv);
-      std::memcpy(at + j, &av, sizeof av);
-    }
+    for (; j + vec::kF32 <= n; j += vec::kF32) fold_into(v + j, at + j, vec::load(x + j), rv);
     for (; j < n; ++j)
       if (better(static_cast<double>(x[j]), static_cast<double>(v[j]))) {
         v[j] = x[j];
@@ -282,20 +288,8 @@ struct ArgReducer {
     for (; j + vec::kF32 <= n; j += vec::kF32) {
       vec::f32v bv = vec::load(x[0] + j);
       vec::i32v bi = vec::i32v{} + r;
-      for (int k = 1; k < kWideRows; ++k) {
-        const vec::f32v y = vec::load(x[k] + j);
-        const vec::i32v take = (bv == bv) & ((y != y) | (kMax ? y > bv : y < bv));
-        bv = take ? y : bv;
-        bi = take ? vec::i32v{} + (r + k) : bi;
-      }
-      vec::f32v cv = vec::load(v + j);
-      vec::i32v ci;
-      std::memcpy(&ci, at + j, sizeof ci);
-      const vec::i32v take = (cv == cv) & ((bv != bv) | (kMax ? bv > cv : bv < cv));
-      cv = take ? bv : cv;
-      ci = take ? bi : ci;
-      std::memcpy(v + j, &cv, sizeof cv);
-      std::memcpy(at + j, &ci, sizeof ci);
+      for (int k = 1; k < kWideRows; ++k) fold_lanes(bv, bi, vec::load(x[k] + j), vec::i32v{} + (r + k));
+      fold_into(v + j, at + j, bv, bi);
     }
     for (; j < n; ++j)
       for (int k = 0; k < kWideRows; ++k)
