@@ -292,6 +292,9 @@ class Runner {
       alignas(64) float v[kReduceWideTile];
       alignas(64) int32_t at[kReduceWideTile];
       bool first = true;
+      const float *group[reduce_detail::kWideRows];  // consecutive rows from group_r on
+      int g = 0;
+      int32_t group_r = 0;
       rows([&](const float *x, int64_t r) {
         if (first) {  // the block's first row: every output's best so far
           std::memcpy(v, x, static_cast<size_t>(n) * sizeof(float));
@@ -299,8 +302,14 @@ class Runner {
           first = false;
           return;
         }
-        r_.col_f32(v, at, x, n, static_cast<int32_t>(r));
+        if (g == 0) group_r = static_cast<int32_t>(r);
+        group[g++] = x;
+        if (g == reduce_detail::kWideRows) {
+          r_.col_f32_rows(v, at, group, n, group_r);
+          g = 0;
+        }
       });
+      for (int k = 0; k < g; ++k) r_.col_f32(v, at, group[k], n, group_r + k);  // the block's last rows
       if (first) {  // an empty block (no reduced position): the reducer's identity
         finish([&](int64_t) { Acc<T> a; r_.init(a); return a; });
         return;
@@ -313,7 +322,20 @@ class Runner {
         r_.init(a);
         v[j] = a.v;
       }
-      rows([&](const float *x, int64_t) { r_.col_f32(v, x, n); });
+      if constexpr (requires { r_.col_f32_rows(v, static_cast<const float *const *>(nullptr), n); }) {
+        const float *group[reduce_detail::kWideRows];  // rows in order, folded kWideRows at a time
+        int g = 0;
+        rows([&](const float *x, int64_t) {
+          group[g++] = x;
+          if (g == reduce_detail::kWideRows) {
+            r_.col_f32_rows(v, group, n);
+            g = 0;
+          }
+        });
+        for (int k = 0; k < g; ++k) r_.col_f32(v, group[k], n);  // the block's last rows, one by one
+      } else {
+        rows([&](const float *x, int64_t) { r_.col_f32(v, x, n); });
+      }
       finish([&](int64_t j) { Acc<T> a; r_.init(a); a.v = v[j]; return a; });
     }
   }

@@ -29,6 +29,9 @@ struct Acc {
 static_assert(sizeof(Acc<double>) == 32 && sizeof(Acc<int64_t>) == 32);
 
 constexpr int kLanes = 8;  // independent partial sums of a row chunk (fixed: results never depend on it)
+// Wide column mode folds this many FLOAT rows at once (col_f32_rows): their values meet in float
+// registers first, so the double accumulator row is loaded and stored once per group, not per row.
+constexpr int kWideRows = 8;
 
 template <class T>
 inline T wrap_add(T a, T b) {
@@ -93,6 +96,23 @@ struct SumReducer {
   {
     for (int64_t j = 0; j < n; ++j) v[j] += x[j];
   }
+  // kWideRows rows x[0..7] at once: each column's eight values summed in float (in row order), then
+  // added in double — a blocked sum, as row_f32's chunks.
+  void col_f32_rows(double *v, const float *const *x, int64_t n) const
+    requires(std::is_same_v<T, double> && std::is_same_v<Tr, Identity>)
+  {
+    int64_t j = 0;
+    for (; j + vec::kF32 <= n; j += vec::kF32) {
+      vec::f32v s = vec::load(x[0] + j);
+      for (int k = 1; k < kWideRows; ++k) s += vec::load(x[k] + j);
+      for (int l = 0; l < vec::kF32; ++l) v[j + l] += static_cast<double>(s[l]);
+    }
+    for (; j < n; ++j) {
+      float s = x[0][j];
+      for (int k = 1; k < kWideRows; ++k) s += x[k][j];
+      v[j] += static_cast<double>(s);
+    }
+  }
   void finish(const Acc<T> &a, int64_t count, T *res) const {
     switch (F) {
       case SumFinish::kValue: res[0] = a.v; break;
@@ -154,6 +174,32 @@ struct ExtremumReducer {
   {
     for (int64_t j = 0; j < n; ++j) v[j] = pick(v[j], static_cast<double>(x[j]));
   }
+  // kWideRows rows at once: their extremum per column in float (exact; a NaN wins), then into v.
+  void col_f32_rows(double *v, const float *const *x, int64_t n) const
+    requires(std::is_same_v<T, double> && std::is_same_v<Tr, Identity>)
+  {
+    int64_t j = 0;
+    for (; j + vec::kF32 <= n; j += vec::kF32) {
+      vec::f32v m = vec::load(x[0] + j);
+      for (int k = 1; k < kWideRows; ++k) {
+        const vec::f32v y = vec::load(x[k] + j);
+        m = ((y != y) | (kMax ? y > m : y < m)) ? y : m;
+      }
+      for (int h = 0; h < 2; ++h) {  // into v, eight doubles at a time (pick's rule in vectors)
+        using f32x8 = float __attribute__((vector_size(32)));
+        using f64x8 = double __attribute__((vector_size(64)));
+        f32x8 mh;
+        f64x8 cur;
+        std::memcpy(&mh, reinterpret_cast<const char *>(&m) + h * sizeof mh, sizeof mh);
+        std::memcpy(&cur, v + j + 8 * h, sizeof cur);
+        const f64x8 y = __builtin_convertvector(mh, f64x8);
+        cur = ((y != y) | (kMax ? y > cur : y < cur)) ? y : cur;
+        std::memcpy(v + j + 8 * h, &cur, sizeof cur);
+      }
+    }
+    for (; j < n; ++j)
+      for (int k = 0; k < kWideRows; ++k) v[j] = pick(v[j], static_cast<double>(x[k][j]));
+  }
   void finish(const Acc<T> &a, int64_t, T *res) const { res[0] = a.v; }
 };
 
@@ -203,6 +249,22 @@ struct ArgReducer {
       a.n = r0 + at;
     }
   }
+  // Lanes where y (from later rows) is better than the best bv so far (better()'s rule) take y and
+  // its rows yi.
+  static void fold_lanes(vec::f32v &bv, vec::i32v &bi, vec::f32v y, vec::i32v yi) {
+    const vec::i32v take = (bv == bv) & ((y != y) | (kMax ? y > bv : y < bv));
+    bv = take ? y : bv;
+    bi = take ? yi : bi;
+  }
+  // The 16 lanes of v / at from their position on, folded with (y, yi) and written back.
+  static void fold_into(float *v, int32_t *at, vec::f32v y, vec::i32v yi) {
+    vec::f32v bv = vec::load(v);
+    vec::i32v bi;
+    std::memcpy(&bi, at, sizeof bi);
+    fold_lanes(bv, bi, y, yi);
+    std::memcpy(v, &bv, sizeof bv);
+    std::memcpy(at, &bi, sizeof bi);
+  }
   // Wide column mode (FLOAT rows in place): row r folded into n outputs' best values v and their
   // row indices at, 16 lanes at a time: a lane takes x when better() holds, the same rule as col.
   void col_f32(float *v, int32_t *at, const float *x, int64_t n, int32_t r) const
@@ -210,22 +272,32 @@ struct ArgReducer {
   {
     const vec::i32v rv = vec::i32v{} + r;
     int64_t j = 0;
-    for (; j + vec::kF32 <= n; j += vec::kF32) {
-      const vec::f32v xv = vec::load(x + j);
-      vec::f32v bv = vec::load(v + j);
-      vec::i32v av;
-      std::memcpy(&av, at + j, sizeof av);
-      const vec::i32v take = (bv == bv) & ((xv != xv) | (kMax ? xv > bv : xv < bv));
-      bv = take ? xv : bv;
-      av = take ? rv : av;
-      std::memcpy(v + j, &bv, sizeof bv);
-      std::memcpy(at + j, &av, sizeof av);
-    }
+    for (; j + vec::kF32 <= n; j += vec::kF32) fold_into(v + j, at + j, vec::load(x + j), rv);
     for (; j < n; ++j)
       if (better(static_cast<double>(x[j]), static_cast<double>(v[j]))) {
         v[j] = x[j];
         at[j] = r;
       }
+  }
+  // kWideRows consecutive rows r, r+1, ... at once: their best per lane found in registers (the
+  // same rule, so the first NaN or the first best of the group), then merged into v / at by col_f32's
+  // rule (earlier rows win ties).
+  void col_f32_rows(float *v, int32_t *at, const float *const *x, int64_t n, int32_t r) const
+    requires(std::is_same_v<T, double>)
+  {
+    int64_t j = 0;
+    for (; j + vec::kF32 <= n; j += vec::kF32) {
+      vec::f32v bv = vec::load(x[0] + j);
+      vec::i32v bi = vec::i32v{} + r;
+      for (int k = 1; k < kWideRows; ++k) fold_lanes(bv, bi, vec::load(x[k] + j), vec::i32v{} + (r + k));
+      fold_into(v + j, at + j, bv, bi);
+    }
+    for (; j < n; ++j)
+      for (int k = 0; k < kWideRows; ++k)
+        if (better(static_cast<double>(x[k][j]), static_cast<double>(v[j]))) {
+          v[j] = x[k][j];
+          at[j] = r + k;
+        }
   }
   void finish(const Acc<T> &a, int64_t, T *res) const {
     const int64_t idx = a.n < 0 ? 0 : a.n;
