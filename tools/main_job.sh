@@ -24,8 +24,9 @@ say() { printf '\n==> %s\n' "$*"; }
 
 install_deps() {
   local pkgs=(cmake ninja-build g++ python3 libgtest-dev libbenchmark-dev pkg-config)
-  # The framework's Python package (pybind11 + Python headers) and its pytest suite (numpy references).
-  if [ "${1:-}" = "--test-deps" ]; then pkgs+=(pybind11-dev python3-dev python3-pytest python3-numpy); fi
+  # The framework's Python package (pybind11 + Python headers) and its pytest suite (numpy references;
+  # PyTorch 1.13 for the comparisons issue #17 asks for: without it pytest would skip them).
+  if [ "${1:-}" = "--test-deps" ]; then pkgs+=(pybind11-dev python3-dev python3-pytest python3-numpy python3-torch); fi
   # SIMDe: only the test stage that runs the AVX-512 kernels emulated (tools/run_tests.sh) needs it.
   # The aarch64 cross compiler, qemu-user and GoogleTest's sources: the aarch64 stage (x86-64 hosts).
   # clang-14 and its runtime libraries (libFuzzer, ASan, UBSan): the fuzzing stage (x86-64 hosts).
