@@ -58,6 +58,11 @@ count_ctest() {
 }
 
 bash tools/main_job.sh --test-deps
+# The pytest suite's PyTorch comparisons use importorskip: without torch they would pass as skips.
+if ! /usr/bin/python3 -c 'import torch' >/dev/null 2>&1; then
+  echo "run_tests: /usr/bin/python3 cannot import torch (python3-torch): the PyTorch comparisons would be skipped" >&2
+  exit 1
+fi
 
 # ---- 1. Release build and full test suite.
 say "configure build/ (Release, tests on)"
