@@ -99,6 +99,7 @@ OUTPUT_NAMES = {"out", "y", "output", "gradInput", "gradWeight", "gradBias"}
 # statistics batch norm updates (`~` in src/ops/norm/batch_norm.ops) and ApplyAdam's const m / v.
 INPLACE_ROLES = {("BatchNorm", "runningMean"), ("BatchNorm", "runningVar"),
                  ("BatchNormGatherStatsWithCounts", "runningMean"), ("BatchNormGatherStatsWithCounts", "runningVar"),
+                 ("SyncBatchNormGatherStats", "mean"), ("SyncBatchNormGatherStats", "variance"),
                  ("ApplyAdam", "m"), ("ApplyAdam", "v")}
 
 

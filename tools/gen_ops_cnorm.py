@@ -3,7 +3,7 @@ cnorm`): rows become ops::chan_norm_phase1 entry points (src/ops/norm/channel_no
 CnormTableCase registrations (tests/ops/test_op_table_cnorm.cpp).
 
 Row format (besides the common `header`, `dtypes`, `backward`):
-  mode     kForward | kSums | kBackward | kElemtBackward | kGather
+  mode     kForward | kSums | kBackward | kElemtBackward | kGather | kSyncGather
   tensors  NAME=ROLE ...   every tensor parameter: ROLE is x, dy, y (per element) or a per-channel
                            role of kernels::ChanVec (kWeight, kRunMean, kMeanOut, ...); a suffix
                            `?` marks it optional, `>` an output, `~` updated in place (input and output)
@@ -12,9 +12,9 @@ Attribute roles come from the names: training, momentum, eps, outputMask, inputG
 """
 
 CNORM_KEYS = {"mode", "tensors", "header", "dtypes", "backward"}
-MODES = ["kForward", "kSums", "kBackward", "kElemtBackward", "kGather"]
+MODES = ["kForward", "kSums", "kBackward", "kElemtBackward", "kGather", "kSyncGather"]
 VEC = ["kWeight", "kBias", "kMeanIn", "kInvstdIn", "kRunMean", "kRunVar", "kSumDyIn", "kSumDyXmuIn", "kCounts",
-       "kMeanOut", "kInvstdOut", "kSumOut", "kSqSumOut", "kSumDyOut", "kSumDyXmuOut", "kGradWeight", "kGradBias"]
+       "kSumIn", "kSqSumIn", "kMeanOut", "kInvstdOut", "kSumOut", "kSqSumOut", "kSumDyOut", "kSumDyXmuOut", "kGradWeight", "kGradBias"]
 ELEM = {"x": "kX", "dy": "kDy", "y": "kY"}
 ATTRS = {"training": "training", "momentum": "momentum", "eps": "eps", "outputMask": "output_mask",
          "inputG": "input_g", "weightG": "weight_g", "biasG": "bias_g", "version": None}

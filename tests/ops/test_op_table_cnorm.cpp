@@ -5,7 +5,8 @@
 // (below, written from PyTorch's batch-norm formulas, independent of kernels/norm):
 //   - every dtype; training and eval; optional weight / bias / running statistics absent;
 //     outputMask and inputG / weightG / biasG variants (unwanted outputs untouched); random
-//     2-d to 5-d shapes; NHWC as the channels-last layout;
+//     2-d to 5-d shapes; NHWC as the channels-last layout; padded (non-contiguous) inputs and
+//     updated tensors; INT32 counts where the op allows them;
 //   - empty channels / batches where the op allows them;
 //   - errors with their code and the argument named.
 #include <cmath>
@@ -69,6 +70,8 @@ struct CnormSetup {
   double momentum = 0.1, eps = 1e-5;
   bool mask[3] = {true, true, true};
   bool input_g = true, weight_g = true, bias_g = true;
+  bool strided = false;     // inputs and updated tensors as padded views
+  bool int_counts = false;  // INT32 counts (kSyncGather)
 };
 
 // The float64 reference: every output role of the case from the input roles' values.
@@ -98,6 +101,23 @@ Values reference(const CnormTableCase &c, const CnormSetup &s, const Values &in)
       out["kRunMean"].push_back(static_cast<double>((1 - s.momentum) * get("kRunMean", ch, 0) + s.momentum * mean));
       out["kRunVar"].push_back(
           static_cast<double>((1 - s.momentum) * get("kRunVar", ch, 0) + s.momentum * var * n / (n - 1)));
+    }
+    return out;
+  }
+  if (c.mode == "kSyncGather") {  // aclnnSyncBatchNormGatherStats' documented formulas
+    for (int64_t ch = 0; ch < C; ++ch) {
+      long double n = 0, s1 = 0, s2 = 0;
+      for (int64_t g = 0; g < s.groups; ++g) {
+        n += get("kCounts", g, 0);
+        s1 += get("kSumIn", g * C + ch, 0);
+        s2 += get("kSqSumIn", g * C + ch, 0);
+      }
+      const long double mean = s1 / n, var = s2 / n - mean * mean;
+      out["kMeanOut"].push_back(static_cast<double>(mean));
+      out["kInvstdOut"].push_back(static_cast<double>(1 / sqrtl(var + static_cast<float>(s.eps))));
+      const long double mom = static_cast<float>(s.momentum);  // the prototype's float
+      out["kRunMean"].push_back(static_cast<double>((1 - mom) * get("kRunMean", ch, 0) + mom * mean));
+      out["kRunVar"].push_back(static_cast<double>((1 - mom) * get("kRunVar", ch, 0) + mom * var * n / (n - 1)));
     }
     return out;
   }
@@ -172,7 +192,8 @@ bool written(const CnormTableCase &c, const CnormSetup &s, const CnormArgRole &a
   if (a.role == "kGradBias") return s.mask[2] && s.bias_g;
   if (a.role == "kSumDyOut" || a.role == "kSumDyXmuOut") return s.input_g;
   if (a.role == "kRunMean" || a.role == "kRunVar")
-    return a.inout && (c.mode == "kGather" || (c.mode == "kForward" && c.has_training && s.training));
+    return a.inout && (c.mode == "kGather" || c.mode == "kSyncGather" ||
+                       (c.mode == "kForward" && c.has_training && s.training));
   return a.out;
 }
 
@@ -180,6 +201,7 @@ std::vector<int64_t> role_shape(const CnormTableCase &c, const CnormSetup &s, co
   const int64_t C = s.shape[static_cast<size_t>(s.cdim)];
   if (role == "x" || role == "dy" || role == "y") return s.shape;
   if (c.mode == "kGather" && (role == "kMeanIn" || role == "kInvstdIn")) return {s.groups, C};
+  if (role == "kSumIn" || role == "kSqSumIn") return {s.groups, C};
   if (role == "kCounts") return {s.groups};
   return {C};
 }
@@ -190,6 +212,8 @@ std::pair<double, double> role_range(const std::string &role) {
   if (role == "kWeight") return {0.5, 1.5};
   if (role == "kMeanIn") return {-0.5, 0.5};
   if (role == "kInvstdIn" || role == "kRunVar") return {0.5, 2};
+  // Square sums >= 30 per group against sums in [-3, 3] over >= 3 samples: a positive variance.
+  if (role == "kSqSumIn") return {30, 60};
   return {-3, 3};  // given gradient sums
 }
 
@@ -197,7 +221,8 @@ void check(const CnormTableCase &c, aclDataType dt, const CnormSetup &s, bool om
   SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt << " shape " << ::testing::PrintToString(s.shape)
                                     << " cdim " << s.cdim << (s.training ? " training" : " eval")
                                     << (omit_optional ? " without optional inputs" : "") << " mask " << s.mask[0]
-                                    << s.mask[1] << s.mask[2] << " flags " << s.input_g << s.weight_g << s.bias_g);
+                                    << s.mask[1] << s.mask[2] << " flags " << s.input_g << s.weight_g << s.bias_g
+                                    << (s.strided ? " strided" : "") << (s.int_counts ? " INT32 counts" : ""));
   auto &r = rng();
   CnormArgs a;
   a.training = s.training;
@@ -221,7 +246,8 @@ void check(const CnormTableCase &c, aclDataType dt, const CnormSetup &s, bool om
     if (ar.out && !written(c, s, ar)) omit = true;  // an unwanted output may be null
     const auto shape = role_shape(c, s, ar.role);
     const bool channels_last = s.cdim != 1 && shape.size() == s.shape.size();
-    auto t = std::make_unique<DeviceTensor>(shape, dt);
+    const aclDataType tdt = ar.role == "kCounts" && s.int_counts ? ACL_INT32 : dt;
+    auto t = s.strided && !ar.out ? padded_view(shape, tdt) : std::make_unique<DeviceTensor>(shape, tdt);
     if (channels_last) t->get()->format = s.shape.size() == 4 ? ACL_FORMAT_NHWC : ACL_FORMAT_NDHWC;
     if (ar.role == "kCounts") {
       std::vector<double> v(static_cast<size_t>(s.groups));
@@ -281,6 +307,8 @@ TEST_P(OpTableCnorm, EveryDtypeModeAndOptionalInput) {
       if (c.has_mask && variant == 3) s.mask[0] = false;
       if (c.has_flags && variant == 1) s.weight_g = false;
       if (c.has_flags && variant == 3) s.input_g = false;
+      s.strided = variant == 2;
+      s.int_counts = c.mode == "kSyncGather" && variant == 3;
       check(c, dt, s, variant % 2 == 1);
     }
 }
@@ -302,6 +330,7 @@ TEST_P(OpTableCnorm, ErrorsNameTheArgument) {
     const auto &ar = c.args[k];
     std::vector<int64_t> sh = ar.role == "x" || ar.role == "dy" || ar.role == "y" ? shape : std::vector<int64_t>{3};
     if (c.mode == "kGather" && (ar.role == "kMeanIn" || ar.role == "kInvstdIn")) sh = {2, 3};
+    if (ar.role == "kSumIn" || ar.role == "kSqSumIn") sh = {2, 3};
     if (ar.role == "kCounts") sh = {2};
     ts.push_back(std::make_unique<DeviceTensor>(sh, ACL_FLOAT));
     ts.back()->fill_random(0.5, 1.5);
@@ -330,16 +359,24 @@ TEST_P(OpTableCnorm, ErrorsNameTheArgument) {
     a = good;
     a.t[k] = bad;
     EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, ar.name.c_str()}));
-    DeviceTensor ints(ts[k]->shape(), ACL_INT32);
+    const bool int_ok = ar.role == "kCounts" && c.mode == "kSyncGather";  // INT32 counts are allowed there
+    DeviceTensor ints(ts[k]->shape(), int_ok ? ACL_INT64 : ACL_INT32);
     a = good;
     a.t[k] = ints;
     EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, ar.name.c_str(), "dtype"}));
   }
-  DeviceTensor x1({6}, ACL_FLOAT);  // a 1-d input has no channel dim
+  DeviceTensor x1({6}, ACL_FLOAT);  // a 1-d input has no channel dim (nor a 1-d sum a group dim)
   CnormArgs a = good;
   for (size_t k = 0; k < c.args.size(); ++k)
-    if (c.args[k].role == "x") a.t[k] = x1;
-  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api}));
+    if (c.args[k].role == "x" || c.args[k].role == "kSumIn") a.t[k] = x1;
+  if (c.has("x") || c.has("kSumIn")) EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api}));
+  if (c.mode == "kSyncGather") {  // at least one group
+    DeviceTensor none({0}, ACL_FLOAT);
+    a = good;
+    for (size_t k = 0; k < c.args.size(); ++k)
+      if (c.args[k].role == "kCounts") a.t[k] = none;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "sampleCount"}));
+  }
   if (c.has_mask) {
     const bool two[2] = {true, true};
     std::unique_ptr<aclBoolArray, void (*)(aclBoolArray *)> m(aclCreateBoolArray(two, 2),

@@ -39,6 +39,20 @@ void vstore(const ChanNormPlan &P, const ChanNormArgs &a, int k, int64_t c, doub
   store_one(v, P.vec[k].dtype, a.vec[k], c * P.vec[k].stride);
 }
 
+// The running statistics' momentum update, with the unbiased variance over n elements.
+void update_running(const ChanNormPlan &P, const ChanNormArgs &a, int64_t c, double mean, double var, double n) {
+  if (!P.update_running) return;
+  vstore(P, a, kRunMean, c, (1 - P.momentum) * vload(P, a, kRunMean, c) + P.momentum * mean);
+  vstore(P, a, kRunVar, c, (1 - P.momentum) * vload(P, a, kRunVar, c) + P.momentum * var * n / (n - 1));
+}
+
+// A gather's results: the merged mean and invstd, and the running update over n elements.
+void store_gathered(const ChanNormPlan &P, const ChanNormArgs &a, int64_t c, double mean, double var, double n) {
+  vstore(P, a, kMeanOut, c, mean);
+  vstore(P, a, kInvstdOut, c, 1 / std::sqrt(var + P.eps));
+  update_running(P, a, c, mean, var, n);
+}
+
 // Calls fn(xoff, dyoff, yoff, n) for each line (the innermost position dim) of channel c, with the
 // element offsets of the line's first element in x, dy and y.
 template <class Fn>
@@ -90,14 +104,19 @@ void channel(const ChanNormPlan &P, const ChanNormArgs &a, int64_t c, double *bu
                         ig = vload(P, a, kInvstdIn, c, g);
       q += cnt * (1 / (ig * ig) - P.eps + (mg - mean) * (mg - mean));
     }
-    const double var = static_cast<double>(q / n);
-    vstore(P, a, kMeanOut, c, static_cast<double>(mean));
-    vstore(P, a, kInvstdOut, c, 1 / std::sqrt(var + P.eps));
-    if (P.update_running) {
-      const double nd = static_cast<double>(n);
-      vstore(P, a, kRunMean, c, (1 - P.momentum) * vload(P, a, kRunMean, c) + P.momentum * static_cast<double>(mean));
-      vstore(P, a, kRunVar, c, (1 - P.momentum) * vload(P, a, kRunVar, c) + P.momentum * var * nd / (nd - 1));
+    store_gathered(P, a, c, static_cast<double>(mean), static_cast<double>(q / n), static_cast<double>(n));
+    return;
+  }
+  if (P.mode == ChanNormMode::kSyncGather) {
+    long double n = 0, s = 0, q = 0;
+    for (int64_t g = 0; g < P.groups; ++g) {
+      n += vload(P, a, kCounts, 0, g);
+      s += vload(P, a, kSumIn, c, g);
+      q += vload(P, a, kSqSumIn, c, g);
     }
+    const long double mean = s / n;
+    store_gathered(P, a, c, static_cast<double>(mean), static_cast<double>(q / n - mean * mean),
+                   static_cast<double>(n));
     return;
   }
   if (P.mode == ChanNormMode::kSums) {
@@ -158,10 +177,7 @@ void channel(const ChanNormPlan &P, const ChanNormArgs &a, int64_t c, double *bu
     }
     vstore(P, a, kMeanOut, c, mean);
     vstore(P, a, kInvstdOut, c, invstd);
-    if (P.update_running) {
-      vstore(P, a, kRunMean, c, (1 - P.momentum) * vload(P, a, kRunMean, c) + P.momentum * mean);
-      vstore(P, a, kRunVar, c, (1 - P.momentum) * vload(P, a, kRunVar, c) + P.momentum * var * md / (md - 1));
-    }
+    update_running(P, a, c, mean, var, md);
     return;
   }
 

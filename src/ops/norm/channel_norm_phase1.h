@@ -1,7 +1,8 @@
 // The phase 1 of the table-driven batch-norm ops (src/ops/norm/batch_norm.ops): BatchNorm
 // (training with running-statistics update, or eval), its backward (also Fast), and the pieces
 // distributed batch norm is built from (BatchNormReduce, BatchNormElemt, BatchNormReduceBackward,
-// BatchNormElemtBackward, BatchNormGatherStatsWithCounts), all on kernels/norm/channel_norm.
+// BatchNormElemtBackward, BatchNormGatherStatsWithCounts, SyncBatchNormGatherStats), all on
+// kernels/norm/channel_norm.
 // The channel is dim 1 ([N, C, ...]), or the last dim when the input's format is NHWC / NDHWC.
 #pragma once
 
