@@ -103,12 +103,18 @@ INPLACE_ROLES = {("BatchNorm", "runningMean"), ("BatchNorm", "runningVar"),
                  ("ApplyAdam", "m"), ("ApplyAdam", "v")}
 
 
+# Tensors a phase 1 only reads whose prototype makes them non-const (QuantizedBatchNorm's weight / bias).
+INPUT_ROLES = {("QuantizedBatchNorm", "weight"), ("QuantizedBatchNorm", "bias")}
+
+
 def tensor_role(p, op=None):
     """The executor-cache role of a tensor parameter: 'b' in place (…Ref, or INPLACE_ROLES), 'o'
     written (non-const, or named like an output), 'i' read. OpCall checks the counts against the
     executor; the tests compare every cached op with the uncached call."""
     if p.name.endswith("Ref") or (op, p.name) in INPLACE_ROLES:
         return "b"
+    if (op, p.name) in INPUT_ROLES:
+        return "i"
     if "const" not in p.ctype or p.name in OUTPUT_NAMES or p.name.endswith("Out"):
         return "o"
     return "i"

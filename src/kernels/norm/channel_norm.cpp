@@ -158,6 +158,21 @@ void channel(const ChanNormPlan &P, const ChanNormArgs &a, int64_t c, double *bu
   }
   const double w = P.has[kWeight] ? vload(P, a, kWeight, c) : 1.0;
 
+  if (P.mode == ChanNormMode::kQuantForward) {
+    // The documented order: dequantise, normalise, requantise (nearbyint: half to even; saturate).
+    const double b = P.has[kBias] ? vload(P, a, kBias, c) : 0.0, sd = std::sqrt(vload(P, a, kRunVar, c) + P.eps);
+    const int64_t yes = esize(P.y.dtype);
+    for_lines(P, c, [&](int64_t xo, int64_t, int64_t yo) {
+      load_line(P.x, a.x, xo, xs, xb, L);
+      for (int64_t i = 0; i < L; ++i) {
+        const double y = ((xb[i] - P.in_zp) * P.in_scale - mean) / sd * w + b;
+        const double q = std::nearbyint(y / P.out_scale + P.out_zp);
+        yb[i] = q < P.qmin ? P.qmin : q > P.qmax ? P.qmax : q;  // NaN stays NaN: stored as 0
+      }
+      store_from<double>(yb, P.y.dtype, a.y + yo * yes, ys * yes, L);
+    });
+    return;
+  }
   if (P.mode == ChanNormMode::kForward) {
     const double b = P.has[kBias] ? vload(P, a, kBias, c) : 0.0, scale = invstd * w, shift = b - mean * scale;
     const int64_t yes = esize(P.y.dtype);

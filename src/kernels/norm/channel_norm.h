@@ -17,6 +17,8 @@
 //   sync gather (kSyncGather): per-group sum / squareSum / count: n = sum count, mean = sum s / n,
 //                             var = sum q / n - mean^2, invstd = 1 / sqrt(var + eps), running update
 //                             as above with M = n (aclnnSyncBatchNormGatherStats)
+//   quantised (kQuantForward): y = sat(rne(((x - izp) is - rm) / sqrt(rv + eps) w + b) / os + ozp))
+//                             with the running statistics (aclnnQuantizedBatchNorm)
 #pragma once
 
 #include <cstdint>
@@ -58,6 +60,7 @@ enum class ChanNormMode : uint8_t {
   kElemtBackward, // gradInput from the given sums and counts
   kGather,        // merge per-group statistics (no per-element operand)
   kSyncGather,    // statistics from per-group sums and counts (no per-element operand)
+  kQuantForward,  // integer x to integer y through the running statistics
 };
 
 struct ChanNormPlan {
@@ -77,6 +80,8 @@ struct ChanNormPlan {
   bool update_running = false;
   bool training_grad = true;  // kBackward: the training formula (else eval: dy invstd w)
   int64_t groups = 0;         // kGather, kSyncGather
+  // kQuantForward: x' = (x - in_zp) in_scale; y = saturate(round-half-even(y' / out_scale + out_zp)).
+  double in_scale = 1, in_zp = 0, out_scale = 1, out_zp = 0, qmin = 0, qmax = 0;
   int tasks = 1;
   int tier = 0;               // the dense FLOAT affine line's ISA tier (choose_chan_norm_tier)
   int64_t line = 1;           // the innermost position dim's length (a line buffer per operand)

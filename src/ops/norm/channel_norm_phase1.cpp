@@ -1,6 +1,7 @@
 #include "ops/norm/channel_norm_phase1.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "common/error.h"
 #include "core/impl_list.h"
@@ -49,6 +50,31 @@ struct ChanNormStep final : core::Step {
   }
 };
 
+// The integer range of a quantised dtype.
+void quant_range(aclDataType dt, double *lo, double *hi) {
+  *lo = dt == ACL_INT8 ? -128.0 : dt == ACL_UINT8 ? 0.0 : -2147483648.0;
+  *hi = dt == ACL_INT8 ? 127.0 : dt == ACL_UINT8 ? 255.0 : 2147483647.0;
+}
+
+// QuantizedBatchNorm's scalars: finite scales (the output's non-zero), integral zero points within
+// the range of the tensor they belong to.
+void set_quantisation(ChanNormPlan &P, const ChanNormCall &c, const aclTensor *x) {
+  P.in_scale = core::scalar_value(c.input_scale, "inputScale");
+  P.in_zp = core::scalar_value(c.input_zero_point, "inputZeroPoint");
+  P.out_scale = core::scalar_value(c.output_scale, "outputScale");
+  P.out_zp = core::scalar_value(c.output_zero_point, "outputZeroPoint");
+  if (!std::isfinite(P.in_scale))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "inputScale must be finite, got %g", P.in_scale);
+  if (!std::isfinite(P.out_scale) || P.out_scale == 0)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "outputScale must be finite and non-zero, got %g", P.out_scale);
+  quant_range(x->dtype, &P.qmin, &P.qmax);  // the output has the input's dtype
+  const struct { double v; const char *name; } zps[] = {{P.in_zp, "inputZeroPoint"}, {P.out_zp, "outputZeroPoint"}};
+  for (const auto &z : zps)
+    if (!(z.v >= P.qmin && z.v <= P.qmax) || z.v != std::floor(z.v))
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be an integer within %s's range [%.0f, %.0f], got %g", z.name,
+                  core::dtype_name(x->dtype), P.qmin, P.qmax, z.v);
+}
+
 bool mask_bit(const aclBoolArray *m, size_t i) { return m == nullptr || (i < m->values.size() && m->values[i]); }
 
 }  // namespace
@@ -68,7 +94,8 @@ void chan_norm_phase1(core::OpBuilder &b, const ChanNormRule &rule, const ChanNo
     if (a.role == kernels::kSumDyOut || a.role == kernels::kSumDyXmuOut) return c.input_g;
     return true;
   };
-  const bool eval = !c.training && (rule.mode == ChanNormMode::kForward || backward);
+  const bool quant = rule.mode == ChanNormMode::kQuantForward;  // inference from the running statistics
+  const bool eval = quant || (!c.training && (rule.mode == ChanNormMode::kForward || backward));
   auto required = [&](const ChanNormArg &a) {
     if (a.role == kernels::kRunMean || a.role == kernels::kRunVar) return eval || !a.optional;
     if (backward && (a.role == kernels::kMeanIn || a.role == kernels::kInvstdIn)) return !eval;
@@ -85,7 +112,10 @@ void chan_norm_phase1(core::OpBuilder &b, const ChanNormRule &rule, const ChanNo
     }
     // The sync gather's sample counts may also be integers (documented).
     const bool int_counts = sync && a.role == kernels::kCounts;
-    core::check_dtype_in(a.t, a.name, int_counts ? rule.dtypes | core::dtype_bit(ACL_INT32) : rule.dtypes);
+    const core::DtypeMask allowed = quant && a.role >= 0 ? core::dtype_bit(ACL_FLOAT)
+                                    : int_counts         ? rule.dtypes | core::dtype_bit(ACL_INT32)
+                                                         : rule.dtypes;
+    core::check_dtype_in(a.t, a.name, allowed);
     if (a.role == ChanNormArg::kX) {
       x = a.t;
       x_name = a.name;
@@ -117,7 +147,10 @@ void chan_norm_phase1(core::OpBuilder &b, const ChanNormRule &rule, const ChanNo
                   core::shape_string(*x).c_str());
     if (x->ndim > kernels::kMaxLoopDims)
       throw_error(ACLNN_ERR_PARAM_INVALID, "%s has too many dims (%d)", x_name, x->ndim);
-    cdim = (x->format == ACL_FORMAT_NHWC || x->format == ACL_FORMAT_NDHWC) ? x->ndim - 1 : 1;
+    if (quant && x->ndim != 4)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be 4-d (NCHW), got shape %s", x_name, core::shape_string(*x).c_str());
+    const bool channels_last = x->format == ACL_FORMAT_NHWC || x->format == ACL_FORMAT_NDHWC;
+    cdim = channels_last && !quant ? x->ndim - 1 : 1;
     C = x->dims[cdim];
   }
   auto per_group = [&](const ChanNormArg &a) {
@@ -148,8 +181,12 @@ void chan_norm_phase1(core::OpBuilder &b, const ChanNormRule &rule, const ChanNo
                   static_cast<long long>(a.t->dims[0]), counts_name, static_cast<long long>(groups));
     if (a.t != nullptr && a.role < 0 && a.role != ChanNormArg::kX)
       core::check_shape_equals(*a.t, a.name, core::Shape::of(*x));
+    if (quant && a.t != nullptr && a.role == ChanNormArg::kY && a.t->dtype != x->dtype)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s must have %s's dtype %s, got %s", a.name, x_name,
+                  core::dtype_name(x->dtype), core::dtype_name(a.t->dtype));
   }
   if (!(c.eps >= 0)) throw_error(ACLNN_ERR_PARAM_INVALID, "eps must be >= 0, got %g", c.eps);
+  if (quant) set_quantisation(P, c, x);
 
   // Registration in prototype order: the inputs (and updated tensors), then the outputs.
   int slot[32];
