@@ -3,7 +3,8 @@
 // their gradients. Self is [N, C, d1, ...] (NLLLoss also [C]), the target holds class indices
 // over the other dims. Cross-entropy's log-softmax runs on the dim-wise engine (into logProbOut,
 // and a FLOAT copy in the workspace when logProbOut is FLOAT16 / BF16), the loss on
-// kernels/loss/class_loss.
+// kernels/loss/class_loss. The two halves of vocabulary-parallel cross-entropy (self: one rank's
+// vocabulary shard of the logits) are vocab_ce_phase1.cpp's, on kernels/loss/vocab_ce.
 #pragma once
 
 #include "core/dtype.h"
@@ -11,7 +12,11 @@
 
 namespace opsnn::ops {
 
-enum class ClassLossKind : uint8_t { kNll, kNllBackward, kCrossEntropy, kCrossEntropyGrad, kMultilabelMargin };
+enum class ClassLossKind : uint8_t {
+  kNll, kNllBackward, kCrossEntropy, kCrossEntropyGrad, kMultilabelMargin,
+  kVocabSumExp,  // CrossEntropySumExpAndIndexLogit: shifted target logit, exp and its sum per row
+  kVocabLoss,    // FusedCrossEntropyLossWithMaxSum: loss (and softmax) from the reduced row statistics
+};
 
 struct ClassLossRule {
   ClassLossKind kind;
@@ -38,8 +43,20 @@ struct ClassLossCall {
              *lse_out_name = "lseForZlossOut";
   const aclTensor *is_target = nullptr;  // MultilabelMarginLoss: per class, how often it is a target
   const char *is_target_name = "isTarget";
+  // Vocabulary-parallel cross-entropy: the rows' global max, the target logit minus it, the sum of
+  // the exponentials, exp(logits - max), where the target lies in the shard, the loss's softmax;
+  // the matmul operands FusedCrossEntropyLossWithMaxSum accepts and does not read.
+  const aclTensor *row_max = nullptr, *predicted = nullptr, *sum_exp = nullptr, *exp_out = nullptr,
+                  *target_offset = nullptr, *target_mask = nullptr, *softmax_out = nullptr, *matmul_input = nullptr,
+                  *matmul_weight = nullptr;
+  const char *row_max_name = "", *predicted_name = "", *sum_exp_name = "", *exp_out_name = "",
+             *target_offset_name = "", *target_mask_name = "", *softmax_out_name = "", *matmul_input_name = "",
+             *matmul_weight_name = "";
+  int64_t vocab_start = 0, vocab_end = 0;  // the shard's global class range [start, end)
 };
 
 void class_loss_phase1(core::OpBuilder &b, const ClassLossRule &rule, const ClassLossCall &c);
+// The vocabulary-parallel kinds (vocab_ce_phase1.cpp), called by class_loss_phase1.
+void vocab_ce_phase1(core::OpBuilder &b, const ClassLossRule &rule, const ClassLossCall &c);
 
 }  // namespace opsnn::ops
