@@ -4,18 +4,19 @@ and ClossTableCase registrations (tests/ops/test_op_table_closs.cpp).
 
 Row format (besides the common `header`, `dtypes`, `backward`):
   loss     kNll | kNllBackward | kCrossEntropy | kCrossEntropyGrad | kMultilabelMargin |
-           kVocabSumExp | kVocabLoss (the two halves of vocabulary-parallel cross-entropy)
+           kVocabSumExp | kVocabLoss (the two halves of vocabulary-parallel cross-entropy) |
+           kChamferBackward (the chamfer distance's gradient through the forward's nearest indices)
   self_ndim N           self has exactly N dims (default: 1 or 2, [C] or [N, C])
   targets  D ...        accepted target dtypes (default INT64 INT32 UINT8)
-Parameter roles come from the names (see ROLES; VOCAB_ROLES first for the vocabulary-parallel
-kinds, whose weightOptional is a matmul weight, not class weights); the tests know each role by the
-same name.
+Parameter roles come from the names (see ROLES; KIND_ROLES first for the vocabulary-parallel
+kinds, whose weightOptional is a matmul weight, not class weights, and the chamfer gradient); the
+tests know each role by the same name.
 """
 
 CLOSS_KEYS = {"loss", "self_ndim", "targets", "header", "dtypes", "backward"}
 KINDS = {"kNll": "nll", "kNllBackward": "nll_backward", "kCrossEntropy": "cross_entropy",
          "kCrossEntropyGrad": "cross_entropy_grad", "kMultilabelMargin": "multilabel_margin",
-         "kVocabSumExp": "vocab_sum_exp", "kVocabLoss": "vocab_loss"}
+         "kVocabSumExp": "vocab_sum_exp", "kVocabLoss": "vocab_loss", "kChamferBackward": "chamfer_backward"}
 ROLES = {"gradOutput": "grad", "gradLoss": "grad", "self": "self", "input": "self", "logProb": "self",
          "target": "target", "weight": "weight", "weightOptional": "weight", "totalWeight": "total",
          "totalWeightOut": "total", "out": "out", "lossOut": "out", "logProbOut": "log_prob", "zlossOut": "zloss",
@@ -28,7 +29,13 @@ VOCAB_ROLES = {"vocabParallelLogits": "self", "vocabParallelLogitsOptional": "se
                "sumExpLogits": "sum_exp", "expLogitsOut": "exp_out", "targetOffsetOut": "target_offset",
                "targetMaskOut": "target_mask", "inputOptional": "matmul_input", "weightOptional": "matmul_weight",
                "softMaxOutOptional": "softmax_out"}
-TENSOR_ROLES = {"grad", "self", "target", "weight", "total", "out", "log_prob", "zloss", "lse_out", "grad_zloss",
+CHAMFER_ROLES = {"xyz1": "xyz1", "xyz2": "xyz2", "idx1": "idx1", "idx2": "idx2", "gradDist1": "grad_dist1",
+                 "gradDist2": "grad_dist2", "gradXyz1": "grad_xyz1", "gradXyz2": "grad_xyz2"}
+KIND_ROLES = {"kVocabSumExp": VOCAB_ROLES, "kVocabLoss": VOCAB_ROLES, "kChamferBackward": CHAMFER_ROLES}
+# The parameters a row of the kind must have: its input and (unless it has an `out`) its output.
+NEEDS = {"kVocabSumExp": ("self", "predicted"), "kVocabLoss": ("self", "predicted"),
+         "kChamferBackward": ("xyz1", "grad_xyz1")}
+TENSOR_ROLES = set(CHAMFER_ROLES.values()) | {"grad", "self", "target", "weight", "total", "out", "log_prob", "zloss", "lse_out", "grad_zloss",
                 "lse_in", "is_target", "row_max", "predicted", "sum_exp", "exp_out", "target_offset", "target_mask",
                 "matmul_input", "matmul_weight", "softmax_out"}
 
@@ -39,14 +46,14 @@ def resolve(g, table, op):
     op.loss = g.one(op, "loss")
     if op.loss not in KINDS:
         raise g.TableError(f"{w}: loss must be one of {', '.join(KINDS)}")
-    vocab = op.loss in ("kVocabSumExp", "kVocabLoss")
-    op.roles = g.roles_by_name(op, {**ROLES, **VOCAB_ROLES} if vocab else ROLES, "a class-index loss")
-    for need in ("self", "predicted") if vocab else ("self", "target", "out"):
+    op.roles = g.roles_by_name(op, {**ROLES, **KIND_ROLES.get(op.loss, {})}, "a class-index loss")
+    needs = NEEDS.get(op.loss, ("self", "target", "out"))
+    for need in needs:
         if need not in op.roles:
             raise g.TableError(f"{w}: a {op.loss} loss needs a '{need}' parameter")
     op.self_ndim = int(g.one(op, "self_ndim", "0"))
     op.targets = g.dtype_list(g.one(op, "targets", "INT64 INT32 UINT8"), w)
-    op.input, op.output = op.roles["self"], op.roles["out" if "out" in op.roles else "predicted"]
+    op.input, op.output = op.roles[needs[0]], op.roles["out" if "out" in op.roles else needs[1]]
 
 
 def render_entry(g, table):

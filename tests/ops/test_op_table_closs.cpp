@@ -10,7 +10,9 @@
 //   - phase-1 errors with their code and the argument named;
 //   - the vocabulary-parallel cross-entropy halves (own suites at the end): every dtype, 2-d and
 //     3-d shards, targets inside and outside the shard, strided views, and both halves composed
-//     over a split vocabulary against the float64 cross-entropy of the whole rows.
+//     over a split vocabulary against the float64 cross-entropy of the whole rows;
+//   - the chamfer distance's gradient (own suite): every dtype and layout against central
+//     differences of the float64 loss, indices out of range fail the launch, errors.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -34,6 +36,8 @@ struct ClossArgs {
   aclTensor *row_max = nullptr, *predicted = nullptr, *sum_exp = nullptr, *exp_out = nullptr, *target_offset = nullptr,
             *target_mask = nullptr, *softmax_out = nullptr, *matmul_input = nullptr, *matmul_weight = nullptr;
   int64_t vocab_start = 0, vocab_end = 0;
+  aclTensor *xyz1 = nullptr, *xyz2 = nullptr, *idx1 = nullptr, *idx2 = nullptr, *grad_dist1 = nullptr,
+            *grad_dist2 = nullptr, *grad_xyz1 = nullptr, *grad_xyz2 = nullptr;
   int64_t reduction = 1;
   char *reduction_text = nullptr;
   int64_t ignore_index = -100;
@@ -59,7 +63,8 @@ void PrintTo(const ClossTableCase &c, std::ostream *os) { *os << c.name; }
 #include "closs_table_cases.inc"
 
 bool own_suite(const ClossTableCase &c) {
-  return c.kind == "multilabel_margin" || c.kind == "vocab_sum_exp" || c.kind == "vocab_loss";
+  return c.kind == "multilabel_margin" || c.kind == "vocab_sum_exp" || c.kind == "vocab_loss" ||
+         c.kind == "chamfer_backward";
 }
 
 // The NLL / cross-entropy cases; MultilabelMarginLoss and the vocabulary-parallel halves have
@@ -597,7 +602,7 @@ INSTANTIATE_TEST_SUITE_P(Tables, OpTableClossMultilabel, ::testing::ValuesIn(mul
 // ---- Vocabulary-parallel cross-entropy: CrossEntropySumExpAndIndexLogit (vocab_sum_exp) and
 // FusedCrossEntropyLossWithMaxSum (vocab_loss).
 
-const ClossTableCase &vocab_case(const char *kind) {
+const ClossTableCase &kind_case(const char *kind) {
   static const std::vector<ClossTableCase> all = closs_table_cases();
   for (const auto &c : all)
     if (c.kind == kind) return c;
@@ -644,7 +649,7 @@ VocabSumExpRef vocab_sum_exp_ref(const std::vector<double> &x, const std::vector
 // Runs the sum-exp half on (x, target, max) given as values; returns the outputs as values.
 VocabSumExpRef run_vocab_sum_exp(const VocabSample &s, const std::vector<double> &xv, const std::vector<double> &tv,
                                  const std::vector<double> &mv) {
-  const ClossTableCase &c = vocab_case("vocab_sum_exp");
+  const ClossTableCase &c = kind_case("vocab_sum_exp");
   const std::vector<int64_t> rows(s.shape.begin(), s.shape.end() - 1);
   const int64_t V = s.shape.back();
   auto x = view_of(s.shape, s.dt, s.layout), t = view_of(rows, ACL_INT32, s.layout), m = view_of(rows, s.dt, s.layout);
@@ -700,7 +705,7 @@ void random_vocab_inputs(const VocabSample &s, std::vector<double> *x, std::vect
 
 TEST(OpTableClossVocab, SumExpEveryDtypeShapeAndLayout) {
   reseed_for_current_test();
-  const ClossTableCase &c = vocab_case("vocab_sum_exp");
+  const ClossTableCase &c = kind_case("vocab_sum_exp");
   auto &g = rng();
   int k = 0;
   for (aclDataType dt : c.dtypes)
@@ -734,7 +739,7 @@ TEST(OpTableClossVocab, SumExpEveryDtypeShapeAndLayout) {
 void run_vocab_loss(aclDataType dt, int layout, const std::vector<double> &max, const std::vector<double> &sum,
                     const std::vector<double> &pred, const std::vector<double> *x, int64_t V, std::vector<double> *loss,
                     std::vector<double> *softmax) {
-  const ClossTableCase &c = vocab_case("vocab_loss");
+  const ClossTableCase &c = kind_case("vocab_loss");
   const int64_t n = static_cast<int64_t>(max.size());
   auto m = view_of({n}, ACL_FLOAT, layout), s = view_of({n}, ACL_FLOAT, layout), p = view_of({n}, ACL_FLOAT, layout),
        l = view_of({n}, ACL_FLOAT, layout);
@@ -768,7 +773,7 @@ void run_vocab_loss(aclDataType dt, int layout, const std::vector<double> &max, 
 
 TEST(OpTableClossVocab, LossEveryDtypeWithAndWithoutSoftmax) {
   reseed_for_current_test();
-  const ClossTableCase &c = vocab_case("vocab_loss");
+  const ClossTableCase &c = kind_case("vocab_loss");
   auto &g = rng();
   std::uniform_real_distribution<double> u(-2, 2), us(0.5, 50), up(-5, 0);
   int k = 0;
@@ -851,7 +856,7 @@ TEST(OpTableClossVocab, HalvesComposeToCrossEntropyOverTheWholeVocabulary) {
 }
 
 TEST(OpTableClossVocab, SumExpErrorsNameTheArgument) {
-  const ClossTableCase &c = vocab_case("vocab_sum_exp");
+  const ClossTableCase &c = kind_case("vocab_sum_exp");
   const char *api = c.api.c_str();
   DeviceTensor x({3, 8}, ACL_FLOAT), t({3}, ACL_INT32), m({3}, ACL_FLOAT), pred({3}, ACL_FLOAT), sum({3}, ACL_FLOAT),
       ex({3, 8}, ACL_FLOAT), off({3}, ACL_INT32), mask({3}, ACL_INT32);
@@ -913,7 +918,7 @@ TEST(OpTableClossVocab, SumExpErrorsNameTheArgument) {
 }
 
 TEST(OpTableClossVocab, LossErrorsNameTheArgument) {
-  const ClossTableCase &c = vocab_case("vocab_loss");
+  const ClossTableCase &c = kind_case("vocab_loss");
   const char *api = c.api.c_str();
   DeviceTensor m({3}, ACL_FLOAT), s({3}, ACL_FLOAT), p({3}, ACL_FLOAT), l({3}, ACL_FLOAT), x({3, 5}, ACL_BF16),
       sm({3, 5}, ACL_FLOAT), unused({2}, ACL_FLOAT);
@@ -973,6 +978,201 @@ TEST(OpTableClossVocab, LossErrorsNameTheArgument) {
   a.softmax_out = nullptr;
   EXPECT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
       << aclGetRecentErrMsg();
+}
+
+// ---- ChamferDistanceBackward: xyz1 [B, N, 2], xyz2 [B, M, 2], idx1 [B, N], idx2 [B, M].
+
+struct ChamferData {
+  int64_t B = 0, N = 0, M = 0;
+  std::vector<double> xyz1, xyz2, idx1, idx2, g1, g2;
+};
+
+// L = sum g1 |xyz1[i] - xyz2[idx1[i]]|^2 + sum g2 |xyz2[j] - xyz1[idx2[j]]|^2, the chamfer
+// distances weighted by their gradients, in float64.
+double chamfer_weighted_loss(const ChamferData &d, const std::vector<double> &x1, const std::vector<double> &x2) {
+  long double L = 0;
+  auto sq = [](const std::vector<double> &a, size_t i, const std::vector<double> &b, size_t k) {
+    const long double dx = a[2 * i] - b[2 * k], dy = a[2 * i + 1] - b[2 * k + 1];
+    return dx * dx + dy * dy;
+  };
+  for (int64_t b = 0; b < d.B; ++b) {
+    for (int64_t i = 0; i < d.N; ++i) {
+      const size_t p = static_cast<size_t>(b * d.N + i);
+      L += d.g1[p] * sq(x1, p, x2, static_cast<size_t>(b * d.M + static_cast<int64_t>(d.idx1[p])));
+    }
+    for (int64_t j = 0; j < d.M; ++j) {
+      const size_t p = static_cast<size_t>(b * d.M + j);
+      L += d.g2[p] * sq(x2, p, x1, static_cast<size_t>(b * d.N + static_cast<int64_t>(d.idx2[p])));
+    }
+  }
+  return static_cast<double>(L);
+}
+
+// The gradients by central differences of that loss: exact up to rounding, as it is quadratic in
+// every coordinate (an independent route to the analytic gradient the op computes).
+void chamfer_grad_ref(const ChamferData &d, std::vector<double> *gx1, std::vector<double> *gx2) {
+  const double h = 0.25;  // a power of two: x +- h is exact
+  std::vector<double> x1 = d.xyz1, x2 = d.xyz2;
+  for (int set = 0; set < 2; ++set) {
+    std::vector<double> &x = set == 0 ? x1 : x2;
+    std::vector<double> &g = set == 0 ? *gx1 : *gx2;
+    g.assign(x.size(), 0.0);
+    for (size_t k = 0; k < x.size(); ++k) {
+      const double v = x[k];
+      x[k] = v + h;
+      const double up = chamfer_weighted_loss(d, x1, x2);
+      x[k] = v - h;
+      const double down = chamfer_weighted_loss(d, x1, x2);
+      x[k] = v;
+      g[k] = (up - down) / (2 * h);
+    }
+  }
+}
+
+// Random points and gradients; idx1 / idx2 the true nearest points (ties to the lowest index) or,
+// with `random_idx`, any valid index.
+ChamferData random_chamfer(int64_t B, int64_t N, int64_t M, aclDataType dt, bool random_idx) {
+  auto &g = rng();
+  std::uniform_real_distribution<double> u(-1, 1);
+  ChamferData d;
+  d.B = B;
+  d.N = N;
+  d.M = M;
+  for (int64_t i = 0; i < B * N * 2; ++i) d.xyz1.push_back(round_to(dt, u(g)));
+  for (int64_t i = 0; i < B * M * 2; ++i) d.xyz2.push_back(round_to(dt, u(g)));
+  for (int64_t i = 0; i < B * N; ++i) d.g1.push_back(round_to(dt, u(g)));
+  for (int64_t i = 0; i < B * M; ++i) d.g2.push_back(round_to(dt, u(g)));
+  auto nearest = [&](const std::vector<double> &from, int64_t fb, const std::vector<double> &to, int64_t P) {
+    int64_t best = 0;
+    double bd = 1e300;
+    for (int64_t k = 0; k < P; ++k) {
+      const double dx = from[static_cast<size_t>(2 * fb)] - to[static_cast<size_t>(2 * k)],
+                   dy = from[static_cast<size_t>(2 * fb + 1)] - to[static_cast<size_t>(2 * k + 1)];
+      if (dx * dx + dy * dy < bd) bd = dx * dx + dy * dy, best = k;
+    }
+    return best;
+  };
+  for (int64_t b = 0; b < B; ++b) {
+    const std::vector<double> p1(d.xyz1.begin() + b * N * 2, d.xyz1.begin() + (b + 1) * N * 2),
+        p2(d.xyz2.begin() + b * M * 2, d.xyz2.begin() + (b + 1) * M * 2);
+    for (int64_t i = 0; i < N; ++i)
+      d.idx1.push_back(static_cast<double>(random_idx ? static_cast<int64_t>(g() % static_cast<uint64_t>(M))
+                                                      : nearest(p1, i, p2, M)));
+    for (int64_t j = 0; j < M; ++j)
+      d.idx2.push_back(static_cast<double>(random_idx ? static_cast<int64_t>(g() % static_cast<uint64_t>(N))
+                                                      : nearest(p2, j, p1, N)));
+  }
+  return d;
+}
+
+struct ChamferTensors {
+  std::unique_ptr<DeviceTensor> t[8];  // xyz1, xyz2, idx1, idx2, gradDist1, gradDist2, gradXyz1, gradXyz2
+  ClossArgs args() const {
+    ClossArgs a;
+    aclTensor **f[8] = {&a.xyz1, &a.xyz2, &a.idx1, &a.idx2, &a.grad_dist1, &a.grad_dist2, &a.grad_xyz1, &a.grad_xyz2};
+    for (int k = 0; k < 8; ++k) *f[k] = t[k]->get();
+    return a;
+  }
+};
+
+ChamferTensors chamfer_tensors(const ChamferData &d, aclDataType dt, int layout) {
+  ChamferTensors ts;
+  const std::vector<int64_t> shapes[8] = {{d.B, d.N, 2}, {d.B, d.M, 2}, {d.B, d.N}, {d.B, d.M},
+                                          {d.B, d.N},    {d.B, d.M},    {d.B, d.N, 2}, {d.B, d.M, 2}};
+  const std::vector<double> *values[6] = {&d.xyz1, &d.xyz2, &d.idx1, &d.idx2, &d.g1, &d.g2};
+  for (int k = 0; k < 8; ++k) {
+    ts.t[k] = view_of(shapes[k], k == 2 || k == 3 ? ACL_INT32 : dt, layout);
+    if (k < 6) ts.t[k]->set_values(*values[k]);
+    else ts.t[k]->poison();
+  }
+  return ts;
+}
+
+TEST(OpTableClossChamfer, EveryDtypeAndLayoutAgainstCentralDifferences) {
+  reseed_for_current_test();
+  const ClossTableCase &c = kind_case("chamfer_backward");
+  auto &g = rng();
+  int k = 0;
+  for (aclDataType dt : c.dtypes)
+    for (int variant = 0; variant < 6; ++variant, ++k) {
+      const int64_t B = 1 + static_cast<int64_t>(g() % 3), N = variant == 5 ? 300 : 1 + static_cast<int64_t>(g() % 12),
+                    M = variant == 5 ? 257 : 1 + static_cast<int64_t>(g() % 12);
+      const int layout = k % 3;
+      SCOPED_TRACE(::testing::Message() << "dtype " << dt << " B " << B << " N " << N << " M " << M << " layout "
+                                        << layout << (variant % 2 ? " random indices" : " nearest indices"));
+      const ChamferData d = random_chamfer(B, N, M, dt, variant % 2 == 1);
+      ChamferTensors ts = chamfer_tensors(d, dt, layout);
+      const ClossArgs a = ts.args();
+      ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
+          << aclGetRecentErrMsg();
+      std::vector<double> gx1, gx2;
+      chamfer_grad_ref(d, &gx1, &gx2);
+      for (double &v : gx1) v = round_to(dt, v);
+      for (double &v : gx2) v = round_to(dt, v);
+      EXPECT_TRUE(meets_precision(dt, ts.t[6]->values(), gx1)) << "gradXyz1";
+      EXPECT_TRUE(meets_precision(dt, ts.t[7]->values(), gx2)) << "gradXyz2";
+      EXPECT_TRUE(ts.t[6]->untouched_outside_view());
+      EXPECT_TRUE(ts.t[7]->untouched_outside_view());
+    }
+}
+
+TEST(OpTableClossChamfer, IndexOutOfRangeFailsTheLaunch) {
+  const ClossTableCase &c = kind_case("chamfer_backward");
+  for (int which = 0; which < 4; ++which) {
+    ChamferData d = random_chamfer(2, 3, 4, ACL_FLOAT, true);
+    const char *name = which < 2 ? "idx1" : "idx2";
+    std::vector<double> &idx = which < 2 ? d.idx1 : d.idx2;
+    idx[idx.size() - 1] = which == 0 ? 4 : which == 2 ? 3 : -1;  // one past the other set, or negative
+    ChamferTensors ts = chamfer_tensors(d, ACL_FLOAT, 0);
+    const ClossArgs a = ts.args();
+    SCOPED_TRACE(name);
+    EXPECT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch),
+              ACLNN_ERR_PARAM_INVALID);
+    EXPECT_NE(std::string(aclGetRecentErrMsg()).find(name), std::string::npos) << aclGetRecentErrMsg();
+    for (int k : {6, 7})
+      for (double v : ts.t[k]->values()) EXPECT_TRUE(std::isnan(v)) << "nothing written";
+  }
+}
+
+TEST(OpTableClossChamfer, ErrorsNameTheArgument) {
+  const ClossTableCase &c = kind_case("chamfer_backward");
+  const char *api = c.api.c_str();
+  const ChamferData d = random_chamfer(2, 3, 4, ACL_FLOAT, false);
+  ChamferTensors ts = chamfer_tensors(d, ACL_FLOAT, 0);
+  const ClossArgs good = ts.args();
+  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(good, w, e); }, c.launch), 0)
+      << aclGetRecentErrMsg();
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  aclTensor *ClossArgs::*fields[8] = {&ClossArgs::xyz1,       &ClossArgs::xyz2,       &ClossArgs::idx1,
+                                      &ClossArgs::idx2,       &ClossArgs::grad_dist1, &ClossArgs::grad_dist2,
+                                      &ClossArgs::grad_xyz1,  &ClossArgs::grad_xyz2};
+  const char *names[8] = {"xyz1", "xyz2", "idx1", "idx2", "gradDist1", "gradDist2", "gradXyz1", "gradXyz2"};
+  for (int k = 0; k < 8; ++k) {
+    SCOPED_TRACE(names[k]);
+    ClossArgs a = good;
+    a.*fields[k] = nullptr;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, names[k]}));
+    const bool index = k == 2 || k == 3;
+    DeviceTensor wrong_dtype(ts.t[k]->shape(), index ? ACL_INT64 : ACL_FLOAT16);  // FLOAT16 is not xyz1's FLOAT
+    a.*fields[k] = wrong_dtype;
+    if (k != 0) EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, names[k], "dtype"}));
+    auto sh = ts.t[k]->shape();
+    sh[1] += 1;  // one point more than its set has
+    DeviceTensor wrong_shape(sh, index ? ACL_INT32 : ACL_FLOAT);
+    a.*fields[k] = wrong_shape;
+    if (k > 1) EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, names[k]}));
+  }
+  DeviceTensor three_d({2, 3, 3}, ACL_FLOAT), batch({3, 4, 2}, ACL_FLOAT), xi({2, 3, 2}, ACL_INT32);
+  ClossArgs a = good;
+  a.xyz1 = three_d;  // 3-d points
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "xyz1"}));
+  a = good;
+  a.xyz2 = batch;  // another batch size
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "xyz2"}));
+  a = good;
+  a.xyz1 = xi;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "xyz1", "dtype"}));
 }
 
 }  // namespace
