@@ -4,67 +4,106 @@
 
 #include "aclnn/aclnn_base.h"
 #include "common/error.h"
+#include "core/dtype.h"
 #include "core/thread_pool.h"
 #include "kernels/elementwise/convert.h"
 
 namespace opsnn::kernels {
 namespace {
 
-double at(const ChamferGradPlan &P, const ChamferGradArgs &a, int role, int64_t b, int64_t i, int64_t k = 0) {
+int64_t esize(const ChamferOperand &o) { return static_cast<int64_t>(core::dtype_size(o.dtype)); }
+
+// Batch b's `points` values of `role` (coordinate c of a point set) into `buf`.
+template <class T>
+void load_batch(const ChamferGradPlan &P, const ChamferGradArgs &a, int role, int64_t b, int c, int64_t points,
+                T *buf) {
   const ChamferOperand &o = P.op[role];
-  return load_one(o.dtype, a.p[role], b * o.batch + i * o.point + k * o.coord);
+  load_as<T>(o.dtype, a.p[role] + (b * o.batch + c * o.coord) * esize(o), o.point * esize(o), buf, points);
 }
 
 // The first index of `role` ([B, points]) outside [0, limit): 161002 naming it, else 0.
 int check_indices(const ChamferGradPlan &P, const ChamferGradArgs &a, int role, int64_t points, int64_t limit,
-                  const char *name) {
-  for (int64_t b = 0; b < P.batches; ++b)
-    for (int64_t i = 0; i < points; ++i) {
-      const double v = at(P, a, role, b, i);
-      if (v < 0 || v >= static_cast<double>(limit))
+                  const char *name, int64_t *buf) {
+  for (int64_t b = 0; b < P.batches; ++b) {
+    load_batch(P, a, role, b, 0, points, buf);
+    for (int64_t i = 0; i < points; ++i)
+      if (buf[i] < 0 || buf[i] >= limit)
         return fail(ACLNN_ERR_PARAM_INVALID, "%s: value %lld at [%lld, %lld] is out of range [0, %lld)", name,
-                    static_cast<long long>(v), static_cast<long long>(b), static_cast<long long>(i),
+                    static_cast<long long>(buf[i]), static_cast<long long>(b), static_cast<long long>(i),
                     static_cast<long long>(limit));
-    }
+  }
   return 0;
 }
 
-// One direction's terms: for each point i of `from` (`points` of them), d = 2 g (p - q) with q its
-// nearest point in `to`; adds d to acc_from[i] and subtracts it from acc_to[nearest].
-void add_terms(const ChamferGradPlan &P, const ChamferGradArgs &a, int64_t b, int from, int to, int idx, int grad,
-               int64_t points, double *acc_from, double *acc_to) {
-  for (int64_t i = 0; i < points; ++i) {
-    const auto k = static_cast<int64_t>(at(P, a, idx, b, i));
-    const double g = 2 * at(P, a, grad, b, i);
+// One batch's operands in the workspace: coordinates and accumulators per coordinate (structure of
+// arrays), gradients and indices per point.
+struct Batch {
+  double *p[2][2], *acc[2][2], *g[2];
+  int64_t *idx[2];
+};
+
+Batch carve(const ChamferGradPlan &P, double *w) {
+  Batch B;
+  const int64_t np[2] = {P.n, P.m};
+  for (int s = 0; s < 2; ++s) {
     for (int c = 0; c < 2; ++c) {
-      const double d = g * (at(P, a, from, b, i, c) - at(P, a, to, b, k, c));
-      acc_from[2 * i + c] += d;
-      acc_to[2 * k + c] -= d;
+      B.p[s][c] = w, w += np[s];
+      B.acc[s][c] = w, w += np[s];
+    }
+    B.g[s] = w, w += np[s];
+    B.idx[s] = reinterpret_cast<int64_t *>(w), w += np[s];
+  }
+  return B;
+}
+
+// One direction's terms: for each point i of set `s` (its nearest point k in the other set), d =
+// 2 g (p - q); added to set s's accumulator at i, subtracted from the other's at k.
+void add_terms(const Batch &B, int s, int64_t points) {
+  const int o = 1 - s;
+  for (int64_t i = 0; i < points; ++i) {
+    const int64_t k = B.idx[s][i];
+    const double g = 2 * B.g[s][i];
+    for (int c = 0; c < 2; ++c) {
+      const double d = g * (B.p[s][c][i] - B.p[o][c][k]);
+      B.acc[s][c][i] += d;
+      B.acc[o][c][k] -= d;
     }
   }
 }
 
-void store_points(const ChamferGradPlan &P, const ChamferGradArgs &a, int role, int64_t b, int64_t points,
-                  const double *acc) {
-  const ChamferOperand &o = P.op[role];
-  for (int64_t i = 0; i < points; ++i)
-    for (int c = 0; c < 2; ++c) store_one(acc[2 * i + c], o.dtype, a.p[role], b * o.batch + i * o.point + c * o.coord);
-}
-
 }  // namespace
 
+uint64_t ChamferGradPlan::workspace_bytes() const {
+  return static_cast<uint64_t>(tasks) * static_cast<uint64_t>(n + m) * 6 * sizeof(double) + 64;
+}
+
 int chamfer_grad_run(const ChamferGradPlan &P, const ChamferGradArgs &a) {
-  if (int rc = check_indices(P, a, kChIdx1, P.n, P.m, "idx1")) return rc;
-  if (int rc = check_indices(P, a, kChIdx2, P.m, P.n, "idx2")) return rc;
   auto *ws = static_cast<double *>(a.workspace);
+  auto *ibuf = reinterpret_cast<int64_t *>(ws);  // task 0's space, before the tasks start
+  if (int rc = check_indices(P, a, kChIdx1, P.n, P.m, "idx1", ibuf)) return rc;
+  if (int rc = check_indices(P, a, kChIdx2, P.m, P.n, "idx2", ibuf)) return rc;
+  const int64_t np[2] = {P.n, P.m};
+  const int xyz[2] = {kChXyz1, kChXyz2}, idx[2] = {kChIdx1, kChIdx2}, grad[2] = {kChGrad1, kChGrad2},
+            out[2] = {kChOut1, kChOut2};
   core::parallel_tasks(P.tasks, [&](int64_t t) {
-    double *acc1 = ws + t * (P.n + P.m) * 2, *acc2 = acc1 + P.n * 2;
+    const Batch B = carve(P, ws + t * (P.n + P.m) * 6);
     for (int64_t b = P.batches * t / P.tasks; b < P.batches * (t + 1) / P.tasks; ++b) {
-      std::fill(acc1, acc1 + (P.n + P.m) * 2, 0.0);
-      add_terms(P, a, b, kChXyz1, kChXyz2, kChIdx1, kChGrad1, P.n, acc1, acc2);
-      add_terms(P, a, b, kChXyz2, kChXyz1, kChIdx2, kChGrad2, P.m, acc2, acc1);
-      store_points(P, a, kChOut1, b, P.n, acc1);
-      store_points(P, a, kChOut2, b, P.m, acc2);
+      for (int s = 0; s < 2; ++s) {
+        for (int c = 0; c < 2; ++c) {
+          load_batch(P, a, xyz[s], b, c, np[s], B.p[s][c]);
+          std::fill(B.acc[s][c], B.acc[s][c] + np[s], 0.0);
+        }
+        load_batch(P, a, grad[s], b, 0, np[s], B.g[s]);
+        load_batch(P, a, idx[s], b, 0, np[s], B.idx[s]);
+      }
+      add_terms(B, 0, P.n);
+      add_terms(B, 1, P.m);
+      for (int s = 0; s < 2; ++s)
+        for (int c = 0; c < 2; ++c) {
+          const ChamferOperand &o = P.op[out[s]];
+          store_from<double>(B.acc[s][c], o.dtype, a.p[out[s]] + (b * o.batch + c * o.coord) * esize(o),
+                             o.point * esize(o), np[s]);
+        }
     }
   });
   return 0;

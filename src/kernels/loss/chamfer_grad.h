@@ -3,8 +3,8 @@
 // p2 = xyz2[b, j], q2 = xyz1[b, idx2[b, j]] (2-d points):
 //   gradXyz1[b, i] += 2 gradDist1[b, i] (p1 - q1);   gradXyz2[b, idx1[b, i]] -= the same
 //   gradXyz2[b, j] += 2 gradDist2[b, j] (p2 - q2);   gradXyz1[b, idx2[b, j]] -= the same
-// Each batch is summed by one task in double in that order, so results never depend on the thread
-// count. Every index is checked first: one outside the other set fails the launch (161002, the
+// Each batch is loaded into double arrays and summed by one task in that order, so results never
+// depend on the thread count. Every index is checked first: one outside the other set fails the launch (161002, the
 // index named) before anything is written.
 #pragma once
 
@@ -26,9 +26,8 @@ struct ChamferGradPlan {
   int64_t batches = 0, n = 0, m = 0;  // xyz1 has n points, xyz2 m
   ChamferOperand op[kChRoleCount];
   int tasks = 1;
-  uint64_t workspace_bytes() const {
-    return static_cast<uint64_t>(tasks) * static_cast<uint64_t>(n + m) * 2 * sizeof(double) + 64;
-  }
+  // Per task: each set's coordinates, accumulators, gradients and indices (6 words per point).
+  uint64_t workspace_bytes() const;
 };
 
 struct ChamferGradArgs {

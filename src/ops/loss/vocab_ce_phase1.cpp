@@ -10,10 +10,13 @@
 //     vendor documents both so).
 // The vendor's NPU limits on V and N (alignment, ranges) are not imposed: any sizes work.
 #include <algorithm>
+#include <string>
 
 #include "common/error.h"
+#include "core/impl_list.h"
 #include "core/op_checks.h"
 #include "core/thread_pool.h"
+#include "core/verbose.h"
 #include "kernels/loss/vocab_ce.h"
 #include "ops/loss/class_loss_phase1.h"
 
@@ -51,6 +54,13 @@ void set_operand(core::OpBuilder &b, VocabCeStep &st, int role, int slot, int le
 
 void finish(core::OpBuilder &b, VocabCeStep &st) {
   VocabCePlan &P = st.plan;
+  if (core::current_phase1_trace() != nullptr) {
+    core::ImplTrace trace;
+    const char *tier = kernels::choose_vocab_tier(P, &trace);
+    core::record_choice(std::string("vocab_ce:") + tier, &trace);
+  } else {
+    kernels::choose_vocab_tier(P, nullptr);
+  }
   const bool big = P.rows * std::max<int64_t>(P.vocab, 1) >= 32768;
   P.tasks = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(P.rows, big ? core::num_threads() : 1)));
   st.ws = b.book("vocab_ce.rows", P.workspace_bytes());
