@@ -21,8 +21,11 @@
 #include "bench_env.h"
 #include "aclnnop/aclnn_amax.h"
 #include "aclnnop/aclnn_argmax.h"
+#include "aclnnop/aclnn_chamfer_distance_backward.h"
 #include "aclnnop/aclnn_copy.h"
+#include "aclnnop/aclnn_cross_entropy_sum_exp_and_index_logit.h"
 #include "aclnnop/aclnn_cumsum.h"
+#include "aclnnop/aclnn_fused_cross_entropy_loss_with_max_sum.h"
 #include "aclnnop/aclnn_layer_norm.h"
 #include "aclnnop/aclnn_logsoftmax.h"
 #include "aclnnop/aclnn_mean.h"
@@ -66,6 +69,12 @@ struct T {
     aclrtFree(p);
   }
   operator aclTensor *() const { return t; }
+  // INT32 contents: i * 7919 mod `mod` (the index tensors).
+  void fill_ints(int64_t n, int64_t mod) {
+    std::vector<int32_t> h(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) h[static_cast<size_t>(i)] = static_cast<int32_t>(i * 7919 % mod);
+    aclrtMemcpy(p, h.size() * 4, h.data(), h.size() * 4, ACL_MEMCPY_HOST_TO_DEVICE);
+  }
 };
 
 using Phase1 = std::function<int(uint64_t *, aclOpExecutor **)>;
@@ -209,6 +218,38 @@ void CopyContig(benchmark::State &s) {
   run(s, [&](uint64_t *w, aclOpExecutor **e) { return aclnnInplaceCopyGetWorkspaceSize(y, x, w, e); }, aclnnInplaceCopy);
 }
 
+// Vocabulary-parallel cross-entropy over a [4096, 4096] shard (classes [0, 4096), targets in
+// [0, 8192): half outside), and the chamfer gradient of 8 x 8192 points against 8 x 8192.
+void VocabSumExp(benchmark::State &s) {
+  T x(kSq), t({4096}, ACL_INT32), m({4096}), pred({4096}), sum({4096}), ex(kSq), off({4096}, ACL_INT32),
+      mask({4096}, ACL_INT32);
+  t.fill_ints(4096, 8192);
+  run(s,
+      [&](uint64_t *w, aclOpExecutor **e) {
+        return aclnnCrossEntropySumExpAndIndexLogitGetWorkspaceSize(x, t, m, 0, 4096, pred, sum, ex, off, mask, w, e);
+      },
+      aclnnCrossEntropySumExpAndIndexLogit);
+}
+void VocabLossSoftmax(benchmark::State &s) {
+  T m({4096}), sum({4096}), pred({4096}), x(kSq), loss({4096}), sm(kSq);
+  run(s,
+      [&](uint64_t *w, aclOpExecutor **e) {
+        return aclnnFusedCrossEntropyLossWithMaxSumGetWorkspaceSize(m, sum, pred, 0.0f, nullptr, nullptr, x, loss, sm,
+                                                                    w, e);
+      },
+      aclnnFusedCrossEntropyLossWithMaxSum);
+}
+void ChamferGrad(benchmark::State &s) {
+  T x1({8, 8192, 2}), x2({8, 8192, 2}), i1({8, 8192}, ACL_INT32), i2({8, 8192}, ACL_INT32), g1({8, 8192}),
+      g2({8, 8192}), o1({8, 8192, 2}), o2({8, 8192, 2});
+  i1.fill_ints(8 * 8192, 8192);
+  i2.fill_ints(8 * 8192, 8192);
+  run(s,
+      [&](uint64_t *w, aclOpExecutor **e) {
+        return aclnnChamferDistanceBackwardGetWorkspaceSize(x1, x2, i1, i2, g1, g2, o1, o2, w, e);
+      },
+      aclnnChamferDistanceBackward);
+}
 
 // The bandwidth reference: STREAM's copy (a = b) and triad (a = b + s * c), and a read-only sum,
 // over FLOAT buffers of 256 MiB each (far beyond any cache), in 64-byte vectors (each per-ISA
@@ -292,6 +333,9 @@ BENCHMARK(StreamTriad)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(StreamRead)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(MemcpyContig)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(SumInner)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(VocabSumExp)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(VocabLossSoftmax)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(ChamferGrad)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(SumOuter)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(MeanInner)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(MeanOuter)->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -48,6 +48,34 @@ def main():
     tv, ti = torch.empty(16), torch.empty(16, dtype=torch.int64)
     rv, ri = torch.empty(4096, 8), torch.empty(4096, 8, dtype=torch.int64)
     n = 4096 * 4096 * 4  # bytes of the [4096, 4096] FLOAT tensor
+    # Vocabulary-parallel cross-entropy (Megatron's local steps in torch ops) and the chamfer
+    # gradient (gathers and scatter-adds), on bench_rowwise.cpp's shapes and index patterns.
+    tgt = (torch.arange(4096) * 7919 % 8192).to(torch.int32)
+    vmax, vsum, vpred, osq2 = rand(4096), torch.rand(4096) + 1, rand(4096), torch.empty(4096, 4096)
+    rows = torch.arange(4096)
+
+    def vocab_sum_exp():
+        torch.sub(sq, vmax[:, None], out=osq)
+        outside = (tgt < 0) | (tgt >= 4096)
+        off = torch.where(outside, torch.zeros_like(tgt), tgt).long()
+        pred = osq[rows, off].masked_fill_(outside, 0)
+        torch.exp(osq, out=osq2)
+        return pred, torch.sum(osq2, 1, out=o1), off, outside.int()
+
+    def vocab_loss_softmax():
+        loss = torch.log(vsum) - vpred
+        torch.sub(sq, vmax[:, None], out=osq)
+        torch.exp(osq, out=osq)
+        return loss, torch.div(osq, vsum[:, None], out=osq2)
+
+    cx1, cx2, cg1, cg2 = rand(8, 8192, 2), rand(8, 8192, 2), rand(8, 8192), rand(8, 8192)
+    cidx = (torch.arange(8 * 8192) * 7919 % 8192).view(8, 8192, 1).expand(8, 8192, 2)
+
+    def chamfer_grad():
+        d1 = 2 * cg1[..., None] * (cx1 - torch.gather(cx2, 1, cidx))
+        d2 = 2 * cg2[..., None] * (cx2 - torch.gather(cx1, 1, cidx))
+        return d1.scatter_add(1, cidx, -d2), d2.scatter_add(1, cidx, -d1)
+
     cases = [
         ("SumInner", lambda: torch.sum(sq, 1, out=o1), n),
         ("SumOuter", lambda: torch.sum(sq, 0, out=o1), n),
@@ -73,6 +101,9 @@ def main():
         ("Transpose2d", lambda: osq.copy_(sq.t()), 2 * n),
         ("PermuteHeads", lambda: oheads.view(64, 32, 512, 64).copy_(heads.permute(0, 2, 1, 3)), 2 * heads.numel() * 4),
         ("CopyContig", lambda: osq.copy_(sq), 2 * n),
+        ("VocabSumExp", vocab_sum_exp, 2 * n),
+        ("VocabLossSoftmax", vocab_loss_softmax, 2 * n),
+        ("ChamferGrad", chamfer_grad, 8 * 8192 * 4 * 12),
     ]
     only = re.compile(sys.argv[1]) if len(sys.argv) > 1 else None
     for name, fn, nbytes in cases:

@@ -99,7 +99,12 @@ OUTPUT_NAMES = {"out", "y", "output", "gradInput", "gradWeight", "gradBias"}
 # statistics batch norm updates (`~` in src/ops/norm/batch_norm.ops) and ApplyAdam's const m / v.
 INPLACE_ROLES = {("BatchNorm", "runningMean"), ("BatchNorm", "runningVar"),
                  ("BatchNormGatherStatsWithCounts", "runningMean"), ("BatchNormGatherStatsWithCounts", "runningVar"),
+                 ("SyncBatchNormGatherStats", "mean"), ("SyncBatchNormGatherStats", "variance"),
                  ("ApplyAdam", "m"), ("ApplyAdam", "v")}
+
+
+# Tensors a phase 1 only reads whose prototype makes them non-const (QuantizedBatchNorm's weight / bias).
+INPUT_ROLES = {("QuantizedBatchNorm", "weight"), ("QuantizedBatchNorm", "bias")}
 
 
 def tensor_role(p, op=None):
@@ -108,6 +113,8 @@ def tensor_role(p, op=None):
     executor; the tests compare every cached op with the uncached call."""
     if p.name.endswith("Ref") or (op, p.name) in INPLACE_ROLES:
         return "b"
+    if (op, p.name) in INPUT_ROLES:
+        return "i"
     if "const" not in p.ctype or p.name in OUTPUT_NAMES or p.name.endswith("Out"):
         return "o"
     return "i"

@@ -3,21 +3,24 @@ cnorm`): rows become ops::chan_norm_phase1 entry points (src/ops/norm/channel_no
 CnormTableCase registrations (tests/ops/test_op_table_cnorm.cpp).
 
 Row format (besides the common `header`, `dtypes`, `backward`):
-  mode     kForward | kSums | kBackward | kElemtBackward | kGather
+  mode     kForward | kSums | kBackward | kElemtBackward | kGather | kSyncGather | kQuantForward
   tensors  NAME=ROLE ...   every tensor parameter: ROLE is x, dy, y (per element) or a per-channel
                            role of kernels::ChanVec (kWeight, kRunMean, kMeanOut, ...); a suffix
                            `?` marks it optional, `>` an output, `~` updated in place (input and output)
-Attribute roles come from the names: training, momentum, eps, outputMask, inputG / weightG / biasG;
-`version` is accepted and ignored.
+Attribute roles come from the names: training, momentum, eps (or epsilon), outputMask, inputG / weightG /
+biasG, the quantisation scalars inputScale / inputZeroPoint / outputScale / outputZeroPoint; `version` is
+accepted and ignored. kQuantForward's per-channel tensors are FLOAT; `dtypes` lists x's (and y's).
 """
 
 CNORM_KEYS = {"mode", "tensors", "header", "dtypes", "backward"}
-MODES = ["kForward", "kSums", "kBackward", "kElemtBackward", "kGather"]
+MODES = ["kForward", "kSums", "kBackward", "kElemtBackward", "kGather", "kSyncGather", "kQuantForward"]
 VEC = ["kWeight", "kBias", "kMeanIn", "kInvstdIn", "kRunMean", "kRunVar", "kSumDyIn", "kSumDyXmuIn", "kCounts",
-       "kMeanOut", "kInvstdOut", "kSumOut", "kSqSumOut", "kSumDyOut", "kSumDyXmuOut", "kGradWeight", "kGradBias"]
+       "kSumIn", "kSqSumIn", "kMeanOut", "kInvstdOut", "kSumOut", "kSqSumOut", "kSumDyOut", "kSumDyXmuOut", "kGradWeight", "kGradBias"]
 ELEM = {"x": "kX", "dy": "kDy", "y": "kY"}
-ATTRS = {"training": "training", "momentum": "momentum", "eps": "eps", "outputMask": "output_mask",
-         "inputG": "input_g", "weightG": "weight_g", "biasG": "bias_g", "version": None}
+ATTRS = {"training": "training", "momentum": "momentum", "eps": "eps", "epsilon": "eps", "outputMask": "output_mask",
+         "inputG": "input_g", "weightG": "weight_g", "biasG": "bias_g", "version": None,
+         "inputScale": "input_scale", "inputZeroPoint": "input_zero_point", "outputScale": "output_scale",
+         "outputZeroPoint": "output_zero_point"}
 
 
 def resolve(g, table, op):

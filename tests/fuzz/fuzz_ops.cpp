@@ -51,16 +51,19 @@
 #include <aclnnop/aclnn_avgpool2d.h>
 #include <aclnnop/aclnn_batch_matmul.h>
 #include <aclnnop/aclnn_cast.h>
+#include <aclnnop/aclnn_chamfer_distance_backward.h>
 #include <aclnnop/aclnn_clamp.h>
 #include <aclnnop/aclnn_constant_pad_nd.h>
 #include <aclnnop/aclnn_convolution.h>
 #include <aclnnop/aclnn_copy.h>
+#include <aclnnop/aclnn_cross_entropy_sum_exp_and_index_logit.h>
 #include <aclnnop/aclnn_cumsum.h>
 #include <aclnnop/aclnn_div.h>
 #include <aclnnop/aclnn_embedding.h>
 #include <aclnnop/aclnn_eq_tensor.h>
 #include <aclnnop/aclnn_exp.h>
 #include <aclnnop/aclnn_fill_scalar.h>
+#include <aclnnop/aclnn_fused_cross_entropy_loss_with_max_sum.h>
 #include <aclnnop/aclnn_gather.h>
 #include <aclnnop/aclnn_gelu_backward.h>
 #include <aclnnop/aclnn_gelu_v2.h>
@@ -1062,6 +1065,29 @@ aclnnStatus op_nll_loss(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
   c.materialize();
   return P1(NLLLoss, c.T(x), c.T(t), c.T(w), reduction, ignore, c.T(o), c.T(tw));
 }
+aclnnStatus op_chamfer_grad(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x1 = c.tensor(F, 3), x2 = c.tensor(F, 3), i1 = c.tensor(ACL_INT32, 2), i2 = c.tensor(ACL_INT32, 2);
+  int g1 = c.tensor(F, 2), g2 = c.tensor(F, 2), o1 = c.tensor(F, 3), o2 = c.tensor(F, 3);
+  c.materialize();
+  return P1(ChamferDistanceBackward, c.T(x1), c.T(x2), c.T(i1), c.T(i2), c.T(g1), c.T(g2), c.T(o1), c.T(o2));
+}
+aclnnStatus op_vocab_sum_exp(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor(F, 2), t = c.tensor(ACL_INT32, 1), m = c.tensor(F, 1);
+  int64_t start = c.i64(), end = c.i64();
+  int p = c.tensor(F, 1), s = c.tensor(F, 1), e = c.tensor(F, 2), off = c.tensor(ACL_INT32, 1),
+      mask = c.tensor(ACL_INT32, 1);
+  c.materialize();
+  return P1(CrossEntropySumExpAndIndexLogit, c.T(x), c.T(t), c.T(m), start, end, c.T(p), c.T(s), c.T(e), c.T(off),
+            c.T(mask));
+}
+aclnnStatus op_vocab_loss(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int m = c.tensor(F, 1), s = c.tensor(F, 1), p = c.tensor(F, 1);
+  const float smoothing = static_cast<float>(c.f64(0));
+  int in = c.tensor(F, 2), w = c.tensor(F, 2), x = c.tensor(F, 2), l = c.tensor(F, 1), sm = c.tensor(F, 2);
+  c.materialize();
+  return P1(FusedCrossEntropyLossWithMaxSum, c.T(m), c.T(s), c.T(p), smoothing, c.T(in), c.T(w), c.T(x), c.T(l),
+            c.T(sm));
+}
 aclnnStatus op_mse_loss(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
   int x = c.tensor(F, 2), t = c.tensor(F, 2);
   int64_t reduction = c.i64();
@@ -1101,7 +1127,8 @@ const OpFn kOps[] = {op_exp,      op_inplace_exp, op_gelu_v2,   op_softplus,    
                      op_conv,     op_max_pool_indices, op_avg_pool, op_adaptive_avg_pool, op_upsample_nearest,
                      op_im2col,   op_index_select, op_gather,  op_scatter_add,    op_embedding,
                      op_permute,  op_constant_pad, op_repeat,  op_nll_loss,       op_mse_loss,
-                     op_prelu,    op_lstm_cell,   op_rope};
+                     op_prelu,    op_lstm_cell,   op_rope,    op_chamfer_grad,   op_vocab_sum_exp,
+                     op_vocab_loss};
 constexpr int kNumOps = sizeof(kOps) / sizeof(kOps[0]);
 
 void launch(Ctx &c, Phase2 p2, aclOpExecutor *ex, uint64_t ws, uint8_t mode) {

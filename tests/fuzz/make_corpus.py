@@ -20,7 +20,7 @@ OPS = ["exp", "inplace_exp", "gelu_v2", "softplus", "add", "inplace_add", "mul",
        "conv", "max_pool_indices", "avg_pool", "adaptive_avg_pool", "upsample_nearest",
        "im2col", "index_select", "gather", "scatter_add", "embedding",
        "permute", "constant_pad", "repeat", "nll_loss", "mse_loss",
-       "prelu", "lstm_cell", "rope"]  # kOps, same order
+       "prelu", "lstm_cell", "rope", "chamfer_grad", "vocab_sum_exp", "vocab_loss"]  # kOps, same order
 
 
 def dt(name):
@@ -214,6 +214,14 @@ def seeds():
     yield "rope_half", seed("rope", e, T([0, 1, 2, 3]), T([0, 1, 0, 3]), T([0, 1, 0, 3]), I(0), T([0, 1, 2, 3]))
     yield "rope_interleaved_bf16", seed("rope", e, T([0, 1, 2, 3], "BF16"), T([0, 1, 0, 3], "BF16"),
                                         T([0, 1, 0, 3], "BF16"), I(1), T([0, 1, 2, 3], "BF16"))
+    h = (2, 3, 4, 1)  # xyz1 [B 2, N 3, 2], xyz2 [2, M 4, 2]; indices 0..2 (mode bit 4)
+    yield "chamfer_grad", seed("chamfer_grad", h, T([0, 1, 0]), T([0, 2, 0]), T([0, 1], "INT32"), T([0, 2], "INT32"),
+                               T([0, 1]), T([0, 2]), T([0, 1, 0]), T([0, 2, 0]), mode=16)
+    v = (3, 4, 2, 1)  # logits [3, V 4] covering classes [0, 4); targets 0..2 (mode bit 4)
+    yield "vocab_sum_exp", seed("vocab_sum_exp", v, T([0, 1]), T([0], "INT32"), T([0]), I(0), I(4), T([0]), T([0]),
+                                T([0, 1]), T([0], "INT32"), T([0], "INT32"), mode=16)
+    yield "vocab_loss_softmax", seed("vocab_loss", v, T([0]), T([0]), T([0]), DEFAULT, NULL_T, NULL_T, T([0, 1]),
+                                     T([0]), T([0, 1]))
     yield "mm_device_repeatable", seed("mm", m, T([0, 1]), T([1, 2]), T([0, 2]), I(1), mode=1 | 2 | 4)
     yield "add_device", seed("add", p, T([0, 1]), T([1]), S(2), T([0, 1]), mode=4)
     yield "mul_wrong_launch_first", seed("mul", p, T([0, 1]), T([0, 1]), T([0, 1]), mode=8)

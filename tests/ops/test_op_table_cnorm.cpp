@@ -5,7 +5,10 @@
 // (below, written from PyTorch's batch-norm formulas, independent of kernels/norm):
 //   - every dtype; training and eval; optional weight / bias / running statistics absent;
 //     outputMask and inputG / weightG / biasG variants (unwanted outputs untouched); random
-//     2-d to 5-d shapes; NHWC as the channels-last layout;
+//     2-d to 5-d shapes; NHWC as the channels-last layout; padded (non-contiguous) inputs and
+//     updated tensors; INT32 counts where the op allows them;
+//   - the quantised forward (kQuantForward): integer x and y, FLOAT vectors, scales and zero
+//     points per dtype (saturating outputs included), exact ties rounded half to even;
 //   - empty channels / batches where the op allows them;
 //   - errors with their code and the argument named.
 #include <cmath>
@@ -28,6 +31,8 @@ struct CnormArgs {
   double momentum = 0.1, eps = 1e-5;
   const aclBoolArray *output_mask = nullptr;
   bool input_g = true, weight_g = true, bias_g = true;
+  const aclScalar *input_scale = nullptr, *input_zero_point = nullptr, *output_scale = nullptr,
+                  *output_zero_point = nullptr;
 };
 
 using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
@@ -69,7 +74,43 @@ struct CnormSetup {
   double momentum = 0.1, eps = 1e-5;
   bool mask[3] = {true, true, true};
   bool input_g = true, weight_g = true, bias_g = true;
+  bool strided = false;     // inputs and updated tensors as padded views
+  bool int_counts = false;  // INT32 counts (kSyncGather)
+  double in_scale = 0.05, in_zp = 3, out_scale = 0.04, out_zp = -5;  // kQuantForward (INT8 saturates often)
 };
+
+bool is_quant(const CnormTableCase &c) { return c.mode == "kQuantForward"; }
+
+// The integer range of a quantised output dtype.
+std::pair<double, double> quant_range(aclDataType dt) {
+  if (dt == ACL_INT8) return {-128, 127};
+  if (dt == ACL_UINT8) return {0, 255};
+  return {-2147483648.0, 2147483647.0};
+}
+
+// Quantised outputs against the reference's unrounded quotients q: the integer nearest to q
+// clamped to the dtype's range (either neighbour when q is within 1e-6 of a tie; exact ties have
+// their own test).
+::testing::AssertionResult quant_matches(aclDataType dt, const std::vector<double> &got, const std::vector<double> &q) {
+  if (got.size() != q.size()) return ::testing::AssertionFailure() << "size " << got.size() << " vs " << q.size();
+  const auto range = quant_range(dt);
+  for (size_t i = 0; i < q.size(); ++i) {
+    const double t = std::min(std::max(q[i], range.first), range.second);
+    if (!(std::fabs(got[i] - t) <= 0.5 + 1e-6))
+      return ::testing::AssertionFailure() << "element " << i << ": got " << got[i] << ", reference quotient " << q[i];
+  }
+  return ::testing::AssertionSuccess();
+}
+
+using ScalarPtr = std::unique_ptr<aclScalar, void (*)(aclScalar *)>;
+ScalarPtr float_scalar(double v) {
+  const float f = static_cast<float>(v);
+  return ScalarPtr(aclCreateScalar(const_cast<float *>(&f), ACL_FLOAT), [](aclScalar *p) { aclDestroyScalar(p); });
+}
+ScalarPtr int_scalar(double v) {
+  const int32_t i = static_cast<int32_t>(v);
+  return ScalarPtr(aclCreateScalar(const_cast<int32_t *>(&i), ACL_INT32), [](aclScalar *p) { aclDestroyScalar(p); });
+}
 
 // The float64 reference: every output role of the case from the input roles' values.
 Values reference(const CnormTableCase &c, const CnormSetup &s, const Values &in) {
@@ -98,6 +139,36 @@ Values reference(const CnormTableCase &c, const CnormSetup &s, const Values &in)
       out["kRunMean"].push_back(static_cast<double>((1 - s.momentum) * get("kRunMean", ch, 0) + s.momentum * mean));
       out["kRunVar"].push_back(
           static_cast<double>((1 - s.momentum) * get("kRunVar", ch, 0) + s.momentum * var * n / (n - 1)));
+    }
+    return out;
+  }
+  if (c.mode == "kSyncGather") {  // aclnnSyncBatchNormGatherStats' documented formulas
+    for (int64_t ch = 0; ch < C; ++ch) {
+      long double n = 0, s1 = 0, s2 = 0;
+      for (int64_t g = 0; g < s.groups; ++g) {
+        n += get("kCounts", g, 0);
+        s1 += get("kSumIn", g * C + ch, 0);
+        s2 += get("kSqSumIn", g * C + ch, 0);
+      }
+      const long double mean = s1 / n, var = s2 / n - mean * mean;
+      out["kMeanOut"].push_back(static_cast<double>(mean));
+      out["kInvstdOut"].push_back(static_cast<double>(1 / sqrtl(var + static_cast<float>(s.eps))));
+      const long double mom = static_cast<float>(s.momentum);  // the prototype's float
+      out["kRunMean"].push_back(static_cast<double>((1 - mom) * get("kRunMean", ch, 0) + mom * mean));
+      out["kRunVar"].push_back(static_cast<double>((1 - mom) * get("kRunVar", ch, 0) + mom * var * n / (n - 1)));
+    }
+    return out;
+  }
+  if (c.mode == "kQuantForward") {  // aclnnQuantizedBatchNorm's documented formulas, before rounding
+    const auto &x = in.at("x");
+    const long double is = static_cast<float>(s.in_scale), os = static_cast<float>(s.out_scale);
+    for (int64_t i = 0; i < total; ++i) {
+      const int64_t ch = chan_of(i);
+      const long double xd = (x[static_cast<size_t>(i)] - s.in_zp) * is;
+      const long double y = (xd - get("kRunMean", ch, 0)) / sqrtl(get("kRunVar", ch, 1) + static_cast<float>(s.eps)) *
+                                get("kWeight", ch, 1) +
+                            get("kBias", ch, 0);
+      out["y"].push_back(static_cast<double>(y / os + s.out_zp));
     }
     return out;
   }
@@ -172,7 +243,8 @@ bool written(const CnormTableCase &c, const CnormSetup &s, const CnormArgRole &a
   if (a.role == "kGradBias") return s.mask[2] && s.bias_g;
   if (a.role == "kSumDyOut" || a.role == "kSumDyXmuOut") return s.input_g;
   if (a.role == "kRunMean" || a.role == "kRunVar")
-    return a.inout && (c.mode == "kGather" || (c.mode == "kForward" && c.has_training && s.training));
+    return a.inout && (c.mode == "kGather" || c.mode == "kSyncGather" ||
+                       (c.mode == "kForward" && c.has_training && s.training));
   return a.out;
 }
 
@@ -180,6 +252,7 @@ std::vector<int64_t> role_shape(const CnormTableCase &c, const CnormSetup &s, co
   const int64_t C = s.shape[static_cast<size_t>(s.cdim)];
   if (role == "x" || role == "dy" || role == "y") return s.shape;
   if (c.mode == "kGather" && (role == "kMeanIn" || role == "kInvstdIn")) return {s.groups, C};
+  if (role == "kSumIn" || role == "kSqSumIn") return {s.groups, C};
   if (role == "kCounts") return {s.groups};
   return {C};
 }
@@ -190,6 +263,8 @@ std::pair<double, double> role_range(const std::string &role) {
   if (role == "kWeight") return {0.5, 1.5};
   if (role == "kMeanIn") return {-0.5, 0.5};
   if (role == "kInvstdIn" || role == "kRunVar") return {0.5, 2};
+  // Square sums >= 30 per group against sums in [-3, 3] over >= 3 samples: a positive variance.
+  if (role == "kSqSumIn") return {30, 60};
   return {-3, 3};  // given gradient sums
 }
 
@@ -197,7 +272,8 @@ void check(const CnormTableCase &c, aclDataType dt, const CnormSetup &s, bool om
   SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt << " shape " << ::testing::PrintToString(s.shape)
                                     << " cdim " << s.cdim << (s.training ? " training" : " eval")
                                     << (omit_optional ? " without optional inputs" : "") << " mask " << s.mask[0]
-                                    << s.mask[1] << s.mask[2] << " flags " << s.input_g << s.weight_g << s.bias_g);
+                                    << s.mask[1] << s.mask[2] << " flags " << s.input_g << s.weight_g << s.bias_g
+                                    << (s.strided ? " strided" : "") << (s.int_counts ? " INT32 counts" : ""));
   auto &r = rng();
   CnormArgs a;
   a.training = s.training;
@@ -210,6 +286,12 @@ void check(const CnormTableCase &c, aclDataType dt, const CnormSetup &s, bool om
   std::unique_ptr<aclBoolArray, void (*)(aclBoolArray *)> mask(aclCreateBoolArray(m3, 3),
                                                                  [](aclBoolArray *p) { aclDestroyBoolArray(p); });
   a.output_mask = mask.get();
+  ScalarPtr isc = float_scalar(s.in_scale), izp = int_scalar(s.in_zp), osc = float_scalar(s.out_scale),
+            ozp = int_scalar(s.out_zp);
+  a.input_scale = isc.get();
+  a.input_zero_point = izp.get();
+  a.output_scale = osc.get();
+  a.output_zero_point = ozp.get();
   std::vector<std::unique_ptr<DeviceTensor>> ts;
   Values in;
   const bool eval = c.has_training && !s.training;
@@ -221,7 +303,9 @@ void check(const CnormTableCase &c, aclDataType dt, const CnormSetup &s, bool om
     if (ar.out && !written(c, s, ar)) omit = true;  // an unwanted output may be null
     const auto shape = role_shape(c, s, ar.role);
     const bool channels_last = s.cdim != 1 && shape.size() == s.shape.size();
-    auto t = std::make_unique<DeviceTensor>(shape, dt);
+    const bool per_elem = ar.role == "x" || ar.role == "y" || ar.role == "dy";
+    const aclDataType tdt = ar.role == "kCounts" && s.int_counts ? ACL_INT32 : is_quant(c) && !per_elem ? ACL_FLOAT : dt;
+    auto t = s.strided && !ar.out ? padded_view(shape, tdt) : std::make_unique<DeviceTensor>(shape, tdt);
     if (channels_last) t->get()->format = s.shape.size() == 4 ? ACL_FORMAT_NHWC : ACL_FORMAT_NDHWC;
     if (ar.role == "kCounts") {
       std::vector<double> v(static_cast<size_t>(s.groups));
@@ -229,6 +313,9 @@ void check(const CnormTableCase &c, aclDataType dt, const CnormSetup &s, bool om
       t->set_values(v);
     } else if (ar.out) {
       t->poison();
+    } else if (is_quant(c) && ar.role == "x") {
+      const auto range = quant_range(dt);
+      t->fill_random(std::max(range.first, -3000.0), std::min(range.second, 3000.0));
     } else {
       const auto range = role_range(ar.role);
       t->fill_random(range.first, range.second);
@@ -247,6 +334,10 @@ void check(const CnormTableCase &c, aclDataType dt, const CnormSetup &s, bool om
     if (!written(c, s, ar)) {
       if (ar.inout) EXPECT_EQ(ts[k]->values(), in[ar.role]);
       else EXPECT_TRUE(ts[k]->untouched_outside_view());
+      continue;
+    }
+    if (is_quant(c)) {
+      EXPECT_TRUE(quant_matches(dt, ts[k]->values(), want.at(ar.role)));
       continue;
     }
     std::vector<double> w;
@@ -281,6 +372,16 @@ TEST_P(OpTableCnorm, EveryDtypeModeAndOptionalInput) {
       if (c.has_mask && variant == 3) s.mask[0] = false;
       if (c.has_flags && variant == 1) s.weight_g = false;
       if (c.has_flags && variant == 3) s.input_g = false;
+      s.strided = variant == 2;
+      s.int_counts = c.mode == "kSyncGather" && variant == 3;
+      if (is_quant(c)) {  // 4-d NCHW; scales and zero points within each dtype's range
+        s.shape = {2 + static_cast<int64_t>(r() % 3), 2 + static_cast<int64_t>(r() % 4),
+                   2 + static_cast<int64_t>(r() % 5), 1 + static_cast<int64_t>(r() % 9)};
+        s.cdim = 1;
+        if (dt == ACL_UINT8) s.in_zp = 128, s.out_zp = 120;
+        if (dt == ACL_INT32) s.in_scale = 0.002, s.in_zp = 11, s.out_scale = 0.001, s.out_zp = 7;
+        if (variant == 1) s.out_scale = -s.out_scale;  // a negative scale flips the output
+      }
       check(c, dt, s, variant % 2 == 1);
     }
 }
@@ -290,20 +391,61 @@ TEST_P(OpTableCnorm, LongChannels) {
   const CnormTableCase &c = GetParam();
   CnormSetup s;
   s.shape = {3, 5, 37, 41};  // 4551 elements per channel
-  check(c, ACL_FLOAT, s, false);
+  check(c, c.dtypes.front(), s, false);
+}
+
+// Exact ties of the requantisation round half to even: x' = x with var + eps = 1, output scale 2,
+// so x = +-1, +-3, +-5 give +-0.5, +-1.5, +-2.5 (expected values worked out by hand).
+TEST(OpTableCnormQuant, ExactTiesRoundHalfToEven) {
+  const CnormTableCase *q = nullptr;
+  static const std::vector<CnormTableCase> cases = cnorm_table_cases();
+  for (const auto &c : cases)
+    if (is_quant(c)) q = &c;
+  ASSERT_NE(q, nullptr) << "no kQuantForward row in the batch-norm table";
+  DeviceTensor x({1, 2, 1, 6}, ACL_INT8), y({1, 2, 1, 6}, ACL_INT8), mean({2}, ACL_FLOAT), var({2}, ACL_FLOAT);
+  x.set_values({1, 3, 5, -1, -3, -5, 1, 3, 5, -1, -3, -5});
+  mean.set_values({0, 0});
+  var.set_values({0.75, 0.75});
+  y.poison();
+  ScalarPtr isc = float_scalar(1), izp = int_scalar(0), osc = float_scalar(2), ozp = int_scalar(0), ozp1 = int_scalar(1);
+  CnormArgs a;
+  a.eps = 0.25;
+  a.input_scale = isc.get();
+  a.input_zero_point = izp.get();
+  a.output_scale = osc.get();
+  a.output_zero_point = ozp.get();
+  for (size_t k = 0; k < q->args.size(); ++k) {
+    const std::string &role = q->args[k].role;
+    a.t[k] = role == "x" ? x.get() : role == "y" ? y.get() : role == "kRunMean" ? mean.get() : role == "kRunVar" ? var.get() : nullptr;
+  }
+  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return q->phase1(a, w, e); }, q->launch), 0)
+      << aclGetRecentErrMsg();
+  EXPECT_EQ(y.values(), (std::vector<double>{0, 2, 2, 0, -2, -2, 0, 2, 2, 0, -2, -2}));
+  a.output_zero_point = ozp1.get();  // the zero point is added before rounding: 1.5, 2.5, 3.5, ...
+  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return q->phase1(a, w, e); }, q->launch), 0)
+      << aclGetRecentErrMsg();
+  EXPECT_EQ(y.values(), (std::vector<double>{2, 2, 4, 0, 0, -2, 2, 2, 4, 0, 0, -2}));
 }
 
 TEST_P(OpTableCnorm, ErrorsNameTheArgument) {
   const CnormTableCase &c = GetParam();
-  const std::vector<int64_t> shape = {2, 3, 4};
+  const bool quant = is_quant(c);  // 4-d INT8 x and y, FLOAT vectors, the four scalars
+  const std::vector<int64_t> shape = quant ? std::vector<int64_t>{2, 3, 4, 2} : std::vector<int64_t>{2, 3, 4};
   std::vector<std::unique_ptr<DeviceTensor>> ts;
   CnormArgs good;
+  ScalarPtr isc = float_scalar(0.5), izp = int_scalar(1), osc = float_scalar(0.25), ozp = int_scalar(-1);
+  good.input_scale = isc.get();
+  good.input_zero_point = izp.get();
+  good.output_scale = osc.get();
+  good.output_zero_point = ozp.get();
   for (size_t k = 0; k < c.args.size(); ++k) {
     const auto &ar = c.args[k];
-    std::vector<int64_t> sh = ar.role == "x" || ar.role == "dy" || ar.role == "y" ? shape : std::vector<int64_t>{3};
+    const bool per_elem = ar.role == "x" || ar.role == "dy" || ar.role == "y";
+    std::vector<int64_t> sh = per_elem ? shape : std::vector<int64_t>{3};
     if (c.mode == "kGather" && (ar.role == "kMeanIn" || ar.role == "kInvstdIn")) sh = {2, 3};
+    if (ar.role == "kSumIn" || ar.role == "kSqSumIn") sh = {2, 3};
     if (ar.role == "kCounts") sh = {2};
-    ts.push_back(std::make_unique<DeviceTensor>(sh, ACL_FLOAT));
+    ts.push_back(std::make_unique<DeviceTensor>(sh, quant && per_elem ? ACL_INT8 : ACL_FLOAT));
     ts.back()->fill_random(0.5, 1.5);
     good.t[k] = ts.back()->get();
   }
@@ -326,20 +468,54 @@ TEST_P(OpTableCnorm, ErrorsNameTheArgument) {
     auto sh = ts[k]->shape();
     sh.back() += 1;
     if (ar.role == "kCounts") sh = {2, 1};  // counts: any length, but one dim
-    DeviceTensor bad(sh, ACL_FLOAT);
+    DeviceTensor bad(sh, ts[k]->dtype());
     a = good;
     a.t[k] = bad;
     EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, ar.name.c_str()}));
-    DeviceTensor ints(ts[k]->shape(), ACL_INT32);
+    const bool int_ok = ar.role == "kCounts" && c.mode == "kSyncGather";  // INT32 counts are allowed there
+    const bool int_x = quant && ts[k]->dtype() == ACL_INT8;  // integers are x's dtypes there
+    DeviceTensor ints(ts[k]->shape(), int_x ? ACL_FLOAT : int_ok ? ACL_INT64 : ACL_INT32);
     a = good;
     a.t[k] = ints;
     EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, ar.name.c_str(), "dtype"}));
   }
-  DeviceTensor x1({6}, ACL_FLOAT);  // a 1-d input has no channel dim
+  DeviceTensor x1({6}, ACL_FLOAT);  // a 1-d input has no channel dim (nor a 1-d sum a group dim)
   CnormArgs a = good;
   for (size_t k = 0; k < c.args.size(); ++k)
-    if (c.args[k].role == "x") a.t[k] = x1;
-  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api}));
+    if (c.args[k].role == "x" || c.args[k].role == "kSumIn") a.t[k] = x1;
+  if (c.has("x") || c.has("kSumIn")) EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api}));
+  if (c.mode == "kSyncGather") {  // at least one group
+    DeviceTensor none({0}, ACL_FLOAT);
+    a = good;
+    for (size_t k = 0; k < c.args.size(); ++k)
+      if (c.args[k].role == "kCounts") a.t[k] = none;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "sampleCount"}));
+  }
+  if (quant) {
+    DeviceTensor x3({2, 3, 4}, ACL_INT8), y32(shape, ACL_INT32);
+    a = good;
+    for (size_t k = 0; k < c.args.size(); ++k)
+      if (c.args[k].role == "x") a.t[k] = x3;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "input", "4-d"}));
+    a = good;
+    for (size_t k = 0; k < c.args.size(); ++k)
+      if (c.args[k].role == "y") a.t[k] = y32;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "output", "dtype"}));
+    const aclScalar *CnormArgs::*scalars[] = {&CnormArgs::input_scale, &CnormArgs::input_zero_point,
+                                              &CnormArgs::output_scale, &CnormArgs::output_zero_point};
+    const char *names[] = {"inputScale", "inputZeroPoint", "outputScale", "outputZeroPoint"};
+    ScalarPtr zero = float_scalar(0), wide = int_scalar(128), frac = float_scalar(1.5);
+    const aclScalar *bad_values[] = {nullptr, wide.get(), zero.get(), frac.get()};  // inputScale: only null
+    for (int i = 0; i < 4; ++i) {
+      SCOPED_TRACE(names[i]);
+      a = good;
+      a.*scalars[i] = nullptr;
+      EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, names[i]}));
+      if (bad_values[i] == nullptr) continue;
+      a.*scalars[i] = bad_values[i];  // out of INT8's range, zero, not an integer
+      EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, names[i]}));
+    }
+  }
   if (c.has_mask) {
     const bool two[2] = {true, true};
     std::unique_ptr<aclBoolArray, void (*)(aclBoolArray *)> m(aclCreateBoolArray(two, 2),

@@ -5,9 +5,13 @@
 //     every flag (amsgrad, maximize; useNesterov), against the float64 reference (refs::adamw_ref /
 //     refs::apply_adam_ref) with the precision standard; nothing written outside the views;
 //   - repeated steps feeding the written state back; empty tensors;
-//   - the errors with their code and the argument named.
+//   - the errors with their code and the argument named;
+//   - ApplyAdamWV2 (own suite): float hyper-parameters and a step tensor against the same reference
+//     with beta powers beta^(t-1), the amsgrad maximum written back, a step <= 0 failing the launch.
+#include <algorithm>
 #include <cmath>
 #include <memory>
+#include <stdexcept>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -23,13 +27,15 @@ struct OptimArgs {
   aclTensor *var = nullptr, *m = nullptr, *v = nullptr, *b1p = nullptr, *b2p = nullptr, *lr = nullptr,
             *wd = nullptr, *b1 = nullptr, *b2 = nullptr, *eps = nullptr, *grad = nullptr, *max_v = nullptr;
   bool amsgrad = false, maximize = false, locking = false, nesterov = false;
+  aclTensor *step = nullptr;
+  double lr_f = 0, b1_f = 0, b2_f = 0, wd_f = 0, eps_f = 0;
 };
 
 using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
 
 struct OptimTableCase {
   std::string name, api;
-  bool adamw = true;
+  bool adamw = true, v2 = false;
   std::vector<aclDataType> dtypes;
   std::vector<std::pair<std::string, std::string>> names;  // role -> parameter name
   int (*phase1)(const OptimArgs &, uint64_t *, aclOpExecutor **) = nullptr;
@@ -44,8 +50,14 @@ void PrintTo(const OptimTableCase &c, std::ostream *os) { *os << c.name; }
 
 #include "optim_table_cases.inc"
 
+// The cases with tensor hyper-parameters; ApplyAdamWV2 has its own suite at the end.
 const std::vector<OptimTableCase> &all_cases() {
-  static const std::vector<OptimTableCase> c = harness::sampled(optim_table_cases());
+  static const std::vector<OptimTableCase> c = [] {
+    std::vector<OptimTableCase> v;
+    for (auto &e : harness::sampled(optim_table_cases()))
+      if (!e.v2) v.push_back(e);
+    return v;
+  }();
   return c;
 }
 
@@ -168,6 +180,14 @@ void check_step(const OptimTableCase &c, Problem &p, aclDataType dt, bool amsgra
   EXPECT_EQ(p.grad->values(), g0);
 }
 
+// 1-d to 4-d, each dim 1..7.
+std::vector<int64_t> random_state_shape(std::mt19937_64 &g) {
+  std::vector<int64_t> shape;
+  const int nd = 1 + static_cast<int>(g() % 4);
+  for (int d = 0; d < nd; ++d) shape.push_back(1 + static_cast<int64_t>(g() % 7));
+  return shape;
+}
+
 class OpTableOptim : public ::testing::TestWithParam<OptimTableCase> {};
 
 TEST_P(OpTableOptim, EveryDtypeLayoutAndFlag) {
@@ -178,9 +198,7 @@ TEST_P(OpTableOptim, EveryDtypeLayoutAndFlag) {
   for (aclDataType dt : c.dtypes)
     for (Layout layout : {Layout::kContiguous, Layout::kTransposed, Layout::kPadded})
       for (int f = 0; f < 4; ++f, ++k) {
-        std::vector<int64_t> shape;
-        const int nd = 1 + static_cast<int>(g() % 4);
-        for (int d = 0; d < nd; ++d) shape.push_back(1 + static_cast<int64_t>(g() % 7));
+        const std::vector<int64_t> shape = random_state_shape(g);
         const aclDataType hdts[3] = {dt, ACL_FLOAT, ACL_DOUBLE};
         const aclDataType hdt = hdts[k % 3];
         SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt << " layout " << static_cast<int>(layout)
@@ -284,6 +302,142 @@ TEST_P(OpTableOptim, ErrorsNameTheArgument) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableOptim, ::testing::ValuesIn(all_cases()), harness::case_name<OptimTableCase>);
+
+// ---- ApplyAdamWV2: float hyper-parameters, the step as a tensor, maxGradNorm updated with amsgrad.
+
+const OptimTableCase &v2_case() {
+  static const std::vector<OptimTableCase> all = optim_table_cases();
+  for (const auto &c : all)
+    if (c.v2) return c;
+  throw std::runtime_error("no kAdamWV2 row in optim.ops");
+}
+
+// The problem's tensors with V2's arguments: the step tensor (INT64 or FLOAT) and the float values
+// (the reference takes them as the op receives them, rounded to float).
+OptimArgs v2_args(const Problem &p, const DeviceTensor &step, bool amsgrad, bool maximize) {
+  OptimArgs a;
+  a.var = *p.var;
+  a.m = *p.m;
+  a.v = *p.v;
+  a.max_v = *p.max_v;
+  a.grad = *p.grad;
+  a.step = step;
+  a.lr_f = p.hv.lr;
+  a.b1_f = p.hv.b1;
+  a.b2_f = p.hv.b2;
+  a.wd_f = p.hv.wd;
+  a.eps_f = p.hv.eps;
+  a.amsgrad = amsgrad;
+  a.maximize = maximize;
+  return a;
+}
+
+TEST(OpTableOptimV2, EveryDtypeLayoutFlagAndStepDtype) {
+  reseed_for_current_test();
+  const OptimTableCase &c = v2_case();
+  auto &g = rng();
+  int k = 0;
+  for (aclDataType dt : c.dtypes)
+    for (Layout layout : {Layout::kContiguous, Layout::kTransposed, Layout::kPadded})
+      for (int f = 0; f < 4; ++f, ++k) {
+        const std::vector<int64_t> shape = random_state_shape(g);
+        const bool amsgrad = (f & 1) != 0, maximize = (f & 2) != 0;
+        const aclDataType sdt = k % 2 ? ACL_FLOAT : ACL_INT64;
+        const double t = static_cast<double>(1 + g() % 20);
+        SCOPED_TRACE(::testing::Message() << "dtype " << dt << " layout " << static_cast<int>(layout) << " flags " << f
+                                          << " step " << t << " (" << sdt << ") shape "
+                                          << ::testing::PrintToString(shape));
+        Problem p;
+        make_problem(c, g, shape, dt, layout, ACL_DOUBLE, false, &p);
+        Hyper &h = p.hv;
+        for (double *x : {&h.lr, &h.b1, &h.b2, &h.wd, &h.eps}) *x = static_cast<float>(*x);  // the float arguments
+        DeviceTensor step(k % 3 == 0 ? std::vector<int64_t>{} : std::vector<int64_t>{1}, sdt);
+        step.set_values({t});
+        const auto var0 = p.var->values(), m0 = p.m->values(), v0 = p.v->values(), g0 = p.grad->values(),
+                   x0 = p.max_v->values();
+        const OptimArgs a = v2_args(p, step, amsgrad, maximize);
+        ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
+            << aclGetRecentErrMsg();
+        std::vector<double> wv, wm, wvv, wx;
+        for (size_t i = 0; i < var0.size(); ++i) {
+          const refs::AdamElem r = refs::adamw_ref(var0[i], m0[i], v0[i], g0[i], x0[i], std::pow(h.b1, t - 1),
+                                                   std::pow(h.b2, t - 1), h.lr, h.wd, h.b1, h.b2, h.eps, amsgrad,
+                                                   maximize);
+          wv.push_back(round_to(dt, r.var));
+          wm.push_back(round_to(dt, r.m));
+          wvv.push_back(round_to(dt, r.v));
+          wx.push_back(round_to(dt, std::max(x0[i], r.v)));
+        }
+        EXPECT_TRUE(meets_precision(dt, p.var->values(), wv)) << "varRef";
+        EXPECT_TRUE(meets_precision(dt, p.m->values(), wm)) << "mRef";
+        EXPECT_TRUE(meets_precision(dt, p.v->values(), wvv)) << "vRef";
+        if (amsgrad) EXPECT_TRUE(meets_precision(dt, p.max_v->values(), wx)) << "maxGradNormOptionalRef";
+        else EXPECT_EQ(p.max_v->values(), x0) << "maxGradNormOptionalRef untouched without amsgrad";
+        EXPECT_TRUE(p.var->untouched_outside_view());
+        EXPECT_TRUE(p.max_v->untouched_outside_view());
+        EXPECT_EQ(p.grad->values(), g0);
+      }
+}
+
+TEST(OpTableOptimV2, StepNotPositiveFailsTheLaunch) {
+  const OptimTableCase &c = v2_case();
+  auto &g = rng();
+  for (double t : {0.0, -3.0}) {
+    Problem p;
+    make_problem(c, g, {3, 4}, ACL_FLOAT, Layout::kContiguous, ACL_DOUBLE, false, &p);
+    DeviceTensor step({1}, ACL_INT64);
+    step.set_values({t});
+    const auto var0 = p.var->values();
+    const OptimArgs a = v2_args(p, step, false, false);
+    EXPECT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch),
+              ACLNN_ERR_PARAM_INVALID);
+    EXPECT_NE(std::string(aclGetRecentErrMsg()).find("step"), std::string::npos) << aclGetRecentErrMsg();
+    EXPECT_EQ(p.var->values(), var0) << "nothing written";
+  }
+}
+
+TEST(OpTableOptimV2, ErrorsNameTheArgument) {
+  const OptimTableCase &c = v2_case();
+  const char *api = c.api.c_str();
+  auto &g = rng();
+  Problem p;
+  make_problem(c, g, {2, 3}, ACL_FLOAT, Layout::kContiguous, ACL_DOUBLE, false, &p);
+  DeviceTensor step({1}, ACL_INT64), step2({2}, ACL_INT64), step32({1}, ACL_INT32), wrong({2, 4}, ACL_FLOAT),
+      f16({2, 3}, ACL_FLOAT16);
+  step.set_values({1});
+  const OptimArgs good = v2_args(p, step, true, false);
+  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(good, w, e); }, c.launch), 0)
+      << aclGetRecentErrMsg();
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  const std::pair<aclTensor *OptimArgs::*, const char *> fields[] = {
+      {&OptimArgs::var, "varRef"}, {&OptimArgs::m, "mRef"},         {&OptimArgs::v, "vRef"},
+      {&OptimArgs::max_v, "maxGradNormOptionalRef"}, {&OptimArgs::grad, "grad"}, {&OptimArgs::step, "step"}};
+  for (const auto &[f, name] : fields) {
+    SCOPED_TRACE(name);
+    OptimArgs a = good;
+    a.*f = nullptr;  // maxGradNorm: required with amsgrad
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, name}));
+    if (f == &OptimArgs::step || f == &OptimArgs::var) continue;
+    a.*f = wrong;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, name}));
+    a.*f = f16;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, name, "dtype"}));
+  }
+  OptimArgs a = good;
+  a.step = step2;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "step", "one element"}));
+  a.step = step32;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "step", "dtype"}));
+  a = good;
+  a.amsgrad = false;  // then maxGradNorm may be null
+  a.max_v = nullptr;
+  EXPECT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
+      << aclGetRecentErrMsg();
+  a = good;
+  a.m = a.var;  // state tensors sharing memory
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "overlap"}));
+}
 
 }  // namespace
 }  // namespace opsnn::test

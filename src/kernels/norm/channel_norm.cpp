@@ -39,6 +39,20 @@ void vstore(const ChanNormPlan &P, const ChanNormArgs &a, int k, int64_t c, doub
   store_one(v, P.vec[k].dtype, a.vec[k], c * P.vec[k].stride);
 }
 
+// The running statistics' momentum update, with the unbiased variance over n elements.
+void update_running(const ChanNormPlan &P, const ChanNormArgs &a, int64_t c, double mean, double var, double n) {
+  if (!P.update_running) return;
+  vstore(P, a, kRunMean, c, (1 - P.momentum) * vload(P, a, kRunMean, c) + P.momentum * mean);
+  vstore(P, a, kRunVar, c, (1 - P.momentum) * vload(P, a, kRunVar, c) + P.momentum * var * n / (n - 1));
+}
+
+// A gather's results: the merged mean and invstd, and the running update over n elements.
+void store_gathered(const ChanNormPlan &P, const ChanNormArgs &a, int64_t c, double mean, double var, double n) {
+  vstore(P, a, kMeanOut, c, mean);
+  vstore(P, a, kInvstdOut, c, 1 / std::sqrt(var + P.eps));
+  update_running(P, a, c, mean, var, n);
+}
+
 // Calls fn(xoff, dyoff, yoff, n) for each line (the innermost position dim) of channel c, with the
 // element offsets of the line's first element in x, dy and y.
 template <class Fn>
@@ -90,14 +104,19 @@ void channel(const ChanNormPlan &P, const ChanNormArgs &a, int64_t c, double *bu
                         ig = vload(P, a, kInvstdIn, c, g);
       q += cnt * (1 / (ig * ig) - P.eps + (mg - mean) * (mg - mean));
     }
-    const double var = static_cast<double>(q / n);
-    vstore(P, a, kMeanOut, c, static_cast<double>(mean));
-    vstore(P, a, kInvstdOut, c, 1 / std::sqrt(var + P.eps));
-    if (P.update_running) {
-      const double nd = static_cast<double>(n);
-      vstore(P, a, kRunMean, c, (1 - P.momentum) * vload(P, a, kRunMean, c) + P.momentum * static_cast<double>(mean));
-      vstore(P, a, kRunVar, c, (1 - P.momentum) * vload(P, a, kRunVar, c) + P.momentum * var * nd / (nd - 1));
+    store_gathered(P, a, c, static_cast<double>(mean), static_cast<double>(q / n), static_cast<double>(n));
+    return;
+  }
+  if (P.mode == ChanNormMode::kSyncGather) {
+    long double n = 0, s = 0, q = 0;
+    for (int64_t g = 0; g < P.groups; ++g) {
+      n += vload(P, a, kCounts, 0, g);
+      s += vload(P, a, kSumIn, c, g);
+      q += vload(P, a, kSqSumIn, c, g);
     }
+    const long double mean = s / n;
+    store_gathered(P, a, c, static_cast<double>(mean), static_cast<double>(q / n - mean * mean),
+                   static_cast<double>(n));
     return;
   }
   if (P.mode == ChanNormMode::kSums) {
@@ -139,6 +158,21 @@ void channel(const ChanNormPlan &P, const ChanNormArgs &a, int64_t c, double *bu
   }
   const double w = P.has[kWeight] ? vload(P, a, kWeight, c) : 1.0;
 
+  if (P.mode == ChanNormMode::kQuantForward) {
+    // The documented order: dequantise, normalise, requantise (nearbyint: half to even; saturate).
+    const double b = P.has[kBias] ? vload(P, a, kBias, c) : 0.0, sd = std::sqrt(vload(P, a, kRunVar, c) + P.eps);
+    const int64_t yes = esize(P.y.dtype);
+    for_lines(P, c, [&](int64_t xo, int64_t, int64_t yo) {
+      load_line(P.x, a.x, xo, xs, xb, L);
+      for (int64_t i = 0; i < L; ++i) {
+        const double y = ((xb[i] - P.in_zp) * P.in_scale - mean) / sd * w + b;
+        const double q = std::nearbyint(y / P.out_scale + P.out_zp);
+        yb[i] = q < P.qmin ? P.qmin : q > P.qmax ? P.qmax : q;  // NaN stays NaN: stored as 0
+      }
+      store_from<double>(yb, P.y.dtype, a.y + yo * yes, ys * yes, L);
+    });
+    return;
+  }
   if (P.mode == ChanNormMode::kForward) {
     const double b = P.has[kBias] ? vload(P, a, kBias, c) : 0.0, scale = invstd * w, shift = b - mean * scale;
     const int64_t yes = esize(P.y.dtype);
@@ -158,10 +192,7 @@ void channel(const ChanNormPlan &P, const ChanNormArgs &a, int64_t c, double *bu
     }
     vstore(P, a, kMeanOut, c, mean);
     vstore(P, a, kInvstdOut, c, invstd);
-    if (P.update_running) {
-      vstore(P, a, kRunMean, c, (1 - P.momentum) * vload(P, a, kRunMean, c) + P.momentum * mean);
-      vstore(P, a, kRunVar, c, (1 - P.momentum) * vload(P, a, kRunVar, c) + P.momentum * var * md / (md - 1));
-    }
+    update_running(P, a, c, mean, var, md);
     return;
   }
 

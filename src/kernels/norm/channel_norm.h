@@ -14,6 +14,11 @@
 //   gradInput (eval):         dx = dy invstd w
 //   gradWeight = sumDyXmu invstd, gradBias = sumDy
 //   gather (kGather):         per-group mean / invstd / count merged into one mean / invstd
+//   sync gather (kSyncGather): per-group sum / squareSum / count: n = sum count, mean = sum s / n,
+//                             var = sum q / n - mean^2, invstd = 1 / sqrt(var + eps), running update
+//                             as above with M = n (aclnnSyncBatchNormGatherStats)
+//   quantised (kQuantForward): y = sat(rne(((x - izp) is - rm) / sqrt(rv + eps) w + b) / os + ozp))
+//                             with the running statistics (aclnnQuantizedBatchNorm)
 #pragma once
 
 #include <cstdint>
@@ -34,7 +39,7 @@ struct ChanTensor {
   int64_t chan = 0;
 };
 
-// A per-channel operand ([C], or [G, C] for the gather's inputs: `row` between groups).
+// A per-channel operand ([C], or [G, C] for the gathers' inputs: `row` between groups).
 struct ChanVector {
   aclDataType dtype = ACL_FLOAT;
   int64_t stride = 0;
@@ -43,6 +48,7 @@ struct ChanVector {
 
 enum ChanVec : int {
   kWeight, kBias, kMeanIn, kInvstdIn, kRunMean, kRunVar, kSumDyIn, kSumDyXmuIn, kCounts,  // inputs
+  kSumIn, kSqSumIn,  // the sync gather's per-group sums ([G, C])
   kMeanOut, kInvstdOut, kSumOut, kSqSumOut, kSumDyOut, kSumDyXmuOut, kGradWeight, kGradBias,  // outputs
   kChanVecCount
 };
@@ -53,6 +59,8 @@ enum class ChanNormMode : uint8_t {
   kBackward,      // gradient sums, gradInput / gradWeight / gradBias as requested
   kElemtBackward, // gradInput from the given sums and counts
   kGather,        // merge per-group statistics (no per-element operand)
+  kSyncGather,    // statistics from per-group sums and counts (no per-element operand)
+  kQuantForward,  // integer x to integer y through the running statistics
 };
 
 struct ChanNormPlan {
@@ -71,7 +79,9 @@ struct ChanNormPlan {
   double eps = 1e-5, momentum = 0.1;
   bool update_running = false;
   bool training_grad = true;  // kBackward: the training formula (else eval: dy invstd w)
-  int64_t groups = 0;         // kGather
+  int64_t groups = 0;         // kGather, kSyncGather
+  // kQuantForward: x' = (x - in_zp) in_scale; y = saturate(round-half-even(y' / out_scale + out_zp)).
+  double in_scale = 1, in_zp = 0, out_scale = 1, out_zp = 0, qmin = 0, qmax = 0;
   int tasks = 1;
   int tier = 0;               // the dense FLOAT affine line's ISA tier (choose_chan_norm_tier)
   int64_t line = 1;           // the innermost position dim's length (a line buffer per operand)

@@ -3,14 +3,27 @@
 #include <algorithm>
 #include <cmath>
 
+#include "aclnn/aclnn_base.h"
+#include "common/error.h"
 #include "core/thread_pool.h"
 #include "kernels/elementwise/convert.h"
 
 namespace opsnn::kernels {
 
-void adam_run(const AdamPlan &P, const AdamArgs &a) {
+int adam_run(const AdamPlan &P, const AdamArgs &a) {
   double s[7] = {};
   for (int k = 0; k < 7; ++k) s[k] = a.scalars[k] != nullptr ? load_one(P.scalar_dtypes[k], a.scalars[k], 0) : 0.0;
+  if (P.v2) {  // V2: beta^(t-1) from the step, the rest from the plan
+    const double t = load_one(P.step_dtype, a.step, 0);
+    if (!(t > 0)) return fail(ACLNN_ERR_PARAM_INVALID, "step must be > 0, got %g", t);
+    s[2] = P.hyper[0];
+    s[3] = P.hyper[1];
+    s[4] = P.hyper[2];
+    s[5] = P.hyper[3];
+    s[6] = P.hyper[4];
+    s[0] = std::pow(s[4], t - 1);
+    s[1] = std::pow(s[5], t - 1);
+  }
   const double b1p = s[0], b2p = s[1], lr = s[2], wd = s[3], b1 = s[4], b2 = s[5], eps = s[6];
   // AdamW: the powers are beta^(t-1); Adam: beta^t.
   const double bc1 = P.adamw ? 1.0 - b1p * b1 : 1.0 - b1p, bc2 = P.adamw ? 1.0 - b2p * b2 : 1.0 - b2p;
@@ -39,6 +52,7 @@ void adam_run(const AdamPlan &P, const AdamArgs &a) {
         if (P.amsgrad && has_max) {
           const double mx = load_one(dt, a.max_v, off[4]);
           vm = std::isnan(mx) || mx > v ? mx : v;
+          if (P.v2) store_one(vm, dt, a.max_v, off[4]);  // V2 keeps the running maximum
         }
         var = var - lr * wd * var - lr * (m / bc1) / (std::sqrt(vm / bc2) + eps);
       } else {
@@ -56,6 +70,7 @@ void adam_run(const AdamPlan &P, const AdamArgs &a) {
       }
     }
   });
+  return 0;
 }
 
 }  // namespace opsnn::kernels

@@ -1,6 +1,7 @@
-// The Adam-family update (aclnnApplyAdamW / aclnnApplyAdam) over strided views: per element, in
-// double, m / v / var read, updated and each rounded once to its dtype. The hyper-parameters are
-// one-element device tensors read at launch. Formulas: src/ops/optim/optim.ops. Elements are
+// The Adam-family update (aclnnApplyAdamW / aclnnApplyAdam / aclnnApplyAdamWV2) over strided views:
+// per element, in double, m / v / var read, updated and each rounded once to its dtype. The
+// hyper-parameters are one-element device tensors read at launch (V2: plan values, and the step
+// tensor read at launch; a step <= 0 fails the launch with 161002). Formulas: src/ops/optim/optim.ops. Elements are
 // independent, so results never depend on the thread count.
 #pragma once
 
@@ -22,14 +23,22 @@ struct AdamPlan {
   int64_t strides[5][kAdamMaxDims] = {};
   // beta1Power, beta2Power, lr, weightDecay (AdamW), beta1, beta2, eps.
   aclDataType scalar_dtypes[7] = {};
+  // ApplyAdamWV2: lr, weightDecay, beta1, beta2, eps; bias corrections from the step (its dtype);
+  // with amsgrad the maximum is written back to maxGradNorm.
+  bool v2 = false;
+  double hyper[5] = {};
+  aclDataType step_dtype = ACL_INT64;
 };
 
 struct AdamArgs {
   char *var = nullptr, *m = nullptr, *v = nullptr;
-  const char *grad = nullptr, *max_v = nullptr;
+  const char *grad = nullptr;
+  char *max_v = nullptr;  // read; written by V2 with amsgrad
   const char *scalars[7] = {};  // null: not used (ApplyAdam's weightDecay)
+  const char *step = nullptr;    // V2
 };
 
-void adam_run(const AdamPlan &plan, const AdamArgs &args);
+// Returns 0, or 161002 after opsnn::set_last_error for a V2 step <= 0 (nothing written).
+int adam_run(const AdamPlan &plan, const AdamArgs &args);
 
 }  // namespace opsnn::kernels

@@ -161,6 +161,14 @@ void class_loss_phase1(core::OpBuilder &b, const ClassLossRule &rule, const Clas
     multilabel_phase1(b, rule, c);
     return;
   }
+  if (rule.kind == ClassLossKind::kVocabSumExp || rule.kind == ClassLossKind::kVocabLoss) {
+    vocab_ce_phase1(b, rule, c);
+    return;
+  }
+  if (rule.kind == ClassLossKind::kChamferBackward) {
+    chamfer_grad_phase1(b, rule, c);
+    return;
+  }
   const bool forward = rule.kind == ClassLossKind::kNll || rule.kind == ClassLossKind::kCrossEntropy;
   const bool nll = rule.kind == ClassLossKind::kNll || rule.kind == ClassLossKind::kNllBackward;
   if (!forward) core::check_dtype_in(c.grad, c.grad_name, rule.dtypes);

@@ -1,6 +1,7 @@
 #include "ops/norm/channel_norm_phase1.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "common/error.h"
 #include "core/impl_list.h"
@@ -49,6 +50,31 @@ struct ChanNormStep final : core::Step {
   }
 };
 
+// The integer range of a quantised dtype.
+void quant_range(aclDataType dt, double *lo, double *hi) {
+  *lo = dt == ACL_INT8 ? -128.0 : dt == ACL_UINT8 ? 0.0 : -2147483648.0;
+  *hi = dt == ACL_INT8 ? 127.0 : dt == ACL_UINT8 ? 255.0 : 2147483647.0;
+}
+
+// QuantizedBatchNorm's scalars: finite scales (the output's non-zero), integral zero points within
+// the range of the tensor they belong to.
+void set_quantisation(ChanNormPlan &P, const ChanNormCall &c, const aclTensor *x) {
+  P.in_scale = core::scalar_value(c.input_scale, "inputScale");
+  P.in_zp = core::scalar_value(c.input_zero_point, "inputZeroPoint");
+  P.out_scale = core::scalar_value(c.output_scale, "outputScale");
+  P.out_zp = core::scalar_value(c.output_zero_point, "outputZeroPoint");
+  if (!std::isfinite(P.in_scale))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "inputScale must be finite, got %g", P.in_scale);
+  if (!std::isfinite(P.out_scale) || P.out_scale == 0)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "outputScale must be finite and non-zero, got %g", P.out_scale);
+  quant_range(x->dtype, &P.qmin, &P.qmax);  // the output has the input's dtype
+  const struct { double v; const char *name; } zps[] = {{P.in_zp, "inputZeroPoint"}, {P.out_zp, "outputZeroPoint"}};
+  for (const auto &z : zps)
+    if (!(z.v >= P.qmin && z.v <= P.qmax) || z.v != std::floor(z.v))
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be an integer within %s's range [%.0f, %.0f], got %g", z.name,
+                  core::dtype_name(x->dtype), P.qmin, P.qmax, z.v);
+}
+
 bool mask_bit(const aclBoolArray *m, size_t i) { return m == nullptr || (i < m->values.size() && m->values[i]); }
 
 }  // namespace
@@ -68,64 +94,99 @@ void chan_norm_phase1(core::OpBuilder &b, const ChanNormRule &rule, const ChanNo
     if (a.role == kernels::kSumDyOut || a.role == kernels::kSumDyXmuOut) return c.input_g;
     return true;
   };
-  const bool eval = !c.training && (rule.mode == ChanNormMode::kForward || backward);
+  const bool quant = rule.mode == ChanNormMode::kQuantForward;  // inference from the running statistics
+  const bool eval = quant || (!c.training && (rule.mode == ChanNormMode::kForward || backward));
   auto required = [&](const ChanNormArg &a) {
-    if (a.role == kernels::kRunMean || a.role == kernels::kRunVar) return eval;
+    if (a.role == kernels::kRunMean || a.role == kernels::kRunVar) return eval || !a.optional;
     if (backward && (a.role == kernels::kMeanIn || a.role == kernels::kInvstdIn)) return !eval;
     if (a.access == ChanNormArg::kOut) return wanted(a) && !a.optional;
     return !a.optional;
   };
+  const bool sync = rule.mode == ChanNormMode::kSyncGather;
   const aclTensor *x = nullptr;
+  const char *x_name = c.args[0].name;
   for (const ChanNormArg &a : c.args) {
     if (a.t == nullptr) {
       if (required(a)) core::check_not_null(a.t, a.name);
       continue;
     }
-    core::check_dtype_in(a.t, a.name, rule.dtypes);
-    if (a.role == ChanNormArg::kX) x = a.t;
+    // The sync gather's sample counts may also be integers (documented).
+    const bool int_counts = sync && a.role == kernels::kCounts;
+    const core::DtypeMask allowed = quant && a.role >= 0 ? core::dtype_bit(ACL_FLOAT)
+                                    : int_counts         ? rule.dtypes | core::dtype_bit(ACL_INT32)
+                                                         : rule.dtypes;
+    core::check_dtype_in(a.t, a.name, allowed);
+    if (a.role == ChanNormArg::kX) {
+      x = a.t;
+      x_name = a.name;
+    }
   }
 
   // Shapes: x is [N, C, ...] (or channels last); per-element operands have x's shape, per-channel
-  // ones C elements ([G, C] / G for the gather's statistics and counts).
+  // ones C elements ([G, C] / G for the gathers' statistics and counts). Without x (the sync
+  // gather) C comes from the first per-group sum.
   ChanNormPlan P;
   P.mode = rule.mode;
   int cdim = 1;
   int64_t C = 0, groups = 0;
-  if (x != nullptr) {
+  const aclTensor *cref = x;
+  const char *c_from = x_name;
+  if (sync) {
+    for (const ChanNormArg &a : c.args)
+      if (a.role == kernels::kSumIn && cref == nullptr) {
+        cref = a.t;
+        c_from = a.name;
+      }
+    if (cref->ndim != 2)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be 2-d ([G, C]: per-group sums), got shape %s", c_from,
+                  core::shape_string(*cref).c_str());
+    C = cref->dims[1];
+  } else if (x != nullptr) {
     if (x->ndim < 2)
-      throw_error(ACLNN_ERR_PARAM_INVALID, "%s must have at least 2 dims ([N, C, ...]), got shape %s", c.args[0].name,
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s must have at least 2 dims ([N, C, ...]), got shape %s", x_name,
                   core::shape_string(*x).c_str());
     if (x->ndim > kernels::kMaxLoopDims)
-      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has too many dims (%d)", c.args[0].name, x->ndim);
-    cdim = (x->format == ACL_FORMAT_NHWC || x->format == ACL_FORMAT_NDHWC) ? x->ndim - 1 : 1;
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has too many dims (%d)", x_name, x->ndim);
+    if (quant && x->ndim != 4)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be 4-d (NCHW), got shape %s", x_name, core::shape_string(*x).c_str());
+    const bool channels_last = x->format == ACL_FORMAT_NHWC || x->format == ACL_FORMAT_NDHWC;
+    cdim = channels_last && !quant ? x->ndim - 1 : 1;
     C = x->dims[cdim];
   }
+  auto per_group = [&](const ChanNormArg &a) {
+    if (rule.mode == ChanNormMode::kGather) return a.role == kernels::kMeanIn || a.role == kernels::kInvstdIn;
+    return sync && (a.role == kernels::kSumIn || a.role == kernels::kSqSumIn);
+  };
+  const char *counts_name = "counts";
   for (const ChanNormArg &a : c.args) {
-    if (a.t == nullptr || a.role < 0 || x == nullptr) continue;
-    const bool per_group = rule.mode == ChanNormMode::kGather && (a.role == kernels::kMeanIn || a.role == kernels::kInvstdIn);
+    if (a.t == nullptr || a.role < 0 || cref == nullptr) continue;
     if (a.role == kernels::kCounts) {
-      if (a.t->ndim != 1)
-        throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be 1-d (one count per group), got shape %s", a.name,
-                    core::shape_string(*a.t).c_str());
+      if (a.t->ndim != 1 || (sync && a.t->dims[0] == 0))
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be 1-d (one count per group, at least one), got shape %s",
+                    a.name, core::shape_string(*a.t).c_str());
       if (groups == 0) groups = a.t->dims[0];
-    } else if (per_group) {
+      counts_name = a.name;
+    } else if (per_group(a)) {
       if (a.t->ndim != 2 || a.t->dims[1] != C)
-        throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be [G, %lld] (per-group statistics), got shape %s", a.name,
-                    static_cast<long long>(C), core::shape_string(*a.t).c_str());
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be [G, %lld] (per-group statistics; C from %s), got shape %s",
+                    a.name, static_cast<long long>(C), c_from, core::shape_string(*a.t).c_str());
     } else if (!(a.t->ndim == 1 && a.t->dims[0] == C)) {
-      throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be [%lld] (one value per channel), got shape %s", a.name,
-                  static_cast<long long>(C), core::shape_string(*a.t).c_str());
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be [%lld] (one value per channel of %s), got shape %s", a.name,
+                  static_cast<long long>(C), c_from, core::shape_string(*a.t).c_str());
     }
   }
   for (const ChanNormArg &a : c.args) {
-    if (rule.mode == ChanNormMode::kGather && a.t != nullptr && (a.role == kernels::kMeanIn || a.role == kernels::kInvstdIn) &&
-        a.t->dims[0] != groups)
-      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %lld groups; counts has %lld", a.name,
-                  static_cast<long long>(a.t->dims[0]), static_cast<long long>(groups));
+    if (a.t != nullptr && per_group(a) && a.t->dims[0] != groups)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %lld groups; %s has %lld", a.name,
+                  static_cast<long long>(a.t->dims[0]), counts_name, static_cast<long long>(groups));
     if (a.t != nullptr && a.role < 0 && a.role != ChanNormArg::kX)
       core::check_shape_equals(*a.t, a.name, core::Shape::of(*x));
+    if (quant && a.t != nullptr && a.role == ChanNormArg::kY && a.t->dtype != x->dtype)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s must have %s's dtype %s, got %s", a.name, x_name,
+                  core::dtype_name(x->dtype), core::dtype_name(a.t->dtype));
   }
   if (!(c.eps >= 0)) throw_error(ACLNN_ERR_PARAM_INVALID, "eps must be >= 0, got %g", c.eps);
+  if (quant) set_quantisation(P, c, x);
 
   // Registration in prototype order: the inputs (and updated tensors), then the outputs.
   int slot[32];
@@ -180,7 +241,7 @@ void chan_norm_phase1(core::OpBuilder &b, const ChanNormRule &rule, const ChanNo
   }
   // Running statistics are updated by a training forward pass (and the gather) when given.
   P.update_running = (P.stats == ChanNormPlan::Stats::kFromData && rule.mode == ChanNormMode::kForward) ||
-                     rule.mode == ChanNormMode::kGather;
+                     rule.mode == ChanNormMode::kGather || sync;
   P.update_running = P.update_running && P.has[kernels::kRunMean] && P.has[kernels::kRunVar];
   if (P.has[kernels::kRunMean] != P.has[kernels::kRunVar])
     throw_error(ACLNN_ERR_PARAM_INVALID, "runningMean and runningVar must both be given or both be null");

@@ -9,7 +9,7 @@ namespace {
 
 struct AdamStep final : core::Step {
   kernels::AdamPlan plan;
-  core::OperandRef var, m, v, grad, max_v, scalars[7];
+  core::OperandRef var, m, v, grad, max_v, scalars[7], step;
   int run(const core::LaunchArgs &args) const override {
     kernels::AdamArgs a;
     a.var = var.address(args);
@@ -18,8 +18,8 @@ struct AdamStep final : core::Step {
     a.grad = grad.address(args);
     a.max_v = max_v.slot >= 0 ? max_v.address(args) : nullptr;
     for (int k = 0; k < 7; ++k) a.scalars[k] = scalars[k].slot >= 0 ? scalars[k].address(args) : nullptr;
-    kernels::adam_run(plan, a);
-    return 0;
+    if (plan.v2) a.step = step.address(args);
+    return kernels::adam_run(plan, a);
   }
 };
 
@@ -33,9 +33,87 @@ void check_hyper(const aclTensor *t, const char *name, aclDataType var_dtype) {
                 core::shape_string(*t).c_str());
 }
 
+// var / m / v / grad (/ maxGradNorm) of var's shape, the written ones without internal overlap and
+// the state tensors (var, m, v; V2's maxGradNorm) not sharing memory.
+void check_state(const OptimCall &c, bool check_max, bool max_written) {
+  const aclTensor &var = *c.var;
+  if (var.ndim > kernels::kAdamMaxDims)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; at most %d are supported", c.var_name, var.ndim,
+                kernels::kAdamMaxDims);
+  const core::Shape shape = core::Shape::of(var);
+  core::check_shape_equals(*c.m, c.m_name, shape);
+  core::check_shape_equals(*c.v, c.v_name, shape);
+  core::check_shape_equals(*c.grad, c.grad_name, shape);
+  if (check_max && c.max_v != nullptr) core::check_shape_equals(*c.max_v, c.max_v_name, shape);
+  const aclTensor *state[4] = {c.var, c.m, c.v, max_written ? c.max_v : nullptr};
+  const char *state_names[4] = {c.var_name, c.m_name, c.v_name, c.max_v_name};
+  for (int i = 0; i < 4 && state[i] != nullptr; ++i) core::check_no_internal_overlap(*state[i], state_names[i]);
+  for (int i = 0; i < 4 && state[i] != nullptr; ++i)
+    for (int j = i + 1; j < 4 && state[j] != nullptr; ++j)
+      if (core::memory_overlap(*state[i], *state[j]) != core::Overlap::kNone)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s and %s overlap in memory; each state tensor needs its own",
+                    state_names[i], state_names[j]);
+}
+
+// The plan's shape and the strides / operands of var, m, v, grad, maxGradNorm (slots, -1: none).
+void set_state(core::OpBuilder &b, AdamStep &st, const aclTensor &var, const int (&slots)[5]) {
+  kernels::AdamPlan &P = st.plan;
+  P.ndim = var.ndim;
+  P.dtype = var.dtype;
+  P.numel = 1;
+  for (int d = 0; d < var.ndim; ++d) {
+    P.dims[d] = var.dims[d];
+    P.numel *= var.dims[d];
+  }
+  core::OperandRef *refs[5] = {&st.var, &st.m, &st.v, &st.grad, &st.max_v};
+  for (int t = 0; t < 5; ++t) {
+    if (slots[t] < 0) continue;
+    const aclTensor &tv = b.tensor(slots[t]);
+    for (int d = 0; d < var.ndim; ++d) P.strides[t][d] = tv.strides[d];
+    *refs[t] = core::OperandRef::of_slot(slots[t], tv);
+  }
+}
+
+// ApplyAdamWV2: var, m, v, maxGradNormOptionalRef updated in place, grad, the step (one INT64 or FLOAT
+// element), float hyper-parameters.
+void adamw_v2_phase1(core::OpBuilder &b, const OptimRule &rule, const OptimCall &c) {
+  core::check_dtype_in(c.var, c.var_name, rule.dtypes);
+  const aclDataType dt = c.var->dtype;
+  core::check_dtype_in(c.m, c.m_name, {dt});
+  core::check_dtype_in(c.v, c.v_name, {dt});
+  if (c.amsgrad && c.max_v == nullptr)
+    throw_error(ACLNN_ERR_PARAM_NULLPTR, "%s must not be null when amsgrad is true", c.max_v_name);
+  if (c.max_v != nullptr) core::check_dtype_in(c.max_v, c.max_v_name, {dt});
+  core::check_dtype_in(c.grad, c.grad_name, {dt});
+  core::check_dtype_in(c.step, c.step_name, {ACL_INT64, ACL_FLOAT});
+  int64_t n = 1;
+  for (int d = 0; d < c.step->ndim; ++d) n *= c.step->dims[d];
+  if (n != 1)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s must hold one element, got shape %s", c.step_name,
+                core::shape_string(*c.step).c_str());
+  check_state(c, c.amsgrad, c.amsgrad);
+  const int sv = b.inout(c.var), sm = b.inout(c.m), sv2 = b.inout(c.v), sx = b.inout(c.max_v);
+  const int sg = b.input(c.grad), ss = b.input(c.step);
+  auto &st = b.add_step<AdamStep>();
+  kernels::AdamPlan &P = st.plan;
+  P.adamw = true;
+  P.v2 = true;
+  P.amsgrad = c.amsgrad;
+  P.maximize = c.maximize;
+  const double hyper[5] = {c.lr_f, c.wd_f, c.b1_f, c.b2_f, c.eps_f};
+  for (int k = 0; k < 5; ++k) P.hyper[k] = hyper[k];
+  P.step_dtype = b.tensor(ss).dtype;
+  st.step = core::OperandRef::of_slot(ss, b.tensor(ss));
+  set_state(b, st, *c.var, {sv, sm, sv2, sg, c.amsgrad ? sx : -1});
+}
+
 }  // namespace
 
 void optim_phase1(core::OpBuilder &b, const OptimRule &rule, const OptimCall &c) {
+  if (rule.kind == OptimKind::kAdamWV2) {
+    adamw_v2_phase1(b, rule, c);
+    return;
+  }
   const bool adamw = rule.kind == OptimKind::kAdamW;
   // Null and dtype checks in prototype order.
   core::check_dtype_in(c.var, c.var_name, rule.dtypes);
@@ -54,25 +132,7 @@ void optim_phase1(core::OpBuilder &b, const OptimRule &rule, const OptimCall &c)
   if (use_max && c.max_v == nullptr)
     throw_error(ACLNN_ERR_PARAM_NULLPTR, "%s must not be null when amsgrad is true", c.max_v_name);
   if (adamw && c.max_v != nullptr) core::check_dtype_in(c.max_v, c.max_v_name, {dt});
-  const aclTensor &var = *c.var;
-  if (var.ndim > kernels::kAdamMaxDims)
-    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; at most %d are supported", c.var_name, var.ndim,
-                kernels::kAdamMaxDims);
-  const core::Shape shape = core::Shape::of(var);
-  core::check_shape_equals(*c.m, c.m_name, shape);
-  core::check_shape_equals(*c.v, c.v_name, shape);
-  core::check_shape_equals(*c.grad, c.grad_name, shape);
-  if (adamw && c.max_v != nullptr) core::check_shape_equals(*c.max_v, c.max_v_name, shape);
-  core::check_no_internal_overlap(var, c.var_name);
-  core::check_no_internal_overlap(*c.m, c.m_name);
-  core::check_no_internal_overlap(*c.v, c.v_name);
-  const aclTensor *state[3] = {c.var, c.m, c.v};
-  const char *state_names[3] = {c.var_name, c.m_name, c.v_name};
-  for (int i = 0; i < 3; ++i)
-    for (int j = i + 1; j < 3; ++j)
-      if (core::memory_overlap(*state[i], *state[j]) != core::Overlap::kNone)
-        throw_error(ACLNN_ERR_PARAM_INVALID, "%s and %s overlap in memory; each state tensor needs its own",
-                    state_names[i], state_names[j]);
+  check_state(c, adamw, false);
   // Registration in prototype order: var, m, v written in place (ApplyAdam's const m / v too).
   const int sv = b.inout(c.var), sm = b.inout(c.m), sv2 = b.inout(c.v);
   int sc[7];
@@ -91,21 +151,7 @@ void optim_phase1(core::OpBuilder &b, const OptimRule &rule, const OptimCall &c)
   P.amsgrad = use_max;
   P.maximize = adamw && c.maximize;
   P.nesterov = !adamw && c.nesterov;
-  P.ndim = var.ndim;
-  P.dtype = dt;
-  P.numel = 1;
-  for (int d = 0; d < var.ndim; ++d) {
-    P.dims[d] = var.dims[d];
-    P.numel *= var.dims[d];
-  }
-  const int slots[5] = {sv, sm, sv2, sg, sx};
-  core::OperandRef *refs[5] = {&st.var, &st.m, &st.v, &st.grad, &st.max_v};
-  for (int t = 0; t < 5; ++t) {
-    if (slots[t] < 0) continue;
-    const aclTensor &tv = b.tensor(slots[t]);
-    for (int d = 0; d < var.ndim; ++d) P.strides[t][d] = tv.strides[d];
-    *refs[t] = core::OperandRef::of_slot(slots[t], tv);
-  }
+  set_state(b, st, *c.var, {sv, sm, sv2, sg, sx});
   for (int k = 0; k < 7; ++k) {
     if (sc[k] < 0) continue;
     const aclTensor &tv = b.tensor(sc[k]);

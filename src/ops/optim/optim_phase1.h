@@ -1,5 +1,5 @@
 // The phase 1 of the table-driven optimiser updates (src/ops/optim/optim.ops): ApplyAdamW and
-// ApplyAdam on kernels/optim/adam (semantics at the top of the table).
+// ApplyAdam, ApplyAdamWV2 on kernels/optim/adam (semantics at the top of the table).
 #pragma once
 
 #include "core/dtype.h"
@@ -7,7 +7,7 @@
 
 namespace opsnn::ops {
 
-enum class OptimKind { kAdamW, kAdam };
+enum class OptimKind { kAdamW, kAdam, kAdamWV2 };
 
 struct OptimRule {
   OptimKind kind;
@@ -21,6 +21,10 @@ struct OptimCall {
              *lr_name = "lr", *wd_name = "weightDecay", *b1_name = "beta1", *b2_name = "beta2", *eps_name = "eps",
              *grad_name = "grad", *max_v_name = "maxGradNormOptional";
   bool amsgrad = false, maximize = false, locking = false, nesterov = false;
+  // ApplyAdamWV2: the step tensor (one INT64 / FLOAT element) and the float hyper-parameters.
+  const aclTensor *step = nullptr;
+  const char *step_name = "step";
+  double lr_f = 0, b1_f = 0, b2_f = 0, wd_f = 0, eps_f = 0;
 };
 
 void optim_phase1(core::OpBuilder &b, const OptimRule &rule, const OptimCall &c);
