@@ -27,6 +27,7 @@
 #include "core/plan_cache.h"
 #include "core/verbose.h"
 #include "float64_refs.h"
+#include "fractal_tensors.h"
 #include "kernels/conv/packed_weight.h"
 #include "op_table_harness.h"
 #include "test_util.h"
@@ -79,8 +80,10 @@ void PrintTo(const ConvTableCase &c, std::ostream *os) { *os << c.name; }
 #include "conv_table_cases.inc"
 
 // The suite group of a case: 0 the classic convolutions (the suites below), 1 the deformable ones,
-// 2 QuantConvolution (their own suites further down).
-int group_of(const ConvTableCase &c) { return c.kind.rfind("deformable", 0) == 0 ? 1 : c.kind == "quant" ? 2 : 0; }
+// 2 QuantConvolution, 3 QuantConvolutionWeightNz (their own suites further down).
+int group_of(const ConvTableCase &c) {
+  return c.kind.rfind("deformable", 0) == 0 ? 1 : c.kind == "quant" ? 2 : c.kind == "quant_nz" ? 3 : 0;
+}
 
 std::vector<ConvTableCase> cases_where(int group) {
   std::vector<ConvTableCase> v;
@@ -98,6 +101,10 @@ const std::vector<ConvTableCase> &deformable_cases() {
 }
 const std::vector<ConvTableCase> &quant_cases() {
   static const std::vector<ConvTableCase> c = cases_where(2);
+  return c;
+}
+const std::vector<ConvTableCase> &quant_nz_cases() {
+  static const std::vector<ConvTableCase> c = cases_where(3);
   return c;
 }
 
@@ -2036,14 +2043,16 @@ std::string describe(const QuantProblem &q) {
   return os.str();
 }
 
-// exact: small values, unit scales, INT32 bias (or none), FLOAT16 output.
-std::unique_ptr<QuantProblem> make_quant_problem(bool exact, aclDataType out_dt, Layout in_layout, Layout out_layout) {
+// exact: small values, unit scales, INT32 bias (or none), FLOAT16 output. fractal: what the WeightNz
+// form takes (3-D, groups 1), with channel counts on both sides of the 16 x 32 weight blocks.
+std::unique_ptr<QuantProblem> make_quant_problem(bool exact, aclDataType out_dt, Layout in_layout, Layout out_layout,
+                                                 bool fractal = false) {
   auto q = std::make_unique<QuantProblem>();
-  q->nsp = static_cast<int>(rnd(2, 3));
+  q->nsp = fractal ? 3 : static_cast<int>(rnd(2, 3));
   q->n = rnd(1, 2);
-  q->groups = rnd(1, 3);
-  q->cin = q->groups * rnd(1, 4);
-  q->cout = q->groups * rnd(1, 4);
+  q->groups = fractal ? 1 : rnd(1, 3);
+  q->cin = fractal ? rnd(1, 70) : q->groups * rnd(1, 4);
+  q->cout = fractal ? rnd(1, 40) : q->groups * rnd(1, 4);
   q->offsetx = rng()() % 3 == 0 ? 0 : rnd(exact ? -4 : -128, exact ? 4 : 127);
   for (int j = 3 - q->nsp; j < 3; ++j) {
     q->k[j] = rnd(1, q->nsp == 3 ? 2 : 3);
@@ -2156,8 +2165,10 @@ std::vector<int64_t> quant_ref_sums(const QuantProblem &q) {
   return r;
 }
 
-void run_quant(const ConvTableCase &c, QuantProblem &q, bool exact) {
-  const ConvArgs a = quant_args(q);
+// weight: the weight argument when not q's (the WeightNz form's blocked copy of it).
+void run_quant(const ConvTableCase &c, QuantProblem &q, bool exact, aclTensor *weight = nullptr) {
+  ConvArgs a = quant_args(q);
+  if (weight != nullptr) a.weight = weight;
   ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
       << aclGetRecentErrMsg();
   const std::vector<int64_t> sums = quant_ref_sums(q);
@@ -2306,6 +2317,119 @@ TEST_P(OpTableQuantConv, ErrorsNameTheArgument) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableQuantConv, ::testing::ValuesIn(quant_cases()), harness::case_name<ConvTableCase>);
+
+// ---- QuantConvolutionWeightNz: the QuantConvolution problems (3-D, groups 1) with the weight in
+// FRACTAL_Z_3D, built here from the logical weight by the documented layout (fractal_tensors.h):
+// the float64 / exact references above, and bit-equal to QuantConvolution on the logical weight.
+
+const ConvTableCase &plain_quant_case() {
+  for (const ConvTableCase &c : conv_table_cases())
+    if (c.kind == "quant") return *new ConvTableCase(c);  // kept for the process
+  ADD_FAILURE() << "no QuantConvolution row in the conv table";
+  return *new ConvTableCase();
+}
+
+void run_quant_nz(const ConvTableCase &c, QuantProblem &q, bool exact) {
+  const auto nz = make_fractal_z3d(q.weight->shape(), ACL_INT8, q.weight->values());
+  run_quant(c, q, exact, nz->get());
+  const std::vector<double> got = q.output->values();
+  q.output->poison();
+  const ConvTableCase &plain = plain_quant_case();
+  const ConvArgs a = quant_args(q);
+  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return plain.phase1(a, w, e); }, plain.launch), 0)
+      << aclGetRecentErrMsg();
+  const std::vector<double> want = q.output->values();
+  for (size_t i = 0; i < got.size(); ++i)
+    if (!(got[i] == want[i])) {  // bit-equal as values (no NaN in these outputs)
+      ADD_FAILURE() << "at " << i << ": WeightNz " << got[i] << ", QuantConvolution " << want[i];
+      break;
+    }
+}
+
+class OpTableQuantConvNz : public ::testing::TestWithParam<ConvTableCase> {};
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OpTableQuantConvNz);
+
+TEST_P(OpTableQuantConvNz, Int8ExactSums) {
+  reseed_for_current_test();
+  for (int t = 0; t < 6; ++t) {
+    auto q = make_quant_problem(true, ACL_FLOAT16, Layout::kContiguous, Layout::kContiguous, true);
+    SCOPED_TRACE(describe(*q));
+    run_quant_nz(GetParam(), *q, true);
+  }
+}
+
+TEST_P(OpTableQuantConvNz, FullRangeScalesAndBiasPaddedBlocks) {
+  reseed_for_current_test();
+  for (aclDataType dt : {ACL_FLOAT16, ACL_BF16}) {
+    for (int t = 0; t < 5; ++t) {
+      auto q = make_quant_problem(false, dt, t % 2 ? Layout::kChannelsLast : Layout::kContiguous,
+                                  t % 3 ? Layout::kContiguous : Layout::kPaddedRows, true);
+      SCOPED_TRACE(describe(*q));
+      SmallColumnTiles tiles;
+      run_quant_nz(GetParam(), *q, false);
+    }
+  }
+}
+
+TEST_P(OpTableQuantConvNz, ErrorsNameTheArgument) {
+  reseed_for_current_test();
+  const ConvTableCase &c = GetParam();
+  auto q = make_quant_problem(false, ACL_FLOAT16, Layout::kContiguous, Layout::kContiguous, true);
+  const std::vector<int64_t> wsh = q->weight->shape();
+  const auto nz = make_fractal_z3d(wsh, ACL_INT8, q->weight->values());
+  const char *api = c.api.c_str();
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  auto args = [&] {
+    ConvArgs a = quant_args(*q);
+    a.weight = nz->get();
+    return a;
+  };
+  auto fails = [&](const ConvArgs &a, int code, std::initializer_list<const char *> words) {
+    return fails_with(c.phase1(a, &ws, &ex), code, words);
+  };
+  {
+    ConvArgs a = args();
+    a.weight = nullptr;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, "weight"}));
+    a.weight = q->weight->get();  // the plain NCDHW weight
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "weight", "format", "FRACTAL_Z_3D"}));
+  }
+  {  // storage shape of another layout: the dims of FRACTAL_NZ-like blocks, one block short, C0 16
+    std::vector<int64_t> st = fractal_z3d_storage(wsh, ACL_INT8);
+    for (int variant = 0; variant < 3; ++variant) {
+      std::vector<int64_t> bad = st;
+      if (variant == 0) bad[1] += 1;
+      if (variant == 1) bad[3] = 16;
+      if (variant == 2) bad.pop_back();
+      int64_t elems = 1;
+      for (int64_t e : bad) elems *= e;
+      FractalTensor w(wsh, ACL_INT8, ACL_FRACTAL_Z_3D, bad, elems);
+      ConvArgs a = args();
+      a.weight = w;
+      EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "weight", "storage shape"})) << variant;
+    }
+    FractalTensor w(wsh, ACL_FLOAT16, ACL_FRACTAL_Z_3D, fractal_z3d_storage(wsh, ACL_FLOAT16), 1 << 16);
+    ConvArgs a = args();
+    a.weight = w;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "weight", "dtype"}));
+  }
+  {
+    ConvArgs a = args();
+    a.groups = 2;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "groups"}));
+    // 2-D: a 4-D input
+    std::vector<int64_t> ish = q->input->shape();
+    ish.erase(ish.begin() + 2);
+    DeviceTensor in4(ish, ACL_INT8);
+    a = args();
+    a.input = in4;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "input"}));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableQuantConvNz, ::testing::ValuesIn(quant_nz_cases()),
+                         harness::case_name<ConvTableCase>);
 
 }  // namespace
 }  // namespace opsnn::test

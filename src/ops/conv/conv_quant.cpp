@@ -1,4 +1,5 @@
-// QuantConvolution: int8 im2col + the int8 GEMM engine + the quantised-matmul epilogue (conv_parts.h).
+// QuantConvolution (+WeightNz): int8 im2col + the int8 GEMM engine + the quantised-matmul epilogue
+// (conv_parts.h).
 #include "ops/conv/conv_parts.h"
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "core/fractal_layout.h"
 #include "core/op_checks.h"
 #include "kernels/matmul/igemm.h"
 #include "kernels/matmul/qmm_epilogue.h"
@@ -27,7 +29,8 @@ class QuantConvStep final : public core::Step {
   int64_t batch = 0, groups = 1, csg = 1, cbg = 1, kc = 1, c_out = 1;
   Side big, small;
   Weight w;
-  bool pack_w = false;
+  bool pack_w = false;  // gather the weight to dense [C_out, kc] in the workspace first
+  bool fractal_w = false;  // ... from FRACTAL_Z_3D blocks (WeightNz)
   int64_t w_row = 0, w_j = 1;
   int8_t pad = 0;
   core::OperandRef scale, bias;  // bias slot -1: none
@@ -53,7 +56,11 @@ class QuantConvStep final : public core::Step {
 
   int run(const core::LaunchArgs &args) const override {
     const int8_t *wbase = reinterpret_cast<const int8_t *>(w.ref.address(args));
-    if (pack_w) {  // gather the weight to dense [C_out, kc]
+    if (fractal_w) {
+      int8_t *p = reinterpret_cast<int8_t *>(args.get(wpack));
+      core::fractal_z3d_to_dense(reinterpret_cast<const char *>(wbase), 1, w.dims, reinterpret_cast<char *>(p));
+      wbase = p;
+    } else if (pack_w) {
       int8_t *p = reinterpret_cast<int8_t *>(args.get(wpack));
       int64_t q = 0;
       for (int64_t o = 0; o < w.dims[0]; ++o)
@@ -116,8 +123,16 @@ class QuantConvStep final : public core::Step {
 }  // namespace
 
 void quant_convolution(core::OpBuilder &b, const ConvRule &rule, const ConvCall &c) {
+  const bool fractal = rule.kind == ConvKind::kQuantConvolutionWeightNz;
   core::check_dtype_in(c.input, c.input_name, rule.dtypes);
   check_dtype_like(c.weight, c.weight_name, c.input->dtype, c.input_name);
+  if (fractal) {  // as documented: 3-D, groups 1, the weight in FRACTAL_Z_3D
+    check_rank(c.input, c.input_name, 5, 5);
+    core::check_fractal_z3d(c.weight, c.weight_name);
+    if (c.groups != 1)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "groups is %lld; with a FRACTAL_Z_3D weight it must be 1",
+                  static_cast<long long>(c.groups));
+  }
   if (c.offset != nullptr)
     throw_error(ACLNN_ERR_PARAM_INVALID, "offset is a reserved parameter and must be null");
   if (c.transposed)
@@ -169,7 +184,8 @@ void quant_convolution(core::OpBuilder &b, const ConvRule &rule, const ConvCall 
   st->small = y;
   st->w = weight_of(w, *c.weight, logical(*c.weight));
   st->pad = static_cast<int8_t>(c.offsetx);
-  const int64_t j = st->w.j_stride();
+  const int64_t j = fractal ? -1 : st->w.j_stride();
+  st->fractal_w = fractal;
   st->pack_w = j < 0;
   st->w_row = st->pack_w ? kc : st->w.strides[0];
   st->w_j = st->pack_w ? 1 : j;

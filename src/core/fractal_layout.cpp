@@ -1,0 +1,71 @@
+// The FRACTAL_NZ / FRACTAL_Z_3D weight checks and re-layout (fractal_layout.h).
+#include "core/fractal_layout.h"
+
+#include <cstring>
+
+#include "common/error.h"
+
+namespace opsnn::core {
+namespace {
+
+void check_format(const aclTensor *t, const char *name, aclFormat want, const char *want_name) {
+  if (t->format != want)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has format %s; this API takes it in %s (a blocked weight layout)", name,
+                format_name(t->format), want_name);
+}
+
+void check_storage(const aclTensor *t, const char *name, const int64_t *want, int nd, const char *rule) {
+  bool same = t->storage_ndim == nd;
+  for (int i = 0; same && i < nd; ++i) same = t->storage_dims[i] == want[i];
+  if (!same)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has storage shape %s for the logical shape %s; %s needs %s (%s)", name,
+                shape_string(t->storage_dims, t->storage_ndim).c_str(), shape_string(*t).c_str(),
+                format_name(t->format), shape_string(want, nd).c_str(), rule);
+}
+
+}  // namespace
+
+void check_fractal_nz(const aclTensor *t, const char *name) {
+  check_format(t, name, ACL_FORMAT_FRACTAL_NZ, "FRACTAL_NZ");
+  if (t->ndim < 2)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; a FRACTAL_NZ matrix has at least 2", name, t->ndim);
+  const int64_t c0 = fractal_c0(t->dtype), r = t->dims[t->ndim - 2], c = t->dims[t->ndim - 1];
+  int64_t want[kMaxDims + 2] = {};
+  int nd = 0;
+  for (int i = 0; i < t->ndim - 2; ++i) want[nd++] = t->dims[i];
+  want[nd++] = round_up(c, c0) / c0;
+  want[nd++] = round_up(r, kFractalRows) / kFractalRows;
+  want[nd++] = kFractalRows;
+  want[nd++] = c0;
+  if (nd > kMaxDims)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; its FRACTAL_NZ storage would exceed %d dims", name, t->ndim,
+                kMaxDims);
+  check_storage(t, name, want, nd, "[..., ceil(cols / C0), ceil(rows / 16), 16, C0], C0 = 32 bytes of the dtype");
+}
+
+void check_fractal_z3d(const aclTensor *t, const char *name) {
+  check_format(t, name, ACL_FRACTAL_Z_3D, "FRACTAL_Z_3D");
+  if (t->ndim != 5)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; a FRACTAL_Z_3D weight's logical shape is [N, C, D, H, W]",
+                name, t->ndim);
+  const int64_t c0 = fractal_c0(t->dtype);
+  const int64_t c1 = round_up(t->dims[1], c0) / c0, n1 = round_up(t->dims[0], kFractalRows) / kFractalRows;
+  const int64_t want[4] = {t->dims[2] * c1 * t->dims[3] * t->dims[4], n1, kFractalRows, c0};
+  check_storage(t, name, want, 4, "[D * ceil(C / C0) * H * W, ceil(N / 16), 16, C0], C0 = 32 bytes of the dtype");
+}
+
+void fractal_z3d_to_dense(const char *src, int64_t esz, const int64_t dims[5], char *dst) {
+  const int64_t n = dims[0], c = dims[1], kd = dims[2], kh = dims[3], kw = dims[4];
+  const int64_t c0 = 32 / esz, c1 = round_up(c, c0) / c0, n16 = round_up(n, kFractalRows);
+  for (int64_t o = 0; o < n; ++o)
+    for (int64_t i = 0; i < c; ++i)
+      for (int64_t d = 0; d < kd; ++d)
+        for (int64_t h = 0; h < kh; ++h)
+          for (int64_t w = 0; w < kw; ++w) {
+            const int64_t from = ((((d * c1 + i / c0) * kh + h) * kw + w) * n16 + o) * c0 + i % c0;
+            std::memcpy(dst, src + from * esz, static_cast<size_t>(esz));
+            dst += esz;
+          }
+}
+
+}  // namespace opsnn::core
