@@ -1,6 +1,7 @@
 // The FRACTAL_NZ / FRACTAL_Z_3D weight checks and re-layout (fractal_layout.h).
 #include "core/fractal_layout.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "common/error.h"
@@ -25,11 +26,18 @@ void check_storage(const aclTensor *t, const char *name, const int64_t *want, in
 
 }  // namespace
 
+bool fractal_nz_transposed(const aclTensor &t) {
+  if (t.ndim < 2) return false;
+  return t.dims[t.ndim - 2] > 1 && t.strides[t.ndim - 2] == 1 && t.strides[t.ndim - 1] != 1;
+}
+
 void check_fractal_nz(const aclTensor *t, const char *name) {
   check_format(t, name, ACL_FORMAT_FRACTAL_NZ, "FRACTAL_NZ");
   if (t->ndim < 2)
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; a FRACTAL_NZ matrix has at least 2", name, t->ndim);
-  const int64_t c0 = fractal_c0(t->dtype), r = t->dims[t->ndim - 2], c = t->dims[t->ndim - 1];
+  const bool tr = fractal_nz_transposed(*t);
+  const int64_t c0 = fractal_c0(t->dtype);
+  const int64_t r = t->dims[t->ndim - (tr ? 1 : 2)], c = t->dims[t->ndim - (tr ? 2 : 1)];
   int64_t want[kMaxDims + 2] = {};
   int nd = 0;
   for (int i = 0; i < t->ndim - 2; ++i) want[nd++] = t->dims[i];
@@ -52,6 +60,26 @@ void check_fractal_z3d(const aclTensor *t, const char *name) {
   const int64_t c1 = round_up(t->dims[1], c0) / c0, n1 = round_up(t->dims[0], kFractalRows) / kFractalRows;
   const int64_t want[4] = {t->dims[2] * c1 * t->dims[3] * t->dims[4], n1, kFractalRows, c0};
   check_storage(t, name, want, 4, "[D * ceil(C / C0) * H * W, ceil(N / 16), 16, C0], C0 = 32 bytes of the dtype");
+}
+
+void fractal_nz_to_dense(const char *src, int64_t esz, int64_t batch, int64_t rows, int64_t cols, bool transposed,
+                         char *dst) {
+  const int64_t c0 = 32 / esz;
+  const int64_t sr = transposed ? cols : rows, sc = transposed ? rows : cols;  // the stored matrix
+  const int64_t r16 = round_up(sr, kFractalRows), per = round_up(sc, c0) * r16;
+  for (int64_t m = 0; m < batch; ++m, src += per * esz) {
+    if (!transposed) {  // each logical row: runs of C0 contiguous elements, one per column block
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; c += c0) {
+          const int64_t run = std::min(c0, cols - c);
+          std::memcpy(dst, src + fractal_nz_offset(r, c, r16, c0) * esz, static_cast<size_t>(run * esz));
+          dst += run * esz;
+        }
+    } else {
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c, dst += esz) std::memcpy(dst, src + fractal_nz_offset(c, r, r16, c0) * esz, static_cast<size_t>(esz));
+    }
+  }
 }
 
 void fractal_z3d_to_dense(const char *src, int64_t esz, const int64_t dims[5], char *dst) {

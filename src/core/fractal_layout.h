@@ -23,8 +23,12 @@ constexpr int64_t kFractalRows = 16;
 inline int64_t fractal_c0(aclDataType dt) { return 32 / static_cast<int64_t>(dtype_size(dt)); }
 inline int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 
+// A FRACTAL_NZ view whose last two strides are swapped (dim -2 of size > 1 with stride 1, dim -1 of
+// a stride other than 1) is the transpose of the stored matrix: the storage holds [..., C, R] (the view's [..., R, C] read as its transpose), as a
+// transposed weight is passed to the matmuls.
+bool fractal_nz_transposed(const aclTensor &t);
 // `t` (view: the logical [..., R, C] matrix, ndim >= 2) has format FRACTAL_NZ and the storage shape
-// above; 161002 naming `name` otherwise.
+// above (of the stored matrix: [..., C, R] when fractal_nz_transposed); 161002 naming `name` otherwise.
 void check_fractal_nz(const aclTensor *t, const char *name);
 // `t` (view: the logical [N, C, D, H, W] weight) has format FRACTAL_Z_3D and the storage shape above.
 void check_fractal_z3d(const aclTensor *t, const char *name);
@@ -33,6 +37,12 @@ void check_fractal_z3d(const aclTensor *t, const char *name);
 inline int64_t fractal_nz_offset(int64_t r, int64_t c, int64_t r16, int64_t c0) {
   return ((c / c0) * r16 + r) * c0 + c % c0;
 }
+
+// Copies the `batch` FRACTAL_NZ matrices of a view of logical [rows, cols] each (elements of `esz`
+// bytes; `transposed`: stored as [cols, rows], see fractal_nz_transposed) to dense row-major
+// [batch, rows, cols] at dst.
+void fractal_nz_to_dense(const char *src, int64_t esz, int64_t batch, int64_t rows, int64_t cols, bool transposed,
+                         char *dst);
 
 // Copies a FRACTAL_Z_3D weight of logical dims[5] (elements of `esz` bytes) to dense row-major
 // [N, C, D, H, W] at dst.

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <utility>
 
 #include "test_util.h"
 
@@ -22,11 +23,16 @@ int64_t product(const std::vector<int64_t> &v) {
 }  // namespace
 
 FractalTensor::FractalTensor(std::vector<int64_t> shape, aclDataType dt, aclFormat format,
-                             std::vector<int64_t> storage, int64_t storage_elems) {
+                             std::vector<int64_t> storage, int64_t storage_elems, bool transposed) {
   const size_t bytes = static_cast<size_t>(storage_elems) * elem_size(dt) + kGuardBytes;
   EXPECT_EQ(aclrtMalloc(&dev_, bytes, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
   std::memset(dev_, 0x5A, bytes);  // padding: a non-zero pattern
-  const std::vector<int64_t> strides = contiguous_strides(shape);
+  std::vector<int64_t> strides = contiguous_strides(shape);
+  if (transposed && shape.size() >= 2) {
+    const size_t r = shape.size();
+    strides[r - 1] = shape[r - 2];
+    strides[r - 2] = 1;
+  }
   tensor_ = aclCreateTensor(shape.data(), shape.size(), dt, strides.data(), 0, format, storage.data(), storage.size(),
                             dev_);
   EXPECT_NE(tensor_, nullptr) << aclGetRecentErrMsg();
@@ -54,11 +60,14 @@ std::vector<int64_t> fractal_z3d_storage(const std::vector<int64_t> &l, aclDataT
 
 // Each logical element is written where the layout puts it: NZ keeps, per matrix, column blocks of
 // C0 columns one after another, each block rows 0..R16-1 of C0 elements.
-std::unique_ptr<FractalTensor> make_fractal_nz(const std::vector<int64_t> &logical, aclDataType dt, const std::vector<double> &values) {
-  const std::vector<int64_t> storage = fractal_nz_storage(logical, dt);
-  auto t = std::make_unique<FractalTensor>(logical, dt, ACL_FORMAT_FRACTAL_NZ, storage, product(storage));
+std::unique_ptr<FractalTensor> make_fractal_nz(const std::vector<int64_t> &logical, aclDataType dt,
+                                               const std::vector<double> &values, bool transposed) {
   const size_t nd = logical.size();
-  const int64_t rows = logical[nd - 2], cols = logical[nd - 1], c0 = block_cols(dt);
+  std::vector<int64_t> stored = logical;  // the matrix the blocks hold
+  if (transposed) std::swap(stored[nd - 1], stored[nd - 2]);
+  const std::vector<int64_t> storage = fractal_nz_storage(stored, dt);
+  auto t = std::make_unique<FractalTensor>(logical, dt, ACL_FORMAT_FRACTAL_NZ, storage, product(storage), transposed);
+  const int64_t rows = stored[nd - 2], cols = stored[nd - 1], c0 = block_cols(dt);
   const int64_t r16 = ceil_div(rows, 16) * 16, per = ceil_div(cols, c0) * r16 * c0;
   const int64_t mats = product(logical) / (rows * cols == 0 ? 1 : rows * cols);
   auto *base = static_cast<unsigned char *>(t->data());
@@ -67,8 +76,9 @@ std::unique_ptr<FractalTensor> make_fractal_nz(const std::vector<int64_t> &logic
       for (int64_t c = 0; c < cols; ++c) {
         const int64_t block = c / c0, in_block = c % c0;
         const int64_t at = m * per + block * (r16 * c0) + r * c0 + in_block;
-        write_elem(dt, base + at * static_cast<int64_t>(elem_size(dt)),
-                   values[static_cast<size_t>((m * rows + r) * cols + c)]);
+        // the logical element: (r, c) of the stored matrix, or (c, r) of its transpose
+        const int64_t logical_at = transposed ? (m * cols + c) * rows + r : (m * rows + r) * cols + c;
+        write_elem(dt, base + at * static_cast<int64_t>(elem_size(dt)), values[static_cast<size_t>(logical_at)]);
       }
   return t;
 }

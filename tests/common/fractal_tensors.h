@@ -17,9 +17,10 @@ namespace opsnn::test {
 
 class FractalTensor {
  public:
-  // A tensor with an explicit format and storage shape over `storage_elems` elements (error cases).
+  // A tensor with an explicit format and storage shape over `storage_elems` elements (error cases);
+  // `transposed`: the view's last two strides swapped (the transpose of a stored matrix).
   FractalTensor(std::vector<int64_t> shape, aclDataType dt, aclFormat format, std::vector<int64_t> storage,
-                int64_t storage_elems);
+                int64_t storage_elems, bool transposed = false);
   ~FractalTensor();
   FractalTensor(const FractalTensor &) = delete;
   FractalTensor &operator=(const FractalTensor &) = delete;
@@ -36,8 +37,10 @@ class FractalTensor {
 std::vector<int64_t> fractal_nz_storage(const std::vector<int64_t> &logical, aclDataType dt);
 std::vector<int64_t> fractal_z3d_storage(const std::vector<int64_t> &logical, aclDataType dt);
 
-// `values`: the logical tensor row-major.
-std::unique_ptr<FractalTensor> make_fractal_nz(const std::vector<int64_t> &logical, aclDataType dt, const std::vector<double> &values);
+// `values`: the logical tensor row-major. transposed: the view [..., R, C] is the transpose of the
+// stored [..., C, R] matrix, whose NZ blocks the storage holds (a transposed weight).
+std::unique_ptr<FractalTensor> make_fractal_nz(const std::vector<int64_t> &logical, aclDataType dt,
+                                               const std::vector<double> &values, bool transposed = false);
 std::unique_ptr<FractalTensor> make_fractal_z3d(const std::vector<int64_t> &logical, aclDataType dt, const std::vector<double> &values);
 
 }  // namespace opsnn::test
