@@ -12,11 +12,15 @@
 
 namespace opsnn::ops {
 
-// A registered tensor's view (slot -1: the optional tensor was not given).
+// A registered tensor's view (slot -1: the optional tensor was not given), or a workspace block
+// (in_workspace: a FRACTAL_NZ x2's dense copy).
 struct QmmOperand {
   int slot = -1;
   int64_t offset_bytes = 0;  // INT4: the view's offset in nibbles / 2 (it starts on a byte)
+  bool in_workspace = false;
+  core::WsKey ws;
   const char *address(const core::LaunchArgs &args) const {
+    if (in_workspace) return args.get(ws);
     return slot < 0 ? nullptr : static_cast<const char *>(args.addrs[slot]) + offset_bytes;
   }
 };
