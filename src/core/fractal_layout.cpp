@@ -66,18 +66,28 @@ void fractal_nz_to_dense(const char *src, int64_t esz, int64_t batch, int64_t ro
                          char *dst) {
   const int64_t c0 = 32 / esz;
   const int64_t sr = transposed ? cols : rows, sc = transposed ? rows : cols;  // the stored matrix
-  const int64_t r16 = round_up(sr, kFractalRows), per = round_up(sc, c0) * r16;
-  for (int64_t m = 0; m < batch; ++m, src += per * esz) {
-    if (!transposed) {  // each logical row: runs of C0 contiguous elements, one per column block
-      for (int64_t r = 0; r < rows; ++r)
-        for (int64_t c = 0; c < cols; c += c0) {
-          const int64_t run = std::min(c0, cols - c);
-          std::memcpy(dst, src + fractal_nz_offset(r, c, r16, c0) * esz, static_cast<size_t>(run * esz));
-          dst += run * esz;
+  const int64_t r16 = round_up(sr, kFractalRows), blocks = round_up(sc, c0) / c0, per = blocks * r16 * c0;
+  const int64_t pitch = cols * esz;  // bytes per dst row
+  for (int64_t m = 0; m < batch; ++m, src += per * esz, dst += rows * pitch) {
+    // 16 stored rows at a time: per column block one contiguous 16 x 32-byte source run, and the
+    // destination rows it fills stay in cache until every block has written its piece.
+    for (int64_t r0 = 0; r0 < sr; r0 += kFractalRows) {
+      const int64_t rn = std::min(kFractalRows, sr - r0);
+      for (int64_t b = 0; b < blocks; ++b) {
+        const char *s = src + (b * r16 + r0) * c0 * esz;
+        const int64_t cn = std::min(c0, sc - b * c0);
+        if (!transposed) {
+          char *d = dst + r0 * pitch + b * c0 * esz;
+          if (cn == c0)
+            for (int64_t r = 0; r < rn; ++r) std::memcpy(d + r * pitch, s + r * 32, 32);
+          else
+            for (int64_t r = 0; r < rn; ++r) std::memcpy(d + r * pitch, s + r * 32, static_cast<size_t>(cn * esz));
+        } else {  // stored (r0 + r, b * c0 + i) is logical (b * c0 + i, r0 + r)
+          for (int64_t r = 0; r < rn; ++r)
+            for (int64_t i = 0; i < cn; ++i)
+              std::memcpy(dst + (b * c0 + i) * pitch + (r0 + r) * esz, s + (r * c0 + i) * esz, static_cast<size_t>(esz));
         }
-    } else {
-      for (int64_t r = 0; r < rows; ++r)
-        for (int64_t c = 0; c < cols; ++c, dst += esz) std::memcpy(dst, src + fractal_nz_offset(c, r, r16, c0) * esz, static_cast<size_t>(esz));
+      }
     }
   }
 }

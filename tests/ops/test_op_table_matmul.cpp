@@ -725,6 +725,26 @@ TEST_P(MatmulTableNz, BlockedMat2MatchesReferenceAndPlainOp) {
   }
 }
 
+// K a multiple of 16 (a 2-D mat2: the NZ blocks are the GEMM engine's pre-packed layout, read in
+// place): every small-M order and the blocked paths, bit-equal to the plain op.
+TEST_P(MatmulTableNz, BlocksReadInPlaceMatchPlainOp) {
+  reseed_for_current_test();
+  const MatmulTableCase &c = GetParam();
+  for (int64_t M : {1, 2, 3, 4, 5, 16, 67})
+    for (int64_t K : {16, 48, 256}) {
+      Problem p = nz_problem(c);
+      p.M = M;
+      p.K = K;
+      static const int64_t kN[] = {1, 7, 16, 33, 130};
+      p.N = pick_of(kN);
+      for (Dims *b : {&p.batch, &p.a_batch, &p.b_batch}) std::fill(b->begin(), b->end(), 1);
+      if (c.has_bias) p.bias = res_shape(c, p);
+      Tensors t = make_tensors(c, p, false);
+      run_nz_and_compare(c, p, t, false);
+      if (HasFatalFailure() || HasNonfatalFailure()) return;
+    }
+}
+
 // The vendor's other flow: mat2 plain (ND), or re-laid in place by aclnnTransMatmulWeight, read as
 // the plain op reads it.
 TEST_P(MatmulTableNz, PlainAndTransMatmulWeightMat2) {

@@ -257,12 +257,21 @@ void matmul_phase1(core::OpBuilder &b, const MatmulRule &rule, MatmulCall &c) {
   }
   if (cten->numel() == 0) return;
 
-  aclTensor dense;  // a FRACTAL_NZ b's dense copy, planned as a contiguous b
-  core::WsKey dense_key;
+  // A FRACTAL_NZ b, planned as the contiguous b it holds: read in place when its blocks are the
+  // engine's pre-packed layout and M > 4 (the tiles read packed panels as fast as plain ones; the
+  // small-M kernels would widen every panel first), else from its dense copy, made at the first
+  // launch and kept (WeightNzCopy).
+  const bool b_packed = b_nz && weight_nz_is_prepacked_layout(*c.b) && d.M > 4;
+  aclTensor dense;
+  std::shared_ptr<const OperandSource> b_copy;
   MatmulCall cv = c;
   if (b_nz) {
-    dense_key = record_weight_nz_unpack(b, slot[kGemmB], *c.b, &dense);
+    dense = weight_nz_logical(*c.b);
     cv.b = &dense;
+    if (!b_packed) {
+      dense.offset = 0;
+      b_copy = std::make_shared<WeightNzCopy>(slot[kGemmB], *c.b);
+    }
   }
   const float beta = c.has_bias ? c.beta : 0.0f;
   std::vector<GemmCall> calls;
@@ -273,13 +282,9 @@ void matmul_phase1(core::OpBuilder &b, const MatmulRule &rule, MatmulCall &c) {
     calls[0].desc.alpha = c.alpha;
     calls[0].desc.beta = beta;
   }
-  if (b_nz)
-    for (GemmCall &call : calls) {
-      call.ref[kGemmB].slot = -1;
-      call.ref[kGemmB].ws = dense_key;
-    }
+  for (GemmCall &call : calls) call.b_packed = b_packed;
   for (GemmCall &call : calls) call.desc.input_rounding = gemm_input_rounding(c.cube, c.a->dtype, c.b->dtype);
-  record_gemms(b, std::move(calls));
+  record_gemms(b, std::move(calls), std::move(b_copy));
 }
 
 }  // namespace opsnn::ops

@@ -111,18 +111,17 @@ void int8_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
   for (int i = 0; i < bshape.ndim; ++i) batch *= bshape.dims[i];
   reject_empty(batch, m, k, n);
 
-  // Registration (prototype order); a FRACTAL_NZ x2 is then re-laid into a dense workspace copy,
-  // which the GEMM reads as a contiguous x2 (recorded first, so it runs before the GEMM).
-  QmmOperand ops[kQmmRoles];
-  register_tensors(b, c, ops);
+  QmmInt8Step &st = b.add_step<QmmInt8Step>();
+  register_tensors(b, c, st.op);
+  // A FRACTAL_NZ x2 is read from its dense copy (made at the first launch and kept), planned as
+  // the contiguous x2 it holds.
   aclTensor x2_dense;
   if (x2_nz) {
-    ops[kQmmB].ws = record_weight_nz_unpack(b, ops[kQmmB].slot, *x2, &x2_dense);
-    ops[kQmmB].in_workspace = true;
+    st.x2_source = std::make_shared<WeightNzCopy>(st.op[kQmmB].slot, *x2);
+    x2_dense = weight_nz_logical(*x2);
+    x2_dense.offset = 0;
     x2 = &x2_dense;
   }
-  QmmInt8Step &st = b.add_step<QmmInt8Step>();
-  std::copy(ops, ops + kQmmRoles, st.op);
   st.m0 = m;
   st.n = n;
   vector_shape(scale, nm[kQmmScale], n, 1, &st.scale_count, &st.scale_stride);

@@ -6,24 +6,30 @@
 #include "common/error.h"
 #include "core/fractal_layout.h"
 #include "core/op_checks.h"
+#include "kernels/matmul/gemm.h"
 
 namespace opsnn::ops {
-namespace {
 
-// Re-lays every matrix of a FRACTAL_NZ weight into its dense row-major copy in the workspace.
-class WeightNzUnpackStep final : public core::Step {
- public:
-  core::OperandRef src;
-  core::WsKey dst;
-  int64_t esz = 2, batch = 1, rows = 0, cols = 0;
-  bool transposed = false;
-  int run(const core::LaunchArgs &args) const override {
-    core::fractal_nz_to_dense(src.address(args), esz, batch, rows, cols, transposed, args.get(dst));
-    return 0;
-  }
-};
+WeightNzCopy::WeightNzCopy(int slot, const aclTensor &w) {
+  src_ = core::OperandRef::of_slot(slot, w);
+  esz_ = static_cast<int64_t>(core::dtype_size(w.dtype));
+  rows_ = w.dims[w.ndim - 2];
+  cols_ = w.dims[w.ndim - 1];
+  batch_ = rows_ * cols_ == 0 ? 0 : w.numel() / (rows_ * cols_);
+  transposed_ = core::fractal_nz_transposed(w);
+  int64_t storage = 1;  // the blocks: check_fractal_nz made storage_dims the NZ shape
+  for (int i = 0; i < w.storage_ndim; ++i) storage *= w.storage_dims[i];
+  storage_bytes_ = storage * esz_;
+}
 
-}  // namespace
+void WeightNzCopy::with(const core::LaunchArgs &args, const std::function<void(const char *)> &use) const {
+  const char *s = src_.address(args);
+  const size_t floats = static_cast<size_t>((batch_ * rows_ * cols_ * esz_ + 3) / 4);
+  copy_->with(
+      s, static_cast<size_t>(storage_bytes_), floats,
+      [&](float *dst) { core::fractal_nz_to_dense(s, esz_, batch_, rows_, cols_, transposed_, reinterpret_cast<char *>(dst)); },
+      [&](const float *dense) { use(reinterpret_cast<const char *>(dense)); });
+}
 
 bool check_weight_nz(const aclTensor *w, const char *name, std::initializer_list<aclDataType> dtypes) {
   if (w != nullptr && core::is_plain_format(w->format)) {
@@ -38,23 +44,16 @@ bool check_weight_nz(const aclTensor *w, const char *name, std::initializer_list
   return true;
 }
 
-core::WsKey record_weight_nz_unpack(core::OpBuilder &b, int slot, const aclTensor &w, aclTensor *dense) {
-  *dense = w;
-  dense->format = ACL_FORMAT_ND;
-  dense->offset = 0;
-  core::set_contiguous(*dense, core::Shape::of(w));
-  const int64_t esz = static_cast<int64_t>(core::dtype_size(w.dtype));
-  const core::WsKey key = b.book("weight_nz.dense", static_cast<uint64_t>(w.numel() * esz));
-  auto st = std::make_unique<WeightNzUnpackStep>();
-  st->src = core::OperandRef::of_slot(slot, w);
-  st->dst = key;
-  st->esz = esz;
-  st->rows = w.dims[w.ndim - 2];
-  st->cols = w.dims[w.ndim - 1];
-  st->batch = st->rows * st->cols == 0 ? 0 : w.numel() / (st->rows * st->cols);
-  st->transposed = core::fractal_nz_transposed(w);
-  b.add_step<WeightNzUnpackStep>(std::move(*st));
-  return key;
+bool weight_nz_is_prepacked_layout(const aclTensor &w) {
+  return w.ndim == 2 && !core::fractal_nz_transposed(w) && core::fractal_c0(w.dtype) == kernels::kPrepackWidth &&
+         w.dims[0] % core::kFractalRows == 0;
+}
+
+aclTensor weight_nz_logical(const aclTensor &w) {
+  aclTensor v = w;
+  v.format = ACL_FORMAT_ND;
+  core::set_contiguous(v, core::Shape::of(w));
+  return v;
 }
 
 }  // namespace opsnn::ops

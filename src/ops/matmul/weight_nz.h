@@ -1,12 +1,17 @@
-// Weights in FRACTAL_NZ for the matmul family's *WeightNz rows (and the quantised matmuls): phase 1
-// checks the blocked weight and records a step that re-lays it, at each launch, into a dense
-// row-major block of the workspace; the GEMM then reads that block as it reads a plain contiguous
-// weight (so the result is bit-identical to the plain op's on the logical weight).
+// Weights in FRACTAL_NZ for the matmul family's *WeightNz rows and QuantMatmulWeightNz: phase 1
+// checks the blocked weight; the GEMM then reads it in place (a single 16-bit [K, N] with K a
+// multiple of 16: its NZ blocks are exactly the GEMM engine's pre-packed layout,
+// kernels/matmul/gemm.h) or from a dense row-major copy made at the first launch and kept
+// (WeightNzCopy). Either way it is planned as the plain contiguous weight, and the result is
+// bit-identical to the plain op's on the logical weight.
 #pragma once
 
 #include <initializer_list>
+#include <memory>
 
 #include "core/op_builder.h"
+#include "kernels/conv/packed_weight.h"
+#include "ops/matmul/matmul_common.h"
 
 namespace opsnn::ops {
 
@@ -16,9 +21,26 @@ namespace opsnn::ops {
 // Returns whether it is FRACTAL_NZ.
 bool check_weight_nz(const aclTensor *w, const char *name, std::initializer_list<aclDataType> dtypes);
 
-// Records the re-layout of the FRACTAL_NZ weight `w` (registered as `slot`) into a new workspace
-// block and returns its key; `dense` becomes the contiguous ND view of the block (same dtype and
-// logical dims, offset 0) to plan the GEMM with.
-core::WsKey record_weight_nz_unpack(core::OpBuilder &b, int slot, const aclTensor &w, aclTensor *dense);
+// The FRACTAL_NZ weight `w` is a single 16-bit [K, N] matrix (not a transposed view) with K a
+// multiple of 16: its storage is gemm_prepack_b's layout, read in place (gemm_plan_prepacked_b).
+bool weight_nz_is_prepacked_layout(const aclTensor &w);
+// The contiguous ND view (same dtype, dims and offset) a GEMM over `w`'s logical matrix is planned with.
+aclTensor weight_nz_logical(const aclTensor &w);
+
+// The dense row-major copy of a FRACTAL_NZ weight, made at the first launch and kept
+// (kernels::PackedWeight: made again when the runtime sees the weight's bytes written or freed, or
+// the executor is pointed at another weight; a weight outside runtime memory is copied at every
+// launch). Copies of a step (the plan cache's) share it.
+class WeightNzCopy final : public OperandSource {
+ public:
+  WeightNzCopy(int slot, const aclTensor &w);
+  void with(const core::LaunchArgs &args, const std::function<void(const char *)> &use) const override;
+
+ private:
+  core::OperandRef src_;
+  int64_t esz_ = 2, batch_ = 1, rows_ = 0, cols_ = 0, storage_bytes_ = 0;
+  bool transposed_ = false;
+  std::shared_ptr<kernels::PackedWeight> copy_ = std::make_shared<kernels::PackedWeight>();
+};
 
 }  // namespace opsnn::ops
