@@ -745,6 +745,64 @@ TEST_P(MatmulTableNz, BlocksReadInPlaceMatchPlainOp) {
     }
 }
 
+// A repeatable executor relaunched after the blocked mat2 was rewritten through the runtime
+// (aclrtMemcpy), and re-pointed at another one (aclSetInputTensorAddr): the kept dense copy
+// (small M) and the in-place read (M > 4) both follow.
+TEST_P(MatmulTableNz, RepeatableExecutorFollowsRewrittenAndRepointedMat2) {
+  reseed_for_current_test();
+  const MatmulTableCase &c = GetParam();
+  for (int64_t M : {1, 9}) {
+    Problem p = nz_problem(c);
+    p.M = M;
+    p.K = 32;
+    p.N = 20;
+    for (Dims *b : {&p.batch, &p.a_batch, &p.b_batch}) std::fill(b->begin(), b->end(), 1);
+    if (c.has_bias) p.bias = res_shape(c, p);
+    Tensors t = make_tensors(c, p, false);
+    t.a->fill_random(-1, 1);
+    if (c.has_bias) t.bias->fill_random(-1, 1);
+    std::vector<std::unique_ptr<FractalTensor>> nz;
+    std::vector<Expected> want;
+    for (int v = 0; v < 3; ++v) {  // three weights' values
+      t.b->fill_random(-1, 1);
+      want.push_back(reference(c, p, t));
+      nz.push_back(make_fractal_nz(t.b->shape(), p.db, t.b->values()));
+    }
+    SCOPED_TRACE(describe(c, p));
+    Scalar alpha(static_cast<float>(p.alpha)), beta(static_cast<float>(p.beta));
+    MatmulArgs a;
+    a.a = *t.a;
+    a.b = *nz[0];
+    a.bias = t.bias ? t.bias->get() : nullptr;
+    a.out = *t.out;
+    a.alpha_s = alpha.s;
+    a.beta_s = beta.s;
+    a.cube = p.cube;
+    uint64_t ws_size = 0;
+    aclOpExecutor *ex = nullptr;
+    ASSERT_EQ(c.phase1(a, &ws_size, &ex), 0) << aclGetRecentErrMsg();
+    ASSERT_EQ(aclSetAclOpExecutorRepeatable(ex), ACL_SUCCESS);
+    void *ws = nullptr;
+    if (ws_size > 0) ASSERT_EQ(aclrtMalloc(&ws, ws_size, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+    auto launch_and_check = [&](const Expected &e, const char *what) {
+      t.out->poison();
+      ASSERT_EQ(c.launch(ws, ws_size, ex, nullptr), 0) << what;
+      ASSERT_EQ(aclrtSynchronizeDevice(), ACL_SUCCESS);
+      EXPECT_TRUE(close(*t.out, e)) << what;
+    };
+    launch_and_check(want[0], "first launch");
+    launch_and_check(want[0], "relaunch");
+    const int64_t bytes = numel_of(fractal_nz_storage(t.b->shape(), p.db)) * static_cast<int64_t>(elem_size(p.db));
+    ASSERT_EQ(aclrtMemcpy(nz[0]->data(), bytes, nz[1]->data(), bytes, ACL_MEMCPY_DEVICE_TO_DEVICE), ACL_SUCCESS);
+    launch_and_check(want[1], "after aclrtMemcpy into mat2");
+    const size_t mat2_input = c.has_bias ? 2 : 1;  // Addmm: self, mat1, mat2
+    ASSERT_EQ(aclSetInputTensorAddr(ex, mat2_input, *nz[2], nz[2]->data()), ACL_SUCCESS);
+    launch_and_check(want[2], "re-pointed at another mat2");
+    aclDestroyAclOpExecutor(ex);
+    if (ws) aclrtFree(ws);
+  }
+}
+
 // The vendor's other flow: mat2 plain (ND), or re-laid in place by aclnnTransMatmulWeight, read as
 // the plain op reads it.
 TEST_P(MatmulTableNz, PlainAndTransMatmulWeightMat2) {
