@@ -80,9 +80,9 @@ void PrintTo(const ConvTableCase &c, std::ostream *os) { *os << c.name; }
 #include "conv_table_cases.inc"
 
 // The suite group of a case: 0 the classic convolutions (the suites below), 1 the deformable ones,
-// 2 QuantConvolution, 3 QuantConvolutionWeightNz (their own suites further down).
+// 2 QuantConvolution and QuantConvolutionWeightNz (their own suites further down; errors: 3 and 4).
 int group_of(const ConvTableCase &c) {
-  return c.kind.rfind("deformable", 0) == 0 ? 1 : c.kind == "quant" ? 2 : c.kind == "quant_nz" ? 3 : 0;
+  return c.kind.rfind("deformable", 0) == 0 ? 1 : c.kind.rfind("quant", 0) == 0 ? 2 : 0;
 }
 
 std::vector<ConvTableCase> cases_where(int group) {
@@ -103,9 +103,11 @@ const std::vector<ConvTableCase> &quant_cases() {
   static const std::vector<ConvTableCase> c = cases_where(2);
   return c;
 }
-const std::vector<ConvTableCase> &quant_nz_cases() {
-  static const std::vector<ConvTableCase> c = cases_where(3);
-  return c;
+std::vector<ConvTableCase> quant_cases_of(const char *kind) {
+  std::vector<ConvTableCase> v;
+  for (const ConvTableCase &c : quant_cases())
+    if (c.kind == kind) v.push_back(c);
+  return v;
 }
 
 using Tensor = std::unique_ptr<DeviceTensor>;
@@ -2204,12 +2206,25 @@ void run_quant(const ConvTableCase &c, QuantProblem &q, bool exact, aclTensor *w
 class OpTableQuantConv : public ::testing::TestWithParam<ConvTableCase> {};
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OpTableQuantConv);
 
+void run_quant_nz(const ConvTableCase &c, QuantProblem &q, bool exact);
+
+// The row's problem (the WeightNz row: 3-D, groups 1, channel counts across the weight blocks) and
+// its run (the WeightNz row: the weight as FRACTAL_Z_3D blocks, also compared with QuantConvolution).
+bool nz_row(const ConvTableCase &c) { return c.kind == "quant_nz"; }
+std::unique_ptr<QuantProblem> problem_for(const ConvTableCase &c, bool exact, aclDataType out_dt, Layout in, Layout out) {
+  return make_quant_problem(exact, out_dt, in, out, nz_row(c));
+}
+void run_row(const ConvTableCase &c, QuantProblem &q, bool exact) {
+  if (nz_row(c)) run_quant_nz(c, q, exact);
+  else run_quant(c, q, exact);
+}
+
 TEST_P(OpTableQuantConv, Int8ExactSums) {
   reseed_for_current_test();
   for (int t = 0; t < 10; ++t) {
-    auto q = make_quant_problem(true, ACL_FLOAT16, Layout::kContiguous, Layout::kContiguous);
+    auto q = problem_for(GetParam(), true, ACL_FLOAT16, Layout::kContiguous, Layout::kContiguous);
     SCOPED_TRACE(describe(*q));
-    run_quant(GetParam(), *q, true);
+    run_row(GetParam(), *q, true);
   }
 }
 
@@ -2217,9 +2232,9 @@ TEST_P(OpTableQuantConv, FullRangeScalesAndBias) {
   reseed_for_current_test();
   for (aclDataType dt : {ACL_FLOAT16, ACL_BF16}) {
     for (int t = 0; t < 8; ++t) {
-      auto q = make_quant_problem(false, dt, Layout::kContiguous, Layout::kContiguous);
+      auto q = problem_for(GetParam(), false, dt, Layout::kContiguous, Layout::kContiguous);
       SCOPED_TRACE(describe(*q));
-      run_quant(GetParam(), *q, false);
+      run_row(GetParam(), *q, false);
     }
   }
 }
@@ -2229,14 +2244,17 @@ TEST_P(OpTableQuantConv, StridedViewsAndColumnTiles) {
   for (int t = 0; t < 6; ++t) {
     const Layout in = t % 2 == 0 ? Layout::kChannelsLast : Layout::kPaddedRows;
     const Layout out = t % 3 == 0 ? Layout::kChannelsLast : Layout::kPaddedRows;
-    auto q = make_quant_problem(t % 2 == 0, t % 2 == 0 ? ACL_FLOAT16 : ACL_BF16, in, out);
+    auto q = problem_for(GetParam(), t % 2 == 0, t % 2 == 0 ? ACL_FLOAT16 : ACL_BF16, in, out);
     SCOPED_TRACE(describe(*q));
     SmallColumnTiles tiles;
-    run_quant(GetParam(), *q, t % 2 == 0);
+    run_row(GetParam(), *q, t % 2 == 0);
   }
 }
 
-TEST_P(OpTableQuantConv, ErrorsNameTheArgument) {
+class OpTableQuantConvErrors : public ::testing::TestWithParam<ConvTableCase> {};
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OpTableQuantConvErrors);
+
+TEST_P(OpTableQuantConvErrors, ErrorsNameTheArgument) {
   reseed_for_current_test();
   const ConvTableCase &c = GetParam();
   auto q = make_quant_problem(false, ACL_FLOAT16, Layout::kContiguous, Layout::kContiguous);
@@ -2317,6 +2335,8 @@ TEST_P(OpTableQuantConv, ErrorsNameTheArgument) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableQuantConv, ::testing::ValuesIn(quant_cases()), harness::case_name<ConvTableCase>);
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableQuantConvErrors, ::testing::ValuesIn(quant_cases_of("quant")),
+                         harness::case_name<ConvTableCase>);
 
 // ---- QuantConvolutionWeightNz: the QuantConvolution problems (3-D, groups 1) with the weight in
 // FRACTAL_Z_3D, built here from the logical weight by the documented layout (fractal_tensors.h):
@@ -2346,32 +2366,10 @@ void run_quant_nz(const ConvTableCase &c, QuantProblem &q, bool exact) {
     }
 }
 
-class OpTableQuantConvNz : public ::testing::TestWithParam<ConvTableCase> {};
-GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OpTableQuantConvNz);
+class OpTableQuantConvNzErrors : public ::testing::TestWithParam<ConvTableCase> {};
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OpTableQuantConvNzErrors);
 
-TEST_P(OpTableQuantConvNz, Int8ExactSums) {
-  reseed_for_current_test();
-  for (int t = 0; t < 6; ++t) {
-    auto q = make_quant_problem(true, ACL_FLOAT16, Layout::kContiguous, Layout::kContiguous, true);
-    SCOPED_TRACE(describe(*q));
-    run_quant_nz(GetParam(), *q, true);
-  }
-}
-
-TEST_P(OpTableQuantConvNz, FullRangeScalesAndBiasPaddedBlocks) {
-  reseed_for_current_test();
-  for (aclDataType dt : {ACL_FLOAT16, ACL_BF16}) {
-    for (int t = 0; t < 5; ++t) {
-      auto q = make_quant_problem(false, dt, t % 2 ? Layout::kChannelsLast : Layout::kContiguous,
-                                  t % 3 ? Layout::kContiguous : Layout::kPaddedRows, true);
-      SCOPED_TRACE(describe(*q));
-      SmallColumnTiles tiles;
-      run_quant_nz(GetParam(), *q, false);
-    }
-  }
-}
-
-TEST_P(OpTableQuantConvNz, ErrorsNameTheArgument) {
+TEST_P(OpTableQuantConvNzErrors, ErrorsNameTheArgument) {
   reseed_for_current_test();
   const ConvTableCase &c = GetParam();
   auto q = make_quant_problem(false, ACL_FLOAT16, Layout::kContiguous, Layout::kContiguous, true);
@@ -2428,7 +2426,7 @@ TEST_P(OpTableQuantConvNz, ErrorsNameTheArgument) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Tables, OpTableQuantConvNz, ::testing::ValuesIn(quant_nz_cases()),
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableQuantConvNzErrors, ::testing::ValuesIn(quant_cases_of("quant_nz")),
                          harness::case_name<ConvTableCase>);
 
 }  // namespace

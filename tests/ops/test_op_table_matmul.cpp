@@ -652,6 +652,21 @@ Problem nz_problem(const MatmulTableCase &c, int empty = -1) {
   return p;
 }
 
+// Phase 1 of row `c` over t's tensors with mat2 = b.
+int nz_phase1(const MatmulTableCase &c, const Problem &p, const Tensors &t, aclTensor *b, uint64_t *ws,
+              aclOpExecutor **ex) {
+  Scalar alpha(static_cast<float>(p.alpha)), beta(static_cast<float>(p.beta));
+  MatmulArgs a;
+  a.a = *t.a;
+  a.b = b;
+  a.bias = t.bias ? t.bias->get() : nullptr;
+  a.out = *t.out;
+  a.alpha_s = alpha.s;
+  a.beta_s = beta.s;
+  a.cube = p.cube;
+  return c.phase1(a, ws, ex);
+}
+
 // Runs the row with mat2 as FRACTAL_NZ (a transposed view when `transposed`) holding t.b's values:
 // within precision of the reference, and bit-equal to the plain twin on a contiguous mat2.
 void run_nz_and_compare(const MatmulTableCase &c, const Problem &p, Tensors &t, bool transposed) {
@@ -665,21 +680,8 @@ void run_nz_and_compare(const MatmulTableCase &c, const Problem &p, Tensors &t, 
   Tensors tn;
   tn.b = std::move(t.b);
   t.b.reset();
-  auto with_b = [&](aclTensor *b) {
-    return [&, b](uint64_t *ws, aclOpExecutor **ex) {
-      Scalar alpha(static_cast<float>(p.alpha)), beta(static_cast<float>(p.beta));
-      MatmulArgs a;
-      a.a = *t.a;
-      a.b = b;
-      a.bias = t.bias ? t.bias->get() : nullptr;
-      a.out = *t.out;
-      a.alpha_s = alpha.s;
-      a.beta_s = beta.s;
-      a.cube = p.cube;
-      return c.phase1(a, ws, ex);
-    };
-  };
-  ASSERT_EQ(run_op(with_b(nz->get()), c.launch), 0) << aclGetRecentErrMsg();
+  ASSERT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **ex) { return nz_phase1(c, p, t, nz->get(), ws, ex); }, c.launch), 0)
+      << aclGetRecentErrMsg();
   EXPECT_TRUE(close(*t.out, e));
   const std::vector<double> got = t.out->values();
   // The plain twin on a contiguous mat2 of the same values.
@@ -687,18 +689,7 @@ void run_nz_and_compare(const MatmulTableCase &c, const Problem &p, Tensors &t, 
   plain->set_values(tn.b->values());
   t.out->poison();
   const MatmulTableCase &twin = plain_twin(c);
-  ASSERT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **ex) {
-              Scalar alpha(static_cast<float>(p.alpha)), beta(static_cast<float>(p.beta));
-              MatmulArgs a;
-              a.a = *t.a;
-              a.b = *plain;
-              a.bias = t.bias ? t.bias->get() : nullptr;
-              a.out = *t.out;
-              a.alpha_s = alpha.s;
-              a.beta_s = beta.s;
-              a.cube = p.cube;
-              return twin.phase1(a, ws, ex);
-            }, twin.launch), 0)
+  ASSERT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **ex) { return nz_phase1(twin, p, t, *plain, ws, ex); }, twin.launch), 0)
       << aclGetRecentErrMsg();
   const std::vector<double> want = t.out->values();
   for (size_t i = 0; i < got.size(); ++i)
@@ -769,18 +760,9 @@ TEST_P(MatmulTableNz, RepeatableExecutorFollowsRewrittenAndRepointedMat2) {
       nz.push_back(make_fractal_nz(t.b->shape(), p.db, t.b->values()));
     }
     SCOPED_TRACE(describe(c, p));
-    Scalar alpha(static_cast<float>(p.alpha)), beta(static_cast<float>(p.beta));
-    MatmulArgs a;
-    a.a = *t.a;
-    a.b = *nz[0];
-    a.bias = t.bias ? t.bias->get() : nullptr;
-    a.out = *t.out;
-    a.alpha_s = alpha.s;
-    a.beta_s = beta.s;
-    a.cube = p.cube;
     uint64_t ws_size = 0;
     aclOpExecutor *ex = nullptr;
-    ASSERT_EQ(c.phase1(a, &ws_size, &ex), 0) << aclGetRecentErrMsg();
+    ASSERT_EQ(nz_phase1(c, p, t, *nz[0], &ws_size, &ex), 0) << aclGetRecentErrMsg();
     ASSERT_EQ(aclSetAclOpExecutorRepeatable(ex), ACL_SUCCESS);
     void *ws = nullptr;
     if (ws_size > 0) ASSERT_EQ(aclrtMalloc(&ws, ws_size, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);

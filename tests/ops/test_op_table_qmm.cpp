@@ -716,18 +716,22 @@ TEST_P(OpTableQmmInt8Nz, Errors) {
   DeviceTensor x1({4, 40}, ACL_INT8), s({24}, ACL_FLOAT), out({4, 24}, ACL_FLOAT16), extra({24}, ACL_FLOAT);
   const std::vector<int64_t> xs{40, 24};
   const auto good = fractal_nz_storage(xs, ACL_INT8);  // [1, 3, 16, 32]
-  auto call = [&](aclTensor *x2) {
+  auto args = [&](aclTensor *x2) {
     QmmArgs a;
     a.a = x1;
     a.b = x2;
     a.scale = s;
     a.out = out;
+    return a;
+  };
+  auto status = [&](const QmmArgs &a) {
     uint64_t ws = 0;
     aclOpExecutor *ex = nullptr;
     const int st = tc.phase1(a, &ws, &ex);
     if (st == 0) aclDestroyAclOpExecutor(ex);
     return st;
   };
+  auto call = [&](aclTensor *x2) { return status(args(x2)); };
   const char *X2 = tc.arg(ops::kQmmB);
   {
     FractalTensor w(xs, ACL_INT8, ACL_FORMAT_FRACTAL_NZ, good, 1 << 12);
@@ -750,26 +754,14 @@ TEST_P(OpTableQmmInt8Nz, Errors) {
   {  // reserved tensors, and groupSize
     FractalTensor w(xs, ACL_INT8, ACL_FORMAT_FRACTAL_NZ, good, 1 << 12);
     for (int r : {0, 1, 2}) {
-      QmmArgs a;
-      a.a = x1;
-      a.b = w;
-      a.scale = s;
-      a.out = out;
+      QmmArgs a = args(w);
       (r == 0 ? a.yscale : r == 1 ? a.x1offset : a.yoffset) = extra;
-      uint64_t ws = 0;
-      aclOpExecutor *ex = nullptr;
       const char *name = tc.arg(r == 0 ? ops::kQmmYScale : r == 1 ? ops::kQmmAOffset : ops::kQmmYOffset);
-      EXPECT_TRUE(fails_with(tc.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {name, "reserved"})) << name;
+      EXPECT_TRUE(fails_with(status(a), ACLNN_ERR_PARAM_INVALID, {name, "reserved"})) << name;
     }
-    QmmArgs a;
-    a.a = x1;
-    a.b = w;
-    a.scale = s;
-    a.out = out;
+    QmmArgs a = args(w);
     a.group = 32;
-    uint64_t ws = 0;
-    aclOpExecutor *ex = nullptr;
-    EXPECT_TRUE(fails_with(tc.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"groupSize"}));
+    EXPECT_TRUE(fails_with(status(a), ACLNN_ERR_PARAM_INVALID, {"groupSize"}));
   }
 }
 
