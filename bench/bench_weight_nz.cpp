@@ -1,6 +1,6 @@
 // The *WeightNz APIs against their plain twins on the same logical weight: what reading the
-// weight from FRACTAL_NZ / FRACTAL_Z_3D blocks costs (each launch re-lays the blocks into a dense
-// workspace copy, src/ops/matmul/weight_nz.h, src/ops/conv/conv_quant.cpp). Repeatable executors
+// weight from FRACTAL_NZ / FRACTAL_Z_3D blocks costs (read in place, or from a dense copy made at
+// the first launch and kept: docs/ARCHITECTURE.md, "Blocked (NZ) weights"). Repeatable executors
 // built once and relaunched (launch + kernel + synchronise), median of --reps repeats of --iters
 // launches, wall clock.
 // Usage: bench_weight_nz [--iters N] [--reps N]

@@ -2168,11 +2168,19 @@ std::vector<int64_t> quant_ref_sums(const QuantProblem &q) {
 }
 
 // weight: the weight argument when not q's (the WeightNz form's blocked copy of it).
+// q.output against the reference over q's current input / weight values.
+void check_quant(const QuantProblem &q, bool exact);
+
+// weight: the weight argument when not q's (the WeightNz form's blocked copy of it).
 void run_quant(const ConvTableCase &c, QuantProblem &q, bool exact, aclTensor *weight = nullptr) {
   ConvArgs a = quant_args(q);
   if (weight != nullptr) a.weight = weight;
   ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
       << aclGetRecentErrMsg();
+  check_quant(q, exact);
+}
+
+void check_quant(const QuantProblem &q, bool exact) {
   const std::vector<int64_t> sums = quant_ref_sums(q);
   const std::vector<double> got = q.output->values();
   const std::vector<double> bias = q.bias ? q.bias->values() : std::vector<double>{};
@@ -2366,10 +2374,10 @@ void run_quant_nz(const ConvTableCase &c, QuantProblem &q, bool exact) {
     }
 }
 
-class OpTableQuantConvNzErrors : public ::testing::TestWithParam<ConvTableCase> {};
-GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OpTableQuantConvNzErrors);
+class OpTableQuantConvNz : public ::testing::TestWithParam<ConvTableCase> {};
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OpTableQuantConvNz);
 
-TEST_P(OpTableQuantConvNzErrors, ErrorsNameTheArgument) {
+TEST_P(OpTableQuantConvNz, ErrorsNameTheArgument) {
   reseed_for_current_test();
   const ConvTableCase &c = GetParam();
   auto q = make_quant_problem(false, ACL_FLOAT16, Layout::kContiguous, Layout::kContiguous, true);
@@ -2426,7 +2434,51 @@ TEST_P(OpTableQuantConvNzErrors, ErrorsNameTheArgument) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Tables, OpTableQuantConvNzErrors, ::testing::ValuesIn(quant_cases_of("quant_nz")),
+// A repeatable executor relaunched after the blocked weight was rewritten through the runtime
+// (aclrtMemcpy), and re-pointed at another one (aclSetInputTensorAddr): the kept dense copy follows.
+TEST_P(OpTableQuantConvNz, RepeatableExecutorFollowsRewrittenAndRepointedWeight) {
+  reseed_for_current_test();
+  const ConvTableCase &c = GetParam();
+  auto q = make_quant_problem(true, ACL_FLOAT16, Layout::kContiguous, Layout::kContiguous, true);
+  SCOPED_TRACE(describe(*q));
+  const std::vector<int64_t> wsh = q->weight->shape();
+  std::vector<std::vector<double>> values;
+  std::vector<std::unique_ptr<FractalTensor>> nz;
+  for (int v = 0; v < 3; ++v) {
+    std::vector<double> w(static_cast<size_t>(q->weight->numel()));
+    for (double &e : w) e = static_cast<double>(rnd(-2, 2));
+    values.push_back(w);
+    nz.push_back(make_fractal_z3d(wsh, ACL_INT8, w));
+  }
+  ConvArgs a = quant_args(*q);
+  a.weight = *nz[0];
+  uint64_t ws_size = 0;
+  aclOpExecutor *ex = nullptr;
+  ASSERT_EQ(c.phase1(a, &ws_size, &ex), 0) << aclGetRecentErrMsg();
+  ASSERT_EQ(aclSetAclOpExecutorRepeatable(ex), ACL_SUCCESS);
+  void *ws = nullptr;
+  if (ws_size > 0) ASSERT_EQ(aclrtMalloc(&ws, ws_size, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  auto launch_and_check = [&](int v, const char *what) {
+    SCOPED_TRACE(what);
+    q->weight->set_values(values[static_cast<size_t>(v)]);  // the reference's weight
+    q->output->poison();
+    ASSERT_EQ(c.launch(ws, ws_size, ex, nullptr), 0);
+    ASSERT_EQ(aclrtSynchronizeDevice(), ACL_SUCCESS);
+    check_quant(*q, true);
+  };
+  launch_and_check(0, "first launch");
+  launch_and_check(0, "relaunch");
+  int64_t bytes = 1;
+  for (int64_t d : fractal_z3d_storage(wsh, ACL_INT8)) bytes *= d;
+  ASSERT_EQ(aclrtMemcpy(nz[0]->data(), bytes, nz[1]->data(), bytes, ACL_MEMCPY_DEVICE_TO_DEVICE), ACL_SUCCESS);
+  launch_and_check(1, "after aclrtMemcpy into the weight");
+  ASSERT_EQ(aclSetInputTensorAddr(ex, 1, *nz[2], nz[2]->data()), ACL_SUCCESS);  // weight: input 1
+  launch_and_check(2, "re-pointed at another weight");
+  aclDestroyAclOpExecutor(ex);
+  if (ws) aclrtFree(ws);
+}
+
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableQuantConvNz, ::testing::ValuesIn(quant_cases_of("quant_nz")),
                          harness::case_name<ConvTableCase>);
 
 }  // namespace
