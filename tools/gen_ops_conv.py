@@ -5,7 +5,7 @@ registrations (tests/ops/test_op_table_conv.cpp).
 Row format (besides the common `header`, `dtypes`, `backward`):
   conv     kConvolution | kConvDepthwise2d | kConvTbc | kConvolutionBackward | kConvTbcBackward | kIm2col
            | kIm2colBackward
-           | kDeformableConv2d | kDeformableConv2dBackward | kQuantConvolution
+           | kDeformableConv2d | kDeformableConv2dBackward | kQuantConvolution | kQuantConvolutionWeightNz
   role     NAME=ROLE ...          overrides a parameter's role (ConvTbcBackward's `self` is the gradient)
   sample   a=V ...                values for the tests (cube=, transposed=): one case per sample
   nullable NAME ...               pointer parameters that may be null (besides `...Optional`): the
@@ -22,7 +22,7 @@ CONV_KEYS = {"conv", "role", "sample", "header", "dtypes", "backward", "nullable
 KINDS = {"kConvolution": "convolution", "kConvDepthwise2d": "depthwise2d", "kConvTbc": "tbc",
          "kConvolutionBackward": "convolution_backward", "kConvTbcBackward": "tbc_backward", "kIm2col": "im2col", "kIm2colBackward": "im2col_backward",
          "kDeformableConv2d": "deformable", "kDeformableConv2dBackward": "deformable_backward",
-         "kQuantConvolution": "quant"}
+         "kQuantConvolution": "quant", "kQuantConvolutionWeightNz": "quant_nz"}
 ROLES = {"input": "input", "self": "input", "x": "input", "weight": "weight", "bias": "bias",
          "biasOptional": "bias", "output": "output", "out": "output", "gradOutput": "grad_output",
          "gradInput": "grad_input", "gradWeight": "grad_weight", "gradBias": "grad_bias", "stride": "stride",
@@ -74,7 +74,7 @@ def resolve(g, table, op):
     op.input = op.roles.get("input", op.roles.get("grad_output"))
     op.output, op.extra_output, op.inplace = op.roles.get("output"), None, None
     op.result = "same"
-    op.results = ["FLOAT16 or BF16"] if op.conv == "kQuantConvolution" else ["same"]
+    op.results = ["FLOAT16 or BF16"] if op.conv.startswith("kQuantConvolution") else ["same"]
     op.family = table.settings["family"]
 
 

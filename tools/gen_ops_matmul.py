@@ -13,12 +13,13 @@ Row format (besides the common `header`, `dtypes`, `backward`):
   trans    TA TB        integer / bool attributes transposing A / B
   vectors  outer        1-D operands are a column and a row (K = 1) instead
   same_dtype yes        every tensor has one dtype
+  weight   nz           B may be FRACTAL_NZ (the *WeightNz APIs: ops/matmul/weight_nz.h)
 Parameter roles besides these come from the names: alpha / beta (aclScalar or float), cubeMathType,
 out; any other parameter is a table error.
 """
 
 MATMUL_KEYS = {"header", "dtypes", "backward", "operands", "bias", "inplace", "batch", "trans", "vectors",
-               "same_dtype"}
+               "same_dtype", "weight"}
 BATCH = {"broadcast": "kBroadcast", "equal": "kEqual", "sum": "kSum"}
 
 
@@ -48,6 +49,9 @@ def resolve(g, table, op):
         raise g.TableError(f"{w}: batch must be one of {', '.join(BATCH)}")
     op.outer = g.one(op, "vectors", "") == "outer"
     op.same_dtype = g.one(op, "same_dtype", "no") == "yes"
+    op.weight_nz = g.one(op, "weight", "") == "nz"
+    if g.one(op, "weight", "nz") != "nz":
+        raise g.TableError(f"{w}: weight must be 'nz'")
     named = {an: "a", bn: "b", "out": "out", "alpha": "alpha", "beta": "beta", "cubeMathType": "cube"}
     if bias:
         named[bias[0]] = "bias"
@@ -76,7 +80,8 @@ def resolve(g, table, op):
 
 def rule_init(op):
     return (f"{{{op.a_rank[0]}, {op.a_rank[1]}, {op.b_rank[0]}, {op.b_rank[1]}, ::opsnn::ops::MmBatch::{BATCH[op.batch]}, "
-            f"{'true' if op.outer else 'false'}, {'true' if op.same_dtype else 'false'}, {op.bias_min}}}")
+            f"{'true' if op.outer else 'false'}, {'true' if op.same_dtype else 'false'}, {op.bias_min}, "
+            f"{'true' if op.weight_nz else 'false'}}}")
 
 
 ORDER = {"a": "a", "b": "b", "bias": "s", "out": "o"}

@@ -15,11 +15,12 @@ Row format (besides the common `header`, `dtypes`, `backward`):
            (CalculateMatmulWeightSize(V2))
   dtypes   the dtypes of the first operand (x1 / x; encode_param: scale; prepack_weight: the weight)
   weight_dtype D   weight_size without a dataType parameter: the dtype it sizes for
+  weight   nz      int8_dequant: x2 may be FRACTAL_NZ (QuantMatmulWeightNz)
 Every parameter's role comes from its name (ROLES); `offset` and `bias` may be null like the
 `...Optional` ones.
 """
 
-QMM_KEYS = {"header", "dtypes", "backward", "scheme", "weight_dtype"}
+QMM_KEYS = {"header", "dtypes", "backward", "scheme", "weight_dtype", "weight"}
 SCHEMES = {"int8_dequant": "kInt8Dequant", "weight_antiquant": "kWeightAntiquant", "encode_param": "kEncodeParam",
            "prepack_weight": "kPrepackWeight", "weight_size": None}
 # The roles each scheme needs.
@@ -34,11 +35,15 @@ ROLES = {"x1": "kQmmA", "x": "kQmmA", "x2": "kQmmB", "weight": "kQmmB", "scale":
          "pertokenScaleOptional": "kQmmPertoken", "quantScaleOptional": "kQmmQScale",
          "quantOffsetOptional": "kQmmQOffset", "bias": "kQmmBias", "biasOptional": "kQmmBias", "out": "kQmmOut",
          "y": "kQmmOut", "transposeX1": "trans_a", "transposeX2": "trans_b", "antiquantGroupSize": "group",
-         "mmWeightRef": "kQmmB", "tensorShape": "shape", "dataType": "dtype", "weightTensorSize": "size"}
-NULLABLE = ("offset", "bias")
+         "mmWeightRef": "kQmmB", "tensorShape": "shape", "dataType": "dtype", "weightTensorSize": "size",
+         # QuantMatmulWeightNz (V5's names)
+         "x1Scale": "kQmmPertoken", "x2Scale": "kQmmScale", "x2Offset": "kQmmOffset", "yScale": "kQmmYScale",
+         "x1Offset": "kQmmAOffset", "yOffset": "kQmmYOffset", "groupSize": "group"}
+NULLABLE = ("offset", "bias", "x1Scale", "x2Offset", "yScale", "x1Offset", "yOffset")
 # The harness's argument of each role (QmmArgs).
 ARG = {"kQmmA": "a.a", "kQmmB": "a.b", "kQmmScale": "a.scale", "kQmmOffset": "a.offset",
        "kQmmPertoken": "a.pertoken", "kQmmQScale": "a.qscale", "kQmmQOffset": "a.qoffset", "kQmmBias": "a.bias",
+       "kQmmYScale": "a.yscale", "kQmmAOffset": "a.x1offset", "kQmmYOffset": "a.yoffset",
        "kQmmOut": "a.out", "trans_a": "a.trans_a", "trans_b": "a.trans_b", "group": "a.group", "shape": "a.shape",
        "dtype": "a.dtype", "size": "size"}
 
@@ -50,6 +55,9 @@ def resolve(g, table, op):
         raise g.TableError(f"{op.where}: scheme must be one of {', '.join(SCHEMES)}")
     op.scheme = SCHEMES[scheme]
     op.oneshot = scheme == "weight_size"
+    op.weight_nz = g.one(op, "weight", "") == "nz"
+    if g.one(op, "weight", "nz") != "nz" or (op.weight_nz and scheme != "int8_dequant"):
+        raise g.TableError(f"{op.where}: weight nz is an int8_dequant row's key")
     op.weight_dtype = g.one(op, "weight_dtype")
     if op.weight_dtype is not None and op.weight_dtype not in g.DTYPES:
         raise g.TableError(f"{op.where}: unknown weight_dtype '{op.weight_dtype}'")
@@ -65,8 +73,8 @@ def resolve(g, table, op):
 
 def render_entry(g, table):
     out = g.family_entry_head(table, "qmm_phase1", "ops/matmul/qmm_phase1.h", [])
-    out += [f"const ::opsnn::ops::QmmRule k{op.name}Rule = {{::opsnn::ops::QmmScheme::{op.scheme}}};"
-            for op in table.ops if not op.oneshot]
+    out += [f"const ::opsnn::ops::QmmRule k{op.name}Rule = {{::opsnn::ops::QmmScheme::{op.scheme}, "
+            f"{'true' if op.weight_nz else 'false'}}};" for op in table.ops if not op.oneshot]
     out += ["}  // namespace", ""]
     for op in table.ops:
         if op.oneshot:
@@ -109,6 +117,7 @@ def render_tests(g, tables):
                         f"{', '.join(ARG[r] for r in roles)}); }};", "    v.push_back(std::move(c));", "  }"]
                 continue
             fields = [f"c.scheme = ::opsnn::ops::QmmScheme::{op.scheme};",
+                      f"c.weight_nz = {'true' if op.weight_nz else 'false'};",
                       f"c.dtypes = {{{', '.join(g.cxx_dtype(d) for d in op.dtypes)}}};",
                       "c.roles = {" + ", ".join(f'{{::opsnn::ops::{r}, "{p.name}"}}' for r, p in
                                                 zip(roles, op.params) if r.startswith("kQmm")) + "};"]

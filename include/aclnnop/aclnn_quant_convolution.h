@@ -14,6 +14,10 @@ ACLNN_API aclnnStatus aclnnQuantConvolutionGetWorkspaceSize(const aclTensor *inp
     aclOpExecutor **executor);
 ACLNN_API aclnnStatus aclnnQuantConvolution(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
 
+ACLNN_API aclnnStatus aclnnQuantConvolutionWeightNzGetWorkspaceSize(const aclTensor *input, const aclTensor *weight, const aclTensor *bias, const aclTensor *scale, const aclTensor *offset, const aclIntArray *stride, const aclIntArray *padding, const aclIntArray *dilation, bool transposed, const aclIntArray *outputPadding, int64_t groups, int32_t offsetx, const char *roundMode, aclTensor *output, uint64_t *workspaceSize,
+    aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnQuantConvolutionWeightNz(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
 #ifdef __cplusplus
 }
 #endif

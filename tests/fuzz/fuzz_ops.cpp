@@ -87,7 +87,9 @@
 #include <aclnnop/aclnn_permute.h>
 #include <aclnnop/aclnn_pow.h>
 #include <aclnnop/aclnn_prelu.h>
+#include <aclnnop/aclnn_quant_convolution.h>
 #include <aclnnop/aclnn_quant_matmul_v4.h>
+#include <aclnnop/aclnn_quant_matmul_weight_nz.h>
 #include <aclnnop/aclnn_reduce_sum.h>
 #include <aclnnop/aclnn_remainder.h>
 #include <aclnnop/aclnn_repeat.h>
@@ -847,6 +849,39 @@ aclnnStatus op_qmm_v4(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
   return P1(QuantMatmulV4, c.T(x1), c.T(x2), c.T(sc), c.T(off), c.T(pt), c.T(bias), (t & 1) != 0, (t & 2) != 0,
             c.T(o));
 }
+// The *WeightNz forms: the weight's format and storage dims come from the stream (format byte 7:
+// FRACTAL_NZ), so the blocked-layout checks meet storage shapes of every kind.
+aclnnStatus op_matmul_nz(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  c.matmul = true;
+  int a = c.tensor(ACL_FLOAT16, 2), b = c.tensor(ACL_FLOAT16, 2), o = c.tensor(ACL_FLOAT16, 2);
+  int8_t cube = int8_t(c.i64());
+  c.materialize();
+  return P1(MatmulWeightNz, c.T(a), c.T(b), c.T(o), cube);
+}
+aclnnStatus op_qmm_nz(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  c.matmul = true;
+  int x1 = c.tensor(I8, 2), x2 = c.tensor(I8, 2), x1s = c.tensor(F, 1), x2s = c.tensor(F, 1),
+      ys = c.tensor(ACL_UINT64, 2), x1o = c.tensor(F, 1), x2o = c.tensor(F, 1), yo = c.tensor(F, 1),
+      bias = c.tensor(ACL_INT32, 1);
+  const uint8_t t = c.r.u8();
+  const int64_t group = c.i64();
+  int o = c.tensor(ACL_FLOAT16, 2);
+  c.materialize();
+  return P1(QuantMatmulWeightNz, c.T(x1), c.T(x2), c.T(x1s), c.T(x2s), c.T(ys), c.T(x1o), c.T(x2o), c.T(yo),
+            c.T(bias), (t & 1) != 0, (t & 2) != 0, group, c.T(o));
+}
+aclnnStatus op_qconv_nz(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  c.matmul = true;
+  int x = c.tensor(I8, 5), w = c.tensor(I8, 5), b = c.tensor(F, 1), s = c.tensor(F, 1), off = c.tensor(F, 1);
+  int st = c.intarray({1, 1, 1}), pad = c.intarray({0, 0, 0}), dil = c.intarray({1, 1, 1});
+  const uint8_t bl = c.bools();
+  int opad = c.intarray({0, 0, 0});
+  const int64_t groups = c.i64(), offsetx = c.i64();
+  int o = c.tensor(ACL_FLOAT16, 5);
+  c.materialize();
+  return P1(QuantConvolutionWeightNz, c.T(x), c.T(w), c.T(b), c.T(s), c.T(off), c.A(st), c.A(pad), c.A(dil),
+            (bl & 1) != 0, c.A(opad), groups, int32_t(offsetx), nullptr, c.T(o));
+}
 aclnnStatus op_trans_quant_param(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
   int sc = c.tensor(F, 1), off = c.tensor(F, 1), o = c.tensor(ACL_UINT64, 1);
   c.materialize();
@@ -1128,7 +1163,7 @@ const OpFn kOps[] = {op_exp,      op_inplace_exp, op_gelu_v2,   op_softplus,    
                      op_im2col,   op_index_select, op_gather,  op_scatter_add,    op_embedding,
                      op_permute,  op_constant_pad, op_repeat,  op_nll_loss,       op_mse_loss,
                      op_prelu,    op_lstm_cell,   op_rope,    op_chamfer_grad,   op_vocab_sum_exp,
-                     op_vocab_loss};
+                     op_vocab_loss, op_matmul_nz, op_qmm_nz,  op_qconv_nz};
 constexpr int kNumOps = sizeof(kOps) / sizeof(kOps[0]);
 
 void launch(Ctx &c, Phase2 p2, aclOpExecutor *ex, uint64_t ws, uint8_t mode) {

@@ -20,7 +20,8 @@ OPS = ["exp", "inplace_exp", "gelu_v2", "softplus", "add", "inplace_add", "mul",
        "conv", "max_pool_indices", "avg_pool", "adaptive_avg_pool", "upsample_nearest",
        "im2col", "index_select", "gather", "scatter_add", "embedding",
        "permute", "constant_pad", "repeat", "nll_loss", "mse_loss",
-       "prelu", "lstm_cell", "rope", "chamfer_grad", "vocab_sum_exp", "vocab_loss"]  # kOps, same order
+       "prelu", "lstm_cell", "rope", "chamfer_grad", "vocab_sum_exp", "vocab_loss",
+       "matmul_nz", "qmm_nz", "qconv_nz"]  # kOps, same order
 
 
 def dt(name):
@@ -148,6 +149,22 @@ def seeds():
     yield "qmm_v4_pertoken_f16", seed("qmm_v4", wq, T([0, 1], "INT8"), T([1, 2], "INT8"), T([2], "FLOAT"), NULL_T,
                                       T([0], "FLOAT"), NULL_T, b"\x00", T([0, 2], "FLOAT16"))
     yield "trans_quant_param", seed("trans_quant_param", wq, T([2]), NULL_T, T([2], "UINT64"))
+    # *WeightNz: the weight FRACTAL_NZ (format byte 7) with its storage dims from the stream (storage
+    # mode 2: ndim 4, then pool indices / 0xE8 = 32), K 16, N 8
+    nz = (16, 8, 2, 1)
+    nz_flags = 0x08 | 0x20
+    yield "matmul_nz_f16", seed("matmul_nz", nz, T([2, 0], "FLOAT16"),
+                                T([0, 1], "FLOAT16", nz_flags, (4, 3, 3, 0, 0, 7)), T([2, 1], "FLOAT16"), I(0))
+    yield "matmul_nz_transposed_bf16", seed("matmul_nz", nz, T([2, 0], "BF16"),
+                                            T([0, 1], "BF16", nz_flags | STRIDED, (4, 3, 3, 0, 0, 7)),
+                                            T([2, 1], "BF16"), I(0))
+    yield "qmm_nz_int8", seed("qmm_nz", nz, T([2, 0], "INT8"), T([0, 1], "INT8", nz_flags, (4, 3, 3, 0, 0xE8, 7)),
+                              NULL_T, T([1]), NULL_T, NULL_T, NULL_T, NULL_T, T([1], "INT32"), b"\x00", I(0),
+                              T([2, 1], "FLOAT16"))
+    # FRACTAL_Z_3D is not among the fuzzer's formats: the weight's format / storage checks only
+    yield "qconv_nz_plain_weight", seed("qconv_nz", (2, 3, 4, 1), T([3, 0, 1, 1, 1], "INT8"),
+                                        T([0, 0, 3, 3, 3], "INT8"), NULL_T, T([0]), NULL_T, DEFAULT, DEFAULT, DEFAULT,
+                                        B(False), DEFAULT, I(1), I(0), T([3, 0, 1, 1, 1], "FLOAT16"))
     yield "trans_quant_param_int64", seed("trans_quant_param", wq, T([2]), T([2]), T([2], "INT64"))
     r = (3, 4, 2, 1)  # reductions / dim-wise / row ops: [3, 4] (and [3, 4, 2]) inputs
     yield "reduce_sum_dim1", seed("reduce_sum", r, T([0, 1, 2]), A([1]), B(False), DEFAULT, T([0, 2]))

@@ -27,6 +27,7 @@
 #include "core/plan_cache.h"
 #include "core/verbose.h"
 #include "float64_refs.h"
+#include "fractal_tensors.h"
 #include "kernels/conv/packed_weight.h"
 #include "op_table_harness.h"
 #include "test_util.h"
@@ -79,8 +80,10 @@ void PrintTo(const ConvTableCase &c, std::ostream *os) { *os << c.name; }
 #include "conv_table_cases.inc"
 
 // The suite group of a case: 0 the classic convolutions (the suites below), 1 the deformable ones,
-// 2 QuantConvolution (their own suites further down).
-int group_of(const ConvTableCase &c) { return c.kind.rfind("deformable", 0) == 0 ? 1 : c.kind == "quant" ? 2 : 0; }
+// 2 QuantConvolution and QuantConvolutionWeightNz (their own suites further down; errors: 3 and 4).
+int group_of(const ConvTableCase &c) {
+  return c.kind.rfind("deformable", 0) == 0 ? 1 : c.kind.rfind("quant", 0) == 0 ? 2 : 0;
+}
 
 std::vector<ConvTableCase> cases_where(int group) {
   std::vector<ConvTableCase> v;
@@ -99,6 +102,12 @@ const std::vector<ConvTableCase> &deformable_cases() {
 const std::vector<ConvTableCase> &quant_cases() {
   static const std::vector<ConvTableCase> c = cases_where(2);
   return c;
+}
+std::vector<ConvTableCase> quant_cases_of(const char *kind) {
+  std::vector<ConvTableCase> v;
+  for (const ConvTableCase &c : quant_cases())
+    if (c.kind == kind) v.push_back(c);
+  return v;
 }
 
 using Tensor = std::unique_ptr<DeviceTensor>;
@@ -2036,14 +2045,16 @@ std::string describe(const QuantProblem &q) {
   return os.str();
 }
 
-// exact: small values, unit scales, INT32 bias (or none), FLOAT16 output.
-std::unique_ptr<QuantProblem> make_quant_problem(bool exact, aclDataType out_dt, Layout in_layout, Layout out_layout) {
+// exact: small values, unit scales, INT32 bias (or none), FLOAT16 output. fractal: what the WeightNz
+// form takes (3-D, groups 1), with channel counts on both sides of the 16 x 32 weight blocks.
+std::unique_ptr<QuantProblem> make_quant_problem(bool exact, aclDataType out_dt, Layout in_layout, Layout out_layout,
+                                                 bool fractal = false) {
   auto q = std::make_unique<QuantProblem>();
-  q->nsp = static_cast<int>(rnd(2, 3));
+  q->nsp = fractal ? 3 : static_cast<int>(rnd(2, 3));
   q->n = rnd(1, 2);
-  q->groups = rnd(1, 3);
-  q->cin = q->groups * rnd(1, 4);
-  q->cout = q->groups * rnd(1, 4);
+  q->groups = fractal ? 1 : rnd(1, 3);
+  q->cin = fractal ? rnd(1, 70) : q->groups * rnd(1, 4);
+  q->cout = fractal ? rnd(1, 40) : q->groups * rnd(1, 4);
   q->offsetx = rng()() % 3 == 0 ? 0 : rnd(exact ? -4 : -128, exact ? 4 : 127);
   for (int j = 3 - q->nsp; j < 3; ++j) {
     q->k[j] = rnd(1, q->nsp == 3 ? 2 : 3);
@@ -2156,10 +2167,20 @@ std::vector<int64_t> quant_ref_sums(const QuantProblem &q) {
   return r;
 }
 
-void run_quant(const ConvTableCase &c, QuantProblem &q, bool exact) {
-  const ConvArgs a = quant_args(q);
+// weight: the weight argument when not q's (the WeightNz form's blocked copy of it).
+// q.output against the reference over q's current input / weight values.
+void check_quant(const QuantProblem &q, bool exact);
+
+// weight: the weight argument when not q's (the WeightNz form's blocked copy of it).
+void run_quant(const ConvTableCase &c, QuantProblem &q, bool exact, aclTensor *weight = nullptr) {
+  ConvArgs a = quant_args(q);
+  if (weight != nullptr) a.weight = weight;
   ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
       << aclGetRecentErrMsg();
+  check_quant(q, exact);
+}
+
+void check_quant(const QuantProblem &q, bool exact) {
   const std::vector<int64_t> sums = quant_ref_sums(q);
   const std::vector<double> got = q.output->values();
   const std::vector<double> bias = q.bias ? q.bias->values() : std::vector<double>{};
@@ -2193,12 +2214,25 @@ void run_quant(const ConvTableCase &c, QuantProblem &q, bool exact) {
 class OpTableQuantConv : public ::testing::TestWithParam<ConvTableCase> {};
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OpTableQuantConv);
 
+void run_quant_nz(const ConvTableCase &c, QuantProblem &q, bool exact);
+
+// The row's problem (the WeightNz row: 3-D, groups 1, channel counts across the weight blocks) and
+// its run (the WeightNz row: the weight as FRACTAL_Z_3D blocks, also compared with QuantConvolution).
+bool nz_row(const ConvTableCase &c) { return c.kind == "quant_nz"; }
+std::unique_ptr<QuantProblem> problem_for(const ConvTableCase &c, bool exact, aclDataType out_dt, Layout in, Layout out) {
+  return make_quant_problem(exact, out_dt, in, out, nz_row(c));
+}
+void run_row(const ConvTableCase &c, QuantProblem &q, bool exact) {
+  if (nz_row(c)) run_quant_nz(c, q, exact);
+  else run_quant(c, q, exact);
+}
+
 TEST_P(OpTableQuantConv, Int8ExactSums) {
   reseed_for_current_test();
   for (int t = 0; t < 10; ++t) {
-    auto q = make_quant_problem(true, ACL_FLOAT16, Layout::kContiguous, Layout::kContiguous);
+    auto q = problem_for(GetParam(), true, ACL_FLOAT16, Layout::kContiguous, Layout::kContiguous);
     SCOPED_TRACE(describe(*q));
-    run_quant(GetParam(), *q, true);
+    run_row(GetParam(), *q, true);
   }
 }
 
@@ -2206,9 +2240,9 @@ TEST_P(OpTableQuantConv, FullRangeScalesAndBias) {
   reseed_for_current_test();
   for (aclDataType dt : {ACL_FLOAT16, ACL_BF16}) {
     for (int t = 0; t < 8; ++t) {
-      auto q = make_quant_problem(false, dt, Layout::kContiguous, Layout::kContiguous);
+      auto q = problem_for(GetParam(), false, dt, Layout::kContiguous, Layout::kContiguous);
       SCOPED_TRACE(describe(*q));
-      run_quant(GetParam(), *q, false);
+      run_row(GetParam(), *q, false);
     }
   }
 }
@@ -2218,14 +2252,17 @@ TEST_P(OpTableQuantConv, StridedViewsAndColumnTiles) {
   for (int t = 0; t < 6; ++t) {
     const Layout in = t % 2 == 0 ? Layout::kChannelsLast : Layout::kPaddedRows;
     const Layout out = t % 3 == 0 ? Layout::kChannelsLast : Layout::kPaddedRows;
-    auto q = make_quant_problem(t % 2 == 0, t % 2 == 0 ? ACL_FLOAT16 : ACL_BF16, in, out);
+    auto q = problem_for(GetParam(), t % 2 == 0, t % 2 == 0 ? ACL_FLOAT16 : ACL_BF16, in, out);
     SCOPED_TRACE(describe(*q));
     SmallColumnTiles tiles;
-    run_quant(GetParam(), *q, t % 2 == 0);
+    run_row(GetParam(), *q, t % 2 == 0);
   }
 }
 
-TEST_P(OpTableQuantConv, ErrorsNameTheArgument) {
+class OpTableQuantConvErrors : public ::testing::TestWithParam<ConvTableCase> {};
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OpTableQuantConvErrors);
+
+TEST_P(OpTableQuantConvErrors, ErrorsNameTheArgument) {
   reseed_for_current_test();
   const ConvTableCase &c = GetParam();
   auto q = make_quant_problem(false, ACL_FLOAT16, Layout::kContiguous, Layout::kContiguous);
@@ -2306,6 +2343,143 @@ TEST_P(OpTableQuantConv, ErrorsNameTheArgument) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableQuantConv, ::testing::ValuesIn(quant_cases()), harness::case_name<ConvTableCase>);
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableQuantConvErrors, ::testing::ValuesIn(quant_cases_of("quant")),
+                         harness::case_name<ConvTableCase>);
+
+// ---- QuantConvolutionWeightNz: the QuantConvolution problems (3-D, groups 1) with the weight in
+// FRACTAL_Z_3D, built here from the logical weight by the documented layout (fractal_tensors.h):
+// the float64 / exact references above, and bit-equal to QuantConvolution on the logical weight.
+
+const ConvTableCase &plain_quant_case() {
+  for (const ConvTableCase &c : conv_table_cases())
+    if (c.kind == "quant") return *new ConvTableCase(c);  // kept for the process
+  ADD_FAILURE() << "no QuantConvolution row in the conv table";
+  return *new ConvTableCase();
+}
+
+void run_quant_nz(const ConvTableCase &c, QuantProblem &q, bool exact) {
+  const auto nz = make_fractal_z3d(q.weight->shape(), ACL_INT8, q.weight->values());
+  run_quant(c, q, exact, nz->get());
+  const std::vector<double> got = q.output->values();
+  q.output->poison();
+  const ConvTableCase &plain = plain_quant_case();
+  const ConvArgs a = quant_args(q);
+  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return plain.phase1(a, w, e); }, plain.launch), 0)
+      << aclGetRecentErrMsg();
+  const std::vector<double> want = q.output->values();
+  for (size_t i = 0; i < got.size(); ++i)
+    if (!(got[i] == want[i])) {  // bit-equal as values (no NaN in these outputs)
+      ADD_FAILURE() << "at " << i << ": WeightNz " << got[i] << ", QuantConvolution " << want[i];
+      break;
+    }
+}
+
+class OpTableQuantConvNz : public ::testing::TestWithParam<ConvTableCase> {};
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OpTableQuantConvNz);
+
+TEST_P(OpTableQuantConvNz, ErrorsNameTheArgument) {
+  reseed_for_current_test();
+  const ConvTableCase &c = GetParam();
+  auto q = make_quant_problem(false, ACL_FLOAT16, Layout::kContiguous, Layout::kContiguous, true);
+  const std::vector<int64_t> wsh = q->weight->shape();
+  const auto nz = make_fractal_z3d(wsh, ACL_INT8, q->weight->values());
+  const char *api = c.api.c_str();
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  auto args = [&] {
+    ConvArgs a = quant_args(*q);
+    a.weight = nz->get();
+    return a;
+  };
+  auto fails = [&](const ConvArgs &a, int code, std::initializer_list<const char *> words) {
+    return fails_with(c.phase1(a, &ws, &ex), code, words);
+  };
+  {
+    ConvArgs a = args();
+    a.weight = nullptr;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_NULLPTR, {api, "weight"}));
+    a.weight = q->weight->get();  // the plain NCDHW weight
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "weight", "format", "FRACTAL_Z_3D"}));
+  }
+  {  // storage shape of another layout: the dims of FRACTAL_NZ-like blocks, one block short, C0 16
+    std::vector<int64_t> st = fractal_z3d_storage(wsh, ACL_INT8);
+    for (int variant = 0; variant < 3; ++variant) {
+      std::vector<int64_t> bad = st;
+      if (variant == 0) bad[1] += 1;
+      if (variant == 1) bad[3] = 16;
+      if (variant == 2) bad.pop_back();
+      int64_t elems = 1;
+      for (int64_t e : bad) elems *= e;
+      FractalTensor w(wsh, ACL_INT8, ACL_FRACTAL_Z_3D, bad, elems);
+      ConvArgs a = args();
+      a.weight = w;
+      EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "weight", "storage shape"})) << variant;
+    }
+    FractalTensor w(wsh, ACL_FLOAT16, ACL_FRACTAL_Z_3D, fractal_z3d_storage(wsh, ACL_FLOAT16), 1 << 16);
+    ConvArgs a = args();
+    a.weight = w;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "weight", "dtype"}));
+  }
+  {
+    ConvArgs a = args();
+    a.groups = 2;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "groups"}));
+    // 2-D: a 4-D input
+    std::vector<int64_t> ish = q->input->shape();
+    ish.erase(ish.begin() + 2);
+    DeviceTensor in4(ish, ACL_INT8);
+    a = args();
+    a.input = in4;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, {api, "input"}));
+  }
+}
+
+// A repeatable executor relaunched after the blocked weight was rewritten through the runtime
+// (aclrtMemcpy), and re-pointed at another one (aclSetInputTensorAddr): the kept dense copy follows.
+TEST_P(OpTableQuantConvNz, RepeatableExecutorFollowsRewrittenAndRepointedWeight) {
+  reseed_for_current_test();
+  const ConvTableCase &c = GetParam();
+  auto q = make_quant_problem(true, ACL_FLOAT16, Layout::kContiguous, Layout::kContiguous, true);
+  SCOPED_TRACE(describe(*q));
+  const std::vector<int64_t> wsh = q->weight->shape();
+  std::vector<std::vector<double>> values;
+  std::vector<std::unique_ptr<FractalTensor>> nz;
+  for (int v = 0; v < 3; ++v) {
+    std::vector<double> w(static_cast<size_t>(q->weight->numel()));
+    for (double &e : w) e = static_cast<double>(rnd(-2, 2));
+    values.push_back(w);
+    nz.push_back(make_fractal_z3d(wsh, ACL_INT8, w));
+  }
+  ConvArgs a = quant_args(*q);
+  a.weight = *nz[0];
+  uint64_t ws_size = 0;
+  aclOpExecutor *ex = nullptr;
+  ASSERT_EQ(c.phase1(a, &ws_size, &ex), 0) << aclGetRecentErrMsg();
+  ASSERT_EQ(aclSetAclOpExecutorRepeatable(ex), ACL_SUCCESS);
+  void *ws = nullptr;
+  if (ws_size > 0) ASSERT_EQ(aclrtMalloc(&ws, ws_size, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  auto launch_and_check = [&](int v, const char *what) {
+    SCOPED_TRACE(what);
+    q->weight->set_values(values[static_cast<size_t>(v)]);  // the reference's weight
+    q->output->poison();
+    ASSERT_EQ(c.launch(ws, ws_size, ex, nullptr), 0);
+    ASSERT_EQ(aclrtSynchronizeDevice(), ACL_SUCCESS);
+    check_quant(*q, true);
+  };
+  launch_and_check(0, "first launch");
+  launch_and_check(0, "relaunch");
+  int64_t bytes = 1;
+  for (int64_t d : fractal_z3d_storage(wsh, ACL_INT8)) bytes *= d;
+  ASSERT_EQ(aclrtMemcpy(nz[0]->data(), bytes, nz[1]->data(), bytes, ACL_MEMCPY_DEVICE_TO_DEVICE), ACL_SUCCESS);
+  launch_and_check(1, "after aclrtMemcpy into the weight");
+  ASSERT_EQ(aclSetInputTensorAddr(ex, 1, *nz[2], nz[2]->data()), ACL_SUCCESS);  // weight: input 1
+  launch_and_check(2, "re-pointed at another weight");
+  aclDestroyAclOpExecutor(ex);
+  if (ws) aclrtFree(ws);
+}
+
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableQuantConvNz, ::testing::ValuesIn(quant_cases_of("quant_nz")),
+                         harness::case_name<ConvTableCase>);
 
 }  // namespace
 }  // namespace opsnn::test

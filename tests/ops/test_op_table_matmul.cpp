@@ -10,7 +10,10 @@
 //     FLOAT inputs to fp16, everything else keeps its precision);
 //   - NaN / infinity propagation; a long reduction; out aliasing the bias;
 //   - errors: each argument named (null: 161001; dtype, rank, inner dims, batch sizes, bias shape,
-//     out shape, cubeMathType, mixed dtypes where one is required: 161002).
+//     out shape, cubeMathType, mixed dtypes where one is required: 161002);
+//   - the *WeightNz rows (their own suites at the end): mat2 in FRACTAL_NZ, built here from the
+//     logical values by the documented layout (fractal_tensors.h), plain and transposed, against
+//     the reference and bit-equal to the plain op; mat2 plain, and re-laid by aclnnTransMatmulWeight.
 // Accuracy is precision.md's absolute-bound variant (a dot product's relative error is unbounded near
 // zero): rel_i = |actual - golden| / (|alpha| sum |a b| + |beta bias| + 1e-7), MERE < T, MARE < 10 T.
 #include <algorithm>
@@ -22,7 +25,9 @@
 #include <utility>
 #include <vector>
 
+#include "aclnnop/aclnn_trans_matmul_weight.h"
 #include "float64_refs.h"
+#include "fractal_tensors.h"
 #include "op_table_harness.h"
 #include "ops/matmul/matmul_phase1.h"
 #include "test_util.h"
@@ -61,8 +66,15 @@ void PrintTo(const MatmulTableCase &c, std::ostream *os) { *os << c.name; }
 
 #include "matmul_table_cases.inc"
 
+// The plain rows (the *WeightNz rows, whose mat2 is FLOAT16 / BF16 and may be blocked, have their own
+// suites at the end).
 const std::vector<MatmulTableCase> &all_cases() {
-  static const std::vector<MatmulTableCase> c = harness::sampled(matmul_table_cases());
+  static const std::vector<MatmulTableCase> c = [] {
+    std::vector<MatmulTableCase> v;
+    for (MatmulTableCase &m : harness::sampled(matmul_table_cases()))
+      if (!m.rule.weight_nz) v.push_back(std::move(m));
+    return v;
+  }();
   return c;
 }
 template <class Pred>
@@ -613,6 +625,261 @@ TEST_P(MatmulTable, ErrorsNameTheArgument) {
     EXPECT_TRUE(fails(c, ok, t, ACLNN_ERR_PARAM_INVALID, {"same dtype"}));
   }
 }
+
+// ---- the *WeightNz rows
+
+std::vector<MatmulTableCase> nz_cases() {
+  std::vector<MatmulTableCase> v;
+  for (MatmulTableCase &m : harness::sampled(matmul_table_cases()))
+    if (m.rule.weight_nz) v.push_back(std::move(m));
+  return v;
+}
+
+// The row's plain twin ("MatmulWeightNz" -> "Matmul").
+const MatmulTableCase &plain_twin(const MatmulTableCase &c) {
+  static std::vector<MatmulTableCase> all = matmul_table_cases();
+  const std::string want = c.name.substr(0, c.name.rfind("WeightNz"));
+  for (const MatmulTableCase &m : all)
+    if (m.name == want) return m;
+  ADD_FAILURE() << "no plain twin " << want;
+  return c;
+}
+
+// A problem of the row with a 16-bit mat2 (the documented dtypes).
+Problem nz_problem(const MatmulTableCase &c, int empty = -1) {
+  Problem p = random_problem(c, empty);
+  p.db = coin() ? ACL_FLOAT16 : ACL_BF16;
+  return p;
+}
+
+// Phase 1 of row `c` over t's tensors with mat2 = b.
+int nz_phase1(const MatmulTableCase &c, const Problem &p, const Tensors &t, aclTensor *b, uint64_t *ws,
+              aclOpExecutor **ex) {
+  Scalar alpha(static_cast<float>(p.alpha)), beta(static_cast<float>(p.beta));
+  MatmulArgs a;
+  a.a = *t.a;
+  a.b = b;
+  a.bias = t.bias ? t.bias->get() : nullptr;
+  a.out = *t.out;
+  a.alpha_s = alpha.s;
+  a.beta_s = beta.s;
+  a.cube = p.cube;
+  return c.phase1(a, ws, ex);
+}
+
+// Runs the row with mat2 as FRACTAL_NZ (a transposed view when `transposed`) holding t.b's values:
+// within precision of the reference, and bit-equal to the plain twin on a contiguous mat2.
+void run_nz_and_compare(const MatmulTableCase &c, const Problem &p, Tensors &t, bool transposed) {
+  SCOPED_TRACE(describe(c, p) + (transposed ? " mat2 NZ transposed" : " mat2 NZ"));
+  t.a->fill_random(-1, 1);
+  t.b->fill_random(-1, 1);
+  if (c.has_bias) t.bias->fill_random(-1, 1);
+  t.out->poison();
+  const Expected e = reference(c, p, t);
+  const auto nz = make_fractal_nz(t.b->shape(), p.db, t.b->values(), transposed);
+  Tensors tn;
+  tn.b = std::move(t.b);
+  t.b.reset();
+  ASSERT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **ex) { return nz_phase1(c, p, t, nz->get(), ws, ex); }, c.launch), 0)
+      << aclGetRecentErrMsg();
+  EXPECT_TRUE(close(*t.out, e));
+  const std::vector<double> got = t.out->values();
+  // The plain twin on a contiguous mat2 of the same values.
+  Dev plain = make_view(tn.b->shape(), p.db, false, false);
+  plain->set_values(tn.b->values());
+  t.out->poison();
+  const MatmulTableCase &twin = plain_twin(c);
+  ASSERT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **ex) { return nz_phase1(twin, p, t, *plain, ws, ex); }, twin.launch), 0)
+      << aclGetRecentErrMsg();
+  const std::vector<double> want = t.out->values();
+  for (size_t i = 0; i < got.size(); ++i)
+    if (!(got[i] == want[i] || (std::isnan(got[i]) && std::isnan(want[i])))) {
+      ADD_FAILURE() << "element " << i << ": WeightNz " << got[i] << ", " << twin.name << " " << want[i];
+      break;
+    }
+  t.b = std::move(tn.b);
+}
+
+class MatmulTableNz : public ::testing::TestWithParam<MatmulTableCase> {};
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(MatmulTableNz);
+
+// Sizes on both sides of the 16 x 16 blocks (padded rows and columns), empty dims, every cubeMathType.
+TEST_P(MatmulTableNz, BlockedMat2MatchesReferenceAndPlainOp) {
+  reseed_for_current_test();
+  const MatmulTableCase &c = GetParam();
+  for (int iter = 0; iter < 40; ++iter) {
+    const Problem p = nz_problem(c, iter < 4 ? iter : -1);
+    Tensors t = make_tensors(c, p, false);
+    // transposed: the view [K, N] of a stored [N, K] (told by its strides, so K > 1)
+    run_nz_and_compare(c, p, t, iter % 2 == 1 && p.K > 1);
+    if (HasFatalFailure() || HasNonfatalFailure()) return;
+  }
+}
+
+// K a multiple of 16 (a 2-D mat2: the NZ blocks are the GEMM engine's pre-packed layout, read in
+// place): every small-M order and the blocked paths, bit-equal to the plain op.
+TEST_P(MatmulTableNz, BlocksReadInPlaceMatchPlainOp) {
+  reseed_for_current_test();
+  const MatmulTableCase &c = GetParam();
+  for (int64_t M : {1, 2, 3, 4, 5, 16, 67})
+    for (int64_t K : {16, 48, 256}) {
+      Problem p = nz_problem(c);
+      p.M = M;
+      p.K = K;
+      static const int64_t kN[] = {1, 7, 16, 33, 130};
+      p.N = pick_of(kN);
+      for (Dims *b : {&p.batch, &p.a_batch, &p.b_batch}) std::fill(b->begin(), b->end(), 1);
+      if (c.has_bias) p.bias = res_shape(c, p);
+      Tensors t = make_tensors(c, p, false);
+      run_nz_and_compare(c, p, t, false);
+      if (HasFatalFailure() || HasNonfatalFailure()) return;
+    }
+}
+
+// A repeatable executor relaunched after the blocked mat2 was rewritten through the runtime
+// (aclrtMemcpy), and re-pointed at another one (aclSetInputTensorAddr): the kept dense copy
+// (small M) and the in-place read (M > 4) both follow.
+TEST_P(MatmulTableNz, RepeatableExecutorFollowsRewrittenAndRepointedMat2) {
+  reseed_for_current_test();
+  const MatmulTableCase &c = GetParam();
+  for (int64_t M : {1, 9}) {
+    Problem p = nz_problem(c);
+    p.M = M;
+    p.K = 32;
+    p.N = 20;
+    for (Dims *b : {&p.batch, &p.a_batch, &p.b_batch}) std::fill(b->begin(), b->end(), 1);
+    if (c.has_bias) p.bias = res_shape(c, p);
+    Tensors t = make_tensors(c, p, false);
+    t.a->fill_random(-1, 1);
+    if (c.has_bias) t.bias->fill_random(-1, 1);
+    std::vector<std::unique_ptr<FractalTensor>> nz;
+    std::vector<Expected> want;
+    for (int v = 0; v < 3; ++v) {  // three weights' values
+      t.b->fill_random(-1, 1);
+      want.push_back(reference(c, p, t));
+      nz.push_back(make_fractal_nz(t.b->shape(), p.db, t.b->values()));
+    }
+    SCOPED_TRACE(describe(c, p));
+    uint64_t ws_size = 0;
+    aclOpExecutor *ex = nullptr;
+    ASSERT_EQ(nz_phase1(c, p, t, *nz[0], &ws_size, &ex), 0) << aclGetRecentErrMsg();
+    ASSERT_EQ(aclSetAclOpExecutorRepeatable(ex), ACL_SUCCESS);
+    void *ws = nullptr;
+    if (ws_size > 0) ASSERT_EQ(aclrtMalloc(&ws, ws_size, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+    auto launch_and_check = [&](const Expected &e, const char *what) {
+      t.out->poison();
+      ASSERT_EQ(c.launch(ws, ws_size, ex, nullptr), 0) << what;
+      ASSERT_EQ(aclrtSynchronizeDevice(), ACL_SUCCESS);
+      EXPECT_TRUE(close(*t.out, e)) << what;
+    };
+    launch_and_check(want[0], "first launch");
+    launch_and_check(want[0], "relaunch");
+    const int64_t bytes = numel_of(fractal_nz_storage(t.b->shape(), p.db)) * static_cast<int64_t>(elem_size(p.db));
+    ASSERT_EQ(aclrtMemcpy(nz[0]->data(), bytes, nz[1]->data(), bytes, ACL_MEMCPY_DEVICE_TO_DEVICE), ACL_SUCCESS);
+    launch_and_check(want[1], "after aclrtMemcpy into mat2");
+    const size_t mat2_input = c.has_bias ? 2 : 1;  // Addmm: self, mat1, mat2
+    ASSERT_EQ(aclSetInputTensorAddr(ex, mat2_input, *nz[2], nz[2]->data()), ACL_SUCCESS);
+    launch_and_check(want[2], "re-pointed at another mat2");
+    aclDestroyAclOpExecutor(ex);
+    if (ws) aclrtFree(ws);
+  }
+}
+
+// The vendor's other flow: mat2 plain (ND), or re-laid in place by aclnnTransMatmulWeight, read as
+// the plain op reads it.
+TEST_P(MatmulTableNz, PlainAndTransMatmulWeightMat2) {
+  reseed_for_current_test();
+  const MatmulTableCase &c = GetParam();
+  for (int iter = 0; iter < 12; ++iter) {
+    const Problem p = nz_problem(c);
+    Tensors t = make_tensors(c, p, iter < 6);
+    if (iter >= 6 && t.b->shape().size() == 2) {
+      // storage for the re-laid weight: K * align(N, 16) elements
+      const Dims bs = t.b->shape();
+      t.b = std::make_unique<DeviceTensor>(bs, p.db, contiguous_strides(bs), 0, bs[0] * ((bs[1] + 15) / 16 * 16));
+      t.b->fill_random(-1, 1);
+      uint64_t ws = 0;
+      aclOpExecutor *ex = nullptr;
+      const std::vector<double> logical = t.b->values();
+      ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return aclnnTransMatmulWeightGetWorkspaceSize(*t.b, w, e); },
+                       aclnnTransMatmulWeight), 0)
+          << aclGetRecentErrMsg();
+      (void)ws;
+      (void)ex;
+      t.a->fill_random(-1, 1);
+      if (c.has_bias) t.bias->fill_random(-1, 1);
+      t.out->poison();
+      // The reference from the logical values (the buffer now holds the re-laid ones).
+      Tensors ref;
+      ref.a = std::move(t.a);
+      ref.b = make_view(t.b->shape(), p.db, false, false);
+      ref.b->set_values(logical);
+      ref.bias = std::move(t.bias);
+      const Expected e = reference(c, p, ref);
+      t.a = std::move(ref.a);
+      t.bias = std::move(ref.bias);
+      SCOPED_TRACE(describe(c, p) + " mat2 re-laid by aclnnTransMatmulWeight");
+      ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return call_phase1(c, p, t, w, e); }, c.launch), 0)
+          << aclGetRecentErrMsg();
+      EXPECT_TRUE(close(*t.out, e));
+    } else {
+      run_and_check(c, p, t);
+    }
+    if (HasFatalFailure() || HasNonfatalFailure()) return;
+  }
+}
+
+TEST_P(MatmulTableNz, ErrorsNameMat2) {
+  reseed_for_current_test();
+  const MatmulTableCase &c = GetParam();
+  Problem p = small_problem(c);
+  p.db = ACL_FLOAT16;
+  p.M = 5;
+  p.K = 40;
+  p.N = 19;
+  if (c.has_bias) p.bias = res_shape(c, p);
+  Tensors t = make_tensors(c, p, false);
+  const Dims bs = t.b->shape();
+  auto fails_b = [&](aclTensor *b, int code, std::initializer_list<const char *> words) {
+    uint64_t ws = 0;
+    aclOpExecutor *ex = nullptr;
+    Scalar one(1.0f);
+    MatmulArgs a;
+    a.a = *t.a;
+    a.b = b;
+    a.bias = t.bias ? t.bias->get() : nullptr;
+    a.out = *t.out;
+    a.alpha_s = a.beta_s = one.s;
+    const int st = c.phase1(a, &ws, &ex);
+    if (st == 0) aclDestroyAclOpExecutor(ex);
+    auto r = fails_with(st, code, words);
+    return r ? fails_with(st, code, {c.api.c_str()}) : r;
+  };
+  EXPECT_TRUE(fails_b(nullptr, ACLNN_ERR_PARAM_NULLPTR, {c.b_name}));
+  const std::vector<int64_t> good = fractal_nz_storage(bs, ACL_FLOAT16);
+  {  // another blocked format
+    FractalTensor w(bs, ACL_FLOAT16, ACL_FORMAT_FRACTAL_Z, good, 1 << 14);
+    EXPECT_TRUE(fails_b(w, ACLNN_ERR_PARAM_INVALID, {c.b_name, "FRACTAL_NZ", "format"}));
+  }
+  for (int variant = 0; variant < 4; ++variant) {  // storage shapes of other layouts
+    std::vector<int64_t> bad = good;
+    const size_t r = bad.size();
+    if (variant == 0) bad[r - 4] += 1;                          // a column block too many
+    if (variant == 1) bad[r - 3] -= 1;                          // a row block short
+    if (variant == 2) bad[r - 1] = 32;                          // the INT8 block width
+    if (variant == 3) std::swap(bad[r - 4], bad[r - 3]);        // the transpose's blocks, plain view
+    FractalTensor w(bs, ACL_FLOAT16, ACL_FORMAT_FRACTAL_NZ, bad, 1 << 14);
+    EXPECT_TRUE(fails_b(w, ACLNN_ERR_PARAM_INVALID, {c.b_name, "storage shape"})) << variant;
+  }
+  {  // FLOAT is not one of the documented NZ dtypes
+    FractalTensor w(bs, ACL_FLOAT, ACL_FORMAT_FRACTAL_NZ, fractal_nz_storage(bs, ACL_FLOAT), 1 << 14);
+    EXPECT_TRUE(fails_b(w, ACLNN_ERR_PARAM_INVALID, {c.b_name, "dtype"}));
+    Dev f32 = make_view(bs, ACL_FLOAT, false, false);
+    EXPECT_TRUE(fails_b(*f32, ACLNN_ERR_PARAM_INVALID, {c.b_name, "dtype"}));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Tables, MatmulTableNz, ::testing::ValuesIn(nz_cases()), harness::case_name<MatmulTableCase>);
 
 INSTANTIATE_TEST_SUITE_P(Tables, MatmulTable, ::testing::ValuesIn(all_cases()), harness::case_name<MatmulTableCase>);
 INSTANTIATE_TEST_SUITE_P(Tables, MatmulTableReducing,

@@ -46,6 +46,7 @@
 #include "core/cpu_features.h"
 #include "core/thread_pool.h"
 #include "float64_refs.h"
+#include "fractal_tensors.h"
 #include "kernels/matmul/gemm.h"
 #include "op_table_harness.h"
 #include "ops/matmul/qmm_phase1.h"
@@ -57,18 +58,22 @@ namespace {
 
 using ops::QmmScheme;
 
-struct QmmArgs {  // the arguments by role (aggregate order: QmmRole order, then the attributes)
+struct QmmArgs {  // the arguments by role (aggregate order: QmmRole order, then the attributes, then
+                 // the reserved roles)
   aclTensor *a = nullptr, *b = nullptr, *scale = nullptr, *offset = nullptr, *pertoken = nullptr;
   aclTensor *qscale = nullptr, *qoffset = nullptr, *bias = nullptr, *out = nullptr;
   bool trans_a = false, trans_b = false;
   int group = 0;
   aclIntArray *shape = nullptr;  // weight_size rows
   aclDataType dtype = ACL_FLOAT16;
+  // QuantMatmulWeightNz's reserved tensors (last, so the aggregate initialisations above stay valid)
+  aclTensor *yscale = nullptr, *x1offset = nullptr, *yoffset = nullptr;
 };
 
 struct QmmTableCase {
   std::string name, api;
   QmmScheme scheme = QmmScheme::kInt8Dequant;
+  bool weight_nz = false;  // x2 may be FRACTAL_NZ (QuantMatmulWeightNz)
   std::vector<aclDataType> dtypes;
   std::vector<std::pair<int, const char *>> roles;  // the tensor parameters in prototype order
   int (*phase1)(const QmmArgs &, uint64_t *, aclOpExecutor **) = nullptr;
@@ -187,6 +192,7 @@ struct Int8Spec {
   bool strided = false;        // every tensor a padded, non-contiguous view
   bool x2_bcast_view = false;  // x2's leading batch dim is a stride-0 (expanded) view
   bool specials = false;       // a floating bias holding NaN, +inf and -inf
+  bool x2_nz = false;          // x2 given as FRACTAL_NZ blocks of its (given-shape) matrices
 };
 
 std::string describe(const Int8Spec &c) {
@@ -194,7 +200,7 @@ std::string describe(const Int8Spec &c) {
   os << "x1 " << ::testing::PrintToString(c.x1) << " x2 " << ::testing::PrintToString(c.x2) << " out " << c.out
      << " scale " << c.scale << " form " << c.scale_form << " offset " << c.offset << " pertoken " << c.pertoken
      << " bias " << c.bias << (c.bias_batched ? " (batched)" : "") << " t1 " << c.t1 << " t2 " << c.t2
-     << " strided " << c.strided << " x2_bcast " << c.x2_bcast_view;
+     << " strided " << c.strided << " x2_bcast " << c.x2_bcast_view << " x2_nz " << c.x2_nz;
   return os.str();
 }
 
@@ -231,6 +237,7 @@ class Int8Problem {
     }
     x1_->fill_random(-128, 127);
     x2_->fill_random(-128, 127);
+    if (c_.x2_nz) x2_nz_ = make_fractal_nz(g2, ACL_INT8, x2_->values());
 
     // Scale: about target / (typical |acc|), so the results span the output's interesting range.
     const double typical = std::sqrt(static_cast<double>(k_)) * 5461.0;  // sd of a sum of k int8 products
@@ -287,10 +294,10 @@ class Int8Problem {
     reference();
   }
 
-  QmmArgs args() const {
+  QmmArgs args(bool plain_x2 = false) const {
     QmmArgs a;
     a.a = *x1_;
-    a.b = *x2_;
+    a.b = x2_nz_ && !plain_x2 ? x2_nz_->get() : x2_->get();
     a.scale = *scale_;
     a.offset = offset_ ? offset_->get() : nullptr;
     a.pertoken = pertoken_ ? pertoken_->get() : nullptr;
@@ -306,6 +313,11 @@ class Int8Problem {
     return run_op([&](uint64_t *ws, aclOpExecutor **ex) { return phase1(ws, ex); }, tc_.launch);
   }
   std::vector<double> out_values() const { return out_->values(); }
+  // Another row (the plain twin of a WeightNz row) on the same tensors, x2 plain.
+  int run_plain_as(const QmmTableCase &other) {
+    out_->poison();
+    return run_op([&](uint64_t *ws, aclOpExecutor **ex) { return other.phase1(args(true), ws, ex); }, other.launch);
+  }
 
   // Compares out with the reference (see the top of the file); returns the elements checked exactly.
   int64_t check() const {
@@ -381,6 +393,7 @@ class Int8Problem {
   int64_t m_ = 0, k_ = 0, n_ = 0, batch_ = 1;
   std::vector<int64_t> b1_, b2_, ob_;
   Dev x1_, x2_, scale_, offset_, pertoken_, bias_, out_;
+  std::unique_ptr<FractalTensor> x2_nz_;
   std::vector<double> sv_, ov_, pv_, bv_, ref_, mag_;
 };
 
@@ -647,6 +660,112 @@ TEST_P(OpTableQmmInt8, Errors) {
   EXPECT_EQ(call(x1, x2, s, o, tc.has(ops::kQmmPertoken) ? pt.get() : nullptr, bi, out8), 0) << aclGetRecentErrMsg();
   EXPECT_EQ(aclDestroyAclOpExecutor(ex), 0);
 }
+
+// ---- QuantMatmulWeightNz: x2 as FRACTAL_NZ blocks (built here by the documented layout,
+// fractal_tensors.h) of its given [.., k, n] (transposeX2: [.., n, k]) matrices, INT8 C0 = 32:
+// against the reference, and bit-equal to QuantMatmulV4 (the same scheme) on the plain x2.
+
+std::vector<QmmTableCase> nz_cases() {
+  std::vector<QmmTableCase> v;
+  for (auto &c : cases_of(QmmScheme::kInt8Dequant))
+    if (c.weight_nz) v.push_back(c);
+  return v;
+}
+
+class OpTableQmmInt8Nz : public ::testing::TestWithParam<QmmTableCase> {
+ protected:
+  void SetUp() override { reseed_for_current_test(); }
+};
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OpTableQmmInt8Nz);
+
+TEST_P(OpTableQmmInt8Nz, BlockedX2MatchesReferenceAndV4) {
+  const QmmTableCase &twin = case_named("QuantMatmulV4");
+  static const int64_t kSizes[] = {1, 5, 16, 17, 31, 32, 33, 70};
+  auto pick = [](const int64_t *v, size_t n) { return v[rng()() % n]; };
+  for (int t = 0; t < 24; ++t) {
+    Int8Spec s;
+    const int64_t m = pick(kSizes, 8), k = pick(kSizes, 8), n = pick(kSizes, 8);
+    const bool batched = t % 4 == 3;
+    s.x1 = batched ? std::vector<int64_t>{2, m, k} : std::vector<int64_t>{m, k};
+    s.x2 = batched && t % 8 == 7 ? std::vector<int64_t>{2, k, n} : std::vector<int64_t>{k, n};
+    s.out = t % 3 == 0 ? ACL_INT8 : t % 3 == 1 ? ACL_FLOAT16 : ACL_BF16;
+    s.scale = t % 2 ? ACL_FLOAT : ACL_UINT64;
+    s.t1 = t % 5 == 1;
+    s.t2 = t % 2 == 1;
+    s.pertoken = t % 3 == 1;
+    s.bias = t % 4 == 0 ? ACL_INT32 : t % 4 == 1 && s.out != ACL_INT8 ? ACL_FLOAT : ACL_DT_UNDEFINED;
+    s.offset = s.out == ACL_INT8 && t % 2 == 0;
+    s.x2_nz = true;
+    SCOPED_TRACE(describe(s));
+    Int8Problem p(GetParam(), s);
+    ASSERT_EQ(p.run(), 0) << aclGetRecentErrMsg();
+    EXPECT_GT(p.check(), 0);
+    const std::vector<double> got = p.out_values();
+    ASSERT_EQ(p.run_plain_as(twin), 0) << aclGetRecentErrMsg();
+    const std::vector<double> want = p.out_values();
+    for (size_t i = 0; i < got.size(); ++i)
+      if (!(got[i] == want[i] || (std::isnan(got[i]) && std::isnan(want[i])))) {
+        ADD_FAILURE() << "element " << i << ": WeightNz " << got[i] << ", QuantMatmulV4 " << want[i];
+        break;
+      }
+  }
+}
+
+TEST_P(OpTableQmmInt8Nz, Errors) {
+  const QmmTableCase &tc = GetParam();
+  DeviceTensor x1({4, 40}, ACL_INT8), s({24}, ACL_FLOAT), out({4, 24}, ACL_FLOAT16), extra({24}, ACL_FLOAT);
+  const std::vector<int64_t> xs{40, 24};
+  const auto good = fractal_nz_storage(xs, ACL_INT8);  // [1, 3, 16, 32]
+  auto args = [&](aclTensor *x2) {
+    QmmArgs a;
+    a.a = x1;
+    a.b = x2;
+    a.scale = s;
+    a.out = out;
+    return a;
+  };
+  auto status = [&](const QmmArgs &a) {
+    uint64_t ws = 0;
+    aclOpExecutor *ex = nullptr;
+    const int st = tc.phase1(a, &ws, &ex);
+    if (st == 0) aclDestroyAclOpExecutor(ex);
+    return st;
+  };
+  auto call = [&](aclTensor *x2) { return status(args(x2)); };
+  const char *X2 = tc.arg(ops::kQmmB);
+  {
+    FractalTensor w(xs, ACL_INT8, ACL_FORMAT_FRACTAL_NZ, good, 1 << 12);
+    EXPECT_EQ(call(w), 0) << aclGetRecentErrMsg();
+  }
+  for (int variant = 0; variant < 3; ++variant) {
+    std::vector<int64_t> bad = good;
+    if (variant == 0) bad[3] = 16;  // the 16-bit block width
+    if (variant == 1) bad[1] += 1;
+    if (variant == 2) std::swap(bad[0], bad[1]);
+    FractalTensor w(xs, ACL_INT8, ACL_FORMAT_FRACTAL_NZ, bad, 1 << 12);
+    EXPECT_TRUE(fails_with(call(w), ACLNN_ERR_PARAM_INVALID, {tc.api.c_str(), X2, "storage shape"})) << variant;
+  }
+  {
+    FractalTensor w(xs, ACL_INT8, ACL_FRACTAL_Z_3D, good, 1 << 12);
+    EXPECT_TRUE(fails_with(call(w), ACLNN_ERR_PARAM_INVALID, {X2, "format", "FRACTAL_NZ"}));
+    FractalTensor w16(xs, ACL_FLOAT16, ACL_FORMAT_FRACTAL_NZ, fractal_nz_storage(xs, ACL_FLOAT16), 1 << 12);
+    EXPECT_TRUE(fails_with(call(w16), ACLNN_ERR_PARAM_INVALID, {X2, "dtype"}));
+  }
+  {  // reserved tensors, and groupSize
+    FractalTensor w(xs, ACL_INT8, ACL_FORMAT_FRACTAL_NZ, good, 1 << 12);
+    for (int r : {0, 1, 2}) {
+      QmmArgs a = args(w);
+      (r == 0 ? a.yscale : r == 1 ? a.x1offset : a.yoffset) = extra;
+      const char *name = tc.arg(r == 0 ? ops::kQmmYScale : r == 1 ? ops::kQmmAOffset : ops::kQmmYOffset);
+      EXPECT_TRUE(fails_with(status(a), ACLNN_ERR_PARAM_INVALID, {name, "reserved"})) << name;
+    }
+    QmmArgs a = args(w);
+    a.group = 32;
+    EXPECT_TRUE(fails_with(status(a), ACLNN_ERR_PARAM_INVALID, {"groupSize"}));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Table, OpTableQmmInt8Nz, ::testing::ValuesIn(nz_cases()), harness::case_name<QmmTableCase>);
 
 INSTANTIATE_TEST_SUITE_P(Table, OpTableQmmInt8, ::testing::ValuesIn(cases_of(QmmScheme::kInt8Dequant)),
                          harness::case_name<QmmTableCase>);

@@ -72,6 +72,9 @@ struct GemmOptions {
   // Report the choice to the current phase 1's verbose trace (core/verbose.h); false for plans
   // that only probe the engine.
   bool record = true;
+  // With detect_prepacked_b: plan the prepacked_alt even while nothing is registered
+  // (gemm_plan_prepacked_b).
+  bool prepacked_alt_always = false;
 };
 
 // Everything decided in phase 1: kernel, cache blocking, thread split, workspace layout. The kernel
@@ -120,6 +123,13 @@ struct GemmPlan {
 // Phase 1. Never fails for a valid desc (sizes >= 0, supported dtypes); returns false with
 // opsnn::set_last_error otherwise.
 bool gemm_plan(const GemmDesc &desc, GemmPlan *plan, const GemmOptions &options = {});
+
+// Phase 1 for a B that is already in the pre-packed layout (gemm_prepack_b's, e.g. a FRACTAL_NZ
+// 16-bit weight whose K is a multiple of 16, which is that very layout): `d` describes B as the
+// plain matrix it holds (its strides choose the summation order), the plan reads the packed
+// buffer with that order, so results are bit-identical to running `d` on the plain B. One B
+// matrix (no batch stride).
+bool gemm_plan_prepacked_b(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options = {});
 
 // Phase 2. `workspace` has plan.workspace_bytes bytes (64-byte aligned). Results are bit-identical
 // for any thread count. Never allocates.

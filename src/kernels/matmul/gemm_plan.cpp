@@ -270,7 +270,8 @@ bool plan_gemm(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options, co
 
   GemmPlan p;
   p.desc = d;
-  if (options.detect_prepacked_b && !d.b_prepacked && d.b.batch_stride == 0 && gemm_prepacked_b_in_use()) {
+  if (options.detect_prepacked_b && !d.b_prepacked && d.b.batch_stride == 0 &&
+      (options.prepacked_alt_always || gemm_prepacked_b_in_use())) {
     GemmDesc d2 = d;
     d2.b_prepacked = true;
     GemmOptions o2 = options;
@@ -466,6 +467,26 @@ bool plan_gemm(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options, co
 }
 
 }  // namespace
+
+bool gemm_plan_prepacked_b(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
+  if (d.b.batch_stride != 0 || d.b_prepacked) {
+    fail(ACLNN_ERR_PARAM_INVALID, "gemm_plan_prepacked_b: B must be one plain matrix");
+    return false;
+  }
+  GemmOptions o = options;
+  o.detect_prepacked_b = true;
+  o.prepacked_alt_always = true;
+  GemmPlan both;
+  if (!gemm_plan(d, &both, o)) return false;
+  if (!both.prepacked_alt) {  // the reference kernel (OPSNN_KERNELS=reference): its own plan
+    GemmDesc dp = d;
+    dp.b_prepacked = true;
+    o.detect_prepacked_b = false;
+    return gemm_plan(dp, plan, o);
+  }
+  *plan = *both.prepacked_alt;
+  return true;
+}
 
 bool gemm_plan(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options) {
   if (!options.record || core::current_phase1_trace() == nullptr) return plan_gemm(d, plan, options, nullptr, nullptr);

@@ -382,7 +382,8 @@ void conv_phase1(core::OpBuilder &b, const ConvRule &rule, const ConvCall &c) {
     case ConvKind::kIm2colBackward: im2col_backward(b, rule, c); break;
     case ConvKind::kDeformableConv2d: deformable_conv2d(b, rule, c); break;
     case ConvKind::kDeformableConv2dBackward: deformable_conv2d_backward(b, rule, c); break;
-    case ConvKind::kQuantConvolution: quant_convolution(b, rule, c); break;
+    case ConvKind::kQuantConvolution:
+    case ConvKind::kQuantConvolutionWeightNz: quant_convolution(b, rule, c); break;
   }
 }
 

@@ -1,7 +1,7 @@
 // The phase 1 of the table-driven convolution ops (src/ops/conv/conv.ops): Convolution (1-D / 2-D /
 // 3-D, groups, transposed), ConvolutionBackward, ConvDepthwise2d, ConvTbc (+Backward), Im2col (+Backward:
 // col2im), DeformableConv2d (+Backward: deformable im2col / its adjoint around the same GEMMs) and
-// QuantConvolution (int8 im2col + the int8 GEMM engine + the quantised-matmul epilogue).
+// QuantConvolution (+WeightNz: int8 im2col + the int8 GEMM engine + the quantised-matmul epilogue).
 // Semantics: torch.nn.functional.conv{1,2,3}d / conv_transpose{1,2,3}d, conv_tbc, unfold / fold.
 //
 // Every op reduces to three GEMM-based operations over a geometry with a "big" side (a
@@ -32,6 +32,7 @@ enum class ConvKind : uint8_t {
   kDeformableConv2d,
   kDeformableConv2dBackward,
   kQuantConvolution,
+  kQuantConvolutionWeightNz,  // the weight in FRACTAL_Z_3D (core/fractal_layout.h)
 };
 
 struct ConvRule {

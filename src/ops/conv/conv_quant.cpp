@@ -1,4 +1,5 @@
-// QuantConvolution: int8 im2col + the int8 GEMM engine + the quantised-matmul epilogue (conv_parts.h).
+// QuantConvolution (+WeightNz): int8 im2col + the int8 GEMM engine + the quantised-matmul epilogue
+// (conv_parts.h).
 #include "ops/conv/conv_parts.h"
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "core/fractal_layout.h"
 #include "core/op_checks.h"
 #include "kernels/matmul/igemm.h"
 #include "kernels/matmul/qmm_epilogue.h"
@@ -27,7 +29,12 @@ class QuantConvStep final : public core::Step {
   int64_t batch = 0, groups = 1, csg = 1, cbg = 1, kc = 1, c_out = 1;
   Side big, small;
   Weight w;
-  bool pack_w = false;
+  bool pack_w = false;  // gather the weight to dense [C_out, kc] in the workspace first
+  // WeightNz: the weight in FRACTAL_Z_3D blocks (fractal_bytes of storage), gathered to dense
+  // [C_out, kc] once and kept (kernels::PackedWeight; copies of the step share it).
+  bool fractal_w = false;
+  int64_t fractal_bytes = 0;
+  std::shared_ptr<kernels::PackedWeight> fractal_copy;
   int64_t w_row = 0, w_j = 1;
   int8_t pad = 0;
   core::OperandRef scale, bias;  // bias slot -1: none
@@ -53,7 +60,18 @@ class QuantConvStep final : public core::Step {
 
   int run(const core::LaunchArgs &args) const override {
     const int8_t *wbase = reinterpret_cast<const int8_t *>(w.ref.address(args));
-    if (pack_w) {  // gather the weight to dense [C_out, kc]
+    if (fractal_w) {  // the dense weight from the blocks, made at the first launch and kept
+      int rc = 0;
+      const size_t dense = static_cast<size_t>(c_out * kc);
+      fractal_copy->with(
+          wbase, static_cast<size_t>(fractal_bytes), (dense + 3) / 4,
+          [&](float *dst) {
+            core::fractal_z3d_to_dense(reinterpret_cast<const char *>(wbase), 1, w.dims, reinterpret_cast<char *>(dst));
+          },
+          [&](const float *copy) { rc = run_with(args, reinterpret_cast<const int8_t *>(copy)); });
+      return rc;
+    }
+    if (pack_w) {
       int8_t *p = reinterpret_cast<int8_t *>(args.get(wpack));
       int64_t q = 0;
       for (int64_t o = 0; o < w.dims[0]; ++o)
@@ -65,6 +83,11 @@ class QuantConvStep final : public core::Step {
                                cc * w.strides[4]];
       wbase = p;
     }
+    return run_with(args, wbase);
+  }
+
+ private:
+  int run_with(const core::LaunchArgs &args, const int8_t *wbase) const {
     float *sv = reinterpret_cast<float *>(args.get(ws_scale));
     kernels::qmm_decode_floats(scale.address(args), scale_dt, scale_count, scale_stride, c_out, sv);
     const void *bv = nullptr;
@@ -116,8 +139,16 @@ class QuantConvStep final : public core::Step {
 }  // namespace
 
 void quant_convolution(core::OpBuilder &b, const ConvRule &rule, const ConvCall &c) {
+  const bool fractal = rule.kind == ConvKind::kQuantConvolutionWeightNz;
   core::check_dtype_in(c.input, c.input_name, rule.dtypes);
   check_dtype_like(c.weight, c.weight_name, c.input->dtype, c.input_name);
+  if (fractal) {  // as documented: 3-D, groups 1, the weight in FRACTAL_Z_3D
+    check_rank(c.input, c.input_name, 5, 5);
+    core::check_fractal_z3d(c.weight, c.weight_name);
+    if (c.groups != 1)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "groups is %lld; with a FRACTAL_Z_3D weight it must be 1",
+                  static_cast<long long>(c.groups));
+  }
   if (c.offset != nullptr)
     throw_error(ACLNN_ERR_PARAM_INVALID, "offset is a reserved parameter and must be null");
   if (c.transposed)
@@ -169,10 +200,17 @@ void quant_convolution(core::OpBuilder &b, const ConvRule &rule, const ConvCall 
   st->small = y;
   st->w = weight_of(w, *c.weight, logical(*c.weight));
   st->pad = static_cast<int8_t>(c.offsetx);
-  const int64_t j = st->w.j_stride();
-  st->pack_w = j < 0;
-  st->w_row = st->pack_w ? kc : st->w.strides[0];
-  st->w_j = st->pack_w ? 1 : j;
+  const int64_t j = fractal ? -1 : st->w.j_stride();
+  st->fractal_w = fractal;
+  if (fractal) {
+    int64_t storage = 1;  // check_fractal_z3d made the storage dims the blocked shape
+    for (int i = 0; i < c.weight->storage_ndim; ++i) storage *= c.weight->storage_dims[i];
+    st->fractal_bytes = storage;  // INT8
+    st->fractal_copy = std::make_shared<kernels::PackedWeight>();
+  }
+  st->pack_w = j < 0 && !fractal;
+  st->w_row = st->pack_w || fractal ? kc : st->w.strides[0];
+  st->w_j = st->pack_w || fractal ? 1 : j;
   if (st->pack_w) st->wpack = b.book("qconv.weight", static_cast<uint64_t>(s.c_out * kc));
   st->scale = core::OperandRef::of_slot(scl, *c.scale);
   st->scale_dt = c.scale->dtype;

@@ -27,13 +27,25 @@ class GemmStep final : public core::Step {
   };
   std::vector<Call> calls;
   core::WsKey scratch;  // the GEMM's packing buffers
+  std::shared_ptr<const OperandSource> b_source;  // null: B from its ref
 
   int run(const core::LaunchArgs &args) const override {
+    if (b_source != nullptr) {
+      b_source->with(args, [&](const char *b) { run_calls(args, b); });
+      return 0;
+    }
+    run_calls(args, nullptr);
+    return 0;
+  }
+
+ private:
+  void run_calls(const core::LaunchArgs &args, const char *b_override) const {
     for (const Call &c : calls) {
       char *base[4] = {};
       for (int i = 0; i < 4; ++i) {
         if (i == kGemmD && !c.plan.desc.has_d) continue;
-        base[i] = c.ref[i].address(args);
+        base[i] = i == kGemmB && b_override != nullptr ? const_cast<char *>(b_override) + c.ref[i].offset_bytes
+                                                       : c.ref[i].address(args);
       }
       int64_t outer = 1;
       for (int d = 0; d < c.outer_ndim; ++d) outer *= c.outer_shape[d];
@@ -49,7 +61,6 @@ class GemmStep final : public core::Step {
         kernels::gemm_run(c.plan, p[0], p[1], p[2], args.get(scratch), p[3]);
       }
     }
-    return 0;
   }
 };
 
@@ -164,12 +175,13 @@ void set_batch(GemmCall &call, const Shape &shape, const int64_t (*strides)[kMax
   }
 }
 
-void record_gemms(core::OpBuilder &b, std::vector<GemmCall> calls) {
+void record_gemms(core::OpBuilder &b, std::vector<GemmCall> calls, std::shared_ptr<const OperandSource> b_source) {
   auto step = std::make_unique<GemmStep>();
+  step->b_source = std::move(b_source);
   size_t ws = 0;
   for (GemmCall &c : calls) {
     GemmStep::Call sc;
-    if (!kernels::gemm_plan(c.desc, &sc.plan))
+    if (!(c.b_packed ? kernels::gemm_plan_prepacked_b(c.desc, &sc.plan) : kernels::gemm_plan(c.desc, &sc.plan)))
       throw_error(ACLNN_ERR_INNER_TILING_ERROR, "GEMM planning failed: %s", last_error_message());
     ws = std::max(ws, sc.plan.workspace_bytes);
     for (int i = 0; i < 4; ++i) sc.ref[i] = c.ref[i];

@@ -4,6 +4,8 @@
 // scaling in the GEMM's own epilogue.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <vector>
 
 #include "core/op_builder.h"
@@ -47,6 +49,9 @@ struct GemmCall {
   int outer_ndim = 0;
   int64_t outer_shape[core::kMaxDims] = {};
   int64_t outer_stride[4][core::kMaxDims] = {};  // bytes
+  // B is in the GEMM engine's pre-packed layout (a FRACTAL_NZ weight read in place); desc.b
+  // describes the plain matrix it holds (kernels::gemm_plan_prepacked_b).
+  bool b_packed = false;
 };
 
 // Binds operand `which` of `call` to the view of registered tensor `t` (slot): its dtype and
@@ -73,9 +78,19 @@ MergedBatch merge_batch_dims(const core::Shape &shape, const int64_t (*strides)[
 void set_batch(GemmCall &call, const core::Shape &shape, const int64_t (*strides)[core::kMaxDims],
                std::initializer_list<int> used);
 
+// Where a step finds an operand that is made at launch outside the workspace (a FRACTAL_NZ
+// weight's dense copy kept across launches, ops/matmul/weight_nz.h): with() runs use(its address).
+class OperandSource {
+ public:
+  virtual ~OperandSource() = default;
+  virtual void with(const core::LaunchArgs &args, const std::function<void(const char *)> &use) const = 0;
+};
+
 // Plans every call and records one step that runs them in order (they share one GEMM workspace,
 // booked after any scratch the caller booked before). Workspace scratch offsets in refs are
-// absolute offsets in the op's workspace.
-void record_gemms(core::OpBuilder &b, std::vector<GemmCall> calls);
+// absolute offsets in the op's workspace. b_source: every call's B is that source's operand (plus
+// the B ref's offset_bytes) instead of the B ref's place.
+void record_gemms(core::OpBuilder &b, std::vector<GemmCall> calls,
+                  std::shared_ptr<const OperandSource> b_source = nullptr);
 
 }  // namespace opsnn::ops

@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "core/op_checks.h"
 #include "ops/matmul/matmul_common.h"
+#include "ops/matmul/weight_nz.h"
 
 namespace opsnn::ops {
 namespace {
@@ -209,9 +210,13 @@ void matmul_phase1(core::OpBuilder &b, const MatmulRule &rule, MatmulCall &c) {
   const aclTensor *const *slot_of[4] = {&c.a, &c.b, &c.bias, &c.out};
   const char *const *name_of[4] = {&c.a_name, &c.b_name, &c.bias_name, nullptr};
   auto role = [](char r) { return r == 'a' ? 0 : r == 'b' ? 1 : r == 's' ? 2 : 3; };
+  bool b_nz = false;  // b is FRACTAL_NZ: read through a dense copy in the workspace
   for (const char *r = c.order; *r; ++r) {
     const int i = role(*r);
-    check_matmul_dtype(*slot_of[i], name_of[i] ? *name_of[i] : "out");
+    if (i == 1 && rule.weight_nz)  // 16-bit weights: the blocked layouts the vendor documents
+      b_nz = check_weight_nz(c.b, c.b_name, {ACL_FLOAT16, ACL_BF16});
+    else
+      check_matmul_dtype(*slot_of[i], name_of[i] ? *name_of[i] : "out");
   }
   if (rule.same_dtype && (c.b->dtype != c.a->dtype || c.out->dtype != c.a->dtype))
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s, %s and out must have the same dtype; they are %s, %s and %s", c.a_name,
@@ -252,17 +257,34 @@ void matmul_phase1(core::OpBuilder &b, const MatmulRule &rule, MatmulCall &c) {
   }
   if (cten->numel() == 0) return;
 
+  // A FRACTAL_NZ b, planned as the contiguous b it holds: read in place when its blocks are the
+  // engine's pre-packed layout and M > 4 (the tiles read packed panels as fast as plain ones; the
+  // small-M kernels would widen every panel first), else from its dense copy, made at the first
+  // launch and kept (WeightNzCopy).
+  const bool b_packed = b_nz && weight_nz_is_prepacked_layout(*c.b) && d.M > 4;
+  aclTensor dense;
+  std::shared_ptr<const OperandSource> b_copy;
+  MatmulCall cv = c;
+  if (b_nz) {
+    dense = weight_nz_logical(*c.b);
+    cv.b = &dense;
+    if (!b_packed) {
+      dense.offset = 0;
+      b_copy = std::make_shared<WeightNzCopy>(slot[kGemmB], *c.b);
+    }
+  }
   const float beta = c.has_bias ? c.beta : 0.0f;
   std::vector<GemmCall> calls;
   if (rule.batch == MmBatch::kSum) {
-    calls = batch_sum_calls(b, c, d, slot, cten, c.alpha, beta);
+    calls = batch_sum_calls(b, cv, d, slot, cten, c.alpha, beta);
   } else {
-    calls.push_back(plain_call(rule, c, d, slot, cten));
+    calls.push_back(plain_call(rule, cv, d, slot, cten));
     calls[0].desc.alpha = c.alpha;
     calls[0].desc.beta = beta;
   }
+  for (GemmCall &call : calls) call.b_packed = b_packed;
   for (GemmCall &call : calls) call.desc.input_rounding = gemm_input_rounding(c.cube, c.a->dtype, c.b->dtype);
-  record_gemms(b, std::move(calls));
+  record_gemms(b, std::move(calls), std::move(b_copy));
 }
 
 }  // namespace opsnn::ops

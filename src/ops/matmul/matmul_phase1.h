@@ -24,6 +24,7 @@ struct MatmulRule {
   bool outer;       // 1-D operands are a column and a row (K = 1: Ger), not a row and a column (torch)
   bool same_dtype;  // every tensor has one dtype (Dot)
   int8_t bias_min;  // the least rank of an out-of-place bias (its most: the result's)
+  bool weight_nz;   // b may be FRACTAL_NZ (the *WeightNz rows; ops/matmul/weight_nz.h)
 };
 
 struct MatmulCall {

@@ -12,6 +12,7 @@
 #include "kernels/matmul/gemm.h"
 #include "ops/matmul/matmul_common.h"
 #include "ops/matmul/qmm_steps.h"
+#include "ops/matmul/weight_nz.h"
 
 namespace opsnn::ops {
 
@@ -55,12 +56,21 @@ void register_tensors(core::OpBuilder &b, const QmmCall &c, QmmOperand *ops) {
 
 // ---- kInt8Dequant
 
-void int8_dequant(core::OpBuilder &b, const QmmCall &c) {
+void int8_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
   const aclTensor *x1 = c.t[kQmmA], *x2 = c.t[kQmmB], *scale = c.t[kQmmScale], *offset = c.t[kQmmOffset],
                   *pertoken = c.t[kQmmPertoken], *bias = c.t[kQmmBias], *out = c.t[kQmmOut];
   const char *const *nm = c.name;
   core::check_dtype_in(x1, nm[kQmmA], {ACL_INT8});
-  core::check_dtype_in(x2, nm[kQmmB], {ACL_INT8});
+  bool x2_nz = false;
+  if (rule.weight_nz)
+    x2_nz = check_weight_nz(x2, nm[kQmmB], {ACL_INT8});
+  else
+    core::check_dtype_in(x2, nm[kQmmB], {ACL_INT8});
+  for (QmmRole r : {kQmmYScale, kQmmAOffset, kQmmYOffset})
+    if (c.t[r] != nullptr && c.t[r]->numel() != 0)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s is reserved: pass null or an empty tensor", nm[r]);
+  if (c.group != 0)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "groupSize is %lld; only 0 (no groups) is supported", ll(c.group));
   core::check_dtype_in(scale, nm[kQmmScale], {ACL_UINT64, ACL_INT64, ACL_FLOAT, ACL_BF16});
   if (offset != nullptr) core::check_dtype_in(offset, nm[kQmmOffset], {ACL_FLOAT});
   if (pertoken != nullptr) core::check_dtype_in(pertoken, nm[kQmmPertoken], {ACL_FLOAT});
@@ -102,6 +112,16 @@ void int8_dequant(core::OpBuilder &b, const QmmCall &c) {
   reject_empty(batch, m, k, n);
 
   QmmInt8Step &st = b.add_step<QmmInt8Step>();
+  register_tensors(b, c, st.op);
+  // A FRACTAL_NZ x2 is read from its dense copy (made at the first launch and kept), planned as
+  // the contiguous x2 it holds.
+  aclTensor x2_dense;
+  if (x2_nz) {
+    st.x2_source = std::make_shared<WeightNzCopy>(st.op[kQmmB].slot, *x2);
+    x2_dense = weight_nz_logical(*x2);
+    x2_dense.offset = 0;
+    x2 = &x2_dense;
+  }
   st.m0 = m;
   st.n = n;
   vector_shape(scale, nm[kQmmScale], n, 1, &st.scale_count, &st.scale_stride);
@@ -124,8 +144,6 @@ void int8_dequant(core::OpBuilder &b, const QmmCall &c) {
     st.bias_col = bias->strides[bias->ndim - 1];
     st.bias_bstride = flat ? 0 : bias->strides[0];
   }
-
-  register_tensors(b, c, st.op);
 
   // out's batch dims and element strides.
   const int no = out->ndim;
@@ -476,7 +494,7 @@ uint64_t qmm_weight_size(const aclIntArray *shape, const char *shape_name, aclDa
 
 void qmm_phase1(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
   switch (rule.scheme) {
-    case QmmScheme::kInt8Dequant: return int8_dequant(b, c);
+    case QmmScheme::kInt8Dequant: return int8_dequant(b, rule, c);
     case QmmScheme::kWeightAntiquant: return weight_antiquant(b, c);
     case QmmScheme::kEncodeParam: return encode_param(b, c);
     case QmmScheme::kPrepackWeight: return prepack_weight(b, c);

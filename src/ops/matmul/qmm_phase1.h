@@ -19,6 +19,12 @@
 //  Plan: batch dims of size 1 are dropped and neighbours that nest for both operands merged
 //  (ops::merge_batch_dims); the innermost becomes the int8 GEMM's batch, outer ones an outer loop.
 //  One x2 for every batch and x1's rows nesting across the batch: the batch folds into m.
+//  aclnnQuantMatmulWeightNz is this scheme with V5's names (x1Scale = the per-token scale, x2Scale =
+//  scale, x2Offset = offset) and x2 INT8 in FRACTAL_NZ: view = the logical [batch..., k, n]
+//  ([batch..., n, k] with transposeX2), storage = the NZ blocks of that view's matrices,
+//  [batch..., ceil(cols / 32), ceil(rows / 16), 16, 32] (core/fractal_layout.h), re-laid per launch
+//  into a dense workspace copy; or x2 ND (aclnnTransMatmulWeight leaves INT8 plain). yScale,
+//  x1Offset and yOffset are reserved (null or empty), groupSize must be 0.
 //
 // kWeightAntiquant (aclnnWeightQuantBatchMatmulV2): weight-only quantisation
 //   y = x @ ((weight + antiquantOffset) * antiquantScale) + bias
@@ -69,6 +75,7 @@ enum class QmmScheme : uint8_t { kInt8Dequant, kWeightAntiquant, kEncodeParam, k
 
 struct QmmRule {
   QmmScheme scheme;
+  bool weight_nz = false;  // x2 may be FRACTAL_NZ (QuantMatmulWeightNz; ops/matmul/weight_nz.h)
 };
 
 // Argument roles (from the parameter names, tools/gen_ops_qmm.py).
@@ -81,6 +88,9 @@ enum QmmRole : int {
   kQmmQScale,    // quantScaleOptional
   kQmmQOffset,   // quantOffsetOptional
   kQmmBias,      // bias / biasOptional
+  kQmmYScale,    // yScale (QuantMatmulWeightNz: reserved, null or empty)
+  kQmmAOffset,   // x1Offset (reserved, null or empty)
+  kQmmYOffset,   // yOffset (reserved, null or empty)
   kQmmOut,       // out / y
   kQmmRoles
 };

@@ -52,6 +52,13 @@ void int8_block(void *vctx, int64_t b, int64_t i0, int64_t j0, int64_t rows, int
 }  // namespace
 
 int QmmInt8Step::run(const core::LaunchArgs &args) const {
+  if (x2_source == nullptr) return run_with(args, reinterpret_cast<const int8_t *>(address(args, kQmmB)));
+  int rc = 0;
+  x2_source->with(args, [&](const char *x2) { rc = run_with(args, reinterpret_cast<const int8_t *>(x2)); });
+  return rc;
+}
+
+int QmmInt8Step::run_with(const core::LaunchArgs &args, const int8_t *b) const {
   Int8Ctx c{};
   c.st = this;
   c.out = const_cast<char *>(address(args, kQmmOut));
@@ -78,7 +85,6 @@ int QmmInt8Step::run(const core::LaunchArgs &args) const {
     c.bias = args.get(ws_bias);
   }
   const int8_t *a = reinterpret_cast<const int8_t *>(address(args, kQmmA));
-  const int8_t *b = reinterpret_cast<const int8_t *>(address(args, kQmmB));
   int64_t outer = 1;
   for (int d = 0; d < outer_ndim; ++d) outer *= outer_dims[d];
   for (int64_t o = 0; o < outer; ++o) {

@@ -3,11 +3,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "core/executor.h"
 #include "kernels/matmul/gemm.h"
 #include "kernels/matmul/igemm.h"
 #include "kernels/matmul/wq_gemm.h"
+#include "ops/matmul/matmul_common.h"
 #include "ops/matmul/qmm_phase1.h"
 
 namespace opsnn::ops {
@@ -48,8 +50,12 @@ class QmmInt8Step final : public core::Step, public QmmOperands {
   int64_t scale_count = 1, scale_stride = 0, offset_count = 1, offset_stride = 0, pertoken_stride = 0;
   int64_t bias_batches = 0, bias_col = 0, bias_bstride = 0;  // bias_batches 0: no bias
   core::WsKey ws_gemm, ws_scale, ws_offset, ws_bias;
+  std::shared_ptr<const OperandSource> x2_source;  // a FRACTAL_NZ x2's kept dense copy (null: x2 itself)
 
   int run(const core::LaunchArgs &args) const override;
+
+ private:
+  int run_with(const core::LaunchArgs &args, const int8_t *x2) const;
 };
 
 // Weight-only quantised GEMM: the small-m stream, the fused dequantise-and-multiply loop, or the
