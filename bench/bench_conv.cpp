@@ -1,15 +1,20 @@
 // Convolution benchmark: aclnnConvolution (fp32, NCHW, a repeatable executor: launch + stream
-// synchronisation per call) against oneDNN's convolution primitive in the same run, on the
-// ResNet-50 layer shapes and a MobileNet depthwise layer at batch 1 and 8. oneDNN runs twice: with
+// synchronisation per call) against oneDNN's convolution primitive and XNNPACK's in the same run, on
+// the ResNet-50 layer shapes and MobileNet depthwise layers at batch 1 and 8. oneDNN runs twice: with
 // the layouts it chooses (format_tag::any; inputs reordered once, outside the timing) and on plain
-// NCHW / OIHW tensors.
+// NCHW / OIHW tensors. XNNPACK (Debian libxnnpack-dev + libpthreadpool-dev) runs on NHWC tensors,
+// its only layout. PyTorch's conv2d times come from bench/compare_conv_torch.py through --torch FILE
+// (bench/compare_conv.sh runs both); "best peer" is the fastest of oneDNN (either layout) and XNNPACK.
 //
 //   OPSNN_NUM_THREADS=1 ./bench_conv [--reps N] [--quick]
 //   OPSNN_NUM_THREADS=2 ./bench_conv
 //   OPSNN_NUM_THREADS=1 ./bench_conv --cpu-time    (process CPU time: for a loaded machine)
 //   OPSNN_NUM_THREADS=1 ./bench_conv --cpu-time --only dw    (just the layers whose name has "dw")
+//   ./bench_conv --list-shapes    (the layers, one per line: what compare_conv_torch.py times)
+//   ./bench_conv --torch FILE     (add PyTorch's times: lines "<layer index> <batch> <nchw|nhwc> <ms>")
 //
-// Both libraries use the same thread count (OpsNN's pool size; oneDNN through omp_set_num_threads).
+// All libraries use the same thread count (OpsNN's pool size; oneDNN through omp_set_num_threads;
+// XNNPACK through a pthreadpool of that size, none for 1 thread).
 // Every number is the best of N repetitions (default 5) of a timed batch (>= 0.2 s), the libraries
 // interleaved shape by shape. GFLOP/s = 2 * N * C_out * H_out * W_out * C_in/groups * kH * kW /
 // time. "ratio" = the best oneDNN time / OpsNN's time (> 1: OpsNN is faster). Markdown on stdout.
@@ -31,6 +36,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -43,6 +49,11 @@
 #include "core/cpu_features.h"
 #include "core/thread_pool.h"
 #include "core/verbose.h"
+
+#if defined(OPSNN_HAVE_XNNPACK)
+#include <pthreadpool.h>
+#include <xnnpack.h>
+#endif
 
 #if defined(OPSNN_HAVE_DNNL)
 #if __has_include(<oneapi/dnnl/dnnl.hpp>)
@@ -265,6 +276,48 @@ struct Dnnl {
 };
 #endif
 
+#if defined(OPSNN_HAVE_XNNPACK)
+// XNNPACK's NHWC convolution (xnn_create_convolution2d_nhwc_f32; weights [O][kH][kW][I/groups],
+// repacked by XNNPACK when the operator is created, outside the timing).
+struct Xnn {
+  xnn_operator_t op = nullptr;
+  pthreadpool_t pool = nullptr;
+  std::vector<float> x_nhwc, y_nhwc;
+  int64_t n, cout, ho, wo;
+  bool ok = false;
+
+  Xnn(const Shape &sh, int64_t n_, const std::vector<float> &xv, const std::vector<float> &wv,
+      const std::vector<float> &bv, int threads)
+      : n(n_), cout(sh.cout), ho(out_dim(sh.h, sh)), wo(out_dim(sh.w, sh)) {
+    static const bool initialised = xnn_initialize(nullptr) == xnn_status_success;
+    if (!initialised) return;
+    if (threads > 1) pool = pthreadpool_create(static_cast<size_t>(threads));
+    const int64_t gi = sh.cin / sh.groups, go = sh.cout / sh.groups, kk = sh.k * sh.k;
+    std::vector<float> w_ohwi(wv.size());  // OIHW -> OHWI (per group: the same with I = cin / groups)
+    for (int64_t o = 0; o < sh.cout; ++o)
+      for (int64_t i = 0; i < gi; ++i)
+        for (int64_t t = 0; t < kk; ++t) w_ohwi[static_cast<size_t>((o * kk + t) * gi + i)] = wv[static_cast<size_t>((o * gi + i) * kk + t)];
+    const auto p = static_cast<uint32_t>(sh.p), k = static_cast<uint32_t>(sh.k), st = static_cast<uint32_t>(sh.s);
+    if (xnn_create_convolution2d_nhwc_f32(p, p, p, p, k, k, st, st, 1, 1, static_cast<uint32_t>(sh.groups),
+                                          static_cast<size_t>(gi), static_cast<size_t>(go),
+                                          static_cast<size_t>(sh.cin), static_cast<size_t>(sh.cout), w_ohwi.data(),
+                                          bv.data(), -INFINITY, INFINITY, 0, &op) != xnn_status_success)
+      return;
+    x_nhwc = relayout(xv, n, sh.cin, sh.h * sh.w, true);
+    y_nhwc.resize(static_cast<size_t>(n * sh.cout * ho * wo));
+    ok = xnn_setup_convolution2d_nhwc_f32(op, static_cast<size_t>(n), static_cast<size_t>(sh.h),
+                                          static_cast<size_t>(sh.w), x_nhwc.data(), y_nhwc.data(),
+                                          pool) == xnn_status_success;
+  }
+  void run() { xnn_run_operator(op, pool); }
+  std::vector<float> result_nchw() const { return relayout(y_nhwc, n, cout, ho * wo, false); }
+  ~Xnn() {
+    if (op != nullptr) xnn_delete_operator(op);
+    if (pool != nullptr) pthreadpool_destroy(pool);
+  }
+};
+#endif
+
 // aclnnDeformableConv2d on the shape (stride 1, square kernel, symmetric padding), modulated.
 struct OursDeform {
   std::vector<void *> bufs;
@@ -438,15 +491,63 @@ void set_peer_threads(int threads) {
   if (auto f = reinterpret_cast<OmpSet>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"))) f(threads);
 }
 
+// PyTorch's conv2d times from compare_conv_torch.py: "<layer index> <batch> <nchw|nhwc> <ms>" lines.
+struct TorchTimes {
+  std::map<std::string, double> ms;
+  static std::string key(size_t layer, int64_t n, bool nhwc) {
+    return std::to_string(layer) + "/" + std::to_string(n) + (nhwc ? "/nhwc" : "/nchw");
+  }
+  void load(const char *path) {
+    FILE *f = std::fopen(path, "r");
+    if (f == nullptr) {
+      std::fprintf(stderr, "bench_conv: cannot read %s\n", path);
+      std::exit(1);
+    }
+    unsigned long layer = 0;
+    long long n = 0;
+    char layout[8];
+    double t = 0;
+    while (std::fscanf(f, "%lu %lld %7s %lf", &layer, &n, layout, &t) == 4)
+      ms[key(layer, n, std::strcmp(layout, "nhwc") == 0)] = t;
+    std::fclose(f);
+  }
+  // "| ms | ratio" cells, or dashes when PyTorch was not timed.
+  std::string cells(size_t layer, int64_t n, bool nhwc, double ours_s) const {
+    const auto it = ms.find(key(layer, n, nhwc));
+    if (it == ms.end()) return "| — | —";
+    char b[64];
+    std::snprintf(b, sizeof b, "| %.3f | %.2f", it->second, it->second / (ours_s * 1e3));
+    return b;
+  }
+};
+
+double max_abs_diff(const std::vector<float> &a, const std::vector<float> &b) {
+  double d = 0;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) d = std::max(d, static_cast<double>(std::fabs(a[i] - b[i])));
+  return d;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
   bool quick = false;
   const char *only = nullptr;  // --only SUBSTR: just the layers whose name contains it
+  TorchTimes torch_times;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) g_reps = std::atoi(argv[++i]);
     if (!std::strcmp(argv[i], "--cpu-time")) g_cpu_time = true;
     if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
+    if (!std::strcmp(argv[i], "--torch") && i + 1 < argc) torch_times.load(argv[++i]);
+    if (!std::strcmp(argv[i], "--list-shapes")) {  // index cin h w cout k s p groups name
+      for (size_t l = 0; l < sizeof kShapes / sizeof kShapes[0]; ++l) {
+        const Shape &sh = kShapes[l];
+        std::printf("%zu %lld %lld %lld %lld %lld %lld %lld %lld %s\n", l, static_cast<long long>(sh.cin),
+                    static_cast<long long>(sh.h), static_cast<long long>(sh.w), static_cast<long long>(sh.cout),
+                    static_cast<long long>(sh.k), static_cast<long long>(sh.s), static_cast<long long>(sh.p),
+                    static_cast<long long>(sh.groups), sh.name);
+      }
+      return 0;
+    }
     if (!std::strcmp(argv[i], "--quick")) {
       quick = true;
       g_reps = 2;
@@ -457,16 +558,22 @@ int main(int argc, char **argv) {
   const int threads = opsnn::core::num_threads();
   set_peer_threads(threads);
   const auto &f = opsnn::core::cpu_features();
-  std::printf("# bench_conv: fp32 NCHW, %d thread(s), %s; CPU ISA: avx2=%d avx512f=%d avx512_bf16=%d avx512_vnni=%d\n\n",
+  std::printf("# bench_conv: fp32, %d thread(s), %s; CPU ISA: avx2=%d avx512f=%d avx512_bf16=%d avx512_vnni=%d\n",
               threads, g_cpu_time ? "process CPU time" : "wall clock", f.avx2, f.avx512f, f.avx512_bf16, f.avx512_vnni);
+#if !defined(OPSNN_HAVE_XNNPACK)
+  std::printf("# XNNPACK not compared (libxnnpack-dev / libpthreadpool-dev not found at configure time)\n");
+#endif
+  std::printf("\n");
 #if defined(OPSNN_HAVE_DNNL)
-  std::printf("| layer | batch | OpsNN ms | OpsNN GFLOP/s | oneDNN any ms | oneDNN NCHW ms | ratio (best oneDNN / OpsNN) | max |diff| |\n");
-  std::printf("|---|---|---|---|---|---|---|---|\n");
+  std::printf("| layer | batch | OpsNN NCHW ms | OpsNN GFLOP/s | oneDNN any ms | oneDNN NCHW ms | XNNPACK NHWC ms | "
+              "best peer / OpsNN | PyTorch NCHW ms | PyTorch / OpsNN | max |diff| |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
 #else
   std::printf("| layer | batch | OpsNN ms | OpsNN GFLOP/s |\n|---|---|---|---|\n");
 #endif
   std::vector<std::string> nhwc_rows;  // the layers on channels-last tensors
-  for (const Shape &sh : kShapes) {
+  for (size_t layer = 0; layer < sizeof kShapes / sizeof kShapes[0]; ++layer) {
+    const Shape &sh = kShapes[layer];
     if (only != nullptr && std::strstr(sh.name, only) == nullptr) continue;
     for (int64_t n : {int64_t{1}, int64_t{8}}) {
       if (quick && n == 8) continue;
@@ -485,28 +592,36 @@ int main(int argc, char **argv) {
       double best = 1e30;
       if (any.ok) best = std::min(best, t_any);
       if (plain.ok) best = std::min(best, t_plain);
-      double diff = 0;
-      if (plain.ok) {
-        const auto mine = ours.result(static_cast<size_t>(n * sh.cout * ho * wo));
-        const auto &theirs = plain.result();
-        for (size_t i = 0; i < mine.size(); ++i) diff = std::max(diff, static_cast<double>(std::fabs(mine[i] - theirs[i])));
+      std::string xnn_cell = "—";
+#if defined(OPSNN_HAVE_XNNPACK)
+      {
+        Xnn xnn(sh, n, xv, wv, bv, threads);
+        if (xnn.ok) {
+          const double t_xnn = time_call([&] { xnn.run(); });
+          best = std::min(best, t_xnn);
+          char b[32];
+          std::snprintf(b, sizeof b, "%.3f", t_xnn * 1e3);
+          xnn_cell = b;
+          if (plain.ok && max_abs_diff(xnn.result_nchw(), plain.result()) > 1e-2)
+            std::fprintf(stderr, "bench_conv: XNNPACK's result differs from oneDNN's on %s\n", sh.name);
+        }
       }
-      std::printf("| %s | %lld | %.3f | %.1f | %.3f | %.3f | %.2f | %.1e |\n", sh.name, static_cast<long long>(n),
-                  t_ours * 1e3, flops / t_ours * 1e-9, t_any * 1e3, t_plain * 1e3, best / t_ours, diff);
+#endif
+      const double diff = plain.ok ? max_abs_diff(ours.result(static_cast<size_t>(n * sh.cout * ho * wo)), plain.result()) : 0;
+      std::printf("| %s | %lld | %.3f | %.1f | %.3f | %.3f | %s | %.2f %s | %.1e |\n", sh.name, static_cast<long long>(n),
+                  t_ours * 1e3, flops / t_ours * 1e-9, t_any * 1e3, t_plain * 1e3, xnn_cell.c_str(), best / t_ours,
+                  torch_times.cells(layer, n, false, t_ours).c_str(), diff);
       {  // the same logical values on channels-last (NHWC) tensors
         Ours cl(sh, n, relayout(xv, n, sh.cin, sh.h * sh.w, true), wv, bv, true);
         const double t_cl = time_call([&] { cl.run(); });
-        double cl_diff = 0;
-        if (plain.ok) {
-          const auto mine = relayout(cl.result(static_cast<size_t>(n * sh.cout * ho * wo)), n, sh.cout, ho * wo, false);
-          const auto &theirs = plain.result();
-          for (size_t i = 0; i < mine.size(); ++i)
-            cl_diff = std::max(cl_diff, static_cast<double>(std::fabs(mine[i] - theirs[i])));
-        }
-        char line[320];
-        std::snprintf(line, sizeof line, "| %s | %lld | %.3f | %.1f | %.3f | %.2f | %.1e | %s |", sh.name,
-                      static_cast<long long>(n), t_cl * 1e3, flops / t_cl * 1e-9, t_any * 1e3, best / t_cl, cl_diff,
-                      cl.impl.c_str());
+        const double cl_diff =
+            plain.ok ? max_abs_diff(relayout(cl.result(static_cast<size_t>(n * sh.cout * ho * wo)), n, sh.cout, ho * wo, false),
+                                    plain.result())
+                     : 0;
+        char line[400];
+        std::snprintf(line, sizeof line, "| %s | %lld | %.3f | %.1f | %.3f | %.2f %s | %.1e | %s |", sh.name,
+                      static_cast<long long>(n), t_cl * 1e3, flops / t_cl * 1e-9, best * 1e3, best / t_cl,
+                      torch_times.cells(layer, n, true, t_cl).c_str(), cl_diff, cl.impl.c_str());
         nhwc_rows.push_back(line);
       }
 #else
@@ -518,7 +633,9 @@ int main(int argc, char **argv) {
   }
 #if defined(OPSNN_HAVE_DNNL)
   if (!nhwc_rows.empty()) {
-    std::printf("\n| layer, OpsNN on channels-last (NHWC) tensors | batch | OpsNN NHWC ms | GFLOP/s | oneDNN any ms | ratio (best oneDNN / OpsNN NHWC) | max |diff| | OpsNN path |\n|---|---|---|---|---|---|---|---|\n");
+    std::printf("\n| layer, OpsNN on channels-last (NHWC) tensors | batch | OpsNN NHWC ms | GFLOP/s | best peer ms | "
+                "best peer / OpsNN NHWC | PyTorch channels_last ms | PyTorch / OpsNN NHWC | max |diff| | OpsNN path |\n"
+                "|---|---|---|---|---|---|---|---|---|---|\n");
     for (const auto &l : nhwc_rows) std::printf("%s\n", l.c_str());
   }
 #endif

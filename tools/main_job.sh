@@ -9,6 +9,8 @@
 #   bash tools/main_job.sh --deps-only  only install missing build packages
 #   bash tools/main_job.sh --test-deps  the same plus the test-only packages (SIMDe, the aarch64
 #                                       cross compiler and qemu-user, clang-14 + libclang-rt-14-dev)
+#   bash tools/main_job.sh --bench-deps the build packages plus the peers bench/ compares with
+#                                       (oneDNN, OpenBLAS, XNNPACK + pthreadpool, PyTorch)
 #
 # Environment: BUILD_DIR (default build), DIST_DIR (default dist), JOBS (default nproc).
 set -euo pipefail
@@ -30,6 +32,9 @@ install_deps() {
   # SIMDe: only the test stage that runs the AVX-512 kernels emulated (tools/run_tests.sh) needs it.
   # The aarch64 cross compiler, qemu-user and GoogleTest's sources: the aarch64 stage (x86-64 hosts).
   # clang-14 and its runtime libraries (libFuzzer, ASan, UBSan): the fuzzing stage (x86-64 hosts).
+  if [ "${1:-}" = "--bench-deps" ]; then
+    pkgs+=(libdnnl-dev libopenblas-dev libxnnpack-dev libpthreadpool-dev python3-torch python3-numpy)
+  fi
   if [ "${1:-}" = "--test-deps" ]; then
     pkgs+=(libsimde-dev googletest)
     if [ "$(uname -m)" = "x86_64" ]; then pkgs+=(g++-aarch64-linux-gnu qemu-user clang-14 libclang-rt-14-dev); fi
@@ -59,7 +64,7 @@ install_deps() {
 }
 
 install_deps "${1:-}"
-if [ "${1:-}" = "--deps-only" ] || [ "${1:-}" = "--test-deps" ]; then exit 0; fi
+if [ "${1:-}" = "--deps-only" ] || [ "${1:-}" = "--test-deps" ] || [ "${1:-}" = "--bench-deps" ]; then exit 0; fi
 
 # ---- Build. A fresh build dir gets a lean configuration (no tests, no benchmarks); an existing
 # one (e.g. made by tools/run_tests.sh) is reused as it is configured.
