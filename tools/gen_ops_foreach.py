@@ -4,11 +4,13 @@ registrations (tests/ops/test_op_table_foreach.cpp).
 
 Row format (besides the common `header`, `dtypes`):
   kernel   kOp          the element-wise functor applied entry by entry (kernels/elementwise/lists/*.inc);
-                        `round` for RoundOffNumber (the functor comes from roundMode)
+                        `round` for RoundOffNumber (the functor comes from roundMode), `norm` for Norm
+                        (the scalar is p; out[i] holds one element), `unscale` for
+                        NonFiniteCheckAndUnscale (AMP's torch._amp_foreach_non_finite_check_and_unscale_)
   s0       V            the functor's s0 when no parameter gives it (default 1: Add's alpha)
   scalar   operand|value|first   what `scalar` / `scalars` are: the functor's last operand (default),
                         its s0 (addcmul's value), or its first operand (scalar ** x[i])
-  ref      EXPR         float64 reference of one element, a C++ expression of a (x[i]), b (x2[i] or
+  ref      EXPR         float64 reference of one element (not for norm / unscale: the harness's own), a C++ expression of a (x[i]), b (x2[i] or
                         the scalar operand), c (x3[i]) and v (s0: alpha / value)
   mag      EXPR         the magnitude of the terms a result cancels (e.g. |a| + |v * b| for a + v * b):
                         errors of results much smaller than it are measured against it (precision.md's
@@ -18,8 +20,10 @@ Parameter roles come from the names and types (roles below); a list without `out
 """
 
 FOREACH_KEYS = {"kernel", "header", "dtypes", "s0", "scalar", "ref", "mag", "domain"}
-LIST_ROLES = {"x": "x", "x1": "x", "x2": "x2", "x3": "x3", "weight": "x3", "out": "out"}
-TENSOR_ROLES = {"alpha": "alpha_t", "scalar": "scalar_t", "scalars": "scalars_t", "roundMode": "round_t"}
+LIST_ROLES = {"x": "x", "x1": "x", "x2": "x2", "x3": "x3", "weight": "x3", "out": "out", "scaledGrads": "x"}
+TENSOR_ROLES = {"alpha": "alpha_t", "scalar": "scalar_t", "scalars": "scalars_t", "roundMode": "round_t",
+                "foundInf": "found_inf", "invScale": "inv_scale"}
+KINDS = {"round": "kRound", "norm": "kNorm", "unscale": "kUnscale"}
 SCALAR_ROLES = {"alpha": "alpha", "scalar": "scalar", "weight": "scalar", "roundMode": "round"}
 
 
@@ -39,13 +43,14 @@ def resolve(g, table, op):
     op.kernel = g.one(op, "kernel")
     if op.kernel is None:
         raise g.TableError(f"{w}: a foreach op needs a kernel")
-    if op.kernel != "round" and op.kernel not in g.ew_functor_names():
+    if op.kernel not in KINDS and op.kernel not in g.ew_functor_names():
         raise g.TableError(f"{w}: kernel '{op.kernel}' is not an element-wise functor")
     op.s0 = g.one(op, "s0", "1")
     op.scalar = g.one(op, "scalar", "operand")
     if op.scalar not in ("operand", "value", "first"):
         raise g.TableError(f"{w}: scalar must be operand, value or first")
-    op.ref = g.one(op, "ref")
+    # Norm's and the unscale's references are the harness's own (a reduction, foundInf).
+    op.ref = g.one(op, "ref", "0.0" if op.kernel in ("norm", "unscale") else None)
     if op.ref is None:
         raise g.TableError(f"{w}: a foreach op needs a float64 ref")
     op.mag = g.one(op, "mag", "0.0")
@@ -56,12 +61,13 @@ def resolve(g, table, op):
 
 def render_entry(g, table):
     out = g.family_entry_head(table, "foreach_phase1", "ops/foreach/foreach_phase1.h",
-                              ["opsnn::core::dtype_bit", "opsnn::kernels::EwOp"])
+                              ["opsnn::core::dtype_bit", "opsnn::kernels::EwOp", "opsnn::ops::ForeachKind"])
     for op in table.ops:
-        kernel = "kRound" if op.kernel == "round" else op.kernel
-        out.append(f"const ::opsnn::ops::ForeachRule k{op.name}Rule = {{EwOp::{kernel}, {g.mask(op.dtypes)}, "
-                   f"{op.s0}, {str(op.scalar == 'first').lower()}, {str(op.scalar == 'value').lower()}, "
-                   f"{str(op.kernel == 'round').lower()}}};")
+        kind = KINDS.get(op.kernel, "kMap")
+        kernel = "kIdentity" if op.kernel in KINDS else op.kernel
+        out.append(f"const ::opsnn::ops::ForeachRule k{op.name}Rule = {{ForeachKind::{kind}, EwOp::{kernel}, "
+                   f"{g.mask(op.dtypes)}, {op.s0}, {str(op.scalar == 'first').lower()}, "
+                   f"{str(op.scalar == 'value').lower()}}};")
     out += ["}  // namespace", ""]
     for op in table.ops:
         lines = g.family_entry_open(op, "::opsnn::ops::ForeachCall")
@@ -87,7 +93,7 @@ def render_tests(g, tables):
                       f'c.names = {{{", ".join(chr(34) + p.name + chr(34) for p in op.roles.values())}}};',
                       f'c.scalar_use = "{op.scalar}";',
                       f"c.s0 = {op.s0};",
-                      f"c.round = {str(op.kernel == 'round').lower()};",
+                      f'c.kind = "{op.kernel if op.kernel in KINDS else "map"}";',
                       f"c.lo = {op.domain[0]};", f"c.hi = {op.domain[1]};",
                       f"c.ref = [](double a, double b, double c, double v) {{ (void)a; (void)b; (void)c; (void)v; "
                       f"return {op.ref}; }};",

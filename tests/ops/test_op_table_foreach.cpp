@@ -29,6 +29,7 @@ struct ForeachArgs {
   aclTensor *alpha_t = nullptr, *scalar_t = nullptr, *scalars_t = nullptr, *round_t = nullptr;
   aclScalar *alpha = nullptr, *scalar = nullptr, *round = nullptr;
   aclScalarList *scalars = nullptr;
+  aclTensor *found_inf = nullptr, *inv_scale = nullptr;
 };
 
 using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
@@ -40,7 +41,7 @@ struct ForeachTableCase {
   std::vector<std::string> roles, names;  // the prototype's roles and parameter names
   std::string scalar_use;                 // operand | value | first
   double s0 = 1;
-  bool round = false;
+  std::string kind;  // map | round | norm | unscale
   double lo = -2, hi = 2;
   Ref ref = nullptr, mag = nullptr;
   int (*phase1)(const ForeachArgs &, uint64_t *, aclOpExecutor **) = nullptr;
@@ -105,11 +106,11 @@ struct Problem {
   std::vector<std::vector<int64_t>> shapes;
   std::vector<std::unique_ptr<DeviceTensor>> lists[4];  // x, x2, x3, out
   std::shared_ptr<aclTensorList> handles[4];
-  std::unique_ptr<DeviceTensor> alpha_t, scalar_t, scalars_t, round_t;
+  std::unique_ptr<DeviceTensor> alpha_t, scalar_t, scalars_t, round_t, found_inf, inv_scale;
   std::shared_ptr<aclScalar> alpha, scalar, round;
   std::vector<std::shared_ptr<aclScalar>> scalar_list;
   std::shared_ptr<aclScalarList> scalars;
-  double alpha_v = 1, scalar_v = 0;
+  double alpha_v = 1, scalar_v = 0, found_before = 0;
   std::vector<double> per_entry;  // the ScalarList values (aclScalarList or tensor)
   ForeachArgs args() const {
     ForeachArgs a;
@@ -125,6 +126,8 @@ struct Problem {
     a.scalar = scalar.get();
     a.round = round.get();
     a.scalars = scalars.get();
+    a.found_inf = found_inf ? found_inf->get() : nullptr;
+    a.inv_scale = inv_scale ? inv_scale->get() : nullptr;
     return a;
   }
 };
@@ -146,7 +149,9 @@ void make_problem(const ForeachTableCase &c, std::mt19937_64 &g, const std::vect
     if (!c.has(kListRoles[r])) continue;
     for (size_t k = 0; k < shapes.size(); ++k) {
       const Layout layout = static_cast<Layout>((static_cast<int>(k) + shift + r) % 3);
-      auto t = make_view(shapes[k], dt, layout);
+      // Norm's outputs hold one element (0-d or [1]).
+      auto t = r == 3 && c.kind == "norm" ? std::make_unique<DeviceTensor>(k % 2 ? std::vector<int64_t>{1} : std::vector<int64_t>{}, dt)
+                                          : make_view(shapes[k], dt, layout);
       if (r == 3) t->poison();
       else t->fill_random(lo, hi);
       p->lists[r].push_back(std::move(t));
@@ -159,6 +164,16 @@ void make_problem(const ForeachTableCase &c, std::mt19937_64 &g, const std::vect
   const aclDataType sdt = is_int(dt) ? ACL_INT32 : (g() % 2 ? ACL_FLOAT : ACL_DOUBLE);
   const double sv = draw(g, slo, shi, is_int(dt) ? dt : ACL_FLOAT);
   p->scalar_v = sv;
+  if (c.kind == "norm") {  // p
+    const double ps[] = {2, 1, 3, INFINITY, 0.5};
+    p->scalar_v = ps[g() % 5];
+  }
+  if (c.kind == "unscale") {
+    p->found_inf = std::make_unique<DeviceTensor>(std::vector<int64_t>{1}, ACL_FLOAT);
+    p->found_inf->set_values({0});
+    p->inv_scale = std::make_unique<DeviceTensor>(std::vector<int64_t>{}, ACL_FLOAT);
+    p->inv_scale->set_values({draw(g, 0.25, 2, ACL_FLOAT)});
+  }
   p->alpha_v = is_int(dt) ? static_cast<double>(static_cast<int>(g() % 5) - 2) : draw(g, 0.25, 1.75, ACL_FLOAT);
   if (c.has("alpha_t")) {
     p->alpha_t = std::make_unique<DeviceTensor>(g() % 2 ? std::vector<int64_t>{1} : std::vector<int64_t>{}, sdt);
@@ -169,7 +184,7 @@ void make_problem(const ForeachTableCase &c, std::mt19937_64 &g, const std::vect
     p->scalar_t = std::make_unique<DeviceTensor>(g() % 2 ? std::vector<int64_t>{1} : std::vector<int64_t>{}, sdt);
     p->scalar_t->set_values({sv});
   }
-  if (c.has("scalar")) p->scalar = scalar_of(sv, is_int(dt) ? ACL_INT64 : ACL_FLOAT);
+  if (c.has("scalar")) p->scalar = scalar_of(p->scalar_v, is_int(dt) ? ACL_INT64 : ACL_FLOAT);
   if (c.has("scalars") || c.has("scalars_t")) {
     for (size_t k = 0; k < shapes.size(); ++k) p->per_entry.push_back(draw(g, slo, shi, is_int(dt) ? dt : ACL_FLOAT));
   }
@@ -206,6 +221,22 @@ void make_problem(const ForeachTableCase &c, std::mt19937_64 &g, const std::vect
 std::vector<double> reference(const ForeachTableCase &c, const Problem &p, size_t k,
                               const std::vector<std::vector<double>> &in, std::vector<double> *mag) {
   const size_t n = in[0].size();
+  if (c.kind == "norm") {  // ||x||_p of the stored values, one element
+    double acc = 0, mx = 0;
+    for (double e : in[0]) {
+      acc += std::pow(std::fabs(e), p.scalar_v);
+      mx = std::max(mx, std::fabs(e));
+    }
+    mag->assign(1, 0.0);
+    return {round_to(p.dt, std::isinf(p.scalar_v) ? mx : std::pow(acc, 1.0 / p.scalar_v))};
+  }
+  if (c.kind == "unscale") {  // x * invScale
+    const double inv = p.inv_scale->values()[0];
+    std::vector<double> want;
+    for (double e : in[0]) want.push_back(round_to(p.dt, e * inv));
+    mag->assign(n, 0.0);
+    return want;
+  }
   std::vector<double> want(n);
   mag->assign(n, 0.0);
   double v = c.s0;
@@ -263,6 +294,12 @@ void run_and_check(const ForeachTableCase &c, Problem &p) {
   const ForeachArgs a = p.args();
   ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
       << aclGetRecentErrMsg();
+  if (c.kind == "unscale") {  // foundInf: 1 when an entry held an inf / NaN, else as it was
+    bool non_finite = false;
+    for (const auto &e : before)
+      for (double v : e[0]) non_finite = non_finite || !std::isfinite(v);
+    EXPECT_EQ(p.found_inf->values()[0], non_finite ? 1.0 : p.found_before) << "foundInf";
+  }
   const int written = c.has("out") ? 3 : 0;
   for (size_t k = 0; k < p.shapes.size(); ++k) {
     SCOPED_TRACE(::testing::Message() << "entry " << k << " shape " << ::testing::PrintToString(p.shapes[k]));
@@ -296,6 +333,17 @@ TEST_P(OpTableForeach, EveryDtypeAndLayout) {
       SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt << " rep " << rep);
       Problem p;
       make_problem(c, g, shapes, dt, rep, &p);
+      if (c.kind == "unscale") {
+        p.found_before = rep == 3 ? 1 : 0;  // a set flag stays set
+        p.found_inf->set_values({p.found_before});
+        for (size_t k = 0; k < shapes.size() && rep % 2 == 1; ++k)
+          if (p.lists[0][k]->numel() > 0) {  // an inf or a NaN somewhere in one entry
+            auto v = p.lists[0][k]->values();
+            v[g() % v.size()] = g() % 2 ? INFINITY : NAN;
+            p.lists[0][k]->set_values(v);
+            break;
+          }
+      }
       run_and_check(c, p);
     }
 }
@@ -377,12 +425,20 @@ TEST_P(OpTableForeach, ErrorsNameTheArgument) {
       aclTensorList **f2[4] = {&a.x, &a.x2, &a.x3, &a.out};
       *f2[r] = q.handles[r].get();
       EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, name));
-      // Shape mismatch at entry 1.
+      // Shape mismatch at entry 1 (Norm's outputs: more than one element).
       Problem s;
       make_problem(c, rng(), {{3, 4}, {6}}, c.dtypes[0], 0, &s);
       a = p.args();
       aclTensorList **f3[4] = {&a.x, &a.x2, &a.x3, &a.out};
       *f3[r] = s.handles[r].get();
+      std::vector<std::unique_ptr<DeviceTensor>> wide;
+      std::shared_ptr<aclTensorList> wide_list;
+      if (c.kind == "norm") {
+        wide.push_back(std::make_unique<DeviceTensor>(std::vector<int64_t>{1}, c.dtypes[0]));
+        wide.push_back(std::make_unique<DeviceTensor>(std::vector<int64_t>{2}, c.dtypes[0]));
+        wide_list = list_of(wide);
+        *f3[r] = wide_list.get();
+      }
       EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, name + "[1]"));
       // Dtype mismatch at entry 0.
       const aclDataType other = c.dtypes[0] == ACL_FLOAT ? ACL_FLOAT16 : ACL_FLOAT;
@@ -420,6 +476,16 @@ TEST_P(OpTableForeach, ErrorsNameTheArgument) {
     DeviceTensor two({2}, ACL_FLOAT);
     ForeachArgs a = p.args();
     (std::string(role) == "alpha_t" ? a.alpha_t : a.scalar_t) = two;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, c.name_of(role)));
+  }
+  for (const char *role : {"found_inf", "inv_scale"}) {  // one FLOAT element
+    if (!c.has(role)) continue;
+    DeviceTensor two({2}, ACL_FLOAT), half({1}, ACL_FLOAT16);
+    ForeachArgs a = p.args();
+    (std::string(role) == "found_inf" ? a.found_inf : a.inv_scale) = two;
+    EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, c.name_of(role)));
+    a = p.args();
+    (std::string(role) == "found_inf" ? a.found_inf : a.inv_scale) = half;
     EXPECT_TRUE(fails(a, ACLNN_ERR_PARAM_INVALID, c.name_of(role)));
   }
   if (c.has("scalars_t")) {  // one value per entry

@@ -1,5 +1,6 @@
 #include "ops/foreach/foreach_phase1.h"
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -7,6 +8,7 @@
 #include "core/op_checks.h"
 #include "kernels/elementwise/convert.h"
 #include "ops/elementwise/elementwise_step.h"
+#include "ops/reduction/reduce_step.h"
 
 namespace opsnn::ops {
 namespace {
@@ -82,6 +84,77 @@ aclTensor element_view(const aclTensor &t) {
   return v;
 }
 
+// Norm: out[i] = ||x[i]||_p (kernels::ReduceOp::kNorm over every dim, in double), written to a 0-d view
+// of the one-element out[i]. An empty entry's norm is 0 for every p (the inf norm's max has no
+// identity; a norm of no gradient is 0).
+void record_norms(core::OpBuilder &b, const std::vector<int> &xs, const std::vector<int> &outs, double p) {
+  for (size_t i = 0; i < xs.size(); ++i) {
+    if (numel_of(b.tensor(xs[i])) == 0) {
+      EwSpec zero;
+      zero.op = EwOp::kFill;
+      zero.compute_dtype = b.tensor(outs[i]).dtype;
+      zero.set_scalar(0, 0.0);
+      record_elementwise(b, zero, outs[i], {});
+      continue;
+    }
+    ReduceSpec spec;
+    spec.op = kernels::ReduceOp::kNorm;
+    spec.params.p = p;
+    const int ndim = b.tensor(xs[i]).ndim;
+    const uint32_t mask = ndim == 0 ? 0u : static_cast<uint32_t>((uint64_t{1} << ndim) - 1);
+    record_reduction(b, spec, EwInput::tensor(xs[i]), mask, false,
+                     {EwInput::tensor_view(outs[i], element_view(b.tensor(outs[i])))});
+  }
+}
+
+// torch._amp_foreach_non_finite_check_and_unscale_: foundInf = 1 when any entry holds an inf / NaN
+// (else unchanged), then every entry *= invScale (also when one was found, as PyTorch). The check
+// reads the entries before they are scaled: each entry's 1-norm in double (inf or NaN exactly when
+// the entry holds one; finite values cannot overflow it) into a workspace vector, their sum,
+// IsFinite of the sum, and foundInf = where(finite, foundInf, 1).
+void record_unscale(core::OpBuilder &b, const std::vector<int> &xs, aclDataType dt, int found_slot, int inv_slot) {
+  const int64_t n = static_cast<int64_t>(xs.size());
+  core::Shape vec;
+  vec.ndim = 1;
+  vec.dims[0] = n;
+  const EwInput norms = EwInput::scratch(b, "foreach.entry_norms", vec, ACL_DOUBLE);
+  for (int64_t i = 0; i < n; ++i) {
+    ReduceSpec spec;
+    spec.op = kernels::ReduceOp::kNorm;
+    spec.params.p = 1;
+    EwInput one = norms;
+    one.view.ndim = 0;
+    one.view.offset = i;
+    const int ndim = b.tensor(xs[static_cast<size_t>(i)]).ndim;
+    const uint32_t mask = ndim == 0 ? 0u : static_cast<uint32_t>((uint64_t{1} << ndim) - 1);
+    record_reduction(b, spec, EwInput::tensor(xs[static_cast<size_t>(i)]), mask, false, {one});
+  }
+  const EwInput total = EwInput::scratch(b, "foreach.total_norm", core::Shape{}, ACL_DOUBLE);
+  ReduceSpec sum;
+  sum.op = kernels::ReduceOp::kSum;
+  record_reduction(b, sum, norms, 1u, false, {total});
+  const EwInput finite = EwInput::scratch(b, "foreach.total_finite", core::Shape{}, ACL_DOUBLE);
+  EwSpec is_finite;
+  is_finite.op = EwOp::kIsFinite;
+  is_finite.compute_dtype = ACL_DOUBLE;
+  record_elementwise(b, is_finite, finite, {total});
+  aclScalar one_value;
+  one_value.dtype = ACL_DOUBLE;
+  const double one = 1;
+  std::memcpy(one_value.bytes, &one, sizeof one);
+  EwSpec where;
+  where.op = EwOp::kWhere;
+  where.compute_dtype = ACL_FLOAT;
+  const EwInput found = EwInput::tensor_view(found_slot, element_view(b.tensor(found_slot)));
+  record_elementwise(b, where, found, {finite, found, EwInput::constant(&one_value)});
+  for (int x : xs) {
+    EwSpec mul;
+    mul.op = EwOp::kMul;
+    mul.compute_dtype = dt;
+    record_elementwise(b, mul, x, {EwInput::tensor(x), EwInput::tensor_view(inv_slot, element_view(b.tensor(inv_slot)))});
+  }
+}
+
 }  // namespace
 
 void foreach_phase1(core::OpBuilder &b, const ForeachRule &rule, const ForeachCall &c) {
@@ -103,7 +176,23 @@ void foreach_phase1(core::OpBuilder &b, const ForeachRule &rule, const ForeachCa
   }
   check_entry_like(c.x2, c.x2_name, c.x, c.x_name);
   check_entry_like(c.x3, c.x3_name, c.x, c.x_name);
-  check_entry_like(c.out, c.out_name, c.x, c.x_name);
+  if (rule.kind == ForeachKind::kNorm) {
+    for (size_t i = 0; i < n; ++i) {  // one element of x[i]'s dtype
+      const std::string what = std::string(c.out_name) + "[" + std::to_string(i) + "]";
+      check_real_tensor(c.out->tensors[i], what.c_str(), 1);
+      if (c.out->tensors[i]->dtype != dt)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s, %s[%zu] has %s: they must be equal", what.c_str(),
+                    core::dtype_name(c.out->tensors[i]->dtype), c.x_name, i, core::dtype_name(dt));
+    }
+  } else {
+    check_entry_like(c.out, c.out_name, c.x, c.x_name);
+  }
+  if (rule.kind == ForeachKind::kUnscale) {
+    check_real_tensor(c.found_inf, c.found_inf_name, 1);
+    check_real_tensor(c.inv_scale, c.inv_scale_name, 1);
+    core::check_dtype_in(c.found_inf, c.found_inf_name, {ACL_FLOAT});
+    core::check_dtype_in(c.inv_scale, c.inv_scale_name, {ACL_FLOAT});
+  }
   if (c.alpha_t != nullptr) check_real_tensor(c.alpha_t, c.alpha_t_name, 1);
   if (c.scalar_t != nullptr) check_real_tensor(c.scalar_t, c.scalar_t_name, 1);
   if (c.scalars_t != nullptr) check_real_tensor(c.scalars_t, c.scalars_t_name, static_cast<int64_t>(n));
@@ -115,7 +204,7 @@ void foreach_phase1(core::OpBuilder &b, const ForeachRule &rule, const ForeachCa
       if (c.scalars->scalars[i] == nullptr) throw_error(ACLNN_ERR_PARAM_NULLPTR, "scalars[%zu] is null", i);
   }
   EwOp op = rule.op;
-  if (rule.round_mode) {
+  if (rule.kind == ForeachKind::kRound) {
     // roundMode is a host-side value (the vendor's documentation): read here, it picks the kernel.
     if (c.round_t != nullptr) {
       check_real_tensor(c.round_t, c.round_t_name, 1);
@@ -140,7 +229,16 @@ void foreach_phase1(core::OpBuilder &b, const ForeachRule &rule, const ForeachCa
   const std::vector<int> x3s = c.x3 ? b.input_list(static_cast<size_t>(c.x_ir) + 2, c.x3) : std::vector<int>{};
   const aclTensor *param_t = c.alpha_t ? c.alpha_t : c.scalar_t ? c.scalar_t : c.scalars_t ? c.scalars_t : c.round_t;
   const int param_slot = param_t != nullptr ? b.input(param_t) : -1;
+  if (rule.kind == ForeachKind::kUnscale) {
+    const int found_slot = b.inout(c.found_inf);
+    record_unscale(b, xs, dt, found_slot, b.input(c.inv_scale));
+    return;
+  }
   const std::vector<int> outs = in_place ? xs : b.output_list(0, c.out);
+  if (rule.kind == ForeachKind::kNorm) {
+    record_norms(b, xs, outs, c.scalar->to_double());
+    return;
+  }
 
   // Record one element-wise pass per entry, computing in the entries' dtype.
   for (size_t i = 0; i < n; ++i) {

@@ -9,13 +9,17 @@
 
 namespace opsnn::ops {
 
+// What an op does with each entry: one element-wise pass of `op`, the same with the functor picked
+// by roundMode, a p-norm into a one-element output, or AMP's non-finite check and unscale.
+enum class ForeachKind { kMap, kRound, kNorm, kUnscale };
+
 struct ForeachRule {
+  ForeachKind kind = ForeachKind::kMap;
   kernels::EwOp op = kernels::EwOp::kIdentity;
   core::DtypeMask dtypes = 0;  // x's entries' dtypes (every list entry has x[i]'s dtype)
   double s0 = 1;               // the functor's s0 when no parameter gives it (Add's alpha: 1)
   bool scalar_first = false;   // the scalar is the functor's first operand (scalar ** x[i])
   bool scalar_is_value = false;  // scalar / scalars are the functor's s0 (addcmul's value), not an operand
-  bool round_mode = false;     // the kernel comes from roundMode (RoundOffNumber)
 };
 
 // The arguments by role; null when the prototype has no such parameter.
@@ -28,6 +32,9 @@ struct ForeachCall {
   const aclScalar *alpha = nullptr, *scalar = nullptr, *round = nullptr;
   const char *scalar_name = "scalar";
   const aclScalarList *scalars = nullptr;
+  // NonFiniteCheckAndUnscale: set to 1 when an entry holds an inf / NaN; the grads' multiplier.
+  const aclTensor *found_inf = nullptr, *inv_scale = nullptr;
+  const char *found_inf_name = "foundInf", *inv_scale_name = "invScale";
   int x_ir = 0;  // x's position among the input arguments (PowScalarAndTensor: after the scalar)
 };
 
