@@ -14,6 +14,7 @@
 #include "core/impl_list.h"
 #include "core/thread_pool.h"
 #include "core/verbose.h"
+#include "kernels/conv/conv_direct_rows.h"
 #include "kernels/conv/conv_dw_rows.h"
 #include "kernels/conv/conv_pw_nchw.h"
 #include "kernels/conv/conv_small.h"
@@ -56,6 +57,8 @@ bool direct_applies(const ConvDesc &d, const core::Why &why) {
 // The few-input-channel kernel's padded planes of one image stay within this (L2-resident): the
 // large planes of a network's stem keep the channel-vectorised direct kernel.
 constexpr int64_t kSmallCinPlaneBytes = 256 << 10;
+// direct_rows up to this many input channels (measured: bench_conv's stem; PERFORMANCE.md, "Stem").
+constexpr int64_t kDirectRowsMaxCin = 4;
 
 // Forward / data: best first; the last (im2col + GEMM / GEMM + col2im) takes everything.
 const core::Impl<ConvDesc> kForwardImpls[] = {
@@ -124,6 +127,28 @@ const core::Impl<ConvDesc> kForwardImpls[] = {
          return why("dilation %lldx%lld", static_cast<long long>(g.d[1]), static_cast<long long>(g.d[2]));
        return winograd_tile(g, d.batch, d.cbg, d.csg, why) != 0;
      }},
+    // The direct kernel over a ring of zero-padded channels-last input rows: a few input channels
+    // give the direct kernel's (tap, channel) loops 1..4 iterations and edge tiles at the borders
+    // (ResNet's stem 3 -> 64 k7 s2, bench_conv: see PERFORMANCE.md, "Stem").
+    {"direct_rows", core::kNoIsa,
+     [](const ConvDesc &d, const core::Why &why) {
+       if (!direct_applies(d, why)) return false;
+       const char *env = std::getenv("OPSNN_CONV_DIRECT_ROWS");  // off: the direct kernel (tests; measuring)
+       if (env != nullptr && std::strcmp(env, "off") == 0) return why("OPSNN_CONV_DIRECT_ROWS=off");
+       if (d.cbg > kDirectRowsMaxCin)
+         return why("%lld input channels > %lld", static_cast<long long>(d.cbg),
+                    static_cast<long long>(kDirectRowsMaxCin));
+       const ConvGeom &g = d.g;
+       if (g.k[0] != 1 || g.p[0] != 0) return why("a 3-D kernel");
+       if (g.d[2] != 1) return why("width dilation %lld", static_cast<long long>(g.d[2]));
+       if (g.k[2] * d.cbg > kernels::kDirectRowsMaxRowTaps)
+         return why("%lld taps per kernel row > %lld", static_cast<long long>(g.k[2] * d.cbg),
+                    static_cast<long long>(kernels::kDirectRowsMaxRowTaps));
+       if ((g.k[1] - 1) * g.d[1] + 1 > kernels::kDirectRowsMaxRing)
+         return why("%lld input rows per output row > %lld", static_cast<long long>((g.k[1] - 1) * g.d[1] + 1),
+                    static_cast<long long>(kernels::kDirectRowsMaxRing));
+       return true;
+     }},
     {"direct_nhwc", core::kNoIsa,
      [](const ConvDesc &d, const core::Why &why) {
        if (!direct_applies(d, why)) return false;
@@ -172,6 +197,7 @@ enum ForwardImpl : int {
   kDepthwiseDirect,
   kSmallCin,
   kWinograd,
+  kDirectRows,
   kDirectNhwc,
   kDirectNchw,
   kPointwiseNchw,
@@ -199,6 +225,8 @@ const kernels::DirectFn kPwNchwFns[] = {kernels::conv_pw_nchw_avx512, kernels::c
                                         kernels::conv_pw_nchw_portable};
 const kernels::SmallFn kSmallFns[] = {kernels::conv_small_avx512, kernels::conv_small_avx2,
                                       kernels::conv_small_portable};
+const kernels::DirectRowsFn kDirectRowsFns[] = {kernels::conv_direct_rows_avx512, kernels::conv_direct_rows_avx2,
+                                                kernels::conv_direct_rows_portable};
 #else
 const core::Impl<int> kDirectTiers[] = {{"portable", static_cast<int>(core::Isa::kPortable), nullptr}};
 const kernels::DepthwiseFn kDepthwiseFns[] = {kernels::conv_depthwise_portable};
@@ -207,6 +235,7 @@ const kernels::DepthwiseFn kDwRowsFns[] = {kernels::conv_dw_rows_portable};
 const kernels::DirectFn kDirectFns[] = {kernels::conv_direct_portable};
 const kernels::DirectFn kPwNchwFns[] = {kernels::conv_pw_nchw_portable};
 const kernels::SmallFn kSmallFns[] = {kernels::conv_small_portable};
+const kernels::DirectRowsFn kDirectRowsFns[] = {kernels::conv_direct_rows_portable};
 #endif
 
 // The best ISA tier of the direct kernels, noted in the trace as conv:<engine>/<tier>.
@@ -379,6 +408,8 @@ class DepthwiseStep final : public core::Step {
 class DirectStep final : public core::Step {
  public:
   kernels::DirectFn fn = nullptr;
+  kernels::DirectRowsFn rows_fn = nullptr;  // direct_rows instead of fn, with its per-thread scratch
+  core::WsKey scratch;
   kernels::DirectArgs a;
   Side big, small;
   Weight w;
@@ -395,7 +426,8 @@ class DirectStep final : public core::Step {
     };
     packed.with(args, w, bias, a.c_out, floats, pack, [&](const float *p) {
       x.w = p;
-      fn(x, threads);
+      if (rows_fn != nullptr) rows_fn(x, reinterpret_cast<float *>(args.get(scratch)), threads);
+      else fn(x, threads);
     });
     return 0;
   }
@@ -657,6 +689,16 @@ void record_forward(core::OpBuilder &b, const Problem &p, const Side &big, const
     s.fn = impl == kPointwiseNchw ? kPwNchwFns[choose_tier("pointwise")] : kDirectFns[choose_tier("direct")];
     set_direct_operands(s, p, big, small, w, bias);
     s.threads = core::num_threads();
+    b.add_step<DirectStep>(std::move(s));
+    return;
+  }
+  if (impl == kDirectRows) {  // the direct kernel's packed weight, kept the same way
+    DirectStep s;
+    s.rows_fn = kDirectRowsFns[choose_tier("direct_rows")];
+    set_direct_operands(s, p, big, small, w, bias);
+    s.threads = core::num_threads();
+    s.scratch = b.book("conv.direct_rows", static_cast<uint64_t>(kernels::conv_direct_rows_scratch_floats(
+                                                                      p.g, big.c, small.c) * 4 * s.threads));
     b.add_step<DirectStep>(std::move(s));
     return;
   }
