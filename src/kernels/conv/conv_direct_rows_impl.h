@@ -46,9 +46,8 @@ struct DrTile {
   int64_t nk;              // kernel rows inside the input
   int64_t ps;              // floats between neighbouring output pixels (s2 * C_in)
   int64_t taps;            // one kernel row's packed taps (k2 * C_in)
-  const float *w;          // the group's first block at its first valid kernel row
-  int64_t wrow;            // floats between kernel rows in a block (taps * 16)
-  int64_t wbs;             // floats between blocks
+  const float *w;          // the group's first channel at its first valid kernel row
+  int64_t wj;              // floats between taps (Cp)
 };
 
 // NP pixels from o2 x NB blocks: acc = sum over (k1, k2, ci) in that order, then + bias, stored
@@ -64,13 +63,11 @@ inline void dr_tile(const DrTile &t, int64_t o2, const float *bias, float *d, in
   const int64_t xo = o2 * t.ps;
   for (int64_t k = 0; k < t.nk; ++k) {
     const float *x = t.rp[k] + xo;
-    const float *wt = t.w + k * t.wrow;
-    for (int64_t j = 0; j < t.taps; ++j, wt += kDirectBlock) {
+    const float *wt = t.w + k * t.taps * t.wj;
+    for (int64_t j = 0; j < t.taps; ++j, wt += t.wj) {
       DrVec wv[NV];
 #pragma GCC unroll 16
-      for (int b = 0; b < NB; ++b)
-#pragma GCC unroll 16
-        for (int v = 0; v < kDrVpb; ++v) wv[b * kDrVpb + v] = dr_load(wt + b * t.wbs + v * kDrVw);
+      for (int v = 0; v < NV; ++v) wv[v] = dr_load(wt + v * kDrVw);
 #pragma GCC unroll 16
       for (int p = 0; p < NP; ++p) {
         const float xs = x[p * t.ps + j];
@@ -153,8 +150,8 @@ inline void direct_rows_body(const DirectArgs &a, float *scratch, int threads) {
   const ConvGeom &g = a.g;
   const DrRing ring = dr_ring(g, a.c_in);
   const int64_t blocks = (a.c_out + kDirectBlock - 1) / kDirectBlock;
-  const int64_t taps = g.k[2] * a.c_in, wbs = g.k[1] * taps * kDirectBlock;
-  const float *bias = a.w + blocks * wbs;
+  const int64_t taps = g.k[2] * a.c_in, cp = blocks * kDirectBlock;
+  const float *bias = a.w + g.k[1] * taps * cp;
   const int64_t n2 = g.small[2], rows = a.n * g.small[0] * g.small[1];
   const bool staged = a.out_sc != 1;
   const int64_t scratch_floats = conv_direct_rows_scratch_floats(g, a.c_in, a.c_out);
@@ -196,9 +193,8 @@ inline void direct_rows_body(const DirectArgs &a, float *scratch, int threads) {
           t.nk = khi - klo;
           t.ps = g.s[2] * a.c_in;
           t.taps = taps;
-          t.wrow = taps * kDirectBlock;
-          t.wbs = wbs;
-          t.w = a.w + b0 * wbs + klo * t.wrow;
+          t.wj = cp;
+          t.w = a.w + (klo * taps) * cp + c0;
           const int64_t valid = std::min<int64_t>(nb * kDirectBlock, a.c_out - c0);
           const float *bs = bias + c0;
           float *dc = d + (staged ? c0 : c0 * a.out_sc);

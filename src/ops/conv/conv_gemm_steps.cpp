@@ -420,9 +420,14 @@ class DirectStep final : public core::Step {
     kernels::DirectArgs x = a;
     x.in = reinterpret_cast<const float *>(big.ref.address(args));
     x.out = reinterpret_cast<float *>(small.ref.address(args));
-    const size_t floats = static_cast<size_t>(kernels::conv_direct_packed_floats(a.g, a.c_in, a.c_out));
+    const size_t floats = static_cast<size_t>(rows_fn != nullptr
+                                                  ? kernels::conv_direct_rows_packed_floats(a.g, a.c_in, a.c_out)
+                                                  : kernels::conv_direct_packed_floats(a.g, a.c_in, a.c_out));
     auto pack = [&](const char *wp, const char *bp, float *dst) {
-      kernels::conv_direct_pack(a.g, a.c_in, a.c_out, wp, w.dt, w.strides, bp, bias.dt, bias.stride, dst);
+      if (rows_fn != nullptr)
+        kernels::conv_direct_rows_pack(a.g, a.c_in, a.c_out, wp, w.dt, w.strides, bp, bias.dt, bias.stride, dst);
+      else
+        kernels::conv_direct_pack(a.g, a.c_in, a.c_out, wp, w.dt, w.strides, bp, bias.dt, bias.stride, dst);
     };
     packed.with(args, w, bias, a.c_out, floats, pack, [&](const float *p) {
       x.w = p;
@@ -692,7 +697,7 @@ void record_forward(core::OpBuilder &b, const Problem &p, const Side &big, const
     b.add_step<DirectStep>(std::move(s));
     return;
   }
-  if (impl == kDirectRows) {  // the direct kernel's packed weight, kept the same way
+  if (impl == kDirectRows) {  // its own weight layout, packed once per executor the same way
     DirectStep s;
     s.rows_fn = kDirectRowsFns[choose_tier("direct_rows")];
     set_direct_operands(s, p, big, small, w, bias);
