@@ -95,6 +95,37 @@ const core::Impl<ConvDesc> kForwardImpls[] = {
                                                    static_cast<long long>(d.groups), static_cast<long long>(d.cbg));
        return true;
      }},
+    // The direct kernel over a ring of zero-padded channels-last input rows: a few input channels
+    // give the direct kernel's (tap, channel) loops 1..4 iterations and edge tiles at the borders
+    // (ResNet's stem 3 -> 64 k7 s2, bench_conv: see PERFORMANCE.md, "Stem"). Planes small enough
+    // for small_cin stay there (the example CNN's layers).
+    {"direct_rows", core::kNoIsa,
+     [](const ConvDesc &d, const core::Why &why) {
+       if (!direct_applies(d, why)) return false;
+       // OPSNN_CONV_DIRECT_ROWS=off turns it off, =on takes it whatever small_cin would (tests; measuring).
+       const char *env = std::getenv("OPSNN_CONV_DIRECT_ROWS");
+       if (env != nullptr && std::strcmp(env, "off") == 0) return why("OPSNN_CONV_DIRECT_ROWS=off");
+       if (d.cbg > kDirectRowsMaxCin)
+         return why("%lld input channels > %lld", static_cast<long long>(d.cbg),
+                    static_cast<long long>(kDirectRowsMaxCin));
+       const ConvGeom &g = d.g;
+       if (g.k[0] != 1 || g.p[0] != 0) return why("a 3-D kernel");
+       if (g.d[2] != 1) return why("width dilation %lld", static_cast<long long>(g.d[2]));
+       if (g.k[2] * d.cbg > kernels::kDirectRowsMaxRowTaps)
+         return why("%lld taps per kernel row > %lld", static_cast<long long>(g.k[2] * d.cbg),
+                    static_cast<long long>(kernels::kDirectRowsMaxRowTaps));
+       if ((g.k[1] - 1) * g.d[1] + 1 > kernels::kDirectRowsMaxRing)
+         return why("%lld input rows per output row > %lld", static_cast<long long>((g.k[1] - 1) * g.d[1] + 1),
+                    static_cast<long long>(kernels::kDirectRowsMaxRing));
+       if (unit_geometry(g) && d.big_flat && d.small_flat)
+         return why("1x1 stride 1 unpadded: gemm_1x1 / direct_nhwc read it in place");
+       if (env != nullptr && std::strcmp(env, "on") == 0) return true;
+       const int64_t bytes = kernels::conv_small_planes(g, d.cbg).floats * 4;
+       if (bytes <= kSmallCinPlaneBytes)
+         return why("small_cin's padded input planes fit (%lld KiB <= %lld KiB)", static_cast<long long>(bytes >> 10),
+                    static_cast<long long>(kSmallCinPlaneBytes >> 10));
+       return true;
+     }},
     // Vectors along the output pixels: 1..8 input channels fill few of the channel vectors the
     // direct kernel uses (the CNN example's [32, 1, 16, 16] * [8, 1, 3, 3]: 4x faster, its
     // [32, 8, 8, 8] * [16, 8, 3, 3]: see PERFORMANCE.md, "Framework").
@@ -126,28 +157,6 @@ const core::Impl<ConvDesc> kForwardImpls[] = {
        if (g.d[1] != 1 || g.d[2] != 1)
          return why("dilation %lldx%lld", static_cast<long long>(g.d[1]), static_cast<long long>(g.d[2]));
        return winograd_tile(g, d.batch, d.cbg, d.csg, why) != 0;
-     }},
-    // The direct kernel over a ring of zero-padded channels-last input rows: a few input channels
-    // give the direct kernel's (tap, channel) loops 1..4 iterations and edge tiles at the borders
-    // (ResNet's stem 3 -> 64 k7 s2, bench_conv: see PERFORMANCE.md, "Stem").
-    {"direct_rows", core::kNoIsa,
-     [](const ConvDesc &d, const core::Why &why) {
-       if (!direct_applies(d, why)) return false;
-       const char *env = std::getenv("OPSNN_CONV_DIRECT_ROWS");  // off: the direct kernel (tests; measuring)
-       if (env != nullptr && std::strcmp(env, "off") == 0) return why("OPSNN_CONV_DIRECT_ROWS=off");
-       if (d.cbg > kDirectRowsMaxCin)
-         return why("%lld input channels > %lld", static_cast<long long>(d.cbg),
-                    static_cast<long long>(kDirectRowsMaxCin));
-       const ConvGeom &g = d.g;
-       if (g.k[0] != 1 || g.p[0] != 0) return why("a 3-D kernel");
-       if (g.d[2] != 1) return why("width dilation %lld", static_cast<long long>(g.d[2]));
-       if (g.k[2] * d.cbg > kernels::kDirectRowsMaxRowTaps)
-         return why("%lld taps per kernel row > %lld", static_cast<long long>(g.k[2] * d.cbg),
-                    static_cast<long long>(kernels::kDirectRowsMaxRowTaps));
-       if ((g.k[1] - 1) * g.d[1] + 1 > kernels::kDirectRowsMaxRing)
-         return why("%lld input rows per output row > %lld", static_cast<long long>((g.k[1] - 1) * g.d[1] + 1),
-                    static_cast<long long>(kernels::kDirectRowsMaxRing));
-       return true;
      }},
     {"direct_nhwc", core::kNoIsa,
      [](const ConvDesc &d, const core::Why &why) {
@@ -195,9 +204,9 @@ enum ForwardImpl : int {
   kDepthwiseNhwc = 0,
   kDepthwiseRows,
   kDepthwiseDirect,
+  kDirectRows,
   kSmallCin,
   kWinograd,
-  kDirectRows,
   kDirectNhwc,
   kDirectNchw,
   kPointwiseNchw,
