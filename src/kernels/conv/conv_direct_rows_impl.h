@@ -8,7 +8,7 @@
 
 #include "core/thread_pool.h"
 #include "kernels/conv/conv_direct_rows.h"
-#if OPSNN_DR_VW == 16
+#if OPSNN_DR_VW == 16 && !defined(OPSNN_EMULATE_AVX512)
 #include "kernels/simd/avx512_intrinsics.h"
 #endif
 
@@ -123,7 +123,7 @@ void dr_row(const DrTile &t, int64_t n2, const float *bias, float *d, int64_t ds
 // AVX-512 transposes 16 x 16 blocks in registers.
 inline void dr_copy_out(const float *st, int64_t ds, int64_t n2, int64_t nc, float *out, int64_t sc) {
   int64_t o = 0;
-#if OPSNN_DR_VW == 16
+#if OPSNN_DR_VW == 16 && !defined(OPSNN_EMULATE_AVX512)  // (SIMDe lacks _mm512_shuffle_f32x4: lane by lane)
   for (; o + 16 <= n2; o += 16) {
     for (int64_t c0 = 0; c0 < nc; c0 += 16) {
       __m512 r[16], t[16];
