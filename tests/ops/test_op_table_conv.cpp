@@ -1019,25 +1019,32 @@ std::vector<const char *> direct_tiers() {
   return caps;
 }
 
-// OPSNN_CONV_WINOGRAD for a scope (null: unset); the cached plans chosen under the previous value
-// are dropped both ways.
-struct WinogradEnv {
+// A phase-1 environment variable for a scope (null: unset); the cached plans chosen under the
+// previous value are dropped both ways.
+struct ScopedPlanEnv {
+  const char *name;
   bool had = false;
   std::string old;
-  explicit WinogradEnv(const char *v) {
-    const char *o = std::getenv("OPSNN_CONV_WINOGRAD");
+  ScopedPlanEnv(const char *n, const char *v) : name(n) {
+    const char *o = std::getenv(name);
     had = o != nullptr;
     if (had) old = o;
     set(v);
   }
-  ~WinogradEnv() { set(had ? old.c_str() : nullptr); }
-  static void set(const char *v) {
+  ~ScopedPlanEnv() { set(had ? old.c_str() : nullptr); }
+  void set(const char *v) const {
     if (v != nullptr)
-      setenv("OPSNN_CONV_WINOGRAD", v, 1);
+      setenv(name, v, 1);
     else
-      unsetenv("OPSNN_CONV_WINOGRAD");
+      unsetenv(name);
     core::bump_plan_epoch();
   }
+};
+struct WinogradEnv : ScopedPlanEnv {
+  explicit WinogradEnv(const char *v) : ScopedPlanEnv("OPSNN_CONV_WINOGRAD", v) {}
+};
+struct DirectRowsEnv : ScopedPlanEnv {
+  explicit DirectRowsEnv(const char *v) : ScopedPlanEnv("OPSNN_CONV_DIRECT_ROWS", v) {}
 };
 
 // Restores the process's OPSNN_MAX_ISA / OPSNN_KERNELS on scope exit.
@@ -1058,26 +1065,6 @@ TEST(ConvDirectNhwc, RandomGeometriesInEveryIsaTier) {
     }
   }
 }
-
-// OPSNN_CONV_DIRECT_ROWS for a scope (null: unset), the cached plans dropped both ways.
-struct DirectRowsEnv {
-  bool had = false;
-  std::string old;
-  explicit DirectRowsEnv(const char *v) {
-    const char *o = std::getenv("OPSNN_CONV_DIRECT_ROWS");
-    had = o != nullptr;
-    if (had) old = o;
-    set(v);
-  }
-  ~DirectRowsEnv() { set(had ? old.c_str() : nullptr); }
-  static void set(const char *v) {
-    if (v != nullptr)
-      setenv("OPSNN_CONV_DIRECT_ROWS", v, 1);
-    else
-      unsetenv("OPSNN_CONV_DIRECT_ROWS");
-    core::bump_plan_epoch();
-  }
-};
 
 // The packed-row kernel (direct_rows) forced on random few-channel geometries in every tier: 1..4
 // input channels, output channels off and on the 16-channel blocks and their groups, kernels 1..7,
