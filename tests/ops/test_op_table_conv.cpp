@@ -1097,6 +1097,23 @@ TEST(ConvDirectRows, RandomGeometriesInEveryIsaTier) {
   EXPECT_GT(taken, 40);  // most cases reach the kernel
 }
 
+// A 2-D case: kernel kh x kw, stride s along both dims, padding ph / pw, a bias, channels-last.
+DirectCase fixed_2d_case(int64_t n, int64_t cin, int64_t cout, int64_t h, int64_t w, int64_t kh, int64_t kw, int64_t s,
+                         int64_t ph, int64_t pw) {
+  DirectCase dc;
+  dc.g.n = n;
+  dc.g.cbig = cin;
+  dc.g.csmall = cout;
+  dc.g.big[1] = h, dc.g.big[2] = w;
+  dc.g.k[1] = kh, dc.g.k[2] = kw;
+  dc.g.p[1] = ph, dc.g.p[2] = pw;
+  for (int j = 1; j < 3; ++j) {
+    dc.g.s[j] = s;
+    dc.g.small[j] = (dc.g.big[j] + 2 * dc.g.p[j] - dc.g.k[j]) / s + 1;
+  }
+  return dc;
+}
+
 // Stem-like shapes the measured rule gives direct_rows by itself (small_cin's padded planes past its
 // budget): ResNet's 7x7 stride 2 pad 3 (fewer rows, full width), k5 / 5x6
 // stride 2 with 1, 2 and 4 channels, different paddings per dim, batch 2; channels-last and
@@ -1113,18 +1130,7 @@ TEST(ConvDirectRows, StemShapesInEveryIsaTier) {
   for (const char *cap : direct_tiers()) {
     core::reset_kernel_env_for_testing(cap, nullptr);
     for (const Stem &f : stems) {
-      DirectCase dc;
-      dc.g.n = f.n;
-      dc.g.cbig = f.cin;
-      dc.g.csmall = f.cout;
-      dc.g.big[1] = f.h;
-      dc.g.big[2] = f.w;
-      dc.g.k[1] = f.kh, dc.g.k[2] = f.kw;
-      dc.g.p[1] = f.ph, dc.g.p[2] = f.pw;
-      for (int j = 1; j < 3; ++j) {
-        dc.g.s[j] = f.s;
-        dc.g.small[j] = (dc.g.big[j] + 2 * dc.g.p[j] - dc.g.k[j]) / f.s + 1;
-      }
+      DirectCase dc = fixed_2d_case(f.n, f.cin, f.cout, f.h, f.w, f.kh, f.kw, f.s, f.ph, f.pw);
       dc.expect_path = std::string("conv:forward/direct_rows;conv:direct_rows/") + expected_tier();
       for (bool channels_first : {false, true}) {
         dc.in_channels_first = dc.out_channels_first = channels_first;
@@ -1146,18 +1152,7 @@ void check_fixed_shapes(const std::vector<FixedShape> &shapes, bool with_bias_if
   for (const char *cap : direct_tiers()) {
     core::reset_kernel_env_for_testing(cap, nullptr);
     for (const FixedShape &f : shapes) {
-      DirectCase dc;
-      dc.g.n = f.n;
-      dc.g.cbig = f.cin;
-      dc.g.csmall = f.cout;
-      dc.g.big[1] = f.h;
-      dc.g.big[2] = f.w;
-      for (int j = 1; j < 3; ++j) {
-        dc.g.k[j] = f.k;
-        dc.g.s[j] = f.s;
-        dc.g.p[j] = f.p;
-        dc.g.small[j] = (dc.g.big[j] + 2 * f.p - f.k) / f.s + 1;
-      }
+      DirectCase dc = fixed_2d_case(f.n, f.cin, f.cout, f.h, f.w, f.k, f.k, f.s, f.p, f.p);
       dc.bias = !with_bias_if_odd_cin || f.cin % 2 == 1;
       for (bool channels_first : {false, true}) {  // direct_nhwc, then direct_nchw
         dc.in_channels_first = dc.out_channels_first = channels_first;
