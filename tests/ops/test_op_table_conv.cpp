@@ -1066,6 +1066,23 @@ TEST(ConvDirectNhwc, RandomGeometriesInEveryIsaTier) {
   }
 }
 
+// A 2-D case: kernel kh x kw, stride s along both dims, padding ph / pw, a bias, channels-last.
+DirectCase fixed_2d_case(int64_t n, int64_t cin, int64_t cout, int64_t h, int64_t w, int64_t kh, int64_t kw, int64_t s,
+                         int64_t ph, int64_t pw) {
+  DirectCase dc;
+  dc.g.n = n;
+  dc.g.cbig = cin;
+  dc.g.csmall = cout;
+  dc.g.big[1] = h, dc.g.big[2] = w;
+  dc.g.k[1] = kh, dc.g.k[2] = kw;
+  dc.g.p[1] = ph, dc.g.p[2] = pw;
+  for (int j = 1; j < 3; ++j) {
+    dc.g.s[j] = s;
+    dc.g.small[j] = (dc.g.big[j] + 2 * dc.g.p[j] - dc.g.k[j]) / s + 1;
+  }
+  return dc;
+}
+
 // The packed-row kernel (direct_rows) forced on random few-channel geometries in every tier: 1..4
 // input channels, output channels off and on the 16-channel blocks and their groups, kernels 1..7,
 // strides 1..3, padding 0..3 different per dim, height dilation 1..2 (width dilation 2 and 3-D
@@ -1095,23 +1112,13 @@ TEST(ConvDirectRows, RandomGeometriesInEveryIsaTier) {
     }
   }
   EXPECT_GT(taken, 40);  // most cases reach the kernel
-}
-
-// A 2-D case: kernel kh x kw, stride s along both dims, padding ph / pw, a bias, channels-last.
-DirectCase fixed_2d_case(int64_t n, int64_t cin, int64_t cout, int64_t h, int64_t w, int64_t kh, int64_t kw, int64_t s,
-                         int64_t ph, int64_t pw) {
-  DirectCase dc;
-  dc.g.n = n;
-  dc.g.cbig = cin;
-  dc.g.csmall = cout;
-  dc.g.big[1] = h, dc.g.big[2] = w;
-  dc.g.k[1] = kh, dc.g.k[2] = kw;
-  dc.g.p[1] = ph, dc.g.p[2] = pw;
-  for (int j = 1; j < 3; ++j) {
-    dc.g.s[j] = s;
-    dc.g.small[j] = (dc.g.big[j] + 2 * dc.g.p[j] - dc.g.k[j]) / s + 1;
+  // A stride past a one-column input: the padding is wider than the columns the output reads.
+  for (bool channels_first : {false, true}) {
+    DirectCase dc = fixed_2d_case(1, 2, 5, 6, 1, 3, 1, 5, 1, 2);
+    dc.in_channels_first = dc.out_channels_first = channels_first;
+    SCOPED_TRACE(describe(dc));
+    DirectCall(dc).check();
   }
-  return dc;
 }
 
 // Stem-like shapes the measured rule gives direct_rows by itself (small_cin's padded planes past its

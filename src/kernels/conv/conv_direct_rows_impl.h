@@ -182,9 +182,11 @@ inline void dr_interleave(const float *__restrict src, int64_t sc, int64_t n, fl
 // columns [0, width) x C_in, zeros outside the input.
 inline void dr_pack_row(const float *src, int64_t sc, int64_t s2, const ConvGeom &g, int64_t c_in,
                         const DrRing &ring, float *dst) {
-  const int64_t p2 = g.p[2], n = std::max<int64_t>(0, std::min(g.big[2], ring.width - p2));
+  // (a stride past the input can leave the padding wider than the columns read)
+  const int64_t p2 = std::min(g.p[2], ring.width), n = std::max<int64_t>(0, std::min(g.big[2], ring.width - p2));
   std::fill(dst, dst + p2 * c_in, 0.0f);
   std::fill(dst + (p2 + n) * c_in, dst + ring.width * c_in, 0.0f);
+  if (n == 0) return;
   float *o = dst + p2 * c_in;
   if (sc == 1 && s2 == c_in) {  // channels-last: one contiguous run
     std::memcpy(o, src, static_cast<size_t>(n * c_in) * 4);
