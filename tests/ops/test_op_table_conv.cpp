@@ -818,6 +818,8 @@ struct DirectCase {
     const bool first = in_channels_first || out_channels_first;
     if (g.groups > 1 && g.groups == g.cbig && nsp <= 2 && first)  // depthwise, not channels-last on both sides
       return std::string("conv:forward/depthwise_rows;conv:depthwise/") + expected_tier();
+    if (g.groups > 1 && g.groups == g.cbig && g.csmall == g.cbig && g.k[0] * g.k[1] <= 64)  // channels-last
+      return std::string("conv:forward/depthwise_nhwc;conv:depthwise/") + expected_tier();
     if (first && unit()) {  // both channels-first here: the pointwise kernel from a strip of pixels on
       const int64_t pixels = g.small[0] * g.small[1] * g.small[2];
       return pixels < 32 ? "conv:forward/gemm_1x1;"
@@ -1163,6 +1165,53 @@ TEST(ConvDepthwiseRows, ChannelsFirstShapesInEveryIsaTier) {
                                         << describe(dc));
       DirectCall(dc).check();
       }
+  }
+}
+
+// The channels-last depthwise kernel (depthwise_nhwc) in every ISA tier, aimed at its 3-wide
+// tiles (kernel width 3, dilation 1, strides 1 and 2, whole channel vectors: 8..128 channels, one to
+// four vectors of each unit and groups of them): widths below, at and past every tile (1..17, 113),
+// odd sizes at stride 2, paddings 0..2 (pixels whose window lies wholly in the padding: edge tiles
+// with every tap at the zeros), tap rows in the padding, batch 3; then what the tiles leave (19
+// channels: the per-pixel path with a scalar tail; dilation 2; kernel width 5).
+TEST(ConvDepthwiseNhwc, TileShapesInEveryIsaTier) {
+  reseed_for_current_test();
+  struct Shape {
+    int64_t n, c, h, w, kh, kw, sh, sw, p, d;
+  };
+  const Shape shapes[] = {{1, 32, 5, 1, 3, 3, 1, 1, 1, 1},   {1, 64, 4, 2, 3, 3, 1, 1, 1, 1},
+                          {1, 16, 3, 3, 3, 3, 1, 1, 1, 1},   {2, 32, 6, 7, 3, 3, 1, 1, 1, 1},
+                          {1, 48, 4, 9, 3, 3, 1, 1, 1, 1},   {1, 96, 3, 13, 3, 3, 1, 1, 1, 1},
+                          {1, 128, 3, 17, 3, 3, 1, 1, 1, 1}, {1, 8, 5, 17, 3, 3, 1, 1, 0, 1},
+                          {3, 32, 7, 113, 3, 3, 1, 1, 1, 1}, {1, 24, 5, 10, 3, 3, 1, 1, 2, 1},
+                          {1, 64, 7, 15, 3, 3, 2, 2, 1, 1},  {2, 32, 9, 13, 3, 3, 2, 2, 1, 1},
+                          {1, 64, 6, 3, 3, 3, 2, 2, 1, 1},   {1, 40, 5, 4, 3, 3, 2, 2, 0, 1},
+                          {1, 64, 5, 17, 3, 3, 2, 2, 2, 1},  {1, 16, 4, 113, 3, 3, 2, 2, 1, 1},
+                          {1, 32, 4, 11, 1, 3, 1, 2, 1, 1},  {1, 32, 6, 9, 5, 3, 2, 1, 2, 1},
+                          {1, 19, 5, 12, 3, 3, 1, 1, 1, 1},  {1, 32, 7, 12, 3, 3, 1, 1, 2, 2},
+                          {1, 32, 5, 12, 3, 5, 1, 1, 1, 1},  {1, 64, 7, 12, 3, 3, 1, 3, 1, 1}};
+  KernelEnvRestore restore;
+  for (const char *cap : direct_tiers()) {
+    core::reset_kernel_env_for_testing(cap, nullptr);
+    for (const Shape &f : shapes) {
+      DirectCase dc;
+      dc.nsp = 2;
+      refs::ConvRefGeom &g = dc.g;
+      g.n = f.n;
+      g.cbig = g.groups = g.csmall = f.c;
+      const int64_t big[2] = {f.h, f.w}, k[2] = {f.kh, f.kw}, st[2] = {f.sh, f.sw};
+      for (int j = 1; j < 3; ++j) {
+        g.big[j] = big[j - 1];
+        g.k[j] = k[j - 1];
+        g.s[j] = st[j - 1];
+        g.p[j] = f.p;
+        g.d[j] = f.d;
+        g.small[j] = (g.big[j] + 2 * f.p - f.d * (g.k[j] - 1) - 1) / g.s[j] + 1;
+      }
+      dc.bias = f.c % 3 != 0;
+      SCOPED_TRACE(::testing::Message() << "OPSNN_MAX_ISA=" << (cap ? cap : "-") << " " << describe(dc));
+      DirectCall(dc).check();
+    }
   }
 }
 
