@@ -11,6 +11,7 @@
 // Accuracy: precision.md's absolute-bound variant, as a dot product's relative error is unbounded
 // near zero: rel_i = |actual - golden| / (sum of |terms| + 1e-7), MERE < T and MARE < 10 T.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <memory>
 #include <ostream>
@@ -1123,6 +1124,27 @@ TEST(ConvPointwiseNchw, ShapesInEveryIsaTier) {
                      true);
 }
 
+// A 2-D depthwise DirectCase (c channels, multiplier mult; [h, w] input, kernel, strides; the same
+// padding and dilation on both dims), channels-last on both sides.
+DirectCase depthwise_case(int64_t n, int64_t c, int64_t mult, const std::array<int64_t, 2> &big,
+                          const std::array<int64_t, 2> &k, const std::array<int64_t, 2> &s, int64_t p, int64_t d) {
+  DirectCase dc;
+  dc.nsp = 2;
+  refs::ConvRefGeom &g = dc.g;
+  g.n = n;
+  g.cbig = g.groups = c;
+  g.csmall = c * mult;
+  for (int j = 1; j < 3; ++j) {
+    g.big[j] = big[j - 1];
+    g.k[j] = k[j - 1];
+    g.s[j] = s[j - 1];
+    g.p[j] = p;
+    g.d[j] = d;
+    g.small[j] = (g.big[j] + 2 * p - d * (g.k[j] - 1) - 1) / g.s[j] + 1;
+  }
+  return dc;
+}
+
 // The row-ring depthwise kernel (depthwise_rows) on channels-first inputs in every ISA tier: 3x3 at
 // strides 1 and 2 (output rows in pairs, the even / odd column split), odd channel counts and widths,
 // widths below, at and past every unit's vector, paddings 0..2, odd input sizes at stride 2, batch
@@ -1144,21 +1166,7 @@ TEST(ConvDepthwiseRows, ChannelsFirstShapesInEveryIsaTier) {
   for (const char *cap : direct_tiers()) {
     core::reset_kernel_env_for_testing(cap, nullptr);
     for (const Shape &f : shapes) {
-      DirectCase dc;
-      dc.nsp = 2;
-      refs::ConvRefGeom &g = dc.g;
-      g.n = f.n;
-      g.cbig = g.groups = f.c;
-      g.csmall = f.c * f.mult;
-      const int64_t big[2] = {f.h, f.w}, k[2] = {f.kh, f.kw};
-      for (int j = 1; j < 3; ++j) {
-        g.big[j] = big[j - 1];
-        g.k[j] = k[j - 1];
-        g.s[j] = f.s;
-        g.p[j] = f.p;
-        g.d[j] = f.d;
-        g.small[j] = (g.big[j] + 2 * f.p - f.d * (g.k[j] - 1) - 1) / f.s + 1;
-      }
+      DirectCase dc = depthwise_case(f.n, f.c, f.mult, {f.h, f.w}, {f.kh, f.kw}, {f.s, f.s}, f.p, f.d);
       dc.bias = f.c % 2 == 1;
       dc.in_channels_first = dc.out_channels_first = true;
       SCOPED_TRACE(::testing::Message() << "OPSNN_MAX_ISA=" << (cap ? cap : "-") << " mult " << f.mult << " "
@@ -1194,20 +1202,7 @@ TEST(ConvDepthwiseNhwc, TileShapesInEveryIsaTier) {
   for (const char *cap : direct_tiers()) {
     core::reset_kernel_env_for_testing(cap, nullptr);
     for (const Shape &f : shapes) {
-      DirectCase dc;
-      dc.nsp = 2;
-      refs::ConvRefGeom &g = dc.g;
-      g.n = f.n;
-      g.cbig = g.groups = g.csmall = f.c;
-      const int64_t big[2] = {f.h, f.w}, k[2] = {f.kh, f.kw}, st[2] = {f.sh, f.sw};
-      for (int j = 1; j < 3; ++j) {
-        g.big[j] = big[j - 1];
-        g.k[j] = k[j - 1];
-        g.s[j] = st[j - 1];
-        g.p[j] = f.p;
-        g.d[j] = f.d;
-        g.small[j] = (g.big[j] + 2 * f.p - f.d * (g.k[j] - 1) - 1) / g.s[j] + 1;
-      }
+      DirectCase dc = depthwise_case(f.n, f.c, 1, {f.h, f.w}, {f.kh, f.kw}, {f.sh, f.sw}, f.p, f.d);
       dc.bias = f.c % 3 != 0;
       SCOPED_TRACE(::testing::Message() << "OPSNN_MAX_ISA=" << (cap ? cap : "-") << " " << describe(dc));
       DirectCall(dc).check();
