@@ -11,6 +11,7 @@
 // Accuracy: precision.md's absolute-bound variant, as a dot product's relative error is unbounded
 // near zero: rel_i = |actual - golden| / (sum of |terms| + 1e-7), MERE < T and MARE < 10 T.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <memory>
 #include <ostream>
@@ -833,6 +834,8 @@ struct DirectCase {
       return std::string("conv:forward/direct_rows;conv:direct_rows/") + expected_tier();
     if (g.groups > 1 && g.groups == g.cbig && nsp <= 2 && first)  // depthwise, not channels-last on both sides
       return std::string("conv:forward/depthwise_rows;conv:depthwise/") + expected_tier();
+    if (g.groups > 1 && g.groups == g.cbig && g.csmall == g.cbig && g.k[0] * g.k[1] <= 64)  // channels-last
+      return std::string("conv:forward/depthwise_nhwc;conv:depthwise/") + expected_tier();
     if (first && unit()) {  // both channels-first here: the pointwise kernel from a strip of pixels on
       const int64_t pixels = g.small[0] * g.small[1] * g.small[2];
       return pixels < 32 ? "conv:forward/gemm_1x1;"
@@ -1214,6 +1217,27 @@ TEST(ConvPointwiseNchw, ShapesInEveryIsaTier) {
                      true);
 }
 
+// A 2-D depthwise DirectCase (c channels, multiplier mult; [h, w] input, kernel, strides; the same
+// padding and dilation on both dims), channels-last on both sides.
+DirectCase depthwise_case(int64_t n, int64_t c, int64_t mult, const std::array<int64_t, 2> &big,
+                          const std::array<int64_t, 2> &k, const std::array<int64_t, 2> &s, int64_t p, int64_t d) {
+  DirectCase dc;
+  dc.nsp = 2;
+  refs::ConvRefGeom &g = dc.g;
+  g.n = n;
+  g.cbig = g.groups = c;
+  g.csmall = c * mult;
+  for (int j = 1; j < 3; ++j) {
+    g.big[j] = big[j - 1];
+    g.k[j] = k[j - 1];
+    g.s[j] = s[j - 1];
+    g.p[j] = p;
+    g.d[j] = d;
+    g.small[j] = (g.big[j] + 2 * p - d * (g.k[j] - 1) - 1) / g.s[j] + 1;
+  }
+  return dc;
+}
+
 // The row-ring depthwise kernel (depthwise_rows) on channels-first inputs in every ISA tier: 3x3 at
 // strides 1 and 2 (output rows in pairs, the even / odd column split), odd channel counts and widths,
 // widths below, at and past every unit's vector, paddings 0..2, odd input sizes at stride 2, batch
@@ -1235,27 +1259,47 @@ TEST(ConvDepthwiseRows, ChannelsFirstShapesInEveryIsaTier) {
   for (const char *cap : direct_tiers()) {
     core::reset_kernel_env_for_testing(cap, nullptr);
     for (const Shape &f : shapes) {
-      DirectCase dc;
-      dc.nsp = 2;
-      refs::ConvRefGeom &g = dc.g;
-      g.n = f.n;
-      g.cbig = g.groups = f.c;
-      g.csmall = f.c * f.mult;
-      const int64_t big[2] = {f.h, f.w}, k[2] = {f.kh, f.kw};
-      for (int j = 1; j < 3; ++j) {
-        g.big[j] = big[j - 1];
-        g.k[j] = k[j - 1];
-        g.s[j] = f.s;
-        g.p[j] = f.p;
-        g.d[j] = f.d;
-        g.small[j] = (g.big[j] + 2 * f.p - f.d * (g.k[j] - 1) - 1) / f.s + 1;
-      }
+      DirectCase dc = depthwise_case(f.n, f.c, f.mult, {f.h, f.w}, {f.kh, f.kw}, {f.s, f.s}, f.p, f.d);
       dc.bias = f.c % 2 == 1;
       dc.in_channels_first = dc.out_channels_first = true;
       SCOPED_TRACE(::testing::Message() << "OPSNN_MAX_ISA=" << (cap ? cap : "-") << " mult " << f.mult << " "
                                         << describe(dc));
       DirectCall(dc).check();
       }
+  }
+}
+
+// The channels-last depthwise kernel (depthwise_nhwc) in every ISA tier, aimed at its 3-wide
+// tiles (kernel width 3, dilation 1, strides 1 and 2, whole channel vectors: 8..128 channels, one to
+// four vectors of each unit and groups of them): widths below, at and past every tile (1..17, 113),
+// odd sizes at stride 2, paddings 0..2 (pixels whose window lies wholly in the padding: edge tiles
+// with every tap at the zeros), tap rows in the padding, batch 3; then what the tiles leave (19
+// channels: the per-pixel path with a scalar tail; dilation 2; kernel width 5).
+TEST(ConvDepthwiseNhwc, TileShapesInEveryIsaTier) {
+  reseed_for_current_test();
+  struct Shape {
+    int64_t n, c, h, w, kh, kw, sh, sw, p, d;
+  };
+  const Shape shapes[] = {{1, 32, 5, 1, 3, 3, 1, 1, 1, 1},   {1, 64, 4, 2, 3, 3, 1, 1, 1, 1},
+                          {1, 16, 3, 3, 3, 3, 1, 1, 1, 1},   {2, 32, 6, 7, 3, 3, 1, 1, 1, 1},
+                          {1, 48, 4, 9, 3, 3, 1, 1, 1, 1},   {1, 96, 3, 13, 3, 3, 1, 1, 1, 1},
+                          {1, 128, 3, 17, 3, 3, 1, 1, 1, 1}, {1, 8, 5, 17, 3, 3, 1, 1, 0, 1},
+                          {3, 32, 7, 113, 3, 3, 1, 1, 1, 1}, {1, 24, 5, 10, 3, 3, 1, 1, 2, 1},
+                          {1, 64, 7, 15, 3, 3, 2, 2, 1, 1},  {2, 32, 9, 13, 3, 3, 2, 2, 1, 1},
+                          {1, 64, 6, 3, 3, 3, 2, 2, 1, 1},   {1, 40, 5, 4, 3, 3, 2, 2, 0, 1},
+                          {1, 64, 5, 17, 3, 3, 2, 2, 2, 1},  {1, 16, 4, 113, 3, 3, 2, 2, 1, 1},
+                          {1, 32, 4, 11, 1, 3, 1, 2, 1, 1},  {1, 32, 6, 9, 5, 3, 2, 1, 2, 1},
+                          {1, 19, 5, 12, 3, 3, 1, 1, 1, 1},  {1, 32, 7, 12, 3, 3, 1, 1, 2, 2},
+                          {1, 32, 5, 12, 3, 5, 1, 1, 1, 1},  {1, 64, 7, 12, 3, 3, 1, 3, 1, 1}};
+  KernelEnvRestore restore;
+  for (const char *cap : direct_tiers()) {
+    core::reset_kernel_env_for_testing(cap, nullptr);
+    for (const Shape &f : shapes) {
+      DirectCase dc = depthwise_case(f.n, f.c, 1, {f.h, f.w}, {f.kh, f.kw}, {f.sh, f.sw}, f.p, f.d);
+      dc.bias = f.c % 3 != 0;
+      SCOPED_TRACE(::testing::Message() << "OPSNN_MAX_ISA=" << (cap ? cap : "-") << " " << describe(dc));
+      DirectCall(dc).check();
+    }
   }
 }
 
