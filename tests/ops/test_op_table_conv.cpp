@@ -11,6 +11,7 @@
 // Accuracy: precision.md's absolute-bound variant, as a dot product's relative error is unbounded
 // near zero: rel_i = |actual - golden| / (sum of |terms| + 1e-7), MERE < T and MARE < 10 T.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <memory>
 #include <ostream>
@@ -799,6 +800,7 @@ struct DirectCase {
   int nsp = 2;
   bool bias = true, weight_channels_last = false;
   bool in_channels_first = false, out_channels_first = false;  // plain NCHW / NCDHW instead (direct_nchw)
+  std::string expect_path;  // the path phase 1 should choose when path()'s rules do not say it
   bool unit() const {  // 1x1, stride 1, unpadded
     for (int j = 0; j < 3; ++j)
       if (g.k[j] != 1 || g.s[j] != 1 || g.p[j] != 0) return false;
@@ -824,9 +826,16 @@ struct DirectCase {
   // channels-first 1x1 stays with gemm_1x1 (faster there); up to 8 input channels (not 1x1) take
   // the pixel-vectorised small_cin kernel (these shapes' planes are far below its budget).
   std::string path() const {
+    if (!expect_path.empty()) return expect_path;
     const bool first = in_channels_first || out_channels_first;
+    const char *rows_env = std::getenv("OPSNN_CONV_DIRECT_ROWS");  // "on": direct_rows wherever it applies
+    if (rows_env != nullptr && std::string(rows_env) == "on" && g.groups == 1 && g.cbig <= 4 && g.k[0] == 1 &&
+        g.p[0] == 0 && g.d[2] == 1 && g.k[2] * g.cbig <= 64 && (g.k[1] - 1) * g.d[1] + 1 <= 64 && !unit())
+      return std::string("conv:forward/direct_rows;conv:direct_rows/") + expected_tier();
     if (g.groups > 1 && g.groups == g.cbig && nsp <= 2 && first)  // depthwise, not channels-last on both sides
       return std::string("conv:forward/depthwise_rows;conv:depthwise/") + expected_tier();
+    if (g.groups > 1 && g.groups == g.cbig && g.csmall == g.cbig && g.k[0] * g.k[1] <= 64)  // channels-last
+      return std::string("conv:forward/depthwise_nhwc;conv:depthwise/") + expected_tier();
     if (first && unit()) {  // both channels-first here: the pointwise kernel from a strip of pixels on
       const int64_t pixels = g.small[0] * g.small[1] * g.small[2];
       return pixels < 32 ? "conv:forward/gemm_1x1;"
@@ -1022,25 +1031,32 @@ std::vector<const char *> direct_tiers() {
   return caps;
 }
 
-// OPSNN_CONV_WINOGRAD for a scope (null: unset); the cached plans chosen under the previous value
-// are dropped both ways.
-struct WinogradEnv {
+// A phase-1 environment variable for a scope (null: unset); the cached plans chosen under the
+// previous value are dropped both ways.
+struct ScopedPlanEnv {
+  const char *name;
   bool had = false;
   std::string old;
-  explicit WinogradEnv(const char *v) {
-    const char *o = std::getenv("OPSNN_CONV_WINOGRAD");
+  ScopedPlanEnv(const char *n, const char *v) : name(n) {
+    const char *o = std::getenv(name);
     had = o != nullptr;
     if (had) old = o;
     set(v);
   }
-  ~WinogradEnv() { set(had ? old.c_str() : nullptr); }
-  static void set(const char *v) {
+  ~ScopedPlanEnv() { set(had ? old.c_str() : nullptr); }
+  void set(const char *v) const {
     if (v != nullptr)
-      setenv("OPSNN_CONV_WINOGRAD", v, 1);
+      setenv(name, v, 1);
     else
-      unsetenv("OPSNN_CONV_WINOGRAD");
+      unsetenv(name);
     core::bump_plan_epoch();
   }
+};
+struct WinogradEnv : ScopedPlanEnv {
+  explicit WinogradEnv(const char *v) : ScopedPlanEnv("OPSNN_CONV_WINOGRAD", v) {}
+};
+struct DirectRowsEnv : ScopedPlanEnv {
+  explicit DirectRowsEnv(const char *v) : ScopedPlanEnv("OPSNN_CONV_DIRECT_ROWS", v) {}
 };
 
 // Restores the process's OPSNN_MAX_ISA / OPSNN_KERNELS on scope exit.
@@ -1062,6 +1078,88 @@ TEST(ConvDirectNhwc, RandomGeometriesInEveryIsaTier) {
   }
 }
 
+// A 2-D case: kernel kh x kw, stride s along both dims, padding ph / pw, a bias, channels-last.
+DirectCase fixed_2d_case(int64_t n, int64_t cin, int64_t cout, int64_t h, int64_t w, int64_t kh, int64_t kw, int64_t s,
+                         int64_t ph, int64_t pw) {
+  DirectCase dc;
+  dc.g.n = n;
+  dc.g.cbig = cin;
+  dc.g.csmall = cout;
+  dc.g.big[1] = h, dc.g.big[2] = w;
+  dc.g.k[1] = kh, dc.g.k[2] = kw;
+  dc.g.p[1] = ph, dc.g.p[2] = pw;
+  for (int j = 1; j < 3; ++j) {
+    dc.g.s[j] = s;
+    dc.g.small[j] = (dc.g.big[j] + 2 * dc.g.p[j] - dc.g.k[j]) / s + 1;
+  }
+  return dc;
+}
+
+// The packed-row kernel (direct_rows) forced on random few-channel geometries in every tier: 1..4
+// input channels, output channels off and on the 16-channel blocks and their groups, kernels 1..7,
+// strides 1..3, padding 0..3 different per dim, height dilation 1..2 (width dilation 2 and 3-D
+// kernels fall back to small_cin: the path is checked), 3-D inputs with a unit depth kernel, batch
+// 1 and 3, channels-first or channels-last.
+TEST(ConvDirectRows, RandomGeometriesInEveryIsaTier) {
+  reseed_for_current_test();
+  KernelEnvRestore restore;
+  WinogradEnv no_winograd("off");
+  DirectRowsEnv forced("on");
+  int taken = 0;
+  for (const char *cap : direct_tiers()) {
+    core::reset_kernel_env_for_testing(cap, nullptr);
+    for (int t = 0; t < 40; ++t) {
+      DirectCase dc = random_direct_case(t % 8 == 7 ? 3 : 2);
+      dc.g.cbig = rnd(1, 4);
+      dc.in_channels_first = dc.out_channels_first = rng()() % 2 == 0;
+      if (t % 3 != 0) dc.g.d[2] = 1;  // (mostly: width dilation 2 is rejected)
+      for (int j = 0; j < 3; ++j) {
+        const int64_t span = dc.g.d[j] * (dc.g.k[j] - 1) + 1;
+        dc.g.big[j] = std::max(dc.g.big[j], std::max<int64_t>(1, span - 2 * dc.g.p[j]));
+        dc.g.small[j] = (dc.g.big[j] + 2 * dc.g.p[j] - span) / dc.g.s[j] + 1;
+      }
+      SCOPED_TRACE(::testing::Message() << "OPSNN_MAX_ISA=" << (cap ? cap : "-") << " " << describe(dc));
+      taken += dc.path().find("direct_rows") != std::string::npos;
+      DirectCall(dc).check();
+    }
+  }
+  EXPECT_GT(taken, 40);  // most cases reach the kernel
+  // A stride past a one-column input: the padding is wider than the columns the output reads.
+  for (bool channels_first : {false, true}) {
+    DirectCase dc = fixed_2d_case(1, 2, 5, 6, 1, 3, 1, 5, 1, 2);
+    dc.in_channels_first = dc.out_channels_first = channels_first;
+    SCOPED_TRACE(describe(dc));
+    DirectCall(dc).check();
+  }
+}
+
+// Stem-like shapes the measured rule gives direct_rows by itself (small_cin's padded planes past its
+// budget): ResNet's 7x7 stride 2 pad 3 (fewer rows, full width), k5 / 5x6
+// stride 2 with 1, 2 and 4 channels, different paddings per dim, batch 2; channels-last and
+// channels-first in every tier.
+TEST(ConvDirectRows, StemShapesInEveryIsaTier) {
+  reseed_for_current_test();
+  KernelEnvRestore restore;
+  struct Stem {
+    int64_t n, cin, cout, h, w, kh, kw, s, ph, pw;
+  };
+  const Stem stems[] = {{1, 3, 64, 96, 224, 7, 7, 2, 3, 3}, {2, 3, 24, 100, 230, 7, 7, 2, 3, 2},
+                        {1, 1, 16, 260, 260, 5, 5, 2, 2, 1}, {1, 2, 40, 140, 260, 5, 6, 2, 1, 3},
+                        {1, 4, 48, 90, 200, 5, 5, 2, 2, 2}};
+  for (const char *cap : direct_tiers()) {
+    core::reset_kernel_env_for_testing(cap, nullptr);
+    for (const Stem &f : stems) {
+      DirectCase dc = fixed_2d_case(f.n, f.cin, f.cout, f.h, f.w, f.kh, f.kw, f.s, f.ph, f.pw);
+      dc.expect_path = std::string("conv:forward/direct_rows;conv:direct_rows/") + expected_tier();
+      for (bool channels_first : {false, true}) {
+        dc.in_channels_first = dc.out_channels_first = channels_first;
+        SCOPED_TRACE(::testing::Message() << "OPSNN_MAX_ISA=" << (cap ? cap : "-") << " " << describe(dc));
+        DirectCall(dc).check();
+      }
+    }
+  }
+}
+
 // 2-D square-kernel shapes, each channels-last (direct_nhwc) and channels-first (direct_nchw)
 // in every tier; with_bias_if_odd_cin: a bias only when C_in is odd (else always one).
 struct FixedShape {
@@ -1073,18 +1171,7 @@ void check_fixed_shapes(const std::vector<FixedShape> &shapes, bool with_bias_if
   for (const char *cap : direct_tiers()) {
     core::reset_kernel_env_for_testing(cap, nullptr);
     for (const FixedShape &f : shapes) {
-      DirectCase dc;
-      dc.g.n = f.n;
-      dc.g.cbig = f.cin;
-      dc.g.csmall = f.cout;
-      dc.g.big[1] = f.h;
-      dc.g.big[2] = f.w;
-      for (int j = 1; j < 3; ++j) {
-        dc.g.k[j] = f.k;
-        dc.g.s[j] = f.s;
-        dc.g.p[j] = f.p;
-        dc.g.small[j] = (dc.g.big[j] + 2 * f.p - f.k) / f.s + 1;
-      }
+      DirectCase dc = fixed_2d_case(f.n, f.cin, f.cout, f.h, f.w, f.k, f.k, f.s, f.p, f.p);
       dc.bias = !with_bias_if_odd_cin || f.cin % 2 == 1;
       for (bool channels_first : {false, true}) {  // direct_nhwc, then direct_nchw
         dc.in_channels_first = dc.out_channels_first = channels_first;
@@ -1130,6 +1217,27 @@ TEST(ConvPointwiseNchw, ShapesInEveryIsaTier) {
                      true);
 }
 
+// A 2-D depthwise DirectCase (c channels, multiplier mult; [h, w] input, kernel, strides; the same
+// padding and dilation on both dims), channels-last on both sides.
+DirectCase depthwise_case(int64_t n, int64_t c, int64_t mult, const std::array<int64_t, 2> &big,
+                          const std::array<int64_t, 2> &k, const std::array<int64_t, 2> &s, int64_t p, int64_t d) {
+  DirectCase dc;
+  dc.nsp = 2;
+  refs::ConvRefGeom &g = dc.g;
+  g.n = n;
+  g.cbig = g.groups = c;
+  g.csmall = c * mult;
+  for (int j = 1; j < 3; ++j) {
+    g.big[j] = big[j - 1];
+    g.k[j] = k[j - 1];
+    g.s[j] = s[j - 1];
+    g.p[j] = p;
+    g.d[j] = d;
+    g.small[j] = (g.big[j] + 2 * p - d * (g.k[j] - 1) - 1) / g.s[j] + 1;
+  }
+  return dc;
+}
+
 // The row-ring depthwise kernel (depthwise_rows) on channels-first inputs in every ISA tier: 3x3 at
 // strides 1 and 2 (output rows in pairs, the even / odd column split), odd channel counts and widths,
 // widths below, at and past every unit's vector, paddings 0..2, odd input sizes at stride 2, batch
@@ -1151,27 +1259,47 @@ TEST(ConvDepthwiseRows, ChannelsFirstShapesInEveryIsaTier) {
   for (const char *cap : direct_tiers()) {
     core::reset_kernel_env_for_testing(cap, nullptr);
     for (const Shape &f : shapes) {
-      DirectCase dc;
-      dc.nsp = 2;
-      refs::ConvRefGeom &g = dc.g;
-      g.n = f.n;
-      g.cbig = g.groups = f.c;
-      g.csmall = f.c * f.mult;
-      const int64_t big[2] = {f.h, f.w}, k[2] = {f.kh, f.kw};
-      for (int j = 1; j < 3; ++j) {
-        g.big[j] = big[j - 1];
-        g.k[j] = k[j - 1];
-        g.s[j] = f.s;
-        g.p[j] = f.p;
-        g.d[j] = f.d;
-        g.small[j] = (g.big[j] + 2 * f.p - f.d * (g.k[j] - 1) - 1) / f.s + 1;
-      }
+      DirectCase dc = depthwise_case(f.n, f.c, f.mult, {f.h, f.w}, {f.kh, f.kw}, {f.s, f.s}, f.p, f.d);
       dc.bias = f.c % 2 == 1;
       dc.in_channels_first = dc.out_channels_first = true;
       SCOPED_TRACE(::testing::Message() << "OPSNN_MAX_ISA=" << (cap ? cap : "-") << " mult " << f.mult << " "
                                         << describe(dc));
       DirectCall(dc).check();
       }
+  }
+}
+
+// The channels-last depthwise kernel (depthwise_nhwc) in every ISA tier, aimed at its 3-wide
+// tiles (kernel width 3, dilation 1, strides 1 and 2, whole channel vectors: 8..128 channels, one to
+// four vectors of each unit and groups of them): widths below, at and past every tile (1..17, 113),
+// odd sizes at stride 2, paddings 0..2 (pixels whose window lies wholly in the padding: edge tiles
+// with every tap at the zeros), tap rows in the padding, batch 3; then what the tiles leave (19
+// channels: the per-pixel path with a scalar tail; dilation 2; kernel width 5).
+TEST(ConvDepthwiseNhwc, TileShapesInEveryIsaTier) {
+  reseed_for_current_test();
+  struct Shape {
+    int64_t n, c, h, w, kh, kw, sh, sw, p, d;
+  };
+  const Shape shapes[] = {{1, 32, 5, 1, 3, 3, 1, 1, 1, 1},   {1, 64, 4, 2, 3, 3, 1, 1, 1, 1},
+                          {1, 16, 3, 3, 3, 3, 1, 1, 1, 1},   {2, 32, 6, 7, 3, 3, 1, 1, 1, 1},
+                          {1, 48, 4, 9, 3, 3, 1, 1, 1, 1},   {1, 96, 3, 13, 3, 3, 1, 1, 1, 1},
+                          {1, 128, 3, 17, 3, 3, 1, 1, 1, 1}, {1, 8, 5, 17, 3, 3, 1, 1, 0, 1},
+                          {3, 32, 7, 113, 3, 3, 1, 1, 1, 1}, {1, 24, 5, 10, 3, 3, 1, 1, 2, 1},
+                          {1, 64, 7, 15, 3, 3, 2, 2, 1, 1},  {2, 32, 9, 13, 3, 3, 2, 2, 1, 1},
+                          {1, 64, 6, 3, 3, 3, 2, 2, 1, 1},   {1, 40, 5, 4, 3, 3, 2, 2, 0, 1},
+                          {1, 64, 5, 17, 3, 3, 2, 2, 2, 1},  {1, 16, 4, 113, 3, 3, 2, 2, 1, 1},
+                          {1, 32, 4, 11, 1, 3, 1, 2, 1, 1},  {1, 32, 6, 9, 5, 3, 2, 1, 2, 1},
+                          {1, 19, 5, 12, 3, 3, 1, 1, 1, 1},  {1, 32, 7, 12, 3, 3, 1, 1, 2, 2},
+                          {1, 32, 5, 12, 3, 5, 1, 1, 1, 1},  {1, 64, 7, 12, 3, 3, 1, 3, 1, 1}};
+  KernelEnvRestore restore;
+  for (const char *cap : direct_tiers()) {
+    core::reset_kernel_env_for_testing(cap, nullptr);
+    for (const Shape &f : shapes) {
+      DirectCase dc = depthwise_case(f.n, f.c, 1, {f.h, f.w}, {f.kh, f.kw}, {f.sh, f.sw}, f.p, f.d);
+      dc.bias = f.c % 3 != 0;
+      SCOPED_TRACE(::testing::Message() << "OPSNN_MAX_ISA=" << (cap ? cap : "-") << " " << describe(dc));
+      DirectCall(dc).check();
+    }
   }
 }
 

@@ -7,7 +7,9 @@
 //   - repeated steps feeding the written state back; empty tensors;
 //   - the errors with their code and the argument named;
 //   - ApplyAdamWV2 (own suite): float hyper-parameters and a step tensor against the same reference
-//     with beta powers beta^(t-1), the amsgrad maximum written back, a step <= 0 failing the launch.
+//     with beta powers beta^(t-1), the amsgrad maximum written back, a step <= 0 failing the launch;
+//   - ApplyFusedEmaAdam (own suite): both modes, with and without bias correction, against a float64
+//     reference of the documented formula written here; its errors.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -29,13 +31,17 @@ struct OptimArgs {
   bool amsgrad = false, maximize = false, locking = false, nesterov = false;
   aclTensor *step = nullptr;
   double lr_f = 0, b1_f = 0, b2_f = 0, wd_f = 0, eps_f = 0;
+  aclTensor *s = nullptr;  // ApplyFusedEmaAdam
+  double ema_f = 0;
+  int64_t mode = 0;
+  bool bias_corr = false;
 };
 
 using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
 
 struct OptimTableCase {
   std::string name, api;
-  bool adamw = true, v2 = false;
+  bool adamw = true, v2 = false, ema = false;
   std::vector<aclDataType> dtypes;
   std::vector<std::pair<std::string, std::string>> names;  // role -> parameter name
   int (*phase1)(const OptimArgs &, uint64_t *, aclOpExecutor **) = nullptr;
@@ -55,7 +61,7 @@ const std::vector<OptimTableCase> &all_cases() {
   static const std::vector<OptimTableCase> c = [] {
     std::vector<OptimTableCase> v;
     for (auto &e : harness::sampled(optim_table_cases()))
-      if (!e.v2) v.push_back(e);
+      if (!e.v2 && !e.ema) v.push_back(e);
     return v;
   }();
   return c;
@@ -437,6 +443,196 @@ TEST(OpTableOptimV2, ErrorsNameTheArgument) {
   a = good;
   a.m = a.var;  // state tensors sharing memory
   EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "overlap"}));
+}
+
+// ---- ApplyFusedEmaAdam: EMA of the parameters, weight decay in the gradient (mode 0) or the update (1).
+
+const OptimTableCase &ema_case() {
+  static const std::vector<OptimTableCase> all = optim_table_cases();
+  for (const auto &c : all)
+    if (c.ema) return c;
+  throw std::runtime_error("no kEmaAdam row in optim.ops");
+}
+
+struct EmaElem {
+  double var, m, v, s;
+};
+
+// The documented update in float64, one element.
+EmaElem ema_adam_ref(double var, double m, double v, double s, double grad, double t, double lr, double ema, double b1,
+                     double b2, double eps, int64_t mode, bool bias_correction, double wd) {
+  const double c1 = bias_correction ? 1 - std::pow(b1, t) : 1, c2 = bias_correction ? 1 - std::pow(b2, t) : 1;
+  const double g = mode == 0 ? grad + wd * var : grad;
+  EmaElem r;
+  r.m = b1 * m + (1 - b1) * g;
+  r.v = b2 * v + (1 - b2) * g * g;
+  const double update = (r.m / c1) / (std::sqrt(r.v / c2) + eps) + (mode == 1 ? wd * var : 0);
+  r.var = var - lr * update;
+  r.s = ema * s + (1 - ema) * r.var;
+  return r;
+}
+
+struct EmaProblem {
+  Problem p;
+  std::unique_ptr<DeviceTensor> s, step;
+  OptimArgs args() const {
+    OptimArgs a;
+    a.grad = *p.grad;
+    a.var = *p.var;
+    a.m = *p.m;
+    a.v = *p.v;
+    a.s = *s;
+    a.step = *step;
+    a.lr_f = p.hv.lr;
+    a.ema_f = 0.9;
+    a.b1_f = p.hv.b1;
+    a.b2_f = p.hv.b2;
+    a.eps_f = p.hv.eps;
+    a.wd_f = p.hv.wd;
+    return a;
+  }
+};
+
+void make_ema_problem(const OptimTableCase &c, std::mt19937_64 &g, const std::vector<int64_t> &shape, aclDataType dt,
+                      Layout layout, aclDataType step_dt, double t, EmaProblem *e) {
+  make_problem(c, g, shape, dt, layout, ACL_DOUBLE, false, &e->p);
+  e->s = make_view(shape, dt, layout == Layout::kContiguous ? Layout::kPadded : Layout::kContiguous);
+  e->s->fill_random(-2, 2);
+  e->step = std::make_unique<DeviceTensor>(std::vector<int64_t>{1}, step_dt);
+  e->step->set_values({t});
+}
+
+TEST(OpTableOptimEma, EveryDtypeLayoutModeAndBiasCorrection) {
+  reseed_for_current_test();
+  const OptimTableCase &c = ema_case();
+  auto &g = rng();
+  int k = 0;
+  for (aclDataType dt : c.dtypes)
+    for (Layout layout : {Layout::kContiguous, Layout::kTransposed, Layout::kPadded})
+      for (int f = 0; f < 4; ++f, ++k) {
+        const std::vector<int64_t> shape = random_state_shape(g);
+        const int64_t mode = f & 1;
+        const bool bias = (f & 2) != 0;
+        const double t = static_cast<double>(1 + g() % 20);
+        SCOPED_TRACE(::testing::Message() << "dtype " << dt << " layout " << static_cast<int>(layout) << " mode " << mode
+                                          << " biasCorrection " << bias << " step " << t << " shape "
+                                          << ::testing::PrintToString(shape));
+        EmaProblem e;
+        make_ema_problem(c, g, shape, dt, layout, k % 2 ? ACL_FLOAT : ACL_INT64, t, &e);
+        OptimArgs a = e.args();
+        a.mode = mode;
+        a.bias_corr = bias;
+        a.ema_f = 0.5 + 0.49 * std::uniform_real_distribution<double>(0, 1)(g);
+        const auto var0 = e.p.var->values(), m0 = e.p.m->values(), v0 = e.p.v->values(), g0 = e.p.grad->values(),
+                   s0 = e.s->values();
+        ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **ex) { return c.phase1(a, w, ex); }, c.launch), 0)
+            << aclGetRecentErrMsg();
+        std::vector<double> wv, wm, wvv, ws;
+        for (size_t i = 0; i < var0.size(); ++i) {
+          const EmaElem r = ema_adam_ref(var0[i], m0[i], v0[i], s0[i], g0[i], t, a.lr_f, a.ema_f, a.b1_f, a.b2_f,
+                                         a.eps_f, mode, bias, a.wd_f);
+          wv.push_back(round_to(dt, r.var));
+          wm.push_back(round_to(dt, r.m));
+          wvv.push_back(round_to(dt, r.v));
+          ws.push_back(round_to(dt, r.s));
+        }
+        EXPECT_TRUE(meets_precision(dt, e.p.var->values(), wv)) << "varRef";
+        EXPECT_TRUE(meets_precision(dt, e.p.m->values(), wm)) << "mRef";
+        EXPECT_TRUE(meets_precision(dt, e.p.v->values(), wvv)) << "vRef";
+        EXPECT_TRUE(meets_precision(dt, e.s->values(), ws)) << "sRef";
+        EXPECT_TRUE(e.p.var->untouched_outside_view());
+        EXPECT_TRUE(e.s->untouched_outside_view());
+        EXPECT_EQ(e.p.grad->values(), g0);
+      }
+}
+
+TEST(OpTableOptimEma, RepeatedStepsOnALargeTensor) {
+  reseed_for_current_test();
+  const OptimTableCase &c = ema_case();
+  auto &g = rng();
+  EmaProblem e;
+  make_ema_problem(c, g, {67, 129}, ACL_FLOAT, Layout::kTransposed, ACL_INT64, 1, &e);  // many threads' chunks
+  for (int t = 1; t <= 3; ++t) {
+    SCOPED_TRACE(::testing::Message() << "step " << t);
+    e.step->set_values({static_cast<double>(t)});
+    e.p.grad->fill_random(-1, 1);
+    OptimArgs a = e.args();
+    a.bias_corr = true;
+    a.mode = t % 2;
+    const auto var0 = e.p.var->values(), m0 = e.p.m->values(), v0 = e.p.v->values(), g0 = e.p.grad->values(),
+               s0 = e.s->values();
+    ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **ex) { return c.phase1(a, w, ex); }, c.launch), 0)
+        << aclGetRecentErrMsg();
+    std::vector<double> wv, ws;
+    for (size_t i = 0; i < var0.size(); ++i) {
+      const EmaElem r = ema_adam_ref(var0[i], m0[i], v0[i], s0[i], g0[i], t, a.lr_f, a.ema_f, a.b1_f, a.b2_f, a.eps_f,
+                                     a.mode, true, a.wd_f);
+      wv.push_back(round_to(ACL_FLOAT, r.var));
+      ws.push_back(round_to(ACL_FLOAT, r.s));
+    }
+    EXPECT_TRUE(meets_precision(ACL_FLOAT, e.p.var->values(), wv)) << "varRef";
+    EXPECT_TRUE(meets_precision(ACL_FLOAT, e.s->values(), ws)) << "sRef";
+  }
+}
+
+TEST(OpTableOptimEma, ErrorsNameTheArgument) {
+  const OptimTableCase &c = ema_case();
+  const char *api = c.api.c_str();
+  auto &g = rng();
+  EmaProblem e;
+  make_ema_problem(c, g, {2, 3}, ACL_FLOAT, Layout::kContiguous, ACL_INT64, 2, &e);
+  const OptimArgs good = e.args();
+  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **ex) { return c.phase1(good, w, ex); }, c.launch), 0)
+      << aclGetRecentErrMsg();
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  DeviceTensor step2({2}, ACL_INT64), step32({1}, ACL_INT32), wrong({2, 4}, ACL_FLOAT), f16({2, 3}, ACL_FLOAT16),
+      i32({2, 3}, ACL_INT32);
+  const std::pair<aclTensor *OptimArgs::*, const char *> fields[] = {
+      {&OptimArgs::grad, "grad"}, {&OptimArgs::var, "varRef"}, {&OptimArgs::m, "mRef"},
+      {&OptimArgs::v, "vRef"},    {&OptimArgs::s, "sRef"},     {&OptimArgs::step, "step"}};
+  for (const auto &[f, name] : fields) {
+    SCOPED_TRACE(name);
+    OptimArgs a = good;
+    a.*f = nullptr;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, name}));
+    if (f == &OptimArgs::step || f == &OptimArgs::grad) continue;
+    if (f != &OptimArgs::var) {  // var's shape is the reference the others are held to
+      a.*f = wrong;
+      EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, name}));
+    }
+    a.*f = f16;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, name, "dtype"}));
+  }
+  OptimArgs a = good;
+  a.grad = i32;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "grad", "dtype"}));
+  a = good;
+  a.step = step2;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "step", "one element"}));
+  a.step = step32;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "step", "dtype"}));
+  for (int64_t mode : {-1, 2}) {
+    a = good;
+    a.mode = mode;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "mode"}));
+  }
+  a = good;
+  a.s = a.var;  // state tensors sharing memory
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, "overlap"}));
+  {  // step <= 0 with bias correction fails the launch and writes nothing; without it the step is unused
+    e.step->set_values({0});
+    a = good;
+    a.bias_corr = true;
+    const auto var0 = e.p.var->values();
+    EXPECT_EQ(run_op([&](uint64_t *w, aclOpExecutor **x) { return c.phase1(a, w, x); }, c.launch),
+              ACLNN_ERR_PARAM_INVALID);
+    EXPECT_NE(std::string(aclGetRecentErrMsg()).find("step"), std::string::npos) << aclGetRecentErrMsg();
+    EXPECT_EQ(e.p.var->values(), var0) << "nothing written";
+    a.bias_corr = false;
+    EXPECT_EQ(run_op([&](uint64_t *w, aclOpExecutor **x) { return c.phase1(a, w, x); }, c.launch), 0)
+        << aclGetRecentErrMsg();
+  }
 }
 
 }  // namespace

@@ -342,7 +342,100 @@ inline void depthwise_body(const DepthwiseArgs &a, float *scratch, int threads) 
 // The weights are re-laid out once per launch as [tap][C] fp32 (and the bias as [C]) in the first
 // nhwc_weight_floats of the scratch; each output pixel accumulates NV channel vectors in registers
 // over the taps inside the image (order kd, kh, kw, then the bias, as above).
-inline int64_t depthwise_nhwc_scratch_floats(const ConvGeom &g, int64_t c) { return (g.kprod() + 1) * c + 16; }
+// (Then C zeros: the taps of border pixels outside the row read them.)
+inline int64_t depthwise_nhwc_scratch_floats(const ConvGeom &g, int64_t c) { return (g.kprod() + 2) * c + 16; }
+
+// Kernel width 3, dilation 1, stride S (1 or 2), channels in whole vectors: a tile of NP output
+// pixels x NV channel vectors. Per tap row the row's 3 * NV weights are held in registers and each
+// of the tile's S*(NP-1)+3 input pixels is loaded once, one vector at a time, feeding every pixel
+// of the tile whose window holds it (stride 1: three). EDGE tiles point the pixels outside the row
+// [0, W) at `zero` (C zeros), so border pixels share the tile's FMA chains instead of running one
+// by one. Each pixel accumulates in the order (tap row, k2), then the bias, whatever the tiling.
+template <int NV, int S, int NP, bool EDGE>
+inline void dw3_nhwc_tile(const float *const *rows, const int64_t *wt_off, int64_t nt, const float *wt, int64_t C,
+                          const float *bias, const float *zero, int64_t ss2, int64_t x, int64_t W, int64_t c,
+                          float *dst, int64_t ds) {
+  constexpr int JN = S * (NP - 1) + 3;
+  DwVec acc[NP][NV];
+#pragma GCC unroll 16
+  for (int q = 0; q < NP; ++q)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) acc[q][v] = DwVec{};
+  for (int64_t t = 0; t < nt; ++t) {
+    const float *src = rows[t] + c + x * ss2;
+    const float *w0 = wt + wt_off[t] + c;
+    DwVec wv[3][NV];
+#pragma GCC unroll 3
+    for (int k2 = 0; k2 < 3; ++k2)
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) wv[k2][v] = dw_load(w0 + k2 * C + v * kDwVw);
+#pragma GCC unroll 32
+    for (int j = 0; j < JN; ++j, src += ss2) {
+      const float *p = EDGE && (x + j < 0 || x + j >= W) ? zero : src;
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) {
+        const DwVec xv = dw_load(p + v * kDwVw);
+#pragma GCC unroll 16
+        for (int q = 0; q < NP; ++q) {
+          const int k2 = j - S * q;
+          if (k2 >= 0 && k2 <= 2) acc[q][v] += wv[k2][v] * xv;
+        }
+      }
+    }
+  }
+#pragma GCC unroll 16
+  for (int q = 0; q < NP; ++q)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) dw_store(dst + q * ds + c + v * kDwVw, acc[q][v] + dw_load(bias + c + v * kDwVw));
+}
+
+// Channel vectors per tile and pixels per tile by channel vectors: NP * NV accumulators, 3 * NV
+// weights and one loaded vector within the registers (AVX-512: 32, AVX2 / SSE: 16).
+constexpr int kDw3MaxNv = kDwVw == 16 ? 4 : 2;
+template <int NV>
+constexpr int dw3_nhwc_np() {
+  return kDwVw == 16 ? (NV <= 2 ? 8 : NV == 3 ? 6 : 4) : (NV == 1 ? 8 : 4);
+}
+
+// One output row's n2 pixels for channel vectors [c, c + NV*kDwVw): whole tiles, the last one
+// overlapping the previous (the same values again); rows narrower than a tile pixel by pixel.
+template <int NV, int S>
+inline void dw3_nhwc_cover(const float *const *rows, const int64_t *wt_off, int64_t nt, const float *wt, int64_t C,
+                           const float *bias, const float *zero, int64_t ss2, int64_t p2, int64_t W, int64_t n2,
+                           int64_t c, float *orow, int64_t ds) {
+  constexpr int NP = dw3_nhwc_np<NV>();
+  auto tile = [&](int64_t o2) {
+    const int64_t x = o2 * S - p2;
+    float *dst = orow + o2 * ds;
+    if (x >= 0 && x + S * (NP - 1) + 2 < W)
+      dw3_nhwc_tile<NV, S, NP, false>(rows, wt_off, nt, wt, C, bias, zero, ss2, x, W, c, dst, ds);
+    else
+      dw3_nhwc_tile<NV, S, NP, true>(rows, wt_off, nt, wt, C, bias, zero, ss2, x, W, c, dst, ds);
+  };
+  if (n2 < NP) {
+    for (int64_t o2 = 0; o2 < n2; ++o2)
+      dw3_nhwc_tile<NV, S, 1, true>(rows, wt_off, nt, wt, C, bias, zero, ss2, o2 * S - p2, W, c, orow + o2 * ds, ds);
+    return;
+  }
+  int64_t o2 = 0;
+  for (; o2 + NP <= n2; o2 += NP) tile(o2);
+  if (o2 < n2) tile(n2 - NP);
+}
+
+template <int S>
+inline void dw3_nhwc_row(const float *const *rows, const int64_t *wt_off, int64_t nt, const float *wt, int64_t C,
+                         const float *bias, const float *zero, int64_t ss2, int64_t p2, int64_t W, int64_t n2,
+                         float *orow, int64_t ds) {
+  int64_t c = 0;
+  for (; c + kDw3MaxNv * kDwVw <= C; c += kDw3MaxNv * kDwVw)
+    dw3_nhwc_cover<kDw3MaxNv, S>(rows, wt_off, nt, wt, C, bias, zero, ss2, p2, W, n2, c, orow, ds);
+  switch ((C - c) / kDwVw) {
+    case 3: dw3_nhwc_cover<3, S>(rows, wt_off, nt, wt, C, bias, zero, ss2, p2, W, n2, c, orow, ds); break;
+    case 2: dw3_nhwc_cover<2, S>(rows, wt_off, nt, wt, C, bias, zero, ss2, p2, W, n2, c, orow, ds); break;
+    case 1: dw3_nhwc_cover<1, S>(rows, wt_off, nt, wt, C, bias, zero, ss2, p2, W, n2, c, orow, ds); break;
+    default: break;
+  }
+}
 
 // NP pixels (input columns ps apart, outputs ds apart) x NV channel vectors: NP*NV independent
 // accumulator chains.
@@ -377,7 +470,10 @@ inline void depthwise_nhwc_body(const DepthwiseArgs &a, float *scratch, int thre
   const ConvGeom &g = a.g;
   const int64_t C = a.c_in, k2n = g.k[2];  // k[0] * k[1] <= 64 (phase 1)
   const int64_t wes = static_cast<int64_t>(esize_of(a.w_dtype)), bes = static_cast<int64_t>(esize_of(a.bias_dtype));
-  float *wt = scratch, *bias = scratch + g.kprod() * C;
+  float *wt = scratch, *bias = scratch + g.kprod() * C, *zero = bias + C;
+  std::fill(zero, zero + C, 0.0f);
+  // Kernel width 3 at dilation 1, width stride 1 or 2, whole channel vectors: dw3_nhwc_row's tiles.
+  const bool k3 = k2n == 3 && g.d[2] == 1 && (g.s[2] == 1 || g.s[2] == 2) && C % kDwVw == 0;
   for (int64_t c = 0; c < C; ++c) {
     const char *w = a.w + wes * c * a.w_s0;
     for (int64_t k0 = 0; k0 < g.k[0]; ++k0)
@@ -410,6 +506,15 @@ inline void depthwise_nhwc_body(const DepthwiseArgs &a, float *scratch, int thre
           }
         }
         float *orow = reinterpret_cast<float *>(a.out_base) + n * a.out_sn + o0 * a.out.ss[0] + o1 * a.out.ss[1];
+        if (k3) {
+          if (g.s[2] == 1)
+            dw3_nhwc_row<1>(rows, wt_off, nt, wt, C, bias, zero, a.in.ss[2], g.p[2], g.big[2], g.small[2], orow,
+                            a.out.ss[2]);
+          else
+            dw3_nhwc_row<2>(rows, wt_off, nt, wt, C, bias, zero, a.in.ss[2], g.p[2], g.big[2], g.small[2], orow,
+                            a.out.ss[2]);
+          continue;
+        }
         for (int64_t o2 = 0; o2 < g.small[2]; ++o2) {
           const int64_t x = o2 * g.s[2] - g.p[2];  // tap k2 reads column x + k2*d2
           // Four interior pixels at a time while the channels are at most two vectors (more

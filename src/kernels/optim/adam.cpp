@@ -9,8 +9,64 @@
 #include "kernels/elementwise/convert.h"
 
 namespace opsnn::kernels {
+namespace {
+
+// Calls body(off) for every element, off[k] = the element offset in operand k (var, m, v, grad,
+// maxGradNorm, s), in parallel chunks of the row-major order.
+template <class Body>
+void for_each_element(const AdamPlan &P, const Body &body) {
+  const int nd = P.ndim;
+  core::parallel_for(P.numel, 4096, [&](int64_t i0, int64_t i1) {
+    int64_t idx[kAdamMaxDims] = {};
+    int64_t rem = i0;
+    for (int d = nd - 1; d >= 0; --d) {
+      idx[d] = rem % P.dims[d];
+      rem /= P.dims[d];
+    }
+    for (int64_t i = i0; i < i1; ++i) {
+      int64_t off[6] = {};
+      for (int k = 0; k < 6; ++k)
+        for (int d = 0; d < nd; ++d) off[k] += idx[d] * P.strides[k][d];
+      body(off);
+      for (int d = nd - 1; d >= 0; --d) {  // next row-major index
+        if (++idx[d] < P.dims[d]) break;
+        idx[d] = 0;
+      }
+    }
+  });
+}
+
+// ApplyFusedEmaAdam (formulas: src/ops/optim/optim.ops).
+int ema_adam_run(const AdamPlan &P, const AdamArgs &a) {
+  const double t = load_one(P.step_dtype, a.step, 0);
+  if (P.bias_correction && !(t > 0))
+    return fail(ACLNN_ERR_PARAM_INVALID, "step must be > 0 with biasCorrection, got %g", t);
+  const double lr = P.hyper[0], wd = P.hyper[1], b1 = P.hyper[2], b2 = P.hyper[3], eps = P.hyper[4], ema = P.ema_decay;
+  const double bc1 = P.bias_correction ? 1.0 - std::pow(b1, t) : 1.0;
+  const double bc2 = P.bias_correction ? 1.0 - std::pow(b2, t) : 1.0;
+  const aclDataType dt = P.dtype;
+  for_each_element(P, [&](const int64_t *off) {
+    double var = load_one(dt, a.var, off[0]), m = load_one(dt, a.m, off[1]), v = load_one(dt, a.v, off[2]);
+    double g = load_one(dt, a.grad, off[3]);
+    if (P.mode == 0) g += wd * var;
+    m = b1 * m + (1.0 - b1) * g;
+    v = b2 * v + (1.0 - b2) * g * g;
+    double update = (m / bc1) / (std::sqrt(v / bc2) + eps);
+    if (P.mode == 1) update += wd * var;
+    var -= lr * update;
+    const double s = ema * load_one(dt, a.s, off[5]) + (1.0 - ema) * var;
+    store_one(m, dt, a.m, off[1]);
+    store_one(v, dt, a.v, off[2]);
+    store_one(var, dt, a.var, off[0]);
+    store_one(s, dt, a.s, off[5]);
+  });
+  return 0;
+}
+
+}  // namespace
 
 int adam_run(const AdamPlan &P, const AdamArgs &a) {
+  if (P.ema) return ema_adam_run(P, a);
   double s[7] = {};
   for (int k = 0; k < 7; ++k) s[k] = a.scalars[k] != nullptr ? load_one(P.scalar_dtypes[k], a.scalars[k], 0) : 0.0;
   if (P.v2) {  // V2: beta^(t-1) from the step, the rest from the plan
@@ -29,46 +85,30 @@ int adam_run(const AdamPlan &P, const AdamArgs &a) {
   const double bc1 = P.adamw ? 1.0 - b1p * b1 : 1.0 - b1p, bc2 = P.adamw ? 1.0 - b2p * b2 : 1.0 - b2p;
   const double lr_t = P.adamw ? 0.0 : lr * std::sqrt(bc2) / bc1;
   const aclDataType dt = P.dtype;
-  const int nd = P.ndim;
   const bool has_max = a.max_v != nullptr;
-  core::parallel_for(P.numel, 4096, [&](int64_t i0, int64_t i1) {
-    int64_t idx[kAdamMaxDims] = {};
-    int64_t rem = i0;
-    for (int d = nd - 1; d >= 0; --d) {
-      idx[d] = rem % P.dims[d];
-      rem /= P.dims[d];
-    }
-    for (int64_t i = i0; i < i1; ++i) {
-      int64_t off[5] = {};
-      for (int t = 0; t < 5; ++t)
-        for (int d = 0; d < nd; ++d) off[t] += idx[d] * P.strides[t][d];
-      double var = load_one(dt, a.var, off[0]), m = load_one(dt, a.m, off[1]), v = load_one(dt, a.v, off[2]);
-      double g = load_one(dt, a.grad, off[3]);
-      if (P.adamw) {
-        if (P.maximize) g = -g;
-        m = b1 * m + (1.0 - b1) * g;
-        v = b2 * v + (1.0 - b2) * g * g;
-        double vm = v;
-        if (P.amsgrad && has_max) {
-          const double mx = load_one(dt, a.max_v, off[4]);
-          vm = std::isnan(mx) || mx > v ? mx : v;
-          if (P.v2) store_one(vm, dt, a.max_v, off[4]);  // V2 keeps the running maximum
-        }
-        var = var - lr * wd * var - lr * (m / bc1) / (std::sqrt(vm / bc2) + eps);
-      } else {
-        m = b1 * m + (1.0 - b1) * g;
-        v = b2 * v + (1.0 - b2) * g * g;
-        const double num = P.nesterov ? b1 * m + (1.0 - b1) * g : m;
-        var = var - lr_t * num / (std::sqrt(v) + eps);
+  for_each_element(P, [&](const int64_t *off) {
+    double var = load_one(dt, a.var, off[0]), m = load_one(dt, a.m, off[1]), v = load_one(dt, a.v, off[2]);
+    double g = load_one(dt, a.grad, off[3]);
+    if (P.adamw) {
+      if (P.maximize) g = -g;
+      m = b1 * m + (1.0 - b1) * g;
+      v = b2 * v + (1.0 - b2) * g * g;
+      double vm = v;
+      if (P.amsgrad && has_max) {
+        const double mx = load_one(dt, a.max_v, off[4]);
+        vm = std::isnan(mx) || mx > v ? mx : v;
+        if (P.v2) store_one(vm, dt, a.max_v, off[4]);  // V2 keeps the running maximum
       }
-      store_one(m, dt, a.m, off[1]);
-      store_one(v, dt, a.v, off[2]);
-      store_one(var, dt, a.var, off[0]);
-      for (int d = nd - 1; d >= 0; --d) {  // next row-major index
-        if (++idx[d] < P.dims[d]) break;
-        idx[d] = 0;
-      }
+      var = var - lr * wd * var - lr * (m / bc1) / (std::sqrt(vm / bc2) + eps);
+    } else {
+      m = b1 * m + (1.0 - b1) * g;
+      v = b2 * v + (1.0 - b2) * g * g;
+      const double num = P.nesterov ? b1 * m + (1.0 - b1) * g : m;
+      var = var - lr_t * num / (std::sqrt(v) + eps);
     }
+    store_one(m, dt, a.m, off[1]);
+    store_one(v, dt, a.v, off[2]);
+    store_one(var, dt, a.var, off[0]);
   });
   return 0;
 }

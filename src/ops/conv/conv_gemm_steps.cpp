@@ -14,6 +14,7 @@
 #include "core/impl_list.h"
 #include "core/thread_pool.h"
 #include "core/verbose.h"
+#include "kernels/conv/conv_direct_rows.h"
 #include "kernels/conv/conv_dw_rows.h"
 #include "kernels/conv/conv_pw_nchw.h"
 #include "kernels/conv/conv_small.h"
@@ -56,6 +57,8 @@ bool direct_applies(const ConvDesc &d, const core::Why &why) {
 // The few-input-channel kernel's padded planes of one image stay within this (L2-resident): the
 // large planes of a network's stem keep the channel-vectorised direct kernel.
 constexpr int64_t kSmallCinPlaneBytes = 256 << 10;
+// direct_rows up to this many input channels (measured: bench_conv's stem; PERFORMANCE.md, "Stem").
+constexpr int64_t kDirectRowsMaxCin = 4;
 
 // Forward / data: best first; the last (im2col + GEMM / GEMM + col2im) takes everything.
 const core::Impl<ConvDesc> kForwardImpls[] = {
@@ -90,6 +93,37 @@ const core::Impl<ConvDesc> kForwardImpls[] = {
        if (d.mode != Mode::kForward) return why("not a forward convolution");
        if (d.groups == 1 || d.cbg != 1) return why("not depthwise (groups=%lld with %lld input channels per group)",
                                                    static_cast<long long>(d.groups), static_cast<long long>(d.cbg));
+       return true;
+     }},
+    // The direct kernel over a ring of zero-padded channels-last input rows: a few input channels
+    // give the direct kernel's (tap, channel) loops 1..4 iterations and edge tiles at the borders
+    // (ResNet's stem 3 -> 64 k7 s2, bench_conv: see PERFORMANCE.md, "Stem"). Planes small enough
+    // for small_cin stay there (the example CNN's layers).
+    {"direct_rows", core::kNoIsa,
+     [](const ConvDesc &d, const core::Why &why) {
+       if (!direct_applies(d, why)) return false;
+       // OPSNN_CONV_DIRECT_ROWS=off turns it off, =on takes it whatever small_cin would (tests; measuring).
+       const char *env = std::getenv("OPSNN_CONV_DIRECT_ROWS");
+       if (env != nullptr && std::strcmp(env, "off") == 0) return why("OPSNN_CONV_DIRECT_ROWS=off");
+       if (d.cbg > kDirectRowsMaxCin)
+         return why("%lld input channels > %lld", static_cast<long long>(d.cbg),
+                    static_cast<long long>(kDirectRowsMaxCin));
+       const ConvGeom &g = d.g;
+       if (g.k[0] != 1 || g.p[0] != 0) return why("a 3-D kernel");
+       if (g.d[2] != 1) return why("width dilation %lld", static_cast<long long>(g.d[2]));
+       if (g.k[2] * d.cbg > kernels::kDirectRowsMaxRowTaps)
+         return why("%lld taps per kernel row > %lld", static_cast<long long>(g.k[2] * d.cbg),
+                    static_cast<long long>(kernels::kDirectRowsMaxRowTaps));
+       if ((g.k[1] - 1) * g.d[1] + 1 > kernels::kDirectRowsMaxRing)
+         return why("%lld input rows per output row > %lld", static_cast<long long>((g.k[1] - 1) * g.d[1] + 1),
+                    static_cast<long long>(kernels::kDirectRowsMaxRing));
+       if (unit_geometry(g) && d.big_flat && d.small_flat)
+         return why("1x1 stride 1 unpadded: gemm_1x1 / direct_nhwc read it in place");
+       if (env != nullptr && std::strcmp(env, "on") == 0) return true;
+       const int64_t bytes = kernels::conv_small_planes(g, d.cbg).floats * 4;
+       if (bytes <= kSmallCinPlaneBytes)
+         return why("small_cin's padded input planes fit (%lld KiB <= %lld KiB)", static_cast<long long>(bytes >> 10),
+                    static_cast<long long>(kSmallCinPlaneBytes >> 10));
        return true;
      }},
     // Vectors along the output pixels: 1..8 input channels fill few of the channel vectors the
@@ -170,6 +204,7 @@ enum ForwardImpl : int {
   kDepthwiseNhwc = 0,
   kDepthwiseRows,
   kDepthwiseDirect,
+  kDirectRows,
   kSmallCin,
   kWinograd,
   kDirectNhwc,
@@ -199,6 +234,8 @@ const kernels::DirectFn kPwNchwFns[] = {kernels::conv_pw_nchw_avx512, kernels::c
                                         kernels::conv_pw_nchw_portable};
 const kernels::SmallFn kSmallFns[] = {kernels::conv_small_avx512, kernels::conv_small_avx2,
                                       kernels::conv_small_portable};
+const kernels::DirectRowsFn kDirectRowsFns[] = {kernels::conv_direct_rows_avx512, kernels::conv_direct_rows_avx2,
+                                                kernels::conv_direct_rows_portable};
 #else
 const core::Impl<int> kDirectTiers[] = {{"portable", static_cast<int>(core::Isa::kPortable), nullptr}};
 const kernels::DepthwiseFn kDepthwiseFns[] = {kernels::conv_depthwise_portable};
@@ -207,6 +244,7 @@ const kernels::DepthwiseFn kDwRowsFns[] = {kernels::conv_dw_rows_portable};
 const kernels::DirectFn kDirectFns[] = {kernels::conv_direct_portable};
 const kernels::DirectFn kPwNchwFns[] = {kernels::conv_pw_nchw_portable};
 const kernels::SmallFn kSmallFns[] = {kernels::conv_small_portable};
+const kernels::DirectRowsFn kDirectRowsFns[] = {kernels::conv_direct_rows_portable};
 #endif
 
 // The best ISA tier of the direct kernels, noted in the trace as conv:<engine>/<tier>.
@@ -379,6 +417,8 @@ class DepthwiseStep final : public core::Step {
 class DirectStep final : public core::Step {
  public:
   kernels::DirectFn fn = nullptr;
+  kernels::DirectRowsFn rows_fn = nullptr;  // direct_rows instead of fn, with its per-thread scratch
+  core::WsKey scratch;
   kernels::DirectArgs a;
   Side big, small;
   Weight w;
@@ -389,13 +429,19 @@ class DirectStep final : public core::Step {
     kernels::DirectArgs x = a;
     x.in = reinterpret_cast<const float *>(big.ref.address(args));
     x.out = reinterpret_cast<float *>(small.ref.address(args));
-    const size_t floats = static_cast<size_t>(kernels::conv_direct_packed_floats(a.g, a.c_in, a.c_out));
+    const size_t floats = static_cast<size_t>(rows_fn != nullptr
+                                                  ? kernels::conv_direct_rows_packed_floats(a.g, a.c_in, a.c_out)
+                                                  : kernels::conv_direct_packed_floats(a.g, a.c_in, a.c_out));
     auto pack = [&](const char *wp, const char *bp, float *dst) {
-      kernels::conv_direct_pack(a.g, a.c_in, a.c_out, wp, w.dt, w.strides, bp, bias.dt, bias.stride, dst);
+      if (rows_fn != nullptr)
+        kernels::conv_direct_rows_pack(a.g, a.c_in, a.c_out, wp, w.dt, w.strides, bp, bias.dt, bias.stride, dst);
+      else
+        kernels::conv_direct_pack(a.g, a.c_in, a.c_out, wp, w.dt, w.strides, bp, bias.dt, bias.stride, dst);
     };
     packed.with(args, w, bias, a.c_out, floats, pack, [&](const float *p) {
       x.w = p;
-      fn(x, threads);
+      if (rows_fn != nullptr) rows_fn(x, reinterpret_cast<float *>(args.get(scratch)), threads);
+      else fn(x, threads);
     });
     return 0;
   }
@@ -657,6 +703,16 @@ void record_forward(core::OpBuilder &b, const Problem &p, const Side &big, const
     s.fn = impl == kPointwiseNchw ? kPwNchwFns[choose_tier("pointwise")] : kDirectFns[choose_tier("direct")];
     set_direct_operands(s, p, big, small, w, bias);
     s.threads = core::num_threads();
+    b.add_step<DirectStep>(std::move(s));
+    return;
+  }
+  if (impl == kDirectRows) {  // its own weight layout, packed once per executor the same way
+    DirectStep s;
+    s.rows_fn = kDirectRowsFns[choose_tier("direct_rows")];
+    set_direct_operands(s, p, big, small, w, bias);
+    s.threads = core::num_threads();
+    s.scratch = b.book("conv.direct_rows", static_cast<uint64_t>(kernels::conv_direct_rows_scratch_floats(
+                                                                      p.g, big.c, small.c) * 4 * s.threads));
     b.add_step<DirectStep>(std::move(s));
     return;
   }

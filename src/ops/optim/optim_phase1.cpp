@@ -9,7 +9,7 @@ namespace {
 
 struct AdamStep final : core::Step {
   kernels::AdamPlan plan;
-  core::OperandRef var, m, v, grad, max_v, scalars[7], step;
+  core::OperandRef var, m, v, grad, max_v, scalars[7], step, s;
   int run(const core::LaunchArgs &args) const override {
     kernels::AdamArgs a;
     a.var = var.address(args);
@@ -18,7 +18,8 @@ struct AdamStep final : core::Step {
     a.grad = grad.address(args);
     a.max_v = max_v.slot >= 0 ? max_v.address(args) : nullptr;
     for (int k = 0; k < 7; ++k) a.scalars[k] = scalars[k].slot >= 0 ? scalars[k].address(args) : nullptr;
-    if (plan.v2) a.step = step.address(args);
+    if (plan.v2 || plan.ema) a.step = step.address(args);
+    if (plan.ema) a.s = s.address(args);
     return kernels::adam_run(plan, a);
   }
 };
@@ -33,8 +34,8 @@ void check_hyper(const aclTensor *t, const char *name, aclDataType var_dtype) {
                 core::shape_string(*t).c_str());
 }
 
-// var / m / v / grad (/ maxGradNorm) of var's shape, the written ones without internal overlap and
-// the state tensors (var, m, v; V2's maxGradNorm) not sharing memory.
+// var / m / v / grad (/ maxGradNorm, / s) of var's shape, the written ones without internal overlap
+// and the state tensors (var, m, v; V2's maxGradNorm or FusedEmaAdam's s) not sharing memory.
 void check_state(const OptimCall &c, bool check_max, bool max_written) {
   const aclTensor &var = *c.var;
   if (var.ndim > kernels::kAdamMaxDims)
@@ -45,8 +46,9 @@ void check_state(const OptimCall &c, bool check_max, bool max_written) {
   core::check_shape_equals(*c.v, c.v_name, shape);
   core::check_shape_equals(*c.grad, c.grad_name, shape);
   if (check_max && c.max_v != nullptr) core::check_shape_equals(*c.max_v, c.max_v_name, shape);
-  const aclTensor *state[4] = {c.var, c.m, c.v, max_written ? c.max_v : nullptr};
-  const char *state_names[4] = {c.var_name, c.m_name, c.v_name, c.max_v_name};
+  if (c.s != nullptr) core::check_shape_equals(*c.s, c.s_name, shape);
+  const aclTensor *state[4] = {c.var, c.m, c.v, c.s != nullptr ? c.s : max_written ? c.max_v : nullptr};
+  const char *state_names[4] = {c.var_name, c.m_name, c.v_name, c.s != nullptr ? c.s_name : c.max_v_name};
   for (int i = 0; i < 4 && state[i] != nullptr; ++i) core::check_no_internal_overlap(*state[i], state_names[i]);
   for (int i = 0; i < 4 && state[i] != nullptr; ++i)
     for (int j = i + 1; j < 4 && state[j] != nullptr; ++j)
@@ -55,8 +57,8 @@ void check_state(const OptimCall &c, bool check_max, bool max_written) {
                     state_names[i], state_names[j]);
 }
 
-// The plan's shape and the strides / operands of var, m, v, grad, maxGradNorm (slots, -1: none).
-void set_state(core::OpBuilder &b, AdamStep &st, const aclTensor &var, const int (&slots)[5]) {
+// The plan's shape and the strides / operands of var, m, v, grad, maxGradNorm, s (slots, -1: none).
+void set_state(core::OpBuilder &b, AdamStep &st, const aclTensor &var, const int (&slots)[6]) {
   kernels::AdamPlan &P = st.plan;
   P.ndim = var.ndim;
   P.dtype = var.dtype;
@@ -65,13 +67,31 @@ void set_state(core::OpBuilder &b, AdamStep &st, const aclTensor &var, const int
     P.dims[d] = var.dims[d];
     P.numel *= var.dims[d];
   }
-  core::OperandRef *refs[5] = {&st.var, &st.m, &st.v, &st.grad, &st.max_v};
-  for (int t = 0; t < 5; ++t) {
+  core::OperandRef *refs[6] = {&st.var, &st.m, &st.v, &st.grad, &st.max_v, &st.s};
+  for (int t = 0; t < 6; ++t) {
     if (slots[t] < 0) continue;
     const aclTensor &tv = b.tensor(slots[t]);
     for (int d = 0; d < var.ndim; ++d) P.strides[t][d] = tv.strides[d];
     *refs[t] = core::OperandRef::of_slot(slots[t], tv);
   }
+}
+
+// The step of ApplyAdamWV2 / ApplyFusedEmaAdam: one INT64 or FLOAT element.
+void check_step_tensor(const OptimCall &c) {
+  core::check_dtype_in(c.step, c.step_name, {ACL_INT64, ACL_FLOAT});
+  int64_t n = 1;
+  for (int d = 0; d < c.step->ndim; ++d) n *= c.step->dims[d];
+  if (n != 1)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s must hold one element, got shape %s", c.step_name,
+                core::shape_string(*c.step).c_str());
+}
+
+// V2 / FusedEmaAdam: the hyper-parameters given as attributes, the step read at launch from its slot.
+void set_attribute_hypers(core::OpBuilder &b, AdamStep &st, const OptimCall &c, int step_slot) {
+  const double hyper[5] = {c.lr_f, c.wd_f, c.b1_f, c.b2_f, c.eps_f};
+  for (int k = 0; k < 5; ++k) st.plan.hyper[k] = hyper[k];
+  st.plan.step_dtype = b.tensor(step_slot).dtype;
+  st.step = core::OperandRef::of_slot(step_slot, b.tensor(step_slot));
 }
 
 // ApplyAdamWV2: var, m, v, maxGradNormOptionalRef updated in place, grad, the step (one INT64 or FLOAT
@@ -85,12 +105,7 @@ void adamw_v2_phase1(core::OpBuilder &b, const OptimRule &rule, const OptimCall 
     throw_error(ACLNN_ERR_PARAM_NULLPTR, "%s must not be null when amsgrad is true", c.max_v_name);
   if (c.max_v != nullptr) core::check_dtype_in(c.max_v, c.max_v_name, {dt});
   core::check_dtype_in(c.grad, c.grad_name, {dt});
-  core::check_dtype_in(c.step, c.step_name, {ACL_INT64, ACL_FLOAT});
-  int64_t n = 1;
-  for (int d = 0; d < c.step->ndim; ++d) n *= c.step->dims[d];
-  if (n != 1)
-    throw_error(ACLNN_ERR_PARAM_INVALID, "%s must hold one element, got shape %s", c.step_name,
-                core::shape_string(*c.step).c_str());
+  check_step_tensor(c);
   check_state(c, c.amsgrad, c.amsgrad);
   const int sv = b.inout(c.var), sm = b.inout(c.m), sv2 = b.inout(c.v), sx = b.inout(c.max_v);
   const int sg = b.input(c.grad), ss = b.input(c.step);
@@ -100,11 +115,33 @@ void adamw_v2_phase1(core::OpBuilder &b, const OptimRule &rule, const OptimCall 
   P.v2 = true;
   P.amsgrad = c.amsgrad;
   P.maximize = c.maximize;
-  const double hyper[5] = {c.lr_f, c.wd_f, c.b1_f, c.b2_f, c.eps_f};
-  for (int k = 0; k < 5; ++k) P.hyper[k] = hyper[k];
-  P.step_dtype = b.tensor(ss).dtype;
-  st.step = core::OperandRef::of_slot(ss, b.tensor(ss));
-  set_state(b, st, *c.var, {sv, sm, sv2, sg, c.amsgrad ? sx : -1});
+  set_attribute_hypers(b, st, c, ss);
+  set_state(b, st, *c.var, {sv, sm, sv2, sg, c.amsgrad ? sx : -1, -1});
+}
+
+// ApplyFusedEmaAdam: grad, then var, m, v, s updated in place, the step (one INT64 or FLOAT element),
+// double hyper-parameters, mode 0 or 1.
+void ema_adam_phase1(core::OpBuilder &b, const OptimRule &rule, const OptimCall &c) {
+  core::check_dtype_in(c.grad, c.grad_name, rule.dtypes);
+  const aclDataType dt = c.grad->dtype;
+  for (const auto &[t, name] : {std::pair{c.var, c.var_name}, std::pair{c.m, c.m_name}, std::pair{c.v, c.v_name},
+                                std::pair{c.s, c.s_name}})
+    core::check_dtype_in(t, name, {dt});
+  check_step_tensor(c);
+  if (c.mode != 0 && c.mode != 1)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "mode must be 0 (weight decay in the gradient) or 1 (in the update), got %lld",
+                static_cast<long long>(c.mode));
+  check_state(c, false, false);
+  const int sg = b.input(c.grad), sv = b.inout(c.var), sm = b.inout(c.m), sv2 = b.inout(c.v), ss = b.inout(c.s);
+  const int sstep = b.input(c.step);
+  auto &st = b.add_step<AdamStep>();
+  kernels::AdamPlan &P = st.plan;
+  P.ema = true;
+  P.mode = static_cast<int>(c.mode);
+  P.bias_correction = c.bias_corr;
+  P.ema_decay = c.ema_f;
+  set_attribute_hypers(b, st, c, sstep);
+  set_state(b, st, *c.var, {sv, sm, sv2, sg, -1, ss});
 }
 
 }  // namespace
@@ -112,6 +149,10 @@ void adamw_v2_phase1(core::OpBuilder &b, const OptimRule &rule, const OptimCall 
 void optim_phase1(core::OpBuilder &b, const OptimRule &rule, const OptimCall &c) {
   if (rule.kind == OptimKind::kAdamWV2) {
     adamw_v2_phase1(b, rule, c);
+    return;
+  }
+  if (rule.kind == OptimKind::kEmaAdam) {
+    ema_adam_phase1(b, rule, c);
     return;
   }
   const bool adamw = rule.kind == OptimKind::kAdamW;
@@ -151,7 +192,7 @@ void optim_phase1(core::OpBuilder &b, const OptimRule &rule, const OptimCall &c)
   P.amsgrad = use_max;
   P.maximize = adamw && c.maximize;
   P.nesterov = !adamw && c.nesterov;
-  set_state(b, st, *c.var, {sv, sm, sv2, sg, sx});
+  set_state(b, st, *c.var, {sv, sm, sv2, sg, sx, -1});
   for (int k = 0; k < 7; ++k) {
     if (sc[k] < 0) continue;
     const aclTensor &tv = b.tensor(sc[k]);

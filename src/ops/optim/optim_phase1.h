@@ -1,5 +1,5 @@
 // The phase 1 of the table-driven optimiser updates (src/ops/optim/optim.ops): ApplyAdamW and
-// ApplyAdam, ApplyAdamWV2 on kernels/optim/adam (semantics at the top of the table).
+// ApplyAdam, ApplyAdamWV2, ApplyFusedEmaAdam on kernels/optim/adam (semantics at the top of the table).
 #pragma once
 
 #include "core/dtype.h"
@@ -7,7 +7,7 @@
 
 namespace opsnn::ops {
 
-enum class OptimKind { kAdamW, kAdam, kAdamWV2 };
+enum class OptimKind { kAdamW, kAdam, kAdamWV2, kEmaAdam };
 
 struct OptimRule {
   OptimKind kind;
@@ -25,6 +25,12 @@ struct OptimCall {
   const aclTensor *step = nullptr;
   const char *step_name = "step";
   double lr_f = 0, b1_f = 0, b2_f = 0, wd_f = 0, eps_f = 0;
+  // ApplyFusedEmaAdam: the EMA of var (written), its decay, the weight-decay mode, bias correction.
+  const aclTensor *s = nullptr;
+  const char *s_name = "sRef";
+  double ema_f = 0;
+  int64_t mode = 0;
+  bool bias_corr = false;
 };
 
 void optim_phase1(core::OpBuilder &b, const OptimRule &rule, const OptimCall &c);
