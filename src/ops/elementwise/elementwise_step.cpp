@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "core/impl_list.h"
 #include "core/verbose.h"
+#include "kernels/elementwise/convert.h"
 #include "kernels/elementwise/ops.h"
 #include "kernels/elementwise/stream_copy.h"
 
@@ -19,17 +20,25 @@ class ElementwiseStep final : public core::Step {
   kernels::ElementwiseLoop loop;
   kernels::ContigKernel kernel = nullptr;
   kernels::OpScalars scalars;
+  EwLaunchScalar launch_s0;
   core::OperandRef ref[kMaxOperands];  // neither a slot nor a workspace block: a constant
   alignas(8) unsigned char constant[kMaxOperands][8] = {};  // scalar operands, in the compute type
 
   int run(const core::LaunchArgs &args) const override {
+    kernels::OpScalars s = scalars;
+    if (launch_s0.slot >= 0) {
+      const double v = kernels::load_one(launch_s0.dtype, static_cast<const char *>(args.addrs[launch_s0.slot]),
+                                         launch_s0.elem);
+      s.f[0] = v;
+      s.i[0] = core::saturate_to_int64(v);
+    }
     char *base[kMaxOperands];
     for (int op = 0; op < loop.nops; ++op) {
       base[op] = ref[op].slot >= 0 || ref[op].ws.booked()
                      ? ref[op].address(args)
                      : const_cast<char *>(reinterpret_cast<const char *>(constant[op]));
     }
-    if (kernels::run_elementwise(loop, base, kernel, scalars)) {
+    if (kernels::run_elementwise(loop, base, kernel, s)) {
       // PyTorch raises ZeroDivisionError for an integer division by zero; a kernel cannot stop
       // halfway, so every element was computed (x / 0 gives 0) and the launch reports the error
       // at the next synchronisation (the executor prefixes the op's name).
@@ -137,6 +146,7 @@ void record_elementwise(core::OpBuilder &b, const EwSpec &spec, const EwInput &o
     throw_error(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, "no %s kernel computes in %s", kernels::ew_op_name(spec.op),
                 core::dtype_name(spec.compute_dtype));
   step->scalars = spec.scalars;
+  step->launch_s0 = spec.launch_s0;
 
   const core::Shape shape = core::Shape::of(out);
   const int nops = 1 + static_cast<int>(inputs.size());

@@ -53,10 +53,20 @@ core::OperandRef operand_ref(const EwInput &e, const aclTensor &view);
 // The sub-view t[..., start : start + length * step : step, ...] along `dim` (0 <= dim < t.ndim).
 aclTensor narrow_view(const aclTensor &t, int dim, int64_t start, int64_t length, int64_t step = 1);
 
+// A functor parameter kept on the device (a foreach op's alpha tensor): read from element
+// `elem` (storage element offset) of `slot` when the launch runs, so a repeatable executor sees
+// the caller's current value.
+struct EwLaunchScalar {
+  int slot = -1;
+  int64_t elem = 0;
+  aclDataType dtype = ACL_FLOAT;
+};
+
 struct EwSpec {
   kernels::EwOp op = kernels::EwOp::kIdentity;
   aclDataType compute_dtype = ACL_FLOAT;  // the promoted dtype; computation in its compute type
   kernels::OpScalars scalars;             // op parameters (alpha, ...), filled by set_scalar
+  EwLaunchScalar launch_s0;               // when its slot is set: s0 read at launch instead
   void set_scalar(int k, const aclScalar *s);
   void set_scalar(int k, double v);
 };
