@@ -1,7 +1,7 @@
 // The block movers of kernels/layout/transpose_tile.h, every tier this CPU runs (the emulated
 // AVX-512 build runs the AVX-512 one on AVX2 CPUs) and every element size it has a form for:
-// square-block multiples with row strides longer than the rows (odd, and multiples of 64 bytes),
-// streaming and plain stores into aligned and unaligned outputs. The result must equal an index
+// multiples of 32 (every form's block edge divides it) with row strides longer than the rows (odd,
+// and multiples of 64 bytes), streaming and plain stores into aligned and unaligned outputs. The result must equal an index
 // walk of the source bit for bit, and nothing between the output rows may change.
 #include <gtest/gtest.h>
 
@@ -41,8 +41,8 @@ TEST(TransposeTile, BlocksEqualAnIndexWalk) {
       const TransposeBlocksFn fn = t.get(es);
       if (fn == nullptr) continue;
       ++forms;
-      for (int64_t rows : {int64_t{16}, int64_t{48}, int64_t{128}})
-        for (int64_t cols : {int64_t{16}, int64_t{32}, int64_t{80}})
+      for (int64_t rows : {int64_t{32}, int64_t{64}, int64_t{160}})
+        for (int64_t cols : {int64_t{32}, int64_t{96}})
           for (int64_t ss_pad : {int64_t{0}, int64_t{3}, 64 / static_cast<int64_t>(es)})
             for (int64_t ds_pad : {int64_t{0}, int64_t{5}, 64 / static_cast<int64_t>(es)})
               for (bool streaming : {false, true})

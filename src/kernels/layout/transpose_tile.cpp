@@ -29,14 +29,8 @@ TransposeBlocksFn (*const kGet[])(size_t) = {
     &transpose_blocks_portable,
     nullptr,
 };
-constexpr int kBlock[] = {
-#if defined(__x86_64__)
-    16,  // avx512: 16 x 16 4-byte (8 x 8 8-byte, set below)
-    16,
-#endif
-    16,
-    1,
-};
+// The block edge of every form: 32 x 32 2-byte (as 32 x 16 halves), 16 x 16 4-byte, 8 x 8 8-byte.
+int block_of(size_t es) { return es == 2 ? 32 : es == 8 ? 8 : 16; }
 
 }  // namespace
 
@@ -46,7 +40,7 @@ TransposeKernel choose_transpose_kernel(size_t es, core::ImplTrace *trace) {
   k.name = kTiers[i].name;
   if (kGet[i] == nullptr) return k;
   k.blocks = kGet[i](es);
-  k.block = es == 8 ? 8 : kBlock[i];
+  k.block = block_of(es);
   return k;
 }
 

@@ -1,9 +1,11 @@
 // AVX2 block transposes: 4-byte elements, two 8 x 8 ymm transposes stacked (16 source rows x 8
 // columns), so each output row receives a whole 64-byte line in two halves (streamed when asked);
-// the next tile's source lines are prefetched as in the AVX-512 unit.
+// the next tile's source lines are prefetched as in the AVX-512 unit. 2-byte elements:
+// transpose_u16_ymm.h.
 #include <immintrin.h>
 
 #include "kernels/layout/transpose_tile.h"
+#include "kernels/layout/transpose_u16_ymm.h"
 #include "kernels/matmul/avx2_transpose.h"
 
 namespace opsnn::kernels {
@@ -40,6 +42,8 @@ void blocks32(const void *src0, int64_t ss, void *dst0, int64_t ds, int64_t rows
 
 }  // namespace
 
-TransposeBlocksFn transpose_blocks_avx2(size_t es) { return es == 4 ? &blocks32 : nullptr; }
+TransposeBlocksFn transpose_blocks_avx2(size_t es) {
+  return es == 4 ? &blocks32 : es == 2 ? &u16_ymm::blocks : nullptr;
+}
 
 }  // namespace opsnn::kernels

@@ -1,8 +1,9 @@
 // AVX-512 block transposes: 16 x 16 4-byte and 8 x 8 8-byte elements in 16 / 8 zmm registers, so
 // every load reads and every store writes one 64-byte line (whole lines on both sides when the
-// rows are line-aligned).
+// rows are line-aligned); 2-byte elements with the AVX2 unit's ymm form.
 #include "kernels/elementwise/stream_copy.h"
 #include "kernels/layout/transpose_tile.h"
+#include "kernels/layout/transpose_u16_ymm.h"
 #include "kernels/simd/avx512_intrinsics.h"
 
 namespace opsnn::kernels {
@@ -99,6 +100,7 @@ void blocks(const void *src0, int64_t ss, void *dst0, int64_t ds, int64_t rows, 
 TransposeBlocksFn transpose_blocks_avx512(size_t es) {
   if (es == 4) return &blocks<16, 4, &transpose16x32>;
   if (es == 8) return &blocks<8, 8, &transpose8x64>;
+  if (es == 2) return &u16_ymm::blocks;  // ymm halves of each output line, as in the AVX2 unit
   return nullptr;
 }
 
