@@ -271,7 +271,7 @@ TEST_P(OpTableReduce, LongReductionsInBlocks) {
 
 // Wide column mode (FLOAT rows read in place, a whole row of outputs per task; sums, means,
 // extrema, arg-extrema): a column split into two fixed blocks, a kept dim longer than one tile
-// (kReduceWideTile, 2048) whose last tile ends in a partial 16-lane vector; then NaNs in the first row, in the second
+// (4096) whose last tile ends in a partial 16-lane vector; then NaNs in the first row, in the second
 // block and in a tail lane (the extrema and arg-extrema propagate NaN: the first one wins).
 TEST_P(OpTableReduce, WideColumnsBlocksTailsAndNaN) {
   reseed_for_current_test();

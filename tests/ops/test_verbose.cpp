@@ -422,9 +422,8 @@ TEST_F(Verbose, ReduceSumNamesItsModeAndBlocks) {
   EXPECT_TRUE(has(rejections(pd.kv["rejected"]),
                   "wide_column: not unit-stride FLOAT rows of a sum / mean / extremum / arg-extremum along a kept dim"))
       << pd.kv["rejected"];
-  // 16M elements in two tiles of 2048 columns: 4 fixed blocks of 1024 rows (2^21 elements) each
-  auto [pw, ew] = reduce({4096, 4096}, {0}, {4096});
-  EXPECT_EQ(pw.kv["impl"], "reduce:" + tier + "/wide_column/sum/double/blocks=4");
+  auto [pw, ew] = reduce({4096, 4096}, {0}, {4096});  // 16M elements: 8 fixed blocks of 512 rows
+  EXPECT_EQ(pw.kv["impl"], "reduce:" + tier + "/wide_column/sum/double/blocks=8");
   auto [p1, e1] = reduce({64, 33}, {1}, {64});
   EXPECT_EQ(p1.kv["impl"], "reduce:" + tier + "/row/sum/double/blocks=1");
   EXPECT_TRUE(has(rejections(p1.kv["rejected"]), "column: the input's fastest dim is reduced")) << p1.kv["rejected"];
