@@ -32,6 +32,10 @@ constexpr int kLanes = 8;  // independent partial sums of a row chunk (fixed: re
 // Wide column mode folds this many FLOAT rows at once (col_f32_rows): their values meet in float
 // registers first, so the double accumulator row is loaded and stored once per group, not per row.
 constexpr int kWideRows = 8;
+// The sums' col_f32_rows prefetch each of their rows this many floats (2 KiB) ahead: the hardware
+// prefetchers do not keep eight interleaved row streams far enough ahead (the [4096, 4096] outer
+// sums ran 13-17 % faster with it; the same in the extrema measured no gain).
+constexpr int64_t kWidePrefetch = 512;
 
 template <class T>
 inline T wrap_add(T a, T b) {
@@ -103,6 +107,8 @@ struct SumReducer {
   {
     int64_t j = 0;
     for (; j + vec::kF32 <= n; j += vec::kF32) {
+      if (j + kWidePrefetch < n)
+        for (int k = 0; k < kWideRows; ++k) __builtin_prefetch(x[k] + j + kWidePrefetch);
       vec::f32v s = vec::load(x[0] + j);
       for (int k = 1; k < kWideRows; ++k) s += vec::load(x[k] + j);
       for (int l = 0; l < vec::kF32; ++l) v[j + l] += static_cast<double>(s[l]);
