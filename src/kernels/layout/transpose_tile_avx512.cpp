@@ -3,7 +3,7 @@
 // rows are line-aligned); 2-byte elements with the AVX2 unit's ymm form.
 #include "kernels/elementwise/stream_copy.h"
 #include "kernels/layout/transpose_tile.h"
-#include "kernels/layout/transpose_u16_ymm.h"
+#include "kernels/layout/transpose_ymm.h"
 #include "kernels/simd/avx512_intrinsics.h"
 
 namespace opsnn::kernels {
@@ -100,7 +100,7 @@ void blocks(const void *src0, int64_t ss, void *dst0, int64_t ds, int64_t rows, 
 TransposeBlocksFn transpose_blocks_avx512(size_t es) {
   if (es == 4) return &blocks<16, 4, &transpose16x32>;
   if (es == 8) return &blocks<8, 8, &transpose8x64>;
-  if (es == 2) return &u16_ymm::blocks;  // ymm halves of each output line, as in the AVX2 unit
+  if (es == 2) return &ymm::blocks<uint16_t, 16, &ymm::transpose16x16>;  // as in the AVX2 unit
   return nullptr;
 }
 
