@@ -37,18 +37,34 @@ constexpr int kWideRows = 8;
 // sums ran 13-17 % faster with it).
 constexpr int64_t kWidePrefetch = 512;
 
-inline void prefetch_wide_rows(const float *const *x, int64_t j, int64_t n) {
+// (always inlined: GCC's IPA otherwise takes an out-of-line copy for a pure function and drops
+// the calls, prefetches and all)
+inline __attribute__((always_inline)) void prefetch_wide_rows(const float *const *x, int64_t j, int64_t n) {
   if (j + kWidePrefetch < n)
     for (int k = 0; k < kWideRows; ++k) __builtin_prefetch(x[k] + j + kWidePrefetch);
 }
 // Columns [j, j + 16) of the kWideRows rows x[0..7] into y (the rows prefetched), and whether any
 // of those values is NaN (then the extrema take their rare NaN path).
-inline bool load_wide_rows(const float *const *x, int64_t j, int64_t n, vec::f32v *y) {
+inline __attribute__((always_inline)) bool load_wide_rows(const float *const *x, int64_t j, int64_t n, vec::f32v *y) {
   prefetch_wide_rows(x, j, n);
   vec::NanFlag nan;
   for (int k = 0; k < kWideRows; ++k) y[k] = vec::load(x[k] + j);
   for (int k = 0; k < kWideRows; k += 2) nan.add(y[k], y[k + 1]);
   return nan.any();
+}
+// Per lane the larger (kMax) or smaller of a and y; a where either is NaN (one vmaxps / vminps).
+template <bool kMax>
+inline vec::f32v better_lanes(vec::f32v a, vec::f32v y) {
+  return kMax ? (y > a ? y : a) : (y < a ? y : a);
+}
+// The best of the kWideRows vectors y per lane, as a tree (NaN lanes: see better_lanes).
+template <bool kMax>
+inline vec::f32v best_of_rows(const vec::f32v *y) {
+  vec::f32v m[kWideRows / 2];
+  for (int k = 0; k < kWideRows / 2; ++k) m[k] = better_lanes<kMax>(y[2 * k], y[2 * k + 1]);
+  for (int w = kWideRows / 4; w >= 1; w /= 2)
+    for (int k = 0; k < w; ++k) m[k] = better_lanes<kMax>(m[k], m[k + w]);
+  return m[0];
 }
 
 template <class T>
@@ -194,14 +210,13 @@ struct ExtremumReducer {
     for (int64_t j = 0; j < n; ++j) v[j] = pick(v[j], static_cast<double>(x[j]));
   }
   // Wide column mode keeps the extrema of FLOAT rows in a float row v (exact; a NaN wins and stays).
-  static vec::f32v better_of(vec::f32v a, vec::f32v y) { return kMax ? (y > a ? y : a) : (y < a ? y : a); }  // a NaN: a
   void col_f32(float *v, const float *x, int64_t n) const
     requires(std::is_same_v<T, double> && std::is_same_v<Tr, Identity>)
   {
     int64_t j = 0;
     for (; j + vec::kF32 <= n; j += vec::kF32) {
       const vec::f32v y = vec::load(x + j);
-      const vec::f32v a = (y != y) ? y : better_of(vec::load(v + j), y);
+      const vec::f32v a = (y != y) ? y : better_lanes<kMax>(vec::load(v + j), y);
       std::memcpy(v + j, &a, sizeof a);
     }
     for (; j < n; ++j) v[j] = static_cast<float>(pick(static_cast<double>(v[j]), static_cast<double>(x[j])));
@@ -215,11 +230,7 @@ struct ExtremumReducer {
     for (; j + vec::kF32 <= n; j += vec::kF32) {
       vec::f32v y[kWideRows];
       const bool nan = load_wide_rows(x, j, n, y);
-      vec::f32v m[kWideRows / 2];
-      for (int k = 0; k < kWideRows / 2; ++k) m[k] = better_of(y[2 * k], y[2 * k + 1]);
-      for (int w = kWideRows / 4; w >= 1; w /= 2)
-        for (int k = 0; k < w; ++k) m[k] = better_of(m[k], m[k + w]);
-      vec::f32v a = better_of(vec::load(v + j), m[0]);
+      vec::f32v a = better_lanes<kMax>(vec::load(v + j), best_of_rows<kMax>(y));
       if (nan)
         for (int k = 0; k < kWideRows; ++k) a = (y[k] != y[k]) ? y[k] : a;
       std::memcpy(v + j, &a, sizeof a);
@@ -309,7 +320,9 @@ struct ArgReducer {
   // kWideRows consecutive rows r, r+1, ... at once: their best per lane found in registers (the
   // same rule, so the first NaN or the first best of the group), then merged into v / at by col_f32's
   // rule (earlier rows win ties). Without a NaN among the group's values (the flag of
-  // load_wide_rows) better() is a plain strict compare: a NaN best so far is never beaten by it.
+  // load_wide_rows) better() is a plain strict compare (a NaN best so far is never beaten by it),
+  // and lanes whose best so far no value of the group beats stay as they are: past the first rows
+  // that is almost every vector, which then costs a tree of vmaxps and one compare.
   void col_f32_rows(float *v, int32_t *at, const float *const *x, int64_t n, int32_t r) const
     requires(std::is_same_v<T, double>)
   {
@@ -324,12 +337,14 @@ struct ArgReducer {
         fold_into(v + j, at + j, bv, bi);
         continue;
       }
+      vec::f32v av = vec::load(v + j);
+      const vec::f32v m = best_of_rows<kMax>(y);
+      if (!vec::any_lane(kMax ? m > av : m < av)) continue;
       for (int k = 1; k < kWideRows; ++k) {
         const vec::i32v take = kMax ? y[k] > bv : y[k] < bv;
         bv = take ? y[k] : bv;
         bi = take ? vec::i32v{} + (r + k) : bi;
       }
-      vec::f32v av = vec::load(v + j);
       vec::i32v ai;
       std::memcpy(&ai, at + j, sizeof ai);
       const vec::i32v take = kMax ? bv > av : bv < av;

@@ -109,6 +109,16 @@ struct NanFlag {
 };
 #endif
 
+// Whether any lane of a compare result is set (AVX-512: the compare's mask register, tested once).
+inline bool any_lane(i32v m) {
+#if defined(__AVX512F__)
+  return _mm512_test_epi32_mask(__m512i(m), __m512i(m)) != 0;
+#else
+  i32v z{};
+  return std::memcmp(&m, &z, sizeof m) != 0;
+#endif
+}
+
 // The largest (kMax) or smallest element of x[0, n) ignoring NaNs (n > 0 or the identity
 // -inf / +inf); *nan set when any element is NaN (callers then return NaN, as PyTorch does).
 template <bool kMax>
