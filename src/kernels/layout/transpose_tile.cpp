@@ -29,7 +29,7 @@ TransposeBlocksFn (*const kGet[])(size_t) = {
     &transpose_blocks_portable,
     nullptr,
 };
-// The block edge of every form: 32 x 32 2-byte (as 32 x 16 halves), 16 x 16 4-byte, 8 x 8 8-byte.
+// The block edge of every form: 32 x 32 2-byte (as 32 x 16 halves), 16 x 16 1-byte and 4-byte, 8 x 8 8-byte.
 int block_of(size_t es) { return es == 2 ? 32 : es == 8 ? 8 : 16; }
 
 }  // namespace

@@ -3,7 +3,8 @@
 // moves whole square blocks in registers (AVX-512: 16 x 16 4-byte / 8 x 8 8-byte elements, one
 // 64-byte line per register on both sides; AVX2: 16 x 16 4-byte as pairs of 8 x 8 transposes;
 // AVX2 and AVX-512: 32 x 32 2-byte as 16 x 16 ymm transposes, two per output line;
-// portable: 16 x 16 4-byte through SSE 4 x 4 transposes and an L1 buffer); the caller walks the
+// portable: 16 x 16 4-byte through SSE 4 x 4 transposes and an L1 buffer, and 16 x 16 1-byte by
+// byte interleaves, the 1-byte form of every x86 tier); the caller walks the
 // tiles and moves the edges element by element.
 #pragma once
 
