@@ -339,15 +339,18 @@ struct ArgReducer {
       }
       vec::f32v av = vec::load(v + j);
       const vec::f32v m = best_of_rows<kMax>(y);
-      if (!vec::any_lane(kMax ? m > av : m < av)) continue;
-      for (int k = 1; k < kWideRows; ++k) {
-        const vec::i32v take = kMax ? y[k] > bv : y[k] < bv;
-        bv = take ? y[k] : bv;
-        bi = take ? vec::i32v{} + (r + k) : bi;
+      const vec::i32v take = kMax ? m > av : m < av;
+      if (!vec::any_lane(take)) continue;
+      // The group's first row holding m (compares independent of each other, unlike a fold).
+      bv = y[kWideRows - 1];
+      bi = vec::i32v{} + (r + kWideRows - 1);
+      for (int k = kWideRows - 2; k >= 0; --k) {
+        const vec::i32v eq = y[k] == m;
+        bv = eq ? y[k] : bv;  // (the element itself: -0 and +0 compare equal)
+        bi = eq ? vec::i32v{} + (r + k) : bi;
       }
       vec::i32v ai;
       std::memcpy(&ai, at + j, sizeof ai);
-      const vec::i32v take = kMax ? bv > av : bv < av;
       av = take ? bv : av;
       ai = take ? bi : ai;
       std::memcpy(v + j, &av, sizeof av);
