@@ -168,6 +168,28 @@ TEST_P(CopyTableSource, LargeCopiesStreamAtAnyAlignment) {
   }
 }
 
+// Same-dtype copies of a source whose dims are stored in reverse order (x.t().contiguous(), and its
+// batched form) into a contiguous or a reversed destination: the layout family's tiled transposes
+// (kernels/layout/transpose_tile.h) with block and tile edges, every dtype; compared exactly.
+TEST_P(CopyTableSource, TransposingCopiesEveryDtype) {
+  reseed_for_current_test();
+  const CopyTableCase &c = GetParam();
+  for (aclDataType dt : c.dtypes)
+    for (const Dims &shape : {Dims{70, 1030}, Dims{1030, 17}, Dims{3, 45, 67}, Dims{5, 5}})
+      for (bool dst_reversed : {false, true}) {
+        SCOPED_TRACE(::testing::Message() << c.name << " " << dt << " " << ::testing::PrintToString(shape)
+                                          << " destination reversed " << dst_reversed);
+        auto src = make_view(shape, dt, true);
+        auto dst = make_view(shape, dt, dst_reversed);
+        src->fill_random(dt == ACL_UINT8 ? 0 : -100, 100);
+        dst->poison();
+        ASSERT_EQ(run(c, dst.get(), src.get()), 0) << aclGetRecentErrMsg();
+        EXPECT_EQ(dst->values(), src->values());
+        EXPECT_TRUE(dst->untouched_outside_view());
+        if (HasFailure()) return;
+      }
+}
+
 TEST_P(CopyTableSource, SpecialValuesIntoEveryDtype) {
   const CopyTableCase &c = GetParam();
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();

@@ -13,6 +13,7 @@
 //     output shape or dtype, input dtypes outside the rule, and the rows' rejected parameters.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -22,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/cpu_features.h"
 #include "core/tensor.h"
 #include "float64_refs.h"
 #include "op_table_harness.h"
@@ -1271,6 +1273,35 @@ TEST(OpTableLayoutLarge, PermutesAboveTheStreamingThreshold) {
       s.arr = {dims};
       check_sample(*c, s, ACL_FLOAT, ACL_FLOAT, strided);
     }
+}
+
+// Transposes through the blocked kernels (kernels/layout/transpose_tile.h: register blocks of 16 x
+// 16 / 8 x 8, tiles of 512 source rows) for every dtype of each element size: sizes that leave
+// edges on both sides of the blocks and of the tiles, shorter than one block, batched [B, M, N] ->
+// [B, N, M], and padded inputs / outputs.
+TEST(OpTableLayoutLarge, TransposesInBlocksEveryElementSize) {
+  reseed_for_current_test();
+  const LayoutTableCase *c = case_of("aclnnPermute");
+  ASSERT_NE(c, nullptr);
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> perms = {
+      {{1030, 70}, {1, 0}}, {{70, 1030}, {1, 0}}, {{16, 16}, {1, 0}}, {{5, 300}, {1, 0}}, {{300, 5}, {1, 0}},
+      {{3, 67, 45}, {0, 2, 1}}, {{2, 33, 48}, {0, 2, 1}}, {{17, 2, 40}, {2, 1, 0}}};
+  for (auto [isa, kernels] : {std::pair<const char *, const char *>{"avx512", nullptr}, {"avx2", nullptr},
+                              {"portable", nullptr}, {nullptr, "reference"}}) {
+    core::reset_kernel_env_for_testing(isa, kernels);
+    for (aclDataType dt : c->dtypes)
+      for (const auto &[shape, dims] : perms)
+        for (bool strided : {false, true}) {
+          SCOPED_TRACE(::testing::Message() << "OPSNN_MAX_ISA=" << (isa ? isa : "-") << " OPSNN_KERNELS="
+                                            << (kernels ? kernels : "-") << " " << dt << " "
+                                            << ::testing::PrintToString(shape) << " strided " << strided);
+          LayoutSample s = c->sample;
+          s.shape = shape;
+          s.arr = {dims};
+          check_sample(*c, s, dt, dt, strided);
+        }
+  }
+  core::reset_kernel_env_for_testing(std::getenv("OPSNN_MAX_ISA"), std::getenv("OPSNN_KERNELS"));
 }
 
 TEST(OpTableLayoutRandom, SplitNarrowDiagCircularPadSearch) {

@@ -272,7 +272,7 @@ TEST_P(OpTableReduce, LongReductionsInBlocks) {
 // Wide column mode (FLOAT rows read in place, a whole row of outputs per task; sums, means,
 // extrema, arg-extrema): a column split into two fixed blocks, a kept dim longer than one tile
 // (4096) whose last tile ends in a partial 16-lane vector; then NaNs in the first row, in the second
-// block and in a tail lane (the extrema and arg-extrema propagate NaN: the first one wins).
+// block and in a tail lane (the extrema and arg-extrema propagate NaN: the first one wins); ties.
 TEST_P(OpTableReduce, WideColumnsBlocksTailsAndNaN) {
   reseed_for_current_test();
   const ReduceTableCase &c = GetParam();
@@ -287,8 +287,16 @@ TEST_P(OpTableReduce, WideColumnsBlocksTailsAndNaN) {
     DeviceTensor in(shape, dt);
     in.fill_random(lo, hi);
     check_call(c, in, {0}, false);
-    std::vector<double> v = in.values();
+    const std::vector<double> clean = in.values();
     const int64_t rows = shape[0], cols = shape[1];
+    // Ties everywhere (the values rounded to a few integers: the first best row wins), and column 2
+    // rising with the row (a new best in every group of rows).
+    std::vector<double> v = clean;
+    for (double &x : v) x = std::round(x);
+    for (int64_t r = 0; r < rows; ++r) v[static_cast<size_t>(r * cols + 2)] = static_cast<double>(r % 64);
+    in.set_values(v);
+    check_call(c, in, {0}, false);
+    v = clean;
     v[5] = NAN;                                        // first row
     v[static_cast<size_t>((rows - 2) * cols + 7)] = NAN;  // second block (1100 rows: blocks of 998)
     v[static_cast<size_t>(3 * cols + 7)] = NAN;        // the same column earlier: this one wins

@@ -270,8 +270,8 @@ class Runner {
   }
 
   // Wide column mode (FLOAT rows in place, loop.wide): rows [r0, r1) of `n` neighbouring outputs
-  // folded into a row of accumulators — doubles for the sums and extrema, float values and int32
-  // row indices for the arg-extrema — then finished (or kept as partials) 64 outputs at a time.
+  // folded into a row of accumulators — doubles for the sums, floats for the extrema (exact), float
+  // values and int32 row indices for the arg-extrema — then finished (or kept as partials) 64 outputs at a time.
   void wide_item(int64_t o, int64_t n, const char *base, int64_t r0, int64_t r1, Odometer<2> &red, int64_t blk) {
     auto rows = [&](auto &&fold) {
       for (int64_t r = r0; r < r1; ++r) {
@@ -315,28 +315,38 @@ class Runner {
         return;
       }
       finish([&](int64_t j) { return Acc<T>{static_cast<T>(v[j]), T(0), T(0), at[j]}; });
+    } else if constexpr (requires { r_.col_f32_rows(static_cast<float *>(nullptr),
+                                                    static_cast<const float *const *>(nullptr), n); }) {
+      alignas(64) float v[kReduceWideTile];  // the extrema: exact in float
+      fold_wide_rows(v, n, rows);
+      finish([&](int64_t j) { Acc<T> a; r_.init(a); a.v = v[j]; return a; });
     } else if constexpr (requires { r_.col_f32(static_cast<double *>(nullptr), static_cast<const float *>(nullptr), n); }) {
       alignas(64) double v[kReduceWideTile];
-      for (int64_t j = 0; j < n; ++j) {
-        Acc<T> a;
-        r_.init(a);
-        v[j] = a.v;
-      }
-      if constexpr (requires { r_.col_f32_rows(v, static_cast<const float *const *>(nullptr), n); }) {
-        const float *group[reduce_detail::kWideRows];  // rows in order, folded kWideRows at a time
-        int g = 0;
-        rows([&](const float *x, int64_t) {
-          group[g++] = x;
-          if (g == reduce_detail::kWideRows) {
-            r_.col_f32_rows(v, group, n);
-            g = 0;
-          }
-        });
-        for (int k = 0; k < g; ++k) r_.col_f32(v, group[k], n);  // the block's last rows, one by one
-      } else {
-        rows([&](const float *x, int64_t) { r_.col_f32(v, x, n); });
-      }
+      fold_wide_rows(v, n, rows);
       finish([&](int64_t j) { Acc<T> a; r_.init(a); a.v = v[j]; return a; });
+    }
+  }
+
+  // The value-only wide paths: a row of n accumulators (V float or double) started at the reducer's
+  // identity, fed every row through `rows`, kWideRows at a time where the reducer has col_f32_rows.
+  template <class V, class Rows>
+  void fold_wide_rows(V *v, int64_t n, Rows &&rows) const {
+    Acc<T> init;
+    r_.init(init);
+    std::fill(v, v + n, static_cast<V>(init.v));
+    if constexpr (requires { r_.col_f32_rows(v, static_cast<const float *const *>(nullptr), n); }) {
+      const float *group[reduce_detail::kWideRows];  // rows in order, folded kWideRows at a time
+      int g = 0;
+      rows([&](const float *x, int64_t) {
+        group[g++] = x;
+        if (g == reduce_detail::kWideRows) {
+          r_.col_f32_rows(v, group, n);
+          g = 0;
+        }
+      });
+      for (int k = 0; k < g; ++k) r_.col_f32(v, group[k], n);  // the block's last rows, one by one
+    } else {
+      rows([&](const float *x, int64_t) { r_.col_f32(v, x, n); });
     }
   }
 

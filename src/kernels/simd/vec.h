@@ -109,42 +109,58 @@ struct NanFlag {
 };
 #endif
 
+// Whether any lane of a compare result is set (AVX-512: the compare's mask register, tested once).
+inline bool any_lane(i32v m) {
+#if defined(__AVX512F__)
+  return _mm512_test_epi32_mask(__m512i(m), __m512i(m)) != 0;
+#else
+  i32v z{};
+  return std::memcmp(&m, &z, sizeof m) != 0;
+#endif
+}
+
 // The largest (kMax) or smallest element of x[0, n) ignoring NaNs (n > 0 or the identity
-// -inf / +inf); *nan set when any element is NaN (callers then return NaN, as PyTorch does).
+// -inf / +inf); *nan set when any element is NaN (callers then return NaN, as PyTorch does). Eight
+// independent vmaxps / vminps chains (128 floats a step: a row streamed from memory keeps more
+// loads in flight), the NaN test a separate ordered-compare flag looked at once at the end.
 template <bool kMax>
 inline float extremum(const float *x, int64_t n, bool *nan) {
   constexpr float w = kMax ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity();
-  f32v m0 = splat(w), m1 = m0, m2 = m0, m3 = m0;
+  constexpr int kChains = 8;
+  f32v m[kChains];
+  for (f32v &c : m) c = splat(w);
   NanFlag bad0, bad1;  // (two: each compare waits for the previous one's mask)
   // (y > m ? y : m keeps m when y is NaN: one vmaxps / vminps)
   auto fold = [](f32v &m, f32v y) { m = kMax ? (y > m ? y : m) : (y < m ? y : m); };
   int64_t i = 0;
-  for (; i + kStep <= n; i += kStep) {
-    const f32v y0 = load(x + i), y1 = load(x + i + kF32), y2 = load(x + i + 2 * kF32), y3 = load(x + i + 3 * kF32);
-    fold(m0, y0);
-    fold(m1, y1);
-    fold(m2, y2);
-    fold(m3, y3);
-    bad0.add(y0, y1);
-    bad1.add(y2, y3);
+  for (; i + kChains * kF32 <= n; i += kChains * kF32) {
+    f32v y[kChains];
+    for (int k = 0; k < kChains; ++k) y[k] = load(x + i + k * kF32);
+    for (int k = 0; k < kChains; ++k) fold(m[k], y[k]);
+    for (int k = 0; k < kChains; k += 4) {
+      bad0.add(y[k], y[k + 1]);
+      bad1.add(y[k + 2], y[k + 3]);
+    }
   }
   for (; i + kF32 <= n; i += kF32) {
     const f32v y = load(x + i);
-    fold(m0, y);
+    fold(m[0], y);
     bad0.add(y, y);
   }
-  fold(m0, m1);
-  fold(m2, m3);
-  fold(m0, m2);
-  float m = w;
-  for (int k = 0; k < kF32; ++k) m = kMax ? (m0[k] > m ? m0[k] : m) : (m0[k] < m ? m0[k] : m);
+  for (int h = kChains / 2; h >= 1; h /= 2)
+    for (int k = 0; k < h; ++k) fold(m[k], m[k + h]);
+  float a[kF32];
+  std::memcpy(a, &m[0], sizeof a);
+  for (int h = kF32 / 2; h >= 1; h /= 2)  // a tree of halves, as hsum
+    for (int k = 0; k < h; ++k) a[k] = kMax ? (a[k + h] > a[k] ? a[k + h] : a[k]) : (a[k + h] < a[k] ? a[k + h] : a[k]);
+  float r = a[0];
   bool any = bad0.any() || bad1.any();
   for (; i < n; ++i) {
-    m = kMax ? (x[i] > m ? x[i] : m) : (x[i] < m ? x[i] : m);
+    r = kMax ? (x[i] > r ? x[i] : r) : (x[i] < r ? x[i] : r);
     any = any || x[i] != x[i];
   }
   *nan = any;
-  return m;
+  return r;
 }
 
 // The first i in [0, n) with x[i] == v (v not NaN and present), else n.

@@ -4,6 +4,7 @@
 #include "core/op_checks.h"
 #include "ops/copy/copy_common.h"
 #include "ops/elementwise/elementwise_step.h"
+#include "ops/layout/layout_steps.h"
 
 namespace opsnn::ops {
 
@@ -54,6 +55,9 @@ void copy_phase1(core::OpBuilder &b, const CopyRule &rule, const CopyCall &c) {
       aclTensor scalar_view = b.tensor(src_slot);
       scalar_view.ndim = 0;
       record_elementwise(b, spec, dst_slot, {EwInput::tensor_view(src_slot, scalar_view)});
+    } else if (c.src->dtype == c.dst->dtype && core::Shape::of(*c.src) == shape &&
+               record_blocked_copy(b, dst_slot, b.tensor(dst_slot), src_slot, b.tensor(src_slot))) {
+      // a transposing copy (x.t().contiguous()): in tiles, as the layout family's permutes
     } else {
       record_elementwise(b, spec, dst_slot, {EwInput::tensor(src_slot)});
     }
