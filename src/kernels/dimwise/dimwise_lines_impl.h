@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -15,6 +16,7 @@
 #include "kernels/elementwise/convert.h"
 #include "kernels/elementwise/vmath.h"
 #include "kernels/simd/vec.h"
+#include "kernels/simd/vec_exp.h"
 
 namespace opsnn::kernels::dimwise_impl {
 namespace {
@@ -73,6 +75,19 @@ OPSNN_VM_INLINE T row_sum_sq_dev(const T *x, int64_t n, T c) {
   }
 }
 
+// exp(x[i] - m) into y (null: not stored) and its sum; FLOAT through vec_exp.h's cheaper exp for
+// arguments <= 0 (m is the line's max).
+template <class T>
+OPSNN_VM_INLINE T exp_shifted_sum(const T *x, int64_t n, T m, T *y) {
+  if constexpr (std::is_same_v<T, float>) {
+    return vec::exp_shifted_sum(x, n, m, y);
+  } else {
+    if (y == nullptr) return lane_sum<T>(n, [&](int64_t i) { return ex(x[i] - m); });
+    for (int64_t i = 0; i < n; ++i) y[i] = ex(x[i] - m);
+    return row_sum(y, n);
+  }
+}
+
 // max of x, NaN winning
 template <class T>
 OPSNN_VM_INLINE T lane_max(const T *x, int64_t n) {
@@ -113,12 +128,13 @@ void normalize(const DimwiseParams &p, T *const *x, int64_t n, T *const *res) {
     const T *gamma = p.gamma_in >= 0 ? x[p.gamma_in] : nullptr;
     const T *beta = p.beta_in >= 0 ? x[p.beta_in] : nullptr;
     T *y = res[0];
-    for (int64_t i = 0; i < n; ++i) y[i] = (v[i] - mean) * rstd;
-    if (gamma != nullptr) {
-      if (p.gemma) for (int64_t i = 0; i < n; ++i) y[i] *= 1 + gamma[i];
-      else for (int64_t i = 0; i < n; ++i) y[i] *= gamma[i];
-    }
-    if (beta != nullptr)
+    // One pass for y = (x - mean) * rstd * gamma + beta while the row is still in L1 (the same
+    // roundings as one pass per factor; separate passes cost LayerNorm a fifth of its time).
+    if (gamma == nullptr) for (int64_t i = 0; i < n; ++i) y[i] = (v[i] - mean) * rstd;
+    else if (p.gemma) for (int64_t i = 0; i < n; ++i) y[i] = ((v[i] - mean) * rstd) * (1 + gamma[i]);
+    else if (beta == nullptr) for (int64_t i = 0; i < n; ++i) y[i] = ((v[i] - mean) * rstd) * gamma[i];
+    else for (int64_t i = 0; i < n; ++i) y[i] = ((v[i] - mean) * rstd) * gamma[i] + beta[i];
+    if (beta != nullptr && (gamma == nullptr || p.gemma))
       for (int64_t i = 0; i < n; ++i) y[i] += beta[i];
     if (p.scale_in >= 0)
       for (int64_t i = 0; i < n; ++i) y[i] *= 1 + x[p.scale_in][i];
@@ -147,9 +163,7 @@ void line(const DimwiseLoop &L, T *const *xs, int64_t n, T *const *res, KeyPos *
           for (int64_t i = 0; i < n; ++i) y0[i] += xs[L.params.mask_in][i];
         if (L.params.pos_bias_in >= 0)
           for (int64_t i = 0; i < n; ++i) y0[i] += xs[L.params.pos_bias_in][i];
-        const T m = lane_max(y0, n);
-        for (int64_t i = 0; i < n; ++i) y0[i] = ex(y0[i] - m);
-        const T s = lane_sum<T>(n, [&](int64_t i) { return y0[i]; });
+        const T s = exp_shifted_sum(y0, n, lane_max(y0, n), y0);
         const T inv = 1 / s;
         for (int64_t i = 0; i < n; ++i) y0[i] *= inv;
       }
@@ -199,8 +213,7 @@ void line(const DimwiseLoop &L, T *const *xs, int64_t n, T *const *res, KeyPos *
     case DimwiseOp::kSoftmaxCrossEntropy: {  // loss = -sum(labels * log_softmax), backprop = softmax - labels
       if constexpr (std::is_floating_point_v<T>) {
         const T m = lane_max(x, n);
-        for (int64_t i = 0; i < n; ++i) y1[i] = ex(x[i] - m);
-        const T s = lane_sum<T>(n, [&](int64_t i) { return y1[i]; });
+        const T s = exp_shifted_sum(x, n, m, y1);
         const T ls = lg(s), inv = 1 / s;
         y0[0] = -lane_sum<T>(n, [&](int64_t i) { return x2[i] * (x[i] - m - ls); });
         for (int64_t i = 0; i < n; ++i) y1[i] = y1[i] * inv - x2[i];
@@ -208,17 +221,15 @@ void line(const DimwiseLoop &L, T *const *xs, int64_t n, T *const *res, KeyPos *
       return;
     }
     case DimwiseOp::kSoftmax: case DimwiseOp::kLogSoftmax: {
-      // Passes over the line: the max; exp(x - max) stored; its sum, from the cache (one loop doing
-      // both kept the sum in memory); the scale, or x - max - log(sum).
+      // Passes over the line: the max; exp(x - max) and its sum (stored for softmax); the scale, or
+      // x - max - log(sum).
       if constexpr (std::is_floating_point_v<T>) {
         const T m = lane_max(x, n);
-        for (int64_t i = 0; i < n; ++i) y0[i] = ex(x[i] - m);
-        const T s = row_sum(y0, n);
         if (L.op == DimwiseOp::kSoftmax) {
-          const T inv = 1 / s;
+          const T inv = 1 / exp_shifted_sum(x, n, m, y0);
           for (int64_t i = 0; i < n; ++i) y0[i] *= inv;
         } else {
-          const T ls = lg(s);
+          const T ls = lg(exp_shifted_sum(x, n, m, static_cast<T *>(nullptr)));
           for (int64_t i = 0; i < n; ++i) y0[i] = x[i] - m - ls;  // (not x - (m + ls): m may dwarf ls)
         }
       }
@@ -311,6 +322,10 @@ inline int64_t line_offset(const DimwiseLoop &L, const int64_t *st, int64_t r) {
   return off;
 }
 
+// Lines up to this size have the next line's in-place inputs prefetched (larger ones are streamed
+// well by the hardware prefetcher, and would not stay in L1 beside the current line).
+constexpr int64_t kPrefetchLineBytes = 4 << 10;
+
 template <class T>
 void run_lines(const DimwiseLoop &L, const char *const *in, char *const *out, char *scratch, int64_t l0, int64_t l1) {
   // Scratch: one line per input, one per result, the sort's key / position pairs.
@@ -329,14 +344,27 @@ void run_lines(const DimwiseLoop &L, const char *const *in, char *const *out, ch
   for (int k = 0; k < L.nin; ++k) direct_in[k] = dense(L.in_dtype[k], L.in_line[k]);
   for (int k = 0; k < L.nout; ++k) direct_out[k] = L.out_len[k] == L.len && dense(L.out_dtype[k], L.out_line[k]);
   T *xs[kDimwiseMaxIo] = {}, *res[kDimwiseMaxIo] = {};
-  for (int64_t l = l0; l < l1; ++l) {
-    int64_t in_off[kDimwiseMaxIo] = {}, out_off[kDimwiseMaxIo] = {};
-    int64_t rem = l;
+  auto offsets = [&](int64_t l, int64_t *in_off, int64_t *out_off) {
     for (int d = L.nouter - 1; d >= 0; --d) {
-      const int64_t i = rem % L.outer_shape[d];
-      rem /= L.outer_shape[d];
+      const int64_t i = l % L.outer_shape[d];
+      l /= L.outer_shape[d];
       for (int k = 0; k < L.nin; ++k) in_off[k] += i * L.in_outer[k][d];
       for (int k = 0; k < L.nout; ++k) out_off[k] += i * L.out_outer[k][d];
+    }
+  };
+  static const int pf_env = [] { const char *e = std::getenv("OPSNN_ROWBW_PF"); return e ? std::atoi(e) : 1; }();
+  const bool prefetch_next = pf_env != 0 && L.len * es <= kPrefetchLineBytes;
+  for (int64_t l = l0; l < l1; ++l) {
+    int64_t in_off[kDimwiseMaxIo] = {}, out_off[kDimwiseMaxIo] = {};
+    offsets(l, in_off, out_off);
+    if (prefetch_next && l + 1 < l1) {
+      // The next line's in-place inputs are fetched while this one computes: the hardware prefetcher
+      // alone left softmax rows of 512 waiting on memory at the start of every row (~2x slower).
+      int64_t next_in[kDimwiseMaxIo] = {}, next_out[kDimwiseMaxIo] = {};
+      offsets(l + 1, next_in, next_out);
+      for (int k = 0; k < L.nin; ++k)
+        if (direct_in[k])
+          for (int64_t b = 0; b < L.len * es; b += 64) __builtin_prefetch(in[k] + next_in[k] + b, 0, 3);
     }
     // Gather each input line, one innermost run of the line dims at a time.
     for (int k = 0; k < L.nin; ++k) {
