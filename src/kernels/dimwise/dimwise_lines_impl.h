@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -322,10 +321,6 @@ inline int64_t line_offset(const DimwiseLoop &L, const int64_t *st, int64_t r) {
   return off;
 }
 
-// Lines up to this size have the next line's in-place inputs prefetched (larger ones are streamed
-// well by the hardware prefetcher, and would not stay in L1 beside the current line).
-constexpr int64_t kPrefetchLineBytes = 4 << 10;
-
 template <class T>
 void run_lines(const DimwiseLoop &L, const char *const *in, char *const *out, char *scratch, int64_t l0, int64_t l1) {
   // Scratch: one line per input, one per result, the sort's key / position pairs.
@@ -344,27 +339,14 @@ void run_lines(const DimwiseLoop &L, const char *const *in, char *const *out, ch
   for (int k = 0; k < L.nin; ++k) direct_in[k] = dense(L.in_dtype[k], L.in_line[k]);
   for (int k = 0; k < L.nout; ++k) direct_out[k] = L.out_len[k] == L.len && dense(L.out_dtype[k], L.out_line[k]);
   T *xs[kDimwiseMaxIo] = {}, *res[kDimwiseMaxIo] = {};
-  auto offsets = [&](int64_t l, int64_t *in_off, int64_t *out_off) {
-    for (int d = L.nouter - 1; d >= 0; --d) {
-      const int64_t i = l % L.outer_shape[d];
-      l /= L.outer_shape[d];
-      for (int k = 0; k < L.nin; ++k) in_off[k] += i * L.in_outer[k][d];
-      for (int k = 0; k < L.nout; ++k) out_off[k] += i * L.out_outer[k][d];
-    }
-  };
-  static const int pf_env = [] { const char *e = std::getenv("OPSNN_ROWBW_PF"); return e ? std::atoi(e) : 1; }();
-  const bool prefetch_next = pf_env != 0 && L.len * es <= kPrefetchLineBytes;
   for (int64_t l = l0; l < l1; ++l) {
     int64_t in_off[kDimwiseMaxIo] = {}, out_off[kDimwiseMaxIo] = {};
-    offsets(l, in_off, out_off);
-    if (prefetch_next && l + 1 < l1) {
-      // The next line's in-place inputs are fetched while this one computes: the hardware prefetcher
-      // alone left softmax rows of 512 waiting on memory at the start of every row (~2x slower).
-      int64_t next_in[kDimwiseMaxIo] = {}, next_out[kDimwiseMaxIo] = {};
-      offsets(l + 1, next_in, next_out);
-      for (int k = 0; k < L.nin; ++k)
-        if (direct_in[k])
-          for (int64_t b = 0; b < L.len * es; b += 64) __builtin_prefetch(in[k] + next_in[k] + b, 0, 3);
+    int64_t rem = l;
+    for (int d = L.nouter - 1; d >= 0; --d) {
+      const int64_t i = rem % L.outer_shape[d];
+      rem /= L.outer_shape[d];
+      for (int k = 0; k < L.nin; ++k) in_off[k] += i * L.in_outer[k][d];
+      for (int k = 0; k < L.nout; ++k) out_off[k] += i * L.out_outer[k][d];
     }
     // Gather each input line, one innermost run of the line dims at a time.
     for (int k = 0; k < L.nin; ++k) {

@@ -1,8 +1,8 @@
 // exp over FLOAT rows for softmax-like lines (kernels/simd/vec.h's 64-byte vectors): the exponent
 // of x - max is never positive, which allows a cheaper exp than vmath::exp (no overflow branch, no
 // two-step scaling): about 11 vector operations for 16 elements instead of ~23. Accuracy: a few ULP
-// (Taylor to r^6 on |r| <= ln2 / 2, truncation < 1.3e-7 relative); results below 2^-126 are flushed
-// to 0 without AVX-512 (far under precision.md's absolute floor of 1e-7 * T). NaN propagates.
+// (Taylor to r^6 on |r| <= ln2 / 2, truncation < 1.3e-7 relative); without AVX-512, results below
+// exp(-87.6) < 2^-126 are flushed to 0 (far under precision.md's floor of 1e-7 * T). NaN propagates.
 #pragma once
 
 #include <cstring>
@@ -40,7 +40,7 @@ inline f32v exp_nonpos(f32v x) {
   const f32v t = f32v(_mm512_mask_roundscale_ps(__m512(xr), 0xffff, __m512(xr * 1.44269504088896341f),
                                                       _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 #else
-  const f32v xr = x < -87.0f ? splat(-87.0f) : x;  // 2^t stays normal; flushed to 0 at the end
+  const f32v xr = x < -87.6f ? splat(-87.6f) : x;  // 2^t stays normal (t >= -126); flushed to 0 at the end
   const f32v magic = splat(12582912.0f);  // 1.5 * 2^23: adding it rounds to an integer kept in the low bits
   const f32v tm = fmadd(xr, splat(1.44269504088896341f), magic);
   const f32v t = tm - magic;
@@ -60,7 +60,7 @@ inline f32v exp_nonpos(f32v x) {
 #else
   const i32v e = (i32v(tm) - i32v(magic) + 127) << 23;  // 2^t, t >= -126
   const f32v y = p * f32v(e);
-  return x < -87.0f ? splat(0.0f) : y;
+  return x < -87.6f ? splat(0.0f) : y;  // (exp(-87.6) < 2^-126: gradual underflow above it)
 #endif
 }
 
