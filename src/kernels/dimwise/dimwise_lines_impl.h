@@ -15,6 +15,8 @@
 #include "kernels/elementwise/convert.h"
 #include "kernels/elementwise/vmath.h"
 #include "kernels/simd/vec.h"
+#include "kernels/simd/vec_exp.h"
+#include "kernels/simd/vec_stream.h"
 
 namespace opsnn::kernels::dimwise_impl {
 namespace {
@@ -73,6 +75,19 @@ OPSNN_VM_INLINE T row_sum_sq_dev(const T *x, int64_t n, T c) {
   }
 }
 
+// exp(x[i] - m) into y (null: not stored) and its sum; FLOAT through vec_exp.h's cheaper exp for
+// arguments <= 0 (m is the line's max).
+template <class T>
+OPSNN_VM_INLINE T exp_shifted_sum(const T *x, int64_t n, T m, T *y) {
+  if constexpr (std::is_same_v<T, float>) {
+    return vec::exp_shifted_sum(x, n, m, y);
+  } else {
+    if (y == nullptr) return lane_sum<T>(n, [&](int64_t i) { return ex(x[i] - m); });
+    for (int64_t i = 0; i < n; ++i) y[i] = ex(x[i] - m);
+    return row_sum(y, n);
+  }
+}
+
 // max of x, NaN winning
 template <class T>
 OPSNN_VM_INLINE T lane_max(const T *x, int64_t n) {
@@ -93,9 +108,61 @@ OPSNN_VM_INLINE T lane_max(const T *x, int64_t n) {
   return m;
 }
 
+// The output pass of a FLOAT line: y[i] = f(i) for a vector f over 16 elements at i (scalar f1 for
+// the unaligned head and the tail); kNt: the 64-byte-aligned body by non-temporal stores
+// (DimwiseLoop::stream_out); meanwhile the next line `pf` (n floats) is prefetched to L2, so its
+// first pass reads from cache while this line's stores go out.
+template <bool kNt, class F, class F1>
+OPSNN_VM_INLINE void store_pass(float *y, int64_t n, const float *pf, F f, F1 f1) {
+  int64_t i = 0;
+  if constexpr (kNt)
+    for (const int64_t head = vec::aligned_head(y, n); i < head; ++i) y[i] = f1(i);
+  for (; i + vec::kF32 <= n; i += vec::kF32) {
+    vec::prefetch_l2(pf + i);
+    const vec::f32v v = f(i);
+    if constexpr (kNt) vec::store_nt(y + i, v);
+    else std::memcpy(y + i, &v, sizeof v);
+  }
+  for (; i < n; ++i) y[i] = f1(i);
+}
+template <class F, class F1>
+OPSNN_VM_INLINE void store_pass(bool nt, float *y, int64_t n, const float *next, F f, F1 f1) {
+  const float *pf = next != nullptr ? next : y;  // (no next line: prefetches of lines in L1)
+  if (nt && vec::aligned_head(y, n) >= 0) store_pass<true>(y, n, pf, f, f1);
+  else store_pass<false>(y, n, pf, f, f1);
+}
+
+// y = ((x - mean) * rstd) * gamma + beta (either may be null) for a FLOAT line, the roundings of the
+// scalar expression, through store_pass.
+inline void affine_line(const float *x, int64_t n, float mean, float rstd, const float *g, const float *b, float *y,
+                        bool nt, const float *next) {
+  const vec::f32v mv = vec::splat(mean), rv = vec::splat(rstd);
+  auto run = [&](auto has_g, auto has_b) {
+    store_pass(
+        nt, y, n, next,
+        [&](int64_t i) {
+          vec::f32v t = (vec::load(x + i) - mv) * rv;
+          if constexpr (has_g()) t = t * vec::load(g + i);
+          if constexpr (has_b()) t = t + vec::load(b + i);
+          return t;
+        },
+        [&](int64_t i) {
+          float t = (x[i] - mean) * rstd;
+          if constexpr (has_g()) t = t * g[i];
+          if constexpr (has_b()) t = t + b[i];
+          return t;
+        });
+  };
+  using Y = std::true_type;
+  using N = std::false_type;
+  if (g != nullptr) b != nullptr ? run(Y{}, Y{}) : run(Y{}, N{});
+  else b != nullptr ? run(N{}, Y{}) : run(N{}, N{});
+}
+
 // Normalisation of one line (layer / RMS / group norm): results y, mean, rstd, and the summed input.
+// nt / next: see store_pass (FLOAT lines).
 template <class T>
-void normalize(const DimwiseParams &p, T *const *x, int64_t n, T *const *res) {
+void normalize(const DimwiseParams &p, T *const *x, int64_t n, T *const *res, bool nt, const T *next) {
   if constexpr (std::is_floating_point_v<T>) {
     const T *v = x[0];
     if (p.add_input) {
@@ -113,13 +180,20 @@ void normalize(const DimwiseParams &p, T *const *x, int64_t n, T *const *res) {
     const T *gamma = p.gamma_in >= 0 ? x[p.gamma_in] : nullptr;
     const T *beta = p.beta_in >= 0 ? x[p.beta_in] : nullptr;
     T *y = res[0];
-    for (int64_t i = 0; i < n; ++i) y[i] = (v[i] - mean) * rstd;
-    if (gamma != nullptr) {
-      if (p.gemma) for (int64_t i = 0; i < n; ++i) y[i] *= 1 + gamma[i];
-      else for (int64_t i = 0; i < n; ++i) y[i] *= gamma[i];
+    // One pass for y = (x - mean) * rstd * gamma + beta while the row is still in L1 (the same
+    // roundings as one pass per factor; separate passes cost LayerNorm a fifth of its time).
+    const bool post = p.scale_in >= 0 || p.shift_in >= 0 || p.silu;  // passes over y after this one
+    if constexpr (std::is_same_v<T, float>) {
+      if (!p.gemma) affine_line(v, n, mean, rstd, gamma, beta, y, nt && !post, next);
     }
-    if (beta != nullptr)
-      for (int64_t i = 0; i < n; ++i) y[i] += beta[i];
+    if (!std::is_same_v<T, float> || p.gemma) {
+      if (gamma == nullptr) for (int64_t i = 0; i < n; ++i) y[i] = (v[i] - mean) * rstd;
+      else if (p.gemma) for (int64_t i = 0; i < n; ++i) y[i] = ((v[i] - mean) * rstd) * (1 + gamma[i]);
+      else if (beta == nullptr) for (int64_t i = 0; i < n; ++i) y[i] = ((v[i] - mean) * rstd) * gamma[i];
+      else for (int64_t i = 0; i < n; ++i) y[i] = ((v[i] - mean) * rstd) * gamma[i] + beta[i];
+      if (beta != nullptr && (gamma == nullptr || p.gemma))
+        for (int64_t i = 0; i < n; ++i) y[i] += beta[i];
+    }
     if (p.scale_in >= 0)
       for (int64_t i = 0; i < n; ++i) y[i] *= 1 + x[p.scale_in][i];
     if (p.shift_in >= 0)
@@ -132,13 +206,15 @@ void normalize(const DimwiseParams &p, T *const *x, int64_t n, T *const *res) {
   }
 }
 
-// One line: x[k] the n elements of input k; res[k] result k (indices as T).
+// One line: x[k] the n elements of input k; res[k] result k (indices as T); next: the next line's
+// first input read in place, or null (prefetched by the row ops' output pass); nt: result 0 is the
+// output in place and DimwiseLoop::stream_out asks for non-temporal stores.
 template <class T>
-void line(const DimwiseLoop &L, T *const *xs, int64_t n, T *const *res, KeyPos *pairs) {
+void line(const DimwiseLoop &L, T *const *xs, int64_t n, T *const *res, KeyPos *pairs, const T *next, bool nt) {
   const T *x = xs[0], *x2 = xs[1];
   T *y0 = res[0], *y1 = res[1];
   switch (L.op) {
-    case DimwiseOp::kNormalize: normalize(L.params, xs, n, res); return;
+    case DimwiseOp::kNormalize: normalize(L.params, xs, n, res, nt, next); return;
     case DimwiseOp::kMaskedSoftmax: {  // softmax of scale * x + mask + bias (a row of -inf: NaN)
       if constexpr (std::is_floating_point_v<T>) {
         const T sc = static_cast<T>(L.params.scale);
@@ -147,9 +223,7 @@ void line(const DimwiseLoop &L, T *const *xs, int64_t n, T *const *res, KeyPos *
           for (int64_t i = 0; i < n; ++i) y0[i] += xs[L.params.mask_in][i];
         if (L.params.pos_bias_in >= 0)
           for (int64_t i = 0; i < n; ++i) y0[i] += xs[L.params.pos_bias_in][i];
-        const T m = lane_max(y0, n);
-        for (int64_t i = 0; i < n; ++i) y0[i] = ex(y0[i] - m);
-        const T s = lane_sum<T>(n, [&](int64_t i) { return y0[i]; });
+        const T s = exp_shifted_sum(y0, n, lane_max(y0, n), y0);
         const T inv = 1 / s;
         for (int64_t i = 0; i < n; ++i) y0[i] *= inv;
       }
@@ -199,8 +273,7 @@ void line(const DimwiseLoop &L, T *const *xs, int64_t n, T *const *res, KeyPos *
     case DimwiseOp::kSoftmaxCrossEntropy: {  // loss = -sum(labels * log_softmax), backprop = softmax - labels
       if constexpr (std::is_floating_point_v<T>) {
         const T m = lane_max(x, n);
-        for (int64_t i = 0; i < n; ++i) y1[i] = ex(x[i] - m);
-        const T s = lane_sum<T>(n, [&](int64_t i) { return y1[i]; });
+        const T s = exp_shifted_sum(x, n, m, y1);
         const T ls = lg(s), inv = 1 / s;
         y0[0] = -lane_sum<T>(n, [&](int64_t i) { return x2[i] * (x[i] - m - ls); });
         for (int64_t i = 0; i < n; ++i) y1[i] = y1[i] * inv - x2[i];
@@ -208,18 +281,23 @@ void line(const DimwiseLoop &L, T *const *xs, int64_t n, T *const *res, KeyPos *
       return;
     }
     case DimwiseOp::kSoftmax: case DimwiseOp::kLogSoftmax: {
-      // Passes over the line: the max; exp(x - max) stored; its sum, from the cache (one loop doing
-      // both kept the sum in memory); the scale, or x - max - log(sum).
+      // Passes over the line: the max; exp(x - max) and its sum (stored for softmax); the scale, or
+      // x - max - log(sum).
       if constexpr (std::is_floating_point_v<T>) {
         const T m = lane_max(x, n);
-        for (int64_t i = 0; i < n; ++i) y0[i] = ex(x[i] - m);
-        const T s = row_sum(y0, n);
         if (L.op == DimwiseOp::kSoftmax) {
-          const T inv = 1 / s;
+          const T inv = 1 / exp_shifted_sum(x, n, m, y0);
           for (int64_t i = 0; i < n; ++i) y0[i] *= inv;
         } else {
-          const T ls = lg(s);
-          for (int64_t i = 0; i < n; ++i) y0[i] = x[i] - m - ls;  // (not x - (m + ls): m may dwarf ls)
+          const T ls = lg(exp_shifted_sum(x, n, m, static_cast<T *>(nullptr)));
+          // (not x - (m + ls): m may dwarf ls)
+          if constexpr (std::is_same_v<T, float>) {
+            const vec::f32v mv = vec::splat(m), lv = vec::splat(ls);
+            store_pass(nt, y0, n, next, [&](int64_t i) { return vec::load(x + i) - mv - lv; },
+                       [&](int64_t i) { return x[i] - m - ls; });
+          } else {
+            for (int64_t i = 0; i < n; ++i) y0[i] = x[i] - m - ls;
+          }
         }
       }
       return;
@@ -329,15 +407,24 @@ void run_lines(const DimwiseLoop &L, const char *const *in, char *const *out, ch
   for (int k = 0; k < L.nin; ++k) direct_in[k] = dense(L.in_dtype[k], L.in_line[k]);
   for (int k = 0; k < L.nout; ++k) direct_out[k] = L.out_len[k] == L.len && dense(L.out_dtype[k], L.out_line[k]);
   T *xs[kDimwiseMaxIo] = {}, *res[kDimwiseMaxIo] = {};
-  for (int64_t l = l0; l < l1; ++l) {
-    int64_t in_off[kDimwiseMaxIo] = {}, out_off[kDimwiseMaxIo] = {};
-    int64_t rem = l;
+  auto offsets = [&](int64_t l, int64_t *in_off, int64_t *out_off) {
     for (int d = L.nouter - 1; d >= 0; --d) {
-      const int64_t i = rem % L.outer_shape[d];
-      rem /= L.outer_shape[d];
+      const int64_t i = l % L.outer_shape[d];
+      l /= L.outer_shape[d];
       for (int k = 0; k < L.nin; ++k) in_off[k] += i * L.in_outer[k][d];
       for (int k = 0; k < L.nout; ++k) out_off[k] += i * L.out_outer[k][d];
     }
+  };
+  int64_t next_in[kDimwiseMaxIo] = {}, next_out[kDimwiseMaxIo] = {};
+  if (l0 < l1) offsets(l0, next_in, next_out);
+  for (int64_t l = l0; l < l1; ++l) {
+    int64_t in_off[kDimwiseMaxIo], out_off[kDimwiseMaxIo];
+    std::copy(next_in, next_in + kDimwiseMaxIo, in_off);
+    std::copy(next_out, next_out + kDimwiseMaxIo, out_off);
+    std::fill(next_in, next_in + kDimwiseMaxIo, int64_t{0});
+    std::fill(next_out, next_out + kDimwiseMaxIo, int64_t{0});
+    if (l + 1 < l1) offsets(l + 1, next_in, next_out);
+    const T *next = direct_in[0] && l + 1 < l1 ? reinterpret_cast<const T *>(in[0] + next_in[0]) : nullptr;
     // Gather each input line, one innermost run of the line dims at a time.
     for (int k = 0; k < L.nin; ++k) {
       const char *src = in[k] + in_off[k];
@@ -365,7 +452,7 @@ void run_lines(const DimwiseLoop &L, const char *const *in, char *const *out, ch
       res[L.out_src[k]] = reinterpret_cast<T *>(out[k] + out_off[k]);
       wrote[k] = claimed[L.out_src[k]] = true;
     }
-    line<T>(L, xs, L.len, res, pairs);
+    line<T>(L, xs, L.len, res, pairs, next, L.stream_out && claimed[0]);
     // Scatter: full-length results along the line dims; top-k along its one dim; single results.
     for (int k = 0; k < L.nout; ++k) {
       if (wrote[k]) continue;
@@ -380,6 +467,7 @@ void run_lines(const DimwiseLoop &L, const char *const *in, char *const *out, ch
       }
     }
   }
+  if (L.stream_out) vec::store_fence();
 }
 
 
