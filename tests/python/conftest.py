@@ -3,6 +3,7 @@
 import os
 import pathlib
 import sys
+import zlib
 
 import numpy as np
 import pytest
@@ -48,4 +49,6 @@ def round_to(x, dtype_name):
 
 @pytest.fixture
 def rng(request):
-    return np.random.default_rng(abs(hash(request.node.name)) % (2 ** 32))
+    # A seed per test that is the same in every run (Python's str hash is salted per process, which
+    # made the data, and so a rare kink-crossing in a finite difference, change from run to run).
+    return np.random.default_rng(zlib.crc32(request.node.name.encode()))

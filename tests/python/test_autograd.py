@@ -43,7 +43,7 @@ def test_binary_gradients_with_broadcasting(rng, name):
 
 
 def test_gradients_through_views_and_reductions(rng):
-    x = leaf(rng, (2, 3, 4))
+    x = leaf(rng, (2, 3, 4), avoid=0.0)  # off where()'s kink at 0 (a difference across it is not the slope)
     assert gradcheck(lambda t: t.permute(2, 0, 1)[1:, :, ::2].reshape(3, -1), [x])
     assert gradcheck(lambda t: t[:, 1:2].expand(2, 5, 4) * 2, [x])
     assert gradcheck(lambda t: t.sum(1), [x])
