@@ -1105,10 +1105,10 @@ TEST(ConvDirectRows, RandomGeometriesInEveryIsaTier) {
   KernelEnvRestore restore;
   WinogradEnv no_winograd("off");
   DirectRowsEnv forced("on");
-  int taken = 0;
+  int taken = 0, total = 0;
   for (const char *cap : direct_tiers()) {
     core::reset_kernel_env_for_testing(cap, nullptr);
-    for (int t = 0; t < 40; ++t) {
+    for (int t = 0; t < 40; ++t, ++total) {
       DirectCase dc = random_direct_case(t % 8 == 7 ? 3 : 2);
       dc.g.cbig = rnd(1, 4);
       dc.in_channels_first = dc.out_channels_first = rng()() % 2 == 0;
@@ -1123,7 +1123,7 @@ TEST(ConvDirectRows, RandomGeometriesInEveryIsaTier) {
       DirectCall(dc).check();
     }
   }
-  EXPECT_GT(taken, 40);  // most cases reach the kernel
+  EXPECT_GT(taken, total / 4);  // many cases reach the kernel (the rest check the fallback); tiers differ by host
   // A stride past a one-column input: the padding is wider than the columns the output reads.
   for (bool channels_first : {false, true}) {
     DirectCase dc = fixed_2d_case(1, 2, 5, 6, 1, 3, 1, 5, 1, 2);
