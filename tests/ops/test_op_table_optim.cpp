@@ -194,26 +194,32 @@ std::vector<int64_t> random_state_shape(std::mt19937_64 &g) {
   return shape;
 }
 
+// Every dtype x layout x four flag values (two bits of f), k counting the calls, a random state shape.
+template <class Body>
+void each_dtype_layout_and_flags(const OptimTableCase &c, std::mt19937_64 &g, const Body &body) {
+  int k = 0;
+  for (aclDataType dt : c.dtypes)
+    for (Layout layout : {Layout::kContiguous, Layout::kTransposed, Layout::kPadded})
+      for (int f = 0; f < 4; ++f, ++k) body(dt, layout, f, k, random_state_shape(g));
+}
+
 class OpTableOptim : public ::testing::TestWithParam<OptimTableCase> {};
 
 TEST_P(OpTableOptim, EveryDtypeLayoutAndFlag) {
   reseed_for_current_test();
   const OptimTableCase &c = GetParam();
   auto &g = rng();
-  int k = 0;
-  for (aclDataType dt : c.dtypes)
-    for (Layout layout : {Layout::kContiguous, Layout::kTransposed, Layout::kPadded})
-      for (int f = 0; f < 4; ++f, ++k) {
-        const std::vector<int64_t> shape = random_state_shape(g);
-        const aclDataType hdts[3] = {dt, ACL_FLOAT, ACL_DOUBLE};
-        const aclDataType hdt = hdts[k % 3];
-        SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt << " layout " << static_cast<int>(layout)
-                                          << " flags " << f << " hyper dtype " << hdt << " shape "
-                                          << ::testing::PrintToString(shape));
-        Problem p;
-        make_problem(c, g, shape, dt, layout, hdt, k % 2 == 1, &p);
-        check_step(c, p, dt, (f & 1) != 0, (f & 2) != 0, (f & 1) != 0);
-      }
+  each_dtype_layout_and_flags(c, g, [&](aclDataType dt, Layout layout, int f, int k,
+                                        const std::vector<int64_t> &shape) {
+    const aclDataType hdts[3] = {dt, ACL_FLOAT, ACL_DOUBLE};
+    const aclDataType hdt = hdts[k % 3];
+    SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt << " layout " << static_cast<int>(layout)
+                                      << " flags " << f << " hyper dtype " << hdt << " shape "
+                                      << ::testing::PrintToString(shape));
+    Problem p;
+    make_problem(c, g, shape, dt, layout, hdt, k % 2 == 1, &p);
+    check_step(c, p, dt, (f & 1) != 0, (f & 2) != 0, (f & 1) != 0);
+  });
 }
 
 TEST_P(OpTableOptim, RepeatedStepsAndLargeTensors) {
@@ -342,47 +348,44 @@ TEST(OpTableOptimV2, EveryDtypeLayoutFlagAndStepDtype) {
   reseed_for_current_test();
   const OptimTableCase &c = v2_case();
   auto &g = rng();
-  int k = 0;
-  for (aclDataType dt : c.dtypes)
-    for (Layout layout : {Layout::kContiguous, Layout::kTransposed, Layout::kPadded})
-      for (int f = 0; f < 4; ++f, ++k) {
-        const std::vector<int64_t> shape = random_state_shape(g);
-        const bool amsgrad = (f & 1) != 0, maximize = (f & 2) != 0;
-        const aclDataType sdt = k % 2 ? ACL_FLOAT : ACL_INT64;
-        const double t = static_cast<double>(1 + g() % 20);
-        SCOPED_TRACE(::testing::Message() << "dtype " << dt << " layout " << static_cast<int>(layout) << " flags " << f
-                                          << " step " << t << " (" << sdt << ") shape "
-                                          << ::testing::PrintToString(shape));
-        Problem p;
-        make_problem(c, g, shape, dt, layout, ACL_DOUBLE, false, &p);
-        Hyper &h = p.hv;
-        for (double *x : {&h.lr, &h.b1, &h.b2, &h.wd, &h.eps}) *x = static_cast<float>(*x);  // the float arguments
-        DeviceTensor step(k % 3 == 0 ? std::vector<int64_t>{} : std::vector<int64_t>{1}, sdt);
-        step.set_values({t});
-        const auto var0 = p.var->values(), m0 = p.m->values(), v0 = p.v->values(), g0 = p.grad->values(),
-                   x0 = p.max_v->values();
-        const OptimArgs a = v2_args(p, step, amsgrad, maximize);
-        ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
-            << aclGetRecentErrMsg();
-        std::vector<double> wv, wm, wvv, wx;
-        for (size_t i = 0; i < var0.size(); ++i) {
-          const refs::AdamElem r = refs::adamw_ref(var0[i], m0[i], v0[i], g0[i], x0[i], std::pow(h.b1, t - 1),
-                                                   std::pow(h.b2, t - 1), h.lr, h.wd, h.b1, h.b2, h.eps, amsgrad,
-                                                   maximize);
-          wv.push_back(round_to(dt, r.var));
-          wm.push_back(round_to(dt, r.m));
-          wvv.push_back(round_to(dt, r.v));
-          wx.push_back(round_to(dt, std::max(x0[i], r.v)));
-        }
-        EXPECT_TRUE(meets_precision(dt, p.var->values(), wv)) << "varRef";
-        EXPECT_TRUE(meets_precision(dt, p.m->values(), wm)) << "mRef";
-        EXPECT_TRUE(meets_precision(dt, p.v->values(), wvv)) << "vRef";
-        if (amsgrad) EXPECT_TRUE(meets_precision(dt, p.max_v->values(), wx)) << "maxGradNormOptionalRef";
-        else EXPECT_EQ(p.max_v->values(), x0) << "maxGradNormOptionalRef untouched without amsgrad";
-        EXPECT_TRUE(p.var->untouched_outside_view());
-        EXPECT_TRUE(p.max_v->untouched_outside_view());
-        EXPECT_EQ(p.grad->values(), g0);
-      }
+  each_dtype_layout_and_flags(c, g, [&](aclDataType dt, Layout layout, int f, int k,
+                                        const std::vector<int64_t> &shape) {
+    const bool amsgrad = (f & 1) != 0, maximize = (f & 2) != 0;
+    const aclDataType sdt = k % 2 ? ACL_FLOAT : ACL_INT64;
+    const double t = static_cast<double>(1 + g() % 20);
+    SCOPED_TRACE(::testing::Message() << "dtype " << dt << " layout " << static_cast<int>(layout) << " flags " << f
+                                      << " step " << t << " (" << sdt << ") shape "
+                                      << ::testing::PrintToString(shape));
+    Problem p;
+    make_problem(c, g, shape, dt, layout, ACL_DOUBLE, false, &p);
+    Hyper &h = p.hv;
+    for (double *x : {&h.lr, &h.b1, &h.b2, &h.wd, &h.eps}) *x = static_cast<float>(*x);  // the float arguments
+    DeviceTensor step(k % 3 == 0 ? std::vector<int64_t>{} : std::vector<int64_t>{1}, sdt);
+    step.set_values({t});
+    const auto var0 = p.var->values(), m0 = p.m->values(), v0 = p.v->values(), g0 = p.grad->values(),
+               x0 = p.max_v->values();
+    const OptimArgs a = v2_args(p, step, amsgrad, maximize);
+    ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
+        << aclGetRecentErrMsg();
+    std::vector<double> wv, wm, wvv, wx;
+    for (size_t i = 0; i < var0.size(); ++i) {
+      const refs::AdamElem r = refs::adamw_ref(var0[i], m0[i], v0[i], g0[i], x0[i], std::pow(h.b1, t - 1),
+                                               std::pow(h.b2, t - 1), h.lr, h.wd, h.b1, h.b2, h.eps, amsgrad,
+                                               maximize);
+      wv.push_back(round_to(dt, r.var));
+      wm.push_back(round_to(dt, r.m));
+      wvv.push_back(round_to(dt, r.v));
+      wx.push_back(round_to(dt, std::max(x0[i], r.v)));
+    }
+    EXPECT_TRUE(meets_precision(dt, p.var->values(), wv)) << "varRef";
+    EXPECT_TRUE(meets_precision(dt, p.m->values(), wm)) << "mRef";
+    EXPECT_TRUE(meets_precision(dt, p.v->values(), wvv)) << "vRef";
+    if (amsgrad) EXPECT_TRUE(meets_precision(dt, p.max_v->values(), wx)) << "maxGradNormOptionalRef";
+    else EXPECT_EQ(p.max_v->values(), x0) << "maxGradNormOptionalRef untouched without amsgrad";
+    EXPECT_TRUE(p.var->untouched_outside_view());
+    EXPECT_TRUE(p.max_v->untouched_outside_view());
+    EXPECT_EQ(p.grad->values(), g0);
+  });
 }
 
 TEST(OpTableOptimV2, StepNotPositiveFailsTheLaunch) {
@@ -506,44 +509,41 @@ TEST(OpTableOptimEma, EveryDtypeLayoutModeAndBiasCorrection) {
   reseed_for_current_test();
   const OptimTableCase &c = ema_case();
   auto &g = rng();
-  int k = 0;
-  for (aclDataType dt : c.dtypes)
-    for (Layout layout : {Layout::kContiguous, Layout::kTransposed, Layout::kPadded})
-      for (int f = 0; f < 4; ++f, ++k) {
-        const std::vector<int64_t> shape = random_state_shape(g);
-        const int64_t mode = f & 1;
-        const bool bias = (f & 2) != 0;
-        const double t = static_cast<double>(1 + g() % 20);
-        SCOPED_TRACE(::testing::Message() << "dtype " << dt << " layout " << static_cast<int>(layout) << " mode " << mode
-                                          << " biasCorrection " << bias << " step " << t << " shape "
-                                          << ::testing::PrintToString(shape));
-        EmaProblem e;
-        make_ema_problem(c, g, shape, dt, layout, k % 2 ? ACL_FLOAT : ACL_INT64, t, &e);
-        OptimArgs a = e.args();
-        a.mode = mode;
-        a.bias_corr = bias;
-        a.ema_f = 0.5 + 0.49 * std::uniform_real_distribution<double>(0, 1)(g);
-        const auto var0 = e.p.var->values(), m0 = e.p.m->values(), v0 = e.p.v->values(), g0 = e.p.grad->values(),
-                   s0 = e.s->values();
-        ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **ex) { return c.phase1(a, w, ex); }, c.launch), 0)
-            << aclGetRecentErrMsg();
-        std::vector<double> wv, wm, wvv, ws;
-        for (size_t i = 0; i < var0.size(); ++i) {
-          const EmaElem r = ema_adam_ref(var0[i], m0[i], v0[i], s0[i], g0[i], t, a.lr_f, a.ema_f, a.b1_f, a.b2_f,
-                                         a.eps_f, mode, bias, a.wd_f);
-          wv.push_back(round_to(dt, r.var));
-          wm.push_back(round_to(dt, r.m));
-          wvv.push_back(round_to(dt, r.v));
-          ws.push_back(round_to(dt, r.s));
-        }
-        EXPECT_TRUE(meets_precision(dt, e.p.var->values(), wv)) << "varRef";
-        EXPECT_TRUE(meets_precision(dt, e.p.m->values(), wm)) << "mRef";
-        EXPECT_TRUE(meets_precision(dt, e.p.v->values(), wvv)) << "vRef";
-        EXPECT_TRUE(meets_precision(dt, e.s->values(), ws)) << "sRef";
-        EXPECT_TRUE(e.p.var->untouched_outside_view());
-        EXPECT_TRUE(e.s->untouched_outside_view());
-        EXPECT_EQ(e.p.grad->values(), g0);
-      }
+  each_dtype_layout_and_flags(c, g, [&](aclDataType dt, Layout layout, int f, int k,
+                                        const std::vector<int64_t> &shape) {
+    const int64_t mode = f & 1;
+    const bool bias = (f & 2) != 0;
+    const double t = static_cast<double>(1 + g() % 20);
+    SCOPED_TRACE(::testing::Message() << "dtype " << dt << " layout " << static_cast<int>(layout) << " mode " << mode
+                                      << " biasCorrection " << bias << " step " << t << " shape "
+                                      << ::testing::PrintToString(shape));
+    EmaProblem e;
+    make_ema_problem(c, g, shape, dt, layout, k % 2 ? ACL_FLOAT : ACL_INT64, t, &e);
+    OptimArgs a = e.args();
+    a.mode = mode;
+    a.bias_corr = bias;
+    a.ema_f = 0.5 + 0.49 * std::uniform_real_distribution<double>(0, 1)(g);
+    const auto var0 = e.p.var->values(), m0 = e.p.m->values(), v0 = e.p.v->values(), g0 = e.p.grad->values(),
+               s0 = e.s->values();
+    ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **ex) { return c.phase1(a, w, ex); }, c.launch), 0)
+        << aclGetRecentErrMsg();
+    std::vector<double> wv, wm, wvv, ws;
+    for (size_t i = 0; i < var0.size(); ++i) {
+      const EmaElem r = ema_adam_ref(var0[i], m0[i], v0[i], s0[i], g0[i], t, a.lr_f, a.ema_f, a.b1_f, a.b2_f,
+                                     a.eps_f, mode, bias, a.wd_f);
+      wv.push_back(round_to(dt, r.var));
+      wm.push_back(round_to(dt, r.m));
+      wvv.push_back(round_to(dt, r.v));
+      ws.push_back(round_to(dt, r.s));
+    }
+    EXPECT_TRUE(meets_precision(dt, e.p.var->values(), wv)) << "varRef";
+    EXPECT_TRUE(meets_precision(dt, e.p.m->values(), wm)) << "mRef";
+    EXPECT_TRUE(meets_precision(dt, e.p.v->values(), wvv)) << "vRef";
+    EXPECT_TRUE(meets_precision(dt, e.s->values(), ws)) << "sRef";
+    EXPECT_TRUE(e.p.var->untouched_outside_view());
+    EXPECT_TRUE(e.s->untouched_outside_view());
+    EXPECT_EQ(e.p.grad->values(), g0);
+  });
 }
 
 TEST(OpTableOptimEma, RepeatedStepsOnALargeTensor) {
