@@ -5,7 +5,9 @@
 #      files), ctest in the checked mode; then libFuzzer (tests/fuzz/fuzz_ops.cpp) from the same
 #      tree: the seed corpus tests/fuzz/corpus/ then OPSNN_FUZZ_TIME seconds (default 90) of
 #      fuzzing; any crash, sanitizer report, timeout (10 s per input) or leak fails the run. With
-#      clang-14 on x86-64 (libFuzzer); elsewhere g++ ASan + UBSan and no fuzzing.
+#      clang-14 on x86-64 (libFuzzer); elsewhere g++ ASan + UBSan and no fuzzing. The per-ISA
+#      kernel units are built without ASan's stack instrumentation (cmake/isa_flags.cmake: it
+#      quadrupled their compile time); their heap accesses and UBSan stay checked.
 #   2b. AVX-512 emulated build (build-avx512emu/: the AVX-512 kernels run through SIMDe on any
 #       AVX2 CPU; the kernels suite + the ops files of OPSNN_ISA_OPS), ctest. Skipped where the
 #       CPU has no AVX2 (non-x86).

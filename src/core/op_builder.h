@@ -62,6 +62,9 @@ class OpBuilder {
   // extent the launch writes) against its allocation, which a cache hit does not repeat.
   void refers_to_caller_objects() { ex_->plan_cacheable = false; }
   void checks_memory_beyond_views() { ex_->plan_cacheable = false; }
+  // ... or phase 1 read a value of the caller's tensor data that shaped the plan (a host-side
+  // attribute passed as a tensor): the cache key holds shapes and attributes, not data.
+  void depends_on_tensor_values() { ex_->plan_cacheable = false; }
 
   template <class S, class... Args>
   S &add_step(Args &&...args) {

@@ -43,6 +43,10 @@
 //   bool attrs u8  one byte per op, read where its first bool argument is; bit i = the i-th bool
 //                  argument in prototype order
 //   double attr u8 (0 = the role's usual value, else kDoubles[b % 16], NaN, +-inf, 0, -1)
+//   tensor list count u8 (0 = the role's usual 2 entries, 0xFF = null list, else (b-1) % 5: 0..4
+//                  entries), then one tensor per entry as above (a null entry makes
+//                  aclCreateTensorList fail, which must say why; the op then gets a null list)
+//   scalar list count u8 as a tensor list's, then one scalar per entry
 #include <acl/acl.h>
 #include <aclnnop/aclnn_adaptive_avg_pool2d.h>
 #include <aclnnop/aclnn_add.h>
@@ -61,7 +65,18 @@
 #include <aclnnop/aclnn_div.h>
 #include <aclnnop/aclnn_embedding.h>
 #include <aclnnop/aclnn_eq_tensor.h>
+#include <aclnnop/aclnn_apply_fused_ema_adam.h>
 #include <aclnnop/aclnn_exp.h>
+#include <aclnnop/aclnn_foreach_add_list.h>
+#include <aclnnop/aclnn_foreach_add_scalar_list.h>
+#include <aclnnop/aclnn_foreach_addcmul_scalar_list.h>
+#include <aclnnop/aclnn_foreach_exp.h>
+#include <aclnnop/aclnn_foreach_lerp_list.h>
+#include <aclnnop/aclnn_foreach_mul_scalar.h>
+#include <aclnnop/aclnn_foreach_non_finite_check_and_unscale.h>
+#include <aclnnop/aclnn_foreach_norm.h>
+#include <aclnnop/aclnn_foreach_pow_scalar_and_tensor.h>
+#include <aclnnop/aclnn_foreach_round_off_number.h>
 #include <aclnnop/aclnn_fill_scalar.h>
 #include <aclnnop/aclnn_fused_cross_entropy_loss_with_max_sum.h>
 #include <aclnnop/aclnn_gather.h>
@@ -235,6 +250,7 @@ struct Reader {
 
 struct Desc {
   bool null_tensor = false, null_data = false;
+  bool in_list = false;  // a member of a tensor list that was created: the list owns (destroys) it
   aclDataType dt = ACL_FLOAT;
   int nd = 0;
   int64_t dims[9] = {}, strides[9] = {};
@@ -252,6 +268,7 @@ struct Desc {
 
 struct Scal {
   bool null = false;
+  bool in_list = false;  // a member of a scalar list that was created: the list owns it
   aclDataType dt = ACL_FLOAT;
   alignas(16) unsigned char value[16] = {};
   aclScalar *s = nullptr;
@@ -261,6 +278,13 @@ struct IntArr {
   bool null = false;
   std::vector<int64_t> v;
   aclIntArray *a = nullptr;
+};
+
+// A tensor list / scalar list argument: its members are entries of Ctx::ts / Ctx::ss.
+struct List {
+  bool null = false;
+  std::vector<int> members;
+  void *l = nullptr;  // aclTensorList * or aclScalarList *
 };
 
 struct Buffer {
@@ -316,6 +340,7 @@ struct Ctx {
   std::vector<Desc> ts;
   std::vector<Scal> ss;
   std::vector<IntArr> as;
+  std::vector<List> tls, sls;
   std::vector<Buffer> bufs;
   bool launchable = true;
   bool matmul = false;
@@ -484,6 +509,28 @@ struct Ctx {
     return int(ts.size()) - 1;
   }
 
+  // The entry count of a tensor / scalar list (see the header comment); -1 = a null list.
+  int list_count() {
+    const uint8_t b = r.u8();
+    return b == 0 ? 2 : b == 0xFF ? -1 : (b - 1) % 5;
+  }
+  int tensor_list(aclDataType def_dt, int def_nd) {
+    List l;
+    const int n = list_count();
+    l.null = n < 0;
+    for (int i = 0; i < n; ++i) l.members.push_back(tensor(def_dt, def_nd));
+    tls.push_back(l);
+    return int(tls.size()) - 1;
+  }
+  int scalar_list(aclDataType def_dt) {
+    List l;
+    const int n = list_count();
+    l.null = n < 0;
+    for (int i = 0; i < n; ++i) l.members.push_back(scalar(def_dt));
+    sls.push_back(l);
+    return int(sls.size()) - 1;
+  }
+
   int scalar(aclDataType def_dt) {
     Scal s;
     const uint8_t b = r.u8();
@@ -630,17 +677,40 @@ struct Ctx {
       a.a = aclCreateIntArray(a.v.data(), uint64_t(a.v.size()));
       if (!a.a) check_failure_message("aclCreateIntArray", -1);
     }
+    // Lists last: a created list owns its members (destroy() then skips them).
+    for (List &l : tls) {
+      if (l.null) continue;
+      std::vector<const aclTensor *> v;
+      for (int m : l.members) v.push_back(ts[m].t);
+      l.l = aclCreateTensorList(v.data(), uint64_t(v.size()));
+      if (!l.l) check_failure_message("aclCreateTensorList", -1);
+      else for (int m : l.members) ts[m].in_list = true;
+    }
+    for (List &l : sls) {
+      if (l.null) continue;
+      std::vector<const aclScalar *> v;
+      for (int m : l.members) v.push_back(ss[m].s);
+      l.l = aclCreateScalarList(v.data(), uint64_t(v.size()));
+      if (!l.l) check_failure_message("aclCreateScalarList", -1);
+      else for (int m : l.members) ss[m].in_list = true;
+    }
   }
 
   aclTensor *T(int i) { return ts[i].t; }
   aclScalar *S(int i) { return ss[i].s; }
   aclIntArray *A(int i) { return as[i].a; }
+  aclTensorList *TL(int i) { return static_cast<aclTensorList *>(tls[i].l); }
+  aclScalarList *SL(int i) { return static_cast<aclScalarList *>(sls[i].l); }
 
   void destroy() {
+    for (List &l : tls)
+      if (l.l) check_status("aclDestroyTensorList", aclDestroyTensorList(static_cast<aclTensorList *>(l.l)));
+    for (List &l : sls)
+      if (l.l) check_status("aclDestroyScalarList", aclDestroyScalarList(static_cast<aclScalarList *>(l.l)));
     for (Desc &d : ts)
-      if (d.t) check_status("aclDestroyTensor", aclDestroyTensor(d.t));
+      if (d.t && !d.in_list) check_status("aclDestroyTensor", aclDestroyTensor(d.t));
     for (Scal &s : ss)
-      if (s.s) check_status("aclDestroyScalar", aclDestroyScalar(s.s));
+      if (s.s && !s.in_list) check_status("aclDestroyScalar", aclDestroyScalar(s.s));
     for (IntArr &a : as)
       if (a.a) check_status("aclDestroyIntArray", aclDestroyIntArray(a.a));
     for (Buffer &b : bufs) {
@@ -1148,6 +1218,69 @@ aclnnStatus op_rope(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
   c.materialize();
   return P1(RotaryPositionEmbedding, c.T(x), c.T(cs), c.T(sn), mode, c.T(o));
 }
+// The foreach family: tensor lists (2 entries unless the input says otherwise), [N, C] entries.
+aclnnStatus op_foreach_add_list(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x1 = c.tensor_list(F, 2), x2 = c.tensor_list(F, 2), alpha = c.tensor(F, 1), o = c.tensor_list(F, 2);
+  c.materialize();
+  return P1(ForeachAddList, c.TL(x1), c.TL(x2), c.T(alpha), c.TL(o));
+}
+aclnnStatus op_foreach_mul_scalar(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor_list(F, 2), s = c.tensor(F, 1), o = c.tensor_list(F, 2);
+  c.materialize();
+  return P1(ForeachMulScalar, c.TL(x), c.T(s), c.TL(o));
+}
+aclnnStatus op_foreach_add_scalar_list(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor_list(F, 2), s = c.scalar_list(F), o = c.tensor_list(F, 2);
+  c.materialize();
+  return P1(ForeachAddScalarList, c.TL(x), c.SL(s), c.TL(o));
+}
+aclnnStatus op_foreach_addcmul(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x1 = c.tensor_list(F, 2), x2 = c.tensor_list(F, 2), x3 = c.tensor_list(F, 2), s = c.tensor(F, 1),
+      o = c.tensor_list(F, 2);
+  c.materialize();
+  return P1(ForeachAddcmulScalarList, c.TL(x1), c.TL(x2), c.TL(x3), c.T(s), c.TL(o));
+}
+aclnnStatus op_foreach_lerp(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x1 = c.tensor_list(F, 2), x2 = c.tensor_list(F, 2), w = c.tensor_list(F, 2), o = c.tensor_list(F, 2);
+  c.materialize();
+  return P1(ForeachLerpList, c.TL(x1), c.TL(x2), c.TL(w), c.TL(o));
+}
+aclnnStatus op_foreach_exp(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor_list(F, 2), o = c.tensor_list(F, 2);
+  c.materialize();
+  return P1(ForeachExp, c.TL(x), c.TL(o));
+}
+aclnnStatus op_foreach_pow_scalar_tensor(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int s = c.scalar(F), x = c.tensor_list(F, 2), o = c.tensor_list(F, 2);
+  c.materialize();
+  return P1(ForeachPowScalarAndTensor, c.S(s), c.TL(x), c.TL(o));
+}
+aclnnStatus op_foreach_norm(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor_list(F, 2), p = c.scalar(F), o = c.tensor_list(F, 1);
+  c.materialize();
+  return P1(ForeachNorm, c.TL(x), c.S(p), c.TL(o));
+}
+aclnnStatus op_foreach_unscale(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int g = c.tensor_list(F, 2), found = c.tensor(F, 1), inv = c.tensor(F, 1);
+  c.materialize();
+  return P1(ForeachNonFiniteCheckAndUnscale, c.TL(g), c.T(found), c.T(inv));
+}
+aclnnStatus op_foreach_round_off(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor_list(F, 2), mode = c.tensor(ACL_INT8, 1), o = c.tensor_list(F, 2);
+  c.materialize();
+  return P1(ForeachRoundOffNumber, c.TL(x), c.T(mode), c.TL(o));
+}
+aclnnStatus op_ema_adam(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int g = c.tensor(F, 2), var = c.tensor(F, 2), m = c.tensor(F, 2), v = c.tensor(F, 2), s = c.tensor(F, 2),
+      step = c.tensor(ACL_INT64, 1);
+  const double lr = c.f64(1e-3), decay = c.f64(0.9999), b1 = c.f64(0.9), b2 = c.f64(0.999), eps = c.f64(1e-8);
+  const int64_t mode = c.i64();
+  const bool bias_correction = c.bools() & 1;
+  const double wd = c.f64(0.0);
+  c.materialize();
+  return P1(ApplyFusedEmaAdam, c.T(g), c.T(var), c.T(m), c.T(v), c.T(s), c.T(step), lr, decay, b1, b2, eps, mode,
+            bias_correction, wd);
+}
 
 const OpFn kOps[] = {op_exp,      op_inplace_exp, op_gelu_v2,   op_softplus,       op_add,
                      op_inplace_add, op_mul,      op_divs,      op_divmod,         op_eq,
@@ -1163,7 +1296,10 @@ const OpFn kOps[] = {op_exp,      op_inplace_exp, op_gelu_v2,   op_softplus,    
                      op_im2col,   op_index_select, op_gather,  op_scatter_add,    op_embedding,
                      op_permute,  op_constant_pad, op_repeat,  op_nll_loss,       op_mse_loss,
                      op_prelu,    op_lstm_cell,   op_rope,    op_chamfer_grad,   op_vocab_sum_exp,
-                     op_vocab_loss, op_matmul_nz, op_qmm_nz,  op_qconv_nz};
+                     op_vocab_loss, op_matmul_nz, op_qmm_nz,  op_qconv_nz,
+                     op_foreach_add_list, op_foreach_mul_scalar, op_foreach_add_scalar_list, op_foreach_addcmul,
+                     op_foreach_lerp, op_foreach_exp, op_foreach_pow_scalar_tensor, op_foreach_norm,
+                     op_foreach_unscale, op_foreach_round_off, op_ema_adam};
 constexpr int kNumOps = sizeof(kOps) / sizeof(kOps[0]);
 
 void launch(Ctx &c, Phase2 p2, aclOpExecutor *ex, uint64_t ws, uint8_t mode) {

@@ -21,7 +21,10 @@ OPS = ["exp", "inplace_exp", "gelu_v2", "softplus", "add", "inplace_add", "mul",
        "im2col", "index_select", "gather", "scatter_add", "embedding",
        "permute", "constant_pad", "repeat", "nll_loss", "mse_loss",
        "prelu", "lstm_cell", "rope", "chamfer_grad", "vocab_sum_exp", "vocab_loss",
-       "matmul_nz", "qmm_nz", "qconv_nz"]  # kOps, same order
+       "matmul_nz", "qmm_nz", "qconv_nz",
+       "foreach_add_list", "foreach_mul_scalar", "foreach_add_scalar_list", "foreach_addcmul",
+       "foreach_lerp", "foreach_exp", "foreach_pow_scalar_tensor", "foreach_norm",
+       "foreach_unscale", "foreach_round_off", "ema_adam"]  # kOps, same order
 
 
 def dt(name):
@@ -59,6 +62,12 @@ def A(values):
 
 
 NULL_A = b"\xff"  # a null aclIntArray
+
+
+def L(*entries):
+    """A tensor list or scalar list of 0..4 entries (tensors T(...) or scalars S(...))."""
+    assert len(entries) <= 4
+    return bytes([len(entries) + 1]) + b"".join(entries)
 DEFAULT = b"\x00"  # the role's usual value (int array, double, dtype)
 
 
@@ -239,6 +248,24 @@ def seeds():
                                 T([0, 1]), T([0], "INT32"), T([0], "INT32"), mode=16)
     yield "vocab_loss_softmax", seed("vocab_loss", v, T([0]), T([0]), T([0]), DEFAULT, NULL_T, NULL_T, T([0, 1]),
                                      T([0]), T([0, 1]))
+    f = (3, 4, 2, 1)  # foreach entries [3, 4] and [2, 3]; per-list scalars [1] or [2]
+    two = lambda dtype=None, flags=0: L(T([0, 1], dtype, flags), T([2, 0], dtype))
+    yield "foreach_add_list", seed("foreach_add_list", f, two(), two(), T([3]), two())
+    yield "foreach_add_list_f16_strided", seed("foreach_add_list", f, two("FLOAT16", STRIDED), two("FLOAT16"),
+                                               T([3]), two("FLOAT16"), mode=1)
+    yield "foreach_mul_scalar_bf16", seed("foreach_mul_scalar", f, two("BF16"), T([3]), two("BF16"))
+    yield "foreach_mul_scalar_int", seed("foreach_mul_scalar", f, two("INT32"), T([3], "INT32"), two("INT32"))
+    yield "foreach_add_scalar_list", seed("foreach_add_scalar_list", f, two(), L(S(2), S(3)), two())
+    yield "foreach_addcmul", seed("foreach_addcmul", f, two(), two(), two(), T([2]), two())
+    yield "foreach_lerp", seed("foreach_lerp", f, two(), two(), two(), two())
+    yield "foreach_exp_device", seed("foreach_exp", f, two(), two(), mode=4)
+    yield "foreach_exp_empty_list", seed("foreach_exp", f, L(), L())
+    yield "foreach_pow_scalar_tensor", seed("foreach_pow_scalar_tensor", f, S(2), two(), two())
+    yield "foreach_norm", seed("foreach_norm", f, two(), S(2), L(T([]), T([])))
+    yield "foreach_unscale", seed("foreach_unscale", f, two(), T([3]), T([3]))
+    yield "foreach_round_off", seed("foreach_round_off", f, two(), T([3], "INT32"), two(), mode=16, fill=1)
+    yield "ema_adam", seed("ema_adam", f, T([0, 1]), T([0, 1]), T([0, 1]), T([0, 1]), T([0, 1]), T([3], "INT64"),
+                           DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT, I(1), B(True), DEFAULT, mode=16, fill=0x3d)
     yield "mm_device_repeatable", seed("mm", m, T([0, 1]), T([1, 2]), T([0, 2]), I(1), mode=1 | 2 | 4)
     yield "add_device", seed("add", p, T([0, 1]), T([1]), S(2), T([0, 1]), mode=4)
     yield "mul_wrong_launch_first", seed("mul", p, T([0, 1]), T([0, 1]), T([0, 1]), mode=8)

@@ -211,8 +211,7 @@ void foreach_phase1(core::OpBuilder &b, const ForeachRule &rule, const ForeachCa
       core::check_dtype_in(c.round_t, c.round_t_name, {ACL_INT8, ACL_INT32, ACL_INT64});
       if (c.round_t->data == nullptr)
         throw_error(ACLNN_ERR_PARAM_NULLPTR, "%s has no data: its value is read in phase 1", c.round_t_name);
-      // The plan depends on the caller's roundMode value, which the plan cache's key does not hold.
-      b.refers_to_caller_objects();
+      b.depends_on_tensor_values();
       op = round_kernel(static_cast<int64_t>(kernels::load_one(
                             c.round_t->dtype, static_cast<const char *>(c.round_t->data), c.round_t->offset)),
                         c.round_t_name);
