@@ -8,7 +8,7 @@ Row format (besides the common `header`, `dtypes`, `backward`):
            weight_antiquant: a float x times an antiquantised INT8 / INT4 weight, optionally
            requantised to INT8 (WeightQuantBatchMatmulV2);
            encode_param: fp32 scales / offsets packed into the int8 scheme's 64-bit scale words
-           (TransQuantParamV2);
+           (TransQuantParamV2, and V3 with its roundMode);
            prepack_weight: a weight re-laid in place for the GEMM engine (TransMatmulWeight);
            weight_size: a one-shot function (no workspace / launch pair; the prototype is its
            complete parameter list) giving the elements such a weight's buffer needs
@@ -38,14 +38,16 @@ ROLES = {"x1": "kQmmA", "x": "kQmmA", "x2": "kQmmB", "weight": "kQmmB", "scale":
          "mmWeightRef": "kQmmB", "tensorShape": "shape", "dataType": "dtype", "weightTensorSize": "size",
          # QuantMatmulWeightNz (V5's names)
          "x1Scale": "kQmmPertoken", "x2Scale": "kQmmScale", "x2Offset": "kQmmOffset", "yScale": "kQmmYScale",
-         "x1Offset": "kQmmAOffset", "yOffset": "kQmmYOffset", "groupSize": "group"}
+         "x1Offset": "kQmmAOffset", "yOffset": "kQmmYOffset", "groupSize": "group",
+         # TransQuantParamV3: 0 keeps the scale's top 19 bits, 1 rounds to them (nearest even)
+         "roundMode": "round_mode"}
 NULLABLE = ("offset", "bias", "x1Scale", "x2Offset", "yScale", "x1Offset", "yOffset")
 # The harness's argument of each role (QmmArgs).
 ARG = {"kQmmA": "a.a", "kQmmB": "a.b", "kQmmScale": "a.scale", "kQmmOffset": "a.offset",
        "kQmmPertoken": "a.pertoken", "kQmmQScale": "a.qscale", "kQmmQOffset": "a.qoffset", "kQmmBias": "a.bias",
        "kQmmYScale": "a.yscale", "kQmmAOffset": "a.x1offset", "kQmmYOffset": "a.yoffset",
        "kQmmOut": "a.out", "trans_a": "a.trans_a", "trans_b": "a.trans_b", "group": "a.group", "shape": "a.shape",
-       "dtype": "a.dtype", "size": "size"}
+       "dtype": "a.dtype", "size": "size", "round_mode": "a.round_mode"}
 
 
 def resolve(g, table, op):
@@ -118,6 +120,7 @@ def render_tests(g, tables):
                 continue
             fields = [f"c.scheme = ::opsnn::ops::QmmScheme::{op.scheme};",
                       f"c.weight_nz = {'true' if op.weight_nz else 'false'};",
+                      f"c.has_round_mode = {'true' if 'round_mode' in op.roles else 'false'};",
                       f"c.dtypes = {{{', '.join(g.cxx_dtype(d) for d in op.dtypes)}}};",
                       "c.roles = {" + ", ".join(f'{{::opsnn::ops::{r}, "{p.name}"}}' for r, p in
                                                 zip(roles, op.params) if r.startswith("kQmm")) + "};"]

@@ -68,12 +68,14 @@ struct QmmArgs {  // the arguments by role (aggregate order: QmmRole order, then
   aclDataType dtype = ACL_FLOAT16;
   // QuantMatmulWeightNz's reserved tensors (last, so the aggregate initialisations above stay valid)
   aclTensor *yscale = nullptr, *x1offset = nullptr, *yoffset = nullptr;
+  int64_t round_mode = 0;  // TransQuantParamV3
 };
 
 struct QmmTableCase {
   std::string name, api;
   QmmScheme scheme = QmmScheme::kInt8Dequant;
   bool weight_nz = false;  // x2 may be FRACTAL_NZ (QuantMatmulWeightNz)
+  bool has_round_mode = false;  // TransQuantParamV3
   std::vector<aclDataType> dtypes;
   std::vector<std::pair<int, const char *>> roles;  // the tensor parameters in prototype order
   int (*phase1)(const QmmArgs &, uint64_t *, aclOpExecutor **) = nullptr;

@@ -396,7 +396,11 @@ void encode_param(core::OpBuilder &b, const QmmCall &c) {
   core::check_dtype_in(scale, nm[kQmmScale], {ACL_FLOAT});
   if (offset != nullptr) core::check_dtype_in(offset, nm[kQmmOffset], {ACL_FLOAT});
   core::check_dtype_in(out, nm[kQmmOut], {ACL_UINT64, ACL_INT64});
+  if (c.round_mode != 0 && c.round_mode != 1)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "roundMode must be 0 (truncate the scale to 19 bits) or 1 (round to them), got %lld",
+                static_cast<long long>(c.round_mode));
   QmmEncodeParamStep &st = b.add_step<QmmEncodeParamStep>();
+  st.round_mode = static_cast<int>(c.round_mode);
   int64_t ns = 0, no = 1;
   param_shape(scale, nm[kQmmScale], &ns, &st.scale_stride);
   if (offset != nullptr) param_shape(offset, nm[kQmmOffset], &no, &st.offset_stride);
