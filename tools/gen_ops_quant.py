@@ -6,7 +6,7 @@ Row format (besides the common `header`, `dtypes`, `backward`):
   kind     K      what the row computes, one of KINDS (ops/quant/quant_phase1.h says each formula)
   dtypes          x's accepted dtypes
 Every parameter's role comes from its name (ROLES): tensors become the call's NamedTensor fields,
-attributes its value fields. `offset` / `zeroPoints` may be null like the `...Optional` ones.
+attributes its value fields. `offset`, `zeroPoints` and `offsetOut` may be null like the `...Optional` ones.
 """
 
 QUANT_KEYS = {"header", "dtypes", "backward", "kind"}
@@ -28,7 +28,7 @@ VALUE_ROLES = {"sqrtMode": "sqrt_mode", "roundMode": "round_mode", "dstType": "d
                "outputDtype": "dst_type", "dtype": "dst_dtype", "axis": "axis", "isSymmetrical": "symmetric",
                "quantMode": "quant_mode", "dstTypeMax": "dst_type_max", "fakeQuantEnabled": "enabled",
                "quantMin": "quant_min", "quantMax": "quant_max"}
-NULLABLE = ("offset", "zeroPoints")
+NULLABLE = ("offset", "zeroPoints", "offsetOut")  # offsetOut: only the asymmetric forms write it
 
 
 def resolve(g, table, op):

@@ -373,12 +373,440 @@ TEST_P(OpTableQuantGroup, ExactAndErrors) {
   EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {"groupIndex"}));
 }
 
+// ---- DynamicQuant V1-V4
+
+struct DynSpec {
+  aclDataType dt;
+  std::vector<int64_t> shape;
+  int64_t dst = 2;            // 2 INT8, 29 INT4, 3 INT32
+  bool smooth = false;
+  int groups = 0;             // smooth rows picked by a group index
+  bool symmetric = true;
+  std::string mode = "pertoken";
+  bool strided = false;
+};
+
+// |t - round(t)| is within 1e-3 of a tie: fp32 and float64 quotients may round either way there.
+bool near_tie(double t) { return std::fabs(std::fabs(t - std::floor(t)) - 0.5) < 1e-3; }
+
+void dyn_case(const QuantTableCase &c, const DynSpec &d) {
+  SCOPED_TRACE(::testing::Message() << c.name << " " << d.dt << " x " << ::testing::PrintToString(d.shape) << " dst "
+                                    << d.dst << " smooth " << d.smooth << " groups " << d.groups << " symmetric "
+                                    << d.symmetric << " " << d.mode << " strided " << d.strided);
+  const int64_t n = d.shape.back(), total = numel_of(d.shape), rows = n == 0 ? 0 : total / n;
+  Dev x = make_x(d.shape, d.dt, d.strided);
+  x->fill_random(-3, 3);
+  std::vector<double> xv = x->values();
+  if (rows > 1)  // a row of zeros: scale 0, y 0, no NaN
+    for (int64_t j = 0; j < n; ++j) xv[static_cast<size_t>(n + j)] = 0.0;
+  x->set_values(xv);
+  const int64_t e_rows = std::max(d.groups, 1);
+  DeviceTensor sm(d.groups > 0 ? std::vector<int64_t>{e_rows, n} : std::vector<int64_t>{n}, d.dt);
+  sm.fill_random(0.5, 2);
+  const std::vector<double> smv = sm.values();
+  DeviceTensor gi({e_rows}, ACL_INT32);
+  std::vector<double> ends;
+  for (int64_t e = 0; e < e_rows; ++e) ends.push_back(std::min<double>(rows, static_cast<double>(e == 0 ? 0 : (e + 1) * 2)));
+  gi.set_values(ends);
+  std::vector<int64_t> ss(d.shape.begin(), d.shape.end() - 1);
+  if (d.mode == "pertensor") ss = {1};
+  if (d.mode == "perchannel") ss = {n};
+  DeviceTensor so(ss, ACL_FLOAT), oo(ss, ACL_FLOAT);
+  Dev y = make_int_y(d.shape, d.dst);
+  QuantArgs a;
+  a.x = *x;
+  a.smooth = d.smooth ? sm.get() : nullptr;
+  a.group = d.groups > 0 ? gi.get() : nullptr;
+  a.dst_type = d.dst;
+  a.symmetric = d.symmetric;
+  a.quant_mode = const_cast<char *>(d.mode.c_str());
+  a.y = *y;
+  a.scale_out = so;
+  a.offset_out = d.symmetric ? nullptr : oo.get();
+  ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+  // The reference: in = x * smooth, then the extrema per token / tensor / channel.
+  std::vector<double> in(static_cast<size_t>(total));
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t e = e_rows - 1;
+    for (int64_t k = 0; k < e_rows; ++k)
+      if (r < ends[static_cast<size_t>(k)]) {
+        e = k;
+        break;
+      }
+    for (int64_t j = 0; j < n; ++j)
+      in[static_cast<size_t>(r * n + j)] =
+          xv[static_cast<size_t>(r * n + j)] * (d.smooth ? smv[static_cast<size_t>((d.groups > 0 ? e * n : 0) + j)] : 1.0);
+  }
+  const double M = d.dst == 2 ? 127 : 7, m = d.dst == 2 ? -128 : -8;
+  auto key = [&](int64_t r, int64_t j) { return d.mode == "pertoken" ? r : d.mode == "pertensor" ? 0 : j; };
+  const int64_t nk = static_cast<int64_t>(numel_of(ss));
+  std::vector<double> mx(static_cast<size_t>(nk), -INFINITY), mn(static_cast<size_t>(nk), INFINITY);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < n; ++j) {
+      const size_t k = static_cast<size_t>(key(r, j));
+      mx[k] = std::max(mx[k], in[static_cast<size_t>(r * n + j)]);
+      mn[k] = std::min(mn[k], in[static_cast<size_t>(r * n + j)]);
+    }
+  std::vector<double> scale(static_cast<size_t>(nk)), offset(static_cast<size_t>(nk), 0.0);
+  for (size_t k = 0; k < scale.size(); ++k) {
+    if (mx[k] < mn[k]) mx[k] = mn[k] = 0.0;  // no elements
+    scale[k] = d.symmetric ? std::max(std::fabs(mx[k]), std::fabs(mn[k])) / M : (mx[k] - mn[k]) / (M - m);
+    if (!d.symmetric && scale[k] != 0.0) offset[k] = M - mx[k] / scale[k];
+  }
+  EXPECT_TRUE(meets_precision(ACL_FLOAT, so.values(), scale)) << "scaleOut";
+  if (!d.symmetric) {
+    std::vector<double> got = oo.values();
+    for (size_t k = 0; k < got.size(); ++k)
+      EXPECT_NEAR(got[k], offset[k], 1e-4 * (1 + std::fabs(offset[k]))) << "offsetOut " << k;
+  }
+  const std::vector<int> got = read_ints(*y, total);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < n; ++j) {
+      const size_t k = static_cast<size_t>(key(r, j));
+      const double t = scale[k] == 0.0 ? 0.0 : in[static_cast<size_t>(r * n + j)] / scale[k] + offset[k];
+      const double want = saturate(round_mode_ref(t, "round"), m, M);
+      const int g = got[static_cast<size_t>(r * n + j)];
+      if (near_tie(t))
+        ASSERT_LE(std::fabs(g - want), 1.0) << "row " << r << " col " << j << " t " << t;
+      else
+        ASSERT_EQ(g, static_cast<int>(want)) << "row " << r << " col " << j << " t " << t;
+    }
+}
+
+TEST_P(OpTableQuantDynamic, MatchesTheFormulas) {
+  const QuantTableCase &c = GetParam();
+  const bool v2 = c.has("dst_type"), v3 = c.has("symmetric");
+  int v = 0;
+  for (aclDataType dt : c.dtypes)
+    for (int64_t dst : {2, 29, 3}) {
+      ++v;
+      DynSpec d{dt, {3, 5, 32}, dst};
+      d.strided = v % 2 == 0;
+      dyn_case(c, d);
+      d.smooth = true;
+      dyn_case(c, d);
+      if (c.has("group")) {
+        d.groups = 3;
+        d.shape = {9, 16};
+        dyn_case(c, d);
+        d.groups = 0;
+      }
+      if (v2) {
+        d.symmetric = false;
+        dyn_case(c, d);
+        d.smooth = false;
+        dyn_case(c, d);
+      }
+      if (v3)
+        for (const char *mode : {"pertensor", "perchannel"})
+          for (bool sym : {true, false}) {
+            DynSpec e{dt, {4, 6, 16}, dst, v % 2 == 1, 0, sym, mode, v % 2 == 0};
+            dyn_case(c, e);
+          }
+      dyn_case(c, DynSpec{dt, {0, 16}, dst});  // empty
+      dyn_case(c, DynSpec{dt, {3, 0}, 2});     // empty rows: scale 0
+      if (HasFatalFailure()) return;
+    }
+}
+
+TEST_P(OpTableQuantDynamic, Errors) {
+  const QuantTableCase &c = GetParam();
+  DeviceTensor x({4, 16}, ACL_FLOAT16), sm({16}, ACL_FLOAT16), y({4, 16}, ACL_INT8), so({4}, ACL_FLOAT),
+      oo({4}, ACL_FLOAT), x1({16}, ACL_FLOAT16), smb({8}, ACL_FLOAT16), sob({4, 1}, ACL_FLOAT), xf({4, 16}, ACL_FLOAT),
+      gi({2}, ACL_INT32), y4({4, 16}, ACL_INT4);
+  QuantArgs a;
+  a.x = x;
+  a.y = y;
+  a.scale_out = so;
+  a.offset_out = c.has("offset_out") ? oo.get() : nullptr;
+  a.symmetric = false;
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  auto fails = [&](const QuantArgs &b, int code, std::initializer_list<const char *> words) {
+    return fails_with(c.phase1(b, &ws, &ex), code, words);
+  };
+  QuantArgs b = a;
+  EXPECT_EQ(run(c, b), 0) << aclGetRecentErrMsg();
+  b.x = x1;
+  EXPECT_TRUE(fails(b, ACLNN_ERR_PARAM_INVALID, {"x", "2 to 8"}));
+  b = a;
+  b.x = xf;
+  EXPECT_TRUE(fails(b, ACLNN_ERR_PARAM_INVALID, {"x", "FLOAT"}));
+  b = a;
+  b.smooth = smb;
+  EXPECT_TRUE(fails(b, ACLNN_ERR_PARAM_INVALID, {"smoothScalesOptional"}));
+  b = a;
+  b.scale_out = sob;
+  EXPECT_TRUE(fails(b, ACLNN_ERR_PARAM_INVALID, {"scaleOut"}));
+  b = a;
+  b.scale_out = nullptr;
+  EXPECT_TRUE(fails(b, ACLNN_ERR_PARAM_NULLPTR, {"scaleOut"}));
+  if (c.has("group")) {
+    b = a;
+    b.group = gi;  // without smooth scales
+    EXPECT_TRUE(fails(b, ACLNN_ERR_PARAM_INVALID, {"groupIndexOptional"}));
+  }
+  if (c.has("dst_type")) {
+    b = a;
+    b.dst_type = 36;
+    EXPECT_TRUE(fails(b, ACLNN_ERR_PARAM_INVALID, {"dstType", "FLOAT8_E4M3FN"}));
+    b = a;
+    b.dst_type = 29;  // y INT8
+    EXPECT_TRUE(fails(b, ACLNN_ERR_PARAM_INVALID, {"yOut"}));
+  }
+  if (c.has("symmetric")) {
+    b = a;
+    b.offset_out = nullptr;
+    EXPECT_TRUE(fails(b, ACLNN_ERR_PARAM_NULLPTR, {"offsetOut"}));
+    b = a;
+    b.quant_mode = const_cast<char *>("perblock");
+    EXPECT_TRUE(fails(b, ACLNN_ERR_PARAM_INVALID, {"quantMode", "perblock"}));
+  }
+  if (c.has("dst_type_max")) {
+    b = a;
+    b.dst_type_max = 448;
+    EXPECT_TRUE(fails(b, ACLNN_ERR_PARAM_INVALID, {"dstTypeMax"}));
+    b.dst_type_max = 127;
+    EXPECT_EQ(run(c, b), 0) << aclGetRecentErrMsg();
+  }
+}
+
+// ---- AscendAntiQuant
+
+TEST_P(OpTableQuantAnti, MatchesTheFormula) {
+  const QuantTableCase &c = GetParam();
+  for (aclDataType xt : {ACL_INT8, ACL_INT4, ACL_INT32})
+    for (int64_t dst : {1, 27})
+      for (bool per_channel : {false, true})
+        for (bool sqrt_mode : {false, true}) {
+          SCOPED_TRACE(::testing::Message() << xt << " dst " << dst << " per_channel " << per_channel << " sqrt " << sqrt_mode);
+          const int64_t rows = 3, n = 16, stored = xt == ACL_INT32 ? n / 8 : n;
+          // The values: INT8 random; INT4 / INT32 packed nibbles written as bytes.
+          std::vector<int> q(static_cast<size_t>(rows * n));
+          std::uniform_int_distribution<int> dist(xt == ACL_INT8 ? -128 : -8, xt == ACL_INT8 ? 127 : 7);
+          for (int &e : q) e = dist(rng());
+          Dev x;
+          if (xt == ACL_INT8) {
+            x = make_x({rows, n}, ACL_INT8, per_channel);
+            x->set_values(std::vector<double>(q.begin(), q.end()));
+          } else {
+            x = std::make_unique<DeviceTensor>(std::vector<int64_t>{rows, stored}, xt);
+            std::vector<uint8_t> bytes(static_cast<size_t>(rows * n / 2));
+            for (size_t e = 0; e < q.size(); ++e)
+              bytes[e / 2] = static_cast<uint8_t>(bytes[e / 2] | ((q[e] & 15) << ((e % 2) * 4)));
+            ASSERT_EQ(aclrtMemcpy(x->data(), bytes.size(), bytes.data(), bytes.size(), ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
+          }
+          const int64_t cnt = per_channel ? n : 1;
+          DeviceTensor s({cnt}, ACL_FLOAT), o({cnt}, ACL_FLOAT), y({rows, n}, dst == 1 ? ACL_FLOAT16 : ACL_BF16);
+          s.fill_random(-2, 2);
+          o.fill_random(-4, 4);
+          const auto sv = s.values(), ov = o.values();
+          QuantArgs a;
+          a.x = *x;
+          a.scale = s;
+          a.offset = o;
+          a.dst_type = dst;
+          a.sqrt_mode = sqrt_mode;
+          a.y = y;
+          ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+          std::vector<double> want(q.size());
+          for (size_t e = 0; e < q.size(); ++e) {
+            const size_t k = per_channel ? e % static_cast<size_t>(n) : 0;
+            const double sc = sqrt_mode ? sv[k] * sv[k] : sv[k];
+            want[e] = round_to(y.dtype(), (q[e] + ov[k]) * sc);
+          }
+          EXPECT_TRUE(meets_precision(y.dtype(), y.values(), want));
+        }
+  DeviceTensor x({2, 8}, ACL_INT8), s({8}, ACL_FLOAT), y({2, 8}, ACL_FLOAT16), s3({3}, ACL_FLOAT), xf({2, 8}, ACL_FLOAT);
+  QuantArgs a;
+  a.x = x;
+  a.scale = s;
+  a.dst_type = 1;
+  a.y = y;
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  QuantArgs b = a;
+  b.dst_type = 0;
+  EXPECT_TRUE(fails_with(c.phase1(b, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"dstType"}));
+  b = a;
+  b.dst_type = 27;  // y FLOAT16
+  EXPECT_TRUE(fails_with(c.phase1(b, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"y"}));
+  b = a;
+  b.scale = s3;
+  EXPECT_TRUE(fails_with(c.phase1(b, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"scale"}));
+  b = a;
+  b.x = xf;
+  EXPECT_TRUE(fails_with(c.phase1(b, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"x"}));
+}
+
+// ---- FakeQuantPerTensor / PerChannelAffineCachemask (PyTorch's formulas)
+
+TEST_P(OpTableQuantFake, MatchesPyTorchsFormula) {
+  const QuantTableCase &c = GetParam();
+  const bool per_channel = c.kind == QuantKind::kFakeChannel;
+  for (aclDataType dt : c.dtypes)
+    for (int axis : {0, 1, -1})
+      for (double enabled : {1.0, 0.0}) {
+        if (per_channel && enabled == 0.0) continue;
+        if (!per_channel && axis != 0) continue;
+        SCOPED_TRACE(::testing::Message() << dt << " axis " << axis << " enabled " << enabled);
+        const std::vector<int64_t> shape{4, 3, 8};
+        const int ax = axis < 0 ? axis + 3 : axis;
+        const int64_t cnt = per_channel ? shape[static_cast<size_t>(ax)] : 1;
+        Dev x = make_x(shape, dt, axis == 1);
+        const std::vector<double> xv = eighths(96, 20);
+        x->set_values(xv);
+        DeviceTensor s({cnt}, ACL_FLOAT), z({cnt}, ACL_INT32), y(shape, dt), mask(shape, ACL_BOOL);
+        std::vector<double> sv, zv;
+        for (int64_t k = 0; k < cnt; ++k) {
+          sv.push_back(k % 2 ? 0.25 : 0.5);
+          zv.push_back(static_cast<double>(k % 5) - 2);
+        }
+        s.set_values(sv);
+        z.set_values(zv);
+        QuantArgs a;
+        a.x = *x;
+        a.scale = s;
+        a.offset = z;
+        a.axis = axis;
+        a.quant_min = -20;
+        a.quant_max = 30;
+        a.enabled = enabled;
+        a.y = y;
+        a.mask = mask;
+        ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+        int64_t inner = 1;
+        for (int d = ax + 1; d < 3; ++d) inner *= shape[static_cast<size_t>(d)];
+        std::vector<double> want(96), want_mask(96);
+        for (int64_t i = 0; i < 96; ++i) {
+          const size_t k = static_cast<size_t>(cnt == 1 ? 0 : (i / inner) % shape[static_cast<size_t>(ax)]);
+          const double q = round_mode_ref(xv[static_cast<size_t>(i)] / sv[k], "round") + zv[k];
+          want_mask[static_cast<size_t>(i)] = enabled == 0.0 || (q >= -20 && q <= 30);
+          want[static_cast<size_t>(i)] =
+              enabled == 0.0 ? xv[static_cast<size_t>(i)] : (std::min(30.0, std::max(-20.0, q)) - zv[k]) * sv[k];
+        }
+        EXPECT_EQ(y.values(), want);
+        EXPECT_EQ(mask.values(), want_mask);
+      }
+  DeviceTensor x({2, 4}, ACL_FLOAT), s({per_channel ? 4 : 1}, ACL_FLOAT), z({per_channel ? 4 : 1}, ACL_INT32),
+      y({2, 4}, ACL_FLOAT), mask({2, 4}, ACL_BOOL), zf({per_channel ? 4 : 1}, ACL_FLOAT), m8({2, 4}, ACL_INT8);
+  QuantArgs a;
+  a.x = x;
+  a.scale = s;
+  a.offset = z;
+  a.y = y;
+  a.mask = mask;
+  a.axis = 1;
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  QuantArgs b = a;
+  b.quant_min = 5;
+  b.quant_max = 4;
+  EXPECT_TRUE(fails_with(c.phase1(b, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"quantMin", "quantMax"}));
+  b = a;
+  b.offset = zf;
+  EXPECT_TRUE(fails_with(c.phase1(b, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {c.names[2].c_str()}));
+  b = a;
+  b.mask = m8;
+  EXPECT_TRUE(fails_with(c.phase1(b, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"mask"}));
+  b = a;
+  b.mask = nullptr;
+  EXPECT_TRUE(fails_with(c.phase1(b, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {"mask"}));
+  if (per_channel) {
+    b = a;
+    b.axis = 2;
+    EXPECT_TRUE(fails_with(c.phase1(b, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"axis"}));
+  }
+}
+
+// ---- DequantBias
+
+TEST_P(OpTableQuantDequantBias, MatchesTheFormulas) {
+  const QuantTableCase &c = GetParam();
+  for (int64_t od : {1, 27})
+    for (aclDataType bt : {ACL_DT_UNDEFINED, ACL_INT32, ACL_FLOAT, ACL_FLOAT16, ACL_BF16})
+      for (bool act : {false, true}) {
+        SCOPED_TRACE(::testing::Message() << "outputDtype " << od << " bias " << bt << " act " << act);
+        const int64_t M = 5, N = 12;
+        DeviceTensor x({M, N}, ACL_INT32), ws({N}, od == 1 ? ACL_FLOAT : ACL_BF16), as({M}, ACL_FLOAT),
+            bias({N}, bt == ACL_DT_UNDEFINED ? ACL_FLOAT : bt), y({M, N}, od == 1 ? ACL_FLOAT16 : ACL_BF16);
+        x.fill_random(-5000, 5000);
+        ws.fill_random(-0.01, 0.01);
+        as.fill_random(0.5, 2);
+        bias.fill_random(-100, 100);
+        QuantArgs a;
+        a.x = x;
+        a.scale = ws;
+        a.act_scale = act ? as.get() : nullptr;
+        a.bias = bt == ACL_DT_UNDEFINED ? nullptr : bias.get();
+        a.dst_type = od;
+        a.y = y;
+        ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+        const auto xv = x.values(), wv = ws.values(), av = as.values(), bv = bias.values();
+        std::vector<double> want(static_cast<size_t>(M * N));
+        for (int64_t i = 0; i < M; ++i)
+          for (int64_t j = 0; j < N; ++j) {
+            const double s = wv[static_cast<size_t>(j)] * (act ? av[static_cast<size_t>(i)] : 1.0);
+            const double xe = xv[static_cast<size_t>(i * N + j)], be = bt == ACL_DT_UNDEFINED ? 0.0 : bv[static_cast<size_t>(j)];
+            want[static_cast<size_t>(i * N + j)] = round_to(y.dtype(), bt == ACL_INT32 ? (xe + be) * s : xe * s + be);
+          }
+        EXPECT_TRUE(meets_precision(y.dtype(), y.values(), want));
+      }
+  DeviceTensor x({2, 4}, ACL_INT32), ws({4}, ACL_FLOAT), y({2, 4}, ACL_FLOAT16), as({3}, ACL_FLOAT), xf({2, 4}, ACL_FLOAT);
+  QuantArgs a;
+  a.x = x;
+  a.scale = ws;
+  a.dst_type = 1;
+  a.y = y;
+  uint64_t w = 0;
+  aclOpExecutor *ex = nullptr;
+  QuantArgs b = a;
+  b.dst_type = 27;
+  EXPECT_TRUE(fails_with(c.phase1(b, &w, &ex), ACLNN_ERR_PARAM_INVALID, {"outputDtype"}));
+  b = a;
+  b.act_scale = as;
+  EXPECT_TRUE(fails_with(c.phase1(b, &w, &ex), ACLNN_ERR_PARAM_INVALID, {"activateScaleOptional"}));
+  b = a;
+  b.x = xf;
+  EXPECT_TRUE(fails_with(c.phase1(b, &w, &ex), ACLNN_ERR_PARAM_INVALID, {"x"}));
+}
+
+// ---- QuantMax: every documented destination is an FP8 / HIFLOAT8 dtype OpsNN lacks.
+
+TEST_P(OpTableQuantMax, RejectsTheUnsupportedDestinations) {
+  const QuantTableCase &c = GetParam();
+  DeviceTensor x({2, 4}, ACL_FLOAT), s({1}, ACL_FLOAT), y({2, 4}, ACL_INT8), amax({1}, ACL_FLOAT), s2({2}, ACL_FLOAT);
+  QuantArgs a;
+  a.x = x;
+  a.scale = s;
+  a.y = y;
+  a.amax = amax;
+  uint64_t w = 0;
+  aclOpExecutor *ex = nullptr;
+  for (int64_t dst : {34, 35, 36}) {
+    a.dst_type = dst;
+    EXPECT_TRUE(fails_with(c.phase1(a, &w, &ex), ACLNN_ERR_PARAM_INVALID, {"dstType", "not supported"}));
+  }
+  a.dst_type = 2;
+  EXPECT_TRUE(fails_with(c.phase1(a, &w, &ex), ACLNN_ERR_PARAM_INVALID, {"dstType"}));
+  a.scale = s2;
+  EXPECT_TRUE(fails_with(c.phase1(a, &w, &ex), ACLNN_ERR_PARAM_INVALID, {"scale"}));
+  a.scale = s;
+  a.round_mode = nullptr;
+  EXPECT_TRUE(fails_with(c.phase1(a, &w, &ex), ACLNN_ERR_PARAM_NULLPTR, {"roundMode"}));
+}
+
 #define QUANT_SUITE(Fixture, ...)                                                              \
   INSTANTIATE_TEST_SUITE_P(Table, Fixture, ::testing::ValuesIn(cases_of({__VA_ARGS__})), \
                            harness::case_name<QuantTableCase>)
 QUANT_SUITE(OpTableQuantAscend, QuantKind::kAscendQuant);
 QUANT_SUITE(OpTableQuantize, QuantKind::kQuantize);
 QUANT_SUITE(OpTableQuantGroup, QuantKind::kGroupQuant);
+QUANT_SUITE(OpTableQuantDynamic, QuantKind::kDynamic);
+QUANT_SUITE(OpTableQuantAnti, QuantKind::kAntiQuant);
+QUANT_SUITE(OpTableQuantFake, QuantKind::kFakeTensor, QuantKind::kFakeChannel);
+QUANT_SUITE(OpTableQuantDequantBias, QuantKind::kDequantBias);
+QUANT_SUITE(OpTableQuantMax, QuantKind::kQuantMax);
 
 }  // namespace
 }  // namespace opsnn::test

@@ -312,6 +312,7 @@ void dynamic(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, Quan
   st.hi = hi;
   st.y_packed = dst != ACL_INT8;
   st.groups = c.group.t != nullptr ? c.group.t->dims[0] : 0;
+  if (c.group.t != nullptr) st.group.step = c.group.t->strides[0];
   plan_rows(st, x, n);
   (void)b;
 }
