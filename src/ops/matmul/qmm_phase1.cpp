@@ -5,11 +5,13 @@
 #include "ops/matmul/qmm_phase1.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "common/error.h"
 #include "core/dtype.h"
 #include "core/op_checks.h"
 #include "kernels/matmul/gemm.h"
+#include "kernels/matmul/qmm_epilogue.h"
 #include "ops/matmul/matmul_common.h"
 #include "ops/matmul/qmm_steps.h"
 #include "ops/matmul/weight_nz.h"
@@ -467,6 +469,27 @@ void prepack_weight(core::OpBuilder &b, const QmmCall &c) {
 }
 
 }  // namespace
+
+void qmm_encode_array(const float *scale, uint64_t scale_size, const float *offset, uint64_t offset_size,
+                      uint64_t **param, uint64_t *param_size) {
+  core::check_not_null(scale, "scaleArray");
+  core::check_not_null(param, "quantParam");
+  core::check_not_null(param_size, "quantParamSize");
+  if (scale_size == 0) throw_error(ACLNN_ERR_PARAM_INVALID, "scaleSize must be at least 1");
+  const uint64_t no = offset == nullptr ? 1 : offset_size;
+  if (no == 0) throw_error(ACLNN_ERR_PARAM_INVALID, "offsetSize must be at least 1 when offsetArray is given");
+  if (scale_size != no && scale_size != 1 && no != 1)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "scaleSize %llu and offsetSize %llu: they must be equal, or one of them 1",
+                static_cast<unsigned long long>(scale_size), static_cast<unsigned long long>(no));
+  const uint64_t count = std::max(scale_size, no);
+  if (count > (uint64_t{1} << 40)) throw_error(ACLNN_ERR_PARAM_INVALID, "scaleSize / offsetSize is too large");
+  auto *words = static_cast<uint64_t *>(std::malloc(count * sizeof(uint64_t)));
+  if (words == nullptr) throw_error(ACLNN_ERR_INNER, "cannot allocate %llu words", static_cast<unsigned long long>(count));
+  kernels::qmm_encode_params(scale, scale_size == 1 ? 0 : 1, offset, no == 1 ? 0 : 1, static_cast<int64_t>(count),
+                             words, 1);
+  *param = words;
+  *param_size = count;
+}
 
 uint64_t qmm_weight_size(const aclIntArray *shape, const char *shape_name, aclDataType dtype, const char *dtype_name) {
   core::require_not_null(shape, shape_name);

@@ -115,6 +115,12 @@ struct QmmCall {
 
 void qmm_phase1(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c);
 
+// aclnnTransQuantParam: kEncodeParam's words (roundMode 0) of host arrays into a malloc'ed array of
+// max(scale_size, offset_size) words (*param, *param_size; the caller frees it). Sizes equal or one
+// of them 1; a null offset has no size (offset_size ignored).
+void qmm_encode_array(const float *scale, uint64_t scale_size, const float *offset, uint64_t offset_size,
+                      uint64_t **param, uint64_t *param_size);
+
 uint64_t qmm_weight_size(const aclIntArray *shape, const char *shape_name, aclDataType dtype, const char *dtype_name);
 
 }  // namespace opsnn::ops
