@@ -503,6 +503,8 @@ TEST_P(OpTableQuantDynamic, MatchesTheFormulas) {
             DynSpec e{dt, {4, 6, 16}, dst, v % 2 == 1, 0, sym, mode, v % 2 == 0};
             dyn_case(c, e);
           }
+      dyn_case(c, DynSpec{dt, {4, 37}, 2});     // a tail after the 16-lane steps
+      dyn_case(c, DynSpec{dt, {2, 3, 9}, 2, true});
       dyn_case(c, DynSpec{dt, {0, 16}, dst});  // empty
       dyn_case(c, DynSpec{dt, {3, 0}, 2});     // empty rows: scale 0
       if (HasFatalFailure()) return;

@@ -7,6 +7,8 @@
 
 #include "common/error.h"
 #include "core/op_checks.h"
+#include "core/thread_pool.h"
+#include "core/verbose.h"
 #include "ops/quant/quant_step.h"
 
 namespace opsnn::ops {
@@ -148,7 +150,24 @@ void plan_row_axis(QuantStep &st, const aclTensor &x, int axis) {
 }
 
 void book(core::OpBuilder &b, QuantStep &st) {
-  st.ws = b.book("quant.rows", static_cast<uint64_t>(std::max<int64_t>(st.n, 1)) * 7 * sizeof(float));
+  st.ws = b.book("quant.rows", static_cast<uint64_t>(st.tasks * std::max<int64_t>(st.n, 1)) * 7 * sizeof(float));
+}
+
+// Per-token DynamicQuant: row blocks over the pool, and the tier's kernels when x (and the smooth
+// rows) are contiguous along the last dim.
+void plan_token(QuantStep &st, const QuantCall &c) {
+  st.tasks = std::max<int64_t>(1, std::min<int64_t>(core::num_threads(), st.rows));
+  const bool x_rows = c.x.t->strides[c.x.t->ndim - 1] == 1 || st.n <= 1;
+  const bool s_rows = c.smooth.t == nullptr || c.smooth.t->strides[c.smooth.t->ndim - 1] == 1 || st.n <= 1;
+  core::ImplTrace trace;
+  const bool traced = core::current_phase1_trace() != nullptr;
+  const char *tier = "generic";
+  if (x_rows && s_rows)
+    tier = kernels::choose_quant_token_tier(&st.token, traced ? &trace : nullptr);
+  else if (traced)
+    trace.add("token", "x or smoothScalesOptional not contiguous along the last dim");
+  st.token_fast = x_rows && s_rows;
+  if (traced) core::record_choice(std::string("quant:dynamic/") + tier + "/tasks=" + std::to_string(st.tasks), &trace);
 }
 
 // ---- the kinds
@@ -314,6 +333,7 @@ void dynamic(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, Quan
   st.groups = c.group.t != nullptr ? c.group.t->dims[0] : 0;
   if (c.group.t != nullptr) st.group.step = c.group.t->strides[0];
   plan_rows(st, x, n);
+  if (mode == DynMode::kPerToken) plan_token(st, c);
   (void)b;
 }
 

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "core/thread_pool.h"
+
 namespace opsnn::ops {
 
 using kernels::quant_load_row;
@@ -153,46 +155,68 @@ int32_t dyn_quant(float v, const DynParams &p, bool symmetric, int32_t lo, int32
 
 }  // namespace
 
+// The smooth row of row r (its group's with a group index).
+const char *QuantStep::smooth_row(const core::LaunchArgs &a, int64_t r) const {
+  const int64_t e = groups > 0 ? group_of(a, r) : 0;
+  return smooth.base(a) + e * (groups > 0 ? smooth.strides[0] : 0) * static_cast<int64_t>(core::dtype_size(smooth.dt));
+}
+
+// One row of per-token DynamicQuant (buf: this task's 7 * n floats).
+void QuantStep::token_row(const core::LaunchArgs &a, int64_t r, float *buf) const {
+  const int64_t nn = n;
+  float *xr = buf, *sm = buf + 2 * nn;
+  int32_t *q = reinterpret_cast<int32_t *>(buf + nn);
+  float ext[3] = {0.0f, 0.0f, 0.0f};  // max |in|, min, max
+  if (token_fast) {
+    token.prep(row_ptr(a, x, r), x.dt, smooth.present ? smooth_row(a, r) : nullptr, nn, xr, ext);
+  } else {
+    load_x(a, r, xr);
+    if (smooth.present) {
+      quant_load_row(smooth_row(a, r), smooth.dt, smooth.strides[smooth.nd - 1], nn, sm);
+      for (int64_t j = 0; j < nn; ++j) xr[j] *= sm[j];
+    }
+    ext[1] = std::numeric_limits<float>::infinity();
+    ext[2] = -ext[1];
+    for (int64_t j = 0; j < nn; ++j) {
+      ext[0] = std::fmax(ext[0], std::fabs(xr[j]));
+      ext[1] = std::fmin(ext[1], xr[j]);
+      ext[2] = std::fmax(ext[2], xr[j]);
+    }
+  }
+  if (nn == 0) ext[1] = ext[2] = 0.0f;
+  const DynParams p = dyn_params(symmetric, ext[0], ext[1], ext[2], lo, hi);
+  if (token_fast && !y_packed && y.strides[y.nd - 1] == 1) {
+    token.int8(xr, nn, p.scale, p.offset, reinterpret_cast<int8_t *>(row_ptr(a, y, r)));
+  } else {
+    for (int64_t j = 0; j < nn; ++j) q[j] = dyn_quant(xr[j], p, symmetric, lo, hi);
+    store_y(a, r, q);
+  }
+  reinterpret_cast<float *>(scale_out.base(a))[r] = p.scale;
+  if (offset_out.present) reinterpret_cast<float *>(offset_out.base(a))[r] = p.offset;
+}
+
 // DynamicQuant(V2/V3/V4): scales from the data, per token, per tensor or per channel.
 void QuantStep::run_dynamic(const core::LaunchArgs &a, float *buf) const {
   const int64_t nn = n;
+  if (dyn == DynMode::kPerToken) {
+    const int64_t per_task = 7 * std::max<int64_t>(nn, 1);
+    core::parallel_tasks(tasks, [&](int64_t t) {
+      for (int64_t r = rows * t / tasks; r < rows * (t + 1) / tasks; ++r) token_row(a, r, buf + t * per_task);
+    });
+    return;
+  }
   float *xr = buf, *sm = buf + 2 * nn, *cmax = buf + 5 * nn, *cmin = buf + 6 * nn;
   int32_t *q = reinterpret_cast<int32_t *>(buf + nn);
-  const size_t es = core::dtype_size(smooth.dt);
   // x times the smooth row of row r, into xr.
   auto input_row = [&](int64_t r) {
     load_x(a, r, xr);
     if (!smooth.present) return;
-    if (groups > 0) {
-      const int64_t e = group_of(a, r);
-      quant_load_row(smooth.base(a) + e * smooth.strides[0] * static_cast<int64_t>(es), smooth.dt,
-                     smooth.strides[1], nn, sm);
-    } else {
-      quant_load_row(smooth.base(a), smooth.dt, smooth.strides[smooth.nd - 1], nn, sm);
-    }
+    quant_load_row(smooth_row(a, r), smooth.dt, smooth.strides[smooth.nd - 1], nn, sm);
     for (int64_t j = 0; j < nn; ++j) xr[j] *= sm[j];
   };
   float *so = reinterpret_cast<float *>(scale_out.base(a));
   float *oo = offset_out.present ? reinterpret_cast<float *>(offset_out.base(a)) : nullptr;
   const float inf = std::numeric_limits<float>::infinity();
-  if (dyn == DynMode::kPerToken) {
-    for (int64_t r = 0; r < rows; ++r) {
-      input_row(r);
-      float amax = 0.0f, mx = -inf, mn = inf;
-      for (int64_t j = 0; j < nn; ++j) {
-        amax = std::fmax(amax, std::fabs(xr[j]));
-        mx = std::fmax(mx, xr[j]);
-        mn = std::fmin(mn, xr[j]);
-      }
-      if (nn == 0) mx = mn = 0.0f;
-      const DynParams p = dyn_params(symmetric, amax, mn, mx, lo, hi);
-      for (int64_t j = 0; j < nn; ++j) q[j] = dyn_quant(xr[j], p, symmetric, lo, hi);
-      store_y(a, r, q);
-      so[r] = p.scale;
-      if (oo != nullptr) oo[r] = p.offset;
-    }
-    return;
-  }
   // Per tensor / per channel: the extrema over all rows first (per column for per channel).
   std::fill(cmax, cmax + nn, -inf);
   std::fill(cmin, cmin + nn, inf);

@@ -8,6 +8,7 @@
 #include "core/executor.h"
 #include "core/tensor.h"
 #include "kernels/quant/quant_rows.h"
+#include "kernels/quant/quant_token.h"
 #include "ops/quant/quant_phase1.h"
 
 namespace opsnn::ops {
@@ -45,7 +46,12 @@ struct QuantStep final : core::Step {
   DynMode dyn = DynMode::kPerToken;
   int64_t groups = 0;  // smooth rows / scale rows selected by group
   int64_t quant_min = 0, quant_max = 0;
-  core::WsKey ws;  // 7 * n floats of row buffers
+  // Per-token DynamicQuant on contiguous rows: the tier's kernels (token_fast), `tasks` row blocks
+  // fixed in phase 1, each with its own buffers.
+  bool token_fast = false;
+  kernels::QuantTokenKernels token{};
+  int64_t tasks = 1;
+  core::WsKey ws;  // tasks x 7 * max(n, 1) floats of row buffers
   int run(const core::LaunchArgs &args) const override;
 
  private:
@@ -54,6 +60,8 @@ struct QuantStep final : core::Step {
   void run_affine(const core::LaunchArgs &a, float *buf) const;
   void run_anti(const core::LaunchArgs &a, float *buf) const;
   void run_dynamic(const core::LaunchArgs &a, float *buf) const;
+  void token_row(const core::LaunchArgs &a, int64_t r, float *buf) const;
+  const char *smooth_row(const core::LaunchArgs &a, int64_t r) const;
   void run_fake(const core::LaunchArgs &a, float *buf) const;
   void run_dequant_bias(const core::LaunchArgs &a, float *buf) const;
   void load_x(const core::LaunchArgs &a, int64_t r, float *dst) const;
