@@ -8,45 +8,74 @@
 namespace opsnn::kernels {
 namespace {
 
-// 16 values of a FLOAT / FLOAT16 / BF16 row as fp32.
-inline __m512 load16(const char *p, aclDataType dt) {
-  if (dt == ACL_FLOAT) return _mm512_loadu_ps(reinterpret_cast<const float *>(p));
-  const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p));
-  if (dt == ACL_FLOAT16) return _mm512_cvtph_ps(h);
-  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));  // BF16: the top half
+// 8 values of a FLOAT / FLOAT16 / BF16 row as fp32 (256-bit conversions: SIMDe, which the emulated
+// build takes the 512-bit names from, lacks the 512-bit FLOAT16 / widening ones).
+inline __m256 load8(const char *p, aclDataType dt) {
+  if (dt == ACL_FLOAT) return _mm256_loadu_ps(reinterpret_cast<const float *>(p));
+  const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
+  if (dt == ACL_FLOAT16) return _mm256_cvtph_ps(h);
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));  // BF16: the top half
 }
 
 }  // namespace
 
 void quant_token_prep_avx512(const char *x, aclDataType dt, const char *smooth, int64_t n, float *in, float *ext) {
-  const int64_t es = dt == ACL_FLOAT ? 4 : 2, body = n / 16 * 16;
+  const int64_t es = dt == ACL_FLOAT ? 4 : 2, body8 = n / 8 * 8, body16 = n / 16 * 16;
+  for (int64_t j = 0; j < body8; j += 8) {
+    __m256 v = load8(x + j * es, dt);
+    if (smooth != nullptr) v = _mm256_mul_ps(v, load8(smooth + j * es, dt));
+    _mm256_storeu_ps(in + j, v);
+  }
+  float tail[3];
+  if (body8 < n) quant_token_prep_portable(x + body8 * es, dt, smooth ? smooth + body8 * es : nullptr, n - body8, in + body8, tail);
+  // The extrema of the row now in L1. max / min return their second operand when either is NaN:
+  // the running value, so NaN is ignored.
   __m512 amax = _mm512_setzero_ps(), mn = _mm512_set1_ps(INFINITY), mx = _mm512_set1_ps(-INFINITY);
-  for (int64_t j = 0; j < body; j += 16) {
-    __m512 v = load16(x + j * es, dt);
-    if (smooth != nullptr) v = _mm512_mul_ps(v, load16(smooth + j * es, dt));
-    _mm512_storeu_ps(in + j, v);
-    // max / min take the second operand when either is NaN: the running value, so NaN is ignored.
+  for (int64_t j = 0; j < body16; j += 16) {
+    const __m512 v = _mm512_loadu_ps(in + j);
     amax = _mm512_max_ps(_mm512_abs_ps(v), amax);
     mn = _mm512_min_ps(v, mn);
     mx = _mm512_max_ps(v, mx);
   }
-  float tail[3] = {0.0f, INFINITY, -INFINITY};
-  if (body < n) quant_token_prep_portable(x + body * es, dt, smooth ? smooth + body * es : nullptr, n - body, in + body, tail);
-  ext[0] = std::fmax(_mm512_reduce_max_ps(amax), tail[0]);
-  ext[1] = std::fmin(_mm512_reduce_min_ps(mn), tail[1]);
-  ext[2] = std::fmax(_mm512_reduce_max_ps(mx), tail[2]);
+  // The lanes folded through memory (SIMDe has no 512-bit reductions either).
+  alignas(64) float la[16], ll[16], lh[16];
+  _mm512_store_ps(la, amax);
+  _mm512_store_ps(ll, mn);
+  _mm512_store_ps(lh, mx);
+  float a = 0.0f, lo = INFINITY, hi = -INFINITY;
+  for (int k = 0; k < 16; ++k) {
+    a = la[k] > a ? la[k] : a;
+    lo = ll[k] < lo ? ll[k] : lo;
+    hi = lh[k] > hi ? lh[k] : hi;
+  }
+  for (int64_t j = body16; j < n; ++j) {
+    const float v = in[j];
+    a = std::fabs(v) > a ? std::fabs(v) : a;
+    lo = v < lo ? v : lo;
+    hi = v > hi ? v : hi;
+  }
+  ext[0] = a;
+  ext[1] = lo;
+  ext[2] = hi;
 }
 
+// 256-bit: SIMDe has no 512-bit float -> int32 conversion.
 void quant_token_int8_avx512(const float *in, int64_t n, float scale, float offset, int8_t *y) {
   const int64_t body = scale == 0.0f ? 0 : n / 16 * 16;
-  const __m512 s = _mm512_set1_ps(scale), o = _mm512_set1_ps(offset), lo = _mm512_set1_ps(-128.0f),
-               hi = _mm512_set1_ps(127.0f);
+  const __m256 s = _mm256_set1_ps(scale), o = _mm256_set1_ps(offset), lo = _mm256_set1_ps(-128.0f),
+               hi = _mm256_set1_ps(127.0f);
+  auto eight = [&](const float *p) {
+    __m256 t = _mm256_add_ps(_mm256_div_ps(_mm256_loadu_ps(p), s), o);
+    t = _mm256_round_ps(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const __m256 ordered = _mm256_cmp_ps(t, t, _CMP_ORD_Q);  // NaN lanes give 0
+    return _mm256_cvtps_epi32(_mm256_and_ps(ordered, _mm256_min_ps(_mm256_max_ps(t, lo), hi)));
+  };
   for (int64_t j = 0; j < body; j += 16) {
-    __m512 t = _mm512_add_ps(_mm512_div_ps(_mm512_loadu_ps(in + j), s), o);
-    t = _mm512_roundscale_ps(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    const __mmask16 ordered = _mm512_cmp_ps_mask(t, t, _CMP_ORD_Q);  // NaN lanes give 0
-    t = _mm512_maskz_mov_ps(ordered, _mm512_min_ps(_mm512_max_ps(t, lo), hi));
-    _mm_storeu_si128(reinterpret_cast<__m128i *>(y + j), _mm512_cvtsepi32_epi8(_mm512_cvtps_epi32(t)));
+    // int32 -> int16 -> int8 (values already in range; the packs interleave 128-bit lanes, the
+    // permute restores the order)
+    const __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(eight(in + j), eight(in + j + 8)), 0xD8);
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(y + j),
+                     _mm_packs_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1)));
   }
   quant_token_int8_portable(in + body, n - body, scale, offset, y + body);
 }
