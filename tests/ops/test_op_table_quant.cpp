@@ -1,17 +1,25 @@
-// The test harness of the quantisation table (src/ops/quant/quant.ops), cases registered from the
-// table by tools/gen_ops.py --tests (quant_table_cases.inc). Each row runs the suite of its kind
-// against float64 references written here (ops/quant/quant_phase1.h states the formulas):
-//   - integer outputs exactly: inputs are multiples of 1/8 and scales powers of two, so x * scale and
-//     x / scale are exact in fp32 and float64 alike and the .5 ties of every roundMode appear on
-//     purpose; saturation at both ends; INT4 / INT32 nibble packing (odd values, low nibble first);
-//   - DynamicQuant on random data: scales to FLOAT's precision, y exact except within 1e-3 of a .5
-//     tie (fp32 and float64 quotients may fall on either side there); rows of zeros give scale 0 and
-//     y 0; smooth scales, group indices, asymmetric offsets, per-tensor / per-channel modes;
-//   - floating outputs (anti-quant, fake-quant, dequant-bias) within precision.md's tolerance;
-//   - every dtype of the row, non-contiguous x, empty x, and the errors naming their argument.
+// The test harness of the quantisation table (src/ops/quant/quant.ops), cases
+// registered from the table by tools/gen_ops.py --tests
+// (quant_table_cases.inc). Each row runs the suite of its kind against float64
+// references written here (ops/quant/quant_phase1.h states the formulas):
+//   - integer outputs exactly: inputs are multiples of 1/8 and scales powers of
+//   two, so x * scale and
+//     x / scale are exact in fp32 and float64 alike and the .5 ties of every
+//     roundMode appear on purpose; saturation at both ends; INT4 / INT32 nibble
+//     packing (odd values, low nibble first);
+//   - DynamicQuant on random data: scales to FLOAT's precision, y exact except
+//   within 1e-3 of a .5
+//     tie (fp32 and float64 quotients may fall on either side there); rows of
+//     zeros give scale 0 and y 0; smooth scales, group indices, asymmetric
+//     offsets, per-tensor / per-channel modes;
+//   - floating outputs (anti-quant, fake-quant, dequant-bias) within
+//   precision.md's tolerance;
+//   - every dtype of the row, non-contiguous x, empty x, and the errors naming
+//   their argument.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -70,6 +78,26 @@ int run(const QuantTableCase &c, const QuantArgs &a) {
   return run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch);
 }
 
+// Phase 1 of `a` changed by `edit` fails with `code`, its message containing
+// every word.
+::testing::AssertionResult rejects(const QuantTableCase &c, QuantArgs a, const std::function<void(QuantArgs &)> &edit,
+                                   int code, std::initializer_list<const char *> words) {
+  edit(a);
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  return fails_with(c.phase1(a, &ws, &ex), code, words);
+}
+
+// The arguments most error tests start from: x, scale (weightScale), y and dstType (outputDtype).
+QuantArgs base_args(aclTensor *x, aclTensor *scale, aclTensor *y, int64_t dst) {
+  QuantArgs a;
+  a.x = x;
+  a.scale = scale;
+  a.y = y;
+  a.dst_type = dst;
+  return a;
+}
+
 // ---- float64 references
 
 // Rounding by roundMode of a value (ties to even for "round").
@@ -84,7 +112,8 @@ double round_mode_ref(double v, const std::string &mode) {
 }
 double saturate(double v, double lo, double hi) { return std::isnan(v) ? 0.0 : std::min(hi, std::max(lo, v)); }
 
-// Random multiples of 1/8 in [-lim, lim] (exact in FLOAT16 / BF16 for |v| < 32).
+// Random multiples of 1/8 in [-lim, lim] (exact in FLOAT16 / BF16 for |v| <
+// 32).
 std::vector<double> eighths(int64_t count, double lim) {
   std::uniform_int_distribution<int> d(static_cast<int>(-lim * 8), static_cast<int>(lim * 8));
   std::vector<double> v(static_cast<size_t>(count));
@@ -92,7 +121,8 @@ std::vector<double> eighths(int64_t count, double lim) {
   return v;
 }
 
-// The integer values of an INT8 / packed INT4 / INT32-of-INT4 output (contiguous from its start).
+// The integer values of an INT8 / packed INT4 / INT32-of-INT4 output
+// (contiguous from its start).
 std::vector<int> read_ints(const DeviceTensor &y, int64_t count) {
   if (y.dtype() == ACL_INT8) {
     std::vector<int> v;
@@ -136,7 +166,8 @@ class OpTableQuantFake : public QuantFixture {};
 class OpTableQuantDequantBias : public QuantFixture {};
 class OpTableQuantMax : public QuantFixture {};
 
-// One AscendQuant call: x (shape, dtype), scale / offset of `count` values along axis, checked exactly.
+// One AscendQuant call: x (shape, dtype), scale / offset of `count` values
+// along axis, checked exactly.
 void ascend_case(const QuantTableCase &c, aclDataType dt, std::vector<int64_t> shape, int axis, int64_t count,
                  bool with_offset, bool sqrt_mode, const std::string &mode, int64_t dst, bool strided) {
   SCOPED_TRACE(::testing::Message() << c.name << " " << dt << " x " << ::testing::PrintToString(shape) << " axis "
@@ -208,45 +239,33 @@ TEST_P(OpTableQuantAscend, EmptyAndErrors) {
       xh({2, 8}, ACL_FLOAT16), x_odd({2, 7}, ACL_FLOAT), y_odd({2, 7}, ACL_INT4);
   a.x = x2;
   a.y = y2;
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  auto fails = [&](const QuantArgs &b, int code, std::initializer_list<const char *> words) {
-    return fails_with(c.phase1(b, &ws, &ex), code, words);
-  };
-  QuantArgs b = a;
-  b.x = nullptr;
-  EXPECT_TRUE(fails(b, ACLNN_ERR_PARAM_NULLPTR, {"x"}));
-  b = a;
-  b.scale = bad_s;
-  EXPECT_TRUE(fails(b, ACLNN_ERR_PARAM_INVALID, {"scale", "[3]"}));
-  b = a;
-  b.round_mode = const_cast<char *>("hybrid");
-  EXPECT_TRUE(fails(b, ACLNN_ERR_PARAM_INVALID, {"roundMode", "hybrid"}));
-  b = a;
-  b.dst_type = 35;
-  EXPECT_TRUE(fails(b, ACLNN_ERR_PARAM_INVALID, {"dstType", "FLOAT8_E5M2", "not supported"}));
-  b = a;
-  b.dst_type = 7;
-  EXPECT_TRUE(fails(b, ACLNN_ERR_PARAM_INVALID, {"dstType"}));
-  b = a;
-  b.y = y4;  // dstType 2 but an INT4 y
-  EXPECT_TRUE(fails(b, ACLNN_ERR_PARAM_INVALID, {"y", "INT4"}));
-  b = a;
-  b.x = xh;  // FLOAT16 x needs a FLOAT16 scale
-  EXPECT_TRUE(fails(b, ACLNN_ERR_PARAM_INVALID, {"scale"}));
-  b = a;
-  b.x = x_odd;
-  b.y = y_odd;
-  b.dst_type = 29;
-  EXPECT_TRUE(fails(b, ACLNN_ERR_PARAM_INVALID, {"x", "even"}));
-  if (c.has("axis")) {
-    b = a;
-    b.axis = 0;
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"x"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale = bad_s; }, ACLNN_ERR_PARAM_INVALID, {"scale", "[3]"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.round_mode = const_cast<char *>("hybrid"); }, ACLNN_ERR_PARAM_INVALID,
+                      {"roundMode", "hybrid"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type = 35; }, ACLNN_ERR_PARAM_INVALID,
+                      {"dstType", "FLOAT8_E5M2", "not supported"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type = 7; }, ACLNN_ERR_PARAM_INVALID, {"dstType"}));
+  // dstType 2 with an INT4 y; a FLOAT16 x with a FLOAT scale
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.y = y4; }, ACLNN_ERR_PARAM_INVALID, {"y", "INT4"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = xh; }, ACLNN_ERR_PARAM_INVALID, {"scale"}));
+  EXPECT_TRUE(rejects(c, a,
+                      [&](QuantArgs &b) {
+                        b.x = x_odd;
+                        b.y = y_odd;
+                        b.dst_type = 29;
+                      },
+                      ACLNN_ERR_PARAM_INVALID, {"x", "even"}));
+  if (c.has("axis")) {  // V3: only x's last two dims
     DeviceTensor x3({2, 3, 8}, ACL_FLOAT), y3({2, 3, 8}, ACL_INT8), s3({2}, ACL_FLOAT);
-    b.x = x3;
-    b.y = y3;
-    b.scale = s3;
-    EXPECT_TRUE(fails(b, ACLNN_ERR_PARAM_INVALID, {"axis"}));
+    EXPECT_TRUE(rejects(c, a,
+                        [&](QuantArgs &b) {
+                          b.axis = 0;
+                          b.x = x3;
+                          b.y = y3;
+                          b.scale = s3;
+                        },
+                        ACLNN_ERR_PARAM_INVALID, {"axis"}));
   }
 }
 
@@ -300,20 +319,10 @@ TEST_P(OpTableQuantize, ExactAndErrors) {
   a.scale = s;
   a.offset = z;
   a.y = y;
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  QuantArgs b = a;
-  b.dst_dtype = ACL_FLOAT;
-  EXPECT_TRUE(fails_with(c.phase1(b, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"dtype"}));
-  b = a;
-  b.dst_dtype = ACL_UINT8;
-  EXPECT_TRUE(fails_with(c.phase1(b, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"out"}));
-  b = a;
-  b.axis = 2;
-  EXPECT_TRUE(fails_with(c.phase1(b, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"axis"}));
-  b = a;
-  b.scale = s3;
-  EXPECT_TRUE(fails_with(c.phase1(b, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"scales"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_dtype = ACL_FLOAT; }, ACLNN_ERR_PARAM_INVALID, {"dtype"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_dtype = ACL_UINT8; }, ACLNN_ERR_PARAM_INVALID, {"out"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.axis = 2; }, ACLNN_ERR_PARAM_INVALID, {"axis"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale = s3; }, ACLNN_ERR_PARAM_INVALID, {"scales"}));
 }
 
 // ---- GroupQuant
@@ -330,7 +339,8 @@ TEST_P(OpTableQuantGroup, ExactAndErrors) {
         x->set_values(xv);
         DeviceTensor s({E, H}, dt), gi({E}, ACL_INT64), o({1}, dt);
         std::vector<double> sv;
-        for (int64_t k = 0; k < E * H; ++k) sv.push_back((k % 3 - 1 == 0 ? -1 : 1) * std::ldexp(1.0, static_cast<int>(k % 4) - 1));
+        for (int64_t k = 0; k < E * H; ++k)
+          sv.push_back((k % 3 - 1 == 0 ? -1 : 1) * std::ldexp(1.0, static_cast<int>(k % 4) - 1));
         s.set_values(sv);
         const std::vector<double> ends{2, 2, 7};  // an empty group; rows 7, 8 past the last end: group E - 1
         gi.set_values(ends);
@@ -354,8 +364,10 @@ TEST_P(OpTableQuantGroup, ExactAndErrors) {
               break;
             }
           for (int64_t j = 0; j < H; ++j) {
-            const double v = xv[static_cast<size_t>(r * H + j)] * sv[static_cast<size_t>(e * H + j)] + (with_offset ? 1.5 : 0.0);
-            ASSERT_EQ(got[static_cast<size_t>(r * H + j)], static_cast<int>(saturate(round_mode_ref(v, "round"), lo, hi)))
+            const double v =
+                xv[static_cast<size_t>(r * H + j)] * sv[static_cast<size_t>(e * H + j)] + (with_offset ? 1.5 : 0.0);
+            ASSERT_EQ(got[static_cast<size_t>(r * H + j)],
+                      static_cast<int>(saturate(round_mode_ref(v, "round"), lo, hi)))
                 << "row " << r << " col " << j;
           }
         }
@@ -366,11 +378,8 @@ TEST_P(OpTableQuantGroup, ExactAndErrors) {
   a.scale = s;
   a.group = gi;
   a.y = y;
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"groupIndex"}));
-  a.group = nullptr;
-  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {"groupIndex"}));
+  EXPECT_TRUE(rejects(c, a, [](QuantArgs &) {}, ACLNN_ERR_PARAM_INVALID, {"groupIndex"}));  // 3 ends, 2 scale rows
+  EXPECT_TRUE(rejects(c, a, [](QuantArgs &b) { b.group = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"groupIndex"}));
 }
 
 // ---- DynamicQuant V1-V4
@@ -378,15 +387,16 @@ TEST_P(OpTableQuantGroup, ExactAndErrors) {
 struct DynSpec {
   aclDataType dt;
   std::vector<int64_t> shape;
-  int64_t dst = 2;            // 2 INT8, 29 INT4, 3 INT32
+  int64_t dst = 2;  // 2 INT8, 29 INT4, 3 INT32
   bool smooth = false;
-  int groups = 0;             // smooth rows picked by a group index
+  int groups = 0;  // smooth rows picked by a group index
   bool symmetric = true;
   std::string mode = "pertoken";
   bool strided = false;
 };
 
-// |t - round(t)| is within 1e-3 of a tie: fp32 and float64 quotients may round either way there.
+// |t - round(t)| is within 1e-3 of a tie: fp32 and float64 quotients may round
+// either way there.
 bool near_tie(double t) { return std::fabs(std::fabs(t - std::floor(t)) - 0.5) < 1e-3; }
 
 void dyn_case(const QuantTableCase &c, const DynSpec &d) {
@@ -406,7 +416,8 @@ void dyn_case(const QuantTableCase &c, const DynSpec &d) {
   const std::vector<double> smv = sm.values();
   DeviceTensor gi({e_rows}, ACL_INT32);
   std::vector<double> ends;
-  for (int64_t e = 0; e < e_rows; ++e) ends.push_back(std::min<double>(rows, static_cast<double>(e == 0 ? 0 : (e + 1) * 2)));
+  for (int64_t e = 0; e < e_rows; ++e)
+    ends.push_back(std::min<double>(rows, static_cast<double>(e == 0 ? 0 : (e + 1) * 2)));
   gi.set_values(ends);
   std::vector<int64_t> ss(d.shape.begin(), d.shape.end() - 1);
   if (d.mode == "pertensor") ss = {1};
@@ -424,7 +435,8 @@ void dyn_case(const QuantTableCase &c, const DynSpec &d) {
   a.scale_out = so;
   a.offset_out = d.symmetric ? nullptr : oo.get();
   ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
-  // The reference: in = x * smooth, then the extrema per token / tensor / channel.
+  // The reference: in = x * smooth, then the extrema per token / tensor /
+  // channel.
   std::vector<double> in(static_cast<size_t>(total));
   for (int64_t r = 0; r < rows; ++r) {
     int64_t e = e_rows - 1;
@@ -434,8 +446,8 @@ void dyn_case(const QuantTableCase &c, const DynSpec &d) {
         break;
       }
     for (int64_t j = 0; j < n; ++j)
-      in[static_cast<size_t>(r * n + j)] =
-          xv[static_cast<size_t>(r * n + j)] * (d.smooth ? smv[static_cast<size_t>((d.groups > 0 ? e * n : 0) + j)] : 1.0);
+      in[static_cast<size_t>(r * n + j)] = xv[static_cast<size_t>(r * n + j)] *
+                                           (d.smooth ? smv[static_cast<size_t>((d.groups > 0 ? e * n : 0) + j)] : 1.0);
   }
   const double M = d.dst == 2 ? 127 : 7, m = d.dst == 2 ? -128 : -8;
   auto key = [&](int64_t r, int64_t j) { return d.mode == "pertoken" ? r : d.mode == "pertensor" ? 0 : j; };
@@ -503,7 +515,7 @@ TEST_P(OpTableQuantDynamic, MatchesTheFormulas) {
             DynSpec e{dt, {4, 6, 16}, dst, v % 2 == 1, 0, sym, mode, v % 2 == 0};
             dyn_case(c, e);
           }
-      dyn_case(c, DynSpec{dt, {4, 37}, 2});     // a tail after the 16-lane steps
+      dyn_case(c, DynSpec{dt, {4, 37}, 2});  // a tail after the 16-lane steps
       dyn_case(c, DynSpec{dt, {2, 3, 9}, 2, true});
       dyn_case(c, DynSpec{dt, {0, 16}, dst});  // empty
       dyn_case(c, DynSpec{dt, {3, 0}, 2});     // empty rows: scale 0
@@ -522,53 +534,31 @@ TEST_P(OpTableQuantDynamic, Errors) {
   a.scale_out = so;
   a.offset_out = c.has("offset_out") ? oo.get() : nullptr;
   a.symmetric = false;
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  auto fails = [&](const QuantArgs &b, int code, std::initializer_list<const char *> words) {
-    return fails_with(c.phase1(b, &ws, &ex), code, words);
-  };
-  QuantArgs b = a;
-  EXPECT_EQ(run(c, b), 0) << aclGetRecentErrMsg();
-  b.x = x1;
-  EXPECT_TRUE(fails(b, ACLNN_ERR_PARAM_INVALID, {"x", "2 to 8"}));
-  b = a;
-  b.x = xf;
-  EXPECT_TRUE(fails(b, ACLNN_ERR_PARAM_INVALID, {"x", "FLOAT"}));
-  b = a;
-  b.smooth = smb;
-  EXPECT_TRUE(fails(b, ACLNN_ERR_PARAM_INVALID, {"smoothScalesOptional"}));
-  b = a;
-  b.scale_out = sob;
-  EXPECT_TRUE(fails(b, ACLNN_ERR_PARAM_INVALID, {"scaleOut"}));
-  b = a;
-  b.scale_out = nullptr;
-  EXPECT_TRUE(fails(b, ACLNN_ERR_PARAM_NULLPTR, {"scaleOut"}));
+  EXPECT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = x1; }, ACLNN_ERR_PARAM_INVALID, {"x", "2 to 8"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = xf; }, ACLNN_ERR_PARAM_INVALID, {"x", "FLOAT"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.smooth = smb; }, ACLNN_ERR_PARAM_INVALID, {"smoothScalesOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale_out = sob; }, ACLNN_ERR_PARAM_INVALID, {"scaleOut"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale_out = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"scaleOut"}));
   if (c.has("group")) {
-    b = a;
-    b.group = gi;  // without smooth scales
-    EXPECT_TRUE(fails(b, ACLNN_ERR_PARAM_INVALID, {"groupIndexOptional"}));
+    // a group index without smooth scales
+    EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.group = gi; }, ACLNN_ERR_PARAM_INVALID, {"groupIndexOptional"}));
   }
   if (c.has("dst_type")) {
-    b = a;
-    b.dst_type = 36;
-    EXPECT_TRUE(fails(b, ACLNN_ERR_PARAM_INVALID, {"dstType", "FLOAT8_E4M3FN"}));
-    b = a;
-    b.dst_type = 29;  // y INT8
-    EXPECT_TRUE(fails(b, ACLNN_ERR_PARAM_INVALID, {"yOut"}));
+    EXPECT_TRUE(
+        rejects(c, a, [&](QuantArgs &b) { b.dst_type = 36; }, ACLNN_ERR_PARAM_INVALID, {"dstType", "FLOAT8_E4M3FN"}));
+    // dstType INT4 with an INT8 yOut
+    EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type = 29; }, ACLNN_ERR_PARAM_INVALID, {"yOut"}));
   }
   if (c.has("symmetric")) {
-    b = a;
-    b.offset_out = nullptr;
-    EXPECT_TRUE(fails(b, ACLNN_ERR_PARAM_NULLPTR, {"offsetOut"}));
-    b = a;
-    b.quant_mode = const_cast<char *>("perblock");
-    EXPECT_TRUE(fails(b, ACLNN_ERR_PARAM_INVALID, {"quantMode", "perblock"}));
+    EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.offset_out = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"offsetOut"}));
+    EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.quant_mode = const_cast<char *>("perblock"); },
+                        ACLNN_ERR_PARAM_INVALID, {"quantMode", "perblock"}));
   }
   if (c.has("dst_type_max")) {
-    b = a;
-    b.dst_type_max = 448;
-    EXPECT_TRUE(fails(b, ACLNN_ERR_PARAM_INVALID, {"dstTypeMax"}));
-    b.dst_type_max = 127;
+    EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type_max = 448; }, ACLNN_ERR_PARAM_INVALID, {"dstTypeMax"}));
+    QuantArgs b = a;
+    b.dst_type_max = 127;  // INT8's own maximum is accepted
     EXPECT_EQ(run(c, b), 0) << aclGetRecentErrMsg();
   }
 }
@@ -581,9 +571,11 @@ TEST_P(OpTableQuantAnti, MatchesTheFormula) {
     for (int64_t dst : {1, 27})
       for (bool per_channel : {false, true})
         for (bool sqrt_mode : {false, true}) {
-          SCOPED_TRACE(::testing::Message() << xt << " dst " << dst << " per_channel " << per_channel << " sqrt " << sqrt_mode);
+          SCOPED_TRACE(::testing::Message()
+                       << xt << " dst " << dst << " per_channel " << per_channel << " sqrt " << sqrt_mode);
           const int64_t rows = 3, n = 16, stored = xt == ACL_INT32 ? n / 8 : n;
-          // The values: INT8 random; INT4 / INT32 packed nibbles written as bytes.
+          // The values: INT8 random; INT4 / INT32 packed nibbles written as
+          // bytes.
           std::vector<int> q(static_cast<size_t>(rows * n));
           std::uniform_int_distribution<int> dist(xt == ACL_INT8 ? -128 : -8, xt == ACL_INT8 ? 127 : 7);
           for (int &e : q) e = dist(rng());
@@ -596,7 +588,8 @@ TEST_P(OpTableQuantAnti, MatchesTheFormula) {
             std::vector<uint8_t> bytes(static_cast<size_t>(rows * n / 2));
             for (size_t e = 0; e < q.size(); ++e)
               bytes[e / 2] = static_cast<uint8_t>(bytes[e / 2] | ((q[e] & 15) << ((e % 2) * 4)));
-            ASSERT_EQ(aclrtMemcpy(x->data(), bytes.size(), bytes.data(), bytes.size(), ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
+            ASSERT_EQ(aclrtMemcpy(x->data(), bytes.size(), bytes.data(), bytes.size(), ACL_MEMCPY_HOST_TO_DEVICE),
+                      ACL_SUCCESS);
           }
           const int64_t cnt = per_channel ? n : 1;
           DeviceTensor s({cnt}, ACL_FLOAT), o({cnt}, ACL_FLOAT), y({rows, n}, dst == 1 ? ACL_FLOAT16 : ACL_BF16);
@@ -619,26 +612,14 @@ TEST_P(OpTableQuantAnti, MatchesTheFormula) {
           }
           EXPECT_TRUE(meets_precision(y.dtype(), y.values(), want));
         }
-  DeviceTensor x({2, 8}, ACL_INT8), s({8}, ACL_FLOAT), y({2, 8}, ACL_FLOAT16), s3({3}, ACL_FLOAT), xf({2, 8}, ACL_FLOAT);
-  QuantArgs a;
-  a.x = x;
-  a.scale = s;
-  a.dst_type = 1;
-  a.y = y;
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  QuantArgs b = a;
-  b.dst_type = 0;
-  EXPECT_TRUE(fails_with(c.phase1(b, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"dstType"}));
-  b = a;
-  b.dst_type = 27;  // y FLOAT16
-  EXPECT_TRUE(fails_with(c.phase1(b, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"y"}));
-  b = a;
-  b.scale = s3;
-  EXPECT_TRUE(fails_with(c.phase1(b, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"scale"}));
-  b = a;
-  b.x = xf;
-  EXPECT_TRUE(fails_with(c.phase1(b, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"x"}));
+  DeviceTensor x({2, 8}, ACL_INT8), s({8}, ACL_FLOAT), y({2, 8}, ACL_FLOAT16), s3({3}, ACL_FLOAT),
+      xf({2, 8}, ACL_FLOAT);
+  const QuantArgs a = base_args(x, s, y, 1);
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type = 0; }, ACLNN_ERR_PARAM_INVALID, {"dstType"}));
+  // dstType BF16 with a FLOAT16 y
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type = 27; }, ACLNN_ERR_PARAM_INVALID, {"y"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale = s3; }, ACLNN_ERR_PARAM_INVALID, {"scale"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = xf; }, ACLNN_ERR_PARAM_INVALID, {"x"}));
 }
 
 // ---- FakeQuantPerTensor / PerChannelAffineCachemask (PyTorch's formulas)
@@ -699,25 +680,17 @@ TEST_P(OpTableQuantFake, MatchesPyTorchsFormula) {
   a.y = y;
   a.mask = mask;
   a.axis = 1;
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  QuantArgs b = a;
-  b.quant_min = 5;
-  b.quant_max = 4;
-  EXPECT_TRUE(fails_with(c.phase1(b, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"quantMin", "quantMax"}));
-  b = a;
-  b.offset = zf;
-  EXPECT_TRUE(fails_with(c.phase1(b, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {c.names[2].c_str()}));
-  b = a;
-  b.mask = m8;
-  EXPECT_TRUE(fails_with(c.phase1(b, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"mask"}));
-  b = a;
-  b.mask = nullptr;
-  EXPECT_TRUE(fails_with(c.phase1(b, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {"mask"}));
+  EXPECT_TRUE(rejects(c, a,
+                      [&](QuantArgs &b) {
+                        b.quant_min = 5;
+                        b.quant_max = 4;
+                      },
+                      ACLNN_ERR_PARAM_INVALID, {"quantMin", "quantMax"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.offset = zf; }, ACLNN_ERR_PARAM_INVALID, {c.names[2].c_str()}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.mask = m8; }, ACLNN_ERR_PARAM_INVALID, {"mask"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.mask = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"mask"}));
   if (per_channel) {
-    b = a;
-    b.axis = 2;
-    EXPECT_TRUE(fails_with(c.phase1(b, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"axis"}));
+    EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.axis = 2; }, ACLNN_ERR_PARAM_INVALID, {"axis"}));
   }
 }
 
@@ -749,28 +722,19 @@ TEST_P(OpTableQuantDequantBias, MatchesTheFormulas) {
         for (int64_t i = 0; i < M; ++i)
           for (int64_t j = 0; j < N; ++j) {
             const double s = wv[static_cast<size_t>(j)] * (act ? av[static_cast<size_t>(i)] : 1.0);
-            const double xe = xv[static_cast<size_t>(i * N + j)], be = bt == ACL_DT_UNDEFINED ? 0.0 : bv[static_cast<size_t>(j)];
+            const double xe = xv[static_cast<size_t>(i * N + j)],
+                         be = bt == ACL_DT_UNDEFINED ? 0.0 : bv[static_cast<size_t>(j)];
             want[static_cast<size_t>(i * N + j)] = round_to(y.dtype(), bt == ACL_INT32 ? (xe + be) * s : xe * s + be);
           }
         EXPECT_TRUE(meets_precision(y.dtype(), y.values(), want));
       }
-  DeviceTensor x({2, 4}, ACL_INT32), ws({4}, ACL_FLOAT), y({2, 4}, ACL_FLOAT16), as({3}, ACL_FLOAT), xf({2, 4}, ACL_FLOAT);
-  QuantArgs a;
-  a.x = x;
-  a.scale = ws;
-  a.dst_type = 1;
-  a.y = y;
-  uint64_t w = 0;
-  aclOpExecutor *ex = nullptr;
-  QuantArgs b = a;
-  b.dst_type = 27;
-  EXPECT_TRUE(fails_with(c.phase1(b, &w, &ex), ACLNN_ERR_PARAM_INVALID, {"outputDtype"}));
-  b = a;
-  b.act_scale = as;
-  EXPECT_TRUE(fails_with(c.phase1(b, &w, &ex), ACLNN_ERR_PARAM_INVALID, {"activateScaleOptional"}));
-  b = a;
-  b.x = xf;
-  EXPECT_TRUE(fails_with(c.phase1(b, &w, &ex), ACLNN_ERR_PARAM_INVALID, {"x"}));
+  DeviceTensor x({2, 4}, ACL_INT32), ws({4}, ACL_FLOAT), y({2, 4}, ACL_FLOAT16), as({3}, ACL_FLOAT),
+      xf({2, 4}, ACL_FLOAT);
+  const QuantArgs a = base_args(x, ws, y, 1);
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type = 27; }, ACLNN_ERR_PARAM_INVALID, {"outputDtype"}));
+  EXPECT_TRUE(
+      rejects(c, a, [&](QuantArgs &b) { b.act_scale = as; }, ACLNN_ERR_PARAM_INVALID, {"activateScaleOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = xf; }, ACLNN_ERR_PARAM_INVALID, {"x"}));
 }
 
 // ---- QuantMax: every documented destination is an FP8 / HIFLOAT8 dtype OpsNN lacks.
@@ -783,22 +747,15 @@ TEST_P(OpTableQuantMax, RejectsTheUnsupportedDestinations) {
   a.scale = s;
   a.y = y;
   a.amax = amax;
-  uint64_t w = 0;
-  aclOpExecutor *ex = nullptr;
-  for (int64_t dst : {34, 35, 36}) {
-    a.dst_type = dst;
-    EXPECT_TRUE(fails_with(c.phase1(a, &w, &ex), ACLNN_ERR_PARAM_INVALID, {"dstType", "not supported"}));
-  }
-  a.dst_type = 2;
-  EXPECT_TRUE(fails_with(c.phase1(a, &w, &ex), ACLNN_ERR_PARAM_INVALID, {"dstType"}));
-  a.scale = s2;
-  EXPECT_TRUE(fails_with(c.phase1(a, &w, &ex), ACLNN_ERR_PARAM_INVALID, {"scale"}));
-  a.scale = s;
-  a.round_mode = nullptr;
-  EXPECT_TRUE(fails_with(c.phase1(a, &w, &ex), ACLNN_ERR_PARAM_NULLPTR, {"roundMode"}));
+  for (int64_t dst : {34, 35, 36})
+    EXPECT_TRUE(
+        rejects(c, a, [&](QuantArgs &b) { b.dst_type = dst; }, ACLNN_ERR_PARAM_INVALID, {"dstType", "not supported"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type = 2; }, ACLNN_ERR_PARAM_INVALID, {"dstType"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale = s2; }, ACLNN_ERR_PARAM_INVALID, {"scale"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.round_mode = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"roundMode"}));
 }
 
-#define QUANT_SUITE(Fixture, ...)                                                              \
+#define QUANT_SUITE(Fixture, ...)                                                        \
   INSTANTIATE_TEST_SUITE_P(Table, Fixture, ::testing::ValuesIn(cases_of({__VA_ARGS__})), \
                            harness::case_name<QuantTableCase>)
 QUANT_SUITE(OpTableQuantAscend, QuantKind::kAscendQuant);

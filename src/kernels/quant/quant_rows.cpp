@@ -58,6 +58,19 @@ void quant_load_int4_row(const uint8_t *src, int64_t first, int64_t n, float *ds
   }
 }
 
+void quant_row_extrema(const float *x, int64_t n, float *ext) {
+  float amax = 0.0f, mn = INFINITY, mx = -INFINITY;
+  for (int64_t j = 0; j < n; ++j) {  // comparisons with NaN are false: NaN is skipped
+    const float v = x[j];
+    amax = std::fabs(v) > amax ? std::fabs(v) : amax;
+    mn = v < mn ? v : mn;
+    mx = v > mx ? v : mx;
+  }
+  ext[0] = amax;
+  ext[1] = mn;
+  ext[2] = mx;
+}
+
 int32_t quant_round_sat(float v, QuantRound mode, int32_t lo, int32_t hi) {
   if (v != v) return 0;
   float r;

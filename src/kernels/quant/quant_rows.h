@@ -18,6 +18,9 @@ void quant_load_row(const char *src, aclDataType dt, int64_t stride, int64_t n, 
 // n signed 4-bit values from packed bytes (low nibble first) starting at nibble `first` (0 or 1).
 void quant_load_int4_row(const uint8_t *src, int64_t first, int64_t n, float *dst);
 
+// ext[0..2] = max |x|, min, max of x[0..n) (NaN ignored; 0, +inf, -inf for n = 0).
+void quant_row_extrema(const float *x, int64_t n, float *ext);
+
 // round(v) by `mode`, saturated to [lo, hi]; NaN gives 0.
 int32_t quant_round_sat(float v, QuantRound mode, int32_t lo, int32_t hi);
 

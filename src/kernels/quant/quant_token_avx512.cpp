@@ -2,6 +2,7 @@
 // the tail through the portable build (no masked loads: the emulated build's SIMDe lacks some).
 #include <cmath>
 
+#include "kernels/quant/quant_rows.h"
 #include "kernels/quant/quant_token.h"
 #include "kernels/simd/avx512_intrinsics.h"
 
@@ -26,8 +27,10 @@ void quant_token_prep_avx512(const char *x, aclDataType dt, const char *smooth, 
     if (smooth != nullptr) v = _mm256_mul_ps(v, load8(smooth + j * es, dt));
     _mm256_storeu_ps(in + j, v);
   }
-  float tail[3];
-  if (body8 < n) quant_token_prep_portable(x + body8 * es, dt, smooth ? smooth + body8 * es : nullptr, n - body8, in + body8, tail);
+  if (body8 < n) {
+    float unused[3];
+    quant_token_prep_portable(x + body8 * es, dt, smooth ? smooth + body8 * es : nullptr, n - body8, in + body8, unused);
+  }
   // The extrema of the row now in L1. max / min return their second operand when either is NaN:
   // the running value, so NaN is ignored.
   __m512 amax = _mm512_setzero_ps(), mn = _mm512_set1_ps(INFINITY), mx = _mm512_set1_ps(-INFINITY);
@@ -37,26 +40,20 @@ void quant_token_prep_avx512(const char *x, aclDataType dt, const char *smooth, 
     mn = _mm512_min_ps(v, mn);
     mx = _mm512_max_ps(v, mx);
   }
-  // The lanes folded through memory (SIMDe has no 512-bit reductions either).
-  alignas(64) float la[16], ll[16], lh[16];
-  _mm512_store_ps(la, amax);
-  _mm512_store_ps(ll, mn);
-  _mm512_store_ps(lh, mx);
-  float a = 0.0f, lo = INFINITY, hi = -INFINITY;
-  for (int k = 0; k < 16; ++k) {
-    a = la[k] > a ? la[k] : a;
-    lo = ll[k] < lo ? ll[k] : lo;
-    hi = lh[k] > hi ? lh[k] : hi;
-  }
-  for (int64_t j = body16; j < n; ++j) {
-    const float v = in[j];
-    a = std::fabs(v) > a ? std::fabs(v) : a;
-    lo = v < lo ? v : lo;
-    hi = v > hi ? v : hi;
-  }
-  ext[0] = a;
-  ext[1] = lo;
-  ext[2] = hi;
+  // The lanes (through memory: SIMDe has no 512-bit reductions) and the tail, each folded by the
+  // scalar kernel, then combined.
+  alignas(64) float lanes[3][16];
+  _mm512_store_ps(lanes[0], amax);
+  _mm512_store_ps(lanes[1], mn);
+  _mm512_store_ps(lanes[2], mx);
+  float e0[3], e1[3], e2[3], et[3];
+  quant_row_extrema(lanes[0], 16, e0);
+  quant_row_extrema(lanes[1], 16, e1);
+  quant_row_extrema(lanes[2], 16, e2);
+  quant_row_extrema(in + body16, n - body16, et);
+  ext[0] = std::fmax(e0[2], et[0]);
+  ext[1] = std::fmin(e1[1], et[1]);
+  ext[2] = std::fmax(e2[2], et[2]);
 }
 
 // 256-bit: SIMDe has no 512-bit float -> int32 conversion.

@@ -15,16 +15,7 @@ void quant_token_prep_portable(const char *x, aclDataType dt, const char *smooth
       in[j] *= s;
     }
   }
-  float amax = 0.0f, mn = INFINITY, mx = -INFINITY;
-  for (int64_t j = 0; j < n; ++j) {
-    const float v = in[j];
-    amax = std::fabs(v) > amax ? std::fabs(v) : amax;
-    mn = v < mn ? v : mn;
-    mx = v > mx ? v : mx;
-  }
-  ext[0] = amax;
-  ext[1] = mn;
-  ext[2] = mx;
+  quant_row_extrema(in, n, ext);
 }
 
 void quant_token_int8_portable(const float *in, int64_t n, float scale, float offset, int8_t *y) {
