@@ -178,7 +178,13 @@ void ascend_case(const QuantTableCase &c, aclDataType dt, std::vector<int64_t> s
   Dev x = make_x(shape, dt, strided);
   const std::vector<double> xv = eighths(numel_of(shape), 24);
   x->set_values(xv);
-  DeviceTensor scale({count}, dt), offset({count}, dt);
+  // strided: x and an INT8 y padded, scale / offset of x's rank (1 but along axis)
+  std::vector<int64_t> pshape{count};
+  if (strided) {
+    pshape.assign(shape.size(), 1);
+    pshape[static_cast<size_t>(ax)] = count;
+  }
+  DeviceTensor scale(pshape, dt), offset(pshape, dt);
   std::vector<double> sv(static_cast<size_t>(count)), ov(static_cast<size_t>(count));
   const double pows[] = {0.5, 1.0, 2.0, 4.0, 0.25};
   for (int64_t k = 0; k < count; ++k) {
@@ -187,7 +193,7 @@ void ascend_case(const QuantTableCase &c, aclDataType dt, std::vector<int64_t> s
   }
   scale.set_values(sv);
   offset.set_values(ov);
-  Dev y = make_int_y(shape, dst);
+  Dev y = dst == 2 && strided ? padded_view(shape, ACL_INT8, 2) : make_int_y(shape, dst);
   QuantArgs a;
   a.x = *x;
   a.scale = scale;
@@ -753,6 +759,39 @@ TEST_P(OpTableQuantMax, RejectsTheUnsupportedDestinations) {
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type = 2; }, ACLNN_ERR_PARAM_INVALID, {"dstType"}));
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale = s2; }, ACLNN_ERR_PARAM_INVALID, {"scale"}));
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.round_mode = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"roundMode"}));
+}
+
+// ---- Empty x: every kind accepts it and writes nothing.
+
+TEST_P(OpTableQuantize, EmptyX) {
+  DeviceTensor x({0, 4}, ACL_FLOAT), s({1}, ACL_FLOAT), z({1}, ACL_INT32), y({0, 4}, ACL_INT8);
+  QuantArgs a = base_args(x, s, y, 0);
+  a.offset = z;
+  EXPECT_EQ(run(GetParam(), a), 0) << aclGetRecentErrMsg();
+}
+TEST_P(OpTableQuantGroup, EmptyX) {
+  DeviceTensor x({0, 8}, ACL_FLOAT), s({1, 8}, ACL_FLOAT), gi({1}, ACL_INT32), y({0, 8}, ACL_INT8);
+  QuantArgs a = base_args(x, s, y, 2);
+  a.group = gi;
+  EXPECT_EQ(run(GetParam(), a), 0) << aclGetRecentErrMsg();
+}
+TEST_P(OpTableQuantAnti, EmptyX) {
+  DeviceTensor x({0, 8}, ACL_INT8), s({1}, ACL_FLOAT), y({0, 8}, ACL_FLOAT16);
+  EXPECT_EQ(run(GetParam(), base_args(x, s, y, 1)), 0) << aclGetRecentErrMsg();
+}
+TEST_P(OpTableQuantFake, EmptyX) {
+  const int64_t cnt = GetParam().kind == QuantKind::kFakeChannel ? 4 : 1;
+  DeviceTensor x({0, 4}, ACL_FLOAT), s({cnt}, ACL_FLOAT), z({cnt}, ACL_INT32), y({0, 4}, ACL_FLOAT),
+      mask({0, 4}, ACL_BOOL);
+  QuantArgs a = base_args(x, s, y, 0);
+  a.offset = z;
+  a.mask = mask;
+  a.axis = 1;
+  EXPECT_EQ(run(GetParam(), a), 0) << aclGetRecentErrMsg();
+}
+TEST_P(OpTableQuantDequantBias, EmptyX) {
+  DeviceTensor x({0, 4}, ACL_INT32), ws({4}, ACL_FLOAT), y({0, 4}, ACL_FLOAT16);
+  EXPECT_EQ(run(GetParam(), base_args(x, ws, y, 1)), 0) << aclGetRecentErrMsg();
 }
 
 #define QUANT_SUITE(Fixture, ...)                                                        \
