@@ -194,15 +194,11 @@ void ascend_case(const QuantTableCase &c, aclDataType dt, std::vector<int64_t> s
   scale.set_values(sv);
   offset.set_values(ov);
   Dev y = dst == 2 && strided ? padded_view(shape, ACL_INT8, 2) : make_int_y(shape, dst);
-  QuantArgs a;
-  a.x = *x;
-  a.scale = scale;
+  QuantArgs a = base_args(*x, scale, *y, dst);
   a.offset = with_offset ? offset.get() : nullptr;
   a.sqrt_mode = sqrt_mode;
   a.round_mode = const_cast<char *>(mode.c_str());
-  a.dst_type = dst;
   a.axis = axis;
-  a.y = *y;
   ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
   const double lo = dst == 2 ? -128 : -8, hi = dst == 2 ? 127 : 7;
   const std::vector<int> got = read_ints(*y, numel_of(shape));
@@ -236,10 +232,7 @@ TEST_P(OpTableQuantAscend, Exact) {
 TEST_P(OpTableQuantAscend, EmptyAndErrors) {
   const QuantTableCase &c = GetParam();
   DeviceTensor x({0, 8}, ACL_FLOAT), s({8}, ACL_FLOAT), y({0, 8}, ACL_INT8);
-  QuantArgs a;
-  a.x = x;
-  a.scale = s;
-  a.y = y;
+  QuantArgs a = base_args(x, s, y, 2);
   EXPECT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
   DeviceTensor x2({2, 8}, ACL_FLOAT), y2({2, 8}, ACL_INT8), bad_s({3}, ACL_FLOAT), y4({2, 8}, ACL_INT4),
       xh({2, 8}, ACL_FLOAT16), x_odd({2, 7}, ACL_FLOAT), y_odd({2, 7}, ACL_INT4);
@@ -298,13 +291,10 @@ TEST_P(OpTableQuantize, ExactAndErrors) {
           }
           s.set_values(sv);
           z.set_values(zv);
-          QuantArgs a;
-          a.x = *x;
-          a.scale = s;
+          QuantArgs a = base_args(*x, s, y, 2);
           a.offset = z;
           a.dst_dtype = qd;
           a.axis = axis;
-          a.y = y;
           ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
           const double lo = qd == ACL_INT8 ? -128 : qd == ACL_UINT8 ? 0 : -2147483648.0;
           const double hi = qd == ACL_INT8 ? 127 : qd == ACL_UINT8 ? 255 : 2147483647.0;
@@ -320,11 +310,8 @@ TEST_P(OpTableQuantize, ExactAndErrors) {
         }
   // Errors: dtype argument, out dtype, axis, scales length.
   DeviceTensor x({2, 4}, ACL_FLOAT), s({4}, ACL_FLOAT), z({4}, ACL_INT32), y({2, 4}, ACL_INT8), s3({3}, ACL_FLOAT);
-  QuantArgs a;
-  a.x = x;
-  a.scale = s;
+  QuantArgs a = base_args(x, s, y, 2);
   a.offset = z;
-  a.y = y;
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_dtype = ACL_FLOAT; }, ACLNN_ERR_PARAM_INVALID, {"dtype"}));
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_dtype = ACL_UINT8; }, ACLNN_ERR_PARAM_INVALID, {"out"}));
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.axis = 2; }, ACLNN_ERR_PARAM_INVALID, {"axis"}));
@@ -352,13 +339,9 @@ TEST_P(OpTableQuantGroup, ExactAndErrors) {
         gi.set_values(ends);
         o.set_values({1.5});
         Dev y = make_int_y({S, H}, dst);
-        QuantArgs a;
-        a.x = *x;
-        a.scale = s;
+        QuantArgs a = base_args(*x, s, *y, dst);
         a.group = gi;
         a.offset = with_offset ? o.get() : nullptr;
-        a.dst_type = dst;
-        a.y = *y;
         ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
         const std::vector<int> got = read_ints(*y, S * H);
         const double lo = dst == 2 ? -128 : -8, hi = dst == 2 ? 127 : 7;
@@ -379,11 +362,8 @@ TEST_P(OpTableQuantGroup, ExactAndErrors) {
         }
       }
   DeviceTensor x({4, 8}, ACL_FLOAT), s({2, 8}, ACL_FLOAT), gi({3}, ACL_INT32), y({4, 8}, ACL_INT8);
-  QuantArgs a;
-  a.x = x;
-  a.scale = s;
+  QuantArgs a = base_args(x, s, y, 2);
   a.group = gi;
-  a.y = y;
   EXPECT_TRUE(rejects(c, a, [](QuantArgs &) {}, ACLNN_ERR_PARAM_INVALID, {"groupIndex"}));  // 3 ends, 2 scale rows
   EXPECT_TRUE(rejects(c, a, [](QuantArgs &b) { b.group = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"groupIndex"}));
 }
@@ -602,13 +582,9 @@ TEST_P(OpTableQuantAnti, MatchesTheFormula) {
           s.fill_random(-2, 2);
           o.fill_random(-4, 4);
           const auto sv = s.values(), ov = o.values();
-          QuantArgs a;
-          a.x = *x;
-          a.scale = s;
+          QuantArgs a = base_args(*x, s, y, dst);
           a.offset = o;
-          a.dst_type = dst;
           a.sqrt_mode = sqrt_mode;
-          a.y = y;
           ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
           std::vector<double> want(q.size());
           for (size_t e = 0; e < q.size(); ++e) {
@@ -653,15 +629,12 @@ TEST_P(OpTableQuantFake, MatchesPyTorchsFormula) {
         }
         s.set_values(sv);
         z.set_values(zv);
-        QuantArgs a;
-        a.x = *x;
-        a.scale = s;
+        QuantArgs a = base_args(*x, s, y, 2);
         a.offset = z;
         a.axis = axis;
         a.quant_min = -20;
         a.quant_max = 30;
         a.enabled = enabled;
-        a.y = y;
         a.mask = mask;
         ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
         int64_t inner = 1;
@@ -679,11 +652,8 @@ TEST_P(OpTableQuantFake, MatchesPyTorchsFormula) {
       }
   DeviceTensor x({2, 4}, ACL_FLOAT), s({per_channel ? 4 : 1}, ACL_FLOAT), z({per_channel ? 4 : 1}, ACL_INT32),
       y({2, 4}, ACL_FLOAT), mask({2, 4}, ACL_BOOL), zf({per_channel ? 4 : 1}, ACL_FLOAT), m8({2, 4}, ACL_INT8);
-  QuantArgs a;
-  a.x = x;
-  a.scale = s;
+  QuantArgs a = base_args(x, s, y, 2);
   a.offset = z;
-  a.y = y;
   a.mask = mask;
   a.axis = 1;
   EXPECT_TRUE(rejects(c, a,
@@ -715,13 +685,9 @@ TEST_P(OpTableQuantDequantBias, MatchesTheFormulas) {
         ws.fill_random(-0.01, 0.01);
         as.fill_random(0.5, 2);
         bias.fill_random(-100, 100);
-        QuantArgs a;
-        a.x = x;
-        a.scale = ws;
+        QuantArgs a = base_args(x, ws, y, od);
         a.act_scale = act ? as.get() : nullptr;
         a.bias = bt == ACL_DT_UNDEFINED ? nullptr : bias.get();
-        a.dst_type = od;
-        a.y = y;
         ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
         const auto xv = x.values(), wv = ws.values(), av = as.values(), bv = bias.values();
         std::vector<double> want(static_cast<size_t>(M * N));
@@ -748,10 +714,7 @@ TEST_P(OpTableQuantDequantBias, MatchesTheFormulas) {
 TEST_P(OpTableQuantMax, RejectsTheUnsupportedDestinations) {
   const QuantTableCase &c = GetParam();
   DeviceTensor x({2, 4}, ACL_FLOAT), s({1}, ACL_FLOAT), y({2, 4}, ACL_INT8), amax({1}, ACL_FLOAT), s2({2}, ACL_FLOAT);
-  QuantArgs a;
-  a.x = x;
-  a.scale = s;
-  a.y = y;
+  QuantArgs a = base_args(x, s, y, 2);
   a.amax = amax;
   for (int64_t dst : {34, 35, 36})
     EXPECT_TRUE(
@@ -765,7 +728,7 @@ TEST_P(OpTableQuantMax, RejectsTheUnsupportedDestinations) {
 
 TEST_P(OpTableQuantize, EmptyX) {
   DeviceTensor x({0, 4}, ACL_FLOAT), s({1}, ACL_FLOAT), z({1}, ACL_INT32), y({0, 4}, ACL_INT8);
-  QuantArgs a = base_args(x, s, y, 0);
+  QuantArgs a = base_args(x, s, y, 2);
   a.offset = z;
   EXPECT_EQ(run(GetParam(), a), 0) << aclGetRecentErrMsg();
 }
@@ -783,7 +746,7 @@ TEST_P(OpTableQuantFake, EmptyX) {
   const int64_t cnt = GetParam().kind == QuantKind::kFakeChannel ? 4 : 1;
   DeviceTensor x({0, 4}, ACL_FLOAT), s({cnt}, ACL_FLOAT), z({cnt}, ACL_INT32), y({0, 4}, ACL_FLOAT),
       mask({0, 4}, ACL_BOOL);
-  QuantArgs a = base_args(x, s, y, 0);
+  QuantArgs a = base_args(x, s, y, 2);
   a.offset = z;
   a.mask = mask;
   a.axis = 1;
