@@ -8,11 +8,13 @@ Row format (besides the common `header`, `dtypes`, `backward`):
            weight_antiquant: a float x times an antiquantised INT8 / INT4 weight, optionally
            requantised to INT8 (WeightQuantBatchMatmulV2);
            encode_param: fp32 scales / offsets packed into the int8 scheme's 64-bit scale words
-           (TransQuantParamV2);
+           (TransQuantParamV2, and V3 with its roundMode);
            prepack_weight: a weight re-laid in place for the GEMM engine (TransMatmulWeight);
            weight_size: a one-shot function (no workspace / launch pair; the prototype is its
            complete parameter list) giving the elements such a weight's buffer needs
            (CalculateMatmulWeightSize(V2))
+           encode_array: a one-shot function giving encode_param's words of host arrays in a
+           malloc'ed array the caller frees (TransQuantParam)
   dtypes   the dtypes of the first operand (x1 / x; encode_param: scale; prepack_weight: the weight)
   weight_dtype D   weight_size without a dataType parameter: the dtype it sizes for
   weight   nz      int8_dequant: x2 may be FRACTAL_NZ (QuantMatmulWeightNz)
@@ -22,13 +24,15 @@ Every parameter's role comes from its name (ROLES); `offset` and `bias` may be n
 
 QMM_KEYS = {"header", "dtypes", "backward", "scheme", "weight_dtype", "weight"}
 SCHEMES = {"int8_dequant": "kInt8Dequant", "weight_antiquant": "kWeightAntiquant", "encode_param": "kEncodeParam",
-           "prepack_weight": "kPrepackWeight", "weight_size": None}
+           "prepack_weight": "kPrepackWeight", "weight_size": None, "encode_array": None}
 # The roles each scheme needs.
 NEEDS = {"int8_dequant": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"),
          "weight_antiquant": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"), "encode_param": ("kQmmScale", "kQmmOut"),
-         "prepack_weight": ("kQmmB",), "weight_size": ("shape", "size")}
+         "prepack_weight": ("kQmmB",), "weight_size": ("shape", "size"),
+         "encode_array": ("scale_array", "param_out")}
 RESULTS = {"int8_dequant": "out's dtype (INT8 / FLOAT16 / BF16)", "weight_antiquant": "x's dtype, INT8 when requantised",
-           "encode_param": "UINT64 / INT64 words", "prepack_weight": "mmWeightRef in place", "weight_size": "a size"}
+           "encode_param": "UINT64 / INT64 words", "prepack_weight": "mmWeightRef in place", "weight_size": "a size",
+           "encode_array": "a malloc'ed UINT64 array"}
 # Parameter name -> role: a QmmRole of the tensors (ops/matmul/qmm_phase1.h), or a value attribute.
 ROLES = {"x1": "kQmmA", "x": "kQmmA", "x2": "kQmmB", "weight": "kQmmB", "scale": "kQmmScale",
          "antiquantScale": "kQmmScale", "offset": "kQmmOffset", "antiquantOffsetOptional": "kQmmOffset",
@@ -38,14 +42,19 @@ ROLES = {"x1": "kQmmA", "x": "kQmmA", "x2": "kQmmB", "weight": "kQmmB", "scale":
          "mmWeightRef": "kQmmB", "tensorShape": "shape", "dataType": "dtype", "weightTensorSize": "size",
          # QuantMatmulWeightNz (V5's names)
          "x1Scale": "kQmmPertoken", "x2Scale": "kQmmScale", "x2Offset": "kQmmOffset", "yScale": "kQmmYScale",
-         "x1Offset": "kQmmAOffset", "yOffset": "kQmmYOffset", "groupSize": "group"}
+         "x1Offset": "kQmmAOffset", "yOffset": "kQmmYOffset", "groupSize": "group",
+         # TransQuantParamV3: 0 keeps the scale's top 19 bits, 1 rounds to them (nearest even)
+         "roundMode": "round_mode",
+         # TransQuantParam (host arrays)
+         "scaleArray": "scale_array", "scaleSize": "scale_size", "offsetArray": "offset_array",
+         "offsetSize": "offset_size", "quantParam": "param_out", "quantParamSize": "param_size"}
 NULLABLE = ("offset", "bias", "x1Scale", "x2Offset", "yScale", "x1Offset", "yOffset")
 # The harness's argument of each role (QmmArgs).
 ARG = {"kQmmA": "a.a", "kQmmB": "a.b", "kQmmScale": "a.scale", "kQmmOffset": "a.offset",
        "kQmmPertoken": "a.pertoken", "kQmmQScale": "a.qscale", "kQmmQOffset": "a.qoffset", "kQmmBias": "a.bias",
        "kQmmYScale": "a.yscale", "kQmmAOffset": "a.x1offset", "kQmmYOffset": "a.yoffset",
        "kQmmOut": "a.out", "trans_a": "a.trans_a", "trans_b": "a.trans_b", "group": "a.group", "shape": "a.shape",
-       "dtype": "a.dtype", "size": "size"}
+       "dtype": "a.dtype", "size": "size", "round_mode": "a.round_mode"}
 
 
 def resolve(g, table, op):
@@ -54,7 +63,8 @@ def resolve(g, table, op):
     if scheme not in SCHEMES:
         raise g.TableError(f"{op.where}: scheme must be one of {', '.join(SCHEMES)}")
     op.scheme = SCHEMES[scheme]
-    op.oneshot = scheme == "weight_size"
+    op.oneshot = scheme in ("weight_size", "encode_array")
+    op.encode_array = scheme == "encode_array"
     op.weight_nz = g.one(op, "weight", "") == "nz"
     if g.one(op, "weight", "nz") != "nz" or (op.weight_nz and scheme != "int8_dequant"):
         raise g.TableError(f"{op.where}: weight nz is an int8_dequant row's key")
@@ -65,7 +75,7 @@ def resolve(g, table, op):
     for need in NEEDS[scheme]:
         if need not in op.roles:
             raise g.TableError(f"{op.where}: scheme {scheme} needs its {need.replace('kQmm', '').lower()} parameter")
-    if op.oneshot and ("dtype" in op.roles) == (op.weight_dtype is not None):
+    if scheme == "weight_size" and ("dtype" in op.roles) == (op.weight_dtype is not None):
         raise g.TableError(f"{op.where}: a weight_size row takes a dataType parameter or names its weight_dtype")
     op.input, op.output = op.roles[NEEDS[scheme][0]], op.roles[NEEDS[scheme][-1]]
     op.results = [RESULTS[scheme]]
@@ -94,7 +104,13 @@ def render_entry(g, table):
 
 
 def oneshot_entry(op):
-    """A weight_size row: the size through ops::qmm_weight_size, inside the API boundary."""
+    """A weight_size row: the size through ops::qmm_weight_size, inside the API boundary (an
+    encode_array row: the words through ops::qmm_encode_array)."""
+    if op.encode_array:
+        args = ", ".join(p.name for p in op.params)
+        return [f'extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnn{op.name}({op.params_text}) {{',
+                f'  return ::opsnn::core::api_call("aclnn{op.name}", [&] {{',
+                f"    ::opsnn::ops::qmm_encode_array({args});", "    return ACLNN_SUCCESS;", "  });", "}", ""]
     shape, size = op.roles["shape"].name, op.roles["size"].name
     dtype = op.roles["dtype"].name if "dtype" in op.roles else f"ACL_{op.weight_dtype}"
     dname = op.roles["dtype"].name if "dtype" in op.roles else "dataType"
@@ -110,6 +126,10 @@ def render_tests(g, tables):
     for t in tables:
         for op in t.ops:
             roles = [ROLES[p.name] for p in op.params]
+            if op.encode_array:
+                out += ["  {", "    QmmTableCase c;", f'    c.name = "{op.name}";', f'    c.api = "aclnn{op.name}";',
+                        f"    c.encode_array = aclnn{op.name};", "    v.push_back(std::move(c));", "  }"]
+                continue
             if op.oneshot:
                 out += ["  {", "    QmmTableCase c;", f'    c.name = "{op.name}";', f'    c.api = "aclnn{op.name}";',
                         f"    c.weight_dtype = ACL_{op.weight_dtype or 'DT_UNDEFINED'};",
@@ -118,6 +138,7 @@ def render_tests(g, tables):
                 continue
             fields = [f"c.scheme = ::opsnn::ops::QmmScheme::{op.scheme};",
                       f"c.weight_nz = {'true' if op.weight_nz else 'false'};",
+                      f"c.has_round_mode = {'true' if 'round_mode' in op.roles else 'false'};",
                       f"c.dtypes = {{{', '.join(g.cxx_dtype(d) for d in op.dtypes)}}};",
                       "c.roles = {" + ", ".join(f'{{::opsnn::ops::{r}, "{p.name}"}}' for r, p in
                                                 zip(roles, op.params) if r.startswith("kQmm")) + "};"]

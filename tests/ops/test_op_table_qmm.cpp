@@ -68,18 +68,22 @@ struct QmmArgs {  // the arguments by role (aggregate order: QmmRole order, then
   aclDataType dtype = ACL_FLOAT16;
   // QuantMatmulWeightNz's reserved tensors (last, so the aggregate initialisations above stay valid)
   aclTensor *yscale = nullptr, *x1offset = nullptr, *yoffset = nullptr;
+  int64_t round_mode = 0;  // TransQuantParamV3
 };
 
 struct QmmTableCase {
   std::string name, api;
   QmmScheme scheme = QmmScheme::kInt8Dequant;
   bool weight_nz = false;  // x2 may be FRACTAL_NZ (QuantMatmulWeightNz)
+  bool has_round_mode = false;  // TransQuantParamV3
   std::vector<aclDataType> dtypes;
   std::vector<std::pair<int, const char *>> roles;  // the tensor parameters in prototype order
   int (*phase1)(const QmmArgs &, uint64_t *, aclOpExecutor **) = nullptr;
   harness::Launch launch = nullptr;
   // weight_size rows: the one-shot function, and the dtype it sizes for when it takes none.
   int (*oneshot)(const QmmArgs &, uint64_t *) = nullptr;
+  // encode_array rows (TransQuantParam): the one-shot function itself.
+  int (*encode_array)(const float *, uint64_t, const float *, uint64_t, uint64_t **, uint64_t *) = nullptr;
   aclDataType weight_dtype = ACL_DT_UNDEFINED;
 
   bool has(int role) const {
@@ -107,7 +111,7 @@ void PrintTo(const QmmTableCase &c, std::ostream *os) { *os << c.name; }
 std::vector<QmmTableCase> cases_of(QmmScheme s) {
   std::vector<QmmTableCase> v;
   for (auto &c : harness::sampled(qmm_table_cases()))
-    if (c.oneshot == nullptr && c.scheme == s) v.push_back(c);
+    if (c.oneshot == nullptr && c.encode_array == nullptr && c.scheme == s) v.push_back(c);
   return v;
 }
 std::vector<QmmTableCase> oneshot_cases() {
@@ -1379,6 +1383,116 @@ TEST_P(OpTableQmmParam, RoundTripThroughQuantMatmul) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Table, OpTableQmmParam, ::testing::ValuesIn(cases_of(QmmScheme::kEncodeParam)),
+                         harness::case_name<QmmTableCase>);
+
+// TransQuantParamV3's roundMode 1: the scale rounded to its top 19 bits (nearest, ties to the even
+// bit 13) before the V2 encoding; the reference picks the nearer of the two 19-bit neighbours in
+// float64.
+float round_to_19_bits(float s) {
+  uint32_t u;
+  std::memcpy(&u, &s, 4);
+  const uint32_t down = u & 0xFFFFE000u, up = down + 0x2000u;
+  float fd, fu;
+  std::memcpy(&fd, &down, 4);
+  std::memcpy(&fu, &up, 4);
+  const double dd = std::fabs(static_cast<double>(s) - fd), du = std::fabs(static_cast<double>(fu) - s);
+  if (dd != du) return dd < du ? fd : fu;
+  return (down & 0x2000u) == 0 ? fd : fu;
+}
+
+std::vector<QmmTableCase> round_mode_cases() {
+  std::vector<QmmTableCase> v;
+  for (auto &c : cases_of(QmmScheme::kEncodeParam))
+    if (c.has_round_mode) v.push_back(c);
+  return v;
+}
+
+class OpTableQmmParamRound : public ::testing::TestWithParam<QmmTableCase> {};
+
+TEST_P(OpTableQmmParamRound, RoundModeOneRoundsTheScale) {
+  reseed_for_current_test();
+  const int64_t n = 64;
+  DeviceTensor scale({n}, ACL_FLOAT), offset({n}, ACL_FLOAT), out({n}, ACL_UINT64);
+  std::vector<double> sv(static_cast<size_t>(n));
+  std::uniform_real_distribution<double> d(-4, 4);
+  for (auto &e : sv) e = static_cast<float>(d(rng()));
+  // Exact ties: the 13 dropped bits 0x1000 with bit 13 clear (stays) and set (rounds up); just below / above.
+  const uint32_t patterns[] = {0x3F801000u, 0x3F803000u, 0x3F800FFFu, 0x3F801001u, 0xBF803000u, 0x3FFFF000u};
+  for (size_t k = 0; k < 6; ++k) {
+    float f;
+    std::memcpy(&f, &patterns[k], 4);
+    sv[k] = f;
+  }
+  scale.set_values(sv);
+  offset.fill_random(-300, 300);
+  const auto ov = offset.values();
+  for (int64_t mode : {0, 1}) {
+    QmmArgs a;
+    a.scale = scale;
+    a.offset = offset;
+    a.out = out;
+    a.round_mode = mode;
+    ASSERT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **ex) { return GetParam().phase1(a, ws, ex); }, GetParam().launch),
+              0)
+        << aclGetRecentErrMsg();
+    const auto got = read_words(out, 0);
+    for (int64_t j = 0; j < n; ++j) {
+      const float s = static_cast<float>(sv[static_cast<size_t>(j)]);
+      EXPECT_EQ(got[static_cast<size_t>(j)], refs::quant_param_word(mode == 1 ? round_to_19_bits(s) : s,
+                                                                    &ov[static_cast<size_t>(j)]))
+          << "mode " << mode << " element " << j << " scale " << s;
+    }
+  }
+  QmmArgs a;
+  a.scale = scale;
+  a.out = out;
+  a.round_mode = 2;
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  EXPECT_TRUE(fails_with(GetParam().phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"roundMode"}));
+}
+
+INSTANTIATE_TEST_SUITE_P(Table, OpTableQmmParamRound, ::testing::ValuesIn(round_mode_cases()),
+                         harness::case_name<QmmTableCase>);
+
+// TransQuantParam (host arrays, a malloc'ed result): the same words as refs::quant_param_word.
+std::vector<QmmTableCase> encode_array_cases() {
+  std::vector<QmmTableCase> v;
+  for (auto &c : harness::sampled(qmm_table_cases()))
+    if (c.encode_array != nullptr) v.push_back(c);
+  return v;
+}
+
+class OpTableQmmEncodeArray : public ::testing::TestWithParam<QmmTableCase> {};
+
+TEST_P(OpTableQmmEncodeArray, WordsAndErrors) {
+  reseed_for_current_test();
+  const QmmTableCase &c = GetParam();
+  std::uniform_real_distribution<double> d(-300, 300);
+  for (auto sizes : {std::pair<uint64_t, uint64_t>{17, 17}, {1, 9}, {9, 1}, {5, 0}}) {
+    std::vector<float> s(sizes.first), o(sizes.second);
+    for (auto &e : s) e = static_cast<float>(d(rng()) / 100);
+    for (size_t k = 0; k < o.size(); ++k) o[k] = k % 2 ? static_cast<float>(d(rng())) : std::floor(static_cast<float>(d(rng()))) + 0.5f;
+    uint64_t *words = nullptr, count = 0;
+    ASSERT_EQ(c.encode_array(s.data(), s.size(), o.empty() ? nullptr : o.data(), o.size(), &words, &count), 0)
+        << aclGetRecentErrMsg();
+    ASSERT_EQ(count, std::max<uint64_t>(sizes.first, std::max<uint64_t>(sizes.second, 1)));
+    for (uint64_t j = 0; j < count; ++j) {
+      const double ov = o.empty() ? 0.0 : o[o.size() == 1 ? 0 : j];
+      EXPECT_EQ(words[j], refs::quant_param_word(s[s.size() == 1 ? 0 : j], o.empty() ? nullptr : &ov)) << "word " << j;
+    }
+    std::free(words);
+  }
+  std::vector<float> s(4, 1.0f), o3(3, 1.0f);
+  uint64_t *words = nullptr, count = 0;
+  EXPECT_TRUE(fails_with(c.encode_array(nullptr, 4, nullptr, 0, &words, &count), ACLNN_ERR_PARAM_NULLPTR, {"scaleArray"}));
+  EXPECT_TRUE(fails_with(c.encode_array(s.data(), 4, nullptr, 0, nullptr, &count), ACLNN_ERR_PARAM_NULLPTR, {"quantParam"}));
+  EXPECT_TRUE(fails_with(c.encode_array(s.data(), 4, o3.data(), 3, &words, &count), ACLNN_ERR_PARAM_INVALID,
+                         {"scaleSize", "offsetSize"}));
+  EXPECT_TRUE(fails_with(c.encode_array(s.data(), 0, nullptr, 0, &words, &count), ACLNN_ERR_PARAM_INVALID, {"scaleSize"}));
+}
+
+INSTANTIATE_TEST_SUITE_P(Table, OpTableQmmEncodeArray, ::testing::ValuesIn(encode_array_cases()),
                          harness::case_name<QmmTableCase>);
 
 // =============================================================================================

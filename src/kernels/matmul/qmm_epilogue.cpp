@@ -69,10 +69,11 @@ void qmm_decode_int32(const int32_t *src, int64_t stride, int64_t n, int32_t *ds
 }
 
 void qmm_encode_params(const float *scale, int64_t scale_stride, const float *offset, int64_t offset_stride,
-                       int64_t count, uint64_t *dst, int64_t dst_stride) {
+                       int64_t count, uint64_t *dst, int64_t dst_stride, int round_mode) {
   for (int64_t j = 0; j < count; ++j) {
     uint32_t bits;
     std::memcpy(&bits, &scale[j * scale_stride], 4);
+    if (round_mode == 1) bits += 0xFFFu + ((bits >> 13) & 1u);  // to nearest 19-bit value, ties to even
     uint64_t word = static_cast<uint64_t>(bits & 0xFFFFE000u) | (uint64_t{1} << 46);
     if (offset != nullptr) {
       float r = std::round(offset[j * offset_stride]);

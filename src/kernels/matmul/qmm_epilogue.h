@@ -37,8 +37,9 @@ void qmm_decode_int32(const int32_t *src, int64_t stride, int64_t n, int32_t *ds
 // The encoding qmm_decode_floats reads (aclnnTransQuantParamV2): count words dst[j * dst_stride] of
 //   (bits(scale) & 0xFFFFE000) | (1 << 46)      (the fp32 scale's top 19 bits)
 //   | (uint64(clamp(round(offset), -256, 255)) & 0x1FF) << 37   with an offset (null: none)
-// round() is half away from zero; a NaN offset packs as 0. Element strides (0: broadcast).
+// round() is half away from zero; a NaN offset packs as 0. round_mode 1 (TransQuantParamV3) first
+// rounds the scale to its top 19 bits, ties to the even bit 13 (0: truncates, as V2). Element strides (0: broadcast).
 void qmm_encode_params(const float *scale, int64_t scale_stride, const float *offset, int64_t offset_stride,
-                       int64_t count, uint64_t *dst, int64_t dst_stride);
+                       int64_t count, uint64_t *dst, int64_t dst_stride, int round_mode = 0);
 
 }  // namespace opsnn::kernels

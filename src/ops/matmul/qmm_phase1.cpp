@@ -5,11 +5,13 @@
 #include "ops/matmul/qmm_phase1.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "common/error.h"
 #include "core/dtype.h"
 #include "core/op_checks.h"
 #include "kernels/matmul/gemm.h"
+#include "kernels/matmul/qmm_epilogue.h"
 #include "ops/matmul/matmul_common.h"
 #include "ops/matmul/qmm_steps.h"
 #include "ops/matmul/weight_nz.h"
@@ -396,7 +398,11 @@ void encode_param(core::OpBuilder &b, const QmmCall &c) {
   core::check_dtype_in(scale, nm[kQmmScale], {ACL_FLOAT});
   if (offset != nullptr) core::check_dtype_in(offset, nm[kQmmOffset], {ACL_FLOAT});
   core::check_dtype_in(out, nm[kQmmOut], {ACL_UINT64, ACL_INT64});
+  if (c.round_mode != 0 && c.round_mode != 1)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "roundMode must be 0 (truncate the scale to 19 bits) or 1 (round to them), got %lld",
+                static_cast<long long>(c.round_mode));
   QmmEncodeParamStep &st = b.add_step<QmmEncodeParamStep>();
+  st.round_mode = static_cast<int>(c.round_mode);
   int64_t ns = 0, no = 1;
   param_shape(scale, nm[kQmmScale], &ns, &st.scale_stride);
   if (offset != nullptr) param_shape(offset, nm[kQmmOffset], &no, &st.offset_stride);
@@ -463,6 +469,27 @@ void prepack_weight(core::OpBuilder &b, const QmmCall &c) {
 }
 
 }  // namespace
+
+void qmm_encode_array(const float *scale, uint64_t scale_size, const float *offset, uint64_t offset_size,
+                      uint64_t **param, uint64_t *param_size) {
+  core::check_not_null(scale, "scaleArray");
+  core::check_not_null(param, "quantParam");
+  core::check_not_null(param_size, "quantParamSize");
+  if (scale_size == 0) throw_error(ACLNN_ERR_PARAM_INVALID, "scaleSize must be at least 1");
+  const uint64_t no = offset == nullptr ? 1 : offset_size;
+  if (no == 0) throw_error(ACLNN_ERR_PARAM_INVALID, "offsetSize must be at least 1 when offsetArray is given");
+  if (scale_size != no && scale_size != 1 && no != 1)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "scaleSize %llu and offsetSize %llu: they must be equal, or one of them 1",
+                static_cast<unsigned long long>(scale_size), static_cast<unsigned long long>(no));
+  const uint64_t count = std::max(scale_size, no);
+  if (count > (uint64_t{1} << 40)) throw_error(ACLNN_ERR_PARAM_INVALID, "scaleSize / offsetSize is too large");
+  auto *words = static_cast<uint64_t *>(std::malloc(count * sizeof(uint64_t)));
+  if (words == nullptr) throw_error(ACLNN_ERR_INNER, "cannot allocate %llu words", static_cast<unsigned long long>(count));
+  kernels::qmm_encode_params(scale, scale_size == 1 ? 0 : 1, offset, no == 1 ? 0 : 1, static_cast<int64_t>(count),
+                             words, 1);
+  *param = words;
+  *param_size = count;
+}
 
 uint64_t qmm_weight_size(const aclIntArray *shape, const char *shape_name, aclDataType dtype, const char *dtype_name) {
   core::require_not_null(shape, shape_name);

@@ -46,6 +46,8 @@
 // int8 scheme decodes, from fp32 scales and optional offsets (kernels::qmm_encode_params):
 //   out[j] = (bits(scale[j]) & 0xFFFFE000) | (1 << 46)                 (the scale's top 19 bits)
 //   with offset: o = clamp(round(offset[j]), -256, 255); out[j] |= (uint64(o) & 0x1FF) << 37
+//  V3's roundMode 1 first rounds the fp32 scale to those 19 bits (nearest, ties to the even bit 13;
+//  0 = V2's truncation; others 161002).
 //  round() is half away from zero (the documentation writes Round without saying which; OpsNN's
 //  choice), a NaN offset packs as 0. scale FLOAT (t,) or (1, n), offset optional FLOAT of the same
 //  forms, t = 1 or n (a count-1 operand broadcasts). out UINT64 or INT64 (the same bits): 1-D scale
@@ -100,6 +102,7 @@ struct QmmCall {
   const char *name[kQmmRoles] = {};
   bool trans_a = false, trans_b = false;
   int64_t group = 0;  // antiquantGroupSize
+  int64_t round_mode = 0;  // TransQuantParamV3's roundMode (kEncodeParam)
   // The tensor roles in prototype order (checks and registration follow it).
   int order[kQmmRoles] = {};
   int count = 0;
@@ -111,6 +114,12 @@ struct QmmCall {
 };
 
 void qmm_phase1(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c);
+
+// aclnnTransQuantParam: kEncodeParam's words (roundMode 0) of host arrays into a malloc'ed array of
+// max(scale_size, offset_size) words (*param, *param_size; the caller frees it). Sizes equal or one
+// of them 1; a null offset has no size (offset_size ignored).
+void qmm_encode_array(const float *scale, uint64_t scale_size, const float *offset, uint64_t offset_size,
+                      uint64_t **param, uint64_t *param_size);
 
 uint64_t qmm_weight_size(const aclIntArray *shape, const char *shape_name, aclDataType dtype, const char *dtype_name);
 

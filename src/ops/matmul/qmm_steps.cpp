@@ -142,7 +142,8 @@ int QmmWeightStep::run(const core::LaunchArgs &args) const {
 int QmmEncodeParamStep::run(const core::LaunchArgs &args) const {
   kernels::qmm_encode_params(reinterpret_cast<const float *>(address(args, kQmmScale)), scale_stride,
                              reinterpret_cast<const float *>(address(args, kQmmOffset)), offset_stride, count,
-                             reinterpret_cast<uint64_t *>(const_cast<char *>(address(args, kQmmOut))), out_stride);
+                             reinterpret_cast<uint64_t *>(const_cast<char *>(address(args, kQmmOut))), out_stride,
+                             round_mode);
   return 0;
 }
 

@@ -81,6 +81,7 @@ class QmmWeightStep final : public core::Step, public QmmOperands {
 class QmmEncodeParamStep final : public core::Step, public QmmOperands {
  public:
   int64_t count = 0, scale_stride = 0, offset_stride = 0, out_stride = 0;  // elements
+  int round_mode = 0;  // V3: 1 rounds the scale to its top 19 bits first
 
   int run(const core::LaunchArgs &args) const override;
 };

@@ -1,0 +1,490 @@
+#include "ops/quant/quant_phase1.h"
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+
+#include "common/error.h"
+#include "core/op_checks.h"
+#include "core/thread_pool.h"
+#include "core/verbose.h"
+#include "ops/quant/quant_step.h"
+
+namespace opsnn::ops {
+namespace {
+
+using core::NamedTensor;
+using core::Shape;
+using kernels::QuantRound;
+
+long long ll(int64_t v) { return static_cast<long long>(v); }
+
+// dstType -> the integer destination (2 INT8, 3 INT32 of eight INT4, 29 INT4).
+aclDataType int_dst(int64_t dst, const char *name) {
+  if (dst == 2) return ACL_INT8;
+  if (dst == 3) return ACL_INT32;
+  if (dst == 29) return ACL_INT4;
+  if (dst == 34 || dst == 35 || dst == 36)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s %lld (%s) is not supported yet; 2 (INT8), 3 (INT32) and 29 (INT4) are",
+                name, ll(dst), dst == 34 ? "HIFLOAT8" : dst == 35 ? "FLOAT8_E5M2" : "FLOAT8_E4M3FN");
+  throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be 2 (INT8), 3 (INT32) or 29 (INT4), got %lld", name, ll(dst));
+}
+
+QuantRound round_of(const char *mode, const char *name) {
+  if (std::strcmp(mode, "round") == 0) return QuantRound::kHalfEven;
+  if (std::strcmp(mode, "floor") == 0) return QuantRound::kFloor;
+  if (std::strcmp(mode, "ceil") == 0) return QuantRound::kCeil;
+  if (std::strcmp(mode, "trunc") == 0) return QuantRound::kTrunc;
+  throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be \"round\", \"floor\", \"ceil\" or \"trunc\", got \"%s\"", name, mode);
+}
+
+void require(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void require(bool ok, const char *fmt, ...) {
+  if (ok) return;
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  throw_error(ACLNN_ERR_PARAM_INVALID, "%s", msg);
+}
+
+std::string shape_of(const aclTensor *t) { return core::shape_string(*t); }
+
+// Registers t (input or output) into op; INT4 views start at a byte.
+void reg(core::OpBuilder &b, const NamedTensor &nt, bool out, QuantOperand *op) {
+  if (nt.t == nullptr) return;
+  const int slot = out ? b.output(nt.t) : b.input(nt.t);
+  if (slot < 0) return;
+  const aclTensor &v = b.tensor(slot);
+  op->present = true;
+  op->ref = core::OperandRef::of_slot(slot, v);
+  if (v.dtype == ACL_INT4) op->ref.offset_bytes = v.offset / 2;
+  op->dt = v.dtype;
+  op->nd = v.ndim;
+  for (int d = 0; d < v.ndim; ++d) {
+    op->dims[d] = v.dims[d];
+    op->strides[d] = v.strides[d];
+  }
+  if (v.ndim == 0) {  // a 0-d tensor: one row of one element
+    op->nd = 1;
+    op->dims[0] = 1;
+    op->strides[0] = 1;
+  }
+}
+
+// A packed (INT4 / INT32-of-INT4) tensor must be contiguous from a byte.
+void require_packed_layout(const NamedTensor &t) {
+  require(t.t->is_contiguous() && (t.t->dtype != ACL_INT4 || t.t->offset % 2 == 0),
+          "%s (%s, packed INT4) must be contiguous and start at a byte", t.name, core::dtype_name(t.t->dtype));
+}
+
+// The logical shape of x's quantised result y: x's, the last dim / 8 for INT32 (eight INT4 a word).
+Shape packed_shape(const Shape &logical, aclDataType dt) {
+  Shape s = logical;
+  if (dt == ACL_INT32 && s.ndim > 0) s.dims[s.ndim - 1] /= 8;
+  return s;
+}
+
+void check_int_y(const NamedTensor &x, const NamedTensor &y, aclDataType dst, const char *dst_name) {
+  core::check_dtype_in(y.t, y.name, {ACL_INT8, ACL_INT4, ACL_INT32});
+  require(y.t->dtype == dst, "%s has dtype %s; %s asks for %s", y.name, core::dtype_name(y.t->dtype), dst_name,
+          core::dtype_name(dst));
+  const Shape xs = Shape::of(*x.t);
+  const int64_t last = xs.ndim > 0 ? xs.dims[xs.ndim - 1] : 1;
+  if (dst == ACL_INT32) require(last % 8 == 0, "%s's last dim %lld must be a multiple of 8 for INT32 (eight INT4) output", x.name, ll(last));
+  if (dst == ACL_INT4) require(last % 2 == 0, "%s's last dim %lld must be even for INT4 output", x.name, ll(last));
+  core::check_shape_equals(*y.t, y.name, packed_shape(xs, dst));
+  if (dst != ACL_INT8) require_packed_layout(y);
+  core::check_no_internal_overlap(*y.t, y.name);
+}
+
+// A parameter along `axis` of x: 1-D of 1 or x.shape[axis], or x's rank with 1 but (1 or x.shape[axis])
+// at axis. Sets op->step (0: one value). Returns the number of values.
+int64_t check_param(const NamedTensor &p, const aclTensor &x, int axis, QuantOperand *op) {
+  const int64_t want = x.ndim == 0 ? 1 : x.dims[axis];
+  int64_t count = -1, stride = 0;
+  if (p.t->ndim <= 1) {
+    count = p.t->ndim == 0 ? 1 : p.t->dims[0];
+    stride = p.t->ndim == 0 ? 0 : p.t->strides[0];
+  } else if (p.t->ndim == x.ndim) {
+    bool ok = true;
+    for (int d = 0; d < x.ndim; ++d)
+      if (d != axis && p.t->dims[d] != 1) ok = false;
+    if (ok) {
+      count = p.t->dims[axis];
+      stride = p.t->strides[axis];
+    }
+  }
+  require(count == 1 || (count == want && count >= 0),
+          "%s has shape %s; expected (1,) or (%lld,) (x's dim %d), or x's rank with 1 in every other dim", p.name,
+          shape_of(p.t).c_str(), ll(want), axis);
+  op->step = count == 1 ? 0 : stride;
+  return count;
+}
+
+void check_disjoint_outputs(std::initializer_list<const NamedTensor *> outs, std::initializer_list<const NamedTensor *> all) {
+  for (const NamedTensor *w : outs) {
+    if (w->t == nullptr) continue;
+    core::check_no_internal_overlap(*w->t, w->name);
+    for (const NamedTensor *a : all)
+      if (a != w && a->t != nullptr && core::memory_overlap(*w->t, *a->t) != core::Overlap::kNone)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s overlaps %s in memory", w->name, a->name);
+  }
+}
+
+// x as rows along its last dim (n: the logical last dim; a 0-d x is one row of one).
+void plan_rows(QuantStep &st, const aclTensor &x, int64_t n) {
+  st.n = n;
+  st.rows = 1;
+  for (int d = 0; d + 1 < x.ndim; ++d) st.rows *= x.dims[d];
+}
+
+// The row coordinate along axis (< last): (r / inner) % dims[axis].
+void plan_row_axis(QuantStep &st, const aclTensor &x, int axis) {
+  st.along = QuantAlong::kRowAxis;
+  st.axis_inner = 1;
+  for (int d = axis + 1; d + 1 < x.ndim; ++d) st.axis_inner *= x.dims[d];
+  st.axis_size = x.dims[axis];
+}
+
+void book(core::OpBuilder &b, QuantStep &st) {
+  st.ws = b.book("quant.rows", static_cast<uint64_t>(st.tasks * std::max<int64_t>(st.n, 1)) * 7 * sizeof(float));
+}
+
+// Per-token DynamicQuant: row blocks over the pool, and the tier's kernels when x (and the smooth
+// rows) are contiguous along the last dim.
+void plan_token(QuantStep &st, const QuantCall &c) {
+  st.tasks = std::max<int64_t>(1, std::min<int64_t>(core::num_threads(), st.rows));
+  const bool x_rows = c.x.t->strides[c.x.t->ndim - 1] == 1 || st.n <= 1;
+  const bool s_rows = c.smooth.t == nullptr || c.smooth.t->strides[c.smooth.t->ndim - 1] == 1 || st.n <= 1;
+  core::ImplTrace trace;
+  const bool traced = core::current_phase1_trace() != nullptr;
+  const char *tier = "generic";
+  if (x_rows && s_rows)
+    tier = kernels::choose_quant_token_tier(&st.token, traced ? &trace : nullptr);
+  else if (traced)
+    trace.add("token", "x or smoothScalesOptional not contiguous along the last dim");
+  st.token_fast = x_rows && s_rows;
+  if (traced) core::record_choice(std::string("quant:dynamic/") + tier + "/tasks=" + std::to_string(st.tasks), &trace);
+}
+
+// ---- the kinds
+
+void ascend_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, QuantStep &st) {
+  const aclTensor &x = *c.x.t;
+  core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
+  const core::DtypeMask floating = core::dtype_bit(ACL_FLOAT) | core::dtype_bit(ACL_FLOAT16) | core::dtype_bit(ACL_BF16);
+  core::check_dtype_in(c.scale.t, c.scale.name, x.dtype == ACL_FLOAT ? floating : core::dtype_bit(x.dtype));
+  if (c.offset.t != nullptr) core::check_dtype_in(c.offset.t, c.offset.name, {c.scale.t->dtype});
+  require(x.ndim >= 1 && x.ndim <= 8, "%s must have 1 to 8 dims, got %s", c.x.name, shape_of(c.x.t).c_str());
+  const int axis = core::wrap_dim(c.axis, x.ndim, "axis");
+  require(axis >= x.ndim - 2, "axis %lld must be one of %s's last two dims", ll(c.axis), c.x.name);
+  st.round = round_of(c.round_mode, "roundMode");
+  const aclDataType dst = int_dst(c.dst_type, "dstType");
+  check_int_y(c.x, c.y, dst, "dstType");
+  check_param(c.scale, x, axis, &st.scale);
+  if (c.offset.t != nullptr) check_param(c.offset, x, axis, &st.offset);
+  check_disjoint_outputs({&c.y}, {&c.x, &c.scale, &c.offset, &c.y});
+  st.sqrt_mode = c.sqrt_mode;
+  st.lo = dst == ACL_INT8 ? -128 : -8;
+  st.hi = dst == ACL_INT8 ? 127 : 7;
+  st.y_packed = dst != ACL_INT8;
+  plan_rows(st, x, x.dims[x.ndim - 1]);
+  if (axis == x.ndim - 1)
+    st.along = QuantAlong::kLast;
+  else
+    plan_row_axis(st, x, axis);
+}
+
+void anti_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, QuantStep &st) {
+  const aclTensor &x = *c.x.t;
+  core::check_dtype_in(c.x.t, c.x.name, {ACL_INT8, ACL_INT4, ACL_INT32});
+  core::check_dtype_in(c.scale.t, c.scale.name, {ACL_FLOAT, ACL_BF16});
+  if (c.offset.t != nullptr) core::check_dtype_in(c.offset.t, c.offset.name, {c.scale.t->dtype});
+  require(c.dst_type == 1 || c.dst_type == 27, "dstType must be 1 (FLOAT16) or 27 (BF16), got %lld", ll(c.dst_type));
+  const aclDataType dst = c.dst_type == 1 ? ACL_FLOAT16 : ACL_BF16;
+  core::check_dtype_in(c.y.t, c.y.name, {dst});
+  require(x.ndim >= 1 && x.ndim <= 8, "%s must have 1 to 8 dims, got %s", c.x.name, shape_of(c.x.t).c_str());
+  Shape ys = Shape::of(x);
+  if (x.dtype == ACL_INT32) ys.dims[ys.ndim - 1] *= 8;
+  const int64_t n = ys.dims[ys.ndim - 1];
+  core::check_shape_equals(*c.y.t, c.y.name, ys);
+  if (x.dtype != ACL_INT8) require_packed_layout(c.x);
+  for (const NamedTensor *p : {&c.scale, &c.offset}) {
+    if (p->t == nullptr) continue;
+    require(p->t->ndim == 1 && (p->t->dims[0] == 1 || p->t->dims[0] == n),
+            "%s has shape %s; expected (1,) or (%lld,) (x's last dim%s)", p->name, shape_of(p->t).c_str(), ll(n),
+            x.dtype == ACL_INT32 ? " times 8" : "");
+  }
+  if (c.offset.t != nullptr)
+    require(c.offset.t->dims[0] == c.scale.t->dims[0], "%s has shape %s; it must have %s's shape %s", c.offset.name,
+            shape_of(c.offset.t).c_str(), c.scale.name, shape_of(c.scale.t).c_str());
+  check_disjoint_outputs({&c.y}, {&c.x, &c.scale, &c.offset, &c.y});
+  st.sqrt_mode = c.sqrt_mode;
+  st.x_packed = x.dtype != ACL_INT8;
+  st.scale.step = c.scale.t->dims[0] == 1 ? 0 : c.scale.t->strides[0];
+  if (c.offset.t != nullptr) st.offset.step = c.offset.t->dims[0] == 1 ? 0 : c.offset.t->strides[0];
+  plan_rows(st, x, n);
+  st.along = QuantAlong::kLast;
+  (void)rule;
+  (void)b;
+}
+
+void quantize(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, QuantStep &st) {
+  const aclTensor &x = *c.x.t;
+  core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
+  core::check_dtype_in(c.scale.t, c.scale.name, {ACL_FLOAT});
+  if (c.offset.t != nullptr) core::check_dtype_in(c.offset.t, c.offset.name, {ACL_INT8, ACL_UINT8, ACL_INT32, ACL_FLOAT});
+  require(c.dst_dtype == ACL_INT8 || c.dst_dtype == ACL_UINT8 || c.dst_dtype == ACL_INT32,
+          "dtype must be INT8, UINT8 or INT32, got %s", core::dtype_name(c.dst_dtype));
+  core::check_dtype_in(c.y.t, c.y.name, {c.dst_dtype});
+  const int axis = core::wrap_dim(c.axis, std::max(x.ndim, 1), "axis");
+  core::check_shape_equals(*c.y.t, c.y.name, Shape::of(x));
+  const aclTensor &xv = x;
+  const int64_t ns = check_param(c.scale, xv, x.ndim == 0 ? 0 : axis, &st.scale);
+  if (c.offset.t != nullptr) {
+    const int64_t no = check_param(c.offset, xv, x.ndim == 0 ? 0 : axis, &st.offset);
+    require(no == ns, "%s has %lld values and %s %lld; they must match", c.offset.name, ll(no), c.scale.name, ll(ns));
+  }
+  check_disjoint_outputs({&c.y}, {&c.x, &c.scale, &c.offset, &c.y});
+  st.lo = c.dst_dtype == ACL_INT8 ? -128 : c.dst_dtype == ACL_UINT8 ? 0 : INT32_MIN;
+  st.hi = c.dst_dtype == ACL_INT8 ? 127 : c.dst_dtype == ACL_UINT8 ? 255 : INT32_MAX;
+  plan_rows(st, x, x.ndim == 0 ? 1 : x.dims[x.ndim - 1]);
+  if (ns == 1)
+    st.along = QuantAlong::kOne;
+  else if (axis == x.ndim - 1)
+    st.along = QuantAlong::kLast;
+  else
+    plan_row_axis(st, x, axis);
+  (void)b;
+}
+
+void dynamic(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, QuantStep &st) {
+  const aclTensor &x = *c.x.t;
+  core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
+  require(x.ndim >= 2 && x.ndim <= 8, "%s must have 2 to 8 dims, got %s", c.x.name, shape_of(c.x.t).c_str());
+  const int64_t n = x.dims[x.ndim - 1];
+  if (c.smooth.t != nullptr) core::check_dtype_in(c.smooth.t, c.smooth.name, {x.dtype});
+  if (c.group.t != nullptr) {
+    core::check_dtype_in(c.group.t, c.group.name, {ACL_INT32, ACL_INT64});
+    require(c.smooth.t != nullptr, "%s needs smoothScalesOptional (it picks its rows)", c.group.name);
+    require(c.group.t->ndim == 1 && c.group.t->dims[0] >= 1, "%s must be 1-D and not empty, got %s", c.group.name,
+            shape_of(c.group.t).c_str());
+  }
+  // The destination: dstType (V2+), or y's dtype (V1).
+  if (!c.given.dst_type) core::check_dtype_in(c.y.t, c.y.name, {ACL_INT8, ACL_INT4, ACL_INT32});
+  const aclDataType dst = c.given.dst_type ? int_dst(c.dst_type, "dstType") : c.y.t->dtype;
+  // The mode.
+  DynMode mode = DynMode::kPerToken;
+  if (c.given.quant_mode) {
+    if (std::strcmp(c.quant_mode, "pertoken") == 0)
+      mode = DynMode::kPerToken;
+    else if (std::strcmp(c.quant_mode, "pertensor") == 0)
+      mode = DynMode::kPerTensor;
+    else if (std::strcmp(c.quant_mode, "perchannel") == 0)
+      mode = DynMode::kPerChannel;
+    else
+      throw_error(ACLNN_ERR_PARAM_INVALID, "quantMode must be \"pertoken\", \"pertensor\" or \"perchannel\", got \"%s\"",
+                  c.quant_mode);
+    require(mode == DynMode::kPerToken || c.group.t == nullptr,
+            "quantMode \"%s\" with %s is not supported (groups apply per token)", c.quant_mode, c.group.name);
+  }
+  bool symmetric = c.given.symmetric ? c.symmetric : c.offset_out.t == nullptr;
+  if (c.given.symmetric && !symmetric) core::check_not_null(c.offset_out.t, c.offset_out.name);
+  check_int_y(c.x, c.y, dst, c.given.dst_type ? "dstType" : "yOut's dtype");
+  const int32_t hi = dst == ACL_INT8 ? 127 : 7, lo = dst == ACL_INT8 ? -128 : -8;
+  if (c.given.dst_type_max)
+    require(c.dst_type_max == 0.0 || c.dst_type_max == hi,
+            "dstTypeMax %g applies to the FP8 / HIFLOAT8 destinations; for %s it must be 0 or %d", c.dst_type_max,
+            core::dtype_name(dst), hi);
+  if (c.smooth.t != nullptr) {
+    const aclTensor &s = *c.smooth.t;
+    if (c.group.t != nullptr)
+      require(s.ndim == 2 && s.dims[1] == n && s.dims[0] == c.group.t->dims[0],
+              "%s has shape %s; with %s of %lld groups it must be (%lld, %lld)", c.smooth.name, shape_of(&s).c_str(),
+              c.group.name, ll(c.group.t->dims[0]), ll(c.group.t->dims[0]), ll(n));
+    else
+      require(s.ndim == 1 && s.dims[0] == n, "%s has shape %s; expected (%lld,) (x's last dim)", c.smooth.name,
+              shape_of(&s).c_str(), ll(n));
+  }
+  Shape ss;
+  if (mode == DynMode::kPerToken) {
+    ss = Shape::of(x);
+    ss.ndim -= 1;
+  } else {
+    ss.ndim = 1;
+    ss.dims[0] = mode == DynMode::kPerTensor ? 1 : n;
+  }
+  for (const NamedTensor *o : {&c.scale_out, &c.offset_out}) {
+    if (o->t == nullptr) continue;
+    core::check_dtype_in(o->t, o->name, {ACL_FLOAT});
+    core::check_shape_equals(*o->t, o->name, ss);
+    require(o->t->is_contiguous(), "%s must be contiguous", o->name);
+  }
+  check_disjoint_outputs({&c.y, &c.scale_out, &c.offset_out},
+                         {&c.x, &c.smooth, &c.group, &c.y, &c.scale_out, &c.offset_out});
+  st.dyn = mode;
+  st.symmetric = symmetric;
+  st.lo = lo;
+  st.hi = hi;
+  st.y_packed = dst != ACL_INT8;
+  st.groups = c.group.t != nullptr ? c.group.t->dims[0] : 0;
+  if (c.group.t != nullptr) st.group.step = c.group.t->strides[0];
+  plan_rows(st, x, n);
+  if (mode == DynMode::kPerToken) plan_token(st, c);
+  (void)b;
+}
+
+void fake_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, QuantStep &st) {
+  const aclTensor &x = *c.x.t;
+  core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
+  core::check_dtype_in(c.scale.t, c.scale.name, {ACL_FLOAT});
+  core::check_dtype_in(c.offset.t, c.offset.name, {ACL_INT32});
+  core::check_dtype_in(c.y.t, c.y.name, {x.dtype});
+  core::check_dtype_in(c.mask.t, c.mask.name, {ACL_BOOL});
+  require(c.quant_min <= c.quant_max, "quantMin %lld must not exceed quantMax %lld", ll(c.quant_min), ll(c.quant_max));
+  core::check_shape_equals(*c.y.t, c.y.name, Shape::of(x));
+  core::check_shape_equals(*c.mask.t, c.mask.name, Shape::of(x));
+  if (rule.kind == QuantKind::kFakeTensor) {
+    for (const NamedTensor *p : {&c.scale, &c.offset})
+      require(p->t->numel() == 1 && p->t->ndim <= 1, "%s has shape %s; expected one value ([] or [1])", p->name,
+              shape_of(p->t).c_str());
+    st.along = QuantAlong::kOne;
+    st.enabled = c.enabled >= 1.0;
+  } else {
+    require(x.ndim >= 1, "%s must have at least 1 dim for a per-channel fake quantisation", c.x.name);
+    const int axis = core::wrap_dim(c.axis, x.ndim, "axis");
+    for (const NamedTensor *p : {&c.scale, &c.offset})
+      require(p->t->ndim == 1 && p->t->dims[0] == x.dims[axis], "%s has shape %s; expected (%lld,) (self's dim %d)",
+              p->name, shape_of(p->t).c_str(), ll(x.dims[axis]), axis);
+    if (axis == x.ndim - 1)
+      st.along = QuantAlong::kLast;
+    else
+      plan_row_axis(st, x, axis);
+  }
+  st.scale.step = c.scale.t->ndim == 1 ? c.scale.t->strides[0] : 0;
+  st.offset.step = c.offset.t->ndim == 1 ? c.offset.t->strides[0] : 0;
+  if (st.along == QuantAlong::kOne) st.scale.step = st.offset.step = 0;
+  check_disjoint_outputs({&c.y, &c.mask}, {&c.x, &c.scale, &c.offset, &c.y, &c.mask});
+  st.quant_min = c.quant_min;
+  st.quant_max = c.quant_max;
+  plan_rows(st, x, x.ndim == 0 ? 1 : x.dims[x.ndim - 1]);
+  (void)b;
+}
+
+void dequant_bias(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, QuantStep &st) {
+  const aclTensor &x = *c.x.t;
+  core::check_dtype_in(c.x.t, c.x.name, {ACL_INT32});
+  core::check_dtype_in(c.scale.t, c.scale.name, {ACL_FLOAT, ACL_BF16});
+  if (c.act_scale.t != nullptr) core::check_dtype_in(c.act_scale.t, c.act_scale.name, {ACL_FLOAT});
+  if (c.bias.t != nullptr) core::check_dtype_in(c.bias.t, c.bias.name, {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32});
+  require(c.dst_type == 1 || c.dst_type == 27, "outputDtype must be 1 (FLOAT16) or 27 (BF16), got %lld",
+          ll(c.dst_type));
+  const aclDataType dst = c.dst_type == 1 ? ACL_FLOAT16 : ACL_BF16;
+  require((c.scale.t->dtype == ACL_FLOAT) == (dst == ACL_FLOAT16),
+          "outputDtype %lld does not go with %s's dtype %s (FLOAT takes 1, BF16 takes 27)", ll(c.dst_type),
+          c.scale.name, core::dtype_name(c.scale.t->dtype));
+  core::check_dtype_in(c.y.t, c.y.name, {dst});
+  require(x.ndim == 2, "%s must be 2-D [M, N], got %s", c.x.name, shape_of(c.x.t).c_str());
+  const int64_t m = x.dims[0], n = x.dims[1];
+  require(c.scale.t->ndim == 1 && c.scale.t->dims[0] == n, "%s has shape %s; expected (%lld,) (x's N)", c.scale.name,
+          shape_of(c.scale.t).c_str(), ll(n));
+  if (c.act_scale.t != nullptr)
+    require(c.act_scale.t->ndim == 1 && c.act_scale.t->dims[0] == m, "%s has shape %s; expected (%lld,) (x's M)",
+            c.act_scale.name, shape_of(c.act_scale.t).c_str(), ll(m));
+  if (c.bias.t != nullptr)
+    require(c.bias.t->ndim == 1 && c.bias.t->dims[0] == n, "%s has shape %s; expected (%lld,) (x's N)", c.bias.name,
+            shape_of(c.bias.t).c_str(), ll(n));
+  core::check_shape_equals(*c.y.t, c.y.name, Shape::of(x));
+  check_disjoint_outputs({&c.y}, {&c.x, &c.scale, &c.act_scale, &c.bias, &c.y});
+  st.scale.step = c.scale.t->strides[0];
+  if (c.act_scale.t != nullptr) st.act_scale.step = c.act_scale.t->strides[0];
+  if (c.bias.t != nullptr) st.bias.step = c.bias.t->strides[0];
+  plan_rows(st, x, n);
+  (void)rule;
+  (void)b;
+}
+
+void group_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, QuantStep &st) {
+  const aclTensor &x = *c.x.t;
+  core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
+  core::check_dtype_in(c.scale.t, c.scale.name, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16});
+  core::check_dtype_in(c.group.t, c.group.name, {ACL_INT32, ACL_INT64});
+  if (c.offset.t != nullptr) core::check_dtype_in(c.offset.t, c.offset.name, {c.scale.t->dtype});
+  require(x.ndim == 2, "%s must be 2-D [S, H], got %s", c.x.name, shape_of(c.x.t).c_str());
+  const int64_t h = x.dims[1];
+  require(c.scale.t->ndim == 2 && c.scale.t->dims[1] == h && c.scale.t->dims[0] >= 1,
+          "%s has shape %s; expected (E, %lld) with E >= 1", c.scale.name, shape_of(c.scale.t).c_str(), ll(h));
+  require(c.group.t->ndim == 1 && c.group.t->dims[0] == c.scale.t->dims[0], "%s has shape %s; expected (%lld,) (%s's E)",
+          c.group.name, shape_of(c.group.t).c_str(), ll(c.scale.t->dims[0]), c.scale.name);
+  if (c.offset.t != nullptr)
+    require(c.offset.t->numel() == 1 && c.offset.t->ndim <= 1, "%s has shape %s; expected one value", c.offset.name,
+            shape_of(c.offset.t).c_str());
+  const aclDataType dst = int_dst(c.dst_type, "dstType");
+  check_int_y(c.x, c.y, dst, "dstType");
+  check_disjoint_outputs({&c.y}, {&c.x, &c.scale, &c.group, &c.offset, &c.y});
+  st.lo = dst == ACL_INT8 ? -128 : -8;
+  st.hi = dst == ACL_INT8 ? 127 : 7;
+  st.y_packed = dst != ACL_INT8;
+  st.groups = c.group.t->dims[0];
+  st.group.step = c.group.t->strides[0];
+  plan_rows(st, x, h);
+  (void)b;
+}
+
+void quant_max(const QuantRule &rule, const QuantCall &c) {
+  core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
+  core::check_dtype_in(c.scale.t, c.scale.name, {ACL_FLOAT});
+  require(c.scale.t->ndim == 1 && c.scale.t->dims[0] == 1, "%s has shape %s; expected (1,)", c.scale.name,
+          shape_of(c.scale.t).c_str());
+  if (c.dst_type == 34 || c.dst_type == 35 || c.dst_type == 36)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "dstType %lld (%s) is not supported yet (OpsNN has no FP8 / HIFLOAT8 tensors)",
+                ll(c.dst_type), c.dst_type == 34 ? "HIFLOAT8" : c.dst_type == 35 ? "FLOAT8_E5M2" : "FLOAT8_E4M3FN");
+  throw_error(ACLNN_ERR_PARAM_INVALID, "dstType must be 34 (HIFLOAT8), 35 (FLOAT8_E5M2) or 36 (FLOAT8_E4M3FN), got %lld",
+              ll(c.dst_type));
+}
+
+}  // namespace
+
+void quant_phase1(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c) {
+  if (rule.kind == QuantKind::kQuantMax) return quant_max(rule, c);
+  QuantStep plan;
+  plan.kind = rule.kind;
+  switch (rule.kind) {
+    case QuantKind::kAscendQuant: ascend_quant(b, rule, c, plan); break;
+    case QuantKind::kAntiQuant: anti_quant(b, rule, c, plan); break;
+    case QuantKind::kQuantize: quantize(b, rule, c, plan); break;
+    case QuantKind::kDynamic: dynamic(b, rule, c, plan); break;
+    case QuantKind::kFakeTensor:
+    case QuantKind::kFakeChannel: fake_quant(b, rule, c, plan); break;
+    case QuantKind::kDequantBias: dequant_bias(b, rule, c, plan); break;
+    case QuantKind::kGroupQuant: group_quant(b, rule, c, plan); break;
+    case QuantKind::kQuantMax: break;
+  }
+  // Registration in prototype order (inputs, then outputs), keeping the planned steps.
+  QuantStep &st = b.add_step<QuantStep>(plan);
+  reg(b, c.x, false, &st.x);
+  const int64_t ss = st.scale.step, os = st.offset.step, as = st.act_scale.step, bs = st.bias.step,
+                gs = st.group.step;
+  reg(b, c.scale, false, &st.scale);
+  if (rule.kind == QuantKind::kGroupQuant) reg(b, c.group, false, &st.group);  // before offsetOptional
+  reg(b, c.offset, false, &st.offset);
+  reg(b, c.smooth, false, &st.smooth);
+  if (rule.kind != QuantKind::kGroupQuant) reg(b, c.group, false, &st.group);
+  reg(b, c.act_scale, false, &st.act_scale);
+  reg(b, c.bias, false, &st.bias);
+  st.scale.step = ss;
+  st.offset.step = os;
+  st.act_scale.step = as;
+  st.bias.step = bs;
+  st.group.step = gs;
+  reg(b, c.y, true, &st.y);
+  reg(b, c.scale_out, true, &st.scale_out);
+  reg(b, c.offset_out, true, &st.offset_out);
+  reg(b, c.mask, true, &st.mask);
+  book(b, st);
+}
+
+}  // namespace opsnn::ops

@@ -1,0 +1,89 @@
+// The phase 1 of the quantisation table (src/ops/quant/quant.ops, rows: tools/gen_ops_quant.py), on the
+// row kernels of kernels/quant/quant_rows.h. x is read as rows along its last dim (any strides); all
+// arithmetic is fp32; round = half to even unless roundMode says floor / ceil / trunc; every integer
+// result saturates to its range and a NaN gives 0. Integer destinations (dstType): 2 INT8, 29 INT4 (two
+// a byte, low nibble first; y has x's shape, contiguous, even last dim), 3 INT32 (eight INT4 a word,
+// low nibble first; y is x's shape with last dim / 8, contiguous). dstType 34 / 35 / 36 (HIFLOAT8,
+// FLOAT8_E5M2, FLOAT8_E4M3FN) and the MX formats are not supported yet: 161002 naming dstType.
+//
+//  kAscendQuant  (AscendQuant, AscendQuantV3)  y = round(x * s + offset), s = scale (sqrtMode: scale^2);
+//                scale / offset (offset optional, scale's dtype; FLOAT x takes any floating scale, other x
+//                their own dtype) are 1-D (1 or x.shape[axis]) or x's rank with 1 everywhere but axis;
+//                axis = -1 (V1) or one of x's last two dims (V3). roundMode round|floor|ceil|trunc.
+//  kAntiQuant    (AscendAntiQuant)  y = (x + offset) * s (sqrtMode: s = scale^2), x INT8 / INT4 / INT32
+//                (eight INT4, low nibble first); scale FLOAT / BF16 1-D of 1 or the logical last dim,
+//                offset optional, like scale; dstType 1 FLOAT16 / 27 BF16 = y's dtype.
+//  kQuantize     (Quantize)  y = saturate(round(x / scale) + zero_point) in the `dtype` argument (INT8,
+//                UINT8, INT32), PyTorch's quantize_per_tensor / quantize_per_channel: scales FLOAT 1-D of
+//                1 (per tensor) or x.shape[axis]; zeroPoints (null: 0) like scales, INT8 / UINT8 / INT32 /
+//                FLOAT (a float zero point is rounded half to even).
+//  kDynamic      (DynamicQuant, V2, V3, V4)  per row (pertoken; V3 / V4 also pertensor: one scale for all
+//                of x, perchannel: one per last-dim column over all rows):
+//                  in = x * smooth (smoothScalesOptional: [n], or [E, n] picked by groupIndexOptional)
+//                  symmetric:  scale = max|in| / M,              y = round(in / scale)
+//                  asymmetric: scale = (max in - min in) / (M - m), offset = M - max in / scale,
+//                              y = round(in / scale + offset)
+//                M, m = 127, -128 (INT8) or 7, -8 (INT4 / INT32-packed). A scale of 0 (a row of zeros, an
+//                empty row, a constant row when asymmetric) gives y = 0 and offset = 0 (not NaN).
+//                groupIndex (INT32 / INT64 [E]) holds cumulative row ends: row r takes smooth row
+//                e = the first with r < groupIndex[e] (past the last end: E - 1). V1: y's dtype is the
+//                destination; V2: offsetOut given = asymmetric; V3 / V4: isSymmetrical (offsetOut then
+//                required); V4's dstTypeMax must be 0 or M (other maxima are for the FP8 outputs).
+//  kFakeTensor / kFakeChannel  (FakeQuantPerTensorAffineCachemask / PerChannel) PyTorch's
+//                fake_quantize_per_{tensor,channel}_affine_cachemask: q = round(x * (1 / scale)) + zp,
+//                out = (clamp(q, quantMin, quantMax) - zp) * scale, mask = quantMin <= q <= quantMax
+//                (BOOL); per tensor: scale FLOAT [1] / [] and zeroPoint INT32 [1] / [], fakeQuantEnabled
+//                < 1 copies self and sets the mask true; per channel: scale [C] FLOAT, zeroPoint [C]
+//                INT32 / FLOAT along axis. quantMin <= quantMax.
+//  kDequantBias  (DequantBias)  x INT32 [M, N]; weightScale [N] FLOAT / BF16; activateScaleOptional [M]
+//                FLOAT; biasOptional [N]: INT32: y = (x + bias) * ws * as; FLOAT / FLOAT16 / BF16:
+//                y = x * ws * as + bias. outputDtype 1 FLOAT16 (FLOAT weightScale) / 27 BF16 (BF16).
+//  kGroupQuant   (GroupQuant)  x [S, H]; scale [E, H]; groupIndex [E] INT32 / INT64, cumulative row ends as
+//                for kDynamic; offsetOptional one element (scale's dtype): y = round(x * scale[e] + offset).
+//  kQuantMax     (QuantMax)  every destination it documents is HIFLOAT8 / FLOAT8: arguments are checked,
+//                then dstType is rejected (161002).
+// Errors: 161001 for a null required argument, else 161002 naming the argument.
+#pragma once
+
+#include <cstdint>
+
+#include "core/dtype.h"
+#include "core/op_builder.h"
+#include "core/op_checks.h"
+
+namespace opsnn::ops {
+
+enum class QuantKind : uint8_t {
+  kAscendQuant,
+  kAntiQuant,
+  kQuantize,
+  kDynamic,
+  kFakeTensor,
+  kFakeChannel,
+  kDequantBias,
+  kGroupQuant,
+  kQuantMax
+};
+
+struct QuantRule {
+  QuantKind kind;
+  core::DtypeMask dtypes;  // x's
+};
+
+struct QuantCall {
+  core::NamedTensor x, scale, offset, smooth, group, act_scale, bias, y, scale_out, offset_out, mask, amax;
+  bool sqrt_mode = false, symmetric = true;
+  const char *round_mode = nullptr, *quant_mode = nullptr;
+  int64_t dst_type = 0, axis = -1, quant_min = 0, quant_max = 0;
+  aclDataType dst_dtype = ACL_DT_UNDEFINED;
+  double dst_type_max = 0.0, enabled = 1.0;
+  // Which attributes the prototype has (the generated entry sets them).
+  struct {
+    bool sqrt_mode = false, round_mode = false, dst_type = false, dst_dtype = false, axis = false, symmetric = false,
+         quant_mode = false, dst_type_max = false, enabled = false, quant_min = false, quant_max = false;
+  } given;
+};
+
+void quant_phase1(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c);
+
+}  // namespace opsnn::ops

@@ -1,0 +1,337 @@
+#include "ops/quant/quant_step.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/thread_pool.h"
+
+namespace opsnn::ops {
+
+using kernels::quant_load_row;
+using kernels::quant_round_sat;
+
+int64_t QuantOperand::row_offset(int64_t r) const {
+  int64_t off = 0;
+  for (int d = nd - 2; d >= 0; --d) {
+    off += (r % dims[d]) * strides[d];
+    r /= dims[d];
+  }
+  return off;
+}
+
+namespace {
+
+// n values of a parameter for row r: one value, a row along the last dim, or the row's axis value.
+void param_row(const core::LaunchArgs &a, const QuantOperand &p, QuantAlong along, int64_t index, int64_t n,
+               float *dst) {
+  if (along == QuantAlong::kLast && p.step != 0) {
+    quant_load_row(p.base(a), p.dt, p.step, n, dst);
+    return;
+  }
+  float v = 0.0f;
+  quant_load_row(p.base(a) + index * p.step * static_cast<int64_t>(core::dtype_size(p.dt)), p.dt, 1, 1, &v);
+  std::fill(dst, dst + n, v);
+}
+
+char *row_ptr(const core::LaunchArgs &a, const QuantOperand &t, int64_t r) {
+  return t.base(a) + t.row_offset(r) * static_cast<int64_t>(core::dtype_size(t.dt));
+}
+
+float read_one(const core::LaunchArgs &a, const QuantOperand &t, int64_t index) {
+  float v = 0.0f;
+  quant_load_row(t.base(a) + index * t.step * static_cast<int64_t>(core::dtype_size(t.dt)), t.dt, 1, 1, &v);
+  return v;
+}
+
+}  // namespace
+
+int64_t QuantStep::param_index(int64_t r, int64_t j) const {
+  switch (along) {
+    case QuantAlong::kOne: return 0;
+    case QuantAlong::kLast: return j;
+    default: return (r / axis_inner) % axis_size;
+  }
+}
+
+int64_t QuantStep::group_of(const core::LaunchArgs &a, int64_t r) const {
+  const char *g = group.base(a);
+  for (int64_t e = 0; e < groups; ++e) {
+    const int64_t end = group.dt == ACL_INT64 ? reinterpret_cast<const int64_t *>(g)[e * group.step]
+                                              : reinterpret_cast<const int32_t *>(g)[e * group.step];
+    if (r < end) return e;
+  }
+  return groups - 1;
+}
+
+void QuantStep::load_x(const core::LaunchArgs &a, int64_t r, float *dst) const {
+  if (x_packed) {
+    kernels::quant_load_int4_row(reinterpret_cast<const uint8_t *>(x.base(a)), r * n, n, dst);
+    return;
+  }
+  quant_load_row(row_ptr(a, x, r), x.dt, x.strides[x.nd - 1], n, dst);
+}
+
+void QuantStep::store_y(const core::LaunchArgs &a, int64_t r, const int32_t *q) const {
+  if (y_packed) {
+    kernels::quant_store_ints(q, n, y.dt, true, r * n, y.base(a), 1);
+    return;
+  }
+  kernels::quant_store_ints(q, n, y.dt, false, 0, row_ptr(a, y, r), y.strides[y.nd - 1]);
+}
+
+// AscendQuant(V3), Quantize, GroupQuant: one affine map per element.
+void QuantStep::run_affine(const core::LaunchArgs &a, float *buf) const {
+  const int64_t nn = n;
+  float *xr = buf, *s = buf + 2 * nn, *o = buf + 3 * nn;
+  int32_t *q = reinterpret_cast<int32_t *>(buf + nn);
+  for (int64_t r = 0; r < rows; ++r) {
+    load_x(a, r, xr);
+    const int64_t idx = param_index(r, 0);
+    if (kind == QuantKind::kGroupQuant) {
+      const int64_t e = group_of(a, r);
+      quant_load_row(scale.base(a) + e * scale.strides[0] * static_cast<int64_t>(core::dtype_size(scale.dt)),
+                     scale.dt, scale.strides[1], nn, s);
+    } else {
+      param_row(a, scale, along, idx, nn, s);
+    }
+    if (offset.present) param_row(a, offset, kind == QuantKind::kGroupQuant ? QuantAlong::kOne : along, idx, nn, o);
+    if (kind == QuantKind::kQuantize) {
+      // PyTorch's quantize_val: zero_point + round(x * (1 / scale)), then clamped.
+      for (int64_t j = 0; j < nn; ++j) {
+        const float inv = 1.0f / s[j];
+        float rv = std::nearbyint(xr[j] * inv);
+        if (rv != rv) rv = 0.0f;
+        rv = std::min(std::max(rv, -1e12f), 1e12f);
+        const int64_t zp = offset.present ? static_cast<int64_t>(std::nearbyint(o[j])) : 0;
+        const int64_t v = static_cast<int64_t>(rv) + zp;
+        q[j] = static_cast<int32_t>(std::min<int64_t>(std::max<int64_t>(v, lo), hi));
+      }
+    } else {
+      kernels::quant_affine_row(xr, nn, s, 1, offset.present ? o : nullptr, 1, sqrt_mode, round, lo, hi, q);
+    }
+    store_y(a, r, q);
+  }
+}
+
+// AscendAntiQuant: (x + offset) * scale (* scale) into FLOAT16 / BF16.
+void QuantStep::run_anti(const core::LaunchArgs &a, float *buf) const {
+  const int64_t nn = n;
+  float *xr = buf, *v = buf + nn, *s = buf + 2 * nn, *o = buf + 3 * nn;
+  param_row(a, scale, along, 0, nn, s);
+  if (offset.present) param_row(a, offset, along, 0, nn, o);
+  for (int64_t r = 0; r < rows; ++r) {
+    load_x(a, r, xr);
+    for (int64_t j = 0; j < nn; ++j) {
+      const float sc = sqrt_mode ? s[j] * s[j] : s[j];
+      v[j] = (offset.present ? xr[j] + o[j] : xr[j]) * sc;
+    }
+    kernels::quant_store_floats(v, nn, y.dt, row_ptr(a, y, r), y.strides[y.nd - 1]);
+  }
+}
+
+namespace {
+
+// The scale (and asymmetric offset) of values spanning [mn, mx] (absolute maximum amax).
+struct DynParams {
+  float scale = 0.0f, offset = 0.0f;
+};
+DynParams dyn_params(bool symmetric, float amax, float mn, float mx, int32_t lo, int32_t hi) {
+  DynParams p;
+  if (symmetric) {
+    p.scale = amax / static_cast<float>(hi);
+  } else {
+    p.scale = (mx - mn) / static_cast<float>(hi - lo);
+    p.offset = p.scale == 0.0f ? 0.0f : static_cast<float>(hi) - mx / p.scale;
+  }
+  return p;
+}
+
+int32_t dyn_quant(float v, const DynParams &p, bool symmetric, int32_t lo, int32_t hi) {
+  if (p.scale == 0.0f) return 0;  // a row of zeros (or constant, asymmetric): no NaN
+  const float t = symmetric ? v / p.scale : v / p.scale + p.offset;
+  return quant_round_sat(t, kernels::QuantRound::kHalfEven, lo, hi);
+}
+
+}  // namespace
+
+// The smooth row of row r (its group's with a group index).
+const char *QuantStep::smooth_row(const core::LaunchArgs &a, int64_t r) const {
+  const int64_t e = groups > 0 ? group_of(a, r) : 0;
+  return smooth.base(a) + e * (groups > 0 ? smooth.strides[0] : 0) * static_cast<int64_t>(core::dtype_size(smooth.dt));
+}
+
+// One row of per-token DynamicQuant (buf: this task's 7 * n floats).
+void QuantStep::token_row(const core::LaunchArgs &a, int64_t r, float *buf) const {
+  const int64_t nn = n;
+  float *xr = buf, *sm = buf + 2 * nn;
+  int32_t *q = reinterpret_cast<int32_t *>(buf + nn);
+  float ext[3] = {0.0f, 0.0f, 0.0f};  // max |in|, min, max
+  if (token_fast) {
+    token.prep(row_ptr(a, x, r), x.dt, smooth.present ? smooth_row(a, r) : nullptr, nn, xr, ext);
+  } else {
+    load_x(a, r, xr);
+    if (smooth.present) {
+      quant_load_row(smooth_row(a, r), smooth.dt, smooth.strides[smooth.nd - 1], nn, sm);
+      for (int64_t j = 0; j < nn; ++j) xr[j] *= sm[j];
+    }
+    ext[1] = std::numeric_limits<float>::infinity();
+    ext[2] = -ext[1];
+    for (int64_t j = 0; j < nn; ++j) {
+      ext[0] = std::fmax(ext[0], std::fabs(xr[j]));
+      ext[1] = std::fmin(ext[1], xr[j]);
+      ext[2] = std::fmax(ext[2], xr[j]);
+    }
+  }
+  if (nn == 0) ext[1] = ext[2] = 0.0f;
+  const DynParams p = dyn_params(symmetric, ext[0], ext[1], ext[2], lo, hi);
+  if (token_fast && !y_packed && y.strides[y.nd - 1] == 1) {
+    token.int8(xr, nn, p.scale, p.offset, reinterpret_cast<int8_t *>(row_ptr(a, y, r)));
+  } else {
+    for (int64_t j = 0; j < nn; ++j) q[j] = dyn_quant(xr[j], p, symmetric, lo, hi);
+    store_y(a, r, q);
+  }
+  reinterpret_cast<float *>(scale_out.base(a))[r] = p.scale;
+  if (offset_out.present) reinterpret_cast<float *>(offset_out.base(a))[r] = p.offset;
+}
+
+// DynamicQuant(V2/V3/V4): scales from the data, per token, per tensor or per channel.
+void QuantStep::run_dynamic(const core::LaunchArgs &a, float *buf) const {
+  const int64_t nn = n;
+  if (dyn == DynMode::kPerToken) {
+    const int64_t per_task = 7 * std::max<int64_t>(nn, 1);
+    core::parallel_tasks(tasks, [&](int64_t t) {
+      for (int64_t r = rows * t / tasks; r < rows * (t + 1) / tasks; ++r) token_row(a, r, buf + t * per_task);
+    });
+    return;
+  }
+  float *xr = buf, *sm = buf + 2 * nn, *cmax = buf + 5 * nn, *cmin = buf + 6 * nn;
+  int32_t *q = reinterpret_cast<int32_t *>(buf + nn);
+  // x times the smooth row of row r, into xr.
+  auto input_row = [&](int64_t r) {
+    load_x(a, r, xr);
+    if (!smooth.present) return;
+    quant_load_row(smooth_row(a, r), smooth.dt, smooth.strides[smooth.nd - 1], nn, sm);
+    for (int64_t j = 0; j < nn; ++j) xr[j] *= sm[j];
+  };
+  float *so = reinterpret_cast<float *>(scale_out.base(a));
+  float *oo = offset_out.present ? reinterpret_cast<float *>(offset_out.base(a)) : nullptr;
+  const float inf = std::numeric_limits<float>::infinity();
+  // Per tensor / per channel: the extrema over all rows first (per column for per channel).
+  std::fill(cmax, cmax + nn, -inf);
+  std::fill(cmin, cmin + nn, inf);
+  float amax = 0.0f;
+  for (int64_t r = 0; r < rows; ++r) {
+    input_row(r);
+    for (int64_t j = 0; j < nn; ++j) {
+      cmax[j] = std::fmax(cmax[j], xr[j]);
+      cmin[j] = std::fmin(cmin[j], xr[j]);
+    }
+  }
+  const int64_t nparams = dyn == DynMode::kPerTensor ? 1 : nn;
+  float gmax = -inf, gmin = inf;
+  for (int64_t j = 0; j < nn; ++j) {
+    gmax = std::fmax(gmax, cmax[j]);
+    gmin = std::fmin(gmin, cmin[j]);
+  }
+  if (rows * nn == 0) gmax = gmin = 0.0f;
+  amax = std::fmax(std::fabs(gmax), std::fabs(gmin));
+  // cmax / cmin become the per-column scale / offset.
+  for (int64_t j = 0; j < nparams; ++j) {
+    DynParams p;
+    if (dyn == DynMode::kPerTensor) {
+      p = dyn_params(symmetric, amax, gmin, gmax, lo, hi);
+    } else {
+      const float mx = rows == 0 ? 0.0f : cmax[j], mn = rows == 0 ? 0.0f : cmin[j];
+      p = dyn_params(symmetric, std::fmax(std::fabs(mx), std::fabs(mn)), mn, mx, lo, hi);
+    }
+    cmax[j] = p.scale;
+    cmin[j] = p.offset;
+    so[j] = p.scale;
+    if (oo != nullptr) oo[j] = p.offset;
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    input_row(r);
+    for (int64_t j = 0; j < nn; ++j) {
+      const int64_t k = dyn == DynMode::kPerTensor ? 0 : j;
+      DynParams p;
+      p.scale = cmax[k];
+      p.offset = cmin[k];
+      q[j] = dyn_quant(xr[j], p, symmetric, lo, hi);
+    }
+    store_y(a, r, q);
+  }
+}
+
+// FakeQuantPerTensor / PerChannelAffineCachemask (PyTorch's formulas).
+void QuantStep::run_fake(const core::LaunchArgs &a, float *buf) const {
+  const int64_t nn = n;
+  float *xr = buf, *v = buf + nn, *s = buf + 2 * nn, *z = buf + 3 * nn;
+  uint8_t *m = reinterpret_cast<uint8_t *>(buf + 4 * nn);
+  for (int64_t r = 0; r < rows; ++r) {
+    load_x(a, r, xr);
+    const int64_t idx = param_index(r, 0);
+    param_row(a, scale, along, idx, nn, s);
+    param_row(a, offset, along, idx, nn, z);
+    for (int64_t j = 0; j < nn; ++j) {
+      if (!enabled) {
+        v[j] = xr[j];
+        m[j] = 1;
+        continue;
+      }
+      const float inv = 1.0f / s[j];
+      const float rv = std::nearbyint(xr[j] * inv);
+      const int64_t zp = static_cast<int64_t>(z[j]);
+      // A NaN or huge product lands below quantMin (as PyTorch's int64 conversion does on x86).
+      const int64_t qv = (rv != rv || std::fabs(rv) > 1e15f) ? (rv > 0 ? quant_max + 1 : quant_min - 1)
+                                                            : zp + static_cast<int64_t>(rv);
+      m[j] = qv >= quant_min && qv <= quant_max;
+      const int64_t c = std::min(std::max(qv, quant_min), quant_max);
+      v[j] = static_cast<float>(c - zp) * s[j];
+    }
+    kernels::quant_store_floats(v, nn, y.dt, row_ptr(a, y, r), y.strides[y.nd - 1]);
+    uint8_t *mo = reinterpret_cast<uint8_t *>(row_ptr(a, mask, r));
+    for (int64_t j = 0; j < nn; ++j) mo[j * mask.strides[mask.nd - 1]] = m[j];
+  }
+}
+
+// DequantBias: INT32 [M, N] times per-column and per-row scales, with a bias before or after.
+void QuantStep::run_dequant_bias(const core::LaunchArgs &a, float *buf) const {
+  const int64_t nn = n;
+  float *v = buf, *ws = buf + nn, *bf = buf + 2 * nn;
+  param_row(a, scale, QuantAlong::kLast, 0, nn, ws);
+  if (bias.present && bias.dt != ACL_INT32) param_row(a, bias, QuantAlong::kLast, 0, nn, bf);
+  const int32_t *bi = bias.present && bias.dt == ACL_INT32 ? reinterpret_cast<const int32_t *>(bias.base(a)) : nullptr;
+  for (int64_t r = 0; r < rows; ++r) {
+    const int32_t *xr = reinterpret_cast<const int32_t *>(row_ptr(a, x, r));
+    const int64_t xs = x.strides[x.nd - 1];
+    const float as = act_scale.present ? read_one(a, act_scale, r) : 1.0f;
+    for (int64_t j = 0; j < nn; ++j) {
+      const int64_t xi = xr[j * xs];
+      if (bi != nullptr) {
+        v[j] = static_cast<float>(xi + bi[j * bias.step]) * ws[j] * as;
+      } else {
+        v[j] = static_cast<float>(xi) * ws[j] * as;
+        if (bias.present) v[j] += bf[j];
+      }
+    }
+    kernels::quant_store_floats(v, nn, y.dt, row_ptr(a, y, r), y.strides[y.nd - 1]);
+  }
+}
+
+int QuantStep::run(const core::LaunchArgs &args) const {
+  if (rows == 0 && kind != QuantKind::kDynamic) return 0;
+  float *buf = reinterpret_cast<float *>(args.get(ws));
+  switch (kind) {
+    case QuantKind::kAntiQuant: run_anti(args, buf); break;
+    case QuantKind::kDynamic: run_dynamic(args, buf); break;
+    case QuantKind::kFakeTensor:
+    case QuantKind::kFakeChannel: run_fake(args, buf); break;
+    case QuantKind::kDequantBias: run_dequant_bias(args, buf); break;
+    case QuantKind::kQuantMax: break;  // phase 1 rejects every documented destination
+    default: run_affine(args, buf); break;
+  }
+  return 0;
+}
+
+}  // namespace opsnn::ops

@@ -1,0 +1,71 @@
+// The launch step of the quantisation table (ops/quant/quant_phase1.h says the formulas): every
+// operand as rows along x's last dim, planned in phase 1; run() walks the rows on the row kernels
+// of kernels/quant/quant_rows.h with the buffers phase 1 booked.
+#pragma once
+
+#include <cstdint>
+
+#include "core/executor.h"
+#include "core/tensor.h"
+#include "kernels/quant/quant_rows.h"
+#include "kernels/quant/quant_token.h"
+#include "ops/quant/quant_phase1.h"
+
+namespace opsnn::ops {
+
+// A registered operand: where it is, its dtype, and its dims / element strides.
+struct QuantOperand {
+  bool present = false;
+  core::OperandRef ref;
+  aclDataType dt = ACL_DT_UNDEFINED;
+  int nd = 0;
+  int64_t dims[core::kMaxDims] = {};
+  int64_t strides[core::kMaxDims] = {};
+  int64_t step = 0;  // element step between consecutive parameter values (0: one value)
+  // Element offset of row r (the dims before the last, row-major).
+  int64_t row_offset(int64_t r) const;
+  char *base(const core::LaunchArgs &a) const { return ref.address(a); }
+};
+
+// How a parameter (scale, offset, zero point) is indexed: one value, along the last dim (j), or by
+// the row's coordinate along another axis.
+enum class QuantAlong : uint8_t { kOne, kLast, kRowAxis };
+
+enum class DynMode : uint8_t { kPerToken, kPerTensor, kPerChannel };
+
+struct QuantStep final : core::Step {
+  QuantKind kind = QuantKind::kAscendQuant;
+  int64_t rows = 0, n = 0;  // x as rows x n (n: the logical last dim)
+  QuantOperand x, scale, offset, smooth, group, act_scale, bias, y, scale_out, offset_out, mask;
+  bool x_packed = false, y_packed = false;  // INT4 / INT32-of-INT4 nibbles (contiguous)
+  kernels::QuantRound round = kernels::QuantRound::kHalfEven;
+  int32_t lo = -128, hi = 127;
+  bool sqrt_mode = false, symmetric = true, enabled = true;
+  QuantAlong along = QuantAlong::kLast;
+  int64_t axis_inner = 1, axis_size = 1;  // kRowAxis: coordinate = (r / axis_inner) % axis_size
+  DynMode dyn = DynMode::kPerToken;
+  int64_t groups = 0;  // smooth rows / scale rows selected by group
+  int64_t quant_min = 0, quant_max = 0;
+  // Per-token DynamicQuant on contiguous rows: the tier's kernels (token_fast), `tasks` row blocks
+  // fixed in phase 1, each with its own buffers.
+  bool token_fast = false;
+  kernels::QuantTokenKernels token{};
+  int64_t tasks = 1;
+  core::WsKey ws;  // tasks x 7 * max(n, 1) floats of row buffers
+  int run(const core::LaunchArgs &args) const override;
+
+ private:
+  int64_t param_index(int64_t r, int64_t j) const;
+  int64_t group_of(const core::LaunchArgs &a, int64_t r) const;
+  void run_affine(const core::LaunchArgs &a, float *buf) const;
+  void run_anti(const core::LaunchArgs &a, float *buf) const;
+  void run_dynamic(const core::LaunchArgs &a, float *buf) const;
+  void token_row(const core::LaunchArgs &a, int64_t r, float *buf) const;
+  const char *smooth_row(const core::LaunchArgs &a, int64_t r) const;
+  void run_fake(const core::LaunchArgs &a, float *buf) const;
+  void run_dequant_bias(const core::LaunchArgs &a, float *buf) const;
+  void load_x(const core::LaunchArgs &a, int64_t r, float *dst) const;
+  void store_y(const core::LaunchArgs &a, int64_t r, const int32_t *q) const;
+};
+
+}  // namespace opsnn::ops

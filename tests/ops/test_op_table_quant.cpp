@@ -1,0 +1,775 @@
+// The test harness of the quantisation table (src/ops/quant/quant.ops), cases
+// registered from the table by tools/gen_ops.py --tests
+// (quant_table_cases.inc). Each row runs the suite of its kind against float64
+// references written here (ops/quant/quant_phase1.h states the formulas):
+//   - integer outputs exactly: inputs are multiples of 1/8 and scales powers of
+//   two, so x * scale and
+//     x / scale are exact in fp32 and float64 alike and the .5 ties of every
+//     roundMode appear on purpose; saturation at both ends; INT4 / INT32 nibble
+//     packing (odd values, low nibble first);
+//   - DynamicQuant on random data: scales to FLOAT's precision, y exact except
+//   within 1e-3 of a .5
+//     tie (fp32 and float64 quotients may fall on either side there); rows of
+//     zeros give scale 0 and y 0; smooth scales, group indices, asymmetric
+//     offsets, per-tensor / per-channel modes;
+//   - floating outputs (anti-quant, fake-quant, dequant-bias) within
+//   precision.md's tolerance;
+//   - every dtype of the row, non-contiguous x, empty x, and the errors naming
+//   their argument.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "op_table_harness.h"
+#include "ops/quant/quant_phase1.h"
+#include "test_util.h"
+
+namespace opsnn::test {
+namespace {
+
+using ops::QuantKind;
+
+struct QuantArgs {
+  aclTensor *x = nullptr, *scale = nullptr, *offset = nullptr, *smooth = nullptr, *group = nullptr;
+  aclTensor *act_scale = nullptr, *bias = nullptr, *y = nullptr, *scale_out = nullptr, *offset_out = nullptr;
+  aclTensor *mask = nullptr, *amax = nullptr;
+  bool sqrt_mode = false, symmetric = true;
+  char *round_mode = const_cast<char *>("round");
+  char *quant_mode = const_cast<char *>("pertoken");
+  int64_t dst_type = 2, axis = -1, quant_min = -128, quant_max = 127;
+  aclDataType dst_dtype = ACL_INT8;
+  double dst_type_max = 0.0, enabled = 1.0;
+};
+
+using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
+
+struct QuantTableCase {
+  std::string name, api;
+  QuantKind kind = QuantKind::kAscendQuant;
+  std::vector<aclDataType> dtypes;
+  std::vector<std::string> roles, names;
+  int (*phase1)(const QuantArgs &, uint64_t *, aclOpExecutor **) = nullptr;
+  Launch launch = nullptr;
+  bool has(const char *role) const { return std::find(roles.begin(), roles.end(), role) != roles.end(); }
+};
+void PrintTo(const QuantTableCase &c, std::ostream *os) { *os << c.name; }
+
+#include "quant_table_cases.inc"
+
+const std::vector<QuantTableCase> &all_cases() {
+  static const std::vector<QuantTableCase> c = harness::sampled(quant_table_cases());
+  return c;
+}
+std::vector<QuantTableCase> cases_of(std::initializer_list<QuantKind> kinds) {
+  std::vector<QuantTableCase> v;
+  for (const auto &c : all_cases())
+    if (std::find(kinds.begin(), kinds.end(), c.kind) != kinds.end()) v.push_back(c);
+  return v;
+}
+
+using Dev = std::unique_ptr<DeviceTensor>;
+
+int run(const QuantTableCase &c, const QuantArgs &a) {
+  return run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch);
+}
+
+// Phase 1 of `a` changed by `edit` fails with `code`, its message containing
+// every word.
+::testing::AssertionResult rejects(const QuantTableCase &c, QuantArgs a, const std::function<void(QuantArgs &)> &edit,
+                                   int code, std::initializer_list<const char *> words) {
+  edit(a);
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  return fails_with(c.phase1(a, &ws, &ex), code, words);
+}
+
+// The arguments most error tests start from: x, scale (weightScale), y and dstType (outputDtype).
+QuantArgs base_args(aclTensor *x, aclTensor *scale, aclTensor *y, int64_t dst) {
+  QuantArgs a;
+  a.x = x;
+  a.scale = scale;
+  a.y = y;
+  a.dst_type = dst;
+  return a;
+}
+
+// ---- float64 references
+
+// Rounding by roundMode of a value (ties to even for "round").
+double round_mode_ref(double v, const std::string &mode) {
+  if (mode == "floor") return std::floor(v);
+  if (mode == "ceil") return std::ceil(v);
+  if (mode == "trunc") return std::trunc(v);
+  const double f = std::floor(v), d = v - f;
+  if (d > 0.5) return f + 1;
+  if (d < 0.5) return f;
+  return std::fmod(f, 2.0) == 0.0 ? f : f + 1;  // the tie: the even neighbour
+}
+double saturate(double v, double lo, double hi) { return std::isnan(v) ? 0.0 : std::min(hi, std::max(lo, v)); }
+
+// Random multiples of 1/8 in [-lim, lim] (exact in FLOAT16 / BF16 for |v| <
+// 32).
+std::vector<double> eighths(int64_t count, double lim) {
+  std::uniform_int_distribution<int> d(static_cast<int>(-lim * 8), static_cast<int>(lim * 8));
+  std::vector<double> v(static_cast<size_t>(count));
+  for (double &e : v) e = d(rng()) / 8.0;
+  return v;
+}
+
+// The integer values of an INT8 / packed INT4 / INT32-of-INT4 output
+// (contiguous from its start).
+std::vector<int> read_ints(const DeviceTensor &y, int64_t count) {
+  if (y.dtype() == ACL_INT8) {
+    std::vector<int> v;
+    for (double e : y.values()) v.push_back(static_cast<int>(e));
+    return v;
+  }
+  std::vector<uint8_t> bytes(static_cast<size_t>((count + 1) / 2));
+  if (!bytes.empty())
+    EXPECT_EQ(aclrtMemcpy(bytes.data(), bytes.size(), y.data(), bytes.size(), ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
+  std::vector<int> v(static_cast<size_t>(count));
+  for (int64_t e = 0; e < count; ++e) {
+    const int nib = (bytes[static_cast<size_t>(e / 2)] >> ((e % 2) * 4)) & 15;  // low nibble first
+    v[static_cast<size_t>(e)] = nib >= 8 ? nib - 16 : nib;
+  }
+  return v;
+}
+
+// y for x of `shape` and an integer destination dstType (INT32: last dim / 8).
+Dev make_int_y(std::vector<int64_t> shape, int64_t dst) {
+  const aclDataType dt = dst == 2 ? ACL_INT8 : dst == 29 ? ACL_INT4 : ACL_INT32;
+  if (dt == ACL_INT32) shape.back() /= 8;
+  return std::make_unique<DeviceTensor>(shape, dt);
+}
+
+Dev make_x(const std::vector<int64_t> &shape, aclDataType dt, bool strided) {
+  return strided ? padded_view(shape, dt, 2) : std::make_unique<DeviceTensor>(shape, dt);
+}
+
+// ---- AscendQuant / AscendQuantV3
+
+class QuantFixture : public ::testing::TestWithParam<QuantTableCase> {
+ protected:
+  void SetUp() override { reseed_for_current_test(); }
+};
+class OpTableQuantAscend : public QuantFixture {};
+class OpTableQuantize : public QuantFixture {};
+class OpTableQuantGroup : public QuantFixture {};
+class OpTableQuantAnti : public QuantFixture {};
+class OpTableQuantDynamic : public QuantFixture {};
+class OpTableQuantFake : public QuantFixture {};
+class OpTableQuantDequantBias : public QuantFixture {};
+class OpTableQuantMax : public QuantFixture {};
+
+// One AscendQuant call: x (shape, dtype), scale / offset of `count` values
+// along axis, checked exactly.
+void ascend_case(const QuantTableCase &c, aclDataType dt, std::vector<int64_t> shape, int axis, int64_t count,
+                 bool with_offset, bool sqrt_mode, const std::string &mode, int64_t dst, bool strided) {
+  SCOPED_TRACE(::testing::Message() << c.name << " " << dt << " x " << ::testing::PrintToString(shape) << " axis "
+                                    << axis << " count " << count << " offset " << with_offset << " sqrt " << sqrt_mode
+                                    << " " << mode << " dst " << dst << " strided " << strided);
+  const int nd = static_cast<int>(shape.size());
+  const int ax = axis < 0 ? axis + nd : axis;
+  Dev x = make_x(shape, dt, strided);
+  const std::vector<double> xv = eighths(numel_of(shape), 24);
+  x->set_values(xv);
+  // strided: x and an INT8 y padded, scale / offset of x's rank (1 but along axis)
+  std::vector<int64_t> pshape{count};
+  if (strided) {
+    pshape.assign(shape.size(), 1);
+    pshape[static_cast<size_t>(ax)] = count;
+  }
+  DeviceTensor scale(pshape, dt), offset(pshape, dt);
+  std::vector<double> sv(static_cast<size_t>(count)), ov(static_cast<size_t>(count));
+  const double pows[] = {0.5, 1.0, 2.0, 4.0, 0.25};
+  for (int64_t k = 0; k < count; ++k) {
+    sv[static_cast<size_t>(k)] = (k % 3 == 2 ? -1 : 1) * pows[k % 5];
+    ov[static_cast<size_t>(k)] = static_cast<double>(k % 7) - 3.0 + (k % 2 ? 0.5 : 0.0);
+  }
+  scale.set_values(sv);
+  offset.set_values(ov);
+  Dev y = dst == 2 && strided ? padded_view(shape, ACL_INT8, 2) : make_int_y(shape, dst);
+  QuantArgs a = base_args(*x, scale, *y, dst);
+  a.offset = with_offset ? offset.get() : nullptr;
+  a.sqrt_mode = sqrt_mode;
+  a.round_mode = const_cast<char *>(mode.c_str());
+  a.axis = axis;
+  ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+  const double lo = dst == 2 ? -128 : -8, hi = dst == 2 ? 127 : 7;
+  const std::vector<int> got = read_ints(*y, numel_of(shape));
+  int64_t inner = 1;
+  for (int d = ax + 1; d < nd; ++d) inner *= shape[static_cast<size_t>(d)];
+  for (int64_t i = 0; i < numel_of(shape); ++i) {
+    const int64_t k = count == 1 ? 0 : (i / inner) % shape[static_cast<size_t>(ax)];
+    double s = sv[static_cast<size_t>(k)];
+    if (sqrt_mode) s *= s;
+    const double v = xv[static_cast<size_t>(i)] * s + (with_offset ? ov[static_cast<size_t>(k)] : 0.0);
+    const double want = saturate(round_mode_ref(v, mode), lo, hi);
+    ASSERT_EQ(got[static_cast<size_t>(i)], static_cast<int>(want)) << "element " << i << " value " << v;
+  }
+}
+
+TEST_P(OpTableQuantAscend, Exact) {
+  const QuantTableCase &c = GetParam();
+  const bool v3 = c.has("axis");
+  int v = 0;
+  for (aclDataType dt : c.dtypes)
+    for (const char *mode : {"round", "floor", "ceil", "trunc"})
+      for (int64_t dst : {2, 29, 3}) {
+        ++v;
+        ascend_case(c, dt, {3, 4, 16}, -1, 16, v % 2 == 0, v % 3 == 0, mode, dst, v % 2 == 1);
+        ascend_case(c, dt, {5, 8}, -1, 1, true, false, mode, dst, false);
+        if (v3) ascend_case(c, dt, {2, 6, 8}, -2, 6, v % 2 == 1, false, mode, dst, v % 2 == 0);
+        if (HasFatalFailure()) return;
+      }
+}
+
+TEST_P(OpTableQuantAscend, EmptyAndErrors) {
+  const QuantTableCase &c = GetParam();
+  DeviceTensor x({0, 8}, ACL_FLOAT), s({8}, ACL_FLOAT), y({0, 8}, ACL_INT8);
+  QuantArgs a = base_args(x, s, y, 2);
+  EXPECT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+  DeviceTensor x2({2, 8}, ACL_FLOAT), y2({2, 8}, ACL_INT8), bad_s({3}, ACL_FLOAT), y4({2, 8}, ACL_INT4),
+      xh({2, 8}, ACL_FLOAT16), x_odd({2, 7}, ACL_FLOAT), y_odd({2, 7}, ACL_INT4);
+  a.x = x2;
+  a.y = y2;
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"x"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale = bad_s; }, ACLNN_ERR_PARAM_INVALID, {"scale", "[3]"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.round_mode = const_cast<char *>("hybrid"); }, ACLNN_ERR_PARAM_INVALID,
+                      {"roundMode", "hybrid"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type = 35; }, ACLNN_ERR_PARAM_INVALID,
+                      {"dstType", "FLOAT8_E5M2", "not supported"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type = 7; }, ACLNN_ERR_PARAM_INVALID, {"dstType"}));
+  // dstType 2 with an INT4 y; a FLOAT16 x with a FLOAT scale
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.y = y4; }, ACLNN_ERR_PARAM_INVALID, {"y", "INT4"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = xh; }, ACLNN_ERR_PARAM_INVALID, {"scale"}));
+  EXPECT_TRUE(rejects(c, a,
+                      [&](QuantArgs &b) {
+                        b.x = x_odd;
+                        b.y = y_odd;
+                        b.dst_type = 29;
+                      },
+                      ACLNN_ERR_PARAM_INVALID, {"x", "even"}));
+  if (c.has("axis")) {  // V3: only x's last two dims
+    DeviceTensor x3({2, 3, 8}, ACL_FLOAT), y3({2, 3, 8}, ACL_INT8), s3({2}, ACL_FLOAT);
+    EXPECT_TRUE(rejects(c, a,
+                        [&](QuantArgs &b) {
+                          b.axis = 0;
+                          b.x = x3;
+                          b.y = y3;
+                          b.scale = s3;
+                        },
+                        ACLNN_ERR_PARAM_INVALID, {"axis"}));
+  }
+}
+
+// ---- Quantize (PyTorch's quantize_per_tensor / per_channel)
+
+TEST_P(OpTableQuantize, ExactAndErrors) {
+  const QuantTableCase &c = GetParam();
+  for (aclDataType dt : c.dtypes)
+    for (aclDataType qd : {ACL_INT8, ACL_UINT8, ACL_INT32})
+      for (int axis : {0, 1, 2, -1})
+        for (bool per_tensor : {false, true}) {
+          const std::vector<int64_t> shape{3, 5, 4};
+          const int ax = axis < 0 ? axis + 3 : axis;
+          const int64_t cnt = per_tensor ? 1 : shape[static_cast<size_t>(ax)];
+          SCOPED_TRACE(::testing::Message() << dt << " " << qd << " axis " << axis << " per_tensor " << per_tensor);
+          Dev x = make_x(shape, dt, axis == 1);
+          const std::vector<double> xv = eighths(60, 30);
+          x->set_values(xv);
+          DeviceTensor s({cnt}, ACL_FLOAT), z({cnt}, ACL_INT32), y(shape, qd);
+          std::vector<double> sv, zv;
+          for (int64_t k = 0; k < cnt; ++k) {
+            sv.push_back(k % 2 ? 0.125 : 0.25);
+            zv.push_back(qd == ACL_UINT8 ? 100 + k : static_cast<double>(k) - 2);
+          }
+          s.set_values(sv);
+          z.set_values(zv);
+          QuantArgs a = base_args(*x, s, y, 2);
+          const bool zp = !(per_tensor && axis == 2);  // zeroPoints null: 0
+          a.offset = zp ? z.get() : nullptr;
+          a.dst_dtype = qd;
+          a.axis = axis;
+          ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+          const double lo = qd == ACL_INT8 ? -128 : qd == ACL_UINT8 ? 0 : -2147483648.0;
+          const double hi = qd == ACL_INT8 ? 127 : qd == ACL_UINT8 ? 255 : 2147483647.0;
+          const std::vector<double> got = y.values();
+          int64_t inner = 1;
+          for (int d = ax + 1; d < 3; ++d) inner *= shape[static_cast<size_t>(d)];
+          for (int64_t i = 0; i < 60; ++i) {
+            const int64_t k = cnt == 1 ? 0 : (i / inner) % shape[static_cast<size_t>(ax)];
+            const double q = round_mode_ref(xv[static_cast<size_t>(i)] / sv[static_cast<size_t>(k)], "round") +
+                             (zp ? zv[static_cast<size_t>(k)] : 0.0);
+            ASSERT_EQ(got[static_cast<size_t>(i)], saturate(q, lo, hi)) << "element " << i;
+          }
+        }
+  // Errors: dtype argument, out dtype, axis, scales length.
+  DeviceTensor x({2, 4}, ACL_FLOAT), s({4}, ACL_FLOAT), z({4}, ACL_INT32), y({2, 4}, ACL_INT8), s3({3}, ACL_FLOAT);
+  QuantArgs a = base_args(x, s, y, 2);
+  a.offset = z;
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_dtype = ACL_FLOAT; }, ACLNN_ERR_PARAM_INVALID, {"dtype"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_dtype = ACL_UINT8; }, ACLNN_ERR_PARAM_INVALID, {"out"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.axis = 2; }, ACLNN_ERR_PARAM_INVALID, {"axis"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale = s3; }, ACLNN_ERR_PARAM_INVALID, {"scales"}));
+}
+
+// ---- GroupQuant
+
+TEST_P(OpTableQuantGroup, ExactAndErrors) {
+  const QuantTableCase &c = GetParam();
+  for (aclDataType dt : c.dtypes)
+    for (int64_t dst : {2, 29, 3})
+      for (bool with_offset : {false, true}) {
+        SCOPED_TRACE(::testing::Message() << dt << " dst " << dst << " offset " << with_offset);
+        const int64_t S = 9, H = 16, E = 3;
+        Dev x = make_x({S, H}, dt, with_offset);
+        const std::vector<double> xv = eighths(S * H, 20);
+        x->set_values(xv);
+        DeviceTensor s({E, H}, dt), gi({E}, ACL_INT64), o({1}, dt);
+        std::vector<double> sv;
+        for (int64_t k = 0; k < E * H; ++k)
+          sv.push_back((k % 3 - 1 == 0 ? -1 : 1) * std::ldexp(1.0, static_cast<int>(k % 4) - 1));
+        s.set_values(sv);
+        const std::vector<double> ends{2, 2, 7};  // an empty group; rows 7, 8 past the last end: group E - 1
+        gi.set_values(ends);
+        o.set_values({1.5});
+        Dev y = make_int_y({S, H}, dst);
+        QuantArgs a = base_args(*x, s, *y, dst);
+        a.group = gi;
+        a.offset = with_offset ? o.get() : nullptr;
+        ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+        const std::vector<int> got = read_ints(*y, S * H);
+        const double lo = dst == 2 ? -128 : -8, hi = dst == 2 ? 127 : 7;
+        for (int64_t r = 0; r < S; ++r) {
+          int64_t e = E - 1;
+          for (int64_t k = 0; k < E; ++k)
+            if (r < ends[static_cast<size_t>(k)]) {
+              e = k;
+              break;
+            }
+          for (int64_t j = 0; j < H; ++j) {
+            const double v =
+                xv[static_cast<size_t>(r * H + j)] * sv[static_cast<size_t>(e * H + j)] + (with_offset ? 1.5 : 0.0);
+            ASSERT_EQ(got[static_cast<size_t>(r * H + j)],
+                      static_cast<int>(saturate(round_mode_ref(v, "round"), lo, hi)))
+                << "row " << r << " col " << j;
+          }
+        }
+      }
+  DeviceTensor x({4, 8}, ACL_FLOAT), s({2, 8}, ACL_FLOAT), gi({3}, ACL_INT32), y({4, 8}, ACL_INT8);
+  QuantArgs a = base_args(x, s, y, 2);
+  a.group = gi;
+  EXPECT_TRUE(rejects(c, a, [](QuantArgs &) {}, ACLNN_ERR_PARAM_INVALID, {"groupIndex"}));  // 3 ends, 2 scale rows
+  EXPECT_TRUE(rejects(c, a, [](QuantArgs &b) { b.group = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"groupIndex"}));
+}
+
+// ---- DynamicQuant V1-V4
+
+struct DynSpec {
+  aclDataType dt;
+  std::vector<int64_t> shape;
+  int64_t dst = 2;  // 2 INT8, 29 INT4, 3 INT32
+  bool smooth = false;
+  int groups = 0;  // smooth rows picked by a group index
+  bool symmetric = true;
+  std::string mode = "pertoken";
+  bool strided = false;
+};
+
+// |t - round(t)| is within 1e-3 of a tie: fp32 and float64 quotients may round
+// either way there.
+bool near_tie(double t) { return std::fabs(std::fabs(t - std::floor(t)) - 0.5) < 1e-3; }
+
+void dyn_case(const QuantTableCase &c, const DynSpec &d) {
+  SCOPED_TRACE(::testing::Message() << c.name << " " << d.dt << " x " << ::testing::PrintToString(d.shape) << " dst "
+                                    << d.dst << " smooth " << d.smooth << " groups " << d.groups << " symmetric "
+                                    << d.symmetric << " " << d.mode << " strided " << d.strided);
+  const int64_t n = d.shape.back(), total = numel_of(d.shape), rows = n == 0 ? 0 : total / n;
+  Dev x = make_x(d.shape, d.dt, d.strided);
+  x->fill_random(-3, 3);
+  std::vector<double> xv = x->values();
+  if (rows > 1)  // a row of zeros: scale 0, y 0, no NaN
+    for (int64_t j = 0; j < n; ++j) xv[static_cast<size_t>(n + j)] = 0.0;
+  x->set_values(xv);
+  const int64_t e_rows = std::max(d.groups, 1);
+  DeviceTensor sm(d.groups > 0 ? std::vector<int64_t>{e_rows, n} : std::vector<int64_t>{n}, d.dt);
+  sm.fill_random(0.5, 2);
+  const std::vector<double> smv = sm.values();
+  DeviceTensor gi({e_rows}, ACL_INT32);
+  std::vector<double> ends;
+  for (int64_t e = 0; e < e_rows; ++e)
+    ends.push_back(std::min<double>(rows, static_cast<double>(e == 0 ? 0 : (e + 1) * 2)));
+  gi.set_values(ends);
+  std::vector<int64_t> ss(d.shape.begin(), d.shape.end() - 1);
+  if (d.mode == "pertensor") ss = {1};
+  if (d.mode == "perchannel") ss = {n};
+  DeviceTensor so(ss, ACL_FLOAT), oo(ss, ACL_FLOAT);
+  Dev y = make_int_y(d.shape, d.dst);
+  QuantArgs a;
+  a.x = *x;
+  a.smooth = d.smooth ? sm.get() : nullptr;
+  a.group = d.groups > 0 ? gi.get() : nullptr;
+  a.dst_type = d.dst;
+  a.symmetric = d.symmetric;
+  a.quant_mode = const_cast<char *>(d.mode.c_str());
+  a.y = *y;
+  a.scale_out = so;
+  a.offset_out = d.symmetric ? nullptr : oo.get();
+  ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+  // The reference: in = x * smooth, then the extrema per token / tensor /
+  // channel.
+  std::vector<double> in(static_cast<size_t>(total));
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t e = e_rows - 1;
+    for (int64_t k = 0; k < e_rows; ++k)
+      if (r < ends[static_cast<size_t>(k)]) {
+        e = k;
+        break;
+      }
+    for (int64_t j = 0; j < n; ++j)
+      in[static_cast<size_t>(r * n + j)] = xv[static_cast<size_t>(r * n + j)] *
+                                           (d.smooth ? smv[static_cast<size_t>((d.groups > 0 ? e * n : 0) + j)] : 1.0);
+  }
+  const double M = d.dst == 2 ? 127 : 7, m = d.dst == 2 ? -128 : -8;
+  auto key = [&](int64_t r, int64_t j) { return d.mode == "pertoken" ? r : d.mode == "pertensor" ? 0 : j; };
+  const int64_t nk = static_cast<int64_t>(numel_of(ss));
+  std::vector<double> mx(static_cast<size_t>(nk), -INFINITY), mn(static_cast<size_t>(nk), INFINITY);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < n; ++j) {
+      const size_t k = static_cast<size_t>(key(r, j));
+      mx[k] = std::max(mx[k], in[static_cast<size_t>(r * n + j)]);
+      mn[k] = std::min(mn[k], in[static_cast<size_t>(r * n + j)]);
+    }
+  std::vector<double> scale(static_cast<size_t>(nk)), offset(static_cast<size_t>(nk), 0.0);
+  for (size_t k = 0; k < scale.size(); ++k) {
+    if (mx[k] < mn[k]) mx[k] = mn[k] = 0.0;  // no elements
+    scale[k] = d.symmetric ? std::max(std::fabs(mx[k]), std::fabs(mn[k])) / M : (mx[k] - mn[k]) / (M - m);
+    if (!d.symmetric && scale[k] != 0.0) offset[k] = M - mx[k] / scale[k];
+  }
+  EXPECT_TRUE(meets_precision(ACL_FLOAT, so.values(), scale)) << "scaleOut";
+  if (!d.symmetric) {
+    std::vector<double> got = oo.values();
+    for (size_t k = 0; k < got.size(); ++k)
+      EXPECT_NEAR(got[k], offset[k], 1e-4 * (1 + std::fabs(offset[k]))) << "offsetOut " << k;
+  }
+  const std::vector<int> got = read_ints(*y, total);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < n; ++j) {
+      const size_t k = static_cast<size_t>(key(r, j));
+      const double t = scale[k] == 0.0 ? 0.0 : in[static_cast<size_t>(r * n + j)] / scale[k] + offset[k];
+      const double want = saturate(round_mode_ref(t, "round"), m, M);
+      const int g = got[static_cast<size_t>(r * n + j)];
+      if (near_tie(t))
+        ASSERT_LE(std::fabs(g - want), 1.0) << "row " << r << " col " << j << " t " << t;
+      else
+        ASSERT_EQ(g, static_cast<int>(want)) << "row " << r << " col " << j << " t " << t;
+    }
+}
+
+TEST_P(OpTableQuantDynamic, MatchesTheFormulas) {
+  const QuantTableCase &c = GetParam();
+  const bool v2 = c.has("dst_type"), v3 = c.has("symmetric");
+  int v = 0;
+  for (aclDataType dt : c.dtypes)
+    for (int64_t dst : {2, 29, 3}) {
+      ++v;
+      DynSpec d{dt, {3, 5, 32}, dst};
+      d.strided = v % 2 == 0;
+      dyn_case(c, d);
+      d.smooth = true;
+      dyn_case(c, d);
+      if (c.has("group")) {
+        d.groups = 3;
+        d.shape = {9, 16};
+        dyn_case(c, d);
+        d.groups = 0;
+      }
+      if (v2) {
+        d.symmetric = false;
+        dyn_case(c, d);
+        d.smooth = false;
+        dyn_case(c, d);
+      }
+      if (v3)
+        for (const char *mode : {"pertensor", "perchannel"})
+          for (bool sym : {true, false}) {
+            DynSpec e{dt, {4, 6, 16}, dst, v % 2 == 1, 0, sym, mode, v % 2 == 0};
+            dyn_case(c, e);
+          }
+      dyn_case(c, DynSpec{dt, {4, 37}, 2});  // a tail after the 16-lane steps
+      dyn_case(c, DynSpec{dt, {2, 3, 9}, 2, true});
+      dyn_case(c, DynSpec{dt, {0, 16}, dst});  // empty
+      dyn_case(c, DynSpec{dt, {3, 0}, 2});     // empty rows: scale 0
+      if (HasFatalFailure()) return;
+    }
+}
+
+TEST_P(OpTableQuantDynamic, Errors) {
+  const QuantTableCase &c = GetParam();
+  DeviceTensor x({4, 16}, ACL_FLOAT16), sm({16}, ACL_FLOAT16), y({4, 16}, ACL_INT8), so({4}, ACL_FLOAT),
+      oo({4}, ACL_FLOAT), x1({16}, ACL_FLOAT16), smb({8}, ACL_FLOAT16), sob({4, 1}, ACL_FLOAT), xf({4, 16}, ACL_FLOAT),
+      gi({2}, ACL_INT32), y4({4, 16}, ACL_INT4);
+  QuantArgs a;
+  a.x = x;
+  a.y = y;
+  a.scale_out = so;
+  a.offset_out = c.has("offset_out") ? oo.get() : nullptr;
+  a.symmetric = false;
+  EXPECT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = x1; }, ACLNN_ERR_PARAM_INVALID, {"x", "2 to 8"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = xf; }, ACLNN_ERR_PARAM_INVALID, {"x", "FLOAT"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.smooth = smb; }, ACLNN_ERR_PARAM_INVALID, {"smoothScalesOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale_out = sob; }, ACLNN_ERR_PARAM_INVALID, {"scaleOut"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale_out = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"scaleOut"}));
+  if (c.has("group")) {
+    // a group index without smooth scales
+    EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.group = gi; }, ACLNN_ERR_PARAM_INVALID, {"groupIndexOptional"}));
+  }
+  if (c.has("dst_type")) {
+    EXPECT_TRUE(
+        rejects(c, a, [&](QuantArgs &b) { b.dst_type = 36; }, ACLNN_ERR_PARAM_INVALID, {"dstType", "FLOAT8_E4M3FN"}));
+    // dstType INT4 with an INT8 yOut
+    EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type = 29; }, ACLNN_ERR_PARAM_INVALID, {"yOut"}));
+  }
+  if (c.has("symmetric")) {
+    EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.offset_out = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"offsetOut"}));
+    EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.quant_mode = const_cast<char *>("perblock"); },
+                        ACLNN_ERR_PARAM_INVALID, {"quantMode", "perblock"}));
+  }
+  if (c.has("dst_type_max")) {
+    EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type_max = 448; }, ACLNN_ERR_PARAM_INVALID, {"dstTypeMax"}));
+    QuantArgs b = a;
+    b.dst_type_max = 127;  // INT8's own maximum is accepted
+    EXPECT_EQ(run(c, b), 0) << aclGetRecentErrMsg();
+  }
+}
+
+// ---- AscendAntiQuant
+
+TEST_P(OpTableQuantAnti, MatchesTheFormula) {
+  const QuantTableCase &c = GetParam();
+  for (aclDataType xt : {ACL_INT8, ACL_INT4, ACL_INT32})
+    for (int64_t dst : {1, 27})
+      for (bool per_channel : {false, true})
+        for (bool sqrt_mode : {false, true}) {
+          SCOPED_TRACE(::testing::Message()
+                       << xt << " dst " << dst << " per_channel " << per_channel << " sqrt " << sqrt_mode);
+          const int64_t rows = 3, n = 16, stored = xt == ACL_INT32 ? n / 8 : n;
+          // The values: INT8 random; INT4 / INT32 packed nibbles written as
+          // bytes.
+          std::vector<int> q(static_cast<size_t>(rows * n));
+          std::uniform_int_distribution<int> dist(xt == ACL_INT8 ? -128 : -8, xt == ACL_INT8 ? 127 : 7);
+          for (int &e : q) e = dist(rng());
+          Dev x;
+          if (xt == ACL_INT8) {
+            x = make_x({rows, n}, ACL_INT8, per_channel);
+            x->set_values(std::vector<double>(q.begin(), q.end()));
+          } else {
+            x = std::make_unique<DeviceTensor>(std::vector<int64_t>{rows, stored}, xt);
+            std::vector<uint8_t> bytes(static_cast<size_t>(rows * n / 2));
+            for (size_t e = 0; e < q.size(); ++e)
+              bytes[e / 2] = static_cast<uint8_t>(bytes[e / 2] | ((q[e] & 15) << ((e % 2) * 4)));
+            ASSERT_EQ(aclrtMemcpy(x->data(), bytes.size(), bytes.data(), bytes.size(), ACL_MEMCPY_HOST_TO_DEVICE),
+                      ACL_SUCCESS);
+          }
+          const int64_t cnt = per_channel ? n : 1;
+          DeviceTensor s({cnt}, ACL_FLOAT), o({cnt}, ACL_FLOAT), y({rows, n}, dst == 1 ? ACL_FLOAT16 : ACL_BF16);
+          s.fill_random(-2, 2);
+          o.fill_random(-4, 4);
+          const auto sv = s.values(), ov = o.values();
+          QuantArgs a = base_args(*x, s, y, dst);
+          const bool with_offset = per_channel || sqrt_mode;  // offset is optional
+          a.offset = with_offset ? o.get() : nullptr;
+          a.sqrt_mode = sqrt_mode;
+          ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+          std::vector<double> want(q.size());
+          for (size_t e = 0; e < q.size(); ++e) {
+            const size_t k = per_channel ? e % static_cast<size_t>(n) : 0;
+            const double sc = sqrt_mode ? sv[k] * sv[k] : sv[k];
+            want[e] = round_to(y.dtype(), (q[e] + (with_offset ? ov[k] : 0.0)) * sc);
+          }
+          EXPECT_TRUE(meets_precision(y.dtype(), y.values(), want));
+        }
+  DeviceTensor x({2, 8}, ACL_INT8), s({8}, ACL_FLOAT), y({2, 8}, ACL_FLOAT16), s3({3}, ACL_FLOAT),
+      xf({2, 8}, ACL_FLOAT);
+  const QuantArgs a = base_args(x, s, y, 1);
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type = 0; }, ACLNN_ERR_PARAM_INVALID, {"dstType"}));
+  // dstType BF16 with a FLOAT16 y
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type = 27; }, ACLNN_ERR_PARAM_INVALID, {"y"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale = s3; }, ACLNN_ERR_PARAM_INVALID, {"scale"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = xf; }, ACLNN_ERR_PARAM_INVALID, {"x"}));
+}
+
+// ---- FakeQuantPerTensor / PerChannelAffineCachemask (PyTorch's formulas)
+
+TEST_P(OpTableQuantFake, MatchesPyTorchsFormula) {
+  const QuantTableCase &c = GetParam();
+  const bool per_channel = c.kind == QuantKind::kFakeChannel;
+  for (aclDataType dt : c.dtypes)
+    for (int axis : {0, 1, -1})
+      for (double enabled : {1.0, 0.0}) {
+        if (per_channel && enabled == 0.0) continue;
+        if (!per_channel && axis != 0) continue;
+        SCOPED_TRACE(::testing::Message() << dt << " axis " << axis << " enabled " << enabled);
+        const std::vector<int64_t> shape{4, 3, 8};
+        const int ax = axis < 0 ? axis + 3 : axis;
+        const int64_t cnt = per_channel ? shape[static_cast<size_t>(ax)] : 1;
+        Dev x = make_x(shape, dt, axis == 1);
+        const std::vector<double> xv = eighths(96, 20);
+        x->set_values(xv);
+        DeviceTensor s({cnt}, ACL_FLOAT), z({cnt}, ACL_INT32), y(shape, dt), mask(shape, ACL_BOOL);
+        std::vector<double> sv, zv;
+        for (int64_t k = 0; k < cnt; ++k) {
+          sv.push_back(k % 2 ? 0.25 : 0.5);
+          zv.push_back(static_cast<double>(k % 5) - 2);
+        }
+        s.set_values(sv);
+        z.set_values(zv);
+        QuantArgs a = base_args(*x, s, y, 2);
+        a.offset = z;
+        a.axis = axis;
+        a.quant_min = -20;
+        a.quant_max = 30;
+        a.enabled = enabled;
+        a.mask = mask;
+        ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+        int64_t inner = 1;
+        for (int d = ax + 1; d < 3; ++d) inner *= shape[static_cast<size_t>(d)];
+        std::vector<double> want(96), want_mask(96);
+        for (int64_t i = 0; i < 96; ++i) {
+          const size_t k = static_cast<size_t>(cnt == 1 ? 0 : (i / inner) % shape[static_cast<size_t>(ax)]);
+          const double q = round_mode_ref(xv[static_cast<size_t>(i)] / sv[k], "round") + zv[k];
+          want_mask[static_cast<size_t>(i)] = enabled == 0.0 || (q >= -20 && q <= 30);
+          want[static_cast<size_t>(i)] =
+              enabled == 0.0 ? xv[static_cast<size_t>(i)] : (std::min(30.0, std::max(-20.0, q)) - zv[k]) * sv[k];
+        }
+        EXPECT_EQ(y.values(), want);
+        EXPECT_EQ(mask.values(), want_mask);
+      }
+  DeviceTensor x({2, 4}, ACL_FLOAT), s({per_channel ? 4 : 1}, ACL_FLOAT), z({per_channel ? 4 : 1}, ACL_INT32),
+      y({2, 4}, ACL_FLOAT), mask({2, 4}, ACL_BOOL), zf({per_channel ? 4 : 1}, ACL_FLOAT), m8({2, 4}, ACL_INT8);
+  QuantArgs a = base_args(x, s, y, 2);
+  a.offset = z;
+  a.mask = mask;
+  a.axis = 1;
+  EXPECT_TRUE(rejects(c, a,
+                      [&](QuantArgs &b) {
+                        b.quant_min = 5;
+                        b.quant_max = 4;
+                      },
+                      ACLNN_ERR_PARAM_INVALID, {"quantMin", "quantMax"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.offset = zf; }, ACLNN_ERR_PARAM_INVALID, {c.names[2].c_str()}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.mask = m8; }, ACLNN_ERR_PARAM_INVALID, {"mask"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.mask = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"mask"}));
+  if (per_channel) {
+    EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.axis = 2; }, ACLNN_ERR_PARAM_INVALID, {"axis"}));
+  }
+}
+
+// ---- DequantBias
+
+TEST_P(OpTableQuantDequantBias, MatchesTheFormulas) {
+  const QuantTableCase &c = GetParam();
+  for (int64_t od : {1, 27})
+    for (aclDataType bt : {ACL_DT_UNDEFINED, ACL_INT32, ACL_FLOAT, ACL_FLOAT16, ACL_BF16})
+      for (bool act : {false, true}) {
+        SCOPED_TRACE(::testing::Message() << "outputDtype " << od << " bias " << bt << " act " << act);
+        const int64_t M = 5, N = 12;
+        DeviceTensor x({M, N}, ACL_INT32), ws({N}, od == 1 ? ACL_FLOAT : ACL_BF16), as({M}, ACL_FLOAT),
+            bias({N}, bt == ACL_DT_UNDEFINED ? ACL_FLOAT : bt), y({M, N}, od == 1 ? ACL_FLOAT16 : ACL_BF16);
+        x.fill_random(-5000, 5000);
+        ws.fill_random(-0.01, 0.01);
+        as.fill_random(0.5, 2);
+        bias.fill_random(-100, 100);
+        QuantArgs a = base_args(x, ws, y, od);
+        a.act_scale = act ? as.get() : nullptr;
+        a.bias = bt == ACL_DT_UNDEFINED ? nullptr : bias.get();
+        ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+        const auto xv = x.values(), wv = ws.values(), av = as.values(), bv = bias.values();
+        std::vector<double> want(static_cast<size_t>(M * N));
+        for (int64_t i = 0; i < M; ++i)
+          for (int64_t j = 0; j < N; ++j) {
+            const double s = wv[static_cast<size_t>(j)] * (act ? av[static_cast<size_t>(i)] : 1.0);
+            const double xe = xv[static_cast<size_t>(i * N + j)],
+                         be = bt == ACL_DT_UNDEFINED ? 0.0 : bv[static_cast<size_t>(j)];
+            want[static_cast<size_t>(i * N + j)] = round_to(y.dtype(), bt == ACL_INT32 ? (xe + be) * s : xe * s + be);
+          }
+        EXPECT_TRUE(meets_precision(y.dtype(), y.values(), want));
+      }
+  DeviceTensor x({2, 4}, ACL_INT32), ws({4}, ACL_FLOAT), y({2, 4}, ACL_FLOAT16), as({3}, ACL_FLOAT),
+      xf({2, 4}, ACL_FLOAT);
+  const QuantArgs a = base_args(x, ws, y, 1);
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type = 27; }, ACLNN_ERR_PARAM_INVALID, {"outputDtype"}));
+  EXPECT_TRUE(
+      rejects(c, a, [&](QuantArgs &b) { b.act_scale = as; }, ACLNN_ERR_PARAM_INVALID, {"activateScaleOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = xf; }, ACLNN_ERR_PARAM_INVALID, {"x"}));
+}
+
+// ---- QuantMax: every documented destination is an FP8 / HIFLOAT8 dtype OpsNN lacks.
+
+TEST_P(OpTableQuantMax, RejectsTheUnsupportedDestinations) {
+  const QuantTableCase &c = GetParam();
+  DeviceTensor x({2, 4}, ACL_FLOAT), s({1}, ACL_FLOAT), y({2, 4}, ACL_INT8), amax({1}, ACL_FLOAT), s2({2}, ACL_FLOAT);
+  QuantArgs a = base_args(x, s, y, 2);
+  a.amax = amax;
+  for (int64_t dst : {34, 35, 36})
+    EXPECT_TRUE(
+        rejects(c, a, [&](QuantArgs &b) { b.dst_type = dst; }, ACLNN_ERR_PARAM_INVALID, {"dstType", "not supported"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type = 2; }, ACLNN_ERR_PARAM_INVALID, {"dstType"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale = s2; }, ACLNN_ERR_PARAM_INVALID, {"scale"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.round_mode = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"roundMode"}));
+}
+
+// ---- Empty x: every kind accepts it and writes nothing.
+
+TEST_P(OpTableQuantize, EmptyX) {
+  DeviceTensor x({0, 4}, ACL_FLOAT), s({1}, ACL_FLOAT), z({1}, ACL_INT32), y({0, 4}, ACL_INT8);
+  QuantArgs a = base_args(x, s, y, 2);
+  a.offset = z;
+  EXPECT_EQ(run(GetParam(), a), 0) << aclGetRecentErrMsg();
+}
+TEST_P(OpTableQuantGroup, EmptyX) {
+  DeviceTensor x({0, 8}, ACL_FLOAT), s({1, 8}, ACL_FLOAT), gi({1}, ACL_INT32), y({0, 8}, ACL_INT8);
+  QuantArgs a = base_args(x, s, y, 2);
+  a.group = gi;
+  EXPECT_EQ(run(GetParam(), a), 0) << aclGetRecentErrMsg();
+}
+TEST_P(OpTableQuantAnti, EmptyX) {
+  DeviceTensor x({0, 8}, ACL_INT8), s({1}, ACL_FLOAT), y({0, 8}, ACL_FLOAT16);
+  EXPECT_EQ(run(GetParam(), base_args(x, s, y, 1)), 0) << aclGetRecentErrMsg();
+}
+TEST_P(OpTableQuantFake, EmptyX) {
+  const int64_t cnt = GetParam().kind == QuantKind::kFakeChannel ? 4 : 1;
+  DeviceTensor x({0, 4}, ACL_FLOAT), s({cnt}, ACL_FLOAT), z({cnt}, ACL_INT32), y({0, 4}, ACL_FLOAT),
+      mask({0, 4}, ACL_BOOL);
+  QuantArgs a = base_args(x, s, y, 2);
+  a.offset = z;
+  a.mask = mask;
+  a.axis = 1;
+  EXPECT_EQ(run(GetParam(), a), 0) << aclGetRecentErrMsg();
+}
+TEST_P(OpTableQuantDequantBias, EmptyX) {
+  DeviceTensor x({0, 4}, ACL_INT32), ws({4}, ACL_FLOAT), y({0, 4}, ACL_FLOAT16);
+  EXPECT_EQ(run(GetParam(), base_args(x, ws, y, 1)), 0) << aclGetRecentErrMsg();
+}
+
+#define QUANT_SUITE(Fixture, ...)                                                        \
+  INSTANTIATE_TEST_SUITE_P(Table, Fixture, ::testing::ValuesIn(cases_of({__VA_ARGS__})), \
+                           harness::case_name<QuantTableCase>)
+QUANT_SUITE(OpTableQuantAscend, QuantKind::kAscendQuant);
+QUANT_SUITE(OpTableQuantize, QuantKind::kQuantize);
+QUANT_SUITE(OpTableQuantGroup, QuantKind::kGroupQuant);
+QUANT_SUITE(OpTableQuantDynamic, QuantKind::kDynamic);
+QUANT_SUITE(OpTableQuantAnti, QuantKind::kAntiQuant);
+QUANT_SUITE(OpTableQuantFake, QuantKind::kFakeTensor, QuantKind::kFakeChannel);
+QUANT_SUITE(OpTableQuantDequantBias, QuantKind::kDequantBias);
+QUANT_SUITE(OpTableQuantMax, QuantKind::kQuantMax);
+
+}  // namespace
+}  // namespace opsnn::test
