@@ -47,6 +47,7 @@
 //                  entries), then one tensor per entry as above (a null entry makes
 //                  aclCreateTensorList fail, which must say why; the op then gets a null list)
 //   scalar list count u8 as a tensor list's, then one scalar per entry
+//   string    u8: kStrings[b % n] (the documented values, other spellings, empty, null)
 #include <acl/acl.h>
 #include <aclnnop/aclnn_adaptive_avg_pool2d.h>
 #include <aclnnop/aclnn_add.h>
@@ -63,10 +64,13 @@
 #include <aclnnop/aclnn_cross_entropy_sum_exp_and_index_logit.h>
 #include <aclnnop/aclnn_cumsum.h>
 #include <aclnnop/aclnn_div.h>
+#include <aclnnop/aclnn_dynamic_quant_v2.h>
 #include <aclnnop/aclnn_embedding.h>
 #include <aclnnop/aclnn_eq_tensor.h>
 #include <aclnnop/aclnn_apply_fused_ema_adam.h>
+#include <aclnnop/aclnn_ascend_quant.h>
 #include <aclnnop/aclnn_exp.h>
+#include <aclnnop/aclnn_fake_quant_per_channel_affine_cachemask.h>
 #include <aclnnop/aclnn_foreach_add_list.h>
 #include <aclnnop/aclnn_foreach_add_scalar_list.h>
 #include <aclnnop/aclnn_foreach_addcmul_scalar_list.h>
@@ -84,6 +88,7 @@
 #include <aclnnop/aclnn_gelu_v2.h>
 #include <aclnnop/aclnn_glu.h>
 #include <aclnnop/aclnn_group_norm.h>
+#include <aclnnop/aclnn_group_quant.h>
 #include <aclnnop/aclnn_im2col.h>
 #include <aclnnop/aclnn_index_select.h>
 #include <aclnnop/aclnn_layer_norm.h>
@@ -105,6 +110,7 @@
 #include <aclnnop/aclnn_quant_convolution.h>
 #include <aclnnop/aclnn_quant_matmul_v4.h>
 #include <aclnnop/aclnn_quant_matmul_weight_nz.h>
+#include <aclnnop/aclnn_quantize.h>
 #include <aclnnop/aclnn_reduce_sum.h>
 #include <aclnnop/aclnn_remainder.h>
 #include <aclnnop/aclnn_repeat.h>
@@ -355,6 +361,12 @@ struct Ctx {
     return b < 0xE0 ? (v < 12 ? v : v - 16) : kSpecial[b - 0xE0];
   }
   int64_t i64() { return attr(r.u8()); }
+  // A const char * attribute (roundMode, quantMode): documented values, near misses, null.
+  const char *str() {
+    static const char *const kStrings[] = {"round", "floor", "ceil", "trunc", "rint", "ROUND", "",
+                                           nullptr, "pertoken", "pertensor", "perchannel", "round\x01"};
+    return kStrings[r.u8() % (sizeof(kStrings) / sizeof(kStrings[0]))];
+  }
   // One byte of bool arguments: bit i = the i-th bool of the op.
   uint8_t bools() { return r.u8(); }
   double f64(double def) {
@@ -1281,6 +1293,45 @@ aclnnStatus op_ema_adam(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
   return P1(ApplyFusedEmaAdam, c.T(g), c.T(var), c.T(m), c.T(v), c.T(s), c.T(step), lr, decay, b1, b2, eps, mode,
             bias_correction, wd);
 }
+// The quant family: int8 / packed int4 outputs from float rows.
+aclnnStatus op_ascend_quant(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor(F, 2), scale = c.tensor(F, 1), offset = c.tensor(F, 1);
+  const bool sqrt_mode = c.bools() & 1;
+  const char *round_mode = c.str();
+  const int32_t dst = int32_t(c.i64());
+  int y = c.tensor(ACL_INT8, 2);
+  c.materialize();
+  return P1(AscendQuant, c.T(x), c.T(scale), c.T(offset), sqrt_mode, round_mode, dst, c.T(y));
+}
+aclnnStatus op_dynamic_quant_v2(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor(ACL_FLOAT16, 2), smooth = c.tensor(ACL_FLOAT16, 1), group = c.tensor(ACL_INT32, 1);
+  const int64_t dst = c.i64();
+  int y = c.tensor(ACL_INT8, 2), scale = c.tensor(F, 1), offset = c.tensor(F, 1);
+  c.materialize();
+  return P1(DynamicQuantV2, c.T(x), c.T(smooth), c.T(group), dst, c.T(y), c.T(scale), c.T(offset));
+}
+aclnnStatus op_fake_quant_channel(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor(F, 2), scale = c.tensor(F, 1), zp = c.tensor(ACL_INT32, 1);
+  const int64_t axis = c.i64(), qmin = c.i64(), qmax = c.i64();
+  int o = c.tensor(F, 2), mask = c.tensor(ACL_BOOL, 2);
+  c.materialize();
+  return P1(FakeQuantPerChannelAffineCachemask, c.T(x), c.T(scale), c.T(zp), axis, qmin, qmax, c.T(o), c.T(mask));
+}
+aclnnStatus op_quantize(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor(F, 2), scales = c.tensor(F, 1), zp = c.tensor(ACL_INT32, 1);
+  const aclDataType dt = c.dtype(ACL_INT8);
+  const int32_t axis = int32_t(c.i64());
+  int o = c.tensor(ACL_INT8, 2);
+  c.materialize();
+  return P1(Quantize, c.T(x), c.T(scales), c.T(zp), dt, axis, c.T(o));
+}
+aclnnStatus op_group_quant(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor(F, 2), scale = c.tensor(F, 2), group = c.tensor(ACL_INT32, 1), offset = c.tensor(F, 1);
+  const int32_t dst = int32_t(c.i64());
+  int y = c.tensor(ACL_INT8, 2);
+  c.materialize();
+  return P1(GroupQuant, c.T(x), c.T(scale), c.T(group), c.T(offset), dst, c.T(y));
+}
 
 const OpFn kOps[] = {op_exp,      op_inplace_exp, op_gelu_v2,   op_softplus,       op_add,
                      op_inplace_add, op_mul,      op_divs,      op_divmod,         op_eq,
@@ -1299,7 +1350,8 @@ const OpFn kOps[] = {op_exp,      op_inplace_exp, op_gelu_v2,   op_softplus,    
                      op_vocab_loss, op_matmul_nz, op_qmm_nz,  op_qconv_nz,
                      op_foreach_add_list, op_foreach_mul_scalar, op_foreach_add_scalar_list, op_foreach_addcmul,
                      op_foreach_lerp, op_foreach_exp, op_foreach_pow_scalar_tensor, op_foreach_norm,
-                     op_foreach_unscale, op_foreach_round_off, op_ema_adam};
+                     op_foreach_unscale, op_foreach_round_off, op_ema_adam,
+                     op_ascend_quant, op_dynamic_quant_v2, op_fake_quant_channel, op_quantize, op_group_quant};
 constexpr int kNumOps = sizeof(kOps) / sizeof(kOps[0]);
 
 void launch(Ctx &c, Phase2 p2, aclOpExecutor *ex, uint64_t ws, uint8_t mode) {

@@ -24,7 +24,8 @@ OPS = ["exp", "inplace_exp", "gelu_v2", "softplus", "add", "inplace_add", "mul",
        "matmul_nz", "qmm_nz", "qconv_nz",
        "foreach_add_list", "foreach_mul_scalar", "foreach_add_scalar_list", "foreach_addcmul",
        "foreach_lerp", "foreach_exp", "foreach_pow_scalar_tensor", "foreach_norm",
-       "foreach_unscale", "foreach_round_off", "ema_adam"]  # kOps, same order
+       "foreach_unscale", "foreach_round_off", "ema_adam",
+       "ascend_quant", "dynamic_quant_v2", "fake_quant_channel", "quantize", "group_quant"]  # kOps, same order
 
 
 def dt(name):
@@ -266,6 +267,19 @@ def seeds():
     yield "foreach_round_off", seed("foreach_round_off", f, two(), T([3], "INT32"), two(), mode=16, fill=1)
     yield "ema_adam", seed("ema_adam", f, T([0, 1]), T([0, 1]), T([0, 1]), T([0, 1]), T([0, 1]), T([3], "INT64"),
                            DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT, I(1), B(True), DEFAULT, mode=16, fill=0x3d)
+    q = (3, 4, 2, 1)  # x [3, 4]; per-column scale / offset [4]; INT8 = dstType 2
+    yield "ascend_quant_round", seed("ascend_quant", q, T([0, 1]), T([1]), T([1]), B(False), bytes([0]), I(2),
+                                     T([0, 1], "INT8"))
+    yield "ascend_quant_f16_sqrt_floor", seed("ascend_quant", q, T([0, 1], "FLOAT16"), T([1], "FLOAT16"), T([3], "FLOAT16"),
+                                              B(True), bytes([1]), I(2), T([0, 1], "INT8"))
+    yield "dynamic_quant_v2", seed("dynamic_quant_v2", q, T([0, 1]), T([1]), NULL_T, I(2), T([0, 1], "INT8"), T([0]),
+                                   NULL_T)
+    yield "fake_quant_channel", seed("fake_quant_channel", q, T([0, 1]), T([1]), T([1], "INT32"), I(1), I(0), I(11),
+                                     T([0, 1]), T([0, 1], "BOOL"), mode=16)
+    yield "quantize_axis1", seed("quantize", q, T([0, 1]), T([1]), T([1], "INT32"), bytes([dt("INT8")]), I(1),
+                                 T([0, 1], "INT8"), mode=16)
+    yield "group_quant", seed("group_quant", q, T([0, 1]), T([2, 1]), T([2], "INT32"), NULL_T, I(2), T([0, 1], "INT8"),
+                              mode=16, fill=2)
     yield "mm_device_repeatable", seed("mm", m, T([0, 1]), T([1, 2]), T([0, 2]), I(1), mode=1 | 2 | 4)
     yield "add_device", seed("add", p, T([0, 1]), T([1]), S(2), T([0, 1]), mode=4)
     yield "mul_wrong_launch_first", seed("mul", p, T([0, 1]), T([0, 1]), T([0, 1]), mode=8)
