@@ -29,7 +29,7 @@ using vec::kF32;
 // but a tile reads 4-16 of them side by side, which the hardware prefetchers follow late.
 constexpr int64_t kPrefetchRows = 32;
 
-inline void store(float *p, f32v v) { std::memcpy(p, &v, sizeof v); }
+inline void store(float *p, const f32v &v) { std::memcpy(p, &v, sizeof v); }
 // x in every lane: a plain broadcast (vec::splat's 0 + x keeps a scalar add, which -0 needs).
 inline f32v bcast(float x) { return x - f32v{}; }
 
@@ -101,7 +101,7 @@ inline f32v load16(const F16 *p) {
 #define OPSNN_PAIR(x, y, ...) (__builtin_shufflevector(x, y, __VA_ARGS__))
 // x where bit B of the lane index is 0, y where it is 1 (a blend, not a shuffle).
 template <int B>
-inline __attribute__((always_inline)) f32v pick(f32v x, f32v y) {
+inline __attribute__((always_inline)) f32v pick(const f32v &x, const f32v &y) {
   const i32v bit = (i32v{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15} >> B) & 1;
   return bit != 0 ? y : x;
 }
