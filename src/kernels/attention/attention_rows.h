@@ -16,7 +16,7 @@ struct AttnRowFns {
   // Masks row[j] (-inf) outside [lo, hi) and where mask[j * mask_stride] != 0 (mask may be null);
   // returns the row's max (-inf when all masked).
   float (*mask_max)(float *row, int64_t n, int64_t lo, int64_t hi, const unsigned char *mask, int64_t mask_stride);
-  // row[j] = exp(row[j] - m); returns the sum (fp32, fixed order).
+  // row[j] = exp(row[j] - m) for m >= every row[j] (the row max); returns the sum (fp32, fixed order).
   float (*exp_sum)(float *row, int64_t n, float m);
   float (*exp1)(float x);
   // Streaming decode (decode_stream_impl.h): s[g * lds + j] = scale * (q[g] . k[j]) for g < G, j < n

@@ -7,6 +7,7 @@
 #include "kernels/attention/attention_rows.h"
 #include "kernels/attention/decode_stream_impl.h"
 #include "kernels/elementwise/vmath.h"
+#include "kernels/simd/vec_exp.h"
 
 namespace opsnn::kernels::attn_rows_impl {
 namespace {
@@ -30,35 +31,23 @@ float mask_max(float *row, int64_t n, int64_t lo, int64_t hi, const unsigned cha
       for (int64_t j = 0; j < n; ++j) row[j] = mask[j * ms] != 0 ? kNegInf : row[j];
     }
   }
-  // Eight lanes, combined in a fixed order (max is exact, so any order gives the same value).
-  float lane[8] = {kNegInf, kNegInf, kNegInf, kNegInf, kNegInf, kNegInf, kNegInf, kNegInf};
+  // One vector of lanes (an array of eight lanes stayed scalar code), then the lanes and the tail;
+  // max is exact, so the order does not change the value (NaN is skipped as before).
+  vec::f32v mv = bcast(kNegInf);
   int64_t j = 0;
-  for (; j + 8 <= n; j += 8)
-    for (int k = 0; k < 8; ++k) lane[k] = row[j + k] > lane[k] ? row[j + k] : lane[k];
-  for (; j < n; ++j) lane[0] = row[j] > lane[0] ? row[j] : lane[0];
-  float m = lane[0];
-  for (int k = 1; k < 8; ++k) m = lane[k] > m ? lane[k] : m;
+  for (; j + vec::kF32 <= n; j += vec::kF32) {
+    const vec::f32v x = vec::load(row + j);
+    mv = x > mv ? x : mv;
+  }
+  float m = kNegInf;
+  for (int k = 0; k < vec::kF32; ++k) m = mv[k] > m ? mv[k] : m;
+  for (; j < n; ++j) m = row[j] > m ? row[j] : m;
   return m;
 }
 
-float exp_sum(float *row, int64_t n, float m) {
-  float lane[16] = {};
-  int64_t j = 0;
-  for (; j + 16 <= n; j += 16)
-    for (int k = 0; k < 16; ++k) {
-      const float e = vmath::exp(row[j + k] - m);
-      row[j + k] = e;
-      lane[k] += e;
-    }
-  for (; j < n; ++j) {
-    const float e = vmath::exp(row[j] - m);
-    row[j] = e;
-    lane[0] += e;
-  }
-  float s = 0;
-  for (int k = 0; k < 16; ++k) s += lane[k];
-  return s;
-}
+// m is the running max of the row (at least each element's value): the exponents are <= 0, so
+// vec_exp.h's cheaper exp for those applies (two accumulators, fixed order).
+float exp_sum(float *row, int64_t n, float m) { return vec::exp_shifted_sum(row, n, m, row); }
 
 float exp1(float x) { return vmath::exp(x); }
 

@@ -27,9 +27,9 @@ using vec::i32v;
 using vec::kF32;
 // Rows ahead a key / value row is prefetched: the rows of one KV head follow each other in memory,
 // but a tile reads 4-16 of them side by side, which the hardware prefetchers follow late.
-constexpr int64_t kPrefetchRows = 16;
+constexpr int64_t kPrefetchRows = 32;
 
-inline void store(float *p, f32v v) { std::memcpy(p, &v, sizeof v); }
+inline void store(float *p, const f32v &v) { std::memcpy(p, &v, sizeof v); }
 // x in every lane: a plain broadcast (vec::splat's 0 + x keeps a scalar add, which -0 needs).
 inline f32v bcast(float x) { return x - f32v{}; }
 
@@ -91,26 +91,37 @@ inline f32v load16(const F16 *p) {
   return r;
 }
 
-// Lane i of the result = the sum of a[i]'s 16 lanes: four levels of two-source shuffles, each
-// halving the lanes per source and keeping the sources in order (__builtin_shufflevector: GCC >= 12
-// and clang).
+// Lane i of the result = the sum of a[i]'s 16 lanes. Four levels, each folding one lane bit of a
+// pair of vectors x, y into one: a blend (x's lanes where the bit is 0, y's where it is 1) plus the
+// same pair with those halves swapped, so a level costs one shuffle, one blend and one add where
+// taking the halves of each source apart costs two shuffles. The levels with the most pairs fold
+// the bits whose swap is one in-lane or 128-bit-block shuffle (bit 3: vshuff32x4, bit 1: vshufps);
+// the sums end in lane 8 b0 + 4 b2 + 2 b1 + b3 of accumulator b3 b2 b1 b0, put back in order by one
+// permute. The order of every sum is fixed (thread count and run never change a result).
 #define OPSNN_PAIR(x, y, ...) (__builtin_shufflevector(x, y, __VA_ARGS__))
-inline f32v hsum16(const f32v (&a)[16]) {
+// x where bit B of the lane index is 0, y where it is 1 (a blend, not a shuffle).
+template <int B>
+inline __attribute__((always_inline)) f32v pick(const f32v &x, const f32v &y) {
+  const i32v bit = (i32v{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15} >> B) & 1;
+  return bit != 0 ? y : x;
+}
+inline __attribute__((always_inline)) f32v hsum16(const f32v (&a)[16]) {
   f32v t[8], u[4], w[2];
 #pragma GCC unroll 8
-  for (int i = 0; i < 8; ++i)
-    t[i] = OPSNN_PAIR(a[2 * i], a[2 * i + 1], 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23) +
-           OPSNN_PAIR(a[2 * i], a[2 * i + 1], 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+  for (int i = 0; i < 8; ++i)  // lane bit 3 (256-bit halves)
+    t[i] = pick<3>(a[2 * i], a[2 * i + 1]) +
+           OPSNN_PAIR(a[2 * i], a[2 * i + 1], 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23);
 #pragma GCC unroll 4
-  for (int i = 0; i < 4; ++i)
-    u[i] = OPSNN_PAIR(t[2 * i], t[2 * i + 1], 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27) +
-           OPSNN_PAIR(t[2 * i], t[2 * i + 1], 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31);
+  for (int i = 0; i < 4; ++i)  // lane bit 1 (64-bit halves of each 128-bit block)
+    u[i] = pick<1>(t[2 * i], t[2 * i + 1]) +
+           OPSNN_PAIR(t[2 * i], t[2 * i + 1], 2, 3, 16, 17, 6, 7, 20, 21, 10, 11, 24, 25, 14, 15, 28, 29);
 #pragma GCC unroll 2
-  for (int i = 0; i < 2; ++i)
-    w[i] = OPSNN_PAIR(u[2 * i], u[2 * i + 1], 0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29) +
-           OPSNN_PAIR(u[2 * i], u[2 * i + 1], 2, 3, 6, 7, 10, 11, 14, 15, 18, 19, 22, 23, 26, 27, 30, 31);
-  return OPSNN_PAIR(w[0], w[1], 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30) +
-         OPSNN_PAIR(w[0], w[1], 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+  for (int i = 0; i < 2; ++i)  // lane bit 2 (128-bit blocks)
+    w[i] = pick<2>(u[2 * i], u[2 * i + 1]) +
+           OPSNN_PAIR(u[2 * i], u[2 * i + 1], 4, 5, 6, 7, 16, 17, 18, 19, 12, 13, 14, 15, 24, 25, 26, 27);
+  const f32v r = pick<0>(w[0], w[1]) +  // lane bit 0
+                 OPSNN_PAIR(w[0], w[1], 1, 16, 3, 18, 5, 20, 7, 22, 9, 24, 11, 26, 13, 28, 15, 30);
+  return OPSNN_PAIR(r, r, 0, 8, 2, 10, 4, 12, 6, 14, 1, 9, 3, 11, 5, 13, 7, 15);
 }
 #undef OPSNN_PAIR
 
@@ -121,25 +132,51 @@ struct ScoreOut {
   float scale;
 };
 
-// The tile's 16 dot products (accumulator h * KK + j: head g0 + h, key j0 + j) into r, and unless
-// tail, scaled into the scores; keys past n were repeats of the last one and are dropped.
-template <int HK>
-inline void store_scores(const f32v (&acc)[16], int64_t n, int64_t j0, int64_t g0, const ScoreOut &o, bool tail,
-                         float (&r)[16]) {
+// A tile at the edge (keys past n, or columns past D's last whole vector): the sums of the
+// accumulators plus those columns, stored key by key (keys past n were repeats of the last one).
+template <int HK, class E>
+__attribute__((noinline)) void store_scores_edge(const float (&r)[16], const float *q, int64_t D, int64_t Dv,
+                                                 const E *const (&kr)[16 / HK], int64_t n, int64_t j0, int64_t g0,
+                                                 const ScoreOut &o) {
   constexpr int KK = 16 / HK;
-  store(r, hsum16(acc));
-  if (tail) return;
   for (int h = 0; h < HK; ++h)
-    for (int j = 0; j < KK && j0 + j < n; ++j) o.s[(g0 + h) * o.lds + j0 + j] = r[h * KK + j] * o.scale;
+    for (int j = 0; j < KK && j0 + j < n; ++j) {
+      float x = r[h * KK + j];
+      for (int64_t c = Dv; c < D; ++c) x += q[(g0 + h) * D + c] * to_float(kr[j][c]);
+      o.s[(g0 + h) * o.lds + j0 + j] = x * o.scale;
+    }
 }
 
-// Scores of HK heads x (16 / HK) keys: 16 accumulators, one key load feeding HK heads.
+// A tile's 16 dot products (accumulator h * KK + j: head g0 + h, key j0 + j), scaled, into the
+// scores: KK consecutive keys of a head are one store. Keys past n (repeats of the last one) and
+// columns past D's last whole vector (Dv < D) go the edge way.
 template <int HK, class E>
-void qk_tile(const float *q, int64_t D, const E *k, int64_t ks, int64_t n, int64_t j0, int64_t g0,
-             const ScoreOut &o) {
+inline __attribute__((always_inline)) void store_scores(const f32v (&acc)[16], const float *q, int64_t D, int64_t Dv,
+                                                        const E *const (&kr)[16 / HK], int64_t n, int64_t j0,
+                                                        int64_t g0, const ScoreOut &o) {
+  constexpr int KK = 16 / HK;
+  const f32v sums = hsum16(acc);
+  if (j0 + KK <= n && Dv == D) {
+    const f32v r = sums * bcast(o.scale);
+#pragma GCC unroll 16
+    for (int h = 0; h < HK; ++h)
+      std::memcpy(o.s + (g0 + h) * o.lds + j0, reinterpret_cast<const float *>(&r) + h * KK, KK * sizeof(float));
+    return;
+  }
+  float r[16];
+  store(r, sums);
+  store_scores_edge<HK>(r, q, D, Dv, kr, n, j0, g0, o);
+}
+
+// Scores of HK heads x (16 / HK) keys: 16 accumulators, one key load feeding HK heads. Inlined in
+// the tile loop (the row addresses and the call cost as much as a reduction otherwise).
+template <int HK, class E>
+inline __attribute__((always_inline)) void qk_tile(const float *q, int64_t D, const E *k, int64_t ks, int64_t n,
+                                                   int64_t j0, int64_t g0, const ScoreOut &o) {
   constexpr int KK = 16 / HK;
   const int64_t Dv = D / kF32 * kF32;
   const E *kr[KK];
+#pragma GCC unroll 16
   for (int j = 0; j < KK; ++j) kr[j] = k + std::min<int64_t>(j0 + j, n - 1) * ks;  // past n: a repeat, dropped
   f32v acc[16];
 #pragma GCC unroll 16
@@ -159,15 +196,7 @@ void qk_tile(const float *q, int64_t D, const E *k, int64_t ks, int64_t n, int64
       for (int j = 0; j < KK; ++j) acc[h * KK + j] += qv * kv[j];
     }
   }
-  float r[16];
-  store_scores<HK>(acc, n, j0, g0, o, Dv < D, r);
-  if (Dv == D) return;
-  for (int h = 0; h < HK; ++h)  // the columns past the last whole vector
-    for (int j = 0; j < KK && j0 + j < n; ++j) {
-      float x = r[h * KK + j];
-      for (int64_t c = Dv; c < D; ++c) x += q[(g0 + h) * D + c] * to_float(kr[j][c]);
-      o.s[(g0 + h) * o.lds + j0 + j] = x * o.scale;
-    }
+  store_scores<HK>(acc, q, D, Dv, kr, n, j0, g0, o);
 }
 
 #if defined(OPSNN_ATTN_ROWS_BF16DP)
@@ -194,10 +223,11 @@ inline f32v dp(f32v acc, __m512bh a, __m512bh b) {
 
 // qk_tile on vdpbf16ps: 32 bf16 (one 64-byte line of each key row) per step; D % 32 == 0.
 template <int HK>
-void qk_tile_dp(const uint16_t *qb, int64_t D, const Bf16 *k, int64_t ks, int64_t n, int64_t j0, int64_t g0,
+inline __attribute__((always_inline)) void qk_tile_dp(const uint16_t *qb, int64_t D, const Bf16 *k, int64_t ks, int64_t n, int64_t j0, int64_t g0,
                 const ScoreOut &o) {
   constexpr int KK = 16 / HK;
   const Bf16 *kr[KK];
+#pragma GCC unroll 16
   for (int j = 0; j < KK; ++j) kr[j] = k + std::min<int64_t>(j0 + j, n - 1) * ks;  // past n: a repeat, dropped
   f32v acc[16];
 #pragma GCC unroll 16
@@ -216,8 +246,7 @@ void qk_tile_dp(const uint16_t *qb, int64_t D, const Bf16 *k, int64_t ks, int64_
       for (int j = 0; j < KK; ++j) acc[h * KK + j] = dp(acc[h * KK + j], qv, kv[j]);
     }
   }
-  float r[16];
-  store_scores<HK>(acc, n, j0, g0, o, false, r);
+  store_scores<HK>(acc, static_cast<const float *>(nullptr), D, D, kr, n, j0, g0, o);
 }
 
 template <int HK>
