@@ -103,7 +103,10 @@ void QuantStep::run_affine(const core::LaunchArgs &a, float *buf) const {
         float rv = std::nearbyint(xr[j] * inv);
         if (rv != rv) rv = 0.0f;
         rv = std::min(std::max(rv, -1e12f), 1e12f);
-        const int64_t zp = offset.present ? static_cast<int64_t>(std::nearbyint(o[j])) : 0;
+        // A float zero point may be NaN or beyond int64: bounded like the product (the sum is clamped below).
+        float zf = offset.present ? std::nearbyint(o[j]) : 0.0f;
+        if (zf != zf) zf = 0.0f;
+        const int64_t zp = static_cast<int64_t>(std::min(std::max(zf, -1e12f), 1e12f));
         const int64_t v = static_cast<int64_t>(rv) + zp;
         q[j] = static_cast<int32_t>(std::min<int64_t>(std::max<int64_t>(v, lo), hi));
       }
@@ -281,13 +284,19 @@ void QuantStep::run_fake(const core::LaunchArgs &a, float *buf) const {
       }
       const float inv = 1.0f / s[j];
       const float rv = std::nearbyint(xr[j] * inv);
-      const int64_t zp = static_cast<int64_t>(z[j]);
+      const int64_t zp = static_cast<int64_t>(z[j]);  // an INT32 zero point: exact
       // A NaN or huge product lands below quantMin (as PyTorch's int64 conversion does on x86).
-      const int64_t qv = (rv != rv || std::fabs(rv) > 1e15f) ? (rv > 0 ? quant_max + 1 : quant_min - 1)
-                                                            : zp + static_cast<int64_t>(rv);
-      m[j] = qv >= quant_min && qv <= quant_max;
-      const int64_t c = std::min(std::max(qv, quant_min), quant_max);
-      v[j] = static_cast<float>(c - zp) * s[j];
+      // quantMin / quantMax may be any int64: no +1 / -1 on them, and c - zp in double.
+      int64_t c;
+      if (rv != rv || std::fabs(rv) > 1e15f) {
+        m[j] = 0;
+        c = rv > 0 ? quant_max : quant_min;
+      } else {
+        const int64_t qv = zp + static_cast<int64_t>(rv);
+        m[j] = qv >= quant_min && qv <= quant_max;
+        c = std::min(std::max(qv, quant_min), quant_max);
+      }
+      v[j] = static_cast<float>(static_cast<double>(c) - static_cast<double>(zp)) * s[j];
     }
     kernels::quant_store_floats(v, nn, y.dt, row_ptr(a, y, r), y.strides[y.nd - 1]);
     uint8_t *mo = reinterpret_cast<uint8_t *>(row_ptr(a, mask, r));
