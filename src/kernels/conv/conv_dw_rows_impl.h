@@ -43,6 +43,10 @@ inline void dw_deinterleave(const float *src, int64_t pairs, float *even, float 
     dw_store(odd + i, __builtin_shufflevector(lo, hi, 1, 3, 5, 7));
 #endif
   }
+  if (i < pairs && pairs >= kDwVw) {  // the last pairs as one more vector over the previous (the same values)
+    dw_deinterleave(src + 2 * (pairs - kDwVw), kDwVw, even + pairs - kDwVw, odd + pairs - kDwVw);
+    return;
+  }
   for (; i < pairs; ++i) {
     even[i] = src[2 * i];
     odd[i] = src[2 * i + 1];
@@ -60,7 +64,9 @@ inline void dw_fill_row(aclDataType dt, const char *src, int64_t es2, int64_t co
     float *d = dst + p2;
     int64_t i = 0;
     for (; i + kDwVw <= cols; i += kDwVw) dw_store(d + i, dw_load(f + i));
-    for (; i < cols; ++i) d[i] = f[i];
+    if (i < cols && cols >= kDwVw) dw_store(d + cols - kDwVw, dw_load(f + cols - kDwVw));  // (overlapping)
+    else
+      for (; i < cols; ++i) d[i] = f[i];
     return;
   }
   if (s2 == 1) {
