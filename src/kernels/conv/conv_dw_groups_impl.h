@@ -107,18 +107,13 @@ inline void dw_groups_body(const DepthwiseArgs &a, float *scratch, int threads) 
   int64_t e[3];
   padded_extent(g, e);
   const int64_t s1 = g.s[1], s2 = g.s[2], p2 = g.p[2], plen = dw_group_plen(g), rlen = s2 * plen;
-  const int64_t R = dw_group_ring_rows(g), n1 = g.small[1], n2 = g.small[2], H = g.big[1];
+  const int64_t R = dw_group_ring_rows(g), n2 = g.small[2], H = g.big[1];
   const int64_t cols = std::max<int64_t>(0, std::min<int64_t>(g.big[2], e[2] - p2));  // input columns ever read
   const int64_t per = dw_groups_floats(g, a.mult);
   const int64_t ies = static_cast<int64_t>(esize_of(a.in.dtype));
-  const int64_t wes = static_cast<int64_t>(esize_of(a.w_dtype)), bes = static_cast<int64_t>(esize_of(a.bias_dtype));
-  // Items: (image, input channel, dim-0 slice) planes, split into row chunks when too few for the
-  // threads (each chunk refills its ring; every output row is computed the same way).
-  const int64_t planes = a.n * a.c_in * g.big[0];
-  const int64_t chunks =
-      threads <= 1 || planes >= 4 * threads ? 1 : std::min<int64_t>(n1, (4 * threads + planes - 1) / planes);
-  const int64_t items = planes * chunks;
-  const int T = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(threads, items)));
+  const DwItems work = dw_items(a, threads);
+  const int64_t items = work.items;
+  const int T = work.threads;
   int64_t toff[3];  // tap k2 reads phase k2 % s2 at index o2 + k2 / s2
   for (int64_t k2 = 0; k2 < 3; ++k2) toff[k2] = (k2 % s2) * plen + k2 / s2;
   core::parallel_for(T, 1, [&](int64_t t0, int64_t t1) {
@@ -132,22 +127,14 @@ inline void dw_groups_body(const DepthwiseArgs &a, float *scratch, int threads) 
       int64_t wf_ci = -1;  // the input channel whose weights wf holds
       const int64_t i0 = items * t / T, i1 = items * (t + 1) / T;
       for (int64_t it = i0; it < i1; ++it) {
-        const int64_t plane = it / chunks, chunk = it % chunks;
-        const int64_t x0 = plane % g.big[0], ci = (plane / g.big[0]) % a.c_in, n = plane / (g.big[0] * a.c_in);
+        const DwItem item = dw_item(a, work, it);
+        const int64_t n = item.n, ci = item.ci, x0 = item.x0, o1a = item.o1a, o1b = item.o1b;
         if (ci != wf_ci) {
-          for (int64_t m = 0; m < a.mult; ++m) {
-            const int64_t co = ci * a.mult + m;
-            const char *w = a.w + wes * co * a.w_s0;
-            for (int64_t k1 = 0; k1 < 3; ++k1)
-              for (int64_t k2 = 0; k2 < 3; ++k2)
-                wf[m * 9 + k1 * 3 + k2] = conv_load(a.w_dtype, w + wes * (k1 * a.w_ss[1] + k2 * a.w_ss[2]));
-            bf[m] = a.bias != nullptr ? conv_load(a.bias_dtype, a.bias + bes * co * a.bias_s) : 0.0f;
-          }
+          dw_load_weights(a, ci, 3, 3, wf, bf);
           wf_ci = ci;
         }
         std::fill(slot_row.begin(), slot_row.end(), int64_t{-1});
         const char *in = a.in.base + ies * (n * a.in_sn + ci * a.in.sc + x0 * a.in.ss[0]);
-        const int64_t o1a = n1 * chunk / chunks, o1b = n1 * (chunk + 1) / chunks;
         // Ring row of the group's first input row, kept without a division (perf: per-row modulos
         // cost more than the s2 group's FMAs).
         int64_t slot0 = ((o1a * s1 - g.p[1]) % R + R) % R;
@@ -163,12 +150,7 @@ inline void dw_groups_body(const DepthwiseArgs &a, float *scratch, int threads) 
               r[i] = zrow;
               continue;
             }
-            float *row = ring + slot * rlen;
-            if (slot_row[static_cast<size_t>(slot)] != x) {
-              dw_fill_row(a.in.dtype, in + ies * x * a.in.ss[1], a.in.ss[2], cols, s2, p2, plen, row);
-              slot_row[static_cast<size_t>(slot)] = x;
-            }
-            r[i] = row;
+            r[i] = dw_ring_fetch(a, in, x, cols, plen, ring + slot * rlen, slot_row[static_cast<size_t>(slot)]);
           }
           for (int64_t m = 0; m < a.mult; ++m) {
             const int64_t co = ci * a.mult + m;
