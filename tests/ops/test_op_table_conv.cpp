@@ -832,8 +832,14 @@ struct DirectCase {
     if (rows_env != nullptr && std::string(rows_env) == "on" && g.groups == 1 && g.cbig <= 4 && g.k[0] == 1 &&
         g.p[0] == 0 && g.d[2] == 1 && g.k[2] * g.cbig <= 64 && (g.k[1] - 1) * g.d[1] + 1 <= 64 && !unit())
       return std::string("conv:forward/direct_rows;conv:direct_rows/") + expected_tier();
-    if (g.groups > 1 && g.groups == g.cbig && nsp <= 2 && first)  // depthwise, not channels-last on both sides
+    if (g.groups > 1 && g.groups == g.cbig && nsp <= 2 && first) {  // depthwise, not channels-last on both sides
+      const char *groups_env = std::getenv("OPSNN_CONV_DW_ROW_GROUPS");  // "off": depthwise_rows
+      const bool groups_off = groups_env != nullptr && std::string(groups_env) == "off";
+      if (!groups_off && g.k[1] == 3 && g.k[2] == 3 && g.d[1] == 1 && g.d[2] == 1 && g.s[1] <= 2 &&
+          out_channels_first && g.small[2] >= 16)
+        return std::string("conv:forward/depthwise_row_groups;conv:depthwise/") + expected_tier();
       return std::string("conv:forward/depthwise_rows;conv:depthwise/") + expected_tier();
+    }
     if (g.groups > 1 && g.groups == g.cbig && g.csmall == g.cbig && g.k[0] * g.k[1] <= 64)  // channels-last
       return std::string("conv:forward/depthwise_nhwc;conv:depthwise/") + expected_tier();
     if (first && unit()) {  // both channels-first here: the pointwise kernel from a strip of pixels on
@@ -1055,6 +1061,9 @@ struct ScopedPlanEnv {
 struct WinogradEnv : ScopedPlanEnv {
   explicit WinogradEnv(const char *v) : ScopedPlanEnv("OPSNN_CONV_WINOGRAD", v) {}
 };
+struct DwRowGroupsEnv : ScopedPlanEnv {
+  explicit DwRowGroupsEnv(const char *v) : ScopedPlanEnv("OPSNN_CONV_DW_ROW_GROUPS", v) {}
+};
 struct DirectRowsEnv : ScopedPlanEnv {
   explicit DirectRowsEnv(const char *v) : ScopedPlanEnv("OPSNN_CONV_DIRECT_ROWS", v) {}
 };
@@ -1256,16 +1265,61 @@ TEST(ConvDepthwiseRows, ChannelsFirstShapesInEveryIsaTier) {
                           {1, 2, 1, 4, 8, 3, 3, 1, 1, 1},    {1, 2, 1, 3, 2, 3, 3, 1, 1, 1},
                           {2, 5, 1, 13, 57, 3, 3, 1, 1, 1},  {1, 3, 1, 1, 70, 1, 7, 2, 3, 1}};
   KernelEnvRestore restore;
+  for (const char *groups : {"off", static_cast<const char *>(nullptr)}) {  // its 3x3 rows, then the default
+    DwRowGroupsEnv env(groups);
+    for (const char *cap : direct_tiers()) {
+      core::reset_kernel_env_for_testing(cap, nullptr);
+      for (const Shape &f : shapes) {
+        DirectCase dc = depthwise_case(f.n, f.c, f.mult, {f.h, f.w}, {f.kh, f.kw}, {f.s, f.s}, f.p, f.d);
+        dc.bias = f.c % 2 == 1;
+        dc.in_channels_first = dc.out_channels_first = true;
+        SCOPED_TRACE(::testing::Message() << "OPSNN_CONV_DW_ROW_GROUPS=" << (groups ? groups : "-")
+                                          << " OPSNN_MAX_ISA=" << (cap ? cap : "-") << " mult " << f.mult << " "
+                                          << describe(dc));
+        DirectCall(dc).check();
+      }
+    }
+  }
+}
+
+// The 3x3 row-group depthwise kernel (depthwise_row_groups) on channels-first outputs in every ISA
+// tier: output widths at, just past and between every unit's vectors and its 4-vector chunks (16..113,
+// the last vector overlapping), heights leaving 1..3 rows after the last whole group, row / column
+// strides 1 and 2 in every combination with odd input sizes, paddings 0..2 different per dim
+// (rows and columns wholly in the padding), batch 3, multiplier 2; then what it leaves to
+// depthwise_rows (width 15, row stride 3, dilation 2). (DepthwiseRows in the table harness runs it
+// on row-padded and channels-last input views and FLOAT16 / BF16 inputs.)
+TEST(ConvDepthwiseRowGroups, ChannelsFirstShapesInEveryIsaTier) {
+  reseed_for_current_test();
+  struct Shape {
+    int64_t n, c, mult, h, w, sh, sw, ph, pw, d;
+  };
+  const Shape shapes[] = {{1, 3, 1, 5, 16, 1, 1, 1, 1, 1},    {1, 2, 1, 6, 17, 1, 1, 1, 1, 1},
+                          {3, 3, 1, 7, 31, 1, 1, 0, 1, 1},    {1, 2, 1, 9, 33, 1, 1, 1, 0, 1},
+                          {1, 3, 1, 10, 48, 1, 1, 2, 1, 1},   {1, 2, 1, 11, 57, 1, 1, 1, 2, 1},
+                          {2, 3, 1, 12, 64, 1, 1, 1, 1, 1},   {1, 2, 1, 13, 65, 1, 1, 1, 1, 1},
+                          {1, 3, 1, 14, 112, 1, 1, 1, 1, 1},  {1, 2, 2, 6, 113, 1, 1, 1, 1, 1},
+                          {1, 3, 1, 9, 31, 2, 2, 1, 1, 1},    {1, 2, 1, 10, 34, 2, 2, 0, 0, 1},
+                          {3, 3, 1, 11, 33, 2, 2, 1, 2, 1},   {1, 2, 1, 17, 112, 2, 2, 1, 1, 1},
+                          {1, 3, 1, 15, 113, 2, 2, 2, 1, 1},  {1, 2, 2, 12, 129, 2, 2, 1, 1, 1},
+                          {1, 3, 1, 8, 33, 1, 2, 1, 1, 1},    {1, 2, 1, 11, 40, 2, 1, 1, 2, 1},
+                          {1, 2, 1, 7, 15, 1, 1, 1, 1, 1},    {1, 3, 1, 9, 40, 3, 1, 1, 1, 1},
+                          {1, 2, 1, 9, 40, 1, 1, 2, 2, 2}};
+  KernelEnvRestore restore;
   for (const char *cap : direct_tiers()) {
     core::reset_kernel_env_for_testing(cap, nullptr);
     for (const Shape &f : shapes) {
-      DirectCase dc = depthwise_case(f.n, f.c, f.mult, {f.h, f.w}, {f.kh, f.kw}, {f.s, f.s}, f.p, f.d);
+      DirectCase dc = depthwise_case(f.n, f.c, f.mult, {f.h, f.w}, {3, 3}, {f.sh, f.sw}, 0, f.d);
+      refs::ConvRefGeom &g = dc.g;
+      g.p[1] = f.ph;
+      g.p[2] = f.pw;
+      for (int j = 1; j < 3; ++j) g.small[j] = (g.big[j] + 2 * g.p[j] - g.d[j] * 2 - 1) / g.s[j] + 1;
       dc.bias = f.c % 2 == 1;
       dc.in_channels_first = dc.out_channels_first = true;
       SCOPED_TRACE(::testing::Message() << "OPSNN_MAX_ISA=" << (cap ? cap : "-") << " mult " << f.mult << " "
                                         << describe(dc));
       DirectCall(dc).check();
-      }
+    }
   }
 }
 

@@ -24,4 +24,14 @@ void conv_dw_rows_portable(const DepthwiseArgs &a, float *scratch, int threads);
 void conv_dw_rows_avx2(const DepthwiseArgs &a, float *scratch, int threads);
 void conv_dw_rows_avx512(const DepthwiseArgs &a, float *scratch, int threads);
 
+// 3x3, dilation 1, row stride 1 or 2, FLOAT output rows of unit stride at least kDwGroupMinWidth
+// wide (any input dtype and layout): the same ring, output rows in groups of up to 4 (AVX-512; 2
+// elsewhere) x up to 4 vectors accumulated together, the same order of sums as conv_dw_rows_*
+// (conv_dw_groups_impl.h). Phase 1's depthwise_row_groups.
+constexpr int64_t kDwGroupMinWidth = 16;
+int64_t conv_dw_groups_scratch_floats(const ConvGeom &g, int64_t mult);
+void conv_dw_groups_portable(const DepthwiseArgs &a, float *scratch, int threads);
+void conv_dw_groups_avx2(const DepthwiseArgs &a, float *scratch, int threads);
+void conv_dw_groups_avx512(const DepthwiseArgs &a, float *scratch, int threads);
+
 }  // namespace opsnn::kernels

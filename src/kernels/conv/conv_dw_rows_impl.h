@@ -43,6 +43,10 @@ inline void dw_deinterleave(const float *src, int64_t pairs, float *even, float 
     dw_store(odd + i, __builtin_shufflevector(lo, hi, 1, 3, 5, 7));
 #endif
   }
+  if (i < pairs && pairs >= kDwVw) {  // the last pairs as one more vector over the previous (the same values)
+    dw_deinterleave(src + 2 * (pairs - kDwVw), kDwVw, even + pairs - kDwVw, odd + pairs - kDwVw);
+    return;
+  }
   for (; i < pairs; ++i) {
     even[i] = src[2 * i];
     odd[i] = src[2 * i + 1];
@@ -60,7 +64,9 @@ inline void dw_fill_row(aclDataType dt, const char *src, int64_t es2, int64_t co
     float *d = dst + p2;
     int64_t i = 0;
     for (; i + kDwVw <= cols; i += kDwVw) dw_store(d + i, dw_load(f + i));
-    for (; i < cols; ++i) d[i] = f[i];
+    if (i < cols && cols >= kDwVw) dw_store(d + cols - kDwVw, dw_load(f + cols - kDwVw));  // (overlapping)
+    else
+      for (; i < cols; ++i) d[i] = f[i];
     return;
   }
   if (s2 == 1) {
@@ -84,6 +90,18 @@ inline void dw_fill_row(aclDataType dt, const char *src, int64_t es2, int64_t co
     if (c0 >= cols) continue;
     load_row(dt, src + es * c0 * es2, s2 * es2, (cols - 1 - c0) / s2 + 1, dst + q * plen + (c0 + p2) / s2);
   }
+}
+
+// Ring row `row` with input row x of the plane at `in` (phase rows of plen floats), copied in
+// unless it already holds it (`held`: the input row it holds).
+inline float *dw_ring_fetch(const DepthwiseArgs &a, const char *in, int64_t x, int64_t cols, int64_t plen, float *row,
+                            int64_t &held) {
+  if (held != x) {
+    const int64_t ies = static_cast<int64_t>(esize_of(a.in.dtype));
+    dw_fill_row(a.in.dtype, in + ies * x * a.in.ss[1], a.in.ss[2], cols, a.g.s[2], a.g.p[2], plen, row);
+    held = x;
+  }
+  return row;
 }
 
 // 3x3 kernels: output columns [0, j1) (whole vectors) of one row from three tap rows (a row in the
@@ -143,30 +161,61 @@ inline void dw3_pair_row(const float *const *r, const DwVec *wv, const int64_t *
   if (j1 < n2) dw3_pair_block<1, S1>(r, wv, toff, bv, n2 - kDwVw, da + n2 - kDwVw, db + n2 - kDwVw);
 }
 
+// Work items: (image, input channel, dim-0 slice) planes, split into row chunks when too few for
+// the threads (each chunk refills its ring; every output row is computed the same way).
+struct DwItems {
+  int64_t chunks, items;
+  int threads;
+};
+// Item it's plane: image n, input channel ci, dim-0 slice x0, and its chunk of output rows [o1a, o1b).
+struct DwItem {
+  int64_t n, ci, x0, o1a, o1b;
+};
+inline DwItem dw_item(const DepthwiseArgs &a, const DwItems &w, int64_t it) {
+  const int64_t plane = it / w.chunks, chunk = it % w.chunks, d0 = a.g.big[0], n1 = a.g.small[1];
+  return {plane / (d0 * a.c_in), (plane / d0) % a.c_in, plane % d0, n1 * chunk / w.chunks,
+          n1 * (chunk + 1) / w.chunks};
+}
+inline DwItems dw_items(const DepthwiseArgs &a, int threads) {
+  const int64_t planes = a.n * a.c_in * a.g.big[0], n1 = a.g.small[1];
+  const int64_t chunks =
+      threads <= 1 || planes >= 4 * threads ? 1 : std::min<int64_t>(n1, (4 * threads + planes - 1) / planes);
+  const int64_t items = planes * chunks;
+  return {chunks, items, static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(threads, items)))};
+}
+
+// The kh x kw taps (fp32, [mult][kh][kw]) and biases ([mult]) of input channel ci's output channels.
+inline void dw_load_weights(const DepthwiseArgs &a, int64_t ci, int64_t kh, int64_t kw, float *wf, float *bf) {
+  const int64_t wes = static_cast<int64_t>(esize_of(a.w_dtype)), bes = static_cast<int64_t>(esize_of(a.bias_dtype));
+  for (int64_t m = 0; m < a.mult; ++m) {
+    const int64_t co = ci * a.mult + m;
+    const char *w = a.w + wes * co * a.w_s0;
+    for (int64_t k1 = 0; k1 < kh; ++k1)
+      for (int64_t k2 = 0; k2 < kw; ++k2)
+        wf[(m * kh + k1) * kw + k2] = conv_load(a.w_dtype, w + wes * (k1 * a.w_ss[1] + k2 * a.w_ss[2]));
+    bf[m] = a.bias != nullptr ? conv_load(a.bias_dtype, a.bias + bes * co * a.bias_s) : 0.0f;
+  }
+}
+
 inline void dw_rows_body(const DepthwiseArgs &a, float *scratch, int threads) {
   const ConvGeom &g = a.g;  // k[0] = s[0] = 1, p[0] = 0; k[1], k[2] <= kDwRowsMaxTaps (phase 1)
   int64_t e[3];
   padded_extent(g, e);
   const int64_t s2 = g.s[2], p2 = g.p[2], plen = dw_phase_len(g), rlen = s2 * plen, R = dw_ring_rows(g);
-  const int64_t kh = g.k[1], kw = g.k[2], kk = kh * kw, n1 = g.small[1], n2 = g.small[2], H = g.big[1];
+  const int64_t kh = g.k[1], kw = g.k[2], kk = kh * kw, n2 = g.small[2], H = g.big[1];
   const int64_t s1r = g.s[1] % R;
   const bool k33 = kh == 3 && kw == 3;
   const int64_t cols = std::max<int64_t>(0, std::min<int64_t>(g.big[2], e[2] - p2));  // input columns ever read
   const int64_t per = dw_rows_floats(g, a.mult);
   const int64_t ies = static_cast<int64_t>(esize_of(a.in.dtype)), oes = static_cast<int64_t>(esize_of(a.out.dtype));
-  const int64_t wes = static_cast<int64_t>(esize_of(a.w_dtype)), bes = static_cast<int64_t>(esize_of(a.bias_dtype));
   // Whole vectors straight into FLOAT rows of unit stride (the last one overlapping the previous: the
   // same values again); otherwise a row buffer converted on the way out.
   const bool direct = a.out.dtype == ACL_FLOAT && a.out.ss[2] == 1 && n2 >= kDwVw;
   const int64_t full = n2 / kDwVw * kDwVw, whole = (n2 + kDwVw - 1) / kDwVw * kDwVw;
   const bool pairs = k33 && g.s[1] <= 2 && g.d[1] == 1 && direct;  // (R = 3 + s1: both rows' taps)
-  // Items: (image, input channel, dim-0 slice) planes, split into row chunks when too few for the
-  // threads (each chunk refills its ring; every output row is computed the same way).
-  const int64_t planes = a.n * a.c_in * g.big[0];
-  const int64_t chunks =
-      threads <= 1 || planes >= 4 * threads ? 1 : std::min<int64_t>(n1, (4 * threads + planes - 1) / planes);
-  const int64_t items = planes * chunks;
-  const int T = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(threads, items)));
+  const DwItems work = dw_items(a, threads);
+  const int64_t items = work.items;
+  const int T = work.threads;
   int64_t toff[kDwRowsMaxTaps];  // tap k2 reads phase (k2*d2) % s2 at index o2 + (k2*d2) / s2
   for (int64_t k2 = 0; k2 < kw; ++k2) toff[k2] = ((k2 * g.d[2]) % s2) * plen + (k2 * g.d[2]) / s2;
   core::parallel_for(T, 1, [&](int64_t t0, int64_t t1) {
@@ -184,22 +233,14 @@ inline void dw_rows_body(const DepthwiseArgs &a, float *scratch, int threads) {
       int64_t wf_ci = -1;  // the input channel whose weights wf holds
       const int64_t i0 = items * t / T, i1 = items * (t + 1) / T;
       for (int64_t it = i0; it < i1; ++it) {
-        const int64_t plane = it / chunks, chunk = it % chunks;
-        const int64_t x0 = plane % g.big[0], ci = (plane / g.big[0]) % a.c_in, n = plane / (g.big[0] * a.c_in);
+        const DwItem item = dw_item(a, work, it);
+        const int64_t n = item.n, ci = item.ci, x0 = item.x0, o1a = item.o1a, o1b = item.o1b;
         if (ci != wf_ci) {
-          for (int64_t m = 0; m < a.mult; ++m) {
-            const int64_t co = ci * a.mult + m;
-            const char *w = a.w + wes * co * a.w_s0;
-            for (int64_t k1 = 0; k1 < kh; ++k1)
-              for (int64_t k2 = 0; k2 < kw; ++k2)
-                wf[m * kk + k1 * kw + k2] = conv_load(a.w_dtype, w + wes * (k1 * a.w_ss[1] + k2 * a.w_ss[2]));
-            bf[m] = a.bias != nullptr ? conv_load(a.bias_dtype, a.bias + bes * co * a.bias_s) : 0.0f;
-          }
+          dw_load_weights(a, ci, kh, kw, wf, bf);
           wf_ci = ci;
         }
         std::fill(slot_row.begin(), slot_row.end(), int64_t{-1});
         const char *in = a.in.base + ies * (n * a.in_sn + ci * a.in.sc + x0 * a.in.ss[0]);
-        const int64_t o1a = n1 * chunk / chunks, o1b = n1 * (chunk + 1) / chunks;
         // The taps' input rows of output row o1 inside the image (rows in the padding contribute
         // nothing; 3x3 kernels point them at the zero row instead), each copied into the ring the
         // first time it is needed: input row x lives in ring row x mod R, xr being the first tap's.
@@ -214,12 +255,7 @@ inline void dw_rows_body(const DepthwiseArgs &a, float *scratch, int threads) {
               }
               continue;
             }
-            float *slot = ring + r * rlen;
-            if (slot_row[static_cast<size_t>(r)] != x) {
-              dw_fill_row(a.in.dtype, in + ies * x * a.in.ss[1], a.in.ss[2], cols, s2, p2, plen, slot);
-              slot_row[static_cast<size_t>(r)] = x;
-            }
-            rows[nt] = slot;
+            rows[nt] = dw_ring_fetch(a, in, x, cols, plen, ring + r * rlen, slot_row[static_cast<size_t>(r)]);
             k1s[nt++] = k1;
           }
           return nt;

@@ -39,6 +39,7 @@ struct ConvDesc {
   aclDataType big_dt = ACL_FLOAT, small_dt = ACL_FLOAT;
   int64_t batch = 1;
   int64_t big_fs = -1, small_fs = -1;  // flattened spatial strides (-1: the dims do not nest)
+  int64_t small_s2 = 0;                // the output's innermost spatial stride
 };
 
 bool unit_geometry(const ConvGeom &g) {
@@ -73,6 +74,31 @@ const core::Impl<ConvDesc> kForwardImpls[] = {
                     static_cast<long long>(d.small_sc));
        if (d.big_dt != ACL_FLOAT || d.small_dt != ACL_FLOAT) return why("not FLOAT input and output");
        if (d.g.k[0] * d.g.k[1] > 64) return why("more than 64 kernel rows");
+       return true;
+     }},
+    // depthwise_rows' ring with 3x3 output rows in groups of 4 (AVX-512) x 4 vectors: its pairs ran
+    // the rows' last vectors on two latency-bound FMA chains (the NCHW MobileNet layers, bench_conv:
+    // see PERFORMANCE.md, "NCHW depthwise: row groups").
+    {"depthwise_row_groups", core::kNoIsa,
+     [](const ConvDesc &d, const core::Why &why) {
+       if (d.mode != Mode::kForward) return why("not a forward convolution");
+       if (d.groups == 1 || d.cbg != 1) return why("not depthwise (groups=%lld with %lld input channels per group)",
+                                                   static_cast<long long>(d.groups), static_cast<long long>(d.cbg));
+       // OPSNN_CONV_DW_ROW_GROUPS=off leaves these layers to depthwise_rows (tests; measuring).
+       const char *env = std::getenv("OPSNN_CONV_DW_ROW_GROUPS");
+       if (env != nullptr && std::strcmp(env, "off") == 0) return why("OPSNN_CONV_DW_ROW_GROUPS=off");
+       const ConvGeom &g = d.g;
+       if (g.k[0] != 1 || g.s[0] != 1 || g.p[0] != 0) return why("a 3-D kernel");
+       if (g.k[1] != 3 || g.k[2] != 3)
+         return why("kernel %lldx%lld", static_cast<long long>(g.k[1]), static_cast<long long>(g.k[2]));
+       if (g.d[1] != 1 || g.d[2] != 1)
+         return why("dilation %lldx%lld", static_cast<long long>(g.d[1]), static_cast<long long>(g.d[2]));
+       if (g.s[1] > 2) return why("row stride %lld", static_cast<long long>(g.s[1]));
+       if (d.small_dt != ACL_FLOAT || d.small_s2 != 1)
+         return why("output not FLOAT rows of unit stride (stride %lld)", static_cast<long long>(d.small_s2));
+       if (g.small[2] < kernels::kDwGroupMinWidth)
+         return why("output width %lld < %lld", static_cast<long long>(g.small[2]),
+                    static_cast<long long>(kernels::kDwGroupMinWidth));
        return true;
      }},
     // Vectors along the output rows from a ring of padded rows, each input row copied once (the
@@ -202,6 +228,7 @@ const core::Impl<ConvDesc> kForwardImpls[] = {
 // kForwardImpls' entries by name.
 enum ForwardImpl : int {
   kDepthwiseNhwc = 0,
+  kDepthwiseRowGroups,
   kDepthwiseRows,
   kDepthwiseDirect,
   kDirectRows,
@@ -228,6 +255,8 @@ const kernels::DepthwiseFn kDepthwiseNhwcFns[] = {kernels::conv_depthwise_nhwc_a
                                                   kernels::conv_depthwise_nhwc_portable};
 const kernels::DepthwiseFn kDwRowsFns[] = {kernels::conv_dw_rows_avx512, kernels::conv_dw_rows_avx2,
                                            kernels::conv_dw_rows_portable};
+const kernels::DepthwiseFn kDwGroupsFns[] = {kernels::conv_dw_groups_avx512, kernels::conv_dw_groups_avx2,
+                                             kernels::conv_dw_groups_portable};
 const kernels::DirectFn kDirectFns[] = {kernels::conv_direct_avx512, kernels::conv_direct_avx2,
                                         kernels::conv_direct_portable};
 const kernels::DirectFn kPwNchwFns[] = {kernels::conv_pw_nchw_avx512, kernels::conv_pw_nchw_avx2,
@@ -241,6 +270,7 @@ const core::Impl<int> kDirectTiers[] = {{"portable", static_cast<int>(core::Isa:
 const kernels::DepthwiseFn kDepthwiseFns[] = {kernels::conv_depthwise_portable};
 const kernels::DepthwiseFn kDepthwiseNhwcFns[] = {kernels::conv_depthwise_nhwc_portable};
 const kernels::DepthwiseFn kDwRowsFns[] = {kernels::conv_dw_rows_portable};
+const kernels::DepthwiseFn kDwGroupsFns[] = {kernels::conv_dw_groups_portable};
 const kernels::DirectFn kDirectFns[] = {kernels::conv_direct_portable};
 const kernels::DirectFn kPwNchwFns[] = {kernels::conv_pw_nchw_portable};
 const kernels::SmallFn kSmallFns[] = {kernels::conv_small_portable};
@@ -580,6 +610,7 @@ ConvDesc desc_of(Mode mode, const Problem &p, const Side &big, const Side &small
              big.sc,   small.sc, big.dt,   small.dt, small.n};
   d.big_fs = big.flat_stride();
   d.small_fs = small.flat_stride();
+  d.small_s2 = small.ss[2];
   return d;
 }
 
@@ -645,10 +676,14 @@ void record_forward(core::OpBuilder &b, const Problem &p, const Side &big, const
   const int64_t cbg = big.c / p.groups, csg = small.c / p.groups;
   const ConvDesc d = desc_of(Mode::kForward, p, big, small, cbg, csg);
   const int impl = choose_impl(d, "forward");
-  if (impl == kDepthwiseNhwc || impl == kDepthwiseRows || impl == kDepthwiseDirect) {  // in the best ISA tier
+  if (impl == kDepthwiseNhwc || impl == kDepthwiseRowGroups || impl == kDepthwiseRows ||
+      impl == kDepthwiseDirect) {  // in the best ISA tier
     DepthwiseStep s;
     const int tier = choose_tier("depthwise");
-    s.fn = impl == kDepthwiseNhwc ? kDepthwiseNhwcFns[tier] : impl == kDepthwiseRows ? kDwRowsFns[tier] : kDepthwiseFns[tier];
+    s.fn = impl == kDepthwiseNhwc        ? kDepthwiseNhwcFns[tier]
+           : impl == kDepthwiseRowGroups ? kDwGroupsFns[tier]
+           : impl == kDepthwiseRows      ? kDwRowsFns[tier]
+                                         : kDepthwiseFns[tier];
     s.a.g = p.g;
     s.a.n = big.n;
     s.a.c_in = big.c;
@@ -665,7 +700,11 @@ void record_forward(core::OpBuilder &b, const Problem &p, const Side &big, const
     s.w = w;
     s.bias = bias;
     s.threads = static_cast<int>(std::min<int64_t>(core::num_threads(), std::max<int64_t>(1, big.n * big.c)));
-    if (impl == kDepthwiseRows) {  // per thread: its row ring (also when row chunks outnumber the planes)
+    if (impl == kDepthwiseRowGroups) {  // per thread: its row ring (also when row chunks outnumber the planes)
+      s.threads = core::num_threads();
+      s.scratch = b.book("conv.depthwise_row_groups",
+                         static_cast<uint64_t>(kernels::conv_dw_groups_scratch_floats(p.g, csg) * 4 * s.threads));
+    } else if (impl == kDepthwiseRows) {  // likewise
       s.threads = core::num_threads();
       s.scratch = b.book("conv.depthwise_rows",
                          static_cast<uint64_t>(kernels::conv_dw_rows_scratch_floats(p.g, csg) * 4 * s.threads));
