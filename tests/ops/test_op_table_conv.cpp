@@ -842,7 +842,7 @@ struct DirectCase {
       return std::string("conv:forward/depthwise_nhwc;conv:depthwise/") + expected_tier();
     if (first && unit()) {  // both channels-first here: the pointwise kernel from a strip of pixels on
       const int64_t pixels = g.small[0] * g.small[1] * g.small[2];
-      return pixels < 32 ? "conv:forward/gemm_1x1;"
+      return pixels < 48 ? "conv:forward/gemm_1x1;"
                          : std::string("conv:forward/pointwise_nchw;conv:pointwise/") + expected_tier();
     }
     if (!unit() && g.groups == 1 && g.cbig <= 8) return std::string("conv:forward/small_cin;conv:small/") + expected_tier();
@@ -1238,14 +1238,16 @@ TEST(ConvDirectNhwc, GroupsOfTwoBlocksPastL2) {
 }
 
 // The channels-first pointwise kernel (pointwise_nchw; channels-last: direct_nhwc) in every tier:
-// pixel counts at, just past and far from the 32-pixel strip (the last strip moved back), below it
+// pixel counts at, just past and far from the 48-pixel strip (the last strip moved back), below it
 // (gemm_1x1), odd channel counts and output channels off the 8- / 4-channel tile and the 16-channel
 // block, one input channel, batch 3, with and without a bias.
 TEST(ConvPointwiseNchw, ShapesInEveryIsaTier) {
   reseed_for_current_test();
   check_fixed_shapes({{1, 7, 5, 4, 8, 1, 1, 0}, {3, 1, 9, 3, 11, 1, 1, 0}, {2, 19, 33, 5, 7, 1, 1, 0},
                       {1, 33, 24, 6, 6, 1, 1, 0}, {3, 64, 17, 7, 9, 1, 1, 0}, {1, 130, 40, 13, 13, 1, 1, 0},
-                      {2, 16, 16, 2, 16, 1, 1, 0}, {1, 5, 3, 1, 31, 1, 1, 0}},
+                      {2, 16, 16, 2, 16, 1, 1, 0}, {1, 5, 3, 1, 31, 1, 1, 0}, {1, 7, 5, 6, 8, 1, 1, 0},
+                      {3, 1, 9, 7, 7, 1, 1, 0}, {2, 19, 33, 5, 19, 1, 1, 0}, {1, 33, 24, 8, 12, 1, 1, 0},
+                      {2, 24, 17, 1, 47, 1, 1, 0}},
                      true);
 }
 
