@@ -10,6 +10,7 @@
 //   OPSNN_NUM_THREADS=2 ./bench_conv
 //   OPSNN_NUM_THREADS=1 ./bench_conv --cpu-time    (process CPU time: for a loaded machine)
 //   OPSNN_NUM_THREADS=1 ./bench_conv --cpu-time --only dw    (just the layers whose name has "dw")
+//   OPSNN_NUM_THREADS=1 ./bench_conv --cpu-time --quant [--only k1]    (just the int8 QuantConvolution table)
 //   ./bench_conv --list-shapes    (the layers, one per line: what compare_conv_torch.py times)
 //   ./bench_conv --torch FILE     (add PyTorch's times: lines "<layer index> <batch> <nchw|nhwc> <ms>")
 //
@@ -460,13 +461,14 @@ struct OursQuant {
   }
 };
 
-void bench_quant(bool quick) {
+void bench_quant(bool quick, const char *only) {
   const Shape shapes[] = {{"64x56x56->64 k3 p1", 64, 56, 56, 64, 3, 1, 1, 1},
                           {"256x56x56->64 k1", 256, 56, 56, 64, 1, 1, 0, 1},
                           {"256x14x14->256 k3 p1", 256, 14, 14, 256, 3, 1, 1, 1}};
   std::printf("\n| int8 layer | batch | QuantConvolution ms | GOP/s | fp32 Convolution ms | fp32 / int8 |\n");
   std::printf("|---|---|---|---|---|---|\n");
   for (const Shape &sh : shapes) {
+    if (only != nullptr && std::strstr(sh.name, only) == nullptr) continue;
     for (int64_t n : {int64_t{1}, int64_t{8}}) {
       if (quick && n == 8) continue;
       const int64_t ho = out_dim(sh.h, sh), wo = out_dim(sh.w, sh);
@@ -532,12 +534,14 @@ double max_abs_diff(const std::vector<float> &a, const std::vector<float> &b) {
 int main(int argc, char **argv) {
   bool quick = false;
   const char *only = nullptr;  // --only SUBSTR: just the layers whose name contains it
+  bool quant_only = false;     // --quant: just the int8 QuantConvolution table (with --only: its layers)
   TorchTimes torch_times;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) g_reps = std::atoi(argv[++i]);
     if (!std::strcmp(argv[i], "--cpu-time")) g_cpu_time = true;
     if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     if (!std::strcmp(argv[i], "--torch") && i + 1 < argc) torch_times.load(argv[++i]);
+    if (!std::strcmp(argv[i], "--quant")) quant_only = true;
     if (!std::strcmp(argv[i], "--list-shapes")) {  // index cin h w cout k s p groups name
       for (size_t l = 0; l < sizeof kShapes / sizeof kShapes[0]; ++l) {
         const Shape &sh = kShapes[l];
@@ -555,6 +559,10 @@ int main(int argc, char **argv) {
     }
   }
   opsnn::bench::env();
+  if (quant_only) {
+    bench_quant(quick, only);
+    return 0;
+  }
   const int threads = opsnn::core::num_threads();
   set_peer_threads(threads);
   const auto &f = opsnn::core::cpu_features();
@@ -641,6 +649,6 @@ int main(int argc, char **argv) {
 #endif
   if (only != nullptr) return 0;  // --only: the main table only
   bench_deformable(quick);
-  bench_quant(quick);
+  bench_quant(quick, nullptr);
   return 0;
 }

@@ -135,6 +135,9 @@ TEST(Igemm, ExtremeValuesAndLongK) {
     for (int fill : {1, 2, 3}) {
       run_case({1, 5, 40, 1000, false, false, 1, false, fill}, kernel, 2, rng);
       run_case({1, 2, 33, 65535, false, true, 1, false, fill}, kernel, 1, rng);
+      // A stored column-major (unit row stride, the convolution's im2col columns): full panels packed
+      // in k-quads by unpacks, K blocks and a K tail off the quad.
+      run_case({1, 50, 40, 1030, true, false, 1, false, fill}, kernel, 2, rng);
     }
     // The largest K: |sum| = 128 * 128 * 131071 still fits in int32.
     run_case({1, 1, 3, kIgemmMaxK, false, false, 1, false, 1}, kernel, 1, rng);

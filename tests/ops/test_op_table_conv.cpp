@@ -808,7 +808,8 @@ struct DirectCase {
   }
   // The Winograd tile phase 1 takes ("" none): 2-D 3x3 stride 1 dilation 1 groups 1, forced by
   // OPSNN_CONV_WINOGRAD or by the measured rule (16+ channels each side, 48+ output tiles over the
-  // batch; F(4x4) up to 128 input channels, F(2x2) above).
+  // batch, 48+ of them per GEMM block of 2 MiB of planes; F(4x4) up to 128 input channels, F(2x2)
+  // above).
   std::string winograd_tile() const {
     if (g.groups != 1 || g.big[0] != 1 || g.k[0] != 1 || g.p[0] != 0) return "";
     for (int j = 1; j < 3; ++j)
@@ -819,7 +820,10 @@ struct DirectCase {
     if (forced == "f2" || forced == "f4") return forced + "x" + forced.substr(1);
     if (g.cbig < 16 || g.csmall < 16) return "";
     const int64_t m = g.cbig <= 128 ? 4 : 2;
-    if (g.n * ((g.small[1] + m - 1) / m) * ((g.small[2] + m - 1) / m) < 48) return "";
+    const int64_t tiles = g.n * ((g.small[1] + m - 1) / m) * ((g.small[2] + m - 1) / m);
+    if (tiles < 48) return "";
+    const int64_t fit = (int64_t{2} << 20) / ((m + 2) * (m + 2) * (g.cbig + g.csmall) * 4);
+    if (std::min(tiles, std::max<int64_t>(12, fit / 12 * 12)) < 48) return "";
     return m == 4 ? "f4x4" : "f2x2";
   }
   // The start of the path phase 1 should choose: the direct kernel in the tier the cap allows; a
@@ -844,7 +848,7 @@ struct DirectCase {
       return std::string("conv:forward/depthwise_nhwc;conv:depthwise/") + expected_tier();
     if (first && unit()) {  // both channels-first here: the pointwise kernel from a strip of pixels on
       const int64_t pixels = g.small[0] * g.small[1] * g.small[2];
-      return pixels < 32 ? "conv:forward/gemm_1x1;"
+      return pixels < 48 ? "conv:forward/gemm_1x1;"
                          : std::string("conv:forward/pointwise_nchw;conv:pointwise/") + expected_tier();
     }
     if (!unit() && g.groups == 1 && g.cbig <= 8) return std::string("conv:forward/small_cin;conv:small/") + expected_tier();
@@ -1214,15 +1218,45 @@ TEST(ConvDirectNhwc, TaskSplitsAndEdgeTiles) {
                      true);
 }
 
+// A weight whose 4-block (64-channel) slice exceeds L2 takes groups of 2 blocks (AVX-512's 12-pixel
+// tiles; other tiers' groups are 1 block anyway): output channels 80 (groups 2, 2, 1) and 48 (2, 1),
+// rows of 6 pixels, padding, batch 2, channels-last and channels-first in every tier; the choice
+// and its reason in the verbose line, and 4 blocks below the bound.
+TEST(ConvDirectNhwc, GroupsOfTwoBlocksPastL2) {
+  reseed_for_current_test();
+  const int64_t l2 = static_cast<int64_t>(core::cpu_features().l2_bytes);
+  const int64_t cin = l2 / (64 * 9 * 4) + 7;  // the 64-channel slice of a 3x3 weight just past L2
+  check_fixed_shapes({{2, cin, 80, 5, 6, 3, 1, 1}, {1, cin, 48, 4, 7, 3, 1, 1}}, false);
+  WinogradEnv direct("off");
+  for (const auto &[c, groups] : {std::pair<int64_t, const char *>{cin, "2_blocks"}, {cin / 2, "4_blocks"}}) {
+    DirectCall call(fixed_2d_case(1, c, 80, 5, 6, 3, 3, 1, 1, 1));
+    const std::string path = chosen_path([&](uint64_t *w, aclOpExecutor **e) { return call.phase1(w, e); });
+    EXPECT_NE(path.find(std::string("conv:direct_groups/") + groups), std::string::npos) << path;
+  }
+  DirectCall past(fixed_2d_case(1, cin, 80, 5, 6, 3, 3, 1, 1, 1));
+  std::vector<std::string> lines;
+  core::set_verbose_for_testing(true, &lines);
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  ASSERT_EQ(past.phase1(&ws, &ex), 0);
+  core::set_verbose_for_testing(false, nullptr);
+  aclDestroyAclOpExecutor(ex);
+  std::string all;
+  for (const std::string &l : lines) all += l;
+  EXPECT_NE(all.find("4_blocks: weight slice of 64 channels"), std::string::npos) << all;
+}
+
 // The channels-first pointwise kernel (pointwise_nchw; channels-last: direct_nhwc) in every tier:
-// pixel counts at, just past and far from the 32-pixel strip (the last strip moved back), below it
+// pixel counts at, just past and far from the 48-pixel strip (the last strip moved back), below it
 // (gemm_1x1), odd channel counts and output channels off the 8- / 4-channel tile and the 16-channel
 // block, one input channel, batch 3, with and without a bias.
 TEST(ConvPointwiseNchw, ShapesInEveryIsaTier) {
   reseed_for_current_test();
   check_fixed_shapes({{1, 7, 5, 4, 8, 1, 1, 0}, {3, 1, 9, 3, 11, 1, 1, 0}, {2, 19, 33, 5, 7, 1, 1, 0},
                       {1, 33, 24, 6, 6, 1, 1, 0}, {3, 64, 17, 7, 9, 1, 1, 0}, {1, 130, 40, 13, 13, 1, 1, 0},
-                      {2, 16, 16, 2, 16, 1, 1, 0}, {1, 5, 3, 1, 31, 1, 1, 0}},
+                      {2, 16, 16, 2, 16, 1, 1, 0}, {1, 5, 3, 1, 31, 1, 1, 0}, {1, 7, 5, 6, 8, 1, 1, 0},
+                      {3, 1, 9, 7, 7, 1, 1, 0}, {2, 19, 33, 5, 19, 1, 1, 0}, {1, 33, 24, 8, 12, 1, 1, 0},
+                      {2, 24, 17, 1, 47, 1, 1, 0}},
                      true);
 }
 
@@ -1620,7 +1654,8 @@ TEST(ConvWinograd, RejectionsAreLogged) {
       {grouped, "winograd: groups=2"},
       {winograd_case(1, 12, 20, 30, 30, 1, 1, false), "winograd: 12 -> 20 channels (< 16)"},
       {winograd_case(1, 64, 64, 8, 8, 1, 1, true), "winograd: 4 output tiles of 4x4 (< 48)"},
-      {winograd_case(2, 256, 64, 7, 7, 1, 1, false), "winograd: 32 output tiles of 2x2 (< 48)"}};
+      {winograd_case(2, 256, 64, 7, 7, 1, 1, false), "winograd: 32 output tiles of 2x2 (< 48)"},
+      {winograd_case(3, 512, 200, 7, 7, 1, 1, false), "winograd: 36 tiles per GEMM block (< 48) for 512 -> 200"}};
   for (const auto &[dc, why] : cases) EXPECT_NE(rejected(dc).find(why), std::string::npos) << why << "\n" << rejected(dc);
 }
 

@@ -119,6 +119,9 @@ struct DirectArgs {
   float *out = nullptr;
   int64_t out_sn = 0, out_sc = 1, out_ss[3] = {0, 0, 0};
   const float *w = nullptr;  // conv_direct_pack's layout
+  // Output channel blocks per register tile group, at most the unit's widest tile (AVX-512: 4);
+  // 0: the widest. Phase 1 narrows it when a group's weight slice would not stay in L2.
+  int64_t group_blocks = 0;
 };
 void conv_direct_portable(const DirectArgs &a, int threads);
 void conv_direct_avx2(const DirectArgs &a, int threads);

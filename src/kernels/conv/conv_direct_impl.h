@@ -213,14 +213,15 @@ inline void direct_body(const DirectArgs &args, int threads) {
   const int64_t blocks = (a.c_out + kDirectBlock - 1) / kDirectBlock;
   const int64_t taps = g.kprod(), wbs = taps * a.c_in * kDirectBlock;
   const float *bias = a.w + blocks * wbs;
-  // Channel block groups: as many of kCdMaxNb blocks as fit, then one of 2, then one of 1.
-  const int64_t nfull = blocks / kCdMaxNb, rem = blocks % kCdMaxNb;
+  // Channel block groups: as many of nb blocks as fit, then one of 2, then one of 1.
+  const int64_t nb = a.group_blocks > 0 ? std::min<int64_t>(kCdMaxNb, a.group_blocks) : kCdMaxNb;
+  const int64_t nfull = blocks / nb, rem = blocks % nb;
   const int64_t ngroups = nfull + (rem >= 2) + (rem % 2);
   auto group = [&](int64_t gi, int64_t *start, int64_t *size) {
     if (gi < nfull) {
-      *start = gi * kCdMaxNb, *size = kCdMaxNb;
+      *start = gi * nb, *size = nb;
     } else if (gi == nfull && rem >= 2) {
-      *start = nfull * kCdMaxNb, *size = 2;
+      *start = nfull * nb, *size = 2;
     } else {
       *start = blocks - 1, *size = 1;
     }

@@ -18,7 +18,7 @@ namespace opsnn::kernels {
 
 // Pixels one strip of the widest unit covers: images with fewer (flattened) pixels are refused in
 // phase 1 (gemm_1x1 keeps them).
-constexpr int64_t kPwNchwMinPixels = 32;
+constexpr int64_t kPwNchwMinPixels = 48;
 
 // a.w is conv_direct_pack's output for a 1x1 kernel; a.in / a.out address pixel p of channel c at
 // c * sc + p (the flattened spatial index at unit stride).

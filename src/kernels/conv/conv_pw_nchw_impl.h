@@ -18,9 +18,11 @@ constexpr int kPwVw = OPSNN_PW_VW;
 typedef float PwVec __attribute__((vector_size(OPSNN_PW_VW * 4), aligned(4)));
 // Register tile: MR output channels x NV pixel vectors (MR * NV accumulators, NV input vectors and
 // a broadcast weight within the unit's registers: AVX-512 32, AVX2 / SSE 16). MR divides the
-// packed weight's 16-channel blocks.
+// packed weight's 16-channel blocks. AVX-512: 8 x 3 (24 accumulators; 8 x 2 had 16, and 10 loads
+// per 16 FMAs: ResNet's NCHW 1x1 layers 0.55-0.65 -> 0.50-0.52 ms, PERFORMANCE.md "1x1 on NCHW:
+// an 8 x 3 tile"; 4 x 6 was 3x slower).
 #if OPSNN_PW_VW == 16
-constexpr int kPwMr = 8, kPwNv = 2;
+constexpr int kPwMr = 8, kPwNv = 3;
 #else
 constexpr int kPwMr = 4, kPwNv = 2;
 #endif
@@ -37,8 +39,9 @@ inline void pw_tile(const float *x, int64_t sc, int64_t cin, const float *wp, co
     for (int v = 0; v < kPwNv; ++v) acc[i][v] = PwVec{};
   for (int64_t k = 0; k < cin; ++k) {
     const float *xr = x + k * sc;
-    if (prefetch != nullptr) {  // the next strip's row segment (its first and last float)
-      __builtin_prefetch(prefetch + k * sc);
+    if (prefetch != nullptr) {  // the next strip's row segment (every line of it, and its last float)
+#pragma GCC unroll 4
+      for (int64_t o = 0; o < kPwStrip; o += 16) __builtin_prefetch(prefetch + k * sc + o);
       __builtin_prefetch(prefetch + k * sc + kPwStrip - 1);
     }
     PwVec xv[kPwNv];

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "core/cpu_features.h"
 #include "core/op_checks.h"
 #include "core/impl_list.h"
 #include "core/thread_pool.h"
@@ -276,6 +277,34 @@ const kernels::DirectFn kPwNchwFns[] = {kernels::conv_pw_nchw_portable};
 const kernels::SmallFn kSmallFns[] = {kernels::conv_small_portable};
 const kernels::DirectRowsFn kDirectRowsFns[] = {kernels::conv_direct_rows_portable};
 #endif
+
+// The direct kernel's output channel groups (DirectArgs::group_blocks), widest first. A group's
+// packed weight slice (blocks x 16 channels x C_in x taps) is read once per tile of a few pixels
+// of one row: beyond L2 every tile streams it from L3 (512x7x7 -> 512 k3: 4 blocks 2.0 ms, 2 blocks
+// 1.2 ms; PERFORMANCE.md, "Direct kernel: weight groups within L2").
+struct DirectGroupDesc {
+  int64_t slice_floats_per_block;  // C_in * taps * 16
+};
+const core::Impl<DirectGroupDesc> kDirectGroups[] = {
+    {"4_blocks", core::kNoIsa,
+     [](const DirectGroupDesc &d, const core::Why &why) {
+       const int64_t bytes = 4 * d.slice_floats_per_block * 4, l2 = static_cast<int64_t>(core::cpu_features().l2_bytes);
+       if (bytes > l2)
+         return why("weight slice of 64 channels %lld KiB > L2 %lld KiB", static_cast<long long>(bytes >> 10),
+                    static_cast<long long>(l2 >> 10));
+       return true;
+     }},
+    {"2_blocks", core::kNoIsa, nullptr},
+};
+
+int choose_direct_groups(const ConvGeom &g, int64_t c_in) {
+  core::ImplTrace trace;
+  const bool traced = core::current_phase1_trace() != nullptr;
+  const int i = core::choose(kDirectGroups, DirectGroupDesc{c_in * g.kprod() * kernels::kDirectBlock},
+                             traced ? &trace : nullptr);
+  record("direct_groups", kDirectGroups[i].name, traced ? &trace : nullptr);
+  return i == 0 ? 4 : 2;
+}
 
 // The best ISA tier of the direct kernels, noted in the trace as conv:<engine>/<tier>.
 int choose_tier(const char *engine) {
@@ -741,6 +770,7 @@ void record_forward(core::OpBuilder &b, const Problem &p, const Side &big, const
     DirectStep s;
     s.fn = impl == kPointwiseNchw ? kPwNchwFns[choose_tier("pointwise")] : kDirectFns[choose_tier("direct")];
     set_direct_operands(s, p, big, small, w, bias);
+    if (impl != kPointwiseNchw) s.a.group_blocks = choose_direct_groups(p.g, big.c);
     s.threads = core::num_threads();
     b.add_step<DirectStep>(std::move(s));
     return;

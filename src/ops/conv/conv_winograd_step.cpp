@@ -32,8 +32,24 @@ const kernels::WinoOutputFn kOutputFns[] = {kernels::wino_output_portable};
 constexpr int64_t kF4MaxChannels = 128;
 constexpr int64_t kMinChannels = 16;
 constexpr int64_t kMinTiles = 48;
+// At least this many GEMM rows (tiles) per block: each transformed weight panel is read once per
+// block, so fewer rows stream the T planes of weight from memory for little work (512 -> 512
+// channels: 24 rows per block, 16.8 MiB of weight per block; 7x7 batch 8 took 1.6x the direct
+// kernel's time; PERFORMANCE.md, "Direct kernel: weight groups within L2").
+constexpr int64_t kMinBlockRows = 48;
 
 constexpr size_t align64(size_t b) { return (b + 63) / 64 * 64; }
+
+// Tiles per block: the block's planes (input and product) within this many bytes, so they stay
+// in L2 between the transforms and the GEMMs.
+constexpr int64_t kBlockBytes = 2 << 20;
+
+// Whole 12-row tiles of the GEMM's micro-kernel; fixed by the shape alone (not the thread count),
+// so every tile's sums have one order.
+int64_t block_tiles(int m, int64_t c_in, int64_t c_out, int64_t tiles) {
+  const int64_t fit = kBlockBytes / (kernels::wino_planes(m) * (c_in + c_out) * 4);
+  return std::min(tiles, std::max<int64_t>(12, fit / 12 * 12));
+}
 
 class WinogradStep final : public core::Step {
  public:
@@ -77,10 +93,6 @@ class WinogradStep final : public core::Step {
   }
 };
 
-// Tiles per block: the block's planes (input and product) within this many bytes, so they stay
-// in L2 between the transforms and the GEMMs.
-constexpr int64_t kBlockBytes = 2 << 20;
-
 kernels::GemmDesc plane_gemm(const WinogradStep &s, int64_t count) {
   kernels::GemmDesc d;
   d.batch = kernels::wino_planes(s.a.m);
@@ -109,6 +121,10 @@ int winograd_tile(const ConvGeom &g, int64_t n, int64_t c_in, int64_t c_out, con
   if (tiles < kMinTiles)
     return why("%lld output tiles of %dx%d (< %lld)", static_cast<long long>(tiles), m, m,
                static_cast<long long>(kMinTiles));
+  const int64_t block = block_tiles(m, c_in, c_out, tiles);
+  if (block < kMinBlockRows)
+    return why("%lld tiles per GEMM block (< %lld) for %lld -> %lld channels", static_cast<long long>(block),
+               static_cast<long long>(kMinBlockRows), static_cast<long long>(c_in), static_cast<long long>(c_out));
   return m;
 }
 
@@ -143,10 +159,7 @@ void record_winograd(core::OpBuilder &b, const Problem &p, const Side &big, cons
   s.big = big;
   s.small = small;
   const int64_t t_planes = kernels::wino_planes(m), tiles = a.tiles();
-  // Whole 12-row tiles of the GEMM's micro-kernel; fixed by the shape alone (not the thread
-  // count), so every tile's sums have one order.
-  const int64_t fit = kBlockBytes / (t_planes * (a.c_in + a.c_out) * 4);
-  s.block = std::min(tiles, std::max<int64_t>(12, fit / 12 * 12));
+  s.block = block_tiles(m, a.c_in, a.c_out, tiles);
   s.blocks = (tiles + s.block - 1) / s.block;
   s.tasks = std::min<int64_t>(core::num_threads(), s.blocks);
   kernels::GemmOptions one_thread;  // the blocks are the parallelism
