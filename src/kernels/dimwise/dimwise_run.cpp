@@ -47,10 +47,11 @@ const core::Impl<DimwiseLoop> kLinePaths[] = {
 
 // How FLOAT row ops write their output. Non-temporal stores skip the read-for-ownership and leave
 // the caches to the rows being computed; measured on [4096, 4096] FLOAT (docs/PERFORMANCE.md,
-// 2026-12-03, CPU time): LayerNorm -15 %, RmsNorm -28 %, LogSoftmax -6 %. Softmax by lines keeps
-// plain stores: its exp pass already wrote y into L1 and re-storing it non-temporally measured no
-// better on rows of 512. An output that fits the last-level cache keeps plain stores (the next op
-// reads it from there).
+// 2026-12-03, CPU time): LayerNorm -15 %, RmsNorm -28 %, LogSoftmax -6 %. Softmax keeps plain
+// stores: by lines its exp pass already wrote y into L1 and re-storing it non-temporally measured no
+// better on rows of 512; softmax_rows' non-temporal variant measured within the noise (151 vs 157 ms
+// CPU on [64, 32, 512, 512]). An output that fits the last-level cache keeps plain stores (the next
+// op reads it from there).
 const core::Impl<DimwiseLoop> kStoreModes[] = {
     {"stream_stores", core::kNoIsa,
      [](const DimwiseLoop &L, const core::Why &why) {
