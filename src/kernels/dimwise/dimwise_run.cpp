@@ -26,9 +26,10 @@ DimwiseLinesFn const kDimwiseLines[] = {
 
 // The line path of FLOAT softmax / log-softmax: softmax_rows (kernels/dimwise/softmax_rows.h) keeps
 // three rows in flight, overlapping one row's read from memory with the previous row's exp and the
-// one before's stores; measured on rows of 512-2048 floats (docs/PERFORMANCE.md, 2026-12-03) 1.1-1.4x
-// faster than a line at a time. Its rows must stay in L1 / L2: softmax's three input rows and two
-// lines of exponentials, log-softmax's four rows (softmax at 4096 measured slower).
+// one before's stores (docs/PERFORMANCE.md, 2026-12-03: rows of 512 in L1 need 1.3-1.4x less
+// compute; the ops on [64, 32, 512, 512] 1.4-1.6x (log-softmax) and 1.0-1.35x (softmax) less CPU
+// time than a line at a time). Its rows must stay in L1 / L2: softmax's three input rows and two
+// lines of exponentials, log-softmax's four rows (softmax's rows of 4096 measured slower).
 constexpr int64_t kSoftmaxRowsMaxLen = 2048, kLogSoftmaxRowsMaxLen = 4096;
 const core::Impl<DimwiseLoop> kLinePaths[] = {
     {"softmax_rows", core::kNoIsa,
