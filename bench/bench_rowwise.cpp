@@ -159,6 +159,11 @@ void SoftmaxAttn(benchmark::State &s) {
   T x(kSoftmax), y(kSoftmax);
   run(s, [&](uint64_t *w, aclOpExecutor **e) { return aclnnSoftmaxGetWorkspaceSize(x, 3, y, w, e); }, aclnnSoftmax);
 }
+void LogSoftmaxAttn(benchmark::State &s) {
+  T x(kSoftmax), y(kSoftmax);
+  run(s, [&](uint64_t *w, aclOpExecutor **e) { return aclnnLogSoftmaxGetWorkspaceSize(x, 3, y, w, e); },
+      aclnnLogSoftmax);
+}
 void LogSoftmaxInner(benchmark::State &s) {
   T x(kSq), y(kSq);
   run(s, [&](uint64_t *w, aclOpExecutor **e) { return aclnnLogSoftmaxGetWorkspaceSize(x, 1, y, w, e); },
@@ -347,6 +352,7 @@ BENCHMARK(ArgMaxOuter)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(VarInner)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(SoftmaxInner)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(SoftmaxAttn)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(LogSoftmaxAttn)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(LogSoftmaxInner)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(LayerNormInner)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(RmsNormInner)->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -90,6 +90,7 @@ def main():
         ("SoftmaxInner", lambda: torch._softmax(sq, 1, False, out=osq), 2 * n),
         ("SoftmaxAttn", lambda: torch._softmax(attn, 3, False, out=oattn), 2 * attn.numel() * 4),
         ("LogSoftmaxInner", lambda: torch._log_softmax(sq, 1, False, out=osq), 2 * n),
+        ("LogSoftmaxAttn", lambda: torch._log_softmax(attn, 3, False, out=oattn), 2 * attn.numel() * 4),
         ("LayerNormInner", lambda: torch.nn.functional.layer_norm(sq, (4096,), w, b, 1e-5), 2 * n),
         ("RmsNormInner", lambda: sq * torch.rsqrt(sq.pow(2).mean(1, keepdim=True) + 1e-6) * w, 2 * n),
         ("CumsumInner", lambda: torch.cumsum(sq, 1, out=osq), 2 * n),

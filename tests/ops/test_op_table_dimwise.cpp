@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "float64_refs.h"
+#include "kernels/dimwise/dimwise.h"
 #include "op_table_harness.h"
 #include "test_util.h"
 
@@ -273,6 +274,47 @@ TEST_P(OpTableDimwise, SpecialValues) {
     x2.set_values({0.1, 0.2, 0.3, 0.25, 0.15});
     check_call(c, x, c.nin == 2 ? &x2 : nullptr, 1, false);
   }
+}
+
+// FLOAT softmax / log-softmax rows go three at a time through kernels/dimwise/softmax_rows.h: row
+// counts below and above the pipeline's depth, lengths around the vector width and the path's
+// limits, and rows holding a NaN, +inf, only -inf, some -inf or values of 1e30 next to ordinary
+// rows, so each stage meets them beside the others.
+TEST_P(OpTableDimwise, FloatRowsInFlightWithSpecials) {
+  reseed_for_current_test();
+  const DimwiseTableCase &c = GetParam();
+  if (c.kind != "softmax" && c.kind != "log_softmax") return;
+  for (const int64_t n : {1, 5, 16, 33, 512, 1000, 2048, 4096}) {
+    for (const int64_t rows : {1, 2, 3, 11}) {
+      SCOPED_TRACE(::testing::Message() << c.name << " rows " << rows << " n " << n);
+      DeviceTensor x({rows, n}, ACL_FLOAT);
+      x.fill_random(-4, 4);
+      std::vector<double> v = x.values();
+      auto at = [&](int64_t r, int64_t i) -> double & { return v[static_cast<size_t>(r * n + i)]; };
+      const int64_t p = static_cast<int64_t>(rng()() % static_cast<uint64_t>(n));
+      if (rows > 1) at(1, p) = NAN;
+      if (rows > 2) at(2, p) = INFINITY;
+      if (rows > 3)
+        for (int64_t i = 0; i < n; ++i) at(3, i) = -INFINITY;
+      if (rows > 4)
+        for (int64_t i = 0; i < n; i += 3) at(4, i) = -INFINITY;
+      if (rows > 5)
+        for (int64_t i = 0; i < n; ++i) at(5, i) *= 2.5e29;
+      x.set_values(v);
+      check_call(c, x, nullptr, 1, false);
+    }
+  }
+}
+
+// An output larger than the last-level cache (phase 1 may choose non-temporal stores for it).
+TEST_P(OpTableDimwise, FloatRowsPastTheLastLevelCache) {
+  reseed_for_current_test();
+  const DimwiseTableCase &c = GetParam();
+  if (c.kind != "softmax" && c.kind != "log_softmax") return;
+  const int64_t n = 1024 + static_cast<int64_t>(rng()() % 2) * 16;
+  DeviceTensor x({static_cast<int64_t>(kernels::dimwise_stream_out_bytes()) / (4 * n) + 3, n}, ACL_FLOAT);
+  x.fill_random(-4, 4);
+  check_call(c, x, nullptr, 1, false);
 }
 
 // Long lines drawn from a few values (many ties) with NaN, both zeros and infinities among them,

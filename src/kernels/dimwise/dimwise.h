@@ -79,16 +79,17 @@ struct DimwiseLoop {
   int64_t out_len[kDimwiseMaxIo] = {1, 1, 1, 1, 1};  // per output: len (along the line), k (topk: one line dim) or 1
   int tier = 0;              // the kernels' ISA tier (choose_dimwise_tier)
   bool stream_out = false;   // FLOAT row ops write result 0 by non-temporal stores (choose_dimwise_tier)
+  bool softmax_rows = false;  // FLOAT softmax / log-softmax rows through the pipelined row kernel (choose_dimwise_tier)
   int64_t tasks = 1;         // lines are cut into this many ranges, each with its own scratch
   uint64_t scratch_bytes_per_task = 0;
   uint64_t workspace_bytes() const { return static_cast<uint64_t>(tasks) * scratch_bytes_per_task; }
 };
 
-// Chooses the ISA tier of the line kernels (best first, OPSNN_MAX_ISA / OPSNN_KERNELS honoured);
-// returns its name; rejections go to `trace` (may be null).
+// Chooses the ISA tier of the line kernels (best first, OPSNN_MAX_ISA / OPSNN_KERNELS honoured),
+// the softmax row kernel and the store mode; returns the tier's name; rejections go to `trace` (may be null).
 const char *choose_dimwise_tier(DimwiseLoop &loop, core::ImplTrace *trace);
 
-// Output bytes above which FLOAT layer / RMS norms and log-softmax write by non-temporal stores:
+// Output bytes above which FLOAT layer / RMS norms and (log-)softmax write by non-temporal stores:
 // the last-level cache one core can use.
 uint64_t dimwise_stream_out_bytes();
 

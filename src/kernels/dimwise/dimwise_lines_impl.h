@@ -12,6 +12,7 @@
 
 #include "kernels/dimwise/dimwise.h"
 #include "kernels/dimwise/line_sort.h"
+#include "kernels/dimwise/softmax_rows.h"
 #include "kernels/elementwise/convert.h"
 #include "kernels/elementwise/vmath.h"
 #include "kernels/simd/vec.h"
@@ -575,10 +576,69 @@ inline bool topk_float_in_place(const DimwiseLoop &L, const char *const *in, cha
   return true;
 }
 
+// FLOAT softmax / log-softmax lines that phase 1 gave to softmax_rows (DimwiseLoop::softmax_rows),
+// read and written in place. False (the line path runs) when the output overlaps the input other
+// than exactly (in place). Non-temporal stores where phase 1 asked for them and every output row is
+// 64-byte aligned and a whole number of vectors.
+inline bool softmax_float_rows(const DimwiseLoop &L, const char *const *in, char *const *out, char *scratch,
+                               int64_t l0, int64_t l1) {
+  if (!L.softmax_rows || l0 >= l1) return false;
+  const int64_t n = L.len;
+  if (n == 0) return true;
+  // The byte spans of input and output (the outer strides may be negative only in theory: views here
+  // have non-negative strides, but stay safe).
+  auto span = [&](const int64_t *st, const char *base, const char **lo, const char **hi) {
+    int64_t a = 0, b = (n - 1) * 4 + 4;
+    for (int d = 0; d < L.nouter; ++d) (st[d] < 0 ? a : b) += (L.outer_shape[d] - 1) * st[d];
+    *lo = base + a;
+    *hi = base + b;
+  };
+  const char *ilo, *ihi, *olo, *ohi;
+  span(L.in_outer[0], in[0], &ilo, &ihi);
+  span(L.out_outer[0], out[0], &olo, &ohi);
+  const bool same = in[0] == out[0] && std::equal(L.in_outer[0], L.in_outer[0] + L.nouter, L.out_outer[0]);
+  if (!same && olo < ihi && ilo < ohi) return false;
+  bool nt = L.stream_out && n % vec::kF32 == 0 && reinterpret_cast<uintptr_t>(out[0]) % 64 == 0;
+  for (int d = 0; d < L.nouter; ++d) nt = nt && L.out_outer[0][d] % 64 == 0;
+  // The rows in order: an odometer over the outer dims from line l0.
+  int64_t idx[kMaxLoopDims] = {}, ioff = 0, ooff = 0;
+  for (int64_t d = L.nouter - 1, rem = l0; d >= 0; --d) {
+    idx[d] = rem % L.outer_shape[d];
+    rem /= L.outer_shape[d];
+    ioff += idx[d] * L.in_outer[0][d];
+    ooff += idx[d] * L.out_outer[0][d];
+  }
+  auto next_row = [&](const float **x, float **y) {
+    *x = reinterpret_cast<const float *>(in[0] + ioff);
+    *y = reinterpret_cast<float *>(out[0] + ooff);
+    for (int d = L.nouter - 1; d >= 0; --d) {
+      ioff += L.in_outer[0][d];
+      ooff += L.out_outer[0][d];
+      if (++idx[d] < L.outer_shape[d]) break;
+      ioff -= idx[d] * L.in_outer[0][d];
+      ooff -= idx[d] * L.out_outer[0][d];
+      idx[d] = 0;
+    }
+  };
+  auto *ring = reinterpret_cast<float *>(scratch);
+  const bool lg = L.op == DimwiseOp::kLogSoftmax;
+  if (nt) {
+    if (lg) softmax_rows<true, true>(l1 - l0, n, next_row, ring);
+    else softmax_rows<false, true>(l1 - l0, n, next_row, ring);
+    vec::store_fence();
+  } else {
+    if (lg) softmax_rows<true, false>(l1 - l0, n, next_row, ring);
+    else softmax_rows<false, false>(l1 - l0, n, next_row, ring);
+  }
+  return true;
+}
+
 // Lines [l0, l1) of the loop in the compute type.
 inline void run_lines_any(const DimwiseLoop &L, const char *const *in, char *const *out, char *scratch, int64_t l0,
                           int64_t l1) {
-  if (cumsum_float_in_place(L, in, out, l0, l1) || topk_float_in_place(L, in, out, scratch, l0, l1)) return;
+  if (cumsum_float_in_place(L, in, out, l0, l1) || topk_float_in_place(L, in, out, scratch, l0, l1) ||
+      softmax_float_rows(L, in, out, scratch, l0, l1))
+    return;
   switch (L.compute) {
     case core::ComputeType::kInt64: run_lines<int64_t>(L, in, out, scratch, l0, l1); break;
     case core::ComputeType::kFloat: run_lines<float>(L, in, out, scratch, l0, l1); break;

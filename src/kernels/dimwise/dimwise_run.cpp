@@ -24,11 +24,35 @@ DimwiseLinesFn const kDimwiseLines[] = {
     &dimwise_lines_portable,
 };
 
+// The line path of FLOAT softmax / log-softmax: softmax_rows (kernels/dimwise/softmax_rows.h) keeps
+// three rows in flight, overlapping one row's read from memory with the previous row's exp and the
+// one before's stores (docs/PERFORMANCE.md, 2026-12-03: rows of 512 in L1 need 1.3-1.4x less
+// compute; the ops on [64, 32, 512, 512] 1.4-1.6x (log-softmax) and 1.0-1.35x (softmax) less CPU
+// time than a line at a time). Its rows must stay in L1 / L2: softmax's three input rows and two
+// lines of exponentials, log-softmax's four rows (softmax's rows of 4096 measured slower).
+constexpr int64_t kSoftmaxRowsMaxLen = 2048, kLogSoftmaxRowsMaxLen = 4096;
+const core::Impl<DimwiseLoop> kLinePaths[] = {
+    {"softmax_rows", core::kNoIsa,
+     [](const DimwiseLoop &L, const core::Why &why) {
+       if (L.op != DimwiseOp::kSoftmax && L.op != DimwiseOp::kLogSoftmax)
+         return why("%s is not softmax", dimwise_op_name(L.op));
+       if (L.compute != core::ComputeType::kFloat || L.in_dtype[0] != ACL_FLOAT || L.out_dtype[0] != ACL_FLOAT)
+         return why("not FLOAT in and out");
+       if (L.nline != 1 || L.in_line[0][0] != 4 || L.out_line[0][0] != 4) return why("the line is not unit-stride");
+       const int64_t most = L.op == DimwiseOp::kSoftmax ? kSoftmaxRowsMaxLen : kLogSoftmaxRowsMaxLen;
+       return L.len <= most ||
+              why("lines of %lld > %lld floats leave the cache", static_cast<long long>(L.len), static_cast<long long>(most));
+     }},
+    {"lines", core::kNoIsa, nullptr},
+};
+
 // How FLOAT row ops write their output. Non-temporal stores skip the read-for-ownership and leave
 // the caches to the rows being computed; measured on [4096, 4096] FLOAT (docs/PERFORMANCE.md,
-// 2026-12-03, CPU time): LayerNorm -15 %, RmsNorm -28 %, LogSoftmax -6 %. Softmax keeps plain stores:
-// its exp pass already wrote y into L1 and re-storing it non-temporally measured no better on rows of
-// 512. An output that fits the last-level cache keeps plain stores (the next op reads it from there).
+// 2026-12-03, CPU time): LayerNorm -15 %, RmsNorm -28 %, LogSoftmax -6 %. Softmax keeps plain
+// stores: by lines its exp pass already wrote y into L1 and re-storing it non-temporally measured no
+// better on rows of 512; softmax_rows' non-temporal variant measured within the noise (151 vs 157 ms
+// CPU on [64, 32, 512, 512]). An output that fits the last-level cache keeps plain stores (the next
+// op reads it from there).
 const core::Impl<DimwiseLoop> kStoreModes[] = {
     {"stream_stores", core::kNoIsa,
      [](const DimwiseLoop &L, const core::Why &why) {
@@ -77,6 +101,7 @@ const char *dimwise_op_name(DimwiseOp op) {
 
 const char *choose_dimwise_tier(DimwiseLoop &L, core::ImplTrace *trace) {
   L.tier = core::choose(kDimwiseTiers, L, trace);
+  L.softmax_rows = core::choose(kLinePaths, L, trace) == 0;
   L.stream_out = core::choose(kStoreModes, L, trace) == 0;
   return kDimwiseTiers[L.tier].name;
 }

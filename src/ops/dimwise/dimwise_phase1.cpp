@@ -80,7 +80,8 @@ void record_dimwise(core::OpBuilder &b, kernels::DimwiseLoop loop, const Dimwise
                             (loop.compute == core::ComputeType::kInt64   ? "/int64"
                              : loop.compute == core::ComputeType::kFloat ? "/float"
                                                                          : "/double") + "/tasks=" +
-                            std::to_string(loop.tasks) + (loop.stream_out ? "/stream_stores" : ""),
+                            std::to_string(loop.tasks) + (loop.softmax_rows ? "/softmax_rows" : "") +
+                            (loop.stream_out ? "/stream_stores" : ""),
                         &trace);
   int64_t written = 0;
   for (int k = 0; k < loop.nout; ++k) written += loop.out_len[k];
