@@ -265,8 +265,9 @@ struct ArgReducer {
   void merge(Acc<T> &a, const Acc<T> &b) const {
     if (b.n >= 0 && (a.n < 0 || better(b.v, a.v))) a = b;
   }
-  // FLOAT input read in place: the chunk's extremum in vector lanes, then its first position —
-  // unless the chunk has a NaN (the first NaN wins: the scalar scan finds it).
+  // FLOAT input read in place: the chunk's extremum in vector lanes (eight chains, the NaN test a
+  // flag), then its first position by a vector scan of the chunk, which is still in L1 — or, when the
+  // chunk has a NaN, the first NaN's (it wins).
   void row_f32(Acc<T> &a, const float *x, int64_t n, int64_t r0) const
     requires(std::is_same_v<T, double>)
   {
@@ -274,11 +275,9 @@ struct ArgReducer {
     bool nan = false;
     const float m = vec::extremum<kMax>(x, n, &nan);
     if (nan) {
-      for (int64_t i = 0; i < n; ++i)
-        if (a.n < 0 || better(static_cast<double>(x[i]), a.v)) {
-          a.v = x[i];
-          a.n = r0 + i;
-        }
+      const int64_t at = vec::find_first_nan(x, n);
+      a.v = x[at];
+      a.n = r0 + at;
       return;
     }
     if (a.n < 0 || better(static_cast<double>(m), a.v)) {

@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#if defined(__AVX512F__)
+#if defined(__AVX2__)
 #include <immintrin.h>
 #endif
 
@@ -109,10 +109,16 @@ struct NanFlag {
 };
 #endif
 
-// Whether any lane of a compare result is set (AVX-512: the compare's mask register, tested once).
+// Whether any lane of a compare result is set (AVX-512: the compare's mask register, tested once;
+// AVX2: one vptest of the two halves ORed; a memcmp against zero is lowered through the stack).
 inline bool any_lane(i32v m) {
 #if defined(__AVX512F__)
   return _mm512_test_epi32_mask(__m512i(m), __m512i(m)) != 0;
+#elif defined(__AVX2__)
+  __m256i h[2];
+  std::memcpy(h, &m, sizeof m);
+  const __m256i o = _mm256_or_si256(h[0], h[1]);
+  return _mm256_testz_si256(o, o) == 0;
 #else
   i32v z{};
   return std::memcmp(&m, &z, sizeof m) != 0;
@@ -163,18 +169,31 @@ inline float extremum(const float *x, int64_t n, bool *nan) {
   return r;
 }
 
-// The first i in [0, n) with x[i] == v (v not NaN and present), else n.
-inline int64_t find_first(const float *x, int64_t n, float v) {
-  const f32v s = splat(v);
+// The first i in [0, n) where lane_hit(x + i) (a compare of one vector) is set, else n: four
+// vectors per test (a row just read is in L1, so the scan costs about a compare per vector), then
+// the hit's 64 floats element by element through `hit`.
+template <class LaneHit, class Hit>
+inline int64_t find_first_where(const float *x, int64_t n, LaneHit lane_hit, Hit hit) {
   int64_t i = 0;
-  for (; i + kF32 <= n; i += kF32) {
-    const i32v eq = load(x + i) == s;
-    i32v z{};
-    if (std::memcmp(&eq, &z, sizeof eq) != 0) break;
+  for (; i + kStep <= n; i += kStep) {
+    const i32v m = lane_hit(x + i) | lane_hit(x + i + kF32) | lane_hit(x + i + 2 * kF32) | lane_hit(x + i + 3 * kF32);
+    if (any_lane(m)) break;
   }
   for (; i < n; ++i)
-    if (x[i] == v) return i;
+    if (hit(x[i])) return i;
   return n;
+}
+
+// The first i in [0, n) with x[i] == v (v not NaN), else n.
+inline int64_t find_first(const float *x, int64_t n, float v) {
+  const f32v s = splat(v);
+  return find_first_where(x, n, [&](const float *p) { return load(p) == s; }, [v](float e) { return e == v; });
+}
+
+// The first i in [0, n) with x[i] NaN, else n.
+inline int64_t find_first_nan(const float *x, int64_t n) {
+  return find_first_where(x, n, [](const float *p) { const f32v y = load(p); return y != y; },
+                          [](float e) { return e != e; });
 }
 
 }  // namespace
