@@ -306,6 +306,49 @@ TEST_P(OpTableReduce, WideColumnsBlocksTailsAndNaN) {
   }
 }
 
+// Extrema and arg-extrema along FLOAT rows read in place (vec::arg_extremum: eight chains of
+// 16-lane vectors, 128 floats a step, then the vectors left, then single elements; rows of 4100 are
+// a 4096 chunk and a 4-element one): ties across chain, step and chunk boundaries and between the
+// vectors and the scalar tail (the first wins), the best only in the tail, NaN at the last element
+// and several NaNs (the first wins), rows of one repeated value and of the identity -inf / +inf.
+TEST_P(OpTableReduce, FloatRowsTiesAndNaN) {
+  reseed_for_current_test();
+  const ReduceTableCase &c = GetParam();
+  const aclDataType dt = ACL_FLOAT;
+  const std::vector<std::string> kinds = {"max", "min", "argmax", "argmin"};
+  if (c.dims_kind == "all" || std::find(kinds.begin(), kinds.end(), c.kind) == kinds.end() ||
+      std::find(c.dtypes.begin(), c.dtypes.end(), dt) == c.dtypes.end())
+    return;
+  const bool mx = c.kind == "max" || c.kind == "argmax";
+  const double best = mx ? 10 : -10, identity = mx ? -INFINITY : INFINITY;
+  for (const int64_t len : {int64_t{300}, int64_t{4100}}) {
+    const std::vector<std::vector<int64_t>> ties = {
+        {15, 16}, {16, 15 + 128}, {127, 128}, {200, 16}, {5, len - 1}, {len - 1}, {len - 5, len - 1}, {3, 4097}};
+    const int64_t rows = static_cast<int64_t>(ties.size()) + 5;
+    DeviceTensor in({rows, len}, dt);
+    in.fill_random(-4, 4);
+    std::vector<double> v = in.values();
+    auto at = [&](int64_t r, int64_t i) -> double & { return v[static_cast<size_t>(r * len + i)]; };
+    int64_t r = 0;
+    for (const auto &t : ties) {
+      for (int64_t i : t)
+        if (i < len) at(r, i) = best;
+      ++r;
+    }
+    at(r++, len - 1) = NAN;  // NaN at the last element
+    at(r, 100) = at(r, 200) = at(r, len - 1) = NAN;  // the first NaN wins
+    ++r;
+    for (int64_t i = 0; i < len; ++i) at(r, i) = 1.5;  // one repeated value
+    ++r;
+    for (int64_t i = 0; i < len; ++i) at(r, i) = identity;  // the identity everywhere
+    ++r;
+    for (int64_t i = 0; i < len; ++i) at(r, i) = i % 2 == 0 ? -0.0 : 0.0;  // -0 and +0 tie
+    in.set_values(v);
+    SCOPED_TRACE(::testing::Message() << c.name << " rows of " << len);
+    check_call(c, in, {1}, false);
+  }
+}
+
 // Var / Std over FLOAT rows read in place (a chunk's mean, then float sums of the deviations):
 // rows far from zero (1e4 + [-1, 1]: the shift must remove the offset), a first element that is an
 // outlier, and values whose float squares overflow (+-3e19: the chunk falls back to double); rows

@@ -146,7 +146,7 @@ class Runner {
   // per-output offset walks and single stores, which cost about a third of a 4096-float row's read.
   bool rows_f32(int64_t b, int64_t e) {
     Acc<T> acc[kReduceColumnTile];
-    if constexpr (requires { r_.row_f32(acc[0], static_cast<const float *>(nullptr), b); }) {
+    if constexpr (has_row_f32 || has_indexed_row_f32) {
       if (L_.column || L_.nblocks != 1 || L_.nred != 1 || L_.nkept < 1 || mapped() || L_.in_dtype != ACL_FLOAT ||
           L_.in_red[0] != 4)
         return false;
@@ -167,9 +167,18 @@ class Runner {
     return false;
   }
 
+  // Whether the reducer reads FLOAT runs in place: row_f32(a, x, n), or with the run's first
+  // position (the index reducers) row_f32(a, x, n, r0).
+  static constexpr bool has_row_f32 = requires(const R &r, Acc<T> &a) { r.row_f32(a, static_cast<const float *>(nullptr), int64_t{0}); };
+  static constexpr bool has_indexed_row_f32 =
+      requires(const R &r, Acc<T> &a) { r.row_f32(a, static_cast<const float *>(nullptr), int64_t{0}, int64_t{0}); };
+
   // A unit-stride FLOAT run of len values into a, kF32Chunk at a time (row_item's chunks: the same result).
   void row_f32_chunks(Acc<T> &a, const float *x, int64_t len) const {
-    for (int64_t c = 0; c < len; c += kF32Chunk) r_.row_f32(a, x + c, std::min(kF32Chunk, len - c));
+    for (int64_t c = 0; c < len; c += kF32Chunk) {
+      if constexpr (has_row_f32) r_.row_f32(a, x + c, std::min(kF32Chunk, len - c));
+      else r_.row_f32(a, x + c, std::min(kF32Chunk, len - c), c);
+    }
   }
 
   void row_item(int64_t item) {
@@ -208,12 +217,12 @@ class Runner {
       const int64_t chunk = f32 ? kF32Chunk : kChunk;
       for (int64_t c = 0; c < len; c += chunk) {
         const int64_t n = std::min(chunk, len - c);
-        if constexpr (requires { r_.row_f32(a, static_cast<const float *>(nullptr), n); }) {
+        if constexpr (has_row_f32) {
           if (f32) {
             r_.row_f32(a, reinterpret_cast<const float *>(p + c * st), n);
             continue;
           }
-        } else if constexpr (requires { r_.row_f32(a, static_cast<const float *>(nullptr), n, r + c); }) {
+        } else if constexpr (has_indexed_row_f32) {
           if (f32) {  // index reducers: the chunk's first position too
             r_.row_f32(a, reinterpret_cast<const float *>(p + c * st), n, r + c);
             continue;

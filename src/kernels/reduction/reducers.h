@@ -265,24 +265,16 @@ struct ArgReducer {
   void merge(Acc<T> &a, const Acc<T> &b) const {
     if (b.n >= 0 && (a.n < 0 || better(b.v, a.v))) a = b;
   }
-  // FLOAT input read in place: the chunk's extremum in vector lanes, then its first position —
-  // unless the chunk has a NaN (the first NaN wins: the scalar scan finds it).
+  // FLOAT input read in place: the chunk's first best position in one pass of (value, position)
+  // vector lanes — or, when the chunk has a NaN, its first NaN's (it wins; a rare second pass).
   void row_f32(Acc<T> &a, const float *x, int64_t n, int64_t r0) const
     requires(std::is_same_v<T, double>)
   {
     if (n <= 0 || (a.n >= 0 && is_nan(a.v))) return;  // a NaN already won
     bool nan = false;
-    const float m = vec::extremum<kMax>(x, n, &nan);
-    if (nan) {
-      for (int64_t i = 0; i < n; ++i)
-        if (a.n < 0 || better(static_cast<double>(x[i]), a.v)) {
-          a.v = x[i];
-          a.n = r0 + i;
-        }
-      return;
-    }
-    if (a.n < 0 || better(static_cast<double>(m), a.v)) {
-      const int64_t at = vec::find_first(x, n, m);
+    int64_t at = vec::arg_extremum<kMax>(x, n, &nan);
+    if (nan) at = vec::find_first_nan(x, n);
+    if (a.n < 0 || better(static_cast<double>(x[at]), a.v)) {
       a.v = x[at];  // (the element itself: -0 and +0 compare equal)
       a.n = r0 + at;
     }
