@@ -170,7 +170,10 @@ void set_contiguous(aclTensor &t, const Shape &shape) {
   for (int d = shape.ndim - 1; d >= 0; --d) {
     t.dims[d] = shape.dims[d];
     t.strides[d] = st;
-    st *= shape.dims[d];
+    // A backstop: the shapes that reach here are checked (< 2^62 elements) where they are made.
+    if (__builtin_mul_overflow(st, shape.dims[d], &st))
+      throw_error(ACLNN_ERR_PARAM_INVALID, "a contiguous tensor of shape %s would hold 2^63 elements or more",
+                  shape.str().c_str());
   }
 }
 
@@ -198,6 +201,16 @@ Shape broadcast_shapes(const Shape &a, const char *a_name, const Shape &b, const
       throw_error(ACLNN_ERR_PARAM_INVALID, "shapes of %s %s and %s %s cannot be broadcast together", a_name,
                   a.str().c_str(), b_name, b.str().c_str());
     out.dims[i] = da == 1 ? db : da;
+  }
+  // Each operand holds < 2^62 elements (tensor.cpp), their broadcast need not: [2^40, 1] with
+  // [1, 2^40]. Scratch tensors and loops of that shape would overflow int64 (size-0 dims count as 1,
+  // as in tensor.cpp, so strides stay representable too).
+  __int128 n = 1;
+  for (int i = 0; i < out.ndim; ++i) {
+    n *= out.dims[i] > 0 ? out.dims[i] : 1;
+    if (n >= (__int128(1) << 62))
+      throw_error(ACLNN_ERR_PARAM_INVALID, "shapes of %s %s and %s %s broadcast to %s: 2^62 elements or more", a_name,
+                  a.str().c_str(), b_name, b.str().c_str(), out.str().c_str());
   }
   return out;
 }

@@ -47,5 +47,30 @@ TEST(OpChecks, NoInternalOverlapWhateverTheDimOrder) {
   EXPECT_FALSE(no_overlap({2, 2, 2, 2, 2, 2, 2, 2}, {16, 1, 64, 4, 128, 2, 32, 4}, 256, nullptr));
 }
 
+core::Shape shape_of(std::vector<int64_t> dims) {
+  core::Shape s;
+  s.ndim = static_cast<int>(dims.size());
+  for (size_t i = 0; i < dims.size(); ++i) s.dims[i] = dims[i];
+  return s;
+}
+
+TEST(OpChecks, BroadcastOfValidShapesMayNotOverflowTheElementCount) {
+  // Each operand is a valid tensor (< 2^62 elements); the broadcast of [2^32, 1] and [2^31] is not.
+  const int64_t big = int64_t{1} << 32;
+  EXPECT_TRUE(core::broadcast_shapes(shape_of({big, 1}), "self", shape_of({1 << 29}), "target") ==
+              shape_of({big, 1 << 29}));  // 2^61: still fine
+  try {
+    core::broadcast_shapes(shape_of({big, 1}), "self", shape_of({int64_t{1} << 31}), "target");
+    ADD_FAILURE() << "a broadcast of 2^63 elements was accepted";
+  } catch (const Error &e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("self"), std::string::npos) << m;
+    EXPECT_NE(m.find("target"), std::string::npos) << m;
+    EXPECT_NE(m.find("2^62"), std::string::npos) << m;
+  }
+  // A size-0 dim does not hide the overflow of the others (strides are products of the dims).
+  EXPECT_THROW(core::broadcast_shapes(shape_of({0, big, 1}), "a", shape_of({big}), "b"), Error);
+}
+
 }  // namespace
 }  // namespace opsnn::test
