@@ -3,51 +3,14 @@
 #include <cmath>
 #include <cstring>
 
-#include "common/half.h"
+#include "core/dtype.h"
+#include "kernels/elementwise/convert.h"
 
 namespace opsnn::kernels {
 
 void quant_load_row(const char *src, aclDataType dt, int64_t stride, int64_t n, float *dst) {
-  switch (dt) {
-    case ACL_FLOAT: {
-      const float *p = reinterpret_cast<const float *>(src);
-      for (int64_t j = 0; j < n; ++j) dst[j] = p[j * stride];
-      return;
-    }
-    case ACL_FLOAT16: {
-      const uint16_t *p = reinterpret_cast<const uint16_t *>(src);
-      for (int64_t j = 0; j < n; ++j) dst[j] = half_to_float(p[j * stride]);
-      return;
-    }
-    case ACL_BF16: {
-      const uint16_t *p = reinterpret_cast<const uint16_t *>(src);
-      for (int64_t j = 0; j < n; ++j) dst[j] = bf16_to_float(p[j * stride]);
-      return;
-    }
-    case ACL_INT8: {
-      const int8_t *p = reinterpret_cast<const int8_t *>(src);
-      for (int64_t j = 0; j < n; ++j) dst[j] = static_cast<float>(p[j * stride]);
-      return;
-    }
-    case ACL_UINT8:
-    case ACL_BOOL: {
-      const uint8_t *p = reinterpret_cast<const uint8_t *>(src);
-      for (int64_t j = 0; j < n; ++j) dst[j] = static_cast<float>(p[j * stride]);
-      return;
-    }
-    case ACL_INT32: {
-      const int32_t *p = reinterpret_cast<const int32_t *>(src);
-      for (int64_t j = 0; j < n; ++j) dst[j] = static_cast<float>(p[j * stride]);
-      return;
-    }
-    case ACL_INT64: {
-      const int64_t *p = reinterpret_cast<const int64_t *>(src);
-      for (int64_t j = 0; j < n; ++j) dst[j] = static_cast<float>(p[j * stride]);
-      return;
-    }
-    default:
-      for (int64_t j = 0; j < n; ++j) dst[j] = 0.0f;  // phase 1 admits none other
-  }
+  // The element-wise engine's one dtype switch (phase 1 admits only dtypes it loads).
+  load_as<float>(dt, src, stride * static_cast<int64_t>(core::dtype_size(dt)), dst, n);
 }
 
 void quant_load_int4_row(const uint8_t *src, int64_t first, int64_t n, float *dst) {
@@ -124,19 +87,7 @@ void quant_store_ints(const int32_t *q, int64_t n, aclDataType dt, bool packed, 
 }
 
 void quant_store_floats(const float *v, int64_t n, aclDataType dt, char *dst, int64_t stride) {
-  switch (dt) {
-    case ACL_FLOAT:
-      for (int64_t j = 0; j < n; ++j) reinterpret_cast<float *>(dst)[j * stride] = v[j];
-      return;
-    case ACL_FLOAT16:
-      for (int64_t j = 0; j < n; ++j) reinterpret_cast<uint16_t *>(dst)[j * stride] = float_to_half(v[j]);
-      return;
-    case ACL_BF16:
-      for (int64_t j = 0; j < n; ++j) reinterpret_cast<uint16_t *>(dst)[j * stride] = float_to_bf16(v[j]);
-      return;
-    default:
-      return;
-  }
+  store_from<float>(v, dt, dst, stride * static_cast<int64_t>(core::dtype_size(dt)), n);
 }
 
 }  // namespace opsnn::kernels

@@ -5,6 +5,7 @@
 
 #include "common/error.h"
 #include "core/op_checks.h"
+#include "core/outputs_apart.h"
 #include "core/thread_pool.h"
 #include "kernels/attention/gated_delta_rule.h"
 
@@ -99,13 +100,8 @@ void gdr_phase1(core::OpBuilder &b, const GdrRule &rule, const GdrCall &c) {
   check_dims(c.accepted, {batch});
   check_dims(c.out, {T, nv, dv});
   // Written memory: no element twice, and apart from every other argument.
-  core::check_no_internal_overlap(*c.state.t, c.state.name);
-  core::check_no_internal_overlap(*c.out.t, c.out.name);
-  for (const GdrArg *w : {&c.state, &c.out})
-    for (const GdrArg *a : {&c.query, &c.key, &c.value, &c.beta, &c.state, &c.act_len, &c.state_idx, &c.g, &c.gk,
-                            &c.accepted, &c.out})
-      if (a != w && a->t != nullptr && core::memory_overlap(*w->t, *a->t) != core::Overlap::kNone)
-        throw_error(ACLNN_ERR_PARAM_INVALID, "%s overlaps %s in memory", w->name, a->name);
+  core::check_outputs_apart<GdrArg>({&c.state, &c.out}, {&c.query, &c.key, &c.value, &c.beta, &c.state, &c.act_len,
+                                                          &c.state_idx, &c.g, &c.gk, &c.accepted, &c.out});
 
   // Registration in prototype order.
   auto &st = b.add_step<GdrStep>();

@@ -2,6 +2,7 @@
 
 #include "common/error.h"
 #include "core/op_checks.h"
+#include "core/outputs_apart.h"
 #include "kernels/position/rope_grad.h"
 
 namespace opsnn::ops {
@@ -66,12 +67,8 @@ void rope_grad_phase1(core::OpBuilder &b, const RopeGradRule &rule, const RopeGr
   check_shape(c.dx, ys, c.dy.name);
   check_shape(c.dcos, cs, c.cos.name);
   check_shape(c.dsin, cs, c.cos.name);
-  for (const RopeGradArg *w : {&c.dx, &c.dcos, &c.dsin}) {
-    core::check_no_internal_overlap(*w->t, w->name);
-    for (const RopeGradArg *a : {&c.dy, &c.cos, &c.sin, &c.x, &c.dx, &c.dcos, &c.dsin})
-      if (a != w && a->t != nullptr && core::memory_overlap(*w->t, *a->t) != core::Overlap::kNone)
-        throw_error(ACLNN_ERR_PARAM_INVALID, "%s overlaps %s in memory", w->name, a->name);
-  }
+  core::check_outputs_apart<RopeGradArg>({&c.dx, &c.dcos, &c.dsin},
+                                         {&c.dy, &c.cos, &c.sin, &c.x, &c.dx, &c.dcos, &c.dsin});
 
   // Registration in prototype order.
   auto &st = b.add_step<RopeGradStep>();

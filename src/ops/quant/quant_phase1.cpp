@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "core/op_checks.h"
+#include "core/outputs_apart.h"
 #include "core/thread_pool.h"
 #include "core/verbose.h"
 #include "ops/quant/quant_step.h"
@@ -124,16 +125,6 @@ int64_t check_param(const NamedTensor &p, const aclTensor &x, int axis, QuantOpe
   return count;
 }
 
-void check_disjoint_outputs(std::initializer_list<const NamedTensor *> outs, std::initializer_list<const NamedTensor *> all) {
-  for (const NamedTensor *w : outs) {
-    if (w->t == nullptr) continue;
-    core::check_no_internal_overlap(*w->t, w->name);
-    for (const NamedTensor *a : all)
-      if (a != w && a->t != nullptr && core::memory_overlap(*w->t, *a->t) != core::Overlap::kNone)
-        throw_error(ACLNN_ERR_PARAM_INVALID, "%s overlaps %s in memory", w->name, a->name);
-  }
-}
-
 // x as rows along its last dim (n: the logical last dim; a 0-d x is one row of one).
 void plan_rows(QuantStep &st, const aclTensor &x, int64_t n) {
   st.n = n;
@@ -186,7 +177,7 @@ void ascend_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c,
   check_int_y(c.x, c.y, dst, "dstType");
   check_param(c.scale, x, axis, &st.scale);
   if (c.offset.t != nullptr) check_param(c.offset, x, axis, &st.offset);
-  check_disjoint_outputs({&c.y}, {&c.x, &c.scale, &c.offset, &c.y});
+  core::check_outputs_apart<NamedTensor>({&c.y}, {&c.x, &c.scale, &c.offset, &c.y});
   st.sqrt_mode = c.sqrt_mode;
   st.lo = dst == ACL_INT8 ? -128 : -8;
   st.hi = dst == ACL_INT8 ? 127 : 7;
@@ -221,7 +212,7 @@ void anti_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, Q
   if (c.offset.t != nullptr)
     require(c.offset.t->dims[0] == c.scale.t->dims[0], "%s has shape %s; it must have %s's shape %s", c.offset.name,
             shape_of(c.offset.t).c_str(), c.scale.name, shape_of(c.scale.t).c_str());
-  check_disjoint_outputs({&c.y}, {&c.x, &c.scale, &c.offset, &c.y});
+  core::check_outputs_apart<NamedTensor>({&c.y}, {&c.x, &c.scale, &c.offset, &c.y});
   st.sqrt_mode = c.sqrt_mode;
   st.x_packed = x.dtype != ACL_INT8;
   st.scale.step = c.scale.t->dims[0] == 1 ? 0 : c.scale.t->strides[0];
@@ -248,7 +239,7 @@ void quantize(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, Qua
     const int64_t no = check_param(c.offset, xv, x.ndim == 0 ? 0 : axis, &st.offset);
     require(no == ns, "%s has %lld values and %s %lld; they must match", c.offset.name, ll(no), c.scale.name, ll(ns));
   }
-  check_disjoint_outputs({&c.y}, {&c.x, &c.scale, &c.offset, &c.y});
+  core::check_outputs_apart<NamedTensor>({&c.y}, {&c.x, &c.scale, &c.offset, &c.y});
   st.lo = c.dst_dtype == ACL_INT8 ? -128 : c.dst_dtype == ACL_UINT8 ? 0 : INT32_MIN;
   st.hi = c.dst_dtype == ACL_INT8 ? 127 : c.dst_dtype == ACL_UINT8 ? 255 : INT32_MAX;
   plan_rows(st, x, x.ndim == 0 ? 1 : x.dims[x.ndim - 1]);
@@ -323,7 +314,7 @@ void dynamic(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, Quan
     core::check_shape_equals(*o->t, o->name, ss);
     require(o->t->is_contiguous(), "%s must be contiguous", o->name);
   }
-  check_disjoint_outputs({&c.y, &c.scale_out, &c.offset_out},
+  core::check_outputs_apart<NamedTensor>({&c.y, &c.scale_out, &c.offset_out},
                          {&c.x, &c.smooth, &c.group, &c.y, &c.scale_out, &c.offset_out});
   st.dyn = mode;
   st.symmetric = symmetric;
@@ -367,7 +358,7 @@ void fake_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, Q
   st.scale.step = c.scale.t->ndim == 1 ? c.scale.t->strides[0] : 0;
   st.offset.step = c.offset.t->ndim == 1 ? c.offset.t->strides[0] : 0;
   if (st.along == QuantAlong::kOne) st.scale.step = st.offset.step = 0;
-  check_disjoint_outputs({&c.y, &c.mask}, {&c.x, &c.scale, &c.offset, &c.y, &c.mask});
+  core::check_outputs_apart<NamedTensor>({&c.y, &c.mask}, {&c.x, &c.scale, &c.offset, &c.y, &c.mask});
   st.quant_min = c.quant_min;
   st.quant_max = c.quant_max;
   plan_rows(st, x, x.ndim == 0 ? 1 : x.dims[x.ndim - 1]);
@@ -398,7 +389,7 @@ void dequant_bias(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c,
     require(c.bias.t->ndim == 1 && c.bias.t->dims[0] == n, "%s has shape %s; expected (%lld,) (x's N)", c.bias.name,
             shape_of(c.bias.t).c_str(), ll(n));
   core::check_shape_equals(*c.y.t, c.y.name, Shape::of(x));
-  check_disjoint_outputs({&c.y}, {&c.x, &c.scale, &c.act_scale, &c.bias, &c.y});
+  core::check_outputs_apart<NamedTensor>({&c.y}, {&c.x, &c.scale, &c.act_scale, &c.bias, &c.y});
   st.scale.step = c.scale.t->strides[0];
   if (c.act_scale.t != nullptr) st.act_scale.step = c.act_scale.t->strides[0];
   if (c.bias.t != nullptr) st.bias.step = c.bias.t->strides[0];
@@ -424,7 +415,7 @@ void group_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, 
             shape_of(c.offset.t).c_str());
   const aclDataType dst = int_dst(c.dst_type, "dstType");
   check_int_y(c.x, c.y, dst, "dstType");
-  check_disjoint_outputs({&c.y}, {&c.x, &c.scale, &c.group, &c.offset, &c.y});
+  core::check_outputs_apart<NamedTensor>({&c.y}, {&c.x, &c.scale, &c.group, &c.offset, &c.y});
   st.lo = dst == ACL_INT8 ? -128 : -8;
   st.hi = dst == ACL_INT8 ? 127 : 7;
   st.y_packed = dst != ACL_INT8;

@@ -22,6 +22,12 @@ int64_t QuantOperand::row_offset(int64_t r) const {
 
 namespace {
 
+float read_one(const core::LaunchArgs &a, const QuantOperand &t, int64_t index) {
+  float v = 0.0f;
+  quant_load_row(t.base(a) + index * t.step * static_cast<int64_t>(core::dtype_size(t.dt)), t.dt, 1, 1, &v);
+  return v;
+}
+
 // n values of a parameter for row r: one value, a row along the last dim, or the row's axis value.
 void param_row(const core::LaunchArgs &a, const QuantOperand &p, QuantAlong along, int64_t index, int64_t n,
                float *dst) {
@@ -29,19 +35,11 @@ void param_row(const core::LaunchArgs &a, const QuantOperand &p, QuantAlong alon
     quant_load_row(p.base(a), p.dt, p.step, n, dst);
     return;
   }
-  float v = 0.0f;
-  quant_load_row(p.base(a) + index * p.step * static_cast<int64_t>(core::dtype_size(p.dt)), p.dt, 1, 1, &v);
-  std::fill(dst, dst + n, v);
+  std::fill(dst, dst + n, read_one(a, p, index));
 }
 
 char *row_ptr(const core::LaunchArgs &a, const QuantOperand &t, int64_t r) {
   return t.base(a) + t.row_offset(r) * static_cast<int64_t>(core::dtype_size(t.dt));
-}
-
-float read_one(const core::LaunchArgs &a, const QuantOperand &t, int64_t index) {
-  float v = 0.0f;
-  quant_load_row(t.base(a) + index * t.step * static_cast<int64_t>(core::dtype_size(t.dt)), t.dt, 1, 1, &v);
-  return v;
 }
 
 }  // namespace

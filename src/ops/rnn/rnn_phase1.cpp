@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "core/op_checks.h"
+#include "core/outputs_apart.h"
 #include "kernels/elementwise/convert.h"
 #include "kernels/rnn/rnn_cell.h"
 #include "ops/rnn/rnn_gemm.h"
@@ -185,13 +186,7 @@ void check_same_dtype(const RnnArg &a, aclDataType dt, const char *like) {
 }
 
 void check_outputs_apart(std::initializer_list<const RnnArg *> outs, std::initializer_list<const RnnArg *> all) {
-  for (const RnnArg *w : outs) {
-    if (w->t == nullptr) continue;
-    core::check_no_internal_overlap(*w->t, w->name);
-    for (const RnnArg *a : all)
-      if (a != w && a->t != nullptr && core::memory_overlap(*w->t, *a->t) != core::Overlap::kNone)
-        throw_error(ACLNN_ERR_PARAM_INVALID, "%s overlaps %s in memory", w->name, a->name);
-  }
+  core::check_outputs_apart<RnnArg>(outs, all);
 }
 
 }  // namespace rnn
