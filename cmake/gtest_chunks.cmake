@@ -1,4 +1,4 @@
-# opsnn_add_gtest_chunks(<target> [CHUNK n] [ENVIRONMENT "VAR=value;..."])
+# opsnn_add_gtest_chunks(<target> [CHUNK n] [ENVIRONMENT "VAR=value;..."] [LABEL label])
 #
 # Registers a GoogleTest binary with ctest as chunks of up to n test cases (default 8) instead of
 # one ctest test per case (gtest_discover_tests). Why: the ops binary holds thousands of cases and
@@ -18,7 +18,7 @@
 set(OPSNN_GTEST_CHUNKS_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/gtest_chunks_discover.cmake)
 
 function(opsnn_add_gtest_chunks target)
-  cmake_parse_arguments(ARG "" "CHUNK" "ENVIRONMENT" ${ARGN})
+  cmake_parse_arguments(ARG "" "CHUNK;LABEL" "ENVIRONMENT" ${ARGN})
   if(NOT ARG_CHUNK)
     set(ARG_CHUNK 8)
   endif()
@@ -33,6 +33,7 @@ set(chunk_exe [==[$<TARGET_FILE:${target}>]==])
 set(chunk_emulator [==[${emulator}]==])
 set(chunk_size ${ARG_CHUNK})
 set(chunk_env [==[${ARG_ENVIRONMENT}]==])
+set(chunk_label [==[${ARG_LABEL}]==])
 set(chunk_workdir [==[${CMAKE_CURRENT_BINARY_DIR}]==])
 include([==[${OPSNN_GTEST_CHUNKS_SCRIPT}]==])
 ")

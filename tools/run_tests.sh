@@ -8,16 +8,18 @@
 #      clang-14 on x86-64 (libFuzzer); elsewhere g++ ASan + UBSan and no fuzzing. The per-ISA
 #      kernel units are built without ASan's stack instrumentation (cmake/isa_flags.cmake: it
 #      quadrupled their compile time); their heap accesses and UBSan stay checked.
-#   2b. AVX-512 emulated build (build-avx512emu/: the AVX-512 kernels run through SIMDe on any
-#       AVX2 CPU; the kernels suite + the ops files of OPSNN_ISA_OPS), ctest. Skipped where the
-#       CPU has no AVX2 (non-x86).
+#   2b. The x86 tier step 1 did not take. On a CPU with AVX-512F/BW/VL/DQ, BF16 and VNNI: the
+#       kernels and ops suites of build/ again with OPSNN_MAX_ISA=avx2 (no build). Elsewhere: the
+#       AVX-512 emulated build (build-avx512emu/: the AVX-512 kernels run through SIMDe on an AVX2
+#       CPU; the kernels suite + the ops files of OPSNN_ISA_OPS), ctest. Skipped where the CPU has
+#       no AVX2 (non-x86).
 #   2c. aarch64 cross build (build-arm64/: NEON kernels; runtime, api, core, kernels suites + the
 #       ops files of OPSNN_ISA_OPS), ctest through qemu-aarch64 (OPSNN_TEST_THIN=4: the vmath
 #       sweeps keep every 4th input). x86-64 hosts only.
 #   3. tools/main_job.sh: install into dist/, build the examples from dist/ alone, run them
 # Installs missing Debian packages first. Exits non-zero on any failure.
 # Environment: JOBS (default nproc), OPSNN_SKIP_SANITIZE=1 skips step 2, OPSNN_SKIP_EMULATED=1
-# skips step 2b, OPSNN_SKIP_ARM64=1 step 2c, OPSNN_SKIP_FUZZ=1 the fuzzing of step 2 (local use);
+# skips step 2b (OPSNN_FORCE_EMULATED=1 takes its emulated build on any CPU), OPSNN_SKIP_ARM64=1 step 2c, OPSNN_SKIP_FUZZ=1 the fuzzing of step 2 (local use);
 # OPSNN_FUZZ_TIME (seconds, default 90) bounds that fuzzing; OPSNN_FUZZ_SEED (default 1) fixes its random
 # seed, so CI explores the same inputs each run (set another seed locally to explore more).
 # The op tables' generic harness cases (Tables/OpTable*, thousands of them) run whole in step 1;
@@ -168,8 +170,25 @@ else
   say "sanitizer and fuzz passes skipped (OPSNN_SKIP_SANITIZE=1)"
 fi
 
-# ---- 2b. AVX-512 kernels, emulated (they would otherwise only run on AVX-512 hardware).
-if [ "${OPSNN_SKIP_EMULATED:-0}" != "1" ] && grep -qw avx2 /proc/cpuinfo 2>/dev/null; then
+# ---- 2b. The x86 tier step 1 did not run. On a CPU with every AVX-512 extension the kernels use
+# (F/BW/VL/DQ, BF16, VNNI), step 1 ran the AVX-512 kernels natively: the kernels and ops suites of
+# build/ run again capped at AVX2 (OPSNN_MAX_ISA=avx2), with no new build. Elsewhere (AVX2-only
+# CPUs), the AVX-512 kernels run emulated through SIMDe in build-avx512emu/ (the kernels suite +
+# the ops files of OPSNN_ISA_OPS). OPSNN_FORCE_EMULATED=1 takes the emulated build on any CPU.
+native_avx512=1
+for flag in avx512f avx512bw avx512vl avx512dq avx512_bf16 avx512_vnni; do
+  grep -qw "$flag" /proc/cpuinfo 2>/dev/null || native_avx512=0
+done
+if [ "${OPSNN_FORCE_EMULATED:-0}" = "1" ]; then native_avx512=0; fi
+if [ "${OPSNN_SKIP_EMULATED:-0}" != "1" ] && [ "$native_avx512" = 1 ]; then
+  say "ctest build/ kernels + ops suites capped at AVX2 (OPSNN_MAX_ISA=avx2; AVX-512 ran natively in step 1)"
+  status=0
+  OPSNN_MAX_ISA=avx2 OPSNN_TABLE_SAMPLE="${OPSNN_TABLE_SAMPLE_EMU:-3:1}" \
+    ctest --test-dir build --output-on-failure -L '^suite_(kernels|ops)$' -E "$SAMPLED_EXCLUDE" -j "$JOBS" 2>&1 |
+    tee "$LOGS/ctest-avx2.log" || status=$?
+  count_ctest "$LOGS/ctest-avx2.log"
+  if [ "$status" -ne 0 ]; then echo "run_tests: AVX2-capped tests failed" >&2; echo "summary: $PASSED passed, $((FAILED > 0 ? FAILED : 1)) failed"; exit 1; fi
+elif [ "${OPSNN_SKIP_EMULATED:-0}" != "1" ] && grep -qw avx2 /proc/cpuinfo 2>/dev/null; then
   say "configure build-avx512emu/ (Release, AVX-512 through SIMDe, kernels + ops suites)"
   if [ -f build-avx512emu/CMakeCache.txt ]; then gen=(); else gen=(-G Ninja); fi
   cmake -S . -B build-avx512emu "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DOPSNN_EMULATE_AVX512=ON \
