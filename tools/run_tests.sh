@@ -6,8 +6,8 @@
 #      tree: the seed corpus tests/fuzz/corpus/ then OPSNN_FUZZ_TIME seconds (default 90) of
 #      fuzzing; any crash, sanitizer report, timeout (10 s per input) or leak fails the run. With
 #      clang-14 on x86-64 (libFuzzer); elsewhere g++ ASan + UBSan and no fuzzing. The per-ISA
-#      kernel units are built without ASan's stack instrumentation (cmake/isa_flags.cmake: it
-#      quadrupled their compile time); their heap accesses and UBSan stay checked.
+#      SIMD kernel units keep only ASan's heap checks (cmake/isa_flags.cmake: stack checks, UBSan
+#      and coverage tripled their compile time); their portable twins keep UBSan.
 #   2b. The x86 tier step 1 did not take. On a CPU with AVX-512F/BW/VL/DQ, BF16 and VNNI: the
 #       kernels and ops suites of build/ again with OPSNN_MAX_ISA=avx2 (no build). Elsewhere: the
 #       AVX-512 emulated build (build-avx512emu/: the AVX-512 kernels run through SIMDe on an AVX2
