@@ -1,0 +1,72 @@
+// The phase 1 of the fused norm + quantisation table (src/ops/norm/norm_quant.ops, rows:
+// tools/gen_ops_normq.py). Our reading of the public op documentation, composed from PyTorch where it
+// is silent:
+//
+//   x      = x1 (+ x2 for the Add forms; xOut receives the sum in x's dtype)
+//   norm   = RMS:   x * rstd * gamma,               rstd = 1 / sqrt(mean(x^2) + eps)
+//            layer: (x - mean) * rstd * gamma,      rstd = 1 / sqrt(biased var + eps)
+//   y      = norm + beta (beta optional)
+// over x's last dim n only (gamma / beta / bias: n values, every other dim 1). y stays fp32 (it is not
+// rounded to x's dtype before it is quantised); rmsNormOut / layernormRes receive it in x's dtype
+// (AddRmsNormQuantV2's rmsNormOut: the norm before beta, as documented).
+//   static  (RmsNormQuant(V3), AddRmsNormQuant(V2)): out_k = sat_int8(round(y * s_k + o_k)), or
+//           y / s_k + o_k with divMode true (V1 RmsNormQuant multiplies, as documented); s_k (scale / scales1 /
+//           scales2Optional) and o_k (offset / zeroPoints*, optional: 0) hold 1 value (per tensor) or n
+//           (per channel), any floating dtype (zero points also INT8 / INT32); the second output is written
+//           only when scales2Optional is given.
+//   dynamic (RmsNormDynamicQuant, AddRmsNormDynamicQuant(V2)): per row, in_k = y (* smooth_k when given),
+//           scale_k = max|in_k| / 127, out_k = sat_int8(round(in_k / scale_k)) (a row of zeros: scale 0,
+//           out 0); scale_k is written to scaleOut / scale{1,2}Out (FLOAT, x's shape without the last dim,
+//           or with it as 1). Outputs: the first always; the second when smoothScale2Optional is given
+//           (which then needs smoothScale1Optional); V2's outputMask [2] (when given) says which are written.
+// round = half to even; saturation to [-128, 127]; NaN -> 0. dstType (RmsNormDynamicQuant): 2 (INT8);
+// 34 / 35 / 36 (HIFLOAT8 / FLOAT8) are refused with 161002 naming dstType. axis (AddRmsNormQuant): -1 or
+// x's last dim. RmsNormQuantV3's rstd (FLOAT, x's shape with the last dim 1) is written when outputRstd.
+// Outputs that are not written may be null. Errors: 161001 for a null required argument, else 161002
+// naming the argument.
+//
+// Plan: one step. Each task takes a range of rows and walks it in blocks that fit L2: the dim-wise
+// engine's kNormalize lines write the block's y as fp32 rows in the workspace (and xOut, rstd,
+// rmsNormOut directly), then the quant row kernels (kernels/quant/) quantise the block while it is in
+// cache.
+#pragma once
+
+#include <cstdint>
+
+#include "core/dtype.h"
+#include "core/op_builder.h"
+#include "core/op_checks.h"
+
+namespace opsnn::ops {
+
+enum class NormQuantNorm : uint8_t { kRms, kLayer };
+
+struct NormQuantRule {
+  NormQuantNorm norm;
+  bool dynamic;                // per-row scales from the data (else the given scales)
+  core::DtypeMask dtypes;      // x's
+  bool norm_out_before_beta;   // rmsNormOut is the norm without beta (AddRmsNormQuantV2)
+};
+
+// The argument roles (the generator maps parameter names to them, tools/gen_ops_normq.py).
+enum NqRole : uint8_t {
+  kNqX, kNqX2, kNqGamma, kNqBeta, kNqScale1, kNqScale2, kNqOffset1, kNqOffset2, kNqSmooth1, kNqSmooth2,
+  kNqY1, kNqY2, kNqXsum, kNqRstd, kNqNormOut, kNqScaleOut1, kNqScaleOut2, kNqRoles
+};
+
+struct NormQuantCall {
+  core::NamedTensor t[kNqRoles];
+  NqRole order[kNqRoles] = {};  // the prototype's tensors in prototype order (registration order)
+  int norder = 0;
+  double eps = 1e-6;
+  bool div_mode = false, output_rstd = true;
+  int64_t axis = -1, dst_type = 2;
+  const aclBoolArray *output_mask = nullptr;
+  struct {
+    bool div_mode = false, output_rstd = false, axis = false, dst_type = false, output_mask = false;
+  } given;
+};
+
+void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const NormQuantCall &c);
+
+}  // namespace opsnn::ops

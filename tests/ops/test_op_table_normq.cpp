@@ -1,0 +1,547 @@
+// The test harness of the fused norm + quantisation table (src/ops/norm/norm_quant.ops), cases
+// registered from the table by tools/gen_ops.py --tests (normq_table_cases.inc). References are
+// written here in float64 from the formulas of ops/norm/norm_quant_phase1.h (norm in double, then the
+// quantisation in double with round half to even and int8 saturation):
+//   - random data in every dtype of the row, per-channel and per-tensor scales, zero points, smooth
+//     scales, beta: int8 outputs exact except within 2e-3 of a .5 tie (fp32 and float64 may fall on
+//     either side there), xOut / rmsNormOut / rstd / scales within precision.md;
+//   - constructed ties (eps 0, x = +-1 so rstd is exactly 1): half to even is checked exactly;
+//   - non-contiguous x and outputs, the outputs a mask or a missing second scale leaves alone;
+//   - every error path with its status and the argument it names.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "op_table_harness.h"
+#include "test_util.h"
+
+namespace opsnn::test {
+namespace {
+
+struct NormQuantArgs {
+  aclTensor *x = nullptr, *x2 = nullptr, *gamma = nullptr, *beta = nullptr, *scale1 = nullptr, *scale2 = nullptr;
+  aclTensor *offset1 = nullptr, *offset2 = nullptr, *smooth1 = nullptr, *smooth2 = nullptr, *y1 = nullptr;
+  aclTensor *y2 = nullptr, *xsum = nullptr, *rstd = nullptr, *norm_out = nullptr, *scale_out1 = nullptr;
+  aclTensor *scale_out2 = nullptr;
+  double eps = 1e-6;
+  bool div_mode = false, output_rstd = true;
+  int64_t axis = -1, dst_type = 2;
+  aclBoolArray *output_mask = nullptr;
+};
+
+using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
+
+struct NormQuantTableCase {
+  std::string name, api;
+  bool rms = true, dynamic = false, norm_out_before_beta = false;
+  std::vector<aclDataType> dtypes;
+  std::vector<std::string> roles, names;
+  int (*phase1)(const NormQuantArgs &, uint64_t *, aclOpExecutor **) = nullptr;
+  Launch launch = nullptr;
+  bool has(const char *role) const { return std::find(roles.begin(), roles.end(), role) != roles.end(); }
+  // The prototype names it without "Optional": it must be given.
+  bool required(const char *role) const {
+    const std::string n = name_of(role);
+    return has(role) && (n.size() < 8 || n.compare(n.size() - 8, 8, "Optional") != 0);
+  }
+  std::string name_of(const char *role) const {
+    for (size_t i = 0; i < roles.size(); ++i)
+      if (roles[i] == role) return names[i];
+    return "";
+  }
+};
+void PrintTo(const NormQuantTableCase &c, std::ostream *os) { *os << c.name; }
+
+#include "normq_table_cases.inc"
+
+const std::vector<NormQuantTableCase> &all_cases() {
+  static const std::vector<NormQuantTableCase> c = harness::sampled(normq_table_cases());
+  return c;
+}
+
+using Dev = std::unique_ptr<DeviceTensor>;
+
+// ---- float64 references
+
+double round_half_even(double v) {
+  const double f = std::floor(v), d = v - f;
+  if (d > 0.5) return f + 1;
+  if (d < 0.5) return f;
+  return std::fmod(f, 2.0) == 0.0 ? f : f + 1;
+}
+double sat_int8(double v) { return std::isnan(v) ? 0.0 : std::min(127.0, std::max(-128.0, round_half_even(v))); }
+
+// Values of a parameter along the last dim (n values, or 1 repeated); absent: `fill`.
+std::vector<double> param_row(const DeviceTensor *t, int64_t n, double fill) {
+  if (t == nullptr) return std::vector<double>(static_cast<size_t>(n), fill);
+  std::vector<double> v = t->values();
+  if (v.size() == 1) v.assign(static_cast<size_t>(n), v[0]);
+  return v;
+}
+
+struct Expected {
+  std::vector<double> xsum, norm_out, rstd;
+  std::vector<double> t[2];      // the quantiser's argument before rounding (static) or in / scale (dynamic)
+  std::vector<double> scale[2];  // dynamic: per row
+};
+
+// The tensors of one call (host-side values kept by the DeviceTensors).
+struct Call {
+  Dev x, x2, gamma, beta, scale[2], offset[2], smooth[2], y[2], xsum, rstd, norm_out, scale_out[2];
+  NormQuantArgs args;
+  int64_t rows = 0, n = 0;
+};
+
+Expected reference(const NormQuantTableCase &c, const Call &k) {
+  Expected e;
+  const int64_t n = k.n, rows = k.rows;
+  const std::vector<double> xv = k.x->values();
+  const std::vector<double> x2v = k.x2 ? k.x2->values() : std::vector<double>(xv.size(), 0.0);
+  const std::vector<double> g = param_row(k.gamma.get(), n, 1.0), bt = param_row(k.beta.get(), n, 0.0);
+  std::vector<double> s[2], o[2], sm[2];
+  for (int q = 0; q < 2; ++q) {
+    s[q] = param_row(k.scale[q].get(), n, 1.0);
+    o[q] = param_row(k.offset[q].get(), n, 0.0);
+    sm[q] = param_row(k.smooth[q].get(), n, 1.0);
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    std::vector<double> v(static_cast<size_t>(n));
+    double mean = 0, ss = 0;
+    for (int64_t j = 0; j < n; ++j) {
+      v[j] = xv[r * n + j] + x2v[r * n + j];
+      mean += v[j];
+      e.xsum.push_back(v[j]);
+    }
+    mean = c.rms ? 0.0 : mean / n;
+    for (int64_t j = 0; j < n; ++j) ss += (v[j] - mean) * (v[j] - mean);
+    const double rstd = 1.0 / std::sqrt(ss / n + k.args.eps);
+    e.rstd.push_back(rstd);
+    std::vector<double> y(static_cast<size_t>(n));
+    for (int64_t j = 0; j < n; ++j) {
+      const double normed = (v[j] - mean) * rstd * g[j];
+      y[j] = normed + bt[j];
+      e.norm_out.push_back(c.norm_out_before_beta ? normed : y[j]);
+    }
+    for (int q = 0; q < 2; ++q) {
+      if (c.dynamic) {
+        double amax = 0;
+        for (int64_t j = 0; j < n; ++j) amax = std::max(amax, std::fabs(y[j] * sm[q][j]));
+        const double scale = amax / 127.0;
+        e.scale[q].push_back(scale);
+        for (int64_t j = 0; j < n; ++j) e.t[q].push_back(scale == 0 ? 0.0 : y[j] * sm[q][j] / scale);
+      } else {
+        for (int64_t j = 0; j < n; ++j)
+          e.t[q].push_back(k.args.div_mode ? y[j] / s[q][j] + o[q][j] : y[j] * s[q][j] + o[q][j]);
+      }
+    }
+  }
+  return e;
+}
+
+// int8 results against the arguments before rounding: exact, except within `tie_tol` of a .5 tie
+// where one step either way is accepted (0: exact everywhere).
+::testing::AssertionResult ints_match(const std::vector<double> &got, const std::vector<double> &t, double tie_tol) {
+  if (got.size() != t.size()) return ::testing::AssertionFailure() << "size " << got.size() << " vs " << t.size();
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double want = sat_int8(t[i]);
+    if (got[i] == want) continue;
+    const double frac = t[i] - std::floor(t[i]);
+    if (tie_tol > 0 && std::fabs(frac - 0.5) < tie_tol && std::fabs(got[i] - want) == 1 && std::fabs(t[i]) < 128)
+      continue;
+    return ::testing::AssertionFailure() << "element " << i << ": got " << got[i] << ", want " << want
+                                         << " (before rounding " << t[i] << ")";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// ---- building calls
+
+struct Options {
+  std::vector<int64_t> shape = {3, 5, 40};
+  aclDataType dt = ACL_FLOAT16;
+  bool per_tensor = false, zero_points = true, second = true, beta = true, smooth = true, div_mode = false;
+  bool strided = false;  // x (and x2) transposed views, y1 padded
+  aclDataType offset_dt = ACL_INT32;
+};
+
+Dev make(const std::vector<int64_t> &shape, aclDataType dt, double lo, double hi) {
+  auto t = std::make_unique<DeviceTensor>(shape, dt);
+  t->fill_random(lo, hi);
+  return t;
+}
+Dev make_out(const std::vector<int64_t> &shape, aclDataType dt) {
+  auto t = std::make_unique<DeviceTensor>(shape, dt);
+  t->poison();
+  return t;
+}
+
+Call build(const NormQuantTableCase &c, const Options &o) {
+  Call k;
+  const std::vector<int64_t> &sh = o.shape;
+  k.n = sh.back();
+  k.rows = numel_of(sh) / std::max<int64_t>(k.n, 1);
+  std::vector<int64_t> row_shape(sh.begin(), sh.end() - 1);
+  const std::vector<int64_t> pshape = {k.n}, one = {1};
+  NormQuantArgs &a = k.args;
+  if (o.strided) {
+    k.x = transposed_view(sh, o.dt);
+    k.x->fill_random(-2, 2);
+  } else {
+    k.x = make(sh, o.dt, -2, 2);
+  }
+  a.x = *k.x;
+  if (c.has("x2")) {
+    k.x2 = o.strided ? transposed_view(sh, o.dt) : make(sh, o.dt, -2, 2);
+    k.x2->fill_random(-2, 2);
+    a.x2 = *k.x2;
+  }
+  k.gamma = make(pshape, o.dt, 0.5, 1.5);
+  a.gamma = *k.gamma;
+  if (c.has("beta") && (o.beta || c.required("beta"))) {
+    k.beta = make(pshape, o.dt, -0.5, 0.5);
+    a.beta = *k.beta;
+  }
+  a.div_mode = o.div_mode && c.has("div_mode");
+  for (int q = 0; q < 2; ++q) {
+    const std::string sfx = q == 0 ? "1" : "2";
+    if (q == 1 && !o.second) break;
+    if (c.has(("scale" + sfx).c_str())) {
+      // y * s spans past the int8 range (saturation) for the multiplying form, y / s likewise.
+      k.scale[q] = make(o.per_tensor ? one : pshape, ACL_FLOAT, 20, 60);
+      if (a.div_mode) {
+        std::vector<double> v = k.scale[q]->values();
+        for (double &e : v) e = 1.0 / e;
+        k.scale[q]->set_values(v);
+      }
+      (q == 0 ? a.scale1 : a.scale2) = *k.scale[q];
+    }
+    if (c.has(("offset" + sfx).c_str()) && (o.zero_points || c.required(("offset" + sfx).c_str()))) {
+      k.offset[q] = make(o.per_tensor ? one : pshape, o.offset_dt, -5, 5);
+      (q == 0 ? a.offset1 : a.offset2) = *k.offset[q];
+    }
+    if (c.has(("smooth" + sfx).c_str()) && o.smooth) {
+      k.smooth[q] = make(pshape, o.dt, 0.5, 2.0);
+      (q == 0 ? a.smooth1 : a.smooth2) = *k.smooth[q];
+    }
+  }
+  for (int q = 0; q < 2; ++q) {
+    if (!c.has(q == 0 ? "y1" : "y2")) continue;
+    if (o.strided) {  // y1 strided along its last dim, y2 with padded rows
+      k.y[q] = q == 0 ? transposed_view(sh, ACL_INT8) : padded_view(sh, ACL_INT8);
+      k.y[q]->poison();
+    } else {
+      k.y[q] = make_out(sh, ACL_INT8);
+    }
+    (q == 0 ? a.y1 : a.y2) = *k.y[q];
+    if (c.has(q == 0 ? "scale_out1" : "scale_out2")) {
+      k.scale_out[q] = make_out(row_shape, ACL_FLOAT);
+      (q == 0 ? a.scale_out1 : a.scale_out2) = *k.scale_out[q];
+    }
+  }
+  if (c.has("xsum")) {
+    k.xsum = make_out(sh, o.dt);
+    a.xsum = *k.xsum;
+  }
+  if (c.has("norm_out")) {
+    k.norm_out = make_out(sh, o.dt);
+    a.norm_out = *k.norm_out;
+  }
+  if (c.has("rstd")) {
+    std::vector<int64_t> rs = sh;
+    rs.back() = 1;
+    k.rstd = make_out(rs, ACL_FLOAT);
+    a.rstd = *k.rstd;
+  }
+  return k;
+}
+
+int run(const NormQuantTableCase &c, const NormQuantArgs &a) {
+  return run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch);
+}
+
+// Which quantised outputs the call writes (ops/norm/norm_quant_phase1.h).
+bool writes(const NormQuantTableCase &c, const Call &k, int q) {
+  if (q == 0) return true;
+  if (!c.has("y2")) return false;
+  return c.dynamic ? k.smooth[1] != nullptr : k.scale[1] != nullptr;
+}
+
+// An output nobody wrote: DeviceTensor::poison's bytes (0xFF: INT8 -1, a FLOAT NaN) everywhere.
+bool still_poisoned(const DeviceTensor &t) {
+  for (double v : t.values())
+    if (t.dtype() == ACL_INT8 ? v != -1.0 : !std::isnan(v)) return false;
+  return true;
+}
+
+void check_call(const NormQuantTableCase &c, const Call &k, double tie_tol) {
+  const Expected e = reference(c, k);
+  for (int q = 0; q < 2; ++q) {
+    if (!k.y[q]) continue;
+    if (!writes(c, k, q)) {  // left alone: still the poison pattern
+      EXPECT_TRUE(still_poisoned(*k.y[q])) << "y" << q + 1;
+      if (k.scale_out[q]) EXPECT_TRUE(still_poisoned(*k.scale_out[q])) << "scale" << q + 1;
+      continue;
+    }
+    EXPECT_TRUE(ints_match(k.y[q]->values(), e.t[q], tie_tol)) << "y" << q + 1;
+    EXPECT_TRUE(k.y[q]->untouched_outside_view());
+    if (c.dynamic) EXPECT_TRUE(meets_precision(ACL_FLOAT, k.scale_out[q]->values(), e.scale[q])) << "scale" << q + 1;
+  }
+  if (k.xsum) EXPECT_TRUE(meets_precision(k.xsum->dtype(), k.xsum->values(), e.xsum)) << "xOut";
+  if (k.norm_out) EXPECT_TRUE(meets_precision(k.norm_out->dtype(), k.norm_out->values(), e.norm_out)) << "normOut";
+  if (k.rstd) EXPECT_TRUE(meets_precision(ACL_FLOAT, k.rstd->values(), e.rstd)) << "rstd";
+}
+
+class NormQuantTable : public ::testing::TestWithParam<NormQuantTableCase> {};
+
+TEST_P(NormQuantTable, RandomDataEveryDtypeAgainstFloat64) {
+  const NormQuantTableCase &c = GetParam();
+  int variant = 0;
+  for (aclDataType dt : c.dtypes) {
+    for (const std::vector<int64_t> &shape : {std::vector<int64_t>{3, 5, 40}, std::vector<int64_t>{7, 131},
+                                              std::vector<int64_t>{1, 16}, std::vector<int64_t>{33}}) {
+      Options o;
+      o.dt = dt;
+      o.shape = shape;
+      o.per_tensor = variant % 2 == 1;
+      o.zero_points = variant % 3 != 2;
+      o.second = variant % 4 != 3;
+      o.beta = variant % 2 == 0;
+      o.smooth = variant % 3 != 1;
+      o.div_mode = variant % 2 == 0;
+      o.offset_dt = variant % 2 ? ACL_FLOAT : ACL_INT32;
+      ++variant;
+      SCOPED_TRACE(c.name + " " + std::to_string(variant));
+      Call k = build(c, o);
+      ASSERT_EQ(run(c, k.args), ACL_SUCCESS) << aclGetRecentErrMsg();
+      check_call(c, k, 2e-3);
+    }
+  }
+}
+
+TEST_P(NormQuantTable, ManyRowsAcrossBlocksAndTasks) {
+  const NormQuantTableCase &c = GetParam();
+  Options o;
+  o.shape = {300, 1000};  // several 128 KiB blocks per task
+  o.dt = c.dtypes[0];
+  Call k = build(c, o);
+  ASSERT_EQ(run(c, k.args), ACL_SUCCESS) << aclGetRecentErrMsg();
+  check_call(c, k, 2e-3);
+}
+
+TEST_P(NormQuantTable, NonContiguousInputsAndOutput) {
+  const NormQuantTableCase &c = GetParam();
+  for (bool per_tensor : {false, true}) {
+    Options o;
+    o.shape = {4, 3, 24};
+    o.dt = c.dtypes.back();
+    o.strided = true;
+    o.per_tensor = per_tensor;
+    Call k = build(c, o);
+    ASSERT_EQ(run(c, k.args), ACL_SUCCESS) << aclGetRecentErrMsg();
+    check_call(c, k, 2e-3);
+  }
+}
+
+// eps 0 and x = +-1 (x2 = 0, as many of each sign): mean 0 and rstd exactly 1, y = +-gamma (+ beta), and the quantiser's argument
+// is a constructed multiple of 1/2, so every tie must round to even.
+TEST_P(NormQuantTable, ConstructedTiesRoundHalfToEven) {
+  const NormQuantTableCase &c = GetParam();
+  for (aclDataType dt : c.dtypes) {
+    Options o;
+    o.dt = dt;
+    o.shape = {4, 16};
+    o.per_tensor = true;
+    o.zero_points = false;
+    o.div_mode = true;
+    Call k = build(c, o);
+    k.args.eps = 0.0;
+    const int64_t n = k.n;
+    std::vector<double> xv(static_cast<size_t>(k.rows * n));
+    // Each row: eight +1 and eight -1 (j * 5 mod 16 permutes the row), so its mean is 0 as well.
+    for (size_t i = 0; i < xv.size(); ++i) xv[i] = (i % 16) * 5 % 16 < 8 ? 1.0 : -1.0;
+    k.x->set_values(xv);
+    if (k.x2) k.x2->set_values(std::vector<double>(xv.size(), 0.0));
+    std::vector<double> g(static_cast<size_t>(n)), zero(static_cast<size_t>(n), 0.0);
+    if (c.dynamic) {
+      // max |y| = 508, scale = 4: y / 4 = 2.5, 1.5, -3.5, 0.5, 4.5, ... (and exact integers).
+      const double pick[] = {508, 10, 6, -14, 2, 18, 22, 4, -2, 26, 30, -6, 12, 42, -50, 3};
+      for (int64_t j = 0; j < n; ++j) g[j] = pick[j % 16];
+      if (k.smooth[0]) k.smooth[0]->set_values(std::vector<double>(static_cast<size_t>(n), 1.0));
+      if (k.smooth[1]) k.smooth[1]->set_values(std::vector<double>(static_cast<size_t>(n), 0.5));
+    } else {
+      for (int64_t j = 0; j < n; ++j) g[j] = (static_cast<double>(j) - 8.0) * 0.5 + 0.25;  // quarters
+      for (int q = 0; q < 2; ++q) {
+        if (!k.scale[q]) continue;
+        // divMode: y / 0.5; V1 RmsNormQuant multiplies: y * 2. Both give the halves 2y.
+        k.scale[q]->set_values({k.args.div_mode ? 0.5 : 2.0});
+      }
+    }
+    k.gamma->set_values(g);
+    if (k.beta) k.beta->set_values(zero);
+    ASSERT_EQ(run(c, k.args), ACL_SUCCESS) << aclGetRecentErrMsg();
+    const Expected e = reference(c, k);
+    int ties = 0;
+    for (double t : e.t[0]) ties += std::fabs(t - std::floor(t) - 0.5) == 0.0 ? 1 : 0;
+    EXPECT_GT(ties, 8) << "the test must construct ties";
+    check_call(c, k, 0.0);
+  }
+}
+
+TEST_P(NormQuantTable, ZeroRowsAndEmptyRows) {
+  const NormQuantTableCase &c = GetParam();
+  {
+    Options o;
+    o.shape = {0, 8};
+    o.dt = c.dtypes[0];
+    Call k = build(c, o);
+    EXPECT_EQ(run(c, k.args), ACL_SUCCESS) << aclGetRecentErrMsg();
+  }
+  Options o;
+  o.shape = {3, 0};
+  o.dt = c.dtypes[0];
+  Call k = build(c, o);
+  EXPECT_TRUE(fails_with(run(c, k.args), ACLNN_ERR_PARAM_INVALID, {"empty rows"}));
+}
+
+// A dynamic row of zeros: scale 0 and y 0 (no NaN).
+TEST_P(NormQuantTable, DynamicZeroRowGivesZeroScale) {
+  const NormQuantTableCase &c = GetParam();
+  if (!c.dynamic) return;
+  Options o;
+  o.shape = {2, 32};
+  o.dt = c.dtypes[0];
+  Call k = build(c, o);
+  k.gamma->set_values(std::vector<double>(32, 0.0));
+  if (k.beta) k.beta->set_values(std::vector<double>(32, 0.0));
+  ASSERT_EQ(run(c, k.args), ACL_SUCCESS) << aclGetRecentErrMsg();
+  for (double v : k.y[0]->values()) EXPECT_EQ(v, 0.0);
+  for (double v : k.scale_out[0]->values()) EXPECT_EQ(v, 0.0);
+}
+
+::testing::AssertionResult rejects(const NormQuantTableCase &c, NormQuantArgs a,
+                                   const std::function<void(NormQuantArgs &)> &edit, int code,
+                                   std::initializer_list<const char *> words) {
+  edit(a);
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  return fails_with(c.phase1(a, &ws, &ex), code, words);
+}
+
+TEST_P(NormQuantTable, ErrorsNameTheirArgument) {
+  const NormQuantTableCase &c = GetParam();
+  Options o;
+  o.shape = {2, 3, 8};
+  o.dt = c.dtypes[0];
+  Call k = build(c, o);
+  const NormQuantArgs &a = k.args;
+  const std::string xn = c.name_of("x"), gn = c.name_of("gamma"), yn = c.name_of("y1");
+  EXPECT_TRUE(rejects(c, a, [](NormQuantArgs &m) { m.x = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {xn.c_str()}));
+  EXPECT_TRUE(rejects(c, a, [](NormQuantArgs &m) { m.gamma = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {gn.c_str()}));
+  EXPECT_TRUE(rejects(c, a, [](NormQuantArgs &m) { m.y1 = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {yn.c_str()}));
+  DeviceTensor xi({2, 3, 8}, ACL_INT32), yf({2, 3, 8}, ACL_FLOAT), y_short({2, 3, 7}, ACL_INT8);
+  DeviceTensor g_bad({7}, o.dt), g_2d({2, 8}, o.dt), g_int({8}, ACL_INT32), s_bad({3}, ACL_FLOAT);
+  DeviceTensor s_int({8}, ACL_INT32), x_other({2, 3, 8}, o.dt == ACL_FLOAT ? ACL_FLOAT16 : ACL_FLOAT);
+  DeviceTensor x2_short({2, 8}, o.dt), so_bad({2, 4}, ACL_FLOAT), so_dt({2, 3}, ACL_FLOAT16);
+  EXPECT_TRUE(rejects(c, a, [&](NormQuantArgs &m) { m.x = xi; }, ACLNN_ERR_PARAM_INVALID, {xn.c_str(), "INT32"}));
+  EXPECT_TRUE(rejects(c, a, [&](NormQuantArgs &m) { m.y1 = yf; }, ACLNN_ERR_PARAM_INVALID, {yn.c_str(), "INT8"}));
+  EXPECT_TRUE(rejects(c, a, [&](NormQuantArgs &m) { m.y1 = y_short; }, ACLNN_ERR_PARAM_INVALID, {yn.c_str()}));
+  EXPECT_TRUE(rejects(c, a, [&](NormQuantArgs &m) { m.gamma = g_bad; }, ACLNN_ERR_PARAM_INVALID, {gn.c_str()}));
+  EXPECT_TRUE(rejects(c, a, [&](NormQuantArgs &m) { m.gamma = g_2d; }, ACLNN_ERR_PARAM_INVALID, {gn.c_str()}));
+  EXPECT_TRUE(rejects(c, a, [&](NormQuantArgs &m) { m.gamma = g_int; }, ACLNN_ERR_PARAM_INVALID, {gn.c_str()}));
+  if (c.has("x2")) {
+    const std::string x2n = c.name_of("x2");
+    EXPECT_TRUE(rejects(c, a, [&](NormQuantArgs &m) { m.x2 = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {x2n.c_str()}));
+    EXPECT_TRUE(rejects(c, a, [&](NormQuantArgs &m) { m.x2 = x2_short; }, ACLNN_ERR_PARAM_INVALID, {x2n.c_str()}));
+    EXPECT_TRUE(rejects(c, a, [&](NormQuantArgs &m) { m.x2 = x_other; }, ACLNN_ERR_PARAM_INVALID, {x2n.c_str()}));
+  }
+  if (c.has("xsum")) {
+    const std::string n = c.name_of("xsum");
+    EXPECT_TRUE(rejects(c, a, [&](NormQuantArgs &m) { m.xsum = x_other; }, ACLNN_ERR_PARAM_INVALID, {n.c_str()}));
+    EXPECT_TRUE(rejects(c, a, [&](NormQuantArgs &m) { m.xsum = m.x; }, ACLNN_ERR_PARAM_INVALID, {n.c_str()}));
+  }
+  if (c.has("scale1")) {
+    const std::string n = c.name_of("scale1");
+    EXPECT_TRUE(rejects(c, a, [](NormQuantArgs &m) { m.scale1 = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {n.c_str()}));
+    EXPECT_TRUE(rejects(c, a, [&](NormQuantArgs &m) { m.scale1 = s_bad; }, ACLNN_ERR_PARAM_INVALID, {n.c_str()}));
+    EXPECT_TRUE(rejects(c, a, [&](NormQuantArgs &m) { m.scale1 = s_int; }, ACLNN_ERR_PARAM_INVALID, {n.c_str()}));
+  }
+  if (c.has("offset1") && a.offset1 != nullptr) {
+    const std::string n = c.name_of("offset1");
+    EXPECT_TRUE(rejects(c, a, [&](NormQuantArgs &m) { m.offset1 = s_bad; }, ACLNN_ERR_PARAM_INVALID, {n.c_str()}));
+  }
+  if (c.has("smooth1")) {
+    const std::string n = c.name_of("smooth1");
+    EXPECT_TRUE(rejects(c, a, [&](NormQuantArgs &m) { m.smooth1 = g_bad; }, ACLNN_ERR_PARAM_INVALID, {n.c_str()}));
+  }
+  if (c.has("smooth2") && !c.has("output_mask")) {
+    const std::string n = c.name_of("smooth2");
+    EXPECT_TRUE(rejects(c, a, [&](NormQuantArgs &m) { m.smooth1 = nullptr; }, ACLNN_ERR_PARAM_INVALID, {n.c_str()}));
+  }
+  if (c.has("scale_out1")) {
+    const std::string n = c.name_of("scale_out1");
+    EXPECT_TRUE(rejects(c, a, [](NormQuantArgs &m) { m.scale_out1 = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {n.c_str()}));
+    EXPECT_TRUE(rejects(c, a, [&](NormQuantArgs &m) { m.scale_out1 = so_bad; }, ACLNN_ERR_PARAM_INVALID, {n.c_str()}));
+    EXPECT_TRUE(rejects(c, a, [&](NormQuantArgs &m) { m.scale_out1 = so_dt; }, ACLNN_ERR_PARAM_INVALID, {n.c_str()}));
+  }
+  if (c.has("dst_type")) {
+    for (int64_t d : {34, 35, 36, 3, 29})
+      EXPECT_TRUE(rejects(c, a, [d](NormQuantArgs &m) { m.dst_type = d; }, ACLNN_ERR_PARAM_INVALID, {"dstType"}));
+  }
+  if (c.has("axis"))
+    EXPECT_TRUE(rejects(c, a, [](NormQuantArgs &m) { m.axis = 0; }, ACLNN_ERR_PARAM_INVALID, {"axis"}));
+  if (c.has("rstd")) {
+    DeviceTensor r_bad({2, 3, 8}, ACL_FLOAT);
+    EXPECT_TRUE(rejects(c, a, [&](NormQuantArgs &m) { m.rstd = r_bad; }, ACLNN_ERR_PARAM_INVALID, {"rstd"}));
+    EXPECT_TRUE(rejects(c, a, [](NormQuantArgs &m) { m.rstd = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"rstd"}));
+    NormQuantArgs off = a;  // outputRstd false: rstd may be null
+    off.output_rstd = false;
+    off.rstd = nullptr;
+    EXPECT_EQ(run(c, off), ACL_SUCCESS) << aclGetRecentErrMsg();
+  }
+  if (c.has("output_mask")) {
+    const bool three[3] = {true, true, true};
+    std::unique_ptr<aclBoolArray, void (*)(aclBoolArray *)> m3(
+        aclCreateBoolArray(three, 3), [](aclBoolArray *p) { aclDestroyBoolArray(p); });
+    EXPECT_TRUE(rejects(c, a, [&](NormQuantArgs &m) { m.output_mask = m3.get(); }, ACLNN_ERR_PARAM_INVALID,
+                        {"outputMask"}));
+  }
+}
+
+// V2's outputMask decides which quantised outputs (and scales) are written.
+TEST_P(NormQuantTable, OutputMaskChoosesTheOutputs) {
+  const NormQuantTableCase &c = GetParam();
+  if (!c.has("output_mask")) return;
+  for (int m = 0; m < 4; ++m) {
+    const bool mask[2] = {(m & 1) != 0, (m & 2) != 0};
+    std::unique_ptr<aclBoolArray, void (*)(aclBoolArray *)> arr(
+        aclCreateBoolArray(mask, 2), [](aclBoolArray *p) { aclDestroyBoolArray(p); });
+    Options o;
+    o.shape = {5, 48};
+    o.dt = c.dtypes[0];
+    o.smooth = m != 3;  // the last: both outputs without smooth scales
+    Call k = build(c, o);
+    k.args.output_mask = arr.get();
+    ASSERT_EQ(run(c, k.args), ACL_SUCCESS) << aclGetRecentErrMsg();
+    const Expected e = reference(c, k);
+    for (int q = 0; q < 2; ++q) {
+      SCOPED_TRACE("mask " + std::to_string(m) + " output " + std::to_string(q));
+      if (mask[q]) {
+        EXPECT_TRUE(ints_match(k.y[q]->values(), e.t[q], 2e-3));
+        EXPECT_TRUE(meets_precision(ACL_FLOAT, k.scale_out[q]->values(), e.scale[q]));
+      } else {
+        EXPECT_TRUE(still_poisoned(*k.y[q]));
+        EXPECT_TRUE(still_poisoned(*k.scale_out[q]));
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, NormQuantTable, ::testing::ValuesIn(all_cases()),
+                         [](const auto &info) { return info.param.name; });
+
+}  // namespace
+}  // namespace opsnn::test
