@@ -23,13 +23,16 @@ namespace opsnn::test {
 namespace {
 
 struct NormQuantArgs {
-  aclTensor *x = nullptr, *x2 = nullptr, *gamma = nullptr, *beta = nullptr, *scale1 = nullptr, *scale2 = nullptr;
+  aclTensor *x = nullptr, *x2 = nullptr, *gamma = nullptr, *beta = nullptr, *bias = nullptr, *scale1 = nullptr;
+  aclTensor *scale2 = nullptr;
   aclTensor *offset1 = nullptr, *offset2 = nullptr, *smooth1 = nullptr, *smooth2 = nullptr, *y1 = nullptr;
   aclTensor *y2 = nullptr, *xsum = nullptr, *rstd = nullptr, *norm_out = nullptr, *scale_out1 = nullptr;
   aclTensor *scale_out2 = nullptr;
   double eps = 1e-6;
-  bool div_mode = false, output_rstd = true;
+  bool div_mode = false, output_rstd = true, additional_output = true;
   int64_t axis = -1, dst_type = 2;
+  int quant_mode = 0;
+  const char *quant_mode_name = "static";
   aclBoolArray *output_mask = nullptr;
 };
 
@@ -37,7 +40,7 @@ using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
 
 struct NormQuantTableCase {
   std::string name, api;
-  bool rms = true, dynamic = false, norm_out_before_beta = false;
+  bool rms = true, dynamic = false, by_attr = false, divides = false, norm_out_before_beta = false;
   std::vector<aclDataType> dtypes;
   std::vector<std::string> roles, names;
   int (*phase1)(const NormQuantArgs &, uint64_t *, aclOpExecutor **) = nullptr;
@@ -91,9 +94,10 @@ struct Expected {
 
 // The tensors of one call (host-side values kept by the DeviceTensors).
 struct Call {
-  Dev x, x2, gamma, beta, scale[2], offset[2], smooth[2], y[2], xsum, rstd, norm_out, scale_out[2];
+  Dev x, x2, gamma, beta, bias, scale[2], offset[2], smooth[2], y[2], xsum, rstd, norm_out, scale_out[2];
   NormQuantArgs args;
   int64_t rows = 0, n = 0;
+  bool dynamic = false, divide = false;  // the mode of this call
 };
 
 Expected reference(const NormQuantTableCase &c, const Call &k) {
@@ -102,6 +106,7 @@ Expected reference(const NormQuantTableCase &c, const Call &k) {
   const std::vector<double> xv = k.x->values();
   const std::vector<double> x2v = k.x2 ? k.x2->values() : std::vector<double>(xv.size(), 0.0);
   const std::vector<double> g = param_row(k.gamma.get(), n, 1.0), bt = param_row(k.beta.get(), n, 0.0);
+  const std::vector<double> bias = param_row(k.bias.get(), n, 0.0);
   std::vector<double> s[2], o[2], sm[2];
   for (int q = 0; q < 2; ++q) {
     s[q] = param_row(k.scale[q].get(), n, 1.0);
@@ -112,7 +117,7 @@ Expected reference(const NormQuantTableCase &c, const Call &k) {
     std::vector<double> v(static_cast<size_t>(n));
     double mean = 0, ss = 0;
     for (int64_t j = 0; j < n; ++j) {
-      v[j] = xv[r * n + j] + x2v[r * n + j];
+      v[j] = xv[r * n + j] + x2v[r * n + j] + bias[j];
       mean += v[j];
       e.xsum.push_back(v[j]);
     }
@@ -127,7 +132,7 @@ Expected reference(const NormQuantTableCase &c, const Call &k) {
       e.norm_out.push_back(c.norm_out_before_beta ? normed : y[j]);
     }
     for (int q = 0; q < 2; ++q) {
-      if (c.dynamic) {
+      if (k.dynamic) {
         double amax = 0;
         for (int64_t j = 0; j < n; ++j) amax = std::max(amax, std::fabs(y[j] * sm[q][j]));
         const double scale = amax / 127.0;
@@ -135,7 +140,7 @@ Expected reference(const NormQuantTableCase &c, const Call &k) {
         for (int64_t j = 0; j < n; ++j) e.t[q].push_back(scale == 0 ? 0.0 : y[j] * sm[q][j] / scale);
       } else {
         for (int64_t j = 0; j < n; ++j)
-          e.t[q].push_back(k.args.div_mode ? y[j] / s[q][j] + o[q][j] : y[j] * s[q][j] + o[q][j]);
+          e.t[q].push_back(k.divide ? y[j] / s[q][j] + o[q][j] : y[j] * s[q][j] + o[q][j]);
       }
     }
   }
@@ -164,7 +169,9 @@ struct Options {
   std::vector<int64_t> shape = {3, 5, 40};
   aclDataType dt = ACL_FLOAT16;
   bool per_tensor = false, zero_points = true, second = true, beta = true, smooth = true, div_mode = false;
-  bool strided = false;  // x (and x2) transposed views, y1 padded
+  bool strided = false;  // x (and x2) transposed views, y1 transposed, y2 padded
+  bool dynamic = false;  // the quantMode of the rows that take one
+  bool additional = true;
   aclDataType offset_dt = ACL_INT32;
 };
 
@@ -187,6 +194,10 @@ Call build(const NormQuantTableCase &c, const Options &o) {
   std::vector<int64_t> row_shape(sh.begin(), sh.end() - 1);
   const std::vector<int64_t> pshape = {k.n}, one = {1};
   NormQuantArgs &a = k.args;
+  k.dynamic = c.dynamic || (c.by_attr && o.dynamic);
+  a.quant_mode = o.dynamic ? 1 : 0;
+  a.quant_mode_name = o.dynamic ? "dynamic" : "static";
+  a.additional_output = o.additional;
   if (o.strided) {
     k.x = transposed_view(sh, o.dt);
     k.x->fill_random(-2, 2);
@@ -205,14 +216,22 @@ Call build(const NormQuantTableCase &c, const Options &o) {
     k.beta = make(pshape, o.dt, -0.5, 0.5);
     a.beta = *k.beta;
   }
+  if (c.has("bias") && o.beta) {
+    k.bias = make(pshape, o.dt, -0.5, 0.5);
+    a.bias = *k.bias;
+  }
   a.div_mode = o.div_mode && c.has("div_mode");
+  k.divide = !k.dynamic && (a.div_mode || c.divides);
   for (int q = 0; q < 2; ++q) {
     const std::string sfx = q == 0 ? "1" : "2";
     if (q == 1 && !o.second) break;
-    if (c.has(("scale" + sfx).c_str())) {
+    if (c.has(("scale" + sfx).c_str()) && k.dynamic) {  // quantMode dynamic: the smooth scales
+      k.smooth[q] = make(pshape, o.dt, 0.5, 2.0);
+      (q == 0 ? a.scale1 : a.scale2) = *k.smooth[q];
+    } else if (c.has(("scale" + sfx).c_str())) {
       // y * s spans past the int8 range (saturation) for the multiplying form, y / s likewise.
       k.scale[q] = make(o.per_tensor ? one : pshape, ACL_FLOAT, 20, 60);
-      if (a.div_mode) {
+      if (k.divide) {
         std::vector<double> v = k.scale[q]->values();
         for (double &e : v) e = 1.0 / e;
         k.scale[q]->set_values(v);
@@ -267,7 +286,7 @@ int run(const NormQuantTableCase &c, const NormQuantArgs &a) {
 bool writes(const NormQuantTableCase &c, const Call &k, int q) {
   if (q == 0) return true;
   if (!c.has("y2")) return false;
-  return c.dynamic ? k.smooth[1] != nullptr : k.scale[1] != nullptr;
+  return k.dynamic ? k.smooth[1] != nullptr : k.scale[1] != nullptr;
 }
 
 // An output nobody wrote: DeviceTensor::poison's bytes (0xFF: INT8 -1, a FLOAT NaN) everywhere.
@@ -275,6 +294,14 @@ bool still_poisoned(const DeviceTensor &t) {
   for (double v : t.values())
     if (t.dtype() == ACL_INT8 ? v != -1.0 : !std::isnan(v)) return false;
   return true;
+}
+
+// The float64 reference as an output of `like`'s dtype stores it: y = norm + beta may cancel to a
+// FLOAT16 subnormal, whose spacing alone exceeds precision.md's relative bound.
+std::vector<double> as_stored(const DeviceTensor &like, const std::vector<double> &golden) {
+  DeviceTensor t(like.shape(), like.dtype());
+  t.set_values(golden);
+  return t.values();
 }
 
 void check_call(const NormQuantTableCase &c, const Call &k, double tie_tol) {
@@ -288,10 +315,16 @@ void check_call(const NormQuantTableCase &c, const Call &k, double tie_tol) {
     }
     EXPECT_TRUE(ints_match(k.y[q]->values(), e.t[q], tie_tol)) << "y" << q + 1;
     EXPECT_TRUE(k.y[q]->untouched_outside_view());
-    if (c.dynamic) EXPECT_TRUE(meets_precision(ACL_FLOAT, k.scale_out[q]->values(), e.scale[q])) << "scale" << q + 1;
+    if (k.dynamic) EXPECT_TRUE(meets_precision(ACL_FLOAT, k.scale_out[q]->values(), e.scale[q])) << "scale" << q + 1;
+    else if (k.scale_out[q]) EXPECT_TRUE(still_poisoned(*k.scale_out[q])) << "static: scale" << q + 1 << " untouched";
   }
-  if (k.xsum) EXPECT_TRUE(meets_precision(k.xsum->dtype(), k.xsum->values(), e.xsum)) << "xOut";
-  if (k.norm_out) EXPECT_TRUE(meets_precision(k.norm_out->dtype(), k.norm_out->values(), e.norm_out)) << "normOut";
+  if (k.xsum && c.has("additional_output") && !k.args.additional_output)
+    EXPECT_TRUE(still_poisoned(*k.xsum)) << "xOut (additionalOutput false)";
+  else if (k.xsum)
+    EXPECT_TRUE(meets_precision(k.xsum->dtype(), k.xsum->values(), as_stored(*k.xsum, e.xsum))) << "xOut";
+  if (k.norm_out)
+    EXPECT_TRUE(meets_precision(k.norm_out->dtype(), k.norm_out->values(), as_stored(*k.norm_out, e.norm_out)))
+        << "normOut";
   if (k.rstd) EXPECT_TRUE(meets_precision(ACL_FLOAT, k.rstd->values(), e.rstd)) << "rstd";
 }
 
@@ -302,8 +335,11 @@ TEST_P(NormQuantTable, RandomDataEveryDtypeAgainstFloat64) {
   int variant = 0;
   for (aclDataType dt : c.dtypes) {
     for (const std::vector<int64_t> &shape : {std::vector<int64_t>{3, 5, 40}, std::vector<int64_t>{7, 131},
-                                              std::vector<int64_t>{1, 16}, std::vector<int64_t>{33}}) {
+                                              std::vector<int64_t>{1, 16}, std::vector<int64_t>{33},
+                                              std::vector<int64_t>{2, 2, 96}, std::vector<int64_t>{5, 7}}) {
       Options o;
+      o.dynamic = variant % 2 == 1;
+      o.additional = variant % 5 != 4;
       o.dt = dt;
       o.shape = shape;
       o.per_tensor = variant % 2 == 1;
@@ -350,8 +386,11 @@ TEST_P(NormQuantTable, NonContiguousInputsAndOutput) {
 // is a constructed multiple of 1/2, so every tie must round to even.
 TEST_P(NormQuantTable, ConstructedTiesRoundHalfToEven) {
   const NormQuantTableCase &c = GetParam();
-  for (aclDataType dt : c.dtypes) {
+  for (aclDataType dt : c.dtypes)
+  for (bool dyn : {false, true}) {
+    if (dyn && !c.by_attr) continue;
     Options o;
+    o.dynamic = dyn;
     o.dt = dt;
     o.shape = {4, 16};
     o.per_tensor = true;
@@ -366,7 +405,8 @@ TEST_P(NormQuantTable, ConstructedTiesRoundHalfToEven) {
     k.x->set_values(xv);
     if (k.x2) k.x2->set_values(std::vector<double>(xv.size(), 0.0));
     std::vector<double> g(static_cast<size_t>(n)), zero(static_cast<size_t>(n), 0.0);
-    if (c.dynamic) {
+    if (k.bias) k.bias->set_values(std::vector<double>(static_cast<size_t>(n), 0.0));
+    if (k.dynamic) {
       // max |y| = 508, scale = 4: y / 4 = 2.5, 1.5, -3.5, 0.5, 4.5, ... (and exact integers).
       const double pick[] = {508, 10, 6, -14, 2, 18, 22, 4, -2, 26, 30, -6, 12, 42, -50, 3};
       for (int64_t j = 0; j < n; ++j) g[j] = pick[j % 16];
@@ -377,7 +417,7 @@ TEST_P(NormQuantTable, ConstructedTiesRoundHalfToEven) {
       for (int q = 0; q < 2; ++q) {
         if (!k.scale[q]) continue;
         // divMode: y / 0.5; V1 RmsNormQuant multiplies: y * 2. Both give the halves 2y.
-        k.scale[q]->set_values({k.args.div_mode ? 0.5 : 2.0});
+        k.scale[q]->set_values({k.divide ? 0.5 : 2.0});
       }
     }
     k.gamma->set_values(g);
@@ -410,8 +450,9 @@ TEST_P(NormQuantTable, ZeroRowsAndEmptyRows) {
 // A dynamic row of zeros: scale 0 and y 0 (no NaN).
 TEST_P(NormQuantTable, DynamicZeroRowGivesZeroScale) {
   const NormQuantTableCase &c = GetParam();
-  if (!c.dynamic) return;
+  if (!c.dynamic && !c.by_attr) return;
   Options o;
+  o.dynamic = true;
   o.shape = {2, 32};
   o.dt = c.dtypes[0];
   Call k = build(c, o);
@@ -481,11 +522,32 @@ TEST_P(NormQuantTable, ErrorsNameTheirArgument) {
     const std::string n = c.name_of("smooth2");
     EXPECT_TRUE(rejects(c, a, [&](NormQuantArgs &m) { m.smooth1 = nullptr; }, ACLNN_ERR_PARAM_INVALID, {n.c_str()}));
   }
-  if (c.has("scale_out1")) {
+  if (c.has("quant_mode"))
+    for (int bad : {2, -1})
+      EXPECT_TRUE(rejects(c, a, [bad](NormQuantArgs &m) { m.quant_mode = bad; }, ACLNN_ERR_PARAM_INVALID, {"quantMode"}));
+  if (c.has("quant_mode_name")) {
+    EXPECT_TRUE(rejects(c, a, [](NormQuantArgs &m) { m.quant_mode_name = "pertoken"; }, ACLNN_ERR_PARAM_INVALID,
+                        {"quantMode"}));
+    EXPECT_TRUE(rejects(c, a, [](NormQuantArgs &m) { m.quant_mode_name = nullptr; }, ACLNN_ERR_PARAM_NULLPTR,
+                        {"quantMode"}));
+  }
+  if (c.has("bias")) {
+    const std::string n = c.name_of("bias");
+    EXPECT_TRUE(rejects(c, a, [&](NormQuantArgs &m) { m.bias = g_bad; }, ACLNN_ERR_PARAM_INVALID, {n.c_str()}));
+  }
+  if (c.has("scale_out1") && (c.dynamic || c.by_attr)) {
     const std::string n = c.name_of("scale_out1");
-    EXPECT_TRUE(rejects(c, a, [](NormQuantArgs &m) { m.scale_out1 = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {n.c_str()}));
-    EXPECT_TRUE(rejects(c, a, [&](NormQuantArgs &m) { m.scale_out1 = so_bad; }, ACLNN_ERR_PARAM_INVALID, {n.c_str()}));
-    EXPECT_TRUE(rejects(c, a, [&](NormQuantArgs &m) { m.scale_out1 = so_dt; }, ACLNN_ERR_PARAM_INVALID, {n.c_str()}));
+    NormQuantArgs dyn = a;  // the dynamic mode writes the scales
+    dyn.quant_mode = 1;
+    dyn.quant_mode_name = "dynamic";
+    EXPECT_TRUE(rejects(c, dyn, [](NormQuantArgs &m) { m.scale_out1 = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {n.c_str()}));
+    EXPECT_TRUE(rejects(c, dyn, [&](NormQuantArgs &m) { m.scale_out1 = so_bad; }, ACLNN_ERR_PARAM_INVALID, {n.c_str()}));
+    EXPECT_TRUE(rejects(c, dyn, [&](NormQuantArgs &m) { m.scale_out1 = so_dt; }, ACLNN_ERR_PARAM_INVALID, {n.c_str()}));
+    if (c.by_attr) {  // the static mode leaves the scales alone: null is fine
+      NormQuantArgs st = a;
+      st.scale_out1 = st.scale_out2 = nullptr;
+      EXPECT_EQ(run(c, st), ACL_SUCCESS) << aclGetRecentErrMsg();
+    }
   }
   if (c.has("dst_type")) {
     for (int64_t d : {34, 35, 36, 3, 29})

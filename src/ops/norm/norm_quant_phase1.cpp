@@ -75,37 +75,73 @@ void check_per_row(const aclTensor &x, const NamedTensor &t, bool may_drop_last)
 }  // namespace
 
 void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const NormQuantCall &c) {
-  const NamedTensor *t = c.t;
+  // The mode; with quantMode dynamic the scale inputs take the smooth scales' roles.
+  bool dynamic = rule.mode == NormQuantMode::kDynamic;
+  if (rule.mode == NormQuantMode::kByAttr) {
+    if (c.given.quant_mode_name) {
+      core::check_not_null(c.quant_mode_name, "quantMode");
+      const std::string m = c.quant_mode_name;
+      if (m != "static" && m != "dynamic")
+        throw_error(ACLNN_ERR_PARAM_INVALID, "quantMode must be \"static\" or \"dynamic\", got \"%s\"", m.c_str());
+      dynamic = m == "dynamic";
+    } else {
+      if (c.quant_mode != 0 && c.quant_mode != 1)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "quantMode must be 0 (static) or 1 (dynamic), got %lld", ll(c.quant_mode));
+      dynamic = c.quant_mode == 1;
+    }
+  }
+  NamedTensor t[kNqRoles];
+  std::copy(c.t, c.t + kNqRoles, t);
+  NqRole order[kNqRoles];
+  std::copy(c.order, c.order + c.norder, order);
   bool in_proto[kNqRoles] = {};
-  for (int i = 0; i < c.norder; ++i) in_proto[c.order[i]] = true;
+  for (int i = 0; i < c.norder; ++i) in_proto[order[i]] = true;
+  if (dynamic && rule.mode == NormQuantMode::kByAttr) {
+    for (int i = 0; i < c.norder; ++i) {
+      if (order[i] == kNqScale1 || order[i] == kNqScale2) {
+        const NqRole to = order[i] == kNqScale1 ? kNqSmooth1 : kNqSmooth2;
+        t[to] = t[order[i]];
+        t[order[i]] = NamedTensor{};
+        in_proto[order[i]] = false;
+        in_proto[to] = true;
+        order[i] = to;
+      }
+    }
+  }
+  const bool divide = c.div_mode || rule.divides;
 
   // Which outputs are written: the first quantised output always (unless the mask says not), the second
   // with scales2 / smoothScale2 (or as the mask says), rstd when outputRstd.
-  bool active[2] = {true, rule.dynamic ? t[kNqSmooth2].t != nullptr : t[kNqScale2].t != nullptr};
+  bool active[2] = {true, dynamic ? t[kNqSmooth2].t != nullptr : t[kNqScale2].t != nullptr};
   if (c.output_mask != nullptr) {
     if (c.output_mask->values.size() != 2)
       throw_error(ACLNN_ERR_PARAM_INVALID, "outputMask has %zu values; it must have 2 (y1Out, y2Out)",
                   c.output_mask->values.size());
     active[0] = c.output_mask->values[0];
     active[1] = c.output_mask->values[1];
-  } else if (rule.dynamic && in_proto[kNqSmooth2] && t[kNqSmooth2].t != nullptr && t[kNqSmooth1].t == nullptr) {
+  } else if (dynamic && in_proto[kNqSmooth2] && t[kNqSmooth2].t != nullptr && t[kNqSmooth1].t == nullptr) {
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s is given without %s", t[kNqSmooth2].name, t[kNqSmooth1].name);
   }
   bool written[kNqRoles] = {};
   written[kNqY1] = active[0];
   written[kNqY2] = active[1];
-  written[kNqScaleOut1] = active[0] && rule.dynamic;
-  written[kNqScaleOut2] = active[1] && rule.dynamic;
-  written[kNqXsum] = written[kNqNormOut] = true;
+  written[kNqScaleOut1] = active[0] && dynamic;
+  written[kNqScaleOut2] = active[1] && dynamic;
+  written[kNqXsum] = c.additional_output;
+  written[kNqNormOut] = true;
   written[kNqRstd] = c.output_rstd;
 
   // Null checks in prototype order: names without "Optional" are required (outputs: when written).
   for (int i = 0; i < c.norder; ++i) {
-    const NqRole r = c.order[i];
+    const NqRole r = order[i];
     const std::string name = t[r].name;
     const bool optional = name.size() > 8 && name.compare(name.size() - 8, 8, "Optional") == 0;
-    const bool required = !optional && (!is_output(r) || written[r]) && !(r == kNqScale2 || r == kNqOffset2);
-    if (required || t[r].t != nullptr) core::check_tensor(t[r].t, t[r].name);
+    // (scales1Optional: optional by name, needed by the static mode)
+    const bool required = (!optional && (!is_output(r) || written[r]) && !(r == kNqScale2 || r == kNqOffset2)) ||
+                          (r == kNqScale1 && !dynamic);
+    if (required && t[r].t == nullptr && r == kNqScale1 && optional)
+      throw_error(ACLNN_ERR_PARAM_NULLPTR, "%s must not be null when quantMode is static", t[r].name);
+    if (required || (t[r].t != nullptr && (written[r] || !is_output(r)))) core::check_tensor(t[r].t, t[r].name);
   }
   if (!in_proto[kNqY2]) active[1] = false;
   for (int k = 0; k < 2; ++k) {
@@ -154,10 +190,10 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
   NormQuantStep &st = *step;
   st.rows = rows;
   st.n = n;
-  st.dynamic = rule.dynamic;
-  st.divide = c.div_mode;
+  st.dynamic = dynamic;
+  st.divide = divide;
   const bool beta_after = rule.norm_out_before_beta && t[kNqBeta].t != nullptr;
-  QuantOperand gamma_op, beta_op;
+  QuantOperand gamma_op, beta_op, bias_op;
   auto floating_param = [&](NqRole r, QuantOperand *op) {
     if (t[r].t->dtype != x.dtype && t[r].t->dtype != ACL_FLOAT)
       throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must be %s's dtype %s or FLOAT", t[r].name,
@@ -167,7 +203,8 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
   floating_param(kNqGamma, &gamma_op);
   if (t[kNqBeta].t != nullptr) floating_param(kNqBeta, beta_after ? &st.param[NormQuantStep::kBeta] : &beta_op);
   const core::DtypeMask offset_dtypes = kFloating | core::dtype_bit(ACL_INT8) | core::dtype_bit(ACL_INT32);
-  if (!rule.dynamic) {
+  if (t[kNqBias].t != nullptr) floating_param(kNqBias, &bias_op);
+  if (!dynamic) {
     for (int k = 0; k < 2; ++k) {
       const NqRole sr = k == 0 ? kNqScale1 : kNqScale2, orr = k == 0 ? kNqOffset1 : kNqOffset2;
       if (t[sr].t != nullptr) {
@@ -198,28 +235,28 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
     core::check_shape_equals(*t[yr].t, t[yr].name, xs);
     core::check_no_internal_overlap(*t[yr].t, t[yr].name);
     rows_of(x, *t[yr].t, &st.y[k]);
-    if (rule.dynamic) {
+    if (dynamic) {
       core::check_tensor(t[sr].t, t[sr].name);
       check_per_row(x, t[sr], true);
       rows_of(x, *t[sr].t, &st.scale_out[k]);
     }
   }
   for (NqRole r : {kNqXsum, kNqNormOut}) {
-    if (t[r].t == nullptr) continue;
+    if (t[r].t == nullptr || !written[r]) continue;
     same_as_x(r);
     core::check_no_internal_overlap(*t[r].t, t[r].name);
   }
   if (t[kNqRstd].t != nullptr && written[kNqRstd]) check_per_row(x, t[kNqRstd], false);
   core::check_outputs_apart<NamedTensor>(
       {&t[kNqY1], &t[kNqY2], &t[kNqXsum], &t[kNqRstd], &t[kNqNormOut], &t[kNqScaleOut1], &t[kNqScaleOut2]},
-      {&t[kNqX], &t[kNqX2], &t[kNqGamma], &t[kNqBeta], &t[kNqScale1], &t[kNqScale2], &t[kNqOffset1], &t[kNqOffset2],
+      {&t[kNqX], &t[kNqX2], &t[kNqGamma], &t[kNqBeta], &t[kNqBias], &t[kNqScale1], &t[kNqScale2], &t[kNqOffset1], &t[kNqOffset2],
        &t[kNqSmooth1], &t[kNqSmooth2], &t[kNqY1], &t[kNqY2], &t[kNqXsum], &t[kNqRstd], &t[kNqNormOut],
        &t[kNqScaleOut1], &t[kNqScaleOut2]});
 
   // Registration in prototype order.
   core::OperandRef ref[kNqRoles];
   for (int i = 0; i < c.norder; ++i) {
-    const NqRole r = c.order[i];
+    const NqRole r = order[i];
     if (t[r].t == nullptr) continue;
     const int slot = is_output(r) ? b.output(t[r].t) : b.input(t[r].t);
     ref[r] = core::OperandRef::of_slot(slot, *t[r].t);
@@ -236,7 +273,7 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
     st.active[k] = active[k];
     if (!active[k]) continue;
     set_ref(st.y[k], k == 0 ? kNqY1 : kNqY2);
-    if (rule.dynamic) set_ref(st.scale_out[k], k == 0 ? kNqScaleOut1 : kNqScaleOut2);
+    if (dynamic) set_ref(st.scale_out[k], k == 0 ? kNqScaleOut1 : kNqScaleOut2);
   }
 
   // The norm: the dim-wise engine's kNormalize lines over x's rows (outer dims: all but the last).
@@ -267,6 +304,7 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
   if (in_proto[kNqX2]) add_in(kNqX2, false, t[kNqX2].t->strides[nd - 1]);
   L.params.gamma_in = add_in(kNqGamma, true, gamma_op.step);
   if (t[kNqBeta].t != nullptr && !beta_after) L.params.beta_in = add_in(kNqBeta, true, beta_op.step);
+  if (t[kNqBias].t != nullptr) L.params.bias_in = add_in(kNqBias, true, bias_op.step);
   // Outputs: 0 the block (fp32 rows, contiguous), then rmsNormOut, rstd, xOut as given.
   L.nout = 1;
   L.out_dtype[0] = ACL_FLOAT;
@@ -286,7 +324,7 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
   };
   if (t[kNqNormOut].t != nullptr) add_out(kNqNormOut, 0, false);
   if (t[kNqRstd].t != nullptr && written[kNqRstd]) add_out(kNqRstd, 2, true);
-  if (t[kNqXsum].t != nullptr) add_out(kNqXsum, 3, false);
+  if (t[kNqXsum].t != nullptr && written[kNqXsum]) add_out(kNqXsum, 3, false);
   kernels::finish_dimwise_plan(L, 1);
 
   // Kernels: the dim-wise tier, the per-token quant tier (dynamic), the task split and block size.
@@ -295,7 +333,7 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
   const char *tier = kernels::choose_dimwise_tier(L, traced ? &trace : nullptr);
   L.stream_out = false;  // the block is read back at once: no non-temporal stores
   const char *qtier = "static_rows";
-  if (rule.dynamic) qtier = kernels::choose_quant_token_tier(&st.token, traced ? &trace : nullptr);
+  if (dynamic) qtier = kernels::choose_quant_token_tier(&st.token, traced ? &trace : nullptr);
   st.tasks = std::max<int64_t>(1, std::min<int64_t>(rows, core::num_threads()));
   const int64_t per_task = (rows + st.tasks - 1) / std::max<int64_t>(st.tasks, 1);
   st.block_rows = std::max<int64_t>(1, std::min<int64_t>(per_task, static_cast<int64_t>(kBlockBytes) / std::max<int64_t>(n * 4, 1)));

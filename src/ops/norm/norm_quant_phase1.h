@@ -2,13 +2,18 @@
 // tools/gen_ops_normq.py). Our reading of the public op documentation, composed from PyTorch where it
 // is silent:
 //
-//   x      = x1 (+ x2 for the Add forms; xOut receives the sum in x's dtype)
+//   x      = x1 (+ x2 for the Add forms, + biasOptional (AddLayerNormQuant); xOut receives the sum in
+//            x's dtype, unless additionalOutput is false)
 //   norm   = RMS:   x * rstd * gamma,               rstd = 1 / sqrt(mean(x^2) + eps)
 //            layer: (x - mean) * rstd * gamma,      rstd = 1 / sqrt(biased var + eps)
 //   y      = norm + beta (beta optional)
 // over x's last dim n only (gamma / beta / bias: n values, every other dim 1). y stays fp32 (it is not
 // rounded to x's dtype before it is quantised); rmsNormOut / layernormRes receive it in x's dtype
-// (AddRmsNormQuantV2's rmsNormOut: the norm before beta, as documented).
+// (AddRmsNormQuantV2's rmsNormOut: the norm before beta, as documented; layernormRes: y).
+//   LayerNormQuant, AddLayerNormQuant(V2): quantMode static (0 / "static") or dynamic (1 / "dynamic"),
+//           another value 161002. Static: as below (LayerNormQuant always divides); the scale inputs are
+//           then required. Dynamic: the scale inputs (scale, scales{1,2}Optional) are the smooth scales,
+//           the zero points are not read, and the per-row scales go to scaleOut / outScales{1,2}Out.
 //   static  (RmsNormQuant(V3), AddRmsNormQuant(V2)): out_k = sat_int8(round(y * s_k + o_k)), or
 //           y / s_k + o_k with divMode true (V1 RmsNormQuant multiplies, as documented); s_k (scale / scales1 /
 //           scales2Optional) and o_k (offset / zeroPoints*, optional: 0) hold 1 value (per tensor) or n
@@ -40,17 +45,21 @@
 namespace opsnn::ops {
 
 enum class NormQuantNorm : uint8_t { kRms, kLayer };
+// Static (given scales), dynamic (per-row scales from the data), or as the quantMode attribute says
+// (0 / "static", 1 / "dynamic"; there the scale inputs are the smooth scales of the dynamic mode).
+enum class NormQuantMode : uint8_t { kStatic, kDynamic, kByAttr };
 
 struct NormQuantRule {
   NormQuantNorm norm;
-  bool dynamic;                // per-row scales from the data (else the given scales)
+  NormQuantMode mode;
   core::DtypeMask dtypes;      // x's
-  bool norm_out_before_beta;   // rmsNormOut is the norm without beta (AddRmsNormQuantV2)
+  bool norm_out_before_beta;   // rmsNormOut is the norm before beta is added (AddRmsNormQuantV2)
+  bool divides;                // static: y / scale + offset whatever divMode (LayerNormQuant)
 };
 
 // The argument roles (the generator maps parameter names to them, tools/gen_ops_normq.py).
 enum NqRole : uint8_t {
-  kNqX, kNqX2, kNqGamma, kNqBeta, kNqScale1, kNqScale2, kNqOffset1, kNqOffset2, kNqSmooth1, kNqSmooth2,
+  kNqX, kNqX2, kNqGamma, kNqBeta, kNqBias, kNqScale1, kNqScale2, kNqOffset1, kNqOffset2, kNqSmooth1, kNqSmooth2,
   kNqY1, kNqY2, kNqXsum, kNqRstd, kNqNormOut, kNqScaleOut1, kNqScaleOut2, kNqRoles
 };
 
@@ -59,11 +68,13 @@ struct NormQuantCall {
   NqRole order[kNqRoles] = {};  // the prototype's tensors in prototype order (registration order)
   int norder = 0;
   double eps = 1e-6;
-  bool div_mode = false, output_rstd = true;
-  int64_t axis = -1, dst_type = 2;
+  bool div_mode = false, output_rstd = true, additional_output = true;
+  int64_t axis = -1, dst_type = 2, quant_mode = 0;  // quant_mode: the int attribute
+  const char *quant_mode_name = nullptr;            // ... or the string one
   const aclBoolArray *output_mask = nullptr;
   struct {
-    bool div_mode = false, output_rstd = false, axis = false, dst_type = false, output_mask = false;
+    bool div_mode = false, output_rstd = false, axis = false, dst_type = false, output_mask = false,
+         quant_mode = false, quant_mode_name = false, additional_output = false;
   } given;
 };
 
