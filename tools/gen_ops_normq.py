@@ -22,11 +22,13 @@ TENSOR_ROLES = {"x": "x", "x1": "x", "x2": "x2", "gamma": "gamma", "gammma": "ga
                 "smoothScalesOptional": "smooth1", "smoothScale1Optional": "smooth1",
                 "smoothScale2Optional": "smooth2", "y": "y1", "yOut": "y1", "y1Out": "y1", "y2Out": "y2",
                 "xOut": "xsum", "rstd": "rstd", "rmsNormOut": "norm_out", "scaleOut": "scale_out1",
-                "scale1Out": "scale_out1", "scale2Out": "scale_out2"}
+                "scale1Out": "scale_out1", "scale2Out": "scale_out2", "weightOptional": "gamma", "shift": "mod_shift",
+                "out": "y1", "quantScale": "scale_out1", "quantOffsetOptional": "offset_out"}
 ENUM = {"x": "kNqX", "x2": "kNqX2", "gamma": "kNqGamma", "beta": "kNqBeta", "bias": "kNqBias", "scale1": "kNqScale1",
         "scale2": "kNqScale2", "offset1": "kNqOffset1", "offset2": "kNqOffset2", "smooth1": "kNqSmooth1",
         "smooth2": "kNqSmooth2", "y1": "kNqY1", "y2": "kNqY2", "xsum": "kNqXsum", "rstd": "kNqRstd",
-        "norm_out": "kNqNormOut", "scale_out1": "kNqScaleOut1", "scale_out2": "kNqScaleOut2"}
+        "norm_out": "kNqNormOut", "scale_out1": "kNqScaleOut1", "scale_out2": "kNqScaleOut2",
+        "mod_scale": "kNqModScale", "mod_shift": "kNqModShift", "offset_out": "kNqOffsetOut"}
 VALUE_ROLES = {"epsilon": "eps", "divMode": "div_mode", "outputRstd": "output_rstd", "axis": "axis",
                "dstType": "dst_type", "outputMask": "output_mask", "quantMode": "quant_mode",
                "additionalOutput": "additional_output"}
@@ -37,6 +39,7 @@ MODES = {"static": "kStatic", "dynamic": "kDynamic", "attr": "kByAttr"}
 
 def resolve(g, table, op):
     g.family_resolve_common(table, op, NORMQ_KEYS, "a norm + quantisation")
+    names = {p.name for p in op.params}
     op.norm = g.one(op, "norm")
     op.quant = g.one(op, "quant")
     if op.norm not in ("rms", "layer") or op.quant not in MODES:
@@ -44,6 +47,10 @@ def resolve(g, table, op):
     op.divides = g.one(op, "divides", "no") == "yes"
     op.norm_out_before_beta = g.one(op, "norm_out", "") == "before_beta"
     op.roles = g.roles_by_name(op, {**TENSOR_ROLES, **VALUE_ROLES}, "a norm + quantisation op")
+    if "shift" in names:  # AdaLayerNormQuant: scale / shift modulate, biasOptional is the shift after gamma
+        op.roles["mod_scale"] = op.roles.pop("scale1")
+        if "bias" in op.roles:
+            op.roles["beta"] = op.roles.pop("bias")
     qm = op.roles.pop("quant_mode", None)  # the int or the string attribute
     if qm is not None:
         op.roles["quant_mode_name" if "char" in qm.ctype else "quant_mode"] = qm
@@ -64,8 +71,8 @@ def render_entry(g, table):
         lines = g.family_entry_open(op, "::opsnn::ops::NormQuantCall")
         role_of = {p.name: r for r, p in op.roles.items()}
         for p in op.params:
-            role = TENSOR_ROLES.get(p.name)
-            if role is not None and p.kind == "tensor":
+            role = role_of[p.name]
+            if role in ENUM:
                 lines.append(f'    c.t[::opsnn::ops::{ENUM[role]}] = {{{p.name}, "{p.name}"}};')
                 lines.append(f"    c.order[c.norder++] = ::opsnn::ops::{ENUM[role]};")
             else:

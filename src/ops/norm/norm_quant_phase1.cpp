@@ -77,6 +77,12 @@ void check_per_row(const aclTensor &x, const NamedTensor &t, bool may_drop_last)
 void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const NormQuantCall &c) {
   // The mode; with quantMode dynamic the scale inputs take the smooth scales' roles.
   bool dynamic = rule.mode == NormQuantMode::kDynamic;
+  if (dynamic && c.given.quant_mode_name) {  // AdaLayerNormQuant: the dynamic mode only
+    core::check_not_null(c.quant_mode_name, "quantMode");
+    if (std::string(c.quant_mode_name) != "dynamic")
+      throw_error(ACLNN_ERR_PARAM_INVALID, "quantMode must be \"dynamic\" (the only mode of this op), got \"%s\"",
+                  c.quant_mode_name);
+  }
   if (rule.mode == NormQuantMode::kByAttr) {
     if (c.given.quant_mode_name) {
       core::check_not_null(c.quant_mode_name, "quantMode");
@@ -129,6 +135,7 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
   written[kNqScaleOut2] = active[1] && dynamic;
   written[kNqXsum] = c.additional_output;
   written[kNqNormOut] = true;
+  written[kNqOffsetOut] = false;  // reserved
   written[kNqRstd] = c.output_rstd;
 
   // Null checks in prototype order: names without "Optional" are required (outputs: when written).
@@ -200,7 +207,7 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
                   core::dtype_name(t[r].t->dtype), t[kNqX].name, core::dtype_name(x.dtype));
     along_last(t[r], n, false, op);
   };
-  floating_param(kNqGamma, &gamma_op);
+  if (t[kNqGamma].t != nullptr) floating_param(kNqGamma, &gamma_op);
   if (t[kNqBeta].t != nullptr) floating_param(kNqBeta, beta_after ? &st.param[NormQuantStep::kBeta] : &beta_op);
   const core::DtypeMask offset_dtypes = kFloating | core::dtype_bit(ACL_INT8) | core::dtype_bit(ACL_INT32);
   if (t[kNqBias].t != nullptr) floating_param(kNqBias, &bias_op);
@@ -250,7 +257,7 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
   core::check_outputs_apart<NamedTensor>(
       {&t[kNqY1], &t[kNqY2], &t[kNqXsum], &t[kNqRstd], &t[kNqNormOut], &t[kNqScaleOut1], &t[kNqScaleOut2]},
       {&t[kNqX], &t[kNqX2], &t[kNqGamma], &t[kNqBeta], &t[kNqBias], &t[kNqScale1], &t[kNqScale2], &t[kNqOffset1], &t[kNqOffset2],
-       &t[kNqSmooth1], &t[kNqSmooth2], &t[kNqY1], &t[kNqY2], &t[kNqXsum], &t[kNqRstd], &t[kNqNormOut],
+       &t[kNqSmooth1], &t[kNqSmooth2], &t[kNqModScale], &t[kNqModShift], &t[kNqY1], &t[kNqY2], &t[kNqXsum], &t[kNqRstd], &t[kNqNormOut],
        &t[kNqScaleOut1], &t[kNqScaleOut2]});
 
   // Registration in prototype order.
@@ -302,9 +309,31 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
   };
   add_in(kNqX, false, x.strides[nd - 1]);
   if (in_proto[kNqX2]) add_in(kNqX2, false, t[kNqX2].t->strides[nd - 1]);
-  L.params.gamma_in = add_in(kNqGamma, true, gamma_op.step);
+  if (t[kNqGamma].t != nullptr) L.params.gamma_in = add_in(kNqGamma, true, gamma_op.step);
   if (t[kNqBeta].t != nullptr && !beta_after) L.params.beta_in = add_in(kNqBeta, true, beta_op.step);
   if (t[kNqBias].t != nullptr) L.params.bias_in = add_in(kNqBias, true, bias_op.step);
+  // AdaLayerNormQuant's modulation: [B..., H] or [B..., 1, H] for x [B..., S, H], the same along S.
+  auto modulation = [&](NqRole r) {
+    const aclTensor &u = *t[r].t;
+    if (u.dtype != x.dtype)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must have %s's dtype %s", t[r].name,
+                  core::dtype_name(u.dtype), t[kNqX].name, core::dtype_name(x.dtype));
+    bool ok = nd >= 2 && (u.ndim == nd - 1 || u.ndim == nd) && u.dims[u.ndim - 1] == n;
+    for (int d = 0; ok && d < nd - 2; ++d) ok = u.dims[d] == x.dims[d];
+    if (ok && u.ndim == nd) ok = u.dims[nd - 2] == 1;
+    if (!ok)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; for %s of shape %s it must be [B..., H] or [B..., 1, H]",
+                  t[r].name, core::shape_string(u).c_str(), t[kNqX].name, core::shape_string(x).c_str());
+    const int k = L.nin++;
+    st.in[k] = ref[r];
+    L.in_dtype[k] = u.dtype;
+    for (int d = 0; d < nd - 2; ++d) L.in_outer[k][d] = u.strides[d] * esize(u);
+    L.in_outer[k][nd - 2] = 0;  // S
+    L.in_line[k][0] = u.strides[u.ndim - 1] * esize(u);
+    return k;
+  };
+  if (in_proto[kNqModScale]) L.params.scale_in = modulation(kNqModScale);
+  if (in_proto[kNqModShift]) L.params.shift_in = modulation(kNqModShift);
   // Outputs: 0 the block (fp32 rows, contiguous), then rmsNormOut, rstd, xOut as given.
   L.nout = 1;
   L.out_dtype[0] = ACL_FLOAT;

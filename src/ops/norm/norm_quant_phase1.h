@@ -10,6 +10,10 @@
 // over x's last dim n only (gamma / beta / bias: n values, every other dim 1). y stays fp32 (it is not
 // rounded to x's dtype before it is quantised); rmsNormOut / layernormRes receive it in x's dtype
 // (AddRmsNormQuantV2's rmsNormOut: the norm before beta, as documented; layernormRes: y).
+//   AdaLayerNormQuant: y = LayerNorm(x) (weightOptional, biasOptional) * (1 + scale) + shift, x [B..., S, H],
+//           scale / shift [B..., H] or [B..., 1, H] (one modulation per batch index), then dynamic as below
+//           (quantMode must be "dynamic"); quantScale receives the per-row scales; quantOffsetOptional
+//           (symmetric quantisation has none) is accepted and not written.
 //   LayerNormQuant, AddLayerNormQuant(V2): quantMode static (0 / "static") or dynamic (1 / "dynamic"),
 //           another value 161002. Static: as below (LayerNormQuant always divides); the scale inputs are
 //           then required. Dynamic: the scale inputs (scale, scales{1,2}Optional) are the smooth scales,
@@ -60,7 +64,8 @@ struct NormQuantRule {
 // The argument roles (the generator maps parameter names to them, tools/gen_ops_normq.py).
 enum NqRole : uint8_t {
   kNqX, kNqX2, kNqGamma, kNqBeta, kNqBias, kNqScale1, kNqScale2, kNqOffset1, kNqOffset2, kNqSmooth1, kNqSmooth2,
-  kNqY1, kNqY2, kNqXsum, kNqRstd, kNqNormOut, kNqScaleOut1, kNqScaleOut2, kNqRoles
+  kNqModScale, kNqModShift, kNqY1, kNqY2, kNqXsum, kNqRstd, kNqNormOut, kNqScaleOut1, kNqScaleOut2, kNqOffsetOut,
+  kNqRoles
 };
 
 struct NormQuantCall {
