@@ -3,7 +3,7 @@
 every formula) and NormQuantTableCase registrations (tests/ops/test_op_table_normq.cpp).
 
 Row format (besides the common `header`, `dtypes`, `backward`):
-  norm     rms | layer         the normalisation before the quantisation
+  norm     rms | layer | group  the normalisation before the quantisation
   quant    static | dynamic | attr   given scales / zero points, per-row scales from the data, or as the
                                quantMode attribute says (int 0 / 1 or "static" / "dynamic")
   divides  yes                 static: y / scale whatever divMode (LayerNormQuant)
@@ -23,18 +23,20 @@ TENSOR_ROLES = {"x": "x", "x1": "x", "x2": "x2", "gamma": "gamma", "gammma": "ga
                 "smoothScale2Optional": "smooth2", "y": "y1", "yOut": "y1", "y1Out": "y1", "y2Out": "y2",
                 "xOut": "xsum", "rstd": "rstd", "rmsNormOut": "norm_out", "scaleOut": "scale_out1",
                 "scale1Out": "scale_out1", "scale2Out": "scale_out2", "weightOptional": "gamma", "shift": "mod_shift",
-                "out": "y1", "quantScale": "scale_out1", "quantOffsetOptional": "offset_out"}
+                "out": "y1", "quantScale": "scale_out1", "quantOffsetOptional": "offset_out", "self": "x",
+                "meanOut": "mean", "rstdOut": "rstd"}
 ENUM = {"x": "kNqX", "x2": "kNqX2", "gamma": "kNqGamma", "beta": "kNqBeta", "bias": "kNqBias", "scale1": "kNqScale1",
         "scale2": "kNqScale2", "offset1": "kNqOffset1", "offset2": "kNqOffset2", "smooth1": "kNqSmooth1",
         "smooth2": "kNqSmooth2", "y1": "kNqY1", "y2": "kNqY2", "xsum": "kNqXsum", "rstd": "kNqRstd",
         "norm_out": "kNqNormOut", "scale_out1": "kNqScaleOut1", "scale_out2": "kNqScaleOut2",
-        "mod_scale": "kNqModScale", "mod_shift": "kNqModShift", "offset_out": "kNqOffsetOut"}
-VALUE_ROLES = {"epsilon": "eps", "divMode": "div_mode", "outputRstd": "output_rstd", "axis": "axis",
+        "mean": "kNqMean", "mod_scale": "kNqModScale", "mod_shift": "kNqModShift", "offset_out": "kNqOffsetOut"}
+VALUE_ROLES = {"epsilon": "eps", "eps": "eps", "divMode": "div_mode", "outputRstd": "output_rstd", "axis": "axis",
                "dstType": "dst_type", "outputMask": "output_mask", "quantMode": "quant_mode",
-               "additionalOutput": "additional_output"}
+               "additionalOutput": "additional_output", "group": "group", "activateSilu": "activate"}
 RESULTS = {"static": "INT8 (given scales / zero points)", "dynamic": "INT8, FLOAT per-row scales",
            "attr": "INT8 (static), or INT8 and FLOAT per-row scales (dynamic)"}
 MODES = {"static": "kStatic", "dynamic": "kDynamic", "attr": "kByAttr"}
+NORMS = {"rms": "kRms", "layer": "kLayer", "group": "kGroup"}
 
 
 def resolve(g, table, op):
@@ -42,8 +44,8 @@ def resolve(g, table, op):
     names = {p.name for p in op.params}
     op.norm = g.one(op, "norm")
     op.quant = g.one(op, "quant")
-    if op.norm not in ("rms", "layer") or op.quant not in MODES:
-        raise g.TableError(f"{op.where}: norm must be rms or layer and quant static, dynamic or attr")
+    if op.norm not in NORMS or op.quant not in MODES:
+        raise g.TableError(f"{op.where}: norm must be rms, layer or group and quant static, dynamic or attr")
     op.divides = g.one(op, "divides", "no") == "yes"
     op.norm_out_before_beta = g.one(op, "norm_out", "") == "before_beta"
     op.roles = g.roles_by_name(op, {**TENSOR_ROLES, **VALUE_ROLES}, "a norm + quantisation op")
@@ -51,6 +53,9 @@ def resolve(g, table, op):
         op.roles["mod_scale"] = op.roles.pop("scale1")
         if "bias" in op.roles:
             op.roles["beta"] = op.roles.pop("bias")
+    qs = op.roles.get("scale_out1")
+    if qs is not None and qs.name == "quantScale" and qs.ctype.startswith("const"):  # GroupNormSiluQuant's input
+        op.roles["scale1"] = op.roles.pop("scale_out1")
     qm = op.roles.pop("quant_mode", None)  # the int or the string attribute
     if qm is not None:
         op.roles["quant_mode_name" if "char" in qm.ctype else "quant_mode"] = qm
@@ -63,7 +68,7 @@ def resolve(g, table, op):
 def render_entry(g, table):
     out = g.family_entry_head(table, "norm_quant_phase1", "ops/norm/norm_quant_phase1.h", ["opsnn::core::dtype_bit"])
     out += [f"const ::opsnn::ops::NormQuantRule k{op.name}Rule = {{::opsnn::ops::NormQuantNorm::"
-            f"{'kRms' if op.norm == 'rms' else 'kLayer'}, ::opsnn::ops::NormQuantMode::{MODES[op.quant]}, "
+            f"{NORMS[op.norm]}, ::opsnn::ops::NormQuantMode::{MODES[op.quant]}, "
             f"{g.mask(op.dtypes)}, {str(op.norm_out_before_beta).lower()}, {str(op.divides).lower()}}};"
             for op in table.ops]
     out += ["}  // namespace", ""]
@@ -78,7 +83,7 @@ def render_entry(g, table):
             else:
                 v = role_of[p.name]
                 lines.append(f"    c.{v} = {p.name};")
-                if v != "eps":
+                if v not in ("eps", "group", "activate"):  # the attributes only some prototypes have
                     lines.append(f"    c.given.{v} = true;")
         out += lines + g.family_entry_close(op, "norm_quant_phase1")
     return "\n".join(out) + "\n"
@@ -90,6 +95,7 @@ def render_tests(g, tables):
         for op in t.ops:
             fields = [f"c.rms = {str(op.norm == 'rms').lower()};",
                       f"c.dynamic = {str(op.quant == 'dynamic').lower()};",
+                      f"c.grouped = {str(op.norm == 'group').lower()};",
                       f"c.by_attr = {str(op.quant == 'attr').lower()};",
                       f"c.divides = {str(op.divides).lower()};",
                       f"c.norm_out_before_beta = {str(op.norm_out_before_beta).lower()};",

@@ -28,7 +28,10 @@ struct NormQuantArgs {
   aclTensor *offset1 = nullptr, *offset2 = nullptr, *smooth1 = nullptr, *smooth2 = nullptr, *y1 = nullptr;
   aclTensor *y2 = nullptr, *xsum = nullptr, *rstd = nullptr, *norm_out = nullptr, *scale_out1 = nullptr;
   aclTensor *scale_out2 = nullptr;
+  aclTensor *mean = nullptr;
   double eps = 1e-6;
+  int64_t group = 1;
+  bool activate = true;
   bool div_mode = false, output_rstd = true, additional_output = true;
   int64_t axis = -1, dst_type = 2;
   int quant_mode = 0;
@@ -40,7 +43,7 @@ using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
 
 struct NormQuantTableCase {
   std::string name, api;
-  bool rms = true, dynamic = false, by_attr = false, divides = false, norm_out_before_beta = false;
+  bool rms = true, grouped = false, dynamic = false, by_attr = false, divides = false, norm_out_before_beta = false;
   std::vector<aclDataType> dtypes;
   std::vector<std::string> roles, names;
   int (*phase1)(const NormQuantArgs &, uint64_t *, aclOpExecutor **) = nullptr;
@@ -64,6 +67,13 @@ void PrintTo(const NormQuantTableCase &c, std::ostream *os) { *os << c.name; }
 const std::vector<NormQuantTableCase> &all_cases() {
   static const std::vector<NormQuantTableCase> c = harness::sampled(normq_table_cases());
   return c;
+}
+// The rows along the last dim, or the group norm rows (their own suite below).
+std::vector<NormQuantTableCase> cases_where(bool grouped) {
+  std::vector<NormQuantTableCase> v;
+  for (const auto &c : all_cases())
+    if (c.grouped == grouped) v.push_back(c);
+  return v;
 }
 
 using Dev = std::unique_ptr<DeviceTensor>;
@@ -642,7 +652,157 @@ TEST_P(NormQuantTable, OutputMaskChoosesTheOutputs) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, NormQuantTable, ::testing::ValuesIn(all_cases()),
+INSTANTIATE_TEST_SUITE_P(Ops, NormQuantTable, ::testing::ValuesIn(cases_where(false)),
+                         [](const auto &info) { return info.param.name; });
+
+// ---- group norm rows (GroupNormSiluQuant): rows are (sample, group) of C / group channels x the
+// spatial positions; gamma / beta / quantScale per channel.
+
+struct GroupCall {
+  Dev x, gamma, beta, scale, out, mean, rstd;
+  NormQuantArgs args;
+};
+
+GroupCall build_group(const std::vector<int64_t> &shape, aclDataType dt, int64_t group, bool per_channel,
+                      bool strided_x) {
+  GroupCall k;
+  const std::vector<int64_t> cshape = {shape[1]};
+  if (strided_x) {
+    k.x = transposed_view(shape, dt);
+    k.x->fill_random(-2, 2);
+  } else {
+    k.x = make(shape, dt, -2, 2);
+  }
+  k.gamma = make(cshape, dt, 0.5, 1.5);
+  k.beta = make(cshape, dt, -0.5, 0.5);
+  k.scale = make(per_channel ? cshape : std::vector<int64_t>{1}, ACL_FLOAT, 1.0 / 60, 1.0 / 20);
+  k.out = make_out(shape, ACL_INT8);
+  k.mean = make_out({shape[0], group}, ACL_FLOAT);
+  k.rstd = make_out({shape[0], group}, dt);
+  NormQuantArgs &a = k.args;
+  a.x = *k.x;
+  a.gamma = *k.gamma;
+  a.beta = *k.beta;
+  a.scale1 = *k.scale;
+  a.y1 = *k.out;
+  a.mean = *k.mean;
+  a.rstd = *k.rstd;
+  a.group = group;
+  a.eps = 1e-5;
+  return k;
+}
+
+struct GroupExpected {
+  std::vector<double> t, mean, rstd;  // t: the quantiser's argument, row-major like x
+};
+
+GroupExpected group_reference(const GroupCall &k) {
+  const std::vector<int64_t> &sh = k.x->shape();
+  const int64_t nb = sh[0], ch = sh[1], hw = numel_of(sh) / (nb * ch), g = k.args.group, cg = ch / g;
+  const std::vector<double> xv = k.x->values(), gm = k.gamma->values(), bt = k.beta->values();
+  const std::vector<double> sc = param_row(k.scale.get(), ch, 1.0);
+  GroupExpected e;
+  e.t.resize(xv.size());
+  for (int64_t b = 0; b < nb; ++b)
+    for (int64_t gi = 0; gi < g; ++gi) {
+      const int64_t base = (b * ch + gi * cg) * hw, len = cg * hw;
+      double mean = 0, var = 0;
+      for (int64_t i = 0; i < len; ++i) mean += xv[base + i];
+      mean /= len;
+      for (int64_t i = 0; i < len; ++i) var += (xv[base + i] - mean) * (xv[base + i] - mean);
+      const double rstd = 1 / std::sqrt(var / len + k.args.eps);
+      e.mean.push_back(mean);
+      e.rstd.push_back(rstd);
+      for (int64_t i = 0; i < len; ++i) {
+        const int64_t c = gi * cg + i / hw;
+        double y = (xv[base + i] - mean) * rstd * gm[c] + bt[c];
+        if (k.args.activate) y = y / (1 + std::exp(-y));
+        e.t[base + i] = y / sc[c];
+      }
+    }
+  return e;
+}
+
+void check_group(const GroupCall &k, double tie_tol) {
+  const GroupExpected e = group_reference(k);
+  EXPECT_TRUE(ints_match(k.out->values(), e.t, tie_tol)) << "out";
+  EXPECT_TRUE(meets_precision(ACL_FLOAT, k.mean->values(), e.mean)) << "meanOut";
+  EXPECT_TRUE(meets_precision(k.rstd->dtype(), k.rstd->values(), as_stored(*k.rstd, e.rstd))) << "rstdOut";
+}
+
+class NormQuantGroupTable : public ::testing::TestWithParam<NormQuantTableCase> {};
+
+TEST_P(NormQuantGroupTable, RandomDataEveryDtypeAgainstFloat64) {
+  const NormQuantTableCase &c = GetParam();
+  int variant = 0;
+  for (aclDataType dt : c.dtypes)
+    for (const auto &[shape, group] : std::vector<std::pair<std::vector<int64_t>, int64_t>>{
+             {{2, 4, 3, 5}, 2}, {{3, 6, 7}, 3}, {{2, 8}, 4}, {{1, 6, 2, 2, 3}, 1}, {{2, 32, 16, 16}, 8}}) {
+      SCOPED_TRACE(c.name + " " + std::to_string(variant));
+      GroupCall k = build_group(shape, dt, group, variant % 2 == 0, false);
+      k.args.activate = variant % 3 != 2;
+      ++variant;
+      ASSERT_EQ(run(c, k.args), ACL_SUCCESS) << aclGetRecentErrMsg();
+      check_group(k, 2e-3);
+    }
+}
+
+TEST_P(NormQuantGroupTable, NonContiguousSelf) {
+  const NormQuantTableCase &c = GetParam();
+  GroupCall k = build_group({3, 4, 5, 6}, c.dtypes[0], 2, true, true);
+  ASSERT_EQ(run(c, k.args), ACL_SUCCESS) << aclGetRecentErrMsg();
+  check_group(k, 2e-3);
+}
+
+// eps 0, each group +-1 in equal numbers: mean 0, rstd 1, y = +-gamma; quarters / 0.5 are ties.
+TEST_P(NormQuantGroupTable, ConstructedTiesRoundHalfToEven) {
+  const NormQuantTableCase &c = GetParam();
+  for (aclDataType dt : c.dtypes) {
+    GroupCall k = build_group({2, 4, 2, 4}, dt, 2, false, false);
+    k.args.eps = 0.0;
+    k.args.activate = false;
+    std::vector<double> xv(static_cast<size_t>(k.x->numel()));
+    for (size_t i = 0; i < xv.size(); ++i) xv[i] = (i % 16) * 5 % 16 < 8 ? 1.0 : -1.0;  // 16 per group
+    k.x->set_values(xv);
+    k.gamma->set_values({0.25, 1.25, -2.75, 3.25});
+    k.beta->set_values({0.0, 0.0, 0.0, 0.0});
+    k.scale->set_values({0.5});
+    ASSERT_EQ(run(c, k.args), ACL_SUCCESS) << aclGetRecentErrMsg();
+    const GroupExpected e = group_reference(k);
+    int ties = 0;
+    for (double t : e.t) ties += std::fabs(t - std::floor(t) - 0.5) == 0.0 ? 1 : 0;
+    EXPECT_EQ(ties, static_cast<int>(e.t.size()));
+    check_group(k, 0.0);
+  }
+}
+
+TEST_P(NormQuantGroupTable, ErrorsNameTheirArgument) {
+  const NormQuantTableCase &c = GetParam();
+  const aclDataType dt = c.dtypes[0];
+  GroupCall k = build_group({2, 4, 3, 3}, dt, 2, true, false);
+  const NormQuantArgs &a = k.args;
+  DeviceTensor c5({5}, dt), s3({3}, ACL_FLOAT), s_int({4}, ACL_INT32), of({2, 4, 3, 3}, ACL_FLOAT);
+  DeviceTensor m_bad({2, 4}, ACL_FLOAT), x1({8}, dt), xi({2, 4, 3, 3}, ACL_INT32);
+  auto out_padded = padded_view({2, 4, 3, 3}, ACL_INT8);
+  EXPECT_TRUE(rejects(c, a, [](NormQuantArgs &m) { m.x = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"self"}));
+  EXPECT_TRUE(rejects(c, a, [](NormQuantArgs &m) { m.gamma = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"gamma"}));
+  EXPECT_TRUE(rejects(c, a, [](NormQuantArgs &m) { m.scale1 = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"quantScale"}));
+  EXPECT_TRUE(rejects(c, a, [](NormQuantArgs &m) { m.y1 = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"out"}));
+  EXPECT_TRUE(rejects(c, a, [&](NormQuantArgs &m) { m.x = xi; }, ACLNN_ERR_PARAM_INVALID, {"self", "INT32"}));
+  EXPECT_TRUE(rejects(c, a, [&](NormQuantArgs &m) { m.x = x1; }, ACLNN_ERR_PARAM_INVALID, {"self"}));
+  EXPECT_TRUE(rejects(c, a, [](NormQuantArgs &m) { m.group = 3; }, ACLNN_ERR_PARAM_INVALID, {"group"}));
+  EXPECT_TRUE(rejects(c, a, [](NormQuantArgs &m) { m.group = 0; }, ACLNN_ERR_PARAM_INVALID, {"group"}));
+  EXPECT_TRUE(rejects(c, a, [&](NormQuantArgs &m) { m.gamma = c5; }, ACLNN_ERR_PARAM_INVALID, {"gamma"}));
+  EXPECT_TRUE(rejects(c, a, [&](NormQuantArgs &m) { m.beta = c5; }, ACLNN_ERR_PARAM_INVALID, {"beta"}));
+  EXPECT_TRUE(rejects(c, a, [&](NormQuantArgs &m) { m.scale1 = s3; }, ACLNN_ERR_PARAM_INVALID, {"quantScale"}));
+  EXPECT_TRUE(rejects(c, a, [&](NormQuantArgs &m) { m.scale1 = s_int; }, ACLNN_ERR_PARAM_INVALID, {"quantScale"}));
+  EXPECT_TRUE(rejects(c, a, [&](NormQuantArgs &m) { m.y1 = of; }, ACLNN_ERR_PARAM_INVALID, {"out", "INT8"}));
+  EXPECT_TRUE(rejects(c, a, [&](NormQuantArgs &m) { m.y1 = *out_padded; }, ACLNN_ERR_PARAM_INVALID, {"out"}));
+  EXPECT_TRUE(rejects(c, a, [&](NormQuantArgs &m) { m.mean = m_bad; }, ACLNN_ERR_PARAM_INVALID, {"meanOut"}));
+  EXPECT_TRUE(rejects(c, a, [&](NormQuantArgs &m) { m.rstd = m_bad; }, ACLNN_ERR_PARAM_INVALID, {"rstdOut"}));
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, NormQuantGroupTable, ::testing::ValuesIn(cases_where(true)),
                          [](const auto &info) { return info.param.name; });
 
 }  // namespace

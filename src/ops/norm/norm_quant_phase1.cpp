@@ -59,6 +59,26 @@ void rows_of(const aclTensor &x, const aclTensor &t, QuantOperand *op) {
   }
 }
 
+// Group norm's quantised output as rows (sample, group) of cg * hxw evenly spaced elements: dims
+// [N, group, cg * hxw] with their strides.
+void group_rows_of(const aclTensor &x, const NamedTensor &y, int64_t cg, int64_t group, QuantOperand *op) {
+  const aclTensor &t = *y.t;
+  const int nd = t.ndim;
+  bool even = true;  // each spatial / channel dim nests in the one before it
+  for (int d = nd - 1; d >= 2; --d) even = even && (t.dims[d] == 1 || t.strides[d - 1] == t.strides[d] * t.dims[d]);
+  if (!even)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has strides %s: the elements of one group must be evenly spaced (e.g. "
+                "contiguous)", y.name, core::shape_string(t.strides, nd).c_str());
+  op->dt = t.dtype;
+  op->nd = 3;
+  op->dims[0] = x.dims[0];
+  op->dims[1] = group;
+  op->dims[2] = x.numel() / std::max<int64_t>(x.dims[0] * group, 1);
+  op->strides[0] = t.strides[0];
+  op->strides[1] = t.strides[1] * cg;
+  op->strides[2] = t.strides[nd - 1];
+}
+
 // Per-row outputs: x's shape with the last dim 1, or (scales) without it.
 void check_per_row(const aclTensor &x, const NamedTensor &t, bool may_drop_last) {
   core::Shape with_one = core::Shape::of(x), without = core::Shape::of(x);
@@ -168,20 +188,30 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
   // x (and x2): the rows along the last dim.
   const aclTensor &x = *t[kNqX].t;
   core::check_dtype_in(&x, t[kNqX].name, rule.dtypes);
-  if (x.ndim < 1)
-    throw_error(ACLNN_ERR_PARAM_INVALID, "%s must have at least 1 dim (rows along the last), got a 0-d tensor",
-                t[kNqX].name);
+  const bool grouped = rule.norm == NormQuantNorm::kGroup;
+  if (x.ndim < (grouped ? 2 : 1))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s must have at least %s, got shape %s", t[kNqX].name,
+                grouped ? "2 dims [N, C, ...]" : "1 dim (rows along the last)", core::shape_string(x).c_str());
   const core::Shape xs = core::Shape::of(x);
   const int nd = x.ndim;
-  const int64_t n = x.dims[nd - 1];
-  const int64_t rows = n == 0 ? 0 : x.numel() / n;
-  if (n == 0 && x.numel() == 0 && xs.ndim > 1) {
-    int64_t outer = 1;
+  // Rows: along the last dim; group norm: (sample, group) with cg channels x hxw positions each.
+  int64_t n = x.dims[nd - 1], rows = 0, outer = 1, chans = 0, cg = 1, hxw = 1;
+  if (grouped) {
+    chans = x.dims[1];
+    for (int d = 2; d < nd; ++d) hxw *= x.dims[d];
+    if (c.group <= 0 || chans % c.group != 0)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "group = %lld must be positive and divide C = %lld", ll(c.group),
+                  ll(chans));
+    cg = chans / c.group;
+    n = cg * hxw;
+    outer = x.dims[0] * c.group;
+  } else {
     for (int d = 0; d + 1 < nd; ++d) outer *= x.dims[d];
-    if (outer > 0)
-      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has empty rows (shape %s): their statistics are undefined",
-                  t[kNqX].name, core::shape_string(x).c_str());
   }
+  rows = n == 0 ? 0 : outer;
+  if (n == 0 && outer > 0 && nd > 1)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has empty rows (shape %s): their statistics are undefined",
+                t[kNqX].name, core::shape_string(x).c_str());
   if (c.given.axis && c.axis != -1 && c.axis != nd - 1)
     throw_error(ACLNN_ERR_PARAM_INVALID, "axis %lld is not supported: the quantisation parameters run along the last "
                 "dim (-1 or %d)", ll(c.axis), nd - 1);
@@ -197,15 +227,28 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
   NormQuantStep &st = *step;
   st.rows = rows;
   st.n = n;
+  st.groups = grouped ? c.group : 1;
+  st.cg = cg;
+  st.hxw = hxw;
   st.dynamic = dynamic;
   st.divide = divide;
   const bool beta_after = rule.norm_out_before_beta && t[kNqBeta].t != nullptr;
   QuantOperand gamma_op, beta_op, bias_op;
+  // Group norm's parameters: 1-D, C values (or 1 where per_tensor may be); else along the last dim.
+  auto param_shape = [&](const NamedTensor &p, bool per_tensor, QuantOperand *op) {
+    if (!grouped) return along_last(p, n, per_tensor, op);
+    const aclTensor &u = *p.t;
+    if (u.ndim != 1 || (u.dims[0] != chans && !(per_tensor && u.dims[0] == 1)))
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; it must be [C] = [%lld]%s", p.name,
+                  core::shape_string(u).c_str(), ll(chans), per_tensor ? " or [1]" : "");
+    op->dt = u.dtype;
+    op->step = u.dims[0] == 1 && chans != 1 ? 0 : u.strides[0];
+  };
   auto floating_param = [&](NqRole r, QuantOperand *op) {
     if (t[r].t->dtype != x.dtype && t[r].t->dtype != ACL_FLOAT)
       throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must be %s's dtype %s or FLOAT", t[r].name,
                   core::dtype_name(t[r].t->dtype), t[kNqX].name, core::dtype_name(x.dtype));
-    along_last(t[r], n, false, op);
+    param_shape(t[r], false, op);
   };
   if (t[kNqGamma].t != nullptr) floating_param(kNqGamma, &gamma_op);
   if (t[kNqBeta].t != nullptr) floating_param(kNqBeta, beta_after ? &st.param[NormQuantStep::kBeta] : &beta_op);
@@ -216,7 +259,9 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
       const NqRole sr = k == 0 ? kNqScale1 : kNqScale2, orr = k == 0 ? kNqOffset1 : kNqOffset2;
       if (t[sr].t != nullptr) {
         check_dtype(t[sr], kFloating, "FLOAT, FLOAT16 or BF16");
-        along_last(t[sr], n, true, &st.param[k == 0 ? NormQuantStep::kScale1 : NormQuantStep::kScale2]);
+        const int pi = k == 0 ? NormQuantStep::kScale1 : NormQuantStep::kScale2;
+        param_shape(t[sr], true, &st.param[pi]);
+        st.per_channel[pi] = grouped && st.param[pi].step != 0;
       }
       if (t[orr].t != nullptr) {
         if (t[sr].t == nullptr)
@@ -241,7 +286,8 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
     check_dtype(t[yr], core::dtype_bit(ACL_INT8), "INT8");
     core::check_shape_equals(*t[yr].t, t[yr].name, xs);
     core::check_no_internal_overlap(*t[yr].t, t[yr].name);
-    rows_of(x, *t[yr].t, &st.y[k]);
+    if (grouped) group_rows_of(x, t[yr], cg, c.group, &st.y[k]);
+    else rows_of(x, *t[yr].t, &st.y[k]);
     if (dynamic) {
       core::check_tensor(t[sr].t, t[sr].name);
       check_per_row(x, t[sr], true);
@@ -253,12 +299,27 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
     same_as_x(r);
     core::check_no_internal_overlap(*t[r].t, t[r].name);
   }
-  if (t[kNqRstd].t != nullptr && written[kNqRstd]) check_per_row(x, t[kNqRstd], false);
+  if (grouped) {
+    for (NqRole r : {kNqMean, kNqRstd}) {
+      if (t[r].t == nullptr) continue;
+      core::Shape stats;
+      stats.ndim = 2;
+      stats.dims[0] = x.dims[0];
+      stats.dims[1] = c.group;
+      core::check_shape_equals(*t[r].t, t[r].name, stats);
+      if (t[r].t->dtype != x.dtype && t[r].t->dtype != ACL_FLOAT)
+        throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must be %s's dtype %s or FLOAT", t[r].name,
+                    core::dtype_name(t[r].t->dtype), t[kNqX].name, core::dtype_name(x.dtype));
+      core::check_no_internal_overlap(*t[r].t, t[r].name);
+    }
+  } else if (t[kNqRstd].t != nullptr && written[kNqRstd]) {
+    check_per_row(x, t[kNqRstd], false);
+  }
   core::check_outputs_apart<NamedTensor>(
-      {&t[kNqY1], &t[kNqY2], &t[kNqXsum], &t[kNqRstd], &t[kNqNormOut], &t[kNqScaleOut1], &t[kNqScaleOut2]},
+      {&t[kNqY1], &t[kNqY2], &t[kNqXsum], &t[kNqMean], &t[kNqRstd], &t[kNqNormOut], &t[kNqScaleOut1], &t[kNqScaleOut2]},
       {&t[kNqX], &t[kNqX2], &t[kNqGamma], &t[kNqBeta], &t[kNqBias], &t[kNqScale1], &t[kNqScale2], &t[kNqOffset1], &t[kNqOffset2],
-       &t[kNqSmooth1], &t[kNqSmooth2], &t[kNqModScale], &t[kNqModShift], &t[kNqY1], &t[kNqY2], &t[kNqXsum], &t[kNqRstd], &t[kNqNormOut],
-       &t[kNqScaleOut1], &t[kNqScaleOut2]});
+       &t[kNqSmooth1], &t[kNqSmooth2], &t[kNqModScale], &t[kNqModShift], &t[kNqY1], &t[kNqY2], &t[kNqXsum], &t[kNqMean], &t[kNqRstd],
+       &t[kNqNormOut], &t[kNqScaleOut1], &t[kNqScaleOut2]});
 
   // Registration in prototype order.
   core::OperandRef ref[kNqRoles];
@@ -290,25 +351,44 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
   L.params.eps = c.eps;
   L.params.rms = rule.norm == NormQuantNorm::kRms;
   L.params.add_input = in_proto[kNqX2];
-  L.nouter = nd - 1;
-  L.nline = 1;
-  if (L.nouter > kernels::kMaxLoopDims)
+  L.params.silu = grouped && c.activate;
+  // Outer dims: x's all but the last (group norm: N and the groups); line: the last (group norm: the
+  // group's channels, then the spatial dims).
+  L.nouter = grouped ? 2 : nd - 1;
+  L.nline = grouped ? nd - 1 : 1;
+  if (L.nouter > kernels::kMaxLoopDims || L.nline > kernels::kMaxLoopDims)
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s has too many dims (%d)", t[kNqX].name, nd);
-  for (int d = 0; d < L.nouter; ++d) L.outer_shape[d] = x.dims[d];
-  L.line_shape[0] = n;
+  if (grouped) {
+    L.outer_shape[0] = x.dims[0];
+    L.outer_shape[1] = c.group;
+    L.line_shape[0] = cg;
+    for (int d = 2; d < nd; ++d) L.line_shape[d - 1] = x.dims[d];
+  } else {
+    for (int d = 0; d < L.nouter; ++d) L.outer_shape[d] = x.dims[d];
+    L.line_shape[0] = n;
+  }
   auto esize = [](const aclTensor &u) { return static_cast<int64_t>(core::dtype_size(u.dtype)); };
   L.nin = 0;
-  auto add_in = [&](NqRole r, bool param, int64_t line_step) {
+  // An operand shaped like x, or a parameter (element step along the last dim / the channels).
+  auto add_in = [&](NqRole r, bool param, int64_t step) {
     const int k = L.nin++;
     const aclTensor &u = *t[r].t;
+    const int64_t es = esize(u);
     st.in[k] = ref[r];
     L.in_dtype[k] = u.dtype;
-    for (int d = 0; d < L.nouter; ++d) L.in_outer[k][d] = param ? 0 : u.strides[d] * esize(u);
-    L.in_line[k][0] = line_step * esize(u);
+    if (grouped) {
+      L.in_outer[k][0] = param ? 0 : u.strides[0] * es;
+      L.in_outer[k][1] = (param ? step : u.strides[1]) * cg * es;
+      L.in_line[k][0] = (param ? step : u.strides[1]) * es;
+      for (int d = 2; d < nd; ++d) L.in_line[k][d - 1] = param ? 0 : u.strides[d] * es;
+    } else {
+      for (int d = 0; d < L.nouter; ++d) L.in_outer[k][d] = param ? 0 : u.strides[d] * es;
+      L.in_line[k][0] = (param ? step : u.strides[nd - 1]) * es;
+    }
     return k;
   };
-  add_in(kNqX, false, x.strides[nd - 1]);
-  if (in_proto[kNqX2]) add_in(kNqX2, false, t[kNqX2].t->strides[nd - 1]);
+  add_in(kNqX, false, 0);
+  if (in_proto[kNqX2]) add_in(kNqX2, false, 0);
   if (t[kNqGamma].t != nullptr) L.params.gamma_in = add_in(kNqGamma, true, gamma_op.step);
   if (t[kNqBeta].t != nullptr && !beta_after) L.params.beta_in = add_in(kNqBeta, true, beta_op.step);
   if (t[kNqBias].t != nullptr) L.params.bias_in = add_in(kNqBias, true, bias_op.step);
@@ -339,8 +419,8 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
   L.out_dtype[0] = ACL_FLOAT;
   L.out_src[0] = 0;
   L.out_len[0] = n;
-  L.out_line[0][0] = 4;
-  for (int64_t d = L.nouter - 1, inner = n * 4; d >= 0; inner *= x.dims[d], --d) L.out_outer[0][d] = inner;
+  for (int64_t d = L.nline - 1, inner = 4; d >= 0; inner *= L.line_shape[d], --d) L.out_line[0][d] = inner;
+  for (int64_t d = L.nouter - 1, inner = n * 4; d >= 0; inner *= L.outer_shape[d], --d) L.out_outer[0][d] = inner;
   auto add_out = [&](NqRole r, int src, bool per_row) {
     const int k = L.nout++;
     const aclTensor &u = *t[r].t;
@@ -351,8 +431,12 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
     for (int d = 0; d < L.nouter; ++d) L.out_outer[k][d] = u.strides[d] * esize(u);
     L.out_line[k][0] = per_row ? 0 : u.strides[nd - 1] * esize(u);
   };
+  if (grouped) {  // meanOut / rstdOut [N, group]
+    for (NqRole r : {kNqMean, kNqRstd})
+      if (t[r].t != nullptr) add_out(r, r == kNqMean ? 1 : 2, true);
+  }
   if (t[kNqNormOut].t != nullptr) add_out(kNqNormOut, 0, false);
-  if (t[kNqRstd].t != nullptr && written[kNqRstd]) add_out(kNqRstd, 2, true);
+  if (!grouped && t[kNqRstd].t != nullptr && written[kNqRstd]) add_out(kNqRstd, 2, true);
   if (t[kNqXsum].t != nullptr && written[kNqXsum]) add_out(kNqXsum, 3, false);
   kernels::finish_dimwise_plan(L, 1);
 
@@ -375,8 +459,10 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
   st.block_offset = round64(L.scratch_bytes_per_task);
   st.row_offset = st.block_offset + round64(static_cast<uint64_t>(st.block_rows) * nb);
   st.q_offset = st.row_offset + round64(nb);
-  st.task_bytes = st.q_offset + round64(nb);
-  st.params_ws = b.book("norm_quant.params", NormQuantStep::kParams * nb);
+  st.line_offset = st.q_offset + round64(nb);
+  st.task_bytes = st.line_offset + round64(grouped ? nb : 0);
+  st.param_len = std::max(n, chans);
+  st.params_ws = b.book("norm_quant.params", NormQuantStep::kParams * static_cast<uint64_t>(st.param_len) * 4);
   st.tasks_ws = b.book("norm_quant.blocks", static_cast<uint64_t>(st.tasks) * st.task_bytes);
   b.add_step<NormQuantStep>(std::move(st));
 }

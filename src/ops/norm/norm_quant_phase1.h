@@ -14,6 +14,11 @@
 //           scale / shift [B..., H] or [B..., 1, H] (one modulation per batch index), then dynamic as below
 //           (quantMode must be "dynamic"); quantScale receives the per-row scales; quantOffsetOptional
 //           (symmetric quantisation has none) is accepted and not written.
+//   GroupNormSiluQuant: self [N, C, ...]; per (sample, group of C / group channels with the spatial dims):
+//           y = (x - mean) * rstd * gamma[c] + beta[c] (gamma / beta [C]), silu(y) when activateSilu, then
+//           out = sat_int8(round(y / quantScale[c])) (quantScale: 1 or C values; our reading: the dividing
+//           static quantiser); meanOut / rstdOut [N, group] (x's dtype or FLOAT). out's elements of one
+//           group must be evenly spaced (e.g. contiguous NCHW); self may have any strides.
 //   LayerNormQuant, AddLayerNormQuant(V2): quantMode static (0 / "static") or dynamic (1 / "dynamic"),
 //           another value 161002. Static: as below (LayerNormQuant always divides); the scale inputs are
 //           then required. Dynamic: the scale inputs (scale, scales{1,2}Optional) are the smooth scales,
@@ -48,7 +53,7 @@
 
 namespace opsnn::ops {
 
-enum class NormQuantNorm : uint8_t { kRms, kLayer };
+enum class NormQuantNorm : uint8_t { kRms, kLayer, kGroup };
 // Static (given scales), dynamic (per-row scales from the data), or as the quantMode attribute says
 // (0 / "static", 1 / "dynamic"; there the scale inputs are the smooth scales of the dynamic mode).
 enum class NormQuantMode : uint8_t { kStatic, kDynamic, kByAttr };
@@ -64,7 +69,7 @@ struct NormQuantRule {
 // The argument roles (the generator maps parameter names to them, tools/gen_ops_normq.py).
 enum NqRole : uint8_t {
   kNqX, kNqX2, kNqGamma, kNqBeta, kNqBias, kNqScale1, kNqScale2, kNqOffset1, kNqOffset2, kNqSmooth1, kNqSmooth2,
-  kNqModScale, kNqModShift, kNqY1, kNqY2, kNqXsum, kNqRstd, kNqNormOut, kNqScaleOut1, kNqScaleOut2, kNqOffsetOut,
+  kNqModScale, kNqModShift, kNqY1, kNqY2, kNqXsum, kNqMean, kNqRstd, kNqNormOut, kNqScaleOut1, kNqScaleOut2, kNqOffsetOut,
   kNqRoles
 };
 
@@ -73,6 +78,8 @@ struct NormQuantCall {
   NqRole order[kNqRoles] = {};  // the prototype's tensors in prototype order (registration order)
   int norder = 0;
   double eps = 1e-6;
+  int64_t group = 1;      // GroupNormSiluQuant
+  bool activate = false;  // GroupNormSiluQuant's activateSilu
   bool div_mode = false, output_rstd = true, additional_output = true;
   int64_t axis = -1, dst_type = 2, quant_mode = 0;  // quant_mode: the int attribute
   const char *quant_mode_name = nullptr;            // ... or the string one

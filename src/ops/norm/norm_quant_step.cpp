@@ -20,7 +20,14 @@ char *row_at(const core::LaunchArgs &a, const QuantOperand &t, int64_t r, int64_
 
 // Row r of the block (v: n fp32 values, beta not yet added when it comes after the norm's outputs).
 void NormQuantStep::quantise_row(const core::LaunchArgs &a, int64_t r, float *v, const float *const *p, float *in,
-                                 int32_t *q) const {
+                                 int32_t *q, float *line) const {
+  // A per-channel parameter of a group norm row: each of the group's channels over its hxw positions.
+  auto row_of = [&](int i) -> const float * {
+    if (p[i] == nullptr || !per_channel[i]) return p[i];
+    const float *pc = p[i] + (r % groups) * cg;
+    for (int64_t c = 0; c < cg; ++c) std::fill(line + c * hxw, line + (c + 1) * hxw, pc[c]);
+    return line;
+  };
   if (p[kBeta] != nullptr)
     for (int64_t j = 0; j < n; ++j) v[j] += p[kBeta][j];
   for (int k = 0; k < 2; ++k) {
@@ -42,7 +49,7 @@ void NormQuantStep::quantise_row(const core::LaunchArgs &a, int64_t r, float *v,
       }
       *reinterpret_cast<float *>(row_at(a, scale_out[k], r, 4)) = scale;
     } else {
-      const float *s = p[k == 0 ? kScale1 : kScale2], *o = p[k == 0 ? kOffset1 : kOffset2];
+      const float *s = row_of(k == 0 ? kScale1 : kScale2), *o = p[k == 0 ? kOffset1 : kOffset2];
       if (divide) kernels::quant_divide_row(v, n, s, 1, o, 1, QuantRound::kHalfEven, -128, 127, q);
       else kernels::quant_affine_row(v, n, s, 1, o, 1, false, QuantRound::kHalfEven, -128, 127, q);
       kernels::quant_store_ints(q, n, ACL_INT8, false, 0, yr, ys);
@@ -58,9 +65,9 @@ int NormQuantStep::run(const core::LaunchArgs &a) const {
   for (int i = 0; i < kParams; ++i) {
     const QuantOperand &t = param[i];
     if (!t.present) continue;
-    float *dst = prow + i * n;
+    float *dst = prow + i * param_len;
     if (t.step != 0) {
-      kernels::quant_load_row(t.base(a), t.dt, t.step, n, dst);
+      kernels::quant_load_row(t.base(a), t.dt, t.step, per_channel[i] ? groups * cg : n, dst);
     } else {
       kernels::quant_load_row(t.base(a), t.dt, 1, 1, dst);
       std::fill(dst + 1, dst + n, dst[0]);
@@ -78,6 +85,7 @@ int NormQuantStep::run(const core::LaunchArgs &a) const {
     float *block = reinterpret_cast<float *>(w + block_offset);
     float *in_row = reinterpret_cast<float *>(w + row_offset);
     int32_t *q = reinterpret_cast<int32_t *>(w + q_offset);
+    float *line = reinterpret_cast<float *>(w + line_offset);
     char *task_outs[kernels::kDimwiseMaxIo];
     std::copy(outs, outs + kernels::kDimwiseMaxIo, task_outs);
     const int64_t end = rows * (t + 1) / tasks;
@@ -86,7 +94,7 @@ int NormQuantStep::run(const core::LaunchArgs &a) const {
       // Output 0 is addressed by the line index: the block's rows [r0, r1) land at its start.
       task_outs[0] = reinterpret_cast<char *>(reinterpret_cast<uintptr_t>(block) - static_cast<uintptr_t>(r0 * row_bytes));
       kernels::run_dimwise_lines(loop, ins, task_outs, w, r0, r1);
-      for (int64_t r = r0; r < r1; ++r) quantise_row(a, r, block + (r - r0) * n, p, in_row, q);
+      for (int64_t r = r0; r < r1; ++r) quantise_row(a, r, block + (r - r0) * n, p, in_row, q, line);
     }
   });
   return 0;

@@ -16,21 +16,26 @@ struct NormQuantStep final : core::Step {
   kernels::DimwiseLoop loop;  // output 0 is the task's block (set at launch), the others are tensors
   core::OperandRef in[kernels::kDimwiseMaxIo], out[kernels::kDimwiseMaxIo];
   int64_t rows = 0, n = 0, block_rows = 1, tasks = 1;
+  // Group norm: row r is (sample, group r % groups) of cg channels x hxw positions; parameters marked
+  // per_channel hold one value per channel (C = groups * cg), spread over the row at launch.
+  int64_t groups = 1, cg = 1, hxw = 1;
   bool dynamic = false, divide = false;
   // Parameter rows converted to fp32 once per launch (beta only when added after the norm's outputs).
   enum Param { kBeta, kScale1, kScale2, kOffset1, kOffset2, kSmooth1, kSmooth2, kParams };
   QuantOperand param[kParams];
+  bool per_channel[kParams] = {};
   // The quantised outputs (out_k) and their per-row scales (dynamic); active: written.
   bool active[2] = {false, false};
   QuantOperand y[2], scale_out[2];
   kernels::QuantTokenKernels token{};
   core::WsKey params_ws, tasks_ws;
-  uint64_t task_bytes = 0, block_offset = 0, row_offset = 0, q_offset = 0;
+  uint64_t task_bytes = 0, block_offset = 0, row_offset = 0, q_offset = 0, line_offset = 0;
+  int64_t param_len = 0;  // floats per converted parameter (max(n, C))
   int run(const core::LaunchArgs &args) const override;
 
  private:
   void quantise_row(const core::LaunchArgs &a, int64_t r, float *v, const float *const *p, float *in,
-                    int32_t *q) const;
+                    int32_t *q, float *line) const;
 };
 
 }  // namespace opsnn::ops
