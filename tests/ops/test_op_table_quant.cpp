@@ -41,6 +41,7 @@ struct QuantArgs {
   bool sqrt_mode = false, symmetric = true;
   char *round_mode = const_cast<char *>("round");
   char *quant_mode = const_cast<char *>("pertoken");
+  const char *approximate = "none";
   int64_t dst_type = 2, axis = -1, quant_min = -128, quant_max = 127;
   aclDataType dst_dtype = ACL_INT8;
   double dst_type_max = 0.0, enabled = 1.0;
@@ -165,6 +166,7 @@ class OpTableQuantDynamic : public QuantFixture {};
 class OpTableQuantFake : public QuantFixture {};
 class OpTableQuantDequantBias : public QuantFixture {};
 class OpTableQuantMax : public QuantFixture {};
+class OpTableQuantGelu : public QuantFixture {};
 
 // One AscendQuant call: x (shape, dtype), scale / offset of `count` values
 // along axis, checked exactly.
@@ -726,6 +728,147 @@ TEST_P(OpTableQuantMax, RejectsTheUnsupportedDestinations) {
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.round_mode = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"roundMode"}));
 }
 
+// ---- GeluQuant: gelu in float64 (erf or tanh form), then the static map or per-row dynamic scales.
+
+double gelu_ref(double v, bool tanh_form) {
+  if (tanh_form) return 0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
+  return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
+}
+
+struct GeluCall {
+  Dev x, scale, offset, y, scale_out;
+  QuantArgs a;
+};
+
+GeluCall gelu_call(const std::vector<int64_t> &shape, aclDataType dt, bool dynamic, bool per_channel, bool offset,
+                   bool strided) {
+  GeluCall k;
+  const int64_t n = shape.back();
+  k.x = strided ? transposed_view(shape, dt) : std::make_unique<DeviceTensor>(shape, dt);
+  k.x->fill_random(-4, 4);
+  k.scale = std::make_unique<DeviceTensor>(std::vector<int64_t>{per_channel ? n : 1}, ACL_FLOAT);
+  k.scale->fill_random(dynamic ? 0.5 : 10, dynamic ? 2 : 40);
+  k.offset = std::make_unique<DeviceTensor>(std::vector<int64_t>{per_channel ? n : 1}, ACL_FLOAT);
+  k.offset->fill_random(-3, 3);
+  k.y = std::make_unique<DeviceTensor>(shape, ACL_INT8);
+  k.y->poison();
+  k.scale_out = std::make_unique<DeviceTensor>(std::vector<int64_t>(shape.begin(), shape.end() - 1), ACL_FLOAT);
+  k.a = base_args(*k.x, *k.scale, *k.y, 2);
+  k.a.offset = offset ? k.offset->get() : nullptr;
+  k.a.scale_out = *k.scale_out;
+  k.a.quant_mode = const_cast<char *>(dynamic ? "dynamic" : "static");
+  k.a.round_mode = const_cast<char *>("rint");
+  return k;
+}
+
+// y against float64: exact, except within 1e-3 of the rounding mode's boundary (fp32 and float64
+// may fall on either side there) where one step is accepted; tie_tol 0: exact everywhere.
+void check_gelu(const GeluCall &k, bool tanh_form, bool dynamic, const std::string &mode, double tie_tol) {
+  const std::vector<double> xv = k.x->values(), got = k.y->values();
+  const int64_t n = k.x->shape().back(), rows = static_cast<int64_t>(xv.size()) / std::max<int64_t>(n, 1);
+  std::vector<double> s = k.a.scale != nullptr ? k.scale->values() : std::vector<double>{1.0};
+  std::vector<double> o = k.a.offset != nullptr ? k.offset->values() : std::vector<double>{0.0};
+  std::vector<double> scales;
+  for (int64_t r = 0; r < rows; ++r) {
+    std::vector<double> g(static_cast<size_t>(n));
+    double amax = 0;
+    for (int64_t j = 0; j < n; ++j) {
+      const double sj = s[s.size() == 1 ? 0 : j], oj = o[o.size() == 1 ? 0 : j];
+      g[j] = gelu_ref(xv[r * n + j], tanh_form) * sj + (dynamic ? 0.0 : oj);
+      amax = std::max(amax, std::fabs(g[j]));
+    }
+    const double sc = amax / 127;
+    scales.push_back(sc);
+    for (int64_t j = 0; j < n; ++j) {
+      const double t = dynamic ? (sc == 0 ? 0.0 : g[j] / sc) : g[j];
+      const double want = saturate(round_mode_ref(t, mode), -128, 127), have = got[r * n + j];
+      const bool halves = mode == "rint" || mode == "round";  // the boundary: .5, else the integers
+      const bool near = halves ? std::fabs(t - std::floor(t) - 0.5) < tie_tol : std::fabs(t - std::round(t)) < tie_tol;
+      if (have == want || (tie_tol > 0 && near && std::fabs(have - want) == 1)) continue;
+      ADD_FAILURE() << "row " << r << " col " << j << ": got " << have << ", want " << want << " (t " << t << ")";
+      return;
+    }
+  }
+  if (dynamic) EXPECT_TRUE(meets_precision(ACL_FLOAT, k.scale_out->values(), scales));
+}
+
+TEST_P(OpTableQuantGelu, RandomDataEveryDtypeAndMode) {
+  const QuantTableCase &c = GetParam();
+  int variant = 0;
+  for (aclDataType dt : c.dtypes)
+    for (const char *approx : {"none", "tanh"})
+      for (bool dynamic : {false, true})
+        for (const char *mode : {"rint", "floor", "ceil", "trunc", "round"}) {
+          SCOPED_TRACE(::testing::Message() << dt << " " << approx << " dynamic " << dynamic << " " << mode);
+          const bool per_channel = variant % 2 == 0, strided = variant % 3 == 1;
+          GeluCall k = gelu_call(variant % 2 ? std::vector<int64_t>{3, 5, 24} : std::vector<int64_t>{7, 33}, dt,
+                                 dynamic, per_channel, variant % 4 != 3, strided);
+          ++variant;
+          k.a.approximate = approx;
+          k.a.round_mode = const_cast<char *>(mode);
+          if (dynamic && variant % 5 == 0) k.a.scale = nullptr;  // no input scale: gelu alone
+          ASSERT_EQ(run(c, k.a), 0) << aclGetRecentErrMsg();
+          check_gelu(k, std::string(approx) == "tanh", dynamic, mode, 1e-3);
+        }
+}
+
+// gelu(x) = x exactly in fp32 and float64 for x >= 10 (erf and tanh are 1), 0 for x <= -10, so the
+// quantiser's arguments are constructed halves: every one must round to even.
+TEST_P(OpTableQuantGelu, ConstructedTiesRoundHalfToEven) {
+  const QuantTableCase &c = GetParam();
+  for (aclDataType dt : c.dtypes)
+    for (bool dynamic : {false, true}) {
+      GeluCall k = gelu_call({2, 8}, dt, dynamic, false, false, false);
+      // static: scale 0.5 makes x / 2 halves; dynamic: max 508 gives scale 4 and x / 4 halves.
+      const std::vector<double> row = dynamic ? std::vector<double>{508, 10, 14, 18, 22, 26, 30, -12}
+                                              : std::vector<double>{21, 11, 13, 15, 17, 19, 25, -12};
+      std::vector<double> xv;
+      for (int r = 0; r < 2; ++r) xv.insert(xv.end(), row.begin(), row.end());
+      k.x->set_values(xv);
+      k.scale->set_values({dynamic ? 1.0 : 0.5});
+      k.a.approximate = dynamic ? "tanh" : "none";
+      ASSERT_EQ(run(c, k.a), 0) << aclGetRecentErrMsg();
+      check_gelu(k, dynamic, dynamic, "rint", 0.0);
+      const std::vector<double> got = k.y->values();
+      EXPECT_EQ(got[1], dynamic ? 2.0 : 6.0);  // 2.5 -> 2, 5.5 -> 6
+      EXPECT_EQ(got[2], dynamic ? 4.0 : 6.0);  // 3.5 -> 4, 6.5 -> 6
+    }
+}
+
+TEST_P(OpTableQuantGelu, ErrorsNameTheirArgument) {
+  const QuantTableCase &c = GetParam();
+  GeluCall k = gelu_call({2, 8}, ACL_FLOAT16, false, true, true, false);
+  const QuantArgs &a = k.a;
+  DeviceTensor s3({3}, ACL_FLOAT), si({8}, ACL_INT32), yf({2, 8}, ACL_FLOAT), so({3}, ACL_FLOAT), xi({2, 8}, ACL_INT32);
+  EXPECT_TRUE(rejects(c, a, [](QuantArgs &b) { b.approximate = "fast"; }, ACLNN_ERR_PARAM_INVALID, {"approximate"}));
+  EXPECT_TRUE(rejects(c, a, [](QuantArgs &b) { b.approximate = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"approximate"}));
+  EXPECT_TRUE(rejects(c, a, [](QuantArgs &b) { b.quant_mode = const_cast<char *>("pertoken"); },
+                      ACLNN_ERR_PARAM_INVALID, {"quantMode"}));
+  EXPECT_TRUE(rejects(c, a, [](QuantArgs &b) { b.round_mode = const_cast<char *>("up"); }, ACLNN_ERR_PARAM_INVALID,
+                      {"roundMode"}));
+  for (int64_t d : {34, 35, 36, 3, 29, 1})
+    EXPECT_TRUE(rejects(c, a, [d](QuantArgs &b) { b.dst_type = d; }, ACLNN_ERR_PARAM_INVALID, {"dstType"}));
+  EXPECT_TRUE(rejects(c, a, [](QuantArgs &b) { b.scale = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"inputScaleOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale = s3; }, ACLNN_ERR_PARAM_INVALID, {"inputScaleOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale = si; }, ACLNN_ERR_PARAM_INVALID, {"inputScaleOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.offset = s3; }, ACLNN_ERR_PARAM_INVALID, {"inputOffsetOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.y = yf; }, ACLNN_ERR_PARAM_INVALID, {"y"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = xi; }, ACLNN_ERR_PARAM_INVALID, {"self"}));
+  QuantArgs dyn = a;
+  dyn.quant_mode = const_cast<char *>("dynamic");
+  EXPECT_TRUE(
+      rejects(c, dyn, [](QuantArgs &b) { b.scale_out = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"outScaleOptional"}));
+  EXPECT_TRUE(rejects(c, dyn, [&](QuantArgs &b) { b.scale_out = so; }, ACLNN_ERR_PARAM_INVALID, {"outScaleOptional"}));
+}
+
+TEST_P(OpTableQuantGelu, EmptyX) {
+  DeviceTensor x({0, 4}, ACL_FLOAT), s({1}, ACL_FLOAT), y({0, 4}, ACL_INT8);
+  QuantArgs a = base_args(x, s, y, 2);
+  a.quant_mode = const_cast<char *>("static");
+  a.round_mode = const_cast<char *>("rint");
+  EXPECT_EQ(run(GetParam(), a), 0) << aclGetRecentErrMsg();
+}
+
 // ---- Empty x: every kind accepts it and writes nothing.
 
 TEST_P(OpTableQuantize, EmptyX) {
@@ -770,6 +913,7 @@ QUANT_SUITE(OpTableQuantAnti, QuantKind::kAntiQuant);
 QUANT_SUITE(OpTableQuantFake, QuantKind::kFakeTensor, QuantKind::kFakeChannel);
 QUANT_SUITE(OpTableQuantDequantBias, QuantKind::kDequantBias);
 QUANT_SUITE(OpTableQuantMax, QuantKind::kQuantMax);
+QUANT_SUITE(OpTableQuantGelu, QuantKind::kGeluQuant);
 
 }  // namespace
 }  // namespace opsnn::test

@@ -4,6 +4,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "common/error.h"
 #include "core/op_checks.h"
@@ -437,6 +438,43 @@ void quant_max(const QuantRule &rule, const QuantCall &c) {
               ll(c.dst_type));
 }
 
+void gelu_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, QuantStep &st) {
+  const aclTensor &x = *c.x.t;
+  core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
+  require(x.ndim >= 1, "%s must have at least 1 dim (rows along the last), got a 0-d tensor", c.x.name);
+  const std::string approx = c.approximate, mode = c.quant_mode, rmode = c.round_mode;
+  require(approx == "none" || approx == "tanh", "approximate must be \"none\" or \"tanh\", got \"%s\"",
+          approx.c_str());
+  require(mode == "static" || mode == "dynamic", "quantMode must be \"static\" or \"dynamic\", got \"%s\"",
+          mode.c_str());
+  st.round = rmode == "rint" ? QuantRound::kHalfEven : round_of(c.round_mode, "roundMode");
+  if (int_dst(c.dst_type, "dstType") != ACL_INT8)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "dstType must be 2 (INT8), got %lld", ll(c.dst_type));
+  check_int_y(c.x, c.y, ACL_INT8, "dstType");
+  st.gelu_tanh = approx == "tanh";
+  st.gelu_dynamic = mode == "dynamic";
+  const int last = x.ndim - 1;
+  if (!st.gelu_dynamic) core::check_not_null(c.scale.t, c.scale.name);  // (161001: static needs it)
+  for (const NamedTensor *p : {&c.scale, &c.offset}) {
+    if (p->t == nullptr) continue;
+    core::check_dtype_in(p->t, p->name, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16});
+    check_param(*p, x, last, p == &c.scale ? &st.scale : &st.offset);
+  }
+  if (st.gelu_dynamic) {
+    core::check_not_null(c.scale_out.t, c.scale_out.name);
+    Shape ss = Shape::of(x);
+    ss.ndim -= 1;
+    core::check_dtype_in(c.scale_out.t, c.scale_out.name, {ACL_FLOAT});
+    core::check_shape_equals(*c.scale_out.t, c.scale_out.name, ss);
+    require(c.scale_out.t->is_contiguous(), "%s must be contiguous", c.scale_out.name);
+  }
+  core::check_outputs_apart<NamedTensor>({&c.y, &c.scale_out}, {&c.x, &c.scale, &c.offset, &c.y, &c.scale_out});
+  st.lo = -128;
+  st.hi = 127;
+  plan_rows(st, x, x.dims[last]);
+  (void)b;
+}
+
 }  // namespace
 
 void quant_phase1(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c) {
@@ -453,6 +491,7 @@ void quant_phase1(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c)
     case QuantKind::kDequantBias: dequant_bias(b, rule, c, plan); break;
     case QuantKind::kGroupQuant: group_quant(b, rule, c, plan); break;
     case QuantKind::kQuantMax: break;
+    case QuantKind::kGeluQuant: gelu_quant(b, rule, c, plan); break;
   }
   // Registration in prototype order (inputs, then outputs), keeping the planned steps.
   QuantStep &st = b.add_step<QuantStep>(plan);

@@ -40,6 +40,13 @@
 //                y = x * ws * as + bias. outputDtype 1 FLOAT16 (FLOAT weightScale) / 27 BF16 (BF16).
 //  kGroupQuant   (GroupQuant)  x [S, H]; scale [E, H]; groupIndex [E] INT32 / INT64, cumulative row ends as
 //                for kDynamic; offsetOptional one element (scale's dtype): y = round(x * scale[e] + offset).
+//  kGeluQuant    (GeluQuant)  g = gelu(x) in fp32 (approximate "none": 0.5 x (1 + erf(x / sqrt 2)); "tanh":
+//                0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))), then quantMode "static":
+//                y = round(g * inputScale + inputOffset) (inputScaleOptional required; scale / offset 1 value
+//                or x's last dim), or "dynamic": g *= inputScale (when given), per row scale = max|g| / 127,
+//                y = round(g / scale) (a row of zeros: scale 0, y 0), outScaleOptional (FLOAT, x's shape
+//                without the last dim) required. roundMode "rint" or "round" (half to even), "floor", "ceil",
+//                "trunc". dstType 2 (INT8) only (FP8 / HIFLOAT8: 161002).
 //  kQuantMax     (QuantMax)  every destination it documents is HIFLOAT8 / FLOAT8: arguments are checked,
 //                then dstType is rejected (161002).
 // Errors: 161001 for a null required argument, else 161002 naming the argument.
@@ -62,7 +69,8 @@ enum class QuantKind : uint8_t {
   kFakeChannel,
   kDequantBias,
   kGroupQuant,
-  kQuantMax
+  kQuantMax,
+  kGeluQuant
 };
 
 struct QuantRule {
@@ -73,14 +81,14 @@ struct QuantRule {
 struct QuantCall {
   core::NamedTensor x, scale, offset, smooth, group, act_scale, bias, y, scale_out, offset_out, mask, amax;
   bool sqrt_mode = false, symmetric = true;
-  const char *round_mode = nullptr, *quant_mode = nullptr;
+  const char *round_mode = nullptr, *quant_mode = nullptr, *approximate = nullptr;
   int64_t dst_type = 0, axis = -1, quant_min = 0, quant_max = 0;
   aclDataType dst_dtype = ACL_DT_UNDEFINED;
   double dst_type_max = 0.0, enabled = 1.0;
   // Which attributes the prototype has (the generated entry sets them).
   struct {
     bool sqrt_mode = false, round_mode = false, dst_type = false, dst_dtype = false, axis = false, symmetric = false,
-         quant_mode = false, dst_type_max = false, enabled = false, quant_min = false, quant_max = false;
+         quant_mode = false, dst_type_max = false, approximate = false, enabled = false, quant_min = false, quant_max = false;
   } given;
 };
 

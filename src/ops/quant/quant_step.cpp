@@ -326,6 +326,35 @@ void QuantStep::run_dequant_bias(const core::LaunchArgs &a, float *buf) const {
   }
 }
 
+// GeluQuant: gelu in fp32, then the static affine map or per-row dynamic scales (roundMode for both).
+void QuantStep::run_gelu(const core::LaunchArgs &a, float *buf) const {
+  const int64_t nn = n;
+  float *g = buf, *s = buf + 2 * nn, *o = buf + 3 * nn;
+  int32_t *q = reinterpret_cast<int32_t *>(buf + nn);
+  if (scale.present) param_row(a, scale, QuantAlong::kLast, 0, nn, s);
+  if (offset.present) param_row(a, offset, QuantAlong::kLast, 0, nn, o);
+  for (int64_t r = 0; r < rows; ++r) {
+    load_x(a, r, g);
+    for (int64_t j = 0; j < nn; ++j) {
+      const float v = g[j];
+      g[j] = gelu_tanh ? 0.5f * v * (1.0f + std::tanh(0.7978845608028654f * (v + 0.044715f * v * v * v)))
+                       : 0.5f * v * (1.0f + std::erf(v * 0.7071067811865476f));
+    }
+    if (!gelu_dynamic) {
+      kernels::quant_affine_row(g, nn, s, 1, offset.present ? o : nullptr, 1, false, round, lo, hi, q);
+    } else {
+      if (scale.present)
+        for (int64_t j = 0; j < nn; ++j) g[j] *= s[j];
+      float ext[3];
+      kernels::quant_row_extrema(g, nn, ext);
+      const float sc = ext[0] / static_cast<float>(hi);
+      for (int64_t j = 0; j < nn; ++j) q[j] = sc == 0.0f ? 0 : quant_round_sat(g[j] / sc, round, lo, hi);
+      reinterpret_cast<float *>(scale_out.base(a))[r] = sc;
+    }
+    store_y(a, r, q);
+  }
+}
+
 int QuantStep::run(const core::LaunchArgs &args) const {
   if (rows == 0 && kind != QuantKind::kDynamic) return 0;
   float *buf = reinterpret_cast<float *>(args.get(ws));
@@ -336,6 +365,7 @@ int QuantStep::run(const core::LaunchArgs &args) const {
     case QuantKind::kFakeChannel: run_fake(args, buf); break;
     case QuantKind::kDequantBias: run_dequant_bias(args, buf); break;
     case QuantKind::kQuantMax: break;  // phase 1 rejects every documented destination
+    case QuantKind::kGeluQuant: run_gelu(args, buf); break;
     default: run_affine(args, buf); break;
   }
   return 0;
