@@ -42,6 +42,8 @@ struct QuantArgs {
   char *round_mode = const_cast<char *>("round");
   char *quant_mode = const_cast<char *>("pertoken");
   const char *approximate = "none";
+  bool activate_left = true;
+  int64_t group_list_type = 0;
   int64_t dst_type = 2, axis = -1, quant_min = -128, quant_max = 127;
   aclDataType dst_dtype = ACL_INT8;
   double dst_type_max = 0.0, enabled = 1.0;
@@ -167,6 +169,7 @@ class OpTableQuantFake : public QuantFixture {};
 class OpTableQuantDequantBias : public QuantFixture {};
 class OpTableQuantMax : public QuantFixture {};
 class OpTableQuantGelu : public QuantFixture {};
+class OpTableQuantSwiGlu : public QuantFixture {};
 
 // One AscendQuant call: x (shape, dtype), scale / offset of `count` values
 // along axis, checked exactly.
@@ -869,6 +872,163 @@ TEST_P(OpTableQuantGelu, EmptyX) {
   EXPECT_EQ(run(GetParam(), a), 0) << aclGetRecentErrMsg();
 }
 
+// ---- SwiGluQuant: silu(A) * B (or A * silu(B)) of x's halves, grouped rows, dynamic or static.
+
+struct SwiGluCall {
+  Dev x, smooth, offsets, group, y, scale_out;
+  QuantArgs a;
+  std::vector<int64_t> ends;  // cumulative row ends of the groups (empty: one group)
+  bool dynamic = true;
+};
+
+// rows x 2h; G groups (0: none) with `ends`; per-channel or per-tensor smooth (and offsets when static).
+SwiGluCall swiglu_call(const QuantTableCase &c, int64_t rows, int64_t h, aclDataType dt, bool dynamic,
+                       const std::vector<int64_t> &ends, bool per_channel, bool counts, aclDataType ydt) {
+  SwiGluCall k;
+  k.ends = ends;
+  k.dynamic = dynamic;
+  const int64_t g = static_cast<int64_t>(ends.size());
+  k.x = std::make_unique<DeviceTensor>(std::vector<int64_t>{rows, 2 * h}, dt);
+  k.x->fill_random(-3, 3);
+  const std::vector<int64_t> ps = g > 0 ? (per_channel ? std::vector<int64_t>{g, h} : std::vector<int64_t>{g})
+                                        : (per_channel ? std::vector<int64_t>{h} : std::vector<int64_t>{1});
+  k.smooth = std::make_unique<DeviceTensor>(ps, ACL_FLOAT);
+  k.smooth->fill_random(dynamic ? 0.5 : 10, dynamic ? 2 : 40);
+  k.offsets = std::make_unique<DeviceTensor>(ps, ACL_FLOAT);
+  k.offsets->fill_random(-3, 3);
+  std::vector<double> gv;
+  for (int64_t e = 0; e < g; ++e) gv.push_back(static_cast<double>(counts ? ends[e] - (e ? ends[e - 1] : 0) : ends[e]));
+  k.group = std::make_unique<DeviceTensor>(std::vector<int64_t>{std::max<int64_t>(g, 1)}, ACL_INT64);
+  if (g > 0) k.group->set_values(gv);
+  k.y = std::make_unique<DeviceTensor>(std::vector<int64_t>{rows, h}, ydt);
+  k.y->poison();
+  k.scale_out = std::make_unique<DeviceTensor>(std::vector<int64_t>{rows}, ACL_FLOAT);
+  QuantArgs &a = k.a;
+  a.x = *k.x;
+  a.scale = *k.smooth;
+  a.offset = dynamic ? nullptr : k.offsets->get();
+  a.group = g > 0 ? k.group->get() : nullptr;
+  a.y = *k.y;
+  a.scale_out = *k.scale_out;
+  a.quant_mode = const_cast<char *>(dynamic ? "dynamic" : "static");
+  a.group_list_type = counts ? 1 : 0;
+  a.dst_type = ydt == ACL_INT4 ? 29 : 2;
+  (void)c;
+  return k;
+}
+
+void check_swiglu(const SwiGluCall &k, double tie_tol) {
+  const std::vector<double> xv = k.x->values();
+  const int64_t rows = k.x->shape()[0], h = k.x->shape()[1] / 2;
+  const bool int4 = k.y->dtype() == ACL_INT4;
+  const double hi = int4 ? 7 : 127;
+  const std::vector<int> got = read_ints(*k.y, rows * h);
+  const std::vector<double> sv = k.a.scale != nullptr ? k.smooth->values() : std::vector<double>{};
+  const std::vector<double> ov = k.a.offset != nullptr ? k.offsets->values() : std::vector<double>{};
+  const int64_t per_group = sv.empty() ? 0 : static_cast<int64_t>(sv.size()) / std::max<int64_t>(k.ends.size(), 1);
+  std::vector<double> scales;
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t e = 0;
+    while (e + 1 < static_cast<int64_t>(k.ends.size()) && r >= k.ends[e]) ++e;
+    auto param = [&](const std::vector<double> &v, int64_t j, double none) {
+      if (v.empty()) return none;
+      return v[e * per_group + (per_group == 1 ? 0 : j)];
+    };
+    std::vector<double> t(static_cast<size_t>(h));
+    double amax = 0;
+    for (int64_t j = 0; j < h; ++j) {
+      const double a = xv[r * 2 * h + j], b = xv[r * 2 * h + h + j];
+      const double act = k.a.activate_left ? a / (1 + std::exp(-a)) * b : a * (b / (1 + std::exp(-b)));
+      t[j] = k.dynamic ? act * param(sv, j, 1.0) : act * param(sv, j, 1.0) + param(ov, j, 0.0);
+      amax = std::max(amax, std::fabs(t[j]));
+    }
+    const double sc = amax / hi;
+    scales.push_back(sc);
+    for (int64_t j = 0; j < h; ++j) {
+      const double v = k.dynamic ? (sc == 0 ? 0.0 : t[j] / sc) : t[j];
+      const double want = saturate(round_mode_ref(v, "round"), -hi - 1, hi), have = got[r * h + j];
+      const bool near = std::fabs(v - std::floor(v) - 0.5) < tie_tol;
+      if (have == want || (near && std::fabs(have - want) == 1)) continue;
+      ADD_FAILURE() << "row " << r << " col " << j << ": got " << have << ", want " << want << " (" << v << ")";
+      return;
+    }
+  }
+  if (k.dynamic) EXPECT_TRUE(meets_precision(ACL_FLOAT, k.scale_out->values(), scales));
+}
+
+TEST_P(OpTableQuantSwiGlu, RandomDataEveryDtypeModeAndGrouping) {
+  const QuantTableCase &c = GetParam();
+  const bool v2 = c.has("group_list_type");
+  int variant = 0;
+  for (aclDataType dt : c.dtypes)
+    for (bool dynamic : {true, false})
+      for (bool left : {true, false})
+        for (const std::vector<int64_t> &ends : {std::vector<int64_t>{}, std::vector<int64_t>{4, 9, 12},
+                                                 std::vector<int64_t>{2, 6}}) {
+          SCOPED_TRACE(::testing::Message() << dt << " dynamic " << dynamic << " left " << left << " groups "
+                                            << ends.size() << " variant " << variant);
+          const bool counts = v2 && variant % 2 == 1;
+          const aclDataType ydt = v2 && variant % 3 == 2 ? ACL_INT4 : ACL_INT8;
+          SwiGluCall k = swiglu_call(c, 12, 16, dt, dynamic, ends, variant % 2 == 0, counts, ydt);
+          ++variant;
+          k.a.activate_left = left;
+          if (dynamic && variant % 4 == 0) k.a.scale = nullptr;  // no smooth scales
+          ASSERT_EQ(run(c, k.a), 0) << aclGetRecentErrMsg();
+          check_swiglu(k, 2e-3);
+        }
+}
+
+// silu(40) = 40 exactly in fp32 and float64 (exp(-40) is below both epsilons): with the other half in
+// odd integers and a scale of 1/16 every quantiser argument is a constructed half.
+TEST_P(OpTableQuantSwiGlu, ConstructedTiesRoundHalfToEven) {
+  const QuantTableCase &c = GetParam();
+  for (aclDataType dt : c.dtypes)
+    for (bool left : {true, false}) {
+      SwiGluCall k = swiglu_call(c, 2, 8, dt, false, {}, false, false, ACL_INT8);
+      std::vector<double> xv;
+      const std::vector<double> odd = {1, 3, 5, 7, -1, -3, -5, 9};
+      for (int r = 0; r < 2; ++r)
+        for (int half = 0; half < 2; ++half)
+          for (double v : odd) xv.push_back((half == 0) == left ? 40.0 : v);
+      k.x->set_values(xv);
+      k.smooth->set_values({1.0 / 16});
+      k.offsets->set_values({0.0});
+      k.a.activate_left = left;
+      ASSERT_EQ(run(c, k.a), 0) << aclGetRecentErrMsg();
+      check_swiglu(k, 0.0);
+      const std::vector<int> got = read_ints(*k.y, 16);
+      EXPECT_EQ(got[0], 2);   // 2.5
+      EXPECT_EQ(got[1], 8);   // 7.5
+      EXPECT_EQ(got[4], -2);  // -2.5
+    }
+}
+
+TEST_P(OpTableQuantSwiGlu, ErrorsNameTheirArgument) {
+  const QuantTableCase &c = GetParam();
+  const bool v2 = c.has("group_list_type");
+  SwiGluCall k = swiglu_call(c, 6, 8, ACL_FLOAT16, true, {2, 6}, true, false, ACL_INT8);
+  const QuantArgs &a = k.a;
+  DeviceTensor x_odd({6, 15}, ACL_FLOAT16), s_bad({3, 8}, ACL_FLOAT), gf({2}, ACL_FLOAT), y_bad({6, 16}, ACL_INT8),
+      so_bad({5}, ACL_FLOAT), off({2, 8}, ACL_FLOAT);
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = x_odd; }, ACLNN_ERR_PARAM_INVALID, {"x"}));
+  EXPECT_TRUE(rejects(c, a, [](QuantArgs &b) { b.quant_mode = const_cast<char *>("pertoken"); },
+                      ACLNN_ERR_PARAM_INVALID, {"quantModeOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale = s_bad; }, ACLNN_ERR_PARAM_INVALID, {"smoothScalesOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.offset = off; }, ACLNN_ERR_PARAM_INVALID, {"offsetsOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.group = gf; }, ACLNN_ERR_PARAM_INVALID, {"groupIndexOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.y = y_bad; }, ACLNN_ERR_PARAM_INVALID, {"yOut"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale_out = so_bad; }, ACLNN_ERR_PARAM_INVALID, {"scaleOut"}));
+  EXPECT_TRUE(rejects(c, a, [](QuantArgs &b) { b.scale_out = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"scaleOut"}));
+  QuantArgs st = a;
+  st.quant_mode = const_cast<char *>("static");
+  EXPECT_TRUE(rejects(c, st, [](QuantArgs &b) { b.scale = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"smoothScalesOptional"}));
+  if (v2) {
+    EXPECT_TRUE(rejects(c, a, [](QuantArgs &b) { b.group_list_type = 2; }, ACLNN_ERR_PARAM_INVALID, {"groupListType"}));
+    for (int64_t d : {34, 35, 36, 3, 7})
+      EXPECT_TRUE(rejects(c, a, [d](QuantArgs &b) { b.dst_type = d; }, ACLNN_ERR_PARAM_INVALID, {"dstType"}));
+  }
+}
+
 // ---- Empty x: every kind accepts it and writes nothing.
 
 TEST_P(OpTableQuantize, EmptyX) {
@@ -914,6 +1074,7 @@ QUANT_SUITE(OpTableQuantFake, QuantKind::kFakeTensor, QuantKind::kFakeChannel);
 QUANT_SUITE(OpTableQuantDequantBias, QuantKind::kDequantBias);
 QUANT_SUITE(OpTableQuantMax, QuantKind::kQuantMax);
 QUANT_SUITE(OpTableQuantGelu, QuantKind::kGeluQuant);
+QUANT_SUITE(OpTableQuantSwiGlu, QuantKind::kSwiGluQuant);
 
 }  // namespace
 }  // namespace opsnn::test

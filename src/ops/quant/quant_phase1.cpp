@@ -475,6 +475,85 @@ void gelu_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, Q
   (void)b;
 }
 
+// A SwiGluQuant parameter: [G, h] / [G] / [G, 1] with G groups, or [h] / [1, h] / [1] without; step 0: one
+// value per group.
+void check_group_param(const NamedTensor &p, int64_t groups, int64_t h, QuantOperand *op) {
+  const aclTensor &t = *p.t;
+  core::check_dtype_in(p.t, p.name, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16});
+  const int64_t lead = groups > 0 ? groups : 1;
+  bool ok = false;
+  int64_t last = 1;
+  if (t.ndim == 1) {
+    last = groups > 0 ? 1 : t.dims[0];
+    ok = groups > 0 ? t.dims[0] == groups : (t.dims[0] == h || t.dims[0] == 1);
+  } else if (t.ndim == 2) {
+    last = t.dims[1];
+    ok = t.dims[0] == lead && (last == h || last == 1);
+  }
+  require(ok, "%s has shape %s; with %lld group(s) of rows of %lld it must be [%lld, %lld], [%lld] or [%lld, 1]%s",
+          p.name, shape_of(p.t).c_str(), ll(lead), ll(h), ll(lead), ll(h), ll(lead), ll(lead),
+          groups > 0 ? "" : " (without a group index also [h])");
+  op->step = last == 1 && h != 1 ? 0 : t.strides[t.ndim - 1];
+}
+
+void swiglu_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, QuantStep &st) {
+  const aclTensor &x = *c.x.t;
+  core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
+  require(x.ndim >= 1 && x.dims[x.ndim - 1] % 2 == 0, "%s must have an even last dim (its two halves), got %s",
+          c.x.name, shape_of(c.x.t).c_str());
+  const int64_t h = x.dims[x.ndim - 1] / 2;
+  const std::string mode = c.quant_mode != nullptr ? c.quant_mode : "dynamic";
+  require(mode == "static" || mode == "dynamic", "quantModeOptional must be \"static\" or \"dynamic\", got \"%s\"",
+          mode.c_str());
+  st.swiglu_static = mode == "static";
+  st.activate_left = c.activate_left;
+  if (c.given.group_list_type)
+    require(c.group_list_type == 0 || c.group_list_type == 1,
+            "groupListType must be 0 (cumulative row ends) or 1 (row counts), got %lld", ll(c.group_list_type));
+  st.group_counts = c.group_list_type == 1;
+  const aclDataType dst = c.given.dst_type ? int_dst(c.dst_type, "dstType") : ACL_INT8;
+  require(dst != ACL_INT32, "dstType 3 (INT32) is not supported by this op; 2 (INT8) and 29 (INT4) are");
+  // y: x's shape with the last dim halved, INT4 packed (even h, contiguous).
+  Shape ys = Shape::of(x);
+  ys.dims[ys.ndim - 1] = h;
+  require(c.y.t->dtype == dst, "%s has dtype %s; %s", c.y.name, core::dtype_name(c.y.t->dtype),
+          c.given.dst_type ? "dstType asks for another" : "it must be INT8");
+  if (dst == ACL_INT4) {
+    require(h % 2 == 0, "%s's half last dim %lld must be even for INT4 output", c.x.name, ll(h));
+    require_packed_layout(c.y);
+  }
+  core::check_shape_equals(*c.y.t, c.y.name, ys);
+  core::check_no_internal_overlap(*c.y.t, c.y.name);
+  int64_t groups = 0;
+  if (c.group.t != nullptr) {
+    core::check_dtype_in(c.group.t, c.group.name, {ACL_INT32, ACL_INT64});
+    require(c.group.t->ndim == 1 && c.group.t->dims[0] >= 1, "%s must be 1-D and not empty, got %s", c.group.name,
+            shape_of(c.group.t).c_str());
+    groups = c.group.t->dims[0];
+    st.group.step = c.group.t->strides[0];
+  }
+  if (st.swiglu_static) core::check_not_null(c.scale.t, c.scale.name);  // (161001: the static scale)
+  if (c.scale.t != nullptr) check_group_param(c.scale, groups, h, &st.scale);
+  if (c.offset.t != nullptr) {
+    require(st.swiglu_static, "%s applies to quantModeOptional \"static\" only", c.offset.name);
+    check_group_param(c.offset, groups, h, &st.offset);
+  }
+  if (!st.swiglu_static) {
+    Shape ss = Shape::of(x);
+    ss.ndim -= 1;
+    core::check_dtype_in(c.scale_out.t, c.scale_out.name, {ACL_FLOAT});
+    core::check_shape_equals(*c.scale_out.t, c.scale_out.name, ss);
+    require(c.scale_out.t->is_contiguous(), "%s must be contiguous", c.scale_out.name);
+  }
+  core::check_outputs_apart<NamedTensor>({&c.y, &c.scale_out}, {&c.x, &c.scale, &c.offset, &c.group, &c.y, &c.scale_out});
+  st.groups = groups;
+  st.lo = dst == ACL_INT8 ? -128 : -8;
+  st.hi = dst == ACL_INT8 ? 127 : 7;
+  st.y_packed = dst == ACL_INT4;
+  plan_rows(st, x, h);
+  (void)b;
+}
+
 }  // namespace
 
 void quant_phase1(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c) {
@@ -492,6 +571,7 @@ void quant_phase1(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c)
     case QuantKind::kGroupQuant: group_quant(b, rule, c, plan); break;
     case QuantKind::kQuantMax: break;
     case QuantKind::kGeluQuant: gelu_quant(b, rule, c, plan); break;
+    case QuantKind::kSwiGluQuant: swiglu_quant(b, rule, c, plan); break;
   }
   // Registration in prototype order (inputs, then outputs), keeping the planned steps.
   QuantStep &st = b.add_step<QuantStep>(plan);

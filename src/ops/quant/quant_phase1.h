@@ -47,6 +47,15 @@
 //                y = round(g / scale) (a row of zeros: scale 0, y 0), outScaleOptional (FLOAT, x's shape
 //                without the last dim) required. roundMode "rint" or "round" (half to even), "floor", "ceil",
 //                "trunc". dstType 2 (INT8) only (FP8 / HIFLOAT8: 161002).
+//  kSwiGluQuant  (SwiGluQuant, V2)  x [..., 2H] split in halves A | B along the last dim; act = silu(A) * B
+//                (activateLeft) or A * silu(B); row r's group e from groupIndexOptional (INT32 / INT64 [G]:
+//                cumulative row ends, or with V2's groupListType 1 row counts; rows past the last end take
+//                the last group; no group index: one group). quantModeOptional "dynamic" (also for null):
+//                in = act * smooth[e] (smoothScalesOptional, optional), scaleOut[r] = max|in| / M,
+//                y = round(in / scale); "static": y = round(act * smooth[e] + offsets[e]) (smooth required,
+//                offsets optional; scaleOut not written). smooth / offsets: [G, H] (per channel) or [G] / [G, 1]
+//                (per tensor); without a group index [H] / [1, H] or [1]. y [..., H] INT8 (V2's dstType 2), or
+//                INT4 (dstType 29, packed, M = 7); round half to even, saturation.
 //  kQuantMax     (QuantMax)  every destination it documents is HIFLOAT8 / FLOAT8: arguments are checked,
 //                then dstType is rejected (161002).
 // Errors: 161001 for a null required argument, else 161002 naming the argument.
@@ -70,7 +79,8 @@ enum class QuantKind : uint8_t {
   kDequantBias,
   kGroupQuant,
   kQuantMax,
-  kGeluQuant
+  kGeluQuant,
+  kSwiGluQuant
 };
 
 struct QuantRule {
@@ -80,15 +90,16 @@ struct QuantRule {
 
 struct QuantCall {
   core::NamedTensor x, scale, offset, smooth, group, act_scale, bias, y, scale_out, offset_out, mask, amax;
-  bool sqrt_mode = false, symmetric = true;
+  bool sqrt_mode = false, symmetric = true, activate_left = false;
   const char *round_mode = nullptr, *quant_mode = nullptr, *approximate = nullptr;
-  int64_t dst_type = 0, axis = -1, quant_min = 0, quant_max = 0;
+  int64_t dst_type = 0, axis = -1, quant_min = 0, quant_max = 0, group_list_type = 0;
   aclDataType dst_dtype = ACL_DT_UNDEFINED;
   double dst_type_max = 0.0, enabled = 1.0;
   // Which attributes the prototype has (the generated entry sets them).
   struct {
     bool sqrt_mode = false, round_mode = false, dst_type = false, dst_dtype = false, axis = false, symmetric = false,
-         quant_mode = false, dst_type_max = false, approximate = false, enabled = false, quant_min = false, quant_max = false;
+         quant_mode = false, dst_type_max = false, approximate = false, group_list_type = false,
+         activate_left = false, enabled = false, quant_min = false, quant_max = false;
   } given;
 };
 

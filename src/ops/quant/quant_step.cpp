@@ -54,9 +54,11 @@ int64_t QuantStep::param_index(int64_t r, int64_t j) const {
 
 int64_t QuantStep::group_of(const core::LaunchArgs &a, int64_t r) const {
   const char *g = group.base(a);
+  int64_t end = 0;
   for (int64_t e = 0; e < groups; ++e) {
-    const int64_t end = group.dt == ACL_INT64 ? reinterpret_cast<const int64_t *>(g)[e * group.step]
-                                              : reinterpret_cast<const int32_t *>(g)[e * group.step];
+    const int64_t v = group.dt == ACL_INT64 ? reinterpret_cast<const int64_t *>(g)[e * group.step]
+                                            : reinterpret_cast<const int32_t *>(g)[e * group.step];
+    end = group_counts ? end + v : v;  // row counts (SwiGluQuantV2's groupListType 1) or cumulative ends
     if (r < end) return e;
   }
   return groups - 1;
@@ -355,6 +357,50 @@ void QuantStep::run_gelu(const core::LaunchArgs &a, float *buf) const {
   }
 }
 
+// Group e's n values of a [G, n] / [G] / [G, 1] parameter (or [n] / [1, n] / [1] without groups).
+void QuantStep::group_values(const core::LaunchArgs &a, const QuantOperand &p, int64_t e, float *dst) const {
+  const char *base = p.base(a) + (groups > 0 ? e * p.strides[0] : 0) * static_cast<int64_t>(core::dtype_size(p.dt));
+  if (p.step != 0) {
+    quant_load_row(base, p.dt, p.step, n, dst);
+  } else {
+    quant_load_row(base, p.dt, 1, 1, dst);
+    std::fill(dst + 1, dst + n, dst[0]);
+  }
+}
+
+// SwiGluQuant: the halves of x's row, silu on one, their product quantised per row (dynamic) or by the
+// group's scale / offset (static).
+void QuantStep::run_swiglu(const core::LaunchArgs &a, float *buf) const {
+  const int64_t h = n;
+  float *xr = buf, *s = buf + 2 * h, *o = buf + 3 * h;
+  int32_t *q = reinterpret_cast<int32_t *>(buf + 4 * h);
+  for (int64_t r = 0; r < rows; ++r) {
+    quant_load_row(row_ptr(a, x, r), x.dt, x.strides[x.nd - 1], 2 * h, xr);
+    for (int64_t j = 0; j < h; ++j) {
+      const float lhs = xr[j], rhs = xr[h + j];
+      const float act = activate_left ? lhs / (1.0f + std::exp(-lhs)) * rhs : lhs * (rhs / (1.0f + std::exp(-rhs)));
+      xr[j] = act;
+    }
+    const int64_t e = groups > 0 ? group_of(a, r) : 0;
+    if (scale.present) group_values(a, scale, e, s);
+    if (swiglu_static) {
+      if (offset.present) group_values(a, offset, e, o);
+      for (int64_t j = 0; j < h; ++j)
+        q[j] = quant_round_sat(xr[j] * s[j] + (offset.present ? o[j] : 0.0f), kernels::QuantRound::kHalfEven, lo, hi);
+    } else {
+      if (scale.present)
+        for (int64_t j = 0; j < h; ++j) xr[j] *= s[j];
+      float ext[3];
+      kernels::quant_row_extrema(xr, h, ext);
+      DynParams p;
+      p.scale = ext[0] / static_cast<float>(hi);
+      for (int64_t j = 0; j < h; ++j) q[j] = dyn_quant(xr[j], p, true, lo, hi);
+      reinterpret_cast<float *>(scale_out.base(a))[r] = p.scale;
+    }
+    store_y(a, r, q);
+  }
+}
+
 int QuantStep::run(const core::LaunchArgs &args) const {
   if (rows == 0 && kind != QuantKind::kDynamic) return 0;
   float *buf = reinterpret_cast<float *>(args.get(ws));
@@ -366,6 +412,7 @@ int QuantStep::run(const core::LaunchArgs &args) const {
     case QuantKind::kDequantBias: run_dequant_bias(args, buf); break;
     case QuantKind::kQuantMax: break;  // phase 1 rejects every documented destination
     case QuantKind::kGeluQuant: run_gelu(args, buf); break;
+    case QuantKind::kSwiGluQuant: run_swiglu(args, buf); break;
     default: run_affine(args, buf); break;
   }
   return 0;
