@@ -43,7 +43,8 @@ struct QuantArgs {
   char *quant_mode = const_cast<char *>("pertoken");
   const char *approximate = "none";
   bool activate_left = true;
-  int64_t group_list_type = 0;
+  int64_t group_list_type = 0, activate_dim = -1, swiglu_mode = 0;
+  double clamp_limit = 7.0, glu_alpha = 1.702, glu_bias = 1.0;
   int64_t dst_type = 2, axis = -1, quant_min = -128, quant_max = 127;
   aclDataType dst_dtype = ACL_INT8;
   double dst_type_max = 0.0, enabled = 1.0;
@@ -170,6 +171,7 @@ class OpTableQuantDequantBias : public QuantFixture {};
 class OpTableQuantMax : public QuantFixture {};
 class OpTableQuantGelu : public QuantFixture {};
 class OpTableQuantSwiGlu : public QuantFixture {};
+class OpTableQuantDequantSwiGlu : public QuantFixture {};
 
 // One AscendQuant call: x (shape, dtype), scale / offset of `count` values
 // along axis, checked exactly.
@@ -1029,6 +1031,134 @@ TEST_P(OpTableQuantSwiGlu, ErrorsNameTheirArgument) {
   }
 }
 
+// ---- DequantSwigluQuant: dequantise (weight scale per column, activation scale per row, bias), then
+// SwiGluQuant's activation (halves, or V2's clamped interleaved pairs) and quantisation.
+
+TEST_P(OpTableQuantDequantSwiGlu, RandomDataAgainstFloat64) {
+  const QuantTableCase &c = GetParam();
+  const bool v2 = c.has("swiglu_mode");
+  int variant = 0;
+  for (aclDataType dt : c.dtypes)
+    for (bool dynamic : {true, false})
+      for (int mode : {0, 1}) {
+        if (mode == 1 && !v2) continue;
+        for (aclDataType bias_dt : {ACL_DT_UNDEFINED, ACL_INT32, ACL_FLOAT}) {
+          SCOPED_TRACE(::testing::Message() << dt << " dynamic " << dynamic << " mode " << mode << " bias " << bias_dt);
+          const int64_t rows = 10, h = 12;
+          const std::vector<int64_t> ends = variant % 2 ? std::vector<int64_t>{3, 7} : std::vector<int64_t>{};
+          const int64_t g = static_cast<int64_t>(ends.size());
+          ++variant;
+          DeviceTensor x({rows, 2 * h}, dt), ws({2 * h}, ACL_FLOAT), as({rows, 1}, ACL_FLOAT),
+              bias({2 * h}, bias_dt == ACL_DT_UNDEFINED ? ACL_FLOAT : bias_dt), y({rows, h}, ACL_INT8),
+              so({rows}, ACL_FLOAT), gi({std::max<int64_t>(g, 1)}, ACL_INT64);
+          const std::vector<int64_t> ps = g > 0 ? std::vector<int64_t>{g, h} : std::vector<int64_t>{h};
+          DeviceTensor qs(ps, ACL_FLOAT), qo(ps, ACL_FLOAT);
+          const bool ints = dt == ACL_INT32;
+          x.fill_random(ints ? -500 : -3, ints ? 500 : 3);
+          ws.fill_random(ints ? 0.002 : 0.5, ints ? 0.01 : 1.5);
+          as.fill_random(0.5, 2);
+          bias.fill_random(bias_dt == ACL_INT32 ? -50 : -0.5, bias_dt == ACL_INT32 ? 50 : 0.5);
+          qs.fill_random(dynamic ? 0.5 : 10, dynamic ? 2 : 40);
+          qo.fill_random(-3, 3);
+          if (g > 0) gi.set_values({3, 7});
+          y.poison();
+          QuantArgs a = base_args(x, ws, y, 2);
+          a.act_scale = as;
+          a.bias = bias_dt == ACL_DT_UNDEFINED ? nullptr : bias.get();
+          a.smooth = qs;
+          a.offset = dynamic ? nullptr : qo.get();
+          a.group = g > 0 ? gi.get() : nullptr;
+          a.scale_out = so;
+          a.quant_mode = const_cast<char *>(dynamic ? "dynamic" : "static");
+          a.swiglu_mode = mode;
+          a.activate_left = variant % 3 != 0;
+          ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+          // float64 reference
+          const auto xv = x.values(), wv = ws.values(), av = as.values(), bv = bias.values(), sv = qs.values(),
+                     ov = qo.values();
+          const std::vector<int> got = read_ints(y, rows * h);
+          std::vector<double> scales;
+          for (int64_t r = 0; r < rows; ++r) {
+            int64_t e = 0;
+            while (e + 1 < g && r >= ends[e]) ++e;
+            std::vector<double> d(static_cast<size_t>(2 * h)), t(static_cast<size_t>(h));
+            for (int64_t j = 0; j < 2 * h; ++j) {
+              double v = xv[r * 2 * h + j] + (bias_dt == ACL_INT32 ? bv[j] : 0.0);
+              v = v * wv[j] * av[r] + (bias_dt == ACL_FLOAT ? bv[j] : 0.0);
+              d[j] = v;
+            }
+            double amax = 0;
+            for (int64_t j = 0; j < h; ++j) {
+              double act;
+              if (mode == 1) {
+                const double glu = std::min(d[2 * j], a.clamp_limit);
+                const double lin = std::min(std::max(d[2 * j + 1], -a.clamp_limit), a.clamp_limit);
+                act = glu / (1 + std::exp(-a.glu_alpha * glu)) * (lin + a.glu_bias);
+              } else {
+                const double lhs = d[j], rhs = d[h + j];
+                act = a.activate_left ? lhs / (1 + std::exp(-lhs)) * rhs : lhs * (rhs / (1 + std::exp(-rhs)));
+              }
+              t[j] = act * sv[e * h + j] + (dynamic ? 0.0 : ov[e * h + j]);
+              amax = std::max(amax, std::fabs(t[j]));
+            }
+            const double sc = amax / 127;
+            scales.push_back(sc);
+            for (int64_t j = 0; j < h; ++j) {
+              const double v = dynamic ? (sc == 0 ? 0.0 : t[j] / sc) : t[j];
+              const double want = saturate(round_mode_ref(v, "round"), -128, 127), have = got[r * h + j];
+              if (have == want || (std::fabs(v - std::floor(v) - 0.5) < 2e-3 && std::fabs(have - want) == 1)) continue;
+              ADD_FAILURE() << "row " << r << " col " << j << ": got " << have << ", want " << want << " (" << v << ")";
+              return;
+            }
+          }
+          if (dynamic) EXPECT_TRUE(meets_precision(ACL_FLOAT, so.values(), scales));
+        }
+      }
+}
+
+// INT32 x with an exact weight scale: silu(40) = 40 exactly, the other half odd, quantScale 1/16: halves.
+TEST_P(OpTableQuantDequantSwiGlu, ConstructedTiesRoundHalfToEven) {
+  const QuantTableCase &c = GetParam();
+  DeviceTensor x({1, 16}, ACL_INT32), ws({16}, ACL_FLOAT), y({1, 8}, ACL_INT8), so({1}, ACL_FLOAT), qs({8}, ACL_FLOAT);
+  x.set_values({640, 640, 640, 640, 640, 640, 640, 640, 16, 48, 80, 112, -16, -48, -80, 144});  // x / 16: 40 | odd
+  ws.set_values(std::vector<double>(16, 1.0 / 16));
+  qs.set_values(std::vector<double>(8, 1.0 / 16));
+  QuantArgs a = base_args(x, ws, y, 2);
+  a.smooth = qs;
+  a.scale_out = so;
+  a.quant_mode = const_cast<char *>("static");
+  a.activate_left = true;
+  ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+  const std::vector<int> got = read_ints(y, 8);
+  const std::vector<int> want = {2, 8, 12, 18, -2, -8, -12, 22};  // 2.5, 7.5, 12.5, 17.5, -2.5, ... 22.5
+  EXPECT_EQ(got, want);
+}
+
+TEST_P(OpTableQuantDequantSwiGlu, ErrorsNameTheirArgument) {
+  const QuantTableCase &c = GetParam();
+  const bool v2 = c.has("swiglu_mode");
+  DeviceTensor x({4, 16}, ACL_INT32), ws({16}, ACL_FLOAT), y({4, 8}, ACL_INT8), so({4}, ACL_FLOAT), qs({8}, ACL_FLOAT);
+  DeviceTensor ws_bad({8}, ACL_FLOAT), as_bad({3}, ACL_FLOAT), b_bad({16}, ACL_INT8), xd({4, 16}, ACL_DOUBLE);
+  QuantArgs a = base_args(x, ws, y, 2);
+  a.smooth = qs;
+  a.scale_out = so;
+  a.quant_mode = const_cast<char *>("dynamic");
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale = ws_bad; }, ACLNN_ERR_PARAM_INVALID, {"weightScaleOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.act_scale = as_bad; }, ACLNN_ERR_PARAM_INVALID,
+                      {"activationScaleOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.bias = b_bad; }, ACLNN_ERR_PARAM_INVALID, {"biasOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.smooth = as_bad; }, ACLNN_ERR_PARAM_INVALID, {"quantScaleOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = xd; }, ACLNN_ERR_PARAM_INVALID, {"x"}));
+  if (v2) {
+    EXPECT_TRUE(rejects(c, a, [](QuantArgs &b) { b.activate_dim = 0; }, ACLNN_ERR_PARAM_INVALID, {"activateDim"}));
+    EXPECT_TRUE(rejects(c, a, [](QuantArgs &b) { b.swiglu_mode = 2; }, ACLNN_ERR_PARAM_INVALID, {"swigluMode"}));
+    EXPECT_TRUE(rejects(c, a, [](QuantArgs &b) { b.round_mode = const_cast<char *>("up"); }, ACLNN_ERR_PARAM_INVALID,
+                        {"roundModeOptional"}));
+    for (int64_t d : {34, 35, 36})
+      EXPECT_TRUE(rejects(c, a, [d](QuantArgs &b) { b.dst_type = d; }, ACLNN_ERR_PARAM_INVALID, {"dstType"}));
+  }
+}
+
 // ---- Empty x: every kind accepts it and writes nothing.
 
 TEST_P(OpTableQuantize, EmptyX) {
@@ -1075,6 +1205,7 @@ QUANT_SUITE(OpTableQuantDequantBias, QuantKind::kDequantBias);
 QUANT_SUITE(OpTableQuantMax, QuantKind::kQuantMax);
 QUANT_SUITE(OpTableQuantGelu, QuantKind::kGeluQuant);
 QUANT_SUITE(OpTableQuantSwiGlu, QuantKind::kSwiGluQuant);
+QUANT_SUITE(OpTableQuantDequantSwiGlu, QuantKind::kDequantSwiGluQuant);
 
 }  // namespace
 }  // namespace opsnn::test

@@ -142,7 +142,9 @@ void plan_row_axis(QuantStep &st, const aclTensor &x, int axis) {
 }
 
 void book(core::OpBuilder &b, QuantStep &st) {
-  st.ws = b.book("quant.rows", static_cast<uint64_t>(st.tasks * std::max<int64_t>(st.n, 1)) * 7 * sizeof(float));
+  // (DequantSwigluQuant: x's two halves, the quant rows and the weight scale / bias rows: 9 rows of n)
+  const uint64_t rows_of_n = st.kind == QuantKind::kDequantSwiGluQuant ? 9 : 7;
+  st.ws = b.book("quant.rows", static_cast<uint64_t>(st.tasks * std::max<int64_t>(st.n, 1)) * rows_of_n * sizeof(float));
 }
 
 // Per-token DynamicQuant: row blocks over the pool, and the tier's kernels when x (and the smooth
@@ -498,10 +500,53 @@ void check_group_param(const NamedTensor &p, int64_t groups, int64_t h, QuantOpe
 
 void swiglu_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, QuantStep &st) {
   const aclTensor &x = *c.x.t;
+  const bool dequant = rule.kind == QuantKind::kDequantSwiGluQuant;
   core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
   require(x.ndim >= 1 && x.dims[x.ndim - 1] % 2 == 0, "%s must have an even last dim (its two halves), got %s",
           c.x.name, shape_of(c.x.t).c_str());
   const int64_t h = x.dims[x.ndim - 1] / 2;
+  // The quantisation parameters: SwiGluQuant's smooth scales came as `scale`, DequantSwigluQuant's as `smooth`.
+  const NamedTensor &qscale = dequant ? c.smooth : c.scale;
+  QuantOperand &qop = dequant ? st.smooth : st.scale;
+  if (dequant) {
+    if (c.given.activate_dim)
+      require(c.activate_dim == -1 || c.activate_dim == x.ndim - 1,
+              "activateDim %lld is not supported: the halves are split along the last dim (-1 or %d)",
+              ll(c.activate_dim), x.ndim - 1);
+    if (c.given.swiglu_mode)
+      require(c.swiglu_mode == 0 || c.swiglu_mode == 1, "swigluMode must be 0 (halves) or 1 (interleaved, clamped), "
+              "got %lld", ll(c.swiglu_mode));
+    st.swiglu_clamped = c.swiglu_mode == 1;
+    st.clamp_limit = static_cast<float>(c.clamp_limit);
+    st.glu_alpha = static_cast<float>(c.glu_alpha);
+    st.glu_bias = static_cast<float>(c.glu_bias);
+    if (c.given.round_mode && c.round_mode != nullptr)
+      st.round = std::string(c.round_mode) == "rint" ? QuantRound::kHalfEven : round_of(c.round_mode, "roundModeOptional");
+    const int64_t full = 2 * h;
+    if (c.scale.t != nullptr) {  // weightScaleOptional [2H]
+      core::check_dtype_in(c.scale.t, c.scale.name, {ACL_FLOAT});
+      require(c.scale.t->ndim == 1 && c.scale.t->dims[0] == full, "%s has shape %s; it must be [%lld] (x's last dim)",
+              c.scale.name, shape_of(c.scale.t).c_str(), ll(full));
+      st.scale.step = c.scale.t->strides[0];
+    }
+    if (c.bias.t != nullptr) {  // biasOptional [2H]
+      core::check_dtype_in(c.bias.t, c.bias.name, {ACL_INT32, ACL_FLOAT, ACL_FLOAT16, ACL_BF16});
+      require(c.bias.t->ndim == 1 && c.bias.t->dims[0] == full, "%s has shape %s; it must be [%lld] (x's last dim)",
+              c.bias.name, shape_of(c.bias.t).c_str(), ll(full));
+      st.bias.step = c.bias.t->strides[0];
+    }
+    if (c.act_scale.t != nullptr) {  // activationScaleOptional: one per row
+      core::check_dtype_in(c.act_scale.t, c.act_scale.name, {ACL_FLOAT});
+      Shape with_one = Shape::of(x), without = Shape::of(x);
+      with_one.dims[with_one.ndim - 1] = 1;
+      without.ndim -= 1;
+      const Shape as = Shape::of(*c.act_scale.t);
+      require((as == with_one || as == without) && c.act_scale.t->is_contiguous(),
+              "%s has shape %s; it must be %s or %s, contiguous", c.act_scale.name, shape_of(c.act_scale.t).c_str(),
+              with_one.str().c_str(), without.str().c_str());
+      st.act_scale.step = 1;
+    }
+  }
   const std::string mode = c.quant_mode != nullptr ? c.quant_mode : "dynamic";
   require(mode == "static" || mode == "dynamic", "quantModeOptional must be \"static\" or \"dynamic\", got \"%s\"",
           mode.c_str());
@@ -532,8 +577,8 @@ void swiglu_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c,
     groups = c.group.t->dims[0];
     st.group.step = c.group.t->strides[0];
   }
-  if (st.swiglu_static) core::check_not_null(c.scale.t, c.scale.name);  // (161001: the static scale)
-  if (c.scale.t != nullptr) check_group_param(c.scale, groups, h, &st.scale);
+  if (st.swiglu_static && !dequant) core::check_not_null(qscale.t, qscale.name);  // (161001: the static scale)
+  if (qscale.t != nullptr) check_group_param(qscale, groups, h, &qop);
   if (c.offset.t != nullptr) {
     require(st.swiglu_static, "%s applies to quantModeOptional \"static\" only", c.offset.name);
     check_group_param(c.offset, groups, h, &st.offset);
@@ -545,7 +590,8 @@ void swiglu_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c,
     core::check_shape_equals(*c.scale_out.t, c.scale_out.name, ss);
     require(c.scale_out.t->is_contiguous(), "%s must be contiguous", c.scale_out.name);
   }
-  core::check_outputs_apart<NamedTensor>({&c.y, &c.scale_out}, {&c.x, &c.scale, &c.offset, &c.group, &c.y, &c.scale_out});
+  core::check_outputs_apart<NamedTensor>(
+      {&c.y, &c.scale_out}, {&c.x, &c.scale, &c.offset, &c.smooth, &c.act_scale, &c.bias, &c.group, &c.y, &c.scale_out});
   st.groups = groups;
   st.lo = dst == ACL_INT8 ? -128 : -8;
   st.hi = dst == ACL_INT8 ? 127 : 7;
@@ -571,20 +617,31 @@ void quant_phase1(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c)
     case QuantKind::kGroupQuant: group_quant(b, rule, c, plan); break;
     case QuantKind::kQuantMax: break;
     case QuantKind::kGeluQuant: gelu_quant(b, rule, c, plan); break;
-    case QuantKind::kSwiGluQuant: swiglu_quant(b, rule, c, plan); break;
+    case QuantKind::kSwiGluQuant:
+    case QuantKind::kDequantSwiGluQuant: swiglu_quant(b, rule, c, plan); break;
   }
   // Registration in prototype order (inputs, then outputs), keeping the planned steps.
   QuantStep &st = b.add_step<QuantStep>(plan);
   reg(b, c.x, false, &st.x);
   const int64_t ss = st.scale.step, os = st.offset.step, as = st.act_scale.step, bs = st.bias.step,
                 gs = st.group.step;
+  const int64_t ms = st.smooth.step;
   reg(b, c.scale, false, &st.scale);
-  if (rule.kind == QuantKind::kGroupQuant) reg(b, c.group, false, &st.group);  // before offsetOptional
-  reg(b, c.offset, false, &st.offset);
-  reg(b, c.smooth, false, &st.smooth);
-  if (rule.kind != QuantKind::kGroupQuant) reg(b, c.group, false, &st.group);
-  reg(b, c.act_scale, false, &st.act_scale);
-  reg(b, c.bias, false, &st.bias);
+  if (rule.kind == QuantKind::kDequantSwiGluQuant) {  // its prototype's order
+    reg(b, c.act_scale, false, &st.act_scale);
+    reg(b, c.bias, false, &st.bias);
+    reg(b, c.smooth, false, &st.smooth);
+    reg(b, c.offset, false, &st.offset);
+    reg(b, c.group, false, &st.group);
+  } else {
+    if (rule.kind == QuantKind::kGroupQuant) reg(b, c.group, false, &st.group);  // before offsetOptional
+    reg(b, c.offset, false, &st.offset);
+    reg(b, c.smooth, false, &st.smooth);
+    if (rule.kind != QuantKind::kGroupQuant) reg(b, c.group, false, &st.group);
+    reg(b, c.act_scale, false, &st.act_scale);
+    reg(b, c.bias, false, &st.bias);
+  }
+  st.smooth.step = ms;
   st.scale.step = ss;
   st.offset.step = os;
   st.act_scale.step = as;

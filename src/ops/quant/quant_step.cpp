@@ -372,29 +372,64 @@ void QuantStep::group_values(const core::LaunchArgs &a, const QuantOperand &p, i
 // group's scale / offset (static).
 void QuantStep::run_swiglu(const core::LaunchArgs &a, float *buf) const {
   const int64_t h = n;
-  float *xr = buf, *s = buf + 2 * h, *o = buf + 3 * h;
+  float *xr = buf, *s = buf + 2 * h, *o = buf + 3 * h, *ws = buf + 5 * h, *bs = buf + 7 * h;
   int32_t *q = reinterpret_cast<int32_t *>(buf + 4 * h);
+  // DequantSwigluQuant: the weight scale and a floating bias once; SwiGluQuant's quant scale is `scale`.
+  const bool dequant = kind == QuantKind::kDequantSwiGluQuant;
+  const QuantOperand &qs = dequant ? smooth : scale;
+  const bool int_bias = dequant && bias.present && bias.dt == ACL_INT32;
+  if (dequant && scale.present) quant_load_row(scale.base(a), scale.dt, scale.step, 2 * h, ws);
+  if (dequant && bias.present && !int_bias) quant_load_row(bias.base(a), bias.dt, bias.step, 2 * h, bs);
   for (int64_t r = 0; r < rows; ++r) {
-    quant_load_row(row_ptr(a, x, r), x.dt, x.strides[x.nd - 1], 2 * h, xr);
+    const char *xrow = row_ptr(a, x, r);
+    const int64_t xs = x.strides[x.nd - 1];
+    if (int_bias && x.dt == ACL_INT32) {  // the integer sum first, exactly
+      const int32_t *xi = reinterpret_cast<const int32_t *>(xrow), *bi = reinterpret_cast<const int32_t *>(bias.base(a));
+      for (int64_t j = 0; j < 2 * h; ++j)
+        xr[j] = static_cast<float>(static_cast<int64_t>(xi[j * xs]) + bi[j * bias.step]);
+    } else {
+      quant_load_row(xrow, x.dt, xs, 2 * h, xr);
+      if (int_bias)
+        for (int64_t j = 0; j < 2 * h; ++j) xr[j] += static_cast<float>(reinterpret_cast<const int32_t *>(bias.base(a))[j * bias.step]);
+    }
+    if (dequant) {
+      const float as = act_scale.present ? read_one(a, act_scale, r) : 1.0f;
+      for (int64_t j = 0; j < 2 * h; ++j) {
+        float v = xr[j];
+        if (scale.present) v *= ws[j];
+        if (act_scale.present) v *= as;
+        if (bias.present && !int_bias) v += bs[j];
+        xr[j] = v;
+      }
+    }
     for (int64_t j = 0; j < h; ++j) {
-      const float lhs = xr[j], rhs = xr[h + j];
-      const float act = activate_left ? lhs / (1.0f + std::exp(-lhs)) * rhs : lhs * (rhs / (1.0f + std::exp(-rhs)));
-      xr[j] = act;
+      float act;
+      if (swiglu_clamped) {  // interleaved pairs (glu, linear), clamped
+        const float glu = std::fmin(xr[2 * j], clamp_limit);
+        const float lin = std::fmin(std::fmax(xr[2 * j + 1], -clamp_limit), clamp_limit);
+        act = glu / (1.0f + std::exp(-glu_alpha * glu)) * (lin + glu_bias);
+      } else {
+        const float lhs = xr[j], rhs = xr[h + j];
+        act = activate_left ? lhs / (1.0f + std::exp(-lhs)) * rhs : lhs * (rhs / (1.0f + std::exp(-rhs)));
+      }
+      xr[j] = act;  // (pair j is read before act j is written: 2j >= j)
     }
     const int64_t e = groups > 0 ? group_of(a, r) : 0;
-    if (scale.present) group_values(a, scale, e, s);
+    if (qs.present) group_values(a, qs, e, s);
     if (swiglu_static) {
       if (offset.present) group_values(a, offset, e, o);
-      for (int64_t j = 0; j < h; ++j)
-        q[j] = quant_round_sat(xr[j] * s[j] + (offset.present ? o[j] : 0.0f), kernels::QuantRound::kHalfEven, lo, hi);
+      for (int64_t j = 0; j < h; ++j) {
+        const float v = qs.present ? xr[j] * s[j] : xr[j];
+        q[j] = quant_round_sat(v + (offset.present ? o[j] : 0.0f), round, lo, hi);
+      }
     } else {
-      if (scale.present)
+      if (qs.present)
         for (int64_t j = 0; j < h; ++j) xr[j] *= s[j];
       float ext[3];
       kernels::quant_row_extrema(xr, h, ext);
       DynParams p;
       p.scale = ext[0] / static_cast<float>(hi);
-      for (int64_t j = 0; j < h; ++j) q[j] = dyn_quant(xr[j], p, true, lo, hi);
+      for (int64_t j = 0; j < h; ++j) q[j] = p.scale == 0.0f ? 0 : quant_round_sat(xr[j] / p.scale, round, lo, hi);
       reinterpret_cast<float *>(scale_out.base(a))[r] = p.scale;
     }
     store_y(a, r, q);
@@ -412,7 +447,8 @@ int QuantStep::run(const core::LaunchArgs &args) const {
     case QuantKind::kDequantBias: run_dequant_bias(args, buf); break;
     case QuantKind::kQuantMax: break;  // phase 1 rejects every documented destination
     case QuantKind::kGeluQuant: run_gelu(args, buf); break;
-    case QuantKind::kSwiGluQuant: run_swiglu(args, buf); break;
+    case QuantKind::kSwiGluQuant:
+    case QuantKind::kDequantSwiGluQuant: run_swiglu(args, buf); break;
     default: run_affine(args, buf); break;
   }
   return 0;

@@ -48,6 +48,8 @@ struct QuantStep final : core::Step {
   int64_t quant_min = 0, quant_max = 0;
   bool gelu_tanh = false, gelu_dynamic = false;  // kGeluQuant
   bool activate_left = false, swiglu_static = false, group_counts = false;  // kSwiGluQuant (counts: V2's type 1)
+  bool swiglu_clamped = false;                       // DequantSwigluQuantV2's swigluMode 1
+  float clamp_limit = 0.0f, glu_alpha = 1.0f, glu_bias = 0.0f;
   // Per-token DynamicQuant on contiguous rows: the tier's kernels (token_fast), `tasks` row blocks
   // fixed in phase 1, each with its own buffers.
   bool token_fast = false;
