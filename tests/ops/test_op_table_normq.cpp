@@ -788,6 +788,8 @@ TEST_P(NormQuantGroupTable, ErrorsNameTheirArgument) {
   EXPECT_TRUE(rejects(c, a, [](NormQuantArgs &m) { m.gamma = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"gamma"}));
   EXPECT_TRUE(rejects(c, a, [](NormQuantArgs &m) { m.scale1 = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"quantScale"}));
   EXPECT_TRUE(rejects(c, a, [](NormQuantArgs &m) { m.y1 = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"out"}));
+  EXPECT_TRUE(rejects(c, a, [](NormQuantArgs &m) { m.mean = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"meanOut"}));
+  EXPECT_TRUE(rejects(c, a, [](NormQuantArgs &m) { m.rstd = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"rstdOut"}));
   EXPECT_TRUE(rejects(c, a, [&](NormQuantArgs &m) { m.x = xi; }, ACLNN_ERR_PARAM_INVALID, {"self", "INT32"}));
   EXPECT_TRUE(rejects(c, a, [&](NormQuantArgs &m) { m.x = x1; }, ACLNN_ERR_PARAM_INVALID, {"self"}));
   EXPECT_TRUE(rejects(c, a, [](NormQuantArgs &m) { m.group = 3; }, ACLNN_ERR_PARAM_INVALID, {"group"}));

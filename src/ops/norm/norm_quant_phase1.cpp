@@ -154,7 +154,7 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
   written[kNqScaleOut1] = active[0] && dynamic;
   written[kNqScaleOut2] = active[1] && dynamic;
   written[kNqXsum] = c.additional_output;
-  written[kNqNormOut] = true;
+  written[kNqNormOut] = written[kNqMean] = true;
   written[kNqOffsetOut] = false;  // reserved
   written[kNqRstd] = c.output_rstd;
 
