@@ -445,13 +445,34 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
   const bool traced = core::current_phase1_trace() != nullptr;
   const char *tier = kernels::choose_dimwise_tier(L, traced ? &trace : nullptr);
   L.stream_out = false;  // the block is read back at once: no non-temporal stores
-  const char *qtier = "static_rows";
-  if (dynamic) qtier = kernels::choose_quant_token_tier(&st.token, traced ? &trace : nullptr);
+  const char *qtier = kernels::choose_quant_token_tier(&st.token, traced ? &trace : nullptr);
+  if (!dynamic) qtier = "static_rows";
+  // Staging: FLOAT16 / BF16 rows of x (and x2) unit-stride along the last dim go through the token tier's
+  // vector conversion into fp32 rows (the engine's gather converts element by element: 44 % of
+  // AddRmsNormDynamicQuant's time, docs/PERFORMANCE.md); other layouts are gathered by the engine.
+  const char *stage = "engine_gather";
+  const bool half = x.dtype == ACL_FLOAT16 || x.dtype == ACL_BF16;
+  const bool unit = x.strides[nd - 1] == 1 && (!in_proto[kNqX2] || t[kNqX2].t->strides[nd - 1] == 1);
+  if (half && unit && !grouped) {
+    stage = "vector_rows";
+    for (NqRole r : {kNqX, kNqX2}) {
+      if (r == kNqX2 && !in_proto[kNqX2]) continue;
+      const int k = st.nstaged++;
+      rows_of(x, *t[r].t, &st.staged_src[k]);
+      st.staged_src[k].present = true;
+      st.staged_src[k].ref = ref[r];
+      L.in_dtype[k] = ACL_FLOAT;
+      for (int64_t d = L.nouter - 1, inner = n * 4; d >= 0; inner *= L.outer_shape[d], --d) L.in_outer[k][d] = inner;
+      L.in_line[k][0] = 4;
+    }
+  } else if (traced) {
+    trace.add("vector_rows", !half ? "x is not FLOAT16 / BF16" : grouped ? "group norm lines" : "x not unit-stride");
+  }
   st.tasks = std::max<int64_t>(1, std::min<int64_t>(rows, core::num_threads()));
   const int64_t per_task = (rows + st.tasks - 1) / std::max<int64_t>(st.tasks, 1);
   st.block_rows = std::max<int64_t>(1, std::min<int64_t>(per_task, static_cast<int64_t>(kBlockBytes) / std::max<int64_t>(n * 4, 1)));
   if (traced)
-    core::record_choice(std::string("norm_quant:dimwise/") + tier + "/quant/" + qtier + "/tasks=" +
+    core::record_choice(std::string("norm_quant:dimwise/") + tier + "/stage/" + stage + "/quant/" + qtier + "/tasks=" +
                             std::to_string(st.tasks) + "/block_rows=" + std::to_string(st.block_rows),
                         &trace);
   if (rows == 0) return;
@@ -460,7 +481,9 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
   st.row_offset = st.block_offset + round64(static_cast<uint64_t>(st.block_rows) * nb);
   st.q_offset = st.row_offset + round64(nb);
   st.line_offset = st.q_offset + round64(nb);
-  st.task_bytes = st.line_offset + round64(grouped ? nb : 0);
+  st.stage_offset[0] = st.line_offset + round64(grouped ? nb : 0);
+  st.stage_offset[1] = st.stage_offset[0] + round64(st.nstaged > 0 ? static_cast<uint64_t>(st.block_rows) * nb : 0);
+  st.task_bytes = st.stage_offset[1] + round64(st.nstaged > 1 ? static_cast<uint64_t>(st.block_rows) * nb : 0);
   st.param_len = std::max(n, chans);
   st.params_ws = b.book("norm_quant.params", NormQuantStep::kParams * static_cast<uint64_t>(st.param_len) * 4);
   st.tasks_ws = b.book("norm_quant.blocks", static_cast<uint64_t>(st.tasks) * st.task_bytes);

@@ -93,7 +93,18 @@ int NormQuantStep::run(const core::LaunchArgs &a) const {
       const int64_t r1 = std::min(end, r0 + block_rows);
       // Output 0 is addressed by the line index: the block's rows [r0, r1) land at its start.
       task_outs[0] = reinterpret_cast<char *>(reinterpret_cast<uintptr_t>(block) - static_cast<uintptr_t>(r0 * row_bytes));
-      kernels::run_dimwise_lines(loop, ins, task_outs, w, r0, r1);
+      const char *task_ins[kernels::kDimwiseMaxIo];
+      std::copy(ins, ins + kernels::kDimwiseMaxIo, task_ins);
+      for (int k = 0; k < nstaged; ++k) {  // inputs 0 (and 1) from the staging rows, addressed like the block
+        float *stage = reinterpret_cast<float *>(w + stage_offset[k]);
+        const QuantOperand &src = staged_src[k];
+        float ext[3];
+        for (int64_t r = r0; r < r1; ++r)
+          token.prep(row_at(a, src, r, 2), src.dt, nullptr, n, stage + (r - r0) * n, ext);
+        task_ins[k] = reinterpret_cast<const char *>(reinterpret_cast<uintptr_t>(stage) -
+                                                     static_cast<uintptr_t>(r0 * row_bytes));
+      }
+      kernels::run_dimwise_lines(loop, task_ins, task_outs, w, r0, r1);
       for (int64_t r = r0; r < r1; ++r) quantise_row(a, r, block + (r - r0) * n, p, in_row, q, line);
     }
   });

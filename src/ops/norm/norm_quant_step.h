@@ -28,6 +28,12 @@ struct NormQuantStep final : core::Step {
   bool active[2] = {false, false};
   QuantOperand y[2], scale_out[2];
   kernels::QuantTokenKernels token{};
+  // FLOAT16 / BF16 x (and x2) rows contiguous along the last dim are converted block by block with the
+  // token tier's vector conversion into fp32 staging rows the norm lines read in place (staged[k]: the
+  // loop's input k; src its tensor, addressed by row).
+  int nstaged = 0;
+  QuantOperand staged_src[2];
+  uint64_t stage_offset[2] = {0, 0};
   core::WsKey params_ws, tasks_ws;
   uint64_t task_bytes = 0, block_offset = 0, row_offset = 0, q_offset = 0, line_offset = 0;
   int64_t param_len = 0;  // floats per converted parameter (max(n, C))
