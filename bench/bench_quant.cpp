@@ -1,12 +1,16 @@
 // DynamicQuant (per-token symmetric INT8) of a [4096, 4096] FLOAT16 x through the public API: phase 2 +
 // synchronize on a repeatable executor (phase 1 outside the timing). bench/compare_quant_torch.py
 // times the PyTorch composition of the same formula; with OPSNN_NUM_THREADS=1 both run on one thread.
+// AddRmsNormDynamicQuant on [4096, 4096] FLOAT16 (y1 INT8, xOut, per-row scales), with its peer in the
+// same process: the unfused OpsNN composition AddRmsNorm then DynamicQuant (y through memory).
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
 #include <vector>
 
 #include "acl/acl.h"
+#include "aclnnop/aclnn_add_rms_norm.h"
+#include "aclnnop/aclnn_add_rms_norm_dynamic_quant.h"
 #include "aclnnop/aclnn_dynamic_quant.h"
 #include "bench_env.h"
 
@@ -36,31 +40,92 @@ aclTensor *tensor(std::vector<int64_t> shape, aclDataType dt, void *p) {
   return aclCreateTensor(shape.data(), shape.size(), dt, strides.data(), 0, ACL_FORMAT_ND, &n, 1, p);
 }
 
-void DynamicQuantFp16(benchmark::State &state) {
-  const int64_t m = 4096, n = 4096;
-  auto &e = opsnn::bench::env();
-  void *xp = device_buffer(m * n * 2, true), *yp = device_buffer(m * n, false), *sp = device_buffer(m * 4, false);
-  aclTensor *x = tensor({m, n}, ACL_FLOAT16, xp), *y = tensor({m, n}, ACL_INT8, yp), *s = tensor({m}, ACL_FLOAT, sp);
-  uint64_t ws = 0;
+using Launch = aclnnStatus (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
+
+// A repeatable executor of phase 1 with its workspace, launched by `launch`.
+struct Planned {
   aclOpExecutor *ex = nullptr;
-  if (aclnnDynamicQuantGetWorkspaceSize(x, nullptr, y, s, &ws, &ex) != 0) {
-    state.SkipWithError(aclGetRecentErrMsg());
-    return;
+  void *ws = nullptr;
+  uint64_t bytes = 0;
+  Launch launch = nullptr;
+  void run(aclrtStream s) const { launch(ws, bytes, ex, s); }
+  ~Planned() {
+    if (ex != nullptr) aclDestroyAclOpExecutor(ex);
+    if (ws != nullptr) aclrtFree(ws);
   }
-  aclSetAclOpExecutorRepeatable(ex);
-  void *w = ws > 0 ? device_buffer(ws, false) : nullptr;
-  aclnnDynamicQuant(w, ws, ex, e.stream);  // warm-up
+};
+bool plan(benchmark::State &state, Planned &p, aclnnStatus status, Launch launch) {
+  if (status != 0) {
+    state.SkipWithError(aclGetRecentErrMsg());
+    return false;
+  }
+  aclSetAclOpExecutorRepeatable(p.ex);
+  p.ws = p.bytes > 0 ? device_buffer(p.bytes, false) : nullptr;
+  p.launch = launch;
+  return true;
+}
+
+// Times the planned launches in order (phase 2 + synchronize), after one warm-up; `bytes` moved per
+// iteration give GB/s.
+void time_launches(benchmark::State &state, std::initializer_list<const Planned *> steps, int64_t bytes) {
+  auto &e = opsnn::bench::env();
+  for (const Planned *p : steps) p->run(e.stream);
   aclrtSynchronizeStream(e.stream);
   for (auto _ : state) {
-    aclnnDynamicQuant(w, ws, ex, e.stream);
+    for (const Planned *p : steps) p->run(e.stream);
     aclrtSynchronizeStream(e.stream);
   }
-  aclDestroyAclOpExecutor(ex);
+  state.SetBytesProcessed(state.iterations() * bytes);
+}
+
+void DynamicQuantFp16(benchmark::State &state) {
+  const int64_t m = 4096, n = 4096;
+  void *xp = device_buffer(m * n * 2, true), *yp = device_buffer(m * n, false), *sp = device_buffer(m * 4, false);
+  aclTensor *x = tensor({m, n}, ACL_FLOAT16, xp), *y = tensor({m, n}, ACL_INT8, yp), *s = tensor({m}, ACL_FLOAT, sp);
+  {
+    Planned q;
+    if (plan(state, q, aclnnDynamicQuantGetWorkspaceSize(x, nullptr, y, s, &q.bytes, &q.ex), aclnnDynamicQuant))
+      time_launches(state, {&q}, m * n * 3 + m * 4);
+  }
   for (aclTensor *t : {x, y, s}) aclDestroyTensor(t);
-  for (void *p : {xp, yp, sp, w})
-    if (p != nullptr) aclrtFree(p);
+  for (void *p : {xp, yp, sp}) aclrtFree(p);
 }
 BENCHMARK(DynamicQuantFp16)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The fused op (fused = true) or AddRmsNorm then DynamicQuant of its y (FLOAT16 through memory).
+void AddRmsNormDynamicQuant(benchmark::State &state, bool fused) {
+  const int64_t m = 4096, n = 4096;
+  void *x1p = device_buffer(m * n * 2, true), *x2p = device_buffer(m * n * 2, true), *gp = device_buffer(n * 2, true);
+  void *yp = device_buffer(m * n, false), *xop = device_buffer(m * n * 2, false), *sp = device_buffer(m * 4, false);
+  void *nyp = device_buffer(m * n * 2, false), *rp = device_buffer(m * 4, false);
+  aclTensor *x1 = tensor({m, n}, ACL_FLOAT16, x1p), *x2 = tensor({m, n}, ACL_FLOAT16, x2p);
+  aclTensor *g = tensor({n}, ACL_FLOAT16, gp), *y = tensor({m, n}, ACL_INT8, yp);
+  aclTensor *xo = tensor({m, n}, ACL_FLOAT16, xop), *s = tensor({m}, ACL_FLOAT, sp);
+  aclTensor *ny = tensor({m, n}, ACL_FLOAT16, nyp), *rstd = tensor({m, 1}, ACL_FLOAT, rp);
+  // read x1, x2; write y1 (INT8), xOut, the scales (the unfused pair also writes and reads y and rstd)
+  const int64_t bytes = m * n * (2 + 2 + 1 + 2) + m * 4;
+  {
+    Planned a, q;
+    if (fused) {
+      if (plan(state, a,
+               aclnnAddRmsNormDynamicQuantGetWorkspaceSize(x1, x2, g, nullptr, nullptr, 1e-6, y, nullptr, xo, s,
+                                                           nullptr, &a.bytes, &a.ex),
+               aclnnAddRmsNormDynamicQuant))
+        time_launches(state, {&a}, bytes);
+    } else if (plan(state, a, aclnnAddRmsNormGetWorkspaceSize(x1, x2, g, 1e-6, ny, rstd, xo, &a.bytes, &a.ex),
+                    aclnnAddRmsNorm) &&
+               plan(state, q, aclnnDynamicQuantGetWorkspaceSize(ny, nullptr, y, s, &q.bytes, &q.ex),
+                    aclnnDynamicQuant)) {
+      time_launches(state, {&a, &q}, bytes);
+    }
+  }
+  for (aclTensor *t : {x1, x2, g, y, xo, s, ny, rstd}) aclDestroyTensor(t);
+  for (void *p : {x1p, x2p, gp, yp, xop, sp, nyp, rp}) aclrtFree(p);
+}
+BENCHMARK_CAPTURE(AddRmsNormDynamicQuant, Fp16Fused, true)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(AddRmsNormDynamicQuant, Fp16AddRmsNormThenDynamicQuant, false)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 

@@ -12,24 +12,35 @@ attributes its value fields. `offset`, `zeroPoints` and `offsetOut` may be null 
 QUANT_KEYS = {"header", "dtypes", "backward", "kind"}
 KINDS = {"ascend_quant": "kAscendQuant", "anti_quant": "kAntiQuant", "quantize": "kQuantize",
          "dynamic": "kDynamic", "fake_tensor": "kFakeTensor", "fake_channel": "kFakeChannel",
-         "dequant_bias": "kDequantBias", "group_quant": "kGroupQuant", "quant_max": "kQuantMax"}
+         "dequant_bias": "kDequantBias", "group_quant": "kGroupQuant", "quant_max": "kQuantMax",
+         "gelu_quant": "kGeluQuant", "swiglu_quant": "kSwiGluQuant",
+         "dequant_swiglu_quant": "kDequantSwiGluQuant"}
 NO_FP8 = "; dstType HIFLOAT8 / FLOAT8 not supported yet (161002)"
 RESULTS = {"ascend_quant": "INT8 / INT4 / INT32 (packed INT4)" + NO_FP8, "anti_quant": "FLOAT16 / BF16",
            "quantize": "the dtype argument (INT8 / UINT8 / INT32)",
            "dynamic": "INT8 / INT4 / INT32 (packed INT4), FLOAT scales" + NO_FP8,
            "fake_tensor": "self's dtype, BOOL mask", "fake_channel": "self's dtype, BOOL mask",
            "dequant_bias": "FLOAT16 / BF16", "group_quant": "INT8 / INT4 / INT32 (packed INT4)",
+           "swiglu_quant": "INT8 / INT4 of swiglu(x), FLOAT per-row scales when dynamic",
+           "dequant_swiglu_quant": "INT8 / INT4 of swiglu(dequant(x)), FLOAT per-row scales when dynamic",
+           "gelu_quant": "INT8 of gelu(self), FLOAT per-row scales when dynamic" + NO_FP8,
            "quant_max": "none yet: its documented dstTypes (HIFLOAT8, FLOAT8_E5M2, FLOAT8_E4M3FN) are rejected (161002)"}
 # Parameter name -> role (a field of ops::QuantCall and of the harness's QuantArgs).
 TENSOR_ROLES = {"x": "x", "self": "x", "scale": "scale", "scales": "scale", "weightScale": "scale",
                 "offset": "offset", "zeroPoint": "offset", "zeroPoints": "offset", "offsetOptional": "offset",
                 "smoothScalesOptional": "smooth", "groupIndexOptional": "group", "groupIndex": "group",
                 "activateScaleOptional": "act_scale", "biasOptional": "bias", "y": "y", "yOut": "y",
-                "out": "y", "scaleOut": "scale_out", "offsetOut": "offset_out", "mask": "mask", "amax": "amax"}
+                "out": "y", "scaleOut": "scale_out", "inputScaleOptional": "scale", "inputOffsetOptional": "offset",
+                "outScaleOptional": "scale_out", "offsetsOptional": "offset",
+                "weightScaleOptional": "scale", "activationScaleOptional": "act_scale", "quantScaleOptional": "smooth",
+                "quantOffsetOptional": "offset", "offsetOut": "offset_out", "mask": "mask", "amax": "amax"}
 VALUE_ROLES = {"sqrtMode": "sqrt_mode", "roundMode": "round_mode", "dstType": "dst_type",
                "outputDtype": "dst_type", "dtype": "dst_dtype", "axis": "axis", "isSymmetrical": "symmetric",
                "quantMode": "quant_mode", "dstTypeMax": "dst_type_max", "fakeQuantEnabled": "enabled",
-               "quantMin": "quant_min", "quantMax": "quant_max"}
+               "quantMin": "quant_min", "quantMax": "quant_max", "approximate": "approximate",
+               "activateLeft": "activate_left", "quantModeOptional": "quant_mode", "groupListType": "group_list_type",
+               "roundModeOptional": "round_mode", "activateDim": "activate_dim", "swigluMode": "swiglu_mode",
+               "clampLimit": "clamp_limit", "gluAlpha": "glu_alpha", "gluBias": "glu_bias"}
 NULLABLE = ("offset", "zeroPoints", "offsetOut")  # offsetOut: only the asymmetric forms write it
 
 
@@ -40,6 +51,8 @@ def resolve(g, table, op):
         raise g.TableError(f"{op.where}: kind must be one of {', '.join(KINDS)}")
     op.qkind = KINDS[kind]
     op.roles = g.roles_by_name(op, {**TENSOR_ROLES, **VALUE_ROLES}, "a quantisation op")
+    if kind == "swiglu_quant":  # its smooth scales are the static scale too: registered before the offsets
+        op.roles["scale"] = op.roles.pop("smooth")
     if "x" not in op.roles or "y" not in op.roles:
         raise g.TableError(f"{op.where}: a quantisation op needs an x and a y (out)")
     op.input, op.output = op.roles["x"], op.roles["y"]

@@ -41,6 +41,10 @@ struct QuantArgs {
   bool sqrt_mode = false, symmetric = true;
   char *round_mode = const_cast<char *>("round");
   char *quant_mode = const_cast<char *>("pertoken");
+  const char *approximate = "none";
+  bool activate_left = true;
+  int64_t group_list_type = 0, activate_dim = -1, swiglu_mode = 0;
+  double clamp_limit = 7.0, glu_alpha = 1.702, glu_bias = 1.0;
   int64_t dst_type = 2, axis = -1, quant_min = -128, quant_max = 127;
   aclDataType dst_dtype = ACL_INT8;
   double dst_type_max = 0.0, enabled = 1.0;
@@ -165,6 +169,9 @@ class OpTableQuantDynamic : public QuantFixture {};
 class OpTableQuantFake : public QuantFixture {};
 class OpTableQuantDequantBias : public QuantFixture {};
 class OpTableQuantMax : public QuantFixture {};
+class OpTableQuantGelu : public QuantFixture {};
+class OpTableQuantSwiGlu : public QuantFixture {};
+class OpTableQuantDequantSwiGlu : public QuantFixture {};
 
 // One AscendQuant call: x (shape, dtype), scale / offset of `count` values
 // along axis, checked exactly.
@@ -726,6 +733,432 @@ TEST_P(OpTableQuantMax, RejectsTheUnsupportedDestinations) {
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.round_mode = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"roundMode"}));
 }
 
+// ---- GeluQuant: gelu in float64 (erf or tanh form), then the static map or per-row dynamic scales.
+
+double gelu_ref(double v, bool tanh_form) {
+  if (tanh_form) return 0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
+  return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
+}
+
+struct GeluCall {
+  Dev x, scale, offset, y, scale_out;
+  QuantArgs a;
+};
+
+GeluCall gelu_call(const std::vector<int64_t> &shape, aclDataType dt, bool dynamic, bool per_channel, bool offset,
+                   bool strided) {
+  GeluCall k;
+  const int64_t n = shape.back();
+  k.x = strided ? transposed_view(shape, dt) : std::make_unique<DeviceTensor>(shape, dt);
+  k.x->fill_random(-4, 4);
+  k.scale = std::make_unique<DeviceTensor>(std::vector<int64_t>{per_channel ? n : 1}, ACL_FLOAT);
+  k.scale->fill_random(dynamic ? 0.5 : 10, dynamic ? 2 : 40);
+  k.offset = std::make_unique<DeviceTensor>(std::vector<int64_t>{per_channel ? n : 1}, ACL_FLOAT);
+  k.offset->fill_random(-3, 3);
+  k.y = std::make_unique<DeviceTensor>(shape, ACL_INT8);
+  k.y->poison();
+  k.scale_out = std::make_unique<DeviceTensor>(std::vector<int64_t>(shape.begin(), shape.end() - 1), ACL_FLOAT);
+  k.a = base_args(*k.x, *k.scale, *k.y, 2);
+  k.a.offset = offset ? k.offset->get() : nullptr;
+  k.a.scale_out = *k.scale_out;
+  k.a.quant_mode = const_cast<char *>(dynamic ? "dynamic" : "static");
+  k.a.round_mode = const_cast<char *>("rint");
+  return k;
+}
+
+// y against float64: exact, except within 1e-3 of the rounding mode's boundary (fp32 and float64
+// may fall on either side there) where one step is accepted; tie_tol 0: exact everywhere.
+void check_gelu(const GeluCall &k, bool tanh_form, bool dynamic, const std::string &mode, double tie_tol) {
+  const std::vector<double> xv = k.x->values(), got = k.y->values();
+  const int64_t n = k.x->shape().back(), rows = static_cast<int64_t>(xv.size()) / std::max<int64_t>(n, 1);
+  std::vector<double> s = k.a.scale != nullptr ? k.scale->values() : std::vector<double>{1.0};
+  std::vector<double> o = k.a.offset != nullptr ? k.offset->values() : std::vector<double>{0.0};
+  std::vector<double> scales;
+  for (int64_t r = 0; r < rows; ++r) {
+    std::vector<double> g(static_cast<size_t>(n));
+    double amax = 0;
+    for (int64_t j = 0; j < n; ++j) {
+      const double sj = s[s.size() == 1 ? 0 : j], oj = o[o.size() == 1 ? 0 : j];
+      g[j] = gelu_ref(xv[r * n + j], tanh_form) * sj + (dynamic ? 0.0 : oj);
+      amax = std::max(amax, std::fabs(g[j]));
+    }
+    const double sc = amax / 127;
+    scales.push_back(sc);
+    for (int64_t j = 0; j < n; ++j) {
+      const double t = dynamic ? (sc == 0 ? 0.0 : g[j] / sc) : g[j];
+      const double want = saturate(round_mode_ref(t, mode), -128, 127), have = got[r * n + j];
+      const bool halves = mode == "rint" || mode == "round";  // the boundary: .5, else the integers
+      const bool near = halves ? std::fabs(t - std::floor(t) - 0.5) < tie_tol : std::fabs(t - std::round(t)) < tie_tol;
+      if (have == want || (tie_tol > 0 && near && std::fabs(have - want) == 1)) continue;
+      ADD_FAILURE() << "row " << r << " col " << j << ": got " << have << ", want " << want << " (t " << t << ")";
+      return;
+    }
+  }
+  if (dynamic) EXPECT_TRUE(meets_precision(ACL_FLOAT, k.scale_out->values(), scales));
+}
+
+TEST_P(OpTableQuantGelu, RandomDataEveryDtypeAndMode) {
+  const QuantTableCase &c = GetParam();
+  int variant = 0;
+  for (aclDataType dt : c.dtypes)
+    for (const char *approx : {"none", "tanh"})
+      for (bool dynamic : {false, true})
+        for (const char *mode : {"rint", "floor", "ceil", "trunc", "round"}) {
+          SCOPED_TRACE(::testing::Message() << dt << " " << approx << " dynamic " << dynamic << " " << mode);
+          const bool per_channel = variant % 2 == 0, strided = variant % 3 == 1;
+          GeluCall k = gelu_call(variant % 2 ? std::vector<int64_t>{3, 5, 24} : std::vector<int64_t>{7, 33}, dt,
+                                 dynamic, per_channel, variant % 4 != 3, strided);
+          ++variant;
+          k.a.approximate = approx;
+          k.a.round_mode = const_cast<char *>(mode);
+          if (dynamic && variant % 5 == 0) k.a.scale = nullptr;  // no input scale: gelu alone
+          ASSERT_EQ(run(c, k.a), 0) << aclGetRecentErrMsg();
+          check_gelu(k, std::string(approx) == "tanh", dynamic, mode, 1e-3);
+        }
+}
+
+// gelu(x) = x exactly in fp32 and float64 for x >= 10 (erf and tanh are 1), 0 for x <= -10, so the
+// quantiser's arguments are constructed halves: every one must round to even.
+TEST_P(OpTableQuantGelu, ConstructedTiesRoundHalfToEven) {
+  const QuantTableCase &c = GetParam();
+  for (aclDataType dt : c.dtypes)
+    for (bool dynamic : {false, true}) {
+      GeluCall k = gelu_call({2, 8}, dt, dynamic, false, false, false);
+      // static: scale 0.5 makes x / 2 halves; dynamic: max 508 gives scale 4 and x / 4 halves.
+      const std::vector<double> row = dynamic ? std::vector<double>{508, 10, 14, 18, 22, 26, 30, -12}
+                                              : std::vector<double>{21, 11, 13, 15, 17, 19, 25, -12};
+      std::vector<double> xv;
+      for (int r = 0; r < 2; ++r) xv.insert(xv.end(), row.begin(), row.end());
+      k.x->set_values(xv);
+      k.scale->set_values({dynamic ? 1.0 : 0.5});
+      k.a.approximate = dynamic ? "tanh" : "none";
+      ASSERT_EQ(run(c, k.a), 0) << aclGetRecentErrMsg();
+      check_gelu(k, dynamic, dynamic, "rint", 0.0);
+      const std::vector<double> got = k.y->values();
+      EXPECT_EQ(got[1], dynamic ? 2.0 : 6.0);  // 2.5 -> 2, 5.5 -> 6
+      EXPECT_EQ(got[2], dynamic ? 4.0 : 6.0);  // 3.5 -> 4, 6.5 -> 6
+    }
+}
+
+TEST_P(OpTableQuantGelu, ErrorsNameTheirArgument) {
+  const QuantTableCase &c = GetParam();
+  GeluCall k = gelu_call({2, 8}, ACL_FLOAT16, false, true, true, false);
+  const QuantArgs &a = k.a;
+  DeviceTensor s3({3}, ACL_FLOAT), si({8}, ACL_INT32), yf({2, 8}, ACL_FLOAT), so({3}, ACL_FLOAT), xi({2, 8}, ACL_INT32);
+  EXPECT_TRUE(rejects(c, a, [](QuantArgs &b) { b.approximate = "fast"; }, ACLNN_ERR_PARAM_INVALID, {"approximate"}));
+  EXPECT_TRUE(rejects(c, a, [](QuantArgs &b) { b.approximate = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"approximate"}));
+  EXPECT_TRUE(rejects(c, a, [](QuantArgs &b) { b.quant_mode = const_cast<char *>("pertoken"); },
+                      ACLNN_ERR_PARAM_INVALID, {"quantMode"}));
+  EXPECT_TRUE(rejects(c, a, [](QuantArgs &b) { b.round_mode = const_cast<char *>("up"); }, ACLNN_ERR_PARAM_INVALID,
+                      {"roundMode"}));
+  for (int64_t d : {34, 35, 36, 3, 29, 1})
+    EXPECT_TRUE(rejects(c, a, [d](QuantArgs &b) { b.dst_type = d; }, ACLNN_ERR_PARAM_INVALID, {"dstType"}));
+  EXPECT_TRUE(rejects(c, a, [](QuantArgs &b) { b.scale = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"inputScaleOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale = s3; }, ACLNN_ERR_PARAM_INVALID, {"inputScaleOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale = si; }, ACLNN_ERR_PARAM_INVALID, {"inputScaleOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.offset = s3; }, ACLNN_ERR_PARAM_INVALID, {"inputOffsetOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.y = yf; }, ACLNN_ERR_PARAM_INVALID, {"y"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = xi; }, ACLNN_ERR_PARAM_INVALID, {"self"}));
+  QuantArgs dyn = a;
+  dyn.quant_mode = const_cast<char *>("dynamic");
+  EXPECT_TRUE(
+      rejects(c, dyn, [](QuantArgs &b) { b.scale_out = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"outScaleOptional"}));
+  EXPECT_TRUE(rejects(c, dyn, [&](QuantArgs &b) { b.scale_out = so; }, ACLNN_ERR_PARAM_INVALID, {"outScaleOptional"}));
+}
+
+TEST_P(OpTableQuantGelu, EmptyX) {
+  DeviceTensor x({0, 4}, ACL_FLOAT), s({1}, ACL_FLOAT), y({0, 4}, ACL_INT8);
+  QuantArgs a = base_args(x, s, y, 2);
+  a.quant_mode = const_cast<char *>("static");
+  a.round_mode = const_cast<char *>("rint");
+  EXPECT_EQ(run(GetParam(), a), 0) << aclGetRecentErrMsg();
+}
+
+// ---- SwiGluQuant: silu(A) * B (or A * silu(B)) of x's halves, grouped rows, dynamic or static.
+
+struct SwiGluCall {
+  Dev x, smooth, offsets, group, y, scale_out;
+  QuantArgs a;
+  std::vector<int64_t> ends;  // cumulative row ends of the groups (empty: one group)
+  bool dynamic = true;
+};
+
+// rows x 2h; G groups (0: none) with `ends`; per-channel or per-tensor smooth (and offsets when static).
+SwiGluCall swiglu_call(const QuantTableCase &c, int64_t rows, int64_t h, aclDataType dt, bool dynamic,
+                       const std::vector<int64_t> &ends, bool per_channel, bool counts, aclDataType ydt) {
+  SwiGluCall k;
+  k.ends = ends;
+  k.dynamic = dynamic;
+  const int64_t g = static_cast<int64_t>(ends.size());
+  k.x = std::make_unique<DeviceTensor>(std::vector<int64_t>{rows, 2 * h}, dt);
+  k.x->fill_random(-3, 3);
+  const std::vector<int64_t> ps = g > 0 ? (per_channel ? std::vector<int64_t>{g, h} : std::vector<int64_t>{g})
+                                        : (per_channel ? std::vector<int64_t>{h} : std::vector<int64_t>{1});
+  k.smooth = std::make_unique<DeviceTensor>(ps, ACL_FLOAT);
+  k.smooth->fill_random(dynamic ? 0.5 : 10, dynamic ? 2 : 40);
+  k.offsets = std::make_unique<DeviceTensor>(ps, ACL_FLOAT);
+  k.offsets->fill_random(-3, 3);
+  std::vector<double> gv;
+  for (int64_t e = 0; e < g; ++e) gv.push_back(static_cast<double>(counts ? ends[e] - (e ? ends[e - 1] : 0) : ends[e]));
+  k.group = std::make_unique<DeviceTensor>(std::vector<int64_t>{std::max<int64_t>(g, 1)}, ACL_INT64);
+  if (g > 0) k.group->set_values(gv);
+  k.y = std::make_unique<DeviceTensor>(std::vector<int64_t>{rows, h}, ydt);
+  k.y->poison();
+  k.scale_out = std::make_unique<DeviceTensor>(std::vector<int64_t>{rows}, ACL_FLOAT);
+  QuantArgs &a = k.a;
+  a.x = *k.x;
+  a.scale = *k.smooth;
+  a.offset = dynamic ? nullptr : k.offsets->get();
+  a.group = g > 0 ? k.group->get() : nullptr;
+  a.y = *k.y;
+  a.scale_out = *k.scale_out;
+  a.quant_mode = const_cast<char *>(dynamic ? "dynamic" : "static");
+  a.group_list_type = counts ? 1 : 0;
+  a.dst_type = ydt == ACL_INT4 ? 29 : 2;
+  (void)c;
+  return k;
+}
+
+void check_swiglu(const SwiGluCall &k, double tie_tol) {
+  const std::vector<double> xv = k.x->values();
+  const int64_t rows = k.x->shape()[0], h = k.x->shape()[1] / 2;
+  const bool int4 = k.y->dtype() == ACL_INT4;
+  const double hi = int4 ? 7 : 127;
+  const std::vector<int> got = read_ints(*k.y, rows * h);
+  const std::vector<double> sv = k.a.scale != nullptr ? k.smooth->values() : std::vector<double>{};
+  const std::vector<double> ov = k.a.offset != nullptr ? k.offsets->values() : std::vector<double>{};
+  const int64_t per_group = sv.empty() ? 0 : static_cast<int64_t>(sv.size()) / std::max<int64_t>(k.ends.size(), 1);
+  std::vector<double> scales;
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t e = 0;
+    while (e + 1 < static_cast<int64_t>(k.ends.size()) && r >= k.ends[e]) ++e;
+    auto param = [&](const std::vector<double> &v, int64_t j, double none) {
+      if (v.empty()) return none;
+      return v[e * per_group + (per_group == 1 ? 0 : j)];
+    };
+    std::vector<double> t(static_cast<size_t>(h));
+    double amax = 0;
+    for (int64_t j = 0; j < h; ++j) {
+      const double a = xv[r * 2 * h + j], b = xv[r * 2 * h + h + j];
+      const double act = k.a.activate_left ? a / (1 + std::exp(-a)) * b : a * (b / (1 + std::exp(-b)));
+      t[j] = k.dynamic ? act * param(sv, j, 1.0) : act * param(sv, j, 1.0) + param(ov, j, 0.0);
+      amax = std::max(amax, std::fabs(t[j]));
+    }
+    const double sc = amax / hi;
+    scales.push_back(sc);
+    for (int64_t j = 0; j < h; ++j) {
+      const double v = k.dynamic ? (sc == 0 ? 0.0 : t[j] / sc) : t[j];
+      const double want = saturate(round_mode_ref(v, "round"), -hi - 1, hi), have = got[r * h + j];
+      const bool near = std::fabs(v - std::floor(v) - 0.5) < tie_tol;
+      if (have == want || (near && std::fabs(have - want) == 1)) continue;
+      ADD_FAILURE() << "row " << r << " col " << j << ": got " << have << ", want " << want << " (" << v << ")";
+      return;
+    }
+  }
+  if (k.dynamic) EXPECT_TRUE(meets_precision(ACL_FLOAT, k.scale_out->values(), scales));
+}
+
+TEST_P(OpTableQuantSwiGlu, RandomDataEveryDtypeModeAndGrouping) {
+  const QuantTableCase &c = GetParam();
+  const bool v2 = c.has("group_list_type");
+  int variant = 0;
+  for (aclDataType dt : c.dtypes)
+    for (bool dynamic : {true, false})
+      for (bool left : {true, false})
+        for (const std::vector<int64_t> &ends : {std::vector<int64_t>{}, std::vector<int64_t>{4, 9, 12},
+                                                 std::vector<int64_t>{2, 6}}) {
+          SCOPED_TRACE(::testing::Message() << dt << " dynamic " << dynamic << " left " << left << " groups "
+                                            << ends.size() << " variant " << variant);
+          const bool counts = v2 && variant % 2 == 1;
+          const aclDataType ydt = v2 && variant % 3 == 2 ? ACL_INT4 : ACL_INT8;
+          SwiGluCall k = swiglu_call(c, 12, 16, dt, dynamic, ends, variant % 2 == 0, counts, ydt);
+          ++variant;
+          k.a.activate_left = left;
+          if (dynamic && variant % 4 == 0) k.a.scale = nullptr;  // no smooth scales
+          ASSERT_EQ(run(c, k.a), 0) << aclGetRecentErrMsg();
+          check_swiglu(k, 2e-3);
+        }
+}
+
+// silu(40) = 40 exactly in fp32 and float64 (exp(-40) is below both epsilons): with the other half in
+// odd integers and a scale of 1/16 every quantiser argument is a constructed half.
+TEST_P(OpTableQuantSwiGlu, ConstructedTiesRoundHalfToEven) {
+  const QuantTableCase &c = GetParam();
+  for (aclDataType dt : c.dtypes)
+    for (bool left : {true, false}) {
+      SwiGluCall k = swiglu_call(c, 2, 8, dt, false, {}, false, false, ACL_INT8);
+      std::vector<double> xv;
+      const std::vector<double> odd = {1, 3, 5, 7, -1, -3, -5, 9};
+      for (int r = 0; r < 2; ++r)
+        for (int half = 0; half < 2; ++half)
+          for (double v : odd) xv.push_back((half == 0) == left ? 40.0 : v);
+      k.x->set_values(xv);
+      k.smooth->set_values({1.0 / 16});
+      k.offsets->set_values({0.0});
+      k.a.activate_left = left;
+      ASSERT_EQ(run(c, k.a), 0) << aclGetRecentErrMsg();
+      check_swiglu(k, 0.0);
+      const std::vector<int> got = read_ints(*k.y, 16);
+      EXPECT_EQ(got[0], 2);   // 2.5
+      EXPECT_EQ(got[1], 8);   // 7.5
+      EXPECT_EQ(got[4], -2);  // -2.5
+    }
+}
+
+TEST_P(OpTableQuantSwiGlu, ErrorsNameTheirArgument) {
+  const QuantTableCase &c = GetParam();
+  const bool v2 = c.has("group_list_type");
+  SwiGluCall k = swiglu_call(c, 6, 8, ACL_FLOAT16, true, {2, 6}, true, false, ACL_INT8);
+  const QuantArgs &a = k.a;
+  DeviceTensor x_odd({6, 15}, ACL_FLOAT16), s_bad({3, 8}, ACL_FLOAT), gf({2}, ACL_FLOAT), y_bad({6, 16}, ACL_INT8),
+      so_bad({5}, ACL_FLOAT), off({2, 8}, ACL_FLOAT);
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = x_odd; }, ACLNN_ERR_PARAM_INVALID, {"x"}));
+  EXPECT_TRUE(rejects(c, a, [](QuantArgs &b) { b.quant_mode = const_cast<char *>("pertoken"); },
+                      ACLNN_ERR_PARAM_INVALID, {"quantModeOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale = s_bad; }, ACLNN_ERR_PARAM_INVALID, {"smoothScalesOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.offset = off; }, ACLNN_ERR_PARAM_INVALID, {"offsetsOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.group = gf; }, ACLNN_ERR_PARAM_INVALID, {"groupIndexOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.y = y_bad; }, ACLNN_ERR_PARAM_INVALID, {"yOut"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale_out = so_bad; }, ACLNN_ERR_PARAM_INVALID, {"scaleOut"}));
+  EXPECT_TRUE(rejects(c, a, [](QuantArgs &b) { b.scale_out = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"scaleOut"}));
+  QuantArgs st = a;
+  st.quant_mode = const_cast<char *>("static");
+  EXPECT_TRUE(rejects(c, st, [](QuantArgs &b) { b.scale = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"smoothScalesOptional"}));
+  if (v2) {
+    EXPECT_TRUE(rejects(c, a, [](QuantArgs &b) { b.group_list_type = 2; }, ACLNN_ERR_PARAM_INVALID, {"groupListType"}));
+    for (int64_t d : {34, 35, 36, 3, 7})
+      EXPECT_TRUE(rejects(c, a, [d](QuantArgs &b) { b.dst_type = d; }, ACLNN_ERR_PARAM_INVALID, {"dstType"}));
+  }
+}
+
+// ---- DequantSwigluQuant: dequantise (weight scale per column, activation scale per row, bias), then
+// SwiGluQuant's activation (halves, or V2's clamped interleaved pairs) and quantisation.
+
+TEST_P(OpTableQuantDequantSwiGlu, RandomDataAgainstFloat64) {
+  const QuantTableCase &c = GetParam();
+  const bool v2 = c.has("swiglu_mode");
+  int variant = 0;
+  for (aclDataType dt : c.dtypes)
+    for (bool dynamic : {true, false})
+      for (int mode : {0, 1}) {
+        if (mode == 1 && !v2) continue;
+        for (aclDataType bias_dt : {ACL_DT_UNDEFINED, ACL_INT32, ACL_FLOAT}) {
+          SCOPED_TRACE(::testing::Message() << dt << " dynamic " << dynamic << " mode " << mode << " bias " << bias_dt);
+          const int64_t rows = 10, h = 12;
+          const std::vector<int64_t> ends = variant % 2 ? std::vector<int64_t>{3, 7} : std::vector<int64_t>{};
+          const int64_t g = static_cast<int64_t>(ends.size());
+          ++variant;
+          DeviceTensor x({rows, 2 * h}, dt), ws({2 * h}, ACL_FLOAT), as({rows, 1}, ACL_FLOAT),
+              bias({2 * h}, bias_dt == ACL_DT_UNDEFINED ? ACL_FLOAT : bias_dt), y({rows, h}, ACL_INT8),
+              so({rows}, ACL_FLOAT), gi({std::max<int64_t>(g, 1)}, ACL_INT64);
+          const std::vector<int64_t> ps = g > 0 ? std::vector<int64_t>{g, h} : std::vector<int64_t>{h};
+          DeviceTensor qs(ps, ACL_FLOAT), qo(ps, ACL_FLOAT);
+          const bool ints = dt == ACL_INT32;
+          x.fill_random(ints ? -500 : -3, ints ? 500 : 3);
+          ws.fill_random(ints ? 0.002 : 0.5, ints ? 0.01 : 1.5);
+          as.fill_random(0.5, 2);
+          bias.fill_random(bias_dt == ACL_INT32 ? -50 : -0.5, bias_dt == ACL_INT32 ? 50 : 0.5);
+          qs.fill_random(dynamic ? 0.5 : 10, dynamic ? 2 : 40);
+          qo.fill_random(-3, 3);
+          if (g > 0) gi.set_values({3, 7});
+          y.poison();
+          QuantArgs a = base_args(x, ws, y, 2);
+          a.act_scale = as;
+          a.bias = bias_dt == ACL_DT_UNDEFINED ? nullptr : bias.get();
+          a.smooth = qs;
+          a.offset = dynamic ? nullptr : qo.get();
+          a.group = g > 0 ? gi.get() : nullptr;
+          a.scale_out = so;
+          a.quant_mode = const_cast<char *>(dynamic ? "dynamic" : "static");
+          a.swiglu_mode = mode;
+          a.activate_left = variant % 3 != 0;
+          ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+          // float64 reference
+          const auto xv = x.values(), wv = ws.values(), av = as.values(), bv = bias.values(), sv = qs.values(),
+                     ov = qo.values();
+          const std::vector<int> got = read_ints(y, rows * h);
+          std::vector<double> scales;
+          for (int64_t r = 0; r < rows; ++r) {
+            int64_t e = 0;
+            while (e + 1 < g && r >= ends[e]) ++e;
+            std::vector<double> d(static_cast<size_t>(2 * h)), t(static_cast<size_t>(h));
+            for (int64_t j = 0; j < 2 * h; ++j) {
+              double v = xv[r * 2 * h + j] + (bias_dt == ACL_INT32 ? bv[j] : 0.0);
+              v = v * wv[j] * av[r] + (bias_dt == ACL_FLOAT ? bv[j] : 0.0);
+              d[j] = v;
+            }
+            double amax = 0;
+            for (int64_t j = 0; j < h; ++j) {
+              double act;
+              if (mode == 1) {
+                const double glu = std::min(d[2 * j], a.clamp_limit);
+                const double lin = std::min(std::max(d[2 * j + 1], -a.clamp_limit), a.clamp_limit);
+                act = glu / (1 + std::exp(-a.glu_alpha * glu)) * (lin + a.glu_bias);
+              } else {
+                const double lhs = d[j], rhs = d[h + j];
+                act = a.activate_left ? lhs / (1 + std::exp(-lhs)) * rhs : lhs * (rhs / (1 + std::exp(-rhs)));
+              }
+              t[j] = act * sv[e * h + j] + (dynamic ? 0.0 : ov[e * h + j]);
+              amax = std::max(amax, std::fabs(t[j]));
+            }
+            const double sc = amax / 127;
+            scales.push_back(sc);
+            for (int64_t j = 0; j < h; ++j) {
+              const double v = dynamic ? (sc == 0 ? 0.0 : t[j] / sc) : t[j];
+              const double want = saturate(round_mode_ref(v, "round"), -128, 127), have = got[r * h + j];
+              if (have == want || (std::fabs(v - std::floor(v) - 0.5) < 2e-3 && std::fabs(have - want) == 1)) continue;
+              ADD_FAILURE() << "row " << r << " col " << j << ": got " << have << ", want " << want << " (" << v << ")";
+              return;
+            }
+          }
+          if (dynamic) EXPECT_TRUE(meets_precision(ACL_FLOAT, so.values(), scales));
+        }
+      }
+}
+
+// INT32 x with an exact weight scale: silu(40) = 40 exactly, the other half odd, quantScale 1/16: halves.
+TEST_P(OpTableQuantDequantSwiGlu, ConstructedTiesRoundHalfToEven) {
+  const QuantTableCase &c = GetParam();
+  DeviceTensor x({1, 16}, ACL_INT32), ws({16}, ACL_FLOAT), y({1, 8}, ACL_INT8), so({1}, ACL_FLOAT), qs({8}, ACL_FLOAT);
+  x.set_values({640, 640, 640, 640, 640, 640, 640, 640, 16, 48, 80, 112, -16, -48, -80, 144});  // x / 16: 40 | odd
+  ws.set_values(std::vector<double>(16, 1.0 / 16));
+  qs.set_values(std::vector<double>(8, 1.0 / 16));
+  QuantArgs a = base_args(x, ws, y, 2);
+  a.smooth = qs;
+  a.scale_out = so;
+  a.quant_mode = const_cast<char *>("static");
+  a.activate_left = true;
+  ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+  const std::vector<int> got = read_ints(y, 8);
+  const std::vector<int> want = {2, 8, 12, 18, -2, -8, -12, 22};  // 2.5, 7.5, 12.5, 17.5, -2.5, ... 22.5
+  EXPECT_EQ(got, want);
+}
+
+TEST_P(OpTableQuantDequantSwiGlu, ErrorsNameTheirArgument) {
+  const QuantTableCase &c = GetParam();
+  const bool v2 = c.has("swiglu_mode");
+  DeviceTensor x({4, 16}, ACL_INT32), ws({16}, ACL_FLOAT), y({4, 8}, ACL_INT8), so({4}, ACL_FLOAT), qs({8}, ACL_FLOAT);
+  DeviceTensor ws_bad({8}, ACL_FLOAT), as_bad({3}, ACL_FLOAT), b_bad({16}, ACL_INT8), xd({4, 16}, ACL_DOUBLE);
+  QuantArgs a = base_args(x, ws, y, 2);
+  a.smooth = qs;
+  a.scale_out = so;
+  a.quant_mode = const_cast<char *>("dynamic");
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale = ws_bad; }, ACLNN_ERR_PARAM_INVALID, {"weightScaleOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.act_scale = as_bad; }, ACLNN_ERR_PARAM_INVALID,
+                      {"activationScaleOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.bias = b_bad; }, ACLNN_ERR_PARAM_INVALID, {"biasOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.smooth = as_bad; }, ACLNN_ERR_PARAM_INVALID, {"quantScaleOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = xd; }, ACLNN_ERR_PARAM_INVALID, {"x"}));
+  if (v2) {
+    EXPECT_TRUE(rejects(c, a, [](QuantArgs &b) { b.activate_dim = 0; }, ACLNN_ERR_PARAM_INVALID, {"activateDim"}));
+    EXPECT_TRUE(rejects(c, a, [](QuantArgs &b) { b.swiglu_mode = 2; }, ACLNN_ERR_PARAM_INVALID, {"swigluMode"}));
+    EXPECT_TRUE(rejects(c, a, [](QuantArgs &b) { b.round_mode = const_cast<char *>("up"); }, ACLNN_ERR_PARAM_INVALID,
+                        {"roundModeOptional"}));
+    for (int64_t d : {34, 35, 36})
+      EXPECT_TRUE(rejects(c, a, [d](QuantArgs &b) { b.dst_type = d; }, ACLNN_ERR_PARAM_INVALID, {"dstType"}));
+  }
+}
+
 // ---- Empty x: every kind accepts it and writes nothing.
 
 TEST_P(OpTableQuantize, EmptyX) {
@@ -770,6 +1203,9 @@ QUANT_SUITE(OpTableQuantAnti, QuantKind::kAntiQuant);
 QUANT_SUITE(OpTableQuantFake, QuantKind::kFakeTensor, QuantKind::kFakeChannel);
 QUANT_SUITE(OpTableQuantDequantBias, QuantKind::kDequantBias);
 QUANT_SUITE(OpTableQuantMax, QuantKind::kQuantMax);
+QUANT_SUITE(OpTableQuantGelu, QuantKind::kGeluQuant);
+QUANT_SUITE(OpTableQuantSwiGlu, QuantKind::kSwiGluQuant);
+QUANT_SUITE(OpTableQuantDequantSwiGlu, QuantKind::kDequantSwiGluQuant);
 
 }  // namespace
 }  // namespace opsnn::test

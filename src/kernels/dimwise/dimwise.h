@@ -99,4 +99,9 @@ void finish_dimwise_plan(DimwiseLoop &loop, int max_tasks);
 // in[k] / out[k]: the first element of each operand; workspace: loop.workspace_bytes().
 void run_dimwise(const DimwiseLoop &loop, const char *const *in, char *const *out, void *workspace);
 
+// Lines [l0, l1) only, on the calling thread, with one task's scratch (loop.scratch_bytes_per_task):
+// for ops that consume the lines block by block while they are in cache (the fused norm + quant ops).
+void run_dimwise_lines(const DimwiseLoop &loop, const char *const *in, char *const *out, void *scratch, int64_t l0,
+                       int64_t l1);
+
 }  // namespace opsnn::kernels

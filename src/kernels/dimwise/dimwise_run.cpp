@@ -134,4 +134,9 @@ void run_dimwise(const DimwiseLoop &L, const char *const *in, char *const *out, 
   else core::parallel_for(L.tasks, 1, body);
 }
 
+void run_dimwise_lines(const DimwiseLoop &L, const char *const *in, char *const *out, void *scratch, int64_t l0,
+                       int64_t l1) {
+  if (l0 < l1) kDimwiseLines[L.tier](L, in, out, static_cast<char *>(scratch), l0, l1);
+}
+
 }  // namespace opsnn::kernels

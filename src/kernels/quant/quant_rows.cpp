@@ -59,6 +59,15 @@ void quant_affine_row(const float *x, int64_t n, const float *s, int64_t s_step,
   }
 }
 
+void quant_divide_row(const float *x, int64_t n, const float *s, int64_t s_step, const float *o, int64_t o_step,
+                      QuantRound mode, int32_t lo, int32_t hi, int32_t *q) {
+  for (int64_t j = 0; j < n; ++j) {
+    float v = x[j] / s[j * s_step];
+    if (o != nullptr) v = v + o[j * o_step];
+    q[j] = quant_round_sat(v, mode, lo, hi);
+  }
+}
+
 void quant_store_ints(const int32_t *q, int64_t n, aclDataType dt, bool packed, int64_t first, char *dst,
                       int64_t stride) {
   if (packed) {

@@ -28,6 +28,10 @@ int32_t quant_round_sat(float v, QuantRound mode, int32_t lo, int32_t hi);
 void quant_affine_row(const float *x, int64_t n, const float *s, int64_t s_step, const float *o, int64_t o_step,
                       bool sqrt_mode, QuantRound mode, int32_t lo, int32_t hi, int32_t *q);
 
+// q[j] = round_sat(x[j] / s[j * s_step] + o[j * o_step]) (the quotient, not x times 1 / s); o may be null.
+void quant_divide_row(const float *x, int64_t n, const float *s, int64_t s_step, const float *o, int64_t o_step,
+                      QuantRound mode, int32_t lo, int32_t hi, int32_t *q);
+
 // Integer results: INT8 / UINT8 / INT32 at dst + j * stride (elements), or, `packed`, nibbles: value j
 // goes to nibble (first + j) of the bytes at dst, low nibble first (INT4 tensors, and INT32 words
 // holding eight INT4: the same bytes on a little-endian host).

@@ -4,6 +4,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "common/error.h"
 #include "core/op_checks.h"
@@ -141,7 +142,9 @@ void plan_row_axis(QuantStep &st, const aclTensor &x, int axis) {
 }
 
 void book(core::OpBuilder &b, QuantStep &st) {
-  st.ws = b.book("quant.rows", static_cast<uint64_t>(st.tasks * std::max<int64_t>(st.n, 1)) * 7 * sizeof(float));
+  // (DequantSwigluQuant: x's two halves, the quant rows and the weight scale / bias rows: 9 rows of n)
+  const uint64_t rows_of_n = st.kind == QuantKind::kDequantSwiGluQuant ? 9 : 7;
+  st.ws = b.book("quant.rows", static_cast<uint64_t>(st.tasks * std::max<int64_t>(st.n, 1)) * rows_of_n * sizeof(float));
 }
 
 // Per-token DynamicQuant: row blocks over the pool, and the tier's kernels when x (and the smooth
@@ -437,6 +440,166 @@ void quant_max(const QuantRule &rule, const QuantCall &c) {
               ll(c.dst_type));
 }
 
+void gelu_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, QuantStep &st) {
+  const aclTensor &x = *c.x.t;
+  core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
+  require(x.ndim >= 1, "%s must have at least 1 dim (rows along the last), got a 0-d tensor", c.x.name);
+  const std::string approx = c.approximate, mode = c.quant_mode, rmode = c.round_mode;
+  require(approx == "none" || approx == "tanh", "approximate must be \"none\" or \"tanh\", got \"%s\"",
+          approx.c_str());
+  require(mode == "static" || mode == "dynamic", "quantMode must be \"static\" or \"dynamic\", got \"%s\"",
+          mode.c_str());
+  st.round = rmode == "rint" ? QuantRound::kHalfEven : round_of(c.round_mode, "roundMode");
+  if (int_dst(c.dst_type, "dstType") != ACL_INT8)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "dstType must be 2 (INT8), got %lld", ll(c.dst_type));
+  check_int_y(c.x, c.y, ACL_INT8, "dstType");
+  st.gelu_tanh = approx == "tanh";
+  st.gelu_dynamic = mode == "dynamic";
+  const int last = x.ndim - 1;
+  if (!st.gelu_dynamic) core::check_not_null(c.scale.t, c.scale.name);  // (161001: static needs it)
+  for (const NamedTensor *p : {&c.scale, &c.offset}) {
+    if (p->t == nullptr) continue;
+    core::check_dtype_in(p->t, p->name, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16});
+    check_param(*p, x, last, p == &c.scale ? &st.scale : &st.offset);
+  }
+  if (st.gelu_dynamic) {
+    core::check_not_null(c.scale_out.t, c.scale_out.name);
+    Shape ss = Shape::of(x);
+    ss.ndim -= 1;
+    core::check_dtype_in(c.scale_out.t, c.scale_out.name, {ACL_FLOAT});
+    core::check_shape_equals(*c.scale_out.t, c.scale_out.name, ss);
+    require(c.scale_out.t->is_contiguous(), "%s must be contiguous", c.scale_out.name);
+  }
+  core::check_outputs_apart<NamedTensor>({&c.y, &c.scale_out}, {&c.x, &c.scale, &c.offset, &c.y, &c.scale_out});
+  st.lo = -128;
+  st.hi = 127;
+  plan_rows(st, x, x.dims[last]);
+  (void)b;
+}
+
+// A SwiGluQuant parameter: [G, h] / [G] / [G, 1] with G groups, or [h] / [1, h] / [1] without; step 0: one
+// value per group.
+void check_group_param(const NamedTensor &p, int64_t groups, int64_t h, QuantOperand *op) {
+  const aclTensor &t = *p.t;
+  core::check_dtype_in(p.t, p.name, {ACL_FLOAT, ACL_FLOAT16, ACL_BF16});
+  const int64_t lead = groups > 0 ? groups : 1;
+  bool ok = false;
+  int64_t last = 1;
+  if (t.ndim == 1) {
+    last = groups > 0 ? 1 : t.dims[0];
+    ok = groups > 0 ? t.dims[0] == groups : (t.dims[0] == h || t.dims[0] == 1);
+  } else if (t.ndim == 2) {
+    last = t.dims[1];
+    ok = t.dims[0] == lead && (last == h || last == 1);
+  }
+  require(ok, "%s has shape %s; with %lld group(s) of rows of %lld it must be [%lld, %lld], [%lld] or [%lld, 1]%s",
+          p.name, shape_of(p.t).c_str(), ll(lead), ll(h), ll(lead), ll(h), ll(lead), ll(lead),
+          groups > 0 ? "" : " (without a group index also [h])");
+  op->step = last == 1 && h != 1 ? 0 : t.strides[t.ndim - 1];
+}
+
+void swiglu_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, QuantStep &st) {
+  const aclTensor &x = *c.x.t;
+  const bool dequant = rule.kind == QuantKind::kDequantSwiGluQuant;
+  core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
+  require(x.ndim >= 1 && x.dims[x.ndim - 1] % 2 == 0, "%s must have an even last dim (its two halves), got %s",
+          c.x.name, shape_of(c.x.t).c_str());
+  const int64_t h = x.dims[x.ndim - 1] / 2;
+  // The quantisation parameters: SwiGluQuant's smooth scales came as `scale`, DequantSwigluQuant's as `smooth`.
+  const NamedTensor &qscale = dequant ? c.smooth : c.scale;
+  QuantOperand &qop = dequant ? st.smooth : st.scale;
+  if (dequant) {
+    if (c.given.activate_dim)
+      require(c.activate_dim == -1 || c.activate_dim == x.ndim - 1,
+              "activateDim %lld is not supported: the halves are split along the last dim (-1 or %d)",
+              ll(c.activate_dim), x.ndim - 1);
+    if (c.given.swiglu_mode)
+      require(c.swiglu_mode == 0 || c.swiglu_mode == 1, "swigluMode must be 0 (halves) or 1 (interleaved, clamped), "
+              "got %lld", ll(c.swiglu_mode));
+    st.swiglu_clamped = c.swiglu_mode == 1;
+    st.clamp_limit = static_cast<float>(c.clamp_limit);
+    st.glu_alpha = static_cast<float>(c.glu_alpha);
+    st.glu_bias = static_cast<float>(c.glu_bias);
+    if (c.given.round_mode && c.round_mode != nullptr)
+      st.round = std::string(c.round_mode) == "rint" ? QuantRound::kHalfEven : round_of(c.round_mode, "roundModeOptional");
+    const int64_t full = 2 * h;
+    if (c.scale.t != nullptr) {  // weightScaleOptional [2H]
+      core::check_dtype_in(c.scale.t, c.scale.name, {ACL_FLOAT});
+      require(c.scale.t->ndim == 1 && c.scale.t->dims[0] == full, "%s has shape %s; it must be [%lld] (x's last dim)",
+              c.scale.name, shape_of(c.scale.t).c_str(), ll(full));
+      st.scale.step = c.scale.t->strides[0];
+    }
+    if (c.bias.t != nullptr) {  // biasOptional [2H]
+      core::check_dtype_in(c.bias.t, c.bias.name, {ACL_INT32, ACL_FLOAT, ACL_FLOAT16, ACL_BF16});
+      require(c.bias.t->ndim == 1 && c.bias.t->dims[0] == full, "%s has shape %s; it must be [%lld] (x's last dim)",
+              c.bias.name, shape_of(c.bias.t).c_str(), ll(full));
+      st.bias.step = c.bias.t->strides[0];
+    }
+    if (c.act_scale.t != nullptr) {  // activationScaleOptional: one per row
+      core::check_dtype_in(c.act_scale.t, c.act_scale.name, {ACL_FLOAT});
+      Shape with_one = Shape::of(x), without = Shape::of(x);
+      with_one.dims[with_one.ndim - 1] = 1;
+      without.ndim -= 1;
+      const Shape as = Shape::of(*c.act_scale.t);
+      require((as == with_one || as == without) && c.act_scale.t->is_contiguous(),
+              "%s has shape %s; it must be %s or %s, contiguous", c.act_scale.name, shape_of(c.act_scale.t).c_str(),
+              with_one.str().c_str(), without.str().c_str());
+      st.act_scale.step = 1;
+    }
+  }
+  const std::string mode = c.quant_mode != nullptr ? c.quant_mode : "dynamic";
+  require(mode == "static" || mode == "dynamic", "quantModeOptional must be \"static\" or \"dynamic\", got \"%s\"",
+          mode.c_str());
+  st.swiglu_static = mode == "static";
+  st.activate_left = c.activate_left;
+  if (c.given.group_list_type)
+    require(c.group_list_type == 0 || c.group_list_type == 1,
+            "groupListType must be 0 (cumulative row ends) or 1 (row counts), got %lld", ll(c.group_list_type));
+  st.group_counts = c.group_list_type == 1;
+  const aclDataType dst = c.given.dst_type ? int_dst(c.dst_type, "dstType") : ACL_INT8;
+  require(dst != ACL_INT32, "dstType 3 (INT32) is not supported by this op; 2 (INT8) and 29 (INT4) are");
+  // y: x's shape with the last dim halved, INT4 packed (even h, contiguous).
+  Shape ys = Shape::of(x);
+  ys.dims[ys.ndim - 1] = h;
+  require(c.y.t->dtype == dst, "%s has dtype %s; %s", c.y.name, core::dtype_name(c.y.t->dtype),
+          c.given.dst_type ? "dstType asks for another" : "it must be INT8");
+  if (dst == ACL_INT4) {
+    require(h % 2 == 0, "%s's half last dim %lld must be even for INT4 output", c.x.name, ll(h));
+    require_packed_layout(c.y);
+  }
+  core::check_shape_equals(*c.y.t, c.y.name, ys);
+  core::check_no_internal_overlap(*c.y.t, c.y.name);
+  int64_t groups = 0;
+  if (c.group.t != nullptr) {
+    core::check_dtype_in(c.group.t, c.group.name, {ACL_INT32, ACL_INT64});
+    require(c.group.t->ndim == 1 && c.group.t->dims[0] >= 1, "%s must be 1-D and not empty, got %s", c.group.name,
+            shape_of(c.group.t).c_str());
+    groups = c.group.t->dims[0];
+    st.group.step = c.group.t->strides[0];
+  }
+  if (st.swiglu_static && !dequant) core::check_not_null(qscale.t, qscale.name);  // (161001: the static scale)
+  if (qscale.t != nullptr) check_group_param(qscale, groups, h, &qop);
+  if (c.offset.t != nullptr) {
+    require(st.swiglu_static, "%s applies to quantModeOptional \"static\" only", c.offset.name);
+    check_group_param(c.offset, groups, h, &st.offset);
+  }
+  if (!st.swiglu_static) {
+    Shape ss = Shape::of(x);
+    ss.ndim -= 1;
+    core::check_dtype_in(c.scale_out.t, c.scale_out.name, {ACL_FLOAT});
+    core::check_shape_equals(*c.scale_out.t, c.scale_out.name, ss);
+    require(c.scale_out.t->is_contiguous(), "%s must be contiguous", c.scale_out.name);
+  }
+  core::check_outputs_apart<NamedTensor>(
+      {&c.y, &c.scale_out}, {&c.x, &c.scale, &c.offset, &c.smooth, &c.act_scale, &c.bias, &c.group, &c.y, &c.scale_out});
+  st.groups = groups;
+  st.lo = dst == ACL_INT8 ? -128 : -8;
+  st.hi = dst == ACL_INT8 ? 127 : 7;
+  st.y_packed = dst == ACL_INT4;
+  plan_rows(st, x, h);
+  (void)b;
+}
+
 }  // namespace
 
 void quant_phase1(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c) {
@@ -453,19 +616,32 @@ void quant_phase1(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c)
     case QuantKind::kDequantBias: dequant_bias(b, rule, c, plan); break;
     case QuantKind::kGroupQuant: group_quant(b, rule, c, plan); break;
     case QuantKind::kQuantMax: break;
+    case QuantKind::kGeluQuant: gelu_quant(b, rule, c, plan); break;
+    case QuantKind::kSwiGluQuant:
+    case QuantKind::kDequantSwiGluQuant: swiglu_quant(b, rule, c, plan); break;
   }
   // Registration in prototype order (inputs, then outputs), keeping the planned steps.
   QuantStep &st = b.add_step<QuantStep>(plan);
   reg(b, c.x, false, &st.x);
   const int64_t ss = st.scale.step, os = st.offset.step, as = st.act_scale.step, bs = st.bias.step,
                 gs = st.group.step;
+  const int64_t ms = st.smooth.step;
   reg(b, c.scale, false, &st.scale);
-  if (rule.kind == QuantKind::kGroupQuant) reg(b, c.group, false, &st.group);  // before offsetOptional
-  reg(b, c.offset, false, &st.offset);
-  reg(b, c.smooth, false, &st.smooth);
-  if (rule.kind != QuantKind::kGroupQuant) reg(b, c.group, false, &st.group);
-  reg(b, c.act_scale, false, &st.act_scale);
-  reg(b, c.bias, false, &st.bias);
+  if (rule.kind == QuantKind::kDequantSwiGluQuant) {  // its prototype's order
+    reg(b, c.act_scale, false, &st.act_scale);
+    reg(b, c.bias, false, &st.bias);
+    reg(b, c.smooth, false, &st.smooth);
+    reg(b, c.offset, false, &st.offset);
+    reg(b, c.group, false, &st.group);
+  } else {
+    if (rule.kind == QuantKind::kGroupQuant) reg(b, c.group, false, &st.group);  // before offsetOptional
+    reg(b, c.offset, false, &st.offset);
+    reg(b, c.smooth, false, &st.smooth);
+    if (rule.kind != QuantKind::kGroupQuant) reg(b, c.group, false, &st.group);
+    reg(b, c.act_scale, false, &st.act_scale);
+    reg(b, c.bias, false, &st.bias);
+  }
+  st.smooth.step = ms;
   st.scale.step = ss;
   st.offset.step = os;
   st.act_scale.step = as;

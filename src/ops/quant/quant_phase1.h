@@ -40,6 +40,30 @@
 //                y = x * ws * as + bias. outputDtype 1 FLOAT16 (FLOAT weightScale) / 27 BF16 (BF16).
 //  kGroupQuant   (GroupQuant)  x [S, H]; scale [E, H]; groupIndex [E] INT32 / INT64, cumulative row ends as
 //                for kDynamic; offsetOptional one element (scale's dtype): y = round(x * scale[e] + offset).
+//  kGeluQuant    (GeluQuant)  g = gelu(x) in fp32 (approximate "none": 0.5 x (1 + erf(x / sqrt 2)); "tanh":
+//                0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))), then quantMode "static":
+//                y = round(g * inputScale + inputOffset) (inputScaleOptional required; scale / offset 1 value
+//                or x's last dim), or "dynamic": g *= inputScale (when given), per row scale = max|g| / 127,
+//                y = round(g / scale) (a row of zeros: scale 0, y 0), outScaleOptional (FLOAT, x's shape
+//                without the last dim) required. roundMode "rint" or "round" (half to even), "floor", "ceil",
+//                "trunc". dstType 2 (INT8) only (FP8 / HIFLOAT8: 161002).
+//  kSwiGluQuant  (SwiGluQuant, V2)  x [..., 2H] split in halves A | B along the last dim; act = silu(A) * B
+//                (activateLeft) or A * silu(B); row r's group e from groupIndexOptional (INT32 / INT64 [G]:
+//                cumulative row ends, or with V2's groupListType 1 row counts; rows past the last end take
+//                the last group; no group index: one group). quantModeOptional "dynamic" (also for null):
+//                in = act * smooth[e] (smoothScalesOptional, optional), scaleOut[r] = max|in| / M,
+//                y = round(in / scale); "static": y = round(act * smooth[e] + offsets[e]) (smooth required,
+//                offsets optional; scaleOut not written). smooth / offsets: [G, H] (per channel) or [G] / [G, 1]
+//                (per tensor); without a group index [H] / [1, H] or [1]. y [..., H] INT8 (V2's dstType 2), or
+//                INT4 (dstType 29, packed, M = 7); round half to even, saturation.
+//  kDequantSwiGluQuant (DequantSwigluQuant, V2)  kSwiGluQuant after a dequantisation of x (INT32, FLOAT16,
+//                BF16, FLOAT): d = x * weightScale[j] * activationScale[row] (+ biasOptional; an INT32 bias is
+//                added to an INT32 x before the scales), each optional; weightScale [2H] FLOAT, activationScale
+//                x's shape with the last dim 1 (or without it) FLOAT, bias [2H]. quantScaleOptional /
+//                quantOffsetOptional take SwiGluQuant's smooth / offset roles (static: round(act * s + o)).
+//                V2: dstType 2 / 29, roundModeOptional (null: rint), activateDim -1 or the last dim only,
+//                swigluMode 0 (halves) or 1 (x_glu = d[2j], x_lin = d[2j + 1], glu clamped above and lin on both
+//                sides by clampLimit, act = glu * sigmoid(gluAlpha * glu) * (lin + gluBias)).
 //  kQuantMax     (QuantMax)  every destination it documents is HIFLOAT8 / FLOAT8: arguments are checked,
 //                then dstType is rejected (161002).
 // Errors: 161001 for a null required argument, else 161002 naming the argument.
@@ -62,7 +86,10 @@ enum class QuantKind : uint8_t {
   kFakeChannel,
   kDequantBias,
   kGroupQuant,
-  kQuantMax
+  kQuantMax,
+  kGeluQuant,
+  kSwiGluQuant,
+  kDequantSwiGluQuant
 };
 
 struct QuantRule {
@@ -72,15 +99,19 @@ struct QuantRule {
 
 struct QuantCall {
   core::NamedTensor x, scale, offset, smooth, group, act_scale, bias, y, scale_out, offset_out, mask, amax;
-  bool sqrt_mode = false, symmetric = true;
-  const char *round_mode = nullptr, *quant_mode = nullptr;
-  int64_t dst_type = 0, axis = -1, quant_min = 0, quant_max = 0;
+  bool sqrt_mode = false, symmetric = true, activate_left = false;
+  const char *round_mode = nullptr, *quant_mode = nullptr, *approximate = nullptr;
+  int64_t dst_type = 0, axis = -1, quant_min = 0, quant_max = 0, group_list_type = 0, activate_dim = -1,
+          swiglu_mode = 0;
+  double clamp_limit = 0.0, glu_alpha = 1.0, glu_bias = 0.0;
   aclDataType dst_dtype = ACL_DT_UNDEFINED;
   double dst_type_max = 0.0, enabled = 1.0;
   // Which attributes the prototype has (the generated entry sets them).
   struct {
     bool sqrt_mode = false, round_mode = false, dst_type = false, dst_dtype = false, axis = false, symmetric = false,
-         quant_mode = false, dst_type_max = false, enabled = false, quant_min = false, quant_max = false;
+         quant_mode = false, dst_type_max = false, approximate = false, group_list_type = false,
+         activate_left = false, activate_dim = false, swiglu_mode = false, clamp_limit = false, glu_alpha = false,
+         glu_bias = false, enabled = false, quant_min = false, quant_max = false;
   } given;
 };
 

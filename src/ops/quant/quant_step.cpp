@@ -54,9 +54,11 @@ int64_t QuantStep::param_index(int64_t r, int64_t j) const {
 
 int64_t QuantStep::group_of(const core::LaunchArgs &a, int64_t r) const {
   const char *g = group.base(a);
+  int64_t end = 0;
   for (int64_t e = 0; e < groups; ++e) {
-    const int64_t end = group.dt == ACL_INT64 ? reinterpret_cast<const int64_t *>(g)[e * group.step]
-                                              : reinterpret_cast<const int32_t *>(g)[e * group.step];
+    const int64_t v = group.dt == ACL_INT64 ? reinterpret_cast<const int64_t *>(g)[e * group.step]
+                                            : reinterpret_cast<const int32_t *>(g)[e * group.step];
+    end = group_counts ? end + v : v;  // row counts (SwiGluQuantV2's groupListType 1) or cumulative ends
     if (r < end) return e;
   }
   return groups - 1;
@@ -326,6 +328,114 @@ void QuantStep::run_dequant_bias(const core::LaunchArgs &a, float *buf) const {
   }
 }
 
+// GeluQuant: gelu in fp32, then the static affine map or per-row dynamic scales (roundMode for both).
+void QuantStep::run_gelu(const core::LaunchArgs &a, float *buf) const {
+  const int64_t nn = n;
+  float *g = buf, *s = buf + 2 * nn, *o = buf + 3 * nn;
+  int32_t *q = reinterpret_cast<int32_t *>(buf + nn);
+  if (scale.present) param_row(a, scale, QuantAlong::kLast, 0, nn, s);
+  if (offset.present) param_row(a, offset, QuantAlong::kLast, 0, nn, o);
+  for (int64_t r = 0; r < rows; ++r) {
+    load_x(a, r, g);
+    for (int64_t j = 0; j < nn; ++j) {
+      const float v = g[j];
+      g[j] = gelu_tanh ? 0.5f * v * (1.0f + std::tanh(0.7978845608028654f * (v + 0.044715f * v * v * v)))
+                       : 0.5f * v * (1.0f + std::erf(v * 0.7071067811865476f));
+    }
+    if (!gelu_dynamic) {
+      kernels::quant_affine_row(g, nn, s, 1, offset.present ? o : nullptr, 1, false, round, lo, hi, q);
+    } else {
+      if (scale.present)
+        for (int64_t j = 0; j < nn; ++j) g[j] *= s[j];
+      float ext[3];
+      kernels::quant_row_extrema(g, nn, ext);
+      const float sc = ext[0] / static_cast<float>(hi);
+      for (int64_t j = 0; j < nn; ++j) q[j] = sc == 0.0f ? 0 : quant_round_sat(g[j] / sc, round, lo, hi);
+      reinterpret_cast<float *>(scale_out.base(a))[r] = sc;
+    }
+    store_y(a, r, q);
+  }
+}
+
+// Group e's n values of a [G, n] / [G] / [G, 1] parameter (or [n] / [1, n] / [1] without groups).
+void QuantStep::group_values(const core::LaunchArgs &a, const QuantOperand &p, int64_t e, float *dst) const {
+  const char *base = p.base(a) + (groups > 0 ? e * p.strides[0] : 0) * static_cast<int64_t>(core::dtype_size(p.dt));
+  if (p.step != 0) {
+    quant_load_row(base, p.dt, p.step, n, dst);
+  } else {
+    quant_load_row(base, p.dt, 1, 1, dst);
+    std::fill(dst + 1, dst + n, dst[0]);
+  }
+}
+
+// SwiGluQuant: the halves of x's row, silu on one, their product quantised per row (dynamic) or by the
+// group's scale / offset (static).
+void QuantStep::run_swiglu(const core::LaunchArgs &a, float *buf) const {
+  const int64_t h = n;
+  float *xr = buf, *s = buf + 2 * h, *o = buf + 3 * h, *ws = buf + 5 * h, *bs = buf + 7 * h;
+  int32_t *q = reinterpret_cast<int32_t *>(buf + 4 * h);
+  // DequantSwigluQuant: the weight scale and a floating bias once; SwiGluQuant's quant scale is `scale`.
+  const bool dequant = kind == QuantKind::kDequantSwiGluQuant;
+  const QuantOperand &qs = dequant ? smooth : scale;
+  const bool int_bias = dequant && bias.present && bias.dt == ACL_INT32;
+  if (dequant && scale.present) quant_load_row(scale.base(a), scale.dt, scale.step, 2 * h, ws);
+  if (dequant && bias.present && !int_bias) quant_load_row(bias.base(a), bias.dt, bias.step, 2 * h, bs);
+  for (int64_t r = 0; r < rows; ++r) {
+    const char *xrow = row_ptr(a, x, r);
+    const int64_t xs = x.strides[x.nd - 1];
+    if (int_bias && x.dt == ACL_INT32) {  // the integer sum first, exactly
+      const int32_t *xi = reinterpret_cast<const int32_t *>(xrow), *bi = reinterpret_cast<const int32_t *>(bias.base(a));
+      for (int64_t j = 0; j < 2 * h; ++j)
+        xr[j] = static_cast<float>(static_cast<int64_t>(xi[j * xs]) + bi[j * bias.step]);
+    } else {
+      quant_load_row(xrow, x.dt, xs, 2 * h, xr);
+      if (int_bias)
+        for (int64_t j = 0; j < 2 * h; ++j) xr[j] += static_cast<float>(reinterpret_cast<const int32_t *>(bias.base(a))[j * bias.step]);
+    }
+    if (dequant) {
+      const float as = act_scale.present ? read_one(a, act_scale, r) : 1.0f;
+      for (int64_t j = 0; j < 2 * h; ++j) {
+        float v = xr[j];
+        if (scale.present) v *= ws[j];
+        if (act_scale.present) v *= as;
+        if (bias.present && !int_bias) v += bs[j];
+        xr[j] = v;
+      }
+    }
+    for (int64_t j = 0; j < h; ++j) {
+      float act;
+      if (swiglu_clamped) {  // interleaved pairs (glu, linear), clamped
+        const float glu = std::fmin(xr[2 * j], clamp_limit);
+        const float lin = std::fmin(std::fmax(xr[2 * j + 1], -clamp_limit), clamp_limit);
+        act = glu / (1.0f + std::exp(-glu_alpha * glu)) * (lin + glu_bias);
+      } else {
+        const float lhs = xr[j], rhs = xr[h + j];
+        act = activate_left ? lhs / (1.0f + std::exp(-lhs)) * rhs : lhs * (rhs / (1.0f + std::exp(-rhs)));
+      }
+      xr[j] = act;  // (pair j is read before act j is written: 2j >= j)
+    }
+    const int64_t e = groups > 0 ? group_of(a, r) : 0;
+    if (qs.present) group_values(a, qs, e, s);
+    if (swiglu_static) {
+      if (offset.present) group_values(a, offset, e, o);
+      for (int64_t j = 0; j < h; ++j) {
+        const float v = qs.present ? xr[j] * s[j] : xr[j];
+        q[j] = quant_round_sat(v + (offset.present ? o[j] : 0.0f), round, lo, hi);
+      }
+    } else {
+      if (qs.present)
+        for (int64_t j = 0; j < h; ++j) xr[j] *= s[j];
+      float ext[3];
+      kernels::quant_row_extrema(xr, h, ext);
+      DynParams p;
+      p.scale = ext[0] / static_cast<float>(hi);
+      for (int64_t j = 0; j < h; ++j) q[j] = p.scale == 0.0f ? 0 : quant_round_sat(xr[j] / p.scale, round, lo, hi);
+      reinterpret_cast<float *>(scale_out.base(a))[r] = p.scale;
+    }
+    store_y(a, r, q);
+  }
+}
+
 int QuantStep::run(const core::LaunchArgs &args) const {
   if (rows == 0 && kind != QuantKind::kDynamic) return 0;
   float *buf = reinterpret_cast<float *>(args.get(ws));
@@ -336,6 +446,9 @@ int QuantStep::run(const core::LaunchArgs &args) const {
     case QuantKind::kFakeChannel: run_fake(args, buf); break;
     case QuantKind::kDequantBias: run_dequant_bias(args, buf); break;
     case QuantKind::kQuantMax: break;  // phase 1 rejects every documented destination
+    case QuantKind::kGeluQuant: run_gelu(args, buf); break;
+    case QuantKind::kSwiGluQuant:
+    case QuantKind::kDequantSwiGluQuant: run_swiglu(args, buf); break;
     default: run_affine(args, buf); break;
   }
   return 0;

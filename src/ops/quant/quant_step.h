@@ -46,6 +46,10 @@ struct QuantStep final : core::Step {
   DynMode dyn = DynMode::kPerToken;
   int64_t groups = 0;  // smooth rows / scale rows selected by group
   int64_t quant_min = 0, quant_max = 0;
+  bool gelu_tanh = false, gelu_dynamic = false;  // kGeluQuant
+  bool activate_left = false, swiglu_static = false, group_counts = false;  // kSwiGluQuant (counts: V2's type 1)
+  bool swiglu_clamped = false;                       // DequantSwigluQuantV2's swigluMode 1
+  float clamp_limit = 0.0f, glu_alpha = 1.0f, glu_bias = 0.0f;
   // Per-token DynamicQuant on contiguous rows: the tier's kernels (token_fast), `tasks` row blocks
   // fixed in phase 1, each with its own buffers.
   bool token_fast = false;
@@ -64,6 +68,9 @@ struct QuantStep final : core::Step {
   const char *smooth_row(const core::LaunchArgs &a, int64_t r) const;
   void run_fake(const core::LaunchArgs &a, float *buf) const;
   void run_dequant_bias(const core::LaunchArgs &a, float *buf) const;
+  void run_gelu(const core::LaunchArgs &a, float *buf) const;
+  void run_swiglu(const core::LaunchArgs &a, float *buf) const;
+  void group_values(const core::LaunchArgs &a, const QuantOperand &p, int64_t e, float *dst) const;
   void load_x(const core::LaunchArgs &a, int64_t r, float *dst) const;
   void store_y(const core::LaunchArgs &a, int64_t r, const int32_t *q) const;
 };
