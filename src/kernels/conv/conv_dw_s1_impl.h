@@ -1,0 +1,193 @@
+// The in-place 3x3 stride-1 depthwise kernel (conv_dw_s1.h), compiled once per ISA unit
+// (conv_dw_s1.cpp portable, conv_dw_s1_avx2.cpp, conv_dw_s1_avx512.cpp) with OPSNN_DW_VW floats per
+// GCC vector. Everything here has internal linkage.
+//
+// Why: depthwise_row_groups copies every input row into a ring and recomputes the group's row
+// pointers, tap offsets and edge cases per group of 4 output rows; at 112x112 its bookkeeping, the
+// copy and the spills left the FMA pipes ~3/4 idle (perf, PERFORMANCE.md "NCHW depthwise in place").
+// Here a column strip of NV vectors walks down the plane once: each input row's three taps are loaded
+// once (two unaligned loads and an aligned one, read in place) and feed the three output rows whose
+// windows hold it, whose accumulators roll through registers (3 x NV + 9 weights); an output row is
+// stored when its third tap row is in. The padding's columns are lanes shifted in as zeros, its rows
+// are skipped (they would add +0). The same order of sums as depthwise_rows / row_groups (k1, k2 in
+// order from +0, then + bias): bit-identical results.
+#pragma once
+
+#include <algorithm>
+
+#include "core/thread_pool.h"
+#include "kernels/conv/conv_depthwise_impl.h"
+#include "kernels/conv/conv_dw_s1.h"
+
+namespace opsnn::kernels {
+namespace {
+
+// v shifted up one lane with a zero in lane 0 (the left padding column), resp. down one lane with a
+// zero in the last lane (the right one).
+inline DwVec dw_shift_in_left(DwVec v) {
+  const DwVec z{};
+#if OPSNN_DW_VW == 16
+  return __builtin_shufflevector(z, v, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30);
+#elif OPSNN_DW_VW == 8
+  return __builtin_shufflevector(z, v, 7, 8, 9, 10, 11, 12, 13, 14);
+#else
+  return __builtin_shufflevector(z, v, 3, 4, 5, 6);
+#endif
+}
+inline DwVec dw_shift_in_right(DwVec v) {
+  const DwVec z{};
+#if OPSNN_DW_VW == 16
+  return __builtin_shufflevector(v, z, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
+#elif OPSNN_DW_VW == 8
+  return __builtin_shufflevector(v, z, 1, 2, 3, 4, 5, 6, 7, 8);
+#else
+  return __builtin_shufflevector(v, z, 1, 2, 3, 4);
+#endif
+}
+
+// Column strip geometry: output vectors at j, j + VW, ..., the last at jl (overlapping the previous
+// one at the row's end: the same values again). P2 (0 or 1) is the width padding: output column o
+// reads input columns o - P2 .. o - P2 + 2. FIRST: the strip's first vector starts at column 0 (with
+// P2 = 1 its left tap shifts a zero in); LAST: its last vector ends the row (with P2 = 1 the right
+// tap shifts a zero in). Every other load lies inside the row (phase 1: W >= VW + 1 with P2 = 1).
+struct DwS1Strip {
+  const float *in;  // the plane's first input row
+  int64_t irs;      // input row stride (floats)
+  float *out;       // the output row o1a's first column
+  int64_t ors;      // output row stride (floats)
+  int64_t j, jl;
+};
+
+// The three taps of input row `row` at output vector column c.
+template <int P2, bool LEFT_EDGE, bool RIGHT_EDGE>
+inline void dw_s1_taps(const float *row, int64_t c, DwVec &xl, DwVec &xm, DwVec &xr) {
+  const float *p = row + c - P2;
+  xm = dw_load(p + 1);
+  xl = LEFT_EDGE ? dw_shift_in_left(xm) : dw_load(p);
+  xr = RIGHT_EDGE ? dw_shift_in_right(xm) : dw_load(p + 2);
+}
+
+// One input row's step: its taps feed the output rows receiving k1 = 0 (acc[A0], started here from
+// +0), k1 = 1 (acc[A1]) and k1 = 2 (acc[A2], stored after this row when `done` is set). `row` is
+// null for a row in the padding.
+template <int NV, int P2, bool FIRST, bool LAST, int A0, int A1, int A2>
+inline void dw_s1_step(DwVec (&acc)[3][NV], const float *row, const DwVec *wv, const DwVec &bv, int64_t j, int64_t jl,
+                       float *done) {
+  for (int v = 0; v < NV; ++v) acc[A0][v] = DwVec{};
+  if (row != nullptr) {
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) {
+      const int64_t c = v == NV - 1 ? jl : j + v * kDwVw;
+      DwVec xl, xm, xr;
+      if (P2 == 1 && FIRST && v == 0 && LAST && v == NV - 1) dw_s1_taps<P2, true, true>(row, c, xl, xm, xr);
+      else if (P2 == 1 && FIRST && v == 0) dw_s1_taps<P2, true, false>(row, c, xl, xm, xr);
+      else if (P2 == 1 && LAST && v == NV - 1) dw_s1_taps<P2, false, true>(row, c, xl, xm, xr);
+      else dw_s1_taps<P2, false, false>(row, c, xl, xm, xr);
+      acc[A2][v] += wv[6] * xl;
+      acc[A2][v] += wv[7] * xm;
+      acc[A2][v] += wv[8] * xr;
+      acc[A1][v] += wv[3] * xl;
+      acc[A1][v] += wv[4] * xm;
+      acc[A1][v] += wv[5] * xr;
+      acc[A0][v] += wv[0] * xl;
+      acc[A0][v] += wv[1] * xm;
+      acc[A0][v] += wv[2] * xr;
+    }
+  }
+  if (done != nullptr)
+    for (int v = 0; v < NV; ++v) dw_store(done + (v == NV - 1 ? jl : j + v * kDwVw), acc[A2][v] + bv);
+}
+
+// Output rows [o1a, o1b) of one strip: input rows x = o1a - p1 .. o1b - p1 + 1 in order, x's step
+// completing output row x + p1 - 2. Unrolled by 3 so the accumulators' roles rotate at compile time.
+template <int NV, int P2, bool FIRST, bool LAST>
+inline void dw_s1_strip(const DwS1Strip &s, int64_t H, int64_t p1, int64_t o1a, int64_t o1b, const DwVec *wv,
+                        const DwVec &bv) {
+  DwVec acc[3][NV];
+  for (int q = 0; q < 3; ++q)
+    for (int v = 0; v < NV; ++v) acc[q][v] = DwVec{};
+  const int64_t x_end = o1b - p1 + 2;  // (exclusive)
+  auto row = [&](int64_t x) { return x >= 0 && x < H ? s.in + x * s.irs : nullptr; };
+  auto done = [&](int64_t x) { return x + p1 - 2 >= o1a ? s.out + (x + p1 - 2 - o1a) * s.ors : nullptr; };
+  for (int64_t x = o1a - p1; x < x_end; x += 3) {
+    dw_s1_step<NV, P2, FIRST, LAST, 0, 1, 2>(acc, row(x), wv, bv, s.j, s.jl, done(x));
+    if (x + 1 >= x_end) break;
+    dw_s1_step<NV, P2, FIRST, LAST, 2, 0, 1>(acc, row(x + 1), wv, bv, s.j, s.jl, done(x + 1));
+    if (x + 2 >= x_end) break;
+    dw_s1_step<NV, P2, FIRST, LAST, 1, 2, 0>(acc, row(x + 2), wv, bv, s.j, s.jl, done(x + 2));
+  }
+}
+
+constexpr int kDwS1Nv = OPSNN_DW_VW == 16 ? 4 : 2;  // 3 x NV accumulators + 9 weights + 3 taps within the registers
+
+template <int P2, bool FIRST, bool LAST>
+inline void dw_s1_strip_nv(int nv, const DwS1Strip &s, int64_t H, int64_t p1, int64_t o1a, int64_t o1b,
+                           const DwVec *wv, const DwVec &bv) {
+  switch (nv) {
+#if OPSNN_DW_VW == 16
+    case 4: dw_s1_strip<4, P2, FIRST, LAST>(s, H, p1, o1a, o1b, wv, bv); break;
+    case 3: dw_s1_strip<3, P2, FIRST, LAST>(s, H, p1, o1a, o1b, wv, bv); break;
+#endif
+    case 2: dw_s1_strip<2, P2, FIRST, LAST>(s, H, p1, o1a, o1b, wv, bv); break;
+    default: dw_s1_strip<1, P2, FIRST, LAST>(s, H, p1, o1a, o1b, wv, bv); break;
+  }
+}
+
+// One plane's output rows [o1a, o1b), strip by strip (n2 >= the vector).
+template <int P2>
+inline void dw_s1_plane(const DwS1Strip &base, int64_t n2, int64_t H, int64_t p1, int64_t o1a, int64_t o1b,
+                        const DwVec *wv, const DwVec &bv) {
+  const int64_t nvec = (n2 + kDwVw - 1) / kDwVw, last = n2 - kDwVw;
+  for (int64_t v0 = 0; v0 < nvec; v0 += kDwS1Nv) {
+    const int nv = static_cast<int>(std::min<int64_t>(kDwS1Nv, nvec - v0));
+    DwS1Strip s = base;
+    s.j = v0 * kDwVw;
+    s.jl = v0 + nv == nvec ? last : s.j + (nv - 1) * kDwVw;
+    const bool first = v0 == 0, lst = v0 + nv == nvec;
+    if (first && lst) dw_s1_strip_nv<P2, true, true>(nv, s, H, p1, o1a, o1b, wv, bv);
+    else if (first) dw_s1_strip_nv<P2, true, false>(nv, s, H, p1, o1a, o1b, wv, bv);
+    else if (lst) dw_s1_strip_nv<P2, false, true>(nv, s, H, p1, o1a, o1b, wv, bv);
+    else dw_s1_strip_nv<P2, false, false>(nv, s, H, p1, o1a, o1b, wv, bv);
+  }
+}
+
+// Phase 1's conditions (conv_dw_s1.h): 2-D, 3x3, stride 1, dilation 1, width padding 0 or 1, FLOAT
+// input and output rows of unit stride, output rows at least one vector wide (input one more with
+// padding 1).
+inline void dw_s1_body(const DepthwiseArgs &a, int threads) {
+  const ConvGeom &g = a.g;
+  const int64_t H = g.big[1], n2 = g.small[2], n1 = g.small[1], p1 = g.p[1];
+  const int64_t planes = a.n * a.c_in * a.mult;
+  // Threads split the (image, output channel) planes, in row chunks when there are too few.
+  const int64_t chunks =
+      threads <= 1 || planes >= 4 * threads ? 1 : std::min<int64_t>(n1, (4 * threads + planes - 1) / planes);
+  const int64_t items = planes * chunks;
+  const int T = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(threads, items)));
+  const int64_t wes = static_cast<int64_t>(esize_of(a.w_dtype)), bes = static_cast<int64_t>(esize_of(a.bias_dtype));
+  core::parallel_for(T, 1, [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t i0 = items * t / T, i1 = items * (t + 1) / T;
+      for (int64_t it = i0; it < i1; ++it) {
+        const int64_t plane = it / chunks, chunk = it % chunks;
+        const int64_t n = plane / (a.c_in * a.mult), co = plane % (a.c_in * a.mult), ci = co / a.mult;
+        const int64_t o1a = n1 * chunk / chunks, o1b = n1 * (chunk + 1) / chunks;
+        DwVec wv[9];
+        const char *w = a.w + wes * co * a.w_s0;
+        for (int64_t k1 = 0; k1 < 3; ++k1)
+          for (int64_t k2 = 0; k2 < 3; ++k2)
+            wv[k1 * 3 + k2] = DwVec{} + conv_load(a.w_dtype, w + wes * (k1 * a.w_ss[1] + k2 * a.w_ss[2]));
+        const DwVec bv = DwVec{} + (a.bias != nullptr ? conv_load(a.bias_dtype, a.bias + bes * co * a.bias_s) : 0.0f);
+        DwS1Strip s;
+        s.in = reinterpret_cast<const float *>(a.in.base) + n * a.in_sn + ci * a.in.sc;
+        s.irs = a.in.ss[1];
+        s.out = reinterpret_cast<float *>(a.out_base) + n * a.out_sn + co * a.out.sc + o1a * a.out.ss[1];
+        s.ors = a.out.ss[1];
+        if (g.p[2] == 0) dw_s1_plane<0>(s, n2, H, p1, o1a, o1b, wv, bv);
+        else dw_s1_plane<1>(s, n2, H, p1, o1a, o1b, wv, bv);
+      }
+    }
+  });
+}
+
+}  // namespace
+}  // namespace opsnn::kernels
