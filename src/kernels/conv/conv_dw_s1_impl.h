@@ -58,13 +58,24 @@ struct DwS1Strip {
   int64_t j, jl;
 };
 
-// The three taps of input row `row` at output vector column c.
-template <int P2, bool LEFT_EDGE, bool RIGHT_EDGE>
-inline void dw_s1_taps(const float *row, int64_t c, DwVec &xl, DwVec &xm, DwVec &xr) {
-  const float *p = row + c - P2;
-  xm = dw_load(p + 1);
-  xl = LEFT_EDGE ? dw_shift_in_left(xm) : dw_load(p);
-  xr = RIGHT_EDGE ? dw_shift_in_right(xm) : dw_load(p + 2);
+// a's last lane then b's first VW - 1 (the left tap of b), resp. a's last VW - 1 then b's first (the right tap of a).
+inline DwVec dw_join_left(DwVec a, DwVec b) {
+#if OPSNN_DW_VW == 16
+  return __builtin_shufflevector(a, b, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30);
+#elif OPSNN_DW_VW == 8
+  return __builtin_shufflevector(a, b, 7, 8, 9, 10, 11, 12, 13, 14);
+#else
+  return __builtin_shufflevector(a, b, 3, 4, 5, 6);
+#endif
+}
+inline DwVec dw_join_right(DwVec a, DwVec b) {
+#if OPSNN_DW_VW == 16
+  return __builtin_shufflevector(a, b, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
+#elif OPSNN_DW_VW == 8
+  return __builtin_shufflevector(a, b, 1, 2, 3, 4, 5, 6, 7, 8);
+#else
+  return __builtin_shufflevector(a, b, 1, 2, 3, 4);
+#endif
 }
 
 // One input row's step: its taps feed the output rows receiving k1 = 0 (acc[A0], started here from
@@ -75,14 +86,22 @@ inline void dw_s1_step(DwVec (&acc)[3][NV], const float *row, const DwVec *wv, c
                        float *done) {
   for (int v = 0; v < NV; ++v) acc[A0][v] = DwVec{};
   if (row != nullptr) {
+    DwVec xs[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) xs[v] = dw_load(row + (v == NV - 1 ? jl : j + v * kDwVw) - P2 + 1);
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) {
       const int64_t c = v == NV - 1 ? jl : j + v * kDwVw;
-      DwVec xl, xm, xr;
-      if (P2 == 1 && FIRST && v == 0 && LAST && v == NV - 1) dw_s1_taps<P2, true, true>(row, c, xl, xm, xr);
-      else if (P2 == 1 && FIRST && v == 0) dw_s1_taps<P2, true, false>(row, c, xl, xm, xr);
-      else if (P2 == 1 && LAST && v == NV - 1) dw_s1_taps<P2, false, true>(row, c, xl, xm, xr);
-      else dw_s1_taps<P2, false, false>(row, c, xl, xm, xr);
+      DwVec xl, xm = xs[v], xr;
+      const float *p = row + c - P2;
+      // Neighbours inside the strip by one shuffle each (not a second and third unaligned load: 72
+      // against 82-96 us on the 32x112x112 layer); the strip's ends and an overlapping last vector load.
+      if (P2 == 1 && FIRST && v == 0) xl = dw_shift_in_left(xm);
+      else if (v > 0 && !(LAST && v == NV - 1)) xl = dw_join_left(xs[v - 1], xm);
+      else xl = dw_load(p);
+      if (P2 == 1 && LAST && v == NV - 1) xr = dw_shift_in_right(xm);
+      else if (v < NV - 1 && !(LAST && v + 1 == NV - 1)) xr = dw_join_right(xm, xs[v + 1]);
+      else xr = dw_load(p + 2);
       acc[A2][v] += wv[6] * xl;
       acc[A2][v] += wv[7] * xm;
       acc[A2][v] += wv[8] * xr;
@@ -133,27 +152,31 @@ inline void dw_s1_strip_nv(int nv, const DwS1Strip &s, int64_t H, int64_t p1, in
   }
 }
 
-// One plane's output rows [o1a, o1b), strip by strip (n2 >= the vector).
+// One plane's output rows [o1a, o1b), strip by strip (n2 >= the vector). (Bands of 8-32 rows, each
+// strip by strip so a band stays in L1 between strips, measured no faster than whole-plane strips.)
 template <int P2>
 inline void dw_s1_plane(const DwS1Strip &base, int64_t n2, int64_t H, int64_t p1, int64_t o1a, int64_t o1b,
                         const DwVec *wv, const DwVec &bv) {
   const int64_t nvec = (n2 + kDwVw - 1) / kDwVw, last = n2 - kDwVw;
-  for (int64_t v0 = 0; v0 < nvec; v0 += kDwS1Nv) {
-    const int nv = static_cast<int>(std::min<int64_t>(kDwS1Nv, nvec - v0));
+  // Strips of kDwS1Nv vectors, the last one ending at the row's end (overlapping the previous: a
+  // strip of fewer vectors runs on 3 x NV <= 9 FMA chains, latency-bound: 2.7 G FMA/s at 3 vectors
+  // against 4.8 at 4); rows of fewer vectors in one strip.
+  const int nv = static_cast<int>(std::min<int64_t>(kDwS1Nv, nvec));
+  for (int64_t j = 0;; j += kDwS1Nv * kDwVw) {
     DwS1Strip s = base;
-    s.j = v0 * kDwVw;
-    s.jl = v0 + nv == nvec ? last : s.j + (nv - 1) * kDwVw;
-    const bool first = v0 == 0, lst = v0 + nv == nvec;
+    const bool first = j == 0, lst = j + nv * kDwVw >= n2;
+    s.j = lst ? std::max<int64_t>(0, n2 - nv * kDwVw) : j;
+    s.jl = lst ? last : s.j + (nv - 1) * kDwVw;
     if (first && lst) dw_s1_strip_nv<P2, true, true>(nv, s, H, p1, o1a, o1b, wv, bv);
     else if (first) dw_s1_strip_nv<P2, true, false>(nv, s, H, p1, o1a, o1b, wv, bv);
     else if (lst) dw_s1_strip_nv<P2, false, true>(nv, s, H, p1, o1a, o1b, wv, bv);
     else dw_s1_strip_nv<P2, false, false>(nv, s, H, p1, o1a, o1b, wv, bv);
+    if (lst) break;
   }
 }
 
-// Phase 1's conditions (conv_dw_s1.h): 2-D, 3x3, stride 1, dilation 1, width padding 0 or 1, FLOAT
-// input and output rows of unit stride, output rows at least one vector wide (input one more with
-// padding 1).
+// Phase 1's conditions (conv_dw_s1.h): 2-D (one dim-0 slice), 3x3, stride 1, dilation 1, width
+// padding 0 or 1, FLOAT input and output rows of unit stride, output rows at least one vector wide.
 inline void dw_s1_body(const DepthwiseArgs &a, int threads) {
   const ConvGeom &g = a.g;
   const int64_t H = g.big[1], n2 = g.small[2], n1 = g.small[1], p1 = g.p[1];
