@@ -17,7 +17,7 @@
 #include "core/verbose.h"
 #include "kernels/conv/conv_direct_rows.h"
 #include "kernels/conv/conv_dw_rows.h"
-#include "kernels/conv/conv_dw_s1.h"
+#include "kernels/conv/conv_dw_in_place.h"
 #include "kernels/conv/conv_pw_nchw.h"
 #include "kernels/conv/conv_small.h"
 #include "kernels/conv/packed_weight.h"
@@ -79,33 +79,35 @@ const core::Impl<ConvDesc> kForwardImpls[] = {
        if (d.g.k[0] * d.g.k[1] > 64) return why("more than 64 kernel rows");
        return true;
      }},
-    // 3x3 stride 1 read in place, column strips with rolling output rows: the row groups' ring copy
-    // and per-group bookkeeping left the FMA pipes mostly idle (the NCHW MobileNet layers, bench_conv:
-    // see PERFORMANCE.md, "NCHW depthwise stride 1 in place").
-    {"depthwise_s1_in_place", core::kNoIsa,
+    // 3x3 strides 1 and 2 read in place, column strips with rolling output rows: the row groups' ring
+    // copy and per-group bookkeeping left the FMA pipes mostly idle (the NCHW MobileNet layers,
+    // bench_conv: see PERFORMANCE.md, "NCHW depthwise in place").
+    {"depthwise_in_place", core::kNoIsa,
      [](const ConvDesc &d, const core::Why &why) {
        if (d.mode != Mode::kForward) return why("not a forward convolution");
        if (d.groups == 1 || d.cbg != 1) return why("not depthwise (groups=%lld with %lld input channels per group)",
                                                    static_cast<long long>(d.groups), static_cast<long long>(d.cbg));
-       // OPSNN_CONV_DW_S1=off leaves these layers to depthwise_row_groups (tests; measuring).
-       const char *env = std::getenv("OPSNN_CONV_DW_S1");
-       if (env != nullptr && std::strcmp(env, "off") == 0) return why("OPSNN_CONV_DW_S1=off");
+       // OPSNN_CONV_DW_IN_PLACE=off leaves these layers to depthwise_row_groups (tests; measuring).
+       const char *env = std::getenv("OPSNN_CONV_DW_IN_PLACE");
+       if (env != nullptr && std::strcmp(env, "off") == 0) return why("OPSNN_CONV_DW_IN_PLACE=off");
        const ConvGeom &g = d.g;
        if (g.k[0] != 1 || g.big[0] != 1) return why("a 3-D kernel or input");
        if (g.k[1] != 3 || g.k[2] != 3)
          return why("kernel %lldx%lld", static_cast<long long>(g.k[1]), static_cast<long long>(g.k[2]));
-       if (g.s[1] != 1 || g.s[2] != 1)
+       if (g.s[1] != g.s[2] || g.s[1] > 2)
          return why("stride %lldx%lld", static_cast<long long>(g.s[1]), static_cast<long long>(g.s[2]));
        if (g.d[1] != 1 || g.d[2] != 1)
          return why("dilation %lldx%lld", static_cast<long long>(g.d[1]), static_cast<long long>(g.d[2]));
-       if (g.p[2] > kernels::kDwS1MaxPad) return why("width padding %lld", static_cast<long long>(g.p[2]));
+       if (g.p[2] > kernels::kDwInPlaceMaxPad || (g.s[2] == 2 && g.p[2] != 1))
+         return why("width padding %lld at stride %lld", static_cast<long long>(g.p[2]),
+                    static_cast<long long>(g.s[2]));
        if (d.big_dt != ACL_FLOAT || d.big_s2 != 1)
          return why("input not FLOAT rows of unit stride (stride %lld)", static_cast<long long>(d.big_s2));
        if (d.small_dt != ACL_FLOAT || d.small_s2 != 1)
          return why("output not FLOAT rows of unit stride (stride %lld)", static_cast<long long>(d.small_s2));
-       if (g.small[2] < kernels::kDwS1MinWidth)
+       if (g.small[2] < kernels::kDwInPlaceMinWidth)
          return why("output width %lld < %lld", static_cast<long long>(g.small[2]),
-                    static_cast<long long>(kernels::kDwS1MinWidth));
+                    static_cast<long long>(kernels::kDwInPlaceMinWidth));
        return true;
      }},
     // depthwise_rows' ring with 3x3 output rows in groups of 4 (AVX-512) x 4 vectors: its pairs ran
@@ -260,7 +262,7 @@ const core::Impl<ConvDesc> kForwardImpls[] = {
 // kForwardImpls' entries by name.
 enum ForwardImpl : int {
   kDepthwiseNhwc = 0,
-  kDepthwiseS1InPlace,
+  kDepthwiseInPlace,
   kDepthwiseRowGroups,
   kDepthwiseRows,
   kDepthwiseDirect,
@@ -290,8 +292,8 @@ const kernels::DepthwiseFn kDwRowsFns[] = {kernels::conv_dw_rows_avx512, kernels
                                            kernels::conv_dw_rows_portable};
 const kernels::DepthwiseFn kDwGroupsFns[] = {kernels::conv_dw_groups_avx512, kernels::conv_dw_groups_avx2,
                                              kernels::conv_dw_groups_portable};
-const kernels::DepthwiseFn kDwS1Fns[] = {kernels::conv_dw_s1_avx512, kernels::conv_dw_s1_avx2,
-                                         kernels::conv_dw_s1_portable};
+const kernels::DepthwiseFn kDwInPlaceFns[] = {kernels::conv_dw_in_place_avx512, kernels::conv_dw_in_place_avx2,
+                                         kernels::conv_dw_in_place_portable};
 const kernels::DirectFn kDirectFns[] = {kernels::conv_direct_avx512, kernels::conv_direct_avx2,
                                         kernels::conv_direct_portable};
 const kernels::DirectFn kPwNchwFns[] = {kernels::conv_pw_nchw_avx512, kernels::conv_pw_nchw_avx2,
@@ -306,7 +308,7 @@ const kernels::DepthwiseFn kDepthwiseFns[] = {kernels::conv_depthwise_portable};
 const kernels::DepthwiseFn kDepthwiseNhwcFns[] = {kernels::conv_depthwise_nhwc_portable};
 const kernels::DepthwiseFn kDwRowsFns[] = {kernels::conv_dw_rows_portable};
 const kernels::DepthwiseFn kDwGroupsFns[] = {kernels::conv_dw_groups_portable};
-const kernels::DepthwiseFn kDwS1Fns[] = {kernels::conv_dw_s1_portable};
+const kernels::DepthwiseFn kDwInPlaceFns[] = {kernels::conv_dw_in_place_portable};
 const kernels::DirectFn kDirectFns[] = {kernels::conv_direct_portable};
 const kernels::DirectFn kPwNchwFns[] = {kernels::conv_pw_nchw_portable};
 const kernels::SmallFn kSmallFns[] = {kernels::conv_small_portable};
@@ -741,12 +743,12 @@ void record_forward(core::OpBuilder &b, const Problem &p, const Side &big, const
   const int64_t cbg = big.c / p.groups, csg = small.c / p.groups;
   const ConvDesc d = desc_of(Mode::kForward, p, big, small, cbg, csg);
   const int impl = choose_impl(d, "forward");
-  if (impl == kDepthwiseNhwc || impl == kDepthwiseS1InPlace || impl == kDepthwiseRowGroups ||
+  if (impl == kDepthwiseNhwc || impl == kDepthwiseInPlace || impl == kDepthwiseRowGroups ||
       impl == kDepthwiseRows || impl == kDepthwiseDirect) {  // in the best ISA tier
     DepthwiseStep s;
     const int tier = choose_tier("depthwise");
     s.fn = impl == kDepthwiseNhwc        ? kDepthwiseNhwcFns[tier]
-           : impl == kDepthwiseS1InPlace ? kDwS1Fns[tier]
+           : impl == kDepthwiseInPlace ? kDwInPlaceFns[tier]
            : impl == kDepthwiseRowGroups ? kDwGroupsFns[tier]
            : impl == kDepthwiseRows      ? kDwRowsFns[tier]
                                          : kDepthwiseFns[tier];
@@ -766,7 +768,7 @@ void record_forward(core::OpBuilder &b, const Problem &p, const Side &big, const
     s.w = w;
     s.bias = bias;
     s.threads = static_cast<int>(std::min<int64_t>(core::num_threads(), std::max<int64_t>(1, big.n * big.c)));
-    if (impl == kDepthwiseS1InPlace) {  // no scratch (s.scratch unbooked); row chunks when planes are few
+    if (impl == kDepthwiseInPlace) {  // no scratch (s.scratch unbooked); row chunks when planes are few
       s.threads = core::num_threads();
     } else if (impl == kDepthwiseRowGroups) {  // per thread: its row ring (also when row chunks outnumber the planes)
       s.threads = core::num_threads();

@@ -1,5 +1,5 @@
-// The in-place 3x3 stride-1 depthwise kernel (conv_dw_s1.h), compiled once per ISA unit
-// (conv_dw_s1.cpp portable, conv_dw_s1_avx2.cpp, conv_dw_s1_avx512.cpp) with OPSNN_DW_VW floats per
+// The in-place 3x3 stride-1 depthwise kernel (conv_dw_in_place.h), compiled once per ISA unit
+// (conv_dw_s1.cpp portable, conv_dw_in_place_avx2.cpp, conv_dw_in_place_avx512.cpp) with OPSNN_DW_VW floats per
 // GCC vector. Everything here has internal linkage.
 //
 // Why: depthwise_row_groups copies every input row into a ring and recomputes the group's row
@@ -17,7 +17,7 @@
 
 #include "core/thread_pool.h"
 #include "kernels/conv/conv_depthwise_impl.h"
-#include "kernels/conv/conv_dw_s1.h"
+#include "kernels/conv/conv_dw_in_place.h"
 
 namespace opsnn::kernels {
 namespace {
@@ -175,9 +175,129 @@ inline void dw_s1_plane(const DwS1Strip &base, int64_t n2, int64_t H, int64_t p1
   }
 }
 
-// Phase 1's conditions (conv_dw_s1.h): 2-D (one dim-0 slice), 3x3, stride 1, dilation 1, width
-// padding 0 or 1, FLOAT input and output rows of unit stride, output rows at least one vector wide.
-inline void dw_s1_body(const DepthwiseArgs &a, int threads) {
+// ---- Stride 2 (width padding 1): output column o reads input columns 2o - 1, 2o, 2o + 1 ----
+
+// Even / odd lanes of the 2 VW floats a, b (columns 2i resp. 2i + 1 from a's first).
+inline DwVec dw_even(DwVec a, DwVec b) {
+#if OPSNN_DW_VW == 16
+  return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+#elif OPSNN_DW_VW == 8
+  return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
+#else
+  return __builtin_shufflevector(a, b, 0, 2, 4, 6);
+#endif
+}
+inline DwVec dw_odd(DwVec a, DwVec b) {
+#if OPSNN_DW_VW == 16
+  return __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+#elif OPSNN_DW_VW == 8
+  return __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15);
+#else
+  return __builtin_shufflevector(a, b, 1, 3, 5, 7);
+#endif
+}
+
+// The three taps of input row `row` for the strip's NV output vectors (column c: input 2c - 1 + k2),
+// deinterleaved in registers: k2 = 1 / 2 are the even / odd lanes of the 2 VW columns from 2c, k2 = 0
+// the odd lanes shifted up one (the previous vector's last odd lane; a zero at column 0, a second
+// deinterleave at the strip's start and an overlapping last vector). RPAD: the last vector's
+// columns end one past the row (odd widths: the right padding column), read as a zero.
+template <int NV, bool FIRST, bool LAST>
+inline void dw_s2_taps(const float *row, int64_t j, int64_t jl, bool rpad, DwVec (&xl)[NV], DwVec (&xm)[NV],
+                       DwVec (&xr)[NV]) {
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) {
+    const int64_t c = v == NV - 1 ? jl : j + v * kDwVw;
+    const float *p = row + 2 * c;
+    const DwVec a = dw_load(p);
+    const DwVec b = LAST && v == NV - 1 && rpad ? dw_shift_in_right(dw_load(p + kDwVw - 1)) : dw_load(p + kDwVw);
+    xm[v] = dw_even(a, b);
+    xr[v] = dw_odd(a, b);
+    if (FIRST && v == 0) xl[v] = dw_shift_in_left(xr[v]);
+    else if (v > 0 && !(LAST && v == NV - 1)) xl[v] = dw_join_left(xr[v - 1], xr[v]);
+    else xl[v] = dw_even(dw_load(p - 1), dw_load(p + kDwVw - 1));
+  }
+}
+
+// Output rows [o1a, o1b) of one strip at row stride 2: output row o reads input rows 2o - p1 + k1.
+// Per output row: its k1 = 1 row, then its k1 = 2 row, which is also the next output row's k1 = 0
+// row (the accumulators of two output rows roll; unrolled by 2 so their roles swap at compile time).
+template <int NV, bool FIRST, bool LAST>
+inline void dw_s2_strip(const DwS1Strip &s, int64_t H, int64_t p1, bool rpad, int64_t o1a, int64_t o1b,
+                        const DwVec *wv, const DwVec &bv) {
+  DwVec acc[2][NV], xl[NV], xm[NV], xr[NV];
+  auto row = [&](int64_t x) { return x >= 0 && x < H ? s.in + x * s.irs : nullptr; };
+  // k1 rows of output row o into acc[A] (k1 = 0 starts it from +0).
+  auto taps = [&](int64_t x) {
+    const float *r = row(x);
+    if (r != nullptr) dw_s2_taps<NV, FIRST, LAST>(r, s.j, s.jl, rpad, xl, xm, xr);
+    return r != nullptr;
+  };
+  auto add = [&](DwVec(&a)[NV], int k1) {
+    for (int v = 0; v < NV; ++v) {
+      a[v] += wv[k1 * 3] * xl[v];
+      a[v] += wv[k1 * 3 + 1] * xm[v];
+      a[v] += wv[k1 * 3 + 2] * xr[v];
+    }
+  };
+  auto store = [&](DwVec(&a)[NV], int64_t o) {
+    float *d = s.out + (o - o1a) * s.ors;
+    for (int v = 0; v < NV; ++v) dw_store(d + (v == NV - 1 ? s.jl : s.j + v * kDwVw), a[v] + bv);
+  };
+  // One output row o with accumulators a (already holding k1 = 0) and b (the next row's).
+  auto out_row = [&](DwVec(&a)[NV], DwVec(&b)[NV], int64_t o) {
+    const int64_t x = 2 * o - p1;
+    if (taps(x + 1)) add(a, 1);
+    for (int v = 0; v < NV; ++v) b[v] = DwVec{};
+    if (taps(x + 2)) {
+      add(a, 2);
+      if (o + 1 < o1b) add(b, 0);
+    }
+    store(a, o);
+  };
+  for (int v = 0; v < NV; ++v) acc[0][v] = DwVec{};
+  if (taps(2 * o1a - p1)) add(acc[0], 0);
+  for (int64_t o = o1a; o < o1b; o += 2) {
+    out_row(acc[0], acc[1], o);
+    if (o + 1 < o1b) out_row(acc[1], acc[0], o + 1);
+  }
+}
+
+template <bool FIRST, bool LAST>
+inline void dw_s2_strip_nv(int nv, const DwS1Strip &s, int64_t H, int64_t p1, bool rpad, int64_t o1a, int64_t o1b,
+                           const DwVec *wv, const DwVec &bv) {
+  switch (nv) {
+#if OPSNN_DW_VW == 16
+    case 4: dw_s2_strip<4, FIRST, LAST>(s, H, p1, rpad, o1a, o1b, wv, bv); break;
+    case 3: dw_s2_strip<3, FIRST, LAST>(s, H, p1, rpad, o1a, o1b, wv, bv); break;
+#endif
+    case 2: dw_s2_strip<2, FIRST, LAST>(s, H, p1, rpad, o1a, o1b, wv, bv); break;
+    default: dw_s2_strip<1, FIRST, LAST>(s, H, p1, rpad, o1a, o1b, wv, bv); break;
+  }
+}
+
+// One plane at stride 2, strips as at stride 1.
+inline void dw_s2_plane(const DwS1Strip &base, int64_t n2, int64_t W, int64_t H, int64_t p1, int64_t o1a,
+                        int64_t o1b, const DwVec *wv, const DwVec &bv) {
+  const int64_t nvec = (n2 + kDwVw - 1) / kDwVw, last = n2 - kDwVw;
+  const bool rpad = 2 * n2 > W;  // the last output's right tap is the padding column W
+  const int nv = static_cast<int>(std::min<int64_t>(kDwS1Nv, nvec));
+  for (int64_t j = 0;; j += kDwS1Nv * kDwVw) {
+    DwS1Strip s = base;
+    const bool first = j == 0, lst = j + nv * kDwVw >= n2;
+    s.j = lst ? std::max<int64_t>(0, n2 - nv * kDwVw) : j;
+    s.jl = lst ? last : s.j + (nv - 1) * kDwVw;
+    if (first && lst) dw_s2_strip_nv<true, true>(nv, s, H, p1, rpad, o1a, o1b, wv, bv);
+    else if (first) dw_s2_strip_nv<true, false>(nv, s, H, p1, rpad, o1a, o1b, wv, bv);
+    else if (lst) dw_s2_strip_nv<false, true>(nv, s, H, p1, rpad, o1a, o1b, wv, bv);
+    else dw_s2_strip_nv<false, false>(nv, s, H, p1, rpad, o1a, o1b, wv, bv);
+    if (lst) break;
+  }
+}
+
+// Phase 1's conditions (conv_dw_in_place.h): 2-D (one dim-0 slice), 3x3, strides 1 or 2, dilation 1, width
+// padding 0 or 1 (1 at stride 2), FLOAT input and output rows of unit stride, output rows at least one vector wide.
+inline void dw_in_place_body(const DepthwiseArgs &a, int threads) {
   const ConvGeom &g = a.g;
   const int64_t H = g.big[1], n2 = g.small[2], n1 = g.small[1], p1 = g.p[1];
   const int64_t planes = a.n * a.c_in * a.mult;
@@ -205,7 +325,8 @@ inline void dw_s1_body(const DepthwiseArgs &a, int threads) {
         s.irs = a.in.ss[1];
         s.out = reinterpret_cast<float *>(a.out_base) + n * a.out_sn + co * a.out.sc + o1a * a.out.ss[1];
         s.ors = a.out.ss[1];
-        if (g.p[2] == 0) dw_s1_plane<0>(s, n2, H, p1, o1a, o1b, wv, bv);
+        if (g.s[2] == 2) dw_s2_plane(s, n2, g.big[2], H, p1, o1a, o1b, wv, bv);
+        else if (g.p[2] == 0) dw_s1_plane<0>(s, n2, H, p1, o1a, o1b, wv, bv);
         else dw_s1_plane<1>(s, n2, H, p1, o1a, o1b, wv, bv);
       }
     }
