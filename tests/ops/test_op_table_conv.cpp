@@ -1326,34 +1326,18 @@ TEST(ConvDepthwiseRows, ChannelsFirstShapesInEveryIsaTier) {
   }
 }
 
-// The 3x3 row-group depthwise kernel (depthwise_row_groups) on channels-first outputs in every ISA
-// tier: output widths at, just past and between every unit's vectors and its 4-vector chunks (16..113,
-// the last vector overlapping), heights leaving 1..3 rows after the last whole group, row / column
-// strides 1 and 2 in every combination with odd input sizes, paddings 0..2 different per dim
-// (rows and columns wholly in the padding), batch 3, multiplier 2; then what it leaves to
-// depthwise_rows (width 15, row stride 3, dilation 2). (DepthwiseRows in the table harness runs it
-// on row-padded and channels-last input views and FLOAT16 / BF16 inputs.)
-TEST(ConvDepthwiseRowGroups, ChannelsFirstShapesInEveryIsaTier) {
-  reseed_for_current_test();
-  struct Shape {
-    int64_t n, c, mult, h, w, sh, sw, ph, pw, d;
-  };
-  const Shape shapes[] = {{1, 3, 1, 5, 16, 1, 1, 1, 1, 1},    {1, 2, 1, 6, 17, 1, 1, 1, 1, 1},
-                          {3, 3, 1, 7, 31, 1, 1, 0, 1, 1},    {1, 2, 1, 9, 33, 1, 1, 1, 0, 1},
-                          {1, 3, 1, 10, 48, 1, 1, 2, 1, 1},   {1, 2, 1, 11, 57, 1, 1, 1, 2, 1},
-                          {2, 3, 1, 12, 64, 1, 1, 1, 1, 1},   {1, 2, 1, 13, 65, 1, 1, 1, 1, 1},
-                          {1, 3, 1, 14, 112, 1, 1, 1, 1, 1},  {1, 2, 2, 6, 113, 1, 1, 1, 1, 1},
-                          {1, 3, 1, 9, 31, 2, 2, 1, 1, 1},    {1, 2, 1, 10, 34, 2, 2, 0, 0, 1},
-                          {3, 3, 1, 11, 33, 2, 2, 1, 2, 1},   {1, 2, 1, 17, 112, 2, 2, 1, 1, 1},
-                          {1, 3, 1, 15, 113, 2, 2, 2, 1, 1},  {1, 2, 2, 12, 129, 2, 2, 1, 1, 1},
-                          {1, 3, 1, 8, 33, 1, 2, 1, 1, 1},    {1, 2, 1, 11, 40, 2, 1, 1, 2, 1},
-                          {1, 2, 1, 7, 15, 1, 1, 1, 1, 1},    {1, 3, 1, 9, 40, 3, 1, 1, 1, 1},
-                          {1, 2, 1, 9, 40, 1, 1, 2, 2, 2}};
+// A 3x3 depthwise geometry on channels-first input and output: padding and stride per dim.
+struct Dw3Shape {
+  int64_t n, c, mult, h, w, sh, sw, ph, pw, d;
+};
+// Each shape in every ISA tier against the float64 reference, the verbose path checked (bias on odd
+// channel counts).
+void check_dw3_channels_first(const Dw3Shape *shapes, size_t count) {
   KernelEnvRestore restore;
-  DwInPlaceEnv s1_env("off");  // (depthwise_in_place would take the stride-1 shapes; ConvDepthwiseInPlace below)
   for (const char *cap : direct_tiers()) {
     core::reset_kernel_env_for_testing(cap, nullptr);
-    for (const Shape &f : shapes) {
+    for (size_t i = 0; i < count; ++i) {
+      const Dw3Shape &f = shapes[i];
       DirectCase dc = depthwise_case(f.n, f.c, f.mult, {f.h, f.w}, {3, 3}, {f.sh, f.sw}, 0, f.d);
       refs::ConvRefGeom &g = dc.g;
       g.p[1] = f.ph;
@@ -1368,6 +1352,30 @@ TEST(ConvDepthwiseRowGroups, ChannelsFirstShapesInEveryIsaTier) {
   }
 }
 
+// The 3x3 row-group depthwise kernel (depthwise_row_groups) on channels-first outputs in every ISA
+// tier: output widths at, just past and between every unit's vectors and its 4-vector chunks (16..113,
+// the last vector overlapping), heights leaving 1..3 rows after the last whole group, row / column
+// strides 1 and 2 in every combination with odd input sizes, paddings 0..2 different per dim
+// (rows and columns wholly in the padding), batch 3, multiplier 2; then what it leaves to
+// depthwise_rows (width 15, row stride 3, dilation 2). (DepthwiseRows in the table harness runs it
+// on row-padded and channels-last input views and FLOAT16 / BF16 inputs.)
+TEST(ConvDepthwiseRowGroups, ChannelsFirstShapesInEveryIsaTier) {
+  reseed_for_current_test();
+  const Dw3Shape shapes[] = {{1, 3, 1, 5, 16, 1, 1, 1, 1, 1},    {1, 2, 1, 6, 17, 1, 1, 1, 1, 1},
+                          {3, 3, 1, 7, 31, 1, 1, 0, 1, 1},    {1, 2, 1, 9, 33, 1, 1, 1, 0, 1},
+                          {1, 3, 1, 10, 48, 1, 1, 2, 1, 1},   {1, 2, 1, 11, 57, 1, 1, 1, 2, 1},
+                          {2, 3, 1, 12, 64, 1, 1, 1, 1, 1},   {1, 2, 1, 13, 65, 1, 1, 1, 1, 1},
+                          {1, 3, 1, 14, 112, 1, 1, 1, 1, 1},  {1, 2, 2, 6, 113, 1, 1, 1, 1, 1},
+                          {1, 3, 1, 9, 31, 2, 2, 1, 1, 1},    {1, 2, 1, 10, 34, 2, 2, 0, 0, 1},
+                          {3, 3, 1, 11, 33, 2, 2, 1, 2, 1},   {1, 2, 1, 17, 112, 2, 2, 1, 1, 1},
+                          {1, 3, 1, 15, 113, 2, 2, 2, 1, 1},  {1, 2, 2, 12, 129, 2, 2, 1, 1, 1},
+                          {1, 3, 1, 8, 33, 1, 2, 1, 1, 1},    {1, 2, 1, 11, 40, 2, 1, 1, 2, 1},
+                          {1, 2, 1, 7, 15, 1, 1, 1, 1, 1},    {1, 3, 1, 9, 40, 3, 1, 1, 1, 1},
+                          {1, 2, 1, 9, 40, 1, 1, 2, 2, 2}};
+  DwInPlaceEnv in_place_env("off");  // (depthwise_in_place would take most; ConvDepthwiseInPlace below)
+  check_dw3_channels_first(shapes, std::size(shapes));
+}
+
 // The in-place 3x3 depthwise kernel (depthwise_in_place) on channels-first outputs in every ISA
 // tier. Stride 1: output widths at, just past and between every unit's vectors and its 4-vector
 // strips (16..129: one strip with both edges, the last strip overlapping the previous), widths 17 /
@@ -1380,40 +1388,19 @@ TEST(ConvDepthwiseRowGroups, ChannelsFirstShapesInEveryIsaTier) {
 // padding 0, strides 1x2, width 15, dilation 2).
 TEST(ConvDepthwiseInPlace, ChannelsFirstShapesInEveryIsaTier) {
   reseed_for_current_test();
-  struct Shape {
-    int64_t n, c, mult, h, w, s, ph, pw, d;
-  };
-  const Shape shapes[] = {
-      {1, 3, 1, 5, 16, 1, 1, 1, 1},   {1, 2, 1, 6, 17, 1, 1, 1, 1},   {3, 3, 1, 7, 31, 1, 0, 1, 1},
-      {1, 2, 1, 9, 33, 1, 1, 0, 1},   {1, 3, 1, 10, 48, 1, 2, 1, 1},  {1, 2, 1, 11, 56, 1, 1, 1, 1},
-      {2, 3, 1, 12, 64, 1, 1, 1, 1},  {1, 2, 1, 13, 65, 1, 1, 1, 1},  {1, 3, 1, 14, 112, 1, 1, 1, 1},
-      {1, 2, 2, 6, 113, 1, 1, 1, 1},  {1, 1, 1, 1, 100, 1, 1, 1, 1},  {1, 2, 1, 2, 129, 1, 1, 0, 1},
-      {1, 1, 1, 3, 18, 1, 0, 0, 1},   {1, 2, 1, 4, 63, 1, 2, 0, 1},   {1, 1, 1, 40, 112, 1, 1, 1, 1},
-      {1, 3, 1, 5, 31, 2, 1, 1, 1},   {1, 2, 1, 6, 33, 2, 1, 1, 1},   {3, 3, 1, 7, 64, 2, 0, 1, 1},
-      {1, 2, 1, 9, 113, 2, 2, 1, 1},  {1, 3, 1, 12, 112, 2, 1, 1, 1}, {1, 2, 2, 5, 129, 2, 1, 1, 1},
-      {1, 2, 1, 11, 257, 2, 1, 1, 1}, {1, 1, 1, 1, 40, 2, 1, 1, 1},   {1, 1, 1, 41, 112, 2, 1, 1, 1},
-      {1, 2, 1, 8, 40, 1, 1, 2, 1},   {1, 2, 1, 9, 40, 2, 1, 0, 1},   {1, 2, 1, 7, 15, 1, 1, 1, 1},
-      {1, 2, 1, 9, 40, 1, 1, 1, 2}};
-  KernelEnvRestore restore;
-  for (const char *cap : direct_tiers()) {
-    core::reset_kernel_env_for_testing(cap, nullptr);
-    for (const Shape &f : shapes) {
-      DirectCase dc = depthwise_case(f.n, f.c, f.mult, {f.h, f.w}, {3, 3}, {f.s, f.s}, 0, f.d);
-      refs::ConvRefGeom &g = dc.g;
-      g.p[1] = f.ph;
-      g.p[2] = f.pw;
-      for (int j = 1; j < 3; ++j) g.small[j] = (g.big[j] + 2 * g.p[j] - g.d[j] * 2 - 1) / g.s[j] + 1;
-      dc.bias = f.c % 2 == 1;
-      dc.in_channels_first = dc.out_channels_first = true;
-      SCOPED_TRACE(::testing::Message() << "OPSNN_MAX_ISA=" << (cap ? cap : "-") << " mult " << f.mult << " "
-                                        << describe(dc));
-      DirectCall(dc).check();
-    }
-  }
-  // Strides 1x2 go elsewhere.
-  DirectCase dc = depthwise_case(1, 2, 1, {9, 40}, {3, 3}, {1, 2}, 1, 1);
-  dc.in_channels_first = dc.out_channels_first = true;
-  DirectCall(dc).check();
+  // n, c, mult, h, w, sh, sw, ph, pw, d
+  const Dw3Shape shapes[] = {
+      {1, 3, 1, 5, 16, 1, 1, 1, 1, 1},   {1, 2, 1, 6, 17, 1, 1, 1, 1, 1},   {3, 3, 1, 7, 31, 1, 1, 0, 1, 1},
+      {1, 2, 1, 9, 33, 1, 1, 1, 0, 1},   {1, 3, 1, 10, 48, 1, 1, 2, 1, 1},  {1, 2, 1, 11, 56, 1, 1, 1, 1, 1},
+      {2, 3, 1, 12, 64, 1, 1, 1, 1, 1},  {1, 2, 1, 13, 65, 1, 1, 1, 1, 1},  {1, 3, 1, 14, 112, 1, 1, 1, 1, 1},
+      {1, 2, 2, 6, 113, 1, 1, 1, 1, 1},  {1, 1, 1, 1, 100, 1, 1, 1, 1, 1},  {1, 2, 1, 2, 129, 1, 1, 1, 0, 1},
+      {1, 1, 1, 3, 18, 1, 1, 0, 0, 1},   {1, 2, 1, 4, 63, 1, 1, 2, 0, 1},   {1, 1, 1, 40, 112, 1, 1, 1, 1, 1},
+      {1, 3, 1, 5, 31, 2, 2, 1, 1, 1},   {1, 2, 1, 6, 33, 2, 2, 1, 1, 1},   {3, 3, 1, 7, 64, 2, 2, 0, 1, 1},
+      {1, 2, 1, 9, 113, 2, 2, 2, 1, 1},  {1, 3, 1, 12, 112, 2, 2, 1, 1, 1}, {1, 2, 2, 5, 129, 2, 2, 1, 1, 1},
+      {1, 2, 1, 11, 257, 2, 2, 1, 1, 1}, {1, 1, 1, 1, 40, 2, 2, 1, 1, 1},   {1, 1, 1, 41, 112, 2, 2, 1, 1, 1},
+      {1, 2, 1, 8, 40, 1, 1, 1, 2, 1},   {1, 2, 1, 9, 40, 2, 2, 1, 0, 1},   {1, 2, 1, 7, 15, 1, 1, 1, 1, 1},
+      {1, 2, 1, 9, 40, 1, 1, 1, 1, 2},   {1, 2, 1, 9, 40, 1, 2, 1, 1, 1}};
+  check_dw3_channels_first(shapes, std::size(shapes));
 }
 
 // The channels-last depthwise kernel (depthwise_nhwc) in every ISA tier, aimed at its 3-wide

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <algorithm>
+#include <utility>
 
 #include "core/thread_pool.h"
 #include "kernels/conv/conv_depthwise_impl.h"
@@ -22,28 +23,21 @@
 namespace opsnn::kernels {
 namespace {
 
-// v shifted up one lane with a zero in lane 0 (the left padding column), resp. down one lane with a
-// zero in the last lane (the right one).
-inline DwVec dw_shift_in_left(DwVec v) {
-  const DwVec z{};
-#if OPSNN_DW_VW == 16
-  return __builtin_shufflevector(z, v, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30);
-#elif OPSNN_DW_VW == 8
-  return __builtin_shufflevector(z, v, 7, 8, 9, 10, 11, 12, 13, 14);
-#else
-  return __builtin_shufflevector(z, v, 3, 4, 5, 6);
-#endif
+// Lanes K, K + M, K + 2M, ... of a's and then b's 2 VW lanes (one two-source shuffle).
+template <int K, int M, int... I>
+inline DwVec dw_lanes(DwVec a, DwVec b, std::integer_sequence<int, I...>) {
+  return __builtin_shufflevector(a, b, (K + M * I)...);
 }
-inline DwVec dw_shift_in_right(DwVec v) {
-  const DwVec z{};
-#if OPSNN_DW_VW == 16
-  return __builtin_shufflevector(v, z, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
-#elif OPSNN_DW_VW == 8
-  return __builtin_shufflevector(v, z, 1, 2, 3, 4, 5, 6, 7, 8);
-#else
-  return __builtin_shufflevector(v, z, 1, 2, 3, 4);
-#endif
+template <int K, int M>
+inline DwVec dw_lanes(DwVec a, DwVec b) {
+  return dw_lanes<K, M>(a, b, std::make_integer_sequence<int, kDwVw>{});
 }
+// a's last lane then b's first VW - 1 (the left tap of b), resp. a's last VW - 1 then b's first (the
+// right tap of a); with a zero vector: the padding's column shifted in.
+inline DwVec dw_join_left(DwVec a, DwVec b) { return dw_lanes<kDwVw - 1, 1>(a, b); }
+inline DwVec dw_join_right(DwVec a, DwVec b) { return dw_lanes<1, 1>(a, b); }
+inline DwVec dw_shift_in_left(DwVec v) { return dw_join_left(DwVec{}, v); }
+inline DwVec dw_shift_in_right(DwVec v) { return dw_join_right(v, DwVec{}); }
 
 // Input rows this far ahead are prefetched, the strip's columns [c0, c1) of each: from DRAM (batch 8,
 // 26 MB of input) the loads interleaved with the FMAs kept too few misses in flight (kernel alone,
@@ -66,26 +60,6 @@ struct DwS1Strip {
   int64_t ors;      // output row stride (floats)
   int64_t j, jl;
 };
-
-// a's last lane then b's first VW - 1 (the left tap of b), resp. a's last VW - 1 then b's first (the right tap of a).
-inline DwVec dw_join_left(DwVec a, DwVec b) {
-#if OPSNN_DW_VW == 16
-  return __builtin_shufflevector(a, b, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30);
-#elif OPSNN_DW_VW == 8
-  return __builtin_shufflevector(a, b, 7, 8, 9, 10, 11, 12, 13, 14);
-#else
-  return __builtin_shufflevector(a, b, 3, 4, 5, 6);
-#endif
-}
-inline DwVec dw_join_right(DwVec a, DwVec b) {
-#if OPSNN_DW_VW == 16
-  return __builtin_shufflevector(a, b, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
-#elif OPSNN_DW_VW == 8
-  return __builtin_shufflevector(a, b, 1, 2, 3, 4, 5, 6, 7, 8);
-#else
-  return __builtin_shufflevector(a, b, 1, 2, 3, 4);
-#endif
-}
 
 // One input row's step: its taps feed the output rows receiving k1 = 0 (acc[A0], started here from
 // +0), k1 = 1 (acc[A1]) and k1 = 2 (acc[A2], stored after this row when `done` is set). `row` is
@@ -190,24 +164,8 @@ inline void dw_s1_plane(const DwS1Strip &base, int64_t n2, int64_t H, int64_t p1
 // ---- Stride 2 (width padding 1): output column o reads input columns 2o - 1, 2o, 2o + 1 ----
 
 // Even / odd lanes of the 2 VW floats a, b (columns 2i resp. 2i + 1 from a's first).
-inline DwVec dw_even(DwVec a, DwVec b) {
-#if OPSNN_DW_VW == 16
-  return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-#elif OPSNN_DW_VW == 8
-  return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
-#else
-  return __builtin_shufflevector(a, b, 0, 2, 4, 6);
-#endif
-}
-inline DwVec dw_odd(DwVec a, DwVec b) {
-#if OPSNN_DW_VW == 16
-  return __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-#elif OPSNN_DW_VW == 8
-  return __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15);
-#else
-  return __builtin_shufflevector(a, b, 1, 3, 5, 7);
-#endif
-}
+inline DwVec dw_even(DwVec a, DwVec b) { return dw_lanes<0, 2>(a, b); }
+inline DwVec dw_odd(DwVec a, DwVec b) { return dw_lanes<1, 2>(a, b); }
 
 // The three taps of input row `row` for the strip's NV output vectors (column c: input 2c - 1 + k2),
 // deinterleaved in registers: k2 = 1 / 2 are the even / odd lanes of the 2 VW columns from 2c, k2 = 0

@@ -58,6 +58,30 @@ bool direct_applies(const ConvDesc &d, const core::Why &why) {
   return true;
 }
 
+// What the 3x3 NCHW depthwise kernels (depthwise_in_place, depthwise_row_groups) share: forward
+// depthwise, not turned off by `env`=off, 2-D, 3x3, dilation 1, row stride 1 or 2, output FLOAT rows
+// of unit stride at least min_width wide.
+bool dw3_rows_applies(const ConvDesc &d, const core::Why &why, const char *env_name, int64_t min_width) {
+  if (d.mode != Mode::kForward) return why("not a forward convolution");
+  if (d.groups == 1 || d.cbg != 1)
+    return why("not depthwise (groups=%lld with %lld input channels per group)", static_cast<long long>(d.groups),
+               static_cast<long long>(d.cbg));
+  const char *env = std::getenv(env_name);
+  if (env != nullptr && std::strcmp(env, "off") == 0) return why("%s=off", env_name);
+  const ConvGeom &g = d.g;
+  if (g.k[0] != 1 || g.s[0] != 1 || g.p[0] != 0) return why("a 3-D kernel");
+  if (g.k[1] != 3 || g.k[2] != 3)
+    return why("kernel %lldx%lld", static_cast<long long>(g.k[1]), static_cast<long long>(g.k[2]));
+  if (g.d[1] != 1 || g.d[2] != 1)
+    return why("dilation %lldx%lld", static_cast<long long>(g.d[1]), static_cast<long long>(g.d[2]));
+  if (g.s[1] > 2) return why("row stride %lld", static_cast<long long>(g.s[1]));
+  if (d.small_dt != ACL_FLOAT || d.small_s2 != 1)
+    return why("output not FLOAT rows of unit stride (stride %lld)", static_cast<long long>(d.small_s2));
+  if (g.small[2] < min_width)
+    return why("output width %lld < %lld", static_cast<long long>(g.small[2]), static_cast<long long>(min_width));
+  return true;
+}
+
 // The few-input-channel kernel's padded planes of one image stay within this (L2-resident): the
 // large planes of a network's stem keep the channel-vectorised direct kernel.
 constexpr int64_t kSmallCinPlaneBytes = 256 << 10;
@@ -84,30 +108,17 @@ const core::Impl<ConvDesc> kForwardImpls[] = {
     // bench_conv: see PERFORMANCE.md, "NCHW depthwise in place").
     {"depthwise_in_place", core::kNoIsa,
      [](const ConvDesc &d, const core::Why &why) {
-       if (d.mode != Mode::kForward) return why("not a forward convolution");
-       if (d.groups == 1 || d.cbg != 1) return why("not depthwise (groups=%lld with %lld input channels per group)",
-                                                   static_cast<long long>(d.groups), static_cast<long long>(d.cbg));
        // OPSNN_CONV_DW_IN_PLACE=off leaves these layers to depthwise_row_groups (tests; measuring).
-       const char *env = std::getenv("OPSNN_CONV_DW_IN_PLACE");
-       if (env != nullptr && std::strcmp(env, "off") == 0) return why("OPSNN_CONV_DW_IN_PLACE=off");
+       if (!dw3_rows_applies(d, why, "OPSNN_CONV_DW_IN_PLACE", kernels::kDwInPlaceMinWidth)) return false;
        const ConvGeom &g = d.g;
-       if (g.k[0] != 1 || g.big[0] != 1) return why("a 3-D kernel or input");
-       if (g.k[1] != 3 || g.k[2] != 3)
-         return why("kernel %lldx%lld", static_cast<long long>(g.k[1]), static_cast<long long>(g.k[2]));
-       if (g.s[1] != g.s[2] || g.s[1] > 2)
+       if (g.big[0] != 1) return why("a 3-D input");
+       if (g.s[1] != g.s[2])
          return why("stride %lldx%lld", static_cast<long long>(g.s[1]), static_cast<long long>(g.s[2]));
-       if (g.d[1] != 1 || g.d[2] != 1)
-         return why("dilation %lldx%lld", static_cast<long long>(g.d[1]), static_cast<long long>(g.d[2]));
        if (g.p[2] > kernels::kDwInPlaceMaxPad || (g.s[2] == 2 && g.p[2] != 1))
          return why("width padding %lld at stride %lld", static_cast<long long>(g.p[2]),
                     static_cast<long long>(g.s[2]));
        if (d.big_dt != ACL_FLOAT || d.big_s2 != 1)
          return why("input not FLOAT rows of unit stride (stride %lld)", static_cast<long long>(d.big_s2));
-       if (d.small_dt != ACL_FLOAT || d.small_s2 != 1)
-         return why("output not FLOAT rows of unit stride (stride %lld)", static_cast<long long>(d.small_s2));
-       if (g.small[2] < kernels::kDwInPlaceMinWidth)
-         return why("output width %lld < %lld", static_cast<long long>(g.small[2]),
-                    static_cast<long long>(kernels::kDwInPlaceMinWidth));
        return true;
      }},
     // depthwise_rows' ring with 3x3 output rows in groups of 4 (AVX-512) x 4 vectors: its pairs ran
@@ -115,25 +126,8 @@ const core::Impl<ConvDesc> kForwardImpls[] = {
     // see PERFORMANCE.md, "NCHW depthwise: row groups").
     {"depthwise_row_groups", core::kNoIsa,
      [](const ConvDesc &d, const core::Why &why) {
-       if (d.mode != Mode::kForward) return why("not a forward convolution");
-       if (d.groups == 1 || d.cbg != 1) return why("not depthwise (groups=%lld with %lld input channels per group)",
-                                                   static_cast<long long>(d.groups), static_cast<long long>(d.cbg));
        // OPSNN_CONV_DW_ROW_GROUPS=off leaves these layers to depthwise_rows (tests; measuring).
-       const char *env = std::getenv("OPSNN_CONV_DW_ROW_GROUPS");
-       if (env != nullptr && std::strcmp(env, "off") == 0) return why("OPSNN_CONV_DW_ROW_GROUPS=off");
-       const ConvGeom &g = d.g;
-       if (g.k[0] != 1 || g.s[0] != 1 || g.p[0] != 0) return why("a 3-D kernel");
-       if (g.k[1] != 3 || g.k[2] != 3)
-         return why("kernel %lldx%lld", static_cast<long long>(g.k[1]), static_cast<long long>(g.k[2]));
-       if (g.d[1] != 1 || g.d[2] != 1)
-         return why("dilation %lldx%lld", static_cast<long long>(g.d[1]), static_cast<long long>(g.d[2]));
-       if (g.s[1] > 2) return why("row stride %lld", static_cast<long long>(g.s[1]));
-       if (d.small_dt != ACL_FLOAT || d.small_s2 != 1)
-         return why("output not FLOAT rows of unit stride (stride %lld)", static_cast<long long>(d.small_s2));
-       if (g.small[2] < kernels::kDwGroupMinWidth)
-         return why("output width %lld < %lld", static_cast<long long>(g.small[2]),
-                    static_cast<long long>(kernels::kDwGroupMinWidth));
-       return true;
+       return dw3_rows_applies(d, why, "OPSNN_CONV_DW_ROW_GROUPS", kernels::kDwGroupMinWidth);
      }},
     // Vectors along the output rows from a ring of padded rows, each input row copied once (the
     // NCHW MobileNet layers, bench_conv: 1.3-2.6x depthwise_direct's plane copy and border columns).
