@@ -14,6 +14,7 @@
 #pragma once
 
 #include <algorithm>
+#include <type_traits>
 #include <utility>
 
 #include "core/thread_pool.h"
@@ -138,27 +139,35 @@ inline void dw_s1_strip_nv(int nv, const DwS1Strip &s, int64_t H, int64_t p1, in
   }
 }
 
-// One plane's output rows [o1a, o1b), strip by strip (n2 >= the vector). (Bands of 8-32 rows, each
-// strip by strip so a band stays in L1 between strips, measured no faster than whole-plane strips.)
-template <int P2>
-inline void dw_s1_plane(const DwS1Strip &base, int64_t n2, int64_t H, int64_t p1, int64_t o1a, int64_t o1b,
-                        const DwVec *wv, const DwVec &bv) {
-  const int64_t nvec = (n2 + kDwVw - 1) / kDwVw, last = n2 - kDwVw;
-  // Strips of kDwS1Nv vectors, the last one ending at the row's end (overlapping the previous: a
-  // strip of fewer vectors runs on 3 x NV <= 9 FMA chains, latency-bound: 2.7 G FMA/s at 3 vectors
-  // against 4.8 at 4); rows of fewer vectors in one strip.
+// A row of n2 >= VW output columns in strips of kDwS1Nv vectors, the last one ending at the row's end
+// (overlapping the previous: a strip of fewer vectors runs on 3 x NV <= 9 FMA chains, latency-bound:
+// 2.7 G FMA/s at 3 vectors against 4.8 at 4); rows of fewer vectors in one strip. run(first, last, nv,
+// strip) with first / last as std::bool_constant (template arguments of the strip kernels).
+template <class Run>
+inline void dw_for_strips(const DwS1Strip &base, int64_t n2, Run &&run) {
+  const int64_t nvec = (n2 + kDwVw - 1) / kDwVw;
   const int nv = static_cast<int>(std::min<int64_t>(kDwS1Nv, nvec));
   for (int64_t j = 0;; j += kDwS1Nv * kDwVw) {
     DwS1Strip s = base;
     const bool first = j == 0, lst = j + nv * kDwVw >= n2;
     s.j = lst ? std::max<int64_t>(0, n2 - nv * kDwVw) : j;
-    s.jl = lst ? last : s.j + (nv - 1) * kDwVw;
-    if (first && lst) dw_s1_strip_nv<P2, true, true>(nv, s, H, p1, o1a, o1b, wv, bv);
-    else if (first) dw_s1_strip_nv<P2, true, false>(nv, s, H, p1, o1a, o1b, wv, bv);
-    else if (lst) dw_s1_strip_nv<P2, false, true>(nv, s, H, p1, o1a, o1b, wv, bv);
-    else dw_s1_strip_nv<P2, false, false>(nv, s, H, p1, o1a, o1b, wv, bv);
+    s.jl = lst ? n2 - kDwVw : s.j + (nv - 1) * kDwVw;
+    if (first && lst) run(std::true_type{}, std::true_type{}, nv, s);
+    else if (first) run(std::true_type{}, std::false_type{}, nv, s);
+    else if (lst) run(std::false_type{}, std::true_type{}, nv, s);
+    else run(std::false_type{}, std::false_type{}, nv, s);
     if (lst) break;
   }
+}
+
+// One plane's output rows [o1a, o1b), strip by strip. (Bands of 8-32 rows, each strip by strip so a
+// band stays in L1 between strips, measured no faster than whole-plane strips.)
+template <int P2>
+inline void dw_s1_plane(const DwS1Strip &base, int64_t n2, int64_t H, int64_t p1, int64_t o1a, int64_t o1b,
+                        const DwVec *wv, const DwVec &bv) {
+  dw_for_strips(base, n2, [&](auto first, auto last, int nv, const DwS1Strip &s) {
+    dw_s1_strip_nv<P2, decltype(first)::value, decltype(last)::value>(nv, s, H, p1, o1a, o1b, wv, bv);
+  });
 }
 
 // ---- Stride 2 (width padding 1): output column o reads input columns 2o - 1, 2o, 2o + 1 ----
@@ -252,20 +261,10 @@ inline void dw_s2_strip_nv(int nv, const DwS1Strip &s, int64_t H, int64_t p1, bo
 // One plane at stride 2, strips as at stride 1.
 inline void dw_s2_plane(const DwS1Strip &base, int64_t n2, int64_t W, int64_t H, int64_t p1, int64_t o1a,
                         int64_t o1b, const DwVec *wv, const DwVec &bv) {
-  const int64_t nvec = (n2 + kDwVw - 1) / kDwVw, last = n2 - kDwVw;
   const bool rpad = 2 * n2 > W;  // the last output's right tap is the padding column W
-  const int nv = static_cast<int>(std::min<int64_t>(kDwS1Nv, nvec));
-  for (int64_t j = 0;; j += kDwS1Nv * kDwVw) {
-    DwS1Strip s = base;
-    const bool first = j == 0, lst = j + nv * kDwVw >= n2;
-    s.j = lst ? std::max<int64_t>(0, n2 - nv * kDwVw) : j;
-    s.jl = lst ? last : s.j + (nv - 1) * kDwVw;
-    if (first && lst) dw_s2_strip_nv<true, true>(nv, s, H, p1, rpad, o1a, o1b, wv, bv);
-    else if (first) dw_s2_strip_nv<true, false>(nv, s, H, p1, rpad, o1a, o1b, wv, bv);
-    else if (lst) dw_s2_strip_nv<false, true>(nv, s, H, p1, rpad, o1a, o1b, wv, bv);
-    else dw_s2_strip_nv<false, false>(nv, s, H, p1, rpad, o1a, o1b, wv, bv);
-    if (lst) break;
-  }
+  dw_for_strips(base, n2, [&](auto first, auto last, int nv, const DwS1Strip &s) {
+    dw_s2_strip_nv<decltype(first)::value, decltype(last)::value>(nv, s, H, p1, rpad, o1a, o1b, wv, bv);
+  });
 }
 
 // Phase 1's conditions (conv_dw_in_place.h): 2-D (one dim-0 slice), 3x3, strides 1 or 2, dilation 1, width
