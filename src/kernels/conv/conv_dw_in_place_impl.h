@@ -1,16 +1,17 @@
-// The in-place 3x3 stride-1 depthwise kernel (conv_dw_in_place.h), compiled once per ISA unit
-// (conv_dw_s1.cpp portable, conv_dw_in_place_avx2.cpp, conv_dw_in_place_avx512.cpp) with OPSNN_DW_VW floats per
-// GCC vector. Everything here has internal linkage.
+// The in-place 3x3 depthwise kernel at strides 1 and 2 (conv_dw_in_place.h), compiled once per ISA
+// unit (conv_dw_in_place.cpp portable, conv_dw_in_place_avx2.cpp, conv_dw_in_place_avx512.cpp) with
+// OPSNN_DW_VW floats per GCC vector. Everything here has internal linkage.
 //
 // Why: depthwise_row_groups copies every input row into a ring and recomputes the group's row
-// pointers, tap offsets and edge cases per group of 4 output rows; at 112x112 its bookkeeping, the
-// copy and the spills left the FMA pipes ~3/4 idle (perf, PERFORMANCE.md "NCHW depthwise in place").
-// Here a column strip of NV vectors walks down the plane once: each input row's three taps are loaded
-// once (two unaligned loads and an aligned one, read in place) and feed the three output rows whose
-// windows hold it, whose accumulators roll through registers (3 x NV + 9 weights); an output row is
-// stored when its third tap row is in. The padding's columns are lanes shifted in as zeros, its rows
-// are skipped (they would add +0). The same order of sums as depthwise_rows / row_groups (k1, k2 in
-// order from +0, then + bias): bit-identical results.
+// pointers, tap offsets and edge cases per group of 4 output rows; at 112x112 its copy, bookkeeping
+// and spills left the FMA pipes ~3/4 idle (PERFORMANCE.md, "NCHW depthwise in place"). Here a column
+// strip of NV vectors walks down the plane once: each input row's three taps are built once (stride
+// 1: one load per vector, the neighbours' lanes joined by a shuffle; stride 2: the even / odd
+// columns of two loads deinterleaved) and feed the output rows whose windows hold the row, whose
+// accumulators roll through registers; an output row is stored when its last tap row is in. The
+// padding's columns are lanes shifted in as zeros, its rows are skipped (they would add +0). The
+// same order of sums as depthwise_rows / row_groups (k1, k2 in order from +0, then + bias):
+// bit-identical results.
 #pragma once
 
 #include <algorithm>
@@ -53,8 +54,9 @@ inline void dw_prefetch_cols(const float *row, int64_t c0, int64_t c1) {
 // one at the row's end: the same values again). P2 (0 or 1) is the width padding: output column o
 // reads input columns o - P2 .. o - P2 + 2. FIRST: the strip's first vector starts at column 0 (with
 // P2 = 1 its left tap shifts a zero in); LAST: its last vector ends the row (with P2 = 1 the right
-// tap shifts a zero in). Every other load lies inside the row (phase 1: W >= VW + 1 with P2 = 1).
-struct DwS1Strip {
+// tap shifts a zero in). Every other load lies inside the row (phase 1: output rows >= VW wide).
+// Stride 2 likewise with its own taps (dw_s2_taps).
+struct DwStrip {
   const float *in;  // the plane's first input row
   int64_t irs;      // input row stride (floats)
   float *out;       // the output row o1a's first column
@@ -104,7 +106,7 @@ inline void dw_s1_step(DwVec (&acc)[3][NV], const float *row, const DwVec *wv, c
 // Output rows [o1a, o1b) of one strip: input rows x = o1a - p1 .. o1b - p1 + 1 in order, x's step
 // completing output row x + p1 - 2. Unrolled by 3 so the accumulators' roles rotate at compile time.
 template <int NV, int P2, bool FIRST, bool LAST>
-inline void dw_s1_strip(const DwS1Strip &s, int64_t H, int64_t p1, int64_t o1a, int64_t o1b, const DwVec *wv,
+inline void dw_s1_strip(const DwStrip &s, int64_t H, int64_t p1, int64_t o1a, int64_t o1b, const DwVec *wv,
                         const DwVec &bv) {
   DwVec acc[3][NV];
   for (int q = 0; q < 3; ++q)
@@ -124,10 +126,10 @@ inline void dw_s1_strip(const DwS1Strip &s, int64_t H, int64_t p1, int64_t o1a, 
   }
 }
 
-constexpr int kDwS1Nv = OPSNN_DW_VW == 16 ? 4 : 2;  // 3 x NV accumulators + 9 weights + 3 taps within the registers
+constexpr int kDwStripNv = OPSNN_DW_VW == 16 ? 4 : 2;  // 3 x NV accumulators + 9 weights + 3 taps within the registers
 
 template <int P2, bool FIRST, bool LAST>
-inline void dw_s1_strip_nv(int nv, const DwS1Strip &s, int64_t H, int64_t p1, int64_t o1a, int64_t o1b,
+inline void dw_s1_strip_nv(int nv, const DwStrip &s, int64_t H, int64_t p1, int64_t o1a, int64_t o1b,
                            const DwVec *wv, const DwVec &bv) {
   switch (nv) {
 #if OPSNN_DW_VW == 16
@@ -139,16 +141,16 @@ inline void dw_s1_strip_nv(int nv, const DwS1Strip &s, int64_t H, int64_t p1, in
   }
 }
 
-// A row of n2 >= VW output columns in strips of kDwS1Nv vectors, the last one ending at the row's end
+// A row of n2 >= VW output columns in strips of kDwStripNv vectors, the last one ending at the row's end
 // (overlapping the previous: a strip of fewer vectors runs on 3 x NV <= 9 FMA chains, latency-bound:
 // 2.7 G FMA/s at 3 vectors against 4.8 at 4); rows of fewer vectors in one strip. run(first, last, nv,
 // strip) with first / last as std::bool_constant (template arguments of the strip kernels).
 template <class Run>
-inline void dw_for_strips(const DwS1Strip &base, int64_t n2, Run &&run) {
+inline void dw_for_strips(const DwStrip &base, int64_t n2, Run &&run) {
   const int64_t nvec = (n2 + kDwVw - 1) / kDwVw;
-  const int nv = static_cast<int>(std::min<int64_t>(kDwS1Nv, nvec));
-  for (int64_t j = 0;; j += kDwS1Nv * kDwVw) {
-    DwS1Strip s = base;
+  const int nv = static_cast<int>(std::min<int64_t>(kDwStripNv, nvec));
+  for (int64_t j = 0;; j += kDwStripNv * kDwVw) {
+    DwStrip s = base;
     const bool first = j == 0, lst = j + nv * kDwVw >= n2;
     s.j = lst ? std::max<int64_t>(0, n2 - nv * kDwVw) : j;
     s.jl = lst ? n2 - kDwVw : s.j + (nv - 1) * kDwVw;
@@ -163,9 +165,9 @@ inline void dw_for_strips(const DwS1Strip &base, int64_t n2, Run &&run) {
 // One plane's output rows [o1a, o1b), strip by strip. (Bands of 8-32 rows, each strip by strip so a
 // band stays in L1 between strips, measured no faster than whole-plane strips.)
 template <int P2>
-inline void dw_s1_plane(const DwS1Strip &base, int64_t n2, int64_t H, int64_t p1, int64_t o1a, int64_t o1b,
+inline void dw_s1_plane(const DwStrip &base, int64_t n2, int64_t H, int64_t p1, int64_t o1a, int64_t o1b,
                         const DwVec *wv, const DwVec &bv) {
-  dw_for_strips(base, n2, [&](auto first, auto last, int nv, const DwS1Strip &s) {
+  dw_for_strips(base, n2, [&](auto first, auto last, int nv, const DwStrip &s) {
     dw_s1_strip_nv<P2, decltype(first)::value, decltype(last)::value>(nv, s, H, p1, o1a, o1b, wv, bv);
   });
 }
@@ -202,7 +204,7 @@ inline void dw_s2_taps(const float *row, int64_t j, int64_t jl, bool rpad, DwVec
 // Per output row: its k1 = 1 row, then its k1 = 2 row, which is also the next output row's k1 = 0
 // row (the accumulators of two output rows roll; unrolled by 2 so their roles swap at compile time).
 template <int NV, bool FIRST, bool LAST>
-inline void dw_s2_strip(const DwS1Strip &s, int64_t H, int64_t p1, bool rpad, int64_t o1a, int64_t o1b,
+inline void dw_s2_strip(const DwStrip &s, int64_t H, int64_t p1, bool rpad, int64_t o1a, int64_t o1b,
                         const DwVec *wv, const DwVec &bv) {
   DwVec acc[2][NV], xl[NV], xm[NV], xr[NV];
   auto row = [&](int64_t x) { return x >= 0 && x < H ? s.in + x * s.irs : nullptr; };
@@ -246,7 +248,7 @@ inline void dw_s2_strip(const DwS1Strip &s, int64_t H, int64_t p1, bool rpad, in
 }
 
 template <bool FIRST, bool LAST>
-inline void dw_s2_strip_nv(int nv, const DwS1Strip &s, int64_t H, int64_t p1, bool rpad, int64_t o1a, int64_t o1b,
+inline void dw_s2_strip_nv(int nv, const DwStrip &s, int64_t H, int64_t p1, bool rpad, int64_t o1a, int64_t o1b,
                            const DwVec *wv, const DwVec &bv) {
   switch (nv) {
 #if OPSNN_DW_VW == 16
@@ -259,10 +261,10 @@ inline void dw_s2_strip_nv(int nv, const DwS1Strip &s, int64_t H, int64_t p1, bo
 }
 
 // One plane at stride 2, strips as at stride 1.
-inline void dw_s2_plane(const DwS1Strip &base, int64_t n2, int64_t W, int64_t H, int64_t p1, int64_t o1a,
+inline void dw_s2_plane(const DwStrip &base, int64_t n2, int64_t W, int64_t H, int64_t p1, int64_t o1a,
                         int64_t o1b, const DwVec *wv, const DwVec &bv) {
   const bool rpad = 2 * n2 > W;  // the last output's right tap is the padding column W
-  dw_for_strips(base, n2, [&](auto first, auto last, int nv, const DwS1Strip &s) {
+  dw_for_strips(base, n2, [&](auto first, auto last, int nv, const DwStrip &s) {
     dw_s2_strip_nv<decltype(first)::value, decltype(last)::value>(nv, s, H, p1, rpad, o1a, o1b, wv, bv);
   });
 }
@@ -292,7 +294,7 @@ inline void dw_in_place_body(const DepthwiseArgs &a, int threads) {
           for (int64_t k2 = 0; k2 < 3; ++k2)
             wv[k1 * 3 + k2] = DwVec{} + conv_load(a.w_dtype, w + wes * (k1 * a.w_ss[1] + k2 * a.w_ss[2]));
         const DwVec bv = DwVec{} + (a.bias != nullptr ? conv_load(a.bias_dtype, a.bias + bes * co * a.bias_s) : 0.0f);
-        DwS1Strip s;
+        DwStrip s;
         s.in = reinterpret_cast<const float *>(a.in.base) + n * a.in_sn + ci * a.in.sc;
         s.irs = a.in.ss[1];
         s.out = reinterpret_cast<float *>(a.out_base) + n * a.out_sn + co * a.out.sc + o1a * a.out.ss[1];
