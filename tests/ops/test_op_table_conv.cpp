@@ -837,6 +837,12 @@ struct DirectCase {
         g.p[0] == 0 && g.d[2] == 1 && g.k[2] * g.cbig <= 64 && (g.k[1] - 1) * g.d[1] + 1 <= 64 && !unit())
       return std::string("conv:forward/direct_rows;conv:direct_rows/") + expected_tier();
     if (g.groups > 1 && g.groups == g.cbig && nsp <= 2 && first) {  // depthwise, not channels-last on both sides
+      const char *s1_env = std::getenv("OPSNN_CONV_DW_IN_PLACE");  // "off": depthwise_row_groups
+      const bool s1_off = s1_env != nullptr && std::string(s1_env) == "off";
+      if (!s1_off && g.big[0] == 1 && g.k[1] == 3 && g.k[2] == 3 && g.d[1] == 1 && g.d[2] == 1 && g.s[1] == g.s[2] &&
+          (g.s[2] == 1 ? g.p[2] <= 1 : g.s[2] == 2 && g.p[2] == 1) && (in_channels_first || g.cbig == 1) && out_channels_first &&
+          g.small[2] >= 16)
+        return std::string("conv:forward/depthwise_in_place;conv:depthwise/") + expected_tier();
       const char *groups_env = std::getenv("OPSNN_CONV_DW_ROW_GROUPS");  // "off": depthwise_rows
       const bool groups_off = groups_env != nullptr && std::string(groups_env) == "off";
       if (!groups_off && g.k[1] == 3 && g.k[2] == 3 && g.d[1] == 1 && g.d[2] == 1 && g.s[1] <= 2 &&
@@ -1067,6 +1073,9 @@ struct WinogradEnv : ScopedPlanEnv {
 };
 struct DwRowGroupsEnv : ScopedPlanEnv {
   explicit DwRowGroupsEnv(const char *v) : ScopedPlanEnv("OPSNN_CONV_DW_ROW_GROUPS", v) {}
+};
+struct DwInPlaceEnv : ScopedPlanEnv {
+  explicit DwInPlaceEnv(const char *v) : ScopedPlanEnv("OPSNN_CONV_DW_IN_PLACE", v) {}
 };
 struct DirectRowsEnv : ScopedPlanEnv {
   explicit DirectRowsEnv(const char *v) : ScopedPlanEnv("OPSNN_CONV_DIRECT_ROWS", v) {}
@@ -1301,6 +1310,7 @@ TEST(ConvDepthwiseRows, ChannelsFirstShapesInEveryIsaTier) {
   KernelEnvRestore restore;
   for (const char *groups : {"off", static_cast<const char *>(nullptr)}) {  // its 3x3 rows, then the default
     DwRowGroupsEnv env(groups);
+    DwInPlaceEnv s1_env(groups);  // (depthwise_in_place would take the stride-1 3x3 shapes)
     for (const char *cap : direct_tiers()) {
       core::reset_kernel_env_for_testing(cap, nullptr);
       for (const Shape &f : shapes) {
@@ -1316,33 +1326,18 @@ TEST(ConvDepthwiseRows, ChannelsFirstShapesInEveryIsaTier) {
   }
 }
 
-// The 3x3 row-group depthwise kernel (depthwise_row_groups) on channels-first outputs in every ISA
-// tier: output widths at, just past and between every unit's vectors and its 4-vector chunks (16..113,
-// the last vector overlapping), heights leaving 1..3 rows after the last whole group, row / column
-// strides 1 and 2 in every combination with odd input sizes, paddings 0..2 different per dim
-// (rows and columns wholly in the padding), batch 3, multiplier 2; then what it leaves to
-// depthwise_rows (width 15, row stride 3, dilation 2). (DepthwiseRows in the table harness runs it
-// on row-padded and channels-last input views and FLOAT16 / BF16 inputs.)
-TEST(ConvDepthwiseRowGroups, ChannelsFirstShapesInEveryIsaTier) {
-  reseed_for_current_test();
-  struct Shape {
-    int64_t n, c, mult, h, w, sh, sw, ph, pw, d;
-  };
-  const Shape shapes[] = {{1, 3, 1, 5, 16, 1, 1, 1, 1, 1},    {1, 2, 1, 6, 17, 1, 1, 1, 1, 1},
-                          {3, 3, 1, 7, 31, 1, 1, 0, 1, 1},    {1, 2, 1, 9, 33, 1, 1, 1, 0, 1},
-                          {1, 3, 1, 10, 48, 1, 1, 2, 1, 1},   {1, 2, 1, 11, 57, 1, 1, 1, 2, 1},
-                          {2, 3, 1, 12, 64, 1, 1, 1, 1, 1},   {1, 2, 1, 13, 65, 1, 1, 1, 1, 1},
-                          {1, 3, 1, 14, 112, 1, 1, 1, 1, 1},  {1, 2, 2, 6, 113, 1, 1, 1, 1, 1},
-                          {1, 3, 1, 9, 31, 2, 2, 1, 1, 1},    {1, 2, 1, 10, 34, 2, 2, 0, 0, 1},
-                          {3, 3, 1, 11, 33, 2, 2, 1, 2, 1},   {1, 2, 1, 17, 112, 2, 2, 1, 1, 1},
-                          {1, 3, 1, 15, 113, 2, 2, 2, 1, 1},  {1, 2, 2, 12, 129, 2, 2, 1, 1, 1},
-                          {1, 3, 1, 8, 33, 1, 2, 1, 1, 1},    {1, 2, 1, 11, 40, 2, 1, 1, 2, 1},
-                          {1, 2, 1, 7, 15, 1, 1, 1, 1, 1},    {1, 3, 1, 9, 40, 3, 1, 1, 1, 1},
-                          {1, 2, 1, 9, 40, 1, 1, 2, 2, 2}};
+// A 3x3 depthwise geometry on channels-first input and output: padding and stride per dim.
+struct Dw3Shape {
+  int64_t n, c, mult, h, w, sh, sw, ph, pw, d;
+};
+// Each shape in every ISA tier against the float64 reference, the verbose path checked (bias on odd
+// channel counts).
+void check_dw3_channels_first(const Dw3Shape *shapes, size_t count) {
   KernelEnvRestore restore;
   for (const char *cap : direct_tiers()) {
     core::reset_kernel_env_for_testing(cap, nullptr);
-    for (const Shape &f : shapes) {
+    for (size_t i = 0; i < count; ++i) {
+      const Dw3Shape &f = shapes[i];
       DirectCase dc = depthwise_case(f.n, f.c, f.mult, {f.h, f.w}, {3, 3}, {f.sh, f.sw}, 0, f.d);
       refs::ConvRefGeom &g = dc.g;
       g.p[1] = f.ph;
@@ -1355,6 +1350,57 @@ TEST(ConvDepthwiseRowGroups, ChannelsFirstShapesInEveryIsaTier) {
       DirectCall(dc).check();
     }
   }
+}
+
+// The 3x3 row-group depthwise kernel (depthwise_row_groups) on channels-first outputs in every ISA
+// tier: output widths at, just past and between every unit's vectors and its 4-vector chunks (16..113,
+// the last vector overlapping), heights leaving 1..3 rows after the last whole group, row / column
+// strides 1 and 2 in every combination with odd input sizes, paddings 0..2 different per dim
+// (rows and columns wholly in the padding), batch 3, multiplier 2; then what it leaves to
+// depthwise_rows (width 15, row stride 3, dilation 2). (DepthwiseRows in the table harness runs it
+// on row-padded and channels-last input views and FLOAT16 / BF16 inputs.)
+TEST(ConvDepthwiseRowGroups, ChannelsFirstShapesInEveryIsaTier) {
+  reseed_for_current_test();
+  const Dw3Shape shapes[] = {{1, 3, 1, 5, 16, 1, 1, 1, 1, 1},    {1, 2, 1, 6, 17, 1, 1, 1, 1, 1},
+                          {3, 3, 1, 7, 31, 1, 1, 0, 1, 1},    {1, 2, 1, 9, 33, 1, 1, 1, 0, 1},
+                          {1, 3, 1, 10, 48, 1, 1, 2, 1, 1},   {1, 2, 1, 11, 57, 1, 1, 1, 2, 1},
+                          {2, 3, 1, 12, 64, 1, 1, 1, 1, 1},   {1, 2, 1, 13, 65, 1, 1, 1, 1, 1},
+                          {1, 3, 1, 14, 112, 1, 1, 1, 1, 1},  {1, 2, 2, 6, 113, 1, 1, 1, 1, 1},
+                          {1, 3, 1, 9, 31, 2, 2, 1, 1, 1},    {1, 2, 1, 10, 34, 2, 2, 0, 0, 1},
+                          {3, 3, 1, 11, 33, 2, 2, 1, 2, 1},   {1, 2, 1, 17, 112, 2, 2, 1, 1, 1},
+                          {1, 3, 1, 15, 113, 2, 2, 2, 1, 1},  {1, 2, 2, 12, 129, 2, 2, 1, 1, 1},
+                          {1, 3, 1, 8, 33, 1, 2, 1, 1, 1},    {1, 2, 1, 11, 40, 2, 1, 1, 2, 1},
+                          {1, 2, 1, 7, 15, 1, 1, 1, 1, 1},    {1, 3, 1, 9, 40, 3, 1, 1, 1, 1},
+                          {1, 2, 1, 9, 40, 1, 1, 2, 2, 2}};
+  DwInPlaceEnv in_place_env("off");  // (depthwise_in_place would take most; ConvDepthwiseInPlace below)
+  check_dw3_channels_first(shapes, std::size(shapes));
+}
+
+// The in-place 3x3 depthwise kernel (depthwise_in_place) on channels-first outputs in every ISA
+// tier. Stride 1: output widths at, just past and between every unit's vectors and its 4-vector
+// strips (16..129: one strip with both edges, the last strip overlapping the previous), widths 17 /
+// 33 (the first vector's right tap at the row's last column), heights 1..14 (rows wholly in the
+// padding, the rolling rows' unroll by 3 ending at each phase), row padding 0..2 and width padding
+// 0..1 in every combination. Stride 2 (width padding 1): odd and even widths 31..257 (an odd width's
+// last tap in the right padding column; output widths 16, 17, 32, 57, 65, 129: one strip, the last
+// overlapping), odd and even heights, row padding 0..2. Batch 3, multiplier 2, one plane (row chunks
+// across threads); then what it leaves to depthwise_row_groups (width padding 2, stride 2 width
+// padding 0, strides 1x2, width 15, dilation 2).
+TEST(ConvDepthwiseInPlace, ChannelsFirstShapesInEveryIsaTier) {
+  reseed_for_current_test();
+  // n, c, mult, h, w, sh, sw, ph, pw, d
+  const Dw3Shape shapes[] = {
+      {1, 3, 1, 5, 16, 1, 1, 1, 1, 1},   {1, 2, 1, 6, 17, 1, 1, 1, 1, 1},   {3, 3, 1, 7, 31, 1, 1, 0, 1, 1},
+      {1, 2, 1, 9, 33, 1, 1, 1, 0, 1},   {1, 3, 1, 10, 48, 1, 1, 2, 1, 1},  {1, 2, 1, 11, 56, 1, 1, 1, 1, 1},
+      {2, 3, 1, 12, 64, 1, 1, 1, 1, 1},  {1, 2, 1, 13, 65, 1, 1, 1, 1, 1},  {1, 3, 1, 14, 112, 1, 1, 1, 1, 1},
+      {1, 2, 2, 6, 113, 1, 1, 1, 1, 1},  {1, 1, 1, 1, 100, 1, 1, 1, 1, 1},  {1, 2, 1, 2, 129, 1, 1, 1, 0, 1},
+      {1, 1, 1, 3, 18, 1, 1, 0, 0, 1},   {1, 2, 1, 4, 63, 1, 1, 2, 0, 1},   {1, 1, 1, 40, 112, 1, 1, 1, 1, 1},
+      {1, 3, 1, 5, 31, 2, 2, 1, 1, 1},   {1, 2, 1, 6, 33, 2, 2, 1, 1, 1},   {3, 3, 1, 7, 64, 2, 2, 0, 1, 1},
+      {1, 2, 1, 9, 113, 2, 2, 2, 1, 1},  {1, 3, 1, 12, 112, 2, 2, 1, 1, 1}, {1, 2, 2, 5, 129, 2, 2, 1, 1, 1},
+      {1, 2, 1, 11, 257, 2, 2, 1, 1, 1}, {1, 1, 1, 1, 40, 2, 2, 1, 1, 1},   {1, 1, 1, 41, 112, 2, 2, 1, 1, 1},
+      {1, 2, 1, 8, 40, 1, 1, 1, 2, 1},   {1, 2, 1, 9, 40, 2, 2, 1, 0, 1},   {1, 2, 1, 7, 15, 1, 1, 1, 1, 1},
+      {1, 2, 1, 9, 40, 1, 1, 1, 1, 2},   {1, 2, 1, 9, 40, 1, 2, 1, 1, 1}};
+  check_dw3_channels_first(shapes, std::size(shapes));
 }
 
 // The channels-last depthwise kernel (depthwise_nhwc) in every ISA tier, aimed at its 3-wide

@@ -17,6 +17,7 @@
 #include "core/verbose.h"
 #include "kernels/conv/conv_direct_rows.h"
 #include "kernels/conv/conv_dw_rows.h"
+#include "kernels/conv/conv_dw_in_place.h"
 #include "kernels/conv/conv_pw_nchw.h"
 #include "kernels/conv/conv_small.h"
 #include "kernels/conv/packed_weight.h"
@@ -41,6 +42,7 @@ struct ConvDesc {
   int64_t batch = 1;
   int64_t big_fs = -1, small_fs = -1;  // flattened spatial strides (-1: the dims do not nest)
   int64_t small_s2 = 0;                // the output's innermost spatial stride
+  int64_t big_s2 = 0;                  // the input's
 };
 
 bool unit_geometry(const ConvGeom &g) {
@@ -53,6 +55,30 @@ bool direct_applies(const ConvDesc &d, const core::Why &why) {
   if (d.mode != Mode::kForward) return why("not a forward convolution");
   if (d.groups != 1) return why("groups=%lld", static_cast<long long>(d.groups));
   if (d.big_dt != ACL_FLOAT || d.small_dt != ACL_FLOAT) return why("not FLOAT input and output");
+  return true;
+}
+
+// What the 3x3 NCHW depthwise kernels (depthwise_in_place, depthwise_row_groups) share: forward
+// depthwise, not turned off by `env`=off, 2-D, 3x3, dilation 1, row stride 1 or 2, output FLOAT rows
+// of unit stride at least min_width wide.
+bool dw3_rows_applies(const ConvDesc &d, const core::Why &why, const char *env_name, int64_t min_width) {
+  if (d.mode != Mode::kForward) return why("not a forward convolution");
+  if (d.groups == 1 || d.cbg != 1)
+    return why("not depthwise (groups=%lld with %lld input channels per group)", static_cast<long long>(d.groups),
+               static_cast<long long>(d.cbg));
+  const char *env = std::getenv(env_name);
+  if (env != nullptr && std::strcmp(env, "off") == 0) return why("%s=off", env_name);
+  const ConvGeom &g = d.g;
+  if (g.k[0] != 1 || g.s[0] != 1 || g.p[0] != 0) return why("a 3-D kernel");
+  if (g.k[1] != 3 || g.k[2] != 3)
+    return why("kernel %lldx%lld", static_cast<long long>(g.k[1]), static_cast<long long>(g.k[2]));
+  if (g.d[1] != 1 || g.d[2] != 1)
+    return why("dilation %lldx%lld", static_cast<long long>(g.d[1]), static_cast<long long>(g.d[2]));
+  if (g.s[1] > 2) return why("row stride %lld", static_cast<long long>(g.s[1]));
+  if (d.small_dt != ACL_FLOAT || d.small_s2 != 1)
+    return why("output not FLOAT rows of unit stride (stride %lld)", static_cast<long long>(d.small_s2));
+  if (g.small[2] < min_width)
+    return why("output width %lld < %lld", static_cast<long long>(g.small[2]), static_cast<long long>(min_width));
   return true;
 }
 
@@ -77,30 +103,31 @@ const core::Impl<ConvDesc> kForwardImpls[] = {
        if (d.g.k[0] * d.g.k[1] > 64) return why("more than 64 kernel rows");
        return true;
      }},
+    // 3x3 strides 1 and 2 read in place, column strips with rolling output rows: the row groups' ring
+    // copy and per-group bookkeeping left the FMA pipes mostly idle (the NCHW MobileNet layers,
+    // bench_conv: see PERFORMANCE.md, "NCHW depthwise in place").
+    {"depthwise_in_place", core::kNoIsa,
+     [](const ConvDesc &d, const core::Why &why) {
+       // OPSNN_CONV_DW_IN_PLACE=off leaves these layers to depthwise_row_groups (tests; measuring).
+       if (!dw3_rows_applies(d, why, "OPSNN_CONV_DW_IN_PLACE", kernels::kDwInPlaceMinWidth)) return false;
+       const ConvGeom &g = d.g;
+       if (g.big[0] != 1) return why("a 3-D input");
+       if (g.s[1] != g.s[2])
+         return why("stride %lldx%lld", static_cast<long long>(g.s[1]), static_cast<long long>(g.s[2]));
+       if (g.p[2] > kernels::kDwInPlaceMaxPad || (g.s[2] == 2 && g.p[2] != 1))
+         return why("width padding %lld at stride %lld", static_cast<long long>(g.p[2]),
+                    static_cast<long long>(g.s[2]));
+       if (d.big_dt != ACL_FLOAT || d.big_s2 != 1)
+         return why("input not FLOAT rows of unit stride (stride %lld)", static_cast<long long>(d.big_s2));
+       return true;
+     }},
     // depthwise_rows' ring with 3x3 output rows in groups of 4 (AVX-512) x 4 vectors: its pairs ran
     // the rows' last vectors on two latency-bound FMA chains (the NCHW MobileNet layers, bench_conv:
     // see PERFORMANCE.md, "NCHW depthwise: row groups").
     {"depthwise_row_groups", core::kNoIsa,
      [](const ConvDesc &d, const core::Why &why) {
-       if (d.mode != Mode::kForward) return why("not a forward convolution");
-       if (d.groups == 1 || d.cbg != 1) return why("not depthwise (groups=%lld with %lld input channels per group)",
-                                                   static_cast<long long>(d.groups), static_cast<long long>(d.cbg));
        // OPSNN_CONV_DW_ROW_GROUPS=off leaves these layers to depthwise_rows (tests; measuring).
-       const char *env = std::getenv("OPSNN_CONV_DW_ROW_GROUPS");
-       if (env != nullptr && std::strcmp(env, "off") == 0) return why("OPSNN_CONV_DW_ROW_GROUPS=off");
-       const ConvGeom &g = d.g;
-       if (g.k[0] != 1 || g.s[0] != 1 || g.p[0] != 0) return why("a 3-D kernel");
-       if (g.k[1] != 3 || g.k[2] != 3)
-         return why("kernel %lldx%lld", static_cast<long long>(g.k[1]), static_cast<long long>(g.k[2]));
-       if (g.d[1] != 1 || g.d[2] != 1)
-         return why("dilation %lldx%lld", static_cast<long long>(g.d[1]), static_cast<long long>(g.d[2]));
-       if (g.s[1] > 2) return why("row stride %lld", static_cast<long long>(g.s[1]));
-       if (d.small_dt != ACL_FLOAT || d.small_s2 != 1)
-         return why("output not FLOAT rows of unit stride (stride %lld)", static_cast<long long>(d.small_s2));
-       if (g.small[2] < kernels::kDwGroupMinWidth)
-         return why("output width %lld < %lld", static_cast<long long>(g.small[2]),
-                    static_cast<long long>(kernels::kDwGroupMinWidth));
-       return true;
+       return dw3_rows_applies(d, why, "OPSNN_CONV_DW_ROW_GROUPS", kernels::kDwGroupMinWidth);
      }},
     // Vectors along the output rows from a ring of padded rows, each input row copied once (the
     // NCHW MobileNet layers, bench_conv: 1.3-2.6x depthwise_direct's plane copy and border columns).
@@ -229,6 +256,7 @@ const core::Impl<ConvDesc> kForwardImpls[] = {
 // kForwardImpls' entries by name.
 enum ForwardImpl : int {
   kDepthwiseNhwc = 0,
+  kDepthwiseInPlace,
   kDepthwiseRowGroups,
   kDepthwiseRows,
   kDepthwiseDirect,
@@ -258,6 +286,8 @@ const kernels::DepthwiseFn kDwRowsFns[] = {kernels::conv_dw_rows_avx512, kernels
                                            kernels::conv_dw_rows_portable};
 const kernels::DepthwiseFn kDwGroupsFns[] = {kernels::conv_dw_groups_avx512, kernels::conv_dw_groups_avx2,
                                              kernels::conv_dw_groups_portable};
+const kernels::DepthwiseFn kDwInPlaceFns[] = {kernels::conv_dw_in_place_avx512, kernels::conv_dw_in_place_avx2,
+                                         kernels::conv_dw_in_place_portable};
 const kernels::DirectFn kDirectFns[] = {kernels::conv_direct_avx512, kernels::conv_direct_avx2,
                                         kernels::conv_direct_portable};
 const kernels::DirectFn kPwNchwFns[] = {kernels::conv_pw_nchw_avx512, kernels::conv_pw_nchw_avx2,
@@ -272,6 +302,7 @@ const kernels::DepthwiseFn kDepthwiseFns[] = {kernels::conv_depthwise_portable};
 const kernels::DepthwiseFn kDepthwiseNhwcFns[] = {kernels::conv_depthwise_nhwc_portable};
 const kernels::DepthwiseFn kDwRowsFns[] = {kernels::conv_dw_rows_portable};
 const kernels::DepthwiseFn kDwGroupsFns[] = {kernels::conv_dw_groups_portable};
+const kernels::DepthwiseFn kDwInPlaceFns[] = {kernels::conv_dw_in_place_portable};
 const kernels::DirectFn kDirectFns[] = {kernels::conv_direct_portable};
 const kernels::DirectFn kPwNchwFns[] = {kernels::conv_pw_nchw_portable};
 const kernels::SmallFn kSmallFns[] = {kernels::conv_small_portable};
@@ -466,7 +497,7 @@ class DepthwiseStep final : public core::Step {
     x.out_base = small.ref.address(args);
     x.w = w.ref.address(args);
     x.bias = bias.present() ? bias.ref.address(args) : nullptr;
-    fn(x, reinterpret_cast<float *>(args.get(scratch)), threads);
+    fn(x, scratch.booked() ? reinterpret_cast<float *>(args.get(scratch)) : nullptr, threads);
     return 0;
   }
 };
@@ -640,6 +671,7 @@ ConvDesc desc_of(Mode mode, const Problem &p, const Side &big, const Side &small
   d.big_fs = big.flat_stride();
   d.small_fs = small.flat_stride();
   d.small_s2 = small.ss[2];
+  d.big_s2 = big.ss[2];
   return d;
 }
 
@@ -705,11 +737,12 @@ void record_forward(core::OpBuilder &b, const Problem &p, const Side &big, const
   const int64_t cbg = big.c / p.groups, csg = small.c / p.groups;
   const ConvDesc d = desc_of(Mode::kForward, p, big, small, cbg, csg);
   const int impl = choose_impl(d, "forward");
-  if (impl == kDepthwiseNhwc || impl == kDepthwiseRowGroups || impl == kDepthwiseRows ||
-      impl == kDepthwiseDirect) {  // in the best ISA tier
+  if (impl == kDepthwiseNhwc || impl == kDepthwiseInPlace || impl == kDepthwiseRowGroups ||
+      impl == kDepthwiseRows || impl == kDepthwiseDirect) {  // in the best ISA tier
     DepthwiseStep s;
     const int tier = choose_tier("depthwise");
     s.fn = impl == kDepthwiseNhwc        ? kDepthwiseNhwcFns[tier]
+           : impl == kDepthwiseInPlace ? kDwInPlaceFns[tier]
            : impl == kDepthwiseRowGroups ? kDwGroupsFns[tier]
            : impl == kDepthwiseRows      ? kDwRowsFns[tier]
                                          : kDepthwiseFns[tier];
@@ -729,7 +762,9 @@ void record_forward(core::OpBuilder &b, const Problem &p, const Side &big, const
     s.w = w;
     s.bias = bias;
     s.threads = static_cast<int>(std::min<int64_t>(core::num_threads(), std::max<int64_t>(1, big.n * big.c)));
-    if (impl == kDepthwiseRowGroups) {  // per thread: its row ring (also when row chunks outnumber the planes)
+    if (impl == kDepthwiseInPlace) {  // no scratch (s.scratch unbooked); row chunks when planes are few
+      s.threads = core::num_threads();
+    } else if (impl == kDepthwiseRowGroups) {  // per thread: its row ring (also when row chunks outnumber the planes)
       s.threads = core::num_threads();
       s.scratch = b.book("conv.depthwise_row_groups",
                          static_cast<uint64_t>(kernels::conv_dw_groups_scratch_floats(p.g, csg) * 4 * s.threads));

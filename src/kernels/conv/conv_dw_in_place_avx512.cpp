@@ -1,0 +1,9 @@
+// The in-place 3x3 stride-1 depthwise kernel compiled for AVX512 (GCC vectors of 16 floats; phase 1 chooses).
+#define OPSNN_DW_VW 16
+#include "kernels/conv/conv_dw_in_place_impl.h"
+
+namespace opsnn::kernels {
+
+void conv_dw_in_place_avx512(const DepthwiseArgs &a, float *, int threads) { dw_in_place_body(a, threads); }
+
+}  // namespace opsnn::kernels
