@@ -26,6 +26,7 @@
 #include "aclnnop/aclnn_mul.h"
 #include "core/cpu_features.h"
 #include "core/plan_cache.h"
+#include "core/thread_pool.h"
 #include "core/verbose.h"
 #include "float64_refs.h"
 #include "fractal_tensors.h"
@@ -1079,6 +1080,9 @@ struct DwRowGroupsEnv : ScopedPlanEnv {
 struct DirectRowsEnv : ScopedPlanEnv {
   explicit DirectRowsEnv(const char *v) : ScopedPlanEnv("OPSNN_CONV_DIRECT_ROWS", v) {}
 };
+struct DwStreamEnv : ScopedPlanEnv {
+  explicit DwStreamEnv(const char *v) : ScopedPlanEnv("OPSNN_CONV_DW_STREAM", v) {}
+};
 struct DirectRowsNchwEnv : ScopedPlanEnv {
   explicit DirectRowsNchwEnv(const char *v) : ScopedPlanEnv("OPSNN_CONV_DIRECT_ROWS_NCHW", v) {}
 };
@@ -1455,6 +1459,45 @@ TEST(ConvDepthwiseNhwc, TileShapesInEveryIsaTier) {
       SCOPED_TRACE(::testing::Message() << "OPSNN_MAX_ISA=" << (cap ? cap : "-") << " " << describe(dc));
       DirectCall(dc).check();
     }
+  }
+}
+
+// depthwise_nhwc's non-temporal output stores (the 3-wide tiles, AVX-512 only; the other tiers and
+// channels off whole 16-channel vectors keep normal stores, as logged): forced on over tile shapes
+// (widths 1..113, strides 1 and 2, paddings 0..2, batch 1..3), then MobileNet's 32x112x112 by the
+// rule (its output past L2 per thread) and a small output it leaves cached.
+TEST(ConvDepthwiseNhwc, StreamingStoresInEveryIsaTier) {
+  reseed_for_current_test();
+  struct Shape {
+    int64_t n, c, h, w, s, p;
+  };
+  const Shape forced[] = {{1, 32, 5, 1, 1, 1},  {2, 32, 6, 7, 1, 1},    {1, 48, 4, 9, 1, 1},  {1, 128, 3, 17, 1, 1},
+                          {3, 32, 7, 113, 1, 1}, {1, 64, 7, 15, 2, 1},  {1, 16, 4, 113, 2, 1}, {1, 64, 5, 17, 2, 2},
+                          {1, 24, 5, 10, 1, 2},  {2, 48, 9, 13, 2, 0}};
+  KernelEnvRestore restore;
+  const int64_t l2 = static_cast<int64_t>(core::cpu_features().l2_bytes);
+  for (const char *cap : direct_tiers()) {
+    core::reset_kernel_env_for_testing(cap, nullptr);
+    const bool avx512 = std::string(expected_tier()) == "avx512";
+    auto run = [&](const Shape &f, bool stream) {
+      DirectCase dc = depthwise_case(f.n, f.c, 1, {f.h, f.w}, {3, 3}, {f.s, f.s}, f.p, 1);
+      dc.bias = f.c % 3 != 0;
+      SCOPED_TRACE(::testing::Message() << "OPSNN_MAX_ISA=" << (cap ? cap : "-") << " " << describe(dc));
+      DirectCall call(dc);
+      const std::string path = chosen_path([&](uint64_t *w, aclOpExecutor **e) { return call.phase1(w, e); });
+      EXPECT_NE(path.find(std::string("conv:dw_stores/") + (stream ? "stream_stores" : "cached_stores")),
+                std::string::npos)
+          << path;
+      call.check();
+    };
+    {
+      DwStreamEnv on("on");
+      for (const Shape &f : forced) run(f, avx512 && f.c % 16 == 0);
+    }
+    const Shape mobilenet{1, 32, 112, 112, 1, 1};
+    const int64_t per_thread = 32 * 112 * 112 * 4 / std::min<int64_t>(core::num_threads(), 32);
+    run(mobilenet, avx512 && per_thread > l2);
+    run(Shape{1, 32, 8, 8, 1, 1}, false);
   }
 }
 

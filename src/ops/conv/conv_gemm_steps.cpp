@@ -315,6 +315,43 @@ const core::Impl<DirectGroupDesc> kDirectGroups[] = {
     {"2_blocks", core::kNoIsa, nullptr},
 };
 
+// depthwise_nhwc's output stores, best first: non-temporal where a thread's share of the output
+// cannot stay in its L2 anyway (the 3-wide tiles, AVX-512: NHWC 32x112x112 k3 12-25% faster, bench_conv;
+// PERFORMANCE.md, "Stem on NCHW, NHWC depthwise stores"). OPSNN_CONV_DW_STREAM=off|on (tests; measuring).
+struct DwStoresDesc {
+  const ConvDesc *d;
+  bool avx512;
+  int64_t out_bytes_per_thread;
+};
+const core::Impl<DwStoresDesc> kDwNhwcStores[] = {
+    {"stream_stores", core::kNoIsa,
+     [](const DwStoresDesc &s, const core::Why &why) {
+       const char *env = std::getenv("OPSNN_CONV_DW_STREAM");
+       if (env != nullptr && std::strcmp(env, "off") == 0) return why("OPSNN_CONV_DW_STREAM=off");
+       if (!s.avx512) return why("not the avx512 tier");
+       const ConvGeom &g = s.d->g;
+       if (g.k[2] != 3 || g.d[2] != 1 || g.s[2] > 2 || s.d->groups * s.d->csg % 16 != 0)
+         return why("not the 3-wide tiles of whole 16-channel vectors");
+       if (env != nullptr && std::strcmp(env, "on") == 0) return true;
+       const int64_t l2 = static_cast<int64_t>(core::cpu_features().l2_bytes);
+       if (s.out_bytes_per_thread <= l2)
+         return why("output per thread %lld KiB fits L2 %lld KiB", static_cast<long long>(s.out_bytes_per_thread >> 10),
+                    static_cast<long long>(l2 >> 10));
+       return true;
+     }},
+    {"cached_stores", core::kNoIsa, nullptr},
+};
+
+bool choose_dw_stream(const ConvDesc &d, int tier, int threads) {
+  core::ImplTrace trace;
+  const bool traced = core::current_phase1_trace() != nullptr;
+  const int64_t bytes = d.batch * d.groups * d.csg * d.g.small_n() * 4 / std::max(1, threads);
+  const bool avx512 = std::strcmp(kDirectTiers[tier].name, "avx512") == 0;
+  const int i = core::choose(kDwNhwcStores, DwStoresDesc{&d, avx512, bytes}, traced ? &trace : nullptr);
+  record("dw_stores", kDwNhwcStores[i].name, traced ? &trace : nullptr);
+  return i == 0;
+}
+
 int choose_direct_groups(const ConvGeom &g, int64_t c_in) {
   core::ImplTrace trace;
   const bool traced = core::current_phase1_trace() != nullptr;
@@ -756,6 +793,7 @@ void record_forward(core::OpBuilder &b, const Problem &p, const Side &big, const
       s.scratch = b.book("conv.depthwise_rows",
                          static_cast<uint64_t>(kernels::conv_dw_rows_scratch_floats(p.g, csg) * 4 * s.threads));
     } else if (impl == kDepthwiseNhwc) {  // the re-laid-out weight and bias, shared by the threads
+      s.a.stream_out = choose_dw_stream(d, tier, s.threads);
       s.scratch = b.book("conv.depthwise_weight",
                          static_cast<uint64_t>(kernels::conv_depthwise_nhwc_scratch_floats(p.g, big.c) * 4));
     } else {
