@@ -248,12 +248,27 @@ inline void dr_for_rows(const DirectArgs &a, float *scratch, int64_t scratch_flo
   });
 }
 
+// The packed weight's geometry (conv_direct_rows_pack): one kernel row's taps (k2 * C_in), floats
+// between taps (C_out rounded up to whole blocks), the bias after the k1 rows.
+struct DrWeight {
+  int64_t blocks, taps, cp;
+  const float *bias;
+};
+inline DrWeight dr_weight(const DirectArgs &a) {
+  DrWeight w;
+  w.blocks = (a.c_out + kDirectBlock - 1) / kDirectBlock;
+  w.taps = a.g.k[2] * a.c_in;
+  w.cp = w.blocks * kDirectBlock;
+  w.bias = a.w + a.g.k[1] * w.taps * w.cp;
+  return w;
+}
+
 inline void direct_rows_body(const DirectArgs &a, float *scratch, int threads) {
   const ConvGeom &g = a.g;
   const DrRing ring = dr_ring(g, a.c_in);
-  const int64_t blocks = (a.c_out + kDirectBlock - 1) / kDirectBlock;
-  const int64_t taps = g.k[2] * a.c_in, cp = blocks * kDirectBlock;
-  const float *bias = a.w + g.k[1] * taps * cp;
+  const DrWeight pw = dr_weight(a);
+  const int64_t blocks = pw.blocks, taps = pw.taps, cp = pw.cp;
+  const float *bias = pw.bias;
   const int64_t n2 = g.small[2];
   const bool staged = a.out_sc != 1;
   auto pack = [&](const float *src, float *dst) { dr_pack_row(src, a.in_sc, a.in_ss[2], g, a.c_in, ring, dst); };

@@ -128,9 +128,9 @@ inline void dn_pack_row(const float *src, int64_t sc, int64_t s2, const ConvGeom
 inline void direct_rows_nchw_body(const DirectArgs &a, float *scratch, int threads) {
   const ConvGeom &g = a.g;
   const DnRing ring = dn_ring(g, a.c_in);
-  const int64_t blocks = (a.c_out + kDirectBlock - 1) / kDirectBlock;
-  const int64_t taps = g.k[2] * a.c_in, cp = blocks * kDirectBlock;
-  const float *bias = a.w + g.k[1] * taps * cp;
+  const DrWeight pw = dr_weight(a);
+  const int64_t taps = pw.taps, cp = pw.cp;
+  const float *bias = pw.bias;
   const int64_t n2 = g.small[2], nv = (n2 + kDrVw - 1) / kDrVw;
   int64_t toff[kDirectRowsMaxRowTaps];
   for (int64_t k2 = 0; k2 < g.k[2]; ++k2)
