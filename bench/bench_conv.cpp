@@ -11,6 +11,7 @@
 //   OPSNN_NUM_THREADS=1 ./bench_conv --cpu-time    (process CPU time: for a loaded machine)
 //   OPSNN_NUM_THREADS=1 ./bench_conv --cpu-time --only dw    (just the layers whose name has "dw")
 //   OPSNN_NUM_THREADS=1 ./bench_conv --cpu-time --quant [--only k1]    (just the int8 QuantConvolution table)
+//   OPSNN_NUM_THREADS=1 ./bench_conv --opsnn-only --only dw    (OpsNN alone, NCHW and NHWC: for perf / A/B runs)
 //   ./bench_conv --list-shapes    (the layers, one per line: what compare_conv_torch.py times)
 //   ./bench_conv --torch FILE     (add PyTorch's times: lines "<layer index> <batch> <nchw|nhwc> <ms>")
 //
@@ -535,6 +536,7 @@ int main(int argc, char **argv) {
   bool quick = false;
   const char *only = nullptr;  // --only SUBSTR: just the layers whose name contains it
   bool quant_only = false;     // --quant: just the int8 QuantConvolution table (with --only: its layers)
+  bool opsnn_only = false;     // --opsnn-only: no peers, OpsNN's NCHW and NHWC times and paths (profiling)
   TorchTimes torch_times;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) g_reps = std::atoi(argv[++i]);
@@ -542,6 +544,7 @@ int main(int argc, char **argv) {
     if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     if (!std::strcmp(argv[i], "--torch") && i + 1 < argc) torch_times.load(argv[++i]);
     if (!std::strcmp(argv[i], "--quant")) quant_only = true;
+    if (!std::strcmp(argv[i], "--opsnn-only")) opsnn_only = true;
     if (!std::strcmp(argv[i], "--list-shapes")) {  // index cin h w cout k s p groups name
       for (size_t l = 0; l < sizeof kShapes / sizeof kShapes[0]; ++l) {
         const Shape &sh = kShapes[l];
@@ -593,6 +596,14 @@ int main(int argc, char **argv) {
                            static_cast<double>(sh.k * sh.k);
       Ours ours(sh, n, xv, wv, bv);
       const double t_ours = time_call([&] { ours.run(); });
+      if (opsnn_only) {
+        Ours cl(sh, n, relayout(xv, n, sh.cin, sh.h * sh.w, true), wv, bv, true);
+        const double t_cl = time_call([&] { cl.run(); });
+        std::printf("| %s | %lld | NCHW %.3f ms (%s) | NHWC %.3f ms (%s) |\n", sh.name, static_cast<long long>(n),
+                    t_ours * 1e3, ours.impl.c_str(), t_cl * 1e3, cl.impl.c_str());
+        std::fflush(stdout);
+        continue;
+      }
 #if defined(OPSNN_HAVE_DNNL)
       Dnnl any(sh, n, xv, wv, bv, true), plain(sh, n, xv, wv, bv, false);
       const double t_any = any.ok ? time_call([&] { any.run(); }) : 0;

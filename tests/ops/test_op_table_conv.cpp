@@ -26,6 +26,7 @@
 #include "aclnnop/aclnn_mul.h"
 #include "core/cpu_features.h"
 #include "core/plan_cache.h"
+#include "core/thread_pool.h"
 #include "core/verbose.h"
 #include "float64_refs.h"
 #include "fractal_tensors.h"
@@ -835,7 +836,15 @@ struct DirectCase {
     const char *rows_env = std::getenv("OPSNN_CONV_DIRECT_ROWS");  // "on": direct_rows wherever it applies
     if (rows_env != nullptr && std::string(rows_env) == "on" && g.groups == 1 && g.cbig <= 4 && g.k[0] == 1 &&
         g.p[0] == 0 && g.d[2] == 1 && g.k[2] * g.cbig <= 64 && (g.k[1] - 1) * g.d[1] + 1 <= 64 && !unit())
-      return std::string("conv:forward/direct_rows;conv:direct_rows/") + expected_tier();
+    {
+      // Channels-first outputs (unit pixel stride here) take the pixel-vectorised variant unless
+      // OPSNN_CONV_DIRECT_ROWS_NCHW=off (one output pixel: channel stride 1, read as channels-last).
+      const char *nchw_env = std::getenv("OPSNN_CONV_DIRECT_ROWS_NCHW");
+      const bool nchw = out_channels_first && g.small[0] * g.small[1] * g.small[2] > 1 &&
+                        !(nchw_env != nullptr && std::string(nchw_env) == "off");
+      return std::string("conv:forward/") + (nchw ? "direct_rows_nchw" : "direct_rows") + ";conv:direct_rows/" +
+             expected_tier();
+    }
     if (g.groups > 1 && g.groups == g.cbig && nsp <= 2 && first) {  // depthwise, not channels-last on both sides
       const char *s1_env = std::getenv("OPSNN_CONV_DW_IN_PLACE");  // "off": depthwise_row_groups
       const bool s1_off = s1_env != nullptr && std::string(s1_env) == "off";
@@ -1080,6 +1089,12 @@ struct DwInPlaceEnv : ScopedPlanEnv {
 struct DirectRowsEnv : ScopedPlanEnv {
   explicit DirectRowsEnv(const char *v) : ScopedPlanEnv("OPSNN_CONV_DIRECT_ROWS", v) {}
 };
+struct DwStreamEnv : ScopedPlanEnv {
+  explicit DwStreamEnv(const char *v) : ScopedPlanEnv("OPSNN_CONV_DW_STREAM", v) {}
+};
+struct DirectRowsNchwEnv : ScopedPlanEnv {
+  explicit DirectRowsNchwEnv(const char *v) : ScopedPlanEnv("OPSNN_CONV_DIRECT_ROWS_NCHW", v) {}
+};
 
 // Restores the process's OPSNN_MAX_ISA / OPSNN_KERNELS on scope exit.
 struct KernelEnvRestore {
@@ -1157,8 +1172,9 @@ TEST(ConvDirectRows, RandomGeometriesInEveryIsaTier) {
 
 // Stem-like shapes the measured rule gives direct_rows by itself (small_cin's padded planes past its
 // budget): ResNet's 7x7 stride 2 pad 3 (fewer rows, full width), k5 / 5x6
-// stride 2 with 1, 2 and 4 channels, different paddings per dim, batch 2; channels-last and
-// channels-first in every tier.
+// stride 2 with 1, 2 and 4 channels, different paddings per dim, batch 2; channels-last,
+// channels-first (direct_rows_nchw) and channels-first with OPSNN_CONV_DIRECT_ROWS_NCHW=off
+// (direct_rows' row buffer and transposes) in every tier.
 TEST(ConvDirectRows, StemShapesInEveryIsaTier) {
   reseed_for_current_test();
   KernelEnvRestore restore;
@@ -1172,12 +1188,67 @@ TEST(ConvDirectRows, StemShapesInEveryIsaTier) {
     core::reset_kernel_env_for_testing(cap, nullptr);
     for (const Stem &f : stems) {
       DirectCase dc = fixed_2d_case(f.n, f.cin, f.cout, f.h, f.w, f.kh, f.kw, f.s, f.ph, f.pw);
-      dc.expect_path = std::string("conv:forward/direct_rows;conv:direct_rows/") + expected_tier();
-      for (bool channels_first : {false, true}) {
+      for (int layout = 0; layout < 3; ++layout) {  // channels-last, channels-first, channels-first old path
+        const bool channels_first = layout > 0;
+        DirectRowsNchwEnv nchw(layout == 2 ? "off" : nullptr);
         dc.in_channels_first = dc.out_channels_first = channels_first;
-        SCOPED_TRACE(::testing::Message() << "OPSNN_MAX_ISA=" << (cap ? cap : "-") << " " << describe(dc));
+        dc.expect_path = std::string("conv:forward/") + (layout == 1 ? "direct_rows_nchw" : "direct_rows") +
+                         ";conv:direct_rows/" + expected_tier();
+        SCOPED_TRACE(::testing::Message() << "OPSNN_MAX_ISA=" << (cap ? cap : "-") << " layout " << layout << " "
+                                          << describe(dc));
         DirectCall(dc).check();
       }
+    }
+  }
+}
+
+// direct_rows_nchw (vectors along the output pixels, stored straight into channels-first planes)
+// forced on in every tier: 1..4 input channels, kernels 1..7 (5..7 wide), strides 1..3, paddings
+// different per dim, output widths below one vector (through the stage), at and past whole vectors
+// and tiles (the last tile overlapping), output channels off the 4-channel tiles, batch 1..3, with
+// and without a bias; then random few-channel geometries (channels-first on both sides: the op
+// takes the output's layout from the input's).
+TEST(ConvDirectRowsNchw, GeometriesInEveryIsaTier) {
+  reseed_for_current_test();
+  KernelEnvRestore restore;
+  WinogradEnv no_winograd("off");
+  DirectRowsEnv forced("on");
+  struct Fixed {
+    int64_t n, cin, cout, h, w, kh, kw, s, ph, pw;
+  };
+  const Fixed fixed[] = {
+      {1, 3, 64, 20, 224, 7, 7, 2, 3, 3},  // the stem's rows: 112 = 7 vectors of 16
+      {2, 3, 5, 17, 37, 7, 5, 2, 3, 1},    // width 18: one vector + 2
+      {3, 1, 17, 9, 9, 5, 5, 1, 2, 0},     // width 5: below a vector
+      {1, 2, 6, 11, 45, 6, 7, 3, 0, 3},    // width 15, stride 3
+      {2, 4, 33, 8, 100, 5, 6, 2, 1, 2},   // width 50
+      {1, 4, 7, 7, 200, 3, 3, 1, 1, 0},    // width 198: three tiles on AVX-512
+      {1, 1, 3, 5, 16, 1, 3, 1, 0, 1},     // width 16
+      {1, 2, 64, 9, 230, 7, 7, 2, 2, 3},   // width 115: the last tile overlapping
+  };
+  for (const char *cap : direct_tiers()) {
+    core::reset_kernel_env_for_testing(cap, nullptr);
+    for (const Fixed &f : fixed) {
+      DirectCase dc = fixed_2d_case(f.n, f.cin, f.cout, f.h, f.w, f.kh, f.kw, f.s, f.ph, f.pw);
+      dc.in_channels_first = dc.out_channels_first = true;
+      dc.bias = f.cout % 2 == 1;
+      dc.expect_path = std::string("conv:forward/direct_rows_nchw;conv:direct_rows/") + expected_tier();
+      SCOPED_TRACE(::testing::Message() << "OPSNN_MAX_ISA=" << (cap ? cap : "-") << " " << describe(dc));
+      DirectCall(dc).check();
+    }
+    for (int t = 0; t < 24; ++t) {
+      DirectCase dc = random_direct_case(2);
+      dc.g.cbig = rnd(1, 4);
+      dc.g.d[2] = 1;
+      dc.in_channels_first = dc.out_channels_first = true;
+      for (int j = 1; j < 3; ++j) {
+        const int64_t span = dc.g.d[j] * (dc.g.k[j] - 1) + 1;
+        dc.g.big[j] = std::max(dc.g.big[j], std::max<int64_t>(1, span - 2 * dc.g.p[j]));
+        dc.g.small[j] = (dc.g.big[j] + 2 * dc.g.p[j] - span) / dc.g.s[j] + 1;
+      }
+      if (dc.unit()) dc.g.p[2] = 1, dc.g.small[2] += 2;  // (1x1 unpadded stays with the GEMM)
+      SCOPED_TRACE(::testing::Message() << "OPSNN_MAX_ISA=" << (cap ? cap : "-") << " " << describe(dc));
+      DirectCall(dc).check();
     }
   }
 }
@@ -1434,6 +1505,45 @@ TEST(ConvDepthwiseNhwc, TileShapesInEveryIsaTier) {
       SCOPED_TRACE(::testing::Message() << "OPSNN_MAX_ISA=" << (cap ? cap : "-") << " " << describe(dc));
       DirectCall(dc).check();
     }
+  }
+}
+
+// depthwise_nhwc's non-temporal output stores (the 3-wide tiles, AVX-512 only; the other tiers and
+// channels off whole 16-channel vectors keep normal stores, as logged): forced on over tile shapes
+// (widths 1..113, strides 1 and 2, paddings 0..2, batch 1..3), then MobileNet's 32x112x112 by the
+// rule (its output past L2 per thread) and a small output it leaves cached.
+TEST(ConvDepthwiseNhwc, StreamingStoresInEveryIsaTier) {
+  reseed_for_current_test();
+  struct Shape {
+    int64_t n, c, h, w, s, p;
+  };
+  const Shape forced[] = {{1, 32, 5, 1, 1, 1},  {2, 32, 6, 7, 1, 1},    {1, 48, 4, 9, 1, 1},  {1, 128, 3, 17, 1, 1},
+                          {3, 32, 7, 113, 1, 1}, {1, 64, 7, 15, 2, 1},  {1, 16, 4, 113, 2, 1}, {1, 64, 5, 17, 2, 2},
+                          {1, 24, 5, 10, 1, 2},  {2, 48, 9, 13, 2, 0}};
+  KernelEnvRestore restore;
+  const int64_t l2 = static_cast<int64_t>(core::cpu_features().l2_bytes);
+  for (const char *cap : direct_tiers()) {
+    core::reset_kernel_env_for_testing(cap, nullptr);
+    const bool avx512 = std::string(expected_tier()) == "avx512";
+    auto run = [&](const Shape &f, bool stream) {
+      DirectCase dc = depthwise_case(f.n, f.c, 1, {f.h, f.w}, {3, 3}, {f.s, f.s}, f.p, 1);
+      dc.bias = f.c % 3 != 0;
+      SCOPED_TRACE(::testing::Message() << "OPSNN_MAX_ISA=" << (cap ? cap : "-") << " " << describe(dc));
+      DirectCall call(dc);
+      const std::string path = chosen_path([&](uint64_t *w, aclOpExecutor **e) { return call.phase1(w, e); });
+      EXPECT_NE(path.find(std::string("conv:dw_stores/") + (stream ? "stream_stores" : "cached_stores")),
+                std::string::npos)
+          << path;
+      call.check();
+    };
+    {
+      DwStreamEnv on("on");
+      for (const Shape &f : forced) run(f, avx512 && f.c % 16 == 0);
+    }
+    const Shape mobilenet{1, 32, 112, 112, 1, 1};
+    const int64_t per_thread = 32 * 112 * 112 * 4 / std::min<int64_t>(core::num_threads(), 32);
+    run(mobilenet, avx512 && per_thread > l2);
+    run(Shape{1, 32, 8, 8, 1, 1}, false);
   }
 }
 

@@ -81,6 +81,9 @@ struct DepthwiseArgs {
   ConvImage out;
   int64_t out_sn = 0;
   char *out_base = nullptr;
+  // depthwise_nhwc's 3-wide tiles: non-temporal output stores (phase 1: an output past L2, the
+  // AVX-512 tier; taken when the output rows are 64-byte aligned).
+  bool stream_out = false;
 };
 int64_t conv_depthwise_scratch_floats(const ConvGeom &g);
 // One per ISA tier (the x86-64 ones exist only there); phase 1 chooses.

@@ -2,7 +2,7 @@
 // (conv_direct_rows_avx2.cpp / conv_direct_rows_avx512.cpp compile the same body wider).
 #include "kernels/conv/conv_direct_rows.h"
 
-#include "kernels/conv/conv_direct_rows_impl.h"
+#include "kernels/conv/conv_direct_rows_nchw_impl.h"
 
 namespace opsnn::kernels {
 
@@ -31,8 +31,16 @@ int64_t conv_direct_rows_scratch_floats(const ConvGeom &g, int64_t c_in, int64_t
   return ring.rows * ring.pitch + g.small[2] * blocks * kDirectBlock;  // the ring, then the row buffer
 }
 
+int64_t conv_direct_rows_nchw_scratch_floats(const ConvGeom &g, int64_t c_in, int64_t /*c_out*/) {
+  const DnRing ring = dn_ring(g, c_in);
+  return ring.rows * ring.pitch + kDnNc * ((g.small[2] + 15) / 16 * 16);  // the ring, then a narrow row's stage
+}
+
 void conv_direct_rows_portable(const DirectArgs &a, float *scratch, int threads) {
   direct_rows_body(a, scratch, threads);
+}
+void conv_direct_rows_nchw_portable(const DirectArgs &a, float *scratch, int threads) {
+  direct_rows_nchw_body(a, scratch, threads);
 }
 
 }  // namespace opsnn::kernels

@@ -38,4 +38,12 @@ void conv_direct_rows_avx2(const DirectArgs &a, float *scratch, int threads);
 void conv_direct_rows_avx512(const DirectArgs &a, float *scratch, int threads);
 using DirectRowsFn = void (*)(const DirectArgs &, float *, int);
 
+// The same convolution for a channels-first output of unit pixel stride (plain NCHW): vectors along
+// the output pixels, stored straight into the output planes (no row buffer, no transpose); the ring
+// rows split by channel and width-stride phase. Same weight packing, same order of sums.
+int64_t conv_direct_rows_nchw_scratch_floats(const ConvGeom &g, int64_t c_in, int64_t c_out);
+void conv_direct_rows_nchw_portable(const DirectArgs &a, float *scratch, int threads);
+void conv_direct_rows_nchw_avx2(const DirectArgs &a, float *scratch, int threads);
+void conv_direct_rows_nchw_avx512(const DirectArgs &a, float *scratch, int threads);
+
 }  // namespace opsnn::kernels

@@ -206,23 +206,23 @@ inline void dr_pack_row(const float *src, int64_t sc, int64_t s2, const ConvGeom
   }
 }
 
-inline void direct_rows_body(const DirectArgs &a, float *scratch, int threads) {
+// The rows loop shared by direct_rows and its channels-first variant: threads take contiguous runs
+// of output rows, each with its own ring of `ring_rows` rows of `pitch` floats at the start of its
+// scratch block (`scratch_floats`); an input row is packed (pack(src row, dst)) when the ring does
+// not hold it yet. row_fn(n, o0, o1, rp, klo, nk, extra) computes one output row from ring rows
+// rp[0 .. nk) (kernel rows klo..) with the rest of the thread's block at `extra`.
+template <class Pack, class RowFn>
+inline void dr_for_rows(const DirectArgs &a, float *scratch, int64_t scratch_floats, int64_t ring_rows, int64_t pitch,
+                        int threads, const Pack &pack, const RowFn &row_fn) {
   const ConvGeom &g = a.g;
-  const DrRing ring = dr_ring(g, a.c_in);
-  const int64_t blocks = (a.c_out + kDirectBlock - 1) / kDirectBlock;
-  const int64_t taps = g.k[2] * a.c_in, cp = blocks * kDirectBlock;
-  const float *bias = a.w + g.k[1] * taps * cp;
-  const int64_t n2 = g.small[2], rows = a.n * g.small[0] * g.small[1];
-  const bool staged = a.out_sc != 1;
-  const int64_t scratch_floats = conv_direct_rows_scratch_floats(g, a.c_in, a.c_out);
+  const int64_t rows = a.n * g.small[0] * g.small[1];
   const int T = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(threads, rows)));
   core::parallel_for(T, 1, [&](int64_t th0, int64_t th1) {
     for (int64_t th = th0; th < th1; ++th) {
       float *ring_base = scratch + th * scratch_floats;
-      float *stage = ring_base + ring.rows * ring.pitch;
       // Which (plane, input row) each ring row holds (-1: none yet).
       int64_t tag_plane[64], tag_row[64];
-      for (int64_t i = 0; i < ring.rows; ++i) tag_plane[i] = -1, tag_row[i] = -1;
+      for (int64_t i = 0; i < ring_rows; ++i) tag_plane[i] = -1, tag_row[i] = -1;
       const int64_t r0 = rows * th / T, r1 = rows * (th + 1) / T;
       for (int64_t row = r0; row < r1; ++row) {
         const int64_t o1 = row % g.small[1], plane = row / g.small[1];
@@ -234,53 +234,84 @@ inline void direct_rows_body(const DirectArgs &a, float *scratch, int threads) {
             std::max(klo, x1 >= g.big[1] ? 0 : std::min<int64_t>(g.k[1], (g.big[1] - 1 - x1) / g.d[1] + 1));
         const float *rp[64];
         for (int64_t k = klo; k < khi; ++k) {
-          const int64_t x = x1 + k * g.d[1], slot = x % ring.rows;
-          float *dst = ring_base + slot * ring.pitch;
+          const int64_t x = x1 + k * g.d[1], slot = x % ring_rows;
+          float *dst = ring_base + slot * pitch;
           if (tag_plane[slot] != plane || tag_row[slot] != x) {
-            dr_pack_row(src + x * a.in_ss[1], a.in_sc, a.in_ss[2], g, a.c_in, ring, dst);
+            pack(src + x * a.in_ss[1], dst);
             tag_plane[slot] = plane, tag_row[slot] = x;
           }
           rp[k - klo] = dst;
         }
-        float *out = a.out + n * a.out_sn + o0 * a.out_ss[0] + o1 * a.out_ss[1];
-        float *d = staged ? stage : out;
-        const int64_t ds = staged ? blocks * kDirectBlock : a.out_ss[2];
-        for (int64_t b0 = 0; b0 < blocks;) {
-          const int64_t nb = std::min<int64_t>(blocks - b0, kDrMaxNb) == 3 ? 2 : std::min<int64_t>(blocks - b0, kDrMaxNb);
-          const int64_t c0 = b0 * kDirectBlock;
-          DrTile t;
-          t.rp = rp;
-          t.nk = khi - klo;
-          t.ps = g.s[2] * a.c_in;
-          t.taps = taps;
-          t.wj = cp;
-          t.w = a.w + (klo * taps) * cp + c0;
-          const int64_t valid = std::min<int64_t>(nb * kDirectBlock, a.c_out - c0);
-          const float *bs = bias + c0;
-          float *dc = d + (staged ? c0 : c0 * a.out_sc);
-          switch (nb) {
-#if OPSNN_DR_VW == 16
-            case 4:
-              dr_row<4>(t, n2, bs, dc, ds, valid);
-              break;
-            case 2:
-              dr_row<2>(t, n2, bs, dc, ds, valid);
-              break;
-#endif
-            default:
-              dr_row<1>(t, n2, bs, dc, ds, valid);
-          }
-          b0 += nb;
-        }
-        if (staged && a.out_ss[2] == 1) {
-          dr_copy_out(stage, ds, n2, a.c_out, out, a.out_sc);
-        } else if (staged) {  // channel by channel out of the row buffer
-          for (int64_t c = 0; c < a.c_out; ++c)
-            for (int64_t o2 = 0; o2 < n2; ++o2) out[c * a.out_sc + o2 * a.out_ss[2]] = stage[o2 * ds + c];
-        }
+        row_fn(n, o0, o1, rp, klo, khi - klo, ring_base + ring_rows * pitch);
       }
     }
   });
+}
+
+// The packed weight's geometry (conv_direct_rows_pack): one kernel row's taps (k2 * C_in), floats
+// between taps (C_out rounded up to whole blocks), the bias after the k1 rows.
+struct DrWeight {
+  int64_t blocks, taps, cp;
+  const float *bias;
+};
+inline DrWeight dr_weight(const DirectArgs &a) {
+  DrWeight w;
+  w.blocks = (a.c_out + kDirectBlock - 1) / kDirectBlock;
+  w.taps = a.g.k[2] * a.c_in;
+  w.cp = w.blocks * kDirectBlock;
+  w.bias = a.w + a.g.k[1] * w.taps * w.cp;
+  return w;
+}
+
+inline void direct_rows_body(const DirectArgs &a, float *scratch, int threads) {
+  const ConvGeom &g = a.g;
+  const DrRing ring = dr_ring(g, a.c_in);
+  const DrWeight pw = dr_weight(a);
+  const int64_t blocks = pw.blocks, taps = pw.taps, cp = pw.cp;
+  const float *bias = pw.bias;
+  const int64_t n2 = g.small[2];
+  const bool staged = a.out_sc != 1;
+  auto pack = [&](const float *src, float *dst) { dr_pack_row(src, a.in_sc, a.in_ss[2], g, a.c_in, ring, dst); };
+  auto row_fn = [&](int64_t n, int64_t o0, int64_t o1, const float *const *rp, int64_t klo, int64_t nk, float *stage) {
+    float *out = a.out + n * a.out_sn + o0 * a.out_ss[0] + o1 * a.out_ss[1];
+    float *d = staged ? stage : out;
+    const int64_t ds = staged ? blocks * kDirectBlock : a.out_ss[2];
+    for (int64_t b0 = 0; b0 < blocks;) {
+      const int64_t nb = std::min<int64_t>(blocks - b0, kDrMaxNb) == 3 ? 2 : std::min<int64_t>(blocks - b0, kDrMaxNb);
+      const int64_t c0 = b0 * kDirectBlock;
+      DrTile t;
+      t.rp = rp;
+      t.nk = nk;
+      t.ps = g.s[2] * a.c_in;
+      t.taps = taps;
+      t.wj = cp;
+      t.w = a.w + (klo * taps) * cp + c0;
+      const int64_t valid = std::min<int64_t>(nb * kDirectBlock, a.c_out - c0);
+      const float *bs = bias + c0;
+      float *dc = d + (staged ? c0 : c0 * a.out_sc);
+      switch (nb) {
+#if OPSNN_DR_VW == 16
+        case 4:
+          dr_row<4>(t, n2, bs, dc, ds, valid);
+          break;
+        case 2:
+          dr_row<2>(t, n2, bs, dc, ds, valid);
+          break;
+#endif
+        default:
+          dr_row<1>(t, n2, bs, dc, ds, valid);
+      }
+      b0 += nb;
+    }
+    if (staged && a.out_ss[2] == 1) {
+      dr_copy_out(stage, ds, n2, a.c_out, out, a.out_sc);
+    } else if (staged) {  // channel by channel out of the row buffer
+      for (int64_t c = 0; c < a.c_out; ++c)
+        for (int64_t o2 = 0; o2 < n2; ++o2) out[c * a.out_sc + o2 * a.out_ss[2]] = stage[o2 * ds + c];
+    }
+  };
+  dr_for_rows(a, scratch, conv_direct_rows_scratch_floats(g, a.c_in, a.c_out), ring.rows, ring.pitch, threads, pack,
+              row_fn);
 }
 
 }  // namespace

@@ -88,6 +88,37 @@ constexpr int64_t kSmallCinPlaneBytes = 256 << 10;
 // direct_rows up to this many input channels (measured: bench_conv's stem; PERFORMANCE.md, "Stem").
 constexpr int64_t kDirectRowsMaxCin = 4;
 
+// direct_rows' rule (both variants): the direct kernel over a ring of zero-padded input rows gives
+// 1..4 input channels one flat (k2, C_in) tap loop instead of the direct kernel's (tap, channel)
+// loops of 1..4 iterations and edge tiles at the borders (ResNet's stem 3 -> 64 k7 s2, bench_conv:
+// see PERFORMANCE.md, "Stem"). Planes small enough for small_cin stay there (the example CNN's layers).
+bool direct_rows_applies(const ConvDesc &d, const core::Why &why) {
+  if (!direct_applies(d, why)) return false;
+  // OPSNN_CONV_DIRECT_ROWS=off turns it off, =on takes it whatever small_cin would (tests; measuring).
+  const char *env = std::getenv("OPSNN_CONV_DIRECT_ROWS");
+  if (env != nullptr && std::strcmp(env, "off") == 0) return why("OPSNN_CONV_DIRECT_ROWS=off");
+  if (d.cbg > kDirectRowsMaxCin)
+    return why("%lld input channels > %lld", static_cast<long long>(d.cbg),
+               static_cast<long long>(kDirectRowsMaxCin));
+  const ConvGeom &g = d.g;
+  if (g.k[0] != 1 || g.p[0] != 0) return why("a 3-D kernel");
+  if (g.d[2] != 1) return why("width dilation %lld", static_cast<long long>(g.d[2]));
+  if (g.k[2] * d.cbg > kernels::kDirectRowsMaxRowTaps)
+    return why("%lld taps per kernel row > %lld", static_cast<long long>(g.k[2] * d.cbg),
+               static_cast<long long>(kernels::kDirectRowsMaxRowTaps));
+  if ((g.k[1] - 1) * g.d[1] + 1 > kernels::kDirectRowsMaxRing)
+    return why("%lld input rows per output row > %lld", static_cast<long long>((g.k[1] - 1) * g.d[1] + 1),
+               static_cast<long long>(kernels::kDirectRowsMaxRing));
+  if (unit_geometry(g) && d.big_flat && d.small_flat)
+    return why("1x1 stride 1 unpadded: gemm_1x1 / direct_nhwc read it in place");
+  if (env != nullptr && std::strcmp(env, "on") == 0) return true;
+  const int64_t bytes = kernels::conv_small_planes(g, d.cbg).floats * 4;
+  if (bytes <= kSmallCinPlaneBytes)
+    return why("small_cin's padded input planes fit (%lld KiB <= %lld KiB)", static_cast<long long>(bytes >> 10),
+               static_cast<long long>(kSmallCinPlaneBytes >> 10));
+  return true;
+}
+
 // Forward / data: best first; the last (im2col + GEMM / GEMM + col2im) takes everything.
 const core::Impl<ConvDesc> kForwardImpls[] = {
     {"depthwise_nhwc", core::kNoIsa,
@@ -149,37 +180,19 @@ const core::Impl<ConvDesc> kForwardImpls[] = {
                                                    static_cast<long long>(d.groups), static_cast<long long>(d.cbg));
        return true;
      }},
-    // The direct kernel over a ring of zero-padded channels-last input rows: a few input channels
-    // give the direct kernel's (tap, channel) loops 1..4 iterations and edge tiles at the borders
-    // (ResNet's stem 3 -> 64 k7 s2, bench_conv: see PERFORMANCE.md, "Stem"). Planes small enough
-    // for small_cin stay there (the example CNN's layers).
-    {"direct_rows", core::kNoIsa,
+    // direct_rows with vectors along the output pixels, stored straight into channels-first output
+    // planes (the stem on NCHW: the channels-last row buffer and its transposes cost ~10%; see
+    // PERFORMANCE.md, "Stem on NCHW").
+    {"direct_rows_nchw", core::kNoIsa,
      [](const ConvDesc &d, const core::Why &why) {
-       if (!direct_applies(d, why)) return false;
-       // OPSNN_CONV_DIRECT_ROWS=off turns it off, =on takes it whatever small_cin would (tests; measuring).
-       const char *env = std::getenv("OPSNN_CONV_DIRECT_ROWS");
-       if (env != nullptr && std::strcmp(env, "off") == 0) return why("OPSNN_CONV_DIRECT_ROWS=off");
-       if (d.cbg > kDirectRowsMaxCin)
-         return why("%lld input channels > %lld", static_cast<long long>(d.cbg),
-                    static_cast<long long>(kDirectRowsMaxCin));
-       const ConvGeom &g = d.g;
-       if (g.k[0] != 1 || g.p[0] != 0) return why("a 3-D kernel");
-       if (g.d[2] != 1) return why("width dilation %lld", static_cast<long long>(g.d[2]));
-       if (g.k[2] * d.cbg > kernels::kDirectRowsMaxRowTaps)
-         return why("%lld taps per kernel row > %lld", static_cast<long long>(g.k[2] * d.cbg),
-                    static_cast<long long>(kernels::kDirectRowsMaxRowTaps));
-       if ((g.k[1] - 1) * g.d[1] + 1 > kernels::kDirectRowsMaxRing)
-         return why("%lld input rows per output row > %lld", static_cast<long long>((g.k[1] - 1) * g.d[1] + 1),
-                    static_cast<long long>(kernels::kDirectRowsMaxRing));
-       if (unit_geometry(g) && d.big_flat && d.small_flat)
-         return why("1x1 stride 1 unpadded: gemm_1x1 / direct_nhwc read it in place");
-       if (env != nullptr && std::strcmp(env, "on") == 0) return true;
-       const int64_t bytes = kernels::conv_small_planes(g, d.cbg).floats * 4;
-       if (bytes <= kSmallCinPlaneBytes)
-         return why("small_cin's padded input planes fit (%lld KiB <= %lld KiB)", static_cast<long long>(bytes >> 10),
-                    static_cast<long long>(kSmallCinPlaneBytes >> 10));
-       return true;
+       // OPSNN_CONV_DIRECT_ROWS_NCHW=off leaves channels-first outputs to direct_rows (tests; measuring).
+       const char *env = std::getenv("OPSNN_CONV_DIRECT_ROWS_NCHW");
+       if (env != nullptr && std::strcmp(env, "off") == 0) return why("OPSNN_CONV_DIRECT_ROWS_NCHW=off");
+       if (d.small_sc == 1) return why("channels-last output");
+       if (d.small_s2 != 1) return why("output pixel stride %lld", static_cast<long long>(d.small_s2));
+       return direct_rows_applies(d, why);
      }},
+    {"direct_rows", core::kNoIsa, direct_rows_applies},
     // Vectors along the output pixels: 1..8 input channels fill few of the channel vectors the
     // direct kernel uses (the CNN example's [32, 1, 16, 16] * [8, 1, 3, 3]: 4x faster, its
     // [32, 8, 8, 8] * [16, 8, 3, 3]: see PERFORMANCE.md, "Framework").
@@ -260,6 +273,7 @@ enum ForwardImpl : int {
   kDepthwiseRowGroups,
   kDepthwiseRows,
   kDepthwiseDirect,
+  kDirectRowsNchw,
   kDirectRows,
   kSmallCin,
   kWinograd,
@@ -296,6 +310,9 @@ const kernels::SmallFn kSmallFns[] = {kernels::conv_small_avx512, kernels::conv_
                                       kernels::conv_small_portable};
 const kernels::DirectRowsFn kDirectRowsFns[] = {kernels::conv_direct_rows_avx512, kernels::conv_direct_rows_avx2,
                                                 kernels::conv_direct_rows_portable};
+const kernels::DirectRowsFn kDirectRowsNchwFns[] = {kernels::conv_direct_rows_nchw_avx512,
+                                                    kernels::conv_direct_rows_nchw_avx2,
+                                                    kernels::conv_direct_rows_nchw_portable};
 #else
 const core::Impl<int> kDirectTiers[] = {{"portable", static_cast<int>(core::Isa::kPortable), nullptr}};
 const kernels::DepthwiseFn kDepthwiseFns[] = {kernels::conv_depthwise_portable};
@@ -307,6 +324,7 @@ const kernels::DirectFn kDirectFns[] = {kernels::conv_direct_portable};
 const kernels::DirectFn kPwNchwFns[] = {kernels::conv_pw_nchw_portable};
 const kernels::SmallFn kSmallFns[] = {kernels::conv_small_portable};
 const kernels::DirectRowsFn kDirectRowsFns[] = {kernels::conv_direct_rows_portable};
+const kernels::DirectRowsFn kDirectRowsNchwFns[] = {kernels::conv_direct_rows_nchw_portable};
 #endif
 
 // The direct kernel's output channel groups (DirectArgs::group_blocks), widest first. A group's
@@ -327,6 +345,43 @@ const core::Impl<DirectGroupDesc> kDirectGroups[] = {
      }},
     {"2_blocks", core::kNoIsa, nullptr},
 };
+
+// depthwise_nhwc's output stores, best first: non-temporal where a thread's share of the output
+// cannot stay in its L2 anyway (the 3-wide tiles, AVX-512: NHWC 32x112x112 k3 12-25% faster, bench_conv;
+// PERFORMANCE.md, "Stem on NCHW, NHWC depthwise stores"). OPSNN_CONV_DW_STREAM=off|on (tests; measuring).
+struct DwStoresDesc {
+  const ConvDesc *d;
+  bool avx512;
+  int64_t out_bytes_per_thread;
+};
+const core::Impl<DwStoresDesc> kDwNhwcStores[] = {
+    {"stream_stores", core::kNoIsa,
+     [](const DwStoresDesc &s, const core::Why &why) {
+       const char *env = std::getenv("OPSNN_CONV_DW_STREAM");
+       if (env != nullptr && std::strcmp(env, "off") == 0) return why("OPSNN_CONV_DW_STREAM=off");
+       if (!s.avx512) return why("not the avx512 tier");
+       const ConvGeom &g = s.d->g;
+       if (g.k[2] != 3 || g.d[2] != 1 || g.s[2] > 2 || s.d->groups * s.d->csg % 16 != 0)
+         return why("not the 3-wide tiles of whole 16-channel vectors");
+       if (env != nullptr && std::strcmp(env, "on") == 0) return true;
+       const int64_t l2 = static_cast<int64_t>(core::cpu_features().l2_bytes);
+       if (s.out_bytes_per_thread <= l2)
+         return why("output per thread %lld KiB fits L2 %lld KiB", static_cast<long long>(s.out_bytes_per_thread >> 10),
+                    static_cast<long long>(l2 >> 10));
+       return true;
+     }},
+    {"cached_stores", core::kNoIsa, nullptr},
+};
+
+bool choose_dw_stream(const ConvDesc &d, int tier, int threads) {
+  core::ImplTrace trace;
+  const bool traced = core::current_phase1_trace() != nullptr;
+  const int64_t bytes = d.batch * d.groups * d.csg * d.g.small_n() * 4 / std::max(1, threads);
+  const bool avx512 = std::strcmp(kDirectTiers[tier].name, "avx512") == 0;
+  const int i = core::choose(kDwNhwcStores, DwStoresDesc{&d, avx512, bytes}, traced ? &trace : nullptr);
+  record("dw_stores", kDwNhwcStores[i].name, traced ? &trace : nullptr);
+  return i == 0;
+}
 
 int choose_direct_groups(const ConvGeom &g, int64_t c_in) {
   core::ImplTrace trace;
@@ -773,6 +828,7 @@ void record_forward(core::OpBuilder &b, const Problem &p, const Side &big, const
       s.scratch = b.book("conv.depthwise_rows",
                          static_cast<uint64_t>(kernels::conv_dw_rows_scratch_floats(p.g, csg) * 4 * s.threads));
     } else if (impl == kDepthwiseNhwc) {  // the re-laid-out weight and bias, shared by the threads
+      s.a.stream_out = choose_dw_stream(d, tier, s.threads);
       s.scratch = b.book("conv.depthwise_weight",
                          static_cast<uint64_t>(kernels::conv_depthwise_nhwc_scratch_floats(p.g, big.c) * 4));
     } else {
@@ -810,13 +866,15 @@ void record_forward(core::OpBuilder &b, const Problem &p, const Side &big, const
     b.add_step<DirectStep>(std::move(s));
     return;
   }
-  if (impl == kDirectRows) {  // its own weight layout, packed once per executor the same way
+  if (impl == kDirectRows || impl == kDirectRowsNchw) {  // its own weight layout, packed once per executor the same way
     DirectStep s;
-    s.rows_fn = kDirectRowsFns[choose_tier("direct_rows")];
+    const bool nchw = impl == kDirectRowsNchw;
+    s.rows_fn = nchw ? kDirectRowsNchwFns[choose_tier("direct_rows")] : kDirectRowsFns[choose_tier("direct_rows")];
     set_direct_operands(s, p, big, small, w, bias);
     s.threads = core::num_threads();
-    s.scratch = b.book("conv.direct_rows", static_cast<uint64_t>(kernels::conv_direct_rows_scratch_floats(
-                                                                      p.g, big.c, small.c) * 4 * s.threads));
+    const int64_t floats = nchw ? kernels::conv_direct_rows_nchw_scratch_floats(p.g, big.c, small.c)
+                                : kernels::conv_direct_rows_scratch_floats(p.g, big.c, small.c);
+    s.scratch = b.book("conv.direct_rows", static_cast<uint64_t>(floats * 4 * s.threads));
     b.add_step<DirectStep>(std::move(s));
     return;
   }
