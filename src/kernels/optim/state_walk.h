@@ -4,7 +4,9 @@
 
 #include <cstdint>
 
+#include "acl/acl_base.h"
 #include "core/thread_pool.h"
+#include "kernels/elementwise/convert.h"
 
 namespace opsnn::kernels {
 
@@ -32,6 +34,26 @@ void for_each_state_element(int ndim, const int64_t *dims, int64_t numel, const 
       }
     }
   });
+}
+
+// Element reads / writes as double: any dtype through the conversion table, or FLOAT directly (the
+// common case, which then costs no per-element dispatch). Kernels call with_state_io(dtype, body) and write
+// body as a generic lambda over the io.
+struct AnyStateIo {
+  aclDataType dt;
+  double load(const char *base, int64_t off) const { return load_one(dt, base, off); }
+  void store(double v, char *base, int64_t off) const { store_one(v, dt, base, off); }
+};
+struct FloatStateIo {
+  double load(const char *base, int64_t off) const { return reinterpret_cast<const float *>(base)[off]; }
+  void store(double v, char *base, int64_t off) const { reinterpret_cast<float *>(base)[off] = static_cast<float>(v); }
+};
+template <class Body>
+void with_state_io(aclDataType dt, const Body &body) {
+  if (dt == ACL_FLOAT)
+    body(FloatStateIo{});
+  else
+    body(AnyStateIo{dt});
 }
 
 }  // namespace opsnn::kernels
