@@ -3,7 +3,7 @@ rows become ops::optim_phase1 entry points (src/ops/optim/optim_phase1.h) and Op
 registrations (tests/ops/test_op_table_optim.cpp).
 
 Row format (besides the common `header`, `dtypes`):
-  update   kAdamW | kAdam | kAdamWV2 | kEmaAdam | kFusedAdamw | kFusedSgd   the update rule (ops::OptimKind)
+  update   kAdamW | kAdam | kAdamWV2 | kEmaAdam | kFusedAdamw | kFusedSgd | kAdamWQuant   the update rule (ops::OptimKind)
 Parameter roles come from the names (ROLES; V2_ROLES first for kAdamWV2, whose hyper-parameters are
 float attributes and whose step is a tensor; EMA_ROLES first for kEmaAdam, the same plus the EMA
 tensor sRef, its decay, the weight-decay mode and biasCorrection); a tensor role is written
@@ -13,7 +13,7 @@ kAdamWV2's maxGradNormOptionalRef, kEmaAdam's sRef. kFusedAdamw / kFusedSgd take
 """
 
 OPTIM_KEYS = {"update", "header", "dtypes"}
-UPDATES = {"kAdamW", "kAdam", "kAdamWV2", "kEmaAdam", "kFusedAdamw", "kFusedSgd"}
+UPDATES = {"kAdamW", "kAdam", "kAdamWV2", "kEmaAdam", "kFusedAdamw", "kFusedSgd", "kAdamWQuant"}
 ROLES = {"varRef": "var", "mRef": "m", "m": "m", "vRef": "v", "v": "v", "beta1Power": "b1p",
          "beta2Power": "b2p", "lr": "lr", "weightDecay": "wd", "beta1": "b1", "beta2": "b2", "eps": "eps",
          "epsilon": "eps", "grad": "grad", "maxGradNormOptional": "max_v", "amsgrad": "amsgrad",
@@ -26,9 +26,14 @@ LIST_ROLES = {**V2_ROLES, "paramsRef": "params", "grads": "grads", "gradsRef": "
               "momentumBufferListOptionalRef": "momenta", "gradScaleOptional": "grad_scale",
               "foundInfOptional": "found_inf", "momentum": "momentum_f", "dampening": "dampening_f",
               "isFirstStep": "first_step", "nesterov": "nesterov"}
+QUANT_ROLES = {**V2_ROLES, "qmapM": "qmap_m", "qmapV": "qmap_v", "absmaxMRef": "absmax_m",
+               "absmaxVRef": "absmax_v", "gnormScale": "gnorm_f", "quantModeOptional": "quant_mode",
+               "blockSize": "block_size"}
 TENSORS = ["var", "m", "v", "b1p", "b2p", "lr", "wd", "b1", "b2", "eps", "grad", "max_v", "step", "s", "params", "grads", "exp_avgs",
-           "exp_avg_sqs", "max_exp_avg_sqs", "steps", "momenta", "grad_scale", "found_inf"]
-EXTRA_ROLES = {"kAdamWV2": V2_ROLES, "kEmaAdam": EMA_ROLES, "kFusedAdamw": LIST_ROLES, "kFusedSgd": LIST_ROLES}
+           "exp_avg_sqs", "max_exp_avg_sqs", "steps", "momenta", "grad_scale", "found_inf",
+           "qmap_m", "qmap_v", "absmax_m", "absmax_v"]
+EXTRA_ROLES = {"kAdamWV2": V2_ROLES, "kEmaAdam": EMA_ROLES, "kFusedAdamw": LIST_ROLES, "kFusedSgd": LIST_ROLES,
+               "kAdamWQuant": QUANT_ROLES}
 
 
 def resolve(g, table, op):

@@ -28,6 +28,11 @@ struct OptimArgs {
   aclTensor *grad_scale = nullptr, *found_inf = nullptr;
   double momentum_f = 0, dampening_f = 0;
   bool first_step = false;
+  // ApplyAdamWQuant (test_op_table_optim_quant.cpp)
+  aclTensor *qmap_m = nullptr, *qmap_v = nullptr, *absmax_m = nullptr, *absmax_v = nullptr;
+  double gnorm_f = 1;
+  char *quant_mode = nullptr;
+  int64_t block_size = 0;
 };
 
 using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);

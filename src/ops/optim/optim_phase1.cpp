@@ -149,6 +149,10 @@ void ema_adam_phase1(core::OpBuilder &b, const OptimRule &rule, const OptimCall 
 }  // namespace
 
 void optim_phase1(core::OpBuilder &b, const OptimRule &rule, const OptimCall &c) {
+  if (rule.kind == OptimKind::kAdamWQuant) {
+    adamw_quant_phase1(b, rule, c);
+    return;
+  }
   if (rule.kind == OptimKind::kFusedAdamw || rule.kind == OptimKind::kFusedSgd) {
     optim_lists_phase1(b, rule, c);
     return;

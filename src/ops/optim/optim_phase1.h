@@ -9,7 +9,7 @@
 
 namespace opsnn::ops {
 
-enum class OptimKind { kAdamW, kAdam, kAdamWV2, kEmaAdam, kFusedAdamw, kFusedSgd };
+enum class OptimKind { kAdamW, kAdam, kAdamWV2, kEmaAdam, kFusedAdamw, kFusedSgd, kAdamWQuant };
 
 struct OptimRule {
   OptimKind kind;
@@ -44,6 +44,14 @@ struct OptimCall {
   const char *grad_scale_name = "gradScaleOptional", *found_inf_name = "foundInfOptional";
   double momentum_f = 0, dampening_f = 0;
   bool first_step = false;
+  // ApplyAdamWQuant: the UINT8 code states' code books and per-block absmax (FLOAT), the gradient's scale,
+  // the quantisation mode (null or "BLOCKWISE") and the block size.
+  const aclTensor *qmap_m = nullptr, *qmap_v = nullptr, *absmax_m = nullptr, *absmax_v = nullptr;
+  const char *qmap_m_name = "qmapM", *qmap_v_name = "qmapV", *absmax_m_name = "absmaxMRef",
+             *absmax_v_name = "absmaxVRef";
+  double gnorm_f = 1;
+  const char *quant_mode = nullptr;
+  int64_t block_size = 0;
 };
 
 void optim_phase1(core::OpBuilder &b, const OptimRule &rule, const OptimCall &c);
@@ -53,5 +61,6 @@ void optim_phase1(core::OpBuilder &b, const OptimRule &rule, const OptimCall &c)
 // and the state tensors not sharing memory (max_written: maxGradNorm is one of them).
 void optim_lists_phase1(core::OpBuilder &b, const OptimRule &rule, const OptimCall &c);
 void check_optim_state(const OptimCall &c, bool check_max, bool max_written);
+void adamw_quant_phase1(core::OpBuilder &b, const OptimRule &rule, const OptimCall &c);  // optim_quant_phase1.cpp
 
 }  // namespace opsnn::ops
