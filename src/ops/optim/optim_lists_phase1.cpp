@@ -28,16 +28,10 @@ void check_list(const aclTensorList *l, const char *name, size_t n, const char *
     if (l->tensors[i] == nullptr) throw_error(ACLNN_ERR_PARAM_NULLPTR, "%s[%zu] is null", name, i);
 }
 
-int64_t numel_of(const aclTensor &t) {
-  int64_t n = 1;
-  for (int d = 0; d < t.ndim; ++d) n *= t.dims[d];
-  return n;
-}
-
 // A one-element tensor of one of `dtypes` (a step, gradScale, foundInf).
 void check_one_element(const aclTensor *t, const char *name, std::initializer_list<aclDataType> dtypes) {
   core::check_dtype_in(t, name, dtypes);
-  if (numel_of(*t) != 1)
+  if (t->numel() != 1)
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s must hold one element, got shape %s", name,
                 core::shape_string(*t).c_str());
 }
@@ -48,7 +42,7 @@ void set_shape(core::OpBuilder &b, Plan &P, const std::vector<int> &slots) {
   const aclTensor &first = b.tensor(slots[0]);
   P.ndim = first.ndim;
   P.dtype = first.dtype;
-  P.numel = numel_of(first);
+  P.numel = first.numel();
   for (int d = 0; d < first.ndim; ++d) P.dims[d] = first.dims[d];
   for (size_t k = 0; k < slots.size(); ++k)
     if (slots[k] >= 0)

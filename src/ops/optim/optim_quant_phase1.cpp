@@ -29,12 +29,6 @@ struct AdamWQuantStep final : core::Step {
   }
 };
 
-int64_t numel_of(const aclTensor &t) {
-  int64_t n = 1;
-  for (int d = 0; d < t.ndim; ++d) n *= t.dims[d];
-  return n;
-}
-
 // A 1-D FLOAT tensor of n elements.
 void check_float_vector(const aclTensor *t, const char *name, int64_t n) {
   core::check_dtype_in(t, name, {ACL_FLOAT});
@@ -65,11 +59,11 @@ void adamw_quant_phase1(core::OpBuilder &b, const OptimRule &rule, const OptimCa
     throw_error(ACLNN_ERR_PARAM_INVALID, "quantModeOptional must be null or \"BLOCKWISE\", got \"%s\"", c.quant_mode);
   check_float_vector(c.qmap_m, c.qmap_m_name, 256);
   check_float_vector(c.qmap_v, c.qmap_v_name, 256);
-  const int64_t numel = numel_of(*c.var), blocks = (numel + c.block_size - 1) / c.block_size;
+  const int64_t numel = c.var->numel(), blocks = (numel + c.block_size - 1) / c.block_size;
   check_float_vector(c.absmax_m, c.absmax_m_name, blocks);
   check_float_vector(c.absmax_v, c.absmax_v_name, blocks);
   core::check_dtype_in(c.step, c.step_name, {ACL_INT64});
-  if (numel_of(*c.step) != 1)
+  if (c.step->numel() != 1)
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s must hold one element, got shape %s", c.step_name,
                 core::shape_string(*c.step).c_str());
   core::check_outputs_apart<core::NamedTensor>({&all[0], &all[2], &all[3], &all[6], &all[7]},
