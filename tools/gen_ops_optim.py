@@ -3,16 +3,17 @@ rows become ops::optim_phase1 entry points (src/ops/optim/optim_phase1.h) and Op
 registrations (tests/ops/test_op_table_optim.cpp).
 
 Row format (besides the common `header`, `dtypes`):
-  update   kAdamW | kAdam | kAdamWV2 | kEmaAdam   the update rule (ops::OptimKind)
+  update   kAdamW | kAdam | kAdamWV2 | kEmaAdam | kFusedAdamw | kFusedSgd | kAdamWQuant   the update rule (ops::OptimKind)
 Parameter roles come from the names (ROLES; V2_ROLES first for kAdamWV2, whose hyper-parameters are
 float attributes and whose step is a tensor; EMA_ROLES first for kEmaAdam, the same plus the EMA
 tensor sRef, its decay, the weight-decay mode and biasCorrection); a tensor role is written
 (registered in place) when the rule writes it: var, m, v (ApplyAdam's const m / v included),
-kAdamWV2's maxGradNormOptionalRef, kEmaAdam's sRef.
+kAdamWV2's maxGradNormOptionalRef, kEmaAdam's sRef. kFusedAdamw / kFusedSgd take tensor lists
+(LIST_ROLES: V2's float hyper-parameters plus the lists, gradScale / foundInf, SGD's momentum terms).
 """
 
 OPTIM_KEYS = {"update", "header", "dtypes"}
-UPDATES = {"kAdamW", "kAdam", "kAdamWV2", "kEmaAdam"}
+UPDATES = {"kAdamW", "kAdam", "kAdamWV2", "kEmaAdam", "kFusedAdamw", "kFusedSgd", "kAdamWQuant"}
 ROLES = {"varRef": "var", "mRef": "m", "m": "m", "vRef": "v", "v": "v", "beta1Power": "b1p",
          "beta2Power": "b2p", "lr": "lr", "weightDecay": "wd", "beta1": "b1", "beta2": "b2", "eps": "eps",
          "epsilon": "eps", "grad": "grad", "maxGradNormOptional": "max_v", "amsgrad": "amsgrad",
@@ -20,8 +21,19 @@ ROLES = {"varRef": "var", "mRef": "m", "m": "m", "vRef": "v", "v": "v", "beta1Po
 V2_ROLES = {"maxGradNormOptionalRef": "max_v", "step": "step", "lr": "lr_f", "beta1": "b1_f", "beta2": "b2_f",
             "weightDecay": "wd_f", "eps": "eps_f"}
 EMA_ROLES = {**V2_ROLES, "sRef": "s", "emaDecay": "ema_f", "mode": "mode", "biasCorrection": "bias_corr"}
-TENSORS = ["var", "m", "v", "b1p", "b2p", "lr", "wd", "b1", "b2", "eps", "grad", "max_v", "step", "s"]
-EXTRA_ROLES = {"kAdamWV2": V2_ROLES, "kEmaAdam": EMA_ROLES}
+LIST_ROLES = {**V2_ROLES, "paramsRef": "params", "grads": "grads", "gradsRef": "grads", "expAvgsRef": "exp_avgs",
+              "expAvgSqsRef": "exp_avg_sqs", "maxExpAvgSqsRef": "max_exp_avg_sqs", "stateSteps": "steps",
+              "momentumBufferListOptionalRef": "momenta", "gradScaleOptional": "grad_scale",
+              "foundInfOptional": "found_inf", "momentum": "momentum_f", "dampening": "dampening_f",
+              "isFirstStep": "first_step", "nesterov": "nesterov"}
+QUANT_ROLES = {**V2_ROLES, "qmapM": "qmap_m", "qmapV": "qmap_v", "absmaxMRef": "absmax_m",
+               "absmaxVRef": "absmax_v", "gnormScale": "gnorm_f", "quantModeOptional": "quant_mode",
+               "blockSize": "block_size"}
+TENSORS = ["var", "m", "v", "b1p", "b2p", "lr", "wd", "b1", "b2", "eps", "grad", "max_v", "step", "s", "params", "grads", "exp_avgs",
+           "exp_avg_sqs", "max_exp_avg_sqs", "steps", "momenta", "grad_scale", "found_inf",
+           "qmap_m", "qmap_v", "absmax_m", "absmax_v"]
+EXTRA_ROLES = {"kAdamWV2": V2_ROLES, "kEmaAdam": EMA_ROLES, "kFusedAdamw": LIST_ROLES, "kFusedSgd": LIST_ROLES,
+               "kAdamWQuant": QUANT_ROLES}
 
 
 def resolve(g, table, op):
@@ -30,7 +42,8 @@ def resolve(g, table, op):
     if op.update not in UPDATES:
         raise g.TableError(f"{op.where}: update '{op.update}' is not one of {sorted(UPDATES)}")
     op.roles = g.roles_by_name(op, {**ROLES, **EXTRA_ROLES.get(op.update, {})}, "an optimiser")
-    op.input, op.output = op.roles["var"], op.roles["var"]
+    first = op.roles.get("var", op.roles.get("params"))
+    op.input, op.output = first, first
 
 
 def render_entry(g, table):
@@ -57,6 +70,7 @@ def render_tests(g, tables):
             fields = [f"c.adamw = {str(op.update == 'kAdamW').lower()};",
                       f"c.v2 = {str(op.update == 'kAdamWV2').lower()};",
                       f"c.ema = {str(op.update == 'kEmaAdam').lower()};",
+                      f'c.update = "{op.update}";',
                       f"c.dtypes = {{{', '.join(g.cxx_dtype(d) for d in op.dtypes)}}};",
                       f"c.names = {{{names}}};"]
             out += g.family_case(op, {}, "OptimTableCase", fields, "OptimArgs", g.role_args(op))

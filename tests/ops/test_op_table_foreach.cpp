@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/tensor.h"  // aclTensorList's entries: a null entry (aclCreateTensorList refuses one)
+#include "device_lists.h"
 #include "op_table_harness.h"
 #include "test_util.h"
 
@@ -72,18 +73,6 @@ std::unique_ptr<DeviceTensor> make_view(const std::vector<int64_t> &shape, aclDa
   if (layout == Layout::kTransposed && shape.size() >= 2) return transposed_view(shape, dt);
   if (layout == Layout::kPadded && !shape.empty()) return padded_view(shape, dt, 2);
   return std::make_unique<DeviceTensor>(shape, dt);
-}
-
-// A tensor list holding copies of the descriptors (the list owns its elements).
-std::shared_ptr<aclTensorList> list_of(const std::vector<std::unique_ptr<DeviceTensor>> &ts) {
-  std::vector<aclTensor *> copies;
-  for (const auto &d : ts) {
-    const aclTensor *t = d->get();
-    copies.push_back(aclCreateTensor(t->dims, static_cast<uint64_t>(t->ndim), t->dtype, t->strides, t->offset,
-                                     t->format, t->storage_dims, static_cast<uint64_t>(t->storage_ndim), t->data));
-  }
-  return std::shared_ptr<aclTensorList>(aclCreateTensorList(copies.data(), copies.size()),
-                                        [](aclTensorList *l) { aclDestroyTensorList(l); });
 }
 
 std::shared_ptr<aclScalar> scalar_of(double v, aclDataType dt) {

@@ -5,35 +5,15 @@
 
 #include "aclnn/aclnn_base.h"
 #include "common/error.h"
-#include "core/thread_pool.h"
 #include "kernels/elementwise/convert.h"
+#include "kernels/optim/state_walk.h"
 
 namespace opsnn::kernels {
 namespace {
 
-// Calls body(off) for every element, off[k] = the element offset in operand k (var, m, v, grad,
-// maxGradNorm, s), in parallel chunks of the row-major order.
 template <class Body>
 void for_each_element(const AdamPlan &P, const Body &body) {
-  const int nd = P.ndim;
-  core::parallel_for(P.numel, 4096, [&](int64_t i0, int64_t i1) {
-    int64_t idx[kAdamMaxDims] = {};
-    int64_t rem = i0;
-    for (int d = nd - 1; d >= 0; --d) {
-      idx[d] = rem % P.dims[d];
-      rem /= P.dims[d];
-    }
-    for (int64_t i = i0; i < i1; ++i) {
-      int64_t off[6] = {};
-      for (int k = 0; k < 6; ++k)
-        for (int d = 0; d < nd; ++d) off[k] += idx[d] * P.strides[k][d];
-      body(off);
-      for (int d = nd - 1; d >= 0; --d) {  // next row-major index
-        if (++idx[d] < P.dims[d]) break;
-        idx[d] = 0;
-      }
-    }
-  });
+  for_each_state_element<6>(P.ndim, P.dims, P.numel, P.strides, body);
 }
 
 // ApplyFusedEmaAdam (formulas: src/ops/optim/optim.ops).
@@ -84,31 +64,32 @@ int adam_run(const AdamPlan &P, const AdamArgs &a) {
   // AdamW: the powers are beta^(t-1); Adam: beta^t.
   const double bc1 = P.adamw ? 1.0 - b1p * b1 : 1.0 - b1p, bc2 = P.adamw ? 1.0 - b2p * b2 : 1.0 - b2p;
   const double lr_t = P.adamw ? 0.0 : lr * std::sqrt(bc2) / bc1;
-  const aclDataType dt = P.dtype;
   const bool has_max = a.max_v != nullptr;
-  for_each_element(P, [&](const int64_t *off) {
-    double var = load_one(dt, a.var, off[0]), m = load_one(dt, a.m, off[1]), v = load_one(dt, a.v, off[2]);
-    double g = load_one(dt, a.grad, off[3]);
-    if (P.adamw) {
-      if (P.maximize) g = -g;
-      m = b1 * m + (1.0 - b1) * g;
-      v = b2 * v + (1.0 - b2) * g * g;
-      double vm = v;
-      if (P.amsgrad && has_max) {
-        const double mx = load_one(dt, a.max_v, off[4]);
-        vm = std::isnan(mx) || mx > v ? mx : v;
-        if (P.v2) store_one(vm, dt, a.max_v, off[4]);  // V2 keeps the running maximum
+  with_state_io(P.dtype, [&](auto io) {
+    for_each_element(P, [&](const int64_t *off) {
+      double var = io.load(a.var, off[0]), m = io.load(a.m, off[1]), v = io.load(a.v, off[2]);
+      double g = io.load(a.grad, off[3]) / a.grad_divisor;
+      if (P.adamw) {
+        if (P.maximize) g = -g;
+        m = b1 * m + (1.0 - b1) * g;
+        v = b2 * v + (1.0 - b2) * g * g;
+        double vm = v;
+        if (P.amsgrad && has_max) {
+          const double mx = io.load(a.max_v, off[4]);
+          vm = std::isnan(mx) || mx > v ? mx : v;
+          if (P.v2) io.store(vm, a.max_v, off[4]);  // V2 keeps the running maximum
+        }
+        var = var - lr * wd * var - lr * (m / bc1) / (std::sqrt(vm / bc2) + eps);
+      } else {
+        m = b1 * m + (1.0 - b1) * g;
+        v = b2 * v + (1.0 - b2) * g * g;
+        const double num = P.nesterov ? b1 * m + (1.0 - b1) * g : m;
+        var = var - lr_t * num / (std::sqrt(v) + eps);
       }
-      var = var - lr * wd * var - lr * (m / bc1) / (std::sqrt(vm / bc2) + eps);
-    } else {
-      m = b1 * m + (1.0 - b1) * g;
-      v = b2 * v + (1.0 - b2) * g * g;
-      const double num = P.nesterov ? b1 * m + (1.0 - b1) * g : m;
-      var = var - lr_t * num / (std::sqrt(v) + eps);
-    }
-    store_one(m, dt, a.m, off[1]);
-    store_one(v, dt, a.v, off[2]);
-    store_one(var, dt, a.var, off[0]);
+      io.store(m, a.m, off[1]);
+      io.store(v, a.v, off[2]);
+      io.store(var, a.var, off[0]);
+    });
   });
   return 0;
 }

@@ -9,10 +9,11 @@
 #include <cstdint>
 
 #include "acl/acl_base.h"
+#include "kernels/optim/state_walk.h"
 
 namespace opsnn::kernels {
 
-constexpr int kAdamMaxDims = 8;
+constexpr int kAdamMaxDims = kOptimMaxDims;
 
 struct AdamPlan {
   bool adamw = true, amsgrad = false, maximize = false, nesterov = false;
@@ -44,6 +45,7 @@ struct AdamArgs {
   const char *scalars[7] = {};  // null: not used (ApplyAdam's weightDecay)
   const char *step = nullptr;    // V2, FusedEmaAdam
   char *s = nullptr;             // FusedEmaAdam's EMA of var
+  double grad_divisor = 1.0;     // FusedAdamw's gradScale (the gradient is divided by it); else 1
 };
 
 // Returns 0, or 161002 after opsnn::set_last_error for a V2 step <= 0 or a FusedEmaAdam step <= 0

@@ -34,9 +34,9 @@ void check_hyper(const aclTensor *t, const char *name, aclDataType var_dtype) {
                 core::shape_string(*t).c_str());
 }
 
-// var / m / v / grad (/ maxGradNorm, / s) of var's shape, the written ones without internal overlap
-// and the state tensors (var, m, v; V2's maxGradNorm or FusedEmaAdam's s) not sharing memory.
-void check_state(const OptimCall &c, bool check_max, bool max_written) {
+}  // namespace
+
+void check_optim_state(const OptimCall &c, bool check_max, bool max_written) {
   const aclTensor &var = *c.var;
   if (var.ndim > kernels::kAdamMaxDims)
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; at most %d are supported", c.var_name, var.ndim,
@@ -56,6 +56,8 @@ void check_state(const OptimCall &c, bool check_max, bool max_written) {
         throw_error(ACLNN_ERR_PARAM_INVALID, "%s and %s overlap in memory; each state tensor needs its own",
                     state_names[i], state_names[j]);
 }
+
+namespace {
 
 // The plan's shape and the strides / operands of var, m, v, grad, maxGradNorm, s (slots, -1: none).
 void set_state(core::OpBuilder &b, AdamStep &st, const aclTensor &var, const int (&slots)[6]) {
@@ -106,7 +108,7 @@ void adamw_v2_phase1(core::OpBuilder &b, const OptimRule &rule, const OptimCall 
   if (c.max_v != nullptr) core::check_dtype_in(c.max_v, c.max_v_name, {dt});
   core::check_dtype_in(c.grad, c.grad_name, {dt});
   check_step_tensor(c);
-  check_state(c, c.amsgrad, c.amsgrad);
+  check_optim_state(c, c.amsgrad, c.amsgrad);
   const int sv = b.inout(c.var), sm = b.inout(c.m), sv2 = b.inout(c.v), sx = b.inout(c.max_v);
   const int sg = b.input(c.grad), ss = b.input(c.step);
   auto &st = b.add_step<AdamStep>();
@@ -131,7 +133,7 @@ void ema_adam_phase1(core::OpBuilder &b, const OptimRule &rule, const OptimCall 
   if (c.mode != 0 && c.mode != 1)
     throw_error(ACLNN_ERR_PARAM_INVALID, "mode must be 0 (weight decay in the gradient) or 1 (in the update), got %lld",
                 static_cast<long long>(c.mode));
-  check_state(c, false, false);
+  check_optim_state(c, false, false);
   const int sg = b.input(c.grad), sv = b.inout(c.var), sm = b.inout(c.m), sv2 = b.inout(c.v), ss = b.inout(c.s);
   const int sstep = b.input(c.step);
   auto &st = b.add_step<AdamStep>();
@@ -147,6 +149,14 @@ void ema_adam_phase1(core::OpBuilder &b, const OptimRule &rule, const OptimCall 
 }  // namespace
 
 void optim_phase1(core::OpBuilder &b, const OptimRule &rule, const OptimCall &c) {
+  if (rule.kind == OptimKind::kAdamWQuant) {
+    adamw_quant_phase1(b, rule, c);
+    return;
+  }
+  if (rule.kind == OptimKind::kFusedAdamw || rule.kind == OptimKind::kFusedSgd) {
+    optim_lists_phase1(b, rule, c);
+    return;
+  }
   if (rule.kind == OptimKind::kAdamWV2) {
     adamw_v2_phase1(b, rule, c);
     return;
@@ -173,7 +183,7 @@ void optim_phase1(core::OpBuilder &b, const OptimRule &rule, const OptimCall &c)
   if (use_max && c.max_v == nullptr)
     throw_error(ACLNN_ERR_PARAM_NULLPTR, "%s must not be null when amsgrad is true", c.max_v_name);
   if (adamw && c.max_v != nullptr) core::check_dtype_in(c.max_v, c.max_v_name, {dt});
-  check_state(c, adamw, false);
+  check_optim_state(c, adamw, false);
   // Registration in prototype order: var, m, v written in place (ApplyAdam's const m / v too).
   const int sv = b.inout(c.var), sm = b.inout(c.m), sv2 = b.inout(c.v);
   int sc[7];
