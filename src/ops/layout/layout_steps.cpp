@@ -425,7 +425,7 @@ class BlockedCopyStep final : public core::Step {
   int64_t tile_a = 32, tile_b = 32;  // a tile's extent along a and b
   // The output outgrows the cache (kernels::copy_streams): the 16 x 16 blocks' whole output lines,
   // or the rows when they are whole 64-byte lines, leave with streaming stores (no read for
-  // ownership). Streamed rows go in tiles of one position along a and a run along b, so the input
+  // ownership). Streamed rows go position by position along a, each a run along b, so the input
   // reads as one stream and every output row is written whole at once.
   bool streaming = false;
 
@@ -531,11 +531,12 @@ void choose_row_streaming(BlockedCopyStep &s, int64_t es) {
   else if (!lines) trace.add("streamed", "rows are not whole 64-byte lines");
   s.streaming = s.streaming && lines;
   if (s.streaming) {
-    // One position along a, up to 256 rows along b (the input's nearest dim): the input is read in
-    // order and the output rows leave whole. Measured on Zen 5 ([64, 512, 32, 64] heads permute,
-    // 256 MiB): ~1.5x the square tiles with plain stores; square tiles streamed no faster.
-    s.tile_a = 1;
+    // Up to 256 rows along b (the input's nearest dim) for each position along a, a few positions
+    // per tile when b is shorter: the input is read in order and the output rows leave whole.
+    // Measured on Zen 5 ([64, 512, 32, 64] heads permute, 256 MiB): ~1.5x the square tiles with
+    // plain stores; square tiles streamed no faster.
     s.tile_b = std::min<int64_t>(s.size[s.b], 256);
+    s.tile_a = std::max<int64_t>(1, 256 / s.tile_b);
   }
   if (core::current_phase1_trace() != nullptr)
     core::record_choice(s.streaming ? "layout:tiles/rows-streamed" : "layout:tiles/rows", &trace);
