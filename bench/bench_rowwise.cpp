@@ -124,6 +124,13 @@ void SumLike(benchmark::State &s, int64_t dim) {
   run(s, [&](uint64_t *w, aclOpExecutor **e) { return P1(x, d.a, false, ACL_FLOAT, y, w, e); }, P2);
 }
 void SumInner(benchmark::State &s) { SumLike<aclnnReduceSumGetWorkspaceSize, aclnnReduceSum>(s, 1); }
+// The inner sum of [16384, 4096] (256 MiB: read from memory on every call, unlike kSq's 64 MiB).
+void SumInnerBig(benchmark::State &s) {
+  T x({16384, 4096}), y({16384});
+  Dims d({1});
+  run(s, [&](uint64_t *w, aclOpExecutor **e) { return aclnnReduceSumGetWorkspaceSize(x, d.a, false, ACL_FLOAT, y, w, e); },
+      aclnnReduceSum);
+}
 void SumOuter(benchmark::State &s) { SumLike<aclnnReduceSumGetWorkspaceSize, aclnnReduceSum>(s, 0); }
 void MeanInner(benchmark::State &s) { SumLike<aclnnMeanGetWorkspaceSize, aclnnMean>(s, 1); }
 void MeanOuter(benchmark::State &s) { SumLike<aclnnMeanGetWorkspaceSize, aclnnMean>(s, 0); }
@@ -338,6 +345,7 @@ BENCHMARK(StreamTriad)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(StreamRead)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(MemcpyContig)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(SumInner)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(SumInnerBig)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(VocabSumExp)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(VocabLossSoftmax)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(ChamferGrad)->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -36,12 +36,14 @@ def main():
         return torch.rand(*shape, generator=g) * 4 - 2
 
     sq = rand(4096, 4096)
+    big = rand(16384, 4096)  # 256 MiB: SumInnerBig reads it from memory on every call
     flat = rand(16 << 20)
     srt, long_row = rand(256, 4096), rand(1 << 20)
     attn = rand(64, 32, 512, 512)
     heads = rand(64, 512, 32, 64)
     w, b = torch.rand(4096), torch.rand(4096)
     o1, osq, oi = torch.empty(4096), torch.empty(4096, 4096), torch.empty(4096, dtype=torch.int64)
+    o_big = torch.empty(16384)
     oattn, oheads = torch.empty_like(attn), torch.empty(64, 32, 512, 64)
     sv, si = torch.empty(256, 4096), torch.empty(256, 4096, dtype=torch.int64)
     lv, li = torch.empty(1 << 20), torch.empty(1 << 20, dtype=torch.int64)
@@ -78,6 +80,7 @@ def main():
 
     cases = [
         ("SumInner", lambda: torch.sum(sq, 1, out=o1), n),
+        ("SumInnerBig", lambda: torch.sum(big, 1, out=o_big), 4 * n),
         ("SumOuter", lambda: torch.sum(sq, 0, out=o1), n),
         ("MeanInner", lambda: torch.mean(sq, 1, out=o1), n),
         ("MeanOuter", lambda: torch.mean(sq, 0, out=o1), n),

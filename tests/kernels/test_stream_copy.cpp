@@ -1,7 +1,8 @@
 // The byte copies of kernels/elementwise/stream_copy.h: streaming and plain, every size around the
 // 64-byte line and the 256-byte streaming minimum, destinations and sources at every alignment
 // class; the result must equal the source bytes exactly and nothing around the destination may
-// change. Plus the phase-1 threshold: a copy streams exactly from stream_copy_min_bytes() on.
+// change; runs of whole lines (copy_lines_streaming). Plus the phase-1 threshold: a copy streams
+// exactly from stream_copy_min_bytes() on.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -47,6 +48,20 @@ TEST(StreamCopy, OneLine) {
   copy_line_streaming(dst + 64, src + 3);
   copy_fence();
   for (int i = 0; i < 192; ++i) EXPECT_EQ(dst[i], i >= 64 && i < 128 ? src[i - 64 + 3] : 0) << i;
+}
+
+TEST(StreamCopy, WholeLines) {
+  for (size_t lines : {size_t{0}, size_t{1}, size_t{4}, size_t{7}}) {
+    SCOPED_TRACE(::testing::Message() << lines << " lines");
+    alignas(64) unsigned char dst[64 * 9];
+    unsigned char src[64 * 7 + 5];
+    for (size_t i = 0; i < sizeof src; ++i) src[i] = static_cast<unsigned char>(i * 13 + 5);
+    for (auto &b : dst) b = 0xA5;
+    copy_lines_streaming(dst + 64, src + 5, lines);
+    copy_fence();
+    for (size_t i = 0; i < sizeof dst; ++i)
+      EXPECT_EQ(dst[i], i >= 64 && i < 64 * (lines + 1) ? src[i - 64 + 5] : 0xA5) << i;
+  }
 }
 
 TEST(StreamCopy, ThresholdIsFixedAndAtMost16MiB) {

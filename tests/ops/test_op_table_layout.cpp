@@ -667,11 +667,16 @@ struct Inputs {
 };
 
 // Runs one valid sample and compares exactly.
+// `out_offset` >= 0 (with strided false): the output is a contiguous view that many elements into
+// its storage instead of the storage itself.
 void check_sample(const LayoutTableCase &c, const LayoutSample &s, aclDataType in_dt, aclDataType out_dt,
-                  bool strided) {
+                  bool strided, int64_t out_offset = -1) {
   Inputs in(c, s, in_dt, strided, strided ? ACL_INT32 : ACL_INT64);
   const Expected e = reference(c, s, in.values, out_dt);
-  auto out = strided ? padded_output(e.shape, out_dt) : std::make_unique<DeviceTensor>(e.shape, out_dt);
+  auto out = strided          ? padded_output(e.shape, out_dt)
+             : out_offset < 0 ? std::make_unique<DeviceTensor>(e.shape, out_dt)
+                              : std::make_unique<DeviceTensor>(e.shape, out_dt, contiguous_strides(e.shape), out_offset,
+                                                               out_offset + numel_of(e.shape) + 3);
   out->poison();
   Call call(c, s, in.self, in.list, *out, in.index, in.source);
   ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **x) { return c.phase1(call.a, w, x); }, c.launch), 0)
@@ -1273,6 +1278,32 @@ TEST(OpTableLayoutLarge, PermutesAboveTheStreamingThreshold) {
       s.arr = {dims};
       check_sample(*c, s, ACL_FLOAT, ACL_FLOAT, strided);
     }
+}
+
+// Permutes of rows (an innermost dim contiguous on both sides) whose output exceeds the streaming
+// threshold: rows of whole 64-byte lines stream in tiles of one output position by up to 256 rows
+// (300 rows along the input's nearest dim: a tile edge), unless the output's base is not 64-byte
+// aligned at launch (an offset of 4 elements; 16 elements is aligned); rows of 160 bytes keep
+// plain stores. The test above covers padded outputs.
+TEST(OpTableLayoutLarge, PermutedRowsStreamedInWholeLines) {
+  reseed_for_current_test();
+  const LayoutTableCase *c = case_of("aclnnPermute");
+  ASSERT_NE(c, nullptr);
+  struct Case {
+    std::vector<int64_t> shape, dims;
+    int64_t out_offset;
+  };
+  const std::vector<Case> cases = {{{2, 260, 300, 32}, {0, 2, 1, 3}, -1},  {{2, 260, 300, 32}, {0, 2, 1, 3}, 16},
+                                   {{2, 260, 300, 32}, {0, 2, 1, 3}, 4},   {{2, 50, 9, 300, 16}, {1, 0, 3, 2, 4}, -1},
+                                   {{8, 512, 40, 40}, {0, 2, 1, 3}, -1},   {{4, 512, 34, 64}, {0, 2, 1, 3}, 4}};
+  for (const Case &k : cases) {
+    SCOPED_TRACE(::testing::Message() << ::testing::PrintToString(k.shape) << " -> " << ::testing::PrintToString(k.dims)
+                                      << " output offset " << k.out_offset);
+    LayoutSample s = c->sample;
+    s.shape = k.shape;
+    s.arr = {k.dims};
+    check_sample(*c, s, ACL_FLOAT, ACL_FLOAT, false, k.out_offset);
+  }
 }
 
 // Transposes through the blocked kernels (kernels/layout/transpose_tile.h: register blocks of 16 x

@@ -12,12 +12,14 @@
 
 #include "aclnnop/aclnn_add.h"
 #include "aclnnop/aclnn_mm.h"
+#include "aclnnop/aclnn_permute.h"
 #include "aclnnop/aclnn_quant_matmul_v3.h"
 #include "aclnnop/aclnn_reduce_sum.h"
 #include "aclnnop/aclnn_softmax.h"
 #include "aclnnop/aclnn_weight_quant_batch_matmul_v2.h"
 #include "core/cpu_features.h"
 #include "core/verbose.h"
+#include "kernels/elementwise/stream_copy.h"
 #include "kernels/matmul/gemm.h"
 #include "test_util.h"
 
@@ -429,6 +431,32 @@ TEST_F(Verbose, ReduceSumNamesItsModeAndBlocks) {
   EXPECT_TRUE(has(rejections(p1.kv["rejected"]), "column: the input's fastest dim is reduced")) << p1.kv["rejected"];
   auto [p2, e2] = reduce({100000}, {}, {});
   EXPECT_EQ(p2.kv["impl"], "reduce:" + tier + "/row/sum/double/blocks=4");
+}
+
+// The permutes of rows (an innermost dim contiguous on both sides): streamed when the output
+// outgrows the cache and the rows are whole 64-byte lines, else plain stores with the reason.
+TEST_F(Verbose, PermuteOfRowsNamesItsStores) {
+  auto permute = [&](std::vector<int64_t> shape) {
+    lines_.clear();
+    const std::vector<int64_t> dims = {0, 2, 1, 3};
+    DeviceTensor x(shape, ACL_FLOAT), out({shape[0], shape[2], shape[1], shape[3]}, ACL_FLOAT);
+    aclIntArray *d = aclCreateIntArray(dims.data(), dims.size());
+    EXPECT_EQ(0, run_op([&](uint64_t *w, aclOpExecutor **e) { return aclnnPermuteGetWorkspaceSize(x, d, out, w, e); },
+                        aclnnPermute));
+    aclDestroyIntArray(d);
+    return two_lines("aclnnPermute").first;
+  };
+  Line small = permute({2, 8, 4, 64});
+  EXPECT_EQ(small.kv["impl"], "layout:tiles/rows");
+  const std::string fits = "streamed: the output fits the cache (or the CPU has no streaming stores)";
+  EXPECT_TRUE(has(rejections(small.kv["rejected"]), fits)) << small.kv["rejected"];
+  // 17.8 and 20 MB: above the streaming threshold (at most 16 MiB) where the CPU has streaming stores.
+  const bool streams = kernels::copy_streams(4 * 512 * 34 * 64 * 4);
+  EXPECT_EQ(permute({4, 512, 34, 64}).kv["impl"], streams ? "layout:tiles/rows-streamed" : "layout:tiles/rows");
+  Line odd = permute({4, 512, 34, 72});  // rows of 288 bytes
+  EXPECT_EQ(odd.kv["impl"], "layout:tiles/rows");
+  EXPECT_TRUE(has(rejections(odd.kv["rejected"]), streams ? "streamed: rows are not whole 64-byte lines" : fits))
+      << odd.kv["rejected"];
 }
 
 TEST_F(Verbose, SoftmaxNamesTheDimwiseEngine) {

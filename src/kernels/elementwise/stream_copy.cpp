@@ -40,6 +40,12 @@ void copy_line_streaming(void *dst, const void *src) {
 #endif
 }
 
+void copy_lines_streaming(void *dst, const void *src, size_t lines) {
+  auto *d = static_cast<char *>(dst);
+  const auto *s = static_cast<const char *>(src);
+  for (size_t k = 0; k < lines; ++k) copy_line_streaming(d + 64 * k, s + 64 * k);
+}
+
 void copy_bytes(void *dst, const void *src, size_t n, bool streaming) {
   auto *d = static_cast<char *>(dst);
   const auto *s = static_cast<const char *>(src);

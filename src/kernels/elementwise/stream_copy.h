@@ -22,6 +22,9 @@ uint64_t stream_copy_min_bytes();
 void copy_bytes(void *dst, const void *src, size_t n, bool streaming);
 // Copies one 64-byte line to a 64-byte-aligned dst with a non-temporal store (streaming tiles).
 void copy_line_streaming(void *dst, const void *src);
+// Copies `lines` whole 64-byte lines to a 64-byte-aligned dst with non-temporal stores (the layout
+// family's streamed rows).
+void copy_lines_streaming(void *dst, const void *src, size_t lines);
 void copy_fence();
 
 }  // namespace opsnn::kernels

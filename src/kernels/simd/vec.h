@@ -39,11 +39,27 @@ inline float hsum(f32v v) {  // a tree of halves (a chain of 16 dependent adds c
   return a[0];
 }
 
+// The hardware prefetchers follow a stream within a 4 KiB page and restart on the next page's
+// first misses, so a long read pays about one memory latency per page. Called once per step of
+// `step_bytes` (<= 4 KiB) at p: the step that enters a page asks for the next page's first two
+// lines, so its stream is under way before the loads reach it. Measured on Zen 5 (a stand-alone
+// loop over rows of 4096 floats, 1 thread): a 256 MiB row sum 1.3x faster, a 64 MiB one partly in
+// L3 ~1.1x; prefetching every line ahead, or more lines per page, did not help.
+inline void prefetch_next_page(const float *p, int64_t step_bytes) {
+  const auto a = reinterpret_cast<uintptr_t>(p);
+  if (static_cast<int64_t>(a & 4095) < step_bytes) {
+    const char *next = reinterpret_cast<const char *>((a | 4095) + 1);
+    __builtin_prefetch(next);
+    __builtin_prefetch(next + 64);
+  }
+}
+
 // sum of x[0, n) in float: four accumulators of 16 lanes, then the tail, combined in fixed order.
 inline float sum(const float *x, int64_t n) {
   f32v a0{}, a1{}, a2{}, a3{};
   int64_t i = 0;
   for (; i + kStep <= n; i += kStep) {
+    prefetch_next_page(x + i, kStep * 4);
     a0 += load(x + i);
     a1 += load(x + i + kF32);
     a2 += load(x + i + 2 * kF32);
@@ -61,6 +77,7 @@ inline float sum_sq_dev(const float *x, int64_t n, float c, float *dev) {
   f32v q0{}, q1{}, q2{}, q3{}, d0{}, d1{}, d2{}, d3{};
   int64_t i = 0;
   for (; i + kStep <= n; i += kStep) {
+    prefetch_next_page(x + i, kStep * 4);
     const f32v e0 = load(x + i) - cv, e1 = load(x + i + kF32) - cv;
     const f32v e2 = load(x + i + 2 * kF32) - cv, e3 = load(x + i + 3 * kF32) - cv;
     q0 += e0 * e0;
@@ -140,6 +157,7 @@ inline float extremum(const float *x, int64_t n, bool *nan) {
   auto fold = [](f32v &m, f32v y) { m = kMax ? (y > m ? y : m) : (y < m ? y : m); };
   int64_t i = 0;
   for (; i + kChains * kF32 <= n; i += kChains * kF32) {
+    prefetch_next_page(x + i, kChains * kF32 * 4);
     f32v y[kChains];
     for (int k = 0; k < kChains; ++k) y[k] = load(x + i + k * kF32);
     for (int k = 0; k < kChains; ++k) fold(m[k], y[k]);
@@ -199,6 +217,7 @@ inline int64_t arg_extremum(const float *x, int64_t n, bool *nan) {
   };
   int64_t i = 0;
   for (; i + kChains * kF32 <= n; i += kChains * kF32) {
+    prefetch_next_page(x + i, kChains * kF32 * 4);
     f32v y[kChains];
     for (int k = 0; k < kChains; ++k) y[k] = load(x + i + k * kF32);
     for (int k = 0; k < kChains; ++k) {
