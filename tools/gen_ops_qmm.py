@@ -43,6 +43,10 @@ ROLES = {"x1": "kQmmA", "x": "kQmmA", "x2": "kQmmB", "weight": "kQmmB", "scale":
          # QuantMatmulWeightNz (V5's names)
          "x1Scale": "kQmmPertoken", "x2Scale": "kQmmScale", "x2Offset": "kQmmOffset", "yScale": "kQmmYScale",
          "x1Offset": "kQmmAOffset", "yOffset": "kQmmYOffset", "groupSize": "group",
+         # QuantMatmul (a float deqScale: the per-tensor scale's value) / QuantMatmulV2 (a tensor)
+         "deqScale": "kQmmScale", "adjX1": "trans_a", "adjX2": "trans_b",
+         # WeightQuantBatchMatmulV3: 0 high precision, 1 high performance (both computed alike)
+         "innerPrecise": "inner_precise",
          # TransQuantParamV3: 0 keeps the scale's top 19 bits, 1 rounds to them (nearest even)
          "roundMode": "round_mode",
          # TransQuantParam (host arrays)
@@ -54,7 +58,14 @@ ARG = {"kQmmA": "a.a", "kQmmB": "a.b", "kQmmScale": "a.scale", "kQmmOffset": "a.
        "kQmmPertoken": "a.pertoken", "kQmmQScale": "a.qscale", "kQmmQOffset": "a.qoffset", "kQmmBias": "a.bias",
        "kQmmYScale": "a.yscale", "kQmmAOffset": "a.x1offset", "kQmmYOffset": "a.yoffset",
        "kQmmOut": "a.out", "trans_a": "a.trans_a", "trans_b": "a.trans_b", "group": "a.group", "shape": "a.shape",
-       "dtype": "a.dtype", "size": "size", "round_mode": "a.round_mode"}
+       "dtype": "a.dtype", "size": "size", "round_mode": "a.round_mode", "inner_precise": "a.inner_precise",
+       "scale_value": "a.scale_value"}
+
+
+def role_of(p):
+    """A parameter's role; a scale given as a float (QuantMatmul's deqScale) is a value."""
+    role = ROLES[p.name]
+    return "scale_value" if role == "kQmmScale" and p.kind != "tensor" else role
 
 
 def resolve(g, table, op):
@@ -94,11 +105,13 @@ def render_entry(g, table):
         lines = g.family_entry_open(op, "::opsnn::ops::QmmCall")
         lines += g.family_null_checks(op, nullable=NULLABLE, any_dtype=tensors)
         for p in op.params:
-            role = ROLES[p.name]
+            role = role_of(p)
             if p.kind == "tensor":
                 lines.append(f'    c.set(::opsnn::ops::{role}, {p.name}, "{p.name}");')
             else:
                 lines.append(f"    c.{role} = {p.name};")
+                if role == "scale_value":
+                    lines.append("    c.has_scale_value = true;")
         out += lines + g.family_entry_close(op, "qmm_phase1")
     return "\n".join(out) + "\n"
 
@@ -125,7 +138,7 @@ def render_tests(g, tables):
     out = g.family_tests_head(tables, "quantised matmul", "QmmTableCase", "qmm_table_cases")
     for t in tables:
         for op in t.ops:
-            roles = [ROLES[p.name] for p in op.params]
+            roles = [role_of(p) for p in op.params]
             if op.encode_array:
                 out += ["  {", "    QmmTableCase c;", f'    c.name = "{op.name}";', f'    c.api = "aclnn{op.name}";',
                         f"    c.encode_array = aclnn{op.name};", "    v.push_back(std::move(c));", "  }"]
@@ -139,6 +152,7 @@ def render_tests(g, tables):
             fields = [f"c.scheme = ::opsnn::ops::QmmScheme::{op.scheme};",
                       f"c.weight_nz = {'true' if op.weight_nz else 'false'};",
                       f"c.has_round_mode = {'true' if 'round_mode' in op.roles else 'false'};",
+                      f"c.scale_value = {'true' if 'scale_value' in roles else 'false'};",
                       f"c.dtypes = {{{', '.join(g.cxx_dtype(d) for d in op.dtypes)}}};",
                       "c.roles = {" + ", ".join(f'{{::opsnn::ops::{r}, "{p.name}"}}' for r, p in
                                                 zip(roles, op.params) if r.startswith("kQmm")) + "};"]

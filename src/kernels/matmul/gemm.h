@@ -36,6 +36,7 @@ enum class GemmActivation : int8_t {
   kRelu,      // max(x, 0), NaN propagates
   kGeluTanh,  // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
   kSilu,      // x * sigmoid(x)
+  kGeluErf,   // 0.5 x erfc(-x / sqrt(2)) (FusedMatmul's gelu_erf)
 };
 
 struct GemmDesc {

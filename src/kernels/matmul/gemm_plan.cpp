@@ -259,7 +259,7 @@ bool plan_gemm(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options, co
     fail(ACLNN_ERR_PARAM_INVALID, "gemm_plan: unsupported addend dtype %d", static_cast<int>(d.d.dtype));
     return false;
   }
-  if (static_cast<int>(d.activation) < 0 || static_cast<int>(d.activation) > static_cast<int>(GemmActivation::kSilu)) {
+  if (static_cast<int>(d.activation) < 0 || static_cast<int>(d.activation) > static_cast<int>(GemmActivation::kGeluErf)) {
     fail(ACLNN_ERR_PARAM_INVALID, "gemm_plan: unknown activation %d", static_cast<int>(d.activation));
     return false;
   }

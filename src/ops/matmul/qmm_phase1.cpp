@@ -73,7 +73,7 @@ void int8_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
       throw_error(ACLNN_ERR_PARAM_INVALID, "%s is reserved: pass null or an empty tensor", nm[r]);
   if (c.group != 0)
     throw_error(ACLNN_ERR_PARAM_INVALID, "groupSize is %lld; only 0 (no groups) is supported", ll(c.group));
-  core::check_dtype_in(scale, nm[kQmmScale], {ACL_UINT64, ACL_INT64, ACL_FLOAT, ACL_BF16});
+  if (!c.has_scale_value) core::check_dtype_in(scale, nm[kQmmScale], {ACL_UINT64, ACL_INT64, ACL_FLOAT, ACL_BF16});
   if (offset != nullptr) core::check_dtype_in(offset, nm[kQmmOffset], {ACL_FLOAT});
   if (pertoken != nullptr) core::check_dtype_in(pertoken, nm[kQmmPertoken], {ACL_FLOAT});
   if (bias != nullptr) core::check_dtype_in(bias, nm[kQmmBias], {ACL_INT32, ACL_FLOAT, ACL_FLOAT16, ACL_BF16});
@@ -126,8 +126,13 @@ void int8_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
   }
   st.m0 = m;
   st.n = n;
-  vector_shape(scale, nm[kQmmScale], n, 1, &st.scale_count, &st.scale_stride);
-  st.scale_dtype = scale->dtype;
+  if (c.has_scale_value) {  // QuantMatmul's float deqScale: a per-tensor scale held by the step
+    st.has_scale_value = true;
+    st.scale_value = c.scale_value;
+  } else {
+    vector_shape(scale, nm[kQmmScale], n, 1, &st.scale_count, &st.scale_stride);
+    st.scale_dtype = scale->dtype;
+  }
   if (offset != nullptr) vector_shape(offset, nm[kQmmOffset], n, 1, &st.offset_count, &st.offset_stride);
   if (pertoken != nullptr) {
     if (pertoken->ndim != 1 || pertoken->dims[0] != m)
@@ -228,6 +233,9 @@ void weight_antiquant(core::OpBuilder &b, const QmmCall &c) {
                   *qscale = c.t[kQmmQScale], *qoffset = c.t[kQmmQOffset], *bias = c.t[kQmmBias], *y = c.t[kQmmOut];
   const char *const *nm = c.name;
   core::check_dtype_in(x, nm[kQmmA], {ACL_FLOAT16, ACL_BF16});
+  if (c.inner_precise != 0 && c.inner_precise != 1)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "innerPrecise is %lld; expected 0 (high precision) or 1 (high performance)",
+                ll(c.inner_precise));
   if (weight->dtype != ACL_INT8 && weight->dtype != ACL_INT4 && weight->dtype != ACL_INT32)
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; expected INT8, INT4 or INT32 (eight packed INT4)",
                 nm[kQmmB], core::dtype_name(weight->dtype));

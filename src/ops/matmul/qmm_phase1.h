@@ -25,6 +25,11 @@
 //  [batch..., ceil(cols / 32), ceil(rows / 16), 16, 32] (core/fractal_layout.h), re-laid per launch
 //  into a dense workspace copy; or x2 ND (aclnnTransMatmulWeight leaves INT8 plain). yScale,
 //  x1Offset and yOffset are reserved (null or empty), groupSize must be 0.
+//  aclnnQuantMatmulV5 is the same with x2 ND only (its FP8 / HiFloat8 / MX / INT4 and per-group
+//  modes are refused with 161002 naming the argument: x1 / x2 must be INT8, groupSize 0, yScale /
+//  x1Offset / yOffset null). aclnnQuantMatmulV2 is V3 without offset, with deqScale = scale (UINT64 /
+//  INT64 words of aclnnTransQuantParam, or FLOAT / BF16) and adjX1 / adjX2 = transposeX1 / X2.
+//  aclnnQuantMatmul is V2 with a per-tensor float deqScale (the value itself: scale_value).
 //
 // kWeightAntiquant (aclnnWeightQuantBatchMatmulV2): weight-only quantisation
 //   y = x @ ((weight + antiquantOffset) * antiquantScale) + bias
@@ -39,6 +44,8 @@
 //   y = saturate_int8(round_half_even((x @ ANTIQUANT(weight) + bias) * quantScale + quantOffset)),
 //  quantScaleOptional FLOAT or UINT64 / INT64 (aclnnTransQuantParam's encoding), quantOffsetOptional
 //  FLOAT; both (1,) or (n,) / (1, n).
+//  aclnnWeightQuantBatchMatmulV3 is V2 plus innerPrecise (0 high precision, 1 high performance;
+//  both accepted and computed alike, others 161002).
 //
 // Empty tensors (m, n, k or a batch dim of 0) are rejected by both schemes.
 //
@@ -103,6 +110,9 @@ struct QmmCall {
   bool trans_a = false, trans_b = false;
   int64_t group = 0;  // antiquantGroupSize
   int64_t round_mode = 0;  // TransQuantParamV3's roundMode (kEncodeParam)
+  bool has_scale_value = false;  // QuantMatmul: the scale is this float, not a tensor
+  float scale_value = 0.0f;
+  int64_t inner_precise = 0;  // WeightQuantBatchMatmulV3's innerPrecise (0 or 1)
   // The tensor roles in prototype order (checks and registration follow it).
   int order[kQmmRoles] = {};
   int count = 0;

@@ -1,6 +1,7 @@
 // Phase 2 of the quantised matmuls (ops/matmul/qmm_steps.h).
 #include "ops/matmul/qmm_steps.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "core/dtype.h"
@@ -63,7 +64,10 @@ int QmmInt8Step::run_with(const core::LaunchArgs &args, const int8_t *b) const {
   c.st = this;
   c.out = const_cast<char *>(address(args, kQmmOut));
   float *sv = reinterpret_cast<float *>(args.get(ws_scale));
-  kernels::qmm_decode_floats(address(args, kQmmScale), scale_dtype, scale_count, scale_stride, n, sv);
+  if (has_scale_value)
+    std::fill(sv, sv + n, scale_value);
+  else
+    kernels::qmm_decode_floats(address(args, kQmmScale), scale_dtype, scale_count, scale_stride, n, sv);
   c.scale = sv;
   if (op[kQmmOffset].slot >= 0) {
     float *ov = reinterpret_cast<float *>(args.get(ws_offset));
