@@ -7,6 +7,8 @@ Row format (besides the common `header`, `dtypes`, `backward`):
            int8_dequant: int8 x int8 with the dequantising epilogue (QuantMatmulV3 / V4);
            weight_antiquant: a float x times an antiquantised INT8 / INT4 weight, optionally
            requantised to INT8 (WeightQuantBatchMatmulV2);
+           float_requant: a FLOAT16 matmul re-quantised to INT8 by TransQuantParam words
+           (BatchMatmulQuant);
            encode_param: fp32 scales / offsets packed into the int8 scheme's 64-bit scale words
            (TransQuantParamV2, and V3 with its roundMode);
            prepack_weight: a weight re-laid in place for the GEMM engine (TransMatmulWeight);
@@ -24,13 +26,15 @@ Every parameter's role comes from its name (ROLES); `offset` and `bias` may be n
 
 QMM_KEYS = {"header", "dtypes", "backward", "scheme", "weight_dtype", "weight"}
 SCHEMES = {"int8_dequant": "kInt8Dequant", "weight_antiquant": "kWeightAntiquant", "encode_param": "kEncodeParam",
+           "float_requant": "kFloatRequant",
            "prepack_weight": "kPrepackWeight", "weight_size": None, "encode_array": None}
 # The roles each scheme needs.
 NEEDS = {"int8_dequant": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"),
-         "weight_antiquant": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"), "encode_param": ("kQmmScale", "kQmmOut"),
+         "weight_antiquant": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"),
+         "float_requant": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"), "encode_param": ("kQmmScale", "kQmmOut"),
          "prepack_weight": ("kQmmB",), "weight_size": ("shape", "size"),
          "encode_array": ("scale_array", "param_out")}
-RESULTS = {"int8_dequant": "out's dtype (INT8 / FLOAT16 / BF16)", "weight_antiquant": "x's dtype, INT8 when requantised",
+RESULTS = {"int8_dequant": "out's dtype (INT8 / FLOAT16 / BF16)", "float_requant": "INT8", "weight_antiquant": "x's dtype, INT8 when requantised",
            "encode_param": "UINT64 / INT64 words", "prepack_weight": "mmWeightRef in place", "weight_size": "a size",
            "encode_array": "a malloc'ed UINT64 array"}
 # Parameter name -> role: a QmmRole of the tensors (ops/matmul/qmm_phase1.h), or a value attribute.
@@ -65,6 +69,8 @@ ARG = {"kQmmA": "a.a", "kQmmB": "a.b", "kQmmScale": "a.scale", "kQmmOffset": "a.
 def role_of(p):
     """A parameter's role; a scale given as a float (QuantMatmul's deqScale) is a value."""
     role = ROLES[p.name]
+    if p.name == "quantParam" and p.kind == "tensor":  # BatchMatmulQuant's scale words
+        return "kQmmScale"
     return "scale_value" if role == "kQmmScale" and p.kind != "tensor" else role
 
 
@@ -83,6 +89,8 @@ def resolve(g, table, op):
     if op.weight_dtype is not None and op.weight_dtype not in g.DTYPES:
         raise g.TableError(f"{op.where}: unknown weight_dtype '{op.weight_dtype}'")
     op.roles = g.roles_by_name(op, ROLES, "a quantised matmul")
+    if "param_out" in op.roles and op.roles["param_out"].kind == "tensor":  # BatchMatmulQuant's words
+        op.roles["kQmmScale"] = op.roles.pop("param_out")
     for need in NEEDS[scheme]:
         if need not in op.roles:
             raise g.TableError(f"{op.where}: scheme {scheme} needs its {need.replace('kQmm', '').lower()} parameter")

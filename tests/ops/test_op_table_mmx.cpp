@@ -3,14 +3,18 @@
 // references written here, over FLOAT / FLOAT16 / BF16 mixes, every permutation form, optional bias,
 // batch splits, non-contiguous views, and every error path with its status. Also the quantised rows
 // the generic qmm harness cannot drive: aclnnQuantMatmul (a float deqScale; exact int32 sums here,
-// then the scale in float64) and WeightQuantBatchMatmulV3's innerPrecise check.
+// then the scale in float64), aclnnBatchMatmulQuant (FLOAT16 product re-quantised by hand-packed
+// TransQuantParam words: exact, but for fp32 accumulation error next to a .5 boundary) and
+// WeightQuantBatchMatmulV3's innerPrecise check.
 // Accuracy is precision.md's absolute-bound variant, as for the other matmuls: rel_i = |actual - golden|
 // / (bound_i + 1e-7) with bound_i the sum of the magnitudes of the terms, MERE < T, MARE < 10 T.
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "aclnnop/aclnn_batchmatmul_quant.h"
 #include "aclnnop/aclnn_fused_matmul.h"
 #include "aclnnop/aclnn_quant_matmul.h"
 #include "aclnnop/aclnn_transpose_batch_mat_mul.h"
@@ -393,6 +397,105 @@ TEST(QuantMatmul, ErrorsNameTheArgument) {
   EXPECT_TRUE(fails_with(call(x1, x2, nullptr, out_f32), kInvalid, {"out", "FLOAT"}));
   EXPECT_TRUE(fails_with(call(x1, x2, nullptr, out_bad), kInvalid, {"out"}));
   EXPECT_TRUE(fails_with(call(x1, x2, bias_bad, out), kInvalid, {"bias"}));
+}
+
+// ---- aclnnBatchMatmulQuant
+
+// A TransQuantParam word, packed here from the documented layout: the fp32 scale's top 19 bits,
+// bit 46, the 9-bit offset in bits 37..45. Returns the word and the scale it carries.
+double pack_word(float scale, int offset, double *carried) {
+  uint32_t bits;
+  std::memcpy(&bits, &scale, 4);
+  bits &= 0xFFFFE000u;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  *carried = f;
+  const uint64_t w = bits | (uint64_t{1} << 46) | ((static_cast<uint64_t>(offset) & 0x1FF) << 37);
+  return static_cast<double>(w);  // < 2^47: exact in a double
+}
+
+TEST(BatchMatmulQuant, RequantisedAgainstFloat64) {
+  reseed_for_current_test();
+  const int64_t shapes[][3] = {{1, 40, 20}, {7, 33, 19}, {37, 100, 50}};
+  int i = 0;
+  for (const auto &mkn : shapes)
+    for (int form = 0; form < 3; ++form) {  // 0: one word, 1: n words, 2: align(n, 16) words
+      const int64_t m = mkn[0], k = mkn[1], n = mkn[2], n16 = (n + 15) / 16 * 16;
+      const bool t1 = i % 2 == 1, t2 = form == 1, with_bias = form != 0;
+      SCOPED_TRACE("m k n " + std::to_string(m) + " " + std::to_string(k) + " " + std::to_string(n) + " form " +
+                   std::to_string(form) + (t1 ? " x1^T" : "") + (t2 ? " x2^T" : ""));
+      Dev x1 = t1 ? std::make_unique<DeviceTensor>(Dims{k, m}, ACL_FLOAT16) : padded_view({m, k}, ACL_FLOAT16);
+      Dev x2 = t2 ? std::make_unique<DeviceTensor>(Dims{n, k}, ACL_FLOAT16) : std::make_unique<DeviceTensor>(Dims{k, n}, ACL_FLOAT16);
+      Dev bias = with_bias ? std::make_unique<DeviceTensor>(Dims{n}, ACL_FLOAT16) : nullptr;
+      const int64_t words = form == 0 ? 1 : form == 1 ? n : n16;
+      DeviceTensor qp({words}, ACL_UINT64);
+      Dev out = padded_view({m, n}, ACL_INT8);
+      x1->fill_random(-2, 2);
+      x2->fill_random(-2, 2);
+      if (bias) bias->fill_random(-3, 3);
+      std::vector<double> wv, scale, offset;
+      for (int64_t j = 0; j < words; ++j) {
+        double carried = 0;
+        const int off = j % 11 == 10 ? -256 : j % 13 == 12 ? 255 : static_cast<int>(j % 7) * 9 - 27;
+        wv.push_back(pack_word(static_cast<float>((j % 5 + 1) * 7.0 / (k + 0.5)) * (j % 4 == 3 ? -1 : 1), off,
+                               &carried));
+        scale.push_back(carried);
+        offset.push_back(off);
+      }
+      qp.set_values(wv);
+      out->poison();
+      const auto v1 = x1->values(), v2 = x2->values();
+      const auto vb = bias ? bias->values() : std::vector<double>{};
+      std::vector<double> expected, slack;
+      for (int64_t r = 0; r < m; ++r)
+        for (int64_t j = 0; j < n; ++j) {
+          double s = bias ? vb[static_cast<size_t>(j)] : 0.0, mag = std::fabs(s);
+          for (int64_t q = 0; q < k; ++q) {
+            const double p = v1[static_cast<size_t>(t1 ? q * m + r : r * k + q)] *
+                             v2[static_cast<size_t>(t2 ? j * k + q : q * n + j)];
+            s += p;
+            mag += std::fabs(p);
+          }
+          const size_t w = words == 1 ? 0 : static_cast<size_t>(j);
+          const double q = s * scale[w] + offset[w];
+          const double near = std::fabs(q - std::floor(q) - 0.5);  // how far from a rounding tie
+          expected.push_back(std::max(-128.0, std::min(127.0, std::nearbyint(q))));
+          slack.push_back(near < mag * std::fabs(scale[w]) * 1e-5 + 1e-5 ? 1.0 : 0.0);
+        }
+      ASSERT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **ex) {
+                  return aclnnBatchMatmulQuantGetWorkspaceSize(*x1, *x2, qp, bias ? bias->get() : nullptr, t1, t2, *out,
+                                                               ws, ex);
+                }, aclnnBatchMatmulQuant), 0) << aclGetRecentErrMsg();
+      const auto got = out->values();
+      for (size_t e = 0; e < got.size(); ++e) ASSERT_LE(std::fabs(got[e] - expected[e]), slack[e]) << "element " << e;
+      EXPECT_TRUE(out->untouched_outside_view());
+      ++i;
+    }
+}
+
+TEST(BatchMatmulQuant, ErrorsNameTheArgument) {
+  DeviceTensor x1({4, 16}, ACL_FLOAT16), x2({16, 8}, ACL_FLOAT16), qp({8}, ACL_UINT64), out({4, 8}, ACL_INT8);
+  DeviceTensor f32({4, 16}, ACL_FLOAT), qp_f({8}, ACL_FLOAT), qp_bad({5}, ACL_UINT64), out_f16({4, 8}, ACL_FLOAT16);
+  DeviceTensor out_bad({4, 9}, ACL_INT8), bias_bad({9}, ACL_FLOAT16), bias_f32({8}, ACL_FLOAT), x2_k({15, 8}, ACL_FLOAT16);
+  DeviceTensor qp16({16}, ACL_UINT64), x1_3d({2, 4, 16}, ACL_FLOAT16);
+  auto call = [&](const aclTensor *a, const aclTensor *b, const aclTensor *q, const aclTensor *bias, aclTensor *o) {
+    uint64_t ws = 0;
+    aclOpExecutor *ex = nullptr;
+    return aclnnBatchMatmulQuantGetWorkspaceSize(a, b, q, bias, false, false, o, &ws, &ex);
+  };
+  EXPECT_TRUE(fails_with(call(nullptr, x2, qp, nullptr, out), kNull, {"x1"}));
+  EXPECT_TRUE(fails_with(call(x1, x2, nullptr, nullptr, out), kNull, {"quantParam"}));
+  EXPECT_TRUE(fails_with(call(x1, x2, qp, nullptr, nullptr), kNull, {"out"}));
+  EXPECT_TRUE(fails_with(call(f32, x2, qp, nullptr, out), kInvalid, {"x1", "FLOAT"}));
+  EXPECT_TRUE(fails_with(call(x1, x2, qp_f, nullptr, out), kInvalid, {"quantParam", "FLOAT"}));
+  EXPECT_TRUE(fails_with(call(x1, x2, qp, bias_f32, out), kInvalid, {"bias", "FLOAT"}));
+  EXPECT_TRUE(fails_with(call(x1, x2, qp, nullptr, out_f16), kInvalid, {"out", "FLOAT16"}));
+  EXPECT_TRUE(fails_with(call(x1_3d, x2, qp, nullptr, out), kInvalid, {"x1"}));
+  EXPECT_TRUE(fails_with(call(x1, x2_k, qp, nullptr, out), kInvalid, {"x1", "x2"}));
+  EXPECT_TRUE(fails_with(call(x1, x2, qp_bad, nullptr, out), kInvalid, {"quantParam"}));
+  EXPECT_TRUE(fails_with(call(x1, x2, qp, bias_bad, out), kInvalid, {"bias"}));
+  EXPECT_TRUE(fails_with(call(x1, x2, qp, nullptr, out_bad), kInvalid, {"out"}));
+  EXPECT_EQ(call(x1, x2, qp16, nullptr, out), 0) << aclGetRecentErrMsg();
 }
 
 TEST(WeightQuantBatchMatmulV3, InnerPreciseIsZeroOrOne) {

@@ -533,6 +533,7 @@ void qmm_phase1(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
     case QmmScheme::kWeightAntiquant: return weight_antiquant(b, c);
     case QmmScheme::kEncodeParam: return encode_param(b, c);
     case QmmScheme::kPrepackWeight: return prepack_weight(b, c);
+    case QmmScheme::kFloatRequant: return qmm_float_requant(b, c);
   }
 }
 

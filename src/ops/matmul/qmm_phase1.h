@@ -49,6 +49,15 @@
 //
 // Empty tensors (m, n, k or a batch dim of 0) are rejected by both schemes.
 //
+// kFloatRequant (aclnnBatchMatmulQuant): a FLOAT16 matmul re-quantised to INT8
+//   out = saturate_int8(round_half_even(float(x1 @ x2 + bias) * scale[j] + offset[j]))
+//  x1 / x2 FLOAT16 2-D (transposeX1 / X2: given as [k, m] / [n, k]), any strides; bias optional
+//  FLOAT16 (n,); quantParam UINT64 / INT64 1-D of 1, n or align(n, 16) words as aclnnTransQuantParam
+//  packs them: the fp32 scale's top 19 bits in the low 32 bits and, unlike the int8 scheme which
+//  ignores it, the signed 9-bit offset of bits 37..45 (Quant = scale then offset, as AscendQuant);
+//  out INT8 [m, n]. The product accumulates in fp32 (the GEMM engine, bias in its epilogue) into
+//  scratch, rounded once by the re-quantisation (kernels/matmul/requant.h).
+//
 // kEncodeParam (aclnnTransQuantParamV2, src/ops/quant/trans_quant_param.ops): the scale words the
 // int8 scheme decodes, from fp32 scales and optional offsets (kernels::qmm_encode_params):
 //   out[j] = (bits(scale[j]) & 0xFFFFE000) | (1 << 46)                 (the scale's top 19 bits)
@@ -80,7 +89,7 @@
 
 namespace opsnn::ops {
 
-enum class QmmScheme : uint8_t { kInt8Dequant, kWeightAntiquant, kEncodeParam, kPrepackWeight };
+enum class QmmScheme : uint8_t { kInt8Dequant, kWeightAntiquant, kEncodeParam, kPrepackWeight, kFloatRequant };
 
 struct QmmRule {
   QmmScheme scheme;

@@ -99,4 +99,19 @@ class QmmPrepackStep final : public core::Step, public QmmOperands {
   int run(const core::LaunchArgs &args) const override;
 };
 
+// aclnnBatchMatmulQuant's second step: the fp32 product (+ bias) re-quantised row by row into the
+// INT8 out with the per-channel scale and offset of TransQuantParam's words (ops/matmul/qmm_phase1.h).
+class QmmRequantStep final : public core::Step, public QmmOperands {
+ public:
+  int64_t m = 0, n = 0, out_row = 0, out_col = 1;
+  aclDataType word_dtype = ACL_UINT64;
+  int64_t word_count = 1, word_stride = 0;
+  core::WsKey ws_acc, ws_params;
+
+  int run(const core::LaunchArgs &args) const override;
+};
+
+// The phase 1 of scheme kFloatRequant (ops/matmul/qmm_float_requant.cpp).
+void qmm_float_requant(core::OpBuilder &b, const QmmCall &c);
+
 }  // namespace opsnn::ops
