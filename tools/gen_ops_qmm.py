@@ -51,6 +51,10 @@ ROLES = {"x1": "kQmmA", "x": "kQmmA", "x2": "kQmmB", "weight": "kQmmB", "scale":
          "deqScale": "kQmmScale", "adjX1": "trans_a", "adjX2": "trans_b",
          # WeightQuantBatchMatmulV3: 0 high precision, 1 high performance (both computed alike)
          "innerPrecise": "inner_precise",
+         # FusedQuantMatmul (V5's names with Optional suffixes)
+         "yScaleOptional": "kQmmYScale", "x1OffsetOptional": "kQmmAOffset", "x2OffsetOptional": "kQmmOffset",
+         "yOffsetOptional": "kQmmYOffset", "x3Optional": "kQmmX3",
+         "groupSizeOptional": "group", "fusedOpType": "fused",
          # TransQuantParamV3: 0 keeps the scale's top 19 bits, 1 rounds to them (nearest even)
          "roundMode": "round_mode",
          # TransQuantParam (host arrays)
@@ -60,7 +64,8 @@ NULLABLE = ("offset", "bias", "x1Scale", "x2Offset", "yScale", "x1Offset", "yOff
 # The harness's argument of each role (QmmArgs).
 ARG = {"kQmmA": "a.a", "kQmmB": "a.b", "kQmmScale": "a.scale", "kQmmOffset": "a.offset",
        "kQmmPertoken": "a.pertoken", "kQmmQScale": "a.qscale", "kQmmQOffset": "a.qoffset", "kQmmBias": "a.bias",
-       "kQmmYScale": "a.yscale", "kQmmAOffset": "a.x1offset", "kQmmYOffset": "a.yoffset",
+       "kQmmYScale": "a.yscale", "kQmmAOffset": "a.x1offset", "kQmmYOffset": "a.yoffset", "kQmmX3": "a.x3",
+       "fused": "a.fused",
        "kQmmOut": "a.out", "trans_a": "a.trans_a", "trans_b": "a.trans_b", "group": "a.group", "shape": "a.shape",
        "dtype": "a.dtype", "size": "size", "round_mode": "a.round_mode", "inner_precise": "a.inner_precise",
        "scale_value": "a.scale_value"}

@@ -5,7 +5,8 @@
 // the generic qmm harness cannot drive: aclnnQuantMatmul (a float deqScale; exact int32 sums here,
 // then the scale in float64), aclnnBatchMatmulQuant (FLOAT16 product re-quantised by hand-packed
 // TransQuantParam words: exact, but for fp32 accumulation error next to a .5 boundary) and
-// WeightQuantBatchMatmulV3's innerPrecise check.
+// WeightQuantBatchMatmulV3's innerPrecise check, aclnnFusedQuantMatmul's activations (the generic
+// qmm suites run it with fusedOpType "").
 // Accuracy is precision.md's absolute-bound variant, as for the other matmuls: rel_i = |actual - golden|
 // / (bound_i + 1e-7) with bound_i the sum of the magnitudes of the terms, MERE < T, MARE < 10 T.
 #include <cmath>
@@ -16,6 +17,7 @@
 
 #include "aclnnop/aclnn_batchmatmul_quant.h"
 #include "aclnnop/aclnn_fused_matmul.h"
+#include "aclnnop/aclnn_fused_quant_matmul.h"
 #include "aclnnop/aclnn_quant_matmul.h"
 #include "aclnnop/aclnn_transpose_batch_mat_mul.h"
 #include "aclnnop/aclnn_weight_quant_batch_matmul_v3.h"
@@ -496,6 +498,79 @@ TEST(BatchMatmulQuant, ErrorsNameTheArgument) {
   EXPECT_TRUE(fails_with(call(x1, x2, qp, bias_bad, out), kInvalid, {"bias"}));
   EXPECT_TRUE(fails_with(call(x1, x2, qp, nullptr, out_bad), kInvalid, {"out"}));
   EXPECT_EQ(call(x1, x2, qp16, nullptr, out), 0) << aclGetRecentErrMsg();
+}
+
+// ---- aclnnFusedQuantMatmul: act(float(x1 @ x2) * x2Scale[j] * x1Scale[i]), exact int32 sums.
+
+TEST(FusedQuantMatmul, ActivationsAgainstExactSums) {
+  reseed_for_current_test();
+  const char *ops[] = {"relu", "gelu_tanh", "gelu_erf", ""};
+  int i = 0;
+  for (const char *op : ops)
+    for (aclDataType dout : {ACL_FLOAT16, ACL_BF16, ACL_INT8}) {
+      const int64_t m = 1 + (i * 7) % 23, k = 16 + (i * 13) % 90, n = 1 + (i * 5) % 40;
+      SCOPED_TRACE(std::string("op '") + op + "' out " + std::to_string(dout) + " m k n " + std::to_string(m) + " " +
+                   std::to_string(k) + " " + std::to_string(n));
+      DeviceTensor x1({m, k}, ACL_INT8), x2({k, n}, ACL_INT8), s1({m}, ACL_FLOAT), s2({n}, ACL_FLOAT);
+      Dev out = padded_view({m, n}, dout);
+      x1.fill_random(-128, 127);
+      x2.fill_random(-128, 127);
+      // Values around a few units: the activations' interesting range (INT8 out keeps them apart).
+      s1.fill_random(0.5, 1.5);
+      s2.fill_random(-3.0 / (80.0 * k), 3.0 / (80.0 * k));
+      out->poison();
+      const auto v1 = x1.values(), v2 = x2.values(), vs1 = s1.values(), vs2 = s2.values();
+      std::vector<double> value, bound;
+      for (int64_t r = 0; r < m; ++r)
+        for (int64_t j = 0; j < n; ++j) {
+          int64_t acc = 0;
+          for (int64_t q = 0; q < k; ++q)
+            acc += static_cast<int64_t>(v1[static_cast<size_t>(r * k + q)]) *
+                   static_cast<int64_t>(v2[static_cast<size_t>(q * n + j)]);
+          const double x = static_cast<double>(acc) * vs2[static_cast<size_t>(j)] * vs1[static_cast<size_t>(r)];
+          const std::string o = op;
+          double v = o == "relu" ? (x > 0 ? x : 0.0) : o == "gelu_tanh" ? gelu_tanh_ref(x)
+                   : o == "gelu_erf" ? gelu_erf_ref(x) : x;
+          if (dout == ACL_INT8) v = std::max(-128.0, std::min(127.0, std::nearbyint(v)));
+          value.push_back(v);
+          bound.push_back(dout == ACL_INT8 ? 1e7 * (1 + std::fabs(x)) : 1.2 * std::fabs(x));
+        }
+      ASSERT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **ex) {
+                  return aclnnFusedQuantMatmulGetWorkspaceSize(x1, x2, s1, s2, nullptr, nullptr, nullptr, nullptr,
+                                                               nullptr, nullptr, op, 0, *out, ws, ex);
+                }, aclnnFusedQuantMatmul), 0) << aclGetRecentErrMsg();
+      if (dout == ACL_INT8) {  // exact but next to a rounding tie (fp32 evaluation)
+        const auto got = out->values();
+        int off = 0;
+        for (size_t e = 0; e < got.size(); ++e) {
+          ASSERT_LE(std::fabs(got[e] - value[e]), 1.0) << "element " << e;
+          off += got[e] != value[e];
+        }
+        EXPECT_LE(off, static_cast<int>(got.size()) / 50 + 1);
+      } else {
+        EXPECT_TRUE(close(*out, value, bound));
+      }
+      ++i;
+    }
+}
+
+TEST(FusedQuantMatmul, ErrorsNameTheArgument) {
+  DeviceTensor x1({4, 16}, ACL_INT8), x2({16, 8}, ACL_INT8), s2({8}, ACL_FLOAT), out({4, 8}, ACL_FLOAT16);
+  DeviceTensor x3({4, 8}, ACL_FLOAT16), f16({4, 16}, ACL_FLOAT16);
+  auto call = [&](const aclTensor *a, const aclTensor *c3, const char *op, int64_t group) {
+    uint64_t ws = 0;
+    aclOpExecutor *ex = nullptr;
+    return aclnnFusedQuantMatmulGetWorkspaceSize(a, x2, nullptr, s2, nullptr, nullptr, nullptr, nullptr, nullptr, c3,
+                                                 op, group, out, &ws, &ex);
+  };
+  EXPECT_TRUE(fails_with(call(x1, nullptr, nullptr, 0), kNull, {"fusedOpType"}));
+  EXPECT_TRUE(fails_with(call(nullptr, nullptr, "", 0), kNull, {"x1"}));
+  EXPECT_TRUE(fails_with(call(f16, nullptr, "relu", 0), kInvalid, {"x1", "FLOAT16"}));
+  EXPECT_TRUE(fails_with(call(x1, nullptr, "swiglu", 0), kInvalid, {"fusedOpType", "swiglu"}));
+  EXPECT_TRUE(fails_with(call(x1, nullptr, "add", 0), kInvalid, {"fusedOpType", "add"}));
+  EXPECT_TRUE(fails_with(call(x1, x3, "relu", 0), kInvalid, {"x3Optional"}));
+  EXPECT_TRUE(fails_with(call(x1, nullptr, "relu", 32), kInvalid, {"groupSize"}));
+  EXPECT_EQ(call(x1, nullptr, "gelu_erf", 0), 0) << aclGetRecentErrMsg();
 }
 
 TEST(WeightQuantBatchMatmulV3, InnerPreciseIsZeroOrOne) {

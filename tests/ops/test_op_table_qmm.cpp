@@ -71,6 +71,8 @@ struct QmmArgs {  // the arguments by role (aggregate order: QmmRole order, then
   int64_t round_mode = 0;  // TransQuantParamV3
   int64_t inner_precise = 0;  // WeightQuantBatchMatmulV3
   float scale_value = 0.0f;  // QuantMatmul's float deqScale (its rows run in test_op_table_mmx.cpp)
+  aclTensor *x3 = nullptr;  // FusedQuantMatmul (its activations run in test_op_table_mmx.cpp)
+  const char *fused = "";
 };
 
 struct QmmTableCase {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <string>
 
 #include "common/error.h"
 #include "core/dtype.h"
@@ -58,6 +59,20 @@ void register_tensors(core::OpBuilder &b, const QmmCall &c, QmmOperand *ops) {
 
 // ---- kInt8Dequant
 
+// FusedQuantMatmul's fusedOpType as the epilogue's activation; x3Optional has no use without add / mul.
+kernels::GemmActivation fused_activation(const QmmCall &c) {
+  const std::string f = c.fused;
+  if (c.t[kQmmX3] != nullptr)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s is not supported (fusedOpType add / mul are not implemented); pass null",
+                c.name[kQmmX3]);
+  if (f.empty()) return kernels::GemmActivation::kNone;
+  if (f == "relu") return kernels::GemmActivation::kRelu;
+  if (f == "gelu_tanh") return kernels::GemmActivation::kGeluTanh;
+  if (f == "gelu_erf") return kernels::GemmActivation::kGeluErf;
+  throw_error(ACLNN_ERR_PARAM_INVALID, "fusedOpType \"%s\" is not supported (\"\", relu, gelu_tanh, gelu_erf)",
+              c.fused);
+}
+
 void int8_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
   const aclTensor *x1 = c.t[kQmmA], *x2 = c.t[kQmmB], *scale = c.t[kQmmScale], *offset = c.t[kQmmOffset],
                   *pertoken = c.t[kQmmPertoken], *bias = c.t[kQmmBias], *out = c.t[kQmmOut];
@@ -73,6 +88,7 @@ void int8_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
       throw_error(ACLNN_ERR_PARAM_INVALID, "%s is reserved: pass null or an empty tensor", nm[r]);
   if (c.group != 0)
     throw_error(ACLNN_ERR_PARAM_INVALID, "groupSize is %lld; only 0 (no groups) is supported", ll(c.group));
+  const kernels::GemmActivation act = c.fused != nullptr ? fused_activation(c) : kernels::GemmActivation::kNone;
   if (!c.has_scale_value) core::check_dtype_in(scale, nm[kQmmScale], {ACL_UINT64, ACL_INT64, ACL_FLOAT, ACL_BF16});
   if (offset != nullptr) core::check_dtype_in(offset, nm[kQmmOffset], {ACL_FLOAT});
   if (pertoken != nullptr) core::check_dtype_in(pertoken, nm[kQmmPertoken], {ACL_FLOAT});
@@ -115,6 +131,7 @@ void int8_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
 
   QmmInt8Step &st = b.add_step<QmmInt8Step>();
   register_tensors(b, c, st.op);
+  st.act = act;
   // A FRACTAL_NZ x2 is read from its dense copy (made at the first launch and kept), planned as
   // the contiguous x2 it holds.
   aclTensor x2_dense;

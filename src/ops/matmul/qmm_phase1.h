@@ -30,6 +30,9 @@
 //  x1Offset / yOffset null). aclnnQuantMatmulV2 is V3 without offset, with deqScale = scale (UINT64 /
 //  INT64 words of aclnnTransQuantParam, or FLOAT / BF16) and adjX1 / adjX2 = transposeX1 / X2.
 //  aclnnQuantMatmul is V2 with a per-tensor float deqScale (the value itself: scale_value).
+//  aclnnFusedQuantMatmul is V5 plus an activation of the dequantised value before the output's
+//  rounding: fusedOpType "" (none), "relu", "gelu_tanh", "gelu_erf" (our reading of the public
+//  material, which names a GELU fusion); "add" / "mul" and a non-null x3Optional are refused (161002).
 //
 // kWeightAntiquant (aclnnWeightQuantBatchMatmulV2): weight-only quantisation
 //   y = x @ ((weight + antiquantOffset) * antiquantScale) + bias
@@ -109,6 +112,7 @@ enum QmmRole : int {
   kQmmYScale,    // yScale (QuantMatmulWeightNz: reserved, null or empty)
   kQmmAOffset,   // x1Offset (reserved, null or empty)
   kQmmYOffset,   // yOffset (reserved, null or empty)
+  kQmmX3,        // x3Optional (FusedQuantMatmul: its add / mul operand, refused)
   kQmmOut,       // out / y
   kQmmRoles
 };
@@ -122,6 +126,7 @@ struct QmmCall {
   bool has_scale_value = false;  // QuantMatmul: the scale is this float, not a tensor
   float scale_value = 0.0f;
   int64_t inner_precise = 0;  // WeightQuantBatchMatmulV3's innerPrecise (0 or 1)
+  const char *fused = nullptr;  // FusedQuantMatmul's fusedOpType (null: the row has none)
   // The tensor roles in prototype order (checks and registration follow it).
   int order[kQmmRoles] = {};
   int count = 0;

@@ -31,6 +31,7 @@ void int8_block(void *vctx, int64_t b, int64_t i0, int64_t j0, int64_t rows, int
   e.scale = c.scale;
   e.offset = c.offset;
   e.out_dtype = st.out_dtype;
+  e.act = st.act;
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t i = i0 + r;
     // Folded: the GEMM's row i is row i % m0 of batch i / m0 (b is 0); else i < m0.

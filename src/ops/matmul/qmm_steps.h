@@ -49,6 +49,7 @@ class QmmInt8Step final : public core::Step, public QmmOperands {
   aclDataType scale_dtype = ACL_FLOAT, bias_dtype = ACL_FLOAT;
   int64_t scale_count = 1, scale_stride = 0, offset_count = 1, offset_stride = 0, pertoken_stride = 0;
   int64_t bias_batches = 0, bias_col = 0, bias_bstride = 0;  // bias_batches 0: no bias
+  kernels::GemmActivation act = kernels::GemmActivation::kNone;  // FusedQuantMatmul's fusedOpType
   bool has_scale_value = false;  // the scale is scale_value (QuantMatmul), not a tensor
   float scale_value = 0.0f;
   core::WsKey ws_gemm, ws_scale, ws_offset, ws_bias;
