@@ -166,6 +166,7 @@ def render_tests(g, tables):
                       f"c.weight_nz = {'true' if op.weight_nz else 'false'};",
                       f"c.has_round_mode = {'true' if 'round_mode' in op.roles else 'false'};",
                       f"c.scale_value = {'true' if 'scale_value' in roles else 'false'};",
+                      f"c.has_trans = {'true' if 'trans_a' in roles else 'false'};",
                       f"c.dtypes = {{{', '.join(g.cxx_dtype(d) for d in op.dtypes)}}};",
                       "c.roles = {" + ", ".join(f'{{::opsnn::ops::{r}, "{p.name}"}}' for r, p in
                                                 zip(roles, op.params) if r.startswith("kQmm")) + "};"]
