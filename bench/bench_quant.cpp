@@ -28,19 +28,13 @@ void *device_buffer(size_t bytes, bool fp16_pattern) {
   return p;
 }
 
-aclTensor *tensor(std::vector<int64_t> shape, aclDataType dt, void *p) {
-  std::vector<int64_t> strides(shape.size(), 1);
-  for (size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
-  int64_t n = 1;
-  for (int64_t v : shape) n *= v;
-  return aclCreateTensor(shape.data(), shape.size(), dt, strides.data(), 0, ACL_FORMAT_ND, &n, 1, p);
-}
-
 void DynamicQuantFp16(benchmark::State &state) {
   const int64_t m = 4096, n = 4096;
   auto &e = opsnn::bench::env();
   void *xp = device_buffer(m * n * 2, true), *yp = device_buffer(m * n, false), *sp = device_buffer(m * 4, false);
-  aclTensor *x = tensor({m, n}, ACL_FLOAT16, xp), *y = tensor({m, n}, ACL_INT8, yp), *s = tensor({m}, ACL_FLOAT, sp);
+  using opsnn::bench::contiguous_tensor;
+  aclTensor *x = contiguous_tensor({m, n}, ACL_FLOAT16, xp), *y = contiguous_tensor({m, n}, ACL_INT8, yp),
+            *s = contiguous_tensor({m}, ACL_FLOAT, sp);
   uint64_t ws = 0;
   aclOpExecutor *ex = nullptr;
   if (aclnnDynamicQuantGetWorkspaceSize(x, nullptr, y, s, &ws, &ex) != 0) {

@@ -39,28 +39,6 @@ struct IntArray {
   ~IntArray() { aclDestroyIntArray(a); }
 };
 
-// got vs value within precision.md's absolute-bound variant for out's dtype; specials exactly.
-::testing::AssertionResult close(const DeviceTensor &out, const std::vector<double> &value,
-                                 const std::vector<double> &bound) {
-  const auto got = out.values();
-  if (got.size() != value.size()) return ::testing::AssertionFailure() << "size " << got.size();
-  const double T = precision_threshold(out.dtype());
-  double sum = 0, worst = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    if (!std::isfinite(value[i])) {
-      if (std::isnan(value[i]) ? !std::isnan(got[i]) : got[i] != value[i])
-        return ::testing::AssertionFailure() << "element " << i << ": got " << got[i] << ", expected " << value[i];
-      continue;
-    }
-    const double rel = std::fabs(got[i] - value[i]) / (bound[i] + 1e-7);
-    sum += rel;
-    worst = std::max(worst, rel);
-  }
-  if (!got.empty() && sum / static_cast<double>(got.size()) >= T)
-    return ::testing::AssertionFailure() << "MERE " << sum / static_cast<double>(got.size()) << " >= " << T;
-  if (worst >= 10 * T) return ::testing::AssertionFailure() << "MARE " << worst << " >= " << 10 * T;
-  return out.untouched_outside_view();
-}
 
 // The shape t.permute(p) has.
 Dims permute(const Dims &s, const Dims &p) {
@@ -136,7 +114,7 @@ void check_tbmm(const Tbmm &t, bool padded_views) {
               return aclnnTransposeBatchMatMulGetWorkspaceSize(*x1, *x2, bias ? bias->get() : nullptr, nullptr, a1.a,
                                                                a2.a, ay.a, 0, t.split, *out, ws, ex);
             }, aclnnTransposeBatchMatMul), 0) << aclGetRecentErrMsg();
-  EXPECT_TRUE(close(*out, value, bound));
+  EXPECT_TRUE(meets_absolute_bound(*out, value, bound));
 }
 
 TEST(TransposeBatchMatMul, EveryPermutationFormDtypeAndBias) {
@@ -282,7 +260,7 @@ void check_fmm(const Fmm &f) {
               return aclnnFusedMatmulGetWorkspaceSize(*x1, *x2, bias ? bias->get() : nullptr, x3 ? x3->get() : nullptr,
                                                       f.op.c_str(), 0, *y, ws, ex);
             }, aclnnFusedMatmul), 0) << aclGetRecentErrMsg();
-  EXPECT_TRUE(close(*y, value, bound));
+  EXPECT_TRUE(meets_absolute_bound(*y, value, bound));
 }
 
 TEST(FusedMatmul, EveryOpTypeDtypeBiasAndX3Shape) {
@@ -379,7 +357,7 @@ TEST(QuantMatmul, FloatDeqScaleAgainstExactSums) {
         ASSERT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **ex) {
                     return aclnnQuantMatmulGetWorkspaceSize(*x1, *x2, bias ? bias->get() : nullptr, scale, *out, ws, ex);
                   }, aclnnQuantMatmul), 0) << aclGetRecentErrMsg();
-        EXPECT_TRUE(close(*out, value, bound));
+        EXPECT_TRUE(meets_absolute_bound(*out, value, bound));
         ++i;
       }
 }
@@ -548,7 +526,7 @@ TEST(FusedQuantMatmul, ActivationsAgainstExactSums) {
         }
         EXPECT_LE(off, static_cast<int>(got.size()) / 50 + 1);
       } else {
-        EXPECT_TRUE(close(*out, value, bound));
+        EXPECT_TRUE(meets_absolute_bound(*out, value, bound));
       }
       ++i;
     }
