@@ -5,8 +5,8 @@ registrations (tests/ops/test_op_table_matmul.cpp).
 Row format (besides the common `header`, `dtypes`, `backward`):
   operands A:R B:R      the two factors and their ranks (R: 2, or a range 1-6); a 1-D operand is a
                         row / a column as in torch.matmul (dropped from the result)
-  bias     NAME [R]     the addend (beta * NAME), broadcast to the result; R: its least rank
-                        (default 0)
+  bias     NAME [R] [optional]   the addend (beta * NAME; beta 1 without a beta parameter),
+                        broadcast to the result; R: its least rank (default 0); optional: may be null
   inplace  Twin(...)    the in-place twin: the same parameters without `out`, the bias written in place
   batch    broadcast|equal|sum   how batch dims combine: broadcast (default), equal sizes, or summed
                         (the result has none)
@@ -14,12 +14,18 @@ Row format (besides the common `header`, `dtypes`, `backward`):
   vectors  outer        1-D operands are a column and a row (K = 1) instead
   same_dtype yes        every tensor has one dtype
   weight   nz           B may be FRACTAL_NZ (the *WeightNz APIs: ops/matmul/weight_nz.h)
+  perm     PA PB PY [SPLIT [SCALE]]   aclIntArray attributes permuting A and B into [B, M, K] /
+                        [B, K, N] and the result [B, M, N] into out (TransposeBatchMatMul), the
+                        int32 attribute splitting out's last dims, and the (refused) quantising scale
+  fused    OPTYPE X3    a `char *` epilogue choice (FusedMatmul: "", add, mul, relu, gelu_tanh,
+                        gelu_erf) and its optional tensor operand
 Parameter roles besides these come from the names: alpha / beta (aclScalar or float), cubeMathType,
-out; any other parameter is a table error.
+out / y; any other parameter is a table error. Rows with `perm` or `fused` are tested by their own
+harness (tests/ops/test_op_table_mmx.cpp), not registered for the generic one.
 """
 
 MATMUL_KEYS = {"header", "dtypes", "backward", "operands", "bias", "inplace", "batch", "trans", "vectors",
-               "same_dtype", "weight"}
+               "same_dtype", "weight", "perm", "fused"}
 BATCH = {"broadcast": "kBroadcast", "equal": "kEqual", "sum": "kSum"}
 
 
@@ -40,7 +46,17 @@ def resolve(g, table, op):
     (an, ar), (bn, br) = [o.split(":", 1) for o in operands]
     op.a_rank, op.b_rank = ranks(ar, w, g), ranks(br, w, g)
     bias = g.one(op, "bias", "").split()
+    op.bias_optional = bias[-1:] == ["optional"]
+    if op.bias_optional:
+        bias = bias[:-1]
     op.bias_min = int(bias[1]) if len(bias) > 1 else 0
+    perm = g.one(op, "perm", "").split()
+    if perm and not 3 <= len(perm) <= 5:
+        raise g.TableError(f"{w}: 'perm' names the permutations of A, B and the result (then split, scale)")
+    fused = g.one(op, "fused", "").split()
+    if fused and len(fused) != 2:
+        raise g.TableError(f"{w}: 'fused' names the epilogue choice and its tensor operand")
+    op.special = bool(perm or fused)
     trans = g.one(op, "trans", "").split()
     if trans and len(trans) != 2:
         raise g.TableError(f"{w}: 'trans' names the attributes transposing A and B")
@@ -52,7 +68,9 @@ def resolve(g, table, op):
     op.weight_nz = g.one(op, "weight", "") == "nz"
     if g.one(op, "weight", "nz") != "nz":
         raise g.TableError(f"{w}: weight must be 'nz'")
-    named = {an: "a", bn: "b", "out": "out", "alpha": "alpha", "beta": "beta", "cubeMathType": "cube"}
+    named = {an: "a", bn: "b", "out": "out", "y": "out", "alpha": "alpha", "beta": "beta", "cubeMathType": "cube"}
+    named.update(zip(perm, ("perm0", "perm1", "perm2", "split", "qscale")))
+    named.update(zip(fused, ("fused", "x3")))
     if bias:
         named[bias[0]] = "bias"
     if trans:
@@ -84,7 +102,7 @@ def rule_init(op):
             f"{'true' if op.weight_nz else 'false'}}}")
 
 
-ORDER = {"a": "a", "b": "b", "bias": "s", "out": "o"}
+ORDER = {"a": "a", "b": "b", "bias": "s", "out": "o", "x3": "x"}
 
 
 def call_lines(op, params, role_of, inplace):
@@ -93,8 +111,7 @@ def call_lines(op, params, role_of, inplace):
         role = role_of[p.name]
         if role in ORDER:
             lines.append(f"    c.{role} = {p.name};")
-            if role != "out":
-                lines.append(f'    c.{role}_name = "{p.name}";')
+            lines.append(f'    c.{role}_name = "{p.name}";')
             order += ORDER[role]
         elif role in ("alpha", "beta"):
             lines.append(f"    c.{role}{'_s' if p.kind == 'scalar' else ''} = {p.name};")
@@ -102,10 +119,23 @@ def call_lines(op, params, role_of, inplace):
                 lines.append("    c.scalar_alpha_beta = true;")
         elif role == "cube":
             lines += [f"    c.cube = {p.name};", "    c.has_cube = true;"]
+        elif role.startswith("perm"):
+            lines += [f"    c.perm[{role[4]}] = {p.name};", f'    c.perm_name[{role[4]}] = "{p.name}";',
+                      "    c.has_perm = true;"]
+        elif role == "split":
+            lines += [f"    c.split = {p.name};", f'    c.split_name = "{p.name}";']
+        elif role == "qscale":
+            lines += [f"    c.qscale = {p.name};", f'    c.qscale_name = "{p.name}";']
+        elif role == "fused":
+            lines += [f"    c.fused = {p.name};", f'    c.fused_name = "{p.name}";', "    c.has_fused = true;"]
         else:  # trans_a / trans_b
             lines.append(f"    c.{role} = {p.name} != 0;")
     if "bias" in role_of.values():
         lines.append("    c.has_bias = true;")
+        if op.bias_optional:
+            lines.append("    c.bias_optional = true;")
+        if "beta" not in role_of.values():
+            lines.append("    c.beta = 1.0f;")
     if inplace:
         lines.append("    c.inplace = true;")
     lines.append(f'    c.order = "{order}";')
@@ -140,6 +170,8 @@ def render_tests(g, tables):
     out = g.family_tests_head(tables, "matmul", "MatmulTableCase", "matmul_table_cases")
     for t in tables:
         for op in t.ops:
+            if op.special:
+                continue
             forms = [(op.name, op.params, {p.name: r for r, p in op.roles.items()}, False)]
             if op.twin:
                 forms.append((op.inplace[0], op.inplace[2], op.twin, True))

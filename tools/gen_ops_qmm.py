@@ -7,6 +7,8 @@ Row format (besides the common `header`, `dtypes`, `backward`):
            int8_dequant: int8 x int8 with the dequantising epilogue (QuantMatmulV3 / V4);
            weight_antiquant: a float x times an antiquantised INT8 / INT4 weight, optionally
            requantised to INT8 (WeightQuantBatchMatmulV2);
+           float_requant: a FLOAT16 matmul re-quantised to INT8 by TransQuantParam words
+           (BatchMatmulQuant);
            encode_param: fp32 scales / offsets packed into the int8 scheme's 64-bit scale words
            (TransQuantParamV2, and V3 with its roundMode);
            prepack_weight: a weight re-laid in place for the GEMM engine (TransMatmulWeight);
@@ -24,13 +26,15 @@ Every parameter's role comes from its name (ROLES); `offset` and `bias` may be n
 
 QMM_KEYS = {"header", "dtypes", "backward", "scheme", "weight_dtype", "weight"}
 SCHEMES = {"int8_dequant": "kInt8Dequant", "weight_antiquant": "kWeightAntiquant", "encode_param": "kEncodeParam",
+           "float_requant": "kFloatRequant",
            "prepack_weight": "kPrepackWeight", "weight_size": None, "encode_array": None}
 # The roles each scheme needs.
 NEEDS = {"int8_dequant": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"),
-         "weight_antiquant": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"), "encode_param": ("kQmmScale", "kQmmOut"),
+         "weight_antiquant": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"),
+         "float_requant": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"), "encode_param": ("kQmmScale", "kQmmOut"),
          "prepack_weight": ("kQmmB",), "weight_size": ("shape", "size"),
          "encode_array": ("scale_array", "param_out")}
-RESULTS = {"int8_dequant": "out's dtype (INT8 / FLOAT16 / BF16)", "weight_antiquant": "x's dtype, INT8 when requantised",
+RESULTS = {"int8_dequant": "out's dtype (INT8 / FLOAT16 / BF16)", "float_requant": "INT8", "weight_antiquant": "x's dtype, INT8 when requantised",
            "encode_param": "UINT64 / INT64 words", "prepack_weight": "mmWeightRef in place", "weight_size": "a size",
            "encode_array": "a malloc'ed UINT64 array"}
 # Parameter name -> role: a QmmRole of the tensors (ops/matmul/qmm_phase1.h), or a value attribute.
@@ -43,6 +47,14 @@ ROLES = {"x1": "kQmmA", "x": "kQmmA", "x2": "kQmmB", "weight": "kQmmB", "scale":
          # QuantMatmulWeightNz (V5's names)
          "x1Scale": "kQmmPertoken", "x2Scale": "kQmmScale", "x2Offset": "kQmmOffset", "yScale": "kQmmYScale",
          "x1Offset": "kQmmAOffset", "yOffset": "kQmmYOffset", "groupSize": "group",
+         # QuantMatmul (a float deqScale: the per-tensor scale's value) / QuantMatmulV2 (a tensor)
+         "deqScale": "kQmmScale", "adjX1": "trans_a", "adjX2": "trans_b",
+         # WeightQuantBatchMatmulV3: 0 high precision, 1 high performance (both computed alike)
+         "innerPrecise": "inner_precise",
+         # FusedQuantMatmul (V5's names with Optional suffixes)
+         "yScaleOptional": "kQmmYScale", "x1OffsetOptional": "kQmmAOffset", "x2OffsetOptional": "kQmmOffset",
+         "yOffsetOptional": "kQmmYOffset", "x3Optional": "kQmmX3",
+         "groupSizeOptional": "group", "fusedOpType": "fused",
          # TransQuantParamV3: 0 keeps the scale's top 19 bits, 1 rounds to them (nearest even)
          "roundMode": "round_mode",
          # TransQuantParam (host arrays)
@@ -52,9 +64,19 @@ NULLABLE = ("offset", "bias", "x1Scale", "x2Offset", "yScale", "x1Offset", "yOff
 # The harness's argument of each role (QmmArgs).
 ARG = {"kQmmA": "a.a", "kQmmB": "a.b", "kQmmScale": "a.scale", "kQmmOffset": "a.offset",
        "kQmmPertoken": "a.pertoken", "kQmmQScale": "a.qscale", "kQmmQOffset": "a.qoffset", "kQmmBias": "a.bias",
-       "kQmmYScale": "a.yscale", "kQmmAOffset": "a.x1offset", "kQmmYOffset": "a.yoffset",
+       "kQmmYScale": "a.yscale", "kQmmAOffset": "a.x1offset", "kQmmYOffset": "a.yoffset", "kQmmX3": "a.x3",
+       "fused": "a.fused",
        "kQmmOut": "a.out", "trans_a": "a.trans_a", "trans_b": "a.trans_b", "group": "a.group", "shape": "a.shape",
-       "dtype": "a.dtype", "size": "size", "round_mode": "a.round_mode"}
+       "dtype": "a.dtype", "size": "size", "round_mode": "a.round_mode", "inner_precise": "a.inner_precise",
+       "scale_value": "a.scale_value"}
+
+
+def role_of(p):
+    """A parameter's role; a scale given as a float (QuantMatmul's deqScale) is a value."""
+    role = ROLES[p.name]
+    if p.name == "quantParam" and p.kind == "tensor":  # BatchMatmulQuant's scale words
+        return "kQmmScale"
+    return "scale_value" if role == "kQmmScale" and p.kind != "tensor" else role
 
 
 def resolve(g, table, op):
@@ -72,6 +94,8 @@ def resolve(g, table, op):
     if op.weight_dtype is not None and op.weight_dtype not in g.DTYPES:
         raise g.TableError(f"{op.where}: unknown weight_dtype '{op.weight_dtype}'")
     op.roles = g.roles_by_name(op, ROLES, "a quantised matmul")
+    if "param_out" in op.roles and op.roles["param_out"].kind == "tensor":  # BatchMatmulQuant's words
+        op.roles["kQmmScale"] = op.roles.pop("param_out")
     for need in NEEDS[scheme]:
         if need not in op.roles:
             raise g.TableError(f"{op.where}: scheme {scheme} needs its {need.replace('kQmm', '').lower()} parameter")
@@ -94,11 +118,13 @@ def render_entry(g, table):
         lines = g.family_entry_open(op, "::opsnn::ops::QmmCall")
         lines += g.family_null_checks(op, nullable=NULLABLE, any_dtype=tensors)
         for p in op.params:
-            role = ROLES[p.name]
+            role = role_of(p)
             if p.kind == "tensor":
                 lines.append(f'    c.set(::opsnn::ops::{role}, {p.name}, "{p.name}");')
             else:
                 lines.append(f"    c.{role} = {p.name};")
+                if role == "scale_value":
+                    lines.append("    c.has_scale_value = true;")
         out += lines + g.family_entry_close(op, "qmm_phase1")
     return "\n".join(out) + "\n"
 
@@ -125,7 +151,7 @@ def render_tests(g, tables):
     out = g.family_tests_head(tables, "quantised matmul", "QmmTableCase", "qmm_table_cases")
     for t in tables:
         for op in t.ops:
-            roles = [ROLES[p.name] for p in op.params]
+            roles = [role_of(p) for p in op.params]
             if op.encode_array:
                 out += ["  {", "    QmmTableCase c;", f'    c.name = "{op.name}";', f'    c.api = "aclnn{op.name}";',
                         f"    c.encode_array = aclnn{op.name};", "    v.push_back(std::move(c));", "  }"]
@@ -139,6 +165,8 @@ def render_tests(g, tables):
             fields = [f"c.scheme = ::opsnn::ops::QmmScheme::{op.scheme};",
                       f"c.weight_nz = {'true' if op.weight_nz else 'false'};",
                       f"c.has_round_mode = {'true' if 'round_mode' in op.roles else 'false'};",
+                      f"c.scale_value = {'true' if 'scale_value' in roles else 'false'};",
+                      f"c.has_trans = {'true' if 'trans_a' in roles else 'false'};",
                       f"c.dtypes = {{{', '.join(g.cxx_dtype(d) for d in op.dtypes)}}};",
                       "c.roles = {" + ", ".join(f'{{::opsnn::ops::{r}, "{p.name}"}}' for r, p in
                                                 zip(roles, op.params) if r.startswith("kQmm")) + "};"]

@@ -244,6 +244,29 @@ double precision_threshold(aclDataType dt) {
   }
 }
 
+::testing::AssertionResult meets_absolute_bound(const DeviceTensor &out, const std::vector<double> &value,
+                                                const std::vector<double> &bound) {
+  const auto got = out.values();
+  if (got.size() != value.size()) return ::testing::AssertionFailure() << "size " << got.size();
+  const double T = precision_threshold(out.dtype());
+  double sum = 0, worst = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double g = got[i], w = round_to(out.dtype(), value[i]);
+    if (!std::isfinite(w) || !std::isfinite(g)) {
+      if (std::isnan(w) ? !std::isnan(g) : g != w)
+        return ::testing::AssertionFailure() << "element " << i << ": got " << g << ", expected " << value[i];
+      continue;
+    }
+    const double rel = std::fabs(g - value[i]) / (bound[i] + 1e-7);
+    sum += rel;
+    worst = std::max(worst, rel);
+  }
+  if (!got.empty() && sum / static_cast<double>(got.size()) >= T)
+    return ::testing::AssertionFailure() << "MERE " << sum / static_cast<double>(got.size()) << " >= " << T;
+  if (worst >= 10 * T) return ::testing::AssertionFailure() << "MARE " << worst << " >= " << 10 * T;
+  return out.untouched_outside_view();
+}
+
 ::testing::AssertionResult meets_precision(aclDataType dt, const std::vector<double> &actual,
                                            const std::vector<double> &golden) {
   if (actual.size() != golden.size())

@@ -78,6 +78,12 @@ constexpr int64_t kGuardBytes = 256;
 ::testing::AssertionResult meets_precision(aclDataType out_dtype, const std::vector<double> &actual,
                                            const std::vector<double> &golden);
 double precision_threshold(aclDataType out_dtype);
+// precision.md's absolute-bound variant (a dot product's relative error is unbounded near zero):
+// rel_i = |out_i - value_i| / (bound_i + 1e-7), bound_i the sum of the terms' magnitudes; MERE < T,
+// MARE < 10 T; a value that is not finite in out's dtype must come out exactly (NaN as NaN); and
+// nothing written outside out's view.
+::testing::AssertionResult meets_absolute_bound(const DeviceTensor &out, const std::vector<double> &value,
+                                                const std::vector<double> &bound);
 
 // Runs phase 1 (the lambda), allocates the workspace, launches on `stream` (nullptr: default),
 // synchronizes and returns the first failing status (phase 1, phase 2 or sync).

@@ -50,6 +50,7 @@ inline double act_ref(double x, GemmActivation act) {
     case GemmActivation::kRelu: return x > 0 ? x : 0.0;
     case GemmActivation::kGeluTanh: return 0.5 * x * (1.0 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
     case GemmActivation::kSilu: return x / (1.0 + std::exp(-x));
+    case GemmActivation::kGeluErf: return 0.5 * x * std::erfc(-x / std::sqrt(2.0));
     default: return x;
   }
 }

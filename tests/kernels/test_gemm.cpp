@@ -527,7 +527,7 @@ std::vector<EpiCase> epilogue_cases() {
   const aclDataType types[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
   const DShape shapes[] = {DShape::kFull, DShape::kRow, DShape::kColumn, DShape::kScalar, DShape::kAliasC};
   const GemmActivation acts[] = {GemmActivation::kNone, GemmActivation::kRelu, GemmActivation::kGeluTanh,
-                                 GemmActivation::kSilu};
+                                 GemmActivation::kSilu, GemmActivation::kGeluErf};
   const std::array<int64_t, 3> sizes[] = {{1, 1, 1}, {3, 37, 300}, {7, 13, 5}, {33, 17, 600}, {130, 70, 40}, {5, 9, 0}};
   int i = 0;
   for (auto sz : sizes)

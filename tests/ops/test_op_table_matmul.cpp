@@ -311,25 +311,7 @@ Expected reference(const MatmulTableCase &c, const Problem &p, const Tensors &t)
 }
 
 ::testing::AssertionResult close(const DeviceTensor &out, const Expected &e) {
-  const auto got = out.values();
-  if (got.size() != e.value.size()) return ::testing::AssertionFailure() << "size " << got.size();
-  const double T = precision_threshold(out.dtype());
-  double sum = 0, worst = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    const double g = got[i], w = round_to(out.dtype(), e.value[i]);
-    if (!std::isfinite(w) || !std::isfinite(g)) {
-      if (std::isnan(w) ? !std::isnan(g) : g != w)
-        return ::testing::AssertionFailure() << "element " << i << ": got " << g << ", expected " << e.value[i];
-      continue;
-    }
-    const double rel = std::fabs(g - e.value[i]) / (e.bound[i] + 1e-7);
-    sum += rel;
-    worst = std::max(worst, rel);
-  }
-  if (!got.empty() && sum / static_cast<double>(got.size()) >= T)
-    return ::testing::AssertionFailure() << "MERE " << sum / static_cast<double>(got.size()) << " >= " << T;
-  if (worst >= 10 * T) return ::testing::AssertionFailure() << "MARE " << worst << " >= " << 10 * T;
-  return out.untouched_outside_view();
+  return meets_absolute_bound(out, e.value, e.bound);
 }
 
 // Fills the inputs (a NaN bias when beta == 0: it must be ignored), runs the op and checks the result.

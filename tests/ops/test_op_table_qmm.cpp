@@ -69,6 +69,10 @@ struct QmmArgs {  // the arguments by role (aggregate order: QmmRole order, then
   // QuantMatmulWeightNz's reserved tensors (last, so the aggregate initialisations above stay valid)
   aclTensor *yscale = nullptr, *x1offset = nullptr, *yoffset = nullptr;
   int64_t round_mode = 0;  // TransQuantParamV3
+  int64_t inner_precise = 0;  // WeightQuantBatchMatmulV3
+  float scale_value = 0.0f;  // QuantMatmul's float deqScale (its rows run in test_op_table_mmx.cpp)
+  aclTensor *x3 = nullptr;  // FusedQuantMatmul (its activations run in test_op_table_mmx.cpp)
+  const char *fused = "";
 };
 
 struct QmmTableCase {
@@ -76,6 +80,8 @@ struct QmmTableCase {
   QmmScheme scheme = QmmScheme::kInt8Dequant;
   bool weight_nz = false;  // x2 may be FRACTAL_NZ (QuantMatmulWeightNz)
   bool has_round_mode = false;  // TransQuantParamV3
+  bool scale_value = false;     // the scale is a float (QuantMatmul): tested in test_op_table_mmx.cpp
+  bool has_trans = true;        // the row takes transposeX1 / X2 (FusedQuantMatmul does not)
   std::vector<aclDataType> dtypes;
   std::vector<std::pair<int, const char *>> roles;  // the tensor parameters in prototype order
   int (*phase1)(const QmmArgs &, uint64_t *, aclOpExecutor **) = nullptr;
@@ -111,7 +117,7 @@ void PrintTo(const QmmTableCase &c, std::ostream *os) { *os << c.name; }
 std::vector<QmmTableCase> cases_of(QmmScheme s) {
   std::vector<QmmTableCase> v;
   for (auto &c : harness::sampled(qmm_table_cases()))
-    if (c.oneshot == nullptr && c.encode_array == nullptr && c.scheme == s) v.push_back(c);
+    if (c.oneshot == nullptr && c.encode_array == nullptr && c.scheme == s && !c.scale_value) v.push_back(c);
   return v;
 }
 std::vector<QmmTableCase> oneshot_cases() {
@@ -212,6 +218,9 @@ class Int8Problem {
  public:
   Int8Problem(const QmmTableCase &tc, Int8Spec c) : tc_(tc), c_(std::move(c)) {
     c_.pertoken = c_.pertoken && tc.has(ops::kQmmPertoken);
+    c_.offset = c_.offset && tc.has(ops::kQmmOffset);  // QuantMatmulV2 has none
+    c_.t1 = c_.t1 && tc.has_trans;
+    c_.t2 = c_.t2 && tc.has_trans;
     const size_t r1 = c_.x1.size(), r2 = c_.x2.size();
     m_ = c_.x1[r1 - 2];
     k_ = c_.x1[r1 - 1];
@@ -633,23 +642,28 @@ TEST_P(OpTableQmmInt8, Errors) {
   EXPECT_TRUE(fails_with(call(f16x, x2, s, nullptr, nullptr, nullptr, out8), kInv, {X1, "FLOAT16"}));
   EXPECT_TRUE(fails_with(call(x1, f16x, s, nullptr, nullptr, nullptr, out8), kInv, {X2, "FLOAT16"}));
   EXPECT_TRUE(fails_with(call(x1, x2, s_i32, nullptr, nullptr, nullptr, out8), kInv, {S, "INT32"}));
-  EXPECT_TRUE(fails_with(call(x1, x2, s, o_f16, nullptr, nullptr, out8), kInv, {O, "FLOAT16"}));
+  if (tc.has(ops::kQmmOffset))
+    EXPECT_TRUE(fails_with(call(x1, x2, s, o_f16, nullptr, nullptr, out8), kInv, {O, "FLOAT16"}));
   EXPECT_TRUE(fails_with(call(x1, x2, s, nullptr, nullptr, b_i8, out8), kInv, {B, "INT8"}));
   EXPECT_TRUE(fails_with(call(x1, x2, s, nullptr, nullptr, nullptr, out_f32), kInv, {OUT, "FLOAT"}));
   // offset only with an INT8 out, and not with a floating bias
-  EXPECT_TRUE(fails_with(call(x1, x2, s, o, nullptr, nullptr, out16), kInv, {O, "INT8"}));
-  EXPECT_TRUE(fails_with(call(x1, x2, s, o, nullptr, bf, out8), kInv, {O, "FLOAT", B}));
+  if (tc.has(ops::kQmmOffset)) {
+    EXPECT_TRUE(fails_with(call(x1, x2, s, o, nullptr, nullptr, out16), kInv, {O, "INT8"}));
+    EXPECT_TRUE(fails_with(call(x1, x2, s, o, nullptr, bf, out8), kInv, {O, "FLOAT", B}));
+  }
   // shapes
   EXPECT_TRUE(fails_with(call(x1_1d, x2, s, nullptr, nullptr, nullptr, out8), kInv, {X1, "2 to 6"}));
   EXPECT_TRUE(fails_with(call(x1_7d, x2, s, nullptr, nullptr, nullptr, out8), kInv, {X1, "2 to 6"}));
   EXPECT_TRUE(fails_with(call(x1, x1_7d, s, nullptr, nullptr, nullptr, out8), kInv, {X2, "2 to 6"}));
   EXPECT_TRUE(fails_with(call(x1, x2k, s, nullptr, nullptr, nullptr, out8), kInv, {X1, X2, "64", "63"}));
-  EXPECT_TRUE(fails_with(call(x1, x2, s, nullptr, nullptr, nullptr, out8, true), kInv, {X1, X2, "inner dims"}));
+  if (tc.has_trans)
+    EXPECT_TRUE(fails_with(call(x1, x2, s, nullptr, nullptr, nullptr, out8, true), kInv, {X1, X2, "inner dims"}));
   EXPECT_TRUE(fails_with(call(x1_big, x2_big, s, nullptr, nullptr, nullptr, out_big), kInv, {"k", "65536", "65535"}));
   EXPECT_TRUE(fails_with(call(x1_b2, x2_b3, s, nullptr, nullptr, nullptr, out_b), kInv, {X1, X2, "broadcast"}));
   EXPECT_TRUE(fails_with(call(x1, x2, s_bad, nullptr, nullptr, nullptr, out8), kInv, {S, "[31]"}));
   EXPECT_TRUE(fails_with(call(x1, x2, s_2d, nullptr, nullptr, nullptr, out8), kInv, {S, "(1, 32)"}));
-  EXPECT_TRUE(fails_with(call(x1, x2, s, o_bad, nullptr, nullptr, out8), kInv, {O, "[5]"}));
+  if (tc.has(ops::kQmmOffset))
+    EXPECT_TRUE(fails_with(call(x1, x2, s, o_bad, nullptr, nullptr, out8), kInv, {O, "[5]"}));
   EXPECT_TRUE(fails_with(call(x1, x2, s, nullptr, nullptr, b_bad, out8), kInv, {B, "(32,)"}));
   EXPECT_TRUE(fails_with(call(x1, x2, s, nullptr, nullptr, b3_bad, out8), kInv, {B, "(1, 1, 32)"}));
   EXPECT_TRUE(fails_with(call(x1, x2, s, nullptr, nullptr, nullptr, out_bad), kInv, {OUT}));

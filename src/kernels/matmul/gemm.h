@@ -20,6 +20,7 @@
 #include <memory>
 
 #include "acl/acl_base.h"
+#include "kernels/elementwise/elementwise.h"
 
 namespace opsnn::kernels {
 
@@ -36,6 +37,7 @@ enum class GemmActivation : int8_t {
   kRelu,      // max(x, 0), NaN propagates
   kGeluTanh,  // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
   kSilu,      // x * sigmoid(x)
+  kGeluErf,   // 0.5 x erfc(-x / sqrt(2)) (FusedMatmul's gelu_erf)
 };
 
 struct GemmDesc {
@@ -82,6 +84,9 @@ struct GemmOptions {
 struct GemmPlan {
   GemmDesc desc;
   int kernel = 0;                      // index into the engine's kernel table; -1: gemm_reference
+  // The epilogue's GELU: the element-wise engine's contiguous FLOAT kernel of the same functor (its
+  // best ISA tier, chosen here; null: the inline gemm_activate_row), in place over each row segment.
+  ContigKernel act_kernel = nullptr;
   int64_t mc = 0, nc = 0, kc = 0;      // cache blocking (kc: K block, balanced over K)
   int64_t mr = 0, nr = 0;              // register tile
   int64_t m_task = 0, n_task = 0;      // extent of one task (multiples of mr / nr)

@@ -101,6 +101,9 @@ static inline void gemm_activate_row(float *v, int64_t w, GemmActivation act) {
     case GemmActivation::kSilu:
       for (int64_t j = 0; j < w; ++j) v[j] = act_x_sigmoid(v[j], v[j]);
       break;
+    case GemmActivation::kGeluErf:
+      for (int64_t j = 0; j < w; ++j) v[j] = gelu_erf(v[j]);
+      break;
   }
 }
 

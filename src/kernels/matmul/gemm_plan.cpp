@@ -18,6 +18,7 @@
 #include "acl/acl_base.h"
 #include "aclnn/acl_meta.h"
 #include "common/error.h"
+#include "kernels/elementwise/ops.h"
 #include "core/cpu_features.h"
 #include "core/impl_list.h"
 #include "core/thread_pool.h"
@@ -236,6 +237,17 @@ namespace {
 
 // `trace`: the rejections (null: not traced); `impl`: receives "<tier>/<path>[+<variant>...]"
 // (null: not wanted).
+// The element-wise kernel of an epilogue GELU (the same functors as the activation ops, so a fused
+// epilogue and a separate op give the same values), vectorised in its ISA unit: the baseline unit's
+// loop over vmath's erfc / tanh cost twice the product (PERFORMANCE.md). relu and silu stay inline.
+ContigKernel activation_kernel(GemmActivation act) {
+  switch (act) {
+    case GemmActivation::kGeluTanh: return ew_kernel(EwOp::kGeluTanh, core::ComputeType::kFloat);
+    case GemmActivation::kGeluErf: return ew_kernel(EwOp::kGeluErf, core::ComputeType::kFloat);
+    default: return nullptr;
+  }
+}
+
 bool plan_gemm(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options, core::ImplTrace *trace,
                std::string *impl) {
   if (plan == nullptr) {
@@ -259,7 +271,7 @@ bool plan_gemm(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options, co
     fail(ACLNN_ERR_PARAM_INVALID, "gemm_plan: unsupported addend dtype %d", static_cast<int>(d.d.dtype));
     return false;
   }
-  if (static_cast<int>(d.activation) < 0 || static_cast<int>(d.activation) > static_cast<int>(GemmActivation::kSilu)) {
+  if (static_cast<int>(d.activation) < 0 || static_cast<int>(d.activation) > static_cast<int>(GemmActivation::kGeluErf)) {
     fail(ACLNN_ERR_PARAM_INVALID, "gemm_plan: unknown activation %d", static_cast<int>(d.activation));
     return false;
   }
@@ -320,6 +332,7 @@ bool plan_gemm(const GemmDesc &d, GemmPlan *plan, const GemmOptions &options, co
       return true;
     }
   }
+  p.act_kernel = activation_kernel(d.activation);
   const Ukernel &uk = kKernels[p.kernel].get();
   p.mr = uk.mr;
   p.nr = uk.nr;

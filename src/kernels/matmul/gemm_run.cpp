@@ -31,8 +31,23 @@ constexpr int64_t kEpilogueChunk = 64;  // >= kMaxNr
 //   C = act(alpha * acc + beta * (D or old C)), stored in C's dtype (rounding once).
 // acc == nullptr is a zero product (K == 0): C = act(beta * (D or C)), or act(0) when beta == 0.
 // The addend of an element is read before that element of C is written, so D may be C's view.
+// The activation of a finished segment: the plan's element-wise kernel, else the inline loops.
+struct Act {
+  GemmActivation a = GemmActivation::kNone;
+  ContigKernel k = nullptr;
+};
+Act act_of(const GemmPlan &p) { return {p.desc.activation, p.act_kernel}; }
+void activate(const Act &act, float *v, int64_t w) {
+  if (act.k != nullptr) {
+    const void *in[1] = {v};
+    act.k(w, v, in, OpScalars{});
+  } else {
+    gemm_activate_row(v, w, act.a);
+  }
+}
+
 void epilogue_row(const GemmDesc &d, const float *acc, int64_t w, int64_t i, int64_t j, void *cb, const void *db,
-                  GemmActivation act) {
+                  const Act &act) {
   float v[kEpilogueChunk];
   const bool read = d.beta != 0.0f;
   if (read) {
@@ -60,18 +75,18 @@ void epilogue_row(const GemmDesc &d, const float *acc, int64_t w, int64_t i, int
       for (int64_t t = 0; t < w; ++t) v[t] = 0.0f;
     }
   }
-  gemm_activate_row(v, w, act);
+  activate(act, v, w);
   store_row(cb, d.c.dtype, i * d.c.row_stride + j * d.c.col_stride, d.c.col_stride, w, v);
 }
 
 // The whole result when K == 0: C = act(beta * (D or C)), or act(0) when beta == 0.
-void scale_c(const GemmDesc &d, void *c, const void *dptr) {
+void scale_c(const GemmDesc &d, void *c, const void *dptr, const Act &act) {
   for (int64_t bt = 0; bt < d.batch; ++bt) {
     void *cb = offset_ptr(c, d.c.dtype, bt * d.c.batch_stride);
     const void *db = d.has_d ? offset_ptr(dptr, d.d.dtype, bt * d.d.batch_stride) : nullptr;
     for (int64_t i = 0; i < d.m; ++i)
       for (int64_t j = 0; j < d.n; j += kEpilogueChunk)
-        epilogue_row(d, nullptr, std::min(kEpilogueChunk, d.n - j), i, j, cb, db, d.activation);
+        epilogue_row(d, nullptr, std::min(kEpilogueChunk, d.n - j), i, j, cb, db, act);
   }
 }
 
@@ -87,12 +102,12 @@ void merge_tile(const float *tile, int64_t nr, int64_t rows, int64_t cols, float
 
 // Epilogue of a block computed in an fp32 buffer: alpha, beta * (D or C), activation, C's dtype
 // (rounding once) and strides.
-void store_block(const GemmDesc &d, void *cb, const void *db, const float *buf, int64_t ldbuf, int64_t i0,
+void store_block(const GemmDesc &d, const Act &act, void *cb, const void *db, const float *buf, int64_t ldbuf, int64_t i0,
                  int64_t i1, int64_t j0, int64_t j1) {
   for (int64_t i = i0; i < i1; ++i) {
     const float *row = buf + (i - i0) * ldbuf;
     for (int64_t j = j0; j < j1; j += kEpilogueChunk)
-      epilogue_row(d, row + (j - j0), std::min(kEpilogueChunk, j1 - j), i, j, cb, db, d.activation);
+      epilogue_row(d, row + (j - j0), std::min(kEpilogueChunk, j1 - j), i, j, cb, db, act);
   }
 }
 
@@ -122,7 +137,7 @@ void run_stream_task(const Ctx &x, int64_t bt, int64_t n0, int64_t n1, char *ws)
     else
       half(static_cast<int>(d.m), d.k, apack, p.mr, static_cast<const uint16_t *>(bb) + jc, d.b.row_stride, w, acc,
            p.nc);
-    store_block(d, cb, addend_batch(x, bt), acc, p.nc, 0, d.m, jc, jc + w);
+    store_block(d, act_of(x.plan), cb, addend_batch(x, bt), acc, p.nc, 0, d.m, jc, jc + w);
   }
 }
 
@@ -157,7 +172,7 @@ void run_gemv_nt_task(const Ctx &x, int64_t bt, int64_t n0, int64_t n1, char *ws
       (d.b.dtype == ACL_FLOAT16 ? x.uk.dot_f16 : x.uk.dot_bf16)(static_cast<int>(d.m), d.k, a, lda,
                                                                  static_cast<const uint16_t *>(bb) + jc * d.b.col_stride,
                                                                  d.b.col_stride, w, acc, p.nc);
-    store_block(d, cb, addend_batch(x, bt), acc, p.nc, 0, d.m, jc, jc + w);
+    store_block(d, act_of(x.plan), cb, addend_batch(x, bt), acc, p.nc, 0, d.m, jc, jc + w);
   }
 }
 
@@ -190,7 +205,7 @@ void run_prepacked_small_task(const Ctx &x, int64_t bt, int64_t n0, int64_t n1, 
         fn(static_cast<int>(d.m), d.k, apack, d.k, widened, 1, acc + q * kPrepackWidth, ldacc);
       }
     }
-    store_block(d, cb, addend_batch(x, bt), acc + (jc - j0), ldacc, 0, d.m, jc, jc + w);
+    store_block(d, act_of(x.plan), cb, addend_batch(x, bt), acc + (jc - j0), ldacc, 0, d.m, jc, jc + w);
   }
 }
 
@@ -303,7 +318,7 @@ void run_task(const Ctx &x, int64_t task, char *ws) {
                 tile(ir, rows, bp, ldb, tmp, nr, 1.0f, 0.0f);
                 for (int64_t r = 0; r < rows; ++r)
                   epilogue_row(d, tmp + r * nr, cols, ic + ir + r, jc + jr, cb, db,
-                               last ? d.activation : GemmActivation::kNone);
+                               last ? act_of(p) : Act{});
                 continue;
               }
               cp = static_cast<float *>(cb) + (ic + ir) * d.c.row_stride + (jc + jr);
@@ -323,14 +338,14 @@ void run_task(const Ctx &x, int64_t task, char *ws) {
               merge_tile(tmp, nr, rows, cols, cp, ldc, alpha, beta);
             }
             if (p.c_direct && last && d.activation != GemmActivation::kNone)
-              for (int64_t r = 0; r < rows; ++r) gemm_activate_row(cp + r * ldc, cols, d.activation);
+              for (int64_t r = 0; r < rows; ++r) activate(act_of(p), cp + r * ldc, cols);
           }
         }
       }
     }
   }
 
-  if (!p.c_direct) store_block(d, cb, db, cbuf, ldbuf, m0, m1, n0, n1);
+  if (!p.c_direct) store_block(d, act_of(p), cb, db, cbuf, ldbuf, m0, m1, n0, n1);
 }
 
 }  // namespace
@@ -342,7 +357,7 @@ void run_plan(const GemmPlan &plan, const GemmDesc &d, const void *a, const void
               const void *dp) {
   if (d.batch == 0 || d.m == 0 || d.n == 0) return;
   if (plan.kernel < 0) return gemm_reference(d, a, b, c, dp);
-  if (d.k == 0) return scale_c(d, c, dp);
+  if (d.k == 0) return scale_c(d, c, dp, act_of(plan));
   const int64_t m_tasks = plan.m_task > 0 ? std::min(plan.m_tasks, (d.m + plan.m_task - 1) / plan.m_task)
                                           : plan.m_tasks;
   const int64_t tasks = d.m == plan.desc.m ? plan.tasks : d.batch * m_tasks * plan.n_tasks;

@@ -3,6 +3,7 @@
 // to the output dtype at the end):
 //   v = float(acc + bias_i32[j]) * scale[j] * pertoken      (the sum acc + bias exact, then one rounding)
 //   v = v + bias_f[j]                                         (a floating bias, after the scale)
+//   v = act(v)                                                (FusedQuantMatmul's activation, if any)
 //   out INT8:          requant_int8(v + offset[j])            (requant.h: half to even, saturate, NaN -> 0)
 //   out FLOAT16/BF16:  v rounded to nearest even
 // The per-column parameters are decoded once per launch into plain fp32 / int32 vectors of n
@@ -12,12 +13,14 @@
 #include <cstdint>
 
 #include "acl/acl_base.h"
+#include "kernels/matmul/gemm.h"
 
 namespace opsnn::kernels {
 
 struct QmmEpilogue {
   const float *scale = nullptr;     // [n]
   const float *offset = nullptr;    // [n] or null (INT8 out only)
+  GemmActivation act = GemmActivation::kNone;  // applied to v before the output's rounding
   const int32_t *bias_i32 = nullptr;  // [n] of this row's batch, or null
   const float *bias_f = nullptr;      // [n] of this row's batch, or null
   aclDataType out_dtype = ACL_INT8;   // ACL_INT8, ACL_FLOAT16 or ACL_BF16

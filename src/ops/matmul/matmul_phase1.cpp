@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "core/op_checks.h"
+#include "ops/elementwise/elementwise_step.h"
 #include "ops/matmul/matmul_common.h"
 #include "ops/matmul/weight_nz.h"
 
@@ -203,21 +204,122 @@ std::vector<GemmCall> batch_sum_calls(core::OpBuilder &b, const MatmulCall &c, c
   return calls;
 }
 
+// ---- TransposeBatchMatMul's permutations and FusedMatmul's epilogue
+
+// The permutation `perm` of t's dims (negative entries count from the end), checked.
+std::vector<int> checked_perm(const aclIntArray *perm, const char *name, int ndim) {
+  core::check_not_null(perm, name);
+  std::vector<int> p;
+  bool seen[kMaxDims] = {};
+  for (int64_t v : perm->values) {
+    const int64_t i = v < 0 ? v + ndim : v;
+    if (static_cast<int>(perm->values.size()) != ndim || i < 0 || i >= ndim || seen[i])
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be a permutation of the %d dims", name, ndim);
+    seen[i] = true;
+    p.push_back(static_cast<int>(i));
+  }
+  if (static_cast<int>(p.size()) != ndim)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be a permutation of the %d dims", name, ndim);
+  return p;
+}
+
+// t.permute(p): the same storage, dims and strides in p's order.
+aclTensor permuted(const aclTensor &t, const std::vector<int> &p) {
+  aclTensor v = t;
+  for (size_t i = 0; i < p.size(); ++i) {
+    v.dims[i] = t.dims[p[i]];
+    v.strides[i] = t.strides[p[i]];
+  }
+  return v;
+}
+
+// The view y of out = y.permute(p) (the inverse permutation).
+aclTensor unpermuted(const aclTensor &out, const std::vector<int> &p) {
+  aclTensor v = out;
+  for (size_t i = 0; i < p.size(); ++i) {
+    v.dims[p[i]] = out.dims[i];
+    v.strides[p[i]] = out.strides[i];
+  }
+  return v;
+}
+
+// The GEMM's view of out for TransposeBatchMatMul: out = Y.permute(permY), or with a batch split
+// s > 1, the contiguous bytes of that permuted result regrouped as [d0, s, d1 * d2 / s].
+aclTensor transpose_out_view(const MatmulCall &c, const Shape &res) {
+  const std::vector<int> py = checked_perm(c.perm[2], c.perm_name[2], res.ndim);
+  Shape e;
+  e.ndim = res.ndim;
+  for (int i = 0; i < res.ndim; ++i) e.dims[i] = res.dims[py[i]];
+  if (c.split < 1)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s is %lld; it must be at least 1", c.split_name, static_cast<long long>(c.split));
+  if (c.split == 1) {
+    core::check_shape_equals(*c.out, c.out_name, e);
+    return unpermuted(*c.out, py);
+  }
+  const int64_t tail = e.dims[1] * e.dims[2];
+  if (tail % c.split != 0)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s %lld does not divide %lld (the permuted result's last two dims)",
+                c.split_name, static_cast<long long>(c.split), static_cast<long long>(tail));
+  Shape split;
+  split.ndim = 3;
+  split.dims[0] = e.dims[0];
+  split.dims[1] = c.split;
+  split.dims[2] = tail / c.split;
+  core::check_shape_equals(*c.out, c.out_name, split);
+  if (!c.out->is_contiguous())
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be contiguous when %s > 1", c.out_name, c.split_name);
+  aclTensor dense = *c.out;
+  core::set_contiguous(dense, e);
+  return unpermuted(dense, py);
+}
+
+enum class Fused { kNone, kAdd, kMul, kRelu, kGeluTanh, kGeluErf };
+
+Fused parse_fused(const MatmulCall &c) {
+  core::check_not_null(c.fused, c.fused_name);
+  const std::string f = c.fused;
+  if (f.empty()) return Fused::kNone;
+  static const std::pair<const char *, Fused> kNames[] = {{"add", Fused::kAdd}, {"mul", Fused::kMul},
+      {"relu", Fused::kRelu}, {"gelu_tanh", Fused::kGeluTanh}, {"gelu_erf", Fused::kGeluErf}};
+  for (const auto &[name, kind] : kNames)
+    if (f == name) return kind;
+  throw_error(ACLNN_ERR_PARAM_INVALID, "%s \"%s\" is not supported (\"\", add, mul, relu, gelu_tanh, gelu_erf)",
+              c.fused_name, c.fused);
+}
+
+kernels::GemmActivation fused_activation(Fused f) {
+  switch (f) {
+    case Fused::kRelu: return kernels::GemmActivation::kRelu;
+    case Fused::kGeluTanh: return kernels::GemmActivation::kGeluTanh;
+    case Fused::kGeluErf: return kernels::GemmActivation::kGeluErf;
+    default: return kernels::GemmActivation::kNone;
+  }
+}
+
 }  // namespace
 
 void matmul_phase1(core::OpBuilder &b, const MatmulRule &rule, MatmulCall &c) {
   // Presence and dtypes, in prototype order.
-  const aclTensor *const *slot_of[4] = {&c.a, &c.b, &c.bias, &c.out};
-  const char *const *name_of[4] = {&c.a_name, &c.b_name, &c.bias_name, nullptr};
-  auto role = [](char r) { return r == 'a' ? 0 : r == 'b' ? 1 : r == 's' ? 2 : 3; };
+  if (c.bias_optional && c.bias == nullptr) c.has_bias = false;
+  // The tensors as given (registered so); a / b / out may be replaced by permuted views below.
+  const aclTensor *const given[5] = {c.a, c.b, c.bias, c.out, c.x3};
+  const char *const *name_of[5] = {&c.a_name, &c.b_name, &c.bias_name, &c.out_name, &c.x3_name};
+  auto role = [](char r) { return r == 'a' ? 0 : r == 'b' ? 1 : r == 's' ? 2 : r == 'x' ? 4 : 3; };
   bool b_nz = false;  // b is FRACTAL_NZ: read through a dense copy in the workspace
   for (const char *r = c.order; *r; ++r) {
     const int i = role(*r);
+    if ((i == 2 && !c.has_bias) || (i == 4 && given[4] == nullptr)) continue;  // optional, absent
     if (i == 1 && rule.weight_nz)  // 16-bit weights: the blocked layouts the vendor documents
       b_nz = check_weight_nz(c.b, c.b_name, {ACL_FLOAT16, ACL_BF16});
     else
-      check_matmul_dtype(*slot_of[i], name_of[i] ? *name_of[i] : "out");
+      check_matmul_dtype(given[i], *name_of[i]);
   }
+  const Fused fused = c.has_fused ? parse_fused(c) : Fused::kNone;
+  const bool with_x3 = fused == Fused::kAdd || fused == Fused::kMul;
+  if (with_x3) core::check_not_null(c.x3, c.x3_name);
+  if (c.qscale != nullptr)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s (an INT8-quantised %s) is not supported; pass null", c.qscale_name,
+                c.out_name);
   if (rule.same_dtype && (c.b->dtype != c.a->dtype || c.out->dtype != c.a->dtype))
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s, %s and out must have the same dtype; they are %s, %s and %s", c.a_name,
                 c.b_name, core::dtype_name(c.a->dtype), core::dtype_name(c.b->dtype), core::dtype_name(c.out->dtype));
@@ -230,10 +332,21 @@ void matmul_phase1(core::OpBuilder &b, const MatmulRule &rule, MatmulCall &c) {
   // Shapes.
   require_rank(c.a, c.a_name, rule.a_min, rule.a_max);
   require_rank(c.b, c.b_name, rule.b_min, rule.b_max);
+  aclTensor a_perm, b_perm, out_view;
+  if (c.has_perm) {  // TransposeBatchMatMul: the GEMM reads the permuted views in place
+    a_perm = permuted(*c.a, checked_perm(c.perm[0], c.perm_name[0], c.a->ndim));
+    b_perm = permuted(*c.b, checked_perm(c.perm[1], c.perm_name[1], c.b->ndim));
+    c.a = &a_perm;
+    c.b = &b_perm;
+  }
   const Dims d = work_out_dims(rule, c);
   if (d.res.ndim > kMaxDims) throw_error(ACLNN_ERR_PARAM_INVALID, "the result would have more than 8 dims");
+  if (c.has_perm) {
+    out_view = transpose_out_view(c, d.res);
+    c.out = &out_view;
+  }
   const aclTensor *cten = c.inplace ? c.bias : c.out;
-  const char *c_name = c.inplace ? c.bias_name : "out";
+  const char *c_name = c.inplace ? c.bias_name : c.out_name;
   if (c.has_bias && !c.inplace) {
     require_rank(c.bias, c.bias_name, rule.bias_min, d.res.ndim);
     check_broadcasts_to(c.bias, c.bias_name, d.res);
@@ -241,21 +354,35 @@ void matmul_phase1(core::OpBuilder &b, const MatmulRule &rule, MatmulCall &c) {
   if (d.res.ndim == 0) require_rank(cten, c_name, 0, 0);
   core::check_shape_equals(*cten, c_name, d.res);
   core::check_no_internal_overlap(*cten, c_name);
+  if (with_x3) {
+    require_rank(c.x3, c.x3_name, 0, d.res.ndim);
+    check_broadcasts_to(c.x3, c.x3_name, d.res);
+  }
 
-  // Registration in prototype order; an in-place bias is read and written.
-  int slot[4] = {-1, -1, -1, -1};
+  // Registration in prototype order (the tensors as given); an in-place bias is read and written.
+  int slot[4] = {-1, -1, -1, -1}, x3_slot = -1;
   for (const char *r = c.order; *r; ++r) {
     const int i = role(*r);
     if (i == 2 && c.inplace)
       slot[kGemmD] = slot[kGemmC] = b.inout(c.bias);
     else if (i == 2)
-      slot[kGemmD] = b.input(c.bias);
+      slot[kGemmD] = c.has_bias ? b.input(c.bias) : b.input(nullptr);
     else if (i == 3)
-      slot[kGemmC] = b.output(c.out);
+      slot[kGemmC] = b.output(given[3]);
+    else if (i == 4)
+      x3_slot = b.input(given[4]);
     else
-      slot[i] = b.input(*slot_of[i]);
+      slot[i] = b.input(given[i]);
   }
   if (cten->numel() == 0) return;
+  // FusedMatmul's add without a bias: x3 is the epilogue's addend.
+  if (fused == Fused::kAdd && !c.has_bias) {
+    c.bias = c.x3;
+    c.has_bias = true;
+    slot[kGemmD] = x3_slot;
+  }
+  // Add with a bias, and mul: the GEMM into fp32 scratch, then one element-wise pass with x3.
+  const bool x3_pass = fused == Fused::kMul || (fused == Fused::kAdd && c.bias != c.x3);
 
   // A FRACTAL_NZ b, planned as the contiguous b it holds: read in place when its blocks are the
   // engine's pre-packed layout and M > 4 (the tiles read packed panels as fast as plain ones; the
@@ -284,7 +411,24 @@ void matmul_phase1(core::OpBuilder &b, const MatmulRule &rule, MatmulCall &c) {
   }
   for (GemmCall &call : calls) call.b_packed = b_packed;
   for (GemmCall &call : calls) call.desc.input_rounding = gemm_input_rounding(c.cube, c.a->dtype, c.b->dtype);
+  calls.back().desc.activation = fused_activation(fused);
+  if (!x3_pass) {
+    record_gemms(b, std::move(calls), std::move(b_copy));
+    return;
+  }
+  const EwInput acc = EwInput::scratch(b, "fused_matmul.product", d.res, ACL_FLOAT);
+  GemmCall &g = calls[0];  // 2-D: one GEMM, no batch
+  bind_scratch(g, kGemmC, acc.ws);
+  g.desc.c.dtype = ACL_FLOAT;
+  g.desc.c.row_stride = d.N;
+  g.desc.c.col_stride = 1;
+  g.desc.c.batch_stride = 0;
   record_gemms(b, std::move(calls), std::move(b_copy));
+  EwSpec spec;
+  spec.op = fused == Fused::kMul ? kernels::EwOp::kMul : kernels::EwOp::kAdd;
+  spec.compute_dtype = ACL_FLOAT;
+  spec.set_scalar(0, 1.0);
+  record_elementwise(b, spec, slot[kGemmC], {acc, EwInput::tensor(x3_slot)});
 }
 
 }  // namespace opsnn::ops

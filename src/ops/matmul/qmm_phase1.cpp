@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <string>
 
 #include "common/error.h"
 #include "core/dtype.h"
@@ -58,6 +59,20 @@ void register_tensors(core::OpBuilder &b, const QmmCall &c, QmmOperand *ops) {
 
 // ---- kInt8Dequant
 
+// FusedQuantMatmul's fusedOpType as the epilogue's activation; x3Optional has no use without add / mul.
+kernels::GemmActivation fused_activation(const QmmCall &c) {
+  const std::string f = c.fused;
+  if (c.t[kQmmX3] != nullptr)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s is not supported (fusedOpType add / mul are not implemented); pass null",
+                c.name[kQmmX3]);
+  if (f.empty()) return kernels::GemmActivation::kNone;
+  if (f == "relu") return kernels::GemmActivation::kRelu;
+  if (f == "gelu_tanh") return kernels::GemmActivation::kGeluTanh;
+  if (f == "gelu_erf") return kernels::GemmActivation::kGeluErf;
+  throw_error(ACLNN_ERR_PARAM_INVALID, "fusedOpType \"%s\" is not supported (\"\", relu, gelu_tanh, gelu_erf)",
+              c.fused);
+}
+
 void int8_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
   const aclTensor *x1 = c.t[kQmmA], *x2 = c.t[kQmmB], *scale = c.t[kQmmScale], *offset = c.t[kQmmOffset],
                   *pertoken = c.t[kQmmPertoken], *bias = c.t[kQmmBias], *out = c.t[kQmmOut];
@@ -73,7 +88,8 @@ void int8_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
       throw_error(ACLNN_ERR_PARAM_INVALID, "%s is reserved: pass null or an empty tensor", nm[r]);
   if (c.group != 0)
     throw_error(ACLNN_ERR_PARAM_INVALID, "groupSize is %lld; only 0 (no groups) is supported", ll(c.group));
-  core::check_dtype_in(scale, nm[kQmmScale], {ACL_UINT64, ACL_INT64, ACL_FLOAT, ACL_BF16});
+  const kernels::GemmActivation act = c.fused != nullptr ? fused_activation(c) : kernels::GemmActivation::kNone;
+  if (!c.has_scale_value) core::check_dtype_in(scale, nm[kQmmScale], {ACL_UINT64, ACL_INT64, ACL_FLOAT, ACL_BF16});
   if (offset != nullptr) core::check_dtype_in(offset, nm[kQmmOffset], {ACL_FLOAT});
   if (pertoken != nullptr) core::check_dtype_in(pertoken, nm[kQmmPertoken], {ACL_FLOAT});
   if (bias != nullptr) core::check_dtype_in(bias, nm[kQmmBias], {ACL_INT32, ACL_FLOAT, ACL_FLOAT16, ACL_BF16});
@@ -115,6 +131,7 @@ void int8_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
 
   QmmInt8Step &st = b.add_step<QmmInt8Step>();
   register_tensors(b, c, st.op);
+  st.act = act;
   // A FRACTAL_NZ x2 is read from its dense copy (made at the first launch and kept), planned as
   // the contiguous x2 it holds.
   aclTensor x2_dense;
@@ -126,8 +143,13 @@ void int8_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
   }
   st.m0 = m;
   st.n = n;
-  vector_shape(scale, nm[kQmmScale], n, 1, &st.scale_count, &st.scale_stride);
-  st.scale_dtype = scale->dtype;
+  if (c.has_scale_value) {  // QuantMatmul's float deqScale: a per-tensor scale held by the step
+    st.has_scale_value = true;
+    st.scale_value = c.scale_value;
+  } else {
+    vector_shape(scale, nm[kQmmScale], n, 1, &st.scale_count, &st.scale_stride);
+    st.scale_dtype = scale->dtype;
+  }
   if (offset != nullptr) vector_shape(offset, nm[kQmmOffset], n, 1, &st.offset_count, &st.offset_stride);
   if (pertoken != nullptr) {
     if (pertoken->ndim != 1 || pertoken->dims[0] != m)
@@ -228,6 +250,9 @@ void weight_antiquant(core::OpBuilder &b, const QmmCall &c) {
                   *qscale = c.t[kQmmQScale], *qoffset = c.t[kQmmQOffset], *bias = c.t[kQmmBias], *y = c.t[kQmmOut];
   const char *const *nm = c.name;
   core::check_dtype_in(x, nm[kQmmA], {ACL_FLOAT16, ACL_BF16});
+  if (c.inner_precise != 0 && c.inner_precise != 1)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "innerPrecise is %lld; expected 0 (high precision) or 1 (high performance)",
+                ll(c.inner_precise));
   if (weight->dtype != ACL_INT8 && weight->dtype != ACL_INT4 && weight->dtype != ACL_INT32)
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; expected INT8, INT4 or INT32 (eight packed INT4)",
                 nm[kQmmB], core::dtype_name(weight->dtype));
@@ -525,6 +550,7 @@ void qmm_phase1(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
     case QmmScheme::kWeightAntiquant: return weight_antiquant(b, c);
     case QmmScheme::kEncodeParam: return encode_param(b, c);
     case QmmScheme::kPrepackWeight: return prepack_weight(b, c);
+    case QmmScheme::kFloatRequant: return qmm_float_requant(b, c);
   }
 }
 

@@ -25,6 +25,14 @@
 //  [batch..., ceil(cols / 32), ceil(rows / 16), 16, 32] (core/fractal_layout.h), re-laid per launch
 //  into a dense workspace copy; or x2 ND (aclnnTransMatmulWeight leaves INT8 plain). yScale,
 //  x1Offset and yOffset are reserved (null or empty), groupSize must be 0.
+//  aclnnQuantMatmulV5 is the same with x2 ND only (its FP8 / HiFloat8 / MX / INT4 and per-group
+//  modes are refused with 161002 naming the argument: x1 / x2 must be INT8, groupSize 0, yScale /
+//  x1Offset / yOffset null). aclnnQuantMatmulV2 is V3 without offset, with deqScale = scale (UINT64 /
+//  INT64 words of aclnnTransQuantParam, or FLOAT / BF16) and adjX1 / adjX2 = transposeX1 / X2.
+//  aclnnQuantMatmul is V2 with a per-tensor float deqScale (the value itself: scale_value).
+//  aclnnFusedQuantMatmul is V5 plus an activation of the dequantised value before the output's
+//  rounding: fusedOpType "" (none), "relu", "gelu_tanh", "gelu_erf" (our reading of the public
+//  material, which names a GELU fusion); "add" / "mul" and a non-null x3Optional are refused (161002).
 //
 // kWeightAntiquant (aclnnWeightQuantBatchMatmulV2): weight-only quantisation
 //   y = x @ ((weight + antiquantOffset) * antiquantScale) + bias
@@ -39,8 +47,19 @@
 //   y = saturate_int8(round_half_even((x @ ANTIQUANT(weight) + bias) * quantScale + quantOffset)),
 //  quantScaleOptional FLOAT or UINT64 / INT64 (aclnnTransQuantParam's encoding), quantOffsetOptional
 //  FLOAT; both (1,) or (n,) / (1, n).
+//  aclnnWeightQuantBatchMatmulV3 is V2 plus innerPrecise (0 high precision, 1 high performance;
+//  both accepted and computed alike, others 161002).
 //
 // Empty tensors (m, n, k or a batch dim of 0) are rejected by both schemes.
+//
+// kFloatRequant (aclnnBatchMatmulQuant): a FLOAT16 matmul re-quantised to INT8
+//   out = saturate_int8(round_half_even(float(x1 @ x2 + bias) * scale[j] + offset[j]))
+//  x1 / x2 FLOAT16 2-D (transposeX1 / X2: given as [k, m] / [n, k]), any strides; bias optional
+//  FLOAT16 (n,); quantParam UINT64 / INT64 1-D of 1, n or align(n, 16) words as aclnnTransQuantParam
+//  packs them: the fp32 scale's top 19 bits in the low 32 bits and, unlike the int8 scheme which
+//  ignores it, the signed 9-bit offset of bits 37..45 (Quant = scale then offset, as AscendQuant);
+//  out INT8 [m, n]. The product accumulates in fp32 (the GEMM engine, bias in its epilogue) into
+//  scratch, rounded once by the re-quantisation (kernels/matmul/requant.h).
 //
 // kEncodeParam (aclnnTransQuantParamV2, src/ops/quant/trans_quant_param.ops): the scale words the
 // int8 scheme decodes, from fp32 scales and optional offsets (kernels::qmm_encode_params):
@@ -73,7 +92,7 @@
 
 namespace opsnn::ops {
 
-enum class QmmScheme : uint8_t { kInt8Dequant, kWeightAntiquant, kEncodeParam, kPrepackWeight };
+enum class QmmScheme : uint8_t { kInt8Dequant, kWeightAntiquant, kEncodeParam, kPrepackWeight, kFloatRequant };
 
 struct QmmRule {
   QmmScheme scheme;
@@ -93,6 +112,7 @@ enum QmmRole : int {
   kQmmYScale,    // yScale (QuantMatmulWeightNz: reserved, null or empty)
   kQmmAOffset,   // x1Offset (reserved, null or empty)
   kQmmYOffset,   // yOffset (reserved, null or empty)
+  kQmmX3,        // x3Optional (FusedQuantMatmul: its add / mul operand, refused)
   kQmmOut,       // out / y
   kQmmRoles
 };
@@ -103,6 +123,10 @@ struct QmmCall {
   bool trans_a = false, trans_b = false;
   int64_t group = 0;  // antiquantGroupSize
   int64_t round_mode = 0;  // TransQuantParamV3's roundMode (kEncodeParam)
+  bool has_scale_value = false;  // QuantMatmul: the scale is this float, not a tensor
+  float scale_value = 0.0f;
+  int64_t inner_precise = 0;  // WeightQuantBatchMatmulV3's innerPrecise (0 or 1)
+  const char *fused = nullptr;  // FusedQuantMatmul's fusedOpType (null: the row has none)
   // The tensor roles in prototype order (checks and registration follow it).
   int order[kQmmRoles] = {};
   int count = 0;

@@ -1,6 +1,7 @@
 // Phase 2 of the quantised matmuls (ops/matmul/qmm_steps.h).
 #include "ops/matmul/qmm_steps.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "core/dtype.h"
@@ -30,6 +31,7 @@ void int8_block(void *vctx, int64_t b, int64_t i0, int64_t j0, int64_t rows, int
   e.scale = c.scale;
   e.offset = c.offset;
   e.out_dtype = st.out_dtype;
+  e.act = st.act;
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t i = i0 + r;
     // Folded: the GEMM's row i is row i % m0 of batch i / m0 (b is 0); else i < m0.
@@ -63,7 +65,10 @@ int QmmInt8Step::run_with(const core::LaunchArgs &args, const int8_t *b) const {
   c.st = this;
   c.out = const_cast<char *>(address(args, kQmmOut));
   float *sv = reinterpret_cast<float *>(args.get(ws_scale));
-  kernels::qmm_decode_floats(address(args, kQmmScale), scale_dtype, scale_count, scale_stride, n, sv);
+  if (has_scale_value)
+    std::fill(sv, sv + n, scale_value);
+  else
+    kernels::qmm_decode_floats(address(args, kQmmScale), scale_dtype, scale_count, scale_stride, n, sv);
   c.scale = sv;
   if (op[kQmmOffset].slot >= 0) {
     float *ov = reinterpret_cast<float *>(args.get(ws_offset));

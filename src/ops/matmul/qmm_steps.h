@@ -49,6 +49,9 @@ class QmmInt8Step final : public core::Step, public QmmOperands {
   aclDataType scale_dtype = ACL_FLOAT, bias_dtype = ACL_FLOAT;
   int64_t scale_count = 1, scale_stride = 0, offset_count = 1, offset_stride = 0, pertoken_stride = 0;
   int64_t bias_batches = 0, bias_col = 0, bias_bstride = 0;  // bias_batches 0: no bias
+  kernels::GemmActivation act = kernels::GemmActivation::kNone;  // FusedQuantMatmul's fusedOpType
+  bool has_scale_value = false;  // the scale is scale_value (QuantMatmul), not a tensor
+  float scale_value = 0.0f;
   core::WsKey ws_gemm, ws_scale, ws_offset, ws_bias;
   std::shared_ptr<const OperandSource> x2_source;  // a FRACTAL_NZ x2's kept dense copy (null: x2 itself)
 
@@ -96,5 +99,20 @@ class QmmPrepackStep final : public core::Step, public QmmOperands {
 
   int run(const core::LaunchArgs &args) const override;
 };
+
+// aclnnBatchMatmulQuant's second step: the fp32 product (+ bias) re-quantised row by row into the
+// INT8 out with the per-channel scale and offset of TransQuantParam's words (ops/matmul/qmm_phase1.h).
+class QmmRequantStep final : public core::Step, public QmmOperands {
+ public:
+  int64_t m = 0, n = 0, out_row = 0, out_col = 1;
+  aclDataType word_dtype = ACL_UINT64;
+  int64_t word_count = 1, word_stride = 0;
+  core::WsKey ws_acc, ws_params;
+
+  int run(const core::LaunchArgs &args) const override;
+};
+
+// The phase 1 of scheme kFloatRequant (ops/matmul/qmm_float_requant.cpp).
+void qmm_float_requant(core::OpBuilder &b, const QmmCall &c);
 
 }  // namespace opsnn::ops
