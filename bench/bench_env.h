@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "aclnn/acl_meta.h"
 
 namespace opsnn::bench {
 
