@@ -32,13 +32,7 @@ void *device_buffer(size_t bytes, bool fp16_pattern) {
   return p;
 }
 
-aclTensor *tensor(std::vector<int64_t> shape, aclDataType dt, void *p) {
-  std::vector<int64_t> strides(shape.size(), 1);
-  for (size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
-  int64_t n = 1;
-  for (int64_t v : shape) n *= v;
-  return aclCreateTensor(shape.data(), shape.size(), dt, strides.data(), 0, ACL_FORMAT_ND, &n, 1, p);
-}
+using opsnn::bench::contiguous_tensor;
 
 using Launch = aclnnStatus (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
 
@@ -81,7 +75,7 @@ void time_launches(benchmark::State &state, std::initializer_list<const Planned 
 void DynamicQuantFp16(benchmark::State &state) {
   const int64_t m = 4096, n = 4096;
   void *xp = device_buffer(m * n * 2, true), *yp = device_buffer(m * n, false), *sp = device_buffer(m * 4, false);
-  aclTensor *x = tensor({m, n}, ACL_FLOAT16, xp), *y = tensor({m, n}, ACL_INT8, yp), *s = tensor({m}, ACL_FLOAT, sp);
+  aclTensor *x = contiguous_tensor({m, n}, ACL_FLOAT16, xp), *y = contiguous_tensor({m, n}, ACL_INT8, yp), *s = contiguous_tensor({m}, ACL_FLOAT, sp);
   {
     Planned q;
     if (plan(state, q, aclnnDynamicQuantGetWorkspaceSize(x, nullptr, y, s, &q.bytes, &q.ex), aclnnDynamicQuant))
@@ -98,10 +92,10 @@ void AddRmsNormDynamicQuant(benchmark::State &state, bool fused) {
   void *x1p = device_buffer(m * n * 2, true), *x2p = device_buffer(m * n * 2, true), *gp = device_buffer(n * 2, true);
   void *yp = device_buffer(m * n, false), *xop = device_buffer(m * n * 2, false), *sp = device_buffer(m * 4, false);
   void *nyp = device_buffer(m * n * 2, false), *rp = device_buffer(m * 4, false);
-  aclTensor *x1 = tensor({m, n}, ACL_FLOAT16, x1p), *x2 = tensor({m, n}, ACL_FLOAT16, x2p);
-  aclTensor *g = tensor({n}, ACL_FLOAT16, gp), *y = tensor({m, n}, ACL_INT8, yp);
-  aclTensor *xo = tensor({m, n}, ACL_FLOAT16, xop), *s = tensor({m}, ACL_FLOAT, sp);
-  aclTensor *ny = tensor({m, n}, ACL_FLOAT16, nyp), *rstd = tensor({m, 1}, ACL_FLOAT, rp);
+  aclTensor *x1 = contiguous_tensor({m, n}, ACL_FLOAT16, x1p), *x2 = contiguous_tensor({m, n}, ACL_FLOAT16, x2p);
+  aclTensor *g = contiguous_tensor({n}, ACL_FLOAT16, gp), *y = contiguous_tensor({m, n}, ACL_INT8, yp);
+  aclTensor *xo = contiguous_tensor({m, n}, ACL_FLOAT16, xop), *s = contiguous_tensor({m}, ACL_FLOAT, sp);
+  aclTensor *ny = contiguous_tensor({m, n}, ACL_FLOAT16, nyp), *rstd = contiguous_tensor({m, 1}, ACL_FLOAT, rp);
   // read x1, x2; write y1 (INT8), xOut, the scales (the unfused pair also writes and reads y and rstd)
   const int64_t bytes = m * n * (2 + 2 + 1 + 2) + m * 4;
   {
