@@ -31,7 +31,8 @@ static inline float half_to_float(uint16_t h) {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
   const uint32_t exp = (h >> 10) & 0x1fu;
   const uint32_t man = h & 0x3ffu;
-  if (exp == 0x1f) return bits_float(sign | 0x7f800000u | (man << 13));  // Inf / NaN
+  // Inf / NaN; a NaN comes out quiet (as F16C's conversion gives it, so vector and scalar agree).
+  if (exp == 0x1f) return bits_float(sign | 0x7f800000u | (man << 13) | (man != 0 ? 0x400000u : 0u));
   if (exp == 0) {
     if (man == 0) return bits_float(sign);
     // subnormal: value = man * 2^-24

@@ -3,8 +3,10 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "common/half.h"
+#include "kernels/simd/half_convert.h"
 
 namespace opsnn::kernels {
 namespace {
@@ -114,10 +116,46 @@ void with_storage_type(aclDataType dt, Fn &&fn) {
   }
 }
 
+// Contiguous FLOAT16 / BF16 runs to or from float in vectors (bit-identical to the scalar path):
+// the element-wise engine converts every half-precision operand chunk through here.
+constexpr int64_t kVectorRun = 16;
+
+bool half_run(aclDataType dt, int64_t stride_bytes, int64_t n) {
+  return (dt == ACL_FLOAT16 || dt == ACL_BF16) && stride_bytes == 2 && n >= kVectorRun && half_convert_available();
+}
+
+bool load_half_run(aclDataType dt, const char *src, int64_t stride_bytes, float *dst, int64_t n) {
+#if defined(__x86_64__)
+  if (!half_run(dt, stride_bytes, n)) return false;
+  const uint16_t *s = reinterpret_cast<const uint16_t *>(src);
+  if (dt == ACL_FLOAT16) f16_to_f32_avx2(s, dst, n);
+  else bf16_to_f32_avx2(s, dst, n);
+  return true;
+#else
+  (void)dt, (void)src, (void)stride_bytes, (void)dst, (void)n;
+  return false;
+#endif
+}
+
+bool store_half_run(const float *src, aclDataType dt, char *dst, int64_t stride_bytes, int64_t n) {
+#if defined(__x86_64__)
+  if (!half_run(dt, stride_bytes, n)) return false;
+  uint16_t *d = reinterpret_cast<uint16_t *>(dst);
+  if (dt == ACL_FLOAT16) f32_to_f16_avx2(src, d, n);
+  else f32_to_bf16_avx2(src, d, n);
+  return true;
+#else
+  (void)src, (void)dt, (void)dst, (void)stride_bytes, (void)n;
+  return false;
+#endif
+}
+
 }  // namespace
 
 template <class T>
 void load_as(aclDataType src_dtype, const char *src, int64_t stride_bytes, T *dst, int64_t n) {
+  if constexpr (std::is_same_v<T, float>)
+    if (load_half_run(src_dtype, src, stride_bytes, dst, n)) return;
   with_storage_type(src_dtype, [&](auto s) { load_typed<T, decltype(s)>(src, stride_bytes, dst, n); });
 }
 
@@ -140,6 +178,8 @@ void store_from(const T *src, aclDataType dst_dtype, char *dst, int64_t stride_b
     }
     return;
   }
+  if constexpr (std::is_same_v<T, float>)
+    if (store_half_run(src, dst_dtype, dst, stride_bytes, n)) return;
   with_storage_type(dst_dtype, [&](auto s) { store_typed<T, decltype(s)>(src, dst, stride_bytes, n); });
 }
 

@@ -7,6 +7,7 @@
 
 #include "common/half.h"
 #include "kernels/matmul/gemm.h"
+#include "kernels/simd/half_convert.h"
 
 namespace opsnn::kernels::gemm_detail {
 namespace {
@@ -46,7 +47,7 @@ inline void convert_line(const T *s, int64_t n, bool simd, float *d) {
 #if defined(__x86_64__)
   if constexpr (std::is_same_v<T, uint16_t>) {
     if (simd) {
-      f16_to_f32_f16c(s, d, n);
+      f16_to_f32_avx2(s, d, n);
       if constexpr (R != Round::kNone)
         for (int64_t w = 0; w < n; ++w) d[w] = round_to<R>(d[w]);
       return;
@@ -75,7 +76,7 @@ void pack_lines(const T *s, int64_t sw, int64_t sp, int64_t kc, bool simd, float
         const int64_t len = std::min(kChunk, kc - p0);
         for (int w = 0; w < W; ++w) {
           const uint16_t *src = reinterpret_cast<const uint16_t *>(line[w] + p0);
-          if constexpr (std::is_same_v<T, uint16_t>) f16_to_f32_f16c(src, buf[w], len);
+          if constexpr (std::is_same_v<T, uint16_t>) f16_to_f32_avx2(src, buf[w], len);
           else bf16_to_f32_avx2(src, buf[w], len);
         }
         pack_lines_f32_avx2(&buf[0][0], kChunk, len, W, d);

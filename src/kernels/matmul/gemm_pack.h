@@ -38,10 +38,6 @@ void pack_pairs_bf16_prepacked(const void *packed, int64_t k, int64_t col0, int6
                                int W, uint32_t *dst);
 
 #if defined(__x86_64__)
-// n fp16 values to float with F16C (defined in gemm_pack_avx2.cpp).
-void f16_to_f32_f16c(const uint16_t *src, float *dst, int64_t n);
-// n bf16 values to float (AVX2: widen and shift).
-void bf16_to_f32_avx2(const uint16_t *src, float *dst, int64_t n);
 // One full panel from W fp32 lines contiguous along p (line w at s + w*sw): d[p*W + w] = s[w*sw + p]
 // for p < kc, through 8x8 register transposes (A row-major, B stored [N,K]). AVX2 only; W >= 4
 // (its overlapping stores stay inside the panel).

@@ -4,29 +4,10 @@
 
 #include <algorithm>
 
-#include "common/half.h"
 #include "kernels/matmul/avx2_transpose.h"
 #include "kernels/matmul/gemm_pack.h"
 
 namespace opsnn::kernels::gemm_detail {
-
-void f16_to_f32_f16c(const uint16_t *src, float *dst, int64_t n) {
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + i));
-    _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(h));
-  }
-  for (; i < n; ++i) dst[i] = half_to_float(src[i]);
-}
-
-void bf16_to_f32_avx2(const uint16_t *src, float *dst, int64_t n) {
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(src + i)));
-    _mm256_storeu_ps(dst + i, _mm256_castsi256_ps(_mm256_slli_epi32(w, 16)));
-  }
-  for (; i < n; ++i) dst[i] = bf16_to_float(src[i]);
-}
 
 void pack_lines_f32_avx2(const float *s, int64_t sw, int64_t kc, int W, float *d) {
   const int full = W / 8, part = W % 8;  // groups of 8 lines, and the lines of a last partial group
