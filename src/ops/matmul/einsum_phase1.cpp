@@ -210,11 +210,7 @@ void einsum_phase1(core::OpBuilder &b, const EinsumRule &rule, const EinsumCall 
   for (size_t i = 0; i < n; ++i)
     for (int l : ops[i].labels)
       if (P.size(l) == 0) {
-        EwSpec zero;
-        zero.op = kernels::EwOp::kFill;
-        zero.compute_dtype = ACL_FLOAT;
-        zero.set_scalar(0, 0.0);
-        record_elementwise(b, zero, out_slot, {});
+        record_zero_fill(b, EwInput::tensor(out_slot));
         return;
       }
   Labeled y;  // the output through its labels

@@ -108,11 +108,7 @@ void forward(core::OpBuilder &b, const FlceCall &c) {
   if (BT == 0) return;
   const Scratch logits = book_scratch(b, "flce.logits", BT, V);
   if (H == 0) {
-    EwSpec zero;
-    zero.op = kernels::EwOp::kFill;
-    zero.compute_dtype = ACL_FLOAT;
-    zero.set_scalar(0, 0.0);
-    record_elementwise(b, zero, logits.in, {});
+    record_zero_fill(b, logits.in);
   } else {  // logits = input @ weight^T
     const int slots[3] = {sx, sw, -1};
     const int64_t strides[3][2] = {{x.strides[0], x.strides[1]}, {w.strides[1], w.strides[0]}, {V, 1}};
@@ -191,11 +187,7 @@ void backward(core::OpBuilder &b, const FlceCall &c) {
   const int sdx = b.output(c.dx.t), sdw = b.output(c.dw.t);
   if (H == 0) return;  // both gradients are empty
   if (BT == 0) {       // no rows: the weight's gradient is an empty sum
-    EwSpec zero;
-    zero.op = kernels::EwOp::kFill;
-    zero.compute_dtype = ACL_FLOAT;
-    zero.set_scalar(0, 0.0);
-    record_elementwise(b, zero, sdw, {});
+    record_zero_fill(b, EwInput::tensor(sdw));
     return;
   }
   const Scratch g = book_scratch(b, "flce.grad_logits", BT, V);
