@@ -1,0 +1,89 @@
+#!/usr/bin/python3
+"""Times the cases of bench/bench_einsum.cpp with torch.einsum (FLOAT, the same shapes) and of
+bench/bench_fused_linear_ce.cpp with the unfused PyTorch sequence (matmul in fp32, then max / exp / sum /
+gather and the masks; the gradient: softmax - onehot, scaled, and the two matmuls), with the thread count of
+OPSNN_NUM_THREADS (default: torch's). Prints one line per case:
+    <name> <milliseconds per call (wall)> <CPU milliseconds per call (process time, all threads)>
+"""
+import os
+import sys
+import time
+
+import torch
+
+if "OPSNN_NUM_THREADS" in os.environ:
+    torch.set_num_threads(int(os.environ["OPSNN_NUM_THREADS"]))
+
+
+def ms_per_call(fn, min_time=1.0):
+    fn()
+    start, cpu = time.perf_counter(), time.process_time()
+    reps = 0
+    while time.perf_counter() - start < min_time or reps < 3:
+        fn()
+        reps += 1
+    return (time.perf_counter() - start) / reps * 1e3, (time.process_time() - cpu) / reps * 1e3
+
+
+def einsum_case(eq, *shapes):
+    g = torch.Generator().manual_seed(1)
+    ops = [torch.rand(*s, generator=g) * 2 - 1 for s in shapes]
+    return lambda: torch.einsum(eq, *ops)
+
+
+def online_max_sum(bt, h, v, start):
+    g = torch.Generator().manual_seed(1)
+    x = (torch.rand(bt, h, generator=g) * 2 - 1).to(torch.bfloat16)
+    w = (torch.rand(v, h, generator=g) * 2 - 1).to(torch.bfloat16)
+    target = torch.randint(0, 4 * v, (bt,), generator=g)
+
+    def fn():
+        logits = x.float() @ w.float().t()
+        mx = logits.max(dim=-1)[0]
+        sub = logits - mx.unsqueeze(-1)
+        sum_exp = sub.exp().sum(dim=-1)
+        mask = (target < start) | (target >= start + v)
+        masked = (target - start).masked_fill(mask, 0)
+        pred = sub.gather(1, masked.unsqueeze(1)).squeeze(1).masked_fill(mask, 0.0)
+        return mx, sum_exp, pred, mask, masked
+
+    return fn
+
+
+def linear_ce_grad(bt, h, v):
+    g = torch.Generator().manual_seed(1)
+    x = (torch.rand(bt, h, generator=g) * 2 - 1).to(torch.bfloat16)
+    w = (torch.rand(v, h, generator=g) * 2 - 1).to(torch.bfloat16)
+    softmax = torch.softmax(torch.rand(bt, v, generator=g), -1)
+    grad = torch.rand(bt, generator=g)
+    mask = torch.rand(bt, generator=g) < 0.5
+    masked = torch.randint(0, v, (bt,), generator=g)
+    rows = torch.arange(bt)
+
+    def fn():
+        gl = softmax.clone()
+        gl[rows, masked] -= (~mask).float()
+        gl *= grad.unsqueeze(-1)
+        return (gl @ w.float()).to(torch.bfloat16), (gl.t() @ x.float()).to(torch.bfloat16)
+
+    return fn
+
+
+def main():
+    only = sys.argv[1] if len(sys.argv) > 1 else ""
+    cases = [("Bmm", einsum_case("bij,bjk->bik", (16, 256, 256), (16, 256, 256))),
+             ("AttnScores", einsum_case("bhqd,bhkd->bhqk", (2, 8, 256, 64), (2, 8, 256, 64))),
+             ("PermutedOut", einsum_case("ijk,jl->ilk", (64, 128, 64), (128, 256))),
+             ("Bilinear", einsum_case("bn,anm,bm->ba", (256, 64), (64, 64, 64), (256, 64))),
+             ("TraceSum", einsum_case("bii->b", (64, 256, 256))),
+             ("OnlineMaxSumBf16", online_max_sum(512, 1024, 4096, 4096)),
+             ("LinearCeGradSoftmaxBf16", linear_ce_grad(512, 1024, 4096))]
+    for name, fn in cases:
+        if only and only not in name:
+            continue
+        ms, cpu = ms_per_call(fn)
+        print(f"{name} {ms:.4f} {cpu:.4f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
