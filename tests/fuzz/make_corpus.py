@@ -25,7 +25,8 @@ OPS = ["exp", "inplace_exp", "gelu_v2", "softplus", "add", "inplace_add", "mul",
        "foreach_add_list", "foreach_mul_scalar", "foreach_add_scalar_list", "foreach_addcmul",
        "foreach_lerp", "foreach_exp", "foreach_pow_scalar_tensor", "foreach_norm",
        "foreach_unscale", "foreach_round_off", "ema_adam",
-       "ascend_quant", "dynamic_quant_v2", "fake_quant_channel", "quantize", "group_quant"]  # kOps, same order
+       "ascend_quant", "dynamic_quant_v2", "fake_quant_channel", "quantize", "group_quant",
+       "einsum", "msda", "msda_grad", "flce_max_sum", "flce_grad"]  # kOps, same order
 
 
 def dt(name):
@@ -280,6 +281,19 @@ def seeds():
                                  T([0, 1], "INT8"), mode=16)
     yield "group_quant", seed("group_quant", q, T([0, 1]), T([2, 1]), T([2], "INT32"), NULL_T, I(2), T([0, 1], "INT8"),
                               mode=16, fill=2)
+    yield "einsum_matmul", seed("einsum", p, L(T([0, 1]), T([1, 2])), I(0), T([0, 2]))
+    yield "einsum_diagonal", seed("einsum", p, L(T([0, 0])), I(2), T([0]))
+    d = (2, 8, 1, 3)  # value [1, 8 keys, 1 head, 3 channels]; one level; location [1, 3 queries, 1, 1, 2 points, 2]
+    yield "msda", seed("msda", d, T([2, 1, 2, 3]), T([2, 0], "INT32"), T([2], "INT32"), T([2, 3, 2, 2, 0, 0]),
+                       T([2, 3, 2, 2, 0]), T([2, 3, 3]), mode=16)
+    yield "msda_grad", seed("msda_grad", d, T([2, 1, 2, 3]), T([2, 0], "INT32"), T([2], "INT32"),
+                            T([2, 3, 2, 2, 0, 0]), T([2, 3, 2, 2, 0]), T([2, 3, 3]), T([2, 1, 2, 3]),
+                            T([2, 3, 2, 2, 0, 0]), T([2, 3, 2, 2, 0]), mode=16)
+    yield "flce_max_sum", seed("flce_max_sum", q, T([0, 1], "BF16"), T([2, 1], "BF16"), T([0], "INT64"), I(0), I(2),
+                               T([0]), T([0]), T([0]), T([3], "UINT8"), T([0], "INT64"), T([0, 2], "BF16"), mode=16)
+    yield "flce_grad_softmax", seed("flce_grad", q, T([0]), T([0, 1], "BF16"), T([2, 1], "BF16"), T([3], "UINT8"),
+                                    T([0], "INT64"), DEFAULT, NULL_T, NULL_T, T([0, 2]), T([0, 1], "BF16"),
+                                    T([2, 1], "BF16"), mode=16, fill=0xff)
     yield "mm_device_repeatable", seed("mm", m, T([0, 1]), T([1, 2]), T([0, 2]), I(1), mode=1 | 2 | 4)
     yield "add_device", seed("add", p, T([0, 1]), T([1]), S(2), T([0, 1]), mode=4)
     yield "mul_wrong_launch_first", seed("mul", p, T([0, 1]), T([0, 1]), T([0, 1]), mode=8)
