@@ -52,6 +52,8 @@
 #include <aclnnop/aclnn_adaptive_avg_pool2d.h>
 #include <aclnnop/aclnn_add.h>
 #include <aclnnop/aclnn_addmm.h>
+#include <aclnnop/aclnn_advance_step.h>
+#include <aclnnop/aclnn_apply_adam_w_quant.h>
 #include <aclnnop/aclnn_apply_fused_ema_adam.h>
 #include <aclnnop/aclnn_argmax.h>
 #include <aclnnop/aclnn_ascend_quant.h>
@@ -71,6 +73,7 @@
 #include <aclnnop/aclnn_embedding.h>
 #include <aclnnop/aclnn_eq_tensor.h>
 #include <aclnnop/aclnn_exp.h>
+#include <aclnnop/aclnn_expand_into_jagged_permute.h>
 #include <aclnnop/aclnn_fake_quant_per_channel_affine_cachemask.h>
 #include <aclnnop/aclnn_fill_scalar.h>
 #include <aclnnop/aclnn_foreach_add_list.h>
@@ -83,18 +86,25 @@
 #include <aclnnop/aclnn_foreach_norm.h>
 #include <aclnnop/aclnn_foreach_pow_scalar_and_tensor.h>
 #include <aclnnop/aclnn_foreach_round_off_number.h>
+#include <aclnnop/aclnn_fused_adamw.h>
 #include <aclnnop/aclnn_fused_cross_entropy_loss_with_max_sum.h>
 #include <aclnnop/aclnn_fused_linear_cross_entropy_loss_grad.h>
 #include <aclnnop/aclnn_fused_linear_online_max_sum.h>
+#include <aclnnop/aclnn_fused_matmul.h>
+#include <aclnnop/aclnn_fused_sgd.h>
 #include <aclnnop/aclnn_gather.h>
 #include <aclnnop/aclnn_gelu_backward.h>
+#include <aclnnop/aclnn_gelu_quant.h>
 #include <aclnnop/aclnn_gelu_v2.h>
 #include <aclnnop/aclnn_glu.h>
 #include <aclnnop/aclnn_group_norm.h>
+#include <aclnnop/aclnn_group_norm_silu_quant.h>
 #include <aclnnop/aclnn_group_quant.h>
 #include <aclnnop/aclnn_im2col.h>
 #include <aclnnop/aclnn_index_select.h>
+#include <aclnnop/aclnn_inverse.h>
 #include <aclnnop/aclnn_layer_norm.h>
+#include <aclnnop/aclnn_layer_norm_quant.h>
 #include <aclnnop/aclnn_leaky_relu.h>
 #include <aclnnop/aclnn_masked_fill_scalar.h>
 #include <aclnnop/aclnn_matmul.h>
@@ -103,6 +113,7 @@
 #include <aclnnop/aclnn_maximum.h>
 #include <aclnnop/aclnn_median.h>
 #include <aclnnop/aclnn_mm.h>
+#include <aclnnop/aclnn_modulate.h>
 #include <aclnnop/aclnn_mse_loss.h>
 #include <aclnnop/aclnn_mul.h>
 #include <aclnnop/aclnn_multi_scale_deformable_attention_grad.h>
@@ -114,12 +125,14 @@
 #include <aclnnop/aclnn_prelu.h>
 #include <aclnnop/aclnn_quant_convolution.h>
 #include <aclnnop/aclnn_quant_matmul_v4.h>
+#include <aclnnop/aclnn_quant_matmul_v5.h>
 #include <aclnnop/aclnn_quant_matmul_weight_nz.h>
 #include <aclnnop/aclnn_quantize.h>
 #include <aclnnop/aclnn_reduce_sum.h>
 #include <aclnnop/aclnn_remainder.h>
 #include <aclnnop/aclnn_repeat.h>
 #include <aclnnop/aclnn_rms_norm.h>
+#include <aclnnop/aclnn_rms_norm_quant.h>
 #include <aclnnop/aclnn_rotary_position_embedding.h>
 #include <aclnnop/aclnn_round.h>
 #include <aclnnop/aclnn_s_where.h>
@@ -129,10 +142,12 @@
 #include <aclnnop/aclnn_softplus.h>
 #include <aclnnop/aclnn_sort.h>
 #include <aclnnop/aclnn_swi_glu.h>
+#include <aclnnop/aclnn_swi_glu_quant_v2.h>
 #include <aclnnop/aclnn_thnn_fused_lstm_cell.h>
 #include <aclnnop/aclnn_topk.h>
 #include <aclnnop/aclnn_trans_matmul_weight.h>
 #include <aclnnop/aclnn_trans_quant_param_v2.h>
+#include <aclnnop/aclnn_transpose_batch_mat_mul.h>
 #include <aclnnop/aclnn_upsample_nearest_2d.h>
 #include <aclnnop/aclnn_var.h>
 #include <aclnnop/aclnn_weight_quant_batch_matmul_v2.h>
@@ -369,7 +384,8 @@ struct Ctx {
   // A const char * attribute (roundMode, quantMode): documented values, near misses, null.
   const char *str() {
     static const char *const kStrings[] = {"round", "floor", "ceil", "trunc", "rint", "ROUND", "",
-                                           nullptr, "pertoken", "pertensor", "perchannel", "round\x01"};
+                                           nullptr, "pertoken", "pertensor", "perchannel", "round\x01",
+                                           "none", "tanh", "dynamic", "static"};
     return kStrings[r.u8() % (sizeof(kStrings) / sizeof(kStrings[0]))];
   }
   // One byte of bool arguments: bit i = the i-th bool of the op.
@@ -1338,6 +1354,140 @@ aclnnStatus op_group_quant(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2)
   return P1(GroupQuant, c.T(x), c.T(scale), c.T(group), c.T(offset), dst, c.T(y));
 }
 
+// ---- List optimisers, serving, linalg, vfusion and the fused quantising ops.
+aclnnStatus op_fused_adamw(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int p = c.tensor_list(F, 2), g = c.tensor_list(F, 2), m = c.tensor_list(F, 2), v = c.tensor_list(F, 2),
+      vmax = c.tensor_list(F, 2), steps = c.tensor_list(F, 1), scale = c.tensor(F, 1), inf = c.tensor(F, 1);
+  const double lr = c.f64(1e-3), b1 = c.f64(0.9), b2 = c.f64(0.999), wd = c.f64(1e-2), eps = c.f64(1e-8);
+  const uint8_t b = c.bools();
+  c.materialize();
+  return P1(FusedAdamw, c.TL(p), c.TL(g), c.TL(m), c.TL(v), c.TL(vmax), c.TL(steps), c.T(scale), c.T(inf), lr, b1,
+            b2, wd, eps, (b & 1) != 0, (b & 2) != 0);
+}
+aclnnStatus op_fused_sgd(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int p = c.tensor_list(F, 2), g = c.tensor_list(F, 2), buf = c.tensor_list(F, 2), scale = c.tensor(F, 1);
+  const double wd = c.f64(1e-2), momentum = c.f64(0.9), lr = c.f64(1e-2), damp = c.f64(0.0);
+  const uint8_t b = c.bools();
+  c.materialize();
+  return P1(FusedSgd, c.TL(p), c.TL(g), c.TL(buf), c.T(scale), float(wd), float(momentum), float(lr), float(damp),
+            (b & 1) != 0, (b & 2) != 0, (b & 4) != 0);
+}
+aclnnStatus op_apply_adamw_quant(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int var = c.tensor(F, 2), g = c.tensor(F, 2), m = c.tensor(ACL_UINT8, 2), v = c.tensor(ACL_UINT8, 2),
+      qm = c.tensor(F, 1), qv = c.tensor(F, 1), am = c.tensor(F, 1), av = c.tensor(F, 1),
+      step = c.tensor(ACL_INT64, 1);
+  const double lr = c.f64(1e-3), b1 = c.f64(0.9), b2 = c.f64(0.999), wd = c.f64(1e-2), eps = c.f64(1e-8),
+               gnorm = c.f64(1.0);
+  const char *mode = c.str();
+  const int64_t block = c.i64();
+  c.materialize();
+  return P1(ApplyAdamWQuant, c.T(var), c.T(g), c.T(m), c.T(v), c.T(qm), c.T(qv), c.T(am), c.T(av), c.T(step), lr,
+            b1, b2, wd, eps, gnorm, const_cast<char *>(mode), block);
+}
+// Index values read at launch (checked there before any write): bit4 of the mode fills them with 0..2.
+aclnnStatus op_advance_step(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  const aclDataType L = ACL_INT64;
+  int tokens = c.tensor(L, 1), sampled = c.tensor(L, 1), pos = c.tensor(L, 1), lens = c.tensor(L, 1),
+      slots = c.tensor(L, 1), tables = c.tensor(L, 2);
+  const int64_t seqs = c.i64(), queries = c.i64(), block = c.i64();
+  c.materialize();
+  return P1(AdvanceStep, c.T(tokens), c.T(sampled), c.T(pos), c.T(lens), c.T(slots), c.T(tables), seqs, queries,
+            block);
+}
+aclnnStatus op_jagged_permute(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int perm = c.tensor(ACL_INT32, 1), in_off = c.tensor(ACL_INT32, 1), out_off = c.tensor(ACL_INT32, 1);
+  const int64_t size = c.i64();
+  int o = c.tensor(ACL_INT32, 1);
+  c.materialize();
+  return P1(ExpandIntoJaggedPermute, c.T(perm), c.T(in_off), c.T(out_off), size, c.T(o));
+}
+aclnnStatus op_inverse(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int a = c.tensor(F, 3), o = c.tensor(F, 3);
+  c.materialize();
+  return P1(Inverse, c.T(a), c.T(o));
+}
+aclnnStatus op_modulate(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor(F, 3), scale = c.tensor(F, 2), shift = c.tensor(F, 2), o = c.tensor(F, 3);
+  c.materialize();
+  return P1(Modulate, c.T(x), c.T(scale), c.T(shift), c.T(o));
+}
+aclnnStatus op_transpose_bmm(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  c.matmul = true;
+  int x1 = c.tensor(F, 3), x2 = c.tensor(F, 3), bias = c.tensor(F, 1), scale = c.tensor(ACL_INT64, 1),
+      p1 = c.intarray({1, 0, 2}), px2 = c.intarray({0, 1, 2}), py = c.intarray({1, 0, 2});
+  const int64_t math = c.i64(), split = c.i64();
+  int o = c.tensor(F, 3);
+  c.materialize();
+  return P1(TransposeBatchMatMul, c.T(x1), c.T(x2), c.T(bias), c.T(scale), c.A(p1), c.A(px2), c.A(py),
+            int8_t(math), int32_t(split), c.T(o));
+}
+aclnnStatus op_fused_matmul(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  c.matmul = true;
+  int x1 = c.tensor(F, 2), x2 = c.tensor(F, 2), bias = c.tensor(F, 1), x3 = c.tensor(F, 2);
+  static const char *const kTypes[] = {"", "add", "mul", "gelu_erf", "gelu_tanh", "relu", "Add", nullptr};
+  const char *type = kTypes[c.r.u8() % 8];
+  const int64_t math = c.i64();
+  int o = c.tensor(F, 2);
+  c.materialize();
+  return P1(FusedMatmul, c.T(x1), c.T(x2), c.T(bias), c.T(x3), type, int8_t(math), c.T(o));
+}
+aclnnStatus op_qmm_v5(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  c.matmul = true;
+  int x1 = c.tensor(I8, 2), x2 = c.tensor(I8, 2), s1 = c.tensor(F, 1), s2 = c.tensor(F, 1), ys = c.tensor(F, 1),
+      o1 = c.tensor(F, 1), o2 = c.tensor(F, 1), yo = c.tensor(F, 1), bias = c.tensor(ACL_INT32, 1);
+  const uint8_t t = c.bools();
+  const int64_t group = c.i64();
+  int o = c.tensor(ACL_FLOAT16, 2);
+  c.materialize();
+  return P1(QuantMatmulV5, c.T(x1), c.T(x2), c.T(s1), c.T(s2), c.T(ys), c.T(o1), c.T(o2), c.T(yo), c.T(bias),
+            (t & 1) != 0, (t & 2) != 0, group, c.T(o));
+}
+aclnnStatus op_swiglu_quant_v2(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor(F, 2), smooth = c.tensor(F, 1), offsets = c.tensor(F, 1), group = c.tensor(ACL_INT64, 1);
+  const uint8_t b = c.bools();
+  const char *mode = c.str();
+  const int64_t list_type = c.i64(), dst = c.i64();
+  int y = c.tensor(I8, 2), scale = c.tensor(F, 1);
+  c.materialize();
+  return P1(SwiGluQuantV2, c.T(x), c.T(smooth), c.T(offsets), c.T(group), (b & 1) != 0, const_cast<char *>(mode),
+            list_type, dst, c.T(y), c.T(scale));
+}
+aclnnStatus op_gelu_quant(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor(F, 2), scale = c.tensor(F, 1), offset = c.tensor(F, 1);
+  const char *approx = c.str(), *mode = c.str(), *round = c.str();
+  const int64_t dst = c.i64();
+  int y = c.tensor(I8, 2), out_scale = c.tensor(F, 1);
+  c.materialize();
+  return P1(GeluQuant, c.T(x), c.T(scale), c.T(offset), approx, mode, round, dst, c.T(y), c.T(out_scale));
+}
+aclnnStatus op_rms_norm_quant(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor(ACL_FLOAT16, 2), gamma = c.tensor(ACL_FLOAT16, 1), beta = c.tensor(ACL_FLOAT16, 1),
+      scale = c.tensor(ACL_FLOAT16, 1), offset = c.tensor(I8, 1);
+  const double eps = c.f64(1e-6);
+  int y = c.tensor(I8, 2);
+  c.materialize();
+  return P1(RmsNormQuant, c.T(x), c.T(gamma), c.T(beta), c.T(scale), c.T(offset), eps, c.T(y));
+}
+aclnnStatus op_layer_norm_quant(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor(F, 2), gamma = c.tensor(F, 1), beta = c.tensor(F, 1), scale = c.tensor(F, 1),
+      zp = c.tensor(F, 1);
+  const int64_t mode = c.i64();
+  const double eps = c.f64(1e-5);
+  int y = c.tensor(I8, 2), scale_out = c.tensor(F, 1);
+  c.materialize();
+  return P1(LayerNormQuant, c.T(x), c.T(gamma), c.T(beta), c.T(scale), c.T(zp), int(mode), eps, c.T(y),
+            c.T(scale_out));
+}
+aclnnStatus op_group_norm_silu_quant(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor(F, 3), gamma = c.tensor(F, 1), beta = c.tensor(F, 1), qs = c.tensor(F, 1);
+  const int64_t group = c.i64();
+  const double eps = c.f64(1e-5);
+  const uint8_t b = c.bools();
+  int y = c.tensor(I8, 3), mean = c.tensor(F, 2), rstd = c.tensor(F, 2);
+  c.materialize();
+  return P1(GroupNormSiluQuant, c.T(x), c.T(gamma), c.T(beta), c.T(qs), group, eps, (b & 1) != 0, c.T(y), c.T(mean),
+            c.T(rstd));
+}
 // Einsum: two operands (or as the input says) and an equation from a few valid and malformed ones.
 aclnnStatus op_einsum(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
   static const char *const kEquations[] = {"ij,jk->ik", "bij,bjk->bik", "ii->i", "...ij,...jk", "i,i",
@@ -1407,6 +1557,9 @@ const OpFn kOps[] = {op_exp,      op_inplace_exp, op_gelu_v2,   op_softplus,    
                      op_foreach_lerp, op_foreach_exp, op_foreach_pow_scalar_tensor, op_foreach_norm,
                      op_foreach_unscale, op_foreach_round_off, op_ema_adam,
                      op_ascend_quant, op_dynamic_quant_v2, op_fake_quant_channel, op_quantize, op_group_quant,
+                     op_fused_adamw, op_fused_sgd, op_apply_adamw_quant, op_advance_step, op_jagged_permute,
+                     op_inverse, op_modulate, op_transpose_bmm, op_fused_matmul, op_qmm_v5, op_swiglu_quant_v2,
+                     op_gelu_quant, op_rms_norm_quant, op_layer_norm_quant, op_group_norm_silu_quant,
                      op_einsum, op_msda, op_msda_grad, op_flce_max_sum, op_flce_grad};
 constexpr int kNumOps = sizeof(kOps) / sizeof(kOps[0]);
 

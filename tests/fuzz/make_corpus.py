@@ -26,6 +26,9 @@ OPS = ["exp", "inplace_exp", "gelu_v2", "softplus", "add", "inplace_add", "mul",
        "foreach_lerp", "foreach_exp", "foreach_pow_scalar_tensor", "foreach_norm",
        "foreach_unscale", "foreach_round_off", "ema_adam",
        "ascend_quant", "dynamic_quant_v2", "fake_quant_channel", "quantize", "group_quant",
+       "fused_adamw", "fused_sgd", "apply_adamw_quant", "advance_step", "jagged_permute",
+       "inverse", "modulate", "transpose_bmm", "fused_matmul", "qmm_v5", "swiglu_quant_v2",
+       "gelu_quant", "rms_norm_quant", "layer_norm_quant", "group_norm_silu_quant",
        "einsum", "msda", "msda_grad", "flce_max_sum", "flce_grad"]  # kOps, same order
 
 
@@ -281,17 +284,59 @@ def seeds():
                                  T([0, 1], "INT8"), mode=16)
     yield "group_quant", seed("group_quant", q, T([0, 1]), T([2, 1]), T([2], "INT32"), NULL_T, I(2), T([0, 1], "INT8"),
                               mode=16, fill=2)
-    yield "einsum_matmul", seed("einsum", p, L(T([0, 1]), T([1, 2])), I(0), T([0, 2]))
-    yield "einsum_diagonal", seed("einsum", p, L(T([0, 0])), I(2), T([0]))
+    lst = (3, 4, 2, 1)  # list optimisers: entries [3, 4] and [2, 3], one step [1] per entry
+    yield "fused_adamw", seed("fused_adamw", lst, two(), two(), two(), two(), two(), L(T([3]), T([3])), NULL_T, NULL_T,
+                              DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT, B(False, False), fill=0xE4)
+    yield "fused_adamw_amsgrad_f16", seed("fused_adamw", lst, two("FLOAT16"), two("FLOAT16"), two("FLOAT16"),
+                                          two("FLOAT16"), two("FLOAT16"), L(T([3]), T([3])), NULL_T, NULL_T, DEFAULT,
+                                          DEFAULT, DEFAULT, DEFAULT, DEFAULT, B(True, True), fill=0xE4)
+    yield "fused_sgd", seed("fused_sgd", lst, two(), two(), two(), NULL_T, DEFAULT, DEFAULT, DEFAULT, DEFAULT,
+                            B(True, False, False))
+    aq = (4, 8, 2, 1)  # var [4, 8]; 256-entry code books (special dim 0xEC); blockSize 16 (0xE5): 2 blocks
+    yield "apply_adamw_quant", seed("apply_adamw_quant", aq, T([0, 1]), T([0, 1]), T([0, 1], "UINT8"),
+                                    T([0, 1], "UINT8"), T([0xEC]), T([0xEC]), T([2]), T([2]), T([3], "INT64"),
+                                    DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT, bytes([7]), bytes([0xE5]),
+                                    fill=0xE4)
+    sv = (3, 2, 4, 1)  # 3 sequences, 2 queries, blocks of 4, block tables [3, 4]; ids 0..2 (mode bit 4)
+    yield "advance_step", seed("advance_step", sv, T([0]), T([1]), T([0]), T([0]), T([0]), T([0, 2]), I(3), I(2),
+                               I(4), mode=16)
+    yield "jagged_permute", seed("jagged_permute", (3, 4, 2, 1), T([2]), T([0]), T([0]), I(2), T([2]), mode=16)
+    yield "inverse", seed("inverse", (2, 3, 3, 1), T([0, 1, 1]), T([0, 1, 1]), fill=0x35)
+    yield "modulate", seed("modulate", (2, 3, 4, 1), T([0, 1, 2]), T([0, 2]), T([0, 2]), T([0, 1, 2]))
+    tb = (3, 2, 4, 5)  # x1 [M 3, B 2, K 4] permuted (1, 0, 2), x2 [B, K, N 5], y [M, B, N]
+    yield "transpose_bmm", seed("transpose_bmm", tb, T([0, 1, 2]), T([1, 2, 3]), NULL_T, NULL_T, DEFAULT, DEFAULT,
+                                DEFAULT, I(0), I(1), T([0, 1, 3]))
+    fm = (3, 4, 5, 1)
+    yield "fused_matmul_gelu_erf", seed("fused_matmul", fm, T([0, 1]), T([1, 2]), NULL_T, NULL_T, bytes([3]), I(0),
+                                        T([0, 2]))
+    yield "fused_matmul_add", seed("fused_matmul", fm, T([0, 1]), T([1, 2]), T([2]), T([0, 2]), bytes([1]), I(0),
+                                   T([0, 2]))
+    yield "qmm_v5_pertoken", seed("qmm_v5", fm, T([0, 1], "INT8"), T([1, 2], "INT8"), T([0]), T([2]), NULL_T, NULL_T,
+                                  NULL_T, NULL_T, NULL_T, B(False, False), I(0), T([0, 2], "FLOAT16"))
+    sq = (3, 8, 4, 1)  # x [3, 8] -> y [3, 4] INT8 + per-row scale [3]
+    yield "swiglu_quant_v2", seed("swiglu_quant_v2", sq, T([0, 1]), NULL_T, NULL_T, NULL_T, B(False), bytes([7]), I(0),
+                                  I(2), T([0, 2], "INT8"), T([0]))
+    yield "gelu_quant_dynamic", seed("gelu_quant", q, T([0, 1]), NULL_T, NULL_T, bytes([12]), bytes([14]), bytes([4]),
+                                     I(2), T([0, 1], "INT8"), T([0]))
+    yield "rms_norm_quant_f16", seed("rms_norm_quant", q, T([0, 1]), T([1]), T([1]), T([3]), T([3]), DEFAULT,
+                                     T([0, 1], "INT8"))
+    yield "layer_norm_quant", seed("layer_norm_quant", q, T([0, 1]), T([1]), T([1]), T([3]), NULL_T, I(0), DEFAULT,
+                                   T([0, 1], "INT8"), T([0]))
+    gq = (2, 4, 3, 1)  # x [N 2, C 4, L 3], 2 groups: mean / rstd [2, 2]
+    yield "group_norm_silu_quant", seed("group_norm_silu_quant", gq, T([0, 1, 2]), T([1]), T([1]), T([3]), I(2),
+                                        DEFAULT, B(True), T([0, 1, 2], "INT8"), T([0, 0]), T([0, 0]))
+    z = (3, 4, 2, 1)  # einsum [3, 4] x [4, 2]; fused linear CE input [3, 4], weight [2, 4], 1 mask byte
+    yield "einsum_matmul", seed("einsum", z, L(T([0, 1]), T([1, 2])), I(0), T([0, 2]))
+    yield "einsum_diagonal", seed("einsum", z, L(T([0, 0])), I(2), T([0]))
     d = (2, 8, 1, 3)  # value [1, 8 keys, 1 head, 3 channels]; one level; location [1, 3 queries, 1, 1, 2 points, 2]
     yield "msda", seed("msda", d, T([2, 1, 2, 3]), T([2, 0], "INT32"), T([2], "INT32"), T([2, 3, 2, 2, 0, 0]),
                        T([2, 3, 2, 2, 0]), T([2, 3, 3]), mode=16)
     yield "msda_grad", seed("msda_grad", d, T([2, 1, 2, 3]), T([2, 0], "INT32"), T([2], "INT32"),
                             T([2, 3, 2, 2, 0, 0]), T([2, 3, 2, 2, 0]), T([2, 3, 3]), T([2, 1, 2, 3]),
                             T([2, 3, 2, 2, 0, 0]), T([2, 3, 2, 2, 0]), mode=16)
-    yield "flce_max_sum", seed("flce_max_sum", q, T([0, 1], "BF16"), T([2, 1], "BF16"), T([0], "INT64"), I(0), I(2),
+    yield "flce_max_sum", seed("flce_max_sum", z, T([0, 1], "BF16"), T([2, 1], "BF16"), T([0], "INT64"), I(0), I(2),
                                T([0]), T([0]), T([0]), T([3], "UINT8"), T([0], "INT64"), T([0, 2], "BF16"), mode=16)
-    yield "flce_grad_softmax", seed("flce_grad", q, T([0]), T([0, 1], "BF16"), T([2, 1], "BF16"), T([3], "UINT8"),
+    yield "flce_grad_softmax", seed("flce_grad", z, T([0]), T([0, 1], "BF16"), T([2, 1], "BF16"), T([3], "UINT8"),
                                     T([0], "INT64"), DEFAULT, NULL_T, NULL_T, T([0, 2]), T([0, 1], "BF16"),
                                     T([2, 1], "BF16"), mode=16, fill=0xff)
     yield "mm_device_repeatable", seed("mm", m, T([0, 1]), T([1, 2]), T([0, 2]), I(1), mode=1 | 2 | 4)

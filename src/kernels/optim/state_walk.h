@@ -2,6 +2,7 @@
 // shape, in parallel chunks of the row-major order, with the element offset of each operand.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "acl/acl_base.h"
@@ -12,23 +13,40 @@ namespace opsnn::kernels {
 
 constexpr int kOptimMaxDims = 8;
 
-// Calls body(off) for every element, off[k] = the element offset of operand k (strides[k]).
+// Calls body(off) for every element, off[k] = the element offset of operand k (strides[k]). Walks
+// runs along the innermost dim: the offsets are computed once per run and then stepped, so the
+// per-element cost is the body's (a full offset computation per element cost FusedSgd ~20% against
+// torch's foreach step).
 template <int K, class Body>
 void for_each_state_element(int ndim, const int64_t *dims, int64_t numel, const int64_t (*strides)[kOptimMaxDims],
                             const Body &body) {
   core::parallel_for(numel, 4096, [&](int64_t i0, int64_t i1) {
+    if (ndim == 0) {  // a 0-d tensor: one element at offset 0
+      const int64_t off[K] = {};
+      for (int64_t i = i0; i < i1; ++i) body(off);
+      return;
+    }
+    const int last = ndim - 1;
     int64_t idx[kOptimMaxDims] = {};
     int64_t rem = i0;
-    for (int d = ndim - 1; d >= 0; --d) {
+    for (int d = last; d >= 0; --d) {
       idx[d] = rem % dims[d];
       rem /= dims[d];
     }
-    for (int64_t i = i0; i < i1; ++i) {
+    int64_t step[K] = {};
+    for (int k = 0; k < K; ++k) step[k] = strides[k][last];
+    for (int64_t i = i0; i < i1;) {
       int64_t off[K] = {};
       for (int k = 0; k < K; ++k)
         for (int d = 0; d < ndim; ++d) off[k] += idx[d] * strides[k][d];
-      body(off);
-      for (int d = ndim - 1; d >= 0; --d) {  // next row-major index
+      const int64_t run = std::min(dims[last] - idx[last], i1 - i);
+      for (int64_t j = 0; j < run; ++j) {
+        body(off);
+        for (int k = 0; k < K; ++k) off[k] += step[k];
+      }
+      i += run;
+      idx[last] = 0;  // the next run starts a row: advance the outer index
+      for (int d = last - 1; d >= 0; --d) {
         if (++idx[d] < dims[d]) break;
         idx[d] = 0;
       }
