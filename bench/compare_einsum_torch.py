@@ -5,24 +5,12 @@ gather and the masks; the gradient: softmax - onehot, scaled, and the two matmul
 OPSNN_NUM_THREADS (default: torch's). Prints one line per case:
     <name> <milliseconds per call (wall)> <CPU milliseconds per call (process time, all threads)>
 """
-import os
 import sys
-import time
 
 import torch
 
-if "OPSNN_NUM_THREADS" in os.environ:
-    torch.set_num_threads(int(os.environ["OPSNN_NUM_THREADS"]))
-
-
-def ms_per_call(fn, min_time=1.0):
-    fn()
-    start, cpu = time.perf_counter(), time.process_time()
-    reps = 0
-    while time.perf_counter() - start < min_time or reps < 3:
-        fn()
-        reps += 1
-    return (time.perf_counter() - start) / reps * 1e3, (time.process_time() - cpu) / reps * 1e3
+# The shared timing loop (it also applies OPSNN_NUM_THREADS to torch when imported).
+from compare_attention_torch import ms_per_call
 
 
 def einsum_case(eq, *shapes):
