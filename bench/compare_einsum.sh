@@ -1,6 +1,6 @@
 #!/bin/bash
-# Runs bench_einsum and bench_fused_linear_ce (OpsNN) and compare_einsum_torch.py (PyTorch: torch.einsum, and
-# the unfused sequences of the fused linear cross-entropy pieces) with the same thread count and prints
+# Runs bench_einsum, bench_fused_linear_ce and bench_msda (OpsNN) and compare_einsum_torch.py (PyTorch: torch.einsum, and
+# the unfused sequences of the fused linear cross-entropy pieces, the grid_sample composite of MSDeformAttn) with the same thread count and prints
 # milliseconds per call of both and the ratio torch / OpsNN (> 1: OpsNN faster).
 # Usage: OPSNN_NUM_THREADS=2 bench/compare_einsum.sh <build dir> [case regex]
 set -eu
@@ -9,7 +9,7 @@ here=$(dirname "$0")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 filter=${2:-.}
-for prog in bench_einsum bench_fused_linear_ce; do
+for prog in bench_einsum bench_fused_linear_ce bench_msda; do
   "$build/bench/$prog" --benchmark_format=csv --benchmark_filter="$filter" 2>/dev/null | tail -n +2
 done >"$tmp/opsnn.csv"
 /usr/bin/python3 "$here/compare_einsum_torch.py" >"$tmp/torch.txt"

@@ -21,6 +21,30 @@ inline double ld(aclDataType dt, const char *base, int64_t off) {
   }
 }
 
+// acc[c] += w * row[c * stride], c < n, the row in `dt` (the dtype switch outside the loop).
+template <class T, class Load>
+void axpy_as(double w, const T *row, int64_t stride, int64_t n, double *acc, Load load) {
+  for (int64_t c = 0; c < n; ++c) acc[c] += w * static_cast<double>(load(row[c * stride]));
+}
+void axpy(aclDataType dt, double w, const char *base, int64_t off, int64_t stride, int64_t n, double *acc) {
+  switch (dt) {
+    case ACL_FLOAT:
+      return axpy_as(w, reinterpret_cast<const float *>(base) + off, stride, n, acc, [](float v) { return v; });
+    case ACL_FLOAT16:
+      return axpy_as(w, reinterpret_cast<const uint16_t *>(base) + off, stride, n, acc, half_to_float);
+    case ACL_BF16:
+      return axpy_as(w, reinterpret_cast<const uint16_t *>(base) + off, stride, n, acc, bf16_to_float);
+    default:
+      for (int64_t c = 0; c < n; ++c) acc[c] += w * load_one(dt, base, off + c * stride);
+  }
+}
+
+// row[c * stride] = v[c] in `dt`, c < n (one conversion call per row).
+void store_row(const double *v, int64_t n, aclDataType dt, char *base, int64_t off, int64_t stride) {
+  store_from<double>(v, dt, base + off * static_cast<int64_t>(core::dtype_size(dt)),
+                     stride * static_cast<int64_t>(core::dtype_size(dt)), n);
+}
+
 struct Level {
   int64_t h, w, start;
 };
@@ -70,15 +94,10 @@ void forward(const MsdaPlan &P, const MsdaArgs &a, const std::vector<Level> &lv)
             const Corners k = corners(lv[static_cast<size_t>(l)], ld(dt, a.loc, lo), ld(dt, a.loc, lo + P.loc[5]));
             if (!k.any) continue;
             const double aw = ld(dt, a.attn, b * P.attn[0] + q * P.attn[1] + h * P.attn[2] + l * P.attn[3] + p * P.attn[4]);
-            for (int i = 0; i < 4; ++i) {
-              if (k.key[i] < 0) continue;
-              const double wgt = aw * k.w[i];
-              const int64_t base = vbase + k.key[i] * P.value[1];
-              for (int64_t c = 0; c < C; ++c) acc[static_cast<size_t>(c)] += wgt * ld(dt, a.value, base + c * P.value[3]);
-            }
+            for (int i = 0; i < 4; ++i)
+              if (k.key[i] >= 0) axpy(dt, aw * k.w[i], a.value, vbase + k.key[i] * P.value[1], P.value[3], C, acc.data());
           }
-        for (int64_t c = 0; c < C; ++c)
-          store_one(acc[static_cast<size_t>(c)], dt, a.out, b * P.out[0] + q * P.out[1] + (h * C + c) * P.out[2]);
+        store_row(acc.data(), C, dt, a.out, b * P.out[0] + q * P.out[1] + h * C * P.out[2], P.out[2]);
       }
     }
   });
@@ -94,8 +113,8 @@ void backward(const MsdaPlan &P, const MsdaArgs &a, const std::vector<Level> &lv
       std::fill(dv.begin(), dv.end(), 0.0);
       const int64_t vbase = b * P.value[0] + h * P.value[2];
       for (int64_t q = 0; q < P.queries; ++q) {
-        for (int64_t c = 0; c < C; ++c)
-          g[static_cast<size_t>(c)] = ld(dt, a.dy, b * P.out[0] + q * P.out[1] + (h * C + c) * P.out[2]);
+        std::fill(g.begin(), g.end(), 0.0);
+        axpy(dt, 1.0, a.dy, b * P.out[0] + q * P.out[1] + h * C * P.out[2], P.out[2], C, g.data());
         for (int64_t l = 0; l < P.levels; ++l)
           for (int64_t p = 0; p < P.points; ++p) {
             const Level &L = lv[static_cast<size_t>(l)];
@@ -105,10 +124,10 @@ void backward(const MsdaPlan &P, const MsdaArgs &a, const std::vector<Level> &lv
             const double aw = ld(dt, a.attn, ao);
             double gw = 0, gx = 0, gy = 0;
             if (k.any) {
+              std::fill(corner_v.begin(), corner_v.end(), 0.0);
               for (int i = 0; i < 4; ++i)
-                for (int64_t c = 0; c < C; ++c)
-                  corner_v[static_cast<size_t>(i * C + c)] =
-                      k.key[i] < 0 ? 0.0 : ld(dt, a.value, vbase + k.key[i] * P.value[1] + c * P.value[3]);
+                if (k.key[i] >= 0)
+                  axpy(dt, 1.0, a.value, vbase + k.key[i] * P.value[1], P.value[3], C, corner_v.data() + i * C);
               for (int64_t c = 0; c < C; ++c) {
                 const double v00 = corner_v[static_cast<size_t>(c)], v01 = corner_v[static_cast<size_t>(C + c)],
                              v10 = corner_v[static_cast<size_t>(2 * C + c)], v11 = corner_v[static_cast<size_t>(3 * C + c)];
@@ -127,9 +146,8 @@ void backward(const MsdaPlan &P, const MsdaArgs &a, const std::vector<Level> &lv
           }
       }
       for (int64_t key = 0; key < P.keys; ++key)
-        for (int64_t c = 0; c < C; ++c)
-          store_one(dv[static_cast<size_t>(key * C + c)], dt, a.dvalue,
-                    b * P.dvalue[0] + key * P.dvalue[1] + h * P.dvalue[2] + c * P.dvalue[3]);
+        store_row(dv.data() + key * C, C, dt, a.dvalue, b * P.dvalue[0] + key * P.dvalue[1] + h * P.dvalue[2],
+                  P.dvalue[3]);
     }
   });
 }
