@@ -13,6 +13,7 @@
 #include "acl/acl.h"
 #include "aclnnop/aclnn_einsum.h"
 #include "bench_env.h"
+#include "bench_timed_executor.h"
 
 namespace {
 
@@ -42,24 +43,13 @@ void einsum(benchmark::State &state, const char *eq, const std::vector<std::vect
   aclTensorList *list = aclCreateTensorList(ts.data(), ts.size());
   uint64_t ws = 0;
   aclOpExecutor *ex = nullptr;
-  if (aclnnEinsumGetWorkspaceSize(list, eq, out, &ws, &ex) != 0) {
-    state.SkipWithError(aclGetRecentErrMsg());
-    return;
-  }
-  aclSetAclOpExecutorRepeatable(ex);
-  void *wsp = nullptr;
-  if (ws > 0) aclrtMalloc(&wsp, ws, ACL_MEM_MALLOC_HUGE_FIRST);
-  for (auto _ : state) {
-    aclnnEinsum(wsp, ws, ex, env().stream);
-    aclrtSynchronizeStream(env().stream);
-  }
+  const int st = aclnnEinsumGetWorkspaceSize(list, eq, out, &ws, &ex);
+  opsnn::bench::time_executor(state, st, ws, ex, aclnnEinsum);
   state.counters["GFLOP/s"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-  aclDestroyAclOpExecutor(ex);
   aclDestroyTensorList(list);
   aclDestroyTensor(out);
   for (void *p : bufs) aclrtFree(p);
   aclrtFree(op);
-  if (wsp != nullptr) aclrtFree(wsp);
 }
 
 void Bmm(benchmark::State &s) { einsum(s, "bij,bjk->bik", {{16, 256, 256}, {16, 256, 256}}, {16, 256, 256}, 2.0 * 16 * 256 * 256 * 256); }

@@ -13,6 +13,7 @@
 #include "aclnnop/aclnn_fused_linear_cross_entropy_loss_grad.h"
 #include "aclnnop/aclnn_fused_linear_online_max_sum.h"
 #include "bench_env.h"
+#include "bench_timed_executor.h"
 #include "common/half.h"
 
 namespace {
@@ -79,24 +80,12 @@ void run(benchmark::State &state, bool grad) {
     st = aclnnFusedLinearCrossEntropyLossGradGetWorkspaceSize(g, x, w, mask, mt, 0.0f, nullptr, nullptr, sm, dx, dw,
                                                                &ws, &ex);
   }
-  if (st != 0) {
-    state.SkipWithError(aclGetRecentErrMsg());
-    return;
-  }
-  aclSetAclOpExecutorRepeatable(ex);
-  void *wsp = nullptr;
-  if (ws > 0) aclrtMalloc(&wsp, ws, ACL_MEM_MALLOC_HUGE_FIRST);
-  for (auto _ : state) {
-    grad ? aclnnFusedLinearCrossEntropyLossGrad(wsp, ws, ex, env().stream)
-         : aclnnFusedLinearOnlineMaxSum(wsp, ws, ex, env().stream);
-    aclrtSynchronizeStream(env().stream);
-  }
+  opsnn::bench::time_executor(state, st, ws, ex, grad ? aclnnFusedLinearCrossEntropyLossGrad
+                                                     : aclnnFusedLinearOnlineMaxSum);
   state.counters["GFLOP/s"] = benchmark::Counter((grad ? 4.0 : 2.0) * kBt * kH * kV * 1e-9,
                                                  benchmark::Counter::kIsIterationInvariantRate);
-  aclDestroyAclOpExecutor(ex);
   for (aclTensor *x_ : ts) aclDestroyTensor(x_);
   for (void *p : bufs) aclrtFree(p);
-  if (wsp != nullptr) aclrtFree(wsp);
 }
 
 void OnlineMaxSumBf16(benchmark::State &s) { run(s, false); }

@@ -11,6 +11,7 @@
 #include "aclnnop/aclnn_multi_scale_deformable_attention_grad.h"
 #include "aclnnop/aclnn_multi_scale_deformable_attn_function.h"
 #include "bench_env.h"
+#include "bench_timed_executor.h"
 
 namespace {
 
@@ -67,22 +68,10 @@ void run(benchmark::State &state, bool grad) {
     st = aclnnMultiScaleDeformableAttentionGradGetWorkspaceSize(ts[0], ts[1], ts[2], ts[3], ts[4], ts[5], ts[6], ts[7],
                                                                 ts[8], &ws, &ex);
   }
-  if (st != 0) {
-    state.SkipWithError(aclGetRecentErrMsg());
-    return;
-  }
-  aclSetAclOpExecutorRepeatable(ex);
-  void *wsp = nullptr;
-  if (ws > 0) aclrtMalloc(&wsp, ws, ACL_MEM_MALLOC_HUGE_FIRST);
-  for (auto _ : state) {
-    grad ? aclnnMultiScaleDeformableAttentionGrad(wsp, ws, ex, env().stream)
-         : aclnnMultiScaleDeformableAttnFunction(wsp, ws, ex, env().stream);
-    aclrtSynchronizeStream(env().stream);
-  }
-  aclDestroyAclOpExecutor(ex);
+  opsnn::bench::time_executor(state, st, ws, ex, grad ? aclnnMultiScaleDeformableAttentionGrad
+                                                     : aclnnMultiScaleDeformableAttnFunction);
   for (aclTensor *t : ts) aclDestroyTensor(t);
   for (void *p : bufs) aclrtFree(p);
-  if (wsp != nullptr) aclrtFree(wsp);
 }
 
 void MsdaForward(benchmark::State &s) { run(s, false); }
