@@ -5,6 +5,7 @@
 //   - matmul, batched, transposed outputs, diagonals, traces, sums, outer products, three operands, ellipsis and
 //     size-1 broadcasting, uppercase letters, empty sums; every dtype, contiguous and non-contiguous operands;
 //   - the errors: malformed equations, operand count, ranks, sizes (naming operand and index), dtypes, nulls.
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <ostream>
@@ -169,6 +170,73 @@ TEST_P(OpTableEinsum, EveryEquationDtypeAndLayoutAgainstFloat64) {
         EXPECT_TRUE(meets_absolute_bound(*t.out, value, bound));
         for (const Dev &d : t.ins) EXPECT_TRUE(d->untouched_outside_view());
       }
+}
+
+// Random equations: 1-3 operands over the letters a-f (repeats within an operand: diagonals), sizes 1-3 with some
+// operand dims of size 1 (broadcast), an explicit output of a random subset in random order.
+TEST_P(OpTableEinsum, RandomEquationsAgainstFloat64) {
+  reseed_for_current_test();
+  const EinsumTableCase &c = GetParam();
+  auto &g = rng();
+  for (int trial = 0; trial < 300; ++trial) {
+    int64_t size[6];
+    for (int64_t &v : size) v = 1 + static_cast<int64_t>(g() % 3);
+    const int n = 1 + static_cast<int>(g() % 3);
+    std::string eq;
+    std::vector<std::vector<int64_t>> shapes;
+    std::string used;
+    for (int i = 0; i < n; ++i) {
+      if (i) eq += ',';
+      const int rank = static_cast<int>(g() % 4);
+      shapes.emplace_back();
+      for (int d = 0; d < rank; ++d) {
+        const char l = static_cast<char>('a' + g() % 6);
+        eq += l;
+        if (used.find(l) == std::string::npos) used += l;
+        shapes.back().push_back(g() % 5 == 0 && eq.find(l) == eq.size() - 1 ? 1 : size[l - 'a']);
+      }
+    }
+    // A letter repeated in one operand needs one size there: use the letter's size for every occurrence.
+    {
+      size_t pos = 0;
+      for (int i = 0; i < n; ++i) {
+        const size_t end = eq.find(',', pos);
+        const std::string term = eq.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+        for (size_t d = 0; d < term.size(); ++d)
+          if (term.find(term[d]) != d || term.find(term[d], d + 1) != std::string::npos)
+            shapes[static_cast<size_t>(i)][d] = size[term[d] - 'a'];
+        pos = end + 1;
+      }
+    }
+    std::string out;
+    for (char l : used)
+      if (g() % 2) out += l;
+    std::shuffle(out.begin(), out.end(), g);
+    const std::string full = eq + "->" + out;
+    // The output's sizes: the largest size of each letter among the operands (1 where every occurrence broadcasts).
+    std::vector<int64_t> out_shape;
+    for (char l : out) {
+      int64_t m = 1;
+      size_t pos = 0;
+      for (int i = 0; i < n; ++i) {
+        const size_t end = full.find_first_of(",-", pos);
+        const std::string term = full.substr(pos, end - pos);
+        for (size_t d = 0; d < term.size(); ++d)
+          if (term[d] == l) m = std::max(m, shapes[static_cast<size_t>(i)][d]);
+        pos = end + 1;
+      }
+      out_shape.push_back(m);
+    }
+    SCOPED_TRACE(::testing::Message() << c.name << " \"" << full << "\"");
+    const Problem p{full.c_str(), full.c_str(), shapes, out_shape};
+    Built t = build(p, ACL_FLOAT, static_cast<int>(g() % 3));
+    std::vector<std::vector<double>> in;
+    for (const Dev &d : t.ins) in.push_back(d->values());
+    std::vector<double> value, bound;
+    reference(p, in, &value, &bound);
+    ASSERT_EQ(run(c, {t.list.get(), full.c_str(), t.out->get()}), 0) << aclGetRecentErrMsg();
+    EXPECT_TRUE(meets_absolute_bound(*t.out, value, bound));
+  }
 }
 
 TEST_P(OpTableEinsum, ErrorsNameTheOperandAndIndex) {
