@@ -180,15 +180,17 @@ def test_every_nn_module_op_matches_the_uncached_call(cache_on, rng):
     finals = []
     for enabled in (False, True):
         opsnn.set_executor_cache(enabled)
-        ps = [opsnn.nn.Parameter(a.copy()) for a in (w, g4)]
-        opts = [opsnn.optim.Adam(ps[:1], lr=0.01, weight_decay=0.1), opsnn.optim.AdamW(ps[1:], lr=0.01, amsgrad=True)]
+        ps = [opsnn.nn.Parameter(a.copy()) for a in (w, g4, w, g4)]
+        opts = [opsnn.optim.Adam(ps[:1], lr=0.01, weight_decay=0.1), opsnn.optim.AdamW(ps[1:2], lr=0.01, amsgrad=True),
+                opsnn.optim.SGD(ps[2:], lr=0.01, momentum=0.9, weight_decay=0.01, nesterov=True)]
         for step in range(3):
             for p in ps:
                 p.grad = opsnn.from_numpy(np.full(p.shape, 0.1 * (step + 1), np.float32))
             for o in opts:
                 o.step()
         finals.append([p.detach().numpy() for p in ps] +
-                      [st[k].numpy() for o in opts for st in o.state.values() for k in sorted(st)])
+                      [st[k].numpy() for o in opts[:2] for st in o.state.values() for k in sorted(st)] +
+                      [buf.numpy() for buf in opts[2].state.values()])
     for a, b in zip(*finals):
         assert np.array_equal(a, b)
 

@@ -39,7 +39,17 @@ def call(api, *args):
     fn = _BINDINGS.get(api)
     if fn is None:
         fn = _BINDINGS[api] = getattr(_C.aclnn, api)
-    fn(*[a._t if isinstance(a, Tensor) else a for a in args])
+    fn(*[_binding_arg(a) for a in args])
+
+
+def _binding_arg(a):
+    """A call argument as the binding takes it: tensors and the tensors of a list (an aclTensorList)
+    as their C++ tensors; numbers, strings and int lists unchanged."""
+    if isinstance(a, Tensor):
+        return a._t
+    if isinstance(a, list):
+        return [x._t if isinstance(x, Tensor) else x for x in a]
+    return a
 
 
 def _new(shape, dtype):

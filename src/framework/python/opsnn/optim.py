@@ -1,6 +1,6 @@
-"""opsnn.optim: SGD (momentum, dampening, nesterov, weight decay) with PyTorch's update rule,
-made of in-place aclnn calls (InplaceAdd, InplaceMuls, ...); Adam and AdamW with PyTorch's rules on
-the optimiser ops aclnnApplyAdam / aclnnApplyAdamW (one fused call per parameter and step)."""
+"""opsnn.optim: SGD (momentum, dampening, nesterov, weight decay) and AdamW with PyTorch's update
+rules, each step one call of the list ops aclnnFusedSgd / aclnnFusedAdamw over every parameter with a
+gradient (torch's fused=True step); Adam on aclnnApplyAdam / aclnnApplyAdamW (one call per parameter)."""
 import numpy as np
 
 from . import _C
@@ -37,24 +37,23 @@ class SGD(Optimizer):
 
     @no_grad()
     def step(self):
-        for p in self.params:
-            if p.grad is None:
-                continue
-            d = p.grad
-            if self.weight_decay:
-                d = F.add(d, p, alpha=self.weight_decay)
-            if self.momentum:
-                buf = self.state.get(id(p))
-                if buf is None:
-                    buf = F.clone(d)
-                    self.state[id(p)] = buf
-                elif not self.dampening:  # buf = d + momentum * buf in one aclnnAdd writing its operand buf
-                    _C.aclnn.Add(d._t, buf._t, self.momentum, buf._t)
-                else:
-                    F.mul_(buf, self.momentum)
-                    F.add_(buf, d, alpha=1.0 - self.dampening)
-                d = F.add(d, buf, alpha=self.momentum) if self.nesterov else buf
-            _C.aclnn.InplaceAdd(p._t, d._t, -self.lr)  # the binding itself: a leaf updated outside autograd
+        ps = [p for p in self.params if p.grad is not None]
+        if not self.momentum:
+            self._fused(ps, None, False)
+            return
+        # The momentum buffer starts as the first step's gradient (isFirstStep): parameters seen for
+        # the first time take their own call.
+        new = [p for p in ps if id(p) not in self.state]
+        old = [p for p in ps if id(p) in self.state]
+        for p in new:
+            self.state[id(p)] = zeros_like(p.detach())
+        for group, first in ((old, False), (new, True)):
+            self._fused(group, [self.state[id(p)] for p in group], first)
+
+    def _fused(self, ps, bufs, first):
+        if ps:
+            F.call("FusedSgd", ps, [p.grad for p in ps], bufs, None, self.weight_decay, self.momentum, self.lr,
+                   self.dampening, self.nesterov, False, first)
 
 
 class _AdamBase(Optimizer):
@@ -97,7 +96,7 @@ class _AdamBase(Optimizer):
 
 
 class AdamW(_AdamBase):
-    """PyTorch's AdamW (decoupled weight decay, amsgrad, maximize): one aclnnApplyAdamW per parameter."""
+    """PyTorch's AdamW (decoupled weight decay, amsgrad, maximize): one aclnnFusedAdamw per step."""
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False,
                  maximize=False):
@@ -106,10 +105,16 @@ class AdamW(_AdamBase):
     @no_grad()
     def step(self):
         self.step_count += 1
-        h = self._adamw_hyper(self.lr, self.weight_decay, self.step_count)
-        for p in self.params:
-            if p.grad is not None:
-                self._apply_adamw(p, p.grad, self._state(p), h)
+        ps = [p for p in self.params if p.grad is not None]
+        if not ps:
+            return
+        states = [self._state(p) for p in ps]
+        # The step t of every entry (stateSteps: torch's per-parameter step, counted before the call).
+        t = _C.from_numpy(np.full(1, self.step_count, np.float32))
+        F.call("FusedAdamw", ps, [p.grad for p in ps], [st["exp_avg"] for st in states],
+               [st["exp_avg_sq"] for st in states], [st["max_exp_avg_sq"] for st in states] if self.amsgrad else None,
+               [t] * len(ps), None, None, self.lr, self.betas[0], self.betas[1], self.weight_decay, self.eps,
+               self.amsgrad, self.maximize)
 
 
 class Adam(_AdamBase):
