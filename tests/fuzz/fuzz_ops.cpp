@@ -69,6 +69,7 @@
 #include <aclnnop/aclnn_cumsum.h>
 #include <aclnnop/aclnn_div.h>
 #include <aclnnop/aclnn_dynamic_quant_v2.h>
+#include <aclnnop/aclnn_einsum.h>
 #include <aclnnop/aclnn_embedding.h>
 #include <aclnnop/aclnn_eq_tensor.h>
 #include <aclnnop/aclnn_exp.h>
@@ -87,6 +88,8 @@
 #include <aclnnop/aclnn_foreach_round_off_number.h>
 #include <aclnnop/aclnn_fused_adamw.h>
 #include <aclnnop/aclnn_fused_cross_entropy_loss_with_max_sum.h>
+#include <aclnnop/aclnn_fused_linear_cross_entropy_loss_grad.h>
+#include <aclnnop/aclnn_fused_linear_online_max_sum.h>
 #include <aclnnop/aclnn_fused_matmul.h>
 #include <aclnnop/aclnn_fused_sgd.h>
 #include <aclnnop/aclnn_gather.h>
@@ -113,6 +116,8 @@
 #include <aclnnop/aclnn_modulate.h>
 #include <aclnnop/aclnn_mse_loss.h>
 #include <aclnnop/aclnn_mul.h>
+#include <aclnnop/aclnn_multi_scale_deformable_attention_grad.h>
+#include <aclnnop/aclnn_multi_scale_deformable_attn_function.h>
 #include <aclnnop/aclnn_nll_loss.h>
 #include <aclnnop/aclnn_norm.h>
 #include <aclnnop/aclnn_permute.h>
@@ -1483,6 +1488,55 @@ aclnnStatus op_group_norm_silu_quant(Ctx &c, uint64_t *ws, aclOpExecutor **ex, P
   return P1(GroupNormSiluQuant, c.T(x), c.T(gamma), c.T(beta), c.T(qs), group, eps, (b & 1) != 0, c.T(y), c.T(mean),
             c.T(rstd));
 }
+// Einsum: two operands (or as the input says) and an equation from a few valid and malformed ones.
+aclnnStatus op_einsum(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  static const char *const kEquations[] = {"ij,jk->ik", "bij,bjk->bik", "ii->i", "...ij,...jk", "i,i",
+                                           "ij->",      "i.j,jk",       "ij,jk->zz", nullptr, "iij,jk->ik"};
+  int l = c.tensor_list(F, 2);
+  const char *eq = kEquations[static_cast<uint64_t>(c.i64()) % (sizeof(kEquations) / sizeof(kEquations[0]))];
+  int o = c.tensor(F, 2);
+  c.matmul = true;
+  c.materialize();
+  return P1(Einsum, c.TL(l), eq, c.T(o));
+}
+// Multi-scale deformable attention: value [bs, keys, heads, C], the INT32 level table, location, weights.
+aclnnStatus op_msda(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int v = c.tensor(F, 4), shp = c.tensor(ACL_INT32, 2), st = c.tensor(ACL_INT32, 1), loc = c.tensor(F, 6),
+      w = c.tensor(F, 5), o = c.tensor(F, 3);
+  c.matmul = true;
+  c.materialize();
+  return P1(MultiScaleDeformableAttnFunction, c.T(v), c.T(shp), c.T(st), c.T(loc), c.T(w), c.T(o));
+}
+aclnnStatus op_msda_grad(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int v = c.tensor(F, 4), shp = c.tensor(ACL_INT32, 2), st = c.tensor(ACL_INT32, 1), loc = c.tensor(F, 6),
+      w = c.tensor(F, 5), dy = c.tensor(F, 3), dv = c.tensor(F, 4), dl = c.tensor(F, 6), dw = c.tensor(F, 5);
+  c.matmul = true;
+  c.materialize();
+  return P1(MultiScaleDeformableAttentionGrad, c.T(v), c.T(shp), c.T(st), c.T(loc), c.T(w), c.T(dy), c.T(dv),
+            c.T(dl), c.T(dw));
+}
+// The fused linear cross-entropy pieces: input [BT, H], weight [V, H].
+aclnnStatus op_flce_max_sum(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor(ACL_BF16, 2), w = c.tensor(ACL_BF16, 2), t = c.tensor(ACL_INT64, 1);
+  const int64_t start = c.i64(), end = c.i64();
+  int m = c.tensor(F, 1), s = c.tensor(F, 1), p = c.tensor(F, 1), mask = c.tensor(ACL_UINT8, 1),
+      mt = c.tensor(ACL_INT64, 1), lg = c.tensor(ACL_BF16, 2);
+  c.matmul = true;
+  c.materialize();
+  return P1(FusedLinearOnlineMaxSum, c.T(x), c.T(w), c.T(t), start, end, c.T(m), c.T(s), c.T(p), c.T(mask), c.T(mt),
+            c.T(lg));
+}
+aclnnStatus op_flce_grad(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int g = c.tensor(F, 1), x = c.tensor(ACL_BF16, 2), w = c.tensor(ACL_BF16, 2), mask = c.tensor(ACL_UINT8, 1),
+      mt = c.tensor(ACL_INT64, 1);
+  const float smoothing = static_cast<float>(c.f64(0));
+  int m = c.tensor(F, 1), s = c.tensor(F, 1), sm = c.tensor(F, 2), dx = c.tensor(ACL_BF16, 2),
+      dw = c.tensor(ACL_BF16, 2);
+  c.matmul = true;
+  c.materialize();
+  return P1(FusedLinearCrossEntropyLossGrad, c.T(g), c.T(x), c.T(w), c.T(mask), c.T(mt), smoothing, c.T(m), c.T(s),
+            c.T(sm), c.T(dx), c.T(dw));
+}
 
 const OpFn kOps[] = {op_exp,      op_inplace_exp, op_gelu_v2,   op_softplus,       op_add,
                      op_inplace_add, op_mul,      op_divs,      op_divmod,         op_eq,
@@ -1505,7 +1559,8 @@ const OpFn kOps[] = {op_exp,      op_inplace_exp, op_gelu_v2,   op_softplus,    
                      op_ascend_quant, op_dynamic_quant_v2, op_fake_quant_channel, op_quantize, op_group_quant,
                      op_fused_adamw, op_fused_sgd, op_apply_adamw_quant, op_advance_step, op_jagged_permute,
                      op_inverse, op_modulate, op_transpose_bmm, op_fused_matmul, op_qmm_v5, op_swiglu_quant_v2,
-                     op_gelu_quant, op_rms_norm_quant, op_layer_norm_quant, op_group_norm_silu_quant};
+                     op_gelu_quant, op_rms_norm_quant, op_layer_norm_quant, op_group_norm_silu_quant,
+                     op_einsum, op_msda, op_msda_grad, op_flce_max_sum, op_flce_grad};
 constexpr int kNumOps = sizeof(kOps) / sizeof(kOps[0]);
 
 void launch(Ctx &c, Phase2 p2, aclOpExecutor *ex, uint64_t ws, uint8_t mode) {

@@ -28,7 +28,8 @@ OPS = ["exp", "inplace_exp", "gelu_v2", "softplus", "add", "inplace_add", "mul",
        "ascend_quant", "dynamic_quant_v2", "fake_quant_channel", "quantize", "group_quant",
        "fused_adamw", "fused_sgd", "apply_adamw_quant", "advance_step", "jagged_permute",
        "inverse", "modulate", "transpose_bmm", "fused_matmul", "qmm_v5", "swiglu_quant_v2",
-       "gelu_quant", "rms_norm_quant", "layer_norm_quant", "group_norm_silu_quant"]  # kOps, same order
+       "gelu_quant", "rms_norm_quant", "layer_norm_quant", "group_norm_silu_quant",
+       "einsum", "msda", "msda_grad", "flce_max_sum", "flce_grad"]  # kOps, same order
 
 
 def dt(name):
@@ -324,6 +325,20 @@ def seeds():
     gq = (2, 4, 3, 1)  # x [N 2, C 4, L 3], 2 groups: mean / rstd [2, 2]
     yield "group_norm_silu_quant", seed("group_norm_silu_quant", gq, T([0, 1, 2]), T([1]), T([1]), T([3]), I(2),
                                         DEFAULT, B(True), T([0, 1, 2], "INT8"), T([0, 0]), T([0, 0]))
+    z = (3, 4, 2, 1)  # einsum [3, 4] x [4, 2]; fused linear CE input [3, 4], weight [2, 4], 1 mask byte
+    yield "einsum_matmul", seed("einsum", z, L(T([0, 1]), T([1, 2])), I(0), T([0, 2]))
+    yield "einsum_diagonal", seed("einsum", z, L(T([0, 0])), I(2), T([0]))
+    d = (2, 8, 1, 3)  # value [1, 8 keys, 1 head, 3 channels]; one level; location [1, 3 queries, 1, 1, 2 points, 2]
+    yield "msda", seed("msda", d, T([2, 1, 2, 3]), T([2, 0], "INT32"), T([2], "INT32"), T([2, 3, 2, 2, 0, 0]),
+                       T([2, 3, 2, 2, 0]), T([2, 3, 3]), mode=16)
+    yield "msda_grad", seed("msda_grad", d, T([2, 1, 2, 3]), T([2, 0], "INT32"), T([2], "INT32"),
+                            T([2, 3, 2, 2, 0, 0]), T([2, 3, 2, 2, 0]), T([2, 3, 3]), T([2, 1, 2, 3]),
+                            T([2, 3, 2, 2, 0, 0]), T([2, 3, 2, 2, 0]), mode=16)
+    yield "flce_max_sum", seed("flce_max_sum", z, T([0, 1], "BF16"), T([2, 1], "BF16"), T([0], "INT64"), I(0), I(2),
+                               T([0]), T([0]), T([0]), T([3], "UINT8"), T([0], "INT64"), T([0, 2], "BF16"), mode=16)
+    yield "flce_grad_softmax", seed("flce_grad", z, T([0]), T([0, 1], "BF16"), T([2, 1], "BF16"), T([3], "UINT8"),
+                                    T([0], "INT64"), DEFAULT, NULL_T, NULL_T, T([0, 2]), T([0, 1], "BF16"),
+                                    T([2, 1], "BF16"), mode=16, fill=0xff)
     yield "mm_device_repeatable", seed("mm", m, T([0, 1]), T([1, 2]), T([0, 2]), I(1), mode=1 | 2 | 4)
     yield "add_device", seed("add", p, T([0, 1]), T([1]), S(2), T([0, 1]), mode=4)
     yield "mul_wrong_launch_first", seed("mul", p, T([0, 1]), T([0, 1]), T([0, 1]), mode=8)

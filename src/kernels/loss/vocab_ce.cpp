@@ -59,10 +59,10 @@ const float *x_row(const VocabCePlan &P, const VocabCeArgs &a, int64_t r, float 
 // The row of output `role` to write floats to (in place when dense FLOAT, else `buf`), and the
 // copy out of `buf` afterwards.
 float *y_row(const VocabCePlan &P, const VocabCeArgs &a, int role, int64_t r, float *buf) {
-  return dense_float(P, role) ? reinterpret_cast<float *>(row_start(P, a, role, r)) : buf;
+  return P.has[role] && dense_float(P, role) ? reinterpret_cast<float *>(row_start(P, a, role, r)) : buf;
 }
 void y_done(const VocabCePlan &P, const VocabCeArgs &a, int role, int64_t r, const float *buf) {
-  if (dense_float(P, role)) return;
+  if (!P.has[role] || dense_float(P, role)) return;
   const VocabOperand &o = P.op[role];
   store_from<float>(buf, o.dtype, row_start(P, a, role, r), o.col * static_cast<int64_t>(core::dtype_size(o.dtype)),
                     P.vocab);
@@ -70,7 +70,8 @@ void y_done(const VocabCePlan &P, const VocabCeArgs &a, int role, int64_t r, con
 
 void sum_exp_row(const VocabCePlan &P, const VocabCeArgs &a, int64_t r, float *xbuf, float *ybuf) {
   const double m = load(P, a, kVcMax, r), t = load(P, a, kVcTarget, r);
-  const bool outside = !(t >= static_cast<double>(P.start) && t < static_cast<double>(P.start + P.vocab));
+  const int64_t range = P.range < 0 ? P.vocab : P.range;
+  const bool outside = !(t >= static_cast<double>(P.start) && t < static_cast<double>(P.start + range));
   const int64_t offset = outside ? 0 : static_cast<int64_t>(t) - P.start;
   const float *x = x_row(P, a, r, xbuf);
   store(P, a, kVcPredicted, r, outside ? 0.0 : static_cast<double>(x[offset]) - m);
@@ -84,7 +85,7 @@ void sum_exp_row(const VocabCePlan &P, const VocabCeArgs &a, int64_t r, float *x
 
 void loss_row(const VocabCePlan &P, const VocabCeArgs &a, int64_t r, float *xbuf, float *ybuf) {
   const double s = load(P, a, kVcSumExp, r);
-  store(P, a, kVcLoss, r, std::log(s) - load(P, a, kVcPredicted, r));
+  if (P.has[kVcLoss]) store(P, a, kVcLoss, r, std::log(s) - load(P, a, kVcPredicted, r));
   if (!P.has[kVcSoftmax]) return;
   const float *x = x_row(P, a, r, xbuf);
   float *y = y_row(P, a, kVcSoftmax, r, ybuf);

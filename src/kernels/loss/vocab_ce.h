@@ -6,10 +6,11 @@
 // scalars in double; each row by one task, so results never depend on the thread count.
 //
 //   sum-exp (kSumExp), with m = rowMax[r] and t = target[r]:
-//     mask[r] = t outside [start, start + V);  offset[r] = mask ? 0 : t - start
+//     mask[r] = t outside [start, start + range);  offset[r] = mask ? 0 : t - start  (range <= V, default V)
 //     predicted[r] = mask ? 0 : x[r, offset] - m;  exp[r, j] = exp(x[r, j] - m);  sumExp[r] = sum_j exp
 //   loss (kLoss), from the reduced rowMax, sumExp and predicted:
 //     loss[r] = log(sumExp[r]) - predicted[r];  softmax[r, j] = exp(x[r, j] - rowMax[r]) / sumExp[r]
+// Every output is optional (plan.has); softmax may be written over x itself (the same dense FLOAT rows).
 #pragma once
 
 #include <cstdint>
@@ -37,6 +38,7 @@ enum VocabRole : int { kVcX, kVcMax, kVcTarget, kVcPredicted, kVcSumExp, kVcExp,
 struct VocabCePlan {
   VocabCeMode mode = VocabCeMode::kSumExp;
   int64_t rows = 0, inner_rows = 1, vocab = 0, start = 0;
+  int64_t range = -1;  // kSumExp: targets in [start, start + range) are inside (-1: range = vocab)
   VocabOperand op[kVcRoleCount];
   bool has[kVcRoleCount] = {};
   int tasks = 1;

@@ -135,6 +135,14 @@ void record_elementwise(core::OpBuilder &b, const EwSpec &spec, int out_slot, co
   record_elementwise(b, spec, EwInput::tensor(out_slot), inputs);
 }
 
+void record_zero_fill(core::OpBuilder &b, const EwInput &out) {
+  EwSpec zero;
+  zero.op = kernels::EwOp::kFill;
+  zero.compute_dtype = ACL_FLOAT;
+  zero.set_scalar(0, 0.0);
+  record_elementwise(b, zero, out, {});
+}
+
 void record_elementwise(core::OpBuilder &b, const EwSpec &spec, const EwInput &out_operand,
                         const std::vector<EwInput> &inputs) {
   const aclTensor &out = out_operand.has_view ? out_operand.view : b.tensor(out_operand.slot);

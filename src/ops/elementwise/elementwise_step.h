@@ -77,4 +77,7 @@ void record_elementwise(core::OpBuilder &b, const EwSpec &spec, int out_slot, co
 // The same, writing a view of a slot (EwInput::tensor_view) or a workspace operand.
 void record_elementwise(core::OpBuilder &b, const EwSpec &spec, const EwInput &out, const std::vector<EwInput> &inputs);
 
+// out = 0 (an empty sum: einsum over an empty index, a gradient over no rows).
+void record_zero_fill(core::OpBuilder &b, const EwInput &out);
+
 }  // namespace opsnn::ops

@@ -9,62 +9,18 @@
 //     same shape). labelSmoothing must be 0 and inputOptional / weightOptional are not read (the
 //     vendor documents both so).
 // The vendor's NPU limits on V and N (alignment, ranges) are not imposed: any sizes work.
-#include <algorithm>
 #include <string>
 
 #include "common/error.h"
-#include "core/impl_list.h"
 #include "core/op_checks.h"
-#include "core/thread_pool.h"
-#include "core/verbose.h"
 #include "kernels/loss/vocab_ce.h"
 #include "ops/loss/class_loss_phase1.h"
+#include "ops/loss/vocab_ce_step.h"
 
 namespace opsnn::ops {
 namespace {
 
 using kernels::VocabCePlan;
-
-struct VocabCeStep final : core::Step {
-  VocabCePlan plan;
-  core::OperandRef ref[kernels::kVcRoleCount];
-  core::WsKey ws;
-  int run(const core::LaunchArgs &args) const override {
-    kernels::VocabCeArgs a;
-    for (int k = 0; k < kernels::kVcRoleCount; ++k)
-      if (plan.has[k]) a.p[k] = ref[k].address(args);
-    a.workspace = args.get(ws);
-    kernels::vocab_ce_run(plan, a);
-    return 0;
-  }
-};
-
-// Records operand `role` (registered at `slot`) with `lead` leading (row) dims, then its column.
-void set_operand(core::OpBuilder &b, VocabCeStep &st, int role, int slot, int lead) {
-  if (slot < 0) return;
-  const aclTensor &t = b.tensor(slot);
-  kernels::VocabOperand &o = st.plan.op[role];
-  o.dtype = t.dtype;
-  o.outer = lead >= 1 && t.ndim >= 1 ? t.strides[0] : 0;
-  o.inner = lead == 2 ? t.strides[1] : 0;
-  o.col = t.ndim > lead ? t.strides[t.ndim - 1] : 0;
-  st.ref[role] = core::OperandRef::of_slot(slot, t);
-  st.plan.has[role] = true;
-}
-
-void finish(core::OpBuilder &b, VocabCeStep &st) {
-  VocabCePlan &P = st.plan;
-  if (core::current_phase1_trace() != nullptr) {
-    core::ImplTrace trace;
-    const char *tier = kernels::choose_vocab_tier(P, &trace);
-    core::record_choice(std::string("vocab_ce:") + tier, &trace);
-  } else {
-    kernels::choose_vocab_tier(P, nullptr);
-  }
-  const bool big = P.rows * std::max<int64_t>(P.vocab, 1) >= 32768;
-  P.tasks = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(P.rows, big ? core::num_threads() : 1)));
-  st.ws = b.book("vocab_ce.rows", P.workspace_bytes());
-}
 
 void sum_exp_phase1(core::OpBuilder &b, const ClassLossRule &rule, const ClassLossCall &c) {
   core::check_dtype_in(c.self, c.self_name, rule.dtypes);
@@ -106,8 +62,8 @@ void sum_exp_phase1(core::OpBuilder &b, const ClassLossRule &rule, const ClassLo
   const int sx = b.input(c.self), st_ = b.input(c.target), sm = b.input(c.row_max);
   const int sp = b.output(c.predicted), ss = b.output(c.sum_exp), se = b.output(c.exp_out),
             so = b.output(c.target_offset), sk = b.output(c.target_mask);
-  auto &st = b.add_step<VocabCeStep>();
-  VocabCePlan &P = st.plan;
+  VocabCePlan P;
+  VocabCeOperands refs;
   P.mode = kernels::VocabCeMode::kSumExp;
   P.vocab = V;
   P.start = c.vocab_start;
@@ -118,8 +74,8 @@ void sum_exp_phase1(core::OpBuilder &b, const ClassLossRule &rule, const ClassLo
   const int slots[] = {sx, sm, st_, sp, ss, se, so, sk};
   const int roles[] = {kernels::kVcX, kernels::kVcMax, kernels::kVcTarget, kernels::kVcPredicted,
                        kernels::kVcSumExp, kernels::kVcExp, kernels::kVcOffset, kernels::kVcMask};
-  for (int k = 0; k < 8; ++k) set_operand(b, st, roles[k], slots[k], lead);
-  finish(b, st);
+  for (int k = 0; k < 8; ++k) set_vocab_operand(b, P, refs, roles[k], slots[k], lead);
+  record_vocab_ce(b, P, refs);
 }
 
 void loss_phase1(core::OpBuilder &b, const ClassLossRule &rule, const ClassLossCall &c) {
@@ -160,16 +116,16 @@ void loss_phase1(core::OpBuilder &b, const ClassLossRule &rule, const ClassLossC
   b.input(c.matmul_weight);
   const int sx = b.input(c.self), sl = b.output(c.out);
   const int sf = b.output(c.softmax_out);
-  auto &st = b.add_step<VocabCeStep>();
-  VocabCePlan &P = st.plan;
+  VocabCePlan P;
+  VocabCeOperands refs;
   P.mode = kernels::VocabCeMode::kLoss;
   P.rows = m.dims[0];
   P.vocab = V;
   const int slots[] = {sm, ss, sp, sx, sl, sf};
   const int roles[] = {kernels::kVcMax, kernels::kVcSumExp, kernels::kVcPredicted, kernels::kVcX,
                        kernels::kVcLoss, kernels::kVcSoftmax};
-  for (int k = 0; k < 6; ++k) set_operand(b, st, roles[k], slots[k], 1);
-  finish(b, st);
+  for (int k = 0; k < 6; ++k) set_vocab_operand(b, P, refs, roles[k], slots[k], 1);
+  record_vocab_ce(b, P, refs);
 }
 
 }  // namespace
