@@ -11,6 +11,9 @@
 #include "common/error.h"
 #include "core/dtype.h"
 #include "core/op_checks.h"
+#include "core/thread_pool.h"
+#include "core/verbose.h"
+#include "kernels/quant/quant_token.h"
 #include "kernels/matmul/gemm.h"
 #include "kernels/matmul/qmm_epilogue.h"
 #include "ops/matmul/matmul_common.h"
@@ -46,11 +49,12 @@ void reject_empty(int64_t batch, int64_t m, int64_t k, int64_t n) {
 }
 
 // Registers the call's tensors in prototype order into each role's operand view.
-void register_tensors(core::OpBuilder &b, const QmmCall &c, QmmOperand *ops) {
+// out_inplace: out is read too (yRef).
+void register_tensors(core::OpBuilder &b, const QmmCall &c, QmmOperand *ops, bool out_inplace = false) {
   for (int i = 0; i < c.count; ++i) {
     const int r = c.order[i];
     const aclTensor *t = c.t[r];
-    ops[r].slot = r == kQmmOut ? b.output(t) : b.input(t);
+    ops[r].slot = r != kQmmOut ? b.input(t) : out_inplace ? b.inout(t) : b.output(t);
     if (t == nullptr) continue;
     // INT4: two elements a byte (the checks put a view's start on a byte).
     ops[r].offset_bytes = t->dtype == ACL_INT4 ? t->offset / 2 : t->offset * static_cast<int64_t>(core::dtype_size(t->dtype));
@@ -73,9 +77,23 @@ kernels::GemmActivation fused_activation(const QmmCall &c) {
               c.fused);
 }
 
-void int8_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
-  const aclTensor *x1 = c.t[kQmmA], *x2 = c.t[kQmmB], *scale = c.t[kQmmScale], *offset = c.t[kQmmOffset],
-                  *pertoken = c.t[kQmmPertoken], *bias = c.t[kQmmBias], *out = c.t[kQmmOut];
+// TransposeQuantBatchMatMul's dtype enum (1 FLOAT16, 27 BF16): out must have it.
+void check_out_dtype_enum(const QmmCall &c) {
+  const aclTensor *out = c.t[kQmmOut];
+  const aclDataType want = c.out_dtype == 1 ? ACL_FLOAT16 : c.out_dtype == 27 ? ACL_BF16 : ACL_DT_UNDEFINED;
+  if (want == ACL_DT_UNDEFINED)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "dtype is %lld; expected 1 (FLOAT16) or 27 (BF16)", ll(c.out_dtype));
+  if (out->dtype != want)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; dtype %lld asks for %s", c.name[kQmmOut],
+                core::dtype_name(out->dtype), ll(c.out_dtype), core::dtype_name(want));
+}
+
+// x1_q: QuantMatmulDequant's quantised x (a contiguous INT8 [m, k] the previous step writes; its
+// dtype checks were made by the caller), else null (x1 as given). Returns the recorded step.
+QmmInt8Step &int8_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c, const aclTensor *x1_q = nullptr) {
+  const aclTensor *x1 = x1_q != nullptr ? x1_q : c.t[kQmmA], *x2 = c.t[kQmmB], *scale = c.t[kQmmScale],
+                  *offset = c.t[kQmmOffset], *pertoken = c.t[kQmmPertoken], *bias = c.t[kQmmBias],
+                  *out = c.t[kQmmOut];
   const char *const *nm = c.name;
   core::check_dtype_in(x1, nm[kQmmA], {ACL_INT8});
   bool x2_nz = false;
@@ -93,7 +111,15 @@ void int8_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
   if (offset != nullptr) core::check_dtype_in(offset, nm[kQmmOffset], {ACL_FLOAT});
   if (pertoken != nullptr) core::check_dtype_in(pertoken, nm[kQmmPertoken], {ACL_FLOAT});
   if (bias != nullptr) core::check_dtype_in(bias, nm[kQmmBias], {ACL_INT32, ACL_FLOAT, ACL_FLOAT16, ACL_BF16});
-  core::check_dtype_in(out, nm[kQmmOut], {ACL_INT8, ACL_FLOAT16, ACL_BF16});
+  if (c.accumulate)
+    core::check_dtype_in(out, nm[kQmmOut], {ACL_FLOAT});
+  else
+    core::check_dtype_in(out, nm[kQmmOut], {ACL_INT8, ACL_FLOAT16, ACL_BF16});
+  if (c.has_out_dtype) check_out_dtype_enum(c);
+  if (c.has_perm) {  // TransposeQuantBatchMatMul: both scales required, bias reserved
+    core::check_not_null(pertoken, nm[kQmmPertoken]);
+    if (bias != nullptr) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is reserved: pass null", nm[kQmmBias]);
+  }
   if (offset != nullptr && out->dtype != ACL_INT8)
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s is only allowed with an INT8 %s; %s has dtype %s", nm[kQmmOffset],
                 nm[kQmmOut], nm[kQmmOut], core::dtype_name(out->dtype));
@@ -102,8 +128,19 @@ void int8_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
                 core::dtype_name(bias->dtype), nm[kQmmBias], nm[kQmmBias]);
 
   // Shapes.
-  require_rank(x1, nm[kQmmA], 2, 6);
-  require_rank(x2, nm[kQmmB], 2, 6);
+  aclTensor x1_perm, x2_perm, out_view;
+  std::vector<int> p2;
+  if (c.has_perm) {  // the GEMM reads the permuted views in place
+    require_rank(x1, nm[kQmmA], 3, 3);
+    require_rank(x2, nm[kQmmB], 3, 3);
+    x1_perm = permuted(*x1, checked_perm(c.perm[0], c.perm_name[0], 3));
+    p2 = checked_perm(c.perm[1], c.perm_name[1], 3);
+    x2_perm = permuted(*x2, p2);
+    x1 = &x1_perm;
+    x2 = &x2_perm;
+  }
+  require_rank(x1, nm[kQmmA], 2, c.accumulate || x1_q != nullptr ? 2 : 6);
+  require_rank(x2, nm[kQmmB], 2, c.accumulate || x1_q != nullptr ? 2 : 6);
   const int n1 = x1->ndim, n2 = x2->ndim;
   const int64_t m = c.trans_a ? x1->dims[n1 - 1] : x1->dims[n1 - 2];
   const int64_t k = c.trans_a ? x1->dims[n1 - 2] : x1->dims[n1 - 1];
@@ -123,22 +160,29 @@ void int8_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
   core::Shape oshape = bshape;
   oshape.dims[oshape.ndim++] = m;
   oshape.dims[oshape.ndim++] = n;
-  core::check_shape_equals(*out, nm[kQmmOut], oshape);
+  if (c.has_perm) {
+    out_view = permuted_out_view(c.perm[2], c.perm_name[2], c.split, "batchSplitFactor", *out, nm[kQmmOut], oshape);
+    out = &out_view;
+  } else {
+    core::check_shape_equals(*out, nm[kQmmOut], oshape);
+  }
   core::check_no_internal_overlap(*out, nm[kQmmOut]);
   int64_t batch = 1;
   for (int i = 0; i < bshape.ndim; ++i) batch *= bshape.dims[i];
   reject_empty(batch, m, k, n);
 
   QmmInt8Step &st = b.add_step<QmmInt8Step>();
-  register_tensors(b, c, st.op);
+  register_tensors(b, c, st.op, c.accumulate);
   st.act = act;
+  st.accumulate = c.accumulate;
   // A FRACTAL_NZ x2 is read from its dense copy (made at the first launch and kept), planned as
   // the contiguous x2 it holds.
   aclTensor x2_dense;
   if (x2_nz) {
-    st.x2_source = std::make_shared<WeightNzCopy>(st.op[kQmmB].slot, *x2);
-    x2_dense = weight_nz_logical(*x2);
+    st.x2_source = std::make_shared<WeightNzCopy>(st.op[kQmmB].slot, *c.t[kQmmB]);
+    x2_dense = weight_nz_logical(*c.t[kQmmB]);
     x2_dense.offset = 0;
+    if (c.has_perm) x2_dense = permuted(x2_dense, p2);
     x2 = &x2_dense;
   }
   st.m0 = m;
@@ -221,6 +265,95 @@ void int8_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
   st.ws_scale = b.book("qmm.scale_fp32", static_cast<uint64_t>(n) * sizeof(float));
   if (offset != nullptr) st.ws_offset = b.book("qmm.offset_fp32", static_cast<uint64_t>(n) * sizeof(float));
   if (bias != nullptr) st.ws_bias = b.book("qmm.bias", static_cast<uint64_t>(st.bias_batches * n) * 4);
+  return st;
+}
+
+// ---- kDynamicDequant
+
+// One value of a static xScale: (1,) per tensor, or (m,) per token; its element stride (0: one).
+int64_t x_scale_stride(const aclTensor *xs, const char *name, bool per_token, int64_t m) {
+  const int64_t want = per_token ? m : 1;
+  if (xs->ndim != 1 || xs->dims[0] != want)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; expected (%lld,) (xQuantMode %s)", name,
+                shape_string(*xs).c_str(), ll(want), per_token ? "pertoken" : "pertensor");
+  return per_token ? xs->strides[0] : 0;
+}
+
+void dynamic_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
+  const aclTensor *x = c.t[kQmmA], *w = c.t[kQmmB], *ws = c.t[kQmmScale], *bias = c.t[kQmmBias],
+                  *xs = c.t[kQmmXScale], *smooth = c.t[kQmmSmooth], *out = c.t[kQmmOut];
+  const char *const *nm = c.name;
+  core::check_dtype_in(x, nm[kQmmA], {ACL_FLOAT16, ACL_BF16});
+  if (rule.weight_nz) check_weight_nz(w, nm[kQmmB], {ACL_INT8});
+  else core::check_dtype_in(w, nm[kQmmB], {ACL_INT8});
+  core::check_dtype_in(ws, nm[kQmmScale], {ACL_FLOAT, ACL_INT64});
+  if (bias != nullptr) core::check_dtype_in(bias, nm[kQmmBias], {ACL_INT32});
+  if (xs != nullptr) core::check_dtype_in(xs, nm[kQmmXScale], {ACL_FLOAT, ACL_FLOAT16});
+  if (c.t[kQmmAOffset] != nullptr)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s is reserved: pass null", nm[kQmmAOffset]);
+  if (smooth != nullptr) core::check_dtype_in(smooth, nm[kQmmSmooth], {x->dtype});
+  core::check_dtype_in(out, nm[kQmmOut], {x->dtype});
+  const std::string mode = c.x_quant_mode;
+  if (mode != "pertoken" && mode != "pertensor")
+    throw_error(ACLNN_ERR_PARAM_INVALID, "xQuantMode \"%s\" is not supported (pertoken, pertensor)", c.x_quant_mode);
+  const bool per_token = mode == "pertoken";
+  if (xs == nullptr && !per_token)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "xQuantMode pertensor needs %s (dynamic quantisation is per token)",
+                nm[kQmmXScale]);
+  // An INT64 weightScale already holds weightScale * xScale (per tensor): xScale FLOAT16 quantises x.
+  const bool premultiplied = ws->dtype == ACL_INT64;
+  if (premultiplied != (xs != nullptr && xs->dtype == ACL_FLOAT16))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "an INT64 %s goes with a FLOAT16 %s (and a FLOAT16 %s with an INT64 %s)",
+                nm[kQmmScale], nm[kQmmXScale], nm[kQmmXScale], nm[kQmmScale]);
+  if (premultiplied && per_token)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "an INT64 %s needs xQuantMode pertensor", nm[kQmmScale]);
+
+  // Shapes: x [m, k]; the rest through the int8 scheme, x1 being the quantised x.
+  require_rank(x, nm[kQmmA], 2, 2);
+  const int64_t m = x->dims[0], k = x->dims[1];
+  if (ws->ndim != 1)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; expected (n,)", nm[kQmmScale], shape_string(*ws).c_str());
+  if (smooth != nullptr && (smooth->ndim != 1 || smooth->dims[0] != k))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; expected (%lld,) (k)", nm[kQmmSmooth],
+                shape_string(*smooth).c_str(), ll(k));
+  const int64_t xs_stride = xs != nullptr ? x_scale_stride(xs, nm[kQmmXScale], per_token, m) : 0;
+  QmmXQuantStep &q = b.add_step<QmmXQuantStep>();
+  aclTensor xq = *x;
+  xq.dtype = ACL_INT8;
+  xq.offset = 0;
+  xq.strides[0] = k;
+  xq.strides[1] = 1;
+  QmmInt8Step &st = int8_dequant(b, rule, c, &xq);
+  std::copy(st.op, st.op + kQmmRoles, q.op);
+  q.m = m;
+  q.k = k;
+  q.x_dtype = x->dtype;
+  q.x_row = x->strides[0];
+  q.x_col = x->strides[1];
+  if (smooth != nullptr) {
+    q.smooth_dtype = smooth->dtype;
+    q.smooth_stride = smooth->strides[0];
+  }
+  q.dynamic = xs == nullptr;
+  if (xs != nullptr) {
+    q.xscale_dtype = xs->dtype;
+    q.xscale_stride = xs_stride;
+  }
+  core::ImplTrace trace;
+  const bool traced = core::current_phase1_trace() != nullptr;
+  const char *tier = kernels::choose_quant_token_tier(&q.token, traced ? &trace : nullptr);
+  q.tasks = std::max<int64_t>(1, std::min<int64_t>(core::num_threads(), m));
+  if (traced) core::record_choice(std::string("qmm:x_quant/") + tier + "/tasks=" + std::to_string(q.tasks), &trace);
+  q.ws_xq = b.book("qmm.x_int8", static_cast<uint64_t>(m * k));
+  q.ws_sx = b.book("qmm.x_scale", static_cast<uint64_t>(m) * sizeof(float));
+  q.ws_rows = b.book("qmm.x_rows", static_cast<uint64_t>(q.tasks * 2 * k) * sizeof(float));
+  st.a_from_ws = true;
+  st.ws_a = q.ws_xq;
+  if (!premultiplied) {  // the epilogue's per-token factor is sx
+    st.pertoken_from_ws = true;
+    st.ws_pertoken = q.ws_sx;
+    st.pertoken_stride = 1;
+  }
 }
 
 // ---- kWeightAntiquant
@@ -546,7 +679,8 @@ uint64_t qmm_weight_size(const aclIntArray *shape, const char *shape_name, aclDa
 
 void qmm_phase1(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
   switch (rule.scheme) {
-    case QmmScheme::kInt8Dequant: return int8_dequant(b, rule, c);
+    case QmmScheme::kInt8Dequant: int8_dequant(b, rule, c); return;
+    case QmmScheme::kDynamicDequant: return dynamic_dequant(b, rule, c);
     case QmmScheme::kWeightAntiquant: return weight_antiquant(b, c);
     case QmmScheme::kEncodeParam: return encode_param(b, c);
     case QmmScheme::kPrepackWeight: return prepack_weight(b, c);

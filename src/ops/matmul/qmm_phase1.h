@@ -50,7 +50,37 @@
 //  aclnnWeightQuantBatchMatmulV3 is V2 plus innerPrecise (0 high precision, 1 high performance;
 //  both accepted and computed alike, others 161002).
 //
-// Empty tensors (m, n, k or a batch dim of 0) are rejected by both schemes.
+// The int8 scheme's newer rows (OpsNN's reading of the public op pages, which document only FP8 /
+// HiFloat8 / MX dtypes for the first two; those dtypes are refused with 161002 naming x1, the INT8
+// forms below are what this CPU library serves):
+//  aclnnQuantBatchMatmulInplaceAdd: yRef += float(x1 @ x2) * x2Scale[j] * x1ScaleOptional[i], all in
+//   fp32 with one rounding into the FLOAT yRef [m, n] (read, then written once per element). x1 / x2
+//   INT8 2-D (transposeX1 / X2 as in V3), x2Scale FLOAT (1,) / (n,) / (1, n), x1ScaleOptional FLOAT
+//   (m,) or null; groupSize 0 (the MX group sizes are refused).
+//  aclnnTransposeQuantBatchMatMul: A = x1.permute(permX1) [B, M, K], Bm = x2.permute(permX2) [B, K, N]
+//   (INT8, 3-D, any permutation: the views are read in place), Y = float(A @ Bm) * x2Scale[j] *
+//   x1Scale[i] (x2Scale FLOAT (n,), x1Scale FLOAT (m,): both required) rounded once into out =
+//   Y.permute(permY) of dtype `dtype` (1 FLOAT16, 27 BF16; out must have it), batchSplitFactor as
+//   aclnnTransposeBatchMatMul (> 1: a contiguous out regrouped as [d0, s, d1 * d2 / s]); bias is
+//   reserved (null), groupSize 0. The WeightNz row takes x2 INT8 in FRACTAL_NZ (the NZ blocks of x2's
+//   own [B, K, N] matrices) before the permutation.
+//
+// kDynamicDequant (aclnnQuantMatmulDequant): x quantised on the fly, then the int8 scheme
+//   xs  = x * smoothScaleOptional[p]                              (fp32; no smooth: x)
+//   sx  = xScaleOptional, or (dynamic, no xScale) row_max(|xs|) / 127 per row
+//   xq  = saturate_int8(round_half_even(xs / sx))                 (sx 0: 0; NaN: 0)
+//   out = float(xq @ weight + bias_int32) * weightScale[j] * sx    (weightScale FLOAT)
+//   out = float(xq @ weight + bias_int32) * weightScale[j]        (weightScale INT64: the fp32 bits of
+//         weightScale * xScale in its low 32 bits, pre-multiplied by the caller; pertensor only)
+//  x FLOAT16 (BF16 too: an OpsNN extension) [m, k], any strides; weight INT8 [n, k] (transposeWeight)
+//  or [k, n], ND or FRACTAL_NZ; weightScale FLOAT / INT64 (n,); xQuantMode "pertoken" (xScale FLOAT
+//  (m,) or null = dynamic) or "pertensor" (xScale required: FLOAT (1,), or FLOAT16 (1,) exactly with an
+//  INT64 weightScale); smoothScaleOptional FLOAT16 / BF16 (x's dtype) (k,); biasOptional INT32 (n,)
+//  (the public page reserves it: our reading of its formula); xOffsetOptional reserved (null); out
+//  x's dtype [m, n]. The row pass picks its int8 kernel from the DynamicQuant tiers
+//  (kernels/quant/quant_token.h).
+//
+// Empty tensors (m, n, k or a batch dim of 0) are rejected by every scheme.
 //
 // kFloatRequant (aclnnBatchMatmulQuant): a FLOAT16 matmul re-quantised to INT8
 //   out = saturate_int8(round_half_even(float(x1 @ x2 + bias) * scale[j] + offset[j]))
@@ -92,7 +122,14 @@
 
 namespace opsnn::ops {
 
-enum class QmmScheme : uint8_t { kInt8Dequant, kWeightAntiquant, kEncodeParam, kPrepackWeight, kFloatRequant };
+enum class QmmScheme : uint8_t {
+  kInt8Dequant,
+  kWeightAntiquant,
+  kEncodeParam,
+  kPrepackWeight,
+  kFloatRequant,
+  kDynamicDequant
+};
 
 struct QmmRule {
   QmmScheme scheme;
@@ -113,6 +150,8 @@ enum QmmRole : int {
   kQmmAOffset,   // x1Offset (reserved, null or empty)
   kQmmYOffset,   // yOffset (reserved, null or empty)
   kQmmX3,        // x3Optional (FusedQuantMatmul: its add / mul operand, refused)
+  kQmmXScale,    // xScaleOptional (QuantMatmulDequant: x's static scale)
+  kQmmSmooth,    // smoothScaleOptional (QuantMatmulDequant)
   kQmmOut,       // out / y
   kQmmRoles
 };
@@ -127,6 +166,15 @@ struct QmmCall {
   float scale_value = 0.0f;
   int64_t inner_precise = 0;  // WeightQuantBatchMatmulV3's innerPrecise (0 or 1)
   const char *fused = nullptr;  // FusedQuantMatmul's fusedOpType (null: the row has none)
+  bool accumulate = false;  // out is yRef: read and added to (QuantBatchMatmulInplaceAdd)
+  // TransposeQuantBatchMatMul: permX1 / permX2 / permY, batchSplitFactor and the out dtype enum.
+  bool has_perm = false;
+  const aclIntArray *perm[3] = {};
+  const char *perm_name[3] = {"permX1", "permX2", "permY"};
+  int64_t split = 1;
+  bool has_out_dtype = false;
+  int64_t out_dtype = 0;
+  const char *x_quant_mode = nullptr;  // QuantMatmulDequant's xQuantMode
   // The tensor roles in prototype order (checks and registration follow it).
   int order[kQmmRoles] = {};
   int count = 0;

@@ -6,7 +6,9 @@
 
 #include "core/dtype.h"
 #include "kernels/matmul/gemm_elem.h"
+#include "core/thread_pool.h"
 #include "kernels/matmul/qmm_epilogue.h"
+#include "kernels/quant/quant_rows.h"
 #include "runtime/runtime.h"
 
 namespace opsnn::ops {
@@ -26,12 +28,13 @@ void int8_block(void *vctx, int64_t b, int64_t i0, int64_t j0, int64_t rows, int
                 int64_t ldacc) {
   const Int8Ctx &c = *static_cast<const Int8Ctx *>(vctx);
   const QmmInt8Step &st = *c.st;
-  const int64_t esize = st.out_dtype == ACL_INT8 ? 1 : 2;
+  const int64_t esize = static_cast<int64_t>(core::dtype_size(st.out_dtype));
   kernels::QmmEpilogue e;
   e.scale = c.scale;
   e.offset = c.offset;
   e.out_dtype = st.out_dtype;
   e.act = st.act;
+  e.accumulate = st.accumulate;
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t i = i0 + r;
     // Folded: the GEMM's row i is row i % m0 of batch i / m0 (b is 0); else i < m0.
@@ -75,7 +78,8 @@ int QmmInt8Step::run_with(const core::LaunchArgs &args, const int8_t *b) const {
     kernels::qmm_decode_floats(address(args, kQmmOffset), ACL_FLOAT, offset_count, offset_stride, n, ov);
     c.offset = ov;
   }
-  c.pertoken = reinterpret_cast<const float *>(address(args, kQmmPertoken));
+  c.pertoken = pertoken_from_ws ? reinterpret_cast<const float *>(args.get(ws_pertoken))
+                                : reinterpret_cast<const float *>(address(args, kQmmPertoken));
   if (op[kQmmBias].slot >= 0) {
     const char *bp = address(args, kQmmBias);
     const int64_t esize = static_cast<int64_t>(core::dtype_size(bias_dtype));
@@ -89,7 +93,7 @@ int QmmInt8Step::run_with(const core::LaunchArgs &args, const int8_t *b) const {
     }
     c.bias = args.get(ws_bias);
   }
-  const int8_t *a = reinterpret_cast<const int8_t *>(address(args, kQmmA));
+  const int8_t *a = reinterpret_cast<const int8_t *>(a_from_ws ? args.get(ws_a) : address(args, kQmmA));
   int64_t outer = 1;
   for (int d = 0; d < outer_ndim; ++d) outer *= outer_dims[d];
   for (int64_t o = 0; o < outer; ++o) {
@@ -103,6 +107,38 @@ int QmmInt8Step::run_with(const core::LaunchArgs &args, const int8_t *b) const {
     c.flat_base = o * inner;
     kernels::igemm_run(plan, a + aoff, b + boff, args.get(ws_gemm), &int8_block, &c);
   }
+  return 0;
+}
+
+int QmmXQuantStep::run(const core::LaunchArgs &args) const {
+  const char *x = address(args, kQmmA), *smooth = address(args, kQmmSmooth), *xs = address(args, kQmmXScale);
+  int8_t *xq = reinterpret_cast<int8_t *>(args.get(ws_xq));
+  float *sx = reinterpret_cast<float *>(args.get(ws_sx));
+  float *rows = reinterpret_cast<float *>(args.get(ws_rows));
+  const int64_t xsize = static_cast<int64_t>(core::dtype_size(x_dtype));
+  const int64_t per = (m + tasks - 1) / tasks;
+  core::parallel_for(tasks, 1, [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      float *in = rows + t * 2 * k, *sm = in + k;
+      if (smooth != nullptr) kernels::quant_load_row(smooth, smooth_dtype, smooth_stride, k, sm);
+      for (int64_t i = t * per; i < std::min(m, (t + 1) * per); ++i) {
+        kernels::quant_load_row(x + i * x_row * xsize, x_dtype, x_col, k, in);
+        if (smooth != nullptr)
+          for (int64_t p = 0; p < k; ++p) in[p] *= sm[p];
+        float s;
+        if (dynamic) {
+          float ext[3];
+          kernels::quant_row_extrema(in, k, ext);
+          s = ext[0] / 127.0f;
+        } else {
+          kernels::quant_load_row(xs + i * xscale_stride * static_cast<int64_t>(core::dtype_size(xscale_dtype)),
+                                  xscale_dtype, 1, 1, &s);
+        }
+        token.int8(in, k, s, 0.0f, xq + i * k);
+        sx[i] = s;
+      }
+    }
+  });
   return 0;
 }
 
