@@ -17,11 +17,13 @@ Row format (besides the common `header`, `dtypes`, `backward`):
            (CalculateMatmulWeightSize(V2))
            encode_array: a one-shot function giving encode_param's words of host arrays in a
            malloc'ed array the caller frees (TransQuantParam)
+           int4_pack: INT32 values packed into INT4 nibbles (ConvertWeightToINT4Pack)
            dynamic_dequant: a floating x quantised to INT8 on the fly (per token or per tensor,
            dynamic or static scale, optional smoothing), then int8_dequant (QuantMatmulDequant)
   dtypes   the dtypes of the first operand (x1 / x; encode_param: scale; prepack_weight: the weight)
   weight_dtype D   weight_size without a dataType parameter: the dtype it sizes for
-  weight   nz      int8_dequant / dynamic_dequant: x2 may be FRACTAL_NZ (QuantMatmulWeightNz)
+  weight   nz      int8_dequant / dynamic_dequant / weight_antiquant: x2 / weight may be FRACTAL_NZ
+                   (QuantMatmulWeightNz; weight_antiquant: INT8 blocks only, WeightQuantBatchMatmulNz)
 Every parameter's role comes from its name (ROLES); `offset` and `bias` may be null like the
 `...Optional` ones. A `yRef` output is read and added to (QuantBatchMatmulInplaceAdd); permX1 /
 permX2 / permY permute x1, x2 and the result (TransposeQuantBatchMatMul). Rows with those, or of the
@@ -32,17 +34,18 @@ QMM_KEYS = {"header", "dtypes", "backward", "scheme", "weight_dtype", "weight"}
 SCHEMES = {"int8_dequant": "kInt8Dequant", "weight_antiquant": "kWeightAntiquant", "encode_param": "kEncodeParam",
            "float_requant": "kFloatRequant",
            "prepack_weight": "kPrepackWeight", "weight_size": None, "encode_array": None,
-           "dynamic_dequant": "kDynamicDequant"}
+           "dynamic_dequant": "kDynamicDequant", "int4_pack": "kInt4Pack"}
 # The roles each scheme needs.
 NEEDS = {"int8_dequant": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"),
          "weight_antiquant": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"),
          "float_requant": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"), "encode_param": ("kQmmScale", "kQmmOut"),
          "prepack_weight": ("kQmmB",), "weight_size": ("shape", "size"),
          "encode_array": ("scale_array", "param_out"),
-         "dynamic_dequant": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut")}
+         "dynamic_dequant": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"), "int4_pack": ("kQmmB", "kQmmOut")}
 RESULTS = {"int8_dequant": "out's dtype (INT8 / FLOAT16 / BF16)", "float_requant": "INT8", "weight_antiquant": "x's dtype, INT8 when requantised",
            "encode_param": "UINT64 / INT64 words", "prepack_weight": "mmWeightRef in place", "weight_size": "a size",
-           "encode_array": "a malloc'ed UINT64 array", "dynamic_dequant": "x's dtype"}
+           "encode_array": "a malloc'ed UINT64 array", "dynamic_dequant": "x's dtype",
+           "int4_pack": "INT4 / INT32 (eight INT4)"}
 # Parameter name -> role: a QmmRole of the tensors (ops/matmul/qmm_phase1.h), or a value attribute.
 ROLES = {"x1": "kQmmA", "x": "kQmmA", "x2": "kQmmB", "weight": "kQmmB", "scale": "kQmmScale",
          "antiquantScale": "kQmmScale", "offset": "kQmmOffset", "antiquantOffsetOptional": "kQmmOffset",
@@ -72,7 +75,9 @@ ROLES = {"x1": "kQmmA", "x": "kQmmA", "x2": "kQmmB", "weight": "kQmmB", "scale":
          "dtype": "out_dtype", "permX1": "perm0", "permX2": "perm1", "permY": "perm2", "batchSplitFactor": "split",
          # QuantMatmulDequant
          "weightScale": "kQmmScale", "xScaleOptional": "kQmmXScale", "xOffsetOptional": "kQmmAOffset",
-         "smoothScaleOptional": "kQmmSmooth", "xQuantMode": "x_quant_mode", "transposeWeight": "trans_b"}
+         "smoothScaleOptional": "kQmmSmooth", "xQuantMode": "x_quant_mode", "transposeWeight": "trans_b",
+         # ConvertWeightToINT4Pack
+         "weightInt4Pack": "kQmmOut"}
 # Roles of the rows with their own harness (tests/ops/test_op_table_qmmx.cpp).
 OWN_HARNESS_ROLES = {"perm0", "out_dtype", "x_quant_mode"}
 NULLABLE = ("offset", "bias", "x1Scale", "x2Offset", "yScale", "x1Offset", "yOffset")
@@ -103,8 +108,9 @@ def resolve(g, table, op):
     op.oneshot = scheme in ("weight_size", "encode_array")
     op.encode_array = scheme == "encode_array"
     op.weight_nz = g.one(op, "weight", "") == "nz"
-    if g.one(op, "weight", "nz") != "nz" or (op.weight_nz and scheme not in ("int8_dequant", "dynamic_dequant")):
-        raise g.TableError(f"{op.where}: weight nz is an int8_dequant / dynamic_dequant row's key")
+    if g.one(op, "weight", "nz") != "nz" or (op.weight_nz and scheme not in ("int8_dequant", "dynamic_dequant",
+                                                                               "weight_antiquant")):
+        raise g.TableError(f"{op.where}: weight nz is an int8_dequant / dynamic_dequant / weight_antiquant row's key")
     op.weight_dtype = g.one(op, "weight_dtype")
     if op.weight_dtype is not None and op.weight_dtype not in g.DTYPES:
         raise g.TableError(f"{op.where}: unknown weight_dtype '{op.weight_dtype}'")
@@ -117,7 +123,8 @@ def resolve(g, table, op):
     if scheme == "weight_size" and ("dtype" in op.roles) == (op.weight_dtype is not None):
         raise g.TableError(f"{op.where}: a weight_size row takes a dataType parameter or names its weight_dtype")
     op.input, op.output = op.roles[NEEDS[scheme][0]], op.roles[NEEDS[scheme][-1]]
-    op.own_harness = bool(OWN_HARNESS_ROLES & set(op.roles)) or any(p.name == "yRef" for p in op.params)
+    op.own_harness = (bool(OWN_HARNESS_ROLES & set(op.roles)) or any(p.name == "yRef" for p in op.params)
+                      or scheme == "int4_pack" or (scheme == "weight_antiquant" and op.weight_nz))
     op.results = [RESULTS[scheme]]
 
 

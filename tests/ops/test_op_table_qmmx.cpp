@@ -1,7 +1,8 @@
 // The quantised-matmul rows with their own harness (src/ops/matmul/quant_matmul.ops rows with a yRef,
 // permX1 / permX2 / permY or the dynamic_dequant scheme; tools/gen_ops_qmm.py does not register them
 // for the generic one): aclnnQuantBatchMatmulInplaceAdd, aclnnTransposeQuantBatchMatMul(WeightNz) and
-// aclnnQuantMatmulDequant against float64 references written here from the formulas of
+// aclnnQuantMatmulDequant, aclnnWeightQuantBatchMatmulNz and aclnnConvertWeightToINT4Pack (and the
+// matmul table's aclnnTransposeBatchMatMulWeightNz) against float64 references written here from the formulas of
 // ops/matmul/qmm_phase1.h (exact int32 sums, then the scales in float64), over their transposes /
 // permutations, FLOAT16 / BF16 outputs, FRACTAL_NZ weights, non-contiguous views, and every error
 // path with its status. Accuracy: precision.md's absolute-bound variant (rel_i = |actual - golden| /
@@ -12,9 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "aclnnop/aclnn_convert_weight_to_int4_pack.h"
 #include "aclnnop/aclnn_quant_batch_matmul_inplace_add.h"
 #include "aclnnop/aclnn_quant_matmul_dequant.h"
+#include "aclnnop/aclnn_transpose_batch_mat_mul.h"
 #include "aclnnop/aclnn_transpose_quant_batch_mat_mul.h"
+#include "aclnnop/aclnn_weight_quant_batch_matmul_nz.h"
+#include "aclnnop/aclnn_weight_quant_batch_matmul_v2.h"
 #include "fractal_tensors.h"
 #include "test_util.h"
 
@@ -404,6 +409,189 @@ TEST(QuantMatmulDequant, Errors) {
   EXPECT_TRUE(fails_with(call(x, w, xsm, nullptr, nullptr, nullptr, nullptr, "pertoken", out), kInvalid, {"weightScale"}));
   EXPECT_EQ(call(x, w, ws64, nullptr, xs16, nullptr, nullptr, "pertensor", out), 0) << aclGetRecentErrMsg();
   EXPECT_EQ(call(x, w, ws, nullptr, xsm, nullptr, nullptr, "pertoken", out), 0) << aclGetRecentErrMsg();
+}
+
+// ---- aclnnTransposeBatchMatMulWeightNz: the float TransposeBatchMatMul with x2 in FRACTAL_NZ
+
+TEST(TransposeBatchMatMulWeightNz, BlockedX2MatchesTheReferenceAndThePlainOp) {
+  reseed_for_current_test();
+  const Dims p2s[] = {{0, 1, 2}, {0, 2, 1}};
+  int i = 0;
+  for (const Dims &p2 : p2s)
+    for (aclDataType dt : {ACL_FLOAT16, ACL_BF16}) {
+      const int64_t B = 1 + i, M = 3 + 7 * i, K = 17 + 13 * i, N = 9 + 11 * i;
+      SCOPED_TRACE("perm2 " + ::testing::PrintToString(p2) + " dtype " + std::to_string(dt));
+      const Dims p1{1, 0, 2}, py{1, 0, 2}, s1 = given_shape({B, M, K}, p1), s2 = given_shape({B, K, N}, p2);
+      DeviceTensor x1(s1, dt), x2(s2, dt), out({M, B, N}, dt), plain({M, B, N}, dt);
+      x1.fill_random(-1, 1);
+      x2.fill_random(-1, 1);
+      out.poison();
+      const auto v1 = x1.values(), v2 = x2.values();
+      auto nz = make_fractal_nz(s2, dt, v2);
+      std::vector<double> value, bound;
+      for (int64_t m = 0; m < M; ++m)
+        for (int64_t b = 0; b < B; ++b)
+          for (int64_t n = 0; n < N; ++n) {
+            double acc = 0, mag = 0;
+            for (int64_t q = 0; q < K; ++q) {
+              const double t = v1[at(given_index({b, m, q}, p1, s1))] * v2[at(given_index({b, q, n}, p2, s2))];
+              acc += t;
+              mag += std::fabs(t);
+            }
+            value.push_back(acc);
+            bound.push_back(mag);
+          }
+      IntArray a1(p1), a2(p2), ay(py);
+      ASSERT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **ex) {
+                  return aclnnTransposeBatchMatMulWeightNzGetWorkspaceSize(x1, *nz, nullptr, nullptr, a1.a, a2.a, ay.a,
+                                                                           0, 1, out, ws, ex);
+                }, aclnnTransposeBatchMatMulWeightNz), 0) << aclGetRecentErrMsg();
+      EXPECT_TRUE(meets_absolute_bound(out, value, bound));
+      ASSERT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **ex) {
+                  return aclnnTransposeBatchMatMulGetWorkspaceSize(x1, x2, nullptr, nullptr, a1.a, a2.a, ay.a, 0, 1,
+                                                                   plain, ws, ex);
+                }, aclnnTransposeBatchMatMul), 0) << aclGetRecentErrMsg();
+      EXPECT_EQ(out.values(), plain.values());
+      ++i;
+    }
+  // A FLOAT x2 has no blocked form in this op.
+  DeviceTensor x1({4, 2, 16}, ACL_FLOAT), x2({2, 16, 8}, ACL_FLOAT), out({4, 2, 8}, ACL_FLOAT);
+  IntArray a1({1, 0, 2}), a2({0, 1, 2}), ay({1, 0, 2});
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  EXPECT_TRUE(fails_with(aclnnTransposeBatchMatMulWeightNzGetWorkspaceSize(x1, x2, nullptr, nullptr, a1.a, a2.a, ay.a,
+                                                                           0, 1, out, &ws, &ex), kInvalid, {"x2"}));
+}
+
+// ---- aclnnWeightQuantBatchMatmulNz: y = x @ ((w + offset) * scale) + bias, w INT8 in FRACTAL_NZ
+
+TEST(WeightQuantBatchMatmulNz, BlockedWeightMatchesTheReferenceAndV2) {
+  reseed_for_current_test();
+  int i = 0;
+  for (bool transposed : {false, true})
+    for (int64_t m : {1, 3, 24}) {
+      const int64_t k = 40 + 24 * i, n = 17 + 9 * i;
+      const aclDataType xt = i % 2 == 0 ? ACL_FLOAT16 : ACL_BF16;
+      SCOPED_TRACE("m k n " + std::to_string(m) + " " + std::to_string(k) + " " + std::to_string(n) + " transposed " +
+                   std::to_string(transposed));
+      DeviceTensor x({m, k}, xt), w({k, n}, ACL_INT8), s({n}, xt), o({n}, xt), bias({n}, ACL_FLOAT), y({m, n}, xt),
+          y2({m, n}, xt);
+      x.fill_random(-1, 1);
+      w.fill_random(-128, 127);
+      s.fill_random(0.001, 0.01);
+      o.fill_random(-4, 4);
+      bias.fill_random(-1, 1);
+      y.poison();
+      const auto vx = x.values(), vw = w.values(), vs = s.values(), vo = o.values(), vb = bias.values();
+      auto nz = make_fractal_nz({k, n}, ACL_INT8, vw, transposed);
+      std::vector<double> value, bound;
+      for (int64_t r = 0; r < m; ++r)
+        for (int64_t j = 0; j < n; ++j) {
+          double acc = vb[at(j)], mag = std::fabs(vb[at(j)]);
+          for (int64_t p = 0; p < k; ++p) {
+            const double t = vx[at(r * k + p)] * (vw[at(p * n + j)] + vo[at(j)]) * vs[at(j)];
+            acc += t;
+            mag += std::fabs(t);
+          }
+          value.push_back(acc);
+          bound.push_back(mag);
+        }
+      ASSERT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **ex) {
+                  return aclnnWeightQuantBatchMatmulNzGetWorkspaceSize(x, *nz, s, o, nullptr, nullptr, bias, 0, y, ws, ex);
+                }, aclnnWeightQuantBatchMatmulNz), 0) << aclGetRecentErrMsg();
+      EXPECT_TRUE(meets_absolute_bound(y, value, bound));
+      if (!transposed) {  // the dense copy is the plain [k, n] weight: the same plan, the same bits
+        ASSERT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **ex) {
+                    return aclnnWeightQuantBatchMatmulV2GetWorkspaceSize(x, w, s, o, nullptr, nullptr, bias, 0, y2, ws,
+                                                                         ex);
+                  }, aclnnWeightQuantBatchMatmulV2), 0) << aclGetRecentErrMsg();
+        EXPECT_EQ(y.values(), y2.values());
+      }
+      ++i;
+    }
+}
+
+TEST(WeightQuantBatchMatmulNz, Errors) {
+  DeviceTensor x({4, 64}, ACL_FLOAT16), s({8}, ACL_FLOAT16), y({4, 8}, ACL_FLOAT16), w4({64, 8}, ACL_INT4);
+  std::vector<double> vals(64 * 8, 1.0);
+  auto nz = make_fractal_nz({64, 8}, ACL_INT8, vals);
+  FractalTensor bad({64, 8}, ACL_INT8, ACL_FORMAT_FRACTAL_NZ, {1, 4, 16, 16}, 1024);
+  auto call = [&](const aclTensor *w, const aclTensor *sc, aclTensor *out) {
+    uint64_t ws = 0;
+    aclOpExecutor *ex = nullptr;
+    return aclnnWeightQuantBatchMatmulNzGetWorkspaceSize(x, w, sc, nullptr, nullptr, nullptr, nullptr, 0, out, &ws, &ex);
+  };
+  EXPECT_TRUE(fails_with(call(nullptr, s, y), kNull, {"weight"}));
+  EXPECT_TRUE(fails_with(call(w4, s, y), kInvalid, {"weight", "INT4"}));
+  EXPECT_TRUE(fails_with(call(bad, s, y), kInvalid, {"weight"}));
+  EXPECT_TRUE(fails_with(call(*nz, x, y), kInvalid, {"antiquantScale"}));
+  EXPECT_EQ(call(*nz, s, y), 0) << aclGetRecentErrMsg();
+}
+
+// ---- aclnnConvertWeightToINT4Pack: two values a byte, low nibble first
+
+struct RawOut {
+  void *dev = nullptr;
+  aclTensor *t = nullptr;
+  int64_t bytes = 0;
+  RawOut(const Dims &shape, aclDataType dt, int64_t bytes_) : bytes(bytes_) {
+    EXPECT_EQ(aclrtMalloc(&dev, static_cast<size_t>(bytes) + 64, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+    EXPECT_EQ(aclrtMemset(dev, static_cast<size_t>(bytes) + 64, 0xA5, static_cast<size_t>(bytes) + 64), ACL_SUCCESS);
+    const Dims strides{shape[1], 1};
+    const int64_t storage = shape[0] * shape[1];
+    t = aclCreateTensor(shape.data(), 2, dt, strides.data(), 0, ACL_FORMAT_ND, &storage, 1, dev);
+  }
+  ~RawOut() {
+    aclDestroyTensor(t);
+    aclrtFree(dev);
+  }
+  std::vector<uint8_t> read(int64_t n) const {
+    std::vector<uint8_t> h(at(n));
+    EXPECT_EQ(aclrtMemcpy(h.data(), h.size(), dev, h.size(), ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
+    return h;
+  }
+};
+
+TEST(ConvertWeightToINT4Pack, PacksLowNibbleFirstIntoInt4AndInt32) {
+  reseed_for_current_test();
+  for (aclDataType dt : {ACL_INT4, ACL_INT32})
+    for (const Dims &shape : {Dims{3, 16}, Dims{37, 64}, Dims{130, 8}}) {
+      SCOPED_TRACE("dtype " + std::to_string(dt) + " shape " + ::testing::PrintToString(shape));
+      DeviceTensor w(shape, ACL_INT32);
+      w.fill_random(-8, 7);
+      const auto v = w.values();
+      const int64_t bytes = shape[0] * shape[1] / 2;
+      RawOut out(dt == ACL_INT4 ? shape : Dims{shape[0], shape[1] / 8}, dt, bytes);
+      ASSERT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **ex) {
+                  return aclnnConvertWeightToINT4PackGetWorkspaceSize(w, out.t, ws, ex);
+                }, aclnnConvertWeightToINT4Pack), 0) << aclGetRecentErrMsg();
+      const auto got = out.read(bytes + 64);
+      for (int64_t b = 0; b < bytes; ++b) {
+        const int lo = static_cast<int>(v[at(2 * b)]) & 15, hi = static_cast<int>(v[at(2 * b + 1)]) & 15;
+        ASSERT_EQ(got[at(b)], static_cast<uint8_t>(lo | (hi << 4))) << "byte " << b;
+      }
+      for (int64_t b = bytes; b < bytes + 64; ++b) ASSERT_EQ(got[at(b)], 0xA5) << "written past the end, byte " << b;
+    }
+}
+
+TEST(ConvertWeightToINT4Pack, Errors) {
+  DeviceTensor w({4, 16}, ACL_INT32), w8({4, 16}, ACL_INT8), odd({4, 12}, ACL_INT32), w3({2, 4, 16}, ACL_INT32);
+  RawOut o4({4, 16}, ACL_INT4, 32), o32({4, 2}, ACL_INT32, 32), obad({4, 3}, ACL_INT32, 48), of({4, 16}, ACL_FLOAT, 256);
+  FractalTensor onz({4, 16}, ACL_INT4, ACL_FORMAT_FRACTAL_NZ, {1, 1, 16, 64}, 1024);
+  auto call = [&](const aclTensor *a, aclTensor *o) {
+    uint64_t ws = 0;
+    aclOpExecutor *ex = nullptr;
+    return aclnnConvertWeightToINT4PackGetWorkspaceSize(a, o, &ws, &ex);
+  };
+  EXPECT_TRUE(fails_with(call(nullptr, o4.t), kNull, {"weight"}));
+  EXPECT_TRUE(fails_with(call(w, nullptr), kNull, {"weightInt4Pack"}));
+  EXPECT_TRUE(fails_with(call(w8, o4.t), kInvalid, {"weight", "INT8"}));
+  EXPECT_TRUE(fails_with(call(w, of.t), kInvalid, {"weightInt4Pack", "FLOAT"}));
+  EXPECT_TRUE(fails_with(call(w, obad.t), kInvalid, {"weightInt4Pack"}));
+  EXPECT_TRUE(fails_with(call(odd, o32.t), kInvalid, {"weight", "multiple of 8"}));
+  EXPECT_TRUE(fails_with(call(w3, o4.t), kInvalid, {"weight"}));
+  EXPECT_TRUE(fails_with(call(w, onz), kInvalid, {"weightInt4Pack", "ND"}));
+  EXPECT_EQ(call(w, o32.t), 0) << aclGetRecentErrMsg();
 }
 
 }  // namespace

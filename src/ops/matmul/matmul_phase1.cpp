@@ -266,9 +266,11 @@ void matmul_phase1(core::OpBuilder &b, const MatmulRule &rule, MatmulCall &c) {
   require_rank(c.a, c.a_name, rule.a_min, rule.a_max);
   require_rank(c.b, c.b_name, rule.b_min, rule.b_max);
   aclTensor a_perm, b_perm, out_view;
+  std::vector<int> p_b;  // TransposeBatchMatMul's permX2 (a FRACTAL_NZ b's blocks are of b as given)
   if (c.has_perm) {  // TransposeBatchMatMul: the GEMM reads the permuted views in place
     a_perm = permuted(*c.a, checked_perm(c.perm[0], c.perm_name[0], c.a->ndim));
-    b_perm = permuted(*c.b, checked_perm(c.perm[1], c.perm_name[1], c.b->ndim));
+    p_b = checked_perm(c.perm[1], c.perm_name[1], c.b->ndim);
+    b_perm = permuted(*c.b, p_b);
     c.a = &a_perm;
     c.b = &b_perm;
   }
@@ -321,17 +323,19 @@ void matmul_phase1(core::OpBuilder &b, const MatmulRule &rule, MatmulCall &c) {
   // engine's pre-packed layout and M > 4 (the tiles read packed panels as fast as plain ones; the
   // small-M kernels would widen every panel first), else from its dense copy, made at the first
   // launch and kept (WeightNzCopy).
-  const bool b_packed = b_nz && weight_nz_is_prepacked_layout(*c.b) && d.M > 4;
+  const aclTensor *b_given = given[1];
+  const bool b_packed = b_nz && weight_nz_is_prepacked_layout(*b_given) && d.M > 4;
   aclTensor dense;
   std::shared_ptr<const OperandSource> b_copy;
   MatmulCall cv = c;
   if (b_nz) {
-    dense = weight_nz_logical(*c.b);
-    cv.b = &dense;
+    dense = weight_nz_logical(*b_given);
     if (!b_packed) {
       dense.offset = 0;
-      b_copy = std::make_shared<WeightNzCopy>(slot[kGemmB], *c.b);
+      b_copy = std::make_shared<WeightNzCopy>(slot[kGemmB], *b_given);
     }
+    if (c.has_perm) dense = permuted(dense, p_b);
+    cv.b = &dense;
   }
   const float beta = c.has_bias ? c.beta : 0.0f;
   std::vector<GemmCall> calls;

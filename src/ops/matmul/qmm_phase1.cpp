@@ -356,6 +356,34 @@ void dynamic_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) 
   }
 }
 
+// ---- kInt4Pack
+
+void int4_pack(core::OpBuilder &b, const QmmCall &c) {
+  const aclTensor *w = c.t[kQmmB], *out = c.t[kQmmOut];
+  const char *const *nm = c.name;
+  core::check_dtype_in(w, nm[kQmmB], {ACL_INT32});
+  core::check_dtype_in(out, nm[kQmmOut], {ACL_INT4, ACL_INT32});
+  if (!core::is_plain_format(out->format))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be in ND format (FRACTAL_NZ INT4 weights are not supported)",
+                nm[kQmmOut]);
+  require_rank(w, nm[kQmmB], 2, 2);
+  const int64_t d0 = w->dims[0], d1 = w->dims[1], per = out->dtype == ACL_INT4 ? 2 : 8;
+  if (d1 % per != 0)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s's last dim %lld must be a multiple of %lld for a %s %s", nm[kQmmB],
+                ll(d1), ll(per), core::dtype_name(out->dtype), nm[kQmmOut]);
+  core::Shape want = core::Shape::of(*w);
+  if (out->dtype == ACL_INT32) want.dims[1] = d1 / 8;
+  core::check_shape_equals(*out, nm[kQmmOut], want);
+  if (!w->is_contiguous() || !out->is_contiguous() || (out->dtype == ACL_INT4 && out->offset % 2 != 0))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s and %s must be contiguous (non-contiguous tensors are not supported)",
+                nm[kQmmB], nm[kQmmOut]);
+  reject_empty(1, d0, d1, 1);
+  QmmInt4PackStep &st = b.add_step<QmmInt4PackStep>();
+  register_tensors(b, c, st.op);
+  st.rows = d0;
+  st.cols = d1;
+}
+
 // ---- kWeightAntiquant
 
 // Element strides (row: along the groups of k, col: along n) of an antiquant scale / offset.
@@ -378,7 +406,7 @@ bool rows_nest(const aclTensor *t) {
   return true;
 }
 
-void weight_antiquant(core::OpBuilder &b, const QmmCall &c) {
+void weight_antiquant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
   const aclTensor *x = c.t[kQmmA], *weight = c.t[kQmmB], *s = c.t[kQmmScale], *aoff = c.t[kQmmOffset],
                   *qscale = c.t[kQmmQScale], *qoffset = c.t[kQmmQOffset], *bias = c.t[kQmmBias], *y = c.t[kQmmOut];
   const char *const *nm = c.name;
@@ -386,11 +414,23 @@ void weight_antiquant(core::OpBuilder &b, const QmmCall &c) {
   if (c.inner_precise != 0 && c.inner_precise != 1)
     throw_error(ACLNN_ERR_PARAM_INVALID, "innerPrecise is %lld; expected 0 (high precision) or 1 (high performance)",
                 ll(c.inner_precise));
-  if (weight->dtype != ACL_INT8 && weight->dtype != ACL_INT4 && weight->dtype != ACL_INT32)
-    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; expected INT8, INT4 or INT32 (eight packed INT4)",
-                nm[kQmmB], core::dtype_name(weight->dtype));
-  if (!core::is_plain_format(weight->format))
-    throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be in ND format (FRACTAL_NZ weights are not supported)", nm[kQmmB]);
+  // WeightQuantBatchMatmulNz: INT8 blocks (read through a dense copy kept across launches), or ND.
+  bool w_nz = false;
+  aclTensor w_dense;
+  if (rule.weight_nz) {
+    w_nz = check_weight_nz(weight, nm[kQmmB], {ACL_INT8});
+    if (w_nz) {
+      w_dense = weight_nz_logical(*weight);
+      w_dense.offset = 0;
+      weight = &w_dense;
+    }
+  } else {
+    if (weight->dtype != ACL_INT8 && weight->dtype != ACL_INT4 && weight->dtype != ACL_INT32)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; expected INT8, INT4 or INT32 (eight packed INT4)",
+                  nm[kQmmB], core::dtype_name(weight->dtype));
+    if (!core::is_plain_format(weight->format))
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be in ND format (FRACTAL_NZ weights are not supported)", nm[kQmmB]);
+  }
   if (qoffset != nullptr && qscale == nullptr)
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s is given without %s", nm[kQmmQOffset], nm[kQmmQScale]);
   const bool quant = qscale != nullptr;
@@ -490,6 +530,7 @@ void weight_antiquant(core::OpBuilder &b, const QmmCall &c) {
 
   QmmWeightStep &st = b.add_step<QmmWeightStep>();
   register_tensors(b, c, st.op);
+  if (w_nz) st.w_source = std::make_shared<WeightNzCopy>(st.op[kQmmB].slot, *c.t[kQmmB]);
   if (quant) {
     st.qscale_dtype = qscale->dtype;
     st.qscale_stride = qscale_stride;
@@ -681,7 +722,8 @@ void qmm_phase1(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
   switch (rule.scheme) {
     case QmmScheme::kInt8Dequant: int8_dequant(b, rule, c); return;
     case QmmScheme::kDynamicDequant: return dynamic_dequant(b, rule, c);
-    case QmmScheme::kWeightAntiquant: return weight_antiquant(b, c);
+    case QmmScheme::kInt4Pack: return int4_pack(b, c);
+    case QmmScheme::kWeightAntiquant: return weight_antiquant(b, rule, c);
     case QmmScheme::kEncodeParam: return encode_param(b, c);
     case QmmScheme::kPrepackWeight: return prepack_weight(b, c);
     case QmmScheme::kFloatRequant: return qmm_float_requant(b, c);

@@ -47,6 +47,10 @@
 //   y = saturate_int8(round_half_even((x @ ANTIQUANT(weight) + bias) * quantScale + quantOffset)),
 //  quantScaleOptional FLOAT or UINT64 / INT64 (aclnnTransQuantParam's encoding), quantOffsetOptional
 //  FLOAT; both (1,) or (n,) / (1, n).
+//  aclnnWeightQuantBatchMatmulNz is V2 with an INT8 weight in FRACTAL_NZ (view [k, n], or the
+//  transposed view of an [n, k] matrix; storage the NZ blocks of the stored matrix, re-laid once into
+//  a kept dense copy: ops/matmul/weight_nz.h) or ND INT8; its INT4 / INT32 / FLOAT4 and MX forms are
+//  refused (161002 naming weight).
 //  aclnnWeightQuantBatchMatmulV3 is V2 plus innerPrecise (0 high precision, 1 high performance;
 //  both accepted and computed alike, others 161002).
 //
@@ -79,6 +83,13 @@
 //  (the public page reserves it: our reading of its formula); xOffsetOptional reserved (null); out
 //  x's dtype [m, n]. The row pass picks its int8 kernel from the DynamicQuant tiers
 //  (kernels/quant/quant_token.h).
+//
+// kInt4Pack (aclnnConvertWeightToINT4Pack): weight INT32 2-D [d0, d1] contiguous, values in [-8, 7]
+//  (a value outside keeps its low 4 bits, two's complement: the range is the caller's contract);
+//  weightInt4Pack ND contiguous, INT4 [d0, d1] (d1 even) or INT32 [d0, d1 / 8] (d1 a multiple of 8):
+//  each row's values two a byte, low nibble first (the layout WeightQuantBatchMatmulV2 / V3 read;
+//  the INT32 words hold the same bytes). A FRACTAL_NZ weightInt4Pack is refused (161002): no op of
+//  ours reads INT4 blocks.
 //
 // Empty tensors (m, n, k or a batch dim of 0) are rejected by every scheme.
 //
@@ -128,7 +139,8 @@ enum class QmmScheme : uint8_t {
   kEncodeParam,
   kPrepackWeight,
   kFloatRequant,
-  kDynamicDequant
+  kDynamicDequant,
+  kInt4Pack
 };
 
 struct QmmRule {

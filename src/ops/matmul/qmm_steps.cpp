@@ -142,9 +142,25 @@ int QmmXQuantStep::run(const core::LaunchArgs &args) const {
   return 0;
 }
 
+int QmmInt4PackStep::run(const core::LaunchArgs &args) const {
+  const int32_t *w = reinterpret_cast<const int32_t *>(address(args, kQmmB));
+  char *out = const_cast<char *>(address(args, kQmmOut));
+  core::parallel_for(rows, 64, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r)
+      kernels::quant_store_ints(w + r * cols, cols, ACL_INT4, true, 0, out + r * (cols / 2), 1);
+  });
+  return 0;
+}
+
 int QmmWeightStep::run(const core::LaunchArgs &args) const {
-  const char *xp = address(args, kQmmA), *wp = address(args, kQmmB), *sp = address(args, kQmmScale),
-             *ofp = address(args, kQmmOffset);
+  if (w_source == nullptr) return run_with(args, address(args, kQmmB));
+  int rc = 0;
+  w_source->with(args, [&](const char *w) { rc = run_with(args, w); });
+  return rc;
+}
+
+int QmmWeightStep::run_with(const core::LaunchArgs &args, const char *wp) const {
+  const char *xp = address(args, kQmmA), *sp = address(args, kQmmScale), *ofp = address(args, kQmmOffset);
   kernels::WqOutput out;
   out.y = const_cast<char *>(address(args, kQmmOut));
   out.y_dtype = y_dtype;

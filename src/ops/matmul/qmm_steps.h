@@ -81,8 +81,12 @@ class QmmWeightStep final : public core::Step, public QmmOperands {
   kernels::GemmPlan plan;                          // the reference: x @ dequantised weight
   core::WsKey ws_a, ws_b;  // stream: x fp32 + sums / y fp32; fused: scratch; reference: weight / GEMM
   core::WsKey ws_c;        // reference with requantisation: fp32 results
+  std::shared_ptr<const OperandSource> w_source;  // a FRACTAL_NZ weight's kept dense copy (null: weight itself)
 
   int run(const core::LaunchArgs &args) const override;
+
+ private:
+  int run_with(const core::LaunchArgs &args, const char *wp) const;
 };
 
 // aclnnTransQuantParamV2: fp32 scales (and offsets) packed into the int8 matmuls' 64-bit scale words.
@@ -128,6 +132,14 @@ class QmmXQuantStep final : public core::Step, public QmmOperands {
   kernels::QuantTokenKernels token{};
   int64_t tasks = 1;          // row blocks over the pool, fixed in phase 1
   core::WsKey ws_xq, ws_sx, ws_rows;  // ws_rows: tasks x (2k) floats (the row, the smooth)
+
+  int run(const core::LaunchArgs &args) const override;
+};
+
+// aclnnConvertWeightToINT4Pack: INT32 rows packed two values a byte, low nibble first.
+class QmmInt4PackStep final : public core::Step, public QmmOperands {
+ public:
+  int64_t rows = 0, cols = 0;  // the INT32 weight [rows, cols], contiguous
 
   int run(const core::LaunchArgs &args) const override;
 };
