@@ -342,8 +342,12 @@ void dynamic_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) 
   core::ImplTrace trace;
   const bool traced = core::current_phase1_trace() != nullptr;
   const char *tier = kernels::choose_quant_token_tier(&q.token, traced ? &trace : nullptr);
+  q.rows_fast = (q.x_col == 1 || k == 1) && (smooth == nullptr || q.smooth_stride == 1 || k == 1);
+  if (traced && !q.rows_fast) trace.add("rows", "x or smoothScaleOptional not contiguous along k");
   q.tasks = std::max<int64_t>(1, std::min<int64_t>(core::num_threads(), m));
-  if (traced) core::record_choice(std::string("qmm:x_quant/") + tier + "/tasks=" + std::to_string(q.tasks), &trace);
+  if (traced)
+    core::record_choice(std::string("qmm:x_quant/") + tier + (q.rows_fast ? "" : "/strided") + "/tasks=" +
+                        std::to_string(q.tasks), &trace);
   q.ws_xq = b.book("qmm.x_int8", static_cast<uint64_t>(m * k));
   q.ws_sx = b.book("qmm.x_scale", static_cast<uint64_t>(m) * sizeof(float));
   q.ws_rows = b.book("qmm.x_rows", static_cast<uint64_t>(q.tasks * 2 * k) * sizeof(float));

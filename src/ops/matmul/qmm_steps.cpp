@@ -120,15 +120,19 @@ int QmmXQuantStep::run(const core::LaunchArgs &args) const {
   core::parallel_for(tasks, 1, [&](int64_t t0, int64_t t1) {
     for (int64_t t = t0; t < t1; ++t) {
       float *in = rows + t * 2 * k, *sm = in + k;
-      if (smooth != nullptr) kernels::quant_load_row(smooth, smooth_dtype, smooth_stride, k, sm);
+      if (smooth != nullptr && !rows_fast) kernels::quant_load_row(smooth, smooth_dtype, smooth_stride, k, sm);
       for (int64_t i = t * per; i < std::min(m, (t + 1) * per); ++i) {
-        kernels::quant_load_row(x + i * x_row * xsize, x_dtype, x_col, k, in);
-        if (smooth != nullptr)
-          for (int64_t p = 0; p < k; ++p) in[p] *= sm[p];
+        float ext[3];
+        if (rows_fast) {  // the tier's row load (x * smooth and the row's extrema in one pass)
+          token.prep(x + i * x_row * xsize, x_dtype, smooth, k, in, ext);
+        } else {
+          kernels::quant_load_row(x + i * x_row * xsize, x_dtype, x_col, k, in);
+          if (smooth != nullptr)
+            for (int64_t p = 0; p < k; ++p) in[p] *= sm[p];
+          if (dynamic) kernels::quant_row_extrema(in, k, ext);
+        }
         float s;
         if (dynamic) {
-          float ext[3];
-          kernels::quant_row_extrema(in, k, ext);
           s = ext[0] / 127.0f;
         } else {
           kernels::quant_load_row(xs + i * xscale_stride * static_cast<int64_t>(core::dtype_size(xscale_dtype)),

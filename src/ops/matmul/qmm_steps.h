@@ -130,6 +130,7 @@ class QmmXQuantStep final : public core::Step, public QmmOperands {
   int64_t xscale_stride = 0;  // 0: one scale for every row (pertensor)
   bool dynamic = true;        // no xScale: row_max(|x|) / 127
   kernels::QuantTokenKernels token{};
+  bool rows_fast = false;     // x (and smooth) contiguous along k: the tier's prep kernel loads the rows
   int64_t tasks = 1;          // row blocks over the pool, fixed in phase 1
   core::WsKey ws_xq, ws_sx, ws_rows;  // ws_rows: tasks x (2k) floats (the row, the smooth)
 
