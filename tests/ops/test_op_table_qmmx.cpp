@@ -21,6 +21,7 @@
 #include "aclnnop/aclnn_weight_quant_batch_matmul_nz.h"
 #include "aclnnop/aclnn_weight_quant_batch_matmul_v2.h"
 #include "fractal_tensors.h"
+#include "permuted_views.h"
 #include "test_util.h"
 
 namespace opsnn::test {
@@ -29,14 +30,6 @@ namespace {
 using Dims = std::vector<int64_t>;
 using Dev = std::unique_ptr<DeviceTensor>;
 constexpr int kNull = 161001, kInvalid = 161002;
-
-struct IntArray {
-  aclIntArray *a;
-  explicit IntArray(const Dims &v) : a(aclCreateIntArray(v.data(), v.size())) {}
-  IntArray(const IntArray &) = delete;
-  IntArray &operator=(const IntArray &) = delete;
-  ~IntArray() { aclDestroyIntArray(a); }
-};
 
 size_t at(int64_t i) { return static_cast<size_t>(i); }
 
@@ -111,18 +104,6 @@ TEST(QuantBatchMatmulInplaceAdd, Errors) {
 // ---- aclnnTransposeQuantBatchMatMul(WeightNz): out = (float(x1.permute(p1) @ x2.permute(p2)) * x2Scale[j] *
 // x1Scale[i]).permute(py)
 
-Dims given_shape(const Dims &logical, const Dims &p) {
-  Dims g(logical.size());
-  for (size_t i = 0; i < p.size(); ++i) g[at(p[i])] = logical[i];
-  return g;
-}
-int64_t given_index(const Dims &idx, const Dims &p, const Dims &given) {
-  Dims g(given.size());
-  for (size_t i = 0; i < p.size(); ++i) g[at(p[i])] = idx[i];
-  int64_t lin = 0;
-  for (size_t d = 0; d < given.size(); ++d) lin = lin * given[d] + g[d];
-  return lin;
-}
 
 struct Tqbmm {
   int64_t B = 3, M = 5, K = 40, N = 6;
@@ -138,8 +119,7 @@ void check_tqbmm(const Tqbmm &t) {
                std::to_string(t.split) + " nz " + std::to_string(t.nz));
   const aclDataType dout = t.dtype == 1 ? ACL_FLOAT16 : ACL_BF16;
   const Dims s1 = given_shape({t.B, t.M, t.K}, t.p1), s2 = given_shape({t.B, t.K, t.N}, t.p2);
-  Dims y(3);
-  for (size_t i = 0; i < 3; ++i) y[i] = Dims{t.B, t.M, t.N}[at(t.py[i])];
+  const Dims y = permute({t.B, t.M, t.N}, t.py);
   const Dims so = t.split > 1 ? Dims{y[0], t.split, y[1] * y[2] / t.split} : y;
   auto view = [&](const Dims &s, aclDataType dt) {
     return t.padded ? padded_view(s, dt) : std::make_unique<DeviceTensor>(s, dt);
@@ -180,24 +160,20 @@ void check_tqbmm(const Tqbmm &t) {
 
 TEST(TransposeQuantBatchMatMul, PermutationsDtypesAndSplits) {
   reseed_for_current_test();
-  const Dims p1s[] = {{1, 0, 2}, {0, 1, 2}}, p2s[] = {{0, 1, 2}, {0, 2, 1}}, pys[] = {{1, 0, 2}, {0, 1, 2}};
-  int i = 0;
-  for (const Dims &p1 : p1s)
-    for (const Dims &p2 : p2s)
-      for (const Dims &py : pys) {
-        Tqbmm t;
-        t.p1 = p1;
-        t.p2 = p2;
-        t.py = py;
-        t.dtype = i % 2 == 0 ? 1 : 27;
-        t.B = 1 + i % 4;
-        t.M = 1 + (i * 7) % 19;
-        t.N = 1 + (i * 5) % 37;
-        t.K = 1 + (i * 11) % 70;
-        t.padded = i % 3 == 0;
-        check_tqbmm(t);
-        ++i;
-      }
+  // Bit 0: x1 given [M, B, K] or [B, M, K]; bit 1: x2 [B, K, N] or [B, N, K]; bit 2: out [M, B, N] or [B, M, N].
+  for (int i = 0; i < 8; ++i) {
+    Tqbmm t;
+    t.p1 = i & 1 ? Dims{0, 1, 2} : Dims{1, 0, 2};
+    t.p2 = i & 2 ? Dims{0, 2, 1} : Dims{0, 1, 2};
+    t.py = i & 4 ? Dims{0, 1, 2} : Dims{1, 0, 2};
+    t.dtype = i % 2 == 0 ? 1 : 27;
+    t.B = 1 + i % 4;
+    t.M = 1 + (i * 7) % 19;
+    t.N = 1 + (i * 5) % 37;
+    t.K = 1 + (i * 11) % 70;
+    t.padded = i % 3 == 0;
+    check_tqbmm(t);
+  }
   Tqbmm t;  // batchSplitFactor > 1 regroups the contiguous out
   t.B = 4;
   t.N = 6;
