@@ -17,6 +17,7 @@ Row format (besides the common `header`, `dtypes`, `backward`):
            (CalculateMatmulWeightSize(V2))
            encode_array: a one-shot function giving encode_param's words of host arrays in a
            malloc'ed array the caller frees (TransQuantParam)
+           reduce_sum: int8_dequant per batch, the results summed over the batch (QuantMatmulReduceSumWeightNz)
            int4_pack: INT32 values packed into INT4 nibbles (ConvertWeightToINT4Pack)
            dynamic_dequant: a floating x quantised to INT8 on the fly (per token or per tensor,
            dynamic or static scale, optional smoothing), then int8_dequant (QuantMatmulDequant)
@@ -34,18 +35,19 @@ QMM_KEYS = {"header", "dtypes", "backward", "scheme", "weight_dtype", "weight"}
 SCHEMES = {"int8_dequant": "kInt8Dequant", "weight_antiquant": "kWeightAntiquant", "encode_param": "kEncodeParam",
            "float_requant": "kFloatRequant",
            "prepack_weight": "kPrepackWeight", "weight_size": None, "encode_array": None,
-           "dynamic_dequant": "kDynamicDequant", "int4_pack": "kInt4Pack"}
+           "dynamic_dequant": "kDynamicDequant", "int4_pack": "kInt4Pack", "reduce_sum": "kReduceSum"}
 # The roles each scheme needs.
 NEEDS = {"int8_dequant": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"),
          "weight_antiquant": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"),
          "float_requant": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"), "encode_param": ("kQmmScale", "kQmmOut"),
          "prepack_weight": ("kQmmB",), "weight_size": ("shape", "size"),
          "encode_array": ("scale_array", "param_out"),
-         "dynamic_dequant": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"), "int4_pack": ("kQmmB", "kQmmOut")}
+         "dynamic_dequant": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"), "int4_pack": ("kQmmB", "kQmmOut"),
+         "reduce_sum": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut")}
 RESULTS = {"int8_dequant": "out's dtype (INT8 / FLOAT16 / BF16)", "float_requant": "INT8", "weight_antiquant": "x's dtype, INT8 when requantised",
            "encode_param": "UINT64 / INT64 words", "prepack_weight": "mmWeightRef in place", "weight_size": "a size",
            "encode_array": "a malloc'ed UINT64 array", "dynamic_dequant": "x's dtype",
-           "int4_pack": "INT4 / INT32 (eight INT4)"}
+           "int4_pack": "INT4 / INT32 (eight INT4)", "reduce_sum": "BF16 / FLOAT16"}
 # Parameter name -> role: a QmmRole of the tensors (ops/matmul/qmm_phase1.h), or a value attribute.
 ROLES = {"x1": "kQmmA", "x": "kQmmA", "x2": "kQmmB", "weight": "kQmmB", "scale": "kQmmScale",
          "antiquantScale": "kQmmScale", "offset": "kQmmOffset", "antiquantOffsetOptional": "kQmmOffset",
@@ -77,7 +79,9 @@ ROLES = {"x1": "kQmmA", "x": "kQmmA", "x2": "kQmmB", "weight": "kQmmB", "scale":
          "weightScale": "kQmmScale", "xScaleOptional": "kQmmXScale", "xOffsetOptional": "kQmmAOffset",
          "smoothScaleOptional": "kQmmSmooth", "xQuantMode": "x_quant_mode", "transposeWeight": "trans_b",
          # ConvertWeightToINT4Pack
-         "weightInt4Pack": "kQmmOut"}
+         "weightInt4Pack": "kQmmOut",
+         # QuantMatmulReduceSumWeightNz
+         "dims": "reduce_dims", "keepDims": "keep_dims"}
 # Roles of the rows with their own harness (tests/ops/test_op_table_qmmx.cpp).
 OWN_HARNESS_ROLES = {"perm0", "out_dtype", "x_quant_mode"}
 NULLABLE = ("offset", "bias", "x1Scale", "x2Offset", "yScale", "x1Offset", "yOffset")
@@ -109,7 +113,7 @@ def resolve(g, table, op):
     op.encode_array = scheme == "encode_array"
     op.weight_nz = g.one(op, "weight", "") == "nz"
     if g.one(op, "weight", "nz") != "nz" or (op.weight_nz and scheme not in ("int8_dequant", "dynamic_dequant",
-                                                                               "weight_antiquant")):
+                                                                               "weight_antiquant", "reduce_sum")):
         raise g.TableError(f"{op.where}: weight nz is an int8_dequant / dynamic_dequant / weight_antiquant row's key")
     op.weight_dtype = g.one(op, "weight_dtype")
     if op.weight_dtype is not None and op.weight_dtype not in g.DTYPES:
@@ -124,7 +128,7 @@ def resolve(g, table, op):
         raise g.TableError(f"{op.where}: a weight_size row takes a dataType parameter or names its weight_dtype")
     op.input, op.output = op.roles[NEEDS[scheme][0]], op.roles[NEEDS[scheme][-1]]
     op.own_harness = (bool(OWN_HARNESS_ROLES & set(op.roles)) or any(p.name == "yRef" for p in op.params)
-                      or scheme == "int4_pack" or (scheme == "weight_antiquant" and op.weight_nz))
+                      or scheme in ("int4_pack", "reduce_sum") or (scheme == "weight_antiquant" and op.weight_nz))
     op.results = [RESULTS[scheme]]
 
 

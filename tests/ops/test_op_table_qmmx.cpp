@@ -1,7 +1,8 @@
 // The quantised-matmul rows with their own harness (src/ops/matmul/quant_matmul.ops rows with a yRef,
 // permX1 / permX2 / permY or the dynamic_dequant scheme; tools/gen_ops_qmm.py does not register them
 // for the generic one): aclnnQuantBatchMatmulInplaceAdd, aclnnTransposeQuantBatchMatMul(WeightNz) and
-// aclnnQuantMatmulDequant, aclnnWeightQuantBatchMatmulNz and aclnnConvertWeightToINT4Pack (and the
+// aclnnQuantMatmulDequant, aclnnQuantMatmulReduceSumWeightNz, aclnnWeightQuantBatchMatmulNz and
+// aclnnConvertWeightToINT4Pack (and the
 // matmul table's aclnnTransposeBatchMatMulWeightNz) against float64 references written here from the formulas of
 // ops/matmul/qmm_phase1.h (exact int32 sums, then the scales in float64), over their transposes /
 // permutations, FLOAT16 / BF16 outputs, FRACTAL_NZ weights, non-contiguous views, and every error
@@ -16,6 +17,7 @@
 #include "aclnnop/aclnn_convert_weight_to_int4_pack.h"
 #include "aclnnop/aclnn_quant_batch_matmul_inplace_add.h"
 #include "aclnnop/aclnn_quant_matmul_dequant.h"
+#include "aclnnop/aclnn_quant_matmul_reduce_sum.h"
 #include "aclnnop/aclnn_transpose_batch_mat_mul.h"
 #include "aclnnop/aclnn_transpose_quant_batch_mat_mul.h"
 #include "aclnnop/aclnn_weight_quant_batch_matmul_nz.h"
@@ -568,6 +570,77 @@ TEST(ConvertWeightToINT4Pack, Errors) {
   EXPECT_TRUE(fails_with(call(w3, o4.t), kInvalid, {"weight"}));
   EXPECT_TRUE(fails_with(call(w, onz), kInvalid, {"weightInt4Pack", "ND"}));
   EXPECT_EQ(call(w, o32.t), 0) << aclGetRecentErrMsg();
+}
+
+// ---- aclnnQuantMatmulReduceSumWeightNz: out = sum_b float(x1[b] @ x2[b]) * x2Scale[j] * x1Scale[b, i]
+
+void check_reduce_sum(int64_t B, int64_t m, int64_t k, int64_t n, bool nz, bool keep, bool t1, aclDataType dout) {
+  SCOPED_TRACE("B m k n " + std::to_string(B) + " " + std::to_string(m) + " " + std::to_string(k) + " " +
+               std::to_string(n) + " nz " + std::to_string(nz) + " keepDims " + std::to_string(keep) + " t1 " +
+               std::to_string(t1));
+  DeviceTensor x1(t1 ? Dims{B, k, m} : Dims{B, m, k}, ACL_INT8), x2({B, k, n}, ACL_INT8), s2({n}, ACL_BF16);
+  Dev s1 = padded_view({B, m}, ACL_FLOAT), out = padded_view(keep ? Dims{1, m, n} : Dims{m, n}, dout);
+  x1.fill_random(-128, 127);
+  x2.fill_random(-128, 127);
+  s1->fill_random(0.5, 1.5);
+  s2.fill_random(-2.0 / k, 2.0 / k);
+  out->poison();
+  const auto v1 = x1.values(), v2 = x2.values(), vs1 = s1->values(), vs2 = s2.values();
+  auto x2nz = nz ? make_fractal_nz({B, k, n}, ACL_INT8, v2) : nullptr;
+  std::vector<double> value, bound;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = 0, mag = 0;
+      for (int64_t b = 0; b < B; ++b) {
+        int64_t acc = 0;
+        for (int64_t p = 0; p < k; ++p)
+          acc += static_cast<int64_t>(v1[at(t1 ? (b * k + p) * m + i : (b * m + i) * k + p)]) *
+                 static_cast<int64_t>(v2[at((b * k + p) * n + j)]);
+        const double t = static_cast<double>(acc) * vs2[at(j)] * vs1[at(b * m + i)];
+        sum += t;
+        mag += std::fabs(t);
+      }
+      value.push_back(sum);
+      bound.push_back(mag);
+    }
+  IntArray dims({0});
+  ASSERT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **ex) {
+              return aclnnQuantMatmulReduceSumWeightNzGetWorkspaceSize(x1, nz ? x2nz->get() : x2.get(), *s1, s2, nullptr,
+                                                                       nullptr, nullptr, nullptr, nullptr, t1, false, 0,
+                                                                       dims.a, keep, *out, ws, ex);
+            }, aclnnQuantMatmulReduceSumWeightNz), 0) << aclGetRecentErrMsg();
+  EXPECT_TRUE(meets_absolute_bound(*out, value, bound));
+}
+
+TEST(QuantMatmulReduceSumWeightNz, SumsTheBatchOfDequantisedProducts) {
+  reseed_for_current_test();
+  check_reduce_sum(4, 7, 64, 40, true, false, false, ACL_BF16);
+  check_reduce_sum(3, 33, 100, 70, true, true, false, ACL_BF16);
+  check_reduce_sum(5, 2, 48, 17, false, false, true, ACL_FLOAT16);
+  check_reduce_sum(1, 20, 32, 64, true, false, false, ACL_BF16);
+}
+
+TEST(QuantMatmulReduceSumWeightNz, Errors) {
+  DeviceTensor x1({2, 4, 32}, ACL_INT8), x2({2, 32, 8}, ACL_INT8), s1({2, 4}, ACL_FLOAT), s2({8}, ACL_BF16);
+  DeviceTensor out({4, 8}, ACL_BF16), out3({1, 4, 8}, ACL_BF16), s1bad({4}, ACL_FLOAT), bias({8}, ACL_INT32);
+  DeviceTensor of({4, 8}, ACL_FLOAT);
+  IntArray d0({0}), d1({1});
+  auto call = [&](const aclTensor *a1, const aclTensor *sc1, const aclTensor *bi, const aclIntArray *dims, bool keep,
+                  aclTensor *o) {
+    uint64_t ws = 0;
+    aclOpExecutor *ex = nullptr;
+    return aclnnQuantMatmulReduceSumWeightNzGetWorkspaceSize(a1, x2, sc1, s2, nullptr, nullptr, nullptr, nullptr, bi,
+                                                             false, false, 0, dims, keep, o, &ws, &ex);
+  };
+  EXPECT_TRUE(fails_with(call(nullptr, s1, nullptr, d0.a, false, out), kNull, {"x1"}));
+  EXPECT_TRUE(fails_with(call(x1, nullptr, nullptr, d0.a, false, out), kNull, {"x1Scale"}));
+  EXPECT_TRUE(fails_with(call(x1, s1, nullptr, nullptr, false, out), kNull, {"dims"}));
+  EXPECT_TRUE(fails_with(call(x1, s1, bias, d0.a, false, out), kInvalid, {"bias", "reserved"}));
+  EXPECT_TRUE(fails_with(call(x1, s1, nullptr, d1.a, false, out), kInvalid, {"dims"}));
+  EXPECT_TRUE(fails_with(call(x1, s1bad, nullptr, d0.a, false, out), kInvalid, {"x1Scale"}));
+  EXPECT_TRUE(fails_with(call(x1, s1, nullptr, d0.a, true, out), kInvalid, {"out"}));
+  EXPECT_TRUE(fails_with(call(x1, s1, nullptr, d0.a, false, of), kInvalid, {"out", "FLOAT"}));
+  EXPECT_EQ(call(x1, s1, nullptr, d0.a, true, out3), 0) << aclGetRecentErrMsg();
 }
 
 }  // namespace

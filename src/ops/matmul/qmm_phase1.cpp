@@ -88,9 +88,20 @@ void check_out_dtype_enum(const QmmCall &c) {
                 core::dtype_name(out->dtype), ll(c.out_dtype), core::dtype_name(want));
 }
 
-// x1_q: QuantMatmulDequant's quantised x (a contiguous INT8 [m, k] the previous step writes; its
-// dtype checks were made by the caller), else null (x1 as given). Returns the recorded step.
-QmmInt8Step &int8_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c, const aclTensor *x1_q = nullptr) {
+// What a caller of the int8 scheme's planning replaces.
+struct Int8Override {
+  // QuantMatmulDequant's quantised x (a contiguous INT8 [m, k] the previous step writes; its dtype
+  // checks were made by the caller); null: x1 as given.
+  const aclTensor *x1_q = nullptr;
+  // QuantMatmulReduceSumWeightNz: every batch's dequantised product is added, batch after batch, into
+  // the FLOAT [m, n] workspace block acc (out stays the caller's), and x1Scale is per batch and row.
+  bool sum_batches = false;
+  core::WsKey acc;
+};
+
+// Returns the recorded step.
+QmmInt8Step &int8_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c, const Int8Override &ov = {}) {
+  const aclTensor *x1_q = ov.x1_q;
   const aclTensor *x1 = x1_q != nullptr ? x1_q : c.t[kQmmA], *x2 = c.t[kQmmB], *scale = c.t[kQmmScale],
                   *offset = c.t[kQmmOffset], *pertoken = c.t[kQmmPertoken], *bias = c.t[kQmmBias],
                   *out = c.t[kQmmOut];
@@ -111,7 +122,9 @@ QmmInt8Step &int8_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall
   if (offset != nullptr) core::check_dtype_in(offset, nm[kQmmOffset], {ACL_FLOAT});
   if (pertoken != nullptr) core::check_dtype_in(pertoken, nm[kQmmPertoken], {ACL_FLOAT});
   if (bias != nullptr) core::check_dtype_in(bias, nm[kQmmBias], {ACL_INT32, ACL_FLOAT, ACL_FLOAT16, ACL_BF16});
-  if (c.accumulate)
+  if (ov.sum_batches)
+    core::check_dtype_in(out, nm[kQmmOut], {ACL_BF16, ACL_FLOAT16});
+  else if (c.accumulate)
     core::check_dtype_in(out, nm[kQmmOut], {ACL_FLOAT});
   else
     core::check_dtype_in(out, nm[kQmmOut], {ACL_INT8, ACL_FLOAT16, ACL_BF16});
@@ -160,13 +173,28 @@ QmmInt8Step &int8_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall
   core::Shape oshape = bshape;
   oshape.dims[oshape.ndim++] = m;
   oshape.dims[oshape.ndim++] = n;
-  if (c.has_perm) {
+  if (ov.sum_batches) {  // out [m, n] (keepDims: [1, m, n]); the GEMMs write the FLOAT block acc
+    core::Shape want;
+    want.ndim = c.keep_dims ? 3 : 2;
+    want.dims[0] = 1;
+    want.dims[want.ndim - 2] = m;
+    want.dims[want.ndim - 1] = n;
+    core::check_shape_equals(*out, nm[kQmmOut], want);
+    core::check_no_internal_overlap(*out, nm[kQmmOut]);
+    out_view = *out;
+    out_view.dtype = ACL_FLOAT;
+    out_view.ndim = oshape.ndim;
+    for (int i = 0; i < oshape.ndim; ++i) out_view.dims[i] = oshape.dims[i];
+    core::set_contiguous(out_view, oshape);
+    for (int i = 0; i + 2 < oshape.ndim; ++i) out_view.strides[i] = 0;  // every batch adds into the one block
+    out = &out_view;
+  } else if (c.has_perm) {
     out_view = permuted_out_view(c.perm[2], c.perm_name[2], c.split, "batchSplitFactor", *out, nm[kQmmOut], oshape);
     out = &out_view;
   } else {
     core::check_shape_equals(*out, nm[kQmmOut], oshape);
   }
-  core::check_no_internal_overlap(*out, nm[kQmmOut]);
+  if (!ov.sum_batches) core::check_no_internal_overlap(*out, nm[kQmmOut]);
   int64_t batch = 1;
   for (int i = 0; i < bshape.ndim; ++i) batch *= bshape.dims[i];
   reject_empty(batch, m, k, n);
@@ -174,7 +202,11 @@ QmmInt8Step &int8_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall
   QmmInt8Step &st = b.add_step<QmmInt8Step>();
   register_tensors(b, c, st.op, c.accumulate);
   st.act = act;
-  st.accumulate = c.accumulate;
+  st.accumulate = c.accumulate || ov.sum_batches;
+  if (ov.sum_batches) {
+    st.out_to_ws = true;
+    st.ws_out = ov.acc;
+  }
   // A FRACTAL_NZ x2 is read from its dense copy (made at the first launch and kept), planned as
   // the contiguous x2 it holds.
   aclTensor x2_dense;
@@ -195,7 +227,13 @@ QmmInt8Step &int8_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall
     st.scale_dtype = scale->dtype;
   }
   if (offset != nullptr) vector_shape(offset, nm[kQmmOffset], n, 1, &st.offset_count, &st.offset_stride);
-  if (pertoken != nullptr) {
+  if (pertoken != nullptr && ov.sum_batches) {  // (batch, m): one row of scales per batch
+    if (pertoken->ndim != 2 || pertoken->dims[0] != batch || pertoken->dims[1] != m)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; expected (%lld, %lld) (batch, m)", nm[kQmmPertoken],
+                  shape_string(*pertoken).c_str(), ll(batch), ll(m));
+    st.pertoken_stride = pertoken->strides[1];
+    st.pertoken_bstride = pertoken->strides[0];
+  } else if (pertoken != nullptr) {
     if (pertoken->ndim != 1 || pertoken->dims[0] != m)
       throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; expected (%lld,) (m)", nm[kQmmPertoken],
                   shape_string(*pertoken).c_str(), ll(m));
@@ -250,8 +288,17 @@ QmmInt8Step &int8_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall
       st.outer_a[i] = da[i];
       st.outer_b[i] = db[i];
     }
+    if (ov.sum_batches) {  // batches one after another: each adds into the same block
+      st.outer_ndim = nd;
+      st.outer_dims[nd - 1] = dd[nd - 1];
+      st.outer_a[nd - 1] = da[nd - 1];
+      st.outer_b[nd - 1] = db[nd - 1];
+      st.inner = 1;
+      d.batch = 1;
+      d.a_batch = d.b_batch = 0;
+    }
     // One x2 for every batch and x1's rows evenly spaced across the batch: a single taller GEMM.
-    if (nd == 1 && d.b_batch == 0 && (m == 1 || d.a_batch == m * d.a_row)) {
+    else if (nd == 1 && d.b_batch == 0 && (m == 1 || d.a_batch == m * d.a_row)) {
       d.m = m * d.batch;
       if (m == 1) d.a_row = d.a_batch;
       d.batch = 1;
@@ -323,7 +370,9 @@ void dynamic_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) 
   xq.offset = 0;
   xq.strides[0] = k;
   xq.strides[1] = 1;
-  QmmInt8Step &st = int8_dequant(b, rule, c, &xq);
+  Int8Override ov;
+  ov.x1_q = &xq;
+  QmmInt8Step &st = int8_dequant(b, rule, c, ov);
   std::copy(st.op, st.op + kQmmRoles, q.op);
   q.m = m;
   q.k = k;
@@ -386,6 +435,41 @@ void int4_pack(core::OpBuilder &b, const QmmCall &c) {
   register_tensors(b, c, st.op);
   st.rows = d0;
   st.cols = d1;
+}
+
+// ---- kReduceSum
+
+void reduce_sum(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
+  const char *const *nm = c.name;
+  for (QmmRole r : {kQmmOffset, kQmmBias})
+    if (c.t[r] != nullptr) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is reserved: pass null", nm[r]);
+  core::check_not_null(c.t[kQmmPertoken], nm[kQmmPertoken]);
+  core::check_dtype_in(c.t[kQmmScale], nm[kQmmScale], {ACL_BF16, ACL_FLOAT});
+  core::require_not_null(c.reduce_dims, "dims");
+  const aclTensor *x1 = c.t[kQmmA];
+  require_rank(x1, nm[kQmmA], 3, 3);
+  require_rank(c.t[kQmmB], nm[kQmmB], 3, 3);
+  if (c.reduce_dims->values.size() != 1 || (c.reduce_dims->values[0] != 0 && c.reduce_dims->values[0] != -3))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "dims must be [0] (the batch dim); other reductions are not supported");
+  const int64_t m = c.trans_a ? x1->dims[2] : x1->dims[1], n = c.t[kQmmB]->dims[c.trans_b ? 1 : 2];
+  QmmSumStep &zero = b.add_step<QmmSumStep>();
+  Int8Override ov;
+  ov.sum_batches = true;
+  ov.acc = b.book("qmm.batch_sum", static_cast<uint64_t>(m * n) * sizeof(float));
+  QmmInt8Step &st = int8_dequant(b, rule, c, ov);
+  QmmSumStep &store = b.add_step<QmmSumStep>();
+  std::copy(st.op, st.op + kQmmRoles, zero.op);
+  std::copy(st.op, st.op + kQmmRoles, store.op);
+  const aclTensor *out = c.t[kQmmOut];
+  for (QmmSumStep *q : {&zero, &store}) {
+    q->m = m;
+    q->n = n;
+    q->acc = ov.acc;
+    q->out_dtype = out->dtype;
+    q->out_row = out->strides[out->ndim - 2];
+    q->out_col = out->strides[out->ndim - 1];
+  }
+  store.store = true;
 }
 
 // ---- kWeightAntiquant
@@ -727,6 +811,7 @@ void qmm_phase1(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
     case QmmScheme::kInt8Dequant: int8_dequant(b, rule, c); return;
     case QmmScheme::kDynamicDequant: return dynamic_dequant(b, rule, c);
     case QmmScheme::kInt4Pack: return int4_pack(b, c);
+    case QmmScheme::kReduceSum: return reduce_sum(b, rule, c);
     case QmmScheme::kWeightAntiquant: return weight_antiquant(b, rule, c);
     case QmmScheme::kEncodeParam: return encode_param(b, c);
     case QmmScheme::kPrepackWeight: return prepack_weight(b, c);

@@ -84,6 +84,15 @@
 //  x's dtype [m, n]. The row pass picks its int8 kernel from the DynamicQuant tiers
 //  (kernels/quant/quant_token.h).
 //
+// kReduceSum (aclnnQuantMatmulReduceSumWeightNz): the int8 scheme per batch, summed over the batch
+//   out[i, j] = sum_b float(x1[b] @ x2[b])[i, j] * x2Scale[j] * x1Scale[b, i]
+//  x1 INT8 (batch, m, k), x2 INT8 (batch, k, n) in FRACTAL_NZ (the NZ of each [k, n]) or ND;
+//  transposeX1 / X2 as V3; x1Scale FLOAT (batch, m); x2Scale BF16 (FLOAT too) (n,); dims [0] (or
+//  [-3]) only; keepDims false: out (m, n), true: (1, m, n); out BF16 (FLOAT16 too); yScale, x1Offset,
+//  x2Offset, yOffset and bias reserved (null), groupSize 0. Each batch's dequantised product is
+//  rounded to fp32 and added, batch after batch (a fixed order), into an fp32 [m, n] block that is
+//  rounded once into out.
+//
 // kInt4Pack (aclnnConvertWeightToINT4Pack): weight INT32 2-D [d0, d1] contiguous, values in [-8, 7]
 //  (a value outside keeps its low 4 bits, two's complement: the range is the caller's contract);
 //  weightInt4Pack ND contiguous, INT4 [d0, d1] (d1 even) or INT32 [d0, d1 / 8] (d1 a multiple of 8):
@@ -140,7 +149,8 @@ enum class QmmScheme : uint8_t {
   kPrepackWeight,
   kFloatRequant,
   kDynamicDequant,
-  kInt4Pack
+  kInt4Pack,
+  kReduceSum
 };
 
 struct QmmRule {
@@ -187,6 +197,8 @@ struct QmmCall {
   bool has_out_dtype = false;
   int64_t out_dtype = 0;
   const char *x_quant_mode = nullptr;  // QuantMatmulDequant's xQuantMode
+  const aclIntArray *reduce_dims = nullptr;  // QuantMatmulReduceSumWeightNz's dims / keepDims
+  bool keep_dims = false;
   // The tensor roles in prototype order (checks and registration follow it).
   int order[kQmmRoles] = {};
   int count = 0;

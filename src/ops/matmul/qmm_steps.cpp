@@ -49,7 +49,7 @@ void int8_block(void *vctx, int64_t b, int64_t i0, int64_t j0, int64_t rows, int
       if (st.bias_dtype == ACL_INT32) e.bias_i32 = static_cast<const int32_t *>(c.bias) + boff;
       else e.bias_f = static_cast<const float *>(c.bias) + boff;
     }
-    const float pt = c.pertoken != nullptr ? c.pertoken[row * st.pertoken_stride] : 1.0f;
+    const float pt = c.pertoken != nullptr ? c.pertoken[flat * st.pertoken_bstride + row * st.pertoken_stride] : 1.0f;
     kernels::qmm_epilogue_row(e, acc + r * ldacc, j0, cols, pt, c.out + off * esize, st.out_col);
   }
 }
@@ -66,7 +66,7 @@ int QmmInt8Step::run(const core::LaunchArgs &args) const {
 int QmmInt8Step::run_with(const core::LaunchArgs &args, const int8_t *b) const {
   Int8Ctx c{};
   c.st = this;
-  c.out = const_cast<char *>(address(args, kQmmOut));
+  c.out = out_to_ws ? args.get(ws_out) : const_cast<char *>(address(args, kQmmOut));
   float *sv = reinterpret_cast<float *>(args.get(ws_scale));
   if (has_scale_value)
     std::fill(sv, sv + n, scale_value);
@@ -143,6 +143,17 @@ int QmmXQuantStep::run(const core::LaunchArgs &args) const {
       }
     }
   });
+  return 0;
+}
+
+int QmmSumStep::run(const core::LaunchArgs &args) const {
+  float *a = reinterpret_cast<float *>(args.get(acc));
+  if (!store) {
+    std::fill(a, a + m * n, 0.0f);
+    return 0;
+  }
+  char *out = const_cast<char *>(address(args, kQmmOut));
+  for (int64_t i = 0; i < m; ++i) kernels::quant_store_floats(a + i * n, n, out_dtype, out + i * out_row * 2, out_col);
   return 0;
 }
 

@@ -59,6 +59,9 @@ class QmmInt8Step final : public core::Step, public QmmOperands {
   // QuantMatmulDequant: x1 and the per-token scale are the workspace blocks QmmXQuantStep wrote.
   bool a_from_ws = false, pertoken_from_ws = false;
   core::WsKey ws_a, ws_pertoken;
+  int64_t pertoken_bstride = 0;  // QuantMatmulReduceSumWeightNz: x1Scale (batch, m)
+  bool out_to_ws = false;        // ... and the products add into the FLOAT workspace block ws_out
+  core::WsKey ws_out;
 
   int run(const core::LaunchArgs &args) const override;
 
@@ -133,6 +136,18 @@ class QmmXQuantStep final : public core::Step, public QmmOperands {
   bool rows_fast = false;     // x (and smooth) contiguous along k: the tier's prep kernel loads the rows
   int64_t tasks = 1;          // row blocks over the pool, fixed in phase 1
   core::WsKey ws_xq, ws_sx, ws_rows;  // ws_rows: tasks x (2k) floats (the row, the smooth)
+
+  int run(const core::LaunchArgs &args) const override;
+};
+
+// QuantMatmulReduceSumWeightNz's FLOAT [m, n] batch sum: zeroed before the int8 step, rounded into out
+// (BF16 / FLOAT16, any strides) after it.
+class QmmSumStep final : public core::Step, public QmmOperands {
+ public:
+  int64_t m = 0, n = 0, out_row = 0, out_col = 1;
+  aclDataType out_dtype = ACL_BF16;
+  bool store = false;  // false: zero the block
+  core::WsKey acc;
 
   int run(const core::LaunchArgs &args) const override;
 };
