@@ -81,10 +81,17 @@ ROLES = {"x1": "kQmmA", "x": "kQmmA", "x2": "kQmmB", "weight": "kQmmB", "scale":
          # ConvertWeightToINT4Pack
          "weightInt4Pack": "kQmmOut",
          # QuantMatmulReduceSumWeightNz
-         "dims": "reduce_dims", "keepDims": "keep_dims"}
+         "dims": "reduce_dims", "keepDims": "keep_dims",
+         # WeightQuantBatchMatmul (V1): mulScale / addOffset are the antiquant scale / offset
+         "diagonalMatrix": "kQmmDiag", "deqOffset": "kQmmDeqOffset",
+         "addOffset": "kQmmOffset", "mulScale": "kQmmScale", "antiquantOffset": "aq_offset_value"}
+# WeightQuantBatchMatmul (V1, the row with a diagonalMatrix): its deqScale is the small-m encoding's
+# words, not QuantMatmul(V2)'s dequantisation scale.
+V1_ROLES = dict(ROLES, deqScale="kQmmDeqScale")
 # Roles of the rows with their own harness (tests/ops/test_op_table_qmmx.cpp).
-OWN_HARNESS_ROLES = {"perm0", "out_dtype", "x_quant_mode"}
-NULLABLE = ("offset", "bias", "x1Scale", "x2Offset", "yScale", "x1Offset", "yOffset")
+OWN_HARNESS_ROLES = {"perm0", "out_dtype", "x_quant_mode", "kQmmDiag"}
+NULLABLE = ("offset", "bias", "x1Scale", "x2Offset", "yScale", "x1Offset", "yOffset", "diagonalMatrix", "deqOffset",
+            "deqScale", "addOffset", "mulScale")
 # The harness's argument of each role (QmmArgs).
 ARG = {"kQmmA": "a.a", "kQmmB": "a.b", "kQmmScale": "a.scale", "kQmmOffset": "a.offset",
        "kQmmPertoken": "a.pertoken", "kQmmQScale": "a.qscale", "kQmmQOffset": "a.qoffset", "kQmmBias": "a.bias",
@@ -95,9 +102,9 @@ ARG = {"kQmmA": "a.a", "kQmmB": "a.b", "kQmmScale": "a.scale", "kQmmOffset": "a.
        "scale_value": "a.scale_value"}
 
 
-def role_of(p):
+def role_of(p, op):
     """A parameter's role; a scale given as a float (QuantMatmul's deqScale) is a value."""
-    role = ROLES[p.name]
+    role = (V1_ROLES if any(q.name == "diagonalMatrix" for q in op.params) else ROLES)[p.name]
     if p.name == "quantParam" and p.kind == "tensor":  # BatchMatmulQuant's scale words
         return "kQmmScale"
     return "scale_value" if role == "kQmmScale" and p.kind != "tensor" else role
@@ -118,7 +125,8 @@ def resolve(g, table, op):
     op.weight_dtype = g.one(op, "weight_dtype")
     if op.weight_dtype is not None and op.weight_dtype not in g.DTYPES:
         raise g.TableError(f"{op.where}: unknown weight_dtype '{op.weight_dtype}'")
-    op.roles = g.roles_by_name(op, ROLES, "a quantised matmul")
+    op.roles = g.roles_by_name(op, V1_ROLES if any(p.name == "diagonalMatrix" for p in op.params) else ROLES,
+                               "a quantised matmul")
     if "param_out" in op.roles and op.roles["param_out"].kind == "tensor":  # BatchMatmulQuant's words
         op.roles["kQmmScale"] = op.roles.pop("param_out")
     for need in NEEDS[scheme]:
@@ -145,11 +153,13 @@ def render_entry(g, table):
         lines = g.family_entry_open(op, "::opsnn::ops::QmmCall")
         lines += g.family_null_checks(op, nullable=NULLABLE, any_dtype=tensors)
         for p in op.params:
-            role = role_of(p)
+            role = role_of(p, op)
             if p.kind == "tensor":
                 lines.append(f'    c.set(::opsnn::ops::{role}, {p.name}, "{p.name}");')
                 if p.name == "yRef":
                     lines.append("    c.accumulate = true;")
+                if p.name == "diagonalMatrix":
+                    lines.append("    c.legacy_v1 = true;")
             elif role.startswith("perm"):
                 lines += [f"    c.perm[{role[4]}] = {p.name};", f'    c.perm_name[{role[4]}] = "{p.name}";',
                           "    c.has_perm = true;"]
@@ -187,7 +197,7 @@ def render_tests(g, tables):
         for op in t.ops:
             if getattr(op, "own_harness", False):
                 continue
-            roles = [role_of(p) for p in op.params]
+            roles = [role_of(p, op) for p in op.params]
             if op.encode_array:
                 out += ["  {", "    QmmTableCase c;", f'    c.name = "{op.name}";', f'    c.api = "aclnn{op.name}";',
                         f"    c.encode_array = aclnn{op.name};", "    v.push_back(std::move(c));", "  }"]

@@ -112,6 +112,7 @@
 #include <aclnnop/aclnn_quant_batch_matmul_inplace_add.h>
 #include <aclnnop/aclnn_quant_matmul_dequant.h>
 #include <aclnnop/aclnn_quant_matmul_reduce_sum.h>
+#include <aclnnop/aclnn_weight_quant_batch_matmul.h>
 #include <aclnnop/aclnn_quant_matmul_v4.h>
 #include <aclnnop/aclnn_transpose_quant_batch_mat_mul.h>
 #include <aclnnop/aclnn_quant_matmul_weight_nz.h>
@@ -1385,6 +1386,16 @@ aclnnStatus op_qmm_reduce_sum(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *
   return P1(QuantMatmulReduceSumWeightNz, c.T(x1), c.T(x2), c.T(s1), c.T(s2), nullptr, nullptr, nullptr, nullptr,
             c.T(bias), (t & 1) != 0, (t & 2) != 0, group, c.A(dims), (t & 4) != 0, c.T(o));
 }
+aclnnStatus op_wqbmm_v1(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  c.matmul = true;
+  int x1 = c.tensor(ACL_FLOAT16, 2), x2 = c.tensor(I8, 2), add = c.tensor(ACL_FLOAT16, 1),
+      mul = c.tensor(ACL_FLOAT16, 1), bias = c.tensor(F, 1);
+  const uint8_t t = c.bools();
+  int o = c.tensor(ACL_FLOAT16, 2);
+  c.materialize();
+  return P1(WeightQuantBatchMatmul, c.T(x1), c.T(x2), nullptr, nullptr, nullptr, c.T(add), c.T(mul), c.T(bias),
+            (t & 1) != 0, (t & 2) != 0, 1.0f, 0.0f, c.T(o));
+}
 aclnnStatus op_int4_pack(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
   int w = c.tensor(ACL_INT32, 2), o = c.tensor(ACL_INT4, 2);
   c.materialize();
@@ -1410,7 +1421,7 @@ const OpFn kOps[] = {op_exp,      op_inplace_exp, op_gelu_v2,   op_softplus,    
                      op_foreach_lerp, op_foreach_exp, op_foreach_pow_scalar_tensor, op_foreach_norm,
                      op_foreach_unscale, op_foreach_round_off, op_ema_adam,
                      op_ascend_quant, op_dynamic_quant_v2, op_fake_quant_channel, op_quantize, op_group_quant,
-                     op_qmm_inplace_add, op_tqbmm, op_qmm_dequant, op_int4_pack, op_qmm_reduce_sum};
+                     op_qmm_inplace_add, op_tqbmm, op_qmm_dequant, op_int4_pack, op_qmm_reduce_sum, op_wqbmm_v1};
 constexpr int kNumOps = sizeof(kOps) / sizeof(kOps[0]);
 
 void launch(Ctx &c, Phase2 p2, aclOpExecutor *ex, uint64_t ws, uint8_t mode) {

@@ -1,7 +1,7 @@
 // The quantised-matmul rows with their own harness (src/ops/matmul/quant_matmul.ops rows with a yRef,
 // permX1 / permX2 / permY or the dynamic_dequant scheme; tools/gen_ops_qmm.py does not register them
 // for the generic one): aclnnQuantBatchMatmulInplaceAdd, aclnnTransposeQuantBatchMatMul(WeightNz) and
-// aclnnQuantMatmulDequant, aclnnQuantMatmulReduceSumWeightNz, aclnnWeightQuantBatchMatmulNz and
+// aclnnQuantMatmulDequant, aclnnQuantMatmulReduceSumWeightNz, aclnnWeightQuantBatchMatmul(Nz) and
 // aclnnConvertWeightToINT4Pack (and the
 // matmul table's aclnnTransposeBatchMatMulWeightNz) against float64 references written here from the formulas of
 // ops/matmul/qmm_phase1.h (exact int32 sums, then the scales in float64), over their transposes /
@@ -20,6 +20,7 @@
 #include "aclnnop/aclnn_quant_matmul_reduce_sum.h"
 #include "aclnnop/aclnn_transpose_batch_mat_mul.h"
 #include "aclnnop/aclnn_transpose_quant_batch_mat_mul.h"
+#include "aclnnop/aclnn_weight_quant_batch_matmul.h"
 #include "aclnnop/aclnn_weight_quant_batch_matmul_nz.h"
 #include "aclnnop/aclnn_weight_quant_batch_matmul_v2.h"
 #include "fractal_tensors.h"
@@ -641,6 +642,65 @@ TEST(QuantMatmulReduceSumWeightNz, Errors) {
   EXPECT_TRUE(fails_with(call(x1, s1, nullptr, d0.a, true, out), kInvalid, {"out"}));
   EXPECT_TRUE(fails_with(call(x1, s1, nullptr, d0.a, false, of), kInvalid, {"out", "FLOAT"}));
   EXPECT_EQ(call(x1, s1, nullptr, d0.a, true, out3), 0) << aclGetRecentErrMsg();
+}
+
+// ---- aclnnWeightQuantBatchMatmul (V1): x1 @ ((x2 + addOffset) * mulScale) + bias
+
+TEST(WeightQuantBatchMatmul, MulScaleAddOffsetFormOverTransposes) {
+  reseed_for_current_test();
+  int i = 0;
+  for (bool t2 : {false, true})
+    for (int64_t m : {2, 70}) {
+      const int64_t k = 48 + 16 * i, n = 24 + 8 * i;
+      SCOPED_TRACE("m " + std::to_string(m) + " transposeX2 " + std::to_string(t2));
+      DeviceTensor x1({m, k}, ACL_FLOAT16), x2(t2 ? Dims{n, k} : Dims{k, n}, ACL_INT8), add({n}, ACL_FLOAT16),
+          mul({n}, ACL_FLOAT16), bias({n}, ACL_FLOAT), diag({32, 32}, ACL_INT8), deqo({n}, ACL_INT32),
+          deqs({n}, ACL_UINT64);
+      Dev out = padded_view({m, n}, ACL_FLOAT16);
+      x1.fill_random(-1, 1);
+      x2.fill_random(-128, 127);
+      add.fill_random(-8, 8);
+      mul.fill_random(0.001, 0.01);
+      bias.fill_random(-1, 1);
+      out->poison();
+      const auto vx = x1.values(), vw = x2.values(), va = add.values(), vm = mul.values(), vb = bias.values();
+      std::vector<double> value, bound;
+      for (int64_t r = 0; r < m; ++r)
+        for (int64_t j = 0; j < n; ++j) {
+          double acc = vb[at(j)], mag = std::fabs(vb[at(j)]);
+          for (int64_t p = 0; p < k; ++p) {
+            const double t = vx[at(r * k + p)] * (vw[at(t2 ? j * k + p : p * n + j)] + va[at(j)]) * vm[at(j)];
+            acc += t;
+            mag += std::fabs(t);
+          }
+          value.push_back(acc);
+          bound.push_back(mag);
+        }
+      ASSERT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **ex) {
+                  return aclnnWeightQuantBatchMatmulGetWorkspaceSize(x1, x2, diag, deqo, deqs, add, mul, bias, false, t2,
+                                                                     1.0f, 0.0f, *out, ws, ex);
+                }, aclnnWeightQuantBatchMatmul), 0) << aclGetRecentErrMsg();
+      EXPECT_TRUE(meets_absolute_bound(*out, value, bound));
+      ++i;
+    }
+}
+
+TEST(WeightQuantBatchMatmul, Errors) {
+  DeviceTensor x1({4, 32}, ACL_FLOAT16), x2({32, 8}, ACL_INT8), add({8}, ACL_FLOAT16), mul({8}, ACL_FLOAT16);
+  DeviceTensor out({4, 8}, ACL_FLOAT16), out8({4, 8}, ACL_INT8), mulbad({5}, ACL_FLOAT16);
+  auto call = [&](const aclTensor *a, const aclTensor *ao, const aclTensor *ms, bool t1, aclTensor *o) {
+    uint64_t ws = 0;
+    aclOpExecutor *ex = nullptr;
+    return aclnnWeightQuantBatchMatmulGetWorkspaceSize(a, x2, nullptr, nullptr, nullptr, ao, ms, nullptr, t1, false,
+                                                       1.0f, 0.0f, o, &ws, &ex);
+  };
+  EXPECT_TRUE(fails_with(call(nullptr, add, mul, false, out), kNull, {"x1"}));
+  EXPECT_TRUE(fails_with(call(x1, add, nullptr, false, out), kInvalid, {"mulScale"}));
+  EXPECT_TRUE(fails_with(call(x1, nullptr, mul, false, out), kInvalid, {"addOffset"}));
+  EXPECT_TRUE(fails_with(call(x1, add, mul, true, out), kInvalid, {"transposeX1"}));
+  EXPECT_TRUE(fails_with(call(x1, add, mul, false, out8), kInvalid, {"out", "INT8"}));
+  EXPECT_TRUE(fails_with(call(x1, add, mulbad, false, out), kInvalid, {"mulScale"}));
+  EXPECT_EQ(call(x1, add, mul, false, out), 0) << aclGetRecentErrMsg();
 }
 
 }  // namespace

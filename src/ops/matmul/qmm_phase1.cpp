@@ -499,6 +499,23 @@ void weight_antiquant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c)
                   *qscale = c.t[kQmmQScale], *qoffset = c.t[kQmmQOffset], *bias = c.t[kQmmBias], *y = c.t[kQmmOut];
   const char *const *nm = c.name;
   core::check_dtype_in(x, nm[kQmmA], {ACL_FLOAT16, ACL_BF16});
+  aclTensor w_t;
+  if (c.legacy_v1) {  // WeightQuantBatchMatmul: the mulScale / addOffset form only (qmm_phase1.h)
+    if (c.t[kQmmDiag] != nullptr) core::check_dtype_in(c.t[kQmmDiag], nm[kQmmDiag], {ACL_INT8});
+    if (c.t[kQmmDeqOffset] != nullptr) core::check_dtype_in(c.t[kQmmDeqOffset], nm[kQmmDeqOffset], {ACL_INT32});
+    if (c.t[kQmmDeqScale] != nullptr) core::check_dtype_in(c.t[kQmmDeqScale], nm[kQmmDeqScale], {ACL_UINT64, ACL_INT64});
+    if (s == nullptr || aoff == nullptr)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s and %s are required: the diagonalMatrix / deqOffset / deqScale form "
+                  "alone is not implemented", nm[kQmmScale], nm[kQmmOffset]);
+    if (c.trans_a) throw_error(ACLNN_ERR_PARAM_INVALID, "transposeX1 is not supported (pass false)");
+    require_rank(weight, nm[kQmmB], 2, 2);
+    if (c.trans_b) {  // x2 given [n, k]: its transposed view
+      w_t = *weight;
+      std::swap(w_t.dims[0], w_t.dims[1]);
+      std::swap(w_t.strides[0], w_t.strides[1]);
+      weight = &w_t;
+    }
+  }
   if (c.inner_precise != 0 && c.inner_precise != 1)
     throw_error(ACLNN_ERR_PARAM_INVALID, "innerPrecise is %lld; expected 0 (high precision) or 1 (high performance)",
                 ll(c.inner_precise));
@@ -528,6 +545,8 @@ void weight_antiquant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c)
   }
   core::check_dtype_in(s, nm[kQmmScale], {x->dtype});
   if (aoff != nullptr) core::check_dtype_in(aoff, nm[kQmmOffset], {x->dtype});
+  if (c.legacy_v1 && y->dtype == ACL_INT8)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "an INT8 %s is not supported (FLOAT16 only)", nm[kQmmOut]);
   core::check_dtype_in(y, nm[kQmmOut], {quant ? ACL_INT8 : x->dtype});
   if (bias != nullptr) {
     if (x->dtype == ACL_FLOAT16) core::check_dtype_in(bias, nm[kQmmBias], {ACL_FLOAT16, ACL_FLOAT});

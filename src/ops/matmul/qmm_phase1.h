@@ -47,6 +47,13 @@
 //   y = saturate_int8(round_half_even((x @ ANTIQUANT(weight) + bias) * quantScale + quantOffset)),
 //  quantScaleOptional FLOAT or UINT64 / INT64 (aclnnTransQuantParam's encoding), quantOffsetOptional
 //  FLOAT; both (1,) or (n,) / (1, n).
+//  aclnnWeightQuantBatchMatmul (V1, deprecated by the vendor) is served in the form its page describes
+//  for m > 64, for every m: mat2 = (x2 + addOffset) * mulScale (our reading of "mat2 after
+//  dequantization"; addOffset / mulScale FLOAT16 (1,) / (n,) / (1, n) / (1, 1)), result = x1 @ mat2 + bias
+//  (bias FLOAT (n,)); x1 FLOAT16 2-D, x2 INT8 [k, n] (transposeX2: given [n, k]); out FLOAT16.
+//  diagonalMatrix / deqOffset / deqScale (the small-m encoding of the same mat2, which the page's
+//  sample derives from antiquantScale / antiquantOffset) are accepted and not read, so neither are the
+//  two floats; refused: mulScale or addOffset null (161002), transposeX1, an INT8 out.
 //  aclnnWeightQuantBatchMatmulNz is V2 with an INT8 weight in FRACTAL_NZ (view [k, n], or the
 //  transposed view of an [n, k] matrix; storage the NZ blocks of the stored matrix, re-laid once into
 //  a kept dense copy: ops/matmul/weight_nz.h) or ND INT8; its INT4 / INT32 / FLOAT4 and MX forms are
@@ -174,6 +181,9 @@ enum QmmRole : int {
   kQmmX3,        // x3Optional (FusedQuantMatmul: its add / mul operand, refused)
   kQmmXScale,    // xScaleOptional (QuantMatmulDequant: x's static scale)
   kQmmSmooth,    // smoothScaleOptional (QuantMatmulDequant)
+  kQmmDiag,      // WeightQuantBatchMatmul's diagonalMatrix / deqOffset / deqScale (checked, not read)
+  kQmmDeqOffset,
+  kQmmDeqScale,
   kQmmOut,       // out / y
   kQmmRoles
 };
@@ -199,6 +209,8 @@ struct QmmCall {
   const char *x_quant_mode = nullptr;  // QuantMatmulDequant's xQuantMode
   const aclIntArray *reduce_dims = nullptr;  // QuantMatmulReduceSumWeightNz's dims / keepDims
   bool keep_dims = false;
+  bool legacy_v1 = false;  // WeightQuantBatchMatmul (V1): mulScale / addOffset, transposes
+  float aq_offset_value = 0.0f;  // its float antiquantOffset (antiquantScale: scale_value); not read
   // The tensor roles in prototype order (checks and registration follow it).
   int order[kQmmRoles] = {};
   int count = 0;
