@@ -230,7 +230,7 @@ TEST(TransposeQuantBatchMatMul, Errors) {
 struct Qmd {
   int64_t m = 6, k = 48, n = 32;
   aclDataType xdt = ACL_FLOAT16;
-  bool trans_w = true, smooth = false, nz = false, padded = false;
+  bool trans_w = true, smooth = false, nz = false, padded = false, bias = false;
   enum Mode { kDynamic, kTokenStatic, kTensorStatic, kTensorInt64 } mode = kDynamic;
 };
 
@@ -250,7 +250,9 @@ void check_qmd(const Qmd &t) {
   };
   const Dims wshape = t.trans_w ? Dims{n, k} : Dims{k, n};
   Dev x = view({m, k}, t.xdt), w = std::make_unique<DeviceTensor>(wshape, ACL_INT8), out = view({m, n}, t.xdt);
-  Dev sm = t.smooth ? view({k}, t.xdt) : nullptr;
+  Dev sm = t.smooth ? view({k}, t.xdt) : nullptr, bias = t.bias ? view({n}, ACL_INT32) : nullptr;
+  if (bias) bias->fill_random(-2000, 2000);
+  const auto vb = bias ? bias->values() : std::vector<double>{};
   const bool int64_scale = t.mode == Qmd::kTensorInt64;
   Dev wsc = view({n}, int64_scale ? ACL_INT64 : ACL_FLOAT);
   Dev xsc = t.mode == Qmd::kTokenStatic ? view({m}, ACL_FLOAT)
@@ -295,7 +297,7 @@ void check_qmd(const Qmd &t) {
       q[at(p)] = static_cast<int64_t>(std::max(-128.0f, std::min(127.0f, r)));
     }
     for (int64_t j = 0; j < n; ++j) {
-      int64_t acc = 0, mag = 0;
+      int64_t acc = bias ? static_cast<int64_t>(vb[at(j)]) : 0, mag = std::llabs(acc);
       for (int64_t p = 0; p < k; ++p) {
         const int64_t wv = static_cast<int64_t>(vw[at(t.trans_w ? j * k + p : p * n + j)]);
         acc += q[at(p)] * wv;
@@ -312,7 +314,8 @@ void check_qmd(const Qmd &t) {
   std::strcpy(mode, t.mode == Qmd::kDynamic || t.mode == Qmd::kTokenStatic ? "pertoken" : "pertensor");
   out->poison();
   ASSERT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **ex) {
-              return aclnnQuantMatmulDequantGetWorkspaceSize(*x, t.nz ? wnz->get() : w->get(), *wsc, nullptr,
+              return aclnnQuantMatmulDequantGetWorkspaceSize(*x, t.nz ? wnz->get() : w->get(), *wsc,
+                                                             bias ? bias->get() : nullptr,
                                                              xsc ? xsc->get() : nullptr, nullptr,
                                                              sm ? sm->get() : nullptr, mode, t.trans_w, *out, ws, ex);
             }, aclnnQuantMatmulDequant), 0) << aclGetRecentErrMsg();
@@ -334,6 +337,7 @@ TEST(QuantMatmulDequant, EveryModeTransposeSmoothAndView) {
         t.k = 16 * (1 + i % 5);
         t.n = 16 * (1 + (i * 3) % 4);
         t.padded = i % 2 == 1;
+        t.bias = i % 4 == 3;  // INT32, added to the exact sums before the scales
         check_qmd(t);
         ++i;
       }
