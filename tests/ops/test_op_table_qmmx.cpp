@@ -195,6 +195,7 @@ TEST(TransposeQuantBatchMatMulWeightNz, BlockedX2MatchesTheReference) {
     t.K = 20 + 31 * i;
     t.N = 5 + 13 * i;
     t.padded = i == 1;
+    t.p2 = i % 2 == 1 ? Dims{0, 2, 1} : Dims{0, 1, 2};  // the blocks are of x2 as given, [B, N, K] here
     check_tqbmm(t);
   }
 }
