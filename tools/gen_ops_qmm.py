@@ -17,26 +17,37 @@ Row format (besides the common `header`, `dtypes`, `backward`):
            (CalculateMatmulWeightSize(V2))
            encode_array: a one-shot function giving encode_param's words of host arrays in a
            malloc'ed array the caller frees (TransQuantParam)
+           reduce_sum: int8_dequant per batch, the results summed over the batch (QuantMatmulReduceSumWeightNz)
+           int4_pack: INT32 values packed into INT4 nibbles (ConvertWeightToINT4Pack)
+           dynamic_dequant: a floating x quantised to INT8 on the fly (per token or per tensor,
+           dynamic or static scale, optional smoothing), then int8_dequant (QuantMatmulDequant)
   dtypes   the dtypes of the first operand (x1 / x; encode_param: scale; prepack_weight: the weight)
   weight_dtype D   weight_size without a dataType parameter: the dtype it sizes for
-  weight   nz      int8_dequant: x2 may be FRACTAL_NZ (QuantMatmulWeightNz)
+  weight   nz      int8_dequant / dynamic_dequant / weight_antiquant: x2 / weight may be FRACTAL_NZ
+                   (QuantMatmulWeightNz; weight_antiquant: INT8 blocks only, WeightQuantBatchMatmulNz)
 Every parameter's role comes from its name (ROLES); `offset` and `bias` may be null like the
-`...Optional` ones.
+`...Optional` ones. A `yRef` output is read and added to (QuantBatchMatmulInplaceAdd); permX1 /
+permX2 / permY permute x1, x2 and the result (TransposeQuantBatchMatMul). Rows with those, or of the
+dynamic_dequant scheme, are tested by tests/ops/test_op_table_qmmx.cpp, not the generic harness.
 """
 
 QMM_KEYS = {"header", "dtypes", "backward", "scheme", "weight_dtype", "weight"}
 SCHEMES = {"int8_dequant": "kInt8Dequant", "weight_antiquant": "kWeightAntiquant", "encode_param": "kEncodeParam",
            "float_requant": "kFloatRequant",
-           "prepack_weight": "kPrepackWeight", "weight_size": None, "encode_array": None}
+           "prepack_weight": "kPrepackWeight", "weight_size": None, "encode_array": None,
+           "dynamic_dequant": "kDynamicDequant", "int4_pack": "kInt4Pack", "reduce_sum": "kReduceSum"}
 # The roles each scheme needs.
 NEEDS = {"int8_dequant": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"),
          "weight_antiquant": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"),
          "float_requant": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"), "encode_param": ("kQmmScale", "kQmmOut"),
          "prepack_weight": ("kQmmB",), "weight_size": ("shape", "size"),
-         "encode_array": ("scale_array", "param_out")}
+         "encode_array": ("scale_array", "param_out"),
+         "dynamic_dequant": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"), "int4_pack": ("kQmmB", "kQmmOut"),
+         "reduce_sum": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut")}
 RESULTS = {"int8_dequant": "out's dtype (INT8 / FLOAT16 / BF16)", "float_requant": "INT8", "weight_antiquant": "x's dtype, INT8 when requantised",
            "encode_param": "UINT64 / INT64 words", "prepack_weight": "mmWeightRef in place", "weight_size": "a size",
-           "encode_array": "a malloc'ed UINT64 array"}
+           "encode_array": "a malloc'ed UINT64 array", "dynamic_dequant": "x's dtype",
+           "int4_pack": "INT4 / INT32 (eight INT4)", "reduce_sum": "BF16 / FLOAT16"}
 # Parameter name -> role: a QmmRole of the tensors (ops/matmul/qmm_phase1.h), or a value attribute.
 ROLES = {"x1": "kQmmA", "x": "kQmmA", "x2": "kQmmB", "weight": "kQmmB", "scale": "kQmmScale",
          "antiquantScale": "kQmmScale", "offset": "kQmmOffset", "antiquantOffsetOptional": "kQmmOffset",
@@ -59,8 +70,28 @@ ROLES = {"x1": "kQmmA", "x": "kQmmA", "x2": "kQmmB", "weight": "kQmmB", "scale":
          "roundMode": "round_mode",
          # TransQuantParam (host arrays)
          "scaleArray": "scale_array", "scaleSize": "scale_size", "offsetArray": "offset_array",
-         "offsetSize": "offset_size", "quantParam": "param_out", "quantParamSize": "param_size"}
-NULLABLE = ("offset", "bias", "x1Scale", "x2Offset", "yScale", "x1Offset", "yOffset")
+         "offsetSize": "offset_size", "quantParam": "param_out", "quantParamSize": "param_size",
+         # QuantBatchMatmulInplaceAdd (yRef: read and added to)
+         "x1ScaleOptional": "kQmmPertoken", "yRef": "kQmmOut",
+         # TransposeQuantBatchMatMul
+         "dtype": "out_dtype", "permX1": "perm0", "permX2": "perm1", "permY": "perm2", "batchSplitFactor": "split",
+         # QuantMatmulDequant
+         "weightScale": "kQmmScale", "xScaleOptional": "kQmmXScale", "xOffsetOptional": "kQmmAOffset",
+         "smoothScaleOptional": "kQmmSmooth", "xQuantMode": "x_quant_mode", "transposeWeight": "trans_b",
+         # ConvertWeightToINT4Pack
+         "weightInt4Pack": "kQmmOut",
+         # QuantMatmulReduceSumWeightNz
+         "dims": "reduce_dims", "keepDims": "keep_dims",
+         # WeightQuantBatchMatmul (V1): mulScale / addOffset are the antiquant scale / offset
+         "diagonalMatrix": "kQmmDiag", "deqOffset": "kQmmDeqOffset",
+         "addOffset": "kQmmOffset", "mulScale": "kQmmScale", "antiquantOffset": "aq_offset_value"}
+# WeightQuantBatchMatmul (V1, the row with a diagonalMatrix): its deqScale is the small-m encoding's
+# words, not QuantMatmul(V2)'s dequantisation scale.
+V1_ROLES = dict(ROLES, deqScale="kQmmDeqScale")
+# Roles of the rows with their own harness (tests/ops/test_op_table_qmmx.cpp).
+OWN_HARNESS_ROLES = {"perm0", "out_dtype", "x_quant_mode", "kQmmDiag"}
+NULLABLE = ("offset", "bias", "x1Scale", "x2Offset", "yScale", "x1Offset", "yOffset", "diagonalMatrix", "deqOffset",
+            "deqScale", "addOffset", "mulScale")
 # The harness's argument of each role (QmmArgs).
 ARG = {"kQmmA": "a.a", "kQmmB": "a.b", "kQmmScale": "a.scale", "kQmmOffset": "a.offset",
        "kQmmPertoken": "a.pertoken", "kQmmQScale": "a.qscale", "kQmmQOffset": "a.qoffset", "kQmmBias": "a.bias",
@@ -71,9 +102,9 @@ ARG = {"kQmmA": "a.a", "kQmmB": "a.b", "kQmmScale": "a.scale", "kQmmOffset": "a.
        "scale_value": "a.scale_value"}
 
 
-def role_of(p):
+def role_of(p, op):
     """A parameter's role; a scale given as a float (QuantMatmul's deqScale) is a value."""
-    role = ROLES[p.name]
+    role = (V1_ROLES if any(q.name == "diagonalMatrix" for q in op.params) else ROLES)[p.name]
     if p.name == "quantParam" and p.kind == "tensor":  # BatchMatmulQuant's scale words
         return "kQmmScale"
     return "scale_value" if role == "kQmmScale" and p.kind != "tensor" else role
@@ -88,12 +119,14 @@ def resolve(g, table, op):
     op.oneshot = scheme in ("weight_size", "encode_array")
     op.encode_array = scheme == "encode_array"
     op.weight_nz = g.one(op, "weight", "") == "nz"
-    if g.one(op, "weight", "nz") != "nz" or (op.weight_nz and scheme != "int8_dequant"):
-        raise g.TableError(f"{op.where}: weight nz is an int8_dequant row's key")
+    if g.one(op, "weight", "nz") != "nz" or (op.weight_nz and scheme not in ("int8_dequant", "dynamic_dequant",
+                                                                               "weight_antiquant", "reduce_sum")):
+        raise g.TableError(f"{op.where}: weight nz is an int8_dequant / dynamic_dequant / weight_antiquant row's key")
     op.weight_dtype = g.one(op, "weight_dtype")
     if op.weight_dtype is not None and op.weight_dtype not in g.DTYPES:
         raise g.TableError(f"{op.where}: unknown weight_dtype '{op.weight_dtype}'")
-    op.roles = g.roles_by_name(op, ROLES, "a quantised matmul")
+    op.roles = g.roles_by_name(op, V1_ROLES if any(p.name == "diagonalMatrix" for p in op.params) else ROLES,
+                               "a quantised matmul")
     if "param_out" in op.roles and op.roles["param_out"].kind == "tensor":  # BatchMatmulQuant's words
         op.roles["kQmmScale"] = op.roles.pop("param_out")
     for need in NEEDS[scheme]:
@@ -102,6 +135,8 @@ def resolve(g, table, op):
     if scheme == "weight_size" and ("dtype" in op.roles) == (op.weight_dtype is not None):
         raise g.TableError(f"{op.where}: a weight_size row takes a dataType parameter or names its weight_dtype")
     op.input, op.output = op.roles[NEEDS[scheme][0]], op.roles[NEEDS[scheme][-1]]
+    op.own_harness = (bool(OWN_HARNESS_ROLES & set(op.roles)) or any(p.name == "yRef" for p in op.params)
+                      or scheme in ("int4_pack", "reduce_sum") or (scheme == "weight_antiquant" and op.weight_nz))
     op.results = [RESULTS[scheme]]
 
 
@@ -118,9 +153,18 @@ def render_entry(g, table):
         lines = g.family_entry_open(op, "::opsnn::ops::QmmCall")
         lines += g.family_null_checks(op, nullable=NULLABLE, any_dtype=tensors)
         for p in op.params:
-            role = role_of(p)
+            role = role_of(p, op)
             if p.kind == "tensor":
                 lines.append(f'    c.set(::opsnn::ops::{role}, {p.name}, "{p.name}");')
+                if p.name == "yRef":
+                    lines.append("    c.accumulate = true;")
+                if p.name == "diagonalMatrix":
+                    lines.append("    c.legacy_v1 = true;")
+            elif role.startswith("perm"):
+                lines += [f"    c.perm[{role[4]}] = {p.name};", f'    c.perm_name[{role[4]}] = "{p.name}";',
+                          "    c.has_perm = true;"]
+            elif role == "out_dtype":
+                lines += [f"    c.out_dtype = {p.name};", "    c.has_out_dtype = true;"]
             else:
                 lines.append(f"    c.{role} = {p.name};")
                 if role == "scale_value":
@@ -151,7 +195,9 @@ def render_tests(g, tables):
     out = g.family_tests_head(tables, "quantised matmul", "QmmTableCase", "qmm_table_cases")
     for t in tables:
         for op in t.ops:
-            roles = [role_of(p) for p in op.params]
+            if getattr(op, "own_harness", False):
+                continue
+            roles = [role_of(p, op) for p in op.params]
             if op.encode_array:
                 out += ["  {", "    QmmTableCase c;", f'    c.name = "{op.name}";', f'    c.api = "aclnn{op.name}";',
                         f"    c.encode_array = aclnn{op.name};", "    v.push_back(std::move(c));", "  }"]

@@ -124,8 +124,15 @@
 #include <aclnnop/aclnn_pow.h>
 #include <aclnnop/aclnn_prelu.h>
 #include <aclnnop/aclnn_quant_convolution.h>
+#include <aclnnop/aclnn_convert_weight_to_int4_pack.h>
+#include <aclnnop/aclnn_quant_batch_matmul_inplace_add.h>
+#include <aclnnop/aclnn_quant_matmul_dequant.h>
+#include <aclnnop/aclnn_quant_matmul_reduce_sum.h>
+#include <aclnnop/aclnn_weight_quant_batch_matmul.h>
 #include <aclnnop/aclnn_quant_matmul_v4.h>
 #include <aclnnop/aclnn_quant_matmul_v5.h>
+
+#include <aclnnop/aclnn_transpose_quant_batch_mat_mul.h>
 #include <aclnnop/aclnn_quant_matmul_weight_nz.h>
 #include <aclnnop/aclnn_quantize.h>
 #include <aclnnop/aclnn_reduce_sum.h>
@@ -1538,6 +1545,69 @@ aclnnStatus op_flce_grad(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
             c.T(sm), c.T(dx), c.T(dw));
 }
 
+// The quantised matmul rows with a yRef, permutations, an on-the-fly quantised x, and INT4 packing.
+aclnnStatus op_qmm_inplace_add(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  c.matmul = true;
+  int x1 = c.tensor(I8, 2), x2 = c.tensor(I8, 2), s1 = c.tensor(F, 1), s2 = c.tensor(F, 1), y = c.tensor(F, 2);
+  const uint8_t t = c.bools();
+  const int64_t group = c.i64();
+  c.materialize();
+  return P1(QuantBatchMatmulInplaceAdd, c.T(x1), c.T(x2), c.T(s1), c.T(s2), c.T(y), (t & 1) != 0, (t & 2) != 0,
+            group);
+}
+aclnnStatus op_tqbmm(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  c.matmul = true;
+  int x1 = c.tensor(I8, 3), x2 = c.tensor(I8, 3), bias = c.tensor(F, 1), s1 = c.tensor(F, 1), s2 = c.tensor(F, 1);
+  const int32_t dtype = int32_t(c.i64());
+  const int64_t group = c.i64();
+  const int p1 = c.intarray({1, 0, 2}), pb = c.intarray({0, 1, 2}), py = c.intarray({1, 0, 2});
+  const int32_t split = int32_t(c.i64());
+  int o = c.tensor(ACL_FLOAT16, 3);
+  c.materialize();
+  return P1(TransposeQuantBatchMatMul, c.T(x1), c.T(x2), c.T(bias), c.T(s1), c.T(s2), dtype, group, c.A(p1),
+            c.A(pb), c.A(py), split, c.T(o));
+}
+aclnnStatus op_qmm_dequant(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  c.matmul = true;
+  int x = c.tensor(ACL_FLOAT16, 2), w = c.tensor(I8, 2), wsc = c.tensor(F, 1), bias = c.tensor(ACL_INT32, 1),
+      xs = c.tensor(F, 1), xo = c.tensor(F, 1), sm = c.tensor(ACL_FLOAT16, 1);
+  const char *mode = c.str();
+  static thread_local char buf[32];
+  if (mode != nullptr) std::snprintf(buf, sizeof(buf), "%s", mode);
+  const bool trans = c.bools() & 1;
+  int o = c.tensor(ACL_FLOAT16, 2);
+  c.materialize();
+  return P1(QuantMatmulDequant, c.T(x), c.T(w), c.T(wsc), c.T(bias), c.T(xs), c.T(xo), c.T(sm),
+            mode != nullptr ? buf : nullptr, trans, c.T(o));
+}
+aclnnStatus op_qmm_reduce_sum(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  c.matmul = true;
+  int x1 = c.tensor(I8, 3), x2 = c.tensor(I8, 3), s1 = c.tensor(F, 2), s2 = c.tensor(ACL_BF16, 1),
+      bias = c.tensor(ACL_INT32, 1);
+  const uint8_t t = c.bools();
+  const int64_t group = c.i64();
+  const int dims = c.intarray({0});
+  int o = c.tensor(ACL_BF16, 2);
+  c.materialize();
+  return P1(QuantMatmulReduceSumWeightNz, c.T(x1), c.T(x2), c.T(s1), c.T(s2), nullptr, nullptr, nullptr, nullptr,
+            c.T(bias), (t & 1) != 0, (t & 2) != 0, group, c.A(dims), (t & 4) != 0, c.T(o));
+}
+aclnnStatus op_wqbmm_v1(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  c.matmul = true;
+  int x1 = c.tensor(ACL_FLOAT16, 2), x2 = c.tensor(I8, 2), add = c.tensor(ACL_FLOAT16, 1),
+      mul = c.tensor(ACL_FLOAT16, 1), bias = c.tensor(F, 1);
+  const uint8_t t = c.bools();
+  int o = c.tensor(ACL_FLOAT16, 2);
+  c.materialize();
+  return P1(WeightQuantBatchMatmul, c.T(x1), c.T(x2), nullptr, nullptr, nullptr, c.T(add), c.T(mul), c.T(bias),
+            (t & 1) != 0, (t & 2) != 0, 1.0f, 0.0f, c.T(o));
+}
+aclnnStatus op_int4_pack(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int w = c.tensor(ACL_INT32, 2), o = c.tensor(ACL_INT4, 2);
+  c.materialize();
+  return P1(ConvertWeightToINT4Pack, c.T(w), c.T(o));
+}
+
 const OpFn kOps[] = {op_exp,      op_inplace_exp, op_gelu_v2,   op_softplus,       op_add,
                      op_inplace_add, op_mul,      op_divs,      op_divmod,         op_eq,
                      op_maximum,  op_remainder,   op_pow,       op_cast,           op_copy,
@@ -1560,7 +1630,8 @@ const OpFn kOps[] = {op_exp,      op_inplace_exp, op_gelu_v2,   op_softplus,    
                      op_fused_adamw, op_fused_sgd, op_apply_adamw_quant, op_advance_step, op_jagged_permute,
                      op_inverse, op_modulate, op_transpose_bmm, op_fused_matmul, op_qmm_v5, op_swiglu_quant_v2,
                      op_gelu_quant, op_rms_norm_quant, op_layer_norm_quant, op_group_norm_silu_quant,
-                     op_einsum, op_msda, op_msda_grad, op_flce_max_sum, op_flce_grad};
+                     op_einsum, op_msda, op_msda_grad, op_flce_max_sum, op_flce_grad,
+                     op_qmm_inplace_add, op_tqbmm, op_qmm_dequant, op_int4_pack, op_qmm_reduce_sum, op_wqbmm_v1};
 constexpr int kNumOps = sizeof(kOps) / sizeof(kOps[0]);
 
 void launch(Ctx &c, Phase2 p2, aclOpExecutor *ex, uint64_t ws, uint8_t mode) {

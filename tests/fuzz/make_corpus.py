@@ -29,7 +29,8 @@ OPS = ["exp", "inplace_exp", "gelu_v2", "softplus", "add", "inplace_add", "mul",
        "fused_adamw", "fused_sgd", "apply_adamw_quant", "advance_step", "jagged_permute",
        "inverse", "modulate", "transpose_bmm", "fused_matmul", "qmm_v5", "swiglu_quant_v2",
        "gelu_quant", "rms_norm_quant", "layer_norm_quant", "group_norm_silu_quant",
-       "einsum", "msda", "msda_grad", "flce_max_sum", "flce_grad"]  # kOps, same order
+       "einsum", "msda", "msda_grad", "flce_max_sum", "flce_grad",
+       "qmm_inplace_add", "tqbmm", "qmm_dequant", "int4_pack", "qmm_reduce_sum", "wqbmm_v1"]  # kOps, same order
 
 
 def dt(name):

@@ -21,6 +21,7 @@
 #include "aclnnop/aclnn_quant_matmul.h"
 #include "aclnnop/aclnn_transpose_batch_mat_mul.h"
 #include "aclnnop/aclnn_weight_quant_batch_matmul_v3.h"
+#include "permuted_views.h"
 #include "test_util.h"
 
 namespace opsnn::test {
@@ -31,31 +32,6 @@ using Dev = std::unique_ptr<DeviceTensor>;
 constexpr aclDataType kFloats[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 constexpr int kNull = 161001, kInvalid = 161002;
 
-struct IntArray {
-  aclIntArray *a;
-  explicit IntArray(const Dims &v) : a(aclCreateIntArray(v.data(), v.size())) {}
-  IntArray(const IntArray &) = delete;
-  IntArray &operator=(const IntArray &) = delete;
-  ~IntArray() { aclDestroyIntArray(a); }
-};
-
-
-// The shape t.permute(p) has.
-Dims permute(const Dims &s, const Dims &p) {
-  Dims r;
-  for (int64_t i : p) r.push_back(s[static_cast<size_t>(i)]);
-  return r;
-}
-// The row-major index into a tensor of shape `given` (= logical.permute(p)^-1 ...) of the logical index
-// `idx` of t.permute(p): logical dim i is given dim p[i].
-int64_t given_index(const Dims &idx, const Dims &p, const Dims &given) {
-  Dims g(given.size());
-  for (size_t i = 0; i < p.size(); ++i) g[static_cast<size_t>(p[i])] = idx[i];
-  int64_t lin = 0;
-  for (size_t d = 0; d < given.size(); ++d) lin = lin * given[d] + g[d];
-  return lin;
-}
-
 // ---- aclnnTransposeBatchMatMul
 
 struct Tbmm {
@@ -65,13 +41,6 @@ struct Tbmm {
   bool bias = false;
   int32_t split = 1;
 };
-
-// The given shapes: x1.permute(p1) is [B, M, K], so x1's dim p1[i] has the i-th logical size.
-Dims given_shape(const Dims &logical, const Dims &p) {
-  Dims g(logical.size());
-  for (size_t i = 0; i < p.size(); ++i) g[static_cast<size_t>(p[i])] = logical[i];
-  return g;
-}
 
 void check_tbmm(const Tbmm &t, bool padded_views) {
   SCOPED_TRACE("B M K N " + std::to_string(t.B) + " " + std::to_string(t.M) + " " + std::to_string(t.K) + " " +

@@ -36,6 +36,11 @@ void qmm_epilogue_row(const QmmEpilogue &e, const int32_t *acc, int64_t j0, int6
       for (int64_t c = 0; c < cw; ++c) v[c] += bf[c];
     }
     if (e.act != GemmActivation::kNone) gemm_detail::gemm_activate_row(v, cw, e.act);
+    if (e.accumulate) {
+      float old[kChunk];
+      gemm_detail::load_row(dst, ACL_FLOAT, c0 * dst_stride, dst_stride, cw, old);
+      for (int64_t c = 0; c < cw; ++c) v[c] += old[c];
+    }
     if (e.out_dtype != ACL_INT8) {
       gemm_detail::store_row(dst, e.out_dtype, c0 * dst_stride, dst_stride, cw, v);
       continue;

@@ -6,6 +6,7 @@
 //   v = act(v)                                                (FusedQuantMatmul's activation, if any)
 //   out INT8:          requant_int8(v + offset[j])            (requant.h: half to even, saturate, NaN -> 0)
 //   out FLOAT16/BF16:  v rounded to nearest even
+//   out FLOAT:         v, or with `accumulate` out + v (one fp32 addition)
 // The per-column parameters are decoded once per launch into plain fp32 / int32 vectors of n
 // elements (qmm_decode_*), so the row loops have no dtype switch and no strides and vectorise.
 #pragma once
@@ -23,7 +24,8 @@ struct QmmEpilogue {
   GemmActivation act = GemmActivation::kNone;  // applied to v before the output's rounding
   const int32_t *bias_i32 = nullptr;  // [n] of this row's batch, or null
   const float *bias_f = nullptr;      // [n] of this row's batch, or null
-  aclDataType out_dtype = ACL_INT8;   // ACL_INT8, ACL_FLOAT16 or ACL_BF16
+  aclDataType out_dtype = ACL_INT8;   // ACL_INT8, ACL_FLOAT16, ACL_BF16 or ACL_FLOAT
+  bool accumulate = false;            // out FLOAT += v (QuantBatchMatmulInplaceAdd's yRef)
 };
 
 // acc[0, w): the exact sums of one row, columns j0 .. j0 + w; `pertoken` the row's factor (1 without

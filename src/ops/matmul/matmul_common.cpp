@@ -196,4 +196,72 @@ void record_gemms(core::OpBuilder &b, std::vector<GemmCall> calls, std::shared_p
   b.add_step<GemmStep>(std::move(*step));
 }
 
+// The permutation `perm` of t's dims (negative entries count from the end), checked.
+std::vector<int> checked_perm(const aclIntArray *perm, const char *name, int ndim) {
+  core::check_not_null(perm, name);
+  std::vector<int> p;
+  bool seen[kMaxDims] = {};
+  for (int64_t v : perm->values) {
+    const int64_t i = v < 0 ? v + ndim : v;
+    if (static_cast<int>(perm->values.size()) != ndim || i < 0 || i >= ndim || seen[i])
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be a permutation of the %d dims", name, ndim);
+    seen[i] = true;
+    p.push_back(static_cast<int>(i));
+  }
+  if (static_cast<int>(p.size()) != ndim)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be a permutation of the %d dims", name, ndim);
+  return p;
+}
+
+// t.permute(p): the same storage, dims and strides in p's order.
+aclTensor permuted(const aclTensor &t, const std::vector<int> &p) {
+  aclTensor v = t;
+  for (size_t i = 0; i < p.size(); ++i) {
+    v.dims[i] = t.dims[p[i]];
+    v.strides[i] = t.strides[p[i]];
+  }
+  return v;
+}
+
+// The view y of out = y.permute(p) (the inverse permutation).
+aclTensor unpermuted(const aclTensor &out, const std::vector<int> &p) {
+  aclTensor v = out;
+  for (size_t i = 0; i < p.size(); ++i) {
+    v.dims[p[i]] = out.dims[i];
+    v.strides[p[i]] = out.strides[i];
+  }
+  return v;
+}
+
+// The GEMM's view of out for the Transpose*BatchMatMul rows: out = Y.permute(permY), or with a batch split
+// s > 1, the contiguous bytes of that permuted result regrouped as [d0, s, d1 * d2 / s].
+aclTensor permuted_out_view(const aclIntArray *perm, const char *perm_name, int64_t split, const char *split_name,
+                            const aclTensor &out, const char *out_name, const Shape &res) {
+  const std::vector<int> py = checked_perm(perm, perm_name, res.ndim);
+  Shape e;
+  e.ndim = res.ndim;
+  for (int i = 0; i < res.ndim; ++i) e.dims[i] = res.dims[py[i]];
+  if (split < 1)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s is %lld; it must be at least 1", split_name, static_cast<long long>(split));
+  if (split == 1) {
+    core::check_shape_equals(out, out_name, e);
+    return unpermuted(out, py);
+  }
+  const int64_t tail = e.dims[1] * e.dims[2];
+  if (tail % split != 0)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s %lld does not divide %lld (the permuted result's last two dims)",
+                split_name, static_cast<long long>(split), static_cast<long long>(tail));
+  Shape regrouped;
+  regrouped.ndim = 3;
+  regrouped.dims[0] = e.dims[0];
+  regrouped.dims[1] = split;
+  regrouped.dims[2] = tail / split;
+  core::check_shape_equals(out, out_name, regrouped);
+  if (!out.is_contiguous())
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be contiguous when %s > 1", out_name, split_name);
+  aclTensor dense = out;
+  core::set_contiguous(dense, e);
+  return unpermuted(dense, py);
+}
+
 }  // namespace opsnn::ops

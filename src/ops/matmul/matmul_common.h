@@ -32,6 +32,21 @@ void check_broadcasts_to(const aclTensor *t, const char *name, const core::Shape
 // A non-null aclScalar as float (alpha / beta).
 float scalar_value(const aclScalar *s, const char *name);
 
+// ---- The Transpose*BatchMatMul rows' permutations (matmul and quantised-matmul tables) ----
+
+// The permutation `perm` of ndim dims (negative entries count from the end); 161001 when null,
+// 161002 when not a permutation.
+std::vector<int> checked_perm(const aclIntArray *perm, const char *name, int ndim);
+// t.permute(p): the same storage, dims and strides in p's order.
+aclTensor permuted(const aclTensor &t, const std::vector<int> &p);
+// The view y with out = y.permute(p) (the inverse permutation).
+aclTensor unpermuted(const aclTensor &out, const std::vector<int> &p);
+// The view of `out` a GEMM writing the result `res` [B, M, N] uses: out = res.permute(perm), or with
+// split > 1, the contiguous bytes of that permuted result regrouped as [d0, split, d1 * d2 / split]
+// (out's checked shape); 161002 naming the argument otherwise.
+aclTensor permuted_out_view(const aclIntArray *perm, const char *perm_name, int64_t split, const char *split_name,
+                            const aclTensor &out, const char *out_name, const core::Shape &res);
+
 // ---- Recording GEMMs over views ----
 
 enum GemmArg { kGemmA = 0, kGemmB = 1, kGemmC = 2, kGemmD = 3 };

@@ -206,73 +206,6 @@ std::vector<GemmCall> batch_sum_calls(core::OpBuilder &b, const MatmulCall &c, c
 
 // ---- TransposeBatchMatMul's permutations and FusedMatmul's epilogue
 
-// The permutation `perm` of t's dims (negative entries count from the end), checked.
-std::vector<int> checked_perm(const aclIntArray *perm, const char *name, int ndim) {
-  core::check_not_null(perm, name);
-  std::vector<int> p;
-  bool seen[kMaxDims] = {};
-  for (int64_t v : perm->values) {
-    const int64_t i = v < 0 ? v + ndim : v;
-    if (static_cast<int>(perm->values.size()) != ndim || i < 0 || i >= ndim || seen[i])
-      throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be a permutation of the %d dims", name, ndim);
-    seen[i] = true;
-    p.push_back(static_cast<int>(i));
-  }
-  if (static_cast<int>(p.size()) != ndim)
-    throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be a permutation of the %d dims", name, ndim);
-  return p;
-}
-
-// t.permute(p): the same storage, dims and strides in p's order.
-aclTensor permuted(const aclTensor &t, const std::vector<int> &p) {
-  aclTensor v = t;
-  for (size_t i = 0; i < p.size(); ++i) {
-    v.dims[i] = t.dims[p[i]];
-    v.strides[i] = t.strides[p[i]];
-  }
-  return v;
-}
-
-// The view y of out = y.permute(p) (the inverse permutation).
-aclTensor unpermuted(const aclTensor &out, const std::vector<int> &p) {
-  aclTensor v = out;
-  for (size_t i = 0; i < p.size(); ++i) {
-    v.dims[p[i]] = out.dims[i];
-    v.strides[p[i]] = out.strides[i];
-  }
-  return v;
-}
-
-// The GEMM's view of out for TransposeBatchMatMul: out = Y.permute(permY), or with a batch split
-// s > 1, the contiguous bytes of that permuted result regrouped as [d0, s, d1 * d2 / s].
-aclTensor transpose_out_view(const MatmulCall &c, const Shape &res) {
-  const std::vector<int> py = checked_perm(c.perm[2], c.perm_name[2], res.ndim);
-  Shape e;
-  e.ndim = res.ndim;
-  for (int i = 0; i < res.ndim; ++i) e.dims[i] = res.dims[py[i]];
-  if (c.split < 1)
-    throw_error(ACLNN_ERR_PARAM_INVALID, "%s is %lld; it must be at least 1", c.split_name, static_cast<long long>(c.split));
-  if (c.split == 1) {
-    core::check_shape_equals(*c.out, c.out_name, e);
-    return unpermuted(*c.out, py);
-  }
-  const int64_t tail = e.dims[1] * e.dims[2];
-  if (tail % c.split != 0)
-    throw_error(ACLNN_ERR_PARAM_INVALID, "%s %lld does not divide %lld (the permuted result's last two dims)",
-                c.split_name, static_cast<long long>(c.split), static_cast<long long>(tail));
-  Shape split;
-  split.ndim = 3;
-  split.dims[0] = e.dims[0];
-  split.dims[1] = c.split;
-  split.dims[2] = tail / c.split;
-  core::check_shape_equals(*c.out, c.out_name, split);
-  if (!c.out->is_contiguous())
-    throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be contiguous when %s > 1", c.out_name, c.split_name);
-  aclTensor dense = *c.out;
-  core::set_contiguous(dense, e);
-  return unpermuted(dense, py);
-}
-
 enum class Fused { kNone, kAdd, kMul, kRelu, kGeluTanh, kGeluErf };
 
 Fused parse_fused(const MatmulCall &c) {
@@ -333,16 +266,18 @@ void matmul_phase1(core::OpBuilder &b, const MatmulRule &rule, MatmulCall &c) {
   require_rank(c.a, c.a_name, rule.a_min, rule.a_max);
   require_rank(c.b, c.b_name, rule.b_min, rule.b_max);
   aclTensor a_perm, b_perm, out_view;
+  std::vector<int> p_b;  // TransposeBatchMatMul's permX2 (a FRACTAL_NZ b's blocks are of b as given)
   if (c.has_perm) {  // TransposeBatchMatMul: the GEMM reads the permuted views in place
     a_perm = permuted(*c.a, checked_perm(c.perm[0], c.perm_name[0], c.a->ndim));
-    b_perm = permuted(*c.b, checked_perm(c.perm[1], c.perm_name[1], c.b->ndim));
+    p_b = checked_perm(c.perm[1], c.perm_name[1], c.b->ndim);
+    b_perm = permuted(*c.b, p_b);
     c.a = &a_perm;
     c.b = &b_perm;
   }
   const Dims d = work_out_dims(rule, c);
   if (d.res.ndim > kMaxDims) throw_error(ACLNN_ERR_PARAM_INVALID, "the result would have more than 8 dims");
   if (c.has_perm) {
-    out_view = transpose_out_view(c, d.res);
+    out_view = permuted_out_view(c.perm[2], c.perm_name[2], c.split, c.split_name, *c.out, c.out_name, d.res);
     c.out = &out_view;
   }
   const aclTensor *cten = c.inplace ? c.bias : c.out;
@@ -388,17 +323,19 @@ void matmul_phase1(core::OpBuilder &b, const MatmulRule &rule, MatmulCall &c) {
   // engine's pre-packed layout and M > 4 (the tiles read packed panels as fast as plain ones; the
   // small-M kernels would widen every panel first), else from its dense copy, made at the first
   // launch and kept (WeightNzCopy).
-  const bool b_packed = b_nz && weight_nz_is_prepacked_layout(*c.b) && d.M > 4;
+  const aclTensor *b_given = given[1];
+  const bool b_packed = b_nz && weight_nz_is_prepacked_layout(*b_given) && d.M > 4;
   aclTensor dense;
   std::shared_ptr<const OperandSource> b_copy;
   MatmulCall cv = c;
   if (b_nz) {
-    dense = weight_nz_logical(*c.b);
-    cv.b = &dense;
+    dense = weight_nz_logical(*b_given);
     if (!b_packed) {
       dense.offset = 0;
-      b_copy = std::make_shared<WeightNzCopy>(slot[kGemmB], *c.b);
+      b_copy = std::make_shared<WeightNzCopy>(slot[kGemmB], *b_given);
     }
+    if (c.has_perm) dense = permuted(dense, p_b);
+    cv.b = &dense;
   }
   const float beta = c.has_bias ? c.beta : 0.0f;
   std::vector<GemmCall> calls;

@@ -11,6 +11,8 @@
 // batchSplitFactor s >= 1: with s > 1, out is [d0, s, d1 * d2 / s] for the permuted result
 // [d0, d1, d2], contiguous (the same bytes, regrouped; our reading of the vendor's
 // [M, s, B * N / s] example). scale (the vendor's INT8-quantised output) is refused (161002).
+// aclnnTransposeBatchMatMulWeightNz: the same with x2 FLOAT16 / BF16 in FRACTAL_NZ (the blocks of
+// x2's own [B, K, N] matrices as given, permuted by permX2 after) or ND.
 // aclnnFusedMatmul (row key `fused`): y = OP(x1 @ x2 + bias, x3), 2-D x1 / x2, bias [N] optional;
 // fusedOpType "" (none), "relu", "gelu_tanh", "gelu_erf" (the GEMM's epilogue activation), "add"
 // (x3 added: the epilogue's addend without a bias), "mul" (times x3); x3 broadcasts to y and is

@@ -11,6 +11,9 @@
 #include "common/error.h"
 #include "core/dtype.h"
 #include "core/op_checks.h"
+#include "core/thread_pool.h"
+#include "core/verbose.h"
+#include "kernels/quant/quant_token.h"
 #include "kernels/matmul/gemm.h"
 #include "kernels/matmul/qmm_epilogue.h"
 #include "ops/matmul/matmul_common.h"
@@ -46,11 +49,12 @@ void reject_empty(int64_t batch, int64_t m, int64_t k, int64_t n) {
 }
 
 // Registers the call's tensors in prototype order into each role's operand view.
-void register_tensors(core::OpBuilder &b, const QmmCall &c, QmmOperand *ops) {
+// out_inplace: out is read too (yRef).
+void register_tensors(core::OpBuilder &b, const QmmCall &c, QmmOperand *ops, bool out_inplace = false) {
   for (int i = 0; i < c.count; ++i) {
     const int r = c.order[i];
     const aclTensor *t = c.t[r];
-    ops[r].slot = r == kQmmOut ? b.output(t) : b.input(t);
+    ops[r].slot = r != kQmmOut ? b.input(t) : out_inplace ? b.inout(t) : b.output(t);
     if (t == nullptr) continue;
     // INT4: two elements a byte (the checks put a view's start on a byte).
     ops[r].offset_bytes = t->dtype == ACL_INT4 ? t->offset / 2 : t->offset * static_cast<int64_t>(core::dtype_size(t->dtype));
@@ -73,9 +77,34 @@ kernels::GemmActivation fused_activation(const QmmCall &c) {
               c.fused);
 }
 
-void int8_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
-  const aclTensor *x1 = c.t[kQmmA], *x2 = c.t[kQmmB], *scale = c.t[kQmmScale], *offset = c.t[kQmmOffset],
-                  *pertoken = c.t[kQmmPertoken], *bias = c.t[kQmmBias], *out = c.t[kQmmOut];
+// TransposeQuantBatchMatMul's dtype enum (1 FLOAT16, 27 BF16): out must have it.
+void check_out_dtype_enum(const QmmCall &c) {
+  const aclTensor *out = c.t[kQmmOut];
+  const aclDataType want = c.out_dtype == 1 ? ACL_FLOAT16 : c.out_dtype == 27 ? ACL_BF16 : ACL_DT_UNDEFINED;
+  if (want == ACL_DT_UNDEFINED)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "dtype is %lld; expected 1 (FLOAT16) or 27 (BF16)", ll(c.out_dtype));
+  if (out->dtype != want)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; dtype %lld asks for %s", c.name[kQmmOut],
+                core::dtype_name(out->dtype), ll(c.out_dtype), core::dtype_name(want));
+}
+
+// What a caller of the int8 scheme's planning replaces.
+struct Int8Override {
+  // QuantMatmulDequant's quantised x (a contiguous INT8 [m, k] the previous step writes; its dtype
+  // checks were made by the caller); null: x1 as given.
+  const aclTensor *x1_q = nullptr;
+  // QuantMatmulReduceSumWeightNz: every batch's dequantised product is added, batch after batch, into
+  // the FLOAT [m, n] workspace block acc (out stays the caller's), and x1Scale is per batch and row.
+  bool sum_batches = false;
+  core::WsKey acc;
+};
+
+// Returns the recorded step.
+QmmInt8Step &int8_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c, const Int8Override &ov = {}) {
+  const aclTensor *x1_q = ov.x1_q;
+  const aclTensor *x1 = x1_q != nullptr ? x1_q : c.t[kQmmA], *x2 = c.t[kQmmB], *scale = c.t[kQmmScale],
+                  *offset = c.t[kQmmOffset], *pertoken = c.t[kQmmPertoken], *bias = c.t[kQmmBias],
+                  *out = c.t[kQmmOut];
   const char *const *nm = c.name;
   core::check_dtype_in(x1, nm[kQmmA], {ACL_INT8});
   bool x2_nz = false;
@@ -93,7 +122,17 @@ void int8_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
   if (offset != nullptr) core::check_dtype_in(offset, nm[kQmmOffset], {ACL_FLOAT});
   if (pertoken != nullptr) core::check_dtype_in(pertoken, nm[kQmmPertoken], {ACL_FLOAT});
   if (bias != nullptr) core::check_dtype_in(bias, nm[kQmmBias], {ACL_INT32, ACL_FLOAT, ACL_FLOAT16, ACL_BF16});
-  core::check_dtype_in(out, nm[kQmmOut], {ACL_INT8, ACL_FLOAT16, ACL_BF16});
+  if (ov.sum_batches)
+    core::check_dtype_in(out, nm[kQmmOut], {ACL_BF16, ACL_FLOAT16});
+  else if (c.accumulate)
+    core::check_dtype_in(out, nm[kQmmOut], {ACL_FLOAT});
+  else
+    core::check_dtype_in(out, nm[kQmmOut], {ACL_INT8, ACL_FLOAT16, ACL_BF16});
+  if (c.has_out_dtype) check_out_dtype_enum(c);
+  if (c.has_perm) {  // TransposeQuantBatchMatMul: both scales required, bias reserved
+    core::check_not_null(pertoken, nm[kQmmPertoken]);
+    if (bias != nullptr) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is reserved: pass null", nm[kQmmBias]);
+  }
   if (offset != nullptr && out->dtype != ACL_INT8)
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s is only allowed with an INT8 %s; %s has dtype %s", nm[kQmmOffset],
                 nm[kQmmOut], nm[kQmmOut], core::dtype_name(out->dtype));
@@ -102,8 +141,19 @@ void int8_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
                 core::dtype_name(bias->dtype), nm[kQmmBias], nm[kQmmBias]);
 
   // Shapes.
-  require_rank(x1, nm[kQmmA], 2, 6);
-  require_rank(x2, nm[kQmmB], 2, 6);
+  aclTensor x1_perm, x2_perm, out_view;
+  std::vector<int> p2;
+  if (c.has_perm) {  // the GEMM reads the permuted views in place
+    require_rank(x1, nm[kQmmA], 3, 3);
+    require_rank(x2, nm[kQmmB], 3, 3);
+    x1_perm = permuted(*x1, checked_perm(c.perm[0], c.perm_name[0], 3));
+    p2 = checked_perm(c.perm[1], c.perm_name[1], 3);
+    x2_perm = permuted(*x2, p2);
+    x1 = &x1_perm;
+    x2 = &x2_perm;
+  }
+  require_rank(x1, nm[kQmmA], 2, c.accumulate || x1_q != nullptr ? 2 : 6);
+  require_rank(x2, nm[kQmmB], 2, c.accumulate || x1_q != nullptr ? 2 : 6);
   const int n1 = x1->ndim, n2 = x2->ndim;
   const int64_t m = c.trans_a ? x1->dims[n1 - 1] : x1->dims[n1 - 2];
   const int64_t k = c.trans_a ? x1->dims[n1 - 2] : x1->dims[n1 - 1];
@@ -123,22 +173,48 @@ void int8_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
   core::Shape oshape = bshape;
   oshape.dims[oshape.ndim++] = m;
   oshape.dims[oshape.ndim++] = n;
-  core::check_shape_equals(*out, nm[kQmmOut], oshape);
-  core::check_no_internal_overlap(*out, nm[kQmmOut]);
+  if (ov.sum_batches) {  // out [m, n] (keepDims: [1, m, n]); the GEMMs write the FLOAT block acc
+    core::Shape want;
+    want.ndim = c.keep_dims ? 3 : 2;
+    want.dims[0] = 1;
+    want.dims[want.ndim - 2] = m;
+    want.dims[want.ndim - 1] = n;
+    core::check_shape_equals(*out, nm[kQmmOut], want);
+    core::check_no_internal_overlap(*out, nm[kQmmOut]);
+    out_view = *out;
+    out_view.dtype = ACL_FLOAT;
+    out_view.ndim = oshape.ndim;
+    for (int i = 0; i < oshape.ndim; ++i) out_view.dims[i] = oshape.dims[i];
+    core::set_contiguous(out_view, oshape);
+    for (int i = 0; i + 2 < oshape.ndim; ++i) out_view.strides[i] = 0;  // every batch adds into the one block
+    out = &out_view;
+  } else if (c.has_perm) {
+    out_view = permuted_out_view(c.perm[2], c.perm_name[2], c.split, "batchSplitFactor", *out, nm[kQmmOut], oshape);
+    out = &out_view;
+  } else {
+    core::check_shape_equals(*out, nm[kQmmOut], oshape);
+  }
+  if (!ov.sum_batches) core::check_no_internal_overlap(*out, nm[kQmmOut]);
   int64_t batch = 1;
   for (int i = 0; i < bshape.ndim; ++i) batch *= bshape.dims[i];
   reject_empty(batch, m, k, n);
 
   QmmInt8Step &st = b.add_step<QmmInt8Step>();
-  register_tensors(b, c, st.op);
+  register_tensors(b, c, st.op, c.accumulate);
   st.act = act;
+  st.accumulate = c.accumulate || ov.sum_batches;
+  if (ov.sum_batches) {
+    st.out_to_ws = true;
+    st.ws_out = ov.acc;
+  }
   // A FRACTAL_NZ x2 is read from its dense copy (made at the first launch and kept), planned as
   // the contiguous x2 it holds.
   aclTensor x2_dense;
   if (x2_nz) {
-    st.x2_source = std::make_shared<WeightNzCopy>(st.op[kQmmB].slot, *x2);
-    x2_dense = weight_nz_logical(*x2);
+    st.x2_source = std::make_shared<WeightNzCopy>(st.op[kQmmB].slot, *c.t[kQmmB]);
+    x2_dense = weight_nz_logical(*c.t[kQmmB]);
     x2_dense.offset = 0;
+    if (c.has_perm) x2_dense = permuted(x2_dense, p2);
     x2 = &x2_dense;
   }
   st.m0 = m;
@@ -151,7 +227,13 @@ void int8_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
     st.scale_dtype = scale->dtype;
   }
   if (offset != nullptr) vector_shape(offset, nm[kQmmOffset], n, 1, &st.offset_count, &st.offset_stride);
-  if (pertoken != nullptr) {
+  if (pertoken != nullptr && ov.sum_batches) {  // (batch, m): one row of scales per batch
+    if (pertoken->ndim != 2 || pertoken->dims[0] != batch || pertoken->dims[1] != m)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; expected (%lld, %lld) (batch, m)", nm[kQmmPertoken],
+                  shape_string(*pertoken).c_str(), ll(batch), ll(m));
+    st.pertoken_stride = pertoken->strides[1];
+    st.pertoken_bstride = pertoken->strides[0];
+  } else if (pertoken != nullptr) {
     if (pertoken->ndim != 1 || pertoken->dims[0] != m)
       throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; expected (%lld,) (m)", nm[kQmmPertoken],
                   shape_string(*pertoken).c_str(), ll(m));
@@ -206,8 +288,17 @@ void int8_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
       st.outer_a[i] = da[i];
       st.outer_b[i] = db[i];
     }
+    if (ov.sum_batches) {  // batches one after another: each adds into the same block
+      st.outer_ndim = nd;
+      st.outer_dims[nd - 1] = dd[nd - 1];
+      st.outer_a[nd - 1] = da[nd - 1];
+      st.outer_b[nd - 1] = db[nd - 1];
+      st.inner = 1;
+      d.batch = 1;
+      d.a_batch = d.b_batch = 0;
+    }
     // One x2 for every batch and x1's rows evenly spaced across the batch: a single taller GEMM.
-    if (nd == 1 && d.b_batch == 0 && (m == 1 || d.a_batch == m * d.a_row)) {
+    else if (nd == 1 && d.b_batch == 0 && (m == 1 || d.a_batch == m * d.a_row)) {
       d.m = m * d.batch;
       if (m == 1) d.a_row = d.a_batch;
       d.batch = 1;
@@ -221,6 +312,164 @@ void int8_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
   st.ws_scale = b.book("qmm.scale_fp32", static_cast<uint64_t>(n) * sizeof(float));
   if (offset != nullptr) st.ws_offset = b.book("qmm.offset_fp32", static_cast<uint64_t>(n) * sizeof(float));
   if (bias != nullptr) st.ws_bias = b.book("qmm.bias", static_cast<uint64_t>(st.bias_batches * n) * 4);
+  return st;
+}
+
+// ---- kDynamicDequant
+
+// One value of a static xScale: (1,) per tensor, or (m,) per token; its element stride (0: one).
+int64_t x_scale_stride(const aclTensor *xs, const char *name, bool per_token, int64_t m) {
+  const int64_t want = per_token ? m : 1;
+  if (xs->ndim != 1 || xs->dims[0] != want)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; expected (%lld,) (xQuantMode %s)", name,
+                shape_string(*xs).c_str(), ll(want), per_token ? "pertoken" : "pertensor");
+  return per_token ? xs->strides[0] : 0;
+}
+
+void dynamic_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
+  const aclTensor *x = c.t[kQmmA], *w = c.t[kQmmB], *ws = c.t[kQmmScale], *bias = c.t[kQmmBias],
+                  *xs = c.t[kQmmXScale], *smooth = c.t[kQmmSmooth], *out = c.t[kQmmOut];
+  const char *const *nm = c.name;
+  core::check_dtype_in(x, nm[kQmmA], {ACL_FLOAT16, ACL_BF16});
+  if (rule.weight_nz) check_weight_nz(w, nm[kQmmB], {ACL_INT8});
+  else core::check_dtype_in(w, nm[kQmmB], {ACL_INT8});
+  core::check_dtype_in(ws, nm[kQmmScale], {ACL_FLOAT, ACL_INT64});
+  if (bias != nullptr) core::check_dtype_in(bias, nm[kQmmBias], {ACL_INT32});
+  if (xs != nullptr) core::check_dtype_in(xs, nm[kQmmXScale], {ACL_FLOAT, ACL_FLOAT16});
+  if (c.t[kQmmAOffset] != nullptr)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s is reserved: pass null", nm[kQmmAOffset]);
+  if (smooth != nullptr) core::check_dtype_in(smooth, nm[kQmmSmooth], {x->dtype});
+  core::check_dtype_in(out, nm[kQmmOut], {x->dtype});
+  const std::string mode = c.x_quant_mode;
+  if (mode != "pertoken" && mode != "pertensor")
+    throw_error(ACLNN_ERR_PARAM_INVALID, "xQuantMode \"%s\" is not supported (pertoken, pertensor)", c.x_quant_mode);
+  const bool per_token = mode == "pertoken";
+  if (xs == nullptr && !per_token)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "xQuantMode pertensor needs %s (dynamic quantisation is per token)",
+                nm[kQmmXScale]);
+  // An INT64 weightScale already holds weightScale * xScale (per tensor): xScale FLOAT16 quantises x.
+  const bool premultiplied = ws->dtype == ACL_INT64;
+  if (premultiplied != (xs != nullptr && xs->dtype == ACL_FLOAT16))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "an INT64 %s goes with a FLOAT16 %s (and a FLOAT16 %s with an INT64 %s)",
+                nm[kQmmScale], nm[kQmmXScale], nm[kQmmXScale], nm[kQmmScale]);
+  if (premultiplied && per_token)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "an INT64 %s needs xQuantMode pertensor", nm[kQmmScale]);
+
+  // Shapes: x [m, k]; the rest through the int8 scheme, x1 being the quantised x.
+  require_rank(x, nm[kQmmA], 2, 2);
+  const int64_t m = x->dims[0], k = x->dims[1];
+  if (ws->ndim != 1)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; expected (n,)", nm[kQmmScale], shape_string(*ws).c_str());
+  if (smooth != nullptr && (smooth->ndim != 1 || smooth->dims[0] != k))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; expected (%lld,) (k)", nm[kQmmSmooth],
+                shape_string(*smooth).c_str(), ll(k));
+  const int64_t xs_stride = xs != nullptr ? x_scale_stride(xs, nm[kQmmXScale], per_token, m) : 0;
+  QmmXQuantStep &q = b.add_step<QmmXQuantStep>();
+  aclTensor xq = *x;
+  xq.dtype = ACL_INT8;
+  xq.offset = 0;
+  xq.strides[0] = k;
+  xq.strides[1] = 1;
+  Int8Override ov;
+  ov.x1_q = &xq;
+  QmmInt8Step &st = int8_dequant(b, rule, c, ov);
+  std::copy(st.op, st.op + kQmmRoles, q.op);
+  q.m = m;
+  q.k = k;
+  q.x_dtype = x->dtype;
+  q.x_row = x->strides[0];
+  q.x_col = x->strides[1];
+  if (smooth != nullptr) {
+    q.smooth_dtype = smooth->dtype;
+    q.smooth_stride = smooth->strides[0];
+  }
+  q.dynamic = xs == nullptr;
+  if (xs != nullptr) {
+    q.xscale_dtype = xs->dtype;
+    q.xscale_stride = xs_stride;
+  }
+  core::ImplTrace trace;
+  const bool traced = core::current_phase1_trace() != nullptr;
+  const char *tier = kernels::choose_quant_token_tier(&q.token, traced ? &trace : nullptr);
+  q.rows_fast = (q.x_col == 1 || k == 1) && (smooth == nullptr || q.smooth_stride == 1 || k == 1);
+  if (traced && !q.rows_fast) trace.add("rows", "x or smoothScaleOptional not contiguous along k");
+  q.tasks = std::max<int64_t>(1, std::min<int64_t>(core::num_threads(), m));
+  if (traced)
+    core::record_choice(std::string("qmm:x_quant/") + tier + (q.rows_fast ? "" : "/strided") + "/tasks=" +
+                        std::to_string(q.tasks), &trace);
+  q.ws_xq = b.book("qmm.x_int8", static_cast<uint64_t>(m * k));
+  q.ws_sx = b.book("qmm.x_scale", static_cast<uint64_t>(m) * sizeof(float));
+  q.ws_rows = b.book("qmm.x_rows", static_cast<uint64_t>(q.tasks * 2 * k) * sizeof(float));
+  st.a_from_ws = true;
+  st.ws_a = q.ws_xq;
+  if (!premultiplied) {  // the epilogue's per-token factor is sx
+    st.pertoken_from_ws = true;
+    st.ws_pertoken = q.ws_sx;
+    st.pertoken_stride = 1;
+  }
+}
+
+// ---- kInt4Pack
+
+void int4_pack(core::OpBuilder &b, const QmmCall &c) {
+  const aclTensor *w = c.t[kQmmB], *out = c.t[kQmmOut];
+  const char *const *nm = c.name;
+  core::check_dtype_in(w, nm[kQmmB], {ACL_INT32});
+  core::check_dtype_in(out, nm[kQmmOut], {ACL_INT4, ACL_INT32});
+  if (!core::is_plain_format(out->format))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be in ND format (FRACTAL_NZ INT4 weights are not supported)",
+                nm[kQmmOut]);
+  require_rank(w, nm[kQmmB], 2, 2);
+  const int64_t d0 = w->dims[0], d1 = w->dims[1], per = out->dtype == ACL_INT4 ? 2 : 8;
+  if (d1 % per != 0)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s's last dim %lld must be a multiple of %lld for a %s %s", nm[kQmmB],
+                ll(d1), ll(per), core::dtype_name(out->dtype), nm[kQmmOut]);
+  core::Shape want = core::Shape::of(*w);
+  if (out->dtype == ACL_INT32) want.dims[1] = d1 / 8;
+  core::check_shape_equals(*out, nm[kQmmOut], want);
+  if (!w->is_contiguous() || !out->is_contiguous() || (out->dtype == ACL_INT4 && out->offset % 2 != 0))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s and %s must be contiguous (non-contiguous tensors are not supported)",
+                nm[kQmmB], nm[kQmmOut]);
+  reject_empty(1, d0, d1, 1);
+  QmmInt4PackStep &st = b.add_step<QmmInt4PackStep>();
+  register_tensors(b, c, st.op);
+  st.rows = d0;
+  st.cols = d1;
+}
+
+// ---- kReduceSum
+
+void reduce_sum(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
+  const char *const *nm = c.name;
+  for (QmmRole r : {kQmmOffset, kQmmBias})
+    if (c.t[r] != nullptr) throw_error(ACLNN_ERR_PARAM_INVALID, "%s is reserved: pass null", nm[r]);
+  core::check_not_null(c.t[kQmmPertoken], nm[kQmmPertoken]);
+  core::check_dtype_in(c.t[kQmmScale], nm[kQmmScale], {ACL_BF16, ACL_FLOAT});
+  core::require_not_null(c.reduce_dims, "dims");
+  const aclTensor *x1 = c.t[kQmmA];
+  require_rank(x1, nm[kQmmA], 3, 3);
+  require_rank(c.t[kQmmB], nm[kQmmB], 3, 3);
+  if (c.reduce_dims->values.size() != 1 || (c.reduce_dims->values[0] != 0 && c.reduce_dims->values[0] != -3))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "dims must be [0] (the batch dim); other reductions are not supported");
+  const int64_t m = c.trans_a ? x1->dims[2] : x1->dims[1], n = c.t[kQmmB]->dims[c.trans_b ? 1 : 2];
+  QmmSumStep &zero = b.add_step<QmmSumStep>();
+  Int8Override ov;
+  ov.sum_batches = true;
+  ov.acc = b.book("qmm.batch_sum", static_cast<uint64_t>(m * n) * sizeof(float));
+  QmmInt8Step &st = int8_dequant(b, rule, c, ov);
+  QmmSumStep &store = b.add_step<QmmSumStep>();
+  std::copy(st.op, st.op + kQmmRoles, zero.op);
+  std::copy(st.op, st.op + kQmmRoles, store.op);
+  const aclTensor *out = c.t[kQmmOut];
+  for (QmmSumStep *q : {&zero, &store}) {
+    q->m = m;
+    q->n = n;
+    q->acc = ov.acc;
+    q->out_dtype = out->dtype;
+    q->out_row = out->strides[out->ndim - 2];
+    q->out_col = out->strides[out->ndim - 1];
+  }
+  store.store = true;
 }
 
 // ---- kWeightAntiquant
@@ -245,19 +494,48 @@ bool rows_nest(const aclTensor *t) {
   return true;
 }
 
-void weight_antiquant(core::OpBuilder &b, const QmmCall &c) {
+void weight_antiquant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
   const aclTensor *x = c.t[kQmmA], *weight = c.t[kQmmB], *s = c.t[kQmmScale], *aoff = c.t[kQmmOffset],
                   *qscale = c.t[kQmmQScale], *qoffset = c.t[kQmmQOffset], *bias = c.t[kQmmBias], *y = c.t[kQmmOut];
   const char *const *nm = c.name;
   core::check_dtype_in(x, nm[kQmmA], {ACL_FLOAT16, ACL_BF16});
+  aclTensor w_t;
+  if (c.legacy_v1) {  // WeightQuantBatchMatmul: the mulScale / addOffset form only (qmm_phase1.h)
+    if (c.t[kQmmDiag] != nullptr) core::check_dtype_in(c.t[kQmmDiag], nm[kQmmDiag], {ACL_INT8});
+    if (c.t[kQmmDeqOffset] != nullptr) core::check_dtype_in(c.t[kQmmDeqOffset], nm[kQmmDeqOffset], {ACL_INT32});
+    if (c.t[kQmmDeqScale] != nullptr) core::check_dtype_in(c.t[kQmmDeqScale], nm[kQmmDeqScale], {ACL_UINT64, ACL_INT64});
+    if (s == nullptr || aoff == nullptr)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s and %s are required: the diagonalMatrix / deqOffset / deqScale form "
+                  "alone is not implemented", nm[kQmmScale], nm[kQmmOffset]);
+    if (c.trans_a) throw_error(ACLNN_ERR_PARAM_INVALID, "transposeX1 is not supported (pass false)");
+    require_rank(weight, nm[kQmmB], 2, 2);
+    if (c.trans_b) {  // x2 given [n, k]: its transposed view
+      w_t = *weight;
+      std::swap(w_t.dims[0], w_t.dims[1]);
+      std::swap(w_t.strides[0], w_t.strides[1]);
+      weight = &w_t;
+    }
+  }
   if (c.inner_precise != 0 && c.inner_precise != 1)
     throw_error(ACLNN_ERR_PARAM_INVALID, "innerPrecise is %lld; expected 0 (high precision) or 1 (high performance)",
                 ll(c.inner_precise));
-  if (weight->dtype != ACL_INT8 && weight->dtype != ACL_INT4 && weight->dtype != ACL_INT32)
-    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; expected INT8, INT4 or INT32 (eight packed INT4)",
-                nm[kQmmB], core::dtype_name(weight->dtype));
-  if (!core::is_plain_format(weight->format))
-    throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be in ND format (FRACTAL_NZ weights are not supported)", nm[kQmmB]);
+  // WeightQuantBatchMatmulNz: INT8 blocks (read through a dense copy kept across launches), or ND.
+  bool w_nz = false;
+  aclTensor w_dense;
+  if (rule.weight_nz) {
+    w_nz = check_weight_nz(weight, nm[kQmmB], {ACL_INT8});
+    if (w_nz) {
+      w_dense = weight_nz_logical(*weight);
+      w_dense.offset = 0;
+      weight = &w_dense;
+    }
+  } else {
+    if (weight->dtype != ACL_INT8 && weight->dtype != ACL_INT4 && weight->dtype != ACL_INT32)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; expected INT8, INT4 or INT32 (eight packed INT4)",
+                  nm[kQmmB], core::dtype_name(weight->dtype));
+    if (!core::is_plain_format(weight->format))
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s must be in ND format (FRACTAL_NZ weights are not supported)", nm[kQmmB]);
+  }
   if (qoffset != nullptr && qscale == nullptr)
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s is given without %s", nm[kQmmQOffset], nm[kQmmQScale]);
   const bool quant = qscale != nullptr;
@@ -267,6 +545,8 @@ void weight_antiquant(core::OpBuilder &b, const QmmCall &c) {
   }
   core::check_dtype_in(s, nm[kQmmScale], {x->dtype});
   if (aoff != nullptr) core::check_dtype_in(aoff, nm[kQmmOffset], {x->dtype});
+  if (c.legacy_v1 && y->dtype == ACL_INT8)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "an INT8 %s is not supported (FLOAT16 only)", nm[kQmmOut]);
   core::check_dtype_in(y, nm[kQmmOut], {quant ? ACL_INT8 : x->dtype});
   if (bias != nullptr) {
     if (x->dtype == ACL_FLOAT16) core::check_dtype_in(bias, nm[kQmmBias], {ACL_FLOAT16, ACL_FLOAT});
@@ -357,6 +637,7 @@ void weight_antiquant(core::OpBuilder &b, const QmmCall &c) {
 
   QmmWeightStep &st = b.add_step<QmmWeightStep>();
   register_tensors(b, c, st.op);
+  if (w_nz) st.w_source = std::make_shared<WeightNzCopy>(st.op[kQmmB].slot, *c.t[kQmmB]);
   if (quant) {
     st.qscale_dtype = qscale->dtype;
     st.qscale_stride = qscale_stride;
@@ -546,8 +827,11 @@ uint64_t qmm_weight_size(const aclIntArray *shape, const char *shape_name, aclDa
 
 void qmm_phase1(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
   switch (rule.scheme) {
-    case QmmScheme::kInt8Dequant: return int8_dequant(b, rule, c);
-    case QmmScheme::kWeightAntiquant: return weight_antiquant(b, c);
+    case QmmScheme::kInt8Dequant: int8_dequant(b, rule, c); return;
+    case QmmScheme::kDynamicDequant: return dynamic_dequant(b, rule, c);
+    case QmmScheme::kInt4Pack: return int4_pack(b, c);
+    case QmmScheme::kReduceSum: return reduce_sum(b, rule, c);
+    case QmmScheme::kWeightAntiquant: return weight_antiquant(b, rule, c);
     case QmmScheme::kEncodeParam: return encode_param(b, c);
     case QmmScheme::kPrepackWeight: return prepack_weight(b, c);
     case QmmScheme::kFloatRequant: return qmm_float_requant(b, c);

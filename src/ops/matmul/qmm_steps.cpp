@@ -6,7 +6,9 @@
 
 #include "core/dtype.h"
 #include "kernels/matmul/gemm_elem.h"
+#include "core/thread_pool.h"
 #include "kernels/matmul/qmm_epilogue.h"
+#include "kernels/quant/quant_rows.h"
 #include "runtime/runtime.h"
 
 namespace opsnn::ops {
@@ -26,12 +28,13 @@ void int8_block(void *vctx, int64_t b, int64_t i0, int64_t j0, int64_t rows, int
                 int64_t ldacc) {
   const Int8Ctx &c = *static_cast<const Int8Ctx *>(vctx);
   const QmmInt8Step &st = *c.st;
-  const int64_t esize = st.out_dtype == ACL_INT8 ? 1 : 2;
+  const int64_t esize = static_cast<int64_t>(core::dtype_size(st.out_dtype));
   kernels::QmmEpilogue e;
   e.scale = c.scale;
   e.offset = c.offset;
   e.out_dtype = st.out_dtype;
   e.act = st.act;
+  e.accumulate = st.accumulate;
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t i = i0 + r;
     // Folded: the GEMM's row i is row i % m0 of batch i / m0 (b is 0); else i < m0.
@@ -46,7 +49,7 @@ void int8_block(void *vctx, int64_t b, int64_t i0, int64_t j0, int64_t rows, int
       if (st.bias_dtype == ACL_INT32) e.bias_i32 = static_cast<const int32_t *>(c.bias) + boff;
       else e.bias_f = static_cast<const float *>(c.bias) + boff;
     }
-    const float pt = c.pertoken != nullptr ? c.pertoken[row * st.pertoken_stride] : 1.0f;
+    const float pt = c.pertoken != nullptr ? c.pertoken[flat * st.pertoken_bstride + row * st.pertoken_stride] : 1.0f;
     kernels::qmm_epilogue_row(e, acc + r * ldacc, j0, cols, pt, c.out + off * esize, st.out_col);
   }
 }
@@ -63,7 +66,7 @@ int QmmInt8Step::run(const core::LaunchArgs &args) const {
 int QmmInt8Step::run_with(const core::LaunchArgs &args, const int8_t *b) const {
   Int8Ctx c{};
   c.st = this;
-  c.out = const_cast<char *>(address(args, kQmmOut));
+  c.out = out_to_ws ? args.get(ws_out) : const_cast<char *>(address(args, kQmmOut));
   float *sv = reinterpret_cast<float *>(args.get(ws_scale));
   if (has_scale_value)
     std::fill(sv, sv + n, scale_value);
@@ -75,7 +78,8 @@ int QmmInt8Step::run_with(const core::LaunchArgs &args, const int8_t *b) const {
     kernels::qmm_decode_floats(address(args, kQmmOffset), ACL_FLOAT, offset_count, offset_stride, n, ov);
     c.offset = ov;
   }
-  c.pertoken = reinterpret_cast<const float *>(address(args, kQmmPertoken));
+  c.pertoken = pertoken_from_ws ? reinterpret_cast<const float *>(args.get(ws_pertoken))
+                                : reinterpret_cast<const float *>(address(args, kQmmPertoken));
   if (op[kQmmBias].slot >= 0) {
     const char *bp = address(args, kQmmBias);
     const int64_t esize = static_cast<int64_t>(core::dtype_size(bias_dtype));
@@ -89,7 +93,7 @@ int QmmInt8Step::run_with(const core::LaunchArgs &args, const int8_t *b) const {
     }
     c.bias = args.get(ws_bias);
   }
-  const int8_t *a = reinterpret_cast<const int8_t *>(address(args, kQmmA));
+  const int8_t *a = reinterpret_cast<const int8_t *>(a_from_ws ? args.get(ws_a) : address(args, kQmmA));
   int64_t outer = 1;
   for (int d = 0; d < outer_ndim; ++d) outer *= outer_dims[d];
   for (int64_t o = 0; o < outer; ++o) {
@@ -106,9 +110,72 @@ int QmmInt8Step::run_with(const core::LaunchArgs &args, const int8_t *b) const {
   return 0;
 }
 
+int QmmXQuantStep::run(const core::LaunchArgs &args) const {
+  const char *x = address(args, kQmmA), *smooth = address(args, kQmmSmooth), *xs = address(args, kQmmXScale);
+  int8_t *xq = reinterpret_cast<int8_t *>(args.get(ws_xq));
+  float *sx = reinterpret_cast<float *>(args.get(ws_sx));
+  float *rows = reinterpret_cast<float *>(args.get(ws_rows));
+  const int64_t xsize = static_cast<int64_t>(core::dtype_size(x_dtype));
+  const int64_t per = (m + tasks - 1) / tasks;
+  core::parallel_for(tasks, 1, [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      float *in = rows + t * 2 * k, *sm = in + k;
+      if (smooth != nullptr && !rows_fast) kernels::quant_load_row(smooth, smooth_dtype, smooth_stride, k, sm);
+      for (int64_t i = t * per; i < std::min(m, (t + 1) * per); ++i) {
+        float ext[3];
+        if (rows_fast) {  // the tier's row load (x * smooth and the row's extrema in one pass)
+          token.prep(x + i * x_row * xsize, x_dtype, smooth, k, in, ext);
+        } else {
+          kernels::quant_load_row(x + i * x_row * xsize, x_dtype, x_col, k, in);
+          if (smooth != nullptr)
+            for (int64_t p = 0; p < k; ++p) in[p] *= sm[p];
+          if (dynamic) kernels::quant_row_extrema(in, k, ext);
+        }
+        float s;
+        if (dynamic) {
+          s = ext[0] / 127.0f;
+        } else {
+          kernels::quant_load_row(xs + i * xscale_stride * static_cast<int64_t>(core::dtype_size(xscale_dtype)),
+                                  xscale_dtype, 1, 1, &s);
+        }
+        token.int8(in, k, s, 0.0f, xq + i * k);
+        sx[i] = s;
+      }
+    }
+  });
+  return 0;
+}
+
+int QmmSumStep::run(const core::LaunchArgs &args) const {
+  float *a = reinterpret_cast<float *>(args.get(acc));
+  if (!store) {
+    std::fill(a, a + m * n, 0.0f);
+    return 0;
+  }
+  char *out = const_cast<char *>(address(args, kQmmOut));
+  for (int64_t i = 0; i < m; ++i) kernels::quant_store_floats(a + i * n, n, out_dtype, out + i * out_row * 2, out_col);
+  return 0;
+}
+
+int QmmInt4PackStep::run(const core::LaunchArgs &args) const {
+  const int32_t *w = reinterpret_cast<const int32_t *>(address(args, kQmmB));
+  char *out = const_cast<char *>(address(args, kQmmOut));
+  core::parallel_for(rows, 64, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r)
+      kernels::quant_store_ints(w + r * cols, cols, ACL_INT4, true, 0, out + r * (cols / 2), 1);
+  });
+  return 0;
+}
+
 int QmmWeightStep::run(const core::LaunchArgs &args) const {
-  const char *xp = address(args, kQmmA), *wp = address(args, kQmmB), *sp = address(args, kQmmScale),
-             *ofp = address(args, kQmmOffset);
+  if (w_source == nullptr) return run_with(args, address(args, kQmmB));
+  int rc = 0;
+  w_source->with(args, [&](const char *w) { rc = run_with(args, w); });
+  return rc;
+}
+
+int QmmWeightStep::run_with(const core::LaunchArgs &args, const char *wp) const {
+  const char *xp = address(args, kQmmA), *sp = address(args, kQmmScale), *ofp = address(args, kQmmOffset);
   kernels::WqOutput out;
   out.y = const_cast<char *>(address(args, kQmmOut));
   out.y_dtype = y_dtype;

@@ -9,6 +9,7 @@
 #include "kernels/matmul/gemm.h"
 #include "kernels/matmul/igemm.h"
 #include "kernels/matmul/wq_gemm.h"
+#include "kernels/quant/quant_token.h"
 #include "ops/matmul/matmul_common.h"
 #include "ops/matmul/qmm_phase1.h"
 
@@ -54,6 +55,13 @@ class QmmInt8Step final : public core::Step, public QmmOperands {
   float scale_value = 0.0f;
   core::WsKey ws_gemm, ws_scale, ws_offset, ws_bias;
   std::shared_ptr<const OperandSource> x2_source;  // a FRACTAL_NZ x2's kept dense copy (null: x2 itself)
+  bool accumulate = false;  // out (FLOAT yRef) += the dequantised product
+  // QuantMatmulDequant: x1 and the per-token scale are the workspace blocks QmmXQuantStep wrote.
+  bool a_from_ws = false, pertoken_from_ws = false;
+  core::WsKey ws_a, ws_pertoken;
+  int64_t pertoken_bstride = 0;  // QuantMatmulReduceSumWeightNz: x1Scale (batch, m)
+  bool out_to_ws = false;        // ... and the products add into the FLOAT workspace block ws_out
+  core::WsKey ws_out;
 
   int run(const core::LaunchArgs &args) const override;
 
@@ -76,8 +84,12 @@ class QmmWeightStep final : public core::Step, public QmmOperands {
   kernels::GemmPlan plan;                          // the reference: x @ dequantised weight
   core::WsKey ws_a, ws_b;  // stream: x fp32 + sums / y fp32; fused: scratch; reference: weight / GEMM
   core::WsKey ws_c;        // reference with requantisation: fp32 results
+  std::shared_ptr<const OperandSource> w_source;  // a FRACTAL_NZ weight's kept dense copy (null: weight itself)
 
   int run(const core::LaunchArgs &args) const override;
+
+ private:
+  int run_with(const core::LaunchArgs &args, const char *wp) const;
 };
 
 // aclnnTransQuantParamV2: fp32 scales (and offsets) packed into the int8 matmuls' 64-bit scale words.
@@ -108,6 +120,42 @@ class QmmRequantStep final : public core::Step, public QmmOperands {
   aclDataType word_dtype = ACL_UINT64;
   int64_t word_count = 1, word_stride = 0;
   core::WsKey ws_acc, ws_params;
+
+  int run(const core::LaunchArgs &args) const override;
+};
+
+// aclnnQuantMatmulDequant's first step: x (+ smooth) quantised row by row into the contiguous INT8
+// [m, k] block ws_xq, and each row's scale into ws_sx[m] (ops/matmul/qmm_phase1.h, kDynamicDequant).
+class QmmXQuantStep final : public core::Step, public QmmOperands {
+ public:
+  int64_t m = 0, k = 0, x_row = 0, x_col = 1, smooth_stride = 0;
+  aclDataType x_dtype = ACL_FLOAT16, smooth_dtype = ACL_FLOAT16, xscale_dtype = ACL_FLOAT;
+  int64_t xscale_stride = 0;  // 0: one scale for every row (pertensor)
+  bool dynamic = true;        // no xScale: row_max(|x|) / 127
+  kernels::QuantTokenKernels token{};
+  bool rows_fast = false;     // x (and smooth) contiguous along k: the tier's prep kernel loads the rows
+  int64_t tasks = 1;          // row blocks over the pool, fixed in phase 1
+  core::WsKey ws_xq, ws_sx, ws_rows;  // ws_rows: tasks x (2k) floats (the row, the smooth)
+
+  int run(const core::LaunchArgs &args) const override;
+};
+
+// QuantMatmulReduceSumWeightNz's FLOAT [m, n] batch sum: zeroed before the int8 step, rounded into out
+// (BF16 / FLOAT16, any strides) after it.
+class QmmSumStep final : public core::Step, public QmmOperands {
+ public:
+  int64_t m = 0, n = 0, out_row = 0, out_col = 1;
+  aclDataType out_dtype = ACL_BF16;
+  bool store = false;  // false: zero the block
+  core::WsKey acc;
+
+  int run(const core::LaunchArgs &args) const override;
+};
+
+// aclnnConvertWeightToINT4Pack: INT32 rows packed two values a byte, low nibble first.
+class QmmInt4PackStep final : public core::Step, public QmmOperands {
+ public:
+  int64_t rows = 0, cols = 0;  // the INT32 weight [rows, cols], contiguous
 
   int run(const core::LaunchArgs &args) const override;
 };
