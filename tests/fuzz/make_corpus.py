@@ -340,6 +340,16 @@ def seeds():
     yield "flce_grad_softmax", seed("flce_grad", z, T([0]), T([0, 1], "BF16"), T([2, 1], "BF16"), T([3], "UINT8"),
                                     T([0], "INT64"), DEFAULT, NULL_T, NULL_T, T([0, 2]), T([0, 1], "BF16"),
                                     T([2, 1], "BF16"), mode=16, fill=0xff)
+    qx = (3, 4, 5, 1)  # int8 x1 [3, 4] @ x2 [4, 5]; per-row / per-column scales
+    yield "qmm_inplace_add", seed("qmm_inplace_add", qx, T([0, 1], "INT8"), T([1, 2], "INT8"), T([0]), T([2]),
+                                  T([0, 2]), B(False, False), I(0))
+    yield "tqbmm", seed("tqbmm", (3, 2, 4, 5), T([0, 1, 2], "INT8"), T([1, 2, 3], "INT8"), NULL_T, T([0]), T([3]),
+                        I(1), I(0), DEFAULT, DEFAULT, DEFAULT, I(1), T([0, 1, 3], "FLOAT16"))
+    yield "qmm_dequant_pertoken", seed("qmm_dequant", qx, T([0, 1], "FLOAT16"), T([1, 2], "INT8"), T([2]), NULL_T,
+                                       NULL_T, NULL_T, NULL_T, bytes([8]), B(False), T([0, 2], "FLOAT16"))
+    yield "int4_pack", seed("int4_pack", qx, T([0, 1], "INT32"), T([0, 1], "INT4"), mode=16)
+    yield "wqbmm_v1", seed("wqbmm_v1", qx, T([0, 1], "FLOAT16"), T([1, 2], "INT8"), T([2], "FLOAT16"),
+                           T([2], "FLOAT16"), NULL_T, B(False, False), T([0, 2], "FLOAT16"))
     yield "mm_device_repeatable", seed("mm", m, T([0, 1]), T([1, 2]), T([0, 2]), I(1), mode=1 | 2 | 4)
     yield "add_device", seed("add", p, T([0, 1]), T([1]), S(2), T([0, 1]), mode=4)
     yield "mul_wrong_launch_first", seed("mul", p, T([0, 1]), T([0, 1]), T([0, 1]), mode=8)
