@@ -124,6 +124,8 @@
 #include <aclnnop/aclnn_softplus.h>
 #include <aclnnop/aclnn_sort.h>
 #include <aclnnop/aclnn_swi_glu.h>
+#include <aclnnop/aclnn_swiglu_group.h>
+#include <aclnnop/aclnn_swiglu_group_grad.h>
 #include <aclnnop/aclnn_thnn_fused_lstm_cell.h>
 #include <aclnnop/aclnn_topk.h>
 #include <aclnnop/aclnn_trans_matmul_weight.h>
@@ -1333,6 +1335,21 @@ aclnnStatus op_group_quant(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2)
   return P1(GroupQuant, c.T(x), c.T(scale), c.T(group), c.T(offset), dst, c.T(y));
 }
 
+aclnnStatus op_swiglu_group(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor(F, 2), w = c.tensor(F, 1), g = c.tensor(ACL_INT64, 1);
+  const double lim = c.f64(-1.0);
+  int o = c.tensor(F, 2);
+  c.materialize();
+  return P1(SwigluGroup, c.T(x), c.T(w), c.T(g), lim, c.T(o));
+}
+aclnnStatus op_swiglu_group_grad(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int dy = c.tensor(F, 2), x = c.tensor(F, 2), w = c.tensor(F, 1), yo = c.tensor(F, 2), g = c.tensor(ACL_INT64, 1);
+  const float lim = float(c.f64(-1.0));
+  int dx = c.tensor(F, 2), dw = c.tensor(F, 1);
+  c.materialize();
+  return P1(SwigluGroupGrad, c.T(dy), c.T(x), c.T(w), c.T(yo), c.T(g), lim, c.T(dx), c.T(dw));
+}
+
 const OpFn kOps[] = {op_exp,      op_inplace_exp, op_gelu_v2,   op_softplus,       op_add,
                      op_inplace_add, op_mul,      op_divs,      op_divmod,         op_eq,
                      op_maximum,  op_remainder,   op_pow,       op_cast,           op_copy,
@@ -1351,7 +1368,8 @@ const OpFn kOps[] = {op_exp,      op_inplace_exp, op_gelu_v2,   op_softplus,    
                      op_foreach_add_list, op_foreach_mul_scalar, op_foreach_add_scalar_list, op_foreach_addcmul,
                      op_foreach_lerp, op_foreach_exp, op_foreach_pow_scalar_tensor, op_foreach_norm,
                      op_foreach_unscale, op_foreach_round_off, op_ema_adam,
-                     op_ascend_quant, op_dynamic_quant_v2, op_fake_quant_channel, op_quantize, op_group_quant};
+                     op_ascend_quant, op_dynamic_quant_v2, op_fake_quant_channel, op_quantize, op_group_quant,
+                     op_swiglu_group, op_swiglu_group_grad};
 constexpr int kNumOps = sizeof(kOps) / sizeof(kOps[0]);
 
 void launch(Ctx &c, Phase2 p2, aclOpExecutor *ex, uint64_t ws, uint8_t mode) {

@@ -25,7 +25,8 @@ OPS = ["exp", "inplace_exp", "gelu_v2", "softplus", "add", "inplace_add", "mul",
        "foreach_add_list", "foreach_mul_scalar", "foreach_add_scalar_list", "foreach_addcmul",
        "foreach_lerp", "foreach_exp", "foreach_pow_scalar_tensor", "foreach_norm",
        "foreach_unscale", "foreach_round_off", "ema_adam",
-       "ascend_quant", "dynamic_quant_v2", "fake_quant_channel", "quantize", "group_quant"]  # kOps, same order
+       "ascend_quant", "dynamic_quant_v2", "fake_quant_channel", "quantize", "group_quant",
+       "swiglu_group", "swiglu_group_grad"]  # kOps, same order
 
 
 def dt(name):
@@ -280,6 +281,10 @@ def seeds():
                                  T([0, 1], "INT8"), mode=16)
     yield "group_quant", seed("group_quant", q, T([0, 1]), T([2, 1]), T([2], "INT32"), NULL_T, I(2), T([0, 1], "INT8"),
                               mode=16, fill=2)
+    # x [3, 4] -> halves [3, 2]; weight [3]; group counts INT64 [2]; clampLimit default (-1)
+    yield "swiglu_group", seed("swiglu_group", q, T([0, 1]), T([0]), T([2], "INT64"), DEFAULT, T([0, 2]), mode=16)
+    yield "swiglu_group_grad", seed("swiglu_group_grad", q, T([0, 2]), T([0, 1]), T([0]), T([0, 2]), T([2], "INT64"),
+                                    DEFAULT, T([0, 1]), T([0]), mode=16)
     yield "mm_device_repeatable", seed("mm", m, T([0, 1]), T([1, 2]), T([0, 2]), I(1), mode=1 | 2 | 4)
     yield "add_device", seed("add", p, T([0, 1]), T([1]), S(2), T([0, 1]), mode=4)
     yield "mul_wrong_launch_first", seed("mul", p, T([0, 1]), T([0, 1]), T([0, 1]), mode=8)
