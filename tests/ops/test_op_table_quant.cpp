@@ -48,6 +48,8 @@ struct QuantArgs {
   int64_t dst_type = 2, axis = -1, quant_min = -128, quant_max = 127;
   aclDataType dst_dtype = ACL_INT8;
   double dst_type_max = 0.0, enabled = 1.0;
+  double min_scale = 0.0;
+  int64_t row_block = 1, col_block = 128;
 };
 
 using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
@@ -1192,6 +1194,102 @@ TEST_P(OpTableQuantDequantBias, EmptyX) {
   EXPECT_EQ(run(GetParam(), base_args(x, ws, y, 1)), 0) << aclGetRecentErrMsg();
 }
 
+// ---- DynamicBlockQuant (V2)
+
+class OpTableQuantBlock : public QuantFixture {};
+
+// scale = min(max|x| / 127, 1 / minScale) per block (fp32, as the formula is written for it), y = round half
+// to even of x / scale in fp32, saturated; the last blocks of a dim short.
+TEST_P(OpTableQuantBlock, MatchesTheFormula) {
+  const QuantTableCase &c = GetParam();
+  struct Geo {
+    std::vector<int64_t> shape;
+    int64_t rb, cb;
+  };
+  const Geo geos[] = {{{5, 300}, 1, 128}, {{7, 20}, 3, 8}, {{2, 9, 33}, 4, 16}, {{3, 4, 10}, 128, 64}, {{1, 1}, 1, 1},
+                      {{4, 0}, 2, 2}, {{0, 6}, 1, 4}};
+  int variant = 0;
+  for (aclDataType dt : c.dtypes)
+    for (const Geo &geo : geos)
+      for (double min_scale : {0.0, 40.0}) {
+        const bool strided = variant++ % 2;
+        SCOPED_TRACE(::testing::Message() << dt << " " << geo.rb << "x" << geo.cb << " minScale " << min_scale);
+        const int64_t nd = static_cast<int64_t>(geo.shape.size()), M = geo.shape[nd - 2], N = geo.shape[nd - 1];
+        const int64_t B = nd == 3 ? geo.shape[0] : 1, nbr = (M + geo.rb - 1) / geo.rb, nbc = (N + geo.cb - 1) / geo.cb;
+        Dev x = make_x(geo.shape, dt, strided);
+        std::vector<double> xv = eighths(B * M * N, 20);
+        for (size_t i = 0; i < xv.size(); i += 7) xv[i] *= 0.01;  // off the eighths grid too
+        x->set_values(xv);
+        xv = x->values();
+        std::vector<int64_t> ss = geo.shape;
+        ss[static_cast<size_t>(nd - 2)] = nbr;
+        ss[static_cast<size_t>(nd - 1)] = nbc;
+        Dev y = make_x(geo.shape, ACL_INT8, !strided), so = make_x(ss, ACL_FLOAT, strided);
+        so->poison();
+        QuantArgs a = base_args(*x, nullptr, *y, 2);
+        a.scale_out = *so;
+        a.round_mode = variant % 3 == 0 ? nullptr : const_cast<char *>("rint");
+        a.min_scale = min_scale;
+        a.row_block = geo.rb;
+        a.col_block = geo.cb;
+        ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+        const std::vector<double> got_s = so->values(), got_y = y->values();
+        for (int64_t b = 0; b < B; ++b)
+          for (int64_t i = 0; i < nbr; ++i)
+            for (int64_t k = 0; k < nbc; ++k) {
+              double amax = 0.0;
+              for (int64_t r = i * geo.rb; r < std::min(M, (i + 1) * geo.rb); ++r)
+                for (int64_t j = k * geo.cb; j < std::min(N, (k + 1) * geo.cb); ++j)
+                  amax = std::max(amax, std::fabs(xv[static_cast<size_t>((b * M + r) * N + j)]));
+              double want = static_cast<float>(amax / 127.0);
+              if (min_scale > 0) want = std::min(want, static_cast<double>(static_cast<float>(1.0 / min_scale)));
+              ASSERT_EQ(got_s[static_cast<size_t>((b * nbr + i) * nbc + k)], want) << "scale " << b << "," << i << "," << k;
+              for (int64_t r = i * geo.rb; r < std::min(M, (i + 1) * geo.rb); ++r)
+                for (int64_t j = k * geo.cb; j < std::min(N, (k + 1) * geo.cb); ++j) {
+                  const size_t e = static_cast<size_t>((b * M + r) * N + j);
+                  const double qf = want == 0.0 ? 0.0
+                                                : static_cast<double>(static_cast<float>(xv[e]) / static_cast<float>(want));
+                  ASSERT_EQ(got_y[e], saturate(std::nearbyint(qf), -128, 127)) << "y element " << e;
+                }
+            }
+        EXPECT_TRUE(y->untouched_outside_view());
+        EXPECT_TRUE(so->untouched_outside_view());
+      }
+}
+
+TEST_P(OpTableQuantBlock, ErrorsNameTheirArgument) {
+  const QuantTableCase &c = GetParam();
+  DeviceTensor x({4, 8}, ACL_FLOAT16), y({4, 8}, ACL_INT8), so({2, 1}, ACL_FLOAT), x1({8}, ACL_FLOAT16),
+      xf({4, 8}, ACL_FLOAT), y4({4, 8}, ACL_INT4), so_bad({4, 1}, ACL_FLOAT), so16({2, 1}, ACL_FLOAT16);
+  QuantArgs a = base_args(x, nullptr, y, 2);
+  a.scale_out = so;
+  a.round_mode = nullptr;
+  a.row_block = 2;
+  a.col_block = 8;
+  ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+  const int bad = ACLNN_ERR_PARAM_INVALID;
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"x"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale_out = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"scaleOut"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = xf; }, bad, {"x", "dtype"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = x1; }, bad, {"x", "[M, N]"}));
+  for (int64_t dst : {34, 35, 36})
+    EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type = dst; }, bad, {"dstType", "not supported"})) << dst;
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type = 29; b.y = y4; }, bad, {"dstType"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.round_mode = const_cast<char *>("round"); }, bad,
+                      {"roundModeOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.min_scale = -1; }, bad, {"minScale"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.row_block = 0; }, bad, {"rowBlockSize"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.col_block = -128; }, bad, {"colBlockSize"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale_out = so_bad; }, bad, {"scaleOut", "shape"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale_out = so16; }, bad, {"scaleOut", "dtype"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.y = xf; }, bad, {"yOut"}));
+  if (c.has("dst_type_max")) {
+    EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type_max = 448; }, bad, {"dstTypeMax"}));
+    a.dst_type_max = 127;
+    EXPECT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+  }
+}
+
 #define QUANT_SUITE(Fixture, ...)                                                        \
   INSTANTIATE_TEST_SUITE_P(Table, Fixture, ::testing::ValuesIn(cases_of({__VA_ARGS__})), \
                            harness::case_name<QuantTableCase>)
@@ -1206,6 +1304,7 @@ QUANT_SUITE(OpTableQuantMax, QuantKind::kQuantMax);
 QUANT_SUITE(OpTableQuantGelu, QuantKind::kGeluQuant);
 QUANT_SUITE(OpTableQuantSwiGlu, QuantKind::kSwiGluQuant);
 QUANT_SUITE(OpTableQuantDequantSwiGlu, QuantKind::kDequantSwiGluQuant);
+QUANT_SUITE(OpTableQuantBlock, QuantKind::kBlockQuant);
 
 }  // namespace
 }  // namespace opsnn::test

@@ -4,6 +4,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "common/error.h"
@@ -428,6 +429,42 @@ void group_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, 
   (void)b;
 }
 
+// DynamicBlockQuant (V2): one scale per rowBlockSize x colBlockSize block of each [M, N] matrix of x.
+void block_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, QuantStep &st) {
+  const aclTensor &x = *c.x.t;
+  core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
+  require(x.ndim == 2 || x.ndim == 3, "%s must be [M, N] or [B, M, N], got %s", c.x.name, shape_of(c.x.t).c_str());
+  require(c.min_scale >= 0.0, "minScale must be >= 0, got %g", c.min_scale);
+  require(c.round_mode == nullptr || std::strcmp(c.round_mode, "rint") == 0,
+          "roundModeOptional must be \"rint\" (or null) for an INT8 yOut, got \"%s\"", c.round_mode);
+  const aclDataType dst = int_dst(c.dst_type, "dstType");
+  require(dst == ACL_INT8, "dstType must be 2 (INT8) here, got %lld", ll(c.dst_type));
+  require(c.row_block >= 1, "rowBlockSize must be positive, got %lld", ll(c.row_block));
+  require(c.col_block >= 1, "colBlockSize must be positive, got %lld", ll(c.col_block));
+  if (c.given.dst_type_max)
+    require(c.dst_type_max == 0.0 || c.dst_type_max == 127.0,
+            "dstTypeMax %g applies to the FP8 / HIFLOAT8 destinations; for INT8 it must be 0 or 127", c.dst_type_max);
+  check_int_y(c.x, c.y, dst, "dstType");
+  const int64_t m = x.dims[x.ndim - 2], n = x.dims[x.ndim - 1];
+  Shape ss = Shape::of(x);
+  ss.dims[x.ndim - 2] = (m + c.row_block - 1) / c.row_block;
+  ss.dims[x.ndim - 1] = (n + c.col_block - 1) / c.col_block;
+  core::check_dtype_in(c.scale_out.t, c.scale_out.name, {ACL_FLOAT});
+  core::check_shape_equals(*c.scale_out.t, c.scale_out.name, ss);
+  core::check_outputs_apart<NamedTensor>({&c.y, &c.scale_out}, {&c.x, &c.y, &c.scale_out});
+  st.lo = -128;
+  st.hi = 127;
+  st.blk_rows = c.row_block;
+  st.blk_cols = c.col_block;
+  st.blk_m = m;
+  st.scale_cap = c.min_scale > 0.0 ? static_cast<float>(1.0 / c.min_scale) : std::numeric_limits<float>::infinity();
+  plan_rows(st, x, n);
+  // Tasks over the block rows (each owns its blocks: no two tasks write one scale).
+  const int64_t block_rows = (x.ndim == 3 ? x.dims[0] : 1) * ss.dims[x.ndim - 2];
+  st.tasks = std::max<int64_t>(1, std::min<int64_t>(core::num_threads(), block_rows));
+  (void)b;
+}
+
 void quant_max(const QuantRule &rule, const QuantCall &c) {
   core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
   core::check_dtype_in(c.scale.t, c.scale.name, {ACL_FLOAT});
@@ -619,6 +656,7 @@ void quant_phase1(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c)
     case QuantKind::kGeluQuant: gelu_quant(b, rule, c, plan); break;
     case QuantKind::kSwiGluQuant:
     case QuantKind::kDequantSwiGluQuant: swiglu_quant(b, rule, c, plan); break;
+    case QuantKind::kBlockQuant: block_quant(b, rule, c, plan); break;
   }
   // Registration in prototype order (inputs, then outputs), keeping the planned steps.
   QuantStep &st = b.add_step<QuantStep>(plan);

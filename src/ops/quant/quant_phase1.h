@@ -64,6 +64,12 @@
 //                V2: dstType 2 / 29, roundModeOptional (null: rint), activateDim -1 or the last dim only,
 //                swigluMode 0 (halves) or 1 (x_glu = d[2j], x_lin = d[2j + 1], glu clamped above and lin on both
 //                sides by clampLimit, act = glu * sigmoid(gluAlpha * glu) * (lin + gluBias)).
+//  kBlockQuant   (DynamicBlockQuant, V2)  x FLOAT16 / BF16 [M, N] or [B, M, N] in blocks of rowBlockSize x
+//                colBlockSize (any positive sizes; the last blocks of a dim may be short): per block
+//                scale = min(max|x| / 127, 1 / minScale) (minScale >= 0; 0: no cap), y = round(x / scale)
+//                (half to even, saturated; scale 0 gives y 0); scaleOut FLOAT [(B,) ceil(M / rowBlockSize),
+//                ceil(N / colBlockSize)]. dstType 2 (INT8) only (34 / 35 / 36: 161002); roundModeOptional null or
+//                "rint" ("round" is documented for HIFLOAT8 only); V2's dstTypeMax 0 or 127.
 //  kQuantMax     (QuantMax)  every destination it documents is HIFLOAT8 / FLOAT8: arguments are checked,
 //                then dstType is rejected (161002).
 // Errors: 161001 for a null required argument, else 161002 naming the argument.
@@ -89,7 +95,8 @@ enum class QuantKind : uint8_t {
   kQuantMax,
   kGeluQuant,
   kSwiGluQuant,
-  kDequantSwiGluQuant
+  kDequantSwiGluQuant,
+  kBlockQuant
 };
 
 struct QuantRule {
@@ -106,12 +113,15 @@ struct QuantCall {
   double clamp_limit = 0.0, glu_alpha = 1.0, glu_bias = 0.0;
   aclDataType dst_dtype = ACL_DT_UNDEFINED;
   double dst_type_max = 0.0, enabled = 1.0;
+  double min_scale = 0.0;
+  int64_t row_block = 1, col_block = 1;
   // Which attributes the prototype has (the generated entry sets them).
   struct {
     bool sqrt_mode = false, round_mode = false, dst_type = false, dst_dtype = false, axis = false, symmetric = false,
          quant_mode = false, dst_type_max = false, approximate = false, group_list_type = false,
          activate_left = false, activate_dim = false, swiglu_mode = false, clamp_limit = false, glu_alpha = false,
-         glu_bias = false, enabled = false, quant_min = false, quant_max = false;
+         glu_bias = false, enabled = false, quant_min = false, quant_max = false, min_scale = false,
+         row_block = false, col_block = false;
   } given;
 };
 

@@ -436,6 +436,37 @@ void QuantStep::run_swiglu(const core::LaunchArgs &a, float *buf) const {
   }
 }
 
+// DynamicBlockQuant: per task a range of block rows (a batch's rows [i R, min(M, (i + 1) R))); the
+// block maxima over those rows first, then each row divided by its blocks' scales.
+void QuantStep::run_block(const core::LaunchArgs &a, float *buf) const {
+  const int64_t nn = std::max<int64_t>(n, 1), nbc = (n + blk_cols - 1) / blk_cols;
+  const int64_t nbr = (blk_m + blk_rows - 1) / blk_rows, total = rows / std::max<int64_t>(blk_m, 1) * nbr;
+  char *so = scale_out.base(a);
+  core::parallel_tasks(tasks, [&](int64_t t) {
+    float *xr = buf + t * 7 * nn, *sx = xr + 2 * nn, *bmax = xr + 3 * nn;
+    int32_t *q = reinterpret_cast<int32_t *>(xr + nn);
+    for (int64_t br = total * t / tasks; br < total * (t + 1) / tasks; ++br) {
+      const int64_t r0 = br / nbr * blk_m + br % nbr * blk_rows;
+      const int64_t r1 = std::min(r0 + blk_rows, br / nbr * blk_m + blk_m);
+      std::fill(bmax, bmax + nbc, 0.0f);
+      for (int64_t r = r0; r < r1; ++r) {
+        load_x(a, r, xr);
+        for (int64_t j = 0; j < n; ++j) bmax[j / blk_cols] = std::fmax(bmax[j / blk_cols], std::fabs(xr[j]));
+      }
+      for (int64_t k = 0; k < nbc; ++k) bmax[k] = std::fmin(bmax[k] / 127.0f, scale_cap);
+      kernels::quant_store_floats(bmax, nbc, ACL_FLOAT, so + scale_out.row_offset(br) * 4,
+                                  scale_out.strides[scale_out.nd - 1]);
+      for (int64_t j = 0; j < n; ++j) sx[j] = bmax[j / blk_cols];
+      for (int64_t r = r0; r < r1; ++r) {
+        load_x(a, r, xr);
+        for (int64_t j = 0; j < n; ++j)  // a scale of 0 (a block of zeros): y 0
+          q[j] = sx[j] == 0.0f ? 0 : kernels::quant_round_sat(xr[j] / sx[j], round, lo, hi);
+        store_y(a, r, q);
+      }
+    }
+  });
+}
+
 int QuantStep::run(const core::LaunchArgs &args) const {
   if (rows == 0 && kind != QuantKind::kDynamic) return 0;
   float *buf = reinterpret_cast<float *>(args.get(ws));
@@ -449,6 +480,7 @@ int QuantStep::run(const core::LaunchArgs &args) const {
     case QuantKind::kGeluQuant: run_gelu(args, buf); break;
     case QuantKind::kSwiGluQuant:
     case QuantKind::kDequantSwiGluQuant: run_swiglu(args, buf); break;
+    case QuantKind::kBlockQuant: run_block(args, buf); break;
     default: run_affine(args, buf); break;
   }
   return 0;

@@ -50,6 +50,8 @@ struct QuantStep final : core::Step {
   bool activate_left = false, swiglu_static = false, group_counts = false;  // kSwiGluQuant (counts: V2's type 1)
   bool swiglu_clamped = false;                       // DequantSwigluQuantV2's swigluMode 1
   float clamp_limit = 0.0f, glu_alpha = 1.0f, glu_bias = 0.0f;
+  int64_t blk_rows = 1, blk_cols = 1, blk_m = 1;  // kBlockQuant: block sizes, x's rows per batch (M)
+  float scale_cap = 0.0f;                         // kBlockQuant: 1 / minScale (inf: no cap)
   // Per-token DynamicQuant on contiguous rows: the tier's kernels (token_fast), `tasks` row blocks
   // fixed in phase 1, each with its own buffers.
   bool token_fast = false;
@@ -70,6 +72,7 @@ struct QuantStep final : core::Step {
   void run_dequant_bias(const core::LaunchArgs &a, float *buf) const;
   void run_gelu(const core::LaunchArgs &a, float *buf) const;
   void run_swiglu(const core::LaunchArgs &a, float *buf) const;
+  void run_block(const core::LaunchArgs &a, float *buf) const;
   void group_values(const core::LaunchArgs &a, const QuantOperand &p, int64_t e, float *dst) const;
   void load_x(const core::LaunchArgs &a, int64_t r, float *dst) const;
   void store_y(const core::LaunchArgs &a, int64_t r, const int32_t *q) const;
