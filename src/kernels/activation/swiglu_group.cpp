@@ -52,17 +52,16 @@ struct Rows {
   }
 
   void forward(int64_t r) const {
-    const float w = weight(r), c = P.clamp;
-    float va[kChunk], vb[kChunk];
+    const float w = weight(r);
+    float va[kChunk], vb[kChunk], vo[kChunk];
+    const void *in[2] = {va, vb};
     for (int64_t j0 = 0; j0 < P.h; j0 += kChunk) {
       const int64_t n = std::min(kChunk, P.h - j0);
       load_as<float>(P.dtype, at(a.x, P.x, r, j0), P.x.last * es, va, n);
       load_as<float>(P.dtype, at(a.x, P.x, r, P.h + j0), P.x.last * es, vb, n);
-      for (int64_t j = 0; j < n; ++j) {
-        const float x0 = clamp_a(va[j], c), x1 = clamp_b(vb[j], c);
-        va[j] = x0 / (1.0f + std::exp(-x0)) * x1 * w;
-      }
-      store_from<float>(va, P.dtype, at(a.y, P.y, r, j0), P.y.last * es, n);
+      P.act(n, vo, in, P.act_scalars);
+      for (int64_t j = 0; j < n; ++j) vo[j] *= w;
+      store_from<float>(vo, P.dtype, at(a.y, P.y, r, j0), P.y.last * es, n);
     }
   }
 

@@ -9,6 +9,7 @@
 
 #include "acl/acl_base.h"
 #include "core/tensor.h"
+#include "kernels/elementwise/elementwise.h"
 
 namespace opsnn::kernels {
 
@@ -35,6 +36,10 @@ struct SwigluGroupPlan {
   SwgRowView x, y, dy, y_origin;  // y: out (forward) or gradXOut
   SwgFlatView weight, dweight;
   int64_t group_n = 0, group_stride = 1;
+  // The forward's activation of a chunk of fp32 halves: the element-wise engine's SwiGlu / ClippedSwiglu
+  // (alpha 1, limit = clamp, bias 0) in its best tier, chosen in phase 1.
+  ContigKernel act = nullptr;
+  OpScalars act_scalars;
 };
 
 struct SwigluGroupArgs {

@@ -6,6 +6,7 @@
 #include "core/outputs_apart.h"
 #include "core/verbose.h"
 #include "kernels/activation/swiglu_group.h"
+#include "kernels/elementwise/ops.h"
 
 namespace opsnn::ops {
 namespace {
@@ -127,9 +128,18 @@ void swiglu_group_phase1(core::OpBuilder &b, const SwigluGroupRule &rule, const 
   P.y = row_view(*y.t);
   if (backward) P.dy = row_view(*c.dy.t);
   if (c.y_origin.t != nullptr) P.y_origin = row_view(*c.y_origin.t);
+  if (!backward) {  // the forward's activation: the element-wise engine's functor over fp32 chunks
+    const kernels::EwOp op = P.clamp > 0.0f ? kernels::EwOp::kClippedSwiglu : kernels::EwOp::kSwiGlu;
+    P.act = kernels::ew_kernel(op, core::ComputeType::kFloat);
+    if (P.act == nullptr)
+      throw_error(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, "no %s kernel computes in FLOAT", kernels::ew_op_name(op));
+    P.act_scalars.f[0] = 1.0;  // alpha
+    P.act_scalars.f[1] = P.clamp;
+    P.act_scalars.f[2] = 0.0;  // bias
+  }
   st.plan = P;
   if (core::current_phase1_trace() != nullptr)
-    core::record_choice(std::string("swiglu_group:rows/portable/") + (backward ? "backward" : "forward"), nullptr);
+    core::record_choice(std::string("swiglu_group:rows/") + (backward ? "backward/double" : "forward/ew_chunks"), nullptr);
 }
 
 }  // namespace opsnn::ops
