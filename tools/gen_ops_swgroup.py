@@ -3,7 +3,8 @@ rows become ops::swiglu_group_phase1 entry points (src/ops/activation/swiglu_gro
 SwgroupTableCase registrations (tests/ops/test_op_table_swgroup.cpp).
 
 Row format (besides the common `header`, `dtypes`, `backward`): nothing else. Every parameter's role comes
-from its name (ROLES); a row with gradY is a gradient row.
+from its name (ROLES); a row with gradY is a gradient row. The phase 1 checks the pointers (the entry passes
+them as given).
 """
 
 SWGROUP_KEYS = {"header", "dtypes", "backward"}
@@ -22,24 +23,9 @@ def resolve(g, table, op):
 
 
 def render_entry(g, table):
-    out = g.family_entry_head(table, "swiglu_group_phase1", "ops/activation/swiglu_group_phase1.h",
-                              ["opsnn::core::dtype_bit"])
-    out += [f"const ::opsnn::ops::SwigluGroupRule k{op.name}Rule = {{{g.mask(op.dtypes)}}};" for op in table.ops]
-    out += ["}  // namespace", ""]
-    for op in table.ops:
-        lines = g.family_entry_open(op, "::opsnn::ops::SwigluGroupCall")
-        lines += g.family_null_checks(op)
-        for role, p in op.roles.items():
-            lines.append(f"    c.{role} = {p.name};" if role in VALUES else f'    c.{role} = {{{p.name}, "{p.name}"}};')
-        out += lines + g.family_entry_close(op, "swiglu_group_phase1")
-    return "\n".join(out) + "\n"
+    return g.family_roles_entry(table, "swiglu_group_phase1", "ops/activation/swiglu_group_phase1.h", "SwigluGroupRule",
+                                "SwigluGroupCall", VALUES)
 
 
 def render_tests(g, tables):
-    out = g.family_tests_head(tables, "grouped SwiGLU", "SwgroupTableCase", "swgroup_table_cases")
-    for t in tables:
-        for op in t.ops:
-            fields = [f"c.dtypes = {{{', '.join(g.cxx_dtype(d) for d in op.dtypes)}}};",
-                      f"c.backward = {str('dy' in op.roles).lower()};"]
-            out += g.family_case(op, {}, "SwgroupTableCase", fields, "SwgroupArgs", g.role_args(op))
-    return "\n".join(out + ["  return v;", "}", ""])
+    return g.family_roles_tests(tables, "grouped SwiGLU", "SwgroupTableCase", "swgroup_table_cases", "SwgroupArgs")

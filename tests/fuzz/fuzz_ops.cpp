@@ -64,6 +64,7 @@
 #include <aclnnop/aclnn_cross_entropy_sum_exp_and_index_logit.h>
 #include <aclnnop/aclnn_cumsum.h>
 #include <aclnnop/aclnn_div.h>
+#include <aclnnop/aclnn_dynamic_block_quant.h>
 #include <aclnnop/aclnn_dynamic_quant_v2.h>
 #include <aclnnop/aclnn_embedding.h>
 #include <aclnnop/aclnn_eq_tensor.h>
@@ -115,6 +116,7 @@
 #include <aclnnop/aclnn_remainder.h>
 #include <aclnnop/aclnn_repeat.h>
 #include <aclnnop/aclnn_rms_norm.h>
+#include <aclnnop/aclnn_rms_norm_grad_quant.h>
 #include <aclnnop/aclnn_rotary_position_embedding.h>
 #include <aclnnop/aclnn_round.h>
 #include <aclnnop/aclnn_s_where.h>
@@ -366,7 +368,8 @@ struct Ctx {
   // A const char * attribute (roundMode, quantMode): documented values, near misses, null.
   const char *str() {
     static const char *const kStrings[] = {"round", "floor", "ceil", "trunc", "rint", "ROUND", "",
-                                           nullptr, "pertoken", "pertensor", "perchannel", "round\x01"};
+                                           nullptr, "pertoken", "pertensor", "perchannel", "round\x01",
+                                           "static"};
     return kStrings[r.u8() % (sizeof(kStrings) / sizeof(kStrings[0]))];
   }
   // One byte of bool arguments: bit i = the i-th bool of the op.
@@ -1350,6 +1353,25 @@ aclnnStatus op_swiglu_group_grad(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase
   return P1(SwigluGroupGrad, c.T(dy), c.T(x), c.T(w), c.T(yo), c.T(g), lim, c.T(dx), c.T(dw));
 }
 
+aclnnStatus op_dynamic_block_quant(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor(ACL_FLOAT16, 2);
+  const double min_scale = c.f64(0.0);
+  char *round_mode = const_cast<char *>(c.str());
+  const int64_t dst = c.i64(), rb = c.i64(), cb = c.i64();
+  int y = c.tensor(ACL_INT8, 2), s = c.tensor(F, 2);
+  c.materialize();
+  return P1(DynamicBlockQuant, c.T(x), min_scale, round_mode, dst, rb, cb, c.T(y), c.T(s));
+}
+aclnnStatus op_rms_norm_grad_quant(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int dy = c.tensor(F, 2), x = c.tensor(F, 2), rstd = c.tensor(F, 1), g = c.tensor(F, 1), s = c.tensor(F, 1),
+      o = c.tensor(ACL_INT32, 1);
+  const char *mode = c.str();
+  const bool div = c.bools() & 1;
+  int dx = c.tensor(ACL_INT8, 2), dg = c.tensor(F, 1);
+  c.materialize();
+  return P1(RmsNormGradQuant, c.T(dy), c.T(x), c.T(rstd), c.T(g), c.T(s), c.T(o), mode, div, c.T(dx), c.T(dg));
+}
+
 const OpFn kOps[] = {op_exp,      op_inplace_exp, op_gelu_v2,   op_softplus,       op_add,
                      op_inplace_add, op_mul,      op_divs,      op_divmod,         op_eq,
                      op_maximum,  op_remainder,   op_pow,       op_cast,           op_copy,
@@ -1369,7 +1391,7 @@ const OpFn kOps[] = {op_exp,      op_inplace_exp, op_gelu_v2,   op_softplus,    
                      op_foreach_lerp, op_foreach_exp, op_foreach_pow_scalar_tensor, op_foreach_norm,
                      op_foreach_unscale, op_foreach_round_off, op_ema_adam,
                      op_ascend_quant, op_dynamic_quant_v2, op_fake_quant_channel, op_quantize, op_group_quant,
-                     op_swiglu_group, op_swiglu_group_grad};
+                     op_swiglu_group, op_swiglu_group_grad, op_dynamic_block_quant, op_rms_norm_grad_quant};
 constexpr int kNumOps = sizeof(kOps) / sizeof(kOps[0]);
 
 void launch(Ctx &c, Phase2 p2, aclOpExecutor *ex, uint64_t ws, uint8_t mode) {

@@ -26,7 +26,7 @@ OPS = ["exp", "inplace_exp", "gelu_v2", "softplus", "add", "inplace_add", "mul",
        "foreach_lerp", "foreach_exp", "foreach_pow_scalar_tensor", "foreach_norm",
        "foreach_unscale", "foreach_round_off", "ema_adam",
        "ascend_quant", "dynamic_quant_v2", "fake_quant_channel", "quantize", "group_quant",
-       "swiglu_group", "swiglu_group_grad"]  # kOps, same order
+       "swiglu_group", "swiglu_group_grad", "dynamic_block_quant", "rms_norm_grad_quant"]  # kOps, same order
 
 
 def dt(name):
@@ -285,6 +285,12 @@ def seeds():
     yield "swiglu_group", seed("swiglu_group", q, T([0, 1]), T([0]), T([2], "INT64"), DEFAULT, T([0, 2]), mode=16)
     yield "swiglu_group_grad", seed("swiglu_group_grad", q, T([0, 2]), T([0, 1]), T([0]), T([0, 2]), T([2], "INT64"),
                                     DEFAULT, T([0, 1]), T([0]), mode=16)
+    # x [3, 4] FLOAT16 in blocks of 2 x 2 -> scales [2, 2] (pool dims 2, 2); INT8; roundMode null (index 7)
+    yield "dynamic_block_quant", seed("dynamic_block_quant", q, T([0, 1], "FLOAT16"), DEFAULT, bytes([7]), I(2), I(2),
+                                      I(2), T([0, 1], "INT8"), T([2, 2]))
+    # dy, x [3, 4]; rstd [3]; gamma [4]; scalesX, offsetX [1] (pool dim 3); quantMode "static" (string 12)
+    yield "rms_norm_grad_quant", seed("rms_norm_grad_quant", q, T([0, 1]), T([0, 1]), T([0]), T([1]), T([3]),
+                                      T([3], "INT32"), bytes([12]), B(True), T([0, 1], "INT8"), T([1]))
     yield "mm_device_repeatable", seed("mm", m, T([0, 1]), T([1, 2]), T([0, 2]), I(1), mode=1 | 2 | 4)
     yield "add_device", seed("add", p, T([0, 1]), T([1]), S(2), T([0, 1]), mode=4)
     yield "mul_wrong_launch_first", seed("mul", p, T([0, 1]), T([0, 1]), T([0, 1]), mode=8)

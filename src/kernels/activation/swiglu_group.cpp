@@ -8,6 +8,7 @@
 #include "core/dtype.h"
 #include "core/thread_pool.h"
 #include "kernels/elementwise/convert.h"
+#include "kernels/loop/loop_walk.h"
 
 namespace opsnn::kernels {
 namespace {
@@ -15,22 +16,9 @@ namespace {
 constexpr int64_t kChunk = 256;  // elements of a half-row per pass (stack buffers: the launch allocates nothing)
 
 int64_t row_offset(const SwigluGroupPlan &P, const SwgRowView &v, int64_t r) {
-  int64_t off = 0;
-  for (int d = P.lead_ndim - 1; d >= 0; --d) {
-    off += (r % P.lead_dims[d]) * v.lead[d];
-    r /= P.lead_dims[d];
-  }
-  return off;
+  return unravel_offset(P.lead_ndim, P.lead_dims, v.lead, r);
 }
-
-int64_t flat_offset(const SwgFlatView &v, int64_t r) {
-  int64_t off = 0;
-  for (int d = v.ndim - 1; d >= 0; --d) {
-    off += (r % v.dims[d]) * v.strides[d];
-    r /= v.dims[d];
-  }
-  return off;
-}
+int64_t flat_offset(const SwgFlatView &v, int64_t r) { return unravel_offset(v.ndim, v.dims, v.strides, r); }
 
 // The clamps keep a NaN (as torch.clamp).
 inline float clamp_a(float a, float c) { return c > 0.0f && a > c ? c : a; }

@@ -5,19 +5,13 @@
 #include <cstring>
 
 #include "kernels/elementwise/convert.h"
+#include "kernels/loop/loop_walk.h"
 #include "core/thread_pool.h"
 
 namespace opsnn::kernels {
 namespace {
 
-int64_t row_offset(const NormGradRowVector &v, int64_t r) {
-  int64_t off = 0;
-  for (int d = v.ndim - 1; d >= 0; --d) {
-    off += (r % v.shape[d]) * v.strides[d];
-    r /= v.shape[d];
-  }
-  return off;
-}
+int64_t row_offset(const NormGradRowVector &v, int64_t r) { return unravel_offset(v.ndim, v.shape, v.strides, r); }
 
 // Element offset of one operand at row r over the first `ndims` outer dims.
 int64_t outer_offset(const NormGradPlan &P, const NormGradOperand &o, int64_t r, int ndims) {

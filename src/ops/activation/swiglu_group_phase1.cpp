@@ -1,5 +1,6 @@
 #include "ops/activation/swiglu_group_phase1.h"
 
+#include <cstring>
 #include <string>
 
 #include "common/error.h"
@@ -56,7 +57,13 @@ kernels::SwgFlatView per_row(const SwigluGroupArg &a, int64_t rows) {
 
 void swiglu_group_phase1(core::OpBuilder &b, const SwigluGroupRule &rule, const SwigluGroupCall &c) {
   const bool backward = c.dy.t != nullptr || *c.dy.name != '\0';
-  // -- check
+  // -- check: the pointers in prototype order (161001 for a missing required one), each given tensor's format
+  const SwigluGroupArg *proto[] = {&c.dy, &c.x, &c.weight, &c.y_origin, &c.group, &c.out, &c.dx, &c.dweight};
+  for (const SwigluGroupArg *a : proto) {
+    if (*a->name == '\0') continue;  // not in this op's prototype
+    const bool optional = std::strstr(a->name, "Optional") != nullptr;
+    if (a->t != nullptr || !optional) core::check_tensor(a->t, a->name);
+  }
   core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
   const aclTensor &x = *c.x.t;
   const aclDataType dt = x.dtype;
