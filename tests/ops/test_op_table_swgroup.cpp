@@ -235,22 +235,20 @@ TEST_P(OpTableSwgroup, ErrorsNameTheArgument) {
     a.clamp_limit = lim;
     expect(a, "clampLimit", "");
   }
-  if (c.backward()) {
+  if (!c.backward()) return;
+  struct Bad {  // one argument replaced: which, by what, the argument the message names and a word in it
+    F field;
+    aclTensor *by;
+    const char *name, *word;
+  } const bads[] = {{&SwgroupArgs::dy, wrong_last, "gradY", "shape"},
+                    {&SwgroupArgs::y_origin, yhalf16, "yOriginOptional", "dtype"},
+                    {&SwgroupArgs::y_origin, nullptr, "gradWeightOutOptional", "yOriginOptional"},
+                    {&SwgroupArgs::dweight, wmany, "gradWeightOutOptional", ""},
+                    {&SwgroupArgs::dweight, good.weight, "gradWeightOutOptional", "overlaps"}};
+  for (const Bad &bad : bads) {
     SwgroupArgs a = good;
-    a.dy = wrong_last;
-    expect(a, "gradY", "shape");
-    a = good;
-    a.y_origin = yhalf16;
-    expect(a, "yOriginOptional", "dtype");
-    a = good;
-    a.y_origin = nullptr;
-    expect(a, "gradWeightOutOptional", "yOriginOptional");
-    a = good;
-    a.dweight = wmany;
-    expect(a, "gradWeightOutOptional", "");
-    a = good;
-    a.dweight = a.weight;
-    expect(a, "gradWeightOutOptional", "overlaps");
+    a.*bad.field = bad.by;
+    expect(a, bad.name, bad.word);
   }
 }
 
