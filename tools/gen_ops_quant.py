@@ -32,7 +32,7 @@ TENSOR_ROLES = {"x": "x", "self": "x", "scale": "scale", "scales": "scale", "wei
                 "smoothScalesOptional": "smooth", "groupIndexOptional": "group", "groupIndex": "group",
                 "activateScaleOptional": "act_scale", "biasOptional": "bias", "y": "y", "yOut": "y",
                 "out": "y", "scaleOut": "scale_out", "inputScaleOptional": "scale", "inputOffsetOptional": "offset",
-                "outScaleOptional": "scale_out", "offsetsOptional": "offset",
+                "outScaleOptional": "scale_out", "offsetsOptional": "offset", "yScaleOut": "scale_out",
                 "weightScaleOptional": "scale", "activationScaleOptional": "act_scale", "quantScaleOptional": "smooth",
                 "quantOffsetOptional": "offset", "offsetOut": "offset_out", "mask": "mask", "amax": "amax"}
 VALUE_ROLES = {"sqrtMode": "sqrt_mode", "roundMode": "round_mode", "dstType": "dst_type",
@@ -42,7 +42,8 @@ VALUE_ROLES = {"sqrtMode": "sqrt_mode", "roundMode": "round_mode", "dstType": "d
                "activateLeft": "activate_left", "quantModeOptional": "quant_mode", "groupListType": "group_list_type",
                "roundModeOptional": "round_mode", "activateDim": "activate_dim", "swigluMode": "swiglu_mode",
                "clampLimit": "clamp_limit", "gluAlpha": "glu_alpha", "gluBias": "glu_bias",
-               "minScale": "min_scale", "rowBlockSize": "row_block", "colBlockSize": "col_block"}
+               "minScale": "min_scale", "rowBlockSize": "row_block", "colBlockSize": "col_block",
+               "beta": "situ_beta", "linearBeta": "situ_linear_beta", "quantTypeOptional": "quant_mode"}
 NULLABLE = ("offset", "zeroPoints", "offsetOut")  # offsetOut: only the asymmetric forms write it
 
 

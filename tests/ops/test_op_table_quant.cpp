@@ -50,6 +50,7 @@ struct QuantArgs {
   double dst_type_max = 0.0, enabled = 1.0;
   double min_scale = 0.0;
   int64_t row_block = 1, col_block = 128;
+  double situ_beta = 4.0, situ_linear_beta = 25.0;
 };
 
 using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
@@ -71,10 +72,11 @@ const std::vector<QuantTableCase> &all_cases() {
   static const std::vector<QuantTableCase> c = harness::sampled(quant_table_cases());
   return c;
 }
-std::vector<QuantTableCase> cases_of(std::initializer_list<QuantKind> kinds) {
+// The rows of these kinds; DequantSituQuant (a dequant_swiglu_quant row with the situ gate) has its own suite.
+std::vector<QuantTableCase> cases_of(std::initializer_list<QuantKind> kinds, bool situ = false) {
   std::vector<QuantTableCase> v;
   for (const auto &c : all_cases())
-    if (std::find(kinds.begin(), kinds.end(), c.kind) != kinds.end()) v.push_back(c);
+    if (std::find(kinds.begin(), kinds.end(), c.kind) != kinds.end() && c.has("situ_beta") == situ) v.push_back(c);
   return v;
 }
 
@@ -1290,6 +1292,111 @@ TEST_P(OpTableQuantBlock, ErrorsNameTheirArgument) {
   }
 }
 
+// ---- DequantSituQuant
+
+class OpTableQuantSitu : public QuantFixture {};
+
+// x INT8 / INT32 / FLOAT16 / BF16 dequantised, the situ gate, then trunc quantisation (static: act / scale + offset;
+// dynamic: max|act * smooth| / 127), against float64; a quotient within 1e-4 of an integer may land either side.
+TEST_P(OpTableQuantSitu, RandomDataAgainstFloat64) {
+  const QuantTableCase &c = GetParam();
+  int variant = 0;
+  for (aclDataType dt : c.dtypes)
+    for (bool dynamic : {true, false}) {
+      if (dt == ACL_INT32 && !dynamic) continue;  // INT32 x takes no quant scale: static is not possible
+      for (bool left : {true, false}) {
+        const bool ints = dt == ACL_INT8 || dt == ACL_INT32, one_ws = variant % 2, with_bias = ints && variant % 3 != 0;
+        const double lb = variant % 4 == 0 ? 0.0 : 3.0;
+        ++variant;
+        SCOPED_TRACE(::testing::Message() << dt << " dynamic " << dynamic << " left " << left << " linearBeta " << lb);
+        const int64_t rows = 7, h = 10;
+        DeviceTensor x({rows, 2 * h}, dt), ws({one_ws ? 1 : 2 * h}, ACL_FLOAT), as({1}, ACL_FLOAT),
+            bias({2 * h}, ACL_FLOAT), y({rows, h}, ACL_INT8), so({rows}, ACL_FLOAT), qs({h}, ACL_FLOAT),
+            qo({1}, ACL_FLOAT);
+        x.fill_random(dt == ACL_INT32 ? -400 : dt == ACL_INT8 ? -100 : -4, dt == ACL_INT32 ? 400 : dt == ACL_INT8 ? 100 : 4);
+        ws.fill_random(dt == ACL_INT32 ? 0.002 : 0.01, dt == ACL_INT32 ? 0.01 : 0.05);
+        as.set_values({1.5});
+        bias.fill_random(-0.5, 0.5);
+        qs.fill_random(dynamic ? 0.5 : 0.01, dynamic ? 2 : 0.05);
+        qo.set_values({1.25});
+        y.poison();
+        QuantArgs a = base_args(x, ints ? ws.get() : nullptr, y, 2);
+        a.act_scale = dt == ACL_INT32 ? as.get() : nullptr;
+        a.bias = with_bias ? bias.get() : nullptr;
+        a.smooth = dt == ACL_INT32 ? nullptr : qs.get();
+        a.offset = dynamic || dt == ACL_INT32 ? nullptr : qo.get();
+        a.scale_out = so;
+        a.quant_mode = variant % 5 == 0 && dynamic ? nullptr : const_cast<char *>(dynamic ? "dynamic" : "static");
+        a.activate_left = left;
+        a.situ_beta = 4.0;
+        a.situ_linear_beta = lb;
+        ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+        const auto xv = x.values(), wv = ws.values(), bv = bias.values(), sv = qs.values();
+        const std::vector<int> got = read_ints(y, rows * h);
+        const std::vector<double> got_s = so.values();
+        for (int64_t r = 0; r < rows; ++r) {
+          std::vector<double> d(static_cast<size_t>(2 * h)), t(static_cast<size_t>(h));
+          for (int64_t j = 0; j < 2 * h; ++j) {
+            double v = xv[static_cast<size_t>(r * 2 * h + j)];
+            if (ints) v *= wv[one_ws ? 0 : static_cast<size_t>(j)];
+            if (dt == ACL_INT32) v *= 1.5;
+            if (with_bias) v += bv[static_cast<size_t>(j)];
+            d[static_cast<size_t>(j)] = v;
+          }
+          double amax = 0;
+          for (int64_t j = 0; j < h; ++j) {
+            const double gate = left ? d[static_cast<size_t>(j)] : d[static_cast<size_t>(h + j)];
+            const double up = left ? d[static_cast<size_t>(h + j)] : d[static_cast<size_t>(j)];
+            double act = 4.0 * std::tanh(gate / 4.0) / (1 + std::exp(-gate)) * (lb > 0 ? lb * std::tanh(up / lb) : up);
+            if (dynamic && a.smooth != nullptr) act *= sv[static_cast<size_t>(j)];
+            t[static_cast<size_t>(j)] = act;
+            amax = std::max(amax, std::fabs(act));
+          }
+          const double scale = amax / 127;
+          if (dynamic) EXPECT_NEAR(got_s[static_cast<size_t>(r)], scale, 1e-5 * scale + 1e-30) << "scale row " << r;
+          for (int64_t j = 0; j < h; ++j) {
+            const double v = dynamic ? (scale == 0 ? 0.0 : t[static_cast<size_t>(j)] / scale)
+                                     : t[static_cast<size_t>(j)] / sv[static_cast<size_t>(j)] + 1.25;
+            const double want = saturate(std::trunc(v), -128, 127);
+            const int gotj = got[static_cast<size_t>(r * h + j)];
+            if (std::fabs(v - std::nearbyint(v)) < 1e-4 * std::max(1.0, std::fabs(v)))
+              EXPECT_LE(std::fabs(gotj - want), 1.0) << "y " << r << "," << j << " value " << v;
+            else
+              EXPECT_EQ(gotj, want) << "y " << r << "," << j << " value " << v;
+          }
+        }
+      }
+    }
+}
+
+TEST_P(OpTableQuantSitu, ErrorsNameTheirArgument) {
+  const QuantTableCase &c = GetParam();
+  DeviceTensor x({4, 8}, ACL_INT8), x32({4, 8}, ACL_INT32), x16({4, 8}, ACL_FLOAT16), x3({2, 4, 8}, ACL_INT32),
+      ws({8}, ACL_FLOAT), ws_bad({3}, ACL_FLOAT), as({1}, ACL_FLOAT), as_rows({4}, ACL_FLOAT), y({4, 4}, ACL_INT8),
+      so({4}, ACL_FLOAT), qs({4}, ACL_FLOAT), gi({2}, ACL_INT64);
+  QuantArgs a = base_args(x, ws, y, 2);
+  a.scale_out = so;
+  a.quant_mode = const_cast<char *>("dynamic");
+  ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+  const int bad = ACLNN_ERR_PARAM_INVALID, null = ACLNN_ERR_PARAM_NULLPTR;
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.situ_beta = 0; }, bad, {"beta"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale = nullptr; }, null, {"weightScaleOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale = ws_bad; }, bad, {"weightScaleOptional", "shape"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.act_scale = as; }, bad, {"activationScaleOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = x32; }, null, {"activationScaleOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = x32; b.act_scale = as_rows; }, bad, {"activationScaleOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = x32; b.act_scale = as; b.smooth = qs; }, bad,
+                      {"quantScaleOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = x3; b.act_scale = as; }, bad, {"x", "2 dims"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = x16; }, bad, {"weightScaleOptional", "not used"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.group = gi; }, bad, {"groupIndexOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.quant_mode = const_cast<char *>("static"); }, null,
+                      {"quantScaleOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.quant_mode = const_cast<char *>("pertoken"); }, bad,
+                      {"quantTypeOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale_out = nullptr; }, null, {"yScaleOut"}));
+}
+
 #define QUANT_SUITE(Fixture, ...)                                                        \
   INSTANTIATE_TEST_SUITE_P(Table, Fixture, ::testing::ValuesIn(cases_of({__VA_ARGS__})), \
                            harness::case_name<QuantTableCase>)
@@ -1305,6 +1412,8 @@ QUANT_SUITE(OpTableQuantGelu, QuantKind::kGeluQuant);
 QUANT_SUITE(OpTableQuantSwiGlu, QuantKind::kSwiGluQuant);
 QUANT_SUITE(OpTableQuantDequantSwiGlu, QuantKind::kDequantSwiGluQuant);
 QUANT_SUITE(OpTableQuantBlock, QuantKind::kBlockQuant);
+INSTANTIATE_TEST_SUITE_P(Table, OpTableQuantSitu, ::testing::ValuesIn(cases_of({QuantKind::kDequantSwiGluQuant}, true)),
+                         harness::case_name<QuantTableCase>);
 
 }  // namespace
 }  // namespace opsnn::test

@@ -535,6 +535,39 @@ void check_group_param(const NamedTensor &p, int64_t groups, int64_t h, QuantOpe
   op->step = last == 1 && h != 1 ? 0 : t.strides[t.ndim - 1];
 }
 
+// DequantSituQuant's own rules (quant_phase1.h): which dequantisation inputs each x dtype takes, [2H] or [1]
+// weightScale / bias, [1] activationScale, no group index, beta != 0; trunc rounding, the static map divides.
+void situ_checks(const QuantCall &c, QuantStep &st) {
+  const aclDataType xt = c.x.t->dtype;
+  require(c.situ_beta != 0.0, "beta must not be 0 (the gate divides by it)");
+  require(xt == ACL_INT8 ? c.x.t->ndim >= 2 : c.x.t->ndim == 2, "%s (%s) must have %s dims, got %s", c.x.name,
+          core::dtype_name(xt), xt == ACL_INT8 ? "2 or more" : "2", shape_of(c.x.t).c_str());
+  require(c.group.t == nullptr, "%s is not supported (the documentation does not say what it selects)", c.group.name);
+  const bool floating = xt == ACL_FLOAT16 || xt == ACL_BF16;
+  if (!floating) core::check_not_null(c.scale.t, c.scale.name);
+  if (xt == ACL_INT32) core::check_not_null(c.act_scale.t, c.act_scale.name);
+  for (const NamedTensor *t : {&c.scale, &c.act_scale, &c.bias})
+    require(t->t == nullptr || (!floating && (t != &c.act_scale || xt == ACL_INT32)),
+            "%s is not used with a %s x; pass null", t->name, core::dtype_name(xt));
+  for (const NamedTensor *t : {&c.smooth, &c.offset})
+    require(t->t == nullptr || xt != ACL_INT32, "%s is not used with an INT32 x; pass null", t->name);
+  const int64_t full = c.x.t->dims[c.x.t->ndim - 1];
+  for (const NamedTensor *t : {&c.scale, &c.bias, &c.act_scale}) {
+    if (t->t == nullptr) continue;
+    core::check_dtype_in(t->t, t->name, {ACL_FLOAT});
+    const bool one = t->t->ndim == 1 && t->t->dims[0] == 1;
+    require(one || (t != &c.act_scale && t->t->ndim == 1 && t->t->dims[0] == full),
+            "%s has shape %s; it must be [%lld] or [1]%s", t->name, shape_of(t->t).c_str(), ll(full),
+            t == &c.act_scale ? " (only [1])" : "");
+    QuantOperand &op = t == &c.scale ? st.scale : t == &c.bias ? st.bias : st.act_scale;
+    op.step = one ? 0 : t->t->strides[0];
+  }
+  st.situ = true;
+  st.situ_beta = static_cast<float>(c.situ_beta);
+  st.situ_linear_beta = static_cast<float>(c.situ_linear_beta);
+  st.round = QuantRound::kTrunc;
+}
+
 void swiglu_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, QuantStep &st) {
   const aclTensor &x = *c.x.t;
   const bool dequant = rule.kind == QuantKind::kDequantSwiGluQuant;
@@ -545,7 +578,9 @@ void swiglu_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c,
   // The quantisation parameters: SwiGluQuant's smooth scales came as `scale`, DequantSwigluQuant's as `smooth`.
   const NamedTensor &qscale = dequant ? c.smooth : c.scale;
   QuantOperand &qop = dequant ? st.smooth : st.scale;
-  if (dequant) {
+  const bool situ = c.given.situ_beta;
+  if (situ) situ_checks(c, st);
+  if (dequant && !situ) {
     if (c.given.activate_dim)
       require(c.activate_dim == -1 || c.activate_dim == x.ndim - 1,
               "activateDim %lld is not supported: the halves are split along the last dim (-1 or %d)",
@@ -585,7 +620,8 @@ void swiglu_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c,
     }
   }
   const std::string mode = c.quant_mode != nullptr ? c.quant_mode : "dynamic";
-  require(mode == "static" || mode == "dynamic", "quantModeOptional must be \"static\" or \"dynamic\", got \"%s\"",
+  const char *mode_name = situ ? "quantTypeOptional" : "quantModeOptional";
+  require(mode == "static" || mode == "dynamic", "%s must be \"static\" or \"dynamic\", got \"%s\"", mode_name,
           mode.c_str());
   st.swiglu_static = mode == "static";
   st.activate_left = c.activate_left;
@@ -614,10 +650,10 @@ void swiglu_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c,
     groups = c.group.t->dims[0];
     st.group.step = c.group.t->strides[0];
   }
-  if (st.swiglu_static && !dequant) core::check_not_null(qscale.t, qscale.name);  // (161001: the static scale)
+  if (st.swiglu_static && (!dequant || situ)) core::check_not_null(qscale.t, qscale.name);  // (161001: the static scale)
   if (qscale.t != nullptr) check_group_param(qscale, groups, h, &qop);
   if (c.offset.t != nullptr) {
-    require(st.swiglu_static, "%s applies to quantModeOptional \"static\" only", c.offset.name);
+    require(st.swiglu_static, "%s applies to %s \"static\" only", c.offset.name, mode_name);
     check_group_param(c.offset, groups, h, &st.offset);
   }
   if (!st.swiglu_static) {

@@ -70,6 +70,14 @@
 //                (half to even, saturated; scale 0 gives y 0); scaleOut FLOAT [(B,) ceil(M / rowBlockSize),
 //                ceil(N / colBlockSize)]. dstType 2 (INT8) only (34 / 35 / 36: 161002); roundModeOptional null or
 //                "rint" ("round" is documented for HIFLOAT8 only); V2's dstTypeMax 0 or 127.
+//                DequantSituQuant (the row given beta / linearBeta): the same dequantisation (x INT8: weightScale
+//                required, no activationScale; INT32: weightScale and activationScale [1] required, no quant
+//                scale / offset; FLOAT16 / BF16: no weightScale / activationScale / bias), weightScale / bias [2H]
+//                or [1]; then act = beta tanh(g / beta) sigmoid(g) * (linearBeta > 0 ? linearBeta tanh(u /
+//                linearBeta) : u), g the first half when activateLeft (else the second), u the other; quantTypeOptional
+//                "static": y = trunc(act / quantScale + quantOffset) (quantScale required, [H] or [1]); "dynamic"
+//                (also null): in = act * quantScale (when given), scale = max|in| / 127, y = trunc(in / scale); y INT8
+//                (x's shape, last dim halved); beta 0 and a groupIndexOptional (its meaning is not documented) are 161002.
 //  kQuantMax     (QuantMax)  every destination it documents is HIFLOAT8 / FLOAT8: arguments are checked,
 //                then dstType is rejected (161002).
 // Errors: 161001 for a null required argument, else 161002 naming the argument.
@@ -115,13 +123,14 @@ struct QuantCall {
   double dst_type_max = 0.0, enabled = 1.0;
   double min_scale = 0.0;
   int64_t row_block = 1, col_block = 1;
+  double situ_beta = 4.0, situ_linear_beta = 25.0;  // DequantSituQuant
   // Which attributes the prototype has (the generated entry sets them).
   struct {
     bool sqrt_mode = false, round_mode = false, dst_type = false, dst_dtype = false, axis = false, symmetric = false,
          quant_mode = false, dst_type_max = false, approximate = false, group_list_type = false,
          activate_left = false, activate_dim = false, swiglu_mode = false, clamp_limit = false, glu_alpha = false,
          glu_bias = false, enabled = false, quant_min = false, quant_max = false, min_scale = false,
-         row_block = false, col_block = false;
+         row_block = false, col_block = false, situ_beta = false, situ_linear_beta = false;
   } given;
 };
 

@@ -404,7 +404,11 @@ void QuantStep::run_swiglu(const core::LaunchArgs &a, float *buf) const {
     }
     for (int64_t j = 0; j < h; ++j) {
       float act;
-      if (swiglu_clamped) {  // interleaved pairs (glu, linear), clamped
+      if (situ) {  // beta tanh(g / beta) sigmoid(g) * (linearBeta > 0 ? linearBeta tanh(u / linearBeta) : u)
+        const float g = activate_left ? xr[j] : xr[h + j], u = activate_left ? xr[h + j] : xr[j];
+        const float up = situ_linear_beta > 0.0f ? situ_linear_beta * std::tanh(u / situ_linear_beta) : u;
+        act = situ_beta * std::tanh(g / situ_beta) / (1.0f + std::exp(-g)) * up;
+      } else if (swiglu_clamped) {  // interleaved pairs (glu, linear), clamped
         const float glu = std::fmin(xr[2 * j], clamp_limit);
         const float lin = std::fmin(std::fmax(xr[2 * j + 1], -clamp_limit), clamp_limit);
         act = glu / (1.0f + std::exp(-glu_alpha * glu)) * (lin + glu_bias);
@@ -419,7 +423,7 @@ void QuantStep::run_swiglu(const core::LaunchArgs &a, float *buf) const {
     if (swiglu_static) {
       if (offset.present) group_values(a, offset, e, o);
       for (int64_t j = 0; j < h; ++j) {
-        const float v = qs.present ? xr[j] * s[j] : xr[j];
+        const float v = !qs.present ? xr[j] : situ ? xr[j] / s[j] : xr[j] * s[j];
         q[j] = quant_round_sat(v + (offset.present ? o[j] : 0.0f), round, lo, hi);
       }
     } else {

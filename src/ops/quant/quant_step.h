@@ -49,6 +49,8 @@ struct QuantStep final : core::Step {
   bool gelu_tanh = false, gelu_dynamic = false;  // kGeluQuant
   bool activate_left = false, swiglu_static = false, group_counts = false;  // kSwiGluQuant (counts: V2's type 1)
   bool swiglu_clamped = false;                       // DequantSwigluQuantV2's swigluMode 1
+  bool situ = false;                                 // DequantSituQuant: the situ gate, static divides
+  float situ_beta = 4.0f, situ_linear_beta = 0.0f;
   float clamp_limit = 0.0f, glu_alpha = 1.0f, glu_bias = 0.0f;
   int64_t blk_rows = 1, blk_cols = 1, blk_m = 1;  // kBlockQuant: block sizes, x's rows per batch (M)
   float scale_cap = 0.0f;                         // kBlockQuant: 1 / minScale (inf: no cap)
