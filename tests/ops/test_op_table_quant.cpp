@@ -51,6 +51,8 @@ struct QuantArgs {
   double min_scale = 0.0;
   int64_t row_block = 1, col_block = 128;
   double situ_beta = 4.0, situ_linear_beta = 25.0;
+  aclTensor *p1 = nullptr, *p2 = nullptr;  // FlatQuant
+  double clip_ratio = 1.0;
 };
 
 using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
@@ -1397,6 +1399,91 @@ TEST_P(OpTableQuantSitu, ErrorsNameTheirArgument) {
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale_out = nullptr; }, null, {"yScaleOut"}));
 }
 
+// ---- FlatQuant
+
+class OpTableQuantFlat : public QuantFixture {};
+
+// x'' = P1 @ x[k] @ P2 in float64, scale = max|x''| clipRatio / 7, out = round half to even of x'' / scale in
+// [-8, 7], INT4 or INT32 (eight INT4); a quotient within 1e-3 of a tie may land either side (fp32 sums).
+TEST_P(OpTableQuantFlat, MatchesTheFormula) {
+  const QuantTableCase &c = GetParam();
+  auto &g = rng();
+  int variant = 0;
+  for (aclDataType dt : c.dtypes)
+    for (aclDataType od : {ACL_INT4, ACL_INT32})
+      for (double clip : {1.0, 0.6}) {
+        const int64_t K = 1 + static_cast<int64_t>(g() % 3), M = 1 + static_cast<int64_t>(g() % 9);
+        const int64_t N = od == ACL_INT32 ? 8 * (1 + static_cast<int64_t>(g() % 2)) : 2 * (1 + static_cast<int64_t>(g() % 6));
+        const bool strided = variant++ % 2;
+        SCOPED_TRACE(::testing::Message() << dt << " out " << od << " clip " << clip << " " << K << "x" << M << "x" << N);
+        Dev x = make_x({K, M, N}, dt, strided), p1 = make_x({M, M}, dt, !strided), p2 = make_x({N, N}, dt, strided);
+        x->fill_random(-2, 2);
+        p1->fill_random(-1, 1);
+        p2->fill_random(-1, 1);
+        DeviceTensor y({K, M, od == ACL_INT32 ? N / 8 : N}, od), so({K}, ACL_FLOAT);
+        QuantArgs a = base_args(*x, nullptr, y, 2);
+        a.p1 = *p1;
+        a.p2 = *p2;
+        a.scale_out = so;
+        a.clip_ratio = clip;
+        ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+        const auto xv = x->values(), p1v = p1->values(), p2v = p2->values(), sv = so.values();
+        const std::vector<int> got = read_ints(y, K * M * N);
+        for (int64_t k = 0; k < K; ++k) {
+          std::vector<double> t(static_cast<size_t>(M * N), 0.0), r(static_cast<size_t>(M * N), 0.0);
+          for (int64_t i = 0; i < M; ++i)
+            for (int64_t j = 0; j < N; ++j)
+              for (int64_t l = 0; l < N; ++l)
+                t[static_cast<size_t>(i * N + j)] += xv[static_cast<size_t>((k * M + i) * N + l)] * p2v[static_cast<size_t>(l * N + j)];
+          double amax = 0;
+          for (int64_t i = 0; i < M; ++i)
+            for (int64_t j = 0; j < N; ++j) {
+              double v = 0;
+              for (int64_t l = 0; l < M; ++l) v += p1v[static_cast<size_t>(i * M + l)] * t[static_cast<size_t>(l * N + j)];
+              r[static_cast<size_t>(i * N + j)] = v;
+              amax = std::max(amax, std::fabs(v));
+            }
+          const double scale = amax * clip / 7;
+          EXPECT_NEAR(sv[static_cast<size_t>(k)], scale, 1e-5 * scale) << "quantScale " << k;
+          for (int64_t e = 0; e < M * N; ++e) {
+            const double v = scale == 0 ? 0.0 : r[static_cast<size_t>(e)] / scale;
+            const double want = saturate(std::nearbyint(v), -8, 7);
+            const int gotv = got[static_cast<size_t>(k * M * N + e)];
+            if (std::fabs(std::fabs(v - std::trunc(v)) - 0.5) < 1e-3)
+              EXPECT_LE(std::fabs(gotv - want), 1.0) << "out " << k << "," << e;
+            else
+              EXPECT_EQ(gotv, want) << "out " << k << "," << e << " value " << v;
+          }
+        }
+      }
+}
+
+TEST_P(OpTableQuantFlat, ErrorsNameTheirArgument) {
+  const QuantTableCase &c = GetParam();
+  DeviceTensor x({2, 4, 8}, ACL_FLOAT16), p1({4, 4}, ACL_FLOAT16), p2({8, 8}, ACL_FLOAT16), y({2, 4, 8}, ACL_INT4),
+      so({2}, ACL_FLOAT), x2d({4, 8}, ACL_FLOAT16), p1bad({4, 5}, ACL_FLOAT16), p2bf({8, 8}, ACL_BF16),
+      y8({2, 4, 8}, ACL_INT8), yfp4({2, 32}, ACL_FLOAT4_E2M1), so_bad({4}, ACL_FLOAT), y32({2, 4, 1}, ACL_INT32);
+  QuantArgs a = base_args(x, nullptr, y, 2);
+  a.p1 = p1;
+  a.p2 = p2;
+  a.scale_out = so;
+  ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+  a.y = y32;
+  ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+  a.y = y;
+  const int bad = ACLNN_ERR_PARAM_INVALID, null = ACLNN_ERR_PARAM_NULLPTR;
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.p1 = nullptr; }, null, {"kroneckerP1"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale_out = nullptr; }, null, {"quantScale"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = x2d; }, bad, {"x", "[K, M, N]"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.p1 = p1bad; }, bad, {"kroneckerP1", "shape"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.p2 = p2bf; }, bad, {"kroneckerP2", "dtype"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.y = y8; }, bad, {"out"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.y = yfp4; }, bad, {"out", "FLOAT4_E2M1"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale_out = so_bad; }, bad, {"quantScale", "shape"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.clip_ratio = 0; }, bad, {"clipRatio"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.clip_ratio = 1.5; }, bad, {"clipRatio"}));
+}
+
 #define QUANT_SUITE(Fixture, ...)                                                        \
   INSTANTIATE_TEST_SUITE_P(Table, Fixture, ::testing::ValuesIn(cases_of({__VA_ARGS__})), \
                            harness::case_name<QuantTableCase>)
@@ -1412,6 +1499,7 @@ QUANT_SUITE(OpTableQuantGelu, QuantKind::kGeluQuant);
 QUANT_SUITE(OpTableQuantSwiGlu, QuantKind::kSwiGluQuant);
 QUANT_SUITE(OpTableQuantDequantSwiGlu, QuantKind::kDequantSwiGluQuant);
 QUANT_SUITE(OpTableQuantBlock, QuantKind::kBlockQuant);
+QUANT_SUITE(OpTableQuantFlat, QuantKind::kFlatQuant);
 INSTANTIATE_TEST_SUITE_P(Table, OpTableQuantSitu, ::testing::ValuesIn(cases_of({QuantKind::kDequantSwiGluQuant}, true)),
                          harness::case_name<QuantTableCase>);
 

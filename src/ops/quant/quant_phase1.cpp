@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "common/error.h"
 #include "core/op_checks.h"
@@ -145,7 +146,10 @@ void plan_row_axis(QuantStep &st, const aclTensor &x, int axis) {
 void book(core::OpBuilder &b, QuantStep &st) {
   // (DequantSwigluQuant: x's two halves, the quant rows and the weight scale / bias rows: 9 rows of n)
   const uint64_t rows_of_n = st.kind == QuantKind::kDequantSwiGluQuant ? 9 : 7;
-  st.ws = b.book("quant.rows", static_cast<uint64_t>(st.tasks * std::max<int64_t>(st.n, 1)) * rows_of_n * sizeof(float));
+  uint64_t floats = static_cast<uint64_t>(st.tasks * std::max<int64_t>(st.n, 1)) * rows_of_n;
+  if (st.kind == QuantKind::kFlatQuant)  // per task: P1, P2 and three [M, N] slices (run_flat)
+    floats = static_cast<uint64_t>(st.tasks * (st.flat_m * st.flat_m + st.n * st.n + 3 * st.flat_m * st.n));
+  st.ws = b.book("quant.rows", floats * sizeof(float));
 }
 
 // Per-token DynamicQuant: row blocks over the pool, and the tier's kernels when x (and the smooth
@@ -465,6 +469,38 @@ void block_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, 
   (void)b;
 }
 
+// FlatQuant: x [K, M, N] and its two Kronecker factors; tasks over the K slices.
+void flat_quant(const QuantRule &rule, const QuantCall &c, QuantStep &st) {
+  const aclTensor &x = *c.x.t;
+  core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
+  require(x.ndim == 3, "%s must be [K, M, N], got %s", c.x.name, shape_of(c.x.t).c_str());
+  const int64_t k = x.dims[0], m = x.dims[1], n = x.dims[2];
+  for (const auto &[p, size] : {std::pair{&c.p1, m}, std::pair{&c.p2, n}}) {
+    core::check_dtype_in(p->t, p->name, {x.dtype});
+    require(p->t->ndim == 2 && p->t->dims[0] == size && p->t->dims[1] == size, "%s has shape %s; it must be [%lld, %lld]",
+            p->name, shape_of(p->t).c_str(), ll(size), ll(size));
+  }
+  require(c.clip_ratio > 0.0 && c.clip_ratio <= 1.0, "clipRatio must be in (0, 1], got %g", c.clip_ratio);
+  if (c.y.t->dtype == ACL_FLOAT4_E2M1)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s FLOAT4_E2M1 (the per-group MX mode) is not supported yet; INT4 / INT32 are",
+                c.y.name);
+  core::check_dtype_in(c.y.t, c.y.name, {ACL_INT4, ACL_INT32});
+  check_int_y(c.x, c.y, c.y.t->dtype, "out's dtype");
+  core::check_dtype_in(c.scale_out.t, c.scale_out.name, {ACL_FLOAT});
+  Shape ks;
+  ks.ndim = 1;
+  ks.dims[0] = k;
+  core::check_shape_equals(*c.scale_out.t, c.scale_out.name, ks);
+  core::check_outputs_apart<NamedTensor>({&c.y, &c.scale_out}, {&c.x, &c.p1, &c.p2, &c.y, &c.scale_out});
+  st.lo = -8;
+  st.hi = 7;
+  st.y_packed = true;
+  st.flat_m = m;
+  st.clip_ratio = static_cast<float>(c.clip_ratio);
+  plan_rows(st, x, n);
+  st.tasks = std::max<int64_t>(1, std::min<int64_t>(core::num_threads(), k));
+}
+
 void quant_max(const QuantRule &rule, const QuantCall &c) {
   core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
   core::check_dtype_in(c.scale.t, c.scale.name, {ACL_FLOAT});
@@ -693,10 +729,13 @@ void quant_phase1(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c)
     case QuantKind::kSwiGluQuant:
     case QuantKind::kDequantSwiGluQuant: swiglu_quant(b, rule, c, plan); break;
     case QuantKind::kBlockQuant: block_quant(b, rule, c, plan); break;
+    case QuantKind::kFlatQuant: flat_quant(rule, c, plan); break;
   }
   // Registration in prototype order (inputs, then outputs), keeping the planned steps.
   QuantStep &st = b.add_step<QuantStep>(plan);
   reg(b, c.x, false, &st.x);
+  reg(b, c.p1, false, &st.p1);  // FlatQuant's Kronecker factors (null for the other kinds)
+  reg(b, c.p2, false, &st.p2);
   const int64_t ss = st.scale.step, os = st.offset.step, as = st.act_scale.step, bs = st.bias.step,
                 gs = st.group.step;
   const int64_t ms = st.smooth.step;

@@ -78,6 +78,11 @@
 //                "static": y = trunc(act / quantScale + quantOffset) (quantScale required, [H] or [1]); "dynamic"
 //                (also null): in = act * quantScale (when given), scale = max|in| / 127, y = trunc(in / scale); y INT8
 //                (x's shape, last dim halved); beta 0 and a groupIndexOptional (its meaning is not documented) are 161002.
+//  kFlatQuant    (FlatQuant)  x FLOAT16 / BF16 [K, M, N], kroneckerP1 [M, M], kroneckerP2 [N, N] of x's dtype: per k,
+//                x'' = P1 @ x[k] @ P2 (fp32 products and sums), quantScale[k] = max|x''| * clipRatio / 7 (FLOAT [K];
+//                clipRatio in (0, 1]), out = round_half_even(x'' / quantScale[k]) saturated to [-8, 7], INT4 (x's
+//                shape) or INT32 (eight INT4 a word: last dim N / 8); a slice of zeros gives 0. FLOAT4_E2M1 out
+//                (the per-group MX mode) is not supported (161002).
 //  kQuantMax     (QuantMax)  every destination it documents is HIFLOAT8 / FLOAT8: arguments are checked,
 //                then dstType is rejected (161002).
 // Errors: 161001 for a null required argument, else 161002 naming the argument.
@@ -104,7 +109,8 @@ enum class QuantKind : uint8_t {
   kGeluQuant,
   kSwiGluQuant,
   kDequantSwiGluQuant,
-  kBlockQuant
+  kBlockQuant,
+  kFlatQuant
 };
 
 struct QuantRule {
@@ -113,7 +119,7 @@ struct QuantRule {
 };
 
 struct QuantCall {
-  core::NamedTensor x, scale, offset, smooth, group, act_scale, bias, y, scale_out, offset_out, mask, amax;
+  core::NamedTensor x, scale, offset, smooth, group, act_scale, bias, y, scale_out, offset_out, mask, amax, p1, p2;
   bool sqrt_mode = false, symmetric = true, activate_left = false;
   const char *round_mode = nullptr, *quant_mode = nullptr, *approximate = nullptr;
   int64_t dst_type = 0, axis = -1, quant_min = 0, quant_max = 0, group_list_type = 0, activate_dim = -1,
@@ -124,13 +130,15 @@ struct QuantCall {
   double min_scale = 0.0;
   int64_t row_block = 1, col_block = 1;
   double situ_beta = 4.0, situ_linear_beta = 25.0;  // DequantSituQuant
+  double clip_ratio = 1.0;                          // FlatQuant
   // Which attributes the prototype has (the generated entry sets them).
   struct {
     bool sqrt_mode = false, round_mode = false, dst_type = false, dst_dtype = false, axis = false, symmetric = false,
          quant_mode = false, dst_type_max = false, approximate = false, group_list_type = false,
          activate_left = false, activate_dim = false, swiglu_mode = false, clamp_limit = false, glu_alpha = false,
          glu_bias = false, enabled = false, quant_min = false, quant_max = false, min_scale = false,
-         row_block = false, col_block = false, situ_beta = false, situ_linear_beta = false;
+         row_block = false, col_block = false, situ_beta = false, situ_linear_beta = false,
+         clip_ratio = false;
   } given;
 };
 

@@ -471,6 +471,43 @@ void QuantStep::run_block(const core::LaunchArgs &a, float *buf) const {
   });
 }
 
+// FlatQuant: per task a range of the K slices; P1 and P2 in fp32 per task, x[k] @ P2 then P1 @ that, the
+// slice's max |x''|, then its M rows quantised. Buffer per task: M*M + N*N + 3 M*N floats.
+void QuantStep::run_flat(const core::LaunchArgs &a, float *buf) const {
+  const int64_t m = flat_m, nn = n, slices = rows / std::max<int64_t>(m, 1);
+  const int64_t per_task = m * m + nn * nn + 3 * m * nn;
+  core::parallel_tasks(tasks, [&](int64_t t) {
+    float *p1f = buf + t * per_task, *p2f = p1f + m * m, *xk = p2f + nn * nn, *tk = xk + m * nn, *rk = tk + m * nn;
+    int32_t *q = reinterpret_cast<int32_t *>(xk);  // x[k] is dead once tk holds x[k] @ P2
+    for (int64_t i = 0; i < m; ++i) quant_load_row(row_ptr(a, p1, i), p1.dt, p1.strides[1], m, p1f + i * m);
+    for (int64_t i = 0; i < nn; ++i) quant_load_row(row_ptr(a, p2, i), p2.dt, p2.strides[1], nn, p2f + i * nn);
+    for (int64_t k = slices * t / tasks; k < slices * (t + 1) / tasks; ++k) {
+      for (int64_t i = 0; i < m; ++i) load_x(a, k * m + i, xk + i * nn);
+      std::fill(tk, tk + m * nn, 0.0f);
+      std::fill(rk, rk + m * nn, 0.0f);
+      for (int64_t i = 0; i < m; ++i)  // tk = x[k] @ P2
+        for (int64_t l = 0; l < nn; ++l) {
+          const float v = xk[i * nn + l];
+          for (int64_t j = 0; j < nn; ++j) tk[i * nn + j] += v * p2f[l * nn + j];
+        }
+      for (int64_t i = 0; i < m; ++i)  // rk = P1 @ tk
+        for (int64_t l = 0; l < m; ++l) {
+          const float v = p1f[i * m + l];
+          for (int64_t j = 0; j < nn; ++j) rk[i * nn + j] += v * tk[l * nn + j];
+        }
+      float amax = 0.0f;
+      for (int64_t e = 0; e < m * nn; ++e) amax = std::fmax(amax, std::fabs(rk[e]));
+      const float scale = amax * clip_ratio / 7.0f;
+      reinterpret_cast<float *>(scale_out.base(a))[k * scale_out.strides[0]] = scale;
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < nn; ++j)
+          q[j] = scale == 0.0f ? 0 : kernels::quant_round_sat(rk[i * nn + j] / scale, round, lo, hi);
+        store_y(a, k * m + i, q);
+      }
+    }
+  });
+}
+
 int QuantStep::run(const core::LaunchArgs &args) const {
   if (rows == 0 && kind != QuantKind::kDynamic) return 0;
   float *buf = reinterpret_cast<float *>(args.get(ws));
@@ -485,6 +522,7 @@ int QuantStep::run(const core::LaunchArgs &args) const {
     case QuantKind::kSwiGluQuant:
     case QuantKind::kDequantSwiGluQuant: run_swiglu(args, buf); break;
     case QuantKind::kBlockQuant: run_block(args, buf); break;
+    case QuantKind::kFlatQuant: run_flat(args, buf); break;
     default: run_affine(args, buf); break;
   }
   return 0;
