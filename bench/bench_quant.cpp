@@ -3,6 +3,8 @@
 // times the PyTorch composition of the same formula; with OPSNN_NUM_THREADS=1 both run on one thread.
 // AddRmsNormDynamicQuant on [4096, 4096] FLOAT16 (y1 INT8, xOut, per-row scales), with its peer in the
 // same process: the unfused OpsNN composition AddRmsNorm then DynamicQuant (y through memory).
+// SwigluGroup (MoE's weighted, clamped SwiGLU) on [4096, 4096] FLOAT16 with a FLOAT per-row weight, with its
+// peer in the same process: ClippedSwiglu (alpha 1, bias 0: the same clamps) then Mul by the weight.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -11,7 +13,10 @@
 #include "acl/acl.h"
 #include "aclnnop/aclnn_add_rms_norm.h"
 #include "aclnnop/aclnn_add_rms_norm_dynamic_quant.h"
+#include "aclnnop/aclnn_clipped_swiglu.h"
 #include "aclnnop/aclnn_dynamic_quant.h"
+#include "aclnnop/aclnn_mul.h"
+#include "aclnnop/aclnn_swiglu_group.h"
 #include "bench_env.h"
 
 namespace {
@@ -120,6 +125,37 @@ BENCHMARK_CAPTURE(AddRmsNormDynamicQuant, Fp16Fused, true)->Unit(benchmark::kMil
 BENCHMARK_CAPTURE(AddRmsNormDynamicQuant, Fp16AddRmsNormThenDynamicQuant, false)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+
+// SwigluGroup (fused = true) or ClippedSwiglu then Mul by the per-row weight (the activation through memory).
+void SwigluGroupWeighted(benchmark::State &state, bool fused) {
+  const int64_t m = 4096, h = 2048;
+  void *xp = device_buffer(m * 2 * h * 2, true), *wp = device_buffer(m * 4, false), *yp = device_buffer(m * h * 2, false);
+  void *tp = device_buffer(m * h * 2, false);
+  {
+    std::vector<float> w(static_cast<size_t>(m));
+    for (size_t i = 0; i < w.size(); ++i) w[i] = 0.25f + static_cast<float>(i % 7) * 0.125f;
+    aclrtMemcpy(wp, m * 4, w.data(), m * 4, ACL_MEMCPY_HOST_TO_DEVICE);
+  }
+  aclTensor *x = contiguous_tensor({m, 2 * h}, ACL_FLOAT16, xp), *w = contiguous_tensor({m, 1}, ACL_FLOAT, wp);
+  aclTensor *y = contiguous_tensor({m, h}, ACL_FLOAT16, yp), *t = contiguous_tensor({m, h}, ACL_FLOAT16, tp);
+  const int64_t bytes = m * 2 * h * 2 + m * 4 + m * h * 2;  // read x and w, write y
+  {
+    Planned a, b;
+    if (fused) {
+      if (plan(state, a, aclnnSwigluGroupGetWorkspaceSize(x, w, nullptr, 1.5, y, &a.bytes, &a.ex), aclnnSwigluGroup))
+        time_launches(state, {&a}, bytes);
+    } else if (plan(state, a,
+                    aclnnClippedSwigluGetWorkspaceSize(x, nullptr, -1, 1.0, 1.5, 0.0, false, t, &a.bytes, &a.ex),
+                    aclnnClippedSwiglu) &&
+               plan(state, b, aclnnMulGetWorkspaceSize(t, w, y, &b.bytes, &b.ex), aclnnMul)) {
+      time_launches(state, {&a, &b}, bytes);
+    }
+  }
+  for (aclTensor *e : {x, w, y, t}) aclDestroyTensor(e);
+  for (void *p : {xp, wp, yp, tp}) aclrtFree(p);
+}
+BENCHMARK_CAPTURE(SwigluGroupWeighted, Fp16Fused, true)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(SwigluGroupWeighted, Fp16ClippedSwigluThenMul, false)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 

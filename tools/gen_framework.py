@@ -115,7 +115,7 @@ def tensor_role(p, op=None):
         return "b"
     if (op, p.name) in INPUT_ROLES:
         return "i"
-    if "const" not in p.ctype or p.name in OUTPUT_NAMES or p.name.endswith("Out"):
+    if "const" not in p.ctype or p.name in OUTPUT_NAMES or p.name.endswith(("Out", "OutOptional")):
         return "o"
     return "i"
 

@@ -10,7 +10,8 @@ Parameter roles come from the names (ROLES); the tensors are registered in proto
 fused forms follow from the roles: x2 / gx (z = alpha x + x2; alpha: DeepNorm), dsumOptional
 (added to dx), dgxOut (dz), swishScale (the forward's swish), scale / shift (AdaLayerNorm; their
 gradients gradScaleOut / gradShiftOut), dgammaIsRequire / dbetaIsRequire (output flags), numGroups
-with N, C, HxW from x's shape.
+with N, C, HxW from x's shape; scalesX / offsetXOptional / quantMode / divMode (RmsNormGradQuant) quantise dx
+to INT8.
 """
 
 NGRAD_KEYS = {"grad", "header", "dtypes", "backward", "sample"}
@@ -23,11 +24,14 @@ ROLES = {"gradOut": "dy", "dy": "dy", "input": "x", "x": "x", "x1": "x", "x2": "
          "dgammaIsRequire": "dgamma_required", "dbetaIsRequire": "dbeta_required", "outputMask": "output_mask",
          "gradInputOut": "dx", "gradInput": "dx", "dxOut": "dx", "dgxOut": "dx2", "gradScaleOut": "dscale",
          "gradShiftOut": "dshift", "gradWeightOut": "dgamma", "gradGammaOut": "dgamma", "dgammaOut": "dgamma",
-         "gradBiasOut": "dbeta", "gradBetaOut": "dbeta", "dbetaOut": "dbeta"}
+         "gradBiasOut": "dbeta", "gradBetaOut": "dbeta", "dbetaOut": "dbeta", "scalesX": "scales_x",
+         "offsetXOptional": "offset_x", "quantMode": "quant_mode", "divMode": "div_mode"}
 TENSORS = {"dy": "kDy", "x": "kX", "x2": "kX2", "mean": "kMean", "rstd": "kRstd", "gamma": "kGamma",
            "beta": "kBeta", "scale": "kScale", "shift": "kShift", "dsum": "kDsum", "dx": "kDx", "dx2": "kDx2",
-           "dscale": "kDscale", "dshift": "kDshift", "dgamma": "kDgamma", "dbeta": "kDbeta"}
-VALUES = ("normalized_shape", "n", "c", "hxw", "group", "alpha", "swish_scale", "output_mask")
+           "dscale": "kDscale", "dshift": "kDshift", "dgamma": "kDgamma", "dbeta": "kDbeta", "scales_x": "kScalesX",
+           "offset_x": "kOffsetX"}
+VALUES = ("normalized_shape", "n", "c", "hxw", "group", "alpha", "swish_scale", "output_mask", "quant_mode",
+          "div_mode")
 
 
 def resolve(g, table, op):
@@ -65,6 +69,8 @@ def render_entry(g, table):
                       f'    c.data_format_name = "{r["data_format"].name}";']
         if "swish_scale" in r:
             lines.append("    c.swish = true;")
+        if "scales_x" in r:
+            lines.append("    c.has_quant = true;")
         if op.grad == "kGroup" and "n" not in r:
             lines.append("    c.shape_from_input = true;")
         for role in ("dgamma_required", "dbeta_required"):

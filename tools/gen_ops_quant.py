@@ -14,7 +14,8 @@ KINDS = {"ascend_quant": "kAscendQuant", "anti_quant": "kAntiQuant", "quantize":
          "dynamic": "kDynamic", "fake_tensor": "kFakeTensor", "fake_channel": "kFakeChannel",
          "dequant_bias": "kDequantBias", "group_quant": "kGroupQuant", "quant_max": "kQuantMax",
          "gelu_quant": "kGeluQuant", "swiglu_quant": "kSwiGluQuant",
-         "dequant_swiglu_quant": "kDequantSwiGluQuant"}
+         "dequant_swiglu_quant": "kDequantSwiGluQuant", "block_quant": "kBlockQuant",
+         "flat_quant": "kFlatQuant"}
 NO_FP8 = "; dstType HIFLOAT8 / FLOAT8 not supported yet (161002)"
 RESULTS = {"ascend_quant": "INT8 / INT4 / INT32 (packed INT4)" + NO_FP8, "anti_quant": "FLOAT16 / BF16",
            "quantize": "the dtype argument (INT8 / UINT8 / INT32)",
@@ -24,6 +25,8 @@ RESULTS = {"ascend_quant": "INT8 / INT4 / INT32 (packed INT4)" + NO_FP8, "anti_q
            "swiglu_quant": "INT8 / INT4 of swiglu(x), FLOAT per-row scales when dynamic",
            "dequant_swiglu_quant": "INT8 / INT4 of swiglu(dequant(x)), FLOAT per-row scales when dynamic",
            "gelu_quant": "INT8 of gelu(self), FLOAT per-row scales when dynamic" + NO_FP8,
+           "block_quant": "INT8 of x / its block's scale, FLOAT block scales" + NO_FP8,
+           "flat_quant": "INT4 / INT32 (packed INT4) of P1 @ x[k] @ P2, FLOAT per-slice scales; FLOAT4_E2M1 not supported",
            "quant_max": "none yet: its documented dstTypes (HIFLOAT8, FLOAT8_E5M2, FLOAT8_E4M3FN) are rejected (161002)"}
 # Parameter name -> role (a field of ops::QuantCall and of the harness's QuantArgs).
 TENSOR_ROLES = {"x": "x", "self": "x", "scale": "scale", "scales": "scale", "weightScale": "scale",
@@ -31,7 +34,8 @@ TENSOR_ROLES = {"x": "x", "self": "x", "scale": "scale", "scales": "scale", "wei
                 "smoothScalesOptional": "smooth", "groupIndexOptional": "group", "groupIndex": "group",
                 "activateScaleOptional": "act_scale", "biasOptional": "bias", "y": "y", "yOut": "y",
                 "out": "y", "scaleOut": "scale_out", "inputScaleOptional": "scale", "inputOffsetOptional": "offset",
-                "outScaleOptional": "scale_out", "offsetsOptional": "offset",
+                "outScaleOptional": "scale_out", "offsetsOptional": "offset", "yScaleOut": "scale_out",
+                "kroneckerP1": "p1", "kroneckerP2": "p2", "quantScale": "scale_out",
                 "weightScaleOptional": "scale", "activationScaleOptional": "act_scale", "quantScaleOptional": "smooth",
                 "quantOffsetOptional": "offset", "offsetOut": "offset_out", "mask": "mask", "amax": "amax"}
 VALUE_ROLES = {"sqrtMode": "sqrt_mode", "roundMode": "round_mode", "dstType": "dst_type",
@@ -40,7 +44,10 @@ VALUE_ROLES = {"sqrtMode": "sqrt_mode", "roundMode": "round_mode", "dstType": "d
                "quantMin": "quant_min", "quantMax": "quant_max", "approximate": "approximate",
                "activateLeft": "activate_left", "quantModeOptional": "quant_mode", "groupListType": "group_list_type",
                "roundModeOptional": "round_mode", "activateDim": "activate_dim", "swigluMode": "swiglu_mode",
-               "clampLimit": "clamp_limit", "gluAlpha": "glu_alpha", "gluBias": "glu_bias"}
+               "clampLimit": "clamp_limit", "gluAlpha": "glu_alpha", "gluBias": "glu_bias",
+               "minScale": "min_scale", "rowBlockSize": "row_block", "colBlockSize": "col_block",
+               "beta": "situ_beta", "linearBeta": "situ_linear_beta", "quantTypeOptional": "quant_mode",
+               "clipRatio": "clip_ratio"}
 NULLABLE = ("offset", "zeroPoints", "offsetOut")  # offsetOut: only the asymmetric forms write it
 
 

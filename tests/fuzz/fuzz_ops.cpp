@@ -68,6 +68,7 @@
 #include <aclnnop/aclnn_cross_entropy_sum_exp_and_index_logit.h>
 #include <aclnnop/aclnn_cumsum.h>
 #include <aclnnop/aclnn_div.h>
+#include <aclnnop/aclnn_dynamic_block_quant.h>
 #include <aclnnop/aclnn_dynamic_quant_v2.h>
 #include <aclnnop/aclnn_einsum.h>
 #include <aclnnop/aclnn_embedding.h>
@@ -140,6 +141,8 @@
 #include <aclnnop/aclnn_repeat.h>
 #include <aclnnop/aclnn_rms_norm.h>
 #include <aclnnop/aclnn_rms_norm_quant.h>
+
+#include <aclnnop/aclnn_rms_norm_grad_quant.h>
 #include <aclnnop/aclnn_rotary_position_embedding.h>
 #include <aclnnop/aclnn_round.h>
 #include <aclnnop/aclnn_s_where.h>
@@ -150,6 +153,9 @@
 #include <aclnnop/aclnn_sort.h>
 #include <aclnnop/aclnn_swi_glu.h>
 #include <aclnnop/aclnn_swi_glu_quant_v2.h>
+
+#include <aclnnop/aclnn_swiglu_group.h>
+#include <aclnnop/aclnn_swiglu_group_grad.h>
 #include <aclnnop/aclnn_thnn_fused_lstm_cell.h>
 #include <aclnnop/aclnn_topk.h>
 #include <aclnnop/aclnn_trans_matmul_weight.h>
@@ -1607,6 +1613,39 @@ aclnnStatus op_int4_pack(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
   c.materialize();
   return P1(ConvertWeightToINT4Pack, c.T(w), c.T(o));
 }
+aclnnStatus op_swiglu_group(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor(F, 2), w = c.tensor(F, 1), g = c.tensor(ACL_INT64, 1);
+  const double lim = c.f64(-1.0);
+  int o = c.tensor(F, 2);
+  c.materialize();
+  return P1(SwigluGroup, c.T(x), c.T(w), c.T(g), lim, c.T(o));
+}
+aclnnStatus op_swiglu_group_grad(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int dy = c.tensor(F, 2), x = c.tensor(F, 2), w = c.tensor(F, 1), yo = c.tensor(F, 2), g = c.tensor(ACL_INT64, 1);
+  const float lim = float(c.f64(-1.0));
+  int dx = c.tensor(F, 2), dw = c.tensor(F, 1);
+  c.materialize();
+  return P1(SwigluGroupGrad, c.T(dy), c.T(x), c.T(w), c.T(yo), c.T(g), lim, c.T(dx), c.T(dw));
+}
+
+aclnnStatus op_dynamic_block_quant(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor(ACL_FLOAT16, 2);
+  const double min_scale = c.f64(0.0);
+  char *round_mode = const_cast<char *>(c.str());
+  const int64_t dst = c.i64(), rb = c.i64(), cb = c.i64();
+  int y = c.tensor(ACL_INT8, 2), s = c.tensor(F, 2);
+  c.materialize();
+  return P1(DynamicBlockQuant, c.T(x), min_scale, round_mode, dst, rb, cb, c.T(y), c.T(s));
+}
+aclnnStatus op_rms_norm_grad_quant(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int dy = c.tensor(F, 2), x = c.tensor(F, 2), rstd = c.tensor(F, 1), g = c.tensor(F, 1), s = c.tensor(F, 1),
+      o = c.tensor(ACL_INT32, 1);
+  const char *mode = c.str();
+  const bool div = c.bools() & 1;
+  int dx = c.tensor(ACL_INT8, 2), dg = c.tensor(F, 1);
+  c.materialize();
+  return P1(RmsNormGradQuant, c.T(dy), c.T(x), c.T(rstd), c.T(g), c.T(s), c.T(o), mode, div, c.T(dx), c.T(dg));
+}
 
 const OpFn kOps[] = {op_exp,      op_inplace_exp, op_gelu_v2,   op_softplus,       op_add,
                      op_inplace_add, op_mul,      op_divs,      op_divmod,         op_eq,
@@ -1631,7 +1670,8 @@ const OpFn kOps[] = {op_exp,      op_inplace_exp, op_gelu_v2,   op_softplus,    
                      op_inverse, op_modulate, op_transpose_bmm, op_fused_matmul, op_qmm_v5, op_swiglu_quant_v2,
                      op_gelu_quant, op_rms_norm_quant, op_layer_norm_quant, op_group_norm_silu_quant,
                      op_einsum, op_msda, op_msda_grad, op_flce_max_sum, op_flce_grad,
-                     op_qmm_inplace_add, op_tqbmm, op_qmm_dequant, op_int4_pack, op_qmm_reduce_sum, op_wqbmm_v1};
+                     op_qmm_inplace_add, op_tqbmm, op_qmm_dequant, op_int4_pack, op_qmm_reduce_sum, op_wqbmm_v1,
+                     op_swiglu_group, op_swiglu_group_grad, op_dynamic_block_quant, op_rms_norm_grad_quant};
 constexpr int kNumOps = sizeof(kOps) / sizeof(kOps[0]);
 
 void launch(Ctx &c, Phase2 p2, aclOpExecutor *ex, uint64_t ws, uint8_t mode) {

@@ -30,7 +30,8 @@ OPS = ["exp", "inplace_exp", "gelu_v2", "softplus", "add", "inplace_add", "mul",
        "inverse", "modulate", "transpose_bmm", "fused_matmul", "qmm_v5", "swiglu_quant_v2",
        "gelu_quant", "rms_norm_quant", "layer_norm_quant", "group_norm_silu_quant",
        "einsum", "msda", "msda_grad", "flce_max_sum", "flce_grad",
-       "qmm_inplace_add", "tqbmm", "qmm_dequant", "int4_pack", "qmm_reduce_sum", "wqbmm_v1"]  # kOps, same order
+       "qmm_inplace_add", "tqbmm", "qmm_dequant", "int4_pack", "qmm_reduce_sum", "wqbmm_v1",
+       "swiglu_group", "swiglu_group_grad", "dynamic_block_quant", "rms_norm_grad_quant"]  # kOps, same order
 
 
 def dt(name):
@@ -350,6 +351,17 @@ def seeds():
     yield "int4_pack", seed("int4_pack", qx, T([0, 1], "INT32"), T([0, 1], "INT4"), mode=16)
     yield "wqbmm_v1", seed("wqbmm_v1", qx, T([0, 1], "FLOAT16"), T([1, 2], "INT8"), T([2], "FLOAT16"),
                            T([2], "FLOAT16"), NULL_T, B(False, False), T([0, 2], "FLOAT16"))
+
+    # x [3, 4] -> halves [3, 2]; weight [3]; group counts INT64 [2]; clampLimit default (-1)
+    yield "swiglu_group", seed("swiglu_group", q, T([0, 1]), T([0]), T([2], "INT64"), DEFAULT, T([0, 2]), mode=16)
+    yield "swiglu_group_grad", seed("swiglu_group_grad", q, T([0, 2]), T([0, 1]), T([0]), T([0, 2]), T([2], "INT64"),
+                                    DEFAULT, T([0, 1]), T([0]), mode=16)
+    # x [3, 4] FLOAT16 in blocks of 2 x 2 -> scales [2, 2] (pool dims 2, 2); INT8; roundMode null (index 7)
+    yield "dynamic_block_quant", seed("dynamic_block_quant", q, T([0, 1], "FLOAT16"), DEFAULT, bytes([7]), I(2), I(2),
+                                      I(2), T([0, 1], "INT8"), T([2, 2]))
+    # dy, x [3, 4]; rstd [3]; gamma [4]; scalesX, offsetX [1] (pool dim 3); quantMode "static" (string 15)
+    yield "rms_norm_grad_quant", seed("rms_norm_grad_quant", q, T([0, 1]), T([0, 1]), T([0]), T([1]), T([3]),
+                                      T([3], "INT32"), bytes([15]), B(True), T([0, 1], "INT8"), T([1]))
     yield "mm_device_repeatable", seed("mm", m, T([0, 1]), T([1, 2]), T([0, 2]), I(1), mode=1 | 2 | 4)
     yield "add_device", seed("add", p, T([0, 1]), T([1]), S(2), T([0, 1]), mode=4)
     yield "mul_wrong_launch_first", seed("mul", p, T([0, 1]), T([0, 1]), T([0, 1]), mode=8)

@@ -10,7 +10,9 @@
 //   - errors with their code and the argument named.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
+#include <memory>
 #include <ostream>
 #include <random>
 #include <string>
@@ -33,6 +35,9 @@ struct NgradArgs {
   char *data_format = nullptr;
   bool dgamma_required = true, dbeta_required = true;
   const aclBoolArray *output_mask = nullptr;
+  aclTensor *scales_x = nullptr, *offset_x = nullptr;  // RmsNormGradQuant
+  const char *quant_mode = "static";
+  bool div_mode = false;
 };
 
 using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
@@ -53,9 +58,21 @@ void PrintTo(const NgradTableCase &c, std::ostream *os) { *os << c.name; }
 
 #include "ngrad_table_cases.inc"
 
+// The generic suites: every row but RmsNormGradQuant's (its INT8 dx has a suite of its own, below).
 const std::vector<NgradTableCase> &all_cases() {
-  static const std::vector<NgradTableCase> c = harness::sampled(ngrad_table_cases());
+  static const std::vector<NgradTableCase> c = [] {
+    std::vector<NgradTableCase> v;
+    for (auto &k : harness::sampled(ngrad_table_cases()))
+      if (!k.has("scales_x")) v.push_back(k);
+    return v;
+  }();
   return c;
+}
+std::vector<NgradTableCase> quant_cases() {
+  std::vector<NgradTableCase> v;
+  for (auto &k : harness::sampled(ngrad_table_cases()))
+    if (k.has("scales_x")) v.push_back(k);
+  return v;
 }
 
 struct NgradSample {
@@ -492,6 +509,120 @@ TEST_P(OpTableNgrad, ErrorsNameTheArgument) {
   }
   aclDestroyIntArray(norm);
 }
+
+// ---- RmsNormGradQuant: dx of y = x * rstd * gamma (float64, written here from the definition), then
+// round_half_even(dx / s + o) (divMode) or dx * s + o, saturated to INT8; dgamma = sum over rows of dy x rstd.
+class OpTableNgradQuant : public ::testing::TestWithParam<NgradTableCase> {};
+
+TEST_P(OpTableNgradQuant, QuantisedDxAndDgammaAgainstFloat64) {
+  reseed_for_current_test();
+  const NgradTableCase &c = GetParam();
+  auto &g = rng();
+  int variant = 0;
+  for (aclDataType dt : c.dtypes)
+    for (bool div : {false, true})
+      for (aclDataType gdt : {ACL_FLOAT, dt}) {
+        const bool cm = variant++ % 2, with_offset = variant % 3 != 0;
+        SCOPED_TRACE(::testing::Message() << dt << " gamma " << gdt << " div " << div << " column-major " << cm);
+        const int64_t rows = 1 + static_cast<int64_t>(g() % 6), len = 1 + static_cast<int64_t>(g() % 40);
+        auto make = [&](std::vector<int64_t> shape, aclDataType t, bool rev) {
+          return rev ? transposed_view(shape, t) : std::make_unique<DeviceTensor>(shape, t);
+        };
+        auto dy = make({rows, len}, dt, cm), x = make({rows, len}, dt, !cm);
+        dy->fill_random(-2, 2);
+        x->fill_random(-2, 2);
+        DeviceTensor rstd({rows}, ACL_FLOAT), gamma({len}, gdt), sx({1}, dt == gdt ? dt : ACL_FLOAT), ox({1}, ACL_INT32),
+            dgamma({len}, ACL_FLOAT);
+        rstd.fill_random(0.5, 2);
+        gamma.fill_random(-1.5, 1.5);
+        const double scale = div ? 0.03125 : 24.0;
+        sx.set_values({scale});
+        ox.set_values({with_offset ? -3.0 : 0.0});
+        auto dx = make({rows, len}, ACL_INT8, cm);
+        dx->poison();
+        dgamma.poison();
+        NgradArgs a;
+        a.dy = *dy;
+        a.x = *x;
+        a.rstd = rstd;
+        a.gamma = gamma;
+        a.scales_x = sx;
+        a.offset_x = with_offset ? ox.get() : nullptr;
+        a.div_mode = div;
+        a.dx = *dx;
+        a.dgamma = dgamma;
+        ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
+            << aclGetRecentErrMsg();
+        const auto dyv = dy->values(), xv = x->values(), rv = rstd.values(), gv = gamma.values(), got = dx->values();
+        const double o = with_offset ? -3.0 : 0.0;
+        std::vector<double> want_dg(static_cast<size_t>(len), 0.0);
+        for (int64_t r = 0; r < rows; ++r) {
+          double mean = 0;
+          for (int64_t j = 0; j < len; ++j) {
+            const size_t e = static_cast<size_t>(r * len + j);
+            mean += dyv[e] * gv[static_cast<size_t>(j)] * xv[e] * rv[static_cast<size_t>(r)];
+            want_dg[static_cast<size_t>(j)] += dyv[e] * xv[e] * rv[static_cast<size_t>(r)];
+          }
+          mean /= static_cast<double>(len);
+          for (int64_t j = 0; j < len; ++j) {
+            const size_t e = static_cast<size_t>(r * len + j);
+            const double rs = rv[static_cast<size_t>(r)];
+            const double d = (dyv[e] * gv[static_cast<size_t>(j)] - rs * xv[e] * mean) * rs;
+            const double v = (div ? d / scale : d * scale) + o;
+            const double q = std::min(127.0, std::max(-128.0, std::nearbyint(v)));
+            if (std::fabs(std::fabs(v - std::trunc(v)) - 0.5) < 1e-9) {  // a tie within rounding: either side
+              EXPECT_LE(std::fabs(got[e] - q), 1.0) << "dx " << r << "," << j;
+            } else {
+              EXPECT_EQ(got[e], q) << "dx " << r << "," << j << " value " << v;
+            }
+          }
+        }
+        for (double &v : want_dg) v = round_to(ACL_FLOAT, v);
+        EXPECT_TRUE(meets_precision(ACL_FLOAT, dgamma.values(), want_dg)) << "dgammaOut";
+        EXPECT_TRUE(dx->untouched_outside_view());
+      }
+}
+
+TEST_P(OpTableNgradQuant, ErrorsNameTheArgument) {
+  const NgradTableCase &c = GetParam();
+  const char *api = c.api.c_str();
+  DeviceTensor dy({3, 8}, ACL_FLOAT16), x({3, 8}, ACL_FLOAT16), rstd({3}, ACL_FLOAT), gamma({8}, ACL_FLOAT),
+      sx({1}, ACL_FLOAT), ox({1}, ACL_INT32), dx({3, 8}, ACL_INT8), dgamma({8}, ACL_FLOAT), sx2({2}, ACL_FLOAT),
+      sx_bf({1}, ACL_BF16), ox_f({1}, ACL_FLOAT), dx16({3, 8}, ACL_FLOAT16), dx_h8({3, 8}, ACL_HIFLOAT8),
+      dx_bad({3, 9}, ACL_INT8);
+  NgradArgs good;
+  good.dy = dy;
+  good.x = x;
+  good.rstd = rstd;
+  good.gamma = gamma;
+  good.scales_x = sx;
+  good.offset_x = ox;
+  good.dx = dx;
+  good.dgamma = dgamma;
+  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(good, w, e); }, c.launch), 0)
+      << aclGetRecentErrMsg();
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  auto expect = [&](const std::function<void(NgradArgs &)> &edit, int code, std::initializer_list<const char *> words) {
+    NgradArgs a = good;
+    edit(a);
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), code, words));
+  };
+  const int bad = ACLNN_ERR_PARAM_INVALID, null = ACLNN_ERR_PARAM_NULLPTR;
+  expect([&](NgradArgs &a) { a.scales_x = nullptr; }, null, {api, "scalesX"});
+  expect([&](NgradArgs &a) { a.quant_mode = nullptr; }, null, {api, "quantMode"});
+  expect([&](NgradArgs &a) { a.dx = nullptr; }, null, {api, "dxOut"});
+  expect([&](NgradArgs &a) { a.quant_mode = "dynamic"; }, bad, {api, "quantMode"});
+  expect([&](NgradArgs &a) { a.scales_x = sx2; }, bad, {api, "scalesX", "one value"});
+  expect([&](NgradArgs &a) { a.scales_x = sx_bf; }, bad, {api, "scalesX", "dtype"});
+  expect([&](NgradArgs &a) { a.offset_x = ox_f; }, bad, {api, "offsetXOptional", "dtype"});
+  expect([&](NgradArgs &a) { a.dx = dx16; }, bad, {api, "dxOut", "dtype"});
+  expect([&](NgradArgs &a) { a.dx = dx_h8; }, bad, {api, "dxOut", "HIFLOAT8"});
+  expect([&](NgradArgs &a) { a.dx = dx_bad; }, bad, {api, "dxOut"});
+  expect([&](NgradArgs &a) { a.x = dx; }, bad, {api, "x"});
+}
+
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableNgradQuant, ::testing::ValuesIn(quant_cases()), harness::case_name<NgradTableCase>);
 
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableNgrad, ::testing::ValuesIn(all_cases()), harness::case_name<NgradTableCase>);
 

@@ -48,6 +48,11 @@ struct QuantArgs {
   int64_t dst_type = 2, axis = -1, quant_min = -128, quant_max = 127;
   aclDataType dst_dtype = ACL_INT8;
   double dst_type_max = 0.0, enabled = 1.0;
+  double min_scale = 0.0;
+  int64_t row_block = 1, col_block = 128;
+  double situ_beta = 4.0, situ_linear_beta = 25.0;
+  aclTensor *p1 = nullptr, *p2 = nullptr;  // FlatQuant
+  double clip_ratio = 1.0;
 };
 
 using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
@@ -69,10 +74,11 @@ const std::vector<QuantTableCase> &all_cases() {
   static const std::vector<QuantTableCase> c = harness::sampled(quant_table_cases());
   return c;
 }
-std::vector<QuantTableCase> cases_of(std::initializer_list<QuantKind> kinds) {
+// The rows of these kinds; DequantSituQuant (a dequant_swiglu_quant row with the situ gate) has its own suite.
+std::vector<QuantTableCase> cases_of(std::initializer_list<QuantKind> kinds, bool situ = false) {
   std::vector<QuantTableCase> v;
   for (const auto &c : all_cases())
-    if (std::find(kinds.begin(), kinds.end(), c.kind) != kinds.end()) v.push_back(c);
+    if (std::find(kinds.begin(), kinds.end(), c.kind) != kinds.end() && c.has("situ_beta") == situ) v.push_back(c);
   return v;
 }
 
@@ -1192,6 +1198,292 @@ TEST_P(OpTableQuantDequantBias, EmptyX) {
   EXPECT_EQ(run(GetParam(), base_args(x, ws, y, 1)), 0) << aclGetRecentErrMsg();
 }
 
+// ---- DynamicBlockQuant (V2)
+
+class OpTableQuantBlock : public QuantFixture {};
+
+// scale = min(max|x| / 127, 1 / minScale) per block (fp32, as the formula is written for it), y = round half
+// to even of x / scale in fp32, saturated; the last blocks of a dim short.
+TEST_P(OpTableQuantBlock, MatchesTheFormula) {
+  const QuantTableCase &c = GetParam();
+  struct Geo {
+    std::vector<int64_t> shape;
+    int64_t rb, cb;
+  };
+  const Geo geos[] = {{{5, 300}, 1, 128}, {{7, 20}, 3, 8}, {{2, 9, 33}, 4, 16}, {{3, 4, 10}, 128, 64}, {{1, 1}, 1, 1},
+                      {{4, 0}, 2, 2}, {{0, 6}, 1, 4}};
+  int variant = 0;
+  for (aclDataType dt : c.dtypes)
+    for (const Geo &geo : geos)
+      for (double min_scale : {0.0, 40.0}) {
+        const bool strided = variant++ % 2;
+        SCOPED_TRACE(::testing::Message() << dt << " " << geo.rb << "x" << geo.cb << " minScale " << min_scale);
+        const int64_t nd = static_cast<int64_t>(geo.shape.size()), M = geo.shape[nd - 2], N = geo.shape[nd - 1];
+        const int64_t B = nd == 3 ? geo.shape[0] : 1, nbr = (M + geo.rb - 1) / geo.rb, nbc = (N + geo.cb - 1) / geo.cb;
+        Dev x = make_x(geo.shape, dt, strided);
+        std::vector<double> xv = eighths(B * M * N, 20);
+        for (size_t i = 0; i < xv.size(); i += 7) xv[i] *= 0.01;  // off the eighths grid too
+        x->set_values(xv);
+        xv = x->values();
+        std::vector<int64_t> ss = geo.shape;
+        ss[static_cast<size_t>(nd - 2)] = nbr;
+        ss[static_cast<size_t>(nd - 1)] = nbc;
+        Dev y = make_x(geo.shape, ACL_INT8, !strided), so = make_x(ss, ACL_FLOAT, strided);
+        so->poison();
+        QuantArgs a = base_args(*x, nullptr, *y, 2);
+        a.scale_out = *so;
+        a.round_mode = variant % 3 == 0 ? nullptr : const_cast<char *>("rint");
+        a.min_scale = min_scale;
+        a.row_block = geo.rb;
+        a.col_block = geo.cb;
+        ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+        const std::vector<double> got_s = so->values(), got_y = y->values();
+        for (int64_t b = 0; b < B; ++b)
+          for (int64_t i = 0; i < nbr; ++i)
+            for (int64_t k = 0; k < nbc; ++k) {
+              double amax = 0.0;
+              for (int64_t r = i * geo.rb; r < std::min(M, (i + 1) * geo.rb); ++r)
+                for (int64_t j = k * geo.cb; j < std::min(N, (k + 1) * geo.cb); ++j)
+                  amax = std::max(amax, std::fabs(xv[static_cast<size_t>((b * M + r) * N + j)]));
+              double want = static_cast<float>(amax / 127.0);
+              if (min_scale > 0) want = std::min(want, static_cast<double>(static_cast<float>(1.0 / min_scale)));
+              ASSERT_EQ(got_s[static_cast<size_t>((b * nbr + i) * nbc + k)], want) << "scale " << b << "," << i << "," << k;
+              for (int64_t r = i * geo.rb; r < std::min(M, (i + 1) * geo.rb); ++r)
+                for (int64_t j = k * geo.cb; j < std::min(N, (k + 1) * geo.cb); ++j) {
+                  const size_t e = static_cast<size_t>((b * M + r) * N + j);
+                  const double qf = want == 0.0 ? 0.0
+                                                : static_cast<double>(static_cast<float>(xv[e]) / static_cast<float>(want));
+                  ASSERT_EQ(got_y[e], saturate(std::nearbyint(qf), -128, 127)) << "y element " << e;
+                }
+            }
+        EXPECT_TRUE(y->untouched_outside_view());
+        EXPECT_TRUE(so->untouched_outside_view());
+      }
+}
+
+TEST_P(OpTableQuantBlock, ErrorsNameTheirArgument) {
+  const QuantTableCase &c = GetParam();
+  DeviceTensor x({4, 8}, ACL_FLOAT16), y({4, 8}, ACL_INT8), so({2, 1}, ACL_FLOAT), x1({8}, ACL_FLOAT16),
+      xf({4, 8}, ACL_FLOAT), y4({4, 8}, ACL_INT4), so_bad({4, 1}, ACL_FLOAT), so16({2, 1}, ACL_FLOAT16);
+  QuantArgs a = base_args(x, nullptr, y, 2);
+  a.scale_out = so;
+  a.round_mode = nullptr;
+  a.row_block = 2;
+  a.col_block = 8;
+  ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+  const int bad = ACLNN_ERR_PARAM_INVALID;
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"x"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale_out = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"scaleOut"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = xf; }, bad, {"x", "dtype"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = x1; }, bad, {"x", "[M, N]"}));
+  for (int64_t dst : {34, 35, 36})
+    EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type = dst; }, bad, {"dstType", "not supported"})) << dst;
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type = 29; b.y = y4; }, bad, {"dstType"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.round_mode = const_cast<char *>("round"); }, bad,
+                      {"roundModeOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.min_scale = -1; }, bad, {"minScale"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.row_block = 0; }, bad, {"rowBlockSize"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.col_block = -128; }, bad, {"colBlockSize"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale_out = so_bad; }, bad, {"scaleOut", "shape"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale_out = so16; }, bad, {"scaleOut", "dtype"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.y = xf; }, bad, {"yOut"}));
+  if (c.has("dst_type_max")) {
+    EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type_max = 448; }, bad, {"dstTypeMax"}));
+    a.dst_type_max = 127;
+    EXPECT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+  }
+}
+
+// ---- DequantSituQuant
+
+class OpTableQuantSitu : public QuantFixture {};
+
+// x INT8 / INT32 / FLOAT16 / BF16 dequantised, the situ gate, then trunc quantisation (static: act / scale + offset;
+// dynamic: max|act * smooth| / 127), against float64; a quotient within 1e-4 of an integer may land either side.
+TEST_P(OpTableQuantSitu, RandomDataAgainstFloat64) {
+  const QuantTableCase &c = GetParam();
+  int variant = 0;
+  for (aclDataType dt : c.dtypes)
+    for (bool dynamic : {true, false}) {
+      if (dt == ACL_INT32 && !dynamic) continue;  // INT32 x takes no quant scale: static is not possible
+      for (bool left : {true, false}) {
+        const bool ints = dt == ACL_INT8 || dt == ACL_INT32, one_ws = variant % 2, with_bias = ints && variant % 3 != 0;
+        const double lb = variant % 4 == 0 ? 0.0 : 3.0;
+        ++variant;
+        SCOPED_TRACE(::testing::Message() << dt << " dynamic " << dynamic << " left " << left << " linearBeta " << lb);
+        const int64_t rows = 7, h = 10;
+        DeviceTensor x({rows, 2 * h}, dt), ws({one_ws ? 1 : 2 * h}, ACL_FLOAT), as({1}, ACL_FLOAT),
+            bias({2 * h}, ACL_FLOAT), y({rows, h}, ACL_INT8), so({rows}, ACL_FLOAT), qs({h}, ACL_FLOAT),
+            qo({1}, ACL_FLOAT);
+        x.fill_random(dt == ACL_INT32 ? -400 : dt == ACL_INT8 ? -100 : -4, dt == ACL_INT32 ? 400 : dt == ACL_INT8 ? 100 : 4);
+        ws.fill_random(dt == ACL_INT32 ? 0.002 : 0.01, dt == ACL_INT32 ? 0.01 : 0.05);
+        as.set_values({1.5});
+        bias.fill_random(-0.5, 0.5);
+        qs.fill_random(dynamic ? 0.5 : 0.01, dynamic ? 2 : 0.05);
+        qo.set_values({1.25});
+        y.poison();
+        QuantArgs a = base_args(x, ints ? ws.get() : nullptr, y, 2);
+        a.act_scale = dt == ACL_INT32 ? as.get() : nullptr;
+        a.bias = with_bias ? bias.get() : nullptr;
+        a.smooth = dt == ACL_INT32 ? nullptr : qs.get();
+        a.offset = dynamic || dt == ACL_INT32 ? nullptr : qo.get();
+        a.scale_out = so;
+        a.quant_mode = variant % 5 == 0 && dynamic ? nullptr : const_cast<char *>(dynamic ? "dynamic" : "static");
+        a.activate_left = left;
+        a.situ_beta = 4.0;
+        a.situ_linear_beta = lb;
+        ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+        const auto xv = x.values(), wv = ws.values(), bv = bias.values(), sv = qs.values();
+        const std::vector<int> got = read_ints(y, rows * h);
+        const std::vector<double> got_s = so.values();
+        for (int64_t r = 0; r < rows; ++r) {
+          std::vector<double> d(static_cast<size_t>(2 * h)), t(static_cast<size_t>(h));
+          for (int64_t j = 0; j < 2 * h; ++j) {
+            double v = xv[static_cast<size_t>(r * 2 * h + j)];
+            if (ints) v *= wv[one_ws ? 0 : static_cast<size_t>(j)];
+            if (dt == ACL_INT32) v *= 1.5;
+            if (with_bias) v += bv[static_cast<size_t>(j)];
+            d[static_cast<size_t>(j)] = v;
+          }
+          double amax = 0;
+          for (int64_t j = 0; j < h; ++j) {
+            const double gate = left ? d[static_cast<size_t>(j)] : d[static_cast<size_t>(h + j)];
+            const double up = left ? d[static_cast<size_t>(h + j)] : d[static_cast<size_t>(j)];
+            double act = 4.0 * std::tanh(gate / 4.0) / (1 + std::exp(-gate)) * (lb > 0 ? lb * std::tanh(up / lb) : up);
+            if (dynamic && a.smooth != nullptr) act *= sv[static_cast<size_t>(j)];
+            t[static_cast<size_t>(j)] = act;
+            amax = std::max(amax, std::fabs(act));
+          }
+          const double scale = amax / 127;
+          if (dynamic) EXPECT_NEAR(got_s[static_cast<size_t>(r)], scale, 1e-5 * scale + 1e-30) << "scale row " << r;
+          for (int64_t j = 0; j < h; ++j) {
+            const double v = dynamic ? (scale == 0 ? 0.0 : t[static_cast<size_t>(j)] / scale)
+                                     : t[static_cast<size_t>(j)] / sv[static_cast<size_t>(j)] + 1.25;
+            const double want = saturate(std::trunc(v), -128, 127);
+            const int gotj = got[static_cast<size_t>(r * h + j)];
+            if (std::fabs(v - std::nearbyint(v)) < 1e-4 * std::max(1.0, std::fabs(v)))
+              EXPECT_LE(std::fabs(gotj - want), 1.0) << "y " << r << "," << j << " value " << v;
+            else
+              EXPECT_EQ(gotj, want) << "y " << r << "," << j << " value " << v;
+          }
+        }
+      }
+    }
+}
+
+TEST_P(OpTableQuantSitu, ErrorsNameTheirArgument) {
+  const QuantTableCase &c = GetParam();
+  DeviceTensor x({4, 8}, ACL_INT8), x32({4, 8}, ACL_INT32), x16({4, 8}, ACL_FLOAT16), x3({2, 4, 8}, ACL_INT32),
+      ws({8}, ACL_FLOAT), ws_bad({3}, ACL_FLOAT), as({1}, ACL_FLOAT), as_rows({4}, ACL_FLOAT), y({4, 4}, ACL_INT8),
+      so({4}, ACL_FLOAT), qs({4}, ACL_FLOAT), gi({2}, ACL_INT64);
+  QuantArgs a = base_args(x, ws, y, 2);
+  a.scale_out = so;
+  a.quant_mode = const_cast<char *>("dynamic");
+  ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+  const int bad = ACLNN_ERR_PARAM_INVALID, null = ACLNN_ERR_PARAM_NULLPTR;
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.situ_beta = 0; }, bad, {"beta"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale = nullptr; }, null, {"weightScaleOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale = ws_bad; }, bad, {"weightScaleOptional", "shape"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.act_scale = as; }, bad, {"activationScaleOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = x32; }, null, {"activationScaleOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = x32; b.act_scale = as_rows; }, bad, {"activationScaleOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = x32; b.act_scale = as; b.smooth = qs; }, bad,
+                      {"quantScaleOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = x3; b.act_scale = as; }, bad, {"x", "2 dims"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = x16; }, bad, {"weightScaleOptional", "not used"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.group = gi; }, bad, {"groupIndexOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.quant_mode = const_cast<char *>("static"); }, null,
+                      {"quantScaleOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.quant_mode = const_cast<char *>("pertoken"); }, bad,
+                      {"quantTypeOptional"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale_out = nullptr; }, null, {"yScaleOut"}));
+}
+
+// ---- FlatQuant
+
+class OpTableQuantFlat : public QuantFixture {};
+
+// x'' = P1 @ x[k] @ P2 in float64, scale = max|x''| clipRatio / 7, out = round half to even of x'' / scale in
+// [-8, 7], INT4 or INT32 (eight INT4); a quotient within 1e-3 of a tie may land either side (fp32 sums).
+TEST_P(OpTableQuantFlat, MatchesTheFormula) {
+  const QuantTableCase &c = GetParam();
+  auto &g = rng();
+  int variant = 0;
+  for (aclDataType dt : c.dtypes)
+    for (aclDataType od : {ACL_INT4, ACL_INT32})
+      for (double clip : {1.0, 0.6}) {
+        const int64_t K = 1 + static_cast<int64_t>(g() % 3), M = 1 + static_cast<int64_t>(g() % 9);
+        const int64_t N = od == ACL_INT32 ? 8 * (1 + static_cast<int64_t>(g() % 2)) : 2 * (1 + static_cast<int64_t>(g() % 6));
+        const bool strided = variant++ % 2;
+        SCOPED_TRACE(::testing::Message() << dt << " out " << od << " clip " << clip << " " << K << "x" << M << "x" << N);
+        Dev x = make_x({K, M, N}, dt, strided), p1 = make_x({M, M}, dt, !strided), p2 = make_x({N, N}, dt, strided);
+        x->fill_random(-2, 2);
+        p1->fill_random(-1, 1);
+        p2->fill_random(-1, 1);
+        DeviceTensor y({K, M, od == ACL_INT32 ? N / 8 : N}, od), so({K}, ACL_FLOAT);
+        QuantArgs a = base_args(*x, nullptr, y, 2);
+        a.p1 = *p1;
+        a.p2 = *p2;
+        a.scale_out = so;
+        a.clip_ratio = clip;
+        ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+        const auto xv = x->values(), p1v = p1->values(), p2v = p2->values(), sv = so.values();
+        const std::vector<int> got = read_ints(y, K * M * N);
+        for (int64_t k = 0; k < K; ++k) {
+          std::vector<double> t(static_cast<size_t>(M * N), 0.0), r(static_cast<size_t>(M * N), 0.0);
+          for (int64_t i = 0; i < M; ++i)
+            for (int64_t j = 0; j < N; ++j)
+              for (int64_t l = 0; l < N; ++l)
+                t[static_cast<size_t>(i * N + j)] += xv[static_cast<size_t>((k * M + i) * N + l)] * p2v[static_cast<size_t>(l * N + j)];
+          double amax = 0;
+          for (int64_t i = 0; i < M; ++i)
+            for (int64_t j = 0; j < N; ++j) {
+              double v = 0;
+              for (int64_t l = 0; l < M; ++l) v += p1v[static_cast<size_t>(i * M + l)] * t[static_cast<size_t>(l * N + j)];
+              r[static_cast<size_t>(i * N + j)] = v;
+              amax = std::max(amax, std::fabs(v));
+            }
+          const double scale = amax * clip / 7;
+          EXPECT_NEAR(sv[static_cast<size_t>(k)], scale, 1e-5 * scale) << "quantScale " << k;
+          for (int64_t e = 0; e < M * N; ++e) {
+            const double v = scale == 0 ? 0.0 : r[static_cast<size_t>(e)] / scale;
+            const double want = saturate(std::nearbyint(v), -8, 7);
+            const int gotv = got[static_cast<size_t>(k * M * N + e)];
+            if (std::fabs(std::fabs(v - std::trunc(v)) - 0.5) < 1e-3)
+              EXPECT_LE(std::fabs(gotv - want), 1.0) << "out " << k << "," << e;
+            else
+              EXPECT_EQ(gotv, want) << "out " << k << "," << e << " value " << v;
+          }
+        }
+      }
+}
+
+TEST_P(OpTableQuantFlat, ErrorsNameTheirArgument) {
+  const QuantTableCase &c = GetParam();
+  DeviceTensor x({2, 4, 8}, ACL_FLOAT16), p1({4, 4}, ACL_FLOAT16), p2({8, 8}, ACL_FLOAT16), y({2, 4, 8}, ACL_INT4),
+      so({2}, ACL_FLOAT), x2d({4, 8}, ACL_FLOAT16), p1bad({4, 5}, ACL_FLOAT16), p2bf({8, 8}, ACL_BF16),
+      y8({2, 4, 8}, ACL_INT8), yfp4({2, 32}, ACL_FLOAT4_E2M1), so_bad({4}, ACL_FLOAT), y32({2, 4, 1}, ACL_INT32);
+  QuantArgs a = base_args(x, nullptr, y, 2);
+  a.p1 = p1;
+  a.p2 = p2;
+  a.scale_out = so;
+  ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+  a.y = y32;
+  ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+  a.y = y;
+  const int bad = ACLNN_ERR_PARAM_INVALID, null = ACLNN_ERR_PARAM_NULLPTR;
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.p1 = nullptr; }, null, {"kroneckerP1"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale_out = nullptr; }, null, {"quantScale"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = x2d; }, bad, {"x", "[K, M, N]"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.p1 = p1bad; }, bad, {"kroneckerP1", "shape"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.p2 = p2bf; }, bad, {"kroneckerP2", "dtype"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.y = y8; }, bad, {"out"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.y = yfp4; }, bad, {"out", "FLOAT4_E2M1"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale_out = so_bad; }, bad, {"quantScale", "shape"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.clip_ratio = 0; }, bad, {"clipRatio"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.clip_ratio = 1.5; }, bad, {"clipRatio"}));
+}
+
 #define QUANT_SUITE(Fixture, ...)                                                        \
   INSTANTIATE_TEST_SUITE_P(Table, Fixture, ::testing::ValuesIn(cases_of({__VA_ARGS__})), \
                            harness::case_name<QuantTableCase>)
@@ -1206,6 +1498,10 @@ QUANT_SUITE(OpTableQuantMax, QuantKind::kQuantMax);
 QUANT_SUITE(OpTableQuantGelu, QuantKind::kGeluQuant);
 QUANT_SUITE(OpTableQuantSwiGlu, QuantKind::kSwiGluQuant);
 QUANT_SUITE(OpTableQuantDequantSwiGlu, QuantKind::kDequantSwiGluQuant);
+QUANT_SUITE(OpTableQuantBlock, QuantKind::kBlockQuant);
+QUANT_SUITE(OpTableQuantFlat, QuantKind::kFlatQuant);
+INSTANTIATE_TEST_SUITE_P(Table, OpTableQuantSitu, ::testing::ValuesIn(cases_of({QuantKind::kDequantSwiGluQuant}, true)),
+                         harness::case_name<QuantTableCase>);
 
 }  // namespace
 }  // namespace opsnn::test

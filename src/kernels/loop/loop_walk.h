@@ -4,6 +4,7 @@
 //   Odometer       launch: a multi-index over a loop's dims carrying one byte offset per operand;
 //                  seek() divides once per task, next() steps to the following position without
 //                  division (the runners' rows and reduced positions)
+//   unravel_offset the element offset of one row-major position (per-row values of any shape)
 // Everything here has internal linkage: the header is included by the per-ISA units of the
 // runners, and an inline function with external linkage compiled with different ISA flags could
 // be merged by the linker into the wrong ISA's copy.
@@ -33,6 +34,17 @@ int coalesce_dims(const int *order, int count, const int64_t *shape, int nops, S
     for (int op = 0; op < nops; ++op) loop_stride[op][at] = byte_stride(op, d);
   }
   return ndim;
+}
+
+// The element offset of the linear (row-major) position i over `nd` dims of `shape` with `strides`
+// (per-row values of any shape: one division per dim, for positions visited once).
+inline int64_t unravel_offset(int nd, const int64_t *shape, const int64_t *strides, int64_t i) {
+  int64_t off = 0;
+  for (int d = nd - 1; d >= 0; --d) {
+    off += (i % shape[d]) * strides[d];
+    i /= shape[d];
+  }
+  return off;
 }
 
 // A position in a loop of `nd` dims (shape[d]) over `nops` operands (stride[op][d], bytes).

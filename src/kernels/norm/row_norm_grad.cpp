@@ -1,22 +1,17 @@
 #include "kernels/norm/row_norm_grad.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
 #include "kernels/elementwise/convert.h"
+#include "kernels/loop/loop_walk.h"
 #include "core/thread_pool.h"
 
 namespace opsnn::kernels {
 namespace {
 
-int64_t row_offset(const NormGradRowVector &v, int64_t r) {
-  int64_t off = 0;
-  for (int d = v.ndim - 1; d >= 0; --d) {
-    off += (r % v.shape[d]) * v.strides[d];
-    r /= v.shape[d];
-  }
-  return off;
-}
+int64_t row_offset(const NormGradRowVector &v, int64_t r) { return unravel_offset(v.ndim, v.shape, v.strides, r); }
 
 // Element offset of one operand at row r over the first `ndims` outer dims.
 int64_t outer_offset(const NormGradPlan &P, const NormGradOperand &o, int64_t r, int ndims) {
@@ -55,6 +50,8 @@ void norm_grad_run(const NormGradPlan &P, const NormGradArgs &a) {
              has_scale = io[kNgScale].present, has_dsum = io[kNgDsum].present, want_ds = io[kNgDscale].present,
              want_dsh = io[kNgDshift].present;
   auto load = [&](int k, int64_t off) { return load_one(io[k].dtype, a.in[k], off); };
+  const double qs = P.quant ? load_one(P.quant_scale_dtype, a.quant_scale, 0) : 1.0;
+  const double qo = P.quant && a.quant_offset != nullptr ? load_one(ACL_INT32, a.quant_offset, 0) : 0.0;
   auto task = [&](int64_t t) {
     double *dg = ws + t * per_task, *db = dg + A, *xh = db + A, *gg = xh + L, *ds = gg + L, *dsh = ds + L;
     if (acc) std::memset(dg, 0, static_cast<size_t>(2 * A) * sizeof(double));
@@ -105,7 +102,11 @@ void norm_grad_run(const NormGradPlan &P, const NormGradArgs &a) {
         for (int64_t i = 0; i < L; ++i, o.next()) {
           const double dz = rstd * (gg[i] - m1 - xh[i] * m2);
           if (io[kNgDx].present) {
-            const double dx = P.alpha * dz + (has_dsum ? load(kNgDsum, ro[kNgDsum] + o.off[kNgDsum]) : 0.0);
+            double dx = P.alpha * dz + (has_dsum ? load(kNgDsum, ro[kNgDsum] + o.off[kNgDsum]) : 0.0);
+            if (P.quant) {  // NaN gives 0
+              const double v = std::nearbyint((P.quant_div ? dx / qs : dx * qs) + qo);
+              dx = std::isnan(v) ? 0.0 : std::min(127.0, std::max(-128.0, v));
+            }
             store_one(dx, io[kNgDx].dtype, a.out[kNgDx], ro[kNgDx] + o.off[kNgDx]);
           }
           if (io[kNgDx2].present) store_one(dz, io[kNgDx2].dtype, a.out[kNgDx2], ro[kNgDx2] + o.off[kNgDx2]);

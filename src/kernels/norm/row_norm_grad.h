@@ -14,6 +14,8 @@
 //   dx     = alpha dz + dsum,  dx2 = dz (+ dsum)           (dsum: the gradient of the z output)
 //   dgamma = sum over rows of t xhat,  dbeta = sum over rows of t   (per gamma element)
 //   dscale = sum over a batch's rows of e n,  dshift = sum of e     (per (batch, element))
+//   quantised dx (RmsNormGradQuant): dx = sat_int8(round_half_even(dx / s + o)) (div) or (dx * s + o),
+//   s / o one value each, read when the launch runs
 // Rows are cut into `tasks` fixed ranges of whole batches (a batch: `batch_rows` consecutive rows
 // sharing scale / shift; 1 row without them), chosen in phase 1, not from the thread count; each
 // task accumulates its own dgamma / dbeta partials, summed in task order: results never depend on
@@ -66,6 +68,8 @@ struct NormGradPlan {
   int ngamma = 0;
   int64_t gshape[kMaxLoopDims] = {}, dgamma_strides[kMaxLoopDims] = {}, dbeta_strides[kMaxLoopDims] = {};
   aclDataType dgamma_dtype = ACL_FLOAT, dbeta_dtype = ACL_FLOAT;
+  bool quant = false, quant_div = false;  // dx quantised to INT8 (quant_scale_dtype: scalesX's dtype)
+  aclDataType quant_scale_dtype = ACL_FLOAT;
   int tasks = 1;
   uint64_t task_doubles() const { return 2 * static_cast<uint64_t>(acc_size) + 5 * static_cast<uint64_t>(len); }
   uint64_t workspace_bytes() const { return static_cast<uint64_t>(tasks) * task_doubles() * 8 + 64; }
@@ -76,6 +80,7 @@ struct NormGradArgs {
   char *out[kNgCount] = {};       // kNgDx .. kNgDshift
   const char *mean = nullptr, *rstd = nullptr;
   char *dgamma = nullptr, *dbeta = nullptr;
+  const char *quant_scale = nullptr, *quant_offset = nullptr;  // quant: the first element of each (offset INT32)
   void *workspace = nullptr;
 };
 

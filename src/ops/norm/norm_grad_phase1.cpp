@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "common/error.h"
 #include "core/op_checks.h"
@@ -15,7 +16,7 @@ constexpr int kRoles = static_cast<int>(NgRole::kCount);
 
 struct NormGradStep final : core::Step {
   NormGradPlan plan;
-  core::OperandRef io[kernels::kNgCount], mean, rstd, dgamma, dbeta;
+  core::OperandRef io[kernels::kNgCount], mean, rstd, dgamma, dbeta, quant_scale, quant_offset;
   core::WsKey ws;
   int run(const core::LaunchArgs &args) const override {
     auto at = [&](const core::OperandRef &r) { return r.slot >= 0 ? r.address(args) : nullptr; };
@@ -28,6 +29,8 @@ struct NormGradStep final : core::Step {
     a.rstd = at(rstd);
     a.dgamma = at(dgamma);
     a.dbeta = at(dbeta);
+    a.quant_scale = at(quant_scale);
+    a.quant_offset = at(quant_offset);
     a.workspace = args.get(ws);
     kernels::norm_grad_run(plan, a);
     return 0;
@@ -46,6 +49,24 @@ void row_vector(const aclTensor &t, const char *name, int64_t rows, kernels::Nor
     v->shape[v->ndim] = t.dims[d];
     v->strides[v->ndim++] = t.strides[d];
   }
+}
+
+// RmsNormGradQuant's quantisation: quantMode "static", scalesX (FLOAT or x's dtype) and offsetXOptional
+// (INT32) one element each, dxOut INT8 (HIFLOAT8 is not supported).
+void check_quant(const NormGradCall &c, const aclTensor *dx) {
+  core::check_not_null(c.quant_mode, "quantMode");
+  if (std::string(c.quant_mode) != "static")
+    throw_error(ACLNN_ERR_PARAM_INVALID, "quantMode must be \"static\", got \"%s\"", c.quant_mode);
+  core::check_dtype_in(c.scales_x, c.scales_x_name, {ACL_FLOAT, c.x != nullptr ? c.x->dtype : ACL_FLOAT});
+  if (c.offset_x != nullptr) core::check_dtype_in(c.offset_x, c.offset_x_name, {ACL_INT32});
+  for (const auto &[t, name] : {std::pair{c.scales_x, c.scales_x_name}, std::pair{c.offset_x, c.offset_x_name}})
+    if (t != nullptr && t->numel() != 1)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s must hold one value (shape [1]), got shape %s", name,
+                  core::shape_string(*t).c_str());
+  core::check_not_null(dx, c.dx_name);
+  if (dx->dtype == ACL_HIFLOAT8)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s HIFLOAT8 is not supported yet; INT8 is", c.dx_name);
+  core::check_dtype_in(dx, c.dx_name, {ACL_INT8});
 }
 
 }  // namespace
@@ -78,6 +99,8 @@ void norm_grad_phase1(core::OpBuilder &b, const NormGradRule &rule, const NormGr
       {c.scale, c.scale_name, true, false},
       {c.shift, c.shift_name, true, false},
       {c.dsum, c.dsum_name, !c.dsum_optional, false},
+      {c.scales_x, c.scales_x_name, true, false},
+      {c.offset_x, c.offset_x_name, !c.offset_x_optional, false},
       {want_dx ? c.dx : nullptr, c.dx_name, want_dx, true},
       {c.dx2, c.dx2_name, true, true},
       {c.dscale, c.dscale_name, true, true},
@@ -87,9 +110,12 @@ void norm_grad_phase1(core::OpBuilder &b, const NormGradRule &rule, const NormGr
   };
   // Null and dtype checks in prototype order.
   for (int i = 0; i < c.norder; ++i) {
-    const Role &r = R[static_cast<int>(c.order[i])];
-    if (r.required || r.t != nullptr) core::check_dtype_in(r.t, r.name, rule.dtypes);
+    const NgRole e = c.order[i];
+    const Role &r = R[static_cast<int>(e)];
+    const bool quant_role = e == NgRole::kScalesX || e == NgRole::kOffsetX || (c.has_quant && e == NgRole::kDx);
+    if (!quant_role && (r.required || r.t != nullptr)) core::check_dtype_in(r.t, r.name, rule.dtypes);
   }
+  if (c.has_quant) check_quant(c, R[static_cast<int>(NgRole::kDx)].t);
   const std::string fmt = c.data_format != nullptr ? c.data_format : "NCHW";
   if (rule.kind == NormGradKind::kGroup && fmt != "NCHW" && fmt != "ND" && fmt != "NCL" && fmt != "NCDHW")
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s '%s' is not supported: NCHW / NCL / NCDHW / ND (channels at dim 1)",
@@ -289,6 +315,14 @@ void norm_grad_phase1(core::OpBuilder &b, const NormGradRule &rule, const NormGr
   }
   // A fixed number of batch ranges (not the thread count): the partial sums' order is fixed.
   P.tasks = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(P.batches, 16)));
+  if (c.has_quant) {
+    const int s = slot[static_cast<int>(NgRole::kScalesX)], o = slot[static_cast<int>(NgRole::kOffsetX)];
+    P.quant = true;
+    P.quant_div = c.div_mode;
+    P.quant_scale_dtype = b.tensor(s).dtype;
+    st.quant_scale = core::OperandRef::of_slot(s, b.tensor(s));
+    if (o >= 0) st.quant_offset = core::OperandRef::of_slot(o, b.tensor(o));
+  }
   st.plan = P;
   st.ws = b.book("norm_grad", P.workspace_bytes());
 }

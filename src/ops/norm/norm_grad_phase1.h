@@ -3,6 +3,11 @@
 // GroupNormSwishGrad, AdaLayerNormBackward) on kernels/norm/row_norm_grad. Rows are the forward op's
 // rows: the trailing normalised dims (layer / RMS norm), or one group of channels with the spatial
 // dims (group norm); mean / rstd are the forward outputs, any shape with one element per row.
+// RmsNormGradQuant (our reading of its documentation): RmsNormGrad's dx, in double, then quantised to INT8
+// as round_half_even(dx / scalesX + offsetX) (divMode) or round_half_even(dx * scalesX + offsetX),
+// saturated, NaN -> 0; scalesX (FLOAT or x's dtype) and offsetXOptional (INT32, null: 0) hold one value each,
+// read when the launch runs; quantMode "static" only; dxOut HIFLOAT8 is refused (161002); dgammaOut as
+// RmsNormGrad's.
 #pragma once
 
 #include <cstdint>
@@ -20,7 +25,7 @@ struct NormGradRule {
 };
 
 // The tensor roles, listed by the entry point in prototype order (registration order).
-enum class NgRole : uint8_t { kDy, kX, kX2, kMean, kRstd, kGamma, kBeta, kScale, kShift, kDsum,
+enum class NgRole : uint8_t { kDy, kX, kX2, kMean, kRstd, kGamma, kBeta, kScale, kShift, kDsum, kScalesX, kOffsetX,
                               kDx, kDx2, kDscale, kDshift, kDgamma, kDbeta, kCount };
 
 struct NormGradCall {
@@ -42,6 +47,10 @@ struct NormGradCall {
   bool swish = false;                                // GroupNormSwish: y = m sigmoid(swishScale m)
   double swish_scale = 1;
   const aclBoolArray *output_mask = nullptr;         // dx, dgamma, dbeta
+  const aclTensor *scales_x = nullptr, *offset_x = nullptr;  // RmsNormGradQuant: dx quantised to INT8
+  const char *scales_x_name = "scalesX", *offset_x_name = "offsetXOptional";
+  bool offset_x_optional = true, has_quant = false, div_mode = false;
+  const char *quant_mode = nullptr;                  // "static" only
   int dgamma_required = -1, dbeta_required = -1;     // GroupNormSwishGrad's flags (-1: the mask decides)
   const aclTensor *dx = nullptr, *dgamma = nullptr, *dbeta = nullptr, *dx2 = nullptr, *dscale = nullptr,
                   *dshift = nullptr;

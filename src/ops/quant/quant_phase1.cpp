@@ -4,7 +4,9 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <string>
+#include <utility>
 
 #include "common/error.h"
 #include "core/op_checks.h"
@@ -144,7 +146,10 @@ void plan_row_axis(QuantStep &st, const aclTensor &x, int axis) {
 void book(core::OpBuilder &b, QuantStep &st) {
   // (DequantSwigluQuant: x's two halves, the quant rows and the weight scale / bias rows: 9 rows of n)
   const uint64_t rows_of_n = st.kind == QuantKind::kDequantSwiGluQuant ? 9 : 7;
-  st.ws = b.book("quant.rows", static_cast<uint64_t>(st.tasks * std::max<int64_t>(st.n, 1)) * rows_of_n * sizeof(float));
+  uint64_t floats = static_cast<uint64_t>(st.tasks * std::max<int64_t>(st.n, 1)) * rows_of_n;
+  if (st.kind == QuantKind::kFlatQuant)  // per task: P1, P2 and three [M, N] slices (run_flat)
+    floats = static_cast<uint64_t>(st.tasks * (st.flat_m * st.flat_m + st.n * st.n + 3 * st.flat_m * st.n));
+  st.ws = b.book("quant.rows", floats * sizeof(float));
 }
 
 // Per-token DynamicQuant: row blocks over the pool, and the tier's kernels when x (and the smooth
@@ -428,6 +433,74 @@ void group_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, 
   (void)b;
 }
 
+// DynamicBlockQuant (V2): one scale per rowBlockSize x colBlockSize block of each [M, N] matrix of x.
+void block_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, QuantStep &st) {
+  const aclTensor &x = *c.x.t;
+  core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
+  require(x.ndim == 2 || x.ndim == 3, "%s must be [M, N] or [B, M, N], got %s", c.x.name, shape_of(c.x.t).c_str());
+  require(c.min_scale >= 0.0, "minScale must be >= 0, got %g", c.min_scale);
+  require(c.round_mode == nullptr || std::strcmp(c.round_mode, "rint") == 0,
+          "roundModeOptional must be \"rint\" (or null) for an INT8 yOut, got \"%s\"", c.round_mode);
+  const aclDataType dst = int_dst(c.dst_type, "dstType");
+  require(dst == ACL_INT8, "dstType must be 2 (INT8) here, got %lld", ll(c.dst_type));
+  require(c.row_block >= 1, "rowBlockSize must be positive, got %lld", ll(c.row_block));
+  require(c.col_block >= 1, "colBlockSize must be positive, got %lld", ll(c.col_block));
+  if (c.given.dst_type_max)
+    require(c.dst_type_max == 0.0 || c.dst_type_max == 127.0,
+            "dstTypeMax %g applies to the FP8 / HIFLOAT8 destinations; for INT8 it must be 0 or 127", c.dst_type_max);
+  check_int_y(c.x, c.y, dst, "dstType");
+  const int64_t m = x.dims[x.ndim - 2], n = x.dims[x.ndim - 1];
+  Shape ss = Shape::of(x);
+  ss.dims[x.ndim - 2] = (m + c.row_block - 1) / c.row_block;
+  ss.dims[x.ndim - 1] = (n + c.col_block - 1) / c.col_block;
+  core::check_dtype_in(c.scale_out.t, c.scale_out.name, {ACL_FLOAT});
+  core::check_shape_equals(*c.scale_out.t, c.scale_out.name, ss);
+  core::check_outputs_apart<NamedTensor>({&c.y, &c.scale_out}, {&c.x, &c.y, &c.scale_out});
+  st.lo = -128;
+  st.hi = 127;
+  st.blk_rows = c.row_block;
+  st.blk_cols = c.col_block;
+  st.blk_m = m;
+  st.scale_cap = c.min_scale > 0.0 ? static_cast<float>(1.0 / c.min_scale) : std::numeric_limits<float>::infinity();
+  plan_rows(st, x, n);
+  // Tasks over the block rows (each owns its blocks: no two tasks write one scale).
+  const int64_t block_rows = (x.ndim == 3 ? x.dims[0] : 1) * ss.dims[x.ndim - 2];
+  st.tasks = std::max<int64_t>(1, std::min<int64_t>(core::num_threads(), block_rows));
+  (void)b;
+}
+
+// FlatQuant: x [K, M, N] and its two Kronecker factors; tasks over the K slices.
+void flat_quant(const QuantRule &rule, const QuantCall &c, QuantStep &st) {
+  const aclTensor &x = *c.x.t;
+  core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
+  require(x.ndim == 3, "%s must be [K, M, N], got %s", c.x.name, shape_of(c.x.t).c_str());
+  const int64_t k = x.dims[0], m = x.dims[1], n = x.dims[2];
+  for (const auto &[p, size] : {std::pair{&c.p1, m}, std::pair{&c.p2, n}}) {
+    core::check_dtype_in(p->t, p->name, {x.dtype});
+    require(p->t->ndim == 2 && p->t->dims[0] == size && p->t->dims[1] == size, "%s has shape %s; it must be [%lld, %lld]",
+            p->name, shape_of(p->t).c_str(), ll(size), ll(size));
+  }
+  require(c.clip_ratio > 0.0 && c.clip_ratio <= 1.0, "clipRatio must be in (0, 1], got %g", c.clip_ratio);
+  if (c.y.t->dtype == ACL_FLOAT4_E2M1)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s FLOAT4_E2M1 (the per-group MX mode) is not supported yet; INT4 / INT32 are",
+                c.y.name);
+  core::check_dtype_in(c.y.t, c.y.name, {ACL_INT4, ACL_INT32});
+  check_int_y(c.x, c.y, c.y.t->dtype, "out's dtype");
+  core::check_dtype_in(c.scale_out.t, c.scale_out.name, {ACL_FLOAT});
+  Shape ks;
+  ks.ndim = 1;
+  ks.dims[0] = k;
+  core::check_shape_equals(*c.scale_out.t, c.scale_out.name, ks);
+  core::check_outputs_apart<NamedTensor>({&c.y, &c.scale_out}, {&c.x, &c.p1, &c.p2, &c.y, &c.scale_out});
+  st.lo = -8;
+  st.hi = 7;
+  st.y_packed = true;
+  st.flat_m = m;
+  st.clip_ratio = static_cast<float>(c.clip_ratio);
+  plan_rows(st, x, n);
+  st.tasks = std::max<int64_t>(1, std::min<int64_t>(core::num_threads(), k));
+}
+
 void quant_max(const QuantRule &rule, const QuantCall &c) {
   core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
   core::check_dtype_in(c.scale.t, c.scale.name, {ACL_FLOAT});
@@ -498,6 +571,39 @@ void check_group_param(const NamedTensor &p, int64_t groups, int64_t h, QuantOpe
   op->step = last == 1 && h != 1 ? 0 : t.strides[t.ndim - 1];
 }
 
+// DequantSituQuant's own rules (quant_phase1.h): which dequantisation inputs each x dtype takes, [2H] or [1]
+// weightScale / bias, [1] activationScale, no group index, beta != 0; trunc rounding, the static map divides.
+void situ_checks(const QuantCall &c, QuantStep &st) {
+  const aclDataType xt = c.x.t->dtype;
+  require(c.situ_beta != 0.0, "beta must not be 0 (the gate divides by it)");
+  require(xt == ACL_INT8 ? c.x.t->ndim >= 2 : c.x.t->ndim == 2, "%s (%s) must have %s dims, got %s", c.x.name,
+          core::dtype_name(xt), xt == ACL_INT8 ? "2 or more" : "2", shape_of(c.x.t).c_str());
+  require(c.group.t == nullptr, "%s is not supported (the documentation does not say what it selects)", c.group.name);
+  const bool floating = xt == ACL_FLOAT16 || xt == ACL_BF16;
+  if (!floating) core::check_not_null(c.scale.t, c.scale.name);
+  if (xt == ACL_INT32) core::check_not_null(c.act_scale.t, c.act_scale.name);
+  for (const NamedTensor *t : {&c.scale, &c.act_scale, &c.bias})
+    require(t->t == nullptr || (!floating && (t != &c.act_scale || xt == ACL_INT32)),
+            "%s is not used with a %s x; pass null", t->name, core::dtype_name(xt));
+  for (const NamedTensor *t : {&c.smooth, &c.offset})
+    require(t->t == nullptr || xt != ACL_INT32, "%s is not used with an INT32 x; pass null", t->name);
+  const int64_t full = c.x.t->dims[c.x.t->ndim - 1];
+  for (const NamedTensor *t : {&c.scale, &c.bias, &c.act_scale}) {
+    if (t->t == nullptr) continue;
+    core::check_dtype_in(t->t, t->name, {ACL_FLOAT});
+    const bool one = t->t->ndim == 1 && t->t->dims[0] == 1;
+    require(one || (t != &c.act_scale && t->t->ndim == 1 && t->t->dims[0] == full),
+            "%s has shape %s; it must be [%lld] or [1]%s", t->name, shape_of(t->t).c_str(), ll(full),
+            t == &c.act_scale ? " (only [1])" : "");
+    QuantOperand &op = t == &c.scale ? st.scale : t == &c.bias ? st.bias : st.act_scale;
+    op.step = one ? 0 : t->t->strides[0];
+  }
+  st.situ = true;
+  st.situ_beta = static_cast<float>(c.situ_beta);
+  st.situ_linear_beta = static_cast<float>(c.situ_linear_beta);
+  st.round = QuantRound::kTrunc;
+}
+
 void swiglu_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, QuantStep &st) {
   const aclTensor &x = *c.x.t;
   const bool dequant = rule.kind == QuantKind::kDequantSwiGluQuant;
@@ -508,7 +614,9 @@ void swiglu_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c,
   // The quantisation parameters: SwiGluQuant's smooth scales came as `scale`, DequantSwigluQuant's as `smooth`.
   const NamedTensor &qscale = dequant ? c.smooth : c.scale;
   QuantOperand &qop = dequant ? st.smooth : st.scale;
-  if (dequant) {
+  const bool situ = c.given.situ_beta;
+  if (situ) situ_checks(c, st);
+  if (dequant && !situ) {
     if (c.given.activate_dim)
       require(c.activate_dim == -1 || c.activate_dim == x.ndim - 1,
               "activateDim %lld is not supported: the halves are split along the last dim (-1 or %d)",
@@ -548,7 +656,8 @@ void swiglu_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c,
     }
   }
   const std::string mode = c.quant_mode != nullptr ? c.quant_mode : "dynamic";
-  require(mode == "static" || mode == "dynamic", "quantModeOptional must be \"static\" or \"dynamic\", got \"%s\"",
+  const char *mode_name = situ ? "quantTypeOptional" : "quantModeOptional";
+  require(mode == "static" || mode == "dynamic", "%s must be \"static\" or \"dynamic\", got \"%s\"", mode_name,
           mode.c_str());
   st.swiglu_static = mode == "static";
   st.activate_left = c.activate_left;
@@ -577,10 +686,10 @@ void swiglu_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c,
     groups = c.group.t->dims[0];
     st.group.step = c.group.t->strides[0];
   }
-  if (st.swiglu_static && !dequant) core::check_not_null(qscale.t, qscale.name);  // (161001: the static scale)
+  if (st.swiglu_static && (!dequant || situ)) core::check_not_null(qscale.t, qscale.name);  // (161001: the static scale)
   if (qscale.t != nullptr) check_group_param(qscale, groups, h, &qop);
   if (c.offset.t != nullptr) {
-    require(st.swiglu_static, "%s applies to quantModeOptional \"static\" only", c.offset.name);
+    require(st.swiglu_static, "%s applies to %s \"static\" only", c.offset.name, mode_name);
     check_group_param(c.offset, groups, h, &st.offset);
   }
   if (!st.swiglu_static) {
@@ -619,10 +728,14 @@ void quant_phase1(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c)
     case QuantKind::kGeluQuant: gelu_quant(b, rule, c, plan); break;
     case QuantKind::kSwiGluQuant:
     case QuantKind::kDequantSwiGluQuant: swiglu_quant(b, rule, c, plan); break;
+    case QuantKind::kBlockQuant: block_quant(b, rule, c, plan); break;
+    case QuantKind::kFlatQuant: flat_quant(rule, c, plan); break;
   }
   // Registration in prototype order (inputs, then outputs), keeping the planned steps.
   QuantStep &st = b.add_step<QuantStep>(plan);
   reg(b, c.x, false, &st.x);
+  reg(b, c.p1, false, &st.p1);  // FlatQuant's Kronecker factors (null for the other kinds)
+  reg(b, c.p2, false, &st.p2);
   const int64_t ss = st.scale.step, os = st.offset.step, as = st.act_scale.step, bs = st.bias.step,
                 gs = st.group.step;
   const int64_t ms = st.smooth.step;

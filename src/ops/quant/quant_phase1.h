@@ -64,6 +64,25 @@
 //                V2: dstType 2 / 29, roundModeOptional (null: rint), activateDim -1 or the last dim only,
 //                swigluMode 0 (halves) or 1 (x_glu = d[2j], x_lin = d[2j + 1], glu clamped above and lin on both
 //                sides by clampLimit, act = glu * sigmoid(gluAlpha * glu) * (lin + gluBias)).
+//  kBlockQuant   (DynamicBlockQuant, V2)  x FLOAT16 / BF16 [M, N] or [B, M, N] in blocks of rowBlockSize x
+//                colBlockSize (any positive sizes; the last blocks of a dim may be short): per block
+//                scale = min(max|x| / 127, 1 / minScale) (minScale >= 0; 0: no cap), y = round(x / scale)
+//                (half to even, saturated; scale 0 gives y 0); scaleOut FLOAT [(B,) ceil(M / rowBlockSize),
+//                ceil(N / colBlockSize)]. dstType 2 (INT8) only (34 / 35 / 36: 161002); roundModeOptional null or
+//                "rint" ("round" is documented for HIFLOAT8 only); V2's dstTypeMax 0 or 127.
+//                DequantSituQuant (the row given beta / linearBeta): the same dequantisation (x INT8: weightScale
+//                required, no activationScale; INT32: weightScale and activationScale [1] required, no quant
+//                scale / offset; FLOAT16 / BF16: no weightScale / activationScale / bias), weightScale / bias [2H]
+//                or [1]; then act = beta tanh(g / beta) sigmoid(g) * (linearBeta > 0 ? linearBeta tanh(u /
+//                linearBeta) : u), g the first half when activateLeft (else the second), u the other; quantTypeOptional
+//                "static": y = trunc(act / quantScale + quantOffset) (quantScale required, [H] or [1]); "dynamic"
+//                (also null): in = act * quantScale (when given), scale = max|in| / 127, y = trunc(in / scale); y INT8
+//                (x's shape, last dim halved); beta 0 and a groupIndexOptional (its meaning is not documented) are 161002.
+//  kFlatQuant    (FlatQuant)  x FLOAT16 / BF16 [K, M, N], kroneckerP1 [M, M], kroneckerP2 [N, N] of x's dtype: per k,
+//                x'' = P1 @ x[k] @ P2 (fp32 products and sums), quantScale[k] = max|x''| * clipRatio / 7 (FLOAT [K];
+//                clipRatio in (0, 1]), out = round_half_even(x'' / quantScale[k]) saturated to [-8, 7], INT4 (x's
+//                shape) or INT32 (eight INT4 a word: last dim N / 8); a slice of zeros gives 0. FLOAT4_E2M1 out
+//                (the per-group MX mode) is not supported (161002).
 //  kQuantMax     (QuantMax)  every destination it documents is HIFLOAT8 / FLOAT8: arguments are checked,
 //                then dstType is rejected (161002).
 // Errors: 161001 for a null required argument, else 161002 naming the argument.
@@ -89,7 +108,9 @@ enum class QuantKind : uint8_t {
   kQuantMax,
   kGeluQuant,
   kSwiGluQuant,
-  kDequantSwiGluQuant
+  kDequantSwiGluQuant,
+  kBlockQuant,
+  kFlatQuant
 };
 
 struct QuantRule {
@@ -98,7 +119,7 @@ struct QuantRule {
 };
 
 struct QuantCall {
-  core::NamedTensor x, scale, offset, smooth, group, act_scale, bias, y, scale_out, offset_out, mask, amax;
+  core::NamedTensor x, scale, offset, smooth, group, act_scale, bias, y, scale_out, offset_out, mask, amax, p1, p2;
   bool sqrt_mode = false, symmetric = true, activate_left = false;
   const char *round_mode = nullptr, *quant_mode = nullptr, *approximate = nullptr;
   int64_t dst_type = 0, axis = -1, quant_min = 0, quant_max = 0, group_list_type = 0, activate_dim = -1,
@@ -106,12 +127,18 @@ struct QuantCall {
   double clamp_limit = 0.0, glu_alpha = 1.0, glu_bias = 0.0;
   aclDataType dst_dtype = ACL_DT_UNDEFINED;
   double dst_type_max = 0.0, enabled = 1.0;
+  double min_scale = 0.0;
+  int64_t row_block = 1, col_block = 1;
+  double situ_beta = 4.0, situ_linear_beta = 25.0;  // DequantSituQuant
+  double clip_ratio = 1.0;                          // FlatQuant
   // Which attributes the prototype has (the generated entry sets them).
   struct {
     bool sqrt_mode = false, round_mode = false, dst_type = false, dst_dtype = false, axis = false, symmetric = false,
          quant_mode = false, dst_type_max = false, approximate = false, group_list_type = false,
          activate_left = false, activate_dim = false, swiglu_mode = false, clamp_limit = false, glu_alpha = false,
-         glu_bias = false, enabled = false, quant_min = false, quant_max = false;
+         glu_bias = false, enabled = false, quant_min = false, quant_max = false, min_scale = false,
+         row_block = false, col_block = false, situ_beta = false, situ_linear_beta = false,
+         clip_ratio = false;
   } given;
 };
 

@@ -404,7 +404,11 @@ void QuantStep::run_swiglu(const core::LaunchArgs &a, float *buf) const {
     }
     for (int64_t j = 0; j < h; ++j) {
       float act;
-      if (swiglu_clamped) {  // interleaved pairs (glu, linear), clamped
+      if (situ) {  // beta tanh(g / beta) sigmoid(g) * (linearBeta > 0 ? linearBeta tanh(u / linearBeta) : u)
+        const float g = activate_left ? xr[j] : xr[h + j], u = activate_left ? xr[h + j] : xr[j];
+        const float up = situ_linear_beta > 0.0f ? situ_linear_beta * std::tanh(u / situ_linear_beta) : u;
+        act = situ_beta * std::tanh(g / situ_beta) / (1.0f + std::exp(-g)) * up;
+      } else if (swiglu_clamped) {  // interleaved pairs (glu, linear), clamped
         const float glu = std::fmin(xr[2 * j], clamp_limit);
         const float lin = std::fmin(std::fmax(xr[2 * j + 1], -clamp_limit), clamp_limit);
         act = glu / (1.0f + std::exp(-glu_alpha * glu)) * (lin + glu_bias);
@@ -419,7 +423,7 @@ void QuantStep::run_swiglu(const core::LaunchArgs &a, float *buf) const {
     if (swiglu_static) {
       if (offset.present) group_values(a, offset, e, o);
       for (int64_t j = 0; j < h; ++j) {
-        const float v = qs.present ? xr[j] * s[j] : xr[j];
+        const float v = !qs.present ? xr[j] : situ ? xr[j] / s[j] : xr[j] * s[j];
         q[j] = quant_round_sat(v + (offset.present ? o[j] : 0.0f), round, lo, hi);
       }
     } else {
@@ -436,6 +440,74 @@ void QuantStep::run_swiglu(const core::LaunchArgs &a, float *buf) const {
   }
 }
 
+// DynamicBlockQuant: per task a range of block rows (a batch's rows [i R, min(M, (i + 1) R))); the
+// block maxima over those rows first, then each row divided by its blocks' scales.
+void QuantStep::run_block(const core::LaunchArgs &a, float *buf) const {
+  const int64_t nn = std::max<int64_t>(n, 1), nbc = (n + blk_cols - 1) / blk_cols;
+  const int64_t nbr = (blk_m + blk_rows - 1) / blk_rows, total = rows / std::max<int64_t>(blk_m, 1) * nbr;
+  char *so = scale_out.base(a);
+  core::parallel_tasks(tasks, [&](int64_t t) {
+    float *xr = buf + t * 7 * nn, *sx = xr + 2 * nn, *bmax = xr + 3 * nn;
+    int32_t *q = reinterpret_cast<int32_t *>(xr + nn);
+    for (int64_t br = total * t / tasks; br < total * (t + 1) / tasks; ++br) {
+      const int64_t r0 = br / nbr * blk_m + br % nbr * blk_rows;
+      const int64_t r1 = std::min(r0 + blk_rows, br / nbr * blk_m + blk_m);
+      std::fill(bmax, bmax + nbc, 0.0f);
+      for (int64_t r = r0; r < r1; ++r) {
+        load_x(a, r, xr);
+        for (int64_t j = 0; j < n; ++j) bmax[j / blk_cols] = std::fmax(bmax[j / blk_cols], std::fabs(xr[j]));
+      }
+      for (int64_t k = 0; k < nbc; ++k) bmax[k] = std::fmin(bmax[k] / 127.0f, scale_cap);
+      kernels::quant_store_floats(bmax, nbc, ACL_FLOAT, so + scale_out.row_offset(br) * 4,
+                                  scale_out.strides[scale_out.nd - 1]);
+      for (int64_t j = 0; j < n; ++j) sx[j] = bmax[j / blk_cols];
+      for (int64_t r = r0; r < r1; ++r) {
+        load_x(a, r, xr);
+        for (int64_t j = 0; j < n; ++j)  // a scale of 0 (a block of zeros): y 0
+          q[j] = sx[j] == 0.0f ? 0 : kernels::quant_round_sat(xr[j] / sx[j], round, lo, hi);
+        store_y(a, r, q);
+      }
+    }
+  });
+}
+
+// FlatQuant: per task a range of the K slices; P1 and P2 in fp32 per task, x[k] @ P2 then P1 @ that, the
+// slice's max |x''|, then its M rows quantised. Buffer per task: M*M + N*N + 3 M*N floats.
+void QuantStep::run_flat(const core::LaunchArgs &a, float *buf) const {
+  const int64_t m = flat_m, nn = n, slices = rows / std::max<int64_t>(m, 1);
+  const int64_t per_task = m * m + nn * nn + 3 * m * nn;
+  core::parallel_tasks(tasks, [&](int64_t t) {
+    float *p1f = buf + t * per_task, *p2f = p1f + m * m, *xk = p2f + nn * nn, *tk = xk + m * nn, *rk = tk + m * nn;
+    int32_t *q = reinterpret_cast<int32_t *>(xk);  // x[k] is dead once tk holds x[k] @ P2
+    for (int64_t i = 0; i < m; ++i) quant_load_row(row_ptr(a, p1, i), p1.dt, p1.strides[1], m, p1f + i * m);
+    for (int64_t i = 0; i < nn; ++i) quant_load_row(row_ptr(a, p2, i), p2.dt, p2.strides[1], nn, p2f + i * nn);
+    for (int64_t k = slices * t / tasks; k < slices * (t + 1) / tasks; ++k) {
+      for (int64_t i = 0; i < m; ++i) load_x(a, k * m + i, xk + i * nn);
+      std::fill(tk, tk + m * nn, 0.0f);
+      std::fill(rk, rk + m * nn, 0.0f);
+      for (int64_t i = 0; i < m; ++i)  // tk = x[k] @ P2
+        for (int64_t l = 0; l < nn; ++l) {
+          const float v = xk[i * nn + l];
+          for (int64_t j = 0; j < nn; ++j) tk[i * nn + j] += v * p2f[l * nn + j];
+        }
+      for (int64_t i = 0; i < m; ++i)  // rk = P1 @ tk
+        for (int64_t l = 0; l < m; ++l) {
+          const float v = p1f[i * m + l];
+          for (int64_t j = 0; j < nn; ++j) rk[i * nn + j] += v * tk[l * nn + j];
+        }
+      float amax = 0.0f;
+      for (int64_t e = 0; e < m * nn; ++e) amax = std::fmax(amax, std::fabs(rk[e]));
+      const float scale = amax * clip_ratio / 7.0f;
+      reinterpret_cast<float *>(scale_out.base(a))[k * scale_out.strides[0]] = scale;
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < nn; ++j)
+          q[j] = scale == 0.0f ? 0 : kernels::quant_round_sat(rk[i * nn + j] / scale, round, lo, hi);
+        store_y(a, k * m + i, q);
+      }
+    }
+  });
+}
+
 int QuantStep::run(const core::LaunchArgs &args) const {
   if (rows == 0 && kind != QuantKind::kDynamic) return 0;
   float *buf = reinterpret_cast<float *>(args.get(ws));
@@ -449,6 +521,8 @@ int QuantStep::run(const core::LaunchArgs &args) const {
     case QuantKind::kGeluQuant: run_gelu(args, buf); break;
     case QuantKind::kSwiGluQuant:
     case QuantKind::kDequantSwiGluQuant: run_swiglu(args, buf); break;
+    case QuantKind::kBlockQuant: run_block(args, buf); break;
+    case QuantKind::kFlatQuant: run_flat(args, buf); break;
     default: run_affine(args, buf); break;
   }
   return 0;

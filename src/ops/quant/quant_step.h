@@ -36,7 +36,7 @@ enum class DynMode : uint8_t { kPerToken, kPerTensor, kPerChannel };
 struct QuantStep final : core::Step {
   QuantKind kind = QuantKind::kAscendQuant;
   int64_t rows = 0, n = 0;  // x as rows x n (n: the logical last dim)
-  QuantOperand x, scale, offset, smooth, group, act_scale, bias, y, scale_out, offset_out, mask;
+  QuantOperand x, scale, offset, smooth, group, act_scale, bias, y, scale_out, offset_out, mask, p1, p2;
   bool x_packed = false, y_packed = false;  // INT4 / INT32-of-INT4 nibbles (contiguous)
   kernels::QuantRound round = kernels::QuantRound::kHalfEven;
   int32_t lo = -128, hi = 127;
@@ -49,7 +49,13 @@ struct QuantStep final : core::Step {
   bool gelu_tanh = false, gelu_dynamic = false;  // kGeluQuant
   bool activate_left = false, swiglu_static = false, group_counts = false;  // kSwiGluQuant (counts: V2's type 1)
   bool swiglu_clamped = false;                       // DequantSwigluQuantV2's swigluMode 1
+  bool situ = false;                                 // DequantSituQuant: the situ gate, static divides
+  float situ_beta = 4.0f, situ_linear_beta = 0.0f;
   float clamp_limit = 0.0f, glu_alpha = 1.0f, glu_bias = 0.0f;
+  int64_t blk_rows = 1, blk_cols = 1, blk_m = 1;  // kBlockQuant: block sizes, x's rows per batch (M)
+  float scale_cap = 0.0f;                         // kBlockQuant: 1 / minScale (inf: no cap)
+  int64_t flat_m = 0;                             // kFlatQuant: M (rows of a slice); clip_ratio: clipRatio
+  float clip_ratio = 1.0f;
   // Per-token DynamicQuant on contiguous rows: the tier's kernels (token_fast), `tasks` row blocks
   // fixed in phase 1, each with its own buffers.
   bool token_fast = false;
@@ -70,6 +76,8 @@ struct QuantStep final : core::Step {
   void run_dequant_bias(const core::LaunchArgs &a, float *buf) const;
   void run_gelu(const core::LaunchArgs &a, float *buf) const;
   void run_swiglu(const core::LaunchArgs &a, float *buf) const;
+  void run_block(const core::LaunchArgs &a, float *buf) const;
+  void run_flat(const core::LaunchArgs &a, float *buf) const;
   void group_values(const core::LaunchArgs &a, const QuantOperand &p, int64_t e, float *dst) const;
   void load_x(const core::LaunchArgs &a, int64_t r, float *dst) const;
   void store_y(const core::LaunchArgs &a, int64_t r, const int32_t *q) const;

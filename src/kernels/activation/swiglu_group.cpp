@@ -1,0 +1,121 @@
+#include "kernels/activation/swiglu_group.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "aclnn/aclnn_base.h"
+#include "common/error.h"
+#include "core/dtype.h"
+#include "core/thread_pool.h"
+#include "kernels/elementwise/convert.h"
+#include "kernels/loop/loop_walk.h"
+
+namespace opsnn::kernels {
+namespace {
+
+constexpr int64_t kChunk = 256;  // elements of a half-row per pass (stack buffers: the launch allocates nothing)
+
+int64_t row_offset(const SwigluGroupPlan &P, const SwgRowView &v, int64_t r) {
+  return unravel_offset(P.lead_ndim, P.lead_dims, v.lead, r);
+}
+int64_t flat_offset(const SwgFlatView &v, int64_t r) { return unravel_offset(v.ndim, v.dims, v.strides, r); }
+
+// The clamps keep a NaN (as torch.clamp).
+inline float clamp_a(float a, float c) { return c > 0.0f && a > c ? c : a; }
+inline float clamp_b(float b, float c) { return c > 0.0f ? (b > c ? c : b < -c ? -c : b) : b; }
+
+struct Rows {
+  const SwigluGroupPlan &P;
+  const SwigluGroupArgs &a;
+  int64_t es;  // element size of the row tensors
+
+  const char *at(const char *base, const SwgRowView &v, int64_t r, int64_t j) const {
+    return base + (row_offset(P, v, r) + j * v.last) * es;
+  }
+  char *at(char *base, const SwgRowView &v, int64_t r, int64_t j) const {
+    return base + (row_offset(P, v, r) + j * v.last) * es;
+  }
+  float weight(int64_t r) const {
+    return a.weight != nullptr ? reinterpret_cast<const float *>(a.weight)[flat_offset(P.weight, r)] : 1.0f;
+  }
+
+  void forward(int64_t r) const {
+    const float w = weight(r);
+    float va[kChunk], vb[kChunk], vo[kChunk];
+    const void *in[2] = {va, vb};
+    for (int64_t j0 = 0; j0 < P.h; j0 += kChunk) {
+      const int64_t n = std::min(kChunk, P.h - j0);
+      load_as<float>(P.dtype, at(a.x, P.x, r, j0), P.x.last * es, va, n);
+      load_as<float>(P.dtype, at(a.x, P.x, r, P.h + j0), P.x.last * es, vb, n);
+      P.act(n, vo, in, P.act_scalars);
+      for (int64_t j = 0; j < n; ++j) vo[j] *= w;
+      store_from<float>(vo, P.dtype, at(a.y, P.y, r, j0), P.y.last * es, n);
+    }
+  }
+
+  void backward(int64_t r) const {
+    const float w = weight(r), c = P.clamp;
+    float g[kChunk], va[kChunk], vb[kChunk], yo[kChunk];
+    double dot = 0.0;
+    for (int64_t j0 = 0; j0 < P.h; j0 += kChunk) {
+      const int64_t n = std::min(kChunk, P.h - j0);
+      load_as<float>(P.dtype, at(a.dy, P.dy, r, j0), P.dy.last * es, g, n);
+      load_as<float>(P.dtype, at(a.x, P.x, r, j0), P.x.last * es, va, n);
+      load_as<float>(P.dtype, at(a.x, P.x, r, P.h + j0), P.x.last * es, vb, n);
+      if (a.dweight != nullptr) {
+        load_as<float>(P.dtype, at(a.y_origin, P.y_origin, r, j0), P.y_origin.last * es, yo, n);
+        for (int64_t j = 0; j < n; ++j) dot += static_cast<double>(g[j]) * yo[j];
+      }
+      for (int64_t j = 0; j < n; ++j) {
+        // In double: silu's derivative crosses zero (x0 ~ -1.28), where fp32 would lose its relative accuracy.
+        const double x0 = clamp_a(va[j], c), x1 = clamp_b(vb[j], c);
+        const double g0 = static_cast<double>(g[j]) * w, sig = 1.0 / (1.0 + std::exp(-x0));
+        const bool pass_a = !(c > 0.0f) || va[j] < c, pass_b = !(c > 0.0f) || (-c < vb[j] && vb[j] < c);
+        va[j] = pass_a ? static_cast<float>(g0 * x1 * (sig * (1.0 + x0 * (1.0 - sig)))) : 0.0f;
+        vb[j] = pass_b ? static_cast<float>(g0 * x0 * sig) : 0.0f;
+      }
+      store_from<float>(va, P.dtype, at(a.y, P.y, r, j0), P.y.last * es, n);
+      store_from<float>(vb, P.dtype, at(a.y, P.y, r, P.h + j0), P.y.last * es, n);
+    }
+    if (a.dweight != nullptr) reinterpret_cast<float *>(a.dweight)[flat_offset(P.dweight, r)] = static_cast<float>(dot);
+  }
+
+  void zero(int64_t r) const {  // a row past sum(groupIndex)
+    const float z[1] = {0.0f};
+    const int64_t width = P.backward ? 2 * P.h : P.h;
+    for (int64_t j = 0; j < width; ++j) store_from<float>(z, P.dtype, at(a.y, P.y, r, j), 0, 1);
+    if (a.dweight != nullptr) reinterpret_cast<float *>(a.dweight)[flat_offset(P.dweight, r)] = 0.0f;
+  }
+};
+
+}  // namespace
+
+int swiglu_group_run(const SwigluGroupPlan &P, const SwigluGroupArgs &a) {
+  int64_t valid = P.rows;
+  if (a.group != nullptr) {  // checked before any write
+    int64_t sum = 0;
+    for (int64_t i = 0; i < P.group_n; ++i) {
+      const int64_t v = a.group[i * P.group_stride];
+      if (v < 0)
+        return fail(ACLNN_ERR_PARAM_INVALID, "groupIndexOptional[%lld] = %lld; group token counts must be >= 0",
+                    static_cast<long long>(i), static_cast<long long>(v));
+      sum = std::min(sum + v, P.rows);
+    }
+    valid = sum;
+  }
+  const Rows rows{P, a, static_cast<int64_t>(core::dtype_size(P.dtype))};
+  const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, P.h));
+  core::parallel_for(P.rows, grain, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      if (r >= valid)
+        rows.zero(r);
+      else if (P.backward)
+        rows.backward(r);
+      else
+        rows.forward(r);
+    }
+  });
+  return 0;
+}
+
+}  // namespace opsnn::kernels

@@ -1,0 +1,54 @@
+// SwigluGroup and its gradient (SwigluGroupGrad, SwigluGroupQuantGrad) over strided rows (formulas:
+// src/ops/activation/swiglu_group.ops). x's rows are its dims but the last, split into halves A | B of
+// h elements; the forward in fp32, the gradient in double (silu's derivative crosses zero), the weight's
+// gradient summed in double per row, so results never
+// depend on the thread count. Rows at and after sum(groupIndex) are written as +0.
+#pragma once
+
+#include <cstdint>
+
+#include "acl/acl_base.h"
+#include "core/tensor.h"
+#include "kernels/elementwise/elementwise.h"
+
+namespace opsnn::kernels {
+
+// A tensor seen as [rows, n]: the leading dims (x's, shared by every row tensor) with their element
+// strides, and the stride along the last dim.
+struct SwgRowView {
+  int64_t lead[core::kMaxDims] = {};
+  int64_t last = 1;
+};
+
+// A per-row FLOAT tensor of any shape holding one value per row in its row-major order.
+struct SwgFlatView {
+  int ndim = 0;
+  int64_t dims[core::kMaxDims] = {}, strides[core::kMaxDims] = {};
+};
+
+struct SwigluGroupPlan {
+  int lead_ndim = 0;
+  int64_t lead_dims[core::kMaxDims] = {};
+  int64_t rows = 0, h = 0;
+  aclDataType dtype = ACL_FLOAT;  // x, out, gradY, yOrigin, gradX
+  float clamp = 0.0f;             // > 0: clamp A above and B on both sides before the activation
+  bool backward = false;
+  SwgRowView x, y, dy, y_origin;  // y: out (forward) or gradXOut
+  SwgFlatView weight, dweight;
+  int64_t group_n = 0, group_stride = 1;
+  // The forward's activation of a chunk of fp32 halves: the element-wise engine's SwiGlu / ClippedSwiglu
+  // (alpha 1, limit = clamp, bias 0) in its best tier, chosen in phase 1.
+  ContigKernel act = nullptr;
+  OpScalars act_scalars;
+};
+
+struct SwigluGroupArgs {
+  const char *x = nullptr, *weight = nullptr, *dy = nullptr, *y_origin = nullptr;  // weight null: 1
+  const int64_t *group = nullptr;                                                   // null: every row
+  char *y = nullptr, *dweight = nullptr;                                           // dweight null: not computed
+};
+
+// 0, or 161002 (before any write) when a group count is negative.
+int swiglu_group_run(const SwigluGroupPlan &plan, const SwigluGroupArgs &args);
+
+}  // namespace opsnn::kernels
