@@ -1815,9 +1815,9 @@ TEST(ConvWinograd, RejectionsAreLogged) {
   for (const auto &[dc, why] : cases) EXPECT_NE(rejected(dc).find(why), std::string::npos) << why << "\n" << rejected(dc);
 }
 
-// The split of the blocks over the threads planned for 1..5 threads (OPSNN_CONV_WINOGRAD_THREADS;
-// run on this machine's pool): whole blocks per thread, whole blocks then the rest shared, every
-// block shared. Each gives the same output, bit for bit, within the standard of the float64
+// The split of the blocks over the threads planned for 1..6 threads (OPSNN_CONV_WINOGRAD_THREADS;
+// run on this machine's pool): runs of whole blocks per thread, whole blocks then the rest shared,
+// every block shared. Each gives the same output, bit for bit, within the standard of the float64
 // reference, in every ISA tier. Blocks (block_tiles): F(2x2) at 16 -> 16 channels 1020 tiles,
 // F(4x4) at 128 -> 128 48 tiles, F(2x2) at 256 -> 256 60 tiles.
 TEST(ConvWinograd, EveryThreadSplitGivesOneOutput) {
@@ -1836,10 +1836,10 @@ TEST(ConvWinograd, EveryThreadSplitGivesOneOutput) {
       {"f2", two_blocks, {{1, "thread_blocks"}, {2, "thread_blocks"}, {3, "shared_blocks"}}},
       {"f2", winograd_case(4, 16, 16, 61, 68, 1, 1, false),  // 4 x 31 x 34 tiles: 4 blocks + 136
        {{1, "thread_blocks"},
-        {2, "thread_blocks_then_shared"},
-        {3, "thread_blocks_then_shared"},
-        {4, "thread_blocks_then_shared"},
-        {5, "shared_blocks"}}},
+        {2, "thread_blocks"},  // runs of 2 and 3 blocks (2040 / 2176 tiles), the shorter one in the second
+        {3, "thread_blocks_then_shared"},  // one block each, then the fourth and the shorter one shared
+        {4, "thread_blocks"},
+        {6, "shared_blocks"}}},
       {"f4", winograd_case(1, 128, 128, 28, 28, 1, 1, false),  // 49 tiles: 48 + 1 (a 1-row GEMM)
        {{1, "thread_blocks"}, {2, "shared_blocks"}}},
       {"f2", winograd_case(1, 256, 256, 14, 14, 1, 1, true),  // 49 tiles: one block
