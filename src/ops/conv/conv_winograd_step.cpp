@@ -1,8 +1,8 @@
 // The Winograd F(m x m, 3 x 3) forward step (conv_parts.h): per block of output tiles the input
 // transform, T GEMMs on the GEMM engine (batched over the planes, the transformed weight in its
 // pre-packed B layout, transformed once per executor) and the output transform (+ bias). Threads
-// take whole blocks, or share a block (the transforms split over its tiles, the GEMMs over the
-// engine's tasks) where whole blocks would leave threads idle (the split: kSplits).
+// take runs of whole blocks, or share a block (the transforms split over its tiles, the GEMMs over
+// the engine's tasks) where whole blocks would leave a thread far behind (the split: kSplits).
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -114,7 +114,7 @@ int split_threads() {
   return core::num_threads();
 }
 
-// The blocks taken whole by threads (the first ones, an equal count per thread; the rest are
+// The blocks taken whole by threads (the first ones, in contiguous runs per thread; the rest are
 // shared), noted in the trace as conv:winograd_split/<name>.
 int64_t own_blocks(const SplitDesc &d, int64_t blocks) {
   core::ImplTrace trace;
