@@ -1815,6 +1815,67 @@ TEST(ConvWinograd, RejectionsAreLogged) {
   for (const auto &[dc, why] : cases) EXPECT_NE(rejected(dc).find(why), std::string::npos) << why << "\n" << rejected(dc);
 }
 
+// The split of the blocks over the threads planned for 1..6 threads (OPSNN_CONV_WINOGRAD_THREADS;
+// run on this machine's pool): runs of whole blocks per thread, whole blocks then the rest shared,
+// every block shared. Each gives the same output, bit for bit, within the standard of the float64
+// reference, in every ISA tier. Blocks (block_tiles): F(2x2) at 16 -> 16 channels 1020 tiles,
+// F(4x4) at 128 -> 128 48 tiles, F(2x2) at 256 -> 256 60 tiles.
+TEST(ConvWinograd, EveryThreadSplitGivesOneOutput) {
+  reseed_for_current_test();
+  KernelEnvRestore restore;
+  struct SplitCase {
+    const char *tile;
+    DirectCase dc;
+    std::vector<std::pair<int, const char *>> splits;  // threads planned for, the split expected
+  };
+  DirectCase two_blocks = winograd_case(2, 16, 16, 60, 68, 1, 1, true);  // 2 x 30 x 34 tiles: two whole blocks
+  two_blocks.bias = false;
+  const SplitCase cases[] = {
+      {"f2", winograd_case(1, 16, 16, 14, 14, 1, 1, false),  // 49 tiles: one block
+       {{1, "thread_blocks"}, {2, "shared_blocks"}, {3, "shared_blocks"}}},
+      {"f2", two_blocks, {{1, "thread_blocks"}, {2, "thread_blocks"}, {3, "shared_blocks"}}},
+      {"f2", winograd_case(4, 16, 16, 61, 68, 1, 1, false),  // 4 x 31 x 34 tiles: 4 blocks + 136
+       {{1, "thread_blocks"},
+        {2, "thread_blocks"},  // runs of 2 and 3 blocks (2040 / 2176 tiles), the shorter one in the second
+        {3, "thread_blocks_then_shared"},  // one block each, then the fourth and the shorter one shared
+        {4, "thread_blocks"},
+        {6, "shared_blocks"}}},
+      {"f4", winograd_case(1, 128, 128, 28, 28, 1, 1, false),  // 49 tiles: 48 + 1 (a 1-row GEMM)
+       {{1, "thread_blocks"}, {2, "shared_blocks"}}},
+      {"f2", winograd_case(1, 256, 256, 14, 14, 1, 1, true),  // 49 tiles: one block
+       {{1, "thread_blocks"}, {2, "shared_blocks"}, {4, "shared_blocks"}}},
+  };
+  for (const SplitCase &sc : cases) {
+    WinogradEnv env(sc.tile);
+    DirectCall call(sc.dc);
+    for (const char *cap : direct_tiers()) {
+      core::reset_kernel_env_for_testing(cap, nullptr);
+      std::vector<double> first;
+      for (const auto &[threads, split] : sc.splits) {
+        SCOPED_TRACE(::testing::Message() << sc.tile << " OPSNN_MAX_ISA=" << (cap ? cap : "-") << " planned for "
+                                          << threads << " threads " << describe(sc.dc));
+        const ScopedPlanEnv planned("OPSNN_CONV_WINOGRAD_THREADS", std::to_string(threads).c_str());
+        const std::string path = chosen_path([&](uint64_t *w, aclOpExecutor **e) { return call.phase1(w, e); });
+        EXPECT_EQ(path.rfind(call.c.path(), 0), 0u) << path;
+        EXPECT_NE(path.find(std::string("conv:winograd_split/") + split + ";"), std::string::npos) << path;
+        call.y->poison();
+        ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return call.phase1(w, e); }, aclnnConvolution), 0)
+            << aclGetRecentErrMsg();
+        EXPECT_TRUE(call.y->untouched_outside_view());
+        const std::vector<double> out = call.y->values();
+        if (first.empty()) {
+          EXPECT_TRUE(call.matches());
+          first = out;
+          continue;
+        }
+        size_t differ = 0;
+        for (size_t i = 0; i < out.size(); ++i) differ += out[i] != first[i] ? 1 : 0;
+        EXPECT_EQ(differ, 0u) << "elements different from the 1-thread split's output";
+      }
+    }
+  }
+}
+
 // A repeatable executor: the transformed weight is kept across launches and redone when the weight
 // or bias changes (check_weight_changes); input and output rebound to other buffers.
 TEST(ConvWinograd, RepeatableExecutorSeesWeightChangesAndReboundAddresses) {

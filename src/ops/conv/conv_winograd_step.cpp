@@ -1,13 +1,17 @@
 // The Winograd F(m x m, 3 x 3) forward step (conv_parts.h): per block of output tiles the input
 // transform, T GEMMs on the GEMM engine (batched over the planes, the transformed weight in its
-// pre-packed B layout, transformed once per executor) and the output transform (+ bias).
+// pre-packed B layout, transformed once per executor) and the output transform (+ bias). Threads
+// take runs of whole blocks, or share a block (the transforms split over its tiles, the GEMMs over
+// the engine's tasks) where whole blocks would leave a thread far behind (the split: kSplits).
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 
 #include "common/error.h"
+#include "core/impl_list.h"
 #include "core/thread_pool.h"
+#include "core/verbose.h"
 #include "kernels/conv/conv_winograd.h"
 #include "kernels/conv/packed_weight.h"
 #include "ops/conv/conv_parts.h"
@@ -51,6 +55,75 @@ int64_t block_tiles(int m, int64_t c_in, int64_t c_out, int64_t tiles) {
   return std::min(tiles, std::max<int64_t>(12, fit / 12 * 12));
 }
 
+// How the blocks are spread over the threads, best first (conv:winograd_split/<name>): runs of
+// whole blocks per thread keep each block's planes in one core's cache and join the pool once; a
+// block shared by every thread (input / output transforms over its tiles, its T plane GEMMs on the
+// engine's threads, the pool's join after each of the three) keeps every thread busy where whole
+// blocks would leave one far behind (256x14x14 -> 256 at batch 1: 49 tiles, one block), at the
+// cost of the joins and of planes crossing between cores (64x56x56 -> 64 at batch 1, 108 + 88
+// tiles, 2 threads: 0.33 ms as runs, 0.54 ms shared). Each tile's transforms and each GEMM element's
+// sums are the same whoever computes them (the engine's K order does not depend on its thread
+// count), so the output is the same for any split. OPSNN_CONV_WINOGRAD_SPLIT=shared shares every
+// block (measuring); OPSNN_CONV_WINOGRAD_THREADS=n plans the split for n threads (tests).
+bool shared_forced() {
+  const char *env = std::getenv("OPSNN_CONV_WINOGRAD_SPLIT");
+  return env != nullptr && std::strcmp(env, "shared") == 0;
+}
+// Runs of whole blocks are taken while the busiest thread has at most this much more than an even
+// share of the tiles.
+constexpr double kMaxRunImbalance = 1.25;
+struct SplitDesc {
+  int64_t tiles, block;
+  int threads;
+  int64_t full() const { return tiles / block; }  // whole blocks (the last one may be shorter)
+  // Tiles of the busiest thread when threads take contiguous runs of whole blocks.
+  int64_t busiest_run() const {
+    const int64_t blocks = (tiles + block - 1) / block, runs = std::min<int64_t>(threads, blocks);
+    int64_t most = 0;
+    for (int64_t k = 0; k < runs; ++k)
+      most = std::max(most, std::min(tiles, (k + 1) * blocks / runs * block) - k * blocks / runs * block);
+    return most;
+  }
+};
+const core::Impl<SplitDesc> kSplits[] = {
+    {"thread_blocks", core::kNoIsa,
+     [](const SplitDesc &d, const core::Why &why) {
+       if (shared_forced()) return why("OPSNN_CONV_WINOGRAD_SPLIT=shared");
+       const double even = static_cast<double>(d.tiles) / d.threads;
+       if (static_cast<double>(d.busiest_run()) > kMaxRunImbalance * even)
+         return why("busiest of %d threads %lld tiles > %.2f x %.1f", d.threads, static_cast<long long>(d.busiest_run()),
+                    kMaxRunImbalance, even);
+       return true;
+     }},
+    {"thread_blocks_then_shared", core::kNoIsa,
+     [](const SplitDesc &d, const core::Why &why) {
+       if (shared_forced()) return why("OPSNN_CONV_WINOGRAD_SPLIT=shared");
+       if (d.full() < d.threads)
+         return why("%lld whole blocks < %d threads", static_cast<long long>(d.full()), d.threads);
+       return true;
+     }},
+    {"shared_blocks", core::kNoIsa, nullptr},
+};
+
+// The threads the split is planned for: the pool's, or OPSNN_CONV_WINOGRAD_THREADS (tests).
+int split_threads() {
+  if (const char *env = std::getenv("OPSNN_CONV_WINOGRAD_THREADS")) {
+    const int n = std::atoi(env);
+    if (n >= 1) return std::min(n, 1024);
+  }
+  return core::num_threads();
+}
+
+// The blocks taken whole by threads (the first ones, in contiguous runs per thread; the rest are
+// shared), noted in the trace as conv:winograd_split/<name>.
+int64_t own_blocks(const SplitDesc &d, int64_t blocks) {
+  core::ImplTrace trace;
+  const bool traced = core::current_phase1_trace() != nullptr;
+  const int i = core::choose(kSplits, d, traced ? &trace : nullptr);
+  record("winograd_split", kSplits[i].name, traced ? &trace : nullptr);
+  return i == 0 ? blocks : i == 1 ? d.full() / d.threads * d.threads : 0;
+}
+
 class WinogradStep final : public core::Step {
  public:
   kernels::WinoArgs a;
@@ -60,8 +133,10 @@ class WinogradStep final : public core::Step {
   Bias bias;
   Side big, small;
   int64_t block = 1, blocks = 1, tasks = 1;
-  size_t v_bytes = 0, m_bytes = 0, task_bytes = 0;
-  kernels::GemmPlan full, part;
+  int64_t own = 1;  // blocks [0, own) taken whole by the tasks, the rest shared by every task
+  size_t v_bytes = 0, m_bytes = 0, task_bytes = 0, shared_offset = 0;
+  kernels::GemmPlan full, part;                // one thread (a task's own blocks)
+  kernels::GemmPlan shared_full, shared_part;  // every thread (a shared block)
   core::WsKey ws;
   PackedConvWeight packed;
   int run(const core::LaunchArgs &args) const override {
@@ -76,17 +151,31 @@ class WinogradStep final : public core::Step {
     };
     auto use = [&](const float *u) {
       if (bias.present()) x.bias = u + t_planes * kernels::wino_weight_plane_floats(a.c_in, a.c_out);
-      core::parallel_tasks(tasks, [&](int64_t k) {
-        char *mine = wsp + static_cast<size_t>(k) * task_bytes;
-        float *v = reinterpret_cast<float *>(mine), *mm = reinterpret_cast<float *>(mine + v_bytes);
-        void *scratch = mine + v_bytes + m_bytes;
-        for (int64_t bi = k * blocks / tasks; bi < (k + 1) * blocks / tasks; ++bi) {
-          const int64_t tile0 = bi * block, count = std::min(block, tiles - tile0);
-          input(x, tile0, count, v, block * a.c_in);
-          kernels::gemm_run(count == block ? full : part, v, u, mm, scratch);
-          output(x, tile0, count, mm, block * a.c_out);
-        }
-      });
+      if (own > 0)
+        core::parallel_tasks(tasks, [&](int64_t k) {
+          char *mine = wsp + static_cast<size_t>(k) * task_bytes;
+          float *v = reinterpret_cast<float *>(mine), *mm = reinterpret_cast<float *>(mine + v_bytes);
+          void *scratch = mine + v_bytes + m_bytes;
+          for (int64_t bi = k * own / tasks; bi < (k + 1) * own / tasks; ++bi) {
+            const int64_t tile0 = bi * block, count = std::min(block, tiles - tile0);
+            input(x, tile0, count, v, block * a.c_in);
+            kernels::gemm_run(count == block ? full : part, v, u, mm, scratch);
+            output(x, tile0, count, mm, block * a.c_out);
+          }
+        });
+      float *v = reinterpret_cast<float *>(wsp), *mm = reinterpret_cast<float *>(wsp + v_bytes);
+      for (int64_t bi = own; bi < blocks; ++bi) {  // shared: each phase over every thread, then the next
+        const int64_t tile0 = bi * block, count = std::min(block, tiles - tile0);
+        core::parallel_tasks(tasks, [&](int64_t k) {
+          const int64_t i0 = k * count / tasks, i1 = (k + 1) * count / tasks;
+          input(x, tile0 + i0, i1 - i0, v + i0 * a.c_in, block * a.c_in);
+        });
+        kernels::gemm_run(count == block ? shared_full : shared_part, v, u, mm, wsp + shared_offset);
+        core::parallel_tasks(tasks, [&](int64_t k) {
+          const int64_t i0 = k * count / tasks, i1 = (k + 1) * count / tasks;
+          output(x, tile0 + i0, i1 - i0, mm + i0 * a.c_out, block * a.c_out);
+        });
+      }
     };
     packed.with(args, w, bias, a.c_out, floats, pack, use);
     return 0;
@@ -161,23 +250,37 @@ void record_winograd(core::OpBuilder &b, const Problem &p, const Side &big, cons
   const int64_t t_planes = kernels::wino_planes(m), tiles = a.tiles();
   s.block = block_tiles(m, a.c_in, a.c_out, tiles);
   s.blocks = (tiles + s.block - 1) / s.block;
-  s.tasks = std::min<int64_t>(core::num_threads(), s.blocks);
-  kernels::GemmOptions one_thread;  // the blocks are the parallelism
-  one_thread.threads = 1;
-  if (!kernels::gemm_plan(plane_gemm(s, s.block), &s.full, one_thread))
-    throw_error(ACLNN_ERR_INNER_TILING_ERROR, "GEMM planning failed: %s", last_error_message());
-  size_t gemm_ws = s.full.workspace_bytes;
+  const SplitDesc split{tiles, s.block, split_threads()};
+  s.own = own_blocks(split, s.blocks);
+  // Own blocks: one task per thread (at most one per block); shared blocks: every thread.
+  s.tasks = s.own < s.blocks ? split.threads : std::min<int64_t>(split.threads, s.blocks);
   const int64_t last = tiles - (s.blocks - 1) * s.block;
-  if (last != s.block) {
-    one_thread.record = false;
-    if (!kernels::gemm_plan(plane_gemm(s, last), &s.part, one_thread))
+  // Own blocks' GEMMs run on their task's thread (the blocks are the parallelism), shared blocks'
+  // GEMMs on every thread; each plan for a whole block or the shorter last one, where some block
+  // needs it. The verbose line names the first plan.
+  const bool shorter = last != s.block, shared = s.own < s.blocks;
+  bool record = true;
+  auto plan = [&](bool needed, int64_t rows, int threads, kernels::GemmPlan *out) -> size_t {
+    if (!needed) return 0;
+    kernels::GemmOptions o;
+    o.threads = threads;
+    o.record = record;
+    record = false;
+    if (!kernels::gemm_plan(plane_gemm(s, rows), out, o))
       throw_error(ACLNN_ERR_INNER_TILING_ERROR, "GEMM planning failed: %s", last_error_message());
-    gemm_ws = std::max(gemm_ws, s.part.workspace_bytes);
-  }
+    return align64(out->workspace_bytes);
+  };
+  size_t gemm_ws = plan(s.own > 0, s.block, 1, &s.full);
+  gemm_ws = std::max(gemm_ws, plan(s.own == s.blocks && shorter, last, 1, &s.part));
+  size_t shared_ws = plan(s.blocks - s.own > (shorter ? 1 : 0), s.block, split.threads, &s.shared_full);
+  shared_ws = std::max(shared_ws, plan(shared && shorter, last, split.threads, &s.shared_part));
   s.v_bytes = align64(static_cast<size_t>(t_planes * s.block * a.c_in) * 4);
   s.m_bytes = align64(static_cast<size_t>(t_planes * s.block * a.c_out) * 4);
-  s.task_bytes = s.v_bytes + s.m_bytes + align64(gemm_ws);
-  s.ws = b.book("conv.winograd", static_cast<uint64_t>(s.task_bytes * static_cast<size_t>(s.tasks)));
+  s.task_bytes = s.v_bytes + s.m_bytes + gemm_ws;
+  // Each task's planes and GEMM scratch, then the shared GEMM's scratch (a shared block uses the
+  // first task's planes).
+  s.shared_offset = s.task_bytes * static_cast<size_t>(s.own > 0 ? s.tasks : 1);
+  s.ws = b.book("conv.winograd", static_cast<uint64_t>(s.shared_offset + shared_ws));
   b.add_step<WinogradStep>(std::move(s));
 }
 
