@@ -55,6 +55,11 @@ inline void prefetch_next_page(const float *p, int64_t step_bytes) {
 }
 
 // sum of x[0, n) in float: four accumulators of 16 lanes, then the tail, combined in fixed order.
+// One row at a time on purpose: on Zen 5 (1 thread, same-process A/B) walking 2 or 4 rows of a
+// [4096, 4096] / [16384, 4096] matrix interleaved was 4-23 % slower (likely rows 16 KiB apart
+// meeting in the same DRAM banks; this guest has no counters to tell). Prefetching 2 pages ahead,
+// 8 accumulators, or 4 KiB instead of 2 MiB pages measured within +-3 %; prefetching every line
+// 1-8 KiB ahead (T0 / T1 / NTA) up to 17 % slower from DRAM (2026-12-03, issue #14).
 inline float sum(const float *x, int64_t n) {
   f32v a0{}, a1{}, a2{}, a3{};
   int64_t i = 0;
@@ -193,7 +198,9 @@ inline float extremum(const float *x, int64_t n, bool *nan) {
 // it is strictly better (so each lane keeps its first best) — a compare, a max and a masked move
 // per vector, free in a loop bound by memory reads, where a second pass to find the best value's
 // first position cost ~15 %. The 128 lanes then meet: the smallest position among those holding
-// the best value.
+// the best value. Also measured slower (issue #14): one running best per lane fed by each step's
+// vmaxps tree (20 % from memory), the extremum then a search for its first position (20 %); and no
+// faster: each lane keeping its step's start instead of a position vector per chain.
 template <bool kMax>
 inline int64_t arg_extremum(const float *x, int64_t n, bool *nan) {
   constexpr float w = kMax ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity();
