@@ -8,6 +8,8 @@
 # bench_rowwise's StreamCopy / StreamTriad (STREAM's kernels, 256 MiB buffers, bytes read + written)
 # and StreamRead (a read-only sum), plus libc's memcpy of 64 MiB; every case's GB/s is then also
 # printed as a share of the better of copy and triad ("%STREAM") and of the read-only figure ("%read").
+# The two programs still run on different buffers at different moments: for the memory-bound cases
+# on a shared machine, compare_rowwise_inproc.py gives the steadier ratio (one process, one buffer).
 # Usage: OPSNN_NUM_THREADS=1 [REPEAT=3] bench/compare_rowwise.sh <build dir> [case regex]
 #        (built with -DOPSNN_BUILD_BENCH=ON)
 set -eu

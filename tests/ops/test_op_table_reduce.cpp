@@ -349,6 +349,32 @@ TEST_P(OpTableReduce, FloatRowsTiesAndNaN) {
   }
 }
 
+// Sums, means, extrema and arg-extrema along FLOAT rows read in place from every 4-byte offset of a
+// 64-byte line (vec::for_steps: on AVX-512 a misaligned row after its first step reads whole aligned
+// lines and assembles its vectors from them): odd widths, so consecutive rows start at all 16
+// offsets, after a view offset of 5 elements; rows of two chunks (4096 + 4101); 145 elements (just
+// enough for the sums' aligned walk) and 143 (not: unaligned loads only); 300 and 271 around the
+// extrema's (steps of 128); the vectors and single elements after the walk.
+TEST_P(OpTableReduce, FloatRowsAtEveryLineOffset) {
+  reseed_for_current_test();
+  const ReduceTableCase &c = GetParam();
+  const aclDataType dt = ACL_FLOAT;
+  const std::vector<std::string> kinds = {"sum", "mean", "max", "min", "argmax", "argmin"};
+  if (c.dims_kind == "all" || std::find(kinds.begin(), kinds.end(), c.kind) == kinds.end() ||
+      std::find(c.dtypes.begin(), c.dtypes.end(), dt) == c.dtypes.end())
+    return;
+  const auto [lo, hi] = input_range(c, dt);
+  for (const auto &shape : {std::vector<int64_t>{17, 4095}, std::vector<int64_t>{16, 8197}, std::vector<int64_t>{33, 145},
+                            std::vector<int64_t>{16, 143}, std::vector<int64_t>{18, 1001}, std::vector<int64_t>{17, 300},
+                            std::vector<int64_t>{16, 271}}) {
+    SCOPED_TRACE(::testing::Message() << c.name << " shape " << ::testing::PrintToString(shape));
+    const int64_t off = 5;
+    DeviceTensor in(shape, dt, {shape[1], 1}, off, off + shape[0] * shape[1]);
+    in.fill_random(lo, hi);
+    check_call(c, in, {1}, false);
+  }
+}
+
 // Var / Std over FLOAT rows read in place (a chunk's mean, then float sums of the deviations):
 // rows far from zero (1e4 + [-1, 1]: the shift must remove the offset), a first element that is an
 // outlier, and values whose float squares overflow (+-3e19: the chunk falls back to double); rows

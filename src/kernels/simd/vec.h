@@ -54,17 +54,62 @@ inline void prefetch_next_page(const float *p, int64_t step_bytes) {
   }
 }
 
+// Calls body(i, y) for the steps of kV vectors over x[0, n) while a whole step fits, y[k] holding
+// x[i + 16k, i + 16k + 16) for the step at i; returns the first position after them. Each step
+// that enters a page prefetches the next one. On AVX-512 a row that does not start on a 64-byte
+// line reads, after its first step, whole aligned lines inside the row and assembles each vector
+// from the two it straddles (vpermt2ps), so no load splits a cache line: the same vectors in the
+// same order, so the same results. Rows of 4095 floats against torch 1.13 (same-process A/B on
+// Zen 5, issue #14): sums 0.78-0.80x -> 0.98-1.04x, amax 0.68-0.84x -> 0.97-1.32x.
+template <int kV, class Body>
+inline int64_t for_steps(const float *x, int64_t n, Body &&body) {
+  constexpr int64_t kS = kV * kF32;
+  f32v y[kV];
+  auto plain = [&](int64_t i) {
+    prefetch_next_page(x + i, kS * 4);
+    for (int k = 0; k < kV; ++k) y[k] = load(x + i + k * kF32);
+    body(i, y);
+  };
+  int64_t i = 0;
+#if defined(__AVX512F__)
+  const auto addr = reinterpret_cast<uintptr_t>(x);
+  if ((addr & 63) != 0 && (addr & 3) == 0 && 2 * kS + kF32 <= n) {
+    const int sh = static_cast<int>((addr & 63) >> 2);
+    plain(0);
+    i = kS;
+    const __m512i idx = _mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                         _mm512_set1_epi32(sh));
+    const float *line = x + i - sh;  // 64-byte aligned, inside the row
+    __m512 cur = _mm512_load_ps(line);
+    for (; i + kS + kF32 <= n; i += kS, line += kS) {  // (the last line read ends inside the row)
+      prefetch_next_page(x + i, kS * 4);
+      for (int k = 0; k < kV; ++k) {
+        const __m512 next = _mm512_load_ps(line + (k + 1) * kF32);
+        y[k] = f32v(_mm512_permutex2var_ps(cur, idx, next));
+        cur = next;
+      }
+      body(i, y);
+    }
+  }
+#endif
+  for (; i + kS <= n; i += kS) plain(i);
+  return i;
+}
+
 // sum of x[0, n) in float: four accumulators of 16 lanes, then the tail, combined in fixed order.
+// One row at a time on purpose: on Zen 5 (1 thread, same-process A/B) walking 2 or 4 rows of a
+// [4096, 4096] / [16384, 4096] matrix interleaved was 4-23 % slower (likely rows 16 KiB apart
+// meeting in the same DRAM banks; this guest has no counters to tell). Prefetching 2 pages ahead,
+// 8 accumulators, or 4 KiB instead of 2 MiB pages measured within +-3 %; prefetching every line
+// 1-8 KiB ahead (T0 / T1 / NTA) up to 17 % slower from DRAM (2026-12-03, issue #14).
 inline float sum(const float *x, int64_t n) {
   f32v a0{}, a1{}, a2{}, a3{};
-  int64_t i = 0;
-  for (; i + kStep <= n; i += kStep) {
-    prefetch_next_page(x + i, kStep * 4);
-    a0 += load(x + i);
-    a1 += load(x + i + kF32);
-    a2 += load(x + i + 2 * kF32);
-    a3 += load(x + i + 3 * kF32);
-  }
+  int64_t i = for_steps<4>(x, n, [&](int64_t, const f32v *y) {
+    a0 += y[0];
+    a1 += y[1];
+    a2 += y[2];
+    a3 += y[3];
+  });
   for (; i + kF32 <= n; i += kF32) a0 += load(x + i);
   float s = hsum((a0 + a1) + (a2 + a3));
   for (; i < n; ++i) s += x[i];
@@ -155,17 +200,13 @@ inline float extremum(const float *x, int64_t n, bool *nan) {
   NanFlag bad0, bad1;  // (two: each compare waits for the previous one's mask)
   // (y > m ? y : m keeps m when y is NaN: one vmaxps / vminps)
   auto fold = [](f32v &m, f32v y) { m = kMax ? (y > m ? y : m) : (y < m ? y : m); };
-  int64_t i = 0;
-  for (; i + kChains * kF32 <= n; i += kChains * kF32) {
-    prefetch_next_page(x + i, kChains * kF32 * 4);
-    f32v y[kChains];
-    for (int k = 0; k < kChains; ++k) y[k] = load(x + i + k * kF32);
+  int64_t i = for_steps<kChains>(x, n, [&](int64_t, const f32v *y) {
     for (int k = 0; k < kChains; ++k) fold(m[k], y[k]);
     for (int k = 0; k < kChains; k += 4) {
       bad0.add(y[k], y[k + 1]);
       bad1.add(y[k + 2], y[k + 3]);
     }
-  }
+  });
   for (; i + kF32 <= n; i += kF32) {
     const f32v y = load(x + i);
     fold(m[0], y);
@@ -193,7 +234,9 @@ inline float extremum(const float *x, int64_t n, bool *nan) {
 // it is strictly better (so each lane keeps its first best) — a compare, a max and a masked move
 // per vector, free in a loop bound by memory reads, where a second pass to find the best value's
 // first position cost ~15 %. The 128 lanes then meet: the smallest position among those holding
-// the best value.
+// the best value. Also measured slower (issue #14): one running best per lane fed by each step's
+// vmaxps tree (20 % from memory), the extremum then a search for its first position (20 %); and no
+// faster: each lane keeping its step's start instead of a position vector per chain.
 template <bool kMax>
 inline int64_t arg_extremum(const float *x, int64_t n, bool *nan) {
   constexpr float w = kMax ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity();
@@ -203,7 +246,7 @@ inline int64_t arg_extremum(const float *x, int64_t n, bool *nan) {
   i32v lane;
   std::memcpy(&lane, kLane, sizeof lane);
   f32v m[kChains];
-  i32v at[kChains], pos[kChains];  // each lane's best position so far; the positions of the next step
+  i32v at[kChains], pos[kChains];  // each lane's best position so far; the positions of a step at 0
   for (int k = 0; k < kChains; ++k) {
     m[k] = splat(w);
     at[k] = i32v{} + kNone;
@@ -215,20 +258,14 @@ inline int64_t arg_extremum(const float *x, int64_t n, bool *nan) {
     m = take ? y : m;
     at = take ? p : at;
   };
-  int64_t i = 0;
-  for (; i + kChains * kF32 <= n; i += kChains * kF32) {
-    prefetch_next_page(x + i, kChains * kF32 * 4);
-    f32v y[kChains];
-    for (int k = 0; k < kChains; ++k) y[k] = load(x + i + k * kF32);
-    for (int k = 0; k < kChains; ++k) {
-      fold(m[k], at[k], y[k], pos[k]);
-      pos[k] += static_cast<int32_t>(kChains * kF32);
-    }
+  int64_t i = for_steps<kChains>(x, n, [&](int64_t i0, const f32v *y) {
+    const i32v base = i32v{} + static_cast<int32_t>(i0);
+    for (int k = 0; k < kChains; ++k) fold(m[k], at[k], y[k], pos[k] + base);
     for (int k = 0; k < kChains; k += 4) {
       bad0.add(y[k], y[k + 1]);
       bad1.add(y[k + 2], y[k + 3]);
     }
-  }
+  });
   for (; i + kF32 <= n; i += kF32) {  // (chain 0's positions: i + lane)
     const f32v y = load(x + i);
     fold(m[0], at[0], y, lane + static_cast<int32_t>(i));

@@ -597,7 +597,13 @@ bool record_blocked_copy(core::OpBuilder &b, int out_slot, const aclTensor &out_
         // Tiles of 512 source rows x 128 bytes: the tile's input (64 KiB) and output (the lines of
         // 32 / 16 output rows) stay in L2, and tiles walk along the source rows while the kernel
         // prefetches the next tile's lines. Measured on Zen 5 (4096 x 4096 FLOAT): 512 x 32 beat
-        // 16 x 256, 64 x 64, 256 x 64, 1024 x 64 and 2048 x 32 by 10-60 %.
+        // 16 x 256, 64 x 64, 256 x 64, 1024 x 64 and 2048 x 32 by 10-60 %. Retried for issue #14
+        // (same-process A/B, 4096 x 4096 FLOAT): 256 x 32 and a prefetch 2-3 tiles ahead -1..+8 %;
+        // a tile transposed into an L2 buffer then streamed out one output row at a time -7..+17 %;
+        // output-row order inside the tile 40-80 % slower, square 128-256 tiles 18-130 %, bands of
+        // 16-64 source rows across the width 3.2-3.4x. The reads bound it (this walk's reads alone
+        // take ~1.7x its writes alone), and an order that reads longer runs per source row writes
+        // shorter ones per output row.
         s.tile_a = 512;
         s.tile_b = std::max<int64_t>(s.kern.block, 128 / es);
       }
