@@ -349,7 +349,7 @@ TEST_P(OpTableReduce, FloatRowsTiesAndNaN) {
   }
 }
 
-// Sums, means, extrema and arg-extrema along FLOAT rows read in place from every 4-byte offset of a
+// Sums, means, variances, extrema and arg-extrema along FLOAT rows read in place from every 4-byte offset of a
 // 64-byte line (vec::for_steps: on AVX-512 a misaligned row after its first step reads whole aligned
 // lines and assembles its vectors from them): odd widths, so consecutive rows start at all 16
 // offsets, after a view offset of 5 elements; rows of two chunks (4096 + 4101); 145 elements (just
@@ -359,7 +359,8 @@ TEST_P(OpTableReduce, FloatRowsAtEveryLineOffset) {
   reseed_for_current_test();
   const ReduceTableCase &c = GetParam();
   const aclDataType dt = ACL_FLOAT;
-  const std::vector<std::string> kinds = {"sum", "mean", "max", "min", "argmax", "argmin"};
+  const std::vector<std::string> kinds = {"sum", "mean", "max", "min", "argmax", "argmin", "var", "std", "var_mean",
+                                          "std_mean"};
   if (c.dims_kind == "all" || std::find(kinds.begin(), kinds.end(), c.kind) == kinds.end() ||
       std::find(c.dtypes.begin(), c.dtypes.end(), dt) == c.dtypes.end())
     return;

@@ -116,15 +116,13 @@ inline float sum(const float *x, int64_t n) {
   return s;
 }
 
-// sum of (x[i] - c)^2 over [0, n) in float, and in *dev the sum of x[i] - c (four accumulators each, as sum).
+// sum of (x[i] - c)^2 over [0, n) in float, and in *dev the sum of x[i] - c (four accumulators each, as
+// sum; the steps through for_steps, so misaligned rows read whole lines too).
 inline float sum_sq_dev(const float *x, int64_t n, float c, float *dev) {
   const f32v cv = splat(c);
   f32v q0{}, q1{}, q2{}, q3{}, d0{}, d1{}, d2{}, d3{};
-  int64_t i = 0;
-  for (; i + kStep <= n; i += kStep) {
-    prefetch_next_page(x + i, kStep * 4);
-    const f32v e0 = load(x + i) - cv, e1 = load(x + i + kF32) - cv;
-    const f32v e2 = load(x + i + 2 * kF32) - cv, e3 = load(x + i + 3 * kF32) - cv;
+  int64_t i = for_steps<4>(x, n, [&](int64_t, const f32v *y) {
+    const f32v e0 = y[0] - cv, e1 = y[1] - cv, e2 = y[2] - cv, e3 = y[3] - cv;
     q0 += e0 * e0;
     q1 += e1 * e1;
     q2 += e2 * e2;
@@ -133,7 +131,7 @@ inline float sum_sq_dev(const float *x, int64_t n, float c, float *dev) {
     d1 += e1;
     d2 += e2;
     d3 += e3;
-  }
+  });
   for (; i + kF32 <= n; i += kF32) {
     const f32v e = load(x + i) - cv;
     q0 += e * e;
