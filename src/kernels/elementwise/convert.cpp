@@ -117,7 +117,9 @@ void with_storage_type(aclDataType dt, Fn &&fn) {
 }
 
 // Contiguous FLOAT16 / BF16 runs to or from float in vectors (bit-identical to the scalar path):
-// the element-wise engine converts every half-precision operand chunk through here.
+// the element-wise engine converts every half-precision operand chunk through here. Each returns
+// whether it took the run (else the scalar path does).
+#if defined(__x86_64__)
 constexpr int64_t kVectorRun = 16;
 
 bool half_run(aclDataType dt, int64_t stride_bytes, int64_t n) {
@@ -125,30 +127,24 @@ bool half_run(aclDataType dt, int64_t stride_bytes, int64_t n) {
 }
 
 bool load_half_run(aclDataType dt, const char *src, int64_t stride_bytes, float *dst, int64_t n) {
-#if defined(__x86_64__)
   if (!half_run(dt, stride_bytes, n)) return false;
   const uint16_t *s = reinterpret_cast<const uint16_t *>(src);
   if (dt == ACL_FLOAT16) f16_to_f32_avx2(s, dst, n);
   else bf16_to_f32_avx2(s, dst, n);
   return true;
-#else
-  (void)dt, (void)src, (void)stride_bytes, (void)dst, (void)n;
-  return false;
-#endif
 }
 
 bool store_half_run(const float *src, aclDataType dt, char *dst, int64_t stride_bytes, int64_t n) {
-#if defined(__x86_64__)
   if (!half_run(dt, stride_bytes, n)) return false;
   uint16_t *d = reinterpret_cast<uint16_t *>(dst);
   if (dt == ACL_FLOAT16) f32_to_f16_avx2(src, d, n);
   else f32_to_bf16_avx2(src, d, n);
   return true;
-#else
-  (void)src, (void)dt, (void)dst, (void)stride_bytes, (void)n;
-  return false;
-#endif
 }
+#else
+bool load_half_run(aclDataType, const char *, int64_t, float *, int64_t) { return false; }
+bool store_half_run(const float *, aclDataType, char *, int64_t, int64_t) { return false; }
+#endif
 
 }  // namespace
 
