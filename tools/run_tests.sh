@@ -36,7 +36,14 @@ LOGS="build-logs"
 mkdir -p "$LOGS"
 start=$(date +%s)
 
-say() { printf '\n==> %s\n' "$*"; }
+# Each step's header shows the wall time so far and the CPU time of the finished child processes
+# (compilers, tests: /proc/$$/stat cutime + cstime), which a loaded machine does not inflate.
+say() {
+  local ticks cpu
+  ticks=$(getconf CLK_TCK)
+  cpu=$(awk -v t="$ticks" '{ printf "%d", ($16 + $17) / t }' "/proc/$$/stat" 2>/dev/null || echo "?")
+  printf '\n==> [+%ss wall, %s CPU-s] %s\n' "$(( $(date +%s) - start ))" "$cpu" "$*"
+}
 
 # The sampled stages (2, 2b, 2c) may leave a parameterized suite of an op table with no case (a
 # kind with fewer cases than the sample's period): GoogleTest then reports it as an
@@ -243,5 +250,6 @@ PASSED=$((PASSED + 5))
 
 elapsed=$(( $(date +%s) - start ))
 echo
+say "done"
 echo "run_tests: all passed in ${elapsed}s (ctest Release + sanitizer suites + fuzzing + AVX-512 emulated + aarch64 under qemu + install tree & examples)"
 echo "summary: $PASSED passed, $FAILED failed, $SKIPPED skipped"
