@@ -20,24 +20,15 @@ def resolve(g, table, op):
     op.input, op.output = op.roles["logits"], op.roles["select_idx"]
 
 
+def is_v2(op):
+    return "true" if "min_ps" in op.roles else "false"
+
+
 def render_entry(g, table):
-    out = g.family_entry_head(table, "sample_phase1", "ops/layout/sample_phase1.h", ["opsnn::core::dtype_bit"])
-    out += [f"const ::opsnn::ops::SampleRule k{op.name}Rule = {{{g.mask(op.dtypes)}, "
-            f"{'true' if 'min_ps' in op.roles else 'false'}}};" for op in table.ops]
-    out += ["}  // namespace", ""]
-    for op in table.ops:
-        lines = g.family_entry_open(op, "::opsnn::ops::SampleCall")
-        for role, p in op.roles.items():
-            lines.append(f"    c.{role} = {p.name};" if role in VALUES else f'    c.{role} = {{{p.name}, "{p.name}"}};')
-        out += lines + g.family_entry_close(op, "sample_phase1")
-    return "\n".join(out) + "\n"
+    return g.family_roles_entry(table, "sample_phase1", "ops/layout/sample_phase1.h", "SampleRule", "SampleCall", VALUES,
+                                rule_extra=is_v2)
 
 
 def render_tests(g, tables):
-    out = g.family_tests_head(tables, "sampling", "SampleTableCase", "sample_table_cases")
-    for t in tables:
-        for op in t.ops:
-            fields = [f"c.dtypes = {{{', '.join(g.cxx_dtype(d) for d in op.dtypes)}}};",
-                      f"c.v2 = {'true' if 'min_ps' in op.roles else 'false'};"]
-            out += g.family_case(op, {}, "SampleTableCase", fields, "SampleArgs", g.role_args(op))
-    return "\n".join(out + ["  return v;", "}", ""])
+    return g.family_roles_tests(tables, "sampling", "SampleTableCase", "sample_table_cases", "SampleArgs",
+                                extra_fields=lambda op: [f"c.v2 = {is_v2(op)};"])

@@ -87,6 +87,18 @@ int run(const AdvanceStepTableCase &c, const AdvanceStepArgs &a) {
   return run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch);
 }
 
+// The four written tensors (V1's Problem or V2's SpecProblem) hold the expected values, nothing outside their views.
+template <class P>
+void expect_written(const P &p, const std::vector<double> &tokens, const std::vector<double> &positions,
+                    const std::vector<double> &lens, const std::vector<double> &slots) {
+  EXPECT_EQ(p.tokens->values(), tokens) << "inputTokens";
+  EXPECT_EQ(p.positions->values(), positions) << "inputPositions";
+  EXPECT_EQ(p.seq_lens->values(), lens) << "seqLens";
+  EXPECT_EQ(p.slots->values(), slots) << "slotMapping";
+  for (DeviceTensor *t : {p.tokens.get(), p.positions.get(), p.seq_lens.get(), p.slots.get()})
+    EXPECT_TRUE(t->untouched_outside_view());
+}
+
 class OpTableAdvanceStep : public ::testing::TestWithParam<AdvanceStepTableCase> {};
 
 TEST_P(OpTableAdvanceStep, MatchesTheUpdateExactly) {
@@ -109,12 +121,7 @@ TEST_P(OpTableAdvanceStep, MatchesTheUpdateExactly) {
       slots[i] = static_cast<double>(blk * p.block + pos % p.block);
     }
     ASSERT_EQ(run(c, p.args()), 0) << aclGetRecentErrMsg();
-    EXPECT_EQ(p.tokens->values(), tokens) << "inputTokens";
-    EXPECT_EQ(p.positions->values(), positions) << "inputPositions";
-    EXPECT_EQ(p.seq_lens->values(), lens) << "seqLens";
-    EXPECT_EQ(p.slots->values(), slots) << "slotMapping";
-    for (DeviceTensor *t : {p.tokens.get(), p.positions.get(), p.seq_lens.get(), p.slots.get()})
-      EXPECT_TRUE(t->untouched_outside_view());
+    expect_written(p, tokens, positions, lens, slots);
   }
 }
 
@@ -271,12 +278,7 @@ TEST_P(OpTableAdvanceStepV2, MatchesTheSpeculativeUpdateExactly) {
       for (int64_t s = 0; s < p.spec; ++s) tokens[static_cast<size_t>(i * t + 1 + s)] = spec[static_cast<size_t>(i * p.spec + s)];
     }
     ASSERT_EQ(run(c, p.args()), 0) << aclGetRecentErrMsg();
-    EXPECT_EQ(p.tokens->values(), tokens) << "inputTokens";
-    EXPECT_EQ(p.positions->values(), positions) << "inputPositions";
-    EXPECT_EQ(p.seq_lens->values(), lens) << "seqLens";
-    EXPECT_EQ(p.slots->values(), slots) << "slotMapping";
-    for (DeviceTensor *x : {p.tokens.get(), p.positions.get(), p.seq_lens.get(), p.slots.get()})
-      EXPECT_TRUE(x->untouched_outside_view());
+    expect_written(p, tokens, positions, lens, slots);
   }
 }
 

@@ -123,6 +123,19 @@ std::vector<double> reference(const Problem &p) {
   return out;
 }
 
+// The arguments of a fixed problem along axis -2 (zero points: optional).
+DynArgs fixed_args(const DeviceTensor &self, const DeviceTensor &idx, const DeviceTensor &upd, const DeviceTensor &sc,
+                   const DeviceTensor *zp) {
+  DynArgs a;
+  a.self = self;
+  a.index = idx;
+  a.source = upd;
+  a.quant_scales = sc;
+  a.quant_zero_points = zp != nullptr ? zp->get() : nullptr;
+  a.dim = -2;
+  return a;
+}
+
 int run(const DynTableCase &c, const DynArgs &a) {
   return run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch);
 }
@@ -154,14 +167,7 @@ TEST_P(OpTableQuantScatter, HalvesToEvenSaturationAndNaN) {
     upd.set_values({2.5, -0.5, 1.5, -2.5, 300, -300, NAN, 0.25});
     sc.set_values({1, 1, 1, 1, 1, 0.5, 1, 0.5});
     zp.set_values({0, 0, 0, 0, 0, 0, 0, 0});
-    DynArgs a;
-    a.self = self;
-    a.index = idx;
-    a.source = upd;
-    a.quant_scales = sc;
-    a.quant_zero_points = zp;
-    a.dim = -2;
-    ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+    ASSERT_EQ(run(c, fixed_args(self, idx, upd, sc, &zp)), 0) << aclGetRecentErrMsg();
     const std::vector<double> want = {7, 7, 7, 7, 7, 7, 7, 7, 2, 0, 2, -2, 127, -128, 0, 0};
     EXPECT_EQ(self.values(), want) << "bf16 " << bf16;
   }
@@ -173,13 +179,7 @@ TEST_P(OpTableQuantScatter, EmptyUpdatesWriteNothing) {
   self.fill_random(-100, 100);
   sc.set_values({1, 1, 1, 1});
   const std::vector<double> before = self.values();
-  DynArgs a;
-  a.self = self;
-  a.index = idx;
-  a.source = upd;
-  a.quant_scales = sc;
-  a.dim = -2;
-  ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+  ASSERT_EQ(run(c, fixed_args(self, idx, upd, sc, nullptr)), 0) << aclGetRecentErrMsg();
   EXPECT_EQ(self.values(), before);
 }
 
@@ -210,13 +210,7 @@ TEST_P(OpTableQuantScatter, ErrorsNameTheArgument) {
       zp({1, 1, 8}, ACL_INT32);
   idx.set_values({0, 3});
   sc.set_values(std::vector<double>(8, 0.5));
-  DynArgs good;
-  good.self = self;
-  good.index = idx;
-  good.source = upd;
-  good.quant_scales = sc;
-  good.quant_zero_points = zp;
-  good.dim = -2;
+  const DynArgs good = fixed_args(self, idx, upd, sc, &zp);
   ASSERT_EQ(run(c, good), 0) << aclGetRecentErrMsg();
   auto phase1 = [&](const DynArgs &a, uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); };
   uint64_t ws = 0;
