@@ -222,7 +222,8 @@ SpecProblem make_spec_problem(std::mt19937_64 &g, bool strided) {
   p.seqs = 1 + static_cast<int64_t>(g() % 7);
   p.spec = 1 + static_cast<int64_t>(g() % 4);
   p.block = 1 + static_cast<int64_t>(g() % 16);
-  p.max_blocks = 1 + static_cast<int64_t>(g() % 6);
+  // Room for a position advanced by up to specNum + 1 in every table.
+  p.max_blocks = (p.spec + 2 + p.block - 1) / p.block + static_cast<int64_t>(g() % 6);
   const int64_t n = p.seqs, t = p.spec + 1;
   p.tokens = per_token(n, t, g() % 2, strided);
   p.positions = per_token(n, t, g() % 2, !strided);

@@ -256,10 +256,12 @@ TEST_P(OpTableQuantScatter, ErrorsNameTheArgument) {
     EXPECT_TRUE(rejects(a, "axis")) << axis;
   }
   {  // V2 takes any middle dim of a 4-D selfRef; V1 only -2
-    DeviceTensor s4({2, 3, 4, 8}, ACL_INT8), u4({2, 2, 4, 8}, ACL_FLOAT16);
+    DeviceTensor s4({2, 3, 4, 8}, ACL_INT8), u4({2, 2, 4, 8}, ACL_FLOAT16), i4({2}, ACL_INT64);
+    i4.set_values({1, 0});
     DynArgs a = good;
     a.self = s4;
     a.source = u4;
+    a.index = i4;
     a.dim = 1;
     if (v2) {
       EXPECT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
