@@ -1,110 +1,39 @@
 #include "kernels/dimwise/sample_rows.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "kernels/dimwise/line_sort.h"
 
 namespace opsnn::kernels {
 namespace {
 
-using dimwise_impl::KeyPos;
-
-// The scratch: 2n (key, position) pairs for the selection, then its values and positions.
-struct Scratch {
-  KeyPos *pairs;
-  double *values, *positions;
+// The tiers, best first; the portable build is the reference.
+const core::Impl<int> kSampleTiers[] = {
+#if defined(__x86_64__)
+    {"avx512", static_cast<int>(core::Isa::kAvx512), nullptr},
+    {"avx2", static_cast<int>(core::Isa::kAvx2), nullptr},
+#endif
+    {"portable", static_cast<int>(core::Isa::kPortable), nullptr},
 };
-Scratch carve(void *scratch, int64_t n) {
-  auto *pairs = static_cast<KeyPos *>(scratch);
-  auto *values = reinterpret_cast<double *>(pairs + 2 * n);
-  return Scratch{pairs, values, values + n};
-}
-
-// The row's probabilities: a softmax with shift m and sum s, or the values themselves.
-struct Probability {
-  bool softmax = true;
-  double m = 0, s = 1;
-  double operator()(double v) const { return softmax ? std::exp(v - m) / s : v; }
+SampleRowFn const kSampleRows[] = {
+#if defined(__x86_64__)
+    &sample_row_keep_avx512,
+    &sample_row_keep_avx2,
+#endif
+    &sample_row_keep_portable,
 };
 
 }  // namespace
 
 uint64_t sample_row_scratch_bytes(int64_t n) {
-  return static_cast<uint64_t>(std::max<int64_t>(n, 1)) * (2 * sizeof(KeyPos) + 2 * sizeof(double));
+  return static_cast<uint64_t>(std::max<int64_t>(n, 1)) * (2 * sizeof(dimwise_impl::KeyPos) + 2 * sizeof(double) + 2 * sizeof(float));
 }
 
-int64_t sample_row_keep(const double *x, int64_t n, const SampleRowRule &rule, void *scratch, int64_t *pos,
-                        double *prob) {
-  Scratch s = carve(scratch, n);
-  Probability f;
-  f.softmax = rule.input_is_logits;
-  const bool top_k = rule.k >= 1 && rule.k <= std::min(n, rule.k_cap);
-  const int64_t limit = top_k ? rule.k : n;  // the candidates: the top k, or the whole row
-  int64_t have = 0;  // the sorted prefix known: pos / prob [0, have)
-  auto select = [&](int64_t want) {  // the first `want` in descending order
-    dimwise_impl::sorted_prefix<double>(x, n, want, true, s.pairs, s.values, s.positions);
-    for (int64_t j = 0; j < want; ++j) pos[j] = static_cast<int64_t>(s.positions[j]);
-  };
-  auto grow = [&](int64_t want) {
-    want = std::min(want, limit);
-    if (want <= have) return;
-    select(want);
-    for (int64_t j = 0; j < want; ++j) prob[j] = f(s.values[j]);
-    have = want;
-  };
-  if (top_k) {
-    select(limit);
-    f.m = s.values[0];  // the softmax of the candidates only
-    f.s = 0;
-    for (int64_t j = 0; j < limit; ++j) f.s += std::exp(s.values[j] - f.m);
-    for (int64_t j = 0; j < limit; ++j) prob[j] = f(s.values[j]);
-    have = limit;
-  } else if (f.softmax) {
-    f.m = -INFINITY;
-    for (int64_t i = 0; i < n; ++i) f.m = std::isnan(x[i]) || x[i] > f.m ? x[i] : f.m;
-    f.s = 0;
-    for (int64_t i = 0; i < n; ++i) f.s += std::exp(x[i] - f.m);
-  }
-  int64_t kept = limit;
-  if (rule.p < 1) {  // top-p: the shortest prefix whose mass reaches p (the mass before a kept one is < p)
-    if (rule.p <= 0) {
-      kept = 1;
-    } else {
-      // Without top-k, prefixes of guess, 4 guess, ... until the cut falls inside one.
-      for (int64_t want = std::max<int64_t>(rule.guess, 1);; want = have * 4) {
-        grow(want);
-        double mass = 0;
-        int64_t j = 0;
-        for (; j < have && (j == 0 || mass < rule.p); ++j) mass += prob[j];
-        if (j < have || have == limit) {
-          kept = j;
-          break;
-        }
-      }
-    }
-  }
-  if (rule.min_p > 0) {  // min-p: probabilities below min_p times the largest one
-    if (rule.min_p >= 1) {
-      kept = 1;
-    } else {
-      grow(1);
-      const double thr = prob[0] * rule.min_p;
-      if (kept > have) {  // nothing cut yet: how many reach thr (a prefix: f is monotone)
-        int64_t count = 0;
-        for (int64_t i = 0; i < n; ++i) count += f(x[i]) >= thr;
-        kept = std::max<int64_t>(std::min(kept, count), 1);
-      }
-      grow(kept);
-      for (int64_t j = 1; j < kept; ++j)
-        if (!(prob[j] >= thr)) {
-          kept = j;
-          break;
-        }
-    }
-  }
-  grow(kept);  // nothing filtered: the whole order
-  return kept;
+
+SampleRowFn choose_sample_row_kernel(core::ImplTrace *trace, const char **name) {
+  const int i = core::choose(kSampleTiers, 0, trace);
+  *name = kSampleTiers[i].name;
+  return kSampleRows[i];
 }
 
 }  // namespace opsnn::kernels

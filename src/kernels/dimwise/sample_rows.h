@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+#include "core/impl_list.h"
+
 namespace opsnn::kernels {
 
 struct SampleRowRule {
@@ -21,10 +23,23 @@ struct SampleRowRule {
 // Scratch bytes for rows of n elements.
 uint64_t sample_row_scratch_bytes(int64_t n);
 
-// x[0, n) (n >= 1) in double. Writes the kept count m (>= 1) and, for j < m, pos[j] the index of the
-// j-th kept value in descending order (ties: the lower index first; NaN above +inf, as torch.sort)
-// and prob[j] its probability. pos and prob hold n entries.
-int64_t sample_row_keep(const double *x, int64_t n, const SampleRowRule &rule, void *scratch, int64_t *pos,
-                        double *prob);
+// x[0, n) (n >= 1; FLOAT holds every logits dtype exactly). Returns the kept count m (>= 1) and writes, for
+// j < m, pos[j] the index of the j-th kept value in descending order (ties: the lower index first; NaN
+// above +inf, as torch.sort) and prob[j] its probability. pos and prob hold n entries.
+using SampleRowFn = int64_t (*)(const float *x, int64_t n, const SampleRowRule &rule, void *scratch, int64_t *pos,
+                                double *prob);
+
+// The best ISA tier of the row kernel (avx512, avx2, portable: one algorithm, the same results), its
+// rejections into `trace` (may be null); *name gets the tier's name.
+SampleRowFn choose_sample_row_kernel(core::ImplTrace *trace, const char **name);
+
+int64_t sample_row_keep_portable(const float *x, int64_t n, const SampleRowRule &rule, void *scratch, int64_t *pos,
+                                 double *prob);
+#if defined(__x86_64__)
+int64_t sample_row_keep_avx2(const float *x, int64_t n, const SampleRowRule &rule, void *scratch, int64_t *pos,
+                             double *prob);
+int64_t sample_row_keep_avx512(const float *x, int64_t n, const SampleRowRule &rule, void *scratch, int64_t *pos,
+                               double *prob);
+#endif
 
 }  // namespace opsnn::kernels

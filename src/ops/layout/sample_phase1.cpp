@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "common/error.h"
 #include "core/thread_pool.h"
+#include "core/verbose.h"
 #include "kernels/dimwise/sample_rows.h"
 #include "kernels/elementwise/convert.h"
 
@@ -23,9 +25,11 @@ struct Bound {
   }
 };
 
-// Row r's scratch: the row in double, the kept order and probabilities, an output row.
+// Row r's scratch: the row in FLOAT (exact for every logits dtype), the kept order and probabilities, an
+// output row.
 struct RowBuffers {
-  double *x, *prob, *row;
+  float *x;
+  double *prob, *row;
   int64_t *pos;
   void *select;
 };
@@ -36,6 +40,7 @@ class SampleStep final : public core::Step {
   int64_t rows = 0, v = 0, tasks = 1, k_cap = 1024, guess = 1;
   double eps = 0, def_logit = -INFINITY;
   bool v2 = false, input_is_logits = true;
+  kernels::SampleRowFn keep = nullptr;  // the row kernel's ISA tier
   core::WsKey ws;
   uint64_t task_bytes = 0;
 
@@ -43,7 +48,7 @@ class SampleStep final : public core::Step {
     char *scratch = args.get(ws);
     core::parallel_tasks(tasks, [&](int64_t t) {
       char *s = scratch + t * task_bytes;
-      RowBuffers buf{reinterpret_cast<double *>(s), reinterpret_cast<double *>(s) + v,
+      RowBuffers buf{reinterpret_cast<float *>(s), reinterpret_cast<double *>(s) + v,
                      reinterpret_cast<double *>(s) + 2 * v, reinterpret_cast<int64_t *>(s) + 3 * v,
                      s + 4 * v * 8};
       for (int64_t r = t; r < rows; r += tasks) run_row(args, r, buf);
@@ -63,7 +68,7 @@ class SampleStep final : public core::Step {
   static int64_t step_bytes(const Bound &b) { return b.t.strides[1] * static_cast<int64_t>(core::dtype_size(b.t.dtype)); }
 
   void run_row(const core::LaunchArgs &args, int64_t r, const RowBuffers &buf) const {
-    kernels::load_as<double>(logits.t.dtype, row_at(logits, logits.base(args), r), step_bytes(logits), buf.x, v);
+    kernels::load_as<float>(logits.t.dtype, row_at(logits, logits.base(args), r), step_bytes(logits), buf.x, v);
     kernels::SampleRowRule rule;
     rule.k = static_cast<int64_t>(per_row(top_k, top_k.base(args), r));
     rule.k_cap = k_cap;
@@ -71,7 +76,7 @@ class SampleStep final : public core::Step {
     rule.min_p = min_ps.slot >= 0 ? per_row(min_ps, min_ps.base(args), r) : 0;
     rule.input_is_logits = input_is_logits;
     rule.guess = guess;
-    const int64_t kept = kernels::sample_row_keep(buf.x, v, rule, buf.select, buf.pos, buf.prob);
+    const int64_t kept = keep(buf.x, v, rule, buf.select, buf.pos, buf.prob);
     if (select_idx.slot >= 0) {
       int64_t best = 0;
       if (q.slot >= 0) {
@@ -198,6 +203,11 @@ void sample_phase1(core::OpBuilder &b, const SampleRule &rule, const SampleCall 
   s.input_is_logits = !rule.v2 || c.input_is_logits;
   s.def_logit = s.input_is_logits ? -INFINITY : 0.0;
   s.k_cap = rule.v2 ? std::min<int64_t>((c.ks_max + 7) / 8 * 8, 1024) : 1024;
+  core::ImplTrace trace;
+  const bool traced = core::current_phase1_trace() != nullptr;
+  const char *tier = nullptr;
+  s.keep = kernels::choose_sample_row_kernel(traced ? &trace : nullptr, &tier);
+  if (traced) core::record_choice(std::string("sample_rows/") + tier, &trace);
   s.tasks = std::max<int64_t>(1, std::min<int64_t>(rows, core::num_threads()));
   s.task_bytes = (static_cast<uint64_t>(v) * 4 * 8 + kernels::sample_row_scratch_bytes(v) + 63) / 64 * 64;
   s.ws = b.book("top_k_top_p_sample.rows", s.task_bytes * static_cast<uint64_t>(s.tasks));
