@@ -7,6 +7,7 @@
 //     not, each output flag), contiguous and strided inputs, padded outputs (nothing written outside
 //     them, nothing at all in an output a flag leaves unwritten); indices exactly, FLOAT outputs to
 //     precision.md's FLOAT rule;
+//   - NaN / +inf / all -inf rows (the first of the order selected);
 //   - the errors: each argument named (null, dtype, shape, attribute ranges).
 #include <algorithm>
 #include <cmath>
@@ -364,6 +365,39 @@ TEST_P(OpTableSample, LargeVocabulary) {
     }
     SCOPED_TRACE(::testing::Message() << "k " << s.k << " p " << s.p << " min-p " << s.min_p);
     check(c, p);
+  }
+}
+
+// NaN, +inf and all -inf rows: the softmax is undefined (NaN probabilities), so every cut keeps the first
+// token of the order - the first NaN, else the first +inf, else index 0 - and that one is selected.
+TEST_P(OpTableSample, NaNAndInfinityRowsSelectTheFirstOfTheOrder) {
+  reseed_for_current_test();
+  const SampleTableCase &c = GetParam();
+  const int64_t rows = 3, v = 300;
+  for (int trial = 0; trial < 12; ++trial) {
+    DeviceTensor logits({rows, v}, c.dtypes.front()), top_k({rows}, ACL_INT32), top_p({rows}, c.dtypes.front()),
+        q({rows, v}, ACL_FLOAT), sel({rows}, ACL_INT64);
+    logits.fill_random(-3, 3);
+    std::vector<double> x = logits.values();
+    const int64_t nan_at = uniform(0, v - 2), inf_at = uniform(0, v - 3);
+    x[static_cast<size_t>(nan_at)] = NAN;
+    x[static_cast<size_t>(nan_at + 1)] = NAN;
+    x[static_cast<size_t>(v + inf_at)] = INFINITY;
+    x[static_cast<size_t>(v + inf_at + 2)] = INFINITY;
+    for (int64_t i = 0; i < v; ++i) x[static_cast<size_t>(2 * v + i)] = -INFINITY;
+    logits.set_values(x);
+    top_k.set_values({pick_k(v, 1024), pick_k(v, 1024), pick_k(v, 1024)});
+    top_p.set_values({pick_fraction(), pick_fraction(), pick_fraction()});
+    q.fill_random(0.01, 5);
+    SampleArgs a;
+    a.logits = logits;
+    a.top_k = top_k;
+    a.top_p = top_p;
+    a.q = trial % 2 ? q.get() : nullptr;
+    a.select_idx = sel;
+    SCOPED_TRACE(::testing::Message() << "trial " << trial);
+    ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+    EXPECT_EQ(sel.values(), (std::vector<double>{static_cast<double>(nan_at), static_cast<double>(inf_at), 0.0}));
   }
 }
 

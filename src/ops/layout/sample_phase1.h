@@ -27,6 +27,9 @@
 //             tokens, V2's as they are (the docs; the argmax is the same); logitsSelectIdx[b] is the
 //             index of the first best score in sorted order. q null: the first kept token (the
 //             argmax). eps must be finite and >= 0 (not stated by the docs).
+//   specials  a row holding NaN or +inf (or only -inf) has NaN probabilities (the softmax is undefined):
+//             every cut then keeps the first token of the order - the first NaN, else the first +inf,
+//             else index 0 - and selects it (torch.argmax's NaN / +inf answer).
 //   outputs   logitsSelectIdx INT64 [B]: written unless V2's isNeedSampleResult (then it may be null).
 //             isNeedLogits: logitsTopKPSelect FLOAT [B, V] = the logit where kept, defLogit elsewhere
 //             (-inf; V2 with inputIsLogits false: 0); not written (may be null) otherwise.
