@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "kernels/dimwise/line_sort.h"
+#include "kernels/dimwise/sample_rows_impl.h"
 
 namespace opsnn::kernels {
 namespace {
@@ -26,7 +26,10 @@ SampleRowFn const kSampleRows[] = {
 }  // namespace
 
 uint64_t sample_row_scratch_bytes(int64_t n) {
-  return static_cast<uint64_t>(std::max<int64_t>(n, 1)) * (2 * sizeof(dimwise_impl::KeyPos) + 2 * sizeof(double) + 2 * sizeof(float));
+  const uint64_t m = static_cast<uint64_t>(std::max<int64_t>(n, 1));
+  // pairs, values and positions, FLOAT values and positions (56 bytes an element: the bins stay aligned), bins
+  return m * (2 * sizeof(dimwise_impl::KeyPos) + 2 * sizeof(double) + 2 * sizeof(float)) +
+         sample_impl::kMassBins * sizeof(double);
 }
 
 

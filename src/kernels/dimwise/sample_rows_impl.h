@@ -14,18 +14,28 @@ namespace {
 
 using dimwise_impl::KeyPos;
 
-// The scratch: 2n (key, position) pairs for the selection, its values and positions (double), and the
-// FLOAT values / positions of a full sort.
+// The softmax mass by distance below the row's max, in bins of 1 / kMassBinsPerUnit (the last bin takes
+// everything further down).
+constexpr int64_t kMassBins = 2048, kMassBinsPerUnit = 8;
+inline int64_t mass_bin(double distance) {
+  return distance < static_cast<double>(kMassBins - 1) / kMassBinsPerUnit
+             ? static_cast<int64_t>(distance * kMassBinsPerUnit)
+             : kMassBins - 1;
+}
+
+// The scratch: 2n (key, position) pairs for the selection, its values and positions (double), the
+// FLOAT values / positions of a full sort, and the mass bins.
 struct Scratch {
   KeyPos *pairs;
   double *values, *positions;
   float *fvalues, *fpositions;
+  double *bins;
 };
 inline Scratch carve(void *scratch, int64_t n) {
   auto *pairs = static_cast<KeyPos *>(scratch);
   auto *values = reinterpret_cast<double *>(pairs + 2 * n);
   auto *fvalues = reinterpret_cast<float *>(values + 2 * n);
-  return Scratch{pairs, values, values + n, fvalues, fvalues + n};
+  return Scratch{pairs, values, values + n, fvalues, fvalues + n, reinterpret_cast<double *>(fvalues + 2 * n)};
 }
 
 // The row's probabilities: a softmax with shift m and sum s, or the values themselves.
@@ -76,14 +86,38 @@ inline int64_t keep_row(const float *x, int64_t n, const SampleRowRule &rule, vo
     f.m = -INFINITY;
     for (int64_t i = 0; i < n; ++i) f.m = std::isnan(x[i]) || x[i] > f.m ? static_cast<double>(x[i]) : f.m;
     f.s = 0;
-    for (int64_t i = 0; i < n; ++i) f.s += std::exp(static_cast<double>(x[i]) - f.m);
+    const bool nucleus = rule.p > 0 && rule.p < 1 && std::isfinite(f.m);
+    if (nucleus) std::fill(s.bins, s.bins + kMassBins, 0.0);
+    for (int64_t i = 0; i < n; ++i) {
+      const double e = std::exp(static_cast<double>(x[i]) - f.m);
+      f.s += e;
+      if (nucleus) s.bins[mass_bin(f.m - x[i])] += e;
+    }
+    if (nucleus) {
+      // The top-p cut lies in the first bin where the binned mass reaches p: the tokens up to one bin
+      // further (slack for the binned sums' rounding) are gathered and sorted, the first prefix the cut
+      // is looked for in (if it is not found there, the prefix grows below as without this bound).
+      int64_t last = 0;
+      for (double mass = s.bins[0]; last + 1 < kMassBins && mass < rule.p * f.s; mass += s.bins[++last]) {
+      }
+      last = std::min(last + 1, kMassBins - 1);
+      int64_t c = 0;
+      for (int64_t i = 0; i < n; ++i)
+        if (mass_bin(f.m - x[i]) <= last) s.pairs[c++] = KeyPos{dimwise_impl::order_key(x[i], true), i};
+      std::sort(s.pairs, s.pairs + c);
+      for (int64_t j = 0; j < c; ++j) {
+        pos[j] = s.pairs[j].pos;
+        prob[j] = f(x[pos[j]]);
+      }
+      have = c;
+    }
   }
   int64_t kept = limit;
   if (rule.p < 1) {  // top-p: the shortest prefix whose mass reaches p (the mass before a kept one is < p)
     if (rule.p <= 0) {
       kept = 1;
     } else {
-      // Without top-k, prefixes of guess, 4 guess, ... until the cut falls inside one.
+      // Without top-k: prefixes of guess, 4 guess, ... (after the binned bound's) until the cut falls inside one.
       for (int64_t want = std::max<int64_t>(rule.guess, 1);; want = have * 4) {
         grow(want);
         double mass = 0;
