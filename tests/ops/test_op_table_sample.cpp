@@ -192,7 +192,7 @@ Problem make_problem(const SampleTableCase &c, aclDataType dt, bool strided) {
   const int64_t cap = c.v2 ? std::min<int64_t>((a.ks_max + 7) / 8 * 8, 1024) : 1024;
   p.logits = input({p.rows, p.v}, dt, strided);
   if (a.input_is_logits) p.logits->fill_random(-4, 4);
-  else p.logits->fill_random(0, 1);
+  else p.logits->fill_random(0, uniform(0, 1) ? 1.0 : 0.02);  // small values: the top-p prefix grows from the guess
   if (uniform(0, 3) == 0) {  // ties
     std::vector<double> w = p.logits->values();
     for (double &x : w) x = std::round(x * 2) / 2;
@@ -315,22 +315,25 @@ TEST_P(OpTableSample, EveryScenarioEveryDtype) {
     }
 }
 
-// A large vocabulary: top-k 50 / top-p 0.9, top-p alone from a small guess (the prefix grows), min-p
-// alone (counted over the row), nothing (the whole row sorted), each with q.
+// A large vocabulary: top-k 50 / top-p 0.9, top-p alone (the binned bound), min-p alone (counted over the
+// row), nothing (the whole row sorted), V2's raw probabilities with top-p (the prefix grows from the guess
+// through the heap to the radix sort), each with q.
 TEST_P(OpTableSample, LargeVocabulary) {
   reseed_for_current_test();
   const SampleTableCase &c = GetParam();
   const int64_t rows = 2, v = 20000;
   struct Setting {
     double k, p, min_p;
+    bool raw = false;  // V2's inputIsLogits false: small probabilities, so the top-p prefix grows from the guess
   };
-  for (const Setting &s : {Setting{50, 0.9, 0}, Setting{0, 0.6, 0}, Setting{0, 1, 0.3}, Setting{0, 1, 0}}) {
-    if (!c.v2 && s.min_p != 0) continue;
+  for (const Setting &s : {Setting{50, 0.9, 0}, Setting{0, 0.6, 0}, Setting{0, 1, 0.3}, Setting{0, 1, 0},
+                           Setting{0, 0.5, 0, true}}) {
+    if (!c.v2 && (s.min_p != 0 || s.raw)) continue;
     Problem p;
     p.rows = rows;
     p.v = v;
     p.logits = std::make_unique<DeviceTensor>(std::vector<int64_t>{rows, v}, c.dtypes.front());
-    p.logits->fill_random(-2, 9);
+    p.logits->fill_random(s.raw ? 0 : -2, s.raw ? 0.001 : 9);
     p.top_k = std::make_unique<DeviceTensor>(std::vector<int64_t>{rows}, ACL_INT32);
     p.top_k->set_values({s.k, s.k});
     p.top_p = std::make_unique<DeviceTensor>(std::vector<int64_t>{rows}, c.dtypes.front());
@@ -344,6 +347,7 @@ TEST_P(OpTableSample, LargeVocabulary) {
     p.a.top_p = *p.top_p;
     p.a.q = *p.q;
     p.a.guess = 4;
+    p.a.input_is_logits = !s.raw;
     p.a.need_logits = true;
     p.a.select_idx = *p.select_idx;
     p.a.select_logits = *p.select_logits;
@@ -360,6 +364,7 @@ TEST_P(OpTableSample, LargeVocabulary) {
       rp.p = pv[r];
       rp.min_p = mv[r];
       rp.v2 = c.v2;
+      rp.input_is_logits = !s.raw;
       const std::vector<double> row(x.begin() + r * v, x.begin() + (r + 1) * v), qr(qv.begin() + r * v, qv.begin() + (r + 1) * v);
       p.golden.push_back(sample_ref(row, rp, &qr));
     }
