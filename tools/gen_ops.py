@@ -1044,11 +1044,13 @@ def family_entry_close(op, phase1_fn):
     return [f"    ::opsnn::ops::{phase1_fn}(b, k{op.name}Rule, c);", "  });", "}", f"OPSNN_DEFINE_LAUNCH({op.name})", ""]
 
 
-def family_roles_entry(table, phase1_fn, phase1_header, rule_type, call_type, value_roles):
+def family_roles_entry(table, phase1_fn, phase1_header, rule_type, call_type, value_roles, rule_extra=None):
     """The entry file of a family whose call struct has one {tensor, name} field per role (op.roles) and
-    plain fields for the `value_roles` (attributes), and whose rule is its dtype mask."""
+    plain fields for the `value_roles` (attributes), and whose rule is its dtype mask (then rule_extra(op),
+    a C++ initializer of the rule's next field, when given)."""
     out = family_entry_head(table, phase1_fn, phase1_header, ["opsnn::core::dtype_bit"])
-    out += [f"const ::opsnn::ops::{rule_type} k{op.name}Rule = {{{mask(op.dtypes)}}};" for op in table.ops]
+    extra = (lambda op: f", {rule_extra(op)}") if rule_extra else (lambda op: "")
+    out += [f"const ::opsnn::ops::{rule_type} k{op.name}Rule = {{{mask(op.dtypes)}{extra(op)}}};" for op in table.ops]
     out += ["}  // namespace", ""]
     for op in table.ops:
         lines = family_entry_open(op, f"::opsnn::ops::{call_type}")
@@ -1058,12 +1060,14 @@ def family_roles_entry(table, phase1_fn, phase1_header, rule_type, call_type, va
     return "\n".join(out) + "\n"
 
 
-def family_roles_tests(tables, what, case_type, fn, args_type):
-    """The test registration of such a family: one case per op, its dtypes, the arguments by role."""
+def family_roles_tests(tables, what, case_type, fn, args_type, extra_fields=None):
+    """The test registration of such a family: one case per op, its dtypes (then extra_fields(op), more
+    `c.x = ...;` lines, when given), the arguments by role."""
     out = family_tests_head(tables, what, case_type, fn)
     for t in tables:
         for op in t.ops:
             fields = [f"c.dtypes = {{{', '.join(cxx_dtype(d) for d in op.dtypes)}}};"]
+            fields += extra_fields(op) if extra_fields else []
             out += family_case(op, {}, case_type, fields, args_type, role_args(op))
     return "\n".join(out + ["  return v;", "}", ""])
 

@@ -9,7 +9,7 @@ Row format (besides the common `header`, `dtypes`): nothing else. Every paramete
 ADVSTEP_KEYS = {"header", "dtypes"}
 ROLES = {"inputTokens": "tokens", "sampledTokenIds": "sampled", "inputPositions": "positions",
          "seqLens": "seq_lens", "slotMapping": "slots", "blockTables": "block_tables", "numSeqs": "num_seqs",
-         "numQueries": "num_queries", "blockSize": "block_size"}
+         "numQueries": "num_queries", "blockSize": "block_size", "specToken": "spec_tokens", "acceptedNum": "accepted"}
 VALUES = {"num_seqs", "num_queries", "block_size"}
 
 

@@ -4,7 +4,7 @@ DynTableCase registrations (tests/ops/test_op_table_dyn.cpp).
 
 Row format (besides the common `header`, `dtypes`, `backward`):
   kind     nonzero | nonzero_t | unique | unique_consecutive | unique_dim | masked_scatter |
-           scatter_update | scatter_list | masked_select
+           scatter_update | scatter_list | masked_select | quant_scatter
            the plan (ops::DynKind)
 Parameter roles come from the names (see ROLES); the tests know each role by the same name.
 """
@@ -13,13 +13,16 @@ DYN_KEYS = {"kind", "header", "dtypes", "backward"}
 KINDS = {"nonzero": "kNonzero", "nonzero_t": "kNonzeroT", "unique": "kUnique",
          "unique_consecutive": "kUniqueConsecutive", "unique_dim": "kUniqueDim", "masked_scatter": "kMaskedScatter",
          "scatter_update": "kScatterUpdate", "scatter_list": "kScatterList",
-         "masked_select": "kMaskedSelect"}
+         "masked_select": "kMaskedSelect", "quant_scatter": "kQuantScatter"}
 ROLES = {"self": "self", "selfRef": "self", "out": "out", "valueOut": "out", "inverseOut": "inverse",
          "countsOut": "counts", "mask": "mask", "source": "source", "sorted": "sorted",
          "returnInverse": "return_inverse", "returnCounts": "return_counts", "dim": "dim",
          "data": "self", "indices": "index", "updates": "source", "axis": "dim",
-         "varRef": "list", "indice": "index", "maskOptional": "mask", "reduceOptional": "reduce"}
-TENSOR_ROLES = {"self", "out", "inverse", "counts", "mask", "source", "index", "list"}
+         "varRef": "list", "indice": "index", "maskOptional": "mask", "reduceOptional": "reduce",
+         "quantScales": "quant_scales", "quantZeroPoints": "quant_zero_points", "quantAxis": "quant_axis",
+         "reduction": "reduction", "roundMode": "round_mode"}
+TENSOR_ROLES = {"self", "out", "inverse", "counts", "mask", "source", "index", "list", "quant_scales",
+                "quant_zero_points"}
 # The header comment of each op with dynamic outputs (tools/gen_ops.py render_header), filled by resolve.
 HEADER_NOTES = {}
 DYN_NOTE = """{outs}: allocate and describe at the largest size
@@ -45,7 +48,8 @@ def resolve(g, table, op):
     if op.kind not in KINDS:
         raise g.TableError(f"{w}: kind must be one of {', '.join(KINDS)}")
     need = {"masked_scatter": ("self", "mask", "source"), "scatter_update": ("self", "index", "source", "dim"),
-            "scatter_list": ("list", "index", "source", "dim"), "masked_select": ("self", "mask", "out")}.get(op.kind, ("self", "out"))
+            "scatter_list": ("list", "index", "source", "dim"), "masked_select": ("self", "mask", "out"),
+            "quant_scatter": ("self", "index", "source", "quant_scales", "dim", "quant_axis", "reduction")}.get(op.kind, ("self", "out"))
     for r in need:
         if r not in op.roles:
             raise g.TableError(f"{w}: a {op.kind} op needs a '{r}' parameter")
@@ -74,6 +78,8 @@ def render_entry(g, table):
                 lines.append(f"    c.{role} = {p.name};")
         if "return_counts" in op.roles:
             lines.append("    c.has_return_counts = true;")
+        if "round_mode" in op.roles:
+            lines.append("    c.has_round_mode = true;")
         out += lines + g.family_entry_close(op, "dyn_phase1")
     return "\n".join(out) + "\n"
 

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "dyn_table_case.h"
 #include "float64_refs.h"
 #include "op_table_harness.h"
 #include "test_util.h"
@@ -32,34 +33,16 @@
 namespace opsnn::test {
 namespace {
 
-constexpr int64_t kNoDim = 1000;  // torch_npu's "no dim" for aclnnUniqueConsecutive
-
-struct DynArgs {
-  aclTensor *self = nullptr, *out = nullptr, *inverse = nullptr, *counts = nullptr, *mask = nullptr,
-            *source = nullptr, *index = nullptr;
-  aclTensorList *list = nullptr;  // ScatterList's varRef
-  char *reduce = nullptr;         // ScatterList's reduceOptional
-  bool sorted = true, return_inverse = false, return_counts = false;
-  int64_t dim = kNoDim;
-};
-
-using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
-
-struct DynTableCase {
-  std::string name, api, kind;
-  std::vector<aclDataType> dtypes;
-  std::map<std::string, std::string> names;  // tensor role -> parameter name
-  std::vector<std::string> params;           // attribute roles the prototype has
-  int (*phase1)(const DynArgs &, uint64_t *, aclOpExecutor **) = nullptr;
-  Launch launch = nullptr;
-  bool has(const char *p) const { return std::find(params.begin(), params.end(), p) != params.end(); }
-};
-void PrintTo(const DynTableCase &c, std::ostream *os) { *os << c.name; }
-
 #include "dyn_table_cases.inc"
 
+// InplaceQuantScatter / V2 have their own harness (test_op_table_quant_scatter.cpp).
 const std::vector<DynTableCase> &all_cases() {
-  static const std::vector<DynTableCase> c = harness::sampled(dyn_table_cases());
+  static const std::vector<DynTableCase> c = [] {
+    std::vector<DynTableCase> v;
+    for (DynTableCase &k : harness::sampled(dyn_table_cases()))
+      if (k.kind != "quant_scatter") v.push_back(std::move(k));
+    return v;
+  }();
   return c;
 }
 

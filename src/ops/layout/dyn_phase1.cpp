@@ -284,10 +284,10 @@ class MaskedSelectStep final : public core::Step {
   }
 };
 
-// Copies the block `dims` (nd dims) element by element from src (element strides ss) to dst
-// (element strides ds); both pointers address the block's first element.
-void copy_block(char *dst, const int64_t *ds, const char *src, const int64_t *ss, const int64_t *dims, int nd,
-                int64_t es) {
+// Calls fn(dst_offset, src_offset, last) for every element of the block `dims` (nd dims): its element
+// offsets by the strides ds / ss and its coordinate along the last dim.
+template <class Fn>
+void walk_block(const int64_t *ds, const int64_t *ss, const int64_t *dims, int nd, Fn fn) {
   int64_t n = 1;
   for (int d = 0; d < nd; ++d) n *= dims[d];
   for (int64_t lin = 0; lin < n; ++lin) {
@@ -298,8 +298,27 @@ void copy_block(char *dst, const int64_t *ds, const char *src, const int64_t *ss
       doff += c * ds[d];
       soff += c * ss[d];
     }
-    std::memcpy(dst + doff * es, src + soff * es, static_cast<size_t>(es));
+    fn(doff, soff, nd > 0 ? lin % dims[nd - 1] : 0);
   }
+}
+
+// Copies the block `dims` (nd dims) element by element from src (element strides ss) to dst
+// (element strides ds); both pointers address the block's first element.
+void copy_block(char *dst, const int64_t *ds, const char *src, const int64_t *ss, const int64_t *dims, int nd,
+                int64_t es) {
+  walk_block(ds, ss, dims, nd, [&](int64_t doff, int64_t soff, int64_t) {
+    std::memcpy(dst + doff * es, src + soff * es, static_cast<size_t>(es));
+  });
+}
+
+// The same block quantised into INT8: saturate(rint(x / scale[h] + zero[h])), h the last coordinate,
+// in DOUBLE rounded once (half to even); NaN gives 0.
+void quant_block(char *dst, const int64_t *ds, const char *src, aclDataType st, const int64_t *ss,
+                 const int64_t *dims, int nd, const double *scale, const double *zero) {
+  walk_block(ds, ss, dims, nd, [&](int64_t doff, int64_t soff, int64_t h) {
+    const double q = std::nearbyint(kernels::load_one(st, src, soff) / scale[h] + zero[h]);
+    dst[doff] = static_cast<char>(std::isnan(q) ? 0 : static_cast<int8_t>(std::clamp(q, -128.0, 127.0)));
+  });
 }
 
 // InplaceScatterUpdate (the vendor's own op): batch i of updates (dim 0) is written into batch b of
@@ -307,12 +326,15 @@ void copy_block(char *dst, const int64_t *ds, const char *src, const int64_t *ss
 // indices 1-D [n] (0-d: n = 1): b = i, start = indices[i]; 2-D [n, 2]: b = indices[i][0], start =
 // indices[i][1]. Every target is checked first (0 <= b < data.size(0), 0 <= start <= data.size(axis)
 // - updates.size(axis), else 161002 naming indices, nothing written); batches are written in order
-// of i, so a repeated target keeps the last one's values.
+// of i, so a repeated target keeps the last one's values. InplaceQuantScatter: each batch quantised
+// to INT8 on the way (quant_block).
 class ScatterUpdateStep final : public core::Step {
  public:
-  aclTensor data{}, idx{}, upd{};
-  int data_slot = -1, idx_slot = -1, upd_slot = -1, axis = 1;
+  aclTensor data{}, idx{}, upd{}, scales{}, zeros{};
+  int data_slot = -1, idx_slot = -1, upd_slot = -1, scales_slot = -1, zeros_slot = -1, axis = 1;
   bool pairs = false;  // 2-D indices: (batch, start) per row
+  bool quant = false;  // InplaceQuantScatter
+  core::WsKey params_ws;  // quant: the scales, then the zero points (DOUBLE, one per last-dim position)
   const char *idx_name = "indices";
 
   void target(const char *ib, int64_t i, int64_t *batch, int64_t *start) const {
@@ -338,12 +360,26 @@ class ScatterUpdateStep final : public core::Step {
     }
     char *db = core::view_base(args, data_slot, data, core::dtype_size(data.dtype));
     const char *ub = core::view_base(args, upd_slot, upd, core::dtype_size(upd.dtype));
-    const int64_t es = esize(data);
+    const int64_t es = esize(data), ues = esize(upd), h = upd.dims[upd.ndim - 1];
+    double *scale = quant ? reinterpret_cast<double *>(args.get(params_ws)) : nullptr;
+    double *zero = quant ? scale + h : nullptr;
+    if (quant) {
+      const char *sb = core::view_base(args, scales_slot, scales, core::dtype_size(scales.dtype));
+      const char *zb = zeros_slot < 0 ? nullptr : core::view_base(args, zeros_slot, zeros, core::dtype_size(zeros.dtype));
+      for (int64_t k = 0; k < h; ++k) {
+        scale[k] = kernels::load_one(scales.dtype, sb, element_offset(scales, k));
+        zero[k] = zb == nullptr ? 0.0 : kernels::load_one(zeros.dtype, zb, element_offset(zeros, k));
+      }
+    }
     for (int64_t i = 0; i < n; ++i) {
       int64_t bt = 0, start = 0;
       target(ib, i, &bt, &start);
-      copy_block(db + (bt * data.strides[0] + start * data.strides[axis]) * es, data.strides + 1,
-                 ub + i * upd.strides[0] * es, upd.strides + 1, upd.dims + 1, upd.ndim - 1, es);
+      char *dst = db + (bt * data.strides[0] + start * data.strides[axis]) * es;
+      const char *src = ub + i * upd.strides[0] * ues;
+      if (quant)
+        quant_block(dst, data.strides + 1, src, upd.dtype, upd.strides + 1, upd.dims + 1, upd.ndim - 1, scale, zero);
+      else
+        copy_block(dst, data.strides + 1, src, upd.strides + 1, upd.dims + 1, upd.ndim - 1, es);
     }
     return 0;
   }
@@ -575,16 +611,10 @@ void plan_masked_select(core::OpBuilder &b, const DynRule &rule, const DynCall &
   st.out = dyn_out(b, c.out, 0, &st);
 }
 
-void plan_scatter_update(core::OpBuilder &b, const DynRule &rule, const DynCall &c) {
+// The shape rules InplaceScatterUpdate and InplaceQuantScatter share (data, indices, updates; the
+// dtypes are checked by the caller). Returns the axis, wrapped.
+int check_scatter_update_shapes(const DynCall &c, bool allow_empty) {
   const aclTensor &d = *c.self, &u = *c.source, &ix = *c.index;
-  core::check_dtype_in(c.self, c.self_name, rule.dtypes);
-  if (d.ndim < 2)
-    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; it needs 2 to 8 (a batch dim and the axis)", c.self_name,
-                d.ndim);
-  if (u.dtype != d.dtype)
-    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must have %s's dtype %s", c.source_name,
-                core::dtype_name(u.dtype), c.self_name, core::dtype_name(d.dtype));
-  core::check_dtype_in(c.index, c.index_name, {ACL_INT32, ACL_INT64});
   const int axis = core::wrap_dim(c.dim, d.ndim, "axis");
   if (axis == 0)
     throw_error(ACLNN_ERR_PARAM_INVALID, "axis %lld is the batch dim 0 that %s indexes; it must be another dim",
@@ -595,7 +625,7 @@ void plan_scatter_update(core::OpBuilder &b, const DynRule &rule, const DynCall 
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; it must be 0-d, [n] or [n, 2]", c.index_name,
                 core::shape_string(ix).c_str());
   for (const auto &[t, name] : {std::pair{&d, c.self_name}, std::pair{&ix, c.index_name}, std::pair{&u, c.source_name}})
-    if (t->numel() == 0)
+    if (t->numel() == 0 && !allow_empty)
       throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; empty tensors are not supported", name,
                   core::shape_string(*t).c_str());
   const int64_t n = ix.ndim == 0 ? 1 : ix.dims[0];
@@ -608,6 +638,10 @@ void plan_scatter_update(core::OpBuilder &b, const DynRule &rule, const DynCall 
                 c.source_name, core::shape_string(u).c_str(), c.self_name, core::shape_string(d).c_str(),
                 static_cast<long long>(n), c.index_name, c.self_name, axis);
   core::check_no_internal_overlap(d, c.self_name);
+  return axis;
+}
+
+ScatterUpdateStep &add_scatter_update_step(core::OpBuilder &b, const DynCall &c, int axis) {
   auto &st = b.add_step<ScatterUpdateStep>();
   st.data_slot = b.inout(c.self);
   st.idx_slot = b.input(c.index);
@@ -616,8 +650,78 @@ void plan_scatter_update(core::OpBuilder &b, const DynRule &rule, const DynCall 
   st.idx = b.tensor(st.idx_slot);
   st.upd = b.tensor(st.upd_slot);
   st.axis = axis;
-  st.pairs = ix.ndim == 2;
+  st.pairs = c.index->ndim == 2;
   st.idx_name = c.index_name;
+  return st;
+}
+
+void plan_scatter_update(core::OpBuilder &b, const DynRule &rule, const DynCall &c) {
+  const aclTensor &d = *c.self, &u = *c.source;
+  core::check_dtype_in(c.self, c.self_name, rule.dtypes);
+  if (d.ndim < 2)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; it needs 2 to 8 (a batch dim and the axis)", c.self_name,
+                d.ndim);
+  if (u.dtype != d.dtype)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; it must have %s's dtype %s", c.source_name,
+                core::dtype_name(u.dtype), c.self_name, core::dtype_name(d.dtype));
+  core::check_dtype_in(c.index, c.index_name, {ACL_INT32, ACL_INT64});
+  add_scatter_update_step(b, c, check_scatter_update_shapes(c, false));
+}
+
+// InplaceQuantScatter / V2 (formulas: src/ops/layout/dynamic.ops).
+void plan_quant_scatter(core::OpBuilder &b, const DynRule &rule, const DynCall &c) {
+  const aclTensor &d = *c.self, &u = *c.source, &ix = *c.index, &sc = *c.quant_scales;
+  core::check_dtype_in(c.self, c.self_name, rule.dtypes);
+  core::check_dtype_in(c.index, c.index_name, {ACL_INT32, ACL_INT64});
+  core::check_dtype_in(c.source, c.source_name, {ACL_FLOAT16, ACL_BF16});
+  const bool bf16 = u.dtype == ACL_BF16;
+  const aclDataType scale_dt = bf16 ? ACL_BF16 : ACL_FLOAT, zero_dt = bf16 ? ACL_BF16 : ACL_INT32;
+  if (sc.dtype != scale_dt)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; with %s %s it must be %s", c.quant_scales_name,
+                core::dtype_name(sc.dtype), c.source_name, core::dtype_name(u.dtype), core::dtype_name(scale_dt));
+  if (c.quant_zero_points != nullptr && c.quant_zero_points->dtype != zero_dt)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; with %s %s it must be %s", c.quant_zero_points_name,
+                core::dtype_name(c.quant_zero_points->dtype), c.source_name, core::dtype_name(u.dtype),
+                core::dtype_name(zero_dt));
+  if (d.ndim < 3 || d.ndim > 8)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; it needs 3 to 8", c.self_name, d.ndim);
+  if (u.ndim != d.ndim)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has %d dims; it must have %s's %d", c.source_name, u.ndim, c.self_name,
+                d.ndim);
+  const int64_t axis = c.dim < 0 ? c.dim + d.ndim : c.dim;
+  if (c.has_round_mode ? (axis < 1 || axis >= d.ndim - 1) : axis != d.ndim - 2)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "axis %lld is not supported; it must be %s", static_cast<long long>(c.dim),
+                c.has_round_mode ? "a dim other than the first and the last" : "-2");
+  if (c.quant_axis != -1 && c.quant_axis != d.ndim - 1)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "quantAxis %lld is not supported; it must be -1 or %d (the last dim)",
+                static_cast<long long>(c.quant_axis), d.ndim - 1);
+  if (c.reduction != 1)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "reduction %lld is not supported; it must be 1 (update)",
+                static_cast<long long>(c.reduction));
+  if (c.has_round_mode) {
+    core::check_not_null(c.round_mode, "roundMode");
+    if (std::strcmp(c.round_mode, "rint") != 0)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "roundMode is \"%s\"; an INT8 %s takes \"rint\" only", c.round_mode,
+                  c.self_name);
+  }
+  if (ix.ndim != 1 && !(c.has_round_mode && ix.ndim == 2))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; it must be %s", c.index_name, core::shape_string(ix).c_str(),
+                c.has_round_mode ? "[n] or [n, 2]" : "[n]");
+  const int64_t h = u.dims[u.ndim - 1];
+  for (const aclTensor *t : {c.quant_scales, c.quant_zero_points})
+    if (t != nullptr && t->numel() != h)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; it must hold %lld values (%s's last dim)",
+                  t == c.quant_scales ? c.quant_scales_name : c.quant_zero_points_name, core::shape_string(*t).c_str(),
+                  static_cast<long long>(h), c.source_name);
+  ScatterUpdateStep &st = add_scatter_update_step(b, c, check_scatter_update_shapes(c, true));
+  st.quant = true;
+  st.scales_slot = b.input(c.quant_scales);
+  st.scales = b.tensor(st.scales_slot);
+  if (c.quant_zero_points != nullptr) {
+    st.zeros_slot = b.input(c.quant_zero_points);
+    st.zeros = b.tensor(st.zeros_slot);
+  }
+  st.params_ws = b.book("quant_scatter.params", static_cast<uint64_t>(std::max<int64_t>(h, 1)) * 16);
 }
 
 void plan_scatter_list(core::OpBuilder &b, const DynRule &rule, const DynCall &c) {
@@ -701,10 +805,13 @@ void dyn_phase1(core::OpBuilder &b, const DynRule &rule, const DynCall &c) {
     core::check_dtype_in(c.self, c.self_name, rule.dtypes);
   else
     core::check_tensor(c.self, c.self_name);
-  if (rule.kind == DynKind::kScatterUpdate) {
+  if (rule.kind == DynKind::kScatterUpdate || rule.kind == DynKind::kQuantScatter) {
     core::check_tensor(c.index, c.index_name);
     core::check_tensor(c.source, c.source_name);
-    return plan_scatter_update(b, rule, c);
+    if (rule.kind == DynKind::kScatterUpdate) return plan_scatter_update(b, rule, c);
+    core::check_tensor(c.quant_scales, c.quant_scales_name);
+    if (c.quant_zero_points != nullptr) core::check_tensor(c.quant_zero_points, c.quant_zero_points_name);
+    return plan_quant_scatter(b, rule, c);
   }
   if (rule.kind == DynKind::kMaskedScatter) {
     core::check_tensor(c.mask, c.mask_name);

@@ -1,7 +1,8 @@
 // The phase 1 of the table-driven ops whose output size depends on the data
 // (src/ops/layout/dynamic.ops): Nonzero / NonzeroV2, Unique / Unique2 / UniqueConsecutive / UniqueDim,
 // InplaceMaskedScatter (the count of its mask decides how much of source is read), MaskedSelect, and the
-// offset scatters whose targets are data (InplaceScatterUpdate, ScatterList). The entry
+// offset scatters whose targets are data (InplaceScatterUpdate, ScatterList, InplaceQuantScatter /
+// V2: the updates quantised to INT8 on the way). The entry
 // points are generated from the table (tools/gen_ops_dyn.py); each fills a DynCall by role.
 //
 // Outputs of data-dependent size (the "dynamic" outputs): the caller allocates them at the maximum
@@ -35,6 +36,7 @@ enum class DynKind : uint8_t {
   kMaskedSelect,       // torch.masked_select: out [count] = self[mask] (self and mask broadcast)
   kScatterUpdate,      // InplaceScatterUpdate: data[b_i, .., start_i + k, ..] = updates[i, .., k, ..] along axis
   kScatterList,        // ScatterList: varRef[i][.., start_i + k, ..] = updates[i, .., k, ..], k < len_i, if mask[i]
+  kQuantScatter,       // InplaceQuantScatter (V2): kScatterUpdate of INT8 rint(updates / quantScales + quantZeroPoints)
 };
 
 struct DynRule {
@@ -63,6 +65,13 @@ struct DynCall {
   const aclTensorList *list = nullptr;  // ScatterList's varRef (updated in place)
   const char *list_name = "varRef";
   const char *reduce = nullptr;  // ScatterList's reduceOptional (null: "update")
+  const aclTensor *quant_scales = nullptr;  // InplaceQuantScatter's, per last-dim position of updates
+  const char *quant_scales_name = "quantScales";
+  const aclTensor *quant_zero_points = nullptr;  // optional (null: 0)
+  const char *quant_zero_points_name = "quantZeroPoints";
+  int64_t quant_axis = -1, reduction = 1;
+  const char *round_mode = nullptr;  // V2's roundMode
+  bool has_round_mode = false;       // the prototype has roundMode (InplaceQuantScatterV2)
   bool sorted = true;
   bool return_inverse = false;
   bool return_counts = false;
