@@ -4,6 +4,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <string>
 #include <utility>
@@ -433,9 +434,19 @@ void group_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, 
   (void)b;
 }
 
-// DynamicBlockQuant (V2): one scale per rowBlockSize x colBlockSize block of each [M, N] matrix of x.
+// One of the documented sizes (GroupedDynamicBlockQuant's block sizes).
+void require_one_of(int64_t v, std::initializer_list<int64_t> allowed, const char *name) {
+  std::string list;
+  for (int64_t a : allowed) list += (list.empty() ? "" : ", ") + std::to_string(a);
+  require(std::find(allowed.begin(), allowed.end(), v) != allowed.end(), "%s must be one of %s, got %lld", name,
+          list.c_str(), ll(v));
+}
+
+// DynamicBlockQuant (V2): one scale per rowBlockSize x colBlockSize block of each [M, N] matrix of x;
+// GroupedDynamicBlockQuant (V2): the same inside groupList's row groups.
 void block_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, QuantStep &st) {
   const aclTensor &x = *c.x.t;
+  const bool grouped = rule.kind == QuantKind::kGroupedBlockQuant;
   core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
   require(x.ndim == 2 || x.ndim == 3, "%s must be [M, N] or [B, M, N], got %s", c.x.name, shape_of(c.x.t).c_str());
   require(c.min_scale >= 0.0, "minScale must be >= 0, got %g", c.min_scale);
@@ -443,6 +454,14 @@ void block_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, 
           "roundModeOptional must be \"rint\" (or null) for an INT8 yOut, got \"%s\"", c.round_mode);
   const aclDataType dst = int_dst(c.dst_type, "dstType");
   require(dst == ACL_INT8, "dstType must be 2 (INT8) here, got %lld", ll(c.dst_type));
+  if (grouped) {
+    require_one_of(c.row_block, {1, 128, 256, 512}, "rowBlockSize");
+    require_one_of(c.col_block, {64, 128, 192, 256}, "colBlockSize");
+    require(c.group_list_type == 0, "groupListType must be 0 (cumulative row ends), got %lld", ll(c.group_list_type));
+    core::check_dtype_in(c.group.t, c.group.name, {ACL_INT32});
+    require(c.group.t->ndim == 1 && c.group.t->dims[0] >= 1, "%s must be 1-D and not empty, got %s", c.group.name,
+            shape_of(c.group.t).c_str());
+  }
   require(c.row_block >= 1, "rowBlockSize must be positive, got %lld", ll(c.row_block));
   require(c.col_block >= 1, "colBlockSize must be positive, got %lld", ll(c.col_block));
   if (c.given.dst_type_max)
@@ -450,20 +469,24 @@ void block_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, 
             "dstTypeMax %g applies to the FP8 / HIFLOAT8 destinations; for INT8 it must be 0 or 127", c.dst_type_max);
   check_int_y(c.x, c.y, dst, "dstType");
   const int64_t m = x.dims[x.ndim - 2], n = x.dims[x.ndim - 1];
+  const int64_t groups = grouped ? c.group.t->dims[0] : 0;
   Shape ss = Shape::of(x);
-  ss.dims[x.ndim - 2] = (m + c.row_block - 1) / c.row_block;
+  ss.dims[x.ndim - 2] = grouped ? m / c.row_block + groups : (m + c.row_block - 1) / c.row_block;
   ss.dims[x.ndim - 1] = (n + c.col_block - 1) / c.col_block;
   core::check_dtype_in(c.scale_out.t, c.scale_out.name, {ACL_FLOAT});
   core::check_shape_equals(*c.scale_out.t, c.scale_out.name, ss);
-  core::check_outputs_apart<NamedTensor>({&c.y, &c.scale_out}, {&c.x, &c.y, &c.scale_out});
+  core::check_outputs_apart<NamedTensor>({&c.y, &c.scale_out}, {&c.x, &c.group, &c.y, &c.scale_out});
   st.lo = -128;
   st.hi = 127;
   st.blk_rows = c.row_block;
   st.blk_cols = c.col_block;
   st.blk_m = m;
+  st.groups = groups;
+  if (grouped) st.group.step = c.group.t->strides[0];
   st.scale_cap = c.min_scale > 0.0 ? static_cast<float>(1.0 / c.min_scale) : std::numeric_limits<float>::infinity();
   plan_rows(st, x, n);
-  // Tasks over the block rows (each owns its blocks: no two tasks write one scale).
+  // Tasks over the block rows (each owns its blocks: no two tasks write one scale); grouped: at most
+  // M / rowBlockSize + g block rows per matrix.
   const int64_t block_rows = (x.ndim == 3 ? x.dims[0] : 1) * ss.dims[x.ndim - 2];
   st.tasks = std::max<int64_t>(1, std::min<int64_t>(core::num_threads(), block_rows));
   (void)b;
@@ -481,6 +504,26 @@ void flat_quant(const QuantRule &rule, const QuantCall &c, QuantStep &st) {
             p->name, shape_of(p->t).c_str(), ll(size), ll(size));
   }
   require(c.clip_ratio > 0.0 && c.clip_ratio <= 1.0, "clipRatio must be in (0, 1], got %g", c.clip_ratio);
+  require(k >= 1 && k <= 262144 && m >= 1 && m <= 256 && n >= 1 && n <= 256,
+          "%s has shape %s; K must be in [1, 262144], M and N in [1, 256]", c.x.name, shape_of(c.x.t).c_str());
+  if (c.given.dst_type_max)
+    require(c.dst_type_max == 0.0, "dstTypeMax %g applies to a FLOAT4_E2M1 out only; for INT4 / INT32 it must be 0",
+            c.dst_type_max);
+  if (c.group.t != nullptr) {
+    core::check_dtype_in(c.group.t, c.group.name, {ACL_INT64});
+    require(c.group_list_type >= 0 && c.group_list_type <= 2,
+            "groupListType must be 0 (cumulative ends), 1 (counts) or 2 (index, count pairs), got %lld",
+            ll(c.group_list_type));
+    const aclTensor &g = *c.group.t;
+    const bool pairs = c.group_list_type == 2;
+    require(g.ndim == (pairs ? 2 : 1) && g.dims[0] >= 1 && g.dims[0] <= 1024 && (!pairs || g.dims[1] == 2),
+            "%s has shape %s; with groupListType %lld it must be [G]%s with 1 <= G <= 1024", c.group.name,
+            shape_of(c.group.t).c_str(), ll(c.group_list_type), pairs ? ", 2" : "");
+    st.groups = g.dims[0];
+    st.group.step = g.strides[0];
+    st.flat_pair_step = pairs ? g.strides[1] : 0;
+    st.group_list_type = c.group_list_type;
+  }
   if (c.y.t->dtype == ACL_FLOAT4_E2M1)
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s FLOAT4_E2M1 (the per-group MX mode) is not supported yet; INT4 / INT32 are",
                 c.y.name);
@@ -491,7 +534,7 @@ void flat_quant(const QuantRule &rule, const QuantCall &c, QuantStep &st) {
   ks.ndim = 1;
   ks.dims[0] = k;
   core::check_shape_equals(*c.scale_out.t, c.scale_out.name, ks);
-  core::check_outputs_apart<NamedTensor>({&c.y, &c.scale_out}, {&c.x, &c.p1, &c.p2, &c.y, &c.scale_out});
+  core::check_outputs_apart<NamedTensor>({&c.y, &c.scale_out}, {&c.x, &c.p1, &c.p2, &c.group, &c.y, &c.scale_out});
   st.lo = -8;
   st.hi = 7;
   st.y_packed = true;
@@ -728,7 +771,8 @@ void quant_phase1(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c)
     case QuantKind::kGeluQuant: gelu_quant(b, rule, c, plan); break;
     case QuantKind::kSwiGluQuant:
     case QuantKind::kDequantSwiGluQuant: swiglu_quant(b, rule, c, plan); break;
-    case QuantKind::kBlockQuant: block_quant(b, rule, c, plan); break;
+    case QuantKind::kBlockQuant:
+    case QuantKind::kGroupedBlockQuant: block_quant(b, rule, c, plan); break;
     case QuantKind::kFlatQuant: flat_quant(rule, c, plan); break;
   }
   // Registration in prototype order (inputs, then outputs), keeping the planned steps.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "common/error.h"
 #include "core/thread_pool.h"
 
 namespace opsnn::ops {
@@ -440,26 +441,83 @@ void QuantStep::run_swiglu(const core::LaunchArgs &a, float *buf) const {
   }
 }
 
-// DynamicBlockQuant: per task a range of block rows (a batch's rows [i R, min(M, (i + 1) R))); the
-// block maxima over those rows first, then each row divided by its blocks' scales.
-void QuantStep::run_block(const core::LaunchArgs &a, float *buf) const {
-  const int64_t nn = std::max<int64_t>(n, 1), nbc = (n + blk_cols - 1) / blk_cols;
-  const int64_t nbr = (blk_m + blk_rows - 1) / blk_rows, total = rows / std::max<int64_t>(blk_m, 1) * nbr;
+// The cumulative group ends of groupList / groupListOptional (type 0: ends, 1: counts, 2: (index, count)
+// pairs), each non-negative, the ends non-decreasing and the total <= limit (= limit when must_reach);
+// 161002 otherwise, before anything is written.
+int QuantStep::group_ends(const core::LaunchArgs &a, int64_t limit, bool must_reach, std::vector<int64_t> *ends) const {
+  const char *g = group.base(a);
+  const int64_t count_at = group_list_type == 2 ? flat_pair_step : 0;
+  int64_t end = 0;
+  ends->clear();
+  for (int64_t e = 0; e < groups; ++e) {
+    const int64_t i = e * group.step + count_at;
+    const int64_t v = group.dt == ACL_INT64 ? reinterpret_cast<const int64_t *>(g)[i]
+                                            : reinterpret_cast<const int32_t *>(g)[i];
+    const long long lv = static_cast<long long>(v), le = static_cast<long long>(e);
+    if (v < 0) return fail(ACLNN_ERR_PARAM_INVALID, "group list entry %lld is %lld; it must be >= 0", le, lv);
+    if (group_list_type == 0 && v < end)
+      return fail(ACLNN_ERR_PARAM_INVALID, "group list entry %lld is %lld, below the one before (%lld); cumulative "
+                  "ends must not decrease", le, lv, static_cast<long long>(end));
+    end = group_list_type == 0 ? v : end + v;
+    if (end > limit)
+      return fail(ACLNN_ERR_PARAM_INVALID, "group list reaches row %lld past x's %lld", static_cast<long long>(end),
+                  static_cast<long long>(limit));
+    ends->push_back(end);
+  }
+  if (must_reach && end != limit)
+    return fail(ACLNN_ERR_PARAM_INVALID, "group list ends at row %lld; its last end must be x's M (%lld)",
+                static_cast<long long>(end), static_cast<long long>(limit));
+  return 0;
+}
+
+namespace {
+
+// A block row of DynamicBlockQuant: rows [r0, r1) of a matrix and the scale row it writes.
+struct BlockRow {
+  int64_t r0, r1, scale_row;
+};
+
+}  // namespace
+
+// DynamicBlockQuant (grouped: inside each group of rows): per task a range of block rows; the block
+// maxima over those rows first, then each row divided by its blocks' scales. Group i's block rows start
+// at its first row s and write scale rows s / R + i + k; the scale rows no block writes are 0.
+int QuantStep::run_block(const core::LaunchArgs &a, float *buf) const {
+  const int64_t nn = std::max<int64_t>(n, 1), nbc = (n + blk_cols - 1) / blk_cols, m = blk_m;
+  const int64_t batches = scale_out.nd == 3 ? scale_out.dims[0] : 1;  // x's B
+  std::vector<int64_t> ends{m};
+  if (kind == QuantKind::kGroupedBlockQuant)
+    if (const int rc = group_ends(a, m, true, &ends); rc != 0) return rc;
+  std::vector<BlockRow> blocks;
+  int64_t start = 0;
+  for (size_t i = 0; i < ends.size(); ++i) {
+    for (int64_t r = start, k = 0; r < ends[i]; r += blk_rows, ++k)
+      blocks.push_back({r, std::min(r + blk_rows, ends[i]), start / blk_rows + static_cast<int64_t>(i) + k});
+    start = ends[i];
+  }
   char *so = scale_out.base(a);
+  const int64_t scale_rows = scale_out.nd >= 2 ? scale_out.dims[scale_out.nd - 2] : 1;
+  const int64_t so_step = scale_out.strides[scale_out.nd - 1];
+  if (kind == QuantKind::kGroupedBlockQuant) {  // the rows no block writes
+    const std::vector<float> zeros(static_cast<size_t>(nbc), 0.0f);
+    for (int64_t s = 0; s < batches * scale_rows; ++s)
+      kernels::quant_store_floats(zeros.data(), nbc, ACL_FLOAT, so + scale_out.row_offset(s) * 4, so_step);
+  }
+  const int64_t per = static_cast<int64_t>(blocks.size()), total = batches * per;
   core::parallel_tasks(tasks, [&](int64_t t) {
     float *xr = buf + t * 7 * nn, *sx = xr + 2 * nn, *bmax = xr + 3 * nn;
     int32_t *q = reinterpret_cast<int32_t *>(xr + nn);
     for (int64_t br = total * t / tasks; br < total * (t + 1) / tasks; ++br) {
-      const int64_t r0 = br / nbr * blk_m + br % nbr * blk_rows;
-      const int64_t r1 = std::min(r0 + blk_rows, br / nbr * blk_m + blk_m);
+      const BlockRow &blk = blocks[static_cast<size_t>(br % per)];
+      const int64_t base = br / per * m, r0 = base + blk.r0, r1 = base + blk.r1;
       std::fill(bmax, bmax + nbc, 0.0f);
       for (int64_t r = r0; r < r1; ++r) {
         load_x(a, r, xr);
         for (int64_t j = 0; j < n; ++j) bmax[j / blk_cols] = std::fmax(bmax[j / blk_cols], std::fabs(xr[j]));
       }
       for (int64_t k = 0; k < nbc; ++k) bmax[k] = std::fmin(bmax[k] / 127.0f, scale_cap);
-      kernels::quant_store_floats(bmax, nbc, ACL_FLOAT, so + scale_out.row_offset(br) * 4,
-                                  scale_out.strides[scale_out.nd - 1]);
+      kernels::quant_store_floats(bmax, nbc, ACL_FLOAT,
+                                  so + scale_out.row_offset(br / per * scale_rows + blk.scale_row) * 4, so_step);
       for (int64_t j = 0; j < n; ++j) sx[j] = bmax[j / blk_cols];
       for (int64_t r = r0; r < r1; ++r) {
         load_x(a, r, xr);
@@ -469,12 +527,18 @@ void QuantStep::run_block(const core::LaunchArgs &a, float *buf) const {
       }
     }
   });
+  return 0;
 }
 
 // FlatQuant: per task a range of the K slices; P1 and P2 in fp32 per task, x[k] @ P2 then P1 @ that, the
-// slice's max |x''|, then its M rows quantised. Buffer per task: M*M + N*N + 3 M*N floats.
-void QuantStep::run_flat(const core::LaunchArgs &a, float *buf) const {
+// slice's max |x''|, then its M rows quantised. Buffer per task: M*M + N*N + 3 M*N floats. With a group
+// list only the slices before its total are computed; the others get scale 0 and out 0.
+int QuantStep::run_flat(const core::LaunchArgs &a, float *buf) const {
   const int64_t m = flat_m, nn = n, slices = rows / std::max<int64_t>(m, 1);
+  std::vector<int64_t> ends{slices};
+  if (groups > 0)
+    if (const int rc = group_ends(a, slices, false, &ends); rc != 0) return rc;
+  const int64_t computed = ends.back();
   const int64_t per_task = m * m + nn * nn + 3 * m * nn;
   core::parallel_tasks(tasks, [&](int64_t t) {
     float *p1f = buf + t * per_task, *p2f = p1f + m * m, *xk = p2f + nn * nn, *tk = xk + m * nn, *rk = tk + m * nn;
@@ -482,15 +546,16 @@ void QuantStep::run_flat(const core::LaunchArgs &a, float *buf) const {
     for (int64_t i = 0; i < m; ++i) quant_load_row(row_ptr(a, p1, i), p1.dt, p1.strides[1], m, p1f + i * m);
     for (int64_t i = 0; i < nn; ++i) quant_load_row(row_ptr(a, p2, i), p2.dt, p2.strides[1], nn, p2f + i * nn);
     for (int64_t k = slices * t / tasks; k < slices * (t + 1) / tasks; ++k) {
-      for (int64_t i = 0; i < m; ++i) load_x(a, k * m + i, xk + i * nn);
       std::fill(tk, tk + m * nn, 0.0f);
       std::fill(rk, rk + m * nn, 0.0f);
-      for (int64_t i = 0; i < m; ++i)  // tk = x[k] @ P2
+      for (int64_t i = 0; i < m && k < computed; ++i) {  // tk = x[k] @ P2 (past the groups: rk stays 0)
+        load_x(a, k * m + i, xk + i * nn);
         for (int64_t l = 0; l < nn; ++l) {
           const float v = xk[i * nn + l];
           for (int64_t j = 0; j < nn; ++j) tk[i * nn + j] += v * p2f[l * nn + j];
         }
-      for (int64_t i = 0; i < m; ++i)  // rk = P1 @ tk
+      }
+      for (int64_t i = 0; i < m && k < computed; ++i)  // rk = P1 @ tk
         for (int64_t l = 0; l < m; ++l) {
           const float v = p1f[i * m + l];
           for (int64_t j = 0; j < nn; ++j) rk[i * nn + j] += v * tk[l * nn + j];
@@ -509,7 +574,8 @@ void QuantStep::run_flat(const core::LaunchArgs &a, float *buf) const {
 }
 
 int QuantStep::run(const core::LaunchArgs &args) const {
-  if (rows == 0 && kind != QuantKind::kDynamic) return 0;
+  // (grouped block quant: an empty x still checks groupList and zeroes its scale rows)
+  if (rows == 0 && kind != QuantKind::kDynamic && kind != QuantKind::kGroupedBlockQuant) return 0;
   float *buf = reinterpret_cast<float *>(args.get(ws));
   switch (kind) {
     case QuantKind::kAntiQuant: run_anti(args, buf); break;
@@ -521,8 +587,9 @@ int QuantStep::run(const core::LaunchArgs &args) const {
     case QuantKind::kGeluQuant: run_gelu(args, buf); break;
     case QuantKind::kSwiGluQuant:
     case QuantKind::kDequantSwiGluQuant: run_swiglu(args, buf); break;
-    case QuantKind::kBlockQuant: run_block(args, buf); break;
-    case QuantKind::kFlatQuant: run_flat(args, buf); break;
+    case QuantKind::kBlockQuant:
+    case QuantKind::kGroupedBlockQuant: return run_block(args, buf);
+    case QuantKind::kFlatQuant: return run_flat(args, buf);
     default: run_affine(args, buf); break;
   }
   return 0;

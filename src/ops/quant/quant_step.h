@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "core/executor.h"
 #include "core/tensor.h"
@@ -55,6 +56,7 @@ struct QuantStep final : core::Step {
   int64_t blk_rows = 1, blk_cols = 1, blk_m = 1;  // kBlockQuant: block sizes, x's rows per batch (M)
   float scale_cap = 0.0f;                         // kBlockQuant: 1 / minScale (inf: no cap)
   int64_t flat_m = 0;                             // kFlatQuant: M (rows of a slice); clip_ratio: clipRatio
+  int64_t group_list_type = 0, flat_pair_step = 0;  // FlatQuantV3: groupListType, type 2's column stride
   float clip_ratio = 1.0f;
   // Per-token DynamicQuant on contiguous rows: the tier's kernels (token_fast), `tasks` row blocks
   // fixed in phase 1, each with its own buffers.
@@ -76,8 +78,9 @@ struct QuantStep final : core::Step {
   void run_dequant_bias(const core::LaunchArgs &a, float *buf) const;
   void run_gelu(const core::LaunchArgs &a, float *buf) const;
   void run_swiglu(const core::LaunchArgs &a, float *buf) const;
-  void run_block(const core::LaunchArgs &a, float *buf) const;
-  void run_flat(const core::LaunchArgs &a, float *buf) const;
+  int group_ends(const core::LaunchArgs &a, int64_t limit, bool must_reach, std::vector<int64_t> *ends) const;
+  int run_block(const core::LaunchArgs &a, float *buf) const;
+  int run_flat(const core::LaunchArgs &a, float *buf) const;
   void group_values(const core::LaunchArgs &a, const QuantOperand &p, int64_t e, float *dst) const;
   void load_x(const core::LaunchArgs &a, int64_t r, float *dst) const;
   void store_y(const core::LaunchArgs &a, int64_t r, const int32_t *q) const;
