@@ -5,6 +5,8 @@
 // same process: the unfused OpsNN composition AddRmsNorm then DynamicQuant (y through memory).
 // SwigluGroup (MoE's weighted, clamped SwiGLU) on [4096, 4096] FLOAT16 with a FLOAT per-row weight, with its
 // peer in the same process: ClippedSwiglu (alpha 1, bias 0: the same clamps) then Mul by the weight.
+// RotateQuant of a [2048, 4096] FLOAT16 x with a [128, 128] rotation (each 128-wide slice of a row times it),
+// per-token INT8; bench/compare_quant_torch.py times the torch composition (matmul, then the same quantisation).
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -16,6 +18,7 @@
 #include "aclnnop/aclnn_clipped_swiglu.h"
 #include "aclnnop/aclnn_dynamic_quant.h"
 #include "aclnnop/aclnn_mul.h"
+#include "aclnnop/aclnn_rotate_quant.h"
 #include "aclnnop/aclnn_swiglu_group.h"
 #include "bench_env.h"
 
@@ -156,6 +159,24 @@ void SwigluGroupWeighted(benchmark::State &state, bool fused) {
 }
 BENCHMARK_CAPTURE(SwigluGroupWeighted, Fp16Fused, true)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(SwigluGroupWeighted, Fp16ClippedSwigluThenMul, false)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void RotateQuantFp16(benchmark::State &state) {
+  const int64_t m = 2048, n = 4096, k = 128;
+  void *xp = device_buffer(m * n * 2, true), *rp = device_buffer(k * k * 2, true), *yp = device_buffer(m * n, false),
+       *sp = device_buffer(m * 4, false);
+  aclTensor *x = contiguous_tensor({m, n}, ACL_FLOAT16, xp), *r = contiguous_tensor({k, k}, ACL_FLOAT16, rp);
+  aclTensor *y = contiguous_tensor({m, n}, ACL_INT8, yp), *s = contiguous_tensor({m}, ACL_FLOAT, sp);
+  {
+    Planned q;
+    if (plan(state, q,
+             aclnnRotateQuantGetWorkspaceSize(x, r, nullptr, -1, nullptr, 0, 0.0, false, y, s, &q.bytes, &q.ex),
+             aclnnRotateQuant))
+      time_launches(state, {&q}, m * n * 3 + m * 4);
+  }
+  for (aclTensor *t : {x, r, y, s}) aclDestroyTensor(t);
+  for (void *p : {xp, rp, yp, sp}) aclrtFree(p);
+}
+BENCHMARK(RotateQuantFp16)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 
