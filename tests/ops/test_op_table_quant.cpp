@@ -1226,6 +1226,38 @@ class OpTableQuantBlock : public QuantFixture {};
   return ::testing::AssertionSuccess();
 }
 
+// A DynamicBlockQuant call: x of `shape` (random eighths, every seventh off that grid), an INT8 y, a poisoned
+// FLOAT scaleOut of scale_rows x ceil(N / cb) blocks per matrix; strided: x and scaleOut padded, y not (and
+// the other way round).
+struct BlockCall {
+  Dev x, y, so;
+  std::vector<double> xv;  // x's values as stored
+  QuantArgs a;
+};
+BlockCall block_call(const std::vector<int64_t> &shape, aclDataType dt, bool strided, int64_t scale_rows, int64_t rb,
+                     int64_t cb, double min_scale, bool null_round) {
+  BlockCall k;
+  const size_t nd = shape.size();
+  k.x = make_x(shape, dt, strided);
+  k.xv = eighths(numel_of(shape), 20);
+  for (size_t i = 0; i < k.xv.size(); i += 7) k.xv[i] *= 0.01;
+  k.x->set_values(k.xv);
+  k.xv = k.x->values();
+  std::vector<int64_t> ss = shape;
+  ss[nd - 2] = scale_rows;
+  ss[nd - 1] = (shape[nd - 1] + cb - 1) / cb;
+  k.y = make_x(shape, ACL_INT8, !strided);
+  k.so = make_x(ss, ACL_FLOAT, strided);
+  k.so->poison();
+  k.a = base_args(*k.x, nullptr, *k.y, 2);
+  k.a.scale_out = *k.so;
+  k.a.round_mode = null_round ? nullptr : const_cast<char *>("rint");
+  k.a.min_scale = min_scale;
+  k.a.row_block = rb;
+  k.a.col_block = cb;
+  return k;
+}
+
 // scale = min(max|x| / 127, 1 / minScale) per block (fp32, as the formula is written for it), y = round half
 // to even of x / scale in fp32, saturated; the last blocks of a dim short.
 TEST_P(OpTableQuantBlock, MatchesTheFormula) {
@@ -1244,24 +1276,10 @@ TEST_P(OpTableQuantBlock, MatchesTheFormula) {
         SCOPED_TRACE(::testing::Message() << dt << " " << geo.rb << "x" << geo.cb << " minScale " << min_scale);
         const int64_t nd = static_cast<int64_t>(geo.shape.size()), M = geo.shape[nd - 2], N = geo.shape[nd - 1];
         const int64_t B = nd == 3 ? geo.shape[0] : 1, nbr = (M + geo.rb - 1) / geo.rb, nbc = (N + geo.cb - 1) / geo.cb;
-        Dev x = make_x(geo.shape, dt, strided);
-        std::vector<double> xv = eighths(B * M * N, 20);
-        for (size_t i = 0; i < xv.size(); i += 7) xv[i] *= 0.01;  // off the eighths grid too
-        x->set_values(xv);
-        xv = x->values();
-        std::vector<int64_t> ss = geo.shape;
-        ss[static_cast<size_t>(nd - 2)] = nbr;
-        ss[static_cast<size_t>(nd - 1)] = nbc;
-        Dev y = make_x(geo.shape, ACL_INT8, !strided), so = make_x(ss, ACL_FLOAT, strided);
-        so->poison();
-        QuantArgs a = base_args(*x, nullptr, *y, 2);
-        a.scale_out = *so;
-        a.round_mode = variant % 3 == 0 ? nullptr : const_cast<char *>("rint");
-        a.min_scale = min_scale;
-        a.row_block = geo.rb;
-        a.col_block = geo.cb;
-        ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
-        const std::vector<double> got_s = so->values(), got_y = y->values();
+        BlockCall k_ = block_call(geo.shape, dt, strided, nbr, geo.rb, geo.cb, min_scale, variant % 3 == 0);
+        const std::vector<double> &xv = k_.xv;
+        ASSERT_EQ(run(c, k_.a), 0) << aclGetRecentErrMsg();
+        const std::vector<double> got_s = k_.so->values(), got_y = k_.y->values();
         for (int64_t b = 0; b < B; ++b)
           for (int64_t i = 0; i < nbr; ++i)
             for (int64_t k = 0; k < nbc; ++k)
@@ -1269,24 +1287,20 @@ TEST_P(OpTableQuantBlock, MatchesTheFormula) {
                                         {i * geo.rb, std::min(M, (i + 1) * geo.rb)},
                                         {k * geo.cb, std::min(N, (k + 1) * geo.cb)}, min_scale))
                   << "block " << b << "," << i << "," << k;
-        EXPECT_TRUE(y->untouched_outside_view());
-        EXPECT_TRUE(so->untouched_outside_view());
+        EXPECT_TRUE(k_.y->untouched_outside_view());
+        EXPECT_TRUE(k_.so->untouched_outside_view());
       }
 }
 
-TEST_P(OpTableQuantBlock, ErrorsNameTheirArgument) {
-  const QuantTableCase &c = GetParam();
-  DeviceTensor x({4, 8}, ACL_FLOAT16), y({4, 8}, ACL_INT8), so({2, 1}, ACL_FLOAT), x1({8}, ACL_FLOAT16),
-      xf({4, 8}, ACL_FLOAT), y4({4, 8}, ACL_INT4), so_bad({4, 1}, ACL_FLOAT), so16({2, 1}, ACL_FLOAT16);
-  QuantArgs a = base_args(x, nullptr, y, 2);
-  a.scale_out = so;
-  a.round_mode = nullptr;
-  a.row_block = 2;
-  a.col_block = 8;
-  ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
-  const int bad = ACLNN_ERR_PARAM_INVALID;
-  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"x"}));
-  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale_out = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"scaleOut"}));
+// The errors DynamicBlockQuant and GroupedDynamicBlockQuant share, from the accepted call `a` (x [4, 8] FLOAT16,
+// an INT8 y, a FLOAT scaleOut of `scale_shape`).
+void expect_block_errors(const QuantTableCase &c, const QuantArgs &a, const std::vector<int64_t> &scale_shape) {
+  DeviceTensor x1({8}, ACL_FLOAT16), xf({4, 8}, ACL_FLOAT), y4({4, 8}, ACL_INT4), so_bad({4, 1}, ACL_FLOAT),
+      so16(scale_shape, ACL_FLOAT16);
+  const int bad = ACLNN_ERR_PARAM_INVALID, null = ACLNN_ERR_PARAM_NULLPTR;
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = nullptr; }, null, {"x"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.y = nullptr; }, null, {"yOut"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale_out = nullptr; }, null, {"scaleOut"}));
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = xf; }, bad, {"x", "dtype"}));
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = x1; }, bad, {"x", "[M, N]"}));
   for (int64_t dst : {34, 35, 36})
@@ -1295,16 +1309,30 @@ TEST_P(OpTableQuantBlock, ErrorsNameTheirArgument) {
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.round_mode = const_cast<char *>("round"); }, bad,
                       {"roundModeOptional"}));
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.min_scale = -1; }, bad, {"minScale"}));
-  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.row_block = 0; }, bad, {"rowBlockSize"}));
-  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.col_block = -128; }, bad, {"colBlockSize"}));
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale_out = so_bad; }, bad, {"scaleOut", "shape"}));
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale_out = so16; }, bad, {"scaleOut", "dtype"}));
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.y = xf; }, bad, {"yOut"}));
   if (c.has("dst_type_max")) {
     EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type_max = 448; }, bad, {"dstTypeMax"}));
-    a.dst_type_max = 127;
-    EXPECT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+    QuantArgs m = a;
+    m.dst_type_max = 127;
+    EXPECT_EQ(run(c, m), 0) << aclGetRecentErrMsg();
   }
+}
+
+TEST_P(OpTableQuantBlock, ErrorsNameTheirArgument) {
+  const QuantTableCase &c = GetParam();
+  DeviceTensor x({4, 8}, ACL_FLOAT16), y({4, 8}, ACL_INT8), so({2, 1}, ACL_FLOAT);
+  QuantArgs a = base_args(x, nullptr, y, 2);
+  a.scale_out = so;
+  a.round_mode = nullptr;
+  a.row_block = 2;
+  a.col_block = 8;
+  ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+  expect_block_errors(c, a, {2, 1});
+  const int bad = ACLNN_ERR_PARAM_INVALID;
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.row_block = 0; }, bad, {"rowBlockSize"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.col_block = -128; }, bad, {"colBlockSize"}));
 }
 
 // ---- GroupedDynamicBlockQuant (V2): DynamicBlockQuant's blocks inside groupList's row groups
@@ -1339,27 +1367,14 @@ TEST_P(OpTableQuantGroupedBlock, MatchesTheFormulaInsideGroups) {
         SCOPED_TRACE(::testing::Message() << dt << " " << geo.rb << "x" << geo.cb << " minScale " << min_scale);
         const int64_t nd = static_cast<int64_t>(geo.shape.size()), M = geo.shape[nd - 2], N = geo.shape[nd - 1];
         const int64_t B = nd == 3 ? geo.shape[0] : 1, srows = M / geo.rb + geo.groups, nbc = (N + geo.cb - 1) / geo.cb;
-        Dev x = make_x(geo.shape, dt, strided), gl = make_x({geo.groups}, ACL_INT32, !strided);
-        std::vector<double> xv = eighths(B * M * N, 20);
-        for (size_t i = 0; i < xv.size(); i += 7) xv[i] *= 0.01;  // off the eighths grid too
-        x->set_values(xv);
-        xv = x->values();
+        BlockCall k_ = block_call(geo.shape, dt, strided, srows, geo.rb, geo.cb, min_scale, variant % 3 == 0);
+        const std::vector<double> &xv = k_.xv;
+        Dev gl = make_x({geo.groups}, ACL_INT32, !strided);
         const std::vector<double> ends = random_ends(M, geo.groups);
         gl->set_values(ends);
-        std::vector<int64_t> ss = geo.shape;
-        ss[static_cast<size_t>(nd - 2)] = srows;
-        ss[static_cast<size_t>(nd - 1)] = nbc;
-        Dev y = make_x(geo.shape, ACL_INT8, !strided), so = make_x(ss, ACL_FLOAT, strided);
-        so->poison();
-        QuantArgs a = base_args(*x, nullptr, *y, 2);
-        a.group = *gl;
-        a.scale_out = *so;
-        a.round_mode = variant % 3 == 0 ? nullptr : const_cast<char *>("rint");
-        a.min_scale = min_scale;
-        a.row_block = geo.rb;
-        a.col_block = geo.cb;
-        ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
-        const std::vector<double> got_s = so->values(), got_y = y->values();
+        k_.a.group = *gl;
+        ASSERT_EQ(run(c, k_.a), 0) << aclGetRecentErrMsg();
+        const std::vector<double> got_s = k_.so->values(), got_y = k_.y->values();
         for (int64_t b = 0; b < B; ++b) {
           std::vector<bool> written(static_cast<size_t>(srows), false);
           int64_t start = 0;
@@ -1380,16 +1395,15 @@ TEST_P(OpTableQuantGroupedBlock, MatchesTheFormulaInsideGroups) {
             for (int64_t j = 0; j < nbc && !written[static_cast<size_t>(sr)]; ++j)
               ASSERT_EQ(got_s[static_cast<size_t>((b * srows + sr) * nbc + j)], 0.0) << "unwritten scale row " << sr;
         }
-        EXPECT_TRUE(y->untouched_outside_view());
-        EXPECT_TRUE(so->untouched_outside_view());
+        EXPECT_TRUE(k_.y->untouched_outside_view());
+        EXPECT_TRUE(k_.so->untouched_outside_view());
       }
 }
 
 TEST_P(OpTableQuantGroupedBlock, ErrorsNameTheirArgument) {
   const QuantTableCase &c = GetParam();
   DeviceTensor x({4, 8}, ACL_FLOAT16), y({4, 8}, ACL_INT8), gl({2}, ACL_INT32), so({6, 1}, ACL_FLOAT),
-      x1({8}, ACL_FLOAT16), xf({4, 8}, ACL_FLOAT), y4({4, 8}, ACL_INT4), so_bad({4, 1}, ACL_FLOAT),
-      so16({6, 1}, ACL_FLOAT16), gl64({2}, ACL_INT64), gl2d({2, 1}, ACL_INT32), gl0({0}, ACL_INT32);
+      gl64({2}, ACL_INT64), gl2d({2, 1}, ACL_INT32), gl0({0}, ACL_INT32);
   gl.set_values({1, 4});
   QuantArgs a = base_args(x, nullptr, y, 2);
   a.group = gl;
@@ -1398,19 +1412,9 @@ TEST_P(OpTableQuantGroupedBlock, ErrorsNameTheirArgument) {
   a.row_block = 1;
   a.col_block = 64;
   ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
-  const int bad = ACLNN_ERR_PARAM_INVALID, null = ACLNN_ERR_PARAM_NULLPTR;
-  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = nullptr; }, null, {"x"}));
-  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.group = nullptr; }, null, {"groupList"}));
-  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.y = nullptr; }, null, {"yOut"}));
-  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale_out = nullptr; }, null, {"scaleOut"}));
-  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = xf; }, bad, {"x", "dtype"}));
-  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = x1; }, bad, {"x", "[M, N]"}));
-  for (int64_t dst : {34, 35, 36})
-    EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type = dst; }, bad, {"dstType", "not supported"})) << dst;
-  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type = 29; b.y = y4; }, bad, {"dstType"}));
-  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.round_mode = const_cast<char *>("round"); }, bad,
-                      {"roundModeOptional"}));
-  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.min_scale = -1; }, bad, {"minScale"}));
+  expect_block_errors(c, a, {6, 1});
+  const int bad = ACLNN_ERR_PARAM_INVALID;
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.group = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"groupList"}));
   for (int64_t rb : {0, 2, 64, 1024})
     EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.row_block = rb; }, bad, {"rowBlockSize"})) << rb;
   for (int64_t cb : {-128, 1, 32, 512})
@@ -1419,14 +1423,6 @@ TEST_P(OpTableQuantGroupedBlock, ErrorsNameTheirArgument) {
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.group = gl64; }, bad, {"groupList", "dtype"}));
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.group = gl2d; }, bad, {"groupList", "1-D"}));
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.group = gl0; }, bad, {"groupList", "empty"}));
-  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale_out = so_bad; }, bad, {"scaleOut", "shape"}));
-  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale_out = so16; }, bad, {"scaleOut", "dtype"}));
-  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.y = xf; }, bad, {"yOut"}));
-  if (c.has("dst_type_max")) {
-    EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type_max = 448; }, bad, {"dstTypeMax"}));
-    a.dst_type_max = 127;
-    EXPECT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
-  }
   // groupList's values are checked at launch, before anything is written.
   y.poison();
   so.poison();

@@ -40,15 +40,20 @@ struct Rows {
     return a.weight != nullptr ? reinterpret_cast<const float *>(a.weight)[flat_offset(P.weight, r)] : 1.0f;
   }
 
+  // The activation of the half-row chunk [j0, j0 + n) of row r into vo (va, vb: its halves, loaded here).
+  void activation(int64_t r, int64_t j0, int64_t n, float *va, float *vb, float *vo) const {
+    const void *in[2] = {va, vb};
+    load_as<float>(P.dtype, at(a.x, P.x, r, j0), P.x.last * es, va, n);
+    load_as<float>(P.dtype, at(a.x, P.x, r, P.h + j0), P.x.last * es, vb, n);
+    P.act(n, vo, in, P.act_scalars);
+  }
+
   void forward(int64_t r) const {
     const float w = weight(r);
     float va[kChunk], vb[kChunk], vo[kChunk];
-    const void *in[2] = {va, vb};
     for (int64_t j0 = 0; j0 < P.h; j0 += kChunk) {
       const int64_t n = std::min(kChunk, P.h - j0);
-      load_as<float>(P.dtype, at(a.x, P.x, r, j0), P.x.last * es, va, n);
-      load_as<float>(P.dtype, at(a.x, P.x, r, P.h + j0), P.x.last * es, vb, n);
-      P.act(n, vo, in, P.act_scalars);
+      activation(r, j0, n, va, vb, vo);
       for (int64_t j = 0; j < n; ++j) vo[j] *= w;
       store_from<float>(vo, P.dtype, at(a.y, P.y, r, j0), P.y.last * es, n);
     }
@@ -59,12 +64,9 @@ struct Rows {
     const float w = weight(r);
     float va[kChunk], vb[kChunk], vo[kChunk];
     int32_t q[kChunk];
-    const void *in[2] = {va, vb};
     for (int64_t j0 = 0; j0 < P.h; j0 += kChunk) {
       const int64_t n = std::min(kChunk, P.h - j0);
-      load_as<float>(P.dtype, at(a.x, P.x, r, j0), P.x.last * es, va, n);
-      load_as<float>(P.dtype, at(a.x, P.x, r, P.h + j0), P.x.last * es, vb, n);
-      P.act(n, vo, in, P.act_scalars);
+      activation(r, j0, n, va, vb, vo);
       if (P.origin) store_from<float>(vo, P.dtype, at(a.origin, P.y_origin, r, j0), P.y_origin.last * es, n);
       for (int64_t j = 0; j < n; ++j) vo[j] *= w;
       for (int64_t b0 = 0; b0 < n; b0 += P.quant_block)  // (kChunk is a multiple of the block)

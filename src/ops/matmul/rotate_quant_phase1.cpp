@@ -1,8 +1,6 @@
 #include "ops/matmul/rotate_quant_phase1.h"
 
 #include <algorithm>
-#include <cstdarg>
-#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -21,17 +19,6 @@ using core::NamedTensor;
 using kernels::QuantRound;
 
 long long ll(int64_t v) { return static_cast<long long>(v); }
-
-void require(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void require(bool ok, const char *fmt, ...) {
-  if (ok) return;
-  char msg[512];
-  va_list ap;
-  va_start(ap, fmt);
-  std::vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  throw_error(ACLNN_ERR_PARAM_INVALID, "%s", msg);
-}
 
 // Per-token quantisation of the fp32 rows of Y (the GEMM's scratch, M x N, contiguous): tasks over row
 // ranges, each with its own buffers (a row copy for the tier's prep kernel, and the integers).
@@ -90,7 +77,8 @@ bool check_y(const NamedTensor &y, const aclTensor &x) {
   core::Shape ys = core::Shape::of(x);
   if (packed) ys.dims[1] /= 8;
   core::check_shape_equals(*y.t, y.name, ys);
-  if (packed) require(y.t->is_contiguous(), "%s (INT32, eight INT4 a word) must be contiguous", y.name);
+  if (packed && !y.t->is_contiguous())
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s (INT32, eight INT4 a word) must be contiguous", y.name);
   core::check_no_internal_overlap(*y.t, y.name);
   return packed;
 }
@@ -101,22 +89,24 @@ void rotate_quant_phase1(core::OpBuilder &b, const RotqRule &rule, const RotqCal
   core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
   const aclTensor &x = *c.x.t, &rot = *c.rotation.t;
   core::check_dtype_in(c.rotation.t, c.rotation.name, {x.dtype});
-  require(x.ndim == 2, "%s must be 2-D [M, N], got %s", c.x.name, core::shape_string(x).c_str());
-  require(rot.ndim == 2 && rot.dims[0] == rot.dims[1], "%s must be a square [K, K], got %s", c.rotation.name,
-          core::shape_string(rot).c_str());
+  const int bad = ACLNN_ERR_PARAM_INVALID;
+  if (x.ndim != 2) throw_error(bad, "%s must be 2-D [M, N], got %s", c.x.name, core::shape_string(x).c_str());
+  if (rot.ndim != 2 || rot.dims[0] != rot.dims[1])
+    throw_error(bad, "%s must be a square [K, K], got %s", c.rotation.name, core::shape_string(rot).c_str());
   const int64_t m = x.dims[0], n = x.dims[1], k = rot.dims[0];
-  require(m >= 1, "%s must not be empty, got %s", c.x.name, core::shape_string(x).c_str());
-  require(n >= 128 && n <= 16000 && n % 8 == 0, "%s's last dim N = %lld must be in [128, 16000] and a multiple of 8",
-          c.x.name, ll(n));
-  require(k >= 16 && k <= 1024, "%s's K = %lld must be in [16, 1024]", c.rotation.name, ll(k));
-  require(n % k == 0, "%s's last dim N = %lld must be a multiple of %s's K = %lld", c.x.name, ll(n), c.rotation.name,
-          ll(k));
-  require(c.alpha.t == nullptr, "alpha must be null: the clamp is documented for the MX outputs only");
-  require(c.axis == -1 || c.axis == 1, "axis must be -1 or 1 (x's last dim), got %lld", ll(c.axis));
+  if (m < 1) throw_error(bad, "%s must not be empty, got %s", c.x.name, core::shape_string(x).c_str());
+  if (n < 128 || n > 16000 || n % 8 != 0)
+    throw_error(bad, "%s's last dim N = %lld must be in [128, 16000] and a multiple of 8", c.x.name, ll(n));
+  if (k < 16 || k > 1024) throw_error(bad, "%s's K = %lld must be in [16, 1024]", c.rotation.name, ll(k));
+  if (n % k != 0)
+    throw_error(bad, "%s's last dim N = %lld must be a multiple of %s's K = %lld", c.x.name, ll(n), c.rotation.name,
+                ll(k));
+  if (c.alpha.t != nullptr) throw_error(bad, "alpha must be null: the clamp is documented for the MX outputs only");
+  if (c.axis != -1 && c.axis != 1) throw_error(bad, "axis must be -1 or 1 (x's last dim), got %lld", ll(c.axis));
   const QuantRound round = round_of(c.round_mode);
-  require(c.scale_alg == 0, "scaleAlg must be 0 for INT8 / INT32 yOut, got %lld", ll(c.scale_alg));
-  require(c.dst_type_max == 0.0, "dstTypeMax must be 0 for INT8 / INT32 yOut, got %g", c.dst_type_max);
-  require(!c.trans, "trans must be false (the only value documented)");
+  if (c.scale_alg != 0) throw_error(bad, "scaleAlg must be 0 for INT8 / INT32 yOut, got %lld", ll(c.scale_alg));
+  if (c.dst_type_max != 0.0) throw_error(bad, "dstTypeMax must be 0 for INT8 / INT32 yOut, got %g", c.dst_type_max);
+  if (c.trans) throw_error(bad, "trans must be false (the only value documented)");
   const bool packed = check_y(c.y, x);
   core::check_dtype_in(c.scale_out.t, c.scale_out.name, {ACL_FLOAT});
   core::Shape ss;

@@ -571,6 +571,7 @@ int QuantStep::run_flat(const core::LaunchArgs &a, float *buf) const {
       }
     }
   });
+  return 0;
 }
 
 int QuantStep::run(const core::LaunchArgs &args) const {
