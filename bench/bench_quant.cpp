@@ -7,6 +7,8 @@
 // peer in the same process: ClippedSwiglu (alpha 1, bias 0: the same clamps) then Mul by the weight.
 // RotateQuant of a [2048, 4096] FLOAT16 x with a [128, 128] rotation (each 128-wide slice of a row times it),
 // per-token INT8; bench/compare_quant_torch.py times the torch composition (matmul, then the same quantisation).
+// DynamicBlockQuant of a [4096, 4096] FLOAT16 x in 1 x 128 and 128 x 128 blocks, and GroupedDynamicBlockQuant in
+// 1 x 128 blocks inside 8 groups of 512 rows (INT8 y, FLOAT block scales).
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -16,7 +18,9 @@
 #include "aclnnop/aclnn_add_rms_norm.h"
 #include "aclnnop/aclnn_add_rms_norm_dynamic_quant.h"
 #include "aclnnop/aclnn_clipped_swiglu.h"
+#include "aclnnop/aclnn_dynamic_block_quant.h"
 #include "aclnnop/aclnn_dynamic_quant.h"
+#include "aclnnop/aclnn_grouped_dynamic_block_quant.h"
 #include "aclnnop/aclnn_mul.h"
 #include "aclnnop/aclnn_rotate_quant.h"
 #include "aclnnop/aclnn_swiglu_group.h"
@@ -177,6 +181,36 @@ void RotateQuantFp16(benchmark::State &state) {
   for (void *p : {xp, rp, yp, sp}) aclrtFree(p);
 }
 BENCHMARK(RotateQuantFp16)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// DynamicBlockQuant (groups = 0) or GroupedDynamicBlockQuant with `groups` equal groups of rows.
+void BlockQuantFp16(benchmark::State &state, int64_t rb, int64_t groups) {
+  const int64_t m = 4096, n = 4096, cb = 128;
+  const int64_t srows = groups > 0 ? m / rb + groups : (m + rb - 1) / rb, scols = n / cb;
+  void *xp = device_buffer(m * n * 2, true), *yp = device_buffer(m * n, false),
+       *sp = device_buffer(srows * scols * 4, false), *gp = device_buffer(8 * 4, false);
+  std::vector<int32_t> ends;
+  for (int64_t g = 1; g <= groups; ++g) ends.push_back(static_cast<int32_t>(m * g / groups));
+  if (groups > 0) aclrtMemcpy(gp, ends.size() * 4, ends.data(), ends.size() * 4, ACL_MEMCPY_HOST_TO_DEVICE);
+  aclTensor *x = contiguous_tensor({m, n}, ACL_FLOAT16, xp), *y = contiguous_tensor({m, n}, ACL_INT8, yp);
+  aclTensor *s = contiguous_tensor({srows, scols}, ACL_FLOAT, sp), *gl = contiguous_tensor({groups > 0 ? groups : 1}, ACL_INT32, gp);
+  {
+    Planned q;
+    const bool ok =
+        groups > 0 ? plan(state, q,
+                          aclnnGroupedDynamicBlockQuantGetWorkspaceSize(x, gl, 0.0, nullptr, 2, rb, cb, 0, y, s, &q.bytes,
+                                                                        &q.ex),
+                          aclnnGroupedDynamicBlockQuant)
+                   : plan(state, q,
+                          aclnnDynamicBlockQuantGetWorkspaceSize(x, 0.0, nullptr, 2, rb, cb, y, s, &q.bytes, &q.ex),
+                          aclnnDynamicBlockQuant);
+    if (ok) time_launches(state, {&q}, m * n * 3 + srows * scols * 4);
+  }
+  for (aclTensor *t : {x, y, s, gl}) aclDestroyTensor(t);
+  for (void *p : {xp, yp, sp, gp}) aclrtFree(p);
+}
+BENCHMARK_CAPTURE(BlockQuantFp16, Rows1x128, 1, 0)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BlockQuantFp16, Blocks128x128, 128, 0)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BlockQuantFp16, Grouped8x512Rows1x128, 1, 8)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 

@@ -1227,18 +1227,19 @@ class OpTableQuantBlock : public QuantFixture {};
 }
 
 // A DynamicBlockQuant call: x of `shape` (random eighths, every seventh off that grid), an INT8 y, a poisoned
-// FLOAT scaleOut of scale_rows x ceil(N / cb) blocks per matrix; strided: x and scaleOut padded, y not (and
-// the other way round).
+// FLOAT scaleOut of scale_rows x ceil(N / cb) blocks per matrix. layout 0: x contiguous, y padded; 1: x and
+// scaleOut padded (rows apart, the per-token kernels still apply); 2: x transposed (the generic loads).
 struct BlockCall {
   Dev x, y, so;
   std::vector<double> xv;  // x's values as stored
   QuantArgs a;
 };
-BlockCall block_call(const std::vector<int64_t> &shape, aclDataType dt, bool strided, int64_t scale_rows, int64_t rb,
+BlockCall block_call(const std::vector<int64_t> &shape, aclDataType dt, int layout, int64_t scale_rows, int64_t rb,
                      int64_t cb, double min_scale, bool null_round) {
   BlockCall k;
   const size_t nd = shape.size();
-  k.x = make_x(shape, dt, strided);
+  const bool strided = layout == 1;
+  k.x = layout == 2 ? transposed_view(shape, dt) : make_x(shape, dt, strided);
   k.xv = eighths(numel_of(shape), 20);
   for (size_t i = 0; i < k.xv.size(); i += 7) k.xv[i] *= 0.01;
   k.x->set_values(k.xv);
@@ -1246,7 +1247,7 @@ BlockCall block_call(const std::vector<int64_t> &shape, aclDataType dt, bool str
   std::vector<int64_t> ss = shape;
   ss[nd - 2] = scale_rows;
   ss[nd - 1] = (shape[nd - 1] + cb - 1) / cb;
-  k.y = make_x(shape, ACL_INT8, !strided);
+  k.y = make_x(shape, ACL_INT8, layout == 0);
   k.so = make_x(ss, ACL_FLOAT, strided);
   k.so->poison();
   k.a = base_args(*k.x, nullptr, *k.y, 2);
@@ -1272,11 +1273,12 @@ TEST_P(OpTableQuantBlock, MatchesTheFormula) {
   for (aclDataType dt : c.dtypes)
     for (const Geo &geo : geos)
       for (double min_scale : {0.0, 40.0}) {
-        const bool strided = variant++ % 2;
-        SCOPED_TRACE(::testing::Message() << dt << " " << geo.rb << "x" << geo.cb << " minScale " << min_scale);
+        ++variant;
+        SCOPED_TRACE(::testing::Message() << dt << " " << geo.rb << "x" << geo.cb << " minScale " << min_scale
+                                          << " layout " << variant % 3);
         const int64_t nd = static_cast<int64_t>(geo.shape.size()), M = geo.shape[nd - 2], N = geo.shape[nd - 1];
         const int64_t B = nd == 3 ? geo.shape[0] : 1, nbr = (M + geo.rb - 1) / geo.rb, nbc = (N + geo.cb - 1) / geo.cb;
-        BlockCall k_ = block_call(geo.shape, dt, strided, nbr, geo.rb, geo.cb, min_scale, variant % 3 == 0);
+        BlockCall k_ = block_call(geo.shape, dt, variant % 3, nbr, geo.rb, geo.cb, min_scale, variant % 4 == 0);
         const std::vector<double> &xv = k_.xv;
         ASSERT_EQ(run(c, k_.a), 0) << aclGetRecentErrMsg();
         const std::vector<double> got_s = k_.so->values(), got_y = k_.y->values();
@@ -1367,7 +1369,7 @@ TEST_P(OpTableQuantGroupedBlock, MatchesTheFormulaInsideGroups) {
         SCOPED_TRACE(::testing::Message() << dt << " " << geo.rb << "x" << geo.cb << " minScale " << min_scale);
         const int64_t nd = static_cast<int64_t>(geo.shape.size()), M = geo.shape[nd - 2], N = geo.shape[nd - 1];
         const int64_t B = nd == 3 ? geo.shape[0] : 1, srows = M / geo.rb + geo.groups, nbc = (N + geo.cb - 1) / geo.cb;
-        BlockCall k_ = block_call(geo.shape, dt, strided, srows, geo.rb, geo.cb, min_scale, variant % 3 == 0);
+        BlockCall k_ = block_call(geo.shape, dt, variant % 3, srows, geo.rb, geo.cb, min_scale, variant % 4 == 0);
         const std::vector<double> &xv = k_.xv;
         Dev gl = make_x({geo.groups}, ACL_INT32, !strided);
         const std::vector<double> ends = random_ends(M, geo.groups);

@@ -153,21 +153,28 @@ void book(core::OpBuilder &b, QuantStep &st) {
   st.ws = b.book("quant.rows", floats * sizeof(float));
 }
 
+// The per-token kernels' tier (st.token, st.token_fast) when `rows_ok` (the operands they read and write are
+// contiguous along the last dim; else `why_not` is traced), recorded as "quant:<what>/<tier>/tasks=N".
+void plan_token_tier(QuantStep &st, bool rows_ok, const char *why_not, const char *what) {
+  core::ImplTrace trace;
+  const bool traced = core::current_phase1_trace() != nullptr;
+  const char *tier = "generic";
+  if (rows_ok)
+    tier = kernels::choose_quant_token_tier(&st.token, traced ? &trace : nullptr);
+  else if (traced)
+    trace.add("token", why_not);
+  st.token_fast = rows_ok;
+  if (traced)
+    core::record_choice(std::string("quant:") + what + "/" + tier + "/tasks=" + std::to_string(st.tasks), &trace);
+}
+
 // Per-token DynamicQuant: row blocks over the pool, and the tier's kernels when x (and the smooth
 // rows) are contiguous along the last dim.
 void plan_token(QuantStep &st, const QuantCall &c) {
   st.tasks = std::max<int64_t>(1, std::min<int64_t>(core::num_threads(), st.rows));
   const bool x_rows = c.x.t->strides[c.x.t->ndim - 1] == 1 || st.n <= 1;
   const bool s_rows = c.smooth.t == nullptr || c.smooth.t->strides[c.smooth.t->ndim - 1] == 1 || st.n <= 1;
-  core::ImplTrace trace;
-  const bool traced = core::current_phase1_trace() != nullptr;
-  const char *tier = "generic";
-  if (x_rows && s_rows)
-    tier = kernels::choose_quant_token_tier(&st.token, traced ? &trace : nullptr);
-  else if (traced)
-    trace.add("token", "x or smoothScalesOptional not contiguous along the last dim");
-  st.token_fast = x_rows && s_rows;
-  if (traced) core::record_choice(std::string("quant:dynamic/") + tier + "/tasks=" + std::to_string(st.tasks), &trace);
+  plan_token_tier(st, x_rows && s_rows, "x or smoothScalesOptional not contiguous along the last dim", "dynamic");
 }
 
 // ---- the kinds
@@ -489,6 +496,9 @@ void block_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, 
   // M / rowBlockSize + g block rows per matrix.
   const int64_t block_rows = (x.ndim == 3 ? x.dims[0] : 1) * ss.dims[x.ndim - 2];
   st.tasks = std::max<int64_t>(1, std::min<int64_t>(core::num_threads(), block_rows));
+  // The per-token kernels per block segment when x and y are contiguous along the last dim.
+  const bool rows_ok = (x.strides[x.ndim - 1] == 1 && c.y.t->strides[x.ndim - 1] == 1) || n <= 1;
+  plan_token_tier(st, rows_ok, "x or yOut not contiguous along the last dim", grouped ? "grouped_block" : "block");
   (void)b;
 }
 

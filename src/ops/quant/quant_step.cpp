@@ -479,6 +479,23 @@ struct BlockRow {
 
 }  // namespace
 
+// Row r of x into xr (fp32) and each column block's max |x| folded into bmax (NaN ignored): the tier's prep
+// kernel per block segment on contiguous rows, else the generic load.
+void QuantStep::block_row_max(const core::LaunchArgs &a, int64_t r, float *xr, float *bmax) const {
+  if (token_fast) {
+    const char *row = row_ptr(a, x, r);
+    const int64_t es = static_cast<int64_t>(core::dtype_size(x.dt));
+    for (int64_t k = 0; k * blk_cols < n; ++k) {
+      float ext[3];
+      token.prep(row + k * blk_cols * es, x.dt, nullptr, std::min(blk_cols, n - k * blk_cols), xr + k * blk_cols, ext);
+      bmax[k] = std::fmax(bmax[k], ext[0]);
+    }
+    return;
+  }
+  load_x(a, r, xr);
+  for (int64_t j = 0; j < n; ++j) bmax[j / blk_cols] = std::fmax(bmax[j / blk_cols], std::fabs(xr[j]));
+}
+
 // DynamicBlockQuant (grouped: inside each group of rows): per task a range of block rows; the block
 // maxima over those rows first, then each row divided by its blocks' scales. Group i's block rows start
 // at its first row s and write scale rows s / R + i + k; the scale rows no block writes are 0.
@@ -511,18 +528,20 @@ int QuantStep::run_block(const core::LaunchArgs &a, float *buf) const {
       const BlockRow &blk = blocks[static_cast<size_t>(br % per)];
       const int64_t base = br / per * m, r0 = base + blk.r0, r1 = base + blk.r1;
       std::fill(bmax, bmax + nbc, 0.0f);
-      for (int64_t r = r0; r < r1; ++r) {
-        load_x(a, r, xr);
-        for (int64_t j = 0; j < n; ++j) bmax[j / blk_cols] = std::fmax(bmax[j / blk_cols], std::fabs(xr[j]));
-      }
+      for (int64_t r = r0; r < r1; ++r) block_row_max(a, r, xr, bmax);
       for (int64_t k = 0; k < nbc; ++k) bmax[k] = std::fmin(bmax[k] / 127.0f, scale_cap);
       kernels::quant_store_floats(bmax, nbc, ACL_FLOAT,
                                   so + scale_out.row_offset(br / per * scale_rows + blk.scale_row) * 4, so_step);
-      for (int64_t j = 0; j < n; ++j) sx[j] = bmax[j / blk_cols];
       for (int64_t r = r0; r < r1; ++r) {
-        load_x(a, r, xr);
+        if (r1 - r0 > 1) block_row_max(a, r, xr, sx);  // (one row: xr still holds it; sx is scratch here)
+        if (token_fast) {  // block by block on the tier's kernel: the same quotient, rounding and saturation
+          int8_t *yr = reinterpret_cast<int8_t *>(row_ptr(a, y, r));
+          for (int64_t k = 0; k < nbc; ++k)
+            token.int8(xr + k * blk_cols, std::min(blk_cols, n - k * blk_cols), bmax[k], 0.0f, yr + k * blk_cols);
+          continue;
+        }
         for (int64_t j = 0; j < n; ++j)  // a scale of 0 (a block of zeros): y 0
-          q[j] = sx[j] == 0.0f ? 0 : kernels::quant_round_sat(xr[j] / sx[j], round, lo, hi);
+          q[j] = bmax[j / blk_cols] == 0.0f ? 0 : kernels::quant_round_sat(xr[j] / bmax[j / blk_cols], round, lo, hi);
         store_y(a, r, q);
       }
     }

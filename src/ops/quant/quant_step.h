@@ -80,6 +80,7 @@ struct QuantStep final : core::Step {
   void run_swiglu(const core::LaunchArgs &a, float *buf) const;
   int group_ends(const core::LaunchArgs &a, int64_t limit, bool must_reach, std::vector<int64_t> *ends) const;
   int run_block(const core::LaunchArgs &a, float *buf) const;
+  void block_row_max(const core::LaunchArgs &a, int64_t r, float *xr, float *bmax) const;
   int run_flat(const core::LaunchArgs &a, float *buf) const;
   void group_values(const core::LaunchArgs &a, const QuantOperand &p, int64_t e, float *dst) const;
   void load_x(const core::LaunchArgs &a, int64_t r, float *dst) const;
