@@ -3,7 +3,8 @@
 // the documented formulas: Y = (x.reshape(-1, K) @ rotation).reshape(M, N), scale = max|Y| / C per row
 // (C 127 for INT8, 7 for INT32 of eight INT4), y = round(Y / scale) by roundMode, saturated:
 //   - every dtype, K and N across the documented ranges, contiguous and padded + offset views (x's rows
-//     apart: one GEMM batch per row; a strided INT8 y and scale), INT8 and INT32 outputs, each roundMode;
+//     apart: one GEMM batch per row; a padded or transposed INT8 y, a padded scale), INT8 and INT32 outputs,
+//     each roundMode;
 //   - scales within 1e-5 relative (fp32 sums in another order), y exact except within 2e-3 of a rounding
 //     boundary (there one step either way); a row of zeros gives scale 0 and y 0;
 //   - the errors of phase 1, each naming its argument.
@@ -107,7 +108,9 @@ TEST_P(OpTableRotq, EveryDtypeShapeAndModeAgainstFloat64) {
         std::vector<double> xv = x->values();
         for (int64_t j = 0; j < N && M > 1; ++j) xv[static_cast<size_t>(N + j)] = 0.0;  // row 1: zeros
         x->set_values(xv);
-        Dev y = yd == ACL_INT8 ? make({M, N}, ACL_INT8, padded) : std::make_unique<DeviceTensor>(std::vector<int64_t>{M, N / 8}, ACL_INT32);
+        Dev y = yd == ACL_INT32 ? std::make_unique<DeviceTensor>(std::vector<int64_t>{M, N / 8}, ACL_INT32)
+                : variant % 5 == 0 ? transposed_view({M, N}, ACL_INT8)  // columns apart: the scalar store
+                                   : make({M, N}, ACL_INT8, padded);
         Dev so = make({M}, ACL_FLOAT, padded);
         RotqArgs a;
         a.x = *x;
