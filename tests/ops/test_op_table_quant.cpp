@@ -1226,6 +1226,18 @@ class OpTableQuantBlock : public QuantFixture {};
   return ::testing::AssertionSuccess();
 }
 
+// DynamicBlockQuant's arguments (dstType 2; roundModeOptional null or "rint").
+QuantArgs block_args(aclTensor *x, aclTensor *y, aclTensor *scale_out, int64_t rb, int64_t cb, double min_scale,
+                     bool null_round) {
+  QuantArgs a = base_args(x, nullptr, y, 2);
+  a.scale_out = scale_out;
+  a.round_mode = null_round ? nullptr : const_cast<char *>("rint");
+  a.min_scale = min_scale;
+  a.row_block = rb;
+  a.col_block = cb;
+  return a;
+}
+
 // A DynamicBlockQuant call: x of `shape` (random eighths, every seventh off that grid), an INT8 y, a poisoned
 // FLOAT scaleOut of scale_rows x ceil(N / cb) blocks per matrix. layout 0: x contiguous, y padded; 1: x and
 // scaleOut padded (rows apart, the per-token kernels still apply); 2: x transposed (the generic loads).
@@ -1250,12 +1262,7 @@ BlockCall block_call(const std::vector<int64_t> &shape, aclDataType dt, int layo
   k.y = make_x(shape, ACL_INT8, layout == 0);
   k.so = make_x(ss, ACL_FLOAT, strided);
   k.so->poison();
-  k.a = base_args(*k.x, nullptr, *k.y, 2);
-  k.a.scale_out = *k.so;
-  k.a.round_mode = null_round ? nullptr : const_cast<char *>("rint");
-  k.a.min_scale = min_scale;
-  k.a.row_block = rb;
-  k.a.col_block = cb;
+  k.a = block_args(*k.x, *k.y, *k.so, rb, cb, min_scale, null_round);
   return k;
 }
 
@@ -1325,11 +1332,7 @@ void expect_block_errors(const QuantTableCase &c, const QuantArgs &a, const std:
 TEST_P(OpTableQuantBlock, ErrorsNameTheirArgument) {
   const QuantTableCase &c = GetParam();
   DeviceTensor x({4, 8}, ACL_FLOAT16), y({4, 8}, ACL_INT8), so({2, 1}, ACL_FLOAT);
-  QuantArgs a = base_args(x, nullptr, y, 2);
-  a.scale_out = so;
-  a.round_mode = nullptr;
-  a.row_block = 2;
-  a.col_block = 8;
+  const QuantArgs a = block_args(x, y, so, 2, 8, 0.0, true);
   ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
   expect_block_errors(c, a, {2, 1});
   const int bad = ACLNN_ERR_PARAM_INVALID;
@@ -1407,12 +1410,8 @@ TEST_P(OpTableQuantGroupedBlock, ErrorsNameTheirArgument) {
   DeviceTensor x({4, 8}, ACL_FLOAT16), y({4, 8}, ACL_INT8), gl({2}, ACL_INT32), so({6, 1}, ACL_FLOAT),
       gl64({2}, ACL_INT64), gl2d({2, 1}, ACL_INT32), gl0({0}, ACL_INT32);
   gl.set_values({1, 4});
-  QuantArgs a = base_args(x, nullptr, y, 2);
+  QuantArgs a = block_args(x, y, so, 1, 64, 0.0, true);
   a.group = gl;
-  a.scale_out = so;
-  a.round_mode = nullptr;
-  a.row_block = 1;
-  a.col_block = 64;
   ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
   expect_block_errors(c, a, {6, 1});
   const int bad = ACLNN_ERR_PARAM_INVALID;
