@@ -9,6 +9,7 @@
 // per-token INT8; bench/compare_quant_torch.py times the torch composition (matmul, then the same quantisation).
 // DynamicBlockQuant of a [4096, 4096] FLOAT16 x in 1 x 128 and 128 x 128 blocks, and GroupedDynamicBlockQuant in
 // 1 x 128 blocks inside 8 groups of 512 rows (INT8 y, FLOAT block scales).
+// SwigluGroupQuant (quantMode 0, INT8) on SwigluGroupWeighted's [4096, 4096] FLOAT16 x and weight, with yOrigin.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -24,6 +25,7 @@
 #include "aclnnop/aclnn_mul.h"
 #include "aclnnop/aclnn_rotate_quant.h"
 #include "aclnnop/aclnn_swiglu_group.h"
+#include "aclnnop/aclnn_swiglu_group_quant.h"
 #include "bench_env.h"
 
 namespace {
@@ -163,6 +165,31 @@ void SwigluGroupWeighted(benchmark::State &state, bool fused) {
 }
 BENCHMARK_CAPTURE(SwigluGroupWeighted, Fp16Fused, true)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(SwigluGroupWeighted, Fp16ClippedSwigluThenMul, false)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void SwigluGroupQuantInt8(benchmark::State &state) {
+  const int64_t m = 4096, h = 2048;
+  void *xp = device_buffer(m * 2 * h * 2, true), *wp = device_buffer(m * 4, false), *yp = device_buffer(m * h, false);
+  void *sp = device_buffer(m * (h / 128) * 4, false), *op = device_buffer(m * h * 2, false);
+  {
+    std::vector<float> w(static_cast<size_t>(m));
+    for (size_t i = 0; i < w.size(); ++i) w[i] = 0.25f + static_cast<float>(i % 7) * 0.125f;
+    aclrtMemcpy(wp, m * 4, w.data(), m * 4, ACL_MEMCPY_HOST_TO_DEVICE);
+  }
+  aclTensor *x = contiguous_tensor({m, 2 * h}, ACL_FLOAT16, xp), *w = contiguous_tensor({m}, ACL_FLOAT, wp);
+  aclTensor *y = contiguous_tensor({m, h}, ACL_INT8, yp), *s = contiguous_tensor({m, h / 128}, ACL_FLOAT, sp);
+  aclTensor *o = contiguous_tensor({m, h}, ACL_FLOAT16, op);
+  {
+    Planned q;
+    if (plan(state, q,
+             aclnnSwigluGroupQuantGetWorkspaceSize(x, w, nullptr, nullptr, 2, 0, 128, false, 1.5, 0.0, true, y, s, o,
+                                                   &q.bytes, &q.ex),
+             aclnnSwigluGroupQuant))
+      time_launches(state, {&q}, m * 2 * h * 2 + m * 4 + m * h * 3 + m * (h / 128) * 4);
+  }
+  for (aclTensor *e : {x, w, y, s, o}) aclDestroyTensor(e);
+  for (void *p : {xp, wp, yp, sp, op}) aclrtFree(p);
+}
+BENCHMARK(SwigluGroupQuantInt8)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void RotateQuantFp16(benchmark::State &state) {
   const int64_t m = 2048, n = 4096, k = 128;

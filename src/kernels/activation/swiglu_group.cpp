@@ -70,8 +70,14 @@ struct Rows {
       if (P.origin) store_from<float>(vo, P.dtype, at(a.origin, P.y_origin, r, j0), P.y_origin.last * es, n);
       for (int64_t j = 0; j < n; ++j) vo[j] *= w;
       for (int64_t b0 = 0; b0 < n; b0 += P.quant_block)  // (kChunk is a multiple of the block)
-        quant_block(vo + b0, std::min(P.quant_block, n - b0), q + b0, scale_at(r, (j0 + b0) / P.quant_block));
-      quant_store_ints(q, n, ACL_INT8, false, 0, a.y + row_offset(P, P.y, r) + j0 * P.y.last, P.y.last);
+        scale_block(vo + b0, std::min(P.quant_block, n - b0), scale_at(r, (j0 + b0) / P.quant_block));
+      char *y = a.y + row_offset(P, P.y, r) + j0 * P.y.last;
+      if (P.int8 != nullptr) {  // vo / 1: the same rounding, saturation and NaN rule as below
+        P.int8(vo, n, 1.0f, 0.0f, reinterpret_cast<int8_t *>(y));
+        continue;
+      }
+      for (int64_t j = 0; j < n; ++j) q[j] = quant_round_sat(vo[j], QuantRound::kHalfEven, -128, 127);
+      quant_store_ints(q, n, ACL_INT8, false, 0, y, P.y.last);
     }
   }
 
@@ -79,8 +85,10 @@ struct Rows {
     return reinterpret_cast<float *>(a.scale) + row_offset(P, P.scale, r) + k * P.scale.last;
   }
 
-  // a = max(max |v| over the finite v, 1e-4); scale a / 127 or its power of two above (roundScale).
-  void quant_block(const float *v, int64_t n, int32_t *q, float *scale) const {
+  // a = max(max |v| over the finite v, 1e-4); scale a / 127 or its power of two above (roundScale); v becomes
+  // v * (1 / scale). The product is finite wherever v is (|v| <= a), and +-inf / NaN where v is: the documented
+  // "a non-finite product quantises v itself" is quantising the product.
+  void scale_block(float *v, int64_t n, float *scale) const {
     float amax = 0.0f;
     for (int64_t j = 0; j < n; ++j)
       if (std::isfinite(v[j])) amax = std::max(amax, std::fabs(v[j]));
@@ -94,10 +102,7 @@ struct Rows {
       *scale = std::ldexp(1.0f, e);
       inv = std::ldexp(1.0f, -e);
     }
-    for (int64_t j = 0; j < n; ++j) {
-      const float t = v[j] * inv;
-      q[j] = quant_round_sat(std::isfinite(t) ? t : v[j], QuantRound::kHalfEven, -128, 127);
-    }
+    for (int64_t j = 0; j < n; ++j) v[j] *= inv;
   }
 
   void backward(int64_t r) const {

@@ -10,6 +10,7 @@
 #include "acl/acl_base.h"
 #include "core/tensor.h"
 #include "kernels/elementwise/elementwise.h"
+#include "kernels/quant/quant_token.h"
 
 namespace opsnn::kernels {
 
@@ -45,6 +46,9 @@ struct SwigluGroupPlan {
   bool quant = false, origin = false, round_scale = false;
   int64_t quant_block = 128;
   SwgRowView scale;
+  // The per-token tier's INT8 kernel (chosen in phase 1) when y is contiguous along the row; null: the scalar
+  // rounding and store.
+  QuantInt8Fn int8 = nullptr;
 };
 
 struct SwigluGroupArgs {

@@ -186,6 +186,16 @@ void swiglu_group_phase1(core::OpBuilder &b, const SwigluGroupRule &rule, const 
     P.scale = row_view(*c.y_scale.t);
     P.y_origin = row_view(*c.origin_out.t);
   }
+  const char *quant_tier = "scalar";
+  core::ImplTrace trace;
+  const bool traced = core::current_phase1_trace() != nullptr;
+  if (quant && c.out.t->strides[x.ndim - 1] == 1) {  // the per-token tier's INT8 rounding on contiguous y rows
+    kernels::QuantTokenKernels token{};
+    quant_tier = kernels::choose_quant_token_tier(&token, traced ? &trace : nullptr);
+    P.int8 = token.int8;
+  } else if (quant && traced) {
+    trace.add("token int8", "yOut not contiguous along the last dim");
+  }
   P.x = row_view(x);
   P.y = row_view(*y.t);
   if (backward) P.dy = row_view(*c.dy.t);
@@ -202,8 +212,10 @@ void swiglu_group_phase1(core::OpBuilder &b, const SwigluGroupRule &rule, const 
   st.plan = P;
   if (core::current_phase1_trace() != nullptr)
     core::record_choice(std::string("swiglu_group:rows/") +
-                            (backward ? "backward/double" : quant ? "forward_quant/ew_chunks+int8_blocks" : "forward/ew_chunks"),
-                        nullptr);
+                            (backward ? "backward/double"
+                             : quant  ? std::string("forward_quant/ew_chunks+int8_") + quant_tier
+                                      : "forward/ew_chunks"),
+                        &trace);
 }
 
 }  // namespace opsnn::ops
