@@ -479,8 +479,8 @@ struct BlockRow {
 
 }  // namespace
 
-// Row r of x into xr (fp32) and each column block's max |x| folded into bmax (NaN ignored): the tier's prep
-// kernel per block segment on contiguous rows, else the generic load.
+// Row r of x into xr (fp32) and, unless bmax is null, each column block's max |x| folded into bmax (NaN
+// ignored): the tier's prep kernel per block segment on contiguous rows, else the generic load.
 void QuantStep::block_row_max(const core::LaunchArgs &a, int64_t r, float *xr, float *bmax) const {
   if (token_fast) {
     const char *row = row_ptr(a, x, r);
@@ -488,12 +488,12 @@ void QuantStep::block_row_max(const core::LaunchArgs &a, int64_t r, float *xr, f
     for (int64_t k = 0; k * blk_cols < n; ++k) {
       float ext[3];
       token.prep(row + k * blk_cols * es, x.dt, nullptr, std::min(blk_cols, n - k * blk_cols), xr + k * blk_cols, ext);
-      bmax[k] = std::fmax(bmax[k], ext[0]);
+      if (bmax != nullptr) bmax[k] = std::fmax(bmax[k], ext[0]);
     }
     return;
   }
   load_x(a, r, xr);
-  for (int64_t j = 0; j < n; ++j) bmax[j / blk_cols] = std::fmax(bmax[j / blk_cols], std::fabs(xr[j]));
+  for (int64_t j = 0; j < n && bmax != nullptr; ++j) bmax[j / blk_cols] = std::fmax(bmax[j / blk_cols], std::fabs(xr[j]));
 }
 
 // DynamicBlockQuant (grouped: inside each group of rows): per task a range of block rows; the block
@@ -522,7 +522,7 @@ int QuantStep::run_block(const core::LaunchArgs &a, float *buf) const {
   }
   const int64_t per = static_cast<int64_t>(blocks.size()), total = batches * per;
   core::parallel_tasks(tasks, [&](int64_t t) {
-    float *xr = buf + t * 7 * nn, *sx = xr + 2 * nn, *bmax = xr + 3 * nn;
+    float *xr = buf + t * 7 * nn, *bmax = xr + 3 * nn;
     int32_t *q = reinterpret_cast<int32_t *>(xr + nn);
     for (int64_t br = total * t / tasks; br < total * (t + 1) / tasks; ++br) {
       const BlockRow &blk = blocks[static_cast<size_t>(br % per)];
@@ -533,7 +533,7 @@ int QuantStep::run_block(const core::LaunchArgs &a, float *buf) const {
       kernels::quant_store_floats(bmax, nbc, ACL_FLOAT,
                                   so + scale_out.row_offset(br / per * scale_rows + blk.scale_row) * 4, so_step);
       for (int64_t r = r0; r < r1; ++r) {
-        if (r1 - r0 > 1) block_row_max(a, r, xr, sx);  // (one row: xr still holds it; sx is scratch here)
+        if (r1 - r0 > 1) block_row_max(a, r, xr, nullptr);  // (one row: xr still holds it)
         if (token_fast) {  // block by block on the tier's kernel: the same quotient, rounding and saturation
           int8_t *yr = reinterpret_cast<int8_t *>(row_ptr(a, y, r));
           for (int64_t k = 0; k < nbc; ++k)
