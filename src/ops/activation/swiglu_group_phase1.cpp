@@ -118,8 +118,8 @@ void swiglu_group_phase1(core::OpBuilder &b, const SwigluGroupRule &rule, const 
   core::Shape half = core::Shape::of(x);
   half.dims[x.ndim - 1] /= 2;
   const SwigluGroupArg &y = backward ? c.dx : c.out;
-  for (const SwigluGroupArg *a : {&c.dy, &c.y_origin, quant ? &c.dy : &y})
-    if (a->t != nullptr) core::check_dtype_in(a->t, a->name, {dt});
+  for (const SwigluGroupArg *a : {&c.dy, &c.y_origin, &y})  // (the quantising forward's INT8 yOut: check_quant)
+    if (a->t != nullptr && !(quant && a == &y)) core::check_dtype_in(a->t, a->name, {dt});
   if (quant) {
     check_quant(c, half);
   } else if (backward) {
