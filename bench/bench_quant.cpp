@@ -10,6 +10,7 @@
 // DynamicBlockQuant of a [4096, 4096] FLOAT16 x in 1 x 128 and 128 x 128 blocks, and GroupedDynamicBlockQuant in
 // 1 x 128 blocks inside 8 groups of 512 rows (INT8 y, FLOAT block scales).
 // SwigluGroupQuant (quantMode 0, INT8) on SwigluGroupWeighted's [4096, 4096] FLOAT16 x and weight, with yOrigin.
+// FlatQuant of a [1024, 16, 256] FLOAT16 x with P1 [16, 16], P2 [256, 256] (INT4 out, FLOAT per-slice scales).
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -21,6 +22,7 @@
 #include "aclnnop/aclnn_clipped_swiglu.h"
 #include "aclnnop/aclnn_dynamic_block_quant.h"
 #include "aclnnop/aclnn_dynamic_quant.h"
+#include "aclnnop/aclnn_flat_quant.h"
 #include "aclnnop/aclnn_grouped_dynamic_block_quant.h"
 #include "aclnnop/aclnn_mul.h"
 #include "aclnnop/aclnn_rotate_quant.h"
@@ -190,6 +192,23 @@ void SwigluGroupQuantInt8(benchmark::State &state) {
   for (void *p : {xp, wp, yp, sp, op}) aclrtFree(p);
 }
 BENCHMARK(SwigluGroupQuantInt8)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void FlatQuantInt4(benchmark::State &state) {
+  const int64_t k = 1024, m = 16, n = 256;
+  void *xp = device_buffer(k * m * n * 2, true), *p1p = device_buffer(m * m * 2, true), *p2p = device_buffer(n * n * 2, true);
+  void *yp = device_buffer(k * m * n / 2, false), *sp = device_buffer(k * 4, false);
+  aclTensor *x = contiguous_tensor({k, m, n}, ACL_FLOAT16, xp), *p1 = contiguous_tensor({m, m}, ACL_FLOAT16, p1p);
+  aclTensor *p2 = contiguous_tensor({n, n}, ACL_FLOAT16, p2p), *y = contiguous_tensor({k, m, n}, ACL_INT4, yp);
+  aclTensor *s = contiguous_tensor({k}, ACL_FLOAT, sp);
+  {
+    Planned q;
+    if (plan(state, q, aclnnFlatQuantGetWorkspaceSize(x, p1, p2, 1.0, y, s, &q.bytes, &q.ex), aclnnFlatQuant))
+      time_launches(state, {&q}, k * m * n * 2 + k * m * n / 2 + k * 4);
+  }
+  for (aclTensor *e : {x, p1, p2, y, s}) aclDestroyTensor(e);
+  for (void *p : {xp, p1p, p2p, yp, sp}) aclrtFree(p);
+}
+BENCHMARK(FlatQuantInt4)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void RotateQuantFp16(benchmark::State &state) {
   const int64_t m = 2048, n = 4096, k = 128;
