@@ -1660,6 +1660,37 @@ TEST_P(OpTableQuantFlat, GroupListBoundsTheSlices) {
     }
 }
 
+// More slices than one GEMM chunk (2^20 / (M N) = 1024 here): a full chunk and a tail of 6; with V3's counts
+// [10, 5] the second chunk lies wholly past the groups (no GEMM runs for it) and slices 15..1029 are 0.
+TEST_P(OpTableQuantFlat, ChunksOfSlices) {
+  const QuantTableCase &c = GetParam();
+  const int64_t K = 1030, M = 32, N = 32;
+  const aclDataType dt = c.dtypes.back();
+  Dev x = make_x({K, M, N}, dt, false), p1 = make_x({M, M}, dt, true), p2 = make_x({N, N}, dt, false);
+  x->fill_random(-2, 2);
+  p1->fill_random(-1, 1);
+  p2->fill_random(-1, 1);
+  DeviceTensor y({K, M, N}, ACL_INT4), so({K}, ACL_FLOAT), gl({2}, ACL_INT64);
+  gl.set_values({10, 5});
+  QuantArgs a = base_args(*x, nullptr, y, 2);
+  a.p1 = *p1;
+  a.p2 = *p2;
+  a.scale_out = so;
+  if (c.has("group")) {
+    a.group = gl;
+    a.group_list_type = 1;
+  }
+  ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+  const int64_t total = c.has("group") ? 15 : K;
+  const std::vector<double> sv = so.values();
+  const std::vector<int> got = read_ints(y, K * M * N);
+  check_flat(FlatCall{x->values(), p1->values(), p2->values(), K, M, N, 1.0}, sv, got, total);
+  for (int64_t k = total; k < K; ++k) {
+    EXPECT_EQ(sv[static_cast<size_t>(k)], 0.0) << "quantScale " << k;
+    for (int64_t e = 0; e < M * N; ++e) ASSERT_EQ(got[static_cast<size_t>(k * M * N + e)], 0) << "out " << k;
+  }
+}
+
 TEST_P(OpTableQuantFlat, ErrorsNameTheirArgument) {
   const QuantTableCase &c = GetParam();
   DeviceTensor x({2, 4, 8}, ACL_FLOAT16), p1({4, 4}, ACL_FLOAT16), p2({8, 8}, ACL_FLOAT16), y({2, 4, 8}, ACL_INT4),

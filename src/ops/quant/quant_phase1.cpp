@@ -148,8 +148,8 @@ void book(core::OpBuilder &b, QuantStep &st) {
   // (DequantSwigluQuant: x's two halves, the quant rows and the weight scale / bias rows: 9 rows of n)
   const uint64_t rows_of_n = st.kind == QuantKind::kDequantSwiGluQuant ? 9 : 7;
   uint64_t floats = static_cast<uint64_t>(st.tasks * std::max<int64_t>(st.n, 1)) * rows_of_n;
-  if (st.kind == QuantKind::kFlatQuant)  // per task: P1, P2 and three [M, N] slices (run_flat)
-    floats = static_cast<uint64_t>(st.tasks * (st.flat_m * st.flat_m + st.n * st.n + 3 * st.flat_m * st.n));
+  if (st.kind == QuantKind::kFlatQuant)  // per task one row of integers (run_flat; its GEMM scratch: flat_quant)
+    floats = static_cast<uint64_t>(st.tasks * std::max<int64_t>(st.n, 1));
   st.ws = b.book("quant.rows", floats * sizeof(float));
 }
 
@@ -502,8 +502,33 @@ void block_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, 
   (void)b;
 }
 
-// FlatQuant: x [K, M, N] and its two Kronecker factors; tasks over the K slices.
-void flat_quant(const QuantRule &rule, const QuantCall &c, QuantStep &st) {
+// FlatQuant's two GEMMs for `batch` slices: T = x[k] @ P2 and R = P1 @ T, T and R fp32 [batch, M, N]. When x's
+// slices follow each other the first is one GEMM of batch * M rows.
+void plan_flat_gemms(const aclTensor &x, const aclTensor &p1, const aclTensor &p2, int64_t batch,
+                     kernels::GemmPlan *x_p2, kernels::GemmPlan *p1_t) {
+  const int64_t m = x.dims[1], n = x.dims[2];
+  const bool rows = x.strides[0] == m * x.strides[1];
+  kernels::GemmDesc d;
+  d.batch = rows ? 1 : batch;
+  d.m = rows ? batch * m : m;
+  d.n = n;
+  d.k = n;
+  d.a = {x.dtype, x.strides[1], x.strides[2], rows ? 0 : x.strides[0]};
+  d.b = {p2.dtype, p2.strides[0], p2.strides[1], 0};
+  d.c = {ACL_FLOAT, n, 1, m * n};
+  kernels::GemmDesc e = d;
+  e.batch = batch;
+  e.m = m;
+  e.k = m;
+  e.a = {p1.dtype, p1.strides[0], p1.strides[1], 0};
+  e.b = d.c;
+  if (!kernels::gemm_plan(d, x_p2) || !kernels::gemm_plan(e, p1_t))
+    throw_error(ACLNN_ERR_INNER_TILING_ERROR, "GEMM planning failed: %s", last_error_message());
+}
+
+// FlatQuant: x [K, M, N] and its two Kronecker factors; the GEMM engine over chunks of slices (about 4 MB of fp32
+// scratch for T and R each), tasks over a chunk's slices for the quantisation.
+void flat_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, QuantStep &st) {
   const aclTensor &x = *c.x.t;
   core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
   require(x.ndim == 3, "%s must be [K, M, N], got %s", c.x.name, shape_of(c.x.t).c_str());
@@ -551,7 +576,17 @@ void flat_quant(const QuantRule &rule, const QuantCall &c, QuantStep &st) {
   st.flat_m = m;
   st.clip_ratio = static_cast<float>(c.clip_ratio);
   plan_rows(st, x, n);
-  st.tasks = std::max<int64_t>(1, std::min<int64_t>(core::num_threads(), k));
+  st.flat_chunk = std::min<int64_t>(k, std::max<int64_t>(1, (int64_t{1} << 20) / (m * n)));
+  st.tasks = std::max<int64_t>(1, std::min<int64_t>(core::num_threads(), st.flat_chunk));
+  auto gemms = std::make_shared<QuantStep::FlatGemms>();
+  plan_flat_gemms(x, *c.p1.t, *c.p2.t, st.flat_chunk, &gemms->x_p2[0], &gemms->p1_t[0]);
+  if (k % st.flat_chunk != 0) plan_flat_gemms(x, *c.p1.t, *c.p2.t, k % st.flat_chunk, &gemms->x_p2[1], &gemms->p1_t[1]);
+  size_t gemm_ws = 0;
+  for (const kernels::GemmPlan &p : {gemms->x_p2[0], gemms->p1_t[0], gemms->x_p2[1], gemms->p1_t[1]})
+    gemm_ws = std::max(gemm_ws, p.workspace_bytes);
+  st.flat = std::move(gemms);
+  st.flat_scratch = b.book("quant.flat", static_cast<uint64_t>(2 * st.flat_chunk * m * n) * sizeof(float));
+  st.flat_gemm_ws = b.book("quant.flat.gemm", std::max<size_t>(gemm_ws, 64));
 }
 
 void quant_max(const QuantRule &rule, const QuantCall &c) {
@@ -783,7 +818,7 @@ void quant_phase1(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c)
     case QuantKind::kDequantSwiGluQuant: swiglu_quant(b, rule, c, plan); break;
     case QuantKind::kBlockQuant:
     case QuantKind::kGroupedBlockQuant: block_quant(b, rule, c, plan); break;
-    case QuantKind::kFlatQuant: flat_quant(rule, c, plan); break;
+    case QuantKind::kFlatQuant: flat_quant(b, rule, c, plan); break;
   }
   // Registration in prototype order (inputs, then outputs), keeping the planned steps.
   QuantStep &st = b.add_step<QuantStep>(plan);

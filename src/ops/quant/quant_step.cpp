@@ -549,47 +549,43 @@ int QuantStep::run_block(const core::LaunchArgs &a, float *buf) const {
   return 0;
 }
 
-// FlatQuant: per task a range of the K slices; P1 and P2 in fp32 per task, x[k] @ P2 then P1 @ that, the
-// slice's max |x''|, then its M rows quantised. Buffer per task: M*M + N*N + 3 M*N floats. With a group
-// list only the slices before its total are computed; the others get scale 0 and out 0.
+// FlatQuant: per chunk of slices the two GEMMs (T = x[k] @ P2, R = P1 @ T), then per slice (tasks over the
+// chunk) max |R| * clipRatio / 7 and the M rows quantised. With a group list only the slices before its total
+// are computed; the others get scale 0 and out 0 (a chunk wholly past the total runs no GEMM).
 int QuantStep::run_flat(const core::LaunchArgs &a, float *buf) const {
-  const int64_t m = flat_m, nn = n, slices = rows / std::max<int64_t>(m, 1);
+  const int64_t m = flat_m, nn = n, slices = rows / std::max<int64_t>(m, 1), mn = m * nn;
   std::vector<int64_t> ends{slices};
   if (groups > 0)
     if (const int rc = group_ends(a, slices, false, &ends); rc != 0) return rc;
   const int64_t computed = ends.back();
-  const int64_t per_task = m * m + nn * nn + 3 * m * nn;
-  core::parallel_tasks(tasks, [&](int64_t t) {
-    float *p1f = buf + t * per_task, *p2f = p1f + m * m, *xk = p2f + nn * nn, *tk = xk + m * nn, *rk = tk + m * nn;
-    int32_t *q = reinterpret_cast<int32_t *>(xk);  // x[k] is dead once tk holds x[k] @ P2
-    for (int64_t i = 0; i < m; ++i) quant_load_row(row_ptr(a, p1, i), p1.dt, p1.strides[1], m, p1f + i * m);
-    for (int64_t i = 0; i < nn; ++i) quant_load_row(row_ptr(a, p2, i), p2.dt, p2.strides[1], nn, p2f + i * nn);
-    for (int64_t k = slices * t / tasks; k < slices * (t + 1) / tasks; ++k) {
-      std::fill(tk, tk + m * nn, 0.0f);
-      std::fill(rk, rk + m * nn, 0.0f);
-      for (int64_t i = 0; i < m && k < computed; ++i) {  // tk = x[k] @ P2 (past the groups: rk stays 0)
-        load_x(a, k * m + i, xk + i * nn);
-        for (int64_t l = 0; l < nn; ++l) {
-          const float v = xk[i * nn + l];
-          for (int64_t j = 0; j < nn; ++j) tk[i * nn + j] += v * p2f[l * nn + j];
-        }
-      }
-      for (int64_t i = 0; i < m && k < computed; ++i)  // rk = P1 @ tk
-        for (int64_t l = 0; l < m; ++l) {
-          const float v = p1f[i * m + l];
-          for (int64_t j = 0; j < nn; ++j) rk[i * nn + j] += v * tk[l * nn + j];
-        }
-      float amax = 0.0f;
-      for (int64_t e = 0; e < m * nn; ++e) amax = std::fmax(amax, std::fabs(rk[e]));
-      const float scale = amax * clip_ratio / 7.0f;
-      reinterpret_cast<float *>(scale_out.base(a))[k * scale_out.strides[0]] = scale;
-      for (int64_t i = 0; i < m; ++i) {
-        for (int64_t j = 0; j < nn; ++j)
-          q[j] = scale == 0.0f ? 0 : kernels::quant_round_sat(rk[i * nn + j] / scale, round, lo, hi);
-        store_y(a, k * m + i, q);
-      }
+  float *t = reinterpret_cast<float *>(a.get(flat_scratch)), *r = t + flat_chunk * mn;
+  void *gws = a.get(flat_gemm_ws);
+  const int64_t x_slice = x.strides[0] * static_cast<int64_t>(core::dtype_size(x.dt));
+  float *scales = reinterpret_cast<float *>(scale_out.base(a));
+  for (int64_t c0 = 0; c0 < slices; c0 += flat_chunk) {
+    const int64_t cn = std::min(flat_chunk, slices - c0), w = cn == flat_chunk ? 0 : 1;
+    if (c0 < computed) {
+      kernels::gemm_run(flat->x_p2[w], x.base(a) + c0 * x_slice, p2.base(a), t, gws);
+      kernels::gemm_run(flat->p1_t[w], p1.base(a), t, r, gws);
     }
-  });
+    const int64_t ntask = std::min(tasks, cn);
+    core::parallel_tasks(ntask, [&](int64_t task) {
+      int32_t *q = reinterpret_cast<int32_t *>(buf + task * std::max<int64_t>(nn, 1));
+      for (int64_t s = cn * task / ntask; s < cn * (task + 1) / ntask; ++s) {
+        const int64_t k = c0 + s;
+        const float *rk = r + s * mn;
+        float amax = 0.0f;
+        for (int64_t e = 0; e < mn && k < computed; ++e) amax = std::fmax(amax, std::fabs(rk[e]));
+        const float scale = amax * clip_ratio / 7.0f;
+        scales[k * scale_out.strides[0]] = scale;
+        for (int64_t i = 0; i < m; ++i) {
+          for (int64_t j = 0; j < nn; ++j)
+            q[j] = scale == 0.0f ? 0 : kernels::quant_round_sat(rk[i * nn + j] / scale, round, lo, hi);
+          store_y(a, k * m + i, q);
+        }
+      }
+    });
+  }
   return 0;
 }
 
