@@ -5,6 +5,12 @@
 // same process: the unfused OpsNN composition AddRmsNorm then DynamicQuant (y through memory).
 // SwigluGroup (MoE's weighted, clamped SwiGLU) on [4096, 4096] FLOAT16 with a FLOAT per-row weight, with its
 // peer in the same process: ClippedSwiglu (alpha 1, bias 0: the same clamps) then Mul by the weight.
+// RotateQuant of a [2048, 4096] FLOAT16 x with a [128, 128] rotation (each 128-wide slice of a row times it),
+// per-token INT8; bench/compare_quant_torch.py times the torch composition (matmul, then the same quantisation).
+// DynamicBlockQuant of a [4096, 4096] FLOAT16 x in 1 x 128 and 128 x 128 blocks, and GroupedDynamicBlockQuant in
+// 1 x 128 blocks inside 8 groups of 512 rows (INT8 y, FLOAT block scales).
+// SwigluGroupQuant (quantMode 0, INT8) on SwigluGroupWeighted's [4096, 4096] FLOAT16 x and weight, with yOrigin.
+// FlatQuant of a [1024, 16, 256] FLOAT16 x with P1 [16, 16], P2 [256, 256] (INT4 out, FLOAT per-slice scales).
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -14,9 +20,14 @@
 #include "aclnnop/aclnn_add_rms_norm.h"
 #include "aclnnop/aclnn_add_rms_norm_dynamic_quant.h"
 #include "aclnnop/aclnn_clipped_swiglu.h"
+#include "aclnnop/aclnn_dynamic_block_quant.h"
 #include "aclnnop/aclnn_dynamic_quant.h"
+#include "aclnnop/aclnn_flat_quant.h"
+#include "aclnnop/aclnn_grouped_dynamic_block_quant.h"
 #include "aclnnop/aclnn_mul.h"
+#include "aclnnop/aclnn_rotate_quant.h"
 #include "aclnnop/aclnn_swiglu_group.h"
+#include "aclnnop/aclnn_swiglu_group_quant.h"
 #include "bench_env.h"
 
 namespace {
@@ -156,6 +167,96 @@ void SwigluGroupWeighted(benchmark::State &state, bool fused) {
 }
 BENCHMARK_CAPTURE(SwigluGroupWeighted, Fp16Fused, true)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(SwigluGroupWeighted, Fp16ClippedSwigluThenMul, false)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void SwigluGroupQuantInt8(benchmark::State &state) {
+  const int64_t m = 4096, h = 2048;
+  void *xp = device_buffer(m * 2 * h * 2, true), *wp = device_buffer(m * 4, false), *yp = device_buffer(m * h, false);
+  void *sp = device_buffer(m * (h / 128) * 4, false), *op = device_buffer(m * h * 2, false);
+  {
+    std::vector<float> w(static_cast<size_t>(m));
+    for (size_t i = 0; i < w.size(); ++i) w[i] = 0.25f + static_cast<float>(i % 7) * 0.125f;
+    aclrtMemcpy(wp, m * 4, w.data(), m * 4, ACL_MEMCPY_HOST_TO_DEVICE);
+  }
+  aclTensor *x = contiguous_tensor({m, 2 * h}, ACL_FLOAT16, xp), *w = contiguous_tensor({m}, ACL_FLOAT, wp);
+  aclTensor *y = contiguous_tensor({m, h}, ACL_INT8, yp), *s = contiguous_tensor({m, h / 128}, ACL_FLOAT, sp);
+  aclTensor *o = contiguous_tensor({m, h}, ACL_FLOAT16, op);
+  {
+    Planned q;
+    if (plan(state, q,
+             aclnnSwigluGroupQuantGetWorkspaceSize(x, w, nullptr, nullptr, 2, 0, 128, false, 1.5, 0.0, true, y, s, o,
+                                                   &q.bytes, &q.ex),
+             aclnnSwigluGroupQuant))
+      time_launches(state, {&q}, m * 2 * h * 2 + m * 4 + m * h * 3 + m * (h / 128) * 4);
+  }
+  for (aclTensor *e : {x, w, y, s, o}) aclDestroyTensor(e);
+  for (void *p : {xp, wp, yp, sp, op}) aclrtFree(p);
+}
+BENCHMARK(SwigluGroupQuantInt8)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void FlatQuantInt4(benchmark::State &state) {
+  const int64_t k = 1024, m = 16, n = 256;
+  void *xp = device_buffer(k * m * n * 2, true), *p1p = device_buffer(m * m * 2, true), *p2p = device_buffer(n * n * 2, true);
+  void *yp = device_buffer(k * m * n / 2, false), *sp = device_buffer(k * 4, false);
+  aclTensor *x = contiguous_tensor({k, m, n}, ACL_FLOAT16, xp), *p1 = contiguous_tensor({m, m}, ACL_FLOAT16, p1p);
+  aclTensor *p2 = contiguous_tensor({n, n}, ACL_FLOAT16, p2p), *y = contiguous_tensor({k, m, n}, ACL_INT4, yp);
+  aclTensor *s = contiguous_tensor({k}, ACL_FLOAT, sp);
+  {
+    Planned q;
+    if (plan(state, q, aclnnFlatQuantGetWorkspaceSize(x, p1, p2, 1.0, y, s, &q.bytes, &q.ex), aclnnFlatQuant))
+      time_launches(state, {&q}, k * m * n * 2 + k * m * n / 2 + k * 4);
+  }
+  for (aclTensor *e : {x, p1, p2, y, s}) aclDestroyTensor(e);
+  for (void *p : {xp, p1p, p2p, yp, sp}) aclrtFree(p);
+}
+BENCHMARK(FlatQuantInt4)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void RotateQuantFp16(benchmark::State &state) {
+  const int64_t m = 2048, n = 4096, k = 128;
+  void *xp = device_buffer(m * n * 2, true), *rp = device_buffer(k * k * 2, true), *yp = device_buffer(m * n, false),
+       *sp = device_buffer(m * 4, false);
+  aclTensor *x = contiguous_tensor({m, n}, ACL_FLOAT16, xp), *r = contiguous_tensor({k, k}, ACL_FLOAT16, rp);
+  aclTensor *y = contiguous_tensor({m, n}, ACL_INT8, yp), *s = contiguous_tensor({m}, ACL_FLOAT, sp);
+  {
+    Planned q;
+    if (plan(state, q,
+             aclnnRotateQuantGetWorkspaceSize(x, r, nullptr, -1, nullptr, 0, 0.0, false, y, s, &q.bytes, &q.ex),
+             aclnnRotateQuant))
+      time_launches(state, {&q}, m * n * 3 + m * 4);
+  }
+  for (aclTensor *t : {x, r, y, s}) aclDestroyTensor(t);
+  for (void *p : {xp, rp, yp, sp}) aclrtFree(p);
+}
+BENCHMARK(RotateQuantFp16)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// DynamicBlockQuant (groups = 0) or GroupedDynamicBlockQuant with `groups` equal groups of rows.
+void BlockQuantFp16(benchmark::State &state, int64_t rb, int64_t groups) {
+  const int64_t m = 4096, n = 4096, cb = 128;
+  const int64_t srows = groups > 0 ? m / rb + groups : (m + rb - 1) / rb, scols = n / cb;
+  void *xp = device_buffer(m * n * 2, true), *yp = device_buffer(m * n, false),
+       *sp = device_buffer(srows * scols * 4, false), *gp = device_buffer(8 * 4, false);
+  std::vector<int32_t> ends;
+  for (int64_t g = 1; g <= groups; ++g) ends.push_back(static_cast<int32_t>(m * g / groups));
+  if (groups > 0) aclrtMemcpy(gp, ends.size() * 4, ends.data(), ends.size() * 4, ACL_MEMCPY_HOST_TO_DEVICE);
+  aclTensor *x = contiguous_tensor({m, n}, ACL_FLOAT16, xp), *y = contiguous_tensor({m, n}, ACL_INT8, yp);
+  aclTensor *s = contiguous_tensor({srows, scols}, ACL_FLOAT, sp), *gl = contiguous_tensor({groups > 0 ? groups : 1}, ACL_INT32, gp);
+  {
+    Planned q;
+    const bool ok =
+        groups > 0 ? plan(state, q,
+                          aclnnGroupedDynamicBlockQuantGetWorkspaceSize(x, gl, 0.0, nullptr, 2, rb, cb, 0, y, s, &q.bytes,
+                                                                        &q.ex),
+                          aclnnGroupedDynamicBlockQuant)
+                   : plan(state, q,
+                          aclnnDynamicBlockQuantGetWorkspaceSize(x, 0.0, nullptr, 2, rb, cb, y, s, &q.bytes, &q.ex),
+                          aclnnDynamicBlockQuant);
+    if (ok) time_launches(state, {&q}, m * n * 3 + srows * scols * 4);
+  }
+  for (aclTensor *t : {x, y, s, gl}) aclDestroyTensor(t);
+  for (void *p : {xp, yp, sp, gp}) aclrtFree(p);
+}
+BENCHMARK_CAPTURE(BlockQuantFp16, Rows1x128, 1, 0)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BlockQuantFp16, Blocks128x128, 128, 0)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BlockQuantFp16, Grouped8x512Rows1x128, 1, 8)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 

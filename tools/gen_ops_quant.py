@@ -14,7 +14,7 @@ KINDS = {"ascend_quant": "kAscendQuant", "anti_quant": "kAntiQuant", "quantize":
          "dynamic": "kDynamic", "fake_tensor": "kFakeTensor", "fake_channel": "kFakeChannel",
          "dequant_bias": "kDequantBias", "group_quant": "kGroupQuant", "quant_max": "kQuantMax",
          "gelu_quant": "kGeluQuant", "swiglu_quant": "kSwiGluQuant",
-         "dequant_swiglu_quant": "kDequantSwiGluQuant", "block_quant": "kBlockQuant",
+         "dequant_swiglu_quant": "kDequantSwiGluQuant", "block_quant": "kBlockQuant", "grouped_block_quant": "kGroupedBlockQuant",
          "flat_quant": "kFlatQuant"}
 NO_FP8 = "; dstType HIFLOAT8 / FLOAT8 not supported yet (161002)"
 RESULTS = {"ascend_quant": "INT8 / INT4 / INT32 (packed INT4)" + NO_FP8, "anti_quant": "FLOAT16 / BF16",
@@ -26,6 +26,7 @@ RESULTS = {"ascend_quant": "INT8 / INT4 / INT32 (packed INT4)" + NO_FP8, "anti_q
            "dequant_swiglu_quant": "INT8 / INT4 of swiglu(dequant(x)), FLOAT per-row scales when dynamic",
            "gelu_quant": "INT8 of gelu(self), FLOAT per-row scales when dynamic" + NO_FP8,
            "block_quant": "INT8 of x / its block's scale, FLOAT block scales" + NO_FP8,
+           "grouped_block_quant": "INT8 of x / its block's scale (blocks inside groupList's row groups), FLOAT block scales" + NO_FP8,
            "flat_quant": "INT4 / INT32 (packed INT4) of P1 @ x[k] @ P2, FLOAT per-slice scales; FLOAT4_E2M1 not supported",
            "quant_max": "none yet: its documented dstTypes (HIFLOAT8, FLOAT8_E5M2, FLOAT8_E4M3FN) are rejected (161002)"}
 # Parameter name -> role (a field of ops::QuantCall and of the harness's QuantArgs).
@@ -35,7 +36,7 @@ TENSOR_ROLES = {"x": "x", "self": "x", "scale": "scale", "scales": "scale", "wei
                 "activateScaleOptional": "act_scale", "biasOptional": "bias", "y": "y", "yOut": "y",
                 "out": "y", "scaleOut": "scale_out", "inputScaleOptional": "scale", "inputOffsetOptional": "offset",
                 "outScaleOptional": "scale_out", "offsetsOptional": "offset", "yScaleOut": "scale_out",
-                "kroneckerP1": "p1", "kroneckerP2": "p2", "quantScale": "scale_out",
+                "kroneckerP1": "p1", "groupList": "group", "groupListOptional": "group", "kroneckerP2": "p2", "quantScale": "scale_out",
                 "weightScaleOptional": "scale", "activationScaleOptional": "act_scale", "quantScaleOptional": "smooth",
                 "quantOffsetOptional": "offset", "offsetOut": "offset_out", "mask": "mask", "amax": "amax"}
 VALUE_ROLES = {"sqrtMode": "sqrt_mode", "roundMode": "round_mode", "dstType": "dst_type",

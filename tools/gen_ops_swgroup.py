@@ -10,8 +10,10 @@ them as given).
 SWGROUP_KEYS = {"header", "dtypes", "backward"}
 ROLES = {"x": "x", "weightOptional": "weight", "groupIndexOptional": "group", "clampLimit": "clamp_limit",
          "out": "out", "gradY": "dy", "yOriginOptional": "y_origin", "gradXOut": "dx",
-         "gradWeightOutOptional": "dweight"}
-VALUES = ("clamp_limit",)
+         "gradWeightOutOptional": "dweight", "scaleOptional": "scale", "dstType": "dst_type", "quantMode": "quant_mode",
+         "blockSize": "block_size", "roundScale": "round_scale", "dstTypeMax": "dst_type_max",
+         "outputOrigin": "output_origin", "yOut": "out", "yScaleOut": "y_scale", "yOriginOut": "origin_out"}
+VALUES = ("clamp_limit", "dst_type", "quant_mode", "block_size", "round_scale", "dst_type_max", "output_origin")
 
 
 def resolve(g, table, op):
@@ -19,7 +21,9 @@ def resolve(g, table, op):
     op.roles = g.roles_by_name(op, ROLES, "a grouped SwiGLU op")
     op.input = op.roles["x"]
     op.output = op.roles.get("out", op.roles.get("dx"))
-    op.results = ["x's dtype (+ FLOAT gradWeightOut)" if "dy" in op.roles else "x's dtype, last dim halved"]
+    op.results = ["x's dtype (+ FLOAT gradWeightOut)" if "dy" in op.roles else
+                  "INT8 (dstType 2), FLOAT block scales, x's dtype yOrigin; FLOAT8 / HIFLOAT8 not supported"
+                  if "y_scale" in op.roles else "x's dtype, last dim halved"]
 
 
 def render_entry(g, table):

@@ -23,6 +23,7 @@
 #include <memory>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "op_table_harness.h"
@@ -1202,6 +1203,69 @@ TEST_P(OpTableQuantDequantBias, EmptyX) {
 
 class OpTableQuantBlock : public QuantFixture {};
 
+// One block of DynamicBlockQuant against float64: rows [r0, r1) and columns [c0, c1) of the matrix whose
+// first row is `row0` (x's values row-major, N per row). scale = min(max|x| / 127, 1 / minScale) in fp32
+// (as the formula is written for it), y = round half to even of x / scale in fp32, saturated.
+::testing::AssertionResult block_matches(const std::vector<double> &xv, const std::vector<double> &got_y, double got_s,
+                                         int64_t row0, int64_t N, std::pair<int64_t, int64_t> rows,
+                                         std::pair<int64_t, int64_t> cols, double min_scale) {
+  double amax = 0.0;
+  for (int64_t r = rows.first; r < rows.second; ++r)
+    for (int64_t j = cols.first; j < cols.second; ++j)
+      amax = std::max(amax, std::fabs(xv[static_cast<size_t>((row0 + r) * N + j)]));
+  double want = static_cast<float>(amax / 127.0);
+  if (min_scale > 0) want = std::min(want, static_cast<double>(static_cast<float>(1.0 / min_scale)));
+  if (got_s != want) return ::testing::AssertionFailure() << "scale " << got_s << ", want " << want;
+  for (int64_t r = rows.first; r < rows.second; ++r)
+    for (int64_t j = cols.first; j < cols.second; ++j) {
+      const size_t e = static_cast<size_t>((row0 + r) * N + j);
+      const double qf = want == 0.0 ? 0.0 : static_cast<double>(static_cast<float>(xv[e]) / static_cast<float>(want));
+      if (got_y[e] != saturate(std::nearbyint(qf), -128, 127))
+        return ::testing::AssertionFailure() << "y element " << e << " is " << got_y[e] << " for " << qf;
+    }
+  return ::testing::AssertionSuccess();
+}
+
+// DynamicBlockQuant's arguments (dstType 2; roundModeOptional null or "rint").
+QuantArgs block_args(aclTensor *x, aclTensor *y, aclTensor *scale_out, int64_t rb, int64_t cb, double min_scale,
+                     bool null_round) {
+  QuantArgs a = base_args(x, nullptr, y, 2);
+  a.scale_out = scale_out;
+  a.round_mode = null_round ? nullptr : const_cast<char *>("rint");
+  a.min_scale = min_scale;
+  a.row_block = rb;
+  a.col_block = cb;
+  return a;
+}
+
+// A DynamicBlockQuant call: x of `shape` (random eighths, every seventh off that grid), an INT8 y, a poisoned
+// FLOAT scaleOut of scale_rows x ceil(N / cb) blocks per matrix. layout 0: x contiguous, y padded; 1: x and
+// scaleOut padded (rows apart, the per-token kernels still apply); 2: x transposed (the generic loads).
+struct BlockCall {
+  Dev x, y, so;
+  std::vector<double> xv;  // x's values as stored
+  QuantArgs a;
+};
+BlockCall block_call(const std::vector<int64_t> &shape, aclDataType dt, int layout, int64_t scale_rows, int64_t rb,
+                     int64_t cb, double min_scale, bool null_round) {
+  BlockCall k;
+  const size_t nd = shape.size();
+  const bool strided = layout == 1;
+  k.x = layout == 2 ? transposed_view(shape, dt) : make_x(shape, dt, strided);
+  k.xv = eighths(numel_of(shape), 20);
+  for (size_t i = 0; i < k.xv.size(); i += 7) k.xv[i] *= 0.01;
+  k.x->set_values(k.xv);
+  k.xv = k.x->values();
+  std::vector<int64_t> ss = shape;
+  ss[nd - 2] = scale_rows;
+  ss[nd - 1] = (shape[nd - 1] + cb - 1) / cb;
+  k.y = make_x(shape, ACL_INT8, layout == 0);
+  k.so = make_x(ss, ACL_FLOAT, strided);
+  k.so->poison();
+  k.a = block_args(*k.x, *k.y, *k.so, rb, cb, min_scale, null_round);
+  return k;
+}
+
 // scale = min(max|x| / 127, 1 / minScale) per block (fp32, as the formula is written for it), y = round half
 // to even of x / scale in fp32, saturated; the last blocks of a dim short.
 TEST_P(OpTableQuantBlock, MatchesTheFormula) {
@@ -1216,64 +1280,36 @@ TEST_P(OpTableQuantBlock, MatchesTheFormula) {
   for (aclDataType dt : c.dtypes)
     for (const Geo &geo : geos)
       for (double min_scale : {0.0, 40.0}) {
-        const bool strided = variant++ % 2;
-        SCOPED_TRACE(::testing::Message() << dt << " " << geo.rb << "x" << geo.cb << " minScale " << min_scale);
+        ++variant;
+        SCOPED_TRACE(::testing::Message() << dt << " " << geo.rb << "x" << geo.cb << " minScale " << min_scale
+                                          << " layout " << variant % 3);
         const int64_t nd = static_cast<int64_t>(geo.shape.size()), M = geo.shape[nd - 2], N = geo.shape[nd - 1];
         const int64_t B = nd == 3 ? geo.shape[0] : 1, nbr = (M + geo.rb - 1) / geo.rb, nbc = (N + geo.cb - 1) / geo.cb;
-        Dev x = make_x(geo.shape, dt, strided);
-        std::vector<double> xv = eighths(B * M * N, 20);
-        for (size_t i = 0; i < xv.size(); i += 7) xv[i] *= 0.01;  // off the eighths grid too
-        x->set_values(xv);
-        xv = x->values();
-        std::vector<int64_t> ss = geo.shape;
-        ss[static_cast<size_t>(nd - 2)] = nbr;
-        ss[static_cast<size_t>(nd - 1)] = nbc;
-        Dev y = make_x(geo.shape, ACL_INT8, !strided), so = make_x(ss, ACL_FLOAT, strided);
-        so->poison();
-        QuantArgs a = base_args(*x, nullptr, *y, 2);
-        a.scale_out = *so;
-        a.round_mode = variant % 3 == 0 ? nullptr : const_cast<char *>("rint");
-        a.min_scale = min_scale;
-        a.row_block = geo.rb;
-        a.col_block = geo.cb;
-        ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
-        const std::vector<double> got_s = so->values(), got_y = y->values();
+        BlockCall k_ = block_call(geo.shape, dt, variant % 3, nbr, geo.rb, geo.cb, min_scale, variant % 4 == 0);
+        const std::vector<double> &xv = k_.xv;
+        ASSERT_EQ(run(c, k_.a), 0) << aclGetRecentErrMsg();
+        const std::vector<double> got_s = k_.so->values(), got_y = k_.y->values();
         for (int64_t b = 0; b < B; ++b)
           for (int64_t i = 0; i < nbr; ++i)
-            for (int64_t k = 0; k < nbc; ++k) {
-              double amax = 0.0;
-              for (int64_t r = i * geo.rb; r < std::min(M, (i + 1) * geo.rb); ++r)
-                for (int64_t j = k * geo.cb; j < std::min(N, (k + 1) * geo.cb); ++j)
-                  amax = std::max(amax, std::fabs(xv[static_cast<size_t>((b * M + r) * N + j)]));
-              double want = static_cast<float>(amax / 127.0);
-              if (min_scale > 0) want = std::min(want, static_cast<double>(static_cast<float>(1.0 / min_scale)));
-              ASSERT_EQ(got_s[static_cast<size_t>((b * nbr + i) * nbc + k)], want) << "scale " << b << "," << i << "," << k;
-              for (int64_t r = i * geo.rb; r < std::min(M, (i + 1) * geo.rb); ++r)
-                for (int64_t j = k * geo.cb; j < std::min(N, (k + 1) * geo.cb); ++j) {
-                  const size_t e = static_cast<size_t>((b * M + r) * N + j);
-                  const double qf = want == 0.0 ? 0.0
-                                                : static_cast<double>(static_cast<float>(xv[e]) / static_cast<float>(want));
-                  ASSERT_EQ(got_y[e], saturate(std::nearbyint(qf), -128, 127)) << "y element " << e;
-                }
-            }
-        EXPECT_TRUE(y->untouched_outside_view());
-        EXPECT_TRUE(so->untouched_outside_view());
+            for (int64_t k = 0; k < nbc; ++k)
+              ASSERT_TRUE(block_matches(xv, got_y, got_s[static_cast<size_t>((b * nbr + i) * nbc + k)], b * M, N,
+                                        {i * geo.rb, std::min(M, (i + 1) * geo.rb)},
+                                        {k * geo.cb, std::min(N, (k + 1) * geo.cb)}, min_scale))
+                  << "block " << b << "," << i << "," << k;
+        EXPECT_TRUE(k_.y->untouched_outside_view());
+        EXPECT_TRUE(k_.so->untouched_outside_view());
       }
 }
 
-TEST_P(OpTableQuantBlock, ErrorsNameTheirArgument) {
-  const QuantTableCase &c = GetParam();
-  DeviceTensor x({4, 8}, ACL_FLOAT16), y({4, 8}, ACL_INT8), so({2, 1}, ACL_FLOAT), x1({8}, ACL_FLOAT16),
-      xf({4, 8}, ACL_FLOAT), y4({4, 8}, ACL_INT4), so_bad({4, 1}, ACL_FLOAT), so16({2, 1}, ACL_FLOAT16);
-  QuantArgs a = base_args(x, nullptr, y, 2);
-  a.scale_out = so;
-  a.round_mode = nullptr;
-  a.row_block = 2;
-  a.col_block = 8;
-  ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
-  const int bad = ACLNN_ERR_PARAM_INVALID;
-  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"x"}));
-  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale_out = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"scaleOut"}));
+// The errors DynamicBlockQuant and GroupedDynamicBlockQuant share, from the accepted call `a` (x [4, 8] FLOAT16,
+// an INT8 y, a FLOAT scaleOut of `scale_shape`).
+void expect_block_errors(const QuantTableCase &c, const QuantArgs &a, const std::vector<int64_t> &scale_shape) {
+  DeviceTensor x1({8}, ACL_FLOAT16), xf({4, 8}, ACL_FLOAT), y4({4, 8}, ACL_INT4), so_bad({4, 1}, ACL_FLOAT),
+      so16(scale_shape, ACL_FLOAT16);
+  const int bad = ACLNN_ERR_PARAM_INVALID, null = ACLNN_ERR_PARAM_NULLPTR;
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = nullptr; }, null, {"x"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.y = nullptr; }, null, {"yOut"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale_out = nullptr; }, null, {"scaleOut"}));
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = xf; }, bad, {"x", "dtype"}));
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = x1; }, bad, {"x", "[M, N]"}));
   for (int64_t dst : {34, 35, 36})
@@ -1282,16 +1318,121 @@ TEST_P(OpTableQuantBlock, ErrorsNameTheirArgument) {
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.round_mode = const_cast<char *>("round"); }, bad,
                       {"roundModeOptional"}));
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.min_scale = -1; }, bad, {"minScale"}));
-  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.row_block = 0; }, bad, {"rowBlockSize"}));
-  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.col_block = -128; }, bad, {"colBlockSize"}));
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale_out = so_bad; }, bad, {"scaleOut", "shape"}));
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale_out = so16; }, bad, {"scaleOut", "dtype"}));
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.y = xf; }, bad, {"yOut"}));
   if (c.has("dst_type_max")) {
     EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type_max = 448; }, bad, {"dstTypeMax"}));
-    a.dst_type_max = 127;
-    EXPECT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+    QuantArgs m = a;
+    m.dst_type_max = 127;
+    EXPECT_EQ(run(c, m), 0) << aclGetRecentErrMsg();
   }
+}
+
+TEST_P(OpTableQuantBlock, ErrorsNameTheirArgument) {
+  const QuantTableCase &c = GetParam();
+  DeviceTensor x({4, 8}, ACL_FLOAT16), y({4, 8}, ACL_INT8), so({2, 1}, ACL_FLOAT);
+  const QuantArgs a = block_args(x, y, so, 2, 8, 0.0, true);
+  ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+  expect_block_errors(c, a, {2, 1});
+  const int bad = ACLNN_ERR_PARAM_INVALID;
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.row_block = 0; }, bad, {"rowBlockSize"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.col_block = -128; }, bad, {"colBlockSize"}));
+}
+
+// ---- GroupedDynamicBlockQuant (V2): DynamicBlockQuant's blocks inside groupList's row groups
+
+class OpTableQuantGroupedBlock : public QuantFixture {};
+
+// g random cumulative row ends over m rows (empty groups included), the last one m.
+std::vector<double> random_ends(int64_t m, int64_t g) {
+  std::uniform_int_distribution<int64_t> d(0, m);
+  std::vector<double> e(static_cast<size_t>(g));
+  for (double &v : e) v = static_cast<double>(d(rng()));
+  std::sort(e.begin(), e.end());
+  e.back() = static_cast<double>(m);
+  return e;
+}
+
+// Group i (rows [s, e)) in blocks of rb rows from s: block k writes scale row s / rb + i + k; every other
+// scale row is 0.
+TEST_P(OpTableQuantGroupedBlock, MatchesTheFormulaInsideGroups) {
+  const QuantTableCase &c = GetParam();
+  struct Geo {
+    std::vector<int64_t> shape;
+    int64_t rb, cb, groups;
+  };
+  const Geo geos[] = {{{9, 70}, 1, 64, 3},     {{2, 300, 20}, 128, 128, 3}, {{260, 9}, 256, 192, 2},
+                      {{3, 5, 130}, 1, 256, 1}, {{0, 64}, 1, 64, 2},         {{4, 0}, 1, 64, 2}};
+  int variant = 0;
+  for (aclDataType dt : c.dtypes)
+    for (const Geo &geo : geos)
+      for (double min_scale : {0.0, 40.0}) {
+        const bool strided = variant++ % 2;
+        SCOPED_TRACE(::testing::Message() << dt << " " << geo.rb << "x" << geo.cb << " minScale " << min_scale);
+        const int64_t nd = static_cast<int64_t>(geo.shape.size()), M = geo.shape[nd - 2], N = geo.shape[nd - 1];
+        const int64_t B = nd == 3 ? geo.shape[0] : 1, srows = M / geo.rb + geo.groups, nbc = (N + geo.cb - 1) / geo.cb;
+        BlockCall k_ = block_call(geo.shape, dt, variant % 3, srows, geo.rb, geo.cb, min_scale, variant % 4 == 0);
+        const std::vector<double> &xv = k_.xv;
+        Dev gl = make_x({geo.groups}, ACL_INT32, !strided);
+        const std::vector<double> ends = random_ends(M, geo.groups);
+        gl->set_values(ends);
+        k_.a.group = *gl;
+        ASSERT_EQ(run(c, k_.a), 0) << aclGetRecentErrMsg();
+        const std::vector<double> got_s = k_.so->values(), got_y = k_.y->values();
+        for (int64_t b = 0; b < B; ++b) {
+          std::vector<bool> written(static_cast<size_t>(srows), false);
+          int64_t start = 0;
+          for (int64_t i = 0; i < geo.groups; ++i) {
+            const int64_t end = static_cast<int64_t>(ends[static_cast<size_t>(i)]);
+            for (int64_t r = start, k = 0; r < end; r += geo.rb, ++k) {
+              const int64_t srow = start / geo.rb + i + k;
+              written[static_cast<size_t>(srow)] = true;
+              for (int64_t j = 0; j < nbc; ++j)
+                ASSERT_TRUE(block_matches(xv, got_y, got_s[static_cast<size_t>((b * srows + srow) * nbc + j)], b * M, N,
+                                          {r, std::min(end, r + geo.rb)}, {j * geo.cb, std::min(N, (j + 1) * geo.cb)},
+                                          min_scale))
+                    << "group " << i << " block row " << k << " col " << j << " batch " << b;
+            }
+            start = end;
+          }
+          for (int64_t sr = 0; sr < srows; ++sr)
+            for (int64_t j = 0; j < nbc && !written[static_cast<size_t>(sr)]; ++j)
+              ASSERT_EQ(got_s[static_cast<size_t>((b * srows + sr) * nbc + j)], 0.0) << "unwritten scale row " << sr;
+        }
+        EXPECT_TRUE(k_.y->untouched_outside_view());
+        EXPECT_TRUE(k_.so->untouched_outside_view());
+      }
+}
+
+TEST_P(OpTableQuantGroupedBlock, ErrorsNameTheirArgument) {
+  const QuantTableCase &c = GetParam();
+  DeviceTensor x({4, 8}, ACL_FLOAT16), y({4, 8}, ACL_INT8), gl({2}, ACL_INT32), so({6, 1}, ACL_FLOAT),
+      gl64({2}, ACL_INT64), gl2d({2, 1}, ACL_INT32), gl0({0}, ACL_INT32);
+  gl.set_values({1, 4});
+  QuantArgs a = block_args(x, y, so, 1, 64, 0.0, true);
+  a.group = gl;
+  ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+  expect_block_errors(c, a, {6, 1});
+  const int bad = ACLNN_ERR_PARAM_INVALID;
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.group = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"groupList"}));
+  for (int64_t rb : {0, 2, 64, 1024})
+    EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.row_block = rb; }, bad, {"rowBlockSize"})) << rb;
+  for (int64_t cb : {-128, 1, 32, 512})
+    EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.col_block = cb; }, bad, {"colBlockSize"})) << cb;
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.group_list_type = 1; }, bad, {"groupListType"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.group = gl64; }, bad, {"groupList", "dtype"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.group = gl2d; }, bad, {"groupList", "1-D"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.group = gl0; }, bad, {"groupList", "empty"}));
+  // groupList's values are checked at launch, before anything is written.
+  y.poison();
+  so.poison();
+  for (const std::vector<double> &v : {std::vector<double>{3, 1}, {1, 3}, {-1, 4}, {2, 5}}) {
+    gl.set_values(v);
+    EXPECT_TRUE(fails_with(run(c, a), bad, {"group list"})) << v[0] << "," << v[1];
+  }
+  for (double v : y.values()) EXPECT_EQ(v, -1.0);  // poison() wrote 0xFF bytes: -1, NaN
+  for (double v : so.values()) EXPECT_TRUE(std::isnan(v));
 }
 
 // ---- DequantSituQuant
@@ -1399,9 +1540,47 @@ TEST_P(OpTableQuantSitu, ErrorsNameTheirArgument) {
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale_out = nullptr; }, null, {"yScaleOut"}));
 }
 
-// ---- FlatQuant
+// ---- FlatQuant (V2, V3)
 
 class OpTableQuantFlat : public QuantFixture {};
+
+struct FlatCall {
+  std::vector<double> x, p1, p2;
+  int64_t K, M, N;
+  double clip;
+};
+
+// The first `slices` slices of out / quantScale against float64: x'' = P1 @ x[k] @ P2, scale = max|x''| clip / 7,
+// out = round half to even of x'' / scale in [-8, 7]; a quotient within 1e-3 of a tie may land either side.
+void check_flat(const FlatCall &f, const std::vector<double> &sv, const std::vector<int> &got, int64_t slices) {
+  const int64_t M = f.M, N = f.N;
+  for (int64_t k = 0; k < slices; ++k) {
+    std::vector<double> t(static_cast<size_t>(M * N), 0.0), r(static_cast<size_t>(M * N), 0.0);
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j)
+        for (int64_t l = 0; l < N; ++l)
+          t[static_cast<size_t>(i * N + j)] += f.x[static_cast<size_t>((k * M + i) * N + l)] * f.p2[static_cast<size_t>(l * N + j)];
+    double amax = 0;
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        double v = 0;
+        for (int64_t l = 0; l < M; ++l) v += f.p1[static_cast<size_t>(i * M + l)] * t[static_cast<size_t>(l * N + j)];
+        r[static_cast<size_t>(i * N + j)] = v;
+        amax = std::max(amax, std::fabs(v));
+      }
+    const double scale = amax * f.clip / 7;
+    EXPECT_NEAR(sv[static_cast<size_t>(k)], scale, 1e-5 * scale) << "quantScale " << k;
+    for (int64_t e = 0; e < M * N; ++e) {
+      const double v = scale == 0 ? 0.0 : r[static_cast<size_t>(e)] / scale;
+      const double want = saturate(std::nearbyint(v), -8, 7);
+      const int gotv = got[static_cast<size_t>(k * M * N + e)];
+      if (std::fabs(std::fabs(v - std::trunc(v)) - 0.5) < 1e-3)
+        EXPECT_LE(std::fabs(gotv - want), 1.0) << "out " << k << "," << e;
+      else
+        EXPECT_EQ(gotv, want) << "out " << k << "," << e << " value " << v;
+    }
+  }
+}
 
 // x'' = P1 @ x[k] @ P2 in float64, scale = max|x''| clipRatio / 7, out = round half to even of x'' / scale in
 // [-8, 7], INT4 or INT32 (eight INT4); a quotient within 1e-3 of a tie may land either side (fp32 sums).
@@ -1427,35 +1606,89 @@ TEST_P(OpTableQuantFlat, MatchesTheFormula) {
         a.scale_out = so;
         a.clip_ratio = clip;
         ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
-        const auto xv = x->values(), p1v = p1->values(), p2v = p2->values(), sv = so.values();
-        const std::vector<int> got = read_ints(y, K * M * N);
-        for (int64_t k = 0; k < K; ++k) {
-          std::vector<double> t(static_cast<size_t>(M * N), 0.0), r(static_cast<size_t>(M * N), 0.0);
-          for (int64_t i = 0; i < M; ++i)
-            for (int64_t j = 0; j < N; ++j)
-              for (int64_t l = 0; l < N; ++l)
-                t[static_cast<size_t>(i * N + j)] += xv[static_cast<size_t>((k * M + i) * N + l)] * p2v[static_cast<size_t>(l * N + j)];
-          double amax = 0;
-          for (int64_t i = 0; i < M; ++i)
-            for (int64_t j = 0; j < N; ++j) {
-              double v = 0;
-              for (int64_t l = 0; l < M; ++l) v += p1v[static_cast<size_t>(i * M + l)] * t[static_cast<size_t>(l * N + j)];
-              r[static_cast<size_t>(i * N + j)] = v;
-              amax = std::max(amax, std::fabs(v));
-            }
-          const double scale = amax * clip / 7;
-          EXPECT_NEAR(sv[static_cast<size_t>(k)], scale, 1e-5 * scale) << "quantScale " << k;
-          for (int64_t e = 0; e < M * N; ++e) {
-            const double v = scale == 0 ? 0.0 : r[static_cast<size_t>(e)] / scale;
-            const double want = saturate(std::nearbyint(v), -8, 7);
-            const int gotv = got[static_cast<size_t>(k * M * N + e)];
-            if (std::fabs(std::fabs(v - std::trunc(v)) - 0.5) < 1e-3)
-              EXPECT_LE(std::fabs(gotv - want), 1.0) << "out " << k << "," << e;
-            else
-              EXPECT_EQ(gotv, want) << "out " << k << "," << e << " value " << v;
-          }
-        }
+        check_flat(FlatCall{x->values(), p1->values(), p2->values(), K, M, N, clip}, so.values(), read_ints(y, K * M * N), K);
       }
+}
+
+// V3's groupListOptional: only the slices before its total are computed, the others are 0 (scale and out);
+// types 0 (ends), 1 (counts) and 2 ((index, count) pairs).
+TEST_P(OpTableQuantFlat, GroupListBoundsTheSlices) {
+  const QuantTableCase &c = GetParam();
+  if (!c.has("group")) GTEST_SKIP() << "no groupListOptional";
+  auto &g = rng();
+  int variant = 0;
+  for (aclDataType dt : c.dtypes)
+    for (int64_t type : {0, 1, 2}) {
+      const int64_t K = 3 + static_cast<int64_t>(g() % 4), M = 1 + static_cast<int64_t>(g() % 5), N = 2 * (1 + static_cast<int64_t>(g() % 4));
+      const int64_t G = 1 + static_cast<int64_t>(g() % 3);
+      const bool strided = variant++ % 2;
+      std::vector<double> counts(static_cast<size_t>(G));
+      int64_t total = 0;
+      for (double &v : counts) {
+        v = static_cast<double>(g() % 2);  // totals below K: the tail is skipped
+        total += static_cast<int64_t>(v);
+      }
+      SCOPED_TRACE(::testing::Message() << dt << " type " << type << " K " << K << " total " << total);
+      std::vector<double> gv;
+      double end = 0;
+      for (size_t e = 0; e < counts.size(); ++e) {
+        end += counts[e];
+        if (type == 2) gv.push_back(static_cast<double>(e));  // the group's index (not read)
+        gv.push_back(type == 0 ? end : counts[e]);
+      }
+      Dev x = make_x({K, M, N}, dt, strided), p1 = make_x({M, M}, dt, !strided), p2 = make_x({N, N}, dt, strided);
+      Dev gl = make_x(type == 2 ? std::vector<int64_t>{G, 2} : std::vector<int64_t>{G}, ACL_INT64, strided);
+      x->fill_random(-2, 2);
+      p1->fill_random(-1, 1);
+      p2->fill_random(-1, 1);
+      gl->set_values(gv);
+      DeviceTensor y({K, M, N}, ACL_INT4), so({K}, ACL_FLOAT);
+      QuantArgs a = base_args(*x, nullptr, y, 2);
+      a.p1 = *p1;
+      a.p2 = *p2;
+      a.group = *gl;
+      a.group_list_type = type;
+      a.scale_out = so;
+      ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+      const std::vector<double> sv = so.values();
+      const std::vector<int> got = read_ints(y, K * M * N);
+      check_flat(FlatCall{x->values(), p1->values(), p2->values(), K, M, N, 1.0}, sv, got, total);
+      for (int64_t k = total; k < K; ++k) {
+        EXPECT_EQ(sv[static_cast<size_t>(k)], 0.0) << "quantScale " << k;
+        for (int64_t e = 0; e < M * N; ++e) EXPECT_EQ(got[static_cast<size_t>(k * M * N + e)], 0) << "out " << k;
+      }
+    }
+}
+
+// More slices than one GEMM chunk (2^20 / (M N) = 1024 here): a full chunk and a tail of 6; with V3's counts
+// [10, 5] the second chunk lies wholly past the groups (no GEMM runs for it) and slices 15..1029 are 0.
+TEST_P(OpTableQuantFlat, ChunksOfSlices) {
+  const QuantTableCase &c = GetParam();
+  const int64_t K = 1030, M = 32, N = 32;
+  const aclDataType dt = c.dtypes.back();
+  Dev x = make_x({K, M, N}, dt, false), p1 = make_x({M, M}, dt, true), p2 = make_x({N, N}, dt, false);
+  x->fill_random(-2, 2);
+  p1->fill_random(-1, 1);
+  p2->fill_random(-1, 1);
+  DeviceTensor y({K, M, N}, ACL_INT4), so({K}, ACL_FLOAT), gl({2}, ACL_INT64);
+  gl.set_values({10, 5});
+  QuantArgs a = base_args(*x, nullptr, y, 2);
+  a.p1 = *p1;
+  a.p2 = *p2;
+  a.scale_out = so;
+  if (c.has("group")) {
+    a.group = gl;
+    a.group_list_type = 1;
+  }
+  ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+  const int64_t total = c.has("group") ? 15 : K;
+  const std::vector<double> sv = so.values();
+  const std::vector<int> got = read_ints(y, K * M * N);
+  check_flat(FlatCall{x->values(), p1->values(), p2->values(), K, M, N, 1.0}, sv, got, total);
+  for (int64_t k = total; k < K; ++k) {
+    EXPECT_EQ(sv[static_cast<size_t>(k)], 0.0) << "quantScale " << k;
+    for (int64_t e = 0; e < M * N; ++e) ASSERT_EQ(got[static_cast<size_t>(k * M * N + e)], 0) << "out " << k;
+  }
 }
 
 TEST_P(OpTableQuantFlat, ErrorsNameTheirArgument) {
@@ -1482,6 +1715,51 @@ TEST_P(OpTableQuantFlat, ErrorsNameTheirArgument) {
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale_out = so_bad; }, bad, {"quantScale", "shape"}));
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.clip_ratio = 0; }, bad, {"clipRatio"}));
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.clip_ratio = 1.5; }, bad, {"clipRatio"}));
+  DeviceTensor xbig({1, 4, 258}, ACL_FLOAT16), p2big({258, 258}, ACL_FLOAT16), ybig({1, 4, 258}, ACL_INT4),
+      so1({1}, ACL_FLOAT);
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = xbig; b.p2 = p2big; b.y = ybig; b.scale_out = so1; }, bad,
+                      {"x", "[1, 256]"}));
+  if (c.has("dst_type_max")) {
+    for (double m : {6.0, 12.0, -1.0})
+      EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type_max = m; }, bad, {"dstTypeMax"})) << m;
+  }
+  if (!c.has("group")) return;
+  DeviceTensor gl({2}, ACL_INT64), gl32({2}, ACL_INT32), gl_pairs({2, 2}, ACL_INT64), gl_big({1025}, ACL_INT64),
+      gl_pairs_bad({2, 3}, ACL_INT64);
+  gl.set_values({1, 2});
+  gl_pairs.set_values({0, 1, 1, 1});
+  a.group = gl;
+  ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+  a.group = nullptr;
+  a.group_list_type = 7;  // not read without a group list
+  ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+  a.group = gl;
+  for (int64_t t : {-1, 3, 7})
+    EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.group_list_type = t; }, bad, {"groupListType"})) << t;
+  a.group_list_type = 0;
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.group = gl32; }, bad, {"groupListOptional", "dtype"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.group = gl_pairs; }, bad, {"groupListOptional", "shape"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.group = gl_big; }, bad, {"groupListOptional", "1024"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.group = gl_pairs_bad; b.group_list_type = 2; }, bad,
+                      {"groupListOptional", "shape"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.group = gl; b.group_list_type = 2; }, bad, {"groupListOptional"}));
+  // The values at launch, before anything is written: negative, decreasing ends, a total past K (2).
+  struct Bad {
+    int64_t type;
+    std::vector<double> v;
+  };
+  const Bad bads[] = {{0, {2, 1}}, {0, {-1, 1}}, {0, {1, 3}}, {1, {2, 1}}, {1, {-1, 2}}, {2, {0, 2, 1, 1}}};
+  for (const Bad &bv : bads) {
+    DeviceTensor &t = bv.type == 2 ? gl_pairs : gl;
+    t.set_values(bv.v);
+    y.poison();
+    so.poison();
+    a.group = t;
+    a.group_list_type = bv.type;
+    EXPECT_TRUE(fails_with(run(c, a), bad, {"group list"})) << "type " << bv.type;
+    for (double v : so.values()) EXPECT_TRUE(std::isnan(v));
+    EXPECT_TRUE(y.untouched_outside_view());
+  }
 }
 
 #define QUANT_SUITE(Fixture, ...)                                                        \
@@ -1499,6 +1777,7 @@ QUANT_SUITE(OpTableQuantGelu, QuantKind::kGeluQuant);
 QUANT_SUITE(OpTableQuantSwiGlu, QuantKind::kSwiGluQuant);
 QUANT_SUITE(OpTableQuantDequantSwiGlu, QuantKind::kDequantSwiGluQuant);
 QUANT_SUITE(OpTableQuantBlock, QuantKind::kBlockQuant);
+QUANT_SUITE(OpTableQuantGroupedBlock, QuantKind::kGroupedBlockQuant);
 QUANT_SUITE(OpTableQuantFlat, QuantKind::kFlatQuant);
 INSTANTIATE_TEST_SUITE_P(Table, OpTableQuantSitu, ::testing::ValuesIn(cases_of({QuantKind::kDequantSwiGluQuant}, true)),
                          harness::case_name<QuantTableCase>);

@@ -5,7 +5,9 @@
 //     without weight / group index / clamp / weight gradient, contiguous and padded + offset views; rows
 //     past sum(groupIndex) are +0; nothing written outside the views;
 //   - a negative group count fails the launch; the errors of phase 1, each naming its argument.
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -21,6 +23,11 @@ struct SwgroupArgs {
   aclTensor *x = nullptr, *weight = nullptr, *group = nullptr, *out = nullptr, *dy = nullptr, *y_origin = nullptr,
             *dx = nullptr, *dweight = nullptr;
   double clamp_limit = -1.0;
+  // SwigluGroupQuant
+  aclTensor *scale = nullptr, *y_scale = nullptr, *origin_out = nullptr;
+  int64_t dst_type = 2, quant_mode = 0, block_size = 0;
+  bool round_scale = false, output_origin = true;
+  double dst_type_max = 0.0;
 };
 
 using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
@@ -31,6 +38,7 @@ struct SwgroupTableCase {
   int (*phase1)(const SwgroupArgs &, uint64_t *, aclOpExecutor **) = nullptr;
   Launch launch = nullptr;
   bool backward() const { return api.find("Grad") != std::string::npos; }
+  bool quant() const { return api == "aclnnSwigluGroupQuant"; }
 };
 void PrintTo(const SwgroupTableCase &c, std::ostream *os) { *os << c.name; }
 
@@ -39,6 +47,13 @@ void PrintTo(const SwgroupTableCase &c, std::ostream *os) { *os << c.name; }
 const std::vector<SwgroupTableCase> &all_cases() {
   static const std::vector<SwgroupTableCase> c = harness::sampled(swgroup_table_cases());
   return c;
+}
+// The rows with (SwigluGroupQuant) or without quantisation.
+std::vector<SwgroupTableCase> cases(bool quant) {
+  std::vector<SwgroupTableCase> v;
+  for (const auto &c : all_cases())
+    if (c.quant() == quant) v.push_back(c);
+  return v;
 }
 
 using Dev = std::unique_ptr<DeviceTensor>;
@@ -252,7 +267,159 @@ TEST_P(OpTableSwgroup, ErrorsNameTheArgument) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Tables, OpTableSwgroup, ::testing::ValuesIn(all_cases()), harness::case_name<SwgroupTableCase>);
+// ---- SwigluGroupQuant (quantMode 0, INT8): v = silu(A') * B' * w, per row and block of 128 a = max(max |v|
+// over the finite v, 1e-4), scale = a / 127 (roundScale: 2^ceil(log2)), y = round half to even of v / scale
+// (a non-finite quotient quantises v), saturated; yOrigin = silu(A') * B' when outputOrigin; rows past
+// sum(groupIndex) give 0. Scales within 1e-5 (fp32 against float64), y exact except within 1e-3 of a tie.
+
+class OpTableSwgroupQuant : public ::testing::TestWithParam<SwgroupTableCase> {};
+
+// k's bits: 1 weight, 2 group index, 4 clamp, 8 padded views, 16 roundScale, 32 outputOrigin, 64 an inf in B.
+TEST_P(OpTableSwgroupQuant, EveryDtypeShapeAndOptionalAgainstFloat64) {
+  reseed_for_current_test();
+  const SwgroupTableCase &c = GetParam();
+  auto &g = rng();
+  for (aclDataType dt : c.dtypes)
+    for (int k = 0; k < 128; k += 1 + static_cast<int>(g() % 3)) {
+      SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt << " k " << k);
+      Problem p = make_problem(g, dt, k & 15, false);
+      if (p.lead.empty()) p.lead.push_back(1);  // x has 2 to 8 dims
+      p.h = 128 * (1 + static_cast<int64_t>(g() % 3));  // the last dim 2h divisible by 256
+      std::vector<int64_t> full = p.lead, half = p.lead, scales = p.lead;
+      full.push_back(2 * p.h);
+      half.push_back(p.h);
+      scales.push_back((p.h + 127) / 128);
+      const bool padded = k & 8;
+      p.x = make(full, dt, padded);
+      p.x->fill_random(-4, 4);
+      std::vector<double> x = p.x->values();
+      if (k & 64) x[static_cast<size_t>(p.h + 3)] = INFINITY;  // row 0's B: v inf (or NaN where silu(A) is 0)
+      p.x->set_values(x);
+      p.y = k % 5 == 0 ? transposed_view(half, ACL_INT8) : make(half, ACL_INT8, !padded);  // transposed: scalar store
+      Dev ys = make(scales, ACL_FLOAT, padded), yo = make(half, dt, !padded);
+      p.y->poison();
+      ys->poison();
+      yo->poison();
+      if (p.weight) {  // row 0 weighted by 0: every block of it takes the 1e-4 floor
+        std::vector<double> wv = p.weight->values();
+        wv[0] = 0.0;
+        p.weight->set_values(wv);
+      }
+      SwgroupArgs a = p.args(false);
+      a.y_scale = *ys;
+      a.origin_out = *yo;
+      a.round_scale = k & 16;
+      a.output_origin = k & 32;
+      a.block_size = g() % 2 ? 128 : 0;
+      ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+      const auto w = p.weight ? p.weight->values() : std::vector<double>(static_cast<size_t>(p.rows), 1.0);
+      const auto got_y = p.y->values(), got_s = ys->values(), got_o = yo->values();
+      const int64_t nb = (p.h + 127) / 128;
+      std::vector<double> want_o(static_cast<size_t>(p.rows * p.h), 0.0);
+      for (int64_t r = 0; r < p.rows; ++r)
+        for (int64_t b = 0; b < nb; ++b) {
+          std::vector<double> v;
+          double amax = 0.0;
+          for (int64_t j = b * 128; j < std::min(p.h, (b + 1) * 128); ++j) {
+            double act = 0.0;
+            if (r < p.valid) {
+              const double xa = x[static_cast<size_t>(r * 2 * p.h + j)], xb = x[static_cast<size_t>(r * 2 * p.h + p.h + j)];
+              const double a1 = p.clamp > 0 ? std::min(xa, p.clamp) : xa;
+              const double b1 = p.clamp > 0 ? std::max(-p.clamp, std::min(xb, p.clamp)) : xb;
+              act = a1 * sigmoid(a1) * b1;
+            }
+            want_o[static_cast<size_t>(r * p.h + j)] = round_to(dt, act);
+            v.push_back(act * w[static_cast<size_t>(r)]);
+            if (std::isfinite(v.back())) amax = std::max(amax, std::fabs(v.back()));
+          }
+          const size_t si = static_cast<size_t>(r * nb + b);
+          if (r >= p.valid) {
+            ASSERT_EQ(got_s[si], 0.0) << "yScaleOut of a row past the groups, " << r;
+            for (int64_t j = b * 128; j < std::min(p.h, (b + 1) * 128); ++j)
+              ASSERT_EQ(got_y[static_cast<size_t>(r * p.h + j)], 0.0) << "yOut past the groups " << r;
+            continue;
+          }
+          const double raw = std::max(amax, 1e-4) / 127.0;
+          double want_s = raw;
+          if (a.round_scale) {
+            want_s = std::ldexp(1.0, static_cast<int>(std::ceil(std::log2(raw))));
+            const double lo = std::ldexp(1.0, static_cast<int>(std::ceil(std::log2(raw * (1 - 1e-5)))));
+            if (got_s[si] == lo) want_s = lo;  // raw within rounding of a power of two
+            ASSERT_EQ(got_s[si], want_s) << "yScaleOut " << r << "," << b;
+          } else {
+            ASSERT_NEAR(got_s[si], want_s, 1e-5 * want_s) << "yScaleOut " << r << "," << b;
+          }
+          for (size_t i = 0; i < v.size(); ++i) {
+            const double t = v[i] / got_s[si], src = std::isfinite(t) ? t : v[i];
+            const double want = std::isnan(src) ? 0.0 : std::min(127.0, std::max(-128.0, std::nearbyint(src)));
+            const double gy = got_y[static_cast<size_t>(r * p.h + b * 128) + i];
+            if (std::isfinite(t) && std::fabs(std::fabs(t - std::trunc(t)) - 0.5) < 1e-3)
+              ASSERT_LE(std::fabs(gy - want), 1.0) << "yOut " << r << "," << b * 128 + static_cast<int64_t>(i);
+            else
+              ASSERT_EQ(gy, want) << "yOut " << r << "," << b * 128 + static_cast<int64_t>(i) << " quotient " << t;
+          }
+        }
+      if (a.output_origin) {
+        EXPECT_TRUE(meets_precision(dt, got_o, want_o)) << "yOriginOut";
+      } else {
+        for (double v : got_o) ASSERT_TRUE(std::isnan(v)) << "yOriginOut written without outputOrigin";
+      }
+      EXPECT_TRUE(p.y->untouched_outside_view());
+      EXPECT_TRUE(ys->untouched_outside_view());
+      EXPECT_TRUE(yo->untouched_outside_view());
+    }
+}
+
+TEST_P(OpTableSwgroupQuant, ErrorsNameTheArgument) {
+  const SwgroupTableCase &c = GetParam();
+  const char *api = c.api.c_str();
+  DeviceTensor x({3, 256}, ACL_FLOAT16), y({3, 128}, ACL_INT8), ys({3, 1}, ACL_FLOAT), yo({3, 128}, ACL_FLOAT16),
+      xf({3, 256}, ACL_FLOAT), x1({256}, ACL_FLOAT16),
+      x128({3, 128}, ACL_FLOAT16), y64({3, 64}, ACL_INT8), ys64({3, 1}, ACL_FLOAT), yo64({3, 64}, ACL_FLOAT16),
+      scale({1}, ACL_FLOAT), y_fp8({3, 128}, ACL_FLOAT8_E4M3FN), y_shape({3, 256}, ACL_INT8), ys_shape({3, 2}, ACL_FLOAT),
+      ys16({3, 1}, ACL_FLOAT16), yo_bf({3, 128}, ACL_BF16), w16({3}, ACL_FLOAT16), g32({2}, ACL_INT32);
+  SwgroupArgs good;
+  good.x = x;
+  good.out = y;
+  good.y_scale = ys;
+  good.origin_out = yo;
+  ASSERT_EQ(run(c, good), 0) << aclGetRecentErrMsg();
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  auto expect = [&](const std::function<void(SwgroupArgs &)> &edit, int code, const char *name, const char *word) {
+    SwgroupArgs a = good;
+    edit(a);
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), code, {api, name, word})) << name << " " << word;
+  };
+  const int null = ACLNN_ERR_PARAM_NULLPTR, bad = ACLNN_ERR_PARAM_INVALID;
+  expect([](SwgroupArgs &a) { a.x = nullptr; }, null, "x", "");
+  expect([](SwgroupArgs &a) { a.out = nullptr; }, null, "yOut", "");
+  expect([](SwgroupArgs &a) { a.y_scale = nullptr; }, null, "yScaleOut", "");
+  expect([](SwgroupArgs &a) { a.origin_out = nullptr; }, null, "yOriginOut", "");
+  expect([&](SwgroupArgs &a) { a.x = xf; }, bad, "x", "dtype");
+  expect([&](SwgroupArgs &a) { a.x = x1; }, bad, "x", "2 to 8 dims");
+  expect([&](SwgroupArgs &a) { a.x = x128; a.out = y64; a.y_scale = ys64; a.origin_out = yo64; }, bad, "x", "256");
+  for (int64_t mode : {1, 2, 3})
+    expect([&](SwgroupArgs &a) { a.quant_mode = mode; }, bad, "quantMode", "not supported");
+  expect([](SwgroupArgs &a) { a.quant_mode = 4; }, bad, "quantMode", "");
+  for (int64_t dst : {35, 36}) expect([&](SwgroupArgs &a) { a.dst_type = dst; }, bad, "dstType", "not supported");
+  for (int64_t dst : {3, 29, 34}) expect([&](SwgroupArgs &a) { a.dst_type = dst; }, bad, "dstType", "");
+  for (int64_t bs : {32, 64, 256}) expect([&](SwgroupArgs &a) { a.block_size = bs; }, bad, "blockSize", "");
+  expect([&](SwgroupArgs &a) { a.scale = scale; }, bad, "scaleOptional", "null");
+  expect([](SwgroupArgs &a) { a.clamp_limit = -2.0; }, bad, "clampLimit", "");
+  expect([&](SwgroupArgs &a) { a.weight = w16; }, bad, "weightOptional", "");
+  expect([&](SwgroupArgs &a) { a.group = g32; }, bad, "groupIndexOptional", "INT64");
+  expect([&](SwgroupArgs &a) { a.out = y_fp8; }, bad, "yOut", "dtype");
+  expect([&](SwgroupArgs &a) { a.out = y_shape; }, bad, "yOut", "shape");
+  expect([&](SwgroupArgs &a) { a.y_scale = ys_shape; }, bad, "yScaleOut", "shape");
+  expect([&](SwgroupArgs &a) { a.y_scale = ys16; }, bad, "yScaleOut", "dtype");
+  expect([&](SwgroupArgs &a) { a.origin_out = yo_bf; }, bad, "yOriginOut", "dtype");
+  expect([&](SwgroupArgs &a) { a.origin_out = a.out; }, bad, "yOriginOut", "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableSwgroup, ::testing::ValuesIn(cases(false)), harness::case_name<SwgroupTableCase>);
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableSwgroupQuant, ::testing::ValuesIn(cases(true)),
+                         harness::case_name<SwgroupTableCase>);
 
 }  // namespace
 }  // namespace opsnn::test

@@ -9,6 +9,7 @@
 #include "core/thread_pool.h"
 #include "kernels/elementwise/convert.h"
 #include "kernels/loop/loop_walk.h"
+#include "kernels/quant/quant_rows.h"
 
 namespace opsnn::kernels {
 namespace {
@@ -39,18 +40,69 @@ struct Rows {
     return a.weight != nullptr ? reinterpret_cast<const float *>(a.weight)[flat_offset(P.weight, r)] : 1.0f;
   }
 
+  // The activation of the half-row chunk [j0, j0 + n) of row r into vo (va, vb: its halves, loaded here).
+  void activation(int64_t r, int64_t j0, int64_t n, float *va, float *vb, float *vo) const {
+    const void *in[2] = {va, vb};
+    load_as<float>(P.dtype, at(a.x, P.x, r, j0), P.x.last * es, va, n);
+    load_as<float>(P.dtype, at(a.x, P.x, r, P.h + j0), P.x.last * es, vb, n);
+    P.act(n, vo, in, P.act_scalars);
+  }
+
   void forward(int64_t r) const {
     const float w = weight(r);
     float va[kChunk], vb[kChunk], vo[kChunk];
-    const void *in[2] = {va, vb};
     for (int64_t j0 = 0; j0 < P.h; j0 += kChunk) {
       const int64_t n = std::min(kChunk, P.h - j0);
-      load_as<float>(P.dtype, at(a.x, P.x, r, j0), P.x.last * es, va, n);
-      load_as<float>(P.dtype, at(a.x, P.x, r, P.h + j0), P.x.last * es, vb, n);
-      P.act(n, vo, in, P.act_scalars);
+      activation(r, j0, n, va, vb, vo);
       for (int64_t j = 0; j < n; ++j) vo[j] *= w;
       store_from<float>(vo, P.dtype, at(a.y, P.y, r, j0), P.y.last * es, n);
     }
+  }
+
+  // SwigluGroupQuant: the activation (yOrigin), the weight, then one INT8 block quantisation per quant_block.
+  void forward_quant(int64_t r) const {
+    const float w = weight(r);
+    float va[kChunk], vb[kChunk], vo[kChunk];
+    int32_t q[kChunk];
+    for (int64_t j0 = 0; j0 < P.h; j0 += kChunk) {
+      const int64_t n = std::min(kChunk, P.h - j0);
+      activation(r, j0, n, va, vb, vo);
+      if (P.origin) store_from<float>(vo, P.dtype, at(a.origin, P.y_origin, r, j0), P.y_origin.last * es, n);
+      for (int64_t j = 0; j < n; ++j) vo[j] *= w;
+      for (int64_t b0 = 0; b0 < n; b0 += P.quant_block)  // (kChunk is a multiple of the block)
+        scale_block(vo + b0, std::min(P.quant_block, n - b0), scale_at(r, (j0 + b0) / P.quant_block));
+      char *y = a.y + row_offset(P, P.y, r) + j0 * P.y.last;
+      if (P.int8 != nullptr) {  // vo / 1: the same rounding, saturation and NaN rule as below
+        P.int8(vo, n, 1.0f, 0.0f, reinterpret_cast<int8_t *>(y));
+        continue;
+      }
+      for (int64_t j = 0; j < n; ++j) q[j] = quant_round_sat(vo[j], QuantRound::kHalfEven, -128, 127);
+      quant_store_ints(q, n, ACL_INT8, false, 0, y, P.y.last);
+    }
+  }
+
+  float *scale_at(int64_t r, int64_t k) const {
+    return reinterpret_cast<float *>(a.scale) + row_offset(P, P.scale, r) + k * P.scale.last;
+  }
+
+  // a = max(max |v| over the finite v, 1e-4); scale a / 127 or its power of two above (roundScale); v becomes
+  // v * (1 / scale). The product is finite wherever v is (|v| <= a), and +-inf / NaN where v is: the documented
+  // "a non-finite product quantises v itself" is quantising the product.
+  void scale_block(float *v, int64_t n, float *scale) const {
+    float amax = 0.0f;
+    for (int64_t j = 0; j < n; ++j)
+      if (std::isfinite(v[j])) amax = std::max(amax, std::fabs(v[j]));
+    const float a_hat = std::max(amax, 1e-4f), raw = a_hat / 127.0f;
+    float inv = 127.0f / a_hat;
+    *scale = raw;
+    if (P.round_scale) {  // 2^ceil(log2(raw)): frexp gives raw = m 2^e with m in [0.5, 1)
+      int e = 0;
+      const float m = std::frexp(raw, &e);
+      if (m == 0.5f) --e;
+      *scale = std::ldexp(1.0f, e);
+      inv = std::ldexp(1.0f, -e);
+    }
+    for (int64_t j = 0; j < n; ++j) v[j] *= inv;
   }
 
   void backward(int64_t r) const {
@@ -82,6 +134,15 @@ struct Rows {
 
   void zero(int64_t r) const {  // a row past sum(groupIndex)
     const float z[1] = {0.0f};
+    if (P.quant) {
+      const int32_t zq[1] = {0};
+      for (int64_t j = 0; j < P.h; ++j) {
+        quant_store_ints(zq, 1, ACL_INT8, false, 0, a.y + row_offset(P, P.y, r) + j * P.y.last, 1);
+        if (P.origin) store_from<float>(z, P.dtype, at(a.origin, P.y_origin, r, j), 0, 1);
+      }
+      for (int64_t k = 0; k < (P.h + P.quant_block - 1) / P.quant_block; ++k) *scale_at(r, k) = 0.0f;
+      return;
+    }
     const int64_t width = P.backward ? 2 * P.h : P.h;
     for (int64_t j = 0; j < width; ++j) store_from<float>(z, P.dtype, at(a.y, P.y, r, j), 0, 1);
     if (a.dweight != nullptr) reinterpret_cast<float *>(a.dweight)[flat_offset(P.dweight, r)] = 0.0f;
@@ -111,6 +172,8 @@ int swiglu_group_run(const SwigluGroupPlan &P, const SwigluGroupArgs &a) {
         rows.zero(r);
       else if (P.backward)
         rows.backward(r);
+      else if (P.quant)
+        rows.forward_quant(r);
       else
         rows.forward(r);
     }

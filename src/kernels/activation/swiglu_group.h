@@ -10,6 +10,7 @@
 #include "acl/acl_base.h"
 #include "core/tensor.h"
 #include "kernels/elementwise/elementwise.h"
+#include "kernels/quant/quant_token.h"
 
 namespace opsnn::kernels {
 
@@ -40,12 +41,21 @@ struct SwigluGroupPlan {
   // (alpha 1, limit = clamp, bias 0) in its best tier, chosen in phase 1.
   ContigKernel act = nullptr;
   OpScalars act_scalars;
+  // SwigluGroupQuant: y is INT8 (blocks of quant_block along the row, one FLOAT scale each in `scale`),
+  // y_origin (x's dtype) gets the unweighted activation when origin is set.
+  bool quant = false, origin = false, round_scale = false;
+  int64_t quant_block = 128;
+  SwgRowView scale;
+  // The per-token tier's INT8 kernel (chosen in phase 1) when y is contiguous along the row; null: the scalar
+  // rounding and store.
+  QuantInt8Fn int8 = nullptr;
 };
 
 struct SwigluGroupArgs {
   const char *x = nullptr, *weight = nullptr, *dy = nullptr, *y_origin = nullptr;  // weight null: 1
   const int64_t *group = nullptr;                                                   // null: every row
   char *y = nullptr, *dweight = nullptr;                                           // dweight null: not computed
+  char *scale = nullptr, *origin = nullptr;                                        // SwigluGroupQuant's outputs
 };
 
 // 0, or 161002 (before any write) when a group count is negative.

@@ -41,6 +41,7 @@ int32_t quant_round_sat(float v, QuantRound mode, int32_t lo, int32_t hi) {
     case QuantRound::kFloor: r = std::floor(v); break;
     case QuantRound::kCeil: r = std::ceil(v); break;
     case QuantRound::kTrunc: r = std::trunc(v); break;
+    case QuantRound::kHalfAway: r = std::round(v); break;
     default: r = std::nearbyint(v); break;  // the default FP environment: ties to even
   }
   if (r <= static_cast<float>(lo)) return lo;

@@ -10,7 +10,7 @@
 
 namespace opsnn::kernels {
 
-enum class QuantRound : uint8_t { kHalfEven, kFloor, kCeil, kTrunc };
+enum class QuantRound : uint8_t { kHalfEven, kFloor, kCeil, kTrunc, kHalfAway };  // kHalfAway: std::round
 
 // x[j] = src[j * stride] as fp32; src FLOAT / FLOAT16 / BF16 / INT8 / UINT8 / INT32 / INT64 / BOOL.
 void quant_load_row(const char *src, aclDataType dt, int64_t stride, int64_t n, float *dst);

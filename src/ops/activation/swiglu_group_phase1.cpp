@@ -14,7 +14,7 @@ namespace {
 
 struct SwigluGroupStep final : core::Step {
   kernels::SwigluGroupPlan plan;
-  core::OperandRef x, weight, group, dy, y_origin, y, dweight;  // slot -1: not given
+  core::OperandRef x, weight, group, dy, y_origin, y, dweight, scale, origin;  // slot -1: not given
   int run(const core::LaunchArgs &args) const override {
     auto at = [&](const core::OperandRef &r) { return r.slot >= 0 ? r.address(args) : nullptr; };
     kernels::SwigluGroupArgs a;
@@ -25,6 +25,8 @@ struct SwigluGroupStep final : core::Step {
     a.y_origin = at(y_origin);
     a.y = at(y);
     a.dweight = at(dweight);
+    a.scale = at(scale);
+    a.origin = at(origin);
     return kernels::swiglu_group_run(plan, a);
   }
 };
@@ -53,12 +55,51 @@ kernels::SwgFlatView per_row(const SwigluGroupArg &a, int64_t rows) {
   return v;
 }
 
+long long ll(int64_t v) { return static_cast<long long>(v); }
+
+// SwigluGroupQuant's own rules (swiglu_group_phase1.h): quantMode 0 with an INT8 yOut, the FLOAT8 / HIFLOAT8
+// modes refused; its three outputs' dtypes and shapes (half: x's shape with the last dim halved).
+void check_quant(const SwigluGroupCall &c, const core::Shape &half) {
+  const aclTensor &x = *c.x.t;
+  if (c.quant_mode >= 1 && c.quant_mode <= 3)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "quantMode %lld (%s) is not supported yet; 0 (block quant) with dstType 2 "
+                "(INT8) is", ll(c.quant_mode), c.quant_mode == 1 ? "MX, FLOAT8" : "HIFLOAT8");
+  if (c.quant_mode != 0)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "quantMode must be 0, 1, 2 or 3, got %lld", ll(c.quant_mode));
+  if (c.dst_type == 35 || c.dst_type == 36)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "dstType %lld (%s) is not supported yet; 2 (INT8) is", ll(c.dst_type),
+                c.dst_type == 35 ? "FLOAT8_E5M2" : "FLOAT8_E4M3FN");
+  if (c.dst_type != 2)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "dstType must be 2 (INT8), got %lld", ll(c.dst_type));
+  if (c.block_size != 0 && c.block_size != 128)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "blockSize must be 0 or 128 for quantMode 0, got %lld", ll(c.block_size));
+  if (x.ndim < 2 || x.ndim > 8 || x.dims[x.ndim - 1] % 256 != 0)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; it must have 2 to 8 dims and a last dim divisible by 256",
+                c.x.name, core::shape_string(x).c_str());
+  if (c.scale.t != nullptr)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s is read by quantMode 2 (HIFLOAT8, static) only; pass null", c.scale.name);
+  core::Shape ss = half;
+  ss.dims[ss.ndim - 1] = (half.dims[half.ndim - 1] + 127) / 128;
+  const struct {
+    const SwigluGroupArg *arg;
+    aclDataType dt;
+    const core::Shape *shape;
+  } outs[] = {{&c.out, ACL_INT8, &half}, {&c.y_scale, ACL_FLOAT, &ss}, {&c.origin_out, x.dtype, &half}};
+  for (const auto &o : outs) {
+    core::check_dtype_in(o.arg->t, o.arg->name, {o.dt});
+    core::check_shape_equals(*o.arg->t, o.arg->name, *o.shape);
+    core::check_no_internal_overlap(*o.arg->t, o.arg->name);
+  }
+}
+
 }  // namespace
 
 void swiglu_group_phase1(core::OpBuilder &b, const SwigluGroupRule &rule, const SwigluGroupCall &c) {
   const bool backward = c.dy.t != nullptr || *c.dy.name != '\0';
   // -- check: the pointers in prototype order (161001 for a missing required one), each given tensor's format
-  const SwigluGroupArg *proto[] = {&c.dy, &c.x, &c.weight, &c.y_origin, &c.group, &c.out, &c.dx, &c.dweight};
+  const SwigluGroupArg *proto[] = {&c.dy,  &c.x,       &c.weight,     &c.y_origin, &c.group, &c.scale,
+                                   &c.out, &c.y_scale, &c.origin_out, &c.dx,       &c.dweight};
+  const bool quant = *c.y_scale.name != '\0';  // SwigluGroupQuant
   for (const SwigluGroupArg *a : proto) {
     if (*a->name == '\0') continue;  // not in this op's prototype
     const bool optional = std::strstr(a->name, "Optional") != nullptr;
@@ -77,9 +118,11 @@ void swiglu_group_phase1(core::OpBuilder &b, const SwigluGroupRule &rule, const 
   core::Shape half = core::Shape::of(x);
   half.dims[x.ndim - 1] /= 2;
   const SwigluGroupArg &y = backward ? c.dx : c.out;
-  for (const SwigluGroupArg *a : {&c.dy, &c.y_origin, &y})
-    if (a->t != nullptr) core::check_dtype_in(a->t, a->name, {dt});
-  if (backward) {
+  for (const SwigluGroupArg *a : {&c.dy, &c.y_origin, &y})  // (the quantising forward's INT8 yOut: check_quant)
+    if (a->t != nullptr && !(quant && a == &y)) core::check_dtype_in(a->t, a->name, {dt});
+  if (quant) {
+    check_quant(c, half);
+  } else if (backward) {
     core::check_shape_equals(*c.dy.t, c.dy.name, half);
     if (c.y_origin.t != nullptr) core::check_shape_equals(*c.y_origin.t, c.y_origin.name, half);
     core::check_shape_equals(*c.dx.t, c.dx.name, core::Shape::of(x));
@@ -113,8 +156,9 @@ void swiglu_group_phase1(core::OpBuilder &b, const SwigluGroupRule &rule, const 
     P.group_n = g.dims[0];
     P.group_stride = g.strides[0];
   }
-  core::check_outputs_apart<SwigluGroupArg>({&y, &c.dweight},
-                                            {&c.x, &c.weight, &c.group, &c.dy, &c.y_origin, &y, &c.dweight});
+  core::check_outputs_apart<SwigluGroupArg>(
+      {&y, &c.dweight, &c.y_scale, &c.origin_out},
+      {&c.x, &c.weight, &c.group, &c.scale, &c.dy, &c.y_origin, &y, &c.dweight, &c.y_scale, &c.origin_out});
 
   // -- register in prototype order: forward x, weight, groupIndex, out; backward gradY, x, weight, yOrigin,
   // groupIndex, gradXOut, gradWeightOut
@@ -129,8 +173,29 @@ void swiglu_group_phase1(core::OpBuilder &b, const SwigluGroupRule &rule, const 
   reg(c.weight, false, &st.weight);
   if (backward) reg(c.y_origin, false, &st.y_origin);
   reg(c.group, false, &st.group);
+  core::OperandRef unread;  // scaleOptional: always null here (check_quant)
+  if (quant) reg(c.scale, false, &unread);
   reg(y, true, &st.y);
   if (backward) reg(c.dweight, true, &st.dweight);
+  if (quant) {
+    reg(c.y_scale, true, &st.scale);
+    reg(c.origin_out, true, &st.origin);
+    P.quant = true;
+    P.origin = c.output_origin;
+    P.round_scale = c.round_scale;
+    P.scale = row_view(*c.y_scale.t);
+    P.y_origin = row_view(*c.origin_out.t);
+  }
+  const char *quant_tier = "scalar";
+  core::ImplTrace trace;
+  const bool traced = core::current_phase1_trace() != nullptr;
+  if (quant && c.out.t->strides[x.ndim - 1] == 1) {  // the per-token tier's INT8 rounding on contiguous y rows
+    kernels::QuantTokenKernels token{};
+    quant_tier = kernels::choose_quant_token_tier(&token, traced ? &trace : nullptr);
+    P.int8 = token.int8;
+  } else if (quant && traced) {
+    trace.add("token int8", "yOut not contiguous along the last dim");
+  }
   P.x = row_view(x);
   P.y = row_view(*y.t);
   if (backward) P.dy = row_view(*c.dy.t);
@@ -146,7 +211,11 @@ void swiglu_group_phase1(core::OpBuilder &b, const SwigluGroupRule &rule, const 
   }
   st.plan = P;
   if (core::current_phase1_trace() != nullptr)
-    core::record_choice(std::string("swiglu_group:rows/") + (backward ? "backward/double" : "forward/ew_chunks"), nullptr);
+    core::record_choice(std::string("swiglu_group:rows/") +
+                            (backward ? "backward/double"
+                             : quant  ? std::string("forward_quant/ew_chunks+int8_") + quant_tier
+                                      : "forward/ew_chunks"),
+                        &trace);
 }
 
 }  // namespace opsnn::ops

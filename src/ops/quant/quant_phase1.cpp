@@ -4,6 +4,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <string>
 #include <utility>
@@ -147,9 +148,24 @@ void book(core::OpBuilder &b, QuantStep &st) {
   // (DequantSwigluQuant: x's two halves, the quant rows and the weight scale / bias rows: 9 rows of n)
   const uint64_t rows_of_n = st.kind == QuantKind::kDequantSwiGluQuant ? 9 : 7;
   uint64_t floats = static_cast<uint64_t>(st.tasks * std::max<int64_t>(st.n, 1)) * rows_of_n;
-  if (st.kind == QuantKind::kFlatQuant)  // per task: P1, P2 and three [M, N] slices (run_flat)
-    floats = static_cast<uint64_t>(st.tasks * (st.flat_m * st.flat_m + st.n * st.n + 3 * st.flat_m * st.n));
+  if (st.kind == QuantKind::kFlatQuant)  // per task one row of integers (run_flat; its GEMM scratch: flat_quant)
+    floats = static_cast<uint64_t>(st.tasks * std::max<int64_t>(st.n, 1));
   st.ws = b.book("quant.rows", floats * sizeof(float));
+}
+
+// The per-token kernels' tier (st.token, st.token_fast) when `rows_ok` (the operands they read and write are
+// contiguous along the last dim; else `why_not` is traced), recorded as "quant:<what>/<tier>/tasks=N".
+void plan_token_tier(QuantStep &st, bool rows_ok, const char *why_not, const char *what) {
+  core::ImplTrace trace;
+  const bool traced = core::current_phase1_trace() != nullptr;
+  const char *tier = "generic";
+  if (rows_ok)
+    tier = kernels::choose_quant_token_tier(&st.token, traced ? &trace : nullptr);
+  else if (traced)
+    trace.add("token", why_not);
+  st.token_fast = rows_ok;
+  if (traced)
+    core::record_choice(std::string("quant:") + what + "/" + tier + "/tasks=" + std::to_string(st.tasks), &trace);
 }
 
 // Per-token DynamicQuant: row blocks over the pool, and the tier's kernels when x (and the smooth
@@ -158,15 +174,7 @@ void plan_token(QuantStep &st, const QuantCall &c) {
   st.tasks = std::max<int64_t>(1, std::min<int64_t>(core::num_threads(), st.rows));
   const bool x_rows = c.x.t->strides[c.x.t->ndim - 1] == 1 || st.n <= 1;
   const bool s_rows = c.smooth.t == nullptr || c.smooth.t->strides[c.smooth.t->ndim - 1] == 1 || st.n <= 1;
-  core::ImplTrace trace;
-  const bool traced = core::current_phase1_trace() != nullptr;
-  const char *tier = "generic";
-  if (x_rows && s_rows)
-    tier = kernels::choose_quant_token_tier(&st.token, traced ? &trace : nullptr);
-  else if (traced)
-    trace.add("token", "x or smoothScalesOptional not contiguous along the last dim");
-  st.token_fast = x_rows && s_rows;
-  if (traced) core::record_choice(std::string("quant:dynamic/") + tier + "/tasks=" + std::to_string(st.tasks), &trace);
+  plan_token_tier(st, x_rows && s_rows, "x or smoothScalesOptional not contiguous along the last dim", "dynamic");
 }
 
 // ---- the kinds
@@ -433,9 +441,19 @@ void group_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, 
   (void)b;
 }
 
-// DynamicBlockQuant (V2): one scale per rowBlockSize x colBlockSize block of each [M, N] matrix of x.
+// One of the documented sizes (GroupedDynamicBlockQuant's block sizes).
+void require_one_of(int64_t v, std::initializer_list<int64_t> allowed, const char *name) {
+  std::string list;
+  for (int64_t a : allowed) list += (list.empty() ? "" : ", ") + std::to_string(a);
+  require(std::find(allowed.begin(), allowed.end(), v) != allowed.end(), "%s must be one of %s, got %lld", name,
+          list.c_str(), ll(v));
+}
+
+// DynamicBlockQuant (V2): one scale per rowBlockSize x colBlockSize block of each [M, N] matrix of x;
+// GroupedDynamicBlockQuant (V2): the same inside groupList's row groups.
 void block_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, QuantStep &st) {
   const aclTensor &x = *c.x.t;
+  const bool grouped = rule.kind == QuantKind::kGroupedBlockQuant;
   core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
   require(x.ndim == 2 || x.ndim == 3, "%s must be [M, N] or [B, M, N], got %s", c.x.name, shape_of(c.x.t).c_str());
   require(c.min_scale >= 0.0, "minScale must be >= 0, got %g", c.min_scale);
@@ -443,6 +461,14 @@ void block_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, 
           "roundModeOptional must be \"rint\" (or null) for an INT8 yOut, got \"%s\"", c.round_mode);
   const aclDataType dst = int_dst(c.dst_type, "dstType");
   require(dst == ACL_INT8, "dstType must be 2 (INT8) here, got %lld", ll(c.dst_type));
+  if (grouped) {
+    require_one_of(c.row_block, {1, 128, 256, 512}, "rowBlockSize");
+    require_one_of(c.col_block, {64, 128, 192, 256}, "colBlockSize");
+    require(c.group_list_type == 0, "groupListType must be 0 (cumulative row ends), got %lld", ll(c.group_list_type));
+    core::check_dtype_in(c.group.t, c.group.name, {ACL_INT32});
+    require(c.group.t->ndim == 1 && c.group.t->dims[0] >= 1, "%s must be 1-D and not empty, got %s", c.group.name,
+            shape_of(c.group.t).c_str());
+  }
   require(c.row_block >= 1, "rowBlockSize must be positive, got %lld", ll(c.row_block));
   require(c.col_block >= 1, "colBlockSize must be positive, got %lld", ll(c.col_block));
   if (c.given.dst_type_max)
@@ -450,27 +476,59 @@ void block_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, 
             "dstTypeMax %g applies to the FP8 / HIFLOAT8 destinations; for INT8 it must be 0 or 127", c.dst_type_max);
   check_int_y(c.x, c.y, dst, "dstType");
   const int64_t m = x.dims[x.ndim - 2], n = x.dims[x.ndim - 1];
+  const int64_t groups = grouped ? c.group.t->dims[0] : 0;
   Shape ss = Shape::of(x);
-  ss.dims[x.ndim - 2] = (m + c.row_block - 1) / c.row_block;
+  ss.dims[x.ndim - 2] = grouped ? m / c.row_block + groups : (m + c.row_block - 1) / c.row_block;
   ss.dims[x.ndim - 1] = (n + c.col_block - 1) / c.col_block;
   core::check_dtype_in(c.scale_out.t, c.scale_out.name, {ACL_FLOAT});
   core::check_shape_equals(*c.scale_out.t, c.scale_out.name, ss);
-  core::check_outputs_apart<NamedTensor>({&c.y, &c.scale_out}, {&c.x, &c.y, &c.scale_out});
+  core::check_outputs_apart<NamedTensor>({&c.y, &c.scale_out}, {&c.x, &c.group, &c.y, &c.scale_out});
   st.lo = -128;
   st.hi = 127;
   st.blk_rows = c.row_block;
   st.blk_cols = c.col_block;
   st.blk_m = m;
+  st.groups = groups;
+  if (grouped) st.group.step = c.group.t->strides[0];
   st.scale_cap = c.min_scale > 0.0 ? static_cast<float>(1.0 / c.min_scale) : std::numeric_limits<float>::infinity();
   plan_rows(st, x, n);
-  // Tasks over the block rows (each owns its blocks: no two tasks write one scale).
+  // Tasks over the block rows (each owns its blocks: no two tasks write one scale); grouped: at most
+  // M / rowBlockSize + g block rows per matrix.
   const int64_t block_rows = (x.ndim == 3 ? x.dims[0] : 1) * ss.dims[x.ndim - 2];
   st.tasks = std::max<int64_t>(1, std::min<int64_t>(core::num_threads(), block_rows));
+  // The per-token kernels per block segment when x and y are contiguous along the last dim.
+  const bool rows_ok = (x.strides[x.ndim - 1] == 1 && c.y.t->strides[x.ndim - 1] == 1) || n <= 1;
+  plan_token_tier(st, rows_ok, "x or yOut not contiguous along the last dim", grouped ? "grouped_block" : "block");
   (void)b;
 }
 
-// FlatQuant: x [K, M, N] and its two Kronecker factors; tasks over the K slices.
-void flat_quant(const QuantRule &rule, const QuantCall &c, QuantStep &st) {
+// FlatQuant's two GEMMs for `batch` slices: T = x[k] @ P2 and R = P1 @ T, T and R fp32 [batch, M, N]. When x's
+// slices follow each other the first is one GEMM of batch * M rows.
+void plan_flat_gemms(const aclTensor &x, const aclTensor &p1, const aclTensor &p2, int64_t batch,
+                     kernels::GemmPlan *x_p2, kernels::GemmPlan *p1_t) {
+  const int64_t m = x.dims[1], n = x.dims[2];
+  const bool rows = x.strides[0] == m * x.strides[1];
+  kernels::GemmDesc d;
+  d.batch = rows ? 1 : batch;
+  d.m = rows ? batch * m : m;
+  d.n = n;
+  d.k = n;
+  d.a = {x.dtype, x.strides[1], x.strides[2], rows ? 0 : x.strides[0]};
+  d.b = {p2.dtype, p2.strides[0], p2.strides[1], 0};
+  d.c = {ACL_FLOAT, n, 1, m * n};
+  kernels::GemmDesc e = d;
+  e.batch = batch;
+  e.m = m;
+  e.k = m;
+  e.a = {p1.dtype, p1.strides[0], p1.strides[1], 0};
+  e.b = d.c;
+  if (!kernels::gemm_plan(d, x_p2) || !kernels::gemm_plan(e, p1_t))
+    throw_error(ACLNN_ERR_INNER_TILING_ERROR, "GEMM planning failed: %s", last_error_message());
+}
+
+// FlatQuant: x [K, M, N] and its two Kronecker factors; the GEMM engine over chunks of slices (about 4 MB of fp32
+// scratch for T and R each), tasks over a chunk's slices for the quantisation.
+void flat_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, QuantStep &st) {
   const aclTensor &x = *c.x.t;
   core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
   require(x.ndim == 3, "%s must be [K, M, N], got %s", c.x.name, shape_of(c.x.t).c_str());
@@ -481,6 +539,26 @@ void flat_quant(const QuantRule &rule, const QuantCall &c, QuantStep &st) {
             p->name, shape_of(p->t).c_str(), ll(size), ll(size));
   }
   require(c.clip_ratio > 0.0 && c.clip_ratio <= 1.0, "clipRatio must be in (0, 1], got %g", c.clip_ratio);
+  require(k >= 1 && k <= 262144 && m >= 1 && m <= 256 && n >= 1 && n <= 256,
+          "%s has shape %s; K must be in [1, 262144], M and N in [1, 256]", c.x.name, shape_of(c.x.t).c_str());
+  if (c.given.dst_type_max)
+    require(c.dst_type_max == 0.0, "dstTypeMax %g applies to a FLOAT4_E2M1 out only; for INT4 / INT32 it must be 0",
+            c.dst_type_max);
+  if (c.group.t != nullptr) {
+    core::check_dtype_in(c.group.t, c.group.name, {ACL_INT64});
+    require(c.group_list_type >= 0 && c.group_list_type <= 2,
+            "groupListType must be 0 (cumulative ends), 1 (counts) or 2 (index, count pairs), got %lld",
+            ll(c.group_list_type));
+    const aclTensor &g = *c.group.t;
+    const bool pairs = c.group_list_type == 2;
+    require(g.ndim == (pairs ? 2 : 1) && g.dims[0] >= 1 && g.dims[0] <= 1024 && (!pairs || g.dims[1] == 2),
+            "%s has shape %s; with groupListType %lld it must be [G]%s with 1 <= G <= 1024", c.group.name,
+            shape_of(c.group.t).c_str(), ll(c.group_list_type), pairs ? ", 2" : "");
+    st.groups = g.dims[0];
+    st.group.step = g.strides[0];
+    st.flat_pair_step = pairs ? g.strides[1] : 0;
+    st.group_list_type = c.group_list_type;
+  }
   if (c.y.t->dtype == ACL_FLOAT4_E2M1)
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s FLOAT4_E2M1 (the per-group MX mode) is not supported yet; INT4 / INT32 are",
                 c.y.name);
@@ -491,14 +569,24 @@ void flat_quant(const QuantRule &rule, const QuantCall &c, QuantStep &st) {
   ks.ndim = 1;
   ks.dims[0] = k;
   core::check_shape_equals(*c.scale_out.t, c.scale_out.name, ks);
-  core::check_outputs_apart<NamedTensor>({&c.y, &c.scale_out}, {&c.x, &c.p1, &c.p2, &c.y, &c.scale_out});
+  core::check_outputs_apart<NamedTensor>({&c.y, &c.scale_out}, {&c.x, &c.p1, &c.p2, &c.group, &c.y, &c.scale_out});
   st.lo = -8;
   st.hi = 7;
   st.y_packed = true;
   st.flat_m = m;
   st.clip_ratio = static_cast<float>(c.clip_ratio);
   plan_rows(st, x, n);
-  st.tasks = std::max<int64_t>(1, std::min<int64_t>(core::num_threads(), k));
+  st.flat_chunk = std::min<int64_t>(k, std::max<int64_t>(1, (int64_t{1} << 20) / (m * n)));
+  st.tasks = std::max<int64_t>(1, std::min<int64_t>(core::num_threads(), st.flat_chunk));
+  auto gemms = std::make_shared<QuantStep::FlatGemms>();
+  plan_flat_gemms(x, *c.p1.t, *c.p2.t, st.flat_chunk, &gemms->x_p2[0], &gemms->p1_t[0]);
+  if (k % st.flat_chunk != 0) plan_flat_gemms(x, *c.p1.t, *c.p2.t, k % st.flat_chunk, &gemms->x_p2[1], &gemms->p1_t[1]);
+  size_t gemm_ws = 0;
+  for (const kernels::GemmPlan &p : {gemms->x_p2[0], gemms->p1_t[0], gemms->x_p2[1], gemms->p1_t[1]})
+    gemm_ws = std::max(gemm_ws, p.workspace_bytes);
+  st.flat = std::move(gemms);
+  st.flat_scratch = b.book("quant.flat", static_cast<uint64_t>(2 * st.flat_chunk * m * n) * sizeof(float));
+  st.flat_gemm_ws = b.book("quant.flat.gemm", std::max<size_t>(gemm_ws, 64));
 }
 
 void quant_max(const QuantRule &rule, const QuantCall &c) {
@@ -728,8 +816,9 @@ void quant_phase1(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c)
     case QuantKind::kGeluQuant: gelu_quant(b, rule, c, plan); break;
     case QuantKind::kSwiGluQuant:
     case QuantKind::kDequantSwiGluQuant: swiglu_quant(b, rule, c, plan); break;
-    case QuantKind::kBlockQuant: block_quant(b, rule, c, plan); break;
-    case QuantKind::kFlatQuant: flat_quant(rule, c, plan); break;
+    case QuantKind::kBlockQuant:
+    case QuantKind::kGroupedBlockQuant: block_quant(b, rule, c, plan); break;
+    case QuantKind::kFlatQuant: flat_quant(b, rule, c, plan); break;
   }
   // Registration in prototype order (inputs, then outputs), keeping the planned steps.
   QuantStep &st = b.add_step<QuantStep>(plan);

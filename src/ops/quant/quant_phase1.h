@@ -78,11 +78,28 @@
 //                "static": y = trunc(act / quantScale + quantOffset) (quantScale required, [H] or [1]); "dynamic"
 //                (also null): in = act * quantScale (when given), scale = max|in| / 127, y = trunc(in / scale); y INT8
 //                (x's shape, last dim halved); beta 0 and a groupIndexOptional (its meaning is not documented) are 161002.
+//  kGroupedBlockQuant (GroupedDynamicBlockQuant, V2)  kBlockQuant inside row groups: groupList (INT32 [g], g >= 1)
+//                holds cumulative row ends along M (groupListType 0, the only documented type; non-negative,
+//                non-decreasing, the last = M: checked at launch, 161002 before any write); blocks of rowBlockSize
+//                rows start at each group's first row and never cross its end. scaleOut FLOAT [(B,) M / rowBlockSize
+//                + g, ceil(N / colBlockSize)] (M / rowBlockSize floored): group i's k-th block row writes scale row
+//                start_i / rowBlockSize + i + k (the documented shape leaves room for every group's short last
+//                block); rows no block writes are set to 0 (our reading: the docs do not say). The docs list only
+//                HIFLOAT8 / FLOAT8 yOut (34 / 35 / 36: 161002 naming dstType here); we compute dstType 2 (INT8) as
+//                DynamicBlockQuant does (scale = min(max|x| / 127, 1 / minScale)). rowBlockSize 1 / 128 / 256 / 512,
+//                colBlockSize 64 / 128 / 192 / 256 (documented); V2's dstTypeMax is for HIFLOAT8: 0 or 127 here.
 //  kFlatQuant    (FlatQuant)  x FLOAT16 / BF16 [K, M, N], kroneckerP1 [M, M], kroneckerP2 [N, N] of x's dtype: per k,
 //                x'' = P1 @ x[k] @ P2 (fp32 products and sums), quantScale[k] = max|x''| * clipRatio / 7 (FLOAT [K];
 //                clipRatio in (0, 1]), out = round_half_even(x'' / quantScale[k]) saturated to [-8, 7], INT4 (x's
 //                shape) or INT32 (eight INT4 a word: last dim N / 8); a slice of zeros gives 0. FLOAT4_E2M1 out
-//                (the per-group MX mode) is not supported (161002).
+//                (the per-group MX mode) is not supported (161002). K in [1, 262144], M and N in [1, 256]
+//                (documented). V2 / V3's dstTypeMax applies to FLOAT4_E2M1 only: 0 here. V3's groupListOptional
+//                (INT64, G <= 1024) splits the K slices into groups: groupListType 0 cumulative ends ([G],
+//                non-decreasing), 1 counts ([G]), 2 (index, count) pairs ([G, 2]); values non-negative and the
+//                total (the last end, or the sum of counts) <= K, checked at launch (161002 before any write).
+//                Every group shares P1 / P2, so grouping only bounds the slices computed: slices at and after
+//                the total are written as out 0 and quantScale 0 (our reading: the docs leave them undefined).
+//                groupListType is not read without a groupList.
 //  kQuantMax     (QuantMax)  every destination it documents is HIFLOAT8 / FLOAT8: arguments are checked,
 //                then dstType is rejected (161002).
 // Errors: 161001 for a null required argument, else 161002 naming the argument.
@@ -110,6 +127,7 @@ enum class QuantKind : uint8_t {
   kSwiGluQuant,
   kDequantSwiGluQuant,
   kBlockQuant,
+  kGroupedBlockQuant,
   kFlatQuant
 };
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "common/error.h"
 #include "core/thread_pool.h"
 
 namespace opsnn::ops {
@@ -440,76 +441,157 @@ void QuantStep::run_swiglu(const core::LaunchArgs &a, float *buf) const {
   }
 }
 
-// DynamicBlockQuant: per task a range of block rows (a batch's rows [i R, min(M, (i + 1) R))); the
-// block maxima over those rows first, then each row divided by its blocks' scales.
-void QuantStep::run_block(const core::LaunchArgs &a, float *buf) const {
-  const int64_t nn = std::max<int64_t>(n, 1), nbc = (n + blk_cols - 1) / blk_cols;
-  const int64_t nbr = (blk_m + blk_rows - 1) / blk_rows, total = rows / std::max<int64_t>(blk_m, 1) * nbr;
+// The cumulative group ends of groupList / groupListOptional (type 0: ends, 1: counts, 2: (index, count)
+// pairs), each non-negative, the ends non-decreasing and the total <= limit (= limit when must_reach);
+// 161002 otherwise, before anything is written.
+int QuantStep::group_ends(const core::LaunchArgs &a, int64_t limit, bool must_reach, std::vector<int64_t> *ends) const {
+  const char *g = group.base(a);
+  const int64_t count_at = group_list_type == 2 ? flat_pair_step : 0;
+  int64_t end = 0;
+  ends->clear();
+  for (int64_t e = 0; e < groups; ++e) {
+    const int64_t i = e * group.step + count_at;
+    const int64_t v = group.dt == ACL_INT64 ? reinterpret_cast<const int64_t *>(g)[i]
+                                            : reinterpret_cast<const int32_t *>(g)[i];
+    const long long lv = static_cast<long long>(v), le = static_cast<long long>(e);
+    if (v < 0) return fail(ACLNN_ERR_PARAM_INVALID, "group list entry %lld is %lld; it must be >= 0", le, lv);
+    if (group_list_type == 0 && v < end)
+      return fail(ACLNN_ERR_PARAM_INVALID, "group list entry %lld is %lld, below the one before (%lld); cumulative "
+                  "ends must not decrease", le, lv, static_cast<long long>(end));
+    end = group_list_type == 0 ? v : end + v;
+    if (end > limit)
+      return fail(ACLNN_ERR_PARAM_INVALID, "group list reaches row %lld past x's %lld", static_cast<long long>(end),
+                  static_cast<long long>(limit));
+    ends->push_back(end);
+  }
+  if (must_reach && end != limit)
+    return fail(ACLNN_ERR_PARAM_INVALID, "group list ends at row %lld; its last end must be x's M (%lld)",
+                static_cast<long long>(end), static_cast<long long>(limit));
+  return 0;
+}
+
+namespace {
+
+// A block row of DynamicBlockQuant: rows [r0, r1) of a matrix and the scale row it writes.
+struct BlockRow {
+  int64_t r0, r1, scale_row;
+};
+
+}  // namespace
+
+// Row r of x into xr (fp32) and, unless bmax is null, each column block's max |x| folded into bmax (NaN
+// ignored): the tier's prep kernel per block segment on contiguous rows, else the generic load.
+void QuantStep::block_row_max(const core::LaunchArgs &a, int64_t r, float *xr, float *bmax) const {
+  if (token_fast) {
+    const char *row = row_ptr(a, x, r);
+    const int64_t es = static_cast<int64_t>(core::dtype_size(x.dt));
+    for (int64_t k = 0; k * blk_cols < n; ++k) {
+      float ext[3];
+      token.prep(row + k * blk_cols * es, x.dt, nullptr, std::min(blk_cols, n - k * blk_cols), xr + k * blk_cols, ext);
+      if (bmax != nullptr) bmax[k] = std::fmax(bmax[k], ext[0]);
+    }
+    return;
+  }
+  load_x(a, r, xr);
+  for (int64_t j = 0; j < n && bmax != nullptr; ++j) bmax[j / blk_cols] = std::fmax(bmax[j / blk_cols], std::fabs(xr[j]));
+}
+
+// DynamicBlockQuant (grouped: inside each group of rows): per task a range of block rows; the block
+// maxima over those rows first, then each row divided by its blocks' scales. Group i's block rows start
+// at its first row s and write scale rows s / R + i + k; the scale rows no block writes are 0.
+int QuantStep::run_block(const core::LaunchArgs &a, float *buf) const {
+  const int64_t nn = std::max<int64_t>(n, 1), nbc = (n + blk_cols - 1) / blk_cols, m = blk_m;
+  const int64_t batches = scale_out.nd == 3 ? scale_out.dims[0] : 1;  // x's B
+  std::vector<int64_t> ends{m};
+  if (kind == QuantKind::kGroupedBlockQuant)
+    if (const int rc = group_ends(a, m, true, &ends); rc != 0) return rc;
+  std::vector<BlockRow> blocks;
+  int64_t start = 0;
+  for (size_t i = 0; i < ends.size(); ++i) {
+    for (int64_t r = start, k = 0; r < ends[i]; r += blk_rows, ++k)
+      blocks.push_back({r, std::min(r + blk_rows, ends[i]), start / blk_rows + static_cast<int64_t>(i) + k});
+    start = ends[i];
+  }
   char *so = scale_out.base(a);
+  const int64_t scale_rows = scale_out.nd >= 2 ? scale_out.dims[scale_out.nd - 2] : 1;
+  const int64_t so_step = scale_out.strides[scale_out.nd - 1];
+  if (kind == QuantKind::kGroupedBlockQuant) {  // the rows no block writes
+    const std::vector<float> zeros(static_cast<size_t>(nbc), 0.0f);
+    for (int64_t s = 0; s < batches * scale_rows; ++s)
+      kernels::quant_store_floats(zeros.data(), nbc, ACL_FLOAT, so + scale_out.row_offset(s) * 4, so_step);
+  }
+  const int64_t per = static_cast<int64_t>(blocks.size()), total = batches * per;
   core::parallel_tasks(tasks, [&](int64_t t) {
-    float *xr = buf + t * 7 * nn, *sx = xr + 2 * nn, *bmax = xr + 3 * nn;
+    float *xr = buf + t * 7 * nn, *bmax = xr + 3 * nn;
     int32_t *q = reinterpret_cast<int32_t *>(xr + nn);
     for (int64_t br = total * t / tasks; br < total * (t + 1) / tasks; ++br) {
-      const int64_t r0 = br / nbr * blk_m + br % nbr * blk_rows;
-      const int64_t r1 = std::min(r0 + blk_rows, br / nbr * blk_m + blk_m);
+      const BlockRow &blk = blocks[static_cast<size_t>(br % per)];
+      const int64_t base = br / per * m, r0 = base + blk.r0, r1 = base + blk.r1;
       std::fill(bmax, bmax + nbc, 0.0f);
-      for (int64_t r = r0; r < r1; ++r) {
-        load_x(a, r, xr);
-        for (int64_t j = 0; j < n; ++j) bmax[j / blk_cols] = std::fmax(bmax[j / blk_cols], std::fabs(xr[j]));
-      }
+      for (int64_t r = r0; r < r1; ++r) block_row_max(a, r, xr, bmax);
       for (int64_t k = 0; k < nbc; ++k) bmax[k] = std::fmin(bmax[k] / 127.0f, scale_cap);
-      kernels::quant_store_floats(bmax, nbc, ACL_FLOAT, so + scale_out.row_offset(br) * 4,
-                                  scale_out.strides[scale_out.nd - 1]);
-      for (int64_t j = 0; j < n; ++j) sx[j] = bmax[j / blk_cols];
+      kernels::quant_store_floats(bmax, nbc, ACL_FLOAT,
+                                  so + scale_out.row_offset(br / per * scale_rows + blk.scale_row) * 4, so_step);
       for (int64_t r = r0; r < r1; ++r) {
-        load_x(a, r, xr);
+        if (r1 - r0 > 1) block_row_max(a, r, xr, nullptr);  // (one row: xr still holds it)
+        if (token_fast) {  // block by block on the tier's kernel: the same quotient, rounding and saturation
+          int8_t *yr = reinterpret_cast<int8_t *>(row_ptr(a, y, r));
+          for (int64_t k = 0; k < nbc; ++k)
+            token.int8(xr + k * blk_cols, std::min(blk_cols, n - k * blk_cols), bmax[k], 0.0f, yr + k * blk_cols);
+          continue;
+        }
         for (int64_t j = 0; j < n; ++j)  // a scale of 0 (a block of zeros): y 0
-          q[j] = sx[j] == 0.0f ? 0 : kernels::quant_round_sat(xr[j] / sx[j], round, lo, hi);
+          q[j] = bmax[j / blk_cols] == 0.0f ? 0 : kernels::quant_round_sat(xr[j] / bmax[j / blk_cols], round, lo, hi);
         store_y(a, r, q);
       }
     }
   });
+  return 0;
 }
 
-// FlatQuant: per task a range of the K slices; P1 and P2 in fp32 per task, x[k] @ P2 then P1 @ that, the
-// slice's max |x''|, then its M rows quantised. Buffer per task: M*M + N*N + 3 M*N floats.
-void QuantStep::run_flat(const core::LaunchArgs &a, float *buf) const {
-  const int64_t m = flat_m, nn = n, slices = rows / std::max<int64_t>(m, 1);
-  const int64_t per_task = m * m + nn * nn + 3 * m * nn;
-  core::parallel_tasks(tasks, [&](int64_t t) {
-    float *p1f = buf + t * per_task, *p2f = p1f + m * m, *xk = p2f + nn * nn, *tk = xk + m * nn, *rk = tk + m * nn;
-    int32_t *q = reinterpret_cast<int32_t *>(xk);  // x[k] is dead once tk holds x[k] @ P2
-    for (int64_t i = 0; i < m; ++i) quant_load_row(row_ptr(a, p1, i), p1.dt, p1.strides[1], m, p1f + i * m);
-    for (int64_t i = 0; i < nn; ++i) quant_load_row(row_ptr(a, p2, i), p2.dt, p2.strides[1], nn, p2f + i * nn);
-    for (int64_t k = slices * t / tasks; k < slices * (t + 1) / tasks; ++k) {
-      for (int64_t i = 0; i < m; ++i) load_x(a, k * m + i, xk + i * nn);
-      std::fill(tk, tk + m * nn, 0.0f);
-      std::fill(rk, rk + m * nn, 0.0f);
-      for (int64_t i = 0; i < m; ++i)  // tk = x[k] @ P2
-        for (int64_t l = 0; l < nn; ++l) {
-          const float v = xk[i * nn + l];
-          for (int64_t j = 0; j < nn; ++j) tk[i * nn + j] += v * p2f[l * nn + j];
-        }
-      for (int64_t i = 0; i < m; ++i)  // rk = P1 @ tk
-        for (int64_t l = 0; l < m; ++l) {
-          const float v = p1f[i * m + l];
-          for (int64_t j = 0; j < nn; ++j) rk[i * nn + j] += v * tk[l * nn + j];
-        }
-      float amax = 0.0f;
-      for (int64_t e = 0; e < m * nn; ++e) amax = std::fmax(amax, std::fabs(rk[e]));
-      const float scale = amax * clip_ratio / 7.0f;
-      reinterpret_cast<float *>(scale_out.base(a))[k * scale_out.strides[0]] = scale;
-      for (int64_t i = 0; i < m; ++i) {
-        for (int64_t j = 0; j < nn; ++j)
-          q[j] = scale == 0.0f ? 0 : kernels::quant_round_sat(rk[i * nn + j] / scale, round, lo, hi);
-        store_y(a, k * m + i, q);
-      }
+// FlatQuant: per chunk of slices the two GEMMs (T = x[k] @ P2, R = P1 @ T), then per slice (tasks over the
+// chunk) max |R| * clipRatio / 7 and the M rows quantised. With a group list only the slices before its total
+// are computed; the others get scale 0 and out 0 (a chunk wholly past the total runs no GEMM).
+int QuantStep::run_flat(const core::LaunchArgs &a, float *buf) const {
+  const int64_t m = flat_m, nn = n, slices = rows / std::max<int64_t>(m, 1), mn = m * nn;
+  std::vector<int64_t> ends{slices};
+  if (groups > 0)
+    if (const int rc = group_ends(a, slices, false, &ends); rc != 0) return rc;
+  const int64_t computed = ends.back();
+  float *t = reinterpret_cast<float *>(a.get(flat_scratch)), *r = t + flat_chunk * mn;
+  void *gws = a.get(flat_gemm_ws);
+  const int64_t x_slice = x.strides[0] * static_cast<int64_t>(core::dtype_size(x.dt));
+  float *scales = reinterpret_cast<float *>(scale_out.base(a));
+  for (int64_t c0 = 0; c0 < slices; c0 += flat_chunk) {
+    const int64_t cn = std::min(flat_chunk, slices - c0), w = cn == flat_chunk ? 0 : 1;
+    if (c0 < computed) {
+      kernels::gemm_run(flat->x_p2[w], x.base(a) + c0 * x_slice, p2.base(a), t, gws);
+      kernels::gemm_run(flat->p1_t[w], p1.base(a), t, r, gws);
     }
-  });
+    const int64_t ntask = std::min(tasks, cn);
+    core::parallel_tasks(ntask, [&](int64_t task) {
+      int32_t *q = reinterpret_cast<int32_t *>(buf + task * std::max<int64_t>(nn, 1));
+      for (int64_t s = cn * task / ntask; s < cn * (task + 1) / ntask; ++s) {
+        const int64_t k = c0 + s;
+        const float *rk = r + s * mn;
+        float amax = 0.0f;
+        for (int64_t e = 0; e < mn && k < computed; ++e) amax = std::fmax(amax, std::fabs(rk[e]));
+        const float scale = amax * clip_ratio / 7.0f;
+        scales[k * scale_out.strides[0]] = scale;
+        for (int64_t i = 0; i < m; ++i) {
+          for (int64_t j = 0; j < nn; ++j)
+            q[j] = scale == 0.0f ? 0 : kernels::quant_round_sat(rk[i * nn + j] / scale, round, lo, hi);
+          store_y(a, k * m + i, q);
+        }
+      }
+    });
+  }
+  return 0;
 }
 
 int QuantStep::run(const core::LaunchArgs &args) const {
-  if (rows == 0 && kind != QuantKind::kDynamic) return 0;
+  // (grouped block quant: an empty x still checks groupList and zeroes its scale rows)
+  if (rows == 0 && kind != QuantKind::kDynamic && kind != QuantKind::kGroupedBlockQuant) return 0;
   float *buf = reinterpret_cast<float *>(args.get(ws));
   switch (kind) {
     case QuantKind::kAntiQuant: run_anti(args, buf); break;
@@ -521,8 +603,9 @@ int QuantStep::run(const core::LaunchArgs &args) const {
     case QuantKind::kGeluQuant: run_gelu(args, buf); break;
     case QuantKind::kSwiGluQuant:
     case QuantKind::kDequantSwiGluQuant: run_swiglu(args, buf); break;
-    case QuantKind::kBlockQuant: run_block(args, buf); break;
-    case QuantKind::kFlatQuant: run_flat(args, buf); break;
+    case QuantKind::kBlockQuant:
+    case QuantKind::kGroupedBlockQuant: return run_block(args, buf);
+    case QuantKind::kFlatQuant: return run_flat(args, buf);
     default: run_affine(args, buf); break;
   }
   return 0;

@@ -4,9 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include "core/executor.h"
 #include "core/tensor.h"
+#include "kernels/matmul/gemm.h"
 #include "kernels/quant/quant_rows.h"
 #include "kernels/quant/quant_token.h"
 #include "ops/quant/quant_phase1.h"
@@ -55,6 +58,15 @@ struct QuantStep final : core::Step {
   int64_t blk_rows = 1, blk_cols = 1, blk_m = 1;  // kBlockQuant: block sizes, x's rows per batch (M)
   float scale_cap = 0.0f;                         // kBlockQuant: 1 / minScale (inf: no cap)
   int64_t flat_m = 0;                             // kFlatQuant: M (rows of a slice); clip_ratio: clipRatio
+  int64_t group_list_type = 0, flat_pair_step = 0;  // FlatQuantV3: groupListType, type 2's column stride
+  // FlatQuant on the GEMM engine: chunks of flat_chunk slices, T = x[k] @ P2 then R = P1 @ T (each batched over
+  // the chunk, fp32 scratch: flat_scratch holds T then R), planned for a full chunk ([0]) and the last one ([1]).
+  struct FlatGemms {
+    kernels::GemmPlan x_p2[2], p1_t[2];
+  };
+  std::shared_ptr<const FlatGemms> flat;
+  int64_t flat_chunk = 1;
+  core::WsKey flat_scratch, flat_gemm_ws;
   float clip_ratio = 1.0f;
   // Per-token DynamicQuant on contiguous rows: the tier's kernels (token_fast), `tasks` row blocks
   // fixed in phase 1, each with its own buffers.
@@ -76,8 +88,10 @@ struct QuantStep final : core::Step {
   void run_dequant_bias(const core::LaunchArgs &a, float *buf) const;
   void run_gelu(const core::LaunchArgs &a, float *buf) const;
   void run_swiglu(const core::LaunchArgs &a, float *buf) const;
-  void run_block(const core::LaunchArgs &a, float *buf) const;
-  void run_flat(const core::LaunchArgs &a, float *buf) const;
+  int group_ends(const core::LaunchArgs &a, int64_t limit, bool must_reach, std::vector<int64_t> *ends) const;
+  int run_block(const core::LaunchArgs &a, float *buf) const;
+  void block_row_max(const core::LaunchArgs &a, int64_t r, float *xr, float *bmax) const;
+  int run_flat(const core::LaunchArgs &a, float *buf) const;
   void group_values(const core::LaunchArgs &a, const QuantOperand &p, int64_t e, float *dst) const;
   void load_x(const core::LaunchArgs &a, int64_t r, float *dst) const;
   void store_y(const core::LaunchArgs &a, int64_t r, const int32_t *q) const;
