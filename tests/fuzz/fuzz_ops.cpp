@@ -53,6 +53,7 @@
 #include <aclnnop/aclnn_add.h>
 #include <aclnnop/aclnn_addmm.h>
 #include <aclnnop/aclnn_advance_step.h>
+#include <aclnnop/aclnn_advance_step_v2.h>
 #include <aclnnop/aclnn_apply_adam_w_quant.h>
 #include <aclnnop/aclnn_apply_fused_ema_adam.h>
 #include <aclnnop/aclnn_argmax.h>
@@ -101,6 +102,7 @@
 #include <aclnnop/aclnn_group_norm.h>
 #include <aclnnop/aclnn_group_norm_silu_quant.h>
 #include <aclnnop/aclnn_group_quant.h>
+#include <aclnnop/aclnn_grouped_dynamic_block_quant.h>
 #include <aclnnop/aclnn_im2col.h>
 #include <aclnnop/aclnn_index_select.h>
 #include <aclnnop/aclnn_inverse.h>
@@ -129,6 +131,10 @@
 #include <aclnnop/aclnn_quant_batch_matmul_inplace_add.h>
 #include <aclnnop/aclnn_quant_matmul_dequant.h>
 #include <aclnnop/aclnn_quant_matmul_reduce_sum.h>
+#include <aclnnop/aclnn_quant_scatter.h>
+#include <aclnnop/aclnn_rotate_quant.h>
+#include <aclnnop/aclnn_swiglu_group_quant.h>
+#include <aclnnop/aclnn_top_k_top_p_sample.h>
 #include <aclnnop/aclnn_weight_quant_batch_matmul.h>
 #include <aclnnop/aclnn_quant_matmul_v4.h>
 #include <aclnnop/aclnn_quant_matmul_v5.h>
@@ -1647,6 +1653,64 @@ aclnnStatus op_rms_norm_grad_quant(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Pha
   return P1(RmsNormGradQuant, c.T(dy), c.T(x), c.T(rstd), c.T(g), c.T(s), c.T(o), mode, div, c.T(dx), c.T(dg));
 }
 
+aclnnStatus op_top_k_top_p_sample(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int logits = c.tensor(ACL_FLOAT16, 2), k = c.tensor(ACL_INT32, 1), p = c.tensor(ACL_FLOAT16, 1),
+      q = c.tensor(F, 2);
+  const double eps = c.f64(1e-8);
+  const bool need_logits = c.bools() & 1;
+  const int64_t guess = c.i64();
+  int idx = c.tensor(ACL_INT64, 1), out = c.tensor(F, 2);
+  c.materialize();
+  return P1(TopKTopPSample, c.T(logits), c.T(k), c.T(p), c.T(q), eps, need_logits, guess, c.T(idx), c.T(out));
+}
+// Indices read at launch (checked there before any write): mode bit4 fills them with 0..2.
+aclnnStatus op_inplace_quant_scatter(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int self = c.tensor(ACL_INT8, 3), idx = c.tensor(ACL_INT32, 1), upd = c.tensor(ACL_BF16, 3),
+      sc = c.tensor(ACL_BF16, 1), zp = c.tensor(ACL_BF16, 1);
+  const int64_t axis = c.i64(), qaxis = c.i64(), red = c.i64();
+  c.materialize();
+  return P1(InplaceQuantScatter, c.T(self), c.T(idx), c.T(upd), c.T(sc), c.T(zp), axis, qaxis, red);
+}
+aclnnStatus op_advance_step_v2(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  const aclDataType L = ACL_INT64;
+  int tokens = c.tensor(L, 1), sampled = c.tensor(L, 2), pos = c.tensor(L, 1), lens = c.tensor(L, 1),
+      slots = c.tensor(L, 1), tables = c.tensor(L, 2), spec = c.tensor(L, 2), acc = c.tensor(L, 1);
+  const int64_t seqs = c.i64(), queries = c.i64(), block = c.i64();
+  c.materialize();
+  return P1(AdvanceStepV2, c.T(tokens), c.T(sampled), c.T(pos), c.T(lens), c.T(slots), c.T(tables), c.T(spec),
+            c.T(acc), seqs, queries, block);
+}
+aclnnStatus op_grouped_dynamic_block_quant(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor(ACL_FLOAT16, 2), g = c.tensor(ACL_INT64, 1);
+  const double min_scale = c.f64(0.0);
+  char *round_mode = const_cast<char *>(c.str());
+  const int64_t dst = c.i64(), rb = c.i64(), cb = c.i64(), gtype = c.i64();
+  int y = c.tensor(ACL_INT8, 2), s = c.tensor(F, 2);
+  c.materialize();
+  return P1(GroupedDynamicBlockQuant, c.T(x), c.T(g), min_scale, round_mode, dst, rb, cb, gtype, c.T(y), c.T(s));
+}
+aclnnStatus op_rotate_quant(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor(ACL_FLOAT16, 2), rot = c.tensor(ACL_FLOAT16, 2), alpha = c.tensor(F, 1);
+  const int64_t axis = c.i64();
+  char *round_mode = const_cast<char *>(c.str());
+  const int64_t alg = c.i64();
+  const double dst_max = c.f64(0.0);
+  const bool trans = c.bools() & 1;
+  int y = c.tensor(ACL_INT8, 2), s = c.tensor(F, 1);
+  c.materialize();
+  return P1(RotateQuant, c.T(x), c.T(rot), c.T(alpha), axis, round_mode, alg, dst_max, trans, c.T(y), c.T(s));
+}
+aclnnStatus op_swiglu_group_quant(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor(F, 2), w = c.tensor(F, 1), g = c.tensor(ACL_INT64, 1), sc = c.tensor(F, 1);
+  const int64_t dst = c.i64(), mode = c.i64(), block = c.i64();
+  const uint8_t b = c.bools();
+  const double lim = c.f64(-1.0), dst_max = c.f64(0.0);
+  int y = c.tensor(ACL_INT8, 2), ys = c.tensor(F, 2), yo = c.tensor(F, 2);
+  c.materialize();
+  return P1(SwigluGroupQuant, c.T(x), c.T(w), c.T(g), c.T(sc), dst, mode, block, (b & 1) != 0, lim, dst_max,
+            (b & 2) != 0, c.T(y), c.T(ys), c.T(yo));
+}
+
 const OpFn kOps[] = {op_exp,      op_inplace_exp, op_gelu_v2,   op_softplus,       op_add,
                      op_inplace_add, op_mul,      op_divs,      op_divmod,         op_eq,
                      op_maximum,  op_remainder,   op_pow,       op_cast,           op_copy,
@@ -1671,7 +1735,9 @@ const OpFn kOps[] = {op_exp,      op_inplace_exp, op_gelu_v2,   op_softplus,    
                      op_gelu_quant, op_rms_norm_quant, op_layer_norm_quant, op_group_norm_silu_quant,
                      op_einsum, op_msda, op_msda_grad, op_flce_max_sum, op_flce_grad,
                      op_qmm_inplace_add, op_tqbmm, op_qmm_dequant, op_int4_pack, op_qmm_reduce_sum, op_wqbmm_v1,
-                     op_swiglu_group, op_swiglu_group_grad, op_dynamic_block_quant, op_rms_norm_grad_quant};
+                     op_swiglu_group, op_swiglu_group_grad, op_dynamic_block_quant, op_rms_norm_grad_quant,
+                     op_top_k_top_p_sample, op_inplace_quant_scatter, op_advance_step_v2,
+                     op_grouped_dynamic_block_quant, op_rotate_quant, op_swiglu_group_quant};
 constexpr int kNumOps = sizeof(kOps) / sizeof(kOps[0]);
 
 void launch(Ctx &c, Phase2 p2, aclOpExecutor *ex, uint64_t ws, uint8_t mode) {

@@ -31,7 +31,9 @@ OPS = ["exp", "inplace_exp", "gelu_v2", "softplus", "add", "inplace_add", "mul",
        "gelu_quant", "rms_norm_quant", "layer_norm_quant", "group_norm_silu_quant",
        "einsum", "msda", "msda_grad", "flce_max_sum", "flce_grad",
        "qmm_inplace_add", "tqbmm", "qmm_dequant", "int4_pack", "qmm_reduce_sum", "wqbmm_v1",
-       "swiglu_group", "swiglu_group_grad", "dynamic_block_quant", "rms_norm_grad_quant"]  # kOps, same order
+       "swiglu_group", "swiglu_group_grad", "dynamic_block_quant", "rms_norm_grad_quant",
+       "top_k_top_p_sample", "inplace_quant_scatter", "advance_step_v2", "grouped_dynamic_block_quant",
+       "rotate_quant", "swiglu_group_quant"]  # kOps, same order
 
 
 def dt(name):
@@ -362,6 +364,9 @@ def seeds():
     # dy, x [3, 4]; rstd [3]; gamma [4]; scalesX, offsetX [1] (pool dim 3); quantMode "static" (string 15)
     yield "rms_norm_grad_quant", seed("rms_norm_grad_quant", q, T([0, 1]), T([0, 1]), T([0]), T([1]), T([3]),
                                       T([3], "INT32"), bytes([15]), B(True), T([0, 1], "INT8"), T([1]))
+    # logits [3, 4] FLOAT16, topK INT32 [3], topP FLOAT16 [3], q FLOAT [3, 4]; isNeedLogits; topKGuess 2
+    yield "top_k_top_p_sample", seed("top_k_top_p_sample", q, T([0, 1]), T([0]), T([0]), T([0, 1]), DEFAULT, B(True),
+                                     I(2), T([0]), T([0, 1]))
     yield "mm_device_repeatable", seed("mm", m, T([0, 1]), T([1, 2]), T([0, 2]), I(1), mode=1 | 2 | 4)
     yield "add_device", seed("add", p, T([0, 1]), T([1]), S(2), T([0, 1]), mode=4)
     yield "mul_wrong_launch_first", seed("mul", p, T([0, 1]), T([0, 1]), T([0, 1]), mode=8)
