@@ -1,0 +1,102 @@
+#include "kernels/quant/low_float.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+
+namespace opsnn::kernels {
+namespace {
+
+constexpr LowFloatSpec kSpecs[] = {
+    {3, 7, 448.0f, 8, 0x7F, 0x00, 8},      // E4M3FN
+    {2, 15, 57344.0f, 15, 0x7F, 0x7C, 8},  // E5M2
+    {1, 1, 6.0f, 2, 0x00, 0x00, 4},        // E2M1
+    {2, 1, 1.75f, 0, 0x00, 0x00, 4},       // E1M2
+};
+
+// The value of every code, from the bit fields (specials: E4M3FN's S.1111.111, E5M2's exponent 31).
+float decode_fields(uint8_t c, LowFloat f) {
+  const LowFloatSpec &s = low_float_spec(f);
+  const int ebits = s.bits - 1 - s.man_bits;
+  const int mant = c & ((1 << s.man_bits) - 1);
+  const int e = (c >> s.man_bits) & ((1 << ebits) - 1);
+  const float sign = (c >> (s.bits - 1)) & 1 ? -1.0f : 1.0f;
+  if (f == LowFloat::kE4M3 && (c & 0x7F) == 0x7F) return std::numeric_limits<float>::quiet_NaN();
+  if (f == LowFloat::kE5M2 && e == 31)
+    return mant == 0 ? sign * std::numeric_limits<float>::infinity() : std::numeric_limits<float>::quiet_NaN();
+  if (e == 0) return sign * std::ldexp(static_cast<float>(mant), 1 - s.bias - s.man_bits);
+  return sign * std::ldexp(static_cast<float>((1 << s.man_bits) + mant), e - s.bias - s.man_bits);
+}
+
+using Table = std::array<float, 256>;
+
+const Table &table_of(LowFloat f) {
+  static const std::array<Table, 4> tables = [] {
+    std::array<Table, 4> t{};
+    for (int k = 0; k < 4; ++k)
+      for (int c = 0; c < 256; ++c) {
+        const LowFloat f = static_cast<LowFloat>(k);
+        const int bits = low_float_spec(f).bits;
+        t[k][c] = decode_fields(static_cast<uint8_t>(bits == 4 ? (c & 0xF) : c), f);
+      }
+    return t;
+  }();
+  return tables[static_cast<int>(f)];
+}
+
+// |v| rounded to an integer by mode (floor / ceil already turned into magnitude directions).
+float round_magnitude(float n, LfRound mode) {
+  switch (mode) {
+    case LfRound::kRint: return std::nearbyint(n);  // the default environment: half to even
+    case LfRound::kRound: return std::round(n);
+    case LfRound::kCeil: return std::ceil(n);
+    case LfRound::kFloor:
+    case LfRound::kTrunc: return std::trunc(n);
+  }
+  return n;
+}
+
+}  // namespace
+
+const LowFloatSpec &low_float_spec(LowFloat f) { return kSpecs[static_cast<int>(f)]; }
+
+float lf_decode(uint8_t code, LowFloat f) { return table_of(f)[code]; }
+
+float e8m0_decode(uint8_t code) {
+  return code == 255 ? std::numeric_limits<float>::quiet_NaN() : std::ldexp(1.0f, static_cast<int>(code) - 127);
+}
+
+uint8_t lf_encode(float v, LowFloat f, LfRound mode, bool saturate) {
+  const LowFloatSpec &s = low_float_spec(f);
+  const bool neg = std::signbit(v);
+  const uint8_t sign = neg ? static_cast<uint8_t>(1u << (s.bits - 1)) : 0;
+  if (std::isnan(v)) return s.nan != 0 ? static_cast<uint8_t>(s.nan | sign) : 0;
+  // floor / ceil of a negative value move its magnitude the other way
+  if (neg && mode == LfRound::kFloor) mode = LfRound::kCeil;
+  else if (neg && mode == LfRound::kCeil) mode = LfRound::kFloor;
+  const float a = std::fabs(v);
+  const int emin = 1 - s.bias;
+  float r = std::numeric_limits<float>::infinity();
+  if (!std::isinf(a) && a != 0.0f) {
+    const int e = std::max(std::ilogb(a), emin);  // a's binade, or the subnormal one
+    r = std::ldexp(round_magnitude(std::ldexp(a, s.man_bits - e), mode), e - s.man_bits);  // exact scalings
+  } else if (a == 0.0f) {
+    r = 0.0f;
+  }
+  if (r > s.max) {
+    // Not saturating, a rounding towards zero still stops at the largest finite value (IEEE); only an
+    // infinite input or a rounding away from zero overflows.
+    const bool towards_zero = mode == LfRound::kFloor || mode == LfRound::kTrunc;
+    if (!saturate && (s.inf != 0 || s.nan != 0) && (std::isinf(a) || !towards_zero))
+      return static_cast<uint8_t>((s.inf != 0 ? s.inf : s.nan) | sign);
+    r = s.max;
+  }
+  if (r == 0.0f) return sign;
+  const int e = std::ilogb(r);
+  if (e < emin) return static_cast<uint8_t>(sign | static_cast<int>(std::ldexp(r, s.man_bits - emin)));
+  const int mant = static_cast<int>(std::ldexp(r, s.man_bits - e)) - (1 << s.man_bits);
+  return static_cast<uint8_t>(sign | ((e + s.bias) << s.man_bits) | mant);
+}
+
+}  // namespace opsnn::kernels

@@ -1,0 +1,124 @@
+#include "kernels/quant/mx_quant.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "core/thread_pool.h"
+#include "kernels/quant/quant_rows.h"
+
+namespace opsnn::kernels {
+namespace {
+
+uint32_t bits_of(float v) {
+  uint32_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+// The biased exponent of s rounded up to a power of two that is >= s (the documented "E_int + 1 when the
+// mantissa is non-zero"); subnormal s rounds up only above half of 2^-126 when `subnormal_up`.
+uint8_t e8m0_at_least(float s, bool subnormal_up) {
+  const uint32_t b = bits_of(s);
+  int e = static_cast<int>((b >> 23) & 0xFF);
+  const uint32_t m = b & 0x7FFFFF;
+  if (e == 255) return 255;
+  if (e > 0 && e < 254 && m > 0) ++e;
+  else if (e == 0 && subnormal_up && m > 0x400000) ++e;
+  return static_cast<uint8_t>(e);
+}
+
+void put_code(uint8_t *y, int64_t idx, uint8_t c, bool nibbles) {
+  if (!nibbles) {
+    y[idx] = c;
+    return;
+  }
+  uint8_t &byte = y[idx >> 1];
+  byte = (idx & 1) ? static_cast<uint8_t>((byte & 0x0F) | (c << 4)) : static_cast<uint8_t>((byte & 0xF0) | (c & 0xF));
+}
+
+uint8_t get_code(const uint8_t *x, int64_t idx, bool nibbles) {
+  return nibbles ? static_cast<uint8_t>((x[idx >> 1] >> ((idx & 1) * 4)) & 0xF) : x[idx];
+}
+
+int64_t decompose(int64_t lin, int nd, const int64_t *dims, const int64_t *strides) {
+  int64_t off = 0;
+  for (int d = nd - 1; d >= 0; --d) {
+    off += (lin % dims[d]) * strides[d];
+    lin /= dims[d];
+  }
+  return off;
+}
+
+}  // namespace
+
+int64_t MxLines::offset(int64_t p, int64_t q) const {
+  return decompose(p, pre_nd, pre_dims, pre_strides) + decompose(q, post_nd, post_dims, post_strides);
+}
+
+uint8_t mx_scale_code(float amax, const MxScaleRule &r) {
+  if (!std::isfinite(amax)) return 255;
+  if (r.alg == 1) return e8m0_at_least(std::max(amax, r.low_bound) / r.dst_max, true);
+  if (r.alg == 2 && r.ratio) return e8m0_at_least(amax / r.dst_max, false);
+  if (amax == 0.0f) return 0;
+  int e = std::ilogb(amax) - r.emax;
+  if (r.alg == 2) {  // a mantissa above ceil_above: the next binade (amax / scale would exceed dstTypeMax)
+    const float frac = std::ldexp(amax, -std::ilogb(amax)) - 1.0f;
+    if (frac > r.ceil_above) ++e;
+  }
+  return e8m0_of_exp(e);
+}
+
+void mx_quant_run(const MxQuantPlan &p, const char *x, uint8_t *y, uint8_t *scale, float *buf) {
+  const MxLines &L = p.x;
+  const int64_t n = L.n, bs = p.blocksize, blocks = (n + bs - 1) / bs, pairs = (blocks + 1) / 2;
+  const bool nibbles = low_float_spec(p.fmt).bits == 4;
+  const uint8_t nan_code = low_float_spec(p.fmt).nan;
+  const int64_t es = static_cast<int64_t>(core::dtype_size(p.x_dtype));
+  core::parallel_tasks(p.tasks, [&](int64_t t) {
+    float *line = buf + t * n;
+    for (int64_t pi = L.pre * t / p.tasks; pi < L.pre * (t + 1) / p.tasks; ++pi)
+      for (int64_t q = 0; q < L.post; ++q) {
+        quant_load_row(x + L.offset(pi, q) * es, p.x_dtype, L.axis_stride, n, line);
+        for (int64_t b = 0; b < 2 * pairs; ++b) {
+          const int64_t i0 = b * bs, k = std::max<int64_t>(0, std::min(bs, n - i0));
+          float amax = 0.0f;
+          for (int64_t i = 0; i < k; ++i) {
+            const float a = std::fabs(line[i0 + i]);
+            amax = (a > amax || a != a) ? a : amax;  // a NaN stays
+            if (amax != amax) break;
+          }
+          const uint8_t code = k > 0 ? mx_scale_code(amax, p.rule) : 0;
+          scale[((pi * pairs + b / 2) * L.post + q) * 2 + (b & 1)] = code;
+          // x / 2^(code - 127) as one exact multiplication; a NaN scale: the format's positive NaN (FLOAT4: 0)
+          const float inv = std::ldexp(1.0f, 127 - static_cast<int>(code));
+          for (int64_t i = 0; i < k; ++i)
+            put_code(y, (pi * n + i0 + i) * L.post + q,
+                     code == 255 ? nan_code : lf_encode(line[i0 + i] * inv, p.fmt, p.round), nibbles);
+        }
+      }
+  });
+}
+
+void anti_mx_run(const AntiMxPlan &p, const uint8_t *x, const uint8_t *scale, char *y, float *buf) {
+  const MxLines &L = p.x;
+  const int64_t n = L.n, bs = p.blocksize;
+  const bool nibbles = low_float_spec(p.fmt).bits == 4;
+  const int64_t ys = static_cast<int64_t>(core::dtype_size(p.y_dtype));
+  core::parallel_tasks(p.tasks, [&](int64_t t) {
+    float *line = buf + t * n;
+    for (int64_t pi = L.pre * t / p.tasks; pi < L.pre * (t + 1) / p.tasks; ++pi)
+      for (int64_t q = 0; q < L.post; ++q) {
+        const int64_t xo = L.offset(pi, q), so = p.scale.offset(pi, q);
+        for (int64_t i = 0; i < n; ++i) {
+          const int64_t b = i / bs;
+          const uint8_t s = scale[so + (b / 2) * p.scale.axis_stride + (b & 1) * p.scale_k_stride];
+          line[i] = lf_decode(get_code(x, xo + i * L.axis_stride, nibbles), p.fmt) * e8m0_decode(s);
+        }
+        // y is contiguous [pre, n, post]: the line's elements are post apart
+        quant_store_floats(line, n, p.y_dtype, y + (pi * n * L.post + q) * ys, L.post);
+      }
+  });
+}
+
+}  // namespace opsnn::kernels

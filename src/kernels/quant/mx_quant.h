@@ -1,0 +1,65 @@
+// The kernels of the MX quantisation family (ops/quant/mx_quant_phase1.h says each formula): x walked as
+// lines along the quantised axis, [pre, n, post] with any strides; blocks of `blocksize` consecutive line
+// elements share one FLOAT8_E8M0 scale. The outputs are contiguous: y [pre, n, post] (FLOAT4: nibbles, low
+// first) and the scales [pre, ceil(blocks / 2), post, 2], block 2j + k of a line at [.., j, .., k] (an odd
+// block count leaves a last scale of code 0).
+#pragma once
+
+#include <cstdint>
+
+#include "acl/acl_base.h"
+#include "core/dtype.h"
+#include "core/tensor.h"
+#include "kernels/quant/low_float.h"
+
+namespace opsnn::kernels {
+
+// How a block's scale (an E8M0 exponent) follows from its largest magnitude.
+struct MxScaleRule {
+  int alg = 0;             // 0: floor(log2 amax) - emax; 1 (FLOAT8) / 2 (FLOAT4_E2M1): from amax / dst_max
+  int emax = 0;            // the element format's largest exponent
+  float dst_max = 0.0f;    // alg 1 / 2: Amax(DType)
+  float low_bound = 0.0f;  // alg 1: amax = max(amax, low_bound) (V3's maxLowBound)
+  // alg 2 with dstTypeMax 0 / 6 / 7: floor(log2 amax) - emax, plus one when amax's mantissa is above this
+  // fraction (0.5 or 0.75); `ratio` false. Other dstTypeMax: the alg-1 rounding up of amax / dst_max.
+  bool ratio = true;
+  float ceil_above = 0.5f;
+};
+
+// E8M0 code of the block scale for the block's max |x| (NaN / inf: 255).
+uint8_t mx_scale_code(float amax, const MxScaleRule &r);
+
+// x as lines: element (p, i, q) at p's offset + i * axis_stride + q's offset (elements), p and q decomposed
+// row-major over their own dims.
+struct MxLines {
+  int pre_nd = 0, post_nd = 0;
+  int64_t pre_dims[core::kMaxDims] = {}, pre_strides[core::kMaxDims] = {};
+  int64_t post_dims[core::kMaxDims] = {}, post_strides[core::kMaxDims] = {};
+  int64_t pre = 1, n = 0, post = 1, axis_stride = 1;
+  int64_t offset(int64_t p, int64_t q) const;
+};
+
+struct MxQuantPlan {
+  MxLines x;
+  aclDataType x_dtype = ACL_FLOAT;
+  LowFloat fmt = LowFloat::kE4M3;
+  LfRound round = LfRound::kRint;
+  MxScaleRule rule;
+  int64_t blocksize = 32, tasks = 1;  // tasks: ranges of pre, each with a line buffer of n floats
+};
+
+// x -> y codes and scales; buf: tasks * n floats.
+void mx_quant_run(const MxQuantPlan &p, const char *x, uint8_t *y, uint8_t *scale, float *buf);
+
+struct AntiMxPlan {
+  MxLines x, scale;  // scale: its [pre, ceil(blocks / 2), post] dims as lines (n: block pairs), k stride apart
+  int64_t scale_k_stride = 1;
+  aclDataType y_dtype = ACL_FLOAT;
+  LowFloat fmt = LowFloat::kE4M3;
+  int64_t blocksize = 32, tasks = 1;  // buf: tasks * n floats
+};
+
+// y = decode(x) * 2^(scale - 127), contiguous y in its dtype.
+void anti_mx_run(const AntiMxPlan &p, const uint8_t *x, const uint8_t *scale, char *y, float *buf);
+
+}  // namespace opsnn::kernels

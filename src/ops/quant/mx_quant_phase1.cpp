@@ -1,0 +1,275 @@
+#include "ops/quant/mx_quant_phase1.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "core/outputs_apart.h"
+#include "core/thread_pool.h"
+#include "core/verbose.h"
+#include "kernels/quant/mx_quant.h"
+
+namespace opsnn::ops {
+namespace {
+
+using kernels::LowFloat;
+
+struct MxQuantStep final : core::Step {
+  kernels::MxQuantPlan plan;
+  core::OperandRef x, y, scale;
+  core::WsKey ws;
+  int run(const core::LaunchArgs &a) const override {
+    kernels::mx_quant_run(plan, x.address(a), reinterpret_cast<uint8_t *>(y.address(a)),
+                          reinterpret_cast<uint8_t *>(scale.address(a)), reinterpret_cast<float *>(a.get(ws)));
+    return 0;
+  }
+};
+
+struct AntiMxStep final : core::Step {
+  kernels::AntiMxPlan plan;
+  core::OperandRef x, scale, y;
+  core::WsKey ws;
+  int run(const core::LaunchArgs &a) const override {
+    kernels::anti_mx_run(plan, reinterpret_cast<const uint8_t *>(x.address(a)),
+                         reinterpret_cast<const uint8_t *>(scale.address(a)), y.address(a),
+                         reinterpret_cast<float *>(a.get(ws)));
+    return 0;
+  }
+};
+
+bool is_fp4(aclDataType dt) { return dt == ACL_FLOAT4_E2M1 || dt == ACL_FLOAT4_E1M2; }
+
+LowFloat format_of(aclDataType dt) {
+  switch (dt) {
+    case ACL_FLOAT8_E5M2: return LowFloat::kE5M2;
+    case ACL_FLOAT4_E2M1: return LowFloat::kE2M1;
+    case ACL_FLOAT4_E1M2: return LowFloat::kE1M2;
+    default: return LowFloat::kE4M3;
+  }
+}
+
+[[noreturn]] void bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void bad(const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  throw_error(ACLNN_ERR_PARAM_INVALID, "%s", msg);
+}
+
+// Where a registered view starts: FLOAT4 offsets count nibbles (an even one: a whole byte).
+core::OperandRef ref_of(core::OpBuilder &b, int slot, const core::NamedTensor &a) {
+  const aclTensor &t = b.tensor(slot);
+  core::OperandRef r = core::OperandRef::of_slot(slot, t);
+  if (is_fp4(t.dtype)) {
+    if (t.offset % 2 != 0) bad("%s (FLOAT4) starts at the odd element offset %lld; it must start on a whole byte",
+                               a.name, static_cast<long long>(t.offset));
+    r.offset_bytes = t.offset / 2;
+  }
+  return r;
+}
+
+void check_contiguous(const core::NamedTensor &a) {
+  if (a.t->numel() > 0 && !a.t->is_contiguous())
+    bad("%s (dims %s, strides %s) must be contiguous", a.name, core::shape_string(*a.t).c_str(),
+        core::shape_string(a.t->strides, a.t->ndim).c_str());
+}
+
+// x's dims around `axis`: the lines of the kernels.
+kernels::MxLines lines_of(const aclTensor &t, int axis) {
+  kernels::MxLines L;
+  for (int d = 0; d < t.ndim; ++d) {
+    if (d < axis) {
+      L.pre_dims[L.pre_nd] = t.dims[d];
+      L.pre_strides[L.pre_nd++] = t.strides[d];
+      L.pre *= t.dims[d];
+    } else if (d > axis) {
+      L.post_dims[L.post_nd] = t.dims[d];
+      L.post_strides[L.post_nd++] = t.strides[d];
+      L.post *= t.dims[d];
+    }
+  }
+  L.n = t.dims[axis];
+  L.axis_stride = t.strides[axis];
+  return L;
+}
+
+// The mxscale shape of x: dim axis = ceil(ceil(n / blocksize) / 2), then a trailing 2.
+core::Shape scale_shape(const aclTensor &x, int axis, int64_t blocksize) {
+  core::Shape s = core::Shape::of(x);
+  s.dims[axis] = ((x.dims[axis] + blocksize - 1) / blocksize + 1) / 2;
+  s.dims[s.ndim++] = 2;
+  return s;
+}
+
+void check_rank(const core::NamedTensor &x) {
+  if (x.t->ndim < 1 || x.t->ndim > 7) bad("%s has %d dims; it must have 1 to 7", x.name, x.t->ndim);
+}
+
+void check_even_last(const core::NamedTensor &x, aclDataType fp4) {
+  if (x.t->dims[x.t->ndim - 1] % 2 != 0)
+    bad("%s has an odd last dim (%lld); %s packs two elements a byte", x.name,
+        static_cast<long long>(x.t->dims[x.t->ndim - 1]), core::dtype_name(fp4));
+}
+
+int64_t tasks_for(int64_t pre) { return std::max<int64_t>(1, std::min<int64_t>(core::num_threads(), pre)); }
+
+kernels::LfRound round_of(const char *mode, aclDataType dst) {
+  const std::string m = mode == nullptr ? "rint" : mode;
+  if (m == "rint") return kernels::LfRound::kRint;
+  if (is_fp4(dst) && m == "floor") return kernels::LfRound::kFloor;
+  if (is_fp4(dst) && m == "round") return kernels::LfRound::kRound;
+  bad("roundModeOptional \"%s\" is not supported for dstType %s (FLOAT4: rint, floor, round; FLOAT8: rint)",
+      m.c_str(), core::dtype_name(dst));
+}
+
+kernels::MxScaleRule scale_rule(const MxQuantCall &c, aclDataType dst, aclDataType x_dt) {
+  const bool fp8 = !is_fp4(dst);
+  const kernels::LowFloatSpec &spec = kernels::low_float_spec(format_of(dst));
+  if (c.blocksize < 32 || c.blocksize > 1024 || c.blocksize % 32 != 0)
+    bad("blocksize is %lld; it must be a multiple of 32 in [32, 1024]", static_cast<long long>(c.blocksize));
+  const bool alg_ok = c.scale_alg == 0 || (c.scale_alg == 1 && fp8) || (c.scale_alg == 2 && dst == ACL_FLOAT4_E2M1);
+  if (!alg_ok)
+    bad("scaleAlg is %lld; dstType %s takes %s", static_cast<long long>(c.scale_alg), core::dtype_name(dst),
+        fp8 ? "0 or 1" : dst == ACL_FLOAT4_E2M1 ? "0 or 2" : "0");
+  if (c.scale_alg == 2 && c.blocksize != 32)
+    bad("blocksize is %lld; scaleAlg 2 takes 32 only", static_cast<long long>(c.blocksize));
+  if (x_dt == ACL_FLOAT && c.blocksize != 32)
+    bad("blocksize is %lld; a FLOAT x takes 32 only", static_cast<long long>(c.blocksize));
+  const double m = c.dst_type_max;
+  if (!(m == 0.0 || (m >= 6.0 && m <= 12.0)))
+    bad("dstTypeMax is %g; it must be 0 or in [6, 12]", m);
+  if (m != 0.0 && (dst != ACL_FLOAT4_E2M1 || c.blocksize != 32))
+    bad("dstTypeMax is %g; a non-zero value needs dstType FLOAT4_E2M1 and blocksize 32", m);
+  if (!(c.max_low_bound >= 0.0)) bad("maxLowBound is %g; it must be >= 0", c.max_low_bound);
+  if (c.max_low_bound != 0.0 && c.scale_alg != 1)
+    bad("maxLowBound is %g; it must be 0 unless scaleAlg is 1", c.max_low_bound);
+  kernels::MxScaleRule r;
+  r.alg = static_cast<int>(c.scale_alg);
+  r.emax = spec.max_exp;
+  r.dst_max = spec.max;
+  r.low_bound = static_cast<float>(c.max_low_bound);
+  if (r.alg == 2) {
+    r.ratio = !(m == 0.0 || m == 6.0 || m == 7.0);
+    r.ceil_above = m == 7.0 ? 0.75f : 0.5f;
+    if (r.ratio) r.dst_max = static_cast<float>(m);
+  }
+  return r;
+}
+
+// One quantised axis: its output and scales.
+struct QuantPass {
+  const core::NamedTensor *y, *scale;
+  int axis;
+};
+
+void quant(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
+  const bool dual = rule.kind == MxKind::kDual;
+  core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
+  check_rank(c.x);
+  const aclTensor &x = *c.x.t;
+  if (dual && x.ndim < 2) bad("%s has %d dim; it must have 2 to 7 (it is quantised along dims -1 and -2)", c.x.name, x.ndim);
+  if (dual && !c.given_dst_type_max && x.numel() == 0)
+    bad("%s is empty (shape %s); an empty x is not supported", c.x.name, core::shape_string(x).c_str());
+  const int axis = dual ? x.ndim - 1 : core::wrap_dim(c.axis, x.ndim, "axis");
+  const aclDataType dst = static_cast<aclDataType>(c.dst_type);
+  if (dst != ACL_FLOAT8_E5M2 && dst != ACL_FLOAT8_E4M3FN && dst != ACL_FLOAT4_E2M1 && dst != ACL_FLOAT4_E1M2)
+    bad("dstType is %lld; it must be 35 (FLOAT8_E5M2), 36 (FLOAT8_E4M3FN), 40 (FLOAT4_E2M1) or 41 (FLOAT4_E1M2)",
+        static_cast<long long>(c.dst_type));
+  const kernels::LfRound round = round_of(c.round_mode, dst);
+  if (dual && !c.given_dst_type_max && c.scale_alg != 0)
+    bad("scaleAlg is %lld; this op takes 0 only", static_cast<long long>(c.scale_alg));
+  const kernels::MxScaleRule srule = scale_rule(c, dst, x.dtype);
+  if (dual && c.dst_type_max != 0.0 && c.scale_alg != 2)
+    bad("dstTypeMax is %g; a non-zero value needs scaleAlg 2", c.dst_type_max);
+  if (x.dtype == ACL_FLOAT && x.dims[axis] < 32)
+    bad("%s is FLOAT with %lld elements along axis %d; a FLOAT x needs at least 32", c.x.name,
+        static_cast<long long>(x.dims[axis]), axis);
+  if (is_fp4(dst)) check_even_last(c.x, dst);
+  std::vector<QuantPass> passes = {{&c.y, &c.scale_out, axis}};
+  if (dual) passes.push_back({&c.y2, &c.scale2_out, x.ndim - 2});
+  for (const QuantPass &q : passes) {
+    core::check_dtype_in(q.y->t, q.y->name, {dst});
+    core::check_shape_equals(*q.y->t, q.y->name, core::Shape::of(x));
+    check_contiguous(*q.y);
+    core::check_dtype_in(q.scale->t, q.scale->name, {ACL_FLOAT8_E8M0});
+    core::check_shape_equals(*q.scale->t, q.scale->name, scale_shape(x, q.axis, c.blocksize));
+    check_contiguous(*q.scale);
+  }
+  core::check_outputs_apart<core::NamedTensor>({&c.y, &c.scale_out, &c.y2, &c.scale2_out},
+                                               {&c.x, &c.y, &c.scale_out, &c.y2, &c.scale2_out});
+
+  const int xs = b.input(c.x.t);
+  for (const QuantPass &q : passes) {  // prototype order: x, then each pass's y and scales
+    auto &st = b.add_step<MxQuantStep>();
+    st.x = ref_of(b, xs, c.x);
+    st.y = ref_of(b, b.output(q.y->t), *q.y);
+    st.scale = ref_of(b, b.output(q.scale->t), *q.scale);
+    kernels::MxQuantPlan &P = st.plan;
+    P.x = lines_of(x, q.axis);
+    P.x_dtype = x.dtype;
+    P.fmt = format_of(dst);
+    P.round = round;
+    P.rule = srule;
+    P.blocksize = c.blocksize;
+    P.tasks = tasks_for(P.x.pre);
+    st.ws = b.book("mx_quant.lines", static_cast<uint64_t>(P.tasks * std::max<int64_t>(P.x.n, 1)) * sizeof(float));
+    if (core::current_phase1_trace() != nullptr)
+      core::record_choice("mx_quant:lines/scalar/axis=" + std::to_string(q.axis) + "/tasks=" + std::to_string(P.tasks),
+                          nullptr);
+  }
+}
+
+void anti(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
+  core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
+  check_rank(c.x);
+  const aclTensor &x = *c.x.t;
+  const int axis = core::wrap_dim(c.axis, x.ndim, "axis");
+  const aclDataType dst = static_cast<aclDataType>(c.dst_type);
+  if (dst != ACL_FLOAT && dst != ACL_FLOAT16 && dst != ACL_BF16)
+    bad("dstType is %lld; it must be 0 (FLOAT), 1 (FLOAT16) or 27 (BF16)", static_cast<long long>(c.dst_type));
+  if (is_fp4(x.dtype)) {
+    check_even_last(c.x, x.dtype);
+    check_contiguous(c.x);
+  }
+  core::check_dtype_in(c.scale.t, c.scale.name, {ACL_FLOAT8_E8M0});
+  core::check_shape_equals(*c.scale.t, c.scale.name, scale_shape(x, axis, 32));
+  core::check_dtype_in(c.y.t, c.y.name, {dst});
+  core::check_shape_equals(*c.y.t, c.y.name, core::Shape::of(x));
+  check_contiguous(c.y);
+  core::check_outputs_apart<core::NamedTensor>({&c.y}, {&c.x, &c.scale, &c.y});
+
+  auto &st = b.add_step<AntiMxStep>();
+  const int xs = b.input(c.x.t), ss = b.input(c.scale.t), ys = b.output(c.y.t);
+  st.x = ref_of(b, xs, c.x);
+  st.scale = ref_of(b, ss, c.scale);
+  st.y = ref_of(b, ys, c.y);
+  kernels::AntiMxPlan &P = st.plan;
+  P.x = lines_of(x, axis);
+  const aclTensor &s = *c.scale.t;
+  P.scale = lines_of(s, axis);  // its trailing 2 is the last post dim: drop it
+  P.scale.post_nd -= 1;
+  P.scale.post /= 2;
+  P.scale_k_stride = s.strides[s.ndim - 1];
+  P.y_dtype = dst;
+  P.fmt = format_of(x.dtype);
+  P.tasks = tasks_for(P.x.pre);
+  st.ws = b.book("anti_mx.lines", static_cast<uint64_t>(P.tasks * std::max<int64_t>(P.x.n, 1)) * sizeof(float));
+  if (core::current_phase1_trace() != nullptr)
+    core::record_choice("anti_mx_quant:lines/scalar/tasks=" + std::to_string(P.tasks), nullptr);
+}
+
+}  // namespace
+
+void mx_quant_phase1(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
+  if (rule.kind == MxKind::kAnti) anti(b, rule, c);
+  else quant(b, rule, c);  // kQuant, kDual
+}
+
+}  // namespace opsnn::ops

@@ -1,0 +1,771 @@
+// The test harness of the MX quantisation table (src/ops/quant/mx_quant.ops), cases registered from the table
+// by tools/gen_ops.py --tests (mxquant_table_cases.inc). Against float64 references written here from the
+// documented formulas (block max, shared exponent / the scaleAlg 1 and 2 scale roundings, the element codes of
+// tests/common/low_float_ref.h, the padded and paired mxscale layout):
+//   - DynamicMxQuant(V2, V3): every x dtype, every dstType, scaleAlg, round mode, blocksize 32 / 64 / 96,
+//     V2's dstTypeMax, V3's maxLowBound, random shapes of 1-4 dims and every axis, contiguous / padded +
+//     offset / transposed x, short last blocks and odd block counts; NaN / inf blocks; empty tensors;
+//   - AntiMxQuant: every x format and y dtype, random codes and scales, strided FLOAT8 x and mxscale;
+//     DynamicMxQuant then AntiMxQuant gives x back within the format's step;
+//   - every error of phase 1, with its code and the argument it names.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <ostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "low_float_ref.h"
+#include "op_table_harness.h"
+#include "test_util.h"
+
+namespace opsnn::test {
+namespace {
+
+struct MxArgs {
+  aclTensor *x = nullptr, *scale = nullptr, *y = nullptr, *scale_out = nullptr, *y2 = nullptr, *scale2_out = nullptr;
+  int64_t axis = -1, dst_type = 36, blocksize = 32, scale_alg = 0;
+  char *round_mode = nullptr;
+  double dst_type_max = 0.0, max_low_bound = 0.0;
+};
+
+using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
+
+struct MxTableCase {
+  std::string name, api, kind;  // kind: kQuant, kDual, kAnti
+  std::vector<aclDataType> dtypes;
+  std::vector<std::string> roles;
+  int (*phase1)(const MxArgs &, uint64_t *, aclOpExecutor **) = nullptr;
+  Launch launch = nullptr;
+  bool has(const char *role) const { return std::find(roles.begin(), roles.end(), role) != roles.end(); }
+};
+void PrintTo(const MxTableCase &c, std::ostream *os) { *os << c.name; }
+
+#include "mxquant_table_cases.inc"
+
+const std::vector<MxTableCase> &all_cases() {
+  static const std::vector<MxTableCase> c = harness::sampled(mxquant_table_cases());
+  return c;
+}
+std::vector<MxTableCase> pick(const char *kind) {
+  std::vector<MxTableCase> v;
+  for (const auto &c : all_cases())
+    if (c.kind == kind) v.push_back(c);
+  return v;
+}
+
+using Dev = std::unique_ptr<DeviceTensor>;
+using Shape = std::vector<int64_t>;
+
+bool fp4(aclDataType dt) { return dt == ACL_FLOAT4_E2M1 || dt == ACL_FLOAT4_E1M2; }
+
+int run(const MxTableCase &c, const MxArgs &a) {
+  return run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch);
+}
+
+Shape scale_shape_of(Shape s, int axis, int64_t bs) {
+  s[axis] = ((s[axis] + bs - 1) / bs + 1) / 2;
+  s.push_back(2);
+  return s;
+}
+
+// x's views: 0 contiguous, 1 every dim padded + offset 3, 2 transposed (dims reversed in memory) + offset 3.
+Dev make_view(const Shape &shape, aclDataType dt, int kind) {
+  if (kind == 1) return padded_view(shape, dt, 3);
+  if (kind == 2) return transposed_view(shape, dt);
+  return std::make_unique<DeviceTensor>(shape, dt);
+}
+
+// Element offset of the row-major index i of a view (its strides and offset).
+int64_t elem_offset(const DeviceTensor &t, int64_t i, int64_t offset) {
+  const auto idx = unravel(i, t.shape());
+  for (size_t d = 0; d < idx.size(); ++d) offset += idx[d] * t.strides()[d];
+  return offset;
+}
+
+// The codes of a contiguous code tensor (FLOAT4: nibbles, low first).
+std::vector<int> codes_of(const DeviceTensor &t) {
+  const auto *p = static_cast<const uint8_t *>(t.data());
+  std::vector<int> out(static_cast<size_t>(t.numel()));
+  for (int64_t i = 0; i < t.numel(); ++i)
+    out[i] = fp4(t.dtype()) ? (p[i >> 1] >> ((i & 1) * 4)) & 0xF : p[i];
+  return out;
+}
+
+// x as [pre, n, post] around axis.
+struct Lines {
+  int64_t pre = 1, n = 1, post = 1;
+  Lines(const Shape &s, int axis) {
+    for (int d = 0; d < static_cast<int>(s.size()); ++d) (d < axis ? pre : d > axis ? post : n) *= s[d];
+  }
+};
+
+struct Config {
+  aclDataType dst = ACL_FLOAT8_E4M3FN;
+  int64_t alg = 0, bs = 32;
+  lfref::Mode mode = lfref::kRint;
+  double dtm = 0.0, low = 0.0;
+};
+
+int emax_of(aclDataType dst) {
+  switch (dst) {
+    case ACL_FLOAT4_E2M1: return 2;
+    case ACL_FLOAT4_E1M2: return 0;
+    case ACL_FLOAT8_E5M2: return 15;
+    default: return 8;
+  }
+}
+
+int floor_log2(double a) {
+  int k;
+  std::frexp(a, &k);  // a = f 2^k, f in [0.5, 1)
+  return k - 1;
+}
+
+// The scaleAlg 1 / 2 rounding of S (an fp32 value): its biased exponent, + 1 when S is normal with a
+// non-zero mantissa and exponent < 254, or (subnormal_up) subnormal and above 2^-127.
+int e8m0_at_least(double s, bool subnormal_up) {
+  if (s == 0) return 0;
+  if (s < std::ldexp(1.0, -126)) return subnormal_up && s > std::ldexp(1.0, -127) ? 1 : 0;
+  const int k = floor_log2(s), e = k + 127;
+  return s != std::ldexp(1.0, k) && e < 254 ? e + 1 : e;
+}
+
+// The documented scale of a block with max |V| = amax.
+int ref_scale(double amax, const Config &cf) {
+  if (!std::isfinite(amax)) return 255;
+  const double dst_max = lfref::max_finite(lfref::fmt_of(cf.dst));
+  if (cf.alg == 1) return e8m0_at_least(static_cast<float>(std::max(amax, cf.low) / dst_max), true);
+  if (cf.alg == 2 && !(cf.dtm == 0 || cf.dtm == 6 || cf.dtm == 7))
+    return e8m0_at_least(static_cast<float>(amax / cf.dtm), false);
+  if (amax == 0) return 0;
+  int e = floor_log2(amax) - emax_of(cf.dst);
+  if (cf.alg == 2 && amax / std::ldexp(1.0, floor_log2(amax)) - 1 > (cf.dtm == 7 ? 0.75 : 0.5)) ++e;
+  return std::min(254, std::max(0, e + 127));
+}
+
+// y codes (row-major over x's shape) and scale codes (row-major over the scale shape) of x's values.
+void ref_quant(const std::vector<double> &x, const Shape &shape, int axis, const Config &cf, std::vector<int> *y,
+               std::vector<int> *sc) {
+  const Lines L(shape, axis);
+  const int64_t blocks = (L.n + cf.bs - 1) / cf.bs, pairs = (blocks + 1) / 2;
+  const lfref::Fmt f = lfref::fmt_of(cf.dst);
+  y->assign(x.size(), 0);
+  sc->assign(static_cast<size_t>(L.pre * pairs * L.post * 2), 0);
+  for (int64_t p = 0; p < L.pre; ++p)
+    for (int64_t q = 0; q < L.post; ++q)
+      for (int64_t b = 0; b < blocks; ++b) {
+        auto at = [&](int64_t i) { return (p * L.n + i) * L.post + q; };
+        double amax = 0;
+        bool nan = false;
+        for (int64_t i = b * cf.bs; i < std::min(L.n, (b + 1) * cf.bs); ++i) {
+          nan |= std::isnan(x[at(i)]);
+          amax = std::max(amax, std::fabs(x[at(i)]));
+        }
+        const int s = ref_scale(nan ? NAN : amax, cf);
+        (*sc)[((p * pairs + b / 2) * L.post + q) * 2 + (b & 1)] = s;
+        for (int64_t i = b * cf.bs; i < std::min(L.n, (b + 1) * cf.bs); ++i)
+          (*y)[at(i)] = lfref::encode(f, s == 255 ? NAN : x[at(i)] / std::ldexp(1.0, s - 127), cf.mode);
+      }
+}
+
+char *mode_name(lfref::Mode m) {
+  static char rint[] = "rint", floor_[] = "floor", round_[] = "round";
+  return m == lfref::kFloor ? floor_ : m == lfref::kRound ? round_ : rint;
+}
+
+// The valid configurations of a row: every dstType with its scaleAlgs and modes, V2's dstTypeMax, V3's
+// maxLowBound, blocksizes 32 / 64 / 96 where allowed.
+std::vector<Config> configs(const MxTableCase &c, aclDataType xdt) {
+  std::vector<Config> v;
+  for (aclDataType dst : {ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E5M2, ACL_FLOAT4_E2M1, ACL_FLOAT4_E1M2})
+    for (int64_t alg : {0, 1, 2}) {
+      if ((alg == 1 && fp4(dst)) || (alg == 2 && dst != ACL_FLOAT4_E2M1)) continue;
+      for (lfref::Mode m : {lfref::kRint, lfref::kFloor, lfref::kRound}) {
+        if (m != lfref::kRint && !fp4(dst)) continue;
+        for (int64_t bs : {32, 64, 96}) {
+          if (bs != 32 && (alg == 2 || xdt == ACL_FLOAT || m != lfref::kRint || c.kind == "kDual")) continue;
+          if (c.kind == "kDual" && !c.has("dst_type_max") && alg != 0) continue;  // V1: scaleAlg 0 only
+          std::vector<double> dtms = {0.0}, lows = {0.0};
+          if (c.has("dst_type_max") && dst == ACL_FLOAT4_E2M1 && bs == 32 && (c.kind != "kDual" || alg == 2))
+            dtms = {0.0, 6.0, 7.0, 9.5};
+          if (c.has("max_low_bound") && alg == 1) lows = {0.0, 3.0};
+          for (double dtm : dtms)
+            for (double low : lows) v.push_back({dst, alg, bs, m, dtm, low});
+        }
+      }
+    }
+  return v;
+}
+
+// Values over many binades, with exact powers of two, mantissas on the scaleAlg 2 thresholds, zero blocks.
+std::vector<double> mx_values(std::mt19937_64 &g, int64_t n) {
+  std::vector<double> v(static_cast<size_t>(n));
+  std::uniform_real_distribution<double> u(-1, 1);
+  const int shift = static_cast<int>(g() % 30) - 15;
+  for (auto &e : v) {
+    const int k = shift + static_cast<int>(g() % 7) - 3;
+    switch (g() % 10) {
+      case 0: e = 0; break;
+      case 1: e = std::ldexp(g() % 2 ? 1.0 : -1.0, k); break;
+      case 2: e = std::ldexp(g() % 2 ? 1.5 : 1.75, k); break;
+      default: e = std::ldexp(u(g), k);
+    }
+  }
+  return v;
+}
+
+class OpTableMxQuant : public ::testing::TestWithParam<MxTableCase> {};
+class OpTableMxDual : public ::testing::TestWithParam<MxTableCase> {};
+class OpTableAntiMx : public ::testing::TestWithParam<MxTableCase> {};
+
+struct QuantProblem {
+  Shape shape;
+  int axis = 0;
+  Dev x, y, s;
+  MxArgs args(const Config &cf) const {
+    MxArgs a;
+    a.x = x->get();
+    a.y = y->get();
+    a.scale_out = s->get();
+    a.axis = axis;
+    a.dst_type = cf.dst;
+    a.blocksize = cf.bs;
+    a.scale_alg = cf.alg;
+    a.round_mode = mode_name(cf.mode);
+    a.dst_type_max = cf.dtm;
+    a.max_low_bound = cf.low;
+    return a;
+  }
+};
+
+QuantProblem make_quant(std::mt19937_64 &g, aclDataType xdt, const Config &cf, int view) {
+  QuantProblem p;
+  const int nd = 1 + static_cast<int>(g() % 4);
+  for (int d = 0; d < nd; ++d) p.shape.push_back(1 + static_cast<int64_t>(g() % 4));
+  p.axis = static_cast<int>(g() % nd);
+  const int64_t min_n = xdt == ACL_FLOAT ? 32 : 1;
+  p.shape[p.axis] = min_n + static_cast<int64_t>(g() % (g() % 3 == 0 ? 300 : 80));
+  if (fp4(cf.dst) && p.shape.back() % 2) ++p.shape.back();
+  p.x = make_view(p.shape, xdt, view);
+  p.x->set_values(mx_values(g, numel_of(p.shape)));
+  p.y = std::make_unique<DeviceTensor>(p.shape, cf.dst);
+  p.s = std::make_unique<DeviceTensor>(scale_shape_of(p.shape, p.axis, cf.bs), ACL_FLOAT8_E8M0);
+  return p;
+}
+
+// y's codes and the scales against the reference; FLOAT4 y: nothing written past its numel / 2 bytes.
+void expect_quant(const QuantProblem &p, const Config &cf) {
+  std::vector<int> want_y, want_s;
+  ref_quant(p.x->values(), p.shape, p.axis, cf, &want_y, &want_s);
+  const auto got_y = codes_of(*p.y), got_s = codes_of(*p.s);
+  int bad = 0;
+  for (size_t i = 0; i < want_y.size() && bad < 5; ++i)
+    if (got_y[i] != want_y[i]) {
+      ADD_FAILURE() << "y[" << i << "] = " << got_y[i] << ", want " << want_y[i] << " (x " << p.x->values()[i] << ")";
+      ++bad;
+    }
+  for (size_t i = 0; i < want_s.size() && bad < 10; ++i)
+    if (got_s[i] != want_s[i]) {
+      ADD_FAILURE() << "mxscaleOut[" << i << "] = " << got_s[i] << ", want " << want_s[i];
+      ++bad;
+    }
+  const auto *raw = static_cast<const uint8_t *>(p.y->data());
+  const int64_t used = fp4(cf.dst) ? (p.y->numel() + 1) / 2 : p.y->numel();
+  for (int64_t b = used; b < p.y->numel(); ++b) ASSERT_EQ(raw[b], 0x5A) << "byte " << b << " past y written";
+  EXPECT_TRUE(p.s->untouched_outside_view());
+}
+
+TEST_P(OpTableMxQuant, EveryDtypeFormatAlgorithmAndModeAgainstFloat64) {
+  reseed_for_current_test();
+  const MxTableCase &c = GetParam();
+  auto &g = rng();
+  for (aclDataType xdt : c.dtypes)
+    for (const Config &cf : configs(c, xdt)) {
+      const int view = static_cast<int>(g() % 3);
+      SCOPED_TRACE(::testing::Message() << "x " << xdt << " dst " << cf.dst << " alg " << cf.alg << " mode "
+                                        << cf.mode << " bs " << cf.bs << " dtm " << cf.dtm << " low " << cf.low
+                                        << " view " << view);
+      QuantProblem p = make_quant(g, xdt, cf, view);
+      SCOPED_TRACE(::testing::Message() << "shape " << ::testing::PrintToString(p.shape) << " axis " << p.axis);
+      ASSERT_EQ(run(c, p.args(cf)), 0) << aclGetRecentErrMsg();
+      expect_quant(p, cf);
+      if (HasFailure()) return;
+    }
+}
+
+TEST_P(OpTableMxQuant, NanAndInfBlocksAndNegativeAxis) {
+  const MxTableCase &c = GetParam();
+  for (aclDataType dst : {ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E5M2, ACL_FLOAT4_E2M1}) {
+    Config cf;
+    cf.dst = dst;
+    QuantProblem p;
+    p.shape = {2, 64};
+    p.axis = 1;
+    p.x = std::make_unique<DeviceTensor>(p.shape, ACL_BF16);
+    std::vector<double> v(128, 0.75);
+    v[3] = NAN;        // block 0 of row 0
+    v[40] = INFINITY;  // block 1 of row 0
+    v[64 + 33] = -INFINITY;
+    p.x->set_values(v);
+    p.y = std::make_unique<DeviceTensor>(p.shape, dst);
+    p.s = std::make_unique<DeviceTensor>(Shape{2, 1, 2}, ACL_FLOAT8_E8M0);
+    MxArgs a = p.args(cf);
+    a.axis = -1;
+    ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+    expect_quant(p, cf);
+    EXPECT_EQ(codes_of(*p.s)[0], 255);
+  }
+}
+
+TEST_P(OpTableMxQuant, EmptyTensors) {
+  const MxTableCase &c = GetParam();
+  for (const Shape &shape : {Shape{0, 64}, Shape{3, 0}, Shape{2, 0, 4}}) {
+    const int axis = shape.size() == 2 ? 1 : 1;
+    DeviceTensor x(shape, ACL_FLOAT16), y(shape, ACL_FLOAT8_E4M3FN),
+        s(scale_shape_of(shape, axis, 32), ACL_FLOAT8_E8M0);
+    MxArgs a;
+    a.x = x;
+    a.y = y;
+    a.scale_out = s;
+    a.axis = axis;
+    EXPECT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+  }
+}
+
+TEST_P(OpTableMxQuant, DocumentedExample) {  // BF16 (0, 8, 64, 512), E4M3FN: scale 2, codes (0, 72, 96, 120)
+  const MxTableCase &c = GetParam();
+  DeviceTensor x(Shape{1, 4}, ACL_BF16), y(Shape{1, 4}, ACL_FLOAT8_E4M3FN), s(Shape{1, 1, 2}, ACL_FLOAT8_E8M0);
+  x.set_values({0, 8, 64, 512});
+  MxArgs a;
+  a.x = x;
+  a.y = y;
+  a.scale_out = s;
+  a.scale_alg = c.has("max_low_bound") ? 1 : 0;
+  a.max_low_bound = c.has("max_low_bound") ? 0.5 : 0.0;
+  ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+  EXPECT_EQ(codes_of(y), (std::vector<int>{0, 72, 96, 120}));
+  EXPECT_EQ(codes_of(s), (std::vector<int>{128, 0}));
+}
+
+TEST_P(OpTableMxQuant, ErrorsNameTheArgument) {
+  const MxTableCase &c = GetParam();
+  const char *api = c.api.c_str();
+  const Shape shape{4, 64};
+  DeviceTensor x(shape, ACL_BF16), y(shape, ACL_FLOAT8_E4M3FN), s(Shape{4, 1, 2}, ACL_FLOAT8_E8M0);
+  MxArgs good;
+  good.x = x;
+  good.y = y;
+  good.scale_out = s;
+  ASSERT_EQ(run(c, good), 0) << aclGetRecentErrMsg();
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  using F = aclTensor *MxArgs::*;
+  for (const auto &[name, f] : std::vector<std::pair<const char *, F>>{
+           {"x", &MxArgs::x}, {"yOut", &MxArgs::y}, {"mxscaleOut", &MxArgs::scale_out}}) {
+    MxArgs a = good;
+    a.*f = nullptr;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, name})) << name;
+  }
+  auto expect = [&](const MxArgs &a, const char *name, const char *what) {
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, name})) << name << ": " << what;
+  };
+  DeviceTensor xi(shape, ACL_INT32), x8(Shape{1, 1, 1, 1, 1, 1, 1, 64}, ACL_BF16), xf(Shape{4, 16}, ACL_FLOAT),
+      xodd(Shape{4, 63}, ACL_BF16), y5(shape, ACL_FLOAT8_E5M2), yshape(Shape{4, 32}, ACL_FLOAT8_E4M3FN),
+      yf4(shape, ACL_FLOAT4_E2M1), yf4e(shape, ACL_FLOAT4_E1M2), sf(Shape{4, 1, 2}, ACL_FLOAT), s2(Shape{4, 1}, ACL_FLOAT8_E8M0),
+      s64(Shape{4, 2, 2}, ACL_FLOAT8_E8M0), yodd(Shape{4, 63}, ACL_FLOAT4_E2M1), sodd(Shape{4, 1, 2}, ACL_FLOAT8_E8M0),
+      yf(Shape{4, 16}, ACL_FLOAT8_E4M3FN), sfl(Shape{4, 1, 2}, ACL_FLOAT8_E8M0);
+  auto ystrided = std::make_unique<DeviceTensor>(shape, ACL_FLOAT8_E4M3FN, Shape{128, 1}, 0);
+  static char ceil_[] = "ceil", floor_[] = "floor", bogus[] = "nearest";
+  MxArgs a = good;
+  a.x = xi;
+  expect(a, "x", "dtype");
+  a = good;
+  a.x = x8;
+  expect(a, "x", "rank 8");
+  a = good;
+  a.axis = 2;
+  expect(a, "axis", "out of range");
+  a.axis = -3;
+  expect(a, "axis", "out of range");
+  a = good;
+  a.dst_type = 2;
+  expect(a, "dstType", "INT8");
+  a.dst_type = 34;
+  expect(a, "dstType", "HIFLOAT8");
+  a = good;
+  a.y = y5;
+  expect(a, "yOut", "dtype other than dstType");
+  a = good;
+  a.y = yshape;
+  expect(a, "yOut", "shape");
+  a = good;
+  a.y = ystrided->get();
+  expect(a, "yOut", "contiguous");
+  a = good;
+  a.scale_out = sf;
+  expect(a, "mxscaleOut", "dtype");
+  a.scale_out = s2;
+  expect(a, "mxscaleOut", "no trailing 2");
+  a.scale_out = s64;
+  expect(a, "mxscaleOut", "block pairs");
+  a = good;
+  a.round_mode = floor_;
+  expect(a, "roundModeOptional", "floor for FLOAT8");
+  a.round_mode = bogus;
+  expect(a, "roundModeOptional", "unknown");
+  a = good;
+  a.dst_type = ACL_FLOAT4_E2M1;
+  a.y = yf4;
+  a.round_mode = ceil_;
+  expect(a, "roundModeOptional", "ceil for FLOAT4");
+  for (int64_t bs : {0, 16, 48, 1056, -32}) {
+    a = good;
+    a.blocksize = bs;
+    expect(a, "blocksize", "not a multiple of 32 in [32, 1024]");
+  }
+  a = good;
+  a.scale_alg = 3;
+  expect(a, "scaleAlg", "3");
+  a.scale_alg = 2;
+  expect(a, "scaleAlg", "2 with FLOAT8");
+  a = good;
+  a.dst_type = ACL_FLOAT4_E1M2;
+  a.y = yf4e;
+  a.scale_alg = 1;
+  expect(a, "scaleAlg", "1 with FLOAT4");
+  a = good;
+  a.dst_type = ACL_FLOAT4_E2M1;
+  a.y = yf4;
+  a.scale_alg = 2;
+  a.blocksize = 64;
+  a.scale_out = sodd;
+  expect(a, "blocksize", "64 with scaleAlg 2");
+  a = good;
+  a.dst_type = ACL_FLOAT4_E2M1;
+  a.x = xodd;
+  a.y = yodd;
+  expect(a, "x", "odd last dim with FLOAT4");
+  a = good;
+  a.x = xf;
+  a.y = yf;
+  a.scale_out = sfl;
+  expect(a, "x", "FLOAT with 16 along the axis");
+  if (c.has("dst_type_max")) {
+    for (double m : {5.0, 13.0, -1.0}) {
+      a = good;
+      a.dst_type = ACL_FLOAT4_E2M1;
+      a.y = yf4;
+      a.dst_type_max = m;
+      expect(a, "dstTypeMax", "outside 0, [6, 12]");
+    }
+    a = good;
+    a.dst_type_max = 6.0;
+    expect(a, "dstTypeMax", "with FLOAT8");
+  }
+  if (c.has("max_low_bound")) {
+    a = good;
+    a.scale_alg = 1;
+    a.max_low_bound = -1.0;
+    expect(a, "maxLowBound", "negative");
+    a.scale_alg = 0;
+    a.max_low_bound = 1.0;
+    expect(a, "maxLowBound", "with scaleAlg 0");
+  }
+  a = good;
+  a.y = x;  // y over x: overlap (and the wrong dtype first)
+  expect(a, "yOut", "x's memory");
+}
+
+// WithDualAxis: the same quantisation along dims -1 (y1Out, mxscale1Out) and -2 (y2Out, mxscale2Out).
+TEST_P(OpTableMxDual, BothAxesAgainstFloat64) {
+  reseed_for_current_test();
+  const MxTableCase &c = GetParam();
+  auto &g = rng();
+  for (aclDataType xdt : c.dtypes)
+    for (const Config &cf : configs(c, xdt)) {
+      const int view = static_cast<int>(g() % 3);
+      Shape shape;
+      const int nd = 2 + static_cast<int>(g() % 3);
+      for (int d = 0; d < nd; ++d) shape.push_back(1 + static_cast<int64_t>(g() % (d + 2 >= nd ? 100 : 3)));
+      if (fp4(cf.dst) && shape.back() % 2) ++shape.back();
+      SCOPED_TRACE(::testing::Message() << "x " << xdt << " dst " << cf.dst << " alg " << cf.alg << " mode " << cf.mode
+                                        << " dtm " << cf.dtm << " view " << view << " shape "
+                                        << ::testing::PrintToString(shape));
+      Dev x = make_view(shape, xdt, view);
+      x->set_values(mx_values(g, numel_of(shape)));
+      DeviceTensor y1(shape, cf.dst), y2(shape, cf.dst), s1(scale_shape_of(shape, nd - 1, 32), ACL_FLOAT8_E8M0),
+          s2(scale_shape_of(shape, nd - 2, 32), ACL_FLOAT8_E8M0);
+      MxArgs a;
+      a.x = x->get();
+      a.y = y1;
+      a.scale_out = s1;
+      a.y2 = y2;
+      a.scale2_out = s2;
+      a.dst_type = cf.dst;
+      a.scale_alg = cf.alg;
+      a.round_mode = mode_name(cf.mode);
+      a.dst_type_max = cf.dtm;
+      ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+      const auto xv = x->values();
+      for (int pass = 0; pass < 2; ++pass) {
+        std::vector<int> want_y, want_s;
+        ref_quant(xv, shape, nd - 1 - pass, cf, &want_y, &want_s);
+        EXPECT_EQ(codes_of(pass ? y2 : y1), want_y) << (pass ? "y2Out" : "y1Out");
+        EXPECT_EQ(codes_of(pass ? s2 : s1), want_s) << (pass ? "mxscale2Out" : "mxscale1Out");
+      }
+      if (HasFailure()) return;
+    }
+}
+
+TEST_P(OpTableMxDual, ErrorsNameTheArgument) {
+  const MxTableCase &c = GetParam();
+  const char *api = c.api.c_str();
+  const Shape shape{40, 64};
+  DeviceTensor x(shape, ACL_BF16), y1(shape, ACL_FLOAT8_E4M3FN), y2(shape, ACL_FLOAT8_E4M3FN),
+      s1(Shape{40, 1, 2}, ACL_FLOAT8_E8M0), s2(Shape{1, 64, 2}, ACL_FLOAT8_E8M0);
+  MxArgs good;
+  good.x = x;
+  good.y = y1;
+  good.scale_out = s1;
+  good.y2 = y2;
+  good.scale2_out = s2;
+  ASSERT_EQ(run(c, good), 0) << aclGetRecentErrMsg();
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  using F = aclTensor *MxArgs::*;
+  for (const auto &[name, f] : std::vector<std::pair<const char *, F>>{{"x", &MxArgs::x},
+                                                                       {"y1Out", &MxArgs::y},
+                                                                       {"mxscale1Out", &MxArgs::scale_out},
+                                                                       {"y2Out", &MxArgs::y2},
+                                                                       {"mxscale2Out", &MxArgs::scale2_out}}) {
+    MxArgs a = good;
+    a.*f = nullptr;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, name})) << name;
+  }
+  auto expect = [&](const MxArgs &a, const char *name, const char *what) {
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, name})) << name << ": " << what;
+  };
+  DeviceTensor x1(Shape{64}, ACL_BF16), xf(shape, ACL_FLOAT), y2f4(shape, ACL_FLOAT4_E2M1), s2bad(Shape{2, 64, 2}, ACL_FLOAT8_E8M0),
+      y2shape(Shape{40, 32}, ACL_FLOAT8_E4M3FN), xe(Shape{0, 64}, ACL_BF16), ye(Shape{0, 64}, ACL_FLOAT8_E4M3FN),
+      s1e(Shape{0, 1, 2}, ACL_FLOAT8_E8M0), s2e(Shape{0, 64, 2}, ACL_FLOAT8_E8M0);
+  MxArgs a = good;
+  a.x = x1;
+  expect(a, "x", "1-D");
+  a.x = xf;
+  expect(a, "x", "FLOAT");
+  a = good;
+  a.dst_type = 3;
+  expect(a, "dstType", "INT32");
+  a = good;
+  a.y2 = y2f4;
+  expect(a, "y2Out", "dtype");
+  a.y2 = y2shape;
+  expect(a, "y2Out", "shape");
+  a = good;
+  a.scale2_out = s2bad;
+  expect(a, "mxscale2Out", "shape");
+  a = good;
+  a.y2 = y1;
+  expect(a, "y2Out", "overlaps y1Out");
+  a = good;
+  a.scale_alg = 2;
+  expect(a, "scaleAlg", "2 with FLOAT8");
+  if (!c.has("dst_type_max")) {
+    a.scale_alg = 1;
+    expect(a, "scaleAlg", "V1 takes 0 only");
+    a = good;
+    a.x = xe;
+    a.y = ye;
+    a.y2 = ye;
+    a.scale_out = s1e;
+    a.scale2_out = s2e;
+    expect(a, "x", "empty");
+  } else {
+    a = good;
+    a.dst_type_max = 6.0;
+    expect(a, "dstTypeMax", "with FLOAT8");
+    a.dst_type = ACL_FLOAT4_E2M1;
+    DeviceTensor f1(shape, ACL_FLOAT4_E2M1), f2(shape, ACL_FLOAT4_E2M1);
+    a.y = f1;
+    a.y2 = f2;
+    expect(a, "dstTypeMax", "with scaleAlg 0");
+  }
+}
+
+// AntiMxQuant: random codes and scales -> decode(x) * 2^(s - 127) rounded to y's dtype, exactly.
+TEST_P(OpTableAntiMx, EveryFormatAndOutputAgainstFloat64) {
+  reseed_for_current_test();
+  const MxTableCase &c = GetParam();
+  auto &g = rng();
+  for (aclDataType xdt : c.dtypes)
+    for (aclDataType ydt : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16})
+      for (int k = 0; k < 6; ++k) {
+        const bool strided = !fp4(xdt) && k % 2;
+        Shape shape;
+        const int nd = 1 + static_cast<int>(g() % 4);
+        for (int d = 0; d < nd; ++d) shape.push_back(1 + static_cast<int64_t>(g() % 4));
+        const int axis = static_cast<int>(g() % nd);
+        shape[axis] = 1 + static_cast<int64_t>(g() % 150);
+        if (fp4(xdt) && shape.back() % 2) ++shape.back();
+        SCOPED_TRACE(::testing::Message() << "x " << xdt << " y " << ydt << " shape "
+                                          << ::testing::PrintToString(shape) << " axis " << axis << " strided " << strided);
+        Dev x = strided ? padded_view(shape, xdt, 3) : std::make_unique<DeviceTensor>(shape, xdt);
+        const Shape sshape = scale_shape_of(shape, axis, 32);
+        Dev s = strided ? padded_view(sshape, ACL_FLOAT8_E8M0, 3) : std::make_unique<DeviceTensor>(sshape, ACL_FLOAT8_E8M0);
+        DeviceTensor y(shape, ydt);
+        const lfref::Fmt f = lfref::fmt_of(xdt);
+        auto *xp = static_cast<uint8_t *>(x->data());
+        auto *sp = static_cast<uint8_t *>(s->data());
+        std::vector<int> xc(static_cast<size_t>(numel_of(shape))), sc(static_cast<size_t>(numel_of(sshape)));
+        for (size_t i = 0; i < xc.size(); ++i) {
+          do xc[i] = static_cast<int>(g() % (1u << f.bits));
+          while (std::isnan(lfref::value(f, xc[i])));
+          if (fp4(xdt)) {
+            uint8_t &b = xp[i >> 1];
+            b = static_cast<uint8_t>((i & 1) ? (b & 0x0F) | (xc[i] << 4) : (b & 0xF0) | xc[i]);
+          } else {
+            xp[elem_offset(*x, static_cast<int64_t>(i), strided ? 3 : 0)] = static_cast<uint8_t>(xc[i]);
+          }
+        }
+        for (size_t i = 0; i < sc.size(); ++i) {
+          sc[i] = g() % 20 == 0 ? 255 : 100 + static_cast<int>(g() % 50);
+          sp[elem_offset(*s, static_cast<int64_t>(i), strided ? 3 : 0)] = static_cast<uint8_t>(sc[i]);
+        }
+        MxArgs a;
+        a.x = x->get();
+        a.scale = s->get();
+        a.y = y;
+        a.axis = axis - (k % 3 == 0 ? nd : 0);
+        a.dst_type = ydt;
+        ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+        const Lines L(shape, axis);
+        const int64_t pairs = sshape[axis];
+        std::vector<double> want(xc.size());
+        for (int64_t p = 0; p < L.pre; ++p)
+          for (int64_t i = 0; i < L.n; ++i)
+            for (int64_t q = 0; q < L.post; ++q) {
+              const int64_t e = (p * L.n + i) * L.post + q, b = i / 32;
+              const int sv = sc[((p * pairs + b / 2) * L.post + q) * 2 + (b & 1)];
+              want[e] = sv == 255 ? NAN : round_to(ydt, lfref::value(f, xc[e]) * std::ldexp(1.0, sv - 127));
+            }
+        const auto got = y.values();
+        for (size_t i = 0; i < want.size(); ++i) {
+          if (std::isnan(want[i])) ASSERT_TRUE(std::isnan(got[i])) << i;
+          else ASSERT_EQ(got[i], want[i]) << i << " code " << xc[i];
+        }
+        EXPECT_TRUE(y.untouched_outside_view());
+      }
+}
+
+TEST_P(OpTableAntiMx, QuantThenDequantGivesXBackWithinAStep) {
+  const MxTableCase &c = GetParam();
+  const MxTableCase *q = nullptr;
+  for (const auto &o : all_cases())
+    if (o.api == "aclnnDynamicMxQuant") q = &o;
+  if (q == nullptr) GTEST_SKIP() << "DynamicMxQuant not in this sample";
+  auto &g = rng();
+  for (aclDataType dst : c.dtypes) {
+    Config cf;
+    cf.dst = dst;
+    QuantProblem p;
+    p.shape = {3, 96};
+    p.axis = 1;
+    p.x = std::make_unique<DeviceTensor>(p.shape, ACL_FLOAT);
+    p.x->set_values(mx_values(g, 3 * 96));
+    p.y = std::make_unique<DeviceTensor>(p.shape, dst);
+    p.s = std::make_unique<DeviceTensor>(Shape{3, 2, 2}, ACL_FLOAT8_E8M0);
+    ASSERT_EQ(run(*q, p.args(cf)), 0) << aclGetRecentErrMsg();
+    DeviceTensor back(p.shape, ACL_FLOAT);
+    MxArgs a;
+    a.x = p.y->get();
+    a.scale = p.s->get();
+    a.y = back;
+    a.dst_type = ACL_FLOAT;
+    ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+    const auto xv = p.x->values(), bv = back.values();
+    const auto sv = codes_of(*p.s);
+    const lfref::Fmt f = lfref::fmt_of(dst);
+    for (int64_t r = 0; r < 3; ++r)
+      for (int64_t i = 0; i < 96; ++i) {
+        const int64_t b = i / 32;
+        const double scale = std::ldexp(1.0, sv[(r * 2 + b / 2) * 2 + (b & 1)] - 127);
+        // x / scale < 2^(emax + 1): the error is at most 2^(emax + 1) - max (saturation), which also bounds
+        // half the largest gap between neighbouring values
+        const double step = (std::ldexp(1.0, emax_of(dst) + 1) - lfref::max_finite(f)) * scale;
+        EXPECT_LE(std::fabs(bv[r * 96 + i] - xv[r * 96 + i]), step) << dst << " " << r << "," << i;
+      }
+  }
+}
+
+TEST_P(OpTableAntiMx, ErrorsNameTheArgument) {
+  const MxTableCase &c = GetParam();
+  const char *api = c.api.c_str();
+  const Shape shape{4, 64};
+  DeviceTensor x(shape, ACL_FLOAT8_E4M3FN), s(Shape{4, 1, 2}, ACL_FLOAT8_E8M0), y(shape, ACL_BF16);
+  std::memset(x.data(), 0, 256);
+  std::memset(s.data(), 127, 8);
+  MxArgs good;
+  good.x = x;
+  good.scale = s;
+  good.y = y;
+  good.dst_type = ACL_BF16;
+  ASSERT_EQ(run(c, good), 0) << aclGetRecentErrMsg();
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  using F = aclTensor *MxArgs::*;
+  for (const auto &[name, f] :
+       std::vector<std::pair<const char *, F>>{{"x", &MxArgs::x}, {"mxscale", &MxArgs::scale}, {"y", &MxArgs::y}}) {
+    MxArgs a = good;
+    a.*f = nullptr;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, name})) << name;
+  }
+  auto expect = [&](const MxArgs &a, const char *name, const char *what) {
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, name})) << name << ": " << what;
+  };
+  DeviceTensor xf(shape, ACL_FLOAT), x4odd(Shape{4, 63}, ACL_FLOAT4_E2M1), y63(Shape{4, 63}, ACL_BF16),
+      sbad(Shape{4, 2, 2}, ACL_FLOAT8_E8M0), sf(Shape{4, 1, 2}, ACL_FLOAT), y16(shape, ACL_FLOAT16),
+      yshape(Shape{4, 32}, ACL_BF16);
+  auto x4strided = std::make_unique<DeviceTensor>(shape, ACL_FLOAT4_E2M1, Shape{1, 4}, 0);
+  auto ystrided = std::make_unique<DeviceTensor>(shape, ACL_BF16, Shape{128, 1}, 0);
+  MxArgs a = good;
+  a.x = xf;
+  expect(a, "x", "FLOAT x");
+  a = good;
+  a.x = x4odd;
+  a.y = y63;
+  a.scale = s;
+  expect(a, "x", "odd FLOAT4 last dim");
+  a = good;
+  a.x = x4strided->get();
+  expect(a, "x", "strided FLOAT4");
+  a = good;
+  a.axis = 2;
+  expect(a, "axis", "out of range");
+  a = good;
+  a.dst_type = 2;
+  expect(a, "dstType", "INT8");
+  a = good;
+  a.y = y16;
+  expect(a, "y", "dtype other than dstType");
+  a = good;
+  a.y = yshape;
+  expect(a, "y", "shape");
+  a = good;
+  a.y = ystrided->get();
+  expect(a, "y", "contiguous");
+  a = good;
+  a.scale = sbad;
+  expect(a, "mxscale", "shape");
+  a.scale = sf;
+  expect(a, "mxscale", "dtype");
+}
+
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableMxQuant, ::testing::ValuesIn(pick("kQuant")), harness::case_name<MxTableCase>);
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableMxDual, ::testing::ValuesIn(pick("kDual")), harness::case_name<MxTableCase>);
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableAntiMx, ::testing::ValuesIn(pick("kAnti")), harness::case_name<MxTableCase>);
+
+}  // namespace
+}  // namespace opsnn::test

@@ -1,0 +1,59 @@
+"""The MX quantisation table of the op factory (found by tools/gen_ops.py as the module of `phase1 mxquant`):
+rows become ops::mx_quant_phase1 entry points (src/ops/quant/mx_quant_phase1.h) and MxTableCase
+registrations (tests/ops/test_op_table_mxquant.cpp).
+
+Row format (besides the common `header`, `dtypes`, `backward`):
+  kind     quant|dual|anti   what the row computes (ops/quant/mx_quant_phase1.h says each formula)
+  dtypes                 x's accepted dtypes
+Every parameter's role comes from its name (ROLES). Every tensor's dtype is checked by the phase 1 (the
+FLOAT8 / FLOAT4 / E8M0 dtypes are outside check_tensor's general ones).
+"""
+
+MXQUANT_KEYS = {"header", "dtypes", "backward", "kind"}
+KINDS = {"quant": "kQuant", "dual": "kDual", "anti": "kAnti"}
+RESULTS = {"quant": "FLOAT8_E5M2 / FLOAT8_E4M3FN / FLOAT4_E2M1 / FLOAT4_E1M2 (dstType), FLOAT8_E8M0 scales",
+           "dual": "two FLOAT8 / FLOAT4 results (dims -1 and -2), FLOAT8_E8M0 scales for each",
+           "anti": "FLOAT / FLOAT16 / BF16 (dstType)"}
+ROLES = {"x": "x", "mxscale": "scale", "yOut": "y", "y": "y", "mxscaleOut": "scale_out", "axis": "axis",
+         "y1Out": "y", "mxscale1Out": "scale_out", "y2Out": "y2", "mxscale2Out": "scale2_out",
+         "roundModeOptional": "round_mode", "dstType": "dst_type", "blocksize": "blocksize", "scaleAlg": "scale_alg",
+         "dstTypeMax": "dst_type_max", "maxLowBound": "max_low_bound"}
+VALUES = ("axis", "round_mode", "dst_type", "blocksize", "scale_alg", "dst_type_max", "max_low_bound")
+
+
+def resolve(g, table, op):
+    g.family_resolve_common(table, op, MXQUANT_KEYS, "an MX quantisation")
+    kind = g.one(op, "kind")
+    if kind not in KINDS:
+        raise g.TableError(f"{op.where}: kind must be one of {', '.join(KINDS)}")
+    op.mkind = KINDS[kind]
+    op.roles = g.roles_by_name(op, ROLES, "an MX quantisation op")
+    op.input, op.output = op.roles["x"], op.roles["y"]
+    op.results = [RESULTS[kind]]
+
+
+def render_entry(g, table):
+    out = g.family_entry_head(table, "mx_quant_phase1", "ops/quant/mx_quant_phase1.h", ["opsnn::core::dtype_bit"])
+    out += [f"const ::opsnn::ops::MxQuantRule k{op.name}Rule = {{::opsnn::ops::MxKind::{op.mkind}, "
+            f"{g.mask(op.dtypes)}}};" for op in table.ops]
+    out += ["}  // namespace", ""]
+    for op in table.ops:
+        lines = g.family_entry_open(op, "::opsnn::ops::MxQuantCall")
+        lines += g.family_null_checks(op, any_dtype=[p.name for p in op.params if p.kind == "tensor"])
+        for role, p in op.roles.items():
+            lines.append(f"    c.{role} = {p.name};" if role in VALUES else f'    c.{role} = {{{p.name}, "{p.name}"}};')
+        if "dst_type_max" in op.roles:
+            lines.append("    c.given_dst_type_max = true;")
+        out += lines + g.family_entry_close(op, "mx_quant_phase1")
+    return "\n".join(out) + "\n"
+
+
+def render_tests(g, tables):
+    out = g.family_tests_head(tables, "MX quantisation", "MxTableCase", "mxquant_table_cases")
+    for t in tables:
+        for op in t.ops:
+            fields = [f"c.kind = \"{op.mkind}\";",
+                      f"c.dtypes = {{{', '.join(g.cxx_dtype(d) for d in op.dtypes)}}};",
+                      "c.roles = {" + ", ".join(f'"{r}"' for r in op.roles) + "};"]
+            out += g.family_case(op, {}, "MxTableCase", fields, "MxArgs", g.role_args(op))
+    return "\n".join(out + ["  return v;", "}", ""])
