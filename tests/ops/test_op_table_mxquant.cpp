@@ -320,6 +320,28 @@ TEST_P(OpTableMxQuant, NanAndInfBlocksAndNegativeAxis) {
   }
 }
 
+// scaleAlg 1 with S = amax / 448 subnormal in fp32 (FLOAT x): rounded up only above half of 2^-126.
+TEST_P(OpTableMxQuant, ScaleAlg1SubnormalScales) {
+  const MxTableCase &c = GetParam();
+  Config cf;
+  cf.alg = 1;
+  QuantProblem p;
+  p.shape = {4, 32};
+  p.axis = 1;
+  p.x = std::make_unique<DeviceTensor>(p.shape, ACL_FLOAT);
+  std::vector<double> v(128);
+  const double base = 448 * std::ldexp(1.0, -127);
+  const double amax[] = {1.5 * base, base, 0.5 * base, 1.25 * base};  // S = 1.5, 1, 0.5, 1.25 x 2^-127
+  for (int r = 0; r < 4; ++r)
+    for (int i = 0; i < 32; ++i) v[r * 32 + i] = amax[r] * (i == 7 ? 1.0 : (i % 9) / 9.0) * (i % 2 ? -1 : 1);
+  p.x->set_values(v);
+  p.y = std::make_unique<DeviceTensor>(p.shape, cf.dst);
+  p.s = std::make_unique<DeviceTensor>(Shape{4, 1, 2}, ACL_FLOAT8_E8M0);
+  ASSERT_EQ(run(c, p.args(cf)), 0) << aclGetRecentErrMsg();
+  expect_quant(p, cf);
+  EXPECT_EQ(codes_of(*p.s), (std::vector<int>{1, 0, 0, 0, 0, 0, 1, 0}));
+}
+
 TEST_P(OpTableMxQuant, EmptyTensors) {
   const MxTableCase &c = GetParam();
   for (const Shape &shape : {Shape{0, 64}, Shape{3, 0}, Shape{2, 0, 4}}) {
