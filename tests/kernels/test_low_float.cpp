@@ -123,6 +123,23 @@ TEST(LowFloat, EncodeMatchesTheNearestAndDirectedSearch) {
   }
 }
 
+// The bit-level rint row (the MX kernels' path) gives lf_encode's codes: every probe point times power-of-two
+// multipliers (the block scales' inverses), NaN and infinities included.
+TEST(LowFloat, RintRowMatchesTheScalarEncoder) {
+  std::mt19937_64 g(7);
+  for (const Fmt &m : kFmts) {
+    std::vector<float> v;
+    for (double p : probe_points(m, g)) v.push_back(static_cast<float>(p));
+    std::vector<uint8_t> got(v.size());
+    for (int e : {0, -3, 5, -20, 40, 126, -126}) {
+      const float mul = std::ldexp(1.0f, e);
+      lf_encode_rint_row(v.data(), static_cast<int64_t>(v.size()), mul, m.f, got.data());
+      for (size_t i = 0; i < v.size(); ++i)
+        ASSERT_EQ(got[i], lf_encode(v[i] * mul, m.f, LfRound::kRint)) << m.name << " v " << v[i] << " mul 2^" << e;
+    }
+  }
+}
+
 TEST(LowFloat, TiesAndSaturationSpotChecks) {
   // E2M1: 2.5 is halfway between 2 (mantissa 0) and 3: rint keeps 2, round goes to 3; 5 -> 4 (rint), 6 (round)
   EXPECT_EQ(lf_decode(lf_encode(2.5f, LowFloat::kE2M1, LfRound::kRint), LowFloat::kE2M1), 2.0f);

@@ -3,16 +3,17 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace opsnn::kernels {
 namespace {
 
 constexpr LowFloatSpec kSpecs[] = {
-    {3, 7, 448.0f, 8, 0x7F, 0x00, 8},      // E4M3FN
-    {2, 15, 57344.0f, 15, 0x7F, 0x7C, 8},  // E5M2
-    {1, 1, 6.0f, 2, 0x00, 0x00, 4},        // E2M1
-    {2, 1, 1.75f, 0, 0x00, 0x00, 4},       // E1M2
+    {3, 7, 448.0f, 8, 0x7F, 0x00, 8, 0x7E},      // E4M3FN
+    {2, 15, 57344.0f, 15, 0x7F, 0x7C, 8, 0x7B},  // E5M2
+    {1, 1, 6.0f, 2, 0x00, 0x00, 4, 0x7},         // E2M1
+    {2, 1, 1.75f, 0, 0x00, 0x00, 4, 0x7},        // E1M2
 };
 
 // The value of every code, from the bit fields (specials: E4M3FN's S.1111.111, E5M2's exponent 31).
@@ -97,6 +98,41 @@ uint8_t lf_encode(float v, LowFloat f, LfRound mode, bool saturate) {
   if (e < emin) return static_cast<uint8_t>(sign | static_cast<int>(std::ldexp(r, s.man_bits - emin)));
   const int mant = static_cast<int>(std::ldexp(r, s.man_bits - e)) - (1 << s.man_bits);
   return static_cast<uint8_t>(sign | ((e + s.bias) << s.man_bits) | mant);
+}
+
+void lf_encode_rint_row(const float *v, int64_t n, float mul, LowFloat f, uint8_t *codes) {
+  const LowFloatSpec &s = low_float_spec(f);
+  const int m = s.man_bits, drop = 23 - m, emin = 1 - s.bias;
+  const uint8_t sign_bit = static_cast<uint8_t>(1u << (s.bits - 1));
+  const uint32_t max_code = s.max_code;
+  const float to_sub_grid = std::ldexp(1.0f, m - emin);           // |v| in units of the subnormal step
+  const uint32_t min_normal_bits = static_cast<uint32_t>(emin + 127) << 23;
+  const uint32_t rebias = static_cast<uint32_t>(127 - s.bias) << m;  // float exponent -> the format's
+  for (int64_t j = 0; j < n; ++j) {
+    const float x = v[j] * mul;
+    uint32_t b;
+    std::memcpy(&b, &x, sizeof b);
+    const uint8_t sign = (b >> 31) ? sign_bit : 0;
+    const uint32_t a = b & 0x7FFFFFFFu;
+    uint32_t c;
+    if (a > 0x7F800000u) {
+      codes[j] = s.nan != 0 ? static_cast<uint8_t>(s.nan | sign) : 0;
+      continue;
+    }
+    float af;
+    std::memcpy(&af, &a, sizeof af);
+    if (af >= s.max) {
+      c = max_code;
+    } else if (a < min_normal_bits) {  // the subnormal grid: an integer in [0, 2^m], rounded half to even
+      const float t = af * to_sub_grid;
+      c = static_cast<uint32_t>((t + 8388608.0f) - 8388608.0f);  // exact: t < 2^22
+    } else {
+      const uint32_t r = a + ((1u << (drop - 1)) - 1u) + ((a >> drop) & 1u);  // half to even (carries on)
+      c = (r >> drop) - rebias;
+      if (c > max_code) c = max_code;
+    }
+    codes[j] = static_cast<uint8_t>(c | sign);
+  }
 }
 
 }  // namespace opsnn::kernels

@@ -29,12 +29,18 @@ struct LowFloatSpec {
   uint8_t nan;      // positive NaN code (0 for the FLOAT4 formats: none)
   uint8_t inf;      // positive infinity code (0: none)
   int bits;         // 8 or 4
+  uint8_t max_code; // the code of max
 };
 
 const LowFloatSpec &low_float_spec(LowFloat f);
 
 uint8_t lf_encode(float v, LowFloat f, LfRound mode, bool saturate = true);
 float lf_decode(uint8_t code, LowFloat f);  // a table lookup (FLOAT4: the low nibble)
+
+// codes[j] = lf_encode(v[j] * mul, f, kRint, saturate) for a power-of-two `mul` (the MX block scale's
+// inverse): the same codes from the float's bits (round half to even on the dropped mantissa bits, the
+// subnormal grid by an exact add-and-subtract), without libm.
+void lf_encode_rint_row(const float *v, int64_t n, float mul, LowFloat f, uint8_t *codes);
 
 // FLOAT8_E8M0 of 2^e: e clamped to [-127, 127] (codes 0..254).
 inline uint8_t e8m0_of_exp(int e) { return static_cast<uint8_t>((e < -127 ? -127 : e > 127 ? 127 : e) + 127); }

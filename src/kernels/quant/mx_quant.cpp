@@ -77,6 +77,7 @@ void mx_quant_run(const MxQuantPlan &p, const char *x, uint8_t *y, uint8_t *scal
   const int64_t es = static_cast<int64_t>(core::dtype_size(p.x_dtype));
   core::parallel_tasks(p.tasks, [&](int64_t t) {
     float *line = buf + t * n;
+    uint8_t codes[1024];  // one block (blocksize <= 1024)
     for (int64_t pi = L.pre * t / p.tasks; pi < L.pre * (t + 1) / p.tasks; ++pi)
       for (int64_t q = 0; q < L.post; ++q) {
         quant_load_row(x + L.offset(pi, q) * es, p.x_dtype, L.axis_stride, n, line);
@@ -90,11 +91,22 @@ void mx_quant_run(const MxQuantPlan &p, const char *x, uint8_t *y, uint8_t *scal
           }
           const uint8_t code = k > 0 ? mx_scale_code(amax, p.rule) : 0;
           scale[((pi * pairs + b / 2) * L.post + q) * 2 + (b & 1)] = code;
+          if (k == 0) continue;
           // x / 2^(code - 127) as one exact multiplication; a NaN scale: the format's positive NaN (FLOAT4: 0)
           const float inv = std::ldexp(1.0f, 127 - static_cast<int>(code));
-          for (int64_t i = 0; i < k; ++i)
-            put_code(y, (pi * n + i0 + i) * L.post + q,
-                     code == 255 ? nan_code : lf_encode(line[i0 + i] * inv, p.fmt, p.round), nibbles);
+          if (code == 255) std::memset(codes, nan_code, static_cast<size_t>(k));
+          else if (p.round == LfRound::kRint) lf_encode_rint_row(line + i0, k, inv, p.fmt, codes);
+          else
+            for (int64_t i = 0; i < k; ++i) codes[i] = lf_encode(line[i0 + i] * inv, p.fmt, p.round);
+          const int64_t first = (pi * n + i0) * L.post + q;  // y's index of the block's first element
+          if (L.post == 1 && !nibbles) {
+            std::memcpy(y + first, codes, static_cast<size_t>(k));
+          } else if (L.post == 1 && first % 2 == 0 && k % 2 == 0) {  // whole bytes of two nibbles
+            for (int64_t i = 0; i < k; i += 2)
+              y[(first + i) >> 1] = static_cast<uint8_t>((codes[i] & 0xF) | (codes[i + 1] << 4));
+          } else {
+            for (int64_t i = 0; i < k; ++i) put_code(y, first + i * L.post, codes[i], nibbles);
+          }
         }
       }
   });
