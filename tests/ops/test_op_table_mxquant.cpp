@@ -107,6 +107,7 @@ struct Config {
   int64_t alg = 0, bs = 32;
   lfref::Mode mode = lfref::kRint;
   double dtm = 0.0, low = 0.0;
+  bool block = false;  // DynamicBlockMxQuant's scaleAlg 2: amax / dstTypeMax (0: 6) rounded up, no floor variant
 };
 
 int emax_of(aclDataType dst) {
@@ -138,6 +139,7 @@ int ref_scale(double amax, const Config &cf) {
   if (!std::isfinite(amax)) return 255;
   const double dst_max = lfref::max_finite(lfref::fmt_of(cf.dst));
   if (cf.alg == 1) return e8m0_at_least(static_cast<float>(std::max(amax, cf.low) / dst_max), true);
+  if (cf.alg == 2 && cf.block) return e8m0_at_least(static_cast<float>(amax / (cf.dtm == 0 ? 6.0 : cf.dtm)), false);
   if (cf.alg == 2 && !(cf.dtm == 0 || cf.dtm == 6 || cf.dtm == 7))
     return e8m0_at_least(static_cast<float>(amax / cf.dtm), false);
   if (amax == 0) return 0;
@@ -186,14 +188,16 @@ std::vector<Config> configs(const MxTableCase &c, aclDataType xdt) {
       for (lfref::Mode m : {lfref::kRint, lfref::kFloor, lfref::kRound}) {
         if (m != lfref::kRint && !fp4(dst)) continue;
         for (int64_t bs : {32, 64, 96}) {
-          if (bs != 32 && (alg == 2 || xdt == ACL_FLOAT || m != lfref::kRint || c.kind == "kDual")) continue;
+          if (bs != 32 && (alg == 2 || xdt == ACL_FLOAT || m != lfref::kRint || c.kind != "kQuant")) continue;
+          if (c.kind == "kBlock" && alg == 1) continue;
           if (c.kind == "kDual" && !c.has("dst_type_max") && alg != 0) continue;  // V1: scaleAlg 0 only
           std::vector<double> dtms = {0.0}, lows = {0.0};
           if (c.has("dst_type_max") && dst == ACL_FLOAT4_E2M1 && bs == 32 && (c.kind != "kDual" || alg == 2))
             dtms = {0.0, 6.0, 7.0, 9.5};
+          if (c.kind == "kBlock") dtms = dst == ACL_FLOAT4_E2M1 ? std::vector<double>{0.0, 6.0, 7.0} : std::vector<double>{0.0};
           if (c.has("max_low_bound") && alg == 1) lows = {0.0, 3.0};
           for (double dtm : dtms)
-            for (double low : lows) v.push_back({dst, alg, bs, m, dtm, low});
+            for (double low : lows) v.push_back({dst, alg, bs, m, dtm, low, c.kind == "kBlock"});
         }
       }
     }
@@ -219,6 +223,7 @@ std::vector<double> mx_values(std::mt19937_64 &g, int64_t n) {
 
 class OpTableMxQuant : public ::testing::TestWithParam<MxTableCase> {};
 class OpTableMxDual : public ::testing::TestWithParam<MxTableCase> {};
+class OpTableMxBlock : public ::testing::TestWithParam<MxTableCase> {};
 class OpTableAntiMx : public ::testing::TestWithParam<MxTableCase> {};
 
 struct QuantProblem {
@@ -617,6 +622,160 @@ TEST_P(OpTableMxDual, ErrorsNameTheArgument) {
   }
 }
 
+// DynamicBlockMxQuant: 32 x 32 blocks of [B, M, N], each scale broadcast to scale1Out (rows) and scale2Out (columns).
+void ref_block(const std::vector<double> &x, int64_t batch, int64_t m, int64_t n, const Config &cf, std::vector<int> *y,
+               std::vector<int> *s1, std::vector<int> *s2) {
+  const int64_t rb = (m + 31) / 32, cb = (n + 31) / 32, rp = (rb + 1) / 2, cp = (cb + 1) / 2;
+  const lfref::Fmt f = lfref::fmt_of(cf.dst);
+  y->assign(x.size(), 0);
+  s1->assign(static_cast<size_t>(batch * m * cp * 2), 0);
+  s2->assign(static_cast<size_t>(batch * rp * n * 2), 0);
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t r = 0; r < rb; ++r)
+      for (int64_t c = 0; c < cb; ++c) {
+        double amax = 0;
+        bool nan = false;
+        for (int64_t i = r * 32; i < std::min(m, r * 32 + 32); ++i)
+          for (int64_t j = c * 32; j < std::min(n, c * 32 + 32); ++j) {
+            const double v = x[(b * m + i) * n + j];
+            nan |= std::isnan(v);
+            amax = std::max(amax, std::fabs(v));
+          }
+        const int sc = ref_scale(nan ? NAN : amax, cf);
+        for (int64_t i = r * 32; i < std::min(m, r * 32 + 32); ++i) {
+          (*s1)[((b * m + i) * cp + c / 2) * 2 + (c & 1)] = sc;
+          for (int64_t j = c * 32; j < std::min(n, c * 32 + 32); ++j) {
+            (*s2)[((b * rp + r / 2) * n + j) * 2 + (r & 1)] = sc;
+            const double v = x[(b * m + i) * n + j];
+            (*y)[(b * m + i) * n + j] = lfref::encode(f, sc == 255 ? NAN : v / std::ldexp(1.0, sc - 127), cf.mode);
+          }
+        }
+      }
+}
+
+TEST_P(OpTableMxBlock, EveryFormatAlgorithmAndModeAgainstFloat64) {
+  reseed_for_current_test();
+  const MxTableCase &c = GetParam();
+  auto &g = rng();
+  for (aclDataType xdt : c.dtypes)
+    for (const Config &cf : configs(c, xdt)) {
+      const int view = static_cast<int>(g() % 3);
+      const bool batched = g() % 2;
+      const int64_t batch = batched ? 1 + static_cast<int64_t>(g() % 3) : 1;
+      const int64_t m = 1 + static_cast<int64_t>(g() % 100);
+      int64_t n = 1 + static_cast<int64_t>(g() % 100);
+      if (fp4(cf.dst) && n % 2) ++n;
+      Shape shape = batched ? Shape{batch, m, n} : Shape{m, n};
+      SCOPED_TRACE(::testing::Message() << "x " << xdt << " dst " << cf.dst << " alg " << cf.alg << " mode " << cf.mode
+                                        << " dtm " << cf.dtm << " view " << view << " shape "
+                                        << ::testing::PrintToString(shape));
+      Dev x = make_view(shape, xdt, view);
+      auto vals = mx_values(g, numel_of(shape));
+      if (g() % 4 == 0) vals[g() % vals.size()] = NAN;
+      x->set_values(vals);
+      DeviceTensor y(shape, cf.dst), s1(scale_shape_of(shape, shape.size() - 1, 32), ACL_FLOAT8_E8M0),
+          s2(scale_shape_of(shape, shape.size() - 2, 32), ACL_FLOAT8_E8M0);
+      MxArgs a;
+      a.x = x->get();
+      a.y = y;
+      a.scale_out = s1;
+      a.scale2_out = s2;
+      a.dst_type = cf.dst;
+      a.scale_alg = cf.alg;
+      a.round_mode = mode_name(cf.mode);
+      a.dst_type_max = cf.dtm;
+      ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+      std::vector<int> wy, w1, w2;
+      ref_block(x->values(), batch, m, n, cf, &wy, &w1, &w2);
+      EXPECT_EQ(codes_of(y), wy) << "yOut";
+      EXPECT_EQ(codes_of(s1), w1) << "scale1Out";
+      EXPECT_EQ(codes_of(s2), w2) << "scale2Out";
+      EXPECT_TRUE(s1.untouched_outside_view());
+      EXPECT_TRUE(s2.untouched_outside_view());
+      if (HasFailure()) return;
+    }
+}
+
+TEST_P(OpTableMxBlock, DocumentedExample) {  // BF16 [1, 4] (0, 8, 64, 512) -> E4M3FN (0, 72, 96, 120), scales 2
+  const MxTableCase &c = GetParam();
+  DeviceTensor x(Shape{1, 4}, ACL_BF16), y(Shape{1, 4}, ACL_FLOAT8_E4M3FN), s1(Shape{1, 1, 2}, ACL_FLOAT8_E8M0),
+      s2(Shape{1, 4, 2}, ACL_FLOAT8_E8M0);
+  x.set_values({0, 8, 64, 512});
+  MxArgs a;
+  a.x = x;
+  a.y = y;
+  a.scale_out = s1;
+  a.scale2_out = s2;
+  ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+  EXPECT_EQ(codes_of(y), (std::vector<int>{0, 72, 96, 120}));
+  EXPECT_EQ(codes_of(s1), (std::vector<int>{128, 0}));
+  EXPECT_EQ(codes_of(s2), (std::vector<int>{128, 0, 128, 0, 128, 0, 128, 0}));
+}
+
+TEST_P(OpTableMxBlock, ErrorsNameTheArgument) {
+  const MxTableCase &c = GetParam();
+  const char *api = c.api.c_str();
+  const Shape shape{40, 64};
+  DeviceTensor x(shape, ACL_BF16), y(shape, ACL_FLOAT8_E4M3FN), s1(Shape{40, 1, 2}, ACL_FLOAT8_E8M0),
+      s2(Shape{1, 64, 2}, ACL_FLOAT8_E8M0);
+  MxArgs good;
+  good.x = x;
+  good.y = y;
+  good.scale_out = s1;
+  good.scale2_out = s2;
+  ASSERT_EQ(run(c, good), 0) << aclGetRecentErrMsg();
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  using F = aclTensor *MxArgs::*;
+  for (const auto &[name, f] : std::vector<std::pair<const char *, F>>{
+           {"x", &MxArgs::x}, {"yOut", &MxArgs::y}, {"scale1Out", &MxArgs::scale_out}, {"scale2Out", &MxArgs::scale2_out}}) {
+    MxArgs a = good;
+    a.*f = nullptr;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, name})) << name;
+  }
+  auto expect = [&](const MxArgs &a, const char *name, const char *what) {
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, name})) << name << ": " << what;
+  };
+  DeviceTensor x4(Shape{1, 1, 40, 64}, ACL_BF16), x1(Shape{64}, ACL_BF16), xe(Shape{0, 64}, ACL_BF16),
+      ye(Shape{0, 64}, ACL_FLOAT8_E4M3FN), s1e(Shape{0, 1, 2}, ACL_FLOAT8_E8M0), s2e(Shape{0, 64, 2}, ACL_FLOAT8_E8M0),
+      xf(shape, ACL_FLOAT), s2bad(Shape{2, 64, 2}, ACL_FLOAT8_E8M0), yf4(shape, ACL_FLOAT4_E2M1);
+  MxArgs a = good;
+  a.x = x4;
+  expect(a, "x", "4 dims");
+  a.x = x1;
+  expect(a, "x", "1 dim");
+  a.x = xf;
+  expect(a, "x", "FLOAT");
+  a = good;
+  a.x = xe;
+  a.y = ye;
+  a.scale_out = s1e;
+  a.scale2_out = s2e;
+  expect(a, "x", "empty");
+  a = good;
+  a.scale_alg = 1;
+  expect(a, "scaleAlg", "1");
+  a.scale_alg = 2;
+  expect(a, "scaleAlg", "2 with FLOAT8");
+  a = good;
+  a.dst_type_max = 7.0;
+  expect(a, "dstTypeMax", "with FLOAT8");
+  a = good;
+  a.dst_type = ACL_FLOAT4_E2M1;
+  a.y = yf4;
+  a.dst_type_max = 9.0;
+  expect(a, "dstTypeMax", "9");
+  a = good;
+  a.scale2_out = s2bad;
+  expect(a, "scale2Out", "shape");
+  a = good;
+  a.scale2_out = s1;
+  expect(a, "scale2Out", "shape of scale1Out");
+  a = good;
+  a.scale_out = s2;
+  expect(a, "scale1Out", "shape of scale2Out");
+}
+
 // AntiMxQuant: random codes and scales -> decode(x) * 2^(s - 127) rounded to y's dtype, exactly.
 TEST_P(OpTableAntiMx, EveryFormatAndOutputAgainstFloat64) {
   reseed_for_current_test();
@@ -787,6 +946,7 @@ TEST_P(OpTableAntiMx, ErrorsNameTheArgument) {
 
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableMxQuant, ::testing::ValuesIn(pick("kQuant")), harness::case_name<MxTableCase>);
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableMxDual, ::testing::ValuesIn(pick("kDual")), harness::case_name<MxTableCase>);
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableMxBlock, ::testing::ValuesIn(pick("kBlock")), harness::case_name<MxTableCase>);
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableAntiMx, ::testing::ValuesIn(pick("kAnti")), harness::case_name<MxTableCase>);
 
 }  // namespace

@@ -69,11 +69,46 @@ uint8_t mx_scale_code(float amax, const MxScaleRule &r) {
   return e8m0_of_exp(e);
 }
 
+namespace {
+
+// Max |v| of a run; NaN if any element is NaN.
+float run_amax(const float *v, int64_t k) {
+  float amax = 0.0f;
+  for (int64_t i = 0; i < k; ++i) {
+    const float a = std::fabs(v[i]);
+    amax = (a > amax || a != a) ? a : amax;
+    if (amax != amax) break;
+  }
+  return amax;
+}
+
+// codes[i] of v[i] / 2^(code - 127) (one exact multiplication); a NaN scale: the format's positive NaN
+// (FLOAT4: 0).
+void encode_run(const float *v, int64_t k, uint8_t code, LowFloat fmt, LfRound round, uint8_t *codes) {
+  const float inv = std::ldexp(1.0f, 127 - static_cast<int>(code));
+  if (code == 255) std::memset(codes, low_float_spec(fmt).nan, static_cast<size_t>(k));
+  else if (round == LfRound::kRint) lf_encode_rint_row(v, k, inv, fmt, codes);
+  else
+    for (int64_t i = 0; i < k; ++i) codes[i] = lf_encode(v[i] * inv, fmt, round);
+}
+
+// k codes to y's elements first, first + stride, ...: whole bytes when they are consecutive and pair up.
+void store_run(uint8_t *y, int64_t first, int64_t stride, const uint8_t *codes, int64_t k, bool nibbles) {
+  if (stride == 1 && !nibbles) {
+    std::memcpy(y + first, codes, static_cast<size_t>(k));
+  } else if (stride == 1 && first % 2 == 0 && k % 2 == 0) {
+    for (int64_t i = 0; i < k; i += 2) y[(first + i) >> 1] = static_cast<uint8_t>((codes[i] & 0xF) | (codes[i + 1] << 4));
+  } else {
+    for (int64_t i = 0; i < k; ++i) put_code(y, first + i * stride, codes[i], nibbles);
+  }
+}
+
+}  // namespace
+
 void mx_quant_run(const MxQuantPlan &p, const char *x, uint8_t *y, uint8_t *scale, float *buf) {
   const MxLines &L = p.x;
   const int64_t n = L.n, bs = p.blocksize, blocks = (n + bs - 1) / bs, pairs = (blocks + 1) / 2;
   const bool nibbles = low_float_spec(p.fmt).bits == 4;
-  const uint8_t nan_code = low_float_spec(p.fmt).nan;
   const int64_t es = static_cast<int64_t>(core::dtype_size(p.x_dtype));
   core::parallel_tasks(p.tasks, [&](int64_t t) {
     float *line = buf + t * n;
@@ -83,32 +118,55 @@ void mx_quant_run(const MxQuantPlan &p, const char *x, uint8_t *y, uint8_t *scal
         quant_load_row(x + L.offset(pi, q) * es, p.x_dtype, L.axis_stride, n, line);
         for (int64_t b = 0; b < 2 * pairs; ++b) {
           const int64_t i0 = b * bs, k = std::max<int64_t>(0, std::min(bs, n - i0));
-          float amax = 0.0f;
-          for (int64_t i = 0; i < k; ++i) {
-            const float a = std::fabs(line[i0 + i]);
-            amax = (a > amax || a != a) ? a : amax;  // a NaN stays
-            if (amax != amax) break;
-          }
-          const uint8_t code = k > 0 ? mx_scale_code(amax, p.rule) : 0;
+          const uint8_t code = k > 0 ? mx_scale_code(run_amax(line + i0, k), p.rule) : 0;
           scale[((pi * pairs + b / 2) * L.post + q) * 2 + (b & 1)] = code;
           if (k == 0) continue;
-          // x / 2^(code - 127) as one exact multiplication; a NaN scale: the format's positive NaN (FLOAT4: 0)
-          const float inv = std::ldexp(1.0f, 127 - static_cast<int>(code));
-          if (code == 255) std::memset(codes, nan_code, static_cast<size_t>(k));
-          else if (p.round == LfRound::kRint) lf_encode_rint_row(line + i0, k, inv, p.fmt, codes);
-          else
-            for (int64_t i = 0; i < k; ++i) codes[i] = lf_encode(line[i0 + i] * inv, p.fmt, p.round);
-          const int64_t first = (pi * n + i0) * L.post + q;  // y's index of the block's first element
-          if (L.post == 1 && !nibbles) {
-            std::memcpy(y + first, codes, static_cast<size_t>(k));
-          } else if (L.post == 1 && first % 2 == 0 && k % 2 == 0) {  // whole bytes of two nibbles
-            for (int64_t i = 0; i < k; i += 2)
-              y[(first + i) >> 1] = static_cast<uint8_t>((codes[i] & 0xF) | (codes[i + 1] << 4));
-          } else {
-            for (int64_t i = 0; i < k; ++i) put_code(y, first + i * L.post, codes[i], nibbles);
-          }
+          encode_run(line + i0, k, code, p.fmt, p.round, codes);
+          store_run(y, (pi * n + i0) * L.post + q, L.post, codes, k, nibbles);
         }
       }
+  });
+}
+
+void mx_block_quant_run(const MxBlockPlan &p, const char *x, uint8_t *y, uint8_t *s1, uint8_t *s2, float *buf) {
+  const int64_t m = p.m, n = p.n, rb = (m + 31) / 32, cb = (n + 31) / 32, cpairs = (cb + 1) / 2;
+  const int64_t rpairs = (rb + 1) / 2;
+  const bool nibbles = low_float_spec(p.fmt).bits == 4;
+  const int64_t es = static_cast<int64_t>(core::dtype_size(p.x_dtype));
+  core::parallel_tasks(p.tasks, [&](int64_t t) {
+    float *rows = buf + t * (32 * n + cb);  // one block row (up to 32 rows of n), then its cb block scales
+    uint8_t *bcode = reinterpret_cast<uint8_t *>(rows + 32 * n), codes[32];
+    for (int64_t w = p.batch * rb * t / p.tasks; w < p.batch * rb * (t + 1) / p.tasks; ++w) {
+      const int64_t bi = w / rb, r = w % rb, r0 = r * 32, kr = std::min<int64_t>(32, m - r0);
+      for (int64_t i = 0; i < kr; ++i)
+        quant_load_row(x + (bi * p.stride_b + (r0 + i) * p.stride_m) * es, p.x_dtype, p.stride_n, n, rows + i * n);
+      for (int64_t c = 0; c < 2 * cpairs; ++c) {  // the block scales of this block row (0: the pad)
+        uint8_t code = 0;
+        if (c < cb) {
+          float amax = 0.0f;
+          const int64_t kc = std::min<int64_t>(32, n - c * 32);
+          for (int64_t i = 0; i < kr && amax == amax; ++i) {
+            const float a = run_amax(rows + i * n + c * 32, kc);
+            amax = (a > amax || a != a) ? a : amax;
+          }
+          code = mx_scale_code(amax, p.rule);
+        }
+        // scale1 [.., m, cpairs, 2]: every row of the block row; scale2 [.., rpairs, n, 2]: every column
+        for (int64_t i = 0; i < kr; ++i) s1[((bi * m + r0 + i) * cpairs + c / 2) * 2 + (c & 1)] = code;
+        if (c < cb) bcode[c] = code;
+      }
+      for (int64_t j = 0; j < n; ++j) {
+        uint8_t *s2p = s2 + ((bi * rpairs + r / 2) * n + j) * 2;
+        s2p[r & 1] = bcode[j / 32];
+        if (r == rb - 1 && rb % 2 == 1) s2p[1] = 0;  // the pad of an odd block-row count
+      }
+      for (int64_t i = 0; i < kr; ++i)
+        for (int64_t c = 0; c < cb; ++c) {
+          const int64_t kc = std::min<int64_t>(32, n - c * 32);
+          encode_run(rows + i * n + c * 32, kc, bcode[c], p.fmt, p.round, codes);
+          store_run(y, (bi * m + r0 + i) * n + c * 32, 1, codes, kc, nibbles);
+        }
+    }
   });
 }
 

@@ -51,6 +51,20 @@ struct MxQuantPlan {
 // x -> y codes and scales; buf: tasks * n floats.
 void mx_quant_run(const MxQuantPlan &p, const char *x, uint8_t *y, uint8_t *scale, float *buf);
 
+// DynamicBlockMxQuant: x [batch, m, n] (any strides) in 32 x 32 blocks, one scale each, written to scale1
+// [batch, m, ceil(cb / 2), 2] (per row, block column 2j + k at [j, k]) and scale2 [batch, ceil(rb / 2), n, 2]
+// (per column, block row 2i + k at [i, .., k]); y contiguous [batch, m, n].
+struct MxBlockPlan {
+  int64_t batch = 1, m = 0, n = 0, stride_b = 0, stride_m = 0, stride_n = 1;
+  aclDataType x_dtype = ACL_FLOAT16;
+  LowFloat fmt = LowFloat::kE4M3;
+  LfRound round = LfRound::kRint;
+  MxScaleRule rule;
+  int64_t tasks = 1;  // ranges of (batch, block row), each with a buffer of 32 * n + ceil(n / 32) floats
+};
+
+void mx_block_quant_run(const MxBlockPlan &p, const char *x, uint8_t *y, uint8_t *s1, uint8_t *s2, float *buf);
+
 struct AntiMxPlan {
   MxLines x, scale;  // scale: its [pre, ceil(blocks / 2), post] dims as lines (n: block pairs), k stride apart
   int64_t scale_k_stride = 1;

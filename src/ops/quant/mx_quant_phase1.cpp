@@ -30,6 +30,18 @@ struct MxQuantStep final : core::Step {
   }
 };
 
+struct MxBlockStep final : core::Step {
+  kernels::MxBlockPlan plan;
+  core::OperandRef x, y, s1, s2;
+  core::WsKey ws;
+  int run(const core::LaunchArgs &a) const override {
+    kernels::mx_block_quant_run(plan, x.address(a), reinterpret_cast<uint8_t *>(y.address(a)),
+                                reinterpret_cast<uint8_t *>(s1.address(a)), reinterpret_cast<uint8_t *>(s2.address(a)),
+                                reinterpret_cast<float *>(a.get(ws)));
+    return 0;
+  }
+};
+
 struct AntiMxStep final : core::Step {
   kernels::AntiMxPlan plan;
   core::OperandRef x, scale, y;
@@ -129,8 +141,11 @@ kernels::LfRound round_of(const char *mode, aclDataType dst) {
       m.c_str(), core::dtype_name(dst));
 }
 
-kernels::MxScaleRule scale_rule(const MxQuantCall &c, aclDataType dst, aclDataType x_dt) {
+kernels::MxScaleRule scale_rule(const MxQuantCall &c, aclDataType dst, aclDataType x_dt, bool block) {
   const bool fp8 = !is_fp4(dst);
+  if (block && c.scale_alg == 1) bad("scaleAlg is 1; this op takes 0 or 2 (FLOAT4_E2M1)");
+  if (block && c.dst_type_max != 0.0 && c.dst_type_max != 6.0 && c.dst_type_max != 7.0)
+    bad("dstTypeMax is %g; this op takes 0, 6 or 7", c.dst_type_max);
   const kernels::LowFloatSpec &spec = kernels::low_float_spec(format_of(dst));
   if (c.blocksize < 32 || c.blocksize > 1024 || c.blocksize % 32 != 0)
     bad("blocksize is %lld; it must be a multiple of 32 in [32, 1024]", static_cast<long long>(c.blocksize));
@@ -155,12 +170,41 @@ kernels::MxScaleRule scale_rule(const MxQuantCall &c, aclDataType dst, aclDataTy
   r.emax = spec.max_exp;
   r.dst_max = spec.max;
   r.low_bound = static_cast<float>(c.max_low_bound);
-  if (r.alg == 2) {
+  if (r.alg == 2 && block) {  // the block op's scaleAlg 2: S = amax / dstTypeMax (0: the format's 6) rounded up
+    r.dst_max = m == 0.0 ? spec.max : static_cast<float>(m);
+  } else if (r.alg == 2) {
     r.ratio = !(m == 0.0 || m == 6.0 || m == 7.0);
     r.ceil_above = m == 7.0 ? 0.75f : 0.5f;
     if (r.ratio) r.dst_max = static_cast<float>(m);
   }
   return r;
+}
+
+// DynamicBlockMxQuant's one step: x as [B, M, N], tasks over (batch, block row).
+void record_block(core::OpBuilder &b, int xs, const MxQuantCall &c, const aclTensor &x, aclDataType dst,
+                  kernels::LfRound round, const kernels::MxScaleRule &rule) {
+  auto &st = b.add_step<MxBlockStep>();
+  st.x = ref_of(b, xs, c.x);
+  st.y = ref_of(b, b.output(c.y.t), c.y);
+  st.s1 = ref_of(b, b.output(c.scale_out.t), c.scale_out);
+  st.s2 = ref_of(b, b.output(c.scale2_out.t), c.scale2_out);
+  kernels::MxBlockPlan &P = st.plan;
+  const int d = x.ndim;
+  P.batch = d == 3 ? x.dims[0] : 1;
+  P.stride_b = d == 3 ? x.strides[0] : 0;
+  P.m = x.dims[d - 2];
+  P.n = x.dims[d - 1];
+  P.stride_m = x.strides[d - 2];
+  P.stride_n = x.strides[d - 1];
+  P.x_dtype = x.dtype;
+  P.fmt = format_of(dst);
+  P.round = round;
+  P.rule = rule;
+  const int64_t work = P.batch * ((P.m + 31) / 32);
+  P.tasks = tasks_for(work);
+  st.ws = b.book("mx_block.rows", static_cast<uint64_t>(P.tasks * (32 * P.n + (P.n + 31) / 32)) * sizeof(float));
+  if (core::current_phase1_trace() != nullptr)
+    core::record_choice("mx_block_quant:block_rows/scalar/tasks=" + std::to_string(P.tasks), nullptr);
 }
 
 // One quantised axis: its output and scales.
@@ -170,12 +214,13 @@ struct QuantPass {
 };
 
 void quant(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
-  const bool dual = rule.kind == MxKind::kDual;
+  const bool block = rule.kind == MxKind::kBlock, dual = rule.kind == MxKind::kDual || block;
   core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
   check_rank(c.x);
   const aclTensor &x = *c.x.t;
   if (dual && x.ndim < 2) bad("%s has %d dim; it must have 2 to 7 (it is quantised along dims -1 and -2)", c.x.name, x.ndim);
-  if (dual && !c.given_dst_type_max && x.numel() == 0)
+  if (block && x.ndim > 3) bad("%s has %d dims; it must have 2 or 3 ([B,] M, N)", c.x.name, x.ndim);
+  if (dual && (block || !c.given_dst_type_max) && x.numel() == 0)
     bad("%s is empty (shape %s); an empty x is not supported", c.x.name, core::shape_string(x).c_str());
   const int axis = dual ? x.ndim - 1 : core::wrap_dim(c.axis, x.ndim, "axis");
   const aclDataType dst = static_cast<aclDataType>(c.dst_type);
@@ -183,21 +228,23 @@ void quant(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
     bad("dstType is %lld; it must be 35 (FLOAT8_E5M2), 36 (FLOAT8_E4M3FN), 40 (FLOAT4_E2M1) or 41 (FLOAT4_E1M2)",
         static_cast<long long>(c.dst_type));
   const kernels::LfRound round = round_of(c.round_mode, dst);
-  if (dual && !c.given_dst_type_max && c.scale_alg != 0)
+  if (dual && !block && !c.given_dst_type_max && c.scale_alg != 0)
     bad("scaleAlg is %lld; this op takes 0 only", static_cast<long long>(c.scale_alg));
-  const kernels::MxScaleRule srule = scale_rule(c, dst, x.dtype);
-  if (dual && c.dst_type_max != 0.0 && c.scale_alg != 2)
+  const kernels::MxScaleRule srule = scale_rule(c, dst, x.dtype, block);
+  if (dual && !block && c.dst_type_max != 0.0 && c.scale_alg != 2)
     bad("dstTypeMax is %g; a non-zero value needs scaleAlg 2", c.dst_type_max);
   if (x.dtype == ACL_FLOAT && x.dims[axis] < 32)
     bad("%s is FLOAT with %lld elements along axis %d; a FLOAT x needs at least 32", c.x.name,
         static_cast<long long>(x.dims[axis]), axis);
   if (is_fp4(dst)) check_even_last(c.x, dst);
   std::vector<QuantPass> passes = {{&c.y, &c.scale_out, axis}};
-  if (dual) passes.push_back({&c.y2, &c.scale2_out, x.ndim - 2});
+  if (dual) passes.push_back({block ? nullptr : &c.y2, &c.scale2_out, x.ndim - 2});
   for (const QuantPass &q : passes) {
-    core::check_dtype_in(q.y->t, q.y->name, {dst});
-    core::check_shape_equals(*q.y->t, q.y->name, core::Shape::of(x));
-    check_contiguous(*q.y);
+    if (q.y != nullptr) {
+      core::check_dtype_in(q.y->t, q.y->name, {dst});
+      core::check_shape_equals(*q.y->t, q.y->name, core::Shape::of(x));
+      check_contiguous(*q.y);
+    }
     core::check_dtype_in(q.scale->t, q.scale->name, {ACL_FLOAT8_E8M0});
     core::check_shape_equals(*q.scale->t, q.scale->name, scale_shape(x, q.axis, c.blocksize));
     check_contiguous(*q.scale);
@@ -206,6 +253,10 @@ void quant(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
                                                {&c.x, &c.y, &c.scale_out, &c.y2, &c.scale2_out});
 
   const int xs = b.input(c.x.t);
+  if (block) {
+    record_block(b, xs, c, x, dst, round, srule);
+    return;
+  }
   for (const QuantPass &q : passes) {  // prototype order: x, then each pass's y and scales
     auto &st = b.add_step<MxQuantStep>();
     st.x = ref_of(b, xs, c.x);

@@ -30,6 +30,12 @@
 //          mxscale2Out) of x (FLOAT16 / BF16, 2-7 dims), blocksize 32; V1: scaleAlg 0 only and no empty x; V2:
 //          scaleAlg 0 / 1 / 2 as kQuant, dstTypeMax non-zero only with FLOAT4_E2M1 and scaleAlg 2. Outputs
 //          contiguous (V2's docs; V1's say they may be strided: we follow V2).
+//  kBlock  (DynamicBlockMxQuant)  x FLOAT16 / BF16 [M, N] or [B, M, N] (any strides, not empty) in 32 x 32 blocks,
+//          one scale per block (scaleAlg 0: kQuant's; 2, FLOAT4_E2M1 only: S = max|V| / dstTypeMax (0: 6) rounded
+//          up as kQuant's scaleAlg 1 for a normal S), broadcast to scale1Out [.., M, ceil(ceil(N / 32) / 2), 2]
+//          (each row: block column 2j + k at [j, k]) and scale2Out [.., ceil(ceil(M / 32) / 2), N, 2] (each
+//          column: block row 2i + k at [i, .., k]), pads 0; dstTypeMax 0 / 6 / 7 (non-zero: FLOAT4_E2M1 only);
+//          outputs contiguous.
 //  kAnti   (AntiMxQuant)  y = decode(x) * 2^(mxscale - 127) in fp32, rounded once to y's dtype (dstType 0
 //          FLOAT, 1 FLOAT16, 27 BF16 = y's dtype); blocksize 32 along axis; x FLOAT8 (any strides) or FLOAT4
 //          (contiguous, even last dim); mxscale FLOAT8_E8M0 of kQuant's mxscaleOut shape, any strides; y x's
@@ -45,7 +51,7 @@
 
 namespace opsnn::ops {
 
-enum class MxKind : uint8_t { kQuant, kDual, kAnti };
+enum class MxKind : uint8_t { kQuant, kDual, kBlock, kAnti };
 
 struct MxQuantRule {
   MxKind kind;
