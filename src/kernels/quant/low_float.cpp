@@ -62,6 +62,19 @@ float round_magnitude(float n, LfRound mode) {
 
 const LowFloatSpec &low_float_spec(LowFloat f) { return kSpecs[static_cast<int>(f)]; }
 
+bool low_float_of(aclDataType dt, LowFloat *f) {
+  LowFloat v;
+  switch (dt) {
+    case ACL_FLOAT8_E4M3FN: v = LowFloat::kE4M3; break;
+    case ACL_FLOAT8_E5M2: v = LowFloat::kE5M2; break;
+    case ACL_FLOAT4_E2M1: v = LowFloat::kE2M1; break;
+    case ACL_FLOAT4_E1M2: v = LowFloat::kE1M2; break;
+    default: return false;
+  }
+  if (f != nullptr) *f = v;
+  return true;
+}
+
 float lf_decode(uint8_t code, LowFloat f) { return table_of(f)[code]; }
 
 float e8m0_decode(uint8_t code) {

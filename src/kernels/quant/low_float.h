@@ -15,6 +15,8 @@
 
 #include <cstdint>
 
+#include "acl/acl_base.h"
+
 namespace opsnn::kernels {
 
 enum class LowFloat : uint8_t { kE4M3, kE5M2, kE2M1, kE1M2 };
@@ -33,6 +35,9 @@ struct LowFloatSpec {
 };
 
 const LowFloatSpec &low_float_spec(LowFloat f);
+
+// The format of a low-precision float dtype (FLOAT8_E4M3FN / E5M2, FLOAT4_E2M1 / E1M2); false for any other.
+bool low_float_of(aclDataType dt, LowFloat *f = nullptr);
 
 uint8_t lf_encode(float v, LowFloat f, LfRound mode, bool saturate = true);
 float lf_decode(uint8_t code, LowFloat f);  // a table lookup (FLOAT4: the low nibble)

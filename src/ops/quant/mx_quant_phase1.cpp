@@ -57,12 +57,9 @@ struct AntiMxStep final : core::Step {
 bool is_fp4(aclDataType dt) { return dt == ACL_FLOAT4_E2M1 || dt == ACL_FLOAT4_E1M2; }
 
 LowFloat format_of(aclDataType dt) {
-  switch (dt) {
-    case ACL_FLOAT8_E5M2: return LowFloat::kE5M2;
-    case ACL_FLOAT4_E2M1: return LowFloat::kE2M1;
-    case ACL_FLOAT4_E1M2: return LowFloat::kE1M2;
-    default: return LowFloat::kE4M3;
-  }
+  LowFloat f = LowFloat::kE4M3;
+  kernels::low_float_of(dt, &f);
+  return f;
 }
 
 [[noreturn]] void bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
