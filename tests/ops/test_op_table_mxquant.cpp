@@ -25,7 +25,8 @@ namespace opsnn::test {
 namespace {
 
 struct MxArgs {
-  aclTensor *x = nullptr, *scale = nullptr, *y = nullptr, *scale_out = nullptr, *y2 = nullptr, *scale2_out = nullptr;
+  aclTensor *x = nullptr, *scale = nullptr, *group = nullptr, *y = nullptr, *scale_out = nullptr, *y2 = nullptr,
+            *scale2_out = nullptr;
   int64_t axis = -1, dst_type = 36, blocksize = 32, scale_alg = 0;
   char *round_mode = nullptr;
   double dst_type_max = 0.0, max_low_bound = 0.0;
@@ -139,12 +140,15 @@ int ref_scale(double amax, const Config &cf) {
   if (!std::isfinite(amax)) return 255;
   const double dst_max = lfref::max_finite(lfref::fmt_of(cf.dst));
   if (cf.alg == 1) return e8m0_at_least(static_cast<float>(std::max(amax, cf.low) / dst_max), true);
-  if (cf.alg == 2 && cf.block) return e8m0_at_least(static_cast<float>(amax / (cf.dtm == 0 ? 6.0 : cf.dtm)), false);
-  if (cf.alg == 2 && !(cf.dtm == 0 || cf.dtm == 6 || cf.dtm == 7))
-    return e8m0_at_least(static_cast<float>(amax / cf.dtm), false);
+  // scaleAlg 2: the floor / ceil variant for E2M1's dstTypeMax 0 / 6 / 7 and E1M2's 1.875 (not the block op),
+  // else amax / dstTypeMax (0: the format's largest value) rounded up
+  const bool e2m1 = cf.dst == ACL_FLOAT4_E2M1;
+  const bool variant = !cf.block && ((e2m1 && (cf.dtm == 0 || cf.dtm == 6 || cf.dtm == 7)) || (!e2m1 && cf.dtm == 1.875));
+  if (cf.alg == 2 && !variant) return e8m0_at_least(static_cast<float>(amax / (cf.dtm == 0 ? dst_max : cf.dtm)), false);
   if (amax == 0) return 0;
   int e = floor_log2(amax) - emax_of(cf.dst);
-  if (cf.alg == 2 && amax / std::ldexp(1.0, floor_log2(amax)) - 1 > (cf.dtm == 7 ? 0.75 : 0.5)) ++e;
+  const double above = cf.dtm == 7 ? 0.75 : cf.dtm == 1.875 ? 0.875 : 0.5;
+  if (cf.alg == 2 && amax / std::ldexp(1.0, floor_log2(amax)) - 1 > above) ++e;
   return std::min(254, std::max(0, e + 127));
 }
 
@@ -184,7 +188,9 @@ std::vector<Config> configs(const MxTableCase &c, aclDataType xdt) {
   std::vector<Config> v;
   for (aclDataType dst : {ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E5M2, ACL_FLOAT4_E2M1, ACL_FLOAT4_E1M2})
     for (int64_t alg : {0, 1, 2}) {
-      if ((alg == 1 && fp4(dst)) || (alg == 2 && dst != ACL_FLOAT4_E2M1)) continue;
+      if ((alg == 1 && fp4(dst)) || (alg == 2 && !fp4(dst))) continue;
+      if (alg == 2 && dst == ACL_FLOAT4_E1M2 && c.kind != "kGrouped") continue;
+      if (c.kind == "kGrouped" && !c.has("scale_alg") && alg != 0) continue;  // V1: scaleAlg 0
       for (lfref::Mode m : {lfref::kRint, lfref::kFloor, lfref::kRound}) {
         if (m != lfref::kRint && !fp4(dst)) continue;
         for (int64_t bs : {32, 64, 96}) {
@@ -195,6 +201,8 @@ std::vector<Config> configs(const MxTableCase &c, aclDataType xdt) {
           if (c.has("dst_type_max") && dst == ACL_FLOAT4_E2M1 && bs == 32 && (c.kind != "kDual" || alg == 2))
             dtms = {0.0, 6.0, 7.0, 9.5};
           if (c.kind == "kBlock") dtms = dst == ACL_FLOAT4_E2M1 ? std::vector<double>{0.0, 6.0, 7.0} : std::vector<double>{0.0};
+          if (c.kind == "kGrouped" && c.has("dst_type_max") && alg == 2)
+            dtms = dst == ACL_FLOAT4_E2M1 ? std::vector<double>{0.0, 6.0, 7.0, 9.5} : std::vector<double>{0.0, 1.875, 2.5};
           if (c.has("max_low_bound") && alg == 1) lows = {0.0, 3.0};
           for (double dtm : dtms)
             for (double low : lows) v.push_back({dst, alg, bs, m, dtm, low, c.kind == "kBlock"});
@@ -224,6 +232,7 @@ std::vector<double> mx_values(std::mt19937_64 &g, int64_t n) {
 class OpTableMxQuant : public ::testing::TestWithParam<MxTableCase> {};
 class OpTableMxDual : public ::testing::TestWithParam<MxTableCase> {};
 class OpTableMxBlock : public ::testing::TestWithParam<MxTableCase> {};
+class OpTableMxGrouped : public ::testing::TestWithParam<MxTableCase> {};
 class OpTableAntiMx : public ::testing::TestWithParam<MxTableCase> {};
 
 struct QuantProblem {
@@ -776,6 +785,209 @@ TEST_P(OpTableMxBlock, ErrorsNameTheArgument) {
   expect(a, "scale1Out", "shape of scale2Out");
 }
 
+// GroupedDynamicMxQuant: blocks of 32 rows per column inside each group of rows (ends: cumulative).
+void ref_grouped(const std::vector<double> &x, int64_t m, int64_t n, const std::vector<int64_t> &ends, const Config &cf,
+                 std::vector<int> *y, std::vector<int> *sc) {
+  const lfref::Fmt f = lfref::fmt_of(cf.dst);
+  y->assign(x.size(), 0);
+  sc->assign(static_cast<size_t>((m / 64 + static_cast<int64_t>(ends.size())) * n * 2), 0);
+  int64_t start = 0, srow = 0;
+  for (int64_t end : ends) {
+    const int64_t blocks = (end - start + 31) / 32;
+    for (int64_t b = 0; b < blocks; ++b)
+      for (int64_t c = 0; c < n; ++c) {
+        double amax = 0;
+        bool nan = false;
+        for (int64_t r = start + b * 32; r < std::min(end, start + b * 32 + 32); ++r) {
+          nan |= std::isnan(x[r * n + c]);
+          amax = std::max(amax, std::fabs(x[r * n + c]));
+        }
+        const int s = ref_scale(nan ? NAN : amax, cf);
+        (*sc)[((srow + b / 2) * n + c) * 2 + (b & 1)] = s;
+        for (int64_t r = start + b * 32; r < std::min(end, start + b * 32 + 32); ++r)
+          (*y)[r * n + c] = lfref::encode(f, s == 255 ? NAN : x[r * n + c] / std::ldexp(1.0, s - 127), cf.mode);
+      }
+    srow += (blocks + 1) / 2;
+    start = end;
+  }
+}
+
+struct GroupedProblem {
+  int64_t m = 0, n = 0;
+  std::vector<int64_t> ends;
+  Dev x, group, y, s;
+  MxArgs args(const Config &cf) const {
+    MxArgs a;
+    a.x = x->get();
+    a.group = group->get();
+    a.y = y->get();
+    a.scale_out = s->get();
+    a.dst_type = cf.dst;
+    a.scale_alg = cf.alg;
+    a.round_mode = mode_name(cf.mode);
+    a.dst_type_max = cf.dtm;
+    return a;
+  }
+};
+
+GroupedProblem make_grouped(std::mt19937_64 &g, aclDataType xdt, aclDataType dst, int view) {
+  GroupedProblem p;
+  p.m = g() % 8 == 0 ? 0 : static_cast<int64_t>(g() % 200);
+  p.n = 1 + static_cast<int64_t>(g() % 80);
+  if (fp4(dst) && p.n % 2) ++p.n;
+  const int64_t groups = 1 + static_cast<int64_t>(g() % 4);
+  for (int64_t i = 0; i + 1 < groups; ++i) p.ends.push_back(static_cast<int64_t>(g() % (p.m + 1)));
+  std::sort(p.ends.begin(), p.ends.end());
+  p.ends.push_back(p.m);
+  p.x = make_view({p.m, p.n}, xdt, view);
+  p.x->set_values(mx_values(g, p.m * p.n));
+  p.group = view == 1 ? padded_view({groups}, ACL_INT32, 1) : std::make_unique<DeviceTensor>(Shape{groups}, ACL_INT32);
+  p.group->set_values(std::vector<double>(p.ends.begin(), p.ends.end()));
+  p.y = view == 1 && !fp4(dst) ? padded_view({p.m, p.n}, dst, 2) : std::make_unique<DeviceTensor>(Shape{p.m, p.n}, dst);
+  p.s = std::make_unique<DeviceTensor>(Shape{p.m / 64 + groups, p.n, 2}, ACL_FLOAT8_E8M0);
+  return p;
+}
+
+TEST_P(OpTableMxGrouped, EveryFormatAlgorithmAndModeAgainstFloat64) {
+  reseed_for_current_test();
+  const MxTableCase &c = GetParam();
+  auto &g = rng();
+  for (aclDataType xdt : c.dtypes)
+    for (const Config &cf : configs(c, xdt)) {
+      const int view = static_cast<int>(g() % 3);
+      GroupedProblem p = make_grouped(g, xdt, cf.dst, view);
+      SCOPED_TRACE(::testing::Message() << "x " << xdt << " dst " << cf.dst << " alg " << cf.alg << " mode " << cf.mode
+                                        << " dtm " << cf.dtm << " view " << view << " m " << p.m << " n " << p.n
+                                        << " ends " << ::testing::PrintToString(p.ends));
+      ASSERT_EQ(run(c, p.args(cf)), 0) << aclGetRecentErrMsg();
+      std::vector<int> wy, ws;
+      ref_grouped(p.x->values(), p.m, p.n, p.ends, cf, &wy, &ws);
+      std::vector<int> gy(wy.size());
+      for (int64_t i = 0; i < p.m * p.n; ++i)
+        gy[i] = fp4(cf.dst) ? codes_of(*p.y)[i] : static_cast<const uint8_t *>(p.y->data())[elem_offset(*p.y, i, view == 1 ? 2 : 0)];
+      EXPECT_EQ(gy, wy) << "y";
+      EXPECT_EQ(codes_of(*p.s), ws) << "mxscale";
+      if (!fp4(cf.dst)) EXPECT_TRUE(p.y->untouched_outside_view());
+      if (HasFailure()) return;
+    }
+}
+
+TEST_P(OpTableMxGrouped, BadGroupIndexFailsTheLaunchBeforeWriting) {
+  const MxTableCase &c = GetParam();
+  Config cf;
+  for (const std::vector<double> &ends : {std::vector<double>{40, 20, 64}, std::vector<double>{10, 60},
+                                          std::vector<double>{-1, 64}, std::vector<double>{30, 70}}) {
+    GroupedProblem p = make_grouped(rng(), ACL_BF16, cf.dst, 0);
+    p.m = 64;
+    p.x = std::make_unique<DeviceTensor>(Shape{64, 8}, ACL_BF16);
+    p.y = std::make_unique<DeviceTensor>(Shape{64, 8}, cf.dst);
+    p.group = std::make_unique<DeviceTensor>(Shape{static_cast<int64_t>(ends.size())}, ACL_INT32);
+    p.group->set_values(ends);
+    p.s = std::make_unique<DeviceTensor>(Shape{1 + static_cast<int64_t>(ends.size()), 8, 2}, ACL_FLOAT8_E8M0);
+    p.y->poison();
+    EXPECT_EQ(run(c, p.args(cf)), ACLNN_ERR_PARAM_INVALID) << ::testing::PrintToString(ends);
+    EXPECT_NE(std::string(aclGetRecentErrMsg()).find("groupIndex"), std::string::npos);
+    for (int v : codes_of(*p.y)) ASSERT_EQ(v, 0xFF) << "written despite the failure";
+  }
+}
+
+TEST_P(OpTableMxGrouped, ErrorsNameTheArgument) {
+  const MxTableCase &c = GetParam();
+  const char *api = c.api.c_str();
+  DeviceTensor x(Shape{64, 8}, ACL_BF16), gi(Shape{2}, ACL_INT32), y(Shape{64, 8}, ACL_FLOAT8_E4M3FN),
+      s(Shape{3, 8, 2}, ACL_FLOAT8_E8M0);
+  gi.set_values({32, 64});
+  static char rint[] = "rint", ceil_[] = "ceil";
+  MxArgs good;
+  good.x = x;
+  good.group = gi;
+  good.y = y;
+  good.scale_out = s;
+  good.round_mode = rint;
+  ASSERT_EQ(run(c, good), 0) << aclGetRecentErrMsg();
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  using F = aclTensor *MxArgs::*;
+  for (const auto &[name, f] : std::vector<std::pair<const char *, F>>{
+           {"x", &MxArgs::x}, {"groupIndex", &MxArgs::group}, {"y", &MxArgs::y}, {"mxscale", &MxArgs::scale_out}}) {
+    MxArgs a = good;
+    a.*f = nullptr;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, name})) << name;
+  }
+  {
+    MxArgs a = good;
+    a.round_mode = nullptr;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, "roundMode"}));
+  }
+  auto expect = [&](const MxArgs &a, const char *name, const char *what) {
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, name})) << name << ": " << what;
+  };
+  DeviceTensor x3(Shape{1, 64, 8}, ACL_BF16), xf(Shape{64, 8}, ACL_FLOAT), g64(Shape{2}, ACL_INT64),
+      g2d(Shape{1, 2}, ACL_INT32), g0(Shape{0}, ACL_INT32), yshape(Shape{64, 6}, ACL_FLOAT8_E4M3FN),
+      sshape(Shape{2, 8, 2}, ACL_FLOAT8_E8M0), x7(Shape{64, 7}, ACL_BF16), y7(Shape{64, 7}, ACL_FLOAT4_E2M1),
+      s7(Shape{3, 7, 2}, ACL_FLOAT8_E8M0), yf4(Shape{64, 8}, ACL_FLOAT4_E2M1), yf4e(Shape{64, 8}, ACL_FLOAT4_E1M2);
+  auto yf4s = std::make_unique<DeviceTensor>(Shape{64, 8}, ACL_FLOAT4_E2M1, Shape{1, 64}, 0);
+  MxArgs a = good;
+  a.x = x3;
+  expect(a, "x", "3-D");
+  a.x = xf;
+  expect(a, "x", "FLOAT");
+  a = good;
+  a.group = g64;
+  expect(a, "groupIndex", "INT64");
+  a.group = g2d;
+  expect(a, "groupIndex", "2-D");
+  a.group = g0;
+  expect(a, "groupIndex", "empty");
+  a = good;
+  a.blocksize = 64;
+  expect(a, "blocksize", "64");
+  a = good;
+  a.dst_type = 2;
+  expect(a, "dstType", "INT8");
+  a = good;
+  a.round_mode = ceil_;
+  expect(a, "roundMode", "ceil");
+  a = good;
+  a.y = yshape;
+  expect(a, "y", "shape");
+  a = good;
+  a.scale_out = sshape;
+  expect(a, "mxscale", "shape");
+  a = good;
+  a.x = x7;
+  a.y = y7;
+  a.scale_out = s7;
+  a.dst_type = ACL_FLOAT4_E2M1;
+  expect(a, "x", "odd n with FLOAT4");
+  a = good;
+  a.y = yf4s->get();
+  a.dst_type = ACL_FLOAT4_E2M1;
+  expect(a, "y", "strided FLOAT4");
+  if (c.has("scale_alg")) {
+    a = good;
+    a.scale_alg = 2;
+    expect(a, "scaleAlg", "2 with FLOAT8");
+    a = good;
+    a.y = yf4;
+    a.dst_type = ACL_FLOAT4_E2M1;
+    a.scale_alg = 1;
+    expect(a, "scaleAlg", "1 with FLOAT4");
+    for (double m : {5.0, 13.0, 2.0}) {
+      a.scale_alg = 2;
+      a.dst_type_max = m;
+      expect(a, "dstTypeMax", "E2M1 range");
+    }
+    a.y = yf4e;
+    a.dst_type = ACL_FLOAT4_E1M2;
+    a.dst_type_max = 4.0;
+    expect(a, "dstTypeMax", "E1M2 range");
+    a = good;
+    a.dst_type_max = 6.0;
+    expect(a, "dstTypeMax", "with FLOAT8");
+  }
+}
+
 // AntiMxQuant: random codes and scales -> decode(x) * 2^(s - 127) rounded to y's dtype, exactly.
 TEST_P(OpTableAntiMx, EveryFormatAndOutputAgainstFloat64) {
   reseed_for_current_test();
@@ -947,6 +1159,7 @@ TEST_P(OpTableAntiMx, ErrorsNameTheArgument) {
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableMxQuant, ::testing::ValuesIn(pick("kQuant")), harness::case_name<MxTableCase>);
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableMxDual, ::testing::ValuesIn(pick("kDual")), harness::case_name<MxTableCase>);
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableMxBlock, ::testing::ValuesIn(pick("kBlock")), harness::case_name<MxTableCase>);
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableMxGrouped, ::testing::ValuesIn(pick("kGrouped")), harness::case_name<MxTableCase>);
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableAntiMx, ::testing::ValuesIn(pick("kAnti")), harness::case_name<MxTableCase>);
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "common/error.h"
 #include "core/thread_pool.h"
 #include "kernels/quant/quant_rows.h"
 
@@ -168,6 +169,61 @@ void mx_block_quant_run(const MxBlockPlan &p, const char *x, uint8_t *y, uint8_t
         }
     }
   });
+}
+
+int mx_grouped_quant_run(const MxGroupedPlan &p, const char *x, const int32_t *group, uint8_t *y, uint8_t *scale,
+                         float *buf) {
+  int64_t prev = 0;
+  for (int64_t g = 0; g < p.groups; ++g) {  // validated before anything is written
+    const int64_t end = group[g * p.group_stride];
+    if (end < prev || end > p.m || (g == p.groups - 1 && end != p.m))
+      return fail(ACLNN_ERR_PARAM_INVALID, "groupIndex[%lld] = %lld: the group ends must be non-decreasing, >= 0 "
+                  "and end at x's %lld rows", static_cast<long long>(g), static_cast<long long>(end),
+                  static_cast<long long>(p.m));
+    prev = end;
+  }
+  const bool nibbles = low_float_spec(p.fmt).bits == 4;
+  const int64_t es = static_cast<int64_t>(core::dtype_size(p.x_dtype));
+  core::parallel_tasks(p.tasks, [&](int64_t t) {
+    const int64_t c0 = t * p.width, w = std::min(p.width, p.n - c0);
+    if (w <= 0) return;
+    float *rows = buf + t * p.buf_floats(), *inv = rows + 32 * p.width, *tmp = inv + p.width;
+    auto *codes = reinterpret_cast<uint8_t *>(tmp + p.width);
+    auto *col_code = codes + p.width;
+    auto scale_at = [&](int64_t row, int64_t c, int k) -> uint8_t & { return scale[(row * p.n + c0 + c) * 2 + k]; };
+    int64_t start = 0, srow = 0;
+    for (int64_t g = 0; g < p.groups; ++g) {
+      const int64_t end = group[g * p.group_stride], blocks = (end - start + 31) / 32;
+      for (int64_t b = 0; b < blocks; ++b) {
+        const int64_t r0 = start + b * 32, kr = std::min<int64_t>(32, end - r0);
+        for (int64_t i = 0; i < kr; ++i)
+          quant_load_row(x + ((r0 + i) * p.x_stride_m + c0 * p.x_stride_n) * es, p.x_dtype, p.x_stride_n, w,
+                         rows + i * p.width);
+        for (int64_t c = 0; c < w; ++c) {  // each column's block scale and its exact inverse
+          float amax = 0.0f;
+          for (int64_t i = 0; i < kr; ++i) {
+            const float a = std::fabs(rows[i * p.width + c]);
+            amax = (a > amax || a != a) ? a : amax;
+          }
+          col_code[c] = mx_scale_code(amax, p.rule);
+          inv[c] = col_code[c] == 255 ? NAN : std::ldexp(1.0f, 127 - static_cast<int>(col_code[c]));
+          scale_at(srow + b / 2, c, b & 1) = col_code[c];
+          if (b == blocks - 1 && blocks % 2 == 1) scale_at(srow + b / 2, c, 1) = 0;
+        }
+        for (int64_t i = 0; i < kr; ++i) {
+          for (int64_t c = 0; c < w; ++c) tmp[c] = std::isnan(inv[c]) ? NAN : rows[i * p.width + c] * inv[c];
+          encode_run(tmp, w, 127, p.fmt, p.round, codes);  // scale code 127: multiplier 1
+          const int64_t first = (r0 + i) * p.y_stride_m + c0 * p.y_stride_n;
+          store_run(y, first, p.y_stride_n, codes, w, nibbles);
+        }
+      }
+      srow += (blocks + 1) / 2;
+      start = end;
+    }
+    for (int64_t row = srow; row < p.scale_rows; ++row)  // past the last group's scales
+      for (int64_t c = 0; c < w; ++c) scale_at(row, c, 0) = scale_at(row, c, 1) = 0;
+  });
+  return 0;
 }
 
 void anti_mx_run(const AntiMxPlan &p, const uint8_t *x, const uint8_t *scale, char *y, float *buf) {

@@ -42,6 +42,18 @@ struct MxBlockStep final : core::Step {
   }
 };
 
+struct MxGroupedStep final : core::Step {
+  kernels::MxGroupedPlan plan;
+  core::OperandRef x, group, y, scale;
+  core::WsKey ws;
+  int run(const core::LaunchArgs &a) const override {
+    return kernels::mx_grouped_quant_run(plan, x.address(a), reinterpret_cast<const int32_t *>(group.address(a)),
+                                         reinterpret_cast<uint8_t *>(y.address(a)),
+                                         reinterpret_cast<uint8_t *>(scale.address(a)),
+                                         reinterpret_cast<float *>(a.get(ws)));
+  }
+};
+
 struct AntiMxStep final : core::Step {
   kernels::AntiMxPlan plan;
   core::OperandRef x, scale, y;
@@ -138,27 +150,48 @@ kernels::LfRound round_of(const char *mode, aclDataType dst) {
       m.c_str(), core::dtype_name(dst));
 }
 
-kernels::MxScaleRule scale_rule(const MxQuantCall &c, aclDataType dst, aclDataType x_dt, bool block) {
-  const bool fp8 = !is_fp4(dst);
-  if (block && c.scale_alg == 1) bad("scaleAlg is 1; this op takes 0 or 2 (FLOAT4_E2M1)");
-  if (block && c.dst_type_max != 0.0 && c.dst_type_max != 6.0 && c.dst_type_max != 7.0)
-    bad("dstTypeMax is %g; this op takes 0, 6 or 7", c.dst_type_max);
+aclDataType checked_dst(const MxQuantCall &c) {
+  const aclDataType dst = static_cast<aclDataType>(c.dst_type);
+  if (dst != ACL_FLOAT8_E5M2 && dst != ACL_FLOAT8_E4M3FN && dst != ACL_FLOAT4_E2M1 && dst != ACL_FLOAT4_E1M2)
+    bad("dstType is %lld; it must be 35 (FLOAT8_E5M2), 36 (FLOAT8_E4M3FN), 40 (FLOAT4_E2M1) or 41 (FLOAT4_E1M2)",
+        static_cast<long long>(c.dst_type));
+  return dst;
+}
+
+// dstTypeMax's accepted values per op (0: the format's largest value).
+void check_dst_type_max(double m, aclDataType dst, int64_t blocksize, MxKind kind) {
+  if (kind == MxKind::kBlock) {
+    if (m != 0.0 && m != 6.0 && m != 7.0) bad("dstTypeMax is %g; this op takes 0, 6 or 7", m);
+  } else if (kind == MxKind::kGrouped) {
+    const bool ok = m == 0.0 || (dst == ACL_FLOAT4_E1M2 && m >= 1.75 && m <= 3.5) ||
+                    (dst == ACL_FLOAT4_E2M1 && m >= 6.0 && m <= 12.0);
+    if (!ok) bad("dstTypeMax is %g; it must be 0, or in [1.75, 3.5] for FLOAT4_E1M2 / [6, 12] for FLOAT4_E2M1", m);
+    return;
+  } else if (!(m == 0.0 || (m >= 6.0 && m <= 12.0))) {
+    bad("dstTypeMax is %g; it must be 0 or in [6, 12]", m);
+  }
+  if (m != 0.0 && (dst != ACL_FLOAT4_E2M1 || blocksize != 32))
+    bad("dstTypeMax is %g; a non-zero value needs dstType FLOAT4_E2M1 and blocksize 32", m);
+}
+
+kernels::MxScaleRule scale_rule(const MxQuantCall &c, aclDataType dst, aclDataType x_dt, MxKind kind) {
+  const bool fp8 = !is_fp4(dst), block = kind == MxKind::kBlock, grouped = kind == MxKind::kGrouped;
   const kernels::LowFloatSpec &spec = kernels::low_float_spec(format_of(dst));
-  if (c.blocksize < 32 || c.blocksize > 1024 || c.blocksize % 32 != 0)
-    bad("blocksize is %lld; it must be a multiple of 32 in [32, 1024]", static_cast<long long>(c.blocksize));
-  const bool alg_ok = c.scale_alg == 0 || (c.scale_alg == 1 && fp8) || (c.scale_alg == 2 && dst == ACL_FLOAT4_E2M1);
+  if (c.blocksize < 32 || c.blocksize > 1024 || c.blocksize % 32 != 0 || (grouped && c.blocksize != 32))
+    bad("blocksize is %lld; it must be %s", static_cast<long long>(c.blocksize),
+        grouped ? "32" : "a multiple of 32 in [32, 1024]");
+  const bool e2m1 = dst == ACL_FLOAT4_E2M1;
+  const bool alg_ok = c.scale_alg == 0 || (c.scale_alg == 1 && fp8 && !block) ||
+                      (c.scale_alg == 2 && (e2m1 || (grouped && !fp8)));
   if (!alg_ok)
-    bad("scaleAlg is %lld; dstType %s takes %s", static_cast<long long>(c.scale_alg), core::dtype_name(dst),
-        fp8 ? "0 or 1" : dst == ACL_FLOAT4_E2M1 ? "0 or 2" : "0");
+    bad("scaleAlg is %lld; this op takes %s with dstType %s", static_cast<long long>(c.scale_alg),
+        fp8 ? (block ? "0" : "0 or 1") : (e2m1 || grouped) ? "0 or 2" : "0", core::dtype_name(dst));
   if (c.scale_alg == 2 && c.blocksize != 32)
     bad("blocksize is %lld; scaleAlg 2 takes 32 only", static_cast<long long>(c.blocksize));
   if (x_dt == ACL_FLOAT && c.blocksize != 32)
     bad("blocksize is %lld; a FLOAT x takes 32 only", static_cast<long long>(c.blocksize));
   const double m = c.dst_type_max;
-  if (!(m == 0.0 || (m >= 6.0 && m <= 12.0)))
-    bad("dstTypeMax is %g; it must be 0 or in [6, 12]", m);
-  if (m != 0.0 && (dst != ACL_FLOAT4_E2M1 || c.blocksize != 32))
-    bad("dstTypeMax is %g; a non-zero value needs dstType FLOAT4_E2M1 and blocksize 32", m);
+  check_dst_type_max(m, dst, c.blocksize, kind);
   if (!(c.max_low_bound >= 0.0)) bad("maxLowBound is %g; it must be >= 0", c.max_low_bound);
   if (c.max_low_bound != 0.0 && c.scale_alg != 1)
     bad("maxLowBound is %g; it must be 0 unless scaleAlg is 1", c.max_low_bound);
@@ -167,12 +200,13 @@ kernels::MxScaleRule scale_rule(const MxQuantCall &c, aclDataType dst, aclDataTy
   r.emax = spec.max_exp;
   r.dst_max = spec.max;
   r.low_bound = static_cast<float>(c.max_low_bound);
-  if (r.alg == 2 && block) {  // the block op's scaleAlg 2: S = amax / dstTypeMax (0: the format's 6) rounded up
-    r.dst_max = m == 0.0 ? spec.max : static_cast<float>(m);
-  } else if (r.alg == 2) {
-    r.ratio = !(m == 0.0 || m == 6.0 || m == 7.0);
-    r.ceil_above = m == 7.0 ? 0.75f : 0.5f;
-    if (r.ratio) r.dst_max = static_cast<float>(m);
+  if (r.alg == 2) {
+    // the floor / ceil variant for E2M1's dstTypeMax 0 / 6 / 7 and E1M2's 1.875 (not for the block op); else
+    // S = amax / dstTypeMax (0: the format's largest value) rounded up
+    const bool variant = !block && ((e2m1 && (m == 0.0 || m == 6.0 || m == 7.0)) || (!e2m1 && m == 1.875));
+    r.ratio = !variant;
+    r.ceil_above = m == 7.0 ? 0.75f : m == 1.875 ? 0.875f : 0.5f;
+    if (r.ratio && m != 0.0) r.dst_max = static_cast<float>(m);
   }
   return r;
 }
@@ -220,14 +254,11 @@ void quant(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
   if (dual && (block || !c.given_dst_type_max) && x.numel() == 0)
     bad("%s is empty (shape %s); an empty x is not supported", c.x.name, core::shape_string(x).c_str());
   const int axis = dual ? x.ndim - 1 : core::wrap_dim(c.axis, x.ndim, "axis");
-  const aclDataType dst = static_cast<aclDataType>(c.dst_type);
-  if (dst != ACL_FLOAT8_E5M2 && dst != ACL_FLOAT8_E4M3FN && dst != ACL_FLOAT4_E2M1 && dst != ACL_FLOAT4_E1M2)
-    bad("dstType is %lld; it must be 35 (FLOAT8_E5M2), 36 (FLOAT8_E4M3FN), 40 (FLOAT4_E2M1) or 41 (FLOAT4_E1M2)",
-        static_cast<long long>(c.dst_type));
+  const aclDataType dst = checked_dst(c);
   const kernels::LfRound round = round_of(c.round_mode, dst);
   if (dual && !block && !c.given_dst_type_max && c.scale_alg != 0)
     bad("scaleAlg is %lld; this op takes 0 only", static_cast<long long>(c.scale_alg));
-  const kernels::MxScaleRule srule = scale_rule(c, dst, x.dtype, block);
+  const kernels::MxScaleRule srule = scale_rule(c, dst, x.dtype, rule.kind);
   if (dual && !block && c.dst_type_max != 0.0 && c.scale_alg != 2)
     bad("dstTypeMax is %g; a non-zero value needs scaleAlg 2", c.dst_type_max);
   if (x.dtype == ACL_FLOAT && x.dims[axis] < 32)
@@ -274,6 +305,59 @@ void quant(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
   }
 }
 
+void grouped(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
+  core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
+  const aclTensor &x = *c.x.t;
+  if (x.ndim != 2) bad("%s has %d dims; it must be 2-D [m, n]", c.x.name, x.ndim);
+  core::check_dtype_in(c.group.t, c.group.name, {ACL_INT32});
+  const aclTensor &g = *c.group.t;
+  if (g.ndim != 1 || g.dims[0] == 0)
+    bad("%s has shape %s; it must be a non-empty 1-D tensor of the groups' cumulative row ends", c.group.name,
+        core::shape_string(g).c_str());
+  const aclDataType dst = checked_dst(c);
+  const kernels::LfRound round = round_of(c.round_mode, dst);
+  const kernels::MxScaleRule srule = scale_rule(c, dst, x.dtype, rule.kind);
+  if (is_fp4(dst)) check_even_last(c.x, dst);
+  core::check_dtype_in(c.y.t, c.y.name, {dst});
+  core::check_shape_equals(*c.y.t, c.y.name, core::Shape::of(x));
+  if (is_fp4(dst)) check_contiguous(c.y);
+  core::check_dtype_in(c.scale_out.t, c.scale_out.name, {ACL_FLOAT8_E8M0});
+  core::Shape ss;
+  ss.ndim = 3;
+  ss.dims[0] = x.dims[0] / 64 + g.dims[0];
+  ss.dims[1] = x.dims[1];
+  ss.dims[2] = 2;
+  core::check_shape_equals(*c.scale_out.t, c.scale_out.name, ss);
+  check_contiguous(c.scale_out);
+  core::check_outputs_apart<core::NamedTensor>({&c.y, &c.scale_out}, {&c.x, &c.group, &c.y, &c.scale_out});
+
+  auto &st = b.add_step<MxGroupedStep>();
+  st.x = ref_of(b, b.input(c.x.t), c.x);
+  st.group = ref_of(b, b.input(c.group.t), c.group);
+  st.y = ref_of(b, b.output(c.y.t), c.y);
+  st.scale = ref_of(b, b.output(c.scale_out.t), c.scale_out);
+  kernels::MxGroupedPlan &P = st.plan;
+  P.m = x.dims[0];
+  P.n = x.dims[1];
+  P.groups = g.dims[0];
+  P.group_stride = g.strides[0];
+  P.scale_rows = ss.dims[0];
+  P.x_stride_m = x.strides[0];
+  P.x_stride_n = x.strides[1];
+  P.y_stride_m = c.y.t->strides[0];
+  P.y_stride_n = c.y.t->strides[1];
+  P.x_dtype = x.dtype;
+  P.fmt = format_of(dst);
+  P.round = round;
+  P.rule = srule;
+  // column ranges of an even width (FLOAT4 bytes never straddle two tasks), at least 64 columns each
+  P.tasks = std::max<int64_t>(1, std::min<int64_t>(core::num_threads(), (P.n + 63) / 64));
+  P.width = std::max<int64_t>(2, ((P.n + P.tasks - 1) / P.tasks + 1) / 2 * 2);
+  st.ws = b.book("mx_grouped.rows", static_cast<uint64_t>(P.tasks * P.buf_floats()) * sizeof(float));
+  if (core::current_phase1_trace() != nullptr)
+    core::record_choice("grouped_mx_quant:column_ranges/scalar/tasks=" + std::to_string(P.tasks), nullptr);
+}
+
 void anti(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
   core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
   check_rank(c.x);
@@ -317,7 +401,8 @@ void anti(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
 
 void mx_quant_phase1(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
   if (rule.kind == MxKind::kAnti) anti(b, rule, c);
-  else quant(b, rule, c);  // kQuant, kDual
+  else if (rule.kind == MxKind::kGrouped) grouped(b, rule, c);
+  else quant(b, rule, c);  // kQuant, kDual, kBlock
 }
 
 }  // namespace opsnn::ops

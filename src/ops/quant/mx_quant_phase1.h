@@ -36,6 +36,17 @@
 //          (each row: block column 2j + k at [j, k]) and scale2Out [.., ceil(ceil(M / 32) / 2), N, 2] (each
 //          column: block row 2i + k at [i, .., k]), pads 0; dstTypeMax 0 / 6 / 7 (non-zero: FLOAT4_E2M1 only);
 //          outputs contiguous.
+//  kGrouped (GroupedDynamicMxQuant, V2)  x FLOAT16 / BF16 [m, n] (any strides, may be empty) quantised along dim 0
+//          inside each group of rows: groupIndex (INT32 1-D, non-empty, any strides) holds the groups' cumulative
+//          row ends, read at launch (negative, decreasing, or a last end other than m: the launch fails with
+//          161002 before writing); blocks of 32 rows per column, kQuant's scaleAlgs (V1: 0; V2: FLOAT8 0 / 1,
+//          FLOAT4 0 / 2 — scaleAlg 2's floor / ceil variant for E2M1's dstTypeMax 0 / 6 / 7 and E1M2's 1.875, with
+//          the mantissa fraction above 1/2, 3/4, 7/8 — else amax / dstTypeMax (0: the format's largest) rounded
+//          up); dstTypeMax 0, [1.75, 3.5] (E1M2), [6, 12] (E2M1); blocksize 32; roundMode required (null:
+//          161001). mxscale [m / 64 + g, n, 2]: group g's scale rows follow the earlier groups' (each group's
+//          block count padded to even), block 2j + k of column c at [row, c, k]; pads and the rows past the last
+//          group 0. y: x's shape, FLOAT8 any strides, FLOAT4 contiguous with an even n (whole bytes per row: our
+//          requirement).
 //  kAnti   (AntiMxQuant)  y = decode(x) * 2^(mxscale - 127) in fp32, rounded once to y's dtype (dstType 0
 //          FLOAT, 1 FLOAT16, 27 BF16 = y's dtype); blocksize 32 along axis; x FLOAT8 (any strides) or FLOAT4
 //          (contiguous, even last dim); mxscale FLOAT8_E8M0 of kQuant's mxscaleOut shape, any strides; y x's
@@ -51,7 +62,7 @@
 
 namespace opsnn::ops {
 
-enum class MxKind : uint8_t { kQuant, kDual, kBlock, kAnti };
+enum class MxKind : uint8_t { kQuant, kDual, kBlock, kGrouped, kAnti };
 
 struct MxQuantRule {
   MxKind kind;
@@ -59,7 +70,7 @@ struct MxQuantRule {
 };
 
 struct MxQuantCall {
-  core::NamedTensor x, scale, y, scale_out, y2, scale2_out;
+  core::NamedTensor x, scale, group, y, scale_out, y2, scale2_out;
   int64_t axis = -1, dst_type = 0, blocksize = 32, scale_alg = 0;
   const char *round_mode = nullptr;
   double dst_type_max = 0.0, max_low_bound = 0.0;
