@@ -233,6 +233,7 @@ class OpTableMxQuant : public ::testing::TestWithParam<MxTableCase> {};
 class OpTableMxDual : public ::testing::TestWithParam<MxTableCase> {};
 class OpTableMxBlock : public ::testing::TestWithParam<MxTableCase> {};
 class OpTableMxGrouped : public ::testing::TestWithParam<MxTableCase> {};
+class OpTableMxGroupedDual : public ::testing::TestWithParam<MxTableCase> {};
 class OpTableAntiMx : public ::testing::TestWithParam<MxTableCase> {};
 
 struct QuantProblem {
@@ -988,6 +989,115 @@ TEST_P(OpTableMxGrouped, ErrorsNameTheArgument) {
   }
 }
 
+// GroupedDynamicMxQuantWithDualAxis: scaleAlg 1 along dim -1 (y1Out, y1ScaleOut) and per group along dim 0.
+TEST_P(OpTableMxGroupedDual, BothAxesAgainstFloat64) {
+  reseed_for_current_test();
+  const MxTableCase &c = GetParam();
+  auto &g = rng();
+  for (aclDataType xdt : c.dtypes)
+    for (aclDataType dst : {ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E5M2})
+      for (int k = 0; k < 4; ++k) {
+        Config cf;
+        cf.dst = dst;
+        cf.alg = 1;
+        const int view = k % 3;
+        GroupedProblem p = make_grouped(g, xdt, dst, view);
+        p.n = 64 * (1 + static_cast<int64_t>(g() % 2));
+        p.x = make_view({p.m, p.n}, xdt, view);
+        p.x->set_values(mx_values(g, p.m * p.n));
+        p.y = std::make_unique<DeviceTensor>(Shape{p.m, p.n}, dst);
+        p.s = std::make_unique<DeviceTensor>(Shape{p.m / 64 + static_cast<int64_t>(p.ends.size()), p.n, 2}, ACL_FLOAT8_E8M0);
+        auto group64 = std::make_unique<DeviceTensor>(Shape{static_cast<int64_t>(p.ends.size())}, ACL_INT64);
+        group64->set_values(std::vector<double>(p.ends.begin(), p.ends.end()));
+        DeviceTensor y1(Shape{p.m, p.n}, dst), s1(Shape{p.m, p.n / 64, 2}, ACL_FLOAT8_E8M0);
+        SCOPED_TRACE(::testing::Message() << "x " << xdt << " dst " << dst << " view " << view << " m " << p.m << " n "
+                                          << p.n << " ends " << ::testing::PrintToString(p.ends));
+        MxArgs a;
+        a.x = p.x->get();
+        a.group = group64->get();
+        a.dst_type = dst;
+        a.scale_alg = 1;
+        a.y = y1;
+        a.scale_out = s1;
+        a.y2 = p.y->get();
+        a.scale2_out = p.s->get();
+        ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+        const auto xv = p.x->values();
+        std::vector<int> wy, ws;
+        ref_quant(xv, {p.m, p.n}, 1, cf, &wy, &ws);
+        EXPECT_EQ(codes_of(y1), wy) << "y1Out";
+        EXPECT_EQ(codes_of(s1), ws) << "y1ScaleOut";
+        ref_grouped(xv, p.m, p.n, p.ends, cf, &wy, &ws);
+        EXPECT_EQ(codes_of(*p.y), wy) << "y2Out";
+        EXPECT_EQ(codes_of(*p.s), ws) << "y2ScaleOut";
+        if (HasFailure()) return;
+      }
+}
+
+TEST_P(OpTableMxGroupedDual, ErrorsNameTheArgument) {
+  const MxTableCase &c = GetParam();
+  const char *api = c.api.c_str();
+  DeviceTensor x(Shape{64, 64}, ACL_BF16), gi(Shape{2}, ACL_INT64), y1(Shape{64, 64}, ACL_FLOAT8_E4M3FN),
+      s1(Shape{64, 1, 2}, ACL_FLOAT8_E8M0), y2(Shape{64, 64}, ACL_FLOAT8_E4M3FN), s2(Shape{3, 64, 2}, ACL_FLOAT8_E8M0);
+  gi.set_values({32, 64});
+  MxArgs good;
+  good.x = x;
+  good.group = gi;
+  good.scale_alg = 1;
+  good.y = y1;
+  good.scale_out = s1;
+  good.y2 = y2;
+  good.scale2_out = s2;
+  ASSERT_EQ(run(c, good), 0) << aclGetRecentErrMsg();
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  using F = aclTensor *MxArgs::*;
+  for (const auto &[name, f] : std::vector<std::pair<const char *, F>>{{"x", &MxArgs::x},
+                                                                       {"groupIndex", &MxArgs::group},
+                                                                       {"y1Out", &MxArgs::y},
+                                                                       {"y1ScaleOut", &MxArgs::scale_out},
+                                                                       {"y2Out", &MxArgs::y2},
+                                                                       {"y2ScaleOut", &MxArgs::scale2_out}}) {
+    MxArgs a = good;
+    a.*f = nullptr;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, name})) << name;
+  }
+  auto expect = [&](const MxArgs &a, const char *name, const char *what) {
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, name})) << name << ": " << what;
+  };
+  DeviceTensor x96(Shape{64, 96}, ACL_BF16), g32(Shape{2}, ACL_INT32), s1bad(Shape{64, 2, 2}, ACL_FLOAT8_E8M0),
+      s2bad(Shape{2, 64, 2}, ACL_FLOAT8_E8M0), y1f4(Shape{64, 64}, ACL_FLOAT4_E2M1);
+  static char floor_[] = "floor";
+  MxArgs a = good;
+  a.x = x96;
+  expect(a, "x", "N not a multiple of 64");
+  a = good;
+  a.group = g32;
+  expect(a, "groupIndex", "INT32");
+  a = good;
+  a.dst_type = ACL_FLOAT4_E2M1;
+  a.y = y1f4;
+  expect(a, "dstDtype", "FLOAT4");
+  a = good;
+  a.scale_alg = 0;
+  expect(a, "scaleAlg", "0");
+  a = good;
+  a.dst_type_max = 448.0;
+  expect(a, "maxDtypeValue", "non-zero");
+  a = good;
+  a.round_mode = floor_;
+  expect(a, "roundModeOptional", "floor");
+  a = good;
+  a.scale_out = s1bad;
+  expect(a, "y1ScaleOut", "shape");
+  a = good;
+  a.scale2_out = s2bad;
+  expect(a, "y2ScaleOut", "shape");
+  a = good;
+  a.y2 = y1;
+  expect(a, "y2Out", "overlaps y1Out");
+}
+
 // AntiMxQuant: random codes and scales -> decode(x) * 2^(s - 127) rounded to y's dtype, exactly.
 TEST_P(OpTableAntiMx, EveryFormatAndOutputAgainstFloat64) {
   reseed_for_current_test();
@@ -1160,6 +1270,8 @@ INSTANTIATE_TEST_SUITE_P(Tables, OpTableMxQuant, ::testing::ValuesIn(pick("kQuan
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableMxDual, ::testing::ValuesIn(pick("kDual")), harness::case_name<MxTableCase>);
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableMxBlock, ::testing::ValuesIn(pick("kBlock")), harness::case_name<MxTableCase>);
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableMxGrouped, ::testing::ValuesIn(pick("kGrouped")), harness::case_name<MxTableCase>);
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableMxGroupedDual, ::testing::ValuesIn(pick("kGroupedDual")),
+                         harness::case_name<MxTableCase>);
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableAntiMx, ::testing::ValuesIn(pick("kAnti")), harness::case_name<MxTableCase>);
 
 }  // namespace

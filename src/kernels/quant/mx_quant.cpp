@@ -171,11 +171,15 @@ void mx_block_quant_run(const MxBlockPlan &p, const char *x, uint8_t *y, uint8_t
   });
 }
 
-int mx_grouped_quant_run(const MxGroupedPlan &p, const char *x, const int32_t *group, uint8_t *y, uint8_t *scale,
+int mx_grouped_quant_run(const MxGroupedPlan &p, const char *x, const char *group, uint8_t *y, uint8_t *scale,
                          float *buf) {
+  auto end_of = [&](int64_t g) -> int64_t {
+    return p.group_i64 ? reinterpret_cast<const int64_t *>(group)[g * p.group_stride]
+                       : reinterpret_cast<const int32_t *>(group)[g * p.group_stride];
+  };
   int64_t prev = 0;
   for (int64_t g = 0; g < p.groups; ++g) {  // validated before anything is written
-    const int64_t end = group[g * p.group_stride];
+    const int64_t end = end_of(g);
     if (end < prev || end > p.m || (g == p.groups - 1 && end != p.m))
       return fail(ACLNN_ERR_PARAM_INVALID, "groupIndex[%lld] = %lld: the group ends must be non-decreasing, >= 0 "
                   "and end at x's %lld rows", static_cast<long long>(g), static_cast<long long>(end),
@@ -193,7 +197,7 @@ int mx_grouped_quant_run(const MxGroupedPlan &p, const char *x, const int32_t *g
     auto scale_at = [&](int64_t row, int64_t c, int k) -> uint8_t & { return scale[(row * p.n + c0 + c) * 2 + k]; };
     int64_t start = 0, srow = 0;
     for (int64_t g = 0; g < p.groups; ++g) {
-      const int64_t end = group[g * p.group_stride], blocks = (end - start + 31) / 32;
+      const int64_t end = end_of(g), blocks = (end - start + 31) / 32;
       for (int64_t b = 0; b < blocks; ++b) {
         const int64_t r0 = start + b * 32, kr = std::min<int64_t>(32, end - r0);
         for (int64_t i = 0; i < kr; ++i)

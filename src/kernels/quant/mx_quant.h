@@ -66,13 +66,14 @@ struct MxBlockPlan {
 void mx_block_quant_run(const MxBlockPlan &p, const char *x, uint8_t *y, uint8_t *s1, uint8_t *s2, float *buf);
 
 // GroupedDynamicMxQuant: x [m, n] (any strides) quantised along dim 0 inside each group of rows (groupIndex:
-// INT32 cumulative row ends, read at launch: non-negative, non-decreasing, the last = m), blocks of 32 rows per
+// INT32 / INT64 cumulative row ends, read at launch: non-negative, non-decreasing, the last = m), blocks of 32 rows per
 // column; group g's scales from row off_g = sum over the groups before of ceil(ceil(rows / 32) / 2) of
 // scale [rows_total, n, 2] (block 2j + k of column c at [off_g + j, c, k]; pads and the rows past the last
 // group: 0). y [m, n] with its strides (FLOAT4: contiguous).
 struct MxGroupedPlan {
   int64_t m = 0, n = 0, groups = 0, scale_rows = 0;
   int64_t x_stride_m = 0, x_stride_n = 1, y_stride_m = 0, y_stride_n = 1, group_stride = 1;
+  bool group_i64 = false;  // groupIndex INT64 (else INT32)
   aclDataType x_dtype = ACL_FLOAT16;
   LowFloat fmt = LowFloat::kE4M3;
   LfRound round = LfRound::kRint;
@@ -82,7 +83,7 @@ struct MxGroupedPlan {
 };
 
 // Returns 0, or 161002 after opsnn::set_last_error for a bad group index (nothing written).
-int mx_grouped_quant_run(const MxGroupedPlan &p, const char *x, const int32_t *group, uint8_t *y, uint8_t *scale,
+int mx_grouped_quant_run(const MxGroupedPlan &p, const char *x, const char *group, uint8_t *y, uint8_t *scale,
                          float *buf);
 
 struct AntiMxPlan {

@@ -47,7 +47,7 @@ struct MxGroupedStep final : core::Step {
   core::OperandRef x, group, y, scale;
   core::WsKey ws;
   int run(const core::LaunchArgs &a) const override {
-    return kernels::mx_grouped_quant_run(plan, x.address(a), reinterpret_cast<const int32_t *>(group.address(a)),
+    return kernels::mx_grouped_quant_run(plan, x.address(a), group.address(a),
                                          reinterpret_cast<uint8_t *>(y.address(a)),
                                          reinterpret_cast<uint8_t *>(scale.address(a)),
                                          reinterpret_cast<float *>(a.get(ws)));
@@ -244,6 +244,28 @@ struct QuantPass {
   int axis;
 };
 
+// The line kernel along q.axis of x (slot xs) into the registered y (ys) and scales (ss).
+void add_line_step(core::OpBuilder &b, int xs, int ys, int ss, const MxQuantCall &c, const QuantPass &q,
+                   aclDataType dst, kernels::LfRound round, const kernels::MxScaleRule &rule) {
+  const aclTensor &x = *c.x.t;
+  auto &st = b.add_step<MxQuantStep>();
+  st.x = ref_of(b, xs, c.x);
+  st.y = ref_of(b, ys, *q.y);
+  st.scale = ref_of(b, ss, *q.scale);
+  kernels::MxQuantPlan &P = st.plan;
+  P.x = lines_of(x, q.axis);
+  P.x_dtype = x.dtype;
+  P.fmt = format_of(dst);
+  P.round = round;
+  P.rule = rule;
+  P.blocksize = c.blocksize;
+  P.tasks = tasks_for(P.x.pre);
+  st.ws = b.book("mx_quant.lines", static_cast<uint64_t>(P.tasks * std::max<int64_t>(P.x.n, 1)) * sizeof(float));
+  if (core::current_phase1_trace() != nullptr)
+    core::record_choice("mx_quant:lines/scalar/axis=" + std::to_string(q.axis) + "/tasks=" + std::to_string(P.tasks),
+                        nullptr);
+}
+
 void quant(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
   const bool block = rule.kind == MxKind::kBlock, dual = rule.kind == MxKind::kDual || block;
   core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
@@ -286,66 +308,83 @@ void quant(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
     return;
   }
   for (const QuantPass &q : passes) {  // prototype order: x, then each pass's y and scales
-    auto &st = b.add_step<MxQuantStep>();
-    st.x = ref_of(b, xs, c.x);
-    st.y = ref_of(b, b.output(q.y->t), *q.y);
-    st.scale = ref_of(b, b.output(q.scale->t), *q.scale);
-    kernels::MxQuantPlan &P = st.plan;
-    P.x = lines_of(x, q.axis);
-    P.x_dtype = x.dtype;
-    P.fmt = format_of(dst);
-    P.round = round;
-    P.rule = srule;
-    P.blocksize = c.blocksize;
-    P.tasks = tasks_for(P.x.pre);
-    st.ws = b.book("mx_quant.lines", static_cast<uint64_t>(P.tasks * std::max<int64_t>(P.x.n, 1)) * sizeof(float));
-    if (core::current_phase1_trace() != nullptr)
-      core::record_choice("mx_quant:lines/scalar/axis=" + std::to_string(q.axis) + "/tasks=" + std::to_string(P.tasks),
-                          nullptr);
+    const int ys = b.output(q.y->t), ss = b.output(q.scale->t);
+    add_line_step(b, xs, ys, ss, c, q, dst, round, srule);
   }
 }
 
+// GroupedDynamicMxQuantWithDualAxis's own rules (its parameters' names: dstDtype, maxDtypeValue).
+void check_grouped_dual(const MxQuantCall &c, const aclTensor &x) {
+  if (x.ndim == 2 && (x.dims[1] <= 0 || x.dims[1] % 64 != 0))
+    bad("%s has shape %s; its N (dim 1) must be a positive multiple of 64", c.x.name, core::shape_string(x).c_str());
+  if (c.dst_type != ACL_FLOAT8_E5M2 && c.dst_type != ACL_FLOAT8_E4M3FN)
+    bad("dstDtype is %lld; it must be 35 (FLOAT8_E5M2) or 36 (FLOAT8_E4M3FN)", static_cast<long long>(c.dst_type));
+  if (c.scale_alg != 1) bad("scaleAlg is %lld; this op takes 1 only", static_cast<long long>(c.scale_alg));
+  if (c.dst_type_max != 0.0) bad("maxDtypeValue is %g; it is reserved and must be 0", c.dst_type_max);
+}
+
+// GroupedDynamicMxQuant(V2) and GroupedDynamicMxQuantWithDualAxis (which also quantises along dim -1 into
+// y1Out / y1ScaleOut; its grouped outputs are y2Out / y2ScaleOut).
 void grouped(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
+  const bool dual = rule.kind == MxKind::kGroupedDual;
   core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
   const aclTensor &x = *c.x.t;
   if (x.ndim != 2) bad("%s has %d dims; it must be 2-D [m, n]", c.x.name, x.ndim);
-  core::check_dtype_in(c.group.t, c.group.name, {ACL_INT32});
+  core::check_dtype_in(c.group.t, c.group.name, {dual ? ACL_INT64 : ACL_INT32});
   const aclTensor &g = *c.group.t;
   if (g.ndim != 1 || g.dims[0] == 0)
     bad("%s has shape %s; it must be a non-empty 1-D tensor of the groups' cumulative row ends", c.group.name,
         core::shape_string(g).c_str());
+  if (dual) check_grouped_dual(c, x);
   const aclDataType dst = checked_dst(c);
   const kernels::LfRound round = round_of(c.round_mode, dst);
-  const kernels::MxScaleRule srule = scale_rule(c, dst, x.dtype, rule.kind);
+  const kernels::MxScaleRule srule = scale_rule(c, dst, x.dtype, MxKind::kGrouped);
   if (is_fp4(dst)) check_even_last(c.x, dst);
-  core::check_dtype_in(c.y.t, c.y.name, {dst});
-  core::check_shape_equals(*c.y.t, c.y.name, core::Shape::of(x));
-  if (is_fp4(dst)) check_contiguous(c.y);
-  core::check_dtype_in(c.scale_out.t, c.scale_out.name, {ACL_FLOAT8_E8M0});
+  const core::NamedTensor &gy = dual ? c.y2 : c.y, &gs = dual ? c.scale2_out : c.scale_out;
+  const QuantPass row_pass{&c.y, &c.scale_out, 1};  // the dual op's dim -1
+  for (const core::NamedTensor *y : dual ? std::vector<const core::NamedTensor *>{&c.y, &gy}
+                                         : std::vector<const core::NamedTensor *>{&gy}) {
+    core::check_dtype_in(y->t, y->name, {dst});
+    core::check_shape_equals(*y->t, y->name, core::Shape::of(x));
+    if (is_fp4(dst) || dual) check_contiguous(*y);
+  }
+  if (dual) {
+    core::check_dtype_in(c.scale_out.t, c.scale_out.name, {ACL_FLOAT8_E8M0});
+    core::check_shape_equals(*c.scale_out.t, c.scale_out.name, scale_shape(x, 1, 32));
+    check_contiguous(c.scale_out);
+  }
+  core::check_dtype_in(gs.t, gs.name, {ACL_FLOAT8_E8M0});
   core::Shape ss;
   ss.ndim = 3;
   ss.dims[0] = x.dims[0] / 64 + g.dims[0];
   ss.dims[1] = x.dims[1];
   ss.dims[2] = 2;
-  core::check_shape_equals(*c.scale_out.t, c.scale_out.name, ss);
-  check_contiguous(c.scale_out);
-  core::check_outputs_apart<core::NamedTensor>({&c.y, &c.scale_out}, {&c.x, &c.group, &c.y, &c.scale_out});
+  core::check_shape_equals(*gs.t, gs.name, ss);
+  check_contiguous(gs);
+  core::check_outputs_apart<core::NamedTensor>({&c.y, &c.scale_out, &c.y2, &c.scale2_out},
+                                               {&c.x, &c.group, &c.y, &c.scale_out, &c.y2, &c.scale2_out});
 
+  // prototype order: x, groupIndex, then the outputs (y1Out, y1ScaleOut, y2Out, y2ScaleOut); the grouped step
+  // runs first: it checks the group ends before anything is written
+  const int xs = b.input(c.x.t), gslot = b.input(c.group.t);
+  const int y1 = dual ? b.output(c.y.t) : -1, s1 = dual ? b.output(c.scale_out.t) : -1;
+  const int gys = b.output(gy.t), gss = b.output(gs.t);
   auto &st = b.add_step<MxGroupedStep>();
-  st.x = ref_of(b, b.input(c.x.t), c.x);
-  st.group = ref_of(b, b.input(c.group.t), c.group);
-  st.y = ref_of(b, b.output(c.y.t), c.y);
-  st.scale = ref_of(b, b.output(c.scale_out.t), c.scale_out);
+  st.x = ref_of(b, xs, c.x);
+  st.group = ref_of(b, gslot, c.group);
+  st.y = ref_of(b, gys, gy);
+  st.scale = ref_of(b, gss, gs);
   kernels::MxGroupedPlan &P = st.plan;
   P.m = x.dims[0];
   P.n = x.dims[1];
   P.groups = g.dims[0];
   P.group_stride = g.strides[0];
+  P.group_i64 = dual;
   P.scale_rows = ss.dims[0];
   P.x_stride_m = x.strides[0];
   P.x_stride_n = x.strides[1];
-  P.y_stride_m = c.y.t->strides[0];
-  P.y_stride_n = c.y.t->strides[1];
+  P.y_stride_m = gy.t->strides[0];
+  P.y_stride_n = gy.t->strides[1];
   P.x_dtype = x.dtype;
   P.fmt = format_of(dst);
   P.round = round;
@@ -356,6 +395,7 @@ void grouped(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) 
   st.ws = b.book("mx_grouped.rows", static_cast<uint64_t>(P.tasks * P.buf_floats()) * sizeof(float));
   if (core::current_phase1_trace() != nullptr)
     core::record_choice("grouped_mx_quant:column_ranges/scalar/tasks=" + std::to_string(P.tasks), nullptr);
+  if (dual) add_line_step(b, xs, y1, s1, c, row_pass, dst, round, srule);
 }
 
 void anti(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
@@ -401,7 +441,7 @@ void anti(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
 
 void mx_quant_phase1(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
   if (rule.kind == MxKind::kAnti) anti(b, rule, c);
-  else if (rule.kind == MxKind::kGrouped) grouped(b, rule, c);
+  else if (rule.kind == MxKind::kGrouped || rule.kind == MxKind::kGroupedDual) grouped(b, rule, c);
   else quant(b, rule, c);  // kQuant, kDual, kBlock
 }
 

@@ -47,6 +47,10 @@
 //          block count padded to even), block 2j + k of column c at [row, c, k]; pads and the rows past the last
 //          group 0. y: x's shape, FLOAT8 any strides, FLOAT4 contiguous with an even n (whole bytes per row: our
 //          requirement).
+//  kGroupedDual (GroupedDynamicMxQuantWithDualAxis)  x FLOAT16 / BF16 [M, N], N a positive multiple of 64:
+//          kGrouped along dim 0 into y2Out / y2ScaleOut ([M / 64 + G, N, 2]) with groupIndex INT64, and kQuant
+//          along dim -1 into y1Out / y1ScaleOut ([M, N / 64, 2]); scaleAlg 1 only, dstDtype 35 / 36, round
+//          null or "rint", maxDtypeValue 0 (reserved); outputs contiguous.
 //  kAnti   (AntiMxQuant)  y = decode(x) * 2^(mxscale - 127) in fp32, rounded once to y's dtype (dstType 0
 //          FLOAT, 1 FLOAT16, 27 BF16 = y's dtype); blocksize 32 along axis; x FLOAT8 (any strides) or FLOAT4
 //          (contiguous, even last dim); mxscale FLOAT8_E8M0 of kQuant's mxscaleOut shape, any strides; y x's
@@ -62,7 +66,7 @@
 
 namespace opsnn::ops {
 
-enum class MxKind : uint8_t { kQuant, kDual, kBlock, kGrouped, kAnti };
+enum class MxKind : uint8_t { kQuant, kDual, kBlock, kGrouped, kGroupedDual, kAnti };
 
 struct MxQuantRule {
   MxKind kind;
