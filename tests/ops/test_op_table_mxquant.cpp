@@ -25,9 +25,9 @@ namespace opsnn::test {
 namespace {
 
 struct MxArgs {
-  aclTensor *x = nullptr, *scale = nullptr, *group = nullptr, *y = nullptr, *scale_out = nullptr, *y2 = nullptr,
-            *scale2_out = nullptr;
-  int64_t axis = -1, dst_type = 36, blocksize = 32, scale_alg = 0;
+  aclTensor *x = nullptr, *scale = nullptr, *group = nullptr, *smooth = nullptr, *y = nullptr, *scale_out = nullptr,
+            *y2 = nullptr, *scale2_out = nullptr;
+  int64_t axis = -1, dst_type = 36, blocksize = 32, scale_alg = 0, level0_block = 512;
   char *round_mode = nullptr;
   double dst_type_max = 0.0, max_low_bound = 0.0;
 };
@@ -234,6 +234,7 @@ class OpTableMxDual : public ::testing::TestWithParam<MxTableCase> {};
 class OpTableMxBlock : public ::testing::TestWithParam<MxTableCase> {};
 class OpTableMxGrouped : public ::testing::TestWithParam<MxTableCase> {};
 class OpTableMxGroupedDual : public ::testing::TestWithParam<MxTableCase> {};
+class OpTableMxDualLevel : public ::testing::TestWithParam<MxTableCase> {};
 class OpTableAntiMx : public ::testing::TestWithParam<MxTableCase> {};
 
 struct QuantProblem {
@@ -1098,6 +1099,136 @@ TEST_P(OpTableMxGroupedDual, ErrorsNameTheArgument) {
   expect(a, "y2Out", "overlaps y1Out");
 }
 
+// DynamicDualLevelMxQuant: x (* smooth, in x's dtype) / (max|x| / 6 per 512) in x's dtype, then MX FLOAT4_E2M1 per 32.
+TEST_P(OpTableMxDualLevel, BothLevelsAgainstFloat64) {
+  reseed_for_current_test();
+  const MxTableCase &c = GetParam();
+  auto &g = rng();
+  for (aclDataType xdt : c.dtypes)
+    for (lfref::Mode mode : {lfref::kRint, lfref::kRound, lfref::kFloor})
+      for (int k = 0; k < 4; ++k) {
+        const int view = k % 3;
+        const bool with_smooth = k % 2 == 0;
+        Shape shape;
+        const int nd = 1 + static_cast<int>(g() % 3);
+        for (int d = 0; d + 1 < nd; ++d) shape.push_back(1 + static_cast<int64_t>(g() % 3));
+        shape.push_back(2 * (1 + static_cast<int64_t>(g() % 700)));
+        const int64_t n = shape.back(), rows = numel_of(shape) / n;
+        SCOPED_TRACE(::testing::Message() << "x " << xdt << " mode " << mode << " view " << view << " smooth "
+                                          << with_smooth << " shape " << ::testing::PrintToString(shape));
+        Dev x = make_view(shape, xdt, view);
+        auto vals = mx_values(g, numel_of(shape));
+        if (k == 3) std::fill(vals.begin(), vals.begin() + std::min<int64_t>(n, 512), 0.0);  // a zero level-0 block
+        x->set_values(vals);
+        Dev sm;
+        if (with_smooth) {
+          sm = view == 1 ? padded_view({n}, xdt, 1) : std::make_unique<DeviceTensor>(Shape{n}, xdt);
+          sm->fill_random(-2, 2);
+        }
+        Shape s0shape = shape;
+        s0shape.back() = (n + 511) / 512;
+        DeviceTensor y(shape, ACL_FLOAT4_E2M1), s0(s0shape, ACL_FLOAT), s1(scale_shape_of(shape, nd - 1, 32), ACL_FLOAT8_E8M0);
+        MxArgs a;
+        a.x = x->get();
+        a.smooth = sm ? sm->get() : nullptr;
+        a.round_mode = mode_name(mode);
+        a.y = y;
+        a.scale_out = s0;
+        a.scale2_out = s1;
+        ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+        auto xv = x->values();
+        const auto smv = sm ? sm->values() : std::vector<double>{};
+        std::vector<double> want_s0(static_cast<size_t>(rows * s0shape.back()));
+        for (int64_t r = 0; r < rows; ++r) {
+          double *row = xv.data() + r * n;
+          if (sm)
+            for (int64_t j = 0; j < n; ++j) row[j] = round_to(xdt, row[j] * smv[j]);
+          for (int64_t b = 0; b * 512 < n; ++b) {
+            double amax = 0;
+            for (int64_t j = b * 512; j < std::min(n, b * 512 + 512); ++j) amax = std::max(amax, std::fabs(row[j]));
+            const double s = static_cast<float>(amax / 6.0);
+            want_s0[r * s0shape.back() + b] = s;
+            for (int64_t j = b * 512; j < std::min(n, b * 512 + 512); ++j)
+              row[j] = s == 0 ? 0.0 : round_to(xdt, static_cast<float>(row[j] / s));
+          }
+        }
+        EXPECT_EQ(s0.values(), want_s0) << "level0ScaleOut";
+        Config cf;
+        cf.dst = ACL_FLOAT4_E2M1;
+        cf.mode = mode;
+        std::vector<int> wy, ws;
+        ref_quant(xv, shape, nd - 1, cf, &wy, &ws);
+        EXPECT_EQ(codes_of(y), wy) << "yOut";
+        EXPECT_EQ(codes_of(s1), ws) << "level1ScaleOut";
+        if (HasFailure()) return;
+      }
+}
+
+TEST_P(OpTableMxDualLevel, ErrorsNameTheArgument) {
+  const MxTableCase &c = GetParam();
+  const char *api = c.api.c_str();
+  const Shape shape{2, 512};
+  DeviceTensor x(shape, ACL_BF16), sm(Shape{512}, ACL_BF16), y(shape, ACL_FLOAT4_E2M1), s0(Shape{2, 1}, ACL_FLOAT),
+      s1(Shape{2, 8, 2}, ACL_FLOAT8_E8M0);
+  MxArgs good;
+  good.x = x;
+  good.smooth = sm;
+  good.y = y;
+  good.scale_out = s0;
+  good.scale2_out = s1;
+  ASSERT_EQ(run(c, good), 0) << aclGetRecentErrMsg();
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  using F = aclTensor *MxArgs::*;
+  for (const auto &[name, f] : std::vector<std::pair<const char *, F>>{{"x", &MxArgs::x},
+                                                                       {"yOut", &MxArgs::y},
+                                                                       {"level0ScaleOut", &MxArgs::scale_out},
+                                                                       {"level1ScaleOut", &MxArgs::scale2_out}}) {
+    MxArgs a = good;
+    a.*f = nullptr;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, name})) << name;
+  }
+  auto expect = [&](const MxArgs &a, const char *name, const char *what) {
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, name})) << name << ": " << what;
+  };
+  DeviceTensor xf(shape, ACL_FLOAT), xe(Shape{0, 512}, ACL_BF16), xodd(Shape{2, 511}, ACL_BF16), sm16(Shape{512}, ACL_FLOAT16),
+      sm2(Shape{1, 512}, ACL_BF16), sm256(Shape{256}, ACL_BF16), ye(shape, ACL_FLOAT4_E1M2), s0f16(Shape{2, 1}, ACL_FLOAT16),
+      s0bad(Shape{2, 2}, ACL_FLOAT), s1bad(Shape{2, 16, 2}, ACL_FLOAT8_E8M0);
+  static char ceil_[] = "ceil";
+  MxArgs a = good;
+  a.x = xf;
+  expect(a, "x", "FLOAT");
+  a.x = xe;
+  expect(a, "x", "empty");
+  a.x = xodd;
+  expect(a, "x", "odd last dim");
+  a = good;
+  for (aclTensor *bad : {sm16.get(), sm2.get(), sm256.get()}) {
+    a.smooth = bad;
+    expect(a, "smoothScaleOptional", "dtype / shape");
+  }
+  a = good;
+  a.round_mode = ceil_;
+  expect(a, "roundModeOptional", "ceil");
+  a = good;
+  a.level0_block = 256;
+  expect(a, "level0BlockSize", "256");
+  a = good;
+  a.blocksize = 64;
+  expect(a, "level1BlockSize", "64");
+  a = good;
+  a.y = ye;
+  expect(a, "yOut", "E1M2");
+  a = good;
+  a.scale_out = s0f16;
+  expect(a, "level0ScaleOut", "dtype");
+  a.scale_out = s0bad;
+  expect(a, "level0ScaleOut", "shape");
+  a = good;
+  a.scale2_out = s1bad;
+  expect(a, "level1ScaleOut", "shape");
+}
+
 // AntiMxQuant: random codes and scales -> decode(x) * 2^(s - 127) rounded to y's dtype, exactly.
 TEST_P(OpTableAntiMx, EveryFormatAndOutputAgainstFloat64) {
   reseed_for_current_test();
@@ -1272,6 +1403,7 @@ INSTANTIATE_TEST_SUITE_P(Tables, OpTableMxBlock, ::testing::ValuesIn(pick("kBloc
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableMxGrouped, ::testing::ValuesIn(pick("kGrouped")), harness::case_name<MxTableCase>);
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableMxGroupedDual, ::testing::ValuesIn(pick("kGroupedDual")),
                          harness::case_name<MxTableCase>);
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableMxDualLevel, ::testing::ValuesIn(pick("kDualLevel")), harness::case_name<MxTableCase>);
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableAntiMx, ::testing::ValuesIn(pick("kAnti")), harness::case_name<MxTableCase>);
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "common/error.h"
+#include "common/half.h"
 #include "core/thread_pool.h"
 #include "kernels/quant/quant_rows.h"
 
@@ -228,6 +229,46 @@ int mx_grouped_quant_run(const MxGroupedPlan &p, const char *x, const char *grou
       for (int64_t c = 0; c < w; ++c) scale_at(row, c, 0) = scale_at(row, c, 1) = 0;
   });
   return 0;
+}
+
+namespace {
+
+// v as x's dtype (FLOAT16 / BF16, round to nearest even) would hold it.
+float as_dtype(float v, aclDataType dt) {
+  return dt == ACL_BF16 ? bf16_to_float(float_to_bf16(v)) : dt == ACL_FLOAT16 ? half_to_float(float_to_half(v)) : v;
+}
+
+}  // namespace
+
+void mx_dual_level_run(const MxDualLevelPlan &p, const char *x, const char *smooth, uint8_t *y, float *s0, uint8_t *s1,
+                       float *buf) {
+  const MxLines &L = p.x;
+  const int64_t n = L.n, l0 = p.l0, b0 = (n + l0 - 1) / l0, blocks = (n + 31) / 32, pairs = (blocks + 1) / 2;
+  const int64_t es = static_cast<int64_t>(core::dtype_size(p.x_dtype));
+  core::parallel_tasks(p.tasks, [&](int64_t t) {
+    float *row = buf + t * 2 * n, *sm = row + n;
+    uint8_t codes[32];
+    if (smooth != nullptr) quant_load_row(smooth, p.x_dtype, p.smooth_stride, n, sm);
+    for (int64_t r = L.pre * t / p.tasks; r < L.pre * (t + 1) / p.tasks; ++r) {
+      quant_load_row(x + L.offset(r, 0) * es, p.x_dtype, L.axis_stride, n, row);
+      if (smooth != nullptr)
+        for (int64_t j = 0; j < n; ++j) row[j] = as_dtype(row[j] * sm[j], p.x_dtype);
+      for (int64_t b = 0; b < b0; ++b) {  // level 0: t = x / (max|x| / 6) in x's dtype
+        const int64_t i0 = b * l0, k = std::min(l0, n - i0);
+        const float scale = run_amax(row + i0, k) / 6.0f;
+        s0[r * b0 + b] = scale;
+        for (int64_t i = i0; i < i0 + k; ++i) row[i] = scale == 0.0f ? 0.0f : as_dtype(row[i] / scale, p.x_dtype);
+      }
+      for (int64_t b = 0; b < 2 * pairs; ++b) {  // level 1: MX blocks of 32 of t
+        const int64_t i0 = b * 32, k = std::max<int64_t>(0, std::min<int64_t>(32, n - i0));
+        const uint8_t code = k > 0 ? mx_scale_code(run_amax(row + i0, k), p.rule) : 0;
+        s1[(r * pairs + b / 2) * 2 + (b & 1)] = code;
+        if (k == 0) continue;
+        encode_run(row + i0, k, code, LowFloat::kE2M1, p.round, codes);
+        store_run(y, r * n + i0, 1, codes, k, true);
+      }
+    }
+  });
 }
 
 void anti_mx_run(const AntiMxPlan &p, const uint8_t *x, const uint8_t *scale, char *y, float *buf) {

@@ -86,6 +86,22 @@ struct MxGroupedPlan {
 int mx_grouped_quant_run(const MxGroupedPlan &p, const char *x, const char *group, uint8_t *y, uint8_t *scale,
                          float *buf);
 
+// DynamicDualLevelMxQuant: rows of x along its last dim (n, any strides), times the smooth row when given
+// (rounded to x's dtype); level 0: per `l0` elements s0 = max|x| / 6 (FLOAT, [rows, ceil(n / l0)]) and
+// t = x / s0 rounded to x's dtype (s0 = 0: t = 0); level 1: kQuant's scaleAlg 0 FLOAT4_E2M1 over blocks of 32
+// of t (scales [rows, ceil(ceil(n / 32) / 2), 2]); y contiguous nibbles.
+struct MxDualLevelPlan {
+  MxLines x;                     // post = 1: rows along the last dim
+  int64_t smooth_stride = 0;     // smooth: n values of x's dtype, this far apart (null: none)
+  aclDataType x_dtype = ACL_FLOAT16;
+  LfRound round = LfRound::kRint;
+  MxScaleRule rule;              // scaleAlg 0, E2M1
+  int64_t l0 = 512, tasks = 1;   // buf: tasks * 2 * n floats
+};
+
+void mx_dual_level_run(const MxDualLevelPlan &p, const char *x, const char *smooth, uint8_t *y, float *s0, uint8_t *s1,
+                       float *buf);
+
 struct AntiMxPlan {
   MxLines x, scale;  // scale: its [pre, ceil(blocks / 2), post] dims as lines (n: block pairs), k stride apart
   int64_t scale_k_stride = 1;

@@ -54,6 +54,18 @@ struct MxGroupedStep final : core::Step {
   }
 };
 
+struct MxDualLevelStep final : core::Step {
+  kernels::MxDualLevelPlan plan;
+  core::OperandRef x, smooth, y, s0, s1;
+  core::WsKey ws;
+  int run(const core::LaunchArgs &a) const override {
+    kernels::mx_dual_level_run(plan, x.address(a), smooth.slot >= 0 ? smooth.address(a) : nullptr,
+                               reinterpret_cast<uint8_t *>(y.address(a)), reinterpret_cast<float *>(s0.address(a)),
+                               reinterpret_cast<uint8_t *>(s1.address(a)), reinterpret_cast<float *>(a.get(ws)));
+    return 0;
+  }
+};
+
 struct AntiMxStep final : core::Step {
   kernels::AntiMxPlan plan;
   core::OperandRef x, scale, y;
@@ -398,6 +410,54 @@ void grouped(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) 
   if (dual) add_line_step(b, xs, y1, s1, c, row_pass, dst, round, srule);
 }
 
+void dual_level(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
+  core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
+  check_rank(c.x);
+  const aclTensor &x = *c.x.t;
+  if (x.numel() == 0) bad("%s is empty (shape %s); an empty x is not supported", c.x.name, core::shape_string(x).c_str());
+  check_even_last(c.x, ACL_FLOAT4_E2M1);
+  const int64_t n = x.dims[x.ndim - 1];
+  if (c.smooth.t != nullptr) {
+    core::check_dtype_in(c.smooth.t, c.smooth.name, {x.dtype});
+    if (c.smooth.t->ndim != 1 || c.smooth.t->dims[0] != n)
+      bad("%s has shape %s; it must be 1-D with x's last dim (%lld)", c.smooth.name,
+          core::shape_string(*c.smooth.t).c_str(), static_cast<long long>(n));
+  }
+  const kernels::LfRound round = round_of(c.round_mode, ACL_FLOAT4_E2M1);
+  if (c.level0_block != 512) bad("level0BlockSize is %lld; it must be 512", static_cast<long long>(c.level0_block));
+  if (c.blocksize != 32) bad("level1BlockSize is %lld; it must be 32", static_cast<long long>(c.blocksize));
+  core::check_dtype_in(c.y.t, c.y.name, {ACL_FLOAT4_E2M1});
+  core::check_shape_equals(*c.y.t, c.y.name, core::Shape::of(x));
+  check_contiguous(c.y);
+  core::Shape s0 = core::Shape::of(x);
+  s0.dims[x.ndim - 1] = (n + 511) / 512;
+  core::check_dtype_in(c.scale_out.t, c.scale_out.name, {ACL_FLOAT});
+  core::check_shape_equals(*c.scale_out.t, c.scale_out.name, s0);
+  check_contiguous(c.scale_out);
+  core::check_dtype_in(c.scale2_out.t, c.scale2_out.name, {ACL_FLOAT8_E8M0});
+  core::check_shape_equals(*c.scale2_out.t, c.scale2_out.name, scale_shape(x, x.ndim - 1, 32));
+  check_contiguous(c.scale2_out);
+  core::check_outputs_apart<core::NamedTensor>({&c.y, &c.scale_out, &c.scale2_out},
+                                               {&c.x, &c.smooth, &c.y, &c.scale_out, &c.scale2_out});
+
+  auto &st = b.add_step<MxDualLevelStep>();  // prototype order: x, smoothScaleOptional, yOut, level0, level1
+  st.x = ref_of(b, b.input(c.x.t), c.x);
+  if (c.smooth.t != nullptr) st.smooth = ref_of(b, b.input(c.smooth.t), c.smooth);
+  st.y = ref_of(b, b.output(c.y.t), c.y);
+  st.s0 = ref_of(b, b.output(c.scale_out.t), c.scale_out);
+  st.s1 = ref_of(b, b.output(c.scale2_out.t), c.scale2_out);
+  kernels::MxDualLevelPlan &P = st.plan;
+  P.x = lines_of(x, x.ndim - 1);
+  P.smooth_stride = c.smooth.t != nullptr ? c.smooth.t->strides[0] : 0;
+  P.x_dtype = x.dtype;
+  P.round = round;
+  P.rule.emax = kernels::low_float_spec(kernels::LowFloat::kE2M1).max_exp;
+  P.tasks = tasks_for(P.x.pre);
+  st.ws = b.book("mx_dual_level.rows", static_cast<uint64_t>(P.tasks * 2 * n) * sizeof(float));
+  if (core::current_phase1_trace() != nullptr)
+    core::record_choice("dual_level_mx_quant:rows/scalar/tasks=" + std::to_string(P.tasks), nullptr);
+}
+
 void anti(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
   core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
   check_rank(c.x);
@@ -442,6 +502,7 @@ void anti(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
 void mx_quant_phase1(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
   if (rule.kind == MxKind::kAnti) anti(b, rule, c);
   else if (rule.kind == MxKind::kGrouped || rule.kind == MxKind::kGroupedDual) grouped(b, rule, c);
+  else if (rule.kind == MxKind::kDualLevel) dual_level(b, rule, c);
   else quant(b, rule, c);  // kQuant, kDual, kBlock
 }
 

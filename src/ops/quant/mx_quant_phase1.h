@@ -51,6 +51,13 @@
 //          kGrouped along dim 0 into y2Out / y2ScaleOut ([M / 64 + G, N, 2]) with groupIndex INT64, and kQuant
 //          along dim -1 into y1Out / y1ScaleOut ([M, N / 64, 2]); scaleAlg 1 only, dstDtype 35 / 36, round
 //          null or "rint", maxDtypeValue 0 (reserved); outputs contiguous.
+//  kDualLevel (DynamicDualLevelMxQuant)  x FLOAT16 / BF16, 1-7 dims, even last dim n, not empty, any strides;
+//          smoothScaleOptional (x's dtype, 1-D [n], any stride): x = x * smooth rounded to x's dtype (our reading
+//          of "x = x * smooth_scale"); level 0 (level0BlockSize 512): level0ScaleOut (FLOAT, x's shape with the
+//          last dim ceil(n / 512)) = max|x| / 6 over each block, t = x / level0Scale rounded to x's dtype (a block
+//          of zeros: scale 0 and t = 0 — the docs divide by it); level 1 (level1BlockSize 32): kQuant's scaleAlg
+//          0 to FLOAT4_E2M1 over t (level1ScaleOut [.., ceil(ceil(n / 32) / 2), 2]); round rint / round / floor.
+//          Outputs contiguous (the docs allow strides: not supported here).
 //  kAnti   (AntiMxQuant)  y = decode(x) * 2^(mxscale - 127) in fp32, rounded once to y's dtype (dstType 0
 //          FLOAT, 1 FLOAT16, 27 BF16 = y's dtype); blocksize 32 along axis; x FLOAT8 (any strides) or FLOAT4
 //          (contiguous, even last dim); mxscale FLOAT8_E8M0 of kQuant's mxscaleOut shape, any strides; y x's
@@ -66,7 +73,7 @@
 
 namespace opsnn::ops {
 
-enum class MxKind : uint8_t { kQuant, kDual, kBlock, kGrouped, kGroupedDual, kAnti };
+enum class MxKind : uint8_t { kQuant, kDual, kBlock, kGrouped, kGroupedDual, kDualLevel, kAnti };
 
 struct MxQuantRule {
   MxKind kind;
@@ -74,8 +81,8 @@ struct MxQuantRule {
 };
 
 struct MxQuantCall {
-  core::NamedTensor x, scale, group, y, scale_out, y2, scale2_out;
-  int64_t axis = -1, dst_type = 0, blocksize = 32, scale_alg = 0;
+  core::NamedTensor x, scale, group, smooth, y, scale_out, y2, scale2_out;
+  int64_t axis = -1, dst_type = 0, blocksize = 32, scale_alg = 0, level0_block = 512;
   const char *round_mode = nullptr;
   double dst_type_max = 0.0, max_low_bound = 0.0;
   bool given_dst_type_max = false;  // the prototype has dstTypeMax (the V2 forms)
