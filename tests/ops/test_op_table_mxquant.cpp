@@ -235,6 +235,7 @@ class OpTableMxBlock : public ::testing::TestWithParam<MxTableCase> {};
 class OpTableMxGrouped : public ::testing::TestWithParam<MxTableCase> {};
 class OpTableMxGroupedDual : public ::testing::TestWithParam<MxTableCase> {};
 class OpTableMxDualLevel : public ::testing::TestWithParam<MxTableCase> {};
+class OpTableMxToBlock : public ::testing::TestWithParam<MxTableCase> {};
 class OpTableAntiMx : public ::testing::TestWithParam<MxTableCase> {};
 
 struct QuantProblem {
@@ -1229,6 +1230,134 @@ TEST_P(OpTableMxDualLevel, ErrorsNameTheArgument) {
   expect(a, "level1ScaleOut", "shape");
 }
 
+// MxToBlockMxQuant: per 32 x 32 block, exponent = max row scale - MAX_OFFSET (>= 0), y = x * 2^(row - block).
+TEST_P(OpTableMxToBlock, EveryFormatPairAgainstFloat64) {
+  reseed_for_current_test();
+  const MxTableCase &c = GetParam();
+  auto &g = rng();
+  for (aclDataType src : c.dtypes)
+    for (aclDataType dst : {ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E5M2})
+      for (int k = 0; k < 4; ++k) {
+        const int max_offset = emax_of(dst) - emax_of(src);  // the documented 13 / 15 / 6 / 8
+        const bool batched = k % 2;
+        const int64_t batch = batched ? 2 : 1, m = 64 * (1 + static_cast<int64_t>(g() % 2)),
+                      n = 2 * (1 + static_cast<int64_t>(g() % 50));
+        const Shape shape = batched ? Shape{batch, m, n} : Shape{m, n};
+        const Shape sshape = scale_shape_of(shape, shape.size() - 1, 32);
+        SCOPED_TRACE(::testing::Message() << src << " -> " << dst << " shape " << ::testing::PrintToString(shape));
+        DeviceTensor x(shape, src), ms(sshape, ACL_FLOAT8_E8M0), y(shape, dst),
+            s1(sshape, ACL_FLOAT8_E8M0), s2(scale_shape_of(shape, shape.size() - 2, 32), ACL_FLOAT8_E8M0);
+        auto *xp = static_cast<uint8_t *>(x.data());
+        auto *sp = static_cast<uint8_t *>(ms.data());
+        std::vector<int> xc(static_cast<size_t>(numel_of(shape))), sc(static_cast<size_t>(numel_of(sshape)));
+        for (size_t i = 0; i < xc.size(); ++i) {
+          xc[i] = static_cast<int>(g() % 16);
+          xp[i >> 1] = static_cast<uint8_t>((i & 1) ? (xp[i >> 1] & 0x0F) | (xc[i] << 4) : (xp[i >> 1] & 0xF0) | xc[i]);
+        }
+        for (size_t i = 0; i < sc.size(); ++i) {
+          const int u = static_cast<int>(g() % 100);
+          sc[i] = u == 0 ? 255 : u < 10 ? u % 5 : 110 + u % 30;  // NaN, below MAX_OFFSET, ordinary
+          sp[i] = static_cast<uint8_t>(sc[i]);
+        }
+        MxArgs a;
+        a.x = x;
+        a.scale = ms;
+        a.dst_type = dst;
+        a.y = y;
+        a.scale_out = s1;
+        a.scale2_out = s2;
+        ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+        const int64_t cb = (n + 31) / 32, cp = sshape[sshape.size() - 2], rp = m / 64;
+        std::vector<int> wy(xc.size()), w1(sc.size(), 0), w2(static_cast<size_t>(batch * rp * n * 2), 0);
+        const lfref::Fmt fs = lfref::fmt_of(src), fd = lfref::fmt_of(dst);
+        for (int64_t b = 0; b < batch; ++b)
+          for (int64_t r = 0; r < m / 32; ++r)
+            for (int64_t cc = 0; cc < cb; ++cc) {
+              auto row_code = [&](int64_t i) { return sc[((b * m + r * 32 + i) * cp + cc / 2) * 2 + (cc & 1)]; };
+              int top = 0;
+              for (int64_t i = 0; i < 32; ++i) top = std::max(top, row_code(i));
+              const int bc = top == 255 ? 255 : std::max(0, top - max_offset);
+              for (int64_t i = 0; i < 32; ++i) {
+                w1[((b * m + r * 32 + i) * cp + cc / 2) * 2 + (cc & 1)] = bc;
+                for (int64_t j = cc * 32; j < std::min(n, cc * 32 + 32); ++j) {
+                  const int64_t e = (b * m + r * 32 + i) * n + j;
+                  wy[e] = bc == 255 || row_code(i) == 255
+                              ? 0x7F
+                              : lfref::encode(fd, lfref::value(fs, xc[e]) * std::ldexp(1.0, row_code(i) - bc), lfref::kRint);
+                  w2[((b * rp + r / 2) * n + j) * 2 + (r & 1)] = bc;
+                }
+              }
+            }
+        EXPECT_EQ(codes_of(y), wy) << "y";
+        EXPECT_EQ(codes_of(s1), w1) << "scale1";
+        EXPECT_EQ(codes_of(s2), w2) << "scale2";
+        if (HasFailure()) return;
+      }
+}
+
+TEST_P(OpTableMxToBlock, ErrorsNameTheArgument) {
+  const MxTableCase &c = GetParam();
+  const char *api = c.api.c_str();
+  const Shape shape{64, 2};
+  DeviceTensor x(shape, ACL_FLOAT4_E2M1), ms(Shape{64, 1, 2}, ACL_FLOAT8_E8M0), y(shape, ACL_FLOAT8_E4M3FN),
+      s1(Shape{64, 1, 2}, ACL_FLOAT8_E8M0), s2(Shape{1, 2, 2}, ACL_FLOAT8_E8M0);
+  std::memset(x.data(), 0x12, 64);
+  std::memset(ms.data(), 128, 128);
+  MxArgs good;
+  good.x = x;
+  good.scale = ms;
+  good.y = y;
+  good.scale_out = s1;
+  good.scale2_out = s2;
+  ASSERT_EQ(run(c, good), 0) << aclGetRecentErrMsg();
+  EXPECT_EQ(codes_of(y)[0], 0x68);  // 0x12's low nibble: E2M1 1.0, times 2^6 (MAX_OFFSET E2M1 -> E4M3FN) = 64
+  EXPECT_EQ(codes_of(y)[1], 0x60);  // high nibble 0.5 -> 32
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  using F = aclTensor *MxArgs::*;
+  for (const auto &[name, f] : std::vector<std::pair<const char *, F>>{{"x", &MxArgs::x},
+                                                                       {"mxscale", &MxArgs::scale},
+                                                                       {"y", &MxArgs::y},
+                                                                       {"scale1", &MxArgs::scale_out},
+                                                                       {"scale2", &MxArgs::scale2_out}}) {
+    MxArgs a = good;
+    a.*f = nullptr;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, name})) << name;
+  }
+  auto expect = [&](const MxArgs &a, const char *name, const char *what) {
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, name})) << name << ": " << what;
+  };
+  DeviceTensor x8(shape, ACL_FLOAT8_E4M3FN), x1(Shape{128}, ACL_FLOAT4_E2M1), x32(Shape{32, 2}, ACL_FLOAT4_E2M1),
+      x3(Shape{64, 3}, ACL_FLOAT4_E2M1), msbad(Shape{64, 2, 2}, ACL_FLOAT8_E8M0), y5(shape, ACL_FLOAT8_E5M2),
+      s2bad(Shape{2, 2, 2}, ACL_FLOAT8_E8M0), msf(Shape{64, 1, 2}, ACL_FLOAT);
+  MxArgs a = good;
+  a.x = x8;
+  expect(a, "x", "FLOAT8");
+  a.x = x1;
+  expect(a, "x", "1-D");
+  a.x = x32;
+  expect(a, "x", "M 32");
+  a.x = x3;
+  expect(a, "x", "odd N");
+  a = good;
+  a.dst_type = ACL_FLOAT4_E2M1;
+  expect(a, "dstType", "FLOAT4");
+  a = good;
+  a.y = y5;
+  expect(a, "y", "dtype other than dstType");
+  a = good;
+  a.scale = msbad;
+  expect(a, "mxscale", "shape");
+  a.scale = msf;
+  expect(a, "mxscale", "dtype");
+  a = good;
+  a.scale2_out = s2bad;
+  expect(a, "scale2", "shape");
+  a = good;
+  a.scale_out = s2;
+  expect(a, "scale1", "shape");
+}
+
 // AntiMxQuant: random codes and scales -> decode(x) * 2^(s - 127) rounded to y's dtype, exactly.
 TEST_P(OpTableAntiMx, EveryFormatAndOutputAgainstFloat64) {
   reseed_for_current_test();
@@ -1404,6 +1533,7 @@ INSTANTIATE_TEST_SUITE_P(Tables, OpTableMxGrouped, ::testing::ValuesIn(pick("kGr
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableMxGroupedDual, ::testing::ValuesIn(pick("kGroupedDual")),
                          harness::case_name<MxTableCase>);
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableMxDualLevel, ::testing::ValuesIn(pick("kDualLevel")), harness::case_name<MxTableCase>);
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableMxToBlock, ::testing::ValuesIn(pick("kToBlock")), harness::case_name<MxTableCase>);
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableAntiMx, ::testing::ValuesIn(pick("kAnti")), harness::case_name<MxTableCase>);
 
 }  // namespace

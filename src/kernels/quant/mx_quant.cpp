@@ -130,9 +130,27 @@ void mx_quant_run(const MxQuantPlan &p, const char *x, uint8_t *y, uint8_t *scal
   });
 }
 
+namespace {
+
+// The scales of block row r (of batch bi) of a 32 x 32-block matrix [m, n]: bcode[c] for its cb block columns,
+// broadcast to scale1 [.., m, cpairs, 2] (every row of the block row) and scale2 [.., rpairs, n, 2] (every
+// column); the pads (an odd block-column or block-row count) 0.
+void put_block_scales(uint8_t *s1, uint8_t *s2, int64_t bi, int64_t r, int64_t m, int64_t n, const uint8_t *bcode) {
+  const int64_t rb = (m + 31) / 32, cb = (n + 31) / 32, cpairs = (cb + 1) / 2, rpairs = (rb + 1) / 2;
+  const int64_t r0 = r * 32, kr = std::min<int64_t>(32, m - r0);
+  for (int64_t i = 0; i < kr; ++i)
+    for (int64_t c = 0; c < 2 * cpairs; ++c) s1[((bi * m + r0 + i) * cpairs + c / 2) * 2 + (c & 1)] = c < cb ? bcode[c] : 0;
+  for (int64_t j = 0; j < n; ++j) {
+    uint8_t *s2p = s2 + ((bi * rpairs + r / 2) * n + j) * 2;
+    s2p[r & 1] = bcode[j / 32];
+    if (r == rb - 1 && rb % 2 == 1) s2p[1] = 0;
+  }
+}
+
+}  // namespace
+
 void mx_block_quant_run(const MxBlockPlan &p, const char *x, uint8_t *y, uint8_t *s1, uint8_t *s2, float *buf) {
-  const int64_t m = p.m, n = p.n, rb = (m + 31) / 32, cb = (n + 31) / 32, cpairs = (cb + 1) / 2;
-  const int64_t rpairs = (rb + 1) / 2;
+  const int64_t m = p.m, n = p.n, rb = (m + 31) / 32, cb = (n + 31) / 32;
   const bool nibbles = low_float_spec(p.fmt).bits == 4;
   const int64_t es = static_cast<int64_t>(core::dtype_size(p.x_dtype));
   core::parallel_tasks(p.tasks, [&](int64_t t) {
@@ -142,31 +160,52 @@ void mx_block_quant_run(const MxBlockPlan &p, const char *x, uint8_t *y, uint8_t
       const int64_t bi = w / rb, r = w % rb, r0 = r * 32, kr = std::min<int64_t>(32, m - r0);
       for (int64_t i = 0; i < kr; ++i)
         quant_load_row(x + (bi * p.stride_b + (r0 + i) * p.stride_m) * es, p.x_dtype, p.stride_n, n, rows + i * n);
-      for (int64_t c = 0; c < 2 * cpairs; ++c) {  // the block scales of this block row (0: the pad)
-        uint8_t code = 0;
-        if (c < cb) {
-          float amax = 0.0f;
-          const int64_t kc = std::min<int64_t>(32, n - c * 32);
-          for (int64_t i = 0; i < kr && amax == amax; ++i) {
-            const float a = run_amax(rows + i * n + c * 32, kc);
-            amax = (a > amax || a != a) ? a : amax;
-          }
-          code = mx_scale_code(amax, p.rule);
+      for (int64_t c = 0; c < cb; ++c) {
+        float amax = 0.0f;
+        const int64_t kc = std::min<int64_t>(32, n - c * 32);
+        for (int64_t i = 0; i < kr && amax == amax; ++i) {
+          const float a = run_amax(rows + i * n + c * 32, kc);
+          amax = (a > amax || a != a) ? a : amax;
         }
-        // scale1 [.., m, cpairs, 2]: every row of the block row; scale2 [.., rpairs, n, 2]: every column
-        for (int64_t i = 0; i < kr; ++i) s1[((bi * m + r0 + i) * cpairs + c / 2) * 2 + (c & 1)] = code;
-        if (c < cb) bcode[c] = code;
+        bcode[c] = mx_scale_code(amax, p.rule);
       }
-      for (int64_t j = 0; j < n; ++j) {
-        uint8_t *s2p = s2 + ((bi * rpairs + r / 2) * n + j) * 2;
-        s2p[r & 1] = bcode[j / 32];
-        if (r == rb - 1 && rb % 2 == 1) s2p[1] = 0;  // the pad of an odd block-row count
-      }
+      put_block_scales(s1, s2, bi, r, m, n, bcode);
       for (int64_t i = 0; i < kr; ++i)
         for (int64_t c = 0; c < cb; ++c) {
           const int64_t kc = std::min<int64_t>(32, n - c * 32);
           encode_run(rows + i * n + c * 32, kc, bcode[c], p.fmt, p.round, codes);
           store_run(y, (bi * m + r0 + i) * n + c * 32, 1, codes, kc, nibbles);
+        }
+    }
+  });
+}
+
+void mx_to_block_run(const MxToBlockPlan &p, const uint8_t *x, const uint8_t *mxscale, uint8_t *y, uint8_t *s1,
+                     uint8_t *s2, uint8_t *buf) {
+  const int64_t m = p.m, n = p.n, rb = (m + 31) / 32, cb = (n + 31) / 32, cpairs = (cb + 1) / 2;
+  const int offset = low_float_spec(p.dst).max_exp - low_float_spec(p.src).max_exp;  // MAX_OFFSET
+  core::parallel_tasks(p.tasks, [&](int64_t t) {
+    uint8_t *bcode = buf + t * cb, codes[32];
+    for (int64_t w = p.batch * rb * t / p.tasks; w < p.batch * rb * (t + 1) / p.tasks; ++w) {
+      const int64_t bi = w / rb, r = w % rb, r0 = r * 32, kr = std::min<int64_t>(32, m - r0);
+      auto row_scale = [&](int64_t i, int64_t c) { return mxscale[((bi * m + r0 + i) * cpairs + c / 2) * 2 + (c & 1)]; };
+      for (int64_t c = 0; c < cb; ++c) {  // the block's exponent: its rows' largest, less MAX_OFFSET (255: NaN)
+        int top = 0;
+        for (int64_t i = 0; i < kr; ++i) top = std::max<int>(top, row_scale(i, c));
+        bcode[c] = top == 255 ? 255 : static_cast<uint8_t>(std::max(0, top - offset));
+      }
+      put_block_scales(s1, s2, bi, r, m, n, bcode);
+      for (int64_t i = 0; i < kr; ++i)
+        for (int64_t c = 0; c < cb; ++c) {
+          const int64_t kc = std::min<int64_t>(32, n - c * 32), first = (bi * m + r0 + i) * n + c * 32;
+          // x * 2^(row scale - block scale): exact in fp32, then the FLOAT8 code (saturated; 255: NaN)
+          const int sh = static_cast<int>(row_scale(i, c)) - static_cast<int>(bcode[c]);
+          for (int64_t k = 0; k < kc; ++k) {
+            const float v = std::ldexp(lf_decode(get_code(x, first + k, true), p.src), sh);
+            codes[k] = bcode[c] == 255 || row_scale(i, c) == 255 ? low_float_spec(p.dst).nan
+                                                                 : lf_encode(v, p.dst, LfRound::kRint);
+          }
+          store_run(y, first, 1, codes, kc, false);
         }
     }
   });

@@ -102,6 +102,20 @@ struct MxDualLevelPlan {
 void mx_dual_level_run(const MxDualLevelPlan &p, const char *x, const char *smooth, uint8_t *y, float *s0, uint8_t *s1,
                        float *buf);
 
+// MxToBlockMxQuant: FLOAT4 x [batch, m, n] (contiguous) with its per-row MX scales mxscale [batch, m, cpairs, 2] to
+// FLOAT8 y in 32 x 32 blocks: block exponent = the largest row scale of the block less MAX_OFFSET (the two formats'
+// emax difference: E2M1 -> E5M2 13, E1M2 -> E5M2 15, E2M1 -> E4M3FN 6, E1M2 -> E4M3FN 8; at least 0; a row scale
+// 255 makes it 255), y = x * 2^(row scale - block exponent) (rint), the block exponents broadcast as
+// DynamicBlockMxQuant's scale1 / scale2.
+struct MxToBlockPlan {
+  int64_t batch = 1, m = 0, n = 0;
+  LowFloat src = LowFloat::kE2M1, dst = LowFloat::kE4M3;
+  int64_t tasks = 1;  // ranges of (batch, block row), each with ceil(n / 32) bytes of buffer
+};
+
+void mx_to_block_run(const MxToBlockPlan &p, const uint8_t *x, const uint8_t *mxscale, uint8_t *y, uint8_t *s1,
+                     uint8_t *s2, uint8_t *buf);
+
 struct AntiMxPlan {
   MxLines x, scale;  // scale: its [pre, ceil(blocks / 2), post] dims as lines (n: block pairs), k stride apart
   int64_t scale_k_stride = 1;

@@ -66,6 +66,17 @@ struct MxDualLevelStep final : core::Step {
   }
 };
 
+struct MxToBlockStep final : core::Step {
+  kernels::MxToBlockPlan plan;
+  core::OperandRef x, scale, y, s1, s2;
+  core::WsKey ws;
+  int run(const core::LaunchArgs &a) const override {
+    auto u8 = [&](const core::OperandRef &r) { return reinterpret_cast<uint8_t *>(r.address(a)); };
+    kernels::mx_to_block_run(plan, u8(x), u8(scale), u8(y), u8(s1), u8(s2), reinterpret_cast<uint8_t *>(a.get(ws)));
+    return 0;
+  }
+};
+
 struct AntiMxStep final : core::Step {
   kernels::AntiMxPlan plan;
   core::OperandRef x, scale, y;
@@ -458,6 +469,48 @@ void dual_level(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &
     core::record_choice("dual_level_mx_quant:rows/scalar/tasks=" + std::to_string(P.tasks), nullptr);
 }
 
+void to_block(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
+  core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
+  const aclTensor &x = *c.x.t;
+  if (x.ndim < 2 || x.ndim > 3) bad("%s has %d dims; it must have 2 or 3 ([B,] M, N)", c.x.name, x.ndim);
+  if (x.numel() == 0) bad("%s is empty (shape %s); an empty x is not supported", c.x.name, core::shape_string(x).c_str());
+  if (x.dims[x.ndim - 2] % 64 != 0)
+    bad("%s has shape %s; its dim -2 must be a multiple of 64", c.x.name, core::shape_string(x).c_str());
+  check_even_last(c.x, x.dtype);
+  check_contiguous(c.x);
+  const aclDataType dst = static_cast<aclDataType>(c.dst_type);
+  if (dst != ACL_FLOAT8_E5M2 && dst != ACL_FLOAT8_E4M3FN)
+    bad("dstType is %lld; it must be 35 (FLOAT8_E5M2) or 36 (FLOAT8_E4M3FN)", static_cast<long long>(c.dst_type));
+  const int d = x.ndim;
+  for (const core::NamedTensor *s : {&c.scale, &c.scale_out, &c.scale2_out}) {
+    core::check_dtype_in(s->t, s->name, {ACL_FLOAT8_E8M0});
+    core::check_shape_equals(*s->t, s->name, scale_shape(x, s == &c.scale2_out ? d - 2 : d - 1, 32));
+    check_contiguous(*s);
+  }
+  core::check_dtype_in(c.y.t, c.y.name, {dst});
+  core::check_shape_equals(*c.y.t, c.y.name, core::Shape::of(x));
+  check_contiguous(c.y);
+  core::check_outputs_apart<core::NamedTensor>({&c.y, &c.scale_out, &c.scale2_out},
+                                               {&c.x, &c.scale, &c.y, &c.scale_out, &c.scale2_out});
+
+  auto &st = b.add_step<MxToBlockStep>();  // prototype order: x, mxscale, y, scale1, scale2
+  st.x = ref_of(b, b.input(c.x.t), c.x);
+  st.scale = ref_of(b, b.input(c.scale.t), c.scale);
+  st.y = ref_of(b, b.output(c.y.t), c.y);
+  st.s1 = ref_of(b, b.output(c.scale_out.t), c.scale_out);
+  st.s2 = ref_of(b, b.output(c.scale2_out.t), c.scale2_out);
+  kernels::MxToBlockPlan &P = st.plan;
+  P.batch = d == 3 ? x.dims[0] : 1;
+  P.m = x.dims[d - 2];
+  P.n = x.dims[d - 1];
+  P.src = format_of(x.dtype);
+  P.dst = format_of(dst);
+  P.tasks = tasks_for(P.batch * (P.m / 32));
+  st.ws = b.book("mx_to_block.codes", static_cast<uint64_t>(P.tasks * ((P.n + 31) / 32)));
+  if (core::current_phase1_trace() != nullptr)
+    core::record_choice("mx_to_block_mx_quant:block_rows/scalar/tasks=" + std::to_string(P.tasks), nullptr);
+}
+
 void anti(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
   core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
   check_rank(c.x);
@@ -503,6 +556,7 @@ void mx_quant_phase1(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantC
   if (rule.kind == MxKind::kAnti) anti(b, rule, c);
   else if (rule.kind == MxKind::kGrouped || rule.kind == MxKind::kGroupedDual) grouped(b, rule, c);
   else if (rule.kind == MxKind::kDualLevel) dual_level(b, rule, c);
+  else if (rule.kind == MxKind::kToBlock) to_block(b, rule, c);
   else quant(b, rule, c);  // kQuant, kDual, kBlock
 }
 

@@ -58,6 +58,13 @@
 //          of zeros: scale 0 and t = 0 — the docs divide by it); level 1 (level1BlockSize 32): kQuant's scaleAlg
 //          0 to FLOAT4_E2M1 over t (level1ScaleOut [.., ceil(ceil(n / 32) / 2), 2]); round rint / round / floor.
 //          Outputs contiguous (the docs allow strides: not supported here).
+//  kToBlock (MxToBlockMxQuant)  x FLOAT4_E2M1 / E1M2 [M, N] or [B, M, N], contiguous, not empty, M a multiple of
+//          64, N even; mxscale its DynamicMxQuant scales along the last dim ([.., M, ceil(ceil(N / 32) / 2), 2],
+//          contiguous); y FLOAT8 (dstType 35 / 36) in 32 x 32 blocks. Our reading of "scale_fp8 =
+//          max(mxscale) / MAX_OFFSET, x_fp8 = x_fp4 * mxscale / scale_fp8" in the exponent domain (the scales
+//          are powers of two, MAX_OFFSET 13 / 15 / 6 / 8 the emax differences): block code = max(row codes) -
+//          MAX_OFFSET (at least 0), y = cast(x * 2^(row code - block code)), exact and within range; a row code
+//          255 gives NaN. scale1 / scale2: the block codes broadcast as kBlock's scale1Out / scale2Out.
 //  kAnti   (AntiMxQuant)  y = decode(x) * 2^(mxscale - 127) in fp32, rounded once to y's dtype (dstType 0
 //          FLOAT, 1 FLOAT16, 27 BF16 = y's dtype); blocksize 32 along axis; x FLOAT8 (any strides) or FLOAT4
 //          (contiguous, even last dim); mxscale FLOAT8_E8M0 of kQuant's mxscaleOut shape, any strides; y x's
@@ -73,7 +80,7 @@
 
 namespace opsnn::ops {
 
-enum class MxKind : uint8_t { kQuant, kDual, kBlock, kGrouped, kGroupedDual, kDualLevel, kAnti };
+enum class MxKind : uint8_t { kQuant, kDual, kBlock, kGrouped, kGroupedDual, kDualLevel, kToBlock, kAnti };
 
 struct MxQuantRule {
   MxKind kind;
