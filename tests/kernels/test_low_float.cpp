@@ -16,7 +16,9 @@
 #include <random>
 #include <vector>
 
+#include "core/cpu_features.h"
 #include "kernels/quant/low_float.h"
+#include "kernels/quant/mx_rows.h"
 #include "low_float_ref.h"
 
 namespace opsnn::kernels {
@@ -139,6 +141,36 @@ TEST(LowFloat, RintRowMatchesTheScalarEncoder) {
     }
   }
 }
+
+#if defined(__x86_64__)
+// The avx512 tier of the MX block kernels gives the portable build's results: codes on every probe point and
+// block scale (lengths around the 16-lane steps), and the block max with and without NaN.
+TEST(LowFloat, Avx512RowKernelsMatchThePortableBuild) {
+  const auto &cpu = core::cpu_features();
+  if (!(cpu.avx512f && cpu.avx512bw && cpu.avx512vl && cpu.avx512dq)) GTEST_SKIP() << "no AVX-512 on this CPU";
+  std::mt19937_64 g(11);
+  for (const Fmt &m : kFmts) {
+    std::vector<float> v;
+    for (double p : probe_points(m, g)) v.push_back(static_cast<float>(p));
+    std::vector<uint8_t> want(v.size()), got(v.size());
+    for (int e : {0, -3, 7, -126, 126})
+      for (int64_t n : {int64_t{1}, int64_t{15}, int64_t{16}, int64_t{17}, int64_t{33}, static_cast<int64_t>(v.size())}) {
+        const float mul = std::ldexp(1.0f, e);
+        lf_encode_rint_row(v.data(), n, mul, m.f, want.data());
+        lf_encode_rint_row_avx512(v.data(), n, mul, m.f, got.data());
+        for (int64_t i = 0; i < n; ++i) ASSERT_EQ(got[i], want[i]) << m.name << " v " << v[i] << " mul 2^" << e;
+      }
+  }
+  std::uniform_real_distribution<float> u(-100, 100);
+  for (int64_t n : {1, 16, 31, 32, 47, 1024}) {
+    std::vector<float> v(static_cast<size_t>(n));
+    for (auto &e : v) e = u(g);
+    EXPECT_EQ(mx_amax_avx512(v.data(), n), mx_amax_portable(v.data(), n)) << n;
+    v[static_cast<size_t>(g() % static_cast<uint64_t>(n))] = NAN;
+    EXPECT_TRUE(std::isnan(mx_amax_avx512(v.data(), n))) << n;
+  }
+}
+#endif
 
 TEST(LowFloat, TiesAndSaturationSpotChecks) {
   // E2M1: 2.5 is halfway between 2 (mantissa 0) and 3: rint keeps 2, round goes to 3; 5 -> 4 (rint), 6 (round)

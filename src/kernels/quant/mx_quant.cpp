@@ -73,23 +73,13 @@ uint8_t mx_scale_code(float amax, const MxScaleRule &r) {
 
 namespace {
 
-// Max |v| of a run; NaN if any element is NaN.
-float run_amax(const float *v, int64_t k) {
-  float amax = 0.0f;
-  for (int64_t i = 0; i < k; ++i) {
-    const float a = std::fabs(v[i]);
-    amax = (a > amax || a != a) ? a : amax;
-    if (amax != amax) break;
-  }
-  return amax;
-}
-
 // codes[i] of v[i] / 2^(code - 127) (one exact multiplication); a NaN scale: the format's positive NaN
 // (FLOAT4: 0).
-void encode_run(const float *v, int64_t k, uint8_t code, LowFloat fmt, LfRound round, uint8_t *codes) {
+void encode_run(const MxRowKernels &rk, const float *v, int64_t k, uint8_t code, LowFloat fmt, LfRound round,
+                uint8_t *codes) {
   const float inv = std::ldexp(1.0f, 127 - static_cast<int>(code));
   if (code == 255) std::memset(codes, low_float_spec(fmt).nan, static_cast<size_t>(k));
-  else if (round == LfRound::kRint) lf_encode_rint_row(v, k, inv, fmt, codes);
+  else if (round == LfRound::kRint) rk.encode_rint(v, k, inv, fmt, codes);
   else
     for (int64_t i = 0; i < k; ++i) codes[i] = lf_encode(v[i] * inv, fmt, round);
 }
@@ -120,10 +110,10 @@ void mx_quant_run(const MxQuantPlan &p, const char *x, uint8_t *y, uint8_t *scal
         quant_load_row(x + L.offset(pi, q) * es, p.x_dtype, L.axis_stride, n, line);
         for (int64_t b = 0; b < 2 * pairs; ++b) {
           const int64_t i0 = b * bs, k = std::max<int64_t>(0, std::min(bs, n - i0));
-          const uint8_t code = k > 0 ? mx_scale_code(run_amax(line + i0, k), p.rule) : 0;
+          const uint8_t code = k > 0 ? mx_scale_code(p.rows.amax(line + i0, k), p.rule) : 0;
           scale[((pi * pairs + b / 2) * L.post + q) * 2 + (b & 1)] = code;
           if (k == 0) continue;
-          encode_run(line + i0, k, code, p.fmt, p.round, codes);
+          encode_run(p.rows, line + i0, k, code, p.fmt, p.round, codes);
           store_run(y, (pi * n + i0) * L.post + q, L.post, codes, k, nibbles);
         }
       }
@@ -164,7 +154,7 @@ void mx_block_quant_run(const MxBlockPlan &p, const char *x, uint8_t *y, uint8_t
         float amax = 0.0f;
         const int64_t kc = std::min<int64_t>(32, n - c * 32);
         for (int64_t i = 0; i < kr && amax == amax; ++i) {
-          const float a = run_amax(rows + i * n + c * 32, kc);
+          const float a = p.rows.amax(rows + i * n + c * 32, kc);
           amax = (a > amax || a != a) ? a : amax;
         }
         bcode[c] = mx_scale_code(amax, p.rule);
@@ -173,7 +163,7 @@ void mx_block_quant_run(const MxBlockPlan &p, const char *x, uint8_t *y, uint8_t
       for (int64_t i = 0; i < kr; ++i)
         for (int64_t c = 0; c < cb; ++c) {
           const int64_t kc = std::min<int64_t>(32, n - c * 32);
-          encode_run(rows + i * n + c * 32, kc, bcode[c], p.fmt, p.round, codes);
+          encode_run(p.rows, rows + i * n + c * 32, kc, bcode[c], p.fmt, p.round, codes);
           store_run(y, (bi * m + r0 + i) * n + c * 32, 1, codes, kc, nibbles);
         }
     }
@@ -256,7 +246,7 @@ int mx_grouped_quant_run(const MxGroupedPlan &p, const char *x, const char *grou
         }
         for (int64_t i = 0; i < kr; ++i) {
           for (int64_t c = 0; c < w; ++c) tmp[c] = std::isnan(inv[c]) ? NAN : rows[i * p.width + c] * inv[c];
-          encode_run(tmp, w, 127, p.fmt, p.round, codes);  // scale code 127: multiplier 1
+          encode_run(p.rows, tmp, w, 127, p.fmt, p.round, codes);  // scale code 127: multiplier 1
           const int64_t first = (r0 + i) * p.y_stride_m + c0 * p.y_stride_n;
           store_run(y, first, p.y_stride_n, codes, w, nibbles);
         }
@@ -294,16 +284,16 @@ void mx_dual_level_run(const MxDualLevelPlan &p, const char *x, const char *smoo
         for (int64_t j = 0; j < n; ++j) row[j] = as_dtype(row[j] * sm[j], p.x_dtype);
       for (int64_t b = 0; b < b0; ++b) {  // level 0: t = x / (max|x| / 6) in x's dtype
         const int64_t i0 = b * l0, k = std::min(l0, n - i0);
-        const float scale = run_amax(row + i0, k) / 6.0f;
+        const float scale = p.rows.amax(row + i0, k) / 6.0f;
         s0[r * b0 + b] = scale;
         for (int64_t i = i0; i < i0 + k; ++i) row[i] = scale == 0.0f ? 0.0f : as_dtype(row[i] / scale, p.x_dtype);
       }
       for (int64_t b = 0; b < 2 * pairs; ++b) {  // level 1: MX blocks of 32 of t
         const int64_t i0 = b * 32, k = std::max<int64_t>(0, std::min<int64_t>(32, n - i0));
-        const uint8_t code = k > 0 ? mx_scale_code(run_amax(row + i0, k), p.rule) : 0;
+        const uint8_t code = k > 0 ? mx_scale_code(p.rows.amax(row + i0, k), p.rule) : 0;
         s1[(r * pairs + b / 2) * 2 + (b & 1)] = code;
         if (k == 0) continue;
-        encode_run(row + i0, k, code, LowFloat::kE2M1, p.round, codes);
+        encode_run(p.rows, row + i0, k, code, LowFloat::kE2M1, p.round, codes);
         store_run(y, r * n + i0, 1, codes, k, true);
       }
     }

@@ -11,6 +11,7 @@
 #include "core/dtype.h"
 #include "core/tensor.h"
 #include "kernels/quant/low_float.h"
+#include "kernels/quant/mx_rows.h"
 
 namespace opsnn::kernels {
 
@@ -40,6 +41,7 @@ struct MxLines {
 };
 
 struct MxQuantPlan {
+  MxRowKernels rows = mx_rows_portable();  // the tier's block kernels (phase 1 chooses)
   MxLines x;
   aclDataType x_dtype = ACL_FLOAT;
   LowFloat fmt = LowFloat::kE4M3;
@@ -55,6 +57,7 @@ void mx_quant_run(const MxQuantPlan &p, const char *x, uint8_t *y, uint8_t *scal
 // [batch, m, ceil(cb / 2), 2] (per row, block column 2j + k at [j, k]) and scale2 [batch, ceil(rb / 2), n, 2]
 // (per column, block row 2i + k at [i, .., k]); y contiguous [batch, m, n].
 struct MxBlockPlan {
+  MxRowKernels rows = mx_rows_portable();  // the tier's block kernels (phase 1 chooses)
   int64_t batch = 1, m = 0, n = 0, stride_b = 0, stride_m = 0, stride_n = 1;
   aclDataType x_dtype = ACL_FLOAT16;
   LowFloat fmt = LowFloat::kE4M3;
@@ -71,6 +74,7 @@ void mx_block_quant_run(const MxBlockPlan &p, const char *x, uint8_t *y, uint8_t
 // scale [rows_total, n, 2] (block 2j + k of column c at [off_g + j, c, k]; pads and the rows past the last
 // group: 0). y [m, n] with its strides (FLOAT4: contiguous).
 struct MxGroupedPlan {
+  MxRowKernels rows = mx_rows_portable();  // the tier's block kernels (phase 1 chooses)
   int64_t m = 0, n = 0, groups = 0, scale_rows = 0;
   int64_t x_stride_m = 0, x_stride_n = 1, y_stride_m = 0, y_stride_n = 1, group_stride = 1;
   bool group_i64 = false;  // groupIndex INT64 (else INT32)
@@ -91,6 +95,7 @@ int mx_grouped_quant_run(const MxGroupedPlan &p, const char *x, const char *grou
 // t = x / s0 rounded to x's dtype (s0 = 0: t = 0); level 1: kQuant's scaleAlg 0 FLOAT4_E2M1 over blocks of 32
 // of t (scales [rows, ceil(ceil(n / 32) / 2), 2]); y contiguous nibbles.
 struct MxDualLevelPlan {
+  MxRowKernels rows = mx_rows_portable();  // the tier's block kernels (phase 1 chooses)
   MxLines x;                     // post = 1: rows along the last dim
   int64_t smooth_stride = 0;     // smooth: n values of x's dtype, this far apart (null: none)
   aclDataType x_dtype = ACL_FLOAT16;

@@ -164,6 +164,16 @@ void check_even_last(const core::NamedTensor &x, aclDataType fp4) {
 
 int64_t tasks_for(int64_t pre) { return std::max<int64_t>(1, std::min<int64_t>(core::num_threads(), pre)); }
 
+// The block kernels' tier (kernels/quant/mx_rows.h), recorded with the op's choice `what` under OPSNN_VERBOSE.
+kernels::MxRowKernels row_kernels(const std::string &what) {
+  kernels::MxRowKernels k;
+  core::ImplTrace trace;
+  const bool traced = core::current_phase1_trace() != nullptr;
+  const char *tier = kernels::choose_mx_row_tier(&k, traced ? &trace : nullptr);
+  if (traced) core::record_choice(what + "/" + tier, &trace);
+  return k;
+}
+
 kernels::LfRound round_of(const char *mode, aclDataType dst) {
   const std::string m = mode == nullptr ? "rint" : mode;
   if (m == "rint") return kernels::LfRound::kRint;
@@ -257,8 +267,7 @@ void record_block(core::OpBuilder &b, int xs, const MxQuantCall &c, const aclTen
   const int64_t work = P.batch * ((P.m + 31) / 32);
   P.tasks = tasks_for(work);
   st.ws = b.book("mx_block.rows", static_cast<uint64_t>(P.tasks * (32 * P.n + (P.n + 31) / 32)) * sizeof(float));
-  if (core::current_phase1_trace() != nullptr)
-    core::record_choice("mx_block_quant:block_rows/scalar/tasks=" + std::to_string(P.tasks), nullptr);
+  P.rows = row_kernels("mx_block_quant:block_rows/tasks=" + std::to_string(P.tasks));
 }
 
 // One quantised axis: its output and scales.
@@ -284,9 +293,7 @@ void add_line_step(core::OpBuilder &b, int xs, int ys, int ss, const MxQuantCall
   P.blocksize = c.blocksize;
   P.tasks = tasks_for(P.x.pre);
   st.ws = b.book("mx_quant.lines", static_cast<uint64_t>(P.tasks * std::max<int64_t>(P.x.n, 1)) * sizeof(float));
-  if (core::current_phase1_trace() != nullptr)
-    core::record_choice("mx_quant:lines/scalar/axis=" + std::to_string(q.axis) + "/tasks=" + std::to_string(P.tasks),
-                        nullptr);
+  P.rows = row_kernels("mx_quant:lines/axis=" + std::to_string(q.axis) + "/tasks=" + std::to_string(P.tasks));
 }
 
 void quant(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
@@ -416,8 +423,7 @@ void grouped(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) 
   P.tasks = std::max<int64_t>(1, std::min<int64_t>(core::num_threads(), (P.n + 63) / 64));
   P.width = std::max<int64_t>(2, ((P.n + P.tasks - 1) / P.tasks + 1) / 2 * 2);
   st.ws = b.book("mx_grouped.rows", static_cast<uint64_t>(P.tasks * P.buf_floats()) * sizeof(float));
-  if (core::current_phase1_trace() != nullptr)
-    core::record_choice("grouped_mx_quant:column_ranges/scalar/tasks=" + std::to_string(P.tasks), nullptr);
+  P.rows = row_kernels("grouped_mx_quant:column_ranges/tasks=" + std::to_string(P.tasks));
   if (dual) add_line_step(b, xs, y1, s1, c, row_pass, dst, round, srule);
 }
 
@@ -465,8 +471,7 @@ void dual_level(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &
   P.rule.emax = kernels::low_float_spec(kernels::LowFloat::kE2M1).max_exp;
   P.tasks = tasks_for(P.x.pre);
   st.ws = b.book("mx_dual_level.rows", static_cast<uint64_t>(P.tasks * 2 * n) * sizeof(float));
-  if (core::current_phase1_trace() != nullptr)
-    core::record_choice("dual_level_mx_quant:rows/scalar/tasks=" + std::to_string(P.tasks), nullptr);
+  P.rows = row_kernels("dual_level_mx_quant:rows/tasks=" + std::to_string(P.tasks));
 }
 
 void to_block(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {

@@ -1,0 +1,58 @@
+// The MX row kernels built for the avx512 tier (kernels/quant/mx_rows.h): 16 lanes a step, the tail through
+// the portable build (no masked loads: the emulated build's SIMDe lacks some).
+#include <cmath>
+
+#include "kernels/quant/mx_rows.h"
+#include "kernels/simd/avx512_intrinsics.h"
+
+namespace opsnn::kernels {
+
+float mx_amax_avx512(const float *v, int64_t n) {
+  const int64_t body = n / 16 * 16;
+  const __m512 abs_mask = _mm512_castsi512_ps(_mm512_set1_epi32(0x7FFFFFFF));
+  __m512 m = _mm512_setzero_ps();
+  __mmask16 nan = 0;
+  for (int64_t i = 0; i < body; i += 16) {
+    const __m512 x = _mm512_loadu_ps(v + i);
+    nan |= _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+    m = _mm512_max_ps(m, _mm512_and_ps(x, abs_mask));
+  }
+  if (nan != 0) return NAN;
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, m);
+  float head = 0.0f;
+  for (float l : lanes) head = l > head ? l : head;
+  const float tail = mx_amax_portable(v + body, n - body);
+  return tail != tail ? tail : (tail > head ? tail : head);
+}
+
+// lf_encode_rint_row's steps on 16 lanes: saturation, the subnormal grid (a rounding conversion), half-to-even
+// rounding of the dropped mantissa bits, the sign, NaN.
+void lf_encode_rint_row_avx512(const float *v, int64_t n, float mul, LowFloat f, uint8_t *codes) {
+  const LowFloatSpec &s = low_float_spec(f);
+  const int m = s.man_bits, drop = 23 - m, emin = 1 - s.bias;
+  const int64_t body = n / 16 * 16;
+  const __m512 vmul = _mm512_set1_ps(mul), vmax = _mm512_set1_ps(s.max), to_sub = _mm512_set1_ps(std::ldexp(1.0f, m - emin));
+  const __m512i abs_mask = _mm512_set1_epi32(0x7FFFFFFF), inf = _mm512_set1_epi32(0x7F800000);
+  const __m512i min_normal = _mm512_set1_epi32((emin + 127) << 23), half = _mm512_set1_epi32((1 << (drop - 1)) - 1);
+  const __m512i one = _mm512_set1_epi32(1), rebias = _mm512_set1_epi32((127 - s.bias) << m);
+  const __m512i max_code = _mm512_set1_epi32(s.max_code), nan_code = _mm512_set1_epi32(s.nan);
+  for (int64_t j = 0; j < body; j += 16) {
+    const __m512i b = _mm512_castps_si512(_mm512_mul_ps(_mm512_loadu_ps(v + j), vmul));
+    const __m512i sign = _mm512_slli_epi32(_mm512_srli_epi32(b, 31), s.bits - 1);
+    const __m512i a = _mm512_and_si512(b, abs_mask);
+    const __m512 af = _mm512_castsi512_ps(a);
+    const __mmask16 is_nan = _mm512_cmpgt_epi32_mask(a, inf);
+    const __mmask16 is_sat = _mm512_cmp_ps_mask(af, vmax, _CMP_GE_OQ);
+    const __mmask16 is_sub = _mm512_cmplt_epi32_mask(a, min_normal);
+    const __m512i r = _mm512_add_epi32(a, _mm512_add_epi32(half, _mm512_and_si512(_mm512_srli_epi32(a, drop), one)));
+    __m512i c = _mm512_min_epu32(_mm512_sub_epi32(_mm512_srli_epi32(r, drop), rebias), max_code);
+    c = _mm512_mask_mov_epi32(c, is_sub, _mm512_cvtps_epi32(_mm512_mul_ps(af, to_sub)));  // MXCSR: half to even
+    c = _mm512_or_si512(_mm512_mask_mov_epi32(c, is_sat, max_code), sign);
+    c = _mm512_mask_mov_epi32(c, is_nan, s.nan != 0 ? _mm512_or_si512(nan_code, sign) : _mm512_setzero_si512());
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(codes + j), _mm512_cvtepi32_epi8(c));
+  }
+  lf_encode_rint_row(v + body, n - body, mul, f, codes + body);
+}
+
+}  // namespace opsnn::kernels
