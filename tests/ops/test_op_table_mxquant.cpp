@@ -229,6 +229,26 @@ std::vector<double> mx_values(std::mt19937_64 &g, int64_t n) {
   return v;
 }
 
+using Field = aclTensor *MxArgs::*;
+
+// Each listed tensor argument null in turn: 161001 naming it.
+void expect_nulls(const MxTableCase &c, const MxArgs &good, const std::vector<std::pair<const char *, Field>> &fields) {
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  for (const auto &[name, f] : fields) {
+    MxArgs a = good;
+    a.*f = nullptr;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {c.api.c_str(), name})) << name;
+  }
+}
+
+// 161002 with a message naming `name` (`what`: the case, for the failure's message).
+void expect_invalid(const MxTableCase &c, const MxArgs &a, const char *name, const char *what) {
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {c.api.c_str(), name})) << name << ": " << what;
+}
+
 class OpTableMxQuant : public ::testing::TestWithParam<MxTableCase> {};
 class OpTableMxDual : public ::testing::TestWithParam<MxTableCase> {};
 class OpTableMxBlock : public ::testing::TestWithParam<MxTableCase> {};
@@ -391,7 +411,6 @@ TEST_P(OpTableMxQuant, DocumentedExample) {  // BF16 (0, 8, 64, 512), E4M3FN: sc
 
 TEST_P(OpTableMxQuant, ErrorsNameTheArgument) {
   const MxTableCase &c = GetParam();
-  const char *api = c.api.c_str();
   const Shape shape{4, 64};
   DeviceTensor x(shape, ACL_BF16), y(shape, ACL_FLOAT8_E4M3FN), s(Shape{4, 1, 2}, ACL_FLOAT8_E8M0);
   MxArgs good;
@@ -399,18 +418,8 @@ TEST_P(OpTableMxQuant, ErrorsNameTheArgument) {
   good.y = y;
   good.scale_out = s;
   ASSERT_EQ(run(c, good), 0) << aclGetRecentErrMsg();
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  using F = aclTensor *MxArgs::*;
-  for (const auto &[name, f] : std::vector<std::pair<const char *, F>>{
-           {"x", &MxArgs::x}, {"yOut", &MxArgs::y}, {"mxscaleOut", &MxArgs::scale_out}}) {
-    MxArgs a = good;
-    a.*f = nullptr;
-    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, name})) << name;
-  }
-  auto expect = [&](const MxArgs &a, const char *name, const char *what) {
-    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, name})) << name << ": " << what;
-  };
+  expect_nulls(c, good, {{"x", &MxArgs::x}, {"yOut", &MxArgs::y}, {"mxscaleOut", &MxArgs::scale_out}});
+  auto expect = [&](const MxArgs &a, const char *name, const char *what) { expect_invalid(c, a, name, what); };
   DeviceTensor xi(shape, ACL_INT32), x8(Shape{1, 1, 1, 1, 1, 1, 1, 64}, ACL_BF16), xf(Shape{4, 16}, ACL_FLOAT),
       xodd(Shape{4, 63}, ACL_BF16), y5(shape, ACL_FLOAT8_E5M2), yshape(Shape{4, 32}, ACL_FLOAT8_E4M3FN),
       yf4(shape, ACL_FLOAT4_E2M1), yf4e(shape, ACL_FLOAT4_E1M2), sf(Shape{4, 1, 2}, ACL_FLOAT), s2(Shape{4, 1}, ACL_FLOAT8_E8M0),
@@ -561,7 +570,6 @@ TEST_P(OpTableMxDual, BothAxesAgainstFloat64) {
 
 TEST_P(OpTableMxDual, ErrorsNameTheArgument) {
   const MxTableCase &c = GetParam();
-  const char *api = c.api.c_str();
   const Shape shape{40, 64};
   DeviceTensor x(shape, ACL_BF16), y1(shape, ACL_FLOAT8_E4M3FN), y2(shape, ACL_FLOAT8_E4M3FN),
       s1(Shape{40, 1, 2}, ACL_FLOAT8_E8M0), s2(Shape{1, 64, 2}, ACL_FLOAT8_E8M0);
@@ -572,21 +580,8 @@ TEST_P(OpTableMxDual, ErrorsNameTheArgument) {
   good.y2 = y2;
   good.scale2_out = s2;
   ASSERT_EQ(run(c, good), 0) << aclGetRecentErrMsg();
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  using F = aclTensor *MxArgs::*;
-  for (const auto &[name, f] : std::vector<std::pair<const char *, F>>{{"x", &MxArgs::x},
-                                                                       {"y1Out", &MxArgs::y},
-                                                                       {"mxscale1Out", &MxArgs::scale_out},
-                                                                       {"y2Out", &MxArgs::y2},
-                                                                       {"mxscale2Out", &MxArgs::scale2_out}}) {
-    MxArgs a = good;
-    a.*f = nullptr;
-    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, name})) << name;
-  }
-  auto expect = [&](const MxArgs &a, const char *name, const char *what) {
-    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, name})) << name << ": " << what;
-  };
+  expect_nulls(c, good, {{"x", &MxArgs::x}, {"y1Out", &MxArgs::y}, {"mxscale1Out", &MxArgs::scale_out}, {"y2Out", &MxArgs::y2}, {"mxscale2Out", &MxArgs::scale2_out}});
+  auto expect = [&](const MxArgs &a, const char *name, const char *what) { expect_invalid(c, a, name, what); };
   DeviceTensor x1(Shape{64}, ACL_BF16), xf(shape, ACL_FLOAT), y2f4(shape, ACL_FLOAT4_E2M1), s2bad(Shape{2, 64, 2}, ACL_FLOAT8_E8M0),
       y2shape(Shape{40, 32}, ACL_FLOAT8_E4M3FN), xe(Shape{0, 64}, ACL_BF16), ye(Shape{0, 64}, ACL_FLOAT8_E4M3FN),
       s1e(Shape{0, 1, 2}, ACL_FLOAT8_E8M0), s2e(Shape{0, 64, 2}, ACL_FLOAT8_E8M0);
@@ -726,7 +721,6 @@ TEST_P(OpTableMxBlock, DocumentedExample) {  // BF16 [1, 4] (0, 8, 64, 512) -> E
 
 TEST_P(OpTableMxBlock, ErrorsNameTheArgument) {
   const MxTableCase &c = GetParam();
-  const char *api = c.api.c_str();
   const Shape shape{40, 64};
   DeviceTensor x(shape, ACL_BF16), y(shape, ACL_FLOAT8_E4M3FN), s1(Shape{40, 1, 2}, ACL_FLOAT8_E8M0),
       s2(Shape{1, 64, 2}, ACL_FLOAT8_E8M0);
@@ -736,18 +730,8 @@ TEST_P(OpTableMxBlock, ErrorsNameTheArgument) {
   good.scale_out = s1;
   good.scale2_out = s2;
   ASSERT_EQ(run(c, good), 0) << aclGetRecentErrMsg();
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  using F = aclTensor *MxArgs::*;
-  for (const auto &[name, f] : std::vector<std::pair<const char *, F>>{
-           {"x", &MxArgs::x}, {"yOut", &MxArgs::y}, {"scale1Out", &MxArgs::scale_out}, {"scale2Out", &MxArgs::scale2_out}}) {
-    MxArgs a = good;
-    a.*f = nullptr;
-    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, name})) << name;
-  }
-  auto expect = [&](const MxArgs &a, const char *name, const char *what) {
-    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, name})) << name << ": " << what;
-  };
+  expect_nulls(c, good, {{"x", &MxArgs::x}, {"yOut", &MxArgs::y}, {"scale1Out", &MxArgs::scale_out}, {"scale2Out", &MxArgs::scale2_out}});
+  auto expect = [&](const MxArgs &a, const char *name, const char *what) { expect_invalid(c, a, name, what); };
   DeviceTensor x4(Shape{1, 1, 40, 64}, ACL_BF16), x1(Shape{64}, ACL_BF16), xe(Shape{0, 64}, ACL_BF16),
       ye(Shape{0, 64}, ACL_FLOAT8_E4M3FN), s1e(Shape{0, 1, 2}, ACL_FLOAT8_E8M0), s2e(Shape{0, 64, 2}, ACL_FLOAT8_E8M0),
       xf(shape, ACL_FLOAT), s2bad(Shape{2, 64, 2}, ACL_FLOAT8_E8M0), yf4(shape, ACL_FLOAT4_E2M1);
@@ -896,7 +880,6 @@ TEST_P(OpTableMxGrouped, BadGroupIndexFailsTheLaunchBeforeWriting) {
 
 TEST_P(OpTableMxGrouped, ErrorsNameTheArgument) {
   const MxTableCase &c = GetParam();
-  const char *api = c.api.c_str();
   DeviceTensor x(Shape{64, 8}, ACL_BF16), gi(Shape{2}, ACL_INT32), y(Shape{64, 8}, ACL_FLOAT8_E4M3FN),
       s(Shape{3, 8, 2}, ACL_FLOAT8_E8M0);
   gi.set_values({32, 64});
@@ -908,23 +891,15 @@ TEST_P(OpTableMxGrouped, ErrorsNameTheArgument) {
   good.scale_out = s;
   good.round_mode = rint;
   ASSERT_EQ(run(c, good), 0) << aclGetRecentErrMsg();
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  using F = aclTensor *MxArgs::*;
-  for (const auto &[name, f] : std::vector<std::pair<const char *, F>>{
-           {"x", &MxArgs::x}, {"groupIndex", &MxArgs::group}, {"y", &MxArgs::y}, {"mxscale", &MxArgs::scale_out}}) {
-    MxArgs a = good;
-    a.*f = nullptr;
-    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, name})) << name;
-  }
+  expect_nulls(c, good, {{"x", &MxArgs::x}, {"groupIndex", &MxArgs::group}, {"y", &MxArgs::y}, {"mxscale", &MxArgs::scale_out}});
   {
     MxArgs a = good;
     a.round_mode = nullptr;
-    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, "roundMode"}));
+    uint64_t ws = 0;
+    aclOpExecutor *ex = nullptr;
+    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {c.api.c_str(), "roundMode"}));
   }
-  auto expect = [&](const MxArgs &a, const char *name, const char *what) {
-    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, name})) << name << ": " << what;
-  };
+  auto expect = [&](const MxArgs &a, const char *name, const char *what) { expect_invalid(c, a, name, what); };
   DeviceTensor x3(Shape{1, 64, 8}, ACL_BF16), xf(Shape{64, 8}, ACL_FLOAT), g64(Shape{2}, ACL_INT64),
       g2d(Shape{1, 2}, ACL_INT32), g0(Shape{0}, ACL_INT32), yshape(Shape{64, 6}, ACL_FLOAT8_E4M3FN),
       sshape(Shape{2, 8, 2}, ACL_FLOAT8_E8M0), x7(Shape{64, 7}, ACL_BF16), y7(Shape{64, 7}, ACL_FLOAT4_E2M1),
@@ -1038,7 +1013,6 @@ TEST_P(OpTableMxGroupedDual, BothAxesAgainstFloat64) {
 
 TEST_P(OpTableMxGroupedDual, ErrorsNameTheArgument) {
   const MxTableCase &c = GetParam();
-  const char *api = c.api.c_str();
   DeviceTensor x(Shape{64, 64}, ACL_BF16), gi(Shape{2}, ACL_INT64), y1(Shape{64, 64}, ACL_FLOAT8_E4M3FN),
       s1(Shape{64, 1, 2}, ACL_FLOAT8_E8M0), y2(Shape{64, 64}, ACL_FLOAT8_E4M3FN), s2(Shape{3, 64, 2}, ACL_FLOAT8_E8M0);
   gi.set_values({32, 64});
@@ -1051,22 +1025,8 @@ TEST_P(OpTableMxGroupedDual, ErrorsNameTheArgument) {
   good.y2 = y2;
   good.scale2_out = s2;
   ASSERT_EQ(run(c, good), 0) << aclGetRecentErrMsg();
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  using F = aclTensor *MxArgs::*;
-  for (const auto &[name, f] : std::vector<std::pair<const char *, F>>{{"x", &MxArgs::x},
-                                                                       {"groupIndex", &MxArgs::group},
-                                                                       {"y1Out", &MxArgs::y},
-                                                                       {"y1ScaleOut", &MxArgs::scale_out},
-                                                                       {"y2Out", &MxArgs::y2},
-                                                                       {"y2ScaleOut", &MxArgs::scale2_out}}) {
-    MxArgs a = good;
-    a.*f = nullptr;
-    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, name})) << name;
-  }
-  auto expect = [&](const MxArgs &a, const char *name, const char *what) {
-    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, name})) << name << ": " << what;
-  };
+  expect_nulls(c, good, {{"x", &MxArgs::x}, {"groupIndex", &MxArgs::group}, {"y1Out", &MxArgs::y}, {"y1ScaleOut", &MxArgs::scale_out}, {"y2Out", &MxArgs::y2}, {"y2ScaleOut", &MxArgs::scale2_out}});
+  auto expect = [&](const MxArgs &a, const char *name, const char *what) { expect_invalid(c, a, name, what); };
   DeviceTensor x96(Shape{64, 96}, ACL_BF16), g32(Shape{2}, ACL_INT32), s1bad(Shape{64, 2, 2}, ACL_FLOAT8_E8M0),
       s2bad(Shape{2, 64, 2}, ACL_FLOAT8_E8M0), y1f4(Shape{64, 64}, ACL_FLOAT4_E2M1);
   static char floor_[] = "floor";
@@ -1167,7 +1127,6 @@ TEST_P(OpTableMxDualLevel, BothLevelsAgainstFloat64) {
 
 TEST_P(OpTableMxDualLevel, ErrorsNameTheArgument) {
   const MxTableCase &c = GetParam();
-  const char *api = c.api.c_str();
   const Shape shape{2, 512};
   DeviceTensor x(shape, ACL_BF16), sm(Shape{512}, ACL_BF16), y(shape, ACL_FLOAT4_E2M1), s0(Shape{2, 1}, ACL_FLOAT),
       s1(Shape{2, 8, 2}, ACL_FLOAT8_E8M0);
@@ -1178,20 +1137,8 @@ TEST_P(OpTableMxDualLevel, ErrorsNameTheArgument) {
   good.scale_out = s0;
   good.scale2_out = s1;
   ASSERT_EQ(run(c, good), 0) << aclGetRecentErrMsg();
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  using F = aclTensor *MxArgs::*;
-  for (const auto &[name, f] : std::vector<std::pair<const char *, F>>{{"x", &MxArgs::x},
-                                                                       {"yOut", &MxArgs::y},
-                                                                       {"level0ScaleOut", &MxArgs::scale_out},
-                                                                       {"level1ScaleOut", &MxArgs::scale2_out}}) {
-    MxArgs a = good;
-    a.*f = nullptr;
-    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, name})) << name;
-  }
-  auto expect = [&](const MxArgs &a, const char *name, const char *what) {
-    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, name})) << name << ": " << what;
-  };
+  expect_nulls(c, good, {{"x", &MxArgs::x}, {"yOut", &MxArgs::y}, {"level0ScaleOut", &MxArgs::scale_out}, {"level1ScaleOut", &MxArgs::scale2_out}});
+  auto expect = [&](const MxArgs &a, const char *name, const char *what) { expect_invalid(c, a, name, what); };
   DeviceTensor xf(shape, ACL_FLOAT), xe(Shape{0, 512}, ACL_BF16), xodd(Shape{2, 511}, ACL_BF16), sm16(Shape{512}, ACL_FLOAT16),
       sm2(Shape{1, 512}, ACL_BF16), sm256(Shape{256}, ACL_BF16), ye(shape, ACL_FLOAT4_E1M2), s0f16(Shape{2, 1}, ACL_FLOAT16),
       s0bad(Shape{2, 2}, ACL_FLOAT), s1bad(Shape{2, 16, 2}, ACL_FLOAT8_E8M0);
@@ -1297,7 +1244,6 @@ TEST_P(OpTableMxToBlock, EveryFormatPairAgainstFloat64) {
 
 TEST_P(OpTableMxToBlock, ErrorsNameTheArgument) {
   const MxTableCase &c = GetParam();
-  const char *api = c.api.c_str();
   const Shape shape{64, 2};
   DeviceTensor x(shape, ACL_FLOAT4_E2M1), ms(Shape{64, 1, 2}, ACL_FLOAT8_E8M0), y(shape, ACL_FLOAT8_E4M3FN),
       s1(Shape{64, 1, 2}, ACL_FLOAT8_E8M0), s2(Shape{1, 2, 2}, ACL_FLOAT8_E8M0);
@@ -1312,21 +1258,8 @@ TEST_P(OpTableMxToBlock, ErrorsNameTheArgument) {
   ASSERT_EQ(run(c, good), 0) << aclGetRecentErrMsg();
   EXPECT_EQ(codes_of(y)[0], 0x68);  // 0x12's low nibble: E2M1 1.0, times 2^6 (MAX_OFFSET E2M1 -> E4M3FN) = 64
   EXPECT_EQ(codes_of(y)[1], 0x60);  // high nibble 0.5 -> 32
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  using F = aclTensor *MxArgs::*;
-  for (const auto &[name, f] : std::vector<std::pair<const char *, F>>{{"x", &MxArgs::x},
-                                                                       {"mxscale", &MxArgs::scale},
-                                                                       {"y", &MxArgs::y},
-                                                                       {"scale1", &MxArgs::scale_out},
-                                                                       {"scale2", &MxArgs::scale2_out}}) {
-    MxArgs a = good;
-    a.*f = nullptr;
-    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, name})) << name;
-  }
-  auto expect = [&](const MxArgs &a, const char *name, const char *what) {
-    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, name})) << name << ": " << what;
-  };
+  expect_nulls(c, good, {{"x", &MxArgs::x}, {"mxscale", &MxArgs::scale}, {"y", &MxArgs::y}, {"scale1", &MxArgs::scale_out}, {"scale2", &MxArgs::scale2_out}});
+  auto expect = [&](const MxArgs &a, const char *name, const char *what) { expect_invalid(c, a, name, what); };
   DeviceTensor x8(shape, ACL_FLOAT8_E4M3FN), x1(Shape{128}, ACL_FLOAT4_E2M1), x32(Shape{32, 2}, ACL_FLOAT4_E2M1),
       x3(Shape{64, 3}, ACL_FLOAT4_E2M1), msbad(Shape{64, 2, 2}, ACL_FLOAT8_E8M0), y5(shape, ACL_FLOAT8_E5M2),
       s2bad(Shape{2, 2, 2}, ACL_FLOAT8_E8M0), msf(Shape{64, 1, 2}, ACL_FLOAT);
@@ -1465,7 +1398,6 @@ TEST_P(OpTableAntiMx, QuantThenDequantGivesXBackWithinAStep) {
 
 TEST_P(OpTableAntiMx, ErrorsNameTheArgument) {
   const MxTableCase &c = GetParam();
-  const char *api = c.api.c_str();
   const Shape shape{4, 64};
   DeviceTensor x(shape, ACL_FLOAT8_E4M3FN), s(Shape{4, 1, 2}, ACL_FLOAT8_E8M0), y(shape, ACL_BF16);
   std::memset(x.data(), 0, 256);
@@ -1476,18 +1408,8 @@ TEST_P(OpTableAntiMx, ErrorsNameTheArgument) {
   good.y = y;
   good.dst_type = ACL_BF16;
   ASSERT_EQ(run(c, good), 0) << aclGetRecentErrMsg();
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  using F = aclTensor *MxArgs::*;
-  for (const auto &[name, f] :
-       std::vector<std::pair<const char *, F>>{{"x", &MxArgs::x}, {"mxscale", &MxArgs::scale}, {"y", &MxArgs::y}}) {
-    MxArgs a = good;
-    a.*f = nullptr;
-    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR, {api, name})) << name;
-  }
-  auto expect = [&](const MxArgs &a, const char *name, const char *what) {
-    EXPECT_TRUE(fails_with(c.phase1(a, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {api, name})) << name << ": " << what;
-  };
+  expect_nulls(c, good, {{"x", &MxArgs::x}, {"mxscale", &MxArgs::scale}, {"y", &MxArgs::y}});
+  auto expect = [&](const MxArgs &a, const char *name, const char *what) { expect_invalid(c, a, name, what); };
   DeviceTensor xf(shape, ACL_FLOAT), x4odd(Shape{4, 63}, ACL_FLOAT4_E2M1), y63(Shape{4, 63}, ACL_BF16),
       sbad(Shape{4, 2, 2}, ACL_FLOAT8_E8M0), sf(Shape{4, 1, 2}, ACL_FLOAT), y16(shape, ACL_FLOAT16),
       yshape(Shape{4, 32}, ACL_BF16);

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdarg>
-#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -97,14 +95,15 @@ LowFloat format_of(aclDataType dt) {
   return f;
 }
 
-[[noreturn]] void bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void bad(const char *fmt, ...) {
-  char msg[512];
-  va_list ap;
-  va_start(ap, fmt);
-  std::vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  throw_error(ACLNN_ERR_PARAM_INVALID, "%s", msg);
+// 161002 with a message naming the argument.
+template <class... Args>
+[[noreturn]] void invalid(const char *fmt, Args... args) {
+  throw_error(ACLNN_ERR_PARAM_INVALID, fmt, args...);
+}
+
+void check_not_empty(const core::NamedTensor &x) {
+  if (x.t->numel() == 0)
+    invalid("%s is empty (shape %s); an empty x is not supported", x.name, core::shape_string(*x.t).c_str());
 }
 
 // Where a registered view starts: FLOAT4 offsets count nibbles (an even one: a whole byte).
@@ -112,8 +111,9 @@ core::OperandRef ref_of(core::OpBuilder &b, int slot, const core::NamedTensor &a
   const aclTensor &t = b.tensor(slot);
   core::OperandRef r = core::OperandRef::of_slot(slot, t);
   if (is_fp4(t.dtype)) {
-    if (t.offset % 2 != 0) bad("%s (FLOAT4) starts at the odd element offset %lld; it must start on a whole byte",
-                               a.name, static_cast<long long>(t.offset));
+    if (t.offset % 2 != 0)
+      invalid("%s (FLOAT4) starts at the odd element offset %lld; it must start on a whole byte", a.name,
+              static_cast<long long>(t.offset));
     r.offset_bytes = t.offset / 2;
   }
   return r;
@@ -121,7 +121,7 @@ core::OperandRef ref_of(core::OpBuilder &b, int slot, const core::NamedTensor &a
 
 void check_contiguous(const core::NamedTensor &a) {
   if (a.t->numel() > 0 && !a.t->is_contiguous())
-    bad("%s (dims %s, strides %s) must be contiguous", a.name, core::shape_string(*a.t).c_str(),
+    invalid("%s (dims %s, strides %s) must be contiguous", a.name, core::shape_string(*a.t).c_str(),
         core::shape_string(a.t->strides, a.t->ndim).c_str());
 }
 
@@ -153,12 +153,12 @@ core::Shape scale_shape(const aclTensor &x, int axis, int64_t blocksize) {
 }
 
 void check_rank(const core::NamedTensor &x) {
-  if (x.t->ndim < 1 || x.t->ndim > 7) bad("%s has %d dims; it must have 1 to 7", x.name, x.t->ndim);
+  if (x.t->ndim < 1 || x.t->ndim > 7) invalid("%s has %d dims; it must have 1 to 7", x.name, x.t->ndim);
 }
 
 void check_even_last(const core::NamedTensor &x, aclDataType fp4) {
   if (x.t->dims[x.t->ndim - 1] % 2 != 0)
-    bad("%s has an odd last dim (%lld); %s packs two elements a byte", x.name,
+    invalid("%s has an odd last dim (%lld); %s packs two elements a byte", x.name,
         static_cast<long long>(x.t->dims[x.t->ndim - 1]), core::dtype_name(fp4));
 }
 
@@ -179,14 +179,14 @@ kernels::LfRound round_of(const char *mode, aclDataType dst) {
   if (m == "rint") return kernels::LfRound::kRint;
   if (is_fp4(dst) && m == "floor") return kernels::LfRound::kFloor;
   if (is_fp4(dst) && m == "round") return kernels::LfRound::kRound;
-  bad("roundModeOptional \"%s\" is not supported for dstType %s (FLOAT4: rint, floor, round; FLOAT8: rint)",
+  invalid("roundModeOptional \"%s\" is not supported for dstType %s (FLOAT4: rint, floor, round; FLOAT8: rint)",
       m.c_str(), core::dtype_name(dst));
 }
 
 aclDataType checked_dst(const MxQuantCall &c) {
   const aclDataType dst = static_cast<aclDataType>(c.dst_type);
   if (dst != ACL_FLOAT8_E5M2 && dst != ACL_FLOAT8_E4M3FN && dst != ACL_FLOAT4_E2M1 && dst != ACL_FLOAT4_E1M2)
-    bad("dstType is %lld; it must be 35 (FLOAT8_E5M2), 36 (FLOAT8_E4M3FN), 40 (FLOAT4_E2M1) or 41 (FLOAT4_E1M2)",
+    invalid("dstType is %lld; it must be 35 (FLOAT8_E5M2), 36 (FLOAT8_E4M3FN), 40 (FLOAT4_E2M1) or 41 (FLOAT4_E1M2)",
         static_cast<long long>(c.dst_type));
   return dst;
 }
@@ -194,40 +194,41 @@ aclDataType checked_dst(const MxQuantCall &c) {
 // dstTypeMax's accepted values per op (0: the format's largest value).
 void check_dst_type_max(double m, aclDataType dst, int64_t blocksize, MxKind kind) {
   if (kind == MxKind::kBlock) {
-    if (m != 0.0 && m != 6.0 && m != 7.0) bad("dstTypeMax is %g; this op takes 0, 6 or 7", m);
+    if (m != 0.0 && m != 6.0 && m != 7.0) invalid("dstTypeMax is %g; this op takes 0, 6 or 7", m);
   } else if (kind == MxKind::kGrouped) {
     const bool ok = m == 0.0 || (dst == ACL_FLOAT4_E1M2 && m >= 1.75 && m <= 3.5) ||
                     (dst == ACL_FLOAT4_E2M1 && m >= 6.0 && m <= 12.0);
-    if (!ok) bad("dstTypeMax is %g; it must be 0, or in [1.75, 3.5] for FLOAT4_E1M2 / [6, 12] for FLOAT4_E2M1", m);
+    if (!ok)
+      invalid("dstTypeMax is %g; it must be 0, or in [1.75, 3.5] for FLOAT4_E1M2 / [6, 12] for FLOAT4_E2M1", m);
     return;
   } else if (!(m == 0.0 || (m >= 6.0 && m <= 12.0))) {
-    bad("dstTypeMax is %g; it must be 0 or in [6, 12]", m);
+    invalid("dstTypeMax is %g; it must be 0 or in [6, 12]", m);
   }
   if (m != 0.0 && (dst != ACL_FLOAT4_E2M1 || blocksize != 32))
-    bad("dstTypeMax is %g; a non-zero value needs dstType FLOAT4_E2M1 and blocksize 32", m);
+    invalid("dstTypeMax is %g; a non-zero value needs dstType FLOAT4_E2M1 and blocksize 32", m);
 }
 
 kernels::MxScaleRule scale_rule(const MxQuantCall &c, aclDataType dst, aclDataType x_dt, MxKind kind) {
   const bool fp8 = !is_fp4(dst), block = kind == MxKind::kBlock, grouped = kind == MxKind::kGrouped;
   const kernels::LowFloatSpec &spec = kernels::low_float_spec(format_of(dst));
   if (c.blocksize < 32 || c.blocksize > 1024 || c.blocksize % 32 != 0 || (grouped && c.blocksize != 32))
-    bad("blocksize is %lld; it must be %s", static_cast<long long>(c.blocksize),
+    invalid("blocksize is %lld; it must be %s", static_cast<long long>(c.blocksize),
         grouped ? "32" : "a multiple of 32 in [32, 1024]");
   const bool e2m1 = dst == ACL_FLOAT4_E2M1;
   const bool alg_ok = c.scale_alg == 0 || (c.scale_alg == 1 && fp8 && !block) ||
                       (c.scale_alg == 2 && (e2m1 || (grouped && !fp8)));
   if (!alg_ok)
-    bad("scaleAlg is %lld; this op takes %s with dstType %s", static_cast<long long>(c.scale_alg),
+    invalid("scaleAlg is %lld; this op takes %s with dstType %s", static_cast<long long>(c.scale_alg),
         fp8 ? (block ? "0" : "0 or 1") : (e2m1 || grouped) ? "0 or 2" : "0", core::dtype_name(dst));
   if (c.scale_alg == 2 && c.blocksize != 32)
-    bad("blocksize is %lld; scaleAlg 2 takes 32 only", static_cast<long long>(c.blocksize));
+    invalid("blocksize is %lld; scaleAlg 2 takes 32 only", static_cast<long long>(c.blocksize));
   if (x_dt == ACL_FLOAT && c.blocksize != 32)
-    bad("blocksize is %lld; a FLOAT x takes 32 only", static_cast<long long>(c.blocksize));
+    invalid("blocksize is %lld; a FLOAT x takes 32 only", static_cast<long long>(c.blocksize));
   const double m = c.dst_type_max;
   check_dst_type_max(m, dst, c.blocksize, kind);
-  if (!(c.max_low_bound >= 0.0)) bad("maxLowBound is %g; it must be >= 0", c.max_low_bound);
+  if (!(c.max_low_bound >= 0.0)) invalid("maxLowBound is %g; it must be >= 0", c.max_low_bound);
   if (c.max_low_bound != 0.0 && c.scale_alg != 1)
-    bad("maxLowBound is %g; it must be 0 unless scaleAlg is 1", c.max_low_bound);
+    invalid("maxLowBound is %g; it must be 0 unless scaleAlg is 1", c.max_low_bound);
   kernels::MxScaleRule r;
   r.alg = static_cast<int>(c.scale_alg);
   r.emax = spec.max_exp;
@@ -301,20 +302,20 @@ void quant(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
   core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
   check_rank(c.x);
   const aclTensor &x = *c.x.t;
-  if (dual && x.ndim < 2) bad("%s has %d dim; it must have 2 to 7 (it is quantised along dims -1 and -2)", c.x.name, x.ndim);
-  if (block && x.ndim > 3) bad("%s has %d dims; it must have 2 or 3 ([B,] M, N)", c.x.name, x.ndim);
-  if (dual && (block || !c.given_dst_type_max) && x.numel() == 0)
-    bad("%s is empty (shape %s); an empty x is not supported", c.x.name, core::shape_string(x).c_str());
+  if (dual && x.ndim < 2)
+    invalid("%s has %d dim; it must have 2 to 7 (it is quantised along dims -1 and -2)", c.x.name, x.ndim);
+  if (block && x.ndim > 3) invalid("%s has %d dims; it must have 2 or 3 ([B,] M, N)", c.x.name, x.ndim);
+  if (dual && (block || !c.given_dst_type_max)) check_not_empty(c.x);
   const int axis = dual ? x.ndim - 1 : core::wrap_dim(c.axis, x.ndim, "axis");
   const aclDataType dst = checked_dst(c);
   const kernels::LfRound round = round_of(c.round_mode, dst);
   if (dual && !block && !c.given_dst_type_max && c.scale_alg != 0)
-    bad("scaleAlg is %lld; this op takes 0 only", static_cast<long long>(c.scale_alg));
+    invalid("scaleAlg is %lld; this op takes 0 only", static_cast<long long>(c.scale_alg));
   const kernels::MxScaleRule srule = scale_rule(c, dst, x.dtype, rule.kind);
   if (dual && !block && c.dst_type_max != 0.0 && c.scale_alg != 2)
-    bad("dstTypeMax is %g; a non-zero value needs scaleAlg 2", c.dst_type_max);
+    invalid("dstTypeMax is %g; a non-zero value needs scaleAlg 2", c.dst_type_max);
   if (x.dtype == ACL_FLOAT && x.dims[axis] < 32)
-    bad("%s is FLOAT with %lld elements along axis %d; a FLOAT x needs at least 32", c.x.name,
+    invalid("%s is FLOAT with %lld elements along axis %d; a FLOAT x needs at least 32", c.x.name,
         static_cast<long long>(x.dims[axis]), axis);
   if (is_fp4(dst)) check_even_last(c.x, dst);
   std::vector<QuantPass> passes = {{&c.y, &c.scale_out, axis}};
@@ -346,11 +347,13 @@ void quant(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
 // GroupedDynamicMxQuantWithDualAxis's own rules (its parameters' names: dstDtype, maxDtypeValue).
 void check_grouped_dual(const MxQuantCall &c, const aclTensor &x) {
   if (x.ndim == 2 && (x.dims[1] <= 0 || x.dims[1] % 64 != 0))
-    bad("%s has shape %s; its N (dim 1) must be a positive multiple of 64", c.x.name, core::shape_string(x).c_str());
+    invalid("%s has shape %s; its N (dim 1) must be a positive multiple of 64", c.x.name,
+            core::shape_string(x).c_str());
   if (c.dst_type != ACL_FLOAT8_E5M2 && c.dst_type != ACL_FLOAT8_E4M3FN)
-    bad("dstDtype is %lld; it must be 35 (FLOAT8_E5M2) or 36 (FLOAT8_E4M3FN)", static_cast<long long>(c.dst_type));
-  if (c.scale_alg != 1) bad("scaleAlg is %lld; this op takes 1 only", static_cast<long long>(c.scale_alg));
-  if (c.dst_type_max != 0.0) bad("maxDtypeValue is %g; it is reserved and must be 0", c.dst_type_max);
+    invalid("dstDtype is %lld; it must be 35 (FLOAT8_E5M2) or 36 (FLOAT8_E4M3FN)",
+            static_cast<long long>(c.dst_type));
+  if (c.scale_alg != 1) invalid("scaleAlg is %lld; this op takes 1 only", static_cast<long long>(c.scale_alg));
+  if (c.dst_type_max != 0.0) invalid("maxDtypeValue is %g; it is reserved and must be 0", c.dst_type_max);
 }
 
 // GroupedDynamicMxQuant(V2) and GroupedDynamicMxQuantWithDualAxis (which also quantises along dim -1 into
@@ -359,11 +362,11 @@ void grouped(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) 
   const bool dual = rule.kind == MxKind::kGroupedDual;
   core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
   const aclTensor &x = *c.x.t;
-  if (x.ndim != 2) bad("%s has %d dims; it must be 2-D [m, n]", c.x.name, x.ndim);
+  if (x.ndim != 2) invalid("%s has %d dims; it must be 2-D [m, n]", c.x.name, x.ndim);
   core::check_dtype_in(c.group.t, c.group.name, {dual ? ACL_INT64 : ACL_INT32});
   const aclTensor &g = *c.group.t;
   if (g.ndim != 1 || g.dims[0] == 0)
-    bad("%s has shape %s; it must be a non-empty 1-D tensor of the groups' cumulative row ends", c.group.name,
+    invalid("%s has shape %s; it must be a non-empty 1-D tensor of the groups' cumulative row ends", c.group.name,
         core::shape_string(g).c_str());
   if (dual) check_grouped_dual(c, x);
   const aclDataType dst = checked_dst(c);
@@ -431,18 +434,19 @@ void dual_level(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &
   core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
   check_rank(c.x);
   const aclTensor &x = *c.x.t;
-  if (x.numel() == 0) bad("%s is empty (shape %s); an empty x is not supported", c.x.name, core::shape_string(x).c_str());
+  check_not_empty(c.x);
   check_even_last(c.x, ACL_FLOAT4_E2M1);
   const int64_t n = x.dims[x.ndim - 1];
   if (c.smooth.t != nullptr) {
     core::check_dtype_in(c.smooth.t, c.smooth.name, {x.dtype});
     if (c.smooth.t->ndim != 1 || c.smooth.t->dims[0] != n)
-      bad("%s has shape %s; it must be 1-D with x's last dim (%lld)", c.smooth.name,
+      invalid("%s has shape %s; it must be 1-D with x's last dim (%lld)", c.smooth.name,
           core::shape_string(*c.smooth.t).c_str(), static_cast<long long>(n));
   }
   const kernels::LfRound round = round_of(c.round_mode, ACL_FLOAT4_E2M1);
-  if (c.level0_block != 512) bad("level0BlockSize is %lld; it must be 512", static_cast<long long>(c.level0_block));
-  if (c.blocksize != 32) bad("level1BlockSize is %lld; it must be 32", static_cast<long long>(c.blocksize));
+  if (c.level0_block != 512)
+    invalid("level0BlockSize is %lld; it must be 512", static_cast<long long>(c.level0_block));
+  if (c.blocksize != 32) invalid("level1BlockSize is %lld; it must be 32", static_cast<long long>(c.blocksize));
   core::check_dtype_in(c.y.t, c.y.name, {ACL_FLOAT4_E2M1});
   core::check_shape_equals(*c.y.t, c.y.name, core::Shape::of(x));
   check_contiguous(c.y);
@@ -477,15 +481,16 @@ void dual_level(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &
 void to_block(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
   core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
   const aclTensor &x = *c.x.t;
-  if (x.ndim < 2 || x.ndim > 3) bad("%s has %d dims; it must have 2 or 3 ([B,] M, N)", c.x.name, x.ndim);
-  if (x.numel() == 0) bad("%s is empty (shape %s); an empty x is not supported", c.x.name, core::shape_string(x).c_str());
+  if (x.ndim < 2 || x.ndim > 3) invalid("%s has %d dims; it must have 2 or 3 ([B,] M, N)", c.x.name, x.ndim);
+  check_not_empty(c.x);
   if (x.dims[x.ndim - 2] % 64 != 0)
-    bad("%s has shape %s; its dim -2 must be a multiple of 64", c.x.name, core::shape_string(x).c_str());
+    invalid("%s has shape %s; its dim -2 must be a multiple of 64", c.x.name, core::shape_string(x).c_str());
   check_even_last(c.x, x.dtype);
   check_contiguous(c.x);
   const aclDataType dst = static_cast<aclDataType>(c.dst_type);
   if (dst != ACL_FLOAT8_E5M2 && dst != ACL_FLOAT8_E4M3FN)
-    bad("dstType is %lld; it must be 35 (FLOAT8_E5M2) or 36 (FLOAT8_E4M3FN)", static_cast<long long>(c.dst_type));
+    invalid("dstType is %lld; it must be 35 (FLOAT8_E5M2) or 36 (FLOAT8_E4M3FN)",
+            static_cast<long long>(c.dst_type));
   const int d = x.ndim;
   for (const core::NamedTensor *s : {&c.scale, &c.scale_out, &c.scale2_out}) {
     core::check_dtype_in(s->t, s->name, {ACL_FLOAT8_E8M0});
@@ -523,7 +528,7 @@ void anti(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
   const int axis = core::wrap_dim(c.axis, x.ndim, "axis");
   const aclDataType dst = static_cast<aclDataType>(c.dst_type);
   if (dst != ACL_FLOAT && dst != ACL_FLOAT16 && dst != ACL_BF16)
-    bad("dstType is %lld; it must be 0 (FLOAT), 1 (FLOAT16) or 27 (BF16)", static_cast<long long>(c.dst_type));
+    invalid("dstType is %lld; it must be 0 (FLOAT), 1 (FLOAT16) or 27 (BF16)", static_cast<long long>(c.dst_type));
   if (is_fp4(x.dtype)) {
     check_even_last(c.x, x.dtype);
     check_contiguous(c.x);
