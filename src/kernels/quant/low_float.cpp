@@ -118,7 +118,9 @@ void lf_encode_rint_row(const float *v, int64_t n, float mul, LowFloat f, uint8_
   const int m = s.man_bits, drop = 23 - m, emin = 1 - s.bias;
   const uint8_t sign_bit = static_cast<uint8_t>(1u << (s.bits - 1));
   const uint32_t max_code = s.max_code;
-  const float to_sub_grid = std::ldexp(1.0f, m - emin);           // |v| in units of the subnormal step
+  const uint32_t to_sub_bits = static_cast<uint32_t>(m - emin + 127) << 23;  // 2^(m - emin): |v| in subnormal steps
+  float to_sub_grid;
+  std::memcpy(&to_sub_grid, &to_sub_bits, sizeof to_sub_grid);
   const uint32_t min_normal_bits = static_cast<uint32_t>(emin + 127) << 23;
   const uint32_t rebias = static_cast<uint32_t>(127 - s.bias) << m;  // float exponent -> the format's
   for (int64_t j = 0; j < n; ++j) {

@@ -63,7 +63,8 @@ uint8_t mx_scale_code(float amax, const MxScaleRule &r) {
   if (r.alg == 1) return e8m0_at_least(std::max(amax, r.low_bound) / r.dst_max, true);
   if (r.alg == 2 && r.ratio) return e8m0_at_least(amax / r.dst_max, false);
   if (amax == 0.0f) return 0;
-  int e = std::ilogb(amax) - r.emax;
+  const int biased = static_cast<int>((bits_of(amax) >> 23) & 0xFF);  // floor(log2 amax) + 127 when normal
+  int e = (biased > 0 ? biased - 127 : std::ilogb(amax)) - r.emax;
   if (r.alg == 2) {  // a mantissa above ceil_above: the next binade (amax / scale would exceed dstTypeMax)
     const float frac = std::ldexp(amax, -std::ilogb(amax)) - 1.0f;
     if (frac > r.ceil_above) ++e;
@@ -75,9 +76,18 @@ namespace {
 
 // codes[i] of v[i] / 2^(code - 127) (one exact multiplication); a NaN scale: the format's positive NaN
 // (FLOAT4: 0).
+// 2^(127 - code), the inverse of a block scale: built from its exponent bits (normal for codes 0..253).
+float inverse_scale(uint8_t code) {
+  if (code > 253) return std::ldexp(1.0f, 127 - static_cast<int>(code));
+  const uint32_t b = static_cast<uint32_t>(254 - code) << 23;
+  float f;
+  std::memcpy(&f, &b, sizeof f);
+  return f;
+}
+
 void encode_run(const MxRowKernels &rk, const float *v, int64_t k, uint8_t code, LowFloat fmt, LfRound round,
                 uint8_t *codes) {
-  const float inv = std::ldexp(1.0f, 127 - static_cast<int>(code));
+  const float inv = inverse_scale(code);
   if (code == 255) std::memset(codes, low_float_spec(fmt).nan, static_cast<size_t>(k));
   else if (round == LfRound::kRint) rk.encode_rint(v, k, inv, fmt, codes);
   else

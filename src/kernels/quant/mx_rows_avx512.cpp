@@ -18,10 +18,12 @@ float mx_amax_avx512(const float *v, int64_t n) {
     m = _mm512_max_ps(m, _mm512_and_ps(x, abs_mask));
   }
   if (nan != 0) return NAN;
-  alignas(64) float lanes[16];
-  _mm512_store_ps(lanes, m);
-  float head = 0.0f;
-  for (float l : lanes) head = l > head ? l : head;
+  __m256 h8 = _mm256_max_ps(_mm512_castps512_ps256(m), _mm512_extractf32x8_ps(m, 1));
+  __m128 h4 = _mm_max_ps(_mm256_castps256_ps128(h8), _mm256_extractf128_ps(h8, 1));
+  h4 = _mm_max_ps(h4, _mm_movehl_ps(h4, h4));
+  h4 = _mm_max_ss(h4, _mm_shuffle_ps(h4, h4, 1));
+  const float head = _mm_cvtss_f32(h4);
+  if (body == n) return head;
   const float tail = mx_amax_portable(v + body, n - body);
   return tail != tail ? tail : (tail > head ? tail : head);
 }
@@ -32,7 +34,8 @@ void lf_encode_rint_row_avx512(const float *v, int64_t n, float mul, LowFloat f,
   const LowFloatSpec &s = low_float_spec(f);
   const int m = s.man_bits, drop = 23 - m, emin = 1 - s.bias;
   const int64_t body = n / 16 * 16;
-  const __m512 vmul = _mm512_set1_ps(mul), vmax = _mm512_set1_ps(s.max), to_sub = _mm512_set1_ps(std::ldexp(1.0f, m - emin));
+  const __m512 vmul = _mm512_set1_ps(mul), vmax = _mm512_set1_ps(s.max);
+  const __m512 to_sub = _mm512_castsi512_ps(_mm512_set1_epi32((m - emin + 127) << 23));  // 2^(m - emin)
   const __m512i abs_mask = _mm512_set1_epi32(0x7FFFFFFF), inf = _mm512_set1_epi32(0x7F800000);
   const __m512i min_normal = _mm512_set1_epi32((emin + 127) << 23), half = _mm512_set1_epi32((1 << (drop - 1)) - 1);
   const __m512i one = _mm512_set1_epi32(1), rebias = _mm512_set1_epi32((127 - s.bias) << m);
@@ -52,7 +55,7 @@ void lf_encode_rint_row_avx512(const float *v, int64_t n, float mul, LowFloat f,
     c = _mm512_mask_mov_epi32(c, is_nan, s.nan != 0 ? _mm512_or_si512(nan_code, sign) : _mm512_setzero_si512());
     _mm_storeu_si128(reinterpret_cast<__m128i *>(codes + j), _mm512_cvtepi32_epi8(c));
   }
-  lf_encode_rint_row(v + body, n - body, mul, f, codes + body);
+  if (body < n) lf_encode_rint_row(v + body, n - body, mul, f, codes + body);
 }
 
 }  // namespace opsnn::kernels
