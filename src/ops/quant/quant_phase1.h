@@ -4,7 +4,8 @@
 // result saturates to its range and a NaN gives 0. Integer destinations (dstType): 2 INT8, 29 INT4 (two
 // a byte, low nibble first; y has x's shape, contiguous, even last dim), 3 INT32 (eight INT4 a word,
 // low nibble first; y is x's shape with last dim / 8, contiguous). dstType 34 / 35 / 36 (HIFLOAT8,
-// FLOAT8_E5M2, FLOAT8_E4M3FN) and the MX formats are not supported yet: 161002 naming dstType.
+// FLOAT8_E5M2, FLOAT8_E4M3FN) and the MX formats are not supported by these ops: 161002 naming dstType (the MX
+// ops are ops/quant/mx_quant_phase1.h's).
 //
 //  kAscendQuant  (AscendQuant, AscendQuantV3)  y = round(x * s + offset), s = scale (sqrtMode: scale^2);
 //                scale / offset (offset optional, scale's dtype; FLOAT x takes any floating scale, other x
