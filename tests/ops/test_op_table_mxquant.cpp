@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <random>
@@ -242,6 +243,20 @@ void expect_nulls(const MxTableCase &c, const MxArgs &good, const std::vector<st
   }
 }
 
+// Each case some arguments of `good` replaced: 161002 naming `name` (`what` says the case).
+struct Bad {
+  const char *name, *what;
+  std::function<void(MxArgs &)> set;
+};
+void expect_invalid(const MxTableCase &c, const MxArgs &a, const char *name, const char *what);
+void expect_bads(const MxTableCase &c, const MxArgs &good, const std::vector<Bad> &bads) {
+  for (const Bad &b : bads) {
+    MxArgs a = good;
+    b.set(a);
+    expect_invalid(c, a, b.name, b.what);
+  }
+}
+
 // 161002 with a message naming `name` (`what`: the case, for the failure's message).
 void expect_invalid(const MxTableCase &c, const MxArgs &a, const char *name, const char *what) {
   uint64_t ws = 0;
@@ -428,79 +443,43 @@ TEST_P(OpTableMxQuant, ErrorsNameTheArgument) {
   auto ystrided = std::make_unique<DeviceTensor>(shape, ACL_FLOAT8_E4M3FN, Shape{128, 1}, 0);
   static char ceil_[] = "ceil", floor_[] = "floor", bogus[] = "nearest";
   MxArgs a = good;
-  a.x = xi;
-  expect(a, "x", "dtype");
-  a = good;
-  a.x = x8;
-  expect(a, "x", "rank 8");
-  a = good;
-  a.axis = 2;
-  expect(a, "axis", "out of range");
-  a.axis = -3;
-  expect(a, "axis", "out of range");
-  a = good;
-  a.dst_type = 2;
-  expect(a, "dstType", "INT8");
-  a.dst_type = 34;
-  expect(a, "dstType", "HIFLOAT8");
-  a = good;
-  a.y = y5;
-  expect(a, "yOut", "dtype other than dstType");
-  a = good;
-  a.y = yshape;
-  expect(a, "yOut", "shape");
-  a = good;
-  a.y = ystrided->get();
-  expect(a, "yOut", "contiguous");
-  a = good;
-  a.scale_out = sf;
-  expect(a, "mxscaleOut", "dtype");
-  a.scale_out = s2;
-  expect(a, "mxscaleOut", "no trailing 2");
-  a.scale_out = s64;
-  expect(a, "mxscaleOut", "block pairs");
-  a = good;
-  a.round_mode = floor_;
-  expect(a, "roundModeOptional", "floor for FLOAT8");
-  a.round_mode = bogus;
-  expect(a, "roundModeOptional", "unknown");
-  a = good;
-  a.dst_type = ACL_FLOAT4_E2M1;
-  a.y = yf4;
-  a.round_mode = ceil_;
-  expect(a, "roundModeOptional", "ceil for FLOAT4");
+  expect_bads(c, good, {{"x", "dtype", [&](MxArgs &b) { b.x = xi; }},
+                        {"x", "rank 8", [&](MxArgs &b) { b.x = x8; }},
+                        {"axis", "out of range", [&](MxArgs &b) { b.axis = 2; }},
+                        {"axis", "out of range", [&](MxArgs &b) { b.axis = -3; }},
+                        {"dstType", "INT8", [&](MxArgs &b) { b.dst_type = 2; }},
+                        {"dstType", "HIFLOAT8", [&](MxArgs &b) { b.dst_type = 34; }},
+                        {"yOut", "dtype other than dstType", [&](MxArgs &b) { b.y = y5; }},
+                        {"yOut", "shape", [&](MxArgs &b) { b.y = yshape; }},
+                        {"yOut", "contiguous", [&](MxArgs &b) { b.y = ystrided->get(); }},
+                        {"mxscaleOut", "dtype", [&](MxArgs &b) { b.scale_out = sf; }},
+                        {"mxscaleOut", "no trailing 2", [&](MxArgs &b) { b.scale_out = s2; }},
+                        {"mxscaleOut", "block pairs", [&](MxArgs &b) { b.scale_out = s64; }},
+                        {"roundModeOptional", "floor for FLOAT8", [&](MxArgs &b) { b.round_mode = floor_; }},
+                        {"roundModeOptional", "unknown", [&](MxArgs &b) { b.round_mode = bogus; }},
+                        {"roundModeOptional", "ceil for FLOAT4", [&](MxArgs &b) {
+                            b.dst_type = ACL_FLOAT4_E2M1; b.y = yf4; b.round_mode = ceil_;
+                          }}});
   for (int64_t bs : {0, 16, 48, 1056, -32}) {
     a = good;
     a.blocksize = bs;
     expect(a, "blocksize", "not a multiple of 32 in [32, 1024]");
   }
-  a = good;
-  a.scale_alg = 3;
-  expect(a, "scaleAlg", "3");
-  a.scale_alg = 2;
-  expect(a, "scaleAlg", "2 with FLOAT8");
-  a = good;
-  a.dst_type = ACL_FLOAT4_E1M2;
-  a.y = yf4e;
-  a.scale_alg = 1;
-  expect(a, "scaleAlg", "1 with FLOAT4");
-  a = good;
-  a.dst_type = ACL_FLOAT4_E2M1;
-  a.y = yf4;
-  a.scale_alg = 2;
-  a.blocksize = 64;
-  a.scale_out = sodd;
-  expect(a, "blocksize", "64 with scaleAlg 2");
-  a = good;
-  a.dst_type = ACL_FLOAT4_E2M1;
-  a.x = xodd;
-  a.y = yodd;
-  expect(a, "x", "odd last dim with FLOAT4");
-  a = good;
-  a.x = xf;
-  a.y = yf;
-  a.scale_out = sfl;
-  expect(a, "x", "FLOAT with 16 along the axis");
+  expect_bads(c, good, {{"scaleAlg", "3", [&](MxArgs &b) { b.scale_alg = 3; }},
+                        {"scaleAlg", "2 with FLOAT8", [&](MxArgs &b) { b.scale_alg = 2; }},
+                        {"scaleAlg", "1 with FLOAT4", [&](MxArgs &b) {
+                            b.dst_type = ACL_FLOAT4_E1M2; b.y = yf4e; b.scale_alg = 1;
+                          }},
+                        {"blocksize", "64 with scaleAlg 2", [&](MxArgs &b) {
+                            b.dst_type = ACL_FLOAT4_E2M1; b.y = yf4; b.scale_alg = 2; b.blocksize = 64;
+                            b.scale_out = sodd;
+                          }},
+                        {"x", "odd last dim with FLOAT4", [&](MxArgs &b) {
+                            b.dst_type = ACL_FLOAT4_E2M1; b.x = xodd; b.y = yodd;
+                          }},
+                        {"x", "FLOAT with 16 along the axis", [&](MxArgs &b) {
+                            b.x = xf; b.y = yf; b.scale_out = sfl;
+                          }}});
   if (c.has("dst_type_max")) {
     for (double m : {5.0, 13.0, -1.0}) {
       a = good;
@@ -586,27 +565,16 @@ TEST_P(OpTableMxDual, ErrorsNameTheArgument) {
       y2shape(Shape{40, 32}, ACL_FLOAT8_E4M3FN), xe(Shape{0, 64}, ACL_BF16), ye(Shape{0, 64}, ACL_FLOAT8_E4M3FN),
       s1e(Shape{0, 1, 2}, ACL_FLOAT8_E8M0), s2e(Shape{0, 64, 2}, ACL_FLOAT8_E8M0);
   MxArgs a = good;
-  a.x = x1;
-  expect(a, "x", "1-D");
-  a.x = xf;
-  expect(a, "x", "FLOAT");
-  a = good;
-  a.dst_type = 3;
-  expect(a, "dstType", "INT32");
-  a = good;
-  a.y2 = y2f4;
-  expect(a, "y2Out", "dtype");
-  a.y2 = y2shape;
-  expect(a, "y2Out", "shape");
-  a = good;
-  a.scale2_out = s2bad;
-  expect(a, "mxscale2Out", "shape");
-  a = good;
-  a.y2 = y1;
-  expect(a, "y2Out", "overlaps y1Out");
+  expect_bads(c, good, {{"x", "1-D", [&](MxArgs &b) { b.x = x1; }},
+                        {"x", "FLOAT", [&](MxArgs &b) { b.x = xf; }},
+                        {"dstType", "INT32", [&](MxArgs &b) { b.dst_type = 3; }},
+                        {"y2Out", "dtype", [&](MxArgs &b) { b.y2 = y2f4; }},
+                        {"y2Out", "shape", [&](MxArgs &b) { b.y2 = y2shape; }},
+                        {"mxscale2Out", "shape", [&](MxArgs &b) { b.scale2_out = s2bad; }},
+                        {"y2Out", "overlaps y1Out", [&](MxArgs &b) { b.y2 = y1; }},
+                        {"scaleAlg", "2 with FLOAT8", [&](MxArgs &b) { b.scale_alg = 2; }}});
   a = good;
   a.scale_alg = 2;
-  expect(a, "scaleAlg", "2 with FLOAT8");
   if (!c.has("dst_type_max")) {
     a.scale_alg = 1;
     expect(a, "scaleAlg", "V1 takes 0 only");
@@ -736,40 +704,19 @@ TEST_P(OpTableMxBlock, ErrorsNameTheArgument) {
       ye(Shape{0, 64}, ACL_FLOAT8_E4M3FN), s1e(Shape{0, 1, 2}, ACL_FLOAT8_E8M0), s2e(Shape{0, 64, 2}, ACL_FLOAT8_E8M0),
       xf(shape, ACL_FLOAT), s2bad(Shape{2, 64, 2}, ACL_FLOAT8_E8M0), yf4(shape, ACL_FLOAT4_E2M1);
   MxArgs a = good;
-  a.x = x4;
-  expect(a, "x", "4 dims");
-  a.x = x1;
-  expect(a, "x", "1 dim");
-  a.x = xf;
-  expect(a, "x", "FLOAT");
-  a = good;
-  a.x = xe;
-  a.y = ye;
-  a.scale_out = s1e;
-  a.scale2_out = s2e;
-  expect(a, "x", "empty");
-  a = good;
-  a.scale_alg = 1;
-  expect(a, "scaleAlg", "1");
-  a.scale_alg = 2;
-  expect(a, "scaleAlg", "2 with FLOAT8");
-  a = good;
-  a.dst_type_max = 7.0;
-  expect(a, "dstTypeMax", "with FLOAT8");
-  a = good;
-  a.dst_type = ACL_FLOAT4_E2M1;
-  a.y = yf4;
-  a.dst_type_max = 9.0;
-  expect(a, "dstTypeMax", "9");
-  a = good;
-  a.scale2_out = s2bad;
-  expect(a, "scale2Out", "shape");
-  a = good;
-  a.scale2_out = s1;
-  expect(a, "scale2Out", "shape of scale1Out");
-  a = good;
-  a.scale_out = s2;
-  expect(a, "scale1Out", "shape of scale2Out");
+  expect_bads(c, good, {{"x", "4 dims", [&](MxArgs &b) { b.x = x4; }},
+                        {"x", "1 dim", [&](MxArgs &b) { b.x = x1; }},
+                        {"x", "FLOAT", [&](MxArgs &b) { b.x = xf; }},
+                        {"x", "empty", [&](MxArgs &b) { b.x = xe; b.y = ye; b.scale_out = s1e; b.scale2_out = s2e; }},
+                        {"scaleAlg", "1", [&](MxArgs &b) { b.scale_alg = 1; }},
+                        {"scaleAlg", "2 with FLOAT8", [&](MxArgs &b) { b.scale_alg = 2; }},
+                        {"dstTypeMax", "with FLOAT8", [&](MxArgs &b) { b.dst_type_max = 7.0; }},
+                        {"dstTypeMax", "9", [&](MxArgs &b) {
+                            b.dst_type = ACL_FLOAT4_E2M1; b.y = yf4; b.dst_type_max = 9.0;
+                          }},
+                        {"scale2Out", "shape", [&](MxArgs &b) { b.scale2_out = s2bad; }},
+                        {"scale2Out", "shape of scale1Out", [&](MxArgs &b) { b.scale2_out = s1; }},
+                        {"scale1Out", "shape of scale2Out", [&](MxArgs &b) { b.scale_out = s2; }}});
 }
 
 // GroupedDynamicMxQuant: blocks of 32 rows per column inside each group of rows (ends: cumulative).
@@ -906,42 +853,20 @@ TEST_P(OpTableMxGrouped, ErrorsNameTheArgument) {
       s7(Shape{3, 7, 2}, ACL_FLOAT8_E8M0), yf4(Shape{64, 8}, ACL_FLOAT4_E2M1), yf4e(Shape{64, 8}, ACL_FLOAT4_E1M2);
   auto yf4s = std::make_unique<DeviceTensor>(Shape{64, 8}, ACL_FLOAT4_E2M1, Shape{1, 64}, 0);
   MxArgs a = good;
-  a.x = x3;
-  expect(a, "x", "3-D");
-  a.x = xf;
-  expect(a, "x", "FLOAT");
-  a = good;
-  a.group = g64;
-  expect(a, "groupIndex", "INT64");
-  a.group = g2d;
-  expect(a, "groupIndex", "2-D");
-  a.group = g0;
-  expect(a, "groupIndex", "empty");
-  a = good;
-  a.blocksize = 64;
-  expect(a, "blocksize", "64");
-  a = good;
-  a.dst_type = 2;
-  expect(a, "dstType", "INT8");
-  a = good;
-  a.round_mode = ceil_;
-  expect(a, "roundMode", "ceil");
-  a = good;
-  a.y = yshape;
-  expect(a, "y", "shape");
-  a = good;
-  a.scale_out = sshape;
-  expect(a, "mxscale", "shape");
-  a = good;
-  a.x = x7;
-  a.y = y7;
-  a.scale_out = s7;
-  a.dst_type = ACL_FLOAT4_E2M1;
-  expect(a, "x", "odd n with FLOAT4");
-  a = good;
-  a.y = yf4s->get();
-  a.dst_type = ACL_FLOAT4_E2M1;
-  expect(a, "y", "strided FLOAT4");
+  expect_bads(c, good, {{"x", "3-D", [&](MxArgs &b) { b.x = x3; }},
+                        {"x", "FLOAT", [&](MxArgs &b) { b.x = xf; }},
+                        {"groupIndex", "INT64", [&](MxArgs &b) { b.group = g64; }},
+                        {"groupIndex", "2-D", [&](MxArgs &b) { b.group = g2d; }},
+                        {"groupIndex", "empty", [&](MxArgs &b) { b.group = g0; }},
+                        {"blocksize", "64", [&](MxArgs &b) { b.blocksize = 64; }},
+                        {"dstType", "INT8", [&](MxArgs &b) { b.dst_type = 2; }},
+                        {"roundMode", "ceil", [&](MxArgs &b) { b.round_mode = ceil_; }},
+                        {"y", "shape", [&](MxArgs &b) { b.y = yshape; }},
+                        {"mxscale", "shape", [&](MxArgs &b) { b.scale_out = sshape; }},
+                        {"x", "odd n with FLOAT4", [&](MxArgs &b) {
+                            b.x = x7; b.y = y7; b.scale_out = s7; b.dst_type = ACL_FLOAT4_E2M1;
+                          }},
+                        {"y", "strided FLOAT4", [&](MxArgs &b) { b.y = yf4s->get(); b.dst_type = ACL_FLOAT4_E2M1; }}});
   if (c.has("scale_alg")) {
     a = good;
     a.scale_alg = 2;
@@ -1031,33 +956,15 @@ TEST_P(OpTableMxGroupedDual, ErrorsNameTheArgument) {
       s2bad(Shape{2, 64, 2}, ACL_FLOAT8_E8M0), y1f4(Shape{64, 64}, ACL_FLOAT4_E2M1);
   static char floor_[] = "floor";
   MxArgs a = good;
-  a.x = x96;
-  expect(a, "x", "N not a multiple of 64");
-  a = good;
-  a.group = g32;
-  expect(a, "groupIndex", "INT32");
-  a = good;
-  a.dst_type = ACL_FLOAT4_E2M1;
-  a.y = y1f4;
-  expect(a, "dstDtype", "FLOAT4");
-  a = good;
-  a.scale_alg = 0;
-  expect(a, "scaleAlg", "0");
-  a = good;
-  a.dst_type_max = 448.0;
-  expect(a, "maxDtypeValue", "non-zero");
-  a = good;
-  a.round_mode = floor_;
-  expect(a, "roundModeOptional", "floor");
-  a = good;
-  a.scale_out = s1bad;
-  expect(a, "y1ScaleOut", "shape");
-  a = good;
-  a.scale2_out = s2bad;
-  expect(a, "y2ScaleOut", "shape");
-  a = good;
-  a.y2 = y1;
-  expect(a, "y2Out", "overlaps y1Out");
+  expect_bads(c, good, {{"x", "N not a multiple of 64", [&](MxArgs &b) { b.x = x96; }},
+                        {"groupIndex", "INT32", [&](MxArgs &b) { b.group = g32; }},
+                        {"dstDtype", "FLOAT4", [&](MxArgs &b) { b.dst_type = ACL_FLOAT4_E2M1; b.y = y1f4; }},
+                        {"scaleAlg", "0", [&](MxArgs &b) { b.scale_alg = 0; }},
+                        {"maxDtypeValue", "non-zero", [&](MxArgs &b) { b.dst_type_max = 448.0; }},
+                        {"roundModeOptional", "floor", [&](MxArgs &b) { b.round_mode = floor_; }},
+                        {"y1ScaleOut", "shape", [&](MxArgs &b) { b.scale_out = s1bad; }},
+                        {"y2ScaleOut", "shape", [&](MxArgs &b) { b.scale2_out = s2bad; }},
+                        {"y2Out", "overlaps y1Out", [&](MxArgs &b) { b.y2 = y1; }}});
 }
 
 // DynamicDualLevelMxQuant: x (* smooth, in x's dtype) / (max|x| / 6 per 512) in x's dtype, then MX FLOAT4_E2M1 per 32.
@@ -1144,37 +1051,21 @@ TEST_P(OpTableMxDualLevel, ErrorsNameTheArgument) {
       s0bad(Shape{2, 2}, ACL_FLOAT), s1bad(Shape{2, 16, 2}, ACL_FLOAT8_E8M0);
   static char ceil_[] = "ceil";
   MxArgs a = good;
-  a.x = xf;
-  expect(a, "x", "FLOAT");
-  a.x = xe;
-  expect(a, "x", "empty");
-  a.x = xodd;
-  expect(a, "x", "odd last dim");
+  expect_bads(c, good, {{"x", "FLOAT", [&](MxArgs &b) { b.x = xf; }},
+                        {"x", "empty", [&](MxArgs &b) { b.x = xe; }},
+                        {"x", "odd last dim", [&](MxArgs &b) { b.x = xodd; }}});
   a = good;
   for (aclTensor *bad : {sm16.get(), sm2.get(), sm256.get()}) {
     a.smooth = bad;
     expect(a, "smoothScaleOptional", "dtype / shape");
   }
-  a = good;
-  a.round_mode = ceil_;
-  expect(a, "roundModeOptional", "ceil");
-  a = good;
-  a.level0_block = 256;
-  expect(a, "level0BlockSize", "256");
-  a = good;
-  a.blocksize = 64;
-  expect(a, "level1BlockSize", "64");
-  a = good;
-  a.y = ye;
-  expect(a, "yOut", "E1M2");
-  a = good;
-  a.scale_out = s0f16;
-  expect(a, "level0ScaleOut", "dtype");
-  a.scale_out = s0bad;
-  expect(a, "level0ScaleOut", "shape");
-  a = good;
-  a.scale2_out = s1bad;
-  expect(a, "level1ScaleOut", "shape");
+  expect_bads(c, good, {{"roundModeOptional", "ceil", [&](MxArgs &b) { b.round_mode = ceil_; }},
+                        {"level0BlockSize", "256", [&](MxArgs &b) { b.level0_block = 256; }},
+                        {"level1BlockSize", "64", [&](MxArgs &b) { b.blocksize = 64; }},
+                        {"yOut", "E1M2", [&](MxArgs &b) { b.y = ye; }},
+                        {"level0ScaleOut", "dtype", [&](MxArgs &b) { b.scale_out = s0f16; }},
+                        {"level0ScaleOut", "shape", [&](MxArgs &b) { b.scale_out = s0bad; }},
+                        {"level1ScaleOut", "shape", [&](MxArgs &b) { b.scale2_out = s1bad; }}});
 }
 
 // MxToBlockMxQuant: per 32 x 32 block, exponent = max row scale - MAX_OFFSET (>= 0), y = x * 2^(row - block).
@@ -1264,31 +1155,16 @@ TEST_P(OpTableMxToBlock, ErrorsNameTheArgument) {
       x3(Shape{64, 3}, ACL_FLOAT4_E2M1), msbad(Shape{64, 2, 2}, ACL_FLOAT8_E8M0), y5(shape, ACL_FLOAT8_E5M2),
       s2bad(Shape{2, 2, 2}, ACL_FLOAT8_E8M0), msf(Shape{64, 1, 2}, ACL_FLOAT);
   MxArgs a = good;
-  a.x = x8;
-  expect(a, "x", "FLOAT8");
-  a.x = x1;
-  expect(a, "x", "1-D");
-  a.x = x32;
-  expect(a, "x", "M 32");
-  a.x = x3;
-  expect(a, "x", "odd N");
-  a = good;
-  a.dst_type = ACL_FLOAT4_E2M1;
-  expect(a, "dstType", "FLOAT4");
-  a = good;
-  a.y = y5;
-  expect(a, "y", "dtype other than dstType");
-  a = good;
-  a.scale = msbad;
-  expect(a, "mxscale", "shape");
-  a.scale = msf;
-  expect(a, "mxscale", "dtype");
-  a = good;
-  a.scale2_out = s2bad;
-  expect(a, "scale2", "shape");
-  a = good;
-  a.scale_out = s2;
-  expect(a, "scale1", "shape");
+  expect_bads(c, good, {{"x", "FLOAT8", [&](MxArgs &b) { b.x = x8; }},
+                        {"x", "1-D", [&](MxArgs &b) { b.x = x1; }},
+                        {"x", "M 32", [&](MxArgs &b) { b.x = x32; }},
+                        {"x", "odd N", [&](MxArgs &b) { b.x = x3; }},
+                        {"dstType", "FLOAT4", [&](MxArgs &b) { b.dst_type = ACL_FLOAT4_E2M1; }},
+                        {"y", "dtype other than dstType", [&](MxArgs &b) { b.y = y5; }},
+                        {"mxscale", "shape", [&](MxArgs &b) { b.scale = msbad; }},
+                        {"mxscale", "dtype", [&](MxArgs &b) { b.scale = msf; }},
+                        {"scale2", "shape", [&](MxArgs &b) { b.scale2_out = s2bad; }},
+                        {"scale1", "shape", [&](MxArgs &b) { b.scale_out = s2; }}});
 }
 
 // AntiMxQuant: random codes and scales -> decode(x) * 2^(s - 127) rounded to y's dtype, exactly.
@@ -1416,36 +1292,16 @@ TEST_P(OpTableAntiMx, ErrorsNameTheArgument) {
   auto x4strided = std::make_unique<DeviceTensor>(shape, ACL_FLOAT4_E2M1, Shape{1, 4}, 0);
   auto ystrided = std::make_unique<DeviceTensor>(shape, ACL_BF16, Shape{128, 1}, 0);
   MxArgs a = good;
-  a.x = xf;
-  expect(a, "x", "FLOAT x");
-  a = good;
-  a.x = x4odd;
-  a.y = y63;
-  a.scale = s;
-  expect(a, "x", "odd FLOAT4 last dim");
-  a = good;
-  a.x = x4strided->get();
-  expect(a, "x", "strided FLOAT4");
-  a = good;
-  a.axis = 2;
-  expect(a, "axis", "out of range");
-  a = good;
-  a.dst_type = 2;
-  expect(a, "dstType", "INT8");
-  a = good;
-  a.y = y16;
-  expect(a, "y", "dtype other than dstType");
-  a = good;
-  a.y = yshape;
-  expect(a, "y", "shape");
-  a = good;
-  a.y = ystrided->get();
-  expect(a, "y", "contiguous");
-  a = good;
-  a.scale = sbad;
-  expect(a, "mxscale", "shape");
-  a.scale = sf;
-  expect(a, "mxscale", "dtype");
+  expect_bads(c, good, {{"x", "FLOAT x", [&](MxArgs &b) { b.x = xf; }},
+                        {"x", "odd FLOAT4 last dim", [&](MxArgs &b) { b.x = x4odd; b.y = y63; b.scale = s; }},
+                        {"x", "strided FLOAT4", [&](MxArgs &b) { b.x = x4strided->get(); }},
+                        {"axis", "out of range", [&](MxArgs &b) { b.axis = 2; }},
+                        {"dstType", "INT8", [&](MxArgs &b) { b.dst_type = 2; }},
+                        {"y", "dtype other than dstType", [&](MxArgs &b) { b.y = y16; }},
+                        {"y", "shape", [&](MxArgs &b) { b.y = yshape; }},
+                        {"y", "contiguous", [&](MxArgs &b) { b.y = ystrided->get(); }},
+                        {"mxscale", "shape", [&](MxArgs &b) { b.scale = sbad; }},
+                        {"mxscale", "dtype", [&](MxArgs &b) { b.scale = sf; }}});
 }
 
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableMxQuant, ::testing::ValuesIn(pick("kQuant")), harness::case_name<MxTableCase>);
