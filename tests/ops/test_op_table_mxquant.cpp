@@ -699,11 +699,9 @@ TEST_P(OpTableMxBlock, ErrorsNameTheArgument) {
   good.scale2_out = s2;
   ASSERT_EQ(run(c, good), 0) << aclGetRecentErrMsg();
   expect_nulls(c, good, {{"x", &MxArgs::x}, {"yOut", &MxArgs::y}, {"scale1Out", &MxArgs::scale_out}, {"scale2Out", &MxArgs::scale2_out}});
-  auto expect = [&](const MxArgs &a, const char *name, const char *what) { expect_invalid(c, a, name, what); };
   DeviceTensor x4(Shape{1, 1, 40, 64}, ACL_BF16), x1(Shape{64}, ACL_BF16), xe(Shape{0, 64}, ACL_BF16),
       ye(Shape{0, 64}, ACL_FLOAT8_E4M3FN), s1e(Shape{0, 1, 2}, ACL_FLOAT8_E8M0), s2e(Shape{0, 64, 2}, ACL_FLOAT8_E8M0),
       xf(shape, ACL_FLOAT), s2bad(Shape{2, 64, 2}, ACL_FLOAT8_E8M0), yf4(shape, ACL_FLOAT4_E2M1);
-  MxArgs a = good;
   expect_bads(c, good, {{"x", "4 dims", [&](MxArgs &b) { b.x = x4; }},
                         {"x", "1 dim", [&](MxArgs &b) { b.x = x1; }},
                         {"x", "FLOAT", [&](MxArgs &b) { b.x = xf; }},
@@ -951,11 +949,9 @@ TEST_P(OpTableMxGroupedDual, ErrorsNameTheArgument) {
   good.scale2_out = s2;
   ASSERT_EQ(run(c, good), 0) << aclGetRecentErrMsg();
   expect_nulls(c, good, {{"x", &MxArgs::x}, {"groupIndex", &MxArgs::group}, {"y1Out", &MxArgs::y}, {"y1ScaleOut", &MxArgs::scale_out}, {"y2Out", &MxArgs::y2}, {"y2ScaleOut", &MxArgs::scale2_out}});
-  auto expect = [&](const MxArgs &a, const char *name, const char *what) { expect_invalid(c, a, name, what); };
   DeviceTensor x96(Shape{64, 96}, ACL_BF16), g32(Shape{2}, ACL_INT32), s1bad(Shape{64, 2, 2}, ACL_FLOAT8_E8M0),
       s2bad(Shape{2, 64, 2}, ACL_FLOAT8_E8M0), y1f4(Shape{64, 64}, ACL_FLOAT4_E2M1);
   static char floor_[] = "floor";
-  MxArgs a = good;
   expect_bads(c, good, {{"x", "N not a multiple of 64", [&](MxArgs &b) { b.x = x96; }},
                         {"groupIndex", "INT32", [&](MxArgs &b) { b.group = g32; }},
                         {"dstDtype", "FLOAT4", [&](MxArgs &b) { b.dst_type = ACL_FLOAT4_E2M1; b.y = y1f4; }},
@@ -1150,11 +1146,9 @@ TEST_P(OpTableMxToBlock, ErrorsNameTheArgument) {
   EXPECT_EQ(codes_of(y)[0], 0x68);  // 0x12's low nibble: E2M1 1.0, times 2^6 (MAX_OFFSET E2M1 -> E4M3FN) = 64
   EXPECT_EQ(codes_of(y)[1], 0x60);  // high nibble 0.5 -> 32
   expect_nulls(c, good, {{"x", &MxArgs::x}, {"mxscale", &MxArgs::scale}, {"y", &MxArgs::y}, {"scale1", &MxArgs::scale_out}, {"scale2", &MxArgs::scale2_out}});
-  auto expect = [&](const MxArgs &a, const char *name, const char *what) { expect_invalid(c, a, name, what); };
   DeviceTensor x8(shape, ACL_FLOAT8_E4M3FN), x1(Shape{128}, ACL_FLOAT4_E2M1), x32(Shape{32, 2}, ACL_FLOAT4_E2M1),
       x3(Shape{64, 3}, ACL_FLOAT4_E2M1), msbad(Shape{64, 2, 2}, ACL_FLOAT8_E8M0), y5(shape, ACL_FLOAT8_E5M2),
       s2bad(Shape{2, 2, 2}, ACL_FLOAT8_E8M0), msf(Shape{64, 1, 2}, ACL_FLOAT);
-  MxArgs a = good;
   expect_bads(c, good, {{"x", "FLOAT8", [&](MxArgs &b) { b.x = x8; }},
                         {"x", "1-D", [&](MxArgs &b) { b.x = x1; }},
                         {"x", "M 32", [&](MxArgs &b) { b.x = x32; }},
@@ -1285,13 +1279,11 @@ TEST_P(OpTableAntiMx, ErrorsNameTheArgument) {
   good.dst_type = ACL_BF16;
   ASSERT_EQ(run(c, good), 0) << aclGetRecentErrMsg();
   expect_nulls(c, good, {{"x", &MxArgs::x}, {"mxscale", &MxArgs::scale}, {"y", &MxArgs::y}});
-  auto expect = [&](const MxArgs &a, const char *name, const char *what) { expect_invalid(c, a, name, what); };
   DeviceTensor xf(shape, ACL_FLOAT), x4odd(Shape{4, 63}, ACL_FLOAT4_E2M1), y63(Shape{4, 63}, ACL_BF16),
       sbad(Shape{4, 2, 2}, ACL_FLOAT8_E8M0), sf(Shape{4, 1, 2}, ACL_FLOAT), y16(shape, ACL_FLOAT16),
       yshape(Shape{4, 32}, ACL_BF16);
   auto x4strided = std::make_unique<DeviceTensor>(shape, ACL_FLOAT4_E2M1, Shape{1, 4}, 0);
   auto ystrided = std::make_unique<DeviceTensor>(shape, ACL_BF16, Shape{128, 1}, 0);
-  MxArgs a = good;
   expect_bads(c, good, {{"x", "FLOAT x", [&](MxArgs &b) { b.x = xf; }},
                         {"x", "odd FLOAT4 last dim", [&](MxArgs &b) { b.x = x4odd; b.y = y63; b.scale = s; }},
                         {"x", "strided FLOAT4", [&](MxArgs &b) { b.x = x4strided->get(); }},
