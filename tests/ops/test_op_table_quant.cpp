@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "low_float_ref.h"
 #include "op_table_harness.h"
 #include "ops/quant/quant_phase1.h"
 #include "test_util.h"
@@ -724,19 +725,60 @@ TEST_P(OpTableQuantDequantBias, MatchesTheFormulas) {
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = xf; }, ACLNN_ERR_PARAM_INVALID, {"x"}));
 }
 
-// ---- QuantMax: every documented destination is an FP8 / HIFLOAT8 dtype OpsNN lacks.
+// ---- QuantMax: FLOAT8 y = cast(x * scale) (half to even, not saturating) against float64, amax; HIFLOAT8 refused.
 
-TEST_P(OpTableQuantMax, RejectsTheUnsupportedDestinations) {
+TEST_P(OpTableQuantMax, Float8AgainstFloat64) {
+  reseed_for_current_test();
   const QuantTableCase &c = GetParam();
-  DeviceTensor x({2, 4}, ACL_FLOAT), s({1}, ACL_FLOAT), y({2, 4}, ACL_INT8), amax({1}, ACL_FLOAT), s2({2}, ACL_FLOAT);
-  QuantArgs a = base_args(x, s, y, 2);
+  auto &g = rng();
+  for (aclDataType dt : c.dtypes)
+    for (aclDataType dst : {ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN})
+      for (int k = 0; k < 4; ++k) {
+        std::vector<int64_t> shape;
+        const int nd = 1 + static_cast<int>(g() % 3);
+        for (int d = 0; d < nd; ++d) shape.push_back(1 + static_cast<int64_t>(g() % 9));
+        SCOPED_TRACE(::testing::Message() << "x " << dt << " dst " << dst << " k " << k);
+        Dev x = k % 2 ? transposed_view(shape, dt) : std::make_unique<DeviceTensor>(shape, dt);
+        x->fill_random(-300, 300);
+        if (k == 3) x->set_values(std::vector<double>(static_cast<size_t>(numel_of(shape)), -2e6));  // overflow
+        DeviceTensor s({1}, ACL_FLOAT), y(shape, dst), amax({1}, dt);
+        s.set_values({k == 2 ? 1.0 / 1024 : 1.7});
+        QuantArgs a = base_args(*x, s, y, dst);
+        a.amax = amax;
+        a.round_mode = const_cast<char *>("rint");
+        ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
+            << aclGetRecentErrMsg();
+        const auto xv = x->values();
+        const auto *codes = static_cast<const uint8_t *>(y.data());
+        double want_amax = 0;
+        for (size_t i = 0; i < xv.size(); ++i) {
+          want_amax = std::max(want_amax, std::fabs(xv[i]));
+          const float v = static_cast<float>(xv[i] * s.values()[0]);  // the fp32 product
+          ASSERT_EQ(codes[i], lfref::encode(lfref::fmt_of(dst), v, lfref::kRint, false)) << "x " << xv[i];
+        }
+        EXPECT_EQ(amax.values()[0], want_amax);
+      }
+}
+
+TEST_P(OpTableQuantMax, ErrorsNameTheArgument) {
+  const QuantTableCase &c = GetParam();
+  DeviceTensor x({2, 4}, ACL_FLOAT), s({1}, ACL_FLOAT), y({2, 4}, ACL_FLOAT8_E4M3FN), amax({1}, ACL_FLOAT),
+      s2({2}, ACL_FLOAT), y5({2, 4}, ACL_FLOAT8_E5M2), ybad({2, 3}, ACL_FLOAT8_E4M3FN), amax16({1}, ACL_FLOAT16),
+      amax2({2}, ACL_FLOAT);
+  QuantArgs a = base_args(x, s, y, ACL_FLOAT8_E4M3FN);
   a.amax = amax;
-  for (int64_t dst : {34, 35, 36})
-    EXPECT_TRUE(
-        rejects(c, a, [&](QuantArgs &b) { b.dst_type = dst; }, ACLNN_ERR_PARAM_INVALID, {"dstType", "not supported"}));
+  a.round_mode = const_cast<char *>("rint");
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type = 34; }, ACLNN_ERR_PARAM_INVALID, {"dstType", "HIFLOAT8"}));
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type = 2; }, ACLNN_ERR_PARAM_INVALID, {"dstType"}));
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale = s2; }, ACLNN_ERR_PARAM_INVALID, {"scale"}));
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.round_mode = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"roundMode"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.round_mode = const_cast<char *>("round"); }, ACLNN_ERR_PARAM_INVALID,
+                      {"roundMode"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.y = y5; }, ACLNN_ERR_PARAM_INVALID, {"y", "dtype"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.y = ybad; }, ACLNN_ERR_PARAM_INVALID, {"y", "shape"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.amax = amax16; }, ACLNN_ERR_PARAM_INVALID, {"amax", "dtype"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.amax = amax2; }, ACLNN_ERR_PARAM_INVALID, {"amax"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.amax = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"amax"}));
 }
 
 // ---- GeluQuant: gelu in float64 (erf or tanh form), then the static map or per-row dynamic scales.

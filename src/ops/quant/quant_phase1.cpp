@@ -1,6 +1,7 @@
 #include "ops/quant/quant_phase1.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include "core/outputs_apart.h"
 #include "core/thread_pool.h"
 #include "core/verbose.h"
+#include "kernels/quant/mx_quant.h"
 #include "ops/quant/quant_step.h"
 
 namespace opsnn::ops {
@@ -501,16 +503,78 @@ void flat_quant(const QuantRule &rule, const QuantCall &c, QuantStep &st) {
   st.tasks = std::max<int64_t>(1, std::min<int64_t>(core::num_threads(), k));
 }
 
-void quant_max(const QuantRule &rule, const QuantCall &c) {
+// QuantMax: y = cast(x * scale) to FLOAT8 as aclnnCast (half to even, not saturating), amax = max |x| (NaN if any).
+struct QuantMaxStep final : core::Step {
+  kernels::MxLines x, y;  // rows along the last dim
+  aclDataType x_dtype = ACL_FLOAT;
+  kernels::LowFloat fmt = kernels::LowFloat::kE4M3;
+  core::OperandRef xr, sr, yr, ar;
+  core::WsKey ws;
+  int run(const core::LaunchArgs &a) const override {
+    const float scale = *reinterpret_cast<const float *>(sr.address(a));
+    const int64_t es = static_cast<int64_t>(core::dtype_size(x_dtype));
+    float *row = reinterpret_cast<float *>(a.get(ws)), amax = 0.0f;
+    auto *y8 = reinterpret_cast<uint8_t *>(yr.address(a));
+    for (int64_t r = 0; r < x.pre; ++r) {
+      kernels::quant_load_row(xr.address(a) + x.offset(r, 0) * es, x_dtype, x.axis_stride, x.n, row);
+      const int64_t yo = y.offset(r, 0);
+      for (int64_t j = 0; j < x.n; ++j) {
+        const float v = std::fabs(row[j]);
+        if (amax == amax && (v > amax || v != v)) amax = v;  // a NaN stays
+        y8[yo + j * y.axis_stride] = kernels::lf_encode(row[j] * scale, fmt, kernels::LfRound::kRint, false);
+      }
+    }
+    kernels::quant_store_floats(&amax, 1, x_dtype, ar.address(a), 1);
+    return 0;
+  }
+};
+
+// A tensor as rows along its last dim (0-d: one row of one element).
+kernels::MxLines rows_of(const aclTensor &t) {
+  kernels::MxLines L;
+  for (int d = 0; d + 1 < t.ndim; ++d) {
+    L.pre_dims[L.pre_nd] = t.dims[d];
+    L.pre_strides[L.pre_nd++] = t.strides[d];
+    L.pre *= t.dims[d];
+  }
+  L.n = t.ndim > 0 ? t.dims[t.ndim - 1] : 1;
+  L.axis_stride = t.ndim > 0 ? t.strides[t.ndim - 1] : 1;
+  return L;
+}
+
+void quant_max(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c) {
   core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
   core::check_dtype_in(c.scale.t, c.scale.name, {ACL_FLOAT});
   require(c.scale.t->ndim == 1 && c.scale.t->dims[0] == 1, "%s has shape %s; expected (1,)", c.scale.name,
           shape_of(c.scale.t).c_str());
-  if (c.dst_type == 34 || c.dst_type == 35 || c.dst_type == 36)
-    throw_error(ACLNN_ERR_PARAM_INVALID, "dstType %lld (%s) is not supported yet (OpsNN has no FP8 / HIFLOAT8 tensors)",
-                ll(c.dst_type), c.dst_type == 34 ? "HIFLOAT8" : c.dst_type == 35 ? "FLOAT8_E5M2" : "FLOAT8_E4M3FN");
-  throw_error(ACLNN_ERR_PARAM_INVALID, "dstType must be 34 (HIFLOAT8), 35 (FLOAT8_E5M2) or 36 (FLOAT8_E4M3FN), got %lld",
-              ll(c.dst_type));
+  if (c.dst_type == 34)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "dstType 34 (HIFLOAT8) is not supported yet (OpsNN has no HIFLOAT8 codec)");
+  if (c.dst_type != 35 && c.dst_type != 36)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "dstType must be 34 (HIFLOAT8), 35 (FLOAT8_E5M2) or 36 (FLOAT8_E4M3FN), got %lld",
+                ll(c.dst_type));
+  const aclDataType dst = static_cast<aclDataType>(c.dst_type);
+  require(c.round_mode != nullptr && std::strcmp(c.round_mode, "rint") == 0,
+          "roundMode must be \"rint\" for dstType %lld (FLOAT8), got \"%s\"", ll(c.dst_type),
+          c.round_mode != nullptr ? c.round_mode : "(null)");
+  const aclTensor &x = *c.x.t;
+  require(x.ndim >= 1 && x.ndim <= 8, "%s has %d dims; it must have 1 to 8", c.x.name, x.ndim);
+  core::check_dtype_in(c.y.t, c.y.name, {dst});
+  core::check_shape_equals(*c.y.t, c.y.name, Shape::of(x));
+  core::check_dtype_in(c.amax.t, c.amax.name, {x.dtype});
+  require(c.amax.t->ndim == 1 && c.amax.t->dims[0] == 1, "%s has shape %s; expected (1,)", c.amax.name,
+          shape_of(c.amax.t).c_str());
+  core::check_outputs_apart<NamedTensor>({&c.y, &c.amax}, {&c.x, &c.scale, &c.y, &c.amax});
+  auto &st = b.add_step<QuantMaxStep>();  // prototype order: x, scale, y, amax
+  st.xr = core::OperandRef::of_slot(b.input(c.x.t), x);
+  st.sr = core::OperandRef::of_slot(b.input(c.scale.t), *c.scale.t);
+  st.yr = core::OperandRef::of_slot(b.output(c.y.t), *c.y.t);
+  st.ar = core::OperandRef::of_slot(b.output(c.amax.t), *c.amax.t);
+  st.x = rows_of(x);
+  st.y = rows_of(*c.y.t);
+  st.x_dtype = x.dtype;
+  st.fmt = dst == ACL_FLOAT8_E5M2 ? kernels::LowFloat::kE5M2 : kernels::LowFloat::kE4M3;
+  st.ws = b.book("quant_max.row", static_cast<uint64_t>(std::max<int64_t>(st.x.n, 1)) * sizeof(float));
+  if (core::current_phase1_trace() != nullptr) core::record_choice("quant:quant_max/rows/scalar", nullptr);
 }
 
 void gelu_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, QuantStep &st) {
@@ -712,7 +776,7 @@ void swiglu_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c,
 }  // namespace
 
 void quant_phase1(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c) {
-  if (rule.kind == QuantKind::kQuantMax) return quant_max(rule, c);
+  if (rule.kind == QuantKind::kQuantMax) return quant_max(b, rule, c);
   QuantStep plan;
   plan.kind = rule.kind;
   switch (rule.kind) {
