@@ -58,6 +58,20 @@ int64_t MxLines::offset(int64_t p, int64_t q) const {
   return decompose(p, pre_nd, pre_dims, pre_strides) + decompose(q, post_nd, post_dims, post_strides);
 }
 
+MxLines mx_lines(const aclTensor &t, int axis) {
+  MxLines L;
+  for (int d = 0; d < t.ndim; ++d) {
+    if (d == axis) continue;
+    const bool before = d < axis;
+    (before ? L.pre_dims[L.pre_nd] : L.post_dims[L.post_nd]) = t.dims[d];
+    (before ? L.pre_strides[L.pre_nd++] : L.post_strides[L.post_nd++]) = t.strides[d];
+    (before ? L.pre : L.post) *= t.dims[d];
+  }
+  L.n = t.ndim > 0 ? t.dims[axis] : 1;
+  L.axis_stride = t.ndim > 0 ? t.strides[axis] : 1;
+  return L;
+}
+
 uint8_t mx_scale_code(float amax, const MxScaleRule &r) {
   if (!std::isfinite(amax)) return 255;
   if (r.alg == 1) return e8m0_at_least(std::max(amax, r.low_bound) / r.dst_max, true);

@@ -40,6 +40,9 @@ struct MxLines {
   int64_t offset(int64_t p, int64_t q) const;
 };
 
+// t's dims around `axis` (a 0-d t: one line of one element).
+MxLines mx_lines(const aclTensor &t, int axis);
+
 struct MxQuantPlan {
   MxRowKernels rows = mx_rows_portable();  // the tier's block kernels (phase 1 chooses)
   MxLines x;

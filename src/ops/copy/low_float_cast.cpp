@@ -34,19 +34,6 @@ void check_side(const aclTensor *t, const char *name) {
                 core::shape_string(t->strides, t->ndim).c_str(), static_cast<long long>(t->offset));
 }
 
-// A tensor as rows along its last dim (a 0-d tensor: one row of one element).
-kernels::MxLines rows_of(const aclTensor &t) {
-  kernels::MxLines L;
-  for (int d = 0; d + 1 < t.ndim; ++d) {
-    L.pre_dims[L.pre_nd] = t.dims[d];
-    L.pre_strides[L.pre_nd++] = t.strides[d];
-    L.pre *= t.dims[d];
-  }
-  L.n = t.ndim > 0 ? t.dims[t.ndim - 1] : 1;
-  L.axis_stride = t.ndim > 0 ? t.strides[t.ndim - 1] : 1;
-  return L;
-}
-
 core::OperandRef ref_of(core::OpBuilder &b, int slot) {
   const aclTensor &t = b.tensor(slot);
   core::OperandRef r = core::OperandRef::of_slot(slot, t);
@@ -77,8 +64,8 @@ void low_float_cast_phase1(core::OpBuilder &b, const CopyCall &c) {
   st.src = ref_of(b, b.input(c.src));
   st.dst = ref_of(b, b.output(c.dst));
   kernels::LfCastPlan &P = st.plan;
-  P.src = rows_of(*c.src);
-  P.dst = rows_of(*c.dst);
+  P.src = kernels::mx_lines(*c.src, c.src->ndim - 1);
+  P.dst = kernels::mx_lines(*c.dst, c.dst->ndim - 1);
   P.src_dtype = c.src->dtype;
   P.dst_dtype = c.dst->dtype;
   const bool shared_bytes = fp4(P.dst_dtype) && P.dst.n % 2 != 0;  // two rows meet inside a byte

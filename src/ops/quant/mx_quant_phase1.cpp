@@ -125,25 +125,6 @@ void check_contiguous(const core::NamedTensor &a) {
         core::shape_string(a.t->strides, a.t->ndim).c_str());
 }
 
-// x's dims around `axis`: the lines of the kernels.
-kernels::MxLines lines_of(const aclTensor &t, int axis) {
-  kernels::MxLines L;
-  for (int d = 0; d < t.ndim; ++d) {
-    if (d < axis) {
-      L.pre_dims[L.pre_nd] = t.dims[d];
-      L.pre_strides[L.pre_nd++] = t.strides[d];
-      L.pre *= t.dims[d];
-    } else if (d > axis) {
-      L.post_dims[L.post_nd] = t.dims[d];
-      L.post_strides[L.post_nd++] = t.strides[d];
-      L.post *= t.dims[d];
-    }
-  }
-  L.n = t.dims[axis];
-  L.axis_stride = t.strides[axis];
-  return L;
-}
-
 // The mxscale shape of x: dim axis = ceil(ceil(n / blocksize) / 2), then a trailing 2.
 core::Shape scale_shape(const aclTensor &x, int axis, int64_t blocksize) {
   core::Shape s = core::Shape::of(x);
@@ -286,7 +267,7 @@ void add_line_step(core::OpBuilder &b, int xs, int ys, int ss, const MxQuantCall
   st.y = ref_of(b, ys, *q.y);
   st.scale = ref_of(b, ss, *q.scale);
   kernels::MxQuantPlan &P = st.plan;
-  P.x = lines_of(x, q.axis);
+  P.x = kernels::mx_lines(x, q.axis);
   P.x_dtype = x.dtype;
   P.fmt = format_of(dst);
   P.round = round;
@@ -468,7 +449,7 @@ void dual_level(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &
   st.s0 = ref_of(b, b.output(c.scale_out.t), c.scale_out);
   st.s1 = ref_of(b, b.output(c.scale2_out.t), c.scale2_out);
   kernels::MxDualLevelPlan &P = st.plan;
-  P.x = lines_of(x, x.ndim - 1);
+  P.x = kernels::mx_lines(x, x.ndim - 1);
   P.smooth_stride = c.smooth.t != nullptr ? c.smooth.t->strides[0] : 0;
   P.x_dtype = x.dtype;
   P.round = round;
@@ -546,9 +527,9 @@ void anti(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
   st.scale = ref_of(b, ss, c.scale);
   st.y = ref_of(b, ys, c.y);
   kernels::AntiMxPlan &P = st.plan;
-  P.x = lines_of(x, axis);
+  P.x = kernels::mx_lines(x, axis);
   const aclTensor &s = *c.scale.t;
-  P.scale = lines_of(s, axis);  // its trailing 2 is the last post dim: drop it
+  P.scale = kernels::mx_lines(s, axis);  // its trailing 2 is the last post dim: drop it
   P.scale.post_nd -= 1;
   P.scale.post /= 2;
   P.scale_k_stride = s.strides[s.ndim - 1];

@@ -529,19 +529,6 @@ struct QuantMaxStep final : core::Step {
   }
 };
 
-// A tensor as rows along its last dim (0-d: one row of one element).
-kernels::MxLines rows_of(const aclTensor &t) {
-  kernels::MxLines L;
-  for (int d = 0; d + 1 < t.ndim; ++d) {
-    L.pre_dims[L.pre_nd] = t.dims[d];
-    L.pre_strides[L.pre_nd++] = t.strides[d];
-    L.pre *= t.dims[d];
-  }
-  L.n = t.ndim > 0 ? t.dims[t.ndim - 1] : 1;
-  L.axis_stride = t.ndim > 0 ? t.strides[t.ndim - 1] : 1;
-  return L;
-}
-
 void quant_max(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c) {
   core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
   core::check_dtype_in(c.scale.t, c.scale.name, {ACL_FLOAT});
@@ -569,8 +556,8 @@ void quant_max(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c) {
   st.sr = core::OperandRef::of_slot(b.input(c.scale.t), *c.scale.t);
   st.yr = core::OperandRef::of_slot(b.output(c.y.t), *c.y.t);
   st.ar = core::OperandRef::of_slot(b.output(c.amax.t), *c.amax.t);
-  st.x = rows_of(x);
-  st.y = rows_of(*c.y.t);
+  st.x = kernels::mx_lines(x, x.ndim - 1);
+  st.y = kernels::mx_lines(*c.y.t, c.y.t->ndim - 1);
   st.x_dtype = x.dtype;
   st.fmt = dst == ACL_FLOAT8_E5M2 ? kernels::LowFloat::kE5M2 : kernels::LowFloat::kE4M3;
   st.ws = b.book("quant_max.row", static_cast<uint64_t>(std::max<int64_t>(st.x.n, 1)) * sizeof(float));
