@@ -725,7 +725,10 @@ TEST_P(OpTableQuantDequantBias, MatchesTheFormulas) {
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = xf; }, ACLNN_ERR_PARAM_INVALID, {"x"}));
 }
 
-// ---- QuantMax: FLOAT8 y = cast(x * scale) (half to even, not saturating) against float64, amax; HIFLOAT8 refused.
+// ---- QuantMax / GroupedQuantMax: FLOAT8 y = cast(x * scale) (half to even, not saturating) against float64 and
+// amax, per group of dim-0 slices for the grouped form (groupList: cumulative ends); HIFLOAT8 refused.
+
+bool grouped_max(const QuantTableCase &c) { return c.api == "aclnnGroupedQuantMax"; }
 
 TEST_P(OpTableQuantMax, Float8AgainstFloat64) {
   reseed_for_current_test();
@@ -735,28 +738,40 @@ TEST_P(OpTableQuantMax, Float8AgainstFloat64) {
     for (aclDataType dst : {ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN})
       for (int k = 0; k < 4; ++k) {
         std::vector<int64_t> shape;
-        const int nd = 1 + static_cast<int>(g() % 3);
+        const int nd = (grouped_max(c) ? 2 : 1) + static_cast<int>(g() % 2);
         for (int d = 0; d < nd; ++d) shape.push_back(1 + static_cast<int64_t>(g() % 9));
+        const int64_t groups = grouped_max(c) ? 1 + static_cast<int64_t>(g() % 3) : 1;
+        std::vector<double> ends;
+        for (int64_t i = 0; i + 1 < groups; ++i) ends.push_back(static_cast<double>(g() % (shape[0] + 1)));
+        std::sort(ends.begin(), ends.end());
+        ends.push_back(static_cast<double>(shape[0]));
         SCOPED_TRACE(::testing::Message() << "x " << dt << " dst " << dst << " k " << k);
         Dev x = k % 2 ? transposed_view(shape, dt) : std::make_unique<DeviceTensor>(shape, dt);
         x->fill_random(-300, 300);
         if (k == 3) x->set_values(std::vector<double>(static_cast<size_t>(numel_of(shape)), -2e6));  // overflow
-        DeviceTensor s({1}, ACL_FLOAT), y(shape, dst), amax({1}, dt);
-        s.set_values({k == 2 ? 1.0 / 1024 : 1.7});
+        DeviceTensor s({groups}, ACL_FLOAT), y(shape, dst), amax({groups}, dt), gl({groups}, ACL_INT64);
+        std::vector<double> sv(static_cast<size_t>(groups));
+        for (auto &v : sv) v = k == 2 ? 1.0 / 1024 : 0.5 + static_cast<double>(g() % 4) * 0.4;
+        s.set_values(sv);
+        gl.set_values(ends);
         QuantArgs a = base_args(*x, s, y, dst);
         a.amax = amax;
+        a.group = grouped_max(c) ? gl.get() : nullptr;
         a.round_mode = const_cast<char *>("rint");
         ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
             << aclGetRecentErrMsg();
         const auto xv = x->values();
         const auto *codes = static_cast<const uint8_t *>(y.data());
-        double want_amax = 0;
+        const int64_t per_slice = numel_of(shape) / shape[0];
+        std::vector<double> want_amax(static_cast<size_t>(groups), 0.0);
         for (size_t i = 0; i < xv.size(); ++i) {
-          want_amax = std::max(want_amax, std::fabs(xv[i]));
-          const float v = static_cast<float>(xv[i] * s.values()[0]);  // the fp32 product
+          size_t gi = 0;  // the group of x's dim-0 index
+          while (gi + 1 < ends.size() && static_cast<double>(static_cast<int64_t>(i) / per_slice) >= ends[gi]) ++gi;
+          want_amax[gi] = std::max(want_amax[gi], std::fabs(xv[i]));
+          const float v = static_cast<float>(xv[i] * sv[gi]);  // the fp32 product
           ASSERT_EQ(codes[i], lfref::encode(lfref::fmt_of(dst), v, lfref::kRint, false)) << "x " << xv[i];
         }
-        EXPECT_EQ(amax.values()[0], want_amax);
+        EXPECT_EQ(amax.values(), want_amax);
       }
 }
 
@@ -764,10 +779,14 @@ TEST_P(OpTableQuantMax, ErrorsNameTheArgument) {
   const QuantTableCase &c = GetParam();
   DeviceTensor x({2, 4}, ACL_FLOAT), s({1}, ACL_FLOAT), y({2, 4}, ACL_FLOAT8_E4M3FN), amax({1}, ACL_FLOAT),
       s2({2}, ACL_FLOAT), y5({2, 4}, ACL_FLOAT8_E5M2), ybad({2, 3}, ACL_FLOAT8_E4M3FN), amax16({1}, ACL_FLOAT16),
-      amax2({2}, ACL_FLOAT);
+      amax2({2}, ACL_FLOAT), gl({1}, ACL_INT64), gl32({1}, ACL_INT32), gl2d({1, 1}, ACL_INT64);
+  gl.set_values({2});
   QuantArgs a = base_args(x, s, y, ACL_FLOAT8_E4M3FN);
   a.amax = amax;
   a.round_mode = const_cast<char *>("rint");
+  a.group = grouped_max(c) ? gl.get() : nullptr;
+  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
+      << aclGetRecentErrMsg();
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type = 34; }, ACLNN_ERR_PARAM_INVALID, {"dstType", "HIFLOAT8"}));
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type = 2; }, ACLNN_ERR_PARAM_INVALID, {"dstType"}));
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale = s2; }, ACLNN_ERR_PARAM_INVALID, {"scale"}));
@@ -779,6 +798,19 @@ TEST_P(OpTableQuantMax, ErrorsNameTheArgument) {
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.amax = amax16; }, ACLNN_ERR_PARAM_INVALID, {"amax", "dtype"}));
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.amax = amax2; }, ACLNN_ERR_PARAM_INVALID, {"amax"}));
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.amax = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"amax"}));
+  if (!grouped_max(c)) return;
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.group = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"groupList"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.group = gl32; }, ACLNN_ERR_PARAM_INVALID, {"groupList", "dtype"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.group = gl2d; }, ACLNN_ERR_PARAM_INVALID, {"groupList", "1-D"}));
+  for (const std::vector<double> &ends : {std::vector<double>{1}, std::vector<double>{3}}) {  // the last end != 2
+    gl.set_values(ends);
+    y.poison();
+    EXPECT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch),
+              ACLNN_ERR_PARAM_INVALID);
+    EXPECT_NE(std::string(aclGetRecentErrMsg()).find("groupList"), std::string::npos);
+    for (int v : std::vector<int>(static_cast<const uint8_t *>(y.data()), static_cast<const uint8_t *>(y.data()) + 8))
+      ASSERT_EQ(v, 0xFF) << "written despite the failure";
+  }
 }
 
 // ---- GeluQuant: gelu in float64 (erf or tanh form), then the static map or per-row dynamic scales.
