@@ -84,10 +84,14 @@
 //                clipRatio in (0, 1]), out = round_half_even(x'' / quantScale[k]) saturated to [-8, 7], INT4 (x's
 //                shape) or INT32 (eight INT4 a word: last dim N / 8); a slice of zeros gives 0. FLOAT4_E2M1 out
 //                (the per-group MX mode) is not supported (161002).
-//  kQuantMax     (QuantMax)  y = cast(x * scale) to dstType 35 FLOAT8_E5M2 / 36 FLOAT8_E4M3FN as aclnnCast does it
-//                (the product in fp32, half to even, not saturating: E5M2 overflows to inf, E4M3FN to NaN; roundMode
-//                "rint"), amax = max |x| in x's dtype, [1] (NaN if any element is); x FLOAT / FLOAT16 / BF16, 1-8 dims,
-//                any strides; scale FLOAT [1]; y x's shape, any strides. dstType 34 (HIFLOAT8): 161002.
+//  kQuantMax     (QuantMax, GroupedQuantMax)  y = cast(x * scale) to dstType 35 FLOAT8_E5M2 / 36 FLOAT8_E4M3FN as
+//                aclnnCast does it (the product in fp32, half to even, not saturating: E5M2 overflows to inf, E4M3FN to
+//                NaN; roundMode "rint"), amax = max |x| in x's dtype (NaN if any element is); x FLOAT / FLOAT16 / BF16,
+//                1-8 dims (grouped: 2-8), any strides; y x's shape, any strides. QuantMax: scale FLOAT [1], amax [1].
+//                GroupedQuantMax: groupList INT64 [G] (1 <= G <= 384) of cumulative dim-0 ends read at launch
+//                (non-decreasing, >= 0, the last = x.shape[0]: our reading of "greater than 0 and increasing"; else the
+//                launch fails with 161002 before writing); slice i of dim 0 takes group g with ends[g-1] <= i < ends[g],
+//                scale[g] (FLOAT [G]) and amax[g] ([G]; an empty group: 0). dstType 34 (HIFLOAT8): 161002.
 // Errors: 161001 for a null required argument, else 161002 naming the argument.
 #pragma once
 
