@@ -137,7 +137,7 @@ ONESHOT = "oneshot:"
 
 # UINT16 / UINT32 / UINT64: only for rows whose phase 1 takes them (e.g. Nonzero; no compute type).
 DTYPES = ["FLOAT", "FLOAT16", "BF16", "DOUBLE", "INT8", "INT16", "INT32", "INT64", "UINT8", "BOOL", "UINT16", "UINT32",
-          "UINT64", "INT4"]
+          "UINT64", "INT4", "HIFLOAT8", "FLOAT8_E5M2", "FLOAT8_E4M3FN", "FLOAT8_E8M0", "FLOAT4_E2M1", "FLOAT4_E1M2"]
 DTYPE_SETS = {
     "act": ["FLOAT", "FLOAT16", "BF16"],
     "floating": ["FLOAT", "FLOAT16", "BF16", "DOUBLE"],

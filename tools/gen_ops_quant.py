@@ -28,11 +28,11 @@ RESULTS = {"ascend_quant": "INT8 / INT4 / INT32 (packed INT4)" + NO_FP8, "anti_q
            "block_quant": "INT8 of x / its block's scale, FLOAT block scales" + NO_FP8,
            "grouped_block_quant": "INT8 of x / its block's scale (blocks inside groupList's row groups), FLOAT block scales" + NO_FP8,
            "flat_quant": "INT4 / INT32 (packed INT4) of P1 @ x[k] @ P2, FLOAT per-slice scales; FLOAT4_E2M1 not supported",
-           "quant_max": "none yet: its documented dstTypes (HIFLOAT8, FLOAT8_E5M2, FLOAT8_E4M3FN) are rejected (161002)"}
+           "quant_max": "FLOAT8_E5M2 / FLOAT8_E4M3FN (dstType; HIFLOAT8 rejected), amax (per group) in x's dtype"}
 # Parameter name -> role (a field of ops::QuantCall and of the harness's QuantArgs).
 TENSOR_ROLES = {"x": "x", "self": "x", "scale": "scale", "scales": "scale", "weightScale": "scale",
                 "offset": "offset", "zeroPoint": "offset", "zeroPoints": "offset", "offsetOptional": "offset",
-                "smoothScalesOptional": "smooth", "groupIndexOptional": "group", "groupIndex": "group",
+                "smoothScalesOptional": "smooth", "groupIndexOptional": "group", "groupIndex": "group", "groupList": "group",
                 "activateScaleOptional": "act_scale", "biasOptional": "bias", "y": "y", "yOut": "y",
                 "out": "y", "scaleOut": "scale_out", "inputScaleOptional": "scale", "inputOffsetOptional": "offset",
                 "outScaleOptional": "scale_out", "offsetsOptional": "offset", "yScaleOut": "scale_out",

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/error.h"
+#include "core/packed_dtype.h"
 
 namespace opsnn::core {
 
@@ -124,7 +125,7 @@ namespace {
 void byte_range(const aclTensor &t, __int128 *begin, __int128 *end) {
   __int128 last = t.offset;
   for (int i = 0; i < t.ndim; ++i) last += static_cast<__int128>(t.dims[i] - 1) * t.strides[i];
-  if (t.dtype == ACL_INT4) {  // two elements a byte
+  if (dtype_packs_two(t.dtype)) {
     *begin = t.offset / 2;
     *end = (last + 2) / 2;
     return;

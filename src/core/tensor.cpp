@@ -7,6 +7,7 @@
 #include "common/half.h"
 #include "core/api_boundary.h"
 #include "core/dtype.h"
+#include "core/packed_dtype.h"
 #include "runtime/runtime.h"
 
 using opsnn::core::kMaxDims;
@@ -212,8 +213,7 @@ void check_view_within_allocation(const aclTensor &t, const char *what) {
   if (!rt::find_device_allocation(t.data, &base, &bytes)) return;
   __int128 last = t.offset;
   for (int i = 0; i < t.ndim; ++i) last += static_cast<__int128>(t.dims[i] - 1) * t.strides[i];
-  // INT4 packs two elements a byte (low nibble first).
-  const __int128 view_bytes = t.dtype == ACL_INT4 ? (last + 2) / 2 : (last + 1) * dtype_size(t.dtype);
+  const __int128 view_bytes = dtype_packs_two(t.dtype) ? (last + 2) / 2 : (last + 1) * dtype_size(t.dtype);
   const __int128 start = static_cast<const char *>(t.data) - static_cast<const char *>(base);
   const __int128 end = start + view_bytes;  // bytes from the allocation's start
   if (end <= static_cast<__int128>(bytes)) return;

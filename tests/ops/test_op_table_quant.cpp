@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "low_float_ref.h"
 #include "op_table_harness.h"
 #include "ops/quant/quant_phase1.h"
 #include "test_util.h"
@@ -725,19 +726,92 @@ TEST_P(OpTableQuantDequantBias, MatchesTheFormulas) {
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = xf; }, ACLNN_ERR_PARAM_INVALID, {"x"}));
 }
 
-// ---- QuantMax: every documented destination is an FP8 / HIFLOAT8 dtype OpsNN lacks.
+// ---- QuantMax / GroupedQuantMax: FLOAT8 y = cast(x * scale) (half to even, not saturating) against float64 and
+// amax, per group of dim-0 slices for the grouped form (groupList: cumulative ends); HIFLOAT8 refused.
 
-TEST_P(OpTableQuantMax, RejectsTheUnsupportedDestinations) {
+bool grouped_max(const QuantTableCase &c) { return c.api == "aclnnGroupedQuantMax"; }
+
+TEST_P(OpTableQuantMax, Float8AgainstFloat64) {
+  reseed_for_current_test();
   const QuantTableCase &c = GetParam();
-  DeviceTensor x({2, 4}, ACL_FLOAT), s({1}, ACL_FLOAT), y({2, 4}, ACL_INT8), amax({1}, ACL_FLOAT), s2({2}, ACL_FLOAT);
-  QuantArgs a = base_args(x, s, y, 2);
+  auto &g = rng();
+  for (aclDataType dt : c.dtypes)
+    for (aclDataType dst : {ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN})
+      for (int k = 0; k < 4; ++k) {
+        std::vector<int64_t> shape;
+        const int nd = (grouped_max(c) ? 2 : 1) + static_cast<int>(g() % 2);
+        for (int d = 0; d < nd; ++d) shape.push_back(1 + static_cast<int64_t>(g() % 9));
+        const int64_t groups = grouped_max(c) ? 1 + static_cast<int64_t>(g() % 3) : 1;
+        std::vector<double> ends;
+        for (int64_t i = 0; i + 1 < groups; ++i) ends.push_back(static_cast<double>(g() % (shape[0] + 1)));
+        std::sort(ends.begin(), ends.end());
+        ends.push_back(static_cast<double>(shape[0]));
+        SCOPED_TRACE(::testing::Message() << "x " << dt << " dst " << dst << " k " << k);
+        Dev x = k % 2 ? transposed_view(shape, dt) : std::make_unique<DeviceTensor>(shape, dt);
+        x->fill_random(-300, 300);
+        if (k == 3) x->set_values(std::vector<double>(static_cast<size_t>(numel_of(shape)), -2e6));  // overflow
+        DeviceTensor s({groups}, ACL_FLOAT), y(shape, dst), amax({groups}, dt), gl({groups}, ACL_INT64);
+        std::vector<double> sv(static_cast<size_t>(groups));
+        for (auto &v : sv) v = k == 2 ? 1.0 / 1024 : 0.5 + static_cast<double>(g() % 4) * 0.4;
+        s.set_values(sv);
+        gl.set_values(ends);
+        QuantArgs a = base_args(*x, s, y, dst);
+        a.amax = amax;
+        a.group = grouped_max(c) ? gl.get() : nullptr;
+        a.round_mode = const_cast<char *>("rint");
+        ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
+            << aclGetRecentErrMsg();
+        const auto xv = x->values();
+        const auto *codes = static_cast<const uint8_t *>(y.data());
+        const int64_t per_slice = numel_of(shape) / shape[0];
+        std::vector<double> want_amax(static_cast<size_t>(groups), 0.0);
+        for (size_t i = 0; i < xv.size(); ++i) {
+          size_t gi = 0;  // the group of x's dim-0 index
+          while (gi + 1 < ends.size() && static_cast<double>(static_cast<int64_t>(i) / per_slice) >= ends[gi]) ++gi;
+          want_amax[gi] = std::max(want_amax[gi], std::fabs(xv[i]));
+          const float v = static_cast<float>(xv[i] * sv[gi]);  // the fp32 product
+          ASSERT_EQ(codes[i], lfref::encode(lfref::fmt_of(dst), v, lfref::kRint, false)) << "x " << xv[i];
+        }
+        EXPECT_EQ(amax.values(), want_amax);
+      }
+}
+
+TEST_P(OpTableQuantMax, ErrorsNameTheArgument) {
+  const QuantTableCase &c = GetParam();
+  DeviceTensor x({2, 4}, ACL_FLOAT), s({1}, ACL_FLOAT), y({2, 4}, ACL_FLOAT8_E4M3FN), amax({1}, ACL_FLOAT),
+      s2({2}, ACL_FLOAT), y5({2, 4}, ACL_FLOAT8_E5M2), ybad({2, 3}, ACL_FLOAT8_E4M3FN), amax16({1}, ACL_FLOAT16),
+      amax2({2}, ACL_FLOAT), gl({1}, ACL_INT64), gl32({1}, ACL_INT32), gl2d({1, 1}, ACL_INT64);
+  gl.set_values({2});
+  QuantArgs a = base_args(x, s, y, ACL_FLOAT8_E4M3FN);
   a.amax = amax;
-  for (int64_t dst : {34, 35, 36})
-    EXPECT_TRUE(
-        rejects(c, a, [&](QuantArgs &b) { b.dst_type = dst; }, ACLNN_ERR_PARAM_INVALID, {"dstType", "not supported"}));
+  a.round_mode = const_cast<char *>("rint");
+  a.group = grouped_max(c) ? gl.get() : nullptr;
+  ASSERT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch), 0)
+      << aclGetRecentErrMsg();
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type = 34; }, ACLNN_ERR_PARAM_INVALID, {"dstType", "HIFLOAT8"}));
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type = 2; }, ACLNN_ERR_PARAM_INVALID, {"dstType"}));
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.scale = s2; }, ACLNN_ERR_PARAM_INVALID, {"scale"}));
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.round_mode = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"roundMode"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.round_mode = const_cast<char *>("round"); }, ACLNN_ERR_PARAM_INVALID,
+                      {"roundMode"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.y = y5; }, ACLNN_ERR_PARAM_INVALID, {"y", "dtype"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.y = ybad; }, ACLNN_ERR_PARAM_INVALID, {"y", "shape"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.amax = amax16; }, ACLNN_ERR_PARAM_INVALID, {"amax", "dtype"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.amax = amax2; }, ACLNN_ERR_PARAM_INVALID, {"amax"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.amax = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"amax"}));
+  if (!grouped_max(c)) return;
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.group = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"groupList"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.group = gl32; }, ACLNN_ERR_PARAM_INVALID, {"groupList", "dtype"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.group = gl2d; }, ACLNN_ERR_PARAM_INVALID, {"groupList", "1-D"}));
+  for (const std::vector<double> &ends : {std::vector<double>{1}, std::vector<double>{3}}) {  // the last end != 2
+    gl.set_values(ends);
+    y.poison();
+    EXPECT_EQ(run_op([&](uint64_t *w, aclOpExecutor **e) { return c.phase1(a, w, e); }, c.launch),
+              ACLNN_ERR_PARAM_INVALID);
+    EXPECT_NE(std::string(aclGetRecentErrMsg()).find("groupList"), std::string::npos);
+    for (int v : std::vector<int>(static_cast<const uint8_t *>(y.data()), static_cast<const uint8_t *>(y.data()) + 8))
+      ASSERT_EQ(v, 0xFF) << "written despite the failure";
+  }
 }
 
 // ---- GeluQuant: gelu in float64 (erf or tanh form), then the static map or per-row dynamic scales.

@@ -3,12 +3,17 @@
 #include "common/error.h"
 #include "core/op_checks.h"
 #include "ops/copy/copy_common.h"
+#include "ops/copy/low_float_cast.h"
 #include "ops/elementwise/elementwise_step.h"
 #include "ops/layout/layout_steps.h"
 
 namespace opsnn::ops {
 
 void copy_phase1(core::OpBuilder &b, const CopyRule &rule, const CopyCall &c) {
+  if (is_low_float_cast(c)) {  // FLOAT8 / FLOAT4 on either side: their own checks and kernel
+    low_float_cast_phase1(b, c);
+    return;
+  }
   // Presence in prototype order, then the op's own rules.
   const bool has_src = c.src_name != nullptr;
   if (c.src_first) core::check_tensor(c.src, c.src_name);

@@ -1,6 +1,7 @@
 #include "ops/quant/quant_phase1.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -14,6 +15,7 @@
 #include "core/outputs_apart.h"
 #include "core/thread_pool.h"
 #include "core/verbose.h"
+#include "kernels/quant/mx_quant.h"
 #include "ops/quant/quant_step.h"
 
 namespace opsnn::ops {
@@ -589,16 +591,97 @@ void flat_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, Q
   st.flat_gemm_ws = b.book("quant.flat.gemm", std::max<size_t>(gemm_ws, 64));
 }
 
-void quant_max(const QuantRule &rule, const QuantCall &c) {
+// QuantMax: y = cast(x * scale) to FLOAT8 as aclnnCast (half to even, not saturating), amax = max |x| (NaN if any);
+// GroupedQuantMax: the same per group of dim-0 slices (groupList: INT64 cumulative ends, read at launch), with the
+// group's scale and amax.
+struct QuantMaxStep final : core::Step {
+  kernels::MxLines x, y;  // rows along the last dim
+  int64_t rows_per_slice = 1, dim0 = 1, groups = 1, group_stride = 1;  // rows of one dim-0 index
+  aclDataType x_dtype = ACL_FLOAT;
+  kernels::LowFloat fmt = kernels::LowFloat::kE4M3;
+  core::OperandRef xr, sr, gr, yr, ar;  // gr.slot < 0: one group
+  core::WsKey ws;
+  int run(const core::LaunchArgs &a) const override {
+    const auto *scale = reinterpret_cast<const float *>(sr.address(a));
+    const auto *ends = gr.slot >= 0 ? reinterpret_cast<const int64_t *>(gr.address(a)) : nullptr;
+    int64_t prev = 0;
+    for (int64_t g = 0; ends != nullptr && g < groups; ++g) {  // validated before anything is written
+      const int64_t e = ends[g * group_stride];
+      if (e < prev || (g == groups - 1 && e != dim0))
+        return fail(ACLNN_ERR_PARAM_INVALID, "groupList[%lld] = %lld: the group ends must be non-decreasing, >= 0 and "
+                    "end at x's dim 0 (%lld)", ll(g), ll(e), ll(dim0));
+      prev = e;
+    }
+    const int64_t es = static_cast<int64_t>(core::dtype_size(x_dtype));
+    float *row = reinterpret_cast<float *>(a.get(ws)), *amax = row + std::max<int64_t>(x.n, 1);
+    std::fill(amax, amax + groups, 0.0f);
+    auto *y8 = reinterpret_cast<uint8_t *>(yr.address(a));
+    int64_t g = 0;
+    for (int64_t r = 0; r < x.pre; ++r) {
+      while (ends != nullptr && g < groups - 1 && r / rows_per_slice >= ends[g * group_stride]) ++g;
+      kernels::quant_load_row(xr.address(a) + x.offset(r, 0) * es, x_dtype, x.axis_stride, x.n, row);
+      const int64_t yo = y.offset(r, 0);
+      for (int64_t j = 0; j < x.n; ++j) {
+        const float v = std::fabs(row[j]);
+        if (amax[g] == amax[g] && (v > amax[g] || v != v)) amax[g] = v;  // a NaN stays
+        y8[yo + j * y.axis_stride] = kernels::lf_encode(row[j] * scale[g], fmt, kernels::LfRound::kRint, false);
+      }
+    }
+    for (int64_t k = 0; k < groups; ++k)
+      kernels::quant_store_floats(amax + k, 1, x_dtype, ar.address(a) + k * amax_stride * es, 1);
+    return 0;
+  }
+  int64_t amax_stride = 1;
+};
+
+void quant_max(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c) {
+  const bool grouped = *c.group.name != '\0';
   core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
+  const aclTensor &x = *c.x.t;
+  require(x.ndim >= (grouped ? 2 : 1) && x.ndim <= 8, "%s has %d dims; it must have %d to 8", c.x.name, x.ndim,
+          grouped ? 2 : 1);
   core::check_dtype_in(c.scale.t, c.scale.name, {ACL_FLOAT});
-  require(c.scale.t->ndim == 1 && c.scale.t->dims[0] == 1, "%s has shape %s; expected (1,)", c.scale.name,
-          shape_of(c.scale.t).c_str());
-  if (c.dst_type == 34 || c.dst_type == 35 || c.dst_type == 36)
-    throw_error(ACLNN_ERR_PARAM_INVALID, "dstType %lld (%s) is not supported yet (OpsNN has no FP8 / HIFLOAT8 tensors)",
-                ll(c.dst_type), c.dst_type == 34 ? "HIFLOAT8" : c.dst_type == 35 ? "FLOAT8_E5M2" : "FLOAT8_E4M3FN");
-  throw_error(ACLNN_ERR_PARAM_INVALID, "dstType must be 34 (HIFLOAT8), 35 (FLOAT8_E5M2) or 36 (FLOAT8_E4M3FN), got %lld",
-              ll(c.dst_type));
+  int64_t groups = 1;
+  if (grouped) {
+    core::check_dtype_in(c.group.t, c.group.name, {ACL_INT64});
+    groups = c.group.t->ndim == 1 ? c.group.t->dims[0] : 0;
+    require(groups >= 1 && groups <= 384, "%s has shape %s; it must be 1-D with 1 to 384 group ends", c.group.name,
+            shape_of(c.group.t).c_str());
+  }
+  require(c.scale.t->ndim == 1 && c.scale.t->dims[0] == groups, "%s has shape %s; expected (%lld,)", c.scale.name,
+          shape_of(c.scale.t).c_str(), ll(groups));
+  if (c.dst_type == 34)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "dstType 34 (HIFLOAT8) is not supported yet (OpsNN has no HIFLOAT8 codec)");
+  if (c.dst_type != 35 && c.dst_type != 36)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "dstType must be 34 (HIFLOAT8), 35 (FLOAT8_E5M2) or 36 (FLOAT8_E4M3FN), got %lld",
+                ll(c.dst_type));
+  const aclDataType dst = static_cast<aclDataType>(c.dst_type);
+  require(c.round_mode != nullptr && std::strcmp(c.round_mode, "rint") == 0,
+          "roundMode must be \"rint\" for dstType %lld (FLOAT8), got \"%s\"", ll(c.dst_type),
+          c.round_mode != nullptr ? c.round_mode : "(null)");
+  core::check_dtype_in(c.y.t, c.y.name, {dst});
+  core::check_shape_equals(*c.y.t, c.y.name, Shape::of(x));
+  core::check_dtype_in(c.amax.t, c.amax.name, {x.dtype});
+  require(c.amax.t->ndim == 1 && c.amax.t->dims[0] == groups, "%s has shape %s; expected (%lld,)", c.amax.name,
+          shape_of(c.amax.t).c_str(), ll(groups));
+  core::check_outputs_apart<NamedTensor>({&c.y, &c.amax}, {&c.x, &c.scale, &c.group, &c.y, &c.amax});
+  auto &st = b.add_step<QuantMaxStep>();  // prototype order: x, scale, (groupList,) y, amax
+  st.xr = core::OperandRef::of_slot(b.input(c.x.t), x);
+  st.sr = core::OperandRef::of_slot(b.input(c.scale.t), *c.scale.t);
+  if (grouped) st.gr = core::OperandRef::of_slot(b.input(c.group.t), *c.group.t);
+  st.yr = core::OperandRef::of_slot(b.output(c.y.t), *c.y.t);
+  st.ar = core::OperandRef::of_slot(b.output(c.amax.t), *c.amax.t);
+  st.x = kernels::mx_lines(x, x.ndim - 1);
+  st.y = kernels::mx_lines(*c.y.t, c.y.t->ndim - 1);
+  st.dim0 = x.ndim > 0 ? x.dims[0] : 1;
+  st.rows_per_slice = std::max<int64_t>(1, x.ndim > 1 ? st.x.pre / std::max<int64_t>(st.dim0, 1) : 1);
+  st.groups = groups;
+  st.group_stride = grouped ? c.group.t->strides[0] : 1;
+  st.amax_stride = c.amax.t->strides[0];
+  st.x_dtype = x.dtype;
+  st.fmt = dst == ACL_FLOAT8_E5M2 ? kernels::LowFloat::kE5M2 : kernels::LowFloat::kE4M3;
+  st.ws = b.book("quant_max.row", static_cast<uint64_t>(std::max<int64_t>(st.x.n, 1) + groups) * sizeof(float));
+  if (core::current_phase1_trace() != nullptr) core::record_choice("quant:quant_max/rows/scalar", nullptr);
 }
 
 void gelu_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, QuantStep &st) {
@@ -800,7 +883,7 @@ void swiglu_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c,
 }  // namespace
 
 void quant_phase1(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c) {
-  if (rule.kind == QuantKind::kQuantMax) return quant_max(rule, c);
+  if (rule.kind == QuantKind::kQuantMax) return quant_max(b, rule, c);
   QuantStep plan;
   plan.kind = rule.kind;
   switch (rule.kind) {

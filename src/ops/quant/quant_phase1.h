@@ -4,7 +4,8 @@
 // result saturates to its range and a NaN gives 0. Integer destinations (dstType): 2 INT8, 29 INT4 (two
 // a byte, low nibble first; y has x's shape, contiguous, even last dim), 3 INT32 (eight INT4 a word,
 // low nibble first; y is x's shape with last dim / 8, contiguous). dstType 34 / 35 / 36 (HIFLOAT8,
-// FLOAT8_E5M2, FLOAT8_E4M3FN) and the MX formats are not supported yet: 161002 naming dstType.
+// FLOAT8_E5M2, FLOAT8_E4M3FN) and the MX formats are not supported by these ops: 161002 naming dstType (the MX
+// ops are ops/quant/mx_quant_phase1.h's).
 //
 //  kAscendQuant  (AscendQuant, AscendQuantV3)  y = round(x * s + offset), s = scale (sqrtMode: scale^2);
 //                scale / offset (offset optional, scale's dtype; FLOAT x takes any floating scale, other x
@@ -100,8 +101,14 @@
 //                Every group shares P1 / P2, so grouping only bounds the slices computed: slices at and after
 //                the total are written as out 0 and quantScale 0 (our reading: the docs leave them undefined).
 //                groupListType is not read without a groupList.
-//  kQuantMax     (QuantMax)  every destination it documents is HIFLOAT8 / FLOAT8: arguments are checked,
-//                then dstType is rejected (161002).
+//  kQuantMax     (QuantMax, GroupedQuantMax)  y = cast(x * scale) to dstType 35 FLOAT8_E5M2 / 36 FLOAT8_E4M3FN as
+//                aclnnCast does it (the product in fp32, half to even, not saturating: E5M2 overflows to inf, E4M3FN to
+//                NaN; roundMode "rint"), amax = max |x| in x's dtype (NaN if any element is); x FLOAT / FLOAT16 / BF16,
+//                1-8 dims (grouped: 2-8), any strides; y x's shape, any strides. QuantMax: scale FLOAT [1], amax [1].
+//                GroupedQuantMax: groupList INT64 [G] (1 <= G <= 384) of cumulative dim-0 ends read at launch
+//                (non-decreasing, >= 0, the last = x.shape[0]: our reading of "greater than 0 and increasing"; else the
+//                launch fails with 161002 before writing); slice i of dim 0 takes group g with ends[g-1] <= i < ends[g],
+//                scale[g] (FLOAT [G]) and amax[g] ([G]; an empty group: 0). dstType 34 (HIFLOAT8): 161002.
 // Errors: 161001 for a null required argument, else 161002 naming the argument.
 #pragma once
 
