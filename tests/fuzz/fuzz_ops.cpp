@@ -54,6 +54,7 @@
 #include <aclnnop/aclnn_addmm.h>
 #include <aclnnop/aclnn_advance_step.h>
 #include <aclnnop/aclnn_advance_step_v2.h>
+#include <aclnnop/aclnn_anti_mx_quant.h>
 #include <aclnnop/aclnn_apply_adam_w_quant.h>
 #include <aclnnop/aclnn_apply_fused_ema_adam.h>
 #include <aclnnop/aclnn_argmax.h>
@@ -70,6 +71,7 @@
 #include <aclnnop/aclnn_cumsum.h>
 #include <aclnnop/aclnn_div.h>
 #include <aclnnop/aclnn_dynamic_block_quant.h>
+#include <aclnnop/aclnn_dynamic_mx_quant.h>
 #include <aclnnop/aclnn_dynamic_quant_v2.h>
 #include <aclnnop/aclnn_einsum.h>
 #include <aclnnop/aclnn_embedding.h>
@@ -103,6 +105,7 @@
 #include <aclnnop/aclnn_group_norm_silu_quant.h>
 #include <aclnnop/aclnn_group_quant.h>
 #include <aclnnop/aclnn_grouped_dynamic_block_quant.h>
+#include <aclnnop/aclnn_grouped_quant_max.h>
 #include <aclnnop/aclnn_im2col.h>
 #include <aclnnop/aclnn_index_select.h>
 #include <aclnnop/aclnn_inverse.h>
@@ -277,7 +280,7 @@ int dtype_bits(aclDataType dt) {
     case ACL_FLOAT8_E4M3FN: case ACL_FLOAT8_E8M0: return 8;
     case ACL_INT64: case ACL_UINT64: case ACL_DOUBLE: case ACL_COMPLEX64: return 64;
     case ACL_COMPLEX128: return 128;
-    case ACL_INT4: return 4;
+    case ACL_INT4: case ACL_FLOAT4_E2M1: case ACL_FLOAT4_E1M2: return 4;
     default: return 0;
   }
 }
@@ -1711,6 +1714,33 @@ aclnnStatus op_swiglu_group_quant(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phas
             (b & 2) != 0, c.T(y), c.T(ys), c.T(yo));
 }
 
+// dstType as a dtype byte (0 = the role's FLOAT8_E4M3FN): every FLOAT8 / FLOAT4 enum value is reachable.
+aclnnStatus op_dynamic_mx_quant(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor(ACL_BF16, 2);
+  const int64_t axis = c.i64();
+  char *round_mode = const_cast<char *>(c.str());
+  const int64_t dst = c.dtype(ACL_FLOAT8_E4M3FN), block = c.i64(), alg = c.i64();
+  int y = c.tensor(ACL_FLOAT8_E4M3FN, 2), s = c.tensor(ACL_FLOAT8_E8M0, 3);
+  c.materialize();
+  return P1(DynamicMxQuant, c.T(x), axis, round_mode, dst, block, alg, c.T(y), c.T(s));
+}
+aclnnStatus op_anti_mx_quant(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor(ACL_FLOAT8_E4M3FN, 2), s = c.tensor(ACL_FLOAT8_E8M0, 3);
+  const int64_t axis = c.i64(), dst = c.dtype(ACL_BF16);
+  int y = c.tensor(ACL_BF16, 2);
+  c.materialize();
+  return P1(AntiMxQuant, c.T(x), c.T(s), axis, dst, c.T(y));
+}
+// Group ends read at launch (checked there before any write): mode bit4 fills them with 0..2.
+aclnnStatus op_grouped_quant_max(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor(F, 2), s = c.tensor(F, 1), g = c.tensor(ACL_INT64, 1);
+  const char *round_mode = c.str();
+  const int64_t dst = c.dtype(ACL_FLOAT8_E5M2);
+  int y = c.tensor(ACL_FLOAT8_E5M2, 2), amax = c.tensor(F, 1);
+  c.materialize();
+  return P1(GroupedQuantMax, c.T(x), c.T(s), c.T(g), round_mode, dst, c.T(y), c.T(amax));
+}
+
 const OpFn kOps[] = {op_exp,      op_inplace_exp, op_gelu_v2,   op_softplus,       op_add,
                      op_inplace_add, op_mul,      op_divs,      op_divmod,         op_eq,
                      op_maximum,  op_remainder,   op_pow,       op_cast,           op_copy,
@@ -1737,7 +1767,8 @@ const OpFn kOps[] = {op_exp,      op_inplace_exp, op_gelu_v2,   op_softplus,    
                      op_qmm_inplace_add, op_tqbmm, op_qmm_dequant, op_int4_pack, op_qmm_reduce_sum, op_wqbmm_v1,
                      op_swiglu_group, op_swiglu_group_grad, op_dynamic_block_quant, op_rms_norm_grad_quant,
                      op_top_k_top_p_sample, op_inplace_quant_scatter, op_advance_step_v2,
-                     op_grouped_dynamic_block_quant, op_rotate_quant, op_swiglu_group_quant};
+                     op_grouped_dynamic_block_quant, op_rotate_quant, op_swiglu_group_quant,
+                     op_dynamic_mx_quant, op_anti_mx_quant, op_grouped_quant_max};
 constexpr int kNumOps = sizeof(kOps) / sizeof(kOps[0]);
 
 void launch(Ctx &c, Phase2 p2, aclOpExecutor *ex, uint64_t ws, uint8_t mode) {

@@ -8,7 +8,9 @@ import os
 import sys
 
 DTYPES = ["FLOAT", "FLOAT16", "BF16", "DOUBLE", "INT8", "UINT8", "INT16", "UINT16", "INT32", "UINT32",
-          "INT64", "UINT64", "BOOL", "INT4"]  # the first entries of kDtypes, same order
+          "INT64", "UINT64", "BOOL", "INT4", "STRING", "COMPLEX64", "COMPLEX128", "UINT1", "COMPLEX32",
+          "HIFLOAT8", "FLOAT8_E5M2", "FLOAT8_E4M3FN", "FLOAT8_E8M0", "FLOAT6_E3M2", "FLOAT6_E2M3", "FLOAT4_E2M1",
+          "FLOAT4_E1M2"]  # the first entries of kDtypes, same order
 
 OPS = ["exp", "inplace_exp", "gelu_v2", "softplus", "add", "inplace_add", "mul", "divs", "divmod", "eq",
        "maximum", "remainder", "pow", "cast", "copy", "fill", "clamp", "where", "masked_fill",
@@ -33,7 +35,7 @@ OPS = ["exp", "inplace_exp", "gelu_v2", "softplus", "add", "inplace_add", "mul",
        "qmm_inplace_add", "tqbmm", "qmm_dequant", "int4_pack", "qmm_reduce_sum", "wqbmm_v1",
        "swiglu_group", "swiglu_group_grad", "dynamic_block_quant", "rms_norm_grad_quant",
        "top_k_top_p_sample", "inplace_quant_scatter", "advance_step_v2", "grouped_dynamic_block_quant",
-       "rotate_quant", "swiglu_group_quant"]  # kOps, same order
+       "rotate_quant", "swiglu_group_quant", "dynamic_mx_quant", "anti_mx_quant", "grouped_quant_max"]  # kOps, same order
 
 
 def dt(name):
@@ -367,6 +369,21 @@ def seeds():
     # logits [3, 4] FLOAT16, topK INT32 [3], topP FLOAT16 [3], q FLOAT [3, 4]; isNeedLogits; topKGuess 2
     yield "top_k_top_p_sample", seed("top_k_top_p_sample", q, T([0, 1]), T([0]), T([0]), T([0, 1]), DEFAULT, B(True),
                                      I(2), T([0]), T([0, 1]))
+    # x BF16 [2, 32] along the last axis in one 32-block -> y FLOAT8_E4M3FN / FLOAT4_E2M1 [2, 32], mxscale E8M0
+    # [2, 1, 2] (dims 2, 32 = special 0xE8, 1, 2); roundMode null (string 7); scaleAlg 0
+    mx = (2, 1, 2, 1)
+    yield "dynamic_mx_quant_fp8", seed("dynamic_mx_quant", mx, T([0, 0xE8], "BF16"), I(-1), bytes([7]),
+                                       bytes([dt("FLOAT8_E4M3FN")]), bytes([0xE8]), I(0), T([0, 0xE8], "FLOAT8_E4M3FN"),
+                                       T([0, 1, 2], "FLOAT8_E8M0"))
+    yield "dynamic_mx_quant_fp4", seed("dynamic_mx_quant", mx, T([0, 0xE8], "FLOAT16"), I(-1), bytes([7]),
+                                       bytes([dt("FLOAT4_E2M1")]), bytes([0xE8]), I(0), T([0, 0xE8], "FLOAT4_E2M1"),
+                                       T([0, 1, 2], "FLOAT8_E8M0"))
+    yield "anti_mx_quant", seed("anti_mx_quant", mx, T([0, 0xE8], "FLOAT8_E5M2"), T([0, 1, 2], "FLOAT8_E8M0"), I(-1),
+                                bytes([dt("FLOAT")]), T([0, 0xE8], "FLOAT"))
+    # x [2, 1] in groups ends [0, 1, 2] (mode bit 4: INT64 buffers hold 0, 1, 2); scale / amax [3] (pool dim 3)
+    gm = (2, 1, 3, 1)
+    yield "grouped_quant_max", seed("grouped_quant_max", gm, T([0, 1]), T([2]), T([2]), bytes([4]), DEFAULT,
+                                    T([0, 1], "FLOAT8_E5M2"), T([2]), mode=16)
     yield "mm_device_repeatable", seed("mm", m, T([0, 1]), T([1, 2]), T([0, 2]), I(1), mode=1 | 2 | 4)
     yield "add_device", seed("add", p, T([0, 1]), T([1]), S(2), T([0, 1]), mode=4)
     yield "mul_wrong_launch_first", seed("mul", p, T([0, 1]), T([0, 1]), T([0, 1]), mode=8)
