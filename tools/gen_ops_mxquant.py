@@ -3,7 +3,7 @@ rows become ops::mx_quant_phase1 entry points (src/ops/quant/mx_quant_phase1.h) 
 registrations (tests/ops/test_op_table_mxquant.cpp).
 
 Row format (besides the common `header`, `dtypes`, `backward`):
-  kind     quant|dual|block|grouped|grouped_dual|dual_level|to_block|anti   what the row computes (ops/quant/mx_quant_phase1.h says each formula)
+  kind     quant|dual|block|grouped|grouped_dual|dual_level|to_block|anti|swiglu|swiglu_dual|situ   what the row computes (ops/quant/mx_quant_phase1.h says each formula)
   dtypes                 x's accepted dtypes
 Every parameter's role comes from its name (ROLES). Every tensor's dtype is checked by the phase 1 (the
 FLOAT8 / FLOAT4 / E8M0 dtypes are outside check_tensor's general ones).
@@ -11,7 +11,8 @@ FLOAT8 / FLOAT4 / E8M0 dtypes are outside check_tensor's general ones).
 
 MXQUANT_KEYS = {"header", "dtypes", "backward", "kind"}
 KINDS = {"quant": "kQuant", "dual": "kDual", "block": "kBlock", "grouped": "kGrouped", "grouped_dual": "kGroupedDual",
-         "dual_level": "kDualLevel", "to_block": "kToBlock", "anti": "kAnti"}
+         "dual_level": "kDualLevel", "to_block": "kToBlock", "anti": "kAnti", "swiglu": "kSwiglu",
+         "swiglu_dual": "kSwigluDual", "situ": "kSitu"}
 RESULTS = {"quant": "FLOAT8_E5M2 / FLOAT8_E4M3FN / FLOAT4_E2M1 / FLOAT4_E1M2 (dstType), FLOAT8_E8M0 scales",
            "dual": "two FLOAT8 / FLOAT4 results (dims -1 and -2), FLOAT8_E8M0 scales for each",
            "block": "FLOAT8 / FLOAT4 of 32 x 32 blocks, FLOAT8_E8M0 scales per row and per column",
@@ -19,15 +20,23 @@ RESULTS = {"quant": "FLOAT8_E5M2 / FLOAT8_E4M3FN / FLOAT4_E2M1 / FLOAT4_E1M2 (ds
            "grouped_dual": "FLOAT8 along dim -1 and, per group of rows, along dim 0; FLOAT8_E8M0 scales for each",
            "dual_level": "FLOAT4_E2M1 after a FLOAT level-0 scale per 512, FLOAT8_E8M0 level-1 scales per 32",
            "to_block": "FLOAT8 in 32 x 32 blocks from FLOAT4 MX data, FLOAT8_E8M0 scales per row and per column",
-           "anti": "FLOAT / FLOAT16 / BF16 (dstType)"}
+           "anti": "FLOAT / FLOAT16 / BF16 (dstType)",
+           "swiglu": "the SwiGLU gate of x quantised as DynamicMxQuantV2: FLOAT8 / FLOAT4 (dstType), FLOAT8_E8M0 scales",
+           "swiglu_dual": "the SwiGLU gate of x quantised along dims -1 and -2, FLOAT8_E8M0 scales for each",
+           "situ": "the SiTU gate of x quantised as DynamicMxQuant: FLOAT8 / FLOAT4 (dstType), FLOAT8_E8M0 scales"}
 ROLES = {"x": "x", "mxscale": "scale", "yOut": "y", "y": "y", "mxscaleOut": "scale_out", "axis": "axis",
          "y1Out": "y", "mxscale1Out": "scale_out", "y2Out": "y2", "mxscale2Out": "scale2_out",
          "scale1Out": "scale_out", "scale2Out": "scale2_out", "groupIndex": "group", "roundMode": "round_mode",
          "scale1": "scale_out", "scale2": "scale2_out", "smoothScaleOptional": "smooth", "level0BlockSize": "level0_block", "level1BlockSize": "blocksize",
          "level0ScaleOut": "scale_out", "level1ScaleOut": "scale2_out", "dstDtype": "dst_type", "maxDtypeValue": "dst_type_max", "y1ScaleOut": "scale_out", "y2ScaleOut": "scale2_out",
          "roundModeOptional": "round_mode", "dstType": "dst_type", "blocksize": "blocksize", "scaleAlg": "scale_alg",
-         "dstTypeMax": "dst_type_max", "maxLowBound": "max_low_bound"}
-VALUES = ("axis", "round_mode", "dst_type", "blocksize", "scale_alg", "dst_type_max", "max_low_bound", "level0_block")
+         "dstTypeMax": "dst_type_max", "maxLowBound": "max_low_bound", "groupIndexOptional": "group",
+         "activateDim": "activate_dim", "activateLeft": "activate_left", "swigluMode": "swiglu_mode",
+         "clampLimit": "clamp_limit", "gluAlpha": "glu_alpha", "gluBias": "glu_bias", "groupMode": "group_mode",
+         "beta": "beta", "linearBeta": "linear_beta", "yScaleOut": "scale_out"}
+VALUES = ("axis", "round_mode", "dst_type", "blocksize", "scale_alg", "dst_type_max", "max_low_bound", "level0_block",
+          "activate_dim", "activate_left", "swiglu_mode", "clamp_limit", "glu_alpha", "glu_bias", "group_mode", "beta",
+          "linear_beta")
 
 
 def resolve(g, table, op):

@@ -10,6 +10,7 @@
 #include "core/outputs_apart.h"
 #include "core/thread_pool.h"
 #include "core/verbose.h"
+#include "kernels/quant/mx_act.h"
 #include "kernels/quant/mx_quant.h"
 
 namespace opsnn::ops {
@@ -71,6 +72,23 @@ struct MxToBlockStep final : core::Step {
   int run(const core::LaunchArgs &a) const override {
     auto u8 = [&](const core::OperandRef &r) { return reinterpret_cast<uint8_t *>(r.address(a)); };
     kernels::mx_to_block_run(plan, u8(x), u8(scale), u8(y), u8(s1), u8(s2), reinterpret_cast<uint8_t *>(a.get(ws)));
+    return 0;
+  }
+};
+
+// The gate into a FLOAT scratch, then one or two line quantisations of it.
+struct MxActStep final : core::Step {
+  kernels::MxActPlan act;
+  kernels::MxQuantPlan pass[2];
+  int passes = 1;
+  core::OperandRef x, y[2], scale[2];
+  core::WsKey act_ws, line_ws;
+  int run(const core::LaunchArgs &a) const override {
+    auto *h = reinterpret_cast<float *>(a.get(act_ws)), *buf = reinterpret_cast<float *>(a.get(line_ws));
+    kernels::mx_act_run(act, x.address(a), h, buf);
+    for (int i = 0; i < passes; ++i)
+      kernels::mx_quant_run(pass[i], reinterpret_cast<const char *>(h), reinterpret_cast<uint8_t *>(y[i].address(a)),
+                            reinterpret_cast<uint8_t *>(scale[i].address(a)), buf);
     return 0;
   }
 };
@@ -541,6 +559,102 @@ void anti(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
     core::record_choice("anti_mx_quant:lines/scalar/tasks=" + std::to_string(P.tasks), nullptr);
 }
 
+// The gate's parameters: swigluMode, clampLimit, beta; the gate kind.
+kernels::MxGate checked_gate(const MxQuantCall &c, MxKind kind) {
+  if (kind == MxKind::kSitu) {
+    if (!(c.beta != 0.0f && std::isfinite(c.beta))) invalid("beta is %g; it must be non-zero and finite", c.beta);
+    return kernels::MxGate::kSitu;
+  }
+  if (kind == MxKind::kSwigluDual) return kernels::MxGate::kSwiglu;
+  if (c.swiglu_mode < 0 || c.swiglu_mode > 3)
+    invalid("swigluMode is %lld; it must be 0, 1, 2 or 3", static_cast<long long>(c.swiglu_mode));
+  if (c.swiglu_mode != 0 && !(c.clamp_limit > 0.0 && std::isfinite(c.clamp_limit)))
+    invalid("clampLimit is %g; swigluMode %lld needs a positive finite value", c.clamp_limit,
+            static_cast<long long>(c.swiglu_mode));
+  if (c.group_mode != 0 && c.group_mode != 1)
+    invalid("groupMode is %lld; it must be 0 or 1", static_cast<long long>(c.group_mode));
+  static const kernels::MxGate modes[] = {kernels::MxGate::kSwiglu, kernels::MxGate::kClippedPairs,
+                                          kernels::MxGate::kClippedHalves, kernels::MxGate::kClippedPost};
+  return modes[c.swiglu_mode];
+}
+
+// SwigluMxQuant, SwigluMxQuantWithDualAxis, SituMxQuant: the gate along the activated dim into a FLOAT
+// scratch of x's shape with that dim halved, then kQuant / kDual of the scratch.
+void act_quant(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
+  const bool dual = rule.kind == MxKind::kSwigluDual;
+  core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
+  check_rank(c.x);
+  const aclTensor &x = *c.x.t;
+  if (dual && x.ndim < 2)
+    invalid("%s has %d dim; it must have 2 to 7 (its activation is quantised along dims -1 and -2)", c.x.name, x.ndim);
+  if (c.group.t != nullptr)
+    invalid("%s is given; grouped rows are not supported by this implementation (pass null)", c.group.name);
+  const kernels::MxGate gate = checked_gate(c, rule.kind);
+  const int adim = rule.kind == MxKind::kSwiglu ? core::wrap_dim(c.activate_dim, x.ndim, "activateDim") : x.ndim - 1;
+  if (x.dims[adim] % 2 != 0)
+    invalid("%s has shape %s; its activated dim %d must have an even length (two halves)", c.x.name,
+            core::shape_string(x).c_str(), adim);
+  aclTensor act;  // the scratch's geometry (no data)
+  core::Shape as = core::Shape::of(x);
+  as.dims[adim] /= 2;
+  core::set_contiguous(act, as);
+  const int axis = dual ? x.ndim - 1 : core::wrap_dim(c.axis, x.ndim, "axis");
+  if (gate == kernels::MxGate::kClippedHalves && axis != x.ndim - 1)
+    invalid("axis is %lld; swigluMode 2 takes the last dim only", static_cast<long long>(c.axis));
+  const aclDataType dst = checked_dst(c);
+  const kernels::LfRound round = round_of(c.round_mode, dst);
+  const double m = c.dst_type_max;  // checked here: scale_rule's messages say dstTypeMax
+  if (m != 0.0 && !(m >= 6.0 && m <= 12.0 && dst == ACL_FLOAT4_E2M1 && c.scale_alg == 2))
+    invalid("maxDtypeValue is %g; it must be 0, or in [6, 12] with dstType FLOAT4_E2M1 and scaleAlg 2", m);
+  const kernels::MxScaleRule srule = scale_rule(c, dst, x.dtype, MxKind::kQuant);
+  if (is_fp4(dst) && as.dims[as.ndim - 1] % 2 != 0)
+    invalid("%s has shape %s; its activation's last dim (%lld) must be even: %s packs two elements a byte", c.x.name,
+            core::shape_string(x).c_str(), static_cast<long long>(as.dims[as.ndim - 1]), core::dtype_name(dst));
+  std::vector<QuantPass> passes = {{&c.y, &c.scale_out, axis}};
+  if (dual) passes.push_back({&c.y2, &c.scale2_out, x.ndim - 2});
+  for (const QuantPass &q : passes) {
+    core::check_dtype_in(q.y->t, q.y->name, {dst});
+    core::check_shape_equals(*q.y->t, q.y->name, as);
+    check_contiguous(*q.y);
+    core::check_dtype_in(q.scale->t, q.scale->name, {ACL_FLOAT8_E8M0});
+    core::check_shape_equals(*q.scale->t, q.scale->name, scale_shape(act, q.axis, 32));
+    check_contiguous(*q.scale);
+  }
+  core::check_outputs_apart<core::NamedTensor>({&c.y, &c.scale_out, &c.y2, &c.scale2_out},
+                                               {&c.x, &c.y, &c.scale_out, &c.y2, &c.scale2_out});
+
+  auto &st = b.add_step<MxActStep>();  // prototype order: x, then each pass's y and scales
+  st.x = ref_of(b, b.input(c.x.t), c.x);
+  kernels::MxActPlan &A = st.act;
+  A.x = kernels::mx_lines(x, adim);
+  A.x_dtype = x.dtype;
+  A.gate = gate;
+  A.left = c.activate_left;
+  const bool situ = gate == kernels::MxGate::kSitu;
+  A.p[0] = situ ? c.beta : static_cast<float>(c.glu_alpha);
+  A.p[1] = situ ? c.linear_beta : static_cast<float>(c.clamp_limit);
+  A.p[2] = static_cast<float>(c.glu_bias);
+  A.tasks = tasks_for(A.x.pre);
+  int64_t line_floats = A.tasks * A.x.n;
+  st.passes = static_cast<int>(passes.size());
+  for (int i = 0; i < st.passes; ++i) {
+    st.y[i] = ref_of(b, b.output(passes[i].y->t), *passes[i].y);
+    st.scale[i] = ref_of(b, b.output(passes[i].scale->t), *passes[i].scale);
+    kernels::MxQuantPlan &P = st.pass[i];
+    P.x = kernels::mx_lines(act, passes[i].axis);
+    P.x_dtype = ACL_FLOAT;
+    P.fmt = format_of(dst);
+    P.round = round;
+    P.rule = srule;
+    P.tasks = tasks_for(P.x.pre);
+    line_floats = std::max(line_floats, P.tasks * P.x.n);
+    P.rows = row_kernels("mx_act_quant:gate_then_lines/axis=" + std::to_string(passes[i].axis) +
+                         "/tasks=" + std::to_string(P.tasks));
+  }
+  st.act_ws = b.book("mx_act.scratch", static_cast<uint64_t>(std::max<int64_t>(act.numel(), 1)) * sizeof(float));
+  st.line_ws = b.book("mx_act.lines", static_cast<uint64_t>(std::max<int64_t>(line_floats, 1)) * sizeof(float));
+}
+
 }  // namespace
 
 void mx_quant_phase1(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
@@ -548,6 +662,8 @@ void mx_quant_phase1(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantC
   else if (rule.kind == MxKind::kGrouped || rule.kind == MxKind::kGroupedDual) grouped(b, rule, c);
   else if (rule.kind == MxKind::kDualLevel) dual_level(b, rule, c);
   else if (rule.kind == MxKind::kToBlock) to_block(b, rule, c);
+  else if (rule.kind == MxKind::kSwiglu || rule.kind == MxKind::kSwigluDual || rule.kind == MxKind::kSitu)
+    act_quant(b, rule, c);
   else quant(b, rule, c);  // kQuant, kDual, kBlock
 }
 

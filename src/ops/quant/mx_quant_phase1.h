@@ -69,6 +69,24 @@
 //          FLOAT, 1 FLOAT16, 27 BF16 = y's dtype); blocksize 32 along axis; x FLOAT8 (any strides) or FLOAT4
 //          (contiguous, even last dim); mxscale FLOAT8_E8M0 of kQuant's mxscaleOut shape, any strides; y x's
 //          shape, contiguous. Scale code 255 gives NaN.
+//  kSwiglu (SwigluMxQuant)  x FLOAT16 / BF16, 1-7 dims, any strides, split along activateDim (even length 2h)
+//          into the glu and linear parts, act = the swiglu family's gate in fp32 (activation functors):
+//            swigluMode 0: silu(glu) * linear on the halves (activateLeft: glu is the first half)
+//            swigluMode 1: interleaved pairs (glu even, linear odd; activateLeft unused), glu = min(glu,
+//                          clampLimit), linear clamped to +-clampLimit, glu * sigmoid(gluAlpha glu) * (linear + gluBias)
+//            swigluMode 2: mode 1's formula on the halves; axis must be the last dim
+//            swigluMode 3: min(silu(glu), clampLimit) * clamp(linear, -clampLimit, clampLimit) on the halves —
+//                          our reading (the docs' formula is ClippedSwigluV2's clampMode 1: no alpha, no bias)
+//          then kQuant of act (x's shape with dim activateDim h, not rounded to x's dtype) along `axis`,
+//          blocksize 32, scaleAlg / maxDtypeValue as DynamicMxQuantV2's (dstTypeMax). clampLimit > 0 for modes
+//          1-3 (our reading). groupIndexOptional: not supported here (161002); groupMode 0 / 1 is checked only.
+//  kSwigluDual (SwigluMxQuantWithDualAxis)  x FLOAT16 / BF16, 2-7 dims, swigluMode 0 along the last dim, then
+//          kDual (V2's checks) of act: y1Out / mxscale1Out along dim -1, y2Out / mxscale2Out along dim -2.
+//          groupIndexOptional: not supported here (161002).
+//  kSitu   (SituMxQuant)  x FLOAT16 / BF16, 1-7 dims, split along the last dim, act = beta tanh(g / beta)
+//          sigmoid(g) * (linearBeta > 0 ? linearBeta tanh(u / linearBeta) : u), g the first half when
+//          activateLeft (DequantSituQuant's gate), then kQuant along `axis` with scaleAlg 0, blocksize 32 into
+//          yOut / yScaleOut. beta must be non-zero and finite (it divides).
 // Errors: 161001 for a null required argument, else 161002 naming the argument.
 #pragma once
 
@@ -80,7 +98,9 @@
 
 namespace opsnn::ops {
 
-enum class MxKind : uint8_t { kQuant, kDual, kBlock, kGrouped, kGroupedDual, kDualLevel, kToBlock, kAnti };
+enum class MxKind : uint8_t {
+  kQuant, kDual, kBlock, kGrouped, kGroupedDual, kDualLevel, kToBlock, kAnti, kSwiglu, kSwigluDual, kSitu
+};
 
 struct MxQuantRule {
   MxKind kind;
@@ -93,6 +113,11 @@ struct MxQuantCall {
   const char *round_mode = nullptr;
   double dst_type_max = 0.0, max_low_bound = 0.0;
   bool given_dst_type_max = false;  // the prototype has dstTypeMax (the V2 forms)
+  // the gated activations (kSwiglu, kSwigluDual, kSitu)
+  int64_t activate_dim = -1, swiglu_mode = 0, group_mode = 0;
+  bool activate_left = false;
+  double clamp_limit = 7.0, glu_alpha = 1.702, glu_bias = 1.0;
+  float beta = 1.0f, linear_beta = 0.0f;
 };
 
 void mx_quant_phase1(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c);

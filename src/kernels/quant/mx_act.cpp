@@ -1,0 +1,44 @@
+#include "kernels/quant/mx_act.h"
+
+#include "core/thread_pool.h"
+#include "kernels/elementwise/functors/activation.h"
+#include "kernels/quant/quant_rows.h"
+
+namespace opsnn::kernels {
+namespace {
+
+// One line's h outputs from its 2h loaded values.
+void gate_line(const MxActPlan &p, const float *v, int64_t h, float *out, int64_t out_stride) {
+  const Scalars<float> s{{p.p[0], p.p[1], p.p[2]}};
+  for (int64_t j = 0; j < h; ++j) {
+    const float first = v[j], second = v[h + j];
+    const float g = p.left ? first : second, u = p.left ? second : first;
+    float r;
+    switch (p.gate) {
+      case MxGate::kClippedPairs: r = ClippedSwigluOp::apply(v[2 * j], v[2 * j + 1], 0.0f, s); break;
+      case MxGate::kClippedHalves: r = ClippedSwigluOp::apply(g, u, 0.0f, s); break;
+      case MxGate::kClippedPost: r = ClippedSwigluPostOp::apply(g, u, 0.0f, s); break;
+      case MxGate::kSitu: r = SituGluOp::apply(g, u, 0.0f, s); break;
+      default: r = SwiGluOp::apply(g, u, 0.0f, s);
+    }
+    out[j * out_stride] = r;
+  }
+}
+
+}  // namespace
+
+void mx_act_run(const MxActPlan &p, const char *x, float *act, float *buf) {
+  const MxLines &L = p.x;
+  const int64_t n = L.n, h = n / 2;
+  const int64_t es = static_cast<int64_t>(core::dtype_size(p.x_dtype));
+  core::parallel_tasks(p.tasks, [&](int64_t t) {
+    float *line = buf + t * n;
+    for (int64_t pi = L.pre * t / p.tasks; pi < L.pre * (t + 1) / p.tasks; ++pi)
+      for (int64_t q = 0; q < L.post; ++q) {
+        quant_load_row(x + L.offset(pi, q) * es, p.x_dtype, L.axis_stride, n, line);
+        gate_line(p, line, h, act + pi * h * L.post + q, L.post);
+      }
+  });
+}
+
+}  // namespace opsnn::kernels
