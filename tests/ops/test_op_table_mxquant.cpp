@@ -7,6 +7,8 @@
 //     offset / transposed x, short last blocks and odd block counts; NaN / inf blocks; empty tensors;
 //   - AntiMxQuant: every x format and y dtype, random codes and scales, strided FLOAT8 x and mxscale;
 //     DynamicMxQuant then AntiMxQuant gives x back within the format's step;
+//   - SwigluMxQuant (every swigluMode, activateDim, axis), SituMxQuant, SwigluMxQuantWithDualAxis: the gate in
+//     float64, then the MX rules with the gate known to 2e-5 relative (the kernel computes it in fp32);
 //   - every error of phase 1, with its code and the argument it names.
 #include <algorithm>
 #include <cmath>
@@ -31,6 +33,10 @@ struct MxArgs {
   int64_t axis = -1, dst_type = 36, blocksize = 32, scale_alg = 0, level0_block = 512;
   char *round_mode = nullptr;
   double dst_type_max = 0.0, max_low_bound = 0.0;
+  int64_t activate_dim = -1, swiglu_mode = 0, group_mode = 0;  // the gated rows'
+  bool activate_left = true;
+  double clamp_limit = 7.0, glu_alpha = 1.702, glu_bias = 1.0;
+  float beta = 1.0f, linear_beta = 0.0f;
 };
 
 using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
@@ -55,6 +61,13 @@ std::vector<MxTableCase> pick(const char *kind) {
   std::vector<MxTableCase> v;
   for (const auto &c : all_cases())
     if (c.kind == kind) v.push_back(c);
+  return v;
+}
+
+// SwigluMxQuant and SituMxQuant share their tests.
+std::vector<MxTableCase> pick_gated() {
+  std::vector<MxTableCase> v = pick("kSwiglu"), w = pick("kSitu");
+  v.insert(v.end(), w.begin(), w.end());
   return v;
 }
 
@@ -1296,6 +1309,320 @@ TEST_P(OpTableAntiMx, ErrorsNameTheArgument) {
                         {"mxscale", "dtype", [&](MxArgs &b) { b.scale = sf; }}});
 }
 
+// ---- SwigluMxQuant, SwigluMxQuantWithDualAxis, SituMxQuant: the gate in float64, then the MX rules. ----
+
+struct Gate {
+  int64_t mode = 0;  // swigluMode
+  bool situ = false, left = true;
+  double alpha = 1.702, limit = 7.0, bias = 1.0, beta = 1.0, lbeta = 0.0;
+};
+
+double sigmoid64(double v) { return 1.0 / (1.0 + std::exp(-v)); }
+
+// The documented gate of one (glu, linear) pair.
+double gate_of(const Gate &q, double g, double u) {
+  if (q.situ) return q.beta * std::tanh(g / q.beta) * sigmoid64(g) * (q.lbeta > 0 ? q.lbeta * std::tanh(u / q.lbeta) : u);
+  if (q.mode == 0) return g * sigmoid64(g) * u;
+  const double uc = std::min(std::max(u, -q.limit), q.limit);
+  if (q.mode == 3) return std::min(g * sigmoid64(g), q.limit) * uc;
+  const double gc = std::min(g, q.limit);
+  return gc * sigmoid64(q.alpha * gc) * (uc + q.bias);
+}
+
+// x (row-major over shape) gated along adim: the act values, row-major over shape with adim halved.
+std::vector<double> ref_act(const std::vector<double> &x, const Shape &shape, int adim, const Gate &q) {
+  const Lines L(shape, adim);
+  const int64_t h = L.n / 2;
+  std::vector<double> out(static_cast<size_t>(L.pre * h * L.post));
+  for (int64_t p = 0; p < L.pre; ++p)
+    for (int64_t k = 0; k < L.post; ++k)
+      for (int64_t j = 0; j < h; ++j) {
+        auto at = [&](int64_t i) { return x[(p * L.n + i) * L.post + k]; };
+        const bool pairs = !q.situ && q.mode == 1;
+        const double first = pairs ? at(2 * j) : at(j), second = pairs ? at(2 * j + 1) : at(h + j);
+        const bool glu_first = pairs || q.left;
+        out[(p * h + j) * L.post + k] = gate_of(q, glu_first ? first : second, glu_first ? second : first);
+      }
+  return out;
+}
+
+// y / scales against act quantised by the reference rules, act being known to kEps (the kernel's fp32 gate): a
+// scale must be one of those of amax (1 -+ kEps), each code between those of v (1 -+ kEps) under the scale got.
+void expect_act_quant(const std::vector<double> &act, const Shape &shape, int axis, const Config &cf,
+                      const DeviceTensor &y, const DeviceTensor &s, const char *what) {
+  const double kEps = 2e-5;
+  const Lines L(shape, axis);
+  const int64_t blocks = (L.n + 31) / 32, pairs = (blocks + 1) / 2;
+  const lfref::Fmt f = lfref::fmt_of(cf.dst);
+  const auto got_y = codes_of(y), got_s = codes_of(s);
+  int bad = 0;
+  for (int64_t p = 0; p < L.pre; ++p)
+    for (int64_t k = 0; k < L.post; ++k)
+      for (int64_t b = 0; b < 2 * pairs && bad < 5; ++b) {
+        const int sg = got_s[((p * pairs + b / 2) * L.post + k) * 2 + (b & 1)];
+        if (b >= blocks) {
+          if (sg != 0) {
+            ADD_FAILURE() << what << " scale pad " << b << " = " << sg << ", want 0";
+            ++bad;
+          }
+          continue;
+        }
+        auto at = [&](int64_t i) { return (p * L.n + i) * L.post + k; };
+        double amax = 0;
+        for (int64_t i = b * 32; i < std::min(L.n, (b + 1) * 32); ++i) amax = std::max(amax, std::fabs(act[at(i)]));
+        if (sg != ref_scale(amax * (1 - kEps), cf) && sg != ref_scale(amax * (1 + kEps), cf)) {
+          ADD_FAILURE() << what << " scale of block " << b << " (line " << p << ", " << k << ") = " << sg << ", want "
+                        << ref_scale(amax, cf) << " (amax " << amax << ")";
+          ++bad;
+          continue;
+        }
+        const double scale = std::ldexp(1.0, sg - 127);
+        for (int64_t i = b * 32; i < std::min(L.n, (b + 1) * 32); ++i) {
+          const double v = act[at(i)];
+          const double d1 = lfref::value(f, lfref::encode(f, v * (1 - kEps) / scale, cf.mode)),
+                       d2 = lfref::value(f, lfref::encode(f, v * (1 + kEps) / scale, cf.mode)),
+                       dg = lfref::value(f, got_y[at(i)]);
+          if (!(dg >= std::min(d1, d2) && dg <= std::max(d1, d2))) {
+            ADD_FAILURE() << what << "[" << at(i) << "] decodes to " << dg << " x 2^" << sg - 127 << ", want "
+                          << d1 << " (act " << v << ")";
+            ++bad;
+          }
+        }
+      }
+}
+
+class OpTableMxSwiglu : public ::testing::TestWithParam<MxTableCase> {};
+class OpTableMxSwigluDual : public ::testing::TestWithParam<MxTableCase> {};
+
+// The valid configurations of a gated row: configs() with a non-zero maxDtypeValue only under scaleAlg 2,
+// and scaleAlg 0 only without the parameter (SituMxQuant).
+std::vector<Config> act_configs(const MxTableCase &c, aclDataType xdt) {
+  std::vector<Config> v;
+  for (const Config &cf : configs(c, xdt))
+    if ((cf.dtm == 0 || cf.alg == 2) && (c.has("scale_alg") || cf.alg == 0)) v.push_back(cf);
+  return v;
+}
+
+Gate random_gate(std::mt19937_64 &g, const MxTableCase &c, int64_t mode) {
+  Gate q;
+  q.mode = mode;
+  q.situ = c.kind == "kSitu";
+  q.left = g() % 2 == 0;
+  const double limits[] = {0.5, 3.0, 7.0}, betas[] = {0.5, 1.0, 4.0}, lbetas[] = {0.0, 2.0};
+  q.limit = limits[g() % 3];
+  q.alpha = g() % 2 ? 1.702 : 0.75;
+  q.bias = g() % 2 ? 1.0 : -0.5;
+  q.beta = betas[g() % 3];
+  q.lbeta = lbetas[g() % 2];
+  return q;
+}
+
+MxArgs gate_args(const Gate &q, const Config &cf) {
+  MxArgs a;
+  a.swiglu_mode = q.mode;
+  a.activate_left = q.left;
+  a.clamp_limit = q.limit;
+  a.glu_alpha = q.alpha;
+  a.glu_bias = q.bias;
+  a.beta = static_cast<float>(q.beta);
+  a.linear_beta = static_cast<float>(q.lbeta);
+  a.dst_type = cf.dst;
+  a.scale_alg = cf.alg;
+  a.round_mode = mode_name(cf.mode);
+  a.dst_type_max = cf.dtm;
+  return a;
+}
+
+// Gate inputs: mostly within the clamp limits, some beyond, some zeros.
+std::vector<double> gate_values(std::mt19937_64 &g, int64_t n) {
+  std::vector<double> v(static_cast<size_t>(n));
+  std::uniform_real_distribution<double> u(-4, 4);
+  for (auto &e : v) e = g() % 16 == 0 ? 0.0 : g() % 8 == 0 ? 3 * u(g) : u(g);
+  return v;
+}
+
+// SwigluMxQuant (every swigluMode, activateDim, axis) and SituMxQuant (the last dim, every axis).
+TEST_P(OpTableMxSwiglu, EveryModeDtypeAndFormatAgainstFloat64) {
+  reseed_for_current_test();
+  const MxTableCase &c = GetParam();
+  auto &g = rng();
+  const bool situ = c.kind == "kSitu";
+  for (aclDataType xdt : c.dtypes)
+    for (const Config &cf : act_configs(c, xdt))
+      for (int64_t mode = 0; mode < (situ ? 1 : 4); ++mode) {
+        const Gate q = random_gate(g, c, mode);
+        const int view = static_cast<int>(g() % 3);
+        Shape shape;
+        const int nd = 1 + static_cast<int>(g() % 4);
+        for (int d = 0; d < nd; ++d) shape.push_back(1 + static_cast<int64_t>(g() % 4));
+        const int adim = situ ? nd - 1 : static_cast<int>(g() % nd);
+        const int axis = mode == 2 || nd == 1 ? nd - 1 : static_cast<int>(g() % nd);
+        shape[axis] = 1 + static_cast<int64_t>(g() % 90);
+        shape[adim] = 2 * (shape[adim] / 2 + 1);
+        Shape as = shape;
+        as[adim] /= 2;
+        if (fp4(cf.dst) && as.back() % 2) as.back() += 1, shape.back() = adim == nd - 1 ? 2 * as.back() : as.back();
+        SCOPED_TRACE(::testing::Message() << "x " << xdt << " dst " << cf.dst << " alg " << cf.alg << " round "
+                                          << cf.mode << " dtm " << cf.dtm << " view " << view << " swigluMode " << mode
+                                          << " left " << q.left << " shape " << ::testing::PrintToString(shape)
+                                          << " activateDim " << adim << " axis " << axis);
+        Dev x = make_view(shape, xdt, view);
+        x->set_values(gate_values(g, numel_of(shape)));
+        DeviceTensor y(as, cf.dst), s(scale_shape_of(as, axis, 32), ACL_FLOAT8_E8M0);
+        MxArgs a = gate_args(q, cf);
+        a.x = x->get();
+        a.y = y;
+        a.scale_out = s;
+        a.activate_dim = adim - (g() % 2 ? nd : 0);
+        a.axis = axis - (g() % 2 ? nd : 0);
+        ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+        expect_act_quant(ref_act(x->values(), shape, adim, q), as, axis, cf, y, s, "yOut");
+        EXPECT_TRUE(s.untouched_outside_view());
+        if (HasFailure()) return;
+      }
+}
+
+TEST_P(OpTableMxSwiglu, EmptyTensors) {
+  const MxTableCase &c = GetParam();
+  for (const Shape &shape : {Shape{0, 64}, Shape{3, 0}, Shape{2, 0, 4}}) {
+    Shape as = shape;
+    as.back() /= 2;
+    DeviceTensor x(shape, ACL_FLOAT16), y(as, ACL_FLOAT8_E4M3FN), s(scale_shape_of(as, 0, 32), ACL_FLOAT8_E8M0);
+    MxArgs a;
+    a.x = x;
+    a.y = y;
+    a.scale_out = s;
+    a.axis = 0;
+    EXPECT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+  }
+}
+
+TEST_P(OpTableMxSwiglu, ErrorsNameTheArgument) {
+  const MxTableCase &c = GetParam();
+  const bool situ = c.kind == "kSitu";
+  const Shape shape{4, 128}, as{4, 64};
+  DeviceTensor x(shape, ACL_BF16), y(as, ACL_FLOAT8_E4M3FN), s(Shape{4, 1, 2}, ACL_FLOAT8_E8M0);
+  MxArgs good;
+  good.x = x;
+  good.y = y;
+  good.scale_out = s;
+  ASSERT_EQ(run(c, good), 0) << aclGetRecentErrMsg();
+  const char *yname = "yOut", *sname = situ ? "yScaleOut" : "mxscaleOut";
+  expect_nulls(c, good, {{"x", &MxArgs::x}, {yname, &MxArgs::y}, {sname, &MxArgs::scale_out}});
+  DeviceTensor xi(shape, ACL_INT32), xf(shape, ACL_FLOAT), x8(Shape{1, 1, 1, 1, 1, 1, 1, 128}, ACL_BF16),
+      xodd(Shape{4, 127}, ACL_BF16), yfull(shape, ACL_FLOAT8_E4M3FN), y5(as, ACL_FLOAT8_E5M2),
+      yf4(as, ACL_FLOAT4_E2M1), sf(Shape{4, 1, 2}, ACL_FLOAT), s2(Shape{4, 2, 2}, ACL_FLOAT8_E8M0),
+      x6(Shape{4, 6}, ACL_BF16), y3(Shape{4, 3}, ACL_FLOAT4_E2M1), s3(Shape{4, 1, 2}, ACL_FLOAT8_E8M0),
+      g32(Shape{2}, ACL_INT64), xo0(Shape{3, 128}, ACL_BF16);
+  auto ystrided = std::make_unique<DeviceTensor>(as, ACL_FLOAT8_E4M3FN, Shape{128, 1}, 0);
+  static char floor_[] = "floor";
+  std::vector<Bad> bads = {{"x", "dtype INT32", [&](MxArgs &b) { b.x = xi; }},
+                           {"x", "FLOAT", [&](MxArgs &b) { b.x = xf; }},
+                           {"x", "rank 8", [&](MxArgs &b) { b.x = x8; }},
+                           {"x", "odd activated dim", [&](MxArgs &b) { b.x = xodd; }},
+                           {"axis", "out of range", [&](MxArgs &b) { b.axis = 2; }},
+                           {"dstType", "INT8", [&](MxArgs &b) { b.dst_type = 2; }},
+                           {yname, "x's shape, not halved", [&](MxArgs &b) { b.y = yfull; }},
+                           {yname, "dtype other than dstType", [&](MxArgs &b) { b.y = y5; }},
+                           {yname, "strided", [&](MxArgs &b) { b.y = ystrided->get(); }},
+                           {sname, "dtype", [&](MxArgs &b) { b.scale_out = sf; }},
+                           {sname, "shape", [&](MxArgs &b) { b.scale_out = s2; }},
+                           {"roundModeOptional", "floor for FLOAT8", [&](MxArgs &b) { b.round_mode = floor_; }},
+                           {"x", "odd activation last dim with FLOAT4", [&](MxArgs &b) {
+                              b.x = x6; b.y = y3; b.scale_out = s3; b.dst_type = ACL_FLOAT4_E2M1;
+                            }},
+                           {yname, "over x", [&](MxArgs &b) { b.y = x; }}};
+  if (situ) {
+    bads.push_back({"beta", "0", [&](MxArgs &b) { b.beta = 0.0f; }});
+    bads.push_back({"beta", "inf", [&](MxArgs &b) { b.beta = INFINITY; }});
+  } else {
+    bads.push_back({"activateDim", "out of range", [&](MxArgs &b) { b.activate_dim = 2; }});
+    bads.push_back({"activateDim", "odd dim 0", [&](MxArgs &b) { b.activate_dim = 0; b.x = xo0; }});
+    bads.push_back({"swigluMode", "4", [&](MxArgs &b) { b.swiglu_mode = 4; }});
+    bads.push_back({"swigluMode", "-1", [&](MxArgs &b) { b.swiglu_mode = -1; }});
+    bads.push_back({"clampLimit", "0 with mode 1", [&](MxArgs &b) { b.swiglu_mode = 1; b.clamp_limit = 0; }});
+    bads.push_back({"clampLimit", "NaN with mode 3", [&](MxArgs &b) { b.swiglu_mode = 3; b.clamp_limit = NAN; }});
+    bads.push_back({"groupMode", "2", [&](MxArgs &b) { b.group_mode = 2; }});
+    bads.push_back({"groupIndexOptional", "given", [&](MxArgs &b) { b.group = g32; }});
+    bads.push_back({"axis", "dim 0 with swigluMode 2", [&](MxArgs &b) { b.swiglu_mode = 2; b.axis = 0; }});
+    bads.push_back({"scaleAlg", "3", [&](MxArgs &b) { b.scale_alg = 3; }});
+    bads.push_back({"scaleAlg", "2 with FLOAT8", [&](MxArgs &b) { b.scale_alg = 2; }});
+    bads.push_back({"maxDtypeValue", "6 with FLOAT8", [&](MxArgs &b) { b.dst_type_max = 6; }});
+    bads.push_back({"maxDtypeValue", "6 with scaleAlg 0", [&](MxArgs &b) {
+                      b.dst_type = ACL_FLOAT4_E2M1; b.y = yf4; b.dst_type_max = 6;
+                    }});
+    bads.push_back({"maxDtypeValue", "13", [&](MxArgs &b) {
+                      b.dst_type = ACL_FLOAT4_E2M1; b.y = yf4; b.scale_alg = 2; b.dst_type_max = 13;
+                    }});
+  }
+  expect_bads(c, good, bads);
+}
+
+// WithDualAxis: the swiglu gate along the last dim, then dims -1 (y1Out, mxscale1Out) and -2 (y2Out, mxscale2Out).
+TEST_P(OpTableMxSwigluDual, BothAxesAgainstFloat64) {
+  reseed_for_current_test();
+  const MxTableCase &c = GetParam();
+  auto &g = rng();
+  for (aclDataType xdt : c.dtypes)
+    for (const Config &cf : act_configs(c, xdt)) {
+      const Gate q = random_gate(g, c, 0);
+      const int view = static_cast<int>(g() % 3);
+      Shape shape;
+      const int nd = 2 + static_cast<int>(g() % 3);
+      for (int d = 0; d < nd; ++d) shape.push_back(1 + static_cast<int64_t>(g() % (d + 2 >= nd ? 80 : 3)));
+      shape.back() = 2 * shape.back();
+      if (fp4(cf.dst) && shape.back() % 4) shape.back() += 2;
+      Shape as = shape;
+      as.back() /= 2;
+      SCOPED_TRACE(::testing::Message() << "x " << xdt << " dst " << cf.dst << " alg " << cf.alg << " round " << cf.mode
+                                        << " dtm " << cf.dtm << " view " << view << " left " << q.left << " shape "
+                                        << ::testing::PrintToString(shape));
+      Dev x = make_view(shape, xdt, view);
+      x->set_values(gate_values(g, numel_of(shape)));
+      DeviceTensor y1(as, cf.dst), y2(as, cf.dst), s1(scale_shape_of(as, nd - 1, 32), ACL_FLOAT8_E8M0),
+          s2(scale_shape_of(as, nd - 2, 32), ACL_FLOAT8_E8M0);
+      MxArgs a = gate_args(q, cf);
+      a.x = x->get();
+      a.y = y1;
+      a.scale_out = s1;
+      a.y2 = y2;
+      a.scale2_out = s2;
+      ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+      const auto act = ref_act(x->values(), shape, nd - 1, q);
+      expect_act_quant(act, as, nd - 1, cf, y1, s1, "y1Out");
+      expect_act_quant(act, as, nd - 2, cf, y2, s2, "y2Out");
+      if (HasFailure()) return;
+    }
+}
+
+TEST_P(OpTableMxSwigluDual, ErrorsNameTheArgument) {
+  const MxTableCase &c = GetParam();
+  const Shape shape{40, 128}, as{40, 64};
+  DeviceTensor x(shape, ACL_BF16), y1(as, ACL_FLOAT8_E4M3FN), y2(as, ACL_FLOAT8_E4M3FN),
+      s1(Shape{40, 1, 2}, ACL_FLOAT8_E8M0), s2(Shape{1, 64, 2}, ACL_FLOAT8_E8M0);
+  MxArgs good;
+  good.x = x;
+  good.y = y1;
+  good.scale_out = s1;
+  good.y2 = y2;
+  good.scale2_out = s2;
+  ASSERT_EQ(run(c, good), 0) << aclGetRecentErrMsg();
+  expect_nulls(c, good, {{"x", &MxArgs::x}, {"y1Out", &MxArgs::y}, {"mxscale1Out", &MxArgs::scale_out},
+                         {"y2Out", &MxArgs::y2}, {"mxscale2Out", &MxArgs::scale2_out}});
+  DeviceTensor x1(Shape{128}, ACL_BF16), xodd(Shape{40, 127}, ACL_BF16), y2f4(as, ACL_FLOAT4_E2M1),
+      s2bad(Shape{2, 64, 2}, ACL_FLOAT8_E8M0), y2shape(shape, ACL_FLOAT8_E4M3FN), g32(Shape{2}, ACL_INT64);
+  expect_bads(c, good, {{"x", "1-D", [&](MxArgs &b) { b.x = x1; }},
+                        {"x", "odd last dim", [&](MxArgs &b) { b.x = xodd; }},
+                        {"groupIndexOptional", "given", [&](MxArgs &b) { b.group = g32; }},
+                        {"dstType", "INT32", [&](MxArgs &b) { b.dst_type = 3; }},
+                        {"y2Out", "dtype", [&](MxArgs &b) { b.y2 = y2f4; }},
+                        {"y2Out", "x's shape", [&](MxArgs &b) { b.y2 = y2shape; }},
+                        {"mxscale2Out", "shape", [&](MxArgs &b) { b.scale2_out = s2bad; }},
+                        {"y2Out", "overlaps y1Out", [&](MxArgs &b) { b.y2 = y1; }},
+                        {"scaleAlg", "2 with FLOAT8", [&](MxArgs &b) { b.scale_alg = 2; }},
+                        {"maxDtypeValue", "6 with FLOAT8", [&](MxArgs &b) { b.dst_type_max = 6; }}});
+}
+
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableMxQuant, ::testing::ValuesIn(pick("kQuant")), harness::case_name<MxTableCase>);
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableMxDual, ::testing::ValuesIn(pick("kDual")), harness::case_name<MxTableCase>);
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableMxBlock, ::testing::ValuesIn(pick("kBlock")), harness::case_name<MxTableCase>);
@@ -1305,6 +1632,8 @@ INSTANTIATE_TEST_SUITE_P(Tables, OpTableMxGroupedDual, ::testing::ValuesIn(pick(
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableMxDualLevel, ::testing::ValuesIn(pick("kDualLevel")), harness::case_name<MxTableCase>);
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableMxToBlock, ::testing::ValuesIn(pick("kToBlock")), harness::case_name<MxTableCase>);
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableAntiMx, ::testing::ValuesIn(pick("kAnti")), harness::case_name<MxTableCase>);
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableMxSwiglu, ::testing::ValuesIn(pick_gated()), harness::case_name<MxTableCase>);
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableMxSwigluDual, ::testing::ValuesIn(pick("kSwigluDual")), harness::case_name<MxTableCase>);
 
 }  // namespace
 }  // namespace opsnn::test
