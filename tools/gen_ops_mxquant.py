@@ -3,7 +3,7 @@ rows become ops::mx_quant_phase1 entry points (src/ops/quant/mx_quant_phase1.h) 
 registrations (tests/ops/test_op_table_mxquant.cpp).
 
 Row format (besides the common `header`, `dtypes`, `backward`):
-  kind     quant|dual|block|grouped|grouped_dual|dual_level|to_block|anti|swiglu|swiglu_dual|situ   what the row computes (ops/quant/mx_quant_phase1.h says each formula)
+  kind     quant|dual|block|grouped|grouped_dual|dual_level|to_block|anti|swiglu|swiglu_dual|situ|swiglu_grad_dual   what the row computes (ops/quant/mx_quant_phase1.h says each formula)
   dtypes                 x's accepted dtypes
 Every parameter's role comes from its name (ROLES). Every tensor's dtype is checked by the phase 1 (the
 FLOAT8 / FLOAT4 / E8M0 dtypes are outside check_tensor's general ones).
@@ -12,7 +12,7 @@ FLOAT8 / FLOAT4 / E8M0 dtypes are outside check_tensor's general ones).
 MXQUANT_KEYS = {"header", "dtypes", "backward", "kind"}
 KINDS = {"quant": "kQuant", "dual": "kDual", "block": "kBlock", "grouped": "kGrouped", "grouped_dual": "kGroupedDual",
          "dual_level": "kDualLevel", "to_block": "kToBlock", "anti": "kAnti", "swiglu": "kSwiglu",
-         "swiglu_dual": "kSwigluDual", "situ": "kSitu"}
+         "swiglu_dual": "kSwigluDual", "situ": "kSitu", "swiglu_grad_dual": "kSwigluGradDual"}
 RESULTS = {"quant": "FLOAT8_E5M2 / FLOAT8_E4M3FN / FLOAT4_E2M1 / FLOAT4_E1M2 (dstType), FLOAT8_E8M0 scales",
            "dual": "two FLOAT8 / FLOAT4 results (dims -1 and -2), FLOAT8_E8M0 scales for each",
            "block": "FLOAT8 / FLOAT4 of 32 x 32 blocks, FLOAT8_E8M0 scales per row and per column",
@@ -23,6 +23,7 @@ RESULTS = {"quant": "FLOAT8_E5M2 / FLOAT8_E4M3FN / FLOAT4_E2M1 / FLOAT4_E1M2 (ds
            "anti": "FLOAT / FLOAT16 / BF16 (dstType)",
            "swiglu": "the SwiGLU gate of x quantised as DynamicMxQuantV2: FLOAT8 / FLOAT4 (dstType), FLOAT8_E8M0 scales",
            "swiglu_dual": "the SwiGLU gate of x quantised along dims -1 and -2, FLOAT8_E8M0 scales for each",
+           "swiglu_grad_dual": "the SwiGLU gradient of x quantised along dims -1 and -2, FLOAT8_E8M0 scales for each",
            "situ": "the SiTU gate of x quantised as DynamicMxQuant: FLOAT8 / FLOAT4 (dstType), FLOAT8_E8M0 scales"}
 ROLES = {"x": "x", "mxscale": "scale", "yOut": "y", "y": "y", "mxscaleOut": "scale_out", "axis": "axis",
          "y1Out": "y", "mxscale1Out": "scale_out", "y2Out": "y2", "mxscale2Out": "scale2_out",
@@ -33,7 +34,7 @@ ROLES = {"x": "x", "mxscale": "scale", "yOut": "y", "y": "y", "mxscaleOut": "sca
          "dstTypeMax": "dst_type_max", "maxLowBound": "max_low_bound", "groupIndexOptional": "group",
          "activateDim": "activate_dim", "activateLeft": "activate_left", "swigluMode": "swiglu_mode",
          "clampLimit": "clamp_limit", "gluAlpha": "glu_alpha", "gluBias": "glu_bias", "groupMode": "group_mode",
-         "beta": "beta", "linearBeta": "linear_beta", "yScaleOut": "scale_out"}
+         "beta": "beta", "linearBeta": "linear_beta", "yScaleOut": "scale_out", "yGrad": "dy"}
 VALUES = ("axis", "round_mode", "dst_type", "blocksize", "scale_alg", "dst_type_max", "max_low_bound", "level0_block",
           "activate_dim", "activate_left", "swiglu_mode", "clamp_limit", "glu_alpha", "glu_bias", "group_mode", "beta",
           "linear_beta")

@@ -29,7 +29,7 @@ namespace {
 
 struct MxArgs {
   aclTensor *x = nullptr, *scale = nullptr, *group = nullptr, *smooth = nullptr, *y = nullptr, *scale_out = nullptr,
-            *y2 = nullptr, *scale2_out = nullptr;
+            *y2 = nullptr, *scale2_out = nullptr, *dy = nullptr;
   int64_t axis = -1, dst_type = 36, blocksize = 32, scale_alg = 0, level0_block = 512;
   char *round_mode = nullptr;
   double dst_type_max = 0.0, max_low_bound = 0.0;
@@ -67,6 +67,12 @@ std::vector<MxTableCase> pick(const char *kind) {
 // SwigluMxQuant and SituMxQuant share their tests.
 std::vector<MxTableCase> pick_gated() {
   std::vector<MxTableCase> v = pick("kSwiglu"), w = pick("kSitu");
+  v.insert(v.end(), w.begin(), w.end());
+  return v;
+}
+
+std::vector<MxTableCase> pick_dual_gated() {
+  std::vector<MxTableCase> v = pick("kSwigluDual"), w = pick("kSwigluGradDual");
   v.insert(v.end(), w.begin(), w.end());
   return v;
 }
@@ -1314,6 +1320,7 @@ TEST_P(OpTableAntiMx, ErrorsNameTheArgument) {
 struct Gate {
   int64_t mode = 0;  // swigluMode
   bool situ = false, left = true;
+  bool dual = false;  // the dual-axis ops' documented activateLeft: true puts the gate in the second half
   double alpha = 1.702, limit = 7.0, bias = 1.0, beta = 1.0, lbeta = 0.0;
 };
 
@@ -1340,9 +1347,25 @@ std::vector<double> ref_act(const std::vector<double> &x, const Shape &shape, in
         auto at = [&](int64_t i) { return x[(p * L.n + i) * L.post + k]; };
         const bool pairs = !q.situ && q.mode == 1;
         const double first = pairs ? at(2 * j) : at(j), second = pairs ? at(2 * j + 1) : at(h + j);
-        const bool glu_first = pairs || q.left;
+        const bool glu_first = pairs || (q.dual ? !q.left : q.left);
         out[(p * h + j) * L.post + k] = gate_of(q, glu_first ? first : second, glu_first ? second : first);
       }
+  return out;
+}
+
+// The swiglu gate's gradient of x (row-major over shape, gated along the last dim) for dy (row-major over
+// shape with the last dim halved): d gate = dy hidden silu'(gate), d hidden = dy silu(gate), in x's places.
+std::vector<double> ref_act_grad(const std::vector<double> &x, const std::vector<double> &dy, const Shape &shape,
+                                 const Gate &q) {
+  const int64_t n = shape.back(), h = n / 2, rows = numel_of(shape) / std::max<int64_t>(n, 1);
+  const int64_t gi = q.left ? h : 0, ui = q.left ? 0 : h;  // the dual-axis reading of activateLeft
+  std::vector<double> out(x.size());
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < h; ++j) {
+      const double g = x[r * n + gi + j], u = x[r * n + ui + j], d = dy[r * h + j], sg = sigmoid64(g);
+      out[r * n + gi + j] = d * u * sg * (1 + g * (1 - sg));
+      out[r * n + ui + j] = d * g * sg;
+    }
   return out;
 }
 
@@ -1407,6 +1430,7 @@ Gate random_gate(std::mt19937_64 &g, const MxTableCase &c, int64_t mode) {
   Gate q;
   q.mode = mode;
   q.situ = c.kind == "kSitu";
+  q.dual = c.kind == "kSwigluDual" || c.kind == "kSwigluGradDual";
   q.left = g() % 2 == 0;
   const double limits[] = {0.5, 3.0, 7.0}, betas[] = {0.5, 1.0, 4.0}, lbetas[] = {0.0, 2.0};
   q.limit = limits[g() % 3];
@@ -1572,23 +1596,27 @@ TEST_P(OpTableMxSwigluDual, BothAxesAgainstFloat64) {
       for (int d = 0; d < nd; ++d) shape.push_back(1 + static_cast<int64_t>(g() % (d + 2 >= nd ? 80 : 3)));
       shape.back() = 2 * shape.back();
       if (fp4(cf.dst) && shape.back() % 4) shape.back() += 2;
-      Shape as = shape;
-      as.back() /= 2;
+      Shape half = shape;
+      half.back() /= 2;
+      const bool grad = c.kind == "kSwigluGradDual";
+      const Shape as = grad ? shape : half;  // the quantised values: the gradient of x, or the gate's output
       SCOPED_TRACE(::testing::Message() << "x " << xdt << " dst " << cf.dst << " alg " << cf.alg << " round " << cf.mode
                                         << " dtm " << cf.dtm << " view " << view << " left " << q.left << " shape "
                                         << ::testing::PrintToString(shape));
-      Dev x = make_view(shape, xdt, view);
+      Dev x = make_view(shape, xdt, view), dy = make_view(half, xdt, static_cast<int>(g() % 3));
       x->set_values(gate_values(g, numel_of(shape)));
+      dy->set_values(gate_values(g, numel_of(half)));
       DeviceTensor y1(as, cf.dst), y2(as, cf.dst), s1(scale_shape_of(as, nd - 1, 32), ACL_FLOAT8_E8M0),
           s2(scale_shape_of(as, nd - 2, 32), ACL_FLOAT8_E8M0);
       MxArgs a = gate_args(q, cf);
       a.x = x->get();
+      if (grad) a.dy = dy->get();
       a.y = y1;
       a.scale_out = s1;
       a.y2 = y2;
       a.scale2_out = s2;
       ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
-      const auto act = ref_act(x->values(), shape, nd - 1, q);
+      const auto act = grad ? ref_act_grad(x->values(), dy->values(), shape, q) : ref_act(x->values(), shape, nd - 1, q);
       expect_act_quant(act, as, nd - 1, cf, y1, s1, "y1Out");
       expect_act_quant(act, as, nd - 2, cf, y2, s2, "y2Out");
       if (HasFailure()) return;
@@ -1597,30 +1625,42 @@ TEST_P(OpTableMxSwigluDual, BothAxesAgainstFloat64) {
 
 TEST_P(OpTableMxSwigluDual, ErrorsNameTheArgument) {
   const MxTableCase &c = GetParam();
-  const Shape shape{40, 128}, as{40, 64};
-  DeviceTensor x(shape, ACL_BF16), y1(as, ACL_FLOAT8_E4M3FN), y2(as, ACL_FLOAT8_E4M3FN),
-      s1(Shape{40, 1, 2}, ACL_FLOAT8_E8M0), s2(Shape{1, 64, 2}, ACL_FLOAT8_E8M0);
+  const bool grad = c.kind == "kSwigluGradDual";
+  const Shape shape{40, 128}, half{40, 64}, as = grad ? shape : half;
+  DeviceTensor x(shape, ACL_BF16), dy(half, ACL_BF16), y1(as, ACL_FLOAT8_E4M3FN), y2(as, ACL_FLOAT8_E4M3FN),
+      s1(Shape{40, grad ? 2 : 1, 2}, ACL_FLOAT8_E8M0), s2(Shape{1, as[1], 2}, ACL_FLOAT8_E8M0);
   MxArgs good;
   good.x = x;
+  if (grad) good.dy = dy;
   good.y = y1;
   good.scale_out = s1;
   good.y2 = y2;
   good.scale2_out = s2;
   ASSERT_EQ(run(c, good), 0) << aclGetRecentErrMsg();
-  expect_nulls(c, good, {{"x", &MxArgs::x}, {"y1Out", &MxArgs::y}, {"mxscale1Out", &MxArgs::scale_out},
-                         {"y2Out", &MxArgs::y2}, {"mxscale2Out", &MxArgs::scale2_out}});
+  std::vector<std::pair<const char *, Field>> nulls = {{"x", &MxArgs::x}, {"y1Out", &MxArgs::y},
+                                                       {"mxscale1Out", &MxArgs::scale_out}, {"y2Out", &MxArgs::y2},
+                                                       {"mxscale2Out", &MxArgs::scale2_out}};
+  if (grad) nulls.push_back({"yGrad", &MxArgs::dy});
+  expect_nulls(c, good, nulls);
   DeviceTensor x1(Shape{128}, ACL_BF16), xodd(Shape{40, 127}, ACL_BF16), y2f4(as, ACL_FLOAT4_E2M1),
-      s2bad(Shape{2, 64, 2}, ACL_FLOAT8_E8M0), y2shape(shape, ACL_FLOAT8_E4M3FN), g32(Shape{2}, ACL_INT64);
-  expect_bads(c, good, {{"x", "1-D", [&](MxArgs &b) { b.x = x1; }},
-                        {"x", "odd last dim", [&](MxArgs &b) { b.x = xodd; }},
-                        {"groupIndexOptional", "given", [&](MxArgs &b) { b.group = g32; }},
-                        {"dstType", "INT32", [&](MxArgs &b) { b.dst_type = 3; }},
-                        {"y2Out", "dtype", [&](MxArgs &b) { b.y2 = y2f4; }},
-                        {"y2Out", "x's shape", [&](MxArgs &b) { b.y2 = y2shape; }},
-                        {"mxscale2Out", "shape", [&](MxArgs &b) { b.scale2_out = s2bad; }},
-                        {"y2Out", "overlaps y1Out", [&](MxArgs &b) { b.y2 = y1; }},
-                        {"scaleAlg", "2 with FLOAT8", [&](MxArgs &b) { b.scale_alg = 2; }},
-                        {"maxDtypeValue", "6 with FLOAT8", [&](MxArgs &b) { b.dst_type_max = 6; }}});
+      s2bad(Shape{2, as[1], 2}, ACL_FLOAT8_E8M0), y2shape(Shape{40, grad ? 64 : 128}, ACL_FLOAT8_E4M3FN),
+      g32(Shape{2}, ACL_INT64), dyf(half, ACL_FLOAT16), dyshape(shape, ACL_BF16);
+  std::vector<Bad> bads = {{"x", "1-D", [&](MxArgs &b) { b.x = x1; }},
+                           {"x", "odd last dim", [&](MxArgs &b) { b.x = xodd; }},
+                           {"groupIndexOptional", "given", [&](MxArgs &b) { b.group = g32; }},
+                           {grad ? "dstDtype" : "dstType", "INT32", [&](MxArgs &b) { b.dst_type = 3; }},
+                           {"y2Out", "dtype", [&](MxArgs &b) { b.y2 = y2f4; }},
+                           {"y2Out", "shape", [&](MxArgs &b) { b.y2 = y2shape; }},
+                           {"mxscale2Out", "shape", [&](MxArgs &b) { b.scale2_out = s2bad; }},
+                           {"y2Out", "overlaps y1Out", [&](MxArgs &b) { b.y2 = y1; }},
+                           {"scaleAlg", "2 with FLOAT8", [&](MxArgs &b) { b.scale_alg = 2; }},
+                           {"maxDtypeValue", "6 with FLOAT8", [&](MxArgs &b) { b.dst_type_max = 6; }}};
+  if (grad) {
+    bads.push_back({"yGrad", "dtype other than x's", [&](MxArgs &b) { b.dy = dyf; }});
+    bads.push_back({"yGrad", "x's shape", [&](MxArgs &b) { b.dy = dyshape; }});
+    bads.push_back({"y1Out", "over yGrad (a BF16 y1Out)", [&](MxArgs &b) { b.y = dy; }});
+  }
+  expect_bads(c, good, bads);
 }
 
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableMxQuant, ::testing::ValuesIn(pick("kQuant")), harness::case_name<MxTableCase>);
@@ -1633,7 +1673,8 @@ INSTANTIATE_TEST_SUITE_P(Tables, OpTableMxDualLevel, ::testing::ValuesIn(pick("k
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableMxToBlock, ::testing::ValuesIn(pick("kToBlock")), harness::case_name<MxTableCase>);
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableAntiMx, ::testing::ValuesIn(pick("kAnti")), harness::case_name<MxTableCase>);
 INSTANTIATE_TEST_SUITE_P(Tables, OpTableMxSwiglu, ::testing::ValuesIn(pick_gated()), harness::case_name<MxTableCase>);
-INSTANTIATE_TEST_SUITE_P(Tables, OpTableMxSwigluDual, ::testing::ValuesIn(pick("kSwigluDual")), harness::case_name<MxTableCase>);
+INSTANTIATE_TEST_SUITE_P(Tables, OpTableMxSwigluDual, ::testing::ValuesIn(pick_dual_gated()),
+                         harness::case_name<MxTableCase>);
 
 }  // namespace
 }  // namespace opsnn::test

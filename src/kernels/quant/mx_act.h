@@ -17,18 +17,20 @@ enum class MxGate : uint8_t {
   kClippedHalves,  // swigluMode 2: mode 1's formula on the halves
   kClippedPost,    // swigluMode 3: min(silu(glu), limit) * clamp(linear, -limit, limit) on the halves
   kSitu,           // beta tanh(g / beta) sigmoid(g) * (linearBeta > 0 ? linearBeta tanh(u / linearBeta) : u)
+  kSwigluGrad,     // kSwiglu's gradient from dy: d glu = dy linear silu'(glu), d linear = dy silu(glu), in x's places
 };
 
 struct MxActPlan {
   MxLines x;  // around the activated dim: n = 2h
   aclDataType x_dtype = ACL_FLOAT16;
+  MxLines dy;  // kSwigluGrad: the forward's output gradient, n = h, x's dtype
   MxGate gate = MxGate::kSwiglu;
   bool left = true;              // the halves' glu (gate) half is the first
   float p[3] = {1.0f, 0.0f, 0.0f};  // kClipped*: alpha, limit, bias; kSitu: beta, linearBeta
-  int64_t tasks = 1;             // ranges of pre, each with 2h floats of buffer
+  int64_t tasks = 1;             // ranges of pre, each with 3h floats of buffer
 };
 
-// act [pre, h, post] (contiguous FLOAT); buf: tasks * 2h floats.
-void mx_act_run(const MxActPlan &p, const char *x, float *act, float *buf);
+// act [pre, h, post] (kSwigluGrad: [pre, 2h, post]), contiguous FLOAT; buf: tasks * 3h floats.
+void mx_act_run(const MxActPlan &p, const char *x, const char *dy, float *act, float *buf);
 
 }  // namespace opsnn::kernels

@@ -81,11 +81,11 @@ struct MxActStep final : core::Step {
   kernels::MxActPlan act;
   kernels::MxQuantPlan pass[2];
   int passes = 1;
-  core::OperandRef x, y[2], scale[2];
+  core::OperandRef x, dy, y[2], scale[2];
   core::WsKey act_ws, line_ws;
   int run(const core::LaunchArgs &a) const override {
     auto *h = reinterpret_cast<float *>(a.get(act_ws)), *buf = reinterpret_cast<float *>(a.get(line_ws));
-    kernels::mx_act_run(act, x.address(a), h, buf);
+    kernels::mx_act_run(act, x.address(a), dy.slot >= 0 ? dy.address(a) : nullptr, h, buf);
     for (int i = 0; i < passes; ++i)
       kernels::mx_quant_run(pass[i], reinterpret_cast<const char *>(h), reinterpret_cast<uint8_t *>(y[i].address(a)),
                             reinterpret_cast<uint8_t *>(scale[i].address(a)), buf);
@@ -566,6 +566,7 @@ kernels::MxGate checked_gate(const MxQuantCall &c, MxKind kind) {
     return kernels::MxGate::kSitu;
   }
   if (kind == MxKind::kSwigluDual) return kernels::MxGate::kSwiglu;
+  if (kind == MxKind::kSwigluGradDual) return kernels::MxGate::kSwigluGrad;
   if (c.swiglu_mode < 0 || c.swiglu_mode > 3)
     invalid("swigluMode is %lld; it must be 0, 1, 2 or 3", static_cast<long long>(c.swiglu_mode));
   if (c.swiglu_mode != 0 && !(c.clamp_limit > 0.0 && std::isfinite(c.clamp_limit)))
@@ -581,7 +582,7 @@ kernels::MxGate checked_gate(const MxQuantCall &c, MxKind kind) {
 // SwigluMxQuant, SwigluMxQuantWithDualAxis, SituMxQuant: the gate along the activated dim into a FLOAT
 // scratch of x's shape with that dim halved, then kQuant / kDual of the scratch.
 void act_quant(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
-  const bool dual = rule.kind == MxKind::kSwigluDual;
+  const bool grad = rule.kind == MxKind::kSwigluGradDual, dual = rule.kind == MxKind::kSwigluDual || grad;
   core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
   check_rank(c.x);
   const aclTensor &x = *c.x.t;
@@ -594,13 +595,21 @@ void act_quant(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c
   if (x.dims[adim] % 2 != 0)
     invalid("%s has shape %s; its activated dim %d must have an even length (two halves)", c.x.name,
             core::shape_string(x).c_str(), adim);
-  aclTensor act;  // the scratch's geometry (no data)
-  core::Shape as = core::Shape::of(x);
-  as.dims[adim] /= 2;
+  core::Shape half = core::Shape::of(x);
+  half.dims[adim] /= 2;
+  if (grad) {
+    core::check_dtype_in(c.dy.t, c.dy.name, {x.dtype});
+    core::check_shape_equals(*c.dy.t, c.dy.name, half);
+  }
+  aclTensor act;  // the scratch's geometry (no data): the gate's output, or the gradient of x
+  const core::Shape as = grad ? core::Shape::of(x) : half;
   core::set_contiguous(act, as);
   const int axis = dual ? x.ndim - 1 : core::wrap_dim(c.axis, x.ndim, "axis");
   if (gate == kernels::MxGate::kClippedHalves && axis != x.ndim - 1)
     invalid("axis is %lld; swigluMode 2 takes the last dim only", static_cast<long long>(c.axis));
+  if (grad && c.dst_type != ACL_FLOAT8_E5M2 && c.dst_type != ACL_FLOAT8_E4M3FN && c.dst_type != ACL_FLOAT4_E2M1 &&
+      c.dst_type != ACL_FLOAT4_E1M2)  // checked_dst's message says dstType
+    invalid("dstDtype is %lld; it must be 35, 36, 40 or 41", static_cast<long long>(c.dst_type));
   const aclDataType dst = checked_dst(c);
   const kernels::LfRound round = round_of(c.round_mode, dst);
   const double m = c.dst_type_max;  // checked here: scale_rule's messages say dstTypeMax
@@ -621,21 +630,25 @@ void act_quant(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c
     check_contiguous(*q.scale);
   }
   core::check_outputs_apart<core::NamedTensor>({&c.y, &c.scale_out, &c.y2, &c.scale2_out},
-                                               {&c.x, &c.y, &c.scale_out, &c.y2, &c.scale2_out});
+                                               {&c.x, &c.dy, &c.y, &c.scale_out, &c.y2, &c.scale2_out});
 
-  auto &st = b.add_step<MxActStep>();  // prototype order: x, then each pass's y and scales
+  auto &st = b.add_step<MxActStep>();  // prototype order: x, yGrad, then each pass's y and scales
   st.x = ref_of(b, b.input(c.x.t), c.x);
   kernels::MxActPlan &A = st.act;
+  if (grad) {
+    st.dy = ref_of(b, b.input(c.dy.t), c.dy);
+    A.dy = kernels::mx_lines(*c.dy.t, adim);
+  }
   A.x = kernels::mx_lines(x, adim);
   A.x_dtype = x.dtype;
   A.gate = gate;
-  A.left = c.activate_left;
+  A.left = dual ? !c.activate_left : c.activate_left;  // the dual-axis docs: activateLeft puts the gate second
   const bool situ = gate == kernels::MxGate::kSitu;
   A.p[0] = situ ? c.beta : static_cast<float>(c.glu_alpha);
   A.p[1] = situ ? c.linear_beta : static_cast<float>(c.clamp_limit);
   A.p[2] = static_cast<float>(c.glu_bias);
   A.tasks = tasks_for(A.x.pre);
-  int64_t line_floats = A.tasks * A.x.n;
+  int64_t line_floats = A.tasks * (A.x.n + A.x.n / 2);
   st.passes = static_cast<int>(passes.size());
   for (int i = 0; i < st.passes; ++i) {
     st.y[i] = ref_of(b, b.output(passes[i].y->t), *passes[i].y);
@@ -662,7 +675,8 @@ void mx_quant_phase1(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantC
   else if (rule.kind == MxKind::kGrouped || rule.kind == MxKind::kGroupedDual) grouped(b, rule, c);
   else if (rule.kind == MxKind::kDualLevel) dual_level(b, rule, c);
   else if (rule.kind == MxKind::kToBlock) to_block(b, rule, c);
-  else if (rule.kind == MxKind::kSwiglu || rule.kind == MxKind::kSwigluDual || rule.kind == MxKind::kSitu)
+  else if (rule.kind == MxKind::kSwiglu || rule.kind == MxKind::kSwigluDual || rule.kind == MxKind::kSitu ||
+           rule.kind == MxKind::kSwigluGradDual)
     act_quant(b, rule, c);
   else quant(b, rule, c);  // kQuant, kDual, kBlock
 }

@@ -82,7 +82,12 @@
 //          1-3 (our reading). groupIndexOptional: not supported here (161002); groupMode 0 / 1 is checked only.
 //  kSwigluDual (SwigluMxQuantWithDualAxis)  x FLOAT16 / BF16, 2-7 dims, swigluMode 0 along the last dim, then
 //          kDual (V2's checks) of act: y1Out / mxscale1Out along dim -1, y2Out / mxscale2Out along dim -2.
+//          The docs' activateLeft is inverted here: true makes the SECOND half the gate (silu'd), false the first.
 //          groupIndexOptional: not supported here (161002).
+//  kSwigluGradDual (SwigluBackwardMxQuantWithDualAxis)  x FLOAT16 / BF16 [.., 2h] (2-7 dims), yGrad x's dtype
+//          [.., h], both any strides; dx = the gradient of kSwigluDual's gate (our reading of the undocumented
+//          formula: d gate = yGrad * hidden * silu'(gate), d hidden = yGrad * silu(gate), each in its half of x's
+//          shape, activateLeft as kSwigluDual), then kDual of dx (dstDtype, maxDtypeValue as kSwigluDual's).
 //  kSitu   (SituMxQuant)  x FLOAT16 / BF16, 1-7 dims, split along the last dim, act = beta tanh(g / beta)
 //          sigmoid(g) * (linearBeta > 0 ? linearBeta tanh(u / linearBeta) : u), g the first half when
 //          activateLeft (DequantSituQuant's gate), then kQuant along `axis` with scaleAlg 0, blocksize 32 into
@@ -99,7 +104,8 @@
 namespace opsnn::ops {
 
 enum class MxKind : uint8_t {
-  kQuant, kDual, kBlock, kGrouped, kGroupedDual, kDualLevel, kToBlock, kAnti, kSwiglu, kSwigluDual, kSitu
+  kQuant, kDual, kBlock, kGrouped, kGroupedDual, kDualLevel, kToBlock, kAnti, kSwiglu, kSwigluDual, kSitu,
+  kSwigluGradDual
 };
 
 struct MxQuantRule {
@@ -108,7 +114,7 @@ struct MxQuantRule {
 };
 
 struct MxQuantCall {
-  core::NamedTensor x, scale, group, smooth, y, scale_out, y2, scale2_out;
+  core::NamedTensor x, scale, group, smooth, y, scale_out, y2, scale2_out, dy;
   int64_t axis = -1, dst_type = 0, blocksize = 32, scale_alg = 0, level0_block = 512;
   const char *round_mode = nullptr;
   double dst_type_max = 0.0, max_low_bound = 0.0;
