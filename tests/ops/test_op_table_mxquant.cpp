@@ -1370,7 +1370,8 @@ std::vector<double> ref_act_grad(const std::vector<double> &x, const std::vector
 }
 
 // y / scales against act quantised by the reference rules, act being known to kEps (the kernel's fp32 gate): a
-// scale must be one of those of amax (1 -+ kEps), each code between those of v (1 -+ kEps) under the scale got.
+// scale must be one of those of amax (1 -+ kEps), each code between those of v -+ (kEps |v| + 1e-6 amax) under
+// the scale got.
 void expect_act_quant(const std::vector<double> &act, const Shape &shape, int axis, const Config &cf,
                       const DeviceTensor &y, const DeviceTensor &s, const char *what) {
   const double kEps = 2e-5;
@@ -1401,9 +1402,9 @@ void expect_act_quant(const std::vector<double> &act, const Shape &shape, int ax
         }
         const double scale = std::ldexp(1.0, sg - 127);
         for (int64_t i = b * 32; i < std::min(L.n, (b + 1) * 32); ++i) {
-          const double v = act[at(i)];
-          const double d1 = lfref::value(f, lfref::encode(f, v * (1 - kEps) / scale, cf.mode)),
-                       d2 = lfref::value(f, lfref::encode(f, v * (1 + kEps) / scale, cf.mode)),
+          const double v = act[at(i)], dv = kEps * std::fabs(v) + 1e-6 * amax;  // + absolute: silu' has a root
+          const double d1 = lfref::value(f, lfref::encode(f, (v - dv) / scale, cf.mode)),
+                       d2 = lfref::value(f, lfref::encode(f, (v + dv) / scale, cf.mode)),
                        dg = lfref::value(f, got_y[at(i)]);
           if (!(dg >= std::min(d1, d2) && dg <= std::max(d1, d2))) {
             ADD_FAILURE() << what << "[" << at(i) << "] decodes to " << dg << " x 2^" << sg - 127 << ", want "
