@@ -1507,6 +1507,57 @@ TEST_P(OpTableMxSwiglu, EveryModeDtypeAndFormatAgainstFloat64) {
       }
 }
 
+// groupIndexOptional: the rows of x (dim 0) from the groups' total on quantise a zero gate; groupMode 0 reads
+// cumulative ends (the last), 1 counts (the sum); a total outside [0, rows] fails the launch.
+TEST_P(OpTableMxSwiglu, GroupIndexZeroesTheRowsPastItsTotal) {
+  reseed_for_current_test();
+  const MxTableCase &c = GetParam();
+  if (!c.has("group")) GTEST_SKIP() << "no groupIndexOptional";
+  auto &g = rng();
+  for (int64_t mode : {0, 1})
+    for (aclDataType gdt : {ACL_INT64, ACL_INT32})
+      for (int axis : {0, 1, 2}) {
+        const Shape shape{37, 3, 2 * (1 + static_cast<int64_t>(g() % 40))};
+        Shape as = shape;
+        as[2] /= 2;
+        const int64_t total = static_cast<int64_t>(g() % 38);
+        std::vector<double> gv = mode == 0 ? std::vector<double>{double(total / 2), double(total)}
+                                           : std::vector<double>{double(total / 3), double(total - total / 3)};
+        SCOPED_TRACE(::testing::Message() << "groupMode " << mode << " dtype " << gdt << " axis " << axis
+                                          << " rows " << total << " shape " << ::testing::PrintToString(shape));
+        DeviceTensor x(shape, ACL_BF16), gi(Shape{2}, gdt), y(as, ACL_FLOAT8_E4M3FN),
+            s(scale_shape_of(as, axis, 32), ACL_FLOAT8_E8M0);
+        x.set_values(gate_values(g, numel_of(shape)));
+        gi.set_values(gv);
+        Config cf;
+        MxArgs a = gate_args(Gate{}, cf);
+        a.x = x;
+        a.group = gi;
+        a.group_mode = mode;
+        a.y = y;
+        a.scale_out = s;
+        a.axis = axis;
+        ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
+        auto act = ref_act(x.values(), shape, 2, Gate{});
+        std::fill(act.begin() + total * as[1] * as[2], act.end(), 0.0);
+        expect_act_quant(act, as, axis, cf, y, s, "yOut");
+        if (HasFailure()) return;
+      }
+  DeviceTensor x(Shape{4, 64}, ACL_BF16), gi(Shape{2}, ACL_INT64), y(Shape{4, 32}, ACL_FLOAT8_E4M3FN),
+      s(Shape{4, 1, 2}, ACL_FLOAT8_E8M0);
+  MxArgs a;
+  a.x = x;
+  a.group = gi;
+  a.y = y;
+  a.scale_out = s;
+  for (const auto &[mode, v] : std::vector<std::pair<int64_t, std::vector<double>>>{
+           {0, {2, 5}}, {1, {3, 2}}, {1, {-1, 0}}, {0, {4, -1}}}) {
+    gi.set_values(v);
+    a.group_mode = mode;
+    EXPECT_EQ(run(c, a), ACLNN_ERR_PARAM_INVALID) << "groupMode " << mode << " " << ::testing::PrintToString(v);
+  }
+}
+
 TEST_P(OpTableMxSwiglu, EmptyTensors) {
   const MxTableCase &c = GetParam();
   for (const Shape &shape : {Shape{0, 64}, Shape{3, 0}, Shape{2, 0, 4}}) {
@@ -1538,7 +1589,8 @@ TEST_P(OpTableMxSwiglu, ErrorsNameTheArgument) {
       xodd(Shape{4, 127}, ACL_BF16), yfull(shape, ACL_FLOAT8_E4M3FN), y5(as, ACL_FLOAT8_E5M2),
       yf4(as, ACL_FLOAT4_E2M1), sf(Shape{4, 1, 2}, ACL_FLOAT), s2(Shape{4, 2, 2}, ACL_FLOAT8_E8M0),
       x6(Shape{4, 6}, ACL_BF16), y3(Shape{4, 3}, ACL_FLOAT4_E2M1), s3(Shape{4, 1, 2}, ACL_FLOAT8_E8M0),
-      g32(Shape{2}, ACL_INT64), xo0(Shape{3, 128}, ACL_BF16);
+      g32(Shape{2}, ACL_INT64), xo0(Shape{3, 128}, ACL_BF16), gf(Shape{2}, ACL_FLOAT), g2d(Shape{1, 2}, ACL_INT64),
+      xeven0(Shape{8, 64}, ACL_BF16), y0(Shape{4, 64}, ACL_FLOAT8_E4M3FN), s0(Shape{4, 1, 2}, ACL_FLOAT8_E8M0);
   auto ystrided = std::make_unique<DeviceTensor>(as, ACL_FLOAT8_E4M3FN, Shape{128, 1}, 0);
   static char floor_[] = "floor";
   std::vector<Bad> bads = {{"x", "dtype INT32", [&](MxArgs &b) { b.x = xi; }},
@@ -1568,7 +1620,11 @@ TEST_P(OpTableMxSwiglu, ErrorsNameTheArgument) {
     bads.push_back({"clampLimit", "0 with mode 1", [&](MxArgs &b) { b.swiglu_mode = 1; b.clamp_limit = 0; }});
     bads.push_back({"clampLimit", "NaN with mode 3", [&](MxArgs &b) { b.swiglu_mode = 3; b.clamp_limit = NAN; }});
     bads.push_back({"groupMode", "2", [&](MxArgs &b) { b.group_mode = 2; }});
-    bads.push_back({"groupIndexOptional", "given", [&](MxArgs &b) { b.group = g32; }});
+    bads.push_back({"groupIndexOptional", "FLOAT", [&](MxArgs &b) { b.group = gf; }});
+    bads.push_back({"groupIndexOptional", "2-D", [&](MxArgs &b) { b.group = g2d; }});
+    bads.push_back({"groupIndexOptional", "with activateDim 0", [&](MxArgs &b) {
+                      b.group = g32; b.activate_dim = 0; b.x = xeven0; b.y = y0; b.scale_out = s0;
+                    }});
     bads.push_back({"axis", "dim 0 with swigluMode 2", [&](MxArgs &b) { b.swiglu_mode = 2; b.axis = 0; }});
     bads.push_back({"scaleAlg", "3", [&](MxArgs &b) { b.scale_alg = 3; }});
     bads.push_back({"scaleAlg", "2 with FLOAT8", [&](MxArgs &b) { b.scale_alg = 2; }});

@@ -49,8 +49,12 @@ void mx_act_run(const MxActPlan &p, const char *x, const char *dy, float *act, f
     float *line = buf + t * (n + h), *dline = line + n;
     for (int64_t pi = L.pre * t / p.tasks; pi < L.pre * (t + 1) / p.tasks; ++pi)
       for (int64_t q = 0; q < L.post; ++q) {
-        quant_load_row(x + L.offset(pi, q) * es, p.x_dtype, L.axis_stride, n, line);
         float *out = act + pi * out_n * L.post + q;
+        if (p.valid_pre >= 0 && pi >= p.valid_pre) {  // past the grouped rows: zeros, which quantise to 0
+          for (int64_t i = 0; i < out_n; ++i) out[i * L.post] = 0.0f;
+          continue;
+        }
+        quant_load_row(x + L.offset(pi, q) * es, p.x_dtype, L.axis_stride, n, line);
         if (!grad) {
           gate_line(p, line, h, out, L.post);
           continue;

@@ -28,6 +28,7 @@ struct MxActPlan {
   bool left = true;              // the halves' glu (gate) half is the first
   float p[3] = {1.0f, 0.0f, 0.0f};  // kClipped*: alpha, limit, bias; kSitu: beta, linearBeta
   int64_t tasks = 1;             // ranges of pre, each with 3h floats of buffer
+  int64_t valid_pre = -1;        // lines from this one on are zeros (a group index's row count); -1: none
 };
 
 // act [pre, h, post] (kSwigluGrad: [pre, 2h, post]), contiguous FLOAT; buf: tasks * 3h floats.

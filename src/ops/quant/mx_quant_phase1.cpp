@@ -81,11 +81,29 @@ struct MxActStep final : core::Step {
   kernels::MxActPlan act;
   kernels::MxQuantPlan pass[2];
   int passes = 1;
-  core::OperandRef x, dy, y[2], scale[2];
+  core::OperandRef x, dy, group, y[2], scale[2];
   core::WsKey act_ws, line_ws;
+  // SwigluMxQuant's groupIndexOptional: `group_n` values `group_stride` apart, counts (groupMode 1) or
+  // cumulative ends (0); the rows (x's dim 0, `lines_per_row` gate lines each) past their total are zeros
+  int64_t group_n = 0, group_stride = 1, x_rows = 0, lines_per_row = 0;
+  bool group_i64 = false, group_counts = false;
   int run(const core::LaunchArgs &a) const override {
+    kernels::MxActPlan p = act;
+    if (group.slot >= 0) {
+      const char *g = group.address(a);
+      int64_t rows = 0;
+      for (int64_t i = 0; i < group_n; ++i) {
+        const int64_t v = group_i64 ? reinterpret_cast<const int64_t *>(g)[i * group_stride]
+                                    : reinterpret_cast<const int32_t *>(g)[i * group_stride];
+        rows = group_counts ? rows + v : v;
+      }
+      if (rows < 0 || rows > x_rows)
+        return fail(ACLNN_ERR_PARAM_INVALID, "groupIndexOptional gives %lld rows; x has %lld (dim 0)",
+                    static_cast<long long>(rows), static_cast<long long>(x_rows));
+      p.valid_pre = rows * lines_per_row;
+    }
     auto *h = reinterpret_cast<float *>(a.get(act_ws)), *buf = reinterpret_cast<float *>(a.get(line_ws));
-    kernels::mx_act_run(act, x.address(a), dy.slot >= 0 ? dy.address(a) : nullptr, h, buf);
+    kernels::mx_act_run(p, x.address(a), dy.slot >= 0 ? dy.address(a) : nullptr, h, buf);
     for (int i = 0; i < passes; ++i)
       kernels::mx_quant_run(pass[i], reinterpret_cast<const char *>(h), reinterpret_cast<uint8_t *>(y[i].address(a)),
                             reinterpret_cast<uint8_t *>(scale[i].address(a)), buf);
@@ -588,10 +606,18 @@ void act_quant(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c
   const aclTensor &x = *c.x.t;
   if (dual && x.ndim < 2)
     invalid("%s has %d dim; it must have 2 to 7 (its activation is quantised along dims -1 and -2)", c.x.name, x.ndim);
-  if (c.group.t != nullptr)
-    invalid("%s is given; grouped rows are not supported by this implementation (pass null)", c.group.name);
   const kernels::MxGate gate = checked_gate(c, rule.kind);
   const int adim = rule.kind == MxKind::kSwiglu ? core::wrap_dim(c.activate_dim, x.ndim, "activateDim") : x.ndim - 1;
+  if (c.group.t != nullptr) {
+    if (rule.kind != MxKind::kSwiglu)
+      invalid("%s is given; grouped rows are not supported by this implementation (pass null)", c.group.name);
+    core::check_dtype_in(c.group.t, c.group.name, {ACL_INT64, ACL_INT32});
+    if (c.group.t->ndim != 1)
+      invalid("%s has shape %s; it must be 1-D", c.group.name, core::shape_string(*c.group.t).c_str());
+    if (adim == 0)
+      invalid("%s is given with activateDim 0; its rows are x's dim 0, which must not be the activated dim",
+              c.group.name);
+  }
   if (x.dims[adim] % 2 != 0)
     invalid("%s has shape %s; its activated dim %d must have an even length (two halves)", c.x.name,
             core::shape_string(x).c_str(), adim);
@@ -630,16 +656,25 @@ void act_quant(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c
     check_contiguous(*q.scale);
   }
   core::check_outputs_apart<core::NamedTensor>({&c.y, &c.scale_out, &c.y2, &c.scale2_out},
-                                               {&c.x, &c.dy, &c.y, &c.scale_out, &c.y2, &c.scale2_out});
+                                               {&c.x, &c.dy, &c.group, &c.y, &c.scale_out, &c.y2, &c.scale2_out});
 
-  auto &st = b.add_step<MxActStep>();  // prototype order: x, yGrad, then each pass's y and scales
+  auto &st = b.add_step<MxActStep>();  // prototype order: x, yGrad / groupIndexOptional, then the outputs
   st.x = ref_of(b, b.input(c.x.t), c.x);
   kernels::MxActPlan &A = st.act;
+  A.x = kernels::mx_lines(x, adim);
   if (grad) {
     st.dy = ref_of(b, b.input(c.dy.t), c.dy);
     A.dy = kernels::mx_lines(*c.dy.t, adim);
   }
-  A.x = kernels::mx_lines(x, adim);
+  if (c.group.t != nullptr) {
+    st.group = ref_of(b, b.input(c.group.t), c.group);
+    st.group_n = c.group.t->dims[0];
+    st.group_stride = c.group.t->strides[0];
+    st.group_i64 = c.group.t->dtype == ACL_INT64;
+    st.group_counts = c.group_mode == 1;
+    st.x_rows = x.dims[0];
+    st.lines_per_row = x.dims[0] > 0 ? A.x.pre / x.dims[0] : 0;
+  }
   A.x_dtype = x.dtype;
   A.gate = gate;
   A.left = dual ? !c.activate_left : c.activate_left;  // the dual-axis docs: activateLeft puts the gate second

@@ -79,7 +79,10 @@
 //                          our reading (the docs' formula is ClippedSwigluV2's clampMode 1: no alpha, no bias)
 //          then kQuant of act (x's shape with dim activateDim h, not rounded to x's dtype) along `axis`,
 //          blocksize 32, scaleAlg / maxDtypeValue as DynamicMxQuantV2's (dstTypeMax). clampLimit > 0 for modes
-//          1-3 (our reading). groupIndexOptional: not supported here (161002); groupMode 0 / 1 is checked only.
+//          1-3 (our reading). groupIndexOptional (INT64 / INT32, 1-D, read at launch; our reading of the grouped
+//          swiglu ops' "only the first real rows"): groupMode 0 cumulative row ends (rows = the last), 1 counts
+//          (rows = their sum); x's rows (dim 0, not the activated dim) from `rows` on give a zero gate, hence
+//          y 0 and scale 0 where a whole block is past them; rows < 0 or > x's dim 0 fail the launch (161002).
 //  kSwigluDual (SwigluMxQuantWithDualAxis)  x FLOAT16 / BF16, 2-7 dims, swigluMode 0 along the last dim, then
 //          kDual (V2's checks) of act: y1Out / mxscale1Out along dim -1, y2Out / mxscale2Out along dim -2.
 //          The docs' activateLeft is inverted here: true makes the SECOND half the gate (silu'd), false the first.
