@@ -1554,7 +1554,10 @@ TEST_P(OpTableMxSwiglu, GroupIndexZeroesTheRowsPastItsTotal) {
            {0, {2, 5}}, {1, {3, 2}}, {1, {-1, 0}}, {0, {4, -1}}}) {
     gi.set_values(v);
     a.group_mode = mode;
+    y.poison();
     EXPECT_EQ(run(c, a), ACLNN_ERR_PARAM_INVALID) << "groupMode " << mode << " " << ::testing::PrintToString(v);
+    EXPECT_NE(std::string(aclGetRecentErrMsg()).find("groupIndexOptional"), std::string::npos);
+    for (int code : codes_of(y)) ASSERT_EQ(code, 0xFF) << "written despite the failure";
   }
 }
 
