@@ -619,8 +619,8 @@ void act_quant(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c
               c.group.name);
   }
   if (x.dims[adim] % 2 != 0)
-    invalid("%s has shape %s; its activated dim %d must have an even length (two halves)", c.x.name,
-            core::shape_string(x).c_str(), adim);
+    invalid("%s has shape %s; its activated dim %d (%s) must have an even length (two halves)", c.x.name,
+            core::shape_string(x).c_str(), adim, rule.kind == MxKind::kSwiglu ? "activateDim" : "the last");
   core::Shape half = core::Shape::of(x);
   half.dims[adim] /= 2;
   if (grad) {
