@@ -314,13 +314,18 @@ void add_line_step(core::OpBuilder &b, int xs, int ys, int ss, const MxQuantCall
   P.rows = row_kernels("mx_quant:lines/axis=" + std::to_string(q.axis) + "/tasks=" + std::to_string(P.tasks));
 }
 
-void quant(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
-  const bool block = rule.kind == MxKind::kBlock, dual = rule.kind == MxKind::kDual || block;
+// x's dtype and rank (2 to 7 dims when it is quantised along dims -1 and -2).
+const aclTensor &checked_x(const MxQuantRule &rule, const MxQuantCall &c, bool dual) {
   core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
   check_rank(c.x);
-  const aclTensor &x = *c.x.t;
-  if (dual && x.ndim < 2)
-    invalid("%s has %d dim; it must have 2 to 7 (it is quantised along dims -1 and -2)", c.x.name, x.ndim);
+  if (dual && c.x.t->ndim < 2)
+    invalid("%s has %d dim; it must have 2 to 7 (it is quantised along dims -1 and -2)", c.x.name, c.x.t->ndim);
+  return *c.x.t;
+}
+
+void quant(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
+  const bool block = rule.kind == MxKind::kBlock, dual = rule.kind == MxKind::kDual || block;
+  const aclTensor &x = checked_x(rule, c, dual);
   if (block && x.ndim > 3) invalid("%s has %d dims; it must have 2 or 3 ([B,] M, N)", c.x.name, x.ndim);
   if (dual && (block || !c.given_dst_type_max)) check_not_empty(c.x);
   const int axis = dual ? x.ndim - 1 : core::wrap_dim(c.axis, x.ndim, "axis");
@@ -597,15 +602,11 @@ kernels::MxGate checked_gate(const MxQuantCall &c, MxKind kind) {
   return modes[c.swiglu_mode];
 }
 
-// SwigluMxQuant, SwigluMxQuantWithDualAxis, SituMxQuant: the gate along the activated dim into a FLOAT
-// scratch of x's shape with that dim halved, then kQuant / kDual of the scratch.
+// SwigluMxQuant, SwigluMxQuantWithDualAxis, SwigluBackwardMxQuantWithDualAxis, SituMxQuant: the gate (or its
+// gradient) along the activated dim into a FLOAT scratch, then kQuant / kDual of the scratch.
 void act_quant(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
   const bool grad = rule.kind == MxKind::kSwigluGradDual, dual = rule.kind == MxKind::kSwigluDual || grad;
-  core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
-  check_rank(c.x);
-  const aclTensor &x = *c.x.t;
-  if (dual && x.ndim < 2)
-    invalid("%s has %d dim; it must have 2 to 7 (its activation is quantised along dims -1 and -2)", c.x.name, x.ndim);
+  const aclTensor &x = checked_x(rule, c, dual);
   const kernels::MxGate gate = checked_gate(c, rule.kind);
   const int adim = rule.kind == MxKind::kSwiglu ? core::wrap_dim(c.activate_dim, x.ndim, "activateDim") : x.ndim - 1;
   if (c.group.t != nullptr) {
