@@ -16,51 +16,12 @@
 #include <string>
 #include <vector>
 
+#include "normq_table_case.h"
 #include "op_table_harness.h"
 #include "test_util.h"
 
 namespace opsnn::test {
 namespace {
-
-struct NormQuantArgs {
-  aclTensor *x = nullptr, *x2 = nullptr, *gamma = nullptr, *beta = nullptr, *bias = nullptr, *scale1 = nullptr;
-  aclTensor *scale2 = nullptr, *mod_scale = nullptr, *mod_shift = nullptr, *offset_out = nullptr;
-  aclTensor *offset1 = nullptr, *offset2 = nullptr, *smooth1 = nullptr, *smooth2 = nullptr, *y1 = nullptr;
-  aclTensor *y2 = nullptr, *xsum = nullptr, *rstd = nullptr, *norm_out = nullptr, *scale_out1 = nullptr;
-  aclTensor *scale_out2 = nullptr;
-  aclTensor *mean = nullptr;
-  double eps = 1e-6;
-  int64_t group = 1;
-  bool activate = true;
-  bool div_mode = false, output_rstd = true, additional_output = true;
-  int64_t axis = -1, dst_type = 2;
-  int quant_mode = 0;
-  const char *quant_mode_name = "static";
-  aclBoolArray *output_mask = nullptr;
-};
-
-using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
-
-struct NormQuantTableCase {
-  std::string name, api;
-  bool rms = true, grouped = false, dynamic = false, by_attr = false, divides = false, norm_out_before_beta = false;
-  std::vector<aclDataType> dtypes;
-  std::vector<std::string> roles, names;
-  int (*phase1)(const NormQuantArgs &, uint64_t *, aclOpExecutor **) = nullptr;
-  Launch launch = nullptr;
-  bool has(const char *role) const { return std::find(roles.begin(), roles.end(), role) != roles.end(); }
-  // The prototype names it without "Optional": it must be given.
-  bool required(const char *role) const {
-    const std::string n = name_of(role);
-    return has(role) && (n.size() < 8 || n.compare(n.size() - 8, 8, "Optional") != 0);
-  }
-  std::string name_of(const char *role) const {
-    for (size_t i = 0; i < roles.size(); ++i)
-      if (roles[i] == role) return names[i];
-    return "";
-  }
-};
-void PrintTo(const NormQuantTableCase &c, std::ostream *os) { *os << c.name; }
 
 #include "normq_table_cases.inc"
 
@@ -68,11 +29,12 @@ const std::vector<NormQuantTableCase> &all_cases() {
   static const std::vector<NormQuantTableCase> c = harness::sampled(normq_table_cases());
   return c;
 }
-// The rows along the last dim, or the group norm rows (their own suite below).
+// The rows along the last dim, or the group norm rows (their own suite below); the MX rows have theirs
+// (test_op_table_normq_mx.cpp).
 std::vector<NormQuantTableCase> cases_where(bool grouped) {
   std::vector<NormQuantTableCase> v;
   for (const auto &c : all_cases())
-    if (c.grouped == grouped) v.push_back(c);
+    if (c.grouped == grouped && !c.mx) v.push_back(c);
   return v;
 }
 

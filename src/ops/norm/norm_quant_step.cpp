@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "core/thread_pool.h"
+#include "kernels/quant/mx_quant.h"
 #include "kernels/quant/quant_rows.h"
 
 namespace opsnn::ops {
@@ -30,6 +31,12 @@ void NormQuantStep::quantise_row(const core::LaunchArgs &a, int64_t r, float *v,
   };
   if (p[kBeta] != nullptr)
     for (int64_t j = 0; j < n; ++j) v[j] += p[kBeta][j];
+  if (mx.on) {
+    kernels::mx_quant_line(mx.rows, v, n, 32, mx.fmt, mx.round, mx.rule,
+                           reinterpret_cast<uint8_t *>(mx.y.address(a)) + r * mx.y_row,
+                           reinterpret_cast<uint8_t *>(mx.scale.address(a)) + r * mx.scale_row);
+    return;
+  }
   for (int k = 0; k < 2; ++k) {
     if (!active[k]) continue;
     const QuantOperand &yk = y[k];
