@@ -183,12 +183,19 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
       active[k] = false;
     }
   }
+  // The dynamic rows' destination: INT8, or (dstType 35 / 36) FLOAT8 with max|in| / FP8_MAX scales.
+  aclDataType y_dtype = ACL_INT8;
   if (!mx && c.given.dst_type && c.dst_type != 2) {
-    if (c.dst_type == 34 || c.dst_type == 35 || c.dst_type == 36)
-      throw_error(ACLNN_ERR_PARAM_INVALID, "dstType %lld (%s) is not supported yet; 2 (INT8) is", ll(c.dst_type),
-                  c.dst_type == 34 ? "HIFLOAT8" : c.dst_type == 35 ? "FLOAT8_E5M2" : "FLOAT8_E4M3FN");
-    throw_error(ACLNN_ERR_PARAM_INVALID, "dstType must be 2 (INT8), got %lld", ll(c.dst_type));
+    if (c.dst_type == 34)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "dstType 34 (HIFLOAT8) is not supported (OpsNN has no HIFLOAT8 codec); 2 "
+                  "(INT8), 35 (FLOAT8_E5M2) and 36 (FLOAT8_E4M3FN) are");
+    if (c.dst_type != 35 && c.dst_type != 36)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "dstType must be 2 (INT8), 35 (FLOAT8_E5M2) or 36 (FLOAT8_E4M3FN), got %lld",
+                  ll(c.dst_type));
+    y_dtype = static_cast<aclDataType>(c.dst_type);
   }
+  const std::string y_want = std::string(core::dtype_name(y_dtype)) + " (dstType " +
+                             std::to_string(y_dtype == ACL_INT8 ? 2 : static_cast<int>(y_dtype)) + ")";
 
   // x (and x2): the rows along the last dim.
   const aclTensor &x = *t[kNqX].t;
@@ -199,7 +206,7 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
                 grouped ? "2 dims [N, C, ...]" : "1 dim (rows along the last)", core::shape_string(x).c_str());
   const core::Shape xs = core::Shape::of(x);
   const int nd = x.ndim;
-  ops::MxLastDim mx_settings;
+  MxLastDim mx_settings;
   if (mx) mx_settings = mx_last_dim_settings(c.dst_type, c.scale_alg, c.round_mode, t[kNqX]);
   // Rows: along the last dim; group norm: (sample, group) with cg channels x hxw positions each.
   int64_t n = x.dims[nd - 1], rows = 0, outer = 1, chans = 0, cg = 1, hxw = 1;
@@ -238,6 +245,11 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
   st.cg = cg;
   st.hxw = hxw;
   st.dynamic = dynamic;
+  if (y_dtype != ACL_INT8) {
+    st.fp8 = true;
+    kernels::low_float_of(y_dtype, &st.fp8_fmt);
+    st.qmax = kernels::low_float_spec(st.fp8_fmt).max;
+  }
   st.divide = divide;
   const bool beta_after = rule.norm_out_before_beta && t[kNqBeta].t != nullptr;
   QuantOperand gamma_op, beta_op, bias_op;
@@ -294,7 +306,7 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
       check_mx_last_dim_outputs(t[kNqX], c.dst_type, t[yr], t[kNqMxScale]);
       continue;
     }
-    check_dtype(t[yr], core::dtype_bit(ACL_INT8), "INT8");
+    check_dtype(t[yr], core::dtype_bit(y_dtype), c.given.dst_type ? y_want.c_str() : "INT8");
     core::check_shape_equals(*t[yr].t, t[yr].name, xs);
     core::check_no_internal_overlap(*t[yr].t, t[yr].name);
     if (grouped) group_rows_of(x, t[yr], cg, c.group, &st.y[k]);

@@ -41,8 +41,10 @@
 //           shape with the last dim 1) written when outputRstd (then required); xOut = x1 + x2 in x's dtype. Our
 //           readings where the docs are silent: y is not rounded to x's dtype before the quantisation (as the
 //           INT8 rows); scaleAlg 2 is taken as DynamicMxQuant takes it.
-// round = half to even; saturation to [-128, 127]; NaN -> 0. dstType (RmsNormDynamicQuant): 2 (INT8);
-// 34 / 35 / 36 (HIFLOAT8 / FLOAT8) are refused with 161002 naming dstType. axis (AddRmsNormQuant): -1 or
+// round = half to even; saturation to [-128, 127]; NaN -> 0. dstType (RmsNormDynamicQuant): 2 (INT8), or 35 / 36
+// (FLOAT8_E5M2 / E4M3FN: the docs' max_val is the format's largest value, 57344 / 448, so scale = max|in| / FP8_MAX
+// and yOut = cast(in / scale) half to even, saturating — our reading, the docs name only INT8's 127; a row of
+// zeros gives scale 0 and codes +0); 34 (HIFLOAT8: no codec) is refused with 161002 naming dstType. axis (AddRmsNormQuant): -1 or
 // x's last dim. RmsNormQuantV3's rstd (FLOAT, x's shape with the last dim 1) is written when outputRstd.
 // Outputs that are not written may be null. Errors: 161001 for a null required argument, else 161002
 // naming the argument.

@@ -46,8 +46,12 @@ void NormQuantStep::quantise_row(const core::LaunchArgs &a, int64_t r, float *v,
       float ext[3] = {0.0f, 0.0f, 0.0f};  // max |in|, min, max
       const float *sm = p[k == 0 ? kSmooth1 : kSmooth2];
       token.prep(reinterpret_cast<const char *>(v), ACL_FLOAT, reinterpret_cast<const char *>(sm), n, in, ext);
-      const float scale = ext[0] / 127.0f;
-      if (ys == 1) {
+      const float scale = ext[0] / qmax;
+      if (fp8) {  // a row of zeros: scale 0 and codes 0 (+0), as the INT8 rows
+        uint8_t *yb = reinterpret_cast<uint8_t *>(yr);
+        for (int64_t j = 0; j < n; ++j)
+          yb[j * ys] = scale == 0.0f ? 0 : kernels::lf_encode(in[j] / scale, fp8_fmt, kernels::LfRound::kRint, true);
+      } else if (ys == 1) {
         token.int8(in, n, scale, 0.0f, reinterpret_cast<int8_t *>(yr));
       } else {
         for (int64_t j = 0; j < n; ++j)

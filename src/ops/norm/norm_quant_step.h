@@ -22,6 +22,11 @@ struct NormQuantStep final : core::Step {
   // per_channel hold one value per channel (C = groups * cg), spread over the row at launch.
   int64_t groups = 1, cg = 1, hxw = 1;
   bool dynamic = false, divide = false;
+  // Dynamic FLOAT8 outputs (dstType 35 / 36): scale = max|in| / qmax (the format's largest value), y =
+  // lf_encode(in / scale) half to even, saturating; INT8: qmax 127.
+  bool fp8 = false;
+  kernels::LowFloat fp8_fmt = kernels::LowFloat::kE4M3;
+  float qmax = 127.0f;
   // Parameter rows converted to fp32 once per launch (beta only when added after the norm's outputs).
   enum Param { kBeta, kScale1, kScale2, kOffset1, kOffset2, kSmooth1, kSmooth2, kParams };
   QuantOperand param[kParams];
