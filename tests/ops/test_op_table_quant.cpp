@@ -389,7 +389,7 @@ TEST_P(OpTableQuantGroup, ExactAndErrors) {
 struct DynSpec {
   aclDataType dt;
   std::vector<int64_t> shape;
-  int64_t dst = 2;  // 2 INT8, 29 INT4, 3 INT32
+  int64_t dst = 2;  // 2 INT8, 29 INT4, 3 INT32, 35 FLOAT8_E5M2, 36 FLOAT8_E4M3FN
   bool smooth = false;
   int groups = 0;  // smooth rows picked by a group index
   bool symmetric = true;
@@ -425,7 +425,9 @@ void dyn_case(const QuantTableCase &c, const DynSpec &d) {
   if (d.mode == "pertensor") ss = {1};
   if (d.mode == "perchannel") ss = {n};
   DeviceTensor so(ss, ACL_FLOAT), oo(ss, ACL_FLOAT);
-  Dev y = make_int_y(d.shape, d.dst);
+  const bool fp8 = d.dst == 35 || d.dst == 36;
+  const lfref::Fmt f = lfref::fmt_of(static_cast<aclDataType>(d.dst));
+  Dev y = fp8 ? std::make_unique<DeviceTensor>(d.shape, static_cast<aclDataType>(d.dst)) : make_int_y(d.shape, d.dst);
   QuantArgs a;
   a.x = *x;
   a.smooth = d.smooth ? sm.get() : nullptr;
@@ -451,7 +453,7 @@ void dyn_case(const QuantTableCase &c, const DynSpec &d) {
       in[static_cast<size_t>(r * n + j)] = xv[static_cast<size_t>(r * n + j)] *
                                            (d.smooth ? smv[static_cast<size_t>((d.groups > 0 ? e * n : 0) + j)] : 1.0);
   }
-  const double M = d.dst == 2 ? 127 : 7, m = d.dst == 2 ? -128 : -8;
+  const double M = fp8 ? lfref::max_finite(f) : d.dst == 2 ? 127 : 7, m = d.dst == 2 ? -128 : -8;
   auto key = [&](int64_t r, int64_t j) { return d.mode == "pertoken" ? r : d.mode == "pertensor" ? 0 : j; };
   const int64_t nk = static_cast<int64_t>(numel_of(ss));
   std::vector<double> mx(static_cast<size_t>(nk), -INFINITY), mn(static_cast<size_t>(nk), INFINITY);
@@ -472,6 +474,18 @@ void dyn_case(const QuantTableCase &c, const DynSpec &d) {
     std::vector<double> got = oo.values();
     for (size_t k = 0; k < got.size(); ++k)
       EXPECT_NEAR(got[k], offset[k], 1e-4 * (1 + std::fabs(offset[k]))) << "offsetOut " << k;
+  }
+  if (fp8) {  // the codes of in / scale (half to even, saturating), exact except within 1e-5 of a boundary
+    const auto *codes = static_cast<const uint8_t *>(y->data());
+    for (int64_t i = 0; i < rows * n; ++i) {
+      const size_t k = static_cast<size_t>(key(i / n, i % n));
+      const double t = scale[k] == 0.0 ? 0.0 : in[static_cast<size_t>(i)] / scale[k];
+      const int g = codes[i], want = lfref::encode(f, t, lfref::kRint);
+      if (g != want && g != lfref::encode(f, t * (1 + 1e-5), lfref::kRint) &&
+          g != lfref::encode(f, t * (1 - 1e-5), lfref::kRint))
+        ASSERT_EQ(g, want) << "element " << i << " t " << t;
+    }
+    return;
   }
   const std::vector<int> got = read_ints(*y, total);
   for (int64_t r = 0; r < rows; ++r)
@@ -523,6 +537,21 @@ TEST_P(OpTableQuantDynamic, MatchesTheFormulas) {
       dyn_case(c, DynSpec{dt, {3, 0}, 2});     // empty rows: scale 0
       if (HasFatalFailure()) return;
     }
+  if (!v2) return;
+  for (aclDataType dt : c.dtypes)  // FLOAT8 outputs (V2+): the symmetric modes
+    for (int64_t dst : {35, 36})
+      for (bool strided : {false, true}) {
+        DynSpec d{dt, {3, 5, 32}, dst};
+        d.strided = strided;
+        dyn_case(c, d);
+        d.smooth = true;
+        dyn_case(c, d);
+        if (c.has("group")) dyn_case(c, DynSpec{dt, {9, 16}, dst, true, 3});
+        if (v3)
+          for (const char *mode : {"pertensor", "perchannel"}) dyn_case(c, DynSpec{dt, {4, 6, 16}, dst, strided, 0, true, mode, strided});
+        dyn_case(c, DynSpec{dt, {0, 16}, dst});
+        if (HasFatalFailure()) return;
+      }
 }
 
 TEST_P(OpTableQuantDynamic, Errors) {
@@ -551,6 +580,24 @@ TEST_P(OpTableQuantDynamic, Errors) {
         rejects(c, a, [&](QuantArgs &b) { b.dst_type = 36; }, ACLNN_ERR_PARAM_INVALID, {"dstType", "FLOAT8_E4M3FN"}));
     // dstType INT4 with an INT8 yOut
     EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type = 29; }, ACLNN_ERR_PARAM_INVALID, {"yOut"}));
+    EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type = 34; }, ACLNN_ERR_PARAM_INVALID, {"dstType", "HIFLOAT8"}));
+    // FLOAT8: symmetric only (V2: no offsetOut; V3 / V4: isSymmetrical true)
+    DeviceTensor y8({4, 16}, ACL_FLOAT8_E4M3FN);
+    QuantArgs f8 = a;
+    f8.dst_type = 36;
+    f8.y = y8;
+    f8.offset_out = oo;
+    f8.symmetric = false;
+    EXPECT_TRUE(rejects(c, f8, [](QuantArgs &) {}, ACLNN_ERR_PARAM_INVALID,
+                        {"symmetric", c.has("symmetric") ? "isSymmetrical" : "offsetOut"}));
+    f8.symmetric = true;
+    f8.offset_out = nullptr;
+    EXPECT_EQ(run(c, f8), 0) << aclGetRecentErrMsg();
+    if (c.has("dst_type_max")) {
+      f8.dst_type_max = 448;  // FLOAT8_E4M3FN's own maximum
+      EXPECT_EQ(run(c, f8), 0) << aclGetRecentErrMsg();
+      EXPECT_TRUE(rejects(c, f8, [](QuantArgs &b) { b.dst_type_max = 127; }, ACLNN_ERR_PARAM_INVALID, {"dstTypeMax"}));
+    }
   }
   if (c.has("symmetric")) {
     EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.offset_out = nullptr; }, ACLNN_ERR_PARAM_NULLPTR, {"offsetOut"}));

@@ -284,7 +284,13 @@ void dynamic(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, Quan
   }
   // The destination: dstType (V2+), or y's dtype (V1).
   if (!c.given.dst_type) core::check_dtype_in(c.y.t, c.y.name, {ACL_INT8, ACL_INT4, ACL_INT32});
-  const aclDataType dst = c.given.dst_type ? int_dst(c.dst_type, "dstType") : c.y.t->dtype;
+  // V2+: FLOAT8 (35 / 36) besides the integer destinations.
+  const bool fp8 = c.given.dst_type && (c.dst_type == ACL_FLOAT8_E5M2 || c.dst_type == ACL_FLOAT8_E4M3FN);
+  if (c.given.dst_type && c.dst_type == 34)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "dstType 34 (HIFLOAT8) is not supported (OpsNN has no HIFLOAT8 codec); 2 "
+                "(INT8), 3 (INT32), 29 (INT4), 35 (FLOAT8_E5M2) and 36 (FLOAT8_E4M3FN) are");
+  const aclDataType dst = fp8 ? static_cast<aclDataType>(c.dst_type)
+                              : c.given.dst_type ? int_dst(c.dst_type, "dstType") : c.y.t->dtype;
   // The mode.
   DynMode mode = DynMode::kPerToken;
   if (c.given.quant_mode) {
@@ -302,12 +308,25 @@ void dynamic(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, Quan
   }
   bool symmetric = c.given.symmetric ? c.symmetric : c.offset_out.t == nullptr;
   if (c.given.symmetric && !symmetric) core::check_not_null(c.offset_out.t, c.offset_out.name);
-  check_int_y(c.x, c.y, dst, c.given.dst_type ? "dstType" : "yOut's dtype");
+  kernels::LowFloat fmt = kernels::LowFloat::kE4M3;
+  if (fp8) {
+    require(symmetric, "dstType %lld (%s) takes the symmetric quantisation only: %s must be %s", ll(c.dst_type),
+            core::dtype_name(dst), c.given.symmetric ? "isSymmetrical" : c.offset_out.name,
+            c.given.symmetric ? "true" : "null");
+    require(c.y.t->dtype == dst, "%s has dtype %s; dstType asks for %s", c.y.name, core::dtype_name(c.y.t->dtype),
+            core::dtype_name(dst));
+    core::check_shape_equals(*c.y.t, c.y.name, Shape::of(x));
+    core::check_no_internal_overlap(*c.y.t, c.y.name);
+    kernels::low_float_of(dst, &fmt);
+  } else {
+    check_int_y(c.x, c.y, dst, c.given.dst_type ? "dstType" : "yOut's dtype");
+  }
   const int32_t hi = dst == ACL_INT8 ? 127 : 7, lo = dst == ACL_INT8 ? -128 : -8;
+  const float qmax = fp8 ? kernels::low_float_spec(fmt).max : static_cast<float>(hi);
   if (c.given.dst_type_max)
-    require(c.dst_type_max == 0.0 || c.dst_type_max == hi,
-            "dstTypeMax %g applies to the FP8 / HIFLOAT8 destinations; for %s it must be 0 or %d", c.dst_type_max,
-            core::dtype_name(dst), hi);
+    require(c.dst_type_max == 0.0 || c.dst_type_max == qmax,
+            "dstTypeMax %g applies to the HIFLOAT8 destination; for %s it must be 0 or %g", c.dst_type_max,
+            core::dtype_name(dst), static_cast<double>(qmax));
   if (c.smooth.t != nullptr) {
     const aclTensor &s = *c.smooth.t;
     if (c.group.t != nullptr)
@@ -338,7 +357,10 @@ void dynamic(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, Quan
   st.symmetric = symmetric;
   st.lo = lo;
   st.hi = hi;
-  st.y_packed = dst != ACL_INT8;
+  st.qmax = qmax;
+  st.y_fp8 = fp8;
+  st.y_fmt = fmt;
+  st.y_packed = dst == ACL_INT4 || dst == ACL_INT32;
   st.groups = c.group.t != nullptr ? c.group.t->dims[0] : 0;
   if (c.group.t != nullptr) st.group.step = c.group.t->strides[0];
   plan_rows(st, x, n);

@@ -30,6 +30,10 @@
 //                e = the first with r < groupIndex[e] (past the last end: E - 1). V1: y's dtype is the
 //                destination; V2: offsetOut given = asymmetric; V3 / V4: isSymmetrical (offsetOut then
 //                required); V4's dstTypeMax must be 0 or M (other maxima are for the FP8 outputs).
+//                V2-V4 dstType 35 / 36 (FLOAT8_E5M2 / E4M3FN): the symmetric formula with M = FP8_MAX (57344 /
+//                448), y = cast(in / scale) half to even, saturating (low_float.h); our reading, the docs give the
+//                INT8 formula only: the asymmetric mode is refused for them (161002 naming isSymmetrical /
+//                offsetOut), yOut any strides; V4's dstTypeMax 0 or FP8_MAX. 34 (HIFLOAT8, no codec): 161002.
 //  kFakeTensor / kFakeChannel  (FakeQuantPerTensorAffineCachemask / PerChannel) PyTorch's
 //                fake_quantize_per_{tensor,channel}_affine_cachemask: q = round(x * (1 / scale)) + zp,
 //                out = (clamp(q, quantMin, quantMax) - zp) * scale, mask = quantMin <= q <= quantMax
