@@ -5,11 +5,14 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <initializer_list>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "acl/acl_base.h"
+#include "test_util.h"
 
 namespace opsnn::test {
 
@@ -54,5 +57,15 @@ struct NormQuantTableCase {
   }
 };
 inline void PrintTo(const NormQuantTableCase &c, std::ostream *os) { *os << c.name; }
+
+// Phase 1 of `a` after `edit` fails with `code` and a message holding every word.
+inline ::testing::AssertionResult rejects(const NormQuantTableCase &c, NormQuantArgs a,
+                                          const std::function<void(NormQuantArgs &)> &edit, int code,
+                                          std::initializer_list<const char *> words) {
+  edit(a);
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  return fails_with(c.phase1(a, &ws, &ex), code, words);
+}
 
 }  // namespace opsnn::test

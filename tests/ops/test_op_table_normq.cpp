@@ -521,15 +521,6 @@ TEST_P(NormQuantTable, DynamicFloat8Outputs) {
   EXPECT_TRUE(fails_with(c.phase1(k.args, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"yOut", "FLOAT8_E5M2"}));
 }
 
-::testing::AssertionResult rejects(const NormQuantTableCase &c, NormQuantArgs a,
-                                   const std::function<void(NormQuantArgs &)> &edit, int code,
-                                   std::initializer_list<const char *> words) {
-  edit(a);
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  return fails_with(c.phase1(a, &ws, &ex), code, words);
-}
-
 TEST_P(NormQuantTable, ErrorsNameTheirArgument) {
   const NormQuantTableCase &c = GetParam();
   Options o;

@@ -310,15 +310,6 @@ TEST_P(NormQuantMxTable, EmptyTensors) {
   EXPECT_TRUE(fails_with(run(c, k.a), ACLNN_ERR_PARAM_INVALID, {"empty rows"}));
 }
 
-::testing::AssertionResult rejects(const NormQuantTableCase &c, NormQuantArgs a,
-                                   const std::function<void(NormQuantArgs &)> &edit, int code,
-                                   std::initializer_list<const char *> words) {
-  edit(a);
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  return fails_with(c.phase1(a, &ws, &ex), code, words);
-}
-
 TEST_P(NormQuantMxTable, ErrorsNameTheirArgument) {
   const NormQuantTableCase &c = GetParam();
   Options o;
