@@ -107,6 +107,24 @@ void check_int_y(const NamedTensor &x, const NamedTensor &y, aclDataType dst, co
   core::check_no_internal_overlap(*y.t, y.name);
 }
 
+bool is_fp8_dst(int64_t dst) { return dst == ACL_FLOAT8_E5M2 || dst == ACL_FLOAT8_E4M3FN; }
+
+void refuse_hifloat8(int64_t dst) {
+  require(dst != 34, "dstType 34 (HIFLOAT8) is not supported (OpsNN has no HIFLOAT8 codec)");
+}
+
+// A FLOAT8 destination (dstType 35 / 36): y of that dtype and x's shape (any strides); the step's codec and
+// qmax (the format's largest value).
+void plan_fp8_y(const NamedTensor &x, const NamedTensor &y, aclDataType dst, QuantStep &st) {
+  require(y.t->dtype == dst, "%s has dtype %s; dstType asks for %s", y.name, core::dtype_name(y.t->dtype),
+          core::dtype_name(dst));
+  core::check_shape_equals(*y.t, y.name, Shape::of(*x.t));
+  core::check_no_internal_overlap(*y.t, y.name);
+  kernels::low_float_of(dst, &st.y_fmt);
+  st.y_fp8 = true;
+  st.qmax = kernels::low_float_spec(st.y_fmt).max;
+}
+
 // A parameter along `axis` of x: 1-D of 1 or x.shape[axis], or x's rank with 1 but (1 or x.shape[axis])
 // at axis. Sets op->step (0: one value). Returns the number of values.
 int64_t check_param(const NamedTensor &p, const aclTensor &x, int axis, QuantOperand *op) {
@@ -285,10 +303,8 @@ void dynamic(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, Quan
   // The destination: dstType (V2+), or y's dtype (V1).
   if (!c.given.dst_type) core::check_dtype_in(c.y.t, c.y.name, {ACL_INT8, ACL_INT4, ACL_INT32});
   // V2+: FLOAT8 (35 / 36) besides the integer destinations.
-  const bool fp8 = c.given.dst_type && (c.dst_type == ACL_FLOAT8_E5M2 || c.dst_type == ACL_FLOAT8_E4M3FN);
-  if (c.given.dst_type && c.dst_type == 34)
-    throw_error(ACLNN_ERR_PARAM_INVALID, "dstType 34 (HIFLOAT8) is not supported (OpsNN has no HIFLOAT8 codec); 2 "
-                "(INT8), 3 (INT32), 29 (INT4), 35 (FLOAT8_E5M2) and 36 (FLOAT8_E4M3FN) are");
+  const bool fp8 = c.given.dst_type && is_fp8_dst(c.dst_type);
+  if (c.given.dst_type) refuse_hifloat8(c.dst_type);
   const aclDataType dst = fp8 ? static_cast<aclDataType>(c.dst_type)
                               : c.given.dst_type ? int_dst(c.dst_type, "dstType") : c.y.t->dtype;
   // The mode.
@@ -308,21 +324,17 @@ void dynamic(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, Quan
   }
   bool symmetric = c.given.symmetric ? c.symmetric : c.offset_out.t == nullptr;
   if (c.given.symmetric && !symmetric) core::check_not_null(c.offset_out.t, c.offset_out.name);
-  kernels::LowFloat fmt = kernels::LowFloat::kE4M3;
+  const int32_t hi = dst == ACL_INT8 ? 127 : 7, lo = dst == ACL_INT8 ? -128 : -8;
+  st.qmax = static_cast<float>(hi);
   if (fp8) {
     require(symmetric, "dstType %lld (%s) takes the symmetric quantisation only: %s must be %s", ll(c.dst_type),
             core::dtype_name(dst), c.given.symmetric ? "isSymmetrical" : c.offset_out.name,
             c.given.symmetric ? "true" : "null");
-    require(c.y.t->dtype == dst, "%s has dtype %s; dstType asks for %s", c.y.name, core::dtype_name(c.y.t->dtype),
-            core::dtype_name(dst));
-    core::check_shape_equals(*c.y.t, c.y.name, Shape::of(x));
-    core::check_no_internal_overlap(*c.y.t, c.y.name);
-    kernels::low_float_of(dst, &fmt);
+    plan_fp8_y(c.x, c.y, dst, st);
   } else {
     check_int_y(c.x, c.y, dst, c.given.dst_type ? "dstType" : "yOut's dtype");
   }
-  const int32_t hi = dst == ACL_INT8 ? 127 : 7, lo = dst == ACL_INT8 ? -128 : -8;
-  const float qmax = fp8 ? kernels::low_float_spec(fmt).max : static_cast<float>(hi);
+  const float qmax = st.qmax;
   if (c.given.dst_type_max)
     require(c.dst_type_max == 0.0 || c.dst_type_max == qmax,
             "dstTypeMax %g applies to the HIFLOAT8 destination; for %s it must be 0 or %g", c.dst_type_max,
@@ -357,9 +369,6 @@ void dynamic(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, Quan
   st.symmetric = symmetric;
   st.lo = lo;
   st.hi = hi;
-  st.qmax = qmax;
-  st.y_fp8 = fp8;
-  st.y_fmt = fmt;
   st.y_packed = dst == ACL_INT4 || dst == ACL_INT32;
   st.groups = c.group.t != nullptr ? c.group.t->dims[0] : 0;
   if (c.group.t != nullptr) st.group.step = c.group.t->strides[0];
@@ -482,9 +491,15 @@ void block_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, 
   require(x.ndim == 2 || x.ndim == 3, "%s must be [M, N] or [B, M, N], got %s", c.x.name, shape_of(c.x.t).c_str());
   require(c.min_scale >= 0.0, "minScale must be >= 0, got %g", c.min_scale);
   require(c.round_mode == nullptr || std::strcmp(c.round_mode, "rint") == 0,
-          "roundModeOptional must be \"rint\" (or null) for an INT8 yOut, got \"%s\"", c.round_mode);
-  const aclDataType dst = int_dst(c.dst_type, "dstType");
-  require(dst == ACL_INT8, "dstType must be 2 (INT8) here, got %lld", ll(c.dst_type));
+          "roundModeOptional must be \"rint\" (or null) for an INT8 / FLOAT8 yOut, got \"%s\"", c.round_mode);
+  refuse_hifloat8(c.dst_type);
+  // FLOAT8 (35 / 36) for DynamicBlockQuant; GroupedDynamicBlockQuant computes INT8 only (yet).
+  const bool fp8 = is_fp8_dst(c.dst_type);
+  require(!fp8 || !grouped, "dstType %lld (%s) is not supported by this op yet; 2 (INT8) is", ll(c.dst_type),
+          c.dst_type == ACL_FLOAT8_E5M2 ? "FLOAT8_E5M2" : "FLOAT8_E4M3FN");
+  const aclDataType dst = fp8 ? static_cast<aclDataType>(c.dst_type) : int_dst(c.dst_type, "dstType");
+  require(dst == ACL_INT8 || fp8, "dstType must be 2 (INT8), 35 (FLOAT8_E5M2) or 36 (FLOAT8_E4M3FN) here, got %lld",
+          ll(c.dst_type));
   if (grouped) {
     require_one_of(c.row_block, {1, 128, 256, 512}, "rowBlockSize");
     require_one_of(c.col_block, {64, 128, 192, 256}, "colBlockSize");
@@ -495,10 +510,13 @@ void block_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, 
   }
   require(c.row_block >= 1, "rowBlockSize must be positive, got %lld", ll(c.row_block));
   require(c.col_block >= 1, "colBlockSize must be positive, got %lld", ll(c.col_block));
+  st.qmax = 127.0f;
+  if (fp8) plan_fp8_y(c.x, c.y, dst, st);
+  else check_int_y(c.x, c.y, dst, "dstType");
   if (c.given.dst_type_max)
-    require(c.dst_type_max == 0.0 || c.dst_type_max == 127.0,
-            "dstTypeMax %g applies to the FP8 / HIFLOAT8 destinations; for INT8 it must be 0 or 127", c.dst_type_max);
-  check_int_y(c.x, c.y, dst, "dstType");
+    require(c.dst_type_max == 0.0 || c.dst_type_max == st.qmax,
+            "dstTypeMax %g applies to the HIFLOAT8 destination; for %s it must be 0 or %g", c.dst_type_max,
+            core::dtype_name(dst), static_cast<double>(st.qmax));
   const int64_t m = x.dims[x.ndim - 2], n = x.dims[x.ndim - 1];
   const int64_t groups = grouped ? c.group.t->dims[0] : 0;
   Shape ss = Shape::of(x);

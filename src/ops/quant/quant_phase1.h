@@ -73,8 +73,10 @@
 //                colBlockSize (any positive sizes; the last blocks of a dim may be short): per block
 //                scale = min(max|x| / 127, 1 / minScale) (minScale >= 0; 0: no cap), y = round(x / scale)
 //                (half to even, saturated; scale 0 gives y 0); scaleOut FLOAT [(B,) ceil(M / rowBlockSize),
-//                ceil(N / colBlockSize)]. dstType 2 (INT8) only (34 / 35 / 36: 161002); roundModeOptional null or
-//                "rint" ("round" is documented for HIFLOAT8 only); V2's dstTypeMax 0 or 127.
+//                ceil(N / colBlockSize)]. dstType 2 (INT8), or 35 / 36 (FLOAT8_E5M2 / E4M3FN: 127 becomes FP8_MAX,
+//                57344 / 448, and y = cast(x / scale) half to even, saturating, yOut any strides; the docs name the
+//                FP8 max only as Amax(DType): our reading); 34 (HIFLOAT8, no codec): 161002; roundModeOptional null
+//                or "rint" ("round" is documented for HIFLOAT8 only); V2's dstTypeMax 0 or 127 (FLOAT8: its max).
 //                DequantSituQuant (the row given beta / linearBeta): the same dequantisation (x INT8: weightScale
 //                required, no activationScale; INT32: weightScale and activationScale [1] required, no quant
 //                scale / offset; FLOAT16 / BF16: no weightScale / activationScale / bias), weightScale / bias [2H]

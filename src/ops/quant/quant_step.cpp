@@ -190,7 +190,7 @@ void QuantStep::token_row(const core::LaunchArgs &a, int64_t r, float *buf) cons
   if (nn == 0) ext[1] = ext[2] = 0.0f;
   const DynParams p = dyn_params(symmetric, ext[0], ext[1], ext[2], lo, hi, qmax);
   if (y_fp8) {
-    store_fp8_row(a, r, xr, &p.scale, 0);
+    store_fp8_row(a, r, xr, &p.scale, std::max<int64_t>(nn, 1));
   } else if (token_fast && !y_packed && y.strides[y.nd - 1] == 1) {
     token.int8(xr, nn, p.scale, p.offset, reinterpret_cast<int8_t *>(row_ptr(a, y, r)));
   } else {
@@ -202,11 +202,11 @@ void QuantStep::token_row(const core::LaunchArgs &a, int64_t r, float *buf) cons
 }
 
 void QuantStep::store_fp8_row(const core::LaunchArgs &a, int64_t r, const float *v, const float *scale,
-                              int64_t scale_step) const {
+                              int64_t per_scale) const {
   uint8_t *yr = reinterpret_cast<uint8_t *>(row_ptr(a, y, r));
   const int64_t ys = y.strides[y.nd - 1];
   for (int64_t j = 0; j < n; ++j) {
-    const float s = scale[j * scale_step];
+    const float s = scale[j / per_scale];
     yr[j * ys] = s == 0.0f ? 0 : kernels::lf_encode(v[j] / s, y_fmt, kernels::LfRound::kRint, true);
   }
 }
@@ -269,7 +269,7 @@ void QuantStep::run_dynamic(const core::LaunchArgs &a, float *buf) const {
   for (int64_t r = 0; r < rows; ++r) {
     input_row(r);
     if (y_fp8) {  // symmetric: the scales alone
-      store_fp8_row(a, r, xr, cmax, dyn == DynMode::kPerTensor ? 0 : 1);
+      store_fp8_row(a, r, xr, cmax, dyn == DynMode::kPerTensor ? std::max<int64_t>(nn, 1) : 1);
       continue;
     }
     for (int64_t j = 0; j < nn; ++j) {
@@ -545,11 +545,15 @@ int QuantStep::run_block(const core::LaunchArgs &a, float *buf) const {
       const int64_t base = br / per * m, r0 = base + blk.r0, r1 = base + blk.r1;
       std::fill(bmax, bmax + nbc, 0.0f);
       for (int64_t r = r0; r < r1; ++r) block_row_max(a, r, xr, bmax);
-      for (int64_t k = 0; k < nbc; ++k) bmax[k] = std::fmin(bmax[k] / 127.0f, scale_cap);
+      for (int64_t k = 0; k < nbc; ++k) bmax[k] = std::fmin(bmax[k] / qmax, scale_cap);
       kernels::quant_store_floats(bmax, nbc, ACL_FLOAT,
                                   so + scale_out.row_offset(br / per * scale_rows + blk.scale_row) * 4, so_step);
       for (int64_t r = r0; r < r1; ++r) {
         if (r1 - r0 > 1) block_row_max(a, r, xr, nullptr);  // (one row: xr still holds it)
+        if (y_fp8) {
+          store_fp8_row(a, r, xr, bmax, blk_cols);
+          continue;
+        }
         if (token_fast) {  // block by block on the tier's kernel: the same quotient, rounding and saturation
           int8_t *yr = reinterpret_cast<int8_t *>(row_ptr(a, y, r));
           for (int64_t k = 0; k < nbc; ++k)
