@@ -1326,22 +1326,25 @@ class OpTableQuantBlock : public QuantFixture {};
 
 // One block of DynamicBlockQuant against float64: rows [r0, r1) and columns [c0, c1) of the matrix whose
 // first row is `row0` (x's values row-major, N per row). scale = min(max|x| / 127, 1 / minScale) in fp32
-// (as the formula is written for it), y = round half to even of x / scale in fp32, saturated.
+// (as the formula is written for it), y = round half to even of x / scale in fp32, saturated. dstType 35 / 36
+// (got_y: the FLOAT8 codes): FP8_MAX for 127 and y the code of that fp32 quotient (low_float_ref.h, saturating).
 ::testing::AssertionResult block_matches(const std::vector<double> &xv, const std::vector<double> &got_y, double got_s,
                                          int64_t row0, int64_t N, std::pair<int64_t, int64_t> rows,
-                                         std::pair<int64_t, int64_t> cols, double min_scale) {
+                                         std::pair<int64_t, int64_t> cols, double min_scale, int64_t dst = 2) {
+  const bool fp8 = dst == 35 || dst == 36;
+  const lfref::Fmt f = lfref::fmt_of(static_cast<aclDataType>(dst));
   double amax = 0.0;
   for (int64_t r = rows.first; r < rows.second; ++r)
     for (int64_t j = cols.first; j < cols.second; ++j)
       amax = std::max(amax, std::fabs(xv[static_cast<size_t>((row0 + r) * N + j)]));
-  double want = static_cast<float>(amax / 127.0);
+  double want = static_cast<float>(amax / (fp8 ? lfref::max_finite(f) : 127.0));
   if (min_scale > 0) want = std::min(want, static_cast<double>(static_cast<float>(1.0 / min_scale)));
   if (got_s != want) return ::testing::AssertionFailure() << "scale " << got_s << ", want " << want;
   for (int64_t r = rows.first; r < rows.second; ++r)
     for (int64_t j = cols.first; j < cols.second; ++j) {
       const size_t e = static_cast<size_t>((row0 + r) * N + j);
       const double qf = want == 0.0 ? 0.0 : static_cast<double>(static_cast<float>(xv[e]) / static_cast<float>(want));
-      if (got_y[e] != saturate(std::nearbyint(qf), -128, 127))
+      if (got_y[e] != (fp8 ? lfref::encode(f, qf, lfref::kRint) : saturate(std::nearbyint(qf), -128, 127)))
         return ::testing::AssertionFailure() << "y element " << e << " is " << got_y[e] << " for " << qf;
     }
   return ::testing::AssertionSuccess();
@@ -1387,8 +1390,23 @@ BlockCall block_call(const std::vector<int64_t> &shape, aclDataType dt, int layo
   return k;
 }
 
+// dstType 35 / 36: the call's y becomes a contiguous FLOAT8 tensor of x's shape (its codes read in place).
+void use_fp8_y(BlockCall &k, const std::vector<int64_t> &shape, int64_t dst) {
+  if (dst == 2) return;
+  k.y = std::make_unique<DeviceTensor>(shape, static_cast<aclDataType>(dst));
+  k.a.y = *k.y;
+  k.a.dst_type = dst;
+}
+
+// y's values: the integers, or the FLOAT8 codes.
+std::vector<double> y_values(const DeviceTensor &y, int64_t dst) {
+  if (dst == 2) return y.values();
+  const auto *p = static_cast<const uint8_t *>(y.data());
+  return std::vector<double>(p, p + y.numel());
+}
+
 // scale = min(max|x| / 127, 1 / minScale) per block (fp32, as the formula is written for it), y = round half
-// to even of x / scale in fp32, saturated; the last blocks of a dim short.
+// to even of x / scale in fp32, saturated; the last blocks of a dim short. FLOAT8 (dstType 35 / 36): FP8_MAX.
 TEST_P(OpTableQuantBlock, MatchesTheFormula) {
   const QuantTableCase &c = GetParam();
   struct Geo {
@@ -1400,74 +1418,28 @@ TEST_P(OpTableQuantBlock, MatchesTheFormula) {
   int variant = 0;
   for (aclDataType dt : c.dtypes)
     for (const Geo &geo : geos)
-      for (double min_scale : {0.0, 40.0}) {
-        ++variant;
-        SCOPED_TRACE(::testing::Message() << dt << " " << geo.rb << "x" << geo.cb << " minScale " << min_scale
-                                          << " layout " << variant % 3);
-        const int64_t nd = static_cast<int64_t>(geo.shape.size()), M = geo.shape[nd - 2], N = geo.shape[nd - 1];
-        const int64_t B = nd == 3 ? geo.shape[0] : 1, nbr = (M + geo.rb - 1) / geo.rb, nbc = (N + geo.cb - 1) / geo.cb;
-        BlockCall k_ = block_call(geo.shape, dt, variant % 3, nbr, geo.rb, geo.cb, min_scale, variant % 4 == 0);
-        const std::vector<double> &xv = k_.xv;
-        ASSERT_EQ(run(c, k_.a), 0) << aclGetRecentErrMsg();
-        const std::vector<double> got_s = k_.so->values(), got_y = k_.y->values();
-        for (int64_t b = 0; b < B; ++b)
-          for (int64_t i = 0; i < nbr; ++i)
-            for (int64_t k = 0; k < nbc; ++k)
-              ASSERT_TRUE(block_matches(xv, got_y, got_s[static_cast<size_t>((b * nbr + i) * nbc + k)], b * M, N,
-                                        {i * geo.rb, std::min(M, (i + 1) * geo.rb)},
-                                        {k * geo.cb, std::min(N, (k + 1) * geo.cb)}, min_scale))
-                  << "block " << b << "," << i << "," << k;
-        EXPECT_TRUE(k_.y->untouched_outside_view());
-        EXPECT_TRUE(k_.so->untouched_outside_view());
-      }
-}
-
-// dstType 35 / 36: scale = min(max|x| / FP8_MAX, 1 / minScale) per block, y the FLOAT8 codes of x / scale (half
-// to even, saturating; low_float_ref.h), exact except within 1e-5 (relative) of a rounding boundary; y any strides.
-TEST_P(OpTableQuantBlock, Float8Outputs) {
-  const QuantTableCase &c = GetParam();
-  int variant = 0;
-  for (aclDataType dt : c.dtypes)
-    for (int64_t dst : {35, 36})
-      for (double min_scale : {0.0, 2000.0}) {
-        ++variant;
-        const std::vector<int64_t> shape = variant % 2 ? std::vector<int64_t>{5, 300} : std::vector<int64_t>{2, 9, 33};
-        const int64_t rb = variant % 2 ? 1 : 4, cb = variant % 2 ? 128 : 16;
-        SCOPED_TRACE(::testing::Message() << dt << " dst " << dst << " minScale " << min_scale << " layout " << variant % 3);
-        const size_t nd = shape.size();
-        const int64_t M = shape[nd - 2], N = shape[nd - 1], B = nd == 3 ? shape[0] : 1;
-        const int64_t nbr = (M + rb - 1) / rb, nbc = (N + cb - 1) / cb;
-        BlockCall k_ = block_call(shape, dt, variant % 3, nbr, rb, cb, min_scale, variant % 4 == 0);
-        const aclDataType ydt = static_cast<aclDataType>(dst);
-        Dev y = std::make_unique<DeviceTensor>(shape, ydt);  // contiguous: its codes read in place
-        k_.a.y = *y;
-        k_.a.dst_type = dst;
-        ASSERT_EQ(run(c, k_.a), 0) << aclGetRecentErrMsg();
-        const lfref::Fmt f = lfref::fmt_of(ydt);
-        const double fmax = lfref::max_finite(f), cap = min_scale > 0 ? 1.0 / min_scale : INFINITY;
-        const std::vector<double> got_s = k_.so->values();
-        const auto *codes = static_cast<const uint8_t *>(y->data());
-        for (int64_t b = 0; b < B; ++b)
-          for (int64_t i = 0; i < nbr; ++i)
-            for (int64_t kc = 0; kc < nbc; ++kc) {
-              double amax = 0;
-              for (int64_t r = i * rb; r < std::min(M, (i + 1) * rb); ++r)
-                for (int64_t j = kc * cb; j < std::min(N, (kc + 1) * cb); ++j)
-                  amax = std::max(amax, std::fabs(k_.xv[static_cast<size_t>((b * M + r) * N + j)]));
-              const double want_s = std::min(static_cast<double>(static_cast<float>(amax / fmax)), cap);
-              const double s = got_s[static_cast<size_t>((b * nbr + i) * nbc + kc)];
-              ASSERT_NEAR(s, want_s, 1e-6 * want_s) << "block " << b << "," << i << "," << kc;
-              for (int64_t r = i * rb; r < std::min(M, (i + 1) * rb); ++r)
-                for (int64_t j = kc * cb; j < std::min(N, (kc + 1) * cb); ++j) {
-                  const size_t e = static_cast<size_t>((b * M + r) * N + j);
-                  const double t = s == 0 ? 0.0 : k_.xv[e] / s;
-                  const int g = codes[e], want = lfref::encode(f, t, lfref::kRint);
-                  if (g != want && g != lfref::encode(f, t * (1 + 1e-5), lfref::kRint) &&
-                      g != lfref::encode(f, t * (1 - 1e-5), lfref::kRint))
-                    ASSERT_EQ(g, want) << "element " << e << " t " << t;
-                }
-            }
-      }
+      for (double min_scale : {0.0, 40.0})
+        for (int64_t dst : {2, 35, 36}) {
+          ++variant;
+          SCOPED_TRACE(::testing::Message() << dt << " " << geo.rb << "x" << geo.cb << " minScale " << min_scale
+                                            << " layout " << variant % 3 << " dstType " << dst);
+          const int64_t nd = static_cast<int64_t>(geo.shape.size()), M = geo.shape[nd - 2], N = geo.shape[nd - 1];
+          const int64_t B = nd == 3 ? geo.shape[0] : 1, nbr = (M + geo.rb - 1) / geo.rb, nbc = (N + geo.cb - 1) / geo.cb;
+          BlockCall k_ = block_call(geo.shape, dt, variant % 3, nbr, geo.rb, geo.cb, min_scale, variant % 4 == 0);
+          use_fp8_y(k_, geo.shape, dst);
+          const std::vector<double> &xv = k_.xv;
+          ASSERT_EQ(run(c, k_.a), 0) << aclGetRecentErrMsg();
+          const std::vector<double> got_s = k_.so->values(), got_y = y_values(*k_.y, dst);
+          for (int64_t b = 0; b < B; ++b)
+            for (int64_t i = 0; i < nbr; ++i)
+              for (int64_t k = 0; k < nbc; ++k)
+                ASSERT_TRUE(block_matches(xv, got_y, got_s[static_cast<size_t>((b * nbr + i) * nbc + k)], b * M, N,
+                                          {i * geo.rb, std::min(M, (i + 1) * geo.rb)},
+                                          {k * geo.cb, std::min(N, (k + 1) * geo.cb)}, min_scale, dst))
+                    << "block " << b << "," << i << "," << k;
+          EXPECT_TRUE(k_.y->untouched_outside_view());
+          EXPECT_TRUE(k_.so->untouched_outside_view());
+        }
 }
 
 // The errors DynamicBlockQuant and GroupedDynamicBlockQuant share, from the accepted call `a` (x [4, 8] FLOAT16,
@@ -1482,11 +1454,8 @@ void expect_block_errors(const QuantTableCase &c, const QuantArgs &a, const std:
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = xf; }, bad, {"x", "dtype"}));
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.x = x1; }, bad, {"x", "[M, N]"}));
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type = 34; }, bad, {"dstType", "HIFLOAT8", "not supported"}));
-  // FLOAT8: DynamicBlockQuant computes it (here refused for the INT8 yOut), the grouped op does not (yet)
-  const bool grouped = c.kind == QuantKind::kGroupedBlockQuant;
-  for (int64_t dst : {35, 36})
-    EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type = dst; }, bad,
-                        {"dstType", grouped ? "not supported" : "yOut"})) << dst;
+  for (int64_t dst : {35, 36})  // FLOAT8 is computed: here refused for the INT8 yOut
+    EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type = dst; }, bad, {"dstType", "yOut"})) << dst;
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.dst_type = 29; b.y = y4; }, bad, {"dstType"}));
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.round_mode = const_cast<char *>("round"); }, bad,
                       {"roundModeOptional"}));
@@ -1540,42 +1509,45 @@ TEST_P(OpTableQuantGroupedBlock, MatchesTheFormulaInsideGroups) {
   int variant = 0;
   for (aclDataType dt : c.dtypes)
     for (const Geo &geo : geos)
-      for (double min_scale : {0.0, 40.0}) {
-        const bool strided = variant++ % 2;
-        SCOPED_TRACE(::testing::Message() << dt << " " << geo.rb << "x" << geo.cb << " minScale " << min_scale);
-        const int64_t nd = static_cast<int64_t>(geo.shape.size()), M = geo.shape[nd - 2], N = geo.shape[nd - 1];
-        const int64_t B = nd == 3 ? geo.shape[0] : 1, srows = M / geo.rb + geo.groups, nbc = (N + geo.cb - 1) / geo.cb;
-        BlockCall k_ = block_call(geo.shape, dt, variant % 3, srows, geo.rb, geo.cb, min_scale, variant % 4 == 0);
-        const std::vector<double> &xv = k_.xv;
-        Dev gl = make_x({geo.groups}, ACL_INT32, !strided);
-        const std::vector<double> ends = random_ends(M, geo.groups);
-        gl->set_values(ends);
-        k_.a.group = *gl;
-        ASSERT_EQ(run(c, k_.a), 0) << aclGetRecentErrMsg();
-        const std::vector<double> got_s = k_.so->values(), got_y = k_.y->values();
-        for (int64_t b = 0; b < B; ++b) {
-          std::vector<bool> written(static_cast<size_t>(srows), false);
-          int64_t start = 0;
-          for (int64_t i = 0; i < geo.groups; ++i) {
-            const int64_t end = static_cast<int64_t>(ends[static_cast<size_t>(i)]);
-            for (int64_t r = start, k = 0; r < end; r += geo.rb, ++k) {
-              const int64_t srow = start / geo.rb + i + k;
-              written[static_cast<size_t>(srow)] = true;
-              for (int64_t j = 0; j < nbc; ++j)
-                ASSERT_TRUE(block_matches(xv, got_y, got_s[static_cast<size_t>((b * srows + srow) * nbc + j)], b * M, N,
-                                          {r, std::min(end, r + geo.rb)}, {j * geo.cb, std::min(N, (j + 1) * geo.cb)},
-                                          min_scale))
-                    << "group " << i << " block row " << k << " col " << j << " batch " << b;
+      for (double min_scale : {0.0, 40.0})
+        for (int64_t dst : {2, 35, 36}) {
+          const bool strided = variant++ % 2;
+          SCOPED_TRACE(::testing::Message() << dt << " " << geo.rb << "x" << geo.cb << " minScale " << min_scale
+                                            << " dstType " << dst);
+          const int64_t nd = static_cast<int64_t>(geo.shape.size()), M = geo.shape[nd - 2], N = geo.shape[nd - 1];
+          const int64_t B = nd == 3 ? geo.shape[0] : 1, srows = M / geo.rb + geo.groups, nbc = (N + geo.cb - 1) / geo.cb;
+          BlockCall k_ = block_call(geo.shape, dt, variant % 3, srows, geo.rb, geo.cb, min_scale, variant % 4 == 0);
+          use_fp8_y(k_, geo.shape, dst);
+          const std::vector<double> &xv = k_.xv;
+          Dev gl = make_x({geo.groups}, ACL_INT32, !strided);
+          const std::vector<double> ends = random_ends(M, geo.groups);
+          gl->set_values(ends);
+          k_.a.group = *gl;
+          ASSERT_EQ(run(c, k_.a), 0) << aclGetRecentErrMsg();
+          const std::vector<double> got_s = k_.so->values(), got_y = y_values(*k_.y, dst);
+          for (int64_t b = 0; b < B; ++b) {
+            std::vector<bool> written(static_cast<size_t>(srows), false);
+            int64_t start = 0;
+            for (int64_t i = 0; i < geo.groups; ++i) {
+              const int64_t end = static_cast<int64_t>(ends[static_cast<size_t>(i)]);
+              for (int64_t r = start, k = 0; r < end; r += geo.rb, ++k) {
+                const int64_t srow = start / geo.rb + i + k;
+                written[static_cast<size_t>(srow)] = true;
+                for (int64_t j = 0; j < nbc; ++j)
+                  ASSERT_TRUE(block_matches(xv, got_y, got_s[static_cast<size_t>((b * srows + srow) * nbc + j)], b * M, N,
+                                            {r, std::min(end, r + geo.rb)}, {j * geo.cb, std::min(N, (j + 1) * geo.cb)},
+                                            min_scale, dst))
+                      << "group " << i << " block row " << k << " col " << j << " batch " << b;
+              }
+              start = end;
             }
-            start = end;
+            for (int64_t sr = 0; sr < srows; ++sr)
+              for (int64_t j = 0; j < nbc && !written[static_cast<size_t>(sr)]; ++j)
+                ASSERT_EQ(got_s[static_cast<size_t>((b * srows + sr) * nbc + j)], 0.0) << "unwritten scale row " << sr;
           }
-          for (int64_t sr = 0; sr < srows; ++sr)
-            for (int64_t j = 0; j < nbc && !written[static_cast<size_t>(sr)]; ++j)
-              ASSERT_EQ(got_s[static_cast<size_t>((b * srows + sr) * nbc + j)], 0.0) << "unwritten scale row " << sr;
+          EXPECT_TRUE(k_.y->untouched_outside_view());
+          EXPECT_TRUE(k_.so->untouched_outside_view());
         }
-        EXPECT_TRUE(k_.y->untouched_outside_view());
-        EXPECT_TRUE(k_.so->untouched_outside_view());
-      }
 }
 
 TEST_P(OpTableQuantGroupedBlock, ErrorsNameTheirArgument) {

@@ -493,10 +493,7 @@ void block_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, 
   require(c.round_mode == nullptr || std::strcmp(c.round_mode, "rint") == 0,
           "roundModeOptional must be \"rint\" (or null) for an INT8 / FLOAT8 yOut, got \"%s\"", c.round_mode);
   refuse_hifloat8(c.dst_type);
-  // FLOAT8 (35 / 36) for DynamicBlockQuant; GroupedDynamicBlockQuant computes INT8 only (yet).
-  const bool fp8 = is_fp8_dst(c.dst_type);
-  require(!fp8 || !grouped, "dstType %lld (%s) is not supported by this op yet; 2 (INT8) is", ll(c.dst_type),
-          c.dst_type == ACL_FLOAT8_E5M2 ? "FLOAT8_E5M2" : "FLOAT8_E4M3FN");
+  const bool fp8 = is_fp8_dst(c.dst_type);  // FLOAT8 (35 / 36) besides INT8
   const aclDataType dst = fp8 ? static_cast<aclDataType>(c.dst_type) : int_dst(c.dst_type, "dstType");
   require(dst == ACL_INT8 || fp8, "dstType must be 2 (INT8), 35 (FLOAT8_E5M2) or 36 (FLOAT8_E4M3FN) here, got %lld",
           ll(c.dst_type));

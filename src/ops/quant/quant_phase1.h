@@ -92,9 +92,10 @@
 //                + g, ceil(N / colBlockSize)] (M / rowBlockSize floored): group i's k-th block row writes scale row
 //                start_i / rowBlockSize + i + k (the documented shape leaves room for every group's short last
 //                block); rows no block writes are set to 0 (our reading: the docs do not say). The docs list only
-//                HIFLOAT8 / FLOAT8 yOut (34 / 35 / 36: 161002 naming dstType here); we compute dstType 2 (INT8) as
-//                DynamicBlockQuant does (scale = min(max|x| / 127, 1 / minScale)). rowBlockSize 1 / 128 / 256 / 512,
-//                colBlockSize 64 / 128 / 192 / 256 (documented); V2's dstTypeMax is for HIFLOAT8: 0 or 127 here.
+//                HIFLOAT8 / FLOAT8 yOut: FLOAT8 (35 / 36) as DynamicBlockQuant computes it, HIFLOAT8 (34) refused
+//                with 161002 naming dstType; we also take dstType 2 (INT8) as DynamicBlockQuant does (scale =
+//                min(max|x| / 127, 1 / minScale)). rowBlockSize 1 / 128 / 256 / 512, colBlockSize 64 / 128 / 192 /
+//                256 (documented); V2's dstTypeMax is for HIFLOAT8: 0 or the destination's max here.
 //  kFlatQuant    (FlatQuant)  x FLOAT16 / BF16 [K, M, N], kroneckerP1 [M, M], kroneckerP2 [N, N] of x's dtype: per k,
 //                x'' = P1 @ x[k] @ P2 (fp32 products and sums), quantScale[k] = max|x''| * clipRatio / 7 (FLOAT [K];
 //                clipRatio in (0, 1]), out = round_half_even(x'' / quantScale[k]) saturated to [-8, 7], INT4 (x's
