@@ -4,8 +4,8 @@
 // then DynamicMxQuant's blocks of 32 along the last dim (the scale rules of tests/common/mx_scale_ref.h, the
 // element codes of tests/common/low_float_ref.h):
 //   - every x dtype, dstType, scaleAlg and round mode, random shapes (short last blocks, odd block counts),
-//     many rows across tasks; the scale and element codes exact, except where y sits within 1e-5 (relative) of
-//     a binade or rounding boundary, where fp32 and float64 may land on either side;
+//     many rows across tasks; the scale and element codes exact, except where amax sits within 1e-5 (relative)
+//     of a binade or y within 4e-6 of the block max of a rounding boundary, where fp32 and float64 may differ;
 //   - a constructed row (eps 0, x = 1: y = gamma exactly) against codes worked out by hand;
 //   - non-contiguous x / x2 / gamma, no beta, outputRstd false, empty tensors;
 //   - every error path with its status and the argument it names.
@@ -167,9 +167,9 @@ Norm reference_norm(const Call &k) {
   return e;
 }
 
-// `got` is what the reference `want(v)` gives for v itself, or for v moved by 1e-5 relative either way.
-bool near_boundary(int got, double v, const std::function<int(double)> &want) {
-  return got == want(v) || got == want(v * (1 + 1e-5)) || got == want(v * (1 - 1e-5));
+// `got` is what the reference `want(v)` gives for v itself, or for v moved by `slack` either way.
+bool near_boundary(int got, double v, double slack, const std::function<int(double)> &want) {
+  return got == want(v) || got == want(v + slack) || got == want(v - slack);
 }
 
 // The codes of y and mxscale against the reference (the element codes from the scale the op chose, which
@@ -187,14 +187,15 @@ bool near_boundary(int got, double v, const std::function<int(double)> &want) {
       }
       double amax = 0;
       for (int64_t j = b * 32; j < std::min(k.n, b * 32 + 32); ++j) amax = std::max(amax, std::fabs(y[r * k.n + j]));
-      if (!near_boundary(s, amax, [&](double a) { return mxref::ref_scale(a, k.cf); }))
+      if (!near_boundary(s, amax, 1e-5 * amax, [&](double a) { return mxref::ref_scale(a, k.cf); }))
         return ::testing::AssertionFailure() << "row " << r << " block " << b << ": scale " << s << ", want "
                                              << mxref::ref_scale(amax, k.cf) << " (amax " << amax << ")";
       const double unit = std::ldexp(1.0, s - 127);
       for (int64_t j = b * 32; j < std::min(k.n, b * 32 + 32); ++j) {
         const double v = y[r * k.n + j] / unit;
         const int got = got_y[r * k.n + j];
-        if (!near_boundary(got, v, [&](double u) { return lfref::encode(f, u, k.cf.mode); }))
+        // y's fp32 error is relative to the row's magnitudes (beta may cancel the norm): 4e-6 of the block max
+        if (!near_boundary(got, v, 4e-6 * amax / unit, [&](double u) { return lfref::encode(f, u, k.cf.mode); }))
           return ::testing::AssertionFailure() << "row " << r << " element " << j << ": code " << got << ", want "
                                                << lfref::encode(f, v, k.cf.mode) << " (y / scale " << v << ")";
       }

@@ -104,7 +104,9 @@ void swiglu_group_phase1(core::OpBuilder &b, const SwigluGroupRule &rule, const 
   for (const SwigluGroupArg *a : proto) {
     if (*a->name == '\0') continue;  // not in this op's prototype
     const bool optional = std::strstr(a->name, "Optional") != nullptr;
-    if (a->t != nullptr || !optional) core::check_tensor(a->t, a->name);
+    if (a->t == nullptr && optional) continue;
+    if (quant && a == &c.out) core::check_not_null(a->t, a->name);  // (FLOAT8 possible: check_quant checks it)
+    else core::check_tensor(a->t, a->name);
   }
   core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
   const aclTensor &x = *c.x.t;

@@ -173,7 +173,11 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
     if (mx && r == kNqBeta && t[r].t == nullptr) continue;
     if (required && t[r].t == nullptr && r == kNqScale1 && optional)
       throw_error(ACLNN_ERR_PARAM_NULLPTR, "%s must not be null when quantMode is static", t[r].name);
-    if (required || (t[r].t != nullptr && (written[r] || !is_output(r)))) core::check_tensor(t[r].t, t[r].name);
+    if (!(required || (t[r].t != nullptr && (written[r] || !is_output(r))))) continue;
+    // (yOut / mxscaleOut may hold the low-float dtypes check_tensor refuses: their dtype and format are checked
+    // with the outputs)
+    if (r == kNqY1 || r == kNqMxScale) core::check_not_null(t[r].t, t[r].name);
+    else core::check_tensor(t[r].t, t[r].name);
   }
   if (!in_proto[kNqY2]) active[1] = false;
   for (int k = 0; k < 2; ++k) {
@@ -307,6 +311,7 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
       continue;
     }
     check_dtype(t[yr], core::dtype_bit(y_dtype), c.given.dst_type ? y_want.c_str() : "INT8");
+    core::check_dtype_in(t[yr].t, t[yr].name, {y_dtype});  // (its format)
     core::check_shape_equals(*t[yr].t, t[yr].name, xs);
     core::check_no_internal_overlap(*t[yr].t, t[yr].name);
     if (grouped) group_rows_of(x, t[yr], cg, c.group, &st.y[k]);
