@@ -4,8 +4,9 @@ every formula) and NormQuantTableCase registrations (tests/ops/test_op_table_nor
 
 Row format (besides the common `header`, `dtypes`, `backward`):
   norm     rms | layer | group  the normalisation before the quantisation
-  quant    static | dynamic | attr   given scales / zero points, per-row scales from the data, or as the
-                               quantMode attribute says (int 0 / 1 or "static" / "dynamic")
+  quant    static | dynamic | attr | mx   given scales / zero points, per-row scales from the data, as the
+                               quantMode attribute says (int 0 / 1 or "static" / "dynamic"), or DynamicMxQuant's
+                               blocks of 32 along the last dim (FLOAT8 / FLOAT4 codes, FLOAT8_E8M0 scales)
   divides  yes                 static: y / scale whatever divMode (LayerNormQuant)
   norm_out before_beta         rmsNormOut is the norm before beta is added (AddRmsNormQuantV2)
 Every parameter's role comes from its name (TENSOR_ROLES, VALUE_ROLES); tensors are registered in
@@ -24,18 +25,21 @@ TENSOR_ROLES = {"x": "x", "x1": "x", "x2": "x2", "gamma": "gamma", "gammma": "ga
                 "xOut": "xsum", "rstd": "rstd", "rmsNormOut": "norm_out", "scaleOut": "scale_out1",
                 "scale1Out": "scale_out1", "scale2Out": "scale_out2", "weightOptional": "gamma", "shift": "mod_shift",
                 "out": "y1", "quantScale": "scale_out1", "quantOffsetOptional": "offset_out", "self": "x",
-                "meanOut": "mean", "rstdOut": "rstd"}
+                "meanOut": "mean", "rstdOut": "rstd", "mxscaleOut": "mx_scale"}
 ENUM = {"x": "kNqX", "x2": "kNqX2", "gamma": "kNqGamma", "beta": "kNqBeta", "bias": "kNqBias", "scale1": "kNqScale1",
         "scale2": "kNqScale2", "offset1": "kNqOffset1", "offset2": "kNqOffset2", "smooth1": "kNqSmooth1",
         "smooth2": "kNqSmooth2", "y1": "kNqY1", "y2": "kNqY2", "xsum": "kNqXsum", "rstd": "kNqRstd",
         "norm_out": "kNqNormOut", "scale_out1": "kNqScaleOut1", "scale_out2": "kNqScaleOut2",
-        "mean": "kNqMean", "mod_scale": "kNqModScale", "mod_shift": "kNqModShift", "offset_out": "kNqOffsetOut"}
+        "mean": "kNqMean", "mod_scale": "kNqModScale", "mod_shift": "kNqModShift", "offset_out": "kNqOffsetOut",
+        "mx_scale": "kNqMxScale"}
 VALUE_ROLES = {"epsilon": "eps", "eps": "eps", "divMode": "div_mode", "outputRstd": "output_rstd", "axis": "axis",
                "dstType": "dst_type", "outputMask": "output_mask", "quantMode": "quant_mode",
-               "additionalOutput": "additional_output", "group": "group", "activateSilu": "activate"}
+               "additionalOutput": "additional_output", "group": "group", "activateSilu": "activate",
+               "scaleAlg": "scale_alg", "roundMode": "round_mode"}
 RESULTS = {"static": "INT8 (given scales / zero points)", "dynamic": "INT8, FLOAT per-row scales",
-           "attr": "INT8 (static), or INT8 and FLOAT per-row scales (dynamic)"}
-MODES = {"static": "kStatic", "dynamic": "kDynamic", "attr": "kByAttr"}
+           "attr": "INT8 (static), or INT8 and FLOAT per-row scales (dynamic)",
+           "mx": "FLOAT8 / FLOAT4, FLOAT8_E8M0 block scales"}
+MODES = {"static": "kStatic", "dynamic": "kDynamic", "attr": "kByAttr", "mx": "kMx"}
 NORMS = {"rms": "kRms", "layer": "kLayer", "group": "kGroup"}
 
 
@@ -45,7 +49,7 @@ def resolve(g, table, op):
     op.norm = g.one(op, "norm")
     op.quant = g.one(op, "quant")
     if op.norm not in NORMS or op.quant not in MODES:
-        raise g.TableError(f"{op.where}: norm must be rms, layer or group and quant static, dynamic or attr")
+        raise g.TableError(f"{op.where}: norm must be rms, layer or group and quant static, dynamic, attr or mx")
     op.divides = g.one(op, "divides", "no") == "yes"
     op.norm_out_before_beta = g.one(op, "norm_out", "") == "before_beta"
     op.roles = g.roles_by_name(op, {**TENSOR_ROLES, **VALUE_ROLES}, "a norm + quantisation op")
@@ -83,7 +87,7 @@ def render_entry(g, table):
             else:
                 v = role_of[p.name]
                 lines.append(f"    c.{v} = {p.name};")
-                if v not in ("eps", "group", "activate"):  # the attributes only some prototypes have
+                if v not in ("eps", "group", "activate", "scale_alg", "round_mode"):  # the attributes only some prototypes have
                     lines.append(f"    c.given.{v} = true;")
         out += lines + g.family_entry_close(op, "norm_quant_phase1")
     return "\n".join(out) + "\n"
@@ -97,6 +101,7 @@ def render_tests(g, tables):
                       f"c.dynamic = {str(op.quant == 'dynamic').lower()};",
                       f"c.grouped = {str(op.norm == 'group').lower()};",
                       f"c.by_attr = {str(op.quant == 'attr').lower()};",
+                      f"c.mx = {str(op.quant == 'mx').lower()};",
                       f"c.divides = {str(op.divides).lower()};",
                       f"c.norm_out_before_beta = {str(op.norm_out_before_beta).lower()};",
                       f"c.dtypes = {{{', '.join(g.cxx_dtype(d) for d in op.dtypes)}}};",

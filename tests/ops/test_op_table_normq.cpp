@@ -16,51 +16,14 @@
 #include <string>
 #include <vector>
 
+#include "low_float_ref.h"
+#include "mx_scale_ref.h"
+#include "normq_table_case.h"
 #include "op_table_harness.h"
 #include "test_util.h"
 
 namespace opsnn::test {
 namespace {
-
-struct NormQuantArgs {
-  aclTensor *x = nullptr, *x2 = nullptr, *gamma = nullptr, *beta = nullptr, *bias = nullptr, *scale1 = nullptr;
-  aclTensor *scale2 = nullptr, *mod_scale = nullptr, *mod_shift = nullptr, *offset_out = nullptr;
-  aclTensor *offset1 = nullptr, *offset2 = nullptr, *smooth1 = nullptr, *smooth2 = nullptr, *y1 = nullptr;
-  aclTensor *y2 = nullptr, *xsum = nullptr, *rstd = nullptr, *norm_out = nullptr, *scale_out1 = nullptr;
-  aclTensor *scale_out2 = nullptr;
-  aclTensor *mean = nullptr;
-  double eps = 1e-6;
-  int64_t group = 1;
-  bool activate = true;
-  bool div_mode = false, output_rstd = true, additional_output = true;
-  int64_t axis = -1, dst_type = 2;
-  int quant_mode = 0;
-  const char *quant_mode_name = "static";
-  aclBoolArray *output_mask = nullptr;
-};
-
-using Launch = int (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
-
-struct NormQuantTableCase {
-  std::string name, api;
-  bool rms = true, grouped = false, dynamic = false, by_attr = false, divides = false, norm_out_before_beta = false;
-  std::vector<aclDataType> dtypes;
-  std::vector<std::string> roles, names;
-  int (*phase1)(const NormQuantArgs &, uint64_t *, aclOpExecutor **) = nullptr;
-  Launch launch = nullptr;
-  bool has(const char *role) const { return std::find(roles.begin(), roles.end(), role) != roles.end(); }
-  // The prototype names it without "Optional": it must be given.
-  bool required(const char *role) const {
-    const std::string n = name_of(role);
-    return has(role) && (n.size() < 8 || n.compare(n.size() - 8, 8, "Optional") != 0);
-  }
-  std::string name_of(const char *role) const {
-    for (size_t i = 0; i < roles.size(); ++i)
-      if (roles[i] == role) return names[i];
-    return "";
-  }
-};
-void PrintTo(const NormQuantTableCase &c, std::ostream *os) { *os << c.name; }
 
 #include "normq_table_cases.inc"
 
@@ -68,11 +31,12 @@ const std::vector<NormQuantTableCase> &all_cases() {
   static const std::vector<NormQuantTableCase> c = harness::sampled(normq_table_cases());
   return c;
 }
-// The rows along the last dim, or the group norm rows (their own suite below).
+// The rows along the last dim, or the group norm rows (their own suite below); the MX rows have theirs
+// (test_op_table_normq_mx.cpp).
 std::vector<NormQuantTableCase> cases_where(bool grouped) {
   std::vector<NormQuantTableCase> v;
   for (const auto &c : all_cases())
-    if (c.grouped == grouped) v.push_back(c);
+    if (c.grouped == grouped && !c.mx) v.push_back(c);
   return v;
 }
 
@@ -108,6 +72,7 @@ struct Call {
   NormQuantArgs args;
   int64_t rows = 0, n = 0;
   bool dynamic = false, divide = false;  // the mode of this call
+  double qmax = 127.0;                   // dynamic: scale = max |in| / qmax (FLOAT8 outputs: the format's largest)
 };
 
 Expected reference(const NormQuantTableCase &c, const Call &k) {
@@ -150,7 +115,7 @@ Expected reference(const NormQuantTableCase &c, const Call &k) {
       if (k.dynamic) {
         double amax = 0;
         for (int64_t j = 0; j < n; ++j) amax = std::max(amax, std::fabs(y[j] * sm[q][j]));
-        const double scale = amax / 127.0;
+        const double scale = amax / k.qmax;
         e.scale[q].push_back(scale);
         for (int64_t j = 0; j < n; ++j) e.t[q].push_back(scale == 0 ? 0.0 : y[j] * sm[q][j] / scale);
       } else {
@@ -503,13 +468,57 @@ TEST_P(NormQuantTable, DynamicZeroRowGivesZeroScale) {
   for (double v : k.scale_out[0]->values()) EXPECT_EQ(v, 0.0);
 }
 
-::testing::AssertionResult rejects(const NormQuantTableCase &c, NormQuantArgs a,
-                                   const std::function<void(NormQuantArgs &)> &edit, int code,
-                                   std::initializer_list<const char *> words) {
-  edit(a);
+// dstType 35 / 36 (RmsNormDynamicQuant): scale = max|in| / FP8_MAX and yOut the FLOAT8 codes of in / scale (half to
+// even, saturating), against low_float_ref.h's encoder: exact except within 1e-5 (relative) of a rounding boundary.
+TEST_P(NormQuantTable, DynamicFloat8Outputs) {
+  const NormQuantTableCase &c = GetParam();
+  if (!c.has("dst_type")) return;
+  for (aclDataType dt : c.dtypes)
+    for (aclDataType dst : {ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN})
+      for (bool strided : {false, true}) {
+        Options o;
+        o.dt = dt;
+        o.strided = strided;
+        o.shape = {3, 5, 40};
+        Call k = build(c, o);
+        const lfref::Fmt f = lfref::fmt_of(dst);
+        k.qmax = lfref::max_finite(f);
+        k.y[0] = make_out(o.shape, dst);  // contiguous: its codes read in place
+        k.args.y1 = *k.y[0];
+        k.args.dst_type = dst;
+        ASSERT_EQ(run(c, k.args), ACL_SUCCESS) << aclGetRecentErrMsg();
+        const Expected e = reference(c, k);
+        EXPECT_TRUE(meets_precision(ACL_FLOAT, k.scale_out[0]->values(), e.scale[0])) << "scaleOut";
+        const std::vector<int> got = mxref::codes_of(*k.y[0]);
+        ASSERT_EQ(got.size(), e.t[0].size());
+        for (size_t i = 0; i < got.size(); ++i) {
+          const double t = e.t[0][i];
+          const int want = lfref::encode(f, t, lfref::kRint);
+          if (got[i] == want || got[i] == lfref::encode(f, t * (1 + 1e-5), lfref::kRint) ||
+              got[i] == lfref::encode(f, t * (1 - 1e-5), lfref::kRint))
+            continue;
+          ADD_FAILURE() << "dstType " << dst << " element " << i << ": code " << got[i] << ", want " << want
+                        << " (in / scale " << t << ")";
+          break;
+        }
+        if (dst == ACL_FLOAT8_E4M3FN) {  // the row maxima reach +-448 (code 0x7E / 0xFE) exactly once a row at least
+          int at_max = 0;
+          for (int v : got) at_max += (v & 0x7F) == 0x7E;
+          EXPECT_GE(at_max, static_cast<int>(k.rows));
+        }
+      }
+  Options o;  // HIFLOAT8 has no codec: refused naming dstType
+  o.shape = {2, 8};
+  o.dt = c.dtypes[0];
+  Call k = build(c, o);
+  DeviceTensor y8({2, 8}, ACL_FLOAT8_E4M3FN);
+  k.args.y1 = y8;
+  k.args.dst_type = 34;
   uint64_t ws = 0;
   aclOpExecutor *ex = nullptr;
-  return fails_with(c.phase1(a, &ws, &ex), code, words);
+  EXPECT_TRUE(fails_with(c.phase1(k.args, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"dstType", "HIFLOAT8"}));
+  k.args.dst_type = 35;  // FLOAT8_E5M2 asked, an E4M3FN yOut given
+  EXPECT_TRUE(fails_with(c.phase1(k.args, &ws, &ex), ACLNN_ERR_PARAM_INVALID, {"yOut", "FLOAT8_E5M2"}));
 }
 
 TEST_P(NormQuantTable, ErrorsNameTheirArgument) {
@@ -599,7 +608,7 @@ TEST_P(NormQuantTable, ErrorsNameTheirArgument) {
       EXPECT_EQ(run(c, st), ACL_SUCCESS) << aclGetRecentErrMsg();
     }
   }
-  if (c.has("dst_type")) {
+  if (c.has("dst_type")) {  // (35 / 36 are FLOAT8 outputs: refused here for the INT8 yOut, naming dstType)
     for (int64_t d : {34, 35, 36, 3, 29})
       EXPECT_TRUE(rejects(c, a, [d](NormQuantArgs &m) { m.dst_type = d; }, ACLNN_ERR_PARAM_INVALID, {"dstType"}));
   }

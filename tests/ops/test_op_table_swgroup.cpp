@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "low_float_ref.h"
 #include "op_table_harness.h"
 #include "test_util.h"
 
@@ -281,7 +282,10 @@ TEST_P(OpTableSwgroupQuant, EveryDtypeShapeAndOptionalAgainstFloat64) {
   auto &g = rng();
   for (aclDataType dt : c.dtypes)
     for (int k = 0; k < 128; k += 1 + static_cast<int>(g() % 3)) {
-      SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt << " k " << k);
+      const int64_t dst = k % 3 == 0 ? 2 : k % 3 == 1 ? 35 : 36;  // INT8, FLOAT8_E5M2, FLOAT8_E4M3FN
+      const bool fp8 = dst != 2;
+      const lfref::Fmt f = lfref::fmt_of(static_cast<aclDataType>(dst));
+      SCOPED_TRACE(::testing::Message() << c.name << " dtype " << dt << " k " << k << " dstType " << dst);
       Problem p = make_problem(g, dt, k & 15, false);
       if (p.lead.empty()) p.lead.push_back(1);  // x has 2 to 8 dims
       p.h = 128 * (1 + static_cast<int64_t>(g() % 3));  // the last dim 2h divisible by 256
@@ -295,7 +299,10 @@ TEST_P(OpTableSwgroupQuant, EveryDtypeShapeAndOptionalAgainstFloat64) {
       std::vector<double> x = p.x->values();
       if (k & 64) x[static_cast<size_t>(p.h + 3)] = INFINITY;  // row 0's B: v inf (or NaN where silu(A) is 0)
       p.x->set_values(x);
-      p.y = k % 5 == 0 ? transposed_view(half, ACL_INT8) : make(half, ACL_INT8, !padded);  // transposed: scalar store
+      if (fp8)  // contiguous: its codes read in place
+        p.y = std::make_unique<DeviceTensor>(half, static_cast<aclDataType>(dst));
+      else
+        p.y = k % 5 == 0 ? transposed_view(half, ACL_INT8) : make(half, ACL_INT8, !padded);  // transposed: scalar store
       Dev ys = make(scales, ACL_FLOAT, padded), yo = make(half, dt, !padded);
       p.y->poison();
       ys->poison();
@@ -311,9 +318,17 @@ TEST_P(OpTableSwgroupQuant, EveryDtypeShapeAndOptionalAgainstFloat64) {
       a.round_scale = k & 16;
       a.output_origin = k & 32;
       a.block_size = g() % 2 ? 128 : 0;
+      a.dst_type = dst;
       ASSERT_EQ(run(c, a), 0) << aclGetRecentErrMsg();
       const auto w = p.weight ? p.weight->values() : std::vector<double>(static_cast<size_t>(p.rows), 1.0);
-      const auto got_y = p.y->values(), got_s = ys->values(), got_o = yo->values();
+      const auto got_s = ys->values(), got_o = yo->values();
+      std::vector<double> got_y;
+      if (fp8) {
+        const auto *codes = static_cast<const uint8_t *>(p.y->data());
+        got_y.assign(codes, codes + p.y->numel());
+      } else {
+        got_y = p.y->values();
+      }
       const int64_t nb = (p.h + 127) / 128;
       std::vector<double> want_o(static_cast<size_t>(p.rows * p.h), 0.0);
       for (int64_t r = 0; r < p.rows; ++r)
@@ -339,7 +354,7 @@ TEST_P(OpTableSwgroupQuant, EveryDtypeShapeAndOptionalAgainstFloat64) {
               ASSERT_EQ(got_y[static_cast<size_t>(r * p.h + j)], 0.0) << "yOut past the groups " << r;
             continue;
           }
-          const double raw = std::max(amax, 1e-4) / 127.0;
+          const double raw = std::max(amax, 1e-4) / (fp8 ? lfref::max_finite(f) : 127.0);
           double want_s = raw;
           if (a.round_scale) {
             want_s = std::ldexp(1.0, static_cast<int>(std::ceil(std::log2(raw))));
@@ -351,6 +366,18 @@ TEST_P(OpTableSwgroupQuant, EveryDtypeShapeAndOptionalAgainstFloat64) {
           }
           for (size_t i = 0; i < v.size(); ++i) {
             const double t = v[i] / got_s[si], src = std::isfinite(t) ? t : v[i];
+            if (fp8) {  // the code of src (saturating; NaN: a NaN code), exact except within 1e-5 of a boundary
+              const int gy = static_cast<int>(got_y[static_cast<size_t>(r * p.h + b * 128) + i]);
+              if (std::isnan(src)) {
+                ASSERT_TRUE(std::isnan(lfref::value(f, gy))) << "yOut " << r << "," << b * 128 + static_cast<int64_t>(i);
+              } else if (gy != lfref::encode(f, src, lfref::kRint) &&
+                         gy != lfref::encode(f, src * (1 + 1e-5), lfref::kRint) &&
+                         gy != lfref::encode(f, src * (1 - 1e-5), lfref::kRint)) {
+                ASSERT_EQ(gy, lfref::encode(f, src, lfref::kRint))
+                    << "yOut " << r << "," << b * 128 + static_cast<int64_t>(i) << " quotient " << t;
+              }
+              continue;
+            }
             const double want = std::isnan(src) ? 0.0 : std::min(127.0, std::max(-128.0, std::nearbyint(src)));
             const double gy = got_y[static_cast<size_t>(r * p.h + b * 128) + i];
             if (std::isfinite(t) && std::fabs(std::fabs(t - std::trunc(t)) - 0.5) < 1e-3)
@@ -402,8 +429,9 @@ TEST_P(OpTableSwgroupQuant, ErrorsNameTheArgument) {
   for (int64_t mode : {1, 2, 3})
     expect([&](SwgroupArgs &a) { a.quant_mode = mode; }, bad, "quantMode", "not supported");
   expect([](SwgroupArgs &a) { a.quant_mode = 4; }, bad, "quantMode", "");
-  for (int64_t dst : {35, 36}) expect([&](SwgroupArgs &a) { a.dst_type = dst; }, bad, "dstType", "not supported");
-  for (int64_t dst : {3, 29, 34}) expect([&](SwgroupArgs &a) { a.dst_type = dst; }, bad, "dstType", "");
+  for (int64_t dst : {35, 36}) expect([&](SwgroupArgs &a) { a.dst_type = dst; }, bad, "yOut", "");  // INT8 yOut
+  expect([&](SwgroupArgs &a) { a.dst_type = 34; }, bad, "dstType", "HIFLOAT8");
+  for (int64_t dst : {3, 29}) expect([&](SwgroupArgs &a) { a.dst_type = dst; }, bad, "dstType", "");
   for (int64_t bs : {32, 64, 256}) expect([&](SwgroupArgs &a) { a.block_size = bs; }, bad, "blockSize", "");
   expect([&](SwgroupArgs &a) { a.scale = scale; }, bad, "scaleOptional", "null");
   expect([](SwgroupArgs &a) { a.clamp_limit = -2.0; }, bad, "clampLimit", "");

@@ -59,7 +59,8 @@ struct Rows {
     }
   }
 
-  // SwigluGroupQuant: the activation (yOrigin), the weight, then one INT8 block quantisation per quant_block.
+  // SwigluGroupQuant: the activation (yOrigin), the weight, then one INT8 / FLOAT8 block quantisation per
+  // quant_block.
   void forward_quant(int64_t r) const {
     const float w = weight(r);
     float va[kChunk], vb[kChunk], vo[kChunk];
@@ -72,6 +73,11 @@ struct Rows {
       for (int64_t b0 = 0; b0 < n; b0 += P.quant_block)  // (kChunk is a multiple of the block)
         scale_block(vo + b0, std::min(P.quant_block, n - b0), scale_at(r, (j0 + b0) / P.quant_block));
       char *y = a.y + row_offset(P, P.y, r) + j0 * P.y.last;
+      if (P.fp8) {
+        for (int64_t j = 0; j < n; ++j)
+          reinterpret_cast<uint8_t *>(y)[j * P.y.last] = lf_encode(vo[j], P.fp8_fmt, LfRound::kRint, true);
+        continue;
+      }
       if (P.int8 != nullptr) {  // vo / 1: the same rounding, saturation and NaN rule as below
         P.int8(vo, n, 1.0f, 0.0f, reinterpret_cast<int8_t *>(y));
         continue;
@@ -85,15 +91,15 @@ struct Rows {
     return reinterpret_cast<float *>(a.scale) + row_offset(P, P.scale, r) + k * P.scale.last;
   }
 
-  // a = max(max |v| over the finite v, 1e-4); scale a / 127 or its power of two above (roundScale); v becomes
+  // a = max(max |v| over the finite v, 1e-4); scale a / qmax or its power of two above (roundScale); v becomes
   // v * (1 / scale). The product is finite wherever v is (|v| <= a), and +-inf / NaN where v is: the documented
   // "a non-finite product quantises v itself" is quantising the product.
   void scale_block(float *v, int64_t n, float *scale) const {
     float amax = 0.0f;
     for (int64_t j = 0; j < n; ++j)
       if (std::isfinite(v[j])) amax = std::max(amax, std::fabs(v[j]));
-    const float a_hat = std::max(amax, 1e-4f), raw = a_hat / 127.0f;
-    float inv = 127.0f / a_hat;
+    const float a_hat = std::max(amax, 1e-4f), raw = a_hat / P.qmax;
+    float inv = P.qmax / a_hat;
     *scale = raw;
     if (P.round_scale) {  // 2^ceil(log2(raw)): frexp gives raw = m 2^e with m in [0.5, 1)
       int e = 0;

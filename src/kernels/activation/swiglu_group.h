@@ -10,6 +10,7 @@
 #include "acl/acl_base.h"
 #include "core/tensor.h"
 #include "kernels/elementwise/elementwise.h"
+#include "kernels/quant/low_float.h"
 #include "kernels/quant/quant_token.h"
 
 namespace opsnn::kernels {
@@ -41,7 +42,7 @@ struct SwigluGroupPlan {
   // (alpha 1, limit = clamp, bias 0) in its best tier, chosen in phase 1.
   ContigKernel act = nullptr;
   OpScalars act_scalars;
-  // SwigluGroupQuant: y is INT8 (blocks of quant_block along the row, one FLOAT scale each in `scale`),
+  // SwigluGroupQuant: y is INT8 or FLOAT8 (blocks of quant_block along the row, one FLOAT scale each in `scale`),
   // y_origin (x's dtype) gets the unweighted activation when origin is set.
   bool quant = false, origin = false, round_scale = false;
   int64_t quant_block = 128;
@@ -49,6 +50,11 @@ struct SwigluGroupPlan {
   // The per-token tier's INT8 kernel (chosen in phase 1) when y is contiguous along the row; null: the scalar
   // rounding and store.
   QuantInt8Fn int8 = nullptr;
+  // FLOAT8 y (dstType 35 / 36): scale = a / qmax (the format's largest value; INT8: 127) and the codes of
+  // v * (1 / scale) half to even, saturating (a NaN v: the NaN code).
+  bool fp8 = false;
+  LowFloat fp8_fmt = LowFloat::kE4M3;
+  float qmax = 127.0f;
 };
 
 struct SwigluGroupArgs {

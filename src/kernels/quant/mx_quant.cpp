@@ -121,6 +121,21 @@ void store_run(uint8_t *y, int64_t first, int64_t stride, const uint8_t *codes, 
 
 }  // namespace
 
+void mx_quant_line(const MxRowKernels &rk, const float *v, int64_t n, int64_t blocksize, LowFloat fmt, LfRound round,
+                   const MxScaleRule &rule, uint8_t *y, uint8_t *scale) {
+  const int64_t blocks = (n + blocksize - 1) / blocksize;
+  const bool nibbles = low_float_spec(fmt).bits == 4;
+  uint8_t codes[1024];  // one block (blocksize <= 1024)
+  for (int64_t b = 0; b < blocks; ++b) {
+    const int64_t i0 = b * blocksize, k = std::min(blocksize, n - i0);
+    const uint8_t code = mx_scale_code(rk.amax(v + i0, k), rule);
+    scale[b] = code;
+    encode_run(rk, v + i0, k, code, fmt, round, codes);
+    store_run(y, i0, 1, codes, k, nibbles);
+  }
+  if (blocks % 2 == 1) scale[blocks] = 0;
+}
+
 void mx_quant_run(const MxQuantPlan &p, const char *x, uint8_t *y, uint8_t *scale, float *buf) {
   const MxLines &L = p.x;
   const int64_t n = L.n, bs = p.blocksize, blocks = (n + bs - 1) / bs, pairs = (blocks + 1) / 2;
@@ -132,6 +147,11 @@ void mx_quant_run(const MxQuantPlan &p, const char *x, uint8_t *y, uint8_t *scal
     for (int64_t pi = L.pre * t / p.tasks; pi < L.pre * (t + 1) / p.tasks; ++pi)
       for (int64_t q = 0; q < L.post; ++q) {
         quant_load_row(x + L.offset(pi, q) * es, p.x_dtype, L.axis_stride, n, line);
+        if (L.post == 1) {  // a whole line of y and of the scales (FLOAT4: n is even, whole bytes)
+          mx_quant_line(p.rows, line, n, bs, p.fmt, p.round, p.rule, y + (nibbles ? pi * n / 2 : pi * n),
+                        scale + pi * pairs * 2);
+          continue;
+        }
         for (int64_t b = 0; b < 2 * pairs; ++b) {
           const int64_t i0 = b * bs, k = std::max<int64_t>(0, std::min(bs, n - i0));
           const uint8_t code = k > 0 ? mx_scale_code(p.rows.amax(line + i0, k), p.rule) : 0;

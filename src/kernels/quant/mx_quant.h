@@ -53,6 +53,11 @@ struct MxQuantPlan {
   int64_t blocksize = 32, tasks = 1;  // tasks: ranges of pre, each with a line buffer of n floats
 };
 
+// One contiguous line of n fp32 values in blocks of `blocksize`: the codes to y (FLOAT4: nibbles, low first,
+// from a whole byte) and the block scales to scale[0, 2 * ceil(blocks / 2)) (an odd block count: a last 0).
+void mx_quant_line(const MxRowKernels &rk, const float *v, int64_t n, int64_t blocksize, LowFloat fmt, LfRound round,
+                   const MxScaleRule &rule, uint8_t *y, uint8_t *scale);
+
 // x -> y codes and scales; buf: tasks * n floats.
 void mx_quant_run(const MxQuantPlan &p, const char *x, uint8_t *y, uint8_t *scale, float *buf);
 

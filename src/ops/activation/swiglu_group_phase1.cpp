@@ -57,8 +57,8 @@ kernels::SwgFlatView per_row(const SwigluGroupArg &a, int64_t rows) {
 
 long long ll(int64_t v) { return static_cast<long long>(v); }
 
-// SwigluGroupQuant's own rules (swiglu_group_phase1.h): quantMode 0 with an INT8 yOut, the FLOAT8 / HIFLOAT8
-// modes refused; its three outputs' dtypes and shapes (half: x's shape with the last dim halved).
+// SwigluGroupQuant's own rules (swiglu_group_phase1.h): quantMode 0 with an INT8 / FLOAT8 yOut, the MX /
+// HIFLOAT8 modes refused; its three outputs' dtypes and shapes (half: x's shape with the last dim halved).
 void check_quant(const SwigluGroupCall &c, const core::Shape &half) {
   const aclTensor &x = *c.x.t;
   if (c.quant_mode >= 1 && c.quant_mode <= 3)
@@ -66,11 +66,11 @@ void check_quant(const SwigluGroupCall &c, const core::Shape &half) {
                 "(INT8) is", ll(c.quant_mode), c.quant_mode == 1 ? "MX, FLOAT8" : "HIFLOAT8");
   if (c.quant_mode != 0)
     throw_error(ACLNN_ERR_PARAM_INVALID, "quantMode must be 0, 1, 2 or 3, got %lld", ll(c.quant_mode));
-  if (c.dst_type == 35 || c.dst_type == 36)
-    throw_error(ACLNN_ERR_PARAM_INVALID, "dstType %lld (%s) is not supported yet; 2 (INT8) is", ll(c.dst_type),
-                c.dst_type == 35 ? "FLOAT8_E5M2" : "FLOAT8_E4M3FN");
-  if (c.dst_type != 2)
-    throw_error(ACLNN_ERR_PARAM_INVALID, "dstType must be 2 (INT8), got %lld", ll(c.dst_type));
+  if (c.dst_type == 34)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "dstType 34 (HIFLOAT8) is not supported (OpsNN has no HIFLOAT8 codec)");
+  if (c.dst_type != 2 && c.dst_type != 35 && c.dst_type != 36)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "dstType must be 2 (INT8), 35 (FLOAT8_E5M2) or 36 (FLOAT8_E4M3FN), got %lld",
+                ll(c.dst_type));
   if (c.block_size != 0 && c.block_size != 128)
     throw_error(ACLNN_ERR_PARAM_INVALID, "blockSize must be 0 or 128 for quantMode 0, got %lld", ll(c.block_size));
   if (x.ndim < 2 || x.ndim > 8 || x.dims[x.ndim - 1] % 256 != 0)
@@ -84,7 +84,8 @@ void check_quant(const SwigluGroupCall &c, const core::Shape &half) {
     const SwigluGroupArg *arg;
     aclDataType dt;
     const core::Shape *shape;
-  } outs[] = {{&c.out, ACL_INT8, &half}, {&c.y_scale, ACL_FLOAT, &ss}, {&c.origin_out, x.dtype, &half}};
+  } outs[] = {{&c.out, c.dst_type == 2 ? ACL_INT8 : static_cast<aclDataType>(c.dst_type), &half},
+              {&c.y_scale, ACL_FLOAT, &ss}, {&c.origin_out, x.dtype, &half}};
   for (const auto &o : outs) {
     core::check_dtype_in(o.arg->t, o.arg->name, {o.dt});
     core::check_shape_equals(*o.arg->t, o.arg->name, *o.shape);
@@ -103,7 +104,9 @@ void swiglu_group_phase1(core::OpBuilder &b, const SwigluGroupRule &rule, const 
   for (const SwigluGroupArg *a : proto) {
     if (*a->name == '\0') continue;  // not in this op's prototype
     const bool optional = std::strstr(a->name, "Optional") != nullptr;
-    if (a->t != nullptr || !optional) core::check_tensor(a->t, a->name);
+    if (a->t == nullptr && optional) continue;
+    if (quant && a == &c.out) core::check_not_null(a->t, a->name);  // (FLOAT8 possible: check_quant checks it)
+    else core::check_tensor(a->t, a->name);
   }
   core::check_dtype_in(c.x.t, c.x.name, rule.dtypes);
   const aclTensor &x = *c.x.t;
@@ -183,13 +186,18 @@ void swiglu_group_phase1(core::OpBuilder &b, const SwigluGroupRule &rule, const 
     P.quant = true;
     P.origin = c.output_origin;
     P.round_scale = c.round_scale;
+    if (c.dst_type != 2) {
+      P.fp8 = true;
+      kernels::low_float_of(static_cast<aclDataType>(c.dst_type), &P.fp8_fmt);
+      P.qmax = kernels::low_float_spec(P.fp8_fmt).max;
+    }
     P.scale = row_view(*c.y_scale.t);
     P.y_origin = row_view(*c.origin_out.t);
   }
   const char *quant_tier = "scalar";
   core::ImplTrace trace;
   const bool traced = core::current_phase1_trace() != nullptr;
-  if (quant && c.out.t->strides[x.ndim - 1] == 1) {  // the per-token tier's INT8 rounding on contiguous y rows
+  if (quant && c.dst_type == 2 && c.out.t->strides[x.ndim - 1] == 1) {  // the per-token tier's INT8 rounding
     kernels::QuantTokenKernels token{};
     quant_tier = kernels::choose_quant_token_tier(&token, traced ? &trace : nullptr);
     P.int8 = token.int8;

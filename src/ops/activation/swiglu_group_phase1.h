@@ -15,11 +15,14 @@
 //    0 or 128), a = max(max |v| over the block's finite v, 1e-4) with v = silu(A') * B' * w in fp32, scale =
 //    a / 127, or with roundScale 2^ceil(log2(a / 127)); yOut[j] = round half to even of v * (1 / scale)
 //    (a non-finite product quantises v itself; NaN gives 0), saturated; yScaleOut FLOAT [..., ceil(H / 128)];
-//  - dstType 35 / 36 (FLOAT8) and quantModes 1 (MX), 2 / 3 (HIFLOAT8) are refused with 161002 naming them;
+//  - dstType 35 / 36 (FLOAT8_E5M2 / E4M3FN) are the same with FP8_MAX (57344 / 448) for 127 and yOut the codes of
+//    v * (1 / scale) half to even, saturating (low_float.h; a NaN v: the NaN code) — our reading of the docs'
+//    block formula for the FLOAT8 outputs; dstType 34 (HIFLOAT8: no codec) and quantModes 1 (MX), 2 / 3
+//    (HIFLOAT8) are refused with 161002 naming them;
 //  - x FLOAT16 / BF16 with 2-8 dims and a last dim divisible by 256 (documented); scaleOptional (the static
 //    HIFLOAT8 mode's) must be null; dstTypeMax is read by quantMode 3 only (ignored here);
 //  - yOriginOut (x's dtype, [..., H]; required) gets silu(A') * B' before the weight when outputOrigin, and is
-//    not written otherwise; yOut (INT8, [..., H]) any strides;
+//    not written otherwise; yOut (INT8 / FLOAT8, [..., H]) any strides;
 //  - rows past sum(groupIndexOptional) get y 0, scale 0 and (outputOrigin) yOrigin +0.
 #pragma once
 

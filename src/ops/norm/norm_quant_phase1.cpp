@@ -9,6 +9,7 @@
 #include "core/thread_pool.h"
 #include "core/verbose.h"
 #include "ops/norm/norm_quant_step.h"
+#include "ops/quant/mx_quant_phase1.h"
 
 namespace opsnn::ops {
 namespace {
@@ -135,6 +136,7 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
     }
   }
   const bool divide = c.div_mode || rule.divides;
+  const bool mx = rule.mode == NormQuantMode::kMx;
 
   // Which outputs are written: the first quantised output always (unless the mask says not), the second
   // with scales2 / smoothScale2 (or as the mask says), rstd when outputRstd.
@@ -157,6 +159,7 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
   written[kNqNormOut] = written[kNqMean] = true;
   written[kNqOffsetOut] = false;  // reserved
   written[kNqRstd] = c.output_rstd;
+  written[kNqMxScale] = mx;
 
   // Null checks in prototype order: names without "Optional" are required (outputs: when written).
   for (int i = 0; i < c.norder; ++i) {
@@ -166,9 +169,15 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
     // (scales1Optional: optional by name, needed by the static mode)
     const bool required = (!optional && (!is_output(r) || written[r]) && !(r == kNqScale2 || r == kNqOffset2)) ||
                           (r == kNqScale1 && !dynamic);
+    // (the MX rows' beta: optional, as the docs and PyTorch binding say, though not named so)
+    if (mx && r == kNqBeta && t[r].t == nullptr) continue;
     if (required && t[r].t == nullptr && r == kNqScale1 && optional)
       throw_error(ACLNN_ERR_PARAM_NULLPTR, "%s must not be null when quantMode is static", t[r].name);
-    if (required || (t[r].t != nullptr && (written[r] || !is_output(r)))) core::check_tensor(t[r].t, t[r].name);
+    if (!(required || (t[r].t != nullptr && (written[r] || !is_output(r))))) continue;
+    // (yOut / mxscaleOut may hold the low-float dtypes check_tensor refuses: their dtype and format are checked
+    // with the outputs)
+    if (r == kNqY1 || r == kNqMxScale) core::check_not_null(t[r].t, t[r].name);
+    else core::check_tensor(t[r].t, t[r].name);
   }
   if (!in_proto[kNqY2]) active[1] = false;
   for (int k = 0; k < 2; ++k) {
@@ -178,12 +187,19 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
       active[k] = false;
     }
   }
-  if (c.given.dst_type && c.dst_type != 2) {
-    if (c.dst_type == 34 || c.dst_type == 35 || c.dst_type == 36)
-      throw_error(ACLNN_ERR_PARAM_INVALID, "dstType %lld (%s) is not supported yet; 2 (INT8) is", ll(c.dst_type),
-                  c.dst_type == 34 ? "HIFLOAT8" : c.dst_type == 35 ? "FLOAT8_E5M2" : "FLOAT8_E4M3FN");
-    throw_error(ACLNN_ERR_PARAM_INVALID, "dstType must be 2 (INT8), got %lld", ll(c.dst_type));
+  // The dynamic rows' destination: INT8, or (dstType 35 / 36) FLOAT8 with max|in| / FP8_MAX scales.
+  aclDataType y_dtype = ACL_INT8;
+  if (!mx && c.given.dst_type && c.dst_type != 2) {
+    if (c.dst_type == 34)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "dstType 34 (HIFLOAT8) is not supported (OpsNN has no HIFLOAT8 codec); 2 "
+                  "(INT8), 35 (FLOAT8_E5M2) and 36 (FLOAT8_E4M3FN) are");
+    if (c.dst_type != 35 && c.dst_type != 36)
+      throw_error(ACLNN_ERR_PARAM_INVALID, "dstType must be 2 (INT8), 35 (FLOAT8_E5M2) or 36 (FLOAT8_E4M3FN), got %lld",
+                  ll(c.dst_type));
+    y_dtype = static_cast<aclDataType>(c.dst_type);
   }
+  const std::string y_want = std::string(core::dtype_name(y_dtype)) + " (dstType " +
+                             std::to_string(y_dtype == ACL_INT8 ? 2 : static_cast<int>(y_dtype)) + ")";
 
   // x (and x2): the rows along the last dim.
   const aclTensor &x = *t[kNqX].t;
@@ -194,6 +210,8 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
                 grouped ? "2 dims [N, C, ...]" : "1 dim (rows along the last)", core::shape_string(x).c_str());
   const core::Shape xs = core::Shape::of(x);
   const int nd = x.ndim;
+  MxLastDim mx_settings;
+  if (mx) mx_settings = mx_last_dim_settings(c.dst_type, c.scale_alg, c.round_mode, t[kNqX]);
   // Rows: along the last dim; group norm: (sample, group) with cg channels x hxw positions each.
   int64_t n = x.dims[nd - 1], rows = 0, outer = 1, chans = 0, cg = 1, hxw = 1;
   if (grouped) {
@@ -231,6 +249,11 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
   st.cg = cg;
   st.hxw = hxw;
   st.dynamic = dynamic;
+  if (y_dtype != ACL_INT8) {
+    st.fp8 = true;
+    kernels::low_float_of(y_dtype, &st.fp8_fmt);
+    st.qmax = kernels::low_float_spec(st.fp8_fmt).max;
+  }
   st.divide = divide;
   const bool beta_after = rule.norm_out_before_beta && t[kNqBeta].t != nullptr;
   QuantOperand gamma_op, beta_op, bias_op;
@@ -283,7 +306,12 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
   for (int k = 0; k < 2; ++k) {
     const NqRole yr = k == 0 ? kNqY1 : kNqY2, sr = k == 0 ? kNqScaleOut1 : kNqScaleOut2;
     if (!active[k]) continue;
-    check_dtype(t[yr], core::dtype_bit(ACL_INT8), "INT8");
+    if (mx) {
+      check_mx_last_dim_outputs(t[kNqX], c.dst_type, t[yr], t[kNqMxScale]);
+      continue;
+    }
+    check_dtype(t[yr], core::dtype_bit(y_dtype), c.given.dst_type ? y_want.c_str() : "INT8");
+    core::check_dtype_in(t[yr].t, t[yr].name, {y_dtype});  // (its format)
     core::check_shape_equals(*t[yr].t, t[yr].name, xs);
     core::check_no_internal_overlap(*t[yr].t, t[yr].name);
     if (grouped) group_rows_of(x, t[yr], cg, c.group, &st.y[k]);
@@ -316,10 +344,11 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
     check_per_row(x, t[kNqRstd], false);
   }
   core::check_outputs_apart<NamedTensor>(
-      {&t[kNqY1], &t[kNqY2], &t[kNqXsum], &t[kNqMean], &t[kNqRstd], &t[kNqNormOut], &t[kNqScaleOut1], &t[kNqScaleOut2]},
+      {&t[kNqY1], &t[kNqY2], &t[kNqXsum], &t[kNqMean], &t[kNqRstd], &t[kNqNormOut], &t[kNqScaleOut1], &t[kNqScaleOut2],
+       &t[kNqMxScale]},
       {&t[kNqX], &t[kNqX2], &t[kNqGamma], &t[kNqBeta], &t[kNqBias], &t[kNqScale1], &t[kNqScale2], &t[kNqOffset1], &t[kNqOffset2],
        &t[kNqSmooth1], &t[kNqSmooth2], &t[kNqModScale], &t[kNqModShift], &t[kNqY1], &t[kNqY2], &t[kNqXsum], &t[kNqMean], &t[kNqRstd],
-       &t[kNqNormOut], &t[kNqScaleOut1], &t[kNqScaleOut2]});
+       &t[kNqNormOut], &t[kNqScaleOut1], &t[kNqScaleOut2], &t[kNqMxScale]});
 
   // Registration in prototype order.
   core::OperandRef ref[kNqRoles];
@@ -327,7 +356,7 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
     const NqRole r = order[i];
     if (t[r].t == nullptr) continue;
     const int slot = is_output(r) ? b.output(t[r].t) : b.input(t[r].t);
-    ref[r] = core::OperandRef::of_slot(slot, *t[r].t);
+    ref[r] = mx && r == kNqY1 ? mx_operand_ref(b, slot, t[r]) : core::OperandRef::of_slot(slot, *t[r].t);
   }
   auto set_ref = [&](QuantOperand &op, NqRole r) {
     op.present = true;
@@ -447,6 +476,18 @@ void norm_quant_phase1(core::OpBuilder &b, const NormQuantRule &rule, const Norm
   L.stream_out = false;  // the block is read back at once: no non-temporal stores
   const char *qtier = kernels::choose_quant_token_tier(&st.token, traced ? &trace : nullptr);
   if (!dynamic) qtier = "static_rows";
+  if (mx && active[0]) {
+    NormQuantStep::Mx &m = st.mx;
+    m.on = true;
+    qtier = kernels::choose_mx_row_tier(&m.rows, traced ? &trace : nullptr);
+    m.fmt = mx_settings.fmt;
+    m.round = mx_settings.round;
+    m.rule = mx_settings.rule;
+    m.y = ref[kNqY1];
+    m.scale = ref[kNqMxScale];
+    m.y_row = kernels::low_float_spec(m.fmt).bits == 4 ? n / 2 : n;
+    m.scale_row = ((n + 31) / 32 + 1) / 2 * 2;
+  }
   // Staging: FLOAT16 / BF16 rows of x (and x2) unit-stride along the last dim go through the token tier's
   // vector conversion into fp32 rows (the engine's gather converts element by element: 44 % of
   // AddRmsNormDynamicQuant's time, docs/PERFORMANCE.md); other layouts are gathered by the engine.

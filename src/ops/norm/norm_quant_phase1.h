@@ -33,8 +33,18 @@
 //           out 0); scale_k is written to scaleOut / scale{1,2}Out (FLOAT, x's shape without the last dim,
 //           or with it as 1). Outputs: the first always; the second when smoothScale2Optional is given
 //           (which then needs smoothScale1Optional); V2's outputMask [2] (when given) says which are written.
-// round = half to even; saturation to [-128, 127]; NaN -> 0. dstType (RmsNormDynamicQuant): 2 (INT8);
-// 34 / 35 / 36 (HIFLOAT8 / FLOAT8) are refused with 161002 naming dstType. axis (AddRmsNormQuant): -1 or
+//   MX (RmsNormDynamicMxQuant, AddRmsNormDynamicMxQuant): y (fp32, beta optional) is quantised as
+//           DynamicMxQuant along the last dim with blocksize 32 (ops/quant/mx_quant_phase1.h, kQuant: dstType 35 /
+//           36 / 40 / 41, scaleAlg 0, 1 (FLOAT8) or 2 (FLOAT4_E2M1), roundMode null / "rint", FLOAT4 also "floor" /
+//           "round"; FLOAT4 needs an even last dim); yOut (dstType, x's shape) and mxscaleOut (FLOAT8_E8M0, x's
+//           shape with the last dim ceil(ceil(n / 32) / 2) and a trailing 2) contiguous; rstdOut (FLOAT, x's
+//           shape with the last dim 1) written when outputRstd (then required); xOut = x1 + x2 in x's dtype. Our
+//           readings where the docs are silent: y is not rounded to x's dtype before the quantisation (as the
+//           INT8 rows); scaleAlg 2 is taken as DynamicMxQuant takes it.
+// round = half to even; saturation to [-128, 127]; NaN -> 0. dstType (RmsNormDynamicQuant): 2 (INT8), or 35 / 36
+// (FLOAT8_E5M2 / E4M3FN: the docs' max_val is the format's largest value, 57344 / 448, so scale = max|in| / FP8_MAX
+// and yOut = cast(in / scale) half to even, saturating — our reading, the docs name only INT8's 127; a row of
+// zeros gives scale 0 and codes +0); 34 (HIFLOAT8: no codec) is refused with 161002 naming dstType. axis (AddRmsNormQuant): -1 or
 // x's last dim. RmsNormQuantV3's rstd (FLOAT, x's shape with the last dim 1) is written when outputRstd.
 // Outputs that are not written may be null. Errors: 161001 for a null required argument, else 161002
 // naming the argument.
@@ -56,7 +66,8 @@ namespace opsnn::ops {
 enum class NormQuantNorm : uint8_t { kRms, kLayer, kGroup };
 // Static (given scales), dynamic (per-row scales from the data), or as the quantMode attribute says
 // (0 / "static", 1 / "dynamic"; there the scale inputs are the smooth scales of the dynamic mode).
-enum class NormQuantMode : uint8_t { kStatic, kDynamic, kByAttr };
+// kMx: the MX block quantisation of DynamicMxQuant along the last dim (blocks of 32, E8M0 scales).
+enum class NormQuantMode : uint8_t { kStatic, kDynamic, kByAttr, kMx };
 
 struct NormQuantRule {
   NormQuantNorm norm;
@@ -70,7 +81,7 @@ struct NormQuantRule {
 enum NqRole : uint8_t {
   kNqX, kNqX2, kNqGamma, kNqBeta, kNqBias, kNqScale1, kNqScale2, kNqOffset1, kNqOffset2, kNqSmooth1, kNqSmooth2,
   kNqModScale, kNqModShift, kNqY1, kNqY2, kNqXsum, kNqMean, kNqRstd, kNqNormOut, kNqScaleOut1, kNqScaleOut2, kNqOffsetOut,
-  kNqRoles
+  kNqMxScale, kNqRoles
 };
 
 struct NormQuantCall {
@@ -82,6 +93,8 @@ struct NormQuantCall {
   bool activate = false;  // GroupNormSiluQuant's activateSilu
   bool div_mode = false, output_rstd = true, additional_output = true;
   int64_t axis = -1, dst_type = 2, quant_mode = 0;  // quant_mode: the int attribute
+  int64_t scale_alg = 0;                            // kMx's scaleAlg
+  const char *round_mode = nullptr;                 // kMx's roundMode (null: "rint")
   const char *quant_mode_name = nullptr;            // ... or the string one
   const aclBoolArray *output_mask = nullptr;
   struct {

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "core/thread_pool.h"
+#include "kernels/quant/mx_quant.h"
 #include "kernels/quant/quant_rows.h"
 
 namespace opsnn::ops {
@@ -30,6 +31,12 @@ void NormQuantStep::quantise_row(const core::LaunchArgs &a, int64_t r, float *v,
   };
   if (p[kBeta] != nullptr)
     for (int64_t j = 0; j < n; ++j) v[j] += p[kBeta][j];
+  if (mx.on) {
+    kernels::mx_quant_line(mx.rows, v, n, 32, mx.fmt, mx.round, mx.rule,
+                           reinterpret_cast<uint8_t *>(mx.y.address(a)) + r * mx.y_row,
+                           reinterpret_cast<uint8_t *>(mx.scale.address(a)) + r * mx.scale_row);
+    return;
+  }
   for (int k = 0; k < 2; ++k) {
     if (!active[k]) continue;
     const QuantOperand &yk = y[k];
@@ -39,8 +46,12 @@ void NormQuantStep::quantise_row(const core::LaunchArgs &a, int64_t r, float *v,
       float ext[3] = {0.0f, 0.0f, 0.0f};  // max |in|, min, max
       const float *sm = p[k == 0 ? kSmooth1 : kSmooth2];
       token.prep(reinterpret_cast<const char *>(v), ACL_FLOAT, reinterpret_cast<const char *>(sm), n, in, ext);
-      const float scale = ext[0] / 127.0f;
-      if (ys == 1) {
+      const float scale = ext[0] / qmax;
+      if (fp8) {  // a row of zeros: scale 0 and codes 0 (+0), as the INT8 rows
+        uint8_t *yb = reinterpret_cast<uint8_t *>(yr);
+        for (int64_t j = 0; j < n; ++j)
+          yb[j * ys] = scale == 0.0f ? 0 : kernels::lf_encode(in[j] / scale, fp8_fmt, kernels::LfRound::kRint, true);
+      } else if (ys == 1) {
         token.int8(in, n, scale, 0.0f, reinterpret_cast<int8_t *>(yr));
       } else {
         for (int64_t j = 0; j < n; ++j)

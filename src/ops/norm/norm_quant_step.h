@@ -1,12 +1,14 @@
 // The launch step of the fused norm + quantisation table (ops/norm/norm_quant_phase1.h says the
 // formulas): each task walks its rows in L2-sized blocks, the dim-wise engine's kNormalize lines
-// writing the block's y as fp32 rows, the quant row kernels quantising them while they are in cache.
+// writing the block's y as fp32 rows, the quant row kernels (or the MX block kernels) quantising them while
+// they are in cache.
 #pragma once
 
 #include <cstdint>
 
 #include "core/executor.h"
 #include "kernels/dimwise/dimwise.h"
+#include "kernels/quant/mx_quant.h"
 #include "kernels/quant/quant_token.h"
 #include "ops/quant/quant_step.h"  // QuantOperand
 
@@ -20,6 +22,11 @@ struct NormQuantStep final : core::Step {
   // per_channel hold one value per channel (C = groups * cg), spread over the row at launch.
   int64_t groups = 1, cg = 1, hxw = 1;
   bool dynamic = false, divide = false;
+  // Dynamic FLOAT8 outputs (dstType 35 / 36): scale = max|in| / qmax (the format's largest value), y =
+  // lf_encode(in / scale) half to even, saturating; INT8: qmax 127.
+  bool fp8 = false;
+  kernels::LowFloat fp8_fmt = kernels::LowFloat::kE4M3;
+  float qmax = 127.0f;
   // Parameter rows converted to fp32 once per launch (beta only when added after the norm's outputs).
   enum Param { kBeta, kScale1, kScale2, kOffset1, kOffset2, kSmooth1, kSmooth2, kParams };
   QuantOperand param[kParams];
@@ -28,6 +35,17 @@ struct NormQuantStep final : core::Step {
   bool active[2] = {false, false};
   QuantOperand y[2], scale_out[2];
   kernels::QuantTokenKernels token{};
+  // MX (the DynamicMxQuant rows): blocks of 32 of each row to y's codes (y_row bytes a row: n, FLOAT4 n / 2)
+  // and its block scales (scale_row codes a row), both contiguous.
+  struct Mx {
+    bool on = false;
+    kernels::MxRowKernels rows = kernels::mx_rows_portable();
+    kernels::LowFloat fmt = kernels::LowFloat::kE4M3;
+    kernels::LfRound round = kernels::LfRound::kRint;
+    kernels::MxScaleRule rule;
+    core::OperandRef y, scale;
+    int64_t y_row = 0, scale_row = 0;
+  } mx;
   // FLOAT16 / BF16 x (and x2) rows contiguous along the last dim are converted block by block with the
   // token tier's vector conversion into fp32 staging rows the norm lines read in place (staged[k]: the
   // loop's input k; src its tensor, addressed by row).

@@ -294,6 +294,18 @@ struct QuantPass {
   int axis;
 };
 
+// y (when given: dst, x's shape, contiguous) and the scales (E8M0, the mxscale shape, contiguous) of a pass.
+void check_pass_outputs(const aclTensor &x, const QuantPass &q, aclDataType dst, int64_t blocksize) {
+  if (q.y != nullptr) {
+    core::check_dtype_in(q.y->t, q.y->name, {dst});
+    core::check_shape_equals(*q.y->t, q.y->name, core::Shape::of(x));
+    check_contiguous(*q.y);
+  }
+  core::check_dtype_in(q.scale->t, q.scale->name, {ACL_FLOAT8_E8M0});
+  core::check_shape_equals(*q.scale->t, q.scale->name, scale_shape(x, q.axis, blocksize));
+  check_contiguous(*q.scale);
+}
+
 // The line kernel along q.axis of x (slot xs) into the registered y (ys) and scales (ss).
 void add_line_step(core::OpBuilder &b, int xs, int ys, int ss, const MxQuantCall &c, const QuantPass &q,
                    aclDataType dst, kernels::LfRound round, const kernels::MxScaleRule &rule) {
@@ -342,16 +354,7 @@ void quant(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
   if (is_fp4(dst)) check_even_last(c.x, dst);
   std::vector<QuantPass> passes = {{&c.y, &c.scale_out, axis}};
   if (dual) passes.push_back({block ? nullptr : &c.y2, &c.scale2_out, x.ndim - 2});
-  for (const QuantPass &q : passes) {
-    if (q.y != nullptr) {
-      core::check_dtype_in(q.y->t, q.y->name, {dst});
-      core::check_shape_equals(*q.y->t, q.y->name, core::Shape::of(x));
-      check_contiguous(*q.y);
-    }
-    core::check_dtype_in(q.scale->t, q.scale->name, {ACL_FLOAT8_E8M0});
-    core::check_shape_equals(*q.scale->t, q.scale->name, scale_shape(x, q.axis, c.blocksize));
-    check_contiguous(*q.scale);
-  }
+  for (const QuantPass &q : passes) check_pass_outputs(x, q, dst, c.blocksize);
   core::check_outputs_apart<core::NamedTensor>({&c.y, &c.scale_out, &c.y2, &c.scale2_out},
                                                {&c.x, &c.y, &c.scale_out, &c.y2, &c.scale2_out});
 
@@ -705,6 +708,27 @@ void act_quant(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c
 }
 
 }  // namespace
+
+MxLastDim mx_last_dim_settings(int64_t dst_type, int64_t scale_alg, const char *round_mode, const core::NamedTensor &x) {
+  MxQuantCall c;
+  c.dst_type = dst_type;
+  c.scale_alg = scale_alg;
+  c.round_mode = round_mode;
+  const aclDataType dst = checked_dst(c);
+  MxLastDim s;
+  s.fmt = format_of(dst);
+  s.round = round_of(round_mode, dst);
+  s.rule = scale_rule(c, dst, x.t->dtype, MxKind::kQuant);
+  if (is_fp4(dst) && x.t->ndim > 0) check_even_last(x, dst);
+  return s;
+}
+
+void check_mx_last_dim_outputs(const core::NamedTensor &x, int64_t dst_type, const core::NamedTensor &y,
+                               const core::NamedTensor &scale) {
+  check_pass_outputs(*x.t, QuantPass{&y, &scale, x.t->ndim - 1}, static_cast<aclDataType>(dst_type), 32);
+}
+
+core::OperandRef mx_operand_ref(core::OpBuilder &b, int slot, const core::NamedTensor &a) { return ref_of(b, slot, a); }
 
 void mx_quant_phase1(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c) {
   if (rule.kind == MxKind::kAnti) anti(b, rule, c);

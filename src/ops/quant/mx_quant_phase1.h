@@ -103,6 +103,7 @@
 #include "core/dtype.h"
 #include "core/op_builder.h"
 #include "core/op_checks.h"
+#include "kernels/quant/mx_quant.h"
 
 namespace opsnn::ops {
 
@@ -130,5 +131,20 @@ struct MxQuantCall {
 };
 
 void mx_quant_phase1(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c);
+
+// kQuant along the last dim with blocksize 32, for fused ops that quantise fp32 rows of their own (the norm +
+// MX quantisation rows, ops/norm/norm_quant_phase1.h): dstType, roundMode and scaleAlg checked as kQuant's
+// (161002 naming them), y (dstType, x's shape, contiguous; FLOAT4: an even last dim) and scale (kQuant's
+// mxscaleOut along the last dim) checked against x's shape.
+struct MxLastDim {
+  kernels::LowFloat fmt = kernels::LowFloat::kE4M3;
+  kernels::LfRound round = kernels::LfRound::kRint;
+  kernels::MxScaleRule rule;
+};
+MxLastDim mx_last_dim_settings(int64_t dst_type, int64_t scale_alg, const char *round_mode, const core::NamedTensor &x);
+void check_mx_last_dim_outputs(const core::NamedTensor &x, int64_t dst_type, const core::NamedTensor &y,
+                               const core::NamedTensor &scale);
+// Where a registered view starts (FLOAT4 offsets count nibbles: an odd one is refused with 161002).
+core::OperandRef mx_operand_ref(core::OpBuilder &b, int slot, const core::NamedTensor &a);
 
 }  // namespace opsnn::ops

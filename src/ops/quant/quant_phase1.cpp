@@ -107,6 +107,24 @@ void check_int_y(const NamedTensor &x, const NamedTensor &y, aclDataType dst, co
   core::check_no_internal_overlap(*y.t, y.name);
 }
 
+bool is_fp8_dst(int64_t dst) { return dst == ACL_FLOAT8_E5M2 || dst == ACL_FLOAT8_E4M3FN; }
+
+void refuse_hifloat8(int64_t dst) {
+  require(dst != 34, "dstType 34 (HIFLOAT8) is not supported (OpsNN has no HIFLOAT8 codec)");
+}
+
+// A FLOAT8 destination (dstType 35 / 36): y of that dtype and x's shape (any strides); the step's codec and
+// qmax (the format's largest value).
+void plan_fp8_y(const NamedTensor &x, const NamedTensor &y, aclDataType dst, QuantStep &st) {
+  require(y.t->dtype == dst, "%s has dtype %s; dstType asks for %s", y.name, core::dtype_name(y.t->dtype),
+          core::dtype_name(dst));
+  core::check_shape_equals(*y.t, y.name, Shape::of(*x.t));
+  core::check_no_internal_overlap(*y.t, y.name);
+  kernels::low_float_of(dst, &st.y_fmt);
+  st.y_fp8 = true;
+  st.qmax = kernels::low_float_spec(st.y_fmt).max;
+}
+
 // A parameter along `axis` of x: 1-D of 1 or x.shape[axis], or x's rank with 1 but (1 or x.shape[axis])
 // at axis. Sets op->step (0: one value). Returns the number of values.
 int64_t check_param(const NamedTensor &p, const aclTensor &x, int axis, QuantOperand *op) {
@@ -284,7 +302,11 @@ void dynamic(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, Quan
   }
   // The destination: dstType (V2+), or y's dtype (V1).
   if (!c.given.dst_type) core::check_dtype_in(c.y.t, c.y.name, {ACL_INT8, ACL_INT4, ACL_INT32});
-  const aclDataType dst = c.given.dst_type ? int_dst(c.dst_type, "dstType") : c.y.t->dtype;
+  // V2+: FLOAT8 (35 / 36) besides the integer destinations.
+  const bool fp8 = c.given.dst_type && is_fp8_dst(c.dst_type);
+  if (c.given.dst_type) refuse_hifloat8(c.dst_type);
+  const aclDataType dst = fp8 ? static_cast<aclDataType>(c.dst_type)
+                              : c.given.dst_type ? int_dst(c.dst_type, "dstType") : c.y.t->dtype;
   // The mode.
   DynMode mode = DynMode::kPerToken;
   if (c.given.quant_mode) {
@@ -302,12 +324,21 @@ void dynamic(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, Quan
   }
   bool symmetric = c.given.symmetric ? c.symmetric : c.offset_out.t == nullptr;
   if (c.given.symmetric && !symmetric) core::check_not_null(c.offset_out.t, c.offset_out.name);
-  check_int_y(c.x, c.y, dst, c.given.dst_type ? "dstType" : "yOut's dtype");
   const int32_t hi = dst == ACL_INT8 ? 127 : 7, lo = dst == ACL_INT8 ? -128 : -8;
+  st.qmax = static_cast<float>(hi);
+  if (fp8) {
+    require(symmetric, "dstType %lld (%s) takes the symmetric quantisation only: %s must be %s", ll(c.dst_type),
+            core::dtype_name(dst), c.given.symmetric ? "isSymmetrical" : c.offset_out.name,
+            c.given.symmetric ? "true" : "null");
+    plan_fp8_y(c.x, c.y, dst, st);
+  } else {
+    check_int_y(c.x, c.y, dst, c.given.dst_type ? "dstType" : "yOut's dtype");
+  }
+  const float qmax = st.qmax;
   if (c.given.dst_type_max)
-    require(c.dst_type_max == 0.0 || c.dst_type_max == hi,
-            "dstTypeMax %g applies to the FP8 / HIFLOAT8 destinations; for %s it must be 0 or %d", c.dst_type_max,
-            core::dtype_name(dst), hi);
+    require(c.dst_type_max == 0.0 || c.dst_type_max == qmax,
+            "dstTypeMax %g applies to the HIFLOAT8 destination; for %s it must be 0 or %g", c.dst_type_max,
+            core::dtype_name(dst), static_cast<double>(qmax));
   if (c.smooth.t != nullptr) {
     const aclTensor &s = *c.smooth.t;
     if (c.group.t != nullptr)
@@ -338,7 +369,7 @@ void dynamic(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, Quan
   st.symmetric = symmetric;
   st.lo = lo;
   st.hi = hi;
-  st.y_packed = dst != ACL_INT8;
+  st.y_packed = dst == ACL_INT4 || dst == ACL_INT32;
   st.groups = c.group.t != nullptr ? c.group.t->dims[0] : 0;
   if (c.group.t != nullptr) st.group.step = c.group.t->strides[0];
   plan_rows(st, x, n);
@@ -460,9 +491,12 @@ void block_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, 
   require(x.ndim == 2 || x.ndim == 3, "%s must be [M, N] or [B, M, N], got %s", c.x.name, shape_of(c.x.t).c_str());
   require(c.min_scale >= 0.0, "minScale must be >= 0, got %g", c.min_scale);
   require(c.round_mode == nullptr || std::strcmp(c.round_mode, "rint") == 0,
-          "roundModeOptional must be \"rint\" (or null) for an INT8 yOut, got \"%s\"", c.round_mode);
-  const aclDataType dst = int_dst(c.dst_type, "dstType");
-  require(dst == ACL_INT8, "dstType must be 2 (INT8) here, got %lld", ll(c.dst_type));
+          "roundModeOptional must be \"rint\" (or null) for an INT8 / FLOAT8 yOut, got \"%s\"", c.round_mode);
+  refuse_hifloat8(c.dst_type);
+  const bool fp8 = is_fp8_dst(c.dst_type);  // FLOAT8 (35 / 36) besides INT8
+  const aclDataType dst = fp8 ? static_cast<aclDataType>(c.dst_type) : int_dst(c.dst_type, "dstType");
+  require(dst == ACL_INT8 || fp8, "dstType must be 2 (INT8), 35 (FLOAT8_E5M2) or 36 (FLOAT8_E4M3FN) here, got %lld",
+          ll(c.dst_type));
   if (grouped) {
     require_one_of(c.row_block, {1, 128, 256, 512}, "rowBlockSize");
     require_one_of(c.col_block, {64, 128, 192, 256}, "colBlockSize");
@@ -473,10 +507,13 @@ void block_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, 
   }
   require(c.row_block >= 1, "rowBlockSize must be positive, got %lld", ll(c.row_block));
   require(c.col_block >= 1, "colBlockSize must be positive, got %lld", ll(c.col_block));
+  st.qmax = 127.0f;
+  if (fp8) plan_fp8_y(c.x, c.y, dst, st);
+  else check_int_y(c.x, c.y, dst, "dstType");
   if (c.given.dst_type_max)
-    require(c.dst_type_max == 0.0 || c.dst_type_max == 127.0,
-            "dstTypeMax %g applies to the FP8 / HIFLOAT8 destinations; for INT8 it must be 0 or 127", c.dst_type_max);
-  check_int_y(c.x, c.y, dst, "dstType");
+    require(c.dst_type_max == 0.0 || c.dst_type_max == st.qmax,
+            "dstTypeMax %g applies to the HIFLOAT8 destination; for %s it must be 0 or %g", c.dst_type_max,
+            core::dtype_name(dst), static_cast<double>(st.qmax));
   const int64_t m = x.dims[x.ndim - 2], n = x.dims[x.ndim - 1];
   const int64_t groups = grouped ? c.group.t->dims[0] : 0;
   Shape ss = Shape::of(x);

@@ -30,6 +30,10 @@
 //                e = the first with r < groupIndex[e] (past the last end: E - 1). V1: y's dtype is the
 //                destination; V2: offsetOut given = asymmetric; V3 / V4: isSymmetrical (offsetOut then
 //                required); V4's dstTypeMax must be 0 or M (other maxima are for the FP8 outputs).
+//                V2-V4 dstType 35 / 36 (FLOAT8_E5M2 / E4M3FN): the symmetric formula with M = FP8_MAX (57344 /
+//                448), y = cast(in / scale) half to even, saturating (low_float.h); our reading, the docs give the
+//                INT8 formula only: the asymmetric mode is refused for them (161002 naming isSymmetrical /
+//                offsetOut), yOut any strides; V4's dstTypeMax 0 or FP8_MAX. 34 (HIFLOAT8, no codec): 161002.
 //  kFakeTensor / kFakeChannel  (FakeQuantPerTensorAffineCachemask / PerChannel) PyTorch's
 //                fake_quantize_per_{tensor,channel}_affine_cachemask: q = round(x * (1 / scale)) + zp,
 //                out = (clamp(q, quantMin, quantMax) - zp) * scale, mask = quantMin <= q <= quantMax
@@ -69,8 +73,10 @@
 //                colBlockSize (any positive sizes; the last blocks of a dim may be short): per block
 //                scale = min(max|x| / 127, 1 / minScale) (minScale >= 0; 0: no cap), y = round(x / scale)
 //                (half to even, saturated; scale 0 gives y 0); scaleOut FLOAT [(B,) ceil(M / rowBlockSize),
-//                ceil(N / colBlockSize)]. dstType 2 (INT8) only (34 / 35 / 36: 161002); roundModeOptional null or
-//                "rint" ("round" is documented for HIFLOAT8 only); V2's dstTypeMax 0 or 127.
+//                ceil(N / colBlockSize)]. dstType 2 (INT8), or 35 / 36 (FLOAT8_E5M2 / E4M3FN: 127 becomes FP8_MAX,
+//                57344 / 448, and y = cast(x / scale) half to even, saturating, yOut any strides; the docs name the
+//                FP8 max only as Amax(DType): our reading); 34 (HIFLOAT8, no codec): 161002; roundModeOptional null
+//                or "rint" ("round" is documented for HIFLOAT8 only); V2's dstTypeMax 0 or 127 (FLOAT8: its max).
 //                DequantSituQuant (the row given beta / linearBeta): the same dequantisation (x INT8: weightScale
 //                required, no activationScale; INT32: weightScale and activationScale [1] required, no quant
 //                scale / offset; FLOAT16 / BF16: no weightScale / activationScale / bias), weightScale / bias [2H]
@@ -86,9 +92,10 @@
 //                + g, ceil(N / colBlockSize)] (M / rowBlockSize floored): group i's k-th block row writes scale row
 //                start_i / rowBlockSize + i + k (the documented shape leaves room for every group's short last
 //                block); rows no block writes are set to 0 (our reading: the docs do not say). The docs list only
-//                HIFLOAT8 / FLOAT8 yOut (34 / 35 / 36: 161002 naming dstType here); we compute dstType 2 (INT8) as
-//                DynamicBlockQuant does (scale = min(max|x| / 127, 1 / minScale)). rowBlockSize 1 / 128 / 256 / 512,
-//                colBlockSize 64 / 128 / 192 / 256 (documented); V2's dstTypeMax is for HIFLOAT8: 0 or 127 here.
+//                HIFLOAT8 / FLOAT8 yOut: FLOAT8 (35 / 36) as DynamicBlockQuant computes it, HIFLOAT8 (34) refused
+//                with 161002 naming dstType; we also take dstType 2 (INT8) as DynamicBlockQuant does (scale =
+//                min(max|x| / 127, 1 / minScale)). rowBlockSize 1 / 128 / 256 / 512, colBlockSize 64 / 128 / 192 /
+//                256 (documented); V2's dstTypeMax is for HIFLOAT8: 0 or the destination's max here.
 //  kFlatQuant    (FlatQuant)  x FLOAT16 / BF16 [K, M, N], kroneckerP1 [M, M], kroneckerP2 [N, N] of x's dtype: per k,
 //                x'' = P1 @ x[k] @ P2 (fp32 products and sums), quantScale[k] = max|x''| * clipRatio / 7 (FLOAT [K];
 //                clipRatio in (0, 1]), out = round_half_even(x'' / quantScale[k]) saturated to [-8, 7], INT4 (x's

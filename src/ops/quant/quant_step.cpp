@@ -140,10 +140,10 @@ namespace {
 struct DynParams {
   float scale = 0.0f, offset = 0.0f;
 };
-DynParams dyn_params(bool symmetric, float amax, float mn, float mx, int32_t lo, int32_t hi) {
+DynParams dyn_params(bool symmetric, float amax, float mn, float mx, int32_t lo, int32_t hi, float qmax) {
   DynParams p;
   if (symmetric) {
-    p.scale = amax / static_cast<float>(hi);
+    p.scale = amax / qmax;
   } else {
     p.scale = (mx - mn) / static_cast<float>(hi - lo);
     p.offset = p.scale == 0.0f ? 0.0f : static_cast<float>(hi) - mx / p.scale;
@@ -188,8 +188,10 @@ void QuantStep::token_row(const core::LaunchArgs &a, int64_t r, float *buf) cons
     }
   }
   if (nn == 0) ext[1] = ext[2] = 0.0f;
-  const DynParams p = dyn_params(symmetric, ext[0], ext[1], ext[2], lo, hi);
-  if (token_fast && !y_packed && y.strides[y.nd - 1] == 1) {
+  const DynParams p = dyn_params(symmetric, ext[0], ext[1], ext[2], lo, hi, qmax);
+  if (y_fp8) {
+    store_fp8_row(a, r, xr, &p.scale, std::max<int64_t>(nn, 1));
+  } else if (token_fast && !y_packed && y.strides[y.nd - 1] == 1) {
     token.int8(xr, nn, p.scale, p.offset, reinterpret_cast<int8_t *>(row_ptr(a, y, r)));
   } else {
     for (int64_t j = 0; j < nn; ++j) q[j] = dyn_quant(xr[j], p, symmetric, lo, hi);
@@ -197,6 +199,16 @@ void QuantStep::token_row(const core::LaunchArgs &a, int64_t r, float *buf) cons
   }
   reinterpret_cast<float *>(scale_out.base(a))[r] = p.scale;
   if (offset_out.present) reinterpret_cast<float *>(offset_out.base(a))[r] = p.offset;
+}
+
+void QuantStep::store_fp8_row(const core::LaunchArgs &a, int64_t r, const float *v, const float *scale,
+                              int64_t per_scale) const {
+  uint8_t *yr = reinterpret_cast<uint8_t *>(row_ptr(a, y, r));
+  const int64_t ys = y.strides[y.nd - 1];
+  for (int64_t j = 0; j < n; ++j) {
+    const float s = scale[j / per_scale];
+    yr[j * ys] = s == 0.0f ? 0 : kernels::lf_encode(v[j] / s, y_fmt, kernels::LfRound::kRint, true);
+  }
 }
 
 // DynamicQuant(V2/V3/V4): scales from the data, per token, per tensor or per channel.
@@ -244,10 +256,10 @@ void QuantStep::run_dynamic(const core::LaunchArgs &a, float *buf) const {
   for (int64_t j = 0; j < nparams; ++j) {
     DynParams p;
     if (dyn == DynMode::kPerTensor) {
-      p = dyn_params(symmetric, amax, gmin, gmax, lo, hi);
+      p = dyn_params(symmetric, amax, gmin, gmax, lo, hi, qmax);
     } else {
       const float mx = rows == 0 ? 0.0f : cmax[j], mn = rows == 0 ? 0.0f : cmin[j];
-      p = dyn_params(symmetric, std::fmax(std::fabs(mx), std::fabs(mn)), mn, mx, lo, hi);
+      p = dyn_params(symmetric, std::fmax(std::fabs(mx), std::fabs(mn)), mn, mx, lo, hi, qmax);
     }
     cmax[j] = p.scale;
     cmin[j] = p.offset;
@@ -256,6 +268,10 @@ void QuantStep::run_dynamic(const core::LaunchArgs &a, float *buf) const {
   }
   for (int64_t r = 0; r < rows; ++r) {
     input_row(r);
+    if (y_fp8) {  // symmetric: the scales alone
+      store_fp8_row(a, r, xr, cmax, dyn == DynMode::kPerTensor ? std::max<int64_t>(nn, 1) : 1);
+      continue;
+    }
     for (int64_t j = 0; j < nn; ++j) {
       const int64_t k = dyn == DynMode::kPerTensor ? 0 : j;
       DynParams p;
@@ -529,11 +545,15 @@ int QuantStep::run_block(const core::LaunchArgs &a, float *buf) const {
       const int64_t base = br / per * m, r0 = base + blk.r0, r1 = base + blk.r1;
       std::fill(bmax, bmax + nbc, 0.0f);
       for (int64_t r = r0; r < r1; ++r) block_row_max(a, r, xr, bmax);
-      for (int64_t k = 0; k < nbc; ++k) bmax[k] = std::fmin(bmax[k] / 127.0f, scale_cap);
+      for (int64_t k = 0; k < nbc; ++k) bmax[k] = std::fmin(bmax[k] / qmax, scale_cap);
       kernels::quant_store_floats(bmax, nbc, ACL_FLOAT,
                                   so + scale_out.row_offset(br / per * scale_rows + blk.scale_row) * 4, so_step);
       for (int64_t r = r0; r < r1; ++r) {
         if (r1 - r0 > 1) block_row_max(a, r, xr, nullptr);  // (one row: xr still holds it)
+        if (y_fp8) {
+          store_fp8_row(a, r, xr, bmax, blk_cols);
+          continue;
+        }
         if (token_fast) {  // block by block on the tier's kernel: the same quotient, rounding and saturation
           int8_t *yr = reinterpret_cast<int8_t *>(row_ptr(a, y, r));
           for (int64_t k = 0; k < nbc; ++k)

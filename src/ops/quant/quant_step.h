@@ -10,6 +10,7 @@
 #include "core/executor.h"
 #include "core/tensor.h"
 #include "kernels/matmul/gemm.h"
+#include "kernels/quant/low_float.h"
 #include "kernels/quant/quant_rows.h"
 #include "kernels/quant/quant_token.h"
 #include "ops/quant/quant_phase1.h"
@@ -43,6 +44,11 @@ struct QuantStep final : core::Step {
   bool x_packed = false, y_packed = false;  // INT4 / INT32-of-INT4 nibbles (contiguous)
   kernels::QuantRound round = kernels::QuantRound::kHalfEven;
   int32_t lo = -128, hi = 127;
+  // kDynamic / kBlockQuant's FLOAT8 outputs (dstType 35 / 36): scale = max|in| / qmax (the format's largest
+  // value), y codes lf_encode(in / scale) half to even, saturating; integer outputs: qmax = hi.
+  bool y_fp8 = false;
+  kernels::LowFloat y_fmt = kernels::LowFloat::kE4M3;
+  float qmax = 127.0f;
   bool sqrt_mode = false, symmetric = true, enabled = true;
   QuantAlong along = QuantAlong::kLast;
   int64_t axis_inner = 1, axis_size = 1;  // kRowAxis: coordinate = (r / axis_inner) % axis_size
@@ -83,6 +89,8 @@ struct QuantStep final : core::Step {
   void run_anti(const core::LaunchArgs &a, float *buf) const;
   void run_dynamic(const core::LaunchArgs &a, float *buf) const;
   void token_row(const core::LaunchArgs &a, int64_t r, float *buf) const;
+  // Row r of a FLOAT8 y: the codes of v[j] / scale[j / per_scale] (a scale of 0: code 0).
+  void store_fp8_row(const core::LaunchArgs &a, int64_t r, const float *v, const float *scale, int64_t per_scale) const;
   const char *smooth_row(const core::LaunchArgs &a, int64_t r) const;
   void run_fake(const core::LaunchArgs &a, float *buf) const;
   void run_dequant_bias(const core::LaunchArgs &a, float *buf) const;
