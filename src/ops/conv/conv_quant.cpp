@@ -53,6 +53,11 @@ class QuantConvStep final : public core::Step {
   static void block(void *vctx, int64_t, int64_t i0, int64_t j0, int64_t rows, int64_t cols, const int32_t *acc,
                     int64_t ldacc) {
     const Ctx &c = *static_cast<const Ctx *>(vctx);
+    if (c.pos_stride == 1 && c.ch_stride != 1) {  // channels-first: a channel's pixels are contiguous
+      for (int64_t j = 0; j < cols; ++j)
+        kernels::qmm_epilogue_col(c.e, acc + j, ldacc, j0 + j, rows, c.tile + c.es * (i0 + (j0 + j) * c.ch_stride));
+      return;
+    }
     for (int64_t r = 0; r < rows; ++r)
       kernels::qmm_epilogue_row(c.e, acc + r * ldacc, j0, cols, 1.0f,
                                 c.tile + c.es * ((i0 + r) * c.pos_stride + j0 * c.ch_stride), c.ch_stride);
