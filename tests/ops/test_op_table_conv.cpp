@@ -2807,10 +2807,13 @@ INSTANTIATE_TEST_SUITE_P(Tables, OpTableQuantConvErrors, ::testing::ValuesIn(qua
 // the float64 / exact references above, and bit-equal to QuantConvolution on the logical weight.
 
 const ConvTableCase &plain_quant_case() {
-  for (const ConvTableCase &c : conv_table_cases())
-    if (c.kind == "quant") return *new ConvTableCase(c);  // kept for the process
-  ADD_FAILURE() << "no QuantConvolution row in the conv table";
-  return *new ConvTableCase();
+  static const ConvTableCase plain = [] {  // found once, kept for the process
+    for (const ConvTableCase &c : conv_table_cases())
+      if (c.kind == "quant") return c;
+    ADD_FAILURE() << "no QuantConvolution row in the conv table";
+    return ConvTableCase();
+  }();
+  return plain;
 }
 
 void run_quant_nz(const ConvTableCase &c, QuantProblem &q, bool exact) {

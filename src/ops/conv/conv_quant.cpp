@@ -111,7 +111,7 @@ class QuantConvStep final : public core::Step {
         kernels::qmm_decode_floats(bias.address(args), bias_dt, c_out, bias_stride, c_out, reinterpret_cast<float *>(dst));
       bv = dst;
     }
-    int8_t *colp = reinterpret_cast<int8_t *>(args.get(col));
+    int8_t *colp = in_place ? nullptr : reinterpret_cast<int8_t *>(args.get(col));  // in_place: not booked
     char *sc = args.get(scratch);
     char *bigp = big.ref.address(args), *smallp = small.ref.address(args);
     const int64_t ses = esz(small.dt);
