@@ -23,6 +23,8 @@ Row format (besides the common `header`, `dtypes`, `backward`):
            dynamic or static scale, optional smoothing), then int8_dequant (QuantMatmulDequant)
            sparse4to2: int8_dequant over a 2:4 sparse INT8 weight given as its kept values and
            position codes (Sparse4to2QuantMatmulWeightNz)
+           compress_dequant: int8_dequant over a weight in msModelSlim's compressed form, of which
+           OpsNN reads the stored (uncompressed) form (MatmulCompressDequant)
            sparse_pack: a one-shot function encoding a host INT8 weight into those values and
            codes, malloc'ed for the caller to free (TransSparse4to2Para)
   dtypes   the dtypes of the first operand (x1 / x; encode_param: scale; prepack_weight: the weight)
@@ -40,7 +42,8 @@ SCHEMES = {"int8_dequant": "kInt8Dequant", "weight_antiquant": "kWeightAntiquant
            "float_requant": "kFloatRequant",
            "prepack_weight": "kPrepackWeight", "weight_size": None, "encode_array": None,
            "dynamic_dequant": "kDynamicDequant", "int4_pack": "kInt4Pack", "reduce_sum": "kReduceSum",
-           "sparse4to2": "kSparse4to2", "sparse_pack": None}
+           "sparse4to2": "kSparse4to2", "sparse_pack": None,
+           "compress_dequant": "kCompressDequant"}
 # The roles each scheme needs.
 NEEDS = {"int8_dequant": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"),
          "weight_antiquant": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"),
@@ -50,12 +53,13 @@ NEEDS = {"int8_dequant": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"),
          "dynamic_dequant": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"), "int4_pack": ("kQmmB", "kQmmOut"),
          "reduce_sum": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"),
          "sparse4to2": ("kQmmA", "kQmmB", "kQmmIndex", "kQmmScale", "kQmmPertoken", "kQmmOut"),
-         "sparse_pack": ("dense", "values_out")}
+         "sparse_pack": ("dense", "values_out"),
+         "compress_dequant": ("kQmmA", "kQmmB", "kQmmIndex", "kQmmScale", "kQmmOut")}
 RESULTS = {"int8_dequant": "out's dtype (INT8 / FLOAT16 / BF16)", "float_requant": "INT8", "weight_antiquant": "x's dtype, INT8 when requantised",
            "encode_param": "UINT64 / INT64 words", "prepack_weight": "mmWeightRef in place", "weight_size": "a size",
            "encode_array": "a malloc'ed UINT64 array", "dynamic_dequant": "x's dtype",
            "int4_pack": "INT4 / INT32 (eight INT4)", "reduce_sum": "BF16 / FLOAT16",
-           "sparse4to2": "BF16", "sparse_pack": "malloc'ed values, codes and their storage shapes"}
+           "sparse4to2": "BF16", "compress_dequant": "FLOAT16", "sparse_pack": "malloc'ed values, codes and their storage shapes"}
 # Parameter name -> role: a QmmRole of the tensors (ops/matmul/qmm_phase1.h), or a value attribute.
 ROLES = {"x1": "kQmmA", "x": "kQmmA", "x2": "kQmmB", "weight": "kQmmB", "scale": "kQmmScale",
          "antiquantScale": "kQmmScale", "offset": "kQmmOffset", "antiquantOffsetOptional": "kQmmOffset",
@@ -94,7 +98,9 @@ ROLES = {"x1": "kQmmA", "x": "kQmmA", "x2": "kQmmB", "weight": "kQmmB", "scale":
          "diagonalMatrix": "kQmmDiag", "deqOffset": "kQmmDeqOffset",
          "addOffset": "kQmmOffset", "mulScale": "kQmmScale", "antiquantOffset": "aq_offset_value",
          # Sparse4to2QuantMatmulWeightNz
-         "sparseWeight": "kQmmB", "index": "kQmmIndex", "xScale": "kQmmPertoken", "sparseWeightScale": "kQmmScale"}
+         "sparseWeight": "kQmmB", "index": "kQmmIndex", "xScale": "kQmmPertoken", "sparseWeightScale": "kQmmScale",
+         # MatmulCompressDequant
+         "compressIndex": "kQmmIndex", "offsetW": "kQmmWOffset", "offsetX": "offset_x", "compressInfo": "compress_info"}
 # TransSparse4to2Para (host buffers in, malloc'ed buffers out).
 SPARSE_PACK_ROLES = {"weight": "dense", "shape": "shape", "sparseWeight": "values_out",
                      "sparseWeightDims": "values_dims", "sparseWeightDimsNum": "values_ndims", "index": "codes_out",
@@ -105,7 +111,7 @@ V1_ROLES = dict(ROLES, deqScale="kQmmDeqScale")
 # Roles of the rows with their own harness (tests/ops/test_op_table_qmmx.cpp).
 OWN_HARNESS_ROLES = {"perm0", "out_dtype", "x_quant_mode", "kQmmDiag"}
 NULLABLE = ("offset", "bias", "x1Scale", "x2Offset", "yScale", "x1Offset", "yOffset", "diagonalMatrix", "deqOffset",
-            "deqScale", "addOffset", "mulScale")
+            "deqScale", "addOffset", "mulScale", "offsetW")
 # The harness's argument of each role (QmmArgs).
 ARG = {"kQmmA": "a.a", "kQmmB": "a.b", "kQmmScale": "a.scale", "kQmmOffset": "a.offset",
        "kQmmPertoken": "a.pertoken", "kQmmQScale": "a.qscale", "kQmmQOffset": "a.qoffset", "kQmmBias": "a.bias",
@@ -152,7 +158,7 @@ def resolve(g, table, op):
         raise g.TableError(f"{op.where}: a weight_size row takes a dataType parameter or names its weight_dtype")
     op.input, op.output = op.roles[NEEDS[scheme][0]], op.roles[NEEDS[scheme][-1]]
     op.own_harness = (bool(OWN_HARNESS_ROLES & set(op.roles)) or any(p.name == "yRef" for p in op.params)
-                      or scheme in ("int4_pack", "reduce_sum", "sparse4to2", "sparse_pack") or (scheme == "weight_antiquant" and op.weight_nz))
+                      or scheme in ("int4_pack", "reduce_sum", "sparse4to2", "sparse_pack", "compress_dequant") or (scheme == "weight_antiquant" and op.weight_nz))
     op.results = [RESULTS[scheme]]
 
 

@@ -860,6 +860,62 @@ void sparse4to2_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &
   int8_dequant(b, rule, ct, ov);
 }
 
+// ---- kCompressDequant: the int8 scheme over x2's stored form, W [n, k] read in place (transposed).
+void compress_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
+  const aclTensor *x1 = c.t[kQmmA], *w = c.t[kQmmB], *out = c.t[kQmmOut], *bias = c.t[kQmmBias];
+  const char *const *nm = c.name;
+  core::check_dtype_in(x1, nm[kQmmA], {ACL_INT8});
+  require_rank(x1, nm[kQmmA], 2, 2);
+  core::check_dtype_in(out, nm[kQmmOut], {ACL_FLOAT16});
+  require_rank(out, nm[kQmmOut], 2, 2);
+  const int64_t k = x1->dims[1], n = out->dims[1];
+  core::check_not_null(c.compress_info, "compressInfo");
+  const std::vector<int64_t> &info = c.compress_info->values;
+  if (info.size() != 5)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "compressInfo has %zu values; expected 5 (tilingN, tilingK, k, n, direction)",
+                info.size());
+  if (info[0] < 1 || info[1] < 1 || (info[4] != 0 && info[4] != 1))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "compressInfo is {%lld, %lld, ..., %lld}; the tiles must be >= 1, the direction 0 or 1",
+                ll(info[0]), ll(info[1]), ll(info[4]));
+  if (info[2] != k || info[3] != n)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "compressInfo gives (k, n) = (%lld, %lld); %s has k %lld and %s n %lld",
+                ll(info[2]), ll(info[3]), nm[kQmmA], ll(k), nm[kQmmOut], ll(n));
+  core::check_dtype_in(w, nm[kQmmB], {ACL_INT8});
+  require_rank(w, nm[kQmmB], 1, 1);
+  if (w->dims[0] != n * k || (n * k > 1 && w->strides[0] != 1))
+    throw_error(ACLNN_ERR_PARAM_INVALID,
+                "%s holds %lld values (stride %lld); OpsNN reads only the stored (uncompressed) form, the n * k = %lld "
+                "contiguous values of W [n, k] (msModelSlim's codec is not public)",
+                nm[kQmmB], ll(w->dims[0]), ll(w->strides[0]), ll(n * k));
+  core::check_dtype_in(c.t[kQmmIndex], nm[kQmmIndex], {ACL_INT8});
+  require_rank(c.t[kQmmIndex], nm[kQmmIndex], 1, 1);
+  if (c.t[kQmmWOffset] != nullptr)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s is reserved: pass null", nm[kQmmWOffset]);
+  if (c.offset_x != 0) throw_error(ACLNN_ERR_PARAM_INVALID, "offsetX is %lld; only 0 is supported", ll(c.offset_x));
+  core::check_not_null(c.t[kQmmScale], nm[kQmmScale]);
+  if (bias != nullptr) core::check_dtype_in(bias, nm[kQmmBias], {ACL_INT32});
+  QmmCall ct = c;
+  ct.trans_b = true;
+  aclTensor bias_flat;
+  if (bias != nullptr && bias->ndim == 2 && bias->dims[0] == 1) {  // (1, n): the (n,) view
+    bias_flat = *bias;
+    bias_flat.ndim = 1;
+    bias_flat.dims[0] = bias->dims[1];
+    bias_flat.strides[0] = bias->strides[1];
+    ct.t[kQmmBias] = &bias_flat;
+  }
+  aclTensor dense = *w;  // W [n, k] over x2's buffer, read in place
+  dense.ndim = 2;
+  dense.dims[0] = n;
+  dense.dims[1] = k;
+  dense.strides[0] = k;
+  dense.strides[1] = 1;
+  Int8Override ov;
+  ov.x2_dense = &dense;
+  core::record_choice("qmm:compress_stored_form", nullptr);
+  int8_dequant(b, rule, ct, ov);
+}
+
 }  // namespace
 
 void qmm_phase1(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
@@ -873,6 +929,7 @@ void qmm_phase1(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
     case QmmScheme::kPrepackWeight: return prepack_weight(b, c);
     case QmmScheme::kFloatRequant: return qmm_float_requant(b, c);
     case QmmScheme::kSparse4to2: return sparse4to2_dequant(b, rule, c);
+    case QmmScheme::kCompressDequant: return compress_dequant(b, rule, c);
   }
 }
 

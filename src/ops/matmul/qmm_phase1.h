@@ -122,6 +122,20 @@
 //  frees all four with free() (the public page: "released by the caller"). A group of 4 with more
 //  than 2 non-zeros is 161002.
 //
+// kCompressDequant (aclnnMatmulCompressDequant): the int8 scheme over a weight given "compressed"
+//   out = float(x1 @ W^T + bias) * deqScale[j]                     (FLOAT16, one rounding)
+//  The public pages define the compression only as the output of msModelSlim's weight_compression
+//  tool (a vendor codec whose format is not published; compressIndex and compressInfo are "the
+//  information related to the compression algorithm"). OpsNN's reading, the one we can defend: x2
+//  holds the weight in the codec's stored (uncompressed) form, W [n, k] row-major (the layout of the
+//  page's sample weight before compression, (n, k)), exactly n * k INT8 values (a buffer of another
+//  length is a real codec output: 161002, naming x2); compressIndex INT8 1-D is checked, not read.
+//  compressInfo: 5 values {tilingN, tilingK, k, n, direction} (the sample's {8, 8, k, n, 1}): the
+//  tiles >= 1 and direction 0 / 1 are checked, not used; k must be x1's k and n out's n. x1 INT8
+//  [m, k] (any strides); bias INT32 (n,) / (1, n) or null, added to the int32 product; deqScale
+//  UINT64 / INT64 words with the fp32 scale's bits in the low 32 (the sample's float-as-int32 words;
+//  FLOAT too), (1, n) / (1, 1) (or (n,) / (1,)); offsetW reserved (null), offsetX 0; out FLOAT16 [m, n].
+//
 // Empty tensors (m, n, k or a batch dim of 0) are rejected by every scheme.
 //
 // kFloatRequant (aclnnBatchMatmulQuant): a FLOAT16 matmul re-quantised to INT8
@@ -173,7 +187,8 @@ enum class QmmScheme : uint8_t {
   kDynamicDequant,
   kInt4Pack,
   kReduceSum,
-  kSparse4to2
+  kSparse4to2,
+  kCompressDequant
 };
 
 struct QmmRule {
@@ -200,7 +215,8 @@ enum QmmRole : int {
   kQmmDiag,      // WeightQuantBatchMatmul's diagonalMatrix / deqOffset / deqScale (checked, not read)
   kQmmDeqOffset,
   kQmmDeqScale,
-  kQmmIndex,     // index (Sparse4to2QuantMatmulWeightNz: the 2:4 weight's position codes)
+  kQmmIndex,     // index (Sparse4to2QuantMatmulWeightNz: the 2:4 weight's position codes) / compressIndex
+  kQmmWOffset,   // offsetW (MatmulCompressDequant: reserved, null)
   kQmmOut,       // out / y
   kQmmRoles
 };
@@ -226,6 +242,8 @@ struct QmmCall {
   const char *x_quant_mode = nullptr;  // QuantMatmulDequant's xQuantMode
   const aclIntArray *reduce_dims = nullptr;  // QuantMatmulReduceSumWeightNz's dims / keepDims
   bool keep_dims = false;
+  int64_t offset_x = 0;  // MatmulCompressDequant's offsetX (0 only) and compressInfo
+  const aclIntArray *compress_info = nullptr;
   bool legacy_v1 = false;  // WeightQuantBatchMatmul (V1): mulScale / addOffset, transposes
   float aq_offset_value = 0.0f;  // its float antiquantOffset (antiquantScale: scale_value); not read
   // The tensor roles in prototype order (checks and registration follow it).
