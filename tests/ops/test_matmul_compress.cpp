@@ -1,3 +1,4 @@
+// aclnnMatmulCompress (src/ops/matmul/matmul.ops, key `compress`; ops/matmul/matmul_phase1.h) and
 // aclnnMatmulCompressDequant (src/ops/matmul/quant_matmul.ops, scheme compress_dequant;
 // ops/matmul/qmm_phase1.h): OpsNN reads msModelSlim's stored (uncompressed) form, W [n, k] row-major
 // in the 1-D x2. Checked against a float64 reference written here, out = (x1 @ W^T + bias) *
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "aclnnop/aclnn_matmul_compress.h"
 #include "aclnnop/aclnn_matmul_compress_dequant.h"
 #include "test_util.h"
 
@@ -125,6 +127,79 @@ TEST(MatmulCompressDequant, Errors) {
   EXPECT_TRUE(fails_with(call(x1, w, index, bias, scale, offw, 0, info.a, out), kInvalid, {"offsetW"}));
   EXPECT_TRUE(fails_with(call(x1, w, index, bias, scale, nullptr, 3, info.a, out), kInvalid, {"offsetX"}));
   EXPECT_EQ(call(x1, w, index, nullptr, scale, nullptr, 0, info.a, out), 0) << aclGetRecentErrMsg();
+}
+
+// ---- aclnnMatmulCompress: out = x @ W^T + bias (FLOAT16, FLOAT bias)
+
+void check_float_compress(int64_t m, int64_t k, int64_t n, int bias_form, bool padded) {
+  SCOPED_TRACE("m k n " + std::to_string(m) + " " + std::to_string(k) + " " + std::to_string(n) + " bias " +
+               std::to_string(bias_form));
+  auto x = padded ? padded_view({m, k}, ACL_FLOAT16) : std::make_unique<DeviceTensor>(Dims{m, k}, ACL_FLOAT16);
+  DeviceTensor w({n * k}, ACL_FLOAT16), index({8}, ACL_INT8), out({m, n}, ACL_FLOAT16);
+  std::unique_ptr<DeviceTensor> bias;
+  if (bias_form == 1) bias = std::make_unique<DeviceTensor>(Dims{n}, ACL_FLOAT);
+  if (bias_form == 2) bias = std::make_unique<DeviceTensor>(Dims{1, n}, ACL_FLOAT);
+  x->fill_random(-1, 1);
+  w.fill_random(-1, 1);
+  if (bias) bias->fill_random(-2, 2);
+  const auto vx = x->values(), vw = w.values();
+  const auto vb = bias ? bias->values() : std::vector<double>{};
+  std::vector<double> value, bound;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double acc = bias ? vb[at(j)] : 0.0, mag = bias ? std::fabs(vb[at(j)]) : 0.0;
+      for (int64_t p = 0; p < k; ++p) {
+        acc += vx[at(i * k + p)] * vw[at(j * k + p)];
+        mag += std::fabs(vx[at(i * k + p)] * vw[at(j * k + p)]);
+      }
+      value.push_back(acc);
+      bound.push_back(mag);
+    }
+  ASSERT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **ex) {
+              return aclnnMatmulCompressGetWorkspaceSize(*x, w, bias ? bias->get() : nullptr, index, out, ws, ex);
+            }, aclnnMatmulCompress), 0) << aclGetRecentErrMsg();
+  EXPECT_TRUE(meets_absolute_bound(out, value, bound));
+}
+
+TEST(MatmulCompress, StoredFormMatchesReference) {
+  reseed_for_current_test();
+  int i = 0;
+  for (int bias_form : {0, 1, 2})
+    for (bool padded : {false, true}) {
+      check_float_compress(1 + (i * 5) % 17, 1 + (i * 29) % 130, 1 + (i * 7) % 45, bias_form, padded);
+      ++i;
+    }
+  check_float_compress(48, 200, 64, 1, false);
+}
+
+TEST(MatmulCompress, Errors) {
+  const int64_t m = 3, k = 16, n = 8;
+  DeviceTensor x({m, k}, ACL_FLOAT16), w({n * k}, ACL_FLOAT16), index({4}, ACL_INT8), bias({n}, ACL_FLOAT);
+  DeviceTensor out({m, n}, ACL_FLOAT16), x32({m, k}, ACL_FLOAT), w32({n * k}, ACL_FLOAT), out32({m, n}, ACL_FLOAT);
+  DeviceTensor wshort({n * k - 2}, ACL_FLOAT16), w2d({n, k}, ACL_FLOAT16), idx_u8({4}, ACL_UINT8), idx2d({2, 2}, ACL_INT8);
+  DeviceTensor bias16({n}, ACL_FLOAT16), biasbad({n + 1}, ACL_FLOAT), x3d({1, m, k}, ACL_FLOAT16);
+  auto call = [&](const aclTensor *a, const aclTensor *b, const aclTensor *bi, const aclTensor *idx, aclTensor *o) {
+    uint64_t ws = 0;
+    aclOpExecutor *ex = nullptr;
+    const int rc = aclnnMatmulCompressGetWorkspaceSize(a, b, bi, idx, o, &ws, &ex);
+    if (rc == 0) aclDestroyAclOpExecutor(ex);
+    return rc;
+  };
+  EXPECT_TRUE(fails_with(call(nullptr, w, bias, index, out), kNull, {"x"}));
+  EXPECT_TRUE(fails_with(call(x, nullptr, bias, index, out), kNull, {"weight"}));
+  EXPECT_TRUE(fails_with(call(x, w, bias, nullptr, out), kNull, {"compressIndex"}));
+  EXPECT_TRUE(fails_with(call(x, w, bias, index, nullptr), kNull, {"out"}));
+  EXPECT_TRUE(fails_with(call(x32, w, bias, index, out), kInvalid, {"x", "FLOAT"}));
+  EXPECT_TRUE(fails_with(call(x, w32, bias, index, out), kInvalid, {"weight", "FLOAT"}));
+  EXPECT_TRUE(fails_with(call(x, w, bias, index, out32), kInvalid, {"out", "FLOAT"}));
+  EXPECT_TRUE(fails_with(call(x, w, bias16, index, out), kInvalid, {"bias", "FLOAT16"}));
+  EXPECT_TRUE(fails_with(call(x, w, biasbad, index, out), kInvalid, {"bias"}));
+  EXPECT_TRUE(fails_with(call(x, w, bias, idx_u8, out), kInvalid, {"compressIndex", "UINT8"}));
+  EXPECT_TRUE(fails_with(call(x, w, bias, idx2d, out), kInvalid, {"compressIndex"}));
+  EXPECT_TRUE(fails_with(call(x, wshort, bias, index, out), kInvalid, {"weight", "stored"}));
+  EXPECT_TRUE(fails_with(call(x, w2d, bias, index, out), kInvalid, {"weight"}));
+  EXPECT_TRUE(fails_with(call(x3d, w, bias, index, out), kInvalid, {"x"}));
+  EXPECT_EQ(call(x, w, nullptr, index, out), 0) << aclGetRecentErrMsg();
 }
 
 }  // namespace
