@@ -857,6 +857,7 @@ void sparse4to2_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &
     return std::make_shared<Sparse4to2Dense>(op[kQmmB].slot, *c.t[kQmmB], op[kQmmIndex].slot, *c.t[kQmmIndex], n, k);
   };
   core::record_choice("qmm:sparse4to2_dense_copy", nullptr);  // the igemm plan records its own tile choice
+  b.checks_memory_beyond_views();  // the storage blocks' check above: a cached plan would not repeat it
   int8_dequant(b, rule, ct, ov);
 }
 
