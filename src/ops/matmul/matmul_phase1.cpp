@@ -248,21 +248,7 @@ aclTensor compressed_weight_view(const MatmulCall &c) {
   require_rank(c.cindex, c.cindex_name, 1, 1);
   require_rank(c.a, c.a_name, 2, 2);
   require_rank(c.out, c.out_name, 2, 2);
-  require_rank(c.b, c.b_name, 1, 1);
-  const int64_t k = c.a->dims[1], n = c.out->dims[1];
-  if (c.b->dims[0] != n * k || (n * k > 1 && c.b->strides[0] != 1))
-    throw_error(ACLNN_ERR_PARAM_INVALID,
-                "%s holds %lld values (stride %lld); OpsNN reads only the stored (uncompressed) form, the n * k = %lld "
-                "contiguous values of W [n, k] (msModelSlim's codec is not public)",
-                c.b_name, static_cast<long long>(c.b->dims[0]), static_cast<long long>(c.b->strides[0]),
-                static_cast<long long>(n * k));
-  aclTensor v = *c.b;
-  v.ndim = 2;
-  v.dims[0] = k;
-  v.dims[1] = n;
-  v.strides[0] = 1;
-  v.strides[1] = k;
-  return v;
+  return stored_compressed_weight(c.b, c.b_name, c.out->dims[1], c.a->dims[1]);
 }
 
 }  // namespace

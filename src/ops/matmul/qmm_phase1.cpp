@@ -882,12 +882,7 @@ void compress_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c)
     throw_error(ACLNN_ERR_PARAM_INVALID, "compressInfo gives (k, n) = (%lld, %lld); %s has k %lld and %s n %lld",
                 ll(info[2]), ll(info[3]), nm[kQmmA], ll(k), nm[kQmmOut], ll(n));
   core::check_dtype_in(w, nm[kQmmB], {ACL_INT8});
-  require_rank(w, nm[kQmmB], 1, 1);
-  if (w->dims[0] != n * k || (n * k > 1 && w->strides[0] != 1))
-    throw_error(ACLNN_ERR_PARAM_INVALID,
-                "%s holds %lld values (stride %lld); OpsNN reads only the stored (uncompressed) form, the n * k = %lld "
-                "contiguous values of W [n, k] (msModelSlim's codec is not public)",
-                nm[kQmmB], ll(w->dims[0]), ll(w->strides[0]), ll(n * k));
+  const aclTensor w_t = stored_compressed_weight(w, nm[kQmmB], n, k);  // W^T [k, n]
   core::check_dtype_in(c.t[kQmmIndex], nm[kQmmIndex], {ACL_INT8});
   require_rank(c.t[kQmmIndex], nm[kQmmIndex], 1, 1);
   if (c.t[kQmmWOffset] != nullptr)
@@ -895,8 +890,7 @@ void compress_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c)
   if (c.offset_x != 0) throw_error(ACLNN_ERR_PARAM_INVALID, "offsetX is %lld; only 0 is supported", ll(c.offset_x));
   core::check_not_null(c.t[kQmmScale], nm[kQmmScale]);
   if (bias != nullptr) core::check_dtype_in(bias, nm[kQmmBias], {ACL_INT32});
-  QmmCall ct = c;
-  ct.trans_b = true;
+  QmmCall ct = c;  // x2 = W^T as given (not transposed)
   aclTensor bias_flat;
   if (bias != nullptr && bias->ndim == 2 && bias->dims[0] == 1) {  // (1, n): the (n,) view
     bias_flat = *bias;
@@ -905,14 +899,8 @@ void compress_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c)
     bias_flat.strides[0] = bias->strides[1];
     ct.t[kQmmBias] = &bias_flat;
   }
-  aclTensor dense = *w;  // W [n, k] over x2's buffer, read in place
-  dense.ndim = 2;
-  dense.dims[0] = n;
-  dense.dims[1] = k;
-  dense.strides[0] = k;
-  dense.strides[1] = 1;
   Int8Override ov;
-  ov.x2_dense = &dense;
+  ov.x2_dense = &w_t;
   core::record_choice("qmm:compress_stored_form", nullptr);
   int8_dequant(b, rule, ct, ov);
 }
