@@ -8,12 +8,14 @@
 
 #include "common/error.h"
 #include "core/op_checks.h"
+#include "core/stream_wait_step.h"
 #include "core/verbose.h"
 
 namespace opsnn::ops {
 namespace {
 
-struct SleepStep final : core::Step {
+// A stream wait (core/stream_wait_step.h): always queued for the stream's worker.
+struct SleepStep final : core::StreamWaitStep {
   std::chrono::nanoseconds wait{0};
   int run(const core::LaunchArgs &) const override {
     using Clock = std::chrono::steady_clock;
