@@ -33,10 +33,12 @@ void check_part(const aclTensor *t, const char *name, aclDataType dtype, int64_t
   if (t->ndim != 2 || t->dims[0] != rows || t->dims[1] != cols)
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; expected (%lld, %lld)", name, core::shape_string(*t).c_str(),
                 ll(rows), ll(cols));
-  if (storage_elems(*t) != elems)
+  if (storage_elems(*t) != t->offset + elems)  // the blocks from the view's start to the storage's end
     throw_error(ACLNN_ERR_PARAM_INVALID,
-                "%s's storage shape %s holds %lld elements; the blocks aclnnTransSparse4to2Para makes are %lld",
-                name, core::shape_string(t->storage_dims, t->storage_ndim).c_str(), ll(storage_elems(*t)), ll(elems));
+                "%s's storage shape %s holds %lld elements; the blocks aclnnTransSparse4to2Para makes are %lld "
+                "(after the view's offset %lld)",
+                name, core::shape_string(t->storage_dims, t->storage_ndim).c_str(), ll(storage_elems(*t)), ll(elems),
+                ll(t->offset));
   aclTensor flat = *t;  // the blocks as a flat view, against the allocation
   flat.ndim = 1;
   flat.dims[0] = elems;

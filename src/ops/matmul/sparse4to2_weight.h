@@ -20,7 +20,7 @@
 namespace opsnn::ops {
 
 // Checks sparseWeight (INT8 [n, k_half]) and index (UINT8 [n, ceil(k / 8)]), whose storage must
-// hold exactly the documented blocks (any format), against x's k. Returns n.
+// hold exactly the documented blocks after the view's offset (any format), against x's k. Returns n.
 int64_t check_sparse4to2_weight(const aclTensor *values, const char *values_name, const aclTensor *codes,
                                 const char *codes_name, int64_t k);
 
