@@ -153,14 +153,15 @@ TEST(TransSparse4to2Para, Errors) {
 // ---- aclnnSparse4to2QuantMatmulWeightNz
 
 // The pair as device tensors: sparseWeight INT8 view (n, k_half) over the value blocks, index UINT8
-// view (n, ceil(k / 8)) over the code blocks.
+// view (n, ceil(k / 8)) over the code blocks (codes_blocks: the 4-D view of the blocks themselves).
 struct SparseOperands {
   std::unique_ptr<FractalTensor> values, codes;
-  SparseOperands(const Packed &p, int64_t n, int64_t k, aclFormat format) {
+  SparseOperands(const Packed &p, int64_t n, int64_t k, aclFormat format, bool codes_blocks = false) {
     values = std::make_unique<FractalTensor>(Dims{n, (k + 7) / 8 * 4}, ACL_INT8, format, Dims(p.vdims, p.vdims + 4),
                                              p.velems());
-    codes = std::make_unique<FractalTensor>(Dims{n, (k + 7) / 8}, ACL_UINT8, ACL_FORMAT_ND, Dims(p.cdims, p.cdims + 4),
-                                            p.celems());
+    const Dims cblocks(p.cdims, p.cdims + 4);
+    codes = std::make_unique<FractalTensor>(codes_blocks ? cblocks : Dims{n, (k + 7) / 8}, ACL_UINT8, ACL_FORMAT_ND,
+                                            cblocks, p.celems());
     write(p);
   }
   void write(const Packed &p) {
@@ -171,7 +172,7 @@ struct SparseOperands {
 
 struct MatmulCase {
   int64_t m, k, n;
-  bool bias, padded_x, nz_format;
+  bool bias, padded_x, nz_format, codes_blocks;
 };
 
 struct Reference {
@@ -198,11 +199,12 @@ Reference reference(const DeviceTensor &x, const std::vector<int8_t> &w, const D
 void check_matmul(const MatmulCase &t) {
   const int64_t m = t.m, k = t.k, n = t.n;
   SCOPED_TRACE("m k n " + std::to_string(m) + " " + std::to_string(k) + " " + std::to_string(n) + " bias " +
-               std::to_string(t.bias) + " padded x " + std::to_string(t.padded_x) + " nz " + std::to_string(t.nz_format));
+               std::to_string(t.bias) + " padded x " + std::to_string(t.padded_x) + " nz " + std::to_string(t.nz_format) +
+               " index blocks " + std::to_string(t.codes_blocks));
   const std::vector<int8_t> w = sparse_weight(n, k);
   Packed p;
   ASSERT_EQ(pack(w, n, k, &p), 0) << aclGetRecentErrMsg();
-  SparseOperands sw(p, n, k, t.nz_format ? ACL_FORMAT_FRACTAL_NZ : ACL_FORMAT_ND);
+  SparseOperands sw(p, n, k, t.nz_format ? ACL_FORMAT_FRACTAL_NZ : ACL_FORMAT_ND, t.codes_blocks);
   auto x = t.padded_x ? padded_view({m, k}, ACL_INT8) : std::make_unique<DeviceTensor>(Dims{m, k}, ACL_INT8);
   DeviceTensor xs({m}, ACL_FLOAT), ws({n}, ACL_FLOAT), out({m, n}, ACL_BF16);
   auto bias = t.bias ? std::make_unique<DeviceTensor>(Dims{n}, ACL_BF16) : nullptr;
@@ -224,11 +226,11 @@ TEST(Sparse4to2QuantMatmulWeightNz, MatchesDenseReference) {
   for (bool bias : {true, false})
     for (bool padded : {false, true})
       for (bool nz : {true, false}) {
-        check_matmul({1 + (i * 7) % 19, 1 + (i * 37) % 150, 1 + (i * 11) % 40, bias, padded, nz});
+        check_matmul({1 + (i * 7) % 19, 1 + (i * 37) % 150, 1 + (i * 11) % 40, bias, padded, nz, i % 3 == 0});
         ++i;
       }
-  check_matmul({64, 512, 128, true, false, true});  // the documented sample's shape
-  check_matmul({33, 1000, 70, false, true, false});
+  check_matmul({64, 512, 128, true, false, true, false});  // the documented sample's shape
+  check_matmul({33, 1000, 70, false, true, false, true});
 }
 
 // A repeatable executor decodes once and decodes again after the pair's bytes are rewritten.
@@ -296,6 +298,9 @@ TEST(Sparse4to2QuantMatmulWeightNz, Errors) {
   FractalTensor c8({n, 5}, ACL_INT8, ACL_FORMAT_ND, Dims(p.cdims, p.cdims + 4), p.celems());
   FractalTensor cshape({n, 6}, ACL_UINT8, ACL_FORMAT_ND, Dims(p.cdims, p.cdims + 4), p.celems());
   FractalTensor csmall({n, 5}, ACL_UINT8, ACL_FORMAT_ND, Dims{n, 5}, n * 5);
+  Dims cblocks_bad(p.cdims, p.cdims + 4);
+  cblocks_bad[3] = 4;  // a 4-D view that is not the blocks
+  FractalTensor cblocks({cblocks_bad}, ACL_UINT8, ACL_FORMAT_ND, Dims(p.cdims, p.cdims + 4), p.celems());
   auto call = [&](const aclTensor *a, const aclTensor *v, const aclTensor *c, const aclTensor *s1, const aclTensor *s2,
                   const aclTensor *b, aclTensor *o) {
     uint64_t wsz = 0;
@@ -320,6 +325,7 @@ TEST(Sparse4to2QuantMatmulWeightNz, Errors) {
   EXPECT_TRUE(fails_with(call(x, V, c8, xs, ws, bias, out), kInvalid, {"index", "INT8"}));
   EXPECT_TRUE(fails_with(call(x, V, cshape, xs, ws, bias, out), kInvalid, {"index"}));
   EXPECT_TRUE(fails_with(call(x, V, csmall, xs, ws, bias, out), kInvalid, {"index", "storage"}));
+  EXPECT_TRUE(fails_with(call(x, V, cblocks, xs, ws, bias, out), kInvalid, {"index", "its blocks"}));
   EXPECT_TRUE(fails_with(call(x, V, C, xsbad, ws, bias, out), kInvalid, {"xScale"}));
   EXPECT_TRUE(fails_with(call(x, V, C, xs16, ws, bias, out), kInvalid, {"xScale", "FLOAT16"}));
   EXPECT_TRUE(fails_with(call(x, V, C, xs, wsbad, bias, out), kInvalid, {"sparseWeightScale"}));

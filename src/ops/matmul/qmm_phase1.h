@@ -110,7 +110,8 @@
 // kSparse4to2 (aclnnSparse4to2QuantMatmulWeightNz): the int8 scheme over a 2:4 sparse weight
 //   out = float(x @ W^T) * sparseWeightScale[j] * xScale[i] + biasOptional[j]   (fp32, one rounding)
 //  W the dense INT8 [n, k] that sparseWeight (INT8 [n, k_half], k_half = ceil(k / 8) * 4) and index
-//  (UINT8 [n, ceil(k / 8)]) encode: their storage is the blocks aclnnTransSparse4to2Para returns
+//  (UINT8 [n, ceil(k / 8)], or the 4-D view of its blocks [K1, ceil(n / 16), 16, 8] that an older
+//  public page gave) encode: their storage is the blocks aclnnTransSparse4to2Para returns
 //  (kernels/quant/sparse4to2.h; any format, the storage holding exactly the blocks after the view's
 //  offset). W is decoded at the first launch and kept (ops/matmul/sparse4to2_weight.h), then the int8 GEMM runs as for
 //  QuantMatmulWeightNz's dense copy. x INT8 [m, k] (k <= 65535, any strides), xScale FLOAT (m,),

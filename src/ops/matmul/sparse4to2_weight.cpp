@@ -2,6 +2,7 @@
 // (ops/matmul/sparse4to2_weight.h).
 #include "ops/matmul/sparse4to2_weight.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -23,16 +24,20 @@ int64_t storage_elems(const aclTensor &t) {
   return e;
 }
 
-// One operand of the pair: dtype, 2-D view (rows, cols), storage of exactly `elems` elements
-// inside its allocation.
-void check_part(const aclTensor *t, const char *name, aclDataType dtype, int64_t rows, int64_t cols, int64_t elems) {
+// One operand of the pair: dtype, 2-D view (rows, cols) (or, with `blocks`, the 4-D view of the blocks
+// themselves), storage of exactly `elems` elements after the view's offset, inside its allocation.
+void check_part(const aclTensor *t, const char *name, aclDataType dtype, int64_t rows, int64_t cols, int64_t elems,
+                const int64_t *blocks = nullptr) {
   core::check_not_null(t, name);
   if (t->dtype != dtype)
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s; expected %s", name, core::dtype_name(t->dtype),
                 core::dtype_name(dtype));
-  if (t->ndim != 2 || t->dims[0] != rows || t->dims[1] != cols)
-    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; expected (%lld, %lld)", name, core::shape_string(*t).c_str(),
-                ll(rows), ll(cols));
+  const bool as_blocks = blocks != nullptr && t->ndim == 4 && std::equal(blocks, blocks + 4, t->dims);
+  if (!as_blocks && (t->ndim != 2 || t->dims[0] != rows || t->dims[1] != cols))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; expected (%lld, %lld)%s", name, core::shape_string(*t).c_str(),
+                ll(rows), ll(cols),
+                blocks == nullptr ? ""
+                                  : (" or its blocks " + core::shape_string(blocks, 4)).c_str());
   if (storage_elems(*t) != t->offset + elems)  // the blocks from the view's start to the storage's end
     throw_error(ACLNN_ERR_PARAM_INVALID,
                 "%s's storage shape %s holds %lld elements; the blocks aclnnTransSparse4to2Para makes are %lld "
@@ -102,7 +107,9 @@ int64_t check_sparse4to2_weight(const aclTensor *values, const char *values_name
   d.n = values->ndim == 2 ? values->dims[0] : 0;
   d.k = k;
   check_part(values, values_name, ACL_INT8, d.n, d.k_half(), d.value_bytes());
-  check_part(codes, codes_name, ACL_UINT8, d.n, (k + 7) / 8, d.code_bytes());
+  // index: (n, ceil(k / 8)), or the 4-D view of its blocks an older page described.
+  const int64_t blocks[4] = {d.k_blocks(), d.n_blocks(), 16, 8};
+  check_part(codes, codes_name, ACL_UINT8, d.n, (k + 7) / 8, d.code_bytes(), blocks);
   return d.n;
 }
 
