@@ -284,9 +284,9 @@ int launch_executor_impl(const char *api, void *workspace, uint64_t workspace_si
 
   // An idle stream may run it right here (rt::enqueue_task, OPSNN_LAUNCH_INLINE).
   // A stream wait (aclnnSleep) is always queued: the stream waits, not the launching thread.
-  const rt::InlineRule rule = ex->small && only_stream_waits(*ex) ? rt::InlineRule::kNever
-                              : ex->small                          ? rt::InlineRule::kIfIdle
-                                                                   : rt::InlineRule::kIfIdleAndLast;
+  const rt::InlineRule rule = ex->stream_wait ? rt::InlineRule::kNever
+                              : ex->small     ? rt::InlineRule::kIfIdle
+                                              : rt::InlineRule::kIfIdleAndLast;
   if (rt::enqueue_task(stream, task, rule) != ACL_SUCCESS) {
     // The queue refused the work (bad stream): nothing was consumed (the task, dropped with the
     // refused work, has returned its executor reference).

@@ -77,6 +77,9 @@ struct aclOpExecutor {
   // At most kSmallLaunchBytes of tensors and workspace (phase 1 sets it): handing such a launch
   // to a stream's worker costs more than running it, so it may run inline on any idle stream.
   bool small = false;
+  // Every step is a wait the stream does (aclnnSleep; core/stream_wait_step.h, set by phase 1): the
+  // launch is always queued for the stream's worker, never run inline on the launching thread.
+  bool stream_wait = false;
   // False when the steps refer to the caller's objects (a descriptor rewritten at launch): the
   // plan is then tied to this call and the plan cache does not keep it.
   bool plan_cacheable = true;

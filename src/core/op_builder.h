@@ -19,6 +19,7 @@
 #include "core/executor.h"
 #include "core/op_checks.h"
 #include "core/plan_cache.h"
+#include "core/stream_wait_step.h"
 #include "core/verbose.h"
 #include "runtime/profiler.h"
 
@@ -137,6 +138,7 @@ int phase1(const char *api, uint64_t *workspace_size, aclOpExecutor **executor, 
     if (ex->workspace_size > 0) ex->workspace_size = (ex->workspace_size + 63) / 64 * 64 + kWorkspaceSlack;
     *workspace_size = ex->workspace_size;
     ex->small = is_small_launch(*ex);
+    ex->stream_wait = only_stream_waits(*ex);
     verbose.done();
     if (profiling) record_phase1(*ex, t0, 0);
     *executor = register_executor(ex.release());  // the client gets a handle, not the address

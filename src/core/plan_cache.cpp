@@ -48,6 +48,7 @@ void copy_plan(const aclOpExecutor &from, aclOpExecutor *to) {
   to->workspace = from.workspace;
   to->workspace_size = from.workspace_size;
   to->small = from.small;
+  to->stream_wait = from.stream_wait;
   to->plan_cacheable = from.plan_cacheable;
   to->trace = from.trace;
 }
