@@ -114,6 +114,7 @@
 #include <aclnnop/aclnn_leaky_relu.h>
 #include <aclnnop/aclnn_masked_fill_scalar.h>
 #include <aclnnop/aclnn_matmul.h>
+#include <aclnnop/aclnn_matmul_compress.h>
 #include <aclnnop/aclnn_max_dim.h>
 #include <aclnnop/aclnn_max_pool2d_with_indices.h>
 #include <aclnnop/aclnn_maximum.h>
@@ -138,6 +139,7 @@
 #include <aclnnop/aclnn_rms_norm_dynamic_mx_quant.h>
 #include <aclnnop/aclnn_rotate_quant.h>
 #include <aclnnop/aclnn_situ_mx_quant.h>
+#include <aclnnop/aclnn_sparse4to2quant_matmul_weight_nz.h>
 #include <aclnnop/aclnn_swiglu_group_quant.h>
 #include <aclnnop/aclnn_swiglu_mx_quant.h>
 #include <aclnnop/aclnn_top_k_top_p_sample.h>
@@ -1784,6 +1786,21 @@ aclnnStatus op_rms_norm_mx_quant(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase
             c.T(s), c.T(rstd));
 }
 
+// MatmulCompress reads the stored (uncompressed) weight, 1-D of n * k; Sparse4to2's weight blocks must
+// fill their storage exactly (the fuzzer's storage flags reach that) and the index codes are any bytes.
+aclnnStatus op_matmul_compress(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor(ACL_FLOAT16, 2), w = c.tensor(ACL_FLOAT16, 1), bias = c.tensor(F, 1), idx = c.tensor(ACL_INT8, 1);
+  int out = c.tensor(ACL_FLOAT16, 2);
+  c.materialize();
+  return P1(MatmulCompress, c.T(x), c.T(w), c.T(bias), c.T(idx), c.T(out));
+}
+aclnnStatus op_sparse4to2_qmm(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor(ACL_INT8, 2), w = c.tensor(ACL_INT8, 2), idx = c.tensor(ACL_UINT8, 2), xs = c.tensor(F, 1);
+  int wsc = c.tensor(F, 1), bias = c.tensor(ACL_BF16, 1), out = c.tensor(ACL_BF16, 2);
+  c.materialize();
+  return P1(Sparse4to2QuantMatmulWeightNz, c.T(x), c.T(w), c.T(idx), c.T(xs), c.T(wsc), c.T(bias), c.T(out));
+}
+
 const OpFn kOps[] = {op_exp,      op_inplace_exp, op_gelu_v2,   op_softplus,       op_add,
                      op_inplace_add, op_mul,      op_divs,      op_divmod,         op_eq,
                      op_maximum,  op_remainder,   op_pow,       op_cast,           op_copy,
@@ -1812,7 +1829,8 @@ const OpFn kOps[] = {op_exp,      op_inplace_exp, op_gelu_v2,   op_softplus,    
                      op_top_k_top_p_sample, op_inplace_quant_scatter, op_advance_step_v2,
                      op_grouped_dynamic_block_quant, op_rotate_quant, op_swiglu_group_quant,
                      op_dynamic_mx_quant, op_anti_mx_quant, op_grouped_quant_max,
-                     op_swiglu_mx_quant, op_situ_mx_quant, op_rms_norm_mx_quant};
+                     op_swiglu_mx_quant, op_situ_mx_quant, op_rms_norm_mx_quant,
+                     op_matmul_compress, op_sparse4to2_qmm};
 constexpr int kNumOps = sizeof(kOps) / sizeof(kOps[0]);
 
 void launch(Ctx &c, Phase2 p2, aclOpExecutor *ex, uint64_t ws, uint8_t mode) {

@@ -36,7 +36,7 @@ OPS = ["exp", "inplace_exp", "gelu_v2", "softplus", "add", "inplace_add", "mul",
        "swiglu_group", "swiglu_group_grad", "dynamic_block_quant", "rms_norm_grad_quant",
        "top_k_top_p_sample", "inplace_quant_scatter", "advance_step_v2", "grouped_dynamic_block_quant",
        "rotate_quant", "swiglu_group_quant", "dynamic_mx_quant", "anti_mx_quant", "grouped_quant_max",
-       "swiglu_mx_quant", "situ_mx_quant", "rms_norm_mx_quant"]  # kOps, same order
+       "swiglu_mx_quant", "situ_mx_quant", "rms_norm_mx_quant", "matmul_compress", "sparse4to2_qmm"]  # kOps, same order
 
 
 def dt(name):
@@ -392,6 +392,10 @@ def seeds():
     yield "rms_norm_mx_quant", seed("rms_norm_mx_quant", mx, T([0, 0xE8], "BF16"), T([0xE8], "BF16"), NULL_T, DEFAULT,
                                     I(0), bytes([7]), bytes([dt("FLOAT8_E4M3FN")]), B(True),
                                     T([0, 0xE8], "FLOAT8_E4M3FN"), T([0, 1, 2], "FLOAT8_E8M0"), T([0, 1]))
+    # MatmulCompress: x FLOAT16 [2, 4] @ the stored W [2, 4] as 8 values, bias FLOAT [2], compressIndex INT8 [4]
+    cm = (2, 4, 8, 1)
+    yield "matmul_compress", seed("matmul_compress", cm, T([0, 1], "FLOAT16"), T([2], "FLOAT16"), T([0]),
+                                  T([1], "INT8"), T([0, 0], "FLOAT16"))
     # x [2, 1] in groups ends [0, 1, 2] (mode bit 4: INT64 buffers hold 0, 1, 2); scale / amax [3] (pool dim 3)
     gm = (2, 1, 3, 1)
     yield "grouped_quant_max", seed("grouped_quant_max", gm, T([0, 1]), T([2]), T([2]), bytes([4]), DEFAULT,
