@@ -165,6 +165,7 @@
 #include <aclnnop/aclnn_softmax_cross_entropy_with_logits.h>
 #include <aclnnop/aclnn_softplus.h>
 #include <aclnnop/aclnn_sort.h>
+#include <aclnnop/aclnn_sum.h>
 #include <aclnnop/aclnn_swi_glu.h>
 #include <aclnnop/aclnn_swi_glu_quant_v2.h>
 
@@ -1801,6 +1802,13 @@ aclnnStatus op_sparse4to2_qmm(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *
   return P1(Sparse4to2QuantMatmulWeightNz, c.T(x), c.T(w), c.T(idx), c.T(xs), c.T(wsc), c.T(bias), c.T(out));
 }
 
+// aclnnSum: a list of 0..4 tensors (broadcast to out) added in list order.
+aclnnStatus op_sum_list(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int l = c.tensor_list(F, 2), o = c.tensor(F, 2);
+  c.materialize();
+  return P1(Sum, c.TL(l), c.T(o));
+}
+
 const OpFn kOps[] = {op_exp,      op_inplace_exp, op_gelu_v2,   op_softplus,       op_add,
                      op_inplace_add, op_mul,      op_divs,      op_divmod,         op_eq,
                      op_maximum,  op_remainder,   op_pow,       op_cast,           op_copy,
@@ -1830,7 +1838,7 @@ const OpFn kOps[] = {op_exp,      op_inplace_exp, op_gelu_v2,   op_softplus,    
                      op_grouped_dynamic_block_quant, op_rotate_quant, op_swiglu_group_quant,
                      op_dynamic_mx_quant, op_anti_mx_quant, op_grouped_quant_max,
                      op_swiglu_mx_quant, op_situ_mx_quant, op_rms_norm_mx_quant,
-                     op_matmul_compress, op_sparse4to2_qmm};
+                     op_matmul_compress, op_sparse4to2_qmm, op_sum_list};
 constexpr int kNumOps = sizeof(kOps) / sizeof(kOps[0]);
 
 void launch(Ctx &c, Phase2 p2, aclOpExecutor *ex, uint64_t ws, uint8_t mode) {

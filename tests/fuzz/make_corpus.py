@@ -36,7 +36,7 @@ OPS = ["exp", "inplace_exp", "gelu_v2", "softplus", "add", "inplace_add", "mul",
        "swiglu_group", "swiglu_group_grad", "dynamic_block_quant", "rms_norm_grad_quant",
        "top_k_top_p_sample", "inplace_quant_scatter", "advance_step_v2", "grouped_dynamic_block_quant",
        "rotate_quant", "swiglu_group_quant", "dynamic_mx_quant", "anti_mx_quant", "grouped_quant_max",
-       "swiglu_mx_quant", "situ_mx_quant", "rms_norm_mx_quant", "matmul_compress", "sparse4to2_qmm"]  # kOps, same order
+       "swiglu_mx_quant", "situ_mx_quant", "rms_norm_mx_quant", "matmul_compress", "sparse4to2_qmm", "sum_list"]  # kOps, same order
 
 
 def dt(name):
@@ -271,6 +271,8 @@ def seeds():
     yield "foreach_addcmul", seed("foreach_addcmul", f, two(), two(), two(), T([2]), two())
     yield "foreach_lerp", seed("foreach_lerp", f, two(), two(), two(), two())
     yield "foreach_exp_device", seed("foreach_exp", f, two(), two(), mode=4)
+    yield "sum_list", seed("sum_list", f, L(T([0, 1]), T([1]), T([3, 1], None, STRIDED)), T([0, 1]))
+    yield "sum_list_int_broadcast", seed("sum_list", f, L(T([0, 1], "INT32"), T([1], "INT32")), T([0, 1], "INT32"))
     yield "foreach_exp_empty_list", seed("foreach_exp", f, L(), L())
     yield "foreach_pow_scalar_tensor", seed("foreach_pow_scalar_tensor", f, S(2), two(), two())
     yield "foreach_norm", seed("foreach_norm", f, two(), S(2), L(T([]), T([])))
