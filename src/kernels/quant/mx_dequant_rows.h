@@ -1,0 +1,33 @@
+// Block-scaled low-float matrices decoded to fp32 rows for the GEMM engine (the MX matmuls,
+// ops/matmul/mxmm_phase1.h): element (r, kk) of matrix b, read in plain strides or in FRACTAL_NZ blocks
+// (core/fractal_layout.h), times the FLOAT8_E8M0 scale of its block of 32 along kk and, optionally, a FLOAT
+// level-0 scale per l0_group along kk. Each value is decode(code) * 2^(scale - 127) in fp32 (exact but for
+// over- / underflow), then times the level-0 scale (one rounding).
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/quant/low_float.h"
+
+namespace opsnn::kernels {
+
+struct MxDequantDesc {
+  LowFloat fmt = LowFloat::kE4M3;
+  int64_t batch = 1, rows = 0, k = 0;
+  // Codes (elements; FLOAT4: nibbles) from the base: plain b * batch_stride + r * row_stride + kk * k_stride;
+  // nz: matrix b at b * batch_stride, stored as [rows, k] (nz_rows_major) or [k, rows] in blocks of 16 stored
+  // rows x nz_c0 (fractal_nz_offset with nz_r16, the stored rows rounded up to 16).
+  int64_t batch_stride = 0, row_stride = 0, k_stride = 1;
+  bool nz = false, nz_rows_major = true;
+  int64_t nz_r16 = 16, nz_c0 = 32;
+  // E8M0 code of block j of row r (bytes): b * s_batch + r * s_row + (j / 2) * s_pair + (j % 2) * s_half.
+  int64_t s_batch = 0, s_row = 0, s_pair = 0, s_half = 1;
+  // Level-0 FLOAT scale of group g of row r (elements; l0 null: none): r * l0_row + g * l0_grp.
+  int64_t l0_group = 512, l0_row = 0, l0_grp = 0;
+  int64_t tasks = 1;  // ranges of the batch * rows rows
+};
+
+// out: contiguous fp32 [batch, rows, k].
+void mx_dequant_rows(const MxDequantDesc &d, const uint8_t *codes, const uint8_t *scales, const float *l0, float *out);
+
+}  // namespace opsnn::kernels
