@@ -68,6 +68,22 @@ int phase1_status(const MxmmTableCase &c, const MxmmArgs &a) {
   return c.phase1(a, &ws, &ex);
 }
 
+// An edit of a valid call that phase 1 must refuse with `code`, the message containing `needle`.
+struct BadCase {
+  int code;
+  const char *needle;
+  std::function<void(MxmmArgs &)> edit;
+};
+
+void expect_refused(const MxmmTableCase &c, const std::function<MxmmArgs()> &valid, const std::vector<BadCase> &bad) {
+  ASSERT_EQ(run(c, valid()), 0) << aclGetRecentErrMsg();
+  for (const BadCase &b : bad) {
+    MxmmArgs a = valid();
+    b.edit(a);
+    EXPECT_TRUE(fails_with(phase1_status(c, a), b.code, {b.needle})) << b.needle;
+  }
+}
+
 using Shape = std::vector<int64_t>;
 using Dev = std::unique_ptr<DeviceTensor>;
 constexpr int64_t kGroupSize = (int64_t{1} << 32) | (int64_t{1} << 16) | 32;
@@ -153,6 +169,7 @@ double gelu(double x, bool erf_form) {
 struct ActQuantCase {
   aclDataType adt, bdt;
   bool trans_a, trans_b, nz, batched, padded;
+  bool b_shared;  // batched x1 with a 2-D x2 (and x2Scale) shared by every batch
   int bias;  // 0 none, 1 (n,), 2 (batch, 1, n)
   bool erf_form;
   mxref::Config cf;
@@ -169,12 +186,13 @@ void run_act_quant(const ActQuantCase &k, int64_t m, int64_t kk, int64_t n) {
   };
   // x1 view [B.., m, k] / [B.., k, m]; x2 view [B.., k, n] / [B.., n, k]
   Codes x1 = random_codes(with(k.trans_a ? Shape{kk, m} : Shape{m, kk}), k.adt, k.padded);
-  const Shape x2view = with(k.trans_b ? Shape{n, kk} : Shape{kk, n});
+  auto with2 = [&](Shape tail) { return k.b_shared ? tail : with(tail); };
+  const Shape x2view = with2(k.trans_b ? Shape{n, kk} : Shape{kk, n});
   Codes x2 = random_codes(x2view, k.bdt, false);
   std::unique_ptr<FractalTensor> x2nz;
   if (k.nz) x2nz = nz_codes(x2view, k.bdt, x2.v);
   Codes s1 = random_codes(with(k.trans_a ? Shape{pairs, m, 2} : Shape{m, pairs, 2}), ACL_FLOAT8_E8M0, k.padded, 118, 130);
-  Codes s2 = random_codes(with(k.trans_b ? Shape{n, pairs, 2} : Shape{pairs, n, 2}), ACL_FLOAT8_E8M0, false, 118, 130);
+  Codes s2 = random_codes(with2(k.trans_b ? Shape{n, pairs, 2} : Shape{pairs, n, 2}), ACL_FLOAT8_E8M0, false, 118, 130);
   Dev bias;
   std::vector<double> bv;
   if (k.bias) {
@@ -212,9 +230,10 @@ void run_act_quant(const ActQuantCase &k, int64_t m, int64_t kk, int64_t n) {
         for (int64_t p = 0; p < kk; ++p) {
           const int64_t blk = p / 32, sp = blk / 2, sh = blk % 2;
           const size_t ia = k.trans_a ? ((b * kk + p) * m + i) : ((b * m + i) * kk + p);
-          const size_t ib = k.trans_b ? ((b * n + j) * kk + p) : ((b * kk + p) * n + j);
+          const int64_t b2 = k.b_shared ? 0 : b;
+          const size_t ib = k.trans_b ? ((b2 * n + j) * kk + p) : ((b2 * kk + p) * n + j);
           const size_t isa = k.trans_a ? (((b * pairs + sp) * m + i) * 2 + sh) : (((b * m + i) * pairs + sp) * 2 + sh);
-          const size_t isb = k.trans_b ? (((b * n + j) * pairs + sp) * 2 + sh) : (((b * pairs + sp) * n + j) * 2 + sh);
+          const size_t isb = k.trans_b ? (((b2 * n + j) * pairs + sp) * 2 + sh) : (((b2 * pairs + sp) * n + j) * 2 + sh);
           const double t = lfref::value(fa, x1.v[ia]) * e8m0(s1.v[isa]) * lfref::value(fb, x2.v[ib]) * e8m0(s2.v[isb]);
           sum += t;
           mag += std::fabs(t);
@@ -273,6 +292,7 @@ TEST(OpTableMxmm, ActQuantEveryDtypeLayoutAndModeAgainstFloat64) {
     k.trans_b = (it / 3) % 2;
     k.nz = (it / 6) % 2;
     k.batched = g() % 3 == 0;
+    k.b_shared = k.batched && g() % 2;
     k.padded = !fp4 && g() % 2;
     k.bias = static_cast<int>(g() % (k.batched ? 3 : 2));
     k.erf_form = g() % 2;
@@ -288,7 +308,7 @@ TEST(OpTableMxmm, ActQuantEveryDtypeLayoutAndModeAgainstFloat64) {
     if (fp4) kk += kk % 2, n += n % 2;
     SCOPED_TRACE(testing::Message() << "case " << it << " x1 " << k.adt << " m " << m << " k " << kk << " n " << n
                                     << " transA " << k.trans_a << " transB " << k.trans_b << " nz " << k.nz << " batch "
-                                    << k.batched << " bias " << k.bias << " alg " << k.cf.alg << " dtm " << k.cf.dtm);
+                                    << k.batched << " shared x2 " << k.b_shared << " bias " << k.bias << " alg " << k.cf.alg << " dtm " << k.cf.dtm);
     run_act_quant(k, m, kk, n);
   }
 }
@@ -316,19 +336,13 @@ struct ActQuantProblem {
 TEST(OpTableMxmm, ActQuantErrorsNameTheArgument) {
   const MxmmTableCase &c = find_case("QuantMatmulActivationQuantWeightNz");
   ActQuantProblem p;
-  ASSERT_EQ(run(c, p.args()), 0) << aclGetRecentErrMsg();
-  struct Bad {
-    int code;
-    const char *needle;
-    std::function<void(MxmmArgs &)> edit;
-  };
   DeviceTensor f16({4, 64}, ACL_FLOAT16), e5({64, 32}, ACL_FLOAT8_E5M2), y5({4, 32}, ACL_FLOAT8_E5M2),
       badk({60, 32}, ACL_FLOAT8_E4M3FN), s1bad({4, 2, 2}, ACL_FLOAT8_E8M0), s2f({1, 32, 2}, ACL_FLOAT),
       biasbad({31}, ACL_FLOAT), biasf16({32}, ACL_FLOAT16), ybad({4, 30}, ACL_FLOAT8_E4M3FN),
       ysbad({4, 2, 2}, ACL_FLOAT8_E8M0), empty({0, 64}, ACL_FLOAT8_E4M3FN), x1t({64, 4}, ACL_FLOAT4_E2M1),
       s1t({1, 4, 2}, ACL_FLOAT8_E8M0), k1({4, 1}, ACL_FLOAT8_E4M3FN), x2k1({1, 32}, ACL_FLOAT8_E4M3FN);
   auto ystrided = std::make_unique<DeviceTensor>(Shape{4, 32}, ACL_FLOAT8_E4M3FN, Shape{64, 1}, 0);
-  const std::vector<Bad> bad = {
+  const std::vector<BadCase> bad = {
       {ACLNN_ERR_PARAM_NULLPTR, "x1", [](MxmmArgs &a) { a.a = nullptr; }},
       {ACLNN_ERR_PARAM_NULLPTR, "x2Scale", [](MxmmArgs &a) { a.b_scale = nullptr; }},
       {ACLNN_ERR_PARAM_NULLPTR, "x1ScaleOptional", [](MxmmArgs &a) { a.a_scale = nullptr; }},
@@ -357,11 +371,7 @@ TEST(OpTableMxmm, ActQuantErrorsNameTheArgument) {
       {ACLNN_ERR_PARAM_INVALID, "k = 1", [&](MxmmArgs &a) { a.a = k1; a.b = x2k1; }},
       {ACLNN_ERR_PARAM_INVALID, "transposeX1", [&](MxmmArgs &a) { a.a = x1t; a.trans_a = true; a.a_scale = s1t; }},
   };
-  for (const Bad &b : bad) {
-    MxmmArgs a = p.args();
-    b.edit(a);
-    EXPECT_TRUE(fails_with(phase1_status(c, a), b.code, {b.needle})) << b.needle;
-  }
+  expect_refused(c, [&] { return p.args(); }, bad);
 }
 
 // ---- DualLevelQuantMatmulWeightNz ----
@@ -450,13 +460,7 @@ TEST(OpTableMxmm, DualLevelErrorsNameTheArgument) {
     a.y = out;
     return a;
   };
-  ASSERT_EQ(run(c, args()), 0) << aclGetRecentErrMsg();
-  struct Bad {
-    int code;
-    const char *needle;
-    std::function<void(MxmmArgs &)> edit;
-  };
-  const std::vector<Bad> bad = {
+  const std::vector<BadCase> bad = {
       {ACLNN_ERR_PARAM_NULLPTR, "x2", [](MxmmArgs &a) { a.b = nullptr; }},
       {ACLNN_ERR_PARAM_NULLPTR, "x1Level0Scale", [](MxmmArgs &a) { a.a_l0 = nullptr; }},
       {ACLNN_ERR_PARAM_NULLPTR, "x2Level1Scale", [](MxmmArgs &a) { a.b_scale = nullptr; }},
@@ -473,11 +477,7 @@ TEST(OpTableMxmm, DualLevelErrorsNameTheArgument) {
       {ACLNN_ERR_PARAM_INVALID, "level0GroupSize", [](MxmmArgs &a) { a.level0_group = 256; }},
       {ACLNN_ERR_PARAM_INVALID, "level1GroupSize", [](MxmmArgs &a) { a.level1_group = 64; }},
   };
-  for (const Bad &b : bad) {
-    MxmmArgs a = args();
-    b.edit(a);
-    EXPECT_TRUE(fails_with(phase1_status(c, a), b.code, {b.needle})) << b.needle;
-  }
+  expect_refused(c, args, bad);
 }
 
 // ---- MatmulEmuSplitWeight ----
@@ -540,13 +540,7 @@ TEST(OpTableMxmm, EmuSplitErrorsNameTheArgument) {
     a.y = y;
     return a;
   };
-  ASSERT_EQ(run(c, args()), 0) << aclGetRecentErrMsg();
-  struct Bad {
-    int code;
-    const char *needle;
-    std::function<void(MxmmArgs &)> edit;
-  };
-  const std::vector<Bad> bad = {
+  const std::vector<BadCase> bad = {
       {ACLNN_ERR_PARAM_NULLPTR, "x", [](MxmmArgs &a) { a.a = nullptr; }},
       {ACLNN_ERR_PARAM_NULLPTR, "wHigh", [](MxmmArgs &a) { a.b = nullptr; }},
       {ACLNN_ERR_PARAM_NULLPTR, "wLow", [](MxmmArgs &a) { a.b_low = nullptr; }},
@@ -562,11 +556,7 @@ TEST(OpTableMxmm, EmuSplitErrorsNameTheArgument) {
       {ACLNN_ERR_PARAM_INVALID, "wLowScale", [](MxmmArgs &a) { a.low_scale = NAN; }},
       {ACLNN_ERR_PARAM_INVALID, "yDtype", [](MxmmArgs &a) { a.y_dtype = 1; }},
   };
-  for (const Bad &b : bad) {
-    MxmmArgs a = args();
-    b.edit(a);
-    EXPECT_TRUE(fails_with(phase1_status(c, a), b.code, {b.needle})) << b.needle;
-  }
+  expect_refused(c, args, bad);
 }
 
 }  // namespace

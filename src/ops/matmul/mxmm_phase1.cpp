@@ -106,6 +106,21 @@ int64_t tasks_for(int64_t rows) { return std::max<int64_t>(1, std::min<int64_t>(
 struct DequantSlots {
   int codes[2], scales[2], l0[2] = {-1, -1};
 };
+// The inputs registered in prototype order: x1, x2, (level0: the level-0 scales,) the block scales, bias.
+DequantSlots register_inputs(core::OpBuilder &b, const MxmmCall &c, bool level0, int *bias_slot) {
+  DequantSlots s;
+  s.codes[0] = b.input(c.a.t);
+  s.codes[1] = b.input(c.b.t);
+  if (level0) {
+    s.l0[0] = b.input(c.a_l0.t);
+    s.l0[1] = b.input(c.b_l0.t);
+  }
+  s.scales[0] = b.input(c.a_scale.t);
+  s.scales[1] = b.input(c.b_scale.t);
+  *bias_slot = b.input(c.bias.t);
+  return s;
+}
+
 MxmmDequantStep &record_dequant(core::OpBuilder &b, const NamedTensor (&codes)[2], const DequantSlots &s,
                                 kernels::MxDequantDesc (&desc)[2]) {
   auto &st = b.add_step<MxmmDequantStep>();
@@ -221,12 +236,8 @@ void act_quant(core::OpBuilder &b, const MxmmRule &rule, const MxmmCall &c) {
   check_mx_last_dim_outputs(res_named, adt, c.y, c.y_scale);
   core::check_outputs_apart<NamedTensor>({&c.y, &c.y_scale}, {&c.a, &c.b, &c.a_scale, &c.b_scale, &c.bias, &c.y, &c.y_scale});
 
-  DequantSlots s;
-  s.codes[0] = b.input(c.a.t);
-  s.codes[1] = b.input(c.b.t);
-  s.scales[0] = b.input(c.a_scale.t);
-  s.scales[1] = b.input(c.b_scale.t);
-  const int sbias = b.input(c.bias.t);
+  int sbias = -1;
+  const DequantSlots s = register_inputs(b, c, false, &sbias);
   const NamedTensor codes[2] = {c.a, c.b};
   const MxmmDequantStep &dq = record_dequant(b, codes, s, desc);
   GemmCall call = decoded_gemm(dq);
@@ -292,14 +303,8 @@ void dual_level(core::OpBuilder &b, const MxmmRule &rule, const MxmmCall &c) {
   core::check_shape_equals(*c.y.t, c.y.name, shape_of({m, n}));
   core::check_outputs_apart<NamedTensor>({&c.y}, {&c.a, &c.b, &c.a_l0, &c.b_l0, &c.a_scale, &c.b_scale, &c.bias, &c.y});
 
-  DequantSlots s;
-  s.codes[0] = b.input(c.a.t);
-  s.codes[1] = b.input(c.b.t);
-  s.l0[0] = b.input(c.a_l0.t);
-  s.l0[1] = b.input(c.b_l0.t);
-  s.scales[0] = b.input(c.a_scale.t);
-  s.scales[1] = b.input(c.b_scale.t);
-  const int sbias = b.input(c.bias.t);
+  int sbias = -1;
+  const DequantSlots s = register_inputs(b, c, true, &sbias);
   const NamedTensor codes[2] = {c.a, c.b};
   const MxmmDequantStep &dq = record_dequant(b, codes, s, desc);
   GemmCall call = decoded_gemm(dq);
