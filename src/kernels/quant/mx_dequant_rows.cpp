@@ -4,12 +4,26 @@
 #include "core/thread_pool.h"
 
 namespace opsnn::kernels {
+namespace {
+
+// Where element kk of row r of matrix b starts (codes' index), and the step to the next kk inside a block of
+// 32 (a block never crosses an NZ column block: C0 is 32 or 64).
+int64_t code_index(const MxDequantDesc &d, int64_t b, int64_t r, int64_t kk) {
+  int64_t idx = b * d.batch_stride;
+  if (!d.nz) return idx + r * d.row_stride + kk * d.k_stride;
+  if (d.nz_rows_major) return idx + core::fractal_nz_offset(r, kk, d.nz_r16, d.nz_c0);
+  return idx + core::fractal_nz_offset(kk, r, d.nz_r16, d.nz_c0);
+}
+
+int64_t code_step(const MxDequantDesc &d) { return !d.nz ? d.k_stride : d.nz_rows_major ? 1 : d.nz_c0; }
+
+}  // namespace
 
 void mx_dequant_rows(const MxDequantDesc &d, const uint8_t *codes, const uint8_t *scales, const float *l0, float *out) {
   const bool nibbles = low_float_spec(d.fmt).bits == 4;
   float lut[256];  // every code's value, decoded once
   for (int c = 0; c < (nibbles ? 16 : 256); ++c) lut[c] = lf_decode(static_cast<uint8_t>(c), d.fmt);
-  const int64_t total = d.batch * d.rows, k = d.k;
+  const int64_t total = d.batch * d.rows, k = d.k, step = code_step(d);
   core::parallel_tasks(d.tasks, [&](int64_t t) {
     for (int64_t row = total * t / d.tasks; row < total * (t + 1) / d.tasks; ++row) {
       const int64_t b = row / d.rows, r = row % d.rows;
@@ -17,18 +31,16 @@ void mx_dequant_rows(const MxDequantDesc &d, const uint8_t *codes, const uint8_t
       const float *l0row = l0 == nullptr ? nullptr : l0 + r * d.l0_row;
       float *o = out + row * k;
       for (int64_t j0 = 0; j0 < k; j0 += 32) {
-        const int64_t j = j0 / 32;
+        const int64_t j = j0 / 32, end = j0 + 32 < k ? j0 + 32 : k;
+        // the block's factor: its power-of-two scale (times the level-0 scale of its group, exactly the same
+        // product as scaling each element twice: a power of two multiplies exactly)
         float s = e8m0_decode(srow[(j / 2) * d.s_pair + (j % 2) * d.s_half]);
-        const int64_t end = j0 + 32 < k ? j0 + 32 : k;
-        for (int64_t kk = j0; kk < end; ++kk) {
-          int64_t idx = b * d.batch_stride;
-          if (!d.nz) idx += r * d.row_stride + kk * d.k_stride;
-          else if (d.nz_rows_major) idx += core::fractal_nz_offset(r, kk, d.nz_r16, d.nz_c0);
-          else idx += core::fractal_nz_offset(kk, r, d.nz_r16, d.nz_c0);
-          float v = lut[lf_code_at(codes, idx, nibbles)] * s;
-          if (l0row != nullptr) v *= l0row[(kk / d.l0_group) * d.l0_grp];
-          o[kk] = v;
-        }
+        if (l0row != nullptr) s *= l0row[(j0 / d.l0_group) * d.l0_grp];
+        const int64_t i0 = code_index(d, b, r, j0);
+        if (nibbles)
+          for (int64_t kk = j0; kk < end; ++kk) o[kk] = lut[lf_code_at(codes, i0 + (kk - j0) * step, true)] * s;
+        else
+          for (int64_t kk = j0; kk < end; ++kk) o[kk] = lut[codes[i0 + (kk - j0) * step]] * s;
       }
     }
   });

@@ -22,7 +22,8 @@ struct MxDequantDesc {
   int64_t nz_r16 = 16, nz_c0 = 32;
   // E8M0 code of block j of row r (bytes): b * s_batch + r * s_row + (j / 2) * s_pair + (j % 2) * s_half.
   int64_t s_batch = 0, s_row = 0, s_pair = 0, s_half = 1;
-  // Level-0 FLOAT scale of group g of row r (elements; l0 null: none): r * l0_row + g * l0_grp.
+  // Level-0 FLOAT scale of group g (l0_group, a multiple of 32, elements along k) of row r (elements; l0 null:
+  // none): r * l0_row + g * l0_grp.
   int64_t l0_group = 512, l0_row = 0, l0_grp = 0;
   int64_t tasks = 1;  // ranges of the batch * rows rows
 };
