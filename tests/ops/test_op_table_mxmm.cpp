@@ -130,22 +130,26 @@ Codes random_codes(const Shape &shape, aclDataType dt, bool padded, int lo = -1,
   return c;
 }
 
-// FRACTAL_NZ of a view [batch..., R, C] from its row-major codes: [.., ceil(C / C0), ceil(R / 16), 16, C0],
-// C0 = 32 bytes (32 FLOAT8, 64 FLOAT4), padding left at the 0x5A pattern.
-std::unique_ptr<FractalTensor> nz_codes(const Shape &view, aclDataType dt, const std::vector<int> &codes) {
+// FRACTAL_NZ of a view [batch..., R, C] from its row-major codes: the blocks of the view's matrices, or
+// (transposed: the view's last two strides swapped) of their [C, R] transposes; storage [.., ceil(SC / C0),
+// ceil(SR / 16), 16, C0] of the stored [SR, SC], C0 = 32 bytes (32 FLOAT8, 64 FLOAT4), padding left at 0x5A.
+std::unique_ptr<FractalTensor> nz_codes(const Shape &view, aclDataType dt, const std::vector<int> &codes,
+                                        bool transposed = false) {
   const size_t nd = view.size();
-  const int64_t r = view[nd - 2], c = view[nd - 1], c0 = is_fp4(dt) ? 64 : 32, r16 = cdiv(r, 16) * 16;
+  const int64_t r = view[nd - 2], c = view[nd - 1], c0 = is_fp4(dt) ? 64 : 32;
+  const int64_t sr = transposed ? c : r, sc = transposed ? r : c, sr16 = cdiv(sr, 16) * 16;
   Shape storage(view.begin(), view.end() - 2);
   int64_t batch = 1;
   for (int64_t d : storage) batch *= d;
-  storage.insert(storage.end(), {cdiv(c, c0), r16 / 16, 16, c0});
-  const int64_t mat = cdiv(c, c0) * c0 * r16;
-  auto t = std::make_unique<FractalTensor>(view, dt, ACL_FORMAT_FRACTAL_NZ, storage, batch * mat);
+  storage.insert(storage.end(), {cdiv(sc, c0), sr16 / 16, 16, c0});
+  const int64_t mat = cdiv(sc, c0) * c0 * sr16;
+  auto t = std::make_unique<FractalTensor>(view, dt, ACL_FORMAT_FRACTAL_NZ, storage, batch * mat, transposed);
   auto *p = static_cast<uint8_t *>(t->data());
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t i = 0; i < r; ++i)
       for (int64_t j = 0; j < c; ++j) {
-        const int64_t e = b * mat + ((j / c0) * r16 + i) * c0 + j % c0;
+        const int64_t si = transposed ? j : i, sj = transposed ? i : j;
+        const int64_t e = b * mat + ((sj / c0) * sr16 + si) * c0 + sj % c0;
         const int code = codes[static_cast<size_t>((b * r + i) * c + j)];
         if (!is_fp4(dt)) {
           p[e] = static_cast<uint8_t>(code);
@@ -169,7 +173,8 @@ double gelu(double x, bool erf_form) {
 struct ActQuantCase {
   aclDataType adt, bdt;
   bool trans_a, trans_b, nz, batched, padded;
-  bool b_shared;  // batched x1 with a 2-D x2 (and x2Scale) shared by every batch
+  bool b_shared;     // batched x1 with a 2-D x2 (and x2Scale) shared by every batch
+  bool nz_swapped;   // x2's FRACTAL_NZ view has its last two strides swapped (the blocks of its transpose)
   int bias;  // 0 none, 1 (n,), 2 (batch, 1, n)
   bool erf_form;
   mxref::Config cf;
@@ -190,7 +195,7 @@ void run_act_quant(const ActQuantCase &k, int64_t m, int64_t kk, int64_t n) {
   const Shape x2view = with2(k.trans_b ? Shape{n, kk} : Shape{kk, n});
   Codes x2 = random_codes(x2view, k.bdt, false);
   std::unique_ptr<FractalTensor> x2nz;
-  if (k.nz) x2nz = nz_codes(x2view, k.bdt, x2.v);
+  if (k.nz) x2nz = nz_codes(x2view, k.bdt, x2.v, k.nz_swapped);
   Codes s1 = random_codes(with(k.trans_a ? Shape{pairs, m, 2} : Shape{m, pairs, 2}), ACL_FLOAT8_E8M0, k.padded, 118, 130);
   Codes s2 = random_codes(with2(k.trans_b ? Shape{n, pairs, 2} : Shape{pairs, n, 2}), ACL_FLOAT8_E8M0, false, 118, 130);
   Dev bias;
@@ -291,6 +296,7 @@ TEST(OpTableMxmm, ActQuantEveryDtypeLayoutAndModeAgainstFloat64) {
     k.trans_a = !fp4 && g() % 2;
     k.trans_b = (it / 3) % 2;
     k.nz = (it / 6) % 2;
+    k.nz_swapped = k.nz && g() % 2;
     k.batched = g() % 3 == 0;
     k.b_shared = k.batched && g() % 2;
     k.padded = !fp4 && g() % 2;
@@ -307,7 +313,7 @@ TEST(OpTableMxmm, ActQuantEveryDtypeLayoutAndModeAgainstFloat64) {
             n = 2 + static_cast<int64_t>(g() % 100);
     if (fp4) kk += kk % 2, n += n % 2;
     SCOPED_TRACE(testing::Message() << "case " << it << " x1 " << k.adt << " m " << m << " k " << kk << " n " << n
-                                    << " transA " << k.trans_a << " transB " << k.trans_b << " nz " << k.nz << " batch "
+                                    << " transA " << k.trans_a << " transB " << k.trans_b << " nz " << k.nz << k.nz_swapped << " batch "
                                     << k.batched << " shared x2 " << k.b_shared << " bias " << k.bias << " alg " << k.cf.alg << " dtm " << k.cf.dtm);
     run_act_quant(k, m, kk, n);
   }
