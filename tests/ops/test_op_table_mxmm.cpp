@@ -182,8 +182,9 @@ struct ActQuantCase {
 
 void run_act_quant(const ActQuantCase &k, int64_t m, int64_t kk, int64_t n) {
   const MxmmTableCase &c = find_case("QuantMatmulActivationQuantWeightNz");
-  const int64_t B = k.batched ? 2 : 1, pairs = cdiv(kk, 64);
-  Shape bat = k.batched ? Shape{B} : Shape{};
+  // one batch dim, or two (y 4-D: then bias is (n,) only)
+  const Shape bat = !k.batched ? Shape{} : k.bias == 2 || rng()() % 2 ? Shape{2} : Shape{2, 3};
+  const int64_t B = numel_of(bat), pairs = cdiv(kk, 64);
   auto with = [&](Shape tail) {
     Shape s = bat;
     s.insert(s.end(), tail.begin(), tail.end());
@@ -451,7 +452,8 @@ TEST(OpTableMxmm, DualLevelErrorsNameTheArgument) {
   Codes s1 = random_codes({4, 8, 2}, ACL_FLOAT8_E8M0, false, 127, 127), s2 = random_codes({8, 8, 2}, ACL_FLOAT8_E8M0, false, 127, 127);
   DeviceTensor l1({4, 1}, ACL_FLOAT), l2({1, 8}, ACL_FLOAT), out({4, 8}, ACL_BF16), outf({4, 8}, ACL_FLOAT),
       l2bad({8, 1}, ACL_FLOAT), e4({8, 512}, ACL_FLOAT8_E4M3FN), s2bad({8, 4, 2}, ACL_FLOAT8_E8M0),
-      x2odd({8, 510}, ACL_FLOAT4_E2M1), biasbad({4}, ACL_FLOAT), outbad({4, 9}, ACL_BF16);
+      x2odd({8, 510}, ACL_FLOAT4_E2M1), biasbad({4}, ACL_FLOAT), outbad({4, 9}, ACL_BF16),
+      x1empty({0, 512}, ACL_FLOAT4_E2M1);
   l1.fill_random(1, 1);
   l2.fill_random(1, 1);
   auto args = [&] {
@@ -473,6 +475,7 @@ TEST(OpTableMxmm, DualLevelErrorsNameTheArgument) {
       {ACLNN_ERR_PARAM_NULLPTR, "out", [](MxmmArgs &a) { a.y = nullptr; }},
       {ACLNN_ERR_PARAM_INVALID, "x2", [&](MxmmArgs &a) { a.b = e4; }},
       {ACLNN_ERR_PARAM_INVALID, "x2", [&](MxmmArgs &a) { a.b = x2odd; }},
+      {ACLNN_ERR_PARAM_INVALID, "x1 is empty", [&](MxmmArgs &a) { a.a = x1empty; }},
       {ACLNN_ERR_PARAM_INVALID, "x2Level0Scale", [&](MxmmArgs &a) { a.b_l0 = l2bad; }},
       {ACLNN_ERR_PARAM_INVALID, "x2Level1Scale", [&](MxmmArgs &a) { a.b_scale = s2bad; }},
       {ACLNN_ERR_PARAM_INVALID, "optionalBias", [&](MxmmArgs &a) { a.bias = biasbad; }},

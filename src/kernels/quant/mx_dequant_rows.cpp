@@ -8,8 +8,18 @@ namespace {
 
 // Where element kk of row r of matrix b starts (codes' index), and the step to the next kk inside a block of
 // 32 (a block never crosses an NZ column block: C0 is 32 or 64).
+// Offset of matrix b (row-major over the batch dims) with the given strides.
+int64_t batch_offset(const MxDequantDesc &d, int64_t b, const int64_t *strides) {
+  int64_t off = 0;
+  for (int i = d.batch_nd - 1; i >= 0; --i) {
+    off += (b % d.batch_dims[i]) * strides[i];
+    b /= d.batch_dims[i];
+  }
+  return off;
+}
+
 int64_t code_index(const MxDequantDesc &d, int64_t b, int64_t r, int64_t kk) {
-  int64_t idx = b * d.batch_stride;
+  const int64_t idx = batch_offset(d, b, d.batch_strides);
   if (!d.nz) return idx + r * d.row_stride + kk * d.k_stride;
   if (d.nz_rows_major) return idx + core::fractal_nz_offset(r, kk, d.nz_r16, d.nz_c0);
   return idx + core::fractal_nz_offset(kk, r, d.nz_r16, d.nz_c0);
@@ -27,7 +37,7 @@ void mx_dequant_rows(const MxDequantDesc &d, const uint8_t *codes, const uint8_t
   core::parallel_tasks(d.tasks, [&](int64_t t) {
     for (int64_t row = total * t / d.tasks; row < total * (t + 1) / d.tasks; ++row) {
       const int64_t b = row / d.rows, r = row % d.rows;
-      const uint8_t *srow = scales + b * d.s_batch + r * d.s_row;
+      const uint8_t *srow = scales + batch_offset(d, b, d.s_batch_strides) + r * d.s_row;
       const float *l0row = l0 == nullptr ? nullptr : l0 + r * d.l0_row;
       float *o = out + row * k;
       for (int64_t j0 = 0; j0 < k; j0 += 32) {

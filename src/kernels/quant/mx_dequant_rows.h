@@ -11,17 +11,23 @@
 
 namespace opsnn::kernels {
 
+constexpr int kMxMaxBatchDims = 4;
+
 struct MxDequantDesc {
   LowFloat fmt = LowFloat::kE4M3;
-  int64_t batch = 1, rows = 0, k = 0;
-  // Codes (elements; FLOAT4: nibbles) from the base: plain b * batch_stride + r * row_stride + kk * k_stride;
-  // nz: matrix b at b * batch_stride, stored as [rows, k] (nz_rows_major) or [k, rows] in blocks of 16 stored
-  // rows x nz_c0 (fractal_nz_offset with nz_r16, the stored rows rounded up to 16).
-  int64_t batch_stride = 0, row_stride = 0, k_stride = 1;
+  int64_t batch = 1, rows = 0, k = 0;  // batch: the product of batch_dims
+  // Matrix b (row-major over batch_dims) starts at sum b_i * batch_strides[i] in the codes (elements; FLOAT4:
+  // nibbles) and at sum b_i * s_batch_strides[i] in the scales (bytes).
+  int batch_nd = 0;
+  int64_t batch_dims[kMxMaxBatchDims] = {}, batch_strides[kMxMaxBatchDims] = {}, s_batch_strides[kMxMaxBatchDims] = {};
+  // Codes from the matrix's start: plain r * row_stride + kk * k_stride; nz: stored as [rows, k] (nz_rows_major)
+  // or [k, rows] in blocks of 16 stored rows x nz_c0 (fractal_nz_offset with nz_r16, the stored rows rounded up
+  // to 16).
+  int64_t row_stride = 0, k_stride = 1;
   bool nz = false, nz_rows_major = true;
   int64_t nz_r16 = 16, nz_c0 = 32;
-  // E8M0 code of block j of row r (bytes): b * s_batch + r * s_row + (j / 2) * s_pair + (j % 2) * s_half.
-  int64_t s_batch = 0, s_row = 0, s_pair = 0, s_half = 1;
+  // E8M0 code of block j of row r (bytes from the matrix's scales): r * s_row + (j / 2) * s_pair + (j % 2) * s_half.
+  int64_t s_row = 0, s_pair = 0, s_half = 1;
   // Level-0 FLOAT scale of group g (l0_group, a multiple of 32, elements along k) of row r (elements; l0 null:
   // none): r * l0_row + g * l0_grp.
   int64_t l0_group = 512, l0_row = 0, l0_grp = 0;

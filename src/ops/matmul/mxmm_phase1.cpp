@@ -45,21 +45,6 @@ Shape batch_of(const aclTensor &t) {
   return s;
 }
 
-// The element stride between consecutive matrices of t's leading `nb` dims, which must be evenly
-// spaced (0 for a single matrix).
-int64_t batch_stride(const NamedTensor &t, int nb) {
-  int64_t stride = 0, count = 1;
-  for (int d = nb - 1; d >= 0; --d) {
-    if (t.t->dims[d] == 1) continue;
-    if (count > 1 && t.t->strides[d] != stride * count)
-      throw_error(ACLNN_ERR_PARAM_INVALID, "%s's batch dims must be evenly spaced in memory (shape %s)", t.name,
-                  core::shape_string(*t.t).c_str());
-    if (count == 1) stride = t.t->strides[d];
-    count *= t.t->dims[d];
-  }
-  return stride;
-}
-
 // A matrix operand read as `rows` rows of k: its view [batch..., R, C] has k along C (k_last) or R; plain
 // strides or, with nz, FRACTAL_NZ blocks of the view's matrices (their transposes for a swapped-stride view).
 kernels::MxDequantDesc codes_desc(const NamedTensor &x, bool k_last, bool nz, kernels::LowFloat fmt) {
@@ -70,11 +55,15 @@ kernels::MxDequantDesc codes_desc(const NamedTensor &x, bool k_last, bool nz, ke
   d.rows = t.dims[nd - (k_last ? 2 : 1)];
   d.k = t.dims[nd - (k_last ? 1 : 2)];
   d.batch = 1;
-  for (int i = 0; i + 2 < nd; ++i) d.batch *= t.dims[i];
+  d.batch_nd = nd - 2;
+  for (int i = 0; i + 2 < nd; ++i) {
+    d.batch *= t.dims[i];
+    d.batch_dims[i] = t.dims[i];
+    d.batch_strides[i] = t.strides[i];
+  }
   if (!nz) {
     d.row_stride = t.strides[nd - (k_last ? 2 : 1)];
     d.k_stride = t.strides[nd - (k_last ? 1 : 2)];
-    d.batch_stride = batch_stride(x, nd - 2);
     return d;
   }
   d.nz = true;
@@ -82,7 +71,12 @@ kernels::MxDequantDesc codes_desc(const NamedTensor &x, bool k_last, bool nz, ke
   d.nz_c0 = core::fractal_c0(t.dtype);
   const int64_t stored_rows = d.nz_rows_major ? d.rows : d.k, stored_cols = d.nz_rows_major ? d.k : d.rows;
   d.nz_r16 = core::round_up(stored_rows, core::kFractalRows);
-  d.batch_stride = d.nz_r16 * core::round_up(stored_cols, d.nz_c0);
+  // the NZ matrices follow each other in the storage, row-major over the batch dims
+  int64_t mat = d.nz_r16 * core::round_up(stored_cols, d.nz_c0);
+  for (int i = d.batch_nd - 1; i >= 0; --i) {
+    d.batch_strides[i] = mat;
+    mat *= d.batch_dims[i];
+  }
   return d;
 }
 
@@ -96,7 +90,7 @@ void bind_block_scales(const NamedTensor &s, bool k_last, const Shape &batch, ke
   d->s_row = s.t->strides[nd - (k_last ? 3 : 2)];
   d->s_pair = s.t->strides[nd - (k_last ? 2 : 3)];
   d->s_half = s.t->strides[nd - 1];
-  d->s_batch = batch_stride(s, batch.ndim);
+  for (int i = 0; i < batch.ndim; ++i) d->s_batch_strides[i] = s.t->strides[i];
 }
 
 int64_t tasks_for(int64_t rows) { return std::max<int64_t>(1, std::min<int64_t>(core::num_threads(), rows)); }
