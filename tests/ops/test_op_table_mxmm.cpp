@@ -349,6 +349,15 @@ TEST(OpTableMxmm, ActQuantErrorsNameTheArgument) {
       ysbad({4, 2, 2}, ACL_FLOAT8_E8M0), empty({0, 64}, ACL_FLOAT8_E4M3FN), x1t({64, 4}, ACL_FLOAT4_E2M1),
       s1t({1, 4, 2}, ACL_FLOAT8_E8M0), k1({4, 1}, ACL_FLOAT8_E4M3FN), x2k1({1, 32}, ACL_FLOAT8_E4M3FN);
   auto ystrided = std::make_unique<DeviceTensor>(Shape{4, 32}, ACL_FLOAT8_E4M3FN, Shape{64, 1}, 0);
+  // FLOAT4 operands (x1 [4, 64], x2 [64, n]) for the FLOAT4-only rules
+  Codes f4x1 = random_codes({4, 64}, ACL_FLOAT4_E2M1, false), f4x2 = random_codes({64, 32}, ACL_FLOAT4_E2M1, false),
+        f4x2odd = random_codes({64, 31}, ACL_FLOAT4_E2M1, false);
+  DeviceTensor f4y({4, 32}, ACL_FLOAT4_E2M1), f4yodd({4, 31}, ACL_FLOAT4_E2M1), s2odd({1, 31, 2}, ACL_FLOAT8_E8M0);
+  auto fp4 = [&](MxmmArgs &a) {
+    a.a = *f4x1.t;
+    a.b = *f4x2.t;
+    a.y = f4y;
+  };
   const std::vector<BadCase> bad = {
       {ACLNN_ERR_PARAM_NULLPTR, "x1", [](MxmmArgs &a) { a.a = nullptr; }},
       {ACLNN_ERR_PARAM_NULLPTR, "x2Scale", [](MxmmArgs &a) { a.b_scale = nullptr; }},
@@ -377,6 +386,11 @@ TEST(OpTableMxmm, ActQuantErrorsNameTheArgument) {
       {ACLNN_ERR_PARAM_INVALID, "x1", [&](MxmmArgs &a) { a.a = empty; }},
       {ACLNN_ERR_PARAM_INVALID, "k = 1", [&](MxmmArgs &a) { a.a = k1; a.b = x2k1; }},
       {ACLNN_ERR_PARAM_INVALID, "transposeX1", [&](MxmmArgs &a) { a.a = x1t; a.trans_a = true; a.a_scale = s1t; }},
+      {ACLNN_ERR_PARAM_INVALID, "dstTypeMax", [&](MxmmArgs &a) { fp4(a); a.scale_alg = 2; a.dst_type_max = 5.0; }},
+      {ACLNN_ERR_PARAM_INVALID, "roundMode", [&](MxmmArgs &a) { fp4(a); a.round_mode = "ceil"; }},
+      {ACLNN_ERR_PARAM_INVALID, "scaleAlg", [&](MxmmArgs &a) { fp4(a); a.scale_alg = 1; }},
+      {ACLNN_ERR_PARAM_INVALID, "even", [&](MxmmArgs &a) { fp4(a); a.b = *f4x2odd.t; a.b_scale = s2odd; a.y = f4yodd; }},
+      {ACLNN_ERR_PARAM_INVALID, "x2", [&](MxmmArgs &a) { a.a = *f4x1.t; a.y = f4y; }},
   };
   expect_refused(c, [&] { return p.args(); }, bad);
 }
