@@ -8,16 +8,18 @@
 // kActQuant (aclnnQuantMatmulActivationQuantWeightNz): the MX quantised matmul, GELU, MX quantisation
 //   matmulOut[m, n] = sum_j (sum_{k in block j} x1[m, k] x2[k, n]) * 2^(x1Scale[m, j]) * 2^(x2Scale[j, n])
 //                     + bias[n]                                  (blocks j of 32 along k; fp32 sums)
-//   act = gelu_tanh / gelu_erf (activationType) of matmulOut, in fp32
+//   act = gelu_tanh / gelu_erf (activationType) of matmulOut, in fp32 (not rounded to a 16-bit type: our
+//         reading, the page names no intermediate dtype)
 //   yOut, yScaleOut = DynamicMxQuant of act along n (blocks of 32, dstType = yOut's dtype, roundMode,
-//                     scaleAlg 0 / 1 (FLOAT8) / 2 (FLOAT4_E2M1), dstTypeMax as DynamicMxQuantV2's;
-//                     ops/quant/mx_quant_phase1.h kQuant)
+//                     scaleAlg 0 / 1 (FLOAT8) / 2 (FLOAT4_E2M1), dstTypeMax as DynamicMxQuantV2's with
+//                     scaleAlg 2 and ignored with 0 / 1, as the page says; ops/quant/mx_quant_phase1.h kQuant)
 //  The sum is computed as sum_k (x1 * scale)(x2 * scale) in fp32: each decoded element times its power-of-
 //  two scale is exact in fp32, so this is the formula with another summation order.
 //  x1 FLOAT8_E4M3FN / FLOAT8_E5M2 / FLOAT4_E2M1, ND, 2-6 dims [batch..., m, k] (transposeX1: [batch...,
 //  k, m]; not with FLOAT4), any strides (FLOAT4: its view starts on a whole byte). x2 FLOAT8_E4M3FN
 //  (with either FLOAT8 x1) or FLOAT4_E2M1 (with FLOAT4 x1), FRACTAL_NZ (the NZ blocks of the view's
-//  matrices, C0 = 32 bytes: 32 FLOAT8 or 64 FLOAT4 elements; core/fractal_layout.h) or ND, view
+//  matrices, or of their transposes for a view with its last two strides swapped; C0 = 32 bytes: 32 FLOAT8
+//  or 64 FLOAT4 elements; core/fractal_layout.h) or ND, view
 //  [batch..., k, n] (transposeX2: [batch..., n, k]), 2-6 dims; x2's batch dims are absent or x1's (no
 //  other broadcasting: our restriction). k and n at least 2; FLOAT4: k and n even.
 //  x1ScaleOptional (required: the only mode is MX; null is 161001) FLOAT8_E8M0 [batch..., m,
