@@ -175,6 +175,7 @@ struct ActQuantCase {
   bool trans_a, trans_b, nz, batched, padded;
   bool b_shared;     // batched x1 with a 2-D x2 (and x2Scale) shared by every batch
   bool nz_swapped;   // x2's FRACTAL_NZ view has its last two strides swapped (the blocks of its transpose)
+  bool tiny_block;   // x1's first scale code 0 (the decoded values leave BF16's normal range)
   int bias;  // 0 none, 1 (n,), 2 (batch, 1, n)
   bool erf_form;
   mxref::Config cf;
@@ -199,6 +200,10 @@ void run_act_quant(const ActQuantCase &k, int64_t m, int64_t kk, int64_t n) {
   if (k.nz) x2nz = nz_codes(x2view, k.bdt, x2.v, k.nz_swapped);
   Codes s1 = random_codes(with(k.trans_a ? Shape{pairs, m, 2} : Shape{m, pairs, 2}), ACL_FLOAT8_E8M0, k.padded, 118, 130);
   Codes s2 = random_codes(with2(k.trans_b ? Shape{n, pairs, 2} : Shape{pairs, n, 2}), ACL_FLOAT8_E8M0, false, 118, 130);
+  if (k.tiny_block) {  // one block of x1 scaled by 2^-127: not BF16 normals, so the fp32 path must serve it
+    s1.v[0] = 0;
+    put_codes(*s1.t, s1.v, k.padded ? 2 : 0);
+  }
   Dev bias;
   std::vector<double> bv;
   if (k.bias) {
@@ -298,6 +303,7 @@ TEST(OpTableMxmm, ActQuantEveryDtypeLayoutAndModeAgainstFloat64) {
     k.trans_b = (it / 3) % 2;
     k.nz = (it / 6) % 2;
     k.nz_swapped = k.nz && g() % 2;
+    k.tiny_block = g() % 4 == 0;
     k.batched = g() % 3 == 0;
     k.b_shared = k.batched && g() % 2;
     k.padded = !fp4 && g() % 2;
@@ -314,7 +320,7 @@ TEST(OpTableMxmm, ActQuantEveryDtypeLayoutAndModeAgainstFloat64) {
             n = 2 + static_cast<int64_t>(g() % 100);
     if (fp4) kk += kk % 2, n += n % 2;
     SCOPED_TRACE(testing::Message() << "case " << it << " x1 " << k.adt << " m " << m << " k " << kk << " n " << n
-                                    << " transA " << k.trans_a << " transB " << k.trans_b << " nz " << k.nz << k.nz_swapped << " batch "
+                                    << " transA " << k.trans_a << " transB " << k.trans_b << " nz " << k.nz << k.nz_swapped << " tiny " << k.tiny_block << " batch "
                                     << k.batched << " shared x2 " << k.b_shared << " bias " << k.bias << " alg " << k.cf.alg << " dtm " << k.cf.dtm);
     run_act_quant(k, m, kk, n);
   }

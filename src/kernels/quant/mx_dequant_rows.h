@@ -34,7 +34,13 @@ struct MxDequantDesc {
   int64_t tasks = 1;  // ranges of the batch * rows rows
 };
 
-// out: contiguous fp32 [batch, rows, k].
-void mx_dequant_rows(const MxDequantDesc &d, const uint8_t *codes, const uint8_t *scales, const float *l0, float *out);
+// out: contiguous [batch, rows, k], fp32, or (bf16) BF16 — exact only where mx_dequant_bf16_exact holds.
+void mx_dequant_rows(const MxDequantDesc &d, const uint8_t *codes, const uint8_t *scales, const float *l0, void *out,
+                     bool bf16 = false);
+
+// Every decoded value is exact in BF16 and, if not zero, a BF16 normal (the vdpbf16ps GEMM tiles read BF16
+// subnormals as zero): no level-0 scale, no NaN scale, and the smallest non-zero code value times each block's
+// scale at least 2^-126 (the codes have at most 4 significant bits, so the rest holds).
+bool mx_dequant_bf16_exact(const MxDequantDesc &d, const uint8_t *scales, const float *l0);
 
 }  // namespace opsnn::kernels

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "common/error.h"
@@ -233,7 +234,10 @@ void act_quant(core::OpBuilder &b, const MxmmRule &rule, const MxmmCall &c) {
   int sbias = -1;
   const DequantSlots s = register_inputs(b, c, false, &sbias);
   const NamedTensor codes[2] = {c.a, c.b};
-  const MxmmDequantStep &dq = record_dequant(b, codes, s, desc);
+  MxmmDequantStep &dq = record_dequant(b, codes, s, desc);
+  const core::WsKey path = b.book("mxmm.path", sizeof(int)), decoded_b = dq.op[1].out;
+  dq.try_bf16 = true;
+  dq.path = path;
   GemmCall call = decoded_gemm(dq);
   const int64_t batch = desc[0].batch;
   bind_bias(b, call, c.bias, sbias, n, batch, abatch.ndim == 1);
@@ -241,7 +245,12 @@ void act_quant(core::OpBuilder &b, const MxmmRule &rule, const MxmmCall &c) {
   const core::WsKey acc = b.book("mxmm.acc", static_cast<uint64_t>(batch * m * n) * sizeof(float));
   bind_scratch(call, kGemmC, acc);
   call.desc.c = {ACL_FLOAT, n, 1, m * n};
-  record_gemms(b, {call});
+  // Two plans, one of which runs per launch: BF16 operands when the decoding found every value exact there
+  // (the usual case: codes of <= 4 significant bits times powers of two), else fp32.
+  GemmCall call16 = call;
+  call16.desc.a.dtype = call16.desc.b.dtype = ACL_BF16;
+  record_gemms(b, {call}, std::make_shared<MxmmDecodedB>(path, decoded_b, false));
+  record_gemms(b, {call16}, std::make_shared<MxmmDecodedB>(path, decoded_b, true));
 
   auto &q = b.add_step<MxmmQuantStep>();
   q.fmt = mx.fmt;
@@ -258,7 +267,8 @@ void act_quant(core::OpBuilder &b, const MxmmRule &rule, const MxmmCall &c) {
   const bool traced = core::current_phase1_trace() != nullptr;
   const char *tier = kernels::choose_mx_row_tier(&q.rows_k, traced ? &trace : nullptr);
   if (traced && nz) trace.add("x2 dense copy kept", "its E8M0 scales are read with it: decoded at every launch");
-  record(std::string("mxmm:act_quant:decode") + (nz ? "(x2 nz)" : "") + "+gemm+" + c.activation + "+mx_rows/" + tier +
+  record(std::string("mxmm:act_quant:decode") + (nz ? "(x2 nz)" : "") + "+gemm(bf16 when exact else fp32)+" +
+             c.activation + "+mx_rows/" + tier +
              "/tasks=" + std::to_string(q.tasks),
          &trace);
 }

@@ -5,13 +5,22 @@
 namespace opsnn::ops {
 
 int MxmmDequantStep::run(const core::LaunchArgs &args) const {
-  for (const MxmmDequant &o : op) {
-    const auto *codes = reinterpret_cast<const uint8_t *>(o.codes.address(args));
-    const auto *scales = reinterpret_cast<const uint8_t *>(o.scales.address(args));
-    const float *l0 = o.has_l0 ? reinterpret_cast<const float *>(o.l0.address(args)) : nullptr;
-    kernels::mx_dequant_rows(o.desc, codes, scales, l0, reinterpret_cast<float *>(args.get(o.out)));
+  const uint8_t *codes[2], *scales[2];
+  const float *l0[2];
+  bool bf16 = try_bf16;
+  for (int i = 0; i < 2; ++i) {
+    codes[i] = reinterpret_cast<const uint8_t *>(op[i].codes.address(args));
+    scales[i] = reinterpret_cast<const uint8_t *>(op[i].scales.address(args));
+    l0[i] = op[i].has_l0 ? reinterpret_cast<const float *>(op[i].l0.address(args)) : nullptr;
+    if (bf16 && !kernels::mx_dequant_bf16_exact(op[i].desc, scales[i], l0[i])) bf16 = false;
   }
+  if (try_bf16) *reinterpret_cast<int *>(args.get(path)) = bf16 ? 1 : 0;
+  for (int i = 0; i < 2; ++i) kernels::mx_dequant_rows(op[i].desc, codes[i], scales[i], l0[i], args.get(op[i].out), bf16);
   return 0;
+}
+
+void MxmmDecodedB::with(const core::LaunchArgs &args, const std::function<void(const char *)> &use) const {
+  if ((*reinterpret_cast<const int *>(args.get(path_)) != 0) == bf16_) use(args.get(b_));
 }
 
 int MxmmQuantStep::run(const core::LaunchArgs &args) const {

@@ -7,6 +7,7 @@
 #include "core/executor.h"
 #include "kernels/quant/mx_dequant_rows.h"
 #include "kernels/quant/mx_quant.h"
+#include "ops/matmul/matmul_common.h"
 
 namespace opsnn::ops {
 
@@ -18,11 +19,27 @@ struct MxmmDequant {
   core::WsKey out;
 };
 
+// try_bf16: both operands are decoded to BF16 when every value is exact there (kernels::
+// mx_dequant_bf16_exact), else to fp32; the choice (1: BF16) goes to the workspace word `path`.
 class MxmmDequantStep final : public core::Step {
  public:
   MxmmDequant op[2];
+  bool try_bf16 = false;
+  core::WsKey path;
 
   int run(const core::LaunchArgs &args) const override;
+};
+
+// The decoded x2 for one of two GEMM plans (fp32 or BF16 operands): handed to the plan's step only when the
+// decoding step chose that dtype at this launch, so exactly one of the two steps multiplies.
+class MxmmDecodedB final : public OperandSource {
+ public:
+  MxmmDecodedB(core::WsKey path, core::WsKey b, bool bf16) : path_(path), b_(b), bf16_(bf16) {}
+  void with(const core::LaunchArgs &args, const std::function<void(const char *)> &use) const override;
+
+ private:
+  core::WsKey path_, b_;
+  bool bf16_;
 };
 
 // The GEMM's fp32 rows [rows, n] (workspace block `acc`) quantised along n in blocks of 32 into y (codes,
