@@ -176,6 +176,7 @@ struct ActQuantCase {
   bool b_shared;     // batched x1 with a 2-D x2 (and x2Scale) shared by every batch
   bool nz_swapped;   // x2's FRACTAL_NZ view has its last two strides swapped (the blocks of its transpose)
   bool tiny_block;   // x1's first scale code 0 (the decoded values leave BF16's normal range)
+  bool tiny_scales;  // every scale near 2^-66: products below fp32's normal range (the BF16 tiles would flush them)
   int bias;  // 0 none, 1 (n,), 2 (batch, 1, n)
   bool erf_form;
   mxref::Config cf;
@@ -198,8 +199,10 @@ void run_act_quant(const ActQuantCase &k, int64_t m, int64_t kk, int64_t n) {
   Codes x2 = random_codes(x2view, k.bdt, false);
   std::unique_ptr<FractalTensor> x2nz;
   if (k.nz) x2nz = nz_codes(x2view, k.bdt, x2.v, k.nz_swapped);
-  Codes s1 = random_codes(with(k.trans_a ? Shape{pairs, m, 2} : Shape{m, pairs, 2}), ACL_FLOAT8_E8M0, k.padded, 118, 130);
-  Codes s2 = random_codes(with2(k.trans_b ? Shape{n, pairs, 2} : Shape{pairs, n, 2}), ACL_FLOAT8_E8M0, false, 118, 130);
+  // scales around 1, or (tiny_scales) around 2^-66: products near and below fp32's normal range
+  const int slo = k.tiny_scales ? 58 : 118, shi = k.tiny_scales ? 64 : 130;
+  Codes s1 = random_codes(with(k.trans_a ? Shape{pairs, m, 2} : Shape{m, pairs, 2}), ACL_FLOAT8_E8M0, k.padded, slo, shi);
+  Codes s2 = random_codes(with2(k.trans_b ? Shape{n, pairs, 2} : Shape{pairs, n, 2}), ACL_FLOAT8_E8M0, false, slo, shi);
   if (k.tiny_block) {  // one block of x1 scaled by 2^-127: not BF16 normals, so the fp32 path must serve it
     s1.v[0] = 0;
     put_codes(*s1.t, s1.v, k.padded ? 2 : 0);
@@ -255,7 +258,7 @@ void run_act_quant(const ActQuantCase &k, int64_t m, int64_t kk, int64_t n) {
           mag += std::fabs(bb);
         }
         act[j] = gelu(sum, k.erf_form);
-        slack[j] = 3e-5 * mag + 1e-5 * std::fabs(act[j]) + 1e-30;
+        slack[j] = 3e-5 * mag + 1e-5 * std::fabs(act[j]) + kk * std::ldexp(1.0, -149);
       }
       const int64_t row = b * m + i;
       for (int64_t blk = 0; blk * 32 < n; ++blk) {
@@ -304,6 +307,7 @@ TEST(OpTableMxmm, ActQuantEveryDtypeLayoutAndModeAgainstFloat64) {
     k.nz = (it / 6) % 2;
     k.nz_swapped = k.nz && g() % 2;
     k.tiny_block = g() % 4 == 0;
+    k.tiny_scales = g() % 5 == 0;
     k.batched = g() % 3 == 0;
     k.b_shared = k.batched && g() % 2;
     k.padded = !fp4 && g() % 2;
@@ -320,7 +324,7 @@ TEST(OpTableMxmm, ActQuantEveryDtypeLayoutAndModeAgainstFloat64) {
             n = 2 + static_cast<int64_t>(g() % 100);
     if (fp4) kk += kk % 2, n += n % 2;
     SCOPED_TRACE(testing::Message() << "case " << it << " x1 " << k.adt << " m " << m << " k " << kk << " n " << n
-                                    << " transA " << k.trans_a << " transB " << k.trans_b << " nz " << k.nz << k.nz_swapped << " tiny " << k.tiny_block << " batch "
+                                    << " transA " << k.trans_a << " transB " << k.trans_b << " nz " << k.nz << k.nz_swapped << " tiny " << k.tiny_block << k.tiny_scales << " batch "
                                     << k.batched << " shared x2 " << k.b_shared << " bias " << k.bias << " alg " << k.cf.alg << " dtm " << k.cf.dtm);
     run_act_quant(k, m, kk, n);
   }

@@ -1,6 +1,5 @@
 #include "kernels/quant/mx_dequant_rows.h"
 
-#include <cfloat>
 #include <cmath>
 #include <cstring>
 
@@ -40,23 +39,25 @@ uint16_t bf16_bits(float v) {
 
 }  // namespace
 
-bool mx_dequant_bf16_exact(const MxDequantDesc &d, const uint8_t *scales, const float *l0) {
-  if (l0 != nullptr) return false;
+float mx_dequant_min_magnitude(const MxDequantDesc &d, const uint8_t *scales, const float *l0) {
+  if (l0 != nullptr) return NAN;
   const bool nibbles = low_float_spec(d.fmt).bits == 4;
   float vmin = INFINITY;  // the smallest non-zero magnitude of the format
   for (int c = 0; c < (nibbles ? 16 : 256); ++c) {
     const float v = std::fabs(lf_decode(static_cast<uint8_t>(c), d.fmt));
     if (v > 0.0f && v < vmin) vmin = v;
   }
+  int smin = 255;
   const int64_t blocks = (d.k + 31) / 32;
   for (int64_t row = 0; row < d.batch * d.rows; ++row) {
     const uint8_t *srow = scales + batch_offset(d, row / d.rows, d.s_batch_strides) + (row % d.rows) * d.s_row;
     for (int64_t j = 0; j < blocks; ++j) {
       const uint8_t code = srow[(j / 2) * d.s_pair + (j % 2) * d.s_half];
-      if (code == 255 || vmin * e8m0_decode(code) < FLT_MIN) return false;
+      if (code == 255) return NAN;
+      smin = code < smin ? code : smin;
     }
   }
-  return true;
+  return vmin * e8m0_decode(static_cast<uint8_t>(smin));
 }
 
 namespace {

@@ -34,13 +34,14 @@ struct MxDequantDesc {
   int64_t tasks = 1;  // ranges of the batch * rows rows
 };
 
-// out: contiguous [batch, rows, k], fp32, or (bf16) BF16 — exact only where mx_dequant_bf16_exact holds.
+// out: contiguous [batch, rows, k], fp32, or (bf16) BF16 (exact where mx_dequant_min_magnitude >= 2^-126).
 void mx_dequant_rows(const MxDequantDesc &d, const uint8_t *codes, const uint8_t *scales, const float *l0, void *out,
                      bool bf16 = false);
 
-// Every decoded value is exact in BF16 and, if not zero, a BF16 normal (the vdpbf16ps GEMM tiles read BF16
-// subnormals as zero): no level-0 scale, no NaN scale, and the smallest non-zero code value times each block's
-// scale at least 2^-126 (the codes have at most 4 significant bits, so the rest holds).
-bool mx_dequant_bf16_exact(const MxDequantDesc &d, const uint8_t *scales, const float *l0);
+// The smallest magnitude a non-zero decoded value of d can have (the format's smallest non-zero value times the
+// smallest block scale), or NaN when a BF16 decoding is not exact: a level-0 scale (any fp32) or a NaN scale.
+// Codes have at most 4 significant bits, so every value is exact in BF16 when this is at least 2^-126 (a BF16
+// normal: the vdpbf16ps GEMM tiles read BF16 subnormals, and produce fp32 subnormals, as zero).
+float mx_dequant_min_magnitude(const MxDequantDesc &d, const uint8_t *scales, const float *l0);
 
 }  // namespace opsnn::kernels

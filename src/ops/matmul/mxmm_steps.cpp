@@ -1,5 +1,8 @@
 #include "ops/matmul/mxmm_steps.h"
 
+#include <cfloat>
+#include <cmath>
+
 #include "core/thread_pool.h"
 
 namespace opsnn::ops {
@@ -7,13 +10,18 @@ namespace opsnn::ops {
 int MxmmDequantStep::run(const core::LaunchArgs &args) const {
   const uint8_t *codes[2], *scales[2];
   const float *l0[2];
-  bool bf16 = try_bf16;
+  double min_product = 1.0;  // the smallest non-zero |x1 x2| product (NaN: BF16 not exact)
   for (int i = 0; i < 2; ++i) {
     codes[i] = reinterpret_cast<const uint8_t *>(op[i].codes.address(args));
     scales[i] = reinterpret_cast<const uint8_t *>(op[i].scales.address(args));
     l0[i] = op[i].has_l0 ? reinterpret_cast<const float *>(op[i].l0.address(args)) : nullptr;
-    if (bf16 && !kernels::mx_dequant_bf16_exact(op[i].desc, scales[i], l0[i])) bf16 = false;
+    if (!try_bf16) continue;
+    const float mn = kernels::mx_dequant_min_magnitude(op[i].desc, scales[i], l0[i]);
+    min_product = mn >= FLT_MIN ? min_product * mn : NAN;  // a BF16 normal, else not exact
   }
+  // BF16 when exact, and every product far enough above fp32's normal range (2^26) that the tiles' flush of
+  // subnormal results can only drop a partial sum below the fp32 path's own rounding error
+  const bool bf16 = try_bf16 && min_product >= std::ldexp(1.0, -100);
   if (try_bf16) *reinterpret_cast<int *>(args.get(path)) = bf16 ? 1 : 0;
   for (int i = 0; i < 2; ++i) kernels::mx_dequant_rows(op[i].desc, codes[i], scales[i], l0[i], args.get(op[i].out), bf16);
   return 0;

@@ -19,8 +19,9 @@ struct MxmmDequant {
   core::WsKey out;
 };
 
-// try_bf16: both operands are decoded to BF16 when every value is exact there (kernels::
-// mx_dequant_bf16_exact), else to fp32; the choice (1: BF16) goes to the workspace word `path`.
+// try_bf16: both operands are decoded to BF16 when every value is a BF16 normal (or 0) and every product of
+// two non-zero values at least 2^-100 (kernels::mx_dequant_min_magnitude), else to fp32; the choice (1: BF16)
+// goes to the workspace word `path`.
 class MxmmDequantStep final : public core::Step {
  public:
   MxmmDequant op[2];
