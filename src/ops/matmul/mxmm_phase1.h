@@ -14,7 +14,9 @@
 //                     scaleAlg 0 / 1 (FLOAT8) / 2 (FLOAT4_E2M1), dstTypeMax as DynamicMxQuantV2's with
 //                     scaleAlg 2 and ignored with 0 / 1, as the page says; ops/quant/mx_quant_phase1.h kQuant)
 //  The sum is computed as sum_k (x1 * scale)(x2 * scale) in fp32: each decoded element times its power-of-
-//  two scale is exact in fp32, so this is the formula with another summation order.
+//  two scale is exact in fp32, so this is the formula with another summation order. When every decoded value
+//  is a BF16 normal (or 0) and the products stay >= 2^-100, the operands are decoded to BF16 instead (the same
+//  values) for the engine's BF16 tiles (exact products, fp32 sums in pairs); the choice is made per launch.
 //  x1 FLOAT8_E4M3FN / FLOAT8_E5M2 / FLOAT4_E2M1, ND, 2-6 dims [batch..., m, k] (transposeX1: [batch...,
 //  k, m]; not with FLOAT4), any strides (FLOAT4: its view starts on a whole byte). x2 FLOAT8_E4M3FN
 //  (with either FLOAT8 x1) or FLOAT4_E2M1 (with FLOAT4 x1), FRACTAL_NZ (the NZ blocks of the view's
