@@ -363,6 +363,11 @@ TEST(OpTableMxmm, ActQuantErrorsNameTheArgument) {
   Codes f4x1 = random_codes({4, 64}, ACL_FLOAT4_E2M1, false), f4x2 = random_codes({64, 32}, ACL_FLOAT4_E2M1, false),
         f4x2odd = random_codes({64, 31}, ACL_FLOAT4_E2M1, false);
   DeviceTensor f4y({4, 32}, ACL_FLOAT4_E2M1), f4yodd({4, 31}, ACL_FLOAT4_E2M1), s2odd({1, 31, 2}, ACL_FLOAT8_E8M0);
+  // x2 with batch dims other than x1's; a (batch, 1, n) bias with a 2-D y; FRACTAL_NZ with a wrong storage shape
+  Codes x2b = random_codes({3, 64, 32}, ACL_FLOAT8_E4M3FN, false);
+  Codes s2b = random_codes({3, 1, 32, 2}, ACL_FLOAT8_E8M0, false, 127, 127);
+  DeviceTensor bias3({1, 1, 32}, ACL_FLOAT);
+  FractalTensor nzbad({64, 32}, ACL_FLOAT8_E4M3FN, ACL_FORMAT_FRACTAL_NZ, {1, 3, 16, 32}, 2048);
   auto fp4 = [&](MxmmArgs &a) {
     a.a = *f4x1.t;
     a.b = *f4x2.t;
@@ -396,6 +401,9 @@ TEST(OpTableMxmm, ActQuantErrorsNameTheArgument) {
       {ACLNN_ERR_PARAM_INVALID, "x1", [&](MxmmArgs &a) { a.a = empty; }},
       {ACLNN_ERR_PARAM_INVALID, "k = 1", [&](MxmmArgs &a) { a.a = k1; a.b = x2k1; }},
       {ACLNN_ERR_PARAM_INVALID, "transposeX1", [&](MxmmArgs &a) { a.a = x1t; a.trans_a = true; a.a_scale = s1t; }},
+      {ACLNN_ERR_PARAM_INVALID, "batch dims", [&](MxmmArgs &a) { a.b = *x2b.t; a.b_scale = *s2b.t; }},
+      {ACLNN_ERR_PARAM_INVALID, "biasOptional", [&](MxmmArgs &a) { a.bias = bias3; }},
+      {ACLNN_ERR_PARAM_INVALID, "x2", [&](MxmmArgs &a) { a.b = nzbad; }},
       {ACLNN_ERR_PARAM_INVALID, "dstTypeMax", [&](MxmmArgs &a) { fp4(a); a.scale_alg = 2; a.dst_type_max = 5.0; }},
       {ACLNN_ERR_PARAM_INVALID, "roundMode", [&](MxmmArgs &a) { fp4(a); a.round_mode = "ceil"; }},
       {ACLNN_ERR_PARAM_INVALID, "scaleAlg", [&](MxmmArgs &a) { fp4(a); a.scale_alg = 1; }},
@@ -477,7 +485,7 @@ TEST(OpTableMxmm, DualLevelErrorsNameTheArgument) {
   DeviceTensor l1({4, 1}, ACL_FLOAT), l2({1, 8}, ACL_FLOAT), out({4, 8}, ACL_BF16), outf({4, 8}, ACL_FLOAT),
       l2bad({8, 1}, ACL_FLOAT), e4({8, 512}, ACL_FLOAT8_E4M3FN), s2bad({8, 4, 2}, ACL_FLOAT8_E8M0),
       x2odd({8, 510}, ACL_FLOAT4_E2M1), biasbad({4}, ACL_FLOAT), outbad({4, 9}, ACL_BF16),
-      x1empty({0, 512}, ACL_FLOAT4_E2M1);
+      x1empty({0, 512}, ACL_FLOAT4_E2M1), x13({1, 4, 512}, ACL_FLOAT4_E2M1), l1h({4, 1}, ACL_FLOAT16);
   l1.fill_random(1, 1);
   l2.fill_random(1, 1);
   auto args = [&] {
@@ -500,6 +508,8 @@ TEST(OpTableMxmm, DualLevelErrorsNameTheArgument) {
       {ACLNN_ERR_PARAM_INVALID, "x2", [&](MxmmArgs &a) { a.b = e4; }},
       {ACLNN_ERR_PARAM_INVALID, "x2", [&](MxmmArgs &a) { a.b = x2odd; }},
       {ACLNN_ERR_PARAM_INVALID, "x1 is empty", [&](MxmmArgs &a) { a.a = x1empty; }},
+      {ACLNN_ERR_PARAM_INVALID, "x1 must be 2-D", [&](MxmmArgs &a) { a.a = x13; }},
+      {ACLNN_ERR_PARAM_INVALID, "x1Level0Scale", [&](MxmmArgs &a) { a.a_l0 = l1h; }},
       {ACLNN_ERR_PARAM_INVALID, "x2Level0Scale", [&](MxmmArgs &a) { a.b_l0 = l2bad; }},
       {ACLNN_ERR_PARAM_INVALID, "x2Level1Scale", [&](MxmmArgs &a) { a.b_scale = s2bad; }},
       {ACLNN_ERR_PARAM_INVALID, "optionalBias", [&](MxmmArgs &a) { a.bias = biasbad; }},
