@@ -68,7 +68,7 @@ void decode_rows(const MxDequantDesc &d, const uint8_t *codes, const uint8_t *sc
   const bool nibbles = low_float_spec(d.fmt).bits == 4;
   float lut[256];  // every code's value, decoded once
   for (int c = 0; c < (nibbles ? 16 : 256); ++c) lut[c] = lf_decode(static_cast<uint8_t>(c), d.fmt);
-  const int64_t total = d.batch * d.rows, k = d.k, step = code_step(d);
+  const int64_t total = d.batch * d.rows, k = d.k, step = code_step(d), ok = d.out_k > k ? d.out_k : k;
   auto store = [](float v) {
     if constexpr (sizeof(Out) == 2) return bf16_bits(v);
     else return v;
@@ -78,7 +78,7 @@ void decode_rows(const MxDequantDesc &d, const uint8_t *codes, const uint8_t *sc
       const int64_t b = row / d.rows, r = row % d.rows;
       const uint8_t *srow = scales + batch_offset(d, b, d.s_batch_strides) + r * d.s_row;
       const float *l0row = l0 == nullptr ? nullptr : l0 + r * d.l0_row;
-      Out *o = out + row * k;
+      Out *o = out + row * ok;
       for (int64_t j0 = 0; j0 < k; j0 += 32) {
         const int64_t j = j0 / 32, end = j0 + 32 < k ? j0 + 32 : k;
         // the block's factor: its power-of-two scale (times the level-0 scale of its group, exactly the same
@@ -91,6 +91,7 @@ void decode_rows(const MxDequantDesc &d, const uint8_t *codes, const uint8_t *sc
         else
           for (int64_t kk = j0; kk < end; ++kk) o[kk] = store(lut[codes[i0 + (kk - j0) * step]] * s);
       }
+      for (int64_t kk = k; kk < ok; ++kk) o[kk] = store(0.0f);
     }
   });
 }

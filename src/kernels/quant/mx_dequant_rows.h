@@ -31,10 +31,11 @@ struct MxDequantDesc {
   // Level-0 FLOAT scale of group g (l0_group, a multiple of 32, elements along k) of row r (elements; l0 null:
   // none): r * l0_row + g * l0_grp.
   int64_t l0_group = 512, l0_row = 0, l0_grp = 0;
+  int64_t out_k = 0;  // the row length of out (>= k; 0: k): the values past k are zeros
   int64_t tasks = 1;  // ranges of the batch * rows rows
 };
 
-// out: contiguous [batch, rows, k], fp32, or (bf16) BF16 (exact where mx_dequant_min_magnitude >= 2^-126).
+// out: contiguous [batch, rows, out_k], fp32, or (bf16) BF16 (exact where mx_dequant_min_magnitude >= 2^-126).
 void mx_dequant_rows(const MxDequantDesc &d, const uint8_t *codes, const uint8_t *scales, const float *l0, void *out,
                      bool bf16 = false);
 

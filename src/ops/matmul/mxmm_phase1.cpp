@@ -130,7 +130,8 @@ MxmmDequantStep &record_dequant(core::OpBuilder &b, const NamedTensor (&codes)[2
       o.l0 = core::OperandRef::of_slot(s.l0[i], b.tensor(s.l0[i]));
       o.has_l0 = true;
     }
-    o.out = b.book(names[i], static_cast<uint64_t>(desc[i].batch * desc[i].rows * desc[i].k) * sizeof(float));
+    const int64_t row = std::max(desc[i].k, desc[i].out_k);
+    o.out = b.book(names[i], static_cast<uint64_t>(desc[i].batch * desc[i].rows * row) * sizeof(float));
   }
   return st;
 }
@@ -151,16 +152,23 @@ GemmCall decoded_gemm(const MxmmDequantStep &st) {
   return call;
 }
 
-// A FLOAT bias (n,), or (batch, 1, n) when `batched_ok` (its batch = out's), added in the GEMM's epilogue.
-void bind_bias(core::OpBuilder &b, GemmCall &call, const NamedTensor &bias, int slot, int64_t n, int64_t batch,
-               bool batched_ok) {
-  if (bias.t == nullptr) return;
+// A FLOAT bias (n,), or (batch, 1, n) when `batched_ok` (its batch = out's); returns whether it is the latter.
+bool check_bias(const NamedTensor &bias, int64_t n, int64_t batch, bool batched_ok) {
   core::check_dtype_in(bias.t, bias.name, {ACL_FLOAT});
   const aclTensor &t = *bias.t;
   const bool batched = t.ndim == 3 && batched_ok;
   if (!(t.ndim == 1 && t.dims[0] == n) && !(batched && t.dims[0] == batch && t.dims[1] == 1 && t.dims[2] == n))
     throw_error(ACLNN_ERR_PARAM_INVALID, "%s has shape %s; it must be (%lld,)%s", bias.name, core::shape_string(t).c_str(),
                 ll(n), batched_ok ? (" or (" + std::to_string(batch) + ", 1, " + std::to_string(n) + ")").c_str() : "");
+  return batched;
+}
+
+// The bias (check_bias) added in the GEMM's epilogue.
+void bind_bias(core::OpBuilder &b, GemmCall &call, const NamedTensor &bias, int slot, int64_t n, int64_t batch,
+               bool batched_ok) {
+  if (bias.t == nullptr) return;
+  const bool batched = check_bias(bias, n, batch, batched_ok);
+  const aclTensor &t = *bias.t;
   bind_tensor(call, kGemmD, slot, &b.tensor(slot));
   call.desc.d = {ACL_FLOAT, 0, t.strides[t.ndim - 1], batched ? t.strides[0] : 0};
   call.desc.beta = 1.0f;
@@ -168,6 +176,19 @@ void bind_bias(core::OpBuilder &b, GemmCall &call, const NamedTensor &bias, int 
 
 void record(const std::string &choice, core::ImplTrace *trace) {
   if (core::current_phase1_trace() != nullptr) core::record_choice(choice, trace);
+}
+
+// Two plans of `call` (fp32 operands as planned, and BF16), one of which runs per launch: the decoding step
+// (dq, told to try BF16) picks BF16 when every value is exact there, and the decoded x2's source hands it to
+// that plan's step only.
+void record_two_plans(core::OpBuilder &b, MxmmDequantStep &dq, const GemmCall &call) {
+  const core::WsKey path = b.book("mxmm.path", sizeof(int)), decoded_b = dq.op[1].out;
+  dq.try_bf16 = true;
+  dq.path = path;
+  GemmCall call16 = call;
+  call16.desc.a.dtype = call16.desc.b.dtype = ACL_BF16;
+  record_gemms(b, {call}, std::make_shared<MxmmDecodedB>(path, decoded_b, false));
+  record_gemms(b, {call16}, std::make_shared<MxmmDecodedB>(path, decoded_b, true));
 }
 
 // ---- kActQuant ----
@@ -235,9 +256,6 @@ void act_quant(core::OpBuilder &b, const MxmmRule &rule, const MxmmCall &c) {
   const DequantSlots s = register_inputs(b, c, false, &sbias);
   const NamedTensor codes[2] = {c.a, c.b};
   MxmmDequantStep &dq = record_dequant(b, codes, s, desc);
-  const core::WsKey path = b.book("mxmm.path", sizeof(int)), decoded_b = dq.op[1].out;
-  dq.try_bf16 = true;
-  dq.path = path;
   GemmCall call = decoded_gemm(dq);
   const int64_t batch = desc[0].batch;
   bind_bias(b, call, c.bias, sbias, n, batch, abatch.ndim == 1);
@@ -245,12 +263,7 @@ void act_quant(core::OpBuilder &b, const MxmmRule &rule, const MxmmCall &c) {
   const core::WsKey acc = b.book("mxmm.acc", static_cast<uint64_t>(batch * m * n) * sizeof(float));
   bind_scratch(call, kGemmC, acc);
   call.desc.c = {ACL_FLOAT, n, 1, m * n};
-  // Two plans, one of which runs per launch: BF16 operands when the decoding found every value exact there
-  // (the usual case: codes of <= 4 significant bits times powers of two), else fp32.
-  GemmCall call16 = call;
-  call16.desc.a.dtype = call16.desc.b.dtype = ACL_BF16;
-  record_gemms(b, {call}, std::make_shared<MxmmDecodedB>(path, decoded_b, false));
-  record_gemms(b, {call16}, std::make_shared<MxmmDecodedB>(path, decoded_b, true));
+  record_two_plans(b, dq, call);  // BF16 operands in the usual case: <= 4 significant bits times powers of two
 
   auto &q = b.add_step<MxmmQuantStep>();
   q.fmt = mx.fmt;
@@ -299,28 +312,62 @@ void dual_level(core::OpBuilder &b, const MxmmRule &rule, const MxmmCall &c) {
   core::check_dtype_in(c.b_l0.t, c.b_l0.name, {ACL_FLOAT});
   core::check_shape_equals(*c.a_l0.t, c.a_l0.name, shape_of({m, groups}));
   core::check_shape_equals(*c.b_l0.t, c.b_l0.name, shape_of({groups, n}));
-  desc[0].l0_row = c.a_l0.t->strides[0];
-  desc[0].l0_grp = c.a_l0.t->strides[1];
-  desc[1].l0_row = c.b_l0.t->strides[1];
-  desc[1].l0_grp = c.b_l0.t->strides[0];
+  if (c.bias.t != nullptr) check_bias(c.bias, n, 1, false);
   core::check_dtype_in(c.y.t, c.y.name, {ACL_FLOAT16, ACL_BF16});
   core::check_shape_equals(*c.y.t, c.y.name, shape_of({m, n}));
   core::check_outputs_apart<NamedTensor>({&c.y}, {&c.a, &c.b, &c.a_l0, &c.b_l0, &c.a_scale, &c.b_scale, &c.bias, &c.y});
 
+  // The block-scaled operands decoded with k padded to whole groups of 512 (zeros), one GEMM batch per group:
+  // P[g] = x1[:, group g] @ x2[:, group g]^T; then out = sum_g l0a l0b P[g] (+ bias), rounded once.
   int sbias = -1;
-  const DequantSlots s = register_inputs(b, c, true, &sbias);
+  DequantSlots s = register_inputs(b, c, true, &sbias);
+  const int l0_slots[2] = {s.l0[0], s.l0[1]};
+  s.l0[0] = s.l0[1] = -1;  // the level-0 scales are applied to the group sums, not in the decoding
+  const int64_t kp = groups * 512;
+  desc[0].out_k = desc[1].out_k = kp;
   const NamedTensor codes[2] = {c.a, c.b};
-  const MxmmDequantStep &dq = record_dequant(b, codes, s, desc);
-  GemmCall call = decoded_gemm(dq);
-  bind_bias(b, call, c.bias, sbias, n, 1, false);
+  MxmmDequantStep &dq = record_dequant(b, codes, s, desc);
+  GemmCall call;
+  kernels::GemmDesc &d = call.desc;
+  d.batch = groups;
+  d.m = m;
+  d.n = n;
+  d.k = 512;
+  bind_scratch(call, kGemmA, dq.op[0].out);
+  bind_scratch(call, kGemmB, dq.op[1].out);
+  d.a = {ACL_FLOAT, kp, 1, 512};
+  d.b = {ACL_FLOAT, 1, kp, 512};
+  const core::WsKey acc = b.book("mxmm.groups", static_cast<uint64_t>(groups * m * n) * sizeof(float));
+  bind_scratch(call, kGemmC, acc);
+  d.c = {ACL_FLOAT, n, 1, m * n};
+  record_two_plans(b, dq, call);
+  auto &sum = b.add_step<MxmmGroupSumStep>();
+  sum.m = m;
+  sum.n = n;
+  sum.groups = groups;
+  sum.tasks = tasks_for(m);
+  sum.acc = acc;
+  sum.l0a = core::OperandRef::of_slot(l0_slots[0], b.tensor(l0_slots[0]));
+  sum.l0b = core::OperandRef::of_slot(l0_slots[1], b.tensor(l0_slots[1]));
+  sum.a_row = c.a_l0.t->strides[0];
+  sum.a_grp = c.a_l0.t->strides[1];
+  sum.b_grp = c.b_l0.t->strides[0];
+  sum.b_col = c.b_l0.t->strides[1];
+  if (sbias >= 0) {
+    sum.has_bias = true;
+    sum.bias = core::OperandRef::of_slot(sbias, b.tensor(sbias));
+    sum.bias_col = c.bias.t->strides[0];
+  }
   const int sy = b.output(c.y.t);
-  bind_tensor(call, kGemmC, sy, &b.tensor(sy));
-  call.desc.c = {c.y.t->dtype, c.y.t->strides[0], c.y.t->strides[1], 0};
-  record_gemms(b, {call});
+  sum.y = core::OperandRef::of_slot(sy, b.tensor(sy));
+  sum.y_dtype = c.y.t->dtype;
+  sum.y_row = c.y.t->strides[0];
+  sum.y_col = c.y.t->strides[1];
   core::ImplTrace trace;
   if (core::current_phase1_trace() != nullptr && nz)
     trace.add("x2 dense copy kept", "its scales are read with it: decoded at every launch");
-  record(std::string("mxmm:dual_level:decode") + (nz ? "(x2 nz)" : "") + "+gemm/tasks=" +
+  record(std::string("mxmm:dual_level:decode") + (nz ? "(x2 nz)" : "") +
+             "+gemm per 512 (bf16 when exact else fp32)+level0_sum/tasks=" +
              std::to_string(desc[0].tasks),
          &trace);
 }

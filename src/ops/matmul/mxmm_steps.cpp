@@ -3,7 +3,9 @@
 #include <cfloat>
 #include <cmath>
 
+#include "core/dtype.h"
 #include "core/thread_pool.h"
+#include "kernels/quant/quant_rows.h"
 
 namespace opsnn::ops {
 
@@ -29,6 +31,27 @@ int MxmmDequantStep::run(const core::LaunchArgs &args) const {
 
 void MxmmDecodedB::with(const core::LaunchArgs &args, const std::function<void(const char *)> &use) const {
   if ((*reinterpret_cast<const int *>(args.get(path_)) != 0) == bf16_) use(args.get(b_));
+}
+
+int MxmmGroupSumStep::run(const core::LaunchArgs &args) const {
+  float *p = reinterpret_cast<float *>(args.get(acc));
+  const float *la = reinterpret_cast<const float *>(l0a.address(args));
+  const float *lb = reinterpret_cast<const float *>(l0b.address(args));
+  const float *bv = has_bias ? reinterpret_cast<const float *>(bias.address(args)) : nullptr;
+  char *yb = y.address(args);
+  const int64_t esz = static_cast<int64_t>(core::dtype_size(y_dtype));
+  core::parallel_tasks(tasks, [&](int64_t t) {
+    for (int64_t i = m * t / tasks; i < m * (t + 1) / tasks; ++i) {
+      float *row = p + i * n;  // group 0's row: each element is read (all groups) before it is written
+      for (int64_t j = 0; j < n; ++j) {
+        float v = 0.0f;
+        for (int64_t g = 0; g < groups; ++g) v += la[i * a_row + g * a_grp] * lb[g * b_grp + j * b_col] * p[(g * m + i) * n + j];
+        row[j] = bv != nullptr ? v + bv[j * bias_col] : v;
+      }
+      kernels::quant_store_floats(row, n, y_dtype, yb + i * y_row * esz, y_col);
+    }
+  });
+  return 0;
 }
 
 int MxmmQuantStep::run(const core::LaunchArgs &args) const {

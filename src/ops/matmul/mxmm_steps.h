@@ -43,6 +43,21 @@ class MxmmDecodedB final : public OperandSource {
   bool bf16_;
 };
 
+// DualLevel's level-0 sum: the GEMM's per-group products acc [groups, m, n] (fp32 workspace) to
+// out[i, j] = sum_g l0a[i, g] * l0b[g, j] * acc[g, i, j] (+ bias[j]) in fp32, rounded once into y (FLOAT16 /
+// BF16, any strides). Each row is summed into acc's group-0 row in place, then stored.
+class MxmmGroupSumStep final : public core::Step {
+ public:
+  int64_t m = 0, n = 0, groups = 1, tasks = 1;
+  int64_t a_row = 0, a_grp = 0, b_grp = 0, b_col = 0, bias_col = 0, y_row = 0, y_col = 1;  // element strides
+  bool has_bias = false;
+  aclDataType y_dtype = ACL_BF16;
+  core::WsKey acc;
+  core::OperandRef l0a, l0b, bias, y;
+
+  int run(const core::LaunchArgs &args) const override;
+};
+
 // The GEMM's fp32 rows [rows, n] (workspace block `acc`) quantised along n in blocks of 32 into y (codes,
 // contiguous; FLOAT4 two a byte) and scale (contiguous [rows, ceil(ceil(n / 32) / 2), 2]).
 class MxmmQuantStep final : public core::Step {
