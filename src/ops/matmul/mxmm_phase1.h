@@ -36,9 +36,10 @@
 // kDualLevel (aclnnDualLevelQuantMatmulWeightNz): MXFP4 with an fp32 scale per 512 over the MX scales
 //   out[m, n] = sum_i x1Level0Scale[m, i] x2Level0Scale[i, n] * sum_{j in group i} 2^(x1Level1Scale[m, j])
 //               2^(x2Level1Scale[n, j]) (sum_{k in block j} x1[m, k] x2[n, k]) + bias[n]
-//  (groups i of level0GroupSize = 512 along k, blocks j of level1GroupSize = 32), computed as one fp32 GEMM
-//  of the operands scaled per element by both levels (the four scales factor per row and per column), the
-//  bias in its epilogue, rounded once into out. x1 FLOAT4_E2M1 [m, k] ND (transposeX1 false), any
+//  (groups i of level0GroupSize = 512 along k, blocks j of level1GroupSize = 32), computed as the formula
+//  groups it: the level-1-scaled operands (k padded with zeros to whole groups) in one GEMM batch per group,
+//  P[i] = sum over the group's k in fp32 (BF16 operands when exact, as kActQuant), then
+//  out = sum_i x1Level0Scale[m, i] x2Level0Scale[i, n] P[i][m, n] (+ bias[n]) in fp32, rounded once into out. x1 FLOAT4_E2M1 [m, k] ND (transposeX1 false), any
 //  strides; x2 FLOAT4_E2M1 [n, k] (transposeX2 true only) in FRACTAL_NZ or ND; k even. x1Level0Scale
 //  FLOAT [m, ceil(k / 512)], x2Level0Scale FLOAT [ceil(k / 512), n], x1Level1Scale FLOAT8_E8M0 [m,
 //  ceil(k / 64), 2], x2Level1Scale FLOAT8_E8M0 [n, ceil(k / 64), 2], any strides; optionalBias FLOAT
