@@ -17,15 +17,18 @@ Row format (besides the common `header`, `dtypes`, `backward`):
   perm     PA PB PY [SPLIT [SCALE]]   aclIntArray attributes permuting A and B into [B, M, K] /
                         [B, K, N] and the result [B, M, N] into out (TransposeBatchMatMul), the
                         int32 attribute splitting out's last dims, and the (refused) quantising scale
+  compress INDEX         B arrives "compressed" with this index tensor (MatmulCompress): OpsNN reads the
+                        stored form only, B's 1-D buffer holding W [n, k] (see matmul_phase1.h)
   fused    OPTYPE X3    a `char *` epilogue choice (FusedMatmul: "", add, mul, relu, gelu_tanh,
                         gelu_erf) and its optional tensor operand
 Parameter roles besides these come from the names: alpha / beta (aclScalar or float), cubeMathType,
 out / y; any other parameter is a table error. Rows with `perm` or `fused` are tested by their own
-harness (tests/ops/test_op_table_mmx.cpp), not registered for the generic one.
+harness (tests/ops/test_op_table_mmx.cpp; `compress`: tests/ops/test_matmul_compress.cpp), not registered for
+the generic one.
 """
 
 MATMUL_KEYS = {"header", "dtypes", "backward", "operands", "bias", "inplace", "batch", "trans", "vectors",
-               "same_dtype", "weight", "perm", "fused"}
+               "same_dtype", "weight", "perm", "fused", "compress"}
 BATCH = {"broadcast": "kBroadcast", "equal": "kEqual", "sum": "kSum"}
 
 
@@ -56,7 +59,8 @@ def resolve(g, table, op):
     fused = g.one(op, "fused", "").split()
     if fused and len(fused) != 2:
         raise g.TableError(f"{w}: 'fused' names the epilogue choice and its tensor operand")
-    op.special = bool(perm or fused)
+    compress = g.one(op, "compress", "").split()
+    op.special = bool(perm or fused or compress)
     trans = g.one(op, "trans", "").split()
     if trans and len(trans) != 2:
         raise g.TableError(f"{w}: 'trans' names the attributes transposing A and B")
@@ -71,6 +75,7 @@ def resolve(g, table, op):
     named = {an: "a", bn: "b", "out": "out", "y": "out", "alpha": "alpha", "beta": "beta", "cubeMathType": "cube"}
     named.update(zip(perm, ("perm0", "perm1", "perm2", "split", "qscale")))
     named.update(zip(fused, ("fused", "x3")))
+    named.update(zip(compress, ("cindex",)))
     if bias:
         named[bias[0]] = "bias"
     if trans:
@@ -102,7 +107,7 @@ def rule_init(op):
             f"{'true' if op.weight_nz else 'false'}}}")
 
 
-ORDER = {"a": "a", "b": "b", "bias": "s", "out": "o", "x3": "x"}
+ORDER = {"a": "a", "b": "b", "bias": "s", "out": "o", "x3": "x", "cindex": "c"}
 
 
 def call_lines(op, params, role_of, inplace):
@@ -113,6 +118,8 @@ def call_lines(op, params, role_of, inplace):
             lines.append(f"    c.{role} = {p.name};")
             lines.append(f'    c.{role}_name = "{p.name}";')
             order += ORDER[role]
+            if role == "cindex":
+                lines.append("    c.has_compress = true;")
         elif role in ("alpha", "beta"):
             lines.append(f"    c.{role}{'_s' if p.kind == 'scalar' else ''} = {p.name};")
             if p.kind == "scalar":

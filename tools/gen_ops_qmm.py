@@ -21,6 +21,12 @@ Row format (besides the common `header`, `dtypes`, `backward`):
            int4_pack: INT32 values packed into INT4 nibbles (ConvertWeightToINT4Pack)
            dynamic_dequant: a floating x quantised to INT8 on the fly (per token or per tensor,
            dynamic or static scale, optional smoothing), then int8_dequant (QuantMatmulDequant)
+           sparse4to2: int8_dequant over a 2:4 sparse INT8 weight given as its kept values and
+           position codes (Sparse4to2QuantMatmulWeightNz)
+           compress_dequant: int8_dequant over a weight in msModelSlim's compressed form, of which
+           OpsNN reads the stored (uncompressed) form (MatmulCompressDequant)
+           sparse_pack: a one-shot function encoding a host INT8 weight into those values and
+           codes, malloc'ed for the caller to free (TransSparse4to2Para)
   dtypes   the dtypes of the first operand (x1 / x; encode_param: scale; prepack_weight: the weight)
   weight_dtype D   weight_size without a dataType parameter: the dtype it sizes for
   weight   nz      int8_dequant / dynamic_dequant / weight_antiquant: x2 / weight may be FRACTAL_NZ
@@ -35,7 +41,9 @@ QMM_KEYS = {"header", "dtypes", "backward", "scheme", "weight_dtype", "weight"}
 SCHEMES = {"int8_dequant": "kInt8Dequant", "weight_antiquant": "kWeightAntiquant", "encode_param": "kEncodeParam",
            "float_requant": "kFloatRequant",
            "prepack_weight": "kPrepackWeight", "weight_size": None, "encode_array": None,
-           "dynamic_dequant": "kDynamicDequant", "int4_pack": "kInt4Pack", "reduce_sum": "kReduceSum"}
+           "dynamic_dequant": "kDynamicDequant", "int4_pack": "kInt4Pack", "reduce_sum": "kReduceSum",
+           "sparse4to2": "kSparse4to2", "sparse_pack": None,
+           "compress_dequant": "kCompressDequant"}
 # The roles each scheme needs.
 NEEDS = {"int8_dequant": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"),
          "weight_antiquant": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"),
@@ -43,11 +51,15 @@ NEEDS = {"int8_dequant": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"),
          "prepack_weight": ("kQmmB",), "weight_size": ("shape", "size"),
          "encode_array": ("scale_array", "param_out"),
          "dynamic_dequant": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"), "int4_pack": ("kQmmB", "kQmmOut"),
-         "reduce_sum": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut")}
+         "reduce_sum": ("kQmmA", "kQmmB", "kQmmScale", "kQmmOut"),
+         "sparse4to2": ("kQmmA", "kQmmB", "kQmmIndex", "kQmmScale", "kQmmPertoken", "kQmmOut"),
+         "sparse_pack": ("dense", "values_out"),
+         "compress_dequant": ("kQmmA", "kQmmB", "kQmmIndex", "kQmmScale", "kQmmOut")}
 RESULTS = {"int8_dequant": "out's dtype (INT8 / FLOAT16 / BF16)", "float_requant": "INT8", "weight_antiquant": "x's dtype, INT8 when requantised",
            "encode_param": "UINT64 / INT64 words", "prepack_weight": "mmWeightRef in place", "weight_size": "a size",
            "encode_array": "a malloc'ed UINT64 array", "dynamic_dequant": "x's dtype",
-           "int4_pack": "INT4 / INT32 (eight INT4)", "reduce_sum": "BF16 / FLOAT16"}
+           "int4_pack": "INT4 / INT32 (eight INT4)", "reduce_sum": "BF16 / FLOAT16",
+           "sparse4to2": "BF16", "compress_dequant": "FLOAT16", "sparse_pack": "malloc'ed values, codes and their storage shapes"}
 # Parameter name -> role: a QmmRole of the tensors (ops/matmul/qmm_phase1.h), or a value attribute.
 ROLES = {"x1": "kQmmA", "x": "kQmmA", "x2": "kQmmB", "weight": "kQmmB", "scale": "kQmmScale",
          "antiquantScale": "kQmmScale", "offset": "kQmmOffset", "antiquantOffsetOptional": "kQmmOffset",
@@ -84,14 +96,22 @@ ROLES = {"x1": "kQmmA", "x": "kQmmA", "x2": "kQmmB", "weight": "kQmmB", "scale":
          "dims": "reduce_dims", "keepDims": "keep_dims",
          # WeightQuantBatchMatmul (V1): mulScale / addOffset are the antiquant scale / offset
          "diagonalMatrix": "kQmmDiag", "deqOffset": "kQmmDeqOffset",
-         "addOffset": "kQmmOffset", "mulScale": "kQmmScale", "antiquantOffset": "aq_offset_value"}
+         "addOffset": "kQmmOffset", "mulScale": "kQmmScale", "antiquantOffset": "aq_offset_value",
+         # Sparse4to2QuantMatmulWeightNz
+         "sparseWeight": "kQmmB", "index": "kQmmIndex", "xScale": "kQmmPertoken", "sparseWeightScale": "kQmmScale",
+         # MatmulCompressDequant
+         "compressIndex": "kQmmIndex", "offsetW": "kQmmWOffset", "offsetX": "offset_x", "compressInfo": "compress_info"}
+# TransSparse4to2Para (host buffers in, malloc'ed buffers out).
+SPARSE_PACK_ROLES = {"weight": "dense", "shape": "shape", "sparseWeight": "values_out",
+                     "sparseWeightDims": "values_dims", "sparseWeightDimsNum": "values_ndims", "index": "codes_out",
+                     "indexDims": "codes_dims", "indexDimsNum": "codes_ndims"}
 # WeightQuantBatchMatmul (V1, the row with a diagonalMatrix): its deqScale is the small-m encoding's
 # words, not QuantMatmul(V2)'s dequantisation scale.
 V1_ROLES = dict(ROLES, deqScale="kQmmDeqScale")
 # Roles of the rows with their own harness (tests/ops/test_op_table_qmmx.cpp).
 OWN_HARNESS_ROLES = {"perm0", "out_dtype", "x_quant_mode", "kQmmDiag"}
 NULLABLE = ("offset", "bias", "x1Scale", "x2Offset", "yScale", "x1Offset", "yOffset", "diagonalMatrix", "deqOffset",
-            "deqScale", "addOffset", "mulScale")
+            "deqScale", "addOffset", "mulScale", "offsetW")
 # The harness's argument of each role (QmmArgs).
 ARG = {"kQmmA": "a.a", "kQmmB": "a.b", "kQmmScale": "a.scale", "kQmmOffset": "a.offset",
        "kQmmPertoken": "a.pertoken", "kQmmQScale": "a.qscale", "kQmmQOffset": "a.qoffset", "kQmmBias": "a.bias",
@@ -116,8 +136,9 @@ def resolve(g, table, op):
     if scheme not in SCHEMES:
         raise g.TableError(f"{op.where}: scheme must be one of {', '.join(SCHEMES)}")
     op.scheme = SCHEMES[scheme]
-    op.oneshot = scheme in ("weight_size", "encode_array")
+    op.oneshot = scheme in ("weight_size", "encode_array", "sparse_pack")
     op.encode_array = scheme == "encode_array"
+    op.sparse_pack = scheme == "sparse_pack"
     op.weight_nz = g.one(op, "weight", "") == "nz"
     if g.one(op, "weight", "nz") != "nz" or (op.weight_nz and scheme not in ("int8_dequant", "dynamic_dequant",
                                                                                "weight_antiquant", "reduce_sum")):
@@ -125,8 +146,9 @@ def resolve(g, table, op):
     op.weight_dtype = g.one(op, "weight_dtype")
     if op.weight_dtype is not None and op.weight_dtype not in g.DTYPES:
         raise g.TableError(f"{op.where}: unknown weight_dtype '{op.weight_dtype}'")
-    op.roles = g.roles_by_name(op, V1_ROLES if any(p.name == "diagonalMatrix" for p in op.params) else ROLES,
-                               "a quantised matmul")
+    roles = SPARSE_PACK_ROLES if op.sparse_pack else V1_ROLES if any(p.name == "diagonalMatrix" for p in op.params) \
+        else ROLES
+    op.roles = g.roles_by_name(op, roles, "a quantised matmul")
     if "param_out" in op.roles and op.roles["param_out"].kind == "tensor":  # BatchMatmulQuant's words
         op.roles["kQmmScale"] = op.roles.pop("param_out")
     for need in NEEDS[scheme]:
@@ -136,7 +158,7 @@ def resolve(g, table, op):
         raise g.TableError(f"{op.where}: a weight_size row takes a dataType parameter or names its weight_dtype")
     op.input, op.output = op.roles[NEEDS[scheme][0]], op.roles[NEEDS[scheme][-1]]
     op.own_harness = (bool(OWN_HARNESS_ROLES & set(op.roles)) or any(p.name == "yRef" for p in op.params)
-                      or scheme in ("int4_pack", "reduce_sum") or (scheme == "weight_antiquant" and op.weight_nz))
+                      or scheme in ("int4_pack", "reduce_sum", "sparse4to2", "sparse_pack", "compress_dequant") or (scheme == "weight_antiquant" and op.weight_nz))
     op.results = [RESULTS[scheme]]
 
 
@@ -176,11 +198,12 @@ def render_entry(g, table):
 def oneshot_entry(op):
     """A weight_size row: the size through ops::qmm_weight_size, inside the API boundary (an
     encode_array row: the words through ops::qmm_encode_array)."""
-    if op.encode_array:
+    if op.encode_array or op.sparse_pack:
         args = ", ".join(p.name for p in op.params)
+        fn = "qmm_sparse_pack" if op.sparse_pack else "qmm_encode_array"
         return [f'extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnn{op.name}({op.params_text}) {{',
                 f'  return ::opsnn::core::api_call("aclnn{op.name}", [&] {{',
-                f"    ::opsnn::ops::qmm_encode_array({args});", "    return ACLNN_SUCCESS;", "  });", "}", ""]
+                f"    ::opsnn::ops::{fn}({args});", "    return ACLNN_SUCCESS;", "  });", "}", ""]
     shape, size = op.roles["shape"].name, op.roles["size"].name
     dtype = op.roles["dtype"].name if "dtype" in op.roles else f"ACL_{op.weight_dtype}"
     dname = op.roles["dtype"].name if "dtype" in op.roles else "dataType"

@@ -18,6 +18,10 @@ ACLNN_API aclnnStatus aclnnTransposeBatchMatMulWeightNzGetWorkspaceSize(const ac
     aclOpExecutor **executor);
 ACLNN_API aclnnStatus aclnnTransposeBatchMatMulWeightNz(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
 
+ACLNN_API aclnnStatus aclnnTransposeBatchMatMulWeightNZGetWorkspaceSize(const aclTensor *x1, const aclTensor *x2, const aclTensor *bias, const aclTensor *scale, const aclIntArray *permX1, const aclIntArray *permX2, const aclIntArray *permY, int8_t cubeMathType, const int32_t batchSplitFactor, aclTensor *out, uint64_t *workspaceSize,
+    aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnTransposeBatchMatMulWeightNZ(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
 #ifdef __cplusplus
 }
 #endif

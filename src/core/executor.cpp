@@ -10,6 +10,7 @@
 #include "core/api_boundary.h"
 #include "core/dtype.h"
 #include "core/handle_table.h"
+#include "core/stream_wait_step.h"
 #include "core/verbose.h"
 #include "runtime/profiler.h"
 #include "runtime/runtime.h"
@@ -282,7 +283,10 @@ int launch_executor_impl(const char *api, void *workspace, uint64_t workspace_si
   };
 
   // An idle stream may run it right here (rt::enqueue_task, OPSNN_LAUNCH_INLINE).
-  const rt::InlineRule rule = ex->small ? rt::InlineRule::kIfIdle : rt::InlineRule::kIfIdleAndLast;
+  // A stream wait (aclnnSleep) is always queued: the stream waits, not the launching thread.
+  const rt::InlineRule rule = ex->small && only_stream_waits(*ex) ? rt::InlineRule::kNever
+                              : ex->small                          ? rt::InlineRule::kIfIdle
+                                                                   : rt::InlineRule::kIfIdleAndLast;
   if (rt::enqueue_task(stream, task, rule) != ACL_SUCCESS) {
     // The queue refused the work (bad stream): nothing was consumed (the task, dropped with the
     // refused work, has returned its executor reference).
@@ -294,6 +298,12 @@ int launch_executor_impl(const char *api, void *workspace, uint64_t workspace_si
 }
 
 }  // namespace
+
+bool only_stream_waits(const aclOpExecutor &ex) {
+  for (const auto &s : ex.steps)
+    if (dynamic_cast<const StreamWaitStep *>(s.get()) == nullptr) return false;
+  return !ex.steps.empty();
+}
 
 }  // namespace opsnn::core
 

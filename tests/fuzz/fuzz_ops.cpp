@@ -135,8 +135,11 @@
 #include <aclnnop/aclnn_quant_matmul_dequant.h>
 #include <aclnnop/aclnn_quant_matmul_reduce_sum.h>
 #include <aclnnop/aclnn_quant_scatter.h>
+#include <aclnnop/aclnn_rms_norm_dynamic_mx_quant.h>
 #include <aclnnop/aclnn_rotate_quant.h>
+#include <aclnnop/aclnn_situ_mx_quant.h>
 #include <aclnnop/aclnn_swiglu_group_quant.h>
+#include <aclnnop/aclnn_swiglu_mx_quant.h>
 #include <aclnnop/aclnn_top_k_top_p_sample.h>
 #include <aclnnop/aclnn_weight_quant_batch_matmul.h>
 #include <aclnnop/aclnn_quant_matmul_v4.h>
@@ -1741,6 +1744,46 @@ aclnnStatus op_grouped_quant_max(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase
   return P1(GroupedQuantMax, c.T(x), c.T(s), c.T(g), round_mode, dst, c.T(y), c.T(amax));
 }
 
+// The gated MX quantisers and the RMSNorm one: x along the last dim into 32-blocks (defaults: the docs'
+// clampLimit 7, gluAlpha 1.702, gluBias 1; SituMxQuant's beta / linearBeta 1; RMSNorm's epsilon 1e-6).
+aclnnStatus op_swiglu_mx_quant(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor(ACL_BF16, 2), groups = c.tensor(ACL_INT64, 1);
+  const int64_t act_dim = c.i64(), mode = c.i64();
+  const uint8_t b = c.bools();
+  const double clamp = c.f64(7.0), alpha = c.f64(1.702), bias = c.f64(1.0);
+  const int64_t group_mode = c.i64(), axis = c.i64(), dst = c.dtype(ACL_FLOAT8_E4M3FN);
+  char *round_mode = const_cast<char *>(c.str());
+  const int64_t alg = c.i64();
+  const double dst_max = c.f64(0.0);
+  int y = c.tensor(ACL_FLOAT8_E4M3FN, 2), s = c.tensor(ACL_FLOAT8_E8M0, 3);
+  c.materialize();
+  return P1(SwigluMxQuant, c.T(x), c.T(groups), act_dim, (b & 1) != 0, mode, clamp, alpha, bias, group_mode, axis,
+            dst, round_mode, alg, dst_max, c.T(y), c.T(s));
+}
+aclnnStatus op_situ_mx_quant(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor(ACL_FLOAT16, 2);
+  const double beta = c.f64(1.0), linear_beta = c.f64(1.0);
+  const uint8_t b = c.bools();
+  const int64_t axis = c.i64(), dst = c.dtype(ACL_FLOAT8_E4M3FN);
+  char *round_mode = const_cast<char *>(c.str());
+  int y = c.tensor(ACL_FLOAT8_E4M3FN, 2), s = c.tensor(ACL_FLOAT8_E8M0, 3);
+  c.materialize();
+  return P1(SituMxQuant, c.T(x), float(beta), float(linear_beta), (b & 1) != 0, axis, dst, round_mode, c.T(y),
+            c.T(s));
+}
+aclnnStatus op_rms_norm_mx_quant(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor(ACL_BF16, 2), gamma = c.tensor(ACL_BF16, 1), beta = c.tensor(ACL_BF16, 1);
+  const double eps = c.f64(1e-6);
+  const int64_t alg = c.i64();
+  char *round_mode = const_cast<char *>(c.str());
+  const int64_t dst = c.dtype(ACL_FLOAT8_E4M3FN);
+  const uint8_t b = c.bools();
+  int y = c.tensor(ACL_FLOAT8_E4M3FN, 2), s = c.tensor(ACL_FLOAT8_E8M0, 3), rstd = c.tensor(F, 2);
+  c.materialize();
+  return P1(RmsNormDynamicMxQuant, c.T(x), c.T(gamma), c.T(beta), eps, alg, round_mode, dst, (b & 1) != 0, c.T(y),
+            c.T(s), c.T(rstd));
+}
+
 const OpFn kOps[] = {op_exp,      op_inplace_exp, op_gelu_v2,   op_softplus,       op_add,
                      op_inplace_add, op_mul,      op_divs,      op_divmod,         op_eq,
                      op_maximum,  op_remainder,   op_pow,       op_cast,           op_copy,
@@ -1768,7 +1811,8 @@ const OpFn kOps[] = {op_exp,      op_inplace_exp, op_gelu_v2,   op_softplus,    
                      op_swiglu_group, op_swiglu_group_grad, op_dynamic_block_quant, op_rms_norm_grad_quant,
                      op_top_k_top_p_sample, op_inplace_quant_scatter, op_advance_step_v2,
                      op_grouped_dynamic_block_quant, op_rotate_quant, op_swiglu_group_quant,
-                     op_dynamic_mx_quant, op_anti_mx_quant, op_grouped_quant_max};
+                     op_dynamic_mx_quant, op_anti_mx_quant, op_grouped_quant_max,
+                     op_swiglu_mx_quant, op_situ_mx_quant, op_rms_norm_mx_quant};
 constexpr int kNumOps = sizeof(kOps) / sizeof(kOps[0]);
 
 void launch(Ctx &c, Phase2 p2, aclOpExecutor *ex, uint64_t ws, uint8_t mode) {

@@ -35,7 +35,8 @@ OPS = ["exp", "inplace_exp", "gelu_v2", "softplus", "add", "inplace_add", "mul",
        "qmm_inplace_add", "tqbmm", "qmm_dequant", "int4_pack", "qmm_reduce_sum", "wqbmm_v1",
        "swiglu_group", "swiglu_group_grad", "dynamic_block_quant", "rms_norm_grad_quant",
        "top_k_top_p_sample", "inplace_quant_scatter", "advance_step_v2", "grouped_dynamic_block_quant",
-       "rotate_quant", "swiglu_group_quant", "dynamic_mx_quant", "anti_mx_quant", "grouped_quant_max"]  # kOps, same order
+       "rotate_quant", "swiglu_group_quant", "dynamic_mx_quant", "anti_mx_quant", "grouped_quant_max",
+       "swiglu_mx_quant", "situ_mx_quant", "rms_norm_mx_quant"]  # kOps, same order
 
 
 def dt(name):
@@ -380,6 +381,17 @@ def seeds():
                                        T([0, 1, 2], "FLOAT8_E8M0"))
     yield "anti_mx_quant", seed("anti_mx_quant", mx, T([0, 0xE8], "FLOAT8_E5M2"), T([0, 1, 2], "FLOAT8_E8M0"), I(-1),
                                 bytes([dt("FLOAT")]), T([0, 0xE8], "FLOAT"))
+    # The gated MX quantisers: x [2, 64] (dim 0xEA = 64) halves into [2, 32] -> y FLOAT8 [2, 32], mxscale [2, 1, 2];
+    # RMSNorm + MX: x BF16 [2, 32], gamma [32], no beta, rstd FLOAT [2, 1] (outputRstd)
+    yield "swiglu_mx_quant", seed("swiglu_mx_quant", mx, T([0, 0xEA], "BF16"), NULL_T, I(-1), I(0), B(True), DEFAULT,
+                                  DEFAULT, DEFAULT, I(0), I(-1), bytes([dt("FLOAT8_E4M3FN")]), bytes([7]), I(0),
+                                  DEFAULT, T([0, 0xE8], "FLOAT8_E4M3FN"), T([0, 1, 2], "FLOAT8_E8M0"))
+    yield "situ_mx_quant", seed("situ_mx_quant", mx, T([0, 0xEA], "FLOAT16"), DEFAULT, DEFAULT, B(True), I(-1),
+                                bytes([dt("FLOAT8_E5M2")]), bytes([7]), T([0, 0xE8], "FLOAT8_E5M2"),
+                                T([0, 1, 2], "FLOAT8_E8M0"))
+    yield "rms_norm_mx_quant", seed("rms_norm_mx_quant", mx, T([0, 0xE8], "BF16"), T([0xE8], "BF16"), NULL_T, DEFAULT,
+                                    I(0), bytes([7]), bytes([dt("FLOAT8_E4M3FN")]), B(True),
+                                    T([0, 0xE8], "FLOAT8_E4M3FN"), T([0, 1, 2], "FLOAT8_E8M0"), T([0, 1]))
     # x [2, 1] in groups ends [0, 1, 2] (mode bit 4: INT64 buffers hold 0, 1, 2); scale / amax [3] (pool dim 3)
     gm = (2, 1, 3, 1)
     yield "grouped_quant_max", seed("grouped_quant_max", gm, T([0, 1]), T([2]), T([2]), bytes([4]), DEFAULT,

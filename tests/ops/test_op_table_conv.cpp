@@ -2481,8 +2481,9 @@ std::string describe(const QuantProblem &q) {
 
 // exact: small values, unit scales, INT32 bias (or none), FLOAT16 output. fractal: what the WeightNz
 // form takes (3-D, groups 1), with channel counts on both sides of the 16 x 32 weight blocks.
+// pointwise: a 1x1 stride-1 unpadded kernel over larger planes (channels-first: the input read in place).
 std::unique_ptr<QuantProblem> make_quant_problem(bool exact, aclDataType out_dt, Layout in_layout, Layout out_layout,
-                                                 bool fractal = false) {
+                                                 bool fractal = false, bool pointwise = false) {
   auto q = std::make_unique<QuantProblem>();
   q->nsp = fractal ? 3 : static_cast<int>(rnd(2, 3));
   q->n = rnd(1, 2);
@@ -2497,6 +2498,13 @@ std::unique_ptr<QuantProblem> make_quant_problem(bool exact, aclDataType out_dt,
     q->d[j] = rnd(1, 2);
     const int64_t span = q->d[j] * (q->k[j] - 1) + 1;
     q->in_sp[j] = std::max<int64_t>(1, span - 2 * q->p[j]) + rnd(0, q->nsp == 3 ? 2 : 5);
+    if (pointwise) {
+      q->k[j] = q->s[j] = q->d[j] = 1;
+      q->p[j] = 0;
+      q->in_sp[j] = rnd(1, q->nsp == 3 ? 9 : 40);
+      q->out_sp[j] = q->in_sp[j];
+      continue;
+    }
     q->out_sp[j] = (q->in_sp[j] + 2 * q->p[j] - span) / q->s[j] + 1;
   }
   std::vector<int64_t> ish{q->n, q->cin}, wsh{q->cout, q->cin / q->groups}, osh{q->n, q->cout}, st, pd, dl, op;
@@ -2653,8 +2661,9 @@ void run_quant_nz(const ConvTableCase &c, QuantProblem &q, bool exact);
 // The row's problem (the WeightNz row: 3-D, groups 1, channel counts across the weight blocks) and
 // its run (the WeightNz row: the weight as FRACTAL_Z_3D blocks, also compared with QuantConvolution).
 bool nz_row(const ConvTableCase &c) { return c.kind == "quant_nz"; }
-std::unique_ptr<QuantProblem> problem_for(const ConvTableCase &c, bool exact, aclDataType out_dt, Layout in, Layout out) {
-  return make_quant_problem(exact, out_dt, in, out, nz_row(c));
+std::unique_ptr<QuantProblem> problem_for(const ConvTableCase &c, bool exact, aclDataType out_dt, Layout in, Layout out,
+                                          bool pointwise = false) {
+  return make_quant_problem(exact, out_dt, in, out, nz_row(c), pointwise);
 }
 void run_row(const ConvTableCase &c, QuantProblem &q, bool exact) {
   if (nz_row(c)) run_quant_nz(c, q, exact);
@@ -2678,6 +2687,19 @@ TEST_P(OpTableQuantConv, FullRangeScalesAndBias) {
       SCOPED_TRACE(describe(*q));
       run_row(GetParam(), *q, false);
     }
+  }
+}
+
+// Channels-first 1x1 layers: the GEMM's rows are the output channels and, on contiguous planes, its B
+// is the input itself (no im2col); channels-last or padded-row views keep the im2col path.
+TEST_P(OpTableQuantConv, PointwiseLayers) {
+  reseed_for_current_test();
+  for (int t = 0; t < 8; ++t) {
+    const Layout in = t < 6 ? Layout::kContiguous : Layout::kPaddedRows;
+    const Layout out = t == 7 ? Layout::kChannelsLast : Layout::kContiguous;
+    auto q = problem_for(GetParam(), t % 2 == 0, t % 4 < 2 ? ACL_FLOAT16 : ACL_BF16, in, out, true);
+    SCOPED_TRACE(describe(*q));
+    run_row(GetParam(), *q, t % 2 == 0);
   }
 }
 
@@ -2785,10 +2807,13 @@ INSTANTIATE_TEST_SUITE_P(Tables, OpTableQuantConvErrors, ::testing::ValuesIn(qua
 // the float64 / exact references above, and bit-equal to QuantConvolution on the logical weight.
 
 const ConvTableCase &plain_quant_case() {
-  for (const ConvTableCase &c : conv_table_cases())
-    if (c.kind == "quant") return *new ConvTableCase(c);  // kept for the process
-  ADD_FAILURE() << "no QuantConvolution row in the conv table";
-  return *new ConvTableCase();
+  static const ConvTableCase plain = [] {  // found once, kept for the process
+    for (const ConvTableCase &c : conv_table_cases())
+      if (c.kind == "quant") return c;
+    ADD_FAILURE() << "no QuantConvolution row in the conv table";
+    return ConvTableCase();
+  }();
+  return plain;
 }
 
 void run_quant_nz(const ConvTableCase &c, QuantProblem &q, bool exact) {

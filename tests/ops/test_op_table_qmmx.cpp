@@ -436,6 +436,14 @@ TEST(TransposeBatchMatMulWeightNz, BlockedX2MatchesTheReferenceAndThePlainOp) {
                                                                    plain, ws, ex);
                 }, aclnnTransposeBatchMatMul), 0) << aclGetRecentErrMsg();
       EXPECT_EQ(out.values(), plain.values());
+      // The API list's spelling of the same op.
+      DeviceTensor spelled({M, B, N}, dt);
+      spelled.poison();
+      ASSERT_EQ(run_op([&](uint64_t *ws, aclOpExecutor **ex) {
+                  return aclnnTransposeBatchMatMulWeightNZGetWorkspaceSize(x1, *nz, nullptr, nullptr, a1.a, a2.a, ay.a,
+                                                                           0, 1, spelled, ws, ex);
+                }, aclnnTransposeBatchMatMulWeightNZ), 0) << aclGetRecentErrMsg();
+      EXPECT_EQ(spelled.values(), out.values());
       ++i;
     }
   // A FLOAT x2 has no blocked form in this op.
@@ -444,6 +452,8 @@ TEST(TransposeBatchMatMulWeightNz, BlockedX2MatchesTheReferenceAndThePlainOp) {
   uint64_t ws = 0;
   aclOpExecutor *ex = nullptr;
   EXPECT_TRUE(fails_with(aclnnTransposeBatchMatMulWeightNzGetWorkspaceSize(x1, x2, nullptr, nullptr, a1.a, a2.a, ay.a,
+                                                                           0, 1, out, &ws, &ex), kInvalid, {"x2"}));
+  EXPECT_TRUE(fails_with(aclnnTransposeBatchMatMulWeightNZGetWorkspaceSize(x1, x2, nullptr, nullptr, a1.a, a2.a, ay.a,
                                                                            0, 1, out, &ws, &ex), kInvalid, {"x2"}));
 }
 

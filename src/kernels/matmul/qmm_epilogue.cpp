@@ -6,12 +6,28 @@
 #include "common/half.h"
 #include "kernels/matmul/gemm_elem.h"
 #include "kernels/matmul/requant.h"
+#include "kernels/simd/half_convert.h"
 
 namespace opsnn::kernels {
 
 namespace {
 constexpr int64_t kChunk = 256;  // fp32 values on the stack per pass over a row segment
+
+// gemm_detail::store_row, with contiguous FLOAT16 / BF16 runs on F16C / AVX2 (bit-identical): this unit
+// is built for the baseline ISA, where the scalar half rounding cost more than the int8 GEMM itself
+// (QuantConvolution into FLOAT16, bench_conv --quant).
+void store_out(void *dst, aclDataType t, int64_t off, int64_t stride, int64_t w, const float *v) {
+#if defined(__x86_64__)
+  if (stride == 1 && (t == ACL_FLOAT16 || t == ACL_BF16) && half_convert_available()) {
+    uint16_t *p = static_cast<uint16_t *>(dst) + off;
+    if (t == ACL_FLOAT16) f32_to_f16_avx2(v, p, w);
+    else f32_to_bf16_avx2(v, p, w);
+    return;
+  }
+#endif
+  gemm_detail::store_row(dst, t, off, stride, w, v);
 }
+}  // namespace
 
 void qmm_epilogue_row(const QmmEpilogue &e, const int32_t *acc, int64_t j0, int64_t w, float pertoken, void *dst,
                       int64_t dst_stride) {
@@ -42,7 +58,7 @@ void qmm_epilogue_row(const QmmEpilogue &e, const int32_t *acc, int64_t j0, int6
       for (int64_t c = 0; c < cw; ++c) v[c] += old[c];
     }
     if (e.out_dtype != ACL_INT8) {
-      gemm_detail::store_row(dst, e.out_dtype, c0 * dst_stride, dst_stride, cw, v);
+      store_out(dst, e.out_dtype, c0 * dst_stride, dst_stride, cw, v);
       continue;
     }
     if (e.offset != nullptr) {
@@ -57,6 +73,44 @@ void qmm_epilogue_row(const QmmEpilogue &e, const int32_t *acc, int64_t j0, int6
     } else {
       for (int64_t c = 0; c < cw; ++c) y[c * dst_stride] = q[c];
     }
+  }
+}
+
+void qmm_epilogue_col(const QmmEpilogue &e, const int32_t *acc, int64_t acc_stride, int64_t j, int64_t len,
+                      void *dst) {
+  float v[kChunk];
+  int8_t q[kChunk];
+  const float s = e.scale[j];
+  for (int64_t c0 = 0; c0 < len; c0 += kChunk) {
+    const int64_t cw = len - c0 < kChunk ? len - c0 : kChunk;
+    const int32_t *a = acc + c0 * acc_stride;
+    if (e.bias_i32 != nullptr) {
+      const double bi = static_cast<double>(e.bias_i32[j]);
+      for (int64_t c = 0; c < cw; ++c) v[c] = static_cast<float>(static_cast<double>(a[c * acc_stride]) + bi) * s;
+    } else {
+      for (int64_t c = 0; c < cw; ++c) v[c] = static_cast<float>(a[c * acc_stride]) * s;
+    }
+    if (e.bias_f != nullptr) {
+      const float bf = e.bias_f[j];
+      for (int64_t c = 0; c < cw; ++c) v[c] += bf;
+    }
+    if (e.act != GemmActivation::kNone) gemm_detail::gemm_activate_row(v, cw, e.act);
+    if (e.accumulate) {
+      float old[kChunk];
+      gemm_detail::load_row(dst, ACL_FLOAT, c0, 1, cw, old);
+      for (int64_t c = 0; c < cw; ++c) v[c] += old[c];
+    }
+    if (e.out_dtype != ACL_INT8) {
+      store_out(dst, e.out_dtype, c0, 1, cw, v);
+      continue;
+    }
+    const float o = e.offset != nullptr ? e.offset[j] : 0.0f;
+    if (e.offset != nullptr) {
+      for (int64_t c = 0; c < cw; ++c) q[c] = requant_int8(v[c] + o);
+    } else {
+      for (int64_t c = 0; c < cw; ++c) q[c] = requant_int8(v[c]);
+    }
+    std::memcpy(static_cast<int8_t *>(dst) + c0, q, static_cast<size_t>(cw));
   }
 }
 

@@ -33,6 +33,13 @@ struct QmmEpilogue {
 void qmm_epilogue_row(const QmmEpilogue &e, const int32_t *acc, int64_t j0, int64_t w, float pertoken, void *dst,
                       int64_t dst_stride);
 
+// The same for one column: acc[r * acc_stride], r < len, the exact sums of column j in `len`
+// consecutive rows (no per-token factor), written to `len` contiguous output elements at dst. The
+// arithmetic is qmm_epilogue_row's, element for element: for outputs whose rows are the contiguous
+// dim (QuantConvolution into NCHW, where a row of the GEMM is one output pixel).
+void qmm_epilogue_col(const QmmEpilogue &e, const int32_t *acc, int64_t acc_stride, int64_t j, int64_t len,
+                      void *dst);
+
 // n fp32 values from `count` (1: broadcast, or n) elements of src with element stride `stride`.
 // dtype: ACL_FLOAT, ACL_FLOAT16, ACL_BF16, or ACL_UINT64 / ACL_INT64 in aclnnTransQuantParam's
 // encoding (the fp32 scale's bits in the low 32 bits; the offset bits 37..45 are ignored).

@@ -42,6 +42,10 @@ class QuantConvStep final : public core::Step {
   int64_t scale_count = 1, scale_stride = 0, bias_stride = 0;
   bool flat = true;
   int64_t fs = 1, lt = 1, tail = 0;
+  // Channels-first output (a channel's pixels contiguous): the GEMM runs W @ col, its rows the output
+  // channels, so the epilogue writes rows of pixels; in_place: a 1x1 stride-1 unpadded kernel over an
+  // input whose pixels are contiguous too reads that input as B (no im2col).
+  bool chan_rows = false, in_place = false;
   kernels::IgemmPlan full, part;
   core::WsKey col, wpack, scratch, ws_scale, ws_bias;
 
@@ -49,10 +53,17 @@ class QuantConvStep final : public core::Step {
     kernels::QmmEpilogue e;
     char *tile = nullptr;  // the output element of (position 0 of the tile, channel 0 of the group)
     int64_t pos_stride = 0, ch_stride = 0, es = 2;
+    bool chan_rows = false;
   };
   static void block(void *vctx, int64_t, int64_t i0, int64_t j0, int64_t rows, int64_t cols, const int32_t *acc,
                     int64_t ldacc) {
     const Ctx &c = *static_cast<const Ctx *>(vctx);
+    if (c.chan_rows) {  // rows: output channels, columns: pixels (contiguous in the output)
+      for (int64_t r = 0; r < rows; ++r)
+        kernels::qmm_epilogue_col(c.e, acc + r * ldacc, 1, i0 + r, cols,
+                                  c.tile + c.es * ((i0 + r) * c.ch_stride + j0 * c.pos_stride));
+      return;
+    }
     for (int64_t r = 0; r < rows; ++r)
       kernels::qmm_epilogue_row(c.e, acc + r * ldacc, j0, cols, 1.0f,
                                 c.tile + c.es * ((i0 + r) * c.pos_stride + j0 * c.ch_stride), c.ch_stride);
@@ -100,7 +111,7 @@ class QuantConvStep final : public core::Step {
         kernels::qmm_decode_floats(bias.address(args), bias_dt, c_out, bias_stride, c_out, reinterpret_cast<float *>(dst));
       bv = dst;
     }
-    int8_t *colp = reinterpret_cast<int8_t *>(args.get(col));
+    int8_t *colp = in_place ? nullptr : reinterpret_cast<int8_t *>(args.get(col));  // in_place: not booked
     char *sc = args.get(scratch);
     char *bigp = big.ref.address(args), *smallp = small.ref.address(args);
     const int64_t ses = esz(small.dt);
@@ -111,7 +122,7 @@ class QuantConvStep final : public core::Step {
       for (int64_t r = 0; r < rows; ++r) {
         for (int64_t c0 = 0; c0 < span; c0 += lt) {
           const int64_t len = std::min(lt, span - c0), l0 = r * span + c0;
-          kernels::conv_im2col_i8(g, img, big.c, l0, len, colp, lt, pad);
+          if (!in_place) kernels::conv_im2col_i8(g, img, big.c, l0, len, colp, lt, pad);
           const int64_t off = flat ? c0 * fs
                                    : (r / g.small[1]) * small.ss[0] + (r % g.small[1]) * small.ss[1] + c0 * small.ss[2];
           for (int64_t gi = 0; gi < groups; ++gi) {
@@ -126,8 +137,13 @@ class QuantConvStep final : public core::Step {
             ctx.pos_stride = flat ? fs : small.ss[2];
             ctx.ch_stride = small.sc;
             ctx.es = ses;
-            kernels::igemm_run(len == lt ? full : part, colp + gi * kc * lt, wbase + gi * csg * w_row, sc, &QuantConvStep::block,
-                               &ctx);
+            ctx.chan_rows = chan_rows;
+            const int8_t *cols = in_place ? reinterpret_cast<const int8_t *>(img.base) + gi * cbg * big.sc + l0
+                                          : colp + gi * kc * lt;
+            const int8_t *wg = wbase + gi * csg * w_row;
+            const kernels::IgemmPlan &plan = len == lt ? full : part;
+            if (chan_rows) kernels::igemm_run(plan, wg, cols, sc, &QuantConvStep::block, &ctx);
+            else kernels::igemm_run(plan, cols, wg, sc, &QuantConvStep::block, &ctx);
           }
         }
       }
@@ -187,7 +203,7 @@ void quant_convolution(core::OpBuilder &b, const ConvRule &rule, const ConvCall 
   const int out = b.output(c.output);
   const Side x = side_of(in, *c.input, logical(*c.input)), y = side_of(out, *c.output, logical(*c.output));
   if (y.n == 0 || s.p.g.small_n() == 0) return;
-  record("quant", "im2col_igemm", nullptr);
+  // (the orientation and the in-place read are recorded below, once known)
   auto st = std::make_unique<QuantConvStep>();
   st->g = s.p.g;
   st->batch = y.n;
@@ -229,17 +245,34 @@ void quant_convolution(core::OpBuilder &b, const ConvRule &rule, const ConvCall 
   const int64_t budget = column_budget();
   int64_t cap = budget / kc;
   if (cap < span) cap = budget >= (int64_t{1} << 20) ? std::max<int64_t>(16, cap / 16 * 16) : std::max<int64_t>(1, cap);
-  st->lt = std::max<int64_t>(1, std::min(span, cap));
+  st->chan_rows = st->flat && st->fs == 1 && y.sc != 1;
+  const ConvGeom &gg = st->g;
+  bool unit = true;
+  for (int i = 0; i < 3; ++i)
+    unit = unit && gg.k[i] == 1 && gg.s[i] == 1 && gg.p[i] == 0 && gg.big[i] == gg.small[i];
+  st->in_place = st->chan_rows && unit && x.flat_stride() == 1 && x.sc != 1;
+  record("quant", st->in_place ? "igemm_in_place" : st->chan_rows ? "im2col_igemm_channel_rows" : "im2col_igemm",
+         nullptr);
+  st->lt = st->in_place ? span : std::max<int64_t>(1, std::min(span, cap));
   st->tail = span % st->lt;
   auto desc = [&](int64_t len) {
     kernels::IgemmDesc d;
-    d.m = len;
-    d.n = st->csg;
     d.k = kc;
-    d.a_row = 1;
-    d.a_col = st->lt;
-    d.b_row = st->w_j;
-    d.b_col = st->w_row;
+    if (st->chan_rows) {  // W [csg, kc] @ columns [kc, len]
+      d.m = st->csg;
+      d.n = len;
+      d.a_row = st->w_row;
+      d.a_col = st->w_j;
+      d.b_row = st->in_place ? x.sc : st->lt;
+      d.b_col = 1;
+    } else {  // columns^T [len, kc] @ W^T [kc, csg]
+      d.m = len;
+      d.n = st->csg;
+      d.a_row = 1;
+      d.a_col = st->lt;
+      d.b_row = st->w_j;
+      d.b_col = st->w_row;
+    }
     return d;
   };
   auto plan = [&](int64_t len) {
@@ -254,7 +287,7 @@ void quant_convolution(core::OpBuilder &b, const ConvRule &rule, const ConvCall 
     st->part = plan(st->tail);
     ws = std::max(ws, st->part.workspace_bytes);
   }
-  st->col = b.book("qconv.columns", static_cast<uint64_t>(s.c_in * s.p.g.kprod() * st->lt));
+  if (!st->in_place) st->col = b.book("qconv.columns", static_cast<uint64_t>(s.c_in * s.p.g.kprod() * st->lt));
   st->scratch = b.book("igemm.scratch", ws);
   st->ws_scale = b.book("qconv.scale_fp32", static_cast<uint64_t>(s.c_out * 4));
   if (c.bias != nullptr) st->ws_bias = b.book("qconv.bias", static_cast<uint64_t>(s.c_out * 4));

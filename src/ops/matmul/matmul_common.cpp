@@ -94,6 +94,23 @@ aclDataType gemm_input_rounding(int8_t cube, aclDataType a, aclDataType b) {
   return (cube == 2 && a == ACL_FLOAT && b == ACL_FLOAT) ? ACL_FLOAT16 : ACL_FLOAT;
 }
 
+aclTensor stored_compressed_weight(const aclTensor *w, const char *name, int64_t n, int64_t k) {
+  require_rank(w, name, 1, 1);
+  if (w->dims[0] != n * k || (n * k > 1 && w->strides[0] != 1))
+    throw_error(ACLNN_ERR_PARAM_INVALID,
+                "%s holds %lld values (stride %lld); OpsNN reads only the stored (uncompressed) form, the n * k = %lld "
+                "contiguous values of W [n, k] (msModelSlim's codec is not public)",
+                name, static_cast<long long>(w->dims[0]), static_cast<long long>(w->strides[0]),
+                static_cast<long long>(n * k));
+  aclTensor v = *w;
+  v.ndim = 2;
+  v.dims[0] = k;
+  v.dims[1] = n;
+  v.strides[0] = 1;
+  v.strides[1] = k;
+  return v;
+}
+
 void require_rank(const aclTensor *t, const char *name, int lo, int hi) {
   if (t->ndim >= lo && t->ndim <= hi) return;
   if (lo == hi)

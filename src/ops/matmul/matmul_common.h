@@ -24,6 +24,10 @@ void check_cube_math_type(int8_t cube);
 aclDataType gemm_input_rounding(int8_t cube, aclDataType a, aclDataType b);
 // `t` has lo..hi dims, or an error "<name> must be N-D; it has shape [..]".
 void require_rank(const aclTensor *t, const char *name, int lo, int hi);
+// MatmulCompress(Dequant): the weight in msModelSlim's stored (uncompressed) form, 1-D with exactly
+// the n * k contiguous values of W [n, k] (the codec's compressed form is not public: 161002).
+// Returns W^T [k, n] over it, the plain path's b read in place.
+aclTensor stored_compressed_weight(const aclTensor *w, const char *name, int64_t n, int64_t k);
 // The inner (reduction) dims of the two operands agree.
 void check_inner_dims(const aclTensor *a, const char *a_name, int64_t ka, const aclTensor *b, const char *b_name,
                       int64_t kb);

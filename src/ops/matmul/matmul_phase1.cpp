@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "core/op_checks.h"
+#include "core/verbose.h"
 #include "ops/elementwise/elementwise_step.h"
 #include "ops/matmul/matmul_common.h"
 #include "ops/matmul/weight_nz.h"
@@ -231,16 +232,45 @@ kernels::GemmActivation fused_activation(Fused f) {
 
 }  // namespace
 
+namespace {
+
+// MatmulCompress: the checks of the stored form (matmul_phase1.h) and b's view, W^T [k, n] over the
+// 1-D weight (read in place).
+aclTensor compressed_weight_view(const MatmulCall &c) {
+  core::check_not_null(c.a, c.a_name);
+  core::check_not_null(c.b, c.b_name);
+  core::check_not_null(c.cindex, c.cindex_name);
+  core::check_not_null(c.out, c.out_name);
+  for (const aclTensor *t : {c.a, c.b, c.out})
+    core::check_dtype_in(t, t == c.a ? c.a_name : t == c.b ? c.b_name : c.out_name, {ACL_FLOAT16});
+  if (c.bias != nullptr) core::check_dtype_in(c.bias, c.bias_name, {ACL_FLOAT});
+  core::check_dtype_in(c.cindex, c.cindex_name, {ACL_INT8});
+  require_rank(c.cindex, c.cindex_name, 1, 1);
+  require_rank(c.a, c.a_name, 2, 2);
+  require_rank(c.out, c.out_name, 2, 2);
+  return stored_compressed_weight(c.b, c.b_name, c.out->dims[1], c.a->dims[1]);
+}
+
+}  // namespace
+
 void matmul_phase1(core::OpBuilder &b, const MatmulRule &rule, MatmulCall &c) {
   // Presence and dtypes, in prototype order.
   if (c.bias_optional && c.bias == nullptr) c.has_bias = false;
+  const aclTensor *const b_as_given = c.b;  // MatmulCompress registers the 1-D weight as given
+  aclTensor b_unzip;
+  if (c.has_compress) {
+    b_unzip = compressed_weight_view(c);
+    c.b = &b_unzip;
+    core::record_choice("matmul:compress_stored_form", nullptr);
+  }
   // The tensors as given (registered so); a / b / out may be replaced by permuted views below.
-  const aclTensor *const given[5] = {c.a, c.b, c.bias, c.out, c.x3};
+  const aclTensor *const given[5] = {c.a, b_as_given, c.bias, c.out, c.x3};
   const char *const *name_of[5] = {&c.a_name, &c.b_name, &c.bias_name, &c.out_name, &c.x3_name};
   auto role = [](char r) { return r == 'a' ? 0 : r == 'b' ? 1 : r == 's' ? 2 : r == 'x' ? 4 : 3; };
   bool b_nz = false;  // b is FRACTAL_NZ: read through a dense copy in the workspace
   for (const char *r = c.order; *r; ++r) {
     const int i = role(*r);
+    if (*r == 'c') continue;  // compressIndex: compressed_weight_view
     if ((i == 2 && !c.has_bias) || (i == 4 && given[4] == nullptr)) continue;  // optional, absent
     if (i == 1 && rule.weight_nz)  // 16-bit weights: the blocked layouts the vendor documents
       b_nz = check_weight_nz(c.b, c.b_name, {ACL_FLOAT16, ACL_BF16});
@@ -298,7 +328,9 @@ void matmul_phase1(core::OpBuilder &b, const MatmulRule &rule, MatmulCall &c) {
   int slot[4] = {-1, -1, -1, -1}, x3_slot = -1;
   for (const char *r = c.order; *r; ++r) {
     const int i = role(*r);
-    if (i == 2 && c.inplace)
+    if (*r == 'c')
+      b.input(c.cindex);
+    else if (i == 2 && c.inplace)
       slot[kGemmD] = slot[kGemmC] = b.inout(c.bias);
     else if (i == 2)
       slot[kGemmD] = c.has_bias ? b.input(c.bias) : b.input(nullptr);

@@ -18,6 +18,12 @@
 // (x3 added: the epilogue's addend without a bias), "mul" (times x3); x3 broadcasts to y and is
 // required by add / mul, ignored otherwise. With add and a bias, or mul, the GEMM writes an fp32
 // scratch and one element-wise pass combines it with x3 into y (one rounding into y's dtype).
+// aclnnMatmulCompress (row key `compress`): out = x @ W^T + bias, x FLOAT16 [m, k], out FLOAT16
+// [m, n], bias FLOAT (n,) / (1, n) or null. The public page defines weight's compression only as the
+// output of msModelSlim's weight_compression tool (a vendor codec whose format is not published);
+// OpsNN reads that codec's stored (uncompressed) form: weight FLOAT16 1-D holding exactly the n * k
+// values of W [n, k] row-major (the tool's (n, k) weight; another length, a real codec output, is
+// 161002 naming weight), read in place as the transposed b; compressIndex INT8 1-D is checked, not read.
 #pragma once
 
 #include <cstdint>
@@ -67,7 +73,11 @@ struct MatmulCall {
   const char *fused = nullptr, *fused_name = "fusedOpType";
   const aclTensor *x3 = nullptr;
   const char *x3_name = "x3";
-  // The tensors in prototype order ('a', 'b', 's' bias, 'x' x3, 'o' out): checks and registration
+  // MatmulCompress: b is the compressed weight's 1-D buffer, cindex its compressIndex.
+  bool has_compress = false;
+  const aclTensor *cindex = nullptr;
+  const char *cindex_name = "compressIndex";
+  // The tensors in prototype order ('a', 'b', 's' bias, 'x' x3, 'c' cindex, 'o' out): checks and registration
   // follow it.
   const char *order = "abo";
 };

@@ -18,6 +18,7 @@
 #include "kernels/matmul/qmm_epilogue.h"
 #include "ops/matmul/matmul_common.h"
 #include "ops/matmul/qmm_steps.h"
+#include "ops/matmul/sparse4to2_weight.h"
 #include "ops/matmul/weight_nz.h"
 
 namespace opsnn::ops {
@@ -97,12 +98,16 @@ struct Int8Override {
   // the FLOAT [m, n] workspace block acc (out stays the caller's), and x1Scale is per batch and row.
   bool sum_batches = false;
   core::WsKey acc;
+  // Sparse4to2QuantMatmulWeightNz: x2 is this dense view (shapes, planning), read at launch from
+  // the source make_x2_source returns (given the registered operands).
+  const aclTensor *x2_dense = nullptr;
+  std::function<std::shared_ptr<const OperandSource>(const QmmOperand *)> make_x2_source;
 };
 
 // Returns the recorded step.
 QmmInt8Step &int8_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c, const Int8Override &ov = {}) {
   const aclTensor *x1_q = ov.x1_q;
-  const aclTensor *x1 = x1_q != nullptr ? x1_q : c.t[kQmmA], *x2 = c.t[kQmmB], *scale = c.t[kQmmScale],
+  const aclTensor *x1 = x1_q != nullptr ? x1_q : c.t[kQmmA], *x2 = ov.x2_dense != nullptr ? ov.x2_dense : c.t[kQmmB], *scale = c.t[kQmmScale],
                   *offset = c.t[kQmmOffset], *pertoken = c.t[kQmmPertoken], *bias = c.t[kQmmBias],
                   *out = c.t[kQmmOut];
   const char *const *nm = c.name;
@@ -209,6 +214,7 @@ QmmInt8Step &int8_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall
   }
   // A FRACTAL_NZ x2 is read from its dense copy (made at the first launch and kept), planned as
   // the contiguous x2 it holds.
+  if (ov.make_x2_source) st.x2_source = ov.make_x2_source(st.op);
   aclTensor x2_dense;
   if (x2_nz) {
     st.x2_source = std::make_shared<WeightNzCopy>(st.op[kQmmB].slot, *c.t[kQmmB]);
@@ -825,6 +831,82 @@ uint64_t qmm_weight_size(const aclIntArray *shape, const char *shape_name, aclDa
   return static_cast<uint64_t>(elems);
 }
 
+namespace {
+
+// ---- kSparse4to2: the int8 scheme over the dense weight the 2:4 pair decodes to, transposed ([n, k]).
+void sparse4to2_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
+  const aclTensor *x = c.t[kQmmA];
+  const char *const *nm = c.name;
+  core::check_dtype_in(x, nm[kQmmA], {ACL_INT8});
+  require_rank(x, nm[kQmmA], 2, 2);
+  const int64_t k = x->dims[1];
+  const int64_t n = check_sparse4to2_weight(c.t[kQmmB], nm[kQmmB], c.t[kQmmIndex], nm[kQmmIndex], k);
+  core::check_dtype_in(c.t[kQmmScale], nm[kQmmScale], {ACL_FLOAT});
+  core::check_dtype_in(c.t[kQmmPertoken], nm[kQmmPertoken], {ACL_FLOAT});
+  if (c.t[kQmmBias] != nullptr) {
+    core::check_dtype_in(c.t[kQmmBias], nm[kQmmBias], {ACL_BF16});
+    require_rank(c.t[kQmmBias], nm[kQmmBias], 1, 1);
+  }
+  core::check_dtype_in(c.t[kQmmOut], nm[kQmmOut], {ACL_BF16});
+  const aclTensor dense = sparse4to2_dense_view(*c.t[kQmmB], n, k);
+  QmmCall ct = c;
+  ct.trans_b = true;
+  Int8Override ov;
+  ov.x2_dense = &dense;
+  ov.make_x2_source = [&](const QmmOperand *op) {
+    return std::make_shared<Sparse4to2Dense>(op[kQmmB].slot, *c.t[kQmmB], op[kQmmIndex].slot, *c.t[kQmmIndex], n, k);
+  };
+  core::record_choice("qmm:sparse4to2_dense_copy", nullptr);  // the igemm plan records its own tile choice
+  b.checks_memory_beyond_views();  // the storage blocks' check above: a cached plan would not repeat it
+  int8_dequant(b, rule, ct, ov);
+}
+
+// ---- kCompressDequant: the int8 scheme over x2's stored form, W [n, k] read in place (transposed).
+void compress_dequant(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
+  const aclTensor *x1 = c.t[kQmmA], *w = c.t[kQmmB], *out = c.t[kQmmOut], *bias = c.t[kQmmBias];
+  const char *const *nm = c.name;
+  core::check_dtype_in(x1, nm[kQmmA], {ACL_INT8});
+  require_rank(x1, nm[kQmmA], 2, 2);
+  core::check_dtype_in(out, nm[kQmmOut], {ACL_FLOAT16});
+  require_rank(out, nm[kQmmOut], 2, 2);
+  const int64_t k = x1->dims[1], n = out->dims[1];
+  core::check_not_null(c.compress_info, "compressInfo");
+  const std::vector<int64_t> &info = c.compress_info->values;
+  if (info.size() != 5)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "compressInfo has %zu values; expected 5 (tilingN, tilingK, k, n, direction)",
+                info.size());
+  if (info[0] < 1 || info[1] < 1 || (info[4] != 0 && info[4] != 1))
+    throw_error(ACLNN_ERR_PARAM_INVALID, "compressInfo is {%lld, %lld, ..., %lld}; the tiles must be >= 1, the direction 0 or 1",
+                ll(info[0]), ll(info[1]), ll(info[4]));
+  if (info[2] != k || info[3] != n)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "compressInfo gives (k, n) = (%lld, %lld); %s has k %lld and %s n %lld",
+                ll(info[2]), ll(info[3]), nm[kQmmA], ll(k), nm[kQmmOut], ll(n));
+  core::check_dtype_in(w, nm[kQmmB], {ACL_INT8});
+  const aclTensor w_t = stored_compressed_weight(w, nm[kQmmB], n, k);  // W^T [k, n]
+  core::check_dtype_in(c.t[kQmmIndex], nm[kQmmIndex], {ACL_INT8});
+  require_rank(c.t[kQmmIndex], nm[kQmmIndex], 1, 1);
+  if (c.t[kQmmWOffset] != nullptr)
+    throw_error(ACLNN_ERR_PARAM_INVALID, "%s is reserved: pass null", nm[kQmmWOffset]);
+  if (c.offset_x != 0) throw_error(ACLNN_ERR_PARAM_INVALID, "offsetX is %lld; only 0 is supported", ll(c.offset_x));
+  core::check_not_null(c.t[kQmmScale], nm[kQmmScale]);
+  if (bias != nullptr) core::check_dtype_in(bias, nm[kQmmBias], {ACL_INT32});
+  QmmCall ct = c;  // x2 = W^T as given (not transposed)
+  aclTensor bias_flat;
+  if (bias != nullptr && bias->ndim == 2 && bias->dims[0] == 1) {  // (1, n): the (n,) view
+    bias_flat = *bias;
+    bias_flat.ndim = 1;
+    bias_flat.dims[0] = bias->dims[1];
+    bias_flat.strides[0] = bias->strides[1];
+    ct.t[kQmmBias] = &bias_flat;
+  }
+  Int8Override ov;
+  ov.x2_dense = &w_t;
+  core::record_choice("qmm:compress_stored_form", nullptr);
+  int8_dequant(b, rule, ct, ov);
+}
+
+}  // namespace
+
 void qmm_phase1(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
   switch (rule.scheme) {
     case QmmScheme::kInt8Dequant: int8_dequant(b, rule, c); return;
@@ -835,6 +917,8 @@ void qmm_phase1(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c) {
     case QmmScheme::kEncodeParam: return encode_param(b, c);
     case QmmScheme::kPrepackWeight: return prepack_weight(b, c);
     case QmmScheme::kFloatRequant: return qmm_float_requant(b, c);
+    case QmmScheme::kSparse4to2: return sparse4to2_dequant(b, rule, c);
+    case QmmScheme::kCompressDequant: return compress_dequant(b, rule, c);
   }
 }
 

@@ -107,6 +107,36 @@
 //  the INT32 words hold the same bytes). A FRACTAL_NZ weightInt4Pack is refused (161002): no op of
 //  ours reads INT4 blocks.
 //
+// kSparse4to2 (aclnnSparse4to2QuantMatmulWeightNz): the int8 scheme over a 2:4 sparse weight
+//   out = float(x @ W^T) * sparseWeightScale[j] * xScale[i] + biasOptional[j]   (fp32, one rounding)
+//  W the dense INT8 [n, k] that sparseWeight (INT8 [n, k_half], k_half = ceil(k / 8) * 4) and index
+//  (UINT8 [n, ceil(k / 8)], or the 4-D view of its blocks [K1, ceil(n / 16), 16, 8] that an older
+//  public page gave) encode: their storage is the blocks aclnnTransSparse4to2Para returns
+//  (kernels/quant/sparse4to2.h; any format, the storage holding exactly the blocks after the view's
+//  offset). W is decoded at the first launch and kept (ops/matmul/sparse4to2_weight.h), then the int8 GEMM runs as for
+//  QuantMatmulWeightNz's dense copy. x INT8 [m, k] (k <= 65535, any strides), xScale FLOAT (m,),
+//  sparseWeightScale FLOAT (n,) (or (1,): an OpsNN extension), both required (161001);
+//  biasOptional BF16 (n,); out BF16 [m, n].
+//  aclnnTransSparse4to2Para (the table's one-shot sparse_pack row): weight, a host INT8 [n, k]
+//  (shape = (n, k)), encoded into malloc'ed values / codes and their 4-dim storage shapes
+//  ([K1, ceil(n / 16), 16, 32] and [K1, ceil(n / 16), 16, 8], K1 = ceil(k_half / 32)); the caller
+//  frees all four with free() (the public page: "released by the caller"). A group of 4 with more
+//  than 2 non-zeros is 161002.
+//
+// kCompressDequant (aclnnMatmulCompressDequant): the int8 scheme over a weight given "compressed"
+//   out = float(x1 @ W^T + bias) * deqScale[j]                     (FLOAT16, one rounding)
+//  The public pages define the compression only as the output of msModelSlim's weight_compression
+//  tool (a vendor codec whose format is not published; compressIndex and compressInfo are "the
+//  information related to the compression algorithm"). OpsNN's reading, the one we can defend: x2
+//  holds the weight in the codec's stored (uncompressed) form, W [n, k] row-major (the layout of the
+//  page's sample weight before compression, (n, k)), exactly n * k INT8 values (a buffer of another
+//  length is a real codec output: 161002, naming x2); compressIndex INT8 1-D is checked, not read.
+//  compressInfo: 5 values {tilingN, tilingK, k, n, direction} (the sample's {8, 8, k, n, 1}): the
+//  tiles >= 1 and direction 0 / 1 are checked, not used; k must be x1's k and n out's n. x1 INT8
+//  [m, k] (any strides); bias INT32 (n,) / (1, n) or null, added to the int32 product; deqScale
+//  UINT64 / INT64 words with the fp32 scale's bits in the low 32 (the sample's float-as-int32 words;
+//  FLOAT too), (1, n) / (1, 1) (or (n,) / (1,)); offsetW reserved (null), offsetX 0; out FLOAT16 [m, n].
+//
 // Empty tensors (m, n, k or a batch dim of 0) are rejected by every scheme.
 //
 // kFloatRequant (aclnnBatchMatmulQuant): a FLOAT16 matmul re-quantised to INT8
@@ -157,7 +187,9 @@ enum class QmmScheme : uint8_t {
   kFloatRequant,
   kDynamicDequant,
   kInt4Pack,
-  kReduceSum
+  kReduceSum,
+  kSparse4to2,
+  kCompressDequant
 };
 
 struct QmmRule {
@@ -184,6 +216,8 @@ enum QmmRole : int {
   kQmmDiag,      // WeightQuantBatchMatmul's diagonalMatrix / deqOffset / deqScale (checked, not read)
   kQmmDeqOffset,
   kQmmDeqScale,
+  kQmmIndex,     // index (Sparse4to2QuantMatmulWeightNz: the 2:4 weight's position codes) / compressIndex
+  kQmmWOffset,   // offsetW (MatmulCompressDequant: reserved, null)
   kQmmOut,       // out / y
   kQmmRoles
 };
@@ -209,6 +243,8 @@ struct QmmCall {
   const char *x_quant_mode = nullptr;  // QuantMatmulDequant's xQuantMode
   const aclIntArray *reduce_dims = nullptr;  // QuantMatmulReduceSumWeightNz's dims / keepDims
   bool keep_dims = false;
+  int64_t offset_x = 0;  // MatmulCompressDequant's offsetX (0 only) and compressInfo
+  const aclIntArray *compress_info = nullptr;
   bool legacy_v1 = false;  // WeightQuantBatchMatmul (V1): mulScale / addOffset, transposes
   float aq_offset_value = 0.0f;  // its float antiquantOffset (antiquantScale: scale_value); not read
   // The tensor roles in prototype order (checks and registration follow it).
@@ -228,6 +264,14 @@ void qmm_phase1(core::OpBuilder &b, const QmmRule &rule, const QmmCall &c);
 // of them 1; a null offset has no size (offset_size ignored).
 void qmm_encode_array(const float *scale, uint64_t scale_size, const float *offset, uint64_t offset_size,
                       uint64_t **param, uint64_t *param_size);
+
+// aclnnTransSparse4to2Para (ops/matmul/sparse4to2_weight.cpp): checks (161001 null, 161002 a shape
+// that is not (n, k) with n, k >= 1, or a group of 4 with more than 2 non-zeros, naming its row and
+// columns), then allocates with malloc the values, codes and their two 4-dim storage shapes (the
+// caller frees all four with free()) and encodes them (kernels/quant/sparse4to2.h). Nothing stays
+// allocated on an error.
+void qmm_sparse_pack(const int8_t *weight, const aclIntArray *shape, int8_t **sparse_weight, int64_t **sparse_weight_dims,
+                     uint64_t *sparse_weight_dims_num, uint8_t **index, int64_t **index_dims, uint64_t *index_dims_num);
 
 uint64_t qmm_weight_size(const aclIntArray *shape, const char *shape_name, aclDataType dtype, const char *dtype_name);
 
