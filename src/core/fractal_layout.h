@@ -1,7 +1,8 @@
 // The blocked weight formats the *WeightNz APIs take (aclFormat FRACTAL_NZ and FRACTAL_Z_3D): the
 // argument checks of phase 1 and the addressing the steps read them with. The tensor's view dims are
 // the logical shape; its storage dims (aclCreateTensor's storageDims) are the blocked shape, whose
-// blocks hold 16 rows of C0 = 32 bytes (16 FLOAT16 / BF16 elements, 32 INT8, 8 FLOAT), zero-padded.
+// blocks hold 16 rows of C0 = 32 bytes (16 FLOAT16 / BF16 elements, 32 INT8 / FLOAT8, 64 FLOAT4, 8 FLOAT),
+// zero-padded.
 //   FRACTAL_NZ of a [..., R, C] matrix: storage [..., ceil(C / C0), ceil(R / 16), 16, C0]; logical
 //     (r, c) at ((c / C0) * R16 + r) * C0 + c % C0 (R16 = R rounded up to 16): column blocks of C0
 //     columns one after another, each a row-major [R16, C0] panel.
@@ -13,14 +14,17 @@
 #include <cstdint>
 
 #include "core/dtype.h"
+#include "core/packed_dtype.h"
 #include "core/tensor.h"
 
 namespace opsnn::core {
 
 constexpr int64_t kFractalRows = 16;
 
-// Elements per 32-byte block row of dtype `dt`.
-inline int64_t fractal_c0(aclDataType dt) { return 32 / static_cast<int64_t>(dtype_size(dt)); }
+// Elements per 32-byte block row of dtype `dt` (64 of a dtype stored two a byte: FLOAT4, INT4).
+inline int64_t fractal_c0(aclDataType dt) {
+  return dtype_packs_two(dt) ? 64 : 32 / static_cast<int64_t>(dtype_size(dt));
+}
 inline int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 
 // A FRACTAL_NZ view whose last two strides are swapped (dim -2 of size > 1 with stride 1, dim -1 of

@@ -40,6 +40,10 @@ const LowFloatSpec &low_float_spec(LowFloat f);
 bool low_float_of(aclDataType dt, LowFloat *f = nullptr);
 
 uint8_t lf_encode(float v, LowFloat f, LfRound mode, bool saturate = true);
+// The code of element `idx` of a run of codes (nibbles: FLOAT4, two a byte, low first; idx counts nibbles).
+inline uint8_t lf_code_at(const uint8_t *codes, int64_t idx, bool nibbles) {
+  return nibbles ? static_cast<uint8_t>((codes[idx >> 1] >> ((idx & 1) * 4)) & 0xF) : codes[idx];
+}
 float lf_decode(uint8_t code, LowFloat f);  // a table lookup (FLOAT4: the low nibble)
 
 // codes[j] = lf_encode(v[j] * mul, f, kRint, saturate) for a power-of-two `mul` (the MX block scale's

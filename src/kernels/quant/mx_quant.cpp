@@ -39,10 +39,6 @@ void put_code(uint8_t *y, int64_t idx, uint8_t c, bool nibbles) {
   byte = (idx & 1) ? static_cast<uint8_t>((byte & 0x0F) | (c << 4)) : static_cast<uint8_t>((byte & 0xF0) | (c & 0xF));
 }
 
-uint8_t get_code(const uint8_t *x, int64_t idx, bool nibbles) {
-  return nibbles ? static_cast<uint8_t>((x[idx >> 1] >> ((idx & 1) * 4)) & 0xF) : x[idx];
-}
-
 int64_t decompose(int64_t lin, int nd, const int64_t *dims, const int64_t *strides) {
   int64_t off = 0;
   for (int d = nd - 1; d >= 0; --d) {
@@ -235,7 +231,7 @@ void mx_to_block_run(const MxToBlockPlan &p, const uint8_t *x, const uint8_t *mx
           // x * 2^(row scale - block scale): exact in fp32, then the FLOAT8 code (saturated; 255: NaN)
           const int sh = static_cast<int>(row_scale(i, c)) - static_cast<int>(bcode[c]);
           for (int64_t k = 0; k < kc; ++k) {
-            const float v = std::ldexp(lf_decode(get_code(x, first + k, true), p.src), sh);
+            const float v = std::ldexp(lf_decode(lf_code_at(x, first + k, true), p.src), sh);
             codes[k] = bcode[c] == 255 || row_scale(i, c) == 255 ? low_float_spec(p.dst).nan
                                                                  : lf_encode(v, p.dst, LfRound::kRint);
           }
@@ -357,7 +353,7 @@ void anti_mx_run(const AntiMxPlan &p, const uint8_t *x, const uint8_t *scale, ch
         for (int64_t i = 0; i < n; ++i) {
           const int64_t b = i / bs;
           const uint8_t s = scale[so + (b / 2) * p.scale.axis_stride + (b & 1) * p.scale_k_stride];
-          line[i] = lf_decode(get_code(x, xo + i * L.axis_stride, nibbles), p.fmt) * e8m0_decode(s);
+          line[i] = lf_decode(lf_code_at(x, xo + i * L.axis_stride, nibbles), p.fmt) * e8m0_decode(s);
         }
         // y is contiguous [pre, n, post]: the line's elements are post apart
         quant_store_floats(line, n, p.y_dtype, y + (pi * n * L.post + q) * ys, L.post);

@@ -709,11 +709,13 @@ void act_quant(core::OpBuilder &b, const MxQuantRule &rule, const MxQuantCall &c
 
 }  // namespace
 
-MxLastDim mx_last_dim_settings(int64_t dst_type, int64_t scale_alg, const char *round_mode, const core::NamedTensor &x) {
+MxLastDim mx_last_dim_settings(int64_t dst_type, int64_t scale_alg, const char *round_mode, const core::NamedTensor &x,
+                               double dst_type_max) {
   MxQuantCall c;
   c.dst_type = dst_type;
   c.scale_alg = scale_alg;
   c.round_mode = round_mode;
+  c.dst_type_max = dst_type_max;
   const aclDataType dst = checked_dst(c);
   MxLastDim s;
   s.fmt = format_of(dst);

@@ -141,7 +141,9 @@ struct MxLastDim {
   kernels::LfRound round = kernels::LfRound::kRint;
   kernels::MxScaleRule rule;
 };
-MxLastDim mx_last_dim_settings(int64_t dst_type, int64_t scale_alg, const char *round_mode, const core::NamedTensor &x);
+// dstTypeMax (0: the format's largest value) as DynamicMxQuantV2's: it acts with scaleAlg 2 (FLOAT4_E2M1).
+MxLastDim mx_last_dim_settings(int64_t dst_type, int64_t scale_alg, const char *round_mode, const core::NamedTensor &x,
+                               double dst_type_max = 0.0);
 void check_mx_last_dim_outputs(const core::NamedTensor &x, int64_t dst_type, const core::NamedTensor &y,
                                const core::NamedTensor &scale);
 // Where a registered view starts (FLOAT4 offsets count nibbles: an odd one is refused with 161002).
