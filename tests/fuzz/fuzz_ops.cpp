@@ -115,6 +115,7 @@
 #include <aclnnop/aclnn_masked_fill_scalar.h>
 #include <aclnnop/aclnn_matmul.h>
 #include <aclnnop/aclnn_matmul_compress.h>
+#include <aclnnop/aclnn_matmul_emu_split_weight.h>
 #include <aclnnop/aclnn_max_dim.h>
 #include <aclnnop/aclnn_max_pool2d_with_indices.h>
 #include <aclnnop/aclnn_maximum.h>
@@ -166,6 +167,8 @@
 #include <aclnnop/aclnn_softplus.h>
 #include <aclnnop/aclnn_sort.h>
 #include <aclnnop/aclnn_sum.h>
+#include <aclnnop/aclnn_dual_level_quant_matmul_nz.h>
+#include <aclnnop/aclnn_quant_matmul_activation_quant_weight_nz.h>
 #include <aclnnop/aclnn_swi_glu.h>
 #include <aclnnop/aclnn_swi_glu_quant_v2.h>
 
@@ -1809,6 +1812,39 @@ aclnnStatus op_sum_list(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
   return P1(Sum, c.TL(l), c.T(o));
 }
 
+// The block-scaled / emulated matmuls (ops/matmul/mxmm_phase1.h): MX operands with E8M0 block scales, a
+// two-level FP4 product, a BF16 split weight (wLowScale defaults to the required 1/256).
+aclnnStatus op_qmm_act_quant(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x1 = c.tensor(ACL_FLOAT8_E4M3FN, 2), x2 = c.tensor(ACL_FLOAT8_E4M3FN, 2), s1 = c.tensor(ACL_FLOAT8_E8M0, 3);
+  int s2 = c.tensor(ACL_FLOAT8_E8M0, 3), bias = c.tensor(F, 1);
+  const uint8_t b = c.bools();
+  const int64_t group = c.i64();
+  const char *act = c.str(), *mode = c.str(), *round_mode = c.str();
+  const int64_t alg = c.i64();
+  const double dst_max = c.f64(0.0);
+  int y = c.tensor(ACL_FLOAT8_E4M3FN, 2), ys = c.tensor(ACL_FLOAT8_E8M0, 3);
+  c.materialize();
+  return P1(QuantMatmulActivationQuantWeightNz, c.T(x1), c.T(x2), c.T(s1), c.T(s2), c.T(bias), (b & 1) != 0,
+            (b & 2) != 0, group, act, mode, round_mode, alg, dst_max, c.T(y), c.T(ys));
+}
+aclnnStatus op_dual_level_qmm(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x1 = c.tensor(ACL_FLOAT4_E2M1, 2), x2 = c.tensor(ACL_FLOAT4_E2M1, 2), l0a = c.tensor(F, 2), l0b = c.tensor(F, 2);
+  int l1a = c.tensor(ACL_FLOAT8_E8M0, 3), l1b = c.tensor(ACL_FLOAT8_E8M0, 3), bias = c.tensor(F, 1);
+  const uint8_t b = c.bools();
+  const int64_t g0 = c.i64(), g1 = c.i64();
+  int out = c.tensor(ACL_BF16, 2);
+  c.materialize();
+  return P1(DualLevelQuantMatmulWeightNz, c.T(x1), c.T(x2), c.T(l0a), c.T(l0b), c.T(l1a), c.T(l1b), c.T(bias),
+            (b & 1) != 0, (b & 2) != 0, g0, g1, c.T(out));
+}
+aclnnStatus op_emu_split(Ctx &c, uint64_t *ws, aclOpExecutor **ex, Phase2 *p2) {
+  int x = c.tensor(ACL_BF16, 2), hi = c.tensor(ACL_BF16, 2), lo = c.tensor(ACL_BF16, 2), y = c.tensor(F, 2);
+  const double scale = c.f64(1.0 / 256);
+  const int64_t y_dtype = c.i64();
+  c.materialize();
+  return P1(MatmulEmuSplitWeight, c.T(x), c.T(hi), c.T(lo), c.T(y), float(scale), static_cast<int8_t>(y_dtype));
+}
+
 const OpFn kOps[] = {op_exp,      op_inplace_exp, op_gelu_v2,   op_softplus,       op_add,
                      op_inplace_add, op_mul,      op_divs,      op_divmod,         op_eq,
                      op_maximum,  op_remainder,   op_pow,       op_cast,           op_copy,
@@ -1838,7 +1874,8 @@ const OpFn kOps[] = {op_exp,      op_inplace_exp, op_gelu_v2,   op_softplus,    
                      op_grouped_dynamic_block_quant, op_rotate_quant, op_swiglu_group_quant,
                      op_dynamic_mx_quant, op_anti_mx_quant, op_grouped_quant_max,
                      op_swiglu_mx_quant, op_situ_mx_quant, op_rms_norm_mx_quant,
-                     op_matmul_compress, op_sparse4to2_qmm, op_sum_list};
+                     op_matmul_compress, op_sparse4to2_qmm, op_sum_list,
+                     op_qmm_act_quant, op_dual_level_qmm, op_emu_split};
 constexpr int kNumOps = sizeof(kOps) / sizeof(kOps[0]);
 
 void launch(Ctx &c, Phase2 p2, aclOpExecutor *ex, uint64_t ws, uint8_t mode) {

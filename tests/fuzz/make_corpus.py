@@ -36,7 +36,8 @@ OPS = ["exp", "inplace_exp", "gelu_v2", "softplus", "add", "inplace_add", "mul",
        "swiglu_group", "swiglu_group_grad", "dynamic_block_quant", "rms_norm_grad_quant",
        "top_k_top_p_sample", "inplace_quant_scatter", "advance_step_v2", "grouped_dynamic_block_quant",
        "rotate_quant", "swiglu_group_quant", "dynamic_mx_quant", "anti_mx_quant", "grouped_quant_max",
-       "swiglu_mx_quant", "situ_mx_quant", "rms_norm_mx_quant", "matmul_compress", "sparse4to2_qmm", "sum_list"]  # kOps, same order
+       "swiglu_mx_quant", "situ_mx_quant", "rms_norm_mx_quant", "matmul_compress", "sparse4to2_qmm", "sum_list",
+       "qmm_act_quant", "dual_level_qmm", "emu_split"]  # kOps, same order
 
 
 def dt(name):
@@ -398,6 +399,9 @@ def seeds():
     cm = (2, 4, 8, 1)
     yield "matmul_compress", seed("matmul_compress", cm, T([0, 1], "FLOAT16"), T([2], "FLOAT16"), T([0]),
                                   T([1], "INT8"), T([0, 0], "FLOAT16"))
+    # MatmulEmuSplitWeight: x BF16 [2, 4] @ (wHigh + wLow / 256) BF16 [4, 2] -> y FLOAT [2, 2]; yDtype 0
+    yield "emu_split", seed("emu_split", cm, T([0, 1], "BF16"), T([1, 0], "BF16"), T([1, 0], "BF16"), T([0, 0]),
+                            DEFAULT, I(0))
     # x [2, 1] in groups ends [0, 1, 2] (mode bit 4: INT64 buffers hold 0, 1, 2); scale / amax [3] (pool dim 3)
     gm = (2, 1, 3, 1)
     yield "grouped_quant_max", seed("grouped_quant_max", gm, T([0, 1]), T([2]), T([2]), bytes([4]), DEFAULT,
