@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -1480,6 +1481,11 @@ TEST_P(OpTableQuantBlock, ErrorsNameTheirArgument) {
   const int bad = ACLNN_ERR_PARAM_INVALID;
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.row_block = 0; }, bad, {"rowBlockSize"}));
   EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.col_block = -128; }, bad, {"colBlockSize"}));
+  // Blocks of INT64_MAX rows / columns: one block each way (found by the fuzzer as an overflow in the
+  // scales' shape), so the [2, 1] scaleOut is the wrong shape.
+  const int64_t huge = std::numeric_limits<int64_t>::max();
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.row_block = huge; }, bad, {"scaleOut"}));
+  EXPECT_TRUE(rejects(c, a, [&](QuantArgs &b) { b.col_block = huge; b.row_block = huge; }, bad, {"scaleOut"}));
 }
 
 // ---- GroupedDynamicBlockQuant (V2): DynamicBlockQuant's blocks inside groupList's row groups

@@ -59,7 +59,8 @@ void adamw_quant_phase1(core::OpBuilder &b, const OptimRule &rule, const OptimCa
     throw_error(ACLNN_ERR_PARAM_INVALID, "quantModeOptional must be null or \"BLOCKWISE\", got \"%s\"", c.quant_mode);
   check_float_vector(c.qmap_m, c.qmap_m_name, 256);
   check_float_vector(c.qmap_v, c.qmap_v_name, 256);
-  const int64_t numel = c.var->numel(), blocks = (numel + c.block_size - 1) / c.block_size;
+  const int64_t numel = c.var->numel();
+  const int64_t blocks = numel / c.block_size + (numel % c.block_size != 0 ? 1 : 0);  // blockSize may be huge
   check_float_vector(c.absmax_m, c.absmax_m_name, blocks);
   check_float_vector(c.absmax_v, c.absmax_v_name, blocks);
   core::check_dtype_in(c.step, c.step_name, {ACL_INT64});

@@ -517,8 +517,10 @@ void block_quant(core::OpBuilder &b, const QuantRule &rule, const QuantCall &c, 
   const int64_t m = x.dims[x.ndim - 2], n = x.dims[x.ndim - 1];
   const int64_t groups = grouped ? c.group.t->dims[0] : 0;
   Shape ss = Shape::of(x);
-  ss.dims[x.ndim - 2] = grouped ? m / c.row_block + groups : (m + c.row_block - 1) / c.row_block;
-  ss.dims[x.ndim - 1] = (n + c.col_block - 1) / c.col_block;
+  // (ceil divisions that cannot overflow: the block sizes may be anything up to INT64_MAX)
+  auto blocks = [](int64_t len, int64_t block) { return len / block + (len % block != 0 ? 1 : 0); };
+  ss.dims[x.ndim - 2] = grouped ? m / c.row_block + groups : blocks(m, c.row_block);
+  ss.dims[x.ndim - 1] = blocks(n, c.col_block);
   core::check_dtype_in(c.scale_out.t, c.scale_out.name, {ACL_FLOAT});
   core::check_shape_equals(*c.scale_out.t, c.scale_out.name, ss);
   core::check_outputs_apart<NamedTensor>({&c.y, &c.scale_out}, {&c.x, &c.group, &c.y, &c.scale_out});
