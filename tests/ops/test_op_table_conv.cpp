@@ -2690,13 +2690,14 @@ TEST_P(OpTableQuantConv, FullRangeScalesAndBias) {
   }
 }
 
-// Channels-first 1x1 layers: the GEMM's rows are the output channels and, on contiguous planes, its B
-// is the input itself (no im2col); channels-last or padded-row views keep the im2col path.
+// 1x1 layers: an input whose pixels nest is read in place as the GEMM's operand (B of W @ col for a
+// channels-first output, A of col^T @ W^T for a channels-last one; NCHW and NHWC inputs), padded-row
+// views keep the im2col path.
 TEST_P(OpTableQuantConv, PointwiseLayers) {
   reseed_for_current_test();
-  for (int t = 0; t < 8; ++t) {
-    const Layout in = t < 6 ? Layout::kContiguous : Layout::kPaddedRows;
-    const Layout out = t == 7 ? Layout::kChannelsLast : Layout::kContiguous;
+  for (int t = 0; t < 14; ++t) {
+    const Layout in = t == 5 ? Layout::kPaddedRows : t >= 7 && t % 2 == 1 ? Layout::kChannelsLast : Layout::kContiguous;
+    const Layout out = t >= 6 ? Layout::kChannelsLast : Layout::kContiguous;
     auto q = problem_for(GetParam(), t % 2 == 0, t % 4 < 2 ? ACL_FLOAT16 : ACL_BF16, in, out, true);
     SCOPED_TRACE(describe(*q));
     run_row(GetParam(), *q, t % 2 == 0);

@@ -43,9 +43,11 @@ class QuantConvStep final : public core::Step {
   bool flat = true;
   int64_t fs = 1, lt = 1, tail = 0;
   // Channels-first output (a channel's pixels contiguous): the GEMM runs W @ col, its rows the output
-  // channels, so the epilogue writes rows of pixels; in_place: a 1x1 stride-1 unpadded kernel over an
-  // input whose pixels are contiguous too reads that input as B (no im2col).
+  // channels, so the epilogue writes rows of pixels. in_place: a 1x1 stride-1 unpadded kernel over an
+  // input whose pixels nest (flat stride in_fs) reads that input as the GEMM's operand (no im2col): B
+  // [C_in, pixels] in W @ col, A [pixels, C_in] in col^T @ W^T (channels-last).
   bool chan_rows = false, in_place = false;
+  int64_t in_fs = 1;
   kernels::IgemmPlan full, part;
   core::WsKey col, wpack, scratch, ws_scale, ws_bias;
 
@@ -138,7 +140,7 @@ class QuantConvStep final : public core::Step {
             ctx.ch_stride = small.sc;
             ctx.es = ses;
             ctx.chan_rows = chan_rows;
-            const int8_t *cols = in_place ? reinterpret_cast<const int8_t *>(img.base) + gi * cbg * big.sc + l0
+            const int8_t *cols = in_place ? reinterpret_cast<const int8_t *>(img.base) + gi * cbg * big.sc + l0 * in_fs
                                           : colp + gi * kc * lt;
             const int8_t *wg = wbase + gi * csg * w_row;
             const kernels::IgemmPlan &plan = len == lt ? full : part;
@@ -250,7 +252,8 @@ void quant_convolution(core::OpBuilder &b, const ConvRule &rule, const ConvCall 
   bool unit = true;
   for (int i = 0; i < 3; ++i)
     unit = unit && gg.k[i] == 1 && gg.s[i] == 1 && gg.p[i] == 0 && gg.big[i] == gg.small[i];
-  st->in_place = st->chan_rows && unit && x.flat_stride() == 1 && x.sc != 1;
+  st->in_fs = x.flat_stride();
+  st->in_place = unit && st->in_fs >= 1;
   record("quant", st->in_place ? "igemm_in_place" : st->chan_rows ? "im2col_igemm_channel_rows" : "im2col_igemm",
          nullptr);
   st->lt = st->in_place ? span : std::max<int64_t>(1, std::min(span, cap));
@@ -264,12 +267,12 @@ void quant_convolution(core::OpBuilder &b, const ConvRule &rule, const ConvCall 
       d.a_row = st->w_row;
       d.a_col = st->w_j;
       d.b_row = st->in_place ? x.sc : st->lt;
-      d.b_col = 1;
+      d.b_col = st->in_place ? st->in_fs : 1;
     } else {  // columns^T [len, kc] @ W^T [kc, csg]
       d.m = len;
       d.n = st->csg;
-      d.a_row = 1;
-      d.a_col = st->lt;
+      d.a_row = st->in_place ? st->in_fs : 1;
+      d.a_col = st->in_place ? x.sc : st->lt;
       d.b_row = st->w_j;
       d.b_col = st->w_row;
     }
