@@ -422,7 +422,8 @@ struct OursQuant {
   aclOpExecutor *ex = nullptr;
   void *ws = nullptr;
   uint64_t ws_size = 0;
-  aclTensor *make(std::vector<int64_t> dims, aclDataType dt, const void *v, size_t bytes) {
+  // nhwc: a logical [N, C, H, W] passed as an ACL_FORMAT_NHWC tensor [N, H, W, C] (as Ours::tensor).
+  aclTensor *make(std::vector<int64_t> dims, aclDataType dt, const void *v, size_t bytes, bool nhwc = false) {
     void *p = nullptr;
     aclrtMalloc(&p, bytes, ACL_MEM_MALLOC_HUGE_FIRST);
     if (v != nullptr) aclrtMemcpy(p, bytes, v, bytes, ACL_MEMCPY_HOST_TO_DEVICE);
@@ -433,11 +434,17 @@ struct OursQuant {
       st[i] = s;
       s *= dims[i];
     }
-    aclTensor *t = aclCreateTensor(dims.data(), dims.size(), dt, st.data(), 0, ACL_FORMAT_NCHW, &s, 1, p);
+    aclFormat fmt = ACL_FORMAT_NCHW;
+    if (nhwc && dims.size() == 4) {
+      st = {dims[1] * dims[2] * dims[3], dims[3] * dims[1], dims[1], 1};
+      dims = {dims[0], dims[2], dims[3], dims[1]};
+      fmt = ACL_FORMAT_NHWC;
+    }
+    aclTensor *t = aclCreateTensor(dims.data(), dims.size(), dt, st.data(), 0, fmt, &s, 1, p);
     ts.push_back(t);
     return t;
   }
-  OursQuant(const Shape &sh, int64_t n) {
+  OursQuant(const Shape &sh, int64_t n, bool nhwc = false) {
     const int64_t ho = out_dim(sh.h, sh), wo = out_dim(sh.w, sh);
     std::mt19937_64 g(5);
     std::vector<int8_t> xv(static_cast<size_t>(n * sh.cin * sh.h * sh.w)), wv(static_cast<size_t>(sh.cout * (sh.cin / sh.groups) * sh.k * sh.k));
@@ -445,11 +452,12 @@ struct OursQuant {
     for (int8_t &v : wv) v = static_cast<int8_t>(g() % 256 - 128);
     std::vector<float> sv(static_cast<size_t>(sh.cout), 1e-4f);
     std::vector<int32_t> bv(static_cast<size_t>(sh.cout), 7);
-    aclTensor *xt = make({n, sh.cin, sh.h, sh.w}, ACL_INT8, xv.data(), xv.size());
+    aclTensor *xt = make({n, sh.cin, sh.h, sh.w}, ACL_INT8, xv.data(), xv.size(), nhwc);
     aclTensor *wt = make({sh.cout, sh.cin / sh.groups, sh.k, sh.k}, ACL_INT8, wv.data(), wv.size());
     aclTensor *bt = make({sh.cout}, ACL_INT32, bv.data(), bv.size() * 4);
     aclTensor *st = make({sh.cout}, ACL_FLOAT, sv.data(), sv.size() * 4);
-    aclTensor *yt = make({n, sh.cout, ho, wo}, ACL_FLOAT16, nullptr, static_cast<size_t>(n * sh.cout * ho * wo * 2));
+    aclTensor *yt =
+        make({n, sh.cout, ho, wo}, ACL_FLOAT16, nullptr, static_cast<size_t>(n * sh.cout * ho * wo * 2), nhwc);
     const int64_t s2[2] = {sh.s, sh.s}, p2[2] = {sh.p, sh.p}, one[2] = {1, 1}, zero[2] = {0, 0};
     stride = aclCreateIntArray(s2, 2);
     pad = aclCreateIntArray(p2, 2);
@@ -480,8 +488,9 @@ void bench_quant(bool quick, const char *only) {
   const Shape shapes[] = {{"64x56x56->64 k3 p1", 64, 56, 56, 64, 3, 1, 1, 1},
                           {"256x56x56->64 k1", 256, 56, 56, 64, 1, 1, 0, 1},
                           {"256x14x14->256 k3 p1", 256, 14, 14, 256, 3, 1, 1, 1}};
-  std::printf("\n| int8 layer | batch | QuantConvolution ms | GOP/s | fp32 Convolution ms | fp32 / int8 |\n");
-  std::printf("|---|---|---|---|---|---|\n");
+  std::printf("\n| int8 layer | batch | QuantConvolution ms | GOP/s | fp32 Convolution ms | fp32 / int8 | "
+              "QuantConvolution NHWC ms | GOP/s |\n");
+  std::printf("|---|---|---|---|---|---|---|---|\n");
   for (const Shape &sh : shapes) {
     if (only != nullptr && std::strstr(sh.name, only) == nullptr) continue;
     for (int64_t n : {int64_t{1}, int64_t{8}}) {
@@ -496,8 +505,10 @@ void bench_quant(bool quick, const char *only) {
       auto bv = random_values(static_cast<size_t>(sh.cout), 3);
       Ours plain(sh, n, xv, wv, bv);
       const double t_p = time_call([&] { plain.run(); });
-      std::printf("| %s | %lld | %.3f | %.1f | %.3f | %.2f |\n", sh.name, static_cast<long long>(n), t_q * 1e3,
-                  ops / t_q * 1e-9, t_p * 1e3, t_p / t_q);
+      OursQuant qh(sh, n, true);
+      const double t_h = time_call([&] { qh.run(); });
+      std::printf("| %s | %lld | %.3f | %.1f | %.3f | %.2f | %.3f | %.1f |\n", sh.name, static_cast<long long>(n),
+                  t_q * 1e3, ops / t_q * 1e-9, t_p * 1e3, t_p / t_q, t_h * 1e3, ops / t_h * 1e-9);
       std::fflush(stdout);
     }
   }
